@@ -1,0 +1,81 @@
+"""The base of every action: a narrow TaskFlow task with a description.
+
+An action is registered under the stevedore namespace ``tripleo_flow.actions``
+as ``<area>.<verb>``.  Its inputs are the parameters of :meth:`execute` (typed;
+TaskFlow derives ``requires`` from them); its one-line description is the first
+line of the class docstring.  Every action that changes something implements
+:meth:`revert` to undo exactly what :meth:`execute` did, using the persisted
+result, and is safe to run twice.
+
+Actions reach the outside world only through the :class:`ActionContext` they
+are built with; they never call another action.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from taskflow import task
+
+if TYPE_CHECKING:
+    from oslo_config import cfg
+
+    from tripleo_flow.plans.lock import PlanLocks
+    from tripleo_flow.plans.store import PlanStore
+
+
+@dataclass(frozen=True)
+class ActionContext:
+    """What actions may use: the plan store, plan locks and the configuration."""
+
+    store: PlanStore
+    locks: PlanLocks
+    conf: cfg.ConfigOpts | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+class Action(task.Task):  # type: ignore[misc]
+    """Base class of tripleo-flow actions."""
+
+    #: Entry point name (``plan.create``); filled by the registry when loaded.
+    action_name: ClassVar[str] = ""
+    #: Name of the value the action provides when it is used in a flow.
+    default_provides: ClassVar[str | None] = None
+
+    def __init__(self, context: ActionContext, name: str | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("provides", self.default_provides)
+        super().__init__(name=name or self.action_name or type(self).__name__, **kwargs)
+        self.context = context
+
+    @classmethod
+    def description(cls) -> str:
+        """The one-line description: the first line of the class docstring."""
+        doc = inspect.getdoc(cls) or ""
+        return doc.splitlines()[0] if doc else ""
+
+    @classmethod
+    def inputs(cls) -> list[tuple[str, str, bool, Any]]:
+        """``(name, type, required, default)`` for each input of :meth:`execute`."""
+        sig = inspect.signature(cls.execute)
+        hints = _hints(cls.execute)
+        result = []
+        for pname, param in sig.parameters.items():
+            if pname == "self" or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                continue
+            required = param.default is param.empty
+            result.append((pname, hints.get(pname, "any"), required,
+                           None if required else param.default))
+        return result
+
+    def run(self, **inputs: Any) -> Any:
+        """Execute the action outside a flow (for a direct action call)."""
+        return self.execute(**inputs)
+
+
+def _hints(func: Callable[..., Any]) -> dict[str, str]:
+    annotations = getattr(func, "__annotations__", {})
+    return {k: (v if isinstance(v, str) else getattr(v, "__name__", str(v)))
+            for k, v in annotations.items() if k != "return"}

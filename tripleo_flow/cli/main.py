@@ -1,0 +1,72 @@
+"""The ``tripleo-flow`` command: a thin cliff app over :mod:`tripleo_flow.api`.
+
+Commands are registered under the entry point namespace ``tripleo_flow.cli``
+(``plan_create`` becomes ``tripleo-flow plan create``).  Errors print one line
+and exit with the code of their kind (:func:`tripleo_flow.exceptions.exit_code`);
+``--debug`` shows the traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from cliff.app import App
+from cliff.commandmanager import CommandManager
+
+from tripleo_flow import __version__, exceptions
+
+
+class TripleoFlowApp(App):  # type: ignore[misc]
+    def __init__(self) -> None:
+        super().__init__(
+            description="Plans, workflows and ephemeral Heat for TripleO-style deployments.",
+            version=__version__,
+            command_manager=CommandManager("tripleo_flow.cli"),
+            deferred_help=True,
+        )
+        self._client: Any = None
+
+    def build_option_parser(self, description: str, version: str, argparse_kwargs: Any = None) -> Any:
+        parser = super().build_option_parser(description, version, argparse_kwargs)
+        parser.add_argument(
+            "--config-file", action="append", default=[], metavar="FILE",
+            help="Configuration file (may be repeated). Default: "
+                 "/etc/tripleo-flow/tripleo-flow.conf or ~/.config/tripleo-flow/tripleo-flow.conf.",
+        )
+        return parser
+
+    @property
+    def client(self) -> Any:
+        """The Python API session every command calls (built on first use)."""
+        if self._client is None:
+            from tripleo_flow import api
+
+            self._client = api.Client.from_config_files(self.options.config_file)
+        return self._client
+
+    def clean_up(self, cmd: Any, result: int, err: BaseException | None) -> None:
+        if self._client is not None:
+            self._client.close()
+
+    def run_subcommand(self, argv: list[str]) -> int:
+        try:
+            return int(super().run_subcommand(argv) or 0)
+        except exceptions.TripleoFlowError as exc:
+            if self.options.debug:
+                raise
+            self.stderr.write(f"Error: {exc}\n")
+            return exceptions.exit_code(exc)
+
+    def handle_error(self, exc: BaseException) -> int:  # cliff hook (unexpected errors)
+        return exceptions.exit_code(exc)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    app = TripleoFlowApp()
+    return int(app.run(list(sys.argv[1:] if argv is None else argv)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

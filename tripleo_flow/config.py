@@ -1,0 +1,93 @@
+"""Configuration through oslo.config.
+
+``tripleo-flow --config-file FILE`` (or ``/etc/tripleo-flow/tripleo-flow.conf``
+and ``~/.config/tripleo-flow/tripleo-flow.conf`` when present) sets these
+options; ``etc/tripleo-flow.conf.sample`` is generated from :func:`list_opts`
+with ``oslo-config-generator --namespace tripleo_flow``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from oslo_config import cfg
+
+DEFAULT_OPTS = [
+    cfg.StrOpt(
+        "data_dir",
+        help="Where local state lives (the local plan store, locks, executions). "
+        "Default: $XDG_DATA_HOME/tripleo-flow or ~/.local/share/tripleo-flow.",
+    ),
+]
+
+PLAN_STORE_OPTS = [
+    cfg.StrOpt(
+        "backend",
+        default="local",
+        choices=["local", "swift"],
+        help="Where plans are kept: 'local' (a directory under data_dir) or 'swift'.",
+    ),
+    cfg.StrOpt("local_root", help="Directory of the local plan store (default: data_dir/plans)."),
+    cfg.FloatOpt(
+        "lock_timeout", default=120.0, help="Seconds to wait for a plan's write lock."
+    ),
+    cfg.StrOpt(
+        "lock_url",
+        help="tooz coordination URL for plan locks (default: file://data_dir/locks). Use "
+        "redis:// or mysql:// when several hosts share one Swift.",
+    ),
+]
+
+SWIFT_OPTS = [
+    cfg.StrOpt("auth_url", help="Swift auth URL (tempauth v1: http://HOST:PORT/auth/v1.0; "
+               "Keystone v3: http://HOST:5000/v3)."),
+    cfg.StrOpt("auth_version", default="1", choices=["1", "3"], help="Auth version."),
+    cfg.StrOpt("user", help="User (tempauth: account:user)."),
+    cfg.StrOpt("key", secret=True, help="Password or key."),
+    cfg.StrOpt("project_name", help="Keystone v3 project name."),
+    cfg.StrOpt("user_domain_name", default="Default", help="Keystone v3 user domain."),
+    cfg.StrOpt("project_domain_name", default="Default", help="Keystone v3 project domain."),
+    cfg.IntOpt("upload_threads", default=8, help="Parallel uploads for template trees."),
+    cfg.IntOpt("retries", default=3, help="Retries of a failed Swift request."),
+]
+
+
+def list_opts() -> list[tuple[str | None, list[cfg.Opt]]]:
+    """Options for oslo-config-generator."""
+    return [
+        ("DEFAULT", DEFAULT_OPTS),
+        ("plan_store", PLAN_STORE_OPTS),
+        ("swift", SWIFT_OPTS),
+    ]
+
+
+def new_conf() -> cfg.ConfigOpts:
+    """A fresh ConfigOpts with every tripleo-flow option registered."""
+    conf = cfg.ConfigOpts()
+    for group, opts in list_opts():
+        conf.register_opts(opts, group=None if group == "DEFAULT" else group)
+    return conf
+
+
+def load(config_files: Sequence[str] = (), args: Sequence[str] = ()) -> cfg.ConfigOpts:
+    """Build the configuration from ``config_files`` (defaults when empty)."""
+    conf = new_conf()
+    files = list(config_files) or [
+        f for f in ("/etc/tripleo-flow/tripleo-flow.conf",
+                    str(Path.home() / ".config/tripleo-flow/tripleo-flow.conf"))
+        if os.path.isfile(f)
+    ]
+    conf(list(args), project="tripleo-flow", default_config_files=files,
+         default_config_dirs=[], validate_default_values=True)
+    return conf
+
+
+def data_dir(conf: cfg.ConfigOpts) -> Path:
+    """The state directory: data_dir, $XDG_DATA_HOME/tripleo-flow or ~/.local/share/..."""
+    if conf.data_dir:
+        return Path(conf.data_dir)
+    xdg = os.environ.get("XDG_DATA_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".local" / "share"
+    return base / "tripleo-flow"

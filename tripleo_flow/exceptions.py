@@ -1,0 +1,264 @@
+"""The one error hierarchy of tripleo-flow.
+
+``str(error)`` is the message a user reads: what failed, on which object, and
+what to do next.  Each kind maps once to a CLI exit code and an HTTP status
+(:data:`EXIT_CODES`, :data:`HTTP_STATUS`)::
+
+    TripleoFlowError                      exit 1   500
+     +-- InvalidInput                      exit 2   400
+     |    +-- InvalidPlanName
+     |    +-- InvalidTemplate              (bad YAML, bad j2, unknown include)
+     |    +-- InvalidArchive               (unsafe or unreadable tarball)
+     |    +-- InvalidRoles / InvalidNetworks
+     |    +-- InvalidParameter
+     |    +-- UnknownEnvironment
+     |    +-- InvalidWorkbook
+     +-- NotFound                          exit 3   404
+     |    +-- PlanNotFound
+     |    +-- ObjectNotFound
+     |    +-- VersionNotFound
+     |    +-- ActionNotFound / WorkflowNotFound / ExecutionNotFound
+     +-- Conflict                          exit 4   409
+     |    +-- PlanExists
+     |    +-- PlanBusy                     (deployment in progress or recorded)
+     |    +-- LockTimeout
+     +-- BackendUnavailable                exit 5   503
+     |    +-- PlanStoreError
+     +-- WorkflowFailed                    exit 6   500
+"""
+
+from __future__ import annotations
+
+
+class TripleoFlowError(Exception):
+    """Base of every error tripleo-flow raises on purpose."""
+
+    kind = "error"
+
+
+# -- invalid input -----------------------------------------------------------
+
+
+class InvalidInput(TripleoFlowError):
+    kind = "invalid-input"
+
+
+class InvalidPlanName(InvalidInput):
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"Invalid plan name {name!r}: use only letters, digits and '-' "
+            "(pattern ^[a-zA-Z0-9-]+$)."
+        )
+        self.name = name
+
+
+class InvalidTemplate(InvalidInput):
+    """A template, environment or data file that cannot be used."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"Invalid template file {path!r}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class InvalidArchive(InvalidInput):
+    def __init__(self, source: str, reason: str) -> None:
+        super().__init__(f"Refusing archive {source!r}: {reason}")
+        self.source = source
+        self.reason = reason
+
+
+class InvalidRoles(InvalidInput):
+    pass
+
+
+class InvalidNetworks(InvalidInput):
+    pass
+
+
+class InvalidParameter(InvalidInput):
+    pass
+
+
+class UnknownEnvironment(InvalidInput):
+    def __init__(self, plan: str, path: str) -> None:
+        super().__init__(
+            f"Environment {path!r} is not in plan {plan!r}. "
+            f"List the available ones with: tripleo-flow capabilities show --plan {plan}"
+        )
+        self.plan = plan
+        self.path = path
+
+
+class InvalidWorkbook(InvalidInput):
+    pass
+
+
+# -- not found ---------------------------------------------------------------
+
+
+class NotFound(TripleoFlowError):
+    kind = "not-found"
+
+
+class PlanNotFound(NotFound):
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"Plan {name!r} does not exist. Create it with: "
+            f"tripleo-flow plan create {name} --templates DIR"
+        )
+        self.name = name
+
+
+class ObjectNotFound(NotFound):
+    def __init__(self, container: str, name: str) -> None:
+        super().__init__(f"Object {name!r} does not exist in container {container!r}.")
+        self.container = container
+        self.name = name
+
+
+class ContainerNotFound(NotFound):
+    def __init__(self, container: str) -> None:
+        super().__init__(f"Container {container!r} does not exist.")
+        self.container = container
+
+
+class VersionNotFound(NotFound):
+    def __init__(self, plan: str, version: str) -> None:
+        super().__init__(
+            f"Plan {plan!r} has no version {version!r}. "
+            f"List versions with: tripleo-flow plan history {plan}"
+        )
+        self.plan = plan
+        self.version = version
+
+
+class ActionNotFound(NotFound):
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"Action {name!r} is not registered. List actions with: tripleo-flow action list"
+        )
+        self.name = name
+
+
+class WorkflowNotFound(NotFound):
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"Workflow {name!r} does not exist. List workflows with: tripleo-flow workflow list"
+        )
+        self.name = name
+
+
+class ExecutionNotFound(NotFound):
+    def __init__(self, execution_id: str) -> None:
+        super().__init__(
+            f"Execution {execution_id!r} does not exist. "
+            "List executions with: tripleo-flow execution list"
+        )
+        self.execution_id = execution_id
+
+
+# -- conflict ----------------------------------------------------------------
+
+
+class Conflict(TripleoFlowError):
+    kind = "conflict"
+
+
+class PlanExists(Conflict):
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"Plan {name!r} already exists. Update it with: "
+            f"tripleo-flow plan update {name} --templates DIR, "
+            f"or delete it first with: tripleo-flow plan delete {name}"
+        )
+        self.name = name
+
+
+class ContainerExists(Conflict):
+    def __init__(self, container: str) -> None:
+        super().__init__(f"Container {container!r} already exists.")
+        self.container = container
+
+
+class PlanBusy(Conflict):
+    def __init__(self, name: str, status: str) -> None:
+        super().__init__(
+            f"Plan {name!r} has a deployment with status {status}. "
+            f"Refusing to delete it; use --force to delete it anyway."
+        )
+        self.name = name
+        self.status = status
+
+
+class LockTimeout(Conflict):
+    def __init__(self, name: str, seconds: float) -> None:
+        super().__init__(
+            f"Plan {name!r} is being changed by another operation "
+            f"(waited {seconds:g} s for its lock). Try again when it has finished."
+        )
+        self.name = name
+        self.seconds = seconds
+
+
+# -- backend -----------------------------------------------------------------
+
+
+class BackendUnavailable(TripleoFlowError):
+    kind = "backend-unavailable"
+
+
+class PlanStoreError(BackendUnavailable):
+    """The plan store (Swift or the local directory) failed."""
+
+
+# -- workflows ---------------------------------------------------------------
+
+
+class WorkflowFailed(TripleoFlowError):
+    kind = "workflow-failed"
+
+    def __init__(self, workflow: str, task: str | None, cause: str, reverted: bool) -> None:
+        where = f" at task {task!r}" if task else ""
+        after = "its completed tasks were reverted" if reverted else "nothing was reverted"
+        super().__init__(f"Workflow {workflow!r} failed{where}: {cause} ({after}).")
+        self.workflow = workflow
+        self.task = task
+        self.cause = cause
+        self.reverted = reverted
+
+
+EXIT_CODES: dict[type[TripleoFlowError], int] = {
+    InvalidInput: 2,
+    NotFound: 3,
+    Conflict: 4,
+    BackendUnavailable: 5,
+    WorkflowFailed: 6,
+    TripleoFlowError: 1,
+}
+
+HTTP_STATUS: dict[type[TripleoFlowError], int] = {
+    InvalidInput: 400,
+    NotFound: 404,
+    Conflict: 409,
+    BackendUnavailable: 503,
+    WorkflowFailed: 500,
+    TripleoFlowError: 500,
+}
+
+
+def _lookup(table: dict[type[TripleoFlowError], int], error: BaseException, default: int) -> int:
+    for cls in type(error).__mro__:
+        if cls in table:
+            return table[cls]  # type: ignore[index]
+    return default
+
+
+def exit_code(error: BaseException) -> int:
+    """The CLI exit status for ``error`` (1 for anything unexpected)."""
+    return _lookup(EXIT_CODES, error, 1)
+
+
+def http_status(error: BaseException) -> int:
+    """The HTTP status for ``error`` (500 for anything unexpected)."""
+    return _lookup(HTTP_STATUS, error, 500)

@@ -1,0 +1,239 @@
+"""The local embedded plan store: a directory tree on one machine.
+
+Layout under ``root``::
+
+    <container>/meta.json              container metadata (and the versioned flag)
+    <container>/objects/<name>         current objects
+    <container>/versions/<name>/<id>   earlier versions (versioned containers)
+
+Every write goes to a temporary file first and is renamed into place, so a
+reader never sees a half-written object.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from tripleo_flow import exceptions
+from tripleo_flow.plans.store import ContainerInfo, ObjectVersion
+
+_META = "meta.json"
+_OBJECTS = "objects"
+_VERSIONS = "versions"
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with _suppress():
+            os.unlink(tmp)
+        raise
+
+
+class _suppress:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> bool:
+        return exc[0] is not None and issubclass(exc[0], OSError)  # type: ignore[arg-type]
+
+
+class LocalStore:
+    """A :class:`~tripleo_flow.plans.store.PlanStore` kept in a directory."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+
+    def __repr__(self) -> str:
+        return f"LocalStore({str(self.root)!r})"
+
+    # -- helpers -----------------------------------------------------------
+
+    def _container_dir(self, container: str) -> Path:
+        if not container or "/" in container or container in (".", ".."):
+            raise exceptions.InvalidInput(f"Invalid container name {container!r}.")
+        return self.root / container
+
+    def _existing(self, container: str) -> Path:
+        path = self._container_dir(container)
+        if not (path / _META).is_file():
+            raise exceptions.ContainerNotFound(container)
+        return path
+
+    def _object_path(self, base: Path, name: str) -> Path:
+        parts = name.split("/")
+        if not name or name.startswith("/") or any(p in ("", ".", "..") for p in parts):
+            raise exceptions.InvalidInput(f"Invalid object name {name!r}.")
+        return base / _OBJECTS / name
+
+    def _read_meta(self, path: Path) -> dict[str, object]:
+        try:
+            return json.loads((path / _META).read_text())  # type: ignore[no-any-return]
+        except FileNotFoundError:
+            raise exceptions.ContainerNotFound(path.name)
+        except (OSError, ValueError) as exc:
+            raise exceptions.PlanStoreError(f"Cannot read metadata of {path}: {exc}") from exc
+
+    def _versioned(self, path: Path) -> bool:
+        return bool(self._read_meta(path).get("versioned"))
+
+    def _keep_version(self, path: Path, name: str, current: Path) -> None:
+        if not current.is_file() or not self._versioned(path):
+            return
+        version_id = f"{time.time_ns():020d}"
+        target = path / _VERSIONS / name / version_id
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        shutil.copy2(current, target)
+
+    # -- containers --------------------------------------------------------
+
+    def list_containers(self) -> list[ContainerInfo]:
+        if not self.root.is_dir():
+            return []
+        result = []
+        for entry in sorted(self.root.iterdir()):
+            if (entry / _META).is_file():
+                meta = self._read_meta(entry)
+                result.append(ContainerInfo(entry.name, dict(meta.get("metadata", {}))))  # type: ignore[call-overload]
+        return result
+
+    def container_exists(self, container: str) -> bool:
+        return (self._container_dir(container) / _META).is_file()
+
+    def create_container(
+        self,
+        container: str,
+        metadata: Mapping[str, str] | None = None,
+        versioned: bool = False,
+    ) -> None:
+        path = self._container_dir(container)
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:
+            if (path / _META).is_file():
+                raise exceptions.ContainerExists(container)
+        meta = {"metadata": {k.lower(): v for k, v in (metadata or {}).items()},
+                "versioned": versioned}
+        (path / _OBJECTS).mkdir(exist_ok=True, mode=0o700)
+        _atomic_write(path / _META, json.dumps(meta).encode())
+
+    def get_container_metadata(self, container: str) -> dict[str, str]:
+        return dict(self._read_meta(self._existing(container)).get("metadata", {}))  # type: ignore[call-overload]
+
+    def set_container_metadata(self, container: str, metadata: Mapping[str, str | None]) -> None:
+        path = self._existing(container)
+        meta = self._read_meta(path)
+        current: dict[str, str] = dict(meta.get("metadata", {}))  # type: ignore[call-overload]
+        for key, value in metadata.items():
+            if value is None:
+                current.pop(key.lower(), None)
+            else:
+                current[key.lower()] = value
+        meta["metadata"] = current
+        _atomic_write(path / _META, json.dumps(meta).encode())
+
+    def delete_container(self, container: str) -> None:
+        path = self._existing(container)
+        # Remove the marker first so a crash half-way leaves no container.
+        os.unlink(path / _META)
+        shutil.rmtree(path, ignore_errors=True)
+
+    # -- objects -----------------------------------------------------------
+
+    def list_objects(self, container: str, prefix: str = "") -> list[str]:
+        base = self._existing(container) / _OBJECTS
+        names = []
+        for dirpath, _dirs, files in os.walk(base):
+            for filename in files:
+                if filename.startswith(".tmp-"):
+                    continue
+                rel = os.path.relpath(os.path.join(dirpath, filename), base)
+                name = rel.replace(os.sep, "/")
+                if name.startswith(prefix):
+                    names.append(name)
+        return sorted(names)
+
+    def get_object(self, container: str, name: str, version_id: str | None = None) -> bytes:
+        path = self._existing(container)
+        if version_id is not None:
+            current = self._object_path(path, name)
+            if version_id == "current" and current.is_file():
+                return current.read_bytes()
+            vpath = path / _VERSIONS / name / version_id
+            if not vpath.is_file():
+                raise exceptions.ObjectNotFound(container, f"{name}?version-id={version_id}")
+            return vpath.read_bytes()
+        try:
+            return self._object_path(path, name).read_bytes()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            raise exceptions.ObjectNotFound(container, name)
+
+    def put_object(self, container: str, name: str, data: bytes) -> None:
+        path = self._existing(container)
+        target = self._object_path(path, name)
+        self._keep_version(path, name, target)
+        try:
+            _atomic_write(target, data)
+        except OSError as exc:
+            raise exceptions.PlanStoreError(
+                f"Cannot write {name!r} in container {container!r}: {exc}"
+            ) from exc
+
+    def put_objects(self, container: str, objects: Mapping[str, bytes]) -> None:
+        for name, data in objects.items():
+            self.put_object(container, name, data)
+
+    def delete_object(self, container: str, name: str) -> None:
+        path = self._existing(container)
+        target = self._object_path(path, name)
+        self._keep_version(path, name, target)
+        try:
+            target.unlink()
+        except FileNotFoundError:
+            return
+        # Prune directories left empty.
+        parent = target.parent
+        base = path / _OBJECTS
+        while parent != base:
+            try:
+                parent.rmdir()
+            except OSError:
+                break
+            parent = parent.parent
+
+    def delete_objects(self, container: str, names: Iterable[str]) -> None:
+        for name in names:
+            self.delete_object(container, name)
+
+    def list_versions(self, container: str, name: str) -> list[ObjectVersion]:
+        path = self._existing(container)
+        versions: list[ObjectVersion] = []
+        current = self._object_path(path, name)
+        if current.is_file():
+            stat = current.stat()
+            versions.append(ObjectVersion("current", _iso(stat.st_mtime), stat.st_size, True))
+        vdir = path / _VERSIONS / name
+        if vdir.is_dir():
+            for entry in sorted(vdir.iterdir(), reverse=True):
+                stat = entry.stat()
+                versions.append(ObjectVersion(entry.name, _iso(int(entry.name) / 1e9),
+                                              stat.st_size, False))
+        return versions
+
+
+def _iso(timestamp: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(timestamp)) + (
+        f".{int((timestamp % 1) * 1e6):06d}"
+    )

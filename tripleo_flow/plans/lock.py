@@ -1,0 +1,59 @@
+"""Per-plan write locks through tooz.
+
+Swift has no compare-and-swap, so writers of one plan are serialised with a
+real lock: tooz's file driver by default (one host), Redis or MySQL when
+several hosts share the store (``[plan_store] lock_url``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import uuid
+from collections.abc import Iterator
+
+from tooz import coordination
+
+from tripleo_flow import exceptions
+
+
+class PlanLocks:
+    """Hands out one named lock per plan; starts its coordinator lazily."""
+
+    def __init__(self, url: str, timeout: float = 120.0) -> None:
+        self.url = url
+        self.timeout = timeout
+        self._coordinator: coordination.CoordinationDriver | None = None
+        self._guard = threading.Lock()
+
+    def _coord(self) -> coordination.CoordinationDriver:
+        with self._guard:
+            if self._coordinator is None:
+                member = f"tripleo-flow-{uuid.uuid4()}".encode()
+                coord = coordination.get_coordinator(self.url, member)
+                try:
+                    coord.start(start_heart=True)
+                except coordination.ToozError as exc:
+                    raise exceptions.BackendUnavailable(
+                        f"Cannot reach the lock service {self.url!r}: {exc}"
+                    ) from exc
+                self._coordinator = coord
+            return self._coordinator
+
+    @contextlib.contextmanager
+    def hold(self, plan: str, timeout: float | None = None) -> Iterator[None]:
+        """Hold ``plan``'s write lock; raise LockTimeout after ``timeout`` s."""
+        wait = self.timeout if timeout is None else timeout
+        lock = self._coord().get_lock(f"tripleo-flow-plan-{plan}".encode())
+        if not lock.acquire(blocking=wait):
+            raise exceptions.LockTimeout(plan, wait)
+        try:
+            yield
+        finally:
+            lock.release()
+
+    def close(self) -> None:
+        with self._guard:
+            if self._coordinator is not None:
+                self._coordinator.stop()
+                self._coordinator = None
