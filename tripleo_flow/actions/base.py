@@ -13,6 +13,7 @@ are built with; they never call another action.
 
 from __future__ import annotations
 
+import base64
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -79,3 +80,13 @@ def _hints(func: Callable[..., Any]) -> dict[str, str]:
     annotations = getattr(func, "__annotations__", {})
     return {k: (v if isinstance(v, str) else getattr(v, "__name__", str(v)))
             for k, v in annotations.items() if k != "return"}
+
+
+def encode_blobs(blobs: dict[str, bytes]) -> dict[str, str]:
+    """Bytes values as base64 text, so an action result persists as JSON."""
+    return {name: base64.b64encode(data).decode("ascii") for name, data in blobs.items()}
+
+
+def decode_blobs(blobs: dict[str, str]) -> dict[str, bytes]:
+    """The inverse of :func:`encode_blobs`."""
+    return {name: base64.b64decode(text) for name, text in blobs.items()}

@@ -28,7 +28,9 @@ class TripleoFlowApp(App):  # type: ignore[misc]
         )
         self._client: Any = None
 
-    def build_option_parser(self, description: str, version: str, argparse_kwargs: Any = None) -> Any:
+    def build_option_parser(
+        self, description: str, version: str, argparse_kwargs: Any = None
+    ) -> Any:
         parser = super().build_option_parser(description, version, argparse_kwargs)
         parser.add_argument(
             "--config-file", action="append", default=[], metavar="FILE",

@@ -1,0 +1,68 @@
+"""Capabilities: which environment files a plan offers and which are enabled."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tripleo_flow import exceptions
+from tripleo_flow.actions.base import Action
+from tripleo_flow.core import capabilities, planenv
+from tripleo_flow.flows import names
+from tripleo_flow.plans.plan import PlanRepository
+
+CAPABILITIES_MAP = "capabilities-map.yaml"
+
+
+def _capabilities_map(repo: PlanRepository, plan: str, plan_files: list[str]) -> Any:
+    if CAPABILITIES_MAP not in plan_files:
+        return None
+    return planenv.load_yaml(repo.store.get_object(plan, CAPABILITIES_MAP), CAPABILITIES_MAP)
+
+
+class GetCapabilities(Action):
+    """List a plan's topics, environment groups and environments, each marked enabled."""
+
+    default_provides = names.CAPABILITIES
+
+    def execute(self, plan: str) -> dict[str, Any]:
+        repo = PlanRepository(self.context.store)
+        repo.require(plan)
+        plan_files = repo.names(plan)
+        cmap = _capabilities_map(repo, plan, plan_files)
+        return capabilities.get_capabilities(cmap, repo.environment(plan), plan_files)
+
+
+class UpdateCapabilities(Action):
+    """Select or deselect environment files of a plan (optionally purging the rest)."""
+
+    default_provides = names.CAPABILITIES_UPDATED
+
+    def execute(self, plan: str, environments: dict[str, bool],
+                purge: bool = False) -> dict[str, Any]:
+        if not isinstance(environments, dict) or not all(
+                isinstance(v, bool) for v in environments.values()):
+            raise exceptions.InvalidInput(
+                "environments must map each environment path to true or false.")
+        repo = PlanRepository(self.context.store)
+        repo.require(plan)
+        with self.context.locks.hold(plan):
+            plan_files = repo.names(plan)
+            cmap = _capabilities_map(repo, plan, plan_files)
+            env = repo.environment(plan)
+            new_env = capabilities.update_environments(
+                env, cmap, plan_files, environments, purge=purge, plan_name=plan)
+            repo.save_environment(plan, new_env)
+        return {"previous": env.get("environments") or [],
+                "environments": new_env.get("environments") or []}
+
+    def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
+        """Put back the environment selection as it was."""
+        if not isinstance(result, dict) or "previous" not in result:
+            return
+        repo = PlanRepository(self.context.store)
+        if not repo.exists(plan):
+            return
+        with self.context.locks.hold(plan):
+            env = repo.environment(plan)
+            env["environments"] = result["previous"]
+            repo.save_environment(plan, env)

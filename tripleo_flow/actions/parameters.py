@@ -1,0 +1,71 @@
+"""Parameter actions on a plan's ``parameter_defaults``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tripleo_flow import exceptions
+from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.envedit import edit_section, undo_section
+from tripleo_flow.flows import names
+
+
+def _check_parameters(parameters: Any) -> Mapping[str, Any]:
+    if not isinstance(parameters, Mapping):
+        raise exceptions.InvalidParameter(
+            f"Parameters must be a mapping of name to value, not {type(parameters).__name__}.")
+    for key in parameters:
+        if not isinstance(key, str) or not key:
+            raise exceptions.InvalidParameter(f"Invalid parameter name {key!r}.")
+    return parameters
+
+
+class UpdateParameters(Action):
+    """Set parameter values in a plan's parameter_defaults."""
+
+    default_provides = names.PARAMETERS_UPDATED
+
+    def execute(self, plan: str, parameters: dict[str, Any],
+                key: str = "parameter_defaults") -> dict[str, Any]:
+        values = dict(_check_parameters(parameters))
+        if key not in ("parameter_defaults", "parameters"):
+            raise exceptions.InvalidParameter(
+                f"Unknown parameter section {key!r}: use parameter_defaults or parameters.")
+
+        def change(section: dict[str, Any]) -> dict[str, Any]:
+            section.update(values)
+            return section
+
+        return edit_section(self.context, plan, key, change)
+
+    def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
+        """Put back the previous values of the parameters this action set."""
+        if isinstance(result, dict) and "section" in result:
+            undo_section(self.context, plan, result)
+
+
+class ResetParameters(Action):
+    """Remove parameter values from parameter_defaults (all of them when no names are given)."""
+
+    default_provides = names.PARAMETERS_RESET
+
+    def execute(self, plan: str, names: list[str] | None = None) -> dict[str, Any]:
+        wanted = None if names is None else list(names)
+
+        def change(section: dict[str, Any]) -> dict[str, Any]:
+            if wanted is None:
+                return {}
+            unknown = [n for n in wanted if n not in section]
+            if unknown:
+                raise exceptions.InvalidParameter(
+                    f"Plan {plan!r} has no value for {', '.join(sorted(unknown))}; "
+                    f"see them with: tripleo-flow parameters show --plan {plan}")
+            return {k: v for k, v in section.items() if k not in wanted}
+
+        return edit_section(self.context, plan, "parameter_defaults", change)
+
+    def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
+        """Put back the values this action removed."""
+        if isinstance(result, dict) and "section" in result:
+            undo_section(self.context, plan, result)

@@ -1,0 +1,58 @@
+"""Template rendering action."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tripleo_flow.actions.base import Action, decode_blobs, encode_blobs
+from tripleo_flow.core import rendering
+from tripleo_flow.flows import names
+from tripleo_flow.plans.plan import MANIFEST, PlanRepository
+
+
+class ProcessTemplates(Action):
+    """Render a plan's j2 templates (per role, per network, once) into the plan."""
+
+    default_provides = names.RENDERED
+
+    def execute(self, plan: str) -> dict[str, Any]:
+        repo = PlanRepository(self.context.store)
+        repo.require(plan)
+        store = self.context.store
+        with self.context.locks.hold(plan):
+            files = repo.files(plan)
+            manifest = repo.manifest(plan)
+            rendered = rendering.render_plan(files)
+            existing = set(files)
+            stale = sorted(p for p in manifest.rendered if p not in rendered and p in existing)
+            backup: dict[str, bytes] = {MANIFEST: manifest.to_bytes()}
+            changed: dict[str, bytes] = {}
+            for path, data in rendered.items():
+                if path in existing:
+                    old = files[path]
+                    if old == data:
+                        continue
+                    backup[path] = old
+                changed[path] = data
+            for path in stale:
+                backup[path] = files[path]
+            created = sorted(p for p in changed if p not in existing)
+            previous_rendered = list(manifest.rendered)
+            manifest.rendered = sorted(rendered)
+            store.put_objects(plan, changed)
+            store.delete_objects(plan, stale)
+            repo.save_manifest(plan, manifest)
+        return {"files": sorted(rendered), "written": sorted(changed), "removed": stale,
+                "created": created, "backup": encode_blobs(backup),
+                "previous_rendered": previous_rendered}
+
+    def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
+        """Restore the rendered files as they were and remove the ones this run added."""
+        if not isinstance(result, dict) or "backup" not in result:
+            return
+        repo = PlanRepository(self.context.store)
+        if not repo.exists(plan):
+            return
+        with self.context.locks.hold(plan):
+            self.context.store.put_objects(plan, decode_blobs(result["backup"]))
+            self.context.store.delete_objects(plan, result["created"])

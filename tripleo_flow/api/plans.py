@@ -1,0 +1,182 @@
+"""Plan operations of the Python API: plans, capabilities, roles, networks,
+passwords and parameters.  Each method runs one action or one flow."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+from tripleo_flow.actions import base, capabilities, networks, passwords, plan, roles
+from tripleo_flow.actions.templates import ProcessTemplates
+from tripleo_flow.flows import names
+from tripleo_flow.flows import plan as plan_flows
+from tripleo_flow.flows.run import run_flow
+from tripleo_flow.plans.plan import PlanRepository
+from tripleo_flow.plans.store import PlanStore
+
+A = TypeVar("A", bound=base.Action)
+
+
+def sample_plan_dir() -> Path:
+    """The small sample plan shipped inside the package."""
+    return Path(str(resources.files("tripleo_flow") / "sample_plan"))
+
+
+class PlansMixin:
+    """Plan management; needs ``self.context`` and ``self.store``."""
+
+    context: base.ActionContext
+    store: PlanStore
+
+    def _action(self, cls: type[A]) -> A:
+        return cls(self.context)
+
+    @property
+    def _repo(self) -> PlanRepository:
+        return PlanRepository(self.store)
+
+    # -- plans -------------------------------------------------------------
+
+    def create_plan(self, name: str, templates: str | Path | None = None,
+                    description: str = "", sample: bool = False) -> dict[str, Any]:
+        """Create plan ``name`` from a directory or .tar.gz (or the sample plan), render
+        its templates and generate its passwords; on any failure no plan is left."""
+        source = sample_plan_dir() if sample else templates
+        if source is None:
+            from tripleo_flow import exceptions
+
+            raise exceptions.InvalidInput("Give the templates (a directory or .tar.gz) or sample.")
+        results = run_flow(plan_flows.create_plan(self.context), {
+            names.PLAN: name, names.TEMPLATES: str(source), names.DESCRIPTION: description})
+        return {"name": name, "files": results[names.PLAN_CREATED]["files"],
+                "rendered": len(results[names.RENDERED]["files"]),
+                "passwords": len(results[names.PASSWORDS_GENERATED]["absent"])}
+
+    def update_plan(self, name: str, templates: str | Path) -> dict[str, Any]:
+        """Replace the templates of ``name``, keeping the user's values and files."""
+        results = run_flow(plan_flows.update_plan(self.context),
+                           {names.PLAN: name, names.TEMPLATES: str(templates)})
+        updated = results[names.PLAN_UPDATED]
+        return {"name": name, "changed": updated["changed"], "deleted": len(updated["deleted"]),
+                "rendered": len(results[names.RENDERED]["files"]),
+                "dropped_environments": updated["dropped_environments"]}
+
+    def list_plans(self) -> list[dict[str, Any]]:
+        """Every plan with its description and deployment status."""
+        repo = self._repo
+        rows = []
+        for name in self._action(plan.ListPlans).execute():
+            status = repo.deployment_status(name) or {}
+            try:
+                description = repo.environment(name).get("description", "")
+            except Exception:  # a broken plan-environment still lists
+                description = "(unreadable plan-environment.yaml)"
+            rows.append({"name": name, "description": description,
+                         "deployment_status": status.get("deployment_status", "")})
+        return rows
+
+    def show_plan(self, name: str) -> dict[str, Any]:
+        repo = self._repo
+        repo.require(name)
+        env = repo.environment(name)
+        manifest = repo.manifest(name)
+        status = repo.deployment_status(name) or {}
+        return {
+            "name": name,
+            "description": env.get("description", ""),
+            "template": env.get("template", ""),
+            "files": len(repo.names(name)),
+            "rendered_files": len(manifest.rendered),
+            "environments": [e.get("path", "(inline data)") for e in env.get("environments") or []],
+            "parameters_set": len(env.get("parameter_defaults") or {}),
+            "passwords": len(env.get("passwords") or {}),
+            "deployment_status": status.get("deployment_status", ""),
+        }
+
+    def render_plan(self, name: str) -> dict[str, Any]:
+        """Render the plan's j2 templates again (after editing roles, networks or files)."""
+        result = self._action(ProcessTemplates).execute(plan=name)
+        return {"name": name, "rendered": len(result["files"]), "written": len(result["written"]),
+                "removed": len(result["removed"])}
+
+    def export_plan(self, name: str, output: str | Path) -> str:
+        """Write the plan as a .tar.gz archive to ``output``."""
+        return self._action(plan.ExportPlan).execute(plan=name, output=str(output))
+
+    def delete_plan(self, name: str, force: bool = False) -> str:
+        return self._action(plan.DeletePlan).execute(plan=name, force=force)
+
+    def plan_history(self, name: str) -> list[dict[str, Any]]:
+        """The stored versions of the plan's plan-environment.yaml, newest first."""
+        return self._action(plan.PlanHistory).execute(plan=name)
+
+    def restore_plan(self, name: str, version: str) -> dict[str, Any]:
+        """Make an earlier plan-environment.yaml the current one."""
+        self._action(plan.RestorePlan).execute(plan=name, version=version)
+        return {"name": name, "restored": version}
+
+    # -- capabilities ------------------------------------------------------
+
+    def get_capabilities(self, name: str) -> dict[str, Any]:
+        return self._action(capabilities.GetCapabilities).execute(plan=name)
+
+    def update_capabilities(self, name: str, environments: Mapping[str, bool],
+                            purge: bool = False) -> list[Any]:
+        results = run_flow(plan_flows.update_capabilities(self.context), {
+            names.PLAN: name, names.ENVIRONMENTS: dict(environments), names.PURGE: purge})
+        return list(results[names.CAPABILITIES_UPDATED]["environments"])
+
+    # -- roles and networks ------------------------------------------------
+
+    def list_roles(self, name: str, detail: bool = False) -> list[Any]:
+        return self._action(roles.ListRoles).execute(plan=name, detail=detail)
+
+    def set_roles(self, name: str, role_list: list[dict[str, Any]]) -> list[str]:
+        results = run_flow(plan_flows.update_roles(self.context),
+                           {names.PLAN: name, names.ROLES: role_list})
+        return list(results[names.ROLES_UPDATED]["names"])
+
+    def list_networks(self, name: str, detail: bool = False) -> list[Any]:
+        return self._action(networks.ListNetworks).execute(plan=name, detail=detail)
+
+    def set_networks(self, name: str, network_list: list[dict[str, Any]]) -> list[str]:
+        results = run_flow(plan_flows.update_networks(self.context),
+                           {names.PLAN: name, names.NETWORKS: network_list})
+        return list(results[names.NETWORKS_UPDATED]["names"])
+
+    # -- passwords ---------------------------------------------------------
+
+    def get_passwords(self, name: str) -> dict[str, Any]:
+        return self._action(passwords.GetPasswords).execute(plan=name)
+
+    def rotate_passwords(self, name: str, rotate: list[str] | None = None,
+                         do_not_rotate: list[str] | None = None) -> list[str]:
+        """Rotate passwords; returns the names that changed."""
+        results = run_flow(plan_flows.rotate_passwords(self.context), {
+            names.PLAN: name, names.ROTATE: rotate, names.DO_NOT_ROTATE: do_not_rotate})
+        undo = results[names.PASSWORDS_ROTATED]
+        return sorted(list(undo["previous"]) + list(undo["absent"]))
+
+    # -- parameters --------------------------------------------------------
+
+    def get_parameters(self, name: str) -> dict[str, Any]:
+        """The plan's parameter_defaults (the values set by the user)."""
+        repo = self._repo
+        repo.require(name)
+        return dict(repo.environment(name).get("parameter_defaults") or {})
+
+    def set_parameters(self, name: str, values: Mapping[str, Any]) -> list[str]:
+        """Set parameter values; returns the names that changed."""
+        results = run_flow(plan_flows.update_parameters(self.context), {
+            names.PLAN: name, names.PARAMETERS: dict(values),
+            names.PARAMETER_KEY: "parameter_defaults"})
+        undo = results[names.PARAMETERS_UPDATED]
+        return sorted(list(undo["previous"]) + list(undo["absent"]))
+
+    def reset_parameters(self, name: str, parameter_names: list[str] | None = None) -> list[str]:
+        """Remove parameter values (all when no names are given); returns the removed names."""
+        results = run_flow(plan_flows.reset_parameters(self.context),
+                           {names.PLAN: name, names.PARAMETER_NAMES: parameter_names})
+        return sorted(results[names.PARAMETERS_RESET]["previous"])

@@ -1,0 +1,44 @@
+"""``tripleo-flow networks ...`` commands."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from cliff.lister import Lister
+
+from tripleo_flow import exceptions
+from tripleo_flow.cli.common import add_plan_argument, read_yaml_file
+
+
+class ListNetworks(Lister):  # type: ignore[misc]
+    """List a plan's networks from network_data.yaml."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        add_plan_argument(parser)
+        return parser
+
+    def take_action(self, args: argparse.Namespace) -> Any:
+        items = self.app.client.list_networks(args.plan, detail=True)
+        rows = [(i.get("name"), i.get("name_lower", str(i.get("name", "")).lower()),
+                 i.get("enabled", True), i.get("ip_subnet", ""), i.get("vip", False))
+                for i in items]
+        return ("name", "name_lower", "enabled", "ip_subnet", "vip"), rows
+
+
+class SetNetworks(Lister):  # type: ignore[misc]
+    """Replace a plan's networks with those in a YAML file, then render the templates again."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        add_plan_argument(parser)
+        parser.add_argument("file", metavar="FILE", help="YAML file with a list of networks.")
+        return parser
+
+    def take_action(self, args: argparse.Namespace) -> Any:
+        items = read_yaml_file(args.file)
+        if not isinstance(items, list):
+            raise exceptions.InvalidInput(f"{args.file!r} must hold a list of networks.")
+        names = self.app.client.set_networks(args.plan, items)
+        return ("name",), [(n,) for n in names]

@@ -1,0 +1,66 @@
+"""``tripleo-flow parameters ...`` commands."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from cliff.lister import Lister
+
+from tripleo_flow import exceptions
+from tripleo_flow.cli.common import add_plan_argument, parse_assignments, read_yaml_file
+
+
+class ShowParameters(Lister):  # type: ignore[misc]
+    """List the parameter values set in a plan (its parameter_defaults)."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        add_plan_argument(parser)
+        return parser
+
+    def take_action(self, args: argparse.Namespace) -> Any:
+        values = self.app.client.get_parameters(args.plan)
+        return ("name", "value"), sorted(values.items())
+
+
+class SetParameters(Lister):  # type: ignore[misc]
+    """Set parameter values (NAME=VALUE pairs and/or a YAML file of parameter_defaults)."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        add_plan_argument(parser)
+        parser.add_argument("values", nargs="*", metavar="NAME=VALUE",
+                            help="Values, read as YAML (3 is a number, [a, b] a list).")
+        parser.add_argument("--file", metavar="FILE",
+                            help="YAML file: a mapping, or one with a parameter_defaults key.")
+        return parser
+
+    def take_action(self, args: argparse.Namespace) -> Any:
+        values: dict[str, Any] = {}
+        if args.file:
+            data = read_yaml_file(args.file)
+            if isinstance(data, dict) and "parameter_defaults" in data:
+                data = data["parameter_defaults"]
+            if not isinstance(data, dict):
+                raise exceptions.InvalidInput(f"{args.file!r} must hold a mapping of parameters.")
+            values.update(data)
+        values.update(parse_assignments(args.values))
+        if not values:
+            raise exceptions.InvalidInput("Give NAME=VALUE pairs or --file FILE.")
+        changed = self.app.client.set_parameters(args.plan, values)
+        return ("changed",), [(name,) for name in changed]
+
+
+class ResetParameters(Lister):  # type: ignore[misc]
+    """Remove parameter values from a plan (all of them unless names are given)."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        add_plan_argument(parser)
+        parser.add_argument("names", nargs="*", metavar="NAME", help="Parameters to reset.")
+        return parser
+
+    def take_action(self, args: argparse.Namespace) -> Any:
+        removed = self.app.client.reset_parameters(args.plan, args.names or None)
+        return ("reset",), [(name,) for name in removed]

@@ -1,0 +1,146 @@
+"""``tripleo-flow plan ...`` commands."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from cliff.command import Command
+from cliff.lister import Lister
+from cliff.show import ShowOne
+
+from tripleo_flow.cli.common import show
+
+
+class CreatePlan(ShowOne):  # type: ignore[misc]
+    """Create a plan from a template directory or .tar.gz (or the shipped sample)."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("name", help="Plan name (letters, digits and '-').")
+        source = parser.add_mutually_exclusive_group(required=True)
+        source.add_argument("--templates", metavar="DIR|TARBALL",
+                            help="Template directory or .tar.gz archive.")
+        source.add_argument("--sample", action="store_true",
+                            help="Use the small sample plan shipped with tripleo-flow.")
+        parser.add_argument("--description", default="", help="Plan description.")
+        return parser
+
+    def take_action(self, args: argparse.Namespace) -> Any:
+        return show(self.app.client.create_plan(args.name, args.templates, args.description,
+                                                sample=args.sample))
+
+
+class UpdatePlan(ShowOne):  # type: ignore[misc]
+    """Replace a plan's templates, keeping parameter values, passwords and user files."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("name", help="Plan name.")
+        parser.add_argument("--templates", required=True, metavar="DIR|TARBALL",
+                            help="Template directory or .tar.gz archive.")
+        return parser
+
+    def take_action(self, args: argparse.Namespace) -> Any:
+        return show(self.app.client.update_plan(args.name, args.templates))
+
+
+class ListPlans(Lister):  # type: ignore[misc]
+    """List plans."""
+
+    def take_action(self, args: argparse.Namespace) -> Any:
+        rows = self.app.client.list_plans()
+        columns = ("name", "description", "deployment_status")
+        return columns, [tuple(r[c] for c in columns) for r in rows]
+
+
+class ShowPlan(ShowOne):  # type: ignore[misc]
+    """Show a plan: description, files, environments, status."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("name", help="Plan name.")
+        return parser
+
+    def take_action(self, args: argparse.Namespace) -> Any:
+        return show(self.app.client.show_plan(args.name))
+
+
+class ExportPlan(Command):  # type: ignore[misc]
+    """Export a plan as a .tar.gz archive (to a file, or to stdout with '-')."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("name", help="Plan name.")
+        parser.add_argument("--output", "-o", metavar="FILE",
+                            help="Archive to write (default: NAME.tar.gz; '-' for stdout).")
+        return parser
+
+    def take_action(self, args: argparse.Namespace) -> int:
+        output = args.output or f"{args.name}.tar.gz"
+        if output == "-":
+            with tempfile.TemporaryDirectory() as tmp:
+                path = self.app.client.export_plan(args.name, Path(tmp) / "plan.tar.gz")
+                sys.stdout.buffer.write(Path(path).read_bytes())
+            return 0
+        path = self.app.client.export_plan(args.name, output)
+        self.app.stdout.write(f"Plan {args.name!r} exported to {path}\n")
+        return 0
+
+
+class DeletePlan(Command):  # type: ignore[misc]
+    """Delete a plan (refused while a deployment is recorded, unless --force)."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("name", help="Plan name.")
+        parser.add_argument("--force", action="store_true",
+                            help="Delete even when a deployment is recorded.")
+        return parser
+
+    def take_action(self, args: argparse.Namespace) -> int:
+        self.app.client.delete_plan(args.name, force=args.force)
+        self.app.stdout.write(f"Plan {args.name!r} deleted.\n")
+        return 0
+
+
+class PlanHistory(Lister):  # type: ignore[misc]
+    """List earlier versions of a plan's plan-environment.yaml."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("name", help="Plan name.")
+        return parser
+
+    def take_action(self, args: argparse.Namespace) -> Any:
+        columns = ("version", "last_modified", "size", "current")
+        rows = self.app.client.plan_history(args.name)
+        return columns, [tuple(r[c] for c in columns) for r in rows]
+
+
+class RestorePlan(ShowOne):  # type: ignore[misc]
+    """Roll a plan's plan-environment.yaml back to an earlier version."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("name", help="Plan name.")
+        parser.add_argument("version", help="Version id, from: tripleo-flow plan history NAME")
+        return parser
+
+    def take_action(self, args: argparse.Namespace) -> Any:
+        return show(self.app.client.restore_plan(args.name, args.version))
+
+
+class RenderPlan(ShowOne):  # type: ignore[misc]
+    """Render a plan's j2 templates again."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("name", help="Plan name.")
+        return parser
+
+    def take_action(self, args: argparse.Namespace) -> Any:
+        return show(self.app.client.render_plan(args.name))

@@ -1,0 +1,64 @@
+"""Flow factories for plan changes.  They build graphs and do no I/O.
+
+Every flow is linear: when a task fails, the completed ones revert in reverse
+order, so a failed create leaves no plan and a failed update leaves the plan as
+it was.
+"""
+
+from __future__ import annotations
+
+from taskflow.patterns import linear_flow
+
+from tripleo_flow.actions import capabilities, networks, parameters, passwords, plan, roles
+from tripleo_flow.actions.base import ActionContext
+from tripleo_flow.actions.templates import ProcessTemplates
+
+
+def create_plan(context: ActionContext) -> linear_flow.Flow:
+    """plan.create -> templates.process -> passwords.generate.
+
+    Requires ``plan``, ``templates`` and ``description``.
+    """
+    return linear_flow.Flow("create-plan").add(
+        plan.CreatePlan(context),
+        ProcessTemplates(context),
+        passwords.GeneratePasswords(context),
+    )
+
+
+def update_plan(context: ActionContext) -> linear_flow.Flow:
+    """plan.update -> templates.process -> passwords.generate."""
+    return linear_flow.Flow("update-plan").add(
+        plan.UpdatePlan(context),
+        ProcessTemplates(context),
+        passwords.GeneratePasswords(context),
+    )
+
+
+def update_roles(context: ActionContext) -> linear_flow.Flow:
+    """roles.update -> templates.process (the role templates follow the roles)."""
+    return linear_flow.Flow("update-roles").add(
+        roles.UpdateRoles(context), ProcessTemplates(context))
+
+
+def update_networks(context: ActionContext) -> linear_flow.Flow:
+    """networks.update -> templates.process."""
+    return linear_flow.Flow("update-networks").add(
+        networks.UpdateNetworks(context), ProcessTemplates(context))
+
+
+def update_parameters(context: ActionContext) -> linear_flow.Flow:
+    return linear_flow.Flow("update-parameters").add(parameters.UpdateParameters(context))
+
+
+def reset_parameters(context: ActionContext) -> linear_flow.Flow:
+    return linear_flow.Flow("reset-parameters").add(parameters.ResetParameters(context))
+
+
+def update_capabilities(context: ActionContext) -> linear_flow.Flow:
+    return linear_flow.Flow("update-capabilities").add(
+        capabilities.UpdateCapabilities(context))
+
+
+def rotate_passwords(context: ActionContext) -> linear_flow.Flow:
+    return linear_flow.Flow("rotate-passwords").add(passwords.RotatePasswords(context))

@@ -1,0 +1,173 @@
+"""Plans on top of a :class:`~tripleo_flow.plans.store.PlanStore`.
+
+A plan is a container tagged ``usage-tripleo: plan`` holding the template tree,
+``plan-environment.yaml`` and a manifest (``.tripleo-flow/manifest.json``) that
+records which objects came from the templates (with their SHA-256) and which
+were rendered, so an update can tell the user's own files from the templates'.
+The deployment status lives in the sibling container ``<plan>-messages``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from tripleo_flow import exceptions
+from tripleo_flow.core import planenv
+from tripleo_flow.plans.store import ObjectVersion, PlanStore
+
+PLAN_ENV = "plan-environment.yaml"
+MANIFEST = ".tripleo-flow/manifest.json"
+PLAN_TAG = ("usage-tripleo", "plan")
+MESSAGES_SUFFIX = "-messages"
+DEPLOYMENT_STATUS = "deployment_status.yaml"
+#: Data files a plan may carry beside its templates.
+DATA_FILES = ("roles_data.yaml", "network_data.yaml", "capabilities-map.yaml", "j2_excludes.yaml")
+
+_NAME = re.compile(r"^[a-zA-Z0-9-]+$")
+
+
+def check_plan_name(name: str) -> str:
+    """Return ``name`` when it is a valid plan name, else raise InvalidPlanName."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise exceptions.InvalidPlanName(str(name))
+    return name
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class Manifest:
+    """Which objects of a plan came from its templates, and which were rendered."""
+
+    templates: dict[str, str] = field(default_factory=dict)
+    rendered: list[str] = field(default_factory=list)
+
+    def to_bytes(self) -> bytes:
+        return json.dumps({"templates": self.templates, "rendered": sorted(self.rendered)},
+                          sort_keys=True).encode()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Manifest:
+        raw = json.loads(data)
+        return cls(dict(raw.get("templates", {})), list(raw.get("rendered", [])))
+
+
+class PlanFiles(Mapping[str, bytes]):
+    """A plan's objects as a read-only mapping that fetches on first access."""
+
+    def __init__(self, store: PlanStore, plan: str, names: list[str]) -> None:
+        self._store = store
+        self._plan = plan
+        self._names = set(names)
+        self._cache: dict[str, bytes] = {}
+
+    def __getitem__(self, name: str) -> bytes:
+        if name not in self._names:
+            raise KeyError(name)
+        if name not in self._cache:
+            self._cache[name] = self._store.get_object(self._plan, name)
+        return self._cache[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._names))
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+class PlanRepository:
+    """Plan-level reads and writes; every method is one store operation or a few."""
+
+    def __init__(self, store: PlanStore) -> None:
+        self.store = store
+
+    # -- plans -------------------------------------------------------------
+
+    def exists(self, plan: str) -> bool:
+        if not self.store.container_exists(plan):
+            return False
+        meta = self.store.get_container_metadata(plan)
+        return meta.get(PLAN_TAG[0]) == PLAN_TAG[1]
+
+    def require(self, plan: str) -> None:
+        check_plan_name(plan)
+        if not self.exists(plan):
+            raise exceptions.PlanNotFound(plan)
+
+    def list(self) -> list[str]:
+        return [c.name for c in self.store.list_containers()
+                if c.metadata.get(PLAN_TAG[0]) == PLAN_TAG[1]]
+
+    def siblings(self, plan: str) -> list[str]:
+        """Containers that belong to ``plan`` (``<plan>-messages`` and the like)."""
+        names = {c.name for c in self.store.list_containers()}
+        return sorted(n for n in names if n == plan + MESSAGES_SUFFIX)
+
+    # -- objects -----------------------------------------------------------
+
+    def names(self, plan: str) -> list[str]:
+        """The plan's objects, without tripleo-flow's own bookkeeping."""
+        return [n for n in self.store.list_objects(plan) if not n.startswith(".tripleo-flow/")]
+
+    def files(self, plan: str) -> PlanFiles:
+        return PlanFiles(self.store, plan, self.names(plan))
+
+    def read_all(self, plan: str) -> dict[str, bytes]:
+        return {name: self.store.get_object(plan, name) for name in self.names(plan)}
+
+    # -- plan-environment --------------------------------------------------
+
+    def environment(self, plan: str) -> dict[str, Any]:
+        try:
+            data = self.store.get_object(plan, PLAN_ENV)
+        except exceptions.ObjectNotFound:
+            raise exceptions.InvalidTemplate(
+                PLAN_ENV, f"plan {plan!r} has no {PLAN_ENV}; recreate or update the plan")
+        return planenv.parse_plan_environment(data, PLAN_ENV)
+
+    def save_environment(self, plan: str, env: Mapping[str, Any]) -> None:
+        self.store.put_object(plan, PLAN_ENV, planenv.dump_yaml(dict(env)))
+
+    def environment_versions(self, plan: str) -> list[ObjectVersion]:
+        return self.store.list_versions(plan, PLAN_ENV)
+
+    def environment_version(self, plan: str, version_id: str) -> bytes:
+        try:
+            return self.store.get_object(plan, PLAN_ENV, version_id=version_id)
+        except exceptions.ObjectNotFound:
+            raise exceptions.VersionNotFound(plan, version_id)
+
+    # -- manifest ----------------------------------------------------------
+
+    def manifest(self, plan: str) -> Manifest:
+        try:
+            return Manifest.from_bytes(self.store.get_object(plan, MANIFEST))
+        except exceptions.ObjectNotFound:
+            return Manifest()
+
+    def save_manifest(self, plan: str, manifest: Manifest) -> None:
+        self.store.put_object(plan, MANIFEST, manifest.to_bytes())
+
+    # -- deployment status -------------------------------------------------
+
+    def deployment_status(self, plan: str) -> dict[str, Any] | None:
+        container = plan + MESSAGES_SUFFIX
+        try:
+            data = self.store.get_object(container, DEPLOYMENT_STATUS)
+        except (exceptions.ContainerNotFound, exceptions.ObjectNotFound):
+            return None
+        status = planenv.load_yaml(data, f"{container}/{DEPLOYMENT_STATUS}")
+        return status if isinstance(status, dict) else None
+
+    def set_deployment_status(self, plan: str, status: Mapping[str, Any]) -> None:
+        container = plan + MESSAGES_SUFFIX
+        if not self.store.container_exists(container):
+            self.store.create_container(container)
+        self.store.put_object(container, DEPLOYMENT_STATUS, planenv.dump_yaml(dict(status)))
