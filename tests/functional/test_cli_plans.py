@@ -1,0 +1,74 @@
+"""The installed ``tripleo-flow`` command, run as a user would (subprocess)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from plan_trees import basic_tree, write_tree
+
+
+@pytest.fixture
+def run(tmp_path: Path):
+    exe = shutil.which("tripleo-flow", path=os.path.dirname(sys.executable))
+    assert exe, "tripleo-flow is not installed in this virtualenv (pip install -e .)"
+    env = dict(os.environ, XDG_DATA_HOME=str(tmp_path / "xdg"), HOME=str(tmp_path / "home"))
+
+    def _run(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run([exe, *args], env=env, capture_output=True, text=True, timeout=120)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"{args} exited {proc.returncode}: {proc.stderr}")
+        return proc
+    return _run
+
+
+def test_plan_lifecycle_through_the_cli(run, tmp_path: Path) -> None:
+    templates = write_tree(tmp_path / "t", basic_tree())
+    created = json.loads(run("plan", "create", "overcloud", "--templates", str(templates),
+                             "-f", "json").stdout)
+    assert created["name"] == "overcloud" and created["rendered"] >= 5
+    plans = json.loads(run("plan", "list", "-f", "json").stdout)
+    assert [p["name"] for p in plans] == ["overcloud"]
+    # The default local store lives under $XDG_DATA_HOME/tripleo-flow.
+    assert (tmp_path / "xdg/tripleo-flow/plans/overcloud").is_dir()
+
+    run("parameters", "set", "--plan", "overcloud", "ComputeCount=3", "NtpServer=[a, b]")
+    rows = json.loads(run("parameters", "show", "--plan", "overcloud", "-f", "json").stdout)
+    params = {row["name"]: row["value"] for row in rows}
+    assert params == {"ComputeCount": 3, "NtpServer": ["a", "b"]}
+
+    names = run("passwords", "show", "--plan", "overcloud", "-f", "value").stdout.split()
+    assert "AdminPassword" in names
+    roles = run("roles", "list", "--plan", "overcloud", "-f", "value", "-c", "name").stdout
+    assert roles.split() == ["Controller", "Compute"]
+
+    out = tmp_path / "export.tar.gz"
+    run("plan", "export", "overcloud", "--output", str(out))
+    assert out.stat().st_size > 0
+    run("plan", "delete", "overcloud")
+    assert json.loads(run("plan", "list", "-f", "json").stdout) == []
+
+
+def test_errors_are_one_line_with_the_kind_exit_code(run) -> None:
+    proc = run("plan", "show", "ghost", check=False)
+    assert proc.returncode == 3
+    assert proc.stderr.strip().splitlines() == [
+        "Error: Plan 'ghost' does not exist. Create it with: "
+        "tripleo-flow plan create ghost --templates DIR"]
+    proc = run("plan", "create", "bad name", "--templates", "/nonexistent", check=False)
+    assert proc.returncode == 2 and "Invalid plan name" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    debug = run("--debug", "plan", "show", "ghost", check=False)
+    assert debug.returncode != 0 and "Traceback" in debug.stderr
+
+
+def test_help_comes_from_docstrings(run) -> None:
+    out = run("plan", "create", "--help").stdout
+    assert "Create a plan from a template directory or .tar.gz" in out
+    assert "--templates" in out and "--sample" in out

@@ -1,0 +1,319 @@
+"""Plan management through the Python API, on every plan store (local and real Swift).
+
+Each failure case checks the plan is left exactly as it was (or absent)."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fixtures_plans import make_client, snapshot
+from plan_trees import basic_tree, write_tree
+from tripleo_flow import exceptions
+from tripleo_flow.api import Client
+from tripleo_flow.plans.plan import PLAN_ENV, PlanRepository
+
+
+def _env(client: Client, plan: str) -> dict:
+    return yaml.safe_load(client.store.get_object(plan, PLAN_ENV))
+
+
+def _tarball(path: Path, members: list[tarfile.TarInfo | tuple[str, bytes]]) -> Path:
+    with tarfile.open(path, "w:gz") as archive:
+        for member in members:
+            if isinstance(member, tarfile.TarInfo):
+                archive.addfile(member)
+            else:
+                name, data = member
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                archive.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_create_renders_and_generates_passwords(client: Client, templates: Path) -> None:
+    summary = client.create_plan("overcloud", templates, description="test plan")
+    assert summary["name"] == "overcloud"
+    assert summary["files"] == len(basic_tree()) + 1  # + the default plan-environment
+    names = set(client.store.list_objects("overcloud"))
+    assert {"overcloud.yaml", "puppet/controller-role.yaml", "puppet/compute-role.yaml",
+            "network/internal_api.yaml", "network/storage.yaml"} <= names
+    env = _env(client, "overcloud")
+    assert env["name"] == "overcloud"
+    assert env["description"] == "test plan"
+    assert {"path": "overcloud-resource-registry-puppet.yaml"} in env["environments"]
+    assert len(env["passwords"]["AdminPassword"]) == 25
+    assert [p["name"] for p in client.list_plans()] == ["overcloud"]
+    assert client.show_plan("overcloud")["rendered_files"] == summary["rendered"]
+
+
+def test_create_from_tarball_with_top_directory(client: Client, tmp_path: Path) -> None:
+    files = [(f"tht-1.0/{n}", t.encode()) for n, t in basic_tree().items()]
+    archive = _tarball(tmp_path / "plan.tar.gz", files)
+    client.create_plan("from-tar", archive)
+    assert "roles_data.yaml" in client.store.list_objects("from-tar")
+
+
+@pytest.mark.parametrize("member, reason", [
+    (("../escape.yaml", b"a: 1\n"), "outside the archive"),
+    (("/etc/abs.yaml", b"a: 1\n"), "absolute path"),
+    ("symlink", "is a link"),
+    ("device", "device or FIFO"),
+])
+def test_unsafe_archive_is_refused_and_creates_nothing(
+        client: Client, tmp_path: Path, member: object, reason: str) -> None:
+    if member == "symlink":
+        info = tarfile.TarInfo("link.yaml")
+        info.type = tarfile.SYMTYPE
+        info.linkname = "/etc/passwd"
+        member = info
+    elif member == "device":
+        info = tarfile.TarInfo("dev")
+        info.type = tarfile.CHRTYPE
+        member = info
+    archive = _tarball(tmp_path / "bad.tar.gz", [("roles_data.yaml", b"[]\n"), member])  # type: ignore[list-item]
+    with pytest.raises(exceptions.InvalidArchive, match=reason):
+        client.create_plan("bad", archive)
+    assert not client.store.container_exists("bad")
+
+
+def test_malformed_yaml_names_the_file_and_creates_nothing(client: Client, tmp_path: Path) -> None:
+    files = basic_tree() | {"environments/broken.yaml": "a: [1, 2\n"}
+    with pytest.raises(exceptions.InvalidTemplate, match="environments/broken.yaml.*line"):
+        client.create_plan("broken", write_tree(tmp_path / "t", files))
+    assert not client.store.container_exists("broken")
+
+
+def test_render_failure_reverts_the_create(client: Client, tmp_path: Path) -> None:
+    files = basic_tree() | {"bad.j2.yaml": "{% for x in %}\n"}
+    with pytest.raises(exceptions.InvalidTemplate, match="bad.j2.yaml"):
+        client.create_plan("halfway", write_tree(tmp_path / "t", files))
+    assert not client.store.container_exists("halfway")
+    assert client.list_plans() == []
+
+
+def test_duplicate_roles_refused(client: Client, tmp_path: Path) -> None:
+    files = basic_tree() | {"roles_data.yaml": "- name: A\n  tags: [primary]\n- name: A\n"}
+    with pytest.raises(exceptions.InvalidRoles, match="A"):
+        client.create_plan("dup", write_tree(tmp_path / "t", files))
+    assert not client.store.container_exists("dup")
+
+
+@pytest.mark.parametrize("name", ["bad_name", "has space", "", "dot.name", "../x"])
+def test_invalid_plan_names(client: Client, templates: Path, name: str) -> None:
+    with pytest.raises(exceptions.InvalidPlanName):
+        client.create_plan(name, templates)
+
+
+def test_existing_plan_is_refused_and_unchanged(client: Client, templates: Path) -> None:
+    client.create_plan("overcloud", templates)
+    before = snapshot(client.store, "overcloud")
+    with pytest.raises(exceptions.PlanExists, match="plan update"):
+        client.create_plan("overcloud", templates)
+    assert snapshot(client.store, "overcloud") == before
+
+
+def test_update_keeps_user_values_and_files(client: Client, templates: Path,
+                                            tmp_path: Path) -> None:
+    client.create_plan("overcloud", templates)
+    client.set_parameters("overcloud", {"NtpServer": ["pool.ntp.org"], "ComputeCount": 5})
+    client.update_capabilities("overcloud", {"environments/storage.yaml": True})
+    client.store.put_object("overcloud", "user-environments/mine.yaml", b"parameter_defaults: {}\n")
+    passwords = client.get_passwords("overcloud")
+
+    new = basic_tree()
+    del new["environments/other.yaml"]
+    new["environments/new.yaml"] = "parameter_defaults: {New: 1}\n"
+    new["roles_data.yaml"] += "- name: Storage\n  CountDefault: 1\n"
+    result = client.update_plan("overcloud", write_tree(tmp_path / "new", new))
+
+    names = set(client.store.list_objects("overcloud"))
+    assert "environments/other.yaml" not in names
+    assert "environments/new.yaml" in names
+    assert "user-environments/mine.yaml" in names
+    assert "puppet/storage-role.yaml" in names  # rendered for the new role
+    env = _env(client, "overcloud")
+    assert env["parameter_defaults"] == {"NtpServer": ["pool.ntp.org"], "ComputeCount": 5}
+    assert env["passwords"] == passwords
+    assert {"path": "environments/storage.yaml"} in env["environments"]
+    assert result["dropped_environments"] == []
+
+
+@pytest.mark.parametrize("bad_file, content, error", [
+    ("environments/base.yaml", "a: [\n", exceptions.InvalidTemplate),
+    ("bad.j2.yaml", "{% if %}\n", exceptions.InvalidTemplate),
+    ("roles_data.yaml", "- name: A\n- name: A\n", exceptions.InvalidRoles),
+])
+def test_failed_update_leaves_plan_exactly_as_it_was(
+        client: Client, templates: Path, tmp_path: Path,
+        bad_file: str, content: str, error: type[Exception]) -> None:
+    client.create_plan("overcloud", templates)
+    client.set_parameters("overcloud", {"Foo": "bar"})
+    before = snapshot(client.store, "overcloud")
+    new = basic_tree() | {bad_file: content, "environments/added.yaml": "a: 1\n"}
+    del new["environments/other.yaml"]
+    with pytest.raises(error):
+        client.update_plan("overcloud", write_tree(tmp_path / "new", new))
+    assert snapshot(client.store, "overcloud") == before
+
+
+def test_parameters_set_show_reset(client: Client, templates: Path) -> None:
+    client.create_plan("overcloud", templates)
+    assert client.set_parameters("overcloud", {"A": 1, "B": [1, 2]}) == ["A", "B"]
+    assert client.get_parameters("overcloud") == {"A": 1, "B": [1, 2]}
+    assert client.reset_parameters("overcloud", ["A"]) == ["A"]
+    assert client.get_parameters("overcloud") == {"B": [1, 2]}
+    with pytest.raises(exceptions.InvalidParameter, match="Missing"):
+        client.reset_parameters("overcloud", ["Missing"])
+    assert client.reset_parameters("overcloud") == ["B"]
+    assert client.get_parameters("overcloud") == {}
+
+
+def test_parameter_change_reverts_when_a_later_task_fails(client: Client, templates: Path) -> None:
+    from taskflow import task
+    from taskflow.patterns import linear_flow
+
+    from tripleo_flow.actions.parameters import UpdateParameters
+    from tripleo_flow.flows.run import run_flow
+
+    class Boom(task.Task):  # type: ignore[misc]
+        def execute(self) -> None:
+            raise RuntimeError("boom")
+
+    client.create_plan("overcloud", templates)
+    client.set_parameters("overcloud", {"Keep": 1, "Change": "old"})
+    before = snapshot(client.store, "overcloud")[PLAN_ENV]
+    flow = linear_flow.Flow("t").add(UpdateParameters(client.context), Boom())
+    with pytest.raises(RuntimeError, match="boom"):
+        run_flow(flow, {"plan": "overcloud", "parameters": {"Change": "new", "Added": 2},
+                        "key": "parameter_defaults"})
+    assert yaml.safe_load(client.store.get_object("overcloud", PLAN_ENV)) == yaml.safe_load(before)
+
+
+def test_concurrent_writers_lose_no_update(client: Client, templates: Path,
+                                           tmp_path: Path) -> None:
+    client.create_plan("overcloud", templates)
+    errors: list[BaseException] = []
+
+    def writer(i: int) -> None:
+        # A client of its own per thread, as separate processes would have.
+        own = make_client(tmp_path, client.store)
+        try:
+            for j in range(5):
+                own.set_parameters("overcloud", {f"P{i}_{j}": j})
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+        finally:
+            own.close()
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(client.get_parameters("overcloud")) == 30
+
+
+def test_history_and_restore(client: Client, templates: Path) -> None:
+    client.create_plan("overcloud", templates)
+    client.set_parameters("overcloud", {"A": 1})
+    client.set_parameters("overcloud", {"A": 2})
+    history = client.plan_history("overcloud")
+    assert history[0]["current"] is True
+    assert len(history) >= 3
+    # Find the version that had A == 1 and roll back to it.
+    target = next(v["version"] for v in history[1:]
+                  if yaml.safe_load(client.store.get_object(
+                      "overcloud", PLAN_ENV, version_id=v["version"]))
+                  .get("parameter_defaults") == {"A": 1})
+    client.restore_plan("overcloud", target)
+    assert client.get_parameters("overcloud") == {"A": 1}
+    with pytest.raises(exceptions.VersionNotFound):
+        client.restore_plan("overcloud", "no-such-version")
+
+
+def test_export_then_create_from_export(client: Client, templates: Path, tmp_path: Path) -> None:
+    client.create_plan("overcloud", templates)
+    client.set_parameters("overcloud", {"A": 1})
+    archive = client.export_plan("overcloud", tmp_path / "export.tar.gz")
+    with pytest.raises(exceptions.InvalidInput, match="already exists"):
+        client.export_plan("overcloud", archive)
+    client.create_plan("copy", archive)
+    original = PlanRepository(client.store).read_all("overcloud")
+    copy = PlanRepository(client.store).read_all("copy")
+    assert set(copy) == set(original)
+    assert _env(client, "copy")["parameter_defaults"] == {"A": 1}
+
+
+def test_delete_refused_while_deployment_recorded(client: Client, templates: Path) -> None:
+    client.create_plan("overcloud", templates)
+    PlanRepository(client.store).set_deployment_status(
+        "overcloud", {"deployment_status": "DEPLOYING"})
+    with pytest.raises(exceptions.PlanBusy, match="DEPLOYING.*--force"):
+        client.delete_plan("overcloud")
+    assert client.store.container_exists("overcloud")
+    client.delete_plan("overcloud", force=True)
+    assert not client.store.container_exists("overcloud")
+    assert not client.store.container_exists("overcloud-messages")
+    with pytest.raises(exceptions.PlanNotFound, match="plan create overcloud"):
+        client.delete_plan("overcloud")
+
+
+def test_capabilities(client: Client, templates: Path) -> None:
+    client.create_plan("overcloud", templates)
+    caps = client.get_capabilities("overcloud")
+    titles = [t["title"] for t in caps["topics"]]
+    assert "Basic" in titles and "Other" in titles
+    envs = client.update_capabilities("overcloud", {"environments/storage.yaml": True})
+    paths = [e["path"] for e in envs]
+    assert paths.index("environments/base.yaml") < paths.index("environments/storage.yaml")
+    before = snapshot(client.store, "overcloud")
+    with pytest.raises(exceptions.UnknownEnvironment, match="environments/nope.yaml"):
+        client.update_capabilities("overcloud", {"environments/nope.yaml": True})
+    assert snapshot(client.store, "overcloud") == before
+    envs = client.update_capabilities("overcloud", {"environments/other.yaml": True}, purge=True)
+    assert [e["path"] for e in envs] == ["environments/other.yaml"]
+
+
+def test_roles_and_networks(client: Client, templates: Path) -> None:
+    client.create_plan("overcloud", templates)
+    assert client.list_roles("overcloud") == ["Controller", "Compute"]
+    client.set_roles("overcloud", [{"name": "Controller", "tags": ["primary", "controller"]},
+                                   {"name": "Edge"}])
+    names = set(client.store.list_objects("overcloud"))
+    assert "puppet/edge-role.yaml" in names
+    assert "puppet/compute-role.yaml" not in names  # stale rendering removed
+    before = snapshot(client.store, "overcloud")
+    with pytest.raises(exceptions.InvalidRoles):
+        client.set_roles("overcloud", [{"name": "X", "tags": ["primary"]}, {"name": "X"}])
+    with pytest.raises(exceptions.InvalidNetworks):
+        client.set_networks("overcloud", [{"name": "N", "ip_subnet": "not-a-subnet"}])
+    assert snapshot(client.store, "overcloud") == before
+    assert client.list_networks("overcloud") == ["InternalApi", "Storage"]
+
+
+def test_passwords_rotate(client: Client, templates: Path) -> None:
+    client.create_plan("overcloud", templates)
+    before = client.get_passwords("overcloud")
+    rotated = client.rotate_passwords("overcloud", rotate=["AdminPassword", "NovaPassword"],
+                                      do_not_rotate=["NovaPassword"])
+    assert rotated == ["AdminPassword"]
+    after = client.get_passwords("overcloud")
+    assert after["AdminPassword"] != before["AdminPassword"]
+    assert after["NovaPassword"] == before["NovaPassword"]
+    assert {k: v for k, v in after.items() if k != "AdminPassword"} == {
+        k: v for k, v in before.items() if k != "AdminPassword"}
+
+
+def test_missing_plan_errors(client: Client) -> None:
+    for call in (lambda: client.show_plan("ghost"), lambda: client.get_parameters("ghost"),
+                 lambda: client.set_parameters("ghost", {"A": 1}),
+                 lambda: client.get_capabilities("ghost"), lambda: client.list_roles("ghost")):
+        with pytest.raises(exceptions.PlanNotFound, match="'ghost' does not exist"):
+            call()

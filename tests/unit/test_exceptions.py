@@ -1,0 +1,57 @@
+"""Every error renders a message and maps to one exit code and HTTP status."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from tripleo_flow import exceptions
+
+SAMPLE_ARGS = {
+    "name": "overcloud", "path": "roles_data.yaml", "reason": "bad", "source": "x.tar.gz",
+    "plan": "overcloud", "container": "c", "version": "v1", "execution_id": "e1",
+    "status": "DEPLOYING", "seconds": 2.0, "workflow": "deploy", "task": "t", "cause": "boom",
+    "reverted": True,
+}
+
+
+def _all_errors() -> list[type[exceptions.TripleoFlowError]]:
+    return [cls for _, cls in inspect.getmembers(exceptions, inspect.isclass)
+            if issubclass(cls, exceptions.TripleoFlowError)]
+
+
+def _build(cls: type[exceptions.TripleoFlowError]) -> exceptions.TripleoFlowError:
+    params = inspect.signature(cls.__init__).parameters
+    if any(p.kind is p.VAR_POSITIONAL for p in params.values()):
+        return cls("something went wrong")
+    kwargs = {n: SAMPLE_ARGS[n] for n in params if n != "self"}
+    return cls(**kwargs)
+
+
+@pytest.mark.parametrize("cls", _all_errors(), ids=lambda c: c.__name__)
+def test_every_error_renders(cls: type[exceptions.TripleoFlowError]) -> None:
+    error = _build(cls)
+    message = str(error)
+    assert message and "\n" not in message
+    assert exceptions.exit_code(error) in {1, 2, 3, 4, 5, 6}
+    assert exceptions.http_status(error) in {400, 404, 409, 500, 503}
+
+
+@pytest.mark.parametrize("error, code, status", [
+    (exceptions.PlanNotFound("p"), 3, 404),
+    (exceptions.InvalidPlanName("a b"), 2, 400),
+    (exceptions.PlanExists("p"), 4, 409),
+    (exceptions.PlanStoreError("down"), 5, 503),
+    (exceptions.WorkflowFailed("w", "t", "boom", True), 6, 500),
+    (RuntimeError("unexpected"), 1, 500),
+])
+def test_kind_mapping(error: BaseException, code: int, status: int) -> None:
+    assert exceptions.exit_code(error) == code
+    assert exceptions.http_status(error) == status
+
+
+def test_messages_say_what_to_do_next() -> None:
+    assert "tripleo-flow plan create overcloud" in str(exceptions.PlanNotFound("overcloud"))
+    assert "--force" in str(exceptions.PlanBusy("overcloud", "DEPLOYING"))
+    assert "reverted" in str(exceptions.WorkflowFailed("deploy", "stack", "boom", True))

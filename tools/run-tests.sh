@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Install everything the tests need on a fresh Debian 12 machine (root), then
+# run the style checks and every test: unit and functional (real Swift, Redis).
+# Usage: tools/run-tests.sh [pytest args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+step() { printf '\n== %s (+%ss)\n' "$*" "$(( $(date +%s) - start ))"; }
+
+APT_PACKAGES=(redis-server)
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+    step "apt-get install ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# Services are started by the tests themselves, as private children on 127.0.0.1.
+systemctl disable --now redis-server >/dev/null 2>&1 || true
+
+step "virtualenvs"
+bash tools/bootstrap.sh --tests
+export TRIPLEO_FLOW_SWIFT_BIN="$PWD/.venv-swift/bin"
+
+step "ruff"
+.venv/bin/ruff check tripleo_flow tests bench tools
+step "mypy"
+.venv/bin/mypy tripleo_flow
+
+step "pytest"
+.venv/bin/python -m pytest -p no:cacheprovider -q tests "$@"
+step "done"
