@@ -226,20 +226,22 @@ def update_environments(
         if path not in available and path not in current:
             raise exceptions.UnknownEnvironment(plan_name, path)
 
-    for path in selections:
-        check(path)
+    for selected in selections:
+        check(selected)
     wanted = _closure([p for p, on in selections.items() if on], rules, check)
     removed = {p for p, on in selections.items() if not on}
 
     kept: list[dict[str, Any]] = []
     seen: set[str] = set()
     for entry in entries:
-        path = entry.get("path") if isinstance(entry, Mapping) else None
-        if path is None:
+        entry_path = entry.get("path") if isinstance(entry, Mapping) else None
+        if entry_path is None:
             kept.append(entry)
-        elif path not in seen and path not in removed and (not purge or path in wanted):
+        elif entry_path not in seen and entry_path not in removed and (
+            not purge or entry_path in wanted
+        ):
             kept.append(entry)
-            seen.add(path)
+            seen.add(entry_path)
     kept.extend({"path": path} for path in wanted if path not in seen)
 
     remaining = [e["path"] for e in kept if isinstance(e, Mapping) and "path" in e]

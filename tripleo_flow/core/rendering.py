@@ -169,7 +169,8 @@ class _Renderer:
             template = self.environment(directory).from_string(text)
             rendered = template.render(**data)
         except jinja2.TemplateSyntaxError as exc:
-            where = f" in {exc.name}" if exc.name and exc.name != source else ""
+            culprit = exc.filename or exc.name
+            where = f" in {culprit}" if culprit and culprit != source else ""
             raise exceptions.InvalidTemplate(
                 source, f"jinja2 syntax error{where} at line {exc.lineno}: {exc.message}"
             ) from exc
@@ -212,6 +213,12 @@ def network_output_path(source: str, network: Mapping[str, Any]) -> str:
     directory, base = posixpath.split(source)
     out = base[: -len(NETWORK_SUFFIX)] + ".yaml"
     token = "port" if directory.endswith("ports") else "network"
+    if token not in out:
+        raise exceptions.InvalidTemplate(
+            source,
+            f"a network template's name must contain {token!r}, which is replaced by each "
+            f"network's name_lower (e.g. {token}.network.j2.yaml).",
+        )
     out = out.replace(token, str(network["name_lower"]))
     return posixpath.join(directory, out)
 
@@ -266,7 +273,8 @@ def render_plan(
                 source, f"renders {out_path}, which {origin[out_path]} renders too."
             )
         origin[out_path] = source
-        outputs[out_path] = renderer.render(source, out_path, data)
+        # each template gets its own copy: one cannot change what the next sees
+        outputs[out_path] = renderer.render(source, out_path, copy.deepcopy(data))
 
     for source in sorted(files):
         if _hidden(source) or not source.endswith(J2_SUFFIX):

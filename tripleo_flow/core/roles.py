@@ -180,7 +180,7 @@ def _check_pools(where: str, key: str, pools: Any, subnet: IPNetwork | None) -> 
             raise _networks_error(f"{where}: {key} entry {pool!r} needs 'start' and 'end'.")
         start = _address(where, f"{key} start", pool["start"])
         end = _address(where, f"{key} end", pool["end"])
-        if start.version != end.version or start > end:
+        if start.version != end.version or int(start) > int(end):
             raise _networks_error(f"{where}: {key} range {start} - {end} is empty or mixed.")
         if subnet is not None and (start not in subnet or end not in subnet):
             raise _networks_error(f"{where}: {key} range {start} - {end} is outside {subnet}.")
