@@ -207,3 +207,15 @@ def test_18_renders(tht18: dict[str, bytes], networks_file: str) -> None:
                    for kind in ("deployed_NET", "deployed_vip_NET", "NET_from_pool")}
     assert per_network <= ports
     assert len(ports - per_network) == 4 + len(networks)  # net_*map*.yaml, NET_from_pool_v6
+
+
+def test_fetcher_is_idempotent(tht12: dict[str, bytes]) -> None:
+    command = [sys.executable, str(FETCHER), "12.1.0"]
+    first = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    tree = pathlib.Path(first.strip())
+    marker = tree / ".tripleo-flow-complete"
+    stamp = marker.stat().st_mtime_ns
+    second = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    assert first == second
+    assert marker.stat().st_mtime_ns == stamp  # nothing fetched or unpacked again
+    assert (tree / "overcloud.j2.yaml").read_bytes() == tht12["overcloud.j2.yaml"]

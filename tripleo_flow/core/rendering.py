@@ -150,6 +150,7 @@ class _Renderer:
     def __init__(self, files: Mapping[str, bytes]) -> None:
         self.files = files
         self._environments: dict[str, jinja2.Environment] = {}
+        self._templates: dict[str, jinja2.Template] = {}
 
     def environment(self, directory: str) -> jinja2.Environment:
         env = self._environments.get(directory)
@@ -162,18 +163,32 @@ class _Renderer:
             self._environments[directory] = env
         return env
 
+    def _syntax_error(self, source: str, exc: jinja2.TemplateSyntaxError) -> NoReturn:
+        culprit = exc.filename or exc.name
+        where = f" in {culprit}" if culprit and culprit != source else ""
+        raise exceptions.InvalidTemplate(
+            source, f"jinja2 syntax error{where} at line {exc.lineno}: {exc.message}"
+        ) from exc
+
+    def template(self, source: str) -> jinja2.Template:
+        """The compiled template of ``source`` (compiled once per render)."""
+        template = self._templates.get(source)
+        if template is None:
+            text = _decode(self.files[source], source)
+            try:
+                template = self.environment(posixpath.dirname(source)).from_string(text)
+            except jinja2.TemplateSyntaxError as exc:
+                self._syntax_error(source, exc)
+            self._templates[source] = template
+        return template
+
     def render(self, source: str, out_path: str, data: Mapping[str, Any]) -> bytes:
         directory = posixpath.dirname(source)
-        text = _decode(self.files[source], source)
+        template = self.template(source)
         try:
-            template = self.environment(directory).from_string(text)
             rendered = template.render(**data)
-        except jinja2.TemplateSyntaxError as exc:
-            culprit = exc.filename or exc.name
-            where = f" in {culprit}" if culprit and culprit != source else ""
-            raise exceptions.InvalidTemplate(
-                source, f"jinja2 syntax error{where} at line {exc.lineno}: {exc.message}"
-            ) from exc
+        except jinja2.TemplateSyntaxError as exc:  # in an included template
+            self._syntax_error(source, exc)
         except jinja2.TemplateNotFound as exc:
             looked = f"{directory}/ and the plan root" if directory else "the plan root"
             raise exceptions.InvalidTemplate(
