@@ -42,6 +42,7 @@ FILES = [
     TLS,
     "user-environment.yaml",
     "puppet/role.role.j2.yaml",
+    "ci/environments/scenario001.yaml",  # not the plan's environments/ tree
 ]
 
 

@@ -30,8 +30,8 @@ from tripleo_flow.core.planenv import available_files
 
 CAPABILITIES_MAP = "capabilities-map.yaml"
 OTHER_TOPIC = "Other"
-#: Files offered in the Other topic (as TripleO: anything under an environments dir).
-OTHER_PATTERNS = ("*environments/*.yaml", "*user-environment.yaml")
+#: Files offered in the Other topic: the plan's environments/ tree and user environments.
+OTHER_PATTERNS = ("environments/*.yaml", "*user-environment.yaml")
 
 
 def _map_environments(capabilities_map: Mapping[str, Any] | None) -> list[dict[str, Any]]:
