@@ -1,0 +1,309 @@
+"""Render the jinja2 templates of a TripleO plan.
+
+TripleO keeps parts of its Heat templates as jinja2 so that they follow the
+roles (``roles_data.yaml``) and networks (``network_data.yaml``) of a plan.
+Three kinds of templates are rendered:
+
+``*.role.j2.yaml``
+    once per role, into ``<dir>/<role name lower>-<stem>.yaml``
+    (``puppet/role.role.j2.yaml`` -> ``puppet/controller-role.yaml``).  Under
+    ``network/config`` the file is ``<dir>/<role name lower>.yaml`` or the
+    role's ``deprecated_nic_config_name``.  Variables: ``role`` (the role's
+    mapping, or just its name for legacy templates that never use
+    ``role.<attribute>``) and ``networks``.
+``*.network.j2.yaml``
+    once per enabled network (``enabled`` missing means true); ``network`` (or
+    ``port`` in a ``ports`` directory) in the file name is replaced by the
+    network's ``name_lower``.  Variable: ``network``.
+other ``*.j2.yaml``
+    once, into the same path without ``.j2``.  Variables: ``roles`` and
+    ``networks`` (all networks, each with ``idx`` and ``name_lower``).
+
+Output paths listed under ``name:`` in ``j2_excludes.yaml`` are skipped.
+``{% include %}`` and ``{% import %}`` resolve against the template's own
+directory first, then the plan root.  Every output must parse as YAML.
+"""
+
+from __future__ import annotations
+
+import copy
+import posixpath
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, NoReturn
+
+import jinja2
+import yaml
+
+from tripleo_flow import exceptions
+from tripleo_flow.core.planenv import describe_yaml_error, load_yaml, parse_yaml
+
+ROLES_FILE = "roles_data.yaml"
+NETWORKS_FILE = "network_data.yaml"
+EXCLUDES_FILE = "j2_excludes.yaml"
+
+ROLE_SUFFIX = ".role.j2.yaml"
+NETWORK_SUFFIX = ".network.j2.yaml"
+J2_SUFFIX = ".j2.yaml"
+
+#: A template that reads role attributes gets the role mapping, else its name.
+_ROLE_ATTRIBUTE = re.compile(r"\brole\s*(\.|\[)")
+
+
+def _decode(data: bytes | str, path: str) -> str:
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise exceptions.InvalidTemplate(path, f"not UTF-8 text ({exc.reason})") from exc
+
+
+def _load_list(files: Mapping[str, bytes], path: str, what: str) -> list[dict[str, Any]]:
+    if path not in files:
+        return []
+    data = load_yaml(files[path], path)
+    if data is None:
+        return []
+    if not isinstance(data, list):
+        raise exceptions.InvalidTemplate(
+            path, f"must be a list of {what}, not {type(data).__name__}."
+        )
+    for index, item in enumerate(data, start=1):
+        if not isinstance(item, dict):
+            raise exceptions.InvalidTemplate(path, f"entry {index} is not a mapping: {item!r}.")
+        name = item.get("name")
+        if not isinstance(name, str) or not name:
+            raise exceptions.InvalidTemplate(
+                path, f"entry {index} has no 'name' (every {what[:-1]} needs one)."
+            )
+    return data
+
+
+def load_roles(files: Mapping[str, bytes], path: str = ROLES_FILE) -> list[dict[str, Any]]:
+    """The roles of a plan, as listed in ``roles_data.yaml`` (``[]`` if absent).
+
+    :raises InvalidTemplate: on malformed YAML, a non-list document or an
+        entry that is not a mapping with a ``name``.
+    """
+    return _load_list(files, path, "roles")
+
+
+def load_networks(files: Mapping[str, bytes], path: str = NETWORKS_FILE) -> list[dict[str, Any]]:
+    """The networks of a plan, as listed in ``network_data.yaml`` (``[]`` if absent).
+
+    Disabled networks are included; see :func:`enabled_networks`.
+
+    :raises InvalidTemplate: as :func:`load_roles`.
+    """
+    return _load_list(files, path, "networks")
+
+
+def is_enabled(network: Mapping[str, Any]) -> bool:
+    """Whether ``network`` is enabled (``enabled`` missing means true)."""
+    return network.get("enabled") is not False
+
+
+def enabled_networks(networks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The enabled ones among ``networks``."""
+    return [network for network in networks if is_enabled(network)]
+
+
+def load_excludes(files: Mapping[str, bytes], path: str = EXCLUDES_FILE) -> set[str]:
+    """Output paths listed under ``name:`` in ``j2_excludes.yaml``."""
+    if path not in files:
+        return set()
+    data = load_yaml(files[path], path)
+    if data is None:
+        return set()
+    if not isinstance(data, dict):
+        raise exceptions.InvalidTemplate(path, "must be a mapping with a 'name' list.")
+    names = data.get("name") or []
+    if not isinstance(names, list):
+        raise exceptions.InvalidTemplate(path, "'name' must be a list of paths.")
+    return {str(name) for name in names if name is not None}
+
+
+class PlanLoader(jinja2.BaseLoader):
+    """Resolve includes from the plan's files: the template's directory, then the root."""
+
+    def __init__(self, files: Mapping[str, bytes], directory: str) -> None:
+        self.files = files
+        self.searchpath = [directory, ""] if directory else [""]
+
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str, Callable[[], bool]]:
+        pieces = jinja2.loaders.split_template_path(template)
+        for base in self.searchpath:
+            path = posixpath.join(base, *pieces) if base else posixpath.join(*pieces)
+            if path in self.files:
+                return _decode(self.files[path], path), path, lambda: True
+        raise jinja2.TemplateNotFound(template)
+
+
+def _raise_helper(message: str) -> NoReturn:
+    raise jinja2.TemplateError(message)
+
+
+class _Renderer:
+    def __init__(self, files: Mapping[str, bytes]) -> None:
+        self.files = files
+        self._environments: dict[str, jinja2.Environment] = {}
+        self._templates: dict[str, jinja2.Template] = {}
+
+    def environment(self, directory: str) -> jinja2.Environment:
+        env = self._environments.get(directory)
+        if env is None:
+            env = jinja2.Environment(  # noqa: S701 - renders YAML, not HTML
+                loader=PlanLoader(self.files, directory),
+                keep_trailing_newline=True,
+            )
+            env.globals["raise"] = _raise_helper
+            self._environments[directory] = env
+        return env
+
+    def _syntax_error(self, source: str, exc: jinja2.TemplateSyntaxError) -> NoReturn:
+        culprit = exc.filename or exc.name
+        where = f" in {culprit}" if culprit and culprit != source else ""
+        raise exceptions.InvalidTemplate(
+            source, f"jinja2 syntax error{where} at line {exc.lineno}: {exc.message}"
+        ) from exc
+
+    def template(self, source: str) -> jinja2.Template:
+        """The compiled template of ``source`` (compiled once per render)."""
+        template = self._templates.get(source)
+        if template is None:
+            text = _decode(self.files[source], source)
+            try:
+                template = self.environment(posixpath.dirname(source)).from_string(text)
+            except jinja2.TemplateSyntaxError as exc:
+                self._syntax_error(source, exc)
+            self._templates[source] = template
+        return template
+
+    def render(self, source: str, out_path: str, data: Mapping[str, Any]) -> bytes:
+        directory = posixpath.dirname(source)
+        template = self.template(source)
+        try:
+            rendered = template.render(**data)
+        except jinja2.TemplateSyntaxError as exc:  # in an included template
+            self._syntax_error(source, exc)
+        except jinja2.TemplateNotFound as exc:
+            looked = f"{directory}/ and the plan root" if directory else "the plan root"
+            raise exceptions.InvalidTemplate(
+                source, f"included template {exc.name!r} not found (looked in {looked})."
+            ) from exc
+        except jinja2.TemplateError as exc:
+            raise exceptions.InvalidTemplate(
+                source, f"rendering {out_path} failed: {exc}"
+            ) from exc
+        except Exception as exc:  # a template tripping over unexpected data
+            raise exceptions.InvalidTemplate(
+                source, f"rendering {out_path} failed: {type(exc).__name__}: {exc}"
+            ) from exc
+        try:
+            parse_yaml(rendered)
+        except yaml.YAMLError as exc:
+            raise exceptions.InvalidTemplate(
+                out_path, f"rendered from {source} but is not valid YAML: "
+                f"{describe_yaml_error(exc)}"
+            ) from exc
+        return rendered.encode("utf-8")
+
+
+def role_output_path(source: str, role: Mapping[str, Any]) -> str:
+    """Where the role template ``source`` is rendered for ``role``."""
+    directory, base = posixpath.split(source)
+    name = str(role["name"]).lower()
+    if "network/config" in directory:
+        out = role.get("deprecated_nic_config_name") or f"{name}.yaml"
+    else:
+        out = f"{name}-{base[: -len(ROLE_SUFFIX)]}.yaml"
+    return posixpath.join(directory, out)
+
+
+def network_output_path(source: str, network: Mapping[str, Any]) -> str:
+    """Where the network template ``source`` is rendered for ``network``."""
+    directory, base = posixpath.split(source)
+    out = base[: -len(NETWORK_SUFFIX)] + ".yaml"
+    token = "port" if directory.endswith("ports") else "network"
+    if token not in out:
+        raise exceptions.InvalidTemplate(
+            source,
+            f"a network template's name must contain {token!r}, which is replaced by each "
+            f"network's name_lower (e.g. {token}.network.j2.yaml).",
+        )
+    out = out.replace(token, str(network["name_lower"]))
+    return posixpath.join(directory, out)
+
+
+def _hidden(path: str) -> bool:
+    return any(part.startswith(".") for part in path.split("/"))
+
+
+def _prepare_networks(networks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    prepared = copy.deepcopy(networks)
+    for index, network in enumerate(prepared):
+        network["idx"] = index
+        if not network.get("name_lower"):
+            network["name_lower"] = str(network["name"]).lower()
+    return prepared
+
+
+def render_plan(
+    files: Mapping[str, bytes],
+    *,
+    roles_file: str = ROLES_FILE,
+    networks_file: str = NETWORKS_FILE,
+    excludes_file: str = EXCLUDES_FILE,
+) -> dict[str, bytes]:
+    """Render every j2 template of a plan.
+
+    :param files: every file of the plan, path -> content.
+    :param roles_file: the roles data file (a plan without it renders nothing,
+        as in TripleO).
+    :param networks_file: the network data file (optional: no networks).
+    :param excludes_file: the file listing output paths not to render.
+    :returns: the rendered files, path -> content.
+    :raises InvalidTemplate: naming the file at fault, for malformed data
+        files, jinja2 errors (with their line), missing includes and outputs
+        that are not valid YAML.
+    """
+    if roles_file not in files:
+        return {}
+    roles = copy.deepcopy(load_roles(files, roles_file))
+    networks = _prepare_networks(load_networks(files, networks_file))
+    enabled = enabled_networks(networks)
+    excludes = load_excludes(files, excludes_file)
+    renderer = _Renderer(files)
+    outputs: dict[str, bytes] = {}
+    origin: dict[str, str] = {}
+
+    def emit(source: str, out_path: str, data: Mapping[str, Any]) -> None:
+        if out_path in excludes:
+            return
+        if out_path in origin:
+            raise exceptions.InvalidTemplate(
+                source, f"renders {out_path}, which {origin[out_path]} renders too."
+            )
+        origin[out_path] = source
+        # each template gets its own copy: one cannot change what the next sees
+        outputs[out_path] = renderer.render(source, out_path, copy.deepcopy(data))
+
+    for source in sorted(files):
+        if _hidden(source) or not source.endswith(J2_SUFFIX):
+            continue
+        if source.endswith(ROLE_SUFFIX):
+            text = _decode(files[source], source)
+            by_mapping = bool(_ROLE_ATTRIBUTE.search(text))
+            for role in roles:
+                data = {"role": role if by_mapping else role["name"], "networks": networks}
+                emit(source, role_output_path(source, role), data)
+        elif source.endswith(NETWORK_SUFFIX):
+            for network in enabled:
+                emit(source, network_output_path(source, network), {"network": network})
+        else:
+            emit(source, source[: -len(J2_SUFFIX)] + ".yaml",
+                 {"roles": roles, "networks": networks})
+    return outputs
