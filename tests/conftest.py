@@ -7,4 +7,4 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-pytest_plugins = ["fixtures_plans"]
+pytest_plugins = ["fixtures_plans", "fixtures_services"]

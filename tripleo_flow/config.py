@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from oslo_config import cfg
 
@@ -54,7 +55,7 @@ SWIFT_OPTS = [
 ]
 
 
-def list_opts() -> list[tuple[str | None, list[cfg.Opt]]]:
+def list_opts() -> list[tuple[str, list[Any]]]:
     """Options for oslo-config-generator."""
     return [
         ("DEFAULT", DEFAULT_OPTS),

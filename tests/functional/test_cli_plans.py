@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from plan_trees import basic_tree, write_tree
 
 
@@ -59,7 +58,7 @@ def test_errors_are_one_line_with_the_kind_exit_code(run) -> None:
     proc = run("plan", "show", "ghost", check=False)
     assert proc.returncode == 3
     assert proc.stderr.strip().splitlines() == [
-        "Error: Plan 'ghost' does not exist. Create it with: "
+        "Plan 'ghost' does not exist. Create it with: "
         "tripleo-flow plan create ghost --templates DIR"]
     proc = run("plan", "create", "bad name", "--templates", "/nonexistent", check=False)
     assert proc.returncode == 2 and "Invalid plan name" in proc.stderr

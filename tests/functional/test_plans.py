@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from fixtures_plans import make_client, snapshot
 from plan_trees import basic_tree, write_tree
+
 from tripleo_flow import exceptions
 from tripleo_flow.api import Client
 from tripleo_flow.plans.plan import PLAN_ENV, PlanRepository
@@ -268,7 +268,7 @@ def test_delete_refused_while_deployment_recorded(client: Client, templates: Pat
 def test_capabilities(client: Client, templates: Path) -> None:
     client.create_plan("overcloud", templates)
     caps = client.get_capabilities("overcloud")
-    titles = [t["title"] for t in caps["topics"]]
+    titles = list(caps)
     assert "Basic" in titles and "Other" in titles
     envs = client.update_capabilities("overcloud", {"environments/storage.yaml": True})
     paths = [e["path"] for e in envs]
@@ -301,14 +301,20 @@ def test_roles_and_networks(client: Client, templates: Path) -> None:
 def test_passwords_rotate(client: Client, templates: Path) -> None:
     client.create_plan("overcloud", templates)
     before = client.get_passwords("overcloud")
-    rotated = client.rotate_passwords("overcloud", rotate=["AdminPassword", "NovaPassword"],
-                                      do_not_rotate=["NovaPassword"])
-    assert rotated == ["AdminPassword"]
+    assert client.rotate_passwords("overcloud", rotate=["AdminPassword"]) == ["AdminPassword"]
     after = client.get_passwords("overcloud")
     assert after["AdminPassword"] != before["AdminPassword"]
-    assert after["NovaPassword"] == before["NovaPassword"]
     assert {k: v for k, v in after.items() if k != "AdminPassword"} == {
         k: v for k, v in before.items() if k != "AdminPassword"}
+    # A name both to rotate and not to rotate is refused, and nothing changes.
+    with pytest.raises(exceptions.InvalidParameter, match="NovaPassword"):
+        client.rotate_passwords("overcloud", rotate=["NovaPassword"],
+                                do_not_rotate=["NovaPassword"])
+    assert client.get_passwords("overcloud") == after
+    # Rotating everything keeps the default do-not-rotate names (cluster identity).
+    rotated = client.rotate_passwords("overcloud")
+    assert "CephClusterFSID" not in rotated and "AdminPassword" in rotated
+    assert client.get_passwords("overcloud")["CephClusterFSID"] == before["CephClusterFSID"]
 
 
 def test_missing_plan_errors(client: Client) -> None:
@@ -317,3 +323,28 @@ def test_missing_plan_errors(client: Client) -> None:
                  lambda: client.get_capabilities("ghost"), lambda: client.list_roles("ghost")):
         with pytest.raises(exceptions.PlanNotFound, match="'ghost' does not exist"):
             call()
+
+
+def test_concurrent_writers_with_redis_locks(client: Client, templates: Path, tmp_path: Path,
+                                             redis_url: str) -> None:
+    """Two hosts sharing one store serialise through Redis (separate lock clients)."""
+    client.create_plan("overcloud", templates)
+    errors: list[BaseException] = []
+
+    def writer(i: int) -> None:
+        own = make_client(tmp_path, client.store, lock_url=redis_url)
+        try:
+            for j in range(4):
+                own.set_parameters("overcloud", {f"R{i}_{j}": j})
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+        finally:
+            own.close()
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(client.get_parameters("overcloud")) == 16

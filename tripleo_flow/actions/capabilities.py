@@ -50,7 +50,7 @@ class UpdateCapabilities(Action):
             cmap = _capabilities_map(repo, plan, plan_files)
             env = repo.environment(plan)
             new_env = capabilities.update_environments(
-                env, cmap, plan_files, environments, purge=purge, plan_name=plan)
+                env, cmap, plan_files, environments, purge=purge)
             repo.save_environment(plan, new_env)
         return {"previous": env.get("environments") or [],
                 "environments": new_env.get("environments") or []}

@@ -16,7 +16,7 @@ class DataFileAction(Action):
 
     filename: ClassVar[str]
     #: Raises the kind's Invalid* error for a bad list.
-    validator: ClassVar[Callable[[Any], None]]
+    validator: ClassVar[Callable[..., None]]
 
     def read(self, plan: str) -> list[dict[str, Any]]:
         repo = PlanRepository(self.context.store)

@@ -85,7 +85,7 @@ class ListPlans(Action):
     default_provides = names.PLANS
 
     def execute(self) -> list[str]:
-        return PlanRepository(self.context.store).list()
+        return PlanRepository(self.context.store).list_plans()
 
 
 class ExportPlan(Action):

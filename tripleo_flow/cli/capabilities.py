@@ -7,10 +7,10 @@ from typing import Any
 
 from cliff.lister import Lister
 
-from tripleo_flow.cli.common import add_plan_argument
+from tripleo_flow.cli.common import ClientMixin, add_plan_argument
 
 
-class ShowCapabilities(Lister):  # type: ignore[misc]
+class ShowCapabilities(ClientMixin, Lister):
     """List a plan's environments by topic and group, marking the enabled ones."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -19,9 +19,9 @@ class ShowCapabilities(Lister):  # type: ignore[misc]
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        caps = self.app.client.get_capabilities(args.plan)
+        caps = self.client.get_capabilities(args.plan)
         rows = []
-        for topic in caps.get("topics", []):
+        for topic in caps.values():
             for group in topic.get("environment_groups", []):
                 for env in group.get("environments", []):
                     rows.append((topic.get("title", ""), group.get("title", ""),
@@ -30,7 +30,7 @@ class ShowCapabilities(Lister):  # type: ignore[misc]
         return ("topic", "group", "file", "enabled", "title"), rows
 
 
-class SetCapabilities(Lister):  # type: ignore[misc]
+class SetCapabilities(ClientMixin, Lister):
     """Enable or disable environment files of a plan."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -47,5 +47,5 @@ class SetCapabilities(Lister):  # type: ignore[misc]
     def take_action(self, args: argparse.Namespace) -> Any:
         selection = {p: True for p in args.enable}
         selection.update({p: False for p in args.disable})
-        envs = self.app.client.update_capabilities(args.plan, selection, purge=args.purge)
+        envs = self.client.update_capabilities(args.plan, selection, purge=args.purge)
         return ("environment",), [(e.get("path", "(inline data)"),) for e in envs]

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from tripleo_flow import exceptions
+
+if TYPE_CHECKING:
+    from tripleo_flow.api import Client
 
 
 def add_plan_argument(parser: argparse.ArgumentParser) -> None:
@@ -44,3 +47,13 @@ def show(data: dict[str, Any]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
     """A ShowOne result from a dict, keys sorted."""
     keys = tuple(sorted(data))
     return keys, tuple(data[k] for k in keys)
+
+
+class ClientMixin:
+    """Gives a command ``self.client``: the app's Python API session."""
+
+    app: Any
+
+    @property
+    def client(self) -> Client:
+        return self.app.client  # type: ignore[no-any-return]

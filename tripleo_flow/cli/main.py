@@ -27,9 +27,10 @@ class TripleoFlowApp(App):  # type: ignore[misc]
             deferred_help=True,
         )
         self._client: Any = None
+        self._error: BaseException | None = None
 
     def build_option_parser(
-        self, description: str, version: str, argparse_kwargs: Any = None
+        self, description: str | None, version: str | None, argparse_kwargs: Any = None
     ) -> Any:
         parser = super().build_option_parser(description, version, argparse_kwargs)
         parser.add_argument(
@@ -49,20 +50,18 @@ class TripleoFlowApp(App):  # type: ignore[misc]
         return self._client
 
     def clean_up(self, cmd: Any, result: int, err: BaseException | None) -> None:
+        self._error = err
         if self._client is not None:
             self._client.close()
+            self._client = None
 
     def run_subcommand(self, argv: list[str]) -> int:
-        try:
-            return int(super().run_subcommand(argv) or 0)
-        except exceptions.TripleoFlowError as exc:
-            if self.options.debug:
-                raise
-            self.stderr.write(f"Error: {exc}\n")
-            return exceptions.exit_code(exc)
-
-    def handle_error(self, exc: BaseException) -> int:  # cliff hook (unexpected errors)
-        return exceptions.exit_code(exc)
+        """Run one command; cliff prints the error line, we pick the exit code of its kind."""
+        self._error = None
+        result = int(super().run_subcommand(argv) or 0)
+        if self._error is not None:
+            return exceptions.exit_code(self._error)
+        return result
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -8,10 +8,10 @@ from typing import Any
 from cliff.lister import Lister
 
 from tripleo_flow import exceptions
-from tripleo_flow.cli.common import add_plan_argument, read_yaml_file
+from tripleo_flow.cli.common import ClientMixin, add_plan_argument, read_yaml_file
 
 
-class ListNetworks(Lister):  # type: ignore[misc]
+class ListNetworks(ClientMixin, Lister):
     """List a plan's networks from network_data.yaml."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -20,14 +20,14 @@ class ListNetworks(Lister):  # type: ignore[misc]
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        items = self.app.client.list_networks(args.plan, detail=True)
+        items = self.client.list_networks(args.plan, detail=True)
         rows = [(i.get("name"), i.get("name_lower", str(i.get("name", "")).lower()),
                  i.get("enabled", True), i.get("ip_subnet", ""), i.get("vip", False))
                 for i in items]
         return ("name", "name_lower", "enabled", "ip_subnet", "vip"), rows
 
 
-class SetNetworks(Lister):  # type: ignore[misc]
+class SetNetworks(ClientMixin, Lister):
     """Replace a plan's networks with those in a YAML file, then render the templates again."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -40,5 +40,5 @@ class SetNetworks(Lister):  # type: ignore[misc]
         items = read_yaml_file(args.file)
         if not isinstance(items, list):
             raise exceptions.InvalidInput(f"{args.file!r} must hold a list of networks.")
-        names = self.app.client.set_networks(args.plan, items)
+        names = self.client.set_networks(args.plan, items)
         return ("name",), [(n,) for n in names]

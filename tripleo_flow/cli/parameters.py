@@ -8,10 +8,15 @@ from typing import Any
 from cliff.lister import Lister
 
 from tripleo_flow import exceptions
-from tripleo_flow.cli.common import add_plan_argument, parse_assignments, read_yaml_file
+from tripleo_flow.cli.common import (
+    ClientMixin,
+    add_plan_argument,
+    parse_assignments,
+    read_yaml_file,
+)
 
 
-class ShowParameters(Lister):  # type: ignore[misc]
+class ShowParameters(ClientMixin, Lister):
     """List the parameter values set in a plan (its parameter_defaults)."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -20,11 +25,11 @@ class ShowParameters(Lister):  # type: ignore[misc]
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        values = self.app.client.get_parameters(args.plan)
+        values = self.client.get_parameters(args.plan)
         return ("name", "value"), sorted(values.items())
 
 
-class SetParameters(Lister):  # type: ignore[misc]
+class SetParameters(ClientMixin, Lister):
     """Set parameter values (NAME=VALUE pairs and/or a YAML file of parameter_defaults)."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -48,11 +53,11 @@ class SetParameters(Lister):  # type: ignore[misc]
         values.update(parse_assignments(args.values))
         if not values:
             raise exceptions.InvalidInput("Give NAME=VALUE pairs or --file FILE.")
-        changed = self.app.client.set_parameters(args.plan, values)
+        changed = self.client.set_parameters(args.plan, values)
         return ("changed",), [(name,) for name in changed]
 
 
-class ResetParameters(Lister):  # type: ignore[misc]
+class ResetParameters(ClientMixin, Lister):
     """Remove parameter values from a plan (all of them unless names are given)."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -62,5 +67,5 @@ class ResetParameters(Lister):  # type: ignore[misc]
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        removed = self.app.client.reset_parameters(args.plan, args.names or None)
+        removed = self.client.reset_parameters(args.plan, args.names or None)
         return ("reset",), [(name,) for name in removed]

@@ -7,10 +7,10 @@ from typing import Any
 
 from cliff.lister import Lister
 
-from tripleo_flow.cli.common import add_plan_argument
+from tripleo_flow.cli.common import ClientMixin, add_plan_argument
 
 
-class ShowPasswords(Lister):  # type: ignore[misc]
+class ShowPasswords(ClientMixin, Lister):
     """List a plan's password names (values only with --show-values)."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -21,13 +21,13 @@ class ShowPasswords(Lister):  # type: ignore[misc]
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        secrets = self.app.client.get_passwords(args.plan)
+        secrets = self.client.get_passwords(args.plan)
         if args.show_values:
             return ("name", "value"), sorted(secrets.items())
         return ("name",), [(name,) for name in sorted(secrets)]
 
 
-class RotatePasswords(Lister):  # type: ignore[misc]
+class RotatePasswords(ClientMixin, Lister):
     """Rotate a plan's passwords (all rotatable ones, or those named)."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -40,5 +40,5 @@ class RotatePasswords(Lister):  # type: ignore[misc]
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        changed = self.app.client.rotate_passwords(args.plan, args.rotate, args.do_not_rotate)
+        changed = self.client.rotate_passwords(args.plan, args.rotate, args.do_not_rotate)
         return ("rotated",), [(name,) for name in changed]

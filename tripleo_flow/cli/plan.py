@@ -12,10 +12,10 @@ from cliff.command import Command
 from cliff.lister import Lister
 from cliff.show import ShowOne
 
-from tripleo_flow.cli.common import show
+from tripleo_flow.cli.common import ClientMixin, show
 
 
-class CreatePlan(ShowOne):  # type: ignore[misc]
+class CreatePlan(ClientMixin, ShowOne):
     """Create a plan from a template directory or .tar.gz (or the shipped sample)."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -30,11 +30,11 @@ class CreatePlan(ShowOne):  # type: ignore[misc]
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        return show(self.app.client.create_plan(args.name, args.templates, args.description,
+        return show(self.client.create_plan(args.name, args.templates, args.description,
                                                 sample=args.sample))
 
 
-class UpdatePlan(ShowOne):  # type: ignore[misc]
+class UpdatePlan(ClientMixin, ShowOne):
     """Replace a plan's templates, keeping parameter values, passwords and user files."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -45,19 +45,19 @@ class UpdatePlan(ShowOne):  # type: ignore[misc]
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        return show(self.app.client.update_plan(args.name, args.templates))
+        return show(self.client.update_plan(args.name, args.templates))
 
 
-class ListPlans(Lister):  # type: ignore[misc]
+class ListPlans(ClientMixin, Lister):
     """List plans."""
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        rows = self.app.client.list_plans()
+        rows = self.client.list_plans()
         columns = ("name", "description", "deployment_status")
         return columns, [tuple(r[c] for c in columns) for r in rows]
 
 
-class ShowPlan(ShowOne):  # type: ignore[misc]
+class ShowPlan(ClientMixin, ShowOne):
     """Show a plan: description, files, environments, status."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -66,10 +66,10 @@ class ShowPlan(ShowOne):  # type: ignore[misc]
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        return show(self.app.client.show_plan(args.name))
+        return show(self.client.show_plan(args.name))
 
 
-class ExportPlan(Command):  # type: ignore[misc]
+class ExportPlan(ClientMixin, Command):
     """Export a plan as a .tar.gz archive (to a file, or to stdout with '-')."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -83,15 +83,15 @@ class ExportPlan(Command):  # type: ignore[misc]
         output = args.output or f"{args.name}.tar.gz"
         if output == "-":
             with tempfile.TemporaryDirectory() as tmp:
-                path = self.app.client.export_plan(args.name, Path(tmp) / "plan.tar.gz")
+                path = self.client.export_plan(args.name, Path(tmp) / "plan.tar.gz")
                 sys.stdout.buffer.write(Path(path).read_bytes())
             return 0
-        path = self.app.client.export_plan(args.name, output)
+        path = self.client.export_plan(args.name, output)
         self.app.stdout.write(f"Plan {args.name!r} exported to {path}\n")
         return 0
 
 
-class DeletePlan(Command):  # type: ignore[misc]
+class DeletePlan(ClientMixin, Command):
     """Delete a plan (refused while a deployment is recorded, unless --force)."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -102,12 +102,12 @@ class DeletePlan(Command):  # type: ignore[misc]
         return parser
 
     def take_action(self, args: argparse.Namespace) -> int:
-        self.app.client.delete_plan(args.name, force=args.force)
+        self.client.delete_plan(args.name, force=args.force)
         self.app.stdout.write(f"Plan {args.name!r} deleted.\n")
         return 0
 
 
-class PlanHistory(Lister):  # type: ignore[misc]
+class PlanHistory(ClientMixin, Lister):
     """List earlier versions of a plan's plan-environment.yaml."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -117,11 +117,11 @@ class PlanHistory(Lister):  # type: ignore[misc]
 
     def take_action(self, args: argparse.Namespace) -> Any:
         columns = ("version", "last_modified", "size", "current")
-        rows = self.app.client.plan_history(args.name)
+        rows = self.client.plan_history(args.name)
         return columns, [tuple(r[c] for c in columns) for r in rows]
 
 
-class RestorePlan(ShowOne):  # type: ignore[misc]
+class RestorePlan(ClientMixin, ShowOne):
     """Roll a plan's plan-environment.yaml back to an earlier version."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -131,10 +131,10 @@ class RestorePlan(ShowOne):  # type: ignore[misc]
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        return show(self.app.client.restore_plan(args.name, args.version))
+        return show(self.client.restore_plan(args.name, args.version))
 
 
-class RenderPlan(ShowOne):  # type: ignore[misc]
+class RenderPlan(ClientMixin, ShowOne):
     """Render a plan's j2 templates again."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -143,4 +143,4 @@ class RenderPlan(ShowOne):  # type: ignore[misc]
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        return show(self.app.client.render_plan(args.name))
+        return show(self.client.render_plan(args.name))

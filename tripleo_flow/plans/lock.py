@@ -45,7 +45,7 @@ class PlanLocks:
         """Hold ``plan``'s write lock; raise LockTimeout after ``timeout`` s."""
         wait = self.timeout if timeout is None else timeout
         lock = self._coord().get_lock(f"tripleo-flow-plan-{plan}".encode())
-        if not lock.acquire(blocking=wait):
+        if not lock.acquire(blocking=wait):  # type: ignore[arg-type]  # tooz takes seconds
             raise exceptions.LockTimeout(plan, wait)
         try:
             yield

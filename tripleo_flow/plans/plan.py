@@ -101,7 +101,7 @@ class PlanRepository:
         if not self.exists(plan):
             raise exceptions.PlanNotFound(plan)
 
-    def list(self) -> list[str]:
+    def list_plans(self) -> list[str]:
         return [c.name for c in self.store.list_containers()
                 if c.metadata.get(PLAN_TAG[0]) == PLAN_TAG[1]]
 
