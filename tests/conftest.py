@@ -1,10 +1,3 @@
-"""Shared fixtures.  Area fixtures live in tests/fixtures_*.py modules."""
+"""Shared pytest configuration: the fixture plugins of every area."""
 
-from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-pytest_plugins = ["fixtures_plans", "fixtures_services"]
+pytest_plugins = ["tests.fixtures_plans", "tests.fixtures_services", "tests.fixtures_swift"]

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from plan_trees import basic_tree, write_tree
 
+from tests.plan_trees import basic_tree, write_tree
 from tripleo_flow import config
 from tripleo_flow.api import Client
 from tripleo_flow.plans.lock import PlanLocks
@@ -39,9 +39,3 @@ def snapshot(store: PlanStore, container: str) -> dict[str, bytes]:
     """Every object of a container, for 'left exactly as it was' checks."""
     return {n: store.get_object(container, n) for n in store.list_objects(container)}
 
-
-@pytest.fixture
-def plan_store(tmp_path: Path) -> PlanStore:  # replaced by the swift+local fixture
-    from tripleo_flow.plans.local import LocalStore
-
-    return LocalStore(tmp_path / "store")

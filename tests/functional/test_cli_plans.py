@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from plan_trees import basic_tree, write_tree
+
+from tests.plan_trees import basic_tree, write_tree
 
 
 @pytest.fixture

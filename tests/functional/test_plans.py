@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from fixtures_plans import make_client, snapshot
-from plan_trees import basic_tree, write_tree
 
+from tests.fixtures_plans import make_client, snapshot
+from tests.plan_trees import basic_tree, write_tree
 from tripleo_flow import exceptions
 from tripleo_flow.api import Client
 from tripleo_flow.plans.plan import PLAN_ENV, PlanRepository

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from tripleo_flow import exceptions
-from tripleo_flow.plans.store import ContainerInfo, ObjectVersion
+from tripleo_flow.plans.store import ContainerInfo, ObjectVersion, check_metadata
 
 _META = "meta.json"
 _OBJECTS = "objects"
@@ -118,14 +118,14 @@ class LocalStore:
         versioned: bool = False,
     ) -> None:
         path = self._container_dir(container)
+        clean = {check_metadata(k, v): v for k, v in (metadata or {}).items()}
         self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
         try:
             path.mkdir(mode=0o700)
         except FileExistsError:
             if (path / _META).is_file():
                 raise exceptions.ContainerExists(container)
-        meta = {"metadata": {k.lower(): v for k, v in (metadata or {}).items()},
-                "versioned": versioned}
+        meta = {"metadata": {k: v for k, v in clean.items() if v}, "versioned": versioned}
         (path / _OBJECTS).mkdir(exist_ok=True, mode=0o700)
         _atomic_write(path / _META, json.dumps(meta).encode())
 
@@ -137,10 +137,10 @@ class LocalStore:
         meta = self._read_meta(path)
         current: dict[str, str] = dict(meta.get("metadata", {}))  # type: ignore[call-overload]
         for key, value in metadata.items():
-            if value is None:
-                current.pop(key.lower(), None)
-            else:
-                current[key.lower()] = value
+            if value:
+                current[check_metadata(key, value)] = value
+            else:  # None or "" removes the key (Swift cannot store "")
+                current.pop(check_metadata(key, value), None)
         meta["metadata"] = current
         _atomic_write(path / _META, json.dumps(meta).encode())
 
@@ -192,6 +192,9 @@ class LocalStore:
             ) from exc
 
     def put_objects(self, container: str, objects: Mapping[str, bytes]) -> None:
+        path = self._existing(container)
+        for name in objects:  # refuse the whole batch before writing anything
+            self._object_path(path, name)
         for name, data in objects.items():
             self.put_object(container, name, data)
 

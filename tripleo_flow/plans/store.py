@@ -8,8 +8,11 @@ the default on a single machine).  One contract test suite
 Rules every adapter follows:
 
 * names are plain strings; object names may contain ``/``;
-* metadata keys are lower-case strings, values strings; setting a key to
-  ``None`` removes it;
+* metadata keys are lower-case strings of letters, digits and ``-`` (at most
+  128 characters; Swift drops other header names), values strings of at most
+  256 UTF-8 bytes without control characters; setting a key to ``None`` or
+  ``""`` removes it (Swift cannot store empty values), see
+  :func:`check_metadata`;
 * a missing container raises :class:`~tripleo_flow.exceptions.ContainerNotFound`,
   a missing object :class:`~tripleo_flow.exceptions.ObjectNotFound`; any other
   backend failure raises :class:`~tripleo_flow.exceptions.PlanStoreError`;
@@ -18,9 +21,37 @@ Rules every adapter follows:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
+
+from tripleo_flow import exceptions
+
+_META_KEY = re.compile(r"^[a-z0-9][a-z0-9-]{0,127}$")
+MAX_META_VALUE_BYTES = 256
+
+
+def check_metadata(key: str, value: str | None) -> str:
+    """Validate one container metadata item; return the lower-case key.
+
+    :raises InvalidInput: for a key or value every store cannot keep as given.
+    """
+    lowered = key.lower()
+    if not _META_KEY.match(lowered):
+        raise exceptions.InvalidInput(
+            f"Invalid metadata key {key!r}: use letters, digits and '-' "
+            "(at most 128 characters, starting with a letter or digit).")
+    if value is not None:
+        if not isinstance(value, str) or any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+            raise exceptions.InvalidInput(
+                f"Invalid value for metadata key {key!r}: use a string without control "
+                "characters.")
+        if len(value.encode()) > MAX_META_VALUE_BYTES:
+            raise exceptions.InvalidInput(
+                f"Value of metadata key {key!r} is too long: at most "
+                f"{MAX_META_VALUE_BYTES} bytes (UTF-8); keep larger data in an object.")
+    return lowered
 
 
 @dataclass(frozen=True)
@@ -95,5 +126,10 @@ class PlanStore(Protocol):
         ...
 
     def list_versions(self, container: str, name: str) -> list[ObjectVersion]:
-        """Stored versions of ``name``, newest first (empty when unversioned)."""
+        """Stored versions of ``name``, newest first, the current one flagged ``is_latest``.
+
+        An unversioned container keeps no old versions: only the current
+        object is listed (nothing when it does not exist).  A deleted object of
+        a versioned container lists its earlier versions, none flagged latest.
+        """
         ...

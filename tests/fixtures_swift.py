@@ -1,0 +1,54 @@
+"""Fixtures for the plan stores: a real Swift for the session, both backends.
+
+``swift_server`` FAILS (never skips) when Swift is not installed: set
+``TRIPLEO_FLOW_SWIFT_BIN`` to the bin directory of a venv with
+``swift==2.38.3`` (see :mod:`tests.swift_server`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.swift_server import SwiftNotInstalled, SwiftServer, SwiftStartError
+from tripleo_flow.plans.local import LocalStore
+from tripleo_flow.plans.store import PlanStore
+from tripleo_flow.plans.swift import SwiftStore
+
+
+@pytest.fixture(scope="session")
+def swift_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SwiftServer]:
+    """A one-machine Swift on 127.0.0.1, shared by the whole test session."""
+    server = SwiftServer(tmp_path_factory.mktemp("swift"))
+    try:
+        server.start()
+    except (SwiftNotInstalled, SwiftStartError) as exc:
+        pytest.fail(f"Cannot start the test Swift: {exc}", pytrace=False)
+    yield server
+    server.stop()
+
+
+def _empty_account(store: SwiftStore) -> None:
+    for info in store.list_containers():
+        store.delete_container(info.name)
+
+
+@pytest.fixture
+def swift_store(swift_server: SwiftServer) -> Iterator[SwiftStore]:
+    """A SwiftStore on an empty account; every container is deleted afterwards."""
+    store = SwiftStore(swift_server.auth_url, swift_server.user, swift_server.key)
+    _empty_account(store)
+    yield store
+    _empty_account(store)
+    store.close()
+
+
+@pytest.fixture(params=["local", "swift"])
+def plan_store(request: pytest.FixtureRequest, tmp_path: Path) -> PlanStore:
+    """Each PlanStore backend in turn: LocalStore in tmp_path, SwiftStore on the test Swift."""
+    if request.param == "local":
+        return LocalStore(tmp_path / "plans")
+    store: SwiftStore = request.getfixturevalue("swift_store")
+    return store

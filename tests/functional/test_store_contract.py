@@ -1,0 +1,269 @@
+"""The PlanStore contract, run against every backend (LocalStore and a real Swift)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tripleo_flow import exceptions
+from tripleo_flow.plans.store import ContainerInfo, PlanStore
+
+pytestmark = pytest.mark.functional
+
+
+# -- containers ----------------------------------------------------------------
+
+
+def test_create_and_exists(plan_store: PlanStore) -> None:
+    assert not plan_store.container_exists("overcloud")
+    plan_store.create_container("overcloud")
+    assert plan_store.container_exists("overcloud")
+    assert plan_store.list_objects("overcloud") == []
+
+
+def test_duplicate_container_is_refused(plan_store: PlanStore) -> None:
+    plan_store.create_container("overcloud", {"owner": "first"})
+    with pytest.raises(exceptions.ContainerExists, match="'overcloud' already exists"):
+        plan_store.create_container("overcloud", {"owner": "second"})
+    assert plan_store.get_container_metadata("overcloud") == {"owner": "first"}
+
+
+def test_list_containers_sorted_with_metadata(plan_store: PlanStore) -> None:
+    assert plan_store.list_containers() == []
+    plan_store.create_container("zeta", {"Kind": "Plan"})
+    plan_store.create_container("alpha")
+    assert plan_store.list_containers() == [
+        ContainerInfo("alpha", {}),
+        ContainerInfo("zeta", {"kind": "Plan"}),
+    ]
+
+
+def test_metadata_merge_and_removal(plan_store: PlanStore) -> None:
+    plan_store.create_container("overcloud", {"a": "1", "b": "2", "c": "3"})
+    plan_store.set_container_metadata("overcloud", {"B": "two", "a": None, "c": "", "d": "4"})
+    assert plan_store.get_container_metadata("overcloud") == {"b": "two", "d": "4"}
+    plan_store.set_container_metadata("overcloud", {"missing": None})
+    assert plan_store.get_container_metadata("overcloud") == {"b": "two", "d": "4"}
+
+
+def test_metadata_values_keep_unicode(plan_store: PlanStore) -> None:
+    plan_store.create_container("overcloud", {"description": "héllo ✓ wörld"})
+    assert plan_store.get_container_metadata("overcloud") == {"description": "héllo ✓ wörld"}
+
+
+@pytest.mark.parametrize("key, value", [
+    ("under_score", "x"),  # Swift drops header names with '_'
+    ("with space", "x"),
+    ("", "x"),
+    ("k" * 129, "x"),
+    ("ok", "line\nbreak"),
+    ("ok", "v" * 257),
+])
+def test_metadata_that_cannot_be_stored_is_refused(plan_store: PlanStore, key: str,
+                                                   value: str) -> None:
+    plan_store.create_container("overcloud")
+    with pytest.raises(exceptions.InvalidInput):
+        plan_store.set_container_metadata("overcloud", {key: value})
+    with pytest.raises(exceptions.InvalidInput):
+        plan_store.create_container("other", {key: value})
+    assert plan_store.get_container_metadata("overcloud") == {}
+
+
+def test_delete_container_with_objects(plan_store: PlanStore) -> None:
+    plan_store.create_container("overcloud")
+    plan_store.put_objects("overcloud", {f"dir/{i}.yaml": b"x" for i in range(20)})
+    plan_store.delete_container("overcloud")
+    assert not plan_store.container_exists("overcloud")
+    assert plan_store.list_containers() == []
+    plan_store.create_container("overcloud")
+    assert plan_store.list_objects("overcloud") == []
+
+
+def test_delete_versioned_container_with_versions(plan_store: PlanStore) -> None:
+    plan_store.create_container("overcloud", versioned=True)
+    for content in (b"1", b"2", b"3"):
+        plan_store.put_object("overcloud", "plan-environment.yaml", content)
+    plan_store.put_object("overcloud", "gone.yaml", b"old")
+    plan_store.delete_object("overcloud", "gone.yaml")
+    plan_store.delete_container("overcloud")
+    assert not plan_store.container_exists("overcloud")
+    plan_store.create_container("overcloud", versioned=True)
+    assert plan_store.list_objects("overcloud") == []
+    assert plan_store.list_versions("overcloud", "plan-environment.yaml") == []
+    assert plan_store.list_versions("overcloud", "gone.yaml") == []
+
+
+# -- objects -------------------------------------------------------------------
+
+
+def test_put_get_overwrite(plan_store: PlanStore) -> None:
+    plan_store.create_container("overcloud")
+    plan_store.put_object("overcloud", "overcloud.yaml", b"heat_template_version: 1")
+    assert plan_store.get_object("overcloud", "overcloud.yaml") == b"heat_template_version: 1"
+    plan_store.put_object("overcloud", "overcloud.yaml", b"\x00binary\xff")
+    assert plan_store.get_object("overcloud", "overcloud.yaml") == b"\x00binary\xff"
+    plan_store.put_object("overcloud", "empty", b"")
+    assert plan_store.get_object("overcloud", "empty") == b""
+
+
+def test_names_with_slashes_and_prefix_listing(plan_store: PlanStore) -> None:
+    plan_store.create_container("overcloud")
+    names = ["roles/Compute.yaml", "roles/Controller.yaml", "roles_data.yaml",
+             "environments/network/ipv6.yaml", "überall.yaml"]
+    for name in names:
+        plan_store.put_object("overcloud", name, name.encode())
+    assert plan_store.list_objects("overcloud") == sorted(names)
+    assert plan_store.list_objects("overcloud", prefix="roles/") == [
+        "roles/Compute.yaml", "roles/Controller.yaml"]
+    assert plan_store.list_objects("overcloud", prefix="roles") == [
+        "roles/Compute.yaml", "roles/Controller.yaml", "roles_data.yaml"]
+    assert plan_store.list_objects("overcloud", prefix="nothing") == []
+    assert plan_store.get_object("overcloud", "environments/network/ipv6.yaml") == (
+        b"environments/network/ipv6.yaml")
+
+
+def test_delete_object_and_missing_is_fine(plan_store: PlanStore) -> None:
+    plan_store.create_container("overcloud")
+    plan_store.put_object("overcloud", "a/b.yaml", b"x")
+    plan_store.put_object("overcloud", "a/c.yaml", b"y")
+    plan_store.delete_object("overcloud", "a/b.yaml")
+    plan_store.delete_object("overcloud", "a/b.yaml")
+    plan_store.delete_object("overcloud", "never/there.yaml")
+    assert plan_store.list_objects("overcloud") == ["a/c.yaml"]
+
+
+def test_delete_objects_ignores_missing(plan_store: PlanStore) -> None:
+    plan_store.create_container("overcloud")
+    plan_store.put_objects("overcloud", {f"f{i:03d}": b"x" for i in range(30)})
+    plan_store.delete_objects("overcloud", [f"f{i:03d}" for i in range(0, 40, 2)])
+    assert plan_store.list_objects("overcloud") == [f"f{i:03d}" for i in range(1, 30, 2)]
+    plan_store.delete_objects("overcloud", [])
+
+
+def test_get_missing_object_raises_object_not_found(plan_store: PlanStore) -> None:
+    plan_store.create_container("overcloud")
+    with pytest.raises(exceptions.ObjectNotFound) as info:
+        plan_store.get_object("overcloud", "missing.yaml")
+    assert info.value.container == "overcloud"
+    assert "'missing.yaml'" in str(info.value)
+
+
+_ON_MISSING_CONTAINER: list[tuple[str, Callable[[PlanStore], Any]]] = [
+    ("get_container_metadata", lambda s: s.get_container_metadata("nope")),
+    ("set_container_metadata", lambda s: s.set_container_metadata("nope", {"a": "b"})),
+    ("delete_container", lambda s: s.delete_container("nope")),
+    ("list_objects", lambda s: s.list_objects("nope")),
+    ("get_object", lambda s: s.get_object("nope", "x")),
+    ("get_object version", lambda s: s.get_object("nope", "x", version_id="1")),
+    ("put_object", lambda s: s.put_object("nope", "x", b"1")),
+    ("put_objects", lambda s: s.put_objects("nope", {"x": b"1", "y/z": b"2"})),
+    ("delete_object", lambda s: s.delete_object("nope", "x")),
+    ("delete_objects", lambda s: s.delete_objects("nope", ["x"])),
+    ("list_versions", lambda s: s.list_versions("nope", "x")),
+]
+
+
+@pytest.mark.parametrize("operation", [op for _, op in _ON_MISSING_CONTAINER],
+                         ids=[name for name, _ in _ON_MISSING_CONTAINER])
+def test_missing_container_raises_container_not_found(
+        plan_store: PlanStore, operation: Callable[[PlanStore], Any]) -> None:
+    with pytest.raises(exceptions.ContainerNotFound, match="'nope' does not exist"):
+        operation(plan_store)
+    assert not plan_store.container_exists("nope")
+
+
+@pytest.mark.parametrize("operation", [
+    lambda s: s.create_container("a/b"),
+    lambda s: s.container_exists(".."),
+    lambda s: s.put_object("overcloud", "../escape", b"x"),
+    lambda s: s.put_object("overcloud", "/abs", b"x"),
+    lambda s: s.put_object("overcloud", "a//b", b"x"),
+    lambda s: s.put_objects("overcloud", {"ok": b"x", "a/./b": b"x"}),
+    lambda s: s.get_object("overcloud", ""),
+])
+def test_invalid_names_are_refused(plan_store: PlanStore,
+                                   operation: Callable[[PlanStore], Any]) -> None:
+    plan_store.create_container("overcloud")
+    with pytest.raises(exceptions.InvalidInput):
+        operation(plan_store)
+    assert plan_store.list_objects("overcloud") == []
+
+
+def test_put_objects_few_hundred_files(plan_store: PlanStore) -> None:
+    plan_store.create_container("overcloud")
+    objects = {f"deployment/service-{i:03d}/{name}": f"{i}-{name}\n".encode() * (i % 7)
+               for i in range(150) for name in ("main.yaml", "vars.j2.yaml")}
+    objects["plan-environment.yaml"] = b"name: overcloud\n"
+    plan_store.put_objects("overcloud", objects)
+    assert plan_store.list_objects("overcloud") == sorted(objects)
+    for name in ("deployment/service-000/main.yaml", "deployment/service-149/vars.j2.yaml",
+                 "deployment/service-075/main.yaml", "plan-environment.yaml"):
+        assert plan_store.get_object("overcloud", name) == objects[name]
+    # A second upload overwrites.
+    plan_store.put_objects("overcloud", {"plan-environment.yaml": b"name: changed\n"})
+    assert plan_store.get_object("overcloud", "plan-environment.yaml") == b"name: changed\n"
+    plan_store.put_objects("overcloud", {})
+
+
+# -- versions ------------------------------------------------------------------
+
+
+def test_versions_newest_first_and_readable(plan_store: PlanStore) -> None:
+    plan_store.create_container("overcloud", versioned=True)
+    for content in (b"first", b"second!", b"third"):
+        plan_store.put_object("overcloud", "plan-environment.yaml", content)
+    plan_store.put_object("overcloud", "plan-environment.yaml.bak", b"other object")
+    versions = plan_store.list_versions("overcloud", "plan-environment.yaml")
+    assert [plan_store.get_object("overcloud", "plan-environment.yaml", v.version_id)
+            for v in versions] == [b"third", b"second!", b"first"]
+    assert [v.is_latest for v in versions] == [True, False, False]
+    assert [v.size for v in versions] == [5, 7, 5]
+    assert len({v.version_id for v in versions}) == 3
+    stamps = [v.last_modified for v in versions]
+    assert stamps == sorted(stamps, reverse=True)
+    assert plan_store.get_object("overcloud", "plan-environment.yaml") == b"third"
+
+
+def test_deleted_object_keeps_its_versions(plan_store: PlanStore) -> None:
+    plan_store.create_container("overcloud", versioned=True)
+    plan_store.put_object("overcloud", "roles_data.yaml", b"v1")
+    plan_store.put_object("overcloud", "roles_data.yaml", b"v2")
+    plan_store.delete_object("overcloud", "roles_data.yaml")
+    assert plan_store.list_objects("overcloud") == []
+    versions = plan_store.list_versions("overcloud", "roles_data.yaml")
+    assert not any(v.is_latest for v in versions)
+    assert [plan_store.get_object("overcloud", "roles_data.yaml", v.version_id)
+            for v in versions] == [b"v2", b"v1"]
+    with pytest.raises(exceptions.ObjectNotFound):
+        plan_store.get_object("overcloud", "roles_data.yaml")
+
+
+def test_put_objects_keeps_versions(plan_store: PlanStore) -> None:
+    plan_store.create_container("overcloud", versioned=True)
+    plan_store.put_objects("overcloud", {"a.yaml": b"1", "b.yaml": b"1"})
+    plan_store.put_objects("overcloud", {"a.yaml": b"2"})
+    versions = plan_store.list_versions("overcloud", "a.yaml")
+    assert [plan_store.get_object("overcloud", "a.yaml", v.version_id)
+            for v in versions] == [b"2", b"1"]
+
+
+def test_unknown_version_raises_object_not_found(plan_store: PlanStore) -> None:
+    plan_store.create_container("overcloud", versioned=True)
+    plan_store.put_object("overcloud", "a.yaml", b"1")
+    for version_id in ("1234567890.12345", "not-a-version"):
+        with pytest.raises(exceptions.ObjectNotFound):
+            plan_store.get_object("overcloud", "a.yaml", version_id=version_id)
+
+
+def test_unversioned_container_lists_no_old_versions(plan_store: PlanStore) -> None:
+    plan_store.create_container("overcloud")
+    plan_store.put_object("overcloud", "a.yaml", b"1")
+    plan_store.put_object("overcloud", "a.yaml", b"2")
+    versions = plan_store.list_versions("overcloud", "a.yaml")
+    assert [v.is_latest for v in versions] == [True]
+    assert plan_store.get_object("overcloud", "a.yaml", versions[0].version_id) == b"2"
+    plan_store.delete_object("overcloud", "a.yaml")
+    assert plan_store.list_versions("overcloud", "a.yaml") == []
+    assert plan_store.list_versions("overcloud", "never.yaml") == []

@@ -1,0 +1,108 @@
+"""Swift-only behaviour of SwiftStore and of the test Swift server itself."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.swift_server import SwiftNotInstalled, SwiftServer, find_bin_dir
+from tripleo_flow import exceptions
+from tripleo_flow.plans.swift import SwiftStore
+
+pytestmark = pytest.mark.functional
+
+# Swift refuses object names over 1024 bytes; our name checks accept them.
+_TOO_LONG = "/".join(["d" * 200] * 6)
+
+
+@pytest.mark.parametrize("method", ["put_objects", "put_objects_single"])
+def test_failed_upload_names_the_failing_object(swift_store: SwiftStore, method: str) -> None:
+    swift_store.create_container("overcloud")
+    objects = {f"ok/{i}.yaml": b"x" for i in range(20)}
+    objects[_TOO_LONG] = b"refused"
+    with pytest.raises(exceptions.PlanStoreError) as info:
+        getattr(swift_store, method)("overcloud", objects)
+    message = str(info.value)
+    assert "Could not upload 1 object(s) in container 'overcloud'" in message
+    assert _TOO_LONG[:50] in message
+    assert swift_store.list_objects("overcloud") == sorted(n for n in objects if n != _TOO_LONG)
+
+
+def test_put_objects_does_not_create_a_missing_container(swift_store: SwiftStore) -> None:
+    with pytest.raises(exceptions.ContainerNotFound):
+        swift_store.put_objects("absent", {"a/b.yaml": b"x"})
+    assert not swift_store.container_exists("absent")
+
+
+def test_store_is_usable_from_many_threads(swift_store: SwiftStore) -> None:
+    swift_store.create_container("overcloud")
+    errors: list[BaseException] = []
+
+    def work(index: int) -> None:
+        try:
+            for j in range(10):
+                name = f"t{index}/{j}"
+                swift_store.put_object("overcloud", name, name.encode())
+                assert swift_store.get_object("overcloud", name) == name.encode()
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(swift_store.list_objects("overcloud")) == 60
+
+
+def test_delete_large_versioned_container(swift_store: SwiftStore) -> None:
+    swift_store.create_container("overcloud", versioned=True)
+    objects = {f"templates/{i}.yaml": b"v1" for i in range(120)}
+    swift_store.put_objects("overcloud", objects)
+    swift_store.put_objects("overcloud", {name: b"v2" for name in list(objects)[:60]})
+    swift_store.delete_objects("overcloud", list(objects)[100:])
+    swift_store.delete_container("overcloud")
+    assert swift_store.list_containers() == []
+
+
+def test_wrong_key_is_reported(swift_server: SwiftServer) -> None:
+    store = SwiftStore(swift_server.auth_url, swift_server.user, "wrong-key", retries=0)
+    with pytest.raises(exceptions.PlanStoreError) as info:
+        store.list_containers()
+    assert "wrong-key" not in str(info.value)
+    assert "[swift]" in str(info.value)
+
+
+def test_unreachable_swift_is_reported() -> None:
+    store = SwiftStore("http://127.0.0.1:9/auth/v1.0", "test:tester", "testing", retries=0)
+    with pytest.raises(exceptions.PlanStoreError, match="Check that Swift is running"):
+        store.container_exists("overcloud")
+
+
+def test_server_stops_every_process(tmp_path: Path) -> None:
+    server = SwiftServer(tmp_path / "swift")
+    server.start()
+    pids = server.pids
+    assert len(pids) == 4
+    store = SwiftStore(server.auth_url, server.user, server.key)
+    store.create_container("probe")
+    assert store.container_exists("probe")
+    store.close()
+    server.stop()
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+def test_missing_binaries_say_how_to_install(monkeypatch: pytest.MonkeyPatch,
+                                             tmp_path: Path) -> None:
+    monkeypatch.setenv("TRIPLEO_FLOW_SWIFT_BIN", str(tmp_path))
+    with pytest.raises(SwiftNotInstalled, match="pip install swift==2.38.3"):
+        find_bin_dir()
+    with pytest.raises(SwiftNotInstalled, match="TRIPLEO_FLOW_SWIFT_BIN"):
+        SwiftServer(tmp_path / "state").start()
+    assert not (tmp_path / "state").exists()
