@@ -7,7 +7,6 @@ network and without a cached tree these tests fail with the fetcher's message.
 
 from __future__ import annotations
 
-import os
 import pathlib
 import posixpath
 import subprocess
@@ -16,32 +15,11 @@ from typing import Any
 
 import pytest
 
+from tests.tht import FETCHER, fetch_tree
 from tripleo_flow import exceptions
 from tripleo_flow.core import capabilities, planenv, rendering, roles
 
 pytestmark = pytest.mark.functional
-
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-FETCHER = ROOT / "tools" / "fetch_tht.py"
-
-
-def fetch_tree(version: str) -> dict[str, bytes]:
-    command = [sys.executable, str(FETCHER), version]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=600,
-                            env=dict(os.environ))
-    if result.returncode != 0:
-        pytest.fail(
-            f"Could not fetch tripleo-heat-templates {version} with {' '.join(command)}: "
-            f"{result.stderr.strip()}. These tests need PyPI (or a cached tree in "
-            "$TRIPLEO_FLOW_THT_CACHE).",
-            pytrace=False,
-        )
-    tree = pathlib.Path(result.stdout.strip().splitlines()[-1])
-    return {
-        path.relative_to(tree).as_posix(): path.read_bytes()
-        for path in tree.rglob("*")
-        if path.is_file() and not path.name.startswith(".tripleo-flow")
-    }
 
 
 @pytest.fixture(scope="module")

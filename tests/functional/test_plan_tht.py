@@ -1,0 +1,50 @@
+"""Plans made from the real tripleo-heat-templates trees, on every plan store."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from tests.tht import fetch_tree_dir
+from tripleo_flow import exceptions
+from tripleo_flow.api import Client
+from tripleo_flow.plans.plan import PLAN_ENV
+
+pytestmark = pytest.mark.functional
+
+
+def test_plan_from_tht_12(client: Client) -> None:
+    tree = fetch_tree_dir("12.1.0")
+    summary = client.create_plan("overcloud", tree)
+    assert summary["files"] > 1000
+    names = set(client.store.list_objects("overcloud"))
+    roles = yaml.safe_load((tree / "roles_data.yaml").read_text())
+    for role in roles:
+        # deployment/*.role.j2.yaml and friends render once per role.
+        assert any(n.endswith(f"{role['name'].lower()}-role.yaml") for n in names), role["name"]
+    assert "overcloud.yaml" in names
+    env = yaml.safe_load(client.store.get_object("overcloud", PLAN_ENV))
+    # The tree's own plan-environment.yaml is kept, renamed to the plan.
+    assert env["name"] == "overcloud"
+    assert env["environments"] == yaml.safe_load(
+        (tree / "plan-environment.yaml").read_text())["environments"]
+    assert "AdminPassword" in env["passwords"]
+    caps = client.get_capabilities("overcloud")
+    assert len(caps) > 3 and "Other" in caps
+    # A file the map lists but the tree does not ship is refused, nothing changes.
+    with pytest.raises(exceptions.UnknownEnvironment):
+        client.update_capabilities(
+            "overcloud", {"environments/containers-default-parameters.yaml": True})
+    assert yaml.safe_load(client.store.get_object("overcloud", PLAN_ENV)) == env
+
+
+def test_update_from_tht_12_to_18_keeps_user_values(client: Client) -> None:
+    client.create_plan("overcloud", fetch_tree_dir("12.1.0"))
+    client.set_parameters("overcloud", {"NtpServer": ["pool.ntp.org"]})
+    before = client.get_passwords("overcloud")
+    client.update_plan("overcloud", fetch_tree_dir("18.0.0"))
+    assert client.get_parameters("overcloud") == {"NtpServer": ["pool.ntp.org"]}
+    after = client.get_passwords("overcloud")
+    assert {k: after[k] for k in before} == before
+    # 18.0.0 ships no capabilities-map.yaml: the 12.x one is gone with the old templates.
+    assert "capabilities-map.yaml" not in client.store.list_objects("overcloud")
