@@ -1,0 +1,246 @@
+"""Persisted executions: TaskFlow's SQLAlchemy persistence, tuned for SQLite.
+
+Every execution is one TaskFlow flow detail in the logbook ``tripleo-flow``;
+its ``meta`` holds the workflow name, inputs, output, error and timestamps.
+Stock TaskFlow opens a new connection and rebuilds its table objects for every
+state change, and SQLite then syncs each commit to disk, which limits it to
+10-20 tasks/s.  :class:`ExecutionBackend` keeps one connection object with its
+tables, pools the database connection, and runs SQLite in WAL mode with
+``synchronous=NORMAL`` (a commit survives a process kill; only a power loss
+may lose the last ones).  MariaDB/MySQL URLs work unchanged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+from taskflow import exceptions as tf_exc
+from taskflow import states
+from taskflow.persistence import models
+from taskflow.persistence.backends import impl_sqlalchemy
+from taskflow.types import failure
+
+from tripleo_flow import exceptions
+from tripleo_flow.flows import atoms
+
+# alembic (imported by TaskFlow's persistence) logs its plugin set-up at INFO.
+logging.getLogger("alembic").setLevel(logging.WARNING)
+
+BOOK_NAME = "tripleo-flow"
+BOOK_UUID = str(uuid.uuid5(uuid.NAMESPACE_URL, "tripleo-flow:executions"))
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+class ExecutionBackend(impl_sqlalchemy.SQLAlchemyBackend):  # type: ignore[misc]
+    """SQLAlchemy persistence with one cached connection object and fast SQLite."""
+
+    def __init__(self, url: str) -> None:
+        engine_args: dict[str, Any] = {"pool_pre_ping": not url.startswith("sqlite")}
+        if url.startswith("sqlite"):
+            engine_args["connect_args"] = {"check_same_thread": False, "timeout": 30}
+        else:
+            engine_args["pool_recycle"] = 3600
+        engine = sa.create_engine(url, **engine_args)
+        if url.startswith("sqlite"):
+            sa.event.listen(engine, "connect", _sqlite_pragmas)
+        super().__init__({"connection": url}, engine=engine)
+        self._own_engine = engine
+        self._connection: Any = None
+        self._lock = threading.Lock()
+
+    def get_connection(self) -> Any:
+        with self._lock:
+            if self._connection is None:
+                conn = impl_sqlalchemy.Connection(self, upgrade_lock=self._upgrade_lock)
+                try:
+                    conn.validate(max_retries=0)
+                    conn.upgrade()
+                except (tf_exc.StorageFailure, sa.exc.SQLAlchemyError) as exc:
+                    raise exceptions.BackendUnavailable(
+                        f"Cannot open the executions database {_safe_url(self.engine.url)}: "
+                        f"{exc}. Check [workflows] connection.") from exc
+                self._connection = conn
+            return self._connection
+
+    def close(self) -> None:
+        with self._lock:
+            self._connection = None
+            self._own_engine.dispose()
+
+
+def _safe_url(url: Any) -> str:
+    return str(url.render_as_string(hide_password=True)) if hasattr(url, "render_as_string") \
+        else str(url)
+
+
+@dataclass(frozen=True)
+class TaskRecord:
+    """One task of an execution as stored."""
+
+    name: str
+    state: str
+    result: Any = None
+    error: str | None = None
+    published: dict[str, Any] = field(default_factory=dict)
+    started_at: float | None = None
+    finished_at: float | None = None
+
+
+@dataclass(frozen=True)
+class Execution:
+    """An execution as stored: what ran, with what, and how it ended."""
+
+    id: str
+    workflow: str
+    state: str
+    input: dict[str, Any]
+    output: Any = None
+    error: str | None = None
+    failed_task: str | None = None
+    created_at: float | None = None
+    updated_at: float | None = None
+    finished_at: float | None = None
+    target: str | None = None
+
+
+def _state(fd: Any) -> str:
+    meta = fd.meta or {}
+    state = fd.state or states.PENDING
+    if state in (states.RUNNING, states.PENDING) and meta.get("pid"):
+        if meta.get("host") == socket.gethostname() and not _alive(int(meta["pid"])):
+            return "INTERRUPTED" if state == states.RUNNING else state
+    return str(state)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def to_execution(fd: Any) -> Execution:
+    meta = fd.meta or {}
+    return Execution(
+        id=fd.uuid, workflow=str(meta.get("workflow", fd.name)), state=_state(fd),
+        input=dict(meta.get("input") or {}), output=meta.get("output"),
+        error=meta.get("error"), failed_task=meta.get("failed_task"),
+        created_at=meta.get("created_at"), updated_at=meta.get("updated_at"),
+        finished_at=meta.get("finished_at"), target=meta.get("target"))
+
+
+def task_records(fd: Any) -> list[TaskRecord]:
+    """The workbook tasks of a flow detail (internal atoms left out), in run order."""
+    records = []
+    for ad in fd:
+        if ad.name in ("__end__", "_TaskFlow_INJECTOR") or "#retry" in ad.name or ad.name.endswith("__enter__") \
+                or not isinstance(ad, models.TaskDetail):
+            continue
+        result, error = ad.results, None
+        state = ad.state or states.PENDING
+        published: dict[str, Any] = {}
+        started = finished = None
+        if ad.failure is not None:
+            error = _failure_text(ad.failure)
+        if isinstance(result, dict) and "state" in result:
+            published = dict(result.get("published") or {})
+            started, finished = result.get("started_at"), result.get("finished_at")
+            if state == states.SUCCESS and result["state"] != atoms.SUCCESS:
+                state = result["state"]
+            error = error or result.get("error")
+            result = result.get("result")
+        records.append(TaskRecord(ad.name, str(state), result, error, published, started,
+                                  finished))
+    records.sort(key=lambda r: (r.started_at is None, r.started_at or 0.0))
+    return records
+
+
+def _failure_text(fail: Any) -> str:
+    if isinstance(fail, failure.Failure):
+        return str(fail.exception_str or fail)
+    return str(fail)
+
+
+class ExecutionStore:
+    """Creating, listing and updating execution records."""
+
+    def __init__(self, backend: ExecutionBackend) -> None:
+        self.backend = backend
+        self._book: Any = None
+
+    @contextlib.contextmanager
+    def _conn(self) -> Iterator[Any]:
+        try:
+            yield self.backend.get_connection()
+        except tf_exc.StorageFailure as exc:
+            raise exceptions.BackendUnavailable(
+                f"The executions database failed: {exc}") from exc
+
+    def book(self) -> Any:
+        if self._book is None:
+            with self._conn() as conn:
+                try:
+                    self._book = conn.get_logbook(BOOK_UUID, lazy=True)
+                except tf_exc.NotFound:
+                    book = models.LogBook(BOOK_NAME, uuid=BOOK_UUID)
+                    conn.save_logbook(book)
+                    self._book = conn.get_logbook(BOOK_UUID, lazy=True)
+        return self._book
+
+    def create(self, workflow: str, inputs: dict[str, Any], target: str | None) -> Any:
+        """A new PENDING flow detail for a run of ``workflow``."""
+        now = time.time()
+        fd = models.FlowDetail(workflow, uuid=str(uuid.uuid4()))
+        fd.state = states.PENDING
+        fd.meta = {"workflow": workflow, "input": inputs, "target": target,
+                   "created_at": now, "updated_at": now}
+        book = models.LogBook(BOOK_NAME, uuid=self.book().uuid)
+        book.add(fd)
+        with self._conn() as conn:
+            conn.save_logbook(book)
+        return fd
+
+    def flow_detail(self, execution_id: str, lazy: bool = False) -> Any:
+        with self._conn() as conn:
+            try:
+                return conn.get_flow_details(execution_id, lazy=lazy)
+            except (tf_exc.NotFound, ValueError):
+                raise exceptions.ExecutionNotFound(execution_id) from None
+
+    def update_meta(self, fd: Any, **values: Any) -> None:
+        fd.meta = {**(fd.meta or {}), **values, "updated_at": time.time()}
+        with self._conn() as conn:
+            conn.update_flow_details(fd)
+
+    def get(self, execution_id: str) -> Execution:
+        return to_execution(self.flow_detail(execution_id, lazy=True))
+
+    def tasks(self, execution_id: str) -> list[TaskRecord]:
+        return task_records(self.flow_detail(execution_id))
+
+    def list(self) -> list[Execution]:
+        with self._conn() as conn:
+            details = list(conn.get_flows_for_book(self.book().uuid, lazy=True))
+        result = [to_execution(fd) for fd in details]
+        result.sort(key=lambda e: e.created_at or 0.0)
+        return result
