@@ -144,7 +144,7 @@ class _WorkbookAtom(task.Task):  # type: ignore[misc]
     def _evaluator(self, ctx: Mapping[str, Any], kwargs: Mapping[str, Any],
                    current: Mapping[str, Any] | None = None) -> expressions.Evaluator:
         def lookup(name: str | None) -> Any:
-            if name is None:
+            if name is None or (current is not None and name == self.spec.name):
                 if current is None:
                     raise expressions.ExpressionError("task()", "only usable in publish")
                 return current
@@ -180,7 +180,8 @@ class _WorkbookAtom(task.Task):  # type: ignore[misc]
                 error: str | None) -> dict[str, Any]:
         """Publish and choose transitions; raise FailCommand on a 'fail' transition."""
         state = ERROR if error is not None else SUCCESS
-        current = {"name": self.spec.name, "state": state, "result": result}
+        current = {"name": self.spec.name, "state": state,
+                   "result": error if error is not None else result}
         evaluator = self._evaluator(ctx, kwargs, current)
         publish = self.spec.publish_on_error if error is not None else self.spec.publish
         published = {k: evaluator.evaluate(v) for k, v in publish.items()}
@@ -194,8 +195,9 @@ class _WorkbookAtom(task.Task):  # type: ignore[misc]
         if "fail" in targets:
             raise FailCommand(f"task {self.spec.name!r} reached a 'fail' transition"
                               + (f" after an error: {error}" if error else ""))
+        chosen = [] if "succeed" in targets else [t for t in targets if t != "noop"]
         outcome = {"state": state, "result": result, "published": published, "ctx": new_ctx,
-                   "next": [t for t in targets if t not in ("succeed", "noop")]}
+                   "next": chosen}
         if error is not None:
             outcome["error"] = error
         return outcome

@@ -26,7 +26,7 @@ import jinja2.sandbox
 import yaml
 import yaql
 from yaql.language import exceptions as yaql_exc
-from yaql.language import conventions, factory, specs, yaqltypes
+from yaql.language import factory, specs, yaqltypes
 
 from tripleo_flow import exceptions
 
@@ -58,43 +58,38 @@ def _yaql_root() -> Any:
     global _root_context
     with _root_lock:
         if _root_context is None:
-            context = yaql.create_context(convention=conventions.PythonConvention())
-            for func in (_y_task, _y_execution, _y_json_dump, _y_json_parse, _y_yaml_dump,
-                         _y_yaml_parse):
-                context.register_function(func)
+            context = yaql.create_context()  # camelCase standard library, as in Mistral
+            for name, func in (("task", _y_task), ("execution", _y_execution),
+                               ("json_dump", _y_json_dump), ("json_parse", _y_json_parse),
+                               ("yaml_dump", _y_yaml_dump), ("yaml_parse", _y_yaml_parse)):
+                context.register_function(func, name=name)
             _root_context = context
         return _root_context
 
 
-@specs.name("task")
 @specs.parameter("name", nullable=True)
 @specs.inject("context", yaqltypes.Context())
 def _y_task(context: Any, name: str | None = None) -> Any:
     return context["$__evaluator"].task(name)
 
 
-@specs.name("execution")
 @specs.inject("context", yaqltypes.Context())
 def _y_execution(context: Any) -> Any:
     return context["$__evaluator"].execution()
 
 
-@specs.name("json_dump")
 def _y_json_dump(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
-@specs.name("json_parse")
 def _y_json_parse(text: str) -> Any:
     return json.loads(text)
 
 
-@specs.name("yaml_dump")
 def _y_yaml_dump(value: Any) -> str:
     return str(yaml.safe_dump(value, default_flow_style=False))
 
 
-@specs.name("yaml_parse")
 def _y_yaml_parse(text: str) -> Any:
     return yaml.safe_load(text)
 
