@@ -61,10 +61,19 @@ class WorkflowsMixin:
         return Path(configured) if configured else Path(self.data_dir) / "workbooks"
 
     def _catalog(self) -> Catalog:
+        """The catalog, re-read only when a workbook file changed."""
+        directories = [(workbook_loader.SHIPPED_DIR, True), (self.workbooks_dir, False)]
+        stamp = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size)
+                      for d, _ in directories for f in workbook_loader.workbook_files(d))
+        state = self._wf_state()
+        cached = state.get("catalog")
+        if cached is not None and cached[0] == stamp:
+            return cached[1]  # type: ignore[no-any-return]
         registry = self.action_registry
-        return workbook_loader.load_catalog(
-            [(workbook_loader.SHIPPED_DIR, True), (self.workbooks_dir, False)],
-            registry.classes(), registry.broken())
+        catalog = workbook_loader.load_catalog(directories, registry.classes(),
+                                               registry.broken())
+        state["catalog"] = (stamp, catalog)
+        return catalog
 
     def _runner(self) -> Runner:
         state = self._wf_state()

@@ -79,7 +79,7 @@ def _y_execution(context: Any) -> Any:
 
 
 def _y_json_dump(value: Any) -> str:
-    return json.dumps(value, sort_keys=True)
+    return json.dumps(_plain(value), sort_keys=True)
 
 
 def _y_json_parse(text: str) -> Any:
@@ -87,7 +87,16 @@ def _y_json_parse(text: str) -> Any:
 
 
 def _y_yaml_dump(value: Any) -> str:
-    return str(yaml.safe_dump(value, default_flow_style=False))
+    return str(yaml.safe_dump(_plain(value), default_flow_style=False))
+
+
+def _plain(value: Any) -> Any:
+    """YAQL's frozen containers as plain dicts and lists."""
+    if isinstance(value, Mapping):
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _y_yaml_parse(text: str) -> Any:
