@@ -90,7 +90,7 @@ class ActionRegistry:
     @classmethod
     def from_classes(cls, classes: Mapping[str, type[Action]]) -> ActionRegistry:
         """A registry of exactly ``classes`` (for tests and embedding)."""
-        extensions = [extension.Extension(name, None, plugin, None)
+        extensions = [extension.Extension(name, None, plugin, None)  # type: ignore[arg-type]
                       for name, plugin in classes.items()]
         return cls(extension.ExtensionManager.make_test_instance(extensions, NAMESPACE))
 

@@ -177,10 +177,10 @@ class WorkflowsMixin:
         A file whose workbook name matches a user workbook is checked as its
         replacement.
         """
-        paths = [Path(p) for p in paths]
+        files = [Path(p) for p in paths]
         registry = self.action_registry
-        resolved = {p.resolve() for p in paths}
-        names = {wb.name for wb in (workbook_loader.read_file(p)[0] for p in paths) if wb}
+        resolved = {p.resolve() for p in files}
+        names = {wb.name for wb in (workbook_loader.read_file(p)[0] for p in files) if wb}
         others = list(workbook_loader.workbook_files(workbook_loader.SHIPPED_DIR))
         for user_file in workbook_loader.workbook_files(self.workbooks_dir):
             workbook = workbook_loader.read_file(user_file)[0]
@@ -188,7 +188,7 @@ class WorkflowsMixin:
                 others.append(user_file)
         catalog = workbook_loader.load_catalog(
             [], registry.classes(), registry.broken(),
-            extra_files=[f for f in others if f.resolve() not in resolved] + paths)
+            extra_files=[f for f in others if f.resolve() not in resolved] + files)
         problems: list[Problem] = []
         for entry in catalog.entries.values():
             if entry.path.resolve() in resolved:

@@ -9,6 +9,11 @@ from typing import Any
 import yaml
 
 
+def client(command: Any) -> Any:
+    """The API client of a command's app (``TripleoFlowApp.client``)."""
+    return command.app.client
+
+
 def when(timestamp: float | None) -> str:
     if timestamp is None:
         return ""

@@ -8,7 +8,7 @@ from typing import Any
 from cliff.lister import Lister
 from cliff.show import ShowOne
 
-from tripleo_flow.cli._format import data
+from tripleo_flow.cli._format import client, data
 
 
 def _inputs(info: Any) -> str:
@@ -21,7 +21,7 @@ class ListActions(Lister):  # type: ignore[misc]
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         rows = [(a.name, _inputs(a), a.description if not a.error else f"BROKEN: {a.error}")
-                for a in self.app.client.list_actions()]
+                for a in client(self).list_actions()]
         return ("Name", "Input", "Description"), rows
 
 
@@ -34,7 +34,7 @@ class ShowAction(ShowOne):  # type: ignore[misc]
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
-        info = self.app.client.get_action(parsed_args.name)
+        info = client(self).get_action(parsed_args.name)
         inputs = "\n".join(
             f"{i.name}: {i.type}" + ("" if i.required else f" = {data(i.default) or 'null'}")
             for i in info.inputs)

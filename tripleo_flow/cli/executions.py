@@ -8,7 +8,7 @@ from typing import Any
 from cliff.lister import Lister
 from cliff.show import ShowOne
 
-from tripleo_flow.cli._format import data, when
+from tripleo_flow.cli._format import client, data, when
 from tripleo_flow.cli.workflows import _progress, execution_row
 
 
@@ -27,7 +27,7 @@ class ListExecutions(Lister):  # type: ignore[misc]
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         rows = [(e.id, e.workflow, e.state, when(e.created_at), when(e.finished_at))
-                for e in self.app.client.list_executions(parsed_args.workflow)]
+                for e in client(self).list_executions(parsed_args.workflow)]
         return ("ID", "Workflow", "State", "Created", "Finished"), rows
 
 
@@ -38,7 +38,7 @@ class ShowExecution(ShowOne):  # type: ignore[misc]
         return _id_parser(super().get_parser(prog_name))
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
-        return execution_row(self.app.client.get_execution(parsed_args.execution_id))
+        return execution_row(client(self).get_execution(parsed_args.execution_id))
 
 
 class ExecutionTasks(Lister):  # type: ignore[misc]
@@ -50,7 +50,7 @@ class ExecutionTasks(Lister):  # type: ignore[misc]
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         rows = [(t.name, t.state, data(t.result), data(t.published), t.error or "",
                  when(t.started_at), when(t.finished_at))
-                for t in self.app.client.execution_tasks(parsed_args.execution_id)]
+                for t in client(self).execution_tasks(parsed_args.execution_id)]
         return ("Task", "State", "Result", "Published", "Error", "Started", "Finished"), rows
 
 
@@ -61,5 +61,5 @@ class ResumeExecution(ShowOne):  # type: ignore[misc]
         return _id_parser(super().get_parser(prog_name))
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
-        return execution_row(self.app.client.resume_execution(
+        return execution_row(client(self).resume_execution(
             parsed_args.execution_id, listeners=[_progress]))

@@ -10,7 +10,7 @@ from cliff.command import Command
 from cliff.lister import Lister
 from cliff.show import ShowOne
 
-from tripleo_flow.cli._format import data, parse_inputs, when
+from tripleo_flow.cli._format import client, data, parse_inputs, when
 
 
 class ListWorkbooks(Lister):  # type: ignore[misc]
@@ -20,7 +20,7 @@ class ListWorkbooks(Lister):  # type: ignore[misc]
         rows = [(e.name, "shipped" if e.shipped else "user", str(e.path),
                  "ok" if not e.problems else f"{len(e.problems)} problem(s)",
                  ", ".join(sorted(e.workbook.workflows)) if e.workbook else "")
-                for e in self.app.client.list_workbooks()]
+                for e in client(self).list_workbooks()]
         return ("Name", "Origin", "Path", "Status", "Workflows"), rows
 
 
@@ -33,7 +33,7 @@ class ValidateWorkbooks(Command):  # type: ignore[misc]
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> int:
-        self.app.client.check_workbooks(parsed_args.files)
+        client(self).check_workbooks(parsed_args.files)
         for path in parsed_args.files:
             self.app.stdout.write(f"{path}: valid\n")
         return 0
@@ -50,8 +50,8 @@ class CreateWorkbook(ShowOne):  # type: ignore[misc]
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
-        client = self.app.client
-        entry = (client.update_workbook if self.replace else client.create_workbook)(
+        api = client(self)
+        entry = (api.update_workbook if self.replace else api.create_workbook)(
             parsed_args.file)
         workflows = ", ".join(sorted(entry.workbook.workflows)) if entry.workbook else ""
         return ("Name", "Path", "Workflows"), (entry.name, str(entry.path), workflows)
@@ -72,7 +72,7 @@ class DeleteWorkbook(Command):  # type: ignore[misc]
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> int:
-        self.app.client.delete_workbook(parsed_args.name)
+        client(self).delete_workbook(parsed_args.name)
         return 0
 
 
@@ -81,7 +81,7 @@ class ListWorkflows(Lister):  # type: ignore[misc]
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         rows = [(w.full_name, w.type, ", ".join(_input(i) for i in w.inputs), w.description)
-                for w in self.app.client.list_workflows()]
+                for w in client(self).list_workflows()]
         return ("Name", "Type", "Input", "Description"), rows
 
 
@@ -98,15 +98,15 @@ class ShowWorkflow(ShowOne):  # type: ignore[misc]
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
-        client = self.app.client
-        wf = client.get_workflow(parsed_args.name)
+        api = client(self)
+        wf = api.get_workflow(parsed_args.name)
         tasks = "\n".join(
             f"{t.name}: {'action ' + t.action if t.action else 'workflow ' + str(t.workflow)}"
             for t in wf.tasks.values())
         return (("Name", "Type", "Description", "Input", "Output", "Tasks", "Graph"),
                 (wf.full_name, wf.type, wf.description,
                  "\n".join(_input(i) for i in wf.inputs), data(wf.output), tasks,
-                 client.workflow_dot(wf.full_name)))
+                 api.workflow_dot(wf.full_name)))
 
 
 class RunWorkflow(ShowOne):  # type: ignore[misc]
@@ -128,7 +128,7 @@ class RunWorkflow(ShowOne):  # type: ignore[misc]
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         inputs = parse_inputs(parsed_args.input, parsed_args.input_file)
         listeners = [] if parsed_args.no_wait else [_progress]
-        execution = self.app.client.run_workflow(
+        execution = client(self).run_workflow(
             parsed_args.name, inputs, wait=not parsed_args.no_wait, listeners=listeners,
             target=parsed_args.target, detach=parsed_args.no_wait)
         return execution_row(execution)

@@ -153,8 +153,7 @@ def task_records(fd: Any) -> list[TaskRecord]:
     """The workbook tasks of a flow detail (internal atoms left out), in run order."""
     records = []
     for ad in fd:
-        if ad.name in ("__end__", "_TaskFlow_INJECTOR") or "#retry" in ad.name or ad.name.endswith("__enter__") \
-                or not isinstance(ad, models.TaskDetail):
+        if _internal(ad.name) or not isinstance(ad, models.TaskDetail):
             continue
         result, error = ad.results, None
         state = ad.state or states.PENDING
@@ -173,6 +172,12 @@ def task_records(fd: Any) -> list[TaskRecord]:
                                   finished))
     records.sort(key=lambda r: (r.started_at is None, r.started_at or 0.0))
     return records
+
+
+def _internal(name: str) -> bool:
+    """Atoms of the compiled flow that are not workbook tasks."""
+    return name in ("__end__", "_TaskFlow_INJECTOR") or "#retry" in name \
+        or name.endswith("__enter__")
 
 
 def _failure_text(fail: Any) -> str:

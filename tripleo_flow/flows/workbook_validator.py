@@ -150,9 +150,9 @@ def _check_task(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, ty
             for key in sorted(set(spec.input) - declared):
                 out.append(f"unexpected input {key!r} for workflow {child.full_name!r} "
                            f"(its inputs: {', '.join(sorted(declared)) or 'none'})")
-            for item in child.inputs:
-                if item.required and item.name not in spec.input:
-                    out.append(f"missing required input {item.name!r} of workflow "
+            for wf_input in child.inputs:
+                if wf_input.required and wf_input.name not in spec.input:
+                    out.append(f"missing required input {wf_input.name!r} of workflow "
                                f"{child.full_name!r}")
         if spec.with_items is not None:
             out.append("'with-items' is supported on action tasks only")
