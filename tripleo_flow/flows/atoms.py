@@ -173,8 +173,12 @@ class _WorkbookAtom(task.Task):  # type: ignore[misc]
             return 1, 1
         return int(kwargs[retry_symbol(self.name)]), self.spec.retry.count + 1
 
-    def _skipped(self) -> dict[str, Any]:
-        return {"state": SKIPPED, "next": [], "ctx": {}}
+    def _skipped(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """A skipped task passes on what its predecessors published (for the output)."""
+        outcomes = [kwargs[task_symbol(p)] for p in self.links.preds]
+        if self.links.start:
+            outcomes.insert(0, kwargs[input_symbol(self.links.prefix)])
+        return {"state": SKIPPED, "next": [], "ctx": self._merge(outcomes)}
 
     def _finish(self, ctx: dict[str, Any], kwargs: Mapping[str, Any], result: Any,
                 error: str | None) -> dict[str, Any]:
@@ -313,7 +317,7 @@ class ActionAtom(_WorkbookAtom):
     def _run(self, **kwargs: Any) -> dict[str, Any]:
         chosen = self._selected(kwargs)
         if not self._active(chosen):
-            return self._skipped()
+            return self._skipped(kwargs)
         ctx = self._merge(chosen)
         evaluator = self._evaluator(ctx, kwargs)
         self._wait(self.spec.wait_before, evaluator)
@@ -396,7 +400,8 @@ class EnterAtom(_WorkbookAtom):
     def _run(self, **kwargs: Any) -> dict[str, Any]:
         chosen = self._selected(kwargs)
         if not self._active(chosen):
-            return {**self._skipped(), "parent": {}}
+            skipped = self._skipped(kwargs)
+            return {**skipped, "parent": skipped["ctx"]}
         ctx = self._merge(chosen)
         evaluator = self._evaluator(ctx, kwargs)
         self._wait(self.spec.wait_before, evaluator)
@@ -420,12 +425,10 @@ class ExitAtom(_WorkbookAtom):
     def _run(self, **kwargs: Any) -> dict[str, Any]:
         enter = kwargs[input_symbol(self.child_prefix)]
         if enter.get("state") == SKIPPED:
-            return self._skipped()
+            return {"state": SKIPPED, "next": [], "ctx": dict(enter.get("parent") or {})}
         ctx = dict(enter.get("ctx") or {})
-        for atom in self.child_atoms:
-            outcome = kwargs[task_symbol(atom)]
-            if outcome.get("state") != SKIPPED:
-                ctx.update(outcome.get("ctx") or {})
+        for atom in self.child_atoms:  # the last tasks: their contexts hold all published
+            ctx.update(kwargs[task_symbol(atom)].get("ctx") or {})
         output = self.child.output
         result = expressions.Evaluator(ctx, None, self.runtime.execution).evaluate(output) \
             if output is not None else ctx

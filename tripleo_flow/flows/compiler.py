@@ -88,12 +88,18 @@ class _Builder:
         return atom
 
     def workflow(self, workflow: WorkflowSpec, prefix: str, target: str | None) -> list[str]:
-        """Add the atoms of ``workflow``; return the atom names of its own tasks."""
+        """Add the atoms of ``workflow``; return the atom names of its last tasks.
+
+        Only the last tasks (no successor) feed the workflow's exit atom: their
+        contexts already hold everything published before them, and an exit
+        atom requiring every task would make scheduling quadratic.
+        """
         preds = _preds(workflow)
         names = _selection(workflow, target, preds)
         chosen = set(names)
         reverse = workflow.type == "reverse"
         result = []
+        has_successor = {p for name in names for p in preds[name] if p in chosen}
         for name in names:
             spec = workflow.tasks[name]
             my_preds = [p for p in preds[name] if p in chosen]
@@ -103,7 +109,9 @@ class _Builder:
             links = atoms.Links(prefix=prefix, preds=tuple(prefix + p for p in my_preds),
                                 refs=tuple(sorted(refs)), start=not my_preds, reverse=reverse,
                                 retry=spec.retry is not None and spec.action is not None)
-            result.append(self.task(workflow, spec, prefix + name, links))
+            atom_name = self.task(workflow, spec, prefix + name, links)
+            if name not in has_successor:
+                result.append(atom_name)
         return result
 
     def task(self, workflow: WorkflowSpec, spec: TaskSpec, atom_name: str,

@@ -21,13 +21,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import futurist
-import taskflow.engines
+
 from taskflow import states
 from taskflow.types import failure, notifier
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
 from tripleo_flow.flows import atoms, compiler
+from tripleo_flow.flows import engine as tf_engine
 from tripleo_flow.flows.executions import Execution, ExecutionStore
 from tripleo_flow.flows.workbook_loader import Catalog
 
@@ -133,7 +134,7 @@ class Runner:
         compiled = compiler.compile_workflow(workflow, catalog, runtime, meta.get("target"))
         self.store.update_meta(fd, pid=os.getpid(), host=socket.gethostname())
         start = {"state": atoms.SUCCESS, "ctx": ctx, "next": ["*"]}
-        engine = taskflow.engines.load(
+        engine = tf_engine.load(
             compiled.flow, store={atoms.input_symbol(""): start}, flow_detail=fd,
             book=self.store.book(), backend=self.store.backend, engine="parallel",
             executor=engine_pool)

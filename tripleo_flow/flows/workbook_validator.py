@@ -36,30 +36,28 @@ def successors(workflow: WorkflowSpec) -> dict[str, list[str]]:
 
 
 def find_cycle(graph: Mapping[str, list[str]]) -> list[str] | None:
-    """One cycle of ``graph`` as a list of nodes, or None."""
-    white, grey, black = 0, 1, 2
-    color = dict.fromkeys(graph, white)
-    stack: list[str] = []
-
-    def visit(node: str) -> list[str] | None:
-        color[node] = grey
-        stack.append(node)
-        for nxt in graph.get(node, []):
-            if color.get(nxt) == grey:
-                return stack[stack.index(nxt):] + [nxt]
-            if color.get(nxt) == white:
-                found = visit(nxt)
-                if found:
-                    return found
-        stack.pop()
-        color[node] = black
-        return None
-
-    for node in graph:
-        if color[node] == white:
-            found = visit(node)
-            if found:
-                return found
+    """One cycle of ``graph`` as a list of nodes, or None (iterative DFS)."""
+    done: set[str] = set()
+    for root in graph:
+        if root in done:
+            continue
+        path: list[str] = [root]
+        on_path = {root}
+        iters = [iter(graph.get(root, []))]
+        while iters:
+            nxt = next(iters[-1], None)
+            if nxt is None:
+                iters.pop()
+                node = path.pop()
+                on_path.discard(node)
+                done.add(node)
+                continue
+            if nxt in on_path:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in done and nxt in graph:
+                path.append(nxt)
+                on_path.add(nxt)
+                iters.append(iter(graph.get(nxt, [])))
     return None
 
 
