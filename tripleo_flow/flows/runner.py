@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import futurist
-
 from taskflow import states
 from taskflow.types import failure, notifier
 
