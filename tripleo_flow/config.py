@@ -55,12 +55,32 @@ SWIFT_OPTS = [
 ]
 
 
+WORKFLOWS_OPTS = [
+    cfg.StrOpt(
+        "connection",
+        help="SQLAlchemy URL of the executions database (default: "
+        "sqlite:///<data_dir>/executions.sqlite; MariaDB: mysql+pymysql://USER:PASS@HOST/DB).",
+        secret=True,
+    ),
+    cfg.StrOpt(
+        "workbooks_dir",
+        help="Directory of user workbooks, kept beside the shipped ones "
+        "(default: data_dir/workbooks).",
+    ),
+    cfg.IntOpt(
+        "executor_threads", default=8, min=1,
+        help="Threads that run the tasks of executions (and with-items items).",
+    ),
+]
+
+
 def list_opts() -> list[tuple[str, list[Any]]]:
     """Options for oslo-config-generator."""
     return [
         ("DEFAULT", DEFAULT_OPTS),
         ("plan_store", PLAN_STORE_OPTS),
         ("swift", SWIFT_OPTS),
+        ("workflows", WORKFLOWS_OPTS),
     ]
 
 

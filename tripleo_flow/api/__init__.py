@@ -20,6 +20,7 @@ from oslo_config import cfg
 from tripleo_flow import config
 from tripleo_flow.actions.base import ActionContext
 from tripleo_flow.api.plans import PlansMixin
+from tripleo_flow.api.workflows import WorkflowsMixin
 from tripleo_flow.plans.lock import PlanLocks
 from tripleo_flow.plans.store import PlanStore
 
@@ -37,7 +38,7 @@ def make_store(conf: cfg.ConfigOpts, data_dir: Path) -> PlanStore:
     return LocalStore(conf.plan_store.local_root or data_dir / "plans")
 
 
-class Client(PlansMixin):
+class Client(PlansMixin, WorkflowsMixin):
     """A session of the Python API over one configuration."""
 
     def __init__(self, conf: cfg.ConfigOpts, store: PlanStore | None = None,
@@ -60,6 +61,7 @@ class Client(PlansMixin):
         return cls(conf)
 
     def close(self) -> None:
+        self.close_workflows()
         self.locks.close()
 
     def __enter__(self) -> Client:

@@ -8,6 +8,7 @@ and exit with the code of their kind (:func:`tripleo_flow.exceptions.exit_code`)
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -39,6 +40,13 @@ class TripleoFlowApp(App):  # type: ignore[misc]
                  "/etc/tripleo-flow/tripleo-flow.conf or ~/.config/tripleo-flow/tripleo-flow.conf.",
         )
         return parser
+
+    def configure_logging(self) -> None:
+        super().configure_logging()
+        if not self.options.debug:
+            # Third-party INFO chatter (alembic migrations, stevedore, taskflow) is not for users.
+            for name in ("alembic", "stevedore", "taskflow", "tooz", "swiftclient"):
+                logging.getLogger(name).setLevel(logging.WARNING)
 
     @property
     def client(self) -> Any:

@@ -1,0 +1,124 @@
+"""Test doubles for the workflow engine: recording actions and a small API host.
+
+``python -m tests.engine_helpers run DATA_DIR WORKFLOW JSON_INPUT KILL_EVENT KILL_AT``
+runs a workflow and kills its own process with SIGKILL when the KILL_AT-th
+event named KILL_EVENT arrives (for the crash/resume test).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from taskflow.types import failure
+
+from tripleo_flow import config
+from tripleo_flow.actions import std
+from tripleo_flow.actions.base import Action, ActionContext
+from tripleo_flow.actions.registry import ActionRegistry
+from tripleo_flow.api.workflows import WorkflowsMixin
+
+WORKBOOKS = Path(__file__).parent / "workbooks"
+
+
+class Record(Action):
+    """Append 'do VALUE' to a log file (idempotent with once=True)."""
+
+    def execute(self, path: str, value: str, fail: bool = False, once: bool = False) -> str:
+        if fail:
+            raise RuntimeError(f"boom {value}")
+        log = Path(path)
+        if once and log.exists() and f"do {value}\n" in log.read_text():
+            return value
+        with log.open("a") as handle:
+            handle.write(f"do {value}\n")
+        return value
+
+    def revert(self, result: Any, path: str, value: str, **kwargs: Any) -> None:
+        """Append 'undo VALUE' (nothing when execute failed)."""
+        if isinstance(result, failure.Failure):
+            return
+        with Path(path).open("a") as handle:
+            handle.write(f"undo {value}\n")
+
+
+class Flaky(Action):
+    """Fail until called ``failures`` + 1 times (calls counted in a file)."""
+
+    def execute(self, counter: str, failures: int) -> int:
+        path = Path(counter)
+        calls = int(path.read_text()) + 1 if path.exists() else 1
+        path.write_text(str(calls))
+        if calls <= failures:
+            raise RuntimeError(f"flaky call {calls}")
+        return calls
+
+
+class Count(Action):
+    """Return how many times it was called (counted in a file)."""
+
+    def execute(self, counter: str) -> int:
+        path = Path(counter)
+        calls = int(path.read_text()) + 1 if path.exists() else 1
+        path.write_text(str(calls))
+        return calls
+
+
+class NeedsPlan(Action):
+    """Require a plan name (for validation tests)."""
+
+    def execute(self, plan: str, verbose: bool = False) -> str:
+        return plan
+
+
+ACTIONS: dict[str, type[Action]] = {
+    "std.noop": std.Noop, "std.echo": std.Echo, "std.fail": std.Fail, "std.sleep": std.Sleep,
+    "std.http": std.Http, "test.record": Record, "test.flaky": Flaky, "test.count": Count,
+    "test.needs_plan": NeedsPlan,
+}
+
+
+class Host(WorkflowsMixin):
+    """The three attributes WorkflowsMixin relies on, with a test registry."""
+
+    def __init__(self, data_dir: Path, actions: dict[str, type[Action]] | None = None) -> None:
+        self.data_dir = Path(data_dir)
+        self.conf = config.new_conf()
+        self.conf([], default_config_files=[], default_config_dirs=[])
+        self.context = ActionContext(store=None, locks=None, conf=self.conf)  # type: ignore
+        self._wf_state()["registry"] = ActionRegistry.from_classes(actions or ACTIONS)
+
+    def install(self, *names: str) -> None:
+        """Copy tests/workbooks/good/NAME.yaml into the user workbooks dir."""
+        for name in names:
+            self.create_workbook(WORKBOOKS / "good" / f"{name}.yaml")
+
+
+def _run(argv: list[str]) -> int:
+    data_dir, workflow, raw_input, kill_event, kill_at = argv
+    host = Host(Path(data_dir))
+    seen = {"n": 0}
+
+    def killer(event: Any) -> None:
+        if event.event == kill_event:
+            seen["n"] += 1
+            if seen["n"] == int(kill_at):
+                sys.stdout.write(json.dumps({"killed_after": event.task}) + "\n")
+                sys.stdout.flush()
+                os.kill(os.getpid(), signal.SIGKILL)
+                time.sleep(10)
+
+    execution = host.run_workflow(workflow, json.loads(raw_input), listeners=[killer])
+    sys.stdout.write(json.dumps({"finished": execution.id}) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "run":
+        sys.exit(_run(sys.argv[2:]))
+    sys.exit(2)

@@ -1,0 +1,72 @@
+"""The shipped plan workbooks run end to end with the real actions, on every plan store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.fixtures_plans import snapshot
+from tests.plan_trees import basic_tree, write_tree
+from tripleo_flow import exceptions
+from tripleo_flow.api import Client
+from tripleo_flow.plans.plan import PLAN_ENV
+
+
+def test_plan_workbooks_end_to_end(client: Client, templates: Path, tmp_path: Path) -> None:
+    done = client.run_workflow("create_deployment_plan",
+                               {"plan": "overcloud", "templates": str(templates)})
+    assert done.state == "SUCCESS", done.error
+    assert "puppet/controller-role.yaml" in client.store.list_objects("overcloud")
+
+    done = client.run_workflow("update_parameters",
+                               {"plan": "overcloud", "parameters": {"ComputeCount": 4}})
+    assert done.state == "SUCCESS", done.error
+    assert client.get_parameters("overcloud") == {"ComputeCount": 4}
+
+    before = client.get_passwords("overcloud")
+    done = client.run_workflow("rotate_passwords",
+                               {"plan": "overcloud", "rotate": ["AdminPassword"]})
+    assert done.state == "SUCCESS", done.error
+    assert client.get_passwords("overcloud")["AdminPassword"] != before["AdminPassword"]
+
+    archive = tmp_path / "overcloud.tar.gz"
+    done = client.run_workflow("export_deployment_plan",
+                               {"plan": "overcloud", "output": str(archive)})
+    assert done.state == "SUCCESS", done.error
+    assert archive.stat().st_size > 0
+
+    done = client.run_workflow("delete_deployment_plan", {"plan": "overcloud"})
+    assert done.state == "SUCCESS", done.error
+    assert not client.store.container_exists("overcloud")
+    tasks = client.execution_tasks(done.id)
+    assert [t.state for t in tasks] and all(t.state == "SUCCESS" for t in tasks)
+
+
+def test_failed_create_workflow_leaves_no_plan(client: Client, tmp_path: Path) -> None:
+    bad = write_tree(tmp_path / "bad", basic_tree() | {"broken.j2.yaml": "{% for %}\n"})
+    with pytest.raises(exceptions.WorkflowFailed, match="broken.j2.yaml.*reverted") as failed:
+        client.run_workflow("create_deployment_plan",
+                            {"plan": "overcloud", "templates": str(bad)})
+    assert failed.value.task == "process_templates" and failed.value.reverted
+    [execution] = client.list_executions()
+    assert execution.state == "REVERTED" and execution.failed_task == "process_templates"
+    assert not client.store.container_exists("overcloud")
+    assert client.list_plans() == []
+
+
+def test_failed_update_workflow_restores_the_plan(client: Client, templates: Path,
+                                                  tmp_path: Path) -> None:
+    client.create_plan("overcloud", templates)
+    client.set_parameters("overcloud", {"Keep": "me"})
+    before = snapshot(client.store, "overcloud")
+    bad = write_tree(tmp_path / "bad", basic_tree() | {"broken.j2.yaml": "{% if %}\n",
+                                                       "new.yaml": "a: 1\n"})
+    with pytest.raises(exceptions.WorkflowFailed, match="reverted"):
+        client.run_workflow("update_deployment_plan",
+                            {"plan": "overcloud", "templates": str(bad)})
+    after = snapshot(client.store, "overcloud")
+    assert set(after) == set(before)
+    assert yaml.safe_load(after[PLAN_ENV]) == yaml.safe_load(before[PLAN_ENV])
+    assert after == before

@@ -1,0 +1,117 @@
+"""The workbook/workflow/action/execution commands, run as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.engine_helpers import WORKBOOKS
+
+GOOD = WORKBOOKS / "good" / "std_only.yaml"
+
+
+class Cli:
+    def __init__(self, tmp_path: Path) -> None:
+        self.conf = tmp_path / "tripleo-flow.conf"
+        self.conf.write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n")
+
+    def __call__(self, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "tripleo_flow.cli.main", "--config-file", str(self.conf),
+             *args], capture_output=True, text=True, timeout=120)
+        if ok:
+            assert done.returncode == 0, done.stderr
+        return done
+
+    def json(self, *args: str) -> Any:
+        return json.loads(self(*args, "-f", "json").stdout)
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Cli:
+    cli = Cli(tmp_path)
+    cli("workbook", "create", str(GOOD))
+    return cli
+
+
+def test_workbooks_and_workflows_are_listed(cli: Cli) -> None:
+    workbooks = {row["Name"]: row for row in cli.json("workbook", "list")}
+    assert workbooks["std_only"]["Origin"] == "user"
+    assert workbooks["tripleo.plan"]["Origin"] == "shipped"
+    workflows = {row["Name"]: row for row in cli.json("workflow", "list")}
+    assert workflows["std_only.greet"]["Input"] == "who, times=2"
+    assert "tripleo.plan.create_deployment_plan" in workflows
+
+
+def test_workflow_show_prints_inputs_tasks_and_dot(cli: Cli) -> None:
+    shown = cli.json("workflow", "show", "greet")
+    assert shown["Name"] == "std_only.greet"
+    assert "say: action std.echo" in shown["Tasks"]
+    assert '"say" -> "repeat" [label="on-success"]' in shown["Graph"]
+
+
+def test_run_then_inspect_execution(cli: Cli, tmp_path: Path) -> None:
+    inputs = tmp_path / "inputs.yaml"
+    inputs.write_text("who: file\ntimes: 1\n")
+    done = cli("workflow", "run", "greet", "--input-file", str(inputs), "--input", "times=3",
+               "-f", "json")
+    run = json.loads(done.stdout)
+    assert run["State"] == "SUCCESS"
+    assert json.loads(run["Output"]) == {"greeting": "hello file", "echoes": [0, 1, 2]}
+    assert "say succeeded" in done.stderr
+    listed = cli.json("execution", "list")
+    assert [row["ID"] for row in listed] == [run["ID"]]
+    shown = cli.json("execution", "show", run["ID"])
+    assert json.loads(shown["Input"]) == {"who": "file", "times": 3}
+    tasks = cli.json("execution", "tasks", run["ID"])
+    assert [(t["Task"], t["State"]) for t in tasks] == [("say", "SUCCESS"),
+                                                        ("repeat", "SUCCESS")]
+
+
+def test_failed_run_reports_task_and_exit_code(cli: Cli) -> None:
+    done = cli("workflow", "run", "std_only.broken", ok=False)
+    assert done.returncode != 0
+    assert "failed at task 'boom'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_bad_input_is_refused(cli: Cli) -> None:
+    done = cli("workflow", "run", "greet", "--input", "nobody", ok=False)
+    assert done.returncode != 0
+    assert "use NAME=VALUE" in done.stderr
+
+
+def test_no_wait_runs_in_background(cli: Cli) -> None:
+    started = cli.json("workflow", "run", "greet", "--input", "who=bg", "--no-wait")
+    deadline = time.monotonic() + 60
+    state = started["State"]
+    while state != "SUCCESS" and time.monotonic() < deadline:
+        time.sleep(0.5)
+        state = cli.json("execution", "show", started["ID"])["State"]
+    assert state == "SUCCESS"
+
+
+def test_actions_are_listed_and_shown(cli: Cli) -> None:
+    actions = {row["Name"]: row for row in cli.json("action", "list")}
+    assert actions["std.echo"]["Input"] == "output=null"
+    shown = cli.json("action", "show", "std.http")
+    assert "url: str" in shown["Input"]
+    assert shown["Entry point"] == "tripleo_flow.actions.std:Http"
+
+
+def test_workbook_update_and_delete(cli: Cli, tmp_path: Path) -> None:
+    changed = tmp_path / "changed.yaml"
+    changed.write_text(GOOD.read_text().replace("hello ", "bye "))
+    assert cli("workbook", "create", str(changed), ok=False).returncode != 0
+    cli("workbook", "update", str(changed))
+    run = cli.json("workflow", "run", "greet", "--input", "who=x")
+    assert json.loads(run["Output"])["greeting"] == "bye x"
+    cli("workbook", "delete", "std_only")
+    assert cli("workflow", "show", "greet", ok=False).returncode != 0
+    assert cli("workbook", "delete", "tripleo.plan", ok=False).returncode != 0

@@ -1,0 +1,226 @@
+"""Workbook semantics on the real TaskFlow engine with SQLite persistence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.engine_helpers import Host
+from tripleo_flow import exceptions
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Any:
+    host = Host(tmp_path / "data")
+    host.install("engine_demo")
+    yield host
+    host.close_workflows()
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Path:
+    return tmp_path / "side-effects.log"
+
+
+def lines(log: Path) -> list[str]:
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def test_linear_success_publishes_and_outputs(host: Any, log: Path) -> None:
+    execution = host.run_workflow("linear", {"log": str(log)})
+    assert execution.state == "SUCCESS"
+    assert execution.output == {"last": "c"}
+    assert lines(log) == ["do a", "do b", "do c"]
+    tasks = {t.name: t for t in host.execution_tasks(execution.id)}
+    assert [t.state for t in tasks.values()] == ["SUCCESS"] * 3
+    assert tasks["b"].published == {"last": "b"}
+
+
+@pytest.mark.parametrize("fail_at, expected", [
+    ("a", []),
+    ("b", ["do a", "undo a"]),
+    ("c", ["do a", "do b", "undo b", "undo a"]),
+])
+def test_failure_reverts_completed_tasks_in_reverse_order(host: Any, log: Path, fail_at: str,
+                                                          expected: list[str]) -> None:
+    with pytest.raises(exceptions.WorkflowFailed) as info:
+        host.run_workflow("linear", {"log": str(log), "fail_at": fail_at})
+    assert lines(log) == expected
+    assert info.value.task == fail_at
+    assert info.value.reverted is True
+    assert f"boom {fail_at}" in str(info.value)
+    execution = host.list_executions()[-1]
+    assert execution.state == "REVERTED"
+    assert execution.failed_task == fail_at
+
+
+def test_handled_error_goes_on_error_path(host: Any, log: Path) -> None:
+    execution = host.run_workflow("handled", {"log": str(log)})
+    assert execution.state == "SUCCESS"
+    assert execution.output == {"status": "recovered from std.fail was called: disk full"}
+    assert lines(log) == ["do a", "do cleanup"]
+    states = {t.name: t.state for t in host.execution_tasks(execution.id)}
+    assert states == {"a": "SUCCESS", "broken": "ERROR", "cleanup": "SUCCESS",
+                      "not_here": "SKIPPED"}
+
+
+@pytest.mark.parametrize("size, ran, skipped", [
+    (5, {"big", "always", "join_all", "join_any"}, {"small"}),
+    (1, {"small", "always", "join_any"}, {"big", "join_all"}),
+])
+def test_conditions_and_joins(host: Any, log: Path, size: int, ran: set[str],
+                              skipped: set[str]) -> None:
+    execution = host.run_workflow("branches", {"log": str(log), "size": size})
+    assert set(lines(log)) == {f"do {name}" for name in ran}
+    assert len(lines(log)) == len(ran)  # join_any ran once although two paths lead to it
+    states = {t.name: t.state for t in host.execution_tasks(execution.id)}
+    assert {n for n, s in states.items() if s == "SKIPPED"} == skipped
+
+
+def test_retry_until_success(host: Any, tmp_path: Path) -> None:
+    counter = tmp_path / "calls"
+    execution = host.run_workflow("retried", {"counter": str(counter), "failures": 2})
+    assert execution.output == {"calls": 3}
+
+
+def test_retry_gives_up_after_count(host: Any, tmp_path: Path) -> None:
+    counter = tmp_path / "calls"
+    with pytest.raises(exceptions.WorkflowFailed) as info:
+        host.run_workflow("retried", {"counter": str(counter), "failures": 10})
+    assert counter.read_text() == "4"  # 1 try + 3 retries
+    assert "flaky call 4" in str(info.value)
+
+
+def test_retry_continue_on_repeats_while_condition_holds(host: Any, tmp_path: Path) -> None:
+    execution = host.run_workflow("polling", {"counter": str(tmp_path / "calls")})
+    assert execution.output == {"calls": 3}
+
+
+@pytest.mark.parametrize("width", [1, 3])
+def test_with_items_runs_each_item(host: Any, log: Path, width: int) -> None:
+    execution = host.run_workflow("items", {"log": str(log), "width": width})
+    assert execution.output == {"done": ["x", "y", "z"]}
+    assert sorted(lines(log)) == ["do first", "do x", "do y", "do z"]
+
+
+def test_with_items_failure_undoes_done_items_then_earlier_tasks(host: Any, log: Path) -> None:
+    with pytest.raises(exceptions.WorkflowFailed):
+        host.run_workflow("items", {"log": str(log), "fail_on": "z"})
+    assert lines(log) == ["do first", "do x", "do y", "undo y", "undo x", "undo first"]
+
+
+def test_reverse_workflow_runs_requirements_of_target(host: Any, log: Path) -> None:
+    host.run_workflow("reverse_build", {"log": str(log)}, target="compile")
+    assert lines(log) == ["do fetch", "do compile"]
+    log.unlink()
+    host.run_workflow("reverse_build", {"log": str(log)})
+    assert set(lines(log)) == {"do fetch", "do compile", "do test", "do docs"}
+    assert lines(log).index("do fetch") < lines(log).index("do compile") < \
+        lines(log).index("do test")
+
+
+def test_subworkflow_output_is_the_task_result(host: Any, log: Path) -> None:
+    execution = host.run_workflow("parent", {"log": str(log)})
+    assert execution.output == {"got": "HI"}
+    assert lines(log) == ["do before", "do inner-hi"]
+
+
+def test_subworkflow_failure_reverts_parent_tasks(host: Any, log: Path) -> None:
+    with pytest.raises(exceptions.WorkflowFailed) as info:
+        host.run_workflow("parent", {"log": str(log), "fail_child": True})
+    assert lines(log) == ["do before", "undo before"]
+    assert info.value.task == "call/inner"
+
+
+@pytest.mark.parametrize("mode, expected", [
+    ("fail", ["do a", "undo a"]),
+    ("succeed", ["do a"]),
+    ("other", ["do a", "do b"]),
+])
+def test_fail_and_succeed_commands(host: Any, log: Path, mode: str,
+                                   expected: list[str]) -> None:
+    if mode == "fail":
+        with pytest.raises(exceptions.WorkflowFailed, match="'fail' transition"):
+            host.run_workflow("commands", {"log": str(log), "mode": mode})
+    else:
+        assert host.run_workflow("commands", {"log": str(log), "mode": mode}).state == "SUCCESS"
+    assert lines(log) == expected
+
+
+def test_timeout_fails_the_task(host: Any) -> None:
+    with pytest.raises(exceptions.WorkflowFailed, match="timed out after 0.2 s"):
+        host.run_workflow("slow", {})
+
+
+@pytest.mark.parametrize("inputs, message", [
+    ({}, "needs input 'log'"),
+    ({"log": "x", "colour": 1}, "has no input 'colour'"),
+])
+def test_bad_inputs_are_refused_before_running(host: Any, inputs: dict[str, Any],
+                                               message: str) -> None:
+    with pytest.raises(exceptions.InvalidInput, match=message):
+        host.run_workflow("linear", inputs)
+    assert host.list_executions() == []
+
+
+def test_unknown_workflow(host: Any) -> None:
+    with pytest.raises(exceptions.WorkflowNotFound, match="tripleo-flow workflow list"):
+        host.run_workflow("nope", {})
+
+
+def test_listeners_receive_progress_events(host: Any, log: Path) -> None:
+    events: list[Any] = []
+    host.run_workflow("handled", {"log": str(log)}, listeners=[events.append])
+    seen = [(e.task, e.event) for e in events]
+    assert ("a", "started") in seen and ("a", "succeeded") in seen
+    assert ("broken", "failed") in seen
+    assert ("not_here", "skipped") in seen
+    assert seen.index(("a", "succeeded")) < seen.index(("broken", "started"))
+
+
+def test_listeners_see_reverts(host: Any, log: Path) -> None:
+    events: list[Any] = []
+    with pytest.raises(exceptions.WorkflowFailed):
+        host.run_workflow("linear", {"log": str(log), "fail_at": "b"}, listeners=[events.append])
+    seen = [(e.task, e.event) for e in events]
+    assert ("b", "failed") in seen and ("a", "reverted") in seen
+
+
+def test_run_without_waiting(host: Any, log: Path) -> None:
+    execution = host.run_workflow("linear", {"log": str(log)}, wait=False)
+    assert execution.state in ("PENDING", "RUNNING", "SUCCESS")
+    host._runner().wait_background(30)
+    assert host.get_execution(execution.id).state == "SUCCESS"
+
+
+def test_executions_survive_reopening(host: Any, log: Path, tmp_path: Path) -> None:
+    done = host.run_workflow("linear", {"log": str(log)})
+    host.close_workflows()
+    again = Host(tmp_path / "data")
+    try:
+        record = again.get_execution(done.id)
+        assert (record.workflow, record.state, record.input) == (
+            "engine_demo.linear", "SUCCESS", {"log": str(log)})
+        assert [t.name for t in again.execution_tasks(done.id)] == ["a", "b", "c"]
+        assert (tmp_path / "data" / "executions.sqlite").exists()
+    finally:
+        again.close_workflows()
+
+
+def test_resume_of_finished_execution_is_refused(host: Any, log: Path) -> None:
+    done = host.run_workflow("linear", {"log": str(log)})
+    with pytest.raises(exceptions.Conflict, match="already ended"):
+        host.resume_execution(done.id)
+
+
+def test_unknown_execution(host: Any) -> None:
+    with pytest.raises(exceptions.ExecutionNotFound):
+        host.get_execution("0b7a8f7e-0000-4000-8000-000000000000")
+
+
+def test_workflow_show_dot(host: Any) -> None:
+    dot = host.workflow_dot("handled")
+    assert dot.startswith('digraph "engine_demo.handled"')
+    assert '"broken" -> "cleanup" [label="on-error"' in dot

@@ -1,0 +1,86 @@
+"""The shipped workbooks validate against the plan actions' input signatures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tripleo_flow.actions.base import Action
+from tripleo_flow.flows import workbook_loader
+
+
+def _action(name: str, signature: str) -> type[Action]:
+    namespace: dict[str, Any] = {}
+    exec(f"def execute(self, {signature}):\n    return None\n", namespace)  # noqa: S102
+    return type(name.replace(".", "_"), (Action,), {"execute": namespace["execute"],
+                                                    "__doc__": f"Fake {name}."})
+
+
+#: The input names the plan actions take (fixed by the lead's design).
+SIGNATURES = {
+    "plan.create": "plan, templates, description=''",
+    "plan.update": "plan, templates",
+    "plan.delete": "plan, force=False",
+    "plan.export": "plan, output",
+    "templates.process": "plan",
+    "passwords.generate": "plan",
+    "passwords.rotate": "plan, rotate=None, do_not_rotate=None",
+    "parameters.update": "plan, parameters, key='parameter_defaults'",
+    "parameters.reset": "plan, names=None",
+    "capabilities.update": "plan, environments, purge=False",
+}
+
+
+def _catalog(actions: dict[str, type[Action]],
+             broken: dict[str, str] | None = None) -> workbook_loader.Catalog:
+    return workbook_loader.load_catalog([(workbook_loader.SHIPPED_DIR, True)], actions, broken)
+
+
+def test_shipped_workbooks_are_valid() -> None:
+    actions = {name: _action(name, sig) for name, sig in SIGNATURES.items()}
+    catalog = _catalog(actions)
+    assert {"tripleo.plan", "tripleo.parameters"} <= set(catalog.entries)
+    for entry in catalog.entries.values():
+        assert entry.problems == [], entry.problems
+    names = {wf.full_name for wf in catalog.workflows()}
+    assert {"tripleo.plan.create_deployment_plan", "tripleo.plan.update_deployment_plan",
+            "tripleo.plan.delete_deployment_plan", "tripleo.plan.export_deployment_plan",
+            "tripleo.parameters.update_parameters",
+            "tripleo.parameters.rotate_passwords"} <= names
+
+
+def test_create_plan_runs_create_process_generate_in_order() -> None:
+    actions = {name: _action(name, sig) for name, sig in SIGNATURES.items()}
+    workflow = _catalog(actions).get("create_deployment_plan")
+    order = [t.action for t in workflow.tasks.values()]
+    assert order == ["plan.create", "templates.process", "passwords.generate"]
+
+
+def test_real_action_classes_are_used_when_loadable() -> None:
+    """With the installed registry, each shipped action is either valid or reported."""
+    from tripleo_flow.actions.registry import ActionRegistry
+
+    registry = ActionRegistry.load()
+    catalog = _catalog(registry.classes(), registry.broken())
+    for entry in catalog.entries.values():
+        for problem in entry.problems:
+            assert "cannot be loaded" in problem.message, problem
+
+
+@pytest.mark.parametrize("changed", ["plan.create", "passwords.rotate"])
+def test_signature_mismatch_is_reported(changed: str) -> None:
+    actions = {name: _action(name, sig) for name, sig in SIGNATURES.items()}
+    actions[changed] = _action(changed, "plan, extra")
+    catalog = _catalog(actions)
+    text = "\n".join(str(p) for e in catalog.entries.values() for p in e.problems)
+    assert f"missing required input 'extra' of action {changed!r}" in text
+
+
+def test_broken_action_is_reported_per_task() -> None:
+    actions = {name: _action(name, sig) for name, sig in SIGNATURES.items()}
+    del actions["templates.process"]
+    catalog = _catalog(actions, {"templates.process": "ModuleNotFoundError: no module"})
+    problems = catalog.entries["tripleo.plan"].problems
+    assert {p.task for p in problems} == {"process_templates"}
+    assert catalog.entries["tripleo.parameters"].problems == []

@@ -1,0 +1,95 @@
+"""Mistral's standard actions; std.http against a real local HTTP server."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from tripleo_flow.actions import std
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _reply(self, status: int, body: Any, content_type: str = "application/json") -> None:
+        data = json.dumps(body).encode() if content_type == "application/json" else body
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/missing"):
+            self._reply(404, {"error": "no such thing"})
+        elif self.path.startswith("/text"):
+            self._reply(200, b"plain words", "text/plain")
+        else:
+            self._reply(200, {"path": self.path, "agent": self.headers.get("X-Test")})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length", 0))
+        self._reply(201, {"got": self.rfile.read(length).decode(),
+                          "type": self.headers.get("Content-Type")})
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def _run(cls: type[std.Action], **inputs: Any) -> Any:
+    return cls(None, name="t").execute(**inputs)
+
+
+@pytest.mark.parametrize("cls, inputs, expected", [
+    (std.Noop, {}, None),
+    (std.Echo, {"output": {"a": [1]}}, {"a": [1]}),
+    (std.Echo, {}, None),
+    (std.Sleep, {"seconds": 0}, None),
+])
+def test_simple_actions(cls: type[std.Action], inputs: dict[str, Any], expected: Any) -> None:
+    assert _run(cls, **inputs) == expected
+
+
+def test_fail_raises_with_data() -> None:
+    with pytest.raises(std.ActionFailed, match="std.fail was called: oops"):
+        _run(std.Fail, error_data="oops")
+
+
+def test_http_get_json_with_params_and_headers(server: str) -> None:
+    result = _run(std.Http, url=f"{server}/thing", params={"q": "1"},
+                  headers={"X-Test": "yes"}, timeout=5)
+    assert result["status"] == 200
+    assert result["content"] == {"path": "/thing?q=1", "agent": "yes"}
+
+
+def test_http_post_json_body(server: str) -> None:
+    result = _run(std.Http, url=f"{server}/make", method="post", json={"n": 1})
+    assert result["status"] == 201
+    assert result["content"] == {"got": '{"n": 1}', "type": "application/json"}
+
+
+def test_http_text_content(server: str) -> None:
+    assert _run(std.Http, url=f"{server}/text")["content"] == "plain words"
+
+
+def test_http_error_status_fails(server: str) -> None:
+    with pytest.raises(std.ActionFailed, match="returned 404"):
+        _run(std.Http, url=f"{server}/missing")
+
+
+def test_http_unreachable_fails() -> None:
+    with pytest.raises(std.ActionFailed, match="failed"):
+        _run(std.Http, url="http://127.0.0.1:9/", timeout=2)

@@ -1,0 +1,99 @@
+"""Mistral's plain standard actions, so workbooks written for Mistral run unchanged.
+
+``std.noop``, ``std.echo``, ``std.fail``, ``std.sleep`` and ``std.http``.  None
+of them changes anything that a revert could undo, so their reverts do nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any
+
+from tripleo_flow import exceptions
+from tripleo_flow.actions.base import Action
+
+
+class ActionFailed(exceptions.TripleoFlowError):
+    """Raised by ``std.fail`` and by a failed ``std.http`` request."""
+
+
+class Noop(Action):
+    """Do nothing and return None."""
+
+    def execute(self) -> None:
+        return None
+
+
+class Echo(Action):
+    """Return the given output unchanged."""
+
+    def execute(self, output: Any = None) -> Any:
+        return output
+
+
+class Fail(Action):
+    """Always fail (to test error handling or end a workflow as failed)."""
+
+    def execute(self, error_data: Any = None) -> None:
+        detail = f": {error_data}" if error_data is not None else ""
+        raise ActionFailed(f"std.fail was called{detail}")
+
+
+class Sleep(Action):
+    """Sleep for the given number of seconds."""
+
+    def execute(self, seconds: float = 1) -> None:
+        time.sleep(max(0.0, float(seconds)))
+
+
+class Http(Action):
+    """Send an HTTP request and return its status, headers and content."""
+
+    def execute(self, url: str, method: str = "GET", params: dict[str, Any] | None = None,
+                body: Any = None, json: Any = None, headers: dict[str, str] | None = None,
+                timeout: float | None = None) -> dict[str, Any]:
+        if params:
+            sep = "&" if urllib.parse.urlsplit(url).query else "?"
+            url = f"{url}{sep}{urllib.parse.urlencode(params, doseq=True)}"
+        send_headers = dict(headers or {})
+        data: bytes | None = None
+        if json is not None:
+            data = _json_bytes(json)
+            send_headers.setdefault("Content-Type", "application/json")
+        elif body is not None:
+            data = body.encode() if isinstance(body, str) else (
+                body if isinstance(body, bytes) else _json_bytes(body))
+        request = urllib.request.Request(url, data=data, headers=send_headers,
+                                         method=method.upper())
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                return _result(response.status, response.reason, dict(response.headers),
+                               response.read(), response.url)
+        except urllib.error.HTTPError as exc:
+            result = _result(exc.code, str(exc.reason), dict(exc.headers or {}),
+                             exc.read(), url)
+            raise ActionFailed(
+                f"std.http {method.upper()} {url} returned {exc.code} {exc.reason}: "
+                f"{str(result['content'])[:200]}") from exc
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            raise ActionFailed(f"std.http {method.upper()} {url} failed: {exc}") from exc
+
+
+def _json_bytes(value: Any) -> bytes:
+    return json.dumps(value).encode()
+
+
+def _result(status: int, reason: str, headers: dict[str, str], raw: bytes,
+            url: str) -> dict[str, Any]:
+    text = raw.decode("utf-8", errors="replace")
+    content: Any
+    try:
+        content = json.loads(text) if text else text
+    except ValueError:
+        content = text
+    return {"status": status, "reason": reason, "headers": headers, "content": content,
+            "url": url}

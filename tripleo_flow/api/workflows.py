@@ -1,0 +1,255 @@
+"""The Python API of the workflow engine: what the CLI and the HTTP backend call.
+
+:class:`WorkflowsMixin` needs three attributes on its host: ``context`` (an
+:class:`~tripleo_flow.actions.base.ActionContext`), ``conf`` (oslo ConfigOpts)
+and ``data_dir`` (a :class:`pathlib.Path`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from tripleo_flow import exceptions
+from tripleo_flow.actions.registry import ActionInfo, ActionRegistry
+from tripleo_flow.flows import compiler, workbook_loader
+from tripleo_flow.flows.executions import Execution, ExecutionBackend, ExecutionStore, TaskRecord
+from tripleo_flow.flows.runner import Listener, Runner
+from tripleo_flow.flows.workbook_loader import Catalog
+from tripleo_flow.flows.workbook_model import Problem, WorkflowSpec
+
+
+class WorkflowsMixin:
+    """Workbooks, workflows, actions and executions."""
+
+    context: Any
+    conf: Any
+    data_dir: Path
+
+    # -- wiring -----------------------------------------------------------------
+
+    def _wf_state(self) -> dict[str, Any]:
+        state = self.__dict__.get("_workflows_state")
+        if state is None:
+            state = {}
+            self.__dict__["_workflows_state"] = state
+        return state
+
+    @property
+    def action_registry(self) -> ActionRegistry:
+        state = self._wf_state()
+        if "registry" not in state:
+            state["registry"] = ActionRegistry.load()
+        return state["registry"]  # type: ignore[no-any-return]
+
+    def _wf_conf(self, name: str) -> Any:
+        try:
+            return getattr(self.conf.workflows, name)
+        except Exception:  # conf without the [workflows] group (embedding)
+            return None
+
+    @property
+    def workbooks_dir(self) -> Path:
+        configured = self._wf_conf("workbooks_dir")
+        return Path(configured) if configured else Path(self.data_dir) / "workbooks"
+
+    def _catalog(self) -> Catalog:
+        """The catalog, re-read only when a workbook file changed."""
+        directories = [(workbook_loader.SHIPPED_DIR, True), (self.workbooks_dir, False)]
+        stamp = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size)
+                      for d, _ in directories for f in workbook_loader.workbook_files(d))
+        state = self._wf_state()
+        cached = state.get("catalog")
+        if cached is not None and cached[0] == stamp:
+            return cached[1]  # type: ignore[no-any-return]
+        registry = self.action_registry
+        catalog = workbook_loader.load_catalog(directories, registry.classes(),
+                                               registry.broken())
+        state["catalog"] = (stamp, catalog)
+        return catalog
+
+    def _runner(self) -> Runner:
+        state = self._wf_state()
+        if "runner" not in state:
+            url = self._wf_conf("connection")
+            if not url:
+                Path(self.data_dir).mkdir(parents=True, exist_ok=True)
+                url = f"sqlite:///{Path(self.data_dir) / 'executions.sqlite'}"
+            store = ExecutionStore(ExecutionBackend(url))
+            state["runner"] = Runner(self._catalog, self.action_registry.get, self.context,
+                                     store, self._wf_conf("executor_threads") or 8)
+        return state["runner"]  # type: ignore[no-any-return]
+
+    def close_workflows(self) -> None:
+        """Wait for background executions and release the database."""
+        state = self._wf_state()
+        runner = state.pop("runner", None)
+        if runner is not None:
+            runner.close()
+            runner.store.backend.close()
+
+    # -- workflows ---------------------------------------------------------------
+
+    def list_workflows(self) -> list[WorkflowSpec]:
+        """Every workflow of every loadable workbook, by full name."""
+        return sorted(self._catalog().workflows(), key=lambda w: w.full_name)
+
+    def get_workflow(self, name: str) -> WorkflowSpec:
+        """The workflow ``name`` (full or unique short name); raises if its workbook is invalid."""
+        return self._catalog().get(name)
+
+    def workflow_dot(self, name: str) -> str:
+        """The task graph of workflow ``name`` in Graphviz DOT."""
+        return compiler.to_dot(self.get_workflow(name))
+
+    def run_workflow(self, name: str, inputs: Mapping[str, Any] | None = None, wait: bool = True,
+                     listeners: Iterable[Listener] | None = None,
+                     target: str | None = None, detach: bool = False) -> Execution:
+        """Run workflow ``name`` with ``inputs``.
+
+        :param wait: return when it has ended (else it runs in a thread of this process)
+        :param listeners: callables receiving each :class:`ProgressEvent`
+        :param target: for a reverse workflow, the task to reach
+        :param detach: with ``wait`` False, run it in a separate process that
+            outlives this one (what ``workflow run --no-wait`` uses)
+        :raises WorkflowFailed: when it failed (its completed tasks were reverted)
+        """
+        runner = self._runner()
+        if wait or not detach:
+            return runner.run(name, inputs, target, listeners or (), wait=wait)
+        fd = runner.start(name, inputs, target)
+        self._spawn_worker(fd.uuid)
+        return runner.store.get(fd.uuid)
+
+    def _spawn_worker(self, execution_id: str) -> None:
+        args = [sys.executable, "-m", "tripleo_flow.api.worker", execution_id,
+                "--data-dir", str(self.data_dir)]
+        for path in getattr(self.conf, "config_file", None) or []:
+            args += ["--config-file", str(path)]
+        subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+
+    # -- executions ---------------------------------------------------------------
+
+    def get_execution(self, execution_id: str) -> Execution:
+        return self._runner().store.get(execution_id)
+
+    def list_executions(self, workflow: str | None = None) -> list[Execution]:
+        executions = self._runner().store.list()
+        if workflow:
+            executions = [e for e in executions
+                          if e.workflow == workflow or e.workflow.endswith("." + workflow)]
+        return executions
+
+    def execution_tasks(self, execution_id: str) -> list[TaskRecord]:
+        return self._runner().store.tasks(execution_id)
+
+    def resume_execution(self, execution_id: str,
+                         listeners: Iterable[Listener] | None = None) -> Execution:
+        """Continue an execution interrupted by a crash from its last completed task."""
+        return self._runner().resume(execution_id, listeners or ())
+
+    # -- actions -------------------------------------------------------------------
+
+    def list_actions(self) -> list[ActionInfo]:
+        return self.action_registry.infos()
+
+    def get_action(self, name: str) -> ActionInfo:
+        if name not in self.action_registry:
+            raise exceptions.ActionNotFound(name)
+        return self.action_registry.info(name)
+
+    # -- workbooks -----------------------------------------------------------------
+
+    def list_workbooks(self) -> list[workbook_loader.Entry]:
+        return sorted(self._catalog().entries.values(), key=lambda e: e.name)
+
+    def validate_workbooks(self, paths: Iterable[str | os.PathLike[str]]) -> list[Problem]:
+        """Problems of the given files, checked with the installed workbooks (empty: fine).
+
+        A file whose workbook name matches a user workbook is checked as its
+        replacement.
+        """
+        files = [Path(p) for p in paths]
+        registry = self.action_registry
+        resolved = {p.resolve() for p in files}
+        names = {wb.name for wb in (workbook_loader.read_file(p)[0] for p in files) if wb}
+        others = list(workbook_loader.workbook_files(workbook_loader.SHIPPED_DIR))
+        for user_file in workbook_loader.workbook_files(self.workbooks_dir):
+            workbook = workbook_loader.read_file(user_file)[0]
+            if user_file.resolve() not in resolved and not (workbook and workbook.name in names):
+                others.append(user_file)
+        catalog = workbook_loader.load_catalog(
+            [], registry.classes(), registry.broken(),
+            extra_files=[f for f in others if f.resolve() not in resolved] + files)
+        problems: list[Problem] = []
+        for entry in catalog.entries.values():
+            if entry.path.resolve() in resolved:
+                problems += entry.problems
+        return problems
+
+    def check_workbooks(self, paths: Iterable[str | os.PathLike[str]]) -> None:
+        """Raise InvalidWorkbook listing every problem of ``paths`` (nothing when fine)."""
+        problems = self.validate_workbooks(paths)
+        if problems:
+            raise workbook_loader.invalid(problems)
+
+    def create_workbook(self, path: str | os.PathLike[str]) -> workbook_loader.Entry:
+        """Add a user workbook (checked first); Conflict when its name exists."""
+        return self._install_workbook(Path(path), replace=False)
+
+    def update_workbook(self, path: str | os.PathLike[str]) -> workbook_loader.Entry:
+        """Replace a user workbook with the file at ``path`` (checked first)."""
+        return self._install_workbook(Path(path), replace=True)
+
+    def delete_workbook(self, name: str) -> None:
+        entry = self._catalog().entries.get(name)
+        if entry is None:
+            raise exceptions.NotFound(
+                f"Workbook {name!r} does not exist. List workbooks with: "
+                "tripleo-flow workbook list")
+        if entry.shipped:
+            raise exceptions.Conflict(f"Workbook {name!r} ships with tripleo-flow and cannot "
+                                      "be deleted.")
+        entry.path.unlink()
+
+    def _install_workbook(self, path: Path, replace: bool) -> workbook_loader.Entry:
+        workbook, problems = workbook_loader.read_file(path)
+        if workbook is None:
+            raise workbook_loader.invalid(problems)
+        existing = self._catalog().entries.get(workbook.name)
+        if existing is not None and existing.shipped:
+            raise exceptions.Conflict(
+                f"Workbook {workbook.name!r} ships with tripleo-flow; give yours another name.")
+        if existing is not None and not replace:
+            raise exceptions.Conflict(
+                f"Workbook {workbook.name!r} already exists. Replace it with: "
+                f"tripleo-flow workbook update {path}")
+        if existing is None and replace:
+            raise exceptions.NotFound(
+                f"Workbook {workbook.name!r} does not exist. Add it with: "
+                f"tripleo-flow workbook create {path}")
+        problems = self.validate_workbooks([path])
+        if problems:
+            raise workbook_loader.invalid(problems)
+        target = self.workbooks_dir / f"{_safe(workbook.name)}.yaml"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if existing is not None and existing.path.resolve() != target.resolve():
+            existing.path.unlink()
+        with tempfile.NamedTemporaryFile("wb", dir=target.parent, delete=False) as tmp:
+            tmp.write(path.read_bytes())
+        shutil.move(tmp.name, target)
+        entry = self._catalog().entries[workbook.name]
+        return entry
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+

@@ -1,0 +1,55 @@
+"""Small helpers shared by the command modules (formatting only)."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from typing import Any
+
+import yaml
+
+
+def client(command: Any) -> Any:
+    """The API client of a command's app (``TripleoFlowApp.client``)."""
+    return command.app.client
+
+
+def when(timestamp: float | None) -> str:
+    if timestamp is None:
+        return ""
+    return datetime.datetime.fromtimestamp(timestamp, datetime.UTC).isoformat(
+        timespec="seconds")
+
+
+def data(value: Any) -> str:
+    """A value as one JSON line (for tables)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def parse_inputs(pairs: list[str], files: list[str]) -> dict[str, Any]:
+    """``--input-file`` mappings then ``--input k=v`` pairs (values read as YAML)."""
+    from tripleo_flow import exceptions
+
+    result: dict[str, Any] = {}
+    for path in files:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                loaded = yaml.safe_load(handle)
+        except (OSError, yaml.YAMLError) as exc:
+            raise exceptions.InvalidInput(f"Cannot read input file {path!r}: {exc}") from exc
+        if not isinstance(loaded, dict):
+            raise exceptions.InvalidInput(f"Input file {path!r} must hold a mapping.")
+        result.update(loaded)
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise exceptions.InvalidInput(f"Bad --input {pair!r}: use NAME=VALUE.")
+        try:
+            result[key] = yaml.safe_load(raw) if raw else ""
+        except yaml.YAMLError:
+            result[key] = raw
+    return result

@@ -1,0 +1,65 @@
+"""``tripleo-flow execution list/show/tasks/resume``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from cliff.lister import Lister
+from cliff.show import ShowOne
+
+from tripleo_flow.cli._format import client, data, when
+from tripleo_flow.cli.workflows import _progress, execution_row
+
+
+def _id_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("execution_id", metavar="ID")
+    return parser
+
+
+class ListExecutions(Lister):  # type: ignore[misc]
+    """List executions, oldest first."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("--workflow", metavar="NAME", help="Only runs of this workflow.")
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
+        rows = [(e.id, e.workflow, e.state, when(e.created_at), when(e.finished_at))
+                for e in client(self).list_executions(parsed_args.workflow)]
+        return ("ID", "Workflow", "State", "Created", "Finished"), rows
+
+
+class ShowExecution(ShowOne):  # type: ignore[misc]
+    """Show an execution: inputs, state, output or error."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        return _id_parser(super().get_parser(prog_name))
+
+    def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
+        return execution_row(client(self).get_execution(parsed_args.execution_id))
+
+
+class ExecutionTasks(Lister):  # type: ignore[misc]
+    """List the tasks of an execution with their states, results and errors."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        return _id_parser(super().get_parser(prog_name))
+
+    def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
+        rows = [(t.name, t.state, data(t.result), data(t.published), t.error or "",
+                 when(t.started_at), when(t.finished_at))
+                for t in client(self).execution_tasks(parsed_args.execution_id)]
+        return ("Task", "State", "Result", "Published", "Error", "Started", "Finished"), rows
+
+
+class ResumeExecution(ShowOne):  # type: ignore[misc]
+    """Continue an execution interrupted by a crash from its last completed task."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        return _id_parser(super().get_parser(prog_name))
+
+    def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
+        return execution_row(client(self).resume_execution(
+            parsed_args.execution_id, listeners=[_progress]))

@@ -1,0 +1,147 @@
+"""``tripleo-flow workbook ...`` and ``workflow ...`` commands (thin: they call the API)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from cliff.command import Command
+from cliff.lister import Lister
+from cliff.show import ShowOne
+
+from tripleo_flow.cli._format import client, data, parse_inputs, when
+
+
+class ListWorkbooks(Lister):  # type: ignore[misc]
+    """List workbooks (shipped and user) and whether they are valid."""
+
+    def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
+        rows = [(e.name, "shipped" if e.shipped else "user", str(e.path),
+                 "ok" if not e.problems else f"{len(e.problems)} problem(s)",
+                 ", ".join(sorted(e.workbook.workflows)) if e.workbook else "")
+                for e in client(self).list_workbooks()]
+        return ("Name", "Origin", "Path", "Status", "Workflows"), rows
+
+
+class ValidateWorkbooks(Command):  # type: ignore[misc]
+    """Check workbook files without running them."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("files", nargs="+", metavar="FILE")
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> int:
+        client(self).check_workbooks(parsed_args.files)
+        for path in parsed_args.files:
+            self.app.stdout.write(f"{path}: valid\n")
+        return 0
+
+
+class CreateWorkbook(ShowOne):  # type: ignore[misc]
+    """Add a user workbook from a file (checked first)."""
+
+    replace = False
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("file", metavar="FILE")
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
+        api = client(self)
+        entry = (api.update_workbook if self.replace else api.create_workbook)(
+            parsed_args.file)
+        workflows = ", ".join(sorted(entry.workbook.workflows)) if entry.workbook else ""
+        return ("Name", "Path", "Workflows"), (entry.name, str(entry.path), workflows)
+
+
+class UpdateWorkbook(CreateWorkbook):
+    """Replace a user workbook with a file (checked first)."""
+
+    replace = True
+
+
+class DeleteWorkbook(Command):  # type: ignore[misc]
+    """Delete a user workbook."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("name", metavar="NAME")
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> int:
+        client(self).delete_workbook(parsed_args.name)
+        return 0
+
+
+class ListWorkflows(Lister):  # type: ignore[misc]
+    """List workflows with their inputs."""
+
+    def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
+        rows = [(w.full_name, w.type, ", ".join(_input(i) for i in w.inputs), w.description)
+                for w in client(self).list_workflows()]
+        return ("Name", "Type", "Input", "Description"), rows
+
+
+def _input(item: Any) -> str:
+    return item.name if item.required else f"{item.name}={data(item.default) or 'null'}"
+
+
+class ShowWorkflow(ShowOne):  # type: ignore[misc]
+    """Show a workflow: its inputs, tasks and task graph (DOT)."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("name", metavar="NAME")
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
+        api = client(self)
+        wf = api.get_workflow(parsed_args.name)
+        tasks = "\n".join(
+            f"{t.name}: {'action ' + t.action if t.action else 'workflow ' + str(t.workflow)}"
+            for t in wf.tasks.values())
+        return (("Name", "Type", "Description", "Input", "Output", "Tasks", "Graph"),
+                (wf.full_name, wf.type, wf.description,
+                 "\n".join(_input(i) for i in wf.inputs), data(wf.output), tasks,
+                 api.workflow_dot(wf.full_name)))
+
+
+class RunWorkflow(ShowOne):  # type: ignore[misc]
+    """Run a workflow and show its execution (progress goes to stderr)."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("name", metavar="NAME")
+        parser.add_argument("--input", action="append", default=[], metavar="NAME=VALUE",
+                            help="An input (value read as YAML); may be repeated.")
+        parser.add_argument("--input-file", action="append", default=[], metavar="FILE",
+                            help="A YAML/JSON file with a mapping of inputs.")
+        parser.add_argument("--target", metavar="TASK",
+                            help="For a reverse workflow: the task to reach.")
+        parser.add_argument("--no-wait", action="store_true",
+                            help="Start it in the background and print its execution id.")
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
+        inputs = parse_inputs(parsed_args.input, parsed_args.input_file)
+        listeners = [] if parsed_args.no_wait else [_progress]
+        execution = client(self).run_workflow(
+            parsed_args.name, inputs, wait=not parsed_args.no_wait, listeners=listeners,
+            target=parsed_args.target, detach=parsed_args.no_wait)
+        return execution_row(execution)
+
+
+def _progress(event: Any) -> None:
+    extra = f": {event.error}" if event.error else ""
+    sys.stderr.write(f"[{when(event.timestamp)}] {event.task} {event.event}{extra}\n")
+
+
+def execution_row(execution: Any) -> tuple[Any, Any]:
+    return (("ID", "Workflow", "State", "Input", "Output", "Error", "Failed task", "Created",
+             "Finished"),
+            (execution.id, execution.workflow, execution.state, data(execution.input),
+             data(execution.output), execution.error or "", execution.failed_task or "",
+             when(execution.created_at), when(execution.finished_at)))

@@ -1,0 +1,177 @@
+"""Compiling a checked workflow into one TaskFlow graph flow.
+
+Each task becomes an atom (see :mod:`tripleo_flow.flows.atoms`) whose
+requirements are the outcomes of the tasks leading to it, so TaskFlow's graph
+orders them and reverts completed ones in reverse order on a failure.  A task
+with ``retry`` sits in a linear sub-flow under a retry controller; a
+``workflow:`` task is inlined between an enter and an exit atom.  All atoms are
+added with one ``add(*items)`` call (adding one at a time is quadratic).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from taskflow.patterns import graph_flow, linear_flow
+
+from tripleo_flow import exceptions
+from tripleo_flow.flows import atoms, expressions, workbook_validator
+from tripleo_flow.flows.workbook_loader import Catalog
+from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
+
+END_ATOM = "__end__"
+
+
+@dataclass
+class Compiled:
+    """A compiled workflow: the flow to run and its atoms by name."""
+
+    flow: Any
+    workflow: WorkflowSpec
+    atoms: dict[str, Any] = field(default_factory=dict)
+
+
+def _preds(workflow: WorkflowSpec) -> dict[str, list[str]]:
+    graph = workbook_validator.successors(workflow)
+    preds: dict[str, list[str]] = {name: [] for name in workflow.tasks}
+    for name, targets in graph.items():
+        for target in targets:
+            preds[target].append(name)
+    return preds
+
+
+def _ancestors(name: str, preds: dict[str, list[str]]) -> set[str]:
+    seen: set[str] = set()
+    todo = list(preds[name])
+    while todo:
+        node = todo.pop()
+        if node not in seen:
+            seen.add(node)
+            todo += preds[node]
+    return seen
+
+
+def _refs(spec: TaskSpec) -> set[str]:
+    values: list[Any] = [spec.input, spec.publish, spec.publish_on_error,
+                         [t.condition for t in spec.transitions()]]
+    if spec.retry:
+        values += [spec.retry.continue_on, spec.retry.break_on]
+    return expressions.task_references(values)[0]
+
+
+def _selection(workflow: WorkflowSpec, target: str | None,
+               preds: dict[str, list[str]]) -> list[str]:
+    if target is None:
+        return list(workflow.tasks)
+    if workflow.type != "reverse":
+        raise exceptions.InvalidInput(
+            f"Workflow {workflow.full_name!r} is a direct workflow: a target task is only "
+            "used by reverse workflows.")
+    if target not in workflow.tasks:
+        raise exceptions.InvalidInput(
+            f"Workflow {workflow.full_name!r} has no task {target!r}; its tasks are: "
+            f"{', '.join(workflow.tasks)}.")
+    keep = _ancestors(target, preds) | {target}
+    return [name for name in workflow.tasks if name in keep]
+
+
+class _Builder:
+    def __init__(self, catalog: Catalog, runtime: atoms.Runtime) -> None:
+        self.catalog = catalog
+        self.runtime = runtime
+        self.items: list[Any] = []
+        self.atoms: dict[str, Any] = {}
+
+    def _keep(self, atom: Any) -> Any:
+        self.atoms[atom.name] = atom
+        return atom
+
+    def workflow(self, workflow: WorkflowSpec, prefix: str, target: str | None) -> list[str]:
+        """Add the atoms of ``workflow``; return the atom names of its last tasks.
+
+        Only the last tasks (no successor) feed the workflow's exit atom: their
+        contexts already hold everything published before them, and an exit
+        atom requiring every task would make scheduling quadratic.
+        """
+        preds = _preds(workflow)
+        names = _selection(workflow, target, preds)
+        chosen = set(names)
+        reverse = workflow.type == "reverse"
+        result = []
+        has_successor = {p for name in names for p in preds[name] if p in chosen}
+        for name in names:
+            spec = workflow.tasks[name]
+            my_preds = [p for p in preds[name] if p in chosen]
+            refs = _refs(spec)
+            if refs:
+                refs &= _ancestors(name, preds)
+            links = atoms.Links(prefix=prefix, preds=tuple(prefix + p for p in my_preds),
+                                refs=tuple(sorted(refs)), start=not my_preds, reverse=reverse,
+                                retry=spec.retry is not None and spec.action is not None)
+            atom_name = self.task(workflow, spec, prefix + name, links)
+            if name not in has_successor:
+                result.append(atom_name)
+        return result
+
+    def task(self, workflow: WorkflowSpec, spec: TaskSpec, atom_name: str,
+             links: atoms.Links) -> str:
+        if spec.workflow is not None:
+            child = self.catalog.lookup(spec.workflow, workflow.workbook)
+            if child is None:
+                raise exceptions.WorkflowNotFound(spec.workflow)
+            child_prefix = atom_name + "/"
+            enter = atoms.EnterAtom(child_prefix + "__enter__", spec, links, self.runtime,
+                                    child, child_prefix)
+            self.items.append(self._keep(enter))
+            child_atoms = self.workflow(child, child_prefix, None)
+            exit_links = atoms.Links(prefix=links.prefix, preds=(), refs=links.refs)
+            self.items.append(self._keep(atoms.ExitAtom(
+                atom_name, spec, exit_links, self.runtime, child, child_prefix, child_atoms)))
+            return atom_name
+        atom = self._keep(atoms.ActionAtom(atom_name, spec, links, self.runtime))
+        if spec.retry is None:
+            self.items.append(atom)
+        else:
+            controller = atoms.DelayedTimes(spec.retry.count + 1, spec.retry.delay,
+                                            name=atom_name + "#retry",
+                                            provides=atoms.retry_symbol(atom_name))
+            self.items.append(linear_flow.Flow(atom_name + "#retry", retry=controller)
+                              .add(atom))
+        return atom_name
+
+
+def compile_workflow(workflow: WorkflowSpec, catalog: Catalog, runtime: atoms.Runtime,
+                     target: str | None = None) -> Compiled:
+    """Build the TaskFlow flow of ``workflow`` (restricted to ``target``'s requirements)."""
+    builder = _Builder(catalog, runtime)
+    top = builder.workflow(workflow, "", target)
+    end = atoms.ExitAtom(END_ATOM, TaskSpec(name=""), atoms.Links(prefix="", preds=()),
+                         runtime, workflow, "", top, provides=atoms.OUTPUT_SYMBOL)
+    builder.items.append(builder._keep(end))
+    flow = graph_flow.Flow(workflow.full_name)
+    flow.add(*builder.items)
+    return Compiled(flow, workflow, builder.atoms)
+
+
+def to_dot(workflow: WorkflowSpec) -> str:
+    """The task graph of ``workflow`` in Graphviz DOT."""
+    lines = [f'digraph "{workflow.full_name}" {{', "  rankdir=LR;"]
+    for name, spec in workflow.tasks.items():
+        what = f"action: {spec.action}" if spec.action else f"workflow: {spec.workflow}"
+        extra = " (with-items)" if spec.with_items else ""
+        lines.append(f'  "{name}" [shape=box, label="{name}\\n{what}{extra}"];')
+    for name, spec in workflow.tasks.items():
+        if workflow.type == "reverse":
+            for req in spec.requires:
+                lines.append(f'  "{req}" -> "{name}" [label="requires"];')
+            continue
+        for kind, transitions in (("on-success", spec.on_success), ("on-error", spec.on_error),
+                                  ("on-complete", spec.on_complete)):
+            for item in transitions:
+                label = kind if item.condition is None else f"{kind}: {item.condition}"
+                label = str(label).replace('"', '\\"')
+                style = ", style=dashed, color=red" if kind == "on-error" else ""
+                lines.append(f'  "{name}" -> "{item.target}" [label="{label}"{style}];')
+    lines.append("}")
+    return "\n".join(lines)

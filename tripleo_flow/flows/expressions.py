@@ -1,0 +1,289 @@
+"""YAQL ``<% %>`` and Jinja ``{{ }}`` expressions over a workflow's data.
+
+A string that is one whole expression evaluates to a typed value
+(``'<% $.count + 1 %>'`` gives an int); a string with expressions inside text
+is rendered as text.  Mappings and lists are evaluated recursively.  The data
+is the workflow context: its inputs and the values published so far, reachable
+as ``$.name`` in YAQL and ``_.name`` in Jinja.  Functions, as in Mistral:
+``task('name')`` (its ``result``, ``state``, ``published``; ``task()`` is the
+current task in ``publish``), ``execution()`` (``id``, ``input``, ``name``),
+``json_dump`` / ``json_parse``, ``yaml_dump`` / ``yaml_parse``.
+"""
+
+from __future__ import annotations
+
+import collections.abc  # noqa: F401  (yaql 3.2 uses collections.abc without importing it)
+import functools
+import json
+import re
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import jinja2
+import jinja2.nativetypes
+import jinja2.sandbox
+import yaml
+import yaql
+from yaql.language import exceptions as yaql_exc
+from yaql.language import factory, specs, yaqltypes
+
+from tripleo_flow import exceptions
+
+_YAQL_RE = re.compile(r"<%(.*?)%>", re.S)
+_JINJA_RE = re.compile(r"{{(.*?)}}|{%(.*?)%}", re.S)
+_TASK_REF_RE = re.compile(r"""task\(\s*(?:'([^']*)'|"([^"]*)")\s*\)""")
+_TASK_ANY_RE = re.compile(r"task\(\s*([^)\s][^)]*)?\)")
+
+
+class ExpressionError(exceptions.InvalidInput):
+    """An expression could not be parsed or evaluated."""
+
+    def __init__(self, expression: str, reason: str) -> None:
+        super().__init__(f"Cannot evaluate {expression.strip()!r}: {reason}")
+        self.expression = expression
+        self.reason = reason
+
+
+@functools.cache
+def _yaql_engine() -> Any:
+    return factory.YaqlFactory().create()
+
+
+_root_lock = threading.Lock()
+_root_context: Any = None
+
+
+def _yaql_root() -> Any:
+    global _root_context
+    with _root_lock:
+        if _root_context is None:
+            context = yaql.create_context()  # camelCase standard library, as in Mistral
+            for name, func in (("task", _y_task), ("execution", _y_execution),
+                               ("json_dump", _y_json_dump), ("json_parse", _y_json_parse),
+                               ("yaml_dump", _y_yaml_dump), ("yaml_parse", _y_yaml_parse)):
+                context.register_function(func, name=name)
+            _root_context = context
+        return _root_context
+
+
+@specs.parameter("name", nullable=True)
+@specs.inject("context", yaqltypes.Context())
+def _y_task(context: Any, name: str | None = None) -> Any:
+    return context["$__evaluator"].task(name)
+
+
+@specs.inject("context", yaqltypes.Context())
+def _y_execution(context: Any) -> Any:
+    return context["$__evaluator"].execution()
+
+
+def _y_json_dump(value: Any) -> str:
+    return json.dumps(_plain(value), sort_keys=True)
+
+
+def _y_json_parse(text: str) -> Any:
+    return json.loads(text)
+
+
+def _y_yaml_dump(value: Any) -> str:
+    return str(yaml.safe_dump(_plain(value), default_flow_style=False))
+
+
+def _plain(value: Any) -> Any:
+    """YAQL's frozen containers as plain dicts and lists."""
+    if isinstance(value, Mapping):
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _y_yaml_parse(text: str) -> Any:
+    return yaml.safe_load(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_yaql(text: str) -> Any:
+    try:
+        return _yaql_engine()(text.strip())
+    except yaql_exc.YaqlException as exc:
+        raise ExpressionError(f"<%{text}%>", str(exc)) from exc
+
+
+_jinja_env = jinja2.sandbox.SandboxedEnvironment(undefined=jinja2.StrictUndefined)
+
+
+class _NativeSandbox(jinja2.sandbox.SandboxedEnvironment, jinja2.nativetypes.NativeEnvironment):
+    pass
+
+
+_jinja_native = _NativeSandbox(undefined=jinja2.StrictUndefined)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_jinja_expression(text: str) -> Any:
+    try:
+        return _jinja_native.compile_expression(text.strip(), undefined_to_none=False)
+    except jinja2.TemplateSyntaxError as exc:
+        raise ExpressionError("{{" + text + "}}", str(exc)) from exc
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_jinja_template(text: str) -> Any:
+    try:
+        return _jinja_env.from_string(text)
+    except jinja2.TemplateSyntaxError as exc:
+        raise ExpressionError(text, str(exc)) from exc
+
+
+def _whole(regex: re.Pattern[str], text: str) -> str | None:
+    stripped = text.strip()
+    match = regex.fullmatch(stripped)
+    if match and match.group(1) is not None and len(regex.findall(stripped)) == 1:
+        return match.group(1)
+    return None
+
+
+def has_expression(value: Any) -> bool:
+    """True when ``value`` (or anything inside it) holds an expression."""
+    if isinstance(value, str):
+        return "<%" in value or "{{" in value or "{%" in value
+    if isinstance(value, Mapping):
+        return any(has_expression(k) or has_expression(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(has_expression(v) for v in value)
+    return False
+
+
+def check(value: Any) -> list[str]:
+    """Syntax problems of every expression inside ``value`` (empty when fine)."""
+    problems: list[str] = []
+    for text in _strings(value):
+        try:
+            if "<%" in text:
+                for inner in _YAQL_RE.findall(text):
+                    _parse_yaql(inner)
+            if "{{" in text or "{%" in text:
+                inner = _whole(_JINJA_RE, text)
+                if inner is not None:
+                    _parse_jinja_expression(inner)
+                else:
+                    _parse_jinja_template(text)
+        except ExpressionError as exc:
+            problems.append(str(exc))
+    return problems
+
+
+def task_references(value: Any) -> tuple[set[str], bool]:
+    """Task names used as ``task('name')`` in ``value``, and whether a dynamic one is used."""
+    names: set[str] = set()
+    dynamic = False
+    for text in _strings(value):
+        for match in _TASK_ANY_RE.finditer(text):
+            arg = (match.group(1) or "").strip()
+            literal = _TASK_REF_RE.fullmatch(match.group(0))
+            if literal:
+                names.add(literal.group(1) or literal.group(2))
+            elif arg:
+                dynamic = True
+    return names, dynamic
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [s for k, v in value.items() for s in _strings(k) + _strings(v)]
+    if isinstance(value, (list, tuple)):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+class Evaluator:
+    """Evaluates expressions over ``data`` with Mistral's helper functions."""
+
+    def __init__(self, data: Mapping[str, Any],
+                 tasks: Callable[[str | None], Any] | None = None,
+                 execution: Mapping[str, Any] | None = None) -> None:
+        self.data = data
+        self._tasks = tasks
+        self._execution = dict(execution or {})
+
+    def task(self, name: str | None = None) -> Any:
+        if self._tasks is None:
+            raise ExpressionError(f"task({name!r})", "no task results are available here")
+        return self._tasks(name)
+
+    def execution(self) -> dict[str, Any]:
+        return self._execution
+
+    def evaluate(self, value: Any) -> Any:
+        """``value`` with every expression inside it evaluated."""
+        if isinstance(value, str):
+            return self._string(value)
+        if isinstance(value, Mapping):
+            return {self.evaluate(k): self.evaluate(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.evaluate(v) for v in value]
+        return value
+
+    def _string(self, text: str) -> Any:
+        if "<%" in text:
+            inner = _whole(_YAQL_RE, text)
+            if inner is not None:
+                return self._yaql(inner)
+            return _YAQL_RE.sub(lambda m: _text(self._yaql(m.group(1))), text)
+        if "{{" in text or "{%" in text:
+            inner = _whole(_JINJA_RE, text)
+            if inner is not None:
+                return self._jinja_value(inner)
+            return self._jinja_text(text)
+        return text
+
+    def _functions(self) -> dict[str, Callable[..., Any]]:
+        return {"task": self.task, "execution": self.execution,
+                "json_dump": lambda v: json.dumps(v, sort_keys=True),
+                "json_parse": json.loads,
+                "yaml_dump": lambda v: yaml.safe_dump(v, default_flow_style=False),
+                "yaml_parse": yaml.safe_load}
+
+    def _yaql(self, text: str) -> Any:
+        expression = _parse_yaql(text)
+        context = _yaql_root().create_child_context()
+        context["$__evaluator"] = self
+        try:
+            return expression.evaluate(data=self.data, context=context)
+        except ExpressionError:
+            raise
+        except Exception as exc:  # YAQL raises KeyError, TypeError ... for bad data
+            reason = f"no value {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise ExpressionError(f"<%{text}%>", reason or type(exc).__name__) from exc
+
+    def _jinja_vars(self) -> dict[str, Any]:
+        return {**self.data, "_": self.data, **self._functions()}
+
+    def _jinja_value(self, text: str) -> Any:
+        try:
+            value = _parse_jinja_expression(text)(**self._jinja_vars())
+        except ExpressionError:
+            raise
+        except Exception as exc:
+            raise ExpressionError("{{" + text + "}}", str(exc)) from exc
+        if isinstance(value, jinja2.Undefined):
+            raise ExpressionError("{{" + text + "}}", "the value is undefined")
+        return value
+
+    def _jinja_text(self, text: str) -> str:
+        try:
+            return str(_parse_jinja_template(text).render(**self._jinja_vars()))
+        except ExpressionError:
+            raise
+        except Exception as exc:
+            raise ExpressionError(text, str(exc)) from exc
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else str(value)

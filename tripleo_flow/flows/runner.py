@@ -1,0 +1,207 @@
+"""Running, persisting and resuming workflow executions.
+
+:class:`Runner` checks the inputs, records a PENDING execution, compiles the
+workflow and runs it with TaskFlow's parallel engine on a long-lived thread
+pool (an engine that owns its pool costs ~1 s per run).  Progress events go to
+listeners through each atom's own notifier.  An execution interrupted by a
+crash is resumed from its persisted flow detail: completed tasks are not run
+again, the task that was running runs again (at-least-once).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from concurrent import futures
+from dataclasses import dataclass
+from typing import Any
+
+import futurist
+from taskflow import states
+from taskflow.types import failure, notifier
+
+from tripleo_flow import exceptions
+from tripleo_flow.actions.base import Action
+from tripleo_flow.flows import atoms, compiler
+from tripleo_flow.flows import engine as tf_engine
+from tripleo_flow.flows.executions import Execution, ExecutionStore
+from tripleo_flow.flows.workbook_loader import Catalog
+
+LOG = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """A task of an execution changed state."""
+
+    execution_id: str
+    workflow: str
+    task: str
+    event: str  # started, succeeded, skipped, failed, reverting, reverted, retrying
+    timestamp: float
+    result: Any = None
+    error: str | None = None
+
+
+Listener = Callable[[ProgressEvent], None]
+
+_EVENTS = {states.RUNNING: "started", states.SUCCESS: "succeeded", states.FAILURE: "failed",
+           states.REVERTING: "reverting", states.REVERTED: "reverted",
+           states.RETRYING: "retrying"}
+
+
+class Runner:
+    """Runs workflows of a catalog and keeps their executions."""
+
+    def __init__(self, catalog: Callable[[], Catalog], actions: Callable[[str], type[Action]],
+                 action_context: Any, store: ExecutionStore, threads: int = 8) -> None:
+        self._catalog = catalog
+        self._actions = actions
+        self._action_context = action_context
+        self.store = store
+        self._threads = max(1, threads)
+        self._engine_pool: futurist.ThreadPoolExecutor | None = None
+        self._item_pool: futures.ThreadPoolExecutor | None = None
+        self._guard = threading.Lock()
+        self._background: list[threading.Thread] = []
+
+    def _pools(self) -> tuple[futurist.ThreadPoolExecutor, futures.ThreadPoolExecutor]:
+        with self._guard:
+            if self._engine_pool is None or self._item_pool is None:
+                self._engine_pool = futurist.ThreadPoolExecutor(max_workers=self._threads)
+                self._item_pool = futures.ThreadPoolExecutor(
+                    max_workers=self._threads, thread_name_prefix="tripleo-flow-items")
+            return self._engine_pool, self._item_pool
+
+    def start(self, name: str, inputs: Mapping[str, Any] | None = None,
+              target: str | None = None) -> Any:
+        """Check ``inputs`` and record a PENDING execution of workflow ``name``."""
+        workflow = self._catalog().get(name)
+        given = dict(inputs or {})
+        atoms.apply_inputs(workflow, given)
+        if target is not None:
+            compiler._selection(workflow, target, compiler._preds(workflow))
+        return self.store.create(workflow.full_name, given, target)
+
+    def run(self, name: str, inputs: Mapping[str, Any] | None = None, target: str | None = None,
+            listeners: Iterable[Listener] = (), wait: bool = True) -> Execution:
+        """Run workflow ``name``; with ``wait`` False return while it runs in a thread."""
+        fd = self.start(name, inputs, target)
+        if wait:
+            return self.execute(fd, listeners)
+        thread = threading.Thread(target=self._quiet, args=(fd, tuple(listeners)),
+                                  name=f"execution-{fd.uuid}", daemon=True)
+        self._background.append(thread)
+        thread.start()
+        return self.store.get(fd.uuid)
+
+    def _quiet(self, fd: Any, listeners: Iterable[Listener]) -> None:
+        try:
+            self.execute(fd, listeners)
+        except exceptions.TripleoFlowError as exc:
+            LOG.info("execution %s ended: %s", fd.uuid, exc)
+        except Exception:  # a background run must not die silently
+            LOG.exception("execution %s crashed", fd.uuid)
+
+    def resume(self, execution_id: str, listeners: Iterable[Listener] = ()) -> Execution:
+        """Continue an interrupted execution from its last completed task."""
+        record = self.store.get(execution_id)
+        if record.state in (states.SUCCESS, states.REVERTED, states.FAILURE):
+            raise exceptions.Conflict(
+                f"Execution {execution_id!r} has already ended ({record.state}); nothing to "
+                f"resume. Run it again with: tripleo-flow workflow run {record.workflow}")
+        if record.state == states.RUNNING:
+            raise exceptions.Conflict(
+                f"Execution {execution_id!r} is still running in another process; wait for it "
+                "or stop that process first.")
+        return self.execute(self.store.flow_detail(execution_id), listeners)
+
+    def execute(self, fd: Any, listeners: Iterable[Listener] = ()) -> Execution:
+        """Run (or continue) the execution of flow detail ``fd`` to its end."""
+        meta = fd.meta or {}
+        catalog = self._catalog()
+        workflow = catalog.get(meta["workflow"])
+        ctx = atoms.apply_inputs(workflow, meta.get("input") or {})
+        engine_pool, item_pool = self._pools()
+        runtime = atoms.Runtime(self._actions, self._action_context, item_pool,
+                                {"id": fd.uuid, "name": workflow.full_name,
+                                 "input": meta.get("input") or {}})
+        compiled = compiler.compile_workflow(workflow, catalog, runtime, meta.get("target"))
+        self.store.update_meta(fd, pid=os.getpid(), host=socket.gethostname())
+        start = {"state": atoms.SUCCESS, "ctx": ctx, "next": ["*"]}
+        engine = tf_engine.load(
+            compiled.flow, store={atoms.input_symbol(""): start}, flow_detail=fd,
+            book=self.store.book(), backend=self.store.backend, engine="parallel",
+            executor=engine_pool)
+        listeners = tuple(listeners)
+        if listeners:
+            self._listen(engine, fd.uuid, workflow.full_name, listeners)
+        try:
+            engine.run()
+        except Exception as exc:
+            return self._failed(fd, workflow.full_name, exc)
+        output = (engine.storage.fetch(atoms.OUTPUT_SYMBOL) or {}).get("result")
+        self.store.update_meta(fd, output=output, finished_at=time.time(), error=None,
+                               failed_task=None)
+        return self.store.get(fd.uuid)
+
+    def _failed(self, fd: Any, workflow: str, exc: BaseException) -> Execution:
+        fresh = self.store.flow_detail(fd.uuid)
+        failed_task, cause = None, str(exc) or type(exc).__name__
+        for ad in fresh:
+            if ad.failure is not None and "#retry" not in ad.name:
+                failed_task = None if ad.name == compiler.END_ATOM else ad.name
+                cause = str(ad.failure.exception_str) if isinstance(
+                    ad.failure, failure.Failure) else str(ad.failure)
+                break
+        reverted = fresh.state == states.REVERTED
+        fd.state = fresh.state
+        self.store.update_meta(fd, error=cause, failed_task=failed_task,
+                               finished_at=time.time())
+        raise exceptions.WorkflowFailed(workflow, failed_task, cause, reverted) from exc
+
+    @staticmethod
+    def _listen(engine: Any, execution_id: str, workflow: str,
+                listeners: tuple[Listener, ...]) -> None:
+        """Forward the engine's atom state changes (its ``atom_notifier``) to listeners."""
+
+        def on_state(event_type: str, details: Mapping[str, Any]) -> None:
+            name = details.get("task_name")
+            event = _EVENTS.get(event_type)
+            if event is None or not name or name == compiler.END_ATOM \
+                    or name.endswith("__enter__"):
+                return
+            result, error = details.get("result"), None
+            if isinstance(result, failure.Failure):
+                error, result = str(result.exception_str), None
+            elif isinstance(result, Mapping) and "state" in result:
+                if result["state"] == atoms.SKIPPED:
+                    event = "skipped"
+                elif result["state"] == atoms.ERROR:
+                    event, error = "failed", result.get("error")
+                result = result.get("result")
+            progress = ProgressEvent(execution_id, workflow, name, event, time.time(),
+                                     result, error)
+            for listener in listeners:
+                listener(progress)
+
+        engine.atom_notifier.register(notifier.Notifier.ANY, on_state)
+
+    def wait_background(self, timeout: float | None = None) -> None:
+        """Wait for executions started with ``wait=False`` (tests, shutdown)."""
+        for thread in list(self._background):
+            thread.join(timeout)
+        self._background = [t for t in self._background if t.is_alive()]
+
+    def close(self) -> None:
+        self.wait_background()
+        with self._guard:
+            if self._engine_pool is not None:
+                self._engine_pool.shutdown()
+            if self._item_pool is not None:
+                self._item_pool.shutdown()
+            self._engine_pool = self._item_pool = None

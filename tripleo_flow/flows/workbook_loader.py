@@ -1,0 +1,170 @@
+"""Reading workbook files into a :class:`Catalog` of checked workflows.
+
+The catalog holds the shipped workbooks (``tripleo_flow/workbooks/``) and the
+user's (``[workflows] workbooks_dir``).  Every file is parsed and validated when
+the catalog is built; a file with problems stays listed with them, and running
+or showing one of its workflows raises :class:`InvalidWorkbook` naming each
+problem, so one broken file never hides the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from tripleo_flow import exceptions
+from tripleo_flow.actions.base import Action
+from tripleo_flow.flows import workbook_validator
+from tripleo_flow.flows.workbook_model import Problem, Workbook, WorkflowSpec, parse_workbook
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+SHIPPED_DIR = Path(__file__).resolve().parent.parent / "workbooks"
+
+
+def invalid(problems: Iterable[Problem]) -> exceptions.InvalidWorkbook:
+    """One InvalidWorkbook listing ``problems``, one per line."""
+    lines = [str(p) for p in problems]
+    head = "Invalid workbook" if len(lines) == 1 else f"Invalid workbook ({len(lines)} problems)"
+    error = exceptions.InvalidWorkbook(f"{head}:\n  " + "\n  ".join(lines))
+    error.problems = list(problems)  # type: ignore[attr-defined]
+    return error
+
+
+def read_file(path: Path) -> tuple[Workbook | None, list[Problem]]:
+    """Parse ``path``; unreadable files and YAML errors become problems."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [Problem(str(path), f"cannot read the file: {exc}")]
+    try:
+        document = yaml.load(text, Loader=_LOADER)  # noqa: S506 (a safe loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        reason = getattr(exc, "problem", None) or str(exc)
+        return None, [Problem(str(path), f"not valid YAML{where}: {reason}")]
+    return parse_workbook(document, str(path))
+
+
+@dataclass
+class Entry:
+    """A workbook file in the catalog, with its problems."""
+
+    name: str
+    path: Path
+    shipped: bool
+    workbook: Workbook | None
+    problems: list[Problem] = field(default_factory=list)
+
+
+class Catalog:
+    """Every known workbook and workflow; short names resolve in their workbook first."""
+
+    def __init__(self, entries: Iterable[Entry]) -> None:
+        self.entries: dict[str, Entry] = {}
+        for entry in entries:
+            if entry.name in self.entries:
+                entry.problems.append(Problem(
+                    str(entry.path), f"workbook name {entry.name!r} is also used by "
+                    f"{self.entries[entry.name].path}; this file is ignored"))
+                self.entries[f"{entry.name}@{entry.path}"] = entry
+            else:
+                self.entries[entry.name] = entry
+
+    def workflows(self) -> list[WorkflowSpec]:
+        return [wf for e in self.entries.values() if e.workbook
+                for wf in e.workbook.workflows.values()]
+
+    def lookup(self, name: str, near: str | None = None) -> WorkflowSpec | None:
+        """The workflow ``name`` (full, or short within ``near``, or a unique short name)."""
+        if near:
+            entry = self.entries.get(near)
+            if entry and entry.workbook and name in entry.workbook.workflows:
+                return entry.workbook.workflows[name]
+        candidates = [wf for wf in self.workflows() if wf.full_name == name]
+        if not candidates:
+            candidates = [wf for wf in self.workflows() if wf.name == name]
+        return candidates[0] if len(candidates) == 1 else None
+
+    def entry_of(self, workflow: WorkflowSpec) -> Entry:
+        return self.entries[workflow.workbook]
+
+    def get(self, name: str) -> WorkflowSpec:
+        """The workflow ``name``; WorkflowNotFound / InvalidWorkbook when it cannot run."""
+        found = self.lookup(name)
+        if found is None:
+            matches = [wf.full_name for wf in self.workflows() if wf.name == name]
+            if len(matches) > 1:
+                raise exceptions.WorkflowNotFound(
+                    f"{name} (ambiguous: use one of {', '.join(sorted(matches))})")
+            raise exceptions.WorkflowNotFound(name)
+        entry = self.entry_of(found)
+        if entry.problems:
+            raise invalid(entry.problems)
+        return found
+
+
+def validate(workbooks: Iterable[Workbook], catalog: Catalog,
+             actions: Mapping[str, type[Action]],
+             broken: Mapping[str, str]) -> dict[str, list[Problem]]:
+    """Problems of each workbook (keyed by name), checked against ``catalog``."""
+    result: dict[str, list[Problem]] = {}
+    for workbook in workbooks:
+        problems: list[Problem] = []
+        for workflow in workbook.workflows.values():
+            problems += workbook_validator.validate_workflow(
+                workflow, actions, broken,
+                lambda ref, near: catalog.lookup(ref, near))
+        calls = {wf.full_name: [child.full_name for t in wf.tasks.values() if t.workflow
+                                for child in [catalog.lookup(t.workflow, wf.workbook)] if child]
+                 for wf in catalog.workflows()}
+        for workflow in workbook.workflows.values():
+            cycle = _call_cycle(workflow.full_name, calls)
+            if cycle:
+                problems.append(Problem(workbook.path, "workflows call each other in a cycle: "
+                                        + " -> ".join(cycle), workflow.name))
+        result[workbook.name] = problems
+    return result
+
+
+def _call_cycle(start: str, calls: Mapping[str, list[str]]) -> list[str] | None:
+    stack = [(start, [start])]
+    while stack:
+        node, path = stack.pop()
+        for child in calls.get(node, []):
+            if child == start:
+                return path + [child]
+            if child not in path:
+                stack.append((child, path + [child]))
+    return None
+
+
+def workbook_files(directory: Path) -> list[Path]:
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.iterdir()
+                  if p.suffix in (".yaml", ".yml") and p.is_file())
+
+
+def load_catalog(directories: Iterable[tuple[Path, bool]], actions: Mapping[str, type[Action]],
+                 broken: Mapping[str, str] | None = None,
+                 extra_files: Iterable[Path] = ()) -> Catalog:
+    """Read and check every workbook of ``directories`` (``(dir, shipped)`` pairs)."""
+    entries = []
+    sources = [(path, shipped) for directory, shipped in directories
+               for path in workbook_files(directory)]
+    sources += [(Path(p), False) for p in extra_files]
+    for path, shipped in sources:
+        workbook, problems = read_file(path)
+        name = workbook.name if workbook else path.stem
+        entries.append(Entry(name, path, shipped, workbook, problems))
+    catalog = Catalog(entries)
+    checked = validate([e.workbook for e in catalog.entries.values() if e.workbook],
+                       catalog, actions, broken or {})
+    for entry in catalog.entries.values():
+        if entry.workbook:
+            entry.problems += checked.get(entry.workbook.name, [])
+    return catalog

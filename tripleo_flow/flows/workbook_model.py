@@ -1,0 +1,392 @@
+"""The workbook language: a subset of Mistral v2, as frozen value objects.
+
+:func:`parse_workbook` turns the YAML document of one file into a
+:class:`Workbook`, collecting every structural problem as a :class:`Problem`
+(file, workflow, task, message) instead of stopping at the first.  Checks that
+need other workbooks or the action registry live in
+:mod:`tripleo_flow.flows.workbook_validator`.  No I/O here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Engine commands usable as a transition target.
+COMMANDS = ("fail", "succeed", "noop")
+
+WORKBOOK_KEYS = {"version", "name", "description", "tags", "workflows", "actions"}
+WORKFLOW_KEYS = {"type", "description", "input", "output", "output-on-error", "tasks",
+                 "task-defaults", "tags", "vars"}
+TASK_KEYS = {"description", "action", "workflow", "input", "publish", "publish-on-error",
+             "on-success", "on-error", "on-complete", "requires", "with-items", "concurrency",
+             "retry", "timeout", "join", "wait-before", "wait-after", "keep-result",
+             "safe-rerun", "target", "tags"}
+DEFAULTABLE_KEYS = {"on-success", "on-error", "on-complete", "retry", "timeout",
+                    "wait-before", "wait-after", "concurrency", "requires", "safe-rerun"}
+NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
+_WITH_ITEMS_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s+in\s+(.+?)\s*$", re.S)
+_INLINE_PARAM_RE = re.compile(
+    r"""([A-Za-z_][A-Za-z0-9_]*)=(<%.*?%>|\{\{.*?\}\}|"[^"]*"|'[^']*'|\S+)""", re.S)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a workbook, located as precisely as known."""
+
+    path: str
+    message: str
+    workflow: str | None = None
+    task: str | None = None
+
+    def __str__(self) -> str:
+        where = [self.path or "<workbook>"]
+        if self.workflow:
+            where.append(f"workflow {self.workflow!r}")
+        if self.task:
+            where.append(f"task {self.task!r}")
+        return f"{', '.join(where)}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Transition:
+    """``on-success``/``on-error``/``on-complete`` entry: a target and an optional condition."""
+
+    target: str
+    condition: Any = None
+
+    @property
+    def is_command(self) -> bool:
+        return self.target in COMMANDS
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    count: int
+    delay: float = 0.0
+    continue_on: Any = None
+    break_on: Any = None
+
+
+@dataclass(frozen=True)
+class WithItems:
+    """``with-items``: variables bound to the items of expressions, zipped."""
+
+    bindings: tuple[tuple[str, Any], ...]
+    concurrency: Any = None
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    name: str
+    action: str | None = None
+    workflow: str | None = None
+    input: dict[str, Any] = field(default_factory=dict)
+    publish: dict[str, Any] = field(default_factory=dict)
+    publish_on_error: dict[str, Any] = field(default_factory=dict)
+    on_success: tuple[Transition, ...] = ()
+    on_error: tuple[Transition, ...] = ()
+    on_complete: tuple[Transition, ...] = ()
+    requires: tuple[str, ...] = ()
+    with_items: WithItems | None = None
+    retry: RetryPolicy | None = None
+    timeout: Any = None
+    join: str | int | None = None
+    wait_before: Any = None
+    wait_after: Any = None
+    description: str = ""
+
+    def transitions(self) -> tuple[Transition, ...]:
+        return self.on_success + self.on_error + self.on_complete
+
+    def handles_errors(self) -> bool:
+        """True when a failure of this task is handled (the workflow goes on)."""
+        return bool(self.publish_on_error or any(
+            t.target != "fail" for t in self.on_error + self.on_complete))
+
+
+@dataclass(frozen=True)
+class WorkflowInput:
+    name: str
+    required: bool = True
+    default: Any = None
+
+
+@dataclass(frozen=True)
+class WorkflowSpec:
+    name: str
+    workbook: str
+    path: str
+    type: str = "direct"
+    description: str = ""
+    inputs: tuple[WorkflowInput, ...] = ()
+    output: Any = None
+    tasks: dict[str, TaskSpec] = field(default_factory=dict)
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.workbook}.{self.name}" if self.workbook else self.name
+
+
+@dataclass(frozen=True)
+class Workbook:
+    name: str
+    path: str
+    description: str = ""
+    workflows: dict[str, WorkflowSpec] = field(default_factory=dict)
+    source: dict[str, Any] = field(default_factory=dict)
+
+
+class _Collector:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.problems: list[Problem] = []
+
+    def add(self, message: str, workflow: str | None = None, task: str | None = None) -> None:
+        self.problems.append(Problem(self.path, message, workflow, task))
+
+
+def parse_workbook(document: Any, path: str) -> tuple[Workbook | None, list[Problem]]:
+    """Parse one YAML document into a :class:`Workbook` and its problems."""
+    out = _Collector(path)
+    if not isinstance(document, dict):
+        out.add("the file must hold a mapping with 'version', 'name' and 'workflows'")
+        return None, out.problems
+    for key in sorted(set(document) - WORKBOOK_KEYS):
+        out.add(f"unknown key {key!r} (expected one of {', '.join(sorted(WORKBOOK_KEYS))})")
+    if str(document.get("version")) != "2.0":
+        out.add(f"version must be '2.0' (got {document.get('version')!r})")
+    name = document.get("name")
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        out.add(f"name must be a word like 'tripleo.plan' (got {name!r})")
+        name = ""
+    if "actions" in document:
+        out.add("ad-hoc 'actions' are not supported; register an action entry point instead")
+    raw_workflows = document.get("workflows")
+    workflows: dict[str, WorkflowSpec] = {}
+    if not isinstance(raw_workflows, dict) or not raw_workflows:
+        out.add("'workflows' must be a mapping of workflow names to definitions")
+    else:
+        for wf_name, raw in raw_workflows.items():
+            spec = _parse_workflow(str(wf_name), raw, name, out)
+            if spec is not None:
+                workflows[spec.name] = spec
+    if out.problems:
+        return None, out.problems
+    return Workbook(name, path, str(document.get("description") or ""), workflows,
+                    document), []
+
+
+def _parse_workflow(name: str, raw: Any, workbook: str, out: _Collector) -> WorkflowSpec | None:
+    if not NAME_RE.match(name):
+        out.add("invalid workflow name", name)
+    if not isinstance(raw, dict):
+        out.add("a workflow must be a mapping with 'tasks'", name)
+        return None
+    for key in sorted(set(raw) - WORKFLOW_KEYS):
+        out.add(f"unknown key {key!r}", name)
+    wf_type = raw.get("type", "direct")
+    if wf_type not in ("direct", "reverse"):
+        out.add(f"type must be 'direct' or 'reverse' (got {wf_type!r})", name)
+    inputs = _parse_inputs(raw.get("input", []), name, out)
+    defaults = raw.get("task-defaults") or {}
+    if not isinstance(defaults, dict):
+        out.add("'task-defaults' must be a mapping", name)
+        defaults = {}
+    for key in sorted(set(defaults) - DEFAULTABLE_KEYS):
+        out.add(f"'task-defaults' cannot set {key!r}", name)
+    raw_tasks = raw.get("tasks")
+    tasks: dict[str, TaskSpec] = {}
+    if not isinstance(raw_tasks, dict) or not raw_tasks:
+        out.add("'tasks' must be a non-empty mapping of task names to definitions", name)
+    else:
+        for task_name, raw_task in raw_tasks.items():
+            merged = raw_task
+            if isinstance(raw_task, dict):
+                merged = {**{k: v for k, v in defaults.items() if k in DEFAULTABLE_KEYS},
+                          **raw_task}
+                if wf_type == "direct" and "requires" not in raw_task:
+                    merged.pop("requires", None)
+            task = _parse_task(str(task_name), merged, name, out)
+            if task is not None:
+                tasks[task.name] = task
+    return WorkflowSpec(name=name, workbook=workbook, path=out.path, type=str(wf_type),
+                        description=str(raw.get("description") or ""), inputs=inputs,
+                        output=raw.get("output"), tasks=tasks)
+
+
+def _parse_inputs(raw: Any, wf: str, out: _Collector) -> tuple[WorkflowInput, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        out.add("'input' must be a list of names or {name: default} mappings", wf)
+        return ()
+    inputs = []
+    for item in raw:
+        if isinstance(item, str):
+            inputs.append(WorkflowInput(item))
+        elif isinstance(item, dict) and len(item) == 1:
+            (key, default), = item.items()
+            inputs.append(WorkflowInput(str(key), False, default))
+        else:
+            out.add(f"bad input entry {item!r}: use a name or a {{name: default}} mapping", wf)
+    names = [i.name for i in inputs]
+    for dup in sorted({n for n in names if names.count(n) > 1}):
+        out.add(f"input {dup!r} is declared twice", wf)
+    return tuple(inputs)
+
+
+def _parse_task(name: str, raw: Any, wf: str, out: _Collector) -> TaskSpec | None:
+    if not NAME_RE.match(name) or name.startswith("__"):
+        out.add("invalid task name (letters, digits, '_', '-', '.'; not starting with '__')",
+                wf, name)
+    if not isinstance(raw, dict):
+        out.add("a task must be a mapping with 'action' or 'workflow'", wf, name)
+        return None
+    for key in sorted(set(raw) - TASK_KEYS):
+        out.add(f"unknown key {key!r}", wf, name)
+    action, workflow = raw.get("action"), raw.get("workflow")
+    inputs = raw.get("input") or {}
+    if not isinstance(inputs, dict):
+        out.add("'input' must be a mapping", wf, name)
+        inputs = {}
+    if action is not None and workflow is not None:
+        out.add("a task has either 'action' or 'workflow', not both", wf, name)
+    elif action is None and workflow is None:
+        action = "std.noop"
+    for kind, ref in (("action", action), ("workflow", workflow)):
+        if ref is not None and not isinstance(ref, str):
+            out.add(f"'{kind}' must be a name", wf, name)
+    if isinstance(action, str):
+        action, inline = _split_inline(action)
+        inputs = {**inline, **inputs}
+    if isinstance(workflow, str):
+        workflow, inline = _split_inline(workflow)
+        inputs = {**inline, **inputs}
+    join = raw.get("join")
+    if join is not None and join != "all" and not (isinstance(join, int) and join > 0):
+        out.add(f"'join' must be 'all' or a positive number (got {join!r})", wf, name)
+    requires = raw.get("requires") or []
+    if isinstance(requires, str):
+        requires = [requires]
+    if not isinstance(requires, list):
+        out.add("'requires' must be a list of task names", wf, name)
+        requires = []
+    return TaskSpec(
+        name=name, action=action if isinstance(action, str) else None,
+        workflow=workflow if isinstance(workflow, str) else None,
+        input=inputs,
+        publish=_mapping(raw, "publish", wf, name, out),
+        publish_on_error=_mapping(raw, "publish-on-error", wf, name, out),
+        on_success=_transitions(raw, "on-success", wf, name, out),
+        on_error=_transitions(raw, "on-error", wf, name, out),
+        on_complete=_transitions(raw, "on-complete", wf, name, out),
+        requires=tuple(str(r) for r in requires),
+        with_items=_with_items(raw, wf, name, out),
+        retry=_retry(raw.get("retry"), wf, name, out),
+        timeout=_number(raw, "timeout", wf, name, out),
+        join=join,
+        wait_before=_number(raw, "wait-before", wf, name, out),
+        wait_after=_number(raw, "wait-after", wf, name, out),
+        description=str(raw.get("description") or ""),
+    )
+
+
+def _split_inline(ref: str) -> tuple[str, dict[str, Any]]:
+    head, _, rest = ref.strip().partition(" ")
+    params: dict[str, Any] = {}
+    for key, value in _INLINE_PARAM_RE.findall(rest):
+        if value[:1] in "\"'" and value[-1:] == value[:1]:
+            params[key] = value[1:-1]
+        else:
+            params[key] = _scalar(value)
+    return head, params
+
+
+def _scalar(text: str) -> Any:
+    if text.startswith(("<%", "{{")):
+        return text
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+
+
+def _mapping(raw: dict[str, Any], key: str, wf: str, task: str,
+             out: _Collector) -> dict[str, Any]:
+    value = raw.get(key) or {}
+    if not isinstance(value, dict):
+        out.add(f"'{key}' must be a mapping of names to values", wf, task)
+        return {}
+    return {str(k): v for k, v in value.items()}
+
+
+def _transitions(raw: dict[str, Any], key: str, wf: str, task: str,
+                 out: _Collector) -> tuple[Transition, ...]:
+    value = raw.get(key)
+    if value is None:
+        return ()
+    if isinstance(value, (str, dict)):
+        value = [value]
+    if not isinstance(value, list):
+        out.add(f"'{key}' must be a list of task names", wf, task)
+        return ()
+    result = []
+    for item in value:
+        if isinstance(item, str):
+            result.append(Transition(item.strip()))
+        elif isinstance(item, dict) and len(item) == 1:
+            (target, condition), = item.items()
+            result.append(Transition(str(target), condition))
+        else:
+            out.add(f"bad '{key}' entry {item!r}: use a task name or {{task: condition}}",
+                    wf, task)
+    return tuple(result)
+
+
+def _with_items(raw: dict[str, Any], wf: str, task: str, out: _Collector) -> WithItems | None:
+    value = raw.get("with-items")
+    if value is None:
+        return None
+    entries = value if isinstance(value, list) else [value]
+    bindings = []
+    for entry in entries:
+        match = _WITH_ITEMS_RE.match(entry) if isinstance(entry, str) else None
+        if not match:
+            out.add(f"'with-items' entry {entry!r} must read 'NAME in EXPRESSION'", wf, task)
+            continue
+        bindings.append((match.group(1), match.group(2)))
+    return WithItems(tuple(bindings), raw.get("concurrency"))
+
+
+def _retry(value: Any, wf: str, task: str, out: _Collector) -> RetryPolicy | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        out.add("'retry' must be a mapping with 'count' (and 'delay', 'continue-on', "
+                "'break-on')", wf, task)
+        return None
+    unknown = set(value) - {"count", "delay", "continue-on", "break-on"}
+    for key in sorted(unknown):
+        out.add(f"unknown key {key!r} in 'retry'", wf, task)
+    count, delay = value.get("count"), value.get("delay", 0)
+    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        out.add(f"retry 'count' must be a number >= 0 (got {count!r})", wf, task)
+        count = 0
+    if not isinstance(delay, (int, float)) or isinstance(delay, bool) or delay < 0:
+        out.add(f"retry 'delay' must be seconds >= 0 (got {delay!r})", wf, task)
+        delay = 0
+    return RetryPolicy(count, float(delay), value.get("continue-on"), value.get("break-on"))
+
+
+def _number(raw: dict[str, Any], key: str, wf: str, task: str, out: _Collector) -> Any:
+    value = raw.get(key)
+    if value is None or (isinstance(value, str) and value.strip().startswith(("<%", "{{"))):
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        out.add(f"'{key}' must be seconds >= 0 or an expression (got {value!r})", wf, task)
+        return None
+    return value

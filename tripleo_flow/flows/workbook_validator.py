@@ -1,0 +1,188 @@
+"""Checks of parsed workbooks that need the other workbooks and the actions.
+
+Unknown actions and workflows, action or sub-workflow inputs that are missing
+or unexpected, transitions to missing tasks, unreachable tasks, cycles, bad
+expressions and ``task('name')`` references to unknown tasks: each becomes a
+:class:`~tripleo_flow.flows.workbook_model.Problem` naming file, workflow and
+task.  Pure: the caller passes the actions as a name -> class mapping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from tripleo_flow.actions.base import Action
+from tripleo_flow.flows import expressions
+from tripleo_flow.flows.workbook_model import Problem, TaskSpec, WorkflowSpec
+
+#: Finds a workflow for a reference made from a workbook (None when unknown).
+WorkflowLookup = Callable[[str, str], "WorkflowSpec | None"]
+
+
+def successors(workflow: WorkflowSpec) -> dict[str, list[str]]:
+    """Task -> tasks it leads to (transitions; ``requires`` reversed for reverse workflows)."""
+    graph: dict[str, list[str]] = {name: [] for name in workflow.tasks}
+    for name, spec in workflow.tasks.items():
+        if workflow.type == "reverse":
+            for req in spec.requires:
+                if req in graph and name not in graph[req]:
+                    graph[req].append(name)
+        else:
+            for item in spec.transitions():
+                if item.target in graph and item.target not in graph[name]:
+                    graph[name].append(item.target)
+    return graph
+
+
+def find_cycle(graph: Mapping[str, list[str]]) -> list[str] | None:
+    """One cycle of ``graph`` as a list of nodes, or None (iterative DFS)."""
+    done: set[str] = set()
+    for root in graph:
+        if root in done:
+            continue
+        path: list[str] = [root]
+        on_path = {root}
+        iters = [iter(graph.get(root, []))]
+        while iters:
+            nxt = next(iters[-1], None)
+            if nxt is None:
+                iters.pop()
+                node = path.pop()
+                on_path.discard(node)
+                done.add(node)
+                continue
+            if nxt in on_path:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in done and nxt in graph:
+                path.append(nxt)
+                on_path.add(nxt)
+                iters.append(iter(graph.get(nxt, [])))
+    return None
+
+
+def validate_workflow(workflow: WorkflowSpec, actions: Mapping[str, type[Action]],
+                      broken: Mapping[str, str], lookup: WorkflowLookup) -> list[Problem]:
+    """Every problem of ``workflow`` (empty when it can run)."""
+    problems: list[Problem] = []
+
+    def add(message: str, task: str | None = None) -> None:
+        problems.append(Problem(workflow.path, message, workflow.name, task))
+
+    for text in expressions.check(workflow.output):
+        add(f"bad expression in 'output': {text}")
+    for item in workflow.inputs:
+        for text in expressions.check(item.default):
+            add(f"bad expression in the default of input {item.name!r}: {text}")
+    for name, spec in workflow.tasks.items():
+        for message in _check_task(workflow, spec, actions, broken, lookup):
+            add(message, name)
+    graph = successors(workflow)
+    inbound = {t for targets in graph.values() for t in targets}
+    starts = [t for t in workflow.tasks if t not in inbound]
+    reached = set(starts)
+    todo = list(starts)
+    while todo:
+        for nxt in graph[todo.pop()]:
+            if nxt not in reached:
+                reached.add(nxt)
+                todo.append(nxt)
+    for name in workflow.tasks:
+        if name not in reached:
+            add("unreachable: no start task leads to it (only tasks in a cycle lead here)",
+                name)
+    cycle = find_cycle(graph)
+    if cycle:
+        add(f"cycle {' -> '.join(cycle)}: loops are not allowed; repeat a task with "
+            "'retry' (count, delay, continue-on) instead", cycle[0])
+    return problems
+
+
+def _check_task(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, type[Action]],
+                broken: Mapping[str, str], lookup: WorkflowLookup) -> list[str]:
+    out: list[str] = []
+    fields: dict[str, Any] = {
+        "input": spec.input, "publish": spec.publish, "publish-on-error": spec.publish_on_error,
+        "timeout": spec.timeout, "wait-before": spec.wait_before, "wait-after": spec.wait_after,
+        "on-success": [t.condition for t in spec.on_success],
+        "on-error": [t.condition for t in spec.on_error],
+        "on-complete": [t.condition for t in spec.on_complete],
+    }
+    if spec.with_items:
+        fields["with-items"] = [expr for _var, expr in spec.with_items.bindings]
+        fields["concurrency"] = spec.with_items.concurrency
+    if spec.retry:
+        fields["retry"] = [spec.retry.continue_on, spec.retry.break_on]
+    for key, value in fields.items():
+        for text in expressions.check(value):
+            out.append(f"bad expression in {key!r}: {text}")
+        names, dynamic = expressions.task_references(value)
+        if dynamic:
+            out.append(f"task() in {key!r} needs a quoted task name, like task('name')")
+        for ref in sorted(names - set(workflow.tasks)):
+            out.append(f"{key!r} refers to task({ref!r}), which is not in this workflow")
+    if workflow.type == "reverse":
+        if spec.transitions():
+            out.append("on-success/on-error/on-complete are not used in reverse workflows; "
+                       "use 'requires'")
+        if spec.join is not None:
+            out.append("'join' is not used in reverse workflows")
+        for req in spec.requires:
+            if req not in workflow.tasks:
+                out.append(f"requires {req!r}, which is not a task of this workflow")
+    else:
+        if spec.requires:
+            out.append("'requires' is only used in reverse workflows; use on-success")
+        for item in spec.transitions():
+            if not item.is_command and item.target not in workflow.tasks:
+                out.append(f"transition to {item.target!r}, which is not a task of this "
+                           "workflow")
+    if spec.action is not None:
+        out += _check_action_inputs(spec, actions, broken)
+    elif spec.workflow is not None:
+        child = lookup(spec.workflow, workflow.workbook)
+        if child is None:
+            out.append(f"unknown workflow {spec.workflow!r}")
+        else:
+            declared = {i.name for i in child.inputs}
+            for key in sorted(set(spec.input) - declared):
+                out.append(f"unexpected input {key!r} for workflow {child.full_name!r} "
+                           f"(its inputs: {', '.join(sorted(declared)) or 'none'})")
+            for wf_input in child.inputs:
+                if wf_input.required and wf_input.name not in spec.input:
+                    out.append(f"missing required input {wf_input.name!r} of workflow "
+                               f"{child.full_name!r}")
+        if spec.with_items is not None:
+            out.append("'with-items' is supported on action tasks only")
+        if spec.retry is not None or spec.timeout is not None:
+            out.append("'retry' and 'timeout' are supported on action tasks only")
+    return out
+
+
+def _check_action_inputs(spec: TaskSpec, actions: Mapping[str, type[Action]],
+                         broken: Mapping[str, str]) -> list[str]:
+    name = spec.action or ""
+    if name in broken:
+        return [f"action {name!r} cannot be loaded: {broken[name]}"]
+    cls = actions.get(name)
+    if cls is None:
+        return [f"unknown action {name!r} (list actions with: tripleo-flow action list)"]
+    out = []
+    inputs = cls.inputs()
+    known = {item[0] for item in inputs}
+    takes_any = _takes_kwargs(cls)
+    if not takes_any:
+        for key in sorted(set(spec.input) - known):
+            out.append(f"unexpected input {key!r} for action {name!r} "
+                       f"(its inputs: {', '.join(sorted(known)) or 'none'})")
+    for pname, _type, required, _default in inputs:
+        if required and pname not in spec.input:
+            out.append(f"missing required input {pname!r} of action {name!r}")
+    return out
+
+
+def _takes_kwargs(cls: type[Action]) -> bool:
+    import inspect
+
+    return any(p.kind is p.VAR_KEYWORD
+               for p in inspect.signature(cls.execute).parameters.values())
