@@ -267,3 +267,20 @@ def test_unversioned_container_lists_no_old_versions(plan_store: PlanStore) -> N
     plan_store.delete_object("overcloud", "a.yaml")
     assert plan_store.list_versions("overcloud", "a.yaml") == []
     assert plan_store.list_versions("overcloud", "never.yaml") == []
+
+
+def test_versioning_turned_on_after_upload(plan_store: PlanStore) -> None:
+    """Objects written before versioning was on still reach the history."""
+    plan_store.create_container("overcloud")
+    plan_store.put_objects("overcloud", {"plan-environment.yaml": b"v1", "a.yaml": b"a"})
+    plan_store.set_versioning("overcloud", True)
+    plan_store.put_object("overcloud", "plan-environment.yaml", b"v2")
+    plan_store.put_object("overcloud", "plan-environment.yaml", b"v3")
+    versions = plan_store.list_versions("overcloud", "plan-environment.yaml")
+    assert [plan_store.get_object("overcloud", "plan-environment.yaml", v.version_id)
+            for v in versions] == [b"v3", b"v2", b"v1"]
+    plan_store.set_versioning("overcloud", False)
+    plan_store.put_object("overcloud", "a.yaml", b"b")
+    assert [v.is_latest for v in plan_store.list_versions("overcloud", "a.yaml")] == [True]
+    plan_store.delete_container("overcloud")
+    assert not plan_store.container_exists("overcloud")

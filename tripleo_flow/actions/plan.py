@@ -61,10 +61,13 @@ class CreatePlan(Action):
         with self.context.locks.hold(plan):
             if self.context.store.container_exists(plan):
                 raise exceptions.PlanExists(plan)
-            self.context.store.create_container(plan, {PLAN_TAG[0]: PLAN_TAG[1]}, versioned=True)
+            # Versioning is turned on after the first upload: on Swift it costs
+            # 2.5x on a template tree, and only later changes need history.
+            self.context.store.create_container(plan, {PLAN_TAG[0]: PLAN_TAG[1]})
             try:
                 self.context.store.put_objects(plan, files)
                 repo.save_manifest(plan, manifest)
+                self.context.store.set_versioning(plan, True)
             except BaseException:
                 self.context.store.delete_container(plan)
                 raise

@@ -129,6 +129,12 @@ class LocalStore:
         (path / _OBJECTS).mkdir(exist_ok=True, mode=0o700)
         _atomic_write(path / _META, json.dumps(meta).encode())
 
+    def set_versioning(self, container: str, enabled: bool) -> None:
+        path = self._existing(container)
+        meta = self._read_meta(path)
+        meta["versioned"] = enabled
+        _atomic_write(path / _META, json.dumps(meta).encode())
+
     def get_container_metadata(self, container: str) -> dict[str, str]:
         return dict(self._read_meta(self._existing(container)).get("metadata", {}))  # type: ignore[call-overload]
 

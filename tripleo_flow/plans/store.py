@@ -95,6 +95,14 @@ class PlanStore(Protocol):
         """
         ...
 
+    def set_versioning(self, container: str, enabled: bool) -> None:
+        """Turn object versioning of ``container`` on or off.
+
+        Versioning makes every write slower (Swift writes each object twice), so
+        a large first upload goes in before versioning is turned on.
+        """
+        ...
+
     def get_container_metadata(self, container: str) -> dict[str, str]: ...
 
     def set_container_metadata(self, container: str, metadata: Mapping[str, str | None]) -> None:

@@ -248,6 +248,10 @@ class SwiftStore:
                     self._set_versioning(container, True)
             raise
 
+    def set_versioning(self, container: str, enabled: bool) -> None:
+        _check_container(container)
+        self._set_versioning(container, enabled)
+
     def _set_versioning(self, container: str, enabled: bool) -> None:
         value = "true" if enabled else "false"
         self._call("change versioning of container", repr(container),
