@@ -1,0 +1,58 @@
+"""Ephemeral Heat: launchers (native, container, pod, installed) and their pieces.
+
+:func:`make_launcher` builds the launcher of a heat type from the ``[heat]``
+options; see :mod:`tripleo_flow.heat.launcher` for the port.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tripleo_flow import config, exceptions
+
+if TYPE_CHECKING:
+    from oslo_config import cfg
+
+    from tripleo_flow.heat.launcher import HeatLauncher
+
+HEAT_TYPES = ("native", "container", "pod", "installed")
+
+
+def venv_path(conf: cfg.ConfigOpts) -> Path:
+    """Heat's virtualenv: ``[heat] venv`` or ``<data_dir>/heat-venv``."""
+    return Path(conf.heat.venv) if conf.heat.venv else config.data_dir(conf) / "heat-venv"
+
+
+def clouds_yaml_path(conf: cfg.ConfigOpts) -> Path:
+    """The clouds.yaml that gets the ``heat`` entry."""
+    if conf.heat.clouds_yaml:
+        return Path(conf.heat.clouds_yaml).expanduser()
+    return Path.home() / ".config" / "openstack" / "clouds.yaml"
+
+
+def make_launcher(conf: cfg.ConfigOpts, heat_type: str | None,
+                  heat_dir: str | os.PathLike[str]) -> HeatLauncher:
+    """The launcher of ``heat_type`` (default ``[heat] heat_type``) for ``heat_dir``."""
+    kind = heat_type or conf.heat.heat_type
+    opts = conf.heat
+    if kind == "native":
+        from tripleo_flow.heat.native import NativeLauncher
+
+        return NativeLauncher(heat_dir, venv_path(conf), port=opts.api_port,
+                              api_timeout=opts.api_timeout, database=opts.database,
+                              sqlite_dir=Path(opts.sqlite_dir) if opts.sqlite_dir else None,
+                              mariadb_url=opts.mariadb_url, clouds_yaml=clouds_yaml_path(conf))
+    if kind == "installed":
+        from tripleo_flow.heat.installed import InstalledLauncher
+
+        return InstalledLauncher(heat_dir, opts.endpoint, clouds_yaml=clouds_yaml_path(conf))
+    if kind in ("container", "pod"):
+        raise exceptions.InvalidInput(
+            f"--heat-type {kind} is not available in this version of tripleo-flow; "
+            "use --heat-type native."
+        )
+    raise exceptions.InvalidInput(
+        f"Unknown heat type {kind!r}: use one of {', '.join(HEAT_TYPES)}."
+    )
