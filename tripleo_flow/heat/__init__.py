@@ -34,8 +34,17 @@ def clouds_yaml_path(conf: cfg.ConfigOpts) -> Path:
 
 def make_launcher(conf: cfg.ConfigOpts, heat_type: str | None,
                   heat_dir: str | os.PathLike[str]) -> HeatLauncher:
-    """The launcher of ``heat_type`` (default ``[heat] heat_type``) for ``heat_dir``."""
-    kind = heat_type or conf.heat.heat_type
+    """The launcher of ``heat_type`` for ``heat_dir``.
+
+    With no ``heat_type``: the type of the Heat recorded in ``heat_dir`` (so a
+    kill finds what a launch started), else ``[heat] heat_type``.
+    """
+    kind = heat_type
+    if not kind:
+        from tripleo_flow.heat.workdir import HeatDir
+
+        record = HeatDir(heat_dir).read_run()
+        kind = str(record["heat_type"]) if record else conf.heat.heat_type
     opts = conf.heat
     if kind == "native":
         from tripleo_flow.heat.native import NativeLauncher
