@@ -35,7 +35,7 @@ class LaunchHeat(ShowOne):  # type: ignore[misc]
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        client = self.app.client
+        client = self.app.client  # type: ignore[attr-defined]
         if parsed_args.kill:
             return _show(client.kill_heat(parsed_args.heat_dir, parsed_args.heat_type))
         return _show(client.launch_heat(parsed_args.heat_dir, parsed_args.heat_type,
@@ -52,7 +52,8 @@ class HeatStatus(ShowOne):  # type: ignore[misc]
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        return _show(self.app.client.heat_status(parsed_args.heat_dir, parsed_args.heat_type))
+        client = self.app.client  # type: ignore[attr-defined]
+        return _show(client.heat_status(parsed_args.heat_dir, parsed_args.heat_type))
 
 
 class InstallHeat(ShowOne):  # type: ignore[misc]
@@ -65,4 +66,5 @@ class InstallHeat(ShowOne):  # type: ignore[misc]
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        return _show(self.app.client.install_heat(force=parsed_args.force))
+        client = self.app.client  # type: ignore[attr-defined]
+        return _show(client.install_heat(force=parsed_args.force))
