@@ -168,20 +168,23 @@ class MariaDBDatabase:
 
     def dump(self, path: Path) -> None:
         tool = _tool("mariadb-dump", "mysqldump")
-        tables = self._tables()
         partial = tmp_path(path)
         try:
             with self._option_file() as options:
                 fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
                 with os.fdopen(fd, "wb") as out:
-                    proc = subprocess.run(
+                    proc = subprocess.Popen(
                         [tool, f"--defaults-extra-file={options}", "--single-transaction",
                          "--no-tablespaces", "--skip-lock-tables", self.name],
-                        stdout=out, stderr=subprocess.PIPE, check=False)
+                        stdout=out, stderr=subprocess.PIPE)
+                    try:
+                        tables = self._tables()  # while the dump runs
+                    finally:
+                        _, err = proc.communicate()
             if proc.returncode != 0:
                 raise exceptions.HeatError(
                     f"Dumping the Heat database {self.name!r} failed ({tool} exited "
-                    f"{proc.returncode}): {proc.stderr.decode(errors='replace').strip()}"
+                    f"{proc.returncode}): {err.decode(errors='replace').strip()}"
                 )
             _check_dump(partial, tables)
             os.replace(partial, path)
