@@ -74,3 +74,12 @@ class HeatMixin:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         return heat_install.install(venv, python=self.conf.heat.python, force=force,
                                     log=log).as_dict()
+
+    def build_heat_image(self, force: bool = False) -> dict[str, object]:
+        """Build the local base and Heat images (``[heat] base_image`` and ``image``)."""
+        from tripleo_flow.heat import image, podman_api
+
+        client = podman_api.connect(self.conf.heat.podman_url, self.data_dir / "podman")
+        with client:
+            return image.build(client, self.conf.heat.base_image, self.conf.heat.image,
+                               force=force).as_dict()

@@ -68,3 +68,17 @@ class InstallHeat(ShowOne):  # type: ignore[misc]
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
         client = self.app.client  # type: ignore[attr-defined]
         return _show(client.install_heat(force=parsed_args.force))
+
+
+class BuildHeatImage(ShowOne):  # type: ignore[misc]
+    """Build the local Debian base and Heat images for --heat-type container and pod."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("--force", action="store_true",
+                            help="Rebuild both images even when they exist.")
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> Any:
+        client = self.app.client  # type: ignore[attr-defined]
+        return _show(client.build_heat_image(force=parsed_args.force))

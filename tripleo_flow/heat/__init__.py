@@ -57,7 +57,17 @@ def make_launcher(conf: cfg.ConfigOpts, heat_type: str | None,
         from tripleo_flow.heat.installed import InstalledLauncher
 
         return InstalledLauncher(heat_dir, opts.endpoint, clouds_yaml=clouds_yaml_path(conf))
-    if kind in ("container", "pod"):
+    if kind == "container":
+        from tripleo_flow.heat.container import ContainerLauncher
+
+        return ContainerLauncher(heat_dir, image=opts.image, podman_url=opts.podman_url,
+                                 podman_dir=config.data_dir(conf) / "podman",
+                                 port=opts.api_port, api_timeout=opts.api_timeout,
+                                 database=opts.database,
+                                 sqlite_dir=Path(opts.sqlite_dir) if opts.sqlite_dir else None,
+                                 mariadb_url=opts.mariadb_url,
+                                 clouds_yaml=clouds_yaml_path(conf))
+    if kind == "pod":
         raise exceptions.InvalidInput(
             f"--heat-type {kind} is not available in this version of tripleo-flow; "
             "use --heat-type native."

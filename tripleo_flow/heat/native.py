@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -110,8 +111,34 @@ class NativeLauncher:
         finally:
             os.close(log_fd)
 
-    def _teardown(self, record: dict[str, Any], dump: bool) -> KillResult:
-        """Stop the recorded process, dump (if it was ready) and wipe its database."""
+    # -- hooks a container-based launcher overrides ----------------------------------
+
+    def _check_installed(self) -> None:
+        self._binary("heat-all")
+        self._binary("heat-manage")
+
+    def _start_heat(self, record: dict[str, Any]) -> Callable[[], str | None]:
+        """Start heat-all, note it in ``record``; return a "why did it stop" probe."""
+        proc = self._start()
+        record["pid"] = proc.pid
+
+        def alive() -> str | None:
+            code = proc.poll()
+            if code is None:
+                return None
+            return (f"heat-all exited with status {code}:\n"
+                    + common.log_tail(self.work.log_dir / "heat-all.out"))
+
+        return alive
+
+    def _running(self, record: dict[str, Any]) -> bool:
+        return process.is_running(record.get("pid"), self._marker())
+
+    def _describe(self, record: dict[str, Any]) -> str:
+        return f"heat-all pid {record.get('pid')}"
+
+    def _stop(self, record: dict[str, Any]) -> list[str]:
+        """Stop what ``record`` says runs; return what was stopped."""
         stopped = []
         pid = record.get("pid")
         if pid and process.kill(pid, self._marker()):
@@ -119,6 +146,13 @@ class NativeLauncher:
         if pid:
             record["pid"] = None
             self.work.write_run(record)
+        return stopped
+
+    # -- shared life cycle -----------------------------------------------------------
+
+    def _teardown(self, record: dict[str, Any], dump: bool) -> KillResult:
+        """Stop what runs, dump the database (if Heat was ready) and wipe it."""
+        stopped = self._stop(record)
         dumped = None
         db = self._database(record["database"])
         if db.exists():
@@ -134,9 +168,9 @@ class NativeLauncher:
         record = self.work.read_run()
         if record is None:
             return
-        if process.is_running(record.get("pid"), self._marker()):
+        if self._running(record):
             raise exceptions.HeatRunning(
-                str(self.work.given), f"heat-all pid {record['pid']}, {self.endpoint}"
+                str(self.work.given), f"{self._describe(record)}, {self.endpoint}"
             )
         self._teardown(record, dump=True)
 
@@ -145,7 +179,7 @@ class NativeLauncher:
     def launch(self, restore_db: bool = False) -> HeatEndpoint:
         with self.work.locked():
             self._clean_leftovers()
-            self._binary("heat-all")
+            self._check_installed()
             if restore_db and not self.work.dump_file.exists():
                 raise exceptions.DumpNotFound(str(self.work.dump_file))
             common.check_port_free(HOST, self.port)
@@ -163,17 +197,8 @@ class NativeLauncher:
                     db.restore(self.work.dump_file)
                 self._db_sync()
                 before = db.engine_ids()
-                proc = self._start()
-                record["pid"] = proc.pid
+                alive = self._start_heat(record)
                 self.work.write_run(record)
-
-                def alive() -> str | None:
-                    code = proc.poll()
-                    if code is None:
-                        return None
-                    return (f"heat-all exited with status {code}:\n"
-                            + common.log_tail(self.work.log_dir / "heat-all.out"))
-
                 common.wait_ready(HOST, self.port, before, db.engine_ids, alive,
                                   self.api_timeout, log_file=self.work.log_file)
                 record["ready"] = True
@@ -199,11 +224,10 @@ class NativeLauncher:
         if record is None:
             return HeatStatus(self.heat_type, str(self.work.root), False, None, False, None,
                               dump, "not running")
-        pid = record.get("pid")
-        running = process.is_running(pid, self._marker())
+        running = self._running(record)
         port = int(record.get("port", self.port))
         answers = running and common.api_answers(HOST, port)
-        detail = (f"heat-all pid {pid}" if running else
+        detail = (self._describe(record) if running else
                   "crashed: the next launch or kill cleans up")
         return HeatStatus(self.heat_type, str(self.work.root), running,
                           render.endpoint_url(HOST, port), answers,
