@@ -79,6 +79,9 @@ HEAT_OPTS = [
                help="Local Debian base image (built by: tripleo-flow heat image build)."),
     cfg.StrOpt("image", default="localhost/tripleo-flow/heat:24.1.2",
                help="Local Heat image (built by: tripleo-flow heat image build)."),
+    cfg.StrOpt("services_image", default="localhost/tripleo-flow/heat-services:bookworm",
+               help="Local image with MariaDB and RabbitMQ for a pod's own database and broker "
+               "(built by: tripleo-flow heat image build)."),
     cfg.StrOpt("podman_url", help="Podman API socket URL (default: unix:///run/podman/podman.sock "
                "for root; started with 'podman system service' when absent)."),
     cfg.IntOpt("engine_workers", default=4, min=1, help="heat-engine workers in pod mode."),

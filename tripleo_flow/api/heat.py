@@ -82,4 +82,4 @@ class HeatMixin:
         client = podman_api.connect(self.conf.heat.podman_url, self.data_dir / "podman")
         with client:
             return image.build(client, self.conf.heat.base_image, self.conf.heat.image,
-                               force=force).as_dict()
+                               self.conf.heat.services_image, force=force).as_dict()

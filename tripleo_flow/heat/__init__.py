@@ -68,10 +68,15 @@ def make_launcher(conf: cfg.ConfigOpts, heat_type: str | None,
                                  mariadb_url=opts.mariadb_url,
                                  clouds_yaml=clouds_yaml_path(conf))
     if kind == "pod":
-        raise exceptions.InvalidInput(
-            f"--heat-type {kind} is not available in this version of tripleo-flow; "
-            "use --heat-type native."
-        )
+        from tripleo_flow.heat.pod import PodLauncher
+
+        return PodLauncher(heat_dir, image=opts.image, services_image=opts.services_image,
+                           podman_url=opts.podman_url,
+                           podman_dir=config.data_dir(conf) / "podman",
+                           engine_workers=opts.engine_workers,
+                           rabbitmq_url=opts.rabbitmq_url, port=opts.api_port,
+                           api_timeout=opts.api_timeout, mariadb_url=opts.mariadb_url,
+                           clouds_yaml=clouds_yaml_path(conf))
     raise exceptions.InvalidInput(
         f"Unknown heat type {kind!r}: use one of {', '.join(HEAT_TYPES)}."
     )

@@ -55,14 +55,15 @@ class ContainerLauncher(NativeLauncher):
         return [{"type": "bind", "source": d, "target": d, "read_only": False}
                 for d in sorted(dirs)]
 
-    def _run(self, command: list[str], name: str, detach: bool) -> Any:
+    def _run(self, command: list[str], name: str, detach: bool, image: str | None = None,
+             **extra: Any) -> Any:
         from podman import errors
 
+        extra.setdefault("mounts", self._mounts())
         try:
             return self._podman().containers.run(
-                self.image, command, name=name, detach=detach, remove=not detach,
-                network_mode="host", mounts=self._mounts(), ulimits=ULIMITS,
-                stdout=True, stderr=True)
+                image or self.image, command, name=name, detach=detach, remove=not detach,
+                network_mode="host", ulimits=ULIMITS, stdout=True, stderr=True, **extra)
         except errors.ContainerError as exc:
             raise exceptions.HeatError(
                 f"{' '.join(command[:2])} failed in container {name}: {exc}"

@@ -31,6 +31,8 @@ class NativeLauncher:
     """heat-all started from the Heat virtualenv (see the module docstring)."""
 
     heat_type = "native"
+    #: Engine processes that must register before Heat counts as ready.
+    want_engines = 1
 
     def __init__(self, heat_dir: str | os.PathLike[str], venv: Path, port: int = 8006,
                  api_timeout: float = 120.0, database: str = "sqlite",
@@ -113,6 +115,9 @@ class NativeLauncher:
 
     # -- hooks a container-based launcher overrides ----------------------------------
 
+    def _prepare(self, record: dict[str, Any]) -> None:
+        """Start what the database and messaging need (nothing for heat-all)."""
+
     def _check_installed(self) -> None:
         self._binary("heat-all")
         self._binary("heat-manage")
@@ -130,6 +135,10 @@ class NativeLauncher:
                     + common.log_tail(self.work.log_dir / "heat-all.out"))
 
         return alive
+
+    def _engines(self, db: HeatDatabase) -> Callable[[], set[str]]:
+        """The probe of registered engines that readiness waits on."""
+        return db.engine_ids
 
     def _running(self, record: dict[str, Any]) -> bool:
         return process.is_running(record.get("pid"), self._marker())
@@ -192,6 +201,8 @@ class NativeLauncher:
             common.write_heat_files(self.work, self._settings(db))
             self.work.write_run(record)
             try:
+                self._prepare(record)
+                self.work.write_run(record)
                 db.create()
                 if restore_db:
                     db.restore(self.work.dump_file)
@@ -199,8 +210,9 @@ class NativeLauncher:
                 before = db.engine_ids()
                 alive = self._start_heat(record)
                 self.work.write_run(record)
-                common.wait_ready(HOST, self.port, before, db.engine_ids, alive,
-                                  self.api_timeout, log_file=self.work.log_file)
+                common.wait_ready(HOST, self.port, before, self._engines(db), alive,
+                                  self.api_timeout, want_engines=self.want_engines,
+                                  log_file=self.work.log_file)
                 record["ready"] = True
                 self.work.write_run(record)
                 common.write_client_files(self.work, self.endpoint, self.clouds_yaml)
