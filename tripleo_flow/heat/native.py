@@ -173,8 +173,19 @@ class NativeLauncher:
         self.work.clear_run()
         return KillResult(heat_dir=str(self.work.root), dump=dumped, stopped=stopped)
 
-    def _clean_leftovers(self) -> None:
+    def _read_run(self) -> dict[str, Any] | None:
+        """run.json, refusing one written by another heat type."""
         record = self.work.read_run()
+        if record is not None and record.get("heat_type") != self.heat_type:
+            kind = record.get("heat_type")
+            raise exceptions.InvalidInput(
+                f"The Heat of {self.work.given} was launched with --heat-type {kind}; "
+                f"repeat the command with --heat-type {kind} (or without --heat-type)."
+            )
+        return record
+
+    def _clean_leftovers(self) -> None:
+        record = self._read_run()
         if record is None:
             return
         if self._running(record):
@@ -225,13 +236,13 @@ class NativeLauncher:
 
     def kill(self, dump: bool = True) -> KillResult:
         with self.work.locked():
-            record = self.work.read_run()
+            record = self._read_run()
             if record is None:
                 return KillResult(heat_dir=str(self.work.root), dump=None, stopped=[])
             return self._teardown(record, dump=dump)
 
     def status(self) -> HeatStatus:
-        record = self.work.read_run()
+        record = self._read_run()
         dump = str(self.work.dump_file) if self.work.dump_file.exists() else None
         if record is None:
             return HeatStatus(self.heat_type, str(self.work.root), False, None, False, None,
@@ -247,7 +258,7 @@ class NativeLauncher:
 
     def dump_db(self) -> Path:
         with self.work.locked():
-            record = self.work.read_run()
+            record = self._read_run()
             db = self._database(record["database"]) if record else None
             if db is None or not db.exists():
                 raise exceptions.HeatError(

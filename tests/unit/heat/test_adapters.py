@@ -145,3 +145,11 @@ def test_kill_with_nothing_running_is_a_no_op(tmp_path: Path) -> None:
 def test_heat_errors_render(error: exceptions.TripleoFlowError) -> None:
     assert str(error)
     assert exceptions.exit_code(error) in (3, 4, 5)
+
+
+def test_other_heat_type_is_refused(tmp_path: Path) -> None:
+    HeatDir(tmp_path).ensure()
+    HeatDir(tmp_path).write_run({"heat_type": "pod", "pid": None, "database": {}})
+    launcher = make_launcher(config.new_conf(), "native", tmp_path)
+    with pytest.raises(exceptions.InvalidInput, match="--heat-type pod"):
+        launcher.kill()
