@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install everything the tests need on a fresh Debian 12 machine (root), then
-# run the style checks and every test: unit and functional (real Swift, Redis).
+# run the style checks and every test: unit and functional (real Swift, Redis,
+# MariaDB, heat-all, podman).
 # Usage: tools/run-tests.sh [pytest args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,11 +26,19 @@ step "virtualenvs"
 bash tools/bootstrap.sh --tests
 export TRIPLEO_FLOW_SWIFT_BIN="$PWD/.venv-swift/bin"
 
+step "ephemeral Heat: MariaDB, podman, Heat virtualenv, images (tools/setup-heat.sh)"
+export TRIPLEO_FLOW_HEAT_VENV=${TRIPLEO_FLOW_HEAT_VENV:-$HOME/.local/share/tripleo-flow/heat-venv}
+TRIPLEO_FLOW="$PWD/.venv/bin/tripleo-flow" bash tools/setup-heat.sh
+
+step "tripleo-heat-templates trees (PyPI sdists, cached)"
+.venv/bin/python tools/fetch_tht.py 12.1.0 >/dev/null
+.venv/bin/python tools/fetch_tht.py 18.0.0 >/dev/null
+
 step "ruff"
 .venv/bin/ruff check tripleo_flow tests bench tools
 step "mypy"
 .venv/bin/mypy tripleo_flow
 
 step "pytest"
-.venv/bin/python -m pytest -p no:cacheprovider -q tests "$@"
+.venv/bin/python -m pytest -p no:cacheprovider -q --durations=15 tests "$@"
 step "done"

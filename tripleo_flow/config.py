@@ -74,6 +74,43 @@ WORKFLOWS_OPTS = [
 ]
 
 
+HEAT_OPTS = [
+    cfg.StrOpt("heat_type", default="native", choices=["native", "container", "pod", "installed"],
+               help="How the ephemeral Heat runs when a command does not say."),
+    cfg.StrOpt("venv", help="Heat's own virtualenv (made by: tripleo-flow heat install). "
+               "Default: data_dir/heat-venv."),
+    cfg.StrOpt("python", help="Interpreter the Heat virtualenv is made with (default: the one "
+               "running tripleo-flow)."),
+    cfg.PortOpt("api_port", default=8006, help="Port of the Heat API on 127.0.0.1."),
+    cfg.FloatOpt("api_timeout", default=120.0,
+                 help="Seconds to wait for a launched Heat to be ready (API and engine)."),
+    cfg.StrOpt("database", default="sqlite", choices=["sqlite", "mariadb"],
+               help="Database of a launched Heat: SQLite on a fast directory, or MariaDB."),
+    cfg.StrOpt("sqlite_dir", help="Directory of the SQLite database (default: /dev/shm when "
+               "writable, since SQLite on disk is fsync-bound, else the heat-launcher dir)."),
+    cfg.StrOpt("mariadb_url", secret=True,
+               help="Admin URL of the MariaDB server a Heat database and user are created on "
+               "(mysql+pymysql://root:PASSWORD@127.0.0.1:3306). Needed when database=mariadb."),
+    cfg.StrOpt("endpoint", help="Heat API URL of an installed Heat (heat_type installed), "
+               "e.g. http://127.0.0.1:8004/v1/admin."),
+    cfg.StrOpt("clouds_yaml", help="clouds.yaml that gets the 'heat' entry (default: "
+               "~/.config/openstack/clouds.yaml)."),
+    cfg.StrOpt("base_image", default="localhost/tripleo-flow/debian:bookworm",
+               help="Local Debian base image (built by: tripleo-flow heat image build)."),
+    cfg.StrOpt("image", default="localhost/tripleo-flow/heat:24.1.2",
+               help="Local Heat image (built by: tripleo-flow heat image build)."),
+    cfg.StrOpt("services_image", default="localhost/tripleo-flow/heat-services:bookworm",
+               help="Local image with MariaDB and RabbitMQ for a pod's own database and broker "
+               "(built by: tripleo-flow heat image build)."),
+    cfg.StrOpt("podman_url", help="Podman API socket URL (default: unix:///run/podman/podman.sock "
+               "for root; started with 'podman system service' when absent)."),
+    cfg.IntOpt("engine_workers", default=4, min=1, help="heat-engine workers in pod mode."),
+    cfg.StrOpt("rabbitmq_url", secret=True, help="transport_url of an existing RabbitMQ for pod "
+               "mode (default: the pod runs its own)."),
+]
+
+
+
 def list_opts() -> list[tuple[str, list[Any]]]:
     """Options for oslo-config-generator."""
     return [
@@ -81,6 +118,7 @@ def list_opts() -> list[tuple[str, list[Any]]]:
         ("plan_store", PLAN_STORE_OPTS),
         ("swift", SWIFT_OPTS),
         ("workflows", WORKFLOWS_OPTS),
+        ("heat", HEAT_OPTS),
     ]
 
 

@@ -18,6 +18,8 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- ObjectNotFound
      |    +-- VersionNotFound
      |    +-- ActionNotFound / WorkflowNotFound / ExecutionNotFound
+ |    +-- HeatNotInstalled             (no Heat virtualenv or image: names the command)
+ |    +-- DumpNotFound
      +-- Conflict                          exit 4   409
      |    +-- PlanExists
      |    +-- PlanBusy                     (deployment in progress or recorded)
@@ -158,6 +160,24 @@ class ExecutionNotFound(NotFound):
         self.execution_id = execution_id
 
 
+class HeatNotInstalled(NotFound):
+    """A launcher needs something only an install command makes."""
+
+    def __init__(self, what: str, command: str) -> None:
+        super().__init__(f"{what} is missing. Create it with: {command}")
+        self.what = what
+        self.command = command
+
+
+class DumpNotFound(NotFound):
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"No Heat database dump at {path!r} to restore. Launch without --restore-db, or "
+            "kill a running Heat first to make one (tripleo-flow launch heat --kill ...)."
+        )
+        self.path = path
+
+
 # -- conflict ----------------------------------------------------------------
 
 
@@ -201,6 +221,25 @@ class LockTimeout(Conflict):
         self.seconds = seconds
 
 
+class HeatRunning(Conflict):
+    def __init__(self, heat_dir: str, detail: str) -> None:
+        super().__init__(
+            f"A Heat is already running from {heat_dir!r} ({detail}). Use it, or stop it with: "
+            f"tripleo-flow launch heat --heat-dir {heat_dir} --kill"
+        )
+        self.heat_dir = heat_dir
+
+
+class PortInUse(Conflict):
+    def __init__(self, host: str, port: int) -> None:
+        super().__init__(
+            f"Port {port} on {host} is already in use, so Heat cannot listen there. Stop what "
+            f"uses it, or choose another port with [heat] api_port."
+        )
+        self.host = host
+        self.port = port
+
+
 # -- backend -----------------------------------------------------------------
 
 
@@ -210,6 +249,10 @@ class BackendUnavailable(TripleoFlowError):
 
 class PlanStoreError(BackendUnavailable):
     """The plan store (Swift or the local directory) failed."""
+
+
+class HeatError(BackendUnavailable):
+    """Heat (or its database) failed to start, answer, stop, dump or restore."""
 
 
 # -- workflows ---------------------------------------------------------------

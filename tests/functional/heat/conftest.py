@@ -1,0 +1,118 @@
+"""Fixtures for functional tests against a real heat-all.
+
+Needs: the Heat virtualenv (``tripleo-flow heat install``; its path in
+``TRIPLEO_FLOW_HEAT_VENV``, default ``~/.local/share/tripleo-flow/heat-venv``)
+and, for the MariaDB tests, Debian's mariadb-server and mariadb-client.  A
+missing piece FAILS the tests.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.functional.mariadb import PrivateMariaDB, free_port
+from tripleo_flow import config
+from tripleo_flow.api import Client
+
+DEFAULT_VENV = Path.home() / ".local/share/tripleo-flow/heat-venv"
+
+
+@pytest.fixture(scope="session")
+def heat_venv() -> Path:
+    venv = Path(os.environ.get("TRIPLEO_FLOW_HEAT_VENV", DEFAULT_VENV))
+    if not (venv / "bin" / "heat-all").exists() or not (venv / "bin" / "openstack").exists():
+        pytest.fail(f"No Heat virtualenv at {venv}: run `tripleo-flow heat install` (or "
+                    "tools/setup-heat.sh) and set TRIPLEO_FLOW_HEAT_VENV.")
+    return venv
+
+
+@pytest.fixture(scope="session")
+def mariadb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateMariaDB]:
+    if not shutil.which("mariadb-install-db") or not shutil.which("mariadb-dump"):
+        pytest.fail("MariaDB is missing: apt-get install mariadb-server mariadb-client")
+    server = PrivateMariaDB(tmp_path_factory.mktemp("mariadb")).start()
+    yield server
+    server.stop()
+
+
+def make_conf(tmp_path: Path, venv: Path, **heat: object):  # type: ignore[no-untyped-def]
+    conf = config.new_conf()
+    conf([], project="tripleo-flow", default_config_files=[], default_config_dirs=[])
+    conf.set_override("data_dir", str(tmp_path / "data"))
+    conf.set_override("venv", str(venv), group="heat")
+    conf.set_override("api_port", free_port(), group="heat")
+    conf.set_override("clouds_yaml", str(tmp_path / "clouds.yaml"), group="heat")
+    conf.set_override("api_timeout", 180.0, group="heat")
+    for key, value in heat.items():
+        conf.set_override(key, value, group="heat")
+    return conf
+
+
+@pytest.fixture
+def client(tmp_path: Path, heat_venv: Path) -> Iterator[Client]:
+    api = Client(make_conf(tmp_path, heat_venv))
+    yield api
+    api.kill_heat(str(tmp_path / "work"))
+
+
+class OpenStack:
+    """The real openstack client of the Heat virtualenv, on a clouds.yaml."""
+
+    def __init__(self, venv: Path, clouds_yaml: str) -> None:
+        self.binary = str(venv / "bin" / "openstack")
+        self.env = {**os.environ, "OS_CLIENT_CONFIG_FILE": clouds_yaml}
+        for key in ("OS_CLOUD", "OS_AUTH_URL", "OS_TOKEN", "OS_ENDPOINT"):
+            self.env.pop(key, None)
+
+    def __call__(self, *args: str) -> str:
+        proc = subprocess.run([self.binary, "--os-cloud", "heat", *args], env=self.env,
+                              capture_output=True, text=True, timeout=300, check=False)
+        assert proc.returncode == 0, f"openstack {' '.join(args)} failed: {proc.stderr}"
+        return proc.stdout
+
+
+def heat_processes(conf_file: Path) -> list[int]:
+    """Pids of live processes whose command line names ``conf_file``."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmd = (entry / "cmdline").read_bytes().decode(errors="replace")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if str(conf_file) in cmd and state != "Z":
+            pids.append(int(entry.name))
+    return pids
+
+
+@pytest.fixture(scope="session")
+def podman_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """One podman service (tripleo-flow's own, runc + ulimits) for the whole session."""
+    from tripleo_flow.heat import podman_api
+
+    if not shutil.which("podman") or not shutil.which("runc"):
+        pytest.fail("podman/runc are missing: apt-get install podman runc")
+    state = tmp_path_factory.mktemp("podman")
+    with podman_api.connect(None, state):
+        pass
+    return f"unix://{state / 'podman.sock'}"
+
+
+@pytest.fixture(scope="session")
+def heat_image(podman_url: str) -> str:
+    from tripleo_flow.heat import podman_api
+
+    image = os.environ.get("TRIPLEO_FLOW_HEAT_IMAGE", "localhost/tripleo-flow/heat:24.1.2")
+    with podman_api.connect(podman_url, Path("/nonexistent")) as client:
+        if not client.images.exists(image):
+            pytest.fail(f"No Heat image {image}: run `tripleo-flow heat image build` "
+                        "(or tools/setup-heat.sh).")
+    return image

@@ -1,0 +1,90 @@
+"""A private MariaDB server on 127.0.0.1 for tests and benchmarks (Debian's mariadb-server).
+
+Its own datadir, socket and port; an admin user with a random password for TCP
+access; stopped with SIGKILL of its process group.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class PrivateMariaDB:
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.datadir = base / "data"
+        self.socket = base / "mysqld.sock"
+        self.port = free_port()
+        self.password = secrets.token_hex(12)
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def admin_url(self) -> str:
+        return f"mysql+pymysql://tfadmin:{self.password}@127.0.0.1:{self.port}"
+
+    def start(self) -> PrivateMariaDB:
+        for tool in ("mariadbd", "mariadb-install-db"):
+            if not shutil.which(tool) and not Path(f"/usr/sbin/{tool}").exists():
+                raise RuntimeError(f"{tool} is missing: apt-get install mariadb-server")
+        self.base.mkdir(parents=True, exist_ok=True)
+        log = open(self.base / "install.log", "wb")  # noqa: SIM115
+        subprocess.run(["mariadb-install-db", "--no-defaults", f"--datadir={self.datadir}",
+                        "--user=root", "--auth-root-authentication-method=socket",
+                        "--skip-test-db"], stdout=log, stderr=log, check=True)
+        log.close()
+        mariadbd = shutil.which("mariadbd") or "/usr/sbin/mariadbd"
+        out = open(self.base / "mariadbd.log", "wb")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [mariadbd, "--no-defaults", f"--datadir={self.datadir}", f"--socket={self.socket}",
+             f"--port={self.port}", "--bind-address=127.0.0.1", "--user=root",
+             "--skip-name-resolve", "--innodb-flush-log-at-trx-commit=2",
+             f"--pid-file={self.base / 'mariadbd.pid'}"],
+            stdout=out, stderr=out, start_new_session=True)
+        out.close()
+        self._wait()
+        import pymysql
+
+        conn = pymysql.connect(unix_socket=str(self.socket), user="root", autocommit=True)
+        with conn.cursor() as cur:
+            cur.execute("CREATE USER 'tfadmin'@'%%' IDENTIFIED BY %s", (self.password,))
+            cur.execute("GRANT ALL PRIVILEGES ON *.* TO 'tfadmin'@'%' WITH GRANT OPTION")
+        conn.close()
+        return self
+
+    def _wait(self, timeout: float = 60.0) -> None:
+        import pymysql
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.proc is not None
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"mariadbd exited; see {self.base / 'mariadbd.log'}")
+            try:
+                pymysql.connect(unix_socket=str(self.socket), user="root").close()
+                return
+            except pymysql.MySQLError:
+                time.sleep(0.1)
+        raise RuntimeError("mariadbd did not start in time")
+
+    def admin(self):  # type: ignore[no-untyped-def]
+        import pymysql
+
+        return pymysql.connect(host="127.0.0.1", port=self.port, user="tfadmin",
+                               password=self.password, autocommit=True)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, 9)
+            self.proc.wait()

@@ -1,0 +1,105 @@
+"""Actions on the ephemeral Heat of a heat-dir: launch, kill, dump, restore, status.
+
+Each builds its launcher from the context's configuration
+(:func:`tripleo_flow.heat.make_launcher`) and does one thing with it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from typing import Any
+
+from tripleo_flow import config
+from tripleo_flow.actions.base import Action
+from tripleo_flow.heat import make_launcher
+from tripleo_flow.heat.launcher import HeatLauncher
+from tripleo_flow.heat.workdir import HeatDir
+
+
+def _launcher(action: Action, heat_type: str | None, heat_dir: str) -> HeatLauncher:
+    conf = action.context.conf if action.context.conf is not None else config.new_conf()
+    return make_launcher(conf, heat_type, heat_dir)
+
+
+class LaunchHeat(Action):
+    """Launch an ephemeral Heat for a heat-dir and wait until it is ready."""
+
+    default_provides = "heat"
+
+    def execute(self, heat_dir: str, heat_type: str | None = None,
+                restore_db: bool = False) -> dict[str, Any]:
+        return _launcher(self, heat_type, heat_dir).launch(restore_db=restore_db).as_dict()
+
+    def revert(self, heat_dir: str, heat_type: str | None = None, restore_db: bool = False,
+               result: Any = None, **kwargs: Any) -> None:
+        """Stop the Heat this launch started and drop its database (no dump is made,
+        so the dump of the previous run stays as it was)."""
+        if isinstance(result, dict):
+            _launcher(self, heat_type, heat_dir).kill(dump=False)
+
+
+class KillHeat(Action):
+    """Dump a heat-dir's Heat database, wipe it and stop Heat (safe to repeat)."""
+
+    default_provides = "heat_kill"
+
+    def execute(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
+        return _launcher(self, heat_type, heat_dir).kill(dump=True).as_dict()
+
+    def revert(self, heat_dir: str, heat_type: str | None = None, result: Any = None,
+               **kwargs: Any) -> None:
+        """Relaunch Heat from the dump this kill made (when it stopped a running Heat)."""
+        if isinstance(result, dict) and result.get("dump"):
+            _launcher(self, heat_type, heat_dir).launch(restore_db=True)
+
+
+class DumpHeatDatabase(Action):
+    """Dump a running Heat's database to heat-db-dump.sql (checked restorable)."""
+
+    default_provides = "heat_dump"
+
+    def execute(self, heat_dir: str, heat_type: str | None = None) -> str:
+        work = HeatDir(heat_dir)
+        previous = work.dump_file.with_name(work.dump_file.name + ".prev")
+        if work.dump_file.exists():
+            shutil.copy2(work.dump_file, previous)
+        return str(_launcher(self, heat_type, heat_dir).dump_db())
+
+    def revert(self, heat_dir: str, heat_type: str | None = None, result: Any = None,
+               **kwargs: Any) -> None:
+        """Put back the dump that was there before (or remove the new one)."""
+        if not isinstance(result, str):
+            return
+        work = HeatDir(heat_dir)
+        previous = work.dump_file.with_name(work.dump_file.name + ".prev")
+        if previous.exists():
+            os.replace(previous, work.dump_file)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                work.dump_file.unlink()
+
+
+class RestoreHeatDatabase(Action):
+    """Restart a heat-dir's Heat on a fresh database loaded from heat-db-dump.sql."""
+
+    default_provides = "heat"
+
+    def execute(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
+        return _launcher(self, heat_type, heat_dir).restore_db().as_dict()
+
+    def revert(self, heat_dir: str, heat_type: str | None = None, result: Any = None,
+               **kwargs: Any) -> None:
+        """Stop the Heat the restore started and drop its database (the dump stays)."""
+        if isinstance(result, dict):
+            _launcher(self, heat_type, heat_dir).kill(dump=False)
+
+
+class GetHeatStatus(Action):
+    """Report whether a heat-dir's Heat runs and answers."""
+
+    default_provides = "heat_status"
+
+    def execute(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
+        return _launcher(self, heat_type, heat_dir).status().as_dict()

@@ -1,0 +1,84 @@
+"""Commands for the ephemeral Heat (thin: each calls one Python API method)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from cliff.show import ShowOne
+
+from tripleo_flow.heat import HEAT_TYPES
+
+
+def _show(data: dict[str, Any]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
+    keys = tuple(sorted(data))
+    values = tuple(", ".join(map(str, v)) if isinstance(v, list) else v
+                   for v in (data[k] for k in keys))
+    return keys, values
+
+
+class LaunchHeat(ShowOne):  # type: ignore[misc]
+    """Launch an ephemeral Heat for a heat-dir (or kill it with --kill)."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("--heat-type", choices=HEAT_TYPES,
+                            help="How Heat runs (default: what runs in --heat-dir, "
+                                 "else [heat] heat_type).")
+        parser.add_argument("--heat-dir", required=True, metavar="DIR",
+                            help="Work directory; artifacts go to DIR/heat-launcher.")
+        group = parser.add_mutually_exclusive_group()
+        group.add_argument("--restore-db", action="store_true",
+                           help="Start on a fresh database loaded from heat-db-dump.sql.")
+        group.add_argument("--kill", action="store_true",
+                           help="Dump the database, wipe it and stop Heat.")
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> Any:
+        client = self.app.client  # type: ignore[attr-defined]
+        if parsed_args.kill:
+            return _show(client.kill_heat(parsed_args.heat_dir, parsed_args.heat_type))
+        return _show(client.launch_heat(parsed_args.heat_dir, parsed_args.heat_type,
+                                        restore_db=parsed_args.restore_db))
+
+
+class HeatStatus(ShowOne):  # type: ignore[misc]
+    """Show whether the Heat of a heat-dir runs and answers."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("--heat-type", choices=HEAT_TYPES)
+        parser.add_argument("--heat-dir", required=True, metavar="DIR")
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> Any:
+        client = self.app.client  # type: ignore[attr-defined]
+        return _show(client.heat_status(parsed_args.heat_dir, parsed_args.heat_type))
+
+
+class InstallHeat(ShowOne):  # type: ignore[misc]
+    """Create Heat's own virtualenv (openstack-heat 24.1.2 and the openstack client)."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("--force", action="store_true",
+                            help="Recreate the virtualenv even when it is up to date.")
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> Any:
+        client = self.app.client  # type: ignore[attr-defined]
+        return _show(client.install_heat(force=parsed_args.force))
+
+
+class BuildHeatImage(ShowOne):  # type: ignore[misc]
+    """Build the local Debian base and Heat images for --heat-type container and pod."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("--force", action="store_true",
+                            help="Rebuild both images even when they exist.")
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> Any:
+        client = self.app.client  # type: ignore[attr-defined]
+        return _show(client.build_heat_image(force=parsed_args.force))

@@ -1,0 +1,49 @@
+"""The database port of a launched Heat: create, dump, restore, wipe.
+
+Two adapters implement :class:`HeatDatabase`: :mod:`.db_sqlite` (a file on a
+fast directory) and :mod:`.db_mariadb` (a database and user of their own on a
+MariaDB server).  A dump is written beside its target and renamed into place
+only once it has been checked, so a failed dump raises and never leaves an
+empty or partial ``heat-db-dump.sql`` behind.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+
+class HeatDatabase(Protocol):
+    """One Heat database (the launcher owns it from create to wipe)."""
+
+    kind: str
+
+    @property
+    def url(self) -> str:
+        """The SQLAlchemy URL heat.conf uses."""
+
+    def exists(self) -> bool:
+        """Whether the database is there (a run is on, or crashed)."""
+
+    def create(self) -> None:
+        """Create the empty database (replacing what is there)."""
+
+    def wipe(self) -> None:
+        """Remove the database (and its user); safe when it is already gone."""
+
+    def dump(self, path: Path) -> None:
+        """Write a checked, restorable SQL dump to ``path`` (0600)."""
+
+    def restore(self, path: Path) -> None:
+        """Load the dump at ``path`` into the (just created) database."""
+
+    def engine_ids(self) -> set[str]:
+        """Ids of the rows heat-engine writes to ``service`` once it listens."""
+
+    def record(self) -> dict[str, Any]:
+        """What the run record needs to find this database again."""
+
+
+def tmp_path(path: Path) -> Path:
+    """Where a dump is written before it is checked and renamed to ``path``."""
+    return path.with_name(f".{path.name}.partial")

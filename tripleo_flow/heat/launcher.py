@@ -1,0 +1,191 @@
+"""The heat launcher port and what every launcher type shares.
+
+A launcher runs one Heat for one heat-dir.  :class:`HeatLauncher` is the port;
+:mod:`.native`, :mod:`.installed`, :mod:`.container` and :mod:`.pod` are its
+adapters, built by :func:`tripleo_flow.heat.make_launcher`.
+
+"Ready" means the API answers *and* the engine listens: heat-engine writes its
+row in the ``service`` table only after its RPC servers started, so launchers
+wait for a row that was not there before the launch and send no API request
+that needs the engine before that (such a request would hang for the RPC
+timeout).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import errno
+import os
+import socket
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from tripleo_flow import exceptions
+from tripleo_flow.heat import render
+from tripleo_flow.heat.workdir import HeatDir
+
+
+@dataclass(frozen=True)
+class HeatEndpoint:
+    """A ready Heat: where its API is and where its artifacts are."""
+
+    heat_type: str
+    endpoint: str
+    heat_dir: str
+    clouds_yaml: str
+    heatrc: str
+
+    def as_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class HeatStatus:
+    """What a heat-dir's Heat is doing."""
+
+    heat_type: str
+    heat_dir: str
+    running: bool
+    endpoint: str | None
+    api_answers: bool
+    database: str | None
+    dump: str | None
+    detail: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class KillResult:
+    """What a kill did: the dump it wrote (if any) and what it stopped."""
+
+    heat_dir: str
+    dump: str | None
+    stopped: list[str]
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class HeatLauncher(Protocol):
+    """Runs, inspects and stops the Heat of one heat-dir."""
+
+    heat_type: str
+
+    def launch(self, restore_db: bool = False) -> HeatEndpoint:
+        """Start Heat and return once it is ready; undo everything on failure."""
+
+    def kill(self, dump: bool = True) -> KillResult:
+        """Dump the database, wipe it and stop everything; safe to repeat."""
+
+    def status(self) -> HeatStatus:
+        """Report whether Heat runs and answers."""
+
+    def dump_db(self) -> Path:
+        """Dump the running Heat's database to heat-db-dump.sql (checked)."""
+
+    def restore_db(self) -> HeatEndpoint:
+        """(Re)start Heat on a fresh database loaded from heat-db-dump.sql."""
+
+
+# -- helpers shared by the adapters ----------------------------------------------
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Raise :class:`PortInUse` when something listens on ``host:port``."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise exceptions.PortInUse(host, port) from exc
+        raise exceptions.HeatError(f"Cannot check port {host}:{port}: {exc}") from exc
+    finally:
+        sock.close()
+
+
+def api_answers(host: str, port: int, timeout: float = 2.0) -> bool:
+    """Whether Heat's version document answers at ``http://host:port/``."""
+    try:
+        with urllib.request.urlopen(f"http://{host}:{port}/", timeout=timeout) as resp:
+            return int(resp.status) < 500
+    except urllib.error.HTTPError as exc:
+        return exc.code in (300, 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def wait_ready(host: str, port: int, engines_before: set[str], engines: Callable[[], set[str]],
+               alive: Callable[[], str | None], timeout: float, want_engines: int = 1,
+               log_file: Path | None = None) -> None:
+    """Wait until the API answers and ``want_engines`` new engines registered.
+
+    :param alive: returns None while the Heat processes run, else why they stopped.
+    :raises HeatError: when Heat stopped or did not get ready within ``timeout``.
+    """
+    deadline = time.monotonic() + timeout
+    delay = 0.05
+    api_ok = False
+    new: set[str] = set()
+    while True:
+        gone = alive()
+        if gone:
+            raise exceptions.HeatError(f"Heat stopped while starting: {gone}.{_see(log_file)}")
+        api_ok = api_ok or api_answers(host, port, timeout=1.0)
+        if api_ok:
+            new = engines() - engines_before
+            if len(new) >= want_engines:
+                return
+        if time.monotonic() > deadline:
+            waiting = ("the API to answer" if not api_ok else
+                       f"the engine to listen ({len(new)} of {want_engines} engines)")
+            raise exceptions.HeatError(
+                f"Heat was not ready after {timeout:g} s (waiting for {waiting}).{_see(log_file)} "
+                "Raise [heat] api_timeout if the machine is just slow."
+            )
+        time.sleep(delay)
+        delay = min(delay * 1.5, 0.25)
+
+
+def _see(log_file: Path | None) -> str:
+    return f" See {log_file}." if log_file else ""
+
+
+def write_client_files(work: HeatDir, endpoint: str, clouds_yaml: Path) -> None:
+    """Write heatrc, the heat-dir's clouds.yaml and the ``heat`` entry of ``clouds_yaml``."""
+    entry = render.clouds_entry(endpoint)
+    work.write_private(work.heatrc, render.heatrc(endpoint))
+    work.write_private(work.clouds_yaml, render.merge_clouds_yaml("", "heat", entry))
+    if clouds_yaml != work.clouds_yaml:
+        clouds_yaml.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        existing = clouds_yaml.read_text() if clouds_yaml.exists() else ""
+        text = render.merge_clouds_yaml(existing, "heat", entry)
+        tmp = clouds_yaml.with_name(f".{clouds_yaml.name}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(text)
+        os.replace(tmp, clouds_yaml)
+
+
+def write_heat_files(work: HeatDir, settings: render.HeatSettings) -> None:
+    """Write heat.conf, api-paste.ini and token_file.json (0600) for ``settings``."""
+    work.ensure()
+    now = datetime.datetime.now(datetime.UTC)
+    work.write_private(work.paste_file, render.api_paste_ini())
+    work.write_private(work.token_file, render.token_file(settings.host, settings.port, now))
+    work.write_private(work.conf_file, render.heat_conf(settings))
+
+
+def log_tail(path: Path, lines: int = 5) -> str:
+    """The last ``lines`` lines of ``path`` (for error messages)."""
+    with contextlib.suppress(OSError):
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    return ""

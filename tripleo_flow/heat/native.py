@@ -1,0 +1,276 @@
+"""``native``: heat-all from Heat's own virtualenv, as a child process.
+
+The process is started in a session of its own so that it keeps running after
+the launching command exits; ``run.json`` records its pid.  One engine worker,
+the in-process ``fake://`` transport, SQLite on tmpfs by default or MariaDB.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tripleo_flow import exceptions
+from tripleo_flow.heat import launcher as common
+from tripleo_flow.heat import process, render
+from tripleo_flow.heat.database import HeatDatabase
+from tripleo_flow.heat.db_mariadb import MariaDBDatabase
+from tripleo_flow.heat.db_sqlite import SqliteDatabase, default_dir
+from tripleo_flow.heat.launcher import HeatEndpoint, HeatStatus, KillResult
+from tripleo_flow.heat.workdir import HeatDir
+
+HOST = "127.0.0.1"
+INSTALL_COMMAND = "tripleo-flow heat install"
+
+
+class NativeLauncher:
+    """heat-all started from the Heat virtualenv (see the module docstring)."""
+
+    heat_type = "native"
+    #: Engine processes that must register before Heat counts as ready.
+    want_engines = 1
+
+    def __init__(self, heat_dir: str | os.PathLike[str], venv: Path, port: int = 8006,
+                 api_timeout: float = 120.0, database: str = "sqlite",
+                 sqlite_dir: Path | None = None, mariadb_url: str | None = None,
+                 clouds_yaml: Path | None = None) -> None:
+        self.work = HeatDir(heat_dir)
+        self.venv = Path(venv)
+        self.port = port
+        self.api_timeout = api_timeout
+        self.database_kind = database
+        self.sqlite_dir = sqlite_dir
+        self.mariadb_url = mariadb_url
+        self.clouds_yaml = clouds_yaml or self.work.clouds_yaml
+
+    # -- pieces ----------------------------------------------------------------
+
+    @property
+    def endpoint(self) -> str:
+        return render.endpoint_url(HOST, self.port)
+
+    def _marker(self) -> str:
+        return str(self.work.conf_file)
+
+    def _database(self, record: dict[str, Any] | None = None) -> HeatDatabase:
+        kind = record["kind"] if record else self.database_kind
+        if kind == "sqlite":
+            if record:
+                return SqliteDatabase(Path(record["path"]))
+            base = self.sqlite_dir or default_dir(self.work.root)
+            return SqliteDatabase(base / f"tripleo-flow-heat-{self.work.token}.sqlite")
+        if not self.mariadb_url:
+            raise exceptions.InvalidInput(
+                "[heat] database = mariadb needs [heat] mariadb_url "
+                "(mysql+pymysql://root:PASSWORD@127.0.0.1:3306)."
+            )
+        return MariaDBDatabase(self.mariadb_url, f"heat_{self.work.token}",
+                               password=record.get("password") if record else None,
+                               scratch_dir=self.work.root)
+
+    def _binary(self, name: str) -> str:
+        path = self.venv / "bin" / name
+        if not os.access(path, os.X_OK):
+            raise exceptions.HeatNotInstalled(
+                f"The Heat virtualenv {self.venv} ({name})", INSTALL_COMMAND
+            )
+        return str(path)
+
+    def _settings(self, db: HeatDatabase) -> render.HeatSettings:
+        return render.HeatSettings(
+            port=self.port, database_url=db.url, log_file=str(self.work.log_file),
+            token_file=str(self.work.token_file), paste_file=str(self.work.paste_file),
+            host=HOST,
+        )
+
+    def _db_sync(self) -> None:
+        manage = self._binary("heat-manage")
+        log_fd = self.work.open_log("heat-manage.log")
+        try:
+            rc = subprocess.run([manage, "--config-file", str(self.work.conf_file), "db_sync"],
+                                stdin=subprocess.DEVNULL, stdout=log_fd, stderr=log_fd,
+                                check=False).returncode
+        finally:
+            os.close(log_fd)
+        if rc != 0:
+            tail = common.log_tail(self.work.log_dir / "heat-manage.log")
+            raise exceptions.HeatError(
+                f"heat-manage db_sync failed (exit {rc}) for {self.work.root}:\n{tail}"
+            )
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        heat_all = self._binary("heat-all")
+        log_fd = self.work.open_log("heat-all.out")
+        try:
+            return subprocess.Popen([heat_all, "--config-file", str(self.work.conf_file)],
+                                    stdin=subprocess.DEVNULL, stdout=log_fd,
+                                    stderr=subprocess.STDOUT, cwd=self.work.root,
+                                    start_new_session=True)
+        finally:
+            os.close(log_fd)
+
+    # -- hooks a container-based launcher overrides ----------------------------------
+
+    def _prepare(self, record: dict[str, Any]) -> None:
+        """Start what the database and messaging need (nothing for heat-all)."""
+
+    def _check_installed(self) -> None:
+        self._binary("heat-all")
+        self._binary("heat-manage")
+
+    def _start_heat(self, record: dict[str, Any]) -> Callable[[], str | None]:
+        """Start heat-all, note it in ``record``; return a "why did it stop" probe."""
+        proc = self._start()
+        record["pid"] = proc.pid
+
+        def alive() -> str | None:
+            code = proc.poll()
+            if code is None:
+                return None
+            return (f"heat-all exited with status {code}:\n"
+                    + common.log_tail(self.work.log_dir / "heat-all.out"))
+
+        return alive
+
+    def _engines(self, db: HeatDatabase) -> Callable[[], set[str]]:
+        """The probe of registered engines that readiness waits on."""
+        return db.engine_ids
+
+    def _running(self, record: dict[str, Any]) -> bool:
+        return process.is_running(record.get("pid"), self._marker())
+
+    def _describe(self, record: dict[str, Any]) -> str:
+        return f"heat-all pid {record.get('pid')}"
+
+    def _stop(self, record: dict[str, Any]) -> list[str]:
+        """Stop what ``record`` says runs; return what was stopped."""
+        stopped = []
+        pid = record.get("pid")
+        if pid and process.kill(pid, self._marker()):
+            stopped.append(f"heat-all (pid {pid})")
+        if pid:
+            record["pid"] = None
+            self.work.write_run(record)
+        return stopped
+
+    # -- shared life cycle -----------------------------------------------------------
+
+    def _teardown(self, record: dict[str, Any], dump: bool) -> KillResult:
+        """Stop what runs, dump the database (if Heat was ready) and wipe it."""
+        stopped = self._stop(record)
+        dumped = None
+        db = self._database(record["database"])
+        if db.exists():
+            if dump and record.get("ready"):
+                db.dump(self.work.dump_file)
+                dumped = str(self.work.dump_file)
+            db.wipe()
+            stopped.append(f"{db.kind} database")
+        self.work.clear_run()
+        return KillResult(heat_dir=str(self.work.root), dump=dumped, stopped=stopped)
+
+    def _read_run(self) -> dict[str, Any] | None:
+        """run.json, refusing one written by another heat type."""
+        record = self.work.read_run()
+        if record is not None and record.get("heat_type") != self.heat_type:
+            kind = record.get("heat_type")
+            raise exceptions.InvalidInput(
+                f"The Heat of {self.work.given} was launched with --heat-type {kind}; "
+                f"repeat the command with --heat-type {kind} (or without --heat-type)."
+            )
+        return record
+
+    def _clean_leftovers(self) -> None:
+        record = self._read_run()
+        if record is None:
+            return
+        if self._running(record):
+            raise exceptions.HeatRunning(
+                str(self.work.given), f"{self._describe(record)}, {self.endpoint}"
+            )
+        self._teardown(record, dump=True)
+
+    # -- the port ----------------------------------------------------------------
+
+    def launch(self, restore_db: bool = False) -> HeatEndpoint:
+        with self.work.locked():
+            self._clean_leftovers()
+            self._check_installed()
+            if restore_db and not self.work.dump_file.exists():
+                raise exceptions.DumpNotFound(str(self.work.dump_file))
+            common.check_port_free(HOST, self.port)
+            db = self._database()
+            record: dict[str, Any] = {
+                "heat_type": self.heat_type, "pid": None, "port": self.port, "ready": False,
+                "database": db.record(),
+                "started_at": datetime.datetime.now(datetime.UTC).isoformat(),
+            }
+            common.write_heat_files(self.work, self._settings(db))
+            self.work.write_run(record)
+            try:
+                self._prepare(record)
+                self.work.write_run(record)
+                db.create()
+                if restore_db:
+                    db.restore(self.work.dump_file)
+                self._db_sync()
+                before = db.engine_ids()
+                alive = self._start_heat(record)
+                self.work.write_run(record)
+                common.wait_ready(HOST, self.port, before, self._engines(db), alive,
+                                  self.api_timeout, want_engines=self.want_engines,
+                                  log_file=self.work.log_file)
+                record["ready"] = True
+                self.work.write_run(record)
+                common.write_client_files(self.work, self.endpoint, self.clouds_yaml)
+            except BaseException:
+                self._teardown(record, dump=False)
+                raise
+        return HeatEndpoint(heat_type=self.heat_type, endpoint=self.endpoint,
+                            heat_dir=str(self.work.root), clouds_yaml=str(self.clouds_yaml),
+                            heatrc=str(self.work.heatrc))
+
+    def kill(self, dump: bool = True) -> KillResult:
+        with self.work.locked():
+            record = self._read_run()
+            if record is None:
+                return KillResult(heat_dir=str(self.work.root), dump=None, stopped=[])
+            return self._teardown(record, dump=dump)
+
+    def status(self) -> HeatStatus:
+        record = self._read_run()
+        dump = str(self.work.dump_file) if self.work.dump_file.exists() else None
+        if record is None:
+            return HeatStatus(self.heat_type, str(self.work.root), False, None, False, None,
+                              dump, "not running")
+        running = self._running(record)
+        port = int(record.get("port", self.port))
+        answers = running and common.api_answers(HOST, port)
+        detail = (self._describe(record) if running else
+                  "crashed: the next launch or kill cleans up")
+        return HeatStatus(self.heat_type, str(self.work.root), running,
+                          render.endpoint_url(HOST, port), answers,
+                          record["database"]["kind"], dump, detail)
+
+    def dump_db(self) -> Path:
+        with self.work.locked():
+            record = self._read_run()
+            db = self._database(record["database"]) if record else None
+            if db is None or not db.exists():
+                raise exceptions.HeatError(
+                    f"No Heat database to dump for {self.work.root}: launch Heat first "
+                    f"(tripleo-flow launch heat --heat-dir {self.work.given})."
+                )
+            db.dump(self.work.dump_file)
+            return self.work.dump_file
+
+    def restore_db(self) -> HeatEndpoint:
+        """Relaunch this heat-dir's Heat on a fresh database loaded from the dump."""
+        if not self.work.dump_file.exists():
+            raise exceptions.DumpNotFound(str(self.work.dump_file))
+        self.kill(dump=False)
+        return self.launch(restore_db=True)

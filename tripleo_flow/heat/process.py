@@ -1,0 +1,76 @@
+"""Child processes that outlive the command that started them (heat-all, mariadbd).
+
+A process is identified by its pid *and* a marker in its command line (the
+path of its config file), so a recycled pid is never mistaken for it.  Stops
+are SIGKILL to the whole process group (heat-all ignores SIGTERM), then a wait
+until the pid is gone, reaping it when it is our own child.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from pathlib import Path
+
+from tripleo_flow import exceptions
+
+
+def _state(pid: int) -> str | None:
+    """The scheduler state letter of ``pid`` (None when there is no such pid)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
+def cmdline(pid: int) -> list[str]:
+    """The command line of ``pid`` ([] when there is no such live process)."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return []
+    if _state(pid) in (None, "Z", "X"):
+        _reap(pid)
+        return []
+    return [part.decode(errors="replace") for part in raw.split(b"\0") if part]
+
+
+def is_running(pid: int | None, marker: str) -> bool:
+    """Whether ``pid`` is alive and its command line contains ``marker``."""
+    if not pid:
+        return False
+    return any(marker in part for part in cmdline(pid))
+
+
+def _reap(pid: int) -> bool:
+    """Reap ``pid`` if it is our exited child; True when it is gone or not ours."""
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return done == pid
+
+
+def kill(pid: int, marker: str, timeout: float = 15.0) -> bool:
+    """SIGKILL ``pid`` (and its process group when it leads one); wait until gone.
+
+    :returns: True when a matching process was running and is now gone.
+    :raises HeatError: when it is still there after ``timeout`` seconds.
+    """
+    if not is_running(pid, marker):
+        return False
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        if os.getpgid(pid) == pid:
+            os.killpg(pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = _state(pid)
+        if state is None or (state in ("Z", "X") and _reap(pid)):
+            return True
+        _reap(pid)
+        time.sleep(0.02)
+    raise exceptions.HeatError(f"Process {pid} ({marker}) is still running after SIGKILL.")
