@@ -6,7 +6,8 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action, decode_blobs, encode_blobs
+from tripleo_flow.actions.base import Action, encode_blobs
+from tripleo_flow.actions.undo import restore_objects
 from tripleo_flow.core import planenv
 from tripleo_flow.plans.plan import PlanRepository
 
@@ -40,17 +41,8 @@ class DataFileAction(Action):
             except exceptions.ObjectNotFound:
                 old = {}
             self.context.store.put_object(plan, self.filename, planenv.dump_yaml(items))
-        return {"names": [i.get("name") for i in items], "backup": encode_blobs(old)}
+        return {"names": [i.get("name") for i in items], "backup": encode_blobs(old),
+                "created": [] if old else [self.filename]}
 
     def undo(self, plan: str, result: Any) -> None:
-        if not isinstance(result, dict) or "backup" not in result:
-            return
-        repo = PlanRepository(self.context.store)
-        if not repo.exists(plan):
-            return
-        with self.context.locks.hold(plan):
-            backup = decode_blobs(result["backup"])
-            if backup:
-                self.context.store.put_objects(plan, backup)
-            else:
-                self.context.store.delete_object(plan, self.filename)
+        restore_objects(self.context, plan, result)

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action, decode_blobs, encode_blobs
+from tripleo_flow.actions.base import Action, encode_blobs
+from tripleo_flow.actions.undo import restore_objects
 from tripleo_flow.core import planenv, planmerge, roles, validation
 from tripleo_flow.flows import names
 from tripleo_flow.plans import sources
@@ -187,10 +188,7 @@ class UpdatePlan(Action):
 
     def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
         """Put back every object the update overwrote or deleted; remove the ones it added."""
-        if not isinstance(result, dict) or "backup" not in result:
-            return
-        with self.context.locks.hold(plan):
-            _restore(self.context.store, plan, decode_blobs(result["backup"]), result["created"])
+        restore_objects(self.context, plan, result)
 
 
 def _restore(store: Any, plan: str, backup: dict[str, bytes], created: list[str]) -> None:
@@ -227,7 +225,4 @@ class RestorePlan(Action):
 
     def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
         """Put back the plan-environment that was current before the restore."""
-        if not isinstance(result, dict) or "backup" not in result:
-            return
-        with self.context.locks.hold(plan):
-            self.context.store.put_objects(plan, decode_blobs(result["backup"]))
+        restore_objects(self.context, plan, result)

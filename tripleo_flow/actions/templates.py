@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tripleo_flow.actions.base import Action, decode_blobs, encode_blobs
+from tripleo_flow.actions.base import Action, encode_blobs
+from tripleo_flow.actions.undo import restore_objects
 from tripleo_flow.core import rendering
 from tripleo_flow.flows import names
 from tripleo_flow.plans.plan import MANIFEST, PlanRepository
@@ -48,11 +49,4 @@ class ProcessTemplates(Action):
 
     def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
         """Restore the rendered files as they were and remove the ones this run added."""
-        if not isinstance(result, dict) or "backup" not in result:
-            return
-        repo = PlanRepository(self.context.store)
-        if not repo.exists(plan):
-            return
-        with self.context.locks.hold(plan):
-            self.context.store.put_objects(plan, decode_blobs(result["backup"]))
-            self.context.store.delete_objects(plan, result["created"])
+        restore_objects(self.context, plan, result)

@@ -8,6 +8,8 @@ from typing import Any
 
 import yaml
 
+from tripleo_flow.cli.common import parse_assignments
+
 
 def client(command: Any) -> Any:
     """The API client of a command's app (``TripleoFlowApp.client``)."""
@@ -44,12 +46,5 @@ def parse_inputs(pairs: list[str], files: list[str]) -> dict[str, Any]:
         if not isinstance(loaded, dict):
             raise exceptions.InvalidInput(f"Input file {path!r} must hold a mapping.")
         result.update(loaded)
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key:
-            raise exceptions.InvalidInput(f"Bad --input {pair!r}: use NAME=VALUE.")
-        try:
-            result[key] = yaml.safe_load(raw) if raw else ""
-        except yaml.YAMLError:
-            result[key] = raw
+    result.update(parse_assignments(pairs))
     return result

@@ -35,7 +35,7 @@ def parse_assignments(items: list[str]) -> dict[str, Any]:
     for item in items:
         name, sep, raw = item.partition("=")
         if not sep or not name:
-            raise exceptions.InvalidInput(f"Expected NAME=VALUE, got {item!r}.")
+            raise exceptions.InvalidInput(f"Bad value {item!r}: use NAME=VALUE.")
         try:
             values[name] = yaml.safe_load(raw) if raw else ""
         except yaml.YAMLError:

@@ -76,14 +76,14 @@ def test_run_then_inspect_execution(cli: Cli, tmp_path: Path) -> None:
 
 def test_failed_run_reports_task_and_exit_code(cli: Cli) -> None:
     done = cli("workflow", "run", "std_only.broken", ok=False)
-    assert done.returncode != 0
+    assert done.returncode == 6  # workflow failed
     assert "failed at task 'boom'" in done.stderr
     assert "Traceback" not in done.stderr
 
 
 def test_bad_input_is_refused(cli: Cli) -> None:
     done = cli("workflow", "run", "greet", "--input", "nobody", ok=False)
-    assert done.returncode != 0
+    assert done.returncode == 2  # invalid input
     assert "use NAME=VALUE" in done.stderr
 
 
@@ -108,10 +108,10 @@ def test_actions_are_listed_and_shown(cli: Cli) -> None:
 def test_workbook_update_and_delete(cli: Cli, tmp_path: Path) -> None:
     changed = tmp_path / "changed.yaml"
     changed.write_text(GOOD.read_text().replace("hello ", "bye "))
-    assert cli("workbook", "create", str(changed), ok=False).returncode != 0
+    assert cli("workbook", "create", str(changed), ok=False).returncode == 4  # conflict
     cli("workbook", "update", str(changed))
     run = cli.json("workflow", "run", "greet", "--input", "who=x")
     assert json.loads(run["Output"])["greeting"] == "bye x"
     cli("workbook", "delete", "std_only")
-    assert cli("workflow", "show", "greet", ok=False).returncode != 0
-    assert cli("workbook", "delete", "tripleo.plan", ok=False).returncode != 0
+    assert cli("workflow", "show", "greet", ok=False).returncode == 3  # not found
+    assert cli("workbook", "delete", "tripleo.plan", ok=False).returncode == 4  # conflict
