@@ -23,7 +23,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NoReturn, TypeVar
 from urllib.parse import quote
 
-import requests
 from oslo_config import cfg
 from swiftclient import client as swiftclient
 from swiftclient.exceptions import ClientException
@@ -154,7 +153,7 @@ class SwiftStore:
                 if exc.http_status == 404:
                     raise
                 raise self._error(what, target, exc) from exc
-            except (requests.RequestException, OSError) as exc:
+            except OSError as exc:  # requests' errors are OSErrors too
                 raise self._error(what, target, exc) from exc
 
     def _error(self, what: str, target: str, exc: BaseException) -> exceptions.TripleoFlowError:
@@ -365,7 +364,9 @@ class SwiftStore:
             raise_failures("delete", container,
                             self._parallel(lambda n: self._delete_one(container, n), names))
             return
-        size = min(_BULK_DELETE_MAX, int(bulk.get("max_deletes_per_request", _BULK_DELETE_MAX)))
+        # Parallel batches: one bulk request deletes its objects one after another.
+        size = min(_BULK_DELETE_MAX, int(bulk.get("max_deletes_per_request", _BULK_DELETE_MAX)),
+                   max(1, -(-len(names) // self.upload_threads)))
         batches = [names[i:i + size] for i in range(0, len(names), size)]
         failures = self._parallel(lambda batch: self._bulk_delete(container, batch), batches)
         raise_failures("delete", container, failures)
