@@ -115,3 +115,18 @@ def test_tar_holds_every_object() -> None:
     with tarfile.open(fileobj=io.BytesIO(swift_bulk.make_tar(objects))) as archive:
         found = {m.name: archive.extractfile(m).read() for m in archive.getmembers()}  # type: ignore[union-attr]
     assert found == objects
+
+
+@pytest.mark.parametrize("failures, expected", [
+    ([("a", "400 Bad Request")],
+     "Could not upload 1 object(s) in container 'c': 'a' (400 Bad Request)."),
+    ([(f"f{i}", "timeout") for i in range(7)] + [("x", "409 Conflict")],
+     "Could not upload 8 object(s) in container 'c': 'f0', 'f1', 'f2', 'f3', 'f4' and 2 more "
+     "(timeout); 'x' (409 Conflict)."),
+])
+def test_raise_failures_names_objects(failures: list[tuple[str, str]], expected: str) -> None:
+    with pytest.raises(exceptions.PlanStoreError) as info:
+        swift_bulk.raise_failures("upload", "c", failures)
+    assert str(info.value).startswith(expected)
+    assert "try again" in str(info.value)
+    swift_bulk.raise_failures("upload", "c", [])

@@ -185,8 +185,11 @@ class SwiftStore:
     # -- containers --------------------------------------------------------
 
     def list_containers(self) -> list[ContainerInfo]:
-        _, listing = self._call("list containers", "of the account",
-                                lambda c: c.get_account(full_listing=True))
+        try:
+            _, listing = self._call("list containers", "of the account",
+                                    lambda c: c.get_account(full_listing=True))
+        except ClientException:
+            return []  # the account does not exist yet
         result = []
         for entry in listing:
             try:
@@ -411,16 +414,24 @@ class SwiftStore:
     def _extract_archive(self, container: str, objects: Mapping[str, bytes]) -> Failures:
         archive = make_tar(objects)
         target = f"{len(objects)} objects in container {container!r}"
-        body = self._call("upload", target,
-                          lambda c: c._retry(None, put_archive, container, archive))
+        try:
+            body = self._call("upload", target,
+                              lambda c: c._retry(None, put_archive, container, archive))
+        except ClientException:
+            return [(name, f"container {container!r} does not exist") for name in objects]
+        except exceptions.TripleoFlowError as exc:
+            return [(name, str(exc)) for name in objects]
         return bulk_failures(body, container, "Number Files Created", len(objects))
 
     def _bulk_delete(self, container: str, names: list[str]) -> Failures:
         data = "\n".join(quote(f"/{container}/{name}") for name in names).encode()
         headers = {"Accept": "application/json", "Content-Type": "text/plain"}
-        _, body = self._call("delete", f"{len(names)} objects in container {container!r}",
-                             lambda c: c.post_account(headers, query_string="bulk-delete",
-                                                      data=data))
+        try:
+            _, body = self._call("delete", f"{len(names)} objects in container {container!r}",
+                                 lambda c: c.post_account(headers, query_string="bulk-delete",
+                                                          data=data))
+        except (ClientException, exceptions.TripleoFlowError) as exc:
+            return [(name, str(exc)) for name in names]
         return bulk_failures(body, container, None, len(names))
 
     def _list_versions(self, container: str, prefix: str) -> list[dict[str, Any]]:
