@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import tarfile
@@ -130,3 +131,12 @@ def test_raise_failures_names_objects(failures: list[tuple[str, str]], expected:
     assert str(info.value).startswith(expected)
     assert "try again" in str(info.value)
     swift_bulk.raise_failures("upload", "c", [])
+
+
+def test_keystone_v3_without_keystoneclient_says_what_to_install() -> None:
+    store = SwiftStore("http://127.0.0.1:9/v3", "admin", "pw", auth_version="3",
+                       project_name="admin", retries=0)
+    with pytest.raises(exceptions.PlanStoreError) as info:
+        store.container_exists("overcloud")
+    if importlib.util.find_spec("keystoneclient") is None:
+        assert "pip install python-keystoneclient" in str(info.value)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -131,6 +132,10 @@ class SwiftStore:
             conn = self._idle.pop() if self._idle else None
             auth = self._auth
         if conn is None:
+            if self.auth_version == "3" and importlib.util.find_spec("keystoneclient") is None:
+                raise exceptions.PlanStoreError(
+                    "Keystone v3 authentication for Swift needs python-keystoneclient: "
+                    "pip install python-keystoneclient keystoneauth1")
             kwargs = self.connection_kwargs()
             if auth is not None:
                 kwargs.update(preauthurl=auth[0], preauthtoken=auth[1])
