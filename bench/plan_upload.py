@@ -102,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
 
     with SwiftServer(args.state_dir) as server:
         swift_cli = str(server.bin_dir / "swift")
+        if not os.access(swift_cli, os.X_OK):
+            raise SystemExit(f"{swift_cli} not found: install python-swiftclient in the Swift "
+                             "venv (pip install python-swiftclient) for the baseline.")
         cli_env = dict(os.environ, **server.env_for_cli())
         store = SwiftStore(server.auth_url, server.user, server.key,
                            upload_threads=args.threads)

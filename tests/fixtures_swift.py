@@ -22,10 +22,13 @@ from tripleo_flow.plans.swift import SwiftStore
 def swift_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SwiftServer]:
     """A one-machine Swift on 127.0.0.1, shared by the whole test session."""
     server = SwiftServer(tmp_path_factory.mktemp("swift"))
+    problem = None
     try:
         server.start()
     except (SwiftNotInstalled, SwiftStartError) as exc:
-        pytest.fail(f"Cannot start the test Swift: {exc}", pytrace=False)
+        problem = f"Cannot start the test Swift: {exc}"
+    if problem:
+        pytest.fail(problem, pytrace=False)
     yield server
     server.stop()
 

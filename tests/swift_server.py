@@ -4,7 +4,9 @@
 config files for the account, container, object and proxy servers, starts
 them directly (``workers = 0``, bound to 127.0.0.1 on free ports) and waits
 until the proxy authenticates a request.  Everything lives in one state
-directory; :meth:`SwiftServer.stop` ends the four processes it started.
+directory; :meth:`SwiftServer.stop` ends the four processes it started, and
+on Linux they also get SIGTERM when the thread that started them dies (a
+killed test run leaves no Swift behind).
 
 The proxy runs tempauth (user ``test:tester``, key ``testing``), object
 versioning, bulk (extract-archive and bulk-delete) and an in-process cache
@@ -24,6 +26,7 @@ URL and credentials and runs until interrupted.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import getpass
 import json
 import os
@@ -92,6 +95,13 @@ def _interpreter(script: Path) -> str:
     if first.startswith("#!") and "python" in first:
         return first[2:].strip().split()[0]
     return sys.executable
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: get SIGTERM when the parent thread dies (Linux)."""
+    if sys.platform.startswith("linux"):
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
 
 
 def _free_port() -> int:
@@ -299,7 +309,7 @@ class SwiftServer:
                 [str(bin_dir / f"swift-{name}-server"), str(self._etc() / f"{name}-server.conf"),
                  "--verbose"],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
-                cwd=self.state_dir)
+                cwd=self.state_dir, preexec_fn=_die_with_parent)
         finally:
             log.close()
 

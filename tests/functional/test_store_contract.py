@@ -69,6 +69,7 @@ def test_metadata_that_cannot_be_stored_is_refused(plan_store: PlanStore, key: s
     with pytest.raises(exceptions.InvalidInput):
         plan_store.create_container("other", {key: value})
     assert plan_store.get_container_metadata("overcloud") == {}
+    assert not plan_store.container_exists("other")
 
 
 def test_delete_container_with_objects(plan_store: PlanStore) -> None:

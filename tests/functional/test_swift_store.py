@@ -61,10 +61,11 @@ def test_store_is_usable_from_many_threads(swift_store: SwiftStore) -> None:
 
 def test_delete_large_versioned_container(swift_store: SwiftStore) -> None:
     swift_store.create_container("overcloud", versioned=True)
-    objects = {f"templates/{i}.yaml": b"v1" for i in range(120)}
+    objects = {f"templates/{i}.yaml": b"v1" for i in range(30)}
     swift_store.put_objects("overcloud", objects)
-    swift_store.put_objects("overcloud", {name: b"v2" for name in list(objects)[:60]})
-    swift_store.delete_objects("overcloud", list(objects)[100:])
+    swift_store.put_objects("overcloud", {name: b"v2" for name in list(objects)[:15]})
+    swift_store.delete_objects("overcloud", list(objects)[25:])
+    assert len(swift_store.list_versions("overcloud", "templates/0.yaml")) == 2
     swift_store.delete_container("overcloud")
     assert swift_store.list_containers() == []
 

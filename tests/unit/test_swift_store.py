@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import tarfile
@@ -115,3 +116,27 @@ def test_tar_holds_every_object() -> None:
     with tarfile.open(fileobj=io.BytesIO(swift_bulk.make_tar(objects))) as archive:
         found = {m.name: archive.extractfile(m).read() for m in archive.getmembers()}  # type: ignore[union-attr]
     assert found == objects
+
+
+@pytest.mark.parametrize("failures, expected", [
+    ([("a", "400 Bad Request")],
+     "Could not upload 1 object(s) in container 'c': 'a' (400 Bad Request)."),
+    ([(f"f{i}", "timeout") for i in range(7)] + [("x", "409 Conflict")],
+     "Could not upload 8 object(s) in container 'c': 'f0', 'f1', 'f2', 'f3', 'f4' and 2 more "
+     "(timeout); 'x' (409 Conflict)."),
+])
+def test_raise_failures_names_objects(failures: list[tuple[str, str]], expected: str) -> None:
+    with pytest.raises(exceptions.PlanStoreError) as info:
+        swift_bulk.raise_failures("upload", "c", failures)
+    assert str(info.value).startswith(expected)
+    assert "try again" in str(info.value)
+    swift_bulk.raise_failures("upload", "c", [])
+
+
+def test_keystone_v3_without_keystoneclient_says_what_to_install() -> None:
+    store = SwiftStore("http://127.0.0.1:9/v3", "admin", "pw", auth_version="3",
+                       project_name="admin", retries=0)
+    with pytest.raises(exceptions.PlanStoreError) as info:
+        store.container_exists("overcloud")
+    if importlib.util.find_spec("keystoneclient") is None:
+        assert "pip install python-keystoneclient" in str(info.value)

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NoReturn, TypeVar
 from urllib.parse import quote
 
-import requests
 from oslo_config import cfg
 from swiftclient import client as swiftclient
 from swiftclient.exceptions import ClientException
@@ -132,6 +132,10 @@ class SwiftStore:
             conn = self._idle.pop() if self._idle else None
             auth = self._auth
         if conn is None:
+            if self.auth_version == "3" and importlib.util.find_spec("keystoneclient") is None:
+                raise exceptions.PlanStoreError(
+                    "Keystone v3 authentication for Swift needs python-keystoneclient: "
+                    "pip install python-keystoneclient keystoneauth1")
             kwargs = self.connection_kwargs()
             if auth is not None:
                 kwargs.update(preauthurl=auth[0], preauthtoken=auth[1])
@@ -154,7 +158,7 @@ class SwiftStore:
                 if exc.http_status == 404:
                     raise
                 raise self._error(what, target, exc) from exc
-            except (requests.RequestException, OSError) as exc:
+            except OSError as exc:  # requests' errors are OSErrors too
                 raise self._error(what, target, exc) from exc
 
     def _error(self, what: str, target: str, exc: BaseException) -> exceptions.TripleoFlowError:
@@ -186,8 +190,11 @@ class SwiftStore:
     # -- containers --------------------------------------------------------
 
     def list_containers(self) -> list[ContainerInfo]:
-        _, listing = self._call("list containers", "of the account",
-                                lambda c: c.get_account(full_listing=True))
+        try:
+            _, listing = self._call("list containers", "of the account",
+                                    lambda c: c.get_account(full_listing=True))
+        except ClientException:
+            return []  # the account does not exist yet
         result = []
         for entry in listing:
             try:
@@ -369,7 +376,9 @@ class SwiftStore:
             raise_failures("delete", container,
                             self._parallel(lambda n: self._delete_one(container, n), names))
             return
-        size = min(_BULK_DELETE_MAX, int(bulk.get("max_deletes_per_request", _BULK_DELETE_MAX)))
+        # Parallel batches: one bulk request deletes its objects one after another.
+        size = min(_BULK_DELETE_MAX, int(bulk.get("max_deletes_per_request", _BULK_DELETE_MAX)),
+                   max(1, -(-len(names) // self.upload_threads)))
         batches = [names[i:i + size] for i in range(0, len(names), size)]
         failures = self._parallel(lambda batch: self._bulk_delete(container, batch), batches)
         raise_failures("delete", container, failures)
@@ -414,16 +423,24 @@ class SwiftStore:
     def _extract_archive(self, container: str, objects: Mapping[str, bytes]) -> Failures:
         archive = make_tar(objects)
         target = f"{len(objects)} objects in container {container!r}"
-        body = self._call("upload", target,
-                          lambda c: c._retry(None, put_archive, container, archive))
+        try:
+            body = self._call("upload", target,
+                              lambda c: c._retry(None, put_archive, container, archive))
+        except ClientException:
+            return [(name, f"container {container!r} does not exist") for name in objects]
+        except exceptions.TripleoFlowError as exc:
+            return [(name, str(exc)) for name in objects]
         return bulk_failures(body, container, "Number Files Created", len(objects))
 
     def _bulk_delete(self, container: str, names: list[str]) -> Failures:
         data = "\n".join(quote(f"/{container}/{name}") for name in names).encode()
         headers = {"Accept": "application/json", "Content-Type": "text/plain"}
-        _, body = self._call("delete", f"{len(names)} objects in container {container!r}",
-                             lambda c: c.post_account(headers, query_string="bulk-delete",
-                                                      data=data))
+        try:
+            _, body = self._call("delete", f"{len(names)} objects in container {container!r}",
+                                 lambda c: c.post_account(headers, query_string="bulk-delete",
+                                                          data=data))
+        except (ClientException, exceptions.TripleoFlowError) as exc:
+            return [(name, str(exc)) for name in names]
         return bulk_failures(body, container, None, len(names))
 
     def _list_versions(self, container: str, prefix: str) -> list[dict[str, Any]]:

@@ -65,13 +65,20 @@ def bulk_failures(body: bytes, container: str, count_key: str | None,
 
 
 def raise_failures(what: str, container: str, failures: Failures) -> None:
+    """Raise PlanStoreError naming the failed objects, grouped by reason."""
     if not failures:
         return
-    shown = ", ".join(f"{name!r} ({reason})" for name, reason in failures[:10])
-    more = f" and {len(failures) - 10} more" if len(failures) > 10 else ""
+    by_reason: dict[str, list[str]] = {}
+    for name, reason in failures:
+        by_reason.setdefault(reason, []).append(name)
+    parts = []
+    for reason, names in by_reason.items():
+        shown = ", ".join(repr(name) for name in names[:5])
+        more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+        parts.append(f"{shown}{more} ({reason})")
     raise exceptions.PlanStoreError(
         f"Could not {what} {len(failures)} object(s) in container {container!r}: "
-        f"{shown}{more}. Check the Swift proxy logs, then try again.")
+        f"{'; '.join(parts)}. Check the Swift proxy logs, then try again.")
 
 
 def split_evenly(objects: Mapping[str, bytes], parts: int) -> list[dict[str, bytes]]:
