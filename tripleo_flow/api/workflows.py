@@ -80,8 +80,13 @@ class WorkflowsMixin:
         if "runner" not in state:
             url = self._wf_conf("connection")
             if not url:
-                Path(self.data_dir).mkdir(parents=True, exist_ok=True)
-                url = f"sqlite:///{Path(self.data_dir) / 'executions.sqlite'}"
+                Path(self.data_dir).mkdir(parents=True, exist_ok=True, mode=0o700)
+                db = Path(self.data_dir) / "executions.sqlite"
+                # Results can hold secrets (a password rotation keeps the old values
+                # so it can revert): the database is the user's alone.
+                db.touch(mode=0o600, exist_ok=True)
+                db.chmod(0o600)
+                url = f"sqlite:///{db}"
             store = ExecutionStore(ExecutionBackend(url))
             state["runner"] = Runner(self._catalog, self.action_registry.get, self.context,
                                      store, self._wf_conf("executor_threads") or 8)
