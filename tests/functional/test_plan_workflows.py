@@ -73,7 +73,8 @@ def test_failed_update_workflow_restores_the_plan(client: Client, templates: Pat
 
 
 def test_executions_database_is_private(client: Client, templates: Path) -> None:
-    client.run_workflow("create_deployment_plan", {"plan": "overcloud", "templates": str(templates)})
+    client.run_workflow("create_deployment_plan",
+                        {"plan": "overcloud", "templates": str(templates)})
     client.run_workflow("rotate_passwords", {"plan": "overcloud", "rotate": ["AdminPassword"]})
     db = client.data_dir / "executions.sqlite"
     assert db.stat().st_mode & 0o777 == 0o600
