@@ -101,7 +101,8 @@ def test_values(path: str, key: str, value: Any) -> None:
 
 @pytest.mark.parametrize("service,group", [
     ("OS::TripleO::Services::NovaApi", "nova_api"),
-    ("OS::TripleO::Services::MySQL", "my_sql"),
+    ("OS::TripleO::Services::MySQL", "mysql"),
+    ("OS::TripleO::Services::HAproxy", "haproxy"),
     ("keystone", "keystone"),
     ("OS::TripleO::Services::Docker::Registry", "docker_registry"),
 ])

@@ -36,7 +36,7 @@ STEP_TASKS = ("deploy_steps_tasks", "external_deploy_tasks")
 SERVICE_PREFIX = "OS::TripleO::Services::"
 
 _STEP = re.compile(r"step\s*\|\s*int\s*==\s*(\d+)")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z][a-z])")
 
 try:  # the C dumper is ~10x faster; fall back to the pure one
     _Dumper: type[yaml.SafeDumper] = yaml.CSafeDumper  # type: ignore[assignment]
