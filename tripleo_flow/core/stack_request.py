@@ -75,8 +75,9 @@ def stack_request(stack: str, files: Mapping[str, bytes],
             env = dict(entry.get("data") or {})
         heat_files[path] = planenv.dump_yaml(_normalise_registry(env, path)).decode()
         env_files.append(path)
-    user = {"parameter_defaults": {**(plan_env.get("parameter_defaults") or {}),
-                                   **(plan_env.get("passwords") or {})}}
+    # Generated passwords first: a value the user set explicitly wins (as in TripleO).
+    user = {"parameter_defaults": {**(plan_env.get("passwords") or {}),
+                                   **(plan_env.get("parameter_defaults") or {})}}
     heat_files[USER_ENVIRONMENT] = planenv.dump_yaml(user).decode()
     env_files.append(USER_ENVIRONMENT)
     return {"stack_name": stack, "template": template, "files": heat_files,
