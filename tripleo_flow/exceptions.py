@@ -27,6 +27,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      +-- BackendUnavailable                exit 5   503
      |    +-- PlanStoreError
      +-- WorkflowFailed                    exit 6   500
+          +-- StackFailed                  (the stack ended FAILED: each failed resource)
 """
 
 from __future__ import annotations
@@ -269,6 +270,25 @@ class WorkflowFailed(TripleoFlowError):
         self.task = task
         self.cause = cause
         self.reverted = reverted
+
+
+class StackFailed(WorkflowFailed):
+    """A stack create or update ended FAILED; ``failures`` lists each failed resource."""
+
+    def __init__(self, stack: str, status: str, reason: str,
+                 failures: list[dict[str, str]]) -> None:
+        lines = "".join(f"; {f['stack']}/{f['resource']} ({f['type']}): {f['reason']}"
+                        for f in failures)
+        TripleoFlowError.__init__(
+            self, f"Stack {stack!r} ended {status}: {reason}{lines}. See them again with: "
+            f"tripleo-flow deployment failures --plan {stack}")
+        self.workflow = "deploy"
+        self.task = "stack"
+        self.cause = reason
+        self.reverted = True
+        self.stack = stack
+        self.status = status
+        self.failures = failures
 
 
 EXIT_CODES: dict[type[TripleoFlowError], int] = {

@@ -12,7 +12,9 @@ SAMPLE_ARGS = {
     "name": "overcloud", "path": "roles_data.yaml", "reason": "bad", "source": "x.tar.gz",
     "plan": "overcloud", "container": "c", "version": "v1", "execution_id": "e1",
     "status": "DEPLOYING", "seconds": 2.0, "workflow": "deploy", "task": "t", "cause": "boom",
-    "reverted": True,
+    "reverted": True, "stack": "overcloud", "what": "heat-all", "heat_dir": "/w",
+    "host": "127.0.0.1", "port": 8006, "detail": "running", "command": "tripleo-flow heat install",
+    "failures": [{"stack": "overcloud", "resource": "r", "type": "T", "reason": "bad"}],
 }
 
 

@@ -19,6 +19,7 @@ from oslo_config import cfg
 
 from tripleo_flow import config
 from tripleo_flow.actions.base import ActionContext
+from tripleo_flow.api.deploy import DeployMixin
 from tripleo_flow.api.heat import HeatMixin
 from tripleo_flow.api.plans import PlansMixin
 from tripleo_flow.api.workflows import WorkflowsMixin
@@ -39,7 +40,7 @@ def make_store(conf: cfg.ConfigOpts, data_dir: Path) -> PlanStore:
     return LocalStore(conf.plan_store.local_root or data_dir / "plans")
 
 
-class Client(PlansMixin, WorkflowsMixin, HeatMixin):
+class Client(PlansMixin, WorkflowsMixin, HeatMixin, DeployMixin):
     """A session of the Python API over one configuration."""
 
     def __init__(self, conf: cfg.ConfigOpts, store: PlanStore | None = None,

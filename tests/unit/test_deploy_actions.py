@@ -1,0 +1,73 @@
+"""config-download writer and saved outputs: real TaskFlow, real git, revert leaves nothing."""
+
+from __future__ import annotations
+
+import stat
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from taskflow import engines, task
+from taskflow.patterns import linear_flow
+
+from tripleo_flow.actions.base import ActionContext
+from tripleo_flow.actions.deploy import WriteConfigDownload
+from tripleo_flow.plans.local import LocalStore
+from tripleo_flow.plans.lock import PlanLocks
+
+OUTPUTS = {"outputs": {"RoleNames": ["Compute"], "RoleData": {"Compute": {}},
+                       "HostnameData": {"Compute": ["c-0"]},
+                       "ServerIdData": {"server_ids": {"Compute": ["id0"]}}},
+           "deployments": {"c-0": [{"name": "D", "config": {"a": 1}, "group": "hiera",
+                                    "inputs": {}}]}}
+
+
+class Boom(task.Task):  # type: ignore[misc]
+    def execute(self) -> None:
+        raise RuntimeError("boom")
+
+
+@pytest.fixture
+def context(tmp_path: Path) -> ActionContext:
+    return ActionContext(store=LocalStore(tmp_path / "plans"),
+                         locks=PlanLocks(f"file://{tmp_path / 'locks'}", 5))
+
+
+def _run(context: ActionContext, work: Path, fail: bool) -> dict[str, Any]:
+    flow = linear_flow.Flow("t").add(WriteConfigDownload(context))
+    if fail:
+        flow.add(Boom())
+    engine = engines.load(flow, store={"plan": "oc", "work_dir": str(work),
+                                       "stack_outputs": OUTPUTS})
+    engine.run()
+    return dict(engine.storage.fetch_all())
+
+
+def _commits(repo: Path) -> int:
+    out = subprocess.run(["git", "-C", str(repo), "rev-list", "--count", "HEAD"],
+                         capture_output=True, text=True, check=True).stdout
+    return int(out)
+
+
+def test_first_run_reverted_leaves_no_directory(context: ActionContext, tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError):
+        _run(context, tmp_path / "w", fail=True)
+    assert not (tmp_path / "w" / "config-download").exists()
+
+
+def test_second_run_reverted_keeps_first_commit(context: ActionContext, tmp_path: Path) -> None:
+    work = tmp_path / "w"
+    result = _run(context, work, fail=False)["config_download"]
+    repo = Path(result["path"])
+    assert _commits(repo) == 1
+    assert stat.S_IMODE((repo / "host_vars" / "c-0").stat().st_mode) == 0o600
+    assert stat.S_IMODE((repo / "Compute" / "c-0").stat().st_mode) == 0o700
+    (repo / "stray").write_text("left by hand")
+    with pytest.raises(RuntimeError):
+        _run(context, work, fail=True)
+    assert _commits(repo) == 1
+    assert not (repo / "stray").exists()
+    assert (repo / "Compute" / "c-0" / "D").is_file()
+    _run(context, work, fail=False)
+    assert _commits(repo) == 2

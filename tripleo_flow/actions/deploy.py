@@ -1,0 +1,244 @@
+"""Deployment actions: status, plan check, ephemeral Heat, stack, outputs, config-download.
+
+Work dir layout (directories 0700, files 0600)::
+
+    heat-launcher/       the ephemeral Heat (heat-db-dump.sql after each run)
+    outputs.yaml         the stack outputs and the servers' software deployments
+    environment.yaml     the parameter values and environment files deployed
+    config-download/     the Ansible project, a git repository (one commit per run)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import logging
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from tripleo_flow import config, exceptions
+from tripleo_flow.actions.base import Action
+from tripleo_flow.core import config_download, planenv, rendering
+from tripleo_flow.core import stack_request as requests
+from tripleo_flow.flows import names
+from tripleo_flow.heat import make_launcher
+from tripleo_flow.heat.client import HeatClient
+from tripleo_flow.heat.workdir import HeatDir
+from tripleo_flow.plans.plan import PlanRepository
+from tripleo_flow.workspace import files as private_files
+from tripleo_flow.workspace import git as git_dir
+
+LOG = logging.getLogger(__name__)
+OUTPUTS_FILE = "outputs.yaml"
+ENVIRONMENT_FILE = "environment.yaml"
+CONFIG_DIR = "config-download"
+PRE_DEPLOY_DUMP = "heat-db-dump.pre-deploy.sql"
+FAILED_DUMP = "heat-db-dump.failed.sql"
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
+def _reason(flow_failures: Any) -> tuple[str, list[dict[str, str]]]:
+    """The message and the failed resources of the first failure of a flow."""
+    for atom, failure in (flow_failures or {}).items():
+        error = getattr(failure, "exception", None)
+        failures = list(getattr(error, "failures", []) or [])
+        return f"{atom}: {failure.exception_str}", failures
+    return "deployment reverted", []
+
+
+class StartDeployment(Action):
+    """Record the plan's deployment status DEPLOYING (refused while one runs)."""
+
+    default_provides = names.DEPLOY_STARTED
+
+    def execute(self, plan: str, work_dir: str, heat_type: str) -> dict[str, Any]:
+        repo = PlanRepository(self.context.store)
+        repo.require(plan)
+        previous = repo.deployment_status(plan)
+        if previous and previous.get("deployment_status") == "DEPLOYING":
+            raise exceptions.PlanBusy(plan, "DEPLOYING")
+        repo.set_deployment_status(plan, {
+            "deployment_status": "DEPLOYING", "updated_at": _now(), "work_dir": work_dir,
+            "heat_type": heat_type, "message": "", "failures": []})
+        return {"previous": previous}
+
+    def revert(self, plan: str, work_dir: str, heat_type: str, result: Any = None,
+               flow_failures: Any = None, **kwargs: Any) -> None:
+        """Record DEPLOY_FAILED with the failing task's reason (and failed resources)."""
+        if not isinstance(result, dict):
+            return
+        reason, failures = _reason(flow_failures)
+        PlanRepository(self.context.store).set_deployment_status(plan, {
+            "deployment_status": "DEPLOY_FAILED", "updated_at": _now(), "work_dir": work_dir,
+            "heat_type": heat_type, "message": reason, "failures": failures})
+
+
+class CheckPlan(Action):
+    """Render a plan and check it can deploy; return the stack request."""
+
+    default_provides = names.STACK_REQUEST
+
+    def execute(self, plan: str, work_dir: str) -> dict[str, Any]:
+        repo = PlanRepository(self.context.store)
+        files = dict(repo.read_all(plan))
+        files.update(rendering.render_plan(files))
+        request = requests.stack_request(plan, files, repo.environment(plan))
+        missing = requests.missing_parameters(request)
+        if missing:
+            raise exceptions.InvalidInput(
+                f"Plan {plan!r} leaves required parameters unset: {', '.join(missing)}. "
+                f"Set them with: tripleo-flow parameters set --plan {plan} NAME=VALUE")
+        last = Path(work_dir) / ENVIRONMENT_FILE
+        last_env = planenv.load_yaml(last.read_bytes(), str(last)) if last.exists() else None
+        for warning in requests.check_against_last(request, last_env):
+            LOG.warning("%s", warning)
+        return request
+
+
+class LaunchDeploymentHeat(Action):
+    """Launch the work dir's ephemeral Heat (restored from the last dump for an update)."""
+
+    default_provides = names.HEAT
+
+    def _launcher(self, work_dir: str, heat_type: str) -> Any:
+        conf = self.context.conf if self.context.conf is not None else config.new_conf()
+        return make_launcher(conf, heat_type, work_dir)
+
+    def execute(self, work_dir: str, heat_type: str) -> dict[str, Any]:
+        work = HeatDir(work_dir)
+        restore = work.dump_file.exists()
+        if restore:
+            shutil.copy2(work.dump_file, work.root / PRE_DEPLOY_DUMP)
+        endpoint = self._launcher(work_dir, heat_type).launch(restore_db=restore).as_dict()
+        return {**endpoint, "restored": restore}
+
+    def revert(self, work_dir: str, heat_type: str, result: Any = None,
+               **kwargs: Any) -> None:
+        """Stop Heat, dumping its database for debugging; for an update the dump goes to
+        heat-db-dump.failed.sql and the pre-update dump stays the current one."""
+        work = HeatDir(work_dir)
+        self._launcher(work_dir, heat_type).kill(dump=True)
+        before = work.root / PRE_DEPLOY_DUMP
+        if before.exists():
+            if work.dump_file.exists():
+                os.replace(work.dump_file, work.root / FAILED_DUMP)
+            os.replace(before, work.dump_file)
+
+
+class DeployStack(Action):
+    """Create or update the plan's stack and follow it to COMPLETE or FAILED."""
+
+    default_provides = names.STACK
+
+    def execute(self, plan: str, stack_request: dict[str, Any],
+                heat: dict[str, Any]) -> dict[str, Any]:
+        client = HeatClient(heat["endpoint"])
+        existing = client.find_stack(plan)
+        if existing is None:
+            client.create_stack(stack_request)
+            action = "CREATE"
+        else:
+            client.update_stack(plan, existing["id"], stack_request)
+            action = "UPDATE"
+        seen: set[str] = set()
+
+        def progress(stack: dict[str, Any]) -> None:
+            status = str(stack.get("stack_status"))
+            if status not in seen:
+                seen.add(status)
+                LOG.info("Stack %s: %s", plan, status)
+
+        stack = client.wait(plan, progress)
+        status = str(stack["stack_status"])
+        if status != f"{action}_COMPLETE":
+            failures = client.failed_resources(plan, stack["id"])
+            raise exceptions.StackFailed(plan, status,
+                                         str(stack.get("stack_status_reason", "")), failures)
+        return {"id": stack["id"], "action": action, "status": status}
+
+    def revert(self, *args: Any, **kwargs: Any) -> None:
+        """Nothing: the stack lives in the ephemeral Heat, whose launch revert dumps and
+        drops it (the failed stack stays in the dump for debugging)."""
+
+
+class SaveStackOutputs(Action):
+    """Save the stack outputs, the servers' deployments and the environment in the work dir."""
+
+    default_provides = names.STACK_OUTPUTS
+
+    def execute(self, plan: str, work_dir: str, heat: dict[str, Any],
+                stack_request: dict[str, Any]) -> dict[str, Any]:
+        client = HeatClient(heat["endpoint"])
+        outputs = client.outputs(plan)
+        configs: dict[str, dict[str, Any]] = {}
+        deployments: dict[str, list[dict[str, Any]]] = {}
+        for server in config_download.servers_from_outputs(outputs):
+            listed = []
+            for dep in client.deployments(server.server_id):
+                cid = dep["config_id"]
+                if cid not in configs:
+                    configs[cid] = client.software_config(cid)
+                cfg = configs[cid]
+                listed.append({"name": cfg.get("name") or dep["id"], "config": cfg.get("config"),
+                               "group": cfg.get("group", "script"),
+                               "inputs": dep.get("input_values") or {}})
+            deployments[server.name] = listed
+        environment = {"parameters": requests.effective_parameters(stack_request),
+                       "environment_files": stack_request["environment_files"]}
+        saved = {OUTPUTS_FILE: planenv.dump_yaml({"outputs": outputs,
+                                                  "deployments": deployments}),
+                 ENVIRONMENT_FILE: planenv.dump_yaml(environment)}
+        backup = private_files.write(Path(work_dir), saved)
+        return {"outputs": outputs, "deployments": deployments, "backup": backup}
+
+    def revert(self, work_dir: str, result: Any = None, **kwargs: Any) -> None:
+        """Put back the outputs and environment of the last deployment (or remove them)."""
+        if isinstance(result, dict):
+            private_files.restore(Path(work_dir), result["backup"])
+
+
+class WriteConfigDownload(Action):
+    """Render the Ansible project into <work-dir>/config-download and commit it (git)."""
+
+    default_provides = names.CONFIG_DOWNLOAD
+
+    def execute(self, plan: str, work_dir: str, stack_outputs: dict[str, Any]) -> dict[str, Any]:
+        deployments = {server: [config_download.Deployment(**d) for d in deps]
+                       for server, deps in stack_outputs["deployments"].items()}
+        files = config_download.render(plan, stack_outputs["outputs"], deployments)
+        repo = git_dir.GitDir(Path(work_dir) / CONFIG_DIR)
+        previous = repo.head()
+        repo.replace_files(files)
+        commit = repo.commit(f"Deployment of plan {plan} at {_now()}")
+        return {"path": str(repo.path), "files": len(files), "commit": commit,
+                "previous": previous}
+
+    def revert(self, work_dir: str, result: Any = None, **kwargs: Any) -> None:
+        """Remove this run's output: back to the previous commit, or no directory at all."""
+        repo = git_dir.GitDir(Path(work_dir) / CONFIG_DIR)
+        previous = result.get("previous") if isinstance(result, dict) else repo.head()
+        if previous is None:
+            with contextlib.suppress(FileNotFoundError):
+                shutil.rmtree(repo.path)
+        else:
+            repo.reset(previous)
+
+
+class FinishDeployment(Action):
+    """Record the plan's deployment status DEPLOY_SUCCESS."""
+
+    default_provides = names.DEPLOY_FINISHED
+
+    def execute(self, plan: str, work_dir: str, heat_type: str,
+                config_download: dict[str, Any]) -> dict[str, Any]:
+        status = {"deployment_status": "DEPLOY_SUCCESS", "updated_at": _now(),
+                  "work_dir": work_dir, "heat_type": heat_type, "message": "",
+                  "failures": [], "config_download": config_download["path"],
+                  "commit": config_download["commit"]}
+        PlanRepository(self.context.store).set_deployment_status(plan, status)
+        return status

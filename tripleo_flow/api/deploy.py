@@ -1,0 +1,66 @@
+"""Deployment operations of the Python API (mixed into :class:`tripleo_flow.api.Client`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tripleo_flow.flows import names
+from tripleo_flow.flows.deploy import deploy_plan
+from tripleo_flow.flows.run import run_flow
+from tripleo_flow.plans.plan import PlanRepository, check_plan_name
+
+if TYPE_CHECKING:
+    from tripleo_flow.actions.base import ActionContext
+    from tripleo_flow.plans.store import PlanStore
+
+
+class DeployMixin:
+    """Deploy a plan; read its deployment status and failures."""
+
+    context: ActionContext
+    store: PlanStore
+    data_dir: Path
+
+    def deploy(self, plan: str, heat_type: str = "native",
+               work_dir: str | Path | None = None) -> dict[str, Any]:
+        """Deploy ``plan`` with an ephemeral Heat of ``heat_type``.
+
+        :param work_dir: where Heat's dump, the outputs and config-download go
+            (default: ``<data_dir>/deployments/<plan>``).
+        :returns: the DEPLOY_SUCCESS status record.
+        :raises StackFailed: the stack failed (each failed resource listed);
+            like any other failure, everything was reverted and the status is
+            DEPLOY_FAILED with the reason.
+        """
+        check_plan_name(plan)
+        work = Path(work_dir) if work_dir else self.data_dir / "deployments" / plan
+        work = work.expanduser().absolute()
+        results = run_flow(deploy_plan(self.context), {
+            names.PLAN: plan, names.WORK_DIR: str(work), names.HEAT_DIR: str(work),
+            names.HEAT_TYPE: heat_type})
+        finished: dict[str, Any] = results[names.DEPLOY_FINISHED]
+        return finished
+
+    def deployment_status(self, plan: str) -> dict[str, Any]:
+        """The plan's last deployment status (``deployment_status`` is NONE if never)."""
+        repo = PlanRepository(self.store)
+        repo.require(plan)
+        status = repo.deployment_status(plan)
+        if status is None:
+            return {"plan": plan, "deployment_status": "NONE", "message": "", "updated_at": ""}
+        return {"plan": plan, **{k: v for k, v in status.items() if k != "failures"}}
+
+    def deployment_failures(self, plan: str) -> list[dict[str, str]]:
+        """The resources that failed in the plan's last deployment, with their reasons."""
+        repo = PlanRepository(self.store)
+        repo.require(plan)
+        status = repo.deployment_status(plan) or {}
+        failures = list(status.get("failures") or [])
+        if not failures and status.get("deployment_status") == "DEPLOY_FAILED":
+            failures = [{"stack": plan, "resource": "", "type": "",
+                         "status": "DEPLOY_FAILED", "reason": str(status.get("message", ""))}]
+        return failures
+
+
+__all__ = ["DeployMixin"]

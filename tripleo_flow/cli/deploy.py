@@ -1,0 +1,56 @@
+"""Deployment commands (thin: each calls one Python API method)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from cliff.lister import Lister
+from cliff.show import ShowOne
+
+from tripleo_flow.cli.common import ClientMixin, add_plan_argument, show
+from tripleo_flow.heat import HEAT_TYPES
+
+
+class Deploy(ClientMixin, ShowOne):
+    """Deploy a plan: ephemeral Heat, stack, config-download; everything reverts on failure."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        add_plan_argument(parser)
+        parser.add_argument("--heat-type", choices=HEAT_TYPES, default="native",
+                            help="How the ephemeral Heat runs (default: native).")
+        parser.add_argument("--work-dir", metavar="DIR",
+                            help="Where the Heat dump, outputs and config-download go "
+                                 "(default: <data_dir>/deployments/<plan>).")
+        return parser
+
+    def take_action(self, args: argparse.Namespace) -> Any:
+        result = self.client.deploy(args.plan, heat_type=args.heat_type, work_dir=args.work_dir)
+        return show({k: v for k, v in result.items() if k != "failures"})
+
+
+class DeploymentStatus(ClientMixin, ShowOne):
+    """Show a plan's deployment status (DEPLOYING, DEPLOY_SUCCESS, DEPLOY_FAILED)."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        add_plan_argument(parser)
+        return parser
+
+    def take_action(self, args: argparse.Namespace) -> Any:
+        return show(self.client.deployment_status(args.plan))
+
+
+class DeploymentFailures(ClientMixin, Lister):
+    """List what failed in a plan's last deployment, with the reasons."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        add_plan_argument(parser)
+        return parser
+
+    def take_action(self, args: argparse.Namespace) -> Any:
+        columns = ("stack", "resource", "type", "status", "reason")
+        rows = self.client.deployment_failures(args.plan)
+        return columns, [tuple(r.get(c, "") for c in columns) for r in rows]

@@ -1,0 +1,34 @@
+"""The deploy flow factory: plan -> ephemeral Heat -> stack -> config-download.
+
+Builds the graph only (no I/O).  Linear, so a failing task reverts every
+completed one in reverse order: config-download output removed, saved outputs
+put back, Heat killed with its database dumped (kept for debugging), and the
+deployment status recorded DEPLOY_FAILED with the reason.
+"""
+
+from __future__ import annotations
+
+from taskflow.patterns import linear_flow
+
+from tripleo_flow.actions import deploy
+from tripleo_flow.actions.base import ActionContext
+from tripleo_flow.actions.heat import KillHeat
+from tripleo_flow.flows import names
+
+
+def deploy_plan(context: ActionContext) -> linear_flow.Flow:
+    """status DEPLOYING -> check plan -> heat launch -> stack -> outputs ->
+    config-download -> heat kill (dump) -> status DEPLOY_SUCCESS.
+
+    Requires ``plan``, ``work_dir``, ``heat_dir`` (the work dir) and ``heat_type``.
+    """
+    return linear_flow.Flow("deploy").add(
+        deploy.StartDeployment(context),
+        deploy.CheckPlan(context),
+        deploy.LaunchDeploymentHeat(context),
+        deploy.DeployStack(context),
+        deploy.SaveStackOutputs(context),
+        deploy.WriteConfigDownload(context),
+        KillHeat(context, provides=names.HEAT_KILL),
+        deploy.FinishDeployment(context),
+    )

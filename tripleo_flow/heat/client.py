@@ -1,0 +1,125 @@
+"""A small HTTP client of the Heat orchestration API (v1), for the ephemeral Heat.
+
+Only what a deployment needs: find, create and update a stack, follow it to
+COMPLETE or FAILED, list failed resources, read outputs and software
+deployments.  HTTP and socket errors become :class:`HeatError` here.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+from tripleo_flow import exceptions
+
+Progress = Callable[[dict[str, Any]], None]
+
+
+class HeatClient:
+    """Calls one Heat endpoint (``http://host:port/v1/<tenant>``); no I/O until used."""
+
+    def __init__(self, endpoint: str, timeout: float = 60.0) -> None:
+        self.endpoint = endpoint.rstrip("/")
+        self.timeout = timeout
+
+    def _call(self, method: str, path: str, body: Any = None,
+              missing_ok: bool = False) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(
+            self.endpoint + path, data=data, method=method,
+            headers={"Content-Type": "application/json", "Accept": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as resp:
+                raw = resp.read()
+        except urllib.error.HTTPError as exc:
+            if exc.code == 404 and missing_ok:
+                return None
+            detail = exc.read().decode(errors="replace")[:2000]
+            raise exceptions.HeatError(
+                f"Heat refused {method} {path}: HTTP {exc.code} {_explain(detail)}") from exc
+        except (urllib.error.URLError, OSError) as exc:
+            raise exceptions.HeatError(
+                f"Heat at {self.endpoint} does not answer ({exc}); check it runs with "
+                "tripleo-flow heat status.") from exc
+        return json.loads(raw) if raw else None
+
+    # -- stacks --------------------------------------------------------------------
+
+    def find_stack(self, name: str) -> dict[str, Any] | None:
+        """The stack called ``name`` (with id, status and outputs), or None."""
+        # A lookup by name alone answers 500 (not 404) for a missing stack on the fake
+        # RPC transport: list with a name filter, then read by name and id.
+        query = urllib.parse.urlencode({"stack_name": name})
+        listed = self._call("GET", f"/stacks?{query}")["stacks"]
+        if not listed:
+            return None
+        stack_id = listed[0]["id"]
+        found = self._call("GET", f"/stacks/{urllib.parse.quote(name)}/{stack_id}",
+                           missing_ok=True)
+        return None if found is None else dict(found["stack"])
+
+    def create_stack(self, body: dict[str, Any]) -> str:
+        """Create a stack; return its id."""
+        return str(self._call("POST", "/stacks", body)["stack"]["id"])
+
+    def update_stack(self, name: str, stack_id: str, body: dict[str, Any]) -> None:
+        update = {k: v for k, v in body.items() if k != "stack_name"}
+        self._call("PUT", f"/stacks/{urllib.parse.quote(name)}/{stack_id}", update)
+
+    def wait(self, name: str, progress: Progress | None = None, interval: float = 2.0,
+             timeout: float = 3600.0) -> dict[str, Any]:
+        """Poll the stack until it is no longer IN_PROGRESS; return it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            stack = self.find_stack(name)
+            if stack is None:
+                raise exceptions.HeatError(f"Stack {name!r} disappeared while it was followed.")
+            if progress is not None:
+                progress(stack)
+            if not str(stack.get("stack_status", "")).endswith("IN_PROGRESS"):
+                return stack
+            if time.monotonic() > deadline:
+                raise exceptions.HeatError(
+                    f"Stack {name!r} still {stack['stack_status']} after {timeout:.0f} s.")
+            time.sleep(interval)
+
+    def resources(self, name: str, stack_id: str, nested_depth: int = 5) -> list[dict[str, Any]]:
+        found = self._call("GET", f"/stacks/{urllib.parse.quote(name)}/{stack_id}/resources"
+                                  f"?nested_depth={nested_depth}")
+        return list(found["resources"])
+
+    def failed_resources(self, name: str, stack_id: str) -> list[dict[str, str]]:
+        """Each FAILED resource (nested ones included) with its reason."""
+        return [{"resource": r["resource_name"], "type": r.get("resource_type", ""),
+                 "status": r["resource_status"], "reason": r.get("resource_status_reason", ""),
+                 "stack": r.get("stack_name", name)}
+                for r in self.resources(name, stack_id)
+                if str(r.get("resource_status", "")).endswith("FAILED")]
+
+    def outputs(self, name: str) -> dict[str, Any]:
+        stack = self.find_stack(name)
+        if stack is None:
+            raise exceptions.HeatError(f"Stack {name!r} does not exist in this Heat.")
+        return {o["output_key"]: o.get("output_value") for o in stack.get("outputs") or []}
+
+    # -- software deployments ------------------------------------------------------
+
+    def deployments(self, server_id: str) -> list[dict[str, Any]]:
+        query = urllib.parse.urlencode({"server_id": server_id})
+        return list(self._call("GET", f"/software_deployments?{query}")["software_deployments"])
+
+    def software_config(self, config_id: str) -> dict[str, Any]:
+        return dict(self._call("GET", f"/software_configs/{config_id}")["software_config"])
+
+
+def _explain(detail: str) -> str:
+    try:
+        error = json.loads(detail).get("error", {})
+        return f"{error.get('type', '')}: {error.get('message', detail)}"
+    except (ValueError, AttributeError):
+        return detail
