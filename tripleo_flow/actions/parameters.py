@@ -1,4 +1,5 @@
-"""Parameter actions on a plan's ``parameter_defaults``."""
+"""Parameter actions: a plan's parameter schema (validated by an ephemeral Heat)
+and its ``parameter_defaults``."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
 from tripleo_flow.actions.envedit import edit_section, undo_section
+from tripleo_flow.actions.schema import load_schema
+from tripleo_flow.core import parameter_schema
 from tripleo_flow.flows import names
 
 
@@ -21,17 +24,29 @@ def _check_parameters(parameters: Any) -> Mapping[str, Any]:
     return parameters
 
 
+class GetParameters(Action):
+    """Get a plan's parameter schema (every parameter of its stack tree, validated by Heat)."""
+
+    default_provides = names.PARAMETER_SCHEMA
+
+    def execute(self, plan: str) -> dict[str, Any]:
+        return load_schema(self.context, plan)
+
+
 class UpdateParameters(Action):
     """Set parameter values in a plan's parameter_defaults."""
 
     default_provides = names.PARAMETERS_UPDATED
 
     def execute(self, plan: str, parameters: dict[str, Any],
-                key: str = "parameter_defaults") -> dict[str, Any]:
+                key: str = "parameter_defaults", validate: bool = False) -> dict[str, Any]:
         values = dict(_check_parameters(parameters))
         if key not in ("parameter_defaults", "parameters"):
             raise exceptions.InvalidParameter(
                 f"Unknown parameter section {key!r}: use parameter_defaults or parameters.")
+        if validate:
+            schema = load_schema(self.context, plan)["parameters"]
+            parameter_schema.check_values(plan, schema, values)
 
         def change(section: dict[str, Any]) -> dict[str, Any]:
             section.update(values)

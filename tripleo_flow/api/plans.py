@@ -8,7 +8,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
-from tripleo_flow.actions import base, capabilities, networks, passwords, plan, roles
+from tripleo_flow.actions import (
+    base,
+    capabilities,
+    networks,
+    parameters,
+    passwords,
+    plan,
+    roles,
+)
 from tripleo_flow.actions.templates import ProcessTemplates
 from tripleo_flow.flows import names
 from tripleo_flow.flows import plan as plan_flows
@@ -167,11 +175,18 @@ class PlansMixin:
         repo.require(name)
         return dict(repo.environment(name).get("parameter_defaults") or {})
 
-    def set_parameters(self, name: str, values: Mapping[str, Any]) -> list[str]:
-        """Set parameter values; returns the names that changed."""
+    def get_parameter_schema(self, name: str) -> dict[str, Any]:
+        """Every parameter of the plan's stack tree (validated by an ephemeral Heat, cached
+        by plan content): ``{"plan", "key", "cached", "parameters": {name: entry}}``."""
+        return self._action(parameters.GetParameters).execute(plan=name)
+
+    def set_parameters(self, name: str, values: Mapping[str, Any],
+                       validate: bool = False) -> list[str]:
+        """Set parameter values; returns the names that changed.  With ``validate``,
+        names and types are checked against the parameter schema first."""
         results = run_flow(plan_flows.update_parameters(self.context), {
             names.PLAN: name, names.PARAMETERS: dict(values),
-            names.PARAMETER_KEY: "parameter_defaults"})
+            names.PARAMETER_KEY: "parameter_defaults", names.VALIDATE: validate})
         undo = results[names.PARAMETERS_UPDATED]
         return sorted(list(undo["previous"]) + list(undo["absent"]))
 

@@ -17,14 +17,23 @@ from tripleo_flow.cli.common import (
 
 
 class ShowParameters(ClientMixin, Lister):
-    """List the parameter values set in a plan (its parameter_defaults)."""
+    """List the parameter values set in a plan (with --schema: every parameter of its stacks)."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         add_plan_argument(parser)
+        parser.add_argument("--schema", action="store_true",
+                            help="List every parameter of the plan's stack tree (validated by "
+                            "an ephemeral Heat; cached until the plan changes).")
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
+        if args.schema:
+            schema = self.client.get_parameter_schema(args.plan)["parameters"]
+            rows = [(name, e["type"], e["default"], e["value"],
+                     ", ".join(p or "(top)" for p in e["paths"]))
+                    for name, e in sorted(schema.items())]
+            return ("name", "type", "default", "value", "nested path"), rows
         values = self.client.get_parameters(args.plan)
         return ("name", "value"), sorted(values.items())
 
@@ -39,6 +48,9 @@ class SetParameters(ClientMixin, Lister):
                             help="Values, read as YAML (3 is a number, [a, b] a list).")
         parser.add_argument("--file", metavar="FILE",
                             help="YAML file: a mapping, or one with a parameter_defaults key.")
+        parser.add_argument("--validate", action="store_true",
+                            help="Check names and types against the plan's parameter schema "
+                            "first (may launch an ephemeral Heat); nothing is written on error.")
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
@@ -53,7 +65,7 @@ class SetParameters(ClientMixin, Lister):
         values.update(parse_assignments(args.values))
         if not values:
             raise exceptions.InvalidInput("Give NAME=VALUE pairs or --file FILE.")
-        changed = self.client.set_parameters(args.plan, values)
+        changed = self.client.set_parameters(args.plan, values, validate=args.validate)
         return ("changed",), [(name,) for name in changed]
 
 

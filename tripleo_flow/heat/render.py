@@ -81,10 +81,13 @@ def api_paste_ini() -> str:
     """The paste pipeline of the API with no Keystone (flavor ``noauth``)."""
     return (
         "[pipeline:heat-api-noauth]\n"
-        "pipeline = noauth context versionnegotiation apiv1app\n\n"
+        "pipeline = faultwrap noauth context versionnegotiation apiv1app\n\n"
         "[app:apiv1app]\n"
         "paste.app_factory = heat.common.wsgi:app_factory\n"
         "heat.app_factory = heat.api.openstack.v1:API\n\n"
+        "[filter:faultwrap]\n"  # Heat's errors as JSON with their message, not a bare 500
+        "paste.filter_factory = heat.common.wsgi:filter_factory\n"
+        "heat.filter_factory = heat.api.openstack:faultwrap_filter\n\n"
         "[filter:noauth]\n"
         "paste.filter_factory = heat.common.noauth:filter_factory\n\n"
         "[filter:context]\n"

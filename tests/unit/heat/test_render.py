@@ -42,7 +42,7 @@ def test_paste_pipeline_is_noauth() -> None:
     parser = configparser.ConfigParser(interpolation=None)
     parser.read_string(render.api_paste_ini())
     assert parser["pipeline:heat-api-noauth"]["pipeline"].split() == [
-        "noauth", "context", "versionnegotiation", "apiv1app"]
+        "faultwrap", "noauth", "context", "versionnegotiation", "apiv1app"]
 
 
 def test_token_points_orchestration_at_this_heat() -> None:

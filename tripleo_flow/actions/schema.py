@@ -1,0 +1,91 @@
+"""A plan's parameter schema, cached in the plan by content (used by the parameter actions).
+
+On a cache miss an ephemeral Heat (the configured launcher, native by default)
+is launched in a private heat-dir, asked to validate the rendered plan with its
+nested stacks, and always killed and removed afterwards.  The cache object
+``.tripleo-flow/parameters-cache.json`` holds the schema under a key hashed over
+every object name and content digest of the plan, so any change to the plan
+(parameters, environments, roles, templates) misses.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import tempfile
+from typing import Any
+
+from tripleo_flow import config, exceptions
+from tripleo_flow.actions.base import ActionContext
+from tripleo_flow.core import heatfiles, parameter_schema
+from tripleo_flow.heat import make_launcher
+from tripleo_flow.heat.validate import validate_template
+from tripleo_flow.plans.plan import DATA_FILES, PLAN_ENV, PlanRepository, digest
+
+CACHE_OBJECT = ".tripleo-flow/parameters-cache.json"
+
+
+def plan_digests(repo: PlanRepository, plan: str) -> dict[str, str]:
+    """sha256 of every plan object: from the manifest for unchanged template files
+    (plan create/update rewrite it), read for rendered, data and user files."""
+    manifest = repo.manifest(plan)
+    read = set(manifest.rendered) | set(DATA_FILES) | {PLAN_ENV}
+    digests = {}
+    for name in repo.names(plan):
+        known = manifest.templates.get(name)
+        digests[name] = (known if known and name not in read
+                         else digest(repo.store.get_object(plan, name)))
+    return digests
+
+
+def _read_cache(repo: PlanRepository, plan: str, key: str) -> dict[str, Any] | None:
+    try:
+        cached = json.loads(repo.store.get_object(plan, CACHE_OBJECT))
+    except (exceptions.ObjectNotFound, ValueError):
+        return None
+    if isinstance(cached, dict) and cached.get("key") == key:
+        schema = cached.get("parameters")
+        return schema if isinstance(schema, dict) else None
+    return None
+
+
+def validate_with_heat(context: ActionContext, request: dict[str, Any],
+                       template: str) -> dict[str, Any]:
+    """Launch a private Heat, validate ``request`` and kill Heat whatever happens."""
+    conf = context.conf if context.conf is not None else config.new_conf()
+    parent = config.data_dir(conf) / "parameters-heat"
+    parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    heat_dir = tempfile.mkdtemp(prefix="validate-", dir=parent)
+    try:
+        launcher = make_launcher(conf, None, heat_dir)
+        try:
+            endpoint = launcher.launch().endpoint
+            return validate_template(endpoint, request, template,
+                                     timeout=float(conf.heat.api_timeout))
+        finally:
+            launcher.kill(dump=False)
+    finally:
+        with contextlib.suppress(OSError):
+            shutil.rmtree(heat_dir)
+
+
+def load_schema(context: ActionContext, plan: str) -> dict[str, Any]:
+    """``{"plan", "key", "cached", "parameters"}``: the flattened parameter schema of ``plan``.
+
+    :raises InvalidTemplate: when Heat rejects the plan (nothing is cached).
+    """
+    repo = PlanRepository(context.store)
+    repo.require(plan)
+    key = parameter_schema.cache_key(plan_digests(repo, plan))
+    env = repo.environment(plan)
+    user_values = dict(env.get("parameter_defaults") or {})
+    cached = _read_cache(repo, plan, key)
+    if cached is not None:
+        return {"plan": plan, "key": key, "cached": True, "parameters": cached}
+    request = heatfiles.validate_request(repo.files(plan), env)
+    answer = validate_with_heat(context, request, str(env.get("template") or "overcloud.yaml"))
+    schema = parameter_schema.flatten(answer, user_values)
+    repo.store.put_object(plan, CACHE_OBJECT,
+                          json.dumps({"key": key, "parameters": schema}, default=str).encode())
+    return {"plan": plan, "key": key, "cached": False, "parameters": schema}
