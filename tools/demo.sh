@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# The main job on embedded defaults: a local plan store under $XDG_DATA_HOME
-# (or ~/.local/share)/tripleo-flow, no services needed.  Creates the shipped
-# sample plan (rendering its templates and generating its passwords), shows it
-# and lists the plans.  Run it again and the plan is recreated.
+# The main job on embedded defaults: a whole deployment of the shipped sample
+# plan with a local plan store (under $XDG_DATA_HOME, or ~/.local/share,
+# /tripleo-flow), a native heat-all on SQLite, and no other services.
+#   1. Heat's own virtualenv (tripleo-flow heat install; once, ~1-2 min)
+#   2. plan create --sample (renders templates, generates passwords)
+#   3. deploy: ephemeral Heat -> stack -> config-download -> DB dump -> Heat stopped
+#   4. deployment status and the rendered Ansible project
+# Running it again recreates the plan and deploys it afresh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/bootstrap.sh
-TF=.venv/bin/tripleo-flow
+TF="$PWD/.venv/bin/tripleo-flow"
 PLAN=${PLAN:-sample}
+$TF heat install
 if $TF plan list -f value -c name | grep -qx "$PLAN"; then
     $TF plan delete "$PLAN" --force
 fi
 $TF plan create "$PLAN" --sample --description "tripleo-flow sample plan"
 $TF roles list --plan "$PLAN"
-$TF capabilities show --plan "$PLAN"
-$TF plan show "$PLAN"
+$TF deploy --plan "$PLAN" --heat-type native
+$TF deployment status --plan "$PLAN"
 $TF plan list
