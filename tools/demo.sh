@@ -6,7 +6,9 @@
 #   2. plan create --sample (renders templates, generates passwords)
 #   3. deploy: ephemeral Heat -> stack -> config-download -> DB dump -> Heat stopped
 #   4. deployment status and the rendered Ansible project
-# Running it again recreates the plan and deploys it afresh.
+# Running it again recreates the plan and deploys it afresh in a new work dir
+# (a recreated plan has new passwords, which a redeploy over the old work dir
+# rightly refuses: CephClusterFSID cannot change on a deployed cloud).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/bootstrap.sh
@@ -18,6 +20,8 @@ if $TF plan list -f value -c name | grep -qx "$PLAN"; then
 fi
 $TF plan create "$PLAN" --sample --description "tripleo-flow sample plan"
 $TF roles list --plan "$PLAN"
-$TF deploy --plan "$PLAN" --heat-type native
+WORK_DIR=${WORK_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/tripleo-flow/demo/$PLAN-$(date +%Y%m%d-%H%M%S)}
+$TF deploy --plan "$PLAN" --heat-type native --work-dir "$WORK_DIR"
 $TF deployment status --plan "$PLAN"
 $TF plan list
+echo "Ansible project: $WORK_DIR/config-download; Heat database dump: $WORK_DIR/heat-launcher"
