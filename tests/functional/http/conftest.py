@@ -3,6 +3,7 @@ LocalStore client."""
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import threading
 from collections.abc import Iterator
@@ -32,8 +33,9 @@ class Api:
         return self.session.request(method, self.url + path, timeout=60, **kwargs)
 
 
-@pytest.fixture
-def api(tmp_path: Path) -> Iterator[Api]:
+@contextlib.contextmanager
+def running_api(tmp_path: Path) -> Iterator[Api]:
+    """Serve a fresh LocalStore client on a free port until the block ends."""
     client = make_client(tmp_path, LocalStore(tmp_path / "plans"))
     token = secrets.token_hex(16)
     client.conf.set_override("auth_token", token, group="api")
@@ -51,3 +53,9 @@ def api(tmp_path: Path) -> Iterator[Api]:
         thread.join(10)
         assert not thread.is_alive()
         client.close()
+
+
+@pytest.fixture
+def api(tmp_path: Path) -> Iterator[Api]:
+    with running_api(tmp_path) as running:
+        yield running
