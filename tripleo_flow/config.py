@@ -109,6 +109,19 @@ HEAT_OPTS = [
                "mode (default: the pod runs its own)."),
 ]
 
+API_OPTS = [
+    cfg.HostAddressOpt("host", default="127.0.0.1",
+                       help="Address the HTTP API (tripleo-flow api serve) listens on."),
+    cfg.PortOpt("port", default=8787, help="Port of the HTTP API."),
+    cfg.StrOpt("auth_token", secret=True,
+               help="Token clients send as X-Auth-Token (when auth_strategy is token). "
+               "Requests without it get 401; the API refuses to start without one."),
+    cfg.StrOpt("auth_strategy", default="token", choices=["token", "keystone"],
+               help="'token' checks auth_token; 'keystone' validates tokens with "
+               "keystonemiddleware (options in [keystone_authtoken]; pip install "
+               "keystonemiddleware)."),
+    cfg.IntOpt("threads", default=8, min=1, help="Request threads of the WSGI server."),
+]
 
 
 def list_opts() -> list[tuple[str, list[Any]]]:
@@ -119,6 +132,7 @@ def list_opts() -> list[tuple[str, list[Any]]]:
         ("swift", SWIFT_OPTS),
         ("workflows", WORKFLOWS_OPTS),
         ("heat", HEAT_OPTS),
+        ("api", API_OPTS),
     ]
 
 

@@ -1,0 +1,61 @@
+"""The HTTP API served by waitress on 127.0.0.1 (a free port) in a thread, over a
+LocalStore client."""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from tests.fixtures_plans import make_client
+from tripleo_flow.api import Client
+from tripleo_flow.http.server import make_server
+from tripleo_flow.plans.local import LocalStore
+
+
+@dataclass
+class Api:
+    """A running API: its base URL, token and the client behind it."""
+
+    url: str
+    token: str
+    client: Client
+    session: requests.Session
+
+    def __call__(self, method: str, path: str, **kwargs: Any) -> requests.Response:
+        return self.session.request(method, self.url + path, timeout=60, **kwargs)
+
+
+@contextlib.contextmanager
+def running_api(tmp_path: Path) -> Iterator[Api]:
+    """Serve a fresh LocalStore client on a free port until the block ends."""
+    client = make_client(tmp_path, LocalStore(tmp_path / "plans"))
+    token = secrets.token_hex(16)
+    client.conf.set_override("auth_token", token, group="api")
+    server = make_server(client, "127.0.0.1", 0, threads=4)
+    thread = threading.Thread(target=server.run, name="waitress", daemon=True)
+    thread.start()
+    session = requests.Session()
+    session.headers["X-Auth-Token"] = token
+    try:
+        yield Api(f"http://127.0.0.1:{server.effective_port}", token, client, session)
+    finally:
+        session.close()
+        # Close inside the server's loop thread, so its select() never sees a closed socket.
+        server.trigger.pull_trigger(server.close)
+        thread.join(10)
+        assert not thread.is_alive()
+        client.close()
+
+
+@pytest.fixture
+def api(tmp_path: Path) -> Iterator[Api]:
+    with running_api(tmp_path) as running:
+        yield running

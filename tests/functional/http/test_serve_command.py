@@ -1,0 +1,53 @@
+"""``tripleo-flow api serve`` as a user runs it: a subprocess serving on 127.0.0.1."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import requests
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def command(tmp_path: Path, token: str | None) -> list[str]:
+    conf = tmp_path / "tripleo-flow.conf"
+    text = f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n"
+    if token:
+        text += f"[api]\nauth_token = {token}\n"
+    conf.write_text(text)
+    conf.chmod(0o600)
+    exe = Path(sys.executable).parent / "tripleo-flow"
+    return [str(exe), "--config-file", str(conf), "api", "serve", "--host", "127.0.0.1"]
+
+
+def test_serve_answers_with_the_token_and_stops_on_interrupt(tmp_path: Path) -> None:
+    port = free_port()
+    proc = subprocess.Popen(command(tmp_path, "s3cret") + ["--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        banner = proc.stdout.readline()
+        assert f"http://127.0.0.1:{port}/v1/" in banner, proc.stderr.read() if proc.stderr \
+            else banner
+        url = f"http://127.0.0.1:{port}/v1/plans"
+        assert requests.get(url, headers={"X-Auth-Token": "s3cret"}, timeout=30).json() == []
+        assert requests.get(url, timeout=30).status_code == 401
+    finally:
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(30)
+    assert code == 0
+
+
+def test_serve_refuses_to_start_without_a_token(tmp_path: Path) -> None:
+    done = subprocess.run(command(tmp_path, None), capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert done.returncode == 2
+    assert "No [api] auth_token is set" in done.stderr

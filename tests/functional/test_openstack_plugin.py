@@ -1,0 +1,65 @@
+"""``openstack tripleo ...`` (python-openstackclient with our plugin) runs the
+tripleo-flow commands: the real ``openstack`` command, in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+from tripleo_flow.openstack import commands
+
+
+def openstack(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    exe = Path(sys.executable).parent / "openstack"
+    assert exe.exists(), "python-openstackclient is not installed in this venv"
+    conf = tmp_path / "tripleo-flow.conf"
+    conf.write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
+    env["HOME"] = str(tmp_path)
+    return subprocess.run([str(exe), "--tripleo-config-file", str(conf), "tripleo", *args],
+                          capture_output=True, text=True, env=env, timeout=120, check=False)
+
+
+def test_every_tripleo_flow_command_is_an_openstack_tripleo_command() -> None:
+    ours = {ep.name: ep for ep in metadata.entry_points(group="tripleo_flow.cli")}
+    theirs = {ep.name: ep for ep in metadata.entry_points(group="openstack.tripleo.v1")}
+    assert set(theirs) == {f"tripleo_{n}" for n in ours if n != "api_serve"}
+    for name, entry in theirs.items():
+        adapted = entry.load()
+        original = ours[name.removeprefix("tripleo_")].load()
+        assert issubclass(adapted, original) and adapted.take_action is original.take_action
+        assert adapted.auth_required is False
+
+
+def test_openstack_tripleo_plan_commands(tmp_path: Path) -> None:
+    created = openstack(tmp_path, "plan", "create", "overcloud", "--sample", "-f", "json")
+    assert created.returncode == 0, created.stderr
+    assert json.loads(created.stdout)["name"] == "overcloud"
+
+    listed = openstack(tmp_path, "plan", "list", "-f", "json")
+    assert listed.returncode == 0, listed.stderr
+    assert [p["name"] for p in json.loads(listed.stdout)] == ["overcloud"]
+
+    changed = openstack(tmp_path, "parameters", "set", "--plan", "overcloud",
+                        "ComputeCount=2", "-f", "json")
+    assert changed.returncode == 0, changed.stderr
+    assert "ComputeCount" in changed.stdout
+
+    missing = openstack(tmp_path, "plan", "show", "nope")
+    assert missing.returncode != 0
+    assert "Plan 'nope' does not exist." in missing.stderr
+
+
+def test_the_adapted_command_builds_its_client_from_the_config(tmp_path: Path) -> None:
+    shim = commands.AppShim(object())
+    os.environ[commands.plugin.CONFIG_ENV] = str(tmp_path / "none.conf")
+    try:
+        (tmp_path / "none.conf").write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'd'}\n")
+        assert str(shim.client.data_dir) == str(tmp_path / "d")
+    finally:
+        del os.environ[commands.plugin.CONFIG_ENV]
+        shim.close_client()

@@ -1,0 +1,175 @@
+"""The WSGI application of the HTTP API (falcon), built from :data:`ROUTES`.
+
+Handlers call only :class:`tripleo_flow.api.Client`; errors come back as
+``{"error": {"kind", "message"}}`` (:mod:`tripleo_flow.http.errors`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import falcon
+
+from tripleo_flow.http import auth, errors, plans, uploads, workflows
+from tripleo_flow.http.spec import (
+    ARRAY,
+    GZIP,
+    OBJECT,
+    SSE,
+    Operation,
+    Param,
+    Route,
+    openapi,
+)
+
+BOOL = {"type": "boolean"}
+STRING = {"type": "string"}
+JSON_BODY = {"type": "object"}
+TAGS_PLAN = ("plans",)
+TAGS_WF = ("workflows",)
+
+ROUTES: list[Route] = [
+    Route("/v1/openapi.json", "openapi", {
+        "get": Operation("This OpenAPI document", public=True, errors=())}),
+    Route("/v1/plans", "plans", {
+        "get": Operation("List plans", response=ARRAY, errors=(503,), tags=TAGS_PLAN),
+        "post": Operation(
+            "Create a plan from a .tar.gz body (or the shipped sample)", status=201,
+            body={}, body_type=GZIP, body_required=False, tags=TAGS_PLAN,
+            params=(Param("name", {"type": "string", "pattern": "^[a-zA-Z0-9-]+$"},
+                          required=True),
+                    Param("description", STRING), Param("sample", BOOL)))}),
+    Route("/v1/plans/{name}", "plan", {
+        "get": Operation("Show a plan", tags=TAGS_PLAN),
+        "put": Operation("Replace a plan's templates from a .tar.gz body", body={},
+                         body_type=GZIP, tags=TAGS_PLAN),
+        "delete": Operation("Delete a plan", status=204, response=None,
+                            params=(Param("force", BOOL),), tags=TAGS_PLAN)}),
+    Route("/v1/plans/{name}/export", "plan_export", {
+        "get": Operation("Download a plan as .tar.gz", response={}, response_type=GZIP,
+                         tags=TAGS_PLAN)}),
+    Route("/v1/plans/{name}/history", "plan_history", {
+        "get": Operation("Versions of plan-environment.yaml, newest first", response=ARRAY,
+                         tags=TAGS_PLAN)}),
+    Route("/v1/plans/{name}/restore", "plan_restore", {
+        "post": Operation("Make an earlier plan-environment.yaml current", tags=TAGS_PLAN,
+                          body={"type": "object", "required": ["version"],
+                                "properties": {"version": STRING}})}),
+    Route("/v1/plans/{name}/capabilities", "capabilities", {
+        "get": Operation("Capabilities map with the enabled environments", tags=TAGS_PLAN),
+        "put": Operation("Enable or disable environments", tags=TAGS_PLAN, body={
+            "type": "object", "required": ["environments"],
+            "properties": {"environments": {"type": "object",
+                                            "additionalProperties": BOOL},
+                           "purge": BOOL}})}),
+    Route("/v1/plans/{name}/parameters", "parameters", {
+        "get": Operation("Parameter values set on the plan", tags=TAGS_PLAN),
+        "put": Operation("Set parameter values", tags=TAGS_PLAN, body={
+            "type": "object", "required": ["parameters"],
+            "properties": {"parameters": OBJECT, "validate": BOOL}})}),
+    Route("/v1/plans/{name}/parameters/reset", "parameters_reset", {
+        "post": Operation("Remove parameter values (all unless names are given)",
+                          tags=TAGS_PLAN, body_required=False, body={
+                              "type": "object",
+                              "properties": {"names": {"type": "array", "items": STRING}}})}),
+    Route("/v1/plans/{name}/parameters/schema", "parameter_schema", {
+        "get": Operation("Every parameter of the stack tree (validated by an ephemeral Heat)",
+                         tags=TAGS_PLAN)}),
+    Route("/v1/plans/{name}/roles", "roles", {
+        "get": Operation("Roles of the plan", response=ARRAY, params=(Param("detail", BOOL),),
+                         tags=TAGS_PLAN),
+        "put": Operation("Replace the plan's roles", tags=TAGS_PLAN, body={
+            "type": "object", "required": ["roles"],
+            "properties": {"roles": {"type": "array", "items": OBJECT}}})}),
+    Route("/v1/plans/{name}/networks", "networks", {
+        "get": Operation("Networks of the plan", response=ARRAY,
+                         params=(Param("detail", BOOL),), tags=TAGS_PLAN),
+        "put": Operation("Replace the plan's networks", tags=TAGS_PLAN, body={
+            "type": "object", "required": ["networks"],
+            "properties": {"networks": {"type": "array", "items": OBJECT}}})}),
+    Route("/v1/plans/{name}/passwords", "passwords", {
+        "get": Operation("Password names (a name: value object with values=true)",
+                         response={"oneOf": [{"type": "array", "items": STRING}, OBJECT]},
+                         params=(Param("values", BOOL),), tags=TAGS_PLAN)}),
+    Route("/v1/plans/{name}/deployment", "deployment", {
+        "get": Operation("The plan's last deployment status", tags=TAGS_PLAN)}),
+    Route("/v1/plans/{name}/deployment/failures", "deployment_failures", {
+        "get": Operation("Resources that failed in the last deployment", response=ARRAY,
+                         tags=TAGS_PLAN)}),
+    Route("/v1/uploads", "uploads", {
+        "post": Operation("Keep a .tar.gz on the server (its path can be a workflow input)",
+                          status=201, body={}, body_type=GZIP, tags=TAGS_WF)}),
+    Route("/v1/uploads/{upload_id}", "upload", {
+        "get": Operation("Show an upload", tags=TAGS_WF),
+        "delete": Operation("Delete an upload", status=204, response=None, tags=TAGS_WF)}),
+    Route("/v1/workflows", "workflows", {
+        "get": Operation("List workflows with their inputs", response=ARRAY, errors=(503,),
+                         tags=TAGS_WF)}),
+    Route("/v1/workflows/{name}/executions", "workflow_executions", {
+        "post": Operation(
+            "Start workflow NAME in the background; 202 with the execution", status=202,
+            body_required=False, tags=TAGS_WF,
+            body={"type": "object", "properties": {"input": OBJECT, "target": STRING}},
+            params=(Param(workflows.IDEMPOTENCY_HEADER, {"type": "string", "maxLength": 255},
+                          where="header",
+                          description="A retried start with the same key returns the "
+                                      "same execution."),))}),
+    Route("/v1/executions", "executions", {
+        "get": Operation("List executions, oldest first", response=ARRAY,
+                         params=(Param("workflow", STRING),), tags=TAGS_WF)}),
+    Route("/v1/executions/{execution_id}", "execution", {
+        "get": Operation("Show an execution", tags=TAGS_WF)}),
+    Route("/v1/executions/{execution_id}/tasks", "execution_tasks", {
+        "get": Operation("Tasks of an execution", response=ARRAY, tags=TAGS_WF)}),
+    Route("/v1/executions/{execution_id}/events", "execution_events", {
+        "get": Operation("Server-sent events (task, then execution at the end)",
+                         response={}, response_type=SSE, tags=TAGS_WF)}),
+]
+
+
+class OpenAPI:
+    def __init__(self, document: dict[str, Any]) -> None:
+        self.document = document
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = self.document
+
+
+def _resources(client: Any, sse_interval: float) -> dict[str, Any]:
+    upload_dir = Path(client.data_dir) / "uploads"
+    return {
+        "openapi": OpenAPI(openapi(ROUTES)),
+        "plans": plans.Plans(client), "plan": plans.Plan(client),
+        "plan_export": plans.PlanExport(client), "plan_history": plans.PlanHistory(client),
+        "plan_restore": plans.PlanRestore(client),
+        "capabilities": plans.Capabilities(client), "parameters": plans.Parameters(client),
+        "parameters_reset": plans.ParametersReset(client),
+        "parameter_schema": plans.ParameterSchema(client),
+        "roles": plans.Roles(client), "networks": plans.Networks(client),
+        "passwords": plans.Passwords(client), "deployment": plans.Deployment(client),
+        "deployment_failures": plans.DeploymentFailures(client),
+        "uploads": uploads.Uploads(upload_dir), "upload": uploads.Upload(upload_dir),
+        "workflows": workflows.Workflows(client),
+        "workflow_executions": workflows.WorkflowExecutions(client,
+                                                            workflows.IdempotencyKeys()),
+        "executions": workflows.Executions(client), "execution": workflows.Execution(client),
+        "execution_tasks": workflows.ExecutionTasks(client),
+        "execution_events": workflows.ExecutionEvents(client, sse_interval),
+    }
+
+
+def make_app(client: Any, sse_interval: float = 0.2) -> Any:
+    """The WSGI app over ``client`` (a :class:`tripleo_flow.api.Client`); its ``[api]``
+    options choose the authentication."""
+    conf = client.conf
+    auth.check_configured(conf)
+    keystone = conf.api.auth_strategy == "keystone"
+    public = [r.path for r in ROUTES if all(op.public for op in r.operations.values())]
+    app = falcon.App(middleware=[auth.TokenAuth(conf.api.auth_token, keystone, public)])
+    app.req_options.strip_url_path_trailing_slash = True
+    errors.install(app)
+    resources = _resources(client, sse_interval)
+    for route in ROUTES:
+        app.add_route(route.path, resources[route.resource])
+    return auth.wrap_keystone(app, conf) if keystone else app

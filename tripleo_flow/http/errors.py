@@ -1,0 +1,59 @@
+"""Errors as JSON: ``{"error": {"kind", "message"}}`` with the status of their kind.
+
+A :class:`~tripleo_flow.exceptions.TripleoFlowError` keeps the message the CLI
+prints and gets its status from :func:`tripleo_flow.exceptions.http_status`;
+falcon's own errors (unknown route, bad query value, 401) get the same shape.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import falcon
+
+from tripleo_flow import exceptions
+
+LOG = logging.getLogger(__name__)
+
+_FALCON_KINDS = {400: "invalid-input", 401: "unauthorized", 404: "not-found",
+                 405: "method-not-allowed", 409: "conflict", 413: "invalid-input",
+                 415: "invalid-input"}
+
+
+def body(kind: str, message: str) -> dict[str, Any]:
+    return {"error": {"kind": kind, "message": message}}
+
+
+def handle_tripleo_error(req: falcon.Request, resp: falcon.Response,
+                         error: exceptions.TripleoFlowError, params: Any) -> None:
+    status = exceptions.http_status(error)
+    if status >= 500:
+        LOG.warning("%s %s failed: %s", req.method, req.path, error)
+    resp.status = falcon.code_to_http_status(status)
+    resp.media = body(error.kind, str(error))
+
+
+def handle_unexpected(req: falcon.Request, resp: falcon.Response, error: Exception,
+                      params: Any) -> None:
+    if isinstance(error, falcon.HTTPError):
+        raise error
+    LOG.exception("%s %s crashed", req.method, req.path)
+    resp.status = falcon.HTTP_500
+    resp.media = body("error", f"Internal error ({type(error).__name__}); "
+                               "the server log has the traceback.")
+
+
+def serialize_http_error(req: falcon.Request, resp: falcon.Response,
+                         error: falcon.HTTPError) -> None:
+    code = error.status_code
+    message = error.description or error.title or f"HTTP {code}"
+    resp.content_type = falcon.MEDIA_JSON
+    resp.media = body(_FALCON_KINDS.get(code, "error"), message)
+
+
+def install(app: falcon.App) -> None:
+    """Register the handlers on ``app`` (the most specific wins in falcon)."""
+    app.add_error_handler(Exception, handle_unexpected)
+    app.add_error_handler(exceptions.TripleoFlowError, handle_tripleo_error)
+    app.set_error_serializer(serialize_http_error)

@@ -1,0 +1,61 @@
+"""Server-sent events of an execution, built by following its stored state.
+
+:func:`follow` polls the execution and its tasks through the Python API and
+yields one ``task`` event per task state change and a last ``execution``
+event when the execution has ended, so it works for executions run by any
+process.  :func:`format_event` is the SSE wire format (pure).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+ENDED = frozenset({"SUCCESS", "FAILURE", "REVERTED", "INTERRUPTED"})
+
+
+def format_event(event: str, data: Any, event_id: int | None = None) -> bytes:
+    """One SSE message: ``id``, ``event`` and a one-line JSON ``data`` field."""
+    lines = []
+    if event_id is not None:
+        lines.append(f"id: {event_id}")
+    lines.append(f"event: {event}")
+    lines.append("data: " + json.dumps(data, sort_keys=True, default=str))
+    return ("\n".join(lines) + "\n\n").encode()
+
+
+def ended(execution: Any) -> bool:
+    """Whether an execution is over (its end was recorded, or its process died)."""
+    return execution.state in ENDED and (execution.finished_at is not None
+                                         or execution.state == "INTERRUPTED")
+
+
+def follow(client: Any, execution_id: str, interval: float = 0.2, keepalive: float = 15.0,
+           sleep: Callable[[float], None] = time.sleep) -> Iterator[bytes]:
+    """SSE messages for ``execution_id`` until it ends (call get_execution first for 404)."""
+    seen: dict[str, tuple[Any, ...]] = {}
+    sequence = 0
+    quiet = 0.0
+    while True:
+        execution = client.get_execution(execution_id)
+        for task in client.execution_tasks(execution_id):
+            key = (task.state, task.started_at, task.finished_at)
+            if seen.get(task.name) == key:
+                continue
+            seen[task.name] = key
+            sequence += 1
+            quiet = 0.0
+            yield format_event("task", {"execution_id": execution_id,
+                                        **dataclasses.asdict(task)}, sequence)
+        if ended(execution):
+            sequence += 1
+            yield format_event("execution", dataclasses.asdict(execution), sequence)
+            return
+        if quiet >= keepalive:
+            quiet = 0.0
+            yield b": keepalive\n\n"
+        sleep(interval)
+        quiet += interval

@@ -1,0 +1,230 @@
+"""Plan resources: plans, capabilities, parameters, roles, networks, passwords and
+the deployment status.  Each handler reads the request, calls one method of
+:class:`tripleo_flow.api.Client` and writes its result."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import falcon
+
+from tripleo_flow import exceptions
+
+CHUNK = 1 << 20
+
+
+def json_object(req: falcon.Request) -> dict[str, Any]:
+    """The request's JSON body, which must be an object."""
+    try:
+        media = req.get_media(default_when_empty=None)
+    except falcon.MediaMalformedError as exc:
+        raise exceptions.InvalidInput(f"The request body is not valid JSON: {exc}") from exc
+    if not isinstance(media, dict):
+        raise exceptions.InvalidInput("The request body must be a JSON object.")
+    return media
+
+
+def field(media: dict[str, Any], name: str, kind: type | tuple[type, ...],
+          default: Any = ..., what: str = "") -> Any:
+    """``media[name]`` checked against ``kind`` (required unless a default is given)."""
+    if name not in media or media[name] is None:
+        if default is ...:
+            raise exceptions.InvalidInput(f"The request body needs {name!r}{what}.")
+        return default
+    value = media[name]
+    if not isinstance(value, kind):
+        names = "/".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+        raise exceptions.InvalidInput(f"{name!r} must be of type {names}{what}.")
+    return value
+
+
+def string_list(media: dict[str, Any], name: str) -> list[str] | None:
+    value = field(media, name, list, None)
+    if value is not None and not all(isinstance(v, str) for v in value):
+        raise exceptions.InvalidInput(f"{name!r} must be a list of strings.")
+    return value
+
+
+@contextmanager
+def uploaded_tarball(req: falcon.Request) -> Iterator[Path]:
+    """Write the request body (a .tar.gz) to a private temporary file."""
+    if not req.content_length:
+        raise exceptions.InvalidInput("Send the plan as a .tar.gz request body "
+                                      "(Content-Type: application/gzip).")
+    with tempfile.TemporaryDirectory(prefix="tripleo-flow-upload-") as tmp:
+        path = Path(tmp) / "plan.tar.gz"
+        with path.open("wb") as out:
+            shutil.copyfileobj(req.bounded_stream, out, CHUNK)
+        yield path
+
+
+class Plans:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = self.client.list_plans()
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        name = req.get_param("name", required=True)
+        description = req.get_param("description", default="")
+        if req.get_param_as_bool("sample", default=False):
+            result = self.client.create_plan(name, description=description, sample=True)
+        else:
+            with uploaded_tarball(req) as path:
+                result = self.client.create_plan(name, path, description)
+        resp.status = falcon.HTTP_201
+        resp.location = f"/v1/plans/{name}"
+        resp.media = result
+
+
+class Plan:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        resp.media = self.client.show_plan(name)
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        with uploaded_tarball(req) as path:
+            resp.media = self.client.update_plan(name, path)
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        self.client.delete_plan(name, force=req.get_param_as_bool("force", default=False))
+        resp.status = falcon.HTTP_204
+
+
+class PlanExport:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        with tempfile.TemporaryDirectory(prefix="tripleo-flow-export-") as tmp:
+            path = self.client.export_plan(name, Path(tmp) / f"{name}.tar.gz")
+            resp.data = Path(path).read_bytes()
+        resp.content_type = "application/gzip"
+        resp.downloadable_as = f"{name}.tar.gz"
+
+
+class PlanHistory:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        resp.media = self.client.plan_history(name)
+
+
+class PlanRestore:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        version = field(json_object(req), "version", str)
+        resp.media = self.client.restore_plan(name, version)
+
+
+class Capabilities:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        resp.media = self.client.get_capabilities(name)
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        media = json_object(req)
+        environments = field(media, "environments", dict)
+        if not all(isinstance(v, bool) for v in environments.values()):
+            raise exceptions.InvalidInput("'environments' maps environment paths to true/false.")
+        purge = field(media, "purge", bool, False)
+        resp.media = {"environments": self.client.update_capabilities(name, environments,
+                                                                      purge)}
+
+
+class Parameters:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        resp.media = self.client.get_parameters(name)
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        media = json_object(req)
+        values = field(media, "parameters", dict)
+        validate = field(media, "validate", bool, False)
+        resp.media = {"changed": self.client.set_parameters(name, values, validate)}
+
+
+class ParametersReset:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        names = string_list(json_object(req), "names") if req.content_length else None
+        resp.media = {"reset": self.client.reset_parameters(name, names)}
+
+
+class ParameterSchema:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        resp.media = self.client.get_parameter_schema(name)
+
+
+class Roles:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        resp.media = self.client.list_roles(
+            name, detail=req.get_param_as_bool("detail", default=False))
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        resp.media = {"roles": self.client.set_roles(name, field(json_object(req), "roles",
+                                                                 list))}
+
+
+class Networks:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        resp.media = self.client.list_networks(
+            name, detail=req.get_param_as_bool("detail", default=False))
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        resp.media = {"networks": self.client.set_networks(
+            name, field(json_object(req), "networks", list))}
+
+
+class Passwords:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        secrets = self.client.get_passwords(name)
+        if req.get_param_as_bool("values", default=False):
+            resp.media = dict(secrets)
+        else:
+            resp.media = sorted(secrets)
+
+
+class Deployment:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        resp.media = self.client.deployment_status(name)
+
+
+class DeploymentFailures:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        resp.media = self.client.deployment_failures(name)
