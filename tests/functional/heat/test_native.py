@@ -8,6 +8,7 @@ import signal
 import socket
 import sqlite3
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from tests.functional.heat.conftest import OpenStack, heat_processes, make_conf
 from tripleo_flow import exceptions
 from tripleo_flow.actions.heat import LaunchHeat
 from tripleo_flow.api import Client
+from tripleo_flow.heat import process
 from tripleo_flow.heat.workdir import HeatDir
 
 pytestmark = pytest.mark.functional
@@ -120,6 +122,12 @@ def test_crashed_run_is_cleaned_by_next_launch(client: Client, tmp_path: Path,
     record = work.read_run()
     assert record is not None
     os.kill(record["pid"], signal.SIGKILL)  # the crash: heat-all dies, run.json stays
+    # SIGKILL is delivered asynchronously: wait (bounded) until the process has died,
+    # as it has by the time anyone looks after a real crash.
+    deadline = time.monotonic() + 15
+    while process.cmdline(record["pid"]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert process.cmdline(record["pid"]) == []
 
     status = client.heat_status(heat_dir)
     assert not status["running"] and "crashed" in status["detail"]
