@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tripleo_flow.actions.deploy import PROGRESS_LISTENER
+from tripleo_flow.core.progress import ProgressListener
 from tripleo_flow.flows import names
 from tripleo_flow.flows.deploy import deploy_plan
 from tripleo_flow.flows.run import run_flow
@@ -23,11 +26,15 @@ class DeployMixin:
     data_dir: Path
 
     def deploy(self, plan: str, heat_type: str = "native",
-               work_dir: str | Path | None = None) -> dict[str, Any]:
+               work_dir: str | Path | None = None,
+               progress: ProgressListener | None = None) -> dict[str, Any]:
         """Deploy ``plan`` with an ephemeral Heat of ``heat_type``.
 
         :param work_dir: where Heat's dump, the outputs and config-download go
             (default: ``<data_dir>/deployments/<plan>``).
+        :param progress: called on each look at the stack while it is followed, with a
+            :class:`~tripleo_flow.core.progress.StackProgress` (resources complete/total
+            and the events since the last call).
         :returns: the DEPLOY_SUCCESS status record.
         :raises StackFailed: the stack failed (each failed resource listed);
             like any other failure, everything was reverted and the status is
@@ -36,7 +43,11 @@ class DeployMixin:
         check_plan_name(plan)
         work = Path(work_dir) if work_dir else self.data_dir / "deployments" / plan
         work = work.expanduser().absolute()
-        results = run_flow(deploy_plan(self.context), {
+        context = self.context
+        if progress is not None:
+            context = dataclasses.replace(
+                context, extras={**context.extras, PROGRESS_LISTENER: progress})
+        results = run_flow(deploy_plan(context), {
             names.PLAN: plan, names.WORK_DIR: str(work), names.HEAT_DIR: str(work),
             names.HEAT_TYPE: heat_type})
         finished: dict[str, Any] = results[names.DEPLOY_FINISHED]
