@@ -27,7 +27,8 @@ class DeployMixin:
 
     def deploy(self, plan: str, heat_type: str = "native",
                work_dir: str | Path | None = None,
-               progress: ProgressListener | None = None) -> dict[str, Any]:
+               progress: ProgressListener | None = None, run_ansible: bool = False,
+               ansible_connection: str | None = None) -> dict[str, Any]:
         """Deploy ``plan`` with an ephemeral Heat of ``heat_type``.
 
         :param work_dir: where Heat's dump, the outputs and config-download go
@@ -35,6 +36,11 @@ class DeployMixin:
         :param progress: called on each look at the stack while it is followed, with a
             :class:`~tripleo_flow.core.progress.StackProgress` (resources complete/total
             and the events since the last call).
+        :param run_ansible: after config-download, run its deploy steps playbook with
+            ansible-playbook (needs the ``ansible`` extra); its output goes to
+            ``<work_dir>/ansible.log``.
+        :param ansible_connection: give every inventory host this Ansible connection
+            (``local`` runs the playbook on this machine, as for the sample plan).
         :returns: the DEPLOY_SUCCESS status record.
         :raises StackFailed: the stack failed (each failed resource listed);
             like any other failure, everything was reverted and the status is
@@ -47,9 +53,9 @@ class DeployMixin:
         if progress is not None:
             context = dataclasses.replace(
                 context, extras={**context.extras, PROGRESS_LISTENER: progress})
-        results = run_flow(deploy_plan(context), {
+        results = run_flow(deploy_plan(context, run_ansible=run_ansible), {
             names.PLAN: plan, names.WORK_DIR: str(work), names.HEAT_DIR: str(work),
-            names.HEAT_TYPE: heat_type})
+            names.HEAT_TYPE: heat_type, names.ANSIBLE_CONNECTION: ansible_connection})
         finished: dict[str, Any] = results[names.DEPLOY_FINISHED]
         return finished
 
