@@ -29,6 +29,7 @@ from tripleo_flow.heat.workdir import HeatDir
 from tripleo_flow.plans.plan import PlanRepository
 from tripleo_flow.workspace import files as private_files
 from tripleo_flow.workspace import git as git_dir
+from tripleo_flow.workspace import owner
 
 LOG = logging.getLogger(__name__)
 OUTPUTS_FILE = "outputs.yaml"
@@ -78,7 +79,11 @@ class _Follower:
 
 
 class StartDeployment(Action):
-    """Record the plan's deployment status DEPLOYING (refused while one runs)."""
+    """Record the plan's deployment status DEPLOYING (refused while one runs).
+
+    The record names this process (host, pid, start time): a DEPLOYING record
+    whose process is gone (a crashed run) no longer blocks a new deployment.
+    """
 
     default_provides = names.DEPLOY_STARTED
 
@@ -87,10 +92,15 @@ class StartDeployment(Action):
         repo.require(plan)
         previous = repo.deployment_status(plan)
         if previous and previous.get("deployment_status") == "DEPLOYING":
-            raise exceptions.PlanBusy(plan, "DEPLOYING")
+            recorded = previous.get("owner")
+            if owner.liveness(recorded) != owner.GONE:
+                raise exceptions.DeploymentRunning(plan, owner.describe(recorded))
+            LOG.warning("Plan %s was left DEPLOYING by %s, which is gone; deploying again.",
+                        plan, owner.describe(recorded))
         repo.set_deployment_status(plan, {
             "deployment_status": "DEPLOYING", "updated_at": _now(), "work_dir": work_dir,
-            "heat_type": heat_type, "message": "", "failures": []})
+            "heat_type": heat_type, "message": "", "failures": [],
+            "owner": owner.current()})
         return {"previous": previous}
 
     def revert(self, plan: str, work_dir: str, heat_type: str, result: Any = None,

@@ -12,6 +12,7 @@ from tripleo_flow.flows import names
 from tripleo_flow.flows.deploy import deploy_plan
 from tripleo_flow.flows.run import run_flow
 from tripleo_flow.plans.plan import PlanRepository, check_plan_name
+from tripleo_flow.workspace import owner
 
 if TYPE_CHECKING:
     from tripleo_flow.actions.base import ActionContext
@@ -60,13 +61,27 @@ class DeployMixin:
         return finished
 
     def deployment_status(self, plan: str) -> dict[str, Any]:
-        """The plan's last deployment status (``deployment_status`` is NONE if never)."""
+        """The plan's last deployment status (``deployment_status`` is NONE if never).
+
+        While DEPLOYING, ``process`` names the deploying process and whether it is
+        ``running``, ``gone`` (a crashed run: a new deploy is allowed) or ``unknown``
+        (another host's).
+        """
         repo = PlanRepository(self.store)
         repo.require(plan)
         status = repo.deployment_status(plan)
         if status is None:
             return {"plan": plan, "deployment_status": "NONE", "message": "", "updated_at": ""}
-        return {"plan": plan, **{k: v for k, v in status.items() if k != "failures"}}
+        shown = {"plan": plan, **{k: v for k, v in status.items()
+                                  if k not in ("failures", "owner")}}
+        if status.get("deployment_status") == "DEPLOYING":
+            recorded = status.get("owner")
+            state = owner.liveness(recorded)
+            shown["process"] = f"{owner.describe(recorded)} ({state})"
+            if state == owner.GONE:
+                shown["message"] = ("The process deploying this plan is gone (it crashed or "
+                                    "was killed); deploy again to replace this deployment.")
+        return shown
 
     def deployment_failures(self, plan: str) -> list[dict[str, str]]:
         """The resources that failed in the plan's last deployment, with their reasons."""
