@@ -46,19 +46,21 @@ def test_cli_deploy_prints_progress_to_stderr(
     assert any(" oc-Controller-" in line for line in events), err  # nested stacks' events
 
 
-def test_deploy_workflow_runs_end_to_end(tmp_path: Path, heat_venv: Path) -> None:
-    from tests.functional.heat.conftest import make_conf
-
-    client = Client(make_conf(tmp_path, heat_venv))
+def test_workflow_run_deploy_runs_end_to_end(
+        tmp_path: Path, heat_venv: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    conf = ["--config-file", str(_conf_file(tmp_path, heat_venv))]
+    assert main([*conf, "plan", "create", "oc", "--sample"]) == 0
     work = tmp_path / "work"
-    client.create_plan("oc", sample=True)
+    assert main([*conf, "workflow", "run", "deploy", "--input", "plan=oc",
+                 "--input", f"work_dir={work}", "--input", "heat_type=native"]) == 0
+    out = capsys.readouterr().out
+    assert "SUCCESS" in out and "DEPLOY_SUCCESS" in out, out
+    assert (work / "config-download" / "tripleo-ansible-inventory.yaml").is_file()
+    client = Client.from_config_files([conf[1]])
     try:
-        execution = client.run_workflow("deploy", {"plan": "oc", "heat_type": "native",
-                                                   "work_dir": str(work)})
+        assert client.deployment_status("oc")["deployment_status"] == "DEPLOY_SUCCESS"
+        executions = client.list_executions("deploy")
+        assert [e.state for e in executions] == ["SUCCESS"]
     finally:
         client.close()
-    assert execution.state == "SUCCESS", execution.error
-    assert execution.output["deployment"]["deployment_status"] == "DEPLOY_SUCCESS"
-    assert (work / "config-download" / "tripleo-ansible-inventory.yaml").is_file()
-    assert client.deployment_status("oc")["deployment_status"] == "DEPLOY_SUCCESS"
     assert heat_processes(HeatDir(work).conf_file) == []
