@@ -15,7 +15,7 @@ fi
 .venv/bin/pip install -q --upgrade pip >/dev/null
 .venv/bin/pip install -q -e .
 if [ "$want_tests" = 1 ]; then
-    .venv/bin/pip install -q -e '.[redis,podman,openstack]' -r test-requirements.txt
+    .venv/bin/pip install -q -e '.[redis,podman,openstack,ansible]' -r test-requirements.txt
     if [ ! -x .venv-swift/bin/swift-proxy-server ]; then
         "$PYTHON" -m venv .venv-swift
         .venv-swift/bin/pip install -q swift==2.38.3 python-swiftclient

@@ -20,14 +20,17 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- ActionNotFound / WorkflowNotFound / ExecutionNotFound
  |    +-- HeatNotInstalled             (no Heat virtualenv or image: names the command)
  |    +-- DumpNotFound
+     |    +-- AnsibleNotInstalled          (no ansible-playbook: install the ansible extra)
      +-- Conflict                          exit 4   409
      |    +-- PlanExists
      |    +-- PlanBusy                     (deployment in progress or recorded)
+     |    +-- DeploymentRunning            (a live process is deploying the plan)
      |    +-- LockTimeout
      +-- BackendUnavailable                exit 5   503
      |    +-- PlanStoreError
      +-- WorkflowFailed                    exit 6   500
           +-- StackFailed                  (the stack ended FAILED: each failed resource)
+          +-- AnsibleFailed                (ansible-playbook failed: its output's tail)
 """
 
 from __future__ import annotations
@@ -170,6 +173,15 @@ class HeatNotInstalled(NotFound):
         self.command = command
 
 
+class AnsibleNotInstalled(NotFound):
+    def __init__(self, command: str) -> None:
+        super().__init__(
+            f"{command} is not installed next to this Python or on PATH, so the deployment "
+            f"cannot run its playbooks. Install it with: pip install 'tripleo-flow[ansible]'"
+        )
+        self.command = command
+
+
 class DumpNotFound(NotFound):
     def __init__(self, path: str) -> None:
         super().__init__(
@@ -289,6 +301,34 @@ class StackFailed(WorkflowFailed):
         self.stack = stack
         self.status = status
         self.failures = failures
+
+
+class AnsibleFailed(WorkflowFailed):
+    """ansible-playbook ended with a non-zero status; ``log`` holds its whole output."""
+
+    def __init__(self, plan: str, playbook: str, returncode: int, log: str, tail: str) -> None:
+        TripleoFlowError.__init__(
+            self, f"Playbook {playbook!r} of plan {plan!r} failed (ansible-playbook exit "
+            f"{returncode}); the deployment was reverted. Last output: {tail} "
+            f"(whole output in {log}).")
+        self.workflow = "deploy"
+        self.task = "run_ansible"
+        self.cause = f"ansible-playbook exit {returncode}"
+        self.reverted = True
+        self.plan = plan
+        self.playbook = playbook
+        self.returncode = returncode
+        self.log = log
+
+
+class DeploymentRunning(Conflict):
+    def __init__(self, plan: str, owner: str) -> None:
+        super().__init__(
+            f"Plan {plan!r} is being deployed by {owner}. Wait for it to finish and see it "
+            f"with: tripleo-flow deployment status --plan {plan}"
+        )
+        self.plan = plan
+        self.owner = owner
 
 
 EXIT_CODES: dict[type[TripleoFlowError], int] = {

@@ -14,6 +14,8 @@ SAMPLE_ARGS = {
     "status": "DEPLOYING", "seconds": 2.0, "workflow": "deploy", "task": "t", "cause": "boom",
     "reverted": True, "stack": "overcloud", "what": "heat-all", "heat_dir": "/w",
     "host": "127.0.0.1", "port": 8006, "detail": "running", "command": "tripleo-flow heat install",
+    "playbook": "deploy_steps_playbook.yaml", "returncode": 2, "log": "/w/ansible.log",
+    "tail": "fatal: [c-0]: FAILED!", "owner": "pid 12 on host-a",
     "failures": [{"stack": "overcloud", "resource": "r", "type": "T", "reason": "bad"}],
 }
 

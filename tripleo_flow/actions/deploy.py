@@ -20,7 +20,7 @@ from typing import Any
 
 from tripleo_flow import config, exceptions
 from tripleo_flow.actions.base import Action
-from tripleo_flow.core import config_download, planenv, rendering
+from tripleo_flow.core import config_download, planenv, progress, rendering
 from tripleo_flow.core import stack_request as requests
 from tripleo_flow.flows import names
 from tripleo_flow.heat import make_launcher
@@ -29,11 +29,14 @@ from tripleo_flow.heat.workdir import HeatDir
 from tripleo_flow.plans.plan import PlanRepository
 from tripleo_flow.workspace import files as private_files
 from tripleo_flow.workspace import git as git_dir
+from tripleo_flow.workspace import owner
 
 LOG = logging.getLogger(__name__)
 OUTPUTS_FILE = "outputs.yaml"
 ENVIRONMENT_FILE = "environment.yaml"
 CONFIG_DIR = "config-download"
+#: Key of :attr:`ActionContext.extras` holding a :data:`progress.ProgressListener`.
+PROGRESS_LISTENER = "deploy_progress"
 PRE_DEPLOY_DUMP = "heat-db-dump.pre-deploy.sql"
 FAILED_DUMP = "heat-db-dump.failed.sql"
 
@@ -51,8 +54,36 @@ def _reason(flow_failures: Any) -> tuple[str, list[dict[str, str]]]:
     return "deployment reverted", []
 
 
+class _Follower:
+    """Called by :meth:`HeatClient.wait` on each poll: logs and reports progress."""
+
+    def __init__(self, client: HeatClient, plan: str,
+                 listener: progress.ProgressListener | None) -> None:
+        self.client, self.plan, self.listener = client, plan, listener
+        self.seen: set[str] = set()
+        self.last: tuple[str, int, int] | None = None
+
+    def __call__(self, stack: dict[str, Any]) -> None:
+        status = str(stack.get("stack_status"))
+        resources = self.client.resources(self.plan, stack["id"])
+        complete, total = progress.count_resources(resources)
+        events = progress.new_events(self.client.events(self.plan, stack["id"]), self.seen)
+        report = progress.StackProgress(self.plan, status, complete, total, tuple(events))
+        if (status, complete, total) != self.last:
+            self.last = (status, complete, total)
+            LOG.info("%s", report.line())
+        for line in events:
+            LOG.debug("%s", line)
+        if self.listener is not None:
+            self.listener(report)
+
+
 class StartDeployment(Action):
-    """Record the plan's deployment status DEPLOYING (refused while one runs)."""
+    """Record the plan's deployment status DEPLOYING (refused while one runs).
+
+    The record names this process (host, pid, start time): a DEPLOYING record
+    whose process is gone (a crashed run) no longer blocks a new deployment.
+    """
 
     default_provides = names.DEPLOY_STARTED
 
@@ -61,10 +92,15 @@ class StartDeployment(Action):
         repo.require(plan)
         previous = repo.deployment_status(plan)
         if previous and previous.get("deployment_status") == "DEPLOYING":
-            raise exceptions.PlanBusy(plan, "DEPLOYING")
+            recorded = previous.get("owner")
+            if owner.liveness(recorded) != owner.GONE:
+                raise exceptions.DeploymentRunning(plan, owner.describe(recorded))
+            LOG.warning("Plan %s was left DEPLOYING by %s, which is gone; deploying again.",
+                        plan, owner.describe(recorded))
         repo.set_deployment_status(plan, {
             "deployment_status": "DEPLOYING", "updated_at": _now(), "work_dir": work_dir,
-            "heat_type": heat_type, "message": "", "failures": []})
+            "heat_type": heat_type, "message": "", "failures": [],
+            "owner": owner.current()})
         return {"previous": previous}
 
     def revert(self, plan: str, work_dir: str, heat_type: str, result: Any = None,
@@ -139,21 +175,15 @@ class DeployStack(Action):
                 heat: dict[str, Any]) -> dict[str, Any]:
         client = HeatClient(heat["endpoint"])
         existing = client.find_stack(plan)
+        follow = _Follower(client, plan, self.context.extras.get(PROGRESS_LISTENER))
         if existing is None:
             client.create_stack(stack_request)
             action = "CREATE"
         else:
+            progress.new_events(client.events(plan, existing["id"]), follow.seen)  # old ones
             client.update_stack(plan, existing["id"], stack_request)
             action = "UPDATE"
-        seen: set[str] = set()
-
-        def progress(stack: dict[str, Any]) -> None:
-            status = str(stack.get("stack_status"))
-            if status not in seen:
-                seen.add(status)
-                LOG.info("Stack %s: %s", plan, status)
-
-        stack = client.wait(plan, progress)
+        stack = client.wait(plan, follow)
         status = str(stack["stack_status"])
         if status != f"{action}_COMPLETE":
             failures = client.failed_resources(plan, stack["id"])

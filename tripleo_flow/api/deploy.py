@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tripleo_flow.actions.deploy import PROGRESS_LISTENER
+from tripleo_flow.core.progress import ProgressListener
 from tripleo_flow.flows import names
 from tripleo_flow.flows.deploy import deploy_plan
 from tripleo_flow.flows.run import run_flow
 from tripleo_flow.plans.plan import PlanRepository, check_plan_name
+from tripleo_flow.workspace import owner
 
 if TYPE_CHECKING:
     from tripleo_flow.actions.base import ActionContext
@@ -23,11 +27,21 @@ class DeployMixin:
     data_dir: Path
 
     def deploy(self, plan: str, heat_type: str = "native",
-               work_dir: str | Path | None = None) -> dict[str, Any]:
+               work_dir: str | Path | None = None,
+               progress: ProgressListener | None = None, run_ansible: bool = False,
+               ansible_connection: str | None = None) -> dict[str, Any]:
         """Deploy ``plan`` with an ephemeral Heat of ``heat_type``.
 
         :param work_dir: where Heat's dump, the outputs and config-download go
             (default: ``<data_dir>/deployments/<plan>``).
+        :param progress: called on each look at the stack while it is followed, with a
+            :class:`~tripleo_flow.core.progress.StackProgress` (resources complete/total
+            and the events since the last call).
+        :param run_ansible: after config-download, run its deploy steps playbook with
+            ansible-playbook (needs the ``ansible`` extra); its output goes to
+            ``<work_dir>/ansible.log``.
+        :param ansible_connection: give every inventory host this Ansible connection
+            (``local`` runs the playbook on this machine, as for the sample plan).
         :returns: the DEPLOY_SUCCESS status record.
         :raises StackFailed: the stack failed (each failed resource listed);
             like any other failure, everything was reverted and the status is
@@ -36,20 +50,38 @@ class DeployMixin:
         check_plan_name(plan)
         work = Path(work_dir) if work_dir else self.data_dir / "deployments" / plan
         work = work.expanduser().absolute()
-        results = run_flow(deploy_plan(self.context), {
+        context = self.context
+        if progress is not None:
+            context = dataclasses.replace(
+                context, extras={**context.extras, PROGRESS_LISTENER: progress})
+        results = run_flow(deploy_plan(context, run_ansible=run_ansible), {
             names.PLAN: plan, names.WORK_DIR: str(work), names.HEAT_DIR: str(work),
-            names.HEAT_TYPE: heat_type})
+            names.HEAT_TYPE: heat_type, names.ANSIBLE_CONNECTION: ansible_connection})
         finished: dict[str, Any] = results[names.DEPLOY_FINISHED]
         return finished
 
     def deployment_status(self, plan: str) -> dict[str, Any]:
-        """The plan's last deployment status (``deployment_status`` is NONE if never)."""
+        """The plan's last deployment status (``deployment_status`` is NONE if never).
+
+        While DEPLOYING, ``process`` names the deploying process and whether it is
+        ``running``, ``gone`` (a crashed run: a new deploy is allowed) or ``unknown``
+        (another host's).
+        """
         repo = PlanRepository(self.store)
         repo.require(plan)
         status = repo.deployment_status(plan)
         if status is None:
             return {"plan": plan, "deployment_status": "NONE", "message": "", "updated_at": ""}
-        return {"plan": plan, **{k: v for k, v in status.items() if k != "failures"}}
+        shown = {"plan": plan, **{k: v for k, v in status.items()
+                                  if k not in ("failures", "owner")}}
+        if status.get("deployment_status") == "DEPLOYING":
+            recorded = status.get("owner")
+            state = owner.liveness(recorded)
+            shown["process"] = f"{owner.describe(recorded)} ({state})"
+            if state == owner.GONE:
+                shown["message"] = ("The process deploying this plan is gone (it crashed or "
+                                    "was killed); deploy again to replace this deployment.")
+        return shown
 
     def deployment_failures(self, plan: str) -> list[dict[str, str]]:
         """The resources that failed in the plan's last deployment, with their reasons."""

@@ -9,6 +9,7 @@ from cliff.lister import Lister
 from cliff.show import ShowOne
 
 from tripleo_flow.cli.common import ClientMixin, add_plan_argument, show
+from tripleo_flow.core.progress import StackProgress
 from tripleo_flow.heat import HEAT_TYPES
 
 
@@ -23,11 +24,31 @@ class Deploy(ClientMixin, ShowOne):
         parser.add_argument("--work-dir", metavar="DIR",
                             help="Where the Heat dump, outputs and config-download go "
                                  "(default: <data_dir>/deployments/<plan>).")
+        parser.add_argument("--run-ansible", action="store_true",
+                            help="Run the config-download deploy steps playbook with "
+                                 "ansible-playbook (needs tripleo-flow[ansible]).")
+        parser.add_argument("--ansible-connection", metavar="PLUGIN",
+                            help="Connect to every host with this Ansible connection "
+                                 "(local: run on this machine, as for the sample plan).")
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        result = self.client.deploy(args.plan, heat_type=args.heat_type, work_dir=args.work_dir)
+        result = self.client.deploy(args.plan, heat_type=args.heat_type, work_dir=args.work_dir,
+                                    progress=self._print_progress,
+                                    run_ansible=args.run_ansible,
+                                    ansible_connection=args.ansible_connection)
         return show({k: v for k, v in result.items() if k != "failures"})
+
+
+    def _print_progress(self, report: StackProgress) -> None:
+        """Plain lines on stderr: the count when it changes, then each new event."""
+        line = report.line()
+        if line != getattr(self, "_last_line", None):
+            self._last_line = line
+            self.app.stderr.write(line + "\n")
+        for event in report.events:
+            self.app.stderr.write(f"  {event}\n")
+        self.app.stderr.flush()
 
 
 class DeploymentStatus(ClientMixin, ShowOne):

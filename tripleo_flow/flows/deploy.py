@@ -11,18 +11,20 @@ from __future__ import annotations
 from taskflow.patterns import linear_flow
 
 from tripleo_flow.actions import deploy
+from tripleo_flow.actions.ansible import RunAnsible
 from tripleo_flow.actions.base import ActionContext
 from tripleo_flow.actions.heat import KillHeat
 from tripleo_flow.flows import names
 
 
-def deploy_plan(context: ActionContext) -> linear_flow.Flow:
+def deploy_plan(context: ActionContext, run_ansible: bool = False) -> linear_flow.Flow:
     """status DEPLOYING -> check plan -> heat launch -> stack -> outputs ->
-    config-download -> heat kill (dump) -> status DEPLOY_SUCCESS.
+    config-download -> heat kill (dump) [-> ansible-playbook] -> status DEPLOY_SUCCESS.
 
-    Requires ``plan``, ``work_dir``, ``heat_dir`` (the work dir) and ``heat_type``.
+    Requires ``plan``, ``work_dir``, ``heat_dir`` (the work dir) and ``heat_type``;
+    with ``run_ansible`` also ``ansible_connection`` (None: the inventory's own).
     """
-    return linear_flow.Flow("deploy").add(
+    flow = linear_flow.Flow("deploy").add(
         deploy.StartDeployment(context),
         deploy.CheckPlan(context),
         deploy.LaunchDeploymentHeat(context),
@@ -30,5 +32,7 @@ def deploy_plan(context: ActionContext) -> linear_flow.Flow:
         deploy.SaveStackOutputs(context),
         deploy.WriteConfigDownload(context),
         KillHeat(context, provides=names.HEAT_KILL),
-        deploy.FinishDeployment(context),
     )
+    if run_ansible:
+        flow.add(RunAnsible(context))
+    return flow.add(deploy.FinishDeployment(context))

@@ -93,6 +93,12 @@ class HeatClient:
                                   f"?nested_depth={nested_depth}")
         return list(found["resources"])
 
+    def events(self, name: str, stack_id: str, nested_depth: int = 5) -> list[dict[str, Any]]:
+        """The stack's events, nested stacks' included, oldest first."""
+        query = urllib.parse.urlencode({"nested_depth": nested_depth, "sort_dir": "asc"})
+        found = self._call("GET", f"/stacks/{urllib.parse.quote(name)}/{stack_id}/events?{query}")
+        return list(found["events"])
+
     def failed_resources(self, name: str, stack_id: str) -> list[dict[str, str]]:
         """Each FAILED resource (nested ones included) with its reason."""
         return [{"resource": r["resource_name"], "type": r.get("resource_type", ""),

@@ -29,6 +29,14 @@ SIGNATURES = {
     "parameters.update": "plan, parameters, key='parameter_defaults'",
     "parameters.reset": "plan, names=None",
     "capabilities.update": "plan, environments, purge=False",
+    "deploy.start": "plan, work_dir, heat_type",
+    "deploy.check": "plan, work_dir",
+    "deploy.launch_heat": "work_dir, heat_type",
+    "deploy.stack": "plan, stack_request, heat",
+    "deploy.save_outputs": "plan, work_dir, heat, stack_request",
+    "deploy.config_download": "plan, work_dir, stack_outputs",
+    "heat.kill": "heat_dir, heat_type=None",
+    "deploy.finish": "plan, work_dir, heat_type, config_download",
 }
 
 
@@ -40,14 +48,31 @@ def _catalog(actions: dict[str, type[Action]],
 def test_shipped_workbooks_are_valid() -> None:
     actions = {name: _action(name, sig) for name, sig in SIGNATURES.items()}
     catalog = _catalog(actions)
-    assert {"tripleo.plan", "tripleo.parameters"} <= set(catalog.entries)
+    assert {"tripleo.plan", "tripleo.parameters", "tripleo.deploy"} <= set(catalog.entries)
     for entry in catalog.entries.values():
         assert entry.problems == [], entry.problems
     names = {wf.full_name for wf in catalog.workflows()}
     assert {"tripleo.plan.create_deployment_plan", "tripleo.plan.update_deployment_plan",
             "tripleo.plan.delete_deployment_plan", "tripleo.plan.export_deployment_plan",
             "tripleo.parameters.update_parameters",
-            "tripleo.parameters.rotate_passwords"} <= names
+            "tripleo.parameters.rotate_passwords", "tripleo.deploy.deploy"} <= names
+
+
+def test_deploy_workflow_takes_plan_heat_type_work_dir_and_runs_the_deploy_actions() -> None:
+    from tripleo_flow.actions import deploy, heat
+
+    real = {"deploy.start": deploy.StartDeployment, "deploy.check": deploy.CheckPlan,
+            "deploy.launch_heat": deploy.LaunchDeploymentHeat, "deploy.stack": deploy.DeployStack,
+            "deploy.save_outputs": deploy.SaveStackOutputs,
+            "deploy.config_download": deploy.WriteConfigDownload, "heat.kill": heat.KillHeat,
+            "deploy.finish": deploy.FinishDeployment}
+    actions = {name: _action(name, sig) for name, sig in SIGNATURES.items()}
+    catalog = _catalog({**actions, **real})
+    assert catalog.entries["tripleo.deploy"].problems == []
+    workflow = catalog.get("deploy")
+    assert [i.name for i in workflow.inputs] == [
+        "plan", "heat_type", "work_dir"]
+    assert [t.action for t in workflow.tasks.values()] == list(real)
 
 
 def test_create_plan_runs_create_process_generate_in_order() -> None:

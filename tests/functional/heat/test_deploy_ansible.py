@@ -1,0 +1,57 @@
+"""``deploy --run-ansible``: the sample plan's playbook runs against localhost (real Ansible)."""
+
+from __future__ import annotations
+
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+
+from tests.functional.heat.conftest import heat_processes, make_conf
+from tripleo_flow import exceptions
+from tripleo_flow.actions.ansible import find_ansible_playbook
+from tripleo_flow.api import Client
+from tripleo_flow.api.plans import sample_plan_dir
+from tripleo_flow.heat.workdir import HeatDir
+
+pytestmark = pytest.mark.functional
+
+
+@pytest.fixture
+def client(tmp_path: Path, heat_venv: Path) -> Client:
+    find_ansible_playbook()  # fails (not skips) when the ansible extra is missing
+    return Client(make_conf(tmp_path, heat_venv))
+
+
+def test_deploy_runs_the_deploy_steps_playbook_locally(client: Client, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    client.create_plan("oc", sample=True)
+    result = client.deploy("oc", work_dir=work, run_ansible=True, ansible_connection="local")
+    assert result["deployment_status"] == "DEPLOY_SUCCESS"
+    log = (work / "ansible.log").read_text()
+    assert stat.S_IMODE((work / "ansible.log").stat().st_mode) == 0o600
+    assert "Controller step 1" in log and "Compute step 1" in log, log
+    for host in ("oc-controller-0", "oc-novacompute-0"):
+        assert f"{host}" in log and "failed=0" in log, log
+    assert "ansible_connection: local" in (work / "ansible-connection.yaml").read_text()
+    assert heat_processes(HeatDir(work).conf_file) == []
+
+
+def test_failing_playbook_reverts_the_deployment(client: Client, tmp_path: Path) -> None:
+    templates = tmp_path / "templates"
+    shutil.copytree(sample_plan_dir(), templates)
+    role = templates / "puppet" / "role.role.j2.yaml"
+    text = role.read_text()
+    assert "          debug:\n" in text
+    role.write_text(text.replace("          debug:\n", "          fail:\n", 1))
+    client.create_plan("oc", templates)
+    work = tmp_path / "work"
+    with pytest.raises(exceptions.AnsibleFailed) as failed:
+        client.deploy("oc", work_dir=work, run_ansible=True, ansible_connection="local")
+    assert "step 1" in str(failed.value) and "ansible.log" in str(failed.value)
+    status = client.deployment_status("oc")
+    assert status["deployment_status"] == "DEPLOY_FAILED"
+    assert "ansible-playbook exit" in status["message"]
+    assert not (work / "config-download").exists()  # reverted with the rest
+    assert "FAILED!" in (work / "ansible.log").read_text()  # kept for debugging

@@ -1,0 +1,66 @@
+"""Deployment progress on stderr (CLI) and the ``deploy`` workflow, on a real native heat-all."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.functional.heat.conftest import free_port, heat_processes
+from tripleo_flow.api import Client
+from tripleo_flow.cli.main import main
+from tripleo_flow.heat.workdir import HeatDir
+
+pytestmark = pytest.mark.functional
+
+_COUNT = re.compile(r"^Stack oc (\w+): (\d+)/(\d+) resources complete$")
+
+
+def _conf_file(tmp_path: Path, heat_venv: Path) -> Path:
+    path = tmp_path / "tripleo-flow.conf"
+    path.write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n"
+                    f"[heat]\nvenv = {heat_venv}\napi_port = {free_port()}\n"
+                    f"clouds_yaml = {tmp_path / 'clouds.yaml'}\napi_timeout = 180\n")
+    return path
+
+
+def test_cli_deploy_prints_progress_to_stderr(
+        tmp_path: Path, heat_venv: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    conf = ["--config-file", str(_conf_file(tmp_path, heat_venv))]
+    assert main([*conf, "plan", "create", "oc", "--sample"]) == 0
+    capsys.readouterr()
+    work = tmp_path / "work"
+    assert main([*conf, "deploy", "--plan", "oc", "--work-dir", str(work),
+                 "-f", "value", "-c", "deployment_status"]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() == "DEPLOY_SUCCESS"
+    counts = [_COUNT.match(line) for line in err.splitlines()]
+    found = [(m.group(1), int(m.group(2)), int(m.group(3))) for m in counts if m]
+    assert found, err
+    status, complete, total = found[-1]
+    assert status == "CREATE_COMPLETE" and complete == total > 0
+    events = [line for line in err.splitlines() if line.startswith("  ")]
+    assert any("CREATE_COMPLETE" in line for line in events), err
+    assert any(" oc/Controller CREATE_COMPLETE" in line for line in events), err
+    assert any(" oc-Controller-" in line for line in events), err  # nested stacks' events
+
+
+def test_workflow_run_deploy_runs_end_to_end(
+        tmp_path: Path, heat_venv: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    conf = ["--config-file", str(_conf_file(tmp_path, heat_venv))]
+    assert main([*conf, "plan", "create", "oc", "--sample"]) == 0
+    work = tmp_path / "work"
+    assert main([*conf, "workflow", "run", "deploy", "--input", "plan=oc",
+                 "--input", f"work_dir={work}", "--input", "heat_type=native"]) == 0
+    out = capsys.readouterr().out
+    assert "SUCCESS" in out and "DEPLOY_SUCCESS" in out, out
+    assert (work / "config-download" / "tripleo-ansible-inventory.yaml").is_file()
+    client = Client.from_config_files([conf[1]])
+    try:
+        assert client.deployment_status("oc")["deployment_status"] == "DEPLOY_SUCCESS"
+        executions = client.list_executions("deploy")
+        assert [e.state for e in executions] == ["SUCCESS"]
+    finally:
+        client.close()
+    assert heat_processes(HeatDir(work).conf_file) == []

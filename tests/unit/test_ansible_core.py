@@ -1,0 +1,52 @@
+"""The ansible-playbook command and connection inventory (pure, table-driven)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tripleo_flow.core import ansible
+
+INVENTORY = {
+    "Controller": {"hosts": {"c-0": {"ansible_host": "10.0.0.1"}}},
+    "Compute": {"hosts": {"n-0": {}, "n-1": {}}},
+    "allovercloud": {"children": {"Controller": {}, "Compute": {}}},
+    "overcloud": {"children": {"allovercloud": {"children": {"Extra": {"hosts": {"x": {}}}}}}},
+    "empty": None,
+}
+
+
+def test_inventory_hosts_walks_groups_and_children() -> None:
+    assert ansible.inventory_hosts(INVENTORY) == ["c-0", "n-0", "n-1", "x"]
+
+
+@pytest.mark.parametrize(("connection", "python", "values"), [
+    ("local", "/v/bin/python", {"ansible_connection": "local",
+                                "ansible_python_interpreter": "/v/bin/python"}),
+    ("local", None, {"ansible_connection": "local"}),
+    ("ssh", "/v/bin/python", {"ansible_connection": "ssh"}),
+])
+def test_connection_inventory(connection: str, python: str | None,
+                              values: dict[str, Any]) -> None:
+    overlay = ansible.connection_inventory(INVENTORY, connection, python)
+    assert list(overlay) == ["all"]
+    assert overlay["all"]["hosts"] == {h: values for h in ("c-0", "n-0", "n-1", "x")}
+
+
+@pytest.mark.parametrize(("inventories", "extra", "expected"), [
+    (["inv.yaml"], [], ["/b/ansible-playbook", "--inventory", "inv.yaml", "play.yaml"]),
+    (["a", "b"], ["--check"],
+     ["/b/ansible-playbook", "--inventory", "a", "--inventory", "b", "--check", "play.yaml"]),
+])
+def test_playbook_command(inventories: list[str], extra: list[str],
+                          expected: list[str]) -> None:
+    assert ansible.playbook_command("/b/ansible-playbook", "play.yaml", inventories,
+                                    extra) == expected
+
+
+def test_environment_keeps_ansible_state_in_the_given_home() -> None:
+    env = ansible.environment({"PATH": "/bin", "ANSIBLE_HOME": "/root/.ansible"}, "/w/h")
+    assert env["PATH"] == "/bin"
+    assert env["ANSIBLE_HOME"] == "/w/h" and env["ANSIBLE_LOCAL_TEMP"] == "/w/h/tmp"
+    assert env["ANSIBLE_NOCOLOR"] == "1"

@@ -1,0 +1,81 @@
+"""Run the deployment's config-download playbook with ansible-playbook.
+
+The output goes to ``<work-dir>/ansible.log`` (0600); Ansible's own state to
+``<work-dir>/ansible-home``.  With a connection given (``local`` for the
+sample plan), ``<work-dir>/ansible-connection.yaml`` is a second inventory that
+points every host at it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tripleo_flow import exceptions
+from tripleo_flow.actions.base import Action
+from tripleo_flow.core import ansible
+from tripleo_flow.core import config_download as layout
+from tripleo_flow.flows import names
+from tripleo_flow.workspace import files as private_files
+
+LOG_FILE = "ansible.log"
+CONNECTION_INVENTORY = "ansible-connection.yaml"
+ANSIBLE_HOME = "ansible-home"
+ANSIBLE_PLAYBOOK = "ansible-playbook"
+TAIL_LINES = 8
+
+
+def find_ansible_playbook() -> str:
+    """ansible-playbook of this Python's environment, else the one on PATH."""
+    beside = Path(sys.executable).parent / ANSIBLE_PLAYBOOK
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which(ANSIBLE_PLAYBOOK)
+    if found is None:
+        raise exceptions.AnsibleNotInstalled(ANSIBLE_PLAYBOOK)
+    return found
+
+
+class RunAnsible(Action):
+    """Run a config-download playbook with ansible-playbook; fail with its output's tail."""
+
+    default_provides = names.ANSIBLE_RUN
+
+    def execute(self, plan: str, work_dir: str, config_download: dict[str, Any],
+                ansible_connection: str | None = None,
+                playbook: str = ansible.DEFAULT_PLAYBOOK) -> dict[str, Any]:
+        command_path = find_ansible_playbook()
+        work = Path(work_dir)
+        project = Path(config_download["path"])
+        inventories = [str(project / layout.INVENTORY)]
+        if ansible_connection:
+            inventory = yaml.safe_load((project / layout.INVENTORY).read_text())
+            overlay = ansible.connection_inventory(inventory or {}, ansible_connection,
+                                                   sys.executable)
+            private_files.write_private(work / CONNECTION_INVENTORY, layout.dump(overlay))
+            inventories.append(str(work / CONNECTION_INVENTORY))
+        home = work / ANSIBLE_HOME
+        private_files.make_dirs(home)
+        log = work / LOG_FILE
+        command = ansible.playbook_command(command_path, playbook, inventories)
+        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            done = subprocess.run(command, cwd=project, stdout=out, stderr=subprocess.STDOUT,
+                                  stdin=subprocess.DEVNULL, check=False,
+                                  env=ansible.environment(os.environ, str(home)))
+        if done.returncode != 0:
+            lines = [ln for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
+            tail = " | ".join(ln.strip() for ln in lines[-TAIL_LINES:])
+            raise exceptions.AnsibleFailed(plan, playbook, done.returncode, str(log), tail)
+        return {"playbook": playbook, "log": str(log), "returncode": 0}
+
+    def revert(self, *args: Any, **kwargs: Any) -> None:
+        """Nothing: what the playbook changed on the hosts cannot be undone here (its
+        output stays in ansible.log for debugging)."""
+

@@ -1,0 +1,61 @@
+"""Running config-download with ansible-playbook: inventory overlay and command (pure).
+
+Nothing here runs a process: :func:`playbook_command` builds the argument list
+and :func:`connection_inventory` the extra inventory that points every host of
+the project's inventory at one connection plugin (``local`` runs the sample
+plan's playbooks on this machine).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+#: The playbook a deployment runs by default (one of RoleConfig's keys).
+DEFAULT_PLAYBOOK = "deploy_steps_playbook.yaml"
+
+
+def inventory_hosts(inventory: Mapping[str, Any]) -> list[str]:
+    """Every host named in a YAML inventory (any group, children included), sorted."""
+    hosts: set[str] = set()
+
+    def walk(group: Any) -> None:
+        if not isinstance(group, Mapping):
+            return
+        hosts.update(group.get("hosts") or {})
+        for child in (group.get("children") or {}).values():
+            walk(child)
+
+    for group in inventory.values():
+        walk(group)
+    return sorted(hosts)
+
+
+def connection_inventory(inventory: Mapping[str, Any], connection: str,
+                         python: str | None = None) -> dict[str, Any]:
+    """An inventory giving each host of ``inventory`` ``ansible_connection``
+    (and, for ``local``, ``ansible_python_interpreter`` so modules run with ``python``)."""
+    values: dict[str, Any] = {"ansible_connection": connection}
+    if connection == "local" and python:
+        values["ansible_python_interpreter"] = python
+    return {"all": {"hosts": {host: dict(values) for host in inventory_hosts(inventory)}}}
+
+
+def playbook_command(ansible_playbook: str, playbook: str, inventories: Sequence[str],
+                     extra_args: Sequence[str] = ()) -> list[str]:
+    """The ``ansible-playbook`` argument list (never a shell string)."""
+    command = [ansible_playbook]
+    for inventory in inventories:
+        command += ["--inventory", inventory]
+    return [*command, *extra_args, playbook]
+
+
+def environment(base: Mapping[str, str], ansible_home: str) -> dict[str, str]:
+    """The process environment: Ansible's state kept in ``ansible_home``, no colour."""
+    return {**base, "ANSIBLE_HOME": ansible_home, "ANSIBLE_LOCAL_TEMP": f"{ansible_home}/tmp",
+            "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORCE_COLOR": "0",
+            "ANSIBLE_RETRY_FILES_ENABLED": "0", "ANSIBLE_HOST_KEY_CHECKING": "0"}
+
+
+__all__ = ["DEFAULT_PLAYBOOK", "connection_inventory", "environment", "inventory_hosts",
+           "playbook_command"]

@@ -1,0 +1,76 @@
+"""Progress of a stack being followed: resources complete / total and new events.
+
+Pure: takes what the Heat API lists (resources and events, nested ones
+included) and returns a :class:`StackProgress` value and the lines a user reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class StackProgress:
+    """One look at a stack: its status, resources complete of total, events since last."""
+
+    stack: str
+    status: str
+    complete: int
+    total: int
+    events: tuple[str, ...] = ()
+
+    def line(self) -> str:
+        """``Stack oc CREATE_IN_PROGRESS: 5/12 resources complete``."""
+        return (f"Stack {self.stack} {self.status}: "
+                f"{self.complete}/{self.total} resources complete")
+
+
+#: What a deployment calls each time it looks at the stack.
+ProgressListener = Callable[[StackProgress], None]
+
+
+def is_complete(status: str) -> bool:
+    """A resource is done when its status is ``*_COMPLETE`` (``INIT_COMPLETE`` is not)."""
+    return status.endswith("_COMPLETE") and not status.startswith("INIT_")
+
+
+def count_resources(resources: Iterable[Mapping[str, Any]]) -> tuple[int, int]:
+    """``(complete, total)`` over the listed resources."""
+    statuses = [str(r.get("resource_status", "")) for r in resources]
+    return sum(1 for s in statuses if is_complete(s)), len(statuses)
+
+
+def event_stack(event: Mapping[str, Any]) -> str:
+    """The stack an event belongs to: ``stack_name``, else its ``stack`` link's name."""
+    if event.get("stack_name"):
+        return str(event["stack_name"])
+    for link in event.get("links") or []:
+        if link.get("rel") == "stack":
+            parts = str(link.get("href", "")).rstrip("/").split("/")
+            return parts[-2] if len(parts) >= 2 else ""
+    return ""
+
+
+def event_line(event: Mapping[str, Any]) -> str:
+    """``<time> <stack>/<resource> <status>: <reason>`` (reason left out when empty)."""
+    where = f"{event_stack(event)}/{event.get('resource_name') or ''}"
+    line = f"{event.get('event_time', '')} {where} {event.get('resource_status', '')}"
+    reason = str(event.get("resource_status_reason") or "")
+    return f"{line}: {reason}" if reason and reason != "state changed" else line
+
+
+def new_events(events: Iterable[Mapping[str, Any]], seen: set[str]) -> list[str]:
+    """Lines of the events whose id is not in ``seen`` (oldest first); ``seen`` is updated."""
+    fresh = []
+    for event in sorted(events, key=lambda e: (str(e.get("event_time", "")), str(e.get("id")))):
+        ident = str(event.get("id"))
+        if ident not in seen:
+            seen.add(ident)
+            fresh.append(event_line(event))
+    return fresh
+
+
+__all__ = ["ProgressListener", "StackProgress", "count_resources", "event_line", "event_stack",
+           "is_complete", "new_events"]
