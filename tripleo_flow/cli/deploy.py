@@ -9,6 +9,7 @@ from cliff.lister import Lister
 from cliff.show import ShowOne
 
 from tripleo_flow.cli.common import ClientMixin, add_plan_argument, show
+from tripleo_flow.cli.progress import Progress
 from tripleo_flow.core.progress import StackProgress
 from tripleo_flow.heat import HEAT_TYPES
 
@@ -33,22 +34,21 @@ class Deploy(ClientMixin, ShowOne):
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        result = self.client.deploy(args.plan, heat_type=args.heat_type, work_dir=args.work_dir,
-                                    progress=self._print_progress,
-                                    run_ansible=args.run_ansible,
-                                    ansible_connection=args.ansible_connection)
+        self._bar = Progress(self.app.stderr, "resources complete")
+        try:
+            result = self.client.deploy(args.plan, heat_type=args.heat_type,
+                                        work_dir=args.work_dir, progress=self._show_progress,
+                                        run_ansible=args.run_ansible,
+                                        ansible_connection=args.ansible_connection)
+        finally:
+            self._bar.finish()
         return show({k: v for k, v in result.items() if k != "failures"})
 
-
-    def _print_progress(self, report: StackProgress) -> None:
-        """Plain lines on stderr: the count when it changes, then each new event."""
-        line = report.line()
-        if line != getattr(self, "_last_line", None):
-            self._last_line = line
-            self.app.stderr.write(line + "\n")
+    def _show_progress(self, report: StackProgress) -> None:
+        """A bar of resources complete on a terminal (plain lines otherwise), events above it."""
         for event in report.events:
-            self.app.stderr.write(f"  {event}\n")
-        self.app.stderr.flush()
+            self._bar.note(f"  {event}")
+        self._bar.update(report.complete, report.total, f"(stack {report.stack} {report.status})")
 
 
 class DeploymentStatus(ClientMixin, ShowOne):

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from cliff.lister import Lister
 from cliff.show import ShowOne
 
 from tripleo_flow.cli._format import client, data, when
-from tripleo_flow.cli.workflows import _progress, execution_row
+from tripleo_flow.cli.progress import Progress
+from tripleo_flow.cli.workflows import TaskProgress, execution_row
 
 
 def _id_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -61,5 +63,11 @@ class ResumeExecution(ShowOne):  # type: ignore[misc]
         return _id_parser(super().get_parser(prog_name))
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
-        return execution_row(client(self).resume_execution(
-            parsed_args.execution_id, listeners=[_progress]))
+        api = client(self)
+        total = len(api.execution_tasks(parsed_args.execution_id))
+        bar = Progress(sys.stderr, "tasks done")
+        try:
+            return execution_row(api.resume_execution(
+                parsed_args.execution_id, listeners=[TaskProgress(bar, total)]))
+        finally:
+            bar.finish()

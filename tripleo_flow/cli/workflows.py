@@ -11,6 +11,7 @@ from cliff.lister import Lister
 from cliff.show import ShowOne
 
 from tripleo_flow.cli._format import client, data, parse_inputs, when
+from tripleo_flow.cli.progress import Progress
 
 
 class ListWorkbooks(Lister):  # type: ignore[misc]
@@ -127,16 +128,36 @@ class RunWorkflow(ShowOne):  # type: ignore[misc]
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         inputs = parse_inputs(parsed_args.input, parsed_args.input_file)
-        listeners = [] if parsed_args.no_wait else [_progress]
-        execution = client(self).run_workflow(
-            parsed_args.name, inputs, wait=not parsed_args.no_wait, listeners=listeners,
-            target=parsed_args.target, detach=parsed_args.no_wait)
+        api = client(self)
+        listeners = []
+        bar = None
+        if not parsed_args.no_wait:
+            bar = Progress(sys.stderr, "tasks done")
+            listeners = [TaskProgress(bar, len(api.get_workflow(parsed_args.name).tasks))]
+        try:
+            execution = api.run_workflow(
+                parsed_args.name, inputs, wait=not parsed_args.no_wait, listeners=listeners,
+                target=parsed_args.target, detach=parsed_args.no_wait)
+        finally:
+            if bar is not None:
+                bar.finish()
         return execution_row(execution)
 
 
-def _progress(event: Any) -> None:
-    extra = f": {event.error}" if event.error else ""
-    sys.stderr.write(f"[{when(event.timestamp)}] {event.task} {event.event}{extra}\n")
+class TaskProgress:
+    """Task events as lines above a bar of tasks done (of the workflow's tasks)."""
+
+    def __init__(self, bar: Progress, total: int) -> None:
+        self.bar = bar
+        self.total = total
+        self.done: set[str] = set()
+
+    def __call__(self, event: Any) -> None:
+        extra = f": {event.error}" if event.error else ""
+        self.bar.note(f"[{when(event.timestamp)}] {event.task} {event.event}{extra}")
+        if event.event in ("succeeded", "failed"):
+            self.done.add(event.task)
+        self.bar.update(len(self.done), max(self.total, len(self.done)))
 
 
 def execution_row(execution: Any) -> tuple[Any, Any]:

@@ -14,7 +14,7 @@ from tripleo_flow.heat.workdir import HeatDir
 
 pytestmark = pytest.mark.functional
 
-_COUNT = re.compile(r"^Stack oc (\w+): (\d+)/(\d+) resources complete$")
+_COUNT = re.compile(r"^resources complete (\d+)/(\d+) \(stack oc (\w+)\)$")
 
 
 def _conf_file(tmp_path: Path, heat_venv: Path) -> Path:
@@ -36,7 +36,7 @@ def test_cli_deploy_prints_progress_to_stderr(
     out, err = capsys.readouterr()
     assert out.strip() == "DEPLOY_SUCCESS"
     counts = [_COUNT.match(line) for line in err.splitlines()]
-    found = [(m.group(1), int(m.group(2)), int(m.group(3))) for m in counts if m]
+    found = [(m.group(3), int(m.group(1)), int(m.group(2))) for m in counts if m]
     assert found, err
     status, complete, total = found[-1]
     assert status == "CREATE_COMPLETE" and complete == total > 0

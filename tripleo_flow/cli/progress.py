@@ -1,0 +1,60 @@
+"""Progress of long work: a bar on a terminal, plain lines otherwise.
+
+Commands hand :class:`Progress` counts (``update``) and messages (``note``);
+whether a person or a log reads them decides the look, never the command.
+"""
+
+from __future__ import annotations
+
+import shutil
+from typing import TextIO
+
+BAR_WIDTH = 24
+
+
+def render_bar(done: int, total: int, width: int = BAR_WIDTH) -> str:
+    """``[#########---------------]`` for ``done`` of ``total`` (an empty bar for 0 of 0)."""
+    filled = 0 if total <= 0 else min(width, max(0, done) * width // total)
+    return "[" + "#" * filled + "-" * (width - filled) + "]"
+
+
+class Progress:
+    """One line that redraws itself on a terminal; one line per change elsewhere."""
+
+    def __init__(self, stream: TextIO, label: str, tty: bool | None = None) -> None:
+        self.stream = stream
+        self.label = label
+        self.tty = stream.isatty() if tty is None else tty
+        self._line = ""
+        self._last_plain = ""
+
+    def _columns(self) -> int:
+        return shutil.get_terminal_size((80, 24)).columns
+
+    def update(self, done: int, total: int, status: str = "") -> None:
+        """Show ``done`` of ``total`` with a short status."""
+        text = f"{self.label} {done}/{total}" + (f" {status}" if status else "")
+        if self.tty:
+            line = f"{render_bar(done, total)} {text}"[: self._columns() - 1]
+            self.stream.write("\r" + line.ljust(len(self._line)))
+            self._line = line
+        elif text != self._last_plain:
+            self.stream.write(text + "\n")
+            self._last_plain = text
+        self.stream.flush()
+
+    def note(self, message: str) -> None:
+        """A message above the bar (an event, a warning)."""
+        if self.tty and self._line:
+            self.stream.write("\r" + " " * len(self._line) + "\r")
+        self.stream.write(message + "\n")
+        if self.tty and self._line:
+            self.stream.write(self._line)
+        self.stream.flush()
+
+    def finish(self) -> None:
+        """Leave the last bar on screen and end its line."""
+        if self.tty and self._line:
+            self.stream.write("\n")
+            self._line = ""
+        self.stream.flush()
