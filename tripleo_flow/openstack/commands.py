@@ -14,6 +14,7 @@ import functools
 from importlib import metadata
 from typing import Any
 
+from tripleo_flow import exceptions
 from tripleo_flow.openstack import plugin
 
 NAMESPACE = "tripleo_flow.cli"
@@ -53,6 +54,13 @@ def adapt(command_class: type) -> type:
     def run(self: Any, parsed_args: Any) -> int:
         try:
             return int(command_class.run(self, parsed_args) or 0)  # type: ignore[attr-defined]
+        except exceptions.TripleoFlowError as exc:
+            # openstackclient maps every error to exit 1; keep tripleo-flow's table
+            # (SystemExit passes through cliff's error handling).
+            if getattr(getattr(self.app, "options", None), "debug", False):
+                raise
+            self.app.stderr.write(f"{exc}\n")
+            raise SystemExit(exceptions.exit_code(exc)) from exc
         finally:
             self.app.close_client()
 
