@@ -7,17 +7,11 @@ from typing import Any
 
 from cliff.show import ShowOne
 
+from tripleo_flow.cli.common import ClientMixin, show
 from tripleo_flow.heat import HEAT_TYPES
 
 
-def _show(data: dict[str, Any]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
-    keys = tuple(sorted(data))
-    values = tuple(", ".join(map(str, v)) if isinstance(v, list) else v
-                   for v in (data[k] for k in keys))
-    return keys, values
-
-
-class LaunchHeat(ShowOne):  # type: ignore[misc]
+class LaunchHeat(ClientMixin, ShowOne):
     """Launch an ephemeral Heat for a heat-dir (or kill it with --kill)."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -35,14 +29,14 @@ class LaunchHeat(ShowOne):  # type: ignore[misc]
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        client = self.app.client  # type: ignore[attr-defined]
+        client = self.client
         if parsed_args.kill:
-            return _show(client.kill_heat(parsed_args.heat_dir, parsed_args.heat_type))
-        return _show(client.launch_heat(parsed_args.heat_dir, parsed_args.heat_type,
+            return show(client.kill_heat(parsed_args.heat_dir, parsed_args.heat_type))
+        return show(client.launch_heat(parsed_args.heat_dir, parsed_args.heat_type,
                                         restore_db=parsed_args.restore_db))
 
 
-class HeatStatus(ShowOne):  # type: ignore[misc]
+class HeatStatus(ClientMixin, ShowOne):
     """Show whether the Heat of a heat-dir runs and answers."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -52,11 +46,11 @@ class HeatStatus(ShowOne):  # type: ignore[misc]
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        client = self.app.client  # type: ignore[attr-defined]
-        return _show(client.heat_status(parsed_args.heat_dir, parsed_args.heat_type))
+        client = self.client
+        return show(client.heat_status(parsed_args.heat_dir, parsed_args.heat_type))
 
 
-class InstallHeat(ShowOne):  # type: ignore[misc]
+class InstallHeat(ClientMixin, ShowOne):
     """Create Heat's own virtualenv (openstack-heat 24.1.2 and the openstack client)."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -66,11 +60,11 @@ class InstallHeat(ShowOne):  # type: ignore[misc]
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        client = self.app.client  # type: ignore[attr-defined]
-        return _show(client.install_heat(force=parsed_args.force))
+        client = self.client
+        return show(client.install_heat(force=parsed_args.force))
 
 
-class BuildHeatImage(ShowOne):  # type: ignore[misc]
+class BuildHeatImage(ClientMixin, ShowOne):
     """Build the local Debian base and Heat images for --heat-type container and pod."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -80,5 +74,5 @@ class BuildHeatImage(ShowOne):  # type: ignore[misc]
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        client = self.app.client  # type: ignore[attr-defined]
-        return _show(client.build_heat_image(force=parsed_args.force))
+        client = self.client
+        return show(client.build_heat_image(force=parsed_args.force))

@@ -37,15 +37,16 @@ class Upload:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
 
-    def on_delete(self, req: falcon.Request, resp: falcon.Response, upload_id: str) -> None:
+    def _path(self, upload_id: str) -> Path:
         path = self.directory / f"{upload_id}.tar.gz"
         if not upload_id.isalnum() or not path.is_file():
             raise exceptions.NotFound(f"Upload {upload_id!r} does not exist.")
-        path.unlink()
+        return path
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, upload_id: str) -> None:
+        self._path(upload_id).unlink()
         resp.status = falcon.HTTP_204
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, upload_id: str) -> Any:
-        path = self.directory / f"{upload_id}.tar.gz"
-        if not upload_id.isalnum() or not path.is_file():
-            raise exceptions.NotFound(f"Upload {upload_id!r} does not exist.")
+        path = self._path(upload_id)
         resp.media = {"id": upload_id, "path": str(path), "size": path.stat().st_size}
