@@ -1,4 +1,5 @@
-"""What a person sees: ``workflow run`` under tmux draws a bar; through a pipe, plain lines."""
+"""What a person sees: ``workflow run`` and ``plan create`` under tmux draw bars;
+through a pipe, plain lines."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+
+from tests.plan_trees import basic_tree, write_tree
 
 WORKBOOK = textwrap.dedent("""\
     version: '2.0'
@@ -50,11 +53,22 @@ def test_bar_on_a_terminal(env: dict[str, str], tmp_path: Path) -> None:
     tmux = shutil.which("tmux")
     if tmux is None:
         pytest.fail("tmux is not installed: run tools/run-tests.sh (apt-get install tmux)")
+    screen = run_in_tmux(tmux, env, "tripleo-flow workflow run three_steps -f value -c State")
+    lines = [line.rstrip() for line in screen.splitlines()]
+    assert "[########################] tasks done 3/3" in lines, screen
+    assert "SUCCESS" in lines, screen
+    # Each task's events stay readable above the bar, each on a line of its own.
+    for task in ("one", "two", "three"):
+        assert any(line.endswith(f"{task} succeeded") for line in lines), screen
+    assert not any("tasks done 1/3" in line for line in lines), screen  # redrawn in place
+
+
+def run_in_tmux(tmux: str, env: dict[str, str], command: str) -> str:
+    """Run ``command`` in a 120x30 tmux pane; the screen once it has finished."""
     session = f"tf-{uuid.uuid4().hex[:8]}"
-    command = ("tripleo-flow workflow run three_steps -f value -c State; "
-               "echo __FINISHED__; sleep 60")
     subprocess.run([tmux, "new-session", "-d", "-s", session, "-x", "120", "-y", "30",
-                    "bash", "--norc", "-c", command], env=env, check=True, timeout=30)
+                    "bash", "--norc", "-c", f"{command}; echo __FINISHED__; sleep 60"],
+                   env=env, check=True, timeout=30)
     try:
         deadline = time.monotonic() + 90
         screen = ""
@@ -64,16 +78,47 @@ def test_bar_on_a_terminal(env: dict[str, str], tmp_path: Path) -> None:
             if "__FINISHED__" in screen:
                 break
             time.sleep(0.2)
-        lines = [line.rstrip() for line in screen.splitlines()]
-        assert "__FINISHED__" in lines, screen
-        assert "[########################] tasks done 3/3" in lines, screen
-        assert "SUCCESS" in lines, screen
-        # Each task's events stay readable above the bar, each on a line of its own.
-        for task in ("one", "two", "three"):
-            assert any(line.endswith(f"{task} succeeded") for line in lines), screen
-        assert not any("tasks done 1/3" in line for line in lines), screen  # redrawn in place
+        assert "__FINISHED__" in [line.rstrip() for line in screen.splitlines()], screen
+        return screen
     finally:
         subprocess.run([tmux, "kill-session", "-t", session], check=False, timeout=30)
+
+
+def test_plan_create_bars_on_a_terminal(env: dict[str, str], tmp_path: Path) -> None:
+    tmux = shutil.which("tmux")
+    if tmux is None:
+        pytest.fail("tmux is not installed: run tools/run-tests.sh (apt-get install tmux)")
+    templates = write_tree(tmp_path / "t", basic_tree())
+    screen = run_in_tmux(tmux, env, f"tripleo-flow plan create oc --templates {templates} "
+                         "-f value -c name")
+    lines = [line.rstrip() for line in screen.splitlines()]
+    checked = [line for line in lines if "Checking templates (oc)" in line]
+    uploaded = [line for line in lines if "Uploading templates (oc)" in line]
+    # One finished bar per stage, each redrawn in place on its own line.
+    assert len(checked) == 1 and checked[0].startswith("[" + "#" * 24 + "]"), screen
+    assert len(uploaded) == 1 and uploaded[0].startswith("[" + "#" * 24 + "]"), screen
+    done, total = uploaded[0].split()[-2].split("/")
+    assert done == total and int(total) > 0, screen
+    assert "oc" in lines, screen
+
+
+def test_plan_create_plain_lines_through_a_pipe(env: dict[str, str], tmp_path: Path) -> None:
+    files = basic_tree()
+    for i in range(60):  # enough files for every 10% step to show
+        files[f"extra/file-{i:02d}.yaml"] = f"value: {i}\n" * 50
+    templates = write_tree(tmp_path / "t", files)
+    proc = subprocess.run(["tripleo-flow", "plan", "create", "oc", "--templates", str(templates),
+                           "-f", "value", "-c", "name"], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "oc" and "\r" not in proc.stderr
+    uploads = [line for line in proc.stderr.splitlines() if line.startswith("Uploading")]
+    checks = [line for line in proc.stderr.splitlines() if line.startswith("Checking")]
+    for lines in (checks, uploads):
+        assert 2 <= len(lines) <= 11, proc.stderr   # every 10%, not every file or block
+        counts = [tuple(int(n) for n in line.split()[3].split("/")) for line in lines]
+        assert counts[-1][0] == counts[-1][1] and counts == sorted(counts), proc.stderr
+    assert uploads[-1].endswith("KiB") and checks[-1].endswith("files")
 
 
 def test_plain_lines_through_a_pipe(env: dict[str, str]) -> None:

@@ -208,6 +208,20 @@ def test_put_objects_few_hundred_files(plan_store: PlanStore) -> None:
     plan_store.put_objects("overcloud", {})
 
 
+def test_put_objects_reports_bytes_until_all_are_stored(plan_store: PlanStore) -> None:
+    plan_store.create_container("overcloud")
+    objects = {f"roles/role-{i:02d}.yaml": b"x" * (1000 + 97 * i) for i in range(40)}
+    seen: list[tuple[int, int]] = []
+    plan_store.put_objects("overcloud", objects, lambda done, total: seen.append((done, total)))
+    assert plan_store.list_objects("overcloud") == sorted(objects)
+    payload = sum(len(d) for d in objects.values())
+    totals = {total for _, total in seen}
+    assert len(totals) == 1 and totals.pop() >= payload  # Swift counts tar headers too
+    assert seen[-1][0] == seen[-1][1]
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+    assert len(seen) > 1  # not only a final report
+
+
 # -- versions ------------------------------------------------------------------
 
 

@@ -7,6 +7,8 @@ import io
 import pytest
 
 from tripleo_flow.cli.progress import Progress, render_bar
+from tripleo_flow.core.progress import PercentSteps, PlanProgress, plan_stage
+from tripleo_flow.plans.transfer import CountingReader, TransferMeter
 
 
 @pytest.mark.parametrize("done, total, width, expected", [
@@ -47,3 +49,60 @@ def test_terminal_bar_redraws_one_line_and_keeps_notes_above() -> None:
     # What a terminal shows: apply carriage returns line by line.
     screen = [segment.split("\r")[-1].rstrip() for segment in text.split("\n")]
     assert screen == ["[t] a succeeded", f"{render_bar(2, 2)} tasks done 2/2", ""]
+
+
+def test_plain_lines_every_step_percent_and_at_the_end() -> None:
+    out = io.StringIO()
+    bar = Progress(out, "Uploading", tty=False, plain_step=25)
+    for done in range(0, 101, 5):
+        bar.update(done, 100, "KiB")
+    assert out.getvalue().splitlines() == [
+        "Uploading 0/100 KiB", "Uploading 25/100 KiB", "Uploading 50/100 KiB",
+        "Uploading 75/100 KiB", "Uploading 100/100 KiB"]
+
+
+@pytest.mark.parametrize("calls, forwarded", [
+    ([(0, 200), (1, 200), (2, 200), (3, 200), (4, 200)], [(0, 200), (2, 200), (4, 200)]),
+    ([(5, 10), (5, 10), (10, 10), (10, 10)], [(5, 10), (10, 10)]),
+    ([(0, 0)], [(0, 0)]),                     # nothing to do is done
+    ([(3, 1000), (2, 1000)], [(3, 1000)]),    # never backwards
+])
+def test_percent_steps_forward_each_whole_percent_once(
+        calls: list[tuple[int, int]], forwarded: list[tuple[int, int]]) -> None:
+    got: list[tuple[int, int]] = []
+    steps = PercentSteps(lambda done, total: got.append((done, total)))
+    for done, total in calls:
+        steps(done, total)
+    assert got == forwarded
+
+
+def test_plan_stage_wraps_counts_in_plan_progress() -> None:
+    got: list[PlanProgress] = []
+    assert plan_stage(None, "oc", "upload") is None
+    stage = plan_stage(got.append, "oc", "upload")
+    assert stage is not None
+    stage(50, 100)
+    stage(100, 100)
+    assert got == [PlanProgress("oc", "upload", 50, 100), PlanProgress("oc", "upload", 100, 100)]
+
+
+def test_transfer_meter_counts_a_resent_part_once() -> None:
+    got: list[tuple[int, int]] = []
+    meter = TransferMeter(300, lambda done, total: got.append((done, total)))
+    first, second = meter.part("a"), meter.part("b")
+    first(100)
+    second(50)
+    first(0)      # part a is sent again (a retried request)
+    first(100)
+    second(100)
+    meter.add(100)
+    assert got == [(100, 300), (150, 300), (50, 300), (150, 300), (200, 300), (300, 300)]
+
+
+def test_counting_reader_reports_positions_and_returns_the_data() -> None:
+    positions: list[int] = []
+    reader = CountingReader(b"abcdefghij", positions.append)
+    chunks = [reader.read(4), reader.read(4), reader.read(4), reader.read(4)]
+    assert b"".join(chunks) == b"abcdefghij" and chunks[-1] == b""
+    assert positions == [4, 8, 10]
+    assert len(CountingReader(b"abc")) == 3 and CountingReader(b"abc").read() == b"abc"

@@ -11,6 +11,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, encode_blobs
 from tripleo_flow.actions.undo import restore_objects
 from tripleo_flow.core import planenv, planmerge, roles, validation
+from tripleo_flow.core.progress import PlanProgressListener, plan_stage
 from tripleo_flow.flows import names
 from tripleo_flow.plans import sources
 from tripleo_flow.plans.plan import (
@@ -23,13 +24,18 @@ from tripleo_flow.plans.plan import (
     digest,
 )
 
+#: ``ActionContext.extras`` key of a :data:`~tripleo_flow.core.progress.PlanProgressListener`
+#: that plan create and update tell how far checking and uploading are.
+PLAN_PROGRESS = "plan_progress"
 
-def load_checked_tree(plan: str, templates: str) -> dict[str, bytes]:
+
+def load_checked_tree(plan: str, templates: str,
+                      listener: PlanProgressListener | None = None) -> dict[str, bytes]:
     """Read a template tree and check everything that can be checked offline."""
     files = sources.read_templates(templates)
     if not files:
         raise exceptions.InvalidInput(f"Templates {templates!r} hold no files.")
-    validation.check_yaml_files(files)
+    validation.check_yaml_files(files, plan_stage(listener, plan, "check"))
     if PLAN_ENV in files:
         planenv.parse_plan_environment(files[PLAN_ENV], PLAN_ENV)
     if "roles_data.yaml" in files:
@@ -49,7 +55,8 @@ class CreatePlan(Action):
         repo = PlanRepository(self.context.store)
         if repo.exists(plan):
             raise exceptions.PlanExists(plan)
-        files = load_checked_tree(plan, templates)
+        listener = self.context.extras.get(PLAN_PROGRESS)
+        files = load_checked_tree(plan, templates, listener)
         if PLAN_ENV in files:
             env = planenv.parse_plan_environment(files[PLAN_ENV], PLAN_ENV)
             env["name"] = plan
@@ -66,7 +73,8 @@ class CreatePlan(Action):
             # 2.5x on a template tree, and only later changes need history.
             self.context.store.create_container(plan, {PLAN_TAG[0]: PLAN_TAG[1]})
             try:
-                self.context.store.put_objects(plan, files)
+                self.context.store.put_objects(plan, files,
+                                               plan_stage(listener, plan, "upload"))
                 repo.save_manifest(plan, manifest)
                 self.context.store.set_versioning(plan, True)
             except BaseException:
@@ -151,7 +159,8 @@ class UpdatePlan(Action):
     def execute(self, plan: str, templates: str) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)
         repo.require(plan)
-        new = load_checked_tree(plan, templates)
+        listener = self.context.extras.get(PLAN_PROGRESS)
+        new = load_checked_tree(plan, templates, listener)
         store = self.context.store
         with self.context.locks.hold(plan):
             old_names = set(store.list_objects(plan))
@@ -176,7 +185,7 @@ class UpdatePlan(Action):
                            if p != PLAN_ENV and p not in user_files},
                 rendered=manifest.rendered)
             try:
-                store.put_objects(plan, to_write)
+                store.put_objects(plan, to_write, plan_stage(listener, plan, "upload"))
                 store.delete_objects(plan, to_delete)
                 repo.save_manifest(plan, new_manifest)
             except BaseException:

@@ -3,6 +3,7 @@ passwords and parameters.  Each method runs one action or one flow."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
@@ -18,6 +19,7 @@ from tripleo_flow.actions import (
     roles,
 )
 from tripleo_flow.actions.templates import ProcessTemplates
+from tripleo_flow.core.progress import PlanProgressListener
 from tripleo_flow.flows import names
 from tripleo_flow.flows import plan as plan_flows
 from tripleo_flow.flows.run import run_flow
@@ -47,24 +49,39 @@ class PlansMixin:
 
     # -- plans -------------------------------------------------------------
 
+    def _with_plan_progress(self, progress: PlanProgressListener | None) -> base.ActionContext:
+        if progress is None:
+            return self.context
+        return dataclasses.replace(
+            self.context, extras={**self.context.extras, plan.PLAN_PROGRESS: progress})
+
     def create_plan(self, name: str, templates: str | Path | None = None,
-                    description: str = "", sample: bool = False) -> dict[str, Any]:
+                    description: str = "", sample: bool = False,
+                    progress: PlanProgressListener | None = None) -> dict[str, Any]:
         """Create plan ``name`` from a directory or .tar.gz (or the sample plan), render
-        its templates and generate its passwords; on any failure no plan is left."""
+        its templates and generate its passwords; on any failure no plan is left.
+
+        :param progress: told how far the template check (files) and the upload
+            (bytes) are, in whole-percent steps (:class:`~tripleo_flow.core.progress.PlanProgress`).
+        """
         source = sample_plan_dir() if sample else templates
         if source is None:
             from tripleo_flow import exceptions
 
             raise exceptions.InvalidInput("Give the templates (a directory or .tar.gz) or sample.")
-        results = run_flow(plan_flows.create_plan(self.context), {
+        results = run_flow(plan_flows.create_plan(self._with_plan_progress(progress)), {
             names.PLAN: name, names.TEMPLATES: str(source), names.DESCRIPTION: description})
         return {"name": name, "files": results[names.PLAN_CREATED]["files"],
                 "rendered": len(results[names.RENDERED]["files"]),
                 "passwords": len(results[names.PASSWORDS_GENERATED]["absent"])}
 
-    def update_plan(self, name: str, templates: str | Path) -> dict[str, Any]:
-        """Replace the templates of ``name``, keeping the user's values and files."""
-        results = run_flow(plan_flows.update_plan(self.context),
+    def update_plan(self, name: str, templates: str | Path,
+                    progress: PlanProgressListener | None = None) -> dict[str, Any]:
+        """Replace the templates of ``name``, keeping the user's values and files.
+
+        :param progress: as for :meth:`create_plan` (the upload counts changed files only).
+        """
+        results = run_flow(plan_flows.update_plan(self._with_plan_progress(progress)),
                            {names.PLAN: name, names.TEMPLATES: str(templates)})
         updated = results[names.PLAN_UPDATED]
         return {"name": name, "changed": updated["changed"], "deleted": len(updated["deleted"]),

@@ -13,6 +13,37 @@ from cliff.lister import Lister
 from cliff.show import ShowOne
 
 from tripleo_flow.cli.common import ClientMixin, show
+from tripleo_flow.cli.progress import Progress
+from tripleo_flow.core.progress import PlanProgress
+
+
+class PlanProgressView:
+    """A bar per stage of a plan create or update: files checked, then KiB uploaded
+    (plain lines every 10% without a terminal)."""
+
+    LABELS = {"check": ("Checking templates", "files"), "upload": ("Uploading templates", "KiB")}
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self._stage = ""
+        self._bar: Progress | None = None
+
+    def __call__(self, report: PlanProgress) -> None:
+        label, unit = self.LABELS.get(report.stage, (report.stage, ""))
+        if report.stage != self._stage:
+            self.finish()
+            self._stage = report.stage
+            self._bar = Progress(self.stream, f"{label} ({report.plan})", plain_step=10)
+        done, total = report.done, report.total
+        if unit == "KiB":
+            done, total = -(-done // 1024), -(-total // 1024)
+        assert self._bar is not None
+        self._bar.update(done, total, unit)
+
+    def finish(self) -> None:
+        if self._bar is not None:
+            self._bar.finish()
+            self._bar = None
 
 
 class CreatePlan(ClientMixin, ShowOne):
@@ -30,8 +61,12 @@ class CreatePlan(ClientMixin, ShowOne):
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        return show(self.client.create_plan(args.name, args.templates, args.description,
-                                                sample=args.sample))
+        view = PlanProgressView(self.app.stderr)
+        try:
+            return show(self.client.create_plan(args.name, args.templates, args.description,
+                                                sample=args.sample, progress=view))
+        finally:
+            view.finish()
 
 
 class UpdatePlan(ClientMixin, ShowOne):
@@ -45,7 +80,11 @@ class UpdatePlan(ClientMixin, ShowOne):
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        return show(self.client.update_plan(args.name, args.templates))
+        view = PlanProgressView(self.app.stderr)
+        try:
+            return show(self.client.update_plan(args.name, args.templates, progress=view))
+        finally:
+            view.finish()
 
 
 class ListPlans(ClientMixin, Lister):

@@ -21,12 +21,17 @@ def render_bar(done: int, total: int, width: int = BAR_WIDTH) -> str:
 class Progress:
     """One line that redraws itself on a terminal; one line per change elsewhere."""
 
-    def __init__(self, stream: TextIO, label: str, tty: bool | None = None) -> None:
+    def __init__(self, stream: TextIO, label: str, tty: bool | None = None,
+                 plain_step: int = 0) -> None:
+        """:param plain_step: without a terminal, print a line only each time another
+            ``plain_step`` percent is done (and at the end); 0 prints every change."""
         self.stream = stream
         self.label = label
         self.tty = stream.isatty() if tty is None else tty
+        self.plain_step = plain_step
         self._line = ""
         self._last_plain = ""
+        self._last_step = -1
 
     def _columns(self) -> int:
         return shutil.get_terminal_size((80, 24)).columns
@@ -38,10 +43,20 @@ class Progress:
             line = f"{render_bar(done, total)} {text}"[: self._columns() - 1]
             self.stream.write("\r" + line.ljust(len(self._line)))
             self._line = line
-        elif text != self._last_plain:
+        elif text != self._last_plain and self._plain_due(done, total):
             self.stream.write(text + "\n")
             self._last_plain = text
         self.stream.flush()
+
+    def _plain_due(self, done: int, total: int) -> bool:
+        if self.plain_step <= 0:
+            return True
+        step = 100 // self.plain_step if total <= 0 or done >= total else (
+            done * 100 // total // self.plain_step)
+        if step <= self._last_step:
+            return False
+        self._last_step = step
+        return True
 
     def note(self, message: str) -> None:
         """A message above the bar (an event, a warning)."""

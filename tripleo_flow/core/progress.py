@@ -1,11 +1,17 @@
-"""Progress of a stack being followed: resources complete / total and new events.
+"""Progress of long work, as values a listener receives.
 
-Pure: takes what the Heat API lists (resources and events, nested ones
-included) and returns a :class:`StackProgress` value and the lines a user reads.
+* A stack being followed: resources complete / total and new events.  Pure:
+  takes what the Heat API lists (resources and events, nested ones included)
+  and returns a :class:`StackProgress` value and the lines a user reads.
+* A plan create or update: files checked, then bytes written to the plan
+  store (:class:`PlanProgress`), reported in whole-percent steps
+  (:class:`PercentSteps`) so a listener is called about a hundred times
+  whatever the size of the tree.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -72,5 +78,53 @@ def new_events(events: Iterable[Mapping[str, Any]], seen: set[str]) -> list[str]
     return fresh
 
 
-__all__ = ["ProgressListener", "StackProgress", "count_resources", "event_line", "event_stack",
-           "is_complete", "new_events"]
+@dataclass(frozen=True)
+class PlanProgress:
+    """How far a plan create or update is.
+
+    ``stage`` is ``check`` (``done`` of ``total`` template files parsed) or
+    ``upload`` (``done`` of ``total`` bytes written to the plan store).
+    """
+
+    plan: str
+    stage: str
+    done: int
+    total: int
+
+
+#: What a plan create or update calls as it checks and uploads templates.
+PlanProgressListener = Callable[[PlanProgress], None]
+
+#: ``(done, total)`` of one stage of work.
+CountListener = Callable[[int, int], None]
+
+
+class PercentSteps:
+    """Forward ``(done, total)`` to ``listener`` only when another whole percent is
+    done (and always at the end); safe to call from several threads."""
+
+    def __init__(self, listener: CountListener) -> None:
+        self._listener = listener
+        self._lock = threading.Lock()
+        self._last = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        percent = 100 if total <= 0 else min(100, done * 100 // total)
+        with self._lock:
+            if percent <= self._last:
+                return
+            self._last = percent
+            self._listener(done, total)
+
+
+def plan_stage(listener: PlanProgressListener | None, plan: str,
+               stage: str) -> CountListener | None:
+    """The ``(done, total)`` callback of one stage for ``listener`` (None for none)."""
+    if listener is None:
+        return None
+    return PercentSteps(lambda done, total: listener(PlanProgress(plan, stage, done, total)))
+
+
+__all__ = ["CountListener", "PercentSteps", "PlanProgress", "PlanProgressListener",
+           "ProgressListener", "StackProgress", "count_resources", "event_line", "event_stack",
+           "is_complete", "new_events", "plan_stage"]

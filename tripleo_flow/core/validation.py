@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from tripleo_flow.core import planenv
 
@@ -13,14 +13,16 @@ def is_j2(path: str) -> bool:
     return path.endswith((".j2.yaml", ".j2.yml", ".j2"))
 
 
-def check_yaml_files(files: Mapping[str, bytes]) -> int:
+def check_yaml_files(files: Mapping[str, bytes],
+                     progress: Callable[[int, int], None] | None = None) -> int:
     """Parse every plain (non-j2) YAML file; raise InvalidTemplate naming the first bad one.
 
+    :param progress: called with ``(files checked, files to check)`` after each file.
     :returns: how many files were checked.
     """
-    checked = 0
-    for path in sorted(files):
-        if path.endswith(_YAML_SUFFIXES) and not is_j2(path):
-            planenv.load_yaml(files[path], path)
-            checked += 1
-    return checked
+    paths = [p for p in sorted(files) if p.endswith(_YAML_SUFFIXES) and not is_j2(p)]
+    for checked, path in enumerate(paths, 1):
+        planenv.load_yaml(files[path], path)
+        if progress is not None:
+            progress(checked, len(paths))
+    return len(paths)

@@ -21,7 +21,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from tripleo_flow import exceptions
+from tripleo_flow.core.progress import CountListener
 from tripleo_flow.plans.store import ContainerInfo, ObjectVersion, check_metadata
+from tripleo_flow.plans.transfer import TransferMeter
 
 _META = "meta.json"
 _OBJECTS = "objects"
@@ -197,12 +199,15 @@ class LocalStore:
                 f"Cannot write {name!r} in container {container!r}: {exc}"
             ) from exc
 
-    def put_objects(self, container: str, objects: Mapping[str, bytes]) -> None:
+    def put_objects(self, container: str, objects: Mapping[str, bytes],
+                    progress: CountListener | None = None) -> None:
         path = self._existing(container)
         for name in objects:  # refuse the whole batch before writing anything
             self._object_path(path, name)
+        meter = TransferMeter(sum(len(d) for d in objects.values()), progress)
         for name, data in objects.items():
             self.put_object(container, name, data)
+            meter.add(len(data))
 
     def delete_object(self, container: str, name: str) -> None:
         path = self._existing(container)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from tripleo_flow import exceptions
+from tripleo_flow.core.progress import CountListener
 
 _META_KEY = re.compile(r"^[a-z0-9][a-z0-9-]{0,127}$")
 MAX_META_VALUE_BYTES = 256
@@ -121,8 +122,12 @@ class PlanStore(Protocol):
 
     def put_object(self, container: str, name: str, data: bytes) -> None: ...
 
-    def put_objects(self, container: str, objects: Mapping[str, bytes]) -> None:
-        """Upload many objects at once (the fast path for template trees)."""
+    def put_objects(self, container: str, objects: Mapping[str, bytes],
+                    progress: CountListener | None = None) -> None:
+        """Upload many objects at once (the fast path for template trees).
+
+        :param progress: called with ``(bytes done, bytes total)`` as the upload goes.
+        """
         ...
 
     def delete_object(self, container: str, name: str) -> None:

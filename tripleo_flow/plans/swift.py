@@ -29,6 +29,7 @@ from swiftclient import client as swiftclient
 from swiftclient.exceptions import ClientException
 
 from tripleo_flow import exceptions
+from tripleo_flow.core.progress import CountListener
 from tripleo_flow.plans import store as _store
 from tripleo_flow.plans.store import ContainerInfo, ObjectVersion
 from tripleo_flow.plans.swift_bulk import (
@@ -39,6 +40,7 @@ from tripleo_flow.plans.swift_bulk import (
     raise_failures,
     split_evenly,
 )
+from tripleo_flow.plans.transfer import TransferMeter
 
 _META = "x-container-meta-"
 _DELETE_MARKER = "application/x-deleted;swift_versions_deleted=1"
@@ -322,9 +324,12 @@ class SwiftStore:
         except ClientException as exc:
             raise exceptions.ContainerNotFound(container) from exc
 
-    def put_objects(self, container: str, objects: Mapping[str, bytes]) -> None:
+    def put_objects(self, container: str, objects: Mapping[str, bytes],
+                    progress: CountListener | None = None) -> None:
         """Upload ``objects`` as tar archives, one parallel chunk per upload thread.
 
+        :param progress: called with ``(bytes sent, bytes total)``; the bytes are
+            those of the archives (objects plus their tar headers).
         :raises PlanStoreError: naming the objects Swift did not store.
         """
         for name in objects:
@@ -333,13 +338,17 @@ class SwiftStore:
         if not objects:
             return
         if "bulk_upload" not in self._capabilities():
-            self.put_objects_single(container, objects)
+            self.put_objects_single(container, objects, progress)
             return
-        chunks = split_evenly(objects, self.upload_threads)
-        failures = self._parallel(lambda chunk: self._extract_archive(container, chunk), chunks)
+        parts = [(chunk, make_tar(chunk)) for chunk in split_evenly(objects, self.upload_threads)]
+        meter = TransferMeter(sum(len(archive) for _, archive in parts), progress)
+        failures = self._parallel(
+            lambda part: self._extract_archive(container, part[0], part[1],
+                                               meter.part(id(part[1]))), parts)
         raise_failures("upload", container, failures)
 
-    def put_objects_single(self, container: str, objects: Mapping[str, bytes]) -> None:
+    def put_objects_single(self, container: str, objects: Mapping[str, bytes],
+                           progress: CountListener | None = None) -> None:
         """Upload ``objects`` with one PUT each over parallel connections.
 
         The alternative to :meth:`put_objects` kept for ``bench/plan_upload.py``.
@@ -347,12 +356,14 @@ class SwiftStore:
         for name in objects:
             _check_object(name)
         self._head(container)
+        meter = TransferMeter(sum(len(d) for d in objects.values()), progress)
 
         def put(name: str) -> Failures:
             try:
                 self.put_object(container, name, objects[name])
             except exceptions.TripleoFlowError as exc:
                 return [(name, str(exc))]
+            meter.add(len(objects[name]))
             return []
 
         raise_failures("upload", container, self._parallel(put, list(objects)))
@@ -420,12 +431,12 @@ class SwiftStore:
                                 thread_name_prefix="swift-store") as pool:
             return [failure for result in pool.map(func, items) for failure in result]
 
-    def _extract_archive(self, container: str, objects: Mapping[str, bytes]) -> Failures:
-        archive = make_tar(objects)
+    def _extract_archive(self, container: str, objects: Mapping[str, bytes], archive: bytes,
+                         sent: Callable[[int], None]) -> Failures:
         target = f"{len(objects)} objects in container {container!r}"
         try:
-            body = self._call("upload", target,
-                              lambda c: c._retry(None, put_archive, container, archive))
+            body = self._call("upload", target, lambda c: c._retry(
+                None, put_archive, container, archive, sent=sent))
         except ClientException:
             return [(name, f"container {container!r} does not exist") for name in objects]
         except exceptions.TripleoFlowError as exc:

@@ -12,30 +12,33 @@ from __future__ import annotations
 import io
 import json
 import tarfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote, unquote
 
 from swiftclient.exceptions import ClientException
 
 from tripleo_flow import exceptions
+from tripleo_flow.plans.transfer import CountingReader
 
 Failures = list[tuple[str, str]]
 """(object name, reason) for each object a request did not store or delete."""
 
 
 def put_archive(url: str, token: str, container: str, archive: bytes,
-                 http_conn: tuple[Any, Any], service_token: str | None = None) -> bytes:
+                http_conn: tuple[Any, Any], service_token: str | None = None,
+                sent: Callable[[int], None] | None = None) -> bytes:
     """PUT ``archive`` to ``container?extract-archive=tar``; return the JSON body.
 
     A function for ``Connection._retry`` (retries, re-authentication), like
-    swiftclient's own request functions.
+    swiftclient's own request functions.  ``sent`` is told how many bytes of
+    the archive have gone out; each attempt sends (and counts) from the start.
     """
     parsed, conn = http_conn
     path = f"{parsed.path}/{quote(container)}?extract-archive=tar"
     headers = {"X-Auth-Token": token, "Accept": "application/json",
                "Content-Type": "application/x-tar", "Content-Length": str(len(archive))}
-    conn.request("PUT", path, archive, headers)
+    conn.request("PUT", path, CountingReader(archive, sent), headers)
     resp = conn.getresponse()
     body = resp.read()
     if not 200 <= resp.status < 300:
