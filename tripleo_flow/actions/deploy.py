@@ -46,10 +46,17 @@ def _now() -> str:
 
 
 def _reason(flow_failures: Any) -> tuple[str, list[dict[str, str]]]:
-    """The message and the failed resources of the first failure of a flow."""
+    """The message and the failed resources of the first failure of a flow.
+
+    A workbook task wraps the action's error (``TaskFailed`` from it): the failed
+    resources are looked for along the chain of causes.
+    """
     for atom, failure in (flow_failures or {}).items():
         error = getattr(failure, "exception", None)
-        failures = list(getattr(error, "failures", []) or [])
+        failures: list[dict[str, str]] = []
+        while error is not None and not failures:
+            failures = list(getattr(error, "failures", []) or [])
+            error = error.__cause__
         return f"{atom}: {failure.exception_str}", failures
     return "deployment reverted", []
 

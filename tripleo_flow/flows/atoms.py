@@ -252,12 +252,15 @@ class ActionAtom(_WorkbookAtom):
         except futures.TimeoutError:
             raise TaskFailed(f"task {self.spec.name!r} timed out after {timeout:g} s") from None
 
-    def _undo(self, inputs: dict[str, Any], result: Any) -> None:
+    def _undo(self, inputs: dict[str, Any], result: Any,
+              flow_failures: Mapping[str, Any] | None = None) -> None:
+        """Revert the action; ``flow_failures`` (what failed, by atom) reaches actions
+        that take it, so a revert can record the reason of the failure."""
         action = self._get_action()
         accepted = _accepted(action.revert)
         args = {k: v for k, v in inputs.items() if accepted is None or k in accepted}
         if accepted is None or "flow_failures" in accepted:
-            args["flow_failures"] = {}
+            args["flow_failures"] = dict(flow_failures or {})
         action.revert(result=result, **args)
 
     def _run_items(self, ctx: dict[str, Any], kwargs: Mapping[str, Any],
@@ -270,7 +273,8 @@ class ActionAtom(_WorkbookAtom):
             except TaskFailed:
                 raise
             except Exception as exc:
-                self._undo(inputs, failure.Failure.from_exception(exc))
+                self._undo(inputs, failure.Failure.from_exception(exc),
+                           {self.name: failure.Failure.from_exception(exc)})
                 raise
         concurrency = self.spec.with_items.concurrency if self.spec.with_items else None
         width = int(evaluator.evaluate(concurrency)) if concurrency is not None else 1
@@ -365,18 +369,19 @@ class ActionAtom(_WorkbookAtom):
                 raise
             raise TaskFailed(f"task {self.spec.name!r}: {exc}") from exc
 
-    def _revert_outcome(self, outcome: Mapping[str, Any], kwargs: Mapping[str, Any]) -> None:
+    def _revert_outcome(self, outcome: Mapping[str, Any], kwargs: Mapping[str, Any],
+                        flow_failures: Mapping[str, Any] | None = None) -> None:
         if outcome.get("state") != SUCCESS:
             return
         ctx = self._merge(self._selected(kwargs))
         items = self._items(self._evaluator(ctx, kwargs))
         if items is None:
-            self._undo(self._inputs(ctx, kwargs, None), outcome.get("result"))
+            self._undo(self._inputs(ctx, kwargs, None), outcome.get("result"), flow_failures)
             return
         results = outcome.get("result") or []
         for index in reversed(range(len(items))):
             self._undo(self._inputs(ctx, kwargs, items[index]),
-                       results[index] if index < len(results) else None)
+                       results[index] if index < len(results) else None, flow_failures)
 
     def revert(self, result: Any = None, flow_failures: Any = None, **kwargs: Any) -> None:
         """Undo the action(s) of a completed task, newest item first.
@@ -386,7 +391,7 @@ class ActionAtom(_WorkbookAtom):
         """
         if isinstance(result, failure.Failure) or not isinstance(result, Mapping):
             return
-        self._revert_outcome(result, kwargs)
+        self._revert_outcome(result, kwargs, flow_failures)
 
 
 class EnterAtom(_WorkbookAtom):

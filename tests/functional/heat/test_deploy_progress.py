@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.functional.heat.conftest import free_port, heat_processes
+from tests.functional.heat.test_deploy import FAILING_RESOURCE
 from tripleo_flow.api import Client
+from tripleo_flow.api.plans import sample_plan_dir
 from tripleo_flow.cli.main import main
 from tripleo_flow.heat.workdir import HeatDir
 
@@ -61,6 +64,31 @@ def test_workflow_run_deploy_runs_end_to_end(
         assert client.deployment_status("oc")["deployment_status"] == "DEPLOY_SUCCESS"
         executions = client.list_executions("deploy")
         assert [e.state for e in executions] == ["SUCCESS"]
+    finally:
+        client.close()
+    assert heat_processes(HeatDir(work).conf_file) == []
+
+
+def test_failed_deploy_workflow_records_the_failing_reason(
+        tmp_path: Path, heat_venv: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    templates = tmp_path / "templates"
+    shutil.copytree(sample_plan_dir(), templates)
+    root = templates / "overcloud.j2.yaml"
+    root.write_text(root.read_text().replace("\noutputs:\n", FAILING_RESOURCE + "\noutputs:\n", 1))
+    conf = ["--config-file", str(_conf_file(tmp_path, heat_venv))]
+    assert main([*conf, "plan", "create", "broken", "--templates", str(templates)]) == 0
+    work = tmp_path / "work"
+    assert main([*conf, "workflow", "run", "deploy", "--input", "plan=broken",
+                 "--input", f"work_dir={work}", "--input", "heat_type=native"]) == 6
+    client = Client.from_config_files([conf[1]])
+    try:
+        status = client.deployment_status("broken")
+        assert status["deployment_status"] == "DEPLOY_FAILED"
+        # The reason of the failing task, not a bare "deployment reverted".
+        assert "deploy_stack" in status["message"] and "CREATE_FAILED" in status["message"]
+        assert [f["resource"] for f in client.deployment_failures("broken")] == [
+            "BrokenOnPurpose"]
+        assert [e.state for e in client.list_executions("deploy")] == ["REVERTED"]
     finally:
         client.close()
     assert heat_processes(HeatDir(work).conf_file) == []
