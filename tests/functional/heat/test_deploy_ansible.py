@@ -38,6 +38,20 @@ def test_deploy_runs_the_deploy_steps_playbook_locally(client: Client, tmp_path:
     assert heat_processes(HeatDir(work).conf_file) == []
 
 
+def test_deploy_workflow_runs_the_playbook_when_asked(client: Client, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    client.create_plan("oc", sample=True)
+    execution = client.run_workflow("deploy", {
+        "plan": "oc", "work_dir": str(work), "run_ansible": True,
+        "ansible_connection": "local"})
+    assert execution.state == "SUCCESS", execution
+    tasks = [t.name for t in client.execution_tasks(execution.id)]
+    assert "run_ansible" in tasks and "finish" in tasks, tasks
+    log = (work / "ansible.log").read_text()
+    assert "Controller step 1" in log and "failed=0" in log, log
+    assert client.deployment_status("oc")["deployment_status"] == "DEPLOY_SUCCESS"
+
+
 def test_failing_playbook_reverts_the_deployment(client: Client, tmp_path: Path) -> None:
     templates = tmp_path / "templates"
     shutil.copytree(sample_plan_dir(), templates)

@@ -37,6 +37,7 @@ SIGNATURES = {
     "deploy.config_download": "plan, work_dir, stack_outputs",
     "heat.kill": "heat_dir, heat_type=None",
     "deploy.finish": "plan, work_dir, heat_type, config_download",
+    "deploy.run_ansible": "plan, work_dir, config_download, ansible_connection=None",
 }
 
 
@@ -59,19 +60,19 @@ def test_shipped_workbooks_are_valid() -> None:
 
 
 def test_deploy_workflow_takes_plan_heat_type_work_dir_and_runs_the_deploy_actions() -> None:
-    from tripleo_flow.actions import deploy, heat
+    from tripleo_flow.actions import ansible, deploy, heat
 
     real = {"deploy.start": deploy.StartDeployment, "deploy.check": deploy.CheckPlan,
             "deploy.launch_heat": deploy.LaunchDeploymentHeat, "deploy.stack": deploy.DeployStack,
             "deploy.save_outputs": deploy.SaveStackOutputs,
             "deploy.config_download": deploy.WriteConfigDownload, "heat.kill": heat.KillHeat,
-            "deploy.finish": deploy.FinishDeployment}
+            "deploy.run_ansible": ansible.RunAnsible, "deploy.finish": deploy.FinishDeployment}
     actions = {name: _action(name, sig) for name, sig in SIGNATURES.items()}
     catalog = _catalog({**actions, **real})
     assert catalog.entries["tripleo.deploy"].problems == []
     workflow = catalog.get("deploy")
     assert [i.name for i in workflow.inputs] == [
-        "plan", "heat_type", "work_dir"]
+        "plan", "heat_type", "work_dir", "run_ansible", "ansible_connection"]
     assert [t.action for t in workflow.tasks.values()] == list(real)
 
 
