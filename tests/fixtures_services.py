@@ -48,3 +48,23 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     finally:
         proc.kill()
         proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def mysql_lock_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """tooz's MySQL driver URL on a private MariaDB (FAILS when MariaDB is missing)."""
+    from tests.functional.mariadb import PrivateMariaDB
+
+    server = PrivateMariaDB(tmp_path_factory.mktemp("mariadb-locks"))
+    try:
+        server.start()
+    except RuntimeError as exc:
+        pytest.fail(f"{exc} (run tools/run-tests.sh)")
+    try:
+        conn = server.admin()
+        with conn.cursor() as cur:
+            cur.execute("CREATE DATABASE tooz")
+        conn.close()
+        yield f"mysql://tfadmin:{server.password}@127.0.0.1:{server.port}/tooz"
+    finally:
+        server.stop()

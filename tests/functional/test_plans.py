@@ -195,15 +195,18 @@ def test_parameter_change_reverts_when_a_later_task_fails(client: Client, templa
     assert yaml.safe_load(client.store.get_object("overcloud", PLAN_ENV)) == yaml.safe_load(before)
 
 
-@pytest.mark.parametrize("lock_service", ["file", "redis"])
+@pytest.mark.parametrize("lock_service", ["file", "redis", "mysql"])
 def test_concurrent_writers_lose_no_update(client: Client, templates: Path, tmp_path: Path,
                                            lock_service: str,
                                            request: pytest.FixtureRequest) -> None:
     """Writers with lock clients of their own (as separate hosts would have) lose nothing.
 
-    ``file`` is tooz's file driver (one host); ``redis`` a real Redis shared by hosts.
+    ``file`` is tooz's file driver (one host); ``redis`` a real Redis and ``mysql`` a
+    real MariaDB (``GET_LOCK``) shared by hosts.
     """
-    lock_url = request.getfixturevalue("redis_url") if lock_service == "redis" else None
+    fixtures = {"redis": "redis_url", "mysql": "mysql_lock_url"}
+    lock_url = (request.getfixturevalue(fixtures[lock_service])
+                if lock_service in fixtures else None)
     client.create_plan("overcloud", templates)
     errors: list[BaseException] = []
 
