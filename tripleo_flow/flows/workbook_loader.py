@@ -21,6 +21,8 @@ from tripleo_flow.flows import workbook_validator
 from tripleo_flow.flows.workbook_model import Problem, Workbook, WorkflowSpec, parse_workbook
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: The shipped workbooks: ``workbooks/`` at the top of the source tree, seen by the
+#: package through the ``tripleo_flow/workbooks`` link (wheels hold the files).
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "workbooks"
 
 
