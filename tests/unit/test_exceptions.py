@@ -60,3 +60,4 @@ def test_messages_say_what_to_do_next() -> None:
     assert "tripleo-flow plan create overcloud" in str(exceptions.PlanNotFound("overcloud"))
     assert "--force" in str(exceptions.PlanBusy("overcloud", "DEPLOYING"))
     assert "reverted" in str(exceptions.WorkflowFailed("deploy", "stack", "boom", True))
+    assert "[api] max_upload_size" in str(exceptions.BodyTooLarge(1024))
