@@ -121,6 +121,17 @@ API_OPTS = [
                "keystonemiddleware (options in [keystone_authtoken]; pip install "
                "keystonemiddleware)."),
     cfg.IntOpt("threads", default=8, min=1, help="Request threads of the WSGI server."),
+    cfg.IntOpt("max_upload_size", default=1 << 30, min=0,
+               help="Largest request body in bytes (an uploaded or plan .tar.gz); larger "
+               "ones get 413 and nothing is kept. 0 means no limit."),
+    cfg.IntOpt("upload_ttl", default=86400, min=0,
+               help="Seconds an upload (POST /v1/uploads) is kept; older ones are deleted "
+               "when the server starts and whenever a new upload arrives. 0 keeps them "
+               "until they are deleted with DELETE /v1/uploads/{id}."),
+    cfg.IntOpt("idempotency_key_ttl", default=86400, min=1,
+               help="Seconds an Idempotency-Key of a workflow start is remembered (in the "
+               "executions database, so API servers sharing it share keys); a start with "
+               "an expired key starts a new execution."),
 ]
 
 

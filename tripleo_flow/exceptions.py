@@ -13,6 +13,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- InvalidParameter
      |    +-- UnknownEnvironment
      |    +-- InvalidWorkbook
+     |    +-- BodyTooLarge                 (413: a request body past [api] max_upload_size)
      +-- NotFound                          exit 3   404
      |    +-- PlanNotFound
      |    +-- ObjectNotFound
@@ -98,6 +99,20 @@ class UnknownEnvironment(InvalidInput):
 
 class InvalidWorkbook(InvalidInput):
     pass
+
+
+class BodyTooLarge(InvalidInput):
+    """A request body (an uploaded archive) larger than ``[api] max_upload_size``."""
+
+    kind = "too-large"
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"The request body is larger than the limit of {limit} bytes "
+            "([api] max_upload_size). Send a smaller archive, or raise [api] max_upload_size "
+            "in the server's configuration (0 means no limit)."
+        )
+        self.limit = limit
 
 
 # -- not found ---------------------------------------------------------------
@@ -342,6 +357,7 @@ EXIT_CODES: dict[type[TripleoFlowError], int] = {
 
 HTTP_STATUS: dict[type[TripleoFlowError], int] = {
     InvalidInput: 400,
+    BodyTooLarge: 413,
     NotFound: 404,
     Conflict: 409,
     BackendUnavailable: 503,

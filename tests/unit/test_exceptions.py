@@ -15,7 +15,7 @@ SAMPLE_ARGS = {
     "reverted": True, "stack": "overcloud", "what": "heat-all", "heat_dir": "/w",
     "host": "127.0.0.1", "port": 8006, "detail": "running", "command": "tripleo-flow heat install",
     "playbook": "deploy_steps_playbook.yaml", "returncode": 2, "log": "/w/ansible.log",
-    "tail": "fatal: [c-0]: FAILED!", "owner": "pid 12 on host-a",
+    "tail": "fatal: [c-0]: FAILED!", "owner": "pid 12 on host-a", "limit": 1024,
     "failures": [{"stack": "overcloud", "resource": "r", "type": "T", "reason": "bad"}],
 }
 
@@ -39,7 +39,7 @@ def test_every_error_renders(cls: type[exceptions.TripleoFlowError]) -> None:
     message = str(error)
     assert message and "\n" not in message
     assert exceptions.exit_code(error) in {1, 2, 3, 4, 5, 6}
-    assert exceptions.http_status(error) in {400, 404, 409, 500, 503}
+    assert exceptions.http_status(error) in {400, 404, 409, 413, 500, 503}
 
 
 @pytest.mark.parametrize("error, code, status", [
@@ -47,6 +47,7 @@ def test_every_error_renders(cls: type[exceptions.TripleoFlowError]) -> None:
     (exceptions.InvalidPlanName("a b"), 2, 400),
     (exceptions.PlanExists("p"), 4, 409),
     (exceptions.PlanStoreError("down"), 5, 503),
+    (exceptions.BodyTooLarge(1024), 2, 413),
     (exceptions.WorkflowFailed("w", "t", "boom", True), 6, 500),
     (RuntimeError("unexpected"), 1, 500),
 ])
@@ -59,3 +60,4 @@ def test_messages_say_what_to_do_next() -> None:
     assert "tripleo-flow plan create overcloud" in str(exceptions.PlanNotFound("overcloud"))
     assert "--force" in str(exceptions.PlanBusy("overcloud", "DEPLOYING"))
     assert "reverted" in str(exceptions.WorkflowFailed("deploy", "stack", "boom", True))
+    assert "[api] max_upload_size" in str(exceptions.BodyTooLarge(1024))

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
 from tripleo_flow.flows.executions import Execution
 from tripleo_flow.http import ROUTES
 from tripleo_flow.http.events import ended, format_event
+from tripleo_flow.http.server import BODY_SLACK, waitress_body_limit
 from tripleo_flow.http.spec import Operation, Route, openapi
 
 
@@ -44,3 +46,15 @@ def test_every_route_has_a_unique_operation_id() -> None:
     ids = [op["operationId"] for item in openapi(ROUTES)["paths"].values()
            for op in item.values()]
     assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize(("path", "method"), [
+    ("/v1/uploads", "post"), ("/v1/plans", "post"), ("/v1/plans/{name}", "put")])
+def test_archive_bodies_document_413(path: str, method: str) -> None:
+    assert "413" in openapi(ROUTES)["paths"][path][method]["responses"]
+
+
+@pytest.mark.parametrize(("max_upload", "expected"), [
+    (0, sys.maxsize), (1, 1 + BODY_SLACK), (1 << 30, (1 << 30) + BODY_SLACK)])
+def test_waitress_gets_a_limit_above_max_upload_size(max_upload: int, expected: int) -> None:
+    assert waitress_body_limit(max_upload) == expected

@@ -92,6 +92,15 @@ class WorkflowsMixin:
                                      store, self._wf_conf("executor_threads") or 8)
         return state["runner"]  # type: ignore[no-any-return]
 
+    @property
+    def executions_engine(self) -> Any:
+        """The SQLAlchemy engine of the executions database (``[workflows] connection``).
+
+        For records that must live beside the executions and be shared by every
+        process using that database, such as the HTTP API's Idempotency-Keys.
+        """
+        return self._runner().store.backend.engine
+
     def close_workflows(self) -> None:
         """Wait for background executions and release the database."""
         state = self._wf_state()

@@ -11,7 +11,7 @@ from typing import Any
 
 import falcon
 
-from tripleo_flow.http import auth, errors, plans, uploads, workflows
+from tripleo_flow.http import auth, errors, idempotency, plans, uploads, workflows
 from tripleo_flow.http.spec import (
     ARRAY,
     GZIP,
@@ -28,6 +28,8 @@ STRING = {"type": "string"}
 JSON_BODY = {"type": "object"}
 TAGS_PLAN = ("plans",)
 TAGS_WF = ("workflows",)
+#: Errors of a route that takes an archive body (413: past [api] max_upload_size).
+UPLOAD_ERRORS = (400, 404, 409, 413, 503)
 
 ROUTES: list[Route] = [
     Route("/v1/openapi.json", "openapi", {
@@ -37,13 +39,14 @@ ROUTES: list[Route] = [
         "post": Operation(
             "Create a plan from a .tar.gz body (or the shipped sample)", status=201,
             body={}, body_type=GZIP, body_required=False, tags=TAGS_PLAN,
+            errors=UPLOAD_ERRORS,
             params=(Param("name", {"type": "string", "pattern": "^[a-zA-Z0-9-]+$"},
                           required=True),
                     Param("description", STRING), Param("sample", BOOL)))}),
     Route("/v1/plans/{name}", "plan", {
         "get": Operation("Show a plan", tags=TAGS_PLAN),
         "put": Operation("Replace a plan's templates from a .tar.gz body", body={},
-                         body_type=GZIP, tags=TAGS_PLAN),
+                         body_type=GZIP, tags=TAGS_PLAN, errors=UPLOAD_ERRORS),
         "delete": Operation("Delete a plan", status=204, response=None,
                             params=(Param("force", BOOL),), tags=TAGS_PLAN)}),
     Route("/v1/plans/{name}/export", "plan_export", {
@@ -99,7 +102,8 @@ ROUTES: list[Route] = [
                          tags=TAGS_PLAN)}),
     Route("/v1/uploads", "uploads", {
         "post": Operation("Keep a .tar.gz on the server (its path can be a workflow input)",
-                          status=201, body={}, body_type=GZIP, tags=TAGS_WF)}),
+                          status=201, body={}, body_type=GZIP, tags=TAGS_WF,
+                          errors=UPLOAD_ERRORS)}),
     Route("/v1/uploads/{upload_id}", "upload", {
         "get": Operation("Show an upload", tags=TAGS_WF),
         "delete": Operation("Delete an upload", status=204, response=None, tags=TAGS_WF)}),
@@ -136,11 +140,20 @@ class OpenAPI:
         resp.media = self.document
 
 
+def upload_dir(client: Any) -> Path:
+    """Where ``POST /v1/uploads`` keeps archives: ``<data_dir>/uploads``."""
+    return Path(client.data_dir) / "uploads"
+
+
 def _resources(client: Any, sse_interval: float) -> dict[str, Any]:
-    upload_dir = Path(client.data_dir) / "uploads"
+    api = client.conf.api
+    uploaded = upload_dir(client)
+    keys = idempotency.IdempotencyKeys(lambda: client.executions_engine,
+                                       api.idempotency_key_ttl)
     return {
         "openapi": OpenAPI(openapi(ROUTES)),
-        "plans": plans.Plans(client), "plan": plans.Plan(client),
+        "plans": plans.Plans(client, api.max_upload_size),
+        "plan": plans.Plan(client, api.max_upload_size),
         "plan_export": plans.PlanExport(client), "plan_history": plans.PlanHistory(client),
         "plan_restore": plans.PlanRestore(client),
         "capabilities": plans.Capabilities(client), "parameters": plans.Parameters(client),
@@ -149,10 +162,10 @@ def _resources(client: Any, sse_interval: float) -> dict[str, Any]:
         "roles": plans.Roles(client), "networks": plans.Networks(client),
         "passwords": plans.Passwords(client), "deployment": plans.Deployment(client),
         "deployment_failures": plans.DeploymentFailures(client),
-        "uploads": uploads.Uploads(upload_dir), "upload": uploads.Upload(upload_dir),
+        "uploads": uploads.Uploads(uploaded, api.max_upload_size, api.upload_ttl),
+        "upload": uploads.Upload(uploaded),
         "workflows": workflows.Workflows(client),
-        "workflow_executions": workflows.WorkflowExecutions(client,
-                                                            workflows.IdempotencyKeys()),
+        "workflow_executions": workflows.WorkflowExecutions(client, keys),
         "executions": workflows.Executions(client), "execution": workflows.Execution(client),
         "execution_tasks": workflows.ExecutionTasks(client),
         "execution_events": workflows.ExecutionEvents(client, sse_interval),
@@ -161,9 +174,11 @@ def _resources(client: Any, sse_interval: float) -> dict[str, Any]:
 
 def make_app(client: Any, sse_interval: float = 0.2) -> Any:
     """The WSGI app over ``client`` (a :class:`tripleo_flow.api.Client`); its ``[api]``
-    options choose the authentication."""
+    options choose the authentication and the upload limits.  Uploads older than
+    ``[api] upload_ttl`` are deleted here, as the server starts."""
     conf = client.conf
     auth.check_configured(conf)
+    uploads.purge_expired(upload_dir(client), conf.api.upload_ttl)
     keystone = conf.api.auth_strategy == "keystone"
     public = [r.path for r in ROUTES if all(op.public for op in r.operations.values())]
     app = falcon.App(middleware=[auth.TokenAuth(conf.api.auth_token, keystone, public)])

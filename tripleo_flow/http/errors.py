@@ -2,7 +2,9 @@
 
 A :class:`~tripleo_flow.exceptions.TripleoFlowError` keeps the message the CLI
 prints and gets its status from :func:`tripleo_flow.exceptions.http_status`;
-falcon's own errors (unknown route, bad query value, 401) get the same shape.
+falcon's own errors (unknown route, bad query value, 401) and waitress's (a body
+past its limit, a malformed request: :mod:`tripleo_flow.http.server`) get the same
+shape.
 """
 
 from __future__ import annotations
@@ -16,9 +18,14 @@ from tripleo_flow import exceptions
 
 LOG = logging.getLogger(__name__)
 
-_FALCON_KINDS = {400: "invalid-input", 401: "unauthorized", 404: "not-found",
-                 405: "method-not-allowed", 409: "conflict", 413: "invalid-input",
-                 415: "invalid-input"}
+_KINDS = {400: "invalid-input", 401: "unauthorized", 404: "not-found",
+          405: "method-not-allowed", 409: "conflict", 413: "too-large", 415: "invalid-input",
+          431: "invalid-input"}
+
+
+def kind_of(status: int) -> str:
+    """The error kind of an HTTP status that no TripleoFlowError produced."""
+    return _KINDS.get(status, "error")
 
 
 def body(kind: str, message: str) -> dict[str, Any]:
@@ -49,7 +56,7 @@ def serialize_http_error(req: falcon.Request, resp: falcon.Response,
     code = error.status_code
     message = error.description or error.title or f"HTTP {code}"
     resp.content_type = falcon.MEDIA_JSON
-    resp.media = body(_FALCON_KINDS.get(code, "error"), message)
+    resp.media = body(kind_of(code), message)
 
 
 def install(app: falcon.App) -> None:

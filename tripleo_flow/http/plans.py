@@ -4,7 +4,6 @@ the deployment status.  Each handler reads the request, calls one method of
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,8 +13,7 @@ from typing import Any
 import falcon
 
 from tripleo_flow import exceptions
-
-CHUNK = 1 << 20
+from tripleo_flow.http.bodies import save_body
 
 
 def json_object(req: falcon.Request) -> dict[str, Any]:
@@ -51,21 +49,20 @@ def string_list(media: dict[str, Any], name: str) -> list[str] | None:
 
 
 @contextmanager
-def uploaded_tarball(req: falcon.Request) -> Iterator[Path]:
-    """Write the request body (a .tar.gz) to a private temporary file."""
-    if not req.content_length:
-        raise exceptions.InvalidInput("Send the plan as a .tar.gz request body "
-                                      "(Content-Type: application/gzip).")
+def uploaded_tarball(req: falcon.Request, limit: int) -> Iterator[Path]:
+    """Write the request body (a .tar.gz of at most ``limit`` bytes, 0: any size) to a
+    private temporary file, removed when the block ends."""
     with tempfile.TemporaryDirectory(prefix="tripleo-flow-upload-") as tmp:
         path = Path(tmp) / "plan.tar.gz"
-        with path.open("wb") as out:
-            shutil.copyfileobj(req.bounded_stream, out, CHUNK)
+        save_body(req, path, limit, "Send the plan as a .tar.gz request body "
+                                    "(Content-Type: application/gzip).")
         yield path
 
 
 class Plans:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, max_upload: int) -> None:
         self.client = client
+        self.max_upload = max_upload
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = self.client.list_plans()
@@ -76,7 +73,7 @@ class Plans:
         if req.get_param_as_bool("sample", default=False):
             result = self.client.create_plan(name, description=description, sample=True)
         else:
-            with uploaded_tarball(req) as path:
+            with uploaded_tarball(req, self.max_upload) as path:
                 result = self.client.create_plan(name, path, description)
         resp.status = falcon.HTTP_201
         resp.location = f"/v1/plans/{name}"
@@ -84,14 +81,15 @@ class Plans:
 
 
 class Plan:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, max_upload: int) -> None:
         self.client = client
+        self.max_upload = max_upload
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         resp.media = self.client.show_plan(name)
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        with uploaded_tarball(req) as path:
+        with uploaded_tarball(req, self.max_upload) as path:
             resp.media = self.client.update_plan(name, path)
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:

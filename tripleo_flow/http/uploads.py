@@ -1,10 +1,19 @@
 """``POST /v1/uploads``: keep a .tar.gz on the server so a workflow can be started
-with its path as an input (``create_deployment_plan`` takes ``templates``)."""
+with its path as an input (``create_deployment_plan`` takes ``templates``).
+
+Uploads are ``<data_dir>/uploads/<id>.tar.gz``.  A body is written to a hidden
+``.<id>.partial`` file first and renamed once whole, so a refused or broken upload
+leaves nothing that could be used.  Uploads older than ``[api] upload_ttl`` seconds
+(by modification time) are deleted when the application is built and whenever a
+new upload arrives: one scan of that directory.
+"""
 
 from __future__ import annotations
 
+import logging
 import os
-import shutil
+import re
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -12,25 +21,58 @@ from typing import Any
 import falcon
 
 from tripleo_flow import exceptions
-from tripleo_flow.http.plans import CHUNK
+from tripleo_flow.http.bodies import save_body
+
+LOG = logging.getLogger(__name__)
+
+#: What an upload (or one being written) is called; nothing else there is touched.
+UPLOAD_NAME = re.compile(r"^(\.[0-9a-f]{32}\.partial|[0-9a-f]{32}\.tar\.gz)$")
+
+
+def purge_expired(directory: Path, ttl: int, now: float | None = None) -> list[str]:
+    """Delete the uploads of ``directory`` last modified more than ``ttl`` seconds
+    before ``now`` (0: delete none); the names deleted."""
+    if not ttl:
+        return []
+    cutoff = (time.time() if now is None else now) - ttl
+    try:
+        entries = list(os.scandir(directory))
+    except FileNotFoundError:
+        return []
+    removed = []
+    for entry in entries:
+        if not UPLOAD_NAME.match(entry.name):
+            continue
+        try:
+            if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                os.unlink(entry.path)
+                removed.append(entry.name)
+        except FileNotFoundError:  # deleted by a concurrent request
+            continue
+    if removed:
+        LOG.info("Deleted %d upload(s) older than %d s from %s", len(removed), ttl, directory)
+    return sorted(removed)
 
 
 class Uploads:
-    def __init__(self, directory: Path) -> None:
+    """``POST /v1/uploads``: a body of at most ``max_upload`` bytes (0: any size)."""
+
+    def __init__(self, directory: Path, max_upload: int, ttl: int) -> None:
         self.directory = directory
+        self.max_upload = max_upload
+        self.ttl = ttl
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        if not req.content_length:
-            raise exceptions.InvalidInput("Send the archive as the request body "
-                                          "(Content-Type: application/gzip).")
+        purge_expired(self.directory, self.ttl)
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         upload_id = uuid.uuid4().hex
+        partial = self.directory / f".{upload_id}.partial"
+        size = save_body(req, partial, self.max_upload,
+                         "Send the archive as the request body (Content-Type: application/gzip).")
         path = self.directory / f"{upload_id}.tar.gz"
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as out:
-            shutil.copyfileobj(req.bounded_stream, out, CHUNK)
+        os.replace(partial, path)
         resp.status = falcon.HTTP_201
-        resp.media = {"id": upload_id, "path": str(path), "size": path.stat().st_size}
+        resp.media = {"id": upload_id, "path": str(path), "size": size}
 
 
 class Upload:
@@ -40,7 +82,9 @@ class Upload:
     def _path(self, upload_id: str) -> Path:
         path = self.directory / f"{upload_id}.tar.gz"
         if not upload_id.isalnum() or not path.is_file():
-            raise exceptions.NotFound(f"Upload {upload_id!r} does not exist.")
+            raise exceptions.NotFound(
+                f"Upload {upload_id!r} does not exist (uploads are deleted after [api] "
+                "upload_ttl seconds). Send the archive again with POST /v1/uploads.")
         return path
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, upload_id: str) -> None:

@@ -3,45 +3,16 @@ list and show executions and their tasks, stream an execution's events."""
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 import json
-import threading
 from typing import Any
 
 import falcon
 
-from tripleo_flow import exceptions
-from tripleo_flow.http import events
+from tripleo_flow.http import events, idempotency
 from tripleo_flow.http.plans import field, json_object
 
-IDEMPOTENCY_HEADER = "Idempotency-Key"
-
-
-class IdempotencyKeys:
-    """Which execution a start with a given Idempotency-Key made (the newest ``size``
-    keys, kept in this server's memory)."""
-
-    def __init__(self, size: int = 10000) -> None:
-        self._keys: collections.OrderedDict[str, tuple[str, str]] = collections.OrderedDict()
-        self._size = size
-        self.lock = threading.Lock()
-
-    def lookup(self, key: str, fingerprint: str) -> str | None:
-        """The execution id of an earlier start with ``key`` (Conflict if it differed)."""
-        entry = self._keys.get(key)
-        if entry is None:
-            return None
-        if entry[0] != fingerprint:
-            raise exceptions.Conflict(
-                f"Idempotency-Key {key!r} was used for a different workflow start; send a "
-                "new key for a new start.")
-        return entry[1]
-
-    def remember(self, key: str, fingerprint: str, execution_id: str) -> None:
-        self._keys[key] = (fingerprint, execution_id)
-        while len(self._keys) > self._size:
-            self._keys.popitem(last=False)
+IDEMPOTENCY_HEADER = idempotency.HEADER
 
 
 def execution_body(execution: Any) -> dict[str, Any]:
@@ -60,9 +31,15 @@ class Workflows:
 
 
 class WorkflowExecutions:
-    """``POST /v1/workflows/{name}/executions``: start a run in the background."""
+    """``POST /v1/workflows/{name}/executions``: start a run in the background.
 
-    def __init__(self, client: Any, keys: IdempotencyKeys) -> None:
+    With an ``Idempotency-Key`` header, a retried start (same key, same workflow,
+    input and target) answers the execution the first one made, even from
+    another server process sharing the executions database
+    (:mod:`tripleo_flow.http.idempotency`).
+    """
+
+    def __init__(self, client: Any, keys: idempotency.IdempotencyKeys) -> None:
         self.client = client
         self.keys = keys
 
@@ -74,15 +51,11 @@ class WorkflowExecutions:
         if key is None:
             execution = self.client.run_workflow(name, inputs, wait=False, target=target)
         else:
+            idempotency.check_key(key)
             fingerprint = json.dumps([name, inputs, target], sort_keys=True, default=str)
-            with self.keys.lock:
-                known = self.keys.lookup(key, fingerprint)
-                if known is not None:
-                    execution = self.client.get_execution(known)
-                else:
-                    execution = self.client.run_workflow(name, inputs, wait=False,
-                                                         target=target)
-                    self.keys.remember(key, fingerprint, execution.id)
+            execution_id = self.keys.start(key, fingerprint, lambda: self.client.run_workflow(
+                name, inputs, wait=False, target=target).id)
+            execution = self.client.get_execution(execution_id)
         resp.status = falcon.HTTP_202
         resp.location = f"/v1/executions/{execution.id}"
         resp.media = execution_body(execution)

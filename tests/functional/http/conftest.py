@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import requests
+from waitress import wasyncore
 
 from tests.fixtures_plans import make_client
 from tripleo_flow.api import Client
@@ -34,11 +35,18 @@ class Api:
 
 
 @contextlib.contextmanager
-def running_api(tmp_path: Path) -> Iterator[Api]:
-    """Serve a fresh LocalStore client on a free port until the block ends."""
+def running_api(tmp_path: Path,
+                overrides: dict[str, dict[str, Any]] | None = None) -> Iterator[Api]:
+    """Serve a LocalStore client over ``tmp_path`` on a free port until the block ends.
+
+    :param overrides: option values by group, e.g. ``{"api": {"upload_ttl": 60}}``
+    """
     client = make_client(tmp_path, LocalStore(tmp_path / "plans"))
     token = secrets.token_hex(16)
     client.conf.set_override("auth_token", token, group="api")
+    for group, values in (overrides or {}).items():
+        for name, value in values.items():
+            client.conf.set_override(name, value, group=group)
     server = make_server(client, "127.0.0.1", 0, threads=4)
     thread = threading.Thread(target=server.run, name="waitress", daemon=True)
     thread.start()
@@ -48,8 +56,10 @@ def running_api(tmp_path: Path) -> Iterator[Api]:
         yield Api(f"http://127.0.0.1:{server.effective_port}", token, client, session)
     finally:
         session.close()
-        # Close inside the server's loop thread, so its select() never sees a closed socket.
-        server.trigger.pull_trigger(server.close)
+        # Close the listener and every connection (a test may still hold a response
+        # whose socket keeps a connection open) inside the server's loop thread, so
+        # its select() never sees a closed socket.
+        server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))
         thread.join(10)
         assert not thread.is_alive()
         client.close()
