@@ -6,10 +6,13 @@ import shutil
 import socket
 import subprocess
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.functional.mariadb import PrivateMariaDB
 
 
 def free_port() -> int:
@@ -51,20 +54,30 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def mysql_lock_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """tooz's MySQL driver URL on a private MariaDB (FAILS when MariaDB is missing)."""
-    from tests.functional.mariadb import PrivateMariaDB
-
-    server = PrivateMariaDB(tmp_path_factory.mktemp("mariadb-locks"))
+def mariadb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateMariaDB]:
+    """One private MariaDB for the session; the test FAILS when MariaDB is missing."""
+    if not shutil.which("mariadb-install-db") or not shutil.which("mariadb-dump"):
+        pytest.fail("MariaDB is missing: run tools/run-tests.sh (apt-get install "
+                    "mariadb-server mariadb-client)")
+    server = PrivateMariaDB(tmp_path_factory.mktemp("mariadb")).start()
     try:
-        server.start()
-    except RuntimeError as exc:
-        pytest.fail(f"{exc} (run tools/run-tests.sh)")
-    try:
-        conn = server.admin()
-        with conn.cursor() as cur:
-            cur.execute("CREATE DATABASE tooz")
-        conn.close()
-        yield f"mysql://tfadmin:{server.password}@127.0.0.1:{server.port}/tooz"
+        yield server
     finally:
         server.stop()
+
+
+def new_database(server: PrivateMariaDB, prefix: str) -> tuple[str, str]:
+    """Create a database of its own on ``server``: ``(name, "user:password@host:port")``."""
+    name = f"{prefix}_{uuid.uuid4().hex[:8]}"
+    conn = server.admin()
+    with conn.cursor() as cur:
+        cur.execute(f"CREATE DATABASE {name}")
+    conn.close()
+    return name, f"tfadmin:{server.password}@127.0.0.1:{server.port}"
+
+
+@pytest.fixture
+def mysql_lock_url(mariadb_server: PrivateMariaDB) -> str:
+    """tooz's MySQL driver URL on the private MariaDB."""
+    name, where = new_database(mariadb_server, "tooz")
+    return f"mysql://{where}/{name}"

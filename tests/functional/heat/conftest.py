@@ -33,12 +33,9 @@ def heat_venv() -> Path:
 
 
 @pytest.fixture(scope="session")
-def mariadb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateMariaDB]:
-    if not shutil.which("mariadb-install-db") or not shutil.which("mariadb-dump"):
-        pytest.fail("MariaDB is missing: apt-get install mariadb-server mariadb-client")
-    server = PrivateMariaDB(tmp_path_factory.mktemp("mariadb")).start()
-    yield server
-    server.stop()
+def mariadb(mariadb_server: PrivateMariaDB) -> PrivateMariaDB:
+    """The session's private MariaDB (Heat launches make databases and users on it)."""
+    return mariadb_server
 
 
 def make_conf(tmp_path: Path, venv: Path, **heat: object):  # type: ignore[no-untyped-def]

@@ -48,7 +48,17 @@ def running_api(tmp_path: Path,
         for name, value in values.items():
             client.conf.set_override(name, value, group=group)
     server = make_server(client, "127.0.0.1", 0, threads=4)
-    thread = threading.Thread(target=server.run, name="waitress", daemon=True)
+    stop = threading.Event()
+
+    def serve() -> None:
+        # waitress's own run() loop, stopped by an event rather than from outside:
+        # everything is closed here, in the loop's thread, once it no longer polls.
+        while not stop.is_set():
+            wasyncore.loop(timeout=0.05, map=server._map, use_poll=True, count=1)
+        wasyncore.close_all(server._map, ignore_all=True)
+        server.task_dispatcher.shutdown()
+
+    thread = threading.Thread(target=serve, name="waitress", daemon=True)
     thread.start()
     session = requests.Session()
     session.headers["X-Auth-Token"] = token
@@ -56,10 +66,9 @@ def running_api(tmp_path: Path,
         yield Api(f"http://127.0.0.1:{server.effective_port}", token, client, session)
     finally:
         session.close()
-        # Close the listener and every connection (a test may still hold a response
-        # whose socket keeps a connection open) inside the server's loop thread, so
-        # its select() never sees a closed socket.
-        server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))
+        # The listener and every connection (a test may still hold a response whose
+        # socket keeps a connection open) are closed by the loop's thread.
+        stop.set()
         thread.join(10)
         assert not thread.is_alive()
         client.close()
