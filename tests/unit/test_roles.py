@@ -15,9 +15,7 @@ COMPUTE = {"name": "Compute", "CountDefault": 1, "ServicesDefault": []}
 
 
 def role(**overrides: Any) -> dict[str, Any]:
-    data = dict(COMPUTE)
-    data.update(overrides)
-    return data
+    return {**COMPUTE, **overrides}
 
 
 @pytest.mark.parametrize(
@@ -101,9 +99,7 @@ INTERNAL = {"name": "InternalApi", "name_lower": "internal_api", "vlan": 20,
 
 
 def net(**overrides: Any) -> dict[str, Any]:
-    data = dict(INTERNAL)
-    data.update(overrides)
-    return data
+    return {**INTERNAL, **overrides}
 
 
 @pytest.mark.parametrize(

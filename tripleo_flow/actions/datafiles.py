@@ -1,4 +1,12 @@
-"""Shared behaviour of the actions on a plan's data files (roles, networks)."""
+"""Shared behaviour of the actions on a plan's data files (roles, networks).
+
+A kind of file declares a :class:`DataFileAction` subclass with its
+``filename`` and ``validator``; its list, update and validate actions then add
+:class:`ListDataFile`, :class:`UpdateDataFile` or :meth:`DataFileAction.check`.
+Update and validate actions keep their own ``execute``: its parameters are the
+action's inputs (``roles``, ``networks``), which TaskFlow and ``action show``
+read from the signature.
+"""
 
 from __future__ import annotations
 
@@ -31,6 +39,11 @@ class DataFileAction(Action):
             raise exceptions.InvalidTemplate(self.filename, "must be a list")
         return items
 
+    def check(self, items: list[dict[str, Any]]) -> bool:
+        """Validate ``items`` (raising the kind's Invalid* error); True when they are fine."""
+        type(self).validator(items)
+        return True
+
     def write(self, plan: str, items: list[dict[str, Any]]) -> dict[str, Any]:
         type(self).validator(items)
         repo = PlanRepository(self.context.store)
@@ -46,3 +59,19 @@ class DataFileAction(Action):
 
     def undo(self, plan: str, result: Any) -> None:
         restore_objects(self.context, plan, result)
+
+
+class ListDataFile(DataFileAction):
+    """Base of the list actions: the items' names, or every attribute with detail."""
+
+    def execute(self, plan: str, detail: bool = False) -> list[Any]:
+        items = self.read(plan)
+        return items if detail else [i.get("name") for i in items]
+
+
+class UpdateDataFile(DataFileAction):
+    """Base of the update actions (their ``execute`` calls :meth:`write`)."""
+
+    def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
+        """Put back the file as it was (or remove it when the plan had none)."""
+        self.undo(plan, result)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tripleo_flow.actions.datafiles import DataFileAction
+from tripleo_flow.actions.datafiles import DataFileAction, ListDataFile, UpdateDataFile
 from tripleo_flow.core import roles
 from tripleo_flow.flows import names
 
@@ -14,27 +14,19 @@ class _NetworksFile(DataFileAction):
     validator = staticmethod(roles.validate_networks)
 
 
-class ListNetworks(_NetworksFile):
+class ListNetworks(_NetworksFile, ListDataFile):
     """List a plan's networks (names, or every attribute with detail)."""
 
     default_provides = names.NETWORKS_LIST
 
-    def execute(self, plan: str, detail: bool = False) -> list[Any]:
-        items = self.read(plan)
-        return items if detail else [i.get("name") for i in items]
 
-
-class UpdateNetworks(_NetworksFile):
+class UpdateNetworks(_NetworksFile, UpdateDataFile):
     """Replace a plan's networks with a validated list."""
 
     default_provides = names.NETWORKS_UPDATED
 
     def execute(self, plan: str, networks: list[dict[str, Any]]) -> dict[str, Any]:
         return self.write(plan, networks)
-
-    def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
-        """Put back network_data.yaml as it was (or remove it when the plan had none)."""
-        self.undo(plan, result)
 
 
 class ValidateNetworks(_NetworksFile):
@@ -43,5 +35,4 @@ class ValidateNetworks(_NetworksFile):
     default_provides = names.NETWORKS_VALID
 
     def execute(self, networks: list[dict[str, Any]]) -> bool:
-        type(self).validator(networks)
-        return True
+        return self.check(networks)

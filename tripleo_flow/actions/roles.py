@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tripleo_flow.actions.datafiles import DataFileAction
+from tripleo_flow.actions.datafiles import DataFileAction, ListDataFile, UpdateDataFile
 from tripleo_flow.core import roles
 from tripleo_flow.flows import names
 
@@ -14,27 +14,19 @@ class _RolesFile(DataFileAction):
     validator = staticmethod(roles.validate_roles)
 
 
-class ListRoles(_RolesFile):
+class ListRoles(_RolesFile, ListDataFile):
     """List a plan's roles (names, or every attribute with detail)."""
 
     default_provides = names.ROLES_LIST
 
-    def execute(self, plan: str, detail: bool = False) -> list[Any]:
-        items = self.read(plan)
-        return items if detail else [i.get("name") for i in items]
 
-
-class UpdateRoles(_RolesFile):
+class UpdateRoles(_RolesFile, UpdateDataFile):
     """Replace a plan's roles with a validated list."""
 
     default_provides = names.ROLES_UPDATED
 
     def execute(self, plan: str, roles: list[dict[str, Any]]) -> dict[str, Any]:
         return self.write(plan, roles)
-
-    def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
-        """Put back roles_data.yaml as it was (or remove it when the plan had none)."""
-        self.undo(plan, result)
 
 
 class ValidateRoles(_RolesFile):
@@ -43,5 +35,4 @@ class ValidateRoles(_RolesFile):
     default_provides = names.ROLES_VALID
 
     def execute(self, roles: list[dict[str, Any]]) -> bool:
-        type(self).validator(roles)
-        return True
+        return self.check(roles)

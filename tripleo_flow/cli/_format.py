@@ -11,11 +11,6 @@ import yaml
 from tripleo_flow.cli.common import parse_assignments
 
 
-def client(command: Any) -> Any:
-    """The API client of a command's app (``TripleoFlowApp.client``)."""
-    return command.app.client
-
-
 def when(timestamp: float | None) -> str:
     if timestamp is None:
         return ""

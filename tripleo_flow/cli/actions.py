@@ -8,7 +8,8 @@ from typing import Any
 from cliff.lister import Lister
 from cliff.show import ShowOne
 
-from tripleo_flow.cli._format import client, data
+from tripleo_flow.cli._format import data
+from tripleo_flow.cli.common import ClientMixin
 
 
 def _inputs(info: Any) -> str:
@@ -16,16 +17,16 @@ def _inputs(info: Any) -> str:
                      for i in info.inputs)
 
 
-class ListActions(Lister):  # type: ignore[misc]
+class ListActions(ClientMixin, Lister):
     """List actions with their inputs and description."""
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         rows = [(a.name, _inputs(a), a.description if not a.error else f"BROKEN: {a.error}")
-                for a in client(self).list_actions()]
+                for a in self.client.list_actions()]
         return ("Name", "Input", "Description"), rows
 
 
-class ShowAction(ShowOne):  # type: ignore[misc]
+class ShowAction(ClientMixin, ShowOne):
     """Show an action: description, inputs (type, default) and where it comes from."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -34,7 +35,7 @@ class ShowAction(ShowOne):  # type: ignore[misc]
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
-        info = client(self).get_action(parsed_args.name)
+        info = self.client.get_action(parsed_args.name)
         inputs = "\n".join(
             f"{i.name}: {i.type}" + ("" if i.required else f" = {data(i.default) or 'null'}")
             for i in info.inputs)

@@ -6,10 +6,10 @@ import argparse
 
 from cliff.command import Command
 
-from tripleo_flow.cli._format import client
+from tripleo_flow.cli.common import ClientMixin
 
 
-class ServeApi(Command):  # type: ignore[misc]
+class ServeApi(ClientMixin, Command):
     """Serve the HTTP API (JSON under /v1/, the GUI backend) until interrupted."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -22,7 +22,7 @@ class ServeApi(Command):  # type: ignore[misc]
     def take_action(self, parsed_args: argparse.Namespace) -> int:
         from tripleo_flow.http import server
 
-        api = client(self)
+        api = self.client
         srv = server.make_server(api, parsed_args.host, parsed_args.port)
         self.app.stdout.write(f"tripleo-flow API on http://{srv.effective_host}:"
                               f"{srv.effective_port}/v1/ (Ctrl-C stops it)\n")

@@ -9,7 +9,8 @@ from typing import Any
 from cliff.lister import Lister
 from cliff.show import ShowOne
 
-from tripleo_flow.cli._format import client, data, when
+from tripleo_flow.cli._format import data, when
+from tripleo_flow.cli.common import ClientMixin
 from tripleo_flow.cli.progress import Progress
 from tripleo_flow.cli.workflows import TaskProgress, execution_row
 
@@ -19,7 +20,7 @@ def _id_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
-class ListExecutions(Lister):  # type: ignore[misc]
+class ListExecutions(ClientMixin, Lister):
     """List executions, oldest first."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -29,21 +30,21 @@ class ListExecutions(Lister):  # type: ignore[misc]
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         rows = [(e.id, e.workflow, e.state, when(e.created_at), when(e.finished_at))
-                for e in client(self).list_executions(parsed_args.workflow)]
+                for e in self.client.list_executions(parsed_args.workflow)]
         return ("ID", "Workflow", "State", "Created", "Finished"), rows
 
 
-class ShowExecution(ShowOne):  # type: ignore[misc]
+class ShowExecution(ClientMixin, ShowOne):
     """Show an execution: inputs, state, output or error."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         return _id_parser(super().get_parser(prog_name))
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
-        return execution_row(client(self).get_execution(parsed_args.execution_id))
+        return execution_row(self.client.get_execution(parsed_args.execution_id))
 
 
-class ExecutionTasks(Lister):  # type: ignore[misc]
+class ExecutionTasks(ClientMixin, Lister):
     """List the tasks of an execution with their states, results and errors."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -52,18 +53,18 @@ class ExecutionTasks(Lister):  # type: ignore[misc]
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         rows = [(t.name, t.state, data(t.result), data(t.published), t.error or "",
                  when(t.started_at), when(t.finished_at))
-                for t in client(self).execution_tasks(parsed_args.execution_id)]
+                for t in self.client.execution_tasks(parsed_args.execution_id)]
         return ("Task", "State", "Result", "Published", "Error", "Started", "Finished"), rows
 
 
-class ResumeExecution(ShowOne):  # type: ignore[misc]
+class ResumeExecution(ClientMixin, ShowOne):
     """Continue an execution interrupted by a crash from its last completed task."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         return _id_parser(super().get_parser(prog_name))
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
-        api = client(self)
+        api = self.client
         total = len(api.execution_tasks(parsed_args.execution_id))
         bar = Progress(sys.stderr, "tasks done")
         try:

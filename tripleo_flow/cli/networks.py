@@ -2,43 +2,28 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
-from cliff.lister import Lister
-
-from tripleo_flow import exceptions
-from tripleo_flow.cli.common import ClientMixin, add_plan_argument, read_yaml_file
+from tripleo_flow.cli.datafiles import ListPlanFile, SetPlanFile
 
 
-class ListNetworks(ClientMixin, Lister):
+class ListNetworks(ListPlanFile):
     """List a plan's networks from network_data.yaml."""
 
-    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
-        parser = super().get_parser(prog_name)
-        add_plan_argument(parser)
-        return parser
+    columns = ("name", "name_lower", "enabled", "ip_subnet", "vip")
 
-    def take_action(self, args: argparse.Namespace) -> Any:
-        items = self.client.list_networks(args.plan, detail=True)
-        rows = [(i.get("name"), i.get("name_lower", str(i.get("name", "")).lower()),
-                 i.get("enabled", True), i.get("ip_subnet", ""), i.get("vip", False))
-                for i in items]
-        return ("name", "name_lower", "enabled", "ip_subnet", "vip"), rows
+    def fetch(self, plan: str) -> list[Any]:
+        return self.client.list_networks(plan, detail=True)
+
+    def row(self, item: dict[str, Any]) -> tuple[Any, ...]:
+        return (item.get("name"), item.get("name_lower", str(item.get("name", "")).lower()),
+                item.get("enabled", True), item.get("ip_subnet", ""), item.get("vip", False))
 
 
-class SetNetworks(ClientMixin, Lister):
+class SetNetworks(SetPlanFile):
     """Replace a plan's networks with those in a YAML file, then render the templates again."""
 
-    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
-        parser = super().get_parser(prog_name)
-        add_plan_argument(parser)
-        parser.add_argument("file", metavar="FILE", help="YAML file with a list of networks.")
-        return parser
+    noun = "networks"
 
-    def take_action(self, args: argparse.Namespace) -> Any:
-        items = read_yaml_file(args.file)
-        if not isinstance(items, list):
-            raise exceptions.InvalidInput(f"{args.file!r} must hold a list of networks.")
-        names = self.client.set_networks(args.plan, items)
-        return ("name",), [(n,) for n in names]
+    def store(self, plan: str, items: list[Any]) -> list[str]:
+        return self.client.set_networks(plan, items)

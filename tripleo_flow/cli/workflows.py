@@ -10,22 +10,23 @@ from cliff.command import Command
 from cliff.lister import Lister
 from cliff.show import ShowOne
 
-from tripleo_flow.cli._format import client, data, parse_inputs, when
+from tripleo_flow.cli._format import data, parse_inputs, when
+from tripleo_flow.cli.common import ClientMixin
 from tripleo_flow.cli.progress import Progress
 
 
-class ListWorkbooks(Lister):  # type: ignore[misc]
+class ListWorkbooks(ClientMixin, Lister):
     """List workbooks (shipped and user) and whether they are valid."""
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         rows = [(e.name, "shipped" if e.shipped else "user", str(e.path),
                  "ok" if not e.problems else f"{len(e.problems)} problem(s)",
                  ", ".join(sorted(e.workbook.workflows)) if e.workbook else "")
-                for e in client(self).list_workbooks()]
+                for e in self.client.list_workbooks()]
         return ("Name", "Origin", "Path", "Status", "Workflows"), rows
 
 
-class ValidateWorkbooks(Command):  # type: ignore[misc]
+class ValidateWorkbooks(ClientMixin, Command):
     """Check workbook files without running them."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -34,13 +35,13 @@ class ValidateWorkbooks(Command):  # type: ignore[misc]
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> int:
-        client(self).check_workbooks(parsed_args.files)
+        self.client.check_workbooks(parsed_args.files)
         for path in parsed_args.files:
             self.app.stdout.write(f"{path}: valid\n")
         return 0
 
 
-class CreateWorkbook(ShowOne):  # type: ignore[misc]
+class CreateWorkbook(ClientMixin, ShowOne):
     """Add a user workbook from a file (checked first)."""
 
     replace = False
@@ -51,7 +52,7 @@ class CreateWorkbook(ShowOne):  # type: ignore[misc]
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
-        api = client(self)
+        api = self.client
         entry = (api.update_workbook if self.replace else api.create_workbook)(
             parsed_args.file)
         workflows = ", ".join(sorted(entry.workbook.workflows)) if entry.workbook else ""
@@ -64,7 +65,7 @@ class UpdateWorkbook(CreateWorkbook):
     replace = True
 
 
-class DeleteWorkbook(Command):  # type: ignore[misc]
+class DeleteWorkbook(ClientMixin, Command):
     """Delete a user workbook."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -73,16 +74,16 @@ class DeleteWorkbook(Command):  # type: ignore[misc]
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> int:
-        client(self).delete_workbook(parsed_args.name)
+        self.client.delete_workbook(parsed_args.name)
         return 0
 
 
-class ListWorkflows(Lister):  # type: ignore[misc]
+class ListWorkflows(ClientMixin, Lister):
     """List workflows with their inputs."""
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         rows = [(w.full_name, w.type, ", ".join(_input(i) for i in w.inputs), w.description)
-                for w in client(self).list_workflows()]
+                for w in self.client.list_workflows()]
         return ("Name", "Type", "Input", "Description"), rows
 
 
@@ -90,7 +91,7 @@ def _input(item: Any) -> str:
     return item.name if item.required else f"{item.name}={data(item.default) or 'null'}"
 
 
-class ShowWorkflow(ShowOne):  # type: ignore[misc]
+class ShowWorkflow(ClientMixin, ShowOne):
     """Show a workflow: its inputs, tasks and task graph (DOT)."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -99,7 +100,7 @@ class ShowWorkflow(ShowOne):  # type: ignore[misc]
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
-        api = client(self)
+        api = self.client
         wf = api.get_workflow(parsed_args.name)
         tasks = "\n".join(
             f"{t.name}: {'action ' + t.action if t.action else 'workflow ' + str(t.workflow)}"
@@ -110,7 +111,7 @@ class ShowWorkflow(ShowOne):  # type: ignore[misc]
                  api.workflow_dot(wf.full_name)))
 
 
-class RunWorkflow(ShowOne):  # type: ignore[misc]
+class RunWorkflow(ClientMixin, ShowOne):
     """Run a workflow and show its execution (progress goes to stderr)."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
@@ -128,7 +129,7 @@ class RunWorkflow(ShowOne):  # type: ignore[misc]
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         inputs = parse_inputs(parsed_args.input, parsed_args.input_file)
-        api = client(self)
+        api = self.client
         listeners = []
         bar = None
         if not parsed_args.no_wait:

@@ -4,7 +4,10 @@ Swift's bulk middleware extracts a tar archive into a container
 (``PUT container?extract-archive=tar``) and deletes many objects in one
 request (``POST ?bulk-delete``).  Both always answer HTTP 200 once they have
 started: the outcome, with each failed object, is in the JSON body
-(:func:`bulk_failures`).
+(:func:`bulk_failures`).  :func:`upload_archive` and :func:`bulk_delete` make
+those requests through a :class:`~tripleo_flow.plans.swift_conn.SwiftSession`
+and return the failed objects instead of raising, so that parallel requests
+can be reported together (:func:`raise_failures`).
 """
 
 from __future__ import annotations
@@ -13,13 +16,16 @@ import io
 import json
 import tarfile
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
 from swiftclient.exceptions import ClientException
 
 from tripleo_flow import exceptions
 from tripleo_flow.plans.transfer import CountingReader
+
+if TYPE_CHECKING:
+    from tripleo_flow.plans.swift_conn import SwiftSession
 
 Failures = list[tuple[str, str]]
 """(object name, reason) for each object a request did not store or delete."""
@@ -44,6 +50,33 @@ def put_archive(url: str, token: str, container: str, archive: bytes,
     if not 200 <= resp.status < 300:
         raise ClientException.from_response(resp, "Archive upload failed", body)
     return bytes(body)
+
+
+def upload_archive(session: SwiftSession, container: str, objects: Mapping[str, bytes],
+                   archive: bytes, sent: Callable[[int], None]) -> Failures:
+    """Extract ``archive`` (the tar of ``objects``) into ``container``; the failures."""
+    target = f"{len(objects)} objects in container {container!r}"
+    try:
+        body = session.call("upload", target, lambda c: c._retry(
+            None, put_archive, container, archive, sent=sent))
+    except ClientException:
+        return [(name, f"container {container!r} does not exist") for name in objects]
+    except exceptions.TripleoFlowError as exc:
+        return [(name, str(exc)) for name in objects]
+    return bulk_failures(body, container, "Number Files Created", len(objects))
+
+
+def bulk_delete(session: SwiftSession, container: str, names: list[str]) -> Failures:
+    """Delete ``names`` from ``container`` in one ``POST ?bulk-delete``; the failures."""
+    data = "\n".join(quote(f"/{container}/{name}") for name in names).encode()
+    headers = {"Accept": "application/json", "Content-Type": "text/plain"}
+    try:
+        _, body = session.call("delete", f"{len(names)} objects in container {container!r}",
+                               lambda c: c.post_account(headers, query_string="bulk-delete",
+                                                        data=data))
+    except (ClientException, exceptions.TripleoFlowError) as exc:
+        return [(name, str(exc)) for name in names]
+    return bulk_failures(body, container, None, len(names))
 
 
 def bulk_failures(body: bytes, container: str, count_key: str | None,
