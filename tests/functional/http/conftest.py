@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import requests
+from waitress import wasyncore
 
 from tests.fixtures_plans import make_client
 from tripleo_flow.api import Client
@@ -34,25 +35,37 @@ class Api:
 
 
 @contextlib.contextmanager
+def serving(client: Client, token: str = "") -> Iterator[Api]:
+    """Serve ``client`` on a free port of 127.0.0.1 until the block ends (then close it).
+
+    :param token: sent as X-Auth-Token by the returned :class:`Api`'s session (when set).
+    """
+    server = make_server(client, "127.0.0.1", 0, threads=4)
+    thread = threading.Thread(target=server.run, name="waitress", daemon=True)
+    thread.start()
+    session = requests.Session()
+    if token:
+        session.headers["X-Auth-Token"] = token
+    try:
+        yield Api(f"http://127.0.0.1:{server.effective_port}", token, client, session)
+    finally:
+        session.close()
+        # Close inside the server's loop thread, so its select() never sees a closed socket;
+        # then the connections clients still hold (a live requests Response keeps its own).
+        server.trigger.pull_trigger(lambda: (server.close(), wasyncore.close_all(server._map)))
+        thread.join(10)
+        assert not thread.is_alive(), server._map
+        client.close()
+
+
+@contextlib.contextmanager
 def running_api(tmp_path: Path) -> Iterator[Api]:
     """Serve a fresh LocalStore client on a free port until the block ends."""
     client = make_client(tmp_path, LocalStore(tmp_path / "plans"))
     token = secrets.token_hex(16)
     client.conf.set_override("auth_token", token, group="api")
-    server = make_server(client, "127.0.0.1", 0, threads=4)
-    thread = threading.Thread(target=server.run, name="waitress", daemon=True)
-    thread.start()
-    session = requests.Session()
-    session.headers["X-Auth-Token"] = token
-    try:
-        yield Api(f"http://127.0.0.1:{server.effective_port}", token, client, session)
-    finally:
-        session.close()
-        # Close inside the server's loop thread, so its select() never sees a closed socket.
-        server.trigger.pull_trigger(server.close)
-        thread.join(10)
-        assert not thread.is_alive()
-        client.close()
+    with serving(client, token) as running:
+        yield running
 
 
 @pytest.fixture
