@@ -182,6 +182,19 @@ class KeystoneServer:
         self._admin("PUT", f"/projects/{project_id}/users/{user_id}/roles/{roles[0]['id']}")
         return user
 
+    def project_id(self, name: str) -> str:
+        """The id of project ``name``."""
+        return str(self._admin("GET", "/projects", params={"name": name})["projects"][0]["id"])
+
+    def add_endpoint(self, service_type: str, name: str, url: str) -> None:
+        """Register a service with a public endpoint in ``RegionOne`` (``url`` may hold
+        ``%(project_id)s``)."""
+        service = self._admin("POST", "/services",
+                              json={"service": {"type": service_type, "name": name}})
+        self._admin("POST", "/endpoints", json={"endpoint": {
+            "service_id": service["service"]["id"], "interface": "public",
+            "region_id": REGION, "url": url}})
+
     def _ensure(self, collection: str, kind: str, name: str) -> str:
         found = self._admin("GET", f"/{collection}", params={"name": name})[collection]
         if found:
