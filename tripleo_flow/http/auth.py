@@ -98,8 +98,7 @@ class KeystoneAuth:
         self._public = frozenset(public)
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
-        path = environ.get("PATH_INFO", "")
-        if path in self._public or path.rstrip("/") in self._public:
+        if environ.get("PATH_INFO", "").rstrip("/") in self._public:  # as falcon routes it
             return self._app(environ, start_response)
         refusal: list[Any] = []
 
