@@ -2,7 +2,9 @@
 
 ``swift_server`` FAILS (never skips) when Swift is not installed: set
 ``TRIPLEO_FLOW_SWIFT_BIN`` to the bin directory of a venv with
-``swift==2.38.3`` (see :mod:`tests.swift_server`).
+``swift==2.38.3`` (see :mod:`tests.swift_server`).  ``swift_keystone_server``
+is a second Swift whose proxy authenticates with the session's Keystone; its
+venv needs keystonemiddleware too (``tools/bootstrap.sh --tests`` installs it).
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.swift_server import SwiftNotInstalled, SwiftServer, SwiftStartError
+from tests.fixtures_keystone import Keystone
+from tests.keystone_server import KeystoneStartError
+from tests.swift_server import KeystoneAuth, SwiftNotInstalled, SwiftServer, SwiftStartError
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.store import PlanStore
 from tripleo_flow.plans.swift import SwiftStore
@@ -27,6 +31,27 @@ def swift_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SwiftServ
         server.start()
     except (SwiftNotInstalled, SwiftStartError) as exc:
         problem = f"Cannot start the test Swift: {exc}"
+    if problem:
+        pytest.fail(problem, pytrace=False)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def swift_keystone_server(tmp_path_factory: pytest.TempPathFactory,
+                          keystone: Keystone) -> Iterator[SwiftServer]:
+    """A one-machine Swift authenticating with the test Keystone (authtoken and
+    keystoneauth in the proxy), registered in Keystone's catalog as object-store."""
+    swift = keystone.swift
+    server = SwiftServer(tmp_path_factory.mktemp("swift-keystone"), keystone=KeystoneAuth(
+        keystone.url, swift.name, swift.password, swift.project))
+    problem = None
+    try:
+        server.start()
+        keystone.server.add_endpoint("object-store", "swift", server.endpoint_template)
+    except (SwiftNotInstalled, SwiftStartError, KeystoneStartError) as exc:
+        server.stop()
+        problem = f"Cannot start the test Swift with Keystone: {exc}"
     if problem:
         pytest.fail(problem, pytrace=False)
     yield server

@@ -8,10 +8,12 @@ directory; :meth:`SwiftServer.stop` ends the four processes it started, and
 on Linux they also get SIGTERM when the thread that started them dies (a
 killed test run leaves no Swift behind).
 
-The proxy runs tempauth (user ``test:tester``, key ``testing``), object
-versioning, bulk (extract-archive and bulk-delete) and an in-process cache
-(:mod:`swift_proxy_cache`) so object requests skip repeated account and
-container lookups.
+The proxy runs tempauth (user ``test:tester``, key ``testing``) or, given a
+:class:`KeystoneAuth`, keystonemiddleware's ``authtoken`` and Swift's
+``keystoneauth`` against that Keystone (keystonemiddleware must then be
+installed in Swift's venv), object versioning, bulk (extract-archive and
+bulk-delete) and an in-process cache (:mod:`swift_proxy_cache`) so object
+requests skip repeated account and container lookups.
 
 The Swift binaries come from the directory named by ``TRIPLEO_FLOW_SWIFT_BIN``
 (default: the directory of ``swift-proxy-server`` on ``PATH``)::
@@ -39,6 +41,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
@@ -53,8 +56,43 @@ INSTALL_HINT = (
 _SERVERS = ("account", "container", "object")
 _PROXY_PIPELINE = (
     "catch_errors gatekeeper healthcheck proxy-logging cache listing_formats bulk "
-    "tempauth copy slo dlo versioned_writes symlink proxy-logging proxy-server"
+    "{auth} copy slo dlo versioned_writes symlink proxy-logging proxy-server"
 )
+RESELLER_PREFIX = "AUTH_"
+
+
+@dataclass(frozen=True)
+class KeystoneAuth:
+    """Keystone settings of a proxy that authenticates with Keystone.
+
+    :param auth_url: Keystone's v3 URL.
+    :param username: the proxy's service user (validates the clients' tokens).
+    :param password: its password.
+    :param project_name: its project.
+    :param operator_roles: roles that make a user the owner of their project's account.
+    """
+
+    auth_url: str
+    username: str
+    password: str
+    project_name: str
+    operator_roles: tuple[str, ...] = ("admin", "member")
+
+    def filters(self) -> dict[str, dict[str, str]]:
+        return {
+            "filter:authtoken": {
+                "paste.filter_factory": "keystonemiddleware.auth_token:filter_factory",
+                "www_authenticate_uri": self.auth_url, "auth_url": self.auth_url,
+                "auth_type": "password", "username": self.username,
+                "password": self.password, "project_name": self.project_name,
+                "user_domain_id": "default", "project_domain_id": "default",
+                "interface": "public", "delay_auth_decision": "true",
+            },
+            "filter:keystoneauth": {
+                "use": "egg:swift#keystoneauth", "reseller_prefix": RESELLER_PREFIX,
+                "operator_roles": ", ".join(self.operator_roles),
+            },
+        }
 
 
 class SwiftNotInstalled(RuntimeError):
@@ -128,12 +166,15 @@ class SwiftServer:
     :param log_level: Swift log level written to ``state_dir/log/*.log``.
     :param devices_dir: where the object, container and account data go
         (default ``state_dir/srv``); it must support user xattrs.
+    :param keystone: authenticate with this Keystone instead of tempauth.
     """
 
     def __init__(self, state_dir: str | os.PathLike[str] | None = None,
                  bin_dir: str | os.PathLike[str] | None = None,
                  log_level: str = "WARNING",
-                 devices_dir: str | os.PathLike[str] | None = None) -> None:
+                 devices_dir: str | os.PathLike[str] | None = None,
+                 keystone: KeystoneAuth | None = None) -> None:
+        self.keystone = keystone
         self._devices = Path(devices_dir) if devices_dir is not None else None
         self._own_dir = state_dir is None
         self.state_dir = Path(state_dir) if state_dir is not None else None
@@ -146,7 +187,16 @@ class SwiftServer:
 
     @property
     def auth_url(self) -> str:
+        """Where clients authenticate: tempauth in the proxy, or Keystone."""
+        if self.keystone is not None:
+            return self.keystone.auth_url
         return f"http://127.0.0.1:{self.ports['proxy']}/auth/v1.0"
+
+    @property
+    def endpoint_template(self) -> str:
+        """The object-store URL for Keystone's catalog (``%(project_id)s`` filled in by
+        Keystone)."""
+        return f"http://127.0.0.1:{self.ports['proxy']}/v1/{RESELLER_PREFIX}%(project_id)s"
 
     @property
     def user(self) -> str:
@@ -186,6 +236,8 @@ class SwiftServer:
         :raises SwiftStartError: when a server dies or the proxy never answers.
         """
         bin_dir = self.bin_dir
+        if self.keystone is not None:
+            self._check_keystonemiddleware(bin_dir)
         if self.state_dir is None:
             self.state_dir = Path(tempfile.mkdtemp(prefix="tripleo-flow-swift-"))
         self.state_dir.mkdir(parents=True, exist_ok=True)
@@ -264,12 +316,20 @@ class SwiftServer:
         filters = {name: {"use": f"egg:swift#{name.replace('-', '_')}"} for name in (
             "catch_errors", "gatekeeper", "healthcheck", "proxy-logging", "listing_formats",
             "bulk", "copy", "slo", "dlo", "symlink")}
-        (etc / "proxy-server.conf").write_text(_ini({
+        if self.keystone is not None:
+            auth = "authtoken keystoneauth"
+            auth_filters = self.keystone.filters()
+        else:
+            auth = "tempauth"
+            auth_filters = {"filter:tempauth": {"use": "egg:swift#tempauth",
+                                                "user_test_tester": f"{KEY} .admin"}}
+        proxy_conf = etc / "proxy-server.conf"
+        proxy_conf.touch(mode=0o600)  # the Keystone filter holds a password
+        proxy_conf.write_text(_ini({
             "DEFAULT": dict(common, bind_port=str(self.ports["proxy"])),
-            "pipeline:main": {"pipeline": _PROXY_PIPELINE},
+            "pipeline:main": {"pipeline": _PROXY_PIPELINE.format(auth=auth)},
             "app:proxy-server": {"use": "egg:swift#proxy", "account_autocreate": "true"},
-            "filter:tempauth": {"use": "egg:swift#tempauth",
-                                "user_test_tester": f"{KEY} .admin"},
+            **auth_filters,
             "filter:versioned_writes": {"use": "egg:swift#versioned_writes",
                                         "allow_object_versioning": "true"},
             "filter:cache": {"paste.filter_factory": "swift_proxy_cache:filter_factory"},
@@ -331,10 +391,25 @@ class SwiftServer:
         raise SwiftStartError(f"Swift proxy at {self.auth_url} did not answer within "
                               f"{timeout:g} s ({last_error}); logs in {self.state_dir}/log")
 
+    def _check_keystonemiddleware(self, bin_dir: Path) -> None:
+        python = _interpreter(bin_dir / "swift-proxy-server")
+        found = subprocess.run([python, "-c", "import keystonemiddleware.auth_token"],
+                               capture_output=True, check=False)
+        if found.returncode != 0:
+            raise SwiftNotInstalled(
+                f"keystonemiddleware is not installed in Swift's venv ({python}), so the "
+                f"proxy cannot authenticate with Keystone: {python} -m pip install "
+                "keystonemiddleware (tools/bootstrap.sh --tests does).")
+
     def _probe(self) -> bool:
         for name in _SERVERS:
             with socket.create_connection(("127.0.0.1", self.ports[name]), timeout=1):
                 pass
+        if self.keystone is not None:
+            # No token here: the proxy answers its healthcheck, and every server listens.
+            url = f"http://127.0.0.1:{self.ports['proxy']}/healthcheck"
+            with urllib.request.urlopen(url, timeout=5) as response:
+                return bool(response.status == 200)
         request = urllib.request.Request(self.auth_url,
                                          headers={"X-Auth-User": USER, "X-Auth-Key": KEY})
         with urllib.request.urlopen(request, timeout=5) as response:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install everything the tests need on a fresh Debian 12 machine (root), then
 # run the style checks and every test: unit and functional (real Swift, Redis,
-# MariaDB, heat-all, podman).
+# MariaDB, heat-all, podman, Keystone).
 # Usage: tools/run-tests.sh [pytest args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +25,10 @@ systemctl disable --now redis-server >/dev/null 2>&1 || true
 step "virtualenvs"
 bash tools/bootstrap.sh --tests
 export TRIPLEO_FLOW_SWIFT_BIN="$PWD/.venv-swift/bin"
+
+step "Keystone virtualenv (tools/setup-keystone.sh)"
+export TRIPLEO_FLOW_KEYSTONE_VENV=${TRIPLEO_FLOW_KEYSTONE_VENV:-$HOME/.local/share/tripleo-flow/keystone-venv}
+bash tools/setup-keystone.sh
 
 step "ephemeral Heat: MariaDB, podman, Heat virtualenv, images (tools/setup-heat.sh)"
 export TRIPLEO_FLOW_HEAT_VENV=${TRIPLEO_FLOW_HEAT_VENV:-$HOME/.local/share/tripleo-flow/heat-venv}

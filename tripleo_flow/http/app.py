@@ -187,4 +187,4 @@ def make_app(client: Any, sse_interval: float = 0.2) -> Any:
     resources = _resources(client, sse_interval)
     for route in ROUTES:
         app.add_route(route.path, resources[route.resource])
-    return auth.wrap_keystone(app, conf) if keystone else app
+    return auth.wrap_keystone(app, conf, public) if keystone else app

@@ -1,21 +1,32 @@
 """Authentication of HTTP requests.
 
 ``[api] auth_strategy = token`` (the default) compares ``X-Auth-Token`` with
-``[api] auth_token`` in constant time.  ``keystone`` wraps the app in
-keystonemiddleware's ``auth_token`` (an optional dependency, imported only
-then) and accepts requests it marked ``X-Identity-Status: Confirmed``.
-Routes marked public (the OpenAPI document) need no token.
+``[api] auth_token`` in constant time.  ``keystone`` puts keystonemiddleware's
+``auth_token`` (an optional dependency, imported only then) in front of the
+app; the app still accepts only requests it marked ``X-Identity-Status:
+Confirmed``.  Routes marked public (the OpenAPI document) need no token.
+
+auth_token decides itself (no ``delay_auth_decision``), so a token Keystone
+rejects (401) stays distinct from a Keystone that cannot be asked (503: down,
+or tripleo-flow's own service credentials refused); :class:`KeystoneAuth`
+answers both in the API's JSON error shape.
 """
 
 from __future__ import annotations
 
 import hmac
+import json
+import logging
 from collections.abc import Callable, Iterable
+from http import HTTPStatus
 from typing import Any
 
 import falcon
 
 from tripleo_flow import exceptions
+from tripleo_flow.http import errors
+
+LOG = logging.getLogger(__name__)
 
 TOKEN_HEADER = "X-Auth-Token"
 
@@ -51,13 +62,86 @@ def check_configured(conf: Any) -> None:
             "configuration file (or use [api] auth_strategy = keystone).")
 
 
-def wrap_keystone(app: Callable[..., Any], conf: Any) -> Callable[..., Any]:
-    """Put keystonemiddleware's auth_token in front of ``app`` (options [keystone_authtoken])."""
+def wrap_keystone(app: Callable[..., Any], conf: Any,
+                  public: Iterable[str] = ()) -> Callable[..., Any]:
+    """Put keystonemiddleware's auth_token (options in [keystone_authtoken]) in front of
+    ``app``, except on the ``public`` paths."""
     try:
         from keystonemiddleware import auth_token
     except ImportError as exc:
         raise exceptions.InvalidInput(
             "[api] auth_strategy is keystone but keystonemiddleware is not installed. "
             "Install it with: pip install keystonemiddleware") from exc
-    return auth_token.AuthProtocol(app, {"oslo_config_config": conf,  # type: ignore[no-any-return]
-                                         "delay_auth_decision": True})
+    protected = auth_token.AuthProtocol(_mark_reached(app), {"oslo_config_config": conf,
+                                                             "delay_auth_decision": False})
+    return KeystoneAuth(app, protected, public)
+
+
+_REACHED = "tripleo_flow.auth_passed"
+
+
+def _mark_reached(app: Callable[..., Any]) -> Callable[..., Any]:
+    def reached(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        environ[_REACHED] = True
+        return app(environ, start_response)
+    return reached
+
+
+class KeystoneAuth:
+    """WSGI: ``protected`` (auth_token around the app) for every path but the public ones;
+    auth_token's own refusals, and its failures to reach Keystone, become JSON errors."""
+
+    def __init__(self, app: Callable[..., Any], protected: Callable[..., Any],
+                 public: Iterable[str]) -> None:
+        self._app = app
+        self._protected = protected
+        self._public = frozenset(public)
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        if environ.get("PATH_INFO", "").rstrip("/") in self._public:  # as falcon routes it
+            return self._app(environ, start_response)
+        refusal: list[Any] = []
+
+        def capture(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            if environ.get(_REACHED):
+                return start_response(status, headers, exc_info)
+            refusal[:] = [status, headers]
+            return lambda data: None
+
+        try:
+            result = self._protected(environ, capture)
+        except Exception as exc:  # noqa: BLE001 - raised by auth_token, not by the app
+            if environ.get(_REACHED):
+                raise
+            LOG.error("Cannot validate a token with Keystone: %s", exc)
+            return _answer(start_response, 503, "backend-unavailable", _unavailable(exc), [])
+        if environ.get(_REACHED) or not refusal:
+            return result
+        if hasattr(result, "close"):
+            result.close()
+        code = int(refusal[0].split()[0])
+        keep = [(k, v) for k, v in refusal[1] if k.lower() == "www-authenticate"]
+        if code == 401:
+            return _answer(start_response, 401, "unauthorized",
+                           f"Send a valid Keystone token in the {TOKEN_HEADER} header.", keep)
+        if code == 503:
+            return _answer(start_response, 503, "backend-unavailable", _unavailable(None), keep)
+        return _answer(start_response, code, "error",
+                       f"Keystone authentication refused the request ({refusal[0]}).", keep)
+
+
+def _unavailable(exc: BaseException | None) -> str:
+    detail = f" ({exc})" if exc else ""
+    return ("Cannot validate the token: Keystone is unreachable or refused tripleo-flow's own "
+            f"credentials{detail}. Check auth_url, username, password, project_name and "
+            "interface in the [keystone_authtoken] section of the configuration file, and the "
+            "server log.")
+
+
+def _answer(start_response: Callable[..., Any], code: int, kind: str, message: str,
+            headers: list[tuple[str, str]]) -> list[bytes]:
+    payload = json.dumps(errors.body(kind, message)).encode()
+    start_response(f"{code} {HTTPStatus(code).phrase}",
+                   [("Content-Type", "application/json"),
+                    ("Content-Length", str(len(payload))), *headers])
+    return [payload]

@@ -127,10 +127,22 @@ class SwiftSession:
         if status == 400:
             return exceptions.InvalidInput(f"Swift refused to {what} {target}: "
                                            f"{_reason(exc)}")
-        if status in (401, 403):
+        # swiftclient reports Keystone's answers (refused credentials, unreachable, no
+        # object-store endpoint) as ClientExceptions with no HTTP status.
+        if status in (401, 403) or _from_keystone(exc, "Unauthorized"):
+            options = ("user, key, project_name, user_domain_name, project_domain_name"
+                       if self.auth_version == "3" else "user, key")
+            roles = (" With Keystone the user also needs one of the proxy's operator roles "
+                     "(keystoneauth operator_roles) on that project."
+                     if self.auth_version == "3" and status == 403 else "")
             return exceptions.PlanStoreError(
-                f"Swift refused to {what} {target}: not authorized ({status}). Check user, key "
-                f"and auth_url ({self.auth_url}) in the [swift] section.")
+                f"Swift refused to {what} {target}: not authorized ({status or 401}). Check "
+                f"{options} and auth_url ({self.auth_url}) in the [swift] section.{roles}")
+        if _from_keystone(exc, "Authorization Failure", "Endpoint for"):
+            return exceptions.PlanStoreError(
+                f"Cannot {what} {target}: Keystone at {self.auth_url} gave no Swift token or "
+                f"endpoint: {_reason(exc)}. Check that Keystone is running and reachable and "
+                "that its catalog has an object-store endpoint, then try again.")
         return exceptions.PlanStoreError(
             f"Cannot {what} {target} in Swift at {self.auth_url}: {_reason(exc)}. Check that "
             "Swift is running and reachable, then try again.")
@@ -173,6 +185,13 @@ def options_from_conf(conf: cfg.ConfigOpts) -> dict[str, Any]:
             "user_domain_name": group.user_domain_name,
             "project_domain_name": group.project_domain_name,
             "upload_threads": group.upload_threads, "retries": group.retries}
+
+
+def _from_keystone(exc: BaseException, *prefixes: str) -> bool:
+    """Whether ``exc`` is swiftclient's report of a Keystone answer starting with one of
+    ``prefixes`` (these carry no HTTP status)."""
+    return (isinstance(exc, ClientException) and not exc.http_status
+            and str(exc.msg).startswith(prefixes))
 
 
 def _reason(exc: BaseException) -> str:

@@ -35,6 +35,40 @@ class Api:
 
 
 @contextlib.contextmanager
+def serving(client: Client, token: str = "") -> Iterator[Api]:
+    """Serve ``client`` on a free port of 127.0.0.1 until the block ends (then close it).
+
+    :param token: sent as X-Auth-Token by the returned :class:`Api`'s session (when set).
+    """
+    server = make_server(client, "127.0.0.1", 0, threads=4)
+    stop = threading.Event()
+
+    def serve() -> None:
+        # waitress's own run() loop, stopped by an event rather than from outside:
+        # everything is closed here, in the loop's thread, once it no longer polls
+        # (the listener and the connections clients still hold: a live requests
+        # Response keeps its own).
+        while not stop.is_set():
+            wasyncore.loop(timeout=0.05, map=server._map, use_poll=True, count=1)
+        wasyncore.close_all(server._map, ignore_all=True)
+        server.task_dispatcher.shutdown()
+
+    thread = threading.Thread(target=serve, name="waitress", daemon=True)
+    thread.start()
+    session = requests.Session()
+    if token:
+        session.headers["X-Auth-Token"] = token
+    try:
+        yield Api(f"http://127.0.0.1:{server.effective_port}", token, client, session)
+    finally:
+        session.close()
+        stop.set()
+        thread.join(10)
+        assert not thread.is_alive()
+        client.close()
+
+
+@contextlib.contextmanager
 def running_api(tmp_path: Path,
                 overrides: dict[str, dict[str, Any]] | None = None) -> Iterator[Api]:
     """Serve a LocalStore client over ``tmp_path`` on a free port until the block ends.
@@ -47,31 +81,8 @@ def running_api(tmp_path: Path,
     for group, values in (overrides or {}).items():
         for name, value in values.items():
             client.conf.set_override(name, value, group=group)
-    server = make_server(client, "127.0.0.1", 0, threads=4)
-    stop = threading.Event()
-
-    def serve() -> None:
-        # waitress's own run() loop, stopped by an event rather than from outside:
-        # everything is closed here, in the loop's thread, once it no longer polls.
-        while not stop.is_set():
-            wasyncore.loop(timeout=0.05, map=server._map, use_poll=True, count=1)
-        wasyncore.close_all(server._map, ignore_all=True)
-        server.task_dispatcher.shutdown()
-
-    thread = threading.Thread(target=serve, name="waitress", daemon=True)
-    thread.start()
-    session = requests.Session()
-    session.headers["X-Auth-Token"] = token
-    try:
-        yield Api(f"http://127.0.0.1:{server.effective_port}", token, client, session)
-    finally:
-        session.close()
-        # The listener and every connection (a test may still hold a response whose
-        # socket keeps a connection open) are closed by the loop's thread.
-        stop.set()
-        thread.join(10)
-        assert not thread.is_alive()
-        client.close()
+    with serving(client, token) as running:
+        yield running
 
 
 @pytest.fixture

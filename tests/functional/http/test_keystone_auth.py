@@ -1,0 +1,146 @@
+"""``[api] auth_strategy = keystone`` against a real Keystone (keystonemiddleware's
+auth_token in front of the app, configured from ``[keystone_authtoken]`` in the
+configuration file, as a user would)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.fixtures_keystone import Keystone
+from tests.functional.http.conftest import Api, serving
+from tests.functional.http.test_serve_command import free_port
+from tests.keystone_server import User
+from tripleo_flow import config
+from tripleo_flow.api import Client
+from tripleo_flow.plans.local import LocalStore
+from tripleo_flow.plans.lock import PlanLocks
+
+pytestmark = pytest.mark.functional
+
+
+def write_conf(tmp_path: Path, keystone: Keystone, service: User, extra: str = "") -> Path:
+    """A tripleo-flow.conf (mode 0600) for the keystone strategy, validating as ``service``
+    (``extra``: more [keystone_authtoken] lines)."""
+    path = tmp_path / "tripleo-flow.conf"
+    path.write_text(
+        f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n"
+        "[api]\nauth_strategy = keystone\n"
+        "[keystone_authtoken]\n"
+        f"www_authenticate_uri = {keystone.url}\n"
+        f"auth_url = {keystone.url}\n"
+        "auth_type = password\n"
+        f"username = {service.name}\n"
+        f"password = {service.password}\n"
+        f"project_name = {service.project}\n"
+        "user_domain_name = Default\n"
+        "project_domain_name = Default\n" + extra)
+    path.chmod(0o600)
+    return path
+
+
+def keystone_client(tmp_path: Path, conf_file: Path) -> Client:
+    conf = config.load([str(conf_file)])
+    locks = PlanLocks(f"file://{tmp_path / 'locks'}", timeout=30)
+    return Client(conf, store=LocalStore(tmp_path / "plans"), locks=locks)
+
+
+@pytest.fixture
+def keystone_api(tmp_path: Path, keystone: Keystone) -> Iterator[Api]:
+    """The API with the keystone strategy; its session sends no token."""
+    client = keystone_client(tmp_path, write_conf(tmp_path, keystone, keystone.service))
+    with serving(client) as running:
+        yield running
+
+
+def test_requests_without_a_keystone_token_get_401(keystone_api: Api,
+                                                   keystone: Keystone) -> None:
+    cases = [
+        {},
+        {"X-Auth-Token": "not-a-token"},
+        # A truncated real token: well-formed, but its signature does not check out.
+        {"X-Auth-Token": keystone.token(keystone.operator)[:-8]},
+        # Headers only auth_token may set: a client claiming them is not trusted.
+        {"X-Identity-Status": "Confirmed", "X-Roles": "admin", "X-User-Id": "admin"},
+    ]
+    for headers in cases:
+        response = keystone_api("GET", "/v1/plans", headers=headers)
+        assert response.status_code == 401, (headers, response.text)
+        assert response.json()["error"]["kind"] == "unauthorized"
+        # Clients learn where to get a token.
+        assert response.headers["WWW-Authenticate"] == f"Keystone uri=\"{keystone.url}\""
+
+
+def test_a_keystone_token_is_accepted(keystone_api: Api, keystone: Keystone) -> None:
+    headers = {"X-Auth-Token": keystone.token(keystone.operator)}
+    assert keystone_api("GET", "/v1/plans", headers=headers).json() == []
+    created = keystone_api("POST", "/v1/plans", params={"name": "one", "sample": "true"},
+                           headers=headers)
+    assert created.status_code == 201, created.text
+    listed = keystone_api("GET", "/v1/plans", headers=headers)
+    assert listed.status_code == 200
+    assert [plan["name"] for plan in listed.json()] == ["one"]
+    # A second request with the same token (auth_token's cache) and one with a new token.
+    again = keystone_api("GET", "/v1/plans/one",
+                         headers={"X-Auth-Token": keystone.token(keystone.operator)})
+    assert again.status_code == 200 and again.json()["name"] == "one"
+
+
+def test_public_routes_need_no_token(keystone_api: Api) -> None:
+    response = keystone_api("GET", "/v1/openapi.json")
+    assert response.status_code == 200
+    assert "/v1/plans" in response.json()["paths"]
+
+
+@pytest.mark.parametrize("service_password, extra, detail", [
+    # auth_token cannot get its own token, so it cannot validate the user's.
+    ("wrong", "", ""),
+    # Keystone's catalog has no admin endpoint: keystoneauth's EndpointNotFound (a 500 from
+    # the WSGI server before the fix).
+    (None, "interface = admin\n", "admin endpoint for identity service not found"),
+])
+def test_keystone_unusable_is_503_not_401(tmp_path: Path, keystone: Keystone,
+                                          service_password: str | None, extra: str,
+                                          detail: str) -> None:
+    service = keystone.service
+    if service_password:
+        service = User(service.name, service_password, service.project, service.role)
+    client = keystone_client(tmp_path, write_conf(tmp_path, keystone, service, extra))
+    with serving(client) as api:
+        response = api("GET", "/v1/plans",
+                       headers={"X-Auth-Token": keystone.token(keystone.operator)})
+        # The public document does not need Keystone at all.
+        assert api("GET", "/v1/openapi.json").status_code == 200
+    assert response.status_code == 503, response.text
+    error = response.json()["error"]
+    assert error["kind"] == "backend-unavailable"
+    assert "[keystone_authtoken]" in error["message"]
+    assert detail in error["message"]
+
+
+def test_api_serve_with_the_keystone_strategy(tmp_path: Path, keystone: Keystone) -> None:
+    conf = write_conf(tmp_path, keystone, keystone.service)
+    port = free_port()
+    exe = Path(sys.executable).parent / "tripleo-flow"
+    proc = subprocess.Popen([str(exe), "--config-file", str(conf), "api", "serve",
+                             "--host", "127.0.0.1", "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        banner = proc.stdout.readline()
+        assert f"http://127.0.0.1:{port}/v1/" in banner, \
+            proc.stderr.read() if proc.stderr and not banner else banner
+        url = f"http://127.0.0.1:{port}/v1/plans"
+        token = keystone.token(keystone.operator)
+        assert requests.get(url, headers={"X-Auth-Token": token}, timeout=30).json() == []
+        assert requests.get(url, timeout=30).status_code == 401
+    finally:
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(30)
+    assert code == 0
