@@ -59,7 +59,7 @@ def test_objects_round_trip_in_the_projects_account(
     assert [c.name for c in operator_store.list_containers()] == ["overcloud"]
     # The token came from Keystone and the storage URL from its catalog: the project's account.
     project_id = keystone.server.project_id(keystone.operator.project)
-    with operator_store._connection() as conn:
+    with operator_store.session._connection() as conn:
         assert conn.url == swift_keystone_server.endpoint_template % {"project_id": project_id}
     operator_store.delete_container("overcloud")
     assert not operator_store.container_exists("overcloud")
