@@ -121,6 +121,12 @@ API_OPTS = [
                "keystonemiddleware (options in [keystone_authtoken]; pip install "
                "keystonemiddleware)."),
     cfg.IntOpt("threads", default=8, min=1, help="Request threads of the WSGI server."),
+    cfg.ListOpt("reader_roles", default=["reader", "member", "admin"],
+                help="With auth_strategy keystone: a token needs one of these roles (or a "
+                "writer role) to read (GET)."),
+    cfg.ListOpt("writer_roles", default=["member", "admin"],
+                help="With auth_strategy keystone: a token needs one of these roles to "
+                "change anything (POST, PUT, PATCH, DELETE)."),
     cfg.IntOpt("max_upload_size", default=1 << 30, min=0,
                help="Largest request body in bytes (an uploaded or plan .tar.gz); larger "
                "ones get 413 and nothing is kept. 0 means no limit."),

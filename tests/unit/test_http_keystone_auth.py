@@ -87,3 +87,29 @@ def test_an_error_of_the_app_itself_is_not_blamed_on_keystone() -> None:
     wsgi = auth.KeystoneAuth(app, app_fails_after_auth, [])
     with pytest.raises(ValueError, match="the app's own bug"):
         call(wsgi, "/v1/plans")
+
+
+READERS, WRITERS = ["reader", "member", "admin"], ["member", "admin"]
+
+
+@pytest.mark.parametrize("method, roles, allowed", [
+    ("GET", ["reader"], True),
+    ("HEAD", ["Member"], True),           # role names compare without case
+    ("GET", ["admin"], True),
+    ("GET", [], False),
+    ("GET", ["load-balancer_observer"], False),
+    ("POST", ["reader"], False),
+    ("DELETE", ["reader", " member "], True),
+    ("PUT", ["admin"], True),
+    ("PATCH", [""], False),
+])
+def test_check_roles(method: str, roles: list[str], allowed: bool) -> None:
+    import falcon
+
+    if allowed:
+        auth.check_roles(method, roles, READERS, WRITERS)
+        return
+    with pytest.raises(falcon.HTTPForbidden) as refused:
+        auth.check_roles(method, roles, READERS, WRITERS)
+    message = refused.value.description
+    assert ("writer_roles" in message) and ("member" in message)

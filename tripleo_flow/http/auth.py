@@ -4,7 +4,10 @@
 ``[api] auth_token`` in constant time.  ``keystone`` puts keystonemiddleware's
 ``auth_token`` (an optional dependency, imported only then) in front of the
 app; the app still accepts only requests it marked ``X-Identity-Status:
-Confirmed``.  Routes marked public (the OpenAPI document) need no token.
+Confirmed``, and then checks the token's roles (``X-Roles``): reading needs
+one of ``[api] reader_roles`` or ``writer_roles``, changing anything one of
+``writer_roles`` (403 otherwise).  Routes marked public (the OpenAPI
+document) need no token.
 
 auth_token decides itself (no ``delay_auth_decision``), so a token Keystone
 rejects (401) stays distinct from a Keystone that cannot be asked (503: down,
@@ -29,21 +32,48 @@ from tripleo_flow.http import errors
 LOG = logging.getLogger(__name__)
 
 TOKEN_HEADER = "X-Auth-Token"
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def _roles(names: Iterable[str]) -> frozenset[str]:
+    return frozenset(n.strip().lower() for n in names if n.strip())
+
+
+def check_roles(method: str, token_roles: Iterable[str], readers: Iterable[str],
+                writers: Iterable[str]) -> None:
+    """Refuse (403) a request whose token has none of the roles its method needs."""
+    have, writing = _roles(token_roles), method.upper() not in READ_METHODS
+    need = _roles(writers) if writing else _roles(readers) | _roles(writers)
+    if have & need:
+        return
+    option = "[api] writer_roles" if writing else "[api] reader_roles or writer_roles"
+    raise falcon.HTTPForbidden(
+        title="Forbidden",
+        description=f"The token's roles ({', '.join(sorted(have)) or 'none'}) may not "
+                    f"{'change' if writing else 'read'} anything here: it needs one of "
+                    f"{', '.join(sorted(need))} ({option}). Ask an administrator for a role "
+                    "on the project.")
 
 
 class TokenAuth:
-    """Falcon middleware: 401 unless the request carries the configured token."""
+    """Falcon middleware: 401 unless the request carries the configured token (or, with
+    Keystone, a confirmed one), 403 when a Keystone token lacks the roles needed."""
 
-    def __init__(self, token: str | None, keystone: bool, public: Iterable[str]) -> None:
+    def __init__(self, token: str | None, keystone: bool, public: Iterable[str],
+                 reader_roles: Iterable[str] = (), writer_roles: Iterable[str] = ()) -> None:
         self._token = token.encode() if token else None
         self._keystone = keystone
         self._public = frozenset(public)
+        self._readers = tuple(reader_roles)
+        self._writers = tuple(writer_roles)
 
     def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
         if req.path in self._public:
             return
         if self._keystone:
             if req.get_header("X-Identity-Status") == "Confirmed":
+                check_roles(req.method, (req.get_header("X-Roles") or "").split(","),
+                            self._readers, self._writers)
                 return
         elif self._token is not None:
             given = (req.get_header(TOKEN_HEADER) or "").encode()

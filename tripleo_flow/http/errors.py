@@ -18,7 +18,7 @@ from tripleo_flow import exceptions
 
 LOG = logging.getLogger(__name__)
 
-_KINDS = {400: "invalid-input", 401: "unauthorized", 404: "not-found",
+_KINDS = {400: "invalid-input", 401: "unauthorized", 403: "forbidden", 404: "not-found",
           405: "method-not-allowed", 409: "conflict", 413: "too-large", 415: "invalid-input",
           431: "invalid-input"}
 

@@ -100,23 +100,29 @@ class IdempotencyKeys:
                 self._engine = engine
             return self._engine
 
-    def start(self, key: str, fingerprint: str, start: Callable[[], str]) -> str:
+    def start(self, key: str, fingerprint: str, start: Callable[[], str],
+              owner: str = "") -> str:
         """The execution id for ``key``: the one an earlier start with the same
         ``fingerprint`` made, or the one ``start()`` makes now.
+
+        :param owner: whose key it is (a Keystone user id): the same key sent by
+            another owner is another key
 
         :raises Conflict: ``key`` was used for a request with another fingerprint, or
             another request is still starting it after ``3 * claim_timeout`` seconds
         """
         engine = self.engine()
+        scoped = f"{owner}\0{key}" if owner else key
         try:
-            return self._start(engine, key, fingerprint, start)
+            return self._start(engine, key, fingerprint, start, _sha256(scoped))
         except sa.exc.OperationalError as exc:
             raise exceptions.BackendUnavailable(
                 f"The executions database failed while recording {HEADER} {key!r}: {exc}. "
                 "Check [workflows] connection, then retry.") from exc
 
-    def _start(self, engine: Any, key: str, fingerprint: str, start: Callable[[], str]) -> str:
-        key_hash, print_hash = _sha256(key), _sha256(fingerprint)
+    def _start(self, engine: Any, key: str, fingerprint: str, start: Callable[[], str],
+               key_hash: str) -> str:
+        print_hash = _sha256(fingerprint)
         deadline = time.monotonic() + 3 * self.claim_timeout
         while True:
             now = int(time.time())

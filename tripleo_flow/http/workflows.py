@@ -36,7 +36,8 @@ class WorkflowExecutions:
     With an ``Idempotency-Key`` header, a retried start (same key, same workflow,
     input and target) answers the execution the first one made, even from
     another server process sharing the executions database
-    (:mod:`tripleo_flow.http.idempotency`).
+    (:mod:`tripleo_flow.http.idempotency`).  With Keystone, keys belong to the
+    user who sent them (``X-User-Id``), so two users never collide.
     """
 
     def __init__(self, client: Any, keys: idempotency.IdempotencyKeys) -> None:
@@ -53,8 +54,10 @@ class WorkflowExecutions:
         else:
             idempotency.check_key(key)
             fingerprint = json.dumps([name, inputs, target], sort_keys=True, default=str)
+            user = req.get_header("X-User-Id") if req.get_header(
+                "X-Identity-Status") == "Confirmed" else None
             execution_id = self.keys.start(key, fingerprint, lambda: self.client.run_workflow(
-                name, inputs, wait=False, target=target).id)
+                name, inputs, wait=False, target=target).id, owner=user or "")
             execution = self.client.get_execution(execution_id)
         resp.status = falcon.HTTP_202
         resp.location = f"/v1/executions/{execution.id}"

@@ -92,6 +92,33 @@ def test_a_keystone_token_is_accepted(keystone_api: Api, keystone: Keystone) -> 
     assert again.status_code == 200 and again.json()["name"] == "one"
 
 
+def test_a_reader_may_read_but_not_change(keystone_api: Api, keystone: Keystone) -> None:
+    reader = {"X-Auth-Token": keystone.token(keystone.outsider)}   # role: reader
+    assert keystone_api("GET", "/v1/plans", headers=reader).status_code == 200
+    refused = keystone_api("POST", "/v1/plans", params={"name": "nope", "sample": "true"},
+                           headers=reader)
+    assert refused.status_code == 403, refused.text
+    error = refused.json()["error"]
+    assert error["kind"] == "forbidden"
+    assert "reader" in error["message"] and "[api] writer_roles" in error["message"]
+    assert keystone_api("GET", "/v1/plans", headers=reader).json() == []  # nothing made
+
+
+def test_idempotency_keys_belong_to_their_user(keystone_api: Api, keystone: Keystone) -> None:
+    second = keystone.server.add_user("second-operator", keystone.operator.project, "member")
+    starts = {}
+    for user in (keystone.operator, second):
+        headers = {"X-Auth-Token": keystone.token(user), "Idempotency-Key": "same-key"}
+        for _ in range(2):  # a retry by the same user gets that user's execution
+            response = keystone_api("POST", "/v1/workflows/update_parameters/executions",
+                                    json={"input": {"plan": "p1", "parameters": {"A": 1}}},
+                                    headers=headers)
+            assert response.status_code == 202, response.text
+            starts.setdefault(user.name, set()).add(response.json()["id"])
+    assert all(len(ids) == 1 for ids in starts.values()), starts
+    assert starts[keystone.operator.name] != starts[second.name]
+
+
 def test_public_routes_need_no_token(keystone_api: Api) -> None:
     response = keystone_api("GET", "/v1/openapi.json")
     assert response.status_code == 200
