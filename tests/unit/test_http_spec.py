@@ -35,7 +35,7 @@ def test_openapi_documents_statuses_security_and_path_parameters() -> None:
     doc = openapi([Route("/v1/things/{name}", "thing", {
         "get": Operation("Show"), "delete": Operation("Delete", status=204, response=None)})])
     get = doc["paths"]["/v1/things/{name}"]["get"]
-    assert sorted(get["responses"]) == ["200", "400", "401", "404", "409", "503"]
+    assert sorted(get["responses"]) == ["200", "400", "401", "403", "404", "409", "503"]
     assert get["security"] == [{"token": []}]
     assert get["parameters"][0]["name"] == "name" and get["parameters"][0]["in"] == "path"
     assert "content" not in doc["paths"]["/v1/things/{name}"]["delete"]["responses"]["204"]

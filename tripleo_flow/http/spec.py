@@ -88,7 +88,7 @@ def _operation(route: Route, method: str, op: Operation) -> dict[str, Any]:
                                                       "format": "binary"}}}}
     codes = set(op.errors) | ({400} if op.params or op.body else set())
     if not op.public:
-        codes.add(401)
+        codes |= {401, 403}  # 403: a Keystone token without the roles the method needs
     for code in sorted(codes):
         responses[str(code)] = {"description": "Error", "content": {
             JSON: {"schema": {"$ref": "#/components/schemas/Error"}}}}
