@@ -127,6 +127,9 @@ API_OPTS = [
     cfg.ListOpt("writer_roles", default=["member", "admin"],
                 help="With auth_strategy keystone: a token needs one of these roles to "
                 "change anything (POST, PUT, PATCH, DELETE)."),
+    cfg.ListOpt("project_ids", default=[],
+                help="With auth_strategy keystone: accept only tokens scoped to one of these "
+                "project ids (empty: any project)."),
     cfg.IntOpt("max_upload_size", default=1 << 30, min=0,
                help="Largest request body in bytes (an uploaded or plan .tar.gz); larger "
                "ones get 413 and nothing is kept. 0 means no limit."),

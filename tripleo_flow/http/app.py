@@ -182,7 +182,8 @@ def make_app(client: Any, sse_interval: float = 0.2) -> Any:
     keystone = conf.api.auth_strategy == "keystone"
     public = [r.path for r in ROUTES if all(op.public for op in r.operations.values())]
     app = falcon.App(middleware=[auth.TokenAuth(conf.api.auth_token, keystone, public,
-                                                conf.api.reader_roles, conf.api.writer_roles)])
+                                                conf.api.reader_roles, conf.api.writer_roles,
+                                                conf.api.project_ids)])
     app.req_options.strip_url_path_trailing_slash = True
     errors.install(app)
     resources = _resources(client, sse_interval)

@@ -4,8 +4,9 @@
 ``[api] auth_token`` in constant time.  ``keystone`` puts keystonemiddleware's
 ``auth_token`` (an optional dependency, imported only then) in front of the
 app; the app still accepts only requests it marked ``X-Identity-Status:
-Confirmed``, and then checks the token's roles (``X-Roles``): reading needs
-one of ``[api] reader_roles`` or ``writer_roles``, changing anything one of
+Confirmed``, and then checks the token's project (``X-Project-Id``, when
+``[api] project_ids`` is set) and roles (``X-Roles``): reading needs one of
+``[api] reader_roles`` or ``writer_roles``, changing anything one of
 ``writer_roles`` (403 otherwise).  Routes marked public (the OpenAPI
 document) need no token.
 
@@ -60,18 +61,27 @@ class TokenAuth:
     Keystone, a confirmed one), 403 when a Keystone token lacks the roles needed."""
 
     def __init__(self, token: str | None, keystone: bool, public: Iterable[str],
-                 reader_roles: Iterable[str] = (), writer_roles: Iterable[str] = ()) -> None:
+                 reader_roles: Iterable[str] = (), writer_roles: Iterable[str] = (),
+                 project_ids: Iterable[str] = ()) -> None:
         self._token = token.encode() if token else None
         self._keystone = keystone
         self._public = frozenset(public)
         self._readers = tuple(reader_roles)
         self._writers = tuple(writer_roles)
+        self._projects = frozenset(p.strip() for p in project_ids if p.strip())
 
     def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
         if req.path in self._public:
             return
         if self._keystone:
             if req.get_header("X-Identity-Status") == "Confirmed":
+                project = req.get_header("X-Project-Id") or ""
+                if self._projects and project not in self._projects:
+                    raise falcon.HTTPForbidden(
+                        title="Forbidden",
+                        description=f"Tokens of project {project or '(none)'!r} are not "
+                                    "accepted here ([api] project_ids); get a token scoped to "
+                                    "the deployment's project.")
                 check_roles(req.method, (req.get_header("X-Roles") or "").split(","),
                             self._readers, self._writers)
                 return

@@ -104,6 +104,21 @@ def test_a_reader_may_read_but_not_change(keystone_api: Api, keystone: Keystone)
     assert keystone_api("GET", "/v1/plans", headers=reader).json() == []  # nothing made
 
 
+def test_project_ids_limit_the_projects_whose_tokens_count(
+        tmp_path: Path, keystone: Keystone) -> None:
+    tripleo = keystone.server.project_id(keystone.operator.project)
+    conf = write_conf(tmp_path, keystone, keystone.service)
+    conf.write_text(conf.read_text().replace("[api]\n", f"[api]\nproject_ids = {tripleo}\n"))
+    with serving(keystone_client(tmp_path, conf)) as api:
+        inside = api("GET", "/v1/plans",
+                     headers={"X-Auth-Token": keystone.token(keystone.operator)})
+        outside = api("GET", "/v1/plans",
+                      headers={"X-Auth-Token": keystone.token(keystone.outsider)})
+    assert inside.status_code == 200, inside.text
+    assert outside.status_code == 403, outside.text
+    assert "[api] project_ids" in outside.json()["error"]["message"]
+
+
 def test_idempotency_keys_belong_to_their_user(keystone_api: Api, keystone: Keystone) -> None:
     second = keystone.server.add_user("second-operator", keystone.operator.project, "member")
     starts = {}
