@@ -326,6 +326,42 @@ def test_passwords_rotate(client: Client, templates: Path) -> None:
     assert client.get_passwords("overcloud")["CephClusterFSID"] == before["CephClusterFSID"]
 
 
+def test_rotation_reverts_from_the_stored_version_and_persists_no_secret(
+        client: Client, templates: Path, tmp_path: Path) -> None:
+    from taskflow import task
+    from taskflow.patterns import linear_flow
+
+    from tripleo_flow.actions.passwords import RotatePasswords
+    from tripleo_flow.flows.run import run_flow
+
+    class Boom(task.Task):  # type: ignore[misc]
+        def execute(self) -> None:
+            raise RuntimeError("boom")
+
+    client.create_plan("overcloud", templates)
+    client.set_parameters("overcloud", {"Keep": 1})   # a writer's change before the rotation
+    before = client.get_passwords("overcloud")
+    flow = linear_flow.Flow("t").add(RotatePasswords(client.context), Boom())
+    with pytest.raises(RuntimeError, match="boom"):
+        run_flow(flow, {"plan": "overcloud", "rotate": None, "do_not_rotate": None})
+    assert client.get_passwords("overcloud") == before
+    assert client.get_parameters("overcloud") == {"Keep": 1}
+
+    # Through a persisted workflow: the executions database never sees a password.
+    execution = client.run_workflow("rotate_passwords", {"plan": "overcloud"})
+    assert execution.state == "SUCCESS"
+    after = client.get_passwords("overcloud")
+    changed = [k for k in before if after[k] != before[k]]
+    assert "AdminPassword" in changed
+    database = (tmp_path / "data" / "executions.sqlite").read_bytes()
+    for wal in (tmp_path / "data").glob("executions.sqlite-*"):
+        database += wal.read_bytes()
+    assert b"AdminPassword" in database   # the names of what changed are kept
+    secrets = [before[k] for k in changed if isinstance(before[k], str) and len(before[k]) >= 8]
+    assert len(secrets) > 10
+    assert not [v for v in secrets if v.encode() in database]
+
+
 def test_missing_plan_errors(client: Client) -> None:
     for call in (lambda: client.show_plan("ghost"), lambda: client.get_parameters("ghost"),
                  lambda: client.set_parameters("ghost", {"A": 1}),

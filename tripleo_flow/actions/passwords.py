@@ -37,10 +37,11 @@ class RotatePasswords(Action):
         def change(current: dict[str, Any]) -> dict[str, Any]:
             return passwords.rotate_passwords(current, rotate=rotate, do_not_rotate=do_not_rotate)
 
-        return edit_section(self.context, plan, "passwords", change)
+        return edit_section(self.context, plan, "passwords", change, secret=True)
 
     def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
-        """Put back the passwords as they were before the rotation."""
+        """Put back the passwords as they were before the rotation (read from the
+        plan-environment version before it: the result holds no secret)."""
         if isinstance(result, dict) and "section" in result:
             undo_section(self.context, plan, result)
 

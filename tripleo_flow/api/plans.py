@@ -18,6 +18,7 @@ from tripleo_flow.actions import (
     plan,
     roles,
 )
+from tripleo_flow.actions.envedit import changed_keys
 from tripleo_flow.actions.templates import ProcessTemplates
 from tripleo_flow.core.progress import PlanProgressListener
 from tripleo_flow.flows import names
@@ -181,8 +182,7 @@ class PlansMixin:
         """Rotate passwords; returns the names that changed."""
         results = run_flow(plan_flows.rotate_passwords(self.context), {
             names.PLAN: name, names.ROTATE: rotate, names.DO_NOT_ROTATE: do_not_rotate})
-        undo = results[names.PASSWORDS_ROTATED]
-        return sorted(list(undo["previous"]) + list(undo["absent"]))
+        return changed_keys(results[names.PASSWORDS_ROTATED])
 
     # -- parameters --------------------------------------------------------
 
@@ -204,8 +204,7 @@ class PlansMixin:
         results = run_flow(plan_flows.update_parameters(self.context), {
             names.PLAN: name, names.PARAMETERS: dict(values),
             names.PARAMETER_KEY: "parameter_defaults", names.VALIDATE: validate})
-        undo = results[names.PARAMETERS_UPDATED]
-        return sorted(list(undo["previous"]) + list(undo["absent"]))
+        return changed_keys(results[names.PARAMETERS_UPDATED])
 
     def reset_parameters(self, name: str, parameter_names: list[str] | None = None) -> list[str]:
         """Remove parameter values (all when no names are given); returns the removed names."""
