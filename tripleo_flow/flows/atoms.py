@@ -17,6 +17,7 @@ reverse order and the failed task is never undone twice.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -28,7 +29,10 @@ from taskflow import retry, task
 from taskflow.types import failure
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.base import Action, ActionContext
+from tripleo_flow.actions.deploy import PROGRESS_LISTENER
+from tripleo_flow.actions.plan import PLAN_PROGRESS
+from tripleo_flow.core.progress import PlanProgress, StackProgress
 from tripleo_flow.flows import expressions
 from tripleo_flow.flows.workbook_model import TaskSpec, Transition, WorkflowSpec
 
@@ -217,8 +221,31 @@ class ActionAtom(_WorkbookAtom):
     def _get_action(self) -> Action:
         if self._action is None:
             cls = self.runtime.actions(self.spec.action or "std.noop")
-            self._action = cls(self.runtime.action_context, name=self.name)
+            self._action = cls(self._context(), name=self.name)
         return self._action
+
+    def _context(self) -> Any:
+        """The actions' context, with listeners that turn the progress an action reports
+        (plan check/upload, stack resources) into this task's stored progress."""
+        context = self.runtime.action_context
+        if not isinstance(context, ActionContext):
+            return context
+        return dataclasses.replace(context, extras={
+            **context.extras, PLAN_PROGRESS: self._plan_progress,
+            PROGRESS_LISTENER: self._stack_progress})
+
+    def _plan_progress(self, report: PlanProgress) -> None:
+        self._progress(report.stage, report.done, report.total, "")
+
+    def _stack_progress(self, report: StackProgress) -> None:
+        self._progress("stack", report.complete, report.total, report.status)
+
+    def _progress(self, stage: str, done: int, total: int, status: str) -> None:
+        """Report through TaskFlow (stored with the task: ``TaskRecord.progress``)."""
+        fraction = 1.0 if total <= 0 else min(1.0, max(0.0, done / total))
+        self.notifier.notify(task.EVENT_UPDATE_PROGRESS, {
+            "progress": fraction, "stage": stage, "done": done, "total": total,
+            "status": status})
 
     def _items(self, evaluator: expressions.Evaluator) -> list[dict[str, Any]] | None:
         if self.spec.with_items is None:

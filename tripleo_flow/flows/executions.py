@@ -247,6 +247,10 @@ class TaskRecord:
     published: dict[str, Any] = field(default_factory=dict)
     started_at: float | None = None
     finished_at: float | None = None
+    #: While it runs, the last progress its action reported: ``{"stage", "done",
+    #: "total", "status"}`` (stage ``check``/``upload`` for plans, ``stack`` for
+    #: deployments); None once it has ended.
+    progress: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -314,8 +318,11 @@ def task_records(fd: Any) -> list[TaskRecord]:
                 state = result["state"]
             error = error or result.get("error")
             result = result.get("result")
+        reported = (ad.meta or {}).get("progress_details") or {}
+        progress = (dict(reported["details"])
+                    if reported.get("details") and state == states.RUNNING else None)
         records.append(TaskRecord(ad.name, str(state), result, error, published, started,
-                                  finished))
+                                  finished, progress))
     records.sort(key=lambda r: (r.started_at is None, r.started_at or 0.0))
     return records
 

@@ -1,8 +1,9 @@
 """Server-sent events of an execution, built by following its stored state.
 
 :func:`follow` polls the execution and its tasks through the Python API and
-yields one ``task`` event per task state change and a last ``execution``
-event when the execution has ended, so it works for executions run by any
+yields one ``task`` event per task state change (and per progress its action
+reports while it runs: ``progress``, e.g. stack resources complete of total)
+and a last ``execution`` event when the execution has ended, so it works for executions run by any
 process.  :func:`format_event` is the SSE wire format (pure).
 """
 
@@ -42,7 +43,8 @@ def follow(client: Any, execution_id: str, interval: float = 0.2, keepalive: flo
     while True:
         execution = client.get_execution(execution_id)
         for task in client.execution_tasks(execution_id):
-            key = (task.state, task.started_at, task.finished_at)
+            key = (task.state, task.started_at, task.finished_at,
+                   json.dumps(task.progress, sort_keys=True))
             if seen.get(task.name) == key:
                 continue
             seen[task.name] = key

@@ -32,6 +32,12 @@ def test_the_gui_deploys_the_sample_plan(api: Api, tmp_path: Path) -> None:
         messages = sse(response)
     tasks = [(data["name"], data["state"]) for event, data in messages if event == "task"]
     assert any(state == "SUCCESS" for _, state in tasks), tasks
+    # While the stack is created the GUI sees its resources complete of total.
+    stack = [data["progress"] for event, data in messages
+             if event == "task" and data["name"] == "deploy_stack" and data["progress"]]
+    assert stack and all(p["stage"] == "stack" for p in stack), messages
+    assert [p["done"] for p in stack] == sorted(p["done"] for p in stack)
+    assert stack[-1]["total"] > 0 and stack[-1]["status"].startswith("CREATE_")
     assert messages[-1][0] == "execution" and messages[-1][1]["state"] == "SUCCESS", messages[-1]
 
     status = api("GET", "/v1/plans/gui/deployment").json()

@@ -1,0 +1,70 @@
+"""Progress an action reports while it runs is stored with its task (TaskRecord.progress)
+and gone once the task has ended."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.engine_helpers import ACTIONS, Host
+from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.deploy import PROGRESS_LISTENER
+from tripleo_flow.actions.plan import PLAN_PROGRESS
+from tripleo_flow.core.progress import PlanProgress, StackProgress
+
+
+class Report(Action):
+    """Report plan-upload and stack progress, then wait for a gate file."""
+
+    def execute(self, gate: str) -> str:
+        self.context.extras[PLAN_PROGRESS](PlanProgress("oc", "upload", 3, 4))
+        self.context.extras[PROGRESS_LISTENER](
+            StackProgress("oc", "CREATE_IN_PROGRESS", 5, 12))
+        deadline = time.monotonic() + 60
+        while not Path(gate).exists():
+            assert time.monotonic() < deadline, "the test never opened the gate"
+            time.sleep(0.05)
+        return "done"
+
+
+WORKBOOK = textwrap.dedent("""\
+    version: '2.0'
+    name: progress_report
+    workflows:
+      report:
+        input: [gate]
+        tasks:
+          report:
+            action: test.report
+            input: {gate: <% $.gate %>}
+    """)
+
+
+def test_progress_is_stored_while_the_task_runs(tmp_path: Path) -> None:
+    host: Any = Host(tmp_path / "data", {**ACTIONS, "test.report": Report})
+    book = tmp_path / "progress_report.yaml"
+    book.write_text(WORKBOOK)
+    host.create_workbook(book)
+    gate = tmp_path / "gate"
+    try:
+        execution = host.run_workflow("report", {"gate": str(gate)}, wait=False)
+        deadline = time.monotonic() + 30
+        progress = None
+        while progress is None and time.monotonic() < deadline:
+            tasks = host.execution_tasks(execution.id)
+            progress = tasks[0].progress if tasks else None
+            time.sleep(0.05)
+        # The stack report came last: it is what the task shows now.
+        assert progress == {"stage": "stack", "done": 5, "total": 12,
+                            "status": "CREATE_IN_PROGRESS"}
+        gate.touch()
+        while host.get_execution(execution.id).state not in ("SUCCESS", "FAILURE"):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        [task] = host.execution_tasks(execution.id)
+        assert task.state == "SUCCESS" and task.progress is None
+    finally:
+        gate.touch()
+        host.close_workflows()
