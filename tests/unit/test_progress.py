@@ -106,3 +106,35 @@ def test_counting_reader_reports_positions_and_returns_the_data() -> None:
     assert b"".join(chunks) == b"abcdefghij" and chunks[-1] == b""
     assert positions == [4, 8, 10]
     assert len(CountingReader(b"abc")) == 3 and CountingReader(b"abc").read() == b"abc"
+
+
+def _event(task: str, event: str, progress: dict[str, object] | None = None) -> object:
+    from tripleo_flow.flows.runner import ProgressEvent
+
+    return ProgressEvent("e", "wf", task, event, 0.0, progress=progress)
+
+
+def test_workflow_task_progress_plain_lines_every_ten_percent() -> None:
+    from tripleo_flow.cli.workflows import TaskProgress
+
+    out = io.StringIO()
+    view = TaskProgress(Progress(out, "tasks done", tty=False), 2)
+    view(_event("deploy_stack", "started"))
+    for done in range(0, 21):
+        view(_event("deploy_stack", "progress",
+                    {"stage": "stack", "done": done, "total": 20, "status": "CREATE_X"}))
+    view(_event("deploy_stack", "succeeded"))
+    lines = [line.split("] ", 1)[-1] for line in out.getvalue().splitlines()
+             if "deploy_stack: stack" in line]
+    assert lines == [f"deploy_stack: stack {d}/20 CREATE_X" for d in range(0, 21, 2)]
+    assert out.getvalue().splitlines()[-1] == "tasks done 1/2"
+
+
+def test_workflow_task_progress_beside_the_bar_on_a_terminal() -> None:
+    from tripleo_flow.cli.workflows import TaskProgress
+
+    out = io.StringIO()
+    view = TaskProgress(Progress(out, "tasks done", tty=True), 2)
+    view(_event("create", "progress", {"stage": "upload", "done": 3, "total": 4,
+                                       "status": ""}))
+    assert out.getvalue().endswith(f"{render_bar(0, 2)} tasks done 0/2 (create: upload 3/4)")

@@ -146,14 +146,34 @@ class RunWorkflow(ClientMixin, ShowOne):
 
 
 class TaskProgress:
-    """Task events as lines above a bar of tasks done (of the workflow's tasks)."""
+    """Task events as lines above a bar of tasks done (of the workflow's tasks); what a
+    running task's action reports (stack resources, plan upload) shows beside the bar on
+    a terminal, and as a line every 10% otherwise."""
 
     def __init__(self, bar: Progress, total: int) -> None:
         self.bar = bar
         self.total = total
         self.done: set[str] = set()
+        self._steps: dict[tuple[str, str], int] = {}
+
+    def _task_progress(self, event: Any) -> None:
+        report = event.progress or {}
+        done, total = int(report.get("done", 0)), int(report.get("total", 0))
+        text = (f"{event.task}: {report.get('stage', '')} {done}/{total}"
+                + (f" {report['status']}" if report.get("status") else ""))
+        if self.bar.tty:
+            self.bar.update(len(self.done), max(self.total, len(self.done)), f"({text})")
+            return
+        step = 10 if total <= 0 else min(10, done * 10 // total)
+        key = (event.task, str(report.get("stage", "")))
+        if step > self._steps.get(key, -1):
+            self._steps[key] = step
+            self.bar.note(f"[{when(event.timestamp)}] {text}")
 
     def __call__(self, event: Any) -> None:
+        if event.event == "progress":
+            self._task_progress(event)
+            return
         extra = f": {event.error}" if event.error else ""
         self.bar.note(f"[{when(event.timestamp)}] {event.task} {event.event}{extra}")
         if event.event in ("succeeded", "failed"):

@@ -74,6 +74,8 @@ class Runtime:
     action_context: Any
     executor: futures.Executor
     execution: dict[str, Any] = field(default_factory=dict)
+    #: Told ``(task name, progress details)`` when a task's action reports progress.
+    on_progress: Callable[[str, dict[str, Any]], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -243,9 +245,10 @@ class ActionAtom(_WorkbookAtom):
     def _progress(self, stage: str, done: int, total: int, status: str) -> None:
         """Report through TaskFlow (stored with the task: ``TaskRecord.progress``)."""
         fraction = 1.0 if total <= 0 else min(1.0, max(0.0, done / total))
-        self.notifier.notify(task.EVENT_UPDATE_PROGRESS, {
-            "progress": fraction, "stage": stage, "done": done, "total": total,
-            "status": status})
+        details = {"stage": stage, "done": done, "total": total, "status": status}
+        self.notifier.notify(task.EVENT_UPDATE_PROGRESS, {"progress": fraction, **details})
+        if self.runtime.on_progress is not None:
+            self.runtime.on_progress(self.name, details)
 
     def _items(self, evaluator: expressions.Evaluator) -> list[dict[str, Any]] | None:
         if self.spec.with_items is None:

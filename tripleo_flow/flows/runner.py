@@ -41,10 +41,12 @@ class ProgressEvent:
     execution_id: str
     workflow: str
     task: str
-    event: str  # started, succeeded, skipped, failed, reverting, reverted, retrying
+    event: str  # started, succeeded, skipped, failed, reverting, reverted, retrying, progress
     timestamp: float
     result: Any = None
     error: str | None = None
+    #: For ``progress``: what the task's action reported (stage, done, total, status).
+    progress: dict[str, Any] | None = None
 
 
 Listener = Callable[[ProgressEvent], None]
@@ -127,9 +129,18 @@ class Runner:
         workflow = catalog.get(meta["workflow"])
         ctx = atoms.apply_inputs(workflow, meta.get("input") or {})
         engine_pool, item_pool = self._pools()
+        listeners = tuple(listeners)
+
+        def on_progress(task_name: str, details: dict[str, Any]) -> None:
+            event = ProgressEvent(fd.uuid, workflow.full_name, task_name, "progress",
+                                  time.time(), progress=dict(details))
+            for listener in listeners:
+                listener(event)
+
         runtime = atoms.Runtime(self._actions, self._action_context, item_pool,
                                 {"id": fd.uuid, "name": workflow.full_name,
-                                 "input": meta.get("input") or {}})
+                                 "input": meta.get("input") or {}},
+                                on_progress if listeners else None)
         compiled = compiler.compile_workflow(workflow, catalog, runtime, meta.get("target"))
         self.store.update_meta(fd, pid=os.getpid(), host=socket.gethostname())
         start = {"state": atoms.SUCCESS, "ctx": ctx, "next": ["*"]}
@@ -137,7 +148,6 @@ class Runner:
             compiled.flow, store={atoms.input_symbol(""): start}, flow_detail=fd,
             book=self.store.book(), backend=self.store.backend, engine="parallel",
             executor=engine_pool)
-        listeners = tuple(listeners)
         if listeners:
             self._listen(engine, fd.uuid, workflow.full_name, listeners)
         try:

@@ -56,8 +56,12 @@ def test_workflow_run_deploy_runs_end_to_end(
     work = tmp_path / "work"
     assert main([*conf, "workflow", "run", "deploy", "--input", "plan=oc",
                  "--input", f"work_dir={work}", "--input", "heat_type=native"]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert "SUCCESS" in out and "DEPLOY_SUCCESS" in out, out
+    # The stack's progress, as lines every 10% (stderr is not a terminal here).
+    stack = [line for line in err.splitlines() if "] deploy_stack: stack " in line]
+    assert 1 <= len(stack) <= 11, err
+    assert re.search(r"deploy_stack: stack (\d+)/\1 CREATE_COMPLETE$", stack[-1]), stack
     assert (work / "config-download" / "tripleo-ansible-inventory.yaml").is_file()
     client = Client.from_config_files([conf[1]])
     try:
