@@ -11,6 +11,7 @@ import pytest
 from taskflow import engines, task
 from taskflow.patterns import linear_flow
 
+from tripleo_flow import exceptions
 from tripleo_flow.actions.base import ActionContext
 from tripleo_flow.actions.deploy import WriteConfigDownload
 from tripleo_flow.plans.local import LocalStore
@@ -71,3 +72,32 @@ def test_second_run_reverted_keeps_first_commit(context: ActionContext, tmp_path
     assert (repo / "Compute" / "c-0" / "D").is_file()
     _run(context, work, fail=False)
     assert _commits(repo) == 2
+
+
+class _FlakyListing:
+    """Lists a stack's resources and events; the first listing fails as Heat's
+    can while nested resources are being written."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def resources(self, name: str, stack_id: str) -> list[dict[str, Any]]:
+        self.calls += 1
+        if self.calls == 1:
+            raise exceptions.HeatError("Heat refused GET /stacks/oc/1/resources: HTTP 404 "
+                                       "NotFound: ResourcePropertiesData with id {} not found")
+        return [{"resource_status": "CREATE_COMPLETE"}, {"resource_status": "INIT_COMPLETE"}]
+
+    def events(self, name: str, stack_id: str) -> list[dict[str, Any]]:
+        return []
+
+
+def test_a_failed_progress_look_is_skipped_not_fatal() -> None:
+    from tripleo_flow.actions.deploy import _Follower
+
+    seen: list[Any] = []
+    follow = _Follower(_FlakyListing(), "oc", seen.append)  # type: ignore[arg-type]
+    stack = {"id": "1", "stack_status": "CREATE_IN_PROGRESS"}
+    follow(stack)   # the listing failed: no report, no error
+    follow(stack)
+    assert [(r.complete, r.total, r.status) for r in seen] == [(1, 2, "CREATE_IN_PROGRESS")]

@@ -72,9 +72,17 @@ class _Follower:
 
     def __call__(self, stack: dict[str, Any]) -> None:
         status = str(stack.get("stack_status"))
-        resources = self.client.resources(self.plan, stack["id"])
+        try:
+            resources = self.client.resources(self.plan, stack["id"])
+            listed = self.client.events(self.plan, stack["id"])
+        except exceptions.HeatError as exc:
+            # Listing nested resources while Heat writes them can fail for a moment
+            # (e.g. 404 "ResourcePropertiesData ... not found"): progress is only
+            # informative, the stack's own status decides, so skip this look.
+            LOG.debug("Stack %s: no progress this time (%s)", self.plan, exc)
+            return
         complete, total = progress.count_resources(resources)
-        events = progress.new_events(self.client.events(self.plan, stack["id"]), self.seen)
+        events = progress.new_events(listed, self.seen)
         report = progress.StackProgress(self.plan, status, complete, total, tuple(events))
         if (status, complete, total) != self.last:
             self.last = (status, complete, total)
