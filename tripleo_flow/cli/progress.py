@@ -12,6 +12,14 @@ from typing import TextIO
 BAR_WIDTH = 24
 
 
+def step_of(done: int, total: int, step: int) -> int:
+    """Which ``step``-percent step ``done`` of ``total`` has reached (the last one when
+    done, or when there is nothing to do)."""
+    if total <= 0 or done >= total:
+        return 100 // step
+    return max(0, done) * 100 // total // step
+
+
 def render_bar(done: int, total: int, width: int = BAR_WIDTH) -> str:
     """``[#########---------------]`` for ``done`` of ``total`` (an empty bar for 0 of 0)."""
     filled = 0 if total <= 0 else min(width, max(0, done) * width // total)
@@ -51,8 +59,7 @@ class Progress:
     def _plain_due(self, done: int, total: int) -> bool:
         if self.plain_step <= 0:
             return True
-        step = 100 // self.plain_step if total <= 0 or done >= total else (
-            done * 100 // total // self.plain_step)
+        step = step_of(done, total, self.plain_step)
         if step <= self._last_step:
             return False
         self._last_step = step

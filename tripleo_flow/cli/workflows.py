@@ -12,7 +12,7 @@ from cliff.show import ShowOne
 
 from tripleo_flow.cli._format import data, parse_inputs, when
 from tripleo_flow.cli.common import ClientMixin
-from tripleo_flow.cli.progress import Progress
+from tripleo_flow.cli.progress import Progress, step_of
 
 
 class ListWorkbooks(ClientMixin, Lister):
@@ -164,7 +164,7 @@ class TaskProgress:
         if self.bar.tty:
             self.bar.update(len(self.done), max(self.total, len(self.done)), f"({text})")
             return
-        step = 10 if total <= 0 else min(10, done * 10 // total)
+        step = step_of(done, total, 10)
         key = (event.task, str(report.get("stage", "")))
         if step > self._steps.get(key, -1):
             self._steps[key] = step

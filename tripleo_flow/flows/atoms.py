@@ -17,7 +17,6 @@ reverse order and the failed task is never undone twice.
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -29,12 +28,9 @@ from taskflow import retry, task
 from taskflow.types import failure
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action, ActionContext
-from tripleo_flow.actions.deploy import PROGRESS_LISTENER
-from tripleo_flow.actions.plan import PLAN_PROGRESS
-from tripleo_flow.core.progress import PlanProgress, StackProgress
-from tripleo_flow.flows import expressions
-from tripleo_flow.flows.workbook_model import TaskSpec, Transition, WorkflowSpec
+from tripleo_flow.actions.base import Action
+from tripleo_flow.flows import expressions, task_progress
+from tripleo_flow.flows.workbook_model import TaskSpec, Transition, WorkflowSpec, apply_inputs
 
 SUCCESS, ERROR, SKIPPED = "SUCCESS", "ERROR", "SKIPPED"
 
@@ -223,32 +219,16 @@ class ActionAtom(_WorkbookAtom):
     def _get_action(self) -> Action:
         if self._action is None:
             cls = self.runtime.actions(self.spec.action or "std.noop")
-            self._action = cls(self._context(), name=self.name)
+            self._action = cls(task_progress.with_progress(
+                self.runtime.action_context, self._progress), name=self.name)
         return self._action
 
-    def _context(self) -> Any:
-        """The actions' context, with listeners that turn the progress an action reports
-        (plan check/upload, stack resources) into this task's stored progress."""
-        context = self.runtime.action_context
-        if not isinstance(context, ActionContext):
-            return context
-        return dataclasses.replace(context, extras={
-            **context.extras, PLAN_PROGRESS: self._plan_progress,
-            PROGRESS_LISTENER: self._stack_progress})
-
-    def _plan_progress(self, report: PlanProgress) -> None:
-        self._progress(report.stage, report.done, report.total, "")
-
-    def _stack_progress(self, report: StackProgress) -> None:
-        self._progress("stack", report.complete, report.total, report.status)
-
-    def _progress(self, stage: str, done: int, total: int, status: str) -> None:
+    def _progress(self, report: dict[str, Any]) -> None:
         """Report through TaskFlow (stored with the task: ``TaskRecord.progress``)."""
-        fraction = 1.0 if total <= 0 else min(1.0, max(0.0, done / total))
-        details = {"stage": stage, "done": done, "total": total, "status": status}
-        self.notifier.notify(task.EVENT_UPDATE_PROGRESS, {"progress": fraction, **details})
+        self.notifier.notify(task.EVENT_UPDATE_PROGRESS,
+                             {"progress": task_progress.fraction(report), **report})
         if self.runtime.on_progress is not None:
-            self.runtime.on_progress(self.name, details)
+            self.runtime.on_progress(self.name, report)
 
     def _items(self, evaluator: expressions.Evaluator) -> list[dict[str, Any]] | None:
         if self.spec.with_items is None:
@@ -491,24 +471,6 @@ class DelayedTimes(retry.Times):  # type: ignore[misc]
         if len(history) and self.delay:
             time.sleep(self.delay)
         return int(super().execute(history, *args, **kwargs))
-
-
-def apply_inputs(workflow: WorkflowSpec, given: Mapping[str, Any]) -> dict[str, Any]:
-    """The initial context of ``workflow``: ``given`` plus defaults; errors name the input."""
-    declared = {i.name for i in workflow.inputs}
-    unexpected = sorted(set(given) - declared)
-    if unexpected:
-        raise exceptions.InvalidInput(
-            f"Workflow {workflow.full_name!r} has no input {', '.join(map(repr, unexpected))}; "
-            f"its inputs are: {', '.join(sorted(declared)) or '(none)'}.")
-    missing = [i.name for i in workflow.inputs if i.required and i.name not in given]
-    if missing:
-        raise exceptions.InvalidInput(
-            f"Workflow {workflow.full_name!r} needs input {', '.join(map(repr, missing))}. "
-            "Pass it with --input NAME=VALUE.")
-    ctx = {i.name: i.default for i in workflow.inputs if not i.required}
-    ctx.update(given)
-    return ctx
 
 
 def _accepted(func: Callable[..., Any]) -> set[str] | None:

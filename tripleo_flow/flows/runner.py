@@ -26,7 +26,7 @@ from taskflow.types import failure, notifier
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
-from tripleo_flow.flows import atoms, compiler
+from tripleo_flow.flows import atoms, compiler, workbook_model
 from tripleo_flow.flows import engine as tf_engine
 from tripleo_flow.flows.executions import Execution, ExecutionStore
 from tripleo_flow.flows.workbook_loader import Catalog
@@ -84,7 +84,7 @@ class Runner:
         """Check ``inputs`` and record a PENDING execution of workflow ``name``."""
         workflow = self._catalog().get(name)
         given = dict(inputs or {})
-        atoms.apply_inputs(workflow, given)
+        workbook_model.apply_inputs(workflow, given)
         if target is not None:
             compiler._selection(workflow, target, compiler._preds(workflow))
         return self.store.create(workflow.full_name, given, target)
@@ -127,7 +127,7 @@ class Runner:
         meta = fd.meta or {}
         catalog = self._catalog()
         workflow = catalog.get(meta["workflow"])
-        ctx = atoms.apply_inputs(workflow, meta.get("input") or {})
+        ctx = workbook_model.apply_inputs(workflow, meta.get("input") or {})
         engine_pool, item_pool = self._pools()
         listeners = tuple(listeners)
 

@@ -10,8 +10,11 @@ need other workbooks or the action registry live in
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from tripleo_flow import exceptions
 
 #: Engine commands usable as a transition target.
 COMMANDS = ("fail", "succeed", "noop")
@@ -390,3 +393,21 @@ def _number(raw: dict[str, Any], key: str, wf: str, task: str, out: _Collector) 
         out.add(f"'{key}' must be seconds >= 0 or an expression (got {value!r})", wf, task)
         return None
     return value
+
+
+def apply_inputs(workflow: WorkflowSpec, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The initial context of ``workflow``: ``given`` plus defaults; errors name the input."""
+    declared = {i.name for i in workflow.inputs}
+    unexpected = sorted(set(given) - declared)
+    if unexpected:
+        raise exceptions.InvalidInput(
+            f"Workflow {workflow.full_name!r} has no input {', '.join(map(repr, unexpected))}; "
+            f"its inputs are: {', '.join(sorted(declared)) or '(none)'}.")
+    missing = [i.name for i in workflow.inputs if i.required and i.name not in given]
+    if missing:
+        raise exceptions.InvalidInput(
+            f"Workflow {workflow.full_name!r} needs input {', '.join(map(repr, missing))}. "
+            "Pass it with --input NAME=VALUE.")
+    ctx = {i.name: i.default for i in workflow.inputs if not i.required}
+    ctx.update(given)
+    return ctx

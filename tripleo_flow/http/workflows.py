@@ -54,10 +54,9 @@ class WorkflowExecutions:
         else:
             idempotency.check_key(key)
             fingerprint = json.dumps([name, inputs, target], sort_keys=True, default=str)
-            user = req.get_header("X-User-Id") if req.get_header(
-                "X-Identity-Status") == "Confirmed" else None
             execution_id = self.keys.start(key, fingerprint, lambda: self.client.run_workflow(
-                name, inputs, wait=False, target=target).id, owner=user or "")
+                name, inputs, wait=False, target=target).id,
+                owner=getattr(req.context, "user_id", ""))
             execution = self.client.get_execution(execution_id)
         resp.status = falcon.HTTP_202
         resp.location = f"/v1/executions/{execution.id}"
