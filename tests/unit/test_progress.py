@@ -138,3 +138,18 @@ def test_workflow_task_progress_beside_the_bar_on_a_terminal() -> None:
     view(_event("create", "progress", {"stage": "upload", "done": 3, "total": 4,
                                        "status": ""}))
     assert out.getvalue().endswith(f"{render_bar(0, 2)} tasks done 0/2 (create: upload 3/4)")
+
+
+def test_workflow_task_progress_prints_a_new_status_at_the_same_step() -> None:
+    from tripleo_flow.cli.workflows import TaskProgress
+
+    out = io.StringIO()
+    view = TaskProgress(Progress(out, "tasks done", tty=False), 1)
+    for done, total, status in [(1, 4, "CREATE_IN_PROGRESS"), (16, 16, "CREATE_IN_PROGRESS"),
+                                (16, 16, "CREATE_IN_PROGRESS"), (16, 16, "CREATE_COMPLETE")]:
+        view(_event("deploy_stack", "progress",
+                    {"stage": "stack", "done": done, "total": total, "status": status}))
+    lines = [line.split("] ", 1)[-1] for line in out.getvalue().splitlines()]
+    assert lines == ["deploy_stack: stack 1/4 CREATE_IN_PROGRESS",
+                     "deploy_stack: stack 16/16 CREATE_IN_PROGRESS",
+                     "deploy_stack: stack 16/16 CREATE_COMPLETE"]

@@ -148,13 +148,13 @@ class RunWorkflow(ClientMixin, ShowOne):
 class TaskProgress:
     """Task events as lines above a bar of tasks done (of the workflow's tasks); what a
     running task's action reports (stack resources, plan upload) shows beside the bar on
-    a terminal, and as a line every 10% otherwise."""
+    a terminal, and otherwise as a line every 10% and at each change of status."""
 
     def __init__(self, bar: Progress, total: int) -> None:
         self.bar = bar
         self.total = total
         self.done: set[str] = set()
-        self._steps: dict[tuple[str, str], int] = {}
+        self._steps: dict[tuple[str, str], tuple[int, str]] = {}
 
     def _task_progress(self, event: Any) -> None:
         report = event.progress or {}
@@ -164,10 +164,13 @@ class TaskProgress:
         if self.bar.tty:
             self.bar.update(len(self.done), max(self.total, len(self.done)), f"({text})")
             return
-        step = step_of(done, total, 10)
+        # A line per 10% step, and one whenever the status changes (the stack's
+        # CREATE_COMPLETE may come after its resources were all counted).
+        step, status = step_of(done, total, 10), str(report.get("status") or "")
         key = (event.task, str(report.get("stage", "")))
-        if step > self._steps.get(key, -1):
-            self._steps[key] = step
+        last_step, last_status = self._steps.get(key, (-1, status))
+        if step > last_step or status != last_status:
+            self._steps[key] = (max(step, last_step), status)
             self.bar.note(f"[{when(event.timestamp)}] {text}")
 
     def __call__(self, event: Any) -> None:
