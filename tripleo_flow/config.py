@@ -143,6 +143,30 @@ API_OPTS = [
                "an expired key starts a new execution."),
 ]
 
+LIMITS_OPTS = [
+    cfg.IntOpt("yaml_max_nodes", default=1_000_000, min=1,
+               help="Largest YAML or JSON document accepted (plan-environment, templates, "
+               "parameter files, workbooks, yaml_parse, request bodies), counted in nodes "
+               "after alias expansion: a 'billion laughs' document is refused, not expanded."),
+    cfg.IntOpt("yaml_max_depth", default=100, min=1,
+               help="Deepest nesting of mappings and lists accepted in a YAML or JSON document "
+               "(workflow inputs, parameters, templates)."),
+    cfg.IntOpt("archive_max_size", default=1 << 30, min=1,
+               help="Largest total uncompressed size, in bytes, of a plan tarball's members."),
+    cfg.IntOpt("archive_max_members", default=100_000, min=1,
+               help="Most members a plan tarball may hold."),
+    cfg.IntOpt("workbook_max_size", default=1 << 20, min=1,
+               help="Largest workbook accepted, in bytes."),
+    cfg.IntOpt("workbook_max_tasks", default=1000, min=1,
+               help="Most tasks a workbook may declare, over all its workflows."),
+    cfg.IntOpt("render_max_size", default=16 << 20, min=1,
+               help="Largest string, in characters, that rendering a plan template (jinja2) "
+               "may build, including constant folding while a template is checked."),
+    cfg.IntOpt("plan_history_max", default=100, min=1,
+               help="Plan-environment versions kept per plan; older ones are pruned when a "
+               "new version is written."),
+]
+
 
 def list_opts() -> list[tuple[str, list[Any]]]:
     """Options for oslo-config-generator."""
@@ -153,6 +177,7 @@ def list_opts() -> list[tuple[str, list[Any]]]:
         ("workflows", WORKFLOWS_OPTS),
         ("heat", HEAT_OPTS),
         ("api", API_OPTS),
+        ("limits", LIMITS_OPTS),
     ]
 
 
