@@ -32,6 +32,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      +-- WorkflowFailed                    exit 6   500
           +-- StackFailed                  (the stack ended FAILED: each failed resource)
           +-- AnsibleFailed                (ansible-playbook failed: its output's tail)
+          +-- Interrupted          exit 130 (SIGINT/SIGTERM: the flow reverted)
 """
 
 from __future__ import annotations
@@ -336,6 +337,22 @@ class AnsibleFailed(WorkflowFailed):
         self.log = log
 
 
+class Interrupted(WorkflowFailed):
+    """SIGINT or SIGTERM arrived while a flow ran: raised in its running task, so the
+    flow reverts like after any failure."""
+
+    def __init__(self, what: str, signal_name: str, task: str | None) -> None:
+        where = f" at task {task!r}" if task else ""
+        TripleoFlowError.__init__(
+            self, f"{what} was interrupted by {signal_name}{where}; its completed tasks were "
+            "reverted. Run it again when ready.")
+        self.workflow = what
+        self.task = task
+        self.cause = f"interrupted by {signal_name}"
+        self.reverted = True
+        self.signal_name = signal_name
+
+
 class DeploymentRunning(Conflict):
     def __init__(self, plan: str, owner: str) -> None:
         super().__init__(
@@ -347,6 +364,7 @@ class DeploymentRunning(Conflict):
 
 
 EXIT_CODES: dict[type[TripleoFlowError], int] = {
+    Interrupted: 130,  # what a shell reports for a command ended by Ctrl-C
     InvalidInput: 2,
     NotFound: 3,
     Conflict: 4,

@@ -165,7 +165,9 @@ class LaunchDeploymentHeat(Action):
         restore = work.dump_file.exists()
         if restore:
             shutil.copy2(work.dump_file, work.root / PRE_DEPLOY_DUMP)
-        endpoint = self._launcher(work_dir, heat_type).launch(restore_db=restore).as_dict()
+        # Owned by this deploy: Heat dies with it, and the next deploy cleans up after it.
+        endpoint = self._launcher(work_dir, heat_type).launch(
+            restore_db=restore, owned_by="deploy").as_dict()
         return {**endpoint, "restored": restore}
 
     def revert(self, work_dir: str, heat_type: str, result: Any = None,
