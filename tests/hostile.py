@@ -60,6 +60,12 @@ values = st.one_of(
     st.sampled_from([Nested(900), Nested(50)]))
 
 
+#: Values without the 900-level nesting: a workflow input nested that deep overflows the
+#: C stack of the thread running it (yaql) and aborts the whole server process, so the
+#: test run with it (branch http adds the depth limit; see the report of branch fuzz).
+shallow_values = values.filter(lambda v: not (isinstance(v, Nested) and v.depth > 100))
+
+
 def json_bytes(body: Any) -> bytes:
     """``body`` as JSON text, NaN and lone surrogates included (escaped, as a client may)."""
     return json.dumps(body, allow_nan=True, default=lambda n: n.value()).encode()
