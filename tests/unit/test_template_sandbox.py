@@ -85,6 +85,9 @@ GROWTH = [
     ("{% set l = [] %}{% for i in range(40) %}{% set _ = l.append('a' * 100) %}{% endfor %}"
      "{{ l }}", "append()"),
     ("{% set l = ['a' * 100] * 9 %}{% set m = [l] * 9 %}{{ m }}", "'*'"),
+    ("{{ range(100)|map('string')|map('replace', '', 'b' * 100)|list }}", "'list'"),
+    ("{{ 'x'.join(range(100)|map('string')|map('replace', '', 'b' * 100)) }}", "str.join"),
+    ("{{ lipsum(3000000000) }}", "lipsum"),
     ("{% for i in range(100) %}{{ 'abcdefghijklmnopqrstuvwxyz' }}{% endfor %}",
      "the rendered output"),
     ("{% set x %}{% for i in range(100) %}{{ 'abcdefghijklmnopqrstuvwxyz' }}"
@@ -121,6 +124,9 @@ def test_refusal_in_an_included_template_names_it() -> None:
         ("a: '{{ '%5s' % 'x' }}{{ '{:>5}'.format('y') }}{{ 'z'|center(5) }}'",
          {"a": "    x    y  z  "}),
         ("a: {{ (roles|map(attribute='name'))|join(', ') }}", {"a": "Controller, Compute"}),
+        ("a: {{ ', '.join(roles|map(attribute='name')) }}", {"a": "Controller, Compute"}),
+        ("a: {{ roles|map(attribute='name')|first }}", {"a": "Controller"}),
+        ("a: {{ (lipsum(1, html=False, min=5, max=6)|wordcount) in [5, 6] }}", {"a": True}),
     ],
 )
 def test_what_templates_may_still_do(template: str, expected: dict) -> None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import re
 import string
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from typing import Any
 
 import jinja2
@@ -120,6 +120,16 @@ class _Meter:
         self.check(total, what)
         return total
 
+    def collect(self, items: Iterator[Any], what: str) -> list[Any]:
+        """``items`` (a generator) as a list, refused as soon as it grows over the limit."""
+        out: list[Any] = []
+        total = 2
+        for item in items:
+            total += self.size(item) + 2
+            self.check(total, what)
+            out.append(item)
+        return out
+
 
 def _binop_size(meter: _Meter, op: str, left: Any, right: Any) -> int:
     """An upper estimate of the size of ``left <op> right``, before computing it."""
@@ -176,6 +186,7 @@ class PlanSandbox(ImmutableSandboxedEnvironment):
         #: sizes, and the containers of the template's input (see :meth:`freeze`)
         self.meter = _Meter(max_size)
         self.finalize = self._finalize
+        self.globals["lipsum"] = self._lipsum
         self.filters = {name: self._checked_filter(name, func)
                         for name, func in self.filters.items()}
 
@@ -223,6 +234,11 @@ class PlanSandbox(ImmutableSandboxedEnvironment):
             return value
         return self.meter.checked(value, "printing a value")
 
+    def _lipsum(self, n: int = 5, html: bool = True, min: int = 20, max: int = 100) -> str:
+        """jinja2's ``lipsum``, checked: about 12 characters a word."""
+        self.meter.check(_ints([n]) * _ints([max, min]) * 12, "lipsum")
+        return str(jinja2.utils.generate_lorem_ipsum(n=n, html=html, min=min, max=max))
+
     def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
         inner = super().wrap_str_format(value)
         if inner is None:
@@ -251,6 +267,8 @@ class PlanSandbox(ImmutableSandboxedEnvironment):
         meter = __self.meter
         owner = getattr(__obj, "__self__", None)
         name = getattr(__obj, "__name__", "")
+        if name == "join" and isinstance(owner, str) and args and isinstance(args[0], Iterator):
+            args = (meter.collect(args[0], "str.join"), *args[1:])
         values = [*args, *kwargs.values()]
         if isinstance(owner, str) and name in _PADDING | {"expandtabs", "replace", "join"}:
             size = len(owner) + meter.args(values, f"str.{name}")
@@ -274,7 +292,10 @@ class PlanSandbox(ImmutableSandboxedEnvironment):
 
         @functools.wraps(func)
         def checked(*args: Any, **kwargs: Any) -> Any:
-            given = args[1:] if pass_arg is not None else args
+            skip = 1 if pass_arg is not None else 0
+            if len(args) > skip and isinstance(args[skip], Iterator):  # a generator: measure it
+                args = (*args[:skip], meter.collect(args[skip], what), *args[skip + 1:])
+            given = args[skip:]
             size = meter.args([*given, *kwargs.values()], what) + _filter_growth(
                 meter, name, list(given), kwargs)
             meter.check(size, what)
