@@ -17,10 +17,10 @@ import yaml
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
+from tripleo_flow.core import planenv
 from tripleo_flow.flows import workbook_validator
 from tripleo_flow.flows.workbook_model import Problem, Workbook, WorkflowSpec, parse_workbook
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 #: The shipped workbooks: ``workbooks/`` at the top of the source tree, seen by the
 #: package through the ``tripleo_flow/workbooks`` link (wheels hold the files).
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "workbooks"
@@ -42,7 +42,7 @@ def read_file(path: Path) -> tuple[Workbook | None, list[Problem]]:
     except (OSError, UnicodeDecodeError) as exc:
         return None, [Problem(str(path), f"cannot read the file: {exc}")]
     try:
-        document = yaml.load(text, Loader=_LOADER)  # noqa: S506 (a safe loader)
+        document = planenv.parse_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
