@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from taskflow import task
 
+from tripleo_flow.config import LIMITS_OPTS
+
 if TYPE_CHECKING:
     from oslo_config import cfg
 
@@ -36,6 +38,12 @@ class ActionContext:
     locks: PlanLocks
     conf: cfg.ConfigOpts | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+
+    def limit(self, name: str) -> int:
+        """The ``[limits]`` option ``name``: configured, or its default without a configuration."""
+        if self.conf is not None:
+            return int(getattr(self.conf.limits, name))
+        return int(next(opt.default for opt in LIMITS_OPTS if opt.name == name))
 
 
 class Action(task.Task):  # type: ignore[misc]
