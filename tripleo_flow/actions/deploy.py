@@ -140,7 +140,10 @@ class CheckPlan(Action):
         repo = PlanRepository(self.context.store)
         files = dict(repo.read_all(plan))
         files.update(rendering.render_plan(files))
-        checked = requests.deploy_request(plan, files, repo.environment(plan), int(time.time()))
+        # The stack exists when the work dir holds a Heat dump (the launch restores it).
+        action = "UPDATE" if HeatDir(work_dir).dump_file.exists() else "CREATE"
+        checked = requests.deploy_request(plan, files, repo.environment(plan),
+                                          int(time.time()), action)
         for warning in checked.images.warnings:
             LOG.warning("%s", warning)
         if checked.missing:

@@ -94,11 +94,12 @@ class DeployRequest:
 
 
 def deploy_request(stack: str, files: Mapping[str, bytes], plan_env: Mapping[str, Any],
-                   deploy_identifier: int) -> DeployRequest:
+                   deploy_identifier: int, action: str = "CREATE") -> DeployRequest:
     """The stack request of a deploy: the plan's request, the container image
     parameters computed from ``ContainerImagePrepare`` for the image parameters
     of the stack tree (first: every value set elsewhere wins), and the parameters
-    a deploy owns (last, with StackAction CREATE until :func:`set_stack_action`);
+    a deploy owns (last; ``action`` is the expected StackAction, which
+    :func:`set_stack_action` corrects once Heat says whether the stack exists);
     then the parameters of the whole tree still without a value.
 
     :raises InvalidTemplate: when the template or an environment is missing or bad.
@@ -112,7 +113,7 @@ def deploy_request(stack: str, files: Mapping[str, bytes], plan_env: Mapping[str
         effective_parameters(request).get(container_images.PARAMETER))
     request = add_environment(request, COMPUTED_ENVIRONMENT, images.parameters, first=True)
     request = add_environment(request, CLIENT_ENVIRONMENT, client_parameters(
-        tree.declared, stack, "CREATE", deploy_identifier))
+        tree.declared, stack, action, deploy_identifier))
     missing = parameter_tree.walk(request, root).missing
     return DeployRequest(request, images, missing)
 
