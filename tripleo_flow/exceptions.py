@@ -11,6 +11,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- InvalidArchive               (unsafe or unreadable tarball)
      |    +-- InvalidRoles / InvalidNetworks
      |    +-- InvalidParameter
+     |    +-- MissingParameters            (nested ones too, each with its template)
      |    +-- UnknownEnvironment
      |    +-- InvalidWorkbook
      |    +-- BodyTooLarge                 (413: a request body past [api] max_upload_size)
@@ -86,6 +87,24 @@ class InvalidNetworks(InvalidInput):
 
 class InvalidParameter(InvalidInput):
     pass
+
+
+class MissingParameters(InvalidInput):
+    """Parameters of the stack tree that would get no value (found before Heat runs)."""
+
+    #: How many of them the message names.
+    SHOWN = 10
+
+    def __init__(self, plan: str, missing: list[str]) -> None:
+        shown = "; ".join(missing[:self.SHOWN])
+        more = f"; and {len(missing) - self.SHOWN} more" if len(missing) > self.SHOWN else ""
+        super().__init__(
+            f"Plan {plan!r} leaves {len(missing)} required parameter(s) without a value: "
+            f"{shown}{more}. Set them with: tripleo-flow parameters set --plan {plan} "
+            "NAME=VALUE (or in an environment of the plan)."
+        )
+        self.plan = plan
+        self.missing = missing
 
 
 class UnknownEnvironment(InvalidInput):

@@ -16,7 +16,7 @@ SAMPLE_ARGS = {
     "host": "127.0.0.1", "port": 8006, "detail": "running", "command": "tripleo-flow heat install",
     "playbook": "deploy_steps_playbook.yaml", "returncode": 2, "log": "/w/ansible.log",
     "tail": "fatal: [c-0]: FAILED!", "owner": "pid 12 on host-a", "limit": 1024,
-    "signal_name": "SIGINT",
+    "signal_name": "SIGINT", "missing": ["A of x.yaml"],
     "failures": [{"stack": "overcloud", "resource": "r", "type": "T", "reason": "bad"}],
 }
 

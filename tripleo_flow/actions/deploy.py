@@ -15,6 +15,7 @@ import datetime
 import logging
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -130,7 +131,8 @@ class StartDeployment(Action):
 
 
 class CheckPlan(Action):
-    """Render a plan and check it can deploy; return the stack request."""
+    """Render a plan, compute its container image and deploy parameters, and check
+    that every parameter of its stack tree has a value; return the stack request."""
 
     default_provides = names.STACK_REQUEST
 
@@ -138,12 +140,15 @@ class CheckPlan(Action):
         repo = PlanRepository(self.context.store)
         files = dict(repo.read_all(plan))
         files.update(rendering.render_plan(files))
-        request = requests.stack_request(plan, files, repo.environment(plan))
-        missing = requests.missing_parameters(request)
-        if missing:
-            raise exceptions.InvalidInput(
-                f"Plan {plan!r} leaves required parameters unset: {', '.join(missing)}. "
-                f"Set them with: tripleo-flow parameters set --plan {plan} NAME=VALUE")
+        # The stack exists when the work dir holds a Heat dump (the launch restores it).
+        action = "UPDATE" if HeatDir(work_dir).dump_file.exists() else "CREATE"
+        checked = requests.deploy_request(plan, files, repo.environment(plan),
+                                          int(time.time()), action)
+        for warning in checked.images.warnings:
+            LOG.warning("%s", warning)
+        if checked.missing:
+            raise exceptions.MissingParameters(plan, [str(m) for m in checked.missing])
+        request = checked.request
         last = Path(work_dir) / ENVIRONMENT_FILE
         last_env = planenv.load_yaml(last.read_bytes(), str(last)) if last.exists() else None
         for warning in requests.check_against_last(request, last_env):
@@ -193,13 +198,13 @@ class DeployStack(Action):
         client = HeatClient(heat["endpoint"])
         existing = client.find_stack(plan)
         follow = _Follower(client, plan, self.context.extras.get(PROGRESS_LISTENER))
+        action = "CREATE" if existing is None else "UPDATE"
+        stack_request = requests.set_stack_action(stack_request, action)
         if existing is None:
             client.create_stack(stack_request)
-            action = "CREATE"
         else:
             progress.new_events(client.events(plan, existing["id"]), follow.seen)  # old ones
             client.update_stack(plan, existing["id"], stack_request)
-            action = "UPDATE"
         stack = client.wait(plan, follow)
         status = str(stack["stack_status"])
         if status != f"{action}_COMPLETE":
