@@ -139,7 +139,8 @@ class CheckPlan(Action):
     def execute(self, plan: str, work_dir: str) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)
         files = dict(repo.read_all(plan))
-        files.update(rendering.render_plan(files))
+        files.update(rendering.render_plan(
+            files, max_size=self.context.limit("render_max_size")))
         # The stack exists when the work dir holds a Heat dump (the launch restores it).
         action = "UPDATE" if HeatDir(work_dir).dump_file.exists() else "CREATE"
         checked = requests.deploy_request(plan, files, repo.environment(plan),
