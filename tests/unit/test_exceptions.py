@@ -17,6 +17,7 @@ SAMPLE_ARGS = {
     "playbook": "deploy_steps_playbook.yaml", "returncode": 2, "log": "/w/ansible.log",
     "tail": "fatal: [c-0]: FAILED!", "owner": "pid 12 on host-a", "limit": 1024,
     "failures": [{"stack": "overcloud", "resource": "r", "type": "T", "reason": "bad"}],
+    "inputs": ["stack_request"],
 }
 
 
