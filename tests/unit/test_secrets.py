@@ -74,3 +74,16 @@ def test_redactor_masks_secret_results_and_remembers_what_it_saw() -> None:
 def test_masked_inputs_names_inputs_that_lost_their_secret() -> None:
     assert masked_inputs({"plan": "oc", "request": {"p": MASK}, "n": 1}) == ["request"]
     assert masked_inputs({"plan": "oc"}) == []
+
+
+def test_config_secrets_are_the_options_marked_secret() -> None:
+    from tripleo_flow import config
+    from tripleo_flow.flows.redaction import config_secrets
+
+    conf = config.new_conf()
+    conf([], project="tripleo-flow", default_config_files=[], default_config_dirs=[])
+    conf.set_override("auth_token", "api-token-0123456789abcdef", group="api")
+    conf.set_override("key", "swift-key-secret", group="swift")
+    found = config_secrets(conf)
+    assert {"api-token-0123456789abcdef", "swift-key-secret"} <= found
+    assert "tripleo-flow" not in found and "native" not in found

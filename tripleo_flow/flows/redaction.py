@@ -8,10 +8,10 @@ result of a task whose action declares ``secret_result`` read ``<secret>``.
 The in-memory copies the running engine hands from task to task keep the real
 values, so a workflow can still publish a password for the next task.
 
-The secret values seen so far (and those of the plan an execution names,
-learned when it starts) are remembered for the life of the process, so a
-password a task published under an innocent name, or one inside a rendered
-configuration, is masked too.
+The secret values seen so far (those of the plan an execution names and of
+the configuration options marked secret, learned when it starts) are
+remembered for the life of the process, so a password a task published under
+an innocent name, or one inside a rendered configuration, is masked too.
 
 Trade-off: a record read back from the database holds masks, not secrets.
 A resumed execution whose remaining tasks need a value that was masked stops
@@ -27,6 +27,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from tripleo_flow import config
 from tripleo_flow.core import secrets
 
 #: Outcome key set by a task whose action declares its result secret.
@@ -80,6 +81,19 @@ class Redactor:
             rest = self.value({k: v for k, v in data.items() if k != "result"})
             return {**rest, "result": result}
         return self.value(data)
+
+
+def config_secrets(conf: Any) -> set[str]:
+    """The values of the configuration options marked ``secret`` (Swift key, API token,
+    database URLs...)."""
+    found: set[str] = set()
+    for group, opts in config.list_opts():
+        section = conf if group == "DEFAULT" else getattr(conf, group, None)
+        for opt in opts:
+            if opt.secret and section is not None:
+                value = getattr(section, opt.dest, None)
+                found.update(secrets.leaves(value) if value else ())
+    return found
 
 
 def masked_inputs(inputs: Mapping[str, Any]) -> list[str]:
