@@ -28,6 +28,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- PlanBusy                     (deployment in progress or recorded)
      |    +-- DeploymentRunning            (a live process is deploying the plan)
      |    +-- LockTimeout
+     |    +-- SecretNotPersisted           (a resumed run needs a secret the records masked)
      +-- BackendUnavailable                exit 5   503
      |    +-- PlanStoreError
      +-- WorkflowFailed                    exit 6   500
@@ -247,6 +248,19 @@ class ContainerExists(Conflict):
     def __init__(self, container: str) -> None:
         super().__init__(f"Container {container!r} already exists.")
         self.container = container
+
+
+class SecretNotPersisted(Conflict):
+    """A resumed execution reached a task whose input was a secret: the executions
+    database keeps a mask, never the value, so the task cannot run with it."""
+
+    def __init__(self, task: str, inputs: list[str]) -> None:
+        super().__init__(
+            f"Task {task!r} of this resumed execution needs {', '.join(inputs)}, which held "
+            "a secret that the executions database does not keep. Run the workflow again "
+            "instead of resuming it.")
+        self.task = task
+        self.inputs = inputs
 
 
 class PlanBusy(Conflict):

@@ -18,6 +18,7 @@ SAMPLE_ARGS = {
     "tail": "fatal: [c-0]: FAILED!", "owner": "pid 12 on host-a", "limit": 1024,
     "signal_name": "SIGINT", "missing": ["A of x.yaml"],
     "failures": [{"stack": "overcloud", "resource": "r", "type": "T", "reason": "bad"}],
+    "inputs": ["stack_request"],
 }
 
 

@@ -53,6 +53,10 @@ class Action(task.Task):  # type: ignore[misc]
     action_name: ClassVar[str] = ""
     #: Name of the value the action provides when it is used in a flow.
     default_provides: ClassVar[str | None] = None
+    #: True when the result is secret (passwords): the executions database keeps it
+    #: masked (:mod:`tripleo_flow.flows.redaction`), the running workflow can still
+    #: publish it.  Such an action only reads, so running it again is harmless.
+    secret_result: ClassVar[bool] = False
 
     def __init__(self, context: ActionContext, name: str | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("provides", self.default_provides)

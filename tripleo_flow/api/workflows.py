@@ -82,8 +82,8 @@ class WorkflowsMixin:
             if not url:
                 Path(self.data_dir).mkdir(parents=True, exist_ok=True, mode=0o700)
                 db = Path(self.data_dir) / "executions.sqlite"
-                # Results can hold secrets (a password rotation keeps the old values
-                # so it can revert): the database is the user's alone.
+                # Secrets are masked before they are written (flows/redaction.py);
+                # the database stays the user's alone all the same.
                 db.touch(mode=0o600, exist_ok=True)
                 db.chmod(0o600)
                 url = f"sqlite:///{db}"
