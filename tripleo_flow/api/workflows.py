@@ -19,6 +19,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.registry import ActionInfo, ActionRegistry
+from tripleo_flow.core import jsonvalues
 from tripleo_flow.flows import compiler, workbook_loader
 from tripleo_flow.flows.executions import Execution, ExecutionBackend, ExecutionStore, TaskRecord
 from tripleo_flow.flows.runner import Listener, Runner
@@ -54,6 +55,13 @@ class WorkflowsMixin:
             return getattr(self.conf.workflows, name)
         except Exception:  # conf without the [workflows] group (embedding)
             return None
+
+    def _limit(self, name: str, default: int) -> int:
+        """``[limits] name`` (``default`` for a conf without that group: embedding)."""
+        try:
+            return int(getattr(self.conf.limits, name))
+        except Exception:
+            return default
 
     @property
     def workbooks_dir(self) -> Path:
@@ -134,7 +142,11 @@ class WorkflowsMixin:
         :param detach: with ``wait`` False, run it in a separate process that
             outlives this one (what ``workflow run --no-wait`` uses)
         :raises WorkflowFailed: when it failed (its completed tasks were reverted)
+        :raises InvalidInput: ``inputs`` nest deeper than ``[limits] yaml_max_depth``, hold
+            more than ``yaml_max_nodes`` values, a non-finite number or a lone surrogate
         """
+        jsonvalues.check_value(dict(inputs or {}), self._limit("yaml_max_depth", 100),
+                               self._limit("yaml_max_nodes", 1_000_000), "The workflow input")
         runner = self._runner()
         if wait or not detach:
             return runner.run(name, inputs, target, listeners or (), wait=wait)

@@ -11,7 +11,7 @@ from typing import Any
 
 import falcon
 
-from tripleo_flow.http import auth, errors, idempotency, plans, uploads, workflows
+from tripleo_flow.http import auth, errors, idempotency, media, plans, uploads, workflows
 from tripleo_flow.http.spec import (
     ARRAY,
     GZIP,
@@ -185,6 +185,9 @@ def make_app(client: Any, sse_interval: float = 0.2) -> Any:
                                                 conf.api.reader_roles, conf.api.writer_roles,
                                                 conf.api.project_ids)])
     app.req_options.strip_url_path_trailing_slash = True
+    json_handler = media.handler(conf.limits.yaml_max_depth, conf.limits.yaml_max_nodes)
+    app.req_options.media_handlers[falcon.MEDIA_JSON] = json_handler
+    app.resp_options.media_handlers[falcon.MEDIA_JSON] = json_handler
     errors.install(app)
     resources = _resources(client, sse_interval)
     for route in ROUTES:

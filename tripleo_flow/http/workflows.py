@@ -3,20 +3,19 @@ list and show executions and their tasks, stream an execution's events."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any
 
 import falcon
 
-from tripleo_flow.http import events, idempotency
+from tripleo_flow.http import events, idempotency, media
 from tripleo_flow.http.plans import field, json_object
 
 IDEMPOTENCY_HEADER = idempotency.HEADER
 
 
 def execution_body(execution: Any) -> dict[str, Any]:
-    return dataclasses.asdict(execution)
+    return media.fields(execution)
 
 
 class Workflows:
@@ -26,7 +25,7 @@ class Workflows:
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = [{"name": w.full_name, "workbook": w.workbook, "type": w.type,
                        "description": w.description,
-                       "inputs": [dataclasses.asdict(i) for i in w.inputs]}
+                       "inputs": [media.fields(i) for i in w.inputs]}
                       for w in self.client.list_workflows()]
 
 
@@ -85,7 +84,7 @@ class ExecutionTasks:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
-        resp.media = [dataclasses.asdict(t) for t in self.client.execution_tasks(execution_id)]
+        resp.media = [media.fields(t) for t in self.client.execution_tasks(execution_id)]
 
 
 class ExecutionEvents:
