@@ -20,6 +20,7 @@ from typing import Any
 
 from tripleo_flow import config, exceptions
 from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.paths import WorkDir
 from tripleo_flow.core import config_download, planenv, progress, rendering
 from tripleo_flow.core import stack_request as requests
 from tripleo_flow.flows import names
@@ -102,7 +103,7 @@ class StartDeployment(Action):
 
     default_provides = names.DEPLOY_STARTED
 
-    def execute(self, plan: str, work_dir: str, heat_type: str) -> dict[str, Any]:
+    def execute(self, plan: str, work_dir: WorkDir, heat_type: str) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         previous = repo.deployment_status(plan)
@@ -134,7 +135,7 @@ class CheckPlan(Action):
 
     default_provides = names.STACK_REQUEST
 
-    def execute(self, plan: str, work_dir: str) -> dict[str, Any]:
+    def execute(self, plan: str, work_dir: WorkDir) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)
         files = dict(repo.read_all(plan))
         files.update(rendering.render_plan(files))
@@ -160,7 +161,7 @@ class LaunchDeploymentHeat(Action):
         conf = self.context.conf if self.context.conf is not None else config.new_conf()
         return make_launcher(conf, heat_type, work_dir)
 
-    def execute(self, work_dir: str, heat_type: str) -> dict[str, Any]:
+    def execute(self, work_dir: WorkDir, heat_type: str) -> dict[str, Any]:
         work = HeatDir(work_dir)
         restore = work.dump_file.exists()
         if restore:
@@ -218,7 +219,7 @@ class SaveStackOutputs(Action):
 
     default_provides = names.STACK_OUTPUTS
 
-    def execute(self, plan: str, work_dir: str, heat: dict[str, Any],
+    def execute(self, plan: str, work_dir: WorkDir, heat: dict[str, Any],
                 stack_request: dict[str, Any]) -> dict[str, Any]:
         client = HeatClient(heat["endpoint"])
         outputs = client.outputs(plan)
@@ -254,7 +255,8 @@ class WriteConfigDownload(Action):
 
     default_provides = names.CONFIG_DOWNLOAD
 
-    def execute(self, plan: str, work_dir: str, stack_outputs: dict[str, Any]) -> dict[str, Any]:
+    def execute(self, plan: str, work_dir: WorkDir,
+                stack_outputs: dict[str, Any]) -> dict[str, Any]:
         deployments = {server: [config_download.Deployment(**d) for d in deps]
                        for server, deps in stack_outputs["deployments"].items()}
         files = config_download.render(plan, stack_outputs["outputs"], deployments)
@@ -281,7 +283,7 @@ class FinishDeployment(Action):
 
     default_provides = names.DEPLOY_FINISHED
 
-    def execute(self, plan: str, work_dir: str, heat_type: str,
+    def execute(self, plan: str, work_dir: WorkDir, heat_type: str,
                 config_download: dict[str, Any]) -> dict[str, Any]:
         status = {"deployment_status": "DEPLOY_SUCCESS", "updated_at": _now(),
                   "work_dir": work_dir, "heat_type": heat_type, "message": "",

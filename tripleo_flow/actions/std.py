@@ -87,7 +87,7 @@ def _opener() -> urllib.request.OpenerDirector:
 
 
 class Http(Action):
-    """Send an HTTP(S) request and return its status, headers and content."""
+    """Send an HTTP request and return its status, headers and content."""
 
     def execute(self, url: str, method: str = "GET", params: dict[str, Any] | None = None,
                 body: Any = None, json: Any = None, headers: dict[str, str] | None = None,

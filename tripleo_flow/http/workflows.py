@@ -8,6 +8,7 @@ from typing import Any
 
 import falcon
 
+from tripleo_flow.api.paths import ServerPaths
 from tripleo_flow.http import events, idempotency, media
 from tripleo_flow.http.plans import field, json_object
 
@@ -39,9 +40,11 @@ class WorkflowExecutions:
     user who sent them (``X-User-Id``), so two users never collide.
     """
 
-    def __init__(self, client: Any, keys: idempotency.IdempotencyKeys) -> None:
+    def __init__(self, client: Any, keys: idempotency.IdempotencyKeys,
+                 paths: ServerPaths | None = None) -> None:
         self.client = client
         self.keys = keys
+        self.paths = paths
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         media = json_object(req) if req.content_length else {}
@@ -49,17 +52,21 @@ class WorkflowExecutions:
         target = field(media, "target", str, None)
         key = req.get_header(IDEMPOTENCY_HEADER)
         if key is None:
-            execution = self.client.run_workflow(name, inputs, wait=False, target=target)
+            execution = self.client.run_workflow(name, inputs, wait=False, target=target,
+                                                 paths=self.paths)
         else:
             idempotency.check_key(key)
             fingerprint = json.dumps([name, inputs, target], sort_keys=True, default=str)
             execution_id = self.keys.start(key, fingerprint, lambda: self.client.run_workflow(
-                name, inputs, wait=False, target=target).id,
+                name, inputs, wait=False, target=target, paths=self.paths).id,
                 owner=getattr(req.context, "user_id", ""))
             execution = self.client.get_execution(execution_id)
         resp.status = falcon.HTTP_202
         resp.location = f"/v1/executions/{execution.id}"
         resp.media = execution_body(execution)
+        if self.paths is not None:
+            made = {k: self.paths.download_id(v) for k, v in execution.input.items()}
+            resp.media["downloads"] = {k: f"/v1/downloads/{d}" for k, d in made.items() if d}
 
 
 class Executions:

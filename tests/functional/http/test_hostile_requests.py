@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.functional.http.conftest import Api, running_api
+from tests.functional.http.conftest import Api, finished, running_api
 from tests.functional.http.test_api import tarball
 from tests.plan_trees import write_tree
 from tripleo_flow.http.app import ROUTES
@@ -38,27 +37,24 @@ def api(tmp_path: Path) -> Iterator[Api]:
         yield running
 
 
-def _wait(api: Api, execution_id: str) -> dict[str, Any]:
-    for _ in range(300):
-        body: dict[str, Any] = api("GET", f"/v1/executions/{execution_id}").json()
-        if body["finished_at"] is not None:
-            return body
-        time.sleep(0.1)
-    raise AssertionError(f"execution {execution_id} did not end")
-
-
 def _setup(api: Api, tmp_path: Path) -> dict[str, str]:
-    """A plan, an ended execution and an upload: the ids GET routes need."""
+    """A plan, ended executions, a download and an upload: the ids GET routes need."""
     assert api("POST", "/v1/plans?name=p&sample=true").status_code == 201
     started = api("POST", "/v1/workflows/tripleo.parameters.update_parameters/executions",
                   json={"input": {"plan": "p", "parameters": {"Debug": True}}})
     assert started.status_code == 202, started.text
     execution_id = started.json()["id"]
-    assert _wait(api, execution_id)["state"] == "SUCCESS"
+    assert finished(api, execution_id)["state"] == "SUCCESS"
+    export = api("POST", "/v1/workflows/tripleo.plan.export_deployment_plan/executions",
+                 json={"input": {"plan": "p", "output": "p.tar.gz"}})
+    assert export.status_code == 202, export.text
+    assert finished(api, export.json()["id"])["state"] == "SUCCESS"
+    download_id = export.json()["downloads"]["output"].rsplit("/", 1)[1]
     upload = api("POST", "/v1/uploads", data=tarball(write_tree(tmp_path / "up", {"a.yaml": "{}"})),
                  headers={"Content-Type": "application/gzip"})
     assert upload.status_code == 201
-    return {"name": "p", "execution_id": execution_id, "upload_id": upload.json()["id"]}
+    return {"name": "p", "execution_id": execution_id, "upload_id": upload.json()["id"],
+            "download_id": download_id}
 
 
 def _get_all(api: Api, ids: dict[str, str]) -> dict[str, tuple[int, Any]]:
