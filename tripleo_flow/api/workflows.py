@@ -65,6 +65,12 @@ class WorkflowsMixin:
         except Exception:
             return default
 
+    def _workbook_limits(self) -> workbook_loader.WorkbookLimits:
+        default = workbook_loader.WorkbookLimits()
+        return workbook_loader.WorkbookLimits(
+            self._limit("workbook_max_size", default.max_size),
+            self._limit("workbook_max_tasks", default.max_tasks))
+
     @property
     def workbooks_dir(self) -> Path:
         configured = self._wf_conf("workbooks_dir")
@@ -81,7 +87,8 @@ class WorkflowsMixin:
             return cached[1]  # type: ignore[no-any-return]
         registry = self.action_registry
         catalog = workbook_loader.load_catalog(directories, registry.classes(),
-                                               registry.broken())
+                                               registry.broken(),
+                                               limits=self._workbook_limits())
         state["catalog"] = (stamp, catalog)
         return catalog
 
@@ -226,15 +233,18 @@ class WorkflowsMixin:
         files = [Path(p) for p in paths]
         registry = self.action_registry
         resolved = {p.resolve() for p in files}
-        names = {wb.name for wb in (workbook_loader.read_file(p)[0] for p in files) if wb}
+        limits = self._workbook_limits()
+        names = {wb.name for wb in (workbook_loader.read_file(p, limits)[0] for p in files)
+                 if wb}
         others = list(workbook_loader.workbook_files(workbook_loader.SHIPPED_DIR))
         for user_file in workbook_loader.workbook_files(self.workbooks_dir):
-            workbook = workbook_loader.read_file(user_file)[0]
+            workbook = workbook_loader.read_file(user_file, limits)[0]
             if user_file.resolve() not in resolved and not (workbook and workbook.name in names):
                 others.append(user_file)
         catalog = workbook_loader.load_catalog(
             [], registry.classes(), registry.broken(),
-            extra_files=[f for f in others if f.resolve() not in resolved] + files)
+            extra_files=[f for f in others if f.resolve() not in resolved] + files,
+            limits=limits)
         problems: list[Problem] = []
         for entry in catalog.entries.values():
             if entry.path.resolve() in resolved:
@@ -267,7 +277,7 @@ class WorkflowsMixin:
         entry.path.unlink()
 
     def _install_workbook(self, path: Path, replace: bool) -> workbook_loader.Entry:
-        workbook, problems = workbook_loader.read_file(path)
+        workbook, problems = workbook_loader.read_file(path, self._workbook_limits())
         if workbook is None:
             raise workbook_loader.invalid(problems)
         existing = self._catalog().entries.get(workbook.name)
