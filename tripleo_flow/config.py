@@ -142,6 +142,12 @@ API_OPTS = [
                help="Seconds an Idempotency-Key of a workflow start is remembered (in the "
                "executions database, so API servers sharing it share keys); a start with "
                "an expired key starts a new execution."),
+    cfg.ListOpt("allowed_paths", default=[],
+                help="Server directories a workflow started over the HTTP API may read "
+                "templates from (an input-path input) or use as a work directory, besides "
+                "uploads (POST /v1/uploads). Empty (the default): uploads only. Outputs "
+                "always go to the server's download area (GET /v1/downloads/{id}), kept "
+                "upload_ttl seconds."),
 ]
 
 LIMITS_OPTS = [

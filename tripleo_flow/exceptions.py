@@ -15,6 +15,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- UnknownEnvironment
      |    +-- InvalidWorkbook
      |    +-- BodyTooLarge                 (413: a request body past [api] max_upload_size)
+     |    +-- PathNotAllowed               (a workflow started over HTTP names a server path)
      +-- NotFound                          exit 3   404
      |    +-- PlanNotFound
      |    +-- ObjectNotFound
@@ -134,6 +135,15 @@ class BodyTooLarge(InvalidInput):
             "in the server's configuration (0 means no limit)."
         )
         self.limit = limit
+
+
+class PathNotAllowed(InvalidInput):
+    """A workflow started over the HTTP API would use a server path it may not."""
+
+    def __init__(self, workflow: str, reason: str) -> None:
+        super().__init__(f"Workflow {workflow!r} cannot be started over the HTTP API: {reason}")
+        self.workflow = workflow
+        self.reason = reason
 
 
 # -- not found ---------------------------------------------------------------

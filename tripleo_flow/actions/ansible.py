@@ -17,6 +17,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.paths import InputPath, WorkDir
 from tripleo_flow.core import ansible, planenv
 from tripleo_flow.core import config_download as layout
 from tripleo_flow.flows import names
@@ -45,9 +46,9 @@ class RunAnsible(Action):
 
     default_provides = names.ANSIBLE_RUN
 
-    def execute(self, plan: str, work_dir: str, config_download: dict[str, Any],
+    def execute(self, plan: str, work_dir: WorkDir, config_download: dict[str, Any],
                 ansible_connection: str | None = None,
-                playbook: str = ansible.DEFAULT_PLAYBOOK) -> dict[str, Any]:
+                playbook: InputPath = ansible.DEFAULT_PLAYBOOK) -> dict[str, Any]:
         command_path = find_ansible_playbook()
         work = Path(work_dir)
         project = Path(config_download["path"])

@@ -28,6 +28,7 @@ from typing import Any
 
 from tripleo_flow import config, exceptions
 from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.paths import WorkDir
 from tripleo_flow.core import config_download, planenv, progress, rendering
 from tripleo_flow.core import stack_request as requests
 from tripleo_flow.flows import names
@@ -137,7 +138,7 @@ class StartDeployment(Action):
 
     default_provides = names.DEPLOY_STARTED
 
-    def execute(self, plan: str, work_dir: str, heat_type: str) -> dict[str, Any]:
+    def execute(self, plan: str, work_dir: WorkDir, heat_type: str) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         previous = repo.deployment_status(plan)
@@ -174,7 +175,7 @@ class CheckPlan(Action):
 
     default_provides = names.STACK_REQUEST
 
-    def execute(self, plan: str, work_dir: str) -> dict[str, Any]:
+    def execute(self, plan: str, work_dir: WorkDir) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)
         files = dict(repo.read_all(plan))
         files.update(rendering.render_plan(
@@ -213,7 +214,7 @@ class LaunchDeploymentHeat(Action):
         conf = self.context.conf if self.context.conf is not None else config.new_conf()
         return make_launcher(conf, heat_type, work_dir)
 
-    def execute(self, work_dir: str, heat_type: str) -> dict[str, Any]:
+    def execute(self, work_dir: WorkDir, heat_type: str) -> dict[str, Any]:
         work = HeatDir(work_dir)
         restore = work.dump_file.exists()
         if restore:
@@ -276,7 +277,7 @@ class SaveStackOutputs(Action):
 
     default_provides = names.STACK_OUTPUTS
 
-    def execute(self, plan: str, work_dir: str, heat: dict[str, Any],
+    def execute(self, plan: str, work_dir: WorkDir, heat: dict[str, Any],
                 stack_request: dict[str, Any]) -> dict[str, Any]:
         stack_request = load_request(stack_request)
         client = HeatClient(heat["endpoint"])
@@ -314,7 +315,8 @@ class WriteConfigDownload(Action):
 
     default_provides = names.CONFIG_DOWNLOAD
 
-    def execute(self, plan: str, work_dir: str, stack_outputs: dict[str, Any]) -> dict[str, Any]:
+    def execute(self, plan: str, work_dir: WorkDir,
+                stack_outputs: dict[str, Any]) -> dict[str, Any]:
         if "file" in stack_outputs:  # a pointer to outputs.yaml (older results held them)
             stack_outputs = planenv.load_yaml(_read(stack_outputs), OUTPUTS_FILE)
         deployments = {server: [config_download.Deployment(**d) for d in deps]
@@ -343,7 +345,7 @@ class FinishDeployment(Action):
 
     default_provides = names.DEPLOY_FINISHED
 
-    def execute(self, plan: str, work_dir: str, heat_type: str,
+    def execute(self, plan: str, work_dir: WorkDir, heat_type: str,
                 config_download: dict[str, Any]) -> dict[str, Any]:
         status = {"deployment_status": "DEPLOY_SUCCESS", "updated_at": _now(),
                   "work_dir": work_dir, "heat_type": heat_type, "message": "",

@@ -10,6 +10,7 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, encode_blobs
 from tripleo_flow.actions.envedit import previous_version
+from tripleo_flow.actions.paths import InputPath, OutputPath
 from tripleo_flow.actions.undo import restore_objects
 from tripleo_flow.core import planenv, planmerge, roles, validation
 from tripleo_flow.core.progress import PlanProgressListener, plan_stage
@@ -51,7 +52,7 @@ class CreatePlan(Action):
 
     default_provides = names.PLAN_CREATED
 
-    def execute(self, plan: str, templates: str, description: str = "") -> dict[str, Any]:
+    def execute(self, plan: str, templates: InputPath, description: str = "") -> dict[str, Any]:
         check_plan_name(plan)
         repo = PlanRepository(self.context.store)
         if repo.exists(plan):
@@ -106,7 +107,7 @@ class ExportPlan(Action):
 
     default_provides = names.EXPORT_PATH
 
-    def execute(self, plan: str, output: str) -> str:
+    def execute(self, plan: str, output: OutputPath) -> str:
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         target = Path(output)
@@ -157,7 +158,7 @@ class UpdatePlan(Action):
 
     default_provides = names.PLAN_UPDATED
 
-    def execute(self, plan: str, templates: str) -> dict[str, Any]:
+    def execute(self, plan: str, templates: InputPath) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         listener = self.context.extras.get(PLAN_PROGRESS)

@@ -332,13 +332,9 @@ HOSTILE: dict[str, tuple[str, str, st.SearchStrategy[Any]]] = {
 }
 
 
-#: Branch ``http`` (issue 10): a lone surrogate stored in a plan or an execution makes
-#: the answer (and every later read) a 500; 900-level nesting is a RecursionError.
-HTTP_BRANCH = "branch http: lone surrogates and 900-level nesting give 500s (issue 10)"
-KNOWN_HOSTILE = {"parameters": HTTP_BRANCH, "parameters-reset": HTTP_BRANCH,
-                 "restore": "branch validation: version ids (on Swift a lone surrogate in "
-                            "the version id gives 500 UnicodeEncodeError)",
-                 WORKFLOW_INPUTS: HTTP_BRANCH}
+#: Known failures left to other branches of issue 10 (the ``http`` ones are fixed).
+KNOWN_HOSTILE = {"restore": "branch validation: version ids (on Swift a lone surrogate in "
+                            "the version id gives 500 UnicodeEncodeError)"}
 
 
 def _xfail_known(labels: list[str]) -> list[Any]:
@@ -368,10 +364,7 @@ def test_hostile_json_bodies(fuzzer: Fuzzer, label: str) -> None:
     _hostile_bodies(fuzzer, label)
 
 
-@pytest.mark.parametrize("method", [
-    pytest.param(m, marks=[pytest.mark.xfail(reason="branch http: plan names over 255 "
-                                             "characters give 500 (OSError)", strict=False)])
-    for m in ("POST", "DELETE")])
+@pytest.mark.parametrize("method", ["POST", "DELETE"])
 def test_hostile_plan_names(fuzzer: Fuzzer, method: str) -> None:
     """Plan names built to hurt, to create (the sample plan) and to delete."""
 

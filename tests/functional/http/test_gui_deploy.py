@@ -24,9 +24,9 @@ def test_the_gui_deploys_the_sample_plan(api: Api, tmp_path: Path) -> None:
     changed = api("PUT", "/v1/plans/gui/parameters", json={"parameters": {"ComputeCount": 2}})
     assert changed.status_code == 200, changed.text
 
-    work = tmp_path / "work"
+    # Over HTTP a work directory is a plain name in the server's own work area.
     started = api("POST", "/v1/workflows/deploy/executions",
-                  json={"input": {"plan": "gui", "heat_type": "native", "work_dir": str(work)}})
+                  json={"input": {"plan": "gui", "heat_type": "native", "work_dir": "gui"}})
     assert started.status_code == 202, started.text
     with api("GET", f"/v1/executions/{started.json()['id']}/events", stream=True) as response:
         messages = sse(response)
@@ -42,6 +42,8 @@ def test_the_gui_deploys_the_sample_plan(api: Api, tmp_path: Path) -> None:
 
     status = api("GET", "/v1/plans/gui/deployment").json()
     assert status["deployment_status"] == "DEPLOY_SUCCESS", status
+    work = Path(api.client.data_dir) / "work" / "gui"
+    assert status["work_dir"] == str(work)
     inventory = (work / "config-download" / "tripleo-ansible-inventory.yaml").read_text()
     assert inventory.count("novacompute-") >= 2  # the two computes set through the API
     assert api("GET", "/v1/plans/gui/deployment/failures").json() == []
