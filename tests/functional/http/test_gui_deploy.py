@@ -11,6 +11,7 @@ import pytest
 from tests.functional.heat.conftest import DEFAULT_VENV
 from tests.functional.http.conftest import Api
 from tests.functional.http.test_api import sse
+from tests.functional.mariadb import free_port
 
 
 def test_the_gui_deploys_the_sample_plan(api: Api, tmp_path: Path) -> None:
@@ -18,6 +19,8 @@ def test_the_gui_deploys_the_sample_plan(api: Api, tmp_path: Path) -> None:
     if not (venv / "bin" / "heat-all").exists():
         pytest.fail(f"No Heat virtualenv at {venv}: run tools/setup-heat.sh")
     api.client.conf.set_override("venv", str(venv), group="heat")
+    # A port of its own: Heat's default one may be held by another Heat on this machine.
+    api.client.conf.set_override("api_port", free_port(), group="heat")
 
     created = api("POST", "/v1/plans", params={"name": "gui", "sample": "true"})
     assert created.status_code == 201, created.text
