@@ -318,7 +318,7 @@ def _two_versions(plan_store: PlanStore) -> None:
     "..", ".", "", " ", "/", "a/b", "%2e%2e%2foutside.yaml", "current/..",
     "00000000000000000001",                  # the local store's format, never issued
     "1234567890.12345",                      # Swift's format, never issued
-    "1" * 21, "null\x00", "\ud800",
+    "1" * 21, "null\x00", "null\n", "00000000000000000001\n", "\ud800",
 ])
 def test_version_ids_the_store_did_not_issue_are_not_found(
         plan_store: PlanStore, tmp_path: Any, version_id: str) -> None:

@@ -120,7 +120,7 @@ class LocalStore:
 
     def _prune_versions(self, vdir: Path) -> None:
         """Delete the oldest versions in ``vdir`` past ``history_max`` (with the current one)."""
-        ids = sorted((e.name for e in vdir.iterdir() if _VERSION_ID.match(e.name)),
+        ids = sorted((e.name for e in vdir.iterdir() if _VERSION_ID.fullmatch(e.name)),
                      reverse=True)
         for old in ids[max(self.history_max - 1, 0):]:
             with _suppress():
@@ -131,7 +131,7 @@ class LocalStore:
         current = self._object_path(path, name)
         if version_id == _CURRENT:
             return current
-        if isinstance(version_id, str) and _VERSION_ID.match(version_id):
+        if isinstance(version_id, str) and _VERSION_ID.fullmatch(version_id):
             return path / _VERSIONS / name / version_id
         raise exceptions.ObjectNotFound(container, f"{name}?version-id={version_id}")
 
@@ -273,7 +273,7 @@ class LocalStore:
         vdir = path / _VERSIONS / name
         if vdir.is_dir():
             for entry in sorted(vdir.iterdir(), reverse=True):
-                if not _VERSION_ID.match(entry.name):
+                if not _VERSION_ID.fullmatch(entry.name):
                     continue
                 stat = entry.stat()
                 versions.append(ObjectVersion(entry.name, _iso(int(entry.name) / 1e9),

@@ -36,7 +36,7 @@ _VERSION_ID = re.compile(r"^(null|[0-9]{10}\.[0-9]{5}(_[0-9a-f]{16})?)$")
 
 def is_version_id(version_id: object) -> bool:
     """Whether ``version_id`` has the shape of an id Swift issues."""
-    return isinstance(version_id, str) and bool(_VERSION_ID.match(version_id))
+    return isinstance(version_id, str) and bool(_VERSION_ID.fullmatch(version_id))
 
 
 def prune(session: SwiftSession, container: str, names: list[str], keep: int) -> None:
