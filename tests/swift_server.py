@@ -56,7 +56,7 @@ INSTALL_HINT = (
 _SERVERS = ("account", "container", "object")
 _PROXY_PIPELINE = (
     "catch_errors gatekeeper healthcheck proxy-logging cache listing_formats bulk "
-    "{auth} copy slo dlo versioned_writes symlink proxy-logging proxy-server"
+    "{auth} container-quotas copy slo dlo versioned_writes symlink proxy-logging proxy-server"
 )
 RESELLER_PREFIX = "AUTH_"
 
@@ -333,6 +333,7 @@ class SwiftServer:
             "filter:versioned_writes": {"use": "egg:swift#versioned_writes",
                                         "allow_object_versioning": "true"},
             "filter:cache": {"paste.filter_factory": "swift_proxy_cache:filter_factory"},
+            "filter:container-quotas": {"use": "egg:swift#container_quotas"},
             **{f"filter:{name}": opts for name, opts in filters.items()},
         }))
 

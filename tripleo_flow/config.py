@@ -169,9 +169,10 @@ LIMITS_OPTS = [
     cfg.IntOpt("render_max_size", default=16 << 20, min=1,
                help="Largest string, in characters, that rendering a plan template (jinja2) "
                "may build, including constant folding while a template is checked."),
-    cfg.IntOpt("plan_history_max", default=100, min=1,
-               help="Plan-environment versions kept per plan; older ones are pruned when a "
-               "new version is written."),
+    cfg.IntOpt("plan_history_max", default=100, min=2,
+               help="Versions kept of each object of a plan (its plan-environment above all), "
+               "the current one included; the oldest is pruned when a new version is "
+               "written. At least 2: undoing a change reads the version before it."),
 ]
 
 

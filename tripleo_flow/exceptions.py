@@ -50,6 +50,11 @@ class TripleoFlowError(Exception):
 # -- invalid input -----------------------------------------------------------
 
 
+def _shown(name: str, limit: int = 60) -> str:
+    """``name`` quoted for a message, shortened when it is long."""
+    return repr(name) if len(name) <= limit else f"{name[:limit]!r}... ({len(name)} characters)"
+
+
 class InvalidInput(TripleoFlowError):
     kind = "invalid-input"
 
@@ -57,8 +62,8 @@ class InvalidInput(TripleoFlowError):
 class InvalidPlanName(InvalidInput):
     def __init__(self, name: str) -> None:
         super().__init__(
-            f"Invalid plan name {name!r}: use only letters, digits and '-' "
-            "(pattern ^[a-zA-Z0-9-]+$)."
+            f"Invalid plan name {_shown(name)}: use letters, digits and '-', starting with a "
+            "letter or digit, at most 128 characters (pattern ^[a-zA-Z0-9][a-zA-Z0-9-]*$)."
         )
         self.name = name
 

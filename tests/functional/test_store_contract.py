@@ -299,3 +299,112 @@ def test_versioning_turned_on_after_upload(plan_store: PlanStore) -> None:
     assert [v.is_latest for v in plan_store.list_versions("overcloud", "a.yaml")] == [True]
     plan_store.delete_container("overcloud")
     assert not plan_store.container_exists("overcloud")
+
+
+# -- version ids, history length, names (issue 10) -------------------------------------
+
+
+def _two_versions(plan_store: PlanStore) -> None:
+    plan_store.create_container("overcloud", versioned=True)
+    plan_store.put_object("overcloud", "plan-environment.yaml", b"v1")
+    plan_store.put_object("overcloud", "plan-environment.yaml", b"v2")
+    plan_store.put_object("overcloud", "roles/a.yaml", b"role")
+
+
+@pytest.mark.parametrize("version_id", [
+    "../../objects/plan-environment.yaml",   # an object that exists (local layout)
+    "../../../../outside.yaml",              # a file outside the store (local layout)
+    "../../objects/roles/a.yaml",
+    "..", ".", "", " ", "/", "a/b", "%2e%2e%2foutside.yaml", "current/..",
+    "00000000000000000001",                  # the local store's format, never issued
+    "1234567890.12345",                      # Swift's format, never issued
+    "1" * 21, "null\x00", "null\n", "00000000000000000001\n", "\ud800",
+])
+def test_version_ids_the_store_did_not_issue_are_not_found(
+        plan_store: PlanStore, tmp_path: Any, version_id: str) -> None:
+    (tmp_path / "outside.yaml").write_bytes(b"secret: outside\n")
+    _two_versions(plan_store)
+    with pytest.raises(exceptions.ObjectNotFound) as info:
+        plan_store.get_object("overcloud", "plan-environment.yaml", version_id=version_id)
+    assert info.value.container == "overcloud"
+    assert [plan_store.get_object("overcloud", "plan-environment.yaml", v.version_id)
+            for v in plan_store.list_versions("overcloud", "plan-environment.yaml")] == [
+        b"v2", b"v1"]
+
+
+def test_the_latest_version_id_of_a_deleted_object_is_not_found(plan_store: PlanStore) -> None:
+    _two_versions(plan_store)
+    latest = plan_store.list_versions("overcloud", "plan-environment.yaml")[0].version_id
+    plan_store.delete_object("overcloud", "plan-environment.yaml")
+    ids = [v.version_id for v in plan_store.list_versions("overcloud", "plan-environment.yaml")]
+    if latest not in ids:  # the local store names the current object "current"
+        with pytest.raises(exceptions.ObjectNotFound):
+            plan_store.get_object("overcloud", "plan-environment.yaml", version_id=latest)
+    assert [plan_store.get_object("overcloud", "plan-environment.yaml", v)
+            for v in ids] == [b"v2", b"v1"]
+
+
+def test_history_keeps_at_most_history_max_versions(plan_store: PlanStore) -> None:
+    plan_store.history_max = 3
+    plan_store.create_container("overcloud")
+    plan_store.put_objects("overcloud", {"plan-environment.yaml": b"v0", "other.yaml": b"o"})
+    plan_store.set_versioning("overcloud", True)  # v0 predates versioning
+    for i in range(1, 6):
+        plan_store.put_object("overcloud", "plan-environment.yaml", f"v{i}".encode())
+
+    def history() -> list[bytes]:
+        return [plan_store.get_object("overcloud", "plan-environment.yaml", v.version_id)
+                for v in plan_store.list_versions("overcloud", "plan-environment.yaml")]
+
+    assert history() == [b"v5", b"v4", b"v3"]
+    plan_store.put_objects("overcloud", {"plan-environment.yaml": b"v6", "other.yaml": b"p"})
+    assert history() == [b"v6", b"v5", b"v4"]
+    assert plan_store.get_object("overcloud", "other.yaml") == b"p"
+    assert len(plan_store.list_versions("overcloud", "other.yaml")) == 2
+
+
+def test_any_file_name_is_kept(plan_store: PlanStore) -> None:
+    """Names the local store once used for its temporary files are plain names."""
+    plan_store.create_container("overcloud", versioned=True)
+    objects = {".tmp-user.yaml": b"1", "environments/.tmp-x": b"2", ".hidden.yaml": b"3"}
+    plan_store.put_objects("overcloud", objects)
+    plan_store.put_object("overcloud", "a/.tmp-b.yaml", b"4")
+    assert plan_store.list_objects("overcloud") == sorted([*objects, "a/.tmp-b.yaml"])
+    assert plan_store.get_object("overcloud", "environments/.tmp-x") == b"2"
+
+
+@pytest.mark.parametrize("operation", [
+    lambda s: s.create_container("c" * 256),
+    lambda s: s.container_exists("c" * 300),
+    lambda s: s.list_objects("c" * 300),
+    lambda s: s.create_container("bad\x00name"),
+    lambda s: s.create_container("bad\ud800"),
+    lambda s: s.put_object("overcloud", "o" * 256, b"x"),
+    lambda s: s.put_object("overcloud", "d/" * 520 + "x", b"x"),
+    lambda s: s.put_object("overcloud", "a\x00b", b"x"),
+    lambda s: s.put_object("overcloud", "a\nb", b"x"),
+    lambda s: s.put_object("overcloud", "\ud800.yaml", b"x"),
+    lambda s: s.put_objects("overcloud", {"ok": b"x", "o" * 256: b"x"}),
+    lambda s: s.get_object("overcloud", "o" * 256),
+    lambda s: s.get_object("overcloud", "o" * 256, version_id="current"),
+    lambda s: s.list_versions("overcloud", "o" * 256),
+    lambda s: s.delete_object("overcloud", "o" * 256),
+], ids=["container-256", "exists-300", "list-300", "container-nul", "container-surrogate",
+        "object-256", "object-1040", "object-nul", "object-newline", "object-surrogate",
+        "put-objects-256", "get-256", "get-version-256", "versions-256", "delete-256"])
+def test_names_too_long_or_unstorable_are_invalid_input(
+        plan_store: PlanStore, operation: Callable[[PlanStore], Any]) -> None:
+    plan_store.create_container("overcloud")
+    with pytest.raises(exceptions.InvalidInput):
+        operation(plan_store)
+    assert plan_store.list_objects("overcloud") == []
+    assert [c.name for c in plan_store.list_containers()] == ["overcloud"]
+
+
+def test_longest_names_are_stored(plan_store: PlanStore) -> None:
+    container = "c" * 255
+    plan_store.create_container(container)
+    name = "/".join(["d" * 255] * 4)[:1024]
+    plan_store.put_object(container, name, b"x")
+    assert plan_store.list_objects(container) == [name]
+    assert plan_store.get_object(container, name) == b"x"

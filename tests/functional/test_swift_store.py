@@ -14,21 +14,21 @@ from tripleo_flow.plans.swift import SwiftStore
 
 pytestmark = pytest.mark.functional
 
-# Swift refuses object names over 1024 bytes; our name checks accept them.
-_TOO_LONG = "/".join(["d" * 200] * 6)
+# Over the container's quota (set below): Swift refuses it, the store's checks accept it.
+_OVER_QUOTA = "too/large.bin"
 
 
 @pytest.mark.parametrize("method", ["put_objects", "put_objects_single"])
 def test_failed_upload_names_the_failing_object(swift_store: SwiftStore, method: str) -> None:
-    swift_store.create_container("overcloud")
+    swift_store.create_container("overcloud", {"quota-bytes": "1000"})
     objects = {f"ok/{i}.yaml": b"x" for i in range(20)}
-    objects[_TOO_LONG] = b"refused"
+    objects[_OVER_QUOTA] = b"r" * 2000
     with pytest.raises(exceptions.PlanStoreError) as info:
         getattr(swift_store, method)("overcloud", objects)
     message = str(info.value)
     assert "Could not upload 1 object(s) in container 'overcloud'" in message
-    assert _TOO_LONG[:50] in message
-    assert swift_store.list_objects("overcloud") == sorted(n for n in objects if n != _TOO_LONG)
+    assert _OVER_QUOTA[:50] in message
+    assert swift_store.list_objects("overcloud") == sorted(n for n in objects if n != _OVER_QUOTA)
 
 
 def test_put_objects_does_not_create_a_missing_container(swift_store: SwiftStore) -> None:

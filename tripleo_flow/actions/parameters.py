@@ -10,7 +10,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
 from tripleo_flow.actions.envedit import edit_section, undo_section
 from tripleo_flow.actions.schema import load_schema
-from tripleo_flow.core import parameter_schema
+from tripleo_flow.core import parameter_schema, validation
 from tripleo_flow.flows import names
 
 
@@ -19,8 +19,7 @@ def _check_parameters(parameters: Any) -> Mapping[str, Any]:
         raise exceptions.InvalidParameter(
             f"Parameters must be a mapping of name to value, not {type(parameters).__name__}.")
     for key in parameters:
-        if not isinstance(key, str) or not key:
-            raise exceptions.InvalidParameter(f"Invalid parameter name {key!r}.")
+        validation.check_parameter_name(key)
     return parameters
 
 

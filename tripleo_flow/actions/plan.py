@@ -5,14 +5,14 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, encode_blobs
 from tripleo_flow.actions.envedit import previous_version
 from tripleo_flow.actions.paths import InputPath, OutputPath
 from tripleo_flow.actions.undo import restore_objects
-from tripleo_flow.core import planenv, planmerge, roles, validation
+from tripleo_flow.core import capabilities, planenv, planmerge, roles, validation
 from tripleo_flow.core.progress import PlanProgressListener, plan_stage
 from tripleo_flow.flows import names
 from tripleo_flow.plans import sources
@@ -26,15 +26,23 @@ from tripleo_flow.plans.plan import (
     digest,
 )
 
+if TYPE_CHECKING:
+    from oslo_config import cfg
+
 #: ``ActionContext.extras`` key of a :data:`~tripleo_flow.core.progress.PlanProgressListener`
 #: that plan create and update tell how far checking and uploading are.
 PLAN_PROGRESS = "plan_progress"
 
 
-def load_checked_tree(plan: str, templates: str,
-                      listener: PlanProgressListener | None = None) -> dict[str, bytes]:
-    """Read a template tree and check everything that can be checked offline."""
-    files = sources.read_templates(templates)
+def load_checked_tree(plan: str, templates: str, listener: PlanProgressListener | None = None,
+                      conf: cfg.ConfigOpts | None = None) -> dict[str, bytes]:
+    """Read a template tree and check everything that can be checked offline.
+
+    :param conf: its ``[limits]`` bound a tarball (defaults without it).
+    """
+    limits = {"max_size": conf.limits.archive_max_size,
+              "max_members": conf.limits.archive_max_members} if conf is not None else {}
+    files = sources.read_templates(templates, **limits)
     if not files:
         raise exceptions.InvalidInput(f"Templates {templates!r} hold no files.")
     validation.check_yaml_files(files, plan_stage(listener, plan, "check"))
@@ -44,6 +52,9 @@ def load_checked_tree(plan: str, templates: str,
         roles.validate_roles(planenv.load_yaml(files["roles_data.yaml"], "roles_data.yaml"))
     if "network_data.yaml" in files:
         roles.validate_networks(planenv.load_yaml(files["network_data.yaml"], "network_data.yaml"))
+    if capabilities.CAPABILITIES_MAP in files:
+        capabilities.check_capabilities_map(planenv.load_yaml(
+            files[capabilities.CAPABILITIES_MAP], capabilities.CAPABILITIES_MAP))
     return files
 
 
@@ -58,7 +69,7 @@ class CreatePlan(Action):
         if repo.exists(plan):
             raise exceptions.PlanExists(plan)
         listener = self.context.extras.get(PLAN_PROGRESS)
-        files = load_checked_tree(plan, templates, listener)
+        files = load_checked_tree(plan, templates, listener, self.context.conf)
         if PLAN_ENV in files:
             env = planenv.parse_plan_environment(files[PLAN_ENV], PLAN_ENV)
             env["name"] = plan
@@ -162,7 +173,7 @@ class UpdatePlan(Action):
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         listener = self.context.extras.get(PLAN_PROGRESS)
-        new = load_checked_tree(plan, templates, listener)
+        new = load_checked_tree(plan, templates, listener, self.context.conf)
         store = self.context.store
         with self.context.locks.hold(plan):
             old_names = set(store.list_objects(plan))

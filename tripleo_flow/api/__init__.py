@@ -37,7 +37,8 @@ def make_store(conf: cfg.ConfigOpts, data_dir: Path) -> PlanStore:
         return SwiftStore.from_conf(conf)
     from tripleo_flow.plans.local import LocalStore
 
-    return LocalStore(conf.plan_store.local_root or data_dir / "plans")
+    return LocalStore(conf.plan_store.local_root or data_dir / "plans",
+                      history_max=conf.limits.plan_history_max)
 
 
 class Client(PlansMixin, WorkflowsMixin, HeatMixin, DeployMixin):

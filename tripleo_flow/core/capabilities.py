@@ -16,6 +16,7 @@
 environment marked ``enabled`` when the plan environment lists it, plus an
 ``Other`` topic for environment files the map does not mention.
 :func:`update_environments` turns a selection into a new plan environment.
+Both check the map's shape first (:func:`check_capabilities_map`).
 """
 
 from __future__ import annotations
@@ -34,10 +35,61 @@ OTHER_TOPIC = "Other"
 OTHER_PATTERNS = ("environments/*.yaml", "*user-environment.yaml")
 
 
+def _shape_error(where: str, expected: str, value: Any) -> exceptions.InvalidTemplate:
+    return exceptions.InvalidTemplate(
+        CAPABILITIES_MAP, f"{where} must be {expected}, not {type(value).__name__}; see the "
+        "layout in tripleo-heat-templates' capabilities-map.yaml.")
+
+
+def _list_of_mappings(parent: Mapping[str, Any], key: str, where: str) -> list[Any]:
+    """``parent[key]`` (absent or null: empty) checked as a list of mappings."""
+    value = parent.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _shape_error(f"{where}{key}", "a list of mappings", value)
+    for index, item in enumerate(value):
+        if not isinstance(item, Mapping):
+            raise _shape_error(f"{where}{key}[{index}]", "a mapping", item)
+    return value
+
+
+def check_capabilities_map(capabilities_map: Any) -> Mapping[str, Any] | None:
+    """Return the parsed ``capabilities-map.yaml`` when its shape is usable.
+
+    ``topics`` is a list of mappings, each with an optional list of mapping
+    ``environment_groups``, each with an optional list of mapping
+    ``environments``; an environment's ``file`` is a string and its
+    ``requires`` a list of strings.  An empty file (``None``) is no map.
+
+    :raises InvalidTemplate: naming the file and the first bad entry, as a path
+        like ``topics[1].environment_groups[0].environments``.
+    """
+    if capabilities_map is None:
+        return None
+    if not isinstance(capabilities_map, Mapping):
+        raise _shape_error("the document", "a mapping with a 'topics' list", capabilities_map)
+    for t, topic in enumerate(_list_of_mappings(capabilities_map, "topics", "")):
+        if topic.get("title") is not None and not isinstance(topic["title"], str):
+            raise _shape_error(f"topics[{t}].title", "a string", topic["title"])
+        for g, group in enumerate(_list_of_mappings(topic, "environment_groups",
+                                                    f"topics[{t}].")):
+            where = f"topics[{t}].environment_groups[{g}]."
+            for e, env in enumerate(_list_of_mappings(group, "environments", where)):
+                entry = f"{where}environments[{e}]."
+                if env.get("file") is not None and not isinstance(env["file"], str):
+                    raise _shape_error(f"{entry}file", "a file name", env["file"])
+                requires = env.get("requires")
+                if requires is not None and not (
+                        isinstance(requires, list) and all(isinstance(r, str) for r in requires)):
+                    raise _shape_error(f"{entry}requires", "a list of file names", requires)
+    return capabilities_map
+
+
 def _map_environments(capabilities_map: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     """Every environment entry of the map that names a file, in map order."""
     found = []
-    for topic in (capabilities_map or {}).get("topics") or []:
+    for topic in (check_capabilities_map(capabilities_map) or {}).get("topics") or []:
         for group in topic.get("environment_groups") or []:
             for env in group.get("environments") or []:
                 if isinstance(env, Mapping) and env.get("file"):
@@ -103,7 +155,7 @@ def get_capabilities(
     selected = set(_selected(plan_env))
     available = available_files(plan_files)
     result: dict[str, Any] = {}
-    for topic in (capabilities_map or {}).get("topics") or []:
+    for topic in (check_capabilities_map(capabilities_map) or {}).get("topics") or []:
         groups = []
         for group in topic.get("environment_groups") or []:
             out_group = {k: copy.deepcopy(v) for k, v in group.items() if k != "environments"}

@@ -1,12 +1,35 @@
-"""Checks on a whole template tree before any of it is written to a plan."""
+"""Checks on a whole template tree before any of it is written to a plan, and on
+the names users give to parameters."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 
+from tripleo_flow import exceptions
 from tripleo_flow.core import planenv
 
 _YAML_SUFFIXES = (".yaml", ".yml")
+#: Heat parameter names as tripleo-heat-templates writes them (every one of its
+#: 12.1.0 and 18.0.0 parameters matches): a letter or '_', then letters, digits, '_'.
+PARAMETER_NAME_PATTERN = "^[A-Za-z_][A-Za-z0-9_]*$"
+MAX_PARAMETER_NAME = 255
+_PARAMETER_NAME = re.compile(PARAMETER_NAME_PATTERN)
+
+
+def check_parameter_name(name: object) -> str:
+    """Return ``name`` when it can be a Heat parameter name.
+
+    :raises InvalidParameter: for anything else (``../x``, ``A B``, ``""``, non-strings).
+    """
+    if (not isinstance(name, str) or not _PARAMETER_NAME.fullmatch(name)
+            or len(name) > MAX_PARAMETER_NAME):
+        shown = repr(name) if len(repr(name)) <= 80 else repr(name)[:80] + "..."
+        raise exceptions.InvalidParameter(
+            f"Invalid parameter name {shown}: a Heat parameter name starts with a letter or "
+            f"'_' and holds only letters, digits and '_' (at most {MAX_PARAMETER_NAME} "
+            "characters).")
+    return name
 
 
 def is_j2(path: str) -> bool:

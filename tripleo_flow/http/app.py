@@ -26,6 +26,7 @@ from tripleo_flow.http.spec import (
     ARRAY,
     GZIP,
     OBJECT,
+    PLAN_NAME,
     SSE,
     Operation,
     Param,
@@ -50,7 +51,7 @@ ROUTES: list[Route] = [
             "Create a plan from a .tar.gz body (or the shipped sample)", status=201,
             body={}, body_type=GZIP, body_required=False, tags=TAGS_PLAN,
             errors=UPLOAD_ERRORS,
-            params=(Param("name", {"type": "string", "pattern": "^[a-zA-Z0-9-]+$"},
+            params=(Param("name", PLAN_NAME,
                           required=True),
                     Param("description", STRING), Param("sample", BOOL)))}),
     Route("/v1/plans/{name}", "plan", {

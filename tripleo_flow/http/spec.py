@@ -13,7 +13,7 @@ from typing import Any
 
 from tripleo_flow import __version__
 
-PLAN_NAME = {"type": "string", "pattern": "^[a-zA-Z0-9-]+$", "maxLength": 128}
+PLAN_NAME = {"type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9-]*$", "maxLength": 128}
 OBJECT: dict[str, Any] = {"type": "object"}
 ARRAY: dict[str, Any] = {"type": "array", "items": {}}
 GZIP = "application/gzip"

@@ -5,15 +5,23 @@ Layout under ``root``::
     <container>/meta.json              container metadata (and the versioned flag)
     <container>/objects/<name>         current objects
     <container>/versions/<name>/<id>   earlier versions (versioned containers)
+    <container>/staging/               temporary files of writes in progress
 
 Every write goes to a temporary file first and is renamed into place, so a
-reader never sees a half-written object.
+reader never sees a half-written object; temporary files live outside
+``objects/``, so no object name is reserved for them.
+
+Version ids are the 20-digit nanosecond timestamps this store issues, plus
+``current`` for the current object; any other id is not found (it is never
+joined to a path).  A versioned container keeps at most ``history_max``
+versions of an object, the current one included.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -22,17 +30,31 @@ from pathlib import Path
 
 from tripleo_flow import exceptions
 from tripleo_flow.core.progress import CountListener
-from tripleo_flow.plans.store import ContainerInfo, ObjectVersion, check_metadata
+from tripleo_flow.plans.store import (
+    DEFAULT_HISTORY_MAX,
+    ContainerInfo,
+    ObjectVersion,
+    check_container_name,
+    check_metadata,
+    check_object_name,
+)
 from tripleo_flow.plans.transfer import TransferMeter
 
 _META = "meta.json"
 _OBJECTS = "objects"
 _VERSIONS = "versions"
+_STAGING = "staging"
+_CURRENT = "current"
+_VERSION_ID = re.compile(r"^[0-9]{20}$")
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def _atomic_write(path: Path, data: bytes, staging: Path | None = None) -> None:
+    """Write ``data`` to ``path`` through a temporary file in ``staging`` (default:
+    beside ``path``; it must be on the same file system)."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    tmp_dir = staging or path.parent
+    tmp_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd, tmp = tempfile.mkstemp(dir=tmp_dir, prefix=".tmp-")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -54,8 +76,10 @@ class _suppress:
 class LocalStore:
     """A :class:`~tripleo_flow.plans.store.PlanStore` kept in a directory."""
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    def __init__(self, root: str | os.PathLike[str],
+                 history_max: int = DEFAULT_HISTORY_MAX) -> None:
         self.root = Path(root)
+        self.history_max = history_max
 
     def __repr__(self) -> str:
         return f"LocalStore({str(self.root)!r})"
@@ -63,9 +87,7 @@ class LocalStore:
     # -- helpers -----------------------------------------------------------
 
     def _container_dir(self, container: str) -> Path:
-        if not container or "/" in container or container in (".", ".."):
-            raise exceptions.InvalidInput(f"Invalid container name {container!r}.")
-        return self.root / container
+        return self.root / check_container_name(container)
 
     def _existing(self, container: str) -> Path:
         path = self._container_dir(container)
@@ -74,10 +96,7 @@ class LocalStore:
         return path
 
     def _object_path(self, base: Path, name: str) -> Path:
-        parts = name.split("/")
-        if not name or name.startswith("/") or any(p in ("", ".", "..") for p in parts):
-            raise exceptions.InvalidInput(f"Invalid object name {name!r}.")
-        return base / _OBJECTS / name
+        return base / _OBJECTS / check_object_name(name)
 
     def _read_meta(self, path: Path) -> dict[str, object]:
         try:
@@ -97,6 +116,24 @@ class LocalStore:
         target = path / _VERSIONS / name / version_id
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         shutil.copy2(current, target)
+        self._prune_versions(target.parent)
+
+    def _prune_versions(self, vdir: Path) -> None:
+        """Delete the oldest versions in ``vdir`` past ``history_max`` (with the current one)."""
+        ids = sorted((e.name for e in vdir.iterdir() if _VERSION_ID.fullmatch(e.name)),
+                     reverse=True)
+        for old in ids[max(self.history_max - 1, 0):]:
+            with _suppress():
+                os.unlink(vdir / old)
+
+    def _version_path(self, path: Path, container: str, name: str, version_id: str) -> Path:
+        """The file of a version this store issued; ObjectNotFound for any other id."""
+        current = self._object_path(path, name)
+        if version_id == _CURRENT:
+            return current
+        if isinstance(version_id, str) and _VERSION_ID.fullmatch(version_id):
+            return path / _VERSIONS / name / version_id
+        raise exceptions.ObjectNotFound(container, f"{name}?version-id={version_id}")
 
     # -- containers --------------------------------------------------------
 
@@ -165,8 +202,6 @@ class LocalStore:
         names = []
         for dirpath, _dirs, files in os.walk(base):
             for filename in files:
-                if filename.startswith(".tmp-"):
-                    continue
                 rel = os.path.relpath(os.path.join(dirpath, filename), base)
                 name = rel.replace(os.sep, "/")
                 if name.startswith(prefix):
@@ -175,25 +210,22 @@ class LocalStore:
 
     def get_object(self, container: str, name: str, version_id: str | None = None) -> bytes:
         path = self._existing(container)
-        if version_id is not None:
-            current = self._object_path(path, name)
-            if version_id == "current" and current.is_file():
-                return current.read_bytes()
-            vpath = path / _VERSIONS / name / version_id
-            if not vpath.is_file():
-                raise exceptions.ObjectNotFound(container, f"{name}?version-id={version_id}")
-            return vpath.read_bytes()
+        if version_id is None:
+            target, shown = self._object_path(path, name), name
+        else:
+            target = self._version_path(path, container, name, version_id)
+            shown = f"{name}?version-id={version_id}"
         try:
-            return self._object_path(path, name).read_bytes()
+            return target.read_bytes()
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-            raise exceptions.ObjectNotFound(container, name)
+            raise exceptions.ObjectNotFound(container, shown)
 
     def put_object(self, container: str, name: str, data: bytes) -> None:
         path = self._existing(container)
         target = self._object_path(path, name)
         self._keep_version(path, name, target)
         try:
-            _atomic_write(target, data)
+            _atomic_write(target, data, path / _STAGING)
         except OSError as exc:
             raise exceptions.PlanStoreError(
                 f"Cannot write {name!r} in container {container!r}: {exc}"
@@ -237,10 +269,12 @@ class LocalStore:
         current = self._object_path(path, name)
         if current.is_file():
             stat = current.stat()
-            versions.append(ObjectVersion("current", _iso(stat.st_mtime), stat.st_size, True))
+            versions.append(ObjectVersion(_CURRENT, _iso(stat.st_mtime), stat.st_size, True))
         vdir = path / _VERSIONS / name
         if vdir.is_dir():
             for entry in sorted(vdir.iterdir(), reverse=True):
+                if not _VERSION_ID.fullmatch(entry.name):
+                    continue
                 stat = entry.stat()
                 versions.append(ObjectVersion(entry.name, _iso(int(entry.name) / 1e9),
                                               stat.st_size, False))

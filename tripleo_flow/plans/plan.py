@@ -12,30 +12,57 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.core import planenv
-from tripleo_flow.plans.store import ObjectVersion, PlanStore
+from tripleo_flow.plans.store import ObjectVersion, PlanStore, check_object_name
 
 PLAN_ENV = "plan-environment.yaml"
-MANIFEST = ".tripleo-flow/manifest.json"
+MANIFEST = ".tripleo-flow/manifest.json"  # under RESERVED_PREFIX
 PLAN_TAG = ("usage-tripleo", "plan")
 MESSAGES_SUFFIX = "-messages"
 DEPLOYMENT_STATUS = "deployment_status.yaml"
 #: Data files a plan may carry beside its templates.
 DATA_FILES = ("roles_data.yaml", "network_data.yaml", "capabilities-map.yaml", "j2_excludes.yaml")
 
-_NAME = re.compile(r"^[a-zA-Z0-9-]+$")
+#: Plan names: letters, digits and '-', not first (a name must not read as an option).
+PLAN_NAME_PATTERN = "^[a-zA-Z0-9][a-zA-Z0-9-]*$"
+#: Longest plan name (its containers, Heat stack and file names derive from it).
+MAX_PLAN_NAME = 128
+_NAME = re.compile(PLAN_NAME_PATTERN)
+#: Objects of a plan that hold tripleo-flow's own bookkeeping: never a user's file.
+RESERVED_PREFIX = ".tripleo-flow/"
 
 
 def check_plan_name(name: str) -> str:
-    """Return ``name`` when it is a valid plan name, else raise InvalidPlanName."""
-    if not isinstance(name, str) or not _NAME.match(name):
+    """Return ``name`` when it is a valid plan name, else raise InvalidPlanName.
+
+    Every entry point (CLI, HTTP, Python API, workflows) reaches this check
+    before a plan's containers are named.
+    """
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or len(name) > MAX_PLAN_NAME:
         raise exceptions.InvalidPlanName(str(name))
     return name
+
+
+def check_file_names(source: str, names: Iterable[str]) -> None:
+    """Check that every file of a template tree can be an object of a plan.
+
+    :raises InvalidArchive: naming the first file whose name a plan store refuses
+        or that would overwrite tripleo-flow's bookkeeping (``.tripleo-flow/``).
+    """
+    for name in names:
+        if name.startswith(RESERVED_PREFIX):
+            raise exceptions.InvalidArchive(
+                source, f"{name!r} is under {RESERVED_PREFIX}, which tripleo-flow keeps for "
+                "its own files; remove or rename it")
+        try:
+            check_object_name(name)
+        except exceptions.InvalidInput as exc:
+            raise exceptions.InvalidArchive(source, str(exc)) from None
 
 
 def digest(data: bytes) -> str:
@@ -114,7 +141,7 @@ class PlanRepository:
 
     def names(self, plan: str) -> list[str]:
         """The plan's objects, without tripleo-flow's own bookkeeping."""
-        return [n for n in self.store.list_objects(plan) if not n.startswith(".tripleo-flow/")]
+        return [n for n in self.store.list_objects(plan) if not n.startswith(RESERVED_PREFIX)]
 
     def files(self, plan: str) -> PlanFiles:
         return PlanFiles(self.store, plan, self.names(plan))

@@ -2,7 +2,13 @@
 
 Everything is read and checked before anything is written to a plan, so a bad
 archive never leaves a plan half-created.  Archive members with absolute
-paths, ``..`` components, links, devices or FIFOs are refused.
+paths, ``..`` components, links, devices or FIFOs are refused, and so are file
+names no plan store can keep (:func:`~tripleo_flow.plans.plan.check_file_names`).
+
+An archive is read as a stream, member by member: the member count and the
+uncompressed size are checked against ``[limits] archive_max_members`` and
+``archive_max_size`` as each header is read, before its data is, so a small
+archive that expands to gigabytes is refused after reading at most the limit.
 """
 
 from __future__ import annotations
@@ -13,9 +19,13 @@ import tarfile
 from pathlib import Path, PurePosixPath
 
 from tripleo_flow import exceptions
+from tripleo_flow.plans.plan import check_file_names
 
 #: Files never uploaded from a template directory.
 _SKIP_DIRS = {".git", "__pycache__", ".tox", ".venv"}
+#: Defaults of ``[limits] archive_max_size`` and ``archive_max_members``.
+ARCHIVE_MAX_SIZE = 1 << 30
+ARCHIVE_MAX_MEMBERS = 100_000
 
 
 def _check_member_name(source: str, name: str) -> str:
@@ -28,17 +38,28 @@ def _check_member_name(source: str, name: str) -> str:
     return clean
 
 
-def read_tarball(source: str, data: bytes | None = None) -> dict[str, bytes]:
-    """Read every regular file of a tar(.gz) archive, refusing unsafe members."""
+def read_tarball(source: str, data: bytes | None = None, max_size: int = ARCHIVE_MAX_SIZE,
+                 max_members: int = ARCHIVE_MAX_MEMBERS) -> dict[str, bytes]:
+    """Read every regular file of a tar(.gz) archive, refusing unsafe members.
+
+    :param max_size: most bytes the members may hold in all, uncompressed.
+    :param max_members: most members (files, directories ...) the archive may hold.
+    :raises InvalidArchive: for an unsafe member, an archive past a limit, or one
+        that is not a readable tar archive.
+    """
     try:
         fileobj = io.BytesIO(data) if data is not None else open(source, "rb")
     except OSError as exc:
         raise exceptions.InvalidArchive(source, f"cannot open it: {exc.strerror}") from exc
     files: dict[str, bytes] = {}
+    total = 0
     try:
-        with fileobj, tarfile.open(fileobj=fileobj, mode="r:*") as archive:
-            members = archive.getmembers()
-            for member in members:
+        with fileobj, tarfile.open(fileobj=fileobj, mode="r|*") as archive:
+            for count, member in enumerate(archive, 1):
+                if count > max_members:
+                    raise exceptions.InvalidArchive(
+                        source, f"it holds more than {max_members} members; the limit is "
+                        "[limits] archive_max_members")
                 name = _check_member_name(source, member.name)
                 if member.isdir():
                     continue
@@ -48,6 +69,11 @@ def read_tarball(source: str, data: bytes | None = None) -> dict[str, bytes]:
                 if not member.isfile():
                     raise exceptions.InvalidArchive(
                         source, f"member {member.name!r} is a device or FIFO")
+                total += member.size
+                if total > max_size:
+                    raise exceptions.InvalidArchive(
+                        source, f"its files hold more than {max_size} bytes uncompressed; "
+                        "the limit is [limits] archive_max_size")
                 if not name:
                     continue
                 extracted = archive.extractfile(member)
@@ -56,7 +82,9 @@ def read_tarball(source: str, data: bytes | None = None) -> dict[str, bytes]:
                 files[name] = extracted.read()
     except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
         raise exceptions.InvalidArchive(source, f"not a readable tar archive ({exc})") from exc
-    return _strip_common_root(files)
+    files = _strip_common_root(files)
+    check_file_names(source, files)
+    return files
 
 
 def _strip_common_root(files: dict[str, bytes]) -> dict[str, bytes]:
@@ -72,7 +100,11 @@ def _strip_common_root(files: dict[str, bytes]) -> dict[str, bytes]:
 
 def read_directory(source: str | os.PathLike[str]) -> dict[str, bytes]:
     """Read every regular file below ``source`` (links to files are followed
-    only when they stay inside the tree)."""
+    only when they stay inside the tree).
+
+    :raises InvalidArchive: for a link leaving the tree or a link loop, a file
+        that cannot be read, or a file name no plan store can keep.
+    """
     root = Path(source)
     if not root.is_dir():
         raise exceptions.InvalidInput(f"Template directory {str(root)!r} does not exist.")
@@ -83,22 +115,36 @@ def read_directory(source: str | os.PathLike[str]) -> dict[str, bytes]:
         for filename in sorted(filenames):
             path = Path(dirpath) / filename
             rel = path.relative_to(root).as_posix()
-            if path.is_symlink() and not path.resolve().is_relative_to(real_root):
-                raise exceptions.InvalidArchive(
-                    str(root), f"{rel!r} links outside the template directory")
+            if path.is_symlink():
+                try:
+                    target = path.resolve()
+                except (OSError, RuntimeError):  # Python 3.11 raises RuntimeError on a loop
+                    raise exceptions.InvalidArchive(
+                        str(root), f"{rel!r} is a symbolic link loop; remove it or make it "
+                        "point to a file of the tree") from None
+                if not target.is_relative_to(real_root):
+                    raise exceptions.InvalidArchive(
+                        str(root), f"{rel!r} links outside the template directory")
             if not path.is_file():
                 continue
-            files[rel] = path.read_bytes()
+            try:
+                files[rel] = path.read_bytes()
+            except OSError as exc:
+                raise exceptions.InvalidArchive(
+                    str(root), f"cannot read {rel!r}: {exc.strerror}") from exc
+    check_file_names(str(root), files)
     return files
 
 
-def read_templates(source: str | os.PathLike[str]) -> dict[str, bytes]:
-    """Read a template tree from a directory or a tarball path."""
+def read_templates(source: str | os.PathLike[str], max_size: int = ARCHIVE_MAX_SIZE,
+                   max_members: int = ARCHIVE_MAX_MEMBERS) -> dict[str, bytes]:
+    """Read a template tree from a directory or a tarball path (``max_size`` and
+    ``max_members`` limit a tarball: :func:`read_tarball`)."""
     path = Path(source)
     if path.is_dir():
         return read_directory(path)
     if path.is_file():
-        return read_tarball(str(path))
+        return read_tarball(str(path), max_size=max_size, max_members=max_members)
     raise exceptions.InvalidInput(
         f"Templates {str(path)!r} not found: give a directory or a .tar.gz archive.")
 

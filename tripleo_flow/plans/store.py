@@ -7,7 +7,12 @@ the default on a single machine).  One contract test suite
 
 Rules every adapter follows:
 
-* names are plain strings; object names may contain ``/``;
+* names are plain strings; object names may contain ``/``; both stores refuse
+  the same names (:func:`check_container_name`, :func:`check_object_name`);
+* version ids are opaque: only the ids a store listed (:meth:`PlanStore.list_versions`)
+  are found, anything else raises ObjectNotFound, whatever it looks like;
+* a versioned container keeps at most ``history_max`` versions of an object:
+  a write prunes the oldest;
 * metadata keys are lower-case strings of letters, digits and ``-`` (at most
   128 characters; Swift drops other header names), values strings of at most
   256 UTF-8 bytes without control characters; setting a key to ``None`` or
@@ -31,6 +36,66 @@ from tripleo_flow.core.progress import CountListener
 
 _META_KEY = re.compile(r"^[a-z0-9][a-z0-9-]{0,127}$")
 MAX_META_VALUE_BYTES = 256
+#: Longest container name, in UTF-8 bytes (a file name on the local store; Swift: 256).
+MAX_CONTAINER_NAME = 255
+#: Longest object name, in UTF-8 bytes (Swift's default ``max_object_name_length``).
+MAX_OBJECT_NAME = 1024
+#: Longest segment between two ``/`` of an object name (a file name on the local store).
+MAX_NAME_SEGMENT = 255
+#: Versions of each object a versioned container keeps (``[limits] plan_history_max``).
+DEFAULT_HISTORY_MAX = 100
+
+
+def _encoded(kind: str, name: object) -> bytes:
+    if not isinstance(name, str) or not name:
+        raise exceptions.InvalidInput(f"Invalid {kind} name {name!r}: give a non-empty string.")
+    try:
+        data = name.encode()
+    except UnicodeEncodeError:
+        raise exceptions.InvalidInput(
+            f"Invalid {kind} name {name!r}: it is not valid Unicode text.") from None
+    if any(ch < 32 or ch == 127 for ch in data):
+        raise exceptions.InvalidInput(
+            f"Invalid {kind} name {name!r}: control characters are not allowed.")
+    return data
+
+
+def check_container_name(name: str) -> str:
+    """Return ``name`` when every store can keep a container of that name.
+
+    :raises InvalidInput: for an empty name, a ``/``, ``.`` or ``..``, control
+        characters, or more than :data:`MAX_CONTAINER_NAME` bytes.
+    """
+    data = _encoded("container", name)
+    if "/" in name or name in (".", ".."):
+        raise exceptions.InvalidInput(
+            f"Invalid container name {name!r}: '/', '.' and '..' are not allowed.")
+    if len(data) > MAX_CONTAINER_NAME:
+        raise exceptions.InvalidInput(
+            f"Invalid container name {name[:40]!r}...: longer than {MAX_CONTAINER_NAME} "
+            "bytes; use a shorter name.")
+    return name
+
+
+def check_object_name(name: str) -> str:
+    """Return ``name`` when every store can keep an object of that name.
+
+    Object names are relative paths: no leading ``/``, no empty, ``.`` or
+    ``..`` segment, at most :data:`MAX_OBJECT_NAME` bytes in all and
+    :data:`MAX_NAME_SEGMENT` bytes between two ``/``.
+
+    :raises InvalidInput: naming what is wrong.
+    """
+    data = _encoded("object", name)
+    if any(part in ("", ".", "..") for part in name.split("/")):
+        raise exceptions.InvalidInput(
+            f"Invalid object name {name!r}: use a relative path without empty, '.' or '..' "
+            "parts.")
+    if len(data) > MAX_OBJECT_NAME or any(len(p) > MAX_NAME_SEGMENT for p in data.split(b"/")):
+        raise exceptions.InvalidInput(
+            f"Invalid object name {name[:40]!r}...: longer than {MAX_OBJECT_NAME} bytes, or a "
+            f"part between two '/' longer than {MAX_NAME_SEGMENT} bytes; use a shorter name.")
+    return name
 
 
 def check_metadata(key: str, value: str | None) -> str:
@@ -77,6 +142,10 @@ class ObjectVersion:
 class PlanStore(Protocol):
     """Containers of objects with metadata, and object versions."""
 
+    #: Versions of each object a versioned container keeps, the current one included;
+    #: writing one more prunes the oldest.
+    history_max: int
+
     def list_containers(self) -> list[ContainerInfo]:
         """All containers, sorted by name, with their metadata."""
         ...
@@ -118,7 +187,10 @@ class PlanStore(Protocol):
         """Names of the current objects, sorted."""
         ...
 
-    def get_object(self, container: str, name: str, version_id: str | None = None) -> bytes: ...
+    def get_object(self, container: str, name: str, version_id: str | None = None) -> bytes:
+        """The object's content, or that of the version ``version_id`` listed by
+        :meth:`list_versions` (any other id raises ObjectNotFound)."""
+        ...
 
     def put_object(self, container: str, name: str, data: bytes) -> None: ...
 

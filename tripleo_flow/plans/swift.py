@@ -11,6 +11,11 @@ uploads template trees as tar archives through the bulk middleware
 parallel chunks, which measured faster than parallel single PUTs
 (``bench/plan_upload.py``); without the bulk middleware (``/info`` has no
 ``bulk_upload``) it falls back to parallel single PUTs.
+
+Version ids are Swift's (a timestamp, or ``null`` for an object written before
+versioning was on): any other id is not found without asking Swift.  After a
+write to a versioned container, versions of the written objects past
+``history_max`` are deleted, oldest first.
 """
 
 from __future__ import annotations
@@ -54,7 +59,8 @@ class SwiftStore:
     def __init__(self, auth_url: str, user: str, key: str, auth_version: str = "1",
                  project_name: str | None = None, user_domain_name: str = "Default",
                  project_domain_name: str = "Default", upload_threads: int = 8,
-                 retries: int = 3) -> None:
+                 retries: int = 3, history_max: int = _store.DEFAULT_HISTORY_MAX) -> None:
+        self.history_max = history_max
         self.session = SwiftSession(
             auth_url, user, key, auth_version=auth_version, project_name=project_name,
             user_domain_name=user_domain_name, project_domain_name=project_domain_name,
@@ -66,7 +72,7 @@ class SwiftStore:
 
         :raises InvalidInput: when auth_url, user or key is missing.
         """
-        return cls(**options_from_conf(conf))
+        return cls(**options_from_conf(conf), history_max=conf.limits.plan_history_max)
 
     @property
     def auth_url(self) -> str:
@@ -220,6 +226,9 @@ class SwiftStore:
     def get_object(self, container: str, name: str, version_id: str | None = None) -> bytes:
         _check_container(container)
         _check_object(name)
+        if version_id is not None and not _versions.is_version_id(version_id):
+            self._head(container)
+            raise exceptions.ObjectNotFound(container, f"{name}?version-id={version_id}")
         query = f"version-id={quote(version_id, safe='')}" if version_id is not None else None
         target = f"{name!r} in container {container!r}"
         try:
@@ -235,6 +244,10 @@ class SwiftStore:
             self._not_found(container, f"{name}?version-id={version_id}", exc)
 
     def put_object(self, container: str, name: str, data: bytes) -> None:
+        self._put(container, name, data)
+        _versions.prune(self.session, container, [name], self.history_max)
+
+    def _put(self, container: str, name: str, data: bytes) -> None:
         _check_container(container)
         _check_object(name)
         try:
@@ -265,6 +278,7 @@ class SwiftStore:
             lambda part: upload_archive(self.session, container, part[0], part[1],
                                         meter.part(id(part[1]))), parts)
         raise_failures("upload", container, failures)
+        _versions.prune(self.session, container, list(objects), self.history_max)
 
     def put_objects_single(self, container: str, objects: Mapping[str, bytes],
                            progress: CountListener | None = None) -> None:
@@ -279,13 +293,14 @@ class SwiftStore:
 
         def put(name: str) -> Failures:
             try:
-                self.put_object(container, name, objects[name])
+                self._put(container, name, objects[name])
             except exceptions.TripleoFlowError as exc:
                 return [(name, str(exc))]
             meter.add(len(objects[name]))
             return []
 
         raise_failures("upload", container, self.session.parallel(put, list(objects)))
+        _versions.prune(self.session, container, list(objects), self.history_max)
 
     def delete_object(self, container: str, name: str) -> None:
         _check_container(container)
@@ -347,12 +362,5 @@ def _meta_headers(metadata: Mapping[str, str | None], removals: bool) -> dict[st
     return headers
 
 
-def _check_container(container: str) -> None:
-    if not container or "/" in container or container in (".", ".."):
-        raise exceptions.InvalidInput(f"Invalid container name {container!r}.")
-
-
-def _check_object(name: str) -> None:
-    parts = name.split("/")
-    if not name or name.startswith("/") or any(p in ("", ".", "..") for p in parts):
-        raise exceptions.InvalidInput(f"Invalid object name {name!r}.")
+_check_container = _store.check_container_name
+_check_object = _store.check_object_name

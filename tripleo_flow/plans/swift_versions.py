@@ -5,11 +5,18 @@ its objects.  ``GET container?versions`` lists them in pages, by name and then
 newest version first, delete markers included; an entry is a dict with
 ``name``, ``version_id``, ``last_modified``, ``bytes``, ``content_type`` and
 ``is_latest``.
+
+A version id is a Swift timestamp (``1700000000.12345``, with an optional
+``_`` and 16 hex digits of offset) or ``null`` (an object written while
+versioning was off): :func:`is_version_id` checks that shape before an id
+reaches Swift.  :func:`prune` keeps the newest versions of objects.
 """
 
 from __future__ import annotations
 
 import functools
+import os
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import quote
@@ -24,6 +31,36 @@ from tripleo_flow.plans.swift_conn import SwiftSession
 
 _DELETE_MARKER = "application/x-deleted;swift_versions_deleted=1"
 _LISTING_LIMIT = 10000
+_VERSION_ID = re.compile(r"^(null|[0-9]{10}\.[0-9]{5}(_[0-9a-f]{16})?)$")
+
+
+def is_version_id(version_id: object) -> bool:
+    """Whether ``version_id`` has the shape of an id Swift issues."""
+    return isinstance(version_id, str) and bool(_VERSION_ID.fullmatch(version_id))
+
+
+def prune(session: SwiftSession, container: str, names: list[str], keep: int) -> None:
+    """Delete the versions of ``names`` past the ``keep`` newest (current one included).
+
+    One listing covers every name (by their common prefix); delete markers older
+    than the oldest kept version go too.  Nothing happens in an unversioned
+    container, whose listing holds one entry per object.
+    """
+    if not names:
+        return
+    wanted = set(names)
+    prefix = names[0] if len(wanted) == 1 else os.path.commonprefix(sorted(wanted))
+    seen: dict[str, int] = {}
+    excess = []
+    for entry in list_versions(session, container, prefix):  # newest first per name
+        if entry["name"] not in wanted:
+            continue
+        if seen.get(entry["name"], 0) >= keep:
+            excess.append(entry)
+        elif entry.get("content_type") != _DELETE_MARKER:
+            seen[entry["name"]] = seen.get(entry["name"], 0) + 1
+    if excess:
+        delete_versions(session, container, excess)
 
 
 def list_versions(session: SwiftSession, container: str, prefix: str) -> list[dict[str, Any]]:
