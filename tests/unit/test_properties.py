@@ -14,7 +14,6 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -51,11 +50,6 @@ def refused_or_ok(call: Callable[..., Any], *args: Any) -> Any:
     return result
 
 
-SURROGATE = pytest.mark.xfail(reason="branch http (issue 10): a lone surrogate in YAML "
-                                     "text raises UnicodeEncodeError", strict=False)
-
-
-@SURROGATE
 @SETTINGS
 @given(text=yaml_texts, as_bytes=st.booleans())
 def test_load_yaml_refuses_clearly(text: str, as_bytes: bool) -> None:
@@ -63,7 +57,6 @@ def test_load_yaml_refuses_clearly(text: str, as_bytes: bool) -> None:
     refused_or_ok(planenv.load_yaml, data, "x.yaml")
 
 
-@SURROGATE
 @SETTINGS
 @given(text=yaml_texts)
 def test_parse_plan_environment_refuses_clearly(text: str) -> None:
@@ -130,8 +123,6 @@ capability_maps = st.one_of(json_values, st.fixed_dictionaries({"topics": st.lis
 FILES = ["a.yaml", "b.yaml", "c.yaml", "overcloud.yaml", "x.j2.yaml"]
 
 
-@pytest.mark.xfail(reason="issue 10, in no listed branch: a wrong-shape capabilities-map "
-                          "raises AttributeError (core/capabilities.py)", strict=False)
 @SETTINGS
 @given(cmap=capability_maps, selections=st.dictionaries(
     st.one_of(st.sampled_from(FILES + ["z.yaml"]), hostile.strings), st.booleans(),

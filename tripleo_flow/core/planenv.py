@@ -55,6 +55,8 @@ _C_SAFE_DEPTH = 5000
 #: Indentation and block indicators opening a line: each nested block level
 #: takes at least one of these characters (or a line at the same indentation).
 _LINE_PREFIX = re.compile(r"^[ \t?:-]*", re.M)
+#: Half of a UTF-16 pair on its own: a str can hold one, no UTF-8 text can.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _MAP_TAG = "tag:yaml.org,2002:map"
 
 
@@ -107,8 +109,14 @@ def parse_yaml(text: str, *, max_nodes: int = DEFAULT_MAX_NODES,
     document is invalid only when both reject it.  Limits as :func:`load_yaml`.
 
     :raises yaml.YAMLError: from the pure-Python parser, or :class:`YamlRefused`
-        (a YAMLError too) for a limit or a recursive alias.
+        (a YAMLError too) for a limit, a recursive alias or a lone surrogate.
     """
+    surrogate = _LONE_SURROGATE.search(text)
+    if surrogate is not None:
+        line = text.count("\n", 0, surrogate.start())
+        column = surrogate.start() - (text.rfind("\n", 0, surrogate.start()) + 1)
+        raise _refuse("holds a lone surrogate, which is not Unicode text",
+                      yaml.Mark("<text>", surrogate.start(), line, column, None, None))
     if _CLoader is not None:
         try:
             return _load(_CLoader, text, max_nodes, max_depth)

@@ -333,8 +333,7 @@ HOSTILE: dict[str, tuple[str, str, st.SearchStrategy[Any]]] = {
 
 
 #: Known failures left to other branches of issue 10 (the ``http`` ones are fixed).
-KNOWN_HOSTILE = {"restore": "branch validation: version ids (on Swift a lone surrogate in "
-                            "the version id gives 500 UnicodeEncodeError)"}
+KNOWN_HOSTILE: dict[str, str] = {}
 
 
 def _xfail_known(labels: list[str]) -> list[Any]:
