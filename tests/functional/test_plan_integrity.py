@@ -8,6 +8,8 @@ import contextlib
 import io
 import re
 import sqlite3
+import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
@@ -22,7 +24,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.plan import UpdatePlan
 from tripleo_flow.api import Client
 from tripleo_flow.flows.run import run_flow
-from tripleo_flow.plans.plan import PLAN_ENV
+from tripleo_flow.plans.plan import CREATING, PLAN_ENV, PlanRepository
 
 pytestmark = pytest.mark.functional
 
@@ -149,3 +151,34 @@ def test_update_undo_record_names_a_version_and_holds_no_password(
         run_flow(flow, {"plan": "overcloud", "templates": str(newer)})
     assert snapshot(client.store, "overcloud") == before
     assert client.get_passwords("overcloud") == passwords
+
+
+def test_a_live_create_is_not_taken_for_a_crashed_one(client: Client, templates: Path,
+                                                      tmp_path: Path) -> None:
+    """A create still running in another process (its lease held) is left alone; once
+    that process is gone, its incomplete plan is removed by the next create."""
+    repo = PlanRepository(client.store)
+    client.store.create_container("overcloud", {"usage-tripleo": "plan", CREATING: "other"})
+    client.store.put_object("overcloud", "half.yaml", b"a: 1\n")
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time\n"
+         "from tripleo_flow.plans.lock import PlanLocks\n"
+         f"locks = PlanLocks({client.locks.url!r})\n"
+         "assert locks.take_lease('create-overcloud')\n"
+         "print('held', flush=True)\n"
+         "time.sleep(600)\n"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(exceptions.PlanBeingCreated, match="being created"):
+            client.create_plan("overcloud", templates)
+        assert client.store.list_objects("overcloud") == ["half.yaml"]
+        assert client.list_plans() == [] and not repo.exists("overcloud")
+    finally:
+        holder.kill()
+        holder.wait()
+    client.create_plan("overcloud", templates)
+    assert "half.yaml" not in client.store.list_objects("overcloud")
+    assert client.list_plans()[0]["name"] == "overcloud"
+    assert repo.creating("overcloud") is None and len(client.get_passwords("overcloud")) > 10

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -114,7 +115,7 @@ class CreatePlan(Action):
             LOG.warning("Removing the incomplete plan %s left by a create that did not "
                         "finish (create %s).", plan, creating)
             try:
-                store.delete_container(plan)
+                _remove_abandoned(store, plan)
             except BaseException:
                 self.context.locks.end_lease(_lease(plan))
                 raise
@@ -161,6 +162,22 @@ class PublishPlan(Action):
 
 def _lease(plan: str) -> str:
     return f"create-{plan}"
+
+
+def _remove_abandoned(store: Any, plan: str, attempts: int = 6) -> None:
+    """Delete the container a killed create left.  Swift may still be storing
+    objects of that create's last upload (a delete then meets 409 Conflict):
+    try again for a few seconds."""
+    for attempt in range(attempts):
+        try:
+            store.delete_container(plan)
+            return
+        except exceptions.ContainerNotFound:
+            return
+        except exceptions.PlanStoreError:
+            if attempt + 1 == attempts:
+                raise
+            time.sleep(0.5 * 2 ** attempt)
 
 
 class ListPlans(Action):

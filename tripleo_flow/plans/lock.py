@@ -78,7 +78,10 @@ class PlanLocks:
 
     def close(self) -> None:
         with self._guard:
-            self._leases.clear()
+            leases, self._leases = list(self._leases.values()), {}
+        for lock in leases:
+            lock.release()
+        with self._guard:
             if self._coordinator is not None:
                 self._coordinator.stop()
                 self._coordinator = None
