@@ -69,6 +69,16 @@ class Count(Action):
         return calls
 
 
+class Secret(Action):
+    """Return a password (a result declared secret)."""
+
+    secret_result = True
+    VALUE = "handoff-secret-5e7f9a1c"
+
+    def execute(self) -> dict[str, str]:
+        return {"DbPassword": self.VALUE}
+
+
 class NeedsPlan(Action):
     """Require a plan name (for validation tests)."""
 
@@ -79,7 +89,7 @@ class NeedsPlan(Action):
 ACTIONS: dict[str, type[Action]] = {
     "std.noop": std.Noop, "std.echo": std.Echo, "std.fail": std.Fail, "std.sleep": std.Sleep,
     "std.http": std.Http, "test.record": Record, "test.flaky": Flaky, "test.count": Count,
-    "test.needs_plan": NeedsPlan,
+    "test.needs_plan": NeedsPlan, "test.secret": Secret,
 }
 
 

@@ -6,6 +6,7 @@ import os
 import pathlib
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -36,3 +37,49 @@ def fetch_tree(version: str) -> dict[str, bytes]:
         for path in tree.rglob("*")
         if path.is_file() and not path.name.startswith(".tripleo-flow")
     }
+
+
+#: THT 18.0.0 on pre-provisioned servers, ctlplane only: the shape of what the provision
+#: steps generate (networks, VIP and ports already exist).
+DEPLOYED_SERVERS_18: dict[str, Any] = {
+    "resource_registry": {
+        "OS::TripleO::DeployedServer::ControlPlanePort":
+            "deployed-server/deployed-neutron-port.yaml",
+        "OS::TripleO::Network::Ports::ControlPlaneVipPort":
+            "network/ports/deployed_vip_ctlplane.yaml",
+        "OS::TripleO::Network": "network/deployed_networks.yaml",
+    },
+    "parameter_defaults": {
+        "ControllerCount": 1, "ComputeCount": 1,
+        "DeployedNetworkEnvironment": {"net_attributes_map": {}, "net_cidr_map": {},
+                                       "net_ip_version_map": {}},
+    },
+}
+#: THT 12.1.0 (Ussuri) on pre-provisioned servers, ctlplane only.
+DEPLOYED_SERVERS_12: dict[str, Any] = {
+    "resource_registry": {
+        "OS::TripleO::DeployedServer::ControlPlanePort":
+            "deployed-server/deployed-neutron-port.yaml",
+        "OS::TripleO::Network::Ports::ControlPlaneVipPort":
+            "deployed-server/deployed-neutron-port.yaml",
+    },
+    "parameter_defaults": {"ControllerCount": 1, "ComputeCount": 1},
+}
+ENVIRONMENT_NAME = "deployed-servers-environment.yaml"
+
+
+def plan_with_environment(client: Any, version: str, environment: dict[str, Any],
+                          plan: str = "overcloud") -> tuple[dict[str, bytes], dict[str, Any]]:
+    """Create ``plan`` from THT ``version`` with ``environment`` added last (a file at the
+    tree's root); return its files (rendered ones included) and its plan-environment."""
+    from tripleo_flow.core import planenv, rendering
+    from tripleo_flow.plans.plan import PlanRepository
+
+    client.create_plan(plan, fetch_tree_dir(version))
+    repo = PlanRepository(client.store)
+    repo.store.put_object(plan, ENVIRONMENT_NAME, planenv.dump_yaml(environment))
+    env = repo.environment(plan)
+    env["environments"] = [*env["environments"], {"path": ENVIRONMENT_NAME}]
+    files = dict(repo.read_all(plan))
+    files.update(rendering.render_plan(files))
+    return files, env

@@ -78,7 +78,7 @@ HEAT_OPTS = [
     cfg.StrOpt("heat_type", default="native", choices=["native", "container", "pod", "installed"],
                help="How the ephemeral Heat runs when a command does not say."),
     cfg.StrOpt("venv", help="Heat's own virtualenv (made by: tripleo-flow heat install). "
-               "Default: data_dir/heat-venv."),
+               "Default: $TRIPLEO_FLOW_HEAT_VENV, else data_dir/heat-venv."),
     cfg.StrOpt("python", help="Interpreter the Heat virtualenv is made with (default: the one "
                "running tripleo-flow)."),
     cfg.PortOpt("api_port", default=8006, help="Port of the Heat API on 127.0.0.1."),
@@ -98,7 +98,8 @@ HEAT_OPTS = [
     cfg.StrOpt("base_image", default="localhost/tripleo-flow/debian:bookworm",
                help="Local Debian base image (built by: tripleo-flow heat image build)."),
     cfg.StrOpt("image", default="localhost/tripleo-flow/heat:24.1.2",
-               help="Local Heat image (built by: tripleo-flow heat image build)."),
+               help="Local Heat image (built by: tripleo-flow heat image build). "
+               "$TRIPLEO_FLOW_HEAT_IMAGE replaces the default."),
     cfg.StrOpt("services_image", default="localhost/tripleo-flow/heat-services:bookworm",
                help="Local image with MariaDB and RabbitMQ for a pod's own database and broker "
                "(built by: tripleo-flow heat image build)."),
@@ -141,6 +142,12 @@ API_OPTS = [
                help="Seconds an Idempotency-Key of a workflow start is remembered (in the "
                "executions database, so API servers sharing it share keys); a start with "
                "an expired key starts a new execution."),
+    cfg.ListOpt("allowed_paths", default=[],
+                help="Server directories a workflow started over the HTTP API may read "
+                "templates from (an input-path input) or use as a work directory, besides "
+                "uploads (POST /v1/uploads). Empty (the default): uploads only. Outputs "
+                "always go to the server's download area (GET /v1/downloads/{id}), kept "
+                "upload_ttl seconds."),
 ]
 
 LIMITS_OPTS = [
@@ -181,18 +188,37 @@ def list_opts() -> list[tuple[str, list[Any]]]:
     ]
 
 
+#: Environment variables that give an option its default (a config file still wins).
+ENVIRONMENT_DEFAULTS = {
+    "TRIPLEO_FLOW_HEAT_VENV": ("heat", "venv"),
+    "TRIPLEO_FLOW_HEAT_IMAGE": ("heat", "image"),
+}
+#: The configuration file used when none is named on the command line.
+CONFIG_FILE_ENV = "TRIPLEO_FLOW_CONFIG_FILE"
+
+
 def new_conf() -> cfg.ConfigOpts:
-    """A fresh ConfigOpts with every tripleo-flow option registered."""
+    """A fresh ConfigOpts with every tripleo-flow option registered.
+
+    The variables of :data:`ENVIRONMENT_DEFAULTS`, when set and not empty,
+    replace the built-in defaults of their options.
+    """
     conf = cfg.ConfigOpts()
     for group, opts in list_opts():
         conf.register_opts(opts, group=None if group == "DEFAULT" else group)
+    for variable, (group, name) in ENVIRONMENT_DEFAULTS.items():
+        value = os.environ.get(variable)
+        if value:
+            conf.set_default(name, value, group=group)
     return conf
 
 
 def load(config_files: Sequence[str] = (), args: Sequence[str] = ()) -> cfg.ConfigOpts:
-    """Build the configuration from ``config_files`` (defaults when empty)."""
+    """Build the configuration from ``config_files``; when empty, the file named by
+    ``$TRIPLEO_FLOW_CONFIG_FILE``, else the default locations that exist."""
     conf = new_conf()
-    files = list(config_files) or [
+    from_env = os.environ.get(CONFIG_FILE_ENV)
+    files = list(config_files) or ([from_env] if from_env else []) or [
         f for f in ("/etc/tripleo-flow/tripleo-flow.conf",
                     str(Path.home() / ".config/tripleo-flow/tripleo-flow.conf"))
         if os.path.isfile(f)

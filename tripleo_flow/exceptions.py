@@ -11,9 +11,11 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- InvalidArchive               (unsafe or unreadable tarball)
      |    +-- InvalidRoles / InvalidNetworks
      |    +-- InvalidParameter
+     |    +-- MissingParameters            (nested ones too, each with its template)
      |    +-- UnknownEnvironment
      |    +-- InvalidWorkbook
      |    +-- BodyTooLarge                 (413: a request body past [api] max_upload_size)
+     |    +-- PathNotAllowed               (a workflow started over HTTP names a server path)
      +-- NotFound                          exit 3   404
      |    +-- PlanNotFound
      |    +-- ObjectNotFound
@@ -28,11 +30,13 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- PlanBusy                     (deployment in progress or recorded)
      |    +-- DeploymentRunning            (a live process is deploying the plan)
      |    +-- LockTimeout
+     |    +-- SecretNotPersisted           (a resumed run needs a secret the records masked)
      +-- BackendUnavailable                exit 5   503
      |    +-- PlanStoreError
      +-- WorkflowFailed                    exit 6   500
           +-- StackFailed                  (the stack ended FAILED: each failed resource)
           +-- AnsibleFailed                (ansible-playbook failed: its output's tail)
+          +-- Interrupted          exit 130 (SIGINT/SIGTERM: the flow reverted)
 """
 
 from __future__ import annotations
@@ -88,6 +92,24 @@ class InvalidParameter(InvalidInput):
     pass
 
 
+class MissingParameters(InvalidInput):
+    """Parameters of the stack tree that would get no value (found before Heat runs)."""
+
+    #: How many of them the message names.
+    SHOWN = 10
+
+    def __init__(self, plan: str, missing: list[str]) -> None:
+        shown = "; ".join(missing[:self.SHOWN])
+        more = f"; and {len(missing) - self.SHOWN} more" if len(missing) > self.SHOWN else ""
+        super().__init__(
+            f"Plan {plan!r} leaves {len(missing)} required parameter(s) without a value: "
+            f"{shown}{more}. Set them with: tripleo-flow parameters set --plan {plan} "
+            "NAME=VALUE (or in an environment of the plan)."
+        )
+        self.plan = plan
+        self.missing = missing
+
+
 class UnknownEnvironment(InvalidInput):
     def __init__(self, plan: str, path: str) -> None:
         super().__init__(
@@ -114,6 +136,15 @@ class BodyTooLarge(InvalidInput):
             "in the server's configuration (0 means no limit)."
         )
         self.limit = limit
+
+
+class PathNotAllowed(InvalidInput):
+    """A workflow started over the HTTP API would use a server path it may not."""
+
+    def __init__(self, workflow: str, reason: str) -> None:
+        super().__init__(f"Workflow {workflow!r} cannot be started over the HTTP API: {reason}")
+        self.workflow = workflow
+        self.reason = reason
 
 
 # -- not found ---------------------------------------------------------------
@@ -240,6 +271,19 @@ class ContainerExists(Conflict):
         self.container = container
 
 
+class SecretNotPersisted(Conflict):
+    """A resumed execution reached a task whose input was a secret: the executions
+    database keeps a mask, never the value, so the task cannot run with it."""
+
+    def __init__(self, task: str, inputs: list[str]) -> None:
+        super().__init__(
+            f"Task {task!r} of this resumed execution needs {', '.join(inputs)}, which held "
+            "a secret that the executions database does not keep. Run the workflow again "
+            "instead of resuming it.")
+        self.task = task
+        self.inputs = inputs
+
+
 class PlanBusy(Conflict):
     def __init__(self, name: str, status: str) -> None:
         super().__init__(
@@ -347,6 +391,22 @@ class AnsibleFailed(WorkflowFailed):
         self.log = log
 
 
+class Interrupted(WorkflowFailed):
+    """SIGINT or SIGTERM arrived while a flow ran: raised in its running task, so the
+    flow reverts like after any failure."""
+
+    def __init__(self, what: str, signal_name: str, task: str | None) -> None:
+        where = f" at task {task!r}" if task else ""
+        TripleoFlowError.__init__(
+            self, f"{what} was interrupted by {signal_name}{where}; its completed tasks were "
+            "reverted. Run it again when ready.")
+        self.workflow = what
+        self.task = task
+        self.cause = f"interrupted by {signal_name}"
+        self.reverted = True
+        self.signal_name = signal_name
+
+
 class DeploymentRunning(Conflict):
     def __init__(self, plan: str, owner: str) -> None:
         super().__init__(
@@ -358,6 +418,7 @@ class DeploymentRunning(Conflict):
 
 
 EXIT_CODES: dict[type[TripleoFlowError], int] = {
+    Interrupted: 130,  # what a shell reports for a command ended by Ctrl-C
     InvalidInput: 2,
     NotFound: 3,
     Conflict: 4,

@@ -7,6 +7,7 @@ access; stopped with SIGKILL of its process group.
 from __future__ import annotations
 
 import os
+import random
 import secrets
 import shutil
 import socket
@@ -15,8 +16,36 @@ import time
 from pathlib import Path
 
 
+def ephemeral_range() -> tuple[int, int]:
+    """The kernel's range of ports for automatic binds (``ip_local_port_range``)."""
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
+    """A free port on 127.0.0.1 *outside* the kernel's ephemeral range.
+
+    A port from ``bind(0)`` is an ephemeral one: while nothing is bound to it
+    (before a server starts, or between a killed Heat and its relaunch) the
+    kernel may hand it to any other socket on the machine, as the source port
+    of an outgoing connection or to another ``bind(0)``, and the server then
+    fails with EADDRINUSE.  The kernel never hands out ports below the range.
+    """
+    low, _ = ephemeral_range()
+    if low > 11000:
+        rng = random.SystemRandom()
+        for _ in range(200):
+            port = rng.randrange(10000, low)
+            with socket.socket() as sock:
+                try:
+                    sock.bind(("127.0.0.1", port))
+                except OSError:
+                    continue
+                return port
+    with socket.socket() as sock:  # no room below the range: the old way
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
 

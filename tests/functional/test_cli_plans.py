@@ -72,3 +72,45 @@ def test_help_comes_from_docstrings(run) -> None:
     out = run("plan", "create", "--help").stdout
     assert "Create a plan from a template directory or .tar.gz" in out
     assert "--templates" in out and "--sample" in out
+
+
+@pytest.mark.parametrize(("template", "fragment"), [
+    ("a: 1\n\nb: {{ cycler.__init__.__globals__.os.popen('touch PWNED_PATH').read() }}\n",
+     "'__init__'"),
+    ("a: 1\n\nb: {{ 'a' * 3000000000 }}\n", "render_max_size"),
+])
+def test_hostile_template_fails_plan_create_and_leaves_no_plan(
+        run, tmp_path: Path, template: str, fragment: str) -> None:
+    tree = basic_tree()
+    tree["puppet/hostile.j2.yaml"] = template.replace("PWNED_PATH", str(tmp_path / "PWNED"))
+    templates = write_tree(tmp_path / "t", tree)
+    proc = run("plan", "create", "overcloud", "--templates", str(templates), check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert "'puppet/hostile.j2.yaml'" in proc.stderr and "at line 3" in proc.stderr
+    assert fragment in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "PWNED").exists()
+    assert json.loads(run("plan", "list", "-f", "json").stdout) == []
+    # the refusal leaves nothing behind: the same name can be used at once
+    del tree["puppet/hostile.j2.yaml"]
+    write_tree(tmp_path / "good", tree)
+    run("plan", "create", "overcloud", "--templates", str(tmp_path / "good"))
+
+
+@pytest.mark.parametrize(("content", "fragments"), [
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00", ["binary"]),
+    (bytes(range(128, 256)), ["UTF-8"]),
+    (("l0: &l0 [" + ", ".join(["lol"] * 10) + "]\n" + "".join(
+        f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 10) + "]\n" for i in range(1, 10))
+      ).encode(), ["yaml_max_nodes", "line 6"]),
+    (b"a: 1\nb: &b\n  c: *b\n", ["recursive alias *b", "line 3"]),
+])
+def test_parameters_set_file_refuses_hostile_files(run, tmp_path: Path, content: bytes,
+                                                   fragments: list[str]) -> None:
+    path = tmp_path / "params.yaml"
+    path.write_bytes(content)
+    proc = run("parameters", "set", "--file", str(path), check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert str(path) in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    for fragment in fragments:
+        assert fragment in proc.stderr

@@ -15,10 +15,11 @@ TASKS = ["t1", "t2", "t3", "t4"]
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _run_until_killed(data_dir: Path, log: Path, event: str, nth: int) -> str:
+def _run_until_killed(data_dir: Path, log: Path, event: str, nth: int,
+                      workflow: str = "engine_demo.crash_sample") -> str:
     done = subprocess.run(
         [sys.executable, "-m", "tests.engine_helpers", "run", str(data_dir),
-         "engine_demo.crash_sample", json.dumps({"log": str(log)}), event, str(nth)],
+         workflow, json.dumps({"log": str(log)}), event, str(nth)],
         capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == -9, (done.returncode, done.stderr[-2000:])
     return json.loads(done.stdout.splitlines()[-1])["killed_after"]
@@ -47,3 +48,39 @@ def test_kill_at_task_boundary_then_resume(tmp_path: Path, event: str, nth: int)
         assert [t.state for t in host.execution_tasks(execution.id)] == ["SUCCESS"] * 4
     finally:
         host.close_workflows()
+
+
+def test_a_secret_handed_between_tasks_is_not_persisted_and_a_resume_says_so(
+        tmp_path: Path) -> None:
+    """The live run hands the secret over; the database keeps a mask; a run resumed
+    past the task that produced it stops instead of using the mask."""
+    from tests.engine_helpers import Secret
+    from tripleo_flow import exceptions
+
+    data_dir, log = tmp_path / "data", tmp_path / "effects.log"
+    Host(data_dir).install("secret_handoff")
+    host = Host(data_dir)
+    try:
+        done = host.run_workflow("handoff", {"log": str(log)})
+        assert done.state == "SUCCESS"
+        assert log.read_text() == f"do {Secret.VALUE}\n"
+        assert done.output == {"used": "<secret>"}
+        published = {t.name: t.published for t in host.execution_tasks(done.id)}
+        assert published == {"get": {"pw": "<secret>"}, "use": {"used": "<secret>"}}
+    finally:
+        host.close_workflows()
+    log.unlink()
+
+    killed_at = _run_until_killed(data_dir, log, "succeeded", 1, "secret_handoff.handoff")
+    assert killed_at == "get"
+    host = Host(data_dir)
+    try:
+        interrupted = [e for e in host.list_executions() if e.state == "INTERRUPTED"]
+        assert len(interrupted) == 1
+        with pytest.raises(exceptions.WorkflowFailed, match="does not keep"):
+            host.resume_execution(interrupted[0].id)
+    finally:
+        host.close_workflows()
+    assert not log.exists()  # the task never ran with the mask
+    database = b"".join(f.read_bytes() for f in data_dir.glob("executions.sqlite*"))
+    assert Secret.VALUE.encode() not in database

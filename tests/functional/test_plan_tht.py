@@ -31,6 +31,11 @@ def test_plan_from_tht_12(client: Client) -> None:
     assert "AdminPassword" in env["passwords"]
     caps = client.get_capabilities("overcloud")
     assert len(caps) > 3 and "Other" in caps
+    # The map names files the tree does not ship: they are not offered.
+    offered = {env["file"] for topic in caps.values() for group in topic["environment_groups"]
+               for env in group["environments"]}
+    assert "environments/containers-default-parameters.yaml" not in offered
+    assert "environments/network-isolation.yaml" in offered
     # A file the map lists but the tree does not ship is refused, nothing changes.
     with pytest.raises(exceptions.UnknownEnvironment):
         client.update_capabilities(

@@ -8,6 +8,7 @@ import io
 import tarfile
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -360,6 +361,55 @@ def test_rotation_reverts_from_the_stored_version_and_persists_no_secret(
     secrets = [before[k] for k in changed if isinstance(before[k], str) and len(before[k]) >= 8]
     assert len(secrets) > 10
     assert not [v for v in secrets if v.encode() in database]
+
+
+def test_secret_parameter_and_restore_revert_from_stored_versions(
+        client: Client, templates: Path) -> None:
+    """Undo records of parameter edits and restores name a plan-environment version:
+    a revert reads the old secret from there, and no undo record holds it."""
+    import json
+
+    from taskflow import task
+    from taskflow.patterns import linear_flow
+
+    from tripleo_flow.actions.parameters import ResetParameters, UpdateParameters
+    from tripleo_flow.actions.plan import RestorePlan
+    from tripleo_flow.flows.run import run_flow
+
+    undo: list[Any] = []
+
+    class Boom(task.Task):  # type: ignore[misc]
+        def execute(self) -> None:
+            raise RuntimeError("boom")
+
+    class Keep(task.Task):  # type: ignore[misc]
+        def execute(self, record: Any) -> None:
+            undo.append(record)
+
+    def fails(action: task.Task, inputs: dict[str, Any]) -> None:
+        keep = Keep(rebind={"record": type(action).default_provides})
+        with pytest.raises(RuntimeError, match="boom"):
+            run_flow(linear_flow.Flow("t").add(action, keep, Boom()), {"plan": "overcloud",
+                                                                       **inputs})
+
+    client.create_plan("overcloud", templates)
+    client.set_parameters("overcloud", {"DbSecret": "old-secret-0a1b2c", "Count": 1})
+    with_old = client.plan_history("overcloud")[0]["version"]
+    before = _env(client, "overcloud")
+
+    fails(UpdateParameters(client.context),
+          {"parameters": {"DbSecret": "new-secret-3d4e5f", "Count": 2}})
+    fails(ResetParameters(client.context), {"names": ["DbSecret"]})
+    client.set_parameters("overcloud", {"DbSecret": "new-secret-3d4e5f"})
+    fails(RestorePlan(client.context), {"version": with_old})
+    assert _env(client, "overcloud")["parameter_defaults"]["DbSecret"] == "new-secret-3d4e5f"
+    client.set_parameters("overcloud", {"DbSecret": "old-secret-0a1b2c"})
+    assert _env(client, "overcloud")["parameter_defaults"] == before["parameter_defaults"]
+
+    assert len(undo) == 3
+    assert undo[0]["previous"] == {"Count": 1} and undo[0]["sealed"] == ["DbSecret"]
+    assert undo[1]["sealed"] == ["DbSecret"] and undo[2]["previous_version"]
+    assert "secret-" not in json.dumps(undo)
 
 
 def test_missing_plan_errors(client: Client) -> None:

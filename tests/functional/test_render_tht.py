@@ -7,6 +7,7 @@ network and without a cached tree these tests fail with the fetcher's message.
 
 from __future__ import annotations
 
+import hashlib
 import pathlib
 import posixpath
 import subprocess
@@ -185,6 +186,29 @@ def test_18_renders(tht18: dict[str, bytes], networks_file: str) -> None:
                    for kind in ("deployed_NET", "deployed_vip_NET", "NET_from_pool")}
     assert per_network <= ports
     assert len(ports - per_network) == 4 + len(networks)  # net_*map*.yaml, NET_from_pool_v6
+
+
+def digest(rendered: dict[str, bytes]) -> str:
+    hashed = hashlib.sha256()
+    for path in sorted(rendered):
+        hashed.update(path.encode() + b"\0" + rendered[path] + b"\0")
+    return hashed.hexdigest()
+
+
+@pytest.mark.parametrize(("version", "networks_file", "count", "expected"), [
+    ("12.1.0", "network_data.yaml", 144,
+     "97fc12b869252198f01d5ae1f09df9321b8f43a5fca3c56b0fdf89b96cf40331"),
+    ("18.0.0", "network_data_default.yaml", 50,
+     "957e4e7206a37e0cb9a2a1e6ba3d022306b84c4e143ef7b73a5c8f8d39b3f42a"),
+    ("18.0.0", "network-data-samples/default-network-isolation.yaml", 70,
+     "4e0eaf29f05d909e8d82b1d25a22efaaca1655e3b86622bcca3d00be6ac22169"),
+])
+def test_sandboxed_rendering_is_byte_identical(version: str, networks_file: str, count: int,
+                                               expected: str) -> None:
+    """The digests were taken with plain jinja2, before templates ran in the sandbox."""
+    rendered = rendering.render_plan(fetch_tree(version), networks_file=networks_file)
+    assert len(rendered) == count
+    assert digest(rendered) == expected
 
 
 def test_fetcher_is_idempotent(tht12: dict[str, bytes]) -> None:

@@ -97,6 +97,24 @@ def test_get_capabilities_shape() -> None:
     }
 
 
+GONE = "environments/containers-default-parameters.yaml"
+MAP_WITH_GONE: dict[str, Any] = {"topics": [
+    *CAP_MAP["topics"],
+    {"title": "Containers", "environment_groups": [
+        {"title": "Defaults", "environments": [{"file": GONE, "title": "Gone"}]}]}]}
+
+
+@pytest.mark.parametrize(("env", "offered"), [
+    (plan_env(), False),        # the map names it, the tree does not ship it: not offered
+    (plan_env(GONE), True),     # unless it is selected (so it can be disabled)
+])
+def test_map_environments_that_do_not_exist(env: dict, offered: bool) -> None:
+    caps = capabilities.get_capabilities(MAP_WITH_GONE, env, FILES)
+    assert (GONE in flatten(caps)) is offered
+    assert ("Containers" in caps and bool(caps["Containers"]["environment_groups"])) is offered
+    assert flatten(caps)[ISOLATION] is False
+
+
 def test_get_capabilities_without_map() -> None:
     caps = capabilities.get_capabilities(None, plan_env(DEBUG), FILES)
     assert list(caps) == ["Other"]

@@ -101,3 +101,20 @@ def test_a_failed_progress_look_is_skipped_not_fatal() -> None:
     follow(stack)   # the listing failed: no report, no error
     follow(stack)
     assert [(r.complete, r.total, r.status) for r in seen] == [(1, 2, "CREATE_IN_PROGRESS")]
+
+
+def test_saved_files_undo_record_names_a_private_copy_not_the_content(tmp_path: Path) -> None:
+    """The work dir's outputs hold secrets: their undo record (persisted) names a copy."""
+    import json
+
+    from tripleo_flow.workspace import files as private_files
+
+    (tmp_path / "outputs.yaml").write_bytes(b"pw: first-secret-value\n")
+    record = private_files.write(tmp_path, {"outputs.yaml": b"pw: second\n", "env.yaml": b"e"})
+    assert "first-secret" not in json.dumps(record)
+    assert record == {"outputs.yaml": "outputs.yaml.prev", "env.yaml": None}
+    assert stat.S_IMODE((tmp_path / "outputs.yaml.prev").stat().st_mode) == 0o600
+    for _ in range(2):  # safe to run twice
+        private_files.restore(tmp_path, record)
+        assert (tmp_path / "outputs.yaml").read_bytes() == b"pw: first-secret-value\n"
+        assert not (tmp_path / "env.yaml").exists()

@@ -70,7 +70,7 @@ def test_crashed_deploy_is_shown_and_a_new_deploy_is_allowed(
     assert crashed.returncode == 9, crashed.stderr
 
     status = client.deployment_status("oc")
-    assert status["deployment_status"] == "DEPLOYING"
+    assert status["deployment_status"] == "DEPLOY_INTERRUPTED"
     assert status["process"].endswith("(gone)") and "pid " in status["process"]
     assert "deploy again" in status["message"]
 

@@ -16,7 +16,9 @@ SAMPLE_ARGS = {
     "host": "127.0.0.1", "port": 8006, "detail": "running", "command": "tripleo-flow heat install",
     "playbook": "deploy_steps_playbook.yaml", "returncode": 2, "log": "/w/ansible.log",
     "tail": "fatal: [c-0]: FAILED!", "owner": "pid 12 on host-a", "limit": 1024,
+    "signal_name": "SIGINT", "missing": ["A of x.yaml"],
     "failures": [{"stack": "overcloud", "resource": "r", "type": "T", "reason": "bad"}],
+    "inputs": ["stack_request"],
 }
 
 
@@ -38,7 +40,7 @@ def test_every_error_renders(cls: type[exceptions.TripleoFlowError]) -> None:
     error = _build(cls)
     message = str(error)
     assert message and "\n" not in message
-    assert exceptions.exit_code(error) in {1, 2, 3, 4, 5, 6}
+    assert exceptions.exit_code(error) in {1, 2, 3, 4, 5, 6, 130}
     assert exceptions.http_status(error) in {400, 404, 409, 413, 500, 503}
 
 
@@ -49,6 +51,7 @@ def test_every_error_renders(cls: type[exceptions.TripleoFlowError]) -> None:
     (exceptions.PlanStoreError("down"), 5, 503),
     (exceptions.BodyTooLarge(1024), 2, 413),
     (exceptions.WorkflowFailed("w", "t", "boom", True), 6, 500),
+    (exceptions.Interrupted("Deployment of plan 'p'", "SIGINT", "stack"), 130, 500),
     (RuntimeError("unexpected"), 1, 500),
 ])
 def test_kind_mapping(error: BaseException, code: int, status: int) -> None:

@@ -66,7 +66,7 @@ def test_validate_request_resolves_relative_references() -> None:
     env = {"template": "top.yaml", "environments": [{"path": "env/registry.yaml"},
                                                     {"data": {"parameter_defaults": {"X": 1}}}],
            "parameter_defaults": {"Y": 2}}
-    req = heatfiles.validate_request(files, env)
+    req = heatfiles.build_request(files, env)
     base = heatfiles.BASE_URL
     assert req["template"]["resources"]["R"]["type"] == base + "sub/role.yaml"
     role = json.loads(req["files"][base + "sub/role.yaml"])
@@ -82,6 +82,6 @@ def test_validate_request_resolves_relative_references() -> None:
 
 def test_validate_request_names_a_missing_file() -> None:
     with pytest.raises(exceptions.InvalidTemplate) as err:
-        heatfiles.validate_request({"top.yaml": b"resources: {R: {type: gone.yaml}}\n"},
+        heatfiles.build_request({"top.yaml": b"resources: {R: {type: gone.yaml}}\n"},
                                    {"template": "top.yaml"})
     assert "gone.yaml" in str(err.value) and "top.yaml" in str(err.value)

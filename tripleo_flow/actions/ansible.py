@@ -15,11 +15,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
-from tripleo_flow.core import ansible
+from tripleo_flow.actions.paths import InputPath, WorkDir
+from tripleo_flow.core import ansible, planenv
 from tripleo_flow.core import config_download as layout
 from tripleo_flow.flows import names
 from tripleo_flow.workspace import files as private_files
@@ -47,15 +46,16 @@ class RunAnsible(Action):
 
     default_provides = names.ANSIBLE_RUN
 
-    def execute(self, plan: str, work_dir: str, config_download: dict[str, Any],
+    def execute(self, plan: str, work_dir: WorkDir, config_download: dict[str, Any],
                 ansible_connection: str | None = None,
-                playbook: str = ansible.DEFAULT_PLAYBOOK) -> dict[str, Any]:
+                playbook: InputPath = ansible.DEFAULT_PLAYBOOK) -> dict[str, Any]:
         command_path = find_ansible_playbook()
         work = Path(work_dir)
         project = Path(config_download["path"])
         inventories = [str(project / layout.INVENTORY)]
         if ansible_connection:
-            inventory = yaml.safe_load((project / layout.INVENTORY).read_text())
+            path = project / layout.INVENTORY
+            inventory = planenv.load_yaml(path.read_bytes(), str(path))
             overlay = ansible.connection_inventory(inventory or {}, ansible_connection,
                                                    sys.executable)
             private_files.write_private(work / CONNECTION_INVENTORY, layout.dump(overlay))

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from taskflow import task
 
+from tripleo_flow.config import LIMITS_OPTS
+
 if TYPE_CHECKING:
     from oslo_config import cfg
 
@@ -37,6 +39,12 @@ class ActionContext:
     conf: cfg.ConfigOpts | None = None
     extras: dict[str, Any] = field(default_factory=dict)
 
+    def limit(self, name: str) -> int:
+        """The ``[limits]`` option ``name``: configured, or its default without a configuration."""
+        if self.conf is not None:
+            return int(getattr(self.conf.limits, name))
+        return int(next(opt.default for opt in LIMITS_OPTS if opt.name == name))
+
 
 class Action(task.Task):  # type: ignore[misc]
     """Base class of tripleo-flow actions."""
@@ -45,6 +53,10 @@ class Action(task.Task):  # type: ignore[misc]
     action_name: ClassVar[str] = ""
     #: Name of the value the action provides when it is used in a flow.
     default_provides: ClassVar[str | None] = None
+    #: True when the result is secret (passwords): the executions database keeps it
+    #: masked (:mod:`tripleo_flow.flows.redaction`), the running workflow can still
+    #: publish it.  Such an action only reads, so running it again is harmless.
+    secret_result: ClassVar[bool] = False
 
     def __init__(self, context: ActionContext, name: str | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("provides", self.default_provides)

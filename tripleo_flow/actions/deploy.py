@@ -3,23 +3,32 @@
 Work dir layout (directories 0700, files 0600)::
 
     heat-launcher/       the ephemeral Heat (heat-db-dump.sql after each run)
+    stack-request.json   the stack request of the current run (templates, parameters)
     outputs.yaml         the stack outputs and the servers' software deployments
     environment.yaml     the parameter values and environment files deployed
     config-download/     the Ansible project, a git repository (one commit per run)
+
+These files hold every password; the results of the actions (persisted in the
+executions database) point at them (path and sha256) instead of holding their
+content, so a resumed deployment reads them back from the work dir.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime
+import hashlib
+import json
 import logging
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
 from tripleo_flow import config, exceptions
 from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.paths import WorkDir
 from tripleo_flow.core import config_download, planenv, progress, rendering
 from tripleo_flow.core import stack_request as requests
 from tripleo_flow.flows import names
@@ -34,6 +43,7 @@ from tripleo_flow.workspace import owner
 LOG = logging.getLogger(__name__)
 OUTPUTS_FILE = "outputs.yaml"
 ENVIRONMENT_FILE = "environment.yaml"
+REQUEST_FILE = "stack-request.json"
 CONFIG_DIR = "config-download"
 #: Key of :attr:`ActionContext.extras` holding a :data:`progress.ProgressListener`.
 PROGRESS_LISTENER = "deploy_progress"
@@ -43,6 +53,32 @@ FAILED_DUMP = "heat-db-dump.failed.sql"
 
 def _now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
+def _pointer(path: Path, data: bytes) -> dict[str, str]:
+    """What a result keeps of a work-dir file that holds secrets: where it is, its digest."""
+    return {"file": str(path), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def _read(pointer: dict[str, Any]) -> bytes:
+    """The content of a :func:`_pointer` file, checked against its digest."""
+    path = Path(pointer["file"])
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        data = b""
+    if hashlib.sha256(data).hexdigest() != pointer["sha256"]:
+        raise exceptions.InvalidInput(
+            f"{path} is missing or changed since this deployment wrote it; "
+            "deploy again instead of resuming.")
+    return data
+
+
+def load_request(stack_request: dict[str, Any]) -> dict[str, Any]:
+    """The stack request a :class:`CheckPlan` result points at (or holds, when older)."""
+    if "file" not in stack_request:
+        return stack_request
+    return dict(json.loads(_read(stack_request)))
 
 
 def _reason(flow_failures: Any) -> tuple[str, list[dict[str, str]]]:
@@ -102,7 +138,7 @@ class StartDeployment(Action):
 
     default_provides = names.DEPLOY_STARTED
 
-    def execute(self, plan: str, work_dir: str, heat_type: str) -> dict[str, Any]:
+    def execute(self, plan: str, work_dir: WorkDir, heat_type: str) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         previous = repo.deployment_status(plan)
@@ -130,25 +166,43 @@ class StartDeployment(Action):
 
 
 class CheckPlan(Action):
-    """Render a plan and check it can deploy; return the stack request."""
+    """Render a plan, compute its container image and deploy parameters, check that every
+    parameter of its stack tree has a value, and save the stack request in the work dir.
+
+    The result points at ``stack-request.json`` (path and sha256): the request
+    holds every password.
+    """
 
     default_provides = names.STACK_REQUEST
 
-    def execute(self, plan: str, work_dir: str) -> dict[str, Any]:
+    def execute(self, plan: str, work_dir: WorkDir) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)
         files = dict(repo.read_all(plan))
-        files.update(rendering.render_plan(files))
-        request = requests.stack_request(plan, files, repo.environment(plan))
-        missing = requests.missing_parameters(request)
-        if missing:
-            raise exceptions.InvalidInput(
-                f"Plan {plan!r} leaves required parameters unset: {', '.join(missing)}. "
-                f"Set them with: tripleo-flow parameters set --plan {plan} NAME=VALUE")
+        files.update(rendering.render_plan(
+            files, max_size=self.context.limit("render_max_size")))
+        # The stack exists when the work dir holds a Heat dump (the launch restores it).
+        action = "UPDATE" if HeatDir(work_dir).dump_file.exists() else "CREATE"
+        checked = requests.deploy_request(plan, files, repo.environment(plan),
+                                          int(time.time()), action)
+        for warning in checked.images.warnings:
+            LOG.warning("%s", warning)
+        if checked.missing:
+            raise exceptions.MissingParameters(plan, [str(m) for m in checked.missing])
+        request = checked.request
         last = Path(work_dir) / ENVIRONMENT_FILE
         last_env = planenv.load_yaml(last.read_bytes(), str(last)) if last.exists() else None
         for warning in requests.check_against_last(request, last_env):
             LOG.warning("%s", warning)
-        return request
+        data = json.dumps(request, sort_keys=True).encode()
+        path = Path(work_dir) / REQUEST_FILE
+        private_files.write_private(path, data)
+        return _pointer(path, data)
+
+    def revert(self, work_dir: str, result: Any = None, **kwargs: Any) -> None:
+        """Remove the stack request this check saved."""
+        if isinstance(result, dict) and "file" in result:
+            with contextlib.suppress(FileNotFoundError):
+                Path(result["file"]).unlink()
 
 
 class LaunchDeploymentHeat(Action):
@@ -160,12 +214,14 @@ class LaunchDeploymentHeat(Action):
         conf = self.context.conf if self.context.conf is not None else config.new_conf()
         return make_launcher(conf, heat_type, work_dir)
 
-    def execute(self, work_dir: str, heat_type: str) -> dict[str, Any]:
+    def execute(self, work_dir: WorkDir, heat_type: str) -> dict[str, Any]:
         work = HeatDir(work_dir)
         restore = work.dump_file.exists()
         if restore:
             shutil.copy2(work.dump_file, work.root / PRE_DEPLOY_DUMP)
-        endpoint = self._launcher(work_dir, heat_type).launch(restore_db=restore).as_dict()
+        # Owned by this deploy: Heat dies with it, and the next deploy cleans up after it.
+        endpoint = self._launcher(work_dir, heat_type).launch(
+            restore_db=restore, owned_by="deploy").as_dict()
         return {**endpoint, "restored": restore}
 
     def revert(self, work_dir: str, heat_type: str, result: Any = None,
@@ -188,16 +244,17 @@ class DeployStack(Action):
 
     def execute(self, plan: str, stack_request: dict[str, Any],
                 heat: dict[str, Any]) -> dict[str, Any]:
+        stack_request = load_request(stack_request)
         client = HeatClient(heat["endpoint"])
         existing = client.find_stack(plan)
         follow = _Follower(client, plan, self.context.extras.get(PROGRESS_LISTENER))
+        action = "CREATE" if existing is None else "UPDATE"
+        stack_request = requests.set_stack_action(stack_request, action)
         if existing is None:
             client.create_stack(stack_request)
-            action = "CREATE"
         else:
             progress.new_events(client.events(plan, existing["id"]), follow.seen)  # old ones
             client.update_stack(plan, existing["id"], stack_request)
-            action = "UPDATE"
         stack = client.wait(plan, follow)
         status = str(stack["stack_status"])
         if status != f"{action}_COMPLETE":
@@ -212,12 +269,17 @@ class DeployStack(Action):
 
 
 class SaveStackOutputs(Action):
-    """Save the stack outputs, the servers' deployments and the environment in the work dir."""
+    """Save the stack outputs, the servers' deployments and the environment in the work dir.
+
+    The result points at ``outputs.yaml`` (they hold passwords) and names the
+    private copies of the files it replaced.
+    """
 
     default_provides = names.STACK_OUTPUTS
 
-    def execute(self, plan: str, work_dir: str, heat: dict[str, Any],
+    def execute(self, plan: str, work_dir: WorkDir, heat: dict[str, Any],
                 stack_request: dict[str, Any]) -> dict[str, Any]:
+        stack_request = load_request(stack_request)
         client = HeatClient(heat["endpoint"])
         outputs = client.outputs(plan)
         configs: dict[str, dict[str, Any]] = {}
@@ -239,7 +301,8 @@ class SaveStackOutputs(Action):
                                                   "deployments": deployments}),
                  ENVIRONMENT_FILE: planenv.dump_yaml(environment)}
         backup = private_files.write(Path(work_dir), saved)
-        return {"outputs": outputs, "deployments": deployments, "backup": backup}
+        return {**_pointer(Path(work_dir) / OUTPUTS_FILE, saved[OUTPUTS_FILE]),
+                "servers": sorted(deployments), "backup": backup}
 
     def revert(self, work_dir: str, result: Any = None, **kwargs: Any) -> None:
         """Put back the outputs and environment of the last deployment (or remove them)."""
@@ -252,7 +315,10 @@ class WriteConfigDownload(Action):
 
     default_provides = names.CONFIG_DOWNLOAD
 
-    def execute(self, plan: str, work_dir: str, stack_outputs: dict[str, Any]) -> dict[str, Any]:
+    def execute(self, plan: str, work_dir: WorkDir,
+                stack_outputs: dict[str, Any]) -> dict[str, Any]:
+        if "file" in stack_outputs:  # a pointer to outputs.yaml (older results held them)
+            stack_outputs = planenv.load_yaml(_read(stack_outputs), OUTPUTS_FILE)
         deployments = {server: [config_download.Deployment(**d) for d in deps]
                        for server, deps in stack_outputs["deployments"].items()}
         files = config_download.render(plan, stack_outputs["outputs"], deployments)
@@ -279,7 +345,7 @@ class FinishDeployment(Action):
 
     default_provides = names.DEPLOY_FINISHED
 
-    def execute(self, plan: str, work_dir: str, heat_type: str,
+    def execute(self, plan: str, work_dir: WorkDir, heat_type: str,
                 config_download: dict[str, Any]) -> dict[str, Any]:
         status = {"deployment_status": "DEPLOY_SUCCESS", "updated_at": _now(),
                   "work_dir": work_dir, "heat_type": heat_type, "message": "",

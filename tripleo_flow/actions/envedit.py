@@ -5,24 +5,25 @@ section (``parameter_defaults``, ``passwords`` ...), the value it had before or
 that it was absent; their revert puts exactly those keys back, so a revert
 never undoes a concurrent writer's change to other keys.
 
-Secret values (passwords) are not copied into the record, which is persisted
-in the executions database: a *sealed* record names the changed keys and the
-plan-environment version that holds their old values (plan containers keep
-versions), and the revert reads them from there.
+Secret values (every value of ``passwords``, parameters with secret names:
+:func:`tripleo_flow.core.secrets.is_secret_name`) are not copied into the
+record, which is persisted in the executions database: a *sealed* record names
+the changed keys and the plan-environment version that holds their old values
+(plan containers keep versions), and the revert reads them from there.  Every
+action that replaces the plan-environment points at a version the same way
+(:func:`previous_version`).
 """
 
 from __future__ import annotations
 
 import copy
-import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from tripleo_flow import exceptions
 from tripleo_flow.actions.base import ActionContext
-from tripleo_flow.core import planenv
+from tripleo_flow.core import planenv, secrets
 from tripleo_flow.plans.plan import PLAN_ENV, PlanRepository
-
-LOG = logging.getLogger(__name__)
 
 
 def edit_section(
@@ -30,15 +31,13 @@ def edit_section(
     plan: str,
     section: str,
     change: Callable[[dict[str, Any]], dict[str, Any]],
-    secret: bool = False,
 ) -> dict[str, Any]:
     """Apply ``change`` to ``env[section]`` and save; return the undo record.
 
     ``change`` gets a copy of the section and returns its new content.
     The undo record is ``{"section", "previous": {key: old}, "absent": [keys]}``;
-    with ``secret``, the old values stay in the plan store: ``previous`` is empty,
-    ``sealed`` lists the changed keys that had values and ``version`` names the
-    plan-environment version holding them.
+    the old values of secret keys stay in the plan store: ``sealed`` lists them
+    and ``version`` names the plan-environment version holding them.
     """
     repo = PlanRepository(context.store)
     repo.require(plan)
@@ -51,29 +50,46 @@ def edit_section(
             env[section] = new
             repo.save_environment(plan, env)
         had = sorted(k for k in changed if k in old)
-        record: dict[str, Any] = {"section": section, "previous": {k: old[k] for k in had},
-                                  "absent": sorted(k for k in changed if k not in old)}
-        if secret and had:
-            version = _version_holding(repo, plan, section, record["previous"])
-            if version is not None:
-                record.update(previous={}, sealed=had, version=version)
-            else:
-                LOG.warning("No stored version of plan %s's plan-environment holds the old %s "
-                            "values: the undo record keeps them.", plan, section)
+        sealed = [k for k in had if _secret(section, k)]
+        record: dict[str, Any] = {
+            "section": section, "previous": {k: old[k] for k in had if k not in sealed},
+            "absent": sorted(k for k in changed if k not in old)}
+        if sealed:
+            def holds(data: bytes) -> bool:
+                held = dict(planenv.parse_plan_environment(data, PLAN_ENV).get(section) or {})
+                return all(held.get(k, _ABSENT) == old[k] for k in sealed)
+
+            try:
+                version = previous_version(repo, plan, holds)
+            except exceptions.PlanStoreError:
+                env[section] = old
+                repo.save_environment(plan, env)
+                raise
+            record.update(sealed=sealed, version=version)
     return record
 
 
-def _version_holding(repo: PlanRepository, plan: str, section: str,
-                     values: Mapping[str, Any]) -> str | None:
-    """The id of the plan-environment version just before the newest one, when it holds
-    ``values`` in ``section`` (checked: a listing may lag behind the write)."""
+def _secret(section: str, key: str) -> bool:
+    return section in secrets.SECRET_SECTIONS or secrets.is_secret_name(key)
+
+
+def previous_version(repo: PlanRepository, plan: str, holds: Callable[[bytes], bool]) -> str:
+    """The id of the plan-environment version just before the newest one (the content
+    a write, under the plan's lock, just replaced), checked with ``holds``.
+
+    An undo record names this version instead of copying secrets.  Raises
+    :class:`~tripleo_flow.exceptions.PlanStoreError` when no stored version holds
+    it (the caller then puts the content back itself).
+    """
     versions = repo.environment_versions(plan)
-    if len(versions) < 2 or not versions[0].is_latest:
-        return None
-    candidate = versions[1].version_id
-    before = planenv.parse_plan_environment(repo.environment_version(plan, candidate), PLAN_ENV)
-    held = dict(before.get(section) or {})
-    return candidate if all(held.get(k, _ABSENT) == v for k, v in values.items()) else None
+    if len(versions) >= 2 and versions[0].is_latest:
+        candidate = versions[1].version_id
+        if holds(repo.environment_version(plan, candidate)):
+            return candidate
+    raise exceptions.PlanStoreError(
+        f"No stored version of plan {plan!r}'s {PLAN_ENV} holds its content before this "
+        "change, so it could not be undone without copying secrets into the executions "
+        "database; nothing was changed. Check that the plan store keeps versions.")
 
 
 def changed_keys(undo: Mapping[str, Any]) -> list[str]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from tripleo_flow import config
 from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.paths import WorkDir
 from tripleo_flow.heat import make_launcher
 from tripleo_flow.heat.launcher import HeatLauncher
 from tripleo_flow.heat.workdir import HeatDir
@@ -28,7 +29,7 @@ class LaunchHeat(Action):
 
     default_provides = "heat"
 
-    def execute(self, heat_dir: str, heat_type: str | None = None,
+    def execute(self, heat_dir: WorkDir, heat_type: str | None = None,
                 restore_db: bool = False) -> dict[str, Any]:
         return _launcher(self, heat_type, heat_dir).launch(restore_db=restore_db).as_dict()
 
@@ -45,7 +46,7 @@ class KillHeat(Action):
 
     default_provides = "heat_kill"
 
-    def execute(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
+    def execute(self, heat_dir: WorkDir, heat_type: str | None = None) -> dict[str, Any]:
         return _launcher(self, heat_type, heat_dir).kill(dump=True).as_dict()
 
     def revert(self, heat_dir: str, heat_type: str | None = None, result: Any = None,
@@ -60,7 +61,7 @@ class DumpHeatDatabase(Action):
 
     default_provides = "heat_dump"
 
-    def execute(self, heat_dir: str, heat_type: str | None = None) -> str:
+    def execute(self, heat_dir: WorkDir, heat_type: str | None = None) -> str:
         work = HeatDir(heat_dir)
         previous = work.dump_file.with_name(work.dump_file.name + ".prev")
         if work.dump_file.exists():
@@ -86,7 +87,7 @@ class RestoreHeatDatabase(Action):
 
     default_provides = "heat"
 
-    def execute(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
+    def execute(self, heat_dir: WorkDir, heat_type: str | None = None) -> dict[str, Any]:
         return _launcher(self, heat_type, heat_dir).restore_db().as_dict()
 
     def revert(self, heat_dir: str, heat_type: str | None = None, result: Any = None,
@@ -101,5 +102,5 @@ class GetHeatStatus(Action):
 
     default_provides = "heat_status"
 
-    def execute(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
+    def execute(self, heat_dir: WorkDir, heat_type: str | None = None) -> dict[str, Any]:
         return _launcher(self, heat_type, heat_dir).status().as_dict()

@@ -37,7 +37,7 @@ class RotatePasswords(Action):
         def change(current: dict[str, Any]) -> dict[str, Any]:
             return passwords.rotate_passwords(current, rotate=rotate, do_not_rotate=do_not_rotate)
 
-        return edit_section(self.context, plan, "passwords", change, secret=True)
+        return edit_section(self.context, plan, "passwords", change)
 
     def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
         """Put back the passwords as they were before the rotation (read from the
@@ -50,6 +50,7 @@ class GetPasswords(Action):
     """Return a plan's passwords."""
 
     default_provides = names.PASSWORDS
+    secret_result = True  # persisted masked; the running workflow sees the values
 
     def execute(self, plan: str) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)

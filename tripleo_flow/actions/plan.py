@@ -14,6 +14,8 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, decode_blobs, encode_blobs
+from tripleo_flow.actions.envedit import previous_version
+from tripleo_flow.actions.paths import InputPath, OutputPath
 from tripleo_flow.actions.undo import restore_objects
 from tripleo_flow.core import planenv, planmerge, roles, validation
 from tripleo_flow.core.progress import PlanProgressListener, plan_stage
@@ -67,7 +69,7 @@ class CreatePlan(Action):
 
     default_provides = names.PLAN_CREATED
 
-    def execute(self, plan: str, templates: str, description: str = "") -> dict[str, Any]:
+    def execute(self, plan: str, templates: InputPath, description: str = "") -> dict[str, Any]:
         check_plan_name(plan)
         repo = PlanRepository(self.context.store)
         if repo.exists(plan):
@@ -194,7 +196,7 @@ class ExportPlan(Action):
 
     default_provides = names.EXPORT_PATH
 
-    def execute(self, plan: str, output: str) -> str:
+    def execute(self, plan: str, output: OutputPath) -> str:
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         target = Path(output)
@@ -253,7 +255,7 @@ class UpdatePlan(Action):
 
     default_provides = names.PLAN_UPDATED
 
-    def execute(self, plan: str, templates: str) -> dict[str, Any]:
+    def execute(self, plan: str, templates: InputPath) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         listener = self.context.extras.get(PLAN_PROGRESS)
@@ -433,8 +435,24 @@ class RestorePlan(Action):
             planenv.parse_plan_environment(old, f"{PLAN_ENV} (version {version})")
             current = self.context.store.get_object(plan, PLAN_ENV)
             self.context.store.put_object(plan, PLAN_ENV, old)
-        return {"plan": plan, "version": version, "backup": encode_blobs({PLAN_ENV: current})}
+            try:  # the undo record names the version holding the replaced content
+                previous = previous_version(repo, plan, lambda data: data == current)
+            except exceptions.PlanStoreError:
+                self.context.store.put_object(plan, PLAN_ENV, current)
+                raise
+        return {"plan": plan, "version": version, "previous_version": previous}
 
     def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
-        """Put back the plan-environment that was current before the restore."""
-        restore_objects(self.context, plan, result)
+        """Put back the plan-environment that was current before the restore (read from
+        the version the result names: the result holds no secret)."""
+        if not isinstance(result, dict):
+            return
+        if "backup" in result:  # a record written before undo records named versions
+            restore_objects(self.context, plan, result)
+            return
+        repo = PlanRepository(self.context.store)
+        if "previous_version" not in result or not repo.exists(plan):
+            return
+        with self.context.locks.hold(plan):
+            data = repo.environment_version(plan, result["previous_version"])
+            self.context.store.put_object(plan, PLAN_ENV, data)

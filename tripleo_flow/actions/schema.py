@@ -83,7 +83,7 @@ def load_schema(context: ActionContext, plan: str) -> dict[str, Any]:
     cached = _read_cache(repo, plan, key)
     if cached is not None:
         return {"plan": plan, "key": key, "cached": True, "parameters": cached}
-    request = heatfiles.validate_request(repo.files(plan), env)
+    request = heatfiles.build_request(repo.files(plan), env)
     answer = validate_with_heat(context, request, str(env.get("template") or "overcloud.yaml"))
     schema = parameter_schema.flatten(answer, user_values)
     repo.store.put_object(plan, CACHE_OBJECT,

@@ -50,12 +50,49 @@ class Sleep(Action):
         time.sleep(max(0.0, float(seconds)))
 
 
+#: The only URL schemes ``std.http`` sends to (urllib also reads file://, ftp://, data:).
+HTTP_SCHEMES = ("http", "https")
+
+
+def check_http_url(url: Any) -> str:
+    """``url`` when it is an http(s) URL with a host; InvalidInput otherwise."""
+    parts = urllib.parse.urlsplit(url) if isinstance(url, str) else None
+    if parts is None or parts.scheme.lower() not in HTTP_SCHEMES or not parts.hostname:
+        raise exceptions.InvalidInput(
+            f"std.http only sends http:// and https:// requests (got {str(url)[:200]!r}); "
+            "give the task an http(s) URL with a host.")
+    return str(url)
+
+
+class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows redirects only to http(s) URLs (urllib's own also follows ftp://)."""
+
+    def http_error_302(self, req: Any, fp: Any, code: int, msg: str, headers: Any) -> Any:
+        location = headers.get("location") or headers.get("uri")
+        if location:
+            check_http_url(urllib.parse.urljoin(req.full_url, location))
+        return super().http_error_302(req, fp, code, msg, headers)
+
+    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
+
+def _opener() -> urllib.request.OpenerDirector:
+    """An opener with only the http(s) handlers: no file, ftp or data URLs."""
+    opener = urllib.request.OpenerDirector()
+    for handler in (urllib.request.ProxyHandler(), urllib.request.HTTPHandler(),
+                    urllib.request.HTTPSHandler(), urllib.request.HTTPDefaultErrorHandler(),
+                    _HttpOnlyRedirects(), urllib.request.HTTPErrorProcessor()):
+        opener.add_handler(handler)
+    return opener
+
+
 class Http(Action):
     """Send an HTTP request and return its status, headers and content."""
 
     def execute(self, url: str, method: str = "GET", params: dict[str, Any] | None = None,
                 body: Any = None, json: Any = None, headers: dict[str, str] | None = None,
                 timeout: float | None = None) -> dict[str, Any]:
+        check_http_url(url)
         if params:
             sep = "&" if urllib.parse.urlsplit(url).query else "?"
             url = f"{url}{sep}{urllib.parse.urlencode(params, doseq=True)}"
@@ -70,7 +107,7 @@ class Http(Action):
         request = urllib.request.Request(url, data=data, headers=send_headers,
                                          method=method.upper())
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
+            with _opener().open(request, timeout=timeout) as response:
                 return _result(response.status, response.reason, dict(response.headers),
                                response.read(), response.url)
         except urllib.error.HTTPError as exc:

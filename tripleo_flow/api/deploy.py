@@ -13,6 +13,7 @@ from tripleo_flow.flows.deploy import deploy_plan
 from tripleo_flow.flows.run import run_flow
 from tripleo_flow.plans.plan import PlanRepository, check_plan_name
 from tripleo_flow.workspace import owner
+from tripleo_flow.workspace.interrupt import Interruption
 
 if TYPE_CHECKING:
     from tripleo_flow.actions.base import ActionContext
@@ -46,6 +47,8 @@ class DeployMixin:
         :raises StackFailed: the stack failed (each failed resource listed);
             like any other failure, everything was reverted and the status is
             DEPLOY_FAILED with the reason.
+        :raises Interrupted: SIGINT or SIGTERM arrived (called from the main thread):
+            the running task failed with it, so everything was reverted as above.
         """
         check_plan_name(plan)
         work = Path(work_dir) if work_dir else self.data_dir / "deployments" / plan
@@ -54,9 +57,13 @@ class DeployMixin:
         if progress is not None:
             context = dataclasses.replace(
                 context, extras={**context.extras, PROGRESS_LISTENER: progress})
-        results = run_flow(deploy_plan(context, run_ansible=run_ansible), {
-            names.PLAN: plan, names.WORK_DIR: str(work), names.HEAT_DIR: str(work),
-            names.HEAT_TYPE: heat_type, names.ANSIBLE_CONNECTION: ansible_connection})
+        flow = deploy_plan(context, run_ansible=run_ansible)
+        interruption = Interruption(f"Deployment of plan {plan!r}")
+        interruption.guard(flow)
+        with interruption.installed():
+            results = run_flow(flow, {
+                names.PLAN: plan, names.WORK_DIR: str(work), names.HEAT_DIR: str(work),
+                names.HEAT_TYPE: heat_type, names.ANSIBLE_CONNECTION: ansible_connection})
         finished: dict[str, Any] = results[names.DEPLOY_FINISHED]
         return finished
 
@@ -64,8 +71,10 @@ class DeployMixin:
         """The plan's last deployment status (``deployment_status`` is NONE if never).
 
         While DEPLOYING, ``process`` names the deploying process and whether it is
-        ``running``, ``gone`` (a crashed run: a new deploy is allowed) or ``unknown``
-        (another host's).
+        ``running``, ``gone`` or ``unknown`` (another host's).  A record left
+        DEPLOYING by a process that is gone (killed, crashed) is shown as
+        ``DEPLOY_INTERRUPTED``: nothing runs it any more, and a new deploy is allowed
+        (it also stops the Heat such a run may have left).
         """
         repo = PlanRepository(self.store)
         repo.require(plan)
@@ -79,6 +88,7 @@ class DeployMixin:
             state = owner.liveness(recorded)
             shown["process"] = f"{owner.describe(recorded)} ({state})"
             if state == owner.GONE:
+                shown["deployment_status"] = "DEPLOY_INTERRUPTED"
                 shown["message"] = ("The process deploying this plan is gone (it crashed or "
                                     "was killed); deploy again to replace this deployment.")
         return shown

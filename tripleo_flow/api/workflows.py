@@ -19,11 +19,14 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.registry import ActionInfo, ActionRegistry
+from tripleo_flow.api.paths import ServerPaths
+from tripleo_flow.core import jsonvalues
 from tripleo_flow.flows import compiler, workbook_loader
+from tripleo_flow.flows import paths as flow_paths
 from tripleo_flow.flows.executions import Execution, ExecutionBackend, ExecutionStore, TaskRecord
 from tripleo_flow.flows.runner import Listener, Runner
 from tripleo_flow.flows.workbook_loader import Catalog
-from tripleo_flow.flows.workbook_model import Problem, WorkflowSpec
+from tripleo_flow.flows.workbook_model import Problem, WorkflowSpec, apply_inputs
 
 
 class WorkflowsMixin:
@@ -55,6 +58,19 @@ class WorkflowsMixin:
         except Exception:  # conf without the [workflows] group (embedding)
             return None
 
+    def _limit(self, name: str, default: int) -> int:
+        """``[limits] name`` (``default`` for a conf without that group: embedding)."""
+        try:
+            return int(getattr(self.conf.limits, name))
+        except Exception:
+            return default
+
+    def _workbook_limits(self) -> workbook_loader.WorkbookLimits:
+        default = workbook_loader.WorkbookLimits()
+        return workbook_loader.WorkbookLimits(
+            self._limit("workbook_max_size", default.max_size),
+            self._limit("workbook_max_tasks", default.max_tasks))
+
     @property
     def workbooks_dir(self) -> Path:
         configured = self._wf_conf("workbooks_dir")
@@ -71,7 +87,8 @@ class WorkflowsMixin:
             return cached[1]  # type: ignore[no-any-return]
         registry = self.action_registry
         catalog = workbook_loader.load_catalog(directories, registry.classes(),
-                                               registry.broken())
+                                               registry.broken(),
+                                               limits=self._workbook_limits())
         state["catalog"] = (stamp, catalog)
         return catalog
 
@@ -82,8 +99,8 @@ class WorkflowsMixin:
             if not url:
                 Path(self.data_dir).mkdir(parents=True, exist_ok=True, mode=0o700)
                 db = Path(self.data_dir) / "executions.sqlite"
-                # Results can hold secrets (a password rotation keeps the old values
-                # so it can revert): the database is the user's alone.
+                # Secrets are masked before they are written (flows/redaction.py);
+                # the database stays the user's alone all the same.
                 db.touch(mode=0o600, exist_ok=True)
                 db.chmod(0o600)
                 url = f"sqlite:///{db}"
@@ -125,7 +142,8 @@ class WorkflowsMixin:
 
     def run_workflow(self, name: str, inputs: Mapping[str, Any] | None = None, wait: bool = True,
                      listeners: Iterable[Listener] | None = None,
-                     target: str | None = None, detach: bool = False) -> Execution:
+                     target: str | None = None, detach: bool = False,
+                     paths: ServerPaths | None = None) -> Execution:
         """Run workflow ``name`` with ``inputs``.
 
         :param wait: return when it has ended (else it runs in a thread of this process)
@@ -133,14 +151,35 @@ class WorkflowsMixin:
         :param target: for a reverse workflow, the task to reach
         :param detach: with ``wait`` False, run it in a separate process that
             outlives this one (what ``workflow run --no-wait`` uses)
+        :param paths: the server paths the inputs may name (the HTTP API's); None lets
+            them name any local path
+        :raises PathNotAllowed: with ``paths``, an input names a server path it does not
+            allow, or an action gets a path from something else than a workflow input
         :raises WorkflowFailed: when it failed (its completed tasks were reverted)
+        :raises InvalidInput: ``inputs`` nest deeper than ``[limits] yaml_max_depth``, hold
+            more than ``yaml_max_nodes`` values, a non-finite number or a lone surrogate
         """
+        jsonvalues.check_value(dict(inputs or {}), self._limit("yaml_max_depth", 100),
+                               self._limit("yaml_max_nodes", 1_000_000), "The workflow input")
+        if paths is not None:
+            inputs = self._server_inputs(name, inputs or {}, paths)
         runner = self._runner()
         if wait or not detach:
             return runner.run(name, inputs, target, listeners or (), wait=wait)
         fd = runner.start(name, inputs, target)
         self._spawn_worker(fd.uuid)
         return runner.store.get(fd.uuid)
+
+    def _server_inputs(self, name: str, inputs: Mapping[str, Any],
+                       paths: ServerPaths) -> dict[str, Any]:
+        """``inputs`` with every server path checked (or placed) by ``paths``."""
+        workflow = self.get_workflow(name)
+        kinds = flow_paths.path_inputs(workflow, self._catalog(), self.action_registry.get)
+        if not kinds:
+            return dict(inputs)
+        every = apply_inputs(workflow, inputs)
+        checked = paths.apply(workflow.full_name, kinds, every)
+        return {**inputs, **{k: checked[k] for k in kinds if checked.get(k) is not None}}
 
     def _spawn_worker(self, execution_id: str) -> None:
         args = [sys.executable, "-m", "tripleo_flow.api.worker", execution_id,
@@ -194,15 +233,18 @@ class WorkflowsMixin:
         files = [Path(p) for p in paths]
         registry = self.action_registry
         resolved = {p.resolve() for p in files}
-        names = {wb.name for wb in (workbook_loader.read_file(p)[0] for p in files) if wb}
+        limits = self._workbook_limits()
+        names = {wb.name for wb in (workbook_loader.read_file(p, limits)[0] for p in files)
+                 if wb}
         others = list(workbook_loader.workbook_files(workbook_loader.SHIPPED_DIR))
         for user_file in workbook_loader.workbook_files(self.workbooks_dir):
-            workbook = workbook_loader.read_file(user_file)[0]
+            workbook = workbook_loader.read_file(user_file, limits)[0]
             if user_file.resolve() not in resolved and not (workbook and workbook.name in names):
                 others.append(user_file)
         catalog = workbook_loader.load_catalog(
             [], registry.classes(), registry.broken(),
-            extra_files=[f for f in others if f.resolve() not in resolved] + files)
+            extra_files=[f for f in others if f.resolve() not in resolved] + files,
+            limits=limits)
         problems: list[Problem] = []
         for entry in catalog.entries.values():
             if entry.path.resolve() in resolved:
@@ -235,7 +277,7 @@ class WorkflowsMixin:
         entry.path.unlink()
 
     def _install_workbook(self, path: Path, replace: bool) -> workbook_loader.Entry:
-        workbook, problems = workbook_loader.read_file(path)
+        workbook, problems = workbook_loader.read_file(path, self._workbook_limits())
         if workbook is None:
             raise workbook_loader.invalid(problems)
         existing = self._catalog().entries.get(workbook.name)

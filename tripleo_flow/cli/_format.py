@@ -6,9 +6,7 @@ import datetime
 import json
 from typing import Any
 
-import yaml
-
-from tripleo_flow.cli.common import parse_assignments
+from tripleo_flow.cli.common import parse_assignments, read_yaml_file
 
 
 def when(timestamp: float | None) -> str:
@@ -27,19 +25,18 @@ def data(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
-def parse_inputs(pairs: list[str], files: list[str]) -> dict[str, Any]:
-    """``--input-file`` mappings then ``--input k=v`` pairs (values read as YAML)."""
+def parse_inputs(pairs: list[str], files: list[str], limits: Any = None) -> dict[str, Any]:
+    """``--input-file`` mappings then ``--input k=v`` pairs (values read as YAML).
+
+    :param limits: the ``[limits]`` group of the configuration (its defaults when None).
+    """
     from tripleo_flow import exceptions
 
     result: dict[str, Any] = {}
     for path in files:
-        try:
-            with open(path, encoding="utf-8") as handle:
-                loaded = yaml.safe_load(handle)
-        except (OSError, yaml.YAMLError) as exc:
-            raise exceptions.InvalidInput(f"Cannot read input file {path!r}: {exc}") from exc
+        loaded = read_yaml_file(path, limits)
         if not isinstance(loaded, dict):
             raise exceptions.InvalidInput(f"Input file {path!r} must hold a mapping.")
         result.update(loaded)
-    result.update(parse_assignments(pairs))
+    result.update(parse_assignments(pairs, limits))
     return result

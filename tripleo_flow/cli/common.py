@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from tripleo_flow import exceptions
+from tripleo_flow.core import planenv
 
 if TYPE_CHECKING:
     from tripleo_flow.api import Client
@@ -18,26 +19,48 @@ def add_plan_argument(parser: argparse.ArgumentParser) -> None:
                         help="Plan name (default: overcloud).")
 
 
-def read_yaml_file(path: str) -> Any:
-    """Load a YAML file given on the command line, with a one-line error."""
+def yaml_limits(limits: Any = None) -> dict[str, int]:
+    """``load_yaml`` keyword arguments from the ``[limits]`` group (defaults when None)."""
+    if limits is None:
+        return {"max_nodes": planenv.DEFAULT_MAX_NODES, "max_depth": planenv.DEFAULT_MAX_DEPTH}
+    return {"max_nodes": limits.yaml_max_nodes, "max_depth": limits.yaml_max_depth}
+
+
+def read_yaml_file(path: str, limits: Any = None) -> Any:
+    """Load a YAML file given on the command line, with a one-line error.
+
+    :param limits: the ``[limits]`` group of the configuration (its defaults when None).
+    :raises InvalidInput: unreadable, binary, not YAML, or over a YAML limit.
+    """
     try:
-        with open(path, encoding="utf-8") as handle:
-            return yaml.safe_load(handle)
+        with open(path, "rb") as handle:
+            data = handle.read()
     except OSError as exc:
         raise exceptions.InvalidInput(f"Cannot read {path!r}: {exc.strerror}.") from exc
-    except yaml.YAMLError as exc:
-        raise exceptions.InvalidInput(f"File {path!r} is not valid YAML: {exc}") from exc
+    if b"\0" in data:
+        raise exceptions.InvalidInput(
+            f"File {path!r} is binary, not a YAML text file. Give a YAML file.")
+    try:
+        return planenv.load_yaml(data, path, **yaml_limits(limits))
+    except exceptions.InvalidTemplate as exc:
+        raise exceptions.InvalidInput(f"File {path!r} is not valid YAML: {exc.reason}") from exc
 
 
-def parse_assignments(items: list[str]) -> dict[str, Any]:
-    """``NAME=VALUE`` pairs; values are read as YAML (so 3 is a number, [a] a list)."""
+def parse_assignments(items: list[str], limits: Any = None) -> dict[str, Any]:
+    """``NAME=VALUE`` pairs; values are read as YAML (so 3 is a number, [a] a list).
+
+    A value that is not YAML is kept as text; one over a YAML limit is refused.
+    """
     values: dict[str, Any] = {}
     for item in items:
         name, sep, raw = item.partition("=")
         if not sep or not name:
             raise exceptions.InvalidInput(f"Bad value {item!r}: use NAME=VALUE.")
         try:
-            values[name] = yaml.safe_load(raw) if raw else ""
+            values[name] = planenv.parse_yaml(raw, **yaml_limits(limits)) if raw else ""
+        except planenv.YamlRefused as exc:
+            raise exceptions.InvalidInput(
+                f"Bad value for {name!r}: {planenv.describe_yaml_error(exc)}") from exc
         except yaml.YAMLError:
             values[name] = raw
     return values

@@ -52,7 +52,7 @@ class SetPlanFile(ClientMixin, Lister):
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        items = read_yaml_file(args.file)
+        items = read_yaml_file(args.file, self.client.conf.limits)
         if not isinstance(items, list):
             raise exceptions.InvalidInput(f"{args.file!r} must hold a list of {self.noun}.")
         return ("name",), [(name,) for name in self.store(args.plan, items)]

@@ -52,7 +52,7 @@ class Deploy(ClientMixin, ShowOne):
 
 
 class DeploymentStatus(ClientMixin, ShowOne):
-    """Show a plan's deployment status (DEPLOYING, DEPLOY_SUCCESS, DEPLOY_FAILED)."""
+    """Show a plan's deployment status (DEPLOYING, DEPLOY_SUCCESS/FAILED/INTERRUPTED)."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)

@@ -56,13 +56,13 @@ class SetParameters(ClientMixin, Lister):
     def take_action(self, args: argparse.Namespace) -> Any:
         values: dict[str, Any] = {}
         if args.file:
-            data = read_yaml_file(args.file)
+            data = read_yaml_file(args.file, self.client.conf.limits)
             if isinstance(data, dict) and "parameter_defaults" in data:
                 data = data["parameter_defaults"]
             if not isinstance(data, dict):
                 raise exceptions.InvalidInput(f"{args.file!r} must hold a mapping of parameters.")
             values.update(data)
-        values.update(parse_assignments(args.values))
+        values.update(parse_assignments(args.values, self.client.conf.limits))
         if not values:
             raise exceptions.InvalidInput("Give NAME=VALUE pairs or --file FILE.")
         changed = self.client.set_parameters(args.plan, values, validate=args.validate)

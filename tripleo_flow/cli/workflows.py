@@ -128,7 +128,8 @@ class RunWorkflow(ClientMixin, ShowOne):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
-        inputs = parse_inputs(parsed_args.input, parsed_args.input_file)
+        inputs = parse_inputs(parsed_args.input, parsed_args.input_file,
+                              self.client.conf.limits)
         api = self.client
         listeners = []
         bar = None

@@ -97,9 +97,11 @@ def get_capabilities(
         they render to).
     :returns: ``{topic title: {title, description, environment_groups: [{title,
         description, environments: [{file, title, description, requires,
-        enabled}]}]}}``, with an ``Other`` topic last.
+        enabled}]}]}}``, with an ``Other`` topic last; a map's environment whose
+        file the plan does not have is left out unless it is selected.
     """
     selected = set(_selected(plan_env))
+    available = available_files(plan_files)
     result: dict[str, Any] = {}
     for topic in (capabilities_map or {}).get("topics") or []:
         groups = []
@@ -107,12 +109,16 @@ def get_capabilities(
             out_group = {k: copy.deepcopy(v) for k, v in group.items() if k != "environments"}
             out_group.setdefault("title", group.get("name") or "")
             out_group["description"] = group.get("description") or ""
+            # A map can name files its tree does not ship (12.1.0's
+            # containers-default-parameters.yaml): those are not offered.
             out_group["environments"] = [
                 _environment(env, env["file"] in selected)
                 for env in group.get("environments") or []
                 if isinstance(env, Mapping) and env.get("file")
+                and (env["file"] in available or env["file"] in selected)
             ]
-            groups.append(out_group)
+            if out_group["environments"]:
+                groups.append(out_group)
         title = topic.get("title") or "Untitled"
         result[title] = {
             "title": title,
@@ -120,7 +126,7 @@ def get_capabilities(
             "environment_groups": groups,
         }
     mentioned = {env["file"] for env in _map_environments(capabilities_map)}
-    others = (_environment_files(available_files(plan_files)) | selected) - mentioned
+    others = (_environment_files(available) | selected) - mentioned
     other_groups = [
         {
             "title": path,

@@ -1,11 +1,13 @@
 """The body of a Heat template request built from a plan's files (pure, no I/O).
 
+The one builder of what Heat receives for a plan, used for ``validate`` (the
+parameter schema) and for stack create and update (:mod:`stack_request`).
 Heat finds nested templates, ``get_file`` contents and environment files only
 in the request's ``files`` mapping, under the exact string the template uses.
-Like heatclient, every relative reference is rewritten to an absolute URL
-(under :data:`BASE_URL`) and the referenced object stored under that URL, so
-``puppet/role.yaml`` referring to ``../deployed-server/node.yaml`` resolves the
-way it does on disk.
+Like heatclient's ``template_utils``, every relative reference is rewritten to
+an absolute URL (under :data:`BASE_URL`, the plan's root) and the referenced
+object, template or not, stored under that URL, so ``puppet/role.yaml``
+referring to ``../deployed-server/node.yaml`` resolves the way it does on disk.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from tripleo_flow.core.planenv import load_yaml
 
 #: Where a plan's objects live in the URLs sent to Heat.
 BASE_URL = "file:///plan/"
-#: The name of the environment holding plan-environment's parameter_defaults.
+#: The name of the environment holding plan-environment's passwords and parameter_defaults.
 USER_ENVIRONMENT = ".tripleo-flow/plan-environment-parameters.yaml"
 _TEMPLATE_SUFFIXES = (".yaml", ".yml", ".template")
 
@@ -83,11 +85,12 @@ class _Builder:
             self.template(url, base)
         return url
 
-    def environment(self, env: dict[str, Any], url: str) -> None:
-        """Rewrite the registry of ``env`` (stored at ``url``) and store it."""
+    def environment(self, env: dict[str, Any], url: str, base: str | None = None) -> None:
+        """Rewrite the registry of ``env`` (relative to ``base``, default ``url``) and
+        store it at ``url``."""
         registry = env.get("resource_registry")
         if isinstance(registry, dict):
-            self._registry(registry, url)
+            self._registry(registry, base or url)
         self.files[url] = _dumps(env)
 
     def _registry(self, registry: dict[str, Any], base: str) -> None:
@@ -100,14 +103,17 @@ class _Builder:
                 registry[key] = self._nested(value, base)
 
 
-def validate_request(plan_files: Mapping[str, bytes],
-                     plan_env: Mapping[str, Any]) -> dict[str, Any]:
-    """The body of Heat's ``POST /validate`` for a rendered plan.
+def build_request(plan_files: Mapping[str, bytes],
+                  plan_env: Mapping[str, Any]) -> dict[str, Any]:
+    """``template``, ``files``, ``environment_files`` and ``environment`` of a
+    rendered plan: the body of Heat's ``POST /validate``, and of ``POST /stacks``
+    once a stack name is added.
 
-    :param plan_files: the plan's objects by name (read on access).
+    :param plan_files: the plan's objects by name, rendered ones included (read on access).
     :param plan_env: the parsed plan-environment: its ``template``, its
         ``environments`` (``path`` or inline ``data``) in order, then its
-        ``parameter_defaults`` as the last environment.
+        generated ``passwords`` and its ``parameter_defaults`` (which win) as the
+        last environment.
     :raises InvalidTemplate: for a missing or unparsable file.
     """
     builder = _Builder(plan_files)
@@ -124,11 +130,13 @@ def validate_request(plan_files: Mapping[str, bytes],
             env = entry.get("data")
         if not isinstance(env, dict):
             env = {}
-        builder.environment(env, url)
+        # An inline environment's paths are relative to the plan's root, as a file's
+        # are to its own directory.
+        builder.environment(env, url, None if "path" in entry else BASE_URL)
         env_urls.append(url)
     user_url = urljoin(BASE_URL, USER_ENVIRONMENT)
-    builder.environment({"parameter_defaults": dict(plan_env.get("parameter_defaults") or {})},
-                        user_url)
+    user = {**(plan_env.get("passwords") or {}), **(plan_env.get("parameter_defaults") or {})}
+    builder.environment({"parameter_defaults": user}, user_url)
     env_urls.append(user_url)
     del builder.files[root_url]  # the root travels as "template"
     return {"template": template, "files": builder.files, "environment_files": env_urls,

@@ -13,14 +13,26 @@ A plan environment is a mapping::
     passwords: {}
 
 Everything here is pure: bytes in, Python objects out, and back.
+
+:func:`load_yaml` is the one way tripleo-flow reads YAML it did not write.  It
+composes the document from libyaml's events itself, so that before any Python
+object is built it can refuse, with the line at fault, a document of more than
+``max_nodes`` nodes once aliases are expanded (a "billion laughs" is counted,
+never expanded), nested deeper than ``max_depth``, or with an alias inside its
+own anchor.  Both limits are ``[limits] yaml_max_nodes`` / ``yaml_max_depth``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import itertools
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import yaml
+from yaml import events
+from yaml.composer import ComposerError
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from tripleo_flow import exceptions
 
@@ -31,7 +43,19 @@ DEFAULT_REGISTRY = "overcloud-resource-registry-puppet.yaml"
 #: The root template of a plan.
 DEFAULT_TEMPLATE = "overcloud.yaml"
 
+#: Defaults of ``[limits] yaml_max_nodes`` and ``yaml_max_depth``.
+DEFAULT_MAX_NODES = 1_000_000
+DEFAULT_MAX_DEPTH = 100
+
 _CLoader: type[yaml.SafeLoader] | None = getattr(yaml, "CSafeLoader", None)
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+#: libyaml's composer recurses in C: only documents surely shallower than this
+#: are given to it (it crashes the process somewhere past 20,000 levels).
+_C_SAFE_DEPTH = 5000
+#: Indentation and block indicators opening a line: each nested block level
+#: takes at least one of these characters (or a line at the same indentation).
+_LINE_PREFIX = re.compile(r"^[ \t?:-]*", re.M)
+_MAP_TAG = "tag:yaml.org,2002:map"
 
 
 class _BlockDumper(yaml.SafeDumper):
@@ -52,10 +76,14 @@ def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 _BlockDumper.add_representer(str, _represent_str)
 
 
-def load_yaml(data: bytes | str, path: str) -> Any:
-    """Parse YAML ``data`` read from ``path``.
+def load_yaml(data: bytes | str, path: str, *, max_nodes: int = DEFAULT_MAX_NODES,
+              max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+    """Parse YAML ``data`` read from ``path``, within the limits.
 
-    :raises InvalidTemplate: naming ``path`` and the line of the problem.
+    :param max_nodes: most nodes after alias expansion (``[limits] yaml_max_nodes``).
+    :param max_depth: deepest nesting of lists and mappings (``[limits] yaml_max_depth``).
+    :raises InvalidTemplate: naming ``path`` and the line of the problem: bad
+        YAML, not UTF-8, over a limit, or a recursive alias.
     """
     if isinstance(data, bytes):
         try:
@@ -65,26 +93,210 @@ def load_yaml(data: bytes | str, path: str) -> Any:
     else:
         text = data
     try:
-        return parse_yaml(text)
+        return parse_yaml(text, max_nodes=max_nodes, max_depth=max_depth)
     except yaml.YAMLError as exc:
         raise exceptions.InvalidTemplate(path, describe_yaml_error(exc)) from exc
 
 
-def parse_yaml(text: str) -> Any:
+def parse_yaml(text: str, *, max_nodes: int = DEFAULT_MAX_NODES,
+               max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
     """Parse ``text`` with libyaml, falling back to PyYAML's own parser.
 
     libyaml (fast) rejects a few documents PyYAML's pure-Python parser accepts,
     such as ``{get_attr:[Server, name]}`` found in real TripleO templates; a
-    document is invalid only when both reject it.
+    document is invalid only when both reject it.  Limits as :func:`load_yaml`.
 
-    :raises yaml.YAMLError: from the pure-Python parser.
+    :raises yaml.YAMLError: from the pure-Python parser, or :class:`YamlRefused`
+        (a YAMLError too) for a limit or a recursive alias.
     """
     if _CLoader is not None:
         try:
-            return yaml.load(text, Loader=_CLoader)  # noqa: S506 - a safe loader
+            return _load(_CLoader, text, max_nodes, max_depth)
+        except YamlRefused:
+            raise  # the document parsed: the same answer from either parser
         except yaml.YAMLError:
             pass
-    return yaml.load(text, Loader=yaml.SafeLoader)  # noqa: S506 - a safe loader
+    return _load(yaml.SafeLoader, text, max_nodes, max_depth)
+
+
+def _load(loader_class: type[yaml.SafeLoader], text: str, max_nodes: int,
+          max_depth: int) -> Any:
+    loader = loader_class(text)
+    try:
+        if loader_class is _CLoader and _surely_shallow(text):
+            node = loader.get_single_node()  # libyaml's composer: fast
+            if node is not None and not _within(node, max_nodes, max_depth):
+                # find the line at fault (and never build the document)
+                _compose(loader_class(text), max_nodes, max_depth)
+                raise _refuse("over [limits] yaml_max_nodes or yaml_max_depth", node.start_mark)
+        else:
+            node = _compose(loader, max_nodes, max_depth)
+        if node is None:
+            return None
+        try:
+            return loader.construct_document(node)
+        except RecursionError:  # only with a max_depth in the hundreds
+            raise _refuse("nested too deeply to build", node.start_mark) from None
+    finally:
+        loader.dispose()
+
+
+def _surely_shallow(text: str) -> bool:
+    """Whether ``text`` cannot nest deeper than :data:`_C_SAFE_DEPTH` (a cheap bound)."""
+    flow = text.count("[") + text.count("{")
+    if flow >= _C_SAFE_DEPTH:
+        return False
+    block = max(map(len, _LINE_PREFIX.findall(text)), default=0)
+    return flow + 2 * (block + 1) < _C_SAFE_DEPTH
+
+
+def _children(node: Node) -> Iterator[Node]:
+    if isinstance(node, MappingNode):
+        return itertools.chain.from_iterable(node.value)
+    return iter(node.value)
+
+
+def _within(root: Node, max_nodes: int, max_depth: int) -> bool:
+    """Whether the graph under ``root`` is acyclic and within both limits once expanded.
+
+    Each collection is walked once: a node reached again through an alias adds
+    its remembered size and depth.
+    """
+    if isinstance(root, ScalarNode):
+        return True
+    done: dict[int, tuple[int, int]] = {}
+    active = {id(root)}
+    stack = [(root, _children(root))]
+    sizes = [1]
+    depths = [1]
+    while stack:
+        node, children = stack[-1]
+        for child in children:
+            if type(child) is ScalarNode:
+                sizes[-1] += 1
+                continue
+            key = id(child)
+            if key in done:
+                size, depth = done[key]
+                sizes[-1] += size
+                if depth + len(stack) > max_depth or sizes[-1] > max_nodes:
+                    return False
+                depths[-1] = max(depths[-1], depth + 1)
+                continue
+            if key in active or len(stack) >= max_depth:
+                return False  # a recursive alias, or too deep
+            active.add(key)
+            stack.append((child, _children(child)))
+            sizes.append(1)
+            depths.append(1)
+            break
+        else:
+            stack.pop()
+            active.discard(id(node))
+            size, depth = sizes.pop(), depths.pop()
+            if size > max_nodes:
+                return False
+            done[id(node)] = (size, depth)
+            if stack:
+                sizes[-1] += size
+                depths[-1] = max(depths[-1], depth + 1)
+    return True
+
+
+class YamlRefused(ComposerError):
+    """A document over ``max_nodes`` or ``max_depth``, or with a recursive alias."""
+
+
+def _refuse(problem: str, mark: Any) -> YamlRefused:
+    return YamlRefused(None, None, problem, mark)
+
+
+def _malformed(problem: str, mark: Any) -> ComposerError:
+    """An error PyYAML's own composer would raise too."""
+    return ComposerError(None, None, problem, mark)
+
+
+def _compose(loader: yaml.SafeLoader, max_nodes: int, max_depth: int) -> Node | None:
+    """The single document of ``loader`` as a node graph, counted as it is built.
+
+    Iterative (libyaml's own composer recurses in C and crashes on very deep
+    documents).  Each collection on the stack is ``[node, anchor, children,
+    size, depth]``; an alias adds the size and depth of its anchor's node.
+    """
+    loader.get_event()  # stream start
+    if loader.check_event(events.StreamEndEvent):
+        loader.get_event()
+        return None
+    loader.get_event()  # document start
+    anchors: dict[str, tuple[Node, int, int]] = {}
+    opened: set[str] = set()
+    stack: list[list[Any]] = []
+    root: tuple[Node, int, int] | None = None
+    while root is None:
+        event = loader.get_event()
+        kind = type(event)
+        anchor = getattr(event, "anchor", None)
+        if kind is events.AliasEvent:
+            if anchor in opened:
+                raise _refuse(f"recursive alias *{anchor}: the alias is inside the node "
+                              f"anchored &{anchor}, which would contain itself",
+                              event.start_mark)
+            if anchor not in anchors:
+                raise _malformed(f"found undefined alias {anchor!r}", event.start_mark)
+            done = anchors[anchor]
+        elif anchor is not None and (anchor in anchors or anchor in opened):
+            raise _malformed(f"found duplicate anchor {anchor!r}", event.start_mark)
+        elif kind is events.ScalarEvent:
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = loader.resolve(ScalarNode, event.value, event.implicit)
+            node: Node = ScalarNode(tag, event.value, event.start_mark, event.end_mark,
+                                    style=event.style)
+            done = (node, 1, 0)
+            if anchor is not None:
+                anchors[anchor] = done
+        elif kind is events.SequenceStartEvent or kind is events.MappingStartEvent:
+            if len(stack) >= max_depth:
+                raise _refuse(f"nested deeper than {max_depth} lists and mappings "
+                              "([limits] yaml_max_depth)", event.start_mark)
+            sequence = kind is events.SequenceStartEvent
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = _SEQ_TAG if sequence else _MAP_TAG
+            node_class = SequenceNode if sequence else MappingNode
+            node = node_class(tag, [], event.start_mark, None, flow_style=event.flow_style)
+            if anchor is not None:
+                opened.add(anchor)
+            stack.append([node, anchor, [], 1, 1])
+            continue
+        else:  # sequence or mapping end
+            node, anchor, children, size, depth = stack.pop()
+            node.end_mark = event.end_mark
+            node.value = (children if isinstance(node, SequenceNode)
+                          else list(zip(children[::2], children[1::2], strict=True)))
+            done = (node, size, depth)
+            if anchor is not None:
+                opened.discard(anchor)
+                anchors[anchor] = done
+        if not stack:
+            root = done
+            break
+        frame = stack[-1]
+        frame[2].append(done[0])
+        frame[3] += done[1]
+        frame[4] = max(frame[4], done[2] + 1)
+        if frame[3] > max_nodes:
+            raise _refuse(f"more than {max_nodes} nodes once aliases are expanded "
+                          "([limits] yaml_max_nodes)", event.start_mark)
+        if len(stack) + done[2] > max_depth:
+            raise _refuse(f"nested deeper than {max_depth} lists and mappings once aliases "
+                          "are expanded ([limits] yaml_max_depth)", event.start_mark)
+    loader.get_event()  # document end
+    if not loader.check_event(events.StreamEndEvent):
+        raise _malformed("expected a single document in the stream",
+                      loader.get_event().start_mark)
+    loader.get_event()
+    return root[0]
 
 
 def describe_yaml_error(exc: yaml.YAMLError) -> str:

@@ -22,6 +22,10 @@ other ``*.j2.yaml``
 Output paths listed under ``name:`` in ``j2_excludes.yaml`` are skipped.
 ``{% include %}`` and ``{% import %}`` resolve against the template's own
 directory first, then the plan root.  Every output must parse as YAML.
+
+Templates render in :class:`~tripleo_flow.core.template_sandbox.PlanSandbox`:
+no Python internals, read-only input, and no value or output larger than
+``max_size`` characters (``[limits] render_max_size``).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import copy
 import posixpath
 import re
 from collections.abc import Callable, Mapping
+from types import TracebackType
 from typing import Any, NoReturn
 
 import jinja2
@@ -37,6 +42,7 @@ import yaml
 
 from tripleo_flow import exceptions
 from tripleo_flow.core.planenv import describe_yaml_error, load_yaml, parse_yaml
+from tripleo_flow.core.template_sandbox import DEFAULT_MAX_SIZE, PlanSandbox, SecurityError
 
 ROLES_FILE = "roles_data.yaml"
 NETWORKS_FILE = "network_data.yaml"
@@ -146,22 +152,48 @@ def _raise_helper(message: str) -> NoReturn:
     raise jinja2.TemplateError(message)
 
 
+def _template_line(tb: TracebackType | None, files: Mapping[str, bytes]) -> tuple[str, int]:
+    """The innermost template file and line in a traceback jinja2 rewrote."""
+    where = ("", 0)
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if name in files:
+            where = (name, tb.tb_lineno)
+        tb = tb.tb_next
+    return where
+
+
 class _Renderer:
-    def __init__(self, files: Mapping[str, bytes]) -> None:
+    def __init__(self, files: Mapping[str, bytes], max_size: int = DEFAULT_MAX_SIZE) -> None:
         self.files = files
-        self._environments: dict[str, jinja2.Environment] = {}
+        self.max_size = max_size
+        self._environments: dict[str, PlanSandbox] = {}
         self._templates: dict[str, jinja2.Template] = {}
 
-    def environment(self, directory: str) -> jinja2.Environment:
+    def environment(self, directory: str) -> PlanSandbox:
         env = self._environments.get(directory)
         if env is None:
-            env = jinja2.Environment(  # noqa: S701 - renders YAML, not HTML
+            env = PlanSandbox(
                 loader=PlanLoader(self.files, directory),
                 keep_trailing_newline=True,
+                max_size=self.max_size,
             )
             env.globals["raise"] = _raise_helper
             self._environments[directory] = env
         return env
+
+    def _refused(self, source: str, exc: SecurityError) -> NoReturn:
+        path, line = _template_line(exc.__traceback__, self.files)
+        if path and path != source:
+            where = f"at line {line} of {path} (included)"
+        else:
+            where = f"at line {line}" if line else "(no line: the template as a whole)"
+        reason = str(exc).rstrip(".")
+        raise exceptions.InvalidTemplate(
+            source, f"refused by the template sandbox {where}: {reason}. Plan templates may "
+            "not reach Python internals, change their input data or build values over "
+            "[limits] render_max_size; remove that expression."
+        ) from exc
 
     def _syntax_error(self, source: str, exc: jinja2.TemplateSyntaxError) -> NoReturn:
         culprit = exc.filename or exc.name
@@ -175,20 +207,27 @@ class _Renderer:
         template = self._templates.get(source)
         if template is None:
             text = _decode(self.files[source], source)
+            env = self.environment(posixpath.dirname(source))
             try:
-                template = self.environment(posixpath.dirname(source)).from_string(text)
+                code = env.compile(text, name=source, filename=source)
+                template = env.template_class.from_code(env, code, env.make_globals(None))
             except jinja2.TemplateSyntaxError as exc:
                 self._syntax_error(source, exc)
+            except SecurityError as exc:
+                self._refused(source, exc)
             self._templates[source] = template
         return template
 
     def render(self, source: str, out_path: str, data: Mapping[str, Any]) -> bytes:
         directory = posixpath.dirname(source)
         template = self.template(source)
+        self.environment(directory).freeze(data)
         try:
             rendered = template.render(**data)
         except jinja2.TemplateSyntaxError as exc:  # in an included template
             self._syntax_error(source, exc)
+        except SecurityError as exc:
+            self._refused(source, exc)
         except jinja2.TemplateNotFound as exc:
             looked = f"{directory}/ and the plan root" if directory else "the plan root"
             raise exceptions.InvalidTemplate(
@@ -257,6 +296,7 @@ def render_plan(
     roles_file: str = ROLES_FILE,
     networks_file: str = NETWORKS_FILE,
     excludes_file: str = EXCLUDES_FILE,
+    max_size: int = DEFAULT_MAX_SIZE,
 ) -> dict[str, bytes]:
     """Render every j2 template of a plan.
 
@@ -265,10 +305,12 @@ def render_plan(
         as in TripleO).
     :param networks_file: the network data file (optional: no networks).
     :param excludes_file: the file listing output paths not to render.
+    :param max_size: the largest value or output, in characters, a template
+        may build (``[limits] render_max_size``).
     :returns: the rendered files, path -> content.
     :raises InvalidTemplate: naming the file at fault, for malformed data
-        files, jinja2 errors (with their line), missing includes and outputs
-        that are not valid YAML.
+        files, jinja2 errors (with their line), missing includes, outputs
+        that are not valid YAML, and what the sandbox refuses (with its line).
     """
     if roles_file not in files:
         return {}
@@ -276,7 +318,7 @@ def render_plan(
     networks = _prepare_networks(load_networks(files, networks_file))
     enabled = enabled_networks(networks)
     excludes = load_excludes(files, excludes_file)
-    renderer = _Renderer(files)
+    renderer = _Renderer(files, max_size)
     outputs: dict[str, bytes] = {}
     origin: dict[str, str] = {}
 

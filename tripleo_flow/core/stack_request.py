@@ -1,50 +1,30 @@
 """The Heat stack request of a plan, and the checks made before a deployment.
 
 Pure: from the plan's files (rendered ones included) and its
-plan-environment, build the body of Heat's ``POST /stacks`` (template, files,
-environment files in order, the user's parameter values last), list required
-parameters left unset, and compare against the last deployment's saved
-environment.
+plan-environment, build the body of Heat's ``POST /stacks`` with the one
+request builder (:func:`heatfiles.build_request`: template, files, environment
+files in order, the user's parameter values last), add the computed parameters
+(first) and the ones a deploy owns (last), and compare against the last
+deployment's saved environment.
 """
 
 from __future__ import annotations
 
-import posixpath
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import planenv
+from tripleo_flow.core import container_images, heatfiles, parameter_tree, planenv
 
-USER_ENVIRONMENT = ".tripleo-flow/user-parameters.yaml"
 #: Parameters that must not change between deployments (changing them breaks the cloud).
 IMMUTABLE_PARAMETERS = ("CephClusterFSID",)
-
-
-def _text(files: Mapping[str, bytes], path: str) -> str:
-    try:
-        return files[path].decode("utf-8")
-    except KeyError:
-        raise exceptions.InvalidTemplate(
-            path, "the plan-environment names it but the plan has no such file; "
-            "fix the environments of plan-environment.yaml") from None
-    except UnicodeDecodeError as exc:
-        raise exceptions.InvalidTemplate(path, f"not UTF-8 ({exc})") from exc
-
-
-def _normalise_registry(env: dict[str, Any], env_path: str) -> dict[str, Any]:
-    """Resource registry paths made relative to the plan's root (as Heat's files keys)."""
-    registry = env.get("resource_registry")
-    if not isinstance(registry, dict):
-        return env
-    base = posixpath.dirname(env_path)
-    fixed: dict[str, Any] = {}
-    for key, value in registry.items():
-        if (isinstance(value, str) and value.endswith((".yaml", ".yml"))
-                and "://" not in value and not value.startswith("/")):
-            value = posixpath.normpath(posixpath.join(base, value))
-        fixed[key] = value
-    return {**env, "resource_registry": fixed}
+#: The environment of the parameters a deploy owns (last: they win).
+CLIENT_ENVIRONMENT = ".tripleo-flow/deploy-parameters.yaml"
+#: The environment of computed parameters (first: every other value wins).
+COMPUTED_ENVIRONMENT = ".tripleo-flow/computed-parameters.yaml"
+#: Heat's timeout of a stack create or update, in minutes (as TripleO's client).
+TIMEOUT_MINUTES = 240
 
 
 def stack_request(stack: str, files: Mapping[str, bytes],
@@ -56,32 +36,86 @@ def stack_request(stack: str, files: Mapping[str, bytes],
     :param plan_env: the parsed plan-environment.
     :raises InvalidTemplate: when the template or an environment is missing or bad.
     """
-    template_path = str(plan_env.get("template") or "overcloud.yaml")
-    template = planenv.load_yaml(_text(files, template_path), template_path)
-    heat_files: dict[str, str] = {}
-    for path, data in files.items():
-        if path.endswith((".yaml", ".yml")) and not path.startswith(".tripleo-flow/"):
-            try:
-                heat_files[path] = data.decode("utf-8")
-            except UnicodeDecodeError:
-                continue
-    env_files: list[str] = []
-    for index, entry in enumerate(plan_env.get("environments") or []):
-        if "path" in entry:
-            path = str(entry["path"])
-            env = planenv.load_yaml(_text(files, path), path) or {}
-        else:
-            path = f".tripleo-flow/environment-{index}.yaml"
-            env = dict(entry.get("data") or {})
-        heat_files[path] = planenv.dump_yaml(_normalise_registry(env, path)).decode()
-        env_files.append(path)
-    # Generated passwords first: a value the user set explicitly wins (as in TripleO).
-    user = {"parameter_defaults": {**(plan_env.get("passwords") or {}),
-                                   **(plan_env.get("parameter_defaults") or {})}}
-    heat_files[USER_ENVIRONMENT] = planenv.dump_yaml(user).decode()
-    env_files.append(USER_ENVIRONMENT)
-    return {"stack_name": stack, "template": template, "files": heat_files,
-            "environment_files": env_files, "environment": {}, "timeout_mins": 240}
+    request = heatfiles.build_request(files, plan_env)
+    return {"stack_name": stack, **request, "timeout_mins": TIMEOUT_MINUTES}
+
+
+def add_environment(request: Mapping[str, Any], name: str, parameter_defaults: Mapping[str, Any],
+                    first: bool = False) -> dict[str, Any]:
+    """A copy of ``request`` with one more environment of ``parameter_defaults``.
+
+    :param name: the environment's plan-relative name (its URL is under the plan's root).
+    :param first: before every other environment (its values lose to all of them)
+        instead of after them (its values win).
+    """
+    url = heatfiles.BASE_URL + name
+    envs = [u for u in request["environment_files"] if u != url]
+    files = {**request["files"],
+             url: planenv.dump_yaml({"parameter_defaults": dict(parameter_defaults)}).decode()}
+    return {**request, "files": files,
+            "environment_files": [url, *envs] if first else [*envs, url]}
+
+
+def client_parameters(declared: Iterable[str], stack: str, action: str,
+                      deploy_identifier: int) -> dict[str, Any]:
+    """The parameters a deploy sets each time (as TripleO's client), for those the
+    stack tree declares: ``StackAction`` (CREATE or UPDATE), ``DeployIdentifier``
+    (new each deploy, so software deployments run again), ``UpdateIdentifier``
+    (empty: no minor update) and ``RootStackName``.  (The tree, not only the root:
+    THT 12.1.0's common/post.yaml needs StackAction, which its root does not declare.)"""
+    names = set(declared)
+    values = {"StackAction": action, "DeployIdentifier": deploy_identifier,
+              "UpdateIdentifier": "", "RootStackName": stack}
+    return {name: value for name, value in values.items() if name in names}
+
+
+def set_stack_action(request: Mapping[str, Any], action: str) -> dict[str, Any]:
+    """A copy of ``request`` whose deploy parameters say ``action`` (CREATE or UPDATE),
+    known once Heat says whether the stack exists."""
+    url = heatfiles.BASE_URL + CLIENT_ENVIRONMENT
+    text = request["files"].get(url)
+    if text is None:
+        return dict(request)
+    env = planenv.load_yaml(text, CLIENT_ENVIRONMENT) or {}
+    values = dict(env.get("parameter_defaults") or {})
+    if "StackAction" not in values:
+        return dict(request)
+    values["StackAction"] = action
+    return add_environment(request, CLIENT_ENVIRONMENT, values)
+
+
+@dataclass(frozen=True)
+class DeployRequest:
+    """A stack request ready for Heat, with what the checks found."""
+
+    request: dict[str, Any]
+    images: container_images.Prepared
+    missing: list[parameter_tree.Missing]
+
+
+def deploy_request(stack: str, files: Mapping[str, bytes], plan_env: Mapping[str, Any],
+                   deploy_identifier: int, action: str = "CREATE") -> DeployRequest:
+    """The stack request of a deploy: the plan's request, the container image
+    parameters computed from ``ContainerImagePrepare`` for the image parameters
+    of the stack tree (first: every value set elsewhere wins), and the parameters
+    a deploy owns (last; ``action`` is the expected StackAction, which
+    :func:`set_stack_action` corrects once Heat says whether the stack exists);
+    then the parameters of the whole tree still without a value.
+
+    :raises InvalidTemplate: when the template or an environment is missing or bad.
+    :raises InvalidParameter: when ``ContainerImagePrepare`` is malformed.
+    """
+    root = str(plan_env.get("template") or "overcloud.yaml")
+    request = stack_request(stack, files, plan_env)
+    tree = parameter_tree.walk(request, root)
+    images = container_images.prepare(
+        [name for name in tree.declared if container_images.is_image_parameter(name)],
+        effective_parameters(request).get(container_images.PARAMETER))
+    request = add_environment(request, COMPUTED_ENVIRONMENT, images.parameters, first=True)
+    request = add_environment(request, CLIENT_ENVIRONMENT, client_parameters(
+        tree.declared, stack, action, deploy_identifier))
+    missing = parameter_tree.walk(request, root).missing
+    return DeployRequest(request, images, missing)
 
 
 def effective_parameters(request: Mapping[str, Any]) -> dict[str, Any]:
@@ -92,14 +126,6 @@ def effective_parameters(request: Mapping[str, Any]) -> dict[str, Any]:
         for key in ("parameters", "parameter_defaults"):
             values.update(env.get(key) or {})
     return values
-
-
-def missing_parameters(request: Mapping[str, Any]) -> list[str]:
-    """Root template parameters with no default and no value set."""
-    params = (request["template"] or {}).get("parameters") or {}
-    values = effective_parameters(request)
-    return sorted(name for name, schema in params.items()
-                  if isinstance(schema, dict) and "default" not in schema and name not in values)
 
 
 def check_against_last(request: Mapping[str, Any],
@@ -118,7 +144,7 @@ def check_against_last(request: Mapping[str, Any],
                 f"Parameter {name} changed since the last deployment ({before[name]!r} -> "
                 f"{now.get(name)!r}); it cannot change on a deployed cloud. Set it back with: "
                 f"tripleo-flow parameters set --plan {request['stack_name']} {name}=...")
-    gone = [p for p in last_env.get("environment_files") or []
-            if p not in request["environment_files"]]
+    now_names = {heatfiles.object_name(url) for url in request["environment_files"]}
+    gone = [heatfiles.object_name(p) for p in last_env.get("environment_files") or []]
     return [f"Environment {p} was used by the last deployment and is not used now."
-            for p in gone]
+            for p in gone if p not in now_names]

@@ -29,7 +29,7 @@ from taskflow.types import failure
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
-from tripleo_flow.flows import expressions, task_progress
+from tripleo_flow.flows import expressions, redaction, task_progress
 from tripleo_flow.flows.workbook_model import TaskSpec, Transition, WorkflowSpec, apply_inputs
 
 SUCCESS, ERROR, SKIPPED = "SUCCESS", "ERROR", "SKIPPED"
@@ -248,9 +248,13 @@ class ActionAtom(_WorkbookAtom):
         return [{var: values[i] for var, values in columns} for i in range(count)]
 
     def _inputs(self, ctx: Mapping[str, Any], kwargs: Mapping[str, Any],
-                item: Mapping[str, Any] | None) -> dict[str, Any]:
+                item: Mapping[str, Any] | None, check: bool = True) -> dict[str, Any]:
         data = {**ctx, **item} if item else ctx
-        return dict(self._evaluator(data, kwargs).evaluate(self.spec.input))
+        inputs = dict(self._evaluator(data, kwargs).evaluate(self.spec.input))
+        masked = redaction.masked_inputs(inputs)
+        if masked and check:  # a resumed execution read back a context whose secrets were masked
+            raise exceptions.SecretNotPersisted(self.spec.name, masked)
+        return inputs
 
     def _call(self, inputs: dict[str, Any], timeout: float | None) -> Any:
         action = self._get_action()
@@ -370,6 +374,8 @@ class ActionAtom(_WorkbookAtom):
                error: str | None) -> dict[str, Any]:
         try:
             outcome = self._finish(ctx, kwargs, result, error)
+            if self._get_action().secret_result:
+                outcome[redaction.SECRET_RESULT] = True
             self._wait(self.spec.wait_after, self._evaluator(outcome["ctx"], kwargs))
             return outcome
         except Exception as exc:
@@ -386,11 +392,12 @@ class ActionAtom(_WorkbookAtom):
         ctx = self._merge(self._selected(kwargs))
         items = self._items(self._evaluator(ctx, kwargs))
         if items is None:
-            self._undo(self._inputs(ctx, kwargs, None), outcome.get("result"), flow_failures)
+            self._undo(self._inputs(ctx, kwargs, None, check=False), outcome.get("result"),
+                       flow_failures)
             return
         results = outcome.get("result") or []
         for index in reversed(range(len(items))):
-            self._undo(self._inputs(ctx, kwargs, items[index]),
+            self._undo(self._inputs(ctx, kwargs, items[index], check=False),
                        results[index] if index < len(results) else None, flow_failures)
 
     def revert(self, result: Any = None, flow_failures: Any = None, **kwargs: Any) -> None:

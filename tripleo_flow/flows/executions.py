@@ -37,7 +37,9 @@ from taskflow.persistence.backends import impl_sqlalchemy
 from taskflow.types import failure
 
 from tripleo_flow import exceptions
+from tripleo_flow.core import secrets
 from tripleo_flow.flows import atoms
+from tripleo_flow.flows.redaction import SECRET_RESULT, Redactor
 
 # alembic (imported by TaskFlow's persistence) logs its plugin set-up at INFO.
 logging.getLogger("alembic").setLevel(logging.WARNING)
@@ -73,15 +75,50 @@ class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
         self._known_flows: dict[str, Any] = {}
         self._pending: dict[str, Any] = {}
         self._write_lock = threading.RLock()
+        self._redactor: Redactor = backend.redactor
         table = self._tables.atomdetails
         self._update_stmt = (sa.update(table)
                              .where(table.c.uuid == sa.bindparam("b_uuid")))
 
-    @staticmethod
-    def _row(ad: Any) -> dict[str, Any]:
-        values = ad.to_dict()
+    def _row(self, ad: Any) -> dict[str, Any]:
+        values = self._redactor.atom_row(ad.to_dict())
         values.pop("uuid", None)
         return {"b_uuid": ad.uuid, **values}
+
+    # TaskFlow's own writes (first save of an atom, a whole flow detail) go
+    # through these: every row is redacted (:mod:`tripleo_flow.flows.redaction`).
+
+    def _insert_flow_details(self, conn: Any, fd: Any, parent_uuid: str) -> None:
+        value = self._redactor.flow_row(fd.to_dict())
+        value["parent_uuid"] = parent_uuid
+        conn.execute(sa.insert(self._tables.flowdetails).values(**value))
+        for ad in fd:
+            self._insert_atom_details(conn, ad, fd.uuid)
+
+    def _insert_atom_details(self, conn: Any, ad: Any, parent_uuid: str) -> None:
+        value = self._redactor.atom_row(ad.to_dict())
+        value["parent_uuid"] = parent_uuid
+        value["atom_type"] = models.atom_detail_type(ad)
+        conn.execute(sa.insert(self._tables.atomdetails).values(**value))
+
+    def _update_atom_details(self, conn: Any, ad: Any, e_ad: Any) -> None:
+        e_ad.merge(ad)
+        table = self._tables.atomdetails
+        conn.execute(sa.update(table).where(table.c.uuid == e_ad.uuid)
+                     .values(self._redactor.atom_row(e_ad.to_dict())))
+
+    def _update_flow_details(self, conn: Any, fd: Any, e_fd: Any) -> None:
+        e_fd.merge(fd)
+        table = self._tables.flowdetails
+        conn.execute(sa.update(table).where(table.c.uuid == e_fd.uuid)
+                     .values(self._redactor.flow_row(e_fd.to_dict())))
+        for ad in fd:
+            e_ad = e_fd.find(ad.uuid)
+            if e_ad is None:
+                e_fd.add(ad)
+                self._insert_atom_details(conn, ad, fd.uuid)
+            else:
+                self._update_atom_details(conn, ad, e_ad)
 
     def _write(self, details: list[Any]) -> None:
         rows = [self._row(ad) for ad in details]
@@ -145,7 +182,7 @@ class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
                     known.merge(ad)
                     changed.append(known)
             flows = self._tables.flowdetails
-            values = known_flow.to_dict()
+            values = self._redactor.flow_row(known_flow.to_dict())
             values.pop("uuid", None)
             try:
                 with self._engine.begin() as conn:
@@ -201,6 +238,8 @@ class ExecutionBackend(impl_sqlalchemy.SQLAlchemyBackend):  # type: ignore[misc]
             sa.event.listen(engine, "connect", _sqlite_pragmas)
         super().__init__({"connection": url}, engine=engine)
         self._own_engine = engine
+        #: Masks secrets in every row written (and remembers the ones it saw).
+        self.redactor = Redactor()
         self._connection: Any = None
         self._lock = threading.Lock()
 
@@ -293,7 +332,7 @@ def to_execution(fd: Any) -> Execution:
     meta = fd.meta or {}
     return Execution(
         id=fd.uuid, workflow=str(meta.get("workflow", fd.name)), state=_state(fd),
-        input=dict(meta.get("input") or {}), output=meta.get("output"),
+        input=_masked(dict(meta.get("input") or {})), output=_masked(meta.get("output")),
         error=meta.get("error"), failed_task=meta.get("failed_task"),
         created_at=meta.get("created_at"), updated_at=meta.get("updated_at"),
         finished_at=meta.get("finished_at"), target=meta.get("target"))
@@ -317,7 +356,8 @@ def task_records(fd: Any) -> list[TaskRecord]:
             if state == states.SUCCESS and result["state"] != atoms.SUCCESS:
                 state = result["state"]
             error = error or result.get("error")
-            result = result.get("result")
+            published = _masked(published)
+            result = _masked(result.get("result"), everything=bool(result.get(SECRET_RESULT)))
         reported = (ad.meta or {}).get("progress_details") or {}
         progress = (dict(reported["details"])
                     if reported.get("details") and state == states.RUNNING else None)
@@ -325,6 +365,11 @@ def task_records(fd: Any) -> list[TaskRecord]:
                                   finished, progress))
     records.sort(key=lambda r: (r.started_at is None, r.started_at or 0.0))
     return records
+
+
+def _masked(value: Any, everything: bool = False) -> Any:
+    """What a reader may see of a stored value (rows written before redaction too)."""
+    return secrets.redact(value, everything=everything)[0]
 
 
 def _internal(name: str) -> bool:

@@ -29,6 +29,7 @@ from yaql.language import exceptions as yaql_exc
 from yaql.language import factory, specs, yaqltypes
 
 from tripleo_flow import exceptions
+from tripleo_flow.core import planenv
 
 _YAQL_RE = re.compile(r"<%(.*?)%>", re.S)
 _JINJA_RE = re.compile(r"{{(.*?)}}|{%(.*?)%}", re.S)
@@ -100,7 +101,12 @@ def _plain(value: Any) -> Any:
 
 
 def _y_yaml_parse(text: str) -> Any:
-    return yaml.safe_load(text)
+    """``text`` as YAML, within the default ``[limits]`` (no billion laughs)."""
+    try:
+        return planenv.parse_yaml(text)
+    except yaml.YAMLError as exc:
+        raise ExpressionError(f"yaml_parse({text[:40]!r})",
+                              planenv.describe_yaml_error(exc)) from exc
 
 
 @functools.lru_cache(maxsize=4096)
@@ -246,7 +252,7 @@ class Evaluator:
                 "json_dump": lambda v: json.dumps(v, sort_keys=True),
                 "json_parse": json.loads,
                 "yaml_dump": lambda v: yaml.safe_dump(v, default_flow_style=False),
-                "yaml_parse": yaml.safe_load}
+                "yaml_parse": _y_yaml_parse}
 
     def _yaql(self, text: str) -> Any:
         expression = _parse_yaql(text)

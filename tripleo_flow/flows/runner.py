@@ -26,10 +26,12 @@ from taskflow.types import failure, notifier
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
-from tripleo_flow.flows import atoms, compiler, workbook_model
+from tripleo_flow.core import secrets
+from tripleo_flow.flows import atoms, compiler, redaction, workbook_model
 from tripleo_flow.flows import engine as tf_engine
 from tripleo_flow.flows.executions import Execution, ExecutionStore
 from tripleo_flow.flows.workbook_loader import Catalog
+from tripleo_flow.plans.plan import PlanRepository
 
 LOG = logging.getLogger(__name__)
 
@@ -128,6 +130,7 @@ class Runner:
         catalog = self._catalog()
         workflow = catalog.get(meta["workflow"])
         ctx = workbook_model.apply_inputs(workflow, meta.get("input") or {})
+        self._learn_secrets(ctx.get("plan"))
         engine_pool, item_pool = self._pools()
         listeners = tuple(listeners)
 
@@ -158,6 +161,23 @@ class Runner:
         self.store.update_meta(fd, output=output, finished_at=time.time(), error=None,
                                failed_task=None)
         return self.store.get(fd.uuid)
+
+    def _learn_secrets(self, plan: Any) -> None:
+        """Tell the executions database the secrets of the plan an execution names and
+        of the configuration, so it masks them wherever they appear
+        (:mod:`tripleo_flow.flows.redaction`)."""
+        redactor = self.store.backend.redactor
+        conf = getattr(self._action_context, "conf", None)
+        if conf is not None:
+            redactor.learn(redaction.config_secrets(conf))
+        store = getattr(self._action_context, "store", None)
+        if not isinstance(plan, str) or store is None:
+            return
+        try:
+            env = PlanRepository(store).environment(plan)
+        except exceptions.TripleoFlowError:
+            return  # no such plan (yet): nothing to learn
+        redactor.learn(secrets.environment_secrets(env))
 
     def _failed(self, fd: Any, workflow: str, exc: BaseException) -> Execution:
         fresh = self.store.flow_detail(fd.uuid)

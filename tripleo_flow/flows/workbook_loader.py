@@ -17,10 +17,12 @@ import yaml
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
+from tripleo_flow.core import planenv
 from tripleo_flow.flows import workbook_validator
 from tripleo_flow.flows.workbook_model import Problem, Workbook, WorkflowSpec, parse_workbook
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: What the shipped workbooks are read with: no size or task limit.
+TRUSTED_SIZE = 1 << 62
 #: The shipped workbooks: ``workbooks/`` at the top of the source tree, seen by the
 #: package through the ``tripleo_flow/workbooks`` link (wheels hold the files).
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "workbooks"
@@ -35,19 +37,49 @@ def invalid(problems: Iterable[Problem]) -> exceptions.InvalidWorkbook:
     return error
 
 
-def read_file(path: Path) -> tuple[Workbook | None, list[Problem]]:
-    """Parse ``path``; unreadable files and YAML errors become problems."""
+@dataclass(frozen=True)
+class WorkbookLimits:
+    """``[limits] workbook_max_size`` (bytes of a file) and ``workbook_max_tasks``
+    (tasks of all its workflows)."""
+
+    max_size: int = 1 << 20
+    max_tasks: int = 1000
+
+
+def _count_tasks(document: object) -> int:
+    workflows = document.get("workflows") if isinstance(document, dict) else None
+    if not isinstance(workflows, dict):
+        return 0
+    return sum(len(wf["tasks"]) for wf in workflows.values()
+               if isinstance(wf, dict) and isinstance(wf.get("tasks"), dict))
+
+
+def read_file(path: Path, limits: WorkbookLimits = WorkbookLimits()) -> tuple[
+        Workbook | None, list[Problem]]:
+    """Parse ``path``; unreadable files, YAML errors and files past ``limits`` (checked
+    before the YAML is parsed for the size, before the workbook is for the tasks)
+    become problems."""
     try:
+        size = path.stat().st_size
+        if size > limits.max_size:
+            return None, [Problem(str(path), f"the file has {size} bytes, more than [limits] "
+                                  f"workbook_max_size ({limits.max_size}); split it into "
+                                  "several workbooks")]
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return None, [Problem(str(path), f"cannot read the file: {exc}")]
     try:
-        document = yaml.load(text, Loader=_LOADER)  # noqa: S506 (a safe loader)
+        document = planenv.parse_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         reason = getattr(exc, "problem", None) or str(exc)
         return None, [Problem(str(path), f"not valid YAML{where}: {reason}")]
+    tasks = _count_tasks(document)
+    if tasks > limits.max_tasks:
+        return None, [Problem(str(path), f"the workbook has {tasks} tasks, more than [limits] "
+                              f"workbook_max_tasks ({limits.max_tasks}); split it into "
+                              "several workbooks")]
     return parse_workbook(document, str(path))
 
 
@@ -151,16 +183,21 @@ def workbook_files(directory: Path) -> list[Path]:
                   if p.suffix in (".yaml", ".yml") and p.is_file())
 
 
+TRUSTED = WorkbookLimits(TRUSTED_SIZE, TRUSTED_SIZE)
+
+
 def load_catalog(directories: Iterable[tuple[Path, bool]], actions: Mapping[str, type[Action]],
                  broken: Mapping[str, str] | None = None,
-                 extra_files: Iterable[Path] = ()) -> Catalog:
-    """Read and check every workbook of ``directories`` (``(dir, shipped)`` pairs)."""
+                 extra_files: Iterable[Path] = (),
+                 limits: WorkbookLimits = WorkbookLimits()) -> Catalog:
+    """Read and check every workbook of ``directories`` (``(dir, shipped)`` pairs); a
+    user file past ``limits`` is listed with that problem (shipped ones are trusted)."""
     entries = []
     sources = [(path, shipped) for directory, shipped in directories
                for path in workbook_files(directory)]
     sources += [(Path(p), False) for p in extra_files]
     for path, shipped in sources:
-        workbook, problems = read_file(path)
+        workbook, problems = read_file(path, TRUSTED if shipped else limits)
         name = workbook.name if workbook else path.stem
         entries.append(Entry(name, path, shipped, workbook, problems))
     catalog = Catalog(entries)

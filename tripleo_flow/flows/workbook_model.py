@@ -312,8 +312,10 @@ def _scalar(text: str) -> Any:
         return text
     import yaml
 
+    from tripleo_flow.core import planenv
+
     try:
-        return yaml.safe_load(text)
+        return planenv.parse_yaml(text)
     except yaml.YAMLError:
         return text
 

@@ -9,6 +9,8 @@ task.  Pure: the caller passes the actions as a name -> class mapping.
 
 from __future__ import annotations
 
+import inspect
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -119,7 +121,7 @@ def _check_task(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, ty
         names, dynamic = expressions.task_references(value)
         if dynamic:
             out.append(f"task() in {key!r} needs a quoted task name, like task('name')")
-        for ref in sorted(names - set(workflow.tasks)):
+        for ref in sorted(n for n in names if n not in workflow.tasks):
             out.append(f"{key!r} refers to task({ref!r}), which is not in this workflow")
     if workflow.type == "reverse":
         if spec.transitions():
@@ -168,9 +170,8 @@ def _check_action_inputs(spec: TaskSpec, actions: Mapping[str, type[Action]],
     if cls is None:
         return [f"unknown action {name!r} (list actions with: tripleo-flow action list)"]
     out = []
-    inputs = cls.inputs()
+    inputs, takes_any = _signature(cls)
     known = {item[0] for item in inputs}
-    takes_any = _takes_kwargs(cls)
     if not takes_any:
         for key in sorted(set(spec.input) - known):
             out.append(f"unexpected input {key!r} for action {name!r} "
@@ -181,8 +182,15 @@ def _check_action_inputs(spec: TaskSpec, actions: Mapping[str, type[Action]],
     return out
 
 
-def _takes_kwargs(cls: type[Action]) -> bool:
-    import inspect
+_SIGNATURES: weakref.WeakKeyDictionary[type[Action], tuple[
+    list[tuple[str, str, bool, Any]], bool]] = weakref.WeakKeyDictionary()
 
-    return any(p.kind is p.VAR_KEYWORD
-               for p in inspect.signature(cls.execute).parameters.values())
+
+def _signature(cls: type[Action]) -> tuple[list[tuple[str, str, bool, Any]], bool]:
+    """An action's inputs and whether it takes any keyword (read once per class: a
+    workbook of many tasks calls few actions)."""
+    if cls not in _SIGNATURES:
+        takes_any = any(p.kind is p.VAR_KEYWORD
+                        for p in inspect.signature(cls.execute).parameters.values())
+        _SIGNATURES[cls] = (cls.inputs(), takes_any)
+    return _SIGNATURES[cls]

@@ -38,7 +38,8 @@ class InstalledLauncher:
             raise exceptions.InvalidInput(f"[heat] endpoint {self.endpoint!r} is not a URL.")
         return parts.hostname, parts.port or 80
 
-    def launch(self, restore_db: bool = False) -> HeatEndpoint:
+    def launch(self, restore_db: bool = False, owned_by: str | None = None) -> HeatEndpoint:
+        """Check the installed Heat answers (``owned_by`` does not apply: it is not ours)."""
         if restore_db:
             raise exceptions.InvalidInput(
                 "--restore-db does not apply to an installed Heat: its database is not "

@@ -40,8 +40,10 @@ class HeatEndpoint:
     heat_dir: str
     clouds_yaml: str
     heatrc: str
+    #: What the launch cleaned up first (the leftovers of a killed owner), for the user.
+    cleaned: tuple[str, ...] = ()
 
-    def as_dict(self) -> dict[str, str]:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -79,8 +81,13 @@ class HeatLauncher(Protocol):
 
     heat_type: str
 
-    def launch(self, restore_db: bool = False) -> HeatEndpoint:
-        """Start Heat and return once it is ready; undo everything on failure."""
+    def launch(self, restore_db: bool = False, owned_by: str | None = None) -> HeatEndpoint:
+        """Start Heat and return once it is ready; undo everything on failure.
+
+        :param owned_by: what owns this Heat (``"deploy"``): it then stops when this
+            process exits, however it exits, where the heat type allows (native), and
+            the next launch or kill cleans up after an owner that is gone.
+        """
 
     def kill(self, dump: bool = True) -> KillResult:
         """Dump the database, wipe it and stop everything; safe to repeat."""

@@ -3,13 +3,21 @@
 The process is started in a session of its own so that it keeps running after
 the launching command exits; ``run.json`` records its pid.  One engine worker,
 the in-process ``fake://`` transport, SQLite on tmpfs by default or MariaDB.
+
+A launch *owned* by its caller (``owned_by``, e.g. a deploy) runs heat-all
+under :mod:`.tether`, so it dies with the owning process even on SIGKILL, and
+records the owner in ``run.json``: the next launch or kill of the heat-dir
+finds the leftovers of an owner that is gone, stops them and drops their
+database without dumping it (the last good dump stays the current one).
 """
 
 from __future__ import annotations
 
 import datetime
+import logging
 import os
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,9 +30,20 @@ from tripleo_flow.heat.db_mariadb import MariaDBDatabase
 from tripleo_flow.heat.db_sqlite import SqliteDatabase, default_dir
 from tripleo_flow.heat.launcher import HeatEndpoint, HeatStatus, KillResult
 from tripleo_flow.heat.workdir import HeatDir
+from tripleo_flow.workspace import owner
 
+LOG = logging.getLogger(__name__)
 HOST = "127.0.0.1"
 INSTALL_COMMAND = "tripleo-flow heat install"
+#: Write ends of the tether pipes of the Heats this process owns, by heat.conf path.
+_TETHERS: dict[str, int] = {}
+
+
+def _release_tether(marker: str) -> None:
+    """Close this process' tether of ``marker`` (its supervisor then kills its group)."""
+    fd = _TETHERS.pop(marker, None)
+    if fd is not None:
+        os.close(fd)
 
 
 class NativeLauncher:
@@ -102,16 +121,29 @@ class NativeLauncher:
                 f"heat-manage db_sync failed (exit {rc}) for {self.work.root}:\n{tail}"
             )
 
-    def _start(self) -> subprocess.Popen[bytes]:
-        heat_all = self._binary("heat-all")
+    def _start(self, tethered: bool = False) -> subprocess.Popen[bytes]:
+        """Start heat-all in a session of its own; ``tethered``: under :mod:`.tether`."""
+        command = [self._binary("heat-all"), "--config-file", str(self.work.conf_file)]
         log_fd = self.work.open_log("heat-all.out")
+        read_fd = None
+        if tethered:
+            read_fd, write_fd = os.pipe()
+            _release_tether(self._marker())
+            _TETHERS[self._marker()] = write_fd
+            command = [sys.executable, "-I", str(Path(__file__).with_name("tether.py")),
+                       str(read_fd), "--", *command]
         try:
-            return subprocess.Popen([heat_all, "--config-file", str(self.work.conf_file)],
-                                    stdin=subprocess.DEVNULL, stdout=log_fd,
+            return subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log_fd,
                                     stderr=subprocess.STDOUT, cwd=self.work.root,
-                                    start_new_session=True)
+                                    start_new_session=True,
+                                    pass_fds=(read_fd,) if read_fd is not None else ())
+        except BaseException:
+            _release_tether(self._marker())
+            raise
         finally:
             os.close(log_fd)
+            if read_fd is not None:
+                os.close(read_fd)
 
     # -- hooks a container-based launcher overrides ----------------------------------
 
@@ -124,7 +156,7 @@ class NativeLauncher:
 
     def _start_heat(self, record: dict[str, Any]) -> Callable[[], str | None]:
         """Start heat-all, note it in ``record``; return a "why did it stop" probe."""
-        proc = self._start()
+        proc = self._start(tethered=bool(record.get("owner")))
         record["pid"] = proc.pid
 
         def alive() -> str | None:
@@ -141,7 +173,8 @@ class NativeLauncher:
         return db.engine_ids
 
     def _running(self, record: dict[str, Any]) -> bool:
-        return process.is_running(record.get("pid"), self._marker())
+        return (process.is_running(record.get("pid"), self._marker())
+                or bool(process.find(self._marker())))
 
     def _describe(self, record: dict[str, Any]) -> str:
         return f"heat-all pid {record.get('pid')}"
@@ -150,8 +183,12 @@ class NativeLauncher:
         """Stop what ``record`` says runs; return what was stopped."""
         stopped = []
         pid = record.get("pid")
+        _release_tether(self._marker())
         if pid and process.kill(pid, self._marker()):
             stopped.append(f"heat-all (pid {pid})")
+        for stray in process.find(self._marker()):  # escaped the group, lost its parent
+            if process.kill(stray, self._marker()):
+                stopped.append(f"heat-all (pid {stray})")
         if pid:
             record["pid"] = None
             self.work.write_run(record)
@@ -184,21 +221,40 @@ class NativeLauncher:
             )
         return record
 
-    def _clean_leftovers(self) -> None:
+    def _orphaned(self, record: dict[str, Any]) -> bool:
+        """Whether ``record`` was launched for an owner that is gone (killed, crashed)."""
+        return bool(record.get("owner")) and owner.liveness(record["owner"]) == owner.GONE
+
+    def _clean_leftovers(self) -> list[str]:
+        """Clean up after a crashed run; return what was done (for the user to read)."""
         record = self._read_run()
         if record is None:
-            return
-        if self._running(record):
-            raise exceptions.HeatRunning(
-                str(self.work.given), f"{self._describe(record)}, {self.endpoint}"
-            )
-        self._teardown(record, dump=True)
+            return []
+        running = self._running(record)
+        if not self._orphaned(record):
+            if running:
+                raise exceptions.HeatRunning(
+                    str(self.work.given), f"{self._describe(record)}, {self.endpoint}"
+                )
+            self._teardown(record, dump=True)
+            return []
+        what = self._describe(record)
+        left_by = (f"left by a killed {record['owner'].get('by') or 'process'} "
+                   f"({owner.describe(record['owner'])})")
+        result = self._teardown(record, dump=False)
+        done = [f"stopped {what} {left_by}" if running else
+                f"{what} {left_by} had already stopped"]
+        if any(item.endswith(" database") for item in result.stopped):
+            done.append("removed its database")
+        note = "; ".join(done)
+        LOG.warning("%s: %s.", self.work.given, note)
+        return [note]
 
     # -- the port ----------------------------------------------------------------
 
-    def launch(self, restore_db: bool = False) -> HeatEndpoint:
+    def launch(self, restore_db: bool = False, owned_by: str | None = None) -> HeatEndpoint:
         with self.work.locked():
-            self._clean_leftovers()
+            cleaned = self._clean_leftovers()
             self._check_installed()
             if restore_db and not self.work.dump_file.exists():
                 raise exceptions.DumpNotFound(str(self.work.dump_file))
@@ -207,6 +263,7 @@ class NativeLauncher:
             record: dict[str, Any] = {
                 "heat_type": self.heat_type, "pid": None, "port": self.port, "ready": False,
                 "database": db.record(),
+                "owner": {**owner.current(), "by": owned_by} if owned_by else None,
                 "started_at": datetime.datetime.now(datetime.UTC).isoformat(),
             }
             common.write_heat_files(self.work, self._settings(db))
@@ -232,14 +289,15 @@ class NativeLauncher:
                 raise
         return HeatEndpoint(heat_type=self.heat_type, endpoint=self.endpoint,
                             heat_dir=str(self.work.root), clouds_yaml=str(self.clouds_yaml),
-                            heatrc=str(self.work.heatrc))
+                            heatrc=str(self.work.heatrc), cleaned=tuple(cleaned))
 
     def kill(self, dump: bool = True) -> KillResult:
         with self.work.locked():
             record = self._read_run()
             if record is None:
                 return KillResult(heat_dir=str(self.work.root), dump=None, stopped=[])
-            return self._teardown(record, dump=dump)
+            # A killed owner's database is a half-done run: the last good dump stays.
+            return self._teardown(record, dump=dump and not self._orphaned(record))
 
     def status(self) -> HeatStatus:
         record = self._read_run()

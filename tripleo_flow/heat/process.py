@@ -44,6 +44,24 @@ def is_running(pid: int | None, marker: str) -> bool:
     return any(marker in part for part in cmdline(pid))
 
 
+def find(marker: str) -> list[int]:
+    """Live processes started with ``--config-file MARKER`` (heat-all, heat-manage...).
+
+    What :func:`kill` of a recorded pid cannot reach: a process that left its
+    parent's process group (heat-all's WSGI server calls ``setpgid``) and whose
+    parent is gone.
+    """
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        args = cmdline(int(entry.name))
+        pairs = zip(args, args[1:], strict=False)
+        if any(a == "--config-file" and b == marker for a, b in pairs):
+            found.append(int(entry.name))
+    return found
+
+
 def _reap(pid: int) -> bool:
     """Reap ``pid`` if it is our exited child; True when it is gone or not ours."""
     try:

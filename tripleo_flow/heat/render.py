@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import yaml
 
+from tripleo_flow.core import planenv
+
 #: Section and option names are Heat's; values come from :class:`HeatSettings`.
 _FAKE_KEYSTONE = "heat.engine.clients.os.keystone.fake_keystoneclient.FakeKeystoneClient"
 
@@ -131,7 +133,7 @@ def clouds_entry(endpoint: str) -> dict[str, object]:
 
 def merge_clouds_yaml(existing: str, name: str, entry: dict[str, object]) -> str:
     """``existing`` clouds.yaml text with cloud ``name`` set to ``entry``."""
-    data = yaml.safe_load(existing) if existing.strip() else {}
+    data = planenv.load_yaml(existing, "clouds.yaml") if existing.strip() else {}
     if not isinstance(data, dict):
         data = {}
     clouds = data.get("clouds")

@@ -11,7 +11,17 @@ from typing import Any
 
 import falcon
 
-from tripleo_flow.http import auth, errors, idempotency, plans, uploads, workflows
+from tripleo_flow.api.paths import ServerPaths, purge_downloads
+from tripleo_flow.http import (
+    auth,
+    downloads,
+    errors,
+    idempotency,
+    media,
+    plans,
+    uploads,
+    workflows,
+)
 from tripleo_flow.http.spec import (
     ARRAY,
     GZIP,
@@ -107,6 +117,10 @@ ROUTES: list[Route] = [
     Route("/v1/uploads/{upload_id}", "upload", {
         "get": Operation("Show an upload", tags=TAGS_WF),
         "delete": Operation("Delete an upload", status=204, response=None, tags=TAGS_WF)}),
+    Route("/v1/downloads/{download_id}", "download", {
+        "get": Operation("A file written by a workflow started here (an output-path input)",
+                         response={}, response_type="application/octet-stream",
+                         errors=(404,), tags=TAGS_WF)}),
     Route("/v1/workflows", "workflows", {
         "get": Operation("List workflows with their inputs", response=ARRAY, errors=(503,),
                          tags=TAGS_WF)}),
@@ -145,9 +159,16 @@ def upload_dir(client: Any) -> Path:
     return Path(client.data_dir) / "uploads"
 
 
+def server_paths(client: Any) -> ServerPaths:
+    """What a workflow started over HTTP may read and write (:mod:`tripleo_flow.api.paths`)."""
+    api = client.conf.api
+    return ServerPaths.for_data_dir(Path(client.data_dir), api.allowed_paths, api.upload_ttl)
+
+
 def _resources(client: Any, sse_interval: float) -> dict[str, Any]:
     api = client.conf.api
     uploaded = upload_dir(client)
+    paths = server_paths(client)
     keys = idempotency.IdempotencyKeys(lambda: client.executions_engine,
                                        api.idempotency_key_ttl)
     return {
@@ -165,7 +186,8 @@ def _resources(client: Any, sse_interval: float) -> dict[str, Any]:
         "uploads": uploads.Uploads(uploaded, api.max_upload_size, api.upload_ttl),
         "upload": uploads.Upload(uploaded),
         "workflows": workflows.Workflows(client),
-        "workflow_executions": workflows.WorkflowExecutions(client, keys),
+        "workflow_executions": workflows.WorkflowExecutions(client, keys, paths),
+        "download": downloads.Download(paths.downloads),
         "executions": workflows.Executions(client), "execution": workflows.Execution(client),
         "execution_tasks": workflows.ExecutionTasks(client),
         "execution_events": workflows.ExecutionEvents(client, sse_interval),
@@ -179,12 +201,16 @@ def make_app(client: Any, sse_interval: float = 0.2) -> Any:
     conf = client.conf
     auth.check_configured(conf)
     uploads.purge_expired(upload_dir(client), conf.api.upload_ttl)
+    purge_downloads(server_paths(client).downloads, conf.api.upload_ttl)
     keystone = conf.api.auth_strategy == "keystone"
     public = [r.path for r in ROUTES if all(op.public for op in r.operations.values())]
     app = falcon.App(middleware=[auth.TokenAuth(conf.api.auth_token, keystone, public,
                                                 conf.api.reader_roles, conf.api.writer_roles,
                                                 conf.api.project_ids)])
     app.req_options.strip_url_path_trailing_slash = True
+    json_handler = media.handler(conf.limits.yaml_max_depth, conf.limits.yaml_max_nodes)
+    app.req_options.media_handlers[falcon.MEDIA_JSON] = json_handler
+    app.resp_options.media_handlers[falcon.MEDIA_JSON] = json_handler
     errors.install(app)
     resources = _resources(client, sse_interval)
     for route in ROUTES:

@@ -19,6 +19,7 @@ answers both in the API's JSON error shape.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
 import logging
 from collections.abc import Callable, Iterable
@@ -33,6 +34,8 @@ from tripleo_flow.http import errors
 LOG = logging.getLogger(__name__)
 
 TOKEN_HEADER = "X-Auth-Token"
+#: The shortest ``[api] auth_token`` accepted when the API listens beyond loopback.
+MIN_EXPOSED_TOKEN = 32
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
@@ -102,6 +105,35 @@ def check_configured(conf: Any) -> None:
         raise exceptions.InvalidInput(
             "No [api] auth_token is set, so no request could be authenticated. Set it in the "
             "configuration file (or use [api] auth_strategy = keystone).")
+
+
+def is_loopback(host: str) -> bool:
+    """True when ``host`` is ``localhost`` or a loopback address (127.0.0.0/8, ::1)."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip().strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_exposure(conf: Any, host: str) -> list[str]:
+    """Refuse a short shared token on a non-loopback ``host``; the warnings to show.
+
+    :raises InvalidInput: ``[api] auth_token`` is shorter than
+        :data:`MIN_EXPOSED_TOKEN` characters and ``host`` is not loopback
+    """
+    if is_loopback(host):
+        return []
+    token = conf.api.auth_token or ""
+    if conf.api.auth_strategy == "token" and len(token) < MIN_EXPOSED_TOKEN:
+        raise exceptions.InvalidInput(
+            f"[api] auth_token has {len(token)} characters; listening on {host!r} (not "
+            f"loopback) needs at least {MIN_EXPOSED_TOKEN}. Make one with: python3 -c "
+            "'import secrets; print(secrets.token_hex(32))', or listen on 127.0.0.1.")
+    return [f"The API on {host!r} serves plain HTTP: tokens and plans cross the network "
+            "unencrypted. Put a TLS-terminating proxy in front of it, or listen on 127.0.0.1 "
+            "and reach it through an SSH tunnel."]
 
 
 def wrap_keystone(app: Callable[..., Any], conf: Any,

@@ -9,6 +9,7 @@ shape.
 
 from __future__ import annotations
 
+import errno
 import logging
 from typing import Any
 
@@ -41,10 +42,49 @@ def handle_tripleo_error(req: falcon.Request, resp: falcon.Response,
     resp.media = body(error.kind, str(error))
 
 
+#: errno values of an OSError that a request's own value causes (a name too long for
+#: the file system, a byte it refuses), answered 400; any other OSError is the server's
+#: (503).  Neither answer names a server path.
+_INPUT_ERRNOS = {errno.ENAMETOOLONG: "a name in the request is too long for the server's "
+                                     "file system (255 bytes at most)",
+                 errno.EINVAL: "a name in the request is not valid on the server's file system",
+                 errno.EILSEQ: "a name in the request is not valid on the server's file system",
+                 errno.ELOOP: "a name in the request leads to a symbolic link loop",
+                 errno.EISDIR: "a name in the request is a directory on the server",
+                 errno.ENOTDIR: "a name in the request goes through a file as a directory"}
+
+
+def translate(error: Exception) -> exceptions.TripleoFlowError | None:
+    """The API error an unexpected ``error`` stands for (None: a bug, answered 500).
+
+    A ValueError (bad text, a number out of range) or an OSError a request's value
+    provokes is the request's fault; other OSErrors mean the server cannot work.
+    """
+    if isinstance(error, OSError):
+        reason = _INPUT_ERRNOS.get(error.errno or 0)
+        if reason is not None:
+            return exceptions.InvalidInput(f"Refused: {reason}. Use a shorter, plainer name.")
+        return exceptions.BackendUnavailable(
+            f"The server could not read or write its files ({error.strerror or 'I/O error'}); "
+            "try again later or tell its administrator.")
+    if isinstance(error, RecursionError):
+        return exceptions.InvalidInput(
+            "Refused: a value in the request is nested too deeply; flatten it.")
+    if isinstance(error, ValueError):
+        text = str(error).splitlines()[0][:300] if str(error) else type(error).__name__
+        return exceptions.InvalidInput(f"Refused: invalid value in the request ({text}).")
+    return None
+
+
 def handle_unexpected(req: falcon.Request, resp: falcon.Response, error: Exception,
                       params: Any) -> None:
     if isinstance(error, falcon.HTTPError):
         raise error
+    translated = translate(error)
+    if translated is not None:
+        LOG.info("%s %s refused: %s: %s", req.method, req.path, type(error).__name__, error)
+        handle_tripleo_error(req, resp, translated, params)
+        return
     LOG.exception("%s %s crashed", req.method, req.path)
     resp.status = falcon.HTTP_500
     resp.media = body("error", f"Internal error ({type(error).__name__}); "

@@ -9,11 +9,12 @@ process.  :func:`format_event` is the SSE wire format (pure).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
+
+from tripleo_flow.http import media
 
 ENDED = frozenset({"SUCCESS", "FAILURE", "REVERTED", "INTERRUPTED"})
 
@@ -24,8 +25,8 @@ def format_event(event: str, data: Any, event_id: int | None = None) -> bytes:
     if event_id is not None:
         lines.append(f"id: {event_id}")
     lines.append(f"event: {event}")
-    lines.append("data: " + json.dumps(data, sort_keys=True, default=str))
-    return ("\n".join(lines) + "\n\n").encode()
+    head = ("\n".join(lines) + "\ndata: ").encode()
+    return head + media.dumps(data, sort_keys=True) + b"\n\n"
 
 
 def ended(execution: Any) -> bool:
@@ -51,10 +52,10 @@ def follow(client: Any, execution_id: str, interval: float = 0.2, keepalive: flo
             sequence += 1
             quiet = 0.0
             yield format_event("task", {"execution_id": execution_id,
-                                        **dataclasses.asdict(task)}, sequence)
+                                        **media.fields(task)}, sequence)
         if ended(execution):
             sequence += 1
-            yield format_event("execution", dataclasses.asdict(execution), sequence)
+            yield format_event("execution", media.fields(execution), sequence)
             return
         if quiet >= keepalive:
             quiet = 0.0

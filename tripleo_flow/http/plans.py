@@ -21,7 +21,11 @@ def json_object(req: falcon.Request) -> dict[str, Any]:
     try:
         media = req.get_media(default_when_empty=None)
     except falcon.MediaMalformedError as exc:
-        raise exceptions.InvalidInput(f"The request body is not valid JSON: {exc}") from exc
+        cause = exc.__cause__
+        if isinstance(cause, exceptions.TripleoFlowError):  # refused by http.media.loads
+            raise cause from None
+        raise exceptions.InvalidInput(
+            f"The request body is not valid JSON: {cause or exc}") from exc
     if not isinstance(media, dict):
         raise exceptions.InvalidInput("The request body must be a JSON object.")
     return media

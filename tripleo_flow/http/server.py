@@ -17,7 +17,7 @@ import sys
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.http import errors
+from tripleo_flow.http import auth, errors
 
 LOG = logging.getLogger(__name__)
 
@@ -76,11 +76,13 @@ def make_server(client: Any, host: str | None = None, port: int | None = None,
     from tripleo_flow.http.app import make_app
 
     conf = client.conf
+    bind_host = host or conf.api.host
+    for warning in auth.check_exposure(conf, bind_host):
+        LOG.warning("%s", warning)
     app = make_app(client)
     # Warm the workflow engine so concurrent first requests share one runner.
     client.list_workflows()
     client.list_executions()
-    bind_host = host or conf.api.host
     bind_port = conf.api.port if port is None else port
     max_upload = conf.api.max_upload_size
     sockets: dict[Any, Any] = {}

@@ -3,20 +3,20 @@ list and show executions and their tasks, stream an execution's events."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any
 
 import falcon
 
-from tripleo_flow.http import events, idempotency
+from tripleo_flow.api.paths import ServerPaths
+from tripleo_flow.http import events, idempotency, media
 from tripleo_flow.http.plans import field, json_object
 
 IDEMPOTENCY_HEADER = idempotency.HEADER
 
 
 def execution_body(execution: Any) -> dict[str, Any]:
-    return dataclasses.asdict(execution)
+    return media.fields(execution)
 
 
 class Workflows:
@@ -26,7 +26,7 @@ class Workflows:
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = [{"name": w.full_name, "workbook": w.workbook, "type": w.type,
                        "description": w.description,
-                       "inputs": [dataclasses.asdict(i) for i in w.inputs]}
+                       "inputs": [media.fields(i) for i in w.inputs]}
                       for w in self.client.list_workflows()]
 
 
@@ -40,9 +40,11 @@ class WorkflowExecutions:
     user who sent them (``X-User-Id``), so two users never collide.
     """
 
-    def __init__(self, client: Any, keys: idempotency.IdempotencyKeys) -> None:
+    def __init__(self, client: Any, keys: idempotency.IdempotencyKeys,
+                 paths: ServerPaths | None = None) -> None:
         self.client = client
         self.keys = keys
+        self.paths = paths
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         media = json_object(req) if req.content_length else {}
@@ -50,17 +52,21 @@ class WorkflowExecutions:
         target = field(media, "target", str, None)
         key = req.get_header(IDEMPOTENCY_HEADER)
         if key is None:
-            execution = self.client.run_workflow(name, inputs, wait=False, target=target)
+            execution = self.client.run_workflow(name, inputs, wait=False, target=target,
+                                                 paths=self.paths)
         else:
             idempotency.check_key(key)
             fingerprint = json.dumps([name, inputs, target], sort_keys=True, default=str)
             execution_id = self.keys.start(key, fingerprint, lambda: self.client.run_workflow(
-                name, inputs, wait=False, target=target).id,
+                name, inputs, wait=False, target=target, paths=self.paths).id,
                 owner=getattr(req.context, "user_id", ""))
             execution = self.client.get_execution(execution_id)
         resp.status = falcon.HTTP_202
         resp.location = f"/v1/executions/{execution.id}"
         resp.media = execution_body(execution)
+        if self.paths is not None:
+            made = {k: self.paths.download_id(v) for k, v in execution.input.items()}
+            resp.media["downloads"] = {k: f"/v1/downloads/{d}" for k, d in made.items() if d}
 
 
 class Executions:
@@ -85,7 +91,7 @@ class ExecutionTasks:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
-        resp.media = [dataclasses.asdict(t) for t in self.client.execution_tasks(execution_id)]
+        resp.media = [media.fields(t) for t in self.client.execution_tasks(execution_id)]
 
 
 class ExecutionEvents:

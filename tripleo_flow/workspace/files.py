@@ -38,22 +38,40 @@ def write_private(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+#: Suffix of the copy :func:`write` keeps of a file it replaces, until the next write.
+PREVIOUS_SUFFIX = ".prev"
+
+
 def write(root: Path, files: Mapping[str, bytes]) -> dict[str, str | None]:
-    """Write ``files`` under ``root``; return what each held before (base64, or None)."""
+    """Write ``files`` under ``root``; return, for each, the name of the private copy of
+    what it held before (``<name>.prev`` beside it), or None when it did not exist.
+
+    The record names files instead of holding their content: these files can hold
+    secrets and the record is persisted in the executions database.
+    """
     backup: dict[str, str | None] = {}
     for name, data in files.items():
         path = root / name
-        backup[name] = base64.b64encode(path.read_bytes()).decode() if path.exists() else None
+        backup[name] = None
+        if path.exists():
+            previous = path.with_name(path.name + PREVIOUS_SUFFIX)
+            write_private(previous, path.read_bytes())
+            backup[name] = previous.name
         write_private(path, data)
     return backup
 
 
 def restore(root: Path, backup: Mapping[str, str | None]) -> None:
-    """Undo :func:`write`: put back old contents, remove files that did not exist."""
+    """Undo :func:`write`: put back old contents, remove files that did not exist.
+    Safe to run twice (a copy already put back is gone)."""
     for name, old in backup.items():
         path = root / name
         if old is None:
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
-        else:
+        elif "." in old:  # the name of the copy (base64 text never holds a dot)
+            previous = path.with_name(old)
+            if previous.exists():
+                os.replace(previous, path)
+        else:  # a record written before records named copies: the content in base64
             write_private(path, base64.b64decode(old))

@@ -62,3 +62,43 @@ def test_missing_image_names_the_build_command(tmp_path: Path, heat_venv: Path,
         api.launch_heat(str(tmp_path / "work"), "container")
     assert "tripleo-flow heat image build" in str(err.value)
     assert not HeatDir(tmp_path / "work").run_file.exists()
+
+
+KILLED_OWNER = r"""
+import os, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from tests.functional.heat.conftest import make_conf
+from tripleo_flow.heat import make_launcher
+tmp, venv, podman_url, image = (Path(a) for a in sys.argv[2:6])
+conf = make_conf(tmp, venv, podman_url=str(podman_url), image=str(image))
+conf.set_override("api_port", int(sys.argv[6]), group="heat")
+make_launcher(conf, "container", str(tmp / "work")).launch(owned_by="deploy")
+os.kill(os.getpid(), 9)  # the owner dies without a word, as a killed deploy does
+"""
+
+
+def test_killed_owners_container_is_stopped_by_the_next_launch(
+        container_client: Client, tmp_path: Path, heat_venv: Path, podman_url: str,
+        heat_image: str) -> None:
+    import subprocess
+    import sys
+
+    heat_dir = str(tmp_path / "work")
+    work = HeatDir(heat_dir)
+    name = f"tripleo-flow-heat-{work.token}"
+    port = container_client.conf.heat.api_port
+    root = Path(__file__).resolve().parents[3]
+    owner = subprocess.run([sys.executable, "-c", KILLED_OWNER, str(root), str(tmp_path),
+                            str(heat_venv), podman_url, heat_image, str(port)],
+                           capture_output=True, text=True, check=False)
+    assert owner.returncode == -9, owner.stderr
+    assert _containers(podman_url, name) == [name]  # a container outlives its owner...
+    record = work.read_run()
+    assert record is not None and record["owner"]["by"] == "deploy"
+
+    ep = container_client.launch_heat(heat_dir, "container")  # ...until the next launch
+    assert list(ep["cleaned"]) == [
+        f"stopped container {name} left by a killed deploy "
+        f"(pid {record['owner']['pid']} on {record['owner']['host']}); removed its database"]
+    assert work.read_run()["owner"] is None  # a plain launch is owned by nobody

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,6 +84,17 @@ def running_api(tmp_path: Path,
             client.conf.set_override(name, value, group=group)
     with serving(client, token) as running:
         yield running
+
+
+def finished(api: Api, execution_id: str, timeout: float = 60) -> dict[str, Any]:
+    """The execution once it has ended (polled through GET /v1/executions/{id})."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        body: dict[str, Any] = api("GET", f"/v1/executions/{execution_id}").json()
+        if body["finished_at"] is not None:
+            return body
+        time.sleep(0.1)
+    raise AssertionError(f"execution {execution_id} did not end in {timeout} s")
 
 
 @pytest.fixture

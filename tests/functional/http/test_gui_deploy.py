@@ -11,6 +11,7 @@ import pytest
 from tests.functional.heat.conftest import DEFAULT_VENV
 from tests.functional.http.conftest import Api
 from tests.functional.http.test_api import sse
+from tests.functional.mariadb import free_port
 
 
 def test_the_gui_deploys_the_sample_plan(api: Api, tmp_path: Path) -> None:
@@ -18,15 +19,17 @@ def test_the_gui_deploys_the_sample_plan(api: Api, tmp_path: Path) -> None:
     if not (venv / "bin" / "heat-all").exists():
         pytest.fail(f"No Heat virtualenv at {venv}: run tools/setup-heat.sh")
     api.client.conf.set_override("venv", str(venv), group="heat")
+    # A port of its own: Heat's default one may be held by another Heat on this machine.
+    api.client.conf.set_override("api_port", free_port(), group="heat")
 
     created = api("POST", "/v1/plans", params={"name": "gui", "sample": "true"})
     assert created.status_code == 201, created.text
     changed = api("PUT", "/v1/plans/gui/parameters", json={"parameters": {"ComputeCount": 2}})
     assert changed.status_code == 200, changed.text
 
-    work = tmp_path / "work"
+    # Over HTTP a work directory is a plain name in the server's own work area.
     started = api("POST", "/v1/workflows/deploy/executions",
-                  json={"input": {"plan": "gui", "heat_type": "native", "work_dir": str(work)}})
+                  json={"input": {"plan": "gui", "heat_type": "native", "work_dir": "gui"}})
     assert started.status_code == 202, started.text
     with api("GET", f"/v1/executions/{started.json()['id']}/events", stream=True) as response:
         messages = sse(response)
@@ -42,6 +45,8 @@ def test_the_gui_deploys_the_sample_plan(api: Api, tmp_path: Path) -> None:
 
     status = api("GET", "/v1/plans/gui/deployment").json()
     assert status["deployment_status"] == "DEPLOY_SUCCESS", status
+    work = Path(api.client.data_dir) / "work" / "gui"
+    assert status["work_dir"] == str(work)
     inventory = (work / "config-download" / "tripleo-ansible-inventory.yaml").read_text()
     assert inventory.count("novacompute-") >= 2  # the two computes set through the API
     assert api("GET", "/v1/plans/gui/deployment/failures").json() == []

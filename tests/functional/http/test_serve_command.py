@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import signal
 import socket
 import subprocess
@@ -17,7 +18,7 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def command(tmp_path: Path, token: str | None) -> list[str]:
+def command(tmp_path: Path, token: str | None, host: str = "127.0.0.1") -> list[str]:
     conf = tmp_path / "tripleo-flow.conf"
     text = f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n"
     if token:
@@ -25,7 +26,7 @@ def command(tmp_path: Path, token: str | None) -> list[str]:
     conf.write_text(text)
     conf.chmod(0o600)
     exe = Path(sys.executable).parent / "tripleo-flow"
-    return [str(exe), "--config-file", str(conf), "api", "serve", "--host", "127.0.0.1"]
+    return [str(exe), "--config-file", str(conf), "api", "serve", "--host", host]
 
 
 def test_serve_answers_with_the_token_and_stops_on_interrupt(tmp_path: Path) -> None:
@@ -51,3 +52,45 @@ def test_serve_refuses_to_start_without_a_token(tmp_path: Path) -> None:
                           check=False)
     assert done.returncode == 2
     assert "No [api] auth_token is set" in done.stderr
+
+
+def test_serve_beyond_loopback_refuses_a_short_token(tmp_path: Path) -> None:
+    done = subprocess.run(command(tmp_path, "x" * 31, host="0.0.0.0"), capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 2, done.stderr
+    assert "auth_token has 31 characters" in done.stderr
+    assert "at least 32" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_serve_beyond_loopback_warns_of_plain_http(tmp_path: Path) -> None:
+    port = free_port()
+    token = secrets.token_hex(32)
+    proc = subprocess.Popen(command(tmp_path, token, host="0.0.0.0") + ["--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        banner = proc.stdout.readline()
+        assert f":{port}/v1/" in banner
+        url = f"http://127.0.0.1:{port}/v1/plans"
+        assert requests.get(url, headers={"X-Auth-Token": token}, timeout=30).json() == []
+    finally:
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(30)
+    assert code == 0
+    assert proc.stderr is not None
+    assert "serves plain HTTP" in proc.stderr.read()
+
+
+def test_serve_on_loopback_keeps_short_tokens_without_warning(tmp_path: Path) -> None:
+    port = free_port()
+    proc = subprocess.Popen(command(tmp_path, "short", host="localhost") + ["--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        assert f":{port}/v1/" in proc.stdout.readline()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(30)
+    assert proc.stderr is not None
+    assert "plain HTTP" not in proc.stderr.read()

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tripleo_flow import exceptions
 from tripleo_flow.actions import std
 
 
@@ -26,7 +27,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_GET(self) -> None:
-        if self.path.startswith("/missing"):
+        if self.path.startswith("/redirect"):
+            self.send_response(302)
+            self.send_header("Location", self.path.split("?to=", 1)[1])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif self.path.startswith("/missing"):
             self._reply(404, {"error": "no such thing"})
         elif self.path.startswith("/text"):
             self._reply(200, b"plain words", "text/plain")
@@ -93,3 +99,23 @@ def test_http_error_status_fails(server: str) -> None:
 def test_http_unreachable_fails() -> None:
     with pytest.raises(std.ActionFailed, match="failed"):
         _run(std.Http, url="http://127.0.0.1:9/", timeout=2)
+
+
+@pytest.mark.parametrize("url", [
+    "file:///etc/passwd", "FILE:///etc/hostname", "ftp://127.0.0.1:9/x", "data:,secret",
+    "/etc/passwd", "http:///etc/passwd", "gopher://127.0.0.1:9/", 42,
+])
+def test_http_refuses_other_schemes(url: Any) -> None:
+    with pytest.raises(exceptions.InvalidInput, match="only sends http:// and https://"):
+        _run(std.Http, url=url, timeout=2)
+
+
+@pytest.mark.parametrize("to", ["ftp://127.0.0.1:9/x", "file:///etc/passwd"])
+def test_http_refuses_a_redirect_to_another_scheme(server: str, to: str) -> None:
+    with pytest.raises(exceptions.InvalidInput, match="only sends http:// and https://"):
+        _run(std.Http, url=f"{server}/redirect?to={to}", timeout=2)
+
+
+def test_http_follows_a_redirect_to_http(server: str) -> None:
+    result = _run(std.Http, url=f"{server}/redirect?to={server}/thing", timeout=5)
+    assert result["content"] == {"path": "/thing", "agent": None}

@@ -1,0 +1,165 @@
+"""Crash campaign of ``tripleo-flow deploy`` (sample plan, real native heat-all).
+
+``kill -9`` of the deploy process at each point where it holds something (Heat
+starting, the stack being created, config-download, the final database dump),
+each retry being killed at the next point, then a retry that succeeds.  After
+each kill: no Heat process (by pid and by port), and ``deployment status``
+says the deployment was interrupted.  And Ctrl-C (SIGINT): the flow reverts,
+Heat stops, the status records it, exit 130 with one line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.functional.heat.conftest import heat_processes
+from tests.functional.heat.test_deploy_progress import _conf_file
+from tripleo_flow.api import Client
+from tripleo_flow.heat.workdir import HeatDir
+
+pytestmark = pytest.mark.functional
+ROOT = Path(__file__).resolve().parents[3]
+
+
+class Deploy:
+    """``tripleo-flow deploy`` of plan ``oc`` as a subprocess, watched from outside."""
+
+    def __init__(self, tmp_path: Path, conf: Path) -> None:
+        self.conf = conf
+        self.work = tmp_path / "work"
+        self.heat = HeatDir(self.work)
+        self.stderr = tmp_path / "deploy.err"
+        self.port = int(next(line.split("=")[1] for line in conf.read_text().splitlines()
+                             if line.startswith("api_port")))
+
+    def cli(self, *args: str) -> list[str]:
+        return [sys.executable, "-m", "tripleo_flow.cli.main", "--config-file",
+                str(self.conf), *args]
+
+    def start(self) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            self.cli("deploy", "--plan", "oc", "--work-dir", str(self.work),
+                     "-f", "value", "-c", "deployment_status"),
+            stdout=subprocess.PIPE, stderr=self.stderr.open("w"), text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+
+    def run_record(self) -> dict:
+        try:
+            return json.loads(self.heat.run_file.read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def wait_for(self, proc: subprocess.Popen[str], point: Callable[[], bool],
+                 what: str) -> None:
+        deadline = time.monotonic() + 300
+        while not point():
+            assert proc.poll() is None, f"deploy ended before {what}: {self.stderr.read_text()}"
+            assert time.monotonic() < deadline, f"deploy never reached {what}"
+            time.sleep(0.002)
+
+    def status(self) -> dict:
+        out = subprocess.run(self.cli("deployment", "status", "--plan", "oc", "-f", "json"),
+                             capture_output=True, text=True, check=True, cwd=ROOT,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout
+        result: dict = json.loads(out)
+        return result
+
+    def assert_no_heat(self, pids: list[int]) -> None:
+        """No Heat process by pid or marker, nothing listening on the port (bounded wait)."""
+        deadline = time.monotonic() + 15
+        while True:
+            alive = [p for p in pids if Path(f"/proc/{p}/cmdline").exists()
+                     and Path(f"/proc/{p}/cmdline").read_bytes()]
+            alive += heat_processes(self.heat.conf_file)
+            listening = _listens(self.port)
+            if not alive and not listening:
+                return
+            assert time.monotonic() < deadline, (
+                f"Heat outlived its deploy: pids {alive}, port {self.port} listening: "
+                f"{listening}")
+            time.sleep(0.05)
+
+
+def _listens(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _heat_pids(deploy: Deploy) -> list[int]:
+    pid = deploy.run_record().get("pid")
+    return [*([pid] if pid else []), *heat_processes(deploy.heat.conf_file)]
+
+
+@pytest.fixture
+def deploy(tmp_path: Path, heat_venv: Path) -> Deploy:
+    conf = _conf_file(tmp_path, heat_venv)
+    client = Client.from_config_files([str(conf)])
+    try:
+        client.create_plan("oc", sample=True)
+    finally:
+        client.close()
+    return Deploy(tmp_path, conf)
+
+
+def test_kill_9_at_each_point_then_a_retry_succeeds(deploy: Deploy) -> None:
+    heat, work = deploy.heat, deploy.work
+    points: list[tuple[str, Callable[[], bool]]] = [
+        ("Heat starting", lambda: bool(deploy.run_record().get("pid"))
+         and not deploy.run_record().get("ready")),
+        ("the stack being created", lambda: bool(deploy.run_record().get("ready"))),
+        ("config-download", lambda: (work / "outputs.yaml").exists()),
+        # KillHeat stopped heat-all (pid cleared) and is dumping the database.
+        ("the database dump", lambda: (work / "config-download").exists()
+         and deploy.run_record().get("ready") is True
+         and deploy.run_record().get("pid") is None),
+    ]
+    for what, point in points:
+        proc = deploy.start()
+        deploy.wait_for(proc, point, what)
+        pids = _heat_pids(deploy)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        deploy.assert_no_heat(pids)
+        status = deploy.status()
+        assert status["deployment_status"] == "DEPLOY_INTERRUPTED", (what, status)
+        assert "(gone)" in status["process"] and "deploy again" in status["message"]
+
+    proc = deploy.start()
+    out, _ = proc.communicate(timeout=600)
+    err = deploy.stderr.read_text()
+    assert proc.returncode == 0 and out.strip() == "DEPLOY_SUCCESS", err
+    # The retry said what it cleaned up after the last killed run (its database).
+    assert "left by a killed deploy" in err and "removed its database" in err, err
+    assert deploy.status()["deployment_status"] == "DEPLOY_SUCCESS"
+    assert heat.read_run() is None and heat.dump_file.stat().st_size > 0
+    deploy.assert_no_heat([])
+    assert list(Path("/dev/shm").glob(f"tripleo-flow-heat-{heat.token}*")) == []
+
+
+def test_ctrl_c_reverts_stops_heat_and_records_it(deploy: Deploy) -> None:
+    proc = deploy.start()
+    deploy.wait_for(proc, lambda: bool(deploy.run_record().get("ready")), "the stack")
+    pids = _heat_pids(deploy)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=120)
+    err = deploy.stderr.read_text()
+    assert proc.returncode == 130, err
+    lines = [line for line in err.splitlines() if "interrupted by SIGINT" in line]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert "Deployment of plan 'oc'" in lines[0] and "reverted" in lines[0]
+    deploy.assert_no_heat(pids)
+    assert deploy.heat.read_run() is None
+    status = deploy.status()
+    assert status["deployment_status"] == "DEPLOY_FAILED"
+    assert "interrupted by SIGINT" in status["message"]
+    assert not (deploy.work / "config-download").exists()

@@ -1,0 +1,173 @@
+"""Hostile request bodies and names: a clear 4xx, never a 500, and nothing stored that
+breaks a later answer.  Every GET route answers as before after each of them."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.functional.http.conftest import Api, finished, running_api
+from tests.functional.http.test_api import tarball
+from tests.plan_trees import write_tree
+from tripleo_flow.http.app import ROUTES
+
+JSON = {"Content-Type": "application/json"}
+LONG = "a" * 300
+DEEP = "[" * 900 + "]" * 900
+#: GET routes not asked here: the parameter schema launches an ephemeral Heat
+#: (tests/functional/heat covers it); events stream until the execution ends.
+SKIPPED = {"/v1/plans/{name}/parameters/schema"}
+
+
+def strict_json(text: str) -> Any:
+    """Parse ``text`` as JSON proper: NaN and Infinity are errors."""
+    def refuse(name: str) -> Any:
+        raise ValueError(f"{name} in an answer")
+    return json.loads(text, parse_constant=refuse)
+
+
+@pytest.fixture
+def api(tmp_path: Path) -> Iterator[Api]:
+    with running_api(tmp_path, {"limits": {"yaml_max_nodes": 5000}}) as running:
+        yield running
+
+
+def _setup(api: Api, tmp_path: Path) -> dict[str, str]:
+    """A plan, ended executions, a download and an upload: the ids GET routes need."""
+    assert api("POST", "/v1/plans?name=p&sample=true").status_code == 201
+    started = api("POST", "/v1/workflows/tripleo.parameters.update_parameters/executions",
+                  json={"input": {"plan": "p", "parameters": {"Debug": True}}})
+    assert started.status_code == 202, started.text
+    execution_id = started.json()["id"]
+    assert finished(api, execution_id)["state"] == "SUCCESS"
+    export = api("POST", "/v1/workflows/tripleo.plan.export_deployment_plan/executions",
+                 json={"input": {"plan": "p", "output": "p.tar.gz"}})
+    assert export.status_code == 202, export.text
+    assert finished(api, export.json()["id"])["state"] == "SUCCESS"
+    download_id = export.json()["downloads"]["output"].rsplit("/", 1)[1]
+    upload = api("POST", "/v1/uploads", data=tarball(write_tree(tmp_path / "up", {"a.yaml": "{}"})),
+                 headers={"Content-Type": "application/gzip"})
+    assert upload.status_code == 201
+    return {"name": "p", "execution_id": execution_id, "upload_id": upload.json()["id"],
+            "download_id": download_id}
+
+
+def _get_all(api: Api, ids: dict[str, str]) -> dict[str, tuple[int, Any]]:
+    """Status and body of every GET route (bodies parsed as strict JSON)."""
+    answers = {}
+    for route in ROUTES:
+        if "get" not in route.operations or route.path in SKIPPED:
+            continue
+        path = re.sub(r"\{(\w+)\}", lambda m: ids[m.group(1)], route.path)
+        response = api("GET", path)
+        if response.headers.get("Content-Type", "").startswith("application/json"):
+            body = strict_json(response.text)
+        else:
+            body = len(response.content)
+        if route.path.startswith("/v1/executions"):
+            body = None  # timestamps move: the status is what matters
+        answers[route.path] = (response.status_code, body)
+    return answers
+
+
+HOSTILE: list[tuple[str, str, dict[str, Any]]] = [
+    ("PUT", "/v1/plans/p/parameters", {"data": '{"parameters": {"A": "\\ud800"}}'}),
+    ("PUT", "/v1/plans/p/parameters", {"data": '{"parameters": {"A": "x\\udfff"}}'}),
+    ("PUT", "/v1/plans/p/parameters", {"data": '{"parameters": {"\\ud800": 1}}'}),
+    ("PUT", "/v1/plans/p/parameters", {"data": '{"parameters": {"A": NaN}}'}),
+    ("PUT", "/v1/plans/p/parameters", {"data": '{"parameters": {"A": Infinity}}'}),
+    ("PUT", "/v1/plans/p/parameters", {"data": '{"parameters": {"A": -Infinity}}'}),
+    ("PUT", "/v1/plans/p/parameters", {"data": '{"parameters": {"A": ' + DEEP + "}}"}),
+    ("PUT", "/v1/plans/p/parameters",
+     {"data": json.dumps({"parameters": {"A": list(range(6000))}})}),
+    ("PUT", "/v1/plans/p/parameters", {"data": b'{"parameters": {"A": "\xff"}}'}),
+    ("PUT", "/v1/plans/p/roles",
+     {"data": '{"roles": [{"name": "Controller", "description": "\\ud800"}]}'}),
+    ("PUT", "/v1/plans/p/networks", {"data": '{"networks": [{"name": "N", "mtu": NaN}]}'}),
+    ("PUT", "/v1/plans/p/capabilities", {"data": '{"environments": {"\\udc80": true}}'}),
+    ("POST", "/v1/workflows/tripleo.parameters.update_parameters/executions",
+     {"data": '{"input": {"plan": "p", "parameters": {"A": ' + DEEP + "}}}"}),
+    ("POST", "/v1/workflows/tripleo.parameters.update_parameters/executions",
+     {"data": '{"input": {"plan": "p", "parameters": {"A": NaN}}}'}),
+    ("POST", "/v1/workflows/tripleo.parameters.update_parameters/executions",
+     {"data": '{"input": {"plan": "\\ud800", "parameters": {}}}'}),
+    ("POST", "/v1/plans/p/restore", {"data": '{"version": "\\ud800"}'}),
+    ("GET", f"/v1/plans/{LONG}", {}),
+    ("GET", f"/v1/plans/{LONG}/roles", {}),
+    ("GET", f"/v1/plans/{LONG}/history", {}),
+    ("GET", f"/v1/plans/{LONG}/parameters", {}),
+    ("PUT", f"/v1/plans/{LONG}/parameters", {"json": {"parameters": {"A": 1}}}),
+    ("DELETE", f"/v1/plans/{LONG}", {}),
+    ("POST", f"/v1/plans?name={LONG}&sample=true", {}),
+    ("GET", f"/v1/executions/{LONG}", {}),
+    ("GET", f"/v1/uploads/{LONG}", {}),
+    ("POST", f"/v1/workflows/{LONG}/executions", {"json": {}}),
+]
+
+
+def test_hostile_requests_get_4xx_and_every_get_still_answers(api: Api, tmp_path: Path) -> None:
+    ids = _setup(api, tmp_path)
+    before = _get_all(api, ids)
+    assert {status for status, _ in before.values()} <= {200, 404}, before
+    for method, path, kwargs in HOSTILE:
+        response = api(method, path, headers=JSON, **kwargs)
+        where = f"{method} {path[:60]}"
+        assert 400 <= response.status_code < 500, (where, response.status_code, response.text)
+        error = strict_json(response.text)["error"]
+        assert error["kind"] in ("invalid-input", "not-found"), (where, error)
+        assert "Traceback" not in response.text and "Internal error" not in response.text
+        assert "/tmp" not in error["message"], (where, error)  # no server path
+        assert _get_all(api, ids) == before, where
+
+
+@pytest.mark.parametrize("body, words", [
+    ('{"parameters": {"A": "\\ud800"}}', "lone UTF-16 surrogate"),
+    ('{"parameters": {"A": NaN}}', "NaN is not a JSON number"),
+    ('{"parameters": {"A": ' + DEEP + "}}",
+     "nests deeper than 100 levels ([limits] yaml_max_depth)"),
+    (json.dumps({"parameters": {"A": list(range(6000))}}),
+     "more than 5000 values ([limits] yaml_max_nodes)"),
+])
+def test_refusals_say_why(api: Api, body: str, words: str) -> None:
+    assert api("POST", "/v1/plans?name=p&sample=true").status_code == 201
+    response = api("PUT", "/v1/plans/p/parameters", data=body, headers=JSON)
+    assert response.status_code == 400
+    assert words in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("method, path", [
+    ("GET", f"/v1/plans/{LONG}"), ("GET", f"/v1/plans/{LONG}/roles"),
+    ("DELETE", f"/v1/plans/{LONG}"), ("POST", f"/v1/plans?name={LONG}&sample=true"),
+])
+def test_long_names_are_a_clear_4xx(api: Api, method: str, path: str) -> None:
+    assert api("POST", "/v1/plans?name=p&sample=true").status_code == 201
+    response = api(method, path)
+    assert response.status_code in (400, 404), response.text
+    message = response.json()["error"]["message"]
+    assert "OSError" not in message and "Errno" not in message and "/tmp" not in message
+
+
+def test_stored_values_never_break_an_answer(api: Api, tmp_path: Path) -> None:
+    """Values that reached the store another way (the Python API, an older version)
+    are still answered as valid JSON."""
+    ids = _setup(api, tmp_path)
+    client = api.client
+    client.set_parameters("p", {"Bad": "x\ud800y", "Big": float("inf"), "Small": float("nan")})
+    nested: Any = "end"
+    for _ in range(900):
+        nested = [nested]
+    runner = client._runner()
+    runner.store.create("tripleo.parameters.update_parameters",
+                        {"plan": "p", "parameters": {"Deep": nested, "S": "\udc80"}}, None)
+    answers = _get_all(api, ids)
+    assert {status for status, _ in answers.values()} <= {200, 404}, answers
+    parameters = strict_json(api("GET", "/v1/plans/p/parameters").text)
+    assert parameters["Bad"] == "x\ufffdy"
+    assert parameters["Big"] is None and parameters["Small"] is None
+    executions = strict_json(api("GET", "/v1/executions").text)
+    assert executions[-1]["input"]["parameters"]["S"] == "\ufffd"

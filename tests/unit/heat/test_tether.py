@@ -1,0 +1,79 @@
+"""A tethered command dies with the process that owns it, even on SIGKILL.
+
+Real processes: an owner starts :mod:`tripleo_flow.heat.tether` around a
+sleeper (one that leaves its process group, as heat-all does, and one that
+stays), prints the pids and is killed with SIGKILL.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tripleo_flow.heat import process
+
+TETHER = Path(__file__).resolve().parents[3] / "tripleo_flow" / "heat" / "tether.py"
+OWNER = r"""
+import os, subprocess, sys, time
+read_fd, write_fd = os.pipe()
+sleeper = [sys.executable, "-c", sys.argv[2], "tethered-sleeper"]
+sup = subprocess.Popen([sys.executable, "-I", sys.argv[1], str(read_fd), "--", *sleeper],
+                       pass_fds=(read_fd,), start_new_session=True)
+os.close(read_fd)
+print(sup.pid, flush=True)
+time.sleep(300)
+"""
+LEAVES_GROUP = "import os, time; os.setpgid(0, 0); time.sleep(300)"
+STAYS = "import time; time.sleep(300)"
+
+
+def _children(pid: int) -> list[int]:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        path = Path(f"/proc/{pid}/task/{pid}/children")
+        found = [int(p) for p in path.read_text().split()] if path.exists() else []
+        if found:
+            return found
+        time.sleep(0.01)
+    raise AssertionError(f"the supervisor {pid} started nothing")
+
+
+def _gone(pid: int) -> bool:
+    deadline = time.monotonic() + 10
+    while process.cmdline(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return process.cmdline(pid) == []
+
+
+@pytest.mark.parametrize("sleeper", [LEAVES_GROUP, STAYS], ids=["leaves-group", "stays"])
+def test_owner_killed_takes_the_command_with_it(sleeper: str) -> None:
+    owner = subprocess.Popen([sys.executable, "-c", OWNER, str(TETHER), sleeper],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert owner.stdout is not None
+        supervisor = int(owner.stdout.readline())
+        (child,) = _children(supervisor)
+        time.sleep(0.2)  # let the sleeper run (and leave the group)
+        assert "tethered-sleeper" in process.cmdline(child)
+    finally:
+        owner.send_signal(signal.SIGKILL)
+        owner.wait()
+    assert _gone(child) and _gone(supervisor)
+
+
+def test_command_exit_status_is_passed_on() -> None:
+    read_fd, write_fd = os.pipe()
+    try:
+        done = subprocess.run([sys.executable, "-I", str(TETHER), str(read_fd), "--",
+                               sys.executable, "-c", "raise SystemExit(7)"],
+                              pass_fds=(read_fd,), check=False)
+    finally:
+        os.close(read_fd)
+        os.close(write_fd)
+    assert done.returncode == 7

@@ -1,0 +1,89 @@
+"""The secret rule: which names are secret, what a redacted record keeps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tripleo_flow.core import secrets
+from tripleo_flow.flows.redaction import SECRET_RESULT, Redactor, masked_inputs
+
+MASK = secrets.MASK
+
+
+@pytest.mark.parametrize(("name", "secret"), [
+    ("AdminPassword", True), ("RabbitCookie", True), ("CephClusterFSID", True),
+    ("KeystoneFernetKey0", True), ("HorizonSecret", True), ("OctaviaCaKeyPassphrase", True),
+    ("CustomServiceSecret", True), ("MyAuthToken", True), ("passwords", True),
+    ("keystone::admin_password", True), ("password", True), ("MigrationSshKey", True),
+    ("ControllerCount", False), ("key", False), ("KeyName", False), ("SshPublicKey", False),
+    ("plan", False), ("parameter_defaults", False), (3, False),
+])
+def test_secret_names(name: Any, secret: bool) -> None:
+    assert secrets.is_secret_name(name) is secret
+
+
+@pytest.mark.parametrize(("value", "known", "everything", "expected"), [
+    # values under secret names, at any depth; keys are kept
+    ({"AdminPassword": "pw-123456", "Count": 2}, (), False,
+     {"AdminPassword": MASK, "Count": 2}),
+    ({"passwords": {"Anything": "x", "Key": {"private_key": "k"}}}, (), False,
+     {"passwords": {"Anything": MASK, "Key": {"private_key": MASK}}}),
+    # a copy of a secret found in the same value, under an innocent name
+    ({"AdminPassword": "pw-123456", "copy": "url://admin:pw-123456@host"}, (), False,
+     {"AdminPassword": MASK, "copy": MASK}),
+    # a known secret anywhere; too short to be looked for inside strings
+    ({"config": ["line pw-abcdef line"], "n": "ab"}, ("pw-abcdef", "ab"), False,
+     {"config": [MASK], "n": "ab"}),
+    # a hidden (NoEcho) Heat parameter's default
+    ({"Admin": {"hidden": True, "default": "d-secret", "type": "string"}}, (), False,
+     {"Admin": {"hidden": True, "default": MASK, "type": "string"}}),
+    # a result declared secret: every leaf
+    ({"A": "x", "B": ["y", 3], "C": None, "D": True}, (), True,
+     {"A": MASK, "B": [MASK, MASK], "C": None, "D": True}),
+    ("nothing secret", (), False, "nothing secret"),
+])
+def test_redact(value: Any, known: tuple[str, ...], everything: bool, expected: Any) -> None:
+    assert secrets.redact(value, known, everything=everything)[0] == expected
+
+
+def test_environment_secrets() -> None:
+    env = {"passwords": {"A": "p1", "K": {"private_key": "pk", "public_key": "pub"}},
+           "parameter_defaults": {"FooPassword": "p2", "Count": 3, "Name": "n"},
+           "parameters": {"BarKey": ["p3"]}}
+    assert secrets.environment_secrets(env) == {"p1", "pk", "pub", "p2", "p3"}
+    assert secrets.environment_secrets(None) == set()
+
+
+def test_redactor_masks_secret_results_and_remembers_what_it_saw() -> None:
+    redactor = Redactor()
+    outcome = {"state": "SUCCESS", SECRET_RESULT: True,
+               "result": {"NewName": "value-one-1"},
+               "published": {"pw": "value-one-1"}, "ctx": {"plan": "oc", "pw": "value-one-1"}}
+    row = redactor.atom_row({"name": "t", "results": outcome, "meta": {}})
+    assert row["results"] == {**outcome, "result": {"NewName": MASK}, "published": {"pw": MASK},
+                              "ctx": {"plan": "oc", "pw": MASK}}
+    assert outcome["result"] == {"NewName": "value-one-1"}  # the live value is untouched
+    later = redactor.flow_row({"meta": {"output": {"x": "value-one-1"}}})
+    assert later == {"meta": {"output": {"x": MASK}}}
+    redactor.learn(["learned-secret"])
+    assert redactor.value({"x": "learned-secret"}) == {"x": MASK}
+
+
+def test_masked_inputs_names_inputs_that_lost_their_secret() -> None:
+    assert masked_inputs({"plan": "oc", "request": {"p": MASK}, "n": 1}) == ["request"]
+    assert masked_inputs({"plan": "oc"}) == []
+
+
+def test_config_secrets_are_the_options_marked_secret() -> None:
+    from tripleo_flow import config
+    from tripleo_flow.flows.redaction import config_secrets
+
+    conf = config.new_conf()
+    conf([], project="tripleo-flow", default_config_files=[], default_config_dirs=[])
+    conf.set_override("auth_token", "api-token-0123456789abcdef", group="api")
+    conf.set_override("key", "swift-key-secret", group="swift")
+    found = config_secrets(conf)
+    assert {"api-token-0123456789abcdef", "swift-key-secret"} <= found
+    assert "tripleo-flow" not in found and "native" not in found

@@ -1,0 +1,159 @@
+"""YAML resource limits: alias expansion, depth, recursive anchors (table-driven).
+
+Every entry point reads YAML through :func:`planenv.load_yaml` /
+:func:`planenv.parse_yaml`; a hostile document is refused quickly, with its
+line, and never expanded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tripleo_flow import exceptions
+from tripleo_flow.cli import _format, common
+from tripleo_flow.core import planenv
+from tripleo_flow.flows import expressions, workbook_loader
+from tripleo_flow.heat import render
+
+
+def laughs(levels: int = 9, width: int = 10) -> str:
+    """The classic "billion laughs": ``width ** levels`` nodes from ~1 KB."""
+    lines = ["l0: &l0 [" + ", ".join(["lol"] * width) + "]"]
+    for level in range(1, levels + 1):
+        refs = ", ".join([f"*l{level - 1}"] * width)
+        lines.append(f"l{level}: &l{level} [{refs}]")
+    return "\n".join(lines) + "\n"
+
+
+BILLION_LAUGHS = laughs()
+
+
+@pytest.mark.parametrize(
+    ("text", "fragments", "line"),
+    [
+        (BILLION_LAUGHS, ["more than 1000000 nodes", "yaml_max_nodes"], 6),
+        ("&a [*a]\n", ["recursive alias *a"], 1),
+        ("a: 1\nb: &b\n  c: *b\n", ["recursive alias *b"], 3),
+        ("a: &m\n  <<: *m\n", ["recursive alias *m"], 2),
+        ("x: &s [1, [2, *s]]\n", ["recursive alias *s"], 1),
+        ("[" * 101 + "]" * 101, ["nested deeper than 100", "yaml_max_depth"], 1),
+        ("- " * 101 + "x\n", ["nested deeper than 100", "yaml_max_depth"], 1),
+        ("a:\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, 102)) + "   v\n",
+         ["nested deeper than 100"], 101),
+        # deep only once the alias is expanded
+        ("a: &x [[[[1]]]]\nb: " + "[" * 97 + "*x" + "]" * 97 + "\n",
+         ["once aliases are expanded", "yaml_max_depth"], 2),
+        # so deep that libyaml's own (recursive, C) composer would crash the process
+        ("[" * 200_000 + "]" * 200_000, ["nested deeper than 100"], 1),
+        ("- " * 100_000 + "x", ["nested deeper than 100"], 1),
+    ],
+)
+def test_hostile_documents_are_refused_with_their_line(text: str, fragments: list[str],
+                                                       line: int) -> None:
+    with pytest.raises(exceptions.InvalidTemplate) as info:
+        planenv.load_yaml(text, "hostile.yaml")
+    message = str(info.value)
+    assert info.value.path == "hostile.yaml"
+    assert f"line {line}," in message
+    for fragment in fragments:
+        assert fragment in message
+
+
+@pytest.mark.parametrize(
+    ("text", "max_nodes", "max_depth", "expected"),
+    [
+        (laughs(2, 3), 100, 100, {"l0": ["lol"] * 3, "l1": [["lol"] * 3] * 3,
+                                  "l2": [[["lol"] * 3] * 3] * 3}),
+        ("[1, 2, 3]", 4, 1, [1, 2, 3]),
+        ("{a: [1]}", 4, 2, {"a": [1]}),
+        ("[" * 100 + "]" * 100, 1000, 100, eval("[" * 100 + "]" * 100)),  # noqa: S307
+        ("a: &x {p: 1}\nb:\n  <<: *x\n  q: 2\n", 100, 3,
+         {"a": {"p": 1}, "b": {"p": 1, "q": 2}}),
+        ("{get_attr:[Server, name]}", 10, 2, {"get_attr": ["Server", "name"]}),
+        ("", 1, 1, None),
+        ("x", 1, 1, "x"),
+    ],
+)
+def test_documents_within_the_limits_load(text: str, max_nodes: int, max_depth: int,
+                                          expected: Any) -> None:
+    assert planenv.load_yaml(text, "f.yaml", max_nodes=max_nodes,
+                             max_depth=max_depth) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "max_nodes", "max_depth", "fragment"),
+    [
+        ("[1, 2, 3]", 3, 10, "more than 3 nodes"),
+        ("{a: [1]}", 3, 10, "more than 3 nodes"),
+        ("{a: [1]}", 10, 1, "nested deeper than 1"),
+        (laughs(2, 3), 30, 100, "more than 30 nodes"),
+        (laughs(2, 3), 100, 2, "deeper than 2"),
+    ],
+)
+def test_limits_are_parameters(text: str, max_nodes: int, max_depth: int,
+                               fragment: str) -> None:
+    with pytest.raises(exceptions.InvalidTemplate, match=fragment):
+        planenv.load_yaml(text, "f.yaml", max_nodes=max_nodes, max_depth=max_depth)
+
+
+def write(tmp_path: Path, data: str | bytes, name: str = "in.yaml") -> str:
+    path = tmp_path / name
+    if isinstance(data, str):
+        path.write_text(data)
+    else:
+        path.write_bytes(data)
+    return str(path)
+
+
+ENTRY_POINTS = {
+    "plan-environment": lambda text, tmp: planenv.parse_plan_environment(text),
+    "cli --file": lambda text, tmp: common.read_yaml_file(write(tmp, text)),
+    "cli NAME=VALUE": lambda text, tmp: common.parse_assignments([f"P={text}"]),
+    "cli --input-file": lambda text, tmp: _format.parse_inputs([], [write(tmp, text)]),
+    "yaml_parse (yaql)": lambda text, tmp: expressions.Evaluator({"t": text}).evaluate(
+        "<% yaml_parse($.t) %>"),
+    "yaml_parse (jinja)": lambda text, tmp: expressions.Evaluator({"t": text}).evaluate(
+        "{{ yaml_parse(t) }}"),
+    "clouds.yaml": lambda text, tmp: render.merge_clouds_yaml(text, "heat", {}),
+}
+
+
+@pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
+@pytest.mark.parametrize(("text", "fragment"), [
+    (BILLION_LAUGHS, "yaml_max_nodes"),
+    ("a: &a [*a]\n", "recursive alias"),
+    ("a: " + "[" * 150 + "]" * 150, "yaml_max_depth"),
+])
+def test_every_entry_point_refuses(entry: str, text: str, fragment: str,
+                                   tmp_path: Path) -> None:
+    with pytest.raises(exceptions.InvalidInput, match=fragment):
+        ENTRY_POINTS[entry](text, tmp_path)
+
+
+def test_workbook_loader_reports_a_problem(tmp_path: Path) -> None:
+    workbook, problems = workbook_loader.read_file(Path(write(tmp_path, BILLION_LAUGHS)))
+    assert workbook is None
+    assert "yaml_max_nodes" in str(problems[0]) and "line 6" in str(problems[0])
+
+
+@pytest.mark.parametrize("data", [
+    bytes(range(256)),  # not UTF-8
+    b"a: 1\n\x00\x01\x02binary",  # UTF-8, but binary
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+])
+def test_binary_file_is_a_clear_input_error(data: bytes, tmp_path: Path) -> None:
+    path = write(tmp_path, data, "params.bin")
+    with pytest.raises(exceptions.InvalidInput) as info:
+        common.read_yaml_file(path)
+    message = str(info.value)
+    assert "params.bin" in message
+    assert "binary" in message or "UTF-8" in message
+    assert exceptions.exit_code(info.value) == 2
+
+
+def test_assignment_that_is_not_yaml_stays_text() -> None:
+    assert common.parse_assignments(["A=*nope", "B=[1", "C=3"]) == {
+        "A": "*nope", "B": "[1", "C": 3}

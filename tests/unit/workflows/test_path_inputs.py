@@ -1,0 +1,34 @@
+"""Path types of action inputs, and the workflow inputs that reach them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tripleo_flow.actions.paths import InputPath, OutputPath, WorkDir, path_kind
+from tripleo_flow.actions.registry import ActionRegistry
+from tripleo_flow.flows import paths, workbook_loader
+
+
+@pytest.mark.parametrize("annotation, kind", [
+    ("InputPath", "input-path"), ("OutputPath | None", "output-path"),
+    ("Optional[WorkDir]", "work-dir"), ("str", None), ("dict[str, Any]", None),
+    (InputPath, "input-path"), (OutputPath, "output-path"), (WorkDir, "work-dir"), (str, None),
+])
+def test_path_kind(annotation: Any, kind: str | None) -> None:
+    assert path_kind(annotation) == kind
+
+
+def test_shipped_workflows_name_their_server_paths() -> None:
+    registry = ActionRegistry.load()
+    catalog = workbook_loader.load_catalog([(workbook_loader.SHIPPED_DIR, True)],
+                                           registry.classes(), registry.broken())
+    found = {w.full_name: paths.path_inputs(w, catalog, registry.get)
+             for w in catalog.workflows()}
+    assert {name: kinds for name, kinds in found.items() if kinds} == {
+        "tripleo.plan.create_deployment_plan": {"templates": "input-path"},
+        "tripleo.plan.update_deployment_plan": {"templates": "input-path"},
+        "tripleo.plan.export_deployment_plan": {"output": "output-path"},
+        "tripleo.deploy.deploy": {"work_dir": "work-dir"},
+    }

@@ -1,0 +1,98 @@
+"""[limits] workbook_max_size and workbook_max_tasks: on create/update (Python API and
+CLI) and when workbooks are loaded; a workbook past them is listed with the problem and
+none of its workflows runs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures_plans import make_client
+from tripleo_flow import exceptions
+from tripleo_flow.api import Client
+from tripleo_flow.flows import workbook_loader
+from tripleo_flow.flows.workbook_loader import WorkbookLimits
+from tripleo_flow.plans.local import LocalStore
+
+
+def workbook(tasks: int, name: str = "big", padding: int = 0) -> str:
+    lines = ["version: '2.0'", f"name: {name}", f"# {'x' * padding}", "workflows:",
+             "  chain:", "    tasks:"]
+    for i in range(tasks):
+        lines += [f"      t{i}:", "        action: std.noop"]
+        if i + 1 < tasks:
+            lines.append(f"        on-success: t{i + 1}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("tasks, padding, limits, words", [
+    (11, 0, WorkbookLimits(max_tasks=10), "has 11 tasks, more than [limits] "
+                                          "workbook_max_tasks (10)"),
+    (2, 5000, WorkbookLimits(max_size=4096), "more than [limits] workbook_max_size (4096)"),
+])
+def test_read_file_refuses_past_the_limits(tmp_path: Path, tasks: int, padding: int,
+                                           limits: WorkbookLimits, words: str) -> None:
+    path = tmp_path / "big.yaml"
+    path.write_text(workbook(tasks, padding=padding))
+    found, problems = workbook_loader.read_file(path, limits)
+    assert found is None
+    assert [words in p.message for p in problems] == [True]
+
+
+def test_read_file_takes_what_fits(tmp_path: Path) -> None:
+    path = tmp_path / "ok.yaml"
+    path.write_text(workbook(10))
+    found, problems = workbook_loader.read_file(path, WorkbookLimits(max_size=4096,
+                                                                     max_tasks=10))
+    assert problems == [] and found is not None and len(found.workflows["chain"].tasks) == 10
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[Client]:
+    c = make_client(tmp_path, LocalStore(tmp_path / "plans"))
+    c.conf.set_override("workbook_max_tasks", 10, group="limits")
+    yield c
+    c.close()
+
+
+def test_create_and_update_refuse_a_workbook_past_the_limit(client: Client,
+                                                            tmp_path: Path) -> None:
+    path = tmp_path / "big.yaml"
+    path.write_text(workbook(11))
+    with pytest.raises(exceptions.InvalidWorkbook, match="workbook_max_tasks"):
+        client.create_workbook(path)
+    assert not (client.workbooks_dir / "big.yaml").exists()
+    path.write_text(workbook(3))
+    client.create_workbook(path)
+    path.write_text(workbook(12))
+    with pytest.raises(exceptions.InvalidWorkbook, match="has 12 tasks"):
+        client.update_workbook(path)
+    assert len(client.get_workflow("big.chain").tasks) == 3  # left as it was
+
+
+def test_a_loaded_workbook_past_the_limit_is_listed_not_run(client: Client) -> None:
+    client.workbooks_dir.mkdir(parents=True, exist_ok=True)
+    (client.workbooks_dir / "big.yaml").write_text(workbook(11))
+    assert not any(w.workbook == "big" for w in client.list_workflows())
+    entry = next(e for e in client.list_workbooks() if e.path.name == "big.yaml")
+    assert entry.workbook is None and "workbook_max_tasks" in str(entry.problems[0])
+    assert any(w.full_name == "tripleo.plan.create_deployment_plan"
+               for w in client.list_workflows())
+
+
+def test_cli_workbook_create_past_the_limit_exits_2(tmp_path: Path) -> None:
+    conf = tmp_path / "tripleo-flow.conf"
+    conf.write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n"
+                    "[limits]\nworkbook_max_size = 2048\n")
+    path = tmp_path / "big.yaml"
+    path.write_text(workbook(2, padding=3000))
+    done = subprocess.run([sys.executable, "-m", "tripleo_flow.cli.main", "--config-file",
+                           str(conf), "workbook", "create", str(path)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 2, done.stderr
+    assert "more than [limits] workbook_max_size (2048)" in done.stderr
+    assert "Traceback" not in done.stderr

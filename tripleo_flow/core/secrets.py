@@ -1,0 +1,135 @@
+"""What counts as a secret, and the one rule that keeps secrets out of records.
+
+A secret is a value of a plan-environment's ``passwords`` section, or of a
+parameter whose name TripleO or Heat treats as secret: a TripleO password
+name (:data:`~tripleo_flow.core.passwords.PASSWORD_NAMES`), or a name ending
+in ``Password``, ``Secret``, ``Key``, ``Passphrase``, ``Token``... (digits
+after it allowed: ``KeystoneFernetKey0``).  Configuration options marked
+``secret=True`` are masked by oslo.config itself.
+
+:func:`redact` is what the executions database stores and what the API
+returns: a copy where every value under a secret name, every string holding a
+known secret value, and every value of a result declared secret reads
+:data:`MASK`.  It also tells which secret values it saw, so the caller can
+mask them wherever else they appear (a published copy, a rendered config).
+Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from tripleo_flow.core.passwords import PASSWORD_NAMES
+
+#: What a secret reads as in a persisted record or an API response.
+MASK = "<secret>"
+#: Secret values shorter than this are not looked for inside other strings
+#: (they still are masked under a secret name): "1" would mask everything.
+MIN_LENGTH = 6
+#: Sections of a plan-environment whose every value is secret.
+SECRET_SECTIONS = frozenset({"passwords"})
+
+_NAMES = frozenset(PASSWORD_NAMES)
+_SUFFIX = re.compile(
+    r"(password|passwd|secret|key|kek|passphrase|token|cookie|authkey|credential|"
+    r"fsid|hashsuffix|private_key)s?\d*$", re.IGNORECASE)
+#: Names ending like a secret that are not (identifiers of keys, not key material).
+_NOT_SECRET = re.compile(r"(^key$|keyname|key_name|keytype|key_type|keyid|key_id|publickey|"
+                         r"public_key)", re.IGNORECASE)
+#: A Heat parameter schema entry with one of these true is hidden: its values are secret.
+_HIDDEN = ("hidden", "NoEcho")
+_VALUES = ("default", "value", "Default")
+
+
+def is_secret_name(name: Any) -> bool:
+    """Whether a parameter (or mapping key) of this name holds a secret."""
+    if not isinstance(name, str):
+        return False
+    if name in _NAMES or name in SECRET_SECTIONS:
+        return True
+    tail = name.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
+    return bool(_SUFFIX.search(tail)) and not _NOT_SECRET.search(tail)
+
+
+def leaves(value: Any) -> Iterable[str]:
+    """Every string (and number, as text) inside ``value``."""
+    if isinstance(value, Mapping):
+        for item in value.values():
+            yield from leaves(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from leaves(item)
+    elif isinstance(value, str):
+        yield value
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield str(value)
+
+
+def environment_secrets(env: Any) -> set[str]:
+    """The secret values of a plan-environment: its passwords and secret-named parameters."""
+    found: set[str] = set()
+    if not isinstance(env, Mapping):
+        return found
+    for section in SECRET_SECTIONS:
+        found.update(leaves(env.get(section) or {}))
+    for section in ("parameter_defaults", "parameters"):
+        params = env.get(section)
+        if isinstance(params, Mapping):
+            for name, value in params.items():
+                if is_secret_name(name):
+                    found.update(leaves(value))
+    return {v for v in found if v}
+
+
+def redact(value: Any, known: Iterable[str] = (), *, everything: bool = False,
+           min_length: int = MIN_LENGTH) -> tuple[Any, set[str]]:
+    """A copy of ``value`` without secrets, and the secret values it held.
+
+    Masked: values under a secret name (and all of ``value`` with
+    ``everything``: a result declared secret), and strings that contain one of
+    the ``known`` secrets or of the secrets found in ``value`` itself (at
+    least ``min_length`` characters).  Keys are kept.
+    """
+    found: set[str] = set()
+    _collect(value, everything, found)
+    needles = sorted({s for s in (*found, *known) if len(s) >= min_length}, key=len,
+                     reverse=True)
+    return _mask(value, everything, needles), found
+
+
+def _hidden(value: Mapping[Any, Any], key: Any) -> bool:
+    """Whether ``key`` of ``value`` is the value of a hidden (``NoEcho``) parameter."""
+    return key in _VALUES and any(str(value.get(h, "")).lower() == "true" for h in _HIDDEN)
+
+
+def _collect(value: Any, secret: bool, found: set[str]) -> None:
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            _collect(item, secret or is_secret_name(key) or _hidden(value, key), found)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _collect(item, secret, found)
+    elif secret:
+        found.update(v for v in leaves(value) if v)
+
+
+def _mask(value: Any, secret: bool, needles: list[str]) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _mask(item, secret or is_secret_name(key) or _hidden(value, key), needles)
+                for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_mask(item, secret, needles) for item in value]
+    if secret and value is not None and not isinstance(value, bool):
+        return MASK
+    if isinstance(value, str) and needles:
+        for needle in needles:
+            if needle in value:
+                return MASK
+    return value
+
+
+def is_masked(value: Any) -> bool:
+    """Whether ``value`` holds a :data:`MASK` (a secret a record did not keep)."""
+    return any(leaf == MASK for leaf in leaves(value))

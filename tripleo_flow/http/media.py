@@ -1,0 +1,23 @@
+"""Strict JSON in, valid JSON out: the API's falcon media handler.
+
+Request bodies are refused (400) when they hold what Python's :mod:`json` accepts
+but JSON does not, or what would break a later answer once stored
+(:func:`tripleo_flow.core.jsonvalues.loads`, within ``[limits] yaml_max_depth``
+and ``yaml_max_nodes``); answers are written by
+:func:`tripleo_flow.core.jsonvalues.dumps`, which never fails on a stored value.
+"""
+
+from __future__ import annotations
+
+from falcon import media
+
+from tripleo_flow.core.jsonvalues import dumps, fields, loads
+
+__all__ = ["dumps", "fields", "handler", "loads"]
+
+
+def handler(max_depth: int = 100, max_nodes: int = 1_000_000) -> media.JSONHandler:
+    """The falcon JSON handler with :func:`loads` and :func:`dumps` at these limits."""
+    return media.JSONHandler(
+        dumps=lambda value: dumps(value, max_depth),
+        loads=lambda text: loads(text, max_depth, max_nodes))
