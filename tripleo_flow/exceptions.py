@@ -26,6 +26,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- AnsibleNotInstalled          (no ansible-playbook: install the ansible extra)
      +-- Conflict                          exit 4   409
      |    +-- PlanExists
+     |    +-- PlanBeingCreated             (another live command is creating it)
      |    +-- PlanBusy                     (deployment in progress or recorded)
      |    +-- DeploymentRunning            (a live process is deploying the plan)
      |    +-- LockTimeout
@@ -255,6 +256,16 @@ class PlanExists(Conflict):
             f"Plan {name!r} already exists. Update it with: "
             f"tripleo-flow plan update {name} --templates DIR, "
             f"or delete it first with: tripleo-flow plan delete {name}"
+        )
+        self.name = name
+
+
+class PlanBeingCreated(Conflict):
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"Plan {name!r} is being created by another command. Wait for it to finish; "
+            "if that command was killed, run this again in a minute (its lock expires "
+            "and its incomplete plan is removed)."
         )
         self.name = name
 

@@ -2,24 +2,31 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action, encode_blobs
+from tripleo_flow.actions.base import Action, decode_blobs, encode_blobs
 from tripleo_flow.actions.envedit import previous_version
 from tripleo_flow.actions.paths import InputPath, OutputPath
 from tripleo_flow.actions.undo import restore_objects
 from tripleo_flow.core import capabilities, planenv, planmerge, roles, validation
 from tripleo_flow.core.progress import PlanProgressListener, plan_stage
 from tripleo_flow.flows import names
-from tripleo_flow.plans import sources
+from tripleo_flow.plans import crashpoints, sources
 from tripleo_flow.plans.plan import (
     MANIFEST,
+    OWN_CREATES,
     PLAN_ENV,
-    PLAN_TAG,
+    RESERVED_PREFIX,
+    Journal,
     Manifest,
     PlanRepository,
     check_plan_name,
@@ -28,6 +35,8 @@ from tripleo_flow.plans.plan import (
 
 if TYPE_CHECKING:
     from oslo_config import cfg
+
+LOG = logging.getLogger(__name__)
 
 #: ``ActionContext.extras`` key of a :data:`~tripleo_flow.core.progress.PlanProgressListener`
 #: that plan create and update tell how far checking and uploading are.
@@ -59,7 +68,13 @@ def load_checked_tree(plan: str, templates: str, listener: PlanProgressListener 
 
 
 class CreatePlan(Action):
-    """Create a plan from a template directory or .tar.gz archive."""
+    """Create a plan from a template directory or .tar.gz archive.
+
+    The plan stays invisible to other processes (not listed, not found) until
+    :class:`PublishPlan`, the last task of a create, publishes it; while it runs
+    the create holds a lease, so a create killed half-way is told apart from
+    one still running, and the next create of the same name removes its remains.
+    """
 
     default_provides = names.PLAN_CREATED
 
@@ -79,29 +94,101 @@ class CreatePlan(Action):
             env = planenv.default_plan_environment(plan, description, plan_files=list(files))
         files[PLAN_ENV] = planenv.dump_yaml(env)
         manifest = Manifest(templates={p: digest(d) for p, d in files.items() if p != PLAN_ENV})
+        create_id = uuid.uuid4().hex
         with self.context.locks.hold(plan):
-            if self.context.store.container_exists(plan):
-                raise exceptions.PlanExists(plan)
-            # Versioning is turned on after the first upload: on Swift it costs
-            # 2.5x on a template tree, and only later changes need history.
-            self.context.store.create_container(plan, {PLAN_TAG[0]: PLAN_TAG[1]})
+            self._claim(repo, plan)
             try:
+                repo.begin_create(plan, create_id)
+                # Versioning is turned on after the first upload: on Swift it costs
+                # 2.5x on a template tree, and only later changes need history.
                 self.context.store.put_objects(plan, files,
                                                plan_stage(listener, plan, "upload"))
+                crashpoints.reached("plan.create:uploaded")
                 repo.save_manifest(plan, manifest)
                 self.context.store.set_versioning(plan, True)
             except BaseException:
-                self.context.store.delete_container(plan)
+                if repo.plan_id(plan) == create_id:
+                    self.context.store.delete_container(plan)
+                self._end(plan, create_id)
                 raise
-        return {"plan": plan, "files": len(files)}
+        crashpoints.reached("plan.create:done")
+        return {"plan": plan, "files": len(files), "create_id": create_id}
+
+    def _claim(self, repo: PlanRepository, plan: str) -> None:
+        """Take the plan's create lease, removing what a killed create left."""
+        store = self.context.store
+        if store.container_exists(plan):
+            creating = repo.creating(plan)
+            if not creating:
+                raise exceptions.PlanExists(plan)
+            if creating in OWN_CREATES or not self.context.locks.take_lease(_lease(plan)):
+                raise exceptions.PlanBeingCreated(plan)
+            LOG.warning("Removing the incomplete plan %s left by a create that did not "
+                        "finish (create %s).", plan, creating)
+            try:
+                _remove_abandoned(store, plan)
+            except BaseException:
+                self.context.locks.end_lease(_lease(plan))
+                raise
+        elif not self.context.locks.take_lease(_lease(plan)):
+            raise exceptions.PlanBeingCreated(plan)
+
+    def _end(self, plan: str, create_id: str) -> None:
+        OWN_CREATES.discard(create_id)
+        self.context.locks.end_lease(_lease(plan))
 
     def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
-        """Delete the plan container this action created (nothing when it created none)."""
+        """Delete the plan container this action created (nothing when it created
+        none, or when the container is now another create's)."""
         if not isinstance(result, dict) or result.get("plan") != plan:
             return
+        create_id = result.get("create_id")
+        repo = PlanRepository(self.context.store)
         with self.context.locks.hold(plan):
-            if self.context.store.container_exists(plan):
+            if self.context.store.container_exists(plan) and (
+                    create_id is None or repo.plan_id(plan) == create_id):
                 self.context.store.delete_container(plan)
+        if create_id is not None:
+            self._end(plan, create_id)
+
+
+class PublishPlan(Action):
+    """Make a newly created plan visible: the last task of a plan create."""
+
+    default_provides = None
+
+    def execute(self, plan: str) -> str:
+        repo = PlanRepository(self.context.store)
+        with self.context.locks.hold(plan):
+            creating = repo.creating(plan)
+            if creating is not None:
+                if creating not in OWN_CREATES or not repo.publish(plan, creating):
+                    raise exceptions.PlanNotFound(plan)
+                self.context.locks.end_lease(_lease(plan))
+        repo.require(plan)
+        return plan
+
+    # Publishing has nothing to undo: reverting the create removes the plan.
+
+
+def _lease(plan: str) -> str:
+    return f"create-{plan}"
+
+
+def _remove_abandoned(store: Any, plan: str, attempts: int = 6) -> None:
+    """Delete the container a killed create left.  Swift may still be storing
+    objects of that create's last upload (a delete then meets 409 Conflict):
+    try again for a few seconds."""
+    for attempt in range(attempts):
+        try:
+            store.delete_container(plan)
+            return
+        except exceptions.ContainerNotFound:
+            return
+        except exceptions.PlanStoreError:
+            if attempt + 1 == attempts:
+                raise
+            time.sleep(0.5 * 2 ** attempt)
 
 
 class ListPlans(Action):
@@ -165,7 +252,15 @@ class DeletePlan(Action):
 
 
 class UpdatePlan(Action):
-    """Replace a plan's templates, keeping the user's parameters, passwords and files."""
+    """Replace a plan's templates, keeping the user's parameters, passwords and files.
+
+    The update writes its intent (the plan's update journal) before it changes
+    any object and removes it last, so the next update after a crash knows which
+    objects to rewrite and which added ones to remove.  Its result (the undo
+    record, persisted in the executions database) holds the template files it
+    replaced but no secret: it names the stored plan-environment version to put
+    back.
+    """
 
     default_provides = names.PLAN_UPDATED
 
@@ -176,46 +271,152 @@ class UpdatePlan(Action):
         new = load_checked_tree(plan, templates, listener, self.context.conf)
         store = self.context.store
         with self.context.locks.hold(plan):
-            old_names = set(store.list_objects(plan))
-            manifest = repo.manifest(plan)
-            old_env = repo.environment(plan)
-            user_files = {n for n in old_names
-                          if n not in manifest.templates and n not in manifest.rendered
-                          and n != PLAN_ENV and n != MANIFEST}
-            new_env, dropped = planmerge.merge_for_update(
-                old_env, new.get(PLAN_ENV), plan, set(new) | user_files)
-            to_write = {p: d for p, d in new.items()
-                        if p != PLAN_ENV and p not in user_files
-                        and manifest.templates.get(p) != digest(d)}
-            to_write[PLAN_ENV] = planenv.dump_yaml(new_env)
-            to_delete = sorted(p for p in manifest.templates if p not in new and p in old_names
-                               and p not in user_files)
-            touched = (set(to_write) | set(to_delete) | {MANIFEST}) & old_names
-            backup = {p: store.get_object(plan, p) for p in sorted(touched)}
-            created = sorted(set(to_write) - old_names)
-            new_manifest = Manifest(
-                templates={p: digest(d) for p, d in new.items()
-                           if p != PLAN_ENV and p not in user_files},
-                rendered=manifest.rendered)
+            change = _plan_update(repo, plan, new, templates)
+            # Every write below is covered by the journal: first in, last out.
+            repo.save_journal(plan, change.journal)
             try:
-                store.put_objects(plan, to_write, plan_stage(listener, plan, "upload"))
-                store.delete_objects(plan, to_delete)
-                repo.save_manifest(plan, new_manifest)
+                store.put_objects(plan, change.to_write, plan_stage(listener, plan, "upload"))
+                crashpoints.reached("plan.update:uploaded")
+                store.delete_objects(plan, change.to_delete)
+                store.set_versioning(plan, True)
+                store.put_object(plan, PLAN_ENV, change.new_env)
+                repo.save_manifest(plan, change.manifest)
+                repo.clear_journal(plan)
             except BaseException:
-                _restore(store, plan, backup, created)
+                _rollback(repo, plan, change)
                 raise
-        return {"plan": plan, "backup": encode_blobs(backup), "created": created,
-                "changed": len(to_write), "deleted": to_delete,
-                "dropped_environments": dropped}
+            env_version = repo.find_environment_version(plan, change.old_env)
+            if env_version is None:  # never in the record: keep a copy in the plan
+                env_version = f"{_UNDO_PREFIX}{uuid.uuid4().hex}"
+                store.put_object(plan, env_version, change.old_env)
+        crashpoints.reached("plan.update:done")
+        return {"plan": plan, "backup": encode_blobs(change.backup), "created": change.created,
+                "environment_version": env_version, "journal": change.had_journal,
+                "changed": len(change.to_write) + 1, "deleted": change.to_delete,
+                "dropped_environments": change.dropped}
 
     def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
-        """Put back every object the update overwrote or deleted; remove the ones it added."""
-        restore_objects(self.context, plan, result)
+        """Put back every object the update overwrote or deleted and the
+        plan-environment version it names; remove the objects it added."""
+        if not isinstance(result, dict) or "backup" not in result:
+            return
+        repo = PlanRepository(self.context.store)
+        if not repo.exists(plan):
+            return
+        store = self.context.store
+        with self.context.locks.hold(plan):
+            backup = decode_blobs(result["backup"])
+            version = result.get("environment_version")
+            if version and version.startswith(_UNDO_PREFIX):
+                backup[PLAN_ENV] = store.get_object(plan, version)
+            elif version:
+                backup[PLAN_ENV] = repo.environment_version(plan, version)
+            created = list(result.get("created", []))
+            journal = (repo.journal(plan) or Journal()).merged(
+                Journal(written=set(backup), deleted=set(created)))
+            repo.save_journal(plan, journal)
+            store.put_objects(plan, backup)
+            store.delete_objects(plan, created)
+            if not result.get("journal"):
+                repo.clear_journal(plan)
+            if version and version.startswith(_UNDO_PREFIX):
+                store.delete_object(plan, version)
 
 
-def _restore(store: Any, plan: str, backup: dict[str, bytes], created: list[str]) -> None:
-    store.put_objects(plan, backup)
-    store.delete_objects(plan, created)
+#: Where an update keeps the old plan-environment when the store lists no version of it.
+_UNDO_PREFIX = ".tripleo-flow/undo/"
+
+
+@dataclass(frozen=True)
+class _Change:
+    """What one plan update writes, deletes and would put back."""
+
+    to_write: dict[str, bytes]
+    to_delete: list[str]
+    created: list[str]
+    new_env: bytes
+    old_env: bytes
+    manifest: Manifest
+    backup: dict[str, bytes]
+    journal: Journal
+    had_journal: bool
+    dropped: list[str]
+
+
+def _plan_update(repo: PlanRepository, plan: str, new: dict[str, bytes],
+                 templates: str) -> _Change:
+    """Read the plan and work out the update (under the plan's lock; writes nothing).
+
+    A journal left by an update that did not finish makes the objects it names
+    untrusted: they are rewritten whatever the manifest's digests say, and the
+    objects it added are the templates' (removed when the new ones lack them),
+    never the user's.
+    """
+    store = repo.store
+    old_names = set(store.list_objects(plan))
+    manifest = repo.manifest(plan)
+    pending = repo.journal(plan)
+    untrusted = pending.untrusted() if pending else set()
+    leftovers = pending.added if pending else set()
+    user_files = {n for n in old_names
+                  if n not in manifest.templates and n not in manifest.rendered
+                  and n not in leftovers and n != PLAN_ENV and not n.startswith(RESERVED_PREFIX)}
+    clash = sources.file_directory_clash(set(new) | user_files)
+    if clash is not None:
+        raise exceptions.InvalidInput(
+            f"Cannot update plan {plan!r} with {templates!r}: {clash[0]!r} would be both a "
+            f"file and a directory (of {clash[1]!r}, the templates' or the plan's own). "
+            "Rename or remove one of them.")
+    try:
+        old_env = store.get_object(plan, PLAN_ENV)
+    except exceptions.ObjectNotFound:
+        old_env = planenv.dump_yaml(repo.environment(plan))  # raises the usual error
+    new_env, dropped = planmerge.merge_for_update(
+        planenv.parse_plan_environment(old_env, PLAN_ENV), new.get(PLAN_ENV), plan,
+        planenv.available_files(set(new) | user_files))
+    ours = {p: d for p, d in new.items() if p != PLAN_ENV and p not in user_files}
+    to_write = {p: d for p, d in ours.items()
+                if p in untrusted or p not in old_names or manifest.templates.get(p) != digest(d)}
+    to_delete = sorted(p for p in old_names if p not in ours and p not in user_files
+                       and (p in manifest.templates or p in leftovers))
+    backup_names = (set(to_write) | set(to_delete) | {MANIFEST}) & old_names
+    created = sorted(set(to_write) - old_names)
+    return _Change(
+        to_write=to_write, to_delete=to_delete, created=created,
+        new_env=planenv.dump_yaml(new_env), old_env=old_env,
+        manifest=Manifest(templates={p: digest(d) for p, d in ours.items()},
+                          rendered=manifest.rendered),
+        backup={p: store.get_object(plan, p) for p in sorted(backup_names)},
+        journal=(pending or Journal()).merged(Journal(set(to_write), set(created),
+                                                      set(to_delete))),
+        had_journal=pending is not None, dropped=dropped)
+
+
+def _rollback(repo: PlanRepository, plan: str, change: _Change) -> None:
+    """Put the plan back as it was before a failed update; never raises (the
+    update's own error is the one to report).  When a step fails, the journal
+    stays, so the next update repairs what is left."""
+    store = repo.store
+    steps: list[tuple[str, Callable[[], None]]] = [
+        ("restore the replaced objects", lambda: store.put_objects(plan, change.backup)),
+        ("restore plan-environment.yaml",
+         lambda: store.put_object(plan, PLAN_ENV, change.old_env)),
+        ("remove the added objects", lambda: store.delete_objects(plan, change.created)),
+    ]
+    failed = False
+    for what, step in steps:
+        try:
+            step()
+        except Exception as exc:  # keep going: restore as much as possible
+            failed = True
+            LOG.error("Rolling back the update of plan %s: could not %s (%s); run the "
+                      "update again to repair the plan.", plan, what, exc)
+    if not failed and not change.had_journal:
+        try:
+            repo.clear_journal(plan)
+        except Exception as exc:
+            LOG.error("Rolling back the update of plan %s: could not remove its journal "
+                      "(%s); the next update rewrites the objects it names.", plan, exc)
 
 
 class PlanHistory(Action):

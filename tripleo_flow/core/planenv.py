@@ -116,7 +116,7 @@ def parse_yaml(text: str, *, max_nodes: int = DEFAULT_MAX_NODES,
         line = text.count("\n", 0, surrogate.start())
         column = surrogate.start() - (text.rfind("\n", 0, surrogate.start()) + 1)
         raise _refuse("holds a lone surrogate, which is not Unicode text",
-                      yaml.Mark("<text>", surrogate.start(), line, column, None, None))
+                      yaml.Mark("<text>", surrogate.start(), line, column, None, 0))
     if _CLoader is not None:
         try:
             return _load(_CLoader, text, max_nodes, max_depth)

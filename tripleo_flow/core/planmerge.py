@@ -12,6 +12,10 @@ from tripleo_flow.core import planenv
 USER_KEYS = ("parameter_defaults", "passwords")
 
 
+def _path(entry: Any) -> str | None:
+    return entry.get("path") if isinstance(entry, Mapping) else None
+
+
 def merge_for_update(
     old_env: Mapping[str, Any],
     new_env_data: bytes | None,
@@ -21,35 +25,45 @@ def merge_for_update(
     """The plan-environment after an update, and the environments dropped.
 
     The new templates' plan-environment (or the old one when the templates have
-    none) gives the structure; the user's parameter values and passwords win;
-    the user's environment selection is kept for every path that still exists
-    in ``available``, ``{data: ...}`` entries are kept as they are.
+    none) gives the structure; the user's parameter values and passwords win.
+    ``available`` holds every file the plan has after the update, the files its
+    j2 templates render to included (:func:`planenv.available_files`).
+
+    Environments keep their order: first the templates' own (those of the new
+    plan-environment or, when the templates have none, the default resource
+    registry), in the templates' order, then the others of the user's selection
+    in the user's order; ``{data: ...}`` entries are kept as they are. A path
+    that no longer exists is dropped.
     """
     if new_env_data is None:
         env = copy.deepcopy(dict(old_env))
+        base = planenv.default_plan_environment(plan, plan_files=available)["environments"]
     else:
         env = planenv.parse_plan_environment(new_env_data, "plan-environment.yaml")
+        base = env.get("environments") or []
     env["name"] = plan
     for key in USER_KEYS:
         merged = dict(env.get(key) or {})
         merged.update(old_env.get(key) or {})
         env[key] = merged
     kept: list[Any] = []
-    dropped: list[str] = []
     seen: set[str] = set()
+    for entry in base:
+        path = _path(entry)
+        if path is not None and path in available and path not in seen:
+            kept.append({"path": path})
+            seen.add(path)
+    dropped: list[str] = []
     for entry in old_env.get("environments") or []:
-        path = entry.get("path") if isinstance(entry, Mapping) else None
+        path = _path(entry)
         if path is None:
             kept.append(copy.deepcopy(entry))
+        elif path in seen:
+            continue
         elif path in available:
             kept.append({"path": path})
             seen.add(path)
         else:
             dropped.append(path)
-    for entry in env.get("environments") or []:
-        path = entry.get("path") if isinstance(entry, Mapping) else None
-        if path is not None and path not in seen and path in available:
-            kept.append({"path": path})
-            seen.add(path)
     env["environments"] = kept
     return env, dropped

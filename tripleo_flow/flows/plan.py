@@ -15,14 +15,16 @@ from tripleo_flow.actions.templates import ProcessTemplates
 
 
 def create_plan(context: ActionContext) -> linear_flow.Flow:
-    """plan.create -> templates.process -> passwords.generate.
+    """plan.create -> templates.process -> passwords.generate -> plan.publish.
 
-    Requires ``plan``, ``templates`` and ``description``.
+    Requires ``plan``, ``templates`` and ``description``.  The plan becomes
+    visible only at the end, complete (rendered files and passwords).
     """
     return linear_flow.Flow("create-plan").add(
         plan.CreatePlan(context),
         ProcessTemplates(context),
         passwords.GeneratePasswords(context),
+        plan.PublishPlan(context),
     )
 
 

@@ -11,6 +11,7 @@ import contextlib
 import threading
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 from tooz import coordination
 
@@ -25,6 +26,7 @@ class PlanLocks:
         self.timeout = timeout
         self._coordinator: coordination.CoordinationDriver | None = None
         self._guard = threading.Lock()
+        self._leases: dict[str, Any] = {}
 
     def _coord(self) -> coordination.CoordinationDriver:
         with self._guard:
@@ -52,7 +54,33 @@ class PlanLocks:
         finally:
             lock.release()
 
+    def take_lease(self, key: str) -> bool:
+        """Take lock ``key`` without waiting and keep it beyond this call: until
+        :meth:`end_lease`, or until this process dies (the lock service frees the
+        locks of a dead process).  False when anyone holds it, this process included.
+
+        A lease tells other processes that a long operation (a plan create that
+        spans several tasks) is alive.
+        """
+        lock = self._coord().get_lock(f"tripleo-flow-lease-{key}".encode())
+        if not lock.acquire(blocking=False):
+            return False
+        with self._guard:
+            self._leases[key] = lock
+        return True
+
+    def end_lease(self, key: str) -> None:
+        """Release lease ``key`` (nothing when this process does not hold it)."""
+        with self._guard:
+            lock = self._leases.pop(key, None)
+        if lock is not None:
+            lock.release()
+
     def close(self) -> None:
+        with self._guard:
+            leases, self._leases = list(self._leases.values()), {}
+        for lock in leases:
+            lock.release()
         with self._guard:
             if self._coordinator is not None:
                 self._coordinator.stop()

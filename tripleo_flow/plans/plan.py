@@ -5,6 +5,17 @@ A plan is a container tagged ``usage-tripleo: plan`` holding the template tree,
 records which objects came from the templates (with their SHA-256) and which
 were rendered, so an update can tell the user's own files from the templates'.
 The deployment status lives in the sibling container ``<plan>-messages``.
+
+Crash safety:
+
+* A plan being created carries the container metadata ``tripleo-flow-creating``
+  (the create's id) until the last task of the create publishes it.  Until then
+  it is listed nowhere and is no plan to any other process; a create killed
+  half-way leaves such a container, which the next create of that name removes.
+* An update writes its intent (:data:`JOURNAL`: the objects it is about to write,
+  add and delete) before it touches anything and removes it when done.  A
+  journal left by a killed update tells the next update which objects and
+  manifest digests not to trust.
 """
 
 from __future__ import annotations
@@ -12,6 +23,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +35,12 @@ from tripleo_flow.plans.store import ObjectVersion, PlanStore, check_object_name
 
 PLAN_ENV = "plan-environment.yaml"
 MANIFEST = ".tripleo-flow/manifest.json"  # under RESERVED_PREFIX
+JOURNAL = ".tripleo-flow/update.json"  # under RESERVED_PREFIX
 PLAN_TAG = ("usage-tripleo", "plan")
+#: Container metadata: the id of the create that made the plan (kept).
+PLAN_ID = "tripleo-flow-plan-id"
+#: Container metadata: present (the create's id) until the create is complete.
+CREATING = "tripleo-flow-creating"
 MESSAGES_SUFFIX = "-messages"
 DEPLOYMENT_STATUS = "deployment_status.yaml"
 #: Data files a plan may carry beside its templates.
@@ -69,6 +87,40 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+class _OwnCreates:
+    """The ids of the plan creates running in this process: their plans are
+    visible to this process's tasks before they are published."""
+
+    def __init__(self) -> None:
+        self._ids: set[str] = set()
+        self._guard = threading.Lock()
+
+    def add(self, create_id: str) -> None:
+        with self._guard:
+            self._ids.add(create_id)
+
+    def discard(self, create_id: str) -> None:
+        with self._guard:
+            self._ids.discard(create_id)
+
+    def __contains__(self, create_id: object) -> bool:
+        with self._guard:
+            return create_id in self._ids
+
+
+OWN_CREATES = _OwnCreates()
+
+
+def is_plan(metadata: Mapping[str, str]) -> bool:
+    """Whether container ``metadata`` is a plan's, complete or being created."""
+    return metadata.get(PLAN_TAG[0]) == PLAN_TAG[1]
+
+
+def is_published(metadata: Mapping[str, str]) -> bool:
+    """Whether container ``metadata`` is that of a complete plan."""
+    return is_plan(metadata) and not metadata.get(CREATING)
+
+
 @dataclass
 class Manifest:
     """Which objects of a plan came from its templates, and which were rendered."""
@@ -84,6 +136,39 @@ class Manifest:
     def from_bytes(cls, data: bytes) -> Manifest:
         raw = json.loads(data)
         return cls(dict(raw.get("templates", {})), list(raw.get("rendered", [])))
+
+
+@dataclass
+class Journal:
+    """What an update is about to change: every object it writes (``written``),
+    the ones among them it adds (``added``) and the ones it deletes."""
+
+    written: set[str] = field(default_factory=set)
+    added: set[str] = field(default_factory=set)
+    deleted: set[str] = field(default_factory=set)
+
+    def to_bytes(self) -> bytes:
+        return json.dumps({"written": sorted(self.written), "added": sorted(self.added),
+                           "deleted": sorted(self.deleted)}, sort_keys=True).encode()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Journal:
+        try:
+            raw = json.loads(data)
+            return cls(set(raw.get("written", [])), set(raw.get("added", [])),
+                       set(raw.get("deleted", [])))
+        except (ValueError, AttributeError, TypeError) as exc:
+            raise exceptions.PlanStoreError(
+                f"The update journal {JOURNAL} is unreadable ({exc}); run the plan update "
+                "again after deleting that object.") from exc
+
+    def untrusted(self) -> set[str]:
+        """Objects whose stored content and manifest digest may not match."""
+        return self.written | self.deleted
+
+    def merged(self, other: Journal) -> Journal:
+        return Journal(self.written | other.written, self.added | other.added,
+                       self.deleted | other.deleted)
 
 
 class PlanFiles(Mapping[str, bytes]):
@@ -118,10 +203,14 @@ class PlanRepository:
     # -- plans -------------------------------------------------------------
 
     def exists(self, plan: str) -> bool:
+        """Whether ``plan`` is a complete plan (or one this process is creating)."""
         if not self.store.container_exists(plan):
             return False
-        meta = self.store.get_container_metadata(plan)
-        return meta.get(PLAN_TAG[0]) == PLAN_TAG[1]
+        try:
+            meta = self.store.get_container_metadata(plan)
+        except exceptions.ContainerNotFound:
+            return False
+        return is_published(meta) or (is_plan(meta) and meta.get(CREATING) in OWN_CREATES)
 
     def require(self, plan: str) -> None:
         check_plan_name(plan)
@@ -129,8 +218,42 @@ class PlanRepository:
             raise exceptions.PlanNotFound(plan)
 
     def list_plans(self) -> list[str]:
-        return [c.name for c in self.store.list_containers()
-                if c.metadata.get(PLAN_TAG[0]) == PLAN_TAG[1]]
+        return [c.name for c in self.store.list_containers() if is_published(c.metadata)]
+
+    def creating(self, plan: str) -> str | None:
+        """The id of the create of ``plan`` that has not finished (None when the
+        container does not exist or holds a complete plan)."""
+        try:
+            meta = self.store.get_container_metadata(plan)
+        except exceptions.ContainerNotFound:
+            return None
+        return meta.get(CREATING) or None
+
+    def plan_id(self, plan: str) -> str | None:
+        """The id of the create that made ``plan`` (None for a missing container)."""
+        try:
+            return self.store.get_container_metadata(plan).get(PLAN_ID) or None
+        except exceptions.ContainerNotFound:
+            return None
+
+    def begin_create(self, plan: str, create_id: str) -> None:
+        """Create ``plan``'s container, visible only to this process until published."""
+        OWN_CREATES.add(create_id)
+        try:
+            self.store.create_container(plan, {PLAN_TAG[0]: PLAN_TAG[1], PLAN_ID: create_id,
+                                               CREATING: create_id})
+        except BaseException:
+            OWN_CREATES.discard(create_id)
+            raise
+
+    def publish(self, plan: str, create_id: str) -> bool:
+        """Make the plan created by ``create_id`` a complete plan; False when
+        ``plan`` is not that create's (anymore)."""
+        if self.creating(plan) != create_id:
+            return False
+        self.store.set_container_metadata(plan, {CREATING: None})
+        OWN_CREATES.discard(create_id)
+        return True
 
     def siblings(self, plan: str) -> list[str]:
         """Containers that belong to ``plan`` (``<plan>-messages`` and the like)."""
@@ -165,6 +288,21 @@ class PlanRepository:
     def environment_versions(self, plan: str) -> list[ObjectVersion]:
         return self.store.list_versions(plan, PLAN_ENV)
 
+    def find_environment_version(self, plan: str, data: bytes, attempts: int = 3) -> str | None:
+        """The id of an earlier (not current) stored version of the plan-environment
+        whose content is ``data``; None when none is listed (an unversioned
+        container, or a listing that lags behind the write ``attempts`` times)."""
+        wanted = digest(data)
+        for attempt in range(attempts):
+            for version in self.environment_versions(plan)[:4]:
+                if version.is_latest or version.size != len(data):
+                    continue
+                if digest(self.environment_version(plan, version.version_id)) == wanted:
+                    return version.version_id
+            if attempt + 1 < attempts:
+                time.sleep(0.2 * (attempt + 1))
+        return None
+
     def environment_version(self, plan: str, version_id: str) -> bytes:
         try:
             return self.store.get_object(plan, PLAN_ENV, version_id=version_id)
@@ -181,6 +319,21 @@ class PlanRepository:
 
     def save_manifest(self, plan: str, manifest: Manifest) -> None:
         self.store.put_object(plan, MANIFEST, manifest.to_bytes())
+
+    # -- update journal ----------------------------------------------------
+
+    def journal(self, plan: str) -> Journal | None:
+        """The intent of an update that did not finish, if any."""
+        try:
+            return Journal.from_bytes(self.store.get_object(plan, JOURNAL))
+        except exceptions.ObjectNotFound:
+            return None
+
+    def save_journal(self, plan: str, journal: Journal) -> None:
+        self.store.put_object(plan, JOURNAL, journal.to_bytes())
+
+    def clear_journal(self, plan: str) -> None:
+        self.store.delete_object(plan, JOURNAL)
 
     # -- deployment status -------------------------------------------------
 

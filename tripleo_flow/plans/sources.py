@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import os
 import tarfile
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from tripleo_flow import exceptions
@@ -82,9 +83,27 @@ def read_tarball(source: str, data: bytes | None = None, max_size: int = ARCHIVE
                 files[name] = extracted.read()
     except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
         raise exceptions.InvalidArchive(source, f"not a readable tar archive ({exc})") from exc
+    clash = file_directory_clash(files)
+    if clash is not None:
+        raise exceptions.InvalidArchive(
+            source, f"{clash[0]!r} is both a file and a directory (of {clash[1]!r}); "
+            "a plan holds one or the other")
     files = _strip_common_root(files)
     check_file_names(source, files)
     return files
+
+
+def file_directory_clash(names: Iterable[str]) -> tuple[str, str] | None:
+    """The first name that is also a directory of another (``zz`` and ``zz/b.yaml``),
+    with that other name; None when every name can be stored beside the others."""
+    files = set(names)
+    for name in sorted(files):
+        parts = name.split("/")
+        for end in range(1, len(parts)):
+            parent = "/".join(parts[:end])
+            if parent in files:
+                return parent, name
+    return None
 
 
 def _strip_common_root(files: dict[str, bytes]) -> dict[str, bytes]:

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable, Hashable
 
 from tripleo_flow.core.progress import CountListener
+from tripleo_flow.plans import crashpoints
 
 
 class TransferMeter:
@@ -43,6 +44,7 @@ class TransferMeter:
         self._report(done)
 
     def _report(self, done: int) -> None:
+        crashpoints.uploaded(done, self.total)
         if self._listener is not None:
             self._listener(min(done, self.total), self.total)
 

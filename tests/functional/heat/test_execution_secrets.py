@@ -159,10 +159,7 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     "tripleo.deploy.deploy": _deploy,
 }
 #: Cases that fail until another branch is merged.
-KNOWN_LEAKS = {
-    "tripleo.plan.update_deployment_plan": "UpdatePlan's undo record holds the old "
-    "plan-environment in base64; rewritten on branch 'integrity'",
-}
+KNOWN_LEAKS: dict[str, str] = {}
 
 
 def test_every_shipped_workflow_has_a_scenario(tmp_path: Path, heat_venv: Path) -> None:

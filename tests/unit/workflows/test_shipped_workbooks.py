@@ -20,6 +20,7 @@ def _action(name: str, signature: str) -> type[Action]:
 #: The input names the plan actions take (fixed by the lead's design).
 SIGNATURES = {
     "plan.create": "plan, templates, description=''",
+    "plan.publish": "plan",
     "plan.update": "plan, templates",
     "plan.delete": "plan, force=False",
     "plan.export": "plan, output",
@@ -76,11 +77,11 @@ def test_deploy_workflow_takes_plan_heat_type_work_dir_and_runs_the_deploy_actio
     assert [t.action for t in workflow.tasks.values()] == list(real)
 
 
-def test_create_plan_runs_create_process_generate_in_order() -> None:
+def test_create_plan_runs_create_process_generate_publish_in_order() -> None:
     actions = {name: _action(name, sig) for name, sig in SIGNATURES.items()}
     workflow = _catalog(actions).get("create_deployment_plan")
     order = [t.action for t in workflow.tasks.values()]
-    assert order == ["plan.create", "templates.process", "passwords.generate"]
+    assert order == ["plan.create", "templates.process", "passwords.generate", "plan.publish"]
 
 
 def test_real_action_classes_are_used_when_loadable() -> None:
@@ -108,5 +109,5 @@ def test_broken_action_is_reported_per_task() -> None:
     del actions["templates.process"]
     catalog = _catalog(actions, {"templates.process": "ModuleNotFoundError: no module"})
     problems = catalog.entries["tripleo.plan"].problems
-    assert {p.task for p in problems} == {"process_templates"}
+    assert {p.task for p in problems} == {"process_templates"}, problems
     assert catalog.entries["tripleo.parameters"].problems == []

@@ -1,0 +1,218 @@
+"""``kill -9`` of ``tripleo-flow plan create`` and ``plan update`` at several points,
+on both plan stores: no visible half plan, the retry succeeds, the plan is complete.
+
+The processes kill themselves with SIGKILL at a crash point named by
+``TRIPLEO_FLOW_TEST_CRASH_AT`` (:mod:`tripleo_flow.plans.crashpoints`), so each
+run stops at the same place.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.fixtures_plans import make_client
+from tests.plan_trees import basic_tree, write_tree
+from tests.swift_server import SwiftServer
+from tests.tht import fetch_tree_dir
+from tripleo_flow import exceptions
+from tripleo_flow.api import Client
+from tripleo_flow.api.plans import sample_plan_dir
+from tripleo_flow.plans.crashpoints import ENV as CRASH_ENV
+from tripleo_flow.plans.local import LocalStore
+from tripleo_flow.plans.plan import JOURNAL, MANIFEST, PLAN_ENV, Manifest, digest
+from tripleo_flow.plans.store import PlanStore
+
+pytestmark = pytest.mark.functional
+
+PLAN = "overcloud"
+
+
+@dataclass
+class Cli:
+    """The installed command against one store; that store and a Python API client
+    on it (same locks) for the checks."""
+
+    run: Callable[..., subprocess.CompletedProcess[str]]
+    store: PlanStore
+    client: Client
+
+
+def _cli(request: pytest.FixtureRequest, tmp_path: Path, kind: str) -> Iterator[Cli]:
+    exe = shutil.which("tripleo-flow", path=os.path.dirname(sys.executable))
+    assert exe, "tripleo-flow is not installed in this virtualenv (pip install -e .)"
+    conf = tmp_path / "tripleo-flow.conf"
+    text = f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n"
+    store: PlanStore
+    if kind == "local":
+        store = LocalStore(tmp_path / "data" / "plans")
+    else:
+        store = request.getfixturevalue("swift_store")
+        server: SwiftServer = request.getfixturevalue("swift_server")
+        text += (f"[plan_store]\nbackend = swift\n[swift]\nauth_url = {server.auth_url}\n"
+                 f"user = {server.user}\nkey = {server.key}\n")
+    conf.write_text(text)
+    client = make_client(tmp_path, store, lock_url=f"file://{tmp_path / 'data' / 'locks'}")
+    env = {k: v for k, v in os.environ.items() if k != CRASH_ENV}
+    env.update(HOME=str(tmp_path / "home"), XDG_DATA_HOME=str(tmp_path / "xdg"))
+
+    def run(*args: str, crash: str | None = None,
+            check: bool = True) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run([exe, "--config-file", str(conf), *args], capture_output=True,
+                              text=True, timeout=300,
+                              env=env | ({CRASH_ENV: crash} if crash else {}))
+        if crash:
+            assert proc.returncode == -signal.SIGKILL, (
+                f"{args} was meant to die at {crash}: exit {proc.returncode}, {proc.stderr}")
+        elif check and proc.returncode != 0:
+            raise AssertionError(f"{args} exited {proc.returncode}: {proc.stderr}")
+        return proc
+
+    yield Cli(run, store, client)
+    client.close()
+
+
+@pytest.fixture(params=["local", "swift"])
+def cli(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Cli]:
+    yield from _cli(request, tmp_path, request.param)
+
+
+@pytest.fixture
+def swift_cli(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Cli]:
+    yield from _cli(request, tmp_path, "swift")
+
+
+def _tree(version: str, count: int = 120) -> dict[str, str]:
+    """A mid-size tree: the basic tree and ``count`` generated environments.
+
+    Version "b" changes half of them, drops a quarter, adds new ones and a role.
+    """
+    tree = basic_tree()
+    for i in range(count):
+        if version == "b" and i % 4 == 3:
+            continue
+        changed = version == "b" and i % 2 == 0
+        tree[f"environments/gen/env-{i:03d}.yaml"] = (
+            f"# {'b' if changed else 'a'}\nparameter_defaults:\n  Gen{i}: {'x' * 2000}\n")
+    if version == "b":
+        for i in range(count // 4):
+            tree[f"environments/added/new-{i:03d}.yaml"] = f"parameter_defaults: {{New{i}: 1}}\n"
+        tree["roles_data.yaml"] += "- name: Storage\n  CountDefault: 1\n"
+    return tree
+
+
+def _assert_complete(cli: Cli, tree: dict[str, str], user: dict[str, bytes]) -> None:
+    """The plan holds exactly ``tree`` (plus rendered and user files), complete."""
+    store = cli.store
+    assert [p["name"] for p in cli.client.list_plans()] == [PLAN]
+    names = set(store.list_objects(PLAN))
+    manifest = Manifest.from_bytes(store.get_object(PLAN, MANIFEST))
+    assert JOURNAL not in names
+    assert set(manifest.templates) == set(tree)
+    stored = {p: store.get_object(PLAN, p) for p in tree}
+    assert {p for p in tree if stored[p] != tree[p].encode()} == set()
+    assert {p: digest(d) for p, d in stored.items()} == manifest.templates
+    rendered = set(manifest.rendered)
+    assert "puppet/controller-role.yaml" in rendered and rendered <= names
+    if "- name: Storage" in tree["roles_data.yaml"]:
+        assert "puppet/storage-role.yaml" in rendered
+    assert names == set(tree) | rendered | set(user) | {PLAN_ENV, MANIFEST}
+    for name, data in user.items():
+        assert store.get_object(PLAN, name) == data
+    shown = cli.client.show_plan(PLAN)
+    assert shown["passwords"] > 10 and shown["rendered_files"] == len(rendered)
+    env = yaml.safe_load(store.get_object(PLAN, PLAN_ENV))
+    assert env["environments"][0] == {"path": "overcloud-resource-registry-puppet.yaml"}
+
+
+def _settled(store: PlanStore, plan: str) -> list[str]:
+    """The objects of ``plan`` once their number stops changing: Swift goes on
+    storing what it received of a killed upload for a moment."""
+    last: list[str] | None = None
+    for _ in range(60):
+        names = store.list_objects(plan) if store.container_exists(plan) else []
+        if names == last:
+            return names
+        last = names
+        time.sleep(1)
+    raise AssertionError(f"The objects of {plan!r} kept changing for a minute")
+
+
+def _assert_invisible(cli: Cli) -> None:
+    assert cli.client.list_plans() == []
+    for call in (lambda: cli.client.show_plan(PLAN),
+                 lambda: cli.client.set_parameters(PLAN, {"A": 1}),
+                 lambda: cli.client.update_plan(PLAN, str(sample_plan_dir()))):
+        with pytest.raises(exceptions.PlanNotFound):
+            call()
+
+
+@pytest.mark.parametrize("point", ["upload:0.3", "plan.create:done"])
+def test_killed_create_leaves_no_visible_plan_and_a_retry_succeeds(
+        cli: Cli, tmp_path: Path, point: str) -> None:
+    tree = _tree("a")
+    templates = write_tree(tmp_path / "a", tree)
+    cli.run("plan", "create", PLAN, "--templates", str(templates), crash=point)
+    left = _settled(cli.store, PLAN)
+    if point.startswith("upload:") and isinstance(cli.store, LocalStore):
+        assert 0 < len(left) < len(tree)  # killed half-way through the upload
+    assert len(left) <= len(tree) + 2  # the templates, plan-environment and manifest
+    _assert_invisible(cli)
+
+    cli.run("plan", "create", PLAN, "--templates", str(templates))
+    _assert_complete(cli, tree, {})
+
+
+@pytest.mark.parametrize("point, rerun", [
+    ("upload:0.5", "a"), ("plan.update:uploaded", "b"), ("plan.update:done", "b"),
+])
+def test_killed_update_is_repaired_by_the_next_update(
+        cli: Cli, tmp_path: Path, point: str, rerun: str) -> None:
+    trees = {"a": _tree("a"), "b": _tree("b")}
+    dirs = {k: write_tree(tmp_path / k, t) for k, t in trees.items()}
+    cli.client.create_plan(PLAN, dirs["a"])
+    user = {"user/mine.yaml": b"parameter_defaults: {Mine: 1}\n"}
+    for name, data in user.items():
+        cli.store.put_object(PLAN, name, data)
+    cli.client.set_parameters(PLAN, {"NtpServer": "pool.ntp.org"})
+    passwords = yaml.safe_load(cli.store.get_object(PLAN, PLAN_ENV))["passwords"]
+
+    cli.run("plan", "update", PLAN, "--templates", str(dirs["b"]), crash=point)
+    _settled(cli.store, PLAN)
+    if point == "upload:0.5" and isinstance(cli.store, LocalStore):
+        stored = {p: cli.store.get_object(PLAN, p) for p in trees["b"]
+                  if p in set(cli.store.list_objects(PLAN))}
+        mixed = {p for p, d in stored.items() if d == trees["b"][p].encode()
+                 and trees["a"].get(p) != trees["b"][p]}
+        assert mixed and len(mixed) < len(trees["b"])  # killed half-way: a mixed tree
+
+    cli.run("plan", "update", PLAN, "--templates", str(dirs[rerun]))
+    _assert_complete(cli, trees[rerun], user)
+    env = yaml.safe_load(cli.store.get_object(PLAN, PLAN_ENV))
+    assert env["parameter_defaults"] == {"NtpServer": "pool.ntp.org"}
+    assert {k: env["passwords"][k] for k in passwords} == passwords
+
+
+def test_killed_create_of_tht_18_on_swift(swift_cli: Cli) -> None:
+    cli = swift_cli
+    tree = fetch_tree_dir("18.0.0")
+    cli.run("plan", "create", PLAN, "--templates", str(tree), crash="upload:0.5")
+    assert 0 < len(_settled(cli.store, PLAN)) < 1700  # hundreds of files left behind
+    _assert_invisible(cli)
+    cli.run("plan", "create", PLAN, "--templates", str(tree))
+    shown = cli.client.show_plan(PLAN)
+    assert shown["files"] > 1700
+    assert shown["rendered_files"] >= 50
+    assert shown["passwords"] > 10
+    env = yaml.safe_load(cli.store.get_object(PLAN, PLAN_ENV))
+    assert {"path": "overcloud-resource-registry-puppet.yaml"} in env["environments"]

@@ -1,0 +1,184 @@
+"""Plan integrity on every store: refused trees change nothing, updates keep the
+environments that point to rendered files, undo records hold no secret."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import io
+import re
+import sqlite3
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+import yaml
+from taskflow import task
+from taskflow.patterns import linear_flow
+
+from tests.fixtures_plans import snapshot
+from tests.plan_trees import basic_tree, write_tree
+from tripleo_flow import exceptions
+from tripleo_flow.actions.plan import UpdatePlan
+from tripleo_flow.api import Client
+from tripleo_flow.flows.run import run_flow
+from tripleo_flow.plans.plan import CREATING, PLAN_ENV, PlanRepository
+
+pytestmark = pytest.mark.functional
+
+REGISTRY = "overcloud-resource-registry-puppet.yaml"
+
+
+def _tarball(path: Path, members: list[tuple[str, bytes]]) -> Path:
+    with tarfile.open(path, "w:gz") as archive:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return path
+
+
+def _env(client: Client, plan: str = "overcloud") -> dict:
+    return yaml.safe_load(client.store.get_object(plan, PLAN_ENV))
+
+
+def test_update_with_a_file_and_a_directory_of_one_name_is_refused(
+        client: Client, templates: Path, tmp_path: Path) -> None:
+    client.create_plan("overcloud", templates)
+    client.store.put_object("overcloud", "user/mine.yaml", b"a: 1\n")
+    before = snapshot(client.store, "overcloud")
+    members = [(name, text.encode()) for name, text in basic_tree().items()]
+    members += [("zz/b.yaml", b"b: 1\n"), ("zz", b"c: 1\n")]
+    archive = _tarball(tmp_path / "clash.tar.gz", members)
+    with pytest.raises(exceptions.InvalidArchive, match="'zz'.*both a file and a directory"):
+        client.update_plan("overcloud", archive)
+    assert snapshot(client.store, "overcloud") == before
+
+
+def test_update_refuses_a_template_where_a_user_file_is_a_directory(
+        client: Client, templates: Path, tmp_path: Path) -> None:
+    client.create_plan("overcloud", templates)
+    client.store.put_object("overcloud", "user/mine.yaml", b"a: 1\n")
+    before = snapshot(client.store, "overcloud")
+    clash = write_tree(tmp_path / "new", basic_tree() | {"user": "a: 2\n"})
+    with pytest.raises(exceptions.InvalidInput, match="'user'"):
+        client.update_plan("overcloud", clash)
+    assert snapshot(client.store, "overcloud") == before
+
+
+def _rendered_registry_tree() -> dict[str, str]:
+    tree = basic_tree()
+    del tree[REGISTRY]
+    tree["overcloud-resource-registry-puppet.j2.yaml"] = (
+        "resource_registry:\n{% for role in roles %}"
+        "  OS::TripleO::{{role.name}}: puppet/{{role.name.lower()}}-role.yaml\n{% endfor %}")
+    return tree
+
+
+def test_update_with_the_same_templates_keeps_the_rendered_registry_first(
+        client: Client, tmp_path: Path) -> None:
+    templates = write_tree(tmp_path / "t", _rendered_registry_tree())
+    client.create_plan("overcloud", templates)
+    client.update_capabilities("overcloud", {"environments/storage.yaml": True})
+    client.store.put_object("overcloud", "user/mine.yaml", b"parameter_defaults: {}\n")
+    env = _env(client)
+    env["environments"].append({"path": "user/mine.yaml"})
+    client.store.put_object("overcloud", PLAN_ENV, yaml.safe_dump(env).encode())
+    expected = [REGISTRY, "environments/base.yaml", "environments/storage.yaml", "user/mine.yaml"]
+    assert [e["path"] for e in _env(client)["environments"]] == expected
+
+    result = client.update_plan("overcloud", templates)
+    assert result["dropped_environments"] == []
+    assert [e["path"] for e in _env(client)["environments"]] == expected
+    assert REGISTRY in client.store.list_objects("overcloud")
+    # Twice: nothing moves either.
+    client.update_plan("overcloud", templates)
+    assert [e["path"] for e in _env(client)["environments"]] == expected
+
+
+def _database(client: Client) -> bytes:
+    """The executions database: its raw files (WAL included) and every row as SQL
+    (a long value spans pages in the raw file)."""
+    data = b""
+    for path in sorted(client.data_dir.glob("executions.sqlite*")):
+        data += path.read_bytes()
+    with contextlib.closing(sqlite3.connect(client.data_dir / "executions.sqlite")) as db:
+        data += "\n".join(db.iterdump()).encode()
+    return data
+
+
+def _decoded_base64(data: bytes) -> bytes:
+    """Every long base64 run of ``data``, decoded (a plan-environment hides there)."""
+    out = b""
+    for run in re.findall(rb"[A-Za-z0-9+/]{40,}={0,2}", data):
+        try:
+            out += base64.b64decode(run + b"=" * (-len(run) % 4))
+        except ValueError:
+            continue
+    return out
+
+
+def test_update_undo_record_names_a_version_and_holds_no_password(
+        client: Client, templates: Path, tmp_path: Path) -> None:
+    client.create_plan("overcloud", templates)
+    client.set_parameters("overcloud", {"Keep": "me"})
+    passwords = client.get_passwords("overcloud")
+    secrets = [v for v in passwords.values() if isinstance(v, str) and len(v) >= 8]
+    assert len(secrets) > 10
+    new = write_tree(tmp_path / "new", basic_tree() | {"environments/new.yaml": "a: 1\n"})
+
+    execution = client.run_workflow("update_deployment_plan",
+                                    {"plan": "overcloud", "templates": str(new)})
+    assert execution.state == "SUCCESS", execution.error
+    database = _database(client)
+    assert b"environments/new.yaml" in database  # the record is there, in the clear
+    leaked = database + _decoded_base64(database)
+    assert [s for s in secrets if s.encode() in leaked] == []
+
+    # A failure after the update: the revert puts the plan-environment back
+    # from the stored version the record names.
+    before = snapshot(client.store, "overcloud")
+
+    class Boom(task.Task):  # type: ignore[misc]
+        def execute(self) -> None:
+            raise RuntimeError("boom")
+
+    newer = write_tree(tmp_path / "newer", basic_tree() | {"environments/x.yaml": "a: 2\n"})
+    flow = linear_flow.Flow("t").add(UpdatePlan(client.context), Boom())
+    with pytest.raises(RuntimeError, match="boom"):
+        run_flow(flow, {"plan": "overcloud", "templates": str(newer)})
+    assert snapshot(client.store, "overcloud") == before
+    assert client.get_passwords("overcloud") == passwords
+
+
+def test_a_live_create_is_not_taken_for_a_crashed_one(client: Client, templates: Path,
+                                                      tmp_path: Path) -> None:
+    """A create still running in another process (its lease held) is left alone; once
+    that process is gone, its incomplete plan is removed by the next create."""
+    repo = PlanRepository(client.store)
+    client.store.create_container("overcloud", {"usage-tripleo": "plan", CREATING: "other"})
+    client.store.put_object("overcloud", "half.yaml", b"a: 1\n")
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time\n"
+         "from tripleo_flow.plans.lock import PlanLocks\n"
+         f"locks = PlanLocks({client.locks.url!r})\n"
+         "assert locks.take_lease('create-overcloud')\n"
+         "print('held', flush=True)\n"
+         "time.sleep(600)\n"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(exceptions.PlanBeingCreated, match="being created"):
+            client.create_plan("overcloud", templates)
+        assert client.store.list_objects("overcloud") == ["half.yaml"]
+        assert client.list_plans() == [] and not repo.exists("overcloud")
+    finally:
+        holder.kill()
+        holder.wait()
+    client.create_plan("overcloud", templates)
+    assert "half.yaml" not in client.store.list_objects("overcloud")
+    assert client.list_plans()[0]["name"] == "overcloud"
+    assert repo.creating("overcloud") is None and len(client.get_passwords("overcloud")) > 10
