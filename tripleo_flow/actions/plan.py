@@ -324,7 +324,7 @@ class UpdatePlan(Action):
 
 
 #: Where an update keeps the old plan-environment when the store lists no version of it.
-_UNDO_PREFIX = ".tripleo-flow/undo/"
+_UNDO_PREFIX = f"{RESERVED_PREFIX}undo/"
 
 
 @dataclass(frozen=True)
