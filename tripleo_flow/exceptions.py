@@ -270,6 +270,17 @@ class PlanBeingCreated(Conflict):
         self.name = name
 
 
+class PlanUpdateUnfinished(Conflict):
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"Plan {name!r} has a template update that has not finished: it is running, "
+            "or it was killed and left the plan mixed. Wait for it to finish, or run the "
+            f"update again to repair the plan (tripleo-flow plan update {name} "
+            "--templates DIR), then deploy."
+        )
+        self.name = name
+
+
 class ContainerExists(Conflict):
     def __init__(self, container: str) -> None:
         super().__init__(f"Container {container!r} already exists.")

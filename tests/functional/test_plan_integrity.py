@@ -24,7 +24,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.plan import UpdatePlan
 from tripleo_flow.api import Client
 from tripleo_flow.flows.run import run_flow
-from tripleo_flow.plans.plan import CREATING, PLAN_ENV, PlanRepository
+from tripleo_flow.plans.plan import CREATING, PLAN_ENV, Journal, PlanRepository
 
 pytestmark = pytest.mark.functional
 
@@ -182,3 +182,16 @@ def test_a_live_create_is_not_taken_for_a_crashed_one(client: Client, templates:
     assert "half.yaml" not in client.store.list_objects("overcloud")
     assert client.list_plans()[0]["name"] == "overcloud"
     assert repo.creating("overcloud") is None and len(client.get_passwords("overcloud")) > 10
+
+
+def test_deploy_refuses_a_plan_whose_update_did_not_finish(
+        client: Client, templates: Path, tmp_path: Path) -> None:
+    client.create_plan("overcloud", templates)
+    repo = PlanRepository(client.store)
+    repo.save_journal("overcloud", Journal(written={"overcloud.yaml"}))
+    before = snapshot(client.store, "overcloud")
+    with pytest.raises(exceptions.TripleoFlowError, match="update that has not finished"):
+        client.deploy("overcloud", work_dir=tmp_path / "work")
+    assert snapshot(client.store, "overcloud") == before
+    assert client.deployment_status("overcloud")["deployment_status"] != "DEPLOYING"
+    assert not (tmp_path / "work" / "heat-launcher").exists()

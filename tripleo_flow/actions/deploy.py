@@ -141,6 +141,8 @@ class StartDeployment(Action):
     def execute(self, plan: str, work_dir: WorkDir, heat_type: str) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)
         repo.require(plan)
+        if repo.journal(plan) is not None:  # a mixed tree must not reach Heat
+            raise exceptions.PlanUpdateUnfinished(plan)
         previous = repo.deployment_status(plan)
         if previous and previous.get("deployment_status") == "DEPLOYING":
             recorded = previous.get("owner")
