@@ -67,15 +67,19 @@ def test_step_split(step: int, names: list[str]) -> None:
 
 
 @pytest.mark.parametrize("group,expected", [
-    ("Controller", {"hosts": {"oc-controller-0": {"ansible_host": "10.0.0.5"},
-                              "oc-controller-1": {"ansible_host": "oc-controller-1"}},
-                    "vars": {"tripleo_role_name": "Controller"}}),
+    ("Controller", {"hosts": {"oc-controller-0": {"ansible_host": "oc-controller-0",
+                                                  "deploy_server_id": "c0"},
+                              "oc-controller-1": {"ansible_host": "oc-controller-1",
+                                                  "deploy_server_id": "c1"}},
+                    "vars": {"tripleo_role_name": "Controller", "ansible_ssh_user": "tripleo-admin",
+                             "bootstrap_server_id": None}}),
     ("allovercloud", {"children": {"Controller": {}, "Compute": {}}}),
     ("overcloud", {"children": {"allovercloud": {}}}),
-    ("oc", {"children": {"allovercloud": {}}}),
-    ("nova_api", {"children": {"Controller": {}}}),
-    ("nova_compute", {"children": {"Compute": {}}}),
-    ("keystone", {"children": {"Controller": {}, "Compute": {}}}),
+    ("oc", {"children": {"Controller": {}, "Compute": {}}}),
+    ("nova_api", {"children": {"Controller": {}}, "vars": {"ansible_ssh_user": "tripleo-admin"}}),
+    ("nova_compute", {"children": {"Compute": {}}, "vars": {"ansible_ssh_user": "tripleo-admin"}}),
+    ("keystone", {"children": {"Controller": {}, "Compute": {}},
+                  "vars": {"ansible_ssh_user": "tripleo-admin"}}),
 ])
 def test_inventory_groups(group: str, expected: dict[str, Any]) -> None:
     inventory = load(cd.render("oc", outputs()), cd.INVENTORY)
@@ -91,8 +95,6 @@ def test_inventory_groups(group: str, expected: dict[str, Any]) -> None:
     ("host_vars/oc-controller-1", "deploy_index", 1),
     ("host_vars/oc-controller-0", "ansible_host", "10.0.0.5"),
     ("host_vars/oc-compute-0", "deployments", ["ComputeDeployment"]),
-    ("Compute/oc-compute-0/ComputeDeployment", "inputs", {"hostname": "oc-compute-0"}),
-    ("Compute/oc-compute-0/ComputeDeployment", "group", "hiera"),
     ("global_vars.yaml", "deploy_steps_max", 6),
 ])
 def test_values(path: str, key: str, value: Any) -> None:
@@ -121,6 +123,8 @@ def test_deterministic() -> None:
 @pytest.mark.parametrize("bad,deployments,needle", [
     ({"ServerIdData": {"server_ids": {"Controller": ["c0"], "Compute": ["n0"]}}}, None,
      "2 host names"),
+    ({"ServerIdData": {"server_ids": {"Controller": ["c0"], "Compute": ["n0"]}},
+      "RoleNetHostnameMap": {"Controller": {"ctlplane": []}}}, None, "0 host names"),
     ({}, {"ghost": [cd.Deployment("D", {})]}, "ghost"),
 ])
 def test_inconsistent_outputs(bad: dict[str, Any], deployments: Any, needle: str) -> None:
@@ -132,4 +136,5 @@ def test_inconsistent_outputs(bad: dict[str, Any], deployments: Any, needle: str
 
 def test_empty_outputs_render_only_globals() -> None:
     files = cd.render("oc", {})
-    assert sorted(files) == ["global_vars.yaml", "tripleo-ansible-inventory.yaml"]
+    assert sorted(files) == ["ansible.cfg", "deployments.yaml", "global_vars.yaml",
+                             "templates/heat-config.j2", "tripleo-ansible-inventory.yaml"]

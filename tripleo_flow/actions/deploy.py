@@ -30,6 +30,7 @@ from tripleo_flow import config, exceptions
 from tripleo_flow.actions.base import Action
 from tripleo_flow.actions.paths import WorkDir
 from tripleo_flow.core import config_download, planenv, progress, rendering
+from tripleo_flow.core import deployments as core_deployments
 from tripleo_flow.core import stack_request as requests
 from tripleo_flow.flows import names
 from tripleo_flow.heat import make_launcher
@@ -286,17 +287,29 @@ class SaveStackOutputs(Action):
         outputs = client.outputs(plan)
         configs: dict[str, dict[str, Any]] = {}
         deployments: dict[str, list[dict[str, Any]]] = {}
-        for server in config_download.servers_from_outputs(outputs):
-            listed = []
-            for dep in client.deployments(server.server_id):
-                cid = dep["config_id"]
-                if cid not in configs:
-                    configs[cid] = client.software_config(cid)
-                cfg = configs[cid]
-                listed.append({"name": cfg.get("name") or dep["id"], "config": cfg.get("config"),
-                               "group": cfg.get("group", "script"),
-                               "inputs": dep.get("input_values") or {}})
-            deployments[server.name] = listed
+        def config(cid: str) -> dict[str, Any]:
+            if cid not in configs:
+                configs[cid] = client.software_config(cid)
+            return configs[cid]
+
+        servers = config_download.servers_from_outputs(outputs)
+        for server in servers:  # deployments on real servers (the sample plan's)
+            deployments[server.name] = [
+                {"name": config(dep["config_id"]).get("name") or dep["id"], "id": dep["id"],
+                 "config": config(dep["config_id"]).get("config"),
+                 "group": config(dep["config_id"]).get("group", "script"),
+                 "inputs": dep.get("input_values") or {}}
+                for dep in client.deployments(server.server_id)]
+        stack = client.find_stack(plan) or {}
+        stubs = client.resources(plan, stack["id"], core_deployments.NESTED_DEPTH,
+                                 with_detail=True, resource_name=core_deployments.RESOURCE_NAME
+                                 ) if stack.get("id") else []
+        for found in core_deployments.found_in(stubs, {s.server_id: s.name for s in servers}):
+            cfg = config(found.config_id) if found.config_id else {}
+            deployments[found.server].append(
+                {"name": found.name, "id": found.deployment_id, "kind": found.kind,
+                 "config": cfg.get("config"), "group": cfg.get("group", "script"),
+                 "options": cfg.get("options") or {}, "inputs": dict(found.inputs)})
         environment = {"parameters": requests.effective_parameters(stack_request),
                        "environment_files": stack_request["environment_files"]}
         saved = {OUTPUTS_FILE: planenv.dump_yaml({"outputs": outputs,

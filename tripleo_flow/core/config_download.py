@@ -3,15 +3,25 @@
 Pure: takes the stack outputs and the servers' software deployments, returns
 ``{relative path: bytes}``.  Nothing here reads or writes files.  Layout::
 
-    tripleo-ansible-inventory.yaml   a group per role, allovercloud, overcloud,
-                                     the plan's group and a group per service
+    tripleo-ansible-inventory.yaml   Undercloud, a group per role (hosts at their
+                                     ctlplane IP), the plan's group, allovercloud,
+                                     overcloud and a group per service
+    ansible.cfg                      the SSH user and key, the inventory
     global_vars.yaml                 deploy_steps_max and the plan's name
-    <playbook>.yaml                  one per RoleConfig key (deploy_steps_playbook ...)
+    deployments.yaml                 the task file that runs one software deployment
+    templates/heat-config.j2         the heat-config wrapper template
+    <key>[.yaml]                     one per RoleConfig key; ``.yaml`` only when the key
+                                     has no extension (``deploy-artifacts.sh`` stays)
+    external_deploy_steps_tasks_step0..5.yaml   RoleConfig's external tasks by step
     group_vars/<Role>                RoleGroupVars + the role's name and services
-    host_vars/<server>               AnsibleHostVarsMap + the server's id and deployments
-    <Role>/<key>.yaml                every ``*_tasks`` list of RoleData; deploy_steps_tasks
-                                     is split into deploy_steps_tasks_step0..5.yaml
-    <Role>/<server>/<deployment>     each software deployment of the server (config + inputs)
+    host_vars/<server>               AnsibleHostVarsMap + ids + pre/post deployment lists
+    <Role>/<key>.yaml                every RoleData key (step_config.pp, param_config.json);
+                                     deploy_steps, update, upgrade tasks also split per
+                                     step (post_update_tasks: 4 steps)
+    <Role>/<server>/<deployment>     each software deployment of the server
+
+The layout is tripleo-common's ``tripleo_common/utils/config.py`` (``write_config``)
+and ``inventory.py``.
 
 The cost is linear in the number of servers: each server's files are built
 once from dictionaries keyed by role and by server.
@@ -21,21 +31,34 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
 from tripleo_flow import exceptions
+from tripleo_flow.core.deployments import Deployment, deployment_file, deployments_tasks, host_lists
 
 INVENTORY = "tripleo-ansible-inventory.yaml"
 GLOBAL_VARS = "global_vars.yaml"
+ANSIBLE_CFG = "ansible.cfg"
+DEPLOYMENTS_TASKS = "deployments.yaml"
+HEAT_CONFIG_TEMPLATE = "templates/heat-config.j2"
 #: Steps of deploy_steps_tasks (TripleO's deploy_steps_max is 6: steps 0..5).
 DEPLOY_STEPS_MAX = 6
-STEP_TASKS = ("deploy_steps_tasks", "external_deploy_tasks")
+#: RoleData task lists written per step too, with their number of steps (tripleo-common's
+#: PER_STEP_TASKS); a task without a step condition goes to every step.
+PER_STEP_TASKS = {"deploy_steps_tasks": 6, "update_tasks": 6, "upgrade_tasks": 6,
+                  "post_update_tasks": 4}
+#: External tasks: RoleConfig keys written as top-level ``<key>_step0..5.yaml``;
+#: their RoleData copies (per role) are not written.
+EXTERNAL_TASKS = ("external_deploy_tasks", "external_deploy_steps_tasks")
 SERVICE_PREFIX = "OS::TripleO::Services::"
+#: The network whose addresses Ansible connects to, and the default SSH user.
+HOST_NETWORK = "ctlplane"
+SSH_USER = "tripleo-admin"
 
-_STEP = re.compile(r"step\s*\|\s*int\s*==\s*(\d+)")
+_STEP = re.compile(r"\(?step(?:\|int)?\)?==(\d+)")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z][a-z])")
 
 try:  # the C dumper is ~10x faster; fall back to the pure one
@@ -46,21 +69,20 @@ except AttributeError:  # pragma: no cover - libyaml missing
 
 @dataclass(frozen=True)
 class Server:
-    """One server of the stack: its host name, Heat id and role."""
+    """One server of the stack: its host name, Heat id, role and ctlplane address."""
 
     name: str
     server_id: str
     role: str
+    address: str = ""
 
 
 @dataclass(frozen=True)
-class Deployment:
-    """One software deployment of a server: its name, config, group and inputs."""
+class Connection:
+    """How Ansible reaches the hosts: SSH user and private key file (None: Ansible's own)."""
 
-    name: str
-    config: Any
-    group: str = "script"
-    inputs: Mapping[str, Any] = field(default_factory=dict)
+    ssh_user: str = SSH_USER
+    private_key: str | None = None
 
 
 def dump(obj: Any) -> bytes:
@@ -75,19 +97,34 @@ def service_group(service: str) -> str:
     return _CAMEL.sub("_", name.replace("::", "_")).lower()
 
 
+def _host_names(outputs: Mapping[str, Any], role: str) -> list[str]:
+    """A role's short host names: RoleNetHostnameMap's ctlplane FQDNs cut at
+    ``.ctlplane.`` and lower-cased (as tripleo-common), else HostnameData's."""
+    by_net = (outputs.get("RoleNetHostnameMap") or {}).get(role)
+    if by_net:
+        return [str(n).split(f".{HOST_NETWORK}.")[0].lower()
+                for n in by_net.get(HOST_NETWORK) or []]
+    return [str(n) for n in (outputs.get("HostnameData") or {}).get(role) or []]
+
+
 def servers_from_outputs(outputs: Mapping[str, Any]) -> list[Server]:
-    """The servers of each role, from HostnameData and ServerIdData (same order)."""
-    hostnames = outputs.get("HostnameData") or {}
+    """The servers of each role: names from RoleNetHostnameMap (or HostnameData), ids
+    from ServerIdData and addresses from RoleNetIpMap's ctlplane list (same order)."""
     ids = (outputs.get("ServerIdData") or {}).get("server_ids") or {}
+    ip_map = outputs.get("RoleNetIpMap") or {}
     servers: list[Server] = []
     for role in role_names(outputs):
-        names = list(hostnames.get(role) or [])
+        names = _host_names(outputs, role)
         role_ids = list(ids.get(role) or [])
         if len(names) != len(role_ids):
             raise exceptions.InvalidInput(
                 f"Stack outputs disagree on role {role!r}: {len(names)} host names in "
-                f"HostnameData, {len(role_ids)} ids in ServerIdData. Check the role template.")
-        servers.extend(Server(n, i, role) for n, i in zip(names, role_ids, strict=True))
+                f"RoleNetHostnameMap/HostnameData, {len(role_ids)} ids in ServerIdData. "
+                "Check the role template.")
+        ips = list(((ip_map.get(role) or {}).get(HOST_NETWORK)) or [])
+        ips += [""] * (len(names) - len(ips))
+        servers.extend(Server(n, str(i), role, str(a))
+                       for n, i, a in zip(names, role_ids, ips[:len(names)], strict=True))
     return servers
 
 
@@ -99,80 +136,138 @@ def role_names(outputs: Mapping[str, Any]) -> list[str]:
     return [str(n) for n in names]
 
 
-def step_of(task: Mapping[str, Any]) -> int | None:
-    """The step a task is limited to by ``when: step|int == N`` (None: every step)."""
+def steps_of(task: Mapping[str, Any]) -> set[int] | None:
+    """The steps a task is limited to by ``when: step|int == N`` conditions (None: every
+    step); spaces and ``|int`` are optional, as tripleo-common reads them."""
     when = task.get("when")
     conditions = when if isinstance(when, list) else [when]
-    for condition in conditions:
-        if isinstance(condition, str):
-            match = _STEP.search(condition)
-            if match:
-                return int(match.group(1))
-    return None
+    flat = "".join(re.sub(r"\s+", "", c) for c in conditions if isinstance(c, str))
+    found = {int(n) for n in _STEP.findall(flat)}
+    return found or None
 
 
-def split_steps(tasks: Iterable[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
-    """Tasks per step 0..5: a task with a step condition goes to its step, others to all."""
-    per_step: list[list[Mapping[str, Any]]] = [[] for _ in range(DEPLOY_STEPS_MAX)]
+def step_of(task: Mapping[str, Any]) -> int | None:
+    """The lowest step a task is limited to (None: every step)."""
+    steps = steps_of(task)
+    return min(steps) if steps else None
+
+
+def split_steps(tasks: Iterable[Mapping[str, Any]],
+                count: int = DEPLOY_STEPS_MAX) -> list[list[Mapping[str, Any]]]:
+    """Tasks per step 0..count-1: a task with step conditions goes to each of its
+    steps, others to all."""
+    per_step: list[list[Mapping[str, Any]]] = [[] for _ in range(count)]
     for task in tasks:
-        step = step_of(task)
-        if step is None:
-            for bucket in per_step:
+        steps = steps_of(task)
+        for step, bucket in enumerate(per_step):
+            if steps is None or step in steps:
                 bucket.append(task)
-        elif 0 <= step < DEPLOY_STEPS_MAX:
-            per_step[step].append(task)
     return per_step
+
+
+def config_file_name(key: str) -> str:
+    """A RoleConfig key's file: ``.yaml`` is added only to names without an extension."""
+    return key if "." in key else f"{key}.yaml"
+
+
+def _text(value: Any) -> bytes:
+    if isinstance(value, bytes):
+        return value
+    return value.encode() if isinstance(value, str) else dump(value)
 
 
 def _role_files(role: str, data: Mapping[str, Any]) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for key, value in data.items():
-        if not key.endswith("_tasks"):
+        if key in EXTERNAL_TASKS:
             continue
-        tasks = list(value or [])
-        files[f"{role}/{key}.yaml"] = dump(tasks)
-        if key in STEP_TASKS:
-            for step, step_tasks in enumerate(split_steps(tasks)):
+        if key == "step_config":
+            files[f"{role}/step_config.pp"] = _text(value or "")
+            continue
+        if key == "param_config":
+            files[f"{role}/param_config.json"] = yaml.safe_dump(
+                value, default_flow_style=True, width=1 << 30).encode()
+            continue
+        files[f"{role}/{key}.yaml"] = dump(value)
+        if key in PER_STEP_TASKS:
+            split = split_steps(list(value or []), PER_STEP_TASKS[key])
+            for step, step_tasks in enumerate(split):
                 files[f"{role}/{key}_step{step}.yaml"] = dump(step_tasks)
     return files
 
 
+def _role_config_files(role_config: Mapping[str, Any]) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for key, value in role_config.items():
+        if key in EXTERNAL_TASKS:
+            for step, step_tasks in enumerate(split_steps(list(value or []))):
+                files[f"{key}_step{step}.yaml"] = dump(step_tasks)
+        files[config_file_name(key)] = _text(value)
+    return files
+
+
 def _inventory(plan: str, roles: list[str], role_data: Mapping[str, Any],
-               by_role: Mapping[str, list[Server]],
-               host_vars: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    inventory: dict[str, Any] = {}
+               by_role: Mapping[str, list[Server]], connection: Connection,
+               bootstrap_id: str | None) -> dict[str, Any]:
+    undercloud_vars: dict[str, Any] = {"ansible_connection": "local", "ansible_host": "localhost",
+                                       "plan": plan}
+    inventory: dict[str, Any] = {"Undercloud": {"hosts": {"undercloud": {}},
+                                                "vars": undercloud_vars}}
     services: dict[str, list[str]] = {}
+    common: dict[str, Any] = {"ansible_ssh_user": connection.ssh_user}
+    if connection.private_key:
+        common["ansible_ssh_private_key_file"] = connection.private_key
     for role in roles:
-        hosts = {}
+        hosts: dict[str, Any] = {}
         for server in by_role.get(role, []):
-            vars_ = host_vars.get(server.name, {})
-            hosts[server.name] = {"ansible_host": vars_.get("ansible_host", server.name)}
-        inventory[role] = {"hosts": hosts, "vars": {"tripleo_role_name": role}}
+            host: dict[str, Any] = {"ansible_host": server.address or server.name,
+                                    "deploy_server_id": server.server_id}
+            if server.address:
+                host[f"{HOST_NETWORK}_ip"] = server.address
+            hosts[server.name] = host
+        role_vars = {**common, "tripleo_role_name": role,
+                     "bootstrap_server_id": bootstrap_id}
+        inventory[role] = {"hosts": hosts, "vars": role_vars}
         for service in (role_data.get(role) or {}).get("service_names") or []:
             services.setdefault(service_group(str(service)), []).append(role)
-    inventory["allovercloud"] = {"children": {role: {} for role in roles}}
-    inventory["overcloud"] = {"children": {"allovercloud": {}}}
     if plan not in inventory:
-        inventory[plan] = {"children": {"allovercloud": {}}}
+        inventory[plan] = {"children": {role: {} for role in roles}}
+    inventory["allovercloud"] = {"children": {role: {} for role in roles}}
+    if "overcloud" not in inventory:
+        inventory["overcloud"] = {"children": {"allovercloud": {}}}
     for group, members in sorted(services.items()):
         if group in inventory:
             group = f"{group}_service"
-        inventory[group] = {"children": {role: {} for role in members}}
+        inventory[group] = {"children": {role: {} for role in members}, "vars": dict(common)}
     return inventory
 
 
+def ansible_cfg(connection: Connection) -> bytes:
+    """The project's ``ansible.cfg``: its inventory, the SSH user and key."""
+    lines = ["[defaults]", f"inventory = {INVENTORY}", f"remote_user = {connection.ssh_user}",
+             "retry_files_enabled = False", "host_key_checking = False"]
+    if connection.private_key:
+        lines.append(f"private_key_file = {connection.private_key}")
+    lines += ["", "[ssh_connection]", "pipelining = True", ""]
+    return "\n".join(lines).encode()
+
+
 def render(plan: str, outputs: Mapping[str, Any],
-           deployments: Mapping[str, Iterable[Deployment]] | None = None) -> dict[str, bytes]:
+           deployments: Mapping[str, Iterable[Deployment]] | None = None,
+           connection: Connection | None = None) -> dict[str, bytes]:
     """The Ansible project of a stack, ``{relative path: bytes}``.
 
     :param plan: the plan (stack) name; it names an inventory group.
-    :param outputs: stack outputs, ``output_key -> value`` (RoleNames, RoleData,
-        RoleConfig, RoleGroupVars, AnsibleHostVarsMap, HostnameData, ServerIdData).
+    :param outputs: stack outputs, ``output_key -> value`` (RoleData, RoleConfig,
+        RoleGroupVars, AnsibleHostVarsMap, RoleNetHostnameMap or HostnameData,
+        RoleNetIpMap, ServerIdData; RoleNames is optional).
     :param deployments: each server's software deployments, by server name.
+    :param connection: the SSH user and key the inventory names.
     :raises InvalidInput: when outputs disagree (a role without ids, a
         deployment for an unknown server).
     """
     deployments = deployments or {}
+    connection = connection or Connection()
     roles = role_names(outputs)
     role_data: Mapping[str, Any] = outputs.get("RoleData") or {}
     group_vars: Mapping[str, Any] = outputs.get("RoleGroupVars") or {}
@@ -185,15 +280,15 @@ def render(plan: str, outputs: Mapping[str, Any],
     if unknown:
         raise exceptions.InvalidInput(
             f"Deployments name servers the stack does not have: {', '.join(unknown)}.")
+    bootstrap = (outputs.get("ServerIdData") or {}).get("bootstrap_server_id")
 
     files: dict[str, bytes] = {
         GLOBAL_VARS: dump({"deploy_steps_max": DEPLOY_STEPS_MAX, "plan": plan}),
+        ANSIBLE_CFG: ansible_cfg(connection),
+        DEPLOYMENTS_TASKS: dump(deployments_tasks()),
+        HEAT_CONFIG_TEMPLATE: b"[{{ deployment }}]\n",
     }
-    for name, playbook in (outputs.get("RoleConfig") or {}).items():
-        files[f"{name}.yaml"] = playbook if isinstance(playbook, bytes) else (
-            playbook.encode() if isinstance(playbook, str) else dump(playbook))
-
-    host_vars: dict[str, dict[str, Any]] = {}
+    files.update(_role_config_files(outputs.get("RoleConfig") or {}))
     for role in roles:
         data = role_data.get(role) or {}
         files.update(_role_files(role, data))
@@ -206,15 +301,14 @@ def render(plan: str, outputs: Mapping[str, Any],
         for index, server in enumerate(members):
             own = dict(role_hosts.get(server.name) or {})
             own.setdefault("deploy_server_id", server.server_id)
-            own["bootstrap_server_id"] = members[0].server_id
+            own["bootstrap_server_id"] = bootstrap or members[0].server_id
             own["deploy_index"] = index
             server_deployments = list(deployments.get(server.name) or [])
             own["deployments"] = [d.name for d in server_deployments]
-            host_vars[server.name] = own
+            own.update(host_lists(role, server_deployments))
             files[f"host_vars/{server.name}"] = dump(own)
             for dep in server_deployments:
-                files[f"{role}/{server.name}/{dep.name}"] = dump({
-                    "name": dep.name, "group": dep.group, "config": dep.config,
-                    "inputs": dict(dep.inputs)})
-    files[INVENTORY] = dump(_inventory(plan, roles, role_data, by_role, host_vars))
+                files[f"{role}/{server.name}/{dep.name}"] = dump(
+                    deployment_file(dep, server.server_id))
+    files[INVENTORY] = dump(_inventory(plan, roles, role_data, by_role, connection, bootstrap))
     return files

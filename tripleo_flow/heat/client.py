@@ -88,9 +88,18 @@ class HeatClient:
                     f"Stack {name!r} still {stack['stack_status']} after {timeout:.0f} s.")
             time.sleep(interval)
 
-    def resources(self, name: str, stack_id: str, nested_depth: int = 5) -> list[dict[str, Any]]:
+    def resources(self, name: str, stack_id: str, nested_depth: int = 5,
+                  with_detail: bool = False, resource_name: str | None = None,
+                  ) -> list[dict[str, Any]]:
+        """The stack's resources (nested ones to ``nested_depth``); with details
+        (attributes), only those named ``resource_name`` when given."""
+        query: dict[str, Any] = {"nested_depth": nested_depth}
+        if with_detail:
+            query["with_detail"] = "true"
+        if resource_name:
+            query["name"] = resource_name
         found = self._call("GET", f"/stacks/{urllib.parse.quote(name)}/{stack_id}/resources"
-                                  f"?nested_depth={nested_depth}")
+                                  f"?{urllib.parse.urlencode(query)}")
         return list(found["resources"])
 
     def events(self, name: str, stack_id: str, nested_depth: int = 5) -> list[dict[str, Any]]:

@@ -81,7 +81,9 @@ def test_deploy_sample_plan_then_update_then_refuse_fsid_change(
     step1 = yaml.safe_load((cd / "Controller/deploy_steps_tasks_step1.yaml").read_text())
     assert [t["name"] for t in step1] == ["Say which Controller step runs"]
     deployment = yaml.safe_load((cd / "Compute/oc-novacompute-0/ComputeDeployment").read_text())
-    assert deployment["inputs"]["hostname"] == "oc-novacompute-0"
+    deployment = deployment["ComputeDeployment"]  # TripleO's {name: what the hook reads}
+    inputs = {i["name"]: i["value"] for i in deployment["inputs"]}
+    assert inputs["hostname"] == "oc-novacompute-0"
     assert deployment["config"]["datafiles"]["role"]["tripleo_role_name"] == "Compute"
     assert len(_commits(cd)) == 1
     for name in ("outputs.yaml", "environment.yaml"):
