@@ -13,9 +13,15 @@ import hashlib
 from typing import Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.actions.schema import CACHE_OBJECT
 from tripleo_flow.core.planenv import PLAN_ENVIRONMENT
 from tripleo_flow.plans.store import PlanStore
 from tripleo_flow.plans.swift import SwiftStore
+
+
+#: Derived data a read may write (the parameter schema Heat computed for the plan's
+#: current templates, keyed by their digest): not a change of the plan.
+DERIVED = {CACHE_OBJECT}
 
 
 def _digests(store: PlanStore, container: str) -> dict[str, str]:
@@ -23,9 +29,10 @@ def _digests(store: PlanStore, container: str) -> dict[str, str]:
         _, listing = store.session.call(
             "list objects of container", container,
             lambda c: c.get_container(container, full_listing=True))
-        return {entry["name"]: entry["hash"] for entry in listing}
+        return {entry["name"]: entry["hash"] for entry in listing
+                if entry["name"] not in DERIVED}
     return {name: hashlib.md5(store.get_object(container, name)).hexdigest()
-            for name in store.list_objects(container)}
+            for name in store.list_objects(container) if name not in DERIVED}
 
 
 def _versions(store: PlanStore, container: str) -> list[str]:

@@ -87,3 +87,17 @@ def test_config_secrets_are_the_options_marked_secret() -> None:
     found = config_secrets(conf)
     assert {"api-token-0123456789abcdef", "swift-key-secret"} <= found
     assert "tripleo-flow" not in found and "native" not in found
+
+
+def test_redaction_of_a_value_nested_past_the_limit_keeps_no_part_of_it() -> None:
+    nested: Any = "AdminPasswordValue"
+    for _ in range(900):
+        nested = [nested]
+    masked, found = secrets.redact({"passwords": {"AdminPassword": "s3cr3t-value"},
+                                    "Deep": nested})
+    assert masked["passwords"]["AdminPassword"] == secrets.MASK
+    deepest = masked["Deep"]
+    for _ in range(secrets.MAX_DEPTH):
+        deepest = deepest[0]
+    assert deepest == secrets.TOO_DEEP
+    assert "s3cr3t-value" in found

@@ -25,6 +25,12 @@ from tripleo_flow.core.passwords import PASSWORD_NAMES
 
 #: What a secret reads as in a persisted record or an API response.
 MASK = "<secret>"
+#: What stands for a value nested deeper than :data:`MAX_DEPTH` (refused at every
+#: interface, so only an older record can hold one): too deep to look into, so it
+#: is not kept.
+TOO_DEEP = "<nested too deep>"
+#: The deepest nesting redaction looks into (Python's recursion limit is 1000).
+MAX_DEPTH = 200
 #: Secret values shorter than this are not looked for inside other strings
 #: (they still are masked under a secret name): "1" would mask everything.
 MIN_LENGTH = 6
@@ -53,14 +59,16 @@ def is_secret_name(name: Any) -> bool:
     return bool(_SUFFIX.search(tail)) and not _NOT_SECRET.search(tail)
 
 
-def leaves(value: Any) -> Iterable[str]:
-    """Every string (and number, as text) inside ``value``."""
+def leaves(value: Any, depth: int = 0) -> Iterable[str]:
+    """Every string (and number, as text) inside ``value`` (to :data:`MAX_DEPTH`)."""
+    if depth > MAX_DEPTH:
+        return
     if isinstance(value, Mapping):
         for item in value.values():
-            yield from leaves(item)
+            yield from leaves(item, depth + 1)
     elif isinstance(value, (list, tuple)):
         for item in value:
-            yield from leaves(item)
+            yield from leaves(item, depth + 1)
     elif isinstance(value, str):
         yield value
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -104,23 +112,29 @@ def _hidden(value: Mapping[Any, Any], key: Any) -> bool:
     return key in _VALUES and any(str(value.get(h, "")).lower() == "true" for h in _HIDDEN)
 
 
-def _collect(value: Any, secret: bool, found: set[str]) -> None:
+def _collect(value: Any, secret: bool, found: set[str], depth: int = 0) -> None:
+    if depth > MAX_DEPTH:
+        return
     if isinstance(value, Mapping):
         for key, item in value.items():
-            _collect(item, secret or is_secret_name(key) or _hidden(value, key), found)
+            _collect(item, secret or is_secret_name(key) or _hidden(value, key), found,
+                     depth + 1)
     elif isinstance(value, (list, tuple)):
         for item in value:
-            _collect(item, secret, found)
+            _collect(item, secret, found, depth + 1)
     elif secret:
         found.update(v for v in leaves(value) if v)
 
 
-def _mask(value: Any, secret: bool, needles: list[str]) -> Any:
+def _mask(value: Any, secret: bool, needles: list[str], depth: int = 0) -> Any:
+    if depth > MAX_DEPTH and isinstance(value, (Mapping, list, tuple)):
+        return TOO_DEEP
     if isinstance(value, Mapping):
-        return {key: _mask(item, secret or is_secret_name(key) or _hidden(value, key), needles)
+        return {key: _mask(item, secret or is_secret_name(key) or _hidden(value, key), needles,
+                           depth + 1)
                 for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_mask(item, secret, needles) for item in value]
+        return [_mask(item, secret, needles, depth + 1) for item in value]
     if secret and value is not None and not isinstance(value, bool):
         return MASK
     if isinstance(value, str) and needles:
