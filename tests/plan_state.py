@@ -18,7 +18,6 @@ from tripleo_flow.core.planenv import PLAN_ENVIRONMENT
 from tripleo_flow.plans.store import PlanStore
 from tripleo_flow.plans.swift import SwiftStore
 
-
 #: Derived data a read may write (the parameter schema Heat computed for the plan's
 #: current templates, keyed by their digest): not a change of the plan.
 DERIVED = {CACHE_OBJECT}
