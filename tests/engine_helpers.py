@@ -3,6 +3,9 @@
 ``python -m tests.engine_helpers run DATA_DIR WORKFLOW JSON_INPUT KILL_EVENT KILL_AT``
 runs a workflow and kills its own process with SIGKILL when the KILL_AT-th
 event named KILL_EVENT arrives (for the crash/resume test).
+``python -m tests.engine_helpers resume DATA_DIR EXECUTION_ID ALLOW_PLAN_CODE`` resumes
+an execution in a new process (``ALLOW_PLAN_CODE``: ``true`` or ``false``) and prints
+how it ended.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 
 from taskflow.types import failure
 
-from tripleo_flow import config
+from tripleo_flow import config, exceptions
 from tripleo_flow.actions import std
 from tripleo_flow.actions.base import Action, ActionContext
 from tripleo_flow.actions.registry import ActionRegistry
@@ -45,6 +48,12 @@ class Record(Action):
             return
         with Path(path).open("a") as handle:
             handle.write(f"undo {value}\n")
+
+
+class RecordPlanCode(Record):
+    """Record, as an action that runs code taken from the plan would run it."""
+
+    runs_plan_code = True
 
 
 class Flaky(Action):
@@ -89,7 +98,7 @@ class NeedsPlan(Action):
 ACTIONS: dict[str, type[Action]] = {
     "std.noop": std.Noop, "std.echo": std.Echo, "std.fail": std.Fail, "std.sleep": std.Sleep,
     "std.http": std.Http, "test.record": Record, "test.flaky": Flaky, "test.count": Count,
-    "test.needs_plan": NeedsPlan, "test.secret": Secret,
+    "test.needs_plan": NeedsPlan, "test.secret": Secret, "test.plan_code": RecordPlanCode,
 }
 
 
@@ -128,7 +137,23 @@ def _run(argv: list[str]) -> int:
     return 0
 
 
+def _resume(argv: list[str]) -> int:
+    data_dir, execution_id, allow = argv
+    host = Host(Path(data_dir))
+    host.conf.set_override("allow_plan_code", allow == "true", group="api")
+    try:
+        execution = host.resume_execution(execution_id)
+        sys.stdout.write(json.dumps({"state": execution.state}) + "\n")
+    except exceptions.WorkflowFailed as exc:
+        sys.stdout.write(json.dumps({"failed": str(exc)}) + "\n")
+    finally:
+        host.close_workflows()
+    return 0
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "run":
         sys.exit(_run(sys.argv[2:]))
+    if sys.argv[1] == "resume":
+        sys.exit(_resume(sys.argv[2:]))
     sys.exit(2)

@@ -148,6 +148,15 @@ API_OPTS = [
                 "uploads (POST /v1/uploads). Empty (the default): uploads only. Outputs "
                 "always go to the server's download area (GET /v1/downloads/{id}), kept "
                 "upload_ttl seconds."),
+    cfg.BoolOpt("allow_plan_code", default=False,
+                help="Let workflows started over the HTTP API run actions that run code "
+                "taken from the plan on this server (deploy with run_ansible: "
+                "ansible-playbook on the plan's config-download, whose tasks run here with "
+                "ansible_connection local, delegate_to localhost or a lookup plugin). "
+                "Off (the default), such an execution is refused before the action runs. "
+                "Turn it on only for a server whose every API writer may run any code as "
+                "the user this server runs as. The CLI and the Python API are not "
+                "concerned."),
 ]
 
 LIMITS_OPTS = [

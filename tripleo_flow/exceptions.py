@@ -16,6 +16,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- InvalidWorkbook
      |    +-- BodyTooLarge                 (413: a request body past [api] max_upload_size)
      |    +-- PathNotAllowed               (a workflow started over HTTP names a server path)
+     |    +-- PlanCodeNotAllowed           (403: started over HTTP, would run plan code here)
      +-- NotFound                          exit 3   404
      |    +-- PlanNotFound
      |    +-- ObjectNotFound
@@ -150,6 +151,23 @@ class PathNotAllowed(InvalidInput):
         super().__init__(f"Workflow {workflow!r} cannot be started over the HTTP API: {reason}")
         self.workflow = workflow
         self.reason = reason
+
+
+class PlanCodeNotAllowed(InvalidInput):
+    """An execution started over the HTTP API reached an action that runs code taken from
+    the plan on the server, and ``[api] allow_plan_code`` is off."""
+
+    def __init__(self, action: str, task: str) -> None:
+        super().__init__(
+            f"Task {task!r} (action {action}) would run code taken from the plan on the "
+            "server, and this execution was started over the HTTP API, where the server "
+            "refuses that: any API writer could run commands as the server's user. Run it "
+            "from the CLI or the Python API on your own machine, or, if every writer of this "
+            "API may run code on the server, set [api] allow_plan_code = true in the "
+            "server's configuration."
+        )
+        self.action = action
+        self.task = task
 
 
 # -- not found ---------------------------------------------------------------
@@ -446,6 +464,7 @@ EXIT_CODES: dict[type[TripleoFlowError], int] = {
 HTTP_STATUS: dict[type[TripleoFlowError], int] = {
     InvalidInput: 400,
     BodyTooLarge: 413,
+    PlanCodeNotAllowed: 403,
     NotFound: 404,
     Conflict: 409,
     BackendUnavailable: 503,

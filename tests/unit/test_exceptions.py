@@ -18,7 +18,7 @@ SAMPLE_ARGS = {
     "tail": "fatal: [c-0]: FAILED!", "owner": "pid 12 on host-a", "limit": 1024,
     "signal_name": "SIGINT", "missing": ["A of x.yaml"],
     "failures": [{"stack": "overcloud", "resource": "r", "type": "T", "reason": "bad"}],
-    "inputs": ["stack_request"],
+    "inputs": ["stack_request"], "action": "deploy.run_ansible",
 }
 
 
@@ -41,7 +41,7 @@ def test_every_error_renders(cls: type[exceptions.TripleoFlowError]) -> None:
     message = str(error)
     assert message and "\n" not in message
     assert exceptions.exit_code(error) in {1, 2, 3, 4, 5, 6, 130}
-    assert exceptions.http_status(error) in {400, 404, 409, 413, 500, 503}
+    assert exceptions.http_status(error) in {400, 403, 404, 409, 413, 500, 503}
 
 
 @pytest.mark.parametrize("error, code, status", [
@@ -50,6 +50,7 @@ def test_every_error_renders(cls: type[exceptions.TripleoFlowError]) -> None:
     (exceptions.PlanExists("p"), 4, 409),
     (exceptions.PlanStoreError("down"), 5, 503),
     (exceptions.BodyTooLarge(1024), 2, 413),
+    (exceptions.PlanCodeNotAllowed("deploy.run_ansible", "run_ansible"), 2, 403),
     (exceptions.WorkflowFailed("w", "t", "boom", True), 6, 500),
     (exceptions.Interrupted("Deployment of plan 'p'", "SIGINT", "stack"), 130, 500),
     (RuntimeError("unexpected"), 1, 500),

@@ -41,10 +41,26 @@ def find_ansible_playbook() -> str:
     return found
 
 
+class CheckAnsible(Action):
+    """Check that ansible-playbook is installed, before a workflow that will run it starts.
+
+    Marked as running plan code, like :class:`RunAnsible`, so a workflow that puts it
+    first is refused where plan code may not run before it changes anything.
+    """
+
+    runs_plan_code = True
+
+    def execute(self) -> dict[str, str]:
+        return {"ansible_playbook": find_ansible_playbook()}
+
+
 class RunAnsible(Action):
     """Run a config-download playbook with ansible-playbook; fail with its output's tail."""
 
     default_provides = names.ANSIBLE_RUN
+    #: The playbook comes from the plan's templates; with a local connection (or
+    #: ``delegate_to: localhost``, a lookup) its tasks run on this machine.
+    runs_plan_code = True
 
     def execute(self, plan: str, work_dir: WorkDir, config_download: dict[str, Any],
                 ansible_connection: str | None = None,

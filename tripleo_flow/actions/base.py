@@ -57,6 +57,11 @@ class Action(task.Task):  # type: ignore[misc]
     #: masked (:mod:`tripleo_flow.flows.redaction`), the running workflow can still
     #: publish it.  Such an action only reads, so running it again is harmless.
     secret_result: ClassVar[bool] = False
+    #: True when the action runs code taken from the plan on the machine it runs on
+    #: (a playbook of the plan's config-download, whose tasks may run locally).  An
+    #: execution started over the HTTP API refuses such an action unless the server
+    #: allows it (``[api] allow_plan_code``): :mod:`tripleo_flow.flows.atoms`.
+    runs_plan_code: ClassVar[bool] = False
 
     def __init__(self, context: ActionContext, name: str | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("provides", self.default_provides)

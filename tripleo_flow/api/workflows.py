@@ -23,7 +23,13 @@ from tripleo_flow.api.paths import ServerPaths
 from tripleo_flow.core import jsonvalues
 from tripleo_flow.flows import compiler, workbook_loader
 from tripleo_flow.flows import paths as flow_paths
-from tripleo_flow.flows.executions import Execution, ExecutionBackend, ExecutionStore, TaskRecord
+from tripleo_flow.flows.executions import (
+    ORIGIN_API,
+    Execution,
+    ExecutionBackend,
+    ExecutionStore,
+    TaskRecord,
+)
 from tripleo_flow.flows.runner import Listener, Runner
 from tripleo_flow.flows.workbook_loader import Catalog
 from tripleo_flow.flows.workbook_model import Problem, WorkflowSpec, apply_inputs
@@ -106,8 +112,16 @@ class WorkflowsMixin:
                 url = f"sqlite:///{db}"
             store = ExecutionStore(ExecutionBackend(url))
             state["runner"] = Runner(self._catalog, self.action_registry.get, self.context,
-                                     store, self._wf_conf("executor_threads") or 8)
+                                     store, self._wf_conf("executor_threads") or 8,
+                                     allow_plan_code=self._allow_plan_code())
         return state["runner"]  # type: ignore[no-any-return]
+
+    def _allow_plan_code(self) -> bool:
+        """``[api] allow_plan_code`` (False for a conf without that group: embedding)."""
+        try:
+            return bool(self.conf.api.allow_plan_code)
+        except Exception:
+            return False
 
     @property
     def executions_engine(self) -> Any:
@@ -143,7 +157,7 @@ class WorkflowsMixin:
     def run_workflow(self, name: str, inputs: Mapping[str, Any] | None = None, wait: bool = True,
                      listeners: Iterable[Listener] | None = None,
                      target: str | None = None, detach: bool = False,
-                     paths: ServerPaths | None = None) -> Execution:
+                     paths: ServerPaths | None = None, api_user: bool = False) -> Execution:
         """Run workflow ``name`` with ``inputs``.
 
         :param wait: return when it has ended (else it runs in a thread of this process)
@@ -153,6 +167,10 @@ class WorkflowsMixin:
             outlives this one (what ``workflow run --no-wait`` uses)
         :param paths: the server paths the inputs may name (the HTTP API's); None lets
             them name any local path
+        :param api_user: started for a user of the HTTP API (implied by ``paths``): recorded
+            with the execution, whose tasks that run code taken from the plan on this
+            machine (``runs_plan_code``) are then refused unless ``[api] allow_plan_code``,
+            also when it is resumed
         :raises PathNotAllowed: with ``paths``, an input names a server path it does not
             allow, or an action gets a path from something else than a workflow input
         :raises WorkflowFailed: when it failed (its completed tasks were reverted)
@@ -163,10 +181,11 @@ class WorkflowsMixin:
                                self._limit("yaml_max_nodes", 1_000_000), "The workflow input")
         if paths is not None:
             inputs = self._server_inputs(name, inputs or {}, paths)
+        origin = ORIGIN_API if api_user or paths is not None else None
         runner = self._runner()
         if wait or not detach:
-            return runner.run(name, inputs, target, listeners or (), wait=wait)
-        fd = runner.start(name, inputs, target)
+            return runner.run(name, inputs, target, listeners or (), wait=wait, origin=origin)
+        fd = runner.start(name, inputs, target, origin)
         self._spawn_worker(fd.uuid)
         return runner.store.get(fd.uuid)
 

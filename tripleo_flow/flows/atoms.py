@@ -72,6 +72,8 @@ class Runtime:
     execution: dict[str, Any] = field(default_factory=dict)
     #: Told ``(task name, progress details)`` when a task's action reports progress.
     on_progress: Callable[[str, dict[str, Any]], None] | None = None
+    #: False when started over HTTP without ``[api] allow_plan_code``: refuse ``runs_plan_code``.
+    plan_code_allowed: bool = True
 
 
 @dataclass(frozen=True)
@@ -336,6 +338,9 @@ class ActionAtom(_WorkbookAtom):
         chosen = self._selected(kwargs)
         if not self._active(chosen):
             return self._skipped(kwargs)
+        if not self.runtime.plan_code_allowed and self._get_action().runs_plan_code:
+            # Before it runs and outside on-error handling: no workbook routes around it.
+            raise exceptions.PlanCodeNotAllowed(self.spec.action or "std.noop", self.spec.name)
         ctx = self._merge(chosen)
         evaluator = self._evaluator(ctx, kwargs)
         self._wait(self.spec.wait_before, evaluator)
@@ -470,7 +475,8 @@ class DelayedTimes(retry.Times):  # type: ignore[misc]
         self.delay = delay
 
     def on_failure(self, history: Any, *args: Any, **kwargs: Any) -> Any:
-        if history.caused_by(BreakRetry) or history.caused_by(FailCommand):
+        if history.caused_by(BreakRetry) or history.caused_by(FailCommand) \
+                or history.caused_by(exceptions.PlanCodeNotAllowed):
             return retry.REVERT_ALL
         return super().on_failure(history, *args, **kwargs)
 

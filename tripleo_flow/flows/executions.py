@@ -45,6 +45,9 @@ from tripleo_flow.flows.redaction import SECRET_RESULT, Redactor
 logging.getLogger("alembic").setLevel(logging.WARNING)
 
 BOOK_NAME = "tripleo-flow"
+#: ``meta["origin"]`` of an execution an HTTP API user started: kept for its whole
+#: life, so whoever resumes it (any process, any interface) applies the same rules.
+ORIGIN_API = "api"
 BOOK_UUID = str(uuid.uuid5(uuid.NAMESPACE_URL, "tripleo-flow:executions"))
 
 
@@ -410,12 +413,16 @@ class ExecutionStore:
                     self._book = conn.get_logbook(BOOK_UUID, lazy=True)
         return self._book
 
-    def create(self, workflow: str, inputs: dict[str, Any], target: str | None) -> Any:
-        """A new PENDING flow detail for a run of ``workflow``."""
+    def create(self, workflow: str, inputs: dict[str, Any], target: str | None,
+               origin: str | None = None) -> Any:
+        """A new PENDING flow detail for a run of ``workflow``.
+
+        :param origin: who started it (:data:`ORIGIN_API`; None: the CLI or a Python caller)
+        """
         now = time.time()
         fd = models.FlowDetail(workflow, uuid=str(uuid.uuid4()))
         fd.state = states.PENDING
-        fd.meta = {"workflow": workflow, "input": inputs, "target": target,
+        fd.meta = {"workflow": workflow, "input": inputs, "target": target, "origin": origin,
                    "created_at": now, "updated_at": now}
         book = models.LogBook(BOOK_NAME, uuid=self.book().uuid)
         book.add(fd)

@@ -29,7 +29,7 @@ from tripleo_flow.actions.base import Action
 from tripleo_flow.core import secrets
 from tripleo_flow.flows import atoms, compiler, redaction, workbook_model
 from tripleo_flow.flows import engine as tf_engine
-from tripleo_flow.flows.executions import Execution, ExecutionStore
+from tripleo_flow.flows.executions import ORIGIN_API, Execution, ExecutionStore
 from tripleo_flow.flows.workbook_loader import Catalog
 from tripleo_flow.plans.plan import PlanRepository
 
@@ -62,8 +62,12 @@ class Runner:
     """Runs workflows of a catalog and keeps their executions."""
 
     def __init__(self, catalog: Callable[[], Catalog], actions: Callable[[str], type[Action]],
-                 action_context: Any, store: ExecutionStore, threads: int = 8) -> None:
+                 action_context: Any, store: ExecutionStore, threads: int = 8,
+                 allow_plan_code: bool = False) -> None:
+        """:param allow_plan_code: let executions started over the HTTP API run actions
+            that run plan code (``[api] allow_plan_code``)"""
         self._catalog = catalog
+        self._allow_plan_code = allow_plan_code
         self._actions = actions
         self._action_context = action_context
         self.store = store
@@ -82,19 +86,24 @@ class Runner:
             return self._engine_pool, self._item_pool
 
     def start(self, name: str, inputs: Mapping[str, Any] | None = None,
-              target: str | None = None) -> Any:
-        """Check ``inputs`` and record a PENDING execution of workflow ``name``."""
+              target: str | None = None, origin: str | None = None) -> Any:
+        """Check ``inputs`` and record a PENDING execution of workflow ``name``.
+
+        :param origin: :data:`~tripleo_flow.flows.executions.ORIGIN_API` for an HTTP API
+            user's execution (persisted: it holds when the execution is resumed)
+        """
         workflow = self._catalog().get(name)
         given = dict(inputs or {})
         workbook_model.apply_inputs(workflow, given)
         if target is not None:
             compiler._selection(workflow, target, compiler._preds(workflow))
-        return self.store.create(workflow.full_name, given, target)
+        return self.store.create(workflow.full_name, given, target, origin)
 
     def run(self, name: str, inputs: Mapping[str, Any] | None = None, target: str | None = None,
-            listeners: Iterable[Listener] = (), wait: bool = True) -> Execution:
+            listeners: Iterable[Listener] = (), wait: bool = True,
+            origin: str | None = None) -> Execution:
         """Run workflow ``name``; with ``wait`` False return while it runs in a thread."""
-        fd = self.start(name, inputs, target)
+        fd = self.start(name, inputs, target, origin)
         if wait:
             return self.execute(fd, listeners)
         thread = threading.Thread(target=self._quiet, args=(fd, tuple(listeners)),
@@ -143,7 +152,9 @@ class Runner:
         runtime = atoms.Runtime(self._actions, self._action_context, item_pool,
                                 {"id": fd.uuid, "name": workflow.full_name,
                                  "input": meta.get("input") or {}},
-                                on_progress if listeners else None)
+                                on_progress if listeners else None,
+                                plan_code_allowed=self._allow_plan_code
+                                or meta.get("origin") != ORIGIN_API)
         compiled = compiler.compile_workflow(workflow, catalog, runtime, meta.get("target"))
         self.store.update_meta(fd, pid=os.getpid(), host=socket.gethostname())
         start = {"state": atoms.SUCCESS, "ctx": ctx, "next": ["*"]}

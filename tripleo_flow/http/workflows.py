@@ -53,12 +53,13 @@ class WorkflowExecutions:
         key = req.get_header(IDEMPOTENCY_HEADER)
         if key is None:
             execution = self.client.run_workflow(name, inputs, wait=False, target=target,
-                                                 paths=self.paths)
+                                                 paths=self.paths, api_user=True)
         else:
             idempotency.check_key(key)
             fingerprint = json.dumps([name, inputs, target], sort_keys=True, default=str)
             execution_id = self.keys.start(key, fingerprint, lambda: self.client.run_workflow(
-                name, inputs, wait=False, target=target, paths=self.paths).id,
+                name, inputs, wait=False, target=target, paths=self.paths,
+                api_user=True).id,
                 owner=getattr(req.context, "user_id", ""))
             execution = self.client.get_execution(execution_id)
         resp.status = falcon.HTTP_202

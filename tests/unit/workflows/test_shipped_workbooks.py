@@ -30,6 +30,8 @@ SIGNATURES = {
     "parameters.update": "plan, parameters, key='parameter_defaults'",
     "parameters.reset": "plan, names=None",
     "capabilities.update": "plan, environments, purge=False",
+    "std.noop": "",
+    "ansible.check": "",
     "deploy.start": "plan, work_dir, heat_type",
     "deploy.check": "plan, work_dir",
     "deploy.launch_heat": "work_dir, heat_type",
@@ -61,9 +63,10 @@ def test_shipped_workbooks_are_valid() -> None:
 
 
 def test_deploy_workflow_takes_plan_heat_type_work_dir_and_runs_the_deploy_actions() -> None:
-    from tripleo_flow.actions import ansible, deploy, heat
+    from tripleo_flow.actions import ansible, deploy, heat, std
 
-    real = {"deploy.start": deploy.StartDeployment, "deploy.check": deploy.CheckPlan,
+    real = {"std.noop": std.Noop, "ansible.check": ansible.CheckAnsible,
+            "deploy.start": deploy.StartDeployment, "deploy.check": deploy.CheckPlan,
             "deploy.launch_heat": deploy.LaunchDeploymentHeat, "deploy.stack": deploy.DeployStack,
             "deploy.save_outputs": deploy.SaveStackOutputs,
             "deploy.config_download": deploy.WriteConfigDownload, "heat.kill": heat.KillHeat,
