@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import container_images, heatfiles, parameter_tree, planenv
+from tripleo_flow.core import container_images, heatfiles, parameter_tree, planenv, yaql_compat
 
 #: Parameters that must not change between deployments (changing them breaks the cloud).
 IMMUTABLE_PARAMETERS = ("CephClusterFSID",)
@@ -34,9 +34,12 @@ def stack_request(stack: str, files: Mapping[str, bytes],
     :param stack: the stack name (the plan's name).
     :param files: every file of the plan, rendered ones included.
     :param plan_env: the parsed plan-environment.
-    :raises InvalidTemplate: when the template or an environment is missing or bad.
+    :raises InvalidTemplate: when the template or an environment is missing or bad,
+        or a yaql expression uses ``format`` in a form yaql 3 cannot run
+        (:mod:`yaql_compat` rewrites the others; the plan's files stay as they are).
     """
-    request = heatfiles.build_request(files, plan_env)
+    request = yaql_compat.rewrite_request(heatfiles.build_request(files, plan_env),
+                                          heatfiles.object_name)
     return {"stack_name": stack, **request, "timeout_mins": TIMEOUT_MINUTES}
 
 
