@@ -79,3 +79,34 @@ def test_a_hostile_format_names_file_and_expression() -> None:
         sr.stack_request("oc", files, {"template": "overcloud.yaml"})
     assert refused.value.path == "puppet/cidr.yaml"
     assert hostile in str(refused.value) and "concat()" in str(refused.value)
+
+
+# THT 12.1.0 overcloud.j2.yaml's network CIDRs: empty with some networks, then PEP 479.
+CIDRS = "coalesce($.data, []).where(not isEmpty($)).first().split('/')[-1]"
+
+
+@pytest.mark.parametrize(("expression", "flagged"), [
+    (CIDRS, True),
+    ("coalesce($.data, []).first()", True),
+    ("coalesce($.data, []).first(null)", False),          # a default: never raises
+    ("$.data.passwords.where($ != '').first()", False),   # not expected to be empty
+    ("$.data.first()", False),
+])
+def test_first_without_default_on_maybe_empty_data_is_named(expression: str,
+                                                            flagged: bool) -> None:
+    files = {"overcloud.yaml": ROOT, "puppet/cidr.yaml": _nested(expression)}
+    found = sr.deploy_request("oc", files, {"template": "overcloud.yaml"}, 1).risky
+    if flagged:
+        assert len(found) == 1 and found[0].startswith("puppet/cidr.yaml: ")
+        assert expression in found[0] and "StopIteration" in found[0]
+    else:
+        assert found == []
+
+
+def test_the_root_template_is_named_by_its_file() -> None:
+    root = ROOT.replace(b"resources:", b"outputs:\n  x:\n    value: {yaql: {expression: "
+                        b"'\"{0:>9}\".format(1)'}}\nresources:")
+    with pytest.raises(exceptions.InvalidTemplate) as refused:
+        sr.stack_request("oc", {"overcloud.yaml": root, "puppet/cidr.yaml": _nested(CIDR)},
+                         {"template": "overcloud.yaml"})
+    assert refused.value.path == "overcloud.yaml"

@@ -20,6 +20,14 @@ One difference remains: yaql's ``str`` writes ``null``/``true`` where Python's
 ``format`` wrote ``None``/``True`` (THT formats strings and numbers only).
 ``format`` on anything but a string literal (``now().format("%Y")``, yaql 3's
 date formatting) is left alone.
+
+Some expressions fail on Python 3.7+ only with some data: yaql's ``first()``
+without a default raises ``StopIteration`` on an empty collection, which Heat's
+task generators turn into ``generator raised StopIteration`` (PEP 479).  THT
+12.1.0 does it on data it expects to be missing
+(``coalesce($.data, []).where(not isEmpty($)).first()``, the network CIDRs).
+Whether the collection is empty is known only in Heat, so :func:`risky` names
+these expressions, with their file, for the deploy to say before Heat starts.
 """
 
 from __future__ import annotations
@@ -35,6 +43,13 @@ _QUOTES = "\"'`"
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _FORMAT_CALL = re.compile(r"\s*\.\s*format\s*\(")
 _FIELD = re.compile(r"\{\{|\}\}|\{([0-9]*)\}|[{}]")
+#: Forms that fail with some data on Python 3.7+: (pattern, what happens, what to do).
+RISKY = (
+    (re.compile(r"coalesce\(.*\[\s*\].*\.first\(\s*\)", re.S),
+     "calls first() without a default on a collection it expects may be empty; on an "
+     "empty one Heat fails with 'generator raised StopIteration' (PEP 479, Python 3.7+)",
+     "give first() a default, e.g. first(null), or set the value it reads"),
+)
 _REMEDY = ("use yaql's concat() and str() instead (yaql 3 removed str.format, "
            "CVE-2024-29156)")
 
@@ -175,18 +190,19 @@ def _rewrite_template(template: Any, name: str) -> bool:
     return changed
 
 
-def rewrite_request(request: Mapping[str, Any],
-                    object_name: Any = lambda url: url) -> dict[str, Any]:
+def rewrite_request(request: Mapping[str, Any], object_name: Any = lambda url: url,
+                    root: str = "the root template") -> dict[str, Any]:
     """A copy of a stack ``request`` (``template`` a mapping, templates in
     ``files`` as JSON text) whose yaql expressions run on yaql 3.
 
     :param object_name: maps a file's URL to the name the error shows.
+    :param root: the name the error shows for the request's ``template``.
     :raises InvalidTemplate: naming the file and the expression that cannot be rewritten.
     """
     template = request["template"]
     if "format" in json.dumps(template, default=str):
         template = json.loads(json.dumps(template, default=str))
-        _rewrite_template(template, "the root template")
+        _rewrite_template(template, root)
     files = dict(request["files"])
     for url, text in request["files"].items():
         if "format" not in text or not text.startswith("{"):
@@ -199,3 +215,32 @@ def rewrite_request(request: Mapping[str, Any],
                 and _rewrite_template(data, object_name(url)):
             files[url] = json.dumps(data, default=str)
     return {**request, "template": template, "files": files}
+
+
+def _templates(request: Mapping[str, Any], root: str) -> Iterator[tuple[str, Any]]:
+    yield root, request["template"]
+    for url, text in request["files"].items():
+        if text.startswith("{") and "first(" in text:
+            try:
+                data = json.loads(text)
+            except ValueError:
+                continue
+            if isinstance(data, dict) and "heat_template_version" in data:
+                yield url, data
+
+
+def risky(request: Mapping[str, Any], object_name: Any = lambda url: url,
+          root: str = "the root template") -> list[str]:
+    """What each yaql expression of ``request`` with a form of :data:`RISKY` may do,
+    one sentence naming its file (``root`` for the request's template) and the
+    expression, deduplicated, in file order."""
+    found: list[str] = []
+    for url, template in _templates(request, root):
+        for spec in _yaql_nodes(template):
+            for pattern, problem, remedy in RISKY:
+                if pattern.search(spec["expression"]):
+                    text = (f"{object_name(url)}: the yaql expression {spec['expression']!r} "
+                            f"{problem}; {remedy}.")
+                    if text not in found:
+                        found.append(text)
+    return found
