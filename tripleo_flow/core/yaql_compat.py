@@ -23,7 +23,8 @@ date formatting) is left alone.
 
 Some expressions fail on Python 3.7+ only with some data: yaql's ``first()``
 without a default raises ``StopIteration`` on an empty collection, which Heat's
-task generators turn into ``generator raised StopIteration`` (PEP 479).  THT
+task generators turn into ``generator raised StopIteration`` (PEP 479) and its
+property validation into an error with an empty message.  THT
 12.1.0 does it on data it expects to be missing
 (``coalesce($.data, []).where(not isEmpty($)).first()``, the network CIDRs).
 Whether the collection is empty is known only in Heat, so :func:`risky` names
@@ -47,7 +48,8 @@ _FIELD = re.compile(r"\{\{|\}\}|\{([0-9]*)\}|[{}]")
 RISKY = (
     (re.compile(r"coalesce\(.*\[\s*\].*\.first\(\s*\)", re.S),
      "calls first() without a default on a collection it expects may be empty; on an "
-     "empty one Heat fails with 'generator raised StopIteration' (PEP 479, Python 3.7+)",
+     "empty one yaql raises StopIteration, which Heat reports as an empty property error "
+     "or as 'generator raised StopIteration' (PEP 479, Python 3.7+)",
      "give first() a default, e.g. first(null), or set the value it reads"),
 )
 _REMEDY = ("use yaql's concat() and str() instead (yaql 3 removed str.format, "

@@ -88,3 +88,34 @@ def test_a_hostile_format_is_refused_before_heat_starts(tmp_path: Path, heat_ven
         client.deploy("oc", heat_type="native", work_dir=work)
     assert "yaql/format.yaml" in str(refused.value) and "__class__" in str(refused.value)
     assert not (work / "outputs.yaml").exists()
+
+
+EMPTY_FIRST = """heat_template_version: wallaby
+resources:
+  Cidrs:
+    type: OS::Heat::Value
+    properties:
+      value: []
+  Cidr:
+    type: OS::Heat::Value
+    properties:
+      value:
+        yaql:
+          expression: coalesce($.data, []).where(not isEmpty($)).first().split('/')[-1]
+          data: {get_attr: [Cidrs, value]}
+"""
+
+
+def test_first_on_empty_data_is_named_before_heat_fails_it(
+        tmp_path: Path, heat_venv: Path, caplog: pytest.LogCaptureFixture) -> None:
+    client = Client(make_conf(tmp_path, heat_venv), store=LocalStore(tmp_path / "plans"))
+    client.create_plan("oc", _templates(tmp_path, EMPTY_FIRST))
+
+    with caplog.at_level("WARNING"), pytest.raises(exceptions.StackFailed) as failed:
+        client.deploy("oc", heat_type="native", work_dir=tmp_path / "work")
+    # yaql's StopIteration: an error without a message, on the property.
+    assert "resources.Cidr.properties.value: ." in str(failed.value)
+    # The request check (before Heat is launched) named the file and the expression.
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any(m.startswith("yaql/format.yaml: ") and "first()" in m and "StopIteration" in m
+               for m in warned)
