@@ -187,7 +187,7 @@ class CheckPlan(Action):
         action = "UPDATE" if HeatDir(work_dir).dump_file.exists() else "CREATE"
         checked = requests.deploy_request(plan, files, repo.environment(plan),
                                           int(time.time()), action)
-        for warning in checked.images.warnings:
+        for warning in [*checked.images.warnings, *checked.risky]:
             LOG.warning("%s", warning)
         if checked.missing:
             raise exceptions.MissingParameters(plan, [str(m) for m in checked.missing])

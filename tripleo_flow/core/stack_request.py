@@ -11,11 +11,11 @@ deployment's saved environment.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import container_images, heatfiles, parameter_tree, planenv
+from tripleo_flow.core import container_images, heatfiles, parameter_tree, planenv, yaql_compat
 
 #: Parameters that must not change between deployments (changing them breaks the cloud).
 IMMUTABLE_PARAMETERS = ("CephClusterFSID",)
@@ -34,9 +34,13 @@ def stack_request(stack: str, files: Mapping[str, bytes],
     :param stack: the stack name (the plan's name).
     :param files: every file of the plan, rendered ones included.
     :param plan_env: the parsed plan-environment.
-    :raises InvalidTemplate: when the template or an environment is missing or bad.
+    :raises InvalidTemplate: when the template or an environment is missing or bad,
+        or a yaql expression uses ``format`` in a form yaql 3 cannot run
+        (:mod:`yaql_compat` rewrites the others; the plan's files stay as they are).
     """
-    request = heatfiles.build_request(files, plan_env)
+    root = str(plan_env.get("template") or "overcloud.yaml")
+    request = yaql_compat.rewrite_request(heatfiles.build_request(files, plan_env),
+                                          heatfiles.object_name, root)
     return {"stack_name": stack, **request, "timeout_mins": TIMEOUT_MINUTES}
 
 
@@ -91,6 +95,8 @@ class DeployRequest:
     request: dict[str, Any]
     images: container_images.Prepared
     missing: list[parameter_tree.Missing]
+    #: yaql expressions that may fail in Heat with some data (:func:`yaql_compat.risky`).
+    risky: list[str] = field(default_factory=list)
 
 
 def deploy_request(stack: str, files: Mapping[str, bytes], plan_env: Mapping[str, Any],
@@ -100,7 +106,8 @@ def deploy_request(stack: str, files: Mapping[str, bytes], plan_env: Mapping[str
     of the stack tree (first: every value set elsewhere wins), and the parameters
     a deploy owns (last; ``action`` is the expected StackAction, which
     :func:`set_stack_action` corrects once Heat says whether the stack exists);
-    then the parameters of the whole tree still without a value.
+    then the parameters of the whole tree still without a value, and the yaql
+    expressions that may fail with some data.
 
     :raises InvalidTemplate: when the template or an environment is missing or bad.
     :raises InvalidParameter: when ``ContainerImagePrepare`` is malformed.
@@ -115,7 +122,8 @@ def deploy_request(stack: str, files: Mapping[str, bytes], plan_env: Mapping[str
     request = add_environment(request, CLIENT_ENVIRONMENT, client_parameters(
         tree.declared, stack, action, deploy_identifier))
     missing = parameter_tree.walk(request, root).missing
-    return DeployRequest(request, images, missing)
+    return DeployRequest(request, images, missing,
+                         yaql_compat.risky(request, heatfiles.object_name, root))
 
 
 def effective_parameters(request: Mapping[str, Any]) -> dict[str, Any]:
