@@ -2,7 +2,7 @@
 on both plan stores: no visible half plan, the retry succeeds, the plan is complete.
 
 The processes kill themselves with SIGKILL at a crash point named by
-``TRIPLEO_FLOW_TEST_CRASH_AT`` (:mod:`tripleo_flow.plans.crashpoints`), so each
+``TRIPLEO_FLOW_TEST_CRASH_AT`` (:mod:`tripleo_flow.core.crashpoints`), so each
 run stops at the same place.
 """
 
@@ -28,7 +28,7 @@ from tests.tht import fetch_tree_dir
 from tripleo_flow import exceptions
 from tripleo_flow.api import Client
 from tripleo_flow.api.plans import sample_plan_dir
-from tripleo_flow.plans.crashpoints import ENV as CRASH_ENV
+from tripleo_flow.core.crashpoints import ENV as CRASH_ENV
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.plan import JOURNAL, MANIFEST, PLAN_ENV, Manifest, digest
 from tripleo_flow.plans.store import PlanStore

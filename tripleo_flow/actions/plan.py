@@ -20,7 +20,8 @@ from tripleo_flow.actions.undo import restore_objects
 from tripleo_flow.core import capabilities, planenv, planmerge, roles, validation
 from tripleo_flow.core.progress import PlanProgressListener, plan_stage
 from tripleo_flow.flows import names
-from tripleo_flow.plans import crashpoints, sources
+from tripleo_flow.core import crashpoints
+from tripleo_flow.plans import sources
 from tripleo_flow.plans.plan import (
     MANIFEST,
     OWN_CREATES,

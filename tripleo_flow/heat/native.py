@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.core import crashpoints
 from tripleo_flow.heat import launcher as common
 from tripleo_flow.heat import process, render
 from tripleo_flow.heat.database import HeatDatabase
@@ -205,6 +206,7 @@ class NativeLauncher:
             if dump and record.get("ready"):
                 db.dump(self.work.dump_file)
                 dumped = str(self.work.dump_file)
+                crashpoints.reached("heat.kill:dumped")
             db.wipe()
             stopped.append(f"{db.kind} database")
         self.work.clear_run()

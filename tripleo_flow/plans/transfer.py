@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Hashable
 
 from tripleo_flow.core.progress import CountListener
-from tripleo_flow.plans import crashpoints
+from tripleo_flow.core import crashpoints
 
 
 class TransferMeter:

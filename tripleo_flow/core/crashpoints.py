@@ -1,7 +1,7 @@
-"""Crash points: where the crash tests kill a plan create or update with SIGKILL.
+"""Crash points: where the crash tests kill a plan change or a Heat teardown with SIGKILL.
 
 The tests run real ``tripleo-flow`` processes with ``TRIPLEO_FLOW_TEST_CRASH_AT``
-set to a point name (``plan.create:uploaded``) or to an upload fraction
+set to a point name (``plan.create:uploaded``, ``heat.kill:dumped``) or to an upload fraction
 (``upload:0.5``: the first many-object upload of the process, once half of its
 bytes are written); the process kills itself there, as ``kill -9`` would.
 Without the variable (always, outside tests) these calls do nothing.
