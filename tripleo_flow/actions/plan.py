@@ -17,10 +17,9 @@ from tripleo_flow.actions.base import Action, decode_blobs, encode_blobs
 from tripleo_flow.actions.envedit import previous_version
 from tripleo_flow.actions.paths import InputPath, OutputPath
 from tripleo_flow.actions.undo import restore_objects
-from tripleo_flow.core import capabilities, planenv, planmerge, roles, validation
+from tripleo_flow.core import capabilities, crashpoints, planenv, planmerge, roles, validation
 from tripleo_flow.core.progress import PlanProgressListener, plan_stage
 from tripleo_flow.flows import names
-from tripleo_flow.core import crashpoints
 from tripleo_flow.plans import sources
 from tripleo_flow.plans.plan import (
     MANIFEST,
