@@ -16,20 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.functional.conftest import DEFAULT_HEAT_VENV
 from tests.functional.mariadb import PrivateMariaDB, free_port
 from tripleo_flow import config
 from tripleo_flow.api import Client
 
-DEFAULT_VENV = Path.home() / ".local/share/tripleo-flow/heat-venv"
-
-
-@pytest.fixture(scope="session")
-def heat_venv() -> Path:
-    venv = Path(os.environ.get("TRIPLEO_FLOW_HEAT_VENV", DEFAULT_VENV))
-    if not (venv / "bin" / "heat-all").exists() or not (venv / "bin" / "openstack").exists():
-        pytest.fail(f"No Heat virtualenv at {venv}: run `tripleo-flow heat install` (or "
-                    "tools/setup-heat.sh) and set TRIPLEO_FLOW_HEAT_VENV.")
-    return venv
+DEFAULT_VENV = DEFAULT_HEAT_VENV
 
 
 @pytest.fixture(scope="session")

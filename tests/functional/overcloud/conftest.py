@@ -1,0 +1,103 @@
+"""The real overcloud: THT 18.0.0 deployed once per test session, shared by the tests.
+
+A whole stack create of the upstream tripleo-heat-templates takes about ten minutes
+on native heat-all here, so the deployment is made once (session fixture) and
+every test that inspects it (the stack dump, the outputs, config-download, Ansible)
+reads the same work dir.  Tests must not change it.
+
+For local iteration only, ``TRIPLEO_FLOW_TEST_OVERCLOUD_DIR=DIR`` keeps the
+deployment in DIR and reuses it when a finished one is there (``deployed.json``);
+CI never sets it, so every CI run deploys afresh.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.functional.heat.conftest import make_conf
+from tests.tht import fetch_tree_dir
+from tripleo_flow.api import Client
+
+THT_VERSION = "18.0.0"
+PLAN = "overcloud18"
+#: What the provision steps generate for one controller and one compute on the ctlplane
+#: (../shared/reference), until tripleo-flow generates it from a baremetal deployment file.
+REFERENCE_ENV = (Path(__file__).resolve().parents[3].parent / "shared" / "reference"
+                 / "tht18-deployed-servers-environment.yaml")
+ENV_NAME = "deployed-servers-environment.yaml"
+
+
+@dataclasses.dataclass(frozen=True)
+class Deployment:
+    """A finished deployment of the real templates (read it, never change it)."""
+
+    root: Path            #: the directory holding everything below
+    conf_file: Path       #: the tripleo-flow configuration used
+    plan: str             #: the plan (= stack) name
+    work_dir: Path        #: the deploy work dir (heat-launcher/, outputs.yaml, config-download/)
+    result: dict[str, Any]  #: what ``Client.deploy`` returned
+
+    @property
+    def config_download(self) -> Path:
+        return self.work_dir / "config-download"
+
+    def client(self) -> Client:
+        return Client.from_config_files([str(self.conf_file)])
+
+
+def _write_conf(root: Path, heat_venv: Path) -> Path:
+    conf = make_conf(root, heat_venv)
+    path = root / "tripleo-flow.conf"
+    path.write_text(
+        "[DEFAULT]\n"
+        f"data_dir = {root / 'data'}\n"
+        "[heat]\n"
+        f"venv = {heat_venv}\n"
+        f"api_port = {conf.heat.api_port}\n"
+        f"clouds_yaml = {root / 'clouds.yaml'}\n"
+        "api_timeout = 180\n")
+    return path
+
+
+def _deploy(root: Path, heat_venv: Path) -> Deployment:
+    conf_file = _write_conf(root, heat_venv)
+    templates = root / "templates"
+    shutil.rmtree(templates, ignore_errors=True)
+    shutil.copytree(fetch_tree_dir(THT_VERSION), templates, symlinks=True)
+    shutil.copyfile(REFERENCE_ENV, templates / ENV_NAME)
+    work = root / "work"
+    client = Client.from_config_files([str(conf_file)])
+    try:
+        client.create_plan(PLAN, templates)
+        client.update_capabilities(PLAN, {ENV_NAME: True})
+        result = client.deploy(PLAN, heat_type="native", work_dir=work)
+    finally:
+        client.close()
+    deployment = Deployment(root, conf_file, PLAN, work, result)
+    (root / "deployed.json").write_text(json.dumps({"result": result}))
+    return deployment
+
+
+@pytest.fixture(scope="session")
+def tht18_deployment(tmp_path_factory: pytest.TempPathFactory,
+                     heat_venv: Path) -> Iterator[Deployment]:
+    kept = os.environ.get("TRIPLEO_FLOW_TEST_OVERCLOUD_DIR")
+    if kept:
+        root = Path(kept).absolute()
+        marker = root / "deployed.json"
+        if marker.exists():
+            result = json.loads(marker.read_text())["result"]
+            yield Deployment(root, root / "tripleo-flow.conf", PLAN, root / "work", result)
+            return
+        root.mkdir(parents=True, exist_ok=True)
+    else:
+        root = tmp_path_factory.mktemp("overcloud18")
+    yield _deploy(root, heat_venv)
