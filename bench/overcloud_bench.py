@@ -1,0 +1,147 @@
+"""The real overcloud: THT 18.0.0 deployed by tripleo-flow against a bare stack create.
+
+Each variant deploys the upstream tripleo-heat-templates 18.0.0 (one controller,
+one compute, pre-provisioned, ctlplane only) from a fresh local store:
+
+``native``
+    ``Client.deploy()`` on native heat-all (the baseline of the ratios);
+``pod2`` / ``pod4``
+    the same on pod Heat (heat-api + heat-engine, MariaDB, RabbitMQ) with 2 or 4
+    engine workers;
+``floor``
+    what no tool can beat: the stack request that the native deploy sent
+    (``stack-request.json``), POSTed as it is to a native heat-all already
+    running, timed from the POST to CREATE_COMPLETE.
+
+Each deploy is split with its progress callbacks into *before* (status, plan
+check, request build, Heat launch, POST), *stack* (first to last look at the
+stack) and *after* (outputs, config-download, database dump, Heat stop); the
+overhead of tripleo-flow's own steps is ``native total / floor - 1``.
+
+Usage: TRIPLEO_FLOW_HEAT_VENV=... python bench/overcloud_bench.py [--variants native,floor]
+       [--env FILE]   (default: ../shared/reference/tht18-deployed-servers-environment.yaml)
+Each variant takes about ten minutes on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.deploy_bench import DEFAULT_IMAGE, DEFAULT_VENV, make_client  # noqa: E402
+from tests.tht import fetch_tree_dir  # noqa: E402
+from tripleo_flow.core.progress import StackProgress  # noqa: E402
+from tripleo_flow.heat import podman_api  # noqa: E402
+from tripleo_flow.heat.client import HeatClient  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE_ENV = ROOT.parent / "shared" / "reference" / "tht18-deployed-servers-environment.yaml"
+PLAN = "overcloud18"
+ENV_NAME = "deployed-servers-environment.yaml"
+
+
+class Phases:
+    """Times of the first and last look at the stack during one deploy."""
+
+    def __init__(self) -> None:
+        self.first: float | None = None
+        self.last: float | None = None
+
+    def __call__(self, progress: StackProgress) -> None:
+        now = time.monotonic()
+        self.first = self.first if self.first is not None else now
+        self.last = now
+
+
+def deploy(base: Path, templates: Path, heat_type: str, venv: Path, podman_url: str,
+           image: str, workers: int) -> dict[str, float]:
+    client = make_client(base, venv, podman_url, image, workers)
+    try:
+        client.create_plan(PLAN, templates)
+        client.update_capabilities(PLAN, {ENV_NAME: True})
+        phases = Phases()
+        start = time.monotonic()
+        result = client.deploy(PLAN, heat_type=heat_type, work_dir=base / "work",
+                               progress=phases)
+        end = time.monotonic()
+    finally:
+        client.close()
+    assert result["deployment_status"] == "DEPLOY_SUCCESS", result
+    assert phases.first is not None and phases.last is not None
+    return {"total": end - start, "before": phases.first - start,
+            "stack": phases.last - phases.first, "after": end - phases.last}
+
+
+def floor(base: Path, request_file: Path, venv: Path) -> dict[str, float]:
+    client = make_client(base, venv, "", DEFAULT_IMAGE, 2)
+    heat_dir = str(base / "heat")
+    try:
+        endpoint = client.launch_heat(heat_dir, "native")
+        heat = HeatClient(endpoint["endpoint"], timeout=300.0)
+        body = json.loads(request_file.read_text())
+        start = time.monotonic()
+        heat.create_stack(body)
+        stack = heat.wait(body["stack_name"], interval=2.0, timeout=7200.0)
+        end = time.monotonic()
+        assert stack["stack_status"] == "CREATE_COMPLETE", stack.get("stack_status_reason")
+    finally:
+        client.kill_heat(heat_dir)
+        client.close()
+    return {"total": end - start, "stack": end - start}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variants", default="native,floor,pod2,pod4")
+    parser.add_argument("--env", type=Path, default=REFERENCE_ENV)
+    parser.add_argument("--image", default=os.environ.get("TRIPLEO_FLOW_HEAT_IMAGE",
+                                                          DEFAULT_IMAGE))
+    args = parser.parse_args()
+    variants = args.variants.split(",")
+    venv = Path(os.environ.get("TRIPLEO_FLOW_HEAT_VENV", DEFAULT_VENV))
+    with tempfile.TemporaryDirectory(prefix="tripleo-flow-overcloud-bench-") as tmp:
+        root = Path(tmp)
+        templates = root / "templates"
+        shutil.copytree(fetch_tree_dir("18.0.0"), templates, symlinks=True)
+        shutil.copyfile(args.env, templates / ENV_NAME)
+        podman_url = ""
+        if any(v.startswith("pod") for v in variants):
+            with podman_api.connect(None, root / "podman"):
+                pass
+            podman_url = f"unix://{root / 'podman' / 'podman.sock'}"
+        results: dict[str, dict[str, float]] = {}
+        request = root / "native" / "work" / "stack-request.json"
+        for variant in variants:
+            base = root / variant
+            base.mkdir()
+            if variant == "floor":
+                if not request.exists():
+                    sys.exit("The floor POSTs the native deploy's request: list native first.")
+                results[variant] = floor(base, request, venv)
+            else:
+                heat_type = "native" if variant == "native" else "pod"
+                workers = int(variant[3:] or 2) if heat_type == "pod" else 2
+                results[variant] = deploy(base, templates, heat_type, venv, podman_url,
+                                          args.image, workers)
+            figures = ", ".join(f"{k} {v:.1f} s" for k, v in results[variant].items())
+            print(f"{variant:6}: {figures}", flush=True)
+    if "native" in results:
+        base_total = results["native"]["total"]
+        for variant, figures in results.items():
+            print(f"{variant:6} total {figures['total']:7.1f} s  "
+                  f"{figures['total'] / base_total:5.2f}x native")
+        if "floor" in results:
+            overhead = base_total / results["floor"]["total"] - 1
+            print(f"tripleo-flow's own steps over the bare stack create: {overhead:+.1%}")
+
+
+if __name__ == "__main__":
+    main()
