@@ -27,12 +27,17 @@ def test_the_deploy_succeeded_and_its_status_says_so(tht18_deployment: Deploymen
 def test_the_stack_outputs_are_the_real_templates_outputs(tht18_deployment: Deployment) -> None:
     saved = yaml.safe_load((tht18_deployment.work_dir / "outputs.yaml").read_text())
     outputs = saved["outputs"]
-    # What THT really outputs, per role, for the two servers.
-    assert sorted(outputs["RoleNetHostnameMap"]) == ["Compute", "Controller"]
-    assert sorted(outputs["ServerIdData"]["server_ids"]) == ["Compute", "Controller"]
-    roles = {role: data for role, data in outputs["RoleData"].items()}
-    assert "deploy_steps_tasks" in roles["Controller"]
-
+    # What THT really outputs, per role: the two servers, and nothing for the roles
+    # with a count of 0.
+    hostnames = {role: net_map.get("ctlplane")
+                 for role, net_map in outputs["RoleNetHostnameMap"].items() if net_map}
+    assert hostnames == {"Controller": ["controller-0.ctlplane.localdomain"],
+                         "Compute": ["compute-0.ctlplane.localdomain"]}
+    servers = {role: len(ids) for role, ids in outputs["ServerIdData"]["server_ids"].items()
+               if ids}
+    assert servers == {"Controller": 1, "Compute": 1}
+    assert "deploy_steps_tasks" in outputs["RoleData"]["Controller"]
+    assert outputs["AnsibleHostVarsMap"]["Controller"]["controller-0"]
 
 def test_config_download_has_both_servers_on_their_ctlplane_ips(
         tht18_deployment: Deployment) -> None:
