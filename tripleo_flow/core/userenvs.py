@@ -79,24 +79,27 @@ class EnvironmentFile:
         return gather(str(data["name"]), read, str(data["name"]), max_nodes, max_depth)
 
 
-def _refused(source: str, referrer: str, ref: str, why: str) -> exceptions.InvalidTemplate:
-    where = "" if referrer == source else f" (in {referrer!r})"
+def _refused(source: str, referrer: str, ref: str, why: str,
+             top: bool) -> exceptions.InvalidTemplate:
+    where = "" if top else f" (in {referrer!r})"
     return exceptions.InvalidTemplate(
         source, f"it refers to {ref!r}{where}, {why}. An environment may only refer to "
         "files in its own directory or below it, by relative path: copy the file there, "
         "or enable a file of the plan's templates with 'capabilities set'.")
 
 
-def resolve(source: str, referrer: str, ref: str) -> str:
-    """The path ``ref`` (written in ``referrer``) names, relative to the environment's
-    directory; refused when absolute, a URL, or outside that directory."""
+def resolve(source: str, referrer: str, ref: str, top: bool = False) -> str:
+    """The path ``ref`` (written in ``referrer``; ``top``: the environment itself)
+    names, relative to the environment's directory; refused when absolute, a URL, or
+    outside that directory."""
     if ref.startswith("/") or ref.startswith("\\"):
-        raise _refused(source, referrer, ref, "an absolute path")
+        raise _refused(source, referrer, ref, "an absolute path", top)
     if _SCHEME.match(ref):
-        raise _refused(source, referrer, ref, "a URL")
+        raise _refused(source, referrer, ref, "a URL", top)
     path = posixpath.normpath(posixpath.join(posixpath.dirname(referrer), ref))
     if path == ".." or path.startswith("../"):
-        raise _refused(source, referrer, ref, "which is outside the environment's directory")
+        raise _refused(source, referrer, ref, "which is outside the environment's directory",
+                       top)
     return path
 
 
@@ -174,7 +177,7 @@ def gather(name: str, read: Callable[[str], bytes | None], source: str = "",
     pending = [(name, ref, True) for ref in registry_references(env.get("resource_registry"))]
     while pending:
         referrer, ref, template = pending.pop(0)
-        path = resolve(source, referrer, ref)
+        path = resolve(source, referrer, ref, referrer == name)
         if path in files:
             continue
         content = read(path)
