@@ -278,6 +278,8 @@ def test_environments_through_the_cli(cli: tuple[Any, PlanStore], tmp_path: Path
         proc = run("plan", "update", "overcloud", "--templates", str(templates), "-e",
                    str(envs / name), code=2)
         assert expected in proc.stderr
+        proc = run("deploy", "--plan", "overcloud", "-e", str(envs / name), code=2)
+        assert expected in proc.stderr
     run("plan", "environment", "add", "ghost", str(envs / "params.yaml"), code=3)
     run("plan", "environment", "remove", "overcloud", REG, code=2)
     assert _state(store) == before
@@ -346,3 +348,57 @@ def test_environments_over_http(api: Api, tmp_path: Path) -> None:
     assert api("POST", "/v1/plans/overcloud/environments/remove",
                json={"paths": [REG]}).status_code == 400
     assert _state(api.client.store) == before
+
+
+# -- the real THT 18.0.0 -----------------------------------------------------------
+
+
+def test_tht_18_plan_with_an_environment_file(tmp_path: Path) -> None:
+    """THT 18.0.0 created with ``-e``: its default network and VIP data are the plan's,
+    and the stack request applies the user's file after every environment of the
+    plan's own (only the plan's parameter_defaults come later)."""
+    from tests.tht import fetch_tree_dir
+
+    client = make_client(tmp_path, LocalStore(tmp_path / "plans"))
+    env = tmp_path / "envs" / "ntp.yaml"
+    env.parent.mkdir()
+    env.write_text("parameter_defaults:\n  NtpServer: [ntp.example.com]\n"
+                   "  ControllerCount: 1\n")
+    tree = fetch_tree_dir("18.0.0")
+    try:
+        client.create_plan("overcloud", tree, environments=[env])
+        store = client.store
+        assert store.get_object("overcloud", "network_data.yaml") == \
+            (tree / "network_data_default.yaml").read_bytes()
+        assert store.get_object("overcloud", "vip_data.yaml") == \
+            (tree / "vip_data_default.yaml").read_bytes()
+        order, values = _applied(client)
+        assert order[0] == REG
+        assert order[-2:] == ["user-environments/1/ntp.yaml", heatfiles.USER_ENVIRONMENT]
+        assert values["NtpServer"] == ["ntp.example.com"]
+        assert client.get_parameters("overcloud") == {}  # a file's values stay in the file
+    finally:
+        client.close()
+
+
+def test_deploy_with_environment_files_updates_the_plan_first(tmp_path: Path) -> None:
+    """``deploy -e``: a bad file stops it before anything changes; good ones become the
+    plan's user environments (a plan change with history) before the deployment starts
+    (here it then stops at once: there is no such kind of Heat)."""
+    envs = _env_dir(tmp_path / "envs")
+    client = make_client(tmp_path, LocalStore(tmp_path / "plans"))
+    try:
+        client.create_plan("overcloud", sample=True)
+        before = _state(client.store)
+        with pytest.raises(exceptions.InvalidTemplate, match="outside the environment"):
+            client.deploy("overcloud", work_dir=tmp_path / "work",
+                          environments=[envs / "outside.yaml"])
+        assert _state(client.store) == before
+        assert client.deployment_status("overcloud")["deployment_status"] == "NONE"
+        with pytest.raises(exceptions.InvalidInput, match="no-such-heat"):
+            client.deploy("overcloud", work_dir=tmp_path / "work", heat_type="no-such-heat",
+                          environments=[envs / "params.yaml"])
+        assert _user(client) == ["user-environments/1/params.yaml"]
+        assert _state(client.store)[1] == before[1] + 1
+    finally:
+        client.close()
