@@ -402,3 +402,18 @@ def test_deploy_with_environment_files_updates_the_plan_first(tmp_path: Path) ->
         assert _state(client.store)[1] == before[1] + 1
     finally:
         client.close()
+
+
+def test_a_link_leading_out_of_the_environment_directory_is_refused(client: Client,
+                                                                     tmp_path: Path) -> None:
+    envs = _env_dir(tmp_path / "envs")
+    (tmp_path / "secret.yaml").write_text("resources: {}\n")
+    (envs / "linked").mkdir()
+    (envs / "linked" / "x.yaml").symlink_to(tmp_path / "secret.yaml")
+    (envs / "uses-link.yaml").write_text("resource_registry: {OS::X: linked/x.yaml}\n")
+    client.create_plan("overcloud", write_tree(tmp_path / "t", basic_tree()))
+    before = _state(client.store)
+    with pytest.raises(exceptions.InvalidTemplate,
+                       match="'linked/x.yaml' links outside the environment's directory"):
+        client.add_environments("overcloud", [envs / "uses-link.yaml"])
+    assert _state(client.store) == before
