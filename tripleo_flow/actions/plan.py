@@ -44,16 +44,21 @@ PLAN_PROGRESS = "plan_progress"
 
 
 def load_checked_tree(plan: str, templates: str, listener: PlanProgressListener | None = None,
-                      conf: cfg.ConfigOpts | None = None) -> dict[str, bytes]:
+                      conf: cfg.ConfigOpts | None = None,
+                      data_files: dict[str, str] | None = None) -> dict[str, bytes]:
     """Read a template tree and check everything that can be checked offline.
 
     :param conf: its ``[limits]`` bound a tarball (defaults without it).
+    :param data_files: YAML text replacing the tree's ``roles_data.yaml``,
+        ``network_data.yaml`` or ``vip_data.yaml`` (:func:`roles.with_data_files`).
     """
     limits = {"max_size": conf.limits.archive_max_size,
               "max_members": conf.limits.archive_max_members} if conf is not None else {}
     files = sources.read_templates(templates, **limits)
     if not files:
         raise exceptions.InvalidInput(f"Templates {templates!r} hold no files.")
+    files = roles.with_data_files(
+        files, {k: str(v).encode("utf-8") for k, v in (data_files or {}).items()})
     validation.check_yaml_files(files, plan_stage(listener, plan, "check"))
     if PLAN_ENV in files:
         planenv.parse_plan_environment(files[PLAN_ENV], PLAN_ENV)
@@ -61,6 +66,8 @@ def load_checked_tree(plan: str, templates: str, listener: PlanProgressListener 
         roles.validate_roles(planenv.load_yaml(files["roles_data.yaml"], "roles_data.yaml"))
     if "network_data.yaml" in files:
         roles.validate_networks(planenv.load_yaml(files["network_data.yaml"], "network_data.yaml"))
+    if roles.VIP_DATA in files:
+        roles.validate_vips(planenv.load_yaml(files[roles.VIP_DATA], roles.VIP_DATA))
     if capabilities.CAPABILITIES_MAP in files:
         capabilities.check_capabilities_map(planenv.load_yaml(
             files[capabilities.CAPABILITIES_MAP], capabilities.CAPABILITIES_MAP))
@@ -78,13 +85,14 @@ class CreatePlan(Action):
 
     default_provides = names.PLAN_CREATED
 
-    def execute(self, plan: str, templates: InputPath, description: str = "") -> dict[str, Any]:
+    def execute(self, plan: str, templates: InputPath, description: str = "",
+                data_files: dict[str, str] | None = None) -> dict[str, Any]:
         check_plan_name(plan)
         repo = PlanRepository(self.context.store)
         if repo.exists(plan):
             raise exceptions.PlanExists(plan)
         listener = self.context.extras.get(PLAN_PROGRESS)
-        files = load_checked_tree(plan, templates, listener, self.context.conf)
+        files = load_checked_tree(plan, templates, listener, self.context.conf, data_files)
         if PLAN_ENV in files:
             env = planenv.parse_plan_environment(files[PLAN_ENV], PLAN_ENV)
             env["name"] = plan
@@ -264,11 +272,12 @@ class UpdatePlan(Action):
 
     default_provides = names.PLAN_UPDATED
 
-    def execute(self, plan: str, templates: InputPath) -> dict[str, Any]:
+    def execute(self, plan: str, templates: InputPath,
+                data_files: dict[str, str] | None = None) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         listener = self.context.extras.get(PLAN_PROGRESS)
-        new = load_checked_tree(plan, templates, listener, self.context.conf)
+        new = load_checked_tree(plan, templates, listener, self.context.conf, data_files)
         store = self.context.store
         with self.context.locks.hold(plan):
             change = _plan_update(repo, plan, new, templates)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,7 @@ from tripleo_flow.workspace.interrupt import Interruption
 
 if TYPE_CHECKING:
     from tripleo_flow.actions.base import ActionContext
+    from tripleo_flow.api.environments import EnvironmentSource
     from tripleo_flow.plans.store import PlanStore
 
 
@@ -27,10 +29,15 @@ class DeployMixin:
     store: PlanStore
     data_dir: Path
 
+    if TYPE_CHECKING:
+        def set_environments(self, name: str,
+                             environments: Sequence[EnvironmentSource]) -> list[str]: ...
+
     def deploy(self, plan: str, heat_type: str = "native",
                work_dir: str | Path | None = None,
                progress: ProgressListener | None = None, run_ansible: bool = False,
-               ansible_connection: str | None = None) -> dict[str, Any]:
+               ansible_connection: str | None = None,
+               environments: Sequence[EnvironmentSource] | None = None) -> dict[str, Any]:
         """Deploy ``plan`` with an ephemeral Heat of ``heat_type``.
 
         :param work_dir: where Heat's dump, the outputs and config-download go
@@ -43,6 +50,9 @@ class DeployMixin:
             ``<work_dir>/ansible.log``.
         :param ansible_connection: give every inventory host this Ansible connection
             (``local`` runs the playbook on this machine, as for the sample plan).
+        :param environments: when given, they first become the plan's user environments
+            (a plan change with history, as :meth:`set_environments`; nothing changes
+            when they are those already stored).
         :returns: the DEPLOY_SUCCESS status record.
         :raises StackFailed: the stack failed (each failed resource listed);
             like any other failure, everything was reverted and the status is
@@ -51,6 +61,8 @@ class DeployMixin:
             the running task failed with it, so everything was reverted as above.
         """
         check_plan_name(plan)
+        if environments:
+            self.set_environments(plan, environments)
         work = Path(work_dir) if work_dir else self.data_dir / "deployments" / plan
         work = work.expanduser().absolute()
         context = self.context

@@ -4,7 +4,7 @@ passwords and parameters.  Each method runs one action or one flow."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
@@ -20,6 +20,7 @@ from tripleo_flow.actions import (
 )
 from tripleo_flow.actions.envedit import changed_keys
 from tripleo_flow.actions.templates import ProcessTemplates
+from tripleo_flow.api.environments import EnvironmentsMixin, EnvironmentSource, read_data_files
 from tripleo_flow.core.progress import PlanProgressListener
 from tripleo_flow.flows import names
 from tripleo_flow.flows import plan as plan_flows
@@ -35,7 +36,7 @@ def sample_plan_dir() -> Path:
     return Path(str(resources.files("tripleo_flow") / "sample_plan"))
 
 
-class PlansMixin:
+class PlansMixin(EnvironmentsMixin):
     """Plan management; needs ``self.context`` and ``self.store``."""
 
     context: base.ActionContext
@@ -58,32 +59,57 @@ class PlansMixin:
 
     def create_plan(self, name: str, templates: str | Path | None = None,
                     description: str = "", sample: bool = False,
-                    progress: PlanProgressListener | None = None) -> dict[str, Any]:
+                    progress: PlanProgressListener | None = None,
+                    environments: Sequence[EnvironmentSource] = (),
+                    roles_file: str | Path | None = None,
+                    networks_file: str | Path | None = None,
+                    vip_file: str | Path | None = None) -> dict[str, Any]:
         """Create plan ``name`` from a directory or .tar.gz (or the sample plan), render
         its templates and generate its passwords; on any failure no plan is left.
 
         :param progress: told how far the template check (files) and the upload
             (bytes) are, in whole-percent steps (:class:`~tripleo_flow.core.progress.PlanProgress`).
+        :param environments: environment files (``-e``) stored in the plan as user
+            environments, applied after the plan's own in this order (the last wins).
+        :param roles_file: replaces the templates' ``roles_data.yaml``; ``networks_file``
+            and ``vip_file`` replace ``network_data.yaml`` and ``vip_data.yaml`` (by
+            default those of the tree, or its ``*_data_default.yaml`` (THT 18.x)).
         """
         source = sample_plan_dir() if sample else templates
         if source is None:
             from tripleo_flow import exceptions
 
             raise exceptions.InvalidInput("Give the templates (a directory or .tar.gz) or sample.")
-        results = run_flow(plan_flows.create_plan(self._with_plan_progress(progress)), {
-            names.PLAN: name, names.TEMPLATES: str(source), names.DESCRIPTION: description})
+        envs = self.read_environments(environments)
+        inputs = {names.PLAN: name, names.TEMPLATES: str(source), names.DESCRIPTION: description,
+                  names.DATA_FILES: read_data_files(roles_file, networks_file, vip_file),
+                  names.USER_ENVIRONMENTS: envs, names.POSITION: None, names.REPLACE: True}
+        results = run_flow(plan_flows.create_plan(self._with_plan_progress(progress),
+                                                  environments=bool(envs)), inputs)
         return {"name": name, "files": results[names.PLAN_CREATED]["files"],
                 "rendered": len(results[names.RENDERED]["files"]),
-                "passwords": len(results[names.PASSWORDS_GENERATED]["absent"])}
+                "passwords": len(results[names.PASSWORDS_GENERATED]["absent"]),
+                "environments": list(results.get(names.ENVIRONMENTS_ADDED, {}).get("paths", []))}
 
     def update_plan(self, name: str, templates: str | Path,
-                    progress: PlanProgressListener | None = None) -> dict[str, Any]:
+                    progress: PlanProgressListener | None = None,
+                    environments: Sequence[EnvironmentSource] | None = None,
+                    roles_file: str | Path | None = None,
+                    networks_file: str | Path | None = None,
+                    vip_file: str | Path | None = None) -> dict[str, Any]:
         """Replace the templates of ``name``, keeping the user's values and files.
 
         :param progress: as for :meth:`create_plan` (the upload counts changed files only).
+        :param environments: when given, they become the plan's user environments
+            (replacing the earlier ones); otherwise those are kept.
+        :param roles_file: as for :meth:`create_plan`, with ``networks_file`` and ``vip_file``.
         """
-        results = run_flow(plan_flows.update_plan(self._with_plan_progress(progress)),
-                           {names.PLAN: name, names.TEMPLATES: str(templates)})
+        envs = self.read_environments(environments or ())
+        results = run_flow(
+            plan_flows.update_plan(self._with_plan_progress(progress), environments=bool(envs)),
+            {names.PLAN: name, names.TEMPLATES: str(templates),
+             names.DATA_FILES: read_data_files(roles_file, networks_file, vip_file),
+             names.USER_ENVIRONMENTS: envs, names.POSITION: None, names.REPLACE: True})
         updated = results[names.PLAN_UPDATED]
         return {"name": name, "changed": updated["changed"], "deleted": len(updated["deleted"]),
                 "rendered": len(results[names.RENDERED]["files"]),

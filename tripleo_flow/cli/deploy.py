@@ -9,6 +9,7 @@ from cliff.lister import Lister
 from cliff.show import ShowOne
 
 from tripleo_flow.cli.common import ClientMixin, add_plan_argument, show
+from tripleo_flow.cli.plan import add_environment_argument
 from tripleo_flow.cli.progress import Progress
 from tripleo_flow.core.progress import StackProgress
 from tripleo_flow.heat import HEAT_TYPES
@@ -31,6 +32,7 @@ class Deploy(ClientMixin, ShowOne):
         parser.add_argument("--ansible-connection", metavar="PLUGIN",
                             help="Connect to every host with this Ansible connection "
                                  "(local: run on this machine, as for the sample plan).")
+        add_environment_argument(parser, update=True)
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
@@ -39,7 +41,8 @@ class Deploy(ClientMixin, ShowOne):
             result = self.client.deploy(args.plan, heat_type=args.heat_type,
                                         work_dir=args.work_dir, progress=self._show_progress,
                                         run_ansible=args.run_ansible,
-                                        ansible_connection=args.ansible_connection)
+                                        ansible_connection=args.ansible_connection,
+                                        environments=args.environments or None)
         finally:
             self._bar.finish()
         return show({k: v for k, v in result.items() if k != "failures"})

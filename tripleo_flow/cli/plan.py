@@ -46,6 +46,30 @@ class PlanProgressView:
             self._bar = None
 
 
+def add_environment_argument(parser: argparse.ArgumentParser, update: bool = False) -> None:
+    """``-e FILE`` (repeatable): the plan's user environments, in order."""
+    kept = (" When given, they replace the plan's earlier user environments; "
+            "otherwise those are kept.") if update else ""
+    parser.add_argument(
+        "-e", "--environment-file", dest="environments", action="append", default=[],
+        metavar="FILE",
+        help="Environment file stored in the plan (with the local files it refers to) and "
+             "applied after the plan's own environments; repeatable, the last wins." + kept)
+
+
+def add_plan_file_arguments(parser: argparse.ArgumentParser, update: bool = False) -> None:
+    """``-r``, ``-n``, ``--vip-file`` and ``-e`` of plan create and update."""
+    parser.add_argument("-r", "--roles-file", metavar="FILE",
+                        help="Roles data file replacing the templates' roles_data.yaml.")
+    parser.add_argument("-n", "--networks-file", metavar="FILE",
+                        help="Networks data file replacing the templates' network_data.yaml "
+                             "(default: the tree's, or its network_data_default.yaml).")
+    parser.add_argument("--vip-file", metavar="FILE",
+                        help="VIP data file replacing the templates' vip_data.yaml "
+                             "(default: the tree's, or its vip_data_default.yaml).")
+    add_environment_argument(parser, update)
+
+
 class CreatePlan(ClientMixin, ShowOne):
     """Create a plan from a template directory or .tar.gz (or the shipped sample)."""
 
@@ -58,13 +82,16 @@ class CreatePlan(ClientMixin, ShowOne):
         source.add_argument("--sample", action="store_true",
                             help="Use the small sample plan shipped with tripleo-flow.")
         parser.add_argument("--description", default="", help="Plan description.")
+        add_plan_file_arguments(parser)
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
         view = PlanProgressView(self.app.stderr)
         try:
-            return show(self.client.create_plan(args.name, args.templates, args.description,
-                                                sample=args.sample, progress=view))
+            return show(self.client.create_plan(
+                args.name, args.templates, args.description, sample=args.sample,
+                progress=view, environments=args.environments, roles_file=args.roles_file,
+                networks_file=args.networks_file, vip_file=args.vip_file))
         finally:
             view.finish()
 
@@ -77,12 +104,16 @@ class UpdatePlan(ClientMixin, ShowOne):
         parser.add_argument("name", help="Plan name.")
         parser.add_argument("--templates", required=True, metavar="DIR|TARBALL",
                             help="Template directory or .tar.gz archive.")
+        add_plan_file_arguments(parser, update=True)
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
         view = PlanProgressView(self.app.stderr)
         try:
-            return show(self.client.update_plan(args.name, args.templates, progress=view))
+            return show(self.client.update_plan(
+                args.name, args.templates, progress=view, environments=args.environments,
+                roles_file=args.roles_file, networks_file=args.networks_file,
+                vip_file=args.vip_file))
         finally:
             view.finish()
 

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.core import userenvs
 from tripleo_flow.core.planenv import available_files
 
 CAPABILITIES_MAP = "capabilities-map.yaml"
@@ -296,7 +297,7 @@ def update_environments(
         if entry_path is None:
             kept.append(entry)
         elif entry_path not in seen and entry_path not in removed and (
-            not purge or entry_path in wanted
+            not purge or entry_path in wanted or userenvs.is_user_environment(entry_path)
         ):
             kept.append(entry)
             seen.add(entry_path)
@@ -310,5 +311,6 @@ def update_environments(
                 f"Cannot disable {', '.join(clash)}: environment {path} of plan "
                 f"{plan_name!r} requires it. Disable {path} too, or keep it enabled."
             )
-    env["environments"] = order_environments(kept, rules)
+    # The user's own environments (``-e``) stay last, whatever is enabled.
+    env["environments"] = userenvs.user_last(order_environments(kept, rules))
     return env

@@ -6,7 +6,7 @@ import copy
 from collections.abc import Mapping, Set
 from typing import Any
 
-from tripleo_flow.core import planenv
+from tripleo_flow.core import planenv, userenvs
 
 #: Keys whose values are the user's and always survive an update.
 USER_KEYS = ("parameter_defaults", "passwords")
@@ -65,5 +65,5 @@ def merge_for_update(
             seen.add(path)
         else:
             dropped.append(path)
-    env["environments"] = kept
+    env["environments"] = userenvs.user_last(kept)
     return env, dropped

@@ -260,3 +260,65 @@ def validate_networks(networks: list[dict[str, Any]]) -> None:
             )
         names.add(name)
         lowers[lower] = name
+
+
+# -- VIPs and the data files of a plan ----------------------------------------
+
+#: The data files ``-r``, ``-n`` and ``--vip-file`` replace.
+ROLES_DATA = "roles_data.yaml"
+NETWORK_DATA = "network_data.yaml"
+VIP_DATA = "vip_data.yaml"
+#: Trees of THT 18.x ship these in place of network_data.yaml / vip_data.yaml.
+DEFAULT_DATA_FILES = {NETWORK_DATA: "network_data_default.yaml",
+                      VIP_DATA: "vip_data_default.yaml"}
+_VIP_KEYS = {"network": _STR, "name": _STR, "dns_name": _STR, "subnet": _STR,
+             "ip_address": _STR}
+
+
+def validate_vips(vips: Any) -> None:
+    """Check a VIP list (``vip_data.yaml``: ``[{network, ip_address?, name?, ...}]``).
+
+    :raises InvalidNetworks: naming the entry and key at fault.
+    """
+    def error(message: str) -> exceptions.InvalidNetworks:
+        return exceptions.InvalidNetworks(f"{message} Fix vip_data.yaml and try again.")
+
+    if not isinstance(vips, list):
+        raise error("VIP data must be a list of {network: NAME, ...}.")
+    for index, vip in enumerate(vips, start=1):
+        if not isinstance(vip, Mapping) or not isinstance(vip.get("network"), str):
+            raise error(f"VIP entry {index} needs 'network' (a network name).")
+        for key, value in vip.items():
+            if key not in _VIP_KEYS:
+                raise error(f"VIP entry {index}: unknown key {key!r} (known: "
+                            f"{', '.join(sorted(_VIP_KEYS))}).")
+            if not isinstance(value, _VIP_KEYS[key]):
+                raise error(f"VIP entry {index}: {key} must be a string.")
+        if "ip_address" in vip:
+            try:
+                ipaddress.ip_address(vip["ip_address"])
+            except ValueError:
+                raise error(f"VIP entry {index}: ip_address {vip['ip_address']!r} is not an "
+                            "IP address.") from None
+
+
+def with_data_files(files: Mapping[str, bytes],
+                    given: Mapping[str, bytes] | None = None) -> dict[str, bytes]:
+    """``files`` of a template tree with its data files settled: each of ``given``
+    (roles, network or VIP data, by plan name) replaces the tree's, and a tree that
+    ships ``network_data_default.yaml`` / ``vip_data_default.yaml`` but no
+    ``network_data.yaml`` / ``vip_data.yaml`` (THT 18.x) uses them.
+
+    :raises InvalidInput: for a name that is none of the three data files.
+    """
+    result = dict(files)
+    for target, default in DEFAULT_DATA_FILES.items():
+        if target not in result and default in result:
+            result[target] = result[default]
+    for name, data in (given or {}).items():
+        if name not in (ROLES_DATA, NETWORK_DATA, VIP_DATA):
+            raise exceptions.InvalidInput(
+                f"{name!r} is not a data file a plan takes from the command line; give "
+                f"{ROLES_DATA}, {NETWORK_DATA} or {VIP_DATA}.")
+        result[name] = data
+    return result

@@ -9,32 +9,58 @@ from __future__ import annotations
 
 from taskflow.patterns import linear_flow
 
-from tripleo_flow.actions import capabilities, networks, parameters, passwords, plan, roles
+from tripleo_flow.actions import (
+    capabilities,
+    networks,
+    parameters,
+    passwords,
+    plan,
+    roles,
+    userenvs,
+)
 from tripleo_flow.actions.base import ActionContext
 from tripleo_flow.actions.templates import ProcessTemplates
 
 
-def create_plan(context: ActionContext) -> linear_flow.Flow:
-    """plan.create -> templates.process -> passwords.generate -> plan.publish.
+def create_plan(context: ActionContext, environments: bool = False) -> linear_flow.Flow:
+    """plan.create [-> environments.add] -> templates.process -> passwords.generate
+    -> plan.publish.
 
-    Requires ``plan``, ``templates`` and ``description``.  The plan becomes
-    visible only at the end, complete (rendered files and passwords).
+    Requires ``plan``, ``templates`` and ``description`` (``data_files`` optional);
+    with ``environments``, ``user_environments`` and ``replace`` too.  The plan
+    becomes visible only at the end, complete (rendered files and passwords).
     """
-    return linear_flow.Flow("create-plan").add(
-        plan.CreatePlan(context),
+    flow = linear_flow.Flow("create-plan").add(plan.CreatePlan(context))
+    if environments:
+        flow.add(userenvs.AddEnvironments(context))
+    return flow.add(
         ProcessTemplates(context),
         passwords.GeneratePasswords(context),
         plan.PublishPlan(context),
     )
 
 
-def update_plan(context: ActionContext) -> linear_flow.Flow:
-    """plan.update -> templates.process -> passwords.generate."""
-    return linear_flow.Flow("update-plan").add(
-        plan.UpdatePlan(context),
+def update_plan(context: ActionContext, environments: bool = False) -> linear_flow.Flow:
+    """plan.update [-> environments.add] -> templates.process -> passwords.generate
+    (inputs as :func:`create_plan`, without ``description``)."""
+    flow = linear_flow.Flow("update-plan").add(plan.UpdatePlan(context))
+    if environments:
+        flow.add(userenvs.AddEnvironments(context))
+    return flow.add(
         ProcessTemplates(context),
         passwords.GeneratePasswords(context),
     )
+
+
+def add_environments(context: ActionContext) -> linear_flow.Flow:
+    """environments.add: requires ``plan``, ``user_environments``, ``position`` and
+    ``replace``."""
+    return linear_flow.Flow("add-environments").add(userenvs.AddEnvironments(context))
+
+
+def remove_environments(context: ActionContext) -> linear_flow.Flow:
+    """environments.remove: requires ``plan`` and ``paths``."""
+    return linear_flow.Flow("remove-environments").add(userenvs.RemoveEnvironments(context))
 
 
 def update_roles(context: ActionContext) -> linear_flow.Flow:

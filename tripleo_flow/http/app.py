@@ -38,6 +38,9 @@ BOOL = {"type": "boolean"}
 STRING = {"type": "string"}
 JSON_BODY = {"type": "object"}
 TAGS_PLAN = ("plans",)
+#: An environment file and the files it refers to, by path relative to its directory.
+ENVIRONMENT_FILE = {"type": "object", "required": ["name", "files"], "properties": {
+    "name": STRING, "files": {"type": "object", "additionalProperties": STRING}}}
 TAGS_WF = ("workflows",)
 #: Errors of a route that takes an archive body (413: past [api] max_upload_size).
 UPLOAD_ERRORS = (400, 404, 409, 413, 503)
@@ -77,6 +80,20 @@ ROUTES: list[Route] = [
             "properties": {"environments": {"type": "object",
                                             "additionalProperties": BOOL},
                            "purge": BOOL}})}),
+    Route("/v1/plans/{name}/environments", "environments", {
+        "get": Operation("The plan's environments in order (user ones last)", response=ARRAY,
+                         tags=TAGS_PLAN),
+        "post": Operation(
+            "Add user environment files, each with the files it refers to", tags=TAGS_PLAN,
+            body={"type": "object", "required": ["environments"], "properties": {
+                "environments": {"type": "array", "minItems": 1, "items": ENVIRONMENT_FILE},
+                "position": {"type": "integer", "minimum": 1}}})}),
+    Route("/v1/plans/{name}/environments/remove", "environments_remove", {
+        "post": Operation("Remove user environments (by plan path) and their files",
+                          tags=TAGS_PLAN, body={
+                              "type": "object", "required": ["paths"], "properties": {
+                                  "paths": {"type": "array", "minItems": 1,
+                                            "items": STRING}}})}),
     Route("/v1/plans/{name}/parameters", "parameters", {
         "get": Operation("Parameter values set on the plan", tags=TAGS_PLAN),
         "put": Operation("Set parameter values", tags=TAGS_PLAN, body={
@@ -179,6 +196,8 @@ def _resources(client: Any, sse_interval: float) -> dict[str, Any]:
         "plan_export": plans.PlanExport(client), "plan_history": plans.PlanHistory(client),
         "plan_restore": plans.PlanRestore(client),
         "capabilities": plans.Capabilities(client), "parameters": plans.Parameters(client),
+        "environments": plans.Environments(client),
+        "environments_remove": plans.EnvironmentsRemove(client),
         "parameters_reset": plans.ParametersReset(client),
         "parameter_schema": plans.ParameterSchema(client),
         "roles": plans.Roles(client), "networks": plans.Networks(client),

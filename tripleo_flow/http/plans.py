@@ -1,5 +1,5 @@
-"""Plan resources: plans, capabilities, parameters, roles, networks, passwords and
-the deployment status.  Each handler reads the request, calls one method of
+"""Plan resources: plans, capabilities, environments, parameters, roles, networks,
+passwords and the deployment status.  Each handler reads the request, calls one method of
 :class:`tripleo_flow.api.Client` and writes its result."""
 
 from __future__ import annotations
@@ -145,6 +145,39 @@ class Capabilities:
         purge = field(media, "purge", bool, False)
         resp.media = {"environments": self.client.update_capabilities(name, environments,
                                                                       purge)}
+
+
+class Environments:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        resp.media = self.client.list_environments(name)
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        media = json_object(req)
+        environments = field(media, "environments", list)
+        if not all(isinstance(e, dict) for e in environments):
+            raise exceptions.InvalidInput(
+                "'environments' is a list of {\"name\": FILE, \"files\": {PATH: TEXT}}.")
+        position = field(media, "position", int, None)
+        if isinstance(position, bool):
+            raise exceptions.InvalidInput("'position' must be an integer.")
+        added = self.client.add_environments(name, environments, position=position)
+        resp.media = {"added": added, "environments": self.client.list_environments(name)}
+
+
+class EnvironmentsRemove:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        paths = string_list(json_object(req), "paths")
+        if not paths:
+            raise exceptions.InvalidInput("The request body needs 'paths' (a list of the "
+                                          "user environments' plan paths).")
+        removed = self.client.remove_environments(name, paths)
+        resp.media = {"removed": removed, "environments": self.client.list_environments(name)}
 
 
 class Parameters:

@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from tripleo_flow import exceptions
+from tripleo_flow.core import userenvs
+from tripleo_flow.core.planenv import DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES
 from tripleo_flow.plans.plan import check_file_names
 
 #: Files never uploaded from a template directory.
@@ -177,3 +179,33 @@ def write_tarball(files: dict[str, bytes], fileobj: io.BufferedIOBase | io.Bytes
             info.size = len(data)
             info.mode = 0o644
             archive.addfile(info, io.BytesIO(data))
+
+
+def read_environment_file(path: str | os.PathLike[str], max_nodes: int = DEFAULT_MAX_NODES,
+                          max_depth: int = DEFAULT_MAX_DEPTH) -> userenvs.EnvironmentFile:
+    """Read an environment file from disk with the files it references
+    (:func:`~tripleo_flow.core.userenvs.gather`); a link may not lead out of the
+    environment's directory.
+
+    :raises InvalidTemplate: for a missing or bad file or a reference leaving the
+        environment's directory.
+    """
+    env_path = Path(path)
+    if not env_path.is_file():
+        raise exceptions.InvalidTemplate(
+            str(path), "the file does not exist (give the path of an environment file).")
+    root = env_path.absolute().parent
+    real_root = root.resolve()
+
+    def read(rel: str) -> bytes | None:
+        target = root / rel
+        try:
+            if not target.resolve().is_relative_to(real_root):
+                raise exceptions.InvalidTemplate(
+                    str(path), f"{rel!r} links outside the environment's directory; copy "
+                    "the file there instead.")
+            return target.read_bytes() if target.is_file() else None
+        except (OSError, RuntimeError):
+            return None
+
+    return userenvs.gather(env_path.name, read, str(path), max_nodes, max_depth)

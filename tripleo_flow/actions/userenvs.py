@@ -1,0 +1,182 @@
+"""User environments actions: list, add (or replace) and remove a plan's own
+environment files (:mod:`tripleo_flow.core.userenvs`).
+
+Their undo records hold no file content (an environment may hold passwords): the
+objects they add are named, the ones they delete are named with the stored version
+that holds them (plan containers keep versions), and the plan-environment's
+``environments`` list is put back as it was.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from tripleo_flow import exceptions
+from tripleo_flow.actions.base import Action, ActionContext
+from tripleo_flow.core import userenvs
+from tripleo_flow.flows import names
+from tripleo_flow.plans.plan import PlanRepository
+
+LOG = logging.getLogger(__name__)
+
+
+def _environments(context: ActionContext, raw: Any) -> list[userenvs.EnvironmentFile]:
+    if not isinstance(raw, list) or not raw:
+        raise exceptions.InvalidInput("Give one or more environment files.")
+    limits = context.conf.limits if context.conf is not None else None
+    kwargs = {"max_nodes": limits.yaml_max_nodes, "max_depth": limits.yaml_max_depth} \
+        if limits is not None else {}
+    return [userenvs.EnvironmentFile.from_json(item, **kwargs) for item in raw]
+
+
+def _current(repo: PlanRepository, plan: str, paths: list[str],
+             objects: list[str]) -> list[tuple[str, dict[str, bytes]]]:
+    """The plan's user environments as (name, files relative to their directory)."""
+    found = []
+    for path in paths:
+        base = userenvs.directory(path)
+        if base is None:
+            return []
+        found.append((path[len(base):], {o[len(base):]: repo.store.get_object(plan, o)
+                                         for o in objects if o.startswith(base)}))
+    return found
+
+
+class ListEnvironments(Action):
+    """List a plan's environments in order, marking the user's own."""
+
+    default_provides = names.ENVIRONMENTS_LIST
+
+    def execute(self, plan: str) -> list[dict[str, Any]]:
+        repo = PlanRepository(self.context.store)
+        repo.require(plan)
+        return userenvs.listing(repo.environment(plan).get("environments") or [])
+
+
+class _Change(Action):
+    """Write and delete user environment objects and save the new list, undoably."""
+
+    def apply(self, plan: str, objects: Mapping[str, bytes], delete: list[str],
+              entries: list[Any], previous: list[Any]) -> dict[str, Any]:
+        """Under the plan's lock: write ``objects``, delete ``delete``, make ``entries``
+        the plan's environments; on a failure put everything back and re-raise."""
+        repo = PlanRepository(self.context.store)
+        store = self.context.store
+        record: dict[str, Any] = {"previous": previous, "created": sorted(objects),
+                                  "deleted": {}}
+        try:
+            store.put_objects(plan, objects)
+            for name in delete:
+                store.delete_object(plan, name)
+                record["deleted"][name] = _deleted_version(store, plan, name)
+            env = repo.environment(plan)
+            env["environments"] = entries
+            repo.save_environment(plan, env)
+        except BaseException:
+            self._undo(plan, record)
+            raise
+        return record
+
+    def _undo(self, plan: str, record: Mapping[str, Any]) -> None:
+        store = self.context.store
+        repo = PlanRepository(store)
+        env = repo.environment(plan)
+        if env.get("environments") != record["previous"]:
+            env["environments"] = record["previous"]
+            repo.save_environment(plan, env)
+        for name, version in (record.get("deleted") or {}).items():
+            if version is None:
+                LOG.error("Cannot restore %s of plan %s: no stored version holds it.",
+                          name, plan)
+                continue
+            store.put_object(plan, name, store.get_object(plan, name, version_id=version))
+        store.delete_objects(plan, record.get("created") or [])
+
+    def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
+        """Put back the environments list, remove the objects added and restore
+        the ones deleted (from their stored versions).  Safe to run twice."""
+        if not isinstance(result, dict) or "previous" not in result:
+            return
+        repo = PlanRepository(self.context.store)
+        if not repo.exists(plan):
+            return
+        with self.context.locks.hold(plan):
+            self._undo(plan, result)
+
+
+def _deleted_version(store: Any, plan: str, name: str) -> str | None:
+    """The stored version holding the content of ``name`` just deleted."""
+    versions = [v for v in store.list_versions(plan, name) if not v.is_latest]
+    return versions[0].version_id if versions else None
+
+
+class AddEnvironments(_Change):
+    """Add user environment files (with the files they reference) to a plan, at a
+    position among the user environments (default: last); with ``replace`` they
+    become the plan's only user environments."""
+
+    default_provides = names.ENVIRONMENTS_ADDED
+
+    def execute(self, plan: str, user_environments: list[dict[str, Any]],
+                position: int | None = None, replace: bool = False) -> dict[str, Any]:
+        envs = _environments(self.context, user_environments)
+        repo = PlanRepository(self.context.store)
+        repo.require(plan)
+        with self.context.locks.hold(plan):
+            previous = list(repo.environment(plan).get("environments") or [])
+            existing = self.context.store.list_objects(plan, prefix=userenvs.PREFIX)
+            users = userenvs.user_paths(previous)
+            if replace and _current(repo, plan, users, existing) == [
+                    (e.name, dict(e.files)) for e in envs]:
+                return {"previous": previous, "created": [], "deleted": {}, "paths": users}
+            number = userenvs.next_number(existing)
+            paths: list[str] = []
+            objects: dict[str, bytes] = {}
+            for offset, env in enumerate(envs):
+                path, stored = userenvs.stored(number + offset, env)
+                paths.append(path)
+                objects.update(stored)
+            if replace:
+                entries = userenvs.insert(
+                    [e for e in previous if e.get("path") not in users], paths, None, plan)
+                delete = sorted(existing)
+            else:
+                entries = userenvs.insert(previous, paths, position, plan)
+                delete = []
+            record = self.apply(plan, objects, delete, entries, previous)
+        return {**record, "paths": paths}
+
+
+class RemoveEnvironments(_Change):
+    """Remove user environments (and the files stored with them) from a plan."""
+
+    default_provides = names.ENVIRONMENTS_REMOVED
+
+    def execute(self, plan: str, paths: list[str]) -> dict[str, Any]:
+        if not isinstance(paths, list) or not paths or not all(
+                isinstance(p, str) for p in paths):
+            raise exceptions.InvalidInput("Give the path of one or more user environments "
+                                          "(from: tripleo-flow plan environment list).")
+        repo = PlanRepository(self.context.store)
+        repo.require(plan)
+        with self.context.locks.hold(plan):
+            previous = list(repo.environment(plan).get("environments") or [])
+            listed = {e.get("path") for e in previous if isinstance(e, dict)}
+            for path in paths:
+                if path not in listed:
+                    raise exceptions.InvalidInput(
+                        f"Environment {path!r} is not among the environments of plan "
+                        f"{plan!r}; list them with: tripleo-flow plan environment list {plan}")
+                if not userenvs.is_user_environment(path):
+                    raise exceptions.InvalidInput(
+                        f"Environment {path!r} of plan {plan!r} comes with the plan's "
+                        "templates, not from the user: disable it with: tripleo-flow capabilities "
+                        f"set --plan {plan} --disable {path}")
+            dirs = {userenvs.directory(p) for p in paths}
+            existing = self.context.store.list_objects(plan, prefix=userenvs.PREFIX)
+            delete = sorted(o for o in existing if userenvs.directory(o) in dirs)
+            entries = [e for e in previous if not (isinstance(e, dict) and e.get("path") in paths)]
+            record = self.apply(plan, {}, delete, entries, previous)
+        return {**record, "paths": list(paths)}

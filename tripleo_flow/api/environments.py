@@ -1,0 +1,97 @@
+"""User environments of the Python API: list, add and remove a plan's own
+environment files (``-e FILE``), and read local files for plan create/update/deploy.
+
+Local paths are read here, into :class:`~tripleo_flow.core.userenvs.EnvironmentFile`
+values (as JSON); the HTTP API builds the same values from a request body, so every
+interface stores and deploys the same thing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from tripleo_flow import exceptions
+from tripleo_flow.actions import base, userenvs
+from tripleo_flow.core import roles
+from tripleo_flow.flows import names
+from tripleo_flow.flows import plan as plan_flows
+from tripleo_flow.flows.run import run_flow
+from tripleo_flow.plans import sources
+
+#: What may be given for an environment: a local path, or an environment as JSON
+#: (``{"name", "files": {path: text}}``, :class:`~tripleo_flow.core.userenvs.EnvironmentFile`).
+EnvironmentSource = str | os.PathLike[str] | Mapping[str, Any]
+
+
+class EnvironmentsMixin:
+    """Needs ``self.context``."""
+
+    context: base.ActionContext
+
+    def read_environments(self, environments: Iterable[EnvironmentSource]) -> list[dict[str, Any]]:
+        """Local environment files (with the files they reference) as JSON values;
+        JSON values are passed through (they are checked when stored)."""
+        conf = self.context.conf
+        limits = {"max_nodes": conf.limits.yaml_max_nodes,
+                  "max_depth": conf.limits.yaml_max_depth} if conf is not None else {}
+        result = []
+        for env in environments:
+            if isinstance(env, Mapping):
+                result.append(dict(env))
+            else:
+                result.append(sources.read_environment_file(env, **limits).to_json())
+        return result
+
+    def list_environments(self, name: str) -> list[dict[str, Any]]:
+        """The plan's environments in the order they apply: ``order``, ``path`` and
+        ``user`` (true for the user's own, added with ``-e`` or :meth:`add_environments`)."""
+        return userenvs.ListEnvironments(self.context).execute(plan=name)
+
+    def add_environments(self, name: str, environments: Sequence[EnvironmentSource],
+                         position: int | None = None) -> list[str]:
+        """Store environment files (and the local files they reference) in the plan as
+        user environments, at ``position`` among them (1-based; default last).
+
+        :returns: the plan paths of the added environments.
+        """
+        results = run_flow(plan_flows.add_environments(self.context), {
+            names.PLAN: name, names.USER_ENVIRONMENTS: self.read_environments(environments),
+            names.POSITION: position, names.REPLACE: False})
+        return list(results[names.ENVIRONMENTS_ADDED]["paths"])
+
+    def set_environments(self, name: str, environments: Sequence[EnvironmentSource]) -> list[str]:
+        """Make ``environments`` the plan's only user environments, in this order (as
+        ``deploy -e``); nothing changes when they are the ones already stored."""
+        results = run_flow(plan_flows.add_environments(self.context), {
+            names.PLAN: name, names.USER_ENVIRONMENTS: self.read_environments(environments),
+            names.POSITION: None, names.REPLACE: True})
+        return list(results[names.ENVIRONMENTS_ADDED]["paths"])
+
+    def remove_environments(self, name: str, paths: Sequence[str]) -> list[str]:
+        """Remove user environments (by plan path, as listed) and their files."""
+        results = run_flow(plan_flows.remove_environments(self.context),
+                           {names.PLAN: name, names.ENVIRONMENT_PATHS: list(paths)})
+        return list(results[names.ENVIRONMENTS_REMOVED]["paths"])
+
+
+def read_data_files(roles_file: str | os.PathLike[str] | None = None,
+                    networks_file: str | os.PathLike[str] | None = None,
+                    vip_file: str | os.PathLike[str] | None = None) -> dict[str, str]:
+    """The text of the local roles, networks and VIP data files given, by plan name."""
+    given = {roles.ROLES_DATA: roles_file, roles.NETWORK_DATA: networks_file,
+             roles.VIP_DATA: vip_file}
+    texts = {}
+    for target, path in given.items():
+        if path is None:
+            continue
+        try:
+            texts[target] = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
+            raise exceptions.InvalidInput(
+                f"Cannot read {os.fspath(path)!r}, given for the plan's {target}: {why}. "
+                "Give a readable YAML file.") from exc
+    return texts
