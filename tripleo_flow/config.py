@@ -185,6 +185,24 @@ LIMITS_OPTS = [
 ]
 
 
+#: The control plane subnet that pre-provisioned servers' addresses come from
+#: (``deploy --baremetal-deployment``); TripleO reads it from the undercloud.
+CTLPLANE_OPTS = [
+    cfg.StrOpt("cidr", default="192.168.24.0/24", help="The control plane subnet."),
+    cfg.StrOpt("gateway_ip", default="192.168.24.1",
+               help="Its gateway (also the default route of the servers)."),
+    cfg.StrOpt("allocation_start", default="192.168.24.5",
+               help="First address given to servers without a fixed_ip, and to the VIP."),
+    cfg.StrOpt("allocation_end", default="192.168.24.24",
+               help="Last address of the allocation pool."),
+    cfg.ListOpt("dns_nameservers", default=["192.168.24.1"],
+                help="DNS servers of the control plane subnet."),
+    cfg.StrOpt("dns_domain", default="ctlplane.localdomain.",
+               help="DNS domain of the control plane network."),
+    cfg.IntOpt("mtu", default=1500, min=576, help="MTU of the control plane network."),
+]
+
+
 def list_opts() -> list[tuple[str, list[Any]]]:
     """Options for oslo-config-generator."""
     return [
@@ -195,6 +213,7 @@ def list_opts() -> list[tuple[str, list[Any]]]:
         ("heat", HEAT_OPTS),
         ("api", API_OPTS),
         ("limits", LIMITS_OPTS),
+        ("ctlplane", CTLPLANE_OPTS),
     ]
 
 

@@ -7,9 +7,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tripleo_flow import exceptions
 from tripleo_flow.actions.deploy import PROGRESS_LISTENER
 from tripleo_flow.core.progress import ProgressListener
 from tripleo_flow.flows import names
+from tripleo_flow.flows import plan as plan_flows
 from tripleo_flow.flows.deploy import deploy_plan
 from tripleo_flow.flows.run import run_flow
 from tripleo_flow.plans.plan import PlanRepository, check_plan_name
@@ -37,7 +39,8 @@ class DeployMixin:
                work_dir: str | Path | None = None,
                progress: ProgressListener | None = None, run_ansible: bool = False,
                ansible_connection: str | None = None,
-               environments: Sequence[EnvironmentSource] | None = None) -> dict[str, Any]:
+               environments: Sequence[EnvironmentSource] | None = None,
+               baremetal_deployment: str | Path | None = None) -> dict[str, Any]:
         """Deploy ``plan`` with an ephemeral Heat of ``heat_type``.
 
         :param work_dir: where Heat's dump, the outputs and config-download go
@@ -53,6 +56,11 @@ class DeployMixin:
         :param environments: when given, they first become the plan's user environments
             (a plan change with history, as :meth:`set_environments`; nothing changes
             when they are those already stored).
+        :param baremetal_deployment: TripleO's baremetal deployment file (a path, or its
+            YAML text) describing pre-provisioned servers (``managed: false``): first
+            the plan's deployed-servers environment is generated from it (addresses
+            on the ``[ctlplane]`` subnet, kept across redeploys; VIP; host names;
+            role counts) as :meth:`update_deployed_servers` does.
         :returns: the DEPLOY_SUCCESS status record.
         :raises StackFailed: the stack failed (each failed resource listed);
             like any other failure, everything was reverted and the status is
@@ -61,6 +69,8 @@ class DeployMixin:
             the running task failed with it, so everything was reverted as above.
         """
         check_plan_name(plan)
+        if baremetal_deployment is not None:
+            self.update_deployed_servers(plan, baremetal_deployment)
         if environments:
             self.set_environments(plan, environments)
         work = Path(work_dir) if work_dir else self.data_dir / "deployments" / plan
@@ -78,6 +88,20 @@ class DeployMixin:
                 names.HEAT_TYPE: heat_type, names.ANSIBLE_CONNECTION: ansible_connection})
         finished: dict[str, Any] = results[names.DEPLOY_FINISHED]
         return finished
+
+    def update_deployed_servers(self, plan: str,
+                                baremetal_deployment: str | Path) -> dict[str, Any]:
+        """Generate the plan's deployed-servers environment from a baremetal deployment
+        file (a local path, or the file's YAML text) and enable it.
+
+        :returns: ``path``, ``counts`` (servers per role), ``hosts`` and ``changed``.
+        """
+        check_plan_name(plan)
+        text = _read_baremetal(baremetal_deployment)
+        results = run_flow(plan_flows.update_deployed_servers(self.context),
+                           {names.PLAN: plan, names.BAREMETAL_DEPLOYMENT: text})
+        done: dict[str, Any] = results[names.DEPLOYED_SERVERS]
+        return {k: done[k] for k in ("path", "counts", "hosts", "changed")}
 
     def deployment_status(self, plan: str) -> dict[str, Any]:
         """The plan's last deployment status (``deployment_status`` is NONE if never).
@@ -118,3 +142,17 @@ class DeployMixin:
 
 
 __all__ = ["DeployMixin"]
+
+
+def _read_baremetal(source: str | Path) -> str:
+    """A baremetal deployment file's text: ``source`` is a path, or YAML text
+    (several lines, or a YAML list)."""
+    if isinstance(source, str) and ("\n" in source or source.lstrip().startswith("-")):
+        return source
+    path = Path(source).expanduser()
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
+        raise exceptions.InvalidInput(
+            f"Cannot read the baremetal deployment file {str(path)!r}: {why}.") from exc

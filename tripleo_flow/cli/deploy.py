@@ -33,6 +33,12 @@ class Deploy(ClientMixin, ShowOne):
                             help="Connect to every host with this Ansible connection "
                                  "(local: run on this machine, as for the sample plan).")
         add_environment_argument(parser, update=True)
+        parser.add_argument("--baremetal-deployment", metavar="FILE",
+                            help="TripleO's baremetal deployment file of pre-provisioned "
+                                 "servers (managed: false): generates the plan's "
+                                 "deployed-servers environment first (addresses on the "
+                                 "[ctlplane] subnet, kept across redeploys; VIP; host "
+                                 "names; role counts).")
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
@@ -42,7 +48,8 @@ class Deploy(ClientMixin, ShowOne):
                                         work_dir=args.work_dir, progress=self._show_progress,
                                         run_ansible=args.run_ansible,
                                         ansible_connection=args.ansible_connection,
-                                        environments=args.environments or None)
+                                        environments=args.environments or None,
+                                        baremetal_deployment=args.baremetal_deployment)
         finally:
             self._bar.finish()
         return show({k: v for k, v in result.items() if k != "failures"})

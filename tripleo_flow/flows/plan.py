@@ -11,6 +11,7 @@ from taskflow.patterns import linear_flow
 
 from tripleo_flow.actions import (
     capabilities,
+    deployed_servers,
     networks,
     parameters,
     passwords,
@@ -56,6 +57,12 @@ def add_environments(context: ActionContext) -> linear_flow.Flow:
     """environments.add: requires ``plan``, ``user_environments``, ``position`` and
     ``replace``."""
     return linear_flow.Flow("add-environments").add(userenvs.AddEnvironments(context))
+
+
+def update_deployed_servers(context: ActionContext) -> linear_flow.Flow:
+    """deployed_servers.update: requires ``plan`` and ``baremetal_deployment``."""
+    return linear_flow.Flow("update-deployed-servers").add(
+        deployed_servers.UpdateDeployedServers(context))
 
 
 def remove_environments(context: ActionContext) -> linear_flow.Flow:

@@ -1,5 +1,7 @@
 """The real overcloud: THT 18.0.0 deployed once per test session, shared by the tests.
 
+The plan is the unmodified tree of the PyPI sdist; the servers come from the
+shipped baremetal deployment file (``deploy --baremetal-deployment``).
 A whole stack create of the upstream tripleo-heat-templates takes about ten minutes
 on native heat-all here, so the deployment is made once (session fixture) and
 every test that inspects it (the stack dump, the outputs, config-download, Ansible)
@@ -28,11 +30,9 @@ from tripleo_flow.api import Client
 
 THT_VERSION = "18.0.0"
 PLAN = "overcloud18"
-#: What the provision steps generate for one controller and one compute on the ctlplane
-#: (../shared/reference), until tripleo-flow generates it from a baremetal deployment file.
-REFERENCE_ENV = (Path(__file__).resolve().parents[3].parent / "shared" / "reference"
-                 / "tht18-deployed-servers-environment.yaml")
-ENV_NAME = "deployed-servers-environment.yaml"
+#: The shipped baremetal deployment file: one controller, one compute, pre-provisioned.
+BAREMETAL = (Path(__file__).resolve().parents[3] / "tripleo_flow" / "examples"
+             / "baremetal-deployment.yaml")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,13 +72,12 @@ def _deploy(root: Path, heat_venv: Path) -> Deployment:
     templates = root / "templates"
     shutil.rmtree(templates, ignore_errors=True)
     shutil.copytree(fetch_tree_dir(THT_VERSION), templates, symlinks=True)
-    shutil.copyfile(REFERENCE_ENV, templates / ENV_NAME)
     work = root / "work"
     client = Client.from_config_files([str(conf_file)])
     try:
         client.create_plan(PLAN, templates)
-        client.update_capabilities(PLAN, {ENV_NAME: True})
-        result = client.deploy(PLAN, heat_type="native", work_dir=work)
+        result = client.deploy(PLAN, heat_type="native", work_dir=work,
+                               baremetal_deployment=BAREMETAL)
     finally:
         client.close()
     deployment = Deployment(root, conf_file, PLAN, work, result)

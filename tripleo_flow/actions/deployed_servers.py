@@ -1,0 +1,139 @@
+"""The deployed-servers environment of a plan, from a baremetal deployment file.
+
+``deployed_servers.update`` generates (:mod:`tripleo_flow.core.deployed_servers`)
+what the provision steps would for pre-provisioned servers and stores it as the
+plan file ``deployed-servers-environment.yaml``, enabled after the plan's own
+environments and before the user's (so ``-e`` files still win).  The addresses
+of the file stored last time are kept.  One plan change under the plan's lock:
+on a failure, or on revert, the earlier file and environment list come back.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from tripleo_flow import exceptions
+from tripleo_flow.actions.base import Action, ActionContext
+from tripleo_flow.core import baremetal, deployed_servers, planenv, roles, userenvs
+from tripleo_flow.flows import names
+from tripleo_flow.plans.plan import PlanRepository
+
+LOG = logging.getLogger(__name__)
+PATH = deployed_servers.ENVIRONMENT_NAME
+
+
+def subnet_of(context: ActionContext) -> baremetal.Subnet:
+    """The control plane subnet: the ``[ctlplane]`` options, or their defaults."""
+    if context.conf is None:
+        return baremetal.Subnet()
+    opts = context.conf.ctlplane
+    return baremetal.Subnet(
+        cidr=opts.cidr, gateway_ip=opts.gateway_ip, allocation_start=opts.allocation_start,
+        allocation_end=opts.allocation_end, dns_nameservers=tuple(opts.dns_nameservers),
+        dns_domain=opts.dns_domain, mtu=opts.mtu)
+
+
+def _load(context: ActionContext, data: bytes | str, path: str) -> Any:
+    return planenv.load_yaml(data, path, max_nodes=context.limit("yaml_max_nodes"),
+                             max_depth=context.limit("yaml_max_depth"))
+
+
+def _formats(context: ActionContext, repo: PlanRepository, plan: str) -> dict[str, str]:
+    try:
+        data = _load(context, repo.store.get_object(plan, roles.ROLES_DATA), roles.ROLES_DATA)
+    except exceptions.ObjectNotFound:
+        return {}
+    return {r["name"]: r["HostnameFormatDefault"] for r in data or []
+            if isinstance(r, Mapping) and isinstance(r.get("name"), str)
+            and isinstance(r.get("HostnameFormatDefault"), str)}
+
+
+def _entries(entries: list[Any]) -> list[Any]:
+    """``entries`` with the generated environment after the plan's own, before the user's."""
+    kept = [e for e in entries if not (isinstance(e, Mapping) and e.get("path") == PATH)]
+    own = [e for e in kept if not userenvs.is_user_environment(str(e.get("path", "")))]
+    users = [e for e in kept if userenvs.is_user_environment(str(e.get("path", "")))]
+    return [*own, {"path": PATH}, *users]
+
+
+class UpdateDeployedServers(Action):
+    """Generate and store the plan's deployed-servers environment."""
+
+    default_provides = names.DEPLOYED_SERVERS
+
+    def execute(self, plan: str, baremetal_deployment: str) -> dict[str, Any]:
+        if not isinstance(baremetal_deployment, str) or not baremetal_deployment.strip():
+            raise exceptions.InvalidInput(
+                "Give the content of a baremetal deployment file (YAML).")
+        data = _load(self.context, baremetal_deployment, "the baremetal deployment file")
+        repo = PlanRepository(self.context.store)
+        repo.require(plan)
+        store = self.context.store
+        with self.context.locks.hold(plan):
+            role_list = baremetal.parse(data, subnet_of(self.context),
+                                        _formats(self.context, repo, plan))
+            files = repo.names(plan)
+            try:
+                before: bytes | None = store.get_object(plan, PATH)
+            except exceptions.ObjectNotFound:
+                before = None
+            previous = _load(self.context, before, PATH) if before else {}
+            env = deployed_servers.generate(role_list, subnet_of(self.context), plan, files,
+                                            previous)
+            missing = sorted(set(env["resource_registry"].values()) - set(files))
+            if missing:
+                raise exceptions.InvalidInput(
+                    f"Plan {plan!r} cannot take pre-provisioned servers: its templates have "
+                    f"no {', '.join(missing)} (tripleo-heat-templates have them). Update "
+                    "the plan with the templates that do.")
+            content = planenv.dump_yaml(env)
+            plan_env = repo.environment(plan)
+            entries = list(plan_env.get("environments") or [])
+            wanted = _entries(entries)
+            result = {"path": PATH, "counts": {r.name: r.count for r in role_list},
+                      "hosts": sorted(h for r in role_list for h in
+                                      (i.hostname for i in r.instances)),
+                      "previous_environments": entries, "previous_version": None,
+                      "created": before is None, "changed": False}
+            if content == before and wanted == entries:
+                return result
+            if before is not None:
+                versions = [v for v in store.list_versions(plan, PATH) if v.is_latest]
+                result["previous_version"] = versions[0].version_id if versions else None
+            result["changed"] = True
+            try:
+                store.put_object(plan, PATH, content)
+                if wanted != entries:
+                    plan_env["environments"] = wanted
+                    repo.save_environment(plan, plan_env)
+            except BaseException:
+                self._undo(plan, result)
+                raise
+        return result
+
+    def _undo(self, plan: str, record: Mapping[str, Any]) -> None:
+        store = self.context.store
+        repo = PlanRepository(store)
+        env = repo.environment(plan)
+        if env.get("environments") != record["previous_environments"]:
+            env["environments"] = record["previous_environments"]
+            repo.save_environment(plan, env)
+        if record["created"]:
+            store.delete_objects(plan, [PATH])
+        elif record["previous_version"]:
+            store.put_object(plan, PATH, store.get_object(
+                plan, PATH, version_id=record["previous_version"]))
+        else:
+            LOG.error("Cannot restore %s of plan %s: no stored version holds it.", PATH, plan)
+
+    def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
+        """Put back the earlier environment file and list (safe to run twice)."""
+        if not isinstance(result, dict) or not result.get("changed"):
+            return
+        repo = PlanRepository(self.context.store)
+        if not repo.exists(plan):
+            return
+        with self.context.locks.hold(plan):
+            self._undo(plan, result)

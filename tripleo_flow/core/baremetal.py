@@ -1,0 +1,261 @@
+"""Pre-provisioned servers from TripleO's baremetal deployment file.
+
+The file is a list of roles, as ``openstack overcloud node provision`` takes it::
+
+    - name: Controller
+      count: 1
+      hostname_format: '%stackname%-controller-%index%'
+      instances:
+        - hostname: controller-0
+          managed: false
+          networks:
+            - {network: ctlplane, fixed_ip: 192.168.24.10}
+
+For instances with ``managed: false`` (servers that are already installed and
+reachable), tripleo-flow does what ``overcloud network provision``,
+``network vip provision`` and ``node provision`` generate, without Neutron or
+Ironic: addresses on the control plane (fixed ones kept, the others from the
+subnet's allocation pool, an address once given kept across redeploys), the
+control plane VIP, host names and role counts.  :mod:`deployed_servers` turns
+the result into the environment the templates take.
+
+Pure: the control plane subnet and the earlier allocations are parameters.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from tripleo_flow import exceptions
+
+CTLPLANE = "ctlplane"
+#: TripleO's default ``HostnameFormatDefault`` of a role not in roles_data.
+DEFAULT_HOSTNAME_FORMAT = "%stackname%-{role}-%index%"
+_ROLE_KEYS = frozenset({"name", "count", "hostname_format", "defaults", "instances",
+                        "ansible_playbooks"})
+_INSTANCE_KEYS = frozenset({"hostname", "name", "managed", "networks", "network_config",
+                            "profile", "capabilities", "resource_class", "image", "nics",
+                            "root_size_gb", "swap_size_mb", "traits", "config_drive",
+                            "provisioned"})
+
+
+@dataclasses.dataclass(frozen=True)
+class Subnet:
+    """The control plane subnet the servers' addresses come from (the undercloud's)."""
+
+    cidr: str = "192.168.24.0/24"
+    gateway_ip: str = "192.168.24.1"
+    allocation_start: str = "192.168.24.5"
+    allocation_end: str = "192.168.24.24"
+    dns_nameservers: tuple[str, ...] = ("192.168.24.1",)
+    dns_domain: str = "ctlplane.localdomain."
+    mtu: int = 1500
+
+    def __post_init__(self) -> None:
+        try:
+            network = ipaddress.ip_network(self.cidr)
+            addresses = [ipaddress.ip_address(a) for a in
+                         (self.gateway_ip, self.allocation_start, self.allocation_end,
+                          *self.dns_nameservers)]
+        except ValueError as exc:
+            raise exceptions.InvalidInput(
+                f"The control plane subnet is wrong: {exc}. Check the [ctlplane] options "
+                "(cidr, gateway_ip, allocation_start, allocation_end, dns_nameservers).") from exc
+        start, end = addresses[1], addresses[2]
+        if not all(a in network for a in addresses[:3]) or int(start) > int(end):
+            raise exceptions.InvalidInput(
+                f"The control plane allocation pool {start}-{end} and gateway "
+                f"{self.gateway_ip} must lie in {self.cidr}, the pool start before its end: "
+                "check the [ctlplane] options.")
+
+    @property
+    def network(self) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
+        return ipaddress.ip_network(self.cidr)
+
+    def pool(self) -> Iterable[str]:
+        first = int(ipaddress.ip_address(self.allocation_start))
+        last = int(ipaddress.ip_address(self.allocation_end))
+        version = self.network.version
+        for value in range(first, last + 1):
+            yield str(ipaddress.ip_address(value) if version == 4
+                      else ipaddress.IPv6Address(value))
+
+
+@dataclasses.dataclass(frozen=True)
+class Instance:
+    hostname: str
+    fixed_ip: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Role:
+    name: str
+    count: int
+    hostname_format: str
+    instances: tuple[Instance, ...]
+
+
+def _bad(what: str) -> exceptions.InvalidInput:
+    return exceptions.InvalidInput(
+        f"The baremetal deployment file is wrong: {what}. It is a list of roles, each "
+        "{name, count, hostname_format, defaults, instances: [{hostname, managed: false, "
+        "networks: [{network: ctlplane, fixed_ip}]}]} (TripleO's format).")
+
+
+def _fixed_ip(instance: Mapping[str, Any], where: str, subnet: Subnet) -> str | None:
+    networks = instance.get("networks") or []
+    if not isinstance(networks, list):
+        raise _bad(f"{where}: networks is not a list")
+    found = None
+    for net in networks:
+        if not isinstance(net, Mapping) or not isinstance(net.get("network", CTLPLANE), str):
+            raise _bad(f"{where}: each network is a mapping with a network name")
+        name = net.get("network", CTLPLANE)
+        if name != CTLPLANE:
+            raise exceptions.InvalidInput(
+                f"{where} asks for network {name!r}: only the control plane ({CTLPLANE}) is "
+                "provisioned for pre-provisioned servers so far. Remove the other networks "
+                "or describe them in an environment file (-e).")
+        if net.get("fixed_ip") is not None:
+            try:
+                address = ipaddress.ip_address(str(net["fixed_ip"]))
+            except ValueError:
+                raise _bad(f"{where}: fixed_ip {net['fixed_ip']!r} is not an IP address")
+            if address not in subnet.network:
+                raise exceptions.InvalidInput(
+                    f"{where}: fixed_ip {address} is not in the control plane subnet "
+                    f"{subnet.cidr}.")
+            found = str(address)
+    return found
+
+
+def parse(data: Any, subnet: Subnet, formats: Mapping[str, str] | None = None) -> list[Role]:
+    """Check a loaded baremetal deployment file; the roles with their instances.
+
+    :param formats: each role's ``HostnameFormatDefault`` from roles_data, for roles
+        whose entry has no ``hostname_format``.
+    """
+    if not isinstance(data, list) or not data:
+        raise _bad("it is not a non-empty list")
+    roles: list[Role] = []
+    hostnames: set[str] = set()
+    for index, entry in enumerate(data):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str) \
+                or not entry["name"]:
+            raise _bad(f"entry {index + 1} has no role name")
+        name = entry["name"]
+        unknown = sorted(set(entry) - _ROLE_KEYS)
+        if unknown:
+            raise _bad(f"role {name} has unknown keys {unknown}")
+        if name in {r.name for r in roles}:
+            raise _bad(f"role {name} is listed twice")
+        instances_data = entry.get("instances") or []
+        if not isinstance(instances_data, list):
+            raise _bad(f"role {name}: instances is not a list")
+        count = entry.get("count", len(instances_data))
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise _bad(f"role {name}: count {count!r} is not a number of servers")
+        if len(instances_data) > count:
+            raise _bad(f"role {name} lists {len(instances_data)} instances for a count of "
+                       f"{count}")
+        default_format = (formats or {}).get(name) or DEFAULT_HOSTNAME_FORMAT.format(
+            role=name.lower())
+        hostname_format = entry.get("hostname_format") or default_format
+        if not isinstance(hostname_format, str) or "%index%" not in hostname_format:
+            raise _bad(f"role {name}: hostname_format must contain %index%")
+        defaults = entry.get("defaults") or {}
+        if not isinstance(defaults, Mapping):
+            raise _bad(f"role {name}: defaults is not a mapping")
+        instances = []
+        for number, item in enumerate(instances_data):
+            where = f"role {name}, instance {number + 1}"
+            if not isinstance(item, Mapping):
+                raise _bad(f"{where} is not a mapping")
+            unknown = sorted(set(item) - _INSTANCE_KEYS)
+            if unknown:
+                raise _bad(f"{where} has unknown keys {unknown}")
+            managed = item.get("managed", defaults.get("managed", True))
+            if managed is not False:
+                raise exceptions.InvalidInput(
+                    f"{where} is managed (Ironic provisions it): only pre-provisioned "
+                    "servers (managed: false) can be deployed so far. Set managed: false for "
+                    "servers that are installed and reachable over SSH.")
+            hostname = item.get("hostname")
+            if not isinstance(hostname, str) or not hostname:
+                raise _bad(f"{where} has no hostname (a pre-provisioned server needs one)")
+            if hostname in hostnames:
+                raise _bad(f"host name {hostname} is used twice")
+            hostnames.add(hostname)
+            merged = {**defaults, **item}
+            instances.append(Instance(hostname, _fixed_ip(merged, where, subnet)))
+        if count > len(instances):
+            raise exceptions.InvalidInput(
+                f"Role {name} has a count of {count} but lists {len(instances)} instances: "
+                "each pre-provisioned server must be listed with its hostname.")
+        roles.append(Role(name, count, hostname_format, tuple(instances)))
+    return roles
+
+
+def default_names(role: Role, stack: str) -> list[str]:
+    """The names Heat gives the role's servers (``HostnameMap`` keys), in index order."""
+    base = role.hostname_format.replace("%stackname%", stack)
+    return [base.replace("%index%", str(i)) for i in range(role.count)]
+
+
+def allocate(roles: Sequence[Role], subnet: Subnet, stack: str,
+             previous: Mapping[str, str] | None = None,
+             previous_vip: str | None = None) -> tuple[dict[str, str], dict[str, str], str]:
+    """Control plane addresses: ``(hostname map, address by host name, VIP)``.
+
+    Fixed IPs are kept; a host that had an address (``previous``) keeps it; the
+    VIP keeps ``previous_vip``; the others take the first free addresses of the
+    pool, the VIP first.  A host no longer listed frees its address.
+    """
+    previous = dict(previous or {})
+    hostname_map: dict[str, str] = {}
+    for role in roles:
+        hostname_map.update(zip(default_names(role, stack), (i.hostname for i in role.instances),
+                                strict=True))
+    instances = [i for role in roles for i in role.instances]
+    taken: dict[str, str] = {}
+    for inst in instances:
+        if inst.fixed_ip is None:
+            continue
+        if inst.fixed_ip in taken:
+            raise exceptions.InvalidInput(
+                f"Hosts {taken[inst.fixed_ip]} and {inst.hostname} both have the fixed IP "
+                f"{inst.fixed_ip}.")
+        taken[inst.fixed_ip] = inst.hostname
+    reserved = {subnet.gateway_ip}
+    addresses = {i.hostname: i.fixed_ip for i in instances if i.fixed_ip}
+    for inst in instances:
+        kept = previous.get(inst.hostname)
+        if inst.fixed_ip is None and kept and kept not in taken and kept not in reserved \
+                and ipaddress.ip_address(kept) in subnet.network:
+            addresses[inst.hostname] = kept
+            taken[kept] = inst.hostname
+    free = (a for a in subnet.pool() if a not in taken and a not in reserved)
+
+    def next_free(what: str) -> str:
+        for address in free:
+            if address != previous_vip and address not in taken:
+                return address
+        raise exceptions.InvalidInput(
+            f"The control plane allocation pool {subnet.allocation_start}-"
+            f"{subnet.allocation_end} of {subnet.cidr} has no address left for {what}: "
+            "widen it ([ctlplane] allocation_start/allocation_end) or give fixed IPs.")
+
+    if previous_vip and previous_vip not in taken and \
+            ipaddress.ip_address(previous_vip) in subnet.network:
+        vip = previous_vip
+    else:
+        vip = next_free("the control plane VIP")
+    taken[vip] = "the control plane VIP"
+    for inst in instances:
+        if inst.hostname not in addresses:
+            addresses[inst.hostname] = next_free(inst.hostname)
+            taken[addresses[inst.hostname]] = inst.hostname
+    return hostname_map, addresses, vip
