@@ -32,6 +32,7 @@ SIGNATURES = {
     "capabilities.update": "plan, environments, purge=False",
     "std.noop": "",
     "ansible.check": "",
+    "deployed_servers.update": "plan, baremetal_deployment",
     "deploy.start": "plan, work_dir, heat_type",
     "deploy.check": "plan, work_dir",
     "deploy.launch_heat": "work_dir, heat_type",
@@ -63,9 +64,11 @@ def test_shipped_workbooks_are_valid() -> None:
 
 
 def test_deploy_workflow_takes_plan_heat_type_work_dir_and_runs_the_deploy_actions() -> None:
-    from tripleo_flow.actions import ansible, deploy, heat, std
+    from tripleo_flow.actions import ansible, deploy, deployed_servers, heat, std
 
-    real = {"std.noop": std.Noop, "ansible.check": ansible.CheckAnsible,
+    real = {"std.noop": std.Noop,
+            "deployed_servers.update": deployed_servers.UpdateDeployedServers,
+            "ansible.check": ansible.CheckAnsible,
             "deploy.start": deploy.StartDeployment, "deploy.check": deploy.CheckPlan,
             "deploy.launch_heat": deploy.LaunchDeploymentHeat, "deploy.stack": deploy.DeployStack,
             "deploy.save_outputs": deploy.SaveStackOutputs,
@@ -76,8 +79,11 @@ def test_deploy_workflow_takes_plan_heat_type_work_dir_and_runs_the_deploy_actio
     assert catalog.entries["tripleo.deploy"].problems == []
     workflow = catalog.get("deploy")
     assert [i.name for i in workflow.inputs] == [
-        "plan", "heat_type", "work_dir", "run_ansible", "ansible_connection"]
-    assert [t.action for t in workflow.tasks.values()] == list(real)
+        "plan", "heat_type", "work_dir", "run_ansible", "ansible_connection",
+        "baremetal_deployment"]
+    actions_run = list(real)
+    actions_run.insert(2, "std.noop")  # begin, deployed_servers, servers_ready, ...
+    assert [t.action for t in workflow.tasks.values()] == actions_run
 
 
 def test_create_plan_runs_create_process_generate_publish_in_order() -> None:
