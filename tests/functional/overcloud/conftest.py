@@ -7,9 +7,10 @@ on native heat-all here, so the deployment is made once (session fixture) and
 every test that inspects it (the stack dump, the outputs, config-download, Ansible)
 reads the same work dir.  Tests must not change it.
 
-For local iteration only, ``TRIPLEO_FLOW_TEST_OVERCLOUD_DIR=DIR`` keeps the
-deployment in DIR and reuses it when a finished one is there (``deployed.json``);
-CI never sets it, so every CI run deploys afresh.
+For local iteration only, ``TRIPLEO_FLOW_TEST_OVERCLOUD_DIR=DIR`` (and
+``TRIPLEO_FLOW_TEST_OVERCLOUD12_DIR`` for 12.1.0) keeps the deployment in DIR
+and reuses it when a finished one is there (``deployed.json``); CI never sets
+them, so every CI run deploys afresh.
 """
 
 from __future__ import annotations
@@ -67,36 +68,50 @@ def _write_conf(root: Path, heat_venv: Path) -> Path:
     return path
 
 
-def _deploy(root: Path, heat_venv: Path) -> Deployment:
+def _deploy(root: Path, heat_venv: Path, version: str, plan: str) -> Deployment:
     conf_file = _write_conf(root, heat_venv)
     templates = root / "templates"
     shutil.rmtree(templates, ignore_errors=True)
-    shutil.copytree(fetch_tree_dir(THT_VERSION), templates, symlinks=True)
+    shutil.copytree(fetch_tree_dir(version), templates, symlinks=True)
     work = root / "work"
     client = Client.from_config_files([str(conf_file)])
     try:
-        client.create_plan(PLAN, templates)
-        result = client.deploy(PLAN, heat_type="native", work_dir=work,
+        client.create_plan(plan, templates)
+        result = client.deploy(plan, heat_type="native", work_dir=work,
                                baremetal_deployment=BAREMETAL)
     finally:
         client.close()
-    deployment = Deployment(root, conf_file, PLAN, work, result)
+    deployment = Deployment(root, conf_file, plan, work, result)
     (root / "deployed.json").write_text(json.dumps({"result": result}))
     return deployment
 
 
-@pytest.fixture(scope="session")
-def tht18_deployment(tmp_path_factory: pytest.TempPathFactory,
-                     heat_venv: Path) -> Iterator[Deployment]:
-    kept = os.environ.get("TRIPLEO_FLOW_TEST_OVERCLOUD_DIR")
+def _deployment(tmp_path_factory: pytest.TempPathFactory, heat_venv: Path, version: str,
+                plan: str, kept_variable: str) -> Deployment:
+    kept = os.environ.get(kept_variable)
     if kept:
         root = Path(kept).absolute()
         marker = root / "deployed.json"
         if marker.exists():
             result = json.loads(marker.read_text())["result"]
-            yield Deployment(root, root / "tripleo-flow.conf", PLAN, root / "work", result)
-            return
+            return Deployment(root, root / "tripleo-flow.conf", plan, root / "work", result)
         root.mkdir(parents=True, exist_ok=True)
     else:
-        root = tmp_path_factory.mktemp("overcloud18")
-    yield _deploy(root, heat_venv)
+        root = tmp_path_factory.mktemp(plan)
+    return _deploy(root, heat_venv, version, plan)
+
+
+@pytest.fixture(scope="session")
+def tht18_deployment(tmp_path_factory: pytest.TempPathFactory,
+                     heat_venv: Path) -> Iterator[Deployment]:
+    """THT 18.0.0 (default networks: ctlplane only) on the two example servers."""
+    yield _deployment(tmp_path_factory, heat_venv, THT_VERSION, PLAN,
+                      "TRIPLEO_FLOW_TEST_OVERCLOUD_DIR")
+
+
+@pytest.fixture(scope="session")
+def tht12_deployment(tmp_path_factory: pytest.TempPathFactory,
+                     heat_venv: Path) -> Iterator[Deployment]:
+    """THT 12.1.0 (Ussuri), ctlplane only, on the two example servers."""
+    yield _deployment(tmp_path_factory, heat_venv, "12.1.0", "overcloud12",
+                      "TRIPLEO_FLOW_TEST_OVERCLOUD12_DIR")

@@ -1,0 +1,37 @@
+"""THT 12.1.0 (Ussuri) deployed unmodified onto two pre-provisioned servers, ctlplane only."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from tests.functional.overcloud.conftest import Deployment
+
+pytestmark = pytest.mark.functional
+
+
+def test_the_deploy_succeeded_with_the_ussuri_port_map(tht12_deployment: Deployment) -> None:
+    assert tht12_deployment.result["deployment_status"] == "DEPLOY_SUCCESS"
+    client = tht12_deployment.client()
+    try:
+        assert client.deployment_status(tht12_deployment.plan)["deployment_status"] == \
+            "DEPLOY_SUCCESS"
+        env = yaml.safe_load(client.store.get_object(
+            tht12_deployment.plan, "deployed-servers-environment.yaml"))
+    finally:
+        client.close()
+    # 12.1.0 has no deployed networks: the VIP is a port of the port map.
+    ports = env["parameter_defaults"]["DeployedServerPortMap"]
+    assert ports["control_virtual_ip"]["fixed_ips"] == [{"ip_address": "192.168.24.5"}]
+    assert "CtlplaneNetworkAttributes" not in env["parameter_defaults"]
+
+
+def test_config_download_has_both_servers(tht12_deployment: Deployment) -> None:
+    cd = tht12_deployment.config_download
+    inventory = yaml.safe_load((cd / "tripleo-ansible-inventory.yaml").read_text())
+    hosts = {}
+    for group in ("Controller", "Compute"):
+        hosts.update(inventory[group]["hosts"])
+    assert {name: host["ansible_host"] for name, host in hosts.items()} == {
+        "controller-0": "192.168.24.10", "compute-0": "192.168.24.20"}
+    assert (cd / "deploy_steps_playbook.yaml").is_file()
