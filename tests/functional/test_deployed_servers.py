@@ -55,6 +55,14 @@ def test_generated_enabled_between_the_plans_own_and_the_users(client: Client,
     order = [heatfiles.object_name(u) for u in request["environment_files"]]
     assert order.index(PATH) < order.index("user-environments/1/params.yaml")
 
+    # roles list shows the effective counts: the generated ones, then the user's file.
+    assert client.role_counts("overcloud") == {"Controller": 1, "Compute": 7}
+    client.remove_environments("overcloud", ["user-environments/1/params.yaml"])
+    assert client.role_counts("overcloud") == {"Controller": 1, "Compute": 1}
+    client.set_parameters("overcloud", {"ComputeCount": 3})
+    assert client.role_counts("overcloud") == {"Controller": 1, "Compute": 3}
+    client.reset_parameters("overcloud", ["ComputeCount"])
+
     # The same file again changes nothing, not even the history.
     before = _state(client.store)
     assert client.update_deployed_servers("overcloud", EXAMPLE)["changed"] is False

@@ -185,6 +185,11 @@ class PlansMixin(EnvironmentsMixin):
     def list_roles(self, name: str, detail: bool = False) -> list[Any]:
         return self._action(roles.ListRoles).execute(plan=name, detail=detail)
 
+    def role_counts(self, name: str) -> dict[str, int]:
+        """Each role's effective count (CountDefault, then the plan's environments in
+        order, then its own parameter values)."""
+        return self._action(roles.RoleCounts).execute(plan=name)
+
     def set_roles(self, name: str, role_list: list[dict[str, Any]]) -> list[str]:
         results = run_flow(plan_flows.update_roles(self.context),
                            {names.PLAN: name, names.ROLES: role_list})

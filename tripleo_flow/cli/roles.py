@@ -8,15 +8,17 @@ from tripleo_flow.cli.datafiles import ListPlanFile, SetPlanFile
 
 
 class ListRoles(ListPlanFile):
-    """List a plan's roles from roles_data.yaml."""
+    """List a plan's roles from roles_data.yaml, with each one's effective count."""
 
     columns = ("name", "count", "primary", "services")
 
     def fetch(self, plan: str) -> list[Any]:
-        return self.client.list_roles(plan, detail=True)
+        counts = self.client.role_counts(plan)
+        return [{**item, "count": counts.get(item.get("name"), 0)}
+                for item in self.client.list_roles(plan, detail=True)]
 
     def row(self, item: dict[str, Any]) -> tuple[Any, ...]:
-        return (item.get("name"), item.get("CountDefault", 0),
+        return (item.get("name"), item["count"],
                 "primary" in (item.get("tags") or []), len(item.get("ServicesDefault") or []))
 
 
