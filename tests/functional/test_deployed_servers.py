@@ -30,7 +30,7 @@ def _state(store: PlanStore) -> tuple[dict[str, bytes], int]:
 def _plan(client: Client, tmp_path: Path) -> None:
     port = "heat_template_version: rocky\nresources: {}\n"
     tree = {**basic_tree(), "deployed-server/deployed-neutron-port.yaml": port,
-            "network/ports/noop.yaml": port}
+            "network/ports/noop.yaml": port, "deployed-server/deployed-server.yaml": port}
     client.create_plan("overcloud", write_tree(tmp_path / "t", tree))
     env = tmp_path / "params.yaml"
     env.write_text("parameter_defaults: {ComputeCount: 7}\n")

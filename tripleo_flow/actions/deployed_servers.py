@@ -82,7 +82,8 @@ class UpdateDeployedServers(Action):
             previous = _load(self.context, before, PATH) if before else {}
             env = deployed_servers.generate(role_list, subnet_of(self.context), plan, files,
                                             previous)
-            missing = sorted(set(env["resource_registry"].values()) - set(files))
+            missing = sorted(v for v in set(env["resource_registry"].values()) - set(files)
+                             if not v.startswith("OS::"))
             if missing:
                 raise exceptions.InvalidInput(
                     f"Plan {plan!r} cannot take pre-provisioned servers: its templates have "

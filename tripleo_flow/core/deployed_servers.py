@@ -9,7 +9,9 @@ Two shapes, chosen by the plan's templates:
     ``CtlplaneNetworkAttributes``, ``ControlPlaneVipData``, ``DeployedServerPortMap``
     and ``NodePortMap`` carry the addresses;
 ``port-map`` (THT Ussuri, 12.x)
-    the deployed-server environment of its documentation: ``DeployedServerPortMap``
+    the deployed-server environment of its documentation (servers mapped to
+    ``deployed-server/deployed-server.yaml``, as its
+    ``environments/deployed-server-environment.yaml`` does): ``DeployedServerPortMap``
     holds the servers' and the VIP's control plane ports, Redis and OVN DB VIPs are
     no-op ports.
 
@@ -69,6 +71,10 @@ def generate(roles: Sequence[baremetal.Role], subnet: baremetal.Subnet, stack: s
     if shape(plan_files) == "port-map":
         return {
             "resource_registry": {
+                # What the templates' environments/deployed-server-environment.yaml
+                # maps (the servers exist: no Nova), then the ports of the port map.
+                "OS::TripleO::Server": "deployed-server/deployed-server.yaml",
+                "OS::TripleO::DeployedServer::Bootstrap": "OS::Heat::None",
                 "OS::TripleO::DeployedServer::ControlPlanePort":
                     "deployed-server/deployed-neutron-port.yaml",
                 "OS::TripleO::Network::Ports::ControlPlaneVipPort":

@@ -68,7 +68,8 @@ def _write_conf(root: Path, heat_venv: Path) -> Path:
     return path
 
 
-def _deploy(root: Path, heat_venv: Path, version: str, plan: str) -> Deployment:
+def _deploy(root: Path, heat_venv: Path, version: str, plan: str,
+            networks: str | None = None) -> Deployment:
     conf_file = _write_conf(root, heat_venv)
     templates = root / "templates"
     shutil.rmtree(templates, ignore_errors=True)
@@ -76,7 +77,11 @@ def _deploy(root: Path, heat_venv: Path, version: str, plan: str) -> Deployment:
     work = root / "work"
     client = Client.from_config_files([str(conf_file)])
     try:
-        client.create_plan(plan, templates)
+        networks_file = None
+        if networks is not None:
+            networks_file = root / "network_data.yaml"
+            networks_file.write_text(networks)
+        client.create_plan(plan, templates, networks_file=networks_file)
         result = client.deploy(plan, heat_type="native", work_dir=work,
                                baremetal_deployment=BAREMETAL)
     finally:
@@ -87,7 +92,7 @@ def _deploy(root: Path, heat_venv: Path, version: str, plan: str) -> Deployment:
 
 
 def _deployment(tmp_path_factory: pytest.TempPathFactory, heat_venv: Path, version: str,
-                plan: str, kept_variable: str) -> Deployment:
+                plan: str, kept_variable: str, networks: str | None = None) -> Deployment:
     kept = os.environ.get(kept_variable)
     if kept:
         root = Path(kept).absolute()
@@ -98,7 +103,7 @@ def _deployment(tmp_path_factory: pytest.TempPathFactory, heat_venv: Path, versi
         root.mkdir(parents=True, exist_ok=True)
     else:
         root = tmp_path_factory.mktemp(plan)
-    return _deploy(root, heat_venv, version, plan)
+    return _deploy(root, heat_venv, version, plan, networks)
 
 
 @pytest.fixture(scope="session")
@@ -112,6 +117,7 @@ def tht18_deployment(tmp_path_factory: pytest.TempPathFactory,
 @pytest.fixture(scope="session")
 def tht12_deployment(tmp_path_factory: pytest.TempPathFactory,
                      heat_venv: Path) -> Iterator[Deployment]:
-    """THT 12.1.0 (Ussuri), ctlplane only, on the two example servers."""
+    """THT 12.1.0 (Ussuri), ctlplane only (``-n`` of no networks: its own
+    network_data.yaml lists six isolated networks), on the two example servers."""
     yield _deployment(tmp_path_factory, heat_venv, "12.1.0", "overcloud12",
-                      "TRIPLEO_FLOW_TEST_OVERCLOUD12_DIR")
+                      "TRIPLEO_FLOW_TEST_OVERCLOUD12_DIR", networks="[]\n")
