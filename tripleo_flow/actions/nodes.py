@@ -226,7 +226,11 @@ class CleanNode(_NodeAction):
     def execute(self, node: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
         if not steps:
             raise exceptions.InvalidInput("Cleaning needs at least one clean step.")
-        return self._move(node, "clean", "manageable", clean_steps=steps)
+        try:
+            return self._move(node, "clean", "manageable", clean_steps=steps)
+        except exceptions.IronicError:
+            self.revert(node)  # a failed item of a with-items task is not reverted for it
+            raise
 
     def revert(self, node: str, result: Any = None, **kwargs: Any) -> None:
         """A node whose cleaning failed ('clean failed') is moved back to manageable;

@@ -124,7 +124,10 @@ class IronicClient:
             seen = state
             if state == wanted and not node.get("target_provision_state"):
                 return node
-            if state in FAILED_STATES and not node.get("target_provision_state"):
+            # A failed state keeps its target ('clean failed' -> manageable); enroll is
+            # only a failure when nothing moves it any more.
+            if state in FAILED_STATES and (state != "enroll"
+                                           or not node.get("target_provision_state")):
                 raise exceptions.IronicError(
                     f"Node {ident!r} ended in {state!r} instead of {wanted!r}: "
                     f"{node.get('last_error') or 'Ironic gave no reason'}.")
