@@ -21,6 +21,7 @@ from tripleo_flow.ironic.launcher import IronicLauncher
 if TYPE_CHECKING:
     from oslo_config import cfg
 
+    from tripleo_flow.api.paths import ServerPaths
     from tripleo_flow.flows.executions import Execution
     from tripleo_flow.flows.runner import Listener
 
@@ -39,7 +40,9 @@ class NodesMixin:
     if TYPE_CHECKING:
         def run_workflow(self, name: str, inputs: Mapping[str, Any] | None = None,
                          wait: bool = True, listeners: Iterable[Listener] | None = None,
-                         ) -> Execution: ...
+                         target: str | None = None, detach: bool = False,
+                         paths: ServerPaths | None = None,
+                         api_user: bool = False) -> Execution: ...
 
     # -- the local Ironic ------------------------------------------------------------
 
@@ -74,6 +77,25 @@ class NodesMixin:
         inputs.setdefault("concurrency", self.conf.ironic.concurrency)
         execution = self.run_workflow(f"{WORKBOOK}.{workflow}", inputs, listeners=listeners)
         return list((execution.output or {}).get("nodes") or [])
+
+    def start_nodes_workflow(self, workflow: str, inputs: Mapping[str, Any],
+                             api_user: bool = False) -> Execution:
+        """Start ``tripleo.nodes.<workflow>`` in the background (what the HTTP API does).
+
+        A node list to ``register`` is checked first, so a bad entry is refused before
+        an execution starts (:class:`InvalidNodes`).
+        """
+        given = dict(inputs)
+        if workflow == "register":
+            try:
+                node_files.parse_nodes(given.get("nodes"), self.conf.limits.nodes_max)
+            except node_files.NodeFileError as exc:
+                raise exceptions.InvalidNodes("The node list", exc.entry, exc.reason) from exc
+        if workflow == "clean" and not given.get("steps"):
+            given["steps"] = list(DEFAULT_CLEAN_STEPS)
+        given.setdefault("concurrency", self.conf.ironic.concurrency)
+        return self.run_workflow(f"{WORKBOOK}.{workflow}", given, wait=False,
+                                 api_user=api_user)
 
     def import_nodes(self, source: str | os.PathLike[str] | list[Any] | dict[str, Any],
                      listeners: Iterable[Listener] | None = None) -> list[dict[str, Any]]:
