@@ -17,6 +17,7 @@ from typing import Any
 from tripleo_flow import config, exceptions, ironic
 from tripleo_flow.actions.base import Action
 from tripleo_flow.core import nodes as node_files
+from tripleo_flow.ironic import watch
 from tripleo_flow.ironic.client import IronicClient
 
 #: ActionContext extras key of the per-node progress listener.
@@ -40,15 +41,19 @@ class _NodeAction(Action):
         listener = self.context.extras.get(NODE_PROGRESS)
         return None if listener is None else (lambda state: listener(node, state))
 
+    def _wait(self, node: str, wanted: str) -> dict[str, Any]:
+        """Wait until the node rests in ``wanted`` (one poller for every waiting node)."""
+        endpoint = ironic.endpoint(self._conf())
+        return watch.watcher(endpoint).wait_for(node, wanted, self._timeout(),
+                                                self._progress(node))
+
     def _move(self, node: str, target: str, wanted: str, **extra: Any) -> dict[str, Any]:
         """Ask for ``target`` and wait until the node rests in ``wanted``; its result."""
-        client = self._client()
         progress = self._progress(node)
-        client.set_provision_state(node, target, **extra)
+        self._client().set_provision_state(node, target, **extra)
         if progress is not None:
             progress(f"{target} requested")
-        client.wait_for(node, wanted, self._timeout(), progress)
-        return _result(client.get_node(node, RESULT_FIELDS))
+        return _result(self._wait(node, wanted))
 
 
 def _result(node: dict[str, Any]) -> dict[str, Any]:
@@ -78,7 +83,11 @@ class RegisterNode(_NodeAction):
     def execute(self, node: dict[str, Any]) -> dict[str, Any]:
         client = self._client()
         try:
-            existing = _existing(client, node)
+            ports = {mac: client.find_port(mac) for mac in node["macs"]}
+            existing = client.find_node(node["name"]) if node.get("name") else None
+            if existing is None:
+                owners = {p["node_uuid"] for p in ports.values() if p is not None}
+                existing = client.get_node(owners.pop()) if owners else None
             if existing is None:
                 body = {"driver": node["driver"], "driver_info": node["driver_info"],
                         "properties": node["properties"],
@@ -101,8 +110,7 @@ class RegisterNode(_NodeAction):
             done = {"uuid": uuid, "name": node.get("name"), "created": previous is None,
                     "previous": previous, "ports": []}
             try:
-                for mac in node["macs"]:
-                    port = client.find_port(mac)
+                for mac, port in ports.items():
                     if port is None:
                         done["ports"].append(client.create_port(uuid, mac)["uuid"])
                     elif port["node_uuid"] != uuid:
@@ -137,18 +145,6 @@ class RegisterNode(_NodeAction):
         ])
 
 
-def _existing(client: IronicClient, node: dict[str, Any]) -> dict[str, Any] | None:
-    if node.get("name"):
-        found = client.find_node(node["name"])
-        if found is not None:
-            return found
-    for mac in node["macs"]:
-        port = client.find_port(mac)
-        if port is not None:
-            return client.get_node(port["node_uuid"])
-    return None
-
-
 class SelectNodes(_NodeAction):
     """The nodes named (by name or UUID), or every node in ``state`` (changes nothing)."""
 
@@ -176,8 +172,10 @@ class ManageNode(_NodeAction):
 
     default_provides = "node"
 
-    def execute(self, node: str) -> dict[str, Any]:
-        state = self._client().get_node(node, ("provision_state",))["provision_state"]
+    def execute(self, node: str, state: str | None = None) -> dict[str, Any]:
+        """:param state: the node's provision state when known (saves a request)."""
+        if state is None:
+            state = self._client().get_node(node, ("provision_state",))["provision_state"]
         if state == "manageable":
             return {**_result(self._client().get_node(node, RESULT_FIELDS)), "was": state}
         return {**self._move(node, "manage", "manageable"), "was": state}
@@ -206,8 +204,10 @@ class ProvideNode(_NodeAction):
 
     default_provides = "node"
 
-    def execute(self, node: str) -> dict[str, Any]:
-        state = self._client().get_node(node, ("provision_state",))["provision_state"]
+    def execute(self, node: str, state: str | None = None) -> dict[str, Any]:
+        """:param state: the node's provision state when known (saves a request)."""
+        if state is None:
+            state = self._client().get_node(node, ("provision_state",))["provision_state"]
         if state == "available":
             return {**_result(self._client().get_node(node, RESULT_FIELDS)), "was": state}
         return {**self._move(node, "provide", "available"), "was": state}
@@ -239,7 +239,7 @@ class CleanNode(_NodeAction):
         current = client.find_node(node)
         if current is not None and current.get("provision_state") == "clean failed":
             client.set_provision_state(node, "manage")
-            client.wait_for(node, "manageable", self._timeout())
+            self._wait(node, "manageable")
 
 
 class DeleteNode(_NodeAction):

@@ -5,19 +5,16 @@ token, and what the node workflows use is a dozen calls.  HTTP and socket
 errors become :class:`~tripleo_flow.exceptions.IronicError` here; a node that
 does not exist becomes :class:`~tripleo_flow.exceptions.NodeNotFound`.
 
-Waiting polls one node with a short first delay growing to ``max_interval``:
-fake and virtual hardware finish a transition in well under a second, real
-hardware takes minutes, and the delay adapts to both.
+Waiting for nodes is :mod:`tripleo_flow.ironic.watch`'s (one poller for many nodes).
 """
 
 from __future__ import annotations
 
 import json
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from tripleo_flow import exceptions
@@ -30,8 +27,6 @@ FAILED_STATES = frozenset({"enroll", "clean failed", "inspect failed", "deploy f
 #: Node fields a listing shows (the introspected facts live in ``properties``).
 NODE_FIELDS = ("uuid", "name", "driver", "provision_state", "power_state", "maintenance",
                "properties", "last_error", "inspection_finished_at", "resource_class")
-
-Progress = Callable[[str], None]
 
 
 class IronicClient:
@@ -104,39 +99,6 @@ class IronicClient:
     def set_provision_state(self, ident: str, target: str, **extra: Any) -> None:
         self._call("PUT", f"/nodes/{_q(ident)}/states/provision", {"target": target, **extra},
                    missing=ident)
-
-    def wait_for(self, ident: str, wanted: str, timeout: float,
-                 progress: Progress | None = None, max_interval: float = 2.0) -> dict[str, Any]:
-        """Poll the node until it rests in ``wanted``; return it.
-
-        :raises IronicError: it ended in a failed state (with Ironic's last_error), or
-            was still moving after ``timeout`` seconds.
-        """
-        deadline = time.monotonic() + timeout
-        delay = 0.05
-        seen = None
-        while True:
-            node = self.get_node(ident, ("uuid", "name", "provision_state",
-                                         "target_provision_state", "last_error"))
-            state = node.get("provision_state")
-            if state != seen and progress is not None:
-                progress(str(state))
-            seen = state
-            if state == wanted and not node.get("target_provision_state"):
-                return node
-            # A failed state keeps its target ('clean failed' -> manageable); enroll is
-            # only a failure when nothing moves it any more.
-            if state in FAILED_STATES and (state != "enroll"
-                                           or not node.get("target_provision_state")):
-                raise exceptions.IronicError(
-                    f"Node {ident!r} ended in {state!r} instead of {wanted!r}: "
-                    f"{node.get('last_error') or 'Ironic gave no reason'}.")
-            if time.monotonic() > deadline:
-                raise exceptions.IronicError(
-                    f"Node {ident!r} is still {state!r} after {timeout:g} s (waiting for "
-                    f"{wanted!r}); raise [ironic] wait_timeout if the hardware is just slow.")
-            time.sleep(delay)
-            delay = min(delay * 1.6, max_interval)
 
     # -- ports -------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ import pytest
 from tripleo_flow.api import Client
 from tripleo_flow.ironic.client import IronicClient
 from tripleo_flow.ironic.launcher import IronicLauncher
+from tripleo_flow.ironic.watch import watcher
 
 DEFAULT_IRONIC_VENV = Path.home() / ".local/share/tripleo-flow/ironic-venv"
 
@@ -51,7 +52,7 @@ def node_client(ironic_endpoint: str, tmp_path: Path) -> Iterator[Client]:
         for node in ironic.list_nodes(("uuid", "provision_state")):
             if node["provision_state"] == "clean failed":
                 ironic.set_provision_state(node["uuid"], "manage")
-                ironic.wait_for(node["uuid"], "manageable", 30)
+                watcher(ironic_endpoint).wait_for(node["uuid"], "manageable", 30)
             ironic.delete_node(node["uuid"])
 
 

@@ -45,9 +45,9 @@ SIGNATURES = {
     "nodes.check": "nodes",
     "nodes.register": "node",
     "nodes.select": "nodes=None, state=None",
-    "nodes.manage": "node",
+    "nodes.manage": "node, state=None",
     "nodes.inspect": "node",
-    "nodes.provide": "node",
+    "nodes.provide": "node, state=None",
     "nodes.clean": "node, steps",
     "nodes.delete": "node",
 }
