@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 step() { printf '\n== %s (+%ss)\n' "$*" "$(( $(date +%s) - start ))"; }
 
-APT_PACKAGES=(redis-server tmux git)
+APT_PACKAGES=(redis-server tmux git libvirt-dev pkg-config gcc)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

@@ -3,7 +3,8 @@
 One ``ironic`` process (API and conductor, ``rpc_transport = none``), noauth,
 SQLite, listening on 127.0.0.1 only.  Hardware types ``fake-hardware`` and
 ``redfish``; everything that would reach a network service (DHCP, Neutron,
-Glance, a PXE server) is off.  The vendor interface is ``no-vendor``: the
+Glance, a PXE server) is off, and so is automated cleaning (as on TripleO's
+undercloud by default: it would boot a ramdisk).  The vendor interface is ``no-vendor``: the
 default ``ipmitool`` one makes the conductor crash-loop when ``ipmitool`` is
 absent and the API then never answers.
 """
@@ -60,6 +61,9 @@ def ironic_conf(settings: IronicSettings) -> str:
         "",
         "[database]",
         f"connection = {settings.database_url}",
+        "",
+        "[conductor]",
+        "automated_clean = false",
         "",
         "[dhcp]",
         "dhcp_provider = none",

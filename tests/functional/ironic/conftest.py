@@ -10,10 +10,13 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures_services import free_port
 from tripleo_flow.api import Client
 from tripleo_flow.ironic.client import IronicClient
 from tripleo_flow.ironic.launcher import IronicLauncher
 from tripleo_flow.ironic.watch import watcher
+
+from . import sushy
 
 DEFAULT_IRONIC_VENV = Path.home() / ".local/share/tripleo-flow/ironic-venv"
 
@@ -64,3 +67,20 @@ def fake_nodes(count: int, prefix: str = "node", **extra: Any) -> dict[str, Any]
                        "cpu": 4, "memory": 8192, "disk": 40, "arch": "x86_64",
                        "capabilities": "profile:compute,boot_option:local", **extra}
                       for i in range(count)]}
+
+
+@pytest.fixture(scope="session")
+def redfish_servers(ironic_venv: Path, tmp_path_factory: pytest.TempPathFactory
+                    ) -> Iterator[tuple[str, list[sushy.VirtualServer]]]:
+    """sushy-tools' Redfish emulator over libvirt's test driver: (URL, its servers)."""
+    emulator = ironic_venv / "bin" / "sushy-emulator"
+    if not emulator.exists():
+        pytest.fail(f"No sushy-emulator in {ironic_venv}: run tools/setup-ironic.sh.")
+    machines = sushy.servers(3)
+    port = free_port()
+    proc = sushy.start(emulator, tmp_path_factory.mktemp("sushy"), machines, port)
+    try:
+        yield f"http://127.0.0.1:{port}", machines
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
