@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Install everything the tests need on a fresh Debian 12 machine (root), then
 # run the style checks and every test: unit and functional (real Swift, Redis,
-# MariaDB, heat-all, podman, Keystone).
+# MariaDB, heat-all, podman, Keystone, Ironic).
 # Usage: tools/run-tests.sh [pytest args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 step() { printf '\n== %s (+%ss)\n' "$*" "$(( $(date +%s) - start ))"; }
 
-APT_PACKAGES=(redis-server tmux git)
+APT_PACKAGES=(redis-server tmux git libvirt-dev pkg-config gcc)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
@@ -29,6 +29,10 @@ export TRIPLEO_FLOW_SWIFT_BIN="$PWD/.venv-swift/bin"
 step "Keystone virtualenv (tools/setup-keystone.sh)"
 export TRIPLEO_FLOW_KEYSTONE_VENV=${TRIPLEO_FLOW_KEYSTONE_VENV:-$HOME/.local/share/tripleo-flow/keystone-venv}
 bash tools/setup-keystone.sh
+
+step "Ironic virtualenv (tools/setup-ironic.sh)"
+export TRIPLEO_FLOW_IRONIC_VENV=${TRIPLEO_FLOW_IRONIC_VENV:-$HOME/.local/share/tripleo-flow/ironic-venv}
+bash tools/setup-ironic.sh
 
 step "ephemeral Heat: MariaDB, podman, Heat virtualenv, images (tools/setup-heat.sh)"
 export TRIPLEO_FLOW_HEAT_VENV=${TRIPLEO_FLOW_HEAT_VENV:-$HOME/.local/share/tripleo-flow/heat-venv}

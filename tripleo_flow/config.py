@@ -110,6 +110,23 @@ HEAT_OPTS = [
                "mode (default: the pod runs its own)."),
 ]
 
+IRONIC_OPTS = [
+    cfg.StrOpt("endpoint", help="Bare metal (Ironic) API URL of an existing Ironic, e.g. "
+               "http://127.0.0.1:6385 (noauth). Unset: the Ironic launched in ironic_dir "
+               "(tripleo-flow launch ironic)."),
+    cfg.StrOpt("ironic_dir", help="Work directory of the local Ironic the node commands use "
+               "when endpoint is unset (default: data_dir/ironic)."),
+    cfg.StrOpt("venv", help="Ironic's own virtualenv (made by tools/setup-ironic.sh). "
+               "Default: $TRIPLEO_FLOW_IRONIC_VENV, else data_dir/ironic-venv."),
+    cfg.FloatOpt("api_timeout", default=60.0,
+                 help="Seconds to wait for a launched Ironic's API to answer."),
+    cfg.FloatOpt("wait_timeout", default=1800.0,
+                 help="Seconds a node may take to reach the state an operation waits for "
+                 "(manage, inspect, provide, clean)."),
+    cfg.IntOpt("concurrency", default=8, min=1,
+               help="Nodes a node workflow works on at the same time."),
+]
+
 API_OPTS = [
     cfg.HostAddressOpt("host", default="127.0.0.1",
                        help="Address the HTTP API (tripleo-flow api serve) listens on."),
@@ -182,6 +199,9 @@ LIMITS_OPTS = [
                help="Versions kept of each object of a plan (its plan-environment above all), "
                "the current one included; the oldest is pruned when a new version is "
                "written. At least 2: undoing a change reads the version before it."),
+    cfg.IntOpt("nodes_max", default=1000, min=1,
+               help="Most nodes one node import file (instackenv.json, nodes YAML) may "
+               "describe."),
 ]
 
 
@@ -211,6 +231,7 @@ def list_opts() -> list[tuple[str, list[Any]]]:
         ("swift", SWIFT_OPTS),
         ("workflows", WORKFLOWS_OPTS),
         ("heat", HEAT_OPTS),
+        ("ironic", IRONIC_OPTS),
         ("api", API_OPTS),
         ("limits", LIMITS_OPTS),
         ("ctlplane", CTLPLANE_OPTS),
@@ -221,6 +242,7 @@ def list_opts() -> list[tuple[str, list[Any]]]:
 ENVIRONMENT_DEFAULTS = {
     "TRIPLEO_FLOW_HEAT_VENV": ("heat", "venv"),
     "TRIPLEO_FLOW_HEAT_IMAGE": ("heat", "image"),
+    "TRIPLEO_FLOW_IRONIC_VENV": ("ironic", "venv"),
 }
 #: The configuration file used when none is named on the command line.
 CONFIG_FILE_ENV = "TRIPLEO_FLOW_CONFIG_FILE"

@@ -17,6 +17,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- BodyTooLarge                 (413: a request body past [api] max_upload_size)
      |    +-- PathNotAllowed               (a workflow started over HTTP names a server path)
      |    +-- PlanCodeNotAllowed           (403: started over HTTP, would run plan code here)
+     |    +-- InvalidNodes                 (a node import file: names the bad entry)
      +-- NotFound                          exit 3   404
      |    +-- PlanNotFound
      |    +-- ObjectNotFound
@@ -24,16 +25,21 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- ActionNotFound / WorkflowNotFound / ExecutionNotFound
  |    +-- HeatNotInstalled             (no Heat virtualenv or image: names the command)
  |    +-- DumpNotFound
+     |    +-- IronicNotInstalled           (no Ironic virtualenv: names the script)
+     |    +-- IronicNotConfigured          (no [ironic] endpoint and no launched Ironic)
+     |    +-- NodeNotFound
      |    +-- AnsibleNotInstalled          (no ansible-playbook: install the ansible extra)
      +-- Conflict                          exit 4   409
      |    +-- PlanExists
      |    +-- PlanBeingCreated             (another live command is creating it)
      |    +-- PlanBusy                     (deployment in progress or recorded)
      |    +-- DeploymentRunning            (a live process is deploying the plan)
+     |    +-- IronicRunning                (an Ironic already runs from that ironic-dir)
      |    +-- LockTimeout
      |    +-- SecretNotPersisted           (a resumed run needs a secret the records masked)
      +-- BackendUnavailable                exit 5   503
      |    +-- PlanStoreError
+     |    +-- IronicError                  (Ironic refused, failed or a node ended in error)
      +-- WorkflowFailed                    exit 6   500
           +-- StackFailed                  (the stack ended FAILED: each failed resource)
           +-- AnsibleFailed                (ansible-playbook failed: its output's tail)
@@ -114,6 +120,17 @@ class MissingParameters(InvalidInput):
         )
         self.plan = plan
         self.missing = missing
+
+
+class InvalidNodes(InvalidInput):
+    def __init__(self, source: str, entry: str, reason: str) -> None:
+        super().__init__(
+            f"{source}: {entry} {reason}. Fix that entry and import again; nothing was "
+            "registered."
+        )
+        self.source = source
+        self.entry = entry
+        self.reason = reason
 
 
 class UnknownEnvironment(InvalidInput):
@@ -261,6 +278,33 @@ class DumpNotFound(NotFound):
         self.path = path
 
 
+class IronicNotInstalled(NotFound):
+    def __init__(self, venv: str) -> None:
+        super().__init__(
+            f"The Ironic virtualenv {venv} is missing. Create it with: tools/setup-ironic.sh "
+            "(or point [ironic] venv or $TRIPLEO_FLOW_IRONIC_VENV at one)."
+        )
+        self.venv = venv
+
+
+class IronicNotConfigured(NotFound):
+    def __init__(self, ironic_dir: str) -> None:
+        super().__init__(
+            f"No Ironic to talk to: [ironic] endpoint is unset and no Ironic runs from "
+            f"{ironic_dir!r}. Launch one with: tripleo-flow launch ironic --ironic-dir "
+            f"{ironic_dir} (or set [ironic] endpoint)."
+        )
+        self.ironic_dir = ironic_dir
+
+
+class NodeNotFound(NotFound):
+    def __init__(self, node: str) -> None:
+        super().__init__(
+            f"Node {node!r} does not exist in Ironic. List nodes with: tripleo-flow node list"
+        )
+        self.node = node
+
+
 # -- conflict ----------------------------------------------------------------
 
 
@@ -347,6 +391,15 @@ class HeatRunning(Conflict):
         self.heat_dir = heat_dir
 
 
+class IronicRunning(Conflict):
+    def __init__(self, ironic_dir: str, detail: str) -> None:
+        super().__init__(
+            f"An Ironic is already running from {ironic_dir!r} ({detail}). Use it, or stop it "
+            f"with: tripleo-flow launch ironic --ironic-dir {ironic_dir} --kill"
+        )
+        self.ironic_dir = ironic_dir
+
+
 class PortInUse(Conflict):
     def __init__(self, host: str, port: int) -> None:
         super().__init__(
@@ -370,6 +423,10 @@ class PlanStoreError(BackendUnavailable):
 
 class HeatError(BackendUnavailable):
     """Heat (or its database) failed to start, answer, stop, dump or restore."""
+
+
+class IronicError(BackendUnavailable):
+    """Ironic failed to start or answer, refused a request, or a node ended in error."""
 
 
 # -- workflows ---------------------------------------------------------------

@@ -19,6 +19,7 @@ SAMPLE_ARGS = {
     "signal_name": "SIGINT", "missing": ["A of x.yaml"],
     "failures": [{"stack": "overcloud", "resource": "r", "type": "T", "reason": "bad"}],
     "inputs": ["stack_request"], "action": "deploy.run_ansible",
+    "venv": "/v", "ironic_dir": "/i", "node": "ctrl-0", "entry": "node 2 ('ctrl-0')",
 }
 
 
@@ -53,6 +54,10 @@ def test_every_error_renders(cls: type[exceptions.TripleoFlowError]) -> None:
     (exceptions.PlanCodeNotAllowed("deploy.run_ansible", "run_ansible"), 2, 403),
     (exceptions.WorkflowFailed("w", "t", "boom", True), 6, 500),
     (exceptions.Interrupted("Deployment of plan 'p'", "SIGINT", "stack"), 130, 500),
+    (exceptions.InvalidNodes("nodes.json", "node 2", "has no name"), 2, 400),
+    (exceptions.NodeNotFound("ctrl-0"), 3, 404),
+    (exceptions.IronicRunning("/i", "pid 1"), 4, 409),
+    (exceptions.IronicError("down"), 5, 503),
     (RuntimeError("unexpected"), 1, 500),
 ])
 def test_kind_mapping(error: BaseException, code: int, status: int) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from tripleo_flow.actions.base import ActionContext
 from tripleo_flow.actions.deploy import PROGRESS_LISTENER
+from tripleo_flow.actions.nodes import NODE_PROGRESS
 from tripleo_flow.actions.plan import PLAN_PROGRESS
 from tripleo_flow.core.progress import PlanProgress, StackProgress
 
@@ -41,5 +42,10 @@ def with_progress(context: Any, report: Report) -> Any:
     def on_stack(progress: StackProgress) -> None:
         report(details("stack", progress.complete, progress.total, progress.status))
 
+    def on_node(node: str, state: str) -> None:
+        # One node of a with-items task changed provision state.
+        report(details("node", 0, 1, f"{node}: {state}"))
+
     return dataclasses.replace(context, extras={
-        **context.extras, PLAN_PROGRESS: on_plan, PROGRESS_LISTENER: on_stack})
+        **context.extras, PLAN_PROGRESS: on_plan, PROGRESS_LISTENER: on_stack,
+        NODE_PROGRESS: on_node})

@@ -34,11 +34,18 @@ FILE_MODE = 0o600
 class HeatDir:
     """Paths and private-file helpers of one heat-launcher directory."""
 
+    #: The directory under the work dir that holds the artifacts.
+    dir_name = "heat-launcher"
+
     def __init__(self, heat_dir: str | os.PathLike[str]) -> None:
         given = Path(heat_dir).expanduser().absolute()
-        # Accept both the work dir and the heat-launcher dir itself (the seed's usage).
-        self.root = given if given.name == "heat-launcher" else given / "heat-launcher"
+        # Accept both the work dir and the launcher dir itself (the seed's usage).
+        self.root = given if given.name == self.dir_name else given / self.dir_name
         self.given = given
+
+    def busy(self, detail: str) -> Exception:
+        """The error for a launch or kill refused because ``detail`` (another one runs)."""
+        return exceptions.HeatRunning(str(self.given), detail)
 
     # -- paths ---------------------------------------------------------------
 
@@ -136,9 +143,7 @@ class HeatDir:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as exc:
                 if exc.errno in (errno.EAGAIN, errno.EACCES):
-                    raise exceptions.HeatRunning(
-                        str(self.given), "another launch or kill is in progress"
-                    ) from exc
+                    raise self.busy("another launch or kill is in progress") from exc
                 raise
             yield
         finally:

@@ -18,6 +18,7 @@ from tripleo_flow.http import (
     errors,
     idempotency,
     media,
+    nodes,
     plans,
     uploads,
     workflows,
@@ -42,6 +43,14 @@ TAGS_PLAN = ("plans",)
 ENVIRONMENT_FILE = {"type": "object", "required": ["name", "files"], "properties": {
     "name": STRING, "files": {"type": "object", "additionalProperties": STRING}}}
 TAGS_WF = ("workflows",)
+TAGS_NODES = ("nodes",)
+#: Inputs of the node workflows, as request body properties.
+NODE_INPUTS: dict[str, Any] = {
+    "nodes": {"type": "array", "items": STRING, "description": "Node names or UUIDs."},
+    "all_manageable": BOOL, "provide": BOOL,
+    "steps": {"type": "array", "items": OBJECT,
+              "description": "Manual clean steps (default: erase devices' metadata)."},
+}
 #: Errors of a route that takes an archive body (413: past [api] max_upload_size).
 UPLOAD_ERRORS = (400, 404, 409, 413, 503)
 
@@ -128,6 +137,24 @@ ROUTES: list[Route] = [
     Route("/v1/plans/{name}/deployment/failures", "deployment_failures", {
         "get": Operation("Resources that failed in the last deployment", response=ARRAY,
                          tags=TAGS_PLAN)}),
+    Route("/v1/nodes", "nodes", {
+        "get": Operation("Bare metal nodes in Ironic, with their (introspected) properties",
+                         response=ARRAY, errors=(404, 503), tags=TAGS_NODES),
+        "post": Operation(
+            "Register or update nodes (instackenv.json's node list) with workflow "
+            "tripleo.nodes.register; 202 with the execution", status=202, tags=TAGS_NODES,
+            body={"type": "object", "required": ["nodes"],
+                  "properties": {"nodes": {"type": "array", "minItems": 1,
+                                           "items": OBJECT}}})}),
+    *(Route(f"/v1/nodes/{verb}", f"nodes_{verb}", {
+        "post": Operation(f"Start workflow tripleo.nodes.{verb}; 202 with the execution",
+                          status=202, tags=TAGS_NODES, body_required=verb != "introspect",
+                          body={"type": "object",
+                                "properties": {k: NODE_INPUTS[k] for k in keys}})})
+      for verb, keys in nodes.VERBS.items()),
+    Route("/v1/nodes/{node}", "node", {
+        "get": Operation("Show a node (name or UUID): states, properties, capabilities, "
+                         "ports", tags=TAGS_NODES)}),
     Route("/v1/uploads", "uploads", {
         "post": Operation("Keep a .tar.gz on the server (its path can be a workflow input)",
                           status=201, body={}, body_type=GZIP, tags=TAGS_WF,
@@ -206,6 +233,8 @@ def _resources(client: Any, sse_interval: float) -> dict[str, Any]:
         "uploads": uploads.Uploads(uploaded, api.max_upload_size, api.upload_ttl),
         "upload": uploads.Upload(uploaded),
         "workflows": workflows.Workflows(client),
+        "nodes": nodes.Nodes(client), "node": nodes.Node(client),
+        **{f"nodes_{verb}": nodes.NodeWorkflow(client, verb) for verb in nodes.VERBS},
         "workflow_executions": workflows.WorkflowExecutions(client, keys, paths),
         "download": downloads.Download(paths.downloads),
         "executions": workflows.Executions(client), "execution": workflows.Execution(client),

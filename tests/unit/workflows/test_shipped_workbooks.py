@@ -42,6 +42,14 @@ SIGNATURES = {
     "heat.kill": "heat_dir, heat_type=None",
     "deploy.finish": "plan, work_dir, heat_type, config_download",
     "deploy.run_ansible": "plan, work_dir, config_download, ansible_connection=None",
+    "nodes.check": "nodes",
+    "nodes.register": "node",
+    "nodes.select": "nodes=None, state=None",
+    "nodes.manage": "node, state=None",
+    "nodes.inspect": "node",
+    "nodes.provide": "node, state=None",
+    "nodes.clean": "node, steps",
+    "nodes.delete": "node",
 }
 
 

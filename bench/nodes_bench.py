@@ -1,0 +1,123 @@
+"""Node registration and introspection of N fake nodes on a real local Ironic.
+
+Measured (seconds per node, best of the rounds):
+
+1. ``import``: workflow ``tripleo.nodes.register`` (check, then one register task per
+   node, ``[ironic] concurrency`` at a time) through ``Client.import_nodes``.
+2. ``introspect``: workflow ``tripleo.nodes.introspect`` (select, manage, inspect:
+   with-items) through ``Client.introspect_nodes``.
+3. Baseline, in the same run on the same Ironic: the same Ironic calls made one
+   node after the other by hand with :class:`~tripleo_flow.ironic.client.IronicClient`
+   (create node and port; manage, wait; inspect, wait; polled every 20 ms), no
+   workflow engine.
+
+Printed: seconds per node for each, and the workflow / baseline ratio (below 1:
+the parallel workflow beats doing it by hand).  fake-hardware inspection is
+instantaneous on Ironic's side, so this measures our overhead and polling.
+
+Usage: TRIPLEO_FLOW_IRONIC_VENV=... python bench/nodes_bench.py [--nodes 50] [--rounds 2]
+       [--concurrency 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.functional.ironic.conftest import fake_nodes  # noqa: E402
+from tripleo_flow.api import Client  # noqa: E402
+from tripleo_flow.ironic.client import IronicClient  # noqa: E402
+from tripleo_flow.ironic.launcher import IronicLauncher  # noqa: E402
+
+DEFAULT_VENV = Path.home() / ".local/share/tripleo-flow/ironic-venv"
+
+
+def _wipe(ironic: IronicClient) -> None:
+    for node in ironic.list_nodes(("uuid",)):
+        ironic.delete_node(node["uuid"])
+
+
+def _wait(ironic: IronicClient, name: str) -> None:
+    """Poll one node every 20 ms until it rests in manageable."""
+    while True:
+        node = ironic.get_node(name, ("provision_state", "target_provision_state"))
+        if node["provision_state"] == "manageable" and not node["target_provision_state"]:
+            return
+        time.sleep(0.02)
+
+
+def by_hand(ironic: IronicClient, document: dict[str, Any]) -> tuple[float, float]:
+    """Register, then manage + inspect each node sequentially; (register s, introspect s)."""
+    start = time.monotonic()
+    for entry in document["nodes"]:
+        node = ironic.create_node({"name": entry["name"], "driver": "fake-hardware",
+                                   "properties": {"memory_mb": entry["memory"]}})
+        ironic.create_port(node["uuid"], entry["mac"][0])
+    registered = time.monotonic() - start
+    start = time.monotonic()
+    for entry in document["nodes"]:
+        ironic.set_provision_state(entry["name"], "manage")
+        _wait(ironic, entry["name"])
+        ironic.set_provision_state(entry["name"], "inspect")
+        _wait(ironic, entry["name"])
+    return registered, time.monotonic() - start
+
+
+def with_workflows(client: Client, document: dict[str, Any]) -> tuple[float, float]:
+    start = time.monotonic()
+    client.import_nodes(document)
+    registered = time.monotonic() - start
+    start = time.monotonic()
+    client.introspect_nodes([n["name"] for n in document["nodes"]])
+    return registered, time.monotonic() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--concurrency", type=int, default=8)
+    args = parser.parse_args()
+    venv = Path(os.environ.get("TRIPLEO_FLOW_IRONIC_VENV", DEFAULT_VENV))
+    document = fake_nodes(args.nodes, prefix="bench")
+    with tempfile.TemporaryDirectory(prefix="nodes-bench-") as tmp:
+        launcher = IronicLauncher(Path(tmp) / "ironic", venv)
+        start = time.monotonic()
+        ready = launcher.launch(owned_by="bench")
+        print(f"Ironic ready in {time.monotonic() - start:.1f} s at {ready.endpoint}")
+        ironic = IronicClient(ready.endpoint)
+        client = Client.from_config_files([], data_dir=str(Path(tmp) / "data"),
+                                          ironic__endpoint=ready.endpoint,
+                                          ironic__concurrency=args.concurrency)
+        best: dict[str, list[float]] = {"hand": [1e9, 1e9], "workflow": [1e9, 1e9]}
+        try:
+            for _ in range(args.rounds):
+                for name, run in (("hand", lambda: by_hand(ironic, document)),
+                                  ("workflow", lambda: with_workflows(client, document))):
+                    _wipe(ironic)
+                    reg, intro = run()
+                    best[name] = [min(best[name][0], reg), min(best[name][1], intro)]
+        finally:
+            client.close()
+            launcher.kill()
+    count = args.nodes
+    print(f"{count} fake nodes, best of {args.rounds} rounds, seconds per node:")
+    print(f"{'':12}{'by hand':>10}{'workflow':>10}{'ratio':>8}")
+    for index, label in enumerate(("register", "introspect")):
+        hand, flow = best["hand"][index] / count, best["workflow"][index] / count
+        print(f"{label:12}{hand:10.3f}{flow:10.3f}{flow / hand:8.2f}x")
+    total = sum(best["workflow"]) / count
+    print(f"register + introspect with workflows: {total:.3f} s per node "
+          f"(concurrency {args.concurrency})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,154 @@
+"""Node workflows against a real Ironic (fake-hardware; redfish nodes registered only)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tripleo_flow import exceptions
+from tripleo_flow.api import Client
+from tripleo_flow.cli.main import main
+
+from .conftest import fake_nodes
+
+BMC_PASSWORD = "Bmc-Pa55word-never-stored"
+
+
+def _write(tmp_path: Path, document: Any, name: str = "instackenv.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(document))
+    return path
+
+
+def _names(client: Client) -> set[str]:
+    return {n["name"] for n in client.list_nodes()}
+
+
+def test_import_registers_nodes_and_is_idempotent(node_client: Client, tmp_path: Path) -> None:
+    path = _write(tmp_path, fake_nodes(3))
+    first = node_client.import_nodes(path)
+    assert [(n["name"], n["created"]) for n in first] == [
+        ("node-0", True), ("node-1", True), ("node-2", True)]
+    again = node_client.import_nodes(path)
+    assert [n["created"] for n in again] == [False, False, False]
+    assert [n["uuid"] for n in again] == [n["uuid"] for n in first]
+    assert _names(node_client) == {"node-0", "node-1", "node-2"}
+    shown = node_client.show_node("node-1")
+    assert shown["properties"]["memory_mb"] == 8192
+    assert shown["capabilities"] == {"profile": "compute", "boot_option": "local"}
+    assert shown["ports"] == [fake_nodes(3)["nodes"][1]["mac"][0]]
+
+
+def test_import_matches_an_existing_node_by_mac(node_client: Client, tmp_path: Path) -> None:
+    document = fake_nodes(1)
+    node_client.import_nodes(_write(tmp_path, document))
+    unnamed = {k: v for k, v in document["nodes"][0].items() if k != "name"}
+    unnamed["memory"] = 16384
+    done = node_client.import_nodes(_write(tmp_path, [unnamed], "nodes.yaml"))
+    assert done[0]["created"] is False
+    assert node_client.show_node("node-0")["properties"]["memory_mb"] == 16384
+    assert _names(node_client) == {"node-0"}
+
+
+def test_a_bad_entry_is_named_and_nothing_is_registered(node_client: Client,
+                                                        tmp_path: Path) -> None:
+    document = fake_nodes(3)
+    document["nodes"][2]["mac"] = ["not-a-mac"]
+    with pytest.raises(exceptions.InvalidNodes, match=r"node 3 \('node-2'\).*MAC"):
+        node_client.import_nodes(_write(tmp_path, document))
+    assert _names(node_client) == set()
+
+
+def test_a_failure_mid_way_removes_only_the_nodes_this_run_created(
+        node_client: Client, tmp_path: Path) -> None:
+    node_client.import_nodes(_write(tmp_path, fake_nodes(1, prefix="kept")))
+    before = node_client.show_node("kept-0")
+    document = fake_nodes(1, prefix="kept")
+    document["nodes"][0]["memory"] = 1  # an update, to be put back
+    document["nodes"] += fake_nodes(2, prefix="new")["nodes"]
+    # Valid for the file, refused by this Ironic (hardware type not enabled).
+    document["nodes"].append({"name": "bad-0", "pm_type": "manual-management",
+                              "mac": ["52:54:00:ff:ff:01"]})
+    with pytest.raises(exceptions.WorkflowFailed, match=r"node 4 \('bad-0'\)"):
+        node_client.import_nodes(_write(tmp_path, document))
+    assert _names(node_client) == {"kept-0"}
+    assert node_client.show_node("kept-0")["properties"] == before["properties"]
+
+
+def test_introspect_and_provide_report_each_node(node_client: Client, tmp_path: Path) -> None:
+    node_client.import_nodes(_write(tmp_path, fake_nodes(3)))
+    events: list[Any] = []
+    done = node_client.introspect_nodes(["node-0", "node-1", "node-2"], provide=True,
+                                        listeners=[events.append])
+    assert sorted((n["name"], n["provision_state"]) for n in done) == [
+        ("node-0", "available"), ("node-1", "available"), ("node-2", "available")]
+    assert all(n["inspection_finished_at"] for n in done)
+    assert all(n["properties"]["cpu_arch"] == "x86_64" for n in done)
+    statuses = {e.progress["status"] for e in events if e.event == "progress"}
+    for name in ("node-0", "node-1", "node-2"):
+        assert f"{name}: inspect requested" in statuses
+        assert f"{name}: available" in statuses
+    listed = {n["name"]: n for n in node_client.list_nodes()}
+    assert listed["node-1"]["provision_state"] == "available"
+    assert listed["node-1"]["properties"]["local_gb"] == 40
+
+
+def test_all_manageable_selects_only_manageable_nodes(node_client: Client,
+                                                      tmp_path: Path) -> None:
+    node_client.import_nodes(_write(tmp_path, fake_nodes(3)))
+    node_client.manage_nodes(["node-0", "node-2"])
+    done = node_client.introspect_nodes(all_manageable=True)
+    assert sorted(n["name"] for n in done) == ["node-0", "node-2"]
+    assert node_client.show_node("node-1")["provision_state"] == "enroll"
+    provided = node_client.provide_nodes(all_manageable=True)
+    assert sorted(n["name"] for n in provided) == ["node-0", "node-2"]
+
+
+def test_clean_runs_steps_and_a_failed_clean_is_put_back(node_client: Client,
+                                                         tmp_path: Path) -> None:
+    node_client.import_nodes(_write(tmp_path, fake_nodes(2)))
+    node_client.manage_nodes(["node-0", "node-1"])
+    done = node_client.clean_nodes(["node-0"],
+                                   steps=[{"interface": "power", "step": "power_off"}])
+    assert done[0]["provision_state"] == "manageable"
+    # fake-hardware has no erase_devices_metadata step (the default): Ironic fails it.
+    with pytest.raises(exceptions.WorkflowFailed, match="node-1.*clean failed"):
+        node_client.clean_nodes(["node-1"])
+    assert node_client.show_node("node-1")["provision_state"] == "manageable"
+
+
+def test_delete_refuses_a_missing_node_and_deletes_nothing(node_client: Client,
+                                                           tmp_path: Path) -> None:
+    node_client.import_nodes(_write(tmp_path, fake_nodes(2)))
+    with pytest.raises(exceptions.WorkflowFailed, match="'missing-9' does not exist"):
+        node_client.delete_nodes(["node-0", "missing-9"])
+    assert _names(node_client) == {"node-0", "node-1"}
+    done = node_client.delete_nodes(["node-0", "node-1"])
+    assert [n["deleted"] for n in done] == [True, True]
+    assert _names(node_client) == set()
+
+
+def test_bmc_passwords_are_never_printed_nor_recorded(node_client: Client, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str],
+                                                      ironic_endpoint: str) -> None:
+    document = {"nodes": [{"name": "bmc-0", "pm_type": "redfish", "pm_addr": "127.0.0.1:8000",
+                           "pm_user": "admin", "pm_password": BMC_PASSWORD,
+                           "pm_system_id": "/redfish/v1/Systems/1",
+                           "mac": ["52:54:00:ee:00:01"]}]}
+    path = _write(tmp_path, document)
+    data = tmp_path / "data"
+    conf = tmp_path / "tripleo-flow.conf"
+    conf.write_text(f"[DEFAULT]\ndata_dir = {data}\n[ironic]\nendpoint = {ironic_endpoint}\n")
+    assert main(["--config-file", str(conf), "node", "import", str(path)]) == 0
+    assert main(["--config-file", str(conf), "node", "show", "bmc-0", "-f", "json"]) == 0
+    assert main(["--config-file", str(conf), "execution", "list", "-f", "json"]) == 0
+    out, err = capsys.readouterr()
+    assert "redfish_password" in out and "******" in out
+    assert BMC_PASSWORD not in out + err
+    stored = [p for p in data.rglob("*") if p.is_file() and BMC_PASSWORD.encode() in p.read_bytes()]
+    assert stored == []
+    execution = node_client.list_executions("tripleo.nodes.register")
+    assert BMC_PASSWORD not in repr(execution)

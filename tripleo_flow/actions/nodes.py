@@ -1,0 +1,262 @@
+"""Actions on Ironic nodes: check, register, select, manage, inspect, provide, clean, delete.
+
+Each talks to the Ironic of the context's configuration (``[ironic] endpoint``,
+else the launched local one) through :class:`~tripleo_flow.ironic.client.IronicClient`
+and works on one node, so a workflow runs them ``with-items`` in parallel and
+gets one result per node.  Results never hold a BMC password (Ironic masks
+``driver_info`` secrets, and a result carries no driver_info at all).
+
+While it waits, an action reports the node's provision states to the context's
+:data:`NODE_PROGRESS` listener, if any: ``listener(node_name, state)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tripleo_flow import config, exceptions, ironic
+from tripleo_flow.actions.base import Action
+from tripleo_flow.core import nodes as node_files
+from tripleo_flow.ironic import watch
+from tripleo_flow.ironic.client import IronicClient
+
+#: ActionContext extras key of the per-node progress listener.
+NODE_PROGRESS = "node_progress"
+#: Node fields a per-node result shows.
+RESULT_FIELDS = ("uuid", "name", "provision_state", "power_state", "properties",
+                 "inspection_finished_at", "last_error")
+
+
+class _NodeAction(Action):
+    def _conf(self) -> Any:
+        return self.context.conf if self.context.conf is not None else config.new_conf()
+
+    def _client(self) -> IronicClient:
+        return IronicClient(ironic.endpoint(self._conf()))
+
+    def _timeout(self) -> float:
+        return float(self._conf().ironic.wait_timeout)
+
+    def _progress(self, node: str) -> Any:
+        listener = self.context.extras.get(NODE_PROGRESS)
+        return None if listener is None else (lambda state: listener(node, state))
+
+    def _wait(self, node: str, wanted: str) -> dict[str, Any]:
+        """Wait until the node rests in ``wanted`` (one poller for every waiting node)."""
+        endpoint = ironic.endpoint(self._conf())
+        return watch.watcher(endpoint).wait_for(node, wanted, self._timeout(),
+                                                self._progress(node))
+
+    def _move(self, node: str, target: str, wanted: str, **extra: Any) -> dict[str, Any]:
+        """Ask for ``target`` and wait until the node rests in ``wanted``; its result."""
+        progress = self._progress(node)
+        self._client().set_provision_state(node, target, **extra)
+        if progress is not None:
+            progress(f"{target} requested")
+        return _result(self._wait(node, wanted))
+
+
+def _result(node: dict[str, Any]) -> dict[str, Any]:
+    return {k: node.get(k) for k in RESULT_FIELDS}
+
+
+class CheckNodes(Action):
+    """Check a node import document; return one node spec per entry (changes nothing)."""
+
+    default_provides = "node_specs"
+
+    def execute(self, nodes: Any) -> list[dict[str, Any]]:
+        try:
+            return node_files.parse_nodes(nodes, self.context.limit("nodes_max"))
+        except node_files.NodeFileError as exc:
+            raise exceptions.InvalidNodes("The node list", exc.entry, exc.reason) from exc
+
+    def revert(self, *args: Any, **kwargs: Any) -> None:
+        """Nothing to undo: checking changes nothing."""
+
+
+class RegisterNode(_NodeAction):
+    """Register one node in Ironic, or update the node of the same name or MAC."""
+
+    default_provides = "node"
+
+    def execute(self, node: dict[str, Any]) -> dict[str, Any]:
+        client = self._client()
+        try:
+            ports = {mac: client.find_port(mac) for mac in node["macs"]}
+            existing = client.find_node(node["name"]) if node.get("name") else None
+            if existing is None:
+                owners = {p["node_uuid"] for p in ports.values() if p is not None}
+                existing = client.get_node(owners.pop()) if owners else None
+            if existing is None:
+                body = {"driver": node["driver"], "driver_info": node["driver_info"],
+                        "properties": node["properties"],
+                        "resource_class": node["resource_class"]}
+                if node.get("name"):
+                    body["name"] = node["name"]
+                created = client.create_node(body)
+                uuid, previous = created["uuid"], None
+            else:
+                uuid = existing["uuid"]
+                previous = {k: existing.get(k) for k in ("driver", "properties")}
+                ops = [{"op": "add", "path": f"/driver_info/{k}", "value": v}
+                       for k, v in node["driver_info"].items()]
+                ops += [{"op": "add", "path": f"/properties/{k}", "value": v}
+                        for k, v in node["properties"].items()]
+                ops.append({"op": "replace", "path": "/driver", "value": node["driver"]})
+                if node.get("name") and existing.get("name") != node["name"]:
+                    ops.append({"op": "add", "path": "/name", "value": node["name"]})
+                client.patch_node(uuid, ops)
+            done = {"uuid": uuid, "name": node.get("name"), "created": previous is None,
+                    "previous": previous, "ports": []}
+            try:
+                for mac, port in ports.items():
+                    if port is None:
+                        done["ports"].append(client.create_port(uuid, mac)["uuid"])
+                    elif port["node_uuid"] != uuid:
+                        raise exceptions.IronicError(
+                            f"MAC {mac} belongs to another node ({port['node_uuid']})")
+            except exceptions.TripleoFlowError:
+                self.revert(node, result=done)  # this item's own half-done work
+                raise
+        except exceptions.TripleoFlowError as exc:
+            raise exceptions.IronicError(f"{node['entry']} was not registered: {exc}") from exc
+        return done
+
+    def revert(self, node: dict[str, Any], result: Any = None, **kwargs: Any) -> None:
+        """Delete the node if this run created it; else delete the ports it added and put
+        back the node's previous driver and properties (updated BMC credentials stay)."""
+        if not isinstance(result, dict):
+            return
+        client = self._client()
+        if result["created"]:
+            if client.find_node(result["uuid"]) is not None:
+                client.delete_node(result["uuid"])
+            return
+        for port in result["ports"]:
+            try:
+                client.delete_port(port)
+            except exceptions.IronicError:
+                pass  # already gone
+        previous = result["previous"] or {}
+        client.patch_node(result["uuid"], [
+            {"op": "replace", "path": "/driver", "value": previous.get("driver")},
+            {"op": "replace", "path": "/properties", "value": previous.get("properties") or {}},
+        ])
+
+
+class SelectNodes(_NodeAction):
+    """The nodes named (by name or UUID), or every node in ``state`` (changes nothing)."""
+
+    default_provides = "selected_nodes"
+
+    def execute(self, nodes: list[str] | None = None, state: str | None = None
+                ) -> list[dict[str, Any]]:
+        client = self._client()
+        if nodes:
+            found = [client.get_node(n, ("uuid", "name", "provision_state")) for n in nodes]
+        elif state:
+            found = client.list_nodes(("uuid", "name", "provision_state"), provision_state=state)
+        else:
+            raise exceptions.InvalidInput("Name the nodes to work on, or choose every node in "
+                                          "a state (--all-manageable).")
+        return [{"uuid": n["uuid"], "name": n.get("name") or n["uuid"],
+                 "provision_state": n.get("provision_state")} for n in found]
+
+    def revert(self, *args: Any, **kwargs: Any) -> None:
+        """Nothing to undo: selecting changes nothing."""
+
+
+class ManageNode(_NodeAction):
+    """Move one node to ``manageable`` (from enroll: checks its BMC credentials)."""
+
+    default_provides = "node"
+
+    def execute(self, node: str, state: str | None = None) -> dict[str, Any]:
+        """:param state: the node's provision state when known (saves a request)."""
+        if state is None:
+            state = self._client().get_node(node, ("provision_state",))["provision_state"]
+        if state == "manageable":
+            return {**_result(self._client().get_node(node, RESULT_FIELDS)), "was": state}
+        return {**self._move(node, "manage", "manageable"), "was": state}
+
+    def revert(self, node: str, result: Any = None, **kwargs: Any) -> None:
+        """Make the node available again when it was available before (enroll cannot be
+        gone back to: such a node stays manageable)."""
+        if isinstance(result, dict) and result.get("was") == "available":
+            self._move(node, "provide", "available")
+
+
+class InspectNode(_NodeAction):
+    """Inspect (introspect) one manageable node; return its properties afterwards."""
+
+    default_provides = "node"
+
+    def execute(self, node: str) -> dict[str, Any]:
+        return self._move(node, "inspect", "manageable")
+
+    def revert(self, *args: Any, **kwargs: Any) -> None:
+        """Nothing to undo: inspection only records facts about the hardware."""
+
+
+class ProvideNode(_NodeAction):
+    """Make one manageable node available (Ironic cleans it first when so configured)."""
+
+    default_provides = "node"
+
+    def execute(self, node: str, state: str | None = None) -> dict[str, Any]:
+        """:param state: the node's provision state when known (saves a request)."""
+        if state is None:
+            state = self._client().get_node(node, ("provision_state",))["provision_state"]
+        if state == "available":
+            return {**_result(self._client().get_node(node, RESULT_FIELDS)), "was": state}
+        return {**self._move(node, "provide", "available"), "was": state}
+
+    def revert(self, node: str, result: Any = None, **kwargs: Any) -> None:
+        """Move the node back to manageable when this action made it available."""
+        if isinstance(result, dict) and result.get("was") == "manageable":
+            self._move(node, "manage", "manageable")
+
+
+class CleanNode(_NodeAction):
+    """Run manual clean steps on one manageable node."""
+
+    default_provides = "node"
+
+    def execute(self, node: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
+        if not steps:
+            raise exceptions.InvalidInput("Cleaning needs at least one clean step.")
+        try:
+            return self._move(node, "clean", "manageable", clean_steps=steps)
+        except exceptions.IronicError:
+            self.revert(node)  # a failed item of a with-items task is not reverted for it
+            raise
+
+    def revert(self, node: str, result: Any = None, **kwargs: Any) -> None:
+        """A node whose cleaning failed ('clean failed') is moved back to manageable;
+        completed steps cannot be undone."""
+        client = self._client()
+        current = client.find_node(node)
+        if current is not None and current.get("provision_state") == "clean failed":
+            client.set_provision_state(node, "manage")
+            self._wait(node, "manageable")
+
+
+class DeleteNode(_NodeAction):
+    """Delete one node (and its ports) from Ironic; a deployed node is refused."""
+
+    default_provides = "node"
+
+    def execute(self, node: str) -> dict[str, Any]:
+        client = self._client()
+        found = client.get_node(node, ("uuid", "name", "provision_state"))
+        if found["provision_state"] not in ("enroll", "manageable", "available",
+                                            "clean failed", "inspect failed"):
+            raise exceptions.IronicError(
+                f"Node {node!r} is {found['provision_state']!r}: unprovision it first.")
+        client.delete_node(found["uuid"])
+        return {"uuid": found["uuid"], "name": found.get("name"), "deleted": True}
+
+    def revert(self, *args: Any, **kwargs: Any) -> None:
+        """Nothing can be undone: Ironic does not keep a deleted node, and its BMC
+        password is not kept anywhere else to register it again."""

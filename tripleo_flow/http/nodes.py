@@ -1,0 +1,66 @@
+"""Node resources: list and show nodes; start the node workflows (202, an execution).
+
+A change to nodes runs the same ``tripleo.nodes`` workflow the CLI runs, in the
+background; follow it at ``/v1/executions/{id}`` (``/events`` streams each node's
+progress).  A node list to import is checked before the execution starts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import falcon
+
+from tripleo_flow.http.plans import json_object
+from tripleo_flow.http.workflows import execution_body
+
+#: Workflows a ``POST /v1/nodes/<verb>`` starts, and the body keys each takes.
+VERBS = {
+    "introspect": ("nodes", "all_manageable", "provide"),
+    "provide": ("nodes", "all_manageable"),
+    "manage": ("nodes",),
+    "clean": ("nodes", "all_manageable", "steps"),
+    "delete": ("nodes",),
+}
+
+
+def _start(client: Any, resp: falcon.Response, workflow: str, inputs: dict[str, Any]) -> None:
+    execution = client.start_nodes_workflow(workflow, inputs, api_user=True)
+    resp.status = falcon.HTTP_202
+    resp.location = f"/v1/executions/{execution.id}"
+    resp.media = execution_body(execution)
+
+
+class Nodes:
+    """``GET /v1/nodes`` lists; ``POST /v1/nodes`` imports ``{"nodes": [...]}``."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = self.client.list_nodes()
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        body = json_object(req)
+        _start(self.client, resp, "register", {"nodes": body.get("nodes")})
+
+
+class Node:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, node: str) -> None:
+        resp.media = self.client.show_node(node)
+
+
+class NodeWorkflow:
+    """``POST /v1/nodes/<verb>``: start that node workflow with the body's inputs."""
+
+    def __init__(self, client: Any, verb: str) -> None:
+        self.client = client
+        self.verb = verb
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        body = json_object(req) if req.content_length else {}
+        inputs = {k: body[k] for k in VERBS[self.verb] if body.get(k) is not None}
+        _start(self.client, resp, self.verb, inputs)
