@@ -1,0 +1,205 @@
+"""The one error hierarchy of tripleo-flow.
+
+The kinds live in :mod:`.kinds`, the errors of plans, inputs and workflows in
+:mod:`.plans`, those of Heat, Ironic and Ansible in :mod:`.services`; every
+name is importable from here.
+
+``str(error)`` is the message a user reads: what failed, on which object, and
+what to do next.  Each kind maps once to a CLI exit code and an HTTP status
+(:data:`EXIT_CODES`, :data:`HTTP_STATUS`)::
+
+    TripleoFlowError                      exit 1   500
+     +-- InvalidInput                      exit 2   400
+     |    +-- InvalidPlanName
+     |    +-- InvalidTemplate              (bad YAML, bad j2, unknown include)
+     |    +-- InvalidArchive               (unsafe or unreadable tarball)
+     |    +-- InvalidRoles / InvalidNetworks
+     |    +-- InvalidParameter
+     |    +-- MissingParameters            (nested ones too, each with its template)
+     |    +-- UnknownEnvironment
+     |    +-- InvalidWorkbook
+     |    +-- BodyTooLarge                 (413: a request body past [api] max_upload_size)
+     |    +-- PathNotAllowed               (a workflow started over HTTP names a server path)
+     |    +-- PlanCodeNotAllowed           (403: started over HTTP, would run plan code here)
+     |    +-- InvalidNodes                 (a node import file: names the bad entry)
+     +-- NotFound                          exit 3   404
+     |    +-- PlanNotFound
+     |    +-- ObjectNotFound
+     |    +-- VersionNotFound
+     |    +-- ActionNotFound / WorkflowNotFound / ExecutionNotFound
+     |    +-- HeatNotInstalled             (no Heat virtualenv or image: names the command)
+     |    +-- DumpNotFound
+     |    +-- IronicNotInstalled           (no Ironic virtualenv: names the script)
+     |    +-- IronicNotConfigured          (no [ironic] endpoint and no launched Ironic)
+     |    +-- NodeNotFound
+     |    +-- AnsibleNotInstalled          (no ansible-playbook: install the ansible extra)
+     +-- Conflict                          exit 4   409
+     |    +-- PlanExists
+     |    +-- PlanBeingCreated             (another live command is creating it)
+     |    +-- PlanBusy                     (deployment in progress or recorded)
+     |    +-- DeploymentRunning            (a live process is deploying the plan)
+     |    +-- IronicRunning                (an Ironic already runs from that ironic-dir)
+     |    +-- LockTimeout
+     |    +-- SecretNotPersisted           (a resumed run needs a secret the records masked)
+     +-- BackendUnavailable                exit 5   503
+     |    +-- PlanStoreError
+     |    +-- IronicError                  (Ironic refused, failed or a node ended in error)
+     +-- WorkflowFailed                    exit 6   500
+          +-- StackFailed                  (the stack ended FAILED: each failed resource)
+          +-- AnsibleFailed                (ansible-playbook failed: its output's tail)
+          +-- Interrupted          exit 130 (SIGINT/SIGTERM: the flow reverted)
+"""
+
+from __future__ import annotations
+
+from tripleo_flow.exceptions.kinds import (
+    BackendUnavailable,
+    Conflict,
+    InvalidInput,
+    NotFound,
+    TripleoFlowError,
+    WorkflowFailed,
+)
+from tripleo_flow.exceptions.plans import (
+    ActionNotFound,
+    BodyTooLarge,
+    ContainerExists,
+    ContainerNotFound,
+    ExecutionNotFound,
+    InvalidArchive,
+    InvalidNetworks,
+    InvalidParameter,
+    InvalidPlanName,
+    InvalidRoles,
+    InvalidTemplate,
+    InvalidWorkbook,
+    LockTimeout,
+    MissingParameters,
+    ObjectNotFound,
+    PathNotAllowed,
+    PlanBeingCreated,
+    PlanBusy,
+    PlanCodeNotAllowed,
+    PlanExists,
+    PlanNotFound,
+    PlanStoreError,
+    PlanUpdateUnfinished,
+    SecretNotPersisted,
+    UnknownEnvironment,
+    VersionNotFound,
+    WorkflowNotFound,
+)
+from tripleo_flow.exceptions.services import (
+    AnsibleFailed,
+    AnsibleNotInstalled,
+    DeploymentRunning,
+    DumpNotFound,
+    HeatError,
+    HeatNotInstalled,
+    HeatRunning,
+    Interrupted,
+    InvalidNodes,
+    IronicError,
+    IronicNotConfigured,
+    IronicNotInstalled,
+    IronicRunning,
+    NodeNotFound,
+    PortInUse,
+    StackFailed,
+)
+
+__all__ = [
+    "ActionNotFound",
+    "AnsibleFailed",
+    "AnsibleNotInstalled",
+    "BackendUnavailable",
+    "BodyTooLarge",
+    "Conflict",
+    "ContainerExists",
+    "ContainerNotFound",
+    "DeploymentRunning",
+    "DumpNotFound",
+    "EXIT_CODES",
+    "ExecutionNotFound",
+    "HTTP_STATUS",
+    "HeatError",
+    "HeatNotInstalled",
+    "HeatRunning",
+    "Interrupted",
+    "InvalidArchive",
+    "InvalidInput",
+    "InvalidNetworks",
+    "InvalidNodes",
+    "InvalidParameter",
+    "InvalidPlanName",
+    "InvalidRoles",
+    "InvalidTemplate",
+    "InvalidWorkbook",
+    "IronicError",
+    "IronicNotConfigured",
+    "IronicNotInstalled",
+    "IronicRunning",
+    "LockTimeout",
+    "MissingParameters",
+    "NodeNotFound",
+    "NotFound",
+    "ObjectNotFound",
+    "PathNotAllowed",
+    "PlanBeingCreated",
+    "PlanBusy",
+    "PlanCodeNotAllowed",
+    "PlanExists",
+    "PlanNotFound",
+    "PlanStoreError",
+    "PlanUpdateUnfinished",
+    "PortInUse",
+    "SecretNotPersisted",
+    "StackFailed",
+    "TripleoFlowError",
+    "UnknownEnvironment",
+    "VersionNotFound",
+    "WorkflowFailed",
+    "WorkflowNotFound",
+    "exit_code",
+    "http_status",
+]
+
+
+EXIT_CODES: dict[type[TripleoFlowError], int] = {
+    Interrupted: 130,  # what a shell reports for a command ended by Ctrl-C
+    InvalidInput: 2,
+    NotFound: 3,
+    Conflict: 4,
+    BackendUnavailable: 5,
+    WorkflowFailed: 6,
+    TripleoFlowError: 1,
+}
+
+
+HTTP_STATUS: dict[type[TripleoFlowError], int] = {
+    InvalidInput: 400,
+    BodyTooLarge: 413,
+    PlanCodeNotAllowed: 403,
+    NotFound: 404,
+    Conflict: 409,
+    BackendUnavailable: 503,
+    WorkflowFailed: 500,
+    TripleoFlowError: 500,
+}
+
+
+def _lookup(table: dict[type[TripleoFlowError], int], error: BaseException, default: int) -> int:
+    for cls in type(error).__mro__:
+        if cls in table:
+            return table[cls]  # type: ignore[index]
+    return default
+
+
+def exit_code(error: BaseException) -> int:
+    """The CLI exit status for ``error`` (1 for anything unexpected)."""
+    return _lookup(EXIT_CODES, error, 1)
+
+
+def http_status(error: BaseException) -> int:
+    """The HTTP status for ``error`` (500 for anything unexpected)."""
+    return _lookup(HTTP_STATUS, error, 500)

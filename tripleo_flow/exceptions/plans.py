@@ -1,0 +1,252 @@
+"""Errors of plans, inputs, workflows and the HTTP API."""
+
+from __future__ import annotations
+
+from tripleo_flow.exceptions.kinds import (
+    BackendUnavailable,
+    Conflict,
+    InvalidInput,
+    NotFound,
+    _shown,
+)
+
+
+class InvalidPlanName(InvalidInput):
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"Invalid plan name {_shown(name)}: use letters, digits and '-', starting with a "
+            "letter or digit, at most 128 characters (pattern ^[a-zA-Z0-9][a-zA-Z0-9-]*$)."
+        )
+        self.name = name
+
+
+class InvalidTemplate(InvalidInput):
+    """A template, environment or data file that cannot be used."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"Invalid template file {path!r}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class InvalidArchive(InvalidInput):
+    def __init__(self, source: str, reason: str) -> None:
+        super().__init__(f"Refusing archive {source!r}: {reason}")
+        self.source = source
+        self.reason = reason
+
+
+class InvalidRoles(InvalidInput):
+    pass
+
+
+class InvalidNetworks(InvalidInput):
+    pass
+
+
+class InvalidParameter(InvalidInput):
+    pass
+
+
+class MissingParameters(InvalidInput):
+    """Parameters of the stack tree that would get no value (found before Heat runs)."""
+
+    #: How many of them the message names.
+    SHOWN = 10
+
+    def __init__(self, plan: str, missing: list[str]) -> None:
+        shown = "; ".join(missing[: self.SHOWN])
+        more = f"; and {len(missing) - self.SHOWN} more" if len(missing) > self.SHOWN else ""
+        super().__init__(
+            f"Plan {plan!r} leaves {len(missing)} required parameter(s) without a value: "
+            f"{shown}{more}. Set them with: tripleo-flow parameters set --plan {plan} "
+            "NAME=VALUE (or in an environment of the plan)."
+        )
+        self.plan = plan
+        self.missing = missing
+
+
+class UnknownEnvironment(InvalidInput):
+    def __init__(self, plan: str, path: str) -> None:
+        super().__init__(
+            f"Environment {path!r} is not in plan {plan!r}. "
+            f"List the available ones with: tripleo-flow capabilities show --plan {plan}"
+        )
+        self.plan = plan
+        self.path = path
+
+
+class InvalidWorkbook(InvalidInput):
+    pass
+
+
+class BodyTooLarge(InvalidInput):
+    """A request body (an uploaded archive) larger than ``[api] max_upload_size``."""
+
+    kind = "too-large"
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"The request body is larger than the limit of {limit} bytes "
+            "([api] max_upload_size). Send a smaller archive, or raise [api] max_upload_size "
+            "in the server's configuration (0 means no limit)."
+        )
+        self.limit = limit
+
+
+class PathNotAllowed(InvalidInput):
+    """A workflow started over the HTTP API would use a server path it may not."""
+
+    def __init__(self, workflow: str, reason: str) -> None:
+        super().__init__(f"Workflow {workflow!r} cannot be started over the HTTP API: {reason}")
+        self.workflow = workflow
+        self.reason = reason
+
+
+class PlanCodeNotAllowed(InvalidInput):
+    """An execution started over the HTTP API reached an action that runs code taken from
+    the plan on the server, and ``[api] allow_plan_code`` is off."""
+
+    def __init__(self, action: str, task: str) -> None:
+        super().__init__(
+            f"Task {task!r} (action {action}) would run code taken from the plan on the "
+            "server, and this execution was started over the HTTP API, where the server "
+            "refuses that: any API writer could run commands as the server's user. Run it "
+            "from the CLI or the Python API on your own machine, or, if every writer of this "
+            "API may run code on the server, set [api] allow_plan_code = true in the "
+            "server's configuration."
+        )
+        self.action = action
+        self.task = task
+
+
+class PlanNotFound(NotFound):
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"Plan {name!r} does not exist. Create it with: "
+            f"tripleo-flow plan create {name} --templates DIR"
+        )
+        self.name = name
+
+
+class ObjectNotFound(NotFound):
+    def __init__(self, container: str, name: str) -> None:
+        super().__init__(f"Object {name!r} does not exist in container {container!r}.")
+        self.container = container
+        self.name = name
+
+
+class ContainerNotFound(NotFound):
+    def __init__(self, container: str) -> None:
+        super().__init__(f"Container {container!r} does not exist.")
+        self.container = container
+
+
+class VersionNotFound(NotFound):
+    def __init__(self, plan: str, version: str) -> None:
+        super().__init__(
+            f"Plan {plan!r} has no version {version!r}. "
+            f"List versions with: tripleo-flow plan history {plan}"
+        )
+        self.plan = plan
+        self.version = version
+
+
+class ActionNotFound(NotFound):
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"Action {name!r} is not registered. List actions with: tripleo-flow action list"
+        )
+        self.name = name
+
+
+class WorkflowNotFound(NotFound):
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"Workflow {name!r} does not exist. List workflows with: tripleo-flow workflow list"
+        )
+        self.name = name
+
+
+class ExecutionNotFound(NotFound):
+    def __init__(self, execution_id: str) -> None:
+        super().__init__(
+            f"Execution {execution_id!r} does not exist. "
+            "List executions with: tripleo-flow execution list"
+        )
+        self.execution_id = execution_id
+
+
+class PlanExists(Conflict):
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"Plan {name!r} already exists. Update it with: "
+            f"tripleo-flow plan update {name} --templates DIR, "
+            f"or delete it first with: tripleo-flow plan delete {name}"
+        )
+        self.name = name
+
+
+class PlanBeingCreated(Conflict):
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"Plan {name!r} is being created by another command. Wait for it to finish; "
+            "if that command was killed, run this again in a minute (its lock expires "
+            "and its incomplete plan is removed)."
+        )
+        self.name = name
+
+
+class PlanUpdateUnfinished(Conflict):
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"Plan {name!r} has a template update that has not finished: it is running, "
+            "or it was killed and left the plan mixed. Wait for it to finish, or run the "
+            f"update again to repair the plan (tripleo-flow plan update {name} "
+            "--templates DIR), then deploy."
+        )
+        self.name = name
+
+
+class ContainerExists(Conflict):
+    def __init__(self, container: str) -> None:
+        super().__init__(f"Container {container!r} already exists.")
+        self.container = container
+
+
+class SecretNotPersisted(Conflict):
+    """A resumed execution reached a task whose input was a secret: the executions
+    database keeps a mask, never the value, so the task cannot run with it."""
+
+    def __init__(self, task: str, inputs: list[str]) -> None:
+        super().__init__(
+            f"Task {task!r} of this resumed execution needs {', '.join(inputs)}, which held "
+            "a secret that the executions database does not keep. Run the workflow again "
+            "instead of resuming it."
+        )
+        self.task = task
+        self.inputs = inputs
+
+
+class PlanBusy(Conflict):
+    def __init__(self, name: str, status: str) -> None:
+        super().__init__(
+            f"Plan {name!r} has a deployment with status {status}. "
+            f"Refusing to delete it; use --force to delete it anyway."
+        )
+        self.name = name
+        self.status = status
+
+
+class LockTimeout(Conflict):
+    def __init__(self, name: str, seconds: float) -> None:
+        super().__init__(
+            f"Plan {name!r} is being changed by another operation "
+            f"(waited {seconds:g} s for its lock). Try again when it has finished."
+        )
+        self.name = name
+        self.seconds = seconds
+
+
+class PlanStoreError(BackendUnavailable):
+    """The plan store (Swift or the local directory) failed."""

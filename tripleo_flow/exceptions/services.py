@@ -1,0 +1,183 @@
+"""Errors of the services tripleo-flow drives: Heat, Ironic, Ansible, deployments."""
+
+from __future__ import annotations
+
+from tripleo_flow.exceptions.kinds import (
+    BackendUnavailable,
+    Conflict,
+    InvalidInput,
+    NotFound,
+    TripleoFlowError,
+    WorkflowFailed,
+)
+
+
+class InvalidNodes(InvalidInput):
+    def __init__(self, source: str, entry: str, reason: str) -> None:
+        super().__init__(
+            f"{source}: {entry} {reason}. Fix that entry and import again; nothing was registered."
+        )
+        self.source = source
+        self.entry = entry
+        self.reason = reason
+
+
+class HeatNotInstalled(NotFound):
+    """A launcher needs something only an install command makes."""
+
+    def __init__(self, what: str, command: str) -> None:
+        super().__init__(f"{what} is missing. Create it with: {command}")
+        self.what = what
+        self.command = command
+
+
+class AnsibleNotInstalled(NotFound):
+    def __init__(self, command: str) -> None:
+        super().__init__(
+            f"{command} is not installed next to this Python or on PATH, so the deployment "
+            f"cannot run its playbooks. Install it with: pip install 'tripleo-flow[ansible]'"
+        )
+        self.command = command
+
+
+class DumpNotFound(NotFound):
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"No Heat database dump at {path!r} to restore. Launch without --restore-db, or "
+            "kill a running Heat first to make one (tripleo-flow launch heat --kill ...)."
+        )
+        self.path = path
+
+
+class IronicNotInstalled(NotFound):
+    def __init__(self, venv: str) -> None:
+        super().__init__(
+            f"The Ironic virtualenv {venv} is missing. Create it with: tools/setup-ironic.sh "
+            "(or point [ironic] venv or $TRIPLEO_FLOW_IRONIC_VENV at one)."
+        )
+        self.venv = venv
+
+
+class IronicNotConfigured(NotFound):
+    def __init__(self, ironic_dir: str) -> None:
+        super().__init__(
+            f"No Ironic to talk to: [ironic] endpoint is unset and no Ironic runs from "
+            f"{ironic_dir!r}. Launch one with: tripleo-flow launch ironic --ironic-dir "
+            f"{ironic_dir} (or set [ironic] endpoint)."
+        )
+        self.ironic_dir = ironic_dir
+
+
+class NodeNotFound(NotFound):
+    def __init__(self, node: str) -> None:
+        super().__init__(
+            f"Node {node!r} does not exist in Ironic. List nodes with: tripleo-flow node list"
+        )
+        self.node = node
+
+
+class HeatRunning(Conflict):
+    def __init__(self, heat_dir: str, detail: str) -> None:
+        super().__init__(
+            f"A Heat is already running from {heat_dir!r} ({detail}). Use it, or stop it with: "
+            f"tripleo-flow launch heat --heat-dir {heat_dir} --kill"
+        )
+        self.heat_dir = heat_dir
+
+
+class IronicRunning(Conflict):
+    def __init__(self, ironic_dir: str, detail: str) -> None:
+        super().__init__(
+            f"An Ironic is already running from {ironic_dir!r} ({detail}). Use it, or stop it "
+            f"with: tripleo-flow launch ironic --ironic-dir {ironic_dir} --kill"
+        )
+        self.ironic_dir = ironic_dir
+
+
+class PortInUse(Conflict):
+    def __init__(self, host: str, port: int) -> None:
+        super().__init__(
+            f"Port {port} on {host} is already in use, so Heat cannot listen there. Stop what "
+            f"uses it, or choose another port with [heat] api_port."
+        )
+        self.host = host
+        self.port = port
+
+
+class HeatError(BackendUnavailable):
+    """Heat (or its database) failed to start, answer, stop, dump or restore."""
+
+
+class IronicError(BackendUnavailable):
+    """Ironic failed to start or answer, refused a request, or a node ended in error."""
+
+
+class StackFailed(WorkflowFailed):
+    """A stack create or update ended FAILED; ``failures`` lists each failed resource."""
+
+    def __init__(
+        self, stack: str, status: str, reason: str, failures: list[dict[str, str]]
+    ) -> None:
+        lines = "".join(
+            f"; {f['stack']}/{f['resource']} ({f['type']}): {f['reason']}" for f in failures
+        )
+        TripleoFlowError.__init__(
+            self,
+            f"Stack {stack!r} ended {status}: {reason}{lines}. See them again with: "
+            f"tripleo-flow deployment failures --plan {stack}",
+        )
+        self.workflow = "deploy"
+        self.task = "stack"
+        self.cause = reason
+        self.reverted = True
+        self.stack = stack
+        self.status = status
+        self.failures = failures
+
+
+class AnsibleFailed(WorkflowFailed):
+    """ansible-playbook ended with a non-zero status; ``log`` holds its whole output."""
+
+    def __init__(self, plan: str, playbook: str, returncode: int, log: str, tail: str) -> None:
+        TripleoFlowError.__init__(
+            self,
+            f"Playbook {playbook!r} of plan {plan!r} failed (ansible-playbook exit "
+            f"{returncode}); the deployment was reverted. Last output: {tail} "
+            f"(whole output in {log}).",
+        )
+        self.workflow = "deploy"
+        self.task = "run_ansible"
+        self.cause = f"ansible-playbook exit {returncode}"
+        self.reverted = True
+        self.plan = plan
+        self.playbook = playbook
+        self.returncode = returncode
+        self.log = log
+
+
+class Interrupted(WorkflowFailed):
+    """SIGINT or SIGTERM arrived while a flow ran: raised in its running task, so the
+    flow reverts like after any failure."""
+
+    def __init__(self, what: str, signal_name: str, task: str | None) -> None:
+        where = f" at task {task!r}" if task else ""
+        TripleoFlowError.__init__(
+            self,
+            f"{what} was interrupted by {signal_name}{where}; its completed tasks were "
+            "reverted. Run it again when ready.",
+        )
+        self.workflow = what
+        self.task = task
+        self.cause = f"interrupted by {signal_name}"
+        self.reverted = True
+        self.signal_name = signal_name
+
+
+class DeploymentRunning(Conflict):
+    def __init__(self, plan: str, owner: str) -> None:
+        super().__init__(
+            f"Plan {plan!r} is being deployed by {owner}. Wait for it to finish and see it "
+            f"with: tripleo-flow deployment status --plan {plan}"
+        )
+        self.plan = plan
+        self.owner = owner
