@@ -34,6 +34,10 @@ step "Ironic virtualenv (tools/setup-ironic.sh)"
 export TRIPLEO_FLOW_IRONIC_VENV=${TRIPLEO_FLOW_IRONIC_VENV:-$HOME/.local/share/tripleo-flow/ironic-venv}
 bash tools/setup-ironic.sh
 
+step "Ansible virtualenv with tripleo-ansible (tools/setup-ansible.sh)"
+export TRIPLEO_FLOW_ANSIBLE_VENV=${TRIPLEO_FLOW_ANSIBLE_VENV:-$HOME/.local/share/tripleo-flow/ansible-venv}
+bash tools/setup-ansible.sh
+
 step "ephemeral Heat: MariaDB, podman, Heat virtualenv, images (tools/setup-heat.sh)"
 export TRIPLEO_FLOW_HEAT_VENV=${TRIPLEO_FLOW_HEAT_VENV:-$HOME/.local/share/tripleo-flow/heat-venv}
 TRIPLEO_FLOW="$PWD/.venv/bin/tripleo-flow" bash tools/setup-heat.sh

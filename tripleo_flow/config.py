@@ -205,6 +205,17 @@ LIMITS_OPTS = [
 ]
 
 
+#: How config-download is run (``deploy --run-ansible``).
+ANSIBLE_OPTS = [
+    cfg.StrOpt("venv", help="An Ansible virtualenv (made by tools/setup-ansible.sh: ansible "
+               "with its collections, and tripleo-ansible) to run config-download with: "
+               "its ansible-playbook, and tripleo-ansible's roles, modules and plugins "
+               "from <venv>/share/ansible. Default: $TRIPLEO_FLOW_ANSIBLE_VENV, else the "
+               "ansible-playbook beside tripleo-flow's Python or on PATH, without "
+               "tripleo-ansible."),
+]
+
+
 #: The control plane subnet that pre-provisioned servers' addresses come from
 #: (``deploy --baremetal-deployment``); TripleO reads it from the undercloud.
 CTLPLANE_OPTS = [
@@ -232,6 +243,7 @@ def list_opts() -> list[tuple[str, list[Any]]]:
         ("workflows", WORKFLOWS_OPTS),
         ("heat", HEAT_OPTS),
         ("ironic", IRONIC_OPTS),
+        ("ansible", ANSIBLE_OPTS),
         ("api", API_OPTS),
         ("limits", LIMITS_OPTS),
         ("ctlplane", CTLPLANE_OPTS),
@@ -243,6 +255,7 @@ ENVIRONMENT_DEFAULTS = {
     "TRIPLEO_FLOW_HEAT_VENV": ("heat", "venv"),
     "TRIPLEO_FLOW_HEAT_IMAGE": ("heat", "image"),
     "TRIPLEO_FLOW_IRONIC_VENV": ("ironic", "venv"),
+    "TRIPLEO_FLOW_ANSIBLE_VENV": ("ansible", "venv"),
 }
 #: The configuration file used when none is named on the command line.
 CONFIG_FILE_ENV = "TRIPLEO_FLOW_CONFIG_FILE"

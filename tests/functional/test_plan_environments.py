@@ -350,6 +350,47 @@ def test_environments_over_http(api: Api, tmp_path: Path) -> None:
     assert _state(api.client.store) == before
 
 
+def test_data_files_of_the_upload_over_http(api: Api, tmp_path: Path) -> None:
+    """``roles_file``/``networks_file``/``vip_file`` name files of the uploaded tree (the
+    CLI's -r, -n, --vip-file); a name that is not one of its files changes nothing."""
+    from tests.functional.http.test_api import tarball
+
+    tree = basic_tree()
+    tree["custom/my_roles.yaml"] = ROLES.replace("Compute", "Worker")
+    tree["custom/nets.yaml"] = "- name: Storage\n  ip_subnet: 172.16.1.0/24\n"
+    tree["custom/vips.yaml"] = "- network: storage\n  ip_address: 172.16.1.5\n"
+    body = tarball(write_tree(tmp_path / "t", tree))
+    gzip = {"Content-Type": "application/gzip"}
+    created = api("POST", "/v1/plans?name=overcloud&roles_file=custom/my_roles.yaml"
+                  "&networks_file=./custom/nets.yaml&vip_file=custom/vips.yaml",
+                  data=body, headers=gzip)
+    assert created.status_code == 201, created.text
+    assert api.client.list_roles("overcloud") == ["Controller", "Worker"]
+    assert api.client.list_networks("overcloud") == ["Storage"]
+    assert api.client.store.get_object("overcloud", "vip_data.yaml") == \
+        tree["custom/vips.yaml"].encode()
+
+    tree["custom/other_roles.yaml"] = ROLES.replace("Compute", "Storage")
+    body = tarball(write_tree(tmp_path / "t2", tree))
+    updated = api("PUT", "/v1/plans/overcloud?roles_file=custom/other_roles.yaml",
+                  data=body, headers=gzip)
+    assert updated.status_code == 200, updated.text
+    assert api.client.list_roles("overcloud") == ["Controller", "Storage"]
+
+    before = _state(api.client.store)
+    for method, url, expected in [
+            ("PUT", "/v1/plans/overcloud?roles_file=../etc/passwd", "is not a file of the upload"),
+            ("PUT", "/v1/plans/overcloud?roles_file=/etc/passwd", "is not a file of the upload"),
+            ("PUT", "/v1/plans/overcloud?networks_file=custom", "is not a file of the upload"),
+            ("POST", "/v1/plans?name=other&sample=true&vip_file=custom/vips.yaml",
+             "send the plan as a .tar.gz body")]:
+        response = api(method, url, data=body, headers=gzip)
+        assert response.status_code == 400, response.text
+        assert expected in response.json()["error"]["message"]
+    assert _state(api.client.store) == before
+    assert [p["name"] for p in api.client.list_plans()] == ["overcloud"]
+
+
 # -- the real THT 18.0.0 -----------------------------------------------------------
 
 

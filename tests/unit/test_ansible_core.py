@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tripleo_flow import exceptions
+from tripleo_flow.actions import ansible as actions_ansible
 from tripleo_flow.core import ansible
 
 INVENTORY = {
@@ -50,3 +53,35 @@ def test_environment_keeps_ansible_state_in_the_given_home() -> None:
     assert env["PATH"] == "/bin"
     assert env["ANSIBLE_HOME"] == "/w/h" and env["ANSIBLE_LOCAL_TEMP"] == "/w/h/tmp"
     assert env["ANSIBLE_NOCOLOR"] == "1"
+
+
+def test_tripleo_ansible_paths_name_only_the_directories_present() -> None:
+    paths = ansible.tripleo_ansible_paths("/v/share/ansible", ["roles", "plugins/modules"])
+    assert paths == {"ANSIBLE_ROLES_PATH": "/v/share/ansible/roles",
+                     "ANSIBLE_LIBRARY": "/v/share/ansible/plugins/modules"}
+    env = ansible.environment({"PATH": "/bin", "ANSIBLE_HOME": "/elsewhere"}, "/h", paths)
+    assert env["ANSIBLE_ROLES_PATH"] == "/v/share/ansible/roles"
+    assert env["ANSIBLE_HOME"] == "/h"  # ours wins over the caller's
+
+
+def test_an_ansible_venv_gives_its_playbook_and_its_tripleo_ansible_content(
+        tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    playbook = venv / "bin" / "ansible-playbook"
+    playbook.write_text("#!/bin/sh\n")
+    playbook.chmod(0o755)
+    for sub in ("roles", "plugins/action", "plugins/filter"):
+        (venv / "share/ansible" / sub).mkdir(parents=True)
+    assert actions_ansible.find_ansible_playbook(str(venv)) == str(playbook)
+    share = venv / "share/ansible"
+    assert actions_ansible.content_paths(str(venv)) == {
+        "ANSIBLE_ROLES_PATH": f"{share}/roles",
+        "ANSIBLE_ACTION_PLUGINS": f"{share}/plugins/action",
+        "ANSIBLE_FILTER_PLUGINS": f"{share}/plugins/filter"}
+    assert actions_ansible.content_paths(None) == {}
+
+
+def test_an_ansible_venv_without_ansible_playbook_says_how_to_build_it(tmp_path: Path) -> None:
+    with pytest.raises(exceptions.AnsibleNotInstalled, match="tools/setup-ansible.sh"):
+        actions_ansible.find_ansible_playbook(str(tmp_path / "none"))

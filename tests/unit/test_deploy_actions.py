@@ -16,6 +16,7 @@ from tripleo_flow.actions.base import ActionContext
 from tripleo_flow.actions.deploy import WriteConfigDownload
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.lock import PlanLocks
+from tripleo_flow.workspace import git as git_dir
 
 OUTPUTS = {"outputs": {"RoleNames": ["Compute"], "RoleData": {"Compute": {}},
                        "HostnameData": {"Compute": ["c-0"]},
@@ -51,13 +52,22 @@ def _commits(repo: Path) -> int:
     return int(out)
 
 
-def test_first_run_reverted_leaves_no_directory(context: ActionContext, tmp_path: Path) -> None:
-    with pytest.raises(RuntimeError):
-        _run(context, tmp_path / "w", fail=True)
+def _failing_commit(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(self: git_dir.GitDir, message: str) -> str:
+        raise RuntimeError("disk full")
+    monkeypatch.setattr(git_dir.GitDir, "commit", refuse)
+
+
+def test_a_failed_first_write_leaves_no_directory(context: ActionContext, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    _failing_commit(monkeypatch)
+    with pytest.raises(RuntimeError, match="disk full"):
+        _run(context, tmp_path / "w", fail=False)
     assert not (tmp_path / "w" / "config-download").exists()
 
 
-def test_second_run_reverted_keeps_first_commit(context: ActionContext, tmp_path: Path) -> None:
+def test_a_failed_write_goes_back_to_the_last_commit(context: ActionContext, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     work = tmp_path / "w"
     result = _run(context, work, fail=False)["config_download"]
     repo = Path(result["path"])
@@ -65,13 +75,39 @@ def test_second_run_reverted_keeps_first_commit(context: ActionContext, tmp_path
     assert stat.S_IMODE((repo / "host_vars" / "c-0").stat().st_mode) == 0o600
     assert stat.S_IMODE((repo / "Compute" / "c-0").stat().st_mode) == 0o700
     (repo / "stray").write_text("left by hand")
-    with pytest.raises(RuntimeError):
-        _run(context, work, fail=True)
+    with monkeypatch.context() as patched:
+        _failing_commit(patched)
+        with pytest.raises(RuntimeError, match="disk full"):
+            _run(context, work, fail=False)
     assert _commits(repo) == 1
     assert not (repo / "stray").exists()
     assert (repo / "Compute" / "c-0" / "D").is_file()
     _run(context, work, fail=False)
     assert _commits(repo) == 2
+
+
+def test_a_later_failure_keeps_the_commit(context: ActionContext, tmp_path: Path) -> None:
+    """The stack it was rendered from is kept too: the project stays with it, for
+    ``deploy --config-download-only`` or a rerun of Ansible."""
+    work = tmp_path / "w"
+    with pytest.raises(RuntimeError, match="boom"):
+        _run(context, work, fail=True)
+    repo = work / "config-download"
+    assert _commits(repo) == 1
+    assert (repo / "Compute" / "c-0" / "D").is_file()
+    with pytest.raises(RuntimeError, match="boom"):
+        _run(context, work, fail=True)
+    assert _commits(repo) == 2
+
+
+def test_a_path_that_is_not_a_directory_is_refused_and_left(context: ActionContext,
+                                                            tmp_path: Path) -> None:
+    work = tmp_path / "w"
+    work.mkdir()
+    (work / "config-download").write_text("mine")
+    with pytest.raises(exceptions.InvalidInput, match="is not a directory"):
+        _run(context, work, fail=False)
+    assert (work / "config-download").read_text() == "mine"
 
 
 class _FlakyListing:

@@ -30,8 +30,14 @@ ANSIBLE_PLAYBOOK = "ansible-playbook"
 TAIL_LINES = 8
 
 
-def find_ansible_playbook() -> str:
-    """ansible-playbook of this Python's environment, else the one on PATH."""
+def find_ansible_playbook(venv: str | None = None) -> str:
+    """ansible-playbook of the Ansible virtualenv ``venv`` when given; else the one of
+    this Python's environment, else the one on PATH."""
+    if venv:
+        inside = Path(venv) / "bin" / ANSIBLE_PLAYBOOK
+        if not (inside.is_file() and os.access(inside, os.X_OK)):
+            raise exceptions.AnsibleNotInstalled(ANSIBLE_PLAYBOOK, venv)
+        return str(inside)
     beside = Path(sys.executable).parent / ANSIBLE_PLAYBOOK
     if beside.is_file() and os.access(beside, os.X_OK):
         return str(beside)
@@ -39,6 +45,21 @@ def find_ansible_playbook() -> str:
     if found is None:
         raise exceptions.AnsibleNotInstalled(ANSIBLE_PLAYBOOK)
     return found
+
+
+def content_paths(venv: str | None) -> dict[str, str]:
+    """Ansible's path settings for the tripleo-ansible content of ``venv`` (none without
+    a virtualenv, or when it holds no tripleo-ansible)."""
+    if not venv:
+        return {}
+    share = Path(venv) / ansible.TRIPLEO_ANSIBLE_SHARE
+    present = [sub for sub in ansible.TRIPLEO_ANSIBLE_PATHS.values() if (share / sub).is_dir()]
+    return ansible.tripleo_ansible_paths(str(share), present)
+
+
+def _venv(context: Any) -> str | None:
+    conf = getattr(context, "conf", None)
+    return conf.ansible.venv if conf is not None else None
 
 
 class CheckAnsible(Action):
@@ -51,7 +72,7 @@ class CheckAnsible(Action):
     runs_plan_code = True
 
     def execute(self) -> dict[str, str]:
-        return {"ansible_playbook": find_ansible_playbook()}
+        return {"ansible_playbook": find_ansible_playbook(_venv(self.context))}
 
 
 class RunAnsible(Action):
@@ -65,7 +86,8 @@ class RunAnsible(Action):
     def execute(self, plan: str, work_dir: WorkDir, config_download: dict[str, Any],
                 ansible_connection: str | None = None,
                 playbook: InputPath = ansible.DEFAULT_PLAYBOOK) -> dict[str, Any]:
-        command_path = find_ansible_playbook()
+        venv = _venv(self.context)
+        command_path = find_ansible_playbook(venv)
         work = Path(work_dir)
         project = Path(config_download["path"])
         inventories = [str(project / layout.INVENTORY)]
@@ -84,7 +106,8 @@ class RunAnsible(Action):
         with os.fdopen(fd, "wb") as out:
             done = subprocess.run(command, cwd=project, stdout=out, stderr=subprocess.STDOUT,
                                   stdin=subprocess.DEVNULL, check=False,
-                                  env=ansible.environment(os.environ, str(home)))
+                                  env=ansible.environment(os.environ, str(home),
+                                                          content_paths(venv)))
         if done.returncode != 0:
             lines = [ln for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
             tail = " | ".join(ln.strip() for ln in lines[-TAIL_LINES:])

@@ -11,6 +11,11 @@ Work dir layout (directories 0700, files 0600)::
 These files hold every password; the results of the actions (persisted in the
 executions database) point at them (path and sha256) instead of holding their
 content, so a resumed deployment reads them back from the work dir.
+
+A finished stack is never thrown away: once the stack is CREATE_COMPLETE or
+UPDATE_COMPLETE, a later failure (outputs, config-download, Ansible) keeps the
+stack's dump, its outputs and the config-download commit, and the status says
+how to re-run only what follows the stack (``deploy --config-download-only``).
 """
 
 from __future__ import annotations
@@ -98,6 +103,13 @@ def _reason(flow_failures: Any) -> tuple[str, list[dict[str, str]]]:
     return "deployment reverted", []
 
 
+def _record_stack_status(store: Any, plan: str, status: str) -> None:
+    """Add the finished stack's status to the running deployment's status record."""
+    repo = PlanRepository(store)
+    record = repo.deployment_status(plan) or {}
+    repo.set_deployment_status(plan, {**record, "stack_status": status})
+
+
 class _Follower:
     """Called by :meth:`HeatClient.wait` on each poll: logs and reports progress."""
 
@@ -163,9 +175,17 @@ class StartDeployment(Action):
         if not isinstance(result, dict):
             return
         reason, failures = _reason(flow_failures)
-        PlanRepository(self.context.store).set_deployment_status(plan, {
-            "deployment_status": "DEPLOY_FAILED", "updated_at": _now(), "work_dir": work_dir,
-            "heat_type": heat_type, "message": reason, "failures": failures})
+        repo = PlanRepository(self.context.store)
+        status = {"deployment_status": "DEPLOY_FAILED", "updated_at": _now(),
+                  "work_dir": work_dir, "heat_type": heat_type, "message": reason,
+                  "failures": failures}
+        kept = (repo.deployment_status(plan) or {}).get("stack_status")
+        if kept:  # recorded by DeployStack when this run's stack finished
+            status["stack_status"] = kept
+            status["message"] = (
+                f"{reason}. The stack is {kept} and was kept with its outputs: re-run only "
+                f"the steps after it with: tripleo-flow deploy {plan} --config-download-only")
+        repo.set_deployment_status(plan, status)
 
 
 class CheckPlan(Action):
@@ -197,13 +217,20 @@ class CheckPlan(Action):
         for warning in requests.check_against_last(request, last_env):
             LOG.warning("%s", warning)
         data = json.dumps(request, sort_keys=True).encode()
-        path = Path(work_dir) / REQUEST_FILE
-        private_files.write_private(path, data)
-        return _pointer(path, data)
+        backup = private_files.write(Path(work_dir), {REQUEST_FILE: data})
+        return {**_pointer(Path(work_dir) / REQUEST_FILE, data), "backup": backup}
 
-    def revert(self, work_dir: str, result: Any = None, **kwargs: Any) -> None:
-        """Remove the stack request this check saved."""
-        if isinstance(result, dict) and "file" in result:
+    def revert(self, plan: str, work_dir: str, result: Any = None, **kwargs: Any) -> None:
+        """Put back the request of the stack the work dir keeps (or remove this one),
+        unless this run's stack finished: then it describes the kept stack."""
+        if not isinstance(result, dict) or "file" not in result:
+            return
+        if (PlanRepository(self.context.store).deployment_status(plan) or {}).get(
+                "stack_status"):
+            return
+        if "backup" in result:
+            private_files.restore(Path(work_dir), result["backup"])
+        else:  # a result recorded before requests were backed up
             with contextlib.suppress(FileNotFoundError):
                 Path(result["file"]).unlink()
 
@@ -229,8 +256,10 @@ class LaunchDeploymentHeat(Action):
 
     def revert(self, work_dir: str, heat_type: str, result: Any = None,
                **kwargs: Any) -> None:
-        """Stop Heat, dumping its database for debugging; for an update the dump goes to
-        heat-db-dump.failed.sql and the pre-update dump stays the current one."""
+        """Stop Heat, dumping its database. When the stack did not finish, for an update
+        that dump goes to heat-db-dump.failed.sql (kept for debugging) and the pre-update
+        dump stays the current one; a finished stack (see :class:`DeployStack`) had the
+        pre-update dump removed, so its own dump stays the current one."""
         work = HeatDir(work_dir)
         self._launcher(work_dir, heat_type).kill(dump=True)
         before = work.root / PRE_DEPLOY_DUMP
@@ -245,7 +274,7 @@ class DeployStack(Action):
 
     default_provides = names.STACK
 
-    def execute(self, plan: str, stack_request: dict[str, Any],
+    def execute(self, plan: str, work_dir: WorkDir, stack_request: dict[str, Any],
                 heat: dict[str, Any]) -> dict[str, Any]:
         stack_request = load_request(stack_request)
         client = HeatClient(heat["endpoint"])
@@ -264,11 +293,59 @@ class DeployStack(Action):
             failures = client.failed_resources(plan, stack["id"])
             raise exceptions.StackFailed(plan, status,
                                          str(stack.get("stack_status_reason", "")), failures)
+        self._keep(plan, work_dir, status)
         return {"id": stack["id"], "action": action, "status": status}
+
+    def _keep(self, plan: str, work_dir: str, status: str) -> None:
+        """The stack finished: from now on it replaces the pre-deploy dump whatever
+        fails later, and the status record says so (for a failure's message)."""
+        with contextlib.suppress(FileNotFoundError):
+            (HeatDir(work_dir).root / PRE_DEPLOY_DUMP).unlink()
+        _record_stack_status(self.context.store, plan, status)
 
     def revert(self, *args: Any, **kwargs: Any) -> None:
         """Nothing: the stack lives in the ephemeral Heat, whose launch revert dumps and
-        drops it (the failed stack stays in the dump for debugging)."""
+        drops it (a failed stack stays in the dump for debugging, a finished one stays
+        the current stack)."""
+
+
+class KeptStack(Action):
+    """Check that the work dir holds a stack kept by an earlier deploy (its dump and
+    stack request), for re-running the steps after the stack without changing it.
+
+    Provides the stack request of the deploy that made the stack, so the outputs and
+    environment saved next describe that stack.
+    """
+
+    default_provides = names.STACK_REQUEST
+
+    def execute(self, plan: str, work_dir: WorkDir) -> dict[str, Any]:
+        PlanRepository(self.context.store).require(plan)
+        heat = HeatDir(work_dir)
+        request = Path(work_dir) / REQUEST_FILE
+        if not heat.dump_file.exists() or not request.exists():
+            raise exceptions.NoKeptStack(plan, str(work_dir))
+        return _pointer(request, request.read_bytes())
+
+    def revert(self, *args: Any, **kwargs: Any) -> None:
+        """Nothing: only read."""
+
+
+class CheckKeptStack(Action):
+    """The restored stack must be the plan's finished stack (CREATE or UPDATE COMPLETE)."""
+
+    default_provides = names.STACK
+
+    def execute(self, plan: str, heat: dict[str, Any]) -> dict[str, Any]:
+        stack = HeatClient(heat["endpoint"]).find_stack(plan)
+        status = str((stack or {}).get("stack_status", "missing"))
+        if stack is None or status not in ("CREATE_COMPLETE", "UPDATE_COMPLETE"):
+            raise exceptions.StackNotFinished(plan, status)
+        _record_stack_status(self.context.store, plan, status)
+        return {"id": stack["id"], "action": status.split("_")[0], "status": status}
+
+    def revert(self, *args: Any, **kwargs: Any) -> None:
+        """Nothing: only read."""
 
 
 class SaveStackOutputs(Action):
@@ -320,9 +397,8 @@ class SaveStackOutputs(Action):
                 "servers": sorted(deployments), "backup": backup}
 
     def revert(self, work_dir: str, result: Any = None, **kwargs: Any) -> None:
-        """Put back the outputs and environment of the last deployment (or remove them)."""
-        if isinstance(result, dict):
-            private_files.restore(Path(work_dir), result["backup"])
+        """Nothing: saved, the outputs describe the finished stack, which is kept (a
+        failure while saving them replaced nothing: each file is written atomically)."""
 
 
 class WriteConfigDownload(Action):
@@ -338,6 +414,10 @@ class WriteConfigDownload(Action):
                        for server, deps in stack_outputs["deployments"].items()}
         files = config_download.render(plan, stack_outputs["outputs"], deployments)
         repo = git_dir.GitDir(Path(work_dir) / CONFIG_DIR)
+        if repo.path.exists() and not repo.path.is_dir():
+            raise exceptions.InvalidInput(
+                f"{repo.path} is not a directory, so config-download cannot be written "
+                "there: move it away and re-run.")
         previous = repo.head()
         repo.replace_files(files)
         commit = repo.commit(f"Deployment of plan {plan} at {_now()}")
@@ -345,9 +425,12 @@ class WriteConfigDownload(Action):
                 "previous": previous}
 
     def revert(self, work_dir: str, result: Any = None, **kwargs: Any) -> None:
-        """Remove this run's output: back to the previous commit, or no directory at all."""
+        """Keep a finished commit (it matches the kept stack: a later step failed);
+        remove what a failed rendering left: back to the last commit, or no directory."""
         repo = git_dir.GitDir(Path(work_dir) / CONFIG_DIR)
-        previous = result.get("previous") if isinstance(result, dict) else repo.head()
+        if isinstance(result, dict) or not repo.path.is_dir():
+            return  # kept, or never ours (not a directory: refused before writing)
+        previous = repo.head()
         if previous is None:
             with contextlib.suppress(FileNotFoundError):
                 shutil.rmtree(repo.path)
@@ -362,9 +445,11 @@ class FinishDeployment(Action):
 
     def execute(self, plan: str, work_dir: WorkDir, heat_type: str,
                 config_download: dict[str, Any]) -> dict[str, Any]:
+        kept = PlanRepository(self.context.store).deployment_status(plan) or {}
         status = {"deployment_status": "DEPLOY_SUCCESS", "updated_at": _now(),
                   "work_dir": work_dir, "heat_type": heat_type, "message": "",
                   "failures": [], "config_download": config_download["path"],
-                  "commit": config_download["commit"]}
+                  "commit": config_download["commit"],
+                  "stack_status": kept.get("stack_status", "")}
         PlanRepository(self.context.store).set_deployment_status(plan, status)
         return status

@@ -12,6 +12,7 @@ from tripleo_flow.actions.deploy import PROGRESS_LISTENER
 from tripleo_flow.core.progress import ProgressListener
 from tripleo_flow.flows import names
 from tripleo_flow.flows import plan as plan_flows
+from tripleo_flow.flows.deploy import config_download_only as cd_only_flow
 from tripleo_flow.flows.deploy import deploy_plan
 from tripleo_flow.flows.run import run_flow
 from tripleo_flow.plans.plan import PlanRepository, check_plan_name
@@ -40,7 +41,8 @@ class DeployMixin:
                progress: ProgressListener | None = None, run_ansible: bool = False,
                ansible_connection: str | None = None,
                environments: Sequence[EnvironmentSource] | None = None,
-               baremetal_deployment: str | Path | None = None) -> dict[str, Any]:
+               baremetal_deployment: str | Path | None = None,
+               config_download_only: bool = False) -> dict[str, Any]:
         """Deploy ``plan`` with an ephemeral Heat of ``heat_type``.
 
         :param work_dir: where Heat's dump, the outputs and config-download go
@@ -61,6 +63,11 @@ class DeployMixin:
             the plan's deployed-servers environment is generated from it (addresses
             on the ``[ctlplane]`` subnet, kept across redeploys; VIP; host names;
             role counts) as :meth:`update_deployed_servers` does.
+        :param config_download_only: neither create nor update the stack: restore the
+            stack an earlier deploy kept in the work dir, save its outputs, write
+            config-download (and run Ansible with ``run_ansible``). This re-runs what
+            failed after a finished stack; the plan is not read, so ``environments``
+            and ``baremetal_deployment`` are refused with it.
         :returns: the DEPLOY_SUCCESS status record.
         :raises StackFailed: the stack failed (each failed resource listed);
             like any other failure, everything was reverted and the status is
@@ -69,6 +76,11 @@ class DeployMixin:
             the running task failed with it, so everything was reverted as above.
         """
         check_plan_name(plan)
+        if config_download_only and (baremetal_deployment is not None or environments):
+            raise exceptions.InvalidInput(
+                "--config-download-only re-renders the kept stack without reading the "
+                "plan: leave out -e and --baremetal-deployment (or deploy without "
+                "--config-download-only to apply them).")
         if baremetal_deployment is not None:
             self.update_deployed_servers(plan, baremetal_deployment)
         if environments:
@@ -79,7 +91,8 @@ class DeployMixin:
         if progress is not None:
             context = dataclasses.replace(
                 context, extras={**context.extras, PROGRESS_LISTENER: progress})
-        flow = deploy_plan(context, run_ansible=run_ansible)
+        make = cd_only_flow if config_download_only else deploy_plan
+        flow = make(context, run_ansible=run_ansible)
         interruption = Interruption(f"Deployment of plan {plan!r}")
         interruption.guard(flow)
         with interruption.installed():

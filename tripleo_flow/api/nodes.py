@@ -28,8 +28,6 @@ if TYPE_CHECKING:
 WORKBOOK = "tripleo.nodes"
 #: Node fields that are only links to sub-resources.
 _LINKS = frozenset({"states", "portgroups", "volume", "ports", "firmware"})
-#: What ``node clean`` runs when no step is given (TripleO's metadata erase).
-DEFAULT_CLEAN_STEPS = ({"interface": "deploy", "step": "erase_devices_metadata"},)
 
 
 class NodesMixin:
@@ -92,7 +90,7 @@ class NodesMixin:
             except node_files.NodeFileError as exc:
                 raise exceptions.InvalidNodes("The node list", exc.entry, exc.reason) from exc
         if workflow == "clean" and not given.get("steps"):
-            given["steps"] = list(DEFAULT_CLEAN_STEPS)
+            given.pop("steps", None)  # the workbook's default: TripleO's metadata erase
         given.setdefault("concurrency", self.conf.ironic.concurrency)
         return self.run_workflow(f"{WORKBOOK}.{workflow}", given, wait=False,
                                  api_user=api_user)
@@ -145,10 +143,10 @@ class NodesMixin:
                     steps: list[dict[str, Any]] | None = None,
                     listeners: Iterable[Listener] | None = None) -> list[dict[str, Any]]:
         """Run manual clean ``steps`` (default: erase devices' metadata) on ``nodes``."""
-        return self._run_nodes("clean", {"nodes": nodes or None,
-                                         "all_manageable": all_manageable,
-                                         "steps": steps or list(DEFAULT_CLEAN_STEPS)},
-                               listeners)
+        inputs: dict[str, Any] = {"nodes": nodes or None, "all_manageable": all_manageable}
+        if steps:
+            inputs["steps"] = steps
+        return self._run_nodes("clean", inputs, listeners)
 
     def delete_nodes(self, nodes: list[str],
                      listeners: Iterable[Listener] | None = None) -> list[dict[str, Any]]:

@@ -39,6 +39,12 @@ class Deploy(ClientMixin, ShowOne):
                                  "deployed-servers environment first (addresses on the "
                                  "[ctlplane] subnet, kept across redeploys; VIP; host "
                                  "names; role counts).")
+        parser.add_argument("--config-download-only", action="store_true",
+                            help="Neither create nor update the stack: restore the stack "
+                                 "the last deploy kept in the work dir, save its outputs "
+                                 "and write config-download again (with --run-ansible, "
+                                 "run the playbook too). Re-runs what failed after a "
+                                 "finished stack.")
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
@@ -49,7 +55,8 @@ class Deploy(ClientMixin, ShowOne):
                                         run_ansible=args.run_ansible,
                                         ansible_connection=args.ansible_connection,
                                         environments=args.environments or None,
-                                        baremetal_deployment=args.baremetal_deployment)
+                                        baremetal_deployment=args.baremetal_deployment,
+                                        config_download_only=args.config_download_only)
         finally:
             self._bar.finish()
         return show({k: v for k, v in result.items() if k != "failures"})

@@ -8,11 +8,23 @@ plan's playbooks on this machine).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 #: The playbook a deployment runs by default (one of RoleConfig's keys).
 DEFAULT_PLAYBOOK = "deploy_steps_playbook.yaml"
+#: Where tripleo-ansible installs its content, under its virtualenv.
+TRIPLEO_ANSIBLE_SHARE = "share/ansible"
+#: Ansible's path settings and the tripleo-ansible directory each points at.
+TRIPLEO_ANSIBLE_PATHS = {
+    "ANSIBLE_ROLES_PATH": "roles",
+    "ANSIBLE_LIBRARY": "plugins/modules",
+    "ANSIBLE_MODULE_UTILS": "plugins/module_utils",
+    "ANSIBLE_ACTION_PLUGINS": "plugins/action",
+    "ANSIBLE_FILTER_PLUGINS": "plugins/filter",
+    "ANSIBLE_CALLBACK_PLUGINS": "plugins/callback",
+    "ANSIBLE_STRATEGY_PLUGINS": "plugins/strategy",
+}
 
 
 def inventory_hosts(inventory: Mapping[str, Any]) -> list[str]:
@@ -50,12 +62,23 @@ def playbook_command(ansible_playbook: str, playbook: str, inventories: Sequence
     return [*command, *extra_args, playbook]
 
 
-def environment(base: Mapping[str, str], ansible_home: str) -> dict[str, str]:
-    """The process environment: Ansible's state kept in ``ansible_home``, no colour."""
-    return {**base, "ANSIBLE_HOME": ansible_home, "ANSIBLE_LOCAL_TEMP": f"{ansible_home}/tmp",
+def tripleo_ansible_paths(share: str, present: Collection[str]) -> dict[str, str]:
+    """The Ansible path settings for the tripleo-ansible content installed in ``share``
+    (``<venv>/share/ansible``), for those of its directories ``present`` names."""
+    return {variable: f"{share}/{sub}" for variable, sub in TRIPLEO_ANSIBLE_PATHS.items()
+            if sub in present}
+
+
+def environment(base: Mapping[str, str], ansible_home: str,
+                paths: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The process environment: Ansible's state kept in ``ansible_home``, no colour, and
+    the content ``paths`` (:func:`tripleo_ansible_paths`) when given."""
+    return {**base, **(paths or {}), "ANSIBLE_HOME": ansible_home,
+            "ANSIBLE_LOCAL_TEMP": f"{ansible_home}/tmp",
             "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORCE_COLOR": "0",
             "ANSIBLE_RETRY_FILES_ENABLED": "0", "ANSIBLE_HOST_KEY_CHECKING": "0"}
 
 
-__all__ = ["DEFAULT_PLAYBOOK", "connection_inventory", "environment", "inventory_hosts",
-           "playbook_command"]
+__all__ = ["DEFAULT_PLAYBOOK", "TRIPLEO_ANSIBLE_PATHS", "TRIPLEO_ANSIBLE_SHARE",
+           "connection_inventory", "environment", "inventory_hosts", "playbook_command",
+           "tripleo_ansible_paths"]

@@ -32,12 +32,15 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- IronicNotInstalled           (no Ironic virtualenv: names the script)
      |    +-- IronicNotConfigured          (no [ironic] endpoint and no launched Ironic)
      |    +-- NodeNotFound
+     |    +-- NoKeptStack                  (deploy --config-download-only with no kept stack)
      |    +-- AnsibleNotInstalled          (no ansible-playbook: install the ansible extra)
      +-- Conflict                          exit 4   409
      |    +-- PlanExists
      |    +-- PlanBeingCreated             (another live command is creating it)
      |    +-- PlanBusy                     (deployment in progress or recorded)
      |    +-- DeploymentRunning            (a live process is deploying the plan)
+     |    +-- StackNotFinished             (the kept stack is not COMPLETE: deploy again)
+     |    +-- DumpKindMismatch             (a SQLite dump for a MariaDB Heat, or back)
      |    +-- IronicRunning                (an Ironic already runs from that ironic-dir)
      |    +-- LockTimeout
      |    +-- SecretNotPersisted           (a resumed run needs a secret the records masked)
@@ -93,6 +96,7 @@ from tripleo_flow.exceptions.services import (
     AnsibleFailed,
     AnsibleNotInstalled,
     DeploymentRunning,
+    DumpKindMismatch,
     DumpNotFound,
     HeatError,
     HeatNotInstalled,
@@ -104,8 +108,10 @@ from tripleo_flow.exceptions.services import (
     IronicNotInstalled,
     IronicRunning,
     NodeNotFound,
+    NoKeptStack,
     PortInUse,
     StackFailed,
+    StackNotFinished,
 )
 
 __all__ = [
@@ -118,6 +124,7 @@ __all__ = [
     "ContainerExists",
     "ContainerNotFound",
     "DeploymentRunning",
+    "DumpKindMismatch",
     "DumpNotFound",
     "EXIT_CODES",
     "ExecutionNotFound",
@@ -141,6 +148,7 @@ __all__ = [
     "IronicRunning",
     "LockTimeout",
     "MissingParameters",
+    "NoKeptStack",
     "NodeNotFound",
     "NotFound",
     "ObjectNotFound",
@@ -155,6 +163,7 @@ __all__ = [
     "PortInUse",
     "SecretNotPersisted",
     "StackFailed",
+    "StackNotFinished",
     "TripleoFlowError",
     "UnknownEnvironment",
     "VersionNotFound",

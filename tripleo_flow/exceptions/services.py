@@ -32,11 +32,17 @@ class HeatNotInstalled(NotFound):
 
 
 class AnsibleNotInstalled(NotFound):
-    def __init__(self, command: str) -> None:
-        super().__init__(
-            f"{command} is not installed next to this Python or on PATH, so the deployment "
-            f"cannot run its playbooks. Install it with: pip install 'tripleo-flow[ansible]'"
-        )
+    def __init__(self, command: str, venv: str | None = None) -> None:
+        if venv:
+            message = (f"No {command} in the Ansible virtualenv {venv!r} ([ansible] venv), so "
+                       "the deployment cannot run its playbooks. Build it with "
+                       "tools/setup-ansible.sh, or unset [ansible] venv.")
+        else:
+            message = (f"{command} is not installed next to this Python or on PATH, so the "
+                       "deployment cannot run its playbooks. Install it with: pip install "
+                       "'tripleo-flow[ansible]' (or build an Ansible virtualenv with "
+                       "tripleo-ansible with tools/setup-ansible.sh and set [ansible] venv)")
+        super().__init__(message)
         self.command = command
 
 
@@ -47,6 +53,33 @@ class DumpNotFound(NotFound):
             "kill a running Heat first to make one (tripleo-flow launch heat --kill ...)."
         )
         self.path = path
+
+
+class DumpKindMismatch(Conflict):
+    #: The Heat types whose database each dump kind comes from, for the message.
+    MADE_BY = {"sqlite": "SQLite (heat type native)",
+               "mariadb": "MariaDB (heat type pod or container, or a [heat] database)"}
+
+    def __init__(self, path: str, found: str, wanted: str) -> None:
+        super().__init__(
+            f"The Heat database dump {path!r} was made by a Heat on "
+            f"{self.MADE_BY.get(found, found)}, and this Heat keeps its database on "
+            f"{self.MADE_BY.get(wanted, wanted)}: it cannot load that dump. Deploy (or "
+            "launch) with the Heat type the stack was made with; nothing was changed."
+        )
+        self.path = path
+        self.found = found
+        self.wanted = wanted
+
+
+class NoKeptStack(NotFound):
+    def __init__(self, plan: str, work_dir: str) -> None:
+        super().__init__(
+            f"No stack of plan {plan!r} is kept in {work_dir!r} (no Heat dump or stack "
+            f"request there): deploy it first with: tripleo-flow deploy {plan}"
+        )
+        self.plan = plan
+        self.work_dir = work_dir
 
 
 class IronicNotInstalled(NotFound):
@@ -83,6 +116,16 @@ class HeatRunning(Conflict):
             f"tripleo-flow launch heat --heat-dir {heat_dir} --kill"
         )
         self.heat_dir = heat_dir
+
+
+class StackNotFinished(Conflict):
+    def __init__(self, plan: str, status: str) -> None:
+        super().__init__(
+            f"The kept stack of plan {plan!r} is {status}, not finished: only a finished "
+            f"stack can be re-rendered. Deploy it again with: tripleo-flow deploy {plan}"
+        )
+        self.plan = plan
+        self.status = status
 
 
 class IronicRunning(Conflict):

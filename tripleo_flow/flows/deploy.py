@@ -29,10 +29,34 @@ def deploy_plan(context: ActionContext, run_ansible: bool = False) -> linear_flo
         deploy.CheckPlan(context),
         deploy.LaunchDeploymentHeat(context),
         deploy.DeployStack(context),
-        deploy.SaveStackOutputs(context),
-        deploy.WriteConfigDownload(context),
-        KillHeat(context, provides=names.HEAT_KILL),
     )
+    return _after_the_stack(flow, context, run_ansible)
+
+
+def _after_the_stack(flow: linear_flow.Flow, context: ActionContext,
+                     run_ansible: bool) -> linear_flow.Flow:
+    """outputs -> config-download -> heat kill (dump) [-> ansible-playbook] ->
+    status DEPLOY_SUCCESS."""
+    flow.add(deploy.SaveStackOutputs(context), deploy.WriteConfigDownload(context),
+             KillHeat(context, provides=names.HEAT_KILL))
     if run_ansible:
         flow.add(RunAnsible(context))
     return flow.add(deploy.FinishDeployment(context))
+
+
+def config_download_only(context: ActionContext,
+                         run_ansible: bool = False) -> linear_flow.Flow:
+    """kept stack? -> status DEPLOYING -> heat launch (restored) -> stack finished? ->
+    outputs -> config-download -> heat kill (dump) [-> ansible-playbook] ->
+    status DEPLOY_SUCCESS: the steps after the stack, on the stack an earlier deploy
+    kept in the work dir, which is neither created nor updated.
+
+    Requires what :func:`deploy_plan` requires.
+    """
+    flow = linear_flow.Flow("config-download-only").add(
+        deploy.KeptStack(context),  # before the status: nothing to re-run changes nothing
+        deploy.StartDeployment(context),
+        deploy.LaunchDeploymentHeat(context),
+        deploy.CheckKeptStack(context),
+    )
+    return _after_the_stack(flow, context, run_ansible)

@@ -12,6 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
+from tripleo_flow import exceptions
+
+#: How each kind of dump starts (mariadb-dump may put its sandbox comment first).
+_DUMP_STARTS = {"sqlite": (b"BEGIN TRANSACTION;", b"PRAGMA foreign_keys=OFF;"),
+                "mariadb": (b"-- MariaDB dump", b"-- MySQL dump", b"/*M!999999")}
+
 
 class HeatDatabase(Protocol):
     """One Heat database (the launcher owns it from create to wipe)."""
@@ -47,3 +53,24 @@ class HeatDatabase(Protocol):
 def tmp_path(path: Path) -> Path:
     """Where a dump is written before it is checked and renamed to ``path``."""
     return path.with_name(f".{path.name}.partial")
+
+
+def dump_kind(path: Path) -> str | None:
+    """``sqlite`` or ``mariadb``: which database wrote the dump at ``path`` (from its
+    first bytes); None when neither is recognised."""
+    with open(path, "rb") as dump:
+        head = dump.read(256).lstrip()
+    for kind, starts in _DUMP_STARTS.items():
+        if head.startswith(starts):
+            return kind
+    return None
+
+
+def check_dump_kind(path: Path, kind: str) -> None:
+    """Refuse, before anything is loaded, a dump another kind of database wrote.
+
+    :raises DumpKindMismatch: naming both kinds and what to do.
+    """
+    found = dump_kind(path)
+    if found is not None and found != kind:
+        raise exceptions.DumpKindMismatch(str(path), found, kind)

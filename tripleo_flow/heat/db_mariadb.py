@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from tripleo_flow import exceptions
+from tripleo_flow.heat import database
 from tripleo_flow.heat.database import tmp_path
 
 FILE_MODE = 0o600
@@ -194,6 +195,7 @@ class MariaDBDatabase:
             raise
 
     def restore(self, path: Path) -> None:
+        database.check_dump_kind(path, self.kind)
         tool = _tool("mariadb", "mysql")
         with self._option_file() as options, open(path, "rb") as dump:
             proc = subprocess.run([tool, f"--defaults-extra-file={options}", self.name],

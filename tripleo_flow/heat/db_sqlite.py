@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.heat import database
 from tripleo_flow.heat.database import tmp_path
 
 FILE_MODE = 0o600
@@ -81,6 +82,7 @@ class SqliteDatabase:
             ) from exc
 
     def restore(self, path: Path) -> None:
+        database.check_dump_kind(path, self.kind)
         try:
             script = path.read_text()
             conn = sqlite3.connect(self.path)

@@ -24,8 +24,8 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.core import crashpoints
+from tripleo_flow.heat import database, process, render
 from tripleo_flow.heat import launcher as common
-from tripleo_flow.heat import process, render
 from tripleo_flow.heat.database import HeatDatabase
 from tripleo_flow.heat.db_mariadb import MariaDBDatabase
 from tripleo_flow.heat.db_sqlite import SqliteDatabase, default_dir
@@ -262,6 +262,8 @@ class NativeLauncher:
                 raise exceptions.DumpNotFound(str(self.work.dump_file))
             common.check_port_free(HOST, self.port)
             db = self._database()
+            if restore_db:  # before anything starts: a dump of the other kind cannot load
+                database.check_dump_kind(self.work.dump_file, db.kind)
             record: dict[str, Any] = {
                 "heat_type": self.heat_type, "pid": None, "port": self.port, "ready": False,
                 "database": db.record(),

@@ -54,6 +54,9 @@ NODE_INPUTS: dict[str, Any] = {
 #: Errors of a route that takes an archive body (413: past [api] max_upload_size).
 UPLOAD_ERRORS = (400, 404, 409, 413, 503)
 
+#: Files of the uploaded tree to use as roles, networks, VIP data (CLI -r, -n, --vip-file).
+DATA_FILE_QUERY = tuple(Param(name, STRING) for name in plans.DATA_FILE_PARAMS)
+
 ROUTES: list[Route] = [
     Route("/v1/openapi.json", "openapi", {
         "get": Operation("This OpenAPI document", public=True, errors=())}),
@@ -65,11 +68,12 @@ ROUTES: list[Route] = [
             errors=UPLOAD_ERRORS,
             params=(Param("name", PLAN_NAME,
                           required=True),
-                    Param("description", STRING), Param("sample", BOOL)))}),
+                    Param("description", STRING), Param("sample", BOOL), *DATA_FILE_QUERY))}),
     Route("/v1/plans/{name}", "plan", {
         "get": Operation("Show a plan", tags=TAGS_PLAN),
         "put": Operation("Replace a plan's templates from a .tar.gz body", body={},
-                         body_type=GZIP, tags=TAGS_PLAN, errors=UPLOAD_ERRORS),
+                         body_type=GZIP, tags=TAGS_PLAN, errors=UPLOAD_ERRORS,
+                         params=DATA_FILE_QUERY),
         "delete": Operation("Delete a plan", status=204, response=None,
                             params=(Param("force", BOOL),), tags=TAGS_PLAN)}),
     Route("/v1/plans/{name}/export", "plan_export", {

@@ -14,6 +14,12 @@ import falcon
 
 from tripleo_flow import exceptions
 from tripleo_flow.http.bodies import save_body
+from tripleo_flow.plans import sources
+
+#: Query parameters naming a file of the uploaded tree to use as the plan's roles,
+#: networks or VIP data (the CLI's -r, -n and --vip-file), and the plan file each becomes.
+DATA_FILE_PARAMS = {"roles_file": "roles_data.yaml", "networks_file": "network_data.yaml",
+                    "vip_file": "vip_data.yaml"}
 
 
 def json_object(req: falcon.Request) -> dict[str, Any]:
@@ -63,6 +69,40 @@ def uploaded_tarball(req: falcon.Request, limit: int) -> Iterator[Path]:
         yield path
 
 
+def data_files(req: falcon.Request, tarball: Path | None, limits: Any) -> dict[str, Path]:
+    """The roles/networks/VIP data files the query names, each a file of the uploaded
+    tree (its path inside the tarball, without the tree's top directory), copied next
+    to the tarball: keyword arguments for ``create_plan``/``update_plan``.
+
+    :raises InvalidInput: a name that is not a file of the upload (or no upload).
+    """
+    wanted: dict[str, str] = {}
+    for param in DATA_FILE_PARAMS:
+        value = req.get_param(param)
+        if value:
+            wanted[param] = value
+    if not wanted:
+        return {}
+    if tarball is None:
+        raise exceptions.InvalidInput(
+            f"{', '.join(sorted(wanted))} name(s) a file of the uploaded plan: send the plan "
+            "as a .tar.gz body (not sample=true).")
+    files = sources.read_tarball(tarball.name, tarball.read_bytes(),
+                                 max_size=limits.archive_max_size,
+                                 max_members=limits.archive_max_members)
+    given: dict[str, Path] = {}
+    for param, member in wanted.items():
+        clean = "/".join(part for part in member.split("/") if part not in ("", "."))
+        if clean not in files:
+            raise exceptions.InvalidInput(
+                f"{param}={member!r} is not a file of the uploaded plan: give its path "
+                f"inside the tarball (for example {DATA_FILE_PARAMS[param]}).")
+        target = tarball.parent / f"{param}.yaml"
+        target.write_bytes(files[clean])
+        given[param] = target
+    return given
+
+
 class Plans:
     def __init__(self, client: Any, max_upload: int) -> None:
         self.client = client
@@ -75,10 +115,12 @@ class Plans:
         name = req.get_param("name", required=True)
         description = req.get_param("description", default="")
         if req.get_param_as_bool("sample", default=False):
+            data_files(req, None, self.client.conf.limits)
             result = self.client.create_plan(name, description=description, sample=True)
         else:
             with uploaded_tarball(req, self.max_upload) as path:
-                result = self.client.create_plan(name, path, description)
+                result = self.client.create_plan(
+                    name, path, description, **data_files(req, path, self.client.conf.limits))
         resp.status = falcon.HTTP_201
         resp.location = f"/v1/plans/{name}"
         resp.media = result
@@ -94,7 +136,8 @@ class Plan:
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         with uploaded_tarball(req, self.max_upload) as path:
-            resp.media = self.client.update_plan(name, path)
+            resp.media = self.client.update_plan(
+                name, path, **data_files(req, path, self.client.conf.limits))
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         self.client.delete_plan(name, force=req.get_param_as_bool("force", default=False))

@@ -9,7 +9,6 @@ missing piece FAILS the tests.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -80,28 +79,3 @@ def heat_processes(conf_file: Path) -> list[int]:
         if str(conf_file) in cmd and state != "Z":
             pids.append(int(entry.name))
     return pids
-
-
-@pytest.fixture(scope="session")
-def podman_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """One podman service (tripleo-flow's own, runc + ulimits) for the whole session."""
-    from tripleo_flow.heat import podman_api
-
-    if not shutil.which("podman") or not shutil.which("runc"):
-        pytest.fail("podman/runc are missing: apt-get install podman runc")
-    state = tmp_path_factory.mktemp("podman")
-    with podman_api.connect(None, state):
-        pass
-    return f"unix://{state / 'podman.sock'}"
-
-
-@pytest.fixture(scope="session")
-def heat_image(podman_url: str) -> str:
-    from tripleo_flow.heat import podman_api
-
-    image = os.environ.get("TRIPLEO_FLOW_HEAT_IMAGE", "localhost/tripleo-flow/heat:24.1.2")
-    with podman_api.connect(podman_url, Path("/nonexistent")) as client:
-        if not client.images.exists(image):
-            pytest.fail(f"No Heat image {image}: run `tripleo-flow heat image build` "
-                        "(or tools/setup-heat.sh).")
-    return image

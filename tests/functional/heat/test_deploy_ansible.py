@@ -52,7 +52,8 @@ def test_deploy_workflow_runs_the_playbook_when_asked(client: Client, tmp_path: 
     assert client.deployment_status("oc")["deployment_status"] == "DEPLOY_SUCCESS"
 
 
-def test_failing_playbook_reverts_the_deployment(client: Client, tmp_path: Path) -> None:
+def test_failing_playbook_fails_the_deployment_and_keeps_the_stack(client: Client,
+                                                                   tmp_path: Path) -> None:
     templates = tmp_path / "templates"
     shutil.copytree(sample_plan_dir(), templates)
     role = templates / "puppet" / "role.role.j2.yaml"
@@ -67,5 +68,9 @@ def test_failing_playbook_reverts_the_deployment(client: Client, tmp_path: Path)
     status = client.deployment_status("oc")
     assert status["deployment_status"] == "DEPLOY_FAILED"
     assert "ansible-playbook exit" in status["message"]
-    assert not (work / "config-download").exists()  # reverted with the rest
+    assert status["stack_status"] == "CREATE_COMPLETE"
+    assert "--config-download-only" in status["message"]
+    # The stack is kept, and the project rendered from it with it: Ansible can be re-run.
+    assert (work / "config-download" / "deploy_steps_playbook.yaml").is_file()
+    assert (work / "outputs.yaml").is_file()
     assert "FAILED!" in (work / "ansible.log").read_text()  # kept for debugging

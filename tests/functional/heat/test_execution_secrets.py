@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.fixtures_ironic import remove_all_nodes
 from tests.functional.heat.conftest import make_conf
 from tests.functional.heat.test_deploy import FAILING_RESOURCE
 from tests.functional.http.conftest import serving
@@ -39,6 +40,8 @@ PASSWORDS = {"AdminPassword": "Known-Admin-Pw-5c1f0e", "RabbitPassword": 'Known"
              "HorizonSecret": "Known-Horizon-Secret-41b7"}
 SECRET_PARAMETER = ("CustomServiceSecret", "Known-Param-Secret-77aa31")
 BROKEN_J2 = "broken.j2.yaml"
+BMC_PASSWORD = "Known-Bmc-Pw-3d5e21"
+NODES = "tripleo.nodes."
 
 
 def _templates(root: Path, broken: str | None = None) -> Path:
@@ -148,6 +151,65 @@ def _deploy(run: Run) -> None:
     assert run.client.deployment_status("broken")["deployment_status"] == "DEPLOY_FAILED"
 
 
+def _config_download_only(run: Run) -> None:
+    run.client.deploy("oc", work_dir=run.tmp / "work")
+    run.ok("config_download_only", {"plan": "oc", "work_dir": str(run.tmp / "work")})
+    run.fails("config_download_only", {"plan": "oc", "work_dir": str(run.tmp / "work-broken")})
+
+
+def _node_entries(prefix: str, count: int) -> list[dict[str, Any]]:
+    """Fake-hardware nodes, and one redfish node holding the known BMC password (only
+    registered: nothing here talks to its BMC)."""
+    entries: list[dict[str, Any]] = [
+        {"name": f"{prefix}-{i}", "pm_type": "fake-hardware", "mac": [f"52:54:00:5e:{i:02x}:01"],
+         "cpu": 2, "memory": 4096, "disk": 20, "arch": "x86_64"} for i in range(count)]
+    entries.append({"name": f"{prefix}-bmc", "pm_type": "redfish", "pm_addr": "127.0.0.1:9",
+                    "pm_user": "admin", "pm_password": BMC_PASSWORD,
+                    "pm_system_id": "/redfish/v1/Systems/1", "mac": ["52:54:00:5e:ff:01"]})
+    return entries
+
+
+def _register(run: Run) -> None:
+    run.ok(NODES + "register", {"nodes": _node_entries("n", 2)})
+    bad = _node_entries("m", 1) + [{"name": "bad-0", "pm_type": "manual-management",
+                                   "mac": ["52:54:00:5e:ee:01"]}]
+    run.fails(NODES + "register", {"nodes": bad})
+
+
+def _introspect(run: Run) -> None:
+    run.client.import_nodes(_node_entries("n", 2))
+    run.ok(NODES + "introspect", {"nodes": ["n-0", "n-1"], "provide": True})
+    run.fails(NODES + "introspect", {"nodes": ["ghost"]})
+
+
+def _provide(run: Run) -> None:
+    run.client.import_nodes(_node_entries("n", 1))
+    run.client.manage_nodes(["n-0"])
+    run.ok(NODES + "provide", {"nodes": ["n-0"]})
+    run.fails(NODES + "provide", {"nodes": ["ghost"]})
+
+
+def _manage(run: Run) -> None:
+    run.client.import_nodes(_node_entries("n", 1))
+    run.ok(NODES + "manage", {"nodes": ["n-0"]})
+    run.fails(NODES + "manage", {"nodes": ["ghost"]})
+
+
+def _clean(run: Run) -> None:
+    run.client.import_nodes(_node_entries("n", 2))
+    run.client.manage_nodes(["n-0", "n-1"])
+    run.ok(NODES + "clean", {"nodes": ["n-0"],
+                             "steps": [{"interface": "power", "step": "power_off"}]})
+    # fake-hardware has no erase_devices_metadata step (the default): Ironic fails it.
+    run.fails(NODES + "clean", {"nodes": ["n-1"]})
+
+
+def _delete_nodes(run: Run) -> None:
+    run.client.import_nodes(_node_entries("n", 1))
+    run.ok(NODES + "delete", {"nodes": ["n-0", "n-bmc"]})
+    run.fails(NODES + "delete", {"nodes": ["n-0"]})
+
+
 SCENARIOS: dict[str, Callable[[Run], None]] = {
     "tripleo.plan.create_deployment_plan": _create,
     "tripleo.plan.update_deployment_plan": _update,
@@ -157,7 +219,18 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     "tripleo.parameters.reset_parameters": _reset_parameters,
     "tripleo.parameters.rotate_passwords": _rotate,
     "tripleo.deploy.deploy": _deploy,
+    "tripleo.deploy.config_download_only": _config_download_only,
+    NODES + "register": _register,
+    NODES + "introspect": _introspect,
+    NODES + "provide": _provide,
+    NODES + "manage": _manage,
+    NODES + "clean": _clean,
+    NODES + "delete": _delete_nodes,
 }
+#: Workflows that hand a secret from task to task through the context: the node
+#: list's BMC passwords go from the check to the registration.  A resumed run
+#: stops with SecretNotPersisted (import the file again: registration is idempotent).
+SECRET_IN_CONTEXT = {NODES + "register"}
 #: Cases that fail until another branch is merged.
 KNOWN_LEAKS: dict[str, str] = {}
 
@@ -188,17 +261,23 @@ def _leaks(data: bytes, secrets: set[str]) -> list[str]:
 
 
 @pytest.fixture
-def run(tmp_path: Path, heat_venv: Path) -> Iterator[Run]:
+def run(request: pytest.FixtureRequest, tmp_path: Path, heat_venv: Path) -> Iterator[Run]:
     conf = make_conf(tmp_path, heat_venv)
     conf.set_override("auth_token", pysecrets.token_hex(16), group="api")
+    endpoint = None
+    if request.node.callspec.params["workflow"].startswith(NODES):
+        endpoint = request.getfixturevalue("ironic_endpoint")
+        conf.set_override("endpoint", endpoint, group="ironic")
     client = Client(conf, store=LocalStore(tmp_path / "plans"))
     client.create_plan("oc", _templates(tmp_path / "oc"))
     scenario = Run(client, tmp_path)
-    scenario.seen.update(PASSWORDS.values(), {SECRET_PARAMETER[1]})
+    scenario.seen.update(PASSWORDS.values(), {SECRET_PARAMETER[1], BMC_PASSWORD})
     scenario.remember("oc")
     yield scenario
     for work in ("work", "work-broken"):
         client.kill_heat(str(tmp_path / work))
+    if endpoint:
+        remove_all_nodes(endpoint)
 
 
 @pytest.mark.parametrize("workflow", [
@@ -206,8 +285,8 @@ def run(tmp_path: Path, heat_venv: Path) -> Iterator[Run]:
     if name in KNOWN_LEAKS else name for name in sorted(SCENARIOS)])
 def test_no_secret_in_executions_after(workflow: str, run: Run, tmp_path: Path) -> None:
     SCENARIOS[workflow](run)
-    executions = run.client.list_executions()
-    assert executions and {e.workflow for e in executions} == {workflow}
+    executions = [e for e in run.client.list_executions() if e.workflow == workflow]
+    assert len(executions) >= 2  # a success and a failure
     assert len(run.seen) >= 20  # the generated passwords too
 
     files = sorted((tmp_path / "data").glob("executions.sqlite*"))
@@ -217,9 +296,10 @@ def test_no_secret_in_executions_after(workflow: str, run: Run, tmp_path: Path) 
     assert _leaks(database, run.seen) == []
     # Shipped workflows pass no secret from task to task (they point at the plan store
     # or the work dir), so nothing a resumed run needs was masked.
-    for execution in executions:
-        for record in run.client.execution_tasks(execution.id):
-            assert not is_masked(record.published), (execution.workflow, record)
+    masked = [record.name for execution in executions
+              for record in run.client.execution_tasks(execution.id)
+              if is_masked(record.published)]
+    assert bool(masked) == (workflow in SECRET_IN_CONTEXT), masked
 
     with serving(run.client, run.client.conf.api.auth_token) as api:
         bodies = [api("GET", "/v1/executions")]

@@ -54,7 +54,7 @@ def _setup(api: Api, tmp_path: Path) -> dict[str, str]:
                  headers={"Content-Type": "application/gzip"})
     assert upload.status_code == 201
     return {"name": "p", "execution_id": execution_id, "upload_id": upload.json()["id"],
-            "download_id": download_id}
+            "download_id": download_id, "node": "node-0"}  # no Ironic here: the node routes 404
 
 
 def _get_all(api: Api, ids: dict[str, str]) -> dict[str, tuple[int, Any]]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,36 +9,11 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures_ironic import remove_all_nodes
 from tests.fixtures_services import free_port
 from tripleo_flow.api import Client
-from tripleo_flow.ironic.client import IronicClient
-from tripleo_flow.ironic.launcher import IronicLauncher
-from tripleo_flow.ironic.watch import watcher
 
 from . import sushy
-
-DEFAULT_IRONIC_VENV = Path.home() / ".local/share/tripleo-flow/ironic-venv"
-
-
-@pytest.fixture(scope="session")
-def ironic_venv() -> Path:
-    venv = Path(os.environ.get("TRIPLEO_FLOW_IRONIC_VENV", DEFAULT_IRONIC_VENV))
-    if not (venv / "bin" / "ironic").exists():
-        pytest.fail(f"No Ironic virtualenv at {venv}: run tools/setup-ironic.sh (and set "
-                    "TRIPLEO_FLOW_IRONIC_VENV).")
-    return venv
-
-
-@pytest.fixture(scope="session")
-def ironic_endpoint(ironic_venv: Path, tmp_path_factory: pytest.TempPathFactory
-                    ) -> Iterator[str]:
-    """One Ironic for the session, tethered to this pytest process."""
-    launcher = IronicLauncher(tmp_path_factory.mktemp("ironic"), ironic_venv)
-    ready = launcher.launch(owned_by="tests")
-    try:
-        yield ready.endpoint
-    finally:
-        launcher.kill()
 
 
 @pytest.fixture
@@ -51,12 +25,7 @@ def node_client(ironic_endpoint: str, tmp_path: Path) -> Iterator[Client]:
         yield client
     finally:
         client.close()
-        ironic = IronicClient(ironic_endpoint)
-        for node in ironic.list_nodes(("uuid", "provision_state")):
-            if node["provision_state"] == "clean failed":
-                ironic.set_provision_state(node["uuid"], "manage")
-                watcher(ironic_endpoint).wait_for(node["uuid"], "manageable", 30)
-            ironic.delete_node(node["uuid"])
+        remove_all_nodes(ironic_endpoint)
 
 
 def fake_nodes(count: int, prefix: str = "node", **extra: Any) -> dict[str, Any]:

@@ -7,6 +7,11 @@ on native heat-all here, so the deployment is made once (session fixture) and
 every test that inspects it (the stack dump, the outputs, config-download, Ansible)
 reads the same work dir.  Tests must not change it.
 
+A redeploy after adding a compute (``tht18_redeployment``) runs on a copy of
+that deployment (its plan store and work dir), so the first one stays as it was
+for the tests that read it.  It runs on native heat-all too: the stack's dump is
+SQLite's, which a pod Heat (MariaDB) refuses (DumpKindMismatch).
+
 For local iteration only, ``TRIPLEO_FLOW_TEST_OVERCLOUD_DIR=DIR`` (and
 ``TRIPLEO_FLOW_TEST_OVERCLOUD12_DIR`` for 12.1.0) keeps the deployment in DIR
 and reuses it when a finished one is there (``deployed.json``); CI never sets
@@ -24,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tests.functional.heat.conftest import make_conf
 from tests.tht import fetch_tree_dir
@@ -121,3 +127,58 @@ def tht12_deployment(tmp_path_factory: pytest.TempPathFactory,
     network_data.yaml lists six isolated networks), on the two example servers."""
     yield _deployment(tmp_path_factory, heat_venv, "12.1.0", "overcloud12",
                       "TRIPLEO_FLOW_TEST_OVERCLOUD12_DIR", networks="[]\n")
+
+
+#: The redeploy's servers: the example's, and a second compute with no fixed IP
+#: (its address comes from the ctlplane allocation pool).
+ADDED_COMPUTE = {"hostname": "compute-1", "managed": False}
+
+
+@dataclasses.dataclass(frozen=True)
+class Redeployment:
+    """The THT 18.0.0 deployment redeployed, on a copy, with one more compute."""
+
+    before: Deployment  #: the first deployment (unchanged)
+    after: Deployment   #: the copy, redeployed
+    baremetal: Path     #: the baremetal deployment file of the redeploy
+
+
+def _redeploy(first: Deployment, root: Path, heat_venv: Path) -> Redeployment:
+    shutil.copytree(first.root / "data", root / "data", symlinks=True)
+    shutil.copytree(first.work_dir, root / "work", symlinks=True)
+    conf_file = _write_conf(root, heat_venv)
+    roles = yaml.safe_load(BAREMETAL.read_text())
+    compute = next(role for role in roles if role["name"] == "Compute")
+    compute["count"] += 1
+    compute["instances"].append(dict(ADDED_COMPUTE))
+    baremetal = root / "baremetal-deployment.yaml"
+    baremetal.write_text(yaml.safe_dump(roles))
+    client = Client.from_config_files([str(conf_file)])
+    try:
+        result = client.deploy(first.plan, heat_type="native", work_dir=root / "work",
+                               baremetal_deployment=baremetal)
+    finally:
+        client.close()
+    (root / "deployed.json").write_text(json.dumps({"result": result}))
+    after = Deployment(root, conf_file, first.plan, root / "work", result)
+    return Redeployment(first, after, baremetal)
+
+
+@pytest.fixture(scope="session")
+def tht18_redeployment(tmp_path_factory: pytest.TempPathFactory, heat_venv: Path,
+                       tht18_deployment: Deployment) -> Iterator[Redeployment]:
+    """``tht18_deployment`` copied and deployed again with a second compute."""
+    kept = os.environ.get("TRIPLEO_FLOW_TEST_OVERCLOUD_DIR")
+    if kept:
+        root = Path(kept).absolute().parent / (Path(kept).name + "-redeploy")
+        if (root / "deployed.json").exists():
+            result = json.loads((root / "deployed.json").read_text())["result"]
+            after = Deployment(root, root / "tripleo-flow.conf", tht18_deployment.plan,
+                               root / "work", result)
+            yield Redeployment(tht18_deployment, after, root / "baremetal-deployment.yaml")
+            return
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir(parents=True)
+    else:
+        root = tmp_path_factory.mktemp("overcloud18-redeploy")
+    yield _redeploy(tht18_deployment, root, heat_venv)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import yaml
 
+from tests.functional.overcloud import playbooks
 from tests.functional.overcloud.conftest import Deployment
 
 pytestmark = pytest.mark.functional
@@ -35,3 +38,14 @@ def test_config_download_has_both_servers(tht12_deployment: Deployment) -> None:
     assert {name: host["ansible_host"] for name, host in hosts.items()} == {
         "controller-0": "192.168.24.10", "compute-0": "192.168.24.20"}
     assert (cd / "deploy_steps_playbook.yaml").is_file()
+
+
+def test_every_playbook_passes_ansible_syntax_check_with_tripleo_ansible(
+        tht12_deployment: Deployment, ansible_venv: Path, tmp_path: Path) -> None:
+    """As for 18.0.0: every top-level playbook loads with tripleo-ansible."""
+    project = tht12_deployment.config_download
+    names = playbooks.playbooks(project)
+    assert {"deploy_steps_playbook.yaml", "update_steps_playbook.yaml",
+            "upgrade_steps_playbook.yaml"} <= set(names)
+    failed = playbooks.failures(project, ansible_venv, tmp_path / "home")
+    assert failed == {}, failed

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 from tests.functional.heat.conftest import OpenStack
-from tests.functional.overcloud.conftest import Deployment
+from tests.functional.overcloud import playbooks
+from tests.functional.overcloud.conftest import Deployment, Redeployment
 
 pytestmark = pytest.mark.functional
 
@@ -51,17 +53,101 @@ def test_config_download_has_both_servers_on_their_ctlplane_ips(
     assert (cd / "deploy_steps_playbook.yaml").is_file()
 
 
-def test_the_dump_restores_and_the_stack_is_listed(tht18_deployment: Deployment,
-                                                   heat_venv: Path) -> None:
-    """The kept dump restores on a fresh Heat: ``openstack stack list`` shows the stack."""
-    client = tht18_deployment.client()
-    heat_dir = str(tht18_deployment.work_dir)
-    osc = OpenStack(heat_venv, str(tht18_deployment.root / "clouds.yaml"))
+def _restored(deployment: Deployment, heat_venv: Path) -> tuple[list[Any], dict[str, Any]]:
+    """``openstack stack list`` and ``stack show`` on a fresh Heat restored from the
+    deployment's kept dump."""
+    client = deployment.client()
+    heat_dir = str(deployment.work_dir)
+    osc = OpenStack(heat_venv, str(deployment.root / "clouds.yaml"))
     try:
         client.launch_heat(heat_dir, "native", restore_db=True)
         listed = json.loads(osc("stack", "list", "-f", "json"))
-        assert [(s["Stack Name"], s["Stack Status"]) for s in listed] == [
-            ("overcloud18", "CREATE_COMPLETE")]
+        shown = json.loads(osc("stack", "show", deployment.plan, "-f", "json"))
     finally:
         client.kill_heat(heat_dir)
         client.close()
+    return [(s["Stack Name"], s["Stack Status"]) for s in listed], shown
+
+
+def test_the_dump_restores_and_the_stack_is_listed(tht18_deployment: Deployment,
+                                                   heat_venv: Path) -> None:
+    """The kept dump restores on a fresh Heat: ``openstack stack list`` shows the stack."""
+    listed, shown = _restored(tht18_deployment, heat_venv)
+    assert listed == [("overcloud18", "CREATE_COMPLETE")]
+    assert shown["parameters"]["ComputeCount"] == "1"
+
+
+def _ctlplane_hosts(deployment: Deployment) -> dict[str, str]:
+    inventory = yaml.safe_load(
+        (deployment.config_download / "tripleo-ansible-inventory.yaml").read_text())
+    hosts: dict[str, str] = {}
+    for group in ("Controller", "Compute"):
+        hosts.update({name: host["ansible_host"]
+                      for name, host in inventory[group]["hosts"].items()})
+    return hosts
+
+
+def test_a_redeploy_with_one_more_compute_updates_the_stack(
+        tht18_redeployment: Redeployment) -> None:
+    after = tht18_redeployment.after
+    assert after.result["deployment_status"] == "DEPLOY_SUCCESS", after.result
+    assert after.result["stack_status"] == "UPDATE_COMPLETE"
+    client = after.client()
+    try:
+        assert client.deployment_status(after.plan)["stack_status"] == "UPDATE_COMPLETE"
+    finally:
+        client.close()
+    # THT 18 has no StackAction parameter (removed upstream): a new DeployIdentifier
+    # is what makes the software deployments run again.
+    identifiers = [
+        yaml.safe_load((d.work_dir / "environment.yaml").read_text())["parameter_defaults"][
+            "DeployIdentifier"] for d in (tht18_redeployment.before, after)]
+    assert identifiers[0] != identifiers[1]
+
+
+def test_a_redeploy_keeps_the_addresses_and_gives_the_new_compute_one(
+        tht18_redeployment: Redeployment) -> None:
+    before = _ctlplane_hosts(tht18_redeployment.before)
+    after = _ctlplane_hosts(tht18_redeployment.after)
+    assert before == {"controller-0": "192.168.24.10", "compute-0": "192.168.24.20"}
+    assert {k: v for k, v in after.items() if k in before} == before
+    assert set(after) == {"controller-0", "compute-0", "compute-1"}
+    assert after["compute-1"].startswith("192.168.24.")
+    assert after["compute-1"] not in before.values()
+    outputs = yaml.safe_load((tht18_redeployment.after.work_dir / "outputs.yaml").read_text())
+    servers = outputs["outputs"]["ServerIdData"]["server_ids"]
+    assert (len(servers["Controller"]), len(servers["Compute"])) == (1, 2)
+
+
+def test_the_redeployed_dump_lists_the_updated_stack(tht18_redeployment: Redeployment,
+                                                    heat_venv: Path) -> None:
+    listed, shown = _restored(tht18_redeployment.after, heat_venv)
+    assert listed == [("overcloud18", "UPDATE_COMPLETE")]
+    assert shown["parameters"]["ComputeCount"] == "2"
+
+
+def test_every_playbook_passes_ansible_syntax_check_with_tripleo_ansible(
+        tht18_deployment: Deployment, ansible_venv: Path, tmp_path: Path) -> None:
+    """Every top-level playbook, with the update and upgrade ones, loads in ansible-core
+    with tripleo-ansible: the files it imports exist, its roles, modules and plugins
+    resolve.  Only the update playbook needs more (ansible-pacemaker's module)."""
+    project = tht18_deployment.config_download
+    names = playbooks.playbooks(project)
+    assert {"deploy_steps_playbook.yaml", "update_steps_playbook.yaml",
+            "upgrade_steps_playbook.yaml", "post_upgrade_steps_playbook.yaml",
+            "external_update_steps_playbook.yaml", "external_upgrade_steps_playbook.yaml",
+            "scale_playbook.yaml"} <= set(names)
+    failed = playbooks.failures(project, ansible_venv, tmp_path / "home")
+    assert set(failed) == {"update_steps_playbook.yaml"}, failed
+    assert playbooks.NEEDS_ANSIBLE_PACEMAKER in failed["update_steps_playbook.yaml"]
+
+
+def test_the_syntax_check_fails_without_tripleo_ansible(tht18_deployment: Deployment,
+                                                       ansible_venv: Path,
+                                                       tmp_path: Path) -> None:
+    """The check above can fail: without tripleo-ansible's content, a TripleO module."""
+    done = playbooks.syntax_check(tht18_deployment.config_download,
+                                  "deploy_steps_playbook.yaml", ansible_venv,
+                                  tmp_path / "home", content=False)
+    assert done.returncode != 0
+    assert "couldn't resolve module/action 'tripleo_all_nodes_data'" in done.stdout + done.stderr

@@ -31,4 +31,5 @@ def test_shipped_workflows_name_their_server_paths() -> None:
         "tripleo.plan.update_deployment_plan": {"templates": "input-path"},
         "tripleo.plan.export_deployment_plan": {"output": "output-path"},
         "tripleo.deploy.deploy": {"work_dir": "work-dir"},
+        "tripleo.deploy.config_download_only": {"work_dir": "work-dir"},
     }
