@@ -1,13 +1,22 @@
-"""Bench: config-download rendering for 10, 100 and 1000 synthetic nodes.
+"""Bench: config-download rendering for 10, 100 and 1000 nodes.
 
 Prints the time of each size and the per-node cost relative to the 10-node
-run (a ratio near 1 means linear).  Run: ``PYTHONPATH=. python bench/config_download.py``.
+run (a ratio near 1 means linear).  By default the outputs are synthetic; with
+``--outputs WORK_DIR/outputs.yaml`` (saved by a real deploy, e.g. of THT 18.0.0)
+they are that stack's real outputs, its Compute role grown to the size (each
+added server a copy of the first compute, with its own name, id and address).
+Run: ``PYTHONPATH=. python bench/config_download.py [--outputs FILE]``.
 """
 
 from __future__ import annotations
 
+import argparse
+import copy
 import time
+from pathlib import Path
 from typing import Any
+
+import yaml
 
 from tripleo_flow.core import config_download as cd
 
@@ -38,10 +47,44 @@ def synthetic(nodes: int) -> tuple[dict[str, Any], dict[str, list[cd.Deployment]
     return outputs, deployments
 
 
+def grown(saved: dict[str, Any], nodes: int, role: str = "Compute"
+          ) -> tuple[dict[str, Any], dict[str, list[cd.Deployment]]]:
+    """Real outputs (``outputs.yaml``) with ``role`` grown so there are ``nodes`` servers."""
+    outputs = copy.deepcopy(saved["outputs"])
+    ids = outputs["ServerIdData"]["server_ids"]
+    others = sum(len(v) for r, v in ids.items() if r != role)
+    count = max(nodes - others, 1)
+    names = outputs["RoleNetHostnameMap"][role]
+    first = {net: hosts[0] for net, hosts in names.items()}
+    short = first["ctlplane"].split(".", 1)[0]
+    stem = short.rsplit("-", 1)[0]
+    host_vars = outputs["AnsibleHostVarsMap"][role]
+    template = host_vars[short]
+    ids[role] = [f"{ids[role][0][:-8]}{i:08d}" for i in range(count)]
+    ips = outputs["RoleNetIpMap"][role]
+    for net in ips:
+        ips[net] = [f"10.{i // 65536 % 256}.{i // 256 % 256}.{i % 256}" for i in range(count)]
+    for net, name in first.items():
+        names[net] = [name.replace(short, f"{stem}-{i}", 1) for i in range(count)]
+    outputs["AnsibleHostVarsMap"][role] = {
+        f"{stem}-{i}": {k: (v.replace(short, f"{stem}-{i}") if isinstance(v, str) else v)
+                        for k, v in template.items()} for i in range(count)}
+    deployments = {name: [cd.Deployment(**d) for d in deps]
+                   for name, deps in (saved.get("deployments") or {}).items()
+                   if not name.startswith(stem)}
+    return outputs, deployments
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--outputs", type=Path,
+                        help="outputs.yaml of a real deploy's work dir (default: synthetic)")
+    args = parser.parse_args()
+    saved = yaml.safe_load(args.outputs.read_text()) if args.outputs else None
+    print(f"outputs: {args.outputs or 'synthetic'}")
     base: float | None = None
     for nodes in (10, 100, 1000):
-        outputs, deployments = synthetic(nodes)
+        outputs, deployments = grown(saved, nodes) if saved else synthetic(nodes)
         start = time.perf_counter()
         files = cd.render("overcloud", outputs, deployments)
         elapsed = time.perf_counter() - start

@@ -100,7 +100,7 @@ def test_a_redeploy_with_one_more_compute_updates_the_stack(
     # THT 18 has no StackAction parameter (removed upstream): a new DeployIdentifier
     # is what makes the software deployments run again.
     identifiers = [
-        yaml.safe_load((d.work_dir / "environment.yaml").read_text())["parameter_defaults"][
+        yaml.safe_load((d.work_dir / "environment.yaml").read_text())["parameters"][
             "DeployIdentifier"] for d in (tht18_redeployment.before, after)]
     assert identifiers[0] != identifiers[1]
 

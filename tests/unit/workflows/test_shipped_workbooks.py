@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.registry import ActionRegistry
 from tripleo_flow.flows import workbook_loader
 
 
@@ -17,42 +18,19 @@ def _action(name: str, signature: str) -> type[Action]:
                                                     "__doc__": f"Fake {name}."})
 
 
-#: The input names the plan actions take (fixed by the lead's design).
-SIGNATURES = {
-    "plan.create": "plan, templates, description=''",
-    "plan.publish": "plan",
-    "plan.update": "plan, templates",
-    "plan.delete": "plan, force=False",
-    "plan.export": "plan, output",
-    "templates.process": "plan",
-    "passwords.generate": "plan",
-    "passwords.rotate": "plan, rotate=None, do_not_rotate=None",
-    "parameters.update": "plan, parameters, key='parameter_defaults'",
-    "parameters.reset": "plan, names=None",
-    "capabilities.update": "plan, environments, purge=False",
-    "std.noop": "",
-    "ansible.check": "",
-    "deployed_servers.update": "plan, baremetal_deployment",
-    "deploy.start": "plan, work_dir, heat_type",
-    "deploy.check": "plan, work_dir",
-    "deploy.launch_heat": "work_dir, heat_type",
-    "deploy.stack": "plan, work_dir, stack_request, heat",
-    "deploy.kept_stack": "plan, work_dir",
-    "deploy.check_kept_stack": "plan, heat",
-    "deploy.save_outputs": "plan, work_dir, heat, stack_request",
-    "deploy.config_download": "plan, work_dir, stack_outputs",
-    "heat.kill": "heat_dir, heat_type=None",
-    "deploy.finish": "plan, work_dir, heat_type, config_download",
-    "deploy.run_ansible": "plan, work_dir, config_download, ansible_connection=None",
-    "nodes.check": "nodes",
-    "nodes.register": "node",
-    "nodes.select": "nodes=None, state=None",
-    "nodes.manage": "node, state=None",
-    "nodes.inspect": "node",
-    "nodes.provide": "node, state=None",
-    "nodes.clean": "node, steps",
-    "nodes.delete": "node",
-}
+#: The installed actions (the entry points of setup.cfg), loaded once.
+REGISTRY = ActionRegistry.load()
+
+
+def _signature(action: type[Action]) -> str:
+    """``execute``'s inputs as source text: ``plan, work_dir, force=False``."""
+    return ", ".join(name if required else f"{name}={default!r}"
+                     for name, _type, required, default in action.inputs())
+
+
+#: The input names of every installed action, derived from the action classes, so
+#: the fakes below take what the real actions take.
+SIGNATURES = {name: _signature(action) for name, action in REGISTRY.classes().items()}
 
 
 def _catalog(actions: dict[str, type[Action]],
@@ -74,26 +52,19 @@ def test_shipped_workbooks_are_valid() -> None:
 
 
 def test_deploy_workflow_takes_plan_heat_type_work_dir_and_runs_the_deploy_actions() -> None:
-    from tripleo_flow.actions import ansible, deploy, deployed_servers, heat, std
-
-    real = {"std.noop": std.Noop,
-            "deployed_servers.update": deployed_servers.UpdateDeployedServers,
-            "ansible.check": ansible.CheckAnsible,
-            "deploy.start": deploy.StartDeployment, "deploy.check": deploy.CheckPlan,
-            "deploy.launch_heat": deploy.LaunchDeploymentHeat, "deploy.stack": deploy.DeployStack,
-            "deploy.save_outputs": deploy.SaveStackOutputs,
-            "deploy.config_download": deploy.WriteConfigDownload, "heat.kill": heat.KillHeat,
-            "deploy.run_ansible": ansible.RunAnsible, "deploy.finish": deploy.FinishDeployment}
-    actions = {name: _action(name, sig) for name, sig in SIGNATURES.items()}
-    catalog = _catalog({**actions, **real})
+    catalog = _catalog(REGISTRY.classes())
     assert catalog.entries["tripleo.deploy"].problems == []
     workflow = catalog.get("deploy")
     assert [i.name for i in workflow.inputs] == [
         "plan", "heat_type", "work_dir", "run_ansible", "ansible_connection",
         "baremetal_deployment"]
-    actions_run = list(real)
-    actions_run.insert(2, "std.noop")  # begin, deployed_servers, servers_ready, ...
-    assert [t.action for t in workflow.tasks.values()] == actions_run
+    assert [t.action for t in workflow.tasks.values()] == [
+        "std.noop", "deployed_servers.update", "std.noop", "ansible.check", "deploy.start",
+        "deploy.check", "deploy.launch_heat", "deploy.stack", "deploy.save_outputs",
+        "deploy.config_download", "heat.kill", "deploy.run_ansible", "deploy.finish"]
+    only = catalog.get("config_download_only")
+    assert [t.action for t in only.tasks.values()][:4] == [
+        "deploy.kept_stack", "ansible.check", "deploy.start", "deploy.launch_heat"]
 
 
 def test_create_plan_runs_create_process_generate_publish_in_order() -> None:
@@ -103,15 +74,21 @@ def test_create_plan_runs_create_process_generate_publish_in_order() -> None:
     assert order == ["plan.create", "templates.process", "passwords.generate", "plan.publish"]
 
 
-def test_real_action_classes_are_used_when_loadable() -> None:
-    """With the installed registry, each shipped action is either valid or reported."""
-    from tripleo_flow.actions.registry import ActionRegistry
-
-    registry = ActionRegistry.load()
-    catalog = _catalog(registry.classes(), registry.broken())
+def test_every_action_loads_and_the_shipped_workbooks_are_valid_with_them() -> None:
+    """The real classes: none broken, every task's action known and its inputs right."""
+    assert REGISTRY.broken() == {}
+    catalog = _catalog(REGISTRY.classes(), REGISTRY.broken())
     for entry in catalog.entries.values():
-        for problem in entry.problems:
-            assert "cannot be loaded" in problem.message, problem
+        assert entry.problems == [], entry.problems
+    used = {t.action for wf in catalog.workflows() for t in wf.tasks.values()}
+    assert used and used <= set(REGISTRY.classes())
+    assert {"plan.create", "deploy.stack", "nodes.register"} <= used
+
+
+def test_the_signature_table_is_the_actions_own() -> None:
+    assert SIGNATURES["plan.delete"] == "plan, force=False"
+    assert SIGNATURES["deploy.stack"] == "plan, work_dir, stack_request, heat"
+    assert len(SIGNATURES) >= 30
 
 
 @pytest.mark.parametrize("changed", ["plan.create", "passwords.rotate"])
