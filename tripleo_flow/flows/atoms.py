@@ -33,6 +33,9 @@ from tripleo_flow.flows import expressions, redaction, task_progress
 from tripleo_flow.flows.workbook_model import TaskSpec, Transition, WorkflowSpec, apply_inputs
 
 SUCCESS, ERROR, SKIPPED = "SUCCESS", "ERROR", "SKIPPED"
+#: Outcome key of the inputs the action was given (per item with with-items): a revert
+#: undoes with them, never with inputs evaluated again from a context that moved on.
+INPUTS = "inputs"
 
 
 def task_symbol(atom_name: str) -> str:
@@ -280,12 +283,15 @@ class ActionAtom(_WorkbookAtom):
         action.revert(result=result, **args)
 
     def _run_items(self, ctx: dict[str, Any], kwargs: Mapping[str, Any],
-                   evaluator: expressions.Evaluator, timeout: float | None) -> Any:
+                   evaluator: expressions.Evaluator, timeout: float | None
+                   ) -> tuple[Any, Any]:
+        """Run the action (once per item): its result(s), and the inputs it was given
+        (a list per item), kept with the outcome so a revert gets those very inputs."""
         items = self._items(evaluator)
         if items is None:
             inputs = self._inputs(ctx, kwargs, None)
             try:
-                return self._call(inputs, timeout)
+                return self._call(inputs, timeout), inputs
             except TaskFailed:
                 raise
             except Exception as exc:
@@ -332,7 +338,7 @@ class ActionAtom(_WorkbookAtom):
                 self._undo(all_inputs[index], results[index])
             raise TaskFailed(f"task {self.spec.name!r}, one of {len(items)} items failed: "
                              f"{first_error}") from first_error
-        return results
+        return results, all_inputs
 
     def _run(self, **kwargs: Any) -> dict[str, Any]:
         chosen = self._selected(kwargs)
@@ -349,8 +355,8 @@ class ActionAtom(_WorkbookAtom):
         policy = self.spec.retry
         while True:
             try:
-                result = self._run_items(ctx, kwargs, evaluator,
-                                         float(timeout) if timeout is not None else None)
+                result, inputs = self._run_items(
+                    ctx, kwargs, evaluator, float(timeout) if timeout is not None else None)
             except Exception as exc:
                 if attempt < attempts and not self._breaks(ctx, kwargs, exc):
                     raise
@@ -363,7 +369,7 @@ class ActionAtom(_WorkbookAtom):
                 attempt += 1
                 time.sleep(policy.delay)
                 continue
-            return self._after(ctx, kwargs, result, None)
+            return self._after(ctx, kwargs, result, None, inputs)
 
     def _breaks(self, ctx: dict[str, Any], kwargs: Mapping[str, Any], exc: Exception) -> bool:
         policy = self.spec.retry
@@ -376,16 +382,19 @@ class ActionAtom(_WorkbookAtom):
         return False
 
     def _after(self, ctx: dict[str, Any], kwargs: Mapping[str, Any], result: Any,
-               error: str | None) -> dict[str, Any]:
+               error: str | None, inputs: Any = None) -> dict[str, Any]:
         try:
             outcome = self._finish(ctx, kwargs, result, error)
+            if error is None:
+                outcome[INPUTS] = inputs
             if self._get_action().secret_result:
                 outcome[redaction.SECRET_RESULT] = True
             self._wait(self.spec.wait_after, self._evaluator(outcome["ctx"], kwargs))
             return outcome
         except Exception as exc:
             if error is None:
-                self._revert_outcome({"state": SUCCESS, "result": result}, kwargs)
+                self._revert_outcome({"state": SUCCESS, "result": result, INPUTS: inputs},
+                                     kwargs)
             if isinstance(exc, TaskFailed):
                 raise
             raise TaskFailed(f"task {self.spec.name!r}: {exc}") from exc
@@ -394,16 +403,19 @@ class ActionAtom(_WorkbookAtom):
                         flow_failures: Mapping[str, Any] | None = None) -> None:
         if outcome.get("state") != SUCCESS:
             return
-        ctx = self._merge(self._selected(kwargs))
-        items = self._items(self._evaluator(ctx, kwargs))
-        if items is None:
-            self._undo(self._inputs(ctx, kwargs, None, check=False), outcome.get("result"),
-                       flow_failures)
+        given = outcome.get(INPUTS)
+        if given is None:  # an outcome recorded before inputs were kept: evaluate again
+            ctx = self._merge(self._selected(kwargs))
+            items = self._items(self._evaluator(ctx, kwargs))
+            given = (self._inputs(ctx, kwargs, None, check=False) if items is None else
+                     [self._inputs(ctx, kwargs, item, check=False) for item in items])
+        if isinstance(given, Mapping):
+            self._undo(dict(given), outcome.get("result"), flow_failures)
             return
         results = outcome.get("result") or []
-        for index in reversed(range(len(items))):
-            self._undo(self._inputs(ctx, kwargs, items[index], check=False),
-                       results[index] if index < len(results) else None, flow_failures)
+        for index in reversed(range(len(given))):
+            self._undo(dict(given[index]), results[index] if index < len(results) else None,
+                       flow_failures)
 
     def revert(self, result: Any = None, flow_failures: Any = None, **kwargs: Any) -> None:
         """Undo the action(s) of a completed task, newest item first.

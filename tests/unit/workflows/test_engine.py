@@ -56,6 +56,20 @@ def test_failure_reverts_completed_tasks_in_reverse_order(host: Any, log: Path, 
     assert execution.failed_task == fail_at
 
 
+def test_a_revert_gets_the_inputs_the_action_was_given(host: Any, log: Path) -> None:
+    """Inputs are kept with the outcome: evaluating them again (``random()`` here, a
+    context that moved on in general) would undo something else."""
+    with pytest.raises(exceptions.WorkflowFailed):
+        host.run_workflow("revert_inputs", {"log": str(log)})
+    done = [line.split(" ", 1)[1] for line in lines(log) if line.startswith("do ")]
+    undone = [line.split(" ", 1)[1] for line in lines(log) if line.startswith("undo ")]
+    assert len(done) == 3 and len(set(done)) == 3
+    assert undone == done[::-1]
+    execution = host.list_executions()[-1]
+    tasks = {t.name: t for t in host.execution_tasks(execution.id)}
+    assert tasks["draw"].state == "REVERTED"
+
+
 def test_handled_error_goes_on_error_path(host: Any, log: Path) -> None:
     execution = host.run_workflow("handled", {"log": str(log)})
     assert execution.state == "SUCCESS"
