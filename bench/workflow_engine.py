@@ -110,6 +110,9 @@ def main() -> int:
         small = work / "small.yaml"
         small.write_text(yaml.safe_dump({**_workbook(args.tasks, args.items), "name": "small"}))
         host = Host(work / "data")
+        # The chain is past the default [limits] workbook_max_tasks: an operator's choice.
+        host.conf.set_override("workbook_max_tasks", max(args.tasks, args.chain) + 1,
+                               group="limits")
         host.create_workbook(small)
         host.create_workbook(work / "wb.yaml")
         host.run_workflow("small.items", {"n": 2})  # warm-up (imports, database)
