@@ -28,7 +28,7 @@ timed() {
 installed() {
     [ -x "$VENV/bin/python" ] && [ -x "$VENV/bin/ansible-playbook" ] \
         && [ -d "$VENV/share/ansible/roles" ] || return 0
-    "$VENV/bin/python" -c "import importlib.metadata as m; \
+    "$VENV/bin/python" -c "import importlib.metadata as m, requests, jsonschema; \
 print(m.version('ansible'), m.version('tripleo-ansible'))" 2>/dev/null || true
 }
 
@@ -41,7 +41,7 @@ else
     timed "$PYTHON" -m venv --clear "$VENV"
     cp tools/ansible-constraints.txt "$VENV/tripleo-flow-constraints.txt"
     timed "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-        -c "$VENV/tripleo-flow-constraints.txt" "ansible==$ANSIBLE_VERSION"
+        -c "$VENV/tripleo-flow-constraints.txt" "ansible==$ANSIBLE_VERSION" requests jsonschema
     timed "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
         "tripleo-ansible==$TRIPLEO_ANSIBLE_VERSION"
     got=$(installed)

@@ -24,16 +24,25 @@ def playbooks(project: Path) -> list[str]:
     return sorted(p.name for p in project.glob("*playbook*.yaml"))
 
 
-def syntax_check(project: Path, playbook: str, venv: Path, home: Path,
-                 content: bool = True) -> subprocess.CompletedProcess[str]:
-    """Run the syntax check of ``playbook`` with the ``ansible-playbook`` of ``venv``
-    (``content`` False: without tripleo-ansible's roles, modules and plugins)."""
+def run(project: Path, playbook: str, venv: Path, home: Path, extra_args: list[str],
+        content: bool = True, ssh_args: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``playbook`` with the ``ansible-playbook`` of ``venv`` as ``deploy
+    --run-ansible`` does (``content`` False: without tripleo-ansible's roles, modules
+    and plugins; ``ssh_args``: ``ANSIBLE_SSH_ARGS``)."""
     command = ansible.playbook_command(find_ansible_playbook(str(venv)), playbook,
-                                       [str(project / layout.INVENTORY)], ["--syntax-check"])
+                                       [str(project / layout.INVENTORY)], extra_args)
     paths = content_paths(str(venv)) if content else {}
     env = ansible.environment(os.environ, str(home), paths)
+    if ssh_args:
+        env["ANSIBLE_SSH_ARGS"] = ssh_args
     return subprocess.run(command, cwd=project, env=env, capture_output=True, text=True,
-                          check=False, timeout=600)
+                          check=False, timeout=900)
+
+
+def syntax_check(project: Path, playbook: str, venv: Path, home: Path,
+                 content: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run the syntax check of ``playbook`` (see :func:`run`)."""
+    return run(project, playbook, venv, home, ["--syntax-check"], content)
 
 
 def failures(project: Path, venv: Path, home: Path) -> dict[str, str]:

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from tests.functional.heat.conftest import OpenStack
-from tests.functional.overcloud import playbooks
+from tests.functional.overcloud import playbooks, testhosts
 from tests.functional.overcloud.conftest import Deployment, Redeployment
 
 pytestmark = pytest.mark.functional
@@ -151,3 +151,52 @@ def test_the_syntax_check_fails_without_tripleo_ansible(tht18_deployment: Deploy
                                   tmp_path / "home", content=False)
     assert done.returncode != 0
     assert "couldn't resolve module/action 'tripleo_all_nodes_data'" in done.stdout + done.stderr
+
+
+#: Where TripleO's own roles stop on these Debian hosts: each looks up its variables
+#: by OS family (RedHat: CentOS Stream, RHEL), and no such image is reachable here.
+STOPPED_BY_OS = "Gather variables for each operating system"
+
+
+def test_step_0_and_host_prep_run_over_ssh_on_two_hosts(
+        tht18_deployment: Deployment, ansible_venv: Path, tmp_path: Path) -> None:
+    """A real run of the 18.0.0 project's step-0 plays, step-0 tasks and host-prep
+    tasks on two throwaway hosts (Debian containers with sshd), over SSH with a
+    generated key, with tripleo-ansible.  External (undercloud) tasks are skipped: step
+    0's create the OVN bridge MAC ports in the undercloud's Neutron, which there is none
+    of here.  What ran and where TripleO's roles stop is asserted, so a change shows."""
+    project = testhosts.copy_project(tht18_deployment.config_download, tmp_path / "cd")
+    ctlplane = {"controller-0": "192.168.24.10", "compute-0": "192.168.24.20"}
+    servers = set(ctlplane)
+    with testhosts.running(ctlplane, tmp_path / "hosts") as hosts:
+        def play(name: str) -> tuple[int, str]:
+            done = playbooks.run(project, name, ansible_venv, tmp_path / "home",
+                                 ["--skip-tags", "external"], ssh_args=hosts.ssh_args())
+            return done.returncode, done.stdout + done.stderr
+
+        # Step 0: facts over SSH from both hosts, global and role variables loaded.
+        code, out = play("deploy_steps_0_playbook.yaml")
+        counts = testhosts.recap(out)
+        assert code == 0, out[-3000:]
+        assert all(counts[s]["ok"] >= 5 and counts[s]["unreachable"] == 0
+                   and counts[s]["failed"] == 0 for s in servers), counts
+
+        # Step-0 tasks: the first ones change the hosts; tuned's OS lookup stops them.
+        code, out = play("deploy_steps_0_tasks_playbook.yaml")
+        counts = testhosts.recap(out)
+        assert code != 0
+        assert all(counts[s]["changed"] >= 4 and counts[s]["failed"] == 1
+                   for s in servers), counts
+        assert f"tuned : {STOPPED_BY_OS}" in out
+        for server in servers:
+            made = hosts.run(server, "test -x /var/lib/container-puppet/container-puppet.sh "
+                                     "&& test -d /var/log/journal")
+            assert made.returncode == 0, (server, made.stderr)
+
+        # Host prep: the playbook runs; TripleO's firewall role stops at its OS lookup.
+        code, out = play("deploy_steps_host_prep_playbook.yaml")
+        counts = testhosts.recap(out)
+        assert code != 0
+        assert all(counts[s]["ok"] >= 1 and counts[s]["unreachable"] == 0
+                   and counts[s]["failed"] == 1 for s in servers), counts
+        assert f"tripleo_firewall : {STOPPED_BY_OS}" in out
