@@ -85,3 +85,13 @@ def test_an_ansible_venv_gives_its_playbook_and_its_tripleo_ansible_content(
 def test_an_ansible_venv_without_ansible_playbook_says_how_to_build_it(tmp_path: Path) -> None:
     with pytest.raises(exceptions.AnsibleNotInstalled, match="tools/setup-ansible.sh"):
         actions_ansible.find_ansible_playbook(str(tmp_path / "none"))
+
+
+@pytest.mark.parametrize(("tags", "skip", "limit", "args"), [
+    (None, None, None, []),
+    ("facts,step0", "external", None, ["--tags", "facts,step0", "--skip-tags", "external"]),
+    ("", None, "Controller", ["--limit", "Controller"]),
+])
+def test_selection_args(tags: str | None, skip: str | None, limit: str | None,
+                        args: list[str]) -> None:
+    assert ansible.selection_args(tags, skip, limit) == args

@@ -85,7 +85,9 @@ class RunAnsible(Action):
 
     def execute(self, plan: str, work_dir: WorkDir, config_download: dict[str, Any],
                 ansible_connection: str | None = None,
-                playbook: InputPath = ansible.DEFAULT_PLAYBOOK) -> dict[str, Any]:
+                playbook: InputPath = ansible.DEFAULT_PLAYBOOK,
+                ansible_tags: str | None = None, ansible_skip_tags: str | None = None,
+                ansible_limit: str | None = None) -> dict[str, Any]:
         venv = _venv(self.context)
         command_path = find_ansible_playbook(venv)
         work = Path(work_dir)
@@ -101,7 +103,9 @@ class RunAnsible(Action):
         home = work / ANSIBLE_HOME
         private_files.make_dirs(home)
         log = work / LOG_FILE
-        command = ansible.playbook_command(command_path, playbook, inventories)
+        command = ansible.playbook_command(
+            command_path, playbook, inventories,
+            ansible.selection_args(ansible_tags, ansible_skip_tags, ansible_limit))
         fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as out:
             done = subprocess.run(command, cwd=project, stdout=out, stderr=subprocess.STDOUT,

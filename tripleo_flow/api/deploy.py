@@ -42,7 +42,9 @@ class DeployMixin:
                ansible_connection: str | None = None,
                environments: Sequence[EnvironmentSource] | None = None,
                baremetal_deployment: str | Path | None = None,
-               config_download_only: bool = False) -> dict[str, Any]:
+               config_download_only: bool = False, ansible_tags: str | None = None,
+               ansible_skip_tags: str | None = None,
+               ansible_limit: str | None = None) -> dict[str, Any]:
         """Deploy ``plan`` with an ephemeral Heat of ``heat_type``.
 
         :param work_dir: where Heat's dump, the outputs and config-download go
@@ -55,6 +57,9 @@ class DeployMixin:
             ``<work_dir>/ansible.log``.
         :param ansible_connection: give every inventory host this Ansible connection
             (``local`` runs the playbook on this machine, as for the sample plan).
+        :param ansible_tags: run only the tasks with these tags (``ansible-playbook
+            --tags``, comma-separated), as ``ansible_skip_tags`` (``--skip-tags``) and
+            ``ansible_limit`` (``--limit``, hosts or groups) select what runs.
         :param environments: when given, they first become the plan's user environments
             (a plan change with history, as :meth:`set_environments`; nothing changes
             when they are those already stored).
@@ -76,6 +81,10 @@ class DeployMixin:
             the running task failed with it, so everything was reverted as above.
         """
         check_plan_name(plan)
+        if not run_ansible and (ansible_tags or ansible_skip_tags or ansible_limit):
+            raise exceptions.InvalidInput(
+                "Ansible tags, skipped tags and limit select what the playbook runs: "
+                "give them with --run-ansible.")
         if config_download_only and (baremetal_deployment is not None or environments):
             raise exceptions.InvalidInput(
                 "--config-download-only re-renders the kept stack without reading the "
@@ -98,7 +107,9 @@ class DeployMixin:
         with interruption.installed():
             results = run_flow(flow, {
                 names.PLAN: plan, names.WORK_DIR: str(work), names.HEAT_DIR: str(work),
-                names.HEAT_TYPE: heat_type, names.ANSIBLE_CONNECTION: ansible_connection})
+                names.HEAT_TYPE: heat_type, names.ANSIBLE_CONNECTION: ansible_connection,
+                names.ANSIBLE_TAGS: ansible_tags, names.ANSIBLE_SKIP_TAGS: ansible_skip_tags,
+                names.ANSIBLE_LIMIT: ansible_limit})
         finished: dict[str, Any] = results[names.DEPLOY_FINISHED]
         return finished
 

@@ -14,6 +14,15 @@ from tripleo_flow.cli.progress import Progress
 from tripleo_flow.core.progress import StackProgress
 from tripleo_flow.heat import HEAT_TYPES
 
+#: ansible-playbook's selection options, as ``openstack overcloud deploy`` names them.
+ANSIBLE_SELECTION = (
+    ("--tags", "TAGS", "run only the tasks with these tags (comma-separated, e.g. "
+                       "host_prep_steps,step0)."),
+    ("--skip-tags", "TAGS", "skip the tasks with these tags (e.g. external: the "
+                            "undercloud's own tasks)."),
+    ("--limit", "HOSTS", "run on these hosts or groups only (ansible-playbook --limit)."),
+)
+
 
 class Deploy(ClientMixin, ShowOne):
     """Deploy a plan: ephemeral Heat, stack, config-download; everything reverts on failure."""
@@ -32,6 +41,8 @@ class Deploy(ClientMixin, ShowOne):
         parser.add_argument("--ansible-connection", metavar="PLUGIN",
                             help="Connect to every host with this Ansible connection "
                                  "(local: run on this machine, as for the sample plan).")
+        for flag, metavar, what in ANSIBLE_SELECTION:
+            parser.add_argument(flag, metavar=metavar, help=f"With --run-ansible: {what}")
         add_environment_argument(parser, update=True)
         parser.add_argument("--baremetal-deployment", metavar="FILE",
                             help="TripleO's baremetal deployment file of pre-provisioned "
@@ -54,6 +65,9 @@ class Deploy(ClientMixin, ShowOne):
                                         work_dir=args.work_dir, progress=self._show_progress,
                                         run_ansible=args.run_ansible,
                                         ansible_connection=args.ansible_connection,
+                                        ansible_tags=args.tags,
+                                        ansible_skip_tags=args.skip_tags,
+                                        ansible_limit=args.limit,
                                         environments=args.environments or None,
                                         baremetal_deployment=args.baremetal_deployment,
                                         config_download_only=args.config_download_only)

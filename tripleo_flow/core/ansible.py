@@ -69,6 +69,17 @@ def tripleo_ansible_paths(share: str, present: Collection[str]) -> dict[str, str
             if sub in present}
 
 
+def selection_args(tags: str | None = None, skip_tags: str | None = None,
+                   limit: str | None = None) -> list[str]:
+    """``--tags``, ``--skip-tags`` and ``--limit`` for what is given (comma-separated
+    lists and host patterns, as ``ansible-playbook`` takes them)."""
+    args: list[str] = []
+    for flag, value in (("--tags", tags), ("--skip-tags", skip_tags), ("--limit", limit)):
+        if value:
+            args += [flag, value]
+    return args
+
+
 def environment(base: Mapping[str, str], ansible_home: str,
                 paths: Mapping[str, str] | None = None) -> dict[str, str]:
     """The process environment: Ansible's state kept in ``ansible_home``, no colour, and
@@ -81,4 +92,4 @@ def environment(base: Mapping[str, str], ansible_home: str,
 
 __all__ = ["DEFAULT_PLAYBOOK", "TRIPLEO_ANSIBLE_PATHS", "TRIPLEO_ANSIBLE_SHARE",
            "connection_inventory", "environment", "inventory_hosts", "playbook_command",
-           "tripleo_ansible_paths"]
+           "selection_args", "tripleo_ansible_paths"]

@@ -20,6 +20,12 @@ from tripleo_flow import exceptions
 Progress = Callable[[dict[str, Any]], None]
 
 
+#: What Heat says when a resource listing meets rows being written or purged.
+TRANSIENT_LISTING = "ResourcePropertiesData with id"
+LISTING_ATTEMPTS = 5
+LISTING_DELAY = 1.0
+
+
 class HeatClient:
     """Calls one Heat endpoint (``http://host:port/v1/<tenant>``); no I/O until used."""
 
@@ -90,16 +96,30 @@ class HeatClient:
 
     def resources(self, name: str, stack_id: str, nested_depth: int = 5,
                   with_detail: bool = False, resource_name: str | None = None,
-                  ) -> list[dict[str, Any]]:
+                  attempts: int = LISTING_ATTEMPTS) -> list[dict[str, Any]]:
         """The stack's resources (nested ones to ``nested_depth``); with details
-        (attributes), only those named ``resource_name`` when given."""
+        (attributes), only those named ``resource_name`` when given.
+
+        Heat answers 404 "ResourcePropertiesData ... not found" to a listing that meets
+        rows it is still writing or purging (nested resources while a stack is built,
+        replaced ones just after an update completes): such a listing is asked again,
+        ``attempts`` times in all, a second apart.
+        """
         query: dict[str, Any] = {"nested_depth": nested_depth}
         if with_detail:
             query["with_detail"] = "true"
         if resource_name:
             query["name"] = resource_name
-        found = self._call("GET", f"/stacks/{urllib.parse.quote(name)}/{stack_id}/resources"
-                                  f"?{urllib.parse.urlencode(query)}")
+        path = (f"/stacks/{urllib.parse.quote(name)}/{stack_id}/resources"
+                f"?{urllib.parse.urlencode(query)}")
+        for attempt in range(1, attempts + 1):
+            try:
+                found = self._call("GET", path)
+                break
+            except exceptions.HeatError as exc:
+                if attempt == attempts or TRANSIENT_LISTING not in str(exc):
+                    raise
+                time.sleep(LISTING_DELAY)
         return list(found["resources"])
 
     def events(self, name: str, stack_id: str, nested_depth: int = 5) -> list[dict[str, Any]]:

@@ -118,3 +118,6 @@ def test_failed_ansible_keeps_the_updated_stack(client: Client, tmp_path: Path) 
     with pytest.raises(exceptions.InvalidInput, match="config-download-only"):
         client.deploy("oc", work_dir=work, config_download_only=True,
                       baremetal_deployment="- name: Controller\n  count: 1\n")
+    # So would Ansible's tags without --run-ansible.
+    with pytest.raises(exceptions.InvalidInput, match="with --run-ansible"):
+        client.deploy("oc", work_dir=work, config_download_only=True, ansible_tags="step0")

@@ -60,7 +60,7 @@ class Deployment:
         return Client.from_config_files([str(self.conf_file)])
 
 
-def _write_conf(root: Path, heat_venv: Path) -> Path:
+def _write_conf(root: Path, heat_venv: Path, ansible_venv: Path | None = None) -> Path:
     conf = make_conf(root, heat_venv)
     path = root / "tripleo-flow.conf"
     path.write_text(
@@ -70,8 +70,19 @@ def _write_conf(root: Path, heat_venv: Path) -> Path:
         f"venv = {heat_venv}\n"
         f"api_port = {conf.heat.api_port}\n"
         f"clouds_yaml = {root / 'clouds.yaml'}\n"
-        "api_timeout = 180\n")
+        "api_timeout = 180\n"
+        + (f"[ansible]\nvenv = {ansible_venv}\n" if ansible_venv else ""))
     return path
+
+
+def copy_deployment(first: Deployment, root: Path, heat_venv: Path,
+                    ansible_venv: Path | None = None) -> Deployment:
+    """A copy of ``first`` (its plan store and work dir) with a configuration of its
+    own, for tests that change a deployment (``first`` stays as it was)."""
+    shutil.copytree(first.root / "data", root / "data", symlinks=True)
+    shutil.copytree(first.work_dir, root / "work", symlinks=True)
+    conf_file = _write_conf(root, heat_venv, ansible_venv)
+    return Deployment(root, conf_file, first.plan, root / "work", first.result)
 
 
 def _deploy(root: Path, heat_venv: Path, version: str, plan: str,
@@ -144,9 +155,7 @@ class Redeployment:
 
 
 def _redeploy(first: Deployment, root: Path, heat_venv: Path) -> Redeployment:
-    shutil.copytree(first.root / "data", root / "data", symlinks=True)
-    shutil.copytree(first.work_dir, root / "work", symlinks=True)
-    conf_file = _write_conf(root, heat_venv)
+    conf_file = copy_deployment(first, root, heat_venv).conf_file
     roles = yaml.safe_load(BAREMETAL.read_text())
     compute = next(role for role in roles if role["name"] == "Compute")
     compute["count"] += 1

@@ -25,16 +25,14 @@ def playbooks(project: Path) -> list[str]:
 
 
 def run(project: Path, playbook: str, venv: Path, home: Path, extra_args: list[str],
-        content: bool = True, ssh_args: str | None = None) -> subprocess.CompletedProcess[str]:
+        content: bool = True) -> subprocess.CompletedProcess[str]:
     """Run ``playbook`` with the ``ansible-playbook`` of ``venv`` as ``deploy
     --run-ansible`` does (``content`` False: without tripleo-ansible's roles, modules
-    and plugins; ``ssh_args``: ``ANSIBLE_SSH_ARGS``)."""
+    and plugins)."""
     command = ansible.playbook_command(find_ansible_playbook(str(venv)), playbook,
                                        [str(project / layout.INVENTORY)], extra_args)
     paths = content_paths(str(venv)) if content else {}
     env = ansible.environment(os.environ, str(home), paths)
-    if ssh_args:
-        env["ANSIBLE_SSH_ARGS"] = ssh_args
     return subprocess.run(command, cwd=project, env=env, capture_output=True, text=True,
                           check=False, timeout=900)
 

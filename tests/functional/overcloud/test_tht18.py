@@ -11,7 +11,8 @@ import yaml
 
 from tests.functional.heat.conftest import OpenStack
 from tests.functional.overcloud import playbooks, testhosts
-from tests.functional.overcloud.conftest import Deployment, Redeployment
+from tests.functional.overcloud.conftest import Deployment, Redeployment, copy_deployment
+from tripleo_flow import exceptions
 
 pytestmark = pytest.mark.functional
 
@@ -159,44 +160,53 @@ STOPPED_BY_OS = "Gather variables for each operating system"
 
 
 def test_step_0_and_host_prep_run_over_ssh_on_two_hosts(
-        tht18_deployment: Deployment, ansible_venv: Path, tmp_path: Path) -> None:
-    """A real run of the 18.0.0 project's step-0 plays, step-0 tasks and host-prep
-    tasks on two throwaway hosts (Debian containers with sshd), over SSH with a
-    generated key, with tripleo-ansible.  External (undercloud) tasks are skipped: step
-    0's create the OVN bridge MAC ports in the undercloud's Neutron, which there is none
-    of here.  What ran and where TripleO's roles stop is asserted, so a change shows."""
-    project = testhosts.copy_project(tht18_deployment.config_download, tmp_path / "cd")
+        tht18_deployment: Deployment, heat_venv: Path, ansible_venv: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real run, with ``deploy --config-download-only --run-ansible`` on a copy of
+    the 18.0.0 deployment: its step-0 plays and tasks, then its host-prep tasks, on two
+    throwaway hosts (Debian containers with sshd), over SSH with a generated key, with
+    tripleo-ansible.  External (undercloud) tasks are skipped: step 0's create the OVN
+    bridge MAC ports in the undercloud's Neutron, which there is none of here.  What ran
+    and where TripleO's roles stop is asserted, so a change shows."""
+    copy = copy_deployment(tht18_deployment, tmp_path / "oc", heat_venv, ansible_venv)
     ctlplane = {"controller-0": "192.168.24.10", "compute-0": "192.168.24.20"}
     servers = set(ctlplane)
+    log = copy.work_dir / "ansible.log"
     with testhosts.running(ctlplane, tmp_path / "hosts") as hosts:
-        def play(name: str) -> tuple[int, str]:
-            done = playbooks.run(project, name, ansible_venv, tmp_path / "home",
-                                 ["--skip-tags", "external"], ssh_args=hosts.ssh_args())
-            return done.returncode, done.stdout + done.stderr
+        monkeypatch.setenv("ANSIBLE_SSH_ARGS", hosts.ssh_args())
+        client = copy.client()
 
-        # Step 0: facts over SSH from both hosts, global and role variables loaded.
-        code, out = play("deploy_steps_0_playbook.yaml")
-        counts = testhosts.recap(out)
-        assert code == 0, out[-3000:]
-        assert all(counts[s]["ok"] >= 5 and counts[s]["unreachable"] == 0
-                   and counts[s]["failed"] == 0 for s in servers), counts
+        def run(tags: str) -> tuple[dict[str, dict[str, int]], str]:
+            with pytest.raises(exceptions.AnsibleFailed):
+                client.deploy(copy.plan, work_dir=copy.work_dir, config_download_only=True,
+                              run_ansible=True, ansible_tags=tags,
+                              ansible_skip_tags="external")
+            out = log.read_text()
+            return testhosts.recap(out), out
 
-        # Step-0 tasks: the first ones change the hosts; tuned's OS lookup stops them.
-        code, out = play("deploy_steps_0_tasks_playbook.yaml")
-        counts = testhosts.recap(out)
-        assert code != 0
-        assert all(counts[s]["changed"] >= 4 and counts[s]["failed"] == 1
-                   for s in servers), counts
-        assert f"tuned : {STOPPED_BY_OS}" in out
-        for server in servers:
-            made = hosts.run(server, "test -x /var/lib/container-puppet/container-puppet.sh "
-                                     "&& test -d /var/log/journal")
-            assert made.returncode == 0, (server, made.stderr)
+        try:
+            # Step 0: facts over SSH from both hosts, variables loaded, then the step-0
+            # tasks change the hosts until tuned's OS lookup stops them.
+            counts, out = run("facts,step0")
+            assert "PLAY [Gather facts]" in out and "PLAY [Deploy step tasks for step 0]" in out
+            assert all(counts[s]["ok"] >= 10 and counts[s]["changed"] >= 4
+                       and counts[s]["unreachable"] == 0 and counts[s]["failed"] == 1
+                       for s in servers), counts
+            assert f"tuned : {STOPPED_BY_OS}" in out
+            for server in servers:
+                made = hosts.run(server, "test -x /var/lib/container-puppet/"
+                                         "container-puppet.sh && test -d /var/log/journal")
+                assert made.returncode == 0, (server, made.stderr)
+            status = client.deployment_status(copy.plan)
+            assert status["deployment_status"] == "DEPLOY_FAILED"
+            assert status["stack_status"] == "CREATE_COMPLETE"  # kept, to re-run Ansible
 
-        # Host prep: the playbook runs; TripleO's firewall role stops at its OS lookup.
-        code, out = play("deploy_steps_host_prep_playbook.yaml")
-        counts = testhosts.recap(out)
-        assert code != 0
-        assert all(counts[s]["ok"] >= 1 and counts[s]["unreachable"] == 0
-                   and counts[s]["failed"] == 1 for s in servers), counts
-        assert f"tripleo_firewall : {STOPPED_BY_OS}" in out
+            # Host prep: TripleO's firewall role stops at its OS lookup.
+            counts, out = run("host_prep_steps")
+            assert "PLAY [Host prep steps]" in out
+            assert all(counts[s]["unreachable"] == 0 and counts[s]["failed"] == 1
+                       for s in servers), counts
+            assert f"tripleo_firewall : {STOPPED_BY_OS}" in out
+        finally:
+            client.kill_heat(str(copy.work_dir))
+            client.close()

@@ -1,0 +1,57 @@
+"""A resource listing that meets Heat's transient 404 is asked again; others are not."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tripleo_flow import exceptions
+from tripleo_flow.heat import client as heat_client
+
+TRANSIENT = ("Heat refused GET /stacks/oc/1/resources: HTTP 404 NotFound: "
+             "ResourcePropertiesData with id {} not found")
+
+
+class _Answers(heat_client.HeatClient):
+    """A client whose calls answer from a list (an exception is raised)."""
+
+    def __init__(self, answers: list[Any]) -> None:
+        super().__init__("http://127.0.0.1:1/v1/admin")
+        self.answers, self.calls = answers, 0
+
+    def _call(self, method: str, path: str, body: Any = None,
+              missing_ok: bool = False) -> Any:
+        self.calls += 1
+        answer = self.answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+@pytest.fixture(autouse=True)
+def no_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(heat_client, "LISTING_DELAY", 0.0)
+
+
+def test_a_transient_404_is_asked_again() -> None:
+    client = _Answers([exceptions.HeatError(TRANSIENT), exceptions.HeatError(TRANSIENT),
+                       {"resources": [{"resource_name": "TripleODeployment"}]}])
+    assert client.resources("oc", "1", resource_name="TripleODeployment") == [
+        {"resource_name": "TripleODeployment"}]
+    assert client.calls == 3
+
+
+def test_it_gives_up_after_its_attempts() -> None:
+    client = _Answers([exceptions.HeatError(TRANSIENT)] * 5)
+    with pytest.raises(exceptions.HeatError, match="ResourcePropertiesData"):
+        client.resources("oc", "1")
+    assert client.calls == heat_client.LISTING_ATTEMPTS
+
+
+def test_any_other_error_is_raised_at_once() -> None:
+    client = _Answers([exceptions.HeatError("Heat refused GET ...: HTTP 404 Stack not found"),
+                       {"resources": []}])
+    with pytest.raises(exceptions.HeatError, match="Stack not found"):
+        client.resources("oc", "1")
+    assert client.calls == 1
