@@ -148,7 +148,7 @@ API_OPTS = [
     cfg.ListOpt("project_ids", default=[],
                 help="With auth_strategy keystone: accept only tokens scoped to one of these "
                 "project ids (empty: any project)."),
-    cfg.IntOpt("max_upload_size", default=1 << 30, min=0,
+    cfg.IntOpt("max_upload_size", default=256 << 20, min=0,
                help="Largest request body in bytes (an uploaded or plan .tar.gz); larger "
                "ones get 413 and nothing is kept. 0 means no limit."),
     cfg.IntOpt("upload_ttl", default=86400, min=0,
@@ -184,17 +184,23 @@ LIMITS_OPTS = [
     cfg.IntOpt("yaml_max_depth", default=100, min=1,
                help="Deepest nesting of mappings and lists accepted in a YAML or JSON document "
                "(workflow inputs, parameters, templates)."),
-    cfg.IntOpt("archive_max_size", default=1 << 30, min=1,
-               help="Largest total uncompressed size, in bytes, of a plan tarball's members."),
-    cfg.IntOpt("archive_max_members", default=100_000, min=1,
-               help="Most members a plan tarball may hold."),
+    cfg.IntOpt("archive_max_size", default=128 << 20, min=1,
+               help="Largest total uncompressed size, in bytes, of a plan tarball's members "
+               "(a tripleo-heat-templates tree is about 6 MB)."),
+    cfg.IntOpt("archive_max_members", default=20_000, min=1,
+               help="Most members a plan tarball may hold (a tripleo-heat-templates tree has "
+               "about 1,800)."),
     cfg.IntOpt("workbook_max_size", default=1 << 20, min=1,
                help="Largest workbook accepted, in bytes."),
     cfg.IntOpt("workbook_max_tasks", default=1000, min=1,
                help="Most tasks a workbook may declare, over all its workflows."),
     cfg.IntOpt("render_max_size", default=16 << 20, min=1,
                help="Largest string, in characters, that rendering a plan template (jinja2) "
-               "may build, including constant folding while a template is checked."),
+               "may build, including constant folding while a template is checked; also the "
+               "largest value one workflow expression (Jinja or YAQL, in bytes) may build."),
+    cfg.IntOpt("expression_max_items", default=100_000, min=1,
+               help="Most items a YAQL workflow expression may build or walk in one "
+               "collection (range(), select(), ...)."),
     cfg.IntOpt("plan_history_max", default=100, min=2,
                help="Versions kept of each object of a plan (its plan-environment above all), "
                "the current one included; the oldest is pruned when a new version is "

@@ -142,7 +142,8 @@ def test_directories_count_as_members() -> None:
     assert sources.read_tarball("t.tar.gz", data, max_members=6) == {"a.yaml": b"x"}
 
 
-def test_a_bomb_is_refused_before_it_is_expanded() -> None:
+@pytest.mark.parametrize("limits", [{"max_size": 1 << 20}, {}], ids=["configured", "default"])
+def test_a_bomb_is_refused_before_it_is_expanded(limits: dict[str, int]) -> None:
     """200 MB of zeros in a 200 KB tar.gz: refused after reading the first header."""
     info = tarfile.TarInfo("big.yaml")
     info.size = 200 << 20
@@ -153,7 +154,7 @@ def test_a_bomb_is_refused_before_it_is_expanded() -> None:
     data = gzip.compress(raw.getvalue(), compresslevel=9)
     assert len(data) < 400_000
     with pytest.raises(exceptions.InvalidArchive, match="archive_max_size"):
-        sources.read_tarball("bomb.tar.gz", data, max_size=1 << 20)
+        sources.read_tarball("bomb.tar.gz", data, **limits)
 
 
 def test_an_archive_within_the_limits_is_read() -> None:

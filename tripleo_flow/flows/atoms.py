@@ -77,6 +77,8 @@ class Runtime:
     on_progress: Callable[[str, dict[str, Any]], None] | None = None
     #: False when started over HTTP without ``[api] allow_plan_code``: refuse ``runs_plan_code``.
     plan_code_allowed: bool = True
+    #: How large a value one expression may build (``[limits]``).
+    expression_limits: expressions.Limits = expressions.DEFAULT_LIMITS
 
 
 @dataclass(frozen=True)
@@ -161,7 +163,8 @@ class _WorkbookAtom(task.Task):  # type: ignore[misc]
             return {"name": name, "state": outcome.get("state"),
                     "result": outcome.get("result"), "published": outcome.get("published")}
 
-        return expressions.Evaluator(ctx, lookup, self.runtime.execution)
+        return expressions.Evaluator(ctx, lookup, self.runtime.execution,
+                                     self.runtime.expression_limits)
 
     def _transitions(self, evaluator: expressions.Evaluator,
                      transitions: Sequence[Transition]) -> list[str]:
@@ -469,7 +472,8 @@ class ExitAtom(_WorkbookAtom):
         for atom in self.child_atoms:  # the last tasks: their contexts hold all published
             ctx.update(kwargs[task_symbol(atom)].get("ctx") or {})
         output = self.child.output
-        result = expressions.Evaluator(ctx, None, self.runtime.execution).evaluate(output) \
+        result = expressions.Evaluator(ctx, None, self.runtime.execution,
+                                       self.runtime.expression_limits).evaluate(output) \
             if output is not None else ctx
         if self.spec.name == "":  # the top-level workflow
             return {"state": SUCCESS, "result": result, "ctx": ctx, "next": []}

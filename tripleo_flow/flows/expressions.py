@@ -8,6 +8,13 @@ as ``$.name`` in YAQL and ``_.name`` in Jinja.  Functions, as in Mistral:
 ``task('name')`` (its ``result``, ``state``, ``published``; ``task()`` is the
 current task in ``publish``), ``execution()`` (``id``, ``input``, ``name``),
 ``json_dump`` / ``json_parse``, ``yaml_dump`` / ``yaml_parse``.
+
+A workbook may come from anyone who can write to the HTTP API, so expressions
+are bounded by :class:`Limits` (``[limits] render_max_size`` and
+``expression_max_items``): Jinja runs in the plan templates' size-checked
+sandbox (:class:`~tripleo_flow.core.template_sandbox.PlanSandbox`, which also
+never folds ``'a' * 10**9`` while a workbook is checked), YAQL with its
+memory quota and collection limit.
 """
 
 from __future__ import annotations
@@ -18,10 +25,10 @@ import json
 import re
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import jinja2
-import jinja2.nativetypes
 import jinja2.sandbox
 import yaml
 import yaql
@@ -30,6 +37,10 @@ from yaql.language import factory, specs, yaqltypes
 
 from tripleo_flow import exceptions
 from tripleo_flow.core import planenv
+from tripleo_flow.core.template_sandbox import DEFAULT_MAX_SIZE, PlanSandbox
+
+#: Default of ``[limits] expression_max_items``.
+DEFAULT_MAX_ITEMS = 100_000
 
 _YAQL_RE = re.compile(r"<%(.*?)%>", re.S)
 _JINJA_RE = re.compile(r"{{(.*?)}}|{%(.*?)%}", re.S)
@@ -46,9 +57,27 @@ class ExpressionError(exceptions.InvalidInput):
         self.reason = reason
 
 
+@dataclass(frozen=True)
+class Limits:
+    """How large a value one expression may build.
+
+    :param max_size: characters (Jinja) or bytes (YAQL's memory quota) of a value
+        built by one operation (``[limits] render_max_size``).
+    :param max_items: items of a collection YAQL builds or walks
+        (``[limits] expression_max_items``).
+    """
+
+    max_size: int = DEFAULT_MAX_SIZE
+    max_items: int = DEFAULT_MAX_ITEMS
+
+
+DEFAULT_LIMITS = Limits()
+
+
 @functools.cache
-def _yaql_engine() -> Any:
-    return factory.YaqlFactory().create()
+def _yaql_engine(limits: Limits = DEFAULT_LIMITS) -> Any:
+    return factory.YaqlFactory().create(options={
+        "yaql.limitIterators": limits.max_items, "yaql.memoryQuota": limits.max_size})
 
 
 _root_lock = threading.Lock()
@@ -110,36 +139,32 @@ def _y_yaml_parse(text: str) -> Any:
 
 
 @functools.lru_cache(maxsize=4096)
-def _parse_yaql(text: str) -> Any:
+def _parse_yaql(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     try:
-        return _yaql_engine()(text.strip())
+        return _yaql_engine(limits)(text.strip())
     except yaql_exc.YaqlException as exc:
         raise ExpressionError(f"<%{text}%>", str(exc)) from exc
 
 
-_jinja_env = jinja2.sandbox.SandboxedEnvironment(undefined=jinja2.StrictUndefined)
-
-
-class _NativeSandbox(jinja2.sandbox.SandboxedEnvironment, jinja2.nativetypes.NativeEnvironment):
-    pass
-
-
-_jinja_native = _NativeSandbox(undefined=jinja2.StrictUndefined)
+@functools.cache
+def _jinja_env(limits: Limits = DEFAULT_LIMITS) -> PlanSandbox:
+    """The size-checked sandbox; nothing in a workflow's data is frozen (as in Mistral)."""
+    return PlanSandbox(max_size=limits.max_size, undefined=jinja2.StrictUndefined)
 
 
 @functools.lru_cache(maxsize=4096)
-def _parse_jinja_expression(text: str) -> Any:
+def _parse_jinja_expression(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     try:
-        return _jinja_native.compile_expression(text.strip(), undefined_to_none=False)
-    except jinja2.TemplateSyntaxError as exc:
+        return _jinja_env(limits).compile_expression(text.strip(), undefined_to_none=False)
+    except (jinja2.TemplateSyntaxError, jinja2.sandbox.SecurityError) as exc:
         raise ExpressionError("{{" + text + "}}", str(exc)) from exc
 
 
 @functools.lru_cache(maxsize=4096)
-def _parse_jinja_template(text: str) -> Any:
+def _parse_jinja_template(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     try:
-        return _jinja_env.from_string(text)
-    except jinja2.TemplateSyntaxError as exc:
+        return _jinja_env(limits).from_string(text)
+    except (jinja2.TemplateSyntaxError, jinja2.sandbox.SecurityError) as exc:
         raise ExpressionError(text, str(exc)) from exc
 
 
@@ -211,10 +236,12 @@ class Evaluator:
 
     def __init__(self, data: Mapping[str, Any],
                  tasks: Callable[[str | None], Any] | None = None,
-                 execution: Mapping[str, Any] | None = None) -> None:
+                 execution: Mapping[str, Any] | None = None,
+                 limits: Limits = DEFAULT_LIMITS) -> None:
         self.data = data
         self._tasks = tasks
         self._execution = dict(execution or {})
+        self.limits = limits
 
     def task(self, name: str | None = None) -> Any:
         if self._tasks is None:
@@ -255,13 +282,20 @@ class Evaluator:
                 "yaml_parse": _y_yaml_parse}
 
     def _yaql(self, text: str) -> Any:
-        expression = _parse_yaql(text)
+        expression = _parse_yaql(text, self.limits)
         context = _yaql_root().create_child_context()
         context["$__evaluator"] = self
         try:
             return expression.evaluate(data=self.data, context=context)
         except ExpressionError:
             raise
+        except yaql_exc.MemoryQuotaExceededException as exc:
+            raise ExpressionError(f"<%{text}%>", f"{exc}: it would build a value over "
+                                  f"{self.limits.max_size} bytes ([limits] render_max_size)"
+                                  ) from exc
+        except yaql_exc.CollectionTooLargeException as exc:
+            raise ExpressionError(f"<%{text}%>", f"{exc} ([limits] expression_max_items)"
+                                  ) from exc
         except Exception as exc:  # YAQL raises KeyError, TypeError ... for bad data
             reason = f"no value {exc}" if isinstance(exc, KeyError) else str(exc)
             raise ExpressionError(f"<%{text}%>", reason or type(exc).__name__) from exc
@@ -271,7 +305,7 @@ class Evaluator:
 
     def _jinja_value(self, text: str) -> Any:
         try:
-            value = _parse_jinja_expression(text)(**self._jinja_vars())
+            value = _parse_jinja_expression(text, self.limits)(**self._jinja_vars())
         except ExpressionError:
             raise
         except Exception as exc:
@@ -282,7 +316,7 @@ class Evaluator:
 
     def _jinja_text(self, text: str) -> str:
         try:
-            return str(_parse_jinja_template(text).render(**self._jinja_vars()))
+            return str(_parse_jinja_template(text, self.limits).render(**self._jinja_vars()))
         except ExpressionError:
             raise
         except Exception as exc:

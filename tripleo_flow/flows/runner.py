@@ -27,7 +27,7 @@ from taskflow.types import failure, notifier
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
 from tripleo_flow.core import secrets
-from tripleo_flow.flows import atoms, compiler, redaction, workbook_model
+from tripleo_flow.flows import atoms, compiler, expressions, redaction, workbook_model
 from tripleo_flow.flows import engine as tf_engine
 from tripleo_flow.flows.executions import ORIGIN_API, Execution, ExecutionStore
 from tripleo_flow.flows.workbook_loader import Catalog
@@ -133,6 +133,13 @@ class Runner:
                 "or stop that process first.")
         return self.execute(self.store.flow_detail(execution_id), listeners)
 
+    def _expression_limits(self) -> expressions.Limits:
+        limit = getattr(self._action_context, "limit", None)
+        if limit is None:
+            return expressions.DEFAULT_LIMITS
+        return expressions.Limits(max_size=limit("render_max_size"),
+                                  max_items=limit("expression_max_items"))
+
     def execute(self, fd: Any, listeners: Iterable[Listener] = ()) -> Execution:
         """Run (or continue) the execution of flow detail ``fd`` to its end."""
         meta = fd.meta or {}
@@ -154,7 +161,8 @@ class Runner:
                                  "input": meta.get("input") or {}},
                                 on_progress if listeners else None,
                                 plan_code_allowed=self._allow_plan_code
-                                or meta.get("origin") != ORIGIN_API)
+                                or meta.get("origin") != ORIGIN_API,
+                                expression_limits=self._expression_limits())
         compiled = compiler.compile_workflow(workflow, catalog, runtime, meta.get("target"))
         self.store.update_meta(fd, pid=os.getpid(), host=socket.gethostname())
         start = {"state": atoms.SUCCESS, "ctx": ctx, "next": ["*"]}

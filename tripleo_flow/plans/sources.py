@@ -26,9 +26,10 @@ from tripleo_flow.plans.plan import check_file_names
 
 #: Files never uploaded from a template directory.
 _SKIP_DIRS = {".git", "__pycache__", ".tox", ".venv"}
-#: Defaults of ``[limits] archive_max_size`` and ``archive_max_members``.
-ARCHIVE_MAX_SIZE = 1 << 30
-ARCHIVE_MAX_MEMBERS = 100_000
+#: Defaults of ``[limits] archive_max_size`` and ``archive_max_members``: about twenty
+#: times a tripleo-heat-templates tree (18.0.0: 5.7 MB in 1,798 files).
+ARCHIVE_MAX_SIZE = 128 << 20
+ARCHIVE_MAX_MEMBERS = 20_000
 
 
 def _check_member_name(source: str, name: str) -> str:

@@ -66,3 +66,35 @@ def test_check(value: Any, problems: int) -> None:
 ])
 def test_task_references(value: str, names: set[str], dynamic: bool) -> None:
     assert expressions.task_references(value) == (names, dynamic)
+
+
+#: Expressions that would build gigabytes from a few characters (a workbook may come
+#: from anyone who can write to the HTTP API), and the limit each one meets.
+BOMBS = [
+    ("{{ 'a' * 3000000000 }}", "render_max_size"),
+    ("x {{ 'ab' * 1500000000 }}", "render_max_size"),
+    ("{{ [1, 2] * 3000000000 }}", "render_max_size"),
+    ("{{ 'a' ~ ('b' * 3000000000) }}", "render_max_size"),
+    ("{{ 'x'.center(3000000000) }}", "render_max_size"),
+    ("{{ '%3000000000s' % 'a' }}", "render_max_size"),
+    ("<% 'a' * 3000000000 %>", "render_max_size"),
+    ("<% range(0, 3000000000) %>", "expression_max_items"),
+    ("<% len(range(0, 3000000000).toList()) %>", "expression_max_items"),
+]
+
+
+@pytest.mark.parametrize("value, limit", BOMBS)
+def test_expressions_cannot_build_huge_values(value: str, limit: str) -> None:
+    assert expressions.check(value) == []  # checking never evaluates (nor folds) it
+    with pytest.raises(expressions.ExpressionError, match=limit):
+        expressions.Evaluator(DATA).evaluate(value)
+
+
+@pytest.mark.parametrize("value", [
+    "{{ 'a' * 2000 }}", "<% 'a' * 2000 %>", "<% range(0, 2000).sum() %>", "{{ names * 800 }}",
+])
+def test_limits_are_the_configured_ones(value: str) -> None:
+    small = expressions.Limits(max_size=1000, max_items=1000)
+    assert expressions.Evaluator(DATA).evaluate(value)  # fine within the defaults
+    with pytest.raises(expressions.ExpressionError, match=r"\[limits\]"):
+        expressions.Evaluator(DATA, limits=small).evaluate(value)

@@ -96,3 +96,23 @@ def test_cli_workbook_create_past_the_limit_exits_2(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     assert "more than [limits] workbook_max_size (2048)" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_workflow_expressions_meet_the_configured_limits(client: Client, tmp_path: Path) -> None:
+    path = tmp_path / "grow.yaml"
+    path.write_text("""version: '2.0'
+name: grow
+workflows:
+  grow:
+    input: [n]
+    output:
+      text: '{{ "ab" * _.n }}'
+    tasks:
+      noop:
+        action: std.noop
+""")
+    client.create_workbook(path)
+    assert client.run_workflow("grow.grow", {"n": 10}).output == {"text": "ab" * 10}
+    client.conf.set_override("render_max_size", 100, group="limits")
+    with pytest.raises(exceptions.WorkflowFailed, match=r"render_max_size"):
+        client.run_workflow("grow.grow", {"n": 60})
