@@ -1,7 +1,8 @@
 """The real overcloud: THT 18.0.0 deployed by tripleo-flow against a bare stack create.
 
-Each variant deploys the upstream tripleo-heat-templates 18.0.0 (one controller,
-one compute, pre-provisioned, ctlplane only) from a fresh local store:
+Each variant deploys the upstream tripleo-heat-templates 18.0.0 from a fresh local
+store with the shipped baremetal deployment file (one controller, one compute,
+``managed: false``), as the README's main command does:
 
 ``native``
     ``Client.deploy()`` on native heat-all (the baseline of the ratios);
@@ -19,7 +20,7 @@ stack) and *after* (outputs, config-download, database dump, Heat stop); the
 overhead of tripleo-flow's own steps is ``native total / floor - 1``.
 
 Usage: TRIPLEO_FLOW_HEAT_VENV=... python bench/overcloud_bench.py [--variants native,floor]
-       [--env FILE]   (default: ../shared/reference/tht18-deployed-servers-environment.yaml)
+       [--baremetal-deployment FILE]   (default: tripleo_flow/examples/baremetal-deployment.yaml)
 Each variant takes about ten minutes on a 2-core machine.
 """
 
@@ -43,9 +44,8 @@ from tripleo_flow.heat import podman_api  # noqa: E402
 from tripleo_flow.heat.client import HeatClient  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-REFERENCE_ENV = ROOT.parent / "shared" / "reference" / "tht18-deployed-servers-environment.yaml"
+BAREMETAL = ROOT / "tripleo_flow" / "examples" / "baremetal-deployment.yaml"
 PLAN = "overcloud18"
-ENV_NAME = "deployed-servers-environment.yaml"
 
 
 class Phases:
@@ -61,16 +61,15 @@ class Phases:
         self.last = now
 
 
-def deploy(base: Path, templates: Path, heat_type: str, venv: Path, podman_url: str,
-           image: str, workers: int) -> dict[str, float]:
+def deploy(base: Path, templates: Path, baremetal: Path, heat_type: str, venv: Path,
+           podman_url: str, image: str, workers: int) -> dict[str, float]:
     client = make_client(base, venv, podman_url, image, workers)
     try:
         client.create_plan(PLAN, templates)
-        client.update_capabilities(PLAN, {ENV_NAME: True})
         phases = Phases()
         start = time.monotonic()
         result = client.deploy(PLAN, heat_type=heat_type, work_dir=base / "work",
-                               progress=phases)
+                               progress=phases, baremetal_deployment=baremetal)
         end = time.monotonic()
     finally:
         client.close()
@@ -101,7 +100,7 @@ def floor(base: Path, request_file: Path, venv: Path) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variants", default="native,floor,pod2,pod4")
-    parser.add_argument("--env", type=Path, default=REFERENCE_ENV)
+    parser.add_argument("--baremetal-deployment", type=Path, default=BAREMETAL)
     parser.add_argument("--image", default=os.environ.get("TRIPLEO_FLOW_HEAT_IMAGE",
                                                           DEFAULT_IMAGE))
     args = parser.parse_args()
@@ -111,12 +110,7 @@ def main() -> None:
         root = Path(tmp)
         templates = root / "templates"
         shutil.copytree(fetch_tree_dir("18.0.0"), templates, symlinks=True)
-        shutil.copyfile(args.env, templates / ENV_NAME)
-        podman_url = ""
-        if any(v.startswith("pod") for v in variants):
-            with podman_api.connect(None, root / "podman"):
-                pass
-            podman_url = f"unix://{root / 'podman' / 'podman.sock'}"
+        podman_url = f"unix://{root / 'podman' / 'podman.sock'}"
         results: dict[str, dict[str, float]] = {}
         request = root / "native" / "work" / "stack-request.json"
         for variant in variants:
@@ -128,9 +122,12 @@ def main() -> None:
                 results[variant] = floor(base, request, venv)
             else:
                 heat_type = "native" if variant == "native" else "pod"
+                if heat_type == "pod":  # (re)start the podman service: it stops when idle
+                    with podman_api.connect(None, root / "podman"):
+                        pass
                 workers = int(variant[3:] or 2) if heat_type == "pod" else 2
-                results[variant] = deploy(base, templates, heat_type, venv, podman_url,
-                                          args.image, workers)
+                results[variant] = deploy(base, templates, args.baremetal_deployment, heat_type,
+                                          venv, podman_url, args.image, workers)
             figures = ", ".join(f"{k} {v:.1f} s" for k, v in results[variant].items())
             print(f"{variant:6}: {figures}", flush=True)
     if "native" in results:
