@@ -20,7 +20,7 @@ SAMPLE_ARGS = {
     "failures": [{"stack": "overcloud", "resource": "r", "type": "T", "reason": "bad"}],
     "inputs": ["stack_request"], "action": "deploy.run_ansible",
     "venv": "/v", "ironic_dir": "/i", "node": "ctrl-0", "entry": "node 2 ('ctrl-0')",
-    "found": "sqlite", "wanted": "mariadb", "work_dir": "/w",
+    "found": "sqlite", "wanted": "mariadb", "work_dir": "/w", "expression": "<% $.x %>",
 }
 
 

@@ -15,10 +15,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
-
-
-class ActionFailed(exceptions.TripleoFlowError):
-    """Raised by ``std.fail`` and by a failed ``std.http`` request."""
+from tripleo_flow.exceptions import ActionFailed
 
 
 class Noop(Action):

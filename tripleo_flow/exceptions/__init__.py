@@ -1,8 +1,8 @@
 """The one error hierarchy of tripleo-flow.
 
 The kinds live in :mod:`.kinds`, the errors of plans, inputs and workflows in
-:mod:`.plans`, those of Heat, Ironic and Ansible in :mod:`.services`; every
-name is importable from here.
+:mod:`.plans`, those of Heat, Ironic and Ansible in :mod:`.services`, those of
+a running workbook in :mod:`.workflows`; every name is importable from here.
 
 ``str(error)`` is the message a user reads: what failed, on which object, and
 what to do next.  Each kind maps once to a CLI exit code and an HTTP status
@@ -21,6 +21,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- BodyTooLarge                 (413: a request body past [api] max_upload_size)
      |    +-- PathNotAllowed               (a workflow started over HTTP names a server path)
      |    +-- PlanCodeNotAllowed           (403: started over HTTP, would run plan code here)
+     |    +-- ExpressionError              (a workflow expression: unparsable, failed, too big)
      |    +-- InvalidNodes                 (a node import file: names the bad entry)
      +-- NotFound                          exit 3   404
      |    +-- PlanNotFound
@@ -51,6 +52,10 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
           +-- StackFailed                  (the stack ended FAILED: each failed resource)
           +-- AnsibleFailed                (ansible-playbook failed: its output's tail)
           +-- Interrupted          exit 130 (SIGINT/SIGTERM: the flow reverted)
+     +-- TaskFailed                        exit 1   500 (a workbook task failed)
+     |    +-- FailCommand                  (a ``fail`` transition)
+     |    +-- BreakRetry                   (``retry: break-on`` matched)
+     +-- ActionFailed                      exit 1   500 (std.fail, a failed std.http)
 """
 
 from __future__ import annotations
@@ -113,13 +118,22 @@ from tripleo_flow.exceptions.services import (
     StackFailed,
     StackNotFinished,
 )
+from tripleo_flow.exceptions.workflows import (
+    ActionFailed,
+    BreakRetry,
+    ExpressionError,
+    FailCommand,
+    TaskFailed,
+)
 
 __all__ = [
+    "ActionFailed",
     "ActionNotFound",
     "AnsibleFailed",
     "AnsibleNotInstalled",
     "BackendUnavailable",
     "BodyTooLarge",
+    "BreakRetry",
     "Conflict",
     "ContainerExists",
     "ContainerNotFound",
@@ -128,6 +142,8 @@ __all__ = [
     "DumpNotFound",
     "EXIT_CODES",
     "ExecutionNotFound",
+    "ExpressionError",
+    "FailCommand",
     "HTTP_STATUS",
     "HeatError",
     "HeatNotInstalled",
@@ -164,6 +180,7 @@ __all__ = [
     "SecretNotPersisted",
     "StackFailed",
     "StackNotFinished",
+    "TaskFailed",
     "TripleoFlowError",
     "UnknownEnvironment",
     "VersionNotFound",

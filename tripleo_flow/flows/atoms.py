@@ -29,6 +29,7 @@ from taskflow.types import failure
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
+from tripleo_flow.exceptions import BreakRetry, FailCommand, TaskFailed
 from tripleo_flow.flows import expressions, redaction, task_progress
 from tripleo_flow.flows.workbook_model import TaskSpec, Transition, WorkflowSpec, apply_inputs
 
@@ -51,18 +52,6 @@ def retry_symbol(atom_name: str) -> str:
 
 
 OUTPUT_SYMBOL = "out:"
-
-
-class TaskFailed(exceptions.TripleoFlowError):
-    """A workbook task failed; its own action (if it ran) is already undone."""
-
-
-class FailCommand(TaskFailed):
-    """A ``fail`` transition ended the workflow."""
-
-
-class BreakRetry(TaskFailed):
-    """``retry: break-on`` matched: stop retrying."""
 
 
 @dataclass

@@ -35,9 +35,9 @@ import yaql
 from yaql.language import exceptions as yaql_exc
 from yaql.language import factory, specs, yaqltypes
 
-from tripleo_flow import exceptions
 from tripleo_flow.core import planenv
 from tripleo_flow.core.template_sandbox import DEFAULT_MAX_SIZE, PlanSandbox
+from tripleo_flow.exceptions import ExpressionError
 
 #: Default of ``[limits] expression_max_items``.
 DEFAULT_MAX_ITEMS = 100_000
@@ -46,15 +46,6 @@ _YAQL_RE = re.compile(r"<%(.*?)%>", re.S)
 _JINJA_RE = re.compile(r"{{(.*?)}}|{%(.*?)%}", re.S)
 _TASK_REF_RE = re.compile(r"""task\(\s*(?:'([^']*)'|"([^"]*)")\s*\)""")
 _TASK_ANY_RE = re.compile(r"task\(\s*([^)\s][^)]*)?\)")
-
-
-class ExpressionError(exceptions.InvalidInput):
-    """An expression could not be parsed or evaluated."""
-
-    def __init__(self, expression: str, reason: str) -> None:
-        super().__init__(f"Cannot evaluate {expression.strip()!r}: {reason}")
-        self.expression = expression
-        self.reason = reason
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,30 @@
+"""Errors raised while a workbook runs: by its tasks, engine commands and expressions."""
+
+from __future__ import annotations
+
+from tripleo_flow.exceptions.kinds import InvalidInput, TripleoFlowError
+
+
+class TaskFailed(TripleoFlowError):
+    """A workbook task failed; its own action (if it ran) is already undone."""
+
+
+class FailCommand(TaskFailed):
+    """A ``fail`` transition ended the workflow."""
+
+
+class BreakRetry(TaskFailed):
+    """``retry: break-on`` matched: stop retrying."""
+
+
+class ActionFailed(TripleoFlowError):
+    """Raised by ``std.fail`` and by a failed ``std.http`` request."""
+
+
+class ExpressionError(InvalidInput):
+    """An expression could not be parsed or evaluated."""
+
+    def __init__(self, expression: str, reason: str) -> None:
+        super().__init__(f"Cannot evaluate {expression.strip()!r}: {reason}")
+        self.expression = expression
+        self.reason = reason
