@@ -40,3 +40,35 @@ def test_runs_and_lists_executions_in_mariadb(mariadb: str, tmp_path: Path) -> N
         assert not (tmp_path / "data" / "executions.sqlite").exists()
     finally:
         host.close_workflows()
+
+
+@pytest.fixture(scope="module")
+def mariadb_contract(mariadb_server: PrivateMariaDB) -> type[Any]:
+    """TaskFlow's persistence contract suite on a MariaDB database of its own."""
+    from tests.unit.workflows.test_persistence_contract import ExecutionBackendContract
+    from tripleo_flow.flows.executions import ExecutionBackend
+
+    name, where = new_database(mariadb_server, "contract")
+
+    class OnMariaDB(ExecutionBackendContract):
+        def setUp(self) -> None:
+            self.backend = ExecutionBackend(f"mysql+pymysql://{where}/{name}")
+            self.backend.get_connection().clear_all()  # each test starts empty, as on SQLite
+
+        def tearDown(self) -> None:
+            self.backend.close()
+
+    return OnMariaDB
+
+
+def test_taskflow_persistence_contract_on_mariadb(mariadb_contract: type[Any]) -> None:
+    import unittest
+
+    suite = unittest.defaultTestLoader.loadTestsFromTestCase(mariadb_contract)
+    assert suite.countTestCases() >= 18
+    result = unittest.TestResult()
+    suite.run(result)
+    problems = [f"{test.id()}: {trace.splitlines()[-1]}"
+                for test, trace in result.failures + result.errors]
+    assert problems == []
+    assert result.testsRun == suite.countTestCases()
