@@ -1,0 +1,269 @@
+"""The executions database: TaskFlow's SQLAlchemy persistence, tuned for SQLite.
+
+This is the TaskFlow backend adapter; :mod:`.executions` reads executions from
+it.  TaskFlow's own persistence contract suite runs against it
+(``tests/unit/workflows/test_persistence_contract.py``, MariaDB too).
+
+Every execution is one TaskFlow flow detail in the logbook ``tripleo-flow``;
+its ``meta`` holds the workflow name, inputs, output, error and timestamps.
+Stock TaskFlow opens a new connection and rebuilds its table objects for every
+state change, writes four times per task (RUNNING, progress 0, SUCCESS,
+progress 1) with a SELECT before each UPDATE, and SQLite then syncs each
+commit to disk: 10-20 tasks/s.  :class:`ExecutionBackend` keeps one
+connection object with its tables, pools the database connection, runs SQLite
+in WAL mode with ``synchronous=NORMAL`` (a commit survives a process kill;
+only a power loss may lose the last ones), and :class:`BatchingConnection`
+writes once per task: the RUNNING and progress updates wait for the next
+durable write (a result, a failure, a revert), which carries them in the same
+transaction.  Losing a deferred RUNNING mark in a crash is harmless: the task
+is then PENDING, and a resumed execution runs it again either way.  MariaDB
+URLs work unchanged.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+import sqlalchemy as sa
+from taskflow import exceptions as tf_exc
+from taskflow import states
+from taskflow.persistence import models
+from taskflow.persistence.backends import impl_sqlalchemy
+
+from tripleo_flow import exceptions
+from tripleo_flow.flows.redaction import Redactor
+
+# alembic (imported by TaskFlow's persistence) logs its plugin set-up at INFO.
+logging.getLogger("alembic").setLevel(logging.WARNING)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+#: Atom states whose save may wait for the next durable write.
+_DEFERRABLE_STATES = {states.RUNNING}
+
+
+class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
+    """A TaskFlow connection that writes each atom once per durable state change.
+
+    It remembers what it wrote for each atom, so it needs no SELECT before an
+    UPDATE, and defers saves that only mark an atom RUNNING or change its
+    metadata (progress).  Reads flush first, so they always see every save.
+    Only one process runs a given execution, so the remembered rows are exact.
+    """
+
+    def __init__(self, backend: Any, upgrade_lock: Any) -> None:
+        super().__init__(backend, upgrade_lock)
+        self._known: dict[str, Any] = {}
+        self._known_flows: dict[str, Any] = {}
+        self._pending: dict[str, Any] = {}
+        self._write_lock = threading.RLock()
+        self._redactor: Redactor = backend.redactor
+        table = self._tables.atomdetails
+        self._update_stmt = (sa.update(table)
+                             .where(table.c.uuid == sa.bindparam("b_uuid")))
+
+    def _row(self, ad: Any) -> dict[str, Any]:
+        values = self._redactor.atom_row(ad.to_dict())
+        values.pop("uuid", None)
+        return {"b_uuid": ad.uuid, **values}
+
+    # TaskFlow's own writes (first save of an atom, a whole flow detail) go
+    # through these: every row is redacted (:mod:`tripleo_flow.flows.redaction`).
+
+    def _insert_flow_details(self, conn: Any, fd: Any, parent_uuid: str) -> None:
+        value = self._redactor.flow_row(fd.to_dict())
+        value["parent_uuid"] = parent_uuid
+        conn.execute(sa.insert(self._tables.flowdetails).values(**value))
+        for ad in fd:
+            self._insert_atom_details(conn, ad, fd.uuid)
+
+    def _insert_atom_details(self, conn: Any, ad: Any, parent_uuid: str) -> None:
+        value = self._redactor.atom_row(ad.to_dict())
+        value["parent_uuid"] = parent_uuid
+        value["atom_type"] = models.atom_detail_type(ad)
+        conn.execute(sa.insert(self._tables.atomdetails).values(**value))
+
+    def _update_atom_details(self, conn: Any, ad: Any, e_ad: Any) -> None:
+        e_ad.merge(ad)
+        table = self._tables.atomdetails
+        conn.execute(sa.update(table).where(table.c.uuid == e_ad.uuid)
+                     .values(self._redactor.atom_row(e_ad.to_dict())))
+
+    def _update_flow_details(self, conn: Any, fd: Any, e_fd: Any) -> None:
+        e_fd.merge(fd)
+        table = self._tables.flowdetails
+        conn.execute(sa.update(table).where(table.c.uuid == e_fd.uuid)
+                     .values(self._redactor.flow_row(e_fd.to_dict())))
+        for ad in fd:
+            e_ad = e_fd.find(ad.uuid)
+            if e_ad is None:
+                e_fd.add(ad)
+                self._insert_atom_details(conn, ad, fd.uuid)
+            else:
+                self._update_atom_details(conn, ad, e_ad)
+
+    def _write(self, details: list[Any]) -> None:
+        rows = [self._row(ad) for ad in details]
+        try:
+            with self._engine.begin() as conn:
+                conn.execute(self._update_stmt, rows)
+        except sa.exc.SQLAlchemyError as exc:
+            raise tf_exc.StorageFailure(f"Failed saving atom details: {exc}") from exc
+
+    def flush(self) -> None:
+        """Write every deferred save now."""
+        with self._write_lock:
+            if self._pending:
+                pending = list(self._pending.values())
+                self._pending.clear()
+                self._write(pending)
+
+    def update_atom_details(self, atom_detail: Any) -> Any:
+        with self._write_lock:
+            known = self._known.get(atom_detail.uuid)
+            if known is None:
+                self.flush()
+                merged = super().update_atom_details(atom_detail)
+                self._known[atom_detail.uuid] = merged
+                return merged.copy()
+            before = (known.state, known.results, known.failure, known.intention,
+                      known.revert_results, known.revert_failure)
+            known.merge(atom_detail)
+            after = (known.state, known.results, known.failure, known.intention,
+                     known.revert_results, known.revert_failure)
+            only_meta = all(a is b for a, b in zip(before, after, strict=True))
+            if known.state in _DEFERRABLE_STATES or only_meta:
+                self._pending[known.uuid] = known
+            else:
+                self._pending.pop(known.uuid, None)
+                pending = [*self._pending.values(), known]
+                self._pending.clear()
+                self._write(pending)
+            return known.copy()
+
+    def update_flow_details(self, flow_detail: Any) -> Any:
+        """Save a flow detail, writing only the atoms that changed since last written.
+
+        TaskFlow saves the whole flow detail, every atom included, at each
+        flow state change; rewriting unchanged atoms would cost O(tasks).
+        """
+        with self._write_lock:
+            self.flush()
+            known_flow = self._known_flows.get(flow_detail.uuid)
+            if known_flow is None or any(ad.uuid not in self._known for ad in flow_detail):
+                merged = super().update_flow_details(flow_detail)
+                self._known_flows[merged.uuid] = merged.copy(retain_contents=False)
+                for ad in merged:
+                    self._known[ad.uuid] = ad.copy()
+                return merged
+            known_flow.merge(flow_detail)
+            changed = []
+            for ad in flow_detail:
+                known = self._known[ad.uuid]
+                if known.to_dict() != ad.to_dict():
+                    known.merge(ad)
+                    changed.append(known)
+            flows = self._tables.flowdetails
+            values = self._redactor.flow_row(known_flow.to_dict())
+            values.pop("uuid", None)
+            try:
+                with self._engine.begin() as conn:
+                    conn.execute(sa.update(flows).where(flows.c.uuid == known_flow.uuid)
+                                 .values(values))
+                    if changed:
+                        conn.execute(self._update_stmt, [self._row(ad) for ad in changed])
+            except sa.exc.SQLAlchemyError as exc:
+                raise tf_exc.StorageFailure(f"Failed saving flow details: {exc}") from exc
+            return flow_detail
+
+    def save_logbook(self, book: Any) -> Any:
+        self.flush()
+        return super().save_logbook(book)
+
+    def get_logbook(self, book_uuid: str, lazy: bool = False) -> Any:
+        self.flush()
+        return super().get_logbook(book_uuid, lazy=lazy)
+
+    def get_flows_for_book(self, book_uuid: str, lazy: bool = False) -> Any:
+        self.flush()
+        return super().get_flows_for_book(book_uuid, lazy=lazy)
+
+    def get_flow_details(self, fd_uuid: str, lazy: bool = False) -> Any:
+        self.flush()
+        return super().get_flow_details(fd_uuid, lazy=lazy)
+
+    def get_atom_details(self, ad_uuid: str) -> Any:
+        self.flush()
+        return super().get_atom_details(ad_uuid)
+
+    def get_atoms_for_flow(self, fd_uuid: str) -> Any:
+        self.flush()
+        return super().get_atoms_for_flow(fd_uuid)
+
+    def close(self) -> None:
+        """Nothing: TaskFlow closes after every call, but this connection is reused."""
+
+
+class ExecutionBackend(impl_sqlalchemy.SQLAlchemyBackend):  # type: ignore[misc]
+    """SQLAlchemy persistence with one cached connection object and fast SQLite."""
+
+    def __init__(self, url: str) -> None:
+        engine_args: dict[str, Any] = {"pool_pre_ping": not url.startswith("sqlite")}
+        if url.startswith("sqlite"):
+            engine_args["connect_args"] = {"check_same_thread": False, "timeout": 30}
+            if url.rstrip("/") in ("sqlite:", "sqlite:///:memory:"):  # one shared memory DB
+                engine_args["poolclass"] = sa.pool.StaticPool
+        else:
+            engine_args["pool_recycle"] = 3600
+        engine = sa.create_engine(url, **engine_args)
+        if url.startswith("sqlite"):
+            sa.event.listen(engine, "connect", _sqlite_pragmas)
+        super().__init__({"connection": url}, engine=engine)
+        self._own_engine = engine
+        #: Masks secrets in every row written (and remembers the ones it saw).
+        self.redactor = Redactor()
+        self._connection: Any = None
+        self._lock = threading.Lock()
+
+    def get_connection(self) -> Any:
+        with self._lock:
+            if self._connection is None:
+                conn = BatchingConnection(self, upgrade_lock=self._upgrade_lock)
+                try:
+                    conn.validate(max_retries=0)
+                    conn.upgrade()
+                except (tf_exc.StorageFailure, sa.exc.SQLAlchemyError) as exc:
+                    raise exceptions.BackendUnavailable(
+                        f"Cannot open the executions database {_safe_url(self.engine.url)}: "
+                        f"{exc}. Check [workflows] connection.") from exc
+                self._connection = conn
+            return self._connection
+
+    def flush(self) -> None:
+        """Write every deferred save (the end of a run calls this)."""
+        with self._lock:
+            if self._connection is not None:
+                self._connection.flush()
+
+    def close(self) -> None:
+        self.flush()
+        with self._lock:
+            self._connection = None
+            self._own_engine.dispose()
+
+
+def _safe_url(url: Any) -> str:
+    return str(url.render_as_string(hide_password=True)) if hasattr(url, "render_as_string") \
+        else str(url)
+
+
+__all__ = ["BatchingConnection", "ExecutionBackend"]
