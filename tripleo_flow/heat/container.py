@@ -5,22 +5,38 @@ differs.  The heat-launcher directory and the SQLite directory are mounted at
 their host paths, so heat.conf is the same file.  The container is named after
 the heat-dir, so a crashed run's container is found and removed.  tini is PID 1;
 stops are SIGKILL (heat-all ignores SIGTERM) followed by removal.
+
+A container is not our child (conmon runs it), so a launch *owned* by its
+caller cannot kill it through a process group: it starts a watcher instead,
+:mod:`.tether` in its ``--on-close`` form.  Every container (and pod) of the
+launch carries a label of its own; when the owner dies, even by SIGKILL, the
+watcher runs ``python -m tripleo_flow.heat.podman_api``, which removes what
+carries the label.  A stop by the owner or any later command SIGKILLs the
+watcher first (its pid is in ``run.json``), then removes the containers
+itself; the next launch's cleanup stays as the second line of defence.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import tripleo_flow
 from tripleo_flow import exceptions
 from tripleo_flow.heat import image as heat_image
-from tripleo_flow.heat import podman_api
+from tripleo_flow.heat import podman_api, process
 from tripleo_flow.heat.native import NativeLauncher
 
 ULIMITS = [{"Name": "nofile", "Soft": 1024, "Hard": 1024},
            {"Name": "nproc", "Soft": 4096, "Hard": 4096}]
+#: The watchers this process started, by container (or pod) name: the process
+#: and the write end of its tether pipe.
+_WATCHERS: dict[str, tuple[subprocess.Popen[bytes], int]] = {}
 
 
 class ContainerLauncher(NativeLauncher):
@@ -35,6 +51,8 @@ class ContainerLauncher(NativeLauncher):
         self.podman_url = podman_url
         self.podman_dir = podman_dir
         self._client: Any = None
+        #: Labels of what this launch creates (the watcher's, when owned).
+        self._labels: dict[str, str] = {}
 
     @property
     def name(self) -> str:
@@ -60,6 +78,8 @@ class ContainerLauncher(NativeLauncher):
         from podman import errors
 
         extra.setdefault("mounts", self._mounts())
+        if self._labels:
+            extra.setdefault("labels", self._labels)
         try:
             return self._podman().containers.run(
                 image or self.image, command, name=name, detach=detach, remove=not detach,
@@ -79,7 +99,54 @@ class ContainerLauncher(NativeLauncher):
         except errors.NotFound:
             return None
 
+    def _watch(self, record: dict[str, Any]) -> None:
+        """Start the watcher that removes this launch's containers once the owner is gone."""
+        self._unwatch(record)
+        value = f"{self.name}.{secrets.token_hex(6)}"
+        label = f"{podman_api.LAUNCH_LABEL}={value}"
+        cleanup = [sys.executable, "-P", "-m", podman_api.__name__, "--url",
+                   self.podman_url or "", "--state-dir", str(self.podman_dir), "--label", label]
+        root = str(Path(tripleo_flow.__file__).parents[1])  # the code this process runs
+        paths = [root, *filter(None, [os.environ.get("PYTHONPATH")])]
+        read_fd, write_fd = os.pipe()
+        log_fd = self.work.open_log("podman-watcher.log")
+        try:
+            proc = subprocess.Popen(
+                [sys.executable, "-I", str(Path(__file__).with_name("tether.py")), str(read_fd),
+                 "--on-close", "--", *cleanup],
+                stdin=subprocess.DEVNULL, stdout=log_fd, stderr=subprocess.STDOUT,
+                cwd=self.work.root, env={**os.environ, "PYTHONPATH": os.pathsep.join(paths)},
+                start_new_session=True, pass_fds=(read_fd,))
+        except BaseException:
+            os.close(write_fd)
+            raise
+        finally:
+            os.close(log_fd)
+            os.close(read_fd)
+        _WATCHERS[self.name] = (proc, write_fd)
+        record["watcher"] = {"pid": proc.pid, "label": label}
+        self._labels = {podman_api.LAUNCH_LABEL: value}
+
+    def _unwatch(self, record: dict[str, Any]) -> None:
+        """Stop this heat-dir's watcher without letting it clean up (the caller stops)."""
+        watcher = record.get("watcher")
+        if watcher:  # SIGKILL before its pipe closes: the cleanup never starts
+            process.kill(watcher["pid"], watcher["label"])
+            record["watcher"] = None
+        mine = _WATCHERS.pop(self.name, None)
+        if mine is not None:
+            proc, write_fd = mine
+            if proc.poll() is None:
+                proc.kill()
+            os.close(write_fd)
+            proc.wait()
+        self._labels = {}
+
     # -- hooks ------------------------------------------------------------------
+
+    def _prepare(self, record: dict[str, Any]) -> None:
+        if record.get("owner"):
+            self._watch(record)
 
     def _check_installed(self) -> None:
         heat_image.require(self._podman(), self.image)
@@ -112,14 +179,13 @@ class ContainerLauncher(NativeLauncher):
     def _stop(self, record: dict[str, Any]) -> list[str]:
         from podman import errors
 
+        self._unwatch(record)
         stopped = []
         for name in (self.name, f"{self.name}-db-sync"):
             try:
                 container = self._podman().containers.get(name)
             except errors.NotFound:
                 continue
-            if container.status == "running":
-                container.kill(signal="SIGKILL")
-            container.remove(force=True, v=True)
+            podman_api.kill_and_remove_container(container)
             stopped.append(f"container {name}")
         return stopped

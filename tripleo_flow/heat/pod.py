@@ -26,7 +26,7 @@ import yaml
 
 from tripleo_flow import exceptions
 from tripleo_flow.heat import image as heat_image
-from tripleo_flow.heat import render
+from tripleo_flow.heat import podman_api, render
 from tripleo_flow.heat.container import ContainerLauncher
 from tripleo_flow.heat.database import HeatDatabase
 from tripleo_flow.heat.db_mariadb import MariaDBDatabase
@@ -137,11 +137,12 @@ class PodLauncher(ContainerLauncher):
     # -- hooks ---------------------------------------------------------------------
 
     def _prepare(self, record: dict[str, Any]) -> None:
+        super()._prepare(record)  # the watcher of an owned launch, before anything exists
         self._load()
         record["pod"] = {"name": self.name, "ports": self._ports,
                          "admin_password": self._admin_password}
         self.work.write_run(record)
-        self._podman().pods.create(self.name, no_infra=True)
+        self._podman().pods.create(self.name, no_infra=True, labels=self._labels)
         tmpfs = {"type": "tmpfs", "target": "/var/lib/mysql"}
         if not self.mariadb_url:
             init = self.work.root / "mariadb-init.sql"
@@ -277,13 +278,12 @@ class PodLauncher(ContainerLauncher):
     def _stop(self, record: dict[str, Any]) -> list[str]:
         from podman import errors
 
+        self._unwatch(record)
         try:
             pod = self._podman().pods.get(self.name)
         except errors.NotFound:
             return []
-        with contextlib.suppress(errors.APIError):
-            pod.kill(signal="SIGKILL")
-        pod.remove(force=True)
+        podman_api.kill_and_remove_pod(pod)
         return [f"pod {self.name}"]
 
     def _teardown(self, record: dict[str, Any], dump: bool) -> KillResult:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -11,7 +14,7 @@ import pytest
 from tests.functional.heat.conftest import OpenStack, make_conf
 from tripleo_flow import exceptions
 from tripleo_flow.api import Client
-from tripleo_flow.heat import podman_api
+from tripleo_flow.heat import make_launcher, podman_api, process
 from tripleo_flow.heat.workdir import HeatDir
 
 pytestmark = pytest.mark.functional
@@ -65,40 +68,83 @@ def test_missing_image_names_the_build_command(tmp_path: Path, heat_venv: Path,
 
 
 KILLED_OWNER = r"""
-import os, sys
+import json, os, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from tests.functional.heat.conftest import make_conf
 from tripleo_flow.heat import make_launcher
-tmp, venv, podman_url, image = (Path(a) for a in sys.argv[2:6])
-conf = make_conf(tmp, venv, podman_url=str(podman_url), image=str(image))
-conf.set_override("api_port", int(sys.argv[6]), group="heat")
-make_launcher(conf, "container", str(tmp / "work")).launch(owned_by="deploy")
+tmp, venv = Path(sys.argv[2]), Path(sys.argv[3])
+heat_type, port, heat = sys.argv[4], int(sys.argv[5]), json.loads(sys.argv[6])
+conf = make_conf(tmp, venv, **heat)
+conf.set_override("api_port", port, group="heat")
+make_launcher(conf, heat_type, str(tmp / "work")).launch(owned_by="deploy")
 os.kill(os.getpid(), 9)  # the owner dies without a word, as a killed deploy does
 """
 
 
-def test_killed_owners_container_is_stopped_by_the_next_launch(
+def kill_owner_after_launch(tmp_path: Path, heat_venv: Path, heat_type: str, port: int,
+                            **heat: object) -> None:
+    """Launch ``heat_type`` owned by a process that is then SIGKILLed."""
+    root = Path(__file__).resolve().parents[3]
+    owner = subprocess.run([sys.executable, "-c", KILLED_OWNER, str(root), str(tmp_path),
+                            str(heat_venv), heat_type, str(port), json.dumps(heat)],
+                           capture_output=True, text=True, check=False)
+    assert owner.returncode == -9, owner.stderr
+
+
+def watchers(name: str) -> list[int]:
+    """Live watcher processes (or their cleanup) of the container or pod ``name``."""
+    marker = f"{podman_api.LAUNCH_LABEL}={name}."
+    return [int(entry.name) for entry in Path("/proc").iterdir()
+            if entry.name.isdigit() and any(marker in a for a in process.cmdline(int(entry.name)))]
+
+
+def eventually(probe: Callable[[], object], timeout: float = 60.0) -> object:
+    """``probe()`` once it is truthy; its last (falsy) value after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not (value := probe()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return value
+
+
+def test_killed_owners_container_dies_with_it(
         container_client: Client, tmp_path: Path, heat_venv: Path, podman_url: str,
         heat_image: str) -> None:
-    import subprocess
-    import sys
-
     heat_dir = str(tmp_path / "work")
     work = HeatDir(heat_dir)
     name = f"tripleo-flow-heat-{work.token}"
-    port = container_client.conf.heat.api_port
-    root = Path(__file__).resolve().parents[3]
-    owner = subprocess.run([sys.executable, "-c", KILLED_OWNER, str(root), str(tmp_path),
-                            str(heat_venv), podman_url, heat_image, str(port)],
-                           capture_output=True, text=True, check=False)
-    assert owner.returncode == -9, owner.stderr
-    assert _containers(podman_url, name) == [name]  # a container outlives its owner...
+    kill_owner_after_launch(tmp_path, heat_venv, "container",
+                            container_client.conf.heat.api_port, podman_url=podman_url,
+                            image=heat_image)
     record = work.read_run()
     assert record is not None and record["owner"]["by"] == "deploy"
+    assert record["watcher"]["label"].startswith(f"{podman_api.LAUNCH_LABEL}={name}.")
+    assert eventually(lambda: _containers(podman_url, name) == [])
+    assert eventually(lambda: watchers(name) == [])
+    assert "removed container " + name in (work.log_dir / "podman-watcher.log").read_text()
 
-    ep = container_client.launch_heat(heat_dir, "container")  # ...until the next launch
+    ep = container_client.launch_heat(heat_dir, "container")  # the second line of defence
     assert list(ep["cleaned"]) == [
-        f"stopped container {name} left by a killed deploy "
-        f"(pid {record['owner']['pid']} on {record['owner']['host']}); removed its database"]
+        f"container {name} left by a killed deploy (pid {record['owner']['pid']} on "
+        f"{record['owner']['host']}) had already stopped; removed its database"]
     assert work.read_run()["owner"] is None  # a plain launch is owned by nobody
+    assert watchers(name) == []  # ...and has no watcher
+
+
+def test_owned_container_stopped_by_its_owner_leaves_no_watcher(
+        tmp_path: Path, heat_venv: Path, podman_url: str, heat_image: str) -> None:
+    heat_dir = str(tmp_path / "work")
+    name = f"tripleo-flow-heat-{HeatDir(heat_dir).token}"
+    conf = make_conf(tmp_path, heat_venv, podman_url=podman_url, image=heat_image)
+    launcher = make_launcher(conf, "container", heat_dir)
+    try:
+        launcher.launch(owned_by="deploy")
+        (watcher,) = watchers(name)
+        assert _containers(podman_url, name) == [name]
+        assert f"container {name}" in launcher.kill().stopped
+    finally:
+        launcher.kill(dump=False)
+    assert watchers(name) == [] and process.cmdline(watcher) == []
+    assert _containers(podman_url, name) == []
+    # It was stopped before its pipe closed: it never ran its cleanup.
+    assert "removed" not in (HeatDir(heat_dir).log_dir / "podman-watcher.log").read_text()

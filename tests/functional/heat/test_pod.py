@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.functional.heat.conftest import OpenStack, make_conf
+from tests.functional.heat.test_container import eventually, kill_owner_after_launch, watchers
 from tripleo_flow.api import Client
 from tripleo_flow.heat import podman_api
 from tripleo_flow.heat.workdir import HeatDir
@@ -69,3 +70,24 @@ def test_pod_life_cycle(tmp_path: Path, heat_venv: Path, podman_url: str,
         api.kill_heat(heat_dir)
     assert _pod_objects(podman_url, name) == ([], [], volumes_before)
     assert api.kill_heat(heat_dir)["stopped"] == []
+
+
+def test_killed_owners_pod_dies_with_it(tmp_path: Path, heat_venv: Path, podman_url: str,
+                                        heat_image: str) -> None:
+    api = Client(make_conf(tmp_path, heat_venv, podman_url=podman_url, image=heat_image,
+                           engine_workers=1))
+    heat_dir = str(tmp_path / "work")
+    work = HeatDir(heat_dir)
+    name = f"tripleo-flow-heat-pod-{work.token}"
+    _, _, volumes_before = _pod_objects(podman_url, name)
+    try:
+        kill_owner_after_launch(tmp_path, heat_venv, "pod", api.conf.heat.api_port,
+                                podman_url=podman_url, image=heat_image, engine_workers=1)
+        record = work.read_run()
+        assert record is not None and record["owner"]["by"] == "deploy"
+        assert eventually(lambda: _pod_objects(podman_url, name) == ([], [], volumes_before))
+        assert eventually(lambda: watchers(name) == [])
+        assert f"removed pod {name}" in (work.log_dir / "podman-watcher.log").read_text()
+    finally:
+        api.kill_heat(heat_dir)
+    assert _pod_objects(podman_url, name) == ([], [], volumes_before)

@@ -77,3 +77,43 @@ def test_command_exit_status_is_passed_on() -> None:
         os.close(read_fd)
         os.close(write_fd)
     assert done.returncode == 7
+
+
+WATCHER_OWNER = r"""
+import os, subprocess, sys, time
+read_fd, write_fd = os.pipe()
+cleanup = [sys.executable, "-c", "import sys; open(sys.argv[1], 'w').write('cleaned')",
+           sys.argv[2]]
+watcher = subprocess.Popen([sys.executable, "-I", sys.argv[1], str(read_fd), "--on-close",
+                            "--", *cleanup], pass_fds=(read_fd,), start_new_session=True)
+os.close(read_fd)
+print(watcher.pid, flush=True)
+if sys.argv[3] == "cancel":  # a normal stop: the watcher first, then the pipe
+    watcher.kill()
+    watcher.wait()
+    os.close(write_fd)
+    print("cancelled", flush=True)
+time.sleep(300)
+"""
+
+
+@pytest.mark.parametrize("how", ["owner-killed", "cancel"])
+def test_on_close_runs_the_cleanup_only_when_the_owner_dies(tmp_path: Path, how: str) -> None:
+    done = tmp_path / "cleaned"
+    owner = subprocess.Popen([sys.executable, "-c", WATCHER_OWNER, str(TETHER), str(done), how],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert owner.stdout is not None
+        watcher = int(owner.stdout.readline())
+        if how == "cancel":
+            assert owner.stdout.readline() == "cancelled\n"
+        else:
+            assert "--on-close" in process.cmdline(watcher)
+        assert not done.exists()  # nothing runs while the owner lives
+    finally:
+        owner.send_signal(signal.SIGKILL)
+        owner.wait()
+    assert _gone(watcher)
+    assert done.exists() == (how == "owner-killed")
+    if how == "owner-killed":
+        assert done.read_text() == "cleaned"
