@@ -85,7 +85,8 @@ class HeatLauncher(Protocol):
         """Start Heat and return once it is ready; undo everything on failure.
 
         :param owned_by: what owns this Heat (``"deploy"``): it then stops when this
-            process exits, however it exits, where the heat type allows (native), and
+            process exits, however it exits (native: its process group; container and pod:
+            a watcher removes them), and
             the next launch or kill cleans up after an owner that is gone.
         """
 

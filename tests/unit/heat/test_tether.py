@@ -114,6 +114,13 @@ def test_on_close_runs_the_cleanup_only_when_the_owner_dies(tmp_path: Path, how:
         owner.send_signal(signal.SIGKILL)
         owner.wait()
     assert _gone(watcher)
+    # /proc shows no command line for a moment while the watcher execs the cleanup:
+    # wait for the cleanup's own effect (or give a wrong one time to show).
+    deadline = time.monotonic() + (10 if how == "owner-killed" else 0.5)
+    while not done.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
     assert done.exists() == (how == "owner-killed")
     if how == "owner-killed":
+        while done.read_text() != "cleaned" and time.monotonic() < deadline:
+            time.sleep(0.02)
         assert done.read_text() == "cleaned"
