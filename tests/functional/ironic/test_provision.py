@@ -36,8 +36,15 @@ FILE = """
 
 
 def sample_tree(root: Path) -> Path:
-    """The sample plan with the port templates a deployed-servers environment maps."""
+    """The sample plan with the port templates a deployed-servers environment maps, and
+    without its own role counts (a plan's parameters win over its environments, so
+    they would override the counts of the deployed-servers environment)."""
     shutil.copytree(sample_plan_dir(), root)
+    env_file = root / "plan-environment.yaml"
+    env = yaml.safe_load(env_file.read_text())
+    env["parameter_defaults"] = {k: v for k, v in env["parameter_defaults"].items()
+                                 if not k.endswith("Count")}
+    env_file.write_text(yaml.safe_dump(env))
     for name in ("deployed-server/deployed-neutron-port.yaml", "network/ports/noop.yaml"):
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(STUB)
