@@ -212,6 +212,7 @@ def _delete_nodes(run: Run) -> None:
 
 def _available(run: Run, count: int) -> None:
     run.client.import_nodes(_node_entries("n", count))
+    run.client.manage_nodes([f"n-{i}" for i in range(count)])
     run.client.provide_nodes([f"n-{i}" for i in range(count)])
 
 
