@@ -117,6 +117,8 @@ def test_an_exhausted_pool_names_the_pool_and_what_to_do() -> None:
     ([{"name": "Controller", "count": 2, "defaults": {"managed": False},
        "instances": [{"hostname": "c0"}]}], "count of 2"),
     ([{"name": "C", "instances": [{"managed": False}]}], "no hostname"),
+    ([{"name": "C", "count": 600}, {"name": "D", "count": 401}],
+     r"more than 1000 servers \(role D reaches 1001\).*nodes_max"),
     ([{"name": "C", "instances": [{"managed": "yes"}]}], "managed is true or false"),
     ([{"name": "C", "instances": [{"profile": 3}]}], "profile 3 is not a name"),
     ([{"name": "C", "instances": [{"capabilities": "x"}]}], "capabilities is not a mapping"),

@@ -62,7 +62,7 @@ def deployment_roles(context: ActionContext, repo: PlanRepository, plan: str,
             "Give the content of a baremetal deployment file (YAML).")
     data = load(context, text, "the baremetal deployment file")
     return baremetal.parse(data, subnet_of(context), hostname_formats(context, repo, plan),
-                           stack=plan)
+                           stack=plan, max_servers=context.limit("nodes_max"))
 
 
 def read_record(context: ActionContext, plan: str) -> dict[str, dict[str, Any]]:

@@ -169,7 +169,7 @@ def _instance(hostname: str, merged: Mapping[str, Any], managed: bool, where: st
 
 
 def parse(data: Any, subnet: Subnet, formats: Mapping[str, str] | None = None,
-          stack: str = "overcloud") -> list[Role]:
+          stack: str = "overcloud", max_servers: int = 1000) -> list[Role]:
     """Check a loaded baremetal deployment file; the roles with their instances.
 
     A managed instance without a hostname gets the role's ``hostname_format`` with
@@ -179,11 +179,13 @@ def parse(data: Any, subnet: Subnet, formats: Mapping[str, str] | None = None,
 
     :param formats: each role's ``HostnameFormatDefault`` from roles_data, for roles
         whose entry has no ``hostname_format``.
+    :param max_servers: the most servers all roles' counts may add up to.
     """
     if not isinstance(data, list) or not data:
         raise _bad("it is not a non-empty list")
     roles: list[Role] = []
     hostnames: set[str] = set()
+    servers = 0
     for index, entry in enumerate(data):
         if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str) \
                 or not entry["name"]:
@@ -200,6 +202,12 @@ def parse(data: Any, subnet: Subnet, formats: Mapping[str, str] | None = None,
         count = entry.get("count", len(instances_data))
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise _bad(f"role {name}: count {count!r} is not a number of servers")
+        servers += count
+        if servers > max_servers:
+            raise exceptions.InvalidInput(
+                f"The baremetal deployment file asks for more than {max_servers} servers "
+                f"(role {name} reaches {servers}): lower the counts, or raise [limits] "
+                "nodes_max.")
         if len(instances_data) > count:
             raise _bad(f"role {name} lists {len(instances_data)} instances for a count of "
                        f"{count}")
