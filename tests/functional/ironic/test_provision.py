@@ -85,7 +85,8 @@ def ironic(ironic_endpoint: str) -> IronicClient:
 
 
 def test_provision_picks_by_profile_is_idempotent_and_unprovision_releases(
-        node_client: Client, ironic: IronicClient, tmp_path: Path) -> None:
+        node_client: Client, ironic: IronicClient, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
     client = node_client
     uuids = _available(client, tmp_path)
     client.create_plan("overcloud", sample_tree(tmp_path / "t"))
@@ -101,8 +102,16 @@ def test_provision_picks_by_profile_is_idempotent_and_unprovision_releases(
     assert {h: e["node"] for h, e in _record(client).items()} == {
         h: uuids[n] for h, n in served.items()}
 
-    # Again: nothing moves.
-    again = client.provision_nodes(FILE)
+    # Again, through the CLI: nothing moves.
+    conf = tmp_path / "tf.conf"
+    conf.write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n[ironic]\nendpoint = "
+                    f"{ironic.endpoint}\n")
+    bm_file = tmp_path / "bm.yaml"
+    bm_file.write_text(FILE)
+    capsys.readouterr()
+    assert main(["--config-file", str(conf), "node", "provision", "--baremetal-deployment",
+                 str(bm_file), "-f", "json"]) == 0
+    again = json.loads(capsys.readouterr().out)
     assert {d["hostname"]: d["node_name"] for d in again} == served
     assert not any(d["deployed"] for d in again)
     assert _state(ironic) == nodes
@@ -111,9 +120,6 @@ def test_provision_picks_by_profile_is_idempotent_and_unprovision_releases(
     assert client.update_deployed_servers("overcloud", FILE)["hosts"] == sorted(served)
 
     # Unprovision one host name through the CLI, then the rest by the file.
-    conf = tmp_path / "tf.conf"
-    conf.write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n[ironic]\nendpoint = "
-                    f"{ironic.endpoint}\n")
     assert main(["--config-file", str(conf), "node", "unprovision", "--hostname",
                  "overcloud-novacompute-1", "-f", "json"]) == 0
     assert _state(ironic)["node-1"] == ("available", None, None)
