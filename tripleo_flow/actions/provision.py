@@ -17,7 +17,7 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
 from tripleo_flow.actions.deployed_servers import deployment_roles, read_record
-from tripleo_flow.actions.nodes import _NodeAction
+from tripleo_flow.actions.nodes import NodeAction
 from tripleo_flow.core import planenv, provision
 from tripleo_flow.plans.plan import PlanRepository
 
@@ -25,7 +25,7 @@ from tripleo_flow.plans.plan import PlanRepository
 _UNDEPLOYABLE = frozenset({"active", "deploy failed", "wait call-back", "error"})
 
 
-class ChooseNodes(_NodeAction):
+class ChooseNodes(NodeAction):
     """Pick an available node for each managed instance of a baremetal deployment file
     (changes nothing)."""
 
@@ -46,7 +46,7 @@ class ChooseNodes(_NodeAction):
         """Nothing to undo: choosing changes nothing."""
 
 
-class DeployNode(_NodeAction):
+class DeployNode(NodeAction):
     """Deploy one chosen node for its host name (nothing when it already serves it)."""
 
     default_provides = "node"
@@ -160,7 +160,7 @@ class SelectProvisioned(Action):
         """Nothing to undo: selecting changes nothing."""
 
 
-class UndeployNode(_NodeAction):
+class UndeployNode(NodeAction):
     """Undeploy one node (back to available once cleaned) and drop its claim."""
 
     default_provides = "node"
