@@ -93,6 +93,8 @@ class NodesMixin:
                 raise exceptions.InvalidNodes("The node list", exc.entry, exc.reason) from exc
         if workflow in ("provision", "unprovision"):
             check_plan_name(str(given.setdefault("plan", "overcloud")))
+        if workflow == "unprovision":
+            _check_release(given)
         if workflow == "clean" and not given.get("steps"):
             given.pop("steps", None)  # the workbook's default: TripleO's metadata erase
         given.setdefault("concurrency", self.conf.ironic.concurrency)
@@ -185,9 +187,10 @@ class NodesMixin:
         instances, the named ``hostnames``, or all) and drop them from its record."""
         check_plan_name(plan)
         text = None if baremetal_deployment is None else read_baremetal(baremetal_deployment)
-        return self._run_nodes("unprovision", {
-            "plan": plan, "baremetal_deployment": text, "hostnames": hostnames or None,
-            "all_nodes": all_nodes}, listeners)
+        inputs = {"plan": plan, "baremetal_deployment": text, "hostnames": hostnames or None,
+                  "all_nodes": all_nodes}
+        _check_release(inputs)
+        return self._run_nodes("unprovision", inputs, listeners)
 
     # -- reads -----------------------------------------------------------------------
 
@@ -207,6 +210,16 @@ class NodesMixin:
         shown["ports"] = [p["address"] for p in client.node_ports(found["uuid"])]
         shown["capabilities"] = node_files.capabilities(found.get("properties") or {})
         return shown
+
+
+def _check_release(inputs: Mapping[str, Any]) -> None:
+    """Exactly one choice of what to unprovision (else InvalidInput, nothing started)."""
+    chosen = [inputs.get("baremetal_deployment") is not None, bool(inputs.get("hostnames")),
+              bool(inputs.get("all_nodes"))]
+    if sum(chosen) != 1:
+        raise exceptions.InvalidInput(
+            "Choose what to unprovision: the managed instances of a baremetal deployment "
+            "file, host names, or all of the plan's nodes (exactly one).")
 
 
 def _read(path: Path, limits: Any) -> Any:

@@ -87,6 +87,8 @@ def test_provision_and_unprovision_over_http(node_api: Api, ironic_endpoint: str
     ("/v1/nodes/provision", {"plan": "../etc", "baremetal_deployment": "- name: C\n"}),
     ("/v1/nodes/provision", {"plan": "bm"}),
     ("/v1/nodes/unprovision", {"plan": "a/b", "all_nodes": True}),
+    ("/v1/nodes/unprovision", {"plan": "bm"}),
+    ("/v1/nodes/unprovision", {"plan": "bm", "all_nodes": True, "hostnames": ["x"]}),
 ])
 def test_bad_provision_requests_start_nothing(node_api: Api, path: str,
                                               body: dict[str, object]) -> None:
