@@ -29,8 +29,9 @@ DEFAULT_IMAGE = "file:///var/lib/ironic/images/overcloud-hardened-uefi-full.raw"
 #: Node fields the choice needs.
 NODE_FIELDS = ("uuid", "name", "provision_state", "maintenance", "instance_uuid",
                "resource_class", "properties")
-#: States of a node that still serves (or is being made to serve) its instance.
-SERVING = frozenset({"active", "deploying", "wait call-back", "deploy failed"})
+#: States of a node that serves its instance (a recorded node in another state is
+#: deployed again when it is available, else the host name has no node).
+SERVING = frozenset({"active"})
 
 
 def mismatch(instance: baremetal.Instance, node: Mapping[str, Any]) -> str | None:
