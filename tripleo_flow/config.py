@@ -207,7 +207,8 @@ LIMITS_OPTS = [
                "written. At least 2: undoing a change reads the version before it."),
     cfg.IntOpt("nodes_max", default=1000, min=1,
                help="Most nodes one node import file (instackenv.json, nodes YAML) may "
-               "describe."),
+               "describe, and most servers (role counts) one baremetal deployment file "
+               "may ask for."),
 ]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -121,7 +122,7 @@ class DeployMixin:
         :returns: ``path``, ``counts`` (servers per role), ``hosts`` and ``changed``.
         """
         check_plan_name(plan)
-        text = _read_baremetal(baremetal_deployment)
+        text = read_baremetal(baremetal_deployment)
         results = run_flow(plan_flows.update_deployed_servers(self.context),
                            {names.PLAN: plan, names.BAREMETAL_DEPLOYMENT: text})
         done: dict[str, Any] = results[names.DEPLOYED_SERVERS]
@@ -168,7 +169,7 @@ class DeployMixin:
 __all__ = ["DeployMixin"]
 
 
-def _read_baremetal(source: str | Path) -> str:
+def read_baremetal(source: str | os.PathLike[str]) -> str:
     """A baremetal deployment file's text: ``source`` is a path, or YAML text
     (several lines, or a YAML list)."""
     if isinstance(source, str) and ("\n" in source or source.lstrip().startswith("-")):

@@ -210,6 +210,30 @@ def _delete_nodes(run: Run) -> None:
     run.fails(NODES + "delete", {"nodes": ["n-0"]})
 
 
+def _available(run: Run, count: int) -> None:
+    run.client.import_nodes(_node_entries("n", count))
+    run.client.manage_nodes([f"n-{i}" for i in range(count)])
+    run.client.provide_nodes([f"n-{i}" for i in range(count)])
+
+
+PROVISION_FILE = "- name: Compute\n  count: 1\n"
+
+
+def _provision(run: Run) -> None:
+    _available(run, 1)
+    run.ok(NODES + "provision", {"plan": "oc", "baremetal_deployment": PROVISION_FILE})
+    # No second available node for a count of 2: refused, nothing deployed.
+    run.fails(NODES + "provision", {"plan": "oc", "baremetal_deployment":
+                                    "- name: Compute\n  count: 2\n"})
+
+
+def _unprovision(run: Run) -> None:
+    _available(run, 1)
+    run.client.provision_nodes(PROVISION_FILE, plan="oc")
+    run.ok(NODES + "unprovision", {"plan": "oc", "all_nodes": True})
+    run.fails(NODES + "unprovision", {"plan": "oc", "hostnames": ["ghost"]})
+
+
 SCENARIOS: dict[str, Callable[[Run], None]] = {
     "tripleo.plan.create_deployment_plan": _create,
     "tripleo.plan.update_deployment_plan": _update,
@@ -226,6 +250,8 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     NODES + "manage": _manage,
     NODES + "clean": _clean,
     NODES + "delete": _delete_nodes,
+    NODES + "provision": _provision,
+    NODES + "unprovision": _unprovision,
 }
 #: Workflows that hand a secret from task to task through the context: the node
 #: list's BMC passwords go from the check to the registration.  A resumed run
