@@ -184,7 +184,8 @@ def test_a_template_escaping_the_sandbox_is_refused_over_http(api: Api, tmp_path
     pwned = tmp_path / "PWNED"
     tree = basic_tree()
     tree["puppet/hostile.j2.yaml"] = (
-        "a: 1\n\nb: {{ cycler.__init__.__globals__.os.popen('touch %s').read() }}\n" % pwned)
+        "a: 1\n\nb: {{ cycler.__init__.__globals__.os.popen('touch PWNED').read() }}\n"
+    ).replace("PWNED", str(pwned))
     archive = tarball(write_tree(tmp_path / "hostile", tree))
     before = store_state(api.client.store)
     for method, path in (("POST", "/v1/plans?name=q"), ("PUT", "/v1/plans/p")):
