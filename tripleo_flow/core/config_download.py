@@ -13,7 +13,8 @@ Pure: takes the stack outputs and the servers' software deployments, returns
     <key>[.yaml]                     one per RoleConfig key; ``.yaml`` only when the key
                                      has no extension (``deploy-artifacts.sh`` stays)
     external_deploy_steps_tasks_step0..5.yaml   RoleConfig's external tasks by step
-    group_vars/<Role>                RoleGroupVars + the role's name and services
+    group_vars/<Role>                RoleGroupVars + the role's name and services (roles
+                                     with servers only)
     host_vars/<server>               AnsibleHostVarsMap + ids + pre/post deployment lists
     <Role>/<key>.yaml                every RoleData key (step_config.pp, param_config.json);
                                      deploy_steps, update, upgrade tasks also split per
@@ -298,12 +299,13 @@ def render(plan: str, outputs: Mapping[str, Any],
     for role in roles:
         data = role_data.get(role) or {}
         files.update(_role_files(role, data))
-        role_vars = dict(group_vars.get(role) or {})
-        role_vars.setdefault("tripleo_role_name", role)
-        role_vars.setdefault("service_names", list(data.get("service_names") or []))
-        files[f"group_vars/{role}"] = dump(role_vars)
-        role_hosts = host_vars_map.get(role) or {}
         members = by_role.get(role, [])
+        if members:  # as tripleo-common: only the roles that have servers
+            role_vars = dict(group_vars.get(role) or {})
+            role_vars.setdefault("tripleo_role_name", role)
+            role_vars.setdefault("service_names", list(data.get("service_names") or []))
+            files[f"group_vars/{role}"] = dump(role_vars)
+        role_hosts = host_vars_map.get(role) or {}
         for index, server in enumerate(members):
             own = dict(role_hosts.get(server.name) or {})
             own.setdefault("deploy_server_id", server.server_id)
