@@ -4,7 +4,8 @@ Prints the time of each size and the per-node cost relative to the 10-node
 run (a ratio near 1 means linear).  By default the outputs are synthetic; with
 ``--outputs WORK_DIR/outputs.yaml`` (saved by a real deploy, e.g. of THT 18.0.0)
 they are that stack's real outputs, its Compute role grown to the size (each
-added server a copy of the first compute, with its own name, id and address).
+added server a copy of the first compute, with its own name, id and address,
+and the first compute's software deployments and network config).
 Run: ``PYTHONPATH=. python bench/config_download.py [--outputs FILE]``.
 """
 
@@ -19,6 +20,7 @@ from typing import Any
 import yaml
 
 from tripleo_flow.core import config_download as cd
+from tripleo_flow.core import network_config as nc
 
 ROLES = ("Controller", "Compute", "CephStorage")
 TASKS = [{"name": f"task {i}", "debug": {"msg": i}, "when": [f"step|int == {i % 6}"]}
@@ -69,10 +71,25 @@ def grown(saved: dict[str, Any], nodes: int, role: str = "Compute"
     outputs["AnsibleHostVarsMap"][role] = {
         f"{stem}-{i}": {k: (v.replace(short, f"{stem}-{i}") if isinstance(v, str) else v)
                         for k, v in template.items()} for i in range(count)}
+    saved_deployments = saved.get("deployments") or {}
     deployments = {name: [cd.Deployment(**d) for d in deps]
-                   for name, deps in (saved.get("deployments") or {}).items()
-                   if not name.startswith(stem)}
+                   for name, deps in saved_deployments.items() if not name.startswith(stem)}
+    for i in range(count):  # each grown server: the first's deployments, its own ids
+        server = f"{stem}-{i}"
+        deployments[server] = [
+            cd.Deployment(**{**d, "id": f"{d.get('id') or d['name']}-{i}",
+                             "inputs": _renamed(d.get("inputs") or {}, short, server)})
+            for d in saved_deployments.get(short) or []]
+    network_map = outputs.get(nc.HOSTNAME_MAP)
+    if network_map and short in network_map:
+        config_id = network_map[short]
+        network_map.update({f"{stem}-{i}": config_id for i in range(count)})
     return outputs, deployments
+
+
+def _renamed(values: dict[str, Any], old: str, new: str) -> dict[str, Any]:
+    """``values`` with the first server's name in its strings replaced by ``new``."""
+    return {k: (v.replace(old, new) if isinstance(v, str) else v) for k, v in values.items()}
 
 
 def main() -> None:
@@ -86,11 +103,13 @@ def main() -> None:
     for nodes in (10, 100, 1000):
         outputs, deployments = grown(saved, nodes) if saved else synthetic(nodes)
         start = time.perf_counter()
-        files = cd.render("overcloud", outputs, deployments)
+        files = cd.render("overcloud", outputs, deployments,
+                          network_configs=(saved or {}).get("network_configs"))
         elapsed = time.perf_counter() - start
         per_node = elapsed / nodes
         base = base or per_node
-        print(f"{nodes:5d} nodes: {elapsed:7.3f} s, {len(files):5d} files, "
+        count = sum(len(d) for d in deployments.values())
+        print(f"{nodes:5d} nodes: {elapsed:7.3f} s, {len(files):5d} files, {count:5d} deployments, "
               f"{per_node * 1000:6.2f} ms/node, per-node cost x{per_node / base:.2f} of 10 nodes")
 
 
