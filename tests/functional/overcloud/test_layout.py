@@ -22,6 +22,14 @@ from tripleo_flow.core import playbook_includes
 pytestmark = pytest.mark.functional
 
 DEPLOYMENTS = ["tht12_deployment", "tht18_deployment"]
+#: The top-level files of a config-download directory that Red Hat's director guide
+#: documents ("config-download top level files", RHOSP 16.0) and rendering writes (the
+#: others, ansible.log, ansible-errors.json, ansible-playbook-command.sh, ssh_private_key
+#: and overcloud-config.tar.gz, come from running it); fast_forward_upgrade_playbook
+#: only while THT has it (12.1.0).
+DOCUMENTED = {"ansible.cfg", "tripleo-ansible-inventory.yaml", "deploy_steps_playbook.yaml",
+              "pre_upgrade_rolling_steps_playbook.yaml", "upgrade_steps_playbook.yaml",
+              "post_upgrade_steps_playbook.yaml", "update_steps_playbook.yaml"}
 
 
 def read_project(root: Path) -> dict[str, bytes]:
@@ -49,6 +57,8 @@ def test_the_project_has_the_files_tripleo_writes(fixture: str,
     have = set(read_project(deployment.config_download))
     assert sorted(expected - have) == [], "missing"
     assert sorted(have - expected) == [], "not written by TripleO"
+    assert sorted(DOCUMENTED - have) == []
+    assert ("fast_forward_upgrade_playbook.yaml" in have) == (fixture == "tht12_deployment")
     # The shape that matters most, stated plainly (the spec could be wrong too).
     assert {"deploy_steps_playbook.yaml", "deployments.yaml", "templates/heat-config.j2",
             "group_vars/Controller", "host_vars/controller-0", "host_vars/compute-0",
