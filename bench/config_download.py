@@ -1,7 +1,9 @@
 """Bench: config-download rendering for 10, 100 and 1000 nodes.
 
-Prints the time of each size and the per-node cost relative to the 10-node
-run (a ratio near 1 means linear).  By default the outputs are synthetic; with
+Prints the time of each size (best of 3), the per-node cost relative to the
+10-node run, and the cost of each node added since the previous size (flat
+means linear: the average per node also carries the fixed cost of the roles).
+By default the outputs are synthetic; with
 ``--outputs WORK_DIR/outputs.yaml`` (saved by a real deploy, e.g. of THT 18.0.0)
 they are that stack's real outputs, its Compute role grown to the size (each
 added server a copy of the first compute, with its own name, id and address,
@@ -100,18 +102,31 @@ def main() -> None:
     saved = yaml.safe_load(args.outputs.read_text()) if args.outputs else None
     print(f"outputs: {args.outputs or 'synthetic'}")
     base: float | None = None
+    previous: tuple[int, float] | None = None
     for nodes in (10, 100, 1000):
         outputs, deployments = grown(saved, nodes) if saved else synthetic(nodes)
-        start = time.perf_counter()
+        elapsed = min(_timed(outputs, deployments, saved) for _ in range(3))
         files = cd.render("overcloud", outputs, deployments,
                           network_configs=(saved or {}).get("network_configs"))
-        elapsed = time.perf_counter() - start
         per_node = elapsed / nodes
         base = base or per_node
         count = sum(len(d) for d in deployments.values())
-        print(f"{nodes:5d} nodes: {elapsed:7.3f} s, {len(files):5d} files, {count:5d} deployments, "
-              f"{per_node * 1000:6.2f} ms/node, per-node cost x{per_node / base:.2f} of 10 nodes")
+        # The cost of each node added since the previous size: flat when linear (the
+        # per-node average also carries the fixed cost of the roles' files).
+        marginal = ((elapsed - previous[1]) / (nodes - previous[0]) * 1000
+                    if previous else float("nan"))
+        previous = (nodes, elapsed)
+        print(f"{nodes:5d} nodes: {elapsed:7.3f} s, {len(files):5d} files, {count:5d} "
+              f"deployments, {per_node * 1000:6.2f} ms/node (x{per_node / base:.2f} of 10 "
+              f"nodes), {marginal:6.3f} ms per added node")
 
+
+def _timed(outputs: dict[str, Any], deployments: dict[str, list[cd.Deployment]],
+           saved: dict[str, Any] | None) -> float:
+    start = time.perf_counter()
+    cd.render("overcloud", outputs, deployments,
+              network_configs=(saved or {}).get("network_configs"))
+    return time.perf_counter() - start
 
 if __name__ == "__main__":
     main()
