@@ -73,6 +73,20 @@ def test_the_project_has_the_files_tripleo_writes(fixture: str,
         assert "tripleo_network_config_template" in group_vars
 
 
+#: ``tasks_from`` of roles that the Ansible venv's tripleo-ansible (the newest, for
+#: 18.x) does not have, by THT version: Ussuri's docker tasks use the role of
+#: ansible-role-container-registry (not installed by tools/setup-ansible.sh), and its
+#: external upgrade tasks a tripleo_transfer file later tripleo-ansible removed.  A
+#: run reaching them fails; the syntax check passes (include_role is dynamic).
+MISSING_ROLE_FILES = {
+    "tht12_deployment": {("container-registry", "docker"),
+                         ("container-registry", "docker-login"),
+                         ("container-registry", "docker-update"),
+                         ("tripleo_transfer", "cleanup.yml")},
+    "tht18_deployment": set(),
+}
+
+
 @pytest.mark.parametrize("fixture", DEPLOYMENTS)
 def test_every_static_include_names_a_file_that_exists(
         fixture: str, request: pytest.FixtureRequest, ansible_venv: Path) -> None:
@@ -80,4 +94,9 @@ def test_every_static_include_names_a_file_that_exists(
     files = read_project(deployment.config_download)
     assert "deploy_steps_playbook.yaml" in playbook_includes.playbooks(files)
     problems = playbook_includes.problems(files, role_task_files(ansible_venv))
-    assert [str(p) for p in problems] == []
+    # Every file of the project a playbook or task file names statically exists.
+    assert [str(p) for p in problems if p.include.kind != "tasks_from"] == []
+    # And the role files, but for those the installed content lacks (see above).
+    roles = {(p.include.role, p.include.target) for p in problems
+             if p.include.kind == "tasks_from"}
+    assert roles == MISSING_ROLE_FILES[fixture]
