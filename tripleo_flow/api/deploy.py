@@ -45,7 +45,8 @@ class DeployMixin:
                baremetal_deployment: str | Path | None = None,
                config_download_only: bool = False, ansible_tags: str | None = None,
                ansible_skip_tags: str | None = None,
-               ansible_limit: str | None = None) -> dict[str, Any]:
+               ansible_limit: str | None = None, overcloud_ssh_user: str | None = None,
+               overcloud_ssh_key: str | Path | None = None) -> dict[str, Any]:
         """Deploy ``plan`` with an ephemeral Heat of ``heat_type``.
 
         :param work_dir: where Heat's dump, the outputs and config-download go
@@ -61,6 +62,12 @@ class DeployMixin:
         :param ansible_tags: run only the tasks with these tags (``ansible-playbook
             --tags``, comma-separated), as ``ansible_skip_tags`` (``--skip-tags``) and
             ``ansible_limit`` (``--limit``, hosts or groups) select what runs.
+        :param overcloud_ssh_user: the user Ansible logs in to the servers as, named by
+            config-download's inventory and ``ansible.cfg`` (default: ``[ansible]
+            ssh_user``, ``tripleo-admin``).
+        :param overcloud_ssh_key: the private key file it logs in with (default:
+            ``[ansible] ssh_private_key``, else none named: Ansible's own); its path
+            goes into the project, never its content.
         :param environments: when given, they first become the plan's user environments
             (a plan change with history, as :meth:`set_environments`; nothing changes
             when they are those already stored).
@@ -101,6 +108,8 @@ class DeployMixin:
         if progress is not None:
             context = dataclasses.replace(
                 context, extras={**context.extras, PROGRESS_LISTENER: progress})
+        ssh_key = (str(Path(overcloud_ssh_key).expanduser().absolute())
+                   if overcloud_ssh_key else None)
         make = cd_only_flow if config_download_only else deploy_plan
         flow = make(context, run_ansible=run_ansible)
         interruption = Interruption(f"Deployment of plan {plan!r}")
@@ -110,7 +119,9 @@ class DeployMixin:
                 names.PLAN: plan, names.WORK_DIR: str(work), names.HEAT_DIR: str(work),
                 names.HEAT_TYPE: heat_type, names.ANSIBLE_CONNECTION: ansible_connection,
                 names.ANSIBLE_TAGS: ansible_tags, names.ANSIBLE_SKIP_TAGS: ansible_skip_tags,
-                names.ANSIBLE_LIMIT: ansible_limit})
+                names.ANSIBLE_LIMIT: ansible_limit,
+                names.OVERCLOUD_SSH_USER: overcloud_ssh_user,
+                names.OVERCLOUD_SSH_KEY: ssh_key})
         finished: dict[str, Any] = results[names.DEPLOY_FINISHED]
         return finished
 
