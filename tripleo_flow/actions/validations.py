@@ -20,6 +20,9 @@ from tripleo_flow.validations import results_dir, runner, runs_dir, venv_path
 from tripleo_flow.validations.catalog import Catalog
 from tripleo_flow.validations.results import ResultStore
 
+#: The context extra called as ``listener(validation, status)`` when one starts and ends.
+VALIDATION_PROGRESS = "validation_progress"
+
 
 def _conf(context: Any) -> Any:
     if context.conf is None:
@@ -109,11 +112,17 @@ class RunValidation(Action):
         run_id = runner.check_run_id(str(selection.get("run_id")))
         inventory = Path(str(selection["inventory"]))
         run_dir = runs_dir(_conf(self.context)) / run_id
+        listener = self.context.extras.get(VALIDATION_PROGRESS)
+        if listener is not None:
+            listener(validation, "running")
         record = runner.run(catalog.venv, found, inventory,
                             str(selection.get("inventory_label") or inventory),
                             extra_vars or {}, run_dir, run_id)
         record["plan"] = selection.get("plan")
         result_store(self.context).save(record)
+        if listener is not None:
+            hosts = ", ".join(f"{h} {s}" for h, s in sorted(record["hosts"].items()))
+            listener(validation, record["status"] + (f" ({hosts})" if hosts else ""))
         return core.summary(record)
 
     def revert(self, *args: Any, **kwargs: Any) -> None:

@@ -64,14 +64,10 @@ class ValidationsMixin:
 
     def _validation_inputs(self, validations: Sequence[str] | None, group: str | None,
                            plan: str | None, inventory: str | Path | None,
-                           extra_vars: Mapping[str, Any] | Sequence[str] | None,
+                           extra_vars: Mapping[str, Any] | None,
                            require_passed: bool = False) -> dict[str, Any]:
         if extra_vars is not None and not isinstance(extra_vars, Mapping):
-            try:
-                extra_vars = core.parse_extra_vars(list(extra_vars))
-            except ValueError as exc:
-                raise exceptions.InvalidInput(
-                    f"Bad --extra-vars item: {exc}; give K=V.") from exc
+            raise exceptions.InvalidInput("Give the validations' extra vars as a mapping.")
         for name in validations or ():
             try:
                 core.check_id(name)
@@ -87,7 +83,7 @@ class ValidationsMixin:
     def run_validations(self, validations: Sequence[str] | None = None,
                         group: str | None = None, plan: str | None = None,
                         inventory: str | Path | None = None,
-                        extra_vars: Mapping[str, Any] | Sequence[str] | None = None,
+                        extra_vars: Mapping[str, Any] | None = None,
                         require_passed: bool = False,
                         listeners: Iterable[Listener] | None = None) -> dict[str, Any]:
         """Run ``validations`` (names) or those of ``group``, one after the other.
@@ -96,7 +92,7 @@ class ValidationsMixin:
             deployment's config-download inventory is used.
         :param inventory: ``"localhost"`` (this machine, the default without a plan) or an
             Ansible inventory file.
-        :param extra_vars: the validations' parameters (a mapping, or ``K=V`` strings).
+        :param extra_vars: the validations' parameters (their play vars), by name.
         :param require_passed: a FAILED validation fails the run (``ValidationsFailed``).
         :returns: ``execution``, ``run_id``, ``inventory``, ``counts`` and ``results``
             (one summary per validation: status, hosts, reasons, duration).

@@ -122,23 +122,6 @@ def select(validations: Iterable[Validation], group: str | None = None,
     return sorted(chosen, key=lambda v: v.id)
 
 
-def parse_extra_vars(items: Sequence[str]) -> dict[str, Any]:
-    """``K=V`` items as a mapping; each V is read as YAML (``8`` is a number).
-
-    :raises ValueError: an item without ``=`` or with an empty key.
-    """
-    found: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"{item!r} is not K=V")
-        try:
-            found[key.strip()] = yaml.safe_load(value) if value else ""
-        except yaml.YAMLError:
-            found[key.strip()] = value
-    return found
-
-
 def localhost_inventory(python: str) -> dict[str, Any]:
     """The inventory that runs every play on this machine."""
     return {"all": {"hosts": {LOCALHOST: {"ansible_connection": "local",
@@ -250,5 +233,5 @@ def summary(record: Mapping[str, Any]) -> dict[str, Any]:
 
 __all__ = ["FAILED", "LOCALHOST", "PASSED", "PLAYBOOKS_DIR", "PRE_DEPLOYMENT", "SKIPPED",
            "STOPPED", "MetadataError", "Validation", "check_id", "localhost_inventory",
-           "log_tail", "missing_hosts", "parse_extra_vars", "parse_playbook",
+           "log_tail", "missing_hosts", "parse_playbook",
            "result_from_log", "select", "skipped_result", "summary"]
