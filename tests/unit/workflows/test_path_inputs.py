@@ -32,4 +32,5 @@ def test_shipped_workflows_name_their_server_paths() -> None:
         "tripleo.plan.export_deployment_plan": {"output": "output-path"},
         "tripleo.deploy.deploy": {"work_dir": "work-dir"},
         "tripleo.deploy.config_download_only": {"work_dir": "work-dir"},
+        "tripleo.validations.run": {"inventory": "input-path"},
     }

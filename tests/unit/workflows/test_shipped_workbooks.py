@@ -82,7 +82,19 @@ def test_every_action_loads_and_the_shipped_workbooks_are_valid_with_them() -> N
         assert entry.problems == [], entry.problems
     used = {t.action for wf in catalog.workflows() for t in wf.tasks.values()}
     assert used and used <= set(REGISTRY.classes())
-    assert {"plan.create", "deploy.stack", "nodes.register"} <= used
+    assert {"plan.create", "deploy.stack", "nodes.register", "validations.run"} <= used
+
+
+def test_validations_workflow_selects_runs_each_and_checks() -> None:
+    catalog = _catalog(REGISTRY.classes())
+    assert catalog.entries["tripleo.validations"].problems == []
+    workflow = catalog.get("tripleo.validations.run")
+    assert [i.name for i in workflow.inputs] == [
+        "validations", "group", "category", "plan", "inventory", "localhost", "extra_vars",
+        "run_id", "require_passed"]
+    assert [t.action for t in workflow.tasks.values()] == [
+        "validations.select", "validations.run", "validations.check"]
+    assert workflow.tasks["run_validations"].with_items
 
 
 def test_the_signature_table_is_the_actions_own() -> None:
