@@ -128,4 +128,4 @@ def test_log_tail(text: str, limit: int, expected: str) -> None:
 def test_localhost_inventory_and_summary() -> None:
     inventory = core.localhost_inventory("/v/bin/python")
     assert inventory["all"]["hosts"]["localhost"]["ansible_connection"] == "local"
-    assert core.summary({"id": "x", "log": "long"}) == {"id": "x"}
+    assert core.summary({"id": "x", "log": "long", "extra_vars": {"a": 1}}) == {"id": "x"}

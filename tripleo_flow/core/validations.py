@@ -227,8 +227,9 @@ def log_tail(output: str, limit: int = LOG_MAX_CHARS) -> str:
 
 
 def summary(record: Mapping[str, Any]) -> dict[str, Any]:
-    """A stored result record without its log (what a listing shows)."""
-    return {k: v for k, v in record.items() if k != "log"}
+    """A stored result record without its log and extra vars (what a listing shows,
+    and what a run hands to the next task: never a parameter, secret or not)."""
+    return {k: v for k, v in record.items() if k not in ("log", "extra_vars")}
 
 
 __all__ = ["FAILED", "LOCALHOST", "PASSED", "PLAYBOOKS_DIR", "PRE_DEPLOYMENT", "SKIPPED",
