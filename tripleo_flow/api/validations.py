@@ -68,6 +68,9 @@ class ValidationsMixin:
                            require_passed: bool = False) -> dict[str, Any]:
         if extra_vars is not None and not isinstance(extra_vars, Mapping):
             raise exceptions.InvalidInput("Give the validations' extra vars as a mapping.")
+        if not validations and not group:
+            raise exceptions.InvalidInput(
+                "Name the validations to run (--validation A,B) or a group (--group G).")
         for name in validations or ():
             try:
                 core.check_id(name)
