@@ -43,6 +43,10 @@ class Deploy(ClientMixin, ShowOne):
                                  "(local: run on this machine, as for the sample plan).")
         for flag, metavar, what in ANSIBLE_SELECTION:
             parser.add_argument(flag, metavar=metavar, help=f"With --run-ansible: {what}")
+        parser.add_argument("--run-validations", action="store_true",
+                            help="First run the pre-deployment validations on this machine "
+                                 "(validation run --group pre-deployment) and stop on a "
+                                 "failure, with each failed validation's reasons.")
         add_environment_argument(parser, update=True)
         parser.add_argument("--baremetal-deployment", metavar="FILE",
                             help="TripleO's baremetal deployment file of pre-provisioned "
@@ -70,7 +74,8 @@ class Deploy(ClientMixin, ShowOne):
                                         ansible_limit=args.limit,
                                         environments=args.environments or None,
                                         baremetal_deployment=args.baremetal_deployment,
-                                        config_download_only=args.config_download_only)
+                                        config_download_only=args.config_download_only,
+                                        run_validations=args.run_validations)
         finally:
             self._bar.finish()
         return show({k: v for k, v in result.items() if k != "failures"})

@@ -52,7 +52,9 @@ class ValidationsFailed(WorkflowFailed):
     def __init__(self, failures: Sequence[Mapping[str, Any]]) -> None:
         parts = []
         for failure in failures:
-            reasons = "; ".join(r.get("reason", "") for r in failure.get("reasons") or [])
+            reasons = "; ".join(f"{r['host']}: {r.get('reason', '')}" if r.get("host")
+                                else str(r.get("reason", ""))
+                                for r in failure.get("reasons") or [])
             parts.append(f"{failure.get('validation')}: {reasons or failure.get('status')}")
         cause = ("Validations failed: " + " | ".join(parts) + ". Fix what they report, "
                  "or deploy without --run-validations.")
