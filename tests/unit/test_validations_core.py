@@ -129,3 +129,25 @@ def test_localhost_inventory_and_summary() -> None:
     inventory = core.localhost_inventory("/v/bin/python")
     assert inventory["all"]["hosts"]["localhost"]["ansible_connection"] == "local"
     assert core.summary({"id": "x", "log": "long", "extra_vars": {"a": 1}}) == {"id": "x"}
+
+
+@pytest.mark.parametrize("extra_vars, error", [
+    ({"minimal_cpu_count": 4, "server_to_lookup": "x"}, None),
+    ({"ansible_connection": "ssh"}, "Ansible connection or behaviour variable"),
+    ({"ANSIBLE_python_interpreter": "/bin/sh"}, "Ansible connection"),
+    ({"a-b": 1}, "not a variable name"),
+    ({"": 1}, "not a variable name"),
+])
+def test_check_extra_vars(extra_vars: dict[str, Any], error: str | None) -> None:
+    if error is None:
+        core.check_extra_vars(extra_vars)
+    else:
+        with pytest.raises(ValueError, match=error):
+            core.check_extra_vars(extra_vars)
+
+
+def test_extra_vars_file_marks_every_string_unsafe() -> None:
+    text = core.extra_vars_file({"a": "{{ lookup('pipe', 'id') }}", "n": 3,
+                                 "l": ["x", {"k": "y"}]}).decode()
+    assert "a: !unsafe '{{ lookup(''pipe'', ''id'') }}'" in text
+    assert "n: 3" in text and "- !unsafe 'x'" in text and "k: !unsafe 'y'" in text

@@ -115,9 +115,12 @@ class RunValidation(Action):
         listener = self.context.extras.get(VALIDATION_PROGRESS)
         if listener is not None:
             listener(validation, "running")
-        record = runner.run(catalog.venv, found, inventory,
-                            str(selection.get("inventory_label") or inventory),
-                            extra_vars or {}, run_dir, run_id)
+        try:
+            record = runner.run(catalog.venv, found, inventory,
+                                str(selection.get("inventory_label") or inventory),
+                                extra_vars or {}, run_dir, run_id)
+        except ValueError as exc:
+            raise exceptions.InvalidInput(f"Bad extra vars: {exc}.") from exc
         record["plan"] = selection.get("plan")
         result_store(self.context).save(record)
         if listener is not None:

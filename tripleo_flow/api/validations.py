@@ -68,6 +68,12 @@ class ValidationsMixin:
                            require_passed: bool = False) -> dict[str, Any]:
         if extra_vars is not None and not isinstance(extra_vars, Mapping):
             raise exceptions.InvalidInput("Give the validations' extra vars as a mapping.")
+        try:
+            core.check_extra_vars(extra_vars or {})
+        except ValueError as exc:
+            raise exceptions.InvalidInput(
+                f"Bad extra vars: {exc}; give the validation's parameters "
+                "(validation show NAME).") from exc
         if not validations and not group:
             raise exceptions.InvalidInput(
                 "Name the validations to run (--validation A,B) or a group (--group G).")

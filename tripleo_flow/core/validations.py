@@ -122,6 +122,52 @@ def select(validations: Iterable[Validation], group: str | None = None,
     return sorted(chosen, key=lambda v: v.id)
 
 
+_VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+
+
+def check_extra_vars(extra_vars: Mapping[str, Any]) -> None:
+    """Refuse parameters that would change how Ansible connects or runs rather than what
+    a validation checks: names that are not identifiers, or ``ansible_*`` variables.
+
+    :raises ValueError: naming the first bad key.
+    """
+    for key in extra_vars:
+        if not isinstance(key, str) or not _VAR_NAME.match(key):
+            raise ValueError(f"{str(key)[:60]!r} is not a variable name")
+        if key.lower().startswith("ansible_"):
+            raise ValueError(f"{key!r} is an Ansible connection or behaviour variable, not a "
+                             "validation parameter")
+
+
+class _Unsafe(str):
+    pass
+
+
+class _UnsafeDumper(yaml.SafeDumper):
+    pass
+
+
+_UnsafeDumper.add_representer(
+    _Unsafe, lambda dumper, value: dumper.represent_scalar("!unsafe", str(value)))
+
+
+def _unsafe(value: Any) -> Any:
+    if isinstance(value, str):
+        return _Unsafe(value)
+    if isinstance(value, list):
+        return [_unsafe(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _unsafe(v) for k, v in value.items()}
+    return value
+
+
+def extra_vars_file(extra_vars: Mapping[str, Any]) -> bytes:
+    """The ``--extra-vars @FILE`` YAML: every string tagged ``!unsafe``, so Ansible never
+    evaluates a template (``{{ lookup('pipe', ...) }}``) given as a parameter."""
+    return yaml.dump(_unsafe(dict(extra_vars)), Dumper=_UnsafeDumper,
+                     default_flow_style=False).encode()
+
+
 def localhost_inventory(python: str) -> dict[str, Any]:
     """The inventory that runs every play on this machine."""
     return {"all": {"hosts": {LOCALHOST: {"ansible_connection": "local",
@@ -233,6 +279,6 @@ def summary(record: Mapping[str, Any]) -> dict[str, Any]:
 
 
 __all__ = ["FAILED", "LOCALHOST", "PASSED", "PLAYBOOKS_DIR", "PRE_DEPLOYMENT", "SKIPPED",
-           "STOPPED", "MetadataError", "Validation", "check_id", "localhost_inventory",
-           "log_tail", "missing_hosts", "parse_playbook",
-           "result_from_log", "select", "skipped_result", "summary"]
+           "STOPPED", "MetadataError", "Validation", "check_extra_vars", "check_id",
+           "extra_vars_file", "localhost_inventory", "log_tail", "missing_hosts",
+           "parse_playbook", "result_from_log", "select", "skipped_result", "summary"]

@@ -32,7 +32,7 @@ from tripleo_flow.validations.catalog import Found
 from tripleo_flow.workspace import files as private_files
 
 PGID_FILE, STOP_MARKER, OUTPUT_FILE, LOGS_DIR = "pgid", "stopped", "output.log", "logs"
-EXTRA_VARS_FILE = "extra-vars.json"
+EXTRA_VARS_FILE = "extra-vars.yaml"
 LOCAL_INVENTORY = "localhost-inventory.yaml"
 #: Seconds a stopped run's process group has to exit on SIGTERM before SIGKILL.
 STOP_GRACE = 5.0
@@ -108,7 +108,12 @@ def _now() -> str:
 
 def run(venv: Path, found: Found, inventory: Path, inventory_label: str,
         extra_vars: Mapping[str, Any], run_dir: Path, run_id: str) -> dict[str, Any]:
-    """Run ``found`` against ``inventory``; the result record (not stored here)."""
+    """Run ``found`` against ``inventory``; the result record (not stored here).
+
+    :raises ValueError: an extra var is not a validation parameter
+        (:func:`~tripleo_flow.core.validations.check_extra_vars`).
+    """
+    core.check_extra_vars(extra_vars)
     validation = found.validation
     work = run_dir / validation.id
     started, clock = _now(), time.monotonic()
@@ -129,7 +134,7 @@ def run(venv: Path, found: Found, inventory: Path, inventory_label: str,
     else:
         private_files.make_dirs(work / LOGS_DIR)
         private_files.make_dirs(work / "ansible-home" / "tmp")
-        private_files.write_private(work / EXTRA_VARS_FILE, json.dumps(dict(extra_vars)).encode())
+        private_files.write_private(work / EXTRA_VARS_FILE, core.extra_vars_file(extra_vars))
         command = ansible.playbook_command(
             str(venv / "bin" / "ansible-playbook"), str(found.path), [str(inventory)],
             ["--extra-vars", f"@{work / EXTRA_VARS_FILE}"])

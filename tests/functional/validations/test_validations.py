@@ -206,3 +206,20 @@ def test_a_missing_venv_says_how_to_build_it(tmp_path: Path) -> None:
     finally:
         client.close()
 
+
+
+def test_parameters_are_never_templates_nor_ansible_settings(vclient: Client,
+                                                             tmp_path: Path) -> None:
+    marker = tmp_path / "templated"
+    template = "{{ lookup('pipe', 'touch %s') }}" % marker
+    done = vclient.run_validations(["dns"], inventory="localhost",
+                                   extra_vars={"server_to_lookup": template})
+    assert done["results"][0]["status"] == "FAILED"  # getent of the literal text
+    assert not marker.exists()
+    with pytest.raises(exceptions.InvalidInput, match="Ansible connection"):
+        vclient.run_validations(["no-op"], inventory="localhost",
+                                extra_vars={"ansible_python_interpreter": "/bin/sh"})
+    with pytest.raises(exceptions.WorkflowFailed, match="Ansible connection"):
+        vclient.run_workflow("tripleo.validations.run", {
+            "validations": ["no-op"], "localhost": True,
+            "extra_vars": {"ansible_connection": "ssh"}})
