@@ -152,7 +152,11 @@ def run(venv: Path, found: Found, inventory: Path, inventory_label: str,
 
 def _run_in_group(command: list[str], work: Path, env: dict[str, str]) -> int:
     """Run ``command`` leading a new process group recorded in ``work/pgid``; when it
-    exits, whatever it left in its group is killed."""
+    exits, whatever it left in its group is killed.  A group an earlier attempt left
+    (its process crashed; the execution resumed) is killed first."""
+    leftover = running(work.parent).get(work.name)
+    if leftover is not None:
+        _kill_group(leftover, signal.SIGKILL)
     fd = os.open(work / OUTPUT_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as out:
         process = subprocess.Popen(command, cwd=work, stdout=out, stderr=subprocess.STDOUT,

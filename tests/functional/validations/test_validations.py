@@ -223,3 +223,21 @@ def test_parameters_are_never_templates_nor_ansible_settings(vclient: Client,
         vclient.run_workflow("tripleo.validations.run", {
             "validations": ["no-op"], "localhost": True,
             "extra_vars": {"ansible_connection": "ssh"}})
+
+
+def test_a_rerun_kills_what_a_crashed_attempt_left(vclient: Client) -> None:
+    """A resumed execution runs the validation again (at least once): the Ansible process
+    group its crashed first attempt left running is ended before the new run starts."""
+    run_id = runner.new_run_id()
+    work = runs_dir(vclient.conf) / run_id / "no-op"
+    work.mkdir(parents=True)
+    leftover = subprocess.Popen(["sleep", "3142"], start_new_session=True)
+    try:
+        (work / "pgid").write_text(str(leftover.pid))
+        done = vclient.run_workflow("tripleo.validations.run", {
+            "validations": ["no-op"], "localhost": True, "run_id": run_id})
+        assert done.output["results"][0]["status"] == "PASSED"
+        assert leftover.wait(timeout=10) == -9
+    finally:
+        leftover.kill()
+        leftover.wait()
