@@ -211,7 +211,7 @@ def test_a_missing_venv_says_how_to_build_it(tmp_path: Path) -> None:
 def test_parameters_are_never_templates_nor_ansible_settings(vclient: Client,
                                                              tmp_path: Path) -> None:
     marker = tmp_path / "templated"
-    template = "{{ lookup('pipe', 'touch %s') }}" % marker
+    template = "{{ lookup('pipe', 'touch " + str(marker) + "') }}"
     done = vclient.run_validations(["dns"], inventory="localhost",
                                    extra_vars={"server_to_lookup": template})
     assert done["results"][0]["status"] == "FAILED"  # getent of the literal text
