@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.functional.validations.conftest import make_client
+from tests.functional.validations.conftest import TEST_VALIDATIONS, make_client
 from tripleo_flow import exceptions
 from tripleo_flow.api import Client
 from tripleo_flow.plans.plan import PlanRepository
@@ -241,3 +241,43 @@ def test_a_rerun_kills_what_a_crashed_attempt_left(vclient: Client) -> None:
     finally:
         leftover.kill()
         leftover.wait()
+
+
+def test_cli_stop_ends_a_run_of_another_process(tmp_path: Path, validations_venv: Path) -> None:
+    exe = shutil.which("tripleo-flow", path=str(Path(os.sys.executable).parent))
+    assert exe
+    conf = tmp_path / "tripleo-flow.conf"
+    conf.write_text(f"[validations]\nvalidations_dirs = {TEST_VALIDATIONS}\n")
+    env = dict(os.environ, XDG_DATA_HOME=str(tmp_path / "xdg"), HOME=str(tmp_path / "home"),
+               TRIPLEO_FLOW_VALIDATIONS_VENV=str(validations_venv),
+               TRIPLEO_FLOW_CONFIG_FILE=str(conf))
+    running = subprocess.Popen([exe, "validation", "run", "--validation", "slow-sleep",
+                                "--extra-vars", "sleep_seconds=3143", "-f", "json"],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not _processes_with("sleep 3143"):
+            assert time.monotonic() < deadline and running.poll() is None, running.stderr
+            time.sleep(0.2)
+        listed: list[dict[str, str]] = []
+        while not listed:  # the running process records its execution in the database
+            assert time.monotonic() < deadline
+            listed = json.loads(subprocess.run(
+                [exe, "execution", "list", "-f", "json"], env=env, capture_output=True,
+                text=True, timeout=60, check=True).stdout)
+        execution = listed[-1]["ID"]
+        stopped = subprocess.run([exe, "validation", "stop", execution, "-f", "json"],
+                                 env=env, capture_output=True, text=True, timeout=60)
+        assert stopped.returncode == 0, stopped.stderr
+        assert json.loads(stopped.stdout)["stopped"] == ["slow-sleep"]
+        assert _processes_with("sleep 3143") == []
+        out, err = running.communicate(timeout=60)
+        assert running.returncode == 6 and "slow-sleep: stopped" in err, err
+    finally:
+        if running.poll() is None:
+            running.kill()
+            running.wait()
+        # A killed CLI leaves its Ansible process group (its own session) running.
+        for run_dir in (tmp_path / "xdg/tripleo-flow/validations/runs").glob("*"):
+            runner.stop(run_dir)
