@@ -9,7 +9,10 @@ directory without one) and read back by :meth:`validation_results`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import contextlib
+import signal
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -105,12 +108,15 @@ class ValidationsMixin:
         :param require_passed: a FAILED validation fails the run (``ValidationsFailed``).
         :returns: ``execution``, ``run_id``, ``inventory``, ``counts`` and ``results``
             (one summary per validation: status, hosts, reasons, duration).
-        :raises WorkflowFailed: the run was stopped, or (``require_passed``) a validation
-            failed; each one's reasons are in the message.
+        :raises WorkflowFailed: the run was stopped (also by SIGINT or SIGTERM, when called
+            from the main thread: Ansible runs in a session of its own, which Ctrl-C does
+            not reach), or (``require_passed``) a validation failed; each one's reasons
+            are in the message.
         """
         inputs = self._validation_inputs(validations, group, plan, inventory, extra_vars,
                                          require_passed)
-        execution = self.run_workflow(WORKFLOW, inputs, listeners=listeners)
+        with _stopped_by_signals(runs_dir(self.conf) / inputs["run_id"]):
+            execution = self.run_workflow(WORKFLOW, inputs, listeners=listeners)
         return {"execution": execution.id, **dict(execution.output or {})}
 
     def start_validations(self, validations: Sequence[str] | None = None,
@@ -166,6 +172,24 @@ class ValidationsMixin:
         :raises ValidationResultNotFound: none of that id (with that plan).
         """
         return result_store(self.context).get(record_id, plan)
+
+
+@contextlib.contextmanager
+def _stopped_by_signals(run_dir: Path) -> Iterator[None]:
+    """While the block runs in the main thread, SIGINT and SIGTERM stop the run."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        threading.Thread(target=runner.stop, args=(run_dir,), daemon=True).start()
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 __all__ = ["WORKFLOW", "ValidationsMixin"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -243,7 +244,11 @@ def test_a_rerun_kills_what_a_crashed_attempt_left(vclient: Client) -> None:
         leftover.wait()
 
 
-def test_cli_stop_ends_a_run_of_another_process(tmp_path: Path, validations_venv: Path) -> None:
+@pytest.mark.parametrize("how", ["stop", "sigint", "sigterm"])
+def test_cli_run_stopped_by_command_or_signal(tmp_path: Path, validations_venv: Path,
+                                              how: str) -> None:
+    """``validation stop`` from another process, or Ctrl-C / SIGTERM to ``validation run``
+    (whose Ansible runs in a session of its own), ends the run with nothing left."""
     exe = shutil.which("tripleo-flow", path=str(Path(os.sys.executable).parent))
     assert exe
     conf = tmp_path / "tripleo-flow.conf"
@@ -260,24 +265,28 @@ def test_cli_stop_ends_a_run_of_another_process(tmp_path: Path, validations_venv
         while not _processes_with("sleep 3143"):
             assert time.monotonic() < deadline and running.poll() is None, running.stderr
             time.sleep(0.2)
-        listed: list[dict[str, str]] = []
-        while not listed:  # the running process records its execution in the database
-            assert time.monotonic() < deadline
-            listed = json.loads(subprocess.run(
-                [exe, "execution", "list", "-f", "json"], env=env, capture_output=True,
-                text=True, timeout=60, check=True).stdout)
-        execution = listed[-1]["ID"]
-        stopped = subprocess.run([exe, "validation", "stop", execution, "-f", "json"],
-                                 env=env, capture_output=True, text=True, timeout=60)
-        assert stopped.returncode == 0, stopped.stderr
-        assert json.loads(stopped.stdout)["stopped"] == ["slow-sleep"]
-        assert _processes_with("sleep 3143") == []
+        if how == "stop":
+            listed: list[dict[str, str]] = []
+            while not listed:  # the running process records its execution in the database
+                assert time.monotonic() < deadline
+                listed = json.loads(subprocess.run(
+                    [exe, "execution", "list", "-f", "json"], env=env, capture_output=True,
+                    text=True, timeout=60, check=True).stdout)
+            stopped = subprocess.run([exe, "validation", "stop", listed[-1]["ID"], "-f",
+                                      "json"], env=env, capture_output=True, text=True,
+                                     timeout=60)
+            assert stopped.returncode == 0, stopped.stderr
+            assert json.loads(stopped.stdout)["stopped"] == ["slow-sleep"]
+            assert _processes_with("sleep 3143") == []
+        else:
+            running.send_signal(signal.SIGINT if how == "sigint" else signal.SIGTERM)
         out, err = running.communicate(timeout=60)
         assert running.returncode == 6 and "slow-sleep: stopped" in err, err
+        assert _processes_with("sleep 3143") == []
     finally:
         if running.poll() is None:
             running.kill()
             running.wait()
-        # A killed CLI leaves its Ansible process group (its own session) running.
+        # A CLI killed outright leaves its Ansible process group (its own session).
         for run_dir in (tmp_path / "xdg/tripleo-flow/validations/runs").glob("*"):
             runner.stop(run_dir)
