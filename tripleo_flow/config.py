@@ -207,7 +207,8 @@ LIMITS_OPTS = [
                "written. At least 2: undoing a change reads the version before it."),
     cfg.IntOpt("nodes_max", default=1000, min=1,
                help="Most nodes one node import file (instackenv.json, nodes YAML) may "
-               "describe."),
+               "describe, and most servers (role counts) one baremetal deployment file "
+               "may ask for."),
 ]
 
 
@@ -219,6 +220,15 @@ ANSIBLE_OPTS = [
                "from <venv>/share/ansible. Default: $TRIPLEO_FLOW_ANSIBLE_VENV, else the "
                "ansible-playbook beside tripleo-flow's Python or on PATH, without "
                "tripleo-ansible."),
+    cfg.StrOpt("ssh_user", default="tripleo-admin",
+               help="The user Ansible logs in as on the overcloud servers: config-download's "
+               "inventory (ansible_ssh_user) and ansible.cfg (remote_user) name it. A "
+               "deploy's overcloud_ssh_user (--overcloud-ssh-user) overrides it."),
+    cfg.StrOpt("ssh_private_key",
+               help="The private key file Ansible logs in with (config-download's "
+               "ansible_ssh_private_key_file and ansible.cfg private_key_file). Default: "
+               "none named, Ansible's own (ssh's default identities). A deploy's "
+               "overcloud_ssh_key (--overcloud-ssh-key) overrides it."),
 ]
 
 

@@ -17,7 +17,15 @@ from tripleo_flow.actions.base import Action, decode_blobs, encode_blobs
 from tripleo_flow.actions.envedit import previous_version
 from tripleo_flow.actions.paths import InputPath, OutputPath
 from tripleo_flow.actions.undo import restore_objects
-from tripleo_flow.core import capabilities, crashpoints, planenv, planmerge, roles, validation
+from tripleo_flow.core import (
+    capabilities,
+    crashpoints,
+    planenv,
+    planmerge,
+    rendering,
+    roles,
+    validation,
+)
 from tripleo_flow.core.progress import PlanProgressListener, plan_stage
 from tripleo_flow.flows import names
 from tripleo_flow.plans import sources
@@ -281,6 +289,11 @@ class UpdatePlan(Action):
         store = self.context.store
         with self.context.locks.hold(plan):
             change = _plan_update(repo, plan, new, templates)
+            # Templates that cannot render (Jinja errors, what the sandbox refuses,
+            # size limits) fail here, before anything is written: a refused update
+            # leaves no trace, not even in the plan-environment's history.
+            rendering.render_plan(change.files_after,
+                                  max_size=self.context.limit("render_max_size"))
             # Every write below is covered by the journal: first in, last out.
             repo.save_journal(plan, change.journal)
             try:
@@ -350,6 +363,8 @@ class _Change:
     journal: Journal
     had_journal: bool
     dropped: list[str]
+    #: every file of the plan as the update leaves it (before rendering)
+    files_after: dict[str, bytes]
 
 
 def _plan_update(repo: PlanRepository, plan: str, new: dict[str, bytes],
@@ -398,7 +413,9 @@ def _plan_update(repo: PlanRepository, plan: str, new: dict[str, bytes],
         backup={p: store.get_object(plan, p) for p in sorted(backup_names)},
         journal=(pending or Journal()).merged(Journal(set(to_write), set(created),
                                                       set(to_delete))),
-        had_journal=pending is not None, dropped=dropped)
+        had_journal=pending is not None, dropped=dropped,
+        files_after={**{n: store.get_object(plan, n) for n in sorted(user_files)}, **ours,
+                     PLAN_ENV: planenv.dump_yaml(new_env)})
 
 
 def _rollback(repo: PlanRepository, plan: str, change: _Change) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,7 +54,8 @@ class DeployMixin:
                baremetal_deployment: str | Path | None = None,
                config_download_only: bool = False, ansible_tags: str | None = None,
                ansible_skip_tags: str | None = None,
-               ansible_limit: str | None = None,
+               ansible_limit: str | None = None, overcloud_ssh_user: str | None = None,
+               overcloud_ssh_key: str | Path | None = None,
                run_validations: bool = False) -> dict[str, Any]:
         """Deploy ``plan`` with an ephemeral Heat of ``heat_type``.
 
@@ -70,6 +72,12 @@ class DeployMixin:
         :param ansible_tags: run only the tasks with these tags (``ansible-playbook
             --tags``, comma-separated), as ``ansible_skip_tags`` (``--skip-tags``) and
             ``ansible_limit`` (``--limit``, hosts or groups) select what runs.
+        :param overcloud_ssh_user: the user Ansible logs in to the servers as, named by
+            config-download's inventory and ``ansible.cfg`` (default: ``[ansible]
+            ssh_user``, ``tripleo-admin``).
+        :param overcloud_ssh_key: the private key file it logs in with (default:
+            ``[ansible] ssh_private_key``, else none named: Ansible's own); its path
+            goes into the project, never its content.
         :param environments: when given, they first become the plan's user environments
             (a plan change with history, as :meth:`set_environments`; nothing changes
             when they are those already stored).
@@ -118,6 +126,8 @@ class DeployMixin:
         if progress is not None:
             context = dataclasses.replace(
                 context, extras={**context.extras, PROGRESS_LISTENER: progress})
+        ssh_key = (str(Path(overcloud_ssh_key).expanduser().absolute())
+                   if overcloud_ssh_key else None)
         make = cd_only_flow if config_download_only else deploy_plan
         flow = make(context, run_ansible=run_ansible)
         interruption = Interruption(f"Deployment of plan {plan!r}")
@@ -127,7 +137,9 @@ class DeployMixin:
                 names.PLAN: plan, names.WORK_DIR: str(work), names.HEAT_DIR: str(work),
                 names.HEAT_TYPE: heat_type, names.ANSIBLE_CONNECTION: ansible_connection,
                 names.ANSIBLE_TAGS: ansible_tags, names.ANSIBLE_SKIP_TAGS: ansible_skip_tags,
-                names.ANSIBLE_LIMIT: ansible_limit})
+                names.ANSIBLE_LIMIT: ansible_limit,
+                names.OVERCLOUD_SSH_USER: overcloud_ssh_user,
+                names.OVERCLOUD_SSH_KEY: ssh_key})
         finished: dict[str, Any] = results[names.DEPLOY_FINISHED]
         return finished
 
@@ -139,7 +151,7 @@ class DeployMixin:
         :returns: ``path``, ``counts`` (servers per role), ``hosts`` and ``changed``.
         """
         check_plan_name(plan)
-        text = _read_baremetal(baremetal_deployment)
+        text = read_baremetal(baremetal_deployment)
         results = run_flow(plan_flows.update_deployed_servers(self.context),
                            {names.PLAN: plan, names.BAREMETAL_DEPLOYMENT: text})
         done: dict[str, Any] = results[names.DEPLOYED_SERVERS]
@@ -186,7 +198,7 @@ class DeployMixin:
 __all__ = ["DeployMixin"]
 
 
-def _read_baremetal(source: str | Path) -> str:
+def read_baremetal(source: str | os.PathLike[str]) -> str:
     """A baremetal deployment file's text: ``source`` is a path, or YAML text
     (several lines, or a YAML list)."""
     if isinstance(source, str) and ("\n" in source or source.lstrip().startswith("-")):

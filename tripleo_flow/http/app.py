@@ -52,6 +52,13 @@ NODE_INPUTS: dict[str, Any] = {
     "all_manageable": BOOL, "provide": BOOL,
     "steps": {"type": "array", "items": OBJECT,
               "description": "Manual clean steps (default: erase devices' metadata)."},
+    "plan": {**STRING, "description": "The plan the nodes are provisioned for (default "
+                                      "overcloud)."},
+    "baremetal_deployment": {**STRING, "description": "TripleO's baremetal deployment "
+                                                      "file (its YAML text)."},
+    "hostnames": {"type": "array", "items": STRING,
+                  "description": "Host names whose nodes are released."},
+    "all_nodes": BOOL,
 }
 #: Errors of a route that takes an archive body (413: past [api] max_upload_size).
 UPLOAD_ERRORS = (400, 404, 409, 413, 503)
@@ -156,7 +163,9 @@ ROUTES: list[Route] = [
         "post": Operation(f"Start workflow tripleo.nodes.{verb}; 202 with the execution",
                           status=202, tags=TAGS_NODES, body_required=verb != "introspect",
                           body={"type": "object",
-                                "properties": {k: NODE_INPUTS[k] for k in keys}})})
+                                "properties": {k: NODE_INPUTS[k] for k in keys},
+                                **({"required": ["baremetal_deployment"]}
+                                   if verb == "provision" else {})})})
       for verb, keys in nodes.VERBS.items()),
     Route("/v1/nodes/{node}", "node", {
         "get": Operation("Show a node (name or UUID): states, properties, capabilities, "

@@ -212,6 +212,30 @@ def _delete_nodes(run: Run) -> None:
     run.fails(NODES + "delete", {"nodes": ["n-0"]})
 
 
+def _available(run: Run, count: int) -> None:
+    run.client.import_nodes(_node_entries("n", count))
+    run.client.manage_nodes([f"n-{i}" for i in range(count)])
+    run.client.provide_nodes([f"n-{i}" for i in range(count)])
+
+
+PROVISION_FILE = "- name: Compute\n  count: 1\n"
+
+
+def _provision(run: Run) -> None:
+    _available(run, 1)
+    run.ok(NODES + "provision", {"plan": "oc", "baremetal_deployment": PROVISION_FILE})
+    # No second available node for a count of 2: refused, nothing deployed.
+    run.fails(NODES + "provision", {"plan": "oc", "baremetal_deployment":
+                                    "- name: Compute\n  count: 2\n"})
+
+
+def _unprovision(run: Run) -> None:
+    _available(run, 1)
+    run.client.provision_nodes(PROVISION_FILE, plan="oc")
+    run.ok(NODES + "unprovision", {"plan": "oc", "all_nodes": True})
+    run.fails(NODES + "unprovision", {"plan": "oc", "hostnames": ["ghost"]})
+
+
 def _validations(run: Run) -> None:
     venv = os.environ.get("TRIPLEO_FLOW_VALIDATIONS_VENV", str(DEFAULT_VALIDATIONS_VENV))
     run.client.conf.set_override("venv", venv, group="validations")
@@ -241,6 +265,8 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     NODES + "manage": _manage,
     NODES + "clean": _clean,
     NODES + "delete": _delete_nodes,
+    NODES + "provision": _provision,
+    NODES + "unprovision": _unprovision,
     "tripleo.validations.run": _validations,
 }
 #: Workflows that hand a secret from task to task through the context: the node

@@ -179,3 +179,29 @@ def test_stored_values_never_break_an_answer(api: Api, tmp_path: Path) -> None:
     assert parameters["Big"] is None and parameters["Small"] is None
     executions = strict_json(api("GET", "/v1/executions").text)
     assert executions[-1]["input"]["parameters"]["S"] == "\ufffd"
+
+
+def test_a_template_escaping_the_sandbox_is_refused_over_http(api: Api, tmp_path: Path) -> None:
+    """A ``*.j2.yaml`` reaching for Python internals, uploaded by ``POST /v1/plans`` or
+    ``PUT /v1/plans/{name}``, is a 400 naming the file and line: nothing runs on the
+    server and every plan stays byte-identical."""
+    from tests.plan_state import state_diff, store_state
+    from tests.plan_trees import basic_tree
+
+    assert api("POST", "/v1/plans?name=p&sample=true").status_code == 201
+    pwned = tmp_path / "PWNED"
+    tree = basic_tree()
+    tree["puppet/hostile.j2.yaml"] = (
+        "a: 1\n\nb: {{ cycler.__init__.__globals__.os.popen('touch PWNED').read() }}\n"
+    ).replace("PWNED", str(pwned))
+    archive = tarball(write_tree(tmp_path / "hostile", tree))
+    before = store_state(api.client.store)
+    for method, path in (("POST", "/v1/plans?name=q"), ("PUT", "/v1/plans/p")):
+        response = api(method, path, data=archive, headers={"Content-Type": "application/gzip"})
+        assert response.status_code == 400, (method, response.text)
+        message = response.json()["error"]["message"]
+        assert "'puppet/hostile.j2.yaml'" in message and "line 3" in message, message
+        assert "Traceback" not in response.text
+        assert not pwned.exists()
+        assert state_diff(before, store_state(api.client.store)) == []
+    assert [plan["name"] for plan in api("GET", "/v1/plans").json()] == ["p"]

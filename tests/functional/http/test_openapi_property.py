@@ -12,6 +12,7 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 
 from tests.functional.http.conftest import Api, running_api
+from tests.fuzz_report import count
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +45,7 @@ def test_read_routes_honour_their_schema(openapi_schema: Any, served: Api) -> No
         def check(case: Any) -> None:
             case.call_and_validate(base_url=served.url,
                                    headers={"X-Auth-Token": served.token})
+            count("openapi-schema-local")
 
         check()
         checked.append(operation.path)

@@ -113,14 +113,14 @@ def test_on_close_runs_the_cleanup_only_when_the_owner_dies(tmp_path: Path, how:
     finally:
         owner.send_signal(signal.SIGKILL)
         owner.wait()
-    assert _gone(watcher)
-    # /proc shows no command line for a moment while the watcher execs the cleanup:
-    # wait for the cleanup's own effect (or give a wrong one time to show).
+    # The watcher execs the cleanup in its own process: wait for the cleanup's effect
+    # (or give a wrong one time to show), then for that process to end.  Its /proc
+    # command line is empty for a moment during the exec, so "gone" is only
+    # meaningful once the effect is there.
     deadline = time.monotonic() + (10 if how == "owner-killed" else 0.5)
-    while not done.exists() and time.monotonic() < deadline:
+    while (not done.exists() or done.read_text() != "cleaned") and time.monotonic() < deadline:
         time.sleep(0.02)
     assert done.exists() == (how == "owner-killed")
     if how == "owner-killed":
-        while done.read_text() != "cleaned" and time.monotonic() < deadline:
-            time.sleep(0.02)
         assert done.read_text() == "cleaned"
+    assert _gone(watcher)
