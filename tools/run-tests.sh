@@ -38,6 +38,10 @@ step "Ansible virtualenv with tripleo-ansible (tools/setup-ansible.sh)"
 export TRIPLEO_FLOW_ANSIBLE_VENV=${TRIPLEO_FLOW_ANSIBLE_VENV:-$HOME/.local/share/tripleo-flow/ansible-venv}
 bash tools/setup-ansible.sh
 
+step "validations virtualenv: validations-common, tripleo-validations (tools/setup-validations.sh)"
+export TRIPLEO_FLOW_VALIDATIONS_VENV=${TRIPLEO_FLOW_VALIDATIONS_VENV:-$HOME/.local/share/tripleo-flow/validations-venv}
+bash tools/setup-validations.sh
+
 step "ephemeral Heat: MariaDB, podman, Heat virtualenv, images (tools/setup-heat.sh)"
 export TRIPLEO_FLOW_HEAT_VENV=${TRIPLEO_FLOW_HEAT_VENV:-$HOME/.local/share/tripleo-flow/heat-venv}
 TRIPLEO_FLOW="$PWD/.venv/bin/tripleo-flow" bash tools/setup-heat.sh

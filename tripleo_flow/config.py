@@ -232,6 +232,20 @@ ANSIBLE_OPTS = [
 ]
 
 
+#: TripleO's validations (``validation run``; ``deploy --run-validations``).
+VALIDATIONS_OPTS = [
+    cfg.StrOpt("venv", help="The validations virtualenv (made by tools/setup-validations.sh: "
+               "ansible-core, validations-libs, validations-common, tripleo-validations): its "
+               "ansible-playbook runs the playbooks of <venv>/share/ansible/"
+               "validation-playbooks. Default: $TRIPLEO_FLOW_VALIDATIONS_VENV, else "
+               "~/.local/share/tripleo-flow/validations-venv."),
+    cfg.ListOpt("validations_dirs", default=[],
+                help="More directories of validation playbooks (each with the framework's "
+                "metadata), searched before the virtualenv's; a name found twice is taken "
+                "from the first."),
+]
+
+
 #: The control plane subnet that pre-provisioned servers' addresses come from
 #: (``deploy --baremetal-deployment``); TripleO reads it from the undercloud.
 CTLPLANE_OPTS = [
@@ -260,6 +274,7 @@ def list_opts() -> list[tuple[str, list[Any]]]:
         ("heat", HEAT_OPTS),
         ("ironic", IRONIC_OPTS),
         ("ansible", ANSIBLE_OPTS),
+        ("validations", VALIDATIONS_OPTS),
         ("api", API_OPTS),
         ("limits", LIMITS_OPTS),
         ("ctlplane", CTLPLANE_OPTS),
@@ -272,6 +287,7 @@ ENVIRONMENT_DEFAULTS = {
     "TRIPLEO_FLOW_HEAT_IMAGE": ("heat", "image"),
     "TRIPLEO_FLOW_IRONIC_VENV": ("ironic", "venv"),
     "TRIPLEO_FLOW_ANSIBLE_VENV": ("ansible", "venv"),
+    "TRIPLEO_FLOW_VALIDATIONS_VENV": ("validations", "venv"),
 }
 #: The configuration file used when none is named on the command line.
 CONFIG_FILE_ENV = "TRIPLEO_FLOW_CONFIG_FILE"

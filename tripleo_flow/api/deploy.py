@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.deploy import PROGRESS_LISTENER
+from tripleo_flow.core import validations as core_validations
 from tripleo_flow.core.progress import ProgressListener
 from tripleo_flow.flows import names
 from tripleo_flow.flows import plan as plan_flows
@@ -23,6 +24,7 @@ from tripleo_flow.workspace.interrupt import Interruption
 if TYPE_CHECKING:
     from tripleo_flow.actions.base import ActionContext
     from tripleo_flow.api.environments import EnvironmentSource
+    from tripleo_flow.flows.runner import Listener
     from tripleo_flow.plans.store import PlanStore
 
 
@@ -37,6 +39,13 @@ class DeployMixin:
         def set_environments(self, name: str,
                              environments: Sequence[EnvironmentSource]) -> list[str]: ...
 
+        def run_validations(self, validations: Sequence[str] | None = None,
+                            group: str | None = None, plan: str | None = None,
+                            inventory: str | Path | None = None,
+                            extra_vars: Mapping[str, Any] | None = None,
+                            require_passed: bool = False,
+                            listeners: Iterable[Listener] | None = None) -> dict[str, Any]: ...
+
     def deploy(self, plan: str, heat_type: str = "native",
                work_dir: str | Path | None = None,
                progress: ProgressListener | None = None, run_ansible: bool = False,
@@ -46,7 +55,8 @@ class DeployMixin:
                config_download_only: bool = False, ansible_tags: str | None = None,
                ansible_skip_tags: str | None = None,
                ansible_limit: str | None = None, overcloud_ssh_user: str | None = None,
-               overcloud_ssh_key: str | Path | None = None) -> dict[str, Any]:
+               overcloud_ssh_key: str | Path | None = None,
+               run_validations: bool = False) -> dict[str, Any]:
         """Deploy ``plan`` with an ephemeral Heat of ``heat_type``.
 
         :param work_dir: where Heat's dump, the outputs and config-download go
@@ -81,10 +91,15 @@ class DeployMixin:
             config-download (and run Ansible with ``run_ansible``). This re-runs what
             failed after a finished stack; the plan is not read, so ``environments``
             and ``baremetal_deployment`` are refused with it.
+:param run_validations: first run the ``pre-deployment`` validations group on this
+            machine (workflow ``tripleo.validations.run``, results kept with the plan);
+            a failed validation stops the deployment before anything changes.
         :returns: the DEPLOY_SUCCESS status record.
         :raises StackFailed: the stack failed (each failed resource listed);
             like any other failure, everything was reverted and the status is
             DEPLOY_FAILED with the reason.
+:raises WorkflowFailed: with ``run_validations``, a validation failed (each one's
+            reasons in the message); nothing was deployed.
         :raises Interrupted: SIGINT or SIGTERM arrived (called from the main thread):
             the running task failed with it, so everything was reverted as above.
         """
@@ -98,6 +113,9 @@ class DeployMixin:
                 "--config-download-only re-renders the kept stack without reading the "
                 "plan: leave out -e and --baremetal-deployment (or deploy without "
                 "--config-download-only to apply them).")
+        if run_validations:
+            self.run_validations(group=core_validations.PRE_DEPLOYMENT, plan=plan,
+                                 inventory=core_validations.LOCALHOST, require_passed=True)
         if baremetal_deployment is not None:
             self.update_deployed_servers(plan, baremetal_deployment)
         if environments:

@@ -43,6 +43,10 @@ class Deploy(ClientMixin, ShowOne):
                                  "(local: run on this machine, as for the sample plan).")
         for flag, metavar, what in ANSIBLE_SELECTION:
             parser.add_argument(flag, metavar=metavar, help=f"With --run-ansible: {what}")
+        parser.add_argument("--run-validations", action="store_true",
+                            help="First run the pre-deployment validations on this machine "
+                                 "(validation run --group pre-deployment) and stop on a "
+                                 "failure, with each failed validation's reasons.")
         parser.add_argument("--overcloud-ssh-user", metavar="USER",
                             help="The user Ansible logs in to the servers as, named by "
                                  "config-download's inventory and ansible.cfg (default: "
@@ -79,7 +83,8 @@ class Deploy(ClientMixin, ShowOne):
                                         overcloud_ssh_key=args.overcloud_ssh_key,
                                         environments=args.environments or None,
                                         baremetal_deployment=args.baremetal_deployment,
-                                        config_download_only=args.config_download_only)
+                                        config_download_only=args.config_download_only,
+                                        run_validations=args.run_validations)
         finally:
             self._bar.finish()
         return show({k: v for k, v in result.items() if k != "failures"})

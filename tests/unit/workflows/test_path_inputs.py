@@ -34,4 +34,5 @@ def test_shipped_workflows_name_their_server_paths() -> None:
         "tripleo.deploy.deploy": {"work_dir": "work-dir", "overcloud_ssh_key": "input-path"},
         "tripleo.deploy.config_download_only": {"work_dir": "work-dir",
                                                 "overcloud_ssh_key": "input-path"},
+        "tripleo.validations.run": {"inventory": "input-path"},
     }
