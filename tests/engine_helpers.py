@@ -6,7 +6,7 @@ event named KILL_EVENT arrives (for the crash/resume test).
 ``python -m tests.engine_helpers resume DATA_DIR EXECUTION_ID ALLOW_PLAN_CODE`` resumes
 an execution in a new process (``ALLOW_PLAN_CODE``: ``true`` or ``false``) and prints
 how it ended.
-``python -m tests.engine_helpers conductor DATA_DIR JSON_OVERRIDES NAME`` runs a
+``python -m tests.engine_helpers conductor DATA_DIR JSON_OVERRIDES NAME [CONCURRENCY]`` runs a
 conductor (with these test actions) until SIGTERM; JSON_OVERRIDES maps
 ``group.option`` to a value (``jobboard.backend_url``, ``workflows.connection``...).
 """
@@ -166,7 +166,8 @@ def configured(data_dir: Path, overrides: dict[str, Any]) -> Host:
 def _conductor(argv: list[str]) -> int:
     import signal as signals
 
-    data_dir, overrides, name = argv
+    data_dir, overrides, name, *rest = argv
+    concurrency = int(rest[0]) if rest else 4
     host = configured(Path(data_dir), json.loads(overrides))
 
     def started(conductor: Any) -> None:
@@ -175,7 +176,7 @@ def _conductor(argv: list[str]) -> int:
         sys.stdout.flush()
 
     try:
-        host.run_conductor(name, concurrency=4, started=started)
+        host.run_conductor(name, concurrency=concurrency, started=started)
     finally:
         host.close_workflows()
     return 0

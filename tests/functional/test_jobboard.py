@@ -51,10 +51,10 @@ class Conductors:
         self.data_dir, self.settings = data_dir, settings
         self.procs: dict[str, subprocess.Popen[str]] = {}
 
-    def start(self, name: str) -> subprocess.Popen[str]:
+    def start(self, name: str, concurrency: int = 4) -> subprocess.Popen[str]:
         proc = subprocess.Popen(
             [sys.executable, "-m", "tests.engine_helpers", "conductor", str(self.data_dir),
-             json.dumps(self.settings), name],
+             json.dumps(self.settings), name, str(concurrency)],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         assert proc.stdout is not None and proc.stdout.readline() == "conductor started\n"
         self.procs[name] = proc
@@ -151,3 +151,20 @@ def test_sigterm_suspends_and_another_conductor_continues(
     done = host.follow_execution(execution.id, timeout=60)
     assert done.state == "SUCCESS"
     assert log.read_text().splitlines() == EFFECTS
+
+
+def test_a_job_longer_than_the_claim_expiry_runs_once(
+        host: Any, conductors: Conductors, tmp_path: Path) -> None:
+    """The heartbeat renews the claim: the other conductor never takes the job over.
+
+    With one job at a time, the owner's dispatch loop stops looking at the board
+    (TaskFlow's Redis claim script also renews a claim its owner tries again), so
+    only the heartbeat keeps the claim."""
+    counter = tmp_path / "counter"
+    conductors.start("c1", concurrency=1)
+    conductors.start("c2", concurrency=1)
+    execution = host.run_workflow("jobs_demo.slow", {"counter": str(counter), "pause": 9},
+                                  wait=False)
+    assert host.follow_execution(execution.id, timeout=60).state == "SUCCESS"
+    time.sleep(10)  # a second run would have counted by now
+    assert counter.read_text() == "1"
