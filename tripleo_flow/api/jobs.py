@@ -36,6 +36,7 @@ class JobsMixin:
     conf: Any
     _wf_state: Callable[[], dict[str, Any]]
     _runner: Callable[[], Runner]
+    list_workflows: Callable[[], Any]
 
     def jobboard_settings(self) -> jobboard.BoardSettings | None:
         """``[jobboard]`` checked, or None when workflows run in-process."""
@@ -118,6 +119,8 @@ class JobsMixin:
         if max_jobs is not None and max_jobs < 1:
             raise exceptions.InvalidInput(f"--max-jobs must be at least 1, not {max_jobs}.")
         runner = self._runner()
+        runner.store.book()  # ready before the first claim: database, workbooks, actions
+        self.list_workflows()
         board = jobboard.make_board(settings, runner.store.backend)
         conductor = Conductor(name or f"conductor-{socket.gethostname()}", board, runner,
                               concurrency, settings, max_jobs)

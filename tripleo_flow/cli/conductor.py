@@ -39,6 +39,8 @@ class RunConductor(ClientMixin, Command):
 
             for signum in (signal.SIGTERM, signal.SIGINT):
                 previous[signum] = signal.signal(signum, on_signal)
+            self.app.stdout.write(f"Conductor {conductor.conductor.name} is claiming jobs\n")
+            self.app.stdout.flush()
 
         try:
             self.client.run_conductor(parsed_args.name, parsed_args.concurrency,
