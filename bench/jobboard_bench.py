@@ -19,6 +19,7 @@ conductors >= 1.8x one on the waiting-bound jobs.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import signal
 import subprocess
@@ -31,6 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.engine_helpers import WORKBOOKS  # noqa: E402
 from tests.fixtures_services import free_port, wait_for_port  # noqa: E402
 from tests.functional.mariadb import PrivateMariaDB  # noqa: E402
 from tripleo_flow.api import Client  # noqa: E402
@@ -55,16 +57,6 @@ workflows:
       render:
         action: templates.process
         input: {plan: <% $.plan %>}
-  naps:
-    input: [seconds]
-    tasks:
-      one:
-        action: std.sleep
-        input: {seconds: <% $.seconds %>}
-        on-success: two
-      two:
-        action: std.sleep
-        input: {seconds: <% $.seconds %>}
 """
 
 
@@ -87,12 +79,13 @@ def start_board(kind: str, workdir: Path) -> tuple[str, subprocess.Popen[bytes]]
     return f"zookeeper://127.0.0.1:{port}", proc
 
 
-def write_conf(workdir: Path, board_url: str, database: str, namespace: str) -> Path:
+def write_conf(workdir: Path, board_url: str, database: str, namespace: str,
+               poll: float = 0.5) -> Path:
     conf = workdir / f"{namespace}.conf"
     conf.write_text(
         f"[DEFAULT]\ndata_dir = {workdir / 'data'}\n[workflows]\nconnection = {database}\n"
         f"[jobboard]\nbackend_url = {board_url}\nnamespace = {namespace}\n"
-        "claim_expiry = 30\nheartbeat_interval = 5\npoll_interval = 0.1\n")
+        f"claim_expiry = 30\nheartbeat_interval = 5\npoll_interval = {poll}\n")
     conf.chmod(0o600)
     return conf
 
@@ -100,10 +93,11 @@ def write_conf(workdir: Path, board_url: str, database: str, namespace: str) -> 
 def run_case(conf: Path, conductors: int, concurrency: int,
              jobs: list[tuple[str, dict[str, Any]]]) -> float:
     """Seconds from posting every job until the last one has ended."""
-    procs: list[subprocess.Popen[str]] = [subprocess.Popen([EXE, "--config-file", str(conf), "conductor", "--name",
-                               f"c{i}", "--concurrency", str(concurrency)],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-             for i in range(conductors)]
+    procs: list[subprocess.Popen[str]] = [
+        subprocess.Popen([EXE, "--config-file", str(conf), "conductor", "--name", f"c{i}",
+                          "--concurrency", str(concurrency)],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        for i in range(conductors)]
     client = Client.from_config_files([str(conf)])
     try:
         for proc in procs:  # each is ready: its first line says it claims jobs
@@ -129,6 +123,8 @@ def main() -> int:
     parser.add_argument("--conductors", default="1,2,4")
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--board", choices=["redis", "zookeeper"], default="redis")
+    parser.add_argument("--poll", type=float, default=0.5,
+                        help="[jobboard] poll_interval of the conductors and the waiter.")
     args = parser.parse_args()
     counts = [int(n) for n in args.conductors.split(",")]
     workdir = Path(tempfile.mkdtemp(prefix="jobboard-bench-"))
@@ -146,19 +142,21 @@ def main() -> int:
         setup = Client.from_config_files([str(write_conf(workdir, board_url, database,
                                                          "setup"))])
         setup.create_workbook(book)
+        setup.create_workbook(WORKBOOKS / "good" / "naps.yaml")
         setup.close()
-        print(f"board {args.board}, {args.concurrency} jobs at once per conductor")
+        print(f"board {args.board}, {args.concurrency} jobs at once per conductor, "
+              f"poll every {args.poll:g} s; load average {os.getloadavg()[0]:.1f}")
         for kind, total in (("naps", args.naps), ("plans", args.plans)):
             if total <= 0:
                 continue
             base = None
             for n in counts:
                 tag = f"{kind}{n}-{uuid.uuid4().hex[:6]}"
-                jobs = ([("bench_jobs.naps", {"seconds": 1})] * total if kind == "naps" else
+                jobs = ([("naps.naps", {"seconds": 1})] * total if kind == "naps" else
                         [("bench_jobs.plan_cycle", {"plan": f"{tag}-{i}",
                                                     "templates": str(sample_plan_dir())})
                          for i in range(total)])
-                took = run_case(write_conf(workdir, board_url, database, tag), n,
+                took = run_case(write_conf(workdir, board_url, database, tag, args.poll), n,
                                 args.concurrency, jobs)
                 rate = total / took
                 base = base or rate

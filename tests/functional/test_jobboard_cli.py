@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import requests
 
+from tests.engine_helpers import WORKBOOKS
 from tests.fixtures_services import free_port, new_database
 from tests.functional.mariadb import PrivateMariaDB
 from tripleo_flow.api import Client
@@ -23,21 +24,6 @@ from tripleo_flow.api.plans import sample_plan_dir
 
 EXE = str(Path(sys.executable).parent / "tripleo-flow")
 TOKEN = "jobboard-test-token"
-WAITS = """---
-version: '2.0'
-name: waits
-workflows:
-  naps:
-    input: [seconds]
-    tasks:
-      one:
-        action: std.sleep
-        input: {seconds: <% $.seconds %>}
-        on-success: two
-      two:
-        action: std.sleep
-        input: {seconds: <% $.seconds %>}
-"""
 
 
 @pytest.fixture(params=["redis", "zookeeper"])
@@ -103,16 +89,14 @@ def _serve(conf_file: Path, port: int) -> subprocess.Popen[str]:
 
 def test_restarting_the_api_server_while_jobs_run_loses_nothing(
         conf_file: Path, conductor: subprocess.Popen[bytes], tmp_path: Path) -> None:
-    workbook = tmp_path / "waits.yaml"
-    workbook.write_text(WAITS)
-    _cli(conf_file, "workbook", "create", str(workbook))
+    _cli(conf_file, "workbook", "create", str(WORKBOOKS / "good" / "naps.yaml"))
     port = free_port()
     url, headers = f"http://127.0.0.1:{port}/v1", {"X-Auth-Token": TOKEN}
     server = _serve(conf_file, port)
     ids = []
     try:
         for _ in range(6):
-            answer = requests.post(f"{url}/workflows/waits.naps/executions", headers=headers,
+            answer = requests.post(f"{url}/workflows/naps.naps/executions", headers=headers,
                                    json={"input": {"seconds": 1}}, timeout=30)
             assert answer.status_code == 202, answer.text
             ids.append(answer.json()["id"])
