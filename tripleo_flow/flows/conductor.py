@@ -31,6 +31,7 @@ from typing import Any
 
 from taskflow import states
 from taskflow.conductors.backends import impl_nonblocking
+from taskflow.types import timing as tt
 
 from tripleo_flow import exceptions
 from tripleo_flow.flows import jobboard
@@ -48,6 +49,26 @@ class _Claim:
     error: BaseException | None = field(default=None)
 
 
+class _Poll(tt.Timeout):  # type: ignore[misc]
+    """TaskFlow's wait between looks at the board, also ended by a job that ends (its
+    slot is filled at once, not at the next look)."""
+
+    def __init__(self, value: float) -> None:
+        super().__init__(value)
+        self._wake = threading.Event()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def interrupt(self) -> None:
+        super().interrupt()
+        self._wake.set()
+
+    def wait(self) -> None:
+        self._wake.wait(self.value)
+        self._wake.clear()
+
+
 class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
     """Claims execution jobs from ``board`` and runs them with ``runner``."""
 
@@ -58,7 +79,7 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
             run until stopped); TaskFlow's own ``run(max_dispatches=N)`` runs N + 1
         """
         super().__init__(name, board, persistence=runner.store.backend, engine="parallel",
-                         wait_timeout=settings.poll_interval,
+                         wait_timeout=_Poll(settings.poll_interval),
                          max_simultaneous_jobs=concurrency)
         self._max_jobs = max_jobs
         self._ended = 0
@@ -118,6 +139,8 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
         finally:
             if self._max_jobs is not None and self._ended >= self._max_jobs:
                 self._wait_timeout.interrupt()  # every job has ended: this suspends nothing
+            else:
+                self._wait_timeout.wake()
 
     def _engine_from_job(self, job: Any) -> Any:
         claim = self._claims[job.uuid]

@@ -15,6 +15,7 @@ dead conductor expires and frees them).
 from __future__ import annotations
 
 import urllib.parse
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,6 +113,24 @@ def _redis_board_class() -> type:
 
         def claim(self, job: Any, who: str, expiry: float | None = None) -> None:
             super().claim(job, who, expiry=self.claim_expiry if expiry is None else expiry)
+
+        def iterjobs(self, only_unclaimed: bool = False,
+                     ensure_fresh: bool = False) -> Iterator[Any]:
+            """The jobs nobody holds, in TaskFlow's order (what a conductor may claim).
+
+            TaskFlow's iterator asks for each job's state in a transaction of its
+            own (several round trips per job, at every look at the board, by every
+            conductor): one MGET of the owner keys replaces them all.
+            """
+            jobs = self._fetch_jobs()
+            if not jobs:
+                return iter(())
+            try:
+                owners = self._client.mget([job.owner_key for job in jobs])
+            except Exception as exc:
+                raise tf_exc.JobFailure(f"Listing the jobs' owners failed: {exc}") from exc
+            return iter([job for job, owner in zip(jobs, owners, strict=True)
+                         if owner is None])
 
         def renew(self, job: Any, who: str, expiry: float) -> bool:
             """Extend ``who``'s claim on ``job`` by ``expiry`` s; False when ``who`` no
