@@ -1,6 +1,6 @@
 """Workflows on a jobboard: throughput with 1, 2 and 4 conductors.
 
-    python bench/jobboard_bench.py [--plans 100] [--naps 32] [--conductors 1,2,4]
+    python bench/jobboard_bench.py [--plans 100] [--naps 64] [--conductors 1,2,4]
                                    [--concurrency 4] [--board redis|zookeeper]
 
 Starts a private redis-server (or ZooKeeper) and MariaDB, then for each number
@@ -133,7 +133,7 @@ def run_case(conf: Path, conductors: int, concurrency: int,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--plans", type=int, default=100)
-    parser.add_argument("--naps", type=int, default=32)
+    parser.add_argument("--naps", type=int, default=64)
     parser.add_argument("--conductors", default="1,2,4")
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--board", choices=["redis", "zookeeper"], default="redis")

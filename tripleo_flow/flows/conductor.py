@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from taskflow import states
@@ -46,7 +46,6 @@ class _Claim:
     engine: Any = None
     fd: Any = None
     lost: bool = False
-    error: BaseException | None = field(default=None)
 
 
 class _Poll(tt.Timeout):  # type: ignore[misc]
@@ -133,7 +132,8 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
         return bool(super()._can_claim_more_jobs(job))
 
     def _on_job_done(self, job: Any, fut: Any) -> None:
-        self._ended += 1
+        with self._claims_lock:
+            self._ended += 1
         try:
             super()._on_job_done(job, fut)
         finally:
