@@ -36,8 +36,9 @@ PLAN_STORE_OPTS = [
     ),
     cfg.StrOpt(
         "lock_url",
-        help="tooz coordination URL for plan locks (default: file://data_dir/locks). Use "
-        "redis:// or mysql:// when several hosts share one Swift.",
+        help="tooz coordination URL for plan locks (default: [jobboard] backend_url when "
+        "set, else file://data_dir/locks). Use redis:// or mysql:// when several hosts share "
+        "one Swift.",
     ),
 ]
 
@@ -71,6 +72,33 @@ WORKFLOWS_OPTS = [
         "executor_threads", default=8, min=1,
         help="Threads that run the tasks of executions (and with-items items).",
     ),
+]
+
+
+#: Running workflows as jobs on a TaskFlow jobboard, claimed by conductors.
+JOBBOARD_OPTS = [
+    cfg.StrOpt(
+        "backend_url", secret=True,
+        help="TaskFlow jobboard that workflow runs are posted to as jobs, for "
+        "'tripleo-flow conductor' processes to claim and run: redis://[:PASSWORD@]HOST:PORT[/DB] "
+        "or zookeeper://HOST:PORT[,HOST:PORT...]. Unset (the default): workflows run in the "
+        "process that starts them. Every process must share [workflows] connection (MariaDB "
+        "when they are on several hosts); plan locks then default to this service.",
+    ),
+    cfg.StrOpt("namespace", default="tripleo-flow",
+               help="Name of the board: the Redis key prefix, or the ZooKeeper path "
+               "/NAMESPACE/jobs. Processes sharing jobs use the same one."),
+    cfg.FloatOpt("claim_expiry", default=30.0, min=1.0,
+                 help="Redis: seconds a conductor's claim on a job lasts unless its heartbeat "
+                 "renews it; a conductor that died loses its jobs to the others after this. "
+                 "Must exceed twice heartbeat_interval, so that a late heartbeat never lets "
+                 "two conductors run one job. (ZooKeeper frees a dead conductor's jobs when "
+                 "its session expires.)"),
+    cfg.FloatOpt("heartbeat_interval", default=10.0, min=0.1,
+                 help="Redis: seconds between a conductor's renewals of its claims."),
+    cfg.FloatOpt("poll_interval", default=0.5, min=0.05,
+                 help="Seconds between looks at the board (conductor) or at a running "
+                 "execution's record (a 'workflow run' that waits)."),
 ]
 
 
@@ -271,6 +299,7 @@ def list_opts() -> list[tuple[str, list[Any]]]:
         ("plan_store", PLAN_STORE_OPTS),
         ("swift", SWIFT_OPTS),
         ("workflows", WORKFLOWS_OPTS),
+        ("jobboard", JOBBOARD_OPTS),
         ("heat", HEAT_OPTS),
         ("ironic", IRONIC_OPTS),
         ("ansible", ANSIBLE_OPTS),

@@ -142,6 +142,19 @@ class Runner:
 
     def execute(self, fd: Any, listeners: Iterable[Listener] = ()) -> Execution:
         """Run (or continue) the execution of flow detail ``fd`` to its end."""
+        engine, workflow = self.load(fd, listeners)
+        try:
+            engine.run()
+        except Exception as exc:
+            return self._failed(fd, workflow, exc)
+        return self.succeeded(fd, engine)
+
+    def load(self, fd: Any, listeners: Iterable[Listener] = ()) -> tuple[Any, str]:
+        """The engine that runs (or continues) flow detail ``fd``, and its workflow's name.
+
+        A conductor (:mod:`tripleo_flow.flows.conductor`) runs it; :meth:`succeeded` and
+        :meth:`record_failure` then complete the execution's record.
+        """
         meta = fd.meta or {}
         catalog = self._catalog()
         workflow = catalog.get(meta["workflow"])
@@ -172,10 +185,10 @@ class Runner:
             executor=engine_pool)
         if listeners:
             self._listen(engine, fd.uuid, workflow.full_name, listeners)
-        try:
-            engine.run()
-        except Exception as exc:
-            return self._failed(fd, workflow.full_name, exc)
+        return engine, workflow.full_name
+
+    def succeeded(self, fd: Any, engine: Any) -> Execution:
+        """Record the output of the finished engine of ``fd``."""
         output = (engine.storage.fetch(atoms.OUTPUT_SYMBOL) or {}).get("result")
         self.store.update_meta(fd, output=output, finished_at=time.time(), error=None,
                                failed_task=None)
@@ -199,6 +212,11 @@ class Runner:
         redactor.learn(secrets.environment_secrets(env))
 
     def _failed(self, fd: Any, workflow: str, exc: BaseException) -> Execution:
+        failed_task, cause, reverted = self.record_failure(fd, exc)
+        raise exceptions.WorkflowFailed(workflow, failed_task, cause, reverted) from exc
+
+    def record_failure(self, fd: Any, exc: BaseException) -> tuple[str | None, str, bool]:
+        """Record why the engine of ``fd`` failed: ``(failed task, cause, reverted)``."""
         fresh = self.store.flow_detail(fd.uuid)
         failed_task, cause = None, str(exc) or type(exc).__name__
         for ad in fresh:
@@ -211,7 +229,7 @@ class Runner:
         fd.state = fresh.state
         self.store.update_meta(fd, error=cause, failed_task=failed_task,
                                finished_at=time.time())
-        raise exceptions.WorkflowFailed(workflow, failed_task, cause, reverted) from exc
+        return failed_task, cause, reverted
 
     @staticmethod
     def _listen(engine: Any, execution_id: str, workflow: str,
