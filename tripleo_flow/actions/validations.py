@@ -87,7 +87,7 @@ class SelectValidations(Action):
                 raise exceptions.InvalidInput(
                     f"The inventory {str(path)!r} is not a file: give an Ansible inventory "
                     "file, or localhost.")
-            label = str(path)
+            label = f"file {path.name}"  # the record is shown over HTTP: no server path
         else:
             path = plan_inventory(self.context.store, str(plan))
             label = f"plan {plan}"

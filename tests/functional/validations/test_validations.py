@@ -100,6 +100,12 @@ def test_the_plans_inventory_is_the_default(vclient: Client, plan: str,
     done = vclient.run_validations(["no-op"], plan=plan)
     assert done["inventory"] == f"plan {plan}"
     assert done["results"][0]["status"] == "PASSED"
+    # An inventory file is recorded by its name only: records are shown over HTTP,
+    # which never names a path of the server.
+    by_file = vclient.run_validations(
+        ["no-op"], inventory=str(project / "tripleo-ansible-inventory.yaml"))
+    assert by_file["inventory"] == "file tripleo-ansible-inventory.yaml"
+    assert str(tmp_path) not in json.dumps(vclient.validation_results())
 
 
 def test_bad_input_changes_nothing(vclient: Client, tmp_path: Path) -> None:
