@@ -16,6 +16,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Mapping
@@ -27,6 +28,7 @@ import yaml
 from tripleo_flow.core import ansible
 from tripleo_flow.core import secrets as secret_values
 from tripleo_flow.core import validations as core
+from tripleo_flow.heat import process as heat_process
 from tripleo_flow.validations import SHARE
 from tripleo_flow.validations.catalog import Found
 from tripleo_flow.workspace import files as private_files
@@ -36,6 +38,8 @@ EXTRA_VARS_FILE = "extra-vars.yaml"
 LOCAL_INVENTORY = "localhost-inventory.yaml"
 #: Seconds a stopped run's process group has to exit on SIGTERM before SIGKILL.
 STOP_GRACE = 5.0
+#: The supervisor that ties a run's process group to this process.
+TETHER = Path(heat_process.__file__).with_name("tether.py")
 _PATHS = {"ANSIBLE_ROLES_PATH": "roles", "ANSIBLE_LIBRARY": "library",
           "ANSIBLE_LOOKUP_PLUGINS": "lookup_plugins",
           "ANSIBLE_CALLBACK_PLUGINS": "callback_plugins",
@@ -153,19 +157,34 @@ def run(venv: Path, found: Found, inventory: Path, inventory_label: str,
 def _run_in_group(command: list[str], work: Path, env: dict[str, str]) -> int:
     """Run ``command`` leading a new process group recorded in ``work/pgid``; when it
     exits, whatever it left in its group is killed.  A group an earlier attempt left
-    (its process crashed; the execution resumed) is killed first."""
+    (its process crashed; the execution resumed) is killed first.
+
+    The group is tethered to this process (:mod:`tripleo_flow.heat.tether`): when
+    this process dies, even by SIGKILL, the supervisor leading the group kills it,
+    Ansible's workers included.
+    """
     leftover = running(work.parent).get(work.name)
     if leftover is not None:
         _kill_group(leftover, signal.SIGKILL)
-    fd = os.open(work / OUTPUT_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        process = subprocess.Popen(command, cwd=work, stdout=out, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+    read_fd, write_fd = os.pipe()
+    try:
+        tethered = [sys.executable, "-I", str(TETHER), str(read_fd), "--", *command]
+        fd = os.open(work / OUTPUT_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            process = subprocess.Popen(tethered, cwd=work, stdout=out,
+                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                       env=env, start_new_session=True, pass_fds=(read_fd,))
+    except BaseException:
+        os.close(write_fd)
+        raise
+    finally:
+        os.close(read_fd)
     private_files.write_private(work / PGID_FILE, str(process.pid).encode())
     try:
         return process.wait()
     finally:
         _kill_group(process.pid, signal.SIGKILL)
+        os.close(write_fd)
         (work / PGID_FILE).unlink(missing_ok=True)
 
 

@@ -296,3 +296,33 @@ def test_cli_run_stopped_by_command_or_signal(tmp_path: Path, validations_venv: 
         # A CLI killed outright leaves its Ansible process group (its own session).
         for run_dir in (tmp_path / "xdg/tripleo-flow/validations/runs").glob("*"):
             runner.stop(run_dir)
+
+
+def test_a_killed_cli_takes_its_ansible_with_it(tmp_path: Path, validations_venv: Path) -> None:
+    """``kill -9`` of ``validation run``: its Ansible (a session of its own, which no
+    signal of the terminal reaches) is tethered to it and ends too."""
+    exe = shutil.which("tripleo-flow", path=str(Path(os.sys.executable).parent))
+    assert exe
+    conf = tmp_path / "tripleo-flow.conf"
+    conf.write_text(f"[validations]\nvalidations_dirs = {TEST_VALIDATIONS}\n")
+    env = dict(os.environ, XDG_DATA_HOME=str(tmp_path / "xdg"), HOME=str(tmp_path / "home"),
+               TRIPLEO_FLOW_VALIDATIONS_VENV=str(validations_venv),
+               TRIPLEO_FLOW_CONFIG_FILE=str(conf))
+    running = subprocess.Popen([exe, "validation", "run", "--validation", "slow-sleep",
+                                "--extra-vars", "sleep_seconds=2718"], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not _processes_with("sleep 2718"):
+            assert time.monotonic() < deadline and running.poll() is None
+            time.sleep(0.2)
+    finally:
+        running.kill()
+        running.wait()
+    deadline = time.monotonic() + 15
+    while _processes_with("sleep 2718") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = _processes_with("sleep 2718") + _processes_with(str(tmp_path / "xdg"))
+    for run_dir in (tmp_path / "xdg/tripleo-flow/validations/runs").glob("*"):
+        runner.stop(run_dir)  # whatever a failure of this test would leave
+    assert left == []
