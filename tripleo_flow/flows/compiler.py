@@ -16,7 +16,7 @@ from typing import Any
 from taskflow.patterns import graph_flow, linear_flow
 
 from tripleo_flow import exceptions
-from tripleo_flow.flows import atoms, expressions, workbook_validator
+from tripleo_flow.flows import action_atom, atoms, expressions, workbook_validator
 from tripleo_flow.flows.workbook_loader import Catalog
 from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
 
@@ -129,11 +129,11 @@ class _Builder:
             self.items.append(self._keep(atoms.ExitAtom(
                 atom_name, spec, exit_links, self.runtime, child, child_prefix, child_atoms)))
             return atom_name
-        atom = self._keep(atoms.ActionAtom(atom_name, spec, links, self.runtime))
+        atom = self._keep(action_atom.ActionAtom(atom_name, spec, links, self.runtime))
         if spec.retry is None:
             self.items.append(atom)
         else:
-            controller = atoms.DelayedTimes(spec.retry.count + 1, spec.retry.delay,
+            controller = action_atom.DelayedTimes(spec.retry.count + 1, spec.retry.delay,
                                             name=atom_name + "#retry",
                                             provides=atoms.retry_symbol(atom_name))
             self.items.append(linear_flow.Flow(atom_name + "#retry", retry=controller)
