@@ -55,6 +55,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      +-- TaskFailed                        exit 1   500 (a workbook task failed)
      |    +-- FailCommand                  (a ``fail`` transition)
      |    +-- BreakRetry                   (``retry: break-on`` matched)
+     |    +-- RetriesExhausted             (last attempt of a ``retry: count`` expression)
      +-- ActionFailed                      exit 1   500 (std.fail, a failed std.http)
 """
 
@@ -123,6 +124,7 @@ from tripleo_flow.exceptions.workflows import (
     BreakRetry,
     ExpressionError,
     FailCommand,
+    RetriesExhausted,
     TaskFailed,
 )
 
@@ -144,6 +146,7 @@ __all__ = [
     "ExecutionNotFound",
     "ExpressionError",
     "FailCommand",
+    "RetriesExhausted",
     "HTTP_STATUS",
     "HeatError",
     "HeatNotInstalled",

@@ -7,9 +7,10 @@ a task with ``retry`` sits under.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent import futures
 from typing import Any
 
@@ -18,8 +19,8 @@ from taskflow.types import failure
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
-from tripleo_flow.exceptions import BreakRetry, FailCommand, TaskFailed
-from tripleo_flow.flows import expressions, redaction, task_progress
+from tripleo_flow.exceptions import BreakRetry, FailCommand, RetriesExhausted, TaskFailed
+from tripleo_flow.flows import execution_scope, expressions, redaction, task_progress
 from tripleo_flow.flows.atoms import ERROR, INPUTS, SUCCESS, Links, Runtime, _WorkbookAtom
 from tripleo_flow.flows.workbook_model import TaskSpec
 
@@ -27,9 +28,11 @@ from tripleo_flow.flows.workbook_model import TaskSpec
 class ActionAtom(_WorkbookAtom):
     """One workbook task running one action (``with-items``: once per item)."""
 
-    def __init__(self, name: str, spec: TaskSpec, links: Links, runtime: Runtime) -> None:
-        super().__init__(name, spec, links, runtime)
+    def __init__(self, name: str, spec: TaskSpec, links: Links, runtime: Runtime,
+                 extra_requires: Sequence[str] = ()) -> None:
+        super().__init__(name, spec, links, runtime, extra_requires=extra_requires)
         self._action: Action | None = None
+        self._last_attempt = True
 
     def _get_action(self) -> Action:
         if self._action is None:
@@ -65,7 +68,7 @@ class ActionAtom(_WorkbookAtom):
     def _inputs(self, ctx: Mapping[str, Any], kwargs: Mapping[str, Any],
                 item: Mapping[str, Any] | None, check: bool = True) -> dict[str, Any]:
         data = {**ctx, **item} if item else ctx
-        inputs = dict(self._evaluator(data, kwargs).evaluate(self.spec.input))
+        inputs = self._task_input(self._evaluator(data, kwargs))
         masked = redaction.masked_inputs(inputs)
         if masked and check:  # a resumed execution read back a context whose secrets were masked
             raise exceptions.SecretNotPersisted(self.spec.name, masked)
@@ -151,6 +154,20 @@ class ActionAtom(_WorkbookAtom):
         return results, all_inputs
 
     def _run(self, **kwargs: Any) -> dict[str, Any]:
+        self._last_attempt = True  # until the retry count is known
+        try:
+            return self._run_task(kwargs)
+        except RetriesExhausted:
+            raise
+        except Exception as exc:
+            # Only a retry count given as an expression leaves the controller unbounded:
+            # the task itself ends the retries.
+            policy = self.spec.retry
+            if policy is not None and isinstance(policy.count, str) and self._last_attempt:
+                raise RetriesExhausted(_describe(exc)) from exc
+            raise
+
+    def _run_task(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
         chosen = self._selected(kwargs)
         if not self._active(chosen):
             return self._skipped(kwargs)
@@ -159,10 +176,21 @@ class ActionAtom(_WorkbookAtom):
             raise exceptions.PlanCodeNotAllowed(self.spec.action or "std.noop", self.spec.name)
         ctx = self._merge(chosen)
         evaluator = self._evaluator(ctx, kwargs)
+        self._check_rerun(evaluator)
+        keep_result = bool(evaluator.evaluate(self.spec.keep_result))
+        if not keep_result and self._get_action().has_revert():
+            raise TaskFailed(f"task {self.spec.name!r}: 'keep-result: false' cannot be used "
+                             f"with action {self.spec.action!r}: undoing it needs its result")
         self._wait(self.spec.wait_before, evaluator)
         timeout = evaluator.evaluate(self.spec.timeout) if self.spec.timeout is not None else None
-        attempt, attempts = self._attempt(kwargs)
+        attempt, attempts = self._attempt(kwargs, evaluator)
+        self._last_attempt = attempt >= attempts
         policy = self.spec.retry
+        delay = 0.0
+        if policy is not None:
+            delay = float(evaluator.evaluate(policy.delay))
+            if attempt > 1 and isinstance(policy.delay, str):  # the controller waits a number
+                time.sleep(max(0.0, delay))
         while True:
             try:
                 result, inputs = self._run_items(
@@ -177,9 +205,27 @@ class ActionAtom(_WorkbookAtom):
                     and self._evaluator(ctx, kwargs, {"result": result}).evaluate(
                         policy.continue_on)):
                 attempt += 1
-                time.sleep(policy.delay)
+                self._last_attempt = attempt >= attempts
+                time.sleep(max(0.0, delay))
                 continue
-            return self._after(ctx, kwargs, result, None, inputs)
+            outcome = self._after(ctx, kwargs, result, None, inputs)
+            if not keep_result:
+                outcome["result"] = None
+                outcome[execution_scope.RESULT_DROPPED] = True
+            return outcome
+
+    def _check_rerun(self, evaluator: expressions.Evaluator) -> None:
+        """``safe-rerun: false``: a task a crash interrupted fails instead of running
+        again when the execution resumes (unset or true: it runs again)."""
+        if self.spec.safe_rerun is None:
+            return
+        if self.name not in self.runtime.scope.interrupted:
+            self.runtime.scope.mark_running()
+            return
+        if not evaluator.evaluate(self.spec.safe_rerun):
+            raise TaskFailed(f"task {self.spec.name!r} was running when the execution was "
+                             "interrupted and is marked 'safe-rerun: false': it is not run "
+                             "again; check what it did, then run the workflow again")
 
     def _breaks(self, ctx: dict[str, Any], kwargs: Mapping[str, Any], exc: Exception) -> bool:
         policy = self.spec.retry
@@ -238,6 +284,30 @@ class ActionAtom(_WorkbookAtom):
         self._revert_outcome(result, kwargs, flow_failures)
 
 
+class PauseGate(_WorkbookAtom):
+    """``pause-before``: pauses the execution before its task runs.
+
+    The gate's own outcome is persisted, so the task runs when the execution is
+    resumed (``execution resume``) instead of pausing again.
+    """
+
+    def __init__(self, task_atom: str, spec: TaskSpec, links: Links, runtime: Runtime) -> None:
+        super().__init__(task_atom + "#pause", spec, dataclasses.replace(links, retry=False),
+                         runtime, provides=pause_symbol(task_atom))
+
+    def _run(self, **kwargs: Any) -> dict[str, Any]:
+        chosen = self._selected(kwargs)
+        if self._active(chosen) and self._evaluator(self._merge(chosen), kwargs).evaluate(
+                self.spec.pause_before):
+            self.runtime.scope.pause()
+            return {"state": SUCCESS, "paused": True}
+        return {"state": SUCCESS, "paused": False}
+
+
+def pause_symbol(atom_name: str) -> str:
+    return f"pause:{atom_name}"
+
+
 class DelayedTimes(retry.Times):  # type: ignore[misc]
     """``retry: {count, delay}``: retries a task, waiting ``delay`` s between attempts."""
 
@@ -247,6 +317,7 @@ class DelayedTimes(retry.Times):  # type: ignore[misc]
 
     def on_failure(self, history: Any, *args: Any, **kwargs: Any) -> Any:
         if history.caused_by(BreakRetry) or history.caused_by(FailCommand) \
+                or history.caused_by(RetriesExhausted) \
                 or history.caused_by(exceptions.PlanCodeNotAllowed):
             return retry.REVERT_ALL
         return super().on_failure(history, *args, **kwargs)

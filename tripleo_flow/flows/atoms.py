@@ -26,8 +26,8 @@ from typing import Any
 from taskflow import task
 
 from tripleo_flow.actions.base import Action
-from tripleo_flow.exceptions import FailCommand
-from tripleo_flow.flows import expressions
+from tripleo_flow.exceptions import FailCommand, TaskFailed
+from tripleo_flow.flows import execution_scope, expressions
 from tripleo_flow.flows.workbook_model import TaskSpec, Transition, WorkflowSpec, apply_inputs
 
 SUCCESS, ERROR, SKIPPED = "SUCCESS", "ERROR", "SKIPPED"
@@ -65,6 +65,8 @@ class Runtime:
     plan_code_allowed: bool = True
     #: How large a value one expression may build (``[limits]``).
     expression_limits: expressions.Limits = expressions.DEFAULT_LIMITS
+    #: What the tasks of the execution share (global variables, env, pause).
+    scope: execution_scope.Scope = field(default_factory=execution_scope.Scope)
 
 
 @dataclass(frozen=True)
@@ -139,9 +141,10 @@ class _WorkbookAtom(task.Task):  # type: ignore[misc]
     def _evaluator(self, ctx: Mapping[str, Any], kwargs: Mapping[str, Any],
                    current: Mapping[str, Any] | None = None) -> expressions.Evaluator:
         def lookup(name: str | None) -> Any:
-            if name is None or (current is not None and name == self.spec.name):
-                if current is None:
-                    raise expressions.ExpressionError("task()", "only usable in publish")
+            if name is None or name == self.spec.name:
+                if current is None:  # before it ran (input, with-items, timeout ...)
+                    return {"name": self.spec.name, "state": "RUNNING", "result": None,
+                            "published": {}}
                 return current
             outcome = kwargs.get(task_symbol(self.links.prefix + name))
             if outcome is None:
@@ -150,24 +153,54 @@ class _WorkbookAtom(task.Task):  # type: ignore[misc]
                     "result": outcome.get("result"), "published": outcome.get("published")}
 
         return expressions.Evaluator(ctx, lookup, self.runtime.execution,
-                                     self.runtime.expression_limits)
+                                     self.runtime.expression_limits, self._hooks())
+
+    def _hooks(self) -> dict[str, Any]:
+        scope, execution = self.runtime.scope, self.runtime.execution
+
+        def executions(ex_id: str | None = None, state: str | None = None) -> list[Any]:
+            mine = {**execution, "state": "RUNNING"}
+            keep = ex_id in (None, mine.get("id")) and state in (None, "RUNNING")
+            return [mine] if keep else []
+
+        return {"tasks": lambda ex_id=None, recursive=False, state=None: scope.tasks(
+                    self.links.prefix, bool(recursive), state),
+                "executions": executions, "global": scope.get_global,
+                "env": lambda: dict(scope.env)}
+
+    def _task_input(self, evaluator: expressions.Evaluator) -> dict[str, Any]:
+        """The task's ``input``: a mapping, or one expression that must give one."""
+        inputs = dict(evaluator.evaluate(self.spec.input))
+        if self.spec.input_expr is not None:
+            given = evaluator.evaluate(self.spec.input_expr)
+            if not isinstance(given, Mapping):
+                raise TaskFailed(f"task {self.spec.name!r}: 'input' {self.spec.input_expr!r} "
+                                 f"must give a mapping of input names to values (got "
+                                 f"{type(given).__name__})")
+            inputs.update(given)
+        return inputs
 
     def _transitions(self, evaluator: expressions.Evaluator,
-                     transitions: Sequence[Transition]) -> list[str]:
-        chosen = []
-        for item in transitions:
-            if item.condition is None or bool(evaluator.evaluate(item.condition)):
-                chosen.append(item.target)
-        return chosen
+                     transitions: Sequence[Transition]) -> list[Transition]:
+        return [item for item in transitions
+                if item.condition is None or bool(evaluator.evaluate(item.condition))]
 
     def _wait(self, value: Any, evaluator: expressions.Evaluator) -> None:
         if value is not None:
             time.sleep(max(0.0, float(evaluator.evaluate(value))))
 
-    def _attempt(self, kwargs: Mapping[str, Any]) -> tuple[int, int]:
+    def _attempt(self, kwargs: Mapping[str, Any],
+                 evaluator: expressions.Evaluator) -> tuple[int, int]:
         if not self.links.retry or self.spec.retry is None:
             return 1, 1
-        return int(kwargs[retry_symbol(self.name)]), self.spec.retry.count + 1
+        count = self.spec.retry.count
+        if isinstance(count, str):
+            count = evaluator.evaluate(count)
+            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+                raise TaskFailed(f"task {self.spec.name!r}: retry 'count' "
+                                 f"{self.spec.retry.count!r} must give a number >= 0 "
+                                 f"(got {count!r})")
+        return int(kwargs[retry_symbol(self.name)]), count + 1
 
     def _skipped(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """A skipped task passes on what its predecessors published (for the output)."""
@@ -178,28 +211,51 @@ class _WorkbookAtom(task.Task):  # type: ignore[misc]
 
     def _finish(self, ctx: dict[str, Any], kwargs: Mapping[str, Any], result: Any,
                 error: str | None) -> dict[str, Any]:
-        """Publish and choose transitions; raise FailCommand on a 'fail' transition."""
+        """Publish (branch and global scopes) and choose transitions; run the engine
+        commands: raise FailCommand on ``fail``, end the branch on ``succeed``, pause
+        the execution on ``pause`` (the other transitions go on when it resumes)."""
         state = ERROR if error is not None else SUCCESS
         current = {"name": self.spec.name, "state": state,
                    "result": error if error is not None else result}
         evaluator = self._evaluator(ctx, kwargs, current)
         publish = self.spec.publish_on_error if error is not None else self.spec.publish
         published = {k: evaluator.evaluate(v) for k, v in publish.items()}
+        clauses = ("on-error" if error is not None else "on-success", "on-complete")
+        global_values: dict[str, Any] = {}
+        for clause in clauses:
+            scopes = self.spec.clause_publish.get(clause) or {}
+            for scope, into in (("branch", published), ("global", global_values)):
+                into.update({k: evaluator.evaluate(v)
+                             for k, v in (scopes.get(scope) or {}).items()})
         new_ctx = {**ctx, **published}
         evaluator = self._evaluator(new_ctx, kwargs, {**current, "published": published})
-        if self.links.reverse:
-            targets: list[str] = []
-        else:
+        targets: list[Transition] = []
+        if not self.links.reverse:
             first = self.spec.on_error if error is not None else self.spec.on_success
             targets = self._transitions(evaluator, first + self.spec.on_complete)
-        if "fail" in targets:
-            raise FailCommand(f"task {self.spec.name!r} reached a 'fail' transition"
-                              + (f" after an error: {error}" if error else ""))
-        chosen = [] if "succeed" in targets else [t for t in targets if t != "noop"]
+        names = [t.target for t in targets]
+        for item in targets:
+            if item.target == "fail":
+                msg = item.params.get("msg")
+                raise FailCommand(
+                    f"task {self.spec.name!r} reached a 'fail' transition"
+                    + (f": {evaluator.evaluate(msg)}" if msg is not None else "")
+                    + (f" after an error: {error}" if error else ""))
+        if global_values:
+            self.runtime.scope.publish(global_values)
+        chosen = [] if "succeed" in names else [
+            n for n in names if n not in ("noop", "pause")]
         outcome = {"state": state, "result": result, "published": published, "ctx": new_ctx,
                    "next": chosen}
+        if global_values:
+            outcome[execution_scope.GLOBAL] = global_values
+        for item in targets:
+            if item.target in ("succeed", "pause") and item.params.get("msg") is not None:
+                outcome["state_info"] = str(evaluator.evaluate(item.params["msg"]))
         if error is not None:
             outcome["error"] = error
+        if "pause" in names:
+            self.runtime.scope.pause()
         return outcome
 
 
@@ -207,8 +263,10 @@ class EnterAtom(_WorkbookAtom):
     """Start of a ``workflow:`` task: evaluates the sub-workflow's input."""
 
     def __init__(self, name: str, spec: TaskSpec, links: Links, runtime: Runtime,
-                 child: WorkflowSpec, child_prefix: str) -> None:
-        super().__init__(name, spec, links, runtime, provides=input_symbol(child_prefix))
+                 child: WorkflowSpec, child_prefix: str, extra_requires: Sequence[str] = ()
+                 ) -> None:
+        super().__init__(name, spec, links, runtime, extra_requires=extra_requires,
+                         provides=input_symbol(child_prefix))
         self.child = child
 
     def _run(self, **kwargs: Any) -> dict[str, Any]:
@@ -219,8 +277,7 @@ class EnterAtom(_WorkbookAtom):
         ctx = self._merge(chosen)
         evaluator = self._evaluator(ctx, kwargs)
         self._wait(self.spec.wait_before, evaluator)
-        given = dict(evaluator.evaluate(self.spec.input))
-        child_ctx = apply_inputs(self.child, given)
+        child_ctx = apply_inputs(self.child, self._task_input(evaluator))
         return {"state": SUCCESS, "ctx": child_ctx, "next": ["*"], "parent": ctx}
 
 
@@ -245,8 +302,8 @@ class ExitAtom(_WorkbookAtom):
             ctx.update(kwargs[task_symbol(atom)].get("ctx") or {})
         output = self.child.output
         result = expressions.Evaluator(ctx, None, self.runtime.execution,
-                                       self.runtime.expression_limits).evaluate(output) \
-            if output is not None else ctx
+                                       self.runtime.expression_limits, self._hooks()
+                                       ).evaluate(output) if output is not None else ctx
         if self.spec.name == "":  # the top-level workflow
             return {"state": SUCCESS, "result": result, "ctx": ctx, "next": []}
         parent = dict(enter.get("parent") or {})
