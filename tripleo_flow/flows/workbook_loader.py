@@ -18,7 +18,7 @@ import yaml
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
 from tripleo_flow.core import planenv
-from tripleo_flow.flows import adhoc_actions, workbook_validator
+from tripleo_flow.flows import action_aliases, adhoc_actions, workbook_validator
 from tripleo_flow.flows.workbook_model import Problem, Workbook, WorkflowSpec, parse_workbook
 
 #: What the shipped workbooks are read with: no size or task limit.
@@ -208,6 +208,7 @@ def load_catalog(directories: Iterable[tuple[Path, bool]], actions: Mapping[str,
         name = workbook.name if workbook else path.stem
         entries.append(Entry(name, path, shipped, workbook, problems))
     catalog = Catalog(entries)
+    catalog.adhoc.update(action_aliases.alias_classes(actions))
     for entry in catalog.entries.values():
         for spec in (entry.workbook.actions.values() if entry.workbook else ()):
             found = adhoc_actions.problems(spec, actions)
