@@ -129,3 +129,73 @@ def test_adhoc_actions_wrap_a_base_action(tmp_path: Path) -> None:
         assert log.read_text().splitlines() == ["do remember-this", "undo remember-this"]
     finally:
         host.close_workflows()
+
+
+
+STRUCTURE = """
+version: '2.0'
+name: many
+workflows:
+  w:
+    tasks:
+      a:
+        action: std.echo output=1
+        keep-result: maybe
+        retry: {count: lots, delay: <% $.d %>}
+        on-success:
+          publish: {everywhere: {x: 1}}
+          next: [b msg="hi"]
+      b:
+        action: std.noop
+"""
+
+MEANING = """
+version: '2.0'
+name: many
+actions:
+  shout:
+    base: std.yell
+  hello:
+    base: std.echo
+    base-input: {output: <% $.who %>}
+    input: [who]
+workflows:
+  w:
+    tasks:
+      a:
+        action: hello
+        on-success:
+          - fail msg="<% task(missing).result %>"
+          - b
+      b:
+        action: std.echo
+        input: <% $.params %>
+        publish: {x: <% task(elsewhere).result %>}
+"""
+
+
+@pytest.mark.parametrize("text, expected", [
+    (STRUCTURE, ["task 'a': 'keep-result' must be true, false or an expression",
+                 "task 'a': retry 'count' must be a number >= 0 or an expression",
+                 "task 'a': 'publish' in 'on-success' must be a mapping of scopes",
+                 "task 'a': 'on-success' entry 'b msg=\"hi\"': only the engine commands"]),
+    (MEANING, ["action 'shout': unknown base action 'std.yell'",
+               "task 'a': missing required input 'who' of action 'many.hello'",
+               "task 'a': 'on-success' refers to task('missing')",
+               "task 'b': 'publish' refers to task('elsewhere')"]),
+], ids=["structure", "meaning"])
+def test_validate_reports_every_problem_of_the_new_clauses_at_once(
+        tmp_path: Path, text: str, expected: list[str]) -> None:
+    """Structural problems come together, then (once the file parses) every problem
+    that needs the actions and the other tasks."""
+    path = tmp_path / "many.yaml"
+    path.write_text(text)
+    host = Host(tmp_path / "data")
+    try:
+        problems = [str(p) for p in host.validate_workbooks([path])]
+    finally:
+        host.close_workflows()
+    report = "\n".join(problems)
+    for line in expected:
+        assert line in report, report
+    assert len(problems) == len(expected), report
