@@ -5,7 +5,9 @@ workflow and runs it with TaskFlow's parallel engine on a long-lived thread
 pool (an engine that owns its pool costs ~1 s per run).  Progress events go to
 listeners through each atom's own notifier.  An execution interrupted by a
 crash is resumed from its persisted flow detail: completed tasks are not run
-again, the task that was running runs again (at-least-once).
+again, the task that was running runs again (at-least-once; with ``safe-rerun:
+false`` it fails instead).  A ``pause`` command leaves the execution PAUSED
+(TaskFlow's SUSPENDED) until it is resumed the same way.
 """
 
 from __future__ import annotations
