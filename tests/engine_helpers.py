@@ -6,6 +6,9 @@ event named KILL_EVENT arrives (for the crash/resume test).
 ``python -m tests.engine_helpers resume DATA_DIR EXECUTION_ID ALLOW_PLAN_CODE`` resumes
 an execution in a new process (``ALLOW_PLAN_CODE``: ``true`` or ``false``) and prints
 how it ended.
+``python -m tests.engine_helpers conductor DATA_DIR JSON_OVERRIDES NAME [CONCURRENCY]`` runs a
+conductor (with these test actions) until SIGTERM; JSON_OVERRIDES maps
+``group.option`` to a value (``jobboard.backend_url``, ``workflows.connection``...).
 """
 
 from __future__ import annotations
@@ -164,7 +167,37 @@ def _resume(argv: list[str]) -> int:
     return 0
 
 
+def configured(data_dir: Path, overrides: dict[str, Any]) -> Host:
+    """A host with ``{"group.option": value}`` set."""
+    host = Host(data_dir)
+    for key, value in overrides.items():
+        group, _, name = key.partition(".")
+        host.conf.set_override(name, value, group=group)
+    return host
+
+
+def _conductor(argv: list[str]) -> int:
+    import signal as signals
+
+    data_dir, overrides, name, *rest = argv
+    concurrency = int(rest[0]) if rest else 4
+    host = configured(Path(data_dir), json.loads(overrides))
+
+    def started(conductor: Any) -> None:
+        signals.signal(signals.SIGTERM, lambda *_: conductor.stop())
+        sys.stdout.write("conductor started\n")
+        sys.stdout.flush()
+
+    try:
+        host.run_conductor(name, concurrency=concurrency, started=started)
+    finally:
+        host.close_workflows()
+    return 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "conductor":
+        sys.exit(_conductor(sys.argv[2:]))
     if sys.argv[1] == "run":
         sys.exit(_run(sys.argv[2:]))
     if sys.argv[1] == "resume":

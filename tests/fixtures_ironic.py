@@ -38,10 +38,14 @@ def ironic_endpoint(ironic_venv: Path, tmp_path_factory: pytest.TempPathFactory
 
 
 def remove_all_nodes(endpoint: str) -> None:
-    """Delete every node of the Ironic at ``endpoint`` (a failed clean is put back first)."""
+    """Delete every node of the Ironic at ``endpoint`` (a failed clean is put back first,
+    a deployed node undeployed)."""
     ironic = IronicClient(endpoint)
     for node in ironic.list_nodes(("uuid", "provision_state")):
         if node["provision_state"] == "clean failed":
             ironic.set_provision_state(node["uuid"], "manage")
             watcher(endpoint).wait_for(node["uuid"], "manageable", 30)
+        elif node["provision_state"] in ("active", "deploy failed"):
+            ironic.set_provision_state(node["uuid"], "deleted")
+            watcher(endpoint).wait_for(node["uuid"], "available", 30)
         ironic.delete_node(node["uuid"])

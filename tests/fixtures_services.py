@@ -53,6 +53,52 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         proc.wait(timeout=10)
 
 
+ZOOKEEPER_JAR = Path("/usr/share/java/zookeeper.jar")
+
+
+def _zookeeper_answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
+            sock.sendall(b"ruok")
+            return sock.recv(16) == b"imok"
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def zookeeper_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A private ZooKeeper (Debian's ``zookeeper`` package, standalone, on 127.0.0.1);
+    the test FAILS when it is not installed."""
+    java = shutil.which("java")
+    if java is None or not ZOOKEEPER_JAR.exists():
+        pytest.fail("ZooKeeper is not installed: run tools/run-tests.sh (apt-get install "
+                    "zookeeper)")
+    workdir: Path = tmp_path_factory.mktemp("zookeeper")
+    port = free_port()
+    conf = workdir / "zoo.cfg"
+    # Its admin server would listen on 8080 of every address, and the four-letter
+    # commands TaskFlow's board uses (envi) are off unless whitelisted.
+    conf.write_text(f"tickTime=2000\ndataDir={workdir / 'data'}\nclientPort={port}\n"
+                    "clientPortAddress=127.0.0.1\nadmin.enableServer=false\n"
+                    "4lw.commands.whitelist=ruok,stat,srvr,envi\n")
+    log = (workdir / "zookeeper.log").open("wb")
+    proc = subprocess.Popen(
+        [java, "-Xmx256m", "-cp", str(ZOOKEEPER_JAR),
+         "org.apache.zookeeper.server.ZooKeeperServerMain", str(conf)],
+        stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while not _zookeeper_answers(port):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"ZooKeeper did not start: see {workdir / 'zookeeper.log'}")
+            time.sleep(0.1)
+        yield f"zookeeper://127.0.0.1:{port}"
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+        log.close()
+
+
 @pytest.fixture(scope="session")
 def mariadb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateMariaDB]:
     """One private MariaDB for the session; the test FAILS when MariaDB is missing."""

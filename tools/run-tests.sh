@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 step() { printf '\n== %s (+%ss)\n' "$*" "$(( $(date +%s) - start ))"; }
 
-APT_PACKAGES=(redis-server tmux git libvirt-dev pkg-config gcc)
+APT_PACKAGES=(redis-server zookeeper tmux git libvirt-dev pkg-config gcc)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
@@ -20,7 +20,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 # Services are started by the tests themselves, as private children on 127.0.0.1.
-systemctl disable --now redis-server >/dev/null 2>&1 || true
+systemctl disable --now redis-server zookeeper >/dev/null 2>&1 || true
 
 step "virtualenvs"
 bash tools/bootstrap.sh --tests
@@ -37,6 +37,10 @@ bash tools/setup-ironic.sh
 step "Ansible virtualenv with tripleo-ansible (tools/setup-ansible.sh)"
 export TRIPLEO_FLOW_ANSIBLE_VENV=${TRIPLEO_FLOW_ANSIBLE_VENV:-$HOME/.local/share/tripleo-flow/ansible-venv}
 bash tools/setup-ansible.sh
+
+step "validations virtualenv: validations-common, tripleo-validations (tools/setup-validations.sh)"
+export TRIPLEO_FLOW_VALIDATIONS_VENV=${TRIPLEO_FLOW_VALIDATIONS_VENV:-$HOME/.local/share/tripleo-flow/validations-venv}
+bash tools/setup-validations.sh
 
 step "ephemeral Heat: MariaDB, podman, Heat virtualenv, images (tools/setup-heat.sh)"
 export TRIPLEO_FLOW_HEAT_VENV=${TRIPLEO_FLOW_HEAT_VENV:-$HOME/.local/share/tripleo-flow/heat-venv}

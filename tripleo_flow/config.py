@@ -36,8 +36,9 @@ PLAN_STORE_OPTS = [
     ),
     cfg.StrOpt(
         "lock_url",
-        help="tooz coordination URL for plan locks (default: file://data_dir/locks). Use "
-        "redis:// or mysql:// when several hosts share one Swift.",
+        help="tooz coordination URL for plan locks (default: [jobboard] backend_url when "
+        "set, else file://data_dir/locks). Use redis:// or mysql:// when several hosts share "
+        "one Swift.",
     ),
 ]
 
@@ -71,6 +72,33 @@ WORKFLOWS_OPTS = [
         "executor_threads", default=8, min=1,
         help="Threads that run the tasks of executions (and with-items items).",
     ),
+]
+
+
+#: Running workflows as jobs on a TaskFlow jobboard, claimed by conductors.
+JOBBOARD_OPTS = [
+    cfg.StrOpt(
+        "backend_url", secret=True,
+        help="TaskFlow jobboard that workflow runs are posted to as jobs, for "
+        "'tripleo-flow conductor' processes to claim and run: redis://[:PASSWORD@]HOST:PORT[/DB] "
+        "or zookeeper://HOST:PORT[,HOST:PORT...]. Unset (the default): workflows run in the "
+        "process that starts them. Every process must share [workflows] connection (MariaDB "
+        "when they are on several hosts); plan locks then default to this service.",
+    ),
+    cfg.StrOpt("namespace", default="tripleo-flow",
+               help="Name of the board: the Redis key prefix, or the ZooKeeper path "
+               "/NAMESPACE/jobs. Processes sharing jobs use the same one."),
+    cfg.FloatOpt("claim_expiry", default=30.0, min=1.0,
+                 help="Redis: seconds a conductor's claim on a job lasts unless its heartbeat "
+                 "renews it; a conductor that died loses its jobs to the others after this. "
+                 "Must exceed twice heartbeat_interval, so that a late heartbeat never lets "
+                 "two conductors run one job. (ZooKeeper frees a dead conductor's jobs when "
+                 "its session expires.)"),
+    cfg.FloatOpt("heartbeat_interval", default=10.0, min=0.1,
+                 help="Redis: seconds between a conductor's renewals of its claims."),
+    cfg.FloatOpt("poll_interval", default=0.5, min=0.05,
+                 help="Seconds between looks at the board (conductor) or at a running "
+                 "execution's record (a 'workflow run' that waits)."),
 ]
 
 
@@ -207,7 +235,8 @@ LIMITS_OPTS = [
                "written. At least 2: undoing a change reads the version before it."),
     cfg.IntOpt("nodes_max", default=1000, min=1,
                help="Most nodes one node import file (instackenv.json, nodes YAML) may "
-               "describe."),
+               "describe, and most servers (role counts) one baremetal deployment file "
+               "may ask for."),
 ]
 
 
@@ -219,6 +248,29 @@ ANSIBLE_OPTS = [
                "from <venv>/share/ansible. Default: $TRIPLEO_FLOW_ANSIBLE_VENV, else the "
                "ansible-playbook beside tripleo-flow's Python or on PATH, without "
                "tripleo-ansible."),
+    cfg.StrOpt("ssh_user", default="tripleo-admin",
+               help="The user Ansible logs in as on the overcloud servers: config-download's "
+               "inventory (ansible_ssh_user) and ansible.cfg (remote_user) name it. A "
+               "deploy's overcloud_ssh_user (--overcloud-ssh-user) overrides it."),
+    cfg.StrOpt("ssh_private_key",
+               help="The private key file Ansible logs in with (config-download's "
+               "ansible_ssh_private_key_file and ansible.cfg private_key_file). Default: "
+               "none named, Ansible's own (ssh's default identities). A deploy's "
+               "overcloud_ssh_key (--overcloud-ssh-key) overrides it."),
+]
+
+
+#: TripleO's validations (``validation run``; ``deploy --run-validations``).
+VALIDATIONS_OPTS = [
+    cfg.StrOpt("venv", help="The validations virtualenv (made by tools/setup-validations.sh: "
+               "ansible-core, validations-libs, validations-common, tripleo-validations): its "
+               "ansible-playbook runs the playbooks of <venv>/share/ansible/"
+               "validation-playbooks. Default: $TRIPLEO_FLOW_VALIDATIONS_VENV, else "
+               "~/.local/share/tripleo-flow/validations-venv."),
+    cfg.ListOpt("validations_dirs", default=[],
+                help="More directories of validation playbooks (each with the framework's "
+                "metadata), searched before the virtualenv's; a name found twice is taken "
+                "from the first."),
 ]
 
 
@@ -247,9 +299,11 @@ def list_opts() -> list[tuple[str, list[Any]]]:
         ("plan_store", PLAN_STORE_OPTS),
         ("swift", SWIFT_OPTS),
         ("workflows", WORKFLOWS_OPTS),
+        ("jobboard", JOBBOARD_OPTS),
         ("heat", HEAT_OPTS),
         ("ironic", IRONIC_OPTS),
         ("ansible", ANSIBLE_OPTS),
+        ("validations", VALIDATIONS_OPTS),
         ("api", API_OPTS),
         ("limits", LIMITS_OPTS),
         ("ctlplane", CTLPLANE_OPTS),
@@ -262,6 +316,7 @@ ENVIRONMENT_DEFAULTS = {
     "TRIPLEO_FLOW_HEAT_IMAGE": ("heat", "image"),
     "TRIPLEO_FLOW_IRONIC_VENV": ("ironic", "venv"),
     "TRIPLEO_FLOW_ANSIBLE_VENV": ("ansible", "venv"),
+    "TRIPLEO_FLOW_VALIDATIONS_VENV": ("validations", "venv"),
 }
 #: The configuration file used when none is named on the command line.
 CONFIG_FILE_ENV = "TRIPLEO_FLOW_CONFIG_FILE"

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests import tripleo_layout
 from tripleo_flow.core import config_download as cd
 from tripleo_flow.core import deployments as deps
 
@@ -214,3 +215,18 @@ def stub(name: str, server: str, deployment: str = "uuid-1", stack: str = "",
 def test_found_in(resources: list[dict[str, Any]], expected: list[tuple[str, ...]]) -> None:
     found = deps.found_in(resources, {"id-n0": "overcloud-novacompute-0"})
     assert [(f.server, f.name, f.deployment_id, f.kind) for f in found] == expected
+
+
+def test_the_layout_spec_of_the_functional_tests_agrees() -> None:
+    """tests/tripleo_layout.py (held against the real 12.1.0/18.0.0 projects) says the
+    same as the list above for these outputs; a role without servers gets no group_vars."""
+    saved = {"outputs": outputs(), "deployments": {"overcloud-novacompute-0": [{
+        "name": "ExtraDeployment"}]}}
+    expected = tripleo_layout.tripleo_files(saved) | tripleo_layout.CLIENT_FILES
+    assert sorted(expected | tripleo_layout.OUR_FILES) == TRIPLEO_LAYOUT
+    grown = outputs()
+    grown["RoleData"]["CephStorage"] = {"service_names": []}
+    grown["ServerIdData"]["server_ids"]["CephStorage"] = []
+    files = cd.render("overcloud", grown)
+    assert "CephStorage/service_names.yaml" in files and "group_vars/CephStorage" not in files
+    assert "CephStorage/service_names.yaml" in tripleo_layout.tripleo_files({"outputs": grown})

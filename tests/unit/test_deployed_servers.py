@@ -114,9 +114,14 @@ def test_an_exhausted_pool_names_the_pool_and_what_to_do() -> None:
 
 @pytest.mark.parametrize(("data", "message"), [
     ({"name": "Controller"}, "not a non-empty list"),
-    ([{"name": "Controller", "count": 1, "instances": [{"hostname": "c0"}]}], "managed"),
-    ([{"name": "Controller", "count": 2,
-       "instances": [{"hostname": "c0", "managed": False}]}], "count of 2"),
+    ([{"name": "Controller", "count": 2, "defaults": {"managed": False},
+       "instances": [{"hostname": "c0"}]}], "count of 2"),
+    ([{"name": "C", "instances": [{"managed": False}]}], "no hostname"),
+    ([{"name": "C", "count": 600}, {"name": "D", "count": 401}],
+     r"more than 1000 servers \(role D reaches 1001\).*nodes_max"),
+    ([{"name": "C", "instances": [{"managed": "yes"}]}], "managed is true or false"),
+    ([{"name": "C", "instances": [{"profile": 3}]}], "profile 3 is not a name"),
+    ([{"name": "C", "instances": [{"capabilities": "x"}]}], "capabilities is not a mapping"),
     ([{"name": "C", "instances": [{"hostname": "c0", "managed": False,
                                    "networks": [{"network": "ctlplane",
                                                  "fixed_ip": "10.0.0.1"}]}]}],

@@ -4,7 +4,8 @@ Work dir layout (directories 0700, files 0600)::
 
     heat-launcher/       the ephemeral Heat (heat-db-dump.sql after each run)
     stack-request.json   the stack request of the current run (templates, parameters)
-    outputs.yaml         the stack outputs and the servers' software deployments
+    outputs.yaml         the stack outputs, the servers' software deployments and
+                         their network configs (software config id -> config)
     environment.yaml     the parameter values and environment files deployed
     config-download/     the Ansible project, a git repository (one commit per run)
 
@@ -33,8 +34,8 @@ from typing import Any
 
 from tripleo_flow import config, exceptions
 from tripleo_flow.actions.base import Action
-from tripleo_flow.actions.paths import WorkDir
-from tripleo_flow.core import config_download, planenv, progress, rendering
+from tripleo_flow.actions.paths import InputPath, WorkDir
+from tripleo_flow.core import config_download, network_config, planenv, progress, rendering
 from tripleo_flow.core import deployments as core_deployments
 from tripleo_flow.core import stack_request as requests
 from tripleo_flow.flows import names
@@ -349,7 +350,9 @@ class CheckKeptStack(Action):
 
 
 class SaveStackOutputs(Action):
-    """Save the stack outputs, the servers' deployments and the environment in the work dir.
+    """Save the stack outputs, the servers' deployments and network configs (the software
+    configs the outputs name, :mod:`~tripleo_flow.core.network_config`) and the
+    environment in the work dir.
 
     The result points at ``outputs.yaml`` (they hold passwords) and names the
     private copies of the files it replaced.
@@ -387,10 +390,13 @@ class SaveStackOutputs(Action):
                 {"name": found.name, "id": found.deployment_id, "kind": found.kind,
                  "config": cfg.get("config"), "group": cfg.get("group", "script"),
                  "options": cfg.get("options") or {}, "inputs": dict(found.inputs)})
+        network_configs = {cid: config(cid).get("config")
+                           for cid in network_config.config_ids(outputs)}
         environment = {"parameters": requests.effective_parameters(stack_request),
                        "environment_files": stack_request["environment_files"]}
         saved = {OUTPUTS_FILE: planenv.dump_yaml({"outputs": outputs,
-                                                  "deployments": deployments}),
+                                                  "deployments": deployments,
+                                                  "network_configs": network_configs}),
                  ENVIRONMENT_FILE: planenv.dump_yaml(environment)}
         backup = private_files.write(Path(work_dir), saved)
         return {**_pointer(Path(work_dir) / OUTPUTS_FILE, saved[OUTPUTS_FILE]),
@@ -401,18 +407,46 @@ class SaveStackOutputs(Action):
         failure while saving them replaced nothing: each file is written atomically)."""
 
 
+def _connection(conf: Any, ssh_user: str | None,
+                ssh_key: str | None) -> config_download.Connection:
+    """The SSH user and key of the inventory: the deploy's, else ``[ansible]``'s."""
+    user = ssh_user or (conf.ansible.ssh_user if conf is not None else None)
+    key = ssh_key or (conf.ansible.ssh_private_key if conf is not None else None)
+    if user is not None and (not user.strip() or any(c.isspace() for c in user)):
+        raise exceptions.InvalidInput(
+            f"The overcloud SSH user {user[:100]!r} is not a user name: give one without "
+            "spaces, such as tripleo-admin.")
+    if key:
+        path = Path(key).expanduser()
+        if not path.is_file():
+            raise exceptions.InvalidInput(
+                f"The overcloud SSH key {key[:200]!r} is not a file: give the path of the "
+                "private key Ansible logs in to the servers with.")
+        key = str(path.absolute())
+    return config_download.Connection(user or config_download.SSH_USER, key or None)
+
+
 class WriteConfigDownload(Action):
-    """Render the Ansible project into <work-dir>/config-download and commit it (git)."""
+    """Render the Ansible project into <work-dir>/config-download and commit it (git).
+
+    Its inventory and ``ansible.cfg`` name the SSH user and private key file given
+    (``overcloud_ssh_user``, ``overcloud_ssh_key``), else ``[ansible] ssh_user`` and
+    ``ssh_private_key``; the key's path only, never its content.
+    """
 
     default_provides = names.CONFIG_DOWNLOAD
 
-    def execute(self, plan: str, work_dir: WorkDir,
-                stack_outputs: dict[str, Any]) -> dict[str, Any]:
+    def execute(self, plan: str, work_dir: WorkDir, stack_outputs: dict[str, Any],
+                overcloud_ssh_user: str | None = None,
+                overcloud_ssh_key: InputPath | None = None) -> dict[str, Any]:
+        connection = _connection(self.context.conf, overcloud_ssh_user, overcloud_ssh_key)
         if "file" in stack_outputs:  # a pointer to outputs.yaml (older results held them)
             stack_outputs = planenv.load_yaml(_read(stack_outputs), OUTPUTS_FILE)
         deployments = {server: [config_download.Deployment(**d) for d in deps]
                        for server, deps in stack_outputs["deployments"].items()}
-        files = config_download.render(plan, stack_outputs["outputs"], deployments)
+        files = config_download.render(plan, stack_outputs["outputs"], deployments,
+                                       connection=connection,
+                                       network_configs=stack_outputs.get("network_configs"))
         repo = git_dir.GitDir(Path(work_dir) / CONFIG_DIR)
         if repo.path.exists() and not repo.path.is_dir():
             raise exceptions.InvalidInput(

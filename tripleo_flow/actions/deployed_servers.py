@@ -16,7 +16,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, ActionContext
-from tripleo_flow.core import baremetal, deployed_servers, planenv, roles, userenvs
+from tripleo_flow.core import baremetal, deployed_servers, planenv, provision, roles, userenvs
 from tripleo_flow.flows import names
 from tripleo_flow.plans.plan import PlanRepository
 
@@ -35,19 +35,43 @@ def subnet_of(context: ActionContext) -> baremetal.Subnet:
         dns_domain=opts.dns_domain, mtu=opts.mtu)
 
 
-def _load(context: ActionContext, data: bytes | str, path: str) -> Any:
+def load(context: ActionContext, data: bytes | str, path: str) -> Any:
+    """YAML of ``path`` within the ``[limits]``."""
     return planenv.load_yaml(data, path, max_nodes=context.limit("yaml_max_nodes"),
                              max_depth=context.limit("yaml_max_depth"))
 
 
-def _formats(context: ActionContext, repo: PlanRepository, plan: str) -> dict[str, str]:
+def hostname_formats(context: ActionContext, repo: PlanRepository, plan: str
+                     ) -> dict[str, str]:
+    """Each role's ``HostnameFormatDefault`` in the plan's roles_data."""
     try:
-        data = _load(context, repo.store.get_object(plan, roles.ROLES_DATA), roles.ROLES_DATA)
+        data = load(context, repo.store.get_object(plan, roles.ROLES_DATA), roles.ROLES_DATA)
     except exceptions.ObjectNotFound:
         return {}
     return {r["name"]: r["HostnameFormatDefault"] for r in data or []
             if isinstance(r, Mapping) and isinstance(r.get("name"), str)
             and isinstance(r.get("HostnameFormatDefault"), str)}
+
+
+def deployment_roles(context: ActionContext, repo: PlanRepository, plan: str,
+                     text: Any) -> list[baremetal.Role]:
+    """The roles of a baremetal deployment file's text, for ``plan`` (its host name
+    formats and stack name)."""
+    if not isinstance(text, str) or not text.strip():
+        raise exceptions.InvalidInput(
+            "Give the content of a baremetal deployment file (YAML).")
+    data = load(context, text, "the baremetal deployment file")
+    return baremetal.parse(data, subnet_of(context), hostname_formats(context, repo, plan),
+                           stack=plan, max_servers=context.limit("nodes_max"))
+
+
+def read_record(context: ActionContext, plan: str) -> dict[str, dict[str, Any]]:
+    """The plan's record of provisioned nodes (host name -> node), empty when none."""
+    try:
+        data = context.store.get_object(plan, provision.RECORD)
+    except exceptions.ObjectNotFound:
+        return {}
+    return provision.check_record(load(context, data, provision.RECORD))
 
 
 def _entries(entries: list[Any]) -> list[Any]:
@@ -64,22 +88,24 @@ class UpdateDeployedServers(Action):
     default_provides = names.DEPLOYED_SERVERS
 
     def execute(self, plan: str, baremetal_deployment: str) -> dict[str, Any]:
-        if not isinstance(baremetal_deployment, str) or not baremetal_deployment.strip():
-            raise exceptions.InvalidInput(
-                "Give the content of a baremetal deployment file (YAML).")
-        data = _load(self.context, baremetal_deployment, "the baremetal deployment file")
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         store = self.context.store
         with self.context.locks.hold(plan):
-            role_list = baremetal.parse(data, subnet_of(self.context),
-                                        _formats(self.context, repo, plan))
+            role_list = deployment_roles(self.context, repo, plan, baremetal_deployment)
+            unprovisioned = provision.missing(role_list, read_record(self.context, plan))
+            if unprovisioned:
+                raise exceptions.InvalidInput(
+                    f"The managed instances {', '.join(unprovisioned)} of the baremetal "
+                    f"deployment file have no node in plan {plan!r}: provision them first "
+                    f"(tripleo-flow node provision --plan {plan} --baremetal-deployment "
+                    "FILE), or set managed: false for servers that are already installed.")
             files = repo.names(plan)
             try:
                 before: bytes | None = store.get_object(plan, PATH)
             except exceptions.ObjectNotFound:
                 before = None
-            previous = _load(self.context, before, PATH) if before else {}
+            previous = load(self.context, before, PATH) if before else {}
             env = deployed_servers.generate(role_list, subnet_of(self.context), plan, files,
                                             previous)
             missing = sorted(v for v in set(env["resource_registry"].values()) - set(files)

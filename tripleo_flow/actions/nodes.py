@@ -27,7 +27,9 @@ RESULT_FIELDS = ("uuid", "name", "provision_state", "power_state", "properties",
                  "inspection_finished_at", "last_error")
 
 
-class _NodeAction(Action):
+class NodeAction(Action):
+    """The base of the node actions: the configured Ironic, its waits and progress."""
+
     def _conf(self) -> Any:
         return self.context.conf if self.context.conf is not None else config.new_conf()
 
@@ -75,7 +77,7 @@ class CheckNodes(Action):
         """Nothing to undo: checking changes nothing."""
 
 
-class RegisterNode(_NodeAction):
+class RegisterNode(NodeAction):
     """Register one node in Ironic, or update the node of the same name or MAC."""
 
     default_provides = "node"
@@ -145,7 +147,7 @@ class RegisterNode(_NodeAction):
         ])
 
 
-class SelectNodes(_NodeAction):
+class SelectNodes(NodeAction):
     """The nodes named (by name or UUID), or every node in ``state`` (changes nothing)."""
 
     default_provides = "selected_nodes"
@@ -167,7 +169,7 @@ class SelectNodes(_NodeAction):
         """Nothing to undo: selecting changes nothing."""
 
 
-class ManageNode(_NodeAction):
+class ManageNode(NodeAction):
     """Move one node to ``manageable`` (from enroll: checks its BMC credentials)."""
 
     default_provides = "node"
@@ -187,7 +189,7 @@ class ManageNode(_NodeAction):
             self._move(node, "provide", "available")
 
 
-class InspectNode(_NodeAction):
+class InspectNode(NodeAction):
     """Inspect (introspect) one manageable node; return its properties afterwards."""
 
     default_provides = "node"
@@ -199,7 +201,7 @@ class InspectNode(_NodeAction):
         """Nothing to undo: inspection only records facts about the hardware."""
 
 
-class ProvideNode(_NodeAction):
+class ProvideNode(NodeAction):
     """Make one manageable node available (Ironic cleans it first when so configured)."""
 
     default_provides = "node"
@@ -218,7 +220,7 @@ class ProvideNode(_NodeAction):
             self._move(node, "manage", "manageable")
 
 
-class CleanNode(_NodeAction):
+class CleanNode(NodeAction):
     """Run manual clean steps on one manageable node."""
 
     default_provides = "node"
@@ -242,7 +244,7 @@ class CleanNode(_NodeAction):
             self._wait(node, "manageable")
 
 
-class DeleteNode(_NodeAction):
+class DeleteNode(NodeAction):
     """Delete one node (and its ports) from Ironic; a deployed node is refused."""
 
     default_provides = "node"

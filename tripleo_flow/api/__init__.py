@@ -23,7 +23,9 @@ from tripleo_flow.api.deploy import DeployMixin
 from tripleo_flow.api.heat import HeatMixin
 from tripleo_flow.api.nodes import NodesMixin
 from tripleo_flow.api.plans import PlansMixin
+from tripleo_flow.api.validations import ValidationsMixin
 from tripleo_flow.api.workflows import WorkflowsMixin
+from tripleo_flow.flows import jobboard
 from tripleo_flow.plans.lock import PlanLocks
 from tripleo_flow.plans.store import PlanStore
 
@@ -42,7 +44,7 @@ def make_store(conf: cfg.ConfigOpts, data_dir: Path) -> PlanStore:
                       history_max=conf.limits.plan_history_max)
 
 
-class Client(PlansMixin, WorkflowsMixin, HeatMixin, DeployMixin, NodesMixin):
+class Client(PlansMixin, WorkflowsMixin, HeatMixin, DeployMixin, NodesMixin, ValidationsMixin):
     """A session of the Python API over one configuration."""
 
     def __init__(self, conf: cfg.ConfigOpts, store: PlanStore | None = None,
@@ -50,7 +52,9 @@ class Client(PlansMixin, WorkflowsMixin, HeatMixin, DeployMixin, NodesMixin):
         self.conf = conf
         self.data_dir = config.data_dir(conf)
         self.store = store if store is not None else make_store(conf, self.data_dir)
-        lock_url = conf.plan_store.lock_url or f"file://{self.data_dir / 'locks'}"
+        board = jobboard.BoardSettings.from_conf(conf)
+        lock_url = conf.plan_store.lock_url or (
+            jobboard.lock_url(board) if board is not None else f"file://{self.data_dir / 'locks'}")
         self.locks = locks if locks is not None else PlanLocks(lock_url,
                                                                 conf.plan_store.lock_timeout)
         self.context = ActionContext(store=self.store, locks=self.locks, conf=conf)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import os
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.deploy import PROGRESS_LISTENER
+from tripleo_flow.core import validations as core_validations
 from tripleo_flow.core.progress import ProgressListener
 from tripleo_flow.flows import names
 from tripleo_flow.flows import plan as plan_flows
@@ -22,6 +24,7 @@ from tripleo_flow.workspace.interrupt import Interruption
 if TYPE_CHECKING:
     from tripleo_flow.actions.base import ActionContext
     from tripleo_flow.api.environments import EnvironmentSource
+    from tripleo_flow.flows.runner import Listener
     from tripleo_flow.plans.store import PlanStore
 
 
@@ -36,6 +39,13 @@ class DeployMixin:
         def set_environments(self, name: str,
                              environments: Sequence[EnvironmentSource]) -> list[str]: ...
 
+        def run_validations(self, validations: Sequence[str] | None = None,
+                            group: str | None = None, plan: str | None = None,
+                            inventory: str | Path | None = None,
+                            extra_vars: Mapping[str, Any] | None = None,
+                            require_passed: bool = False,
+                            listeners: Iterable[Listener] | None = None) -> dict[str, Any]: ...
+
     def deploy(self, plan: str, heat_type: str = "native",
                work_dir: str | Path | None = None,
                progress: ProgressListener | None = None, run_ansible: bool = False,
@@ -44,7 +54,9 @@ class DeployMixin:
                baremetal_deployment: str | Path | None = None,
                config_download_only: bool = False, ansible_tags: str | None = None,
                ansible_skip_tags: str | None = None,
-               ansible_limit: str | None = None) -> dict[str, Any]:
+               ansible_limit: str | None = None, overcloud_ssh_user: str | None = None,
+               overcloud_ssh_key: str | Path | None = None,
+               run_validations: bool = False) -> dict[str, Any]:
         """Deploy ``plan`` with an ephemeral Heat of ``heat_type``.
 
         :param work_dir: where Heat's dump, the outputs and config-download go
@@ -60,6 +72,12 @@ class DeployMixin:
         :param ansible_tags: run only the tasks with these tags (``ansible-playbook
             --tags``, comma-separated), as ``ansible_skip_tags`` (``--skip-tags``) and
             ``ansible_limit`` (``--limit``, hosts or groups) select what runs.
+        :param overcloud_ssh_user: the user Ansible logs in to the servers as, named by
+            config-download's inventory and ``ansible.cfg`` (default: ``[ansible]
+            ssh_user``, ``tripleo-admin``).
+        :param overcloud_ssh_key: the private key file it logs in with (default:
+            ``[ansible] ssh_private_key``, else none named: Ansible's own); its path
+            goes into the project, never its content.
         :param environments: when given, they first become the plan's user environments
             (a plan change with history, as :meth:`set_environments`; nothing changes
             when they are those already stored).
@@ -73,10 +91,15 @@ class DeployMixin:
             config-download (and run Ansible with ``run_ansible``). This re-runs what
             failed after a finished stack; the plan is not read, so ``environments``
             and ``baremetal_deployment`` are refused with it.
+:param run_validations: first run the ``pre-deployment`` validations group on this
+            machine (workflow ``tripleo.validations.run``, results kept with the plan);
+            a failed validation stops the deployment before anything changes.
         :returns: the DEPLOY_SUCCESS status record.
         :raises StackFailed: the stack failed (each failed resource listed);
             like any other failure, everything was reverted and the status is
             DEPLOY_FAILED with the reason.
+:raises WorkflowFailed: with ``run_validations``, a validation failed (each one's
+            reasons in the message); nothing was deployed.
         :raises Interrupted: SIGINT or SIGTERM arrived (called from the main thread):
             the running task failed with it, so everything was reverted as above.
         """
@@ -90,6 +113,9 @@ class DeployMixin:
                 "--config-download-only re-renders the kept stack without reading the "
                 "plan: leave out -e and --baremetal-deployment (or deploy without "
                 "--config-download-only to apply them).")
+        if run_validations:
+            self.run_validations(group=core_validations.PRE_DEPLOYMENT, plan=plan,
+                                 inventory=core_validations.LOCALHOST, require_passed=True)
         if baremetal_deployment is not None:
             self.update_deployed_servers(plan, baremetal_deployment)
         if environments:
@@ -100,6 +126,8 @@ class DeployMixin:
         if progress is not None:
             context = dataclasses.replace(
                 context, extras={**context.extras, PROGRESS_LISTENER: progress})
+        ssh_key = (str(Path(overcloud_ssh_key).expanduser().absolute())
+                   if overcloud_ssh_key else None)
         make = cd_only_flow if config_download_only else deploy_plan
         flow = make(context, run_ansible=run_ansible)
         interruption = Interruption(f"Deployment of plan {plan!r}")
@@ -109,7 +137,9 @@ class DeployMixin:
                 names.PLAN: plan, names.WORK_DIR: str(work), names.HEAT_DIR: str(work),
                 names.HEAT_TYPE: heat_type, names.ANSIBLE_CONNECTION: ansible_connection,
                 names.ANSIBLE_TAGS: ansible_tags, names.ANSIBLE_SKIP_TAGS: ansible_skip_tags,
-                names.ANSIBLE_LIMIT: ansible_limit})
+                names.ANSIBLE_LIMIT: ansible_limit,
+                names.OVERCLOUD_SSH_USER: overcloud_ssh_user,
+                names.OVERCLOUD_SSH_KEY: ssh_key})
         finished: dict[str, Any] = results[names.DEPLOY_FINISHED]
         return finished
 
@@ -121,7 +151,7 @@ class DeployMixin:
         :returns: ``path``, ``counts`` (servers per role), ``hosts`` and ``changed``.
         """
         check_plan_name(plan)
-        text = _read_baremetal(baremetal_deployment)
+        text = read_baremetal(baremetal_deployment)
         results = run_flow(plan_flows.update_deployed_servers(self.context),
                            {names.PLAN: plan, names.BAREMETAL_DEPLOYMENT: text})
         done: dict[str, Any] = results[names.DEPLOYED_SERVERS]
@@ -168,7 +198,7 @@ class DeployMixin:
 __all__ = ["DeployMixin"]
 
 
-def _read_baremetal(source: str | Path) -> str:
+def read_baremetal(source: str | os.PathLike[str]) -> str:
     """A baremetal deployment file's text: ``source`` is a path, or YAML text
     (several lines, or a YAML list)."""
     if isinstance(source, str) and ("\n" in source or source.lstrip().startswith("-")):

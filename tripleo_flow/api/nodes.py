@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions, ironic
+from tripleo_flow.api.deploy import read_baremetal
 from tripleo_flow.core import nodes as node_files
 from tripleo_flow.core import planenv
 from tripleo_flow.ironic.client import IronicClient
 from tripleo_flow.ironic.launcher import IronicLauncher
+from tripleo_flow.plans.plan import check_plan_name
 
 if TYPE_CHECKING:
     from oslo_config import cfg
@@ -89,6 +91,10 @@ class NodesMixin:
                 node_files.parse_nodes(given.get("nodes"), self.conf.limits.nodes_max)
             except node_files.NodeFileError as exc:
                 raise exceptions.InvalidNodes("The node list", exc.entry, exc.reason) from exc
+        if workflow in ("provision", "unprovision"):
+            check_plan_name(str(given.setdefault("plan", "overcloud")))
+        if workflow == "unprovision":
+            _check_release(given)
         if workflow == "clean" and not given.get("steps"):
             given.pop("steps", None)  # the workbook's default: TripleO's metadata erase
         given.setdefault("concurrency", self.conf.ironic.concurrency)
@@ -153,6 +159,39 @@ class NodesMixin:
         """Delete ``nodes`` from Ironic."""
         return self._run_nodes("delete", {"nodes": nodes}, listeners)
 
+    def provision_nodes(self, baremetal_deployment: str | os.PathLike[str],
+                        plan: str = "overcloud",
+                        listeners: Iterable[Listener] | None = None) -> list[dict[str, Any]]:
+        """Deploy a node for each managed instance (``managed: true``) of a baremetal
+        deployment file (a path, or its YAML text) and record them with ``plan``.
+
+        Rerunning deploys only what is missing; ``deploy --baremetal-deployment`` with
+        the same file then takes the nodes as deployed servers.
+
+        :returns: per instance: hostname, role, node, node_name, provision_state and
+            deployed (False: the node already served the host name).
+        :raises WorkflowFailed: no node fits an instance, or Ironic failed to deploy
+            one; the nodes this run deployed were undeployed, the record is unchanged.
+        """
+        check_plan_name(plan)
+        return self._run_nodes("provision", {
+            "plan": plan, "baremetal_deployment": read_baremetal(baremetal_deployment)},
+            listeners)
+
+    def unprovision_nodes(self, plan: str = "overcloud",
+                          baremetal_deployment: str | os.PathLike[str] | None = None,
+                          hostnames: list[str] | None = None, all_nodes: bool = False,
+                          listeners: Iterable[Listener] | None = None
+                          ) -> list[dict[str, Any]]:
+        """Undeploy the nodes provisioned for ``plan`` (those of the file's managed
+        instances, the named ``hostnames``, or all) and drop them from its record."""
+        check_plan_name(plan)
+        text = None if baremetal_deployment is None else read_baremetal(baremetal_deployment)
+        inputs = {"plan": plan, "baremetal_deployment": text, "hostnames": hostnames or None,
+                  "all_nodes": all_nodes}
+        _check_release(inputs)
+        return self._run_nodes("unprovision", inputs, listeners)
+
     # -- reads -----------------------------------------------------------------------
 
     def list_nodes(self) -> list[dict[str, Any]]:
@@ -171,6 +210,16 @@ class NodesMixin:
         shown["ports"] = [p["address"] for p in client.node_ports(found["uuid"])]
         shown["capabilities"] = node_files.capabilities(found.get("properties") or {})
         return shown
+
+
+def _check_release(inputs: Mapping[str, Any]) -> None:
+    """Exactly one choice of what to unprovision (else InvalidInput, nothing started)."""
+    chosen = [inputs.get("baremetal_deployment") is not None, bool(inputs.get("hostnames")),
+              bool(inputs.get("all_nodes"))]
+    if sum(chosen) != 1:
+        raise exceptions.InvalidInput(
+            "Choose what to unprovision: the managed instances of a baremetal deployment "
+            "file, host names, or all of the plan's nodes (exactly one).")
 
 
 def _read(path: Path, limits: Any) -> Any:

@@ -19,6 +19,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.registry import ActionInfo, ActionRegistry
+from tripleo_flow.api.jobs import JobsMixin
 from tripleo_flow.api.paths import ServerPaths
 from tripleo_flow.core import jsonvalues
 from tripleo_flow.flows import compiler, workbook_loader
@@ -35,7 +36,7 @@ from tripleo_flow.flows.workbook_loader import Catalog
 from tripleo_flow.flows.workbook_model import Problem, WorkflowSpec, apply_inputs
 
 
-class WorkflowsMixin:
+class WorkflowsMixin(JobsMixin):
     """Workbooks, workflows, actions and executions."""
 
     context: Any
@@ -134,6 +135,7 @@ class WorkflowsMixin:
 
     def close_workflows(self) -> None:
         """Wait for background executions and release the database."""
+        self.close_jobboard()
         state = self._wf_state()
         runner = state.pop("runner", None)
         if runner is not None:
@@ -160,7 +162,9 @@ class WorkflowsMixin:
                      paths: ServerPaths | None = None, api_user: bool = False) -> Execution:
         """Run workflow ``name`` with ``inputs``.
 
-        :param wait: return when it has ended (else it runs in a thread of this process)
+        :param wait: return when it has ended (else it runs in a thread of this process,
+            or on a conductor with ``[jobboard] backend_url``: then the run is posted as a
+            job and this returns at once; waiting follows its record)
         :param listeners: callables receiving each :class:`ProgressEvent`
         :param target: for a reverse workflow, the task to reach
         :param detach: with ``wait`` False, run it in a separate process that
@@ -183,6 +187,12 @@ class WorkflowsMixin:
             inputs = self._server_inputs(name, inputs or {}, paths)
         origin = ORIGIN_API if api_user or paths is not None else None
         runner = self._runner()
+        if self.jobboard_settings() is not None:
+            fd = runner.start(name, inputs, target, origin)
+            self._post_execution(fd)
+            if wait:
+                return self.follow_execution(fd.uuid, listeners or ())
+            return runner.store.get(fd.uuid)
         if wait or not detach:
             return runner.run(name, inputs, target, listeners or (), wait=wait, origin=origin)
         fd = runner.start(name, inputs, target, origin)

@@ -43,6 +43,17 @@ class Deploy(ClientMixin, ShowOne):
                                  "(local: run on this machine, as for the sample plan).")
         for flag, metavar, what in ANSIBLE_SELECTION:
             parser.add_argument(flag, metavar=metavar, help=f"With --run-ansible: {what}")
+        parser.add_argument("--run-validations", action="store_true",
+                            help="First run the pre-deployment validations on this machine "
+                                 "(validation run --group pre-deployment) and stop on a "
+                                 "failure, with each failed validation's reasons.")
+        parser.add_argument("--overcloud-ssh-user", metavar="USER",
+                            help="The user Ansible logs in to the servers as, named by "
+                                 "config-download's inventory and ansible.cfg (default: "
+                                 "[ansible] ssh_user, tripleo-admin).")
+        parser.add_argument("--overcloud-ssh-key", metavar="FILE",
+                            help="The private key file Ansible logs in with (default: "
+                                 "[ansible] ssh_private_key, else ssh's own).")
         add_environment_argument(parser, update=True)
         parser.add_argument("--baremetal-deployment", metavar="FILE",
                             help="TripleO's baremetal deployment file of pre-provisioned "
@@ -68,9 +79,12 @@ class Deploy(ClientMixin, ShowOne):
                                         ansible_tags=args.tags,
                                         ansible_skip_tags=args.skip_tags,
                                         ansible_limit=args.limit,
+                                        overcloud_ssh_user=args.overcloud_ssh_user,
+                                        overcloud_ssh_key=args.overcloud_ssh_key,
                                         environments=args.environments or None,
                                         baremetal_deployment=args.baremetal_deployment,
-                                        config_download_only=args.config_download_only)
+                                        config_download_only=args.config_download_only,
+                                        run_validations=args.run_validations)
         finally:
             self._bar.finish()
         return show({k: v for k, v in result.items() if k != "failures"})

@@ -123,8 +123,9 @@ class RunWorkflow(ClientMixin, ShowOne):
                             help="A YAML/JSON file with a mapping of inputs.")
         parser.add_argument("--target", metavar="TASK",
                             help="For a reverse workflow: the task to reach.")
-        parser.add_argument("--no-wait", action="store_true",
-                            help="Start it in the background and print its execution id.")
+        parser.add_argument("--no-wait", "--async", action="store_true", dest="no_wait",
+                            help="Start it in the background (with [jobboard] backend_url: "
+                            "post it for a conductor) and print its execution id.")
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:

@@ -86,8 +86,18 @@ class Subnet:
 
 @dataclasses.dataclass(frozen=True)
 class Instance:
+    """One server of a role.  A managed one (``managed: true``, the default) is a node
+    Ironic deploys (``node provision``); the node is chosen by ``node`` (a node name or
+    UUID) or by ``resource_class``, ``profile`` and ``capabilities``."""
+
     hostname: str
     fixed_ip: str | None
+    managed: bool = False
+    node: str | None = None
+    profile: str | None = None
+    resource_class: str = "baremetal"
+    capabilities: tuple[tuple[str, str], ...] = ()
+    image: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -132,16 +142,50 @@ def _fixed_ip(instance: Mapping[str, Any], where: str, subnet: Subnet) -> str | 
     return found
 
 
-def parse(data: Any, subnet: Subnet, formats: Mapping[str, str] | None = None) -> list[Role]:
+def _text(value: Any, what: str, where: str) -> str | None:
+    if value is not None and (not isinstance(value, str) or not value):
+        raise _bad(f"{where}: {what} {value!r} is not a name")
+    return value
+
+
+def _instance(hostname: str, merged: Mapping[str, Any], managed: bool, where: str,
+              subnet: Subnet) -> Instance:
+    fixed_ip = _fixed_ip(merged, where, subnet)
+    if not managed:
+        return Instance(hostname, fixed_ip)
+    capabilities = merged.get("capabilities") or {}
+    if not isinstance(capabilities, Mapping):
+        raise _bad(f"{where}: capabilities is not a mapping")
+    image = merged.get("image")
+    if isinstance(image, Mapping):
+        image = image.get("href")
+    return Instance(
+        hostname, fixed_ip, managed=True, node=_text(merged.get("name"), "name", where),
+        profile=_text(merged.get("profile"), "profile", where),
+        resource_class=_text(merged.get("resource_class"), "resource_class", where)
+        or "baremetal",
+        capabilities=tuple(sorted((str(k), str(v)) for k, v in capabilities.items())),
+        image=_text(image, "image", where))
+
+
+def parse(data: Any, subnet: Subnet, formats: Mapping[str, str] | None = None,
+          stack: str = "overcloud", max_servers: int = 1000) -> list[Role]:
     """Check a loaded baremetal deployment file; the roles with their instances.
+
+    A managed instance without a hostname gets the role's ``hostname_format`` with
+    ``stack`` and the first index whose name is not taken (as TripleO names them);
+    a role's count beyond its listed instances adds managed instances of its
+    ``defaults``.
 
     :param formats: each role's ``HostnameFormatDefault`` from roles_data, for roles
         whose entry has no ``hostname_format``.
+    :param max_servers: the most servers all roles' counts may add up to.
     """
     if not isinstance(data, list) or not data:
         raise _bad("it is not a non-empty list")
     roles: list[Role] = []
     hostnames: set[str] = set()
+    servers = 0
     for index, entry in enumerate(data):
         if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str) \
                 or not entry["name"]:
@@ -158,6 +202,12 @@ def parse(data: Any, subnet: Subnet, formats: Mapping[str, str] | None = None) -
         count = entry.get("count", len(instances_data))
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise _bad(f"role {name}: count {count!r} is not a number of servers")
+        servers += count
+        if servers > max_servers:
+            raise exceptions.InvalidInput(
+                f"The baremetal deployment file asks for more than {max_servers} servers "
+                f"(role {name} reaches {servers}): lower the counts, or raise [limits] "
+                "nodes_max.")
         if len(instances_data) > count:
             raise _bad(f"role {name} lists {len(instances_data)} instances for a count of "
                        f"{count}")
@@ -169,7 +219,7 @@ def parse(data: Any, subnet: Subnet, formats: Mapping[str, str] | None = None) -
         defaults = entry.get("defaults") or {}
         if not isinstance(defaults, Mapping):
             raise _bad(f"role {name}: defaults is not a mapping")
-        instances = []
+        listed = []
         for number, item in enumerate(instances_data):
             where = f"role {name}, instance {number + 1}"
             if not isinstance(item, Mapping):
@@ -177,24 +227,40 @@ def parse(data: Any, subnet: Subnet, formats: Mapping[str, str] | None = None) -
             unknown = sorted(set(item) - _INSTANCE_KEYS)
             if unknown:
                 raise _bad(f"{where} has unknown keys {unknown}")
-            managed = item.get("managed", defaults.get("managed", True))
-            if managed is not False:
+            listed.append((where, {**defaults, **item}))
+        if count > len(listed):
+            if defaults.get("managed", True) is False:
                 raise exceptions.InvalidInput(
-                    f"{where} is managed (Ironic provisions it): only pre-provisioned "
-                    "servers (managed: false) can be deployed so far. Set managed: false for "
-                    "servers that are installed and reachable over SSH.")
-            hostname = item.get("hostname")
-            if not isinstance(hostname, str) or not hostname:
-                raise _bad(f"{where} has no hostname (a pre-provisioned server needs one)")
+                    f"Role {name} has a count of {count} but lists {len(listed)} instances: "
+                    "each pre-provisioned server must be listed with its hostname.")
+            listed += [(f"role {name}, server {n + 1}", dict(defaults))
+                       for n in range(len(listed), count)]
+        for where, merged in listed:
+            hostname = merged.get("hostname")
+            if hostname is not None and (not isinstance(hostname, str) or not hostname):
+                raise _bad(f"{where}: hostname {hostname!r} is not a host name")
             if hostname in hostnames:
                 raise _bad(f"host name {hostname} is used twice")
-            hostnames.add(hostname)
-            merged = {**defaults, **item}
-            instances.append(Instance(hostname, _fixed_ip(merged, where, subnet)))
-        if count > len(instances):
-            raise exceptions.InvalidInput(
-                f"Role {name} has a count of {count} but lists {len(instances)} instances: "
-                "each pre-provisioned server must be listed with its hostname.")
+            if hostname:
+                hostnames.add(hostname)
+        instances = []
+        next_index = 0
+        for where, merged in listed:
+            managed = merged.get("managed", True)
+            if not isinstance(managed, bool):
+                raise _bad(f"{where}: managed is true or false")
+            hostname = merged.get("hostname")
+            if not hostname:
+                if not managed:
+                    raise _bad(f"{where} has no hostname (a pre-provisioned server needs one)")
+                while True:  # TripleO's names: the format's, skipping those taken
+                    hostname = hostname_format.replace("%stackname%", stack).replace(
+                        "%index%", str(next_index))
+                    next_index += 1
+                    if hostname not in hostnames:
+                        break
+                hostnames.add(hostname)
+            instances.append(_instance(hostname, merged, managed, where, subnet))
         roles.append(Role(name, count, hostname_format, tuple(instances)))
     return roles
 

@@ -13,12 +13,15 @@ Pure: takes the stack outputs and the servers' software deployments, returns
     <key>[.yaml]                     one per RoleConfig key; ``.yaml`` only when the key
                                      has no extension (``deploy-artifacts.sh`` stays)
     external_deploy_steps_tasks_step0..5.yaml   RoleConfig's external tasks by step
-    group_vars/<Role>                RoleGroupVars + the role's name and services
+    group_vars/<Role>                RoleGroupVars + the role's name and services (roles
+                                     with servers only)
     host_vars/<server>               AnsibleHostVarsMap + ids + pre/post deployment lists
     <Role>/<key>.yaml                every RoleData key (step_config.pp, param_config.json);
                                      deploy_steps, update, upgrade tasks also split per
                                      step (post_update_tasks: 4 steps)
     <Role>/<server>/<deployment>     each software deployment of the server
+    <Role>/NetworkConfig             the os-net-config script (Ussuri to Yoga outputs;
+    <Role>/<server>/NetworkConfig    per server for Ussuri): see core/network_config.py
 
 The layout is tripleo-common's ``tripleo_common/utils/config.py`` (``write_config``)
 and ``inventory.py``.
@@ -37,6 +40,7 @@ from typing import Any
 import yaml
 
 from tripleo_flow import exceptions
+from tripleo_flow.core import network_config
 from tripleo_flow.core.deployments import Deployment, deployment_file, deployments_tasks, host_lists
 
 INVENTORY = "tripleo-ansible-inventory.yaml"
@@ -254,7 +258,8 @@ def ansible_cfg(connection: Connection) -> bytes:
 
 def render(plan: str, outputs: Mapping[str, Any],
            deployments: Mapping[str, Iterable[Deployment]] | None = None,
-           connection: Connection | None = None) -> dict[str, bytes]:
+           connection: Connection | None = None,
+           network_configs: Mapping[str, Any] | None = None) -> dict[str, bytes]:
     """The Ansible project of a stack, ``{relative path: bytes}``.
 
     :param plan: the plan (stack) name; it names an inventory group.
@@ -263,6 +268,8 @@ def render(plan: str, outputs: Mapping[str, Any],
         RoleNetIpMap, ServerIdData; RoleNames is optional).
     :param deployments: each server's software deployments, by server name.
     :param connection: the SSH user and key the inventory names.
+    :param network_configs: the ``config`` of each software config id that
+        :func:`network_config.config_ids` names (the servers' os-net-config).
     :raises InvalidInput: when outputs disagree (a role without ids, a
         deployment for an unknown server).
     """
@@ -292,12 +299,13 @@ def render(plan: str, outputs: Mapping[str, Any],
     for role in roles:
         data = role_data.get(role) or {}
         files.update(_role_files(role, data))
-        role_vars = dict(group_vars.get(role) or {})
-        role_vars.setdefault("tripleo_role_name", role)
-        role_vars.setdefault("service_names", list(data.get("service_names") or []))
-        files[f"group_vars/{role}"] = dump(role_vars)
-        role_hosts = host_vars_map.get(role) or {}
         members = by_role.get(role, [])
+        if members:  # as tripleo-common: only the roles that have servers
+            role_vars = dict(group_vars.get(role) or {})
+            role_vars.setdefault("tripleo_role_name", role)
+            role_vars.setdefault("service_names", list(data.get("service_names") or []))
+            files[f"group_vars/{role}"] = dump(role_vars)
+        role_hosts = host_vars_map.get(role) or {}
         for index, server in enumerate(members):
             own = dict(role_hosts.get(server.name) or {})
             own.setdefault("deploy_server_id", server.server_id)
@@ -310,5 +318,7 @@ def render(plan: str, outputs: Mapping[str, Any],
             for dep in server_deployments:
                 files[f"{role}/{server.name}/{dep.name}"] = dump(
                     deployment_file(dep, server.server_id))
+    files.update(network_config.files(outputs, network_configs or {},
+                                      [(s.name, s.role) for s in servers]))
     files[INVENTORY] = dump(_inventory(plan, roles, role_data, by_role, connection, bootstrap))
     return files

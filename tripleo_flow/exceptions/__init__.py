@@ -35,6 +35,9 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- NodeNotFound
      |    +-- NoKeptStack                  (deploy --config-download-only with no kept stack)
      |    +-- AnsibleNotInstalled          (no ansible-playbook: install the ansible extra)
+     |    +-- ValidationsNotInstalled      (no validations virtualenv: names the script)
+     |    +-- ValidationNotFound / ValidationResultNotFound
+     |    +-- NoInventory                  (validations of a plan never deployed)
      +-- Conflict                          exit 4   409
      |    +-- PlanExists
      |    +-- PlanBeingCreated             (another live command is creating it)
@@ -45,12 +48,14 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- IronicRunning                (an Ironic already runs from that ironic-dir)
      |    +-- LockTimeout
      |    +-- SecretNotPersisted           (a resumed run needs a secret the records masked)
+     |    +-- ValidationsNotRunning        (validation stop of an execution not running)
      +-- BackendUnavailable                exit 5   503
      |    +-- PlanStoreError
      |    +-- IronicError                  (Ironic refused, failed or a node ended in error)
      +-- WorkflowFailed                    exit 6   500
           +-- StackFailed                  (the stack ended FAILED: each failed resource)
           +-- AnsibleFailed                (ansible-playbook failed: its output's tail)
+          +-- ValidationsFailed            (deploy --run-validations: each one's reasons)
           +-- Interrupted          exit 130 (SIGINT/SIGTERM: the flow reverted)
      +-- TaskFailed                        exit 1   500 (a workbook task failed)
      |    +-- FailCommand                  (a ``fail`` transition)
@@ -119,6 +124,14 @@ from tripleo_flow.exceptions.services import (
     StackFailed,
     StackNotFinished,
 )
+from tripleo_flow.exceptions.validations import (
+    NoInventory,
+    ValidationNotFound,
+    ValidationResultNotFound,
+    ValidationsFailed,
+    ValidationsNotInstalled,
+    ValidationsNotRunning,
+)
 from tripleo_flow.exceptions.workflows import (
     ActionFailed,
     BreakRetry,
@@ -167,6 +180,7 @@ __all__ = [
     "IronicRunning",
     "LockTimeout",
     "MissingParameters",
+    "NoInventory",
     "NoKeptStack",
     "NodeNotFound",
     "NotFound",
@@ -186,6 +200,11 @@ __all__ = [
     "TaskFailed",
     "TripleoFlowError",
     "UnknownEnvironment",
+    "ValidationNotFound",
+    "ValidationResultNotFound",
+    "ValidationsFailed",
+    "ValidationsNotInstalled",
+    "ValidationsNotRunning",
     "VersionNotFound",
     "WorkflowFailed",
     "WorkflowNotFound",

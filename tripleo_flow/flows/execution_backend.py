@@ -22,8 +22,11 @@ URLs work unchanged.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
+import time
+from collections.abc import Iterator
 from typing import Any
 
 import sqlalchemy as sa
@@ -46,6 +49,9 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA busy_timeout=30000")
     cursor.close()
 
+
+#: Tries at creating or upgrading the tables before giving up.
+_UPGRADE_ATTEMPTS = 4
 
 #: Atom states whose save may wait for the next durable write.
 _DEFERRABLE_STATES = {states.RUNNING}
@@ -238,15 +244,39 @@ class ExecutionBackend(impl_sqlalchemy.SQLAlchemyBackend):  # type: ignore[misc]
         with self._lock:
             if self._connection is None:
                 conn = BatchingConnection(self, upgrade_lock=self._upgrade_lock)
-                try:
-                    conn.validate(max_retries=0)
-                    conn.upgrade()
-                except (tf_exc.StorageFailure, sa.exc.SQLAlchemyError) as exc:
-                    raise exceptions.BackendUnavailable(
-                        f"Cannot open the executions database {_safe_url(self.engine.url)}: "
-                        f"{exc}. Check [workflows] connection.") from exc
+                for attempt in range(_UPGRADE_ATTEMPTS):
+                    try:
+                        conn.validate(max_retries=0)
+                        with self._schema_lock():
+                            conn.upgrade()
+                        break
+                    except (tf_exc.StorageFailure, sa.exc.SQLAlchemyError) as exc:
+                        # Processes starting together on a new database (conductors, an
+                        # API server) race to create its tables: the loser sees them
+                        # appear and finds nothing left to do on the next attempt.
+                        if attempt + 1 == _UPGRADE_ATTEMPTS:
+                            raise exceptions.BackendUnavailable(
+                                f"Cannot open the executions database "
+                                f"{_safe_url(self.engine.url)}: {exc}. Check [workflows] "
+                                "connection.") from exc
+                        time.sleep(0.5 * (attempt + 1))
                 self._connection = conn
             return self._connection
+
+    @contextlib.contextmanager
+    def _schema_lock(self) -> Iterator[None]:
+        """On MariaDB, one process at a time creates or upgrades the tables (a named
+        lock of the server: processes starting together on a new database would
+        otherwise run the same migrations at once)."""
+        if self._own_engine.dialect.name != "mysql":
+            yield
+            return
+        with self._own_engine.connect() as locker:
+            locker.execute(sa.text("SELECT GET_LOCK('tripleo_flow_schema', 120)"))
+            try:
+                yield
+            finally:
+                locker.execute(sa.text("SELECT RELEASE_LOCK('tripleo_flow_schema')"))
 
     def flush(self) -> None:
         """Write every deferred save (the end of a run calls this)."""

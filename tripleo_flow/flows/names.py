@@ -63,6 +63,9 @@ ANSIBLE_TAGS = "ansible_tags"
 ANSIBLE_SKIP_TAGS = "ansible_skip_tags"
 ANSIBLE_LIMIT = "ansible_limit"
 ANSIBLE_RUN = "ansible_run"
+#: The SSH user and private key file config-download's inventory names (None: [ansible]'s).
+OVERCLOUD_SSH_USER = "overcloud_ssh_user"
+OVERCLOUD_SSH_KEY = "overcloud_ssh_key"
 # -- user environments ---------------------------------------------------------
 USER_ENVIRONMENTS = "user_environments"
 POSITION = "position"

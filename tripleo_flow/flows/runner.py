@@ -151,6 +151,19 @@ class Runner:
 
     def execute(self, fd: Any, listeners: Iterable[Listener] = ()) -> Execution:
         """Run (or continue) the execution of flow detail ``fd`` to its end."""
+        engine, workflow = self.load(fd, listeners)
+        try:
+            engine.run()
+        except Exception as exc:
+            return self._failed(fd, workflow, exc)
+        return self.succeeded(fd, engine)
+
+    def load(self, fd: Any, listeners: Iterable[Listener] = ()) -> tuple[Any, str]:
+        """The engine that runs (or continues) flow detail ``fd``, and its workflow's name.
+
+        A conductor (:mod:`tripleo_flow.flows.conductor`) runs it; :meth:`succeeded` and
+        :meth:`record_failure` then complete the execution's record.
+        """
         meta = fd.meta or {}
         catalog = self._catalog()
         workflow = catalog.get(meta["workflow"])
@@ -184,11 +197,12 @@ class Runner:
         runtime.scope.attach(engine, fd, compiled.atoms, self.store.backend.flush)
         if listeners:
             self._listen(engine, fd.uuid, workflow.full_name, listeners)
-        try:
-            engine.run()
-        except Exception as exc:
-            return self._failed(fd, workflow.full_name, exc)
-        if engine.storage.get_flow_state() == states.SUSPENDED:  # a 'pause' command
+        return engine, workflow.full_name
+
+    def succeeded(self, fd: Any, engine: Any) -> Execution:
+        """Record the output of the finished engine of ``fd`` (or, when a ``pause``
+        command stopped it, that it is PAUSED until resumed)."""
+        if engine.storage.get_flow_state() == states.SUSPENDED:
             self.store.update_meta(fd, paused_at=time.time())
             return self.store.get(fd.uuid)
         output = (engine.storage.fetch(atoms.OUTPUT_SYMBOL) or {}).get("result")
@@ -214,6 +228,11 @@ class Runner:
         redactor.learn(secrets.environment_secrets(env))
 
     def _failed(self, fd: Any, workflow: str, exc: BaseException) -> Execution:
+        failed_task, cause, reverted = self.record_failure(fd, exc)
+        raise exceptions.WorkflowFailed(workflow, failed_task, cause, reverted) from exc
+
+    def record_failure(self, fd: Any, exc: BaseException) -> tuple[str | None, str, bool]:
+        """Record why the engine of ``fd`` failed: ``(failed task, cause, reverted)``."""
         fresh = self.store.flow_detail(fd.uuid)
         failed_task, cause = None, str(exc) or type(exc).__name__
         for ad in fresh:
@@ -226,7 +245,7 @@ class Runner:
         fd.state = fresh.state
         self.store.update_meta(fd, error=cause, failed_task=failed_task,
                                finished_at=time.time())
-        raise exceptions.WorkflowFailed(workflow, failed_task, cause, reverted) from exc
+        return failed_task, cause, reverted
 
     @staticmethod
     def _listen(engine: Any, execution_id: str, workflow: str,

@@ -16,6 +16,7 @@ from tripleo_flow.actions.base import ActionContext
 from tripleo_flow.actions.deploy import PROGRESS_LISTENER
 from tripleo_flow.actions.nodes import NODE_PROGRESS
 from tripleo_flow.actions.plan import PLAN_PROGRESS
+from tripleo_flow.actions.validations import VALIDATION_PROGRESS
 from tripleo_flow.core.progress import PlanProgress, StackProgress
 
 Report = Callable[[dict[str, Any]], None]
@@ -46,6 +47,10 @@ def with_progress(context: Any, report: Report) -> Any:
         # One node of a with-items task changed provision state.
         report(details("node", 0, 1, f"{node}: {state}"))
 
+    def on_validation(validation: str, status: str) -> None:
+        # One validation of a with-items task started or ended (status per host).
+        report(details("validation", 0, 1, f"{validation}: {status}"))
+
     return dataclasses.replace(context, extras={
         **context.extras, PLAN_PROGRESS: on_plan, PROGRESS_LISTENER: on_stack,
-        NODE_PROGRESS: on_node})
+        NODE_PROGRESS: on_node, VALIDATION_PROGRESS: on_validation})

@@ -21,6 +21,7 @@ from tripleo_flow.http import (
     nodes,
     plans,
     uploads,
+    validations,
     workflows,
 )
 from tripleo_flow.http.spec import (
@@ -44,12 +45,20 @@ ENVIRONMENT_FILE = {"type": "object", "required": ["name", "files"], "properties
     "name": STRING, "files": {"type": "object", "additionalProperties": STRING}}}
 TAGS_WF = ("workflows",)
 TAGS_NODES = ("nodes",)
+TAGS_VALIDATIONS = ("validations",)
 #: Inputs of the node workflows, as request body properties.
 NODE_INPUTS: dict[str, Any] = {
     "nodes": {"type": "array", "items": STRING, "description": "Node names or UUIDs."},
     "all_manageable": BOOL, "provide": BOOL,
     "steps": {"type": "array", "items": OBJECT,
               "description": "Manual clean steps (default: erase devices' metadata)."},
+    "plan": {**STRING, "description": "The plan the nodes are provisioned for (default "
+                                      "overcloud)."},
+    "baremetal_deployment": {**STRING, "description": "TripleO's baremetal deployment "
+                                                      "file (its YAML text)."},
+    "hostnames": {"type": "array", "items": STRING,
+                  "description": "Host names whose nodes are released."},
+    "all_nodes": BOOL,
 }
 #: Errors of a route that takes an archive body (413: past [api] max_upload_size).
 UPLOAD_ERRORS = (400, 404, 409, 413, 503)
@@ -154,11 +163,42 @@ ROUTES: list[Route] = [
         "post": Operation(f"Start workflow tripleo.nodes.{verb}; 202 with the execution",
                           status=202, tags=TAGS_NODES, body_required=verb != "introspect",
                           body={"type": "object",
-                                "properties": {k: NODE_INPUTS[k] for k in keys}})})
+                                "properties": {k: NODE_INPUTS[k] for k in keys},
+                                **({"required": ["baremetal_deployment"]}
+                                   if verb == "provision" else {})})})
       for verb, keys in nodes.VERBS.items()),
     Route("/v1/nodes/{node}", "node", {
         "get": Operation("Show a node (name or UUID): states, properties, capabilities, "
                          "ports", tags=TAGS_NODES)}),
+    Route("/v1/validations", "validations", {
+        "get": Operation("Installed validations with their metadata and parameters",
+                         response=ARRAY, errors=(404,), tags=TAGS_VALIDATIONS,
+                         params=(Param("group", STRING), Param("category", STRING)))}),
+    Route("/v1/validations/run", "validations_run", {
+        "post": Operation(
+            "Run validations with workflow tripleo.validations.run; 202 with the execution",
+            status=202, tags=TAGS_VALIDATIONS, body={"type": "object", "properties": {
+                "validations": {"type": "array", "items": STRING, "minItems": 1},
+                "group": STRING, "plan": PLAN_NAME,
+                "inventory": {"type": "string", "enum": ["localhost"],
+                              "description": "Left out: the plan's config-download "
+                                             "inventory."},
+                "extra_vars": OBJECT}})}),
+    Route("/v1/validations/stop", "validations_stop", {
+        "post": Operation("Stop a validation run (its Ansible processes end)",
+                          tags=TAGS_VALIDATIONS,
+                          body={"type": "object", "required": ["execution"],
+                                "properties": {"execution": STRING}})}),
+    Route("/v1/validations/results", "validation_results", {
+        "get": Operation("Stored validation results (of a plan), newest first",
+                         response=ARRAY, tags=TAGS_VALIDATIONS,
+                         params=(Param("plan", PLAN_NAME), Param("validation", STRING)))}),
+    Route("/v1/validations/results/{result_id}", "validation_result", {
+        "get": Operation("One validation result with its log", tags=TAGS_VALIDATIONS,
+                         params=(Param("plan", PLAN_NAME),))}),
+    Route("/v1/validations/{validation}", "validation", {
+        "get": Operation("A validation's metadata and parameters", errors=(404,),
+                         tags=TAGS_VALIDATIONS)}),
     Route("/v1/uploads", "uploads", {
         "post": Operation("Keep a .tar.gz on the server (its path can be a workflow input)",
                           status=201, body={}, body_type=GZIP, tags=TAGS_WF,
@@ -239,6 +279,12 @@ def _resources(client: Any, sse_interval: float) -> dict[str, Any]:
         "workflows": workflows.Workflows(client),
         "nodes": nodes.Nodes(client), "node": nodes.Node(client),
         **{f"nodes_{verb}": nodes.NodeWorkflow(client, verb) for verb in nodes.VERBS},
+        "validations": validations.Validations(client),
+        "validation": validations.Validation(client),
+        "validations_run": validations.RunValidations(client),
+        "validations_stop": validations.StopValidations(client),
+        "validation_results": validations.Results(client),
+        "validation_result": validations.Result(client),
         "workflow_executions": workflows.WorkflowExecutions(client, keys, paths),
         "download": downloads.Download(paths.downloads),
         "executions": workflows.Executions(client), "execution": workflows.Execution(client),

@@ -21,6 +21,8 @@ VERBS = {
     "manage": ("nodes",),
     "clean": ("nodes", "all_manageable", "steps"),
     "delete": ("nodes",),
+    "provision": ("plan", "baremetal_deployment"),
+    "unprovision": ("plan", "baremetal_deployment", "hostnames", "all_nodes"),
 }
 
 

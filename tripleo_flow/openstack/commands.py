@@ -71,13 +71,15 @@ def adapt(command_class: type) -> type:
 
 @functools.cache
 def _entry_points() -> dict[str, metadata.EntryPoint]:
-    return {ep.name: ep for ep in metadata.entry_points(group=NAMESPACE)}
+    """By name, ``-`` read as ``_`` (``validation_show-result`` is the attribute
+    ``validation_show_result``: an entry point's object reference has no ``-``)."""
+    return {ep.name.replace("-", "_"): ep for ep in metadata.entry_points(group=NAMESPACE)}
 
 
 @functools.cache
 def command(name: str) -> type:
     """The adapted class of tripleo-flow command ``name`` (e.g. ``plan_list``)."""
-    entry = _entry_points().get(name)
+    entry = _entry_points().get(name.replace("-", "_"))
     if entry is None:
         raise AttributeError(f"no tripleo-flow command {name!r} in {NAMESPACE}")
     return adapt(entry.load())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import secrets as pysecrets
 import shutil
 from collections.abc import Callable, Iterator
@@ -27,6 +28,7 @@ from tests.fixtures_ironic import remove_all_nodes
 from tests.functional.heat.conftest import make_conf
 from tests.functional.heat.test_deploy import FAILING_RESOURCE
 from tests.functional.http.conftest import serving
+from tests.functional.validations.conftest import DEFAULT_VALIDATIONS_VENV
 from tripleo_flow import exceptions
 from tripleo_flow.api import Client
 from tripleo_flow.api.plans import sample_plan_dir
@@ -210,6 +212,43 @@ def _delete_nodes(run: Run) -> None:
     run.fails(NODES + "delete", {"nodes": ["n-0"]})
 
 
+def _available(run: Run, count: int) -> None:
+    run.client.import_nodes(_node_entries("n", count))
+    run.client.manage_nodes([f"n-{i}" for i in range(count)])
+    run.client.provide_nodes([f"n-{i}" for i in range(count)])
+
+
+PROVISION_FILE = "- name: Compute\n  count: 1\n"
+
+
+def _provision(run: Run) -> None:
+    _available(run, 1)
+    run.ok(NODES + "provision", {"plan": "oc", "baremetal_deployment": PROVISION_FILE})
+    # No second available node for a count of 2: refused, nothing deployed.
+    run.fails(NODES + "provision", {"plan": "oc", "baremetal_deployment":
+                                    "- name: Compute\n  count: 2\n"})
+
+
+def _unprovision(run: Run) -> None:
+    _available(run, 1)
+    run.client.provision_nodes(PROVISION_FILE, plan="oc")
+    run.ok(NODES + "unprovision", {"plan": "oc", "all_nodes": True})
+    run.fails(NODES + "unprovision", {"plan": "oc", "hostnames": ["ghost"]})
+
+
+def _validations(run: Run) -> None:
+    venv = os.environ.get("TRIPLEO_FLOW_VALIDATIONS_VENV", str(DEFAULT_VALIDATIONS_VENV))
+    run.client.conf.set_override("venv", venv, group="validations")
+    secret = "Known-Validation-Pw-6a0c2e"
+    run.seen.add(secret)
+    run.ok("tripleo.validations.run", {"validations": ["no-op"], "plan": "oc",
+                                       "localhost": True,
+                                       "extra_vars": {"admin_password": secret}})
+    assert run.client.validation_results(plan="oc")[0]["status"] == "PASSED"
+    run.fails("tripleo.validations.run", {"validations": ["ghost"], "localhost": True,
+                                          "extra_vars": {"admin_password": secret}})
+
+
 SCENARIOS: dict[str, Callable[[Run], None]] = {
     "tripleo.plan.create_deployment_plan": _create,
     "tripleo.plan.update_deployment_plan": _update,
@@ -226,6 +265,9 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     NODES + "manage": _manage,
     NODES + "clean": _clean,
     NODES + "delete": _delete_nodes,
+    NODES + "provision": _provision,
+    NODES + "unprovision": _unprovision,
+    "tripleo.validations.run": _validations,
 }
 #: Workflows that hand a secret from task to task through the context: the node
 #: list's BMC passwords go from the check to the registration.  A resumed run

@@ -54,7 +54,9 @@ def _setup(api: Api, tmp_path: Path) -> dict[str, str]:
                  headers={"Content-Type": "application/gzip"})
     assert upload.status_code == 201
     return {"name": "p", "execution_id": execution_id, "upload_id": upload.json()["id"],
-            "download_id": download_id, "node": "node-0"}  # no Ironic here: the node routes 404
+            "download_id": download_id, "node": "node-0",  # no Ironic here: the node routes 404
+            # nor a validations virtualenv: the validation routes 404
+            "validation": "no-op", "result_id": "0" * 32 + "-no-op"}
 
 
 def _get_all(api: Api, ids: dict[str, str]) -> dict[str, tuple[int, Any]]:
@@ -107,6 +109,12 @@ HOSTILE: list[tuple[str, str, dict[str, Any]]] = [
     ("GET", f"/v1/executions/{LONG}", {}),
     ("GET", f"/v1/uploads/{LONG}", {}),
     ("POST", f"/v1/workflows/{LONG}/executions", {"json": {}}),
+    ("GET", f"/v1/validations/{LONG}", {}),
+    ("GET", f"/v1/validations/results/{LONG}", {}),
+    ("GET", "/v1/validations/results?plan=%2E%2E", {}),
+    ("POST", "/v1/validations/run", {"data": '{"validations": ["\\ud800"]}'}),
+    ("POST", "/v1/validations/run", {"json": {"validations": ["../x"], "inventory": "localhost"}}),
+    ("POST", "/v1/validations/stop", {"json": {"execution": LONG}}),
 ]
 
 
@@ -184,7 +192,8 @@ def test_a_template_escaping_the_sandbox_is_refused_over_http(api: Api, tmp_path
     pwned = tmp_path / "PWNED"
     tree = basic_tree()
     tree["puppet/hostile.j2.yaml"] = (
-        "a: 1\n\nb: {{ cycler.__init__.__globals__.os.popen('touch %s').read() }}\n" % pwned)
+        "a: 1\n\nb: {{ cycler.__init__.__globals__.os.popen('touch PWNED').read() }}\n"
+    ).replace("PWNED", str(pwned))
     archive = tarball(write_tree(tmp_path / "hostile", tree))
     before = store_state(api.client.store)
     for method, path in (("POST", "/v1/plans?name=q"), ("PUT", "/v1/plans/p")):

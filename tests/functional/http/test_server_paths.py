@@ -126,6 +126,16 @@ def test_deploy_work_dir_is_a_name_in_the_work_area(api: Api, tmp_path: Path) ->
                  {"plan": "p", "work_dir": work_dir}, "'work_dir'", "plain name")
 
 
+
+def test_deploy_ssh_key_is_a_server_path_it_allows(api: Api, secret_tree: Path) -> None:
+    """The key config-download's inventory names is read by Ansible on the server:
+    over HTTP only an allowed path (refused before anything starts)."""
+    for workflow in ("deploy", "config_download_only"):
+        _refused(api, f"/v1/workflows/{workflow}/executions",
+                 {"plan": "p", "work_dir": "w", "overcloud_ssh_key": str(secret_tree / "id_rsa")},
+                 "'overcloud_ssh_key'", "is not an upload")
+
+
 USER_WORKBOOK = """
 version: '2.0'
 name: mine

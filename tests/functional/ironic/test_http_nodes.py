@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures_ironic import remove_all_nodes
 from tests.functional.http.conftest import Api, finished, running_api
 from tripleo_flow.ironic.client import IronicClient
 
@@ -17,9 +18,7 @@ from .conftest import fake_nodes
 def node_api(ironic_endpoint: str, tmp_path: Path) -> Iterator[Api]:
     with running_api(tmp_path, {"ironic": {"endpoint": ironic_endpoint}}) as api:
         yield api
-    ironic = IronicClient(ironic_endpoint)
-    for node in ironic.list_nodes(("uuid",)):
-        ironic.delete_node(node["uuid"])
+    remove_all_nodes(ironic_endpoint)
 
 
 def test_import_introspect_show_and_delete_over_http(node_api: Api) -> None:
@@ -53,3 +52,46 @@ def test_a_bad_node_list_is_refused_before_an_execution_starts(node_api: Api) ->
     assert "node 2 ('node-1')" in answer.json()["error"]["message"]
     assert node_api("GET", "/v1/executions").json() == []
     assert node_api("GET", "/v1/nodes").json() == []
+
+
+def test_provision_and_unprovision_over_http(node_api: Api, ironic_endpoint: str) -> None:
+    assert finished(node_api, node_api("POST", "/v1/nodes", json=fake_nodes(2)).json()[
+        "id"])["state"] == "SUCCESS"
+    started = node_api("POST", "/v1/nodes/introspect",
+                       json={"nodes": ["node-0", "node-1"], "provide": True})
+    assert finished(node_api, started.json()["id"])["state"] == "SUCCESS"
+    created = node_api("POST", "/v1/plans", params={"name": "bm", "sample": "true"})
+    assert created.status_code == 201, created.text
+
+    text = "- name: Compute\n  count: 2\n  defaults: {profile: compute}\n"
+    started = node_api("POST", "/v1/nodes/provision",
+                       json={"plan": "bm", "baremetal_deployment": text})
+    assert started.status_code == 202, started.text
+    assert started.json()["workflow"] == "tripleo.nodes.provision"
+    done = finished(node_api, started.json()["id"])
+    assert done["state"] == "SUCCESS", done
+    assert {n["hostname"] for n in done["output"]["nodes"]} == {"bm-novacompute-0",
+                                                                "bm-novacompute-1"}
+    states = {n["provision_state"] for n in IronicClient(ironic_endpoint).list_nodes()}
+    assert states == {"active"}
+
+    started = node_api("POST", "/v1/nodes/unprovision", json={"plan": "bm",
+                                                               "all_nodes": True})
+    assert started.status_code == 202, started.text
+    assert finished(node_api, started.json()["id"])["state"] == "SUCCESS"
+    states = {n["provision_state"] for n in IronicClient(ironic_endpoint).list_nodes()}
+    assert states == {"available"}
+
+
+@pytest.mark.parametrize(("path", "body"), [
+    ("/v1/nodes/provision", {"plan": "../etc", "baremetal_deployment": "- name: C\n"}),
+    ("/v1/nodes/provision", {"plan": "bm"}),
+    ("/v1/nodes/unprovision", {"plan": "a/b", "all_nodes": True}),
+    ("/v1/nodes/unprovision", {"plan": "bm"}),
+    ("/v1/nodes/unprovision", {"plan": "bm", "all_nodes": True, "hostnames": ["x"]}),
+])
+def test_bad_provision_requests_start_nothing(node_api: Api, path: str,
+                                              body: dict[str, object]) -> None:
+    answer = node_api("POST", path, json=body)
+    assert answer.status_code == 400, answer.text
+    assert node_api("GET", "/v1/executions").json() == []

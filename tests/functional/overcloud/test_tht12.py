@@ -40,6 +40,18 @@ def test_config_download_has_both_servers(tht12_deployment: Deployment) -> None:
     assert (cd / "deploy_steps_playbook.yaml").is_file()
 
 
+def test_config_download_writes_the_controllers_network_config(
+        tht12_deployment: Deployment) -> None:
+    """Ussuri's HostnameNetworkConfigMap: the controller's ``Net::SoftwareConfig`` is
+    net-config-bridge.yaml (an os-net-config script, per server and per role), the
+    compute's net-config-noop.yaml (an empty config: no file), as tripleo-common 12.1.0."""
+    cd = tht12_deployment.config_download
+    script = (cd / "Controller" / "controller-0" / "NetworkConfig").read_text()
+    assert "os-net-config" in script and "ovs_bridge" in script
+    assert (cd / "Controller" / "NetworkConfig").read_text() == script
+    assert not list(cd.glob("Compute/**/NetworkConfig"))
+
+
 def test_every_playbook_passes_ansible_syntax_check_with_tripleo_ansible(
         tht12_deployment: Deployment, ansible_venv: Path, tmp_path: Path) -> None:
     """As for 18.0.0: every top-level playbook loads with tripleo-ansible."""

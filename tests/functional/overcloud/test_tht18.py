@@ -164,8 +164,9 @@ def test_step_0_and_host_prep_run_over_ssh_on_two_hosts(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A real run, with ``deploy --config-download-only --run-ansible`` on a copy of
     the 18.0.0 deployment: its step-0 plays and tasks, then its host-prep tasks, on two
-    throwaway hosts (Debian containers with sshd), over SSH with a generated key, with
-    tripleo-ansible.  External (undercloud) tasks are skipped: step 0's create the OVN
+    throwaway hosts (Debian containers with sshd), over SSH with a generated key that
+    only the rendered inventory names (``overcloud_ssh_key``), with tripleo-ansible.
+    External (undercloud) tasks are skipped: step 0's create the OVN
     bridge MAC ports in the undercloud's Neutron, which there is none of here.  What ran
     and where TripleO's roles stop is asserted, so a change shows."""
     copy = copy_deployment(tht18_deployment, tmp_path / "oc", heat_venv, ansible_venv)
@@ -180,7 +181,8 @@ def test_step_0_and_host_prep_run_over_ssh_on_two_hosts(
             with pytest.raises(exceptions.AnsibleFailed):
                 client.deploy(copy.plan, work_dir=copy.work_dir, config_download_only=True,
                               run_ansible=True, ansible_tags=tags,
-                              ansible_skip_tags="external")
+                              ansible_skip_tags="external",
+                              overcloud_ssh_user=testhosts.USER, overcloud_ssh_key=hosts.key)
             out = log.read_text()
             return testhosts.recap(out), out
 
@@ -188,6 +190,10 @@ def test_step_0_and_host_prep_run_over_ssh_on_two_hosts(
             # Step 0: facts over SSH from both hosts, variables loaded, then the step-0
             # tasks change the hosts until tuned's OS lookup stops them.
             counts, out = run("facts,step0")
+            inventory = yaml.safe_load((copy.config_download /
+                                        "tripleo-ansible-inventory.yaml").read_text())
+            assert inventory["Controller"]["vars"]["ansible_ssh_private_key_file"] == \
+                str(hosts.key)
             assert "PLAY [Gather facts]" in out and "PLAY [Deploy step tasks for step 0]" in out
             assert all(counts[s]["ok"] >= 10 and counts[s]["changed"] >= 4
                        and counts[s]["unreachable"] == 0 and counts[s]["failed"] == 1

@@ -4,7 +4,9 @@ sshd, one loopback address each (host network, ``127.0.0.N``), reached over SSH 
 
 The inventory of config-download names the servers by their ctlplane addresses;
 an SSH client configuration (``ANSIBLE_SSH_ARGS=-F ...``) sends each of those to
-its container, so the project runs unmodified.
+its container, so the project runs unmodified.  That configuration names no key
+(``IdentitiesOnly``, no ``IdentityFile``): the key must come from the project's
+inventory (``deploy --overcloud-ssh-key``), or the hosts are unreachable.
 """
 
 from __future__ import annotations
@@ -124,7 +126,7 @@ def running(ctlplane: Mapping[str, str], work: Path) -> Iterator[Hosts]:
         config = work / "ssh_config"
         lines = [f"Host {ctlplane[name]}\n  HostName {address}\n"
                  for name, address in addresses.items()]
-        lines.append(f"Host *\n  Port {port}\n  IdentityFile {key}\n  IdentitiesOnly yes\n"
+        lines.append(f"Host *\n  Port {port}\n  IdentitiesOnly yes\n"
                      "  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n"
                      "  LogLevel ERROR\n")
         config.write_text("".join(lines))

@@ -30,6 +30,9 @@ def test_shipped_workflows_name_their_server_paths() -> None:
         "tripleo.plan.create_deployment_plan": {"templates": "input-path"},
         "tripleo.plan.update_deployment_plan": {"templates": "input-path"},
         "tripleo.plan.export_deployment_plan": {"output": "output-path"},
-        "tripleo.deploy.deploy": {"work_dir": "work-dir"},
-        "tripleo.deploy.config_download_only": {"work_dir": "work-dir"},
+        # The SSH key is a server path: over HTTP, under [api] allowed_paths only.
+        "tripleo.deploy.deploy": {"work_dir": "work-dir", "overcloud_ssh_key": "input-path"},
+        "tripleo.deploy.config_download_only": {"work_dir": "work-dir",
+                                                "overcloud_ssh_key": "input-path"},
+        "tripleo.validations.run": {"inventory": "input-path"},
     }

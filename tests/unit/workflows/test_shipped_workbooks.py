@@ -57,9 +57,11 @@ def test_deploy_workflow_takes_plan_heat_type_work_dir_and_runs_the_deploy_actio
     workflow = catalog.get("deploy")
     assert [i.name for i in workflow.inputs] == [
         "plan", "heat_type", "work_dir", "run_ansible", "ansible_connection", "ansible_tags",
-        "ansible_skip_tags", "ansible_limit", "baremetal_deployment"]
+        "ansible_skip_tags", "ansible_limit", "overcloud_ssh_user", "overcloud_ssh_key",
+        "baremetal_deployment", "run_validations"]
     assert [t.action for t in workflow.tasks.values()] == [
-        "std.noop", "deployed_servers.update", "std.noop", "ansible.check", "deploy.start",
+        "std.noop", "validations.select", "validations.run", "validations.check", "std.noop",
+        "deployed_servers.update", "std.noop", "ansible.check", "deploy.start",
         "deploy.check", "deploy.launch_heat", "deploy.stack", "deploy.save_outputs",
         "deploy.config_download", "heat.kill", "deploy.run_ansible", "deploy.finish"]
     only = catalog.get("config_download_only")
@@ -82,7 +84,19 @@ def test_every_action_loads_and_the_shipped_workbooks_are_valid_with_them() -> N
         assert entry.problems == [], entry.problems
     used = {t.action for wf in catalog.workflows() for t in wf.tasks.values()}
     assert used and used <= set(REGISTRY.classes())
-    assert {"plan.create", "deploy.stack", "nodes.register"} <= used
+    assert {"plan.create", "deploy.stack", "nodes.register", "validations.run"} <= used
+
+
+def test_validations_workflow_selects_runs_each_and_checks() -> None:
+    catalog = _catalog(REGISTRY.classes())
+    assert catalog.entries["tripleo.validations"].problems == []
+    workflow = catalog.get("tripleo.validations.run")
+    assert [i.name for i in workflow.inputs] == [
+        "validations", "group", "category", "plan", "inventory", "localhost", "extra_vars",
+        "run_id", "require_passed"]
+    assert [t.action for t in workflow.tasks.values()] == [
+        "validations.select", "validations.run", "validations.check"]
+    assert workflow.tasks["run_validations"].with_items
 
 
 def test_the_signature_table_is_the_actions_own() -> None:

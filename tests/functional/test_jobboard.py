@@ -1,0 +1,172 @@
+"""Workflows run as jobs on TaskFlow jobboards by conductor processes.
+
+Real redis-server and ZooKeeper (private children), executions on the private
+MariaDB; the conductors are separate processes (``tests.engine_helpers
+conductor``: the conductor of :mod:`tripleo_flow.flows.conductor` with the test
+actions).  Fails, not skips, when a service is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.engine_helpers import Host, configured
+from tests.fixtures_services import new_database
+from tests.functional.mariadb import PrivateMariaDB
+
+ROOT = Path(__file__).resolve().parents[2]
+EFFECTS = ["do first", "do second", "do third"]
+
+
+@pytest.fixture(scope="module")
+def executions_db(mariadb_server: PrivateMariaDB) -> str:
+    name, where = new_database(mariadb_server, "jobs")
+    return f"mysql+pymysql://{where}/{name}"
+
+
+@pytest.fixture(params=["redis", "zookeeper"])
+def settings(request: pytest.FixtureRequest, executions_db: str) -> dict[str, Any]:
+    """Overrides for one test: its own board namespace, the shared MariaDB."""
+    url = request.getfixturevalue(f"{request.param}_url")
+    return {"jobboard.backend_url": url, "jobboard.namespace": f"t{uuid.uuid4().hex[:10]}",
+            "jobboard.claim_expiry": 6.0, "jobboard.heartbeat_interval": 2.0,
+            "jobboard.poll_interval": 0.2, "workflows.connection": executions_db}
+
+
+class Conductors:
+    """Conductor processes of one test."""
+
+    def __init__(self, data_dir: Path, settings: dict[str, Any]) -> None:
+        self.data_dir, self.settings = data_dir, settings
+        self.procs: dict[str, subprocess.Popen[str]] = {}
+
+    def start(self, name: str, concurrency: int = 4) -> subprocess.Popen[str]:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.engine_helpers", "conductor", str(self.data_dir),
+             json.dumps(self.settings), name, str(concurrency)],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        assert proc.stdout is not None and proc.stdout.readline() == "conductor started\n"
+        self.procs[name] = proc
+        return proc
+
+    def stop_all(self) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs.values():
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+
+
+@pytest.fixture
+def host(tmp_path: Path, settings: dict[str, Any]) -> Iterator[Any]:
+    data_dir = tmp_path / "data"
+    Host(data_dir).install("jobs_demo")
+    client = configured(data_dir, settings)
+    yield client
+    client.close_workflows()
+
+
+@pytest.fixture
+def conductors(host: Any, settings: dict[str, Any]) -> Iterator[Conductors]:
+    group = Conductors(host.data_dir, settings)
+    yield group
+    group.stop_all()
+
+
+def _ran_by(host: Any, execution_id: str) -> int:
+    return int(host._runner().store.flow_detail(execution_id, lazy=True).meta["pid"])
+
+
+def _one_running(host: Any, conductors: Conductors, name: str, log: Path,
+                 pause: float) -> tuple[subprocess.Popen[str], Any]:
+    """Conductor ``name`` running ``steps``, its first task done (in its pause)."""
+    proc = conductors.start(name)
+    execution = host.run_workflow("jobs_demo.steps", {"log": str(log), "pause": pause},
+                                  wait=False)
+    deadline = time.monotonic() + 60
+    while not (log.exists() and log.read_text()):
+        assert time.monotonic() < deadline, "no conductor ran the job"
+        time.sleep(0.05)
+    return proc, execution
+
+
+def test_two_conductors_run_twenty_workflows(host: Any, conductors: Conductors,
+                                             tmp_path: Path) -> None:
+    first, second = conductors.start("c1"), conductors.start("c2")
+    started = [host.run_workflow("jobs_demo.steps",
+                                 {"log": str(tmp_path / f"log{i}"), "pause": 0.5}, wait=False)
+               for i in range(20)]
+    assert {e.state for e in started} == {"PENDING"}  # posted, not run here
+    done = [host.follow_execution(e.id, timeout=120) for e in started]
+    assert [e.state for e in done] == ["SUCCESS"] * 20
+    assert [e.output for e in done] == [{"last": "third"}] * 20
+    for i in range(20):
+        assert (tmp_path / f"log{i}").read_text().splitlines() == EFFECTS
+    assert {_ran_by(host, e.id) for e in done} == {first.pid, second.pid}
+
+
+def test_kill_9_of_a_conductor_mid_workflow_the_other_finishes_it(
+        host: Any, conductors: Conductors, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    doomed, execution = _one_running(host, conductors, "doomed", log, pause=4)
+    os.kill(doomed.pid, signal.SIGKILL)  # in the middle of the 'wait' task
+    doomed.wait(10)
+    killed_at = time.monotonic()
+    assert host.get_execution(execution.id).state == "INTERRUPTED"
+    survivor = conductors.start("survivor")
+    done = host.follow_execution(execution.id, timeout=120)
+    took = time.monotonic() - killed_at
+    assert done.state == "SUCCESS"
+    assert log.read_text().splitlines() == EFFECTS  # each side effect exactly once
+    assert _ran_by(host, execution.id) == survivor.pid
+    tasks = {t.name: t.state for t in host.execution_tasks(execution.id)}
+    assert tasks == {"first": "SUCCESS", "wait": "SUCCESS", "second": "SUCCESS",
+                     "third": "SUCCESS"}
+    # Redis: claim expiry (6 s) + the pause run again (4 s); ZooKeeper: session timeout.
+    print(f"killed conductor's job finished by the other {took:.1f} s after the kill")
+    assert took < 40, took
+
+
+def test_sigterm_suspends_and_another_conductor_continues(
+        host: Any, conductors: Conductors, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    leaving, execution = _one_running(host, conductors, "leaving", log, pause=2)
+    leaving.terminate()
+    assert leaving.wait(30) == 0  # the running task ended, the job went back to the board
+    assert host.get_execution(execution.id).state == "SUSPENDED"
+    conductors.start("next")
+    done = host.follow_execution(execution.id, timeout=60)
+    assert done.state == "SUCCESS"
+    assert log.read_text().splitlines() == EFFECTS
+
+
+def test_a_job_longer_than_the_claim_expiry_runs_once(
+        host: Any, conductors: Conductors, tmp_path: Path) -> None:
+    """The heartbeat renews the claim: the other conductor never takes the job over.
+
+    With one job at a time, the owner's dispatch loop stops looking at the board
+    (TaskFlow's Redis claim script also renews a claim its owner tries again), so
+    only the heartbeat keeps the claim."""
+    counter = tmp_path / "counter"
+    conductors.start("c1", concurrency=1)
+    conductors.start("c2", concurrency=1)
+    execution = host.run_workflow("jobs_demo.slow", {"counter": str(counter), "pause": 9},
+                                  wait=False)
+    assert host.follow_execution(execution.id, timeout=60).state == "SUCCESS"
+    time.sleep(10)  # a second run would have counted by now
+    assert counter.read_text() == "1"

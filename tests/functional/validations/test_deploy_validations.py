@@ -1,0 +1,44 @@
+"""deploy --run-validations runs the pre-deployment group first and stops on a failure.
+
+The group is validations-common's and tripleo-validations' pre-deployment validations
+run on this machine, plus a test-only one that always fails (so the outcome does not
+depend on what this machine's DNS, SELinux or packages look like).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.functional.validations.conftest import make_client
+from tripleo_flow import exceptions
+from tripleo_flow.api.plans import sample_plan_dir
+
+pytestmark = pytest.mark.functional
+
+ALWAYS_FAILS = Path(__file__).resolve().parents[2] / "validations-pre-deployment"
+REASON = "always-fails: localhost: Fail on purpose: tripleo-flow test pre-deployment failure"
+
+
+@pytest.mark.parametrize("through", ["client", "workbook"])
+def test_a_failed_pre_deployment_validation_stops_the_deploy(
+        tmp_path: Path, validations_venv: Path, through: str) -> None:
+    client = make_client(tmp_path / "data", validations_venv)
+    client.conf.set_override("validations_dirs", [str(ALWAYS_FAILS)], group="validations")
+    try:
+        client.create_plan("oc", sample_plan_dir())
+        with pytest.raises(exceptions.WorkflowFailed) as failed:
+            if through == "client":
+                client.deploy("oc", work_dir=tmp_path / "work", run_validations=True)
+            else:
+                client.run_workflow("tripleo.deploy.deploy", {
+                    "plan": "oc", "work_dir": str(tmp_path / "work"), "run_validations": True})
+        assert REASON in str(failed.value)
+        assert "deploy without --run-validations" in str(failed.value)
+        assert client.deployment_status("oc")["deployment_status"] == "NONE"
+        assert not (tmp_path / "work").exists()
+        kept = {r["validation"]: r["status"] for r in client.validation_results(plan="oc")}
+        assert kept["always-fails"] == "FAILED" and kept["undercloud-debug"] == "SKIPPED"
+    finally:
+        client.close()

@@ -1,0 +1,209 @@
+"""Actions that deploy and undeploy Ironic nodes for a plan's managed instances.
+
+``nodes.choose`` picks a node per ``managed: true`` instance of a baremetal
+deployment file (:mod:`tripleo_flow.core.provision`), ``nodes.deploy`` deploys one
+(provision state ``active``, the node's ``instance_info`` naming the image and
+the host name), ``nodes.record`` keeps the choice with the plan
+(``provisioned-nodes.yaml``).  ``nodes.unprovision_select``, ``nodes.undeploy``
+and ``nodes.forget`` undo it: undeploy (``deleted``: back to ``available`` after
+cleaning) and drop the record's entries.
+"""
+
+from __future__ import annotations
+
+import uuid as uuidlib
+from typing import Any
+
+from tripleo_flow import exceptions
+from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.deployed_servers import deployment_roles, read_record
+from tripleo_flow.actions.nodes import NodeAction
+from tripleo_flow.core import planenv, provision
+from tripleo_flow.plans.plan import PlanRepository
+
+#: Provision states from which ``deleted`` undeploys a node.
+_UNDEPLOYABLE = frozenset({"active", "deploy failed", "wait call-back", "error"})
+
+
+class ChooseNodes(NodeAction):
+    """Pick an available node for each managed instance of a baremetal deployment file
+    (changes nothing)."""
+
+    default_provides = "assignments"
+
+    def execute(self, plan: str, baremetal_deployment: str) -> list[dict[str, Any]]:
+        repo = PlanRepository(self.context.store)
+        repo.require(plan)
+        roles = deployment_roles(self.context, repo, plan, baremetal_deployment)
+        if not any(i.managed for role in roles for i in role.instances):
+            raise exceptions.InvalidInput(
+                "The baremetal deployment file has no managed instance (managed: true) to "
+                "provision; servers with managed: false are deployed as they are.")
+        nodes = self._client().list_nodes(provision.NODE_FIELDS)
+        return provision.choose(roles, nodes, read_record(self.context, plan))
+
+    def revert(self, *args: Any, **kwargs: Any) -> None:
+        """Nothing to undo: choosing changes nothing."""
+
+
+class DeployNode(NodeAction):
+    """Deploy one chosen node for its host name (nothing when it already serves it)."""
+
+    default_provides = "node"
+
+    def execute(self, node: dict[str, Any]) -> dict[str, Any]:
+        done = {k: node[k] for k in ("hostname", "role", "node", "node_name")}
+        if not node["deploy"]:
+            state = self._client().get_node(node["node"], ("provision_state",))
+            return {**done, **state, "deployed": False}
+        client = self._client()
+        uuid = node["node"]
+        claim = str(uuidlib.uuid4())
+        try:
+            # Claim the node first: Ironic refuses a second claim (409), so two runs
+            # never deploy one node, and an undo touches only its own claim.
+            client.patch_node(uuid, [
+                {"op": "add", "path": "/instance_uuid", "value": claim},
+                {"op": "add", "path": "/instance_info/image_source", "value": node["image"]},
+                {"op": "add", "path": "/instance_info/display_name",
+                 "value": node["hostname"]}])
+            result = self._move(uuid, "active", "active")
+        except exceptions.TripleoFlowError as exc:
+            self._undeploy(uuid, claim)  # a failed with-items item is not reverted for it
+            raise exceptions.IronicError(
+                f"Node {node['node_name']!r} was not deployed for {node['hostname']}: "
+                f"{exc}") from exc
+        return {**done, "provision_state": result["provision_state"], "deployed": True,
+                "claim": claim}
+
+    def _undeploy(self, uuid: str, claim: str) -> None:
+        client = self._client()
+        found = client.find_node(uuid)
+        if found is None or found.get("instance_uuid") != claim:
+            return  # gone, or not (or no longer) this run's
+        if found.get("provision_state") in _UNDEPLOYABLE:
+            client.set_provision_state(uuid, "deleted")
+            self._wait(uuid, "available")
+            found = client.get_node(uuid)
+        if found.get("instance_uuid") == claim:
+            client.patch_node(uuid, [{"op": "remove", "path": "/instance_uuid"},
+                                     {"op": "replace", "path": "/instance_info",
+                                      "value": {}}])
+
+    def revert(self, node: dict[str, Any], result: Any = None, **kwargs: Any) -> None:
+        """Undeploy the node when this run deployed it (back to available) and drop its
+        claim; a node that served its host name before stays deployed."""
+        if isinstance(result, dict) and result.get("deployed"):
+            self._undeploy(result["node"], result["claim"])
+
+
+class RecordNodes(Action):
+    """Record with the plan which node serves which host name."""
+
+    default_provides = "record"
+
+    def execute(self, plan: str, nodes: list[dict[str, Any]]) -> dict[str, Any]:
+        store = self.context.store
+        PlanRepository(store).require(plan)
+        with self.context.locks.hold(plan):
+            before = read_record(self.context, plan)
+            after = dict(before)
+            for item in nodes:
+                after = provision.recorded(after, item["hostname"], item["node"],
+                                           item["node_name"], item["role"])
+            if after != before:
+                store.put_object(plan, provision.RECORD, planenv.dump_yaml(after))
+        return {"previous": before, "changed": after != before,
+                "hosts": sorted(i["hostname"] for i in nodes)}
+
+    def revert(self, plan: str, result: Any = None, **kwargs: Any) -> None:
+        """Put back the record as it was (safe to run twice)."""
+        if isinstance(result, dict) and result.get("changed"):
+            _restore(self, plan, result["previous"])
+
+
+def _restore(action: Action, plan: str, record: dict[str, Any]) -> None:
+    store = action.context.store
+    if not PlanRepository(store).exists(plan):
+        return
+    with action.context.locks.hold(plan):
+        if record:
+            store.put_object(plan, provision.RECORD, planenv.dump_yaml(record))
+        else:
+            store.delete_objects(plan, [provision.RECORD])
+
+
+class SelectProvisioned(Action):
+    """The recorded nodes of a plan to release: a file's managed instances, named host
+    names, or all (changes nothing)."""
+
+    default_provides = "released"
+
+    def execute(self, plan: str, baremetal_deployment: str | None = None,
+                hostnames: list[str] | None = None, all_nodes: bool = False,
+                ) -> list[dict[str, Any]]:
+        repo = PlanRepository(self.context.store)
+        repo.require(plan)
+        given = [baremetal_deployment is not None, bool(hostnames), bool(all_nodes)]
+        if sum(given) != 1:
+            raise exceptions.InvalidInput(
+                "Choose what to unprovision: the managed instances of a baremetal "
+                "deployment file, host names, or all of the plan's nodes (one of them).")
+        record = read_record(self.context, plan)
+        if baremetal_deployment is not None:
+            roles = deployment_roles(self.context, repo, plan, baremetal_deployment)
+            hostnames = [i.hostname for r in roles for i in r.instances
+                         if i.managed and i.hostname in record]
+        return provision.release(record, None if all_nodes else hostnames or [])
+
+    def revert(self, *args: Any, **kwargs: Any) -> None:
+        """Nothing to undo: selecting changes nothing."""
+
+
+class UndeployNode(NodeAction):
+    """Undeploy one node (back to available once cleaned) and drop its claim."""
+
+    default_provides = "node"
+
+    def execute(self, node: dict[str, Any]) -> dict[str, Any]:
+        client = self._client()
+        uuid = node["node"]
+        found = client.find_node(uuid)
+        done = {k: node.get(k) for k in ("hostname", "role", "node", "node_name")}
+        if found is None:
+            return {**done, "provision_state": None, "undeployed": False}
+        if found.get("provision_state") in _UNDEPLOYABLE:
+            self._move(uuid, "deleted", "available")
+        found = client.get_node(uuid, ("provision_state", "instance_uuid"))
+        if found.get("instance_uuid"):
+            client.patch_node(uuid, [{"op": "remove", "path": "/instance_uuid"}])
+        return {**done, "provision_state": found["provision_state"], "undeployed": True}
+
+    def revert(self, *args: Any, **kwargs: Any) -> None:
+        """Nothing is undone: deploying the node again would not bring back its disk;
+        the record still names it, so provisioning again redeploys it."""
+
+
+class ForgetNodes(Action):
+    """Drop released host names from the plan's record of provisioned nodes."""
+
+    default_provides = "record"
+
+    def execute(self, plan: str, nodes: list[dict[str, Any]]) -> dict[str, Any]:
+        store = self.context.store
+        PlanRepository(store).require(plan)
+        with self.context.locks.hold(plan):
+            before = read_record(self.context, plan)
+            gone = {i["hostname"] for i in nodes}
+            after = {h: v for h, v in before.items() if h not in gone}
+            if after != before:
+                if after:
+                    store.put_object(plan, provision.RECORD, planenv.dump_yaml(after))
+                else:
+                    store.delete_objects(plan, [provision.RECORD])
+        return {"previous": before, "changed": after != before, "hosts": sorted(gone)}
+
+    def revert(self, plan: str, result: Any = None, **kwargs: Any) -> None:
+        """Put back the record as it was (safe to run twice)."""
+        if isinstance(result, dict) and result.get("changed"):
+            _restore(self, plan, result["previous"])

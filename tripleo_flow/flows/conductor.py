@@ -1,0 +1,194 @@
+"""A TaskFlow conductor that runs workflow executions posted as jobs.
+
+:class:`Conductor` is TaskFlow's
+:class:`~taskflow.conductors.backends.impl_nonblocking.NonBlockingConductor`
+(claim, dispatch up to ``max_jobs`` jobs at once, consume or abandon) with
+three changes:
+
+- the engine of a job is the workbook runner's (:meth:`Runner.load
+  <tripleo_flow.flows.runner.Runner.load>`): the flow detail named by the job
+  is loaded from the executions database and compiled as an in-process run
+  would be; one that already made progress continues from its last completed
+  task (the task that was running runs again: at-least-once);
+- when a job ends, the execution's record gets its output or its error, as an
+  in-process run writes them;
+- on a Redis board, a heartbeat renews this conductor's claims every
+  ``heartbeat_interval`` s (claims expire after ``claim_expiry`` s otherwise).
+  A claim found lost (this process stalled longer than the expiry) suspends
+  its engine at the next task boundary, and the job is not consumed.
+
+:meth:`stop` (SIGTERM in ``tripleo-flow conductor``) stops claiming and
+suspends the running engines once their running tasks end; their jobs are
+abandoned, for another conductor (or this one, restarted) to continue.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from taskflow import states
+from taskflow.conductors.backends import impl_nonblocking
+from taskflow.types import timing as tt
+
+from tripleo_flow import exceptions
+from tripleo_flow.flows import jobboard
+from tripleo_flow.flows.runner import Runner
+
+LOG = logging.getLogger(__name__)
+
+
+@dataclass
+class _Claim:
+    job: Any
+    engine: Any = None
+    fd: Any = None
+    lost: bool = False
+
+
+class _Poll(tt.Timeout):  # type: ignore[misc]
+    """TaskFlow's wait between looks at the board, also ended by a job that ends (its
+    slot is filled at once, not at the next look)."""
+
+    def __init__(self, value: float) -> None:
+        super().__init__(value)
+        self._wake = threading.Event()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def interrupt(self) -> None:
+        super().interrupt()
+        self._wake.set()
+
+    def wait(self) -> None:
+        self._wake.wait(self.value)
+        self._wake.clear()
+
+
+class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
+    """Claims execution jobs from ``board`` and runs them with ``runner``."""
+
+    def __init__(self, name: str, board: Any, runner: Runner, concurrency: int,
+                 settings: jobboard.BoardSettings, max_jobs: int | None = None) -> None:
+        """:param concurrency: jobs run at the same time
+        :param max_jobs: stop once this many jobs were claimed and have ended (None:
+            run until stopped); TaskFlow's own ``run(max_dispatches=N)`` runs N + 1
+        """
+        super().__init__(name, board, persistence=runner.store.backend, engine="parallel",
+                         wait_timeout=_Poll(settings.poll_interval),
+                         max_simultaneous_jobs=concurrency)
+        self._max_jobs = max_jobs
+        self._ended = 0
+        self._runner = runner
+        self._settings = settings
+        self._claims: dict[str, _Claim] = {}
+        self._claims_lock = threading.Lock()
+        self._heart_stop = threading.Event()
+
+    # -- claims ------------------------------------------------------------------
+
+    def _heartbeat(self) -> None:
+        renew = getattr(self._jobboard, "renew", None)
+        if renew is None:  # ZooKeeper: the session keeps the claims
+            return
+        interval, expiry = self._settings.heartbeat_interval, self._settings.claim_expiry
+        while not self._heart_stop.wait(interval):
+            with self._claims_lock:
+                claims = [c for c in self._claims.values() if not c.lost]
+            for claim in claims:
+                try:
+                    kept = renew(claim.job, self._name, expiry)
+                except Exception:
+                    LOG.warning("Renewing the claim on %s failed; trying again in %g s",
+                                claim.job, interval, exc_info=True)
+                    continue
+                if not kept:
+                    LOG.error("Conductor %s lost its claim on %s (it stalled longer than "
+                              "claim_expiry); suspending its engine", self._name, claim.job)
+                    claim.lost = True
+                    if claim.engine is not None:
+                        claim.engine.suspend()
+
+    def run(self, max_dispatches: int | None = None) -> None:
+        self._heart_stop.clear()
+        heart = threading.Thread(target=self._heartbeat, name=f"heartbeat-{self._name}",
+                                 daemon=True)
+        heart.start()
+        try:
+            super().run(max_dispatches=max_dispatches)
+        finally:
+            self._heart_stop.set()
+            heart.join()
+
+    # -- jobs --------------------------------------------------------------------
+
+    def _can_claim_more_jobs(self, job: Any) -> bool:
+        # Counted in this (the claiming) thread: jobs ended plus jobs dispatched.
+        if self._max_jobs is not None and self._ended + len(self._dispatched) >= self._max_jobs:
+            return False
+        return bool(super()._can_claim_more_jobs(job))
+
+    def _on_job_done(self, job: Any, fut: Any) -> None:
+        with self._claims_lock:
+            self._ended += 1
+        try:
+            super()._on_job_done(job, fut)
+        finally:
+            if self._max_jobs is not None and self._ended >= self._max_jobs:
+                self._wait_timeout.interrupt()  # every job has ended: this suspends nothing
+            else:
+                self._wait_timeout.wake()
+
+    def _engine_from_job(self, job: Any) -> Any:
+        claim = self._claims[job.uuid]
+        claim.fd = self._runner.store.flow_detail(jobboard.execution_of(job))
+        claim.engine, _workflow = self._runner.load(claim.fd)
+        if claim.lost:
+            claim.engine.suspend()
+        return claim.engine
+
+    def _dispatch_job(self, job: Any) -> bool:
+        claim = _Claim(job)
+        with self._claims_lock:
+            self._claims[job.uuid] = claim
+        try:
+            consume = bool(super()._dispatch_job(job))
+        except exceptions.ExecutionNotFound:
+            LOG.error("Job %s names an execution that does not exist; dropping it", job)
+            return True
+        except Exception as exc:  # the engine could not be built: the run fails
+            if claim.fd is None:
+                raise
+            self._record(claim, states.FAILURE, exc)
+            return True
+        finally:
+            with self._claims_lock:
+                self._claims.pop(job.uuid, None)
+        if claim.lost:
+            return False
+        state = claim.engine.storage.get_flow_state() if claim.engine is not None else None
+        if state == states.SUCCESS:
+            self._runner.succeeded(claim.fd, claim.engine)
+        elif state in (states.FAILURE, states.REVERTED):
+            self._record(claim, state, RuntimeError(f"the workflow ended {state}"))
+        return consume
+
+    def _record(self, claim: _Claim, state: str, exc: BaseException) -> None:
+        try:
+            self._runner.record_failure(claim.fd, exc)
+            if claim.engine is None:  # it never ran: its flow detail is still PENDING
+                claim.fd.state = state
+                self._runner.store.update_meta(claim.fd)
+        except exceptions.TripleoFlowError:
+            LOG.warning("Could not record the end of execution %s", claim.fd.uuid,
+                        exc_info=True)
+
+    def stop(self) -> None:
+        """Stop claiming jobs; running engines suspend after their running tasks."""
+        super().stop()
+
+
+__all__ = ["Conductor"]
