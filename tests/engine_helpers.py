@@ -81,6 +81,18 @@ class Count(Action):
         return calls
 
 
+class CrashOnce(Action):
+    """SIGKILL the whole process the first time (a marker file remembers), then return."""
+
+    def execute(self, marker: str) -> str:
+        path = Path(marker)
+        if not path.exists():
+            path.write_text("crashed")
+            os.kill(os.getpid(), signal.SIGKILL)
+            time.sleep(10)
+        return "ran"
+
+
 class Secret(Action):
     """Return a password (a result declared secret)."""
 
@@ -102,6 +114,7 @@ ACTIONS: dict[str, type[Action]] = {
     "std.noop": std.Noop, "std.echo": std.Echo, "std.fail": std.Fail, "std.sleep": std.Sleep,
     "std.http": std.Http, "test.record": Record, "test.flaky": Flaky, "test.count": Count,
     "test.needs_plan": NeedsPlan, "test.secret": Secret, "test.plan_code": RecordPlanCode,
+    "test.crash_once": CrashOnce,
 }
 
 

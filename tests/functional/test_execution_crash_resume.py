@@ -84,3 +84,35 @@ def test_a_secret_handed_between_tasks_is_not_persisted_and_a_resume_says_so(
     assert not log.exists()  # the task never ran with the mask
     database = b"".join(f.read_bytes() for f in data_dir.glob("executions.sqlite*"))
     assert Secret.VALUE.encode() not in database
+
+
+
+@pytest.mark.parametrize("safe", [True, False])
+def test_safe_rerun_false_task_interrupted_is_not_run_again(tmp_path: Path, safe: bool) -> None:
+    """``safe-rerun: false`` (Mistral): a task whose action a crash interrupted fails
+    when the execution resumes instead of running again; ``true`` runs it again."""
+    from tripleo_flow import exceptions
+
+    data_dir, log, marker = tmp_path / "data", tmp_path / "effects.log", tmp_path / "marker"
+    Host(data_dir).install("mistral_dsl")
+    inputs = {"log": str(log), "marker": str(marker), "safe": safe}
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.engine_helpers", "run", str(data_dir),
+         "mistral_dsl.rerun_sample", json.dumps(inputs), "never", "1"],
+        capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == -9, (done.returncode, done.stderr[-2000:])
+    assert marker.exists()  # t2's action was running
+    host = Host(data_dir)
+    try:
+        [execution] = host.list_executions()
+        if safe:
+            assert host.resume_execution(execution.id).state == "SUCCESS"
+            assert log.read_text().splitlines() == ["do t1"]
+            return
+        with pytest.raises(exceptions.WorkflowFailed) as info:
+            host.resume_execution(execution.id)
+        assert info.value.task == "t2"
+        assert "marked 'safe-rerun: false': it is not run again" in str(info.value)
+        assert log.read_text().splitlines() == ["do t1", "undo t1"]
+    finally:
+        host.close_workflows()

@@ -78,3 +78,42 @@ def test_executions_database_is_private(client: Client, templates: Path) -> None
     client.run_workflow("rotate_passwords", {"plan": "overcloud", "rotate": ["AdminPassword"]})
     db = client.data_dir / "executions.sqlite"
     assert db.stat().st_mode & 0o777 == 0o600
+
+
+MISTRAL_ERA = """
+version: '2.0'
+name: mistral_era
+workflows:
+  set_counts:
+    input:
+      - counts
+      - container: overcloud
+    output:
+      plans: <% $.plans %>
+    tasks:
+      update:
+        action: tripleo.parameters.update
+        input:
+          container: <% $.container %>
+          parameters: <% $.counts %>
+        on-success: list_plans
+      list_plans:
+        action: tripleo.list_plans
+        publish:
+          plans: <% task(list_plans).result %>
+"""
+
+
+def test_tripleo_mistral_action_names_run_as_aliases(client: Client, templates: Path,
+                                                     tmp_path: Path) -> None:
+    """A workbook written with TripleO's Mistral-era names drives our actions."""
+    done = client.run_workflow("create_deployment_plan",
+                               {"plan": "overcloud", "templates": str(templates)})
+    assert done.state == "SUCCESS", done.error
+    path = tmp_path / "mistral_era.yaml"
+    path.write_text(MISTRAL_ERA)
+    client.create_workbook(path)
+    done = client.run_workflow("mistral_era.set_counts", {"counts": {"ComputeCount": 2}})
+    assert done.state == "SUCCESS", done.error
+    assert done.output == {"plans": ["overcloud"]}
+    assert client.get_parameters("overcloud") == {"ComputeCount": 2}

@@ -88,6 +88,12 @@ class Action(task.Task):  # type: ignore[misc]
                            None if required else param.default))
         return result
 
+    @classmethod
+    def has_revert(cls) -> bool:
+        """True when the action undoes something: a class below Action defines revert."""
+        return any("revert" in vars(c) for c in cls.__mro__
+                   if c is not Action and isinstance(c, type) and issubclass(c, Action))
+
     def run(self, **inputs: Any) -> Any:
         """Execute the action outside a flow (for a direct action call)."""
         return self.execute(**inputs)

@@ -60,6 +60,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      +-- TaskFailed                        exit 1   500 (a workbook task failed)
      |    +-- FailCommand                  (a ``fail`` transition)
      |    +-- BreakRetry                   (``retry: break-on`` matched)
+     |    +-- RetriesExhausted             (last attempt of a ``retry: count`` expression)
      +-- ActionFailed                      exit 1   500 (std.fail, a failed std.http)
 """
 
@@ -136,6 +137,7 @@ from tripleo_flow.exceptions.workflows import (
     BreakRetry,
     ExpressionError,
     FailCommand,
+    RetriesExhausted,
     TaskFailed,
 )
 
@@ -157,6 +159,7 @@ __all__ = [
     "ExecutionNotFound",
     "ExpressionError",
     "FailCommand",
+    "RetriesExhausted",
     "HTTP_STATUS",
     "HeatError",
     "HeatNotInstalled",

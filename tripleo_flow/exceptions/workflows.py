@@ -17,6 +17,10 @@ class BreakRetry(TaskFailed):
     """``retry: break-on`` matched: stop retrying."""
 
 
+class RetriesExhausted(TaskFailed):
+    """A task whose retry ``count`` is an expression failed its last attempt."""
+
+
 class ActionFailed(TripleoFlowError):
     """Raised by ``std.fail`` and by a failed ``std.http`` request."""
 

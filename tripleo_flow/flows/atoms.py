@@ -17,20 +17,17 @@ reverse order and the failed task is never undone twice.
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent import futures
 from dataclasses import dataclass, field
 from typing import Any
 
-from taskflow import retry, task
-from taskflow.types import failure
+from taskflow import task
 
-from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
-from tripleo_flow.exceptions import BreakRetry, FailCommand, TaskFailed
-from tripleo_flow.flows import expressions, redaction, task_progress
+from tripleo_flow.exceptions import FailCommand, TaskFailed
+from tripleo_flow.flows import execution_scope, expressions
 from tripleo_flow.flows.workbook_model import TaskSpec, Transition, WorkflowSpec, apply_inputs
 
 SUCCESS, ERROR, SKIPPED = "SUCCESS", "ERROR", "SKIPPED"
@@ -68,6 +65,8 @@ class Runtime:
     plan_code_allowed: bool = True
     #: How large a value one expression may build (``[limits]``).
     expression_limits: expressions.Limits = expressions.DEFAULT_LIMITS
+    #: What the tasks of the execution share (global variables, env, pause).
+    scope: execution_scope.Scope = field(default_factory=execution_scope.Scope)
 
 
 @dataclass(frozen=True)
@@ -142,9 +141,10 @@ class _WorkbookAtom(task.Task):  # type: ignore[misc]
     def _evaluator(self, ctx: Mapping[str, Any], kwargs: Mapping[str, Any],
                    current: Mapping[str, Any] | None = None) -> expressions.Evaluator:
         def lookup(name: str | None) -> Any:
-            if name is None or (current is not None and name == self.spec.name):
-                if current is None:
-                    raise expressions.ExpressionError("task()", "only usable in publish")
+            if name is None or name == self.spec.name:
+                if current is None:  # before it ran (input, with-items, timeout ...)
+                    return {"name": self.spec.name, "state": "RUNNING", "result": None,
+                            "published": {}}
                 return current
             outcome = kwargs.get(task_symbol(self.links.prefix + name))
             if outcome is None:
@@ -153,24 +153,54 @@ class _WorkbookAtom(task.Task):  # type: ignore[misc]
                     "result": outcome.get("result"), "published": outcome.get("published")}
 
         return expressions.Evaluator(ctx, lookup, self.runtime.execution,
-                                     self.runtime.expression_limits)
+                                     self.runtime.expression_limits, self._hooks())
+
+    def _hooks(self) -> dict[str, Any]:
+        scope, execution = self.runtime.scope, self.runtime.execution
+
+        def executions(ex_id: str | None = None, state: str | None = None) -> list[Any]:
+            mine = {**execution, "state": "RUNNING"}
+            keep = ex_id in (None, mine.get("id")) and state in (None, "RUNNING")
+            return [mine] if keep else []
+
+        return {"tasks": lambda ex_id=None, recursive=False, state=None: scope.tasks(
+                    self.links.prefix, bool(recursive), state),
+                "executions": executions, "global": scope.get_global,
+                "env": lambda: dict(scope.env)}
+
+    def _task_input(self, evaluator: expressions.Evaluator) -> dict[str, Any]:
+        """The task's ``input``: a mapping, or one expression that must give one."""
+        inputs = dict(evaluator.evaluate(self.spec.input))
+        if self.spec.input_expr is not None:
+            given = evaluator.evaluate(self.spec.input_expr)
+            if not isinstance(given, Mapping):
+                raise TaskFailed(f"task {self.spec.name!r}: 'input' {self.spec.input_expr!r} "
+                                 f"must give a mapping of input names to values (got "
+                                 f"{type(given).__name__})")
+            inputs.update(given)
+        return inputs
 
     def _transitions(self, evaluator: expressions.Evaluator,
-                     transitions: Sequence[Transition]) -> list[str]:
-        chosen = []
-        for item in transitions:
-            if item.condition is None or bool(evaluator.evaluate(item.condition)):
-                chosen.append(item.target)
-        return chosen
+                     transitions: Sequence[Transition]) -> list[Transition]:
+        return [item for item in transitions
+                if item.condition is None or bool(evaluator.evaluate(item.condition))]
 
     def _wait(self, value: Any, evaluator: expressions.Evaluator) -> None:
         if value is not None:
             time.sleep(max(0.0, float(evaluator.evaluate(value))))
 
-    def _attempt(self, kwargs: Mapping[str, Any]) -> tuple[int, int]:
+    def _attempt(self, kwargs: Mapping[str, Any],
+                 evaluator: expressions.Evaluator) -> tuple[int, int]:
         if not self.links.retry or self.spec.retry is None:
             return 1, 1
-        return int(kwargs[retry_symbol(self.name)]), self.spec.retry.count + 1
+        count = self.spec.retry.count
+        if isinstance(count, str):
+            count = evaluator.evaluate(count)
+            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+                raise TaskFailed(f"task {self.spec.name!r}: retry 'count' "
+                                 f"{self.spec.retry.count!r} must give a number >= 0 "
+                                 f"(got {count!r})")
+        return int(kwargs[retry_symbol(self.name)]), count + 1
 
     def _skipped(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """A skipped task passes on what its predecessors published (for the output)."""
@@ -181,251 +211,62 @@ class _WorkbookAtom(task.Task):  # type: ignore[misc]
 
     def _finish(self, ctx: dict[str, Any], kwargs: Mapping[str, Any], result: Any,
                 error: str | None) -> dict[str, Any]:
-        """Publish and choose transitions; raise FailCommand on a 'fail' transition."""
+        """Publish (branch and global scopes) and choose transitions; run the engine
+        commands: raise FailCommand on ``fail``, end the branch on ``succeed``, pause
+        the execution on ``pause`` (the other transitions go on when it resumes)."""
         state = ERROR if error is not None else SUCCESS
         current = {"name": self.spec.name, "state": state,
                    "result": error if error is not None else result}
         evaluator = self._evaluator(ctx, kwargs, current)
         publish = self.spec.publish_on_error if error is not None else self.spec.publish
         published = {k: evaluator.evaluate(v) for k, v in publish.items()}
+        clauses = ("on-error" if error is not None else "on-success", "on-complete")
+        global_values: dict[str, Any] = {}
+        for clause in clauses:
+            scopes = self.spec.clause_publish.get(clause) or {}
+            for scope, into in (("branch", published), ("global", global_values)):
+                into.update({k: evaluator.evaluate(v)
+                             for k, v in (scopes.get(scope) or {}).items()})
         new_ctx = {**ctx, **published}
         evaluator = self._evaluator(new_ctx, kwargs, {**current, "published": published})
-        if self.links.reverse:
-            targets: list[str] = []
-        else:
+        targets: list[Transition] = []
+        if not self.links.reverse:
             first = self.spec.on_error if error is not None else self.spec.on_success
             targets = self._transitions(evaluator, first + self.spec.on_complete)
-        if "fail" in targets:
-            raise FailCommand(f"task {self.spec.name!r} reached a 'fail' transition"
-                              + (f" after an error: {error}" if error else ""))
-        chosen = [] if "succeed" in targets else [t for t in targets if t != "noop"]
+        names = [t.target for t in targets]
+        for item in targets:
+            if item.target == "fail":
+                msg = item.params.get("msg")
+                raise FailCommand(
+                    f"task {self.spec.name!r} reached a 'fail' transition"
+                    + (f": {evaluator.evaluate(msg)}" if msg is not None else "")
+                    + (f" after an error: {error}" if error else ""))
+        if global_values:
+            self.runtime.scope.publish(global_values)
+        chosen = [] if "succeed" in names else [
+            n for n in names if n not in ("noop", "pause")]
         outcome = {"state": state, "result": result, "published": published, "ctx": new_ctx,
                    "next": chosen}
+        if global_values:
+            outcome[execution_scope.GLOBAL] = global_values
+        for item in targets:
+            if item.target in ("succeed", "pause") and item.params.get("msg") is not None:
+                outcome["state_info"] = str(evaluator.evaluate(item.params["msg"]))
         if error is not None:
             outcome["error"] = error
+        if "pause" in names:
+            self.runtime.scope.pause()
         return outcome
-
-
-class ActionAtom(_WorkbookAtom):
-    """One workbook task running one action (``with-items``: once per item)."""
-
-    def __init__(self, name: str, spec: TaskSpec, links: Links, runtime: Runtime) -> None:
-        super().__init__(name, spec, links, runtime)
-        self._action: Action | None = None
-
-    def _get_action(self) -> Action:
-        if self._action is None:
-            cls = self.runtime.actions(self.spec.action or "std.noop")
-            self._action = cls(task_progress.with_progress(
-                self.runtime.action_context, self._progress), name=self.name)
-        return self._action
-
-    def _progress(self, report: dict[str, Any]) -> None:
-        """Report through TaskFlow (stored with the task: ``TaskRecord.progress``)."""
-        self.notifier.notify(task.EVENT_UPDATE_PROGRESS,
-                             {"progress": task_progress.fraction(report), **report})
-        if self.runtime.on_progress is not None:
-            self.runtime.on_progress(self.name, report)
-
-    def _items(self, evaluator: expressions.Evaluator) -> list[dict[str, Any]] | None:
-        if self.spec.with_items is None:
-            return None
-        columns = []
-        for var, expr in self.spec.with_items.bindings:
-            values = evaluator.evaluate(expr if expressions.has_expression(expr)
-                                        else f"<% {expr} %>")
-            if not isinstance(values, (list, tuple)):
-                raise TaskFailed(f"task {self.spec.name!r}: with-items {var!r} is not a list "
-                                 f"(got {type(values).__name__})")
-            columns.append((var, list(values)))
-        lengths = {len(values) for _var, values in columns}
-        if len(lengths) > 1:
-            raise TaskFailed(f"task {self.spec.name!r}: with-items lists differ in length")
-        count = lengths.pop() if lengths else 0
-        return [{var: values[i] for var, values in columns} for i in range(count)]
-
-    def _inputs(self, ctx: Mapping[str, Any], kwargs: Mapping[str, Any],
-                item: Mapping[str, Any] | None, check: bool = True) -> dict[str, Any]:
-        data = {**ctx, **item} if item else ctx
-        inputs = dict(self._evaluator(data, kwargs).evaluate(self.spec.input))
-        masked = redaction.masked_inputs(inputs)
-        if masked and check:  # a resumed execution read back a context whose secrets were masked
-            raise exceptions.SecretNotPersisted(self.spec.name, masked)
-        return inputs
-
-    def _call(self, inputs: dict[str, Any], timeout: float | None) -> Any:
-        action = self._get_action()
-        if timeout is None:
-            return action.execute(**inputs)
-        future = self.runtime.executor.submit(action.execute, **inputs)
-        try:
-            return future.result(timeout=timeout)
-        except futures.TimeoutError:
-            raise TaskFailed(f"task {self.spec.name!r} timed out after {timeout:g} s") from None
-
-    def _undo(self, inputs: dict[str, Any], result: Any,
-              flow_failures: Mapping[str, Any] | None = None) -> None:
-        """Revert the action; ``flow_failures`` (what failed, by atom) reaches actions
-        that take it, so a revert can record the reason of the failure."""
-        action = self._get_action()
-        accepted = _accepted(action.revert)
-        args = {k: v for k, v in inputs.items() if accepted is None or k in accepted}
-        if accepted is None or "flow_failures" in accepted:
-            args["flow_failures"] = dict(flow_failures or {})
-        action.revert(result=result, **args)
-
-    def _run_items(self, ctx: dict[str, Any], kwargs: Mapping[str, Any],
-                   evaluator: expressions.Evaluator, timeout: float | None
-                   ) -> tuple[Any, Any]:
-        """Run the action (once per item): its result(s), and the inputs it was given
-        (a list per item), kept with the outcome so a revert gets those very inputs."""
-        items = self._items(evaluator)
-        if items is None:
-            inputs = self._inputs(ctx, kwargs, None)
-            try:
-                return self._call(inputs, timeout), inputs
-            except TaskFailed:
-                raise
-            except Exception as exc:
-                self._undo(inputs, failure.Failure.from_exception(exc),
-                           {self.name: failure.Failure.from_exception(exc)})
-                raise
-        concurrency = self.spec.with_items.concurrency if self.spec.with_items else None
-        width = int(evaluator.evaluate(concurrency)) if concurrency is not None else 1
-        all_inputs = [self._inputs(ctx, kwargs, item) for item in items]
-        results: list[Any] = [None] * len(items)
-        done: list[int] = []
-        first_error: BaseException | None = None
-        if width <= 1 or len(items) <= 1:
-            for index, inputs in enumerate(all_inputs):
-                try:
-                    results[index] = self._call(inputs, timeout)
-                    done.append(index)
-                except Exception as exc:
-                    first_error = exc
-                    break
-        else:
-            pending: dict[futures.Future[Any], int] = {}
-            queue = list(enumerate(all_inputs))
-            while (queue or pending) and first_error is None:
-                while queue and len(pending) < width:
-                    index, inputs = queue.pop(0)
-                    pending[self.runtime.executor.submit(self._call, inputs, timeout)] = index
-                finished, _ = futures.wait(pending, return_when=futures.FIRST_COMPLETED)
-                for fut in finished:
-                    index = pending.pop(fut)
-                    try:
-                        results[index] = fut.result()
-                        done.append(index)
-                    except Exception as exc:
-                        first_error = first_error or exc
-            for fut, index in pending.items():
-                try:
-                    results[index] = fut.result()
-                    done.append(index)
-                except Exception:
-                    pass
-        if first_error is not None:
-            for index in sorted(done, reverse=True):
-                self._undo(all_inputs[index], results[index])
-            raise TaskFailed(f"task {self.spec.name!r}, one of {len(items)} items failed: "
-                             f"{first_error}") from first_error
-        return results, all_inputs
-
-    def _run(self, **kwargs: Any) -> dict[str, Any]:
-        chosen = self._selected(kwargs)
-        if not self._active(chosen):
-            return self._skipped(kwargs)
-        if not self.runtime.plan_code_allowed and self._get_action().runs_plan_code:
-            # Before it runs and outside on-error handling: no workbook routes around it.
-            raise exceptions.PlanCodeNotAllowed(self.spec.action or "std.noop", self.spec.name)
-        ctx = self._merge(chosen)
-        evaluator = self._evaluator(ctx, kwargs)
-        self._wait(self.spec.wait_before, evaluator)
-        timeout = evaluator.evaluate(self.spec.timeout) if self.spec.timeout is not None else None
-        attempt, attempts = self._attempt(kwargs)
-        policy = self.spec.retry
-        while True:
-            try:
-                result, inputs = self._run_items(
-                    ctx, kwargs, evaluator, float(timeout) if timeout is not None else None)
-            except Exception as exc:
-                if attempt < attempts and not self._breaks(ctx, kwargs, exc):
-                    raise
-                if not self.spec.handles_errors():
-                    raise
-                return self._after(ctx, kwargs, None, _describe(exc))
-            if (policy is not None and policy.continue_on is not None and attempt < attempts
-                    and self._evaluator(ctx, kwargs, {"result": result}).evaluate(
-                        policy.continue_on)):
-                attempt += 1
-                time.sleep(policy.delay)
-                continue
-            return self._after(ctx, kwargs, result, None, inputs)
-
-    def _breaks(self, ctx: dict[str, Any], kwargs: Mapping[str, Any], exc: Exception) -> bool:
-        policy = self.spec.retry
-        if policy is None or policy.break_on is None:
-            return False
-        current = {"name": self.spec.name, "state": ERROR, "result": _describe(exc)}
-        if self._evaluator(ctx, kwargs, current).evaluate(policy.break_on):
-            raise BreakRetry(f"task {self.spec.name!r}: retry break-on matched after: "
-                             f"{_describe(exc)}") from exc
-        return False
-
-    def _after(self, ctx: dict[str, Any], kwargs: Mapping[str, Any], result: Any,
-               error: str | None, inputs: Any = None) -> dict[str, Any]:
-        try:
-            outcome = self._finish(ctx, kwargs, result, error)
-            if error is None:
-                outcome[INPUTS] = inputs
-            if self._get_action().secret_result:
-                outcome[redaction.SECRET_RESULT] = True
-            self._wait(self.spec.wait_after, self._evaluator(outcome["ctx"], kwargs))
-            return outcome
-        except Exception as exc:
-            if error is None:
-                self._revert_outcome({"state": SUCCESS, "result": result, INPUTS: inputs},
-                                     kwargs)
-            if isinstance(exc, TaskFailed):
-                raise
-            raise TaskFailed(f"task {self.spec.name!r}: {exc}") from exc
-
-    def _revert_outcome(self, outcome: Mapping[str, Any], kwargs: Mapping[str, Any],
-                        flow_failures: Mapping[str, Any] | None = None) -> None:
-        if outcome.get("state") != SUCCESS:
-            return
-        given = outcome.get(INPUTS)
-        if given is None:  # an outcome recorded before inputs were kept: evaluate again
-            ctx = self._merge(self._selected(kwargs))
-            items = self._items(self._evaluator(ctx, kwargs))
-            given = (self._inputs(ctx, kwargs, None, check=False) if items is None else
-                     [self._inputs(ctx, kwargs, item, check=False) for item in items])
-        if isinstance(given, Mapping):
-            self._undo(dict(given), outcome.get("result"), flow_failures)
-            return
-        results = outcome.get("result") or []
-        for index in reversed(range(len(given))):
-            self._undo(dict(given[index]), results[index] if index < len(results) else None,
-                       flow_failures)
-
-    def revert(self, result: Any = None, flow_failures: Any = None, **kwargs: Any) -> None:
-        """Undo the action(s) of a completed task, newest item first.
-
-        A failed task has already undone its own action before failing, so a
-        failure result needs nothing here.
-        """
-        if isinstance(result, failure.Failure) or not isinstance(result, Mapping):
-            return
-        self._revert_outcome(result, kwargs, flow_failures)
 
 
 class EnterAtom(_WorkbookAtom):
     """Start of a ``workflow:`` task: evaluates the sub-workflow's input."""
 
     def __init__(self, name: str, spec: TaskSpec, links: Links, runtime: Runtime,
-                 child: WorkflowSpec, child_prefix: str) -> None:
-        super().__init__(name, spec, links, runtime, provides=input_symbol(child_prefix))
+                 child: WorkflowSpec, child_prefix: str, extra_requires: Sequence[str] = ()
+                 ) -> None:
+        super().__init__(name, spec, links, runtime, extra_requires=extra_requires,
+                         provides=input_symbol(child_prefix))
         self.child = child
 
     def _run(self, **kwargs: Any) -> dict[str, Any]:
@@ -436,8 +277,7 @@ class EnterAtom(_WorkbookAtom):
         ctx = self._merge(chosen)
         evaluator = self._evaluator(ctx, kwargs)
         self._wait(self.spec.wait_before, evaluator)
-        given = dict(evaluator.evaluate(self.spec.input))
-        child_ctx = apply_inputs(self.child, given)
+        child_ctx = apply_inputs(self.child, self._task_input(evaluator))
         return {"state": SUCCESS, "ctx": child_ctx, "next": ["*"], "parent": ctx}
 
 
@@ -462,41 +302,11 @@ class ExitAtom(_WorkbookAtom):
             ctx.update(kwargs[task_symbol(atom)].get("ctx") or {})
         output = self.child.output
         result = expressions.Evaluator(ctx, None, self.runtime.execution,
-                                       self.runtime.expression_limits).evaluate(output) \
-            if output is not None else ctx
+                                       self.runtime.expression_limits, self._hooks()
+                                       ).evaluate(output) if output is not None else ctx
         if self.spec.name == "":  # the top-level workflow
             return {"state": SUCCESS, "result": result, "ctx": ctx, "next": []}
         parent = dict(enter.get("parent") or {})
         outcome = self._finish(parent, kwargs, result, None)
         self._wait(self.spec.wait_after, self._evaluator(outcome["ctx"], kwargs))
         return outcome
-
-
-class DelayedTimes(retry.Times):  # type: ignore[misc]
-    """``retry: {count, delay}``: retries a task, waiting ``delay`` s between attempts."""
-
-    def __init__(self, attempts: int, delay: float, name: str, provides: str) -> None:
-        super().__init__(attempts=attempts, name=name, provides=provides, revert_all=True)
-        self.delay = delay
-
-    def on_failure(self, history: Any, *args: Any, **kwargs: Any) -> Any:
-        if history.caused_by(BreakRetry) or history.caused_by(FailCommand) \
-                or history.caused_by(exceptions.PlanCodeNotAllowed):
-            return retry.REVERT_ALL
-        return super().on_failure(history, *args, **kwargs)
-
-    def execute(self, history: Any, *args: Any, **kwargs: Any) -> int:
-        if len(history) and self.delay:
-            time.sleep(self.delay)
-        return int(super().execute(history, *args, **kwargs))
-
-
-def _accepted(func: Callable[..., Any]) -> set[str] | None:
-    params = inspect.signature(func).parameters.values()
-    if any(p.kind is p.VAR_KEYWORD for p in params):
-        return None
-    return {p.name for p in params}
-
-
-def _describe(exc: BaseException) -> str:
-    return str(exc) or type(exc).__name__

@@ -16,11 +16,13 @@ from typing import Any
 from taskflow.patterns import graph_flow, linear_flow
 
 from tripleo_flow import exceptions
-from tripleo_flow.flows import atoms, expressions, workbook_validator
+from tripleo_flow.flows import action_atom, atoms, expressions, workbook_validator
 from tripleo_flow.flows.workbook_loader import Catalog
 from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
 
 END_ATOM = "__end__"
+#: Attempts of a retry controller whose task evaluates its ``count`` expression.
+UNBOUNDED_ATTEMPTS = 1 << 30
 
 
 @dataclass
@@ -53,10 +55,16 @@ def _ancestors(name: str, preds: dict[str, list[str]]) -> set[str]:
 
 
 def _refs(spec: TaskSpec) -> set[str]:
-    values: list[Any] = [spec.input, spec.publish, spec.publish_on_error,
-                         [t.condition for t in spec.transitions()]]
+    values: list[Any] = [spec.input, spec.input_expr, spec.publish, spec.publish_on_error,
+                         [t.condition for t in spec.transitions()],
+                         [t.params for t in spec.transitions()], spec.clause_publish,
+                         spec.keep_result, spec.safe_rerun, spec.pause_before,
+                         spec.timeout, spec.wait_before, spec.wait_after]
+    if spec.with_items:
+        values += [list(spec.with_items.bindings), spec.with_items.concurrency]
     if spec.retry:
-        values += [spec.retry.continue_on, spec.retry.break_on]
+        values += [spec.retry.continue_on, spec.retry.break_on, spec.retry.count,
+                   spec.retry.delay]
     return expressions.task_references(values)[0]
 
 
@@ -116,26 +124,34 @@ class _Builder:
 
     def task(self, workflow: WorkflowSpec, spec: TaskSpec, atom_name: str,
              links: atoms.Links) -> str:
+        gate: tuple[str, ...] = ()
+        if spec.pause_before not in (None, False):
+            self.items.append(action_atom.PauseGate(atom_name, spec, links, self.runtime))
+            gate = (action_atom.pause_symbol(atom_name),)
         if spec.workflow is not None:
             child = self.catalog.lookup(spec.workflow, workflow.workbook)
             if child is None:
                 raise exceptions.WorkflowNotFound(spec.workflow)
             child_prefix = atom_name + "/"
             enter = atoms.EnterAtom(child_prefix + "__enter__", spec, links, self.runtime,
-                                    child, child_prefix)
+                                    child, child_prefix, gate)
             self.items.append(self._keep(enter))
             child_atoms = self.workflow(child, child_prefix, None)
             exit_links = atoms.Links(prefix=links.prefix, preds=(), refs=links.refs)
             self.items.append(self._keep(atoms.ExitAtom(
                 atom_name, spec, exit_links, self.runtime, child, child_prefix, child_atoms)))
             return atom_name
-        atom = self._keep(atoms.ActionAtom(atom_name, spec, links, self.runtime))
+        atom = self._keep(action_atom.ActionAtom(atom_name, spec, links, self.runtime, gate))
         if spec.retry is None:
             self.items.append(atom)
         else:
-            controller = atoms.DelayedTimes(spec.retry.count + 1, spec.retry.delay,
-                                            name=atom_name + "#retry",
-                                            provides=atoms.retry_symbol(atom_name))
+            # A count or delay given as an expression is evaluated by the task itself,
+            # which ends the retries (RetriesExhausted) once the count is reached.
+            count, delay = spec.retry.count, spec.retry.delay
+            controller = action_atom.DelayedTimes(
+                count + 1 if isinstance(count, int) else UNBOUNDED_ATTEMPTS,
+                delay if isinstance(delay, (int, float)) else 0.0,
+                name=atom_name + "#retry", provides=atoms.retry_symbol(atom_name))
             self.items.append(linear_flow.Flow(atom_name + "#retry", retry=controller)
                               .add(atom))
         return atom_name

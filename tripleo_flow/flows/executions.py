@@ -24,11 +24,13 @@ from taskflow.types import failure
 
 from tripleo_flow import exceptions
 from tripleo_flow.core import secrets
-from tripleo_flow.flows import atoms
+from tripleo_flow.flows import atoms, execution_scope
 from tripleo_flow.flows.execution_backend import ExecutionBackend
 from tripleo_flow.flows.redaction import SECRET_RESULT
 
 BOOK_NAME = "tripleo-flow"
+#: The state of an execution a ``pause`` command (or ``pause-before``) stopped.
+PAUSED = "PAUSED"
 #: ``meta["origin"]`` of an execution an HTTP API user started: kept for its whole
 #: life, so whoever resumes it (any process, any interface) applies the same rules.
 ORIGIN_API = "api"
@@ -75,6 +77,8 @@ def _state(fd: Any) -> str:
     if state in (states.RUNNING, states.PENDING) and meta.get("pid"):
         if meta.get("host") == socket.gethostname() and not _alive(int(meta["pid"])):
             return "INTERRUPTED" if state == states.RUNNING else state
+    if state == states.SUSPENDED:  # Mistral's name: a 'pause' stopped it
+        return PAUSED
     return str(state)
 
 
@@ -132,10 +136,7 @@ def _masked(value: Any, everything: bool = False) -> Any:
     return secrets.redact(value, everything=everything)[0]
 
 
-def _internal(name: str) -> bool:
-    """Atoms of the compiled flow that are not workbook tasks."""
-    return name in ("__end__", "_TaskFlow_INJECTOR") or "#retry" in name \
-        or name.endswith("__enter__")
+_internal = execution_scope.internal
 
 
 def _failure_text(fail: Any) -> str:

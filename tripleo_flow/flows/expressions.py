@@ -5,9 +5,13 @@ A string that is one whole expression evaluates to a typed value
 is rendered as text.  Mappings and lists are evaluated recursively.  The data
 is the workflow context: its inputs and the values published so far, reachable
 as ``$.name`` in YAQL and ``_.name`` in Jinja.  Functions, as in Mistral:
-``task('name')`` (its ``result``, ``state``, ``published``; ``task()`` is the
-current task in ``publish``), ``execution()`` (``id``, ``input``, ``name``),
-``json_dump`` / ``json_parse``, ``yaml_dump`` / ``yaml_parse``.
+``task('name')`` or ``task(name)`` (a bare identifier is a string in YAQL; its
+``result``, ``state``, ``published``; ``task()`` is the current task),
+``tasks()``, ``execution()`` (``id``, ``input``, ``name``), ``executions()``
+(the current execution only), ``global('name')``, ``env()``, ``uuid()``,
+``json_pp``, ``json_dump`` / ``json_parse``, ``yaml_dump`` / ``yaml_parse``.
+Functions that need the running execution come as *hooks* from the caller
+(:mod:`tripleo_flow.flows.execution_scope`).
 
 A workbook may come from anyone who can write to the HTTP API, so expressions
 are bounded by :class:`Limits` (``[limits] render_max_size`` and
@@ -24,6 +28,7 @@ import functools
 import json
 import re
 import threading
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -45,7 +50,10 @@ DEFAULT_MAX_ITEMS = 100_000
 _YAQL_RE = re.compile(r"<%(.*?)%>", re.S)
 _JINJA_RE = re.compile(r"{{(.*?)}}|{%(.*?)%}", re.S)
 _TASK_REF_RE = re.compile(r"""task\(\s*(?:'([^']*)'|"([^"]*)")\s*\)""")
-_TASK_ANY_RE = re.compile(r"task\(\s*([^)\s][^)]*)?\)")
+_TASK_ANY_RE = re.compile(r"(?<![\w.$])task\(\s*([^)\s][^)]*)?\)")
+_TASK_BARE_RE = re.compile(r"task\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)")
+#: Functions that need the running execution (given to :class:`Evaluator` as hooks).
+HOOKS = ("tasks", "executions", "global", "env")
 
 
 @dataclass(frozen=True)
@@ -82,7 +90,10 @@ def _yaql_root() -> Any:
             context = yaql.create_context()  # camelCase standard library, as in Mistral
             for name, func in (("task", _y_task), ("execution", _y_execution),
                                ("json_dump", _y_json_dump), ("json_parse", _y_json_parse),
-                               ("yaml_dump", _y_yaml_dump), ("yaml_parse", _y_yaml_parse)):
+                               ("yaml_dump", _y_yaml_dump), ("yaml_parse", _y_yaml_parse),
+                               ("tasks", _y_tasks), ("executions", _y_executions),
+                               ("global", _y_global), ("env", _y_env), ("uuid", _uuid),
+                               ("json_pp", _y_json_pp)):
                 context.register_function(func, name=name)
             _root_context = context
         return _root_context
@@ -97,6 +108,51 @@ def _y_task(context: Any, name: str | None = None) -> Any:
 @specs.inject("context", yaqltypes.Context())
 def _y_execution(context: Any) -> Any:
     return context["$__evaluator"].execution()
+
+
+@specs.parameter("workflow_execution_id", nullable=True)
+@specs.parameter("state", nullable=True)
+@specs.inject("context", yaqltypes.Context())
+def _y_tasks(context: Any, workflow_execution_id: str | None = None, recursive: bool = False,
+             state: str | None = None, flat: bool = False) -> Any:
+    return context["$__evaluator"].call("tasks", workflow_execution_id, recursive, state)
+
+
+@specs.parameter("id", nullable=True)
+@specs.parameter("root_execution_id", nullable=True)
+@specs.parameter("state", nullable=True)
+@specs.parameter("from_time", nullable=True)
+@specs.parameter("to_time", nullable=True)
+@specs.inject("context", yaqltypes.Context())
+def _y_executions(context: Any, id: str | None = None, root_execution_id: str | None = None,
+                  state: str | None = None, from_time: Any = None, to_time: Any = None) -> Any:
+    return context["$__evaluator"].call("executions", id, state)
+
+
+@specs.inject("context", yaqltypes.Context())
+def _y_global(context: Any, name: str) -> Any:
+    return context["$__evaluator"].call("global", name)
+
+
+@specs.inject("context", yaqltypes.Context())
+def _y_env(context: Any) -> Any:
+    return context["$__evaluator"].call("env")
+
+
+@specs.parameter("data", nullable=True)
+@specs.inject("context", yaqltypes.Context())
+def _y_json_pp(context: Any, data: Any = None) -> str:
+    return _json_pp(context["$__evaluator"].data if data is None else data)
+
+
+def _uuid() -> str:
+    return str(uuid.uuid4())
+
+
+def _json_pp(value: Any) -> str:
+    """Mistral's ``json_pp``: indented JSON with its escaped line breaks made real."""
+    text = json.dumps(_plain(value), indent=4)
+    return text.replace("\\n", "\n").replace(" \n", "\n")
 
 
 def _y_json_dump(value: Any) -> str:
@@ -198,15 +254,21 @@ def check(value: Any) -> list[str]:
 
 
 def task_references(value: Any) -> tuple[set[str], bool]:
-    """Task names used as ``task('name')`` in ``value``, and whether a dynamic one is used."""
+    """Task names used as ``task('name')`` in ``value`` (in YAQL also ``task(name)``: a
+    bare identifier is a string there), and whether a dynamic one is used."""
     names: set[str] = set()
     dynamic = False
     for text in _strings(value):
+        yaql_spans = [m.span(1) for m in _YAQL_RE.finditer(text)]
         for match in _TASK_ANY_RE.finditer(text):
             arg = (match.group(1) or "").strip()
             literal = _TASK_REF_RE.fullmatch(match.group(0))
+            bare = _TASK_BARE_RE.fullmatch(match.group(0))
             if literal:
                 names.add(literal.group(1) or literal.group(2))
+            elif bare and any(a <= match.start() < b for a, b in yaql_spans):
+                if bare.group(1) != "null":  # task(null) is the current task
+                    names.add(bare.group(1))
             elif arg:
                 dynamic = True
     return names, dynamic
@@ -228,11 +290,25 @@ class Evaluator:
     def __init__(self, data: Mapping[str, Any],
                  tasks: Callable[[str | None], Any] | None = None,
                  execution: Mapping[str, Any] | None = None,
-                 limits: Limits = DEFAULT_LIMITS) -> None:
+                 limits: Limits = DEFAULT_LIMITS,
+                 hooks: Mapping[str, Callable[..., Any]] | None = None) -> None:
+        """:param hooks: the functions of :data:`HOOKS` for the running execution
+            (without them ``tasks()`` and ``executions()`` are empty, ``env()`` is
+            ``{}`` and ``global()`` is null)"""
         self.data = data
         self._tasks = tasks
         self._execution = dict(execution or {})
         self.limits = limits
+        self._hooks = hooks or {}
+
+    def call(self, name: str, *args: Any) -> Any:
+        """The hook ``name`` (one of :data:`HOOKS`) called with ``args``."""
+        hook = self._hooks.get(name)
+        if hook is not None:
+            return hook(*args)
+        if name == "executions":
+            return [self._execution] if self._execution else []
+        return {"tasks": [], "env": {}}.get(name)
 
     def task(self, name: str | None = None) -> Any:
         if self._tasks is None:
@@ -270,7 +346,14 @@ class Evaluator:
                 "json_dump": lambda v: json.dumps(v, sort_keys=True),
                 "json_parse": json.loads,
                 "yaml_dump": lambda v: yaml.safe_dump(v, default_flow_style=False),
-                "yaml_parse": _y_yaml_parse}
+                "yaml_parse": _y_yaml_parse, "uuid": _uuid,
+                "json_pp": lambda v=None: _json_pp(self.data if v is None else v),
+                "tasks": lambda workflow_execution_id=None, recursive=False, state=None,
+                flat=False: self.call("tasks", workflow_execution_id, recursive, state),
+                "executions": lambda id=None, root_execution_id=None, state=None,
+                from_time=None, to_time=None: self.call("executions", id, state),
+                "global": lambda name: self.call("global", name),
+                "env": lambda: self.call("env")}
 
     def _yaql(self, text: str) -> Any:
         expression = _parse_yaql(text, self.limits)
@@ -292,7 +375,8 @@ class Evaluator:
             raise ExpressionError(f"<%{text}%>", reason or type(exc).__name__) from exc
 
     def _jinja_vars(self) -> dict[str, Any]:
-        return {**self.data, "_": self.data, **self._functions()}
+        data = self.data if isinstance(self.data, Mapping) else {}
+        return {**data, "_": self.data, **self._functions()}
 
     def _jinja_value(self, text: str) -> Any:
         try:

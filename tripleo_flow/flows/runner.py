@@ -5,7 +5,9 @@ workflow and runs it with TaskFlow's parallel engine on a long-lived thread
 pool (an engine that owns its pool costs ~1 s per run).  Progress events go to
 listeners through each atom's own notifier.  An execution interrupted by a
 crash is resumed from its persisted flow detail: completed tasks are not run
-again, the task that was running runs again (at-least-once).
+again, the task that was running runs again (at-least-once; with ``safe-rerun:
+false`` it fails instead).  A ``pause`` command leaves the execution PAUSED
+(TaskFlow's SUSPENDED) until it is resumed the same way.
 """
 
 from __future__ import annotations
@@ -27,7 +29,14 @@ from taskflow.types import failure, notifier
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
 from tripleo_flow.core import secrets
-from tripleo_flow.flows import atoms, compiler, expressions, redaction, workbook_model
+from tripleo_flow.flows import (
+    atoms,
+    compiler,
+    execution_scope,
+    expressions,
+    redaction,
+    workbook_model,
+)
 from tripleo_flow.flows import engine as tf_engine
 from tripleo_flow.flows.executions import ORIGIN_API, Execution, ExecutionStore
 from tripleo_flow.flows.workbook_loader import Catalog
@@ -169,13 +178,15 @@ class Runner:
             for listener in listeners:
                 listener(event)
 
-        runtime = atoms.Runtime(self._actions, self._action_context, item_pool,
+        runtime = atoms.Runtime(catalog.action_lookup(self._actions), self._action_context,
+                                item_pool,
                                 {"id": fd.uuid, "name": workflow.full_name,
                                  "input": meta.get("input") or {}},
                                 on_progress if listeners else None,
                                 plan_code_allowed=self._allow_plan_code
                                 or meta.get("origin") != ORIGIN_API,
-                                expression_limits=self._expression_limits())
+                                expression_limits=self._expression_limits(),
+                                scope=execution_scope.Scope(meta.get("env"), fd.uuid))
         compiled = compiler.compile_workflow(workflow, catalog, runtime, meta.get("target"))
         self.store.update_meta(fd, pid=os.getpid(), host=socket.gethostname())
         start = {"state": atoms.SUCCESS, "ctx": ctx, "next": ["*"]}
@@ -183,12 +194,17 @@ class Runner:
             compiled.flow, store={atoms.input_symbol(""): start}, flow_detail=fd,
             book=self.store.book(), backend=self.store.backend, engine="parallel",
             executor=engine_pool)
+        runtime.scope.attach(engine, fd, compiled.atoms, self.store.backend.flush)
         if listeners:
             self._listen(engine, fd.uuid, workflow.full_name, listeners)
         return engine, workflow.full_name
 
     def succeeded(self, fd: Any, engine: Any) -> Execution:
-        """Record the output of the finished engine of ``fd``."""
+        """Record the output of the finished engine of ``fd`` (or, when a ``pause``
+        command stopped it, that it is PAUSED until resumed)."""
+        if engine.storage.get_flow_state() == states.SUSPENDED:
+            self.store.update_meta(fd, paused_at=time.time())
+            return self.store.get(fd.uuid)
         output = (engine.storage.fetch(atoms.OUTPUT_SYMBOL) or {}).get("result")
         self.store.update_meta(fd, output=output, finished_at=time.time(), error=None,
                                failed_task=None)
@@ -239,8 +255,7 @@ class Runner:
         def on_state(event_type: str, details: Mapping[str, Any]) -> None:
             name = details.get("task_name")
             event = _EVENTS.get(event_type)
-            if event is None or not name or name == compiler.END_ATOM \
-                    or name.endswith("__enter__"):
+            if event is None or not name or execution_scope.internal(name):
                 return
             result, error = details.get("result"), None
             if isinstance(result, failure.Failure):

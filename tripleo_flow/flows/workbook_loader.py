@@ -9,7 +9,7 @@ problem, so one broken file never hides the others.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +18,7 @@ import yaml
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
 from tripleo_flow.core import planenv
-from tripleo_flow.flows import workbook_validator
+from tripleo_flow.flows import action_aliases, adhoc_actions, workbook_validator
 from tripleo_flow.flows.workbook_model import Problem, Workbook, WorkflowSpec, parse_workbook
 
 #: What the shipped workbooks are read with: no size or task limit.
@@ -107,6 +107,13 @@ class Catalog:
                 self.entries[f"{entry.name}@{entry.path}"] = entry
             else:
                 self.entries[entry.name] = entry
+        #: The workbooks' ad-hoc actions as Action classes, by full name.
+        self.adhoc: dict[str, type[Action]] = {}
+
+    def action_lookup(self, registered: Callable[[str], type[Action]]
+                      ) -> Callable[[str], type[Action]]:
+        """Find an action: the workbooks' ad-hoc actions, then ``registered``."""
+        return lambda name: self.adhoc.get(name) or registered(name)
 
     def workflows(self) -> list[WorkflowSpec]:
         return [wf for e in self.entries.values() if e.workbook
@@ -201,8 +208,15 @@ def load_catalog(directories: Iterable[tuple[Path, bool]], actions: Mapping[str,
         name = workbook.name if workbook else path.stem
         entries.append(Entry(name, path, shipped, workbook, problems))
     catalog = Catalog(entries)
+    catalog.adhoc.update(action_aliases.alias_classes(actions))
+    for entry in catalog.entries.values():
+        for spec in (entry.workbook.actions.values() if entry.workbook else ()):
+            found = adhoc_actions.problems(spec, actions)
+            entry.problems += [Problem(str(entry.path), text) for text in found]
+            if not found:
+                catalog.adhoc[spec.name] = adhoc_actions.build(spec, actions[spec.base])
     checked = validate([e.workbook for e in catalog.entries.values() if e.workbook],
-                       catalog, actions, broken or {})
+                       catalog, {**actions, **catalog.adhoc}, broken or {})
     for entry in catalog.entries.values():
         if entry.workbook:
             entry.problems += checked.get(entry.workbook.name, [])

@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tripleo_flow import exceptions
-
-#: Engine commands usable as a transition target.
-COMMANDS = ("fail", "succeed", "noop")
+from tripleo_flow.flows import adhoc_actions
+from tripleo_flow.flows.workbook_clauses import (
+    Collector,
+    Problem,
+    Transition,
+    parse_clause,
+    split_inline,
+)
 
 WORKBOOK_KEYS = {"version", "name", "description", "tags", "workflows", "actions"}
 WORKFLOW_KEYS = {"type", "description", "input", "output", "output-on-error", "tasks",
@@ -25,49 +30,20 @@ WORKFLOW_KEYS = {"type", "description", "input", "output", "output-on-error", "t
 TASK_KEYS = {"description", "action", "workflow", "input", "publish", "publish-on-error",
              "on-success", "on-error", "on-complete", "requires", "with-items", "concurrency",
              "retry", "timeout", "join", "wait-before", "wait-after", "keep-result",
-             "safe-rerun", "target", "tags"}
+             "safe-rerun", "pause-before", "target", "tags"}
 DEFAULTABLE_KEYS = {"on-success", "on-error", "on-complete", "retry", "timeout",
                     "wait-before", "wait-after", "concurrency", "requires", "safe-rerun"}
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
 _WITH_ITEMS_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s+in\s+(.+?)\s*$", re.S)
-_INLINE_PARAM_RE = re.compile(
-    r"""([A-Za-z_][A-Za-z0-9_]*)=(<%.*?%>|\{\{.*?\}\}|"[^"]*"|'[^']*'|\S+)""", re.S)
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with a workbook, located as precisely as known."""
-
-    path: str
-    message: str
-    workflow: str | None = None
-    task: str | None = None
-
-    def __str__(self) -> str:
-        where = [self.path or "<workbook>"]
-        if self.workflow:
-            where.append(f"workflow {self.workflow!r}")
-        if self.task:
-            where.append(f"task {self.task!r}")
-        return f"{', '.join(where)}: {self.message}"
-
-
-@dataclass(frozen=True)
-class Transition:
-    """``on-success``/``on-error``/``on-complete`` entry: a target and an optional condition."""
-
-    target: str
-    condition: Any = None
-
-    @property
-    def is_command(self) -> bool:
-        return self.target in COMMANDS
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    count: int
-    delay: float = 0.0
+    """``retry``: ``count`` and ``delay`` are numbers or expressions (evaluated when the
+    task runs)."""
+
+    count: int | str
+    delay: float | str = 0.0
     continue_on: Any = None
     break_on: Any = None
 
@@ -99,14 +75,28 @@ class TaskSpec:
     wait_before: Any = None
     wait_after: Any = None
     description: str = ""
+    #: ``input`` given as one expression (evaluated to a mapping when the task runs).
+    input_expr: Any = None
+    #: Scoped publishes of the advanced transition form:
+    #: ``{"on-success": {"branch": {...}, "global": {...}}, ...}``.
+    clause_publish: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(
+        default_factory=dict)
+    #: ``keep-result``: False (or an expression) keeps only the published values.
+    keep_result: Any = True
+    #: ``safe-rerun``: None (unset) reruns an interrupted task on resume (at least once);
+    #: False fails it instead; True reruns it.
+    safe_rerun: Any = None
+    #: ``pause-before``: the execution pauses before the task runs.
+    pause_before: Any = None
 
     def transitions(self) -> tuple[Transition, ...]:
         return self.on_success + self.on_error + self.on_complete
 
     def handles_errors(self) -> bool:
         """True when a failure of this task is handled (the workflow goes on)."""
-        return bool(self.publish_on_error or any(
-            t.target != "fail" for t in self.on_error + self.on_complete))
+        return bool(self.publish_on_error or any(  # 'fail msg=...' fails with its message
+            t.target != "fail" or t.params for t in self.on_error + self.on_complete)
+            or self.clause_publish.get("on-error") or self.clause_publish.get("on-complete"))
 
 
 @dataclass(frozen=True)
@@ -139,20 +129,14 @@ class Workbook:
     description: str = ""
     workflows: dict[str, WorkflowSpec] = field(default_factory=dict)
     source: dict[str, Any] = field(default_factory=dict)
-
-
-class _Collector:
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.problems: list[Problem] = []
-
-    def add(self, message: str, workflow: str | None = None, task: str | None = None) -> None:
-        self.problems.append(Problem(self.path, message, workflow, task))
+    #: Ad-hoc actions by full name (``WORKBOOK.SHORT``):
+    #: :class:`~tripleo_flow.flows.adhoc_actions.AdhocSpec`.
+    actions: dict[str, Any] = field(default_factory=dict)
 
 
 def parse_workbook(document: Any, path: str) -> tuple[Workbook | None, list[Problem]]:
     """Parse one YAML document into a :class:`Workbook` and its problems."""
-    out = _Collector(path)
+    out = Collector(path)
     if not isinstance(document, dict):
         out.add("the file must hold a mapping with 'version', 'name' and 'workflows'")
         return None, out.problems
@@ -164,8 +148,7 @@ def parse_workbook(document: Any, path: str) -> tuple[Workbook | None, list[Prob
     if not isinstance(name, str) or not NAME_RE.match(name):
         out.add(f"name must be a word like 'tripleo.plan' (got {name!r})")
         name = ""
-    if "actions" in document:
-        out.add("ad-hoc 'actions' are not supported; register an action entry point instead")
+    actions = adhoc_actions.parse_actions(document.get("actions"), name, out)
     raw_workflows = document.get("workflows")
     workflows: dict[str, WorkflowSpec] = {}
     if not isinstance(raw_workflows, dict) or not raw_workflows:
@@ -177,11 +160,15 @@ def parse_workbook(document: Any, path: str) -> tuple[Workbook | None, list[Prob
                 workflows[spec.name] = spec
     if out.problems:
         return None, out.problems
+    for workflow in workflows.values():  # short names of ad-hoc actions resolve here first
+        for task_name, task in list(workflow.tasks.items()):
+            if task.action in actions:
+                workflow.tasks[task_name] = replace(task, action=actions[task.action].name)
     return Workbook(name, path, str(document.get("description") or ""), workflows,
-                    document), []
+                    document, {spec.name: spec for spec in actions.values()}), []
 
 
-def _parse_workflow(name: str, raw: Any, workbook: str, out: _Collector) -> WorkflowSpec | None:
+def _parse_workflow(name: str, raw: Any, workbook: str, out: Collector) -> WorkflowSpec | None:
     if not NAME_RE.match(name):
         out.add("invalid workflow name", name)
     if not isinstance(raw, dict):
@@ -219,7 +206,7 @@ def _parse_workflow(name: str, raw: Any, workbook: str, out: _Collector) -> Work
                         output=raw.get("output"), tasks=tasks)
 
 
-def _parse_inputs(raw: Any, wf: str, out: _Collector) -> tuple[WorkflowInput, ...]:
+def _parse_inputs(raw: Any, wf: str, out: Collector) -> tuple[WorkflowInput, ...]:
     if raw is None:
         return ()
     if not isinstance(raw, list):
@@ -240,7 +227,7 @@ def _parse_inputs(raw: Any, wf: str, out: _Collector) -> tuple[WorkflowInput, ..
     return tuple(inputs)
 
 
-def _parse_task(name: str, raw: Any, wf: str, out: _Collector) -> TaskSpec | None:
+def _parse_task(name: str, raw: Any, wf: str, out: Collector) -> TaskSpec | None:
     if not NAME_RE.match(name) or name.startswith("__"):
         out.add("invalid task name (letters, digits, '_', '-', '.'; not starting with '__')",
                 wf, name)
@@ -251,8 +238,11 @@ def _parse_task(name: str, raw: Any, wf: str, out: _Collector) -> TaskSpec | Non
         out.add(f"unknown key {key!r}", wf, name)
     action, workflow = raw.get("action"), raw.get("workflow")
     inputs = raw.get("input") or {}
-    if not isinstance(inputs, dict):
-        out.add("'input' must be a mapping", wf, name)
+    input_expr = None
+    if isinstance(inputs, str) and _is_expression(inputs):
+        input_expr, inputs = inputs, {}
+    elif not isinstance(inputs, dict):
+        out.add("'input' must be a mapping or one expression giving a mapping", wf, name)
         inputs = {}
     if action is not None and workflow is not None:
         out.add("a task has either 'action' or 'workflow', not both", wf, name)
@@ -262,10 +252,10 @@ def _parse_task(name: str, raw: Any, wf: str, out: _Collector) -> TaskSpec | Non
         if ref is not None and not isinstance(ref, str):
             out.add(f"'{kind}' must be a name", wf, name)
     if isinstance(action, str):
-        action, inline = _split_inline(action)
+        action, inline = split_inline(action)
         inputs = {**inline, **inputs}
     if isinstance(workflow, str):
-        workflow, inline = _split_inline(workflow)
+        workflow, inline = split_inline(workflow)
         inputs = {**inline, **inputs}
     join = raw.get("join")
     if join is not None and join != "all" and not (isinstance(join, int) and join > 0):
@@ -276,15 +266,17 @@ def _parse_task(name: str, raw: Any, wf: str, out: _Collector) -> TaskSpec | Non
     if not isinstance(requires, list):
         out.add("'requires' must be a list of task names", wf, name)
         requires = []
+    clauses = {key: parse_clause(raw, key, wf, name, out)
+               for key in ("on-success", "on-error", "on-complete")}
     return TaskSpec(
         name=name, action=action if isinstance(action, str) else None,
         workflow=workflow if isinstance(workflow, str) else None,
         input=inputs,
         publish=_mapping(raw, "publish", wf, name, out),
         publish_on_error=_mapping(raw, "publish-on-error", wf, name, out),
-        on_success=_transitions(raw, "on-success", wf, name, out),
-        on_error=_transitions(raw, "on-error", wf, name, out),
-        on_complete=_transitions(raw, "on-complete", wf, name, out),
+        on_success=clauses["on-success"][0],
+        on_error=clauses["on-error"][0],
+        on_complete=clauses["on-complete"][0],
         requires=tuple(str(r) for r in requires),
         with_items=_with_items(raw, wf, name, out),
         retry=_retry(raw.get("retry"), wf, name, out),
@@ -293,35 +285,29 @@ def _parse_task(name: str, raw: Any, wf: str, out: _Collector) -> TaskSpec | Non
         wait_before=_number(raw, "wait-before", wf, name, out),
         wait_after=_number(raw, "wait-after", wf, name, out),
         description=str(raw.get("description") or ""),
+        input_expr=input_expr,
+        clause_publish={k: v[1] for k, v in clauses.items() if v[1]},
+        keep_result=_flag(raw, "keep-result", True, wf, name, out),
+        safe_rerun=_flag(raw, "safe-rerun", None, wf, name, out),
+        pause_before=_flag(raw, "pause-before", None, wf, name, out),
     )
 
 
-def _split_inline(ref: str) -> tuple[str, dict[str, Any]]:
-    head, _, rest = ref.strip().partition(" ")
-    params: dict[str, Any] = {}
-    for key, value in _INLINE_PARAM_RE.findall(rest):
-        if value[:1] in "\"'" and value[-1:] == value[:1]:
-            params[key] = value[1:-1]
-        else:
-            params[key] = _scalar(value)
-    return head, params
+def _is_expression(value: Any) -> bool:
+    return isinstance(value, str) and value.strip().startswith(("<%", "{{"))
 
 
-def _scalar(text: str) -> Any:
-    if text.startswith(("<%", "{{")):
-        return text
-    import yaml
-
-    from tripleo_flow.core import planenv
-
-    try:
-        return planenv.parse_yaml(text)
-    except yaml.YAMLError:
-        return text
+def _flag(raw: dict[str, Any], key: str, default: Any, wf: str, task: str,
+          out: Collector) -> Any:
+    value = raw.get(key, default)
+    if value is None or isinstance(value, bool) or _is_expression(value):
+        return value
+    out.add(f"'{key}' must be true, false or an expression (got {value!r})", wf, task)
+    return default
 
 
 def _mapping(raw: dict[str, Any], key: str, wf: str, task: str,
-             out: _Collector) -> dict[str, Any]:
+             out: Collector) -> dict[str, Any]:
     value = raw.get(key) or {}
     if not isinstance(value, dict):
         out.add(f"'{key}' must be a mapping of names to values", wf, task)
@@ -329,30 +315,7 @@ def _mapping(raw: dict[str, Any], key: str, wf: str, task: str,
     return {str(k): v for k, v in value.items()}
 
 
-def _transitions(raw: dict[str, Any], key: str, wf: str, task: str,
-                 out: _Collector) -> tuple[Transition, ...]:
-    value = raw.get(key)
-    if value is None:
-        return ()
-    if isinstance(value, (str, dict)):
-        value = [value]
-    if not isinstance(value, list):
-        out.add(f"'{key}' must be a list of task names", wf, task)
-        return ()
-    result = []
-    for item in value:
-        if isinstance(item, str):
-            result.append(Transition(item.strip()))
-        elif isinstance(item, dict) and len(item) == 1:
-            (target, condition), = item.items()
-            result.append(Transition(str(target), condition))
-        else:
-            out.add(f"bad '{key}' entry {item!r}: use a task name or {{task: condition}}",
-                    wf, task)
-    return tuple(result)
-
-
-def _with_items(raw: dict[str, Any], wf: str, task: str, out: _Collector) -> WithItems | None:
+def _with_items(raw: dict[str, Any], wf: str, task: str, out: Collector) -> WithItems | None:
     value = raw.get("with-items")
     if value is None:
         return None
@@ -367,7 +330,7 @@ def _with_items(raw: dict[str, Any], wf: str, task: str, out: _Collector) -> Wit
     return WithItems(tuple(bindings), raw.get("concurrency"))
 
 
-def _retry(value: Any, wf: str, task: str, out: _Collector) -> RetryPolicy | None:
+def _retry(value: Any, wf: str, task: str, out: Collector) -> RetryPolicy | None:
     if value is None:
         return None
     if not isinstance(value, dict):
@@ -377,17 +340,26 @@ def _retry(value: Any, wf: str, task: str, out: _Collector) -> RetryPolicy | Non
     unknown = set(value) - {"count", "delay", "continue-on", "break-on"}
     for key in sorted(unknown):
         out.add(f"unknown key {key!r} in 'retry'", wf, task)
-    count, delay = value.get("count"), value.get("delay", 0)
-    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-        out.add(f"retry 'count' must be a number >= 0 (got {count!r})", wf, task)
+    count: Any = value.get("count")
+    delay: Any = value.get("delay", 0)
+    if _is_expression(count):
+        pass
+    elif not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        out.add(f"retry 'count' must be a number >= 0 or an expression (got {count!r})",
+                wf, task)
         count = 0
-    if not isinstance(delay, (int, float)) or isinstance(delay, bool) or delay < 0:
-        out.add(f"retry 'delay' must be seconds >= 0 (got {delay!r})", wf, task)
+    if _is_expression(delay):
+        pass
+    elif not isinstance(delay, (int, float)) or isinstance(delay, bool) or delay < 0:
+        out.add(f"retry 'delay' must be seconds >= 0 or an expression (got {delay!r})",
+                wf, task)
         delay = 0
-    return RetryPolicy(count, float(delay), value.get("continue-on"), value.get("break-on"))
+    else:
+        delay = float(delay)
+    return RetryPolicy(count, delay, value.get("continue-on"), value.get("break-on"))
 
 
-def _number(raw: dict[str, Any], key: str, wf: str, task: str, out: _Collector) -> Any:
+def _number(raw: dict[str, Any], key: str, wf: str, task: str, out: Collector) -> Any:
     value = raw.get(key)
     if value is None or (isinstance(value, str) and value.strip().startswith(("<%", "{{"))):
         return value

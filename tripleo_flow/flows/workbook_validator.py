@@ -106,21 +106,30 @@ def _check_task(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, ty
     fields: dict[str, Any] = {
         "input": spec.input, "publish": spec.publish, "publish-on-error": spec.publish_on_error,
         "timeout": spec.timeout, "wait-before": spec.wait_before, "wait-after": spec.wait_after,
-        "on-success": [t.condition for t in spec.on_success],
-        "on-error": [t.condition for t in spec.on_error],
-        "on-complete": [t.condition for t in spec.on_complete],
+        "on-success": [[t.condition, t.params] for t in spec.on_success]
+        + [spec.clause_publish.get("on-success")],
+        "on-error": [[t.condition, t.params] for t in spec.on_error]
+        + [spec.clause_publish.get("on-error")],
+        "on-complete": [[t.condition, t.params] for t in spec.on_complete]
+        + [spec.clause_publish.get("on-complete")],
+        "keep-result": spec.keep_result, "safe-rerun": spec.safe_rerun,
+        "pause-before": spec.pause_before,
     }
+    if spec.input_expr is not None:
+        fields["input"] = [spec.input, spec.input_expr]
     if spec.with_items:
         fields["with-items"] = [expr for _var, expr in spec.with_items.bindings]
         fields["concurrency"] = spec.with_items.concurrency
     if spec.retry:
-        fields["retry"] = [spec.retry.continue_on, spec.retry.break_on]
+        fields["retry"] = [spec.retry.continue_on, spec.retry.break_on, spec.retry.count,
+                           spec.retry.delay]
     for key, value in fields.items():
         for text in expressions.check(value):
             out.append(f"bad expression in {key!r}: {text}")
         names, dynamic = expressions.task_references(value)
         if dynamic:
-            out.append(f"task() in {key!r} needs a quoted task name, like task('name')")
+            out.append(f"task() in {key!r} needs a task name, like task('name') or "
+                       "task(name)")
         for ref in sorted(n for n in names if n not in workflow.tasks):
             out.append(f"{key!r} refers to task({ref!r}), which is not in this workflow")
     if workflow.type == "reverse":
@@ -151,7 +160,8 @@ def _check_task(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, ty
                 out.append(f"unexpected input {key!r} for workflow {child.full_name!r} "
                            f"(its inputs: {', '.join(sorted(declared)) or 'none'})")
             for wf_input in child.inputs:
-                if wf_input.required and wf_input.name not in spec.input:
+                if wf_input.required and wf_input.name not in spec.input \
+                        and spec.input_expr is None:
                     out.append(f"missing required input {wf_input.name!r} of workflow "
                                f"{child.full_name!r}")
         if spec.with_items is not None:
@@ -177,8 +187,11 @@ def _check_action_inputs(spec: TaskSpec, actions: Mapping[str, type[Action]],
             out.append(f"unexpected input {key!r} for action {name!r} "
                        f"(its inputs: {', '.join(sorted(known)) or 'none'})")
     for pname, _type, required, _default in inputs:
-        if required and pname not in spec.input:
+        if required and pname not in spec.input and spec.input_expr is None:
             out.append(f"missing required input {pname!r} of action {name!r}")
+    if spec.keep_result is False and cls.has_revert():
+        out.append(f"'keep-result: false' cannot be used with action {name!r}: undoing it "
+                   "needs its result")
     return out
 
 

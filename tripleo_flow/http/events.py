@@ -16,7 +16,10 @@ from typing import Any
 
 from tripleo_flow.http import media
 
-ENDED = frozenset({"SUCCESS", "FAILURE", "REVERTED", "INTERRUPTED"})
+ENDED = frozenset({"SUCCESS", "FAILURE", "REVERTED", "INTERRUPTED", "PAUSED"})
+#: States that stop without a recorded end: the process died, or a ``pause`` command
+#: stopped the execution until it is resumed.
+STOPPED = frozenset({"INTERRUPTED", "PAUSED"})
 
 
 def format_event(event: str, data: Any, event_id: int | None = None) -> bytes:
@@ -30,9 +33,10 @@ def format_event(event: str, data: Any, event_id: int | None = None) -> bytes:
 
 
 def ended(execution: Any) -> bool:
-    """Whether an execution is over (its end was recorded, or its process died)."""
+    """Whether an execution is over (its end was recorded, its process died, or it is
+    paused until resumed)."""
     return execution.state in ENDED and (execution.finished_at is not None
-                                         or execution.state == "INTERRUPTED")
+                                         or execution.state in STOPPED)
 
 
 def follow(client: Any, execution_id: str, interval: float = 0.2, keepalive: float = 15.0,

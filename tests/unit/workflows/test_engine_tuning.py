@@ -8,7 +8,7 @@ from typing import Any
 from taskflow.patterns import graph_flow
 
 from tripleo_flow.actions import std
-from tripleo_flow.flows import atoms, engine
+from tripleo_flow.flows import action_atom, atoms, engine
 from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
 
 
@@ -17,7 +17,7 @@ def _chain(n: int) -> Any:
     tasks = []
     for i in range(n):
         links = atoms.Links(prefix="", preds=(f"t{i - 1}",) if i else (), start=i == 0)
-        tasks.append(atoms.ActionAtom(f"t{i}", TaskSpec(name=f"t{i}", action="std.noop"),
+        tasks.append(action_atom.ActionAtom(f"t{i}", TaskSpec(name=f"t{i}", action="std.noop"),
                                       links, runtime))
     return graph_flow.Flow("chain").add(*tasks), runtime
 

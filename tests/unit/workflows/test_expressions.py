@@ -31,6 +31,15 @@ def _tasks(name: str | None) -> dict[str, Any]:
     ("<% json_parse('[1]') %>", [1]),
     ({"k": ["<% $.n %>", "x"]}, {"k": [2, "x"]}),
     ("no expression", "no expression"),
+    ("<% task(x).result %>", "result-of-x"),
+    ("<% json_pp({a => [1]}) %>", '{\n    "a": [\n        1\n    ]\n}'),
+    ("{{ json_pp({'a': 1}) }}", '{\n    "a": 1\n}'),
+    ("<% len(uuid()) %>", 36),
+    ("{{ uuid() | length }}", 36),
+    ("<% env() %>", {}),
+    ("<% global(x) %>", None),
+    ("<% tasks() %>", []),
+    ("<% executions().select($.id) %>", ["exec-1"]),
     (7, 7),
 ])
 def test_evaluate(value: Any, expected: Any) -> None:
@@ -63,6 +72,10 @@ def test_check(value: Any, problems: int) -> None:
     ("<% task('a').result %> {{ task(\"b\") }}", {"a", "b"}, False),
     ("<% task().result %>", set(), False),
     ("<% task($.x).result %>", set(), True),
+    ("<% task(get_parameters).result %>", {"get_parameters"}, False),  # YAQL: a string
+    ("<% task( get_parameters ) %> <% task(null) %>", {"get_parameters"}, False),
+    ("{{ task(get_parameters) }}", set(), True),  # Jinja: a variable
+    ("<% subtask(x) %> <% tasks() %>", set(), False),
 ])
 def test_task_references(value: str, names: set[str], dynamic: bool) -> None:
     assert expressions.task_references(value) == (names, dynamic)

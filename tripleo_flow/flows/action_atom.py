@@ -1,0 +1,339 @@
+"""The atom of an action task: runs one action (once per item with ``with-items``).
+
+Split from :mod:`tripleo_flow.flows.atoms` (the outcome contract and the
+sub-workflow atoms live there); :class:`DelayedTimes` is the retry controller
+a task with ``retry`` sits under.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent import futures
+from typing import Any
+
+from taskflow import retry, task
+from taskflow.types import failure
+
+from tripleo_flow import exceptions
+from tripleo_flow.actions.base import Action
+from tripleo_flow.exceptions import BreakRetry, FailCommand, RetriesExhausted, TaskFailed
+from tripleo_flow.flows import execution_scope, expressions, redaction, task_progress
+from tripleo_flow.flows.atoms import ERROR, INPUTS, SUCCESS, Links, Runtime, _WorkbookAtom
+from tripleo_flow.flows.workbook_model import TaskSpec
+
+
+class ActionAtom(_WorkbookAtom):
+    """One workbook task running one action (``with-items``: once per item)."""
+
+    def __init__(self, name: str, spec: TaskSpec, links: Links, runtime: Runtime,
+                 extra_requires: Sequence[str] = ()) -> None:
+        super().__init__(name, spec, links, runtime, extra_requires=extra_requires)
+        self._action: Action | None = None
+        self._last_attempt = True
+
+    def _get_action(self) -> Action:
+        if self._action is None:
+            cls = self.runtime.actions(self.spec.action or "std.noop")
+            self._action = cls(task_progress.with_progress(
+                self.runtime.action_context, self._progress), name=self.name)
+        return self._action
+
+    def _progress(self, report: dict[str, Any]) -> None:
+        """Report through TaskFlow (stored with the task: ``TaskRecord.progress``)."""
+        self.notifier.notify(task.EVENT_UPDATE_PROGRESS,
+                             {"progress": task_progress.fraction(report), **report})
+        if self.runtime.on_progress is not None:
+            self.runtime.on_progress(self.name, report)
+
+    def _items(self, evaluator: expressions.Evaluator) -> list[dict[str, Any]] | None:
+        if self.spec.with_items is None:
+            return None
+        columns = []
+        for var, expr in self.spec.with_items.bindings:
+            values = evaluator.evaluate(expr if expressions.has_expression(expr)
+                                        else f"<% {expr} %>")
+            if not isinstance(values, (list, tuple)):
+                raise TaskFailed(f"task {self.spec.name!r}: with-items {var!r} is not a list "
+                                 f"(got {type(values).__name__})")
+            columns.append((var, list(values)))
+        lengths = {len(values) for _var, values in columns}
+        if len(lengths) > 1:
+            raise TaskFailed(f"task {self.spec.name!r}: with-items lists differ in length")
+        count = lengths.pop() if lengths else 0
+        return [{var: values[i] for var, values in columns} for i in range(count)]
+
+    def _inputs(self, ctx: Mapping[str, Any], kwargs: Mapping[str, Any],
+                item: Mapping[str, Any] | None, check: bool = True) -> dict[str, Any]:
+        data = {**ctx, **item} if item else ctx
+        inputs = self._task_input(self._evaluator(data, kwargs))
+        masked = redaction.masked_inputs(inputs)
+        if masked and check:  # a resumed execution read back a context whose secrets were masked
+            raise exceptions.SecretNotPersisted(self.spec.name, masked)
+        return inputs
+
+    def _call(self, inputs: dict[str, Any], timeout: float | None) -> Any:
+        action = self._get_action()
+        if timeout is None:
+            return action.execute(**inputs)
+        future = self.runtime.executor.submit(action.execute, **inputs)
+        try:
+            return future.result(timeout=timeout)
+        except futures.TimeoutError:
+            raise TaskFailed(f"task {self.spec.name!r} timed out after {timeout:g} s") from None
+
+    def _undo(self, inputs: dict[str, Any], result: Any,
+              flow_failures: Mapping[str, Any] | None = None) -> None:
+        """Revert the action; ``flow_failures`` (what failed, by atom) reaches actions
+        that take it, so a revert can record the reason of the failure."""
+        action = self._get_action()
+        accepted = _accepted(action.revert)
+        args = {k: v for k, v in inputs.items() if accepted is None or k in accepted}
+        if accepted is None or "flow_failures" in accepted:
+            args["flow_failures"] = dict(flow_failures or {})
+        action.revert(result=result, **args)
+
+    def _run_items(self, ctx: dict[str, Any], kwargs: Mapping[str, Any],
+                   evaluator: expressions.Evaluator, timeout: float | None
+                   ) -> tuple[Any, Any]:
+        """Run the action (once per item): its result(s), and the inputs it was given
+        (a list per item), kept with the outcome so a revert gets those very inputs."""
+        items = self._items(evaluator)
+        if items is None:
+            inputs = self._inputs(ctx, kwargs, None)
+            try:
+                return self._call(inputs, timeout), inputs
+            except TaskFailed:
+                raise
+            except Exception as exc:
+                self._undo(inputs, failure.Failure.from_exception(exc),
+                           {self.name: failure.Failure.from_exception(exc)})
+                raise
+        concurrency = self.spec.with_items.concurrency if self.spec.with_items else None
+        width = int(evaluator.evaluate(concurrency)) if concurrency is not None else 1
+        all_inputs = [self._inputs(ctx, kwargs, item) for item in items]
+        results: list[Any] = [None] * len(items)
+        done: list[int] = []
+        first_error: BaseException | None = None
+        if width <= 1 or len(items) <= 1:
+            for index, inputs in enumerate(all_inputs):
+                try:
+                    results[index] = self._call(inputs, timeout)
+                    done.append(index)
+                except Exception as exc:
+                    first_error = exc
+                    break
+        else:
+            pending: dict[futures.Future[Any], int] = {}
+            queue = list(enumerate(all_inputs))
+            while (queue or pending) and first_error is None:
+                while queue and len(pending) < width:
+                    index, inputs = queue.pop(0)
+                    pending[self.runtime.executor.submit(self._call, inputs, timeout)] = index
+                finished, _ = futures.wait(pending, return_when=futures.FIRST_COMPLETED)
+                for fut in finished:
+                    index = pending.pop(fut)
+                    try:
+                        results[index] = fut.result()
+                        done.append(index)
+                    except Exception as exc:
+                        first_error = first_error or exc
+            for fut, index in pending.items():
+                try:
+                    results[index] = fut.result()
+                    done.append(index)
+                except Exception:
+                    pass
+        if first_error is not None:
+            for index in sorted(done, reverse=True):
+                self._undo(all_inputs[index], results[index])
+            raise TaskFailed(f"task {self.spec.name!r}, one of {len(items)} items failed: "
+                             f"{first_error}") from first_error
+        return results, all_inputs
+
+    def _run(self, **kwargs: Any) -> dict[str, Any]:
+        self._last_attempt = True  # until the retry count is known
+        try:
+            return self._run_task(kwargs)
+        except RetriesExhausted:
+            raise
+        except Exception as exc:
+            # Only a retry count given as an expression leaves the controller unbounded:
+            # the task itself ends the retries.
+            policy = self.spec.retry
+            if policy is not None and isinstance(policy.count, str) and self._last_attempt:
+                raise RetriesExhausted(_describe(exc)) from exc
+            raise
+
+    def _run_task(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        chosen = self._selected(kwargs)
+        if not self._active(chosen):
+            return self._skipped(kwargs)
+        if not self.runtime.plan_code_allowed and self._get_action().runs_plan_code:
+            # Before it runs and outside on-error handling: no workbook routes around it.
+            raise exceptions.PlanCodeNotAllowed(self.spec.action or "std.noop", self.spec.name)
+        ctx = self._merge(chosen)
+        evaluator = self._evaluator(ctx, kwargs)
+        self._check_rerun(evaluator)
+        keep_result = bool(evaluator.evaluate(self.spec.keep_result))
+        if not keep_result and self._get_action().has_revert():
+            raise TaskFailed(f"task {self.spec.name!r}: 'keep-result: false' cannot be used "
+                             f"with action {self.spec.action!r}: undoing it needs its result")
+        self._wait(self.spec.wait_before, evaluator)
+        timeout = evaluator.evaluate(self.spec.timeout) if self.spec.timeout is not None else None
+        attempt, attempts = self._attempt(kwargs, evaluator)
+        self._last_attempt = attempt >= attempts
+        policy = self.spec.retry
+        delay = 0.0
+        if policy is not None:
+            delay = float(evaluator.evaluate(policy.delay))
+            if attempt > 1 and isinstance(policy.delay, str):  # the controller waits a number
+                time.sleep(max(0.0, delay))
+        while True:
+            try:
+                result, inputs = self._run_items(
+                    ctx, kwargs, evaluator, float(timeout) if timeout is not None else None)
+            except Exception as exc:
+                if attempt < attempts and not self._breaks(ctx, kwargs, exc):
+                    raise
+                if not self.spec.handles_errors():
+                    raise
+                return self._after(ctx, kwargs, None, _describe(exc))
+            if (policy is not None and policy.continue_on is not None and attempt < attempts
+                    and self._evaluator(ctx, kwargs, {"result": result}).evaluate(
+                        policy.continue_on)):
+                attempt += 1
+                self._last_attempt = attempt >= attempts
+                time.sleep(max(0.0, delay))
+                continue
+            outcome = self._after(ctx, kwargs, result, None, inputs)
+            if not keep_result:
+                outcome["result"] = None
+                outcome[execution_scope.RESULT_DROPPED] = True
+            return outcome
+
+    def _check_rerun(self, evaluator: expressions.Evaluator) -> None:
+        """``safe-rerun: false``: a task a crash interrupted fails instead of running
+        again when the execution resumes (unset or true: it runs again)."""
+        if self.spec.safe_rerun is None:
+            return
+        if self.name not in self.runtime.scope.interrupted:
+            self.runtime.scope.mark_running()
+            return
+        if not evaluator.evaluate(self.spec.safe_rerun):
+            raise TaskFailed(f"task {self.spec.name!r} was running when the execution was "
+                             "interrupted and is marked 'safe-rerun: false': it is not run "
+                             "again; check what it did, then run the workflow again")
+
+    def _breaks(self, ctx: dict[str, Any], kwargs: Mapping[str, Any], exc: Exception) -> bool:
+        policy = self.spec.retry
+        if policy is None or policy.break_on is None:
+            return False
+        current = {"name": self.spec.name, "state": ERROR, "result": _describe(exc)}
+        if self._evaluator(ctx, kwargs, current).evaluate(policy.break_on):
+            raise BreakRetry(f"task {self.spec.name!r}: retry break-on matched after: "
+                             f"{_describe(exc)}") from exc
+        return False
+
+    def _after(self, ctx: dict[str, Any], kwargs: Mapping[str, Any], result: Any,
+               error: str | None, inputs: Any = None) -> dict[str, Any]:
+        try:
+            outcome = self._finish(ctx, kwargs, result, error)
+            if error is None:
+                outcome[INPUTS] = inputs
+            if self._get_action().secret_result:
+                outcome[redaction.SECRET_RESULT] = True
+            self._wait(self.spec.wait_after, self._evaluator(outcome["ctx"], kwargs))
+            return outcome
+        except Exception as exc:
+            if error is None:
+                self._revert_outcome({"state": SUCCESS, "result": result, INPUTS: inputs},
+                                     kwargs)
+            if isinstance(exc, TaskFailed):
+                raise
+            raise TaskFailed(f"task {self.spec.name!r}: {exc}") from exc
+
+    def _revert_outcome(self, outcome: Mapping[str, Any], kwargs: Mapping[str, Any],
+                        flow_failures: Mapping[str, Any] | None = None) -> None:
+        if outcome.get("state") != SUCCESS:
+            return
+        given = outcome.get(INPUTS)
+        if given is None:  # an outcome recorded before inputs were kept: evaluate again
+            ctx = self._merge(self._selected(kwargs))
+            items = self._items(self._evaluator(ctx, kwargs))
+            given = (self._inputs(ctx, kwargs, None, check=False) if items is None else
+                     [self._inputs(ctx, kwargs, item, check=False) for item in items])
+        if isinstance(given, Mapping):
+            self._undo(dict(given), outcome.get("result"), flow_failures)
+            return
+        results = outcome.get("result") or []
+        for index in reversed(range(len(given))):
+            self._undo(dict(given[index]), results[index] if index < len(results) else None,
+                       flow_failures)
+
+    def revert(self, result: Any = None, flow_failures: Any = None, **kwargs: Any) -> None:
+        """Undo the action(s) of a completed task, newest item first.
+
+        A failed task has already undone its own action before failing, so a
+        failure result needs nothing here.
+        """
+        if isinstance(result, failure.Failure) or not isinstance(result, Mapping):
+            return
+        self._revert_outcome(result, kwargs, flow_failures)
+
+
+class PauseGate(_WorkbookAtom):
+    """``pause-before``: pauses the execution before its task runs.
+
+    The gate's own outcome is persisted, so the task runs when the execution is
+    resumed (``execution resume``) instead of pausing again.
+    """
+
+    def __init__(self, task_atom: str, spec: TaskSpec, links: Links, runtime: Runtime) -> None:
+        super().__init__(task_atom + "#pause", spec, dataclasses.replace(links, retry=False),
+                         runtime, provides=pause_symbol(task_atom))
+
+    def _run(self, **kwargs: Any) -> dict[str, Any]:
+        chosen = self._selected(kwargs)
+        if self._active(chosen) and self._evaluator(self._merge(chosen), kwargs).evaluate(
+                self.spec.pause_before):
+            self.runtime.scope.pause()
+            return {"state": SUCCESS, "paused": True}
+        return {"state": SUCCESS, "paused": False}
+
+
+def pause_symbol(atom_name: str) -> str:
+    return f"pause:{atom_name}"
+
+
+class DelayedTimes(retry.Times):  # type: ignore[misc]
+    """``retry: {count, delay}``: retries a task, waiting ``delay`` s between attempts."""
+
+    def __init__(self, attempts: int, delay: float, name: str, provides: str) -> None:
+        super().__init__(attempts=attempts, name=name, provides=provides, revert_all=True)
+        self.delay = delay
+
+    def on_failure(self, history: Any, *args: Any, **kwargs: Any) -> Any:
+        if history.caused_by(BreakRetry) or history.caused_by(FailCommand) \
+                or history.caused_by(RetriesExhausted) \
+                or history.caused_by(exceptions.PlanCodeNotAllowed):
+            return retry.REVERT_ALL
+        return super().on_failure(history, *args, **kwargs)
+
+    def execute(self, history: Any, *args: Any, **kwargs: Any) -> int:
+        if len(history) and self.delay:
+            time.sleep(self.delay)
+        return int(super().execute(history, *args, **kwargs))
+
+
+def _accepted(func: Callable[..., Any]) -> set[str] | None:
+    params = inspect.signature(func).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return {p.name for p in params}
+
+
+def _describe(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__

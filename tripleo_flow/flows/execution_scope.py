@@ -1,0 +1,139 @@
+"""What every task of one execution shares while it runs.
+
+Mistral keeps some state per workflow execution rather than per branch: the
+variables published with the ``global`` (or ``atomic``) scope, read with
+``global('name')``; the execution's environment, read with ``env()``; the task
+executions, listed with ``tasks()``; and ``pause``, which stops the whole
+execution.  :class:`Scope` holds them for one run of the engine; the runner
+attaches it to the engine (:meth:`Scope.attach`), which also rebuilds the
+global variables of a resumed execution from the persisted task outcomes and
+notes the tasks a crash interrupted (for ``safe-rerun``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from taskflow import states
+from taskflow.types import failure
+
+#: Outcome key of the values a task published to the global scope.
+GLOBAL = "global"
+#: Outcome key set when ``keep-result`` dropped the action's result.
+RESULT_DROPPED = "result_dropped"
+
+
+def internal(name: str) -> bool:
+    """Atoms of a compiled flow that are not workbook tasks."""
+    return name in ("__end__", "_TaskFlow_INJECTOR") or "#" in name \
+        or name.endswith("__enter__")
+
+
+class Scope:
+    """Execution-wide state of one engine run (see the module docstring)."""
+
+    def __init__(self, env: Mapping[str, Any] | None = None, execution_id: str = "") -> None:
+        self.env: dict[str, Any] = dict(env or {})
+        self.execution_id = execution_id
+        self.interrupted: frozenset[str] = frozenset()
+        self._globals: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self._storage: Any = None
+        self._atoms: tuple[str, ...] = ()
+        self._pause: Callable[[], None] | None = None
+        self._flush: Callable[[], None] | None = None
+
+    # -- global scope ---------------------------------------------------------
+
+    def publish(self, values: Mapping[str, Any]) -> None:
+        """Publish ``values`` to the global scope, all at once."""
+        with self._lock:
+            self._globals.update(values)
+
+    def get_global(self, name: str) -> Any:
+        with self._lock:
+            return self._globals.get(name)
+
+    # -- the engine -----------------------------------------------------------
+
+    def attach(self, engine: Any, flow_detail: Any, atom_names: Iterable[str],
+               flush: Callable[[], None] | None = None) -> None:
+        """Read the engine's storage from now on; rebuild what a resumed execution
+        published globally (in the order its tasks finished) and note the tasks that
+        were running when the execution was interrupted.
+
+        :param flush: writes the deferred RUNNING marks of the executions database
+            (:meth:`mark_running`)"""
+        self._storage = engine.storage
+        self._pause = engine.suspend
+        self._flush = flush
+        self._atoms = tuple(atom_names)
+        done = []
+        running = set()
+        for detail in flow_detail:
+            if detail.state == states.RUNNING and not internal(detail.name):
+                running.add(detail.name)
+            results = detail.results
+            if detail.state == states.SUCCESS and isinstance(results, Mapping) \
+                    and results.get(GLOBAL):
+                done.append((results.get("finished_at") or 0.0, results[GLOBAL]))
+        for _when, values in sorted(done, key=lambda pair: pair[0]):
+            self.publish(values)
+        self.interrupted = frozenset(running)
+
+    def mark_running(self) -> None:
+        """Make the RUNNING marks durable now (the database defers them): a task with
+        ``safe-rerun: false`` must be known as interrupted after a crash."""
+        if self._flush is not None:
+            self._flush()
+
+    def pause(self) -> None:
+        """Stop the execution once the running tasks end (PAUSED until resumed)."""
+        if self._pause is None:
+            raise RuntimeError("pause is only possible while an engine runs")
+        self._pause()
+
+    def tasks(self, prefix: str = "", recursive: bool = False,
+              state: str | None = None) -> list[dict[str, Any]]:
+        """The task executions of this execution, as Mistral's ``tasks()`` gives them:
+        tasks that started (skipped ones never existed), under ``prefix`` (a
+        sub-workflow's atoms; ``recursive`` also lists those of its sub-workflows)."""
+        if self._storage is None:
+            return []
+        found = []
+        for atom in self._atoms:
+            if internal(atom) or not atom.startswith(prefix):
+                continue
+            name = atom[len(prefix):]
+            if "/" in name and not recursive:
+                continue
+            record = self._record(atom, name)
+            if record is not None and (state is None or record["state"] == state):
+                found.append(record)
+        found.sort(key=lambda r: (r["started_at"] is None, r["started_at"] or 0.0))
+        return found
+
+    def _record(self, atom: str, name: str) -> dict[str, Any] | None:
+        storage = self._storage
+        atom_state = storage.get_atom_state(atom)
+        record: dict[str, Any] = {
+            "id": storage.get_atom_uuid(atom), "name": name, "state": atom_state,
+            "state_info": None, "result": None, "published": {},
+            "workflow_execution_id": self.execution_id, "started_at": None}
+        if atom_state in (None, states.PENDING, states.IGNORE):
+            return None
+        if atom_state == states.SUCCESS:
+            outcome = storage.get(atom)
+            if not isinstance(outcome, Mapping) or outcome.get("state") == "SKIPPED":
+                return None
+            record.update(state=outcome.get("state"), result=outcome.get("result"),
+                          published=dict(outcome.get("published") or {}),
+                          state_info=outcome.get("error"),
+                          started_at=outcome.get("started_at"))
+        elif atom_state == states.FAILURE:
+            fail = storage.get(atom)
+            record.update(state="ERROR", state_info=str(fail.exception_str) if isinstance(
+                fail, failure.Failure) else str(fail))
+        return record
