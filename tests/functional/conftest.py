@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,16 +24,49 @@ def heat_venv() -> Path:
 
 
 @pytest.fixture(scope="session")
-def podman_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """One podman service (tripleo-flow's own, runc + ulimits) for the whole session."""
+def podman_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One podman service (runc + ulimits, as tripleo-flow's own) for the whole session.
+
+    Tests hand its URL to tripleo-flow as ``[heat] podman_url``: a service someone
+    else runs, which tripleo-flow never restarts.  So it must not stop by itself
+    after ``IDLE_SECONDS`` without requests as tripleo-flow's own service does
+    (the pod tests come long after the container tests): it runs with ``--time=0``
+    until the session ends.
+    """
+    from tripleo_flow import exceptions
     from tripleo_flow.heat import podman_api
 
-    if not shutil.which("podman") or not shutil.which("runc"):
+    binary = shutil.which("podman")
+    if not binary or not shutil.which("runc"):
         pytest.fail("podman/runc are missing: apt-get install podman runc")
     state = tmp_path_factory.mktemp("podman")
-    with podman_api.connect(None, state):
-        pass
-    return f"unix://{state / 'podman.sock'}"
+    conf = state / "containers.conf"
+    conf.write_text(podman_api.CONTAINERS_CONF)
+    url = f"unix://{state / 'podman.sock'}"
+    with open(state / "podman-service.log", "ab") as log:
+        service = subprocess.Popen([binary, "system", "service", "--time=0", url],
+                                   env={**os.environ, "CONTAINERS_CONF": str(conf)},
+                                   stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                   start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with podman_api.connect(url, state):
+                    break
+            except exceptions.BackendUnavailable:
+                if time.monotonic() > deadline or service.poll() is not None:
+                    pytest.fail(f"podman system service did not answer on {url}; see "
+                                f"{state / 'podman-service.log'}")
+                time.sleep(0.2)
+        yield url
+    finally:
+        service.terminate()
+        try:
+            service.wait(30)
+        except subprocess.TimeoutExpired:
+            service.kill()
+            service.wait()
 
 
 @pytest.fixture(scope="session")
