@@ -77,8 +77,9 @@ def _state(fd: Any) -> str:
     if state in (states.RUNNING, states.PENDING) and meta.get("pid"):
         if meta.get("host") == socket.gethostname() and not _alive(int(meta["pid"])):
             return "INTERRUPTED" if state == states.RUNNING else state
-    if state == states.SUSPENDED:  # Mistral's name: a 'pause' stopped it
-        return PAUSED
+    if state == states.SUSPENDED and meta.get("paused_at"):
+        return PAUSED  # Mistral's name: a 'pause' stopped it (SUSPENDED: a conductor's
+        # SIGTERM or lost claim, its job back on the board)
     return str(state)
 
 

@@ -188,7 +188,8 @@ class Runner:
                                 expression_limits=self._expression_limits(),
                                 scope=execution_scope.Scope(meta.get("env"), fd.uuid))
         compiled = compiler.compile_workflow(workflow, catalog, runtime, meta.get("target"))
-        self.store.update_meta(fd, pid=os.getpid(), host=socket.gethostname())
+        # A resumed execution is no longer paused (a later suspension may be another's).
+        self.store.update_meta(fd, pid=os.getpid(), host=socket.gethostname(), paused_at=None)
         start = {"state": atoms.SUCCESS, "ctx": ctx, "next": ["*"]}
         engine = tf_engine.load(
             compiled.flow, store={atoms.input_symbol(""): start}, flow_detail=fd,
