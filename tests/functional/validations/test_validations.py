@@ -319,10 +319,13 @@ def test_a_killed_cli_takes_its_ansible_with_it(tmp_path: Path, validations_venv
     finally:
         running.kill()
         running.wait()
+    def left() -> list[str]:  # the task's sleep, and anything of the run (its supervisor)
+        return _processes_with("sleep 2718") + _processes_with(str(tmp_path / "xdg"))
+
     deadline = time.monotonic() + 15
-    while _processes_with("sleep 2718") and time.monotonic() < deadline:
+    while left() and time.monotonic() < deadline:
         time.sleep(0.2)
-    left = _processes_with("sleep 2718") + _processes_with(str(tmp_path / "xdg"))
+    remaining = left()
     for run_dir in (tmp_path / "xdg/tripleo-flow/validations/runs").glob("*"):
         runner.stop(run_dir)  # whatever a failure of this test would leave
-    assert left == []
+    assert remaining == []
