@@ -12,6 +12,7 @@ cleaning) and drop the record's entries.
 from __future__ import annotations
 
 import uuid as uuidlib
+from collections.abc import Callable
 from typing import Any
 
 from tripleo_flow import exceptions
@@ -103,17 +104,12 @@ class RecordNodes(Action):
     default_provides = "record"
 
     def execute(self, plan: str, nodes: list[dict[str, Any]]) -> dict[str, Any]:
-        store = self.context.store
-        PlanRepository(store).require(plan)
-        with self.context.locks.hold(plan):
-            before = read_record(self.context, plan)
-            after = dict(before)
+        def add(record: dict[str, Any]) -> dict[str, Any]:
             for item in nodes:
-                after = provision.recorded(after, item["hostname"], item["node"],
-                                           item["node_name"], item["role"])
-            if after != before:
-                store.put_object(plan, provision.RECORD, planenv.dump_yaml(after))
-        return {"previous": before, "changed": after != before,
+                record = provision.recorded(record, item["hostname"], item["node"],
+                                            item["node_name"], item["role"])
+            return record
+        return {**_edit_record(self, plan, add),
                 "hosts": sorted(i["hostname"] for i in nodes)}
 
     def revert(self, plan: str, result: Any = None, **kwargs: Any) -> None:
@@ -122,15 +118,31 @@ class RecordNodes(Action):
             _restore(self, plan, result["previous"])
 
 
+def _write_record(action: Action, plan: str, record: dict[str, Any]) -> None:
+    """Store ``record`` as the plan's record (none when empty); the caller holds the lock."""
+    if record:
+        action.context.store.put_object(plan, provision.RECORD, planenv.dump_yaml(record))
+    else:
+        action.context.store.delete_objects(plan, [provision.RECORD])
+
+
+def _edit_record(action: Action, plan: str,
+                 edit: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+    """Apply ``edit`` to the plan's record under its lock; the undo record."""
+    PlanRepository(action.context.store).require(plan)
+    with action.context.locks.hold(plan):
+        before = read_record(action.context, plan)
+        after = edit(dict(before))
+        if after != before:
+            _write_record(action, plan, after)
+    return {"previous": before, "changed": after != before}
+
+
 def _restore(action: Action, plan: str, record: dict[str, Any]) -> None:
-    store = action.context.store
-    if not PlanRepository(store).exists(plan):
+    if not PlanRepository(action.context.store).exists(plan):
         return
     with action.context.locks.hold(plan):
-        if record:
-            store.put_object(plan, provision.RECORD, planenv.dump_yaml(record))
-        else:
-            store.delete_objects(plan, [provision.RECORD])
+        _write_record(action, plan, record)
 
 
 class SelectProvisioned(Action):
@@ -190,18 +202,10 @@ class ForgetNodes(Action):
     default_provides = "record"
 
     def execute(self, plan: str, nodes: list[dict[str, Any]]) -> dict[str, Any]:
-        store = self.context.store
-        PlanRepository(store).require(plan)
-        with self.context.locks.hold(plan):
-            before = read_record(self.context, plan)
-            gone = {i["hostname"] for i in nodes}
-            after = {h: v for h, v in before.items() if h not in gone}
-            if after != before:
-                if after:
-                    store.put_object(plan, provision.RECORD, planenv.dump_yaml(after))
-                else:
-                    store.delete_objects(plan, [provision.RECORD])
-        return {"previous": before, "changed": after != before, "hosts": sorted(gone)}
+        gone = {i["hostname"] for i in nodes}
+        return {**_edit_record(
+            self, plan, lambda record: {h: v for h, v in record.items() if h not in gone}),
+            "hosts": sorted(gone)}
 
     def revert(self, plan: str, result: Any = None, **kwargs: Any) -> None:
         """Put back the record as it was (safe to run twice)."""

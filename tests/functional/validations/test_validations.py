@@ -250,18 +250,25 @@ def test_a_rerun_kills_what_a_crashed_attempt_left(vclient: Client) -> None:
         leftover.wait()
 
 
+def _cli_env(tmp_path: Path, validations_venv: Path) -> tuple[str, dict[str, str]]:
+    """The ``tripleo-flow`` executable and an environment of its own under ``tmp_path``
+    that also finds the test-only validations (slow-sleep)."""
+    exe = shutil.which("tripleo-flow", path=str(Path(os.sys.executable).parent))
+    assert exe
+    conf = tmp_path / "tripleo-flow.conf"
+    conf.write_text(f"[validations]\nvalidations_dirs = {TEST_VALIDATIONS}\n")
+    return exe, dict(os.environ, XDG_DATA_HOME=str(tmp_path / "xdg"),
+                     HOME=str(tmp_path / "home"),
+                     TRIPLEO_FLOW_VALIDATIONS_VENV=str(validations_venv),
+                     TRIPLEO_FLOW_CONFIG_FILE=str(conf))
+
+
 @pytest.mark.parametrize("how", ["stop", "sigint", "sigterm"])
 def test_cli_run_stopped_by_command_or_signal(tmp_path: Path, validations_venv: Path,
                                               how: str) -> None:
     """``validation stop`` from another process, or Ctrl-C / SIGTERM to ``validation run``
     (whose Ansible runs in a session of its own), ends the run with nothing left."""
-    exe = shutil.which("tripleo-flow", path=str(Path(os.sys.executable).parent))
-    assert exe
-    conf = tmp_path / "tripleo-flow.conf"
-    conf.write_text(f"[validations]\nvalidations_dirs = {TEST_VALIDATIONS}\n")
-    env = dict(os.environ, XDG_DATA_HOME=str(tmp_path / "xdg"), HOME=str(tmp_path / "home"),
-               TRIPLEO_FLOW_VALIDATIONS_VENV=str(validations_venv),
-               TRIPLEO_FLOW_CONFIG_FILE=str(conf))
+    exe, env = _cli_env(tmp_path, validations_venv)
     running = subprocess.Popen([exe, "validation", "run", "--validation", "slow-sleep",
                                 "--extra-vars", "sleep_seconds=3143", "-f", "json"],
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -301,13 +308,7 @@ def test_cli_run_stopped_by_command_or_signal(tmp_path: Path, validations_venv: 
 def test_a_killed_cli_takes_its_ansible_with_it(tmp_path: Path, validations_venv: Path) -> None:
     """``kill -9`` of ``validation run``: its Ansible (a session of its own, which no
     signal of the terminal reaches) is tethered to it and ends too."""
-    exe = shutil.which("tripleo-flow", path=str(Path(os.sys.executable).parent))
-    assert exe
-    conf = tmp_path / "tripleo-flow.conf"
-    conf.write_text(f"[validations]\nvalidations_dirs = {TEST_VALIDATIONS}\n")
-    env = dict(os.environ, XDG_DATA_HOME=str(tmp_path / "xdg"), HOME=str(tmp_path / "home"),
-               TRIPLEO_FLOW_VALIDATIONS_VENV=str(validations_venv),
-               TRIPLEO_FLOW_CONFIG_FILE=str(conf))
+    exe, env = _cli_env(tmp_path, validations_venv)
     running = subprocess.Popen([exe, "validation", "run", "--validation", "slow-sleep",
                                 "--extra-vars", "sleep_seconds=2718"], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
