@@ -29,9 +29,13 @@ class _Answers(heat_client.HeatClient):
         return answer
 
 
+waits: list[float] = []
+
+
 @pytest.fixture(autouse=True)
 def no_wait(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(heat_client, "LISTING_DELAY", 0.0)
+    waits.clear()
+    monkeypatch.setattr(heat_client.time, "sleep", waits.append)
 
 
 def test_a_transient_404_is_asked_again() -> None:
@@ -43,10 +47,15 @@ def test_a_transient_404_is_asked_again() -> None:
 
 
 def test_it_gives_up_after_its_attempts() -> None:
-    client = _Answers([exceptions.HeatError(TRANSIENT)] * 5)
+    client = _Answers([exceptions.HeatError(TRANSIENT)] * heat_client.LISTING_ATTEMPTS)
     with pytest.raises(exceptions.HeatError, match="ResourcePropertiesData"):
         client.resources("oc", "1")
     assert client.calls == heat_client.LISTING_ATTEMPTS
+    # Longer waits each time, capped; tens of seconds in all (a busy Heat's purge
+    # after an update outlasted five tries a second apart in CI).
+    assert waits == sorted(waits) and waits[0] == heat_client.LISTING_DELAY
+    assert max(waits) == heat_client.LISTING_MAX_DELAY
+    assert 30 <= sum(waits) <= 60
 
 
 def test_any_other_error_is_raised_at_once() -> None:

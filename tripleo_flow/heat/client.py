@@ -8,6 +8,7 @@ deployments.  HTTP and socket errors become :class:`HeatError` here.
 from __future__ import annotations
 
 import json
+import logging
 import time
 import urllib.error
 import urllib.parse
@@ -17,13 +18,20 @@ from typing import Any
 
 from tripleo_flow import exceptions
 
+LOG = logging.getLogger(__name__)
+
 Progress = Callable[[dict[str, Any]], None]
 
 
 #: What Heat says when a resource listing meets rows being written or purged.
 TRANSIENT_LISTING = "ResourcePropertiesData with id"
-LISTING_ATTEMPTS = 5
-LISTING_DELAY = 1.0
+#: A listing meeting it is asked again this many times in all, waiting
+#: ``LISTING_DELAY`` seconds, doubled after each try up to ``LISTING_MAX_DELAY``
+#: (about 40 s in all: on a busy machine Heat's purge of replaced rows after an
+#: update, stack by nested stack, has outlasted five tries a second apart).
+LISTING_ATTEMPTS = 10
+LISTING_DELAY = 0.5
+LISTING_MAX_DELAY = 8.0
 
 
 class HeatClient:
@@ -103,7 +111,7 @@ class HeatClient:
         Heat answers 404 "ResourcePropertiesData ... not found" to a listing that meets
         rows it is still writing or purging (nested resources while a stack is built,
         replaced ones just after an update completes): such a listing is asked again,
-        ``attempts`` times in all, a second apart.
+        ``attempts`` times in all, waiting longer each time.
         """
         query: dict[str, Any] = {"nested_depth": nested_depth}
         if with_detail:
@@ -112,6 +120,7 @@ class HeatClient:
             query["name"] = resource_name
         path = (f"/stacks/{urllib.parse.quote(name)}/{stack_id}/resources"
                 f"?{urllib.parse.urlencode(query)}")
+        delay = LISTING_DELAY
         for attempt in range(1, attempts + 1):
             try:
                 found = self._call("GET", path)
@@ -119,7 +128,10 @@ class HeatClient:
             except exceptions.HeatError as exc:
                 if attempt == attempts or TRANSIENT_LISTING not in str(exc):
                     raise
-                time.sleep(LISTING_DELAY)
+                LOG.debug("Heat's listing of %s met rows being purged (try %d of %d): %s",
+                          name, attempt, attempts, exc)
+                time.sleep(delay)
+                delay = min(delay * 2, LISTING_MAX_DELAY)
         return list(found["resources"])
 
     def events(self, name: str, stack_id: str, nested_depth: int = 5) -> list[dict[str, Any]]:
