@@ -124,6 +124,8 @@ class _WorkbookAtom(task.Task):  # type: ignore[misc]
         return chosen
 
     def _active(self, chosen: list[Mapping[str, Any]]) -> bool:
+        if self.runtime.scope.ended(self.links.prefix):
+            return False  # a ``succeed`` ended this workflow: nothing more starts
         inbound = len(self.links.preds) + (1 if self.links.start else 0)
         if self.links.reverse or self.spec.join == "all":
             return len(chosen) == inbound and inbound > 0
@@ -212,7 +214,7 @@ class _WorkbookAtom(task.Task):  # type: ignore[misc]
     def _finish(self, ctx: dict[str, Any], kwargs: Mapping[str, Any], result: Any,
                 error: str | None) -> dict[str, Any]:
         """Publish (branch and global scopes) and choose transitions; run the engine
-        commands: raise FailCommand on ``fail``, end the branch on ``succeed``, pause
+        commands: raise FailCommand on ``fail``, end the workflow on ``succeed``, pause
         the execution on ``pause`` (the other transitions go on when it resumes)."""
         state = ERROR if error is not None else SUCCESS
         current = {"name": self.spec.name, "state": state,
@@ -249,6 +251,9 @@ class _WorkbookAtom(task.Task):  # type: ignore[misc]
                    "next": chosen}
         if global_values:
             outcome[execution_scope.GLOBAL] = global_values
+        if "succeed" in names:
+            outcome[execution_scope.ENDED] = self.links.prefix
+            self.runtime.scope.end(self.links.prefix)
         for item in targets:
             if item.target in ("succeed", "pause") and item.params.get("msg") is not None:
                 outcome["state_info"] = str(evaluator.evaluate(item.params["msg"]))

@@ -3,11 +3,14 @@
 Mistral keeps some state per workflow execution rather than per branch: the
 variables published with the ``global`` (or ``atomic``) scope, read with
 ``global('name')``; the execution's environment, read with ``env()``; the task
-executions, listed with ``tasks()``; and ``pause``, which stops the whole
-execution.  :class:`Scope` holds them for one run of the engine; the runner
-attaches it to the engine (:meth:`Scope.attach`), which also rebuilds the
-global variables of a resumed execution from the persisted task outcomes and
-notes the tasks a crash interrupted (for ``safe-rerun``).
+executions, listed with ``tasks()``; ``pause``, which stops the whole
+execution; and ``succeed``, which ends its workflow (the whole execution at the top
+level, the sub-workflow inside one): tasks of an ended workflow that have not
+started are skipped, in every branch.  :class:`Scope` holds them for one run of
+the engine; the runner attaches it to the engine (:meth:`Scope.attach`), which
+also rebuilds the global variables and ended workflows of a resumed execution
+from the persisted task outcomes and notes the tasks a crash interrupted (for
+``safe-rerun``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ from taskflow.types import failure
 GLOBAL = "global"
 #: Outcome key set when ``keep-result`` dropped the action's result.
 RESULT_DROPPED = "result_dropped"
+#: Outcome key of a task that took a ``succeed`` transition: the atom-name prefix of
+#: the workflow it ended ("" for the top-level one).
+ENDED = "ended_workflow"
 
 
 def internal(name: str) -> bool:
@@ -39,6 +45,7 @@ class Scope:
         self.execution_id = execution_id
         self.interrupted: frozenset[str] = frozenset()
         self._globals: dict[str, Any] = {}
+        self._ended: set[str] = set()
         self._lock = threading.Lock()
         self._storage: Any = None
         self._atoms: tuple[str, ...] = ()
@@ -56,13 +63,25 @@ class Scope:
         with self._lock:
             return self._globals.get(name)
 
+    # -- ended workflows ------------------------------------------------------
+
+    def end(self, prefix: str) -> None:
+        """``succeed``: the workflow whose atoms start with ``prefix`` is over."""
+        with self._lock:
+            self._ended.add(prefix)
+
+    def ended(self, prefix: str) -> bool:
+        """Whether the workflow of ``prefix``, or one it runs inside, has ended."""
+        with self._lock:
+            return any(prefix.startswith(done) for done in self._ended)
+
     # -- the engine -----------------------------------------------------------
 
     def attach(self, engine: Any, flow_detail: Any, atom_names: Iterable[str],
                flush: Callable[[], None] | None = None) -> None:
         """Read the engine's storage from now on; rebuild what a resumed execution
-        published globally (in the order its tasks finished) and note the tasks that
-        were running when the execution was interrupted.
+        published globally (in the order its tasks finished) and the workflows it
+        ended, and note the tasks that were running when it was interrupted.
 
         :param flush: writes the deferred RUNNING marks of the executions database
             (:meth:`mark_running`)"""
@@ -76,9 +95,12 @@ class Scope:
             if detail.state == states.RUNNING and not internal(detail.name):
                 running.add(detail.name)
             results = detail.results
-            if detail.state == states.SUCCESS and isinstance(results, Mapping) \
-                    and results.get(GLOBAL):
+            if detail.state != states.SUCCESS or not isinstance(results, Mapping):
+                continue
+            if results.get(GLOBAL):
                 done.append((results.get("finished_at") or 0.0, results[GLOBAL]))
+            if isinstance(results.get(ENDED), str):
+                self.end(results[ENDED])
         for _when, values in sorted(done, key=lambda pair: pair[0]):
             self.publish(values)
         self.interrupted = frozenset(running)

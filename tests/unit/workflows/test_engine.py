@@ -163,6 +163,23 @@ def test_fail_and_succeed_commands(host: Any, log: Path, mode: str,
     assert lines(log) == expected
 
 
+def test_succeed_ends_the_whole_workflow_in_every_branch(host: Any, log: Path) -> None:
+    # Mistral's succeed ends the workflow: the slow branch's next task never starts.
+    execution = host.run_workflow("ends_everywhere", {"log": str(log)})
+    assert execution.state == "SUCCESS"
+    assert execution.output == {"said": "quick"}
+    assert lines(log) == ["do quick"]
+    states = {t.name: t.state for t in host.execution_tasks(execution.id)}
+    assert states["quick"] == states["slow"] == "SUCCESS"
+    assert states["after_slow"] == "SKIPPED"
+
+
+def test_succeed_in_a_subworkflow_ends_only_that_one(host: Any, log: Path) -> None:
+    execution = host.run_workflow("ends_child_only", {"log": str(log)})
+    assert execution.state == "SUCCESS"
+    assert lines(log) == ["do first", "do after-call"]
+
+
 def test_timeout_fails_the_task(host: Any) -> None:
     with pytest.raises(exceptions.WorkflowFailed, match="timed out after 0.2 s"):
         host.run_workflow("slow", {})
