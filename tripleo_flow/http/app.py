@@ -142,9 +142,8 @@ ROUTES: list[Route] = [
             "type": "object", "required": ["networks"],
             "properties": {"networks": {"type": "array", "items": OBJECT}}})}),
     Route("/v1/plans/{name}/passwords", "passwords", {
-        "get": Operation("Password names (a name: value object with values=true)",
-                         response={"oneOf": [{"type": "array", "items": STRING}, OBJECT]},
-                         params=(Param("values", BOOL),), tags=TAGS_PLAN)}),
+        "get": Operation("Password names (their values are never served)",
+                         response={"type": "array", "items": STRING}, tags=TAGS_PLAN)}),
     Route("/v1/plans/{name}/deployment", "deployment", {
         "get": Operation("The plan's last deployment status", tags=TAGS_PLAN)}),
     Route("/v1/plans/{name}/deployment/failures", "deployment_failures", {

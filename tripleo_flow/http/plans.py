@@ -13,6 +13,7 @@ from typing import Any
 import falcon
 
 from tripleo_flow import exceptions
+from tripleo_flow.core import secrets
 from tripleo_flow.http.bodies import save_body
 from tripleo_flow.plans import sources
 
@@ -223,17 +224,53 @@ class EnvironmentsRemove:
         resp.media = {"removed": removed, "environments": self.client.list_environments(name)}
 
 
+def _known_secrets(client: Any, name: str) -> list[str]:
+    """The plan's password values: masked wherever an answer would contain one."""
+    return [v for v in client.get_passwords(name).values() if isinstance(v, str)]
+
+
+def _masked(name: str, value: Any, hidden: bool, known: list[str]) -> Any:
+    """``value`` as the API may show it: :data:`secrets.MASK` for a hidden or
+    secret-named parameter, otherwise with any embedded secret masked."""
+    if value is None:
+        return None
+    if hidden or secrets.is_secret_name(name):
+        return secrets.MASK
+    return secrets.redact(value, known)[0]
+
+
+def masked_parameters(values: dict[str, Any], known: list[str]) -> dict[str, Any]:
+    """Parameter values without secrets (the names stay: a client sees what is set)."""
+    return {k: _masked(k, v, False, known) for k, v in values.items()}
+
+
+def masked_schema(schema: dict[str, Any], known: list[str]) -> dict[str, Any]:
+    """The parameter schema without secret values or defaults (``NoEcho`` parameters
+    and secret-named ones show :data:`secrets.MASK`)."""
+    entries = {}
+    for name, entry in (schema.get("parameters") or {}).items():
+        hidden = bool(entry.get("hidden"))
+        entries[name] = {**entry, **{key: _masked(name, entry.get(key), hidden, known)
+                                     for key in ("value", "default")}}
+    return {**schema, "parameters": entries}
+
+
 class Parameters:
     def __init__(self, client: Any) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        resp.media = self.client.get_parameters(name)
+        resp.media = masked_parameters(self.client.get_parameters(name),
+                                       _known_secrets(self.client, name))
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         media = json_object(req)
         values = field(media, "parameters", dict)
         validate = field(media, "validate", bool, False)
+        if secrets.is_masked(values):
+            raise exceptions.InvalidInput(
+                f"A parameter value holds {secrets.MASK}, the mask this API shows in place "
+                "of a secret: send the real value, or leave that parameter out.")
         resp.media = {"changed": self.client.set_parameters(name, values, validate)}
 
 
@@ -251,7 +288,8 @@ class ParameterSchema:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        resp.media = self.client.get_parameter_schema(name)
+        resp.media = masked_schema(self.client.get_parameter_schema(name),
+                                   _known_secrets(self.client, name))
 
 
 class Roles:
@@ -285,11 +323,11 @@ class Passwords:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        secrets = self.client.get_passwords(name)
         if req.get_param_as_bool("values", default=False):
-            resp.media = dict(secrets)
-        else:
-            resp.media = sorted(secrets)
+            raise exceptions.InvalidInput(
+                "Password values are never served over the HTTP API: it lists their "
+                "names. Read the values on the server itself (the plan's passwords).")
+        resp.media = sorted(self.client.get_passwords(name))
 
 
 class Deployment:

@@ -83,12 +83,27 @@ def test_plan_lifecycle(api: Api, tmp_path: Path) -> None:
 
     names = api("GET", "/v1/plans/overcloud/passwords").json()
     assert names and all(isinstance(n, str) for n in names)
-    values = api("GET", "/v1/plans/overcloud/passwords", params={"values": "true"}).json()
-    assert sorted(values) == names and all(values.values())
+    # Secrets never leave the server: no password values, secret parameters masked.
+    refused = api("GET", "/v1/plans/overcloud/passwords", params={"values": "true"})
+    assert refused.status_code == 400 and "never served" in refused.json()["error"]["message"]
+    password = api.client.get_passwords("overcloud")[names[0]]
+    assert password not in refused.text
 
     changed = api("PUT", "/v1/plans/overcloud/parameters",
-                  json={"parameters": {"ComputeCount": 3}})
-    assert changed.json() == {"changed": ["ComputeCount"]}
+                  json={"parameters": {"ComputeCount": 3, "MySecretPassword": "hunter22",
+                                       "ExtraConfig": {"url": f"mysql://root:{password}@db"}}})
+    assert changed.json() == {"changed": ["ComputeCount", "ExtraConfig", "MySecretPassword"]}
+    shown = api("GET", "/v1/plans/overcloud/parameters")
+    assert shown.json() == {"ComputeCount": 3, "MySecretPassword": "<secret>",
+                            "ExtraConfig": {"url": "<secret>"}}
+    assert "hunter22" not in shown.text and password not in shown.text
+    # A masked value sent back is refused, not stored as the password.
+    masked = api("PUT", "/v1/plans/overcloud/parameters",
+                 json={"parameters": {"MySecretPassword": "<secret>"}})
+    assert masked.status_code == 400, masked.text
+    assert api.client.get_parameters("overcloud")["MySecretPassword"] == "hunter22"
+    assert api("POST", "/v1/plans/overcloud/parameters/reset",
+               json={"names": ["MySecretPassword", "ExtraConfig"]}).status_code == 200
     assert api("GET", "/v1/plans/overcloud/parameters").json() == {"ComputeCount": 3}
     history = api("GET", "/v1/plans/overcloud/history").json()
     assert len(history) >= 2
