@@ -33,7 +33,7 @@ def test_hidden_and_secret_named_parameters_show_the_mask_only() -> None:
     assert (shown["ComputeCount"]["default"], shown["ComputeCount"]["value"]) == (1, 3)
     assert shown["Url"]["value"] == secrets.MASK
     assert KNOWN[0] not in repr(shown) and "given-default" not in repr(shown)
-    assert schema["parameters"]["AdminPassword"]["value"] == "set-value"  # a copy
+    assert "set-value" in repr(schema)  # the answer is a copy: the schema is unchanged
 
 
 def test_parameter_values_keep_their_names_and_lose_their_secrets() -> None:
