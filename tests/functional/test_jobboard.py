@@ -170,3 +170,35 @@ def test_a_job_longer_than_the_claim_expiry_runs_once(
     assert host.follow_execution(execution.id, timeout=60).state == "SUCCESS"
     time.sleep(10)  # a second run would have counted by now
     assert counter.read_text() == "1"
+
+
+@pytest.mark.parametrize("settings", ["redis"], indirect=True)
+def test_a_conductor_that_lost_its_claim_stops_and_the_other_takes_over(
+        host: Any, conductors: Conductors, tmp_path: Path) -> None:
+    """A conductor stalled (SIGSTOP) longer than the claim expiry loses its claim; the
+    other conductor takes the job over and finishes it.  Running again, the stalled
+    one stops at the end of the task it was in: it neither runs the counted step
+    nor changes the finished execution."""
+    counter = tmp_path / "counter"
+    stalled = conductors.start("stalled", concurrency=1)
+    execution = host.run_workflow("jobs_demo.slow", {"counter": str(counter), "pause": 3},
+                                  wait=False)
+    deadline = time.monotonic() + 30
+    while host.get_execution(execution.id).state != "RUNNING":
+        assert time.monotonic() < deadline, "the conductor did not start the job"
+        time.sleep(0.05)
+    os.kill(stalled.pid, signal.SIGSTOP)  # in the 3 s pause
+    try:
+        taker = conductors.start("taker", concurrency=1)
+        done = host.follow_execution(execution.id, timeout=60)
+        assert done.state == "SUCCESS"
+        assert _ran_by(host, execution.id) == taker.pid
+    finally:
+        os.kill(stalled.pid, signal.SIGCONT)
+    time.sleep(4)  # the stalled conductor's pause ends and its heartbeat runs
+    assert stalled.poll() is None
+    assert counter.read_text() == "1"  # the counted step ran once
+    after = host.get_execution(execution.id)
+    assert (after.state, after.output) == ("SUCCESS", done.output)
+    assert {t.name: t.state for t in host.execution_tasks(execution.id)} == {
+        "wait": "SUCCESS", "count": "SUCCESS"}
