@@ -24,6 +24,7 @@ import pytest
 from tests.engine_helpers import Host, configured
 from tests.fixtures_services import new_database
 from tests.functional.mariadb import PrivateMariaDB
+from tripleo_flow import exceptions
 
 ROOT = Path(__file__).resolve().parents[2]
 EFFECTS = ["do first", "do second", "do third"]
@@ -202,3 +203,40 @@ def test_a_conductor_that_lost_its_claim_stops_and_the_other_takes_over(
     assert (after.state, after.output) == ("SUCCESS", done.output)
     assert {t.name: t.state for t in host.execution_tasks(execution.id)} == {
         "wait": "SUCCESS", "count": "SUCCESS"}
+
+
+@pytest.mark.parametrize("settings", ["redis"], indirect=True)
+def test_a_paused_execution_resumes_through_the_jobboard(
+        host: Any, conductors: Conductors, tmp_path: Path) -> None:
+    """A workflow that pauses on a conductor is PAUSED (its job done); ``resume`` posts a
+    new job and a conductor continues it, each side effect once.  A SUSPENDED execution
+    whose job is back on the board is not posted twice."""
+    log = tmp_path / "log"
+    conductors.start("c1", concurrency=1)
+    execution = host.run_workflow("jobs_demo.paused", {"log": str(log)}, wait=False)
+    deadline = time.monotonic() + 60
+    while host.get_execution(execution.id).state != "PAUSED":
+        assert time.monotonic() < deadline, host.get_execution(execution.id).state
+        time.sleep(0.1)
+    time.sleep(1)  # nothing goes on while it is paused
+    assert log.read_text().splitlines() == ["do first"]
+    assert host.get_execution(execution.id).state == "PAUSED"
+    resumed = host.resume_execution(execution.id, wait=False)
+    assert resumed.state == "PAUSED"  # posted, not run here
+    done = host.follow_execution(execution.id, timeout=60)
+    assert done.state == "SUCCESS"
+    assert log.read_text().splitlines() == EFFECTS
+    with pytest.raises(exceptions.Conflict, match="already ended"):
+        host.resume_execution(execution.id, wait=False)
+
+    conductors.stop_all()
+    log2 = tmp_path / "log2"
+    leaving, suspended = _one_running(host, conductors, "leaving", log2, pause=2)
+    leaving.terminate()
+    assert leaving.wait(30) == 0
+    assert host.get_execution(suspended.id).state == "SUSPENDED"
+    with pytest.raises(exceptions.Conflict, match="already waits on the jobboard"):
+        host.resume_execution(suspended.id, wait=False)
+    conductors.start("next")
+    assert host.follow_execution(suspended.id, timeout=60).state == "SUCCESS"
+    assert log2.read_text().splitlines() == EFFECTS

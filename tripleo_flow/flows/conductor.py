@@ -21,7 +21,9 @@ three changes:
 
 :meth:`stop` (SIGTERM in ``tripleo-flow conductor``) stops claiming and
 suspends the running engines once their running tasks end; their jobs are
-abandoned, for another conductor (or this one, restarted) to continue.
+abandoned, for another conductor (or this one, restarted) to continue.  A
+workflow that pauses (``pause-before``) is recorded PAUSED and its job consumed:
+``execution resume`` posts a new one.
 """
 
 from __future__ import annotations
@@ -206,6 +208,11 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
         if claim.lost:
             return False
         state = claim.engine.storage.get_flow_state() if claim.engine is not None else None
+        if state == states.SUSPENDED and not self._wait_timeout.is_stopped():
+            # Neither a stop nor a lost claim: the workflow paused (pause-before).  It
+            # stays PAUSED, its job done, until ``execution resume`` posts another.
+            self._runner.succeeded(claim.fd, claim.engine)
+            return True
         if state == states.SUCCESS:
             self._runner.succeeded(claim.fd, claim.engine)
         elif state in (states.FAILURE, states.REVERTED):

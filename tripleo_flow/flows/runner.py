@@ -129,8 +129,22 @@ class Runner:
         except Exception:  # a background run must not die silently
             LOG.exception("execution %s crashed", fd.uuid)
 
-    def resume(self, execution_id: str, listeners: Iterable[Listener] = ()) -> Execution:
-        """Continue an interrupted execution from its last completed task."""
+    def resume(self, execution_id: str, listeners: Iterable[Listener] = (),
+               wait: bool = True) -> Execution:
+        """Continue an interrupted execution from its last completed task; with
+        ``wait`` False return while it runs in a thread."""
+        fd = self.resumable(execution_id)
+        if wait:
+            return self.execute(fd, listeners)
+        thread = threading.Thread(target=self._quiet, args=(fd, tuple(listeners)),
+                                  name=f"execution-{fd.uuid}", daemon=True)
+        self._background.append(thread)
+        thread.start()
+        return self.store.get(fd.uuid)
+
+    def resumable(self, execution_id: str) -> Any:
+        """The flow detail of an execution that can be continued (paused, suspended,
+        interrupted by a crash); Conflict when it ended or still runs."""
         record = self.store.get(execution_id)
         if record.state in (states.SUCCESS, states.REVERTED, states.FAILURE):
             raise exceptions.Conflict(
@@ -140,7 +154,7 @@ class Runner:
             raise exceptions.Conflict(
                 f"Execution {execution_id!r} is still running in another process; wait for it "
                 "or stop that process first.")
-        return self.execute(self.store.flow_detail(execution_id), listeners)
+        return self.store.flow_detail(execution_id)
 
     def _expression_limits(self) -> expressions.Limits:
         limit = getattr(self._action_context, "limit", None)
