@@ -113,8 +113,10 @@ class Runner:
             origin: str | None = None) -> Execution:
         """Run workflow ``name``; with ``wait`` False return while it runs in a thread."""
         fd = self.start(name, inputs, target, origin)
-        if wait:
-            return self.execute(fd, listeners)
+        return self.execute(fd, listeners) if wait else self._in_background(fd, listeners)
+
+    def _in_background(self, fd: Any, listeners: Iterable[Listener]) -> Execution:
+        """Run ``fd`` in a thread of this process; its record as it starts."""
         thread = threading.Thread(target=self._quiet, args=(fd, tuple(listeners)),
                                   name=f"execution-{fd.uuid}", daemon=True)
         self._background.append(thread)
@@ -134,13 +136,7 @@ class Runner:
         """Continue an interrupted execution from its last completed task; with
         ``wait`` False return while it runs in a thread."""
         fd = self.resumable(execution_id)
-        if wait:
-            return self.execute(fd, listeners)
-        thread = threading.Thread(target=self._quiet, args=(fd, tuple(listeners)),
-                                  name=f"execution-{fd.uuid}", daemon=True)
-        self._background.append(thread)
-        thread.start()
-        return self.store.get(fd.uuid)
+        return self.execute(fd, listeners) if wait else self._in_background(fd, listeners)
 
     def resumable(self, execution_id: str) -> Any:
         """The flow detail of an execution that can be continued (paused, suspended,
