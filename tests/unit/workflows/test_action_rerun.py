@@ -4,13 +4,13 @@ A job resumed from its logbook runs the interrupted task again from its start,
 with the same inputs.  Each action declares what a second run does
 (:class:`~tripleo_flow.actions.base.Rerun`); this module checks the
 declaration of every action registered with stevedore, and proves it for every
-action that needs no outside service by running the action twice on the real
-local plan store: the state after the second run is the state after the first
+action that needs no outside service by running the action twice on each plan
+store (the local one and a real Swift): the state after the second run is the state after the first
 (each side effect once), a reading action changes nothing, and a refusal is a
 clear error that changes nothing.  The actions that drive a service (Heat,
-Ironic, ansible-playbook) are listed in :data:`SERVICE_ACTIONS` with the tests
-that run them against that real service; a newly registered action that is in
-neither table fails :func:`test_every_action_is_covered`.
+Ironic, ansible-playbook) are listed in :data:`SERVICE_ACTIONS`: their
+declaration is checked, their second run is not proven here.  A newly registered
+action that is in no table fails :func:`test_every_action_is_covered`.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from tripleo_flow.flows import workbook_loader, workbook_model
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.lock import PlanLocks
 from tripleo_flow.plans.plan import OWN_CREATES
+from tripleo_flow.plans.store import PlanStore
 
 PLAN = "overcloud"
 REGISTRY = ActionRegistry.load()
@@ -134,8 +135,9 @@ CASES: dict[str, Case] = {
     "std.sleep": Case(lambda _tmp: {"seconds": 0}),
 }
 
-#: The actions that drive an outside service, and the tests that run them against
-#: the real service (their rerun is declared on the class and argued in its docstring).
+#: The actions that drive an outside service (Heat, Ironic, ansible-playbook, an HTTP
+#: server), with where they run against the real service.  Those tests run them once:
+#: what a second run does is declared on the class (Action.rerun), not proven here.
 SERVICE_ACTIONS: dict[str, str] = {
     "std.http": "tests/unit/workflows/test_std_actions.py (a GET/POST re-sent: the server's "
                 "own semantics)",
@@ -180,13 +182,24 @@ def test_every_action_is_covered() -> None:
     assert sorted(covered - registered) == []
 
 
-@pytest.fixture
-def context(tmp_path: Path) -> ActionContext:
+def _context(tmp_path: Path, store: PlanStore) -> ActionContext:
     conf = config.new_conf()
     conf([], project="tripleo-flow", default_config_files=[], default_config_dirs=[])
     conf.set_override("data_dir", str(tmp_path / "data"))
-    return ActionContext(store=LocalStore(tmp_path / "plans"),
-                         locks=PlanLocks(f"file://{tmp_path / 'locks'}", timeout=30), conf=conf)
+    return ActionContext(store=store, conf=conf,
+                         locks=PlanLocks(f"file://{tmp_path / 'locks'}", timeout=30))
+
+
+@pytest.fixture
+def context(tmp_path: Path) -> ActionContext:
+    """On the local plan store."""
+    return _context(tmp_path, LocalStore(tmp_path / "plans"))
+
+
+@pytest.fixture
+def any_context(tmp_path: Path, plan_store: PlanStore) -> ActionContext:
+    """On each plan store: the local one, and a real Swift."""
+    return _context(tmp_path, plan_store)
 
 
 def _run(context: ActionContext, name: str, inputs: dict[str, Any]) -> Any:
@@ -209,8 +222,9 @@ def _outcome(context: ActionContext, name: str, inputs: dict[str, Any]) -> Any:
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_a_second_run_changes_nothing_more(name: str, context: ActionContext,
+def test_a_second_run_changes_nothing_more(name: str, any_context: ActionContext,
                                            tmp_path: Path) -> None:
+    context = any_context
     case = CASES[name]
     action = REGISTRY.get(name)
     if not case.empty_store:
