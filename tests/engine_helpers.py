@@ -28,6 +28,7 @@ from tripleo_flow.actions import std
 from tripleo_flow.actions.base import Action, ActionContext
 from tripleo_flow.actions.registry import ActionRegistry
 from tripleo_flow.api.workflows import WorkflowsMixin
+from tripleo_flow.plans.lock import PlanLocks
 
 WORKBOOKS = Path(__file__).parent / "workbooks"
 
@@ -125,7 +126,8 @@ class Host(WorkflowsMixin):
         self.data_dir = Path(data_dir)
         self.conf = config.new_conf()
         self.conf([], default_config_files=[], default_config_dirs=[])
-        self.context = ActionContext(store=None, locks=None, conf=self.conf)  # type: ignore
+        locks = PlanLocks(f"file://{self.data_dir / 'locks'}")
+        self.context = ActionContext(store=None, locks=locks, conf=self.conf)  # type: ignore
         self._wf_state()["registry"] = ActionRegistry.from_classes(actions or ACTIONS)
 
     def install(self, *names: str) -> None:

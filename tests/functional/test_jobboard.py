@@ -24,6 +24,7 @@ import pytest
 from tests.engine_helpers import Host, configured
 from tests.fixtures_services import new_database
 from tests.functional.mariadb import PrivateMariaDB
+from tripleo_flow import exceptions
 
 ROOT = Path(__file__).resolve().parents[2]
 EFFECTS = ["do first", "do second", "do third"]
@@ -170,3 +171,72 @@ def test_a_job_longer_than_the_claim_expiry_runs_once(
     assert host.follow_execution(execution.id, timeout=60).state == "SUCCESS"
     time.sleep(10)  # a second run would have counted by now
     assert counter.read_text() == "1"
+
+
+@pytest.mark.parametrize("settings", ["redis"], indirect=True)
+def test_a_conductor_that_lost_its_claim_stops_and_the_other_takes_over(
+        host: Any, conductors: Conductors, tmp_path: Path) -> None:
+    """A conductor stalled (SIGSTOP) longer than the claim expiry loses its claim; the
+    other conductor takes the job over and finishes it.  Running again, the stalled
+    one stops at the end of the task it was in: it neither runs the counted step
+    nor changes the finished execution."""
+    counter = tmp_path / "counter"
+    stalled = conductors.start("stalled", concurrency=1)
+    execution = host.run_workflow("jobs_demo.slow", {"counter": str(counter), "pause": 3},
+                                  wait=False)
+    deadline = time.monotonic() + 30
+    while host.get_execution(execution.id).state != "RUNNING":
+        assert time.monotonic() < deadline, "the conductor did not start the job"
+        time.sleep(0.05)
+    os.kill(stalled.pid, signal.SIGSTOP)  # in the 3 s pause
+    try:
+        taker = conductors.start("taker", concurrency=1)
+        done = host.follow_execution(execution.id, timeout=60)
+        assert done.state == "SUCCESS"
+        assert _ran_by(host, execution.id) == taker.pid
+    finally:
+        os.kill(stalled.pid, signal.SIGCONT)
+    time.sleep(4)  # the stalled conductor's pause ends and its heartbeat runs
+    assert stalled.poll() is None
+    assert counter.read_text() == "1"  # the counted step ran once
+    after = host.get_execution(execution.id)
+    assert (after.state, after.output) == ("SUCCESS", done.output)
+    assert {t.name: t.state for t in host.execution_tasks(execution.id)} == {
+        "wait": "SUCCESS", "count": "SUCCESS"}
+
+
+@pytest.mark.parametrize("settings", ["redis"], indirect=True)
+def test_a_paused_execution_resumes_through_the_jobboard(
+        host: Any, conductors: Conductors, tmp_path: Path) -> None:
+    """A workflow that pauses on a conductor is PAUSED (its job done); ``resume`` posts a
+    new job and a conductor continues it, each side effect once.  A SUSPENDED execution
+    whose job is back on the board is not posted twice."""
+    log = tmp_path / "log"
+    conductors.start("c1", concurrency=1)
+    execution = host.run_workflow("jobs_demo.paused", {"log": str(log)}, wait=False)
+    deadline = time.monotonic() + 60
+    while host.get_execution(execution.id).state != "PAUSED":
+        assert time.monotonic() < deadline, host.get_execution(execution.id).state
+        time.sleep(0.1)
+    time.sleep(1)  # nothing goes on while it is paused
+    assert log.read_text().splitlines() == ["do first"]
+    assert host.get_execution(execution.id).state == "PAUSED"
+    resumed = host.resume_execution(execution.id, wait=False)
+    assert resumed.state == "PAUSED"  # posted, not run here
+    done = host.follow_execution(execution.id, timeout=60)
+    assert done.state == "SUCCESS"
+    assert log.read_text().splitlines() == EFFECTS
+    with pytest.raises(exceptions.Conflict, match="already ended"):
+        host.resume_execution(execution.id, wait=False)
+
+    conductors.stop_all()
+    log2 = tmp_path / "log2"
+    leaving, suspended = _one_running(host, conductors, "leaving", log2, pause=2)
+    leaving.terminate()
+    assert leaving.wait(30) == 0
+    assert host.get_execution(suspended.id).state == "SUSPENDED"
+    with pytest.raises(exceptions.Conflict, match="already waits on the jobboard"):
+        host.resume_execution(suspended.id, wait=False)
+    conductors.start("next")
+    assert host.follow_execution(suspended.id, timeout=60).state == "SUCCESS"
+    assert log2.read_text().splitlines() == EFFECTS

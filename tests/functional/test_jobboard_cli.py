@@ -115,3 +115,73 @@ def test_restarting_the_api_server_while_jobs_run_loses_nothing(
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(30)
+
+
+PAUSING = """\
+---
+version: '2.0'
+name: pausing
+workflows:
+  twice:
+    tasks:
+      first:
+        action: std.echo
+        input: {output: one}
+        on-success: second
+      second:
+        pause-before: true
+        action: std.echo
+        input: {output: two}
+        publish: {last: <% task().result %>}
+    output:
+      last: <% $.last %>
+"""
+
+
+def _paused(client: Client, conf_file: Path) -> str:
+    """A pausing workflow started with ``workflow run --async``, once it is PAUSED."""
+    started = _cli(conf_file, "workflow", "run", "pausing.twice", "--async")
+    assert started["State"] == "PENDING"
+    deadline = time.monotonic() + 60
+    while client.get_execution(started["ID"]).state != "PAUSED":
+        assert time.monotonic() < deadline, client.get_execution(started["ID"]).state
+        time.sleep(0.1)
+    return str(started["ID"])
+
+
+@pytest.mark.parametrize("conf_file", ["redis"], indirect=True)
+def test_execution_resume_through_the_jobboard_cli_and_http(
+        conf_file: Path, conductor: subprocess.Popen[bytes], tmp_path: Path) -> None:
+    book = tmp_path / "pausing.yaml"
+    book.write_text(PAUSING)
+    _cli(conf_file, "workbook", "create", str(book))
+    client = Client.from_config_files([str(conf_file)])
+    port = free_port()
+    url, headers = f"http://127.0.0.1:{port}/v1", {"X-Auth-Token": TOKEN}
+    server = _serve(conf_file, port)
+    try:
+        by_cli = _paused(client, conf_file)
+        resumed = _cli(conf_file, "execution", "resume", by_cli)  # follows it to its end
+        assert resumed["State"] == "SUCCESS", resumed
+        assert client.get_execution(by_cli).output == {"last": "two"}
+
+        by_http = _paused(client, conf_file)
+        answer = requests.post(f"{url}/executions/{by_http}/resume", headers=headers,
+                               timeout=30)
+        assert answer.status_code == 202, answer.text
+        assert answer.json()["id"] == by_http
+        done = client.follow_execution(by_http, timeout=60)
+        assert (done.state, done.output) == ("SUCCESS", {"last": "two"})
+        again = requests.post(f"{url}/executions/{by_http}/resume", headers=headers,
+                              timeout=30)
+        assert again.status_code == 409, again.text
+        assert "already ended" in again.text
+        missing = requests.post(f"{url}/executions/{uuid.uuid4()}/resume", headers=headers,
+                                timeout=30)
+        assert missing.status_code == 404, missing.text
+        assert {t.name: t.state for t in client.execution_tasks(by_http)} == {
+            "first": "SUCCESS", "second": "SUCCESS"}
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(30)
+        client.close()

@@ -63,3 +63,26 @@ def test_the_adapted_command_builds_its_client_from_the_config(tmp_path: Path) -
     finally:
         del os.environ[commands.plugin.CONFIG_ENV]
         shim.close_client()
+
+
+def test_openstack_tripleo_workflow_run_and_execution_resume_async(tmp_path: Path) -> None:
+    """``--async`` works as in tripleo-flow: the run goes on in a detached process."""
+    from tripleo_flow.api import Client
+    from tripleo_flow.api.plans import sample_plan_dir
+
+    started = openstack(tmp_path, "workflow", "run", "create_deployment_plan", "--async",
+                        "--input", "plan=overcloud", "--input", f"templates={sample_plan_dir()}",
+                        "-f", "json")
+    assert started.returncode == 0, started.stderr
+    execution = json.loads(started.stdout)
+    assert execution["State"] in ("PENDING", "RUNNING")
+    client = Client.from_config_files([str(tmp_path / "tripleo-flow.conf")])
+    try:
+        done = client.follow_execution(execution["ID"], timeout=120)
+        assert done.state == "SUCCESS", done.error
+        assert [p["name"] for p in client.list_plans()] == ["overcloud"]
+    finally:
+        client.close()
+    again = openstack(tmp_path, "execution", "resume", execution["ID"], "--async")
+    assert again.returncode != 0
+    assert "has already ended (SUCCESS)" in again.stderr

@@ -394,13 +394,18 @@ def test_secret_parameter_and_restore_revert_from_stored_versions(
 
     client.create_plan("overcloud", templates)
     client.set_parameters("overcloud", {"DbSecret": "old-secret-0a1b2c", "Count": 1})
-    with_old = client.plan_history("overcloud")[0]["version"]
     before = _env(client, "overcloud")
 
     fails(UpdateParameters(client.context),
           {"parameters": {"DbSecret": "new-secret-3d4e5f", "Count": 2}})
     fails(ResetParameters(client.context), {"names": ["DbSecret"]})
     client.set_parameters("overcloud", {"DbSecret": "new-secret-3d4e5f"})
+    # The id of the version that held the old secret (on the local store the newest
+    # is named 'current', which now holds the new one: restoring it changes nothing).
+    store = client.context.store
+    with_old = next(v["version"] for v in client.plan_history("overcloud")
+                    if not v["current"] and b"old-secret-0a1b2c" in store.get_object(
+                        "overcloud", "plan-environment.yaml", version_id=v["version"]))
     fails(RestorePlan(client.context), {"version": with_old})
     assert _env(client, "overcloud")["parameter_defaults"]["DbSecret"] == "new-secret-3d4e5f"
     client.set_parameters("overcloud", {"DbSecret": "old-secret-0a1b2c"})

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.paths import InputPath, WorkDir
 from tripleo_flow.core import ansible, planenv
 from tripleo_flow.core import config_download as layout
@@ -69,6 +69,8 @@ class CheckAnsible(Action):
     first is refused where plan code may not run before it changes anything.
     """
 
+    rerun = Rerun.READS
+
     runs_plan_code = True
 
     def execute(self) -> dict[str, str]:
@@ -78,6 +80,7 @@ class CheckAnsible(Action):
 class RunAnsible(Action):
     """Run a config-download playbook with ansible-playbook; fail with its output's tail."""
 
+    rerun = Rerun.CALLER
     default_provides = names.ANSIBLE_RUN
     #: The playbook comes from the plan's templates; with a local connection (or
     #: ``delegate_to: localhost``, a lookup) its tasks run on this machine.

@@ -14,6 +14,7 @@ are built with; they never call another action.
 from __future__ import annotations
 
 import base64
+import enum
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -46,6 +47,30 @@ class ActionContext:
         return int(next(opt.default for opt in LIMITS_OPTS if opt.name == name))
 
 
+class Rerun(enum.Enum):
+    """What running an action a second time with the same inputs does.
+
+    A job resumed from its logbook (a conductor killed, or its claim lost) runs
+    the interrupted task again from its start: every action declares which of
+    these holds (``tests/unit/workflows/test_action_rerun.py`` proves it).
+    """
+
+    #: It changes nothing; a second run returns what the first did.
+    READS = "reads"
+    #: A second run leaves the state the first left: each side effect happens once.
+    CONVERGES = "converges"
+    #: A second run fails with an error that says what is wrong and changes nothing:
+    #: what the first run did stands (the plan is deleted, the file is written...).
+    REFUSES = "refuses"
+    #: A second run would do it again with new values (a password rotation): every
+    #: workflow task running it is marked ``safe-rerun: false``, so a resumed
+    #: execution stops there with an error saying to check and run it again.
+    ONCE = "once"
+    #: It repeats what the workflow asks of a service (an HTTP request, a playbook):
+    #: safe when that is; a workflow task that is not marks itself ``safe-rerun: false``.
+    CALLER = "caller"
+
+
 class Action(task.Task):  # type: ignore[misc]
     """Base class of tripleo-flow actions."""
 
@@ -62,6 +87,9 @@ class Action(task.Task):  # type: ignore[misc]
     #: execution started over the HTTP API refuses such an action unless the server
     #: allows it (``[api] allow_plan_code``): :mod:`tripleo_flow.flows.atoms`.
     runs_plan_code: ClassVar[bool] = False
+    #: What a second run with the same inputs does (:class:`Rerun`); every
+    #: registered action declares it.
+    rerun: ClassVar[Rerun | None] = None
 
     def __init__(self, context: ActionContext, name: str | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("provides", self.default_provides)

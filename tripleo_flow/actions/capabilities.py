@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.core import capabilities, planenv
 from tripleo_flow.flows import names
 from tripleo_flow.plans.plan import PlanRepository
@@ -22,6 +22,7 @@ def _capabilities_map(repo: PlanRepository, plan: str, plan_files: list[str]) ->
 class GetCapabilities(Action):
     """List a plan's topics, environment groups and environments, each marked enabled."""
 
+    rerun = Rerun.READS
     default_provides = names.CAPABILITIES
 
     def execute(self, plan: str) -> dict[str, Any]:
@@ -35,6 +36,7 @@ class GetCapabilities(Action):
 class UpdateCapabilities(Action):
     """Select or deselect environment files of a plan (optionally purging the rest)."""
 
+    rerun = Rerun.CONVERGES
     default_provides = names.CAPABILITIES_UPDATED
 
     def execute(self, plan: str, environments: dict[str, bool],
@@ -51,7 +53,8 @@ class UpdateCapabilities(Action):
             env = repo.environment(plan)
             new_env = capabilities.update_environments(
                 env, cmap, plan_files, environments, purge=purge)
-            repo.save_environment(plan, new_env)
+            if new_env != env:  # a second run (a resumed job) writes no new version
+                repo.save_environment(plan, new_env)
         return {"previous": env.get("environments") or [],
                 "environments": new_env.get("environments") or []}
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action, encode_blobs
+from tripleo_flow.actions.base import Action, Rerun, encode_blobs
 from tripleo_flow.actions.undo import restore_objects
 from tripleo_flow.core import planenv
 from tripleo_flow.plans.plan import PlanRepository
@@ -64,6 +64,8 @@ class DataFileAction(Action):
 class ListDataFile(DataFileAction):
     """Base of the list actions: the items' names, or every attribute with detail."""
 
+    rerun = Rerun.READS
+
     def execute(self, plan: str, detail: bool = False) -> list[Any]:
         items = self.read(plan)
         return items if detail else [i.get("name") for i in items]
@@ -71,6 +73,8 @@ class ListDataFile(DataFileAction):
 
 class UpdateDataFile(DataFileAction):
     """Base of the update actions (their ``execute`` calls :meth:`write`)."""
+
+    rerun = Rerun.CONVERGES
 
     def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
         """Put back the file as it was (or remove it when the plan had none)."""

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from tripleo_flow import config, exceptions
-from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.paths import InputPath, WorkDir
 from tripleo_flow.core import config_download, network_config, planenv, progress, rendering
 from tripleo_flow.core import deployments as core_deployments
@@ -148,8 +148,12 @@ class StartDeployment(Action):
 
     The record names this process (host, pid, start time): a DEPLOYING record
     whose process is gone (a crashed run) no longer blocks a new deployment.
+
+    Run again while the process that recorded DEPLOYING lives, it refuses
+    (DeploymentRunning); once that process is gone it records DEPLOYING again.
     """
 
+    rerun = Rerun.REFUSES
     default_provides = names.DEPLOY_STARTED
 
     def execute(self, plan: str, work_dir: WorkDir, heat_type: str) -> dict[str, Any]:
@@ -197,6 +201,7 @@ class CheckPlan(Action):
     holds every password.
     """
 
+    rerun = Rerun.CONVERGES
     default_provides = names.STACK_REQUEST
 
     def execute(self, plan: str, work_dir: WorkDir) -> dict[str, Any]:
@@ -239,6 +244,7 @@ class CheckPlan(Action):
 class LaunchDeploymentHeat(Action):
     """Launch the work dir's ephemeral Heat (restored from the last dump for an update)."""
 
+    rerun = Rerun.CONVERGES
     default_provides = names.HEAT
 
     def _launcher(self, work_dir: str, heat_type: str) -> Any:
@@ -273,6 +279,7 @@ class LaunchDeploymentHeat(Action):
 class DeployStack(Action):
     """Create or update the plan's stack and follow it to COMPLETE or FAILED."""
 
+    rerun = Rerun.CONVERGES
     default_provides = names.STACK
 
     def execute(self, plan: str, work_dir: WorkDir, stack_request: dict[str, Any],
@@ -318,6 +325,7 @@ class KeptStack(Action):
     environment saved next describe that stack.
     """
 
+    rerun = Rerun.READS
     default_provides = names.STACK_REQUEST
 
     def execute(self, plan: str, work_dir: WorkDir) -> dict[str, Any]:
@@ -335,6 +343,7 @@ class KeptStack(Action):
 class CheckKeptStack(Action):
     """The restored stack must be the plan's finished stack (CREATE or UPDATE COMPLETE)."""
 
+    rerun = Rerun.READS
     default_provides = names.STACK
 
     def execute(self, plan: str, heat: dict[str, Any]) -> dict[str, Any]:
@@ -358,6 +367,7 @@ class SaveStackOutputs(Action):
     private copies of the files it replaced.
     """
 
+    rerun = Rerun.CONVERGES
     default_provides = names.STACK_OUTPUTS
 
     def execute(self, plan: str, work_dir: WorkDir, heat: dict[str, Any],
@@ -434,6 +444,7 @@ class WriteConfigDownload(Action):
     ``ssh_private_key``; the key's path only, never its content.
     """
 
+    rerun = Rerun.CONVERGES
     default_provides = names.CONFIG_DOWNLOAD
 
     def execute(self, plan: str, work_dir: WorkDir, stack_outputs: dict[str, Any],
@@ -475,6 +486,7 @@ class WriteConfigDownload(Action):
 class FinishDeployment(Action):
     """Record the plan's deployment status DEPLOY_SUCCESS."""
 
+    rerun = Rerun.CONVERGES
     default_provides = names.DEPLOY_FINISHED
 
     def execute(self, plan: str, work_dir: WorkDir, heat_type: str,

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action, ActionContext
+from tripleo_flow.actions.base import Action, ActionContext, Rerun
 from tripleo_flow.core import baremetal, deployed_servers, planenv, provision, roles, userenvs
 from tripleo_flow.flows import names
 from tripleo_flow.plans.plan import PlanRepository
@@ -85,6 +85,7 @@ def _entries(entries: list[Any]) -> list[Any]:
 class UpdateDeployedServers(Action):
     """Generate and store the plan's deployed-servers environment."""
 
+    rerun = Rerun.CONVERGES
     default_provides = names.DEPLOYED_SERVERS
 
     def execute(self, plan: str, baremetal_deployment: str) -> dict[str, Any]:

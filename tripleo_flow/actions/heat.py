@@ -12,7 +12,7 @@ import shutil
 from typing import Any
 
 from tripleo_flow import config
-from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.paths import WorkDir
 from tripleo_flow.heat import make_launcher
 from tripleo_flow.heat.launcher import HeatLauncher
@@ -27,6 +27,7 @@ def _launcher(action: Action, heat_type: str | None, heat_dir: str) -> HeatLaunc
 class LaunchHeat(Action):
     """Launch an ephemeral Heat for a heat-dir and wait until it is ready."""
 
+    rerun = Rerun.CONVERGES
     default_provides = "heat"
 
     def execute(self, heat_dir: WorkDir, heat_type: str | None = None,
@@ -44,6 +45,7 @@ class LaunchHeat(Action):
 class KillHeat(Action):
     """Dump a heat-dir's Heat database, wipe it and stop Heat (safe to repeat)."""
 
+    rerun = Rerun.CONVERGES
     default_provides = "heat_kill"
 
     def execute(self, heat_dir: WorkDir, heat_type: str | None = None) -> dict[str, Any]:
@@ -59,6 +61,7 @@ class KillHeat(Action):
 class DumpHeatDatabase(Action):
     """Dump a running Heat's database to heat-db-dump.sql (checked restorable)."""
 
+    rerun = Rerun.CONVERGES
     default_provides = "heat_dump"
 
     def execute(self, heat_dir: WorkDir, heat_type: str | None = None) -> str:
@@ -85,6 +88,7 @@ class DumpHeatDatabase(Action):
 class RestoreHeatDatabase(Action):
     """Restart a heat-dir's Heat on a fresh database loaded from heat-db-dump.sql."""
 
+    rerun = Rerun.CONVERGES
     default_provides = "heat"
 
     def execute(self, heat_dir: WorkDir, heat_type: str | None = None) -> dict[str, Any]:
@@ -100,6 +104,7 @@ class RestoreHeatDatabase(Action):
 class GetHeatStatus(Action):
     """Report whether a heat-dir's Heat runs and answers."""
 
+    rerun = Rerun.READS
     default_provides = "heat_status"
 
     def execute(self, heat_dir: WorkDir, heat_type: str | None = None) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tripleo_flow.actions.base import Rerun
 from tripleo_flow.actions.datafiles import DataFileAction, ListDataFile, UpdateDataFile
 from tripleo_flow.core import roles
 from tripleo_flow.flows import names
@@ -32,6 +33,7 @@ class UpdateNetworks(_NetworksFile, UpdateDataFile):
 class ValidateNetworks(_NetworksFile):
     """Check a list of networks without changing anything."""
 
+    rerun = Rerun.READS
     default_provides = names.NETWORKS_VALID
 
     def execute(self, networks: list[dict[str, Any]]) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from tripleo_flow import config, exceptions, ironic
-from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.core import nodes as node_files
 from tripleo_flow.ironic import watch
 from tripleo_flow.ironic.client import IronicClient
@@ -65,6 +65,7 @@ def _result(node: dict[str, Any]) -> dict[str, Any]:
 class CheckNodes(Action):
     """Check a node import document; return one node spec per entry (changes nothing)."""
 
+    rerun = Rerun.READS
     default_provides = "node_specs"
 
     def execute(self, nodes: Any) -> list[dict[str, Any]]:
@@ -80,6 +81,7 @@ class CheckNodes(Action):
 class RegisterNode(NodeAction):
     """Register one node in Ironic, or update the node of the same name or MAC."""
 
+    rerun = Rerun.CONVERGES
     default_provides = "node"
 
     def execute(self, node: dict[str, Any]) -> dict[str, Any]:
@@ -150,6 +152,7 @@ class RegisterNode(NodeAction):
 class SelectNodes(NodeAction):
     """The nodes named (by name or UUID), or every node in ``state`` (changes nothing)."""
 
+    rerun = Rerun.READS
     default_provides = "selected_nodes"
 
     def execute(self, nodes: list[str] | None = None, state: str | None = None
@@ -172,6 +175,7 @@ class SelectNodes(NodeAction):
 class ManageNode(NodeAction):
     """Move one node to ``manageable`` (from enroll: checks its BMC credentials)."""
 
+    rerun = Rerun.CONVERGES
     default_provides = "node"
 
     def execute(self, node: str, state: str | None = None) -> dict[str, Any]:
@@ -192,6 +196,7 @@ class ManageNode(NodeAction):
 class InspectNode(NodeAction):
     """Inspect (introspect) one manageable node; return its properties afterwards."""
 
+    rerun = Rerun.CONVERGES
     default_provides = "node"
 
     def execute(self, node: str) -> dict[str, Any]:
@@ -204,6 +209,7 @@ class InspectNode(NodeAction):
 class ProvideNode(NodeAction):
     """Make one manageable node available (Ironic cleans it first when so configured)."""
 
+    rerun = Rerun.CONVERGES
     default_provides = "node"
 
     def execute(self, node: str, state: str | None = None) -> dict[str, Any]:
@@ -223,6 +229,7 @@ class ProvideNode(NodeAction):
 class CleanNode(NodeAction):
     """Run manual clean steps on one manageable node."""
 
+    rerun = Rerun.CONVERGES
     default_provides = "node"
 
     def execute(self, node: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
@@ -245,8 +252,12 @@ class CleanNode(NodeAction):
 
 
 class DeleteNode(NodeAction):
-    """Delete one node (and its ports) from Ironic; a deployed node is refused."""
+    """Delete one node (and its ports) from Ironic; a deployed node is refused.
 
+    Run again (a resumed job), it fails with NodeNotFound: the node is deleted.
+    """
+
+    rerun = Rerun.REFUSES
     default_provides = "node"
 
     def execute(self, node: str) -> dict[str, Any]:

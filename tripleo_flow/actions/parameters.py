@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.envedit import edit_section, undo_section
 from tripleo_flow.actions.schema import load_schema
 from tripleo_flow.core import parameter_schema, validation
@@ -26,6 +26,7 @@ def _check_parameters(parameters: Any) -> Mapping[str, Any]:
 class GetParameters(Action):
     """Get a plan's parameter schema (every parameter of its stack tree, validated by Heat)."""
 
+    rerun = Rerun.READS
     default_provides = names.PARAMETER_SCHEMA
 
     def execute(self, plan: str) -> dict[str, Any]:
@@ -35,6 +36,7 @@ class GetParameters(Action):
 class UpdateParameters(Action):
     """Set parameter values in a plan's parameter_defaults."""
 
+    rerun = Rerun.CONVERGES
     default_provides = names.PARAMETERS_UPDATED
 
     def execute(self, plan: str, parameters: dict[str, Any],
@@ -60,8 +62,12 @@ class UpdateParameters(Action):
 
 
 class ResetParameters(Action):
-    """Remove parameter values from parameter_defaults (all of them when no names are given)."""
+    """Remove parameter values from parameter_defaults (all of them when no names are given).
 
+    Run again with names (a resumed job), it fails naming the values it already removed.
+    """
+
+    rerun = Rerun.REFUSES
     default_provides = names.PARAMETERS_RESET
 
     def execute(self, plan: str, names: list[str] | None = None) -> dict[str, Any]:

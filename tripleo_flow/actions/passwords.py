@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.envedit import edit_section, undo_section
 from tripleo_flow.core import passwords
 from tripleo_flow.flows import names
@@ -14,6 +14,7 @@ from tripleo_flow.plans.plan import PlanRepository
 class GeneratePasswords(Action):
     """Generate every missing password of a plan, keeping existing values."""
 
+    rerun = Rerun.CONVERGES
     default_provides = names.PASSWORDS_GENERATED
 
     def execute(self, plan: str) -> dict[str, Any]:
@@ -28,8 +29,12 @@ class GeneratePasswords(Action):
 
 
 class RotatePasswords(Action):
-    """Regenerate a plan's passwords (all rotatable ones, or the named ones)."""
+    """Regenerate a plan's passwords (all rotatable ones, or the named ones).
 
+    Run again, it would rotate again: its workflow task is ``safe-rerun: false``.
+    """
+
+    rerun = Rerun.ONCE
     default_provides = names.PASSWORDS_ROTATED
 
     def execute(self, plan: str, rotate: list[str] | None = None,
@@ -49,6 +54,7 @@ class RotatePasswords(Action):
 class GetPasswords(Action):
     """Return a plan's passwords."""
 
+    rerun = Rerun.READS
     default_provides = names.PASSWORDS
     secret_result = True  # persisted masked; the running workflow sees the values
 

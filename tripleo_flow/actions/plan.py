@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action, decode_blobs, encode_blobs
+from tripleo_flow.actions.base import Action, Rerun, decode_blobs, encode_blobs
 from tripleo_flow.actions.envedit import previous_version
 from tripleo_flow.actions.paths import InputPath, OutputPath
 from tripleo_flow.actions.undo import restore_objects
@@ -91,6 +91,7 @@ class CreatePlan(Action):
     one still running, and the next create of the same name removes its remains.
     """
 
+    rerun = Rerun.CONVERGES
     default_provides = names.PLAN_CREATED
 
     def execute(self, plan: str, templates: InputPath, description: str = "",
@@ -171,6 +172,7 @@ class CreatePlan(Action):
 class PublishPlan(Action):
     """Make a newly created plan visible: the last task of a plan create."""
 
+    rerun = Rerun.CONVERGES
     default_provides = None
 
     def execute(self, plan: str) -> str:
@@ -210,6 +212,7 @@ def _remove_abandoned(store: Any, plan: str, attempts: int = 6) -> None:
 class ListPlans(Action):
     """List the names of every plan in the store."""
 
+    rerun = Rerun.READS
     default_provides = names.PLANS
 
     def execute(self) -> list[str]:
@@ -217,8 +220,12 @@ class ListPlans(Action):
 
 
 class ExportPlan(Action):
-    """Export a plan as a .tar.gz archive written to a file."""
+    """Export a plan as a .tar.gz archive written to a file.
 
+    Run again (a resumed job), it refuses to overwrite the archive it wrote.
+    """
+
+    rerun = Rerun.REFUSES
     default_provides = names.EXPORT_PATH
 
     def execute(self, plan: str, output: OutputPath) -> str:
@@ -248,8 +255,12 @@ class ExportPlan(Action):
 
 
 class DeletePlan(Action):
-    """Delete a plan and its sibling containers (refused while a deployment is recorded)."""
+    """Delete a plan and its sibling containers (refused while a deployment is recorded).
 
+    Run again (a resumed job), it fails with PlanNotFound: the plan is deleted.
+    """
+
+    rerun = Rerun.REFUSES
     default_provides = names.PLAN_DELETED
 
     def execute(self, plan: str, force: bool = False) -> str:
@@ -278,6 +289,7 @@ class UpdatePlan(Action):
     back.
     """
 
+    rerun = Rerun.CONVERGES
     default_provides = names.PLAN_UPDATED
 
     def execute(self, plan: str, templates: InputPath,
@@ -301,14 +313,17 @@ class UpdatePlan(Action):
                 crashpoints.reached("plan.update:uploaded")
                 store.delete_objects(plan, change.to_delete)
                 store.set_versioning(plan, True)
-                store.put_object(plan, PLAN_ENV, change.new_env)
+                if change.new_env != change.old_env:  # else (a second run) no new version
+                    store.put_object(plan, PLAN_ENV, change.new_env)
                 repo.save_manifest(plan, change.manifest)
                 repo.clear_journal(plan)
             except BaseException:
                 _rollback(repo, plan, change)
                 raise
-            env_version = repo.find_environment_version(plan, change.old_env)
-            if env_version is None:  # never in the record: keep a copy in the plan
+            env_version = None if change.new_env == change.old_env else \
+                repo.find_environment_version(plan, change.old_env)
+            if env_version is None and change.new_env != change.old_env:
+                # never in the record: keep a copy in the plan
                 env_version = f"{_UNDO_PREFIX}{uuid.uuid4().hex}"
                 store.put_object(plan, env_version, change.old_env)
         crashpoints.reached("plan.update:done")
@@ -448,6 +463,7 @@ def _rollback(repo: PlanRepository, plan: str, change: _Change) -> None:
 class PlanHistory(Action):
     """List the stored versions of a plan's plan-environment.yaml, newest first."""
 
+    rerun = Rerun.READS
     default_provides = names.PLAN_HISTORY
 
     def execute(self, plan: str) -> list[dict[str, Any]]:
@@ -460,6 +476,7 @@ class PlanHistory(Action):
 class RestorePlan(Action):
     """Make an earlier version of a plan's plan-environment.yaml the current one."""
 
+    rerun = Rerun.CONVERGES
     default_provides = names.PLAN_RESTORED
 
     def execute(self, plan: str, version: str) -> dict[str, Any]:
@@ -469,6 +486,8 @@ class RestorePlan(Action):
             old = repo.environment_version(plan, version)
             planenv.parse_plan_environment(old, f"{PLAN_ENV} (version {version})")
             current = self.context.store.get_object(plan, PLAN_ENV)
+            if current == old:  # already current (a second run): nothing to write or undo
+                return {"plan": plan, "version": version, "previous_version": None}
             self.context.store.put_object(plan, PLAN_ENV, old)
             try:  # the undo record names the version holding the replaced content
                 previous = previous_version(repo, plan, lambda data: data == current)
@@ -486,7 +505,7 @@ class RestorePlan(Action):
             restore_objects(self.context, plan, result)
             return
         repo = PlanRepository(self.context.store)
-        if "previous_version" not in result or not repo.exists(plan):
+        if not result.get("previous_version") or not repo.exists(plan):
             return
         with self.context.locks.hold(plan):
             data = repo.environment_version(plan, result["previous_version"])

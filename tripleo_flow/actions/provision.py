@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.deployed_servers import deployment_roles, read_record
 from tripleo_flow.actions.nodes import NodeAction
 from tripleo_flow.core import planenv, provision
@@ -30,6 +30,7 @@ class ChooseNodes(NodeAction):
     """Pick an available node for each managed instance of a baremetal deployment file
     (changes nothing)."""
 
+    rerun = Rerun.READS
     default_provides = "assignments"
 
     def execute(self, plan: str, baremetal_deployment: str) -> list[dict[str, Any]]:
@@ -50,6 +51,7 @@ class ChooseNodes(NodeAction):
 class DeployNode(NodeAction):
     """Deploy one chosen node for its host name (nothing when it already serves it)."""
 
+    rerun = Rerun.CONVERGES
     default_provides = "node"
 
     def execute(self, node: dict[str, Any]) -> dict[str, Any]:
@@ -101,6 +103,7 @@ class DeployNode(NodeAction):
 class RecordNodes(Action):
     """Record with the plan which node serves which host name."""
 
+    rerun = Rerun.CONVERGES
     default_provides = "record"
 
     def execute(self, plan: str, nodes: list[dict[str, Any]]) -> dict[str, Any]:
@@ -149,6 +152,7 @@ class SelectProvisioned(Action):
     """The recorded nodes of a plan to release: a file's managed instances, named host
     names, or all (changes nothing)."""
 
+    rerun = Rerun.READS
     default_provides = "released"
 
     def execute(self, plan: str, baremetal_deployment: str | None = None,
@@ -175,6 +179,7 @@ class SelectProvisioned(Action):
 class UndeployNode(NodeAction):
     """Undeploy one node (back to available once cleaned) and drop its claim."""
 
+    rerun = Rerun.CONVERGES
     default_provides = "node"
 
     def execute(self, node: dict[str, Any]) -> dict[str, Any]:
@@ -199,6 +204,7 @@ class UndeployNode(NodeAction):
 class ForgetNodes(Action):
     """Drop released host names from the plan's record of provisioned nodes."""
 
+    rerun = Rerun.CONVERGES
     default_provides = "record"
 
     def execute(self, plan: str, nodes: list[dict[str, Any]]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.actions.base import Rerun
 from tripleo_flow.actions.datafiles import DataFileAction, ListDataFile, UpdateDataFile
 from tripleo_flow.core import planenv, roles
 from tripleo_flow.flows import names
@@ -28,6 +29,7 @@ class RoleCounts(_RolesFile):
     (the role's CountDefault, then the plan's environments in order, then the plan's
     own parameter values; the last one wins)."""
 
+    rerun = Rerun.READS
     default_provides = names.ROLE_COUNTS
 
     def execute(self, plan: str) -> dict[str, int]:
@@ -73,6 +75,7 @@ class UpdateRoles(_RolesFile, UpdateDataFile):
 class ValidateRoles(_RolesFile):
     """Check a list of roles without changing anything."""
 
+    rerun = Rerun.READS
     default_provides = names.ROLES_VALID
 
     def execute(self, roles: list[dict[str, Any]]) -> bool:

@@ -14,12 +14,14 @@ import urllib.request
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.exceptions import ActionFailed
 
 
 class Noop(Action):
     """Do nothing and return None."""
+
+    rerun = Rerun.READS
 
     def execute(self) -> None:
         return None
@@ -28,12 +30,16 @@ class Noop(Action):
 class Echo(Action):
     """Return the given output unchanged."""
 
+    rerun = Rerun.READS
+
     def execute(self, output: Any = None) -> Any:
         return output
 
 
 class Fail(Action):
     """Always fail (to test error handling or end a workflow as failed)."""
+
+    rerun = Rerun.READS
 
     def execute(self, error_data: Any = None) -> None:
         detail = f": {error_data}" if error_data is not None else ""
@@ -42,6 +48,8 @@ class Fail(Action):
 
 class Sleep(Action):
     """Sleep for the given number of seconds."""
+
+    rerun = Rerun.READS
 
     def execute(self, seconds: float = 1) -> None:
         time.sleep(max(0.0, float(seconds)))
@@ -85,6 +93,8 @@ def _opener() -> urllib.request.OpenerDirector:
 
 class Http(Action):
     """Send an HTTP request and return its status, headers and content."""
+
+    rerun = Rerun.CALLER
 
     def execute(self, url: str, method: str = "GET", params: dict[str, Any] | None = None,
                 body: Any = None, json: Any = None, headers: dict[str, str] | None = None,

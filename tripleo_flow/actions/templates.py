@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tripleo_flow.actions.base import Action, encode_blobs
+from tripleo_flow.actions.base import Action, Rerun, encode_blobs
 from tripleo_flow.actions.undo import restore_objects
 from tripleo_flow.core import rendering
 from tripleo_flow.flows import names
@@ -14,6 +14,7 @@ from tripleo_flow.plans.plan import MANIFEST, PlanRepository
 class ProcessTemplates(Action):
     """Render a plan's j2 templates (per role, per network, once) into the plan."""
 
+    rerun = Rerun.CONVERGES
     default_provides = names.RENDERED
 
     def execute(self, plan: str) -> dict[str, Any]:

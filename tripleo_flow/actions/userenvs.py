@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action, ActionContext
+from tripleo_flow.actions.base import Action, ActionContext, Rerun
 from tripleo_flow.core import userenvs
 from tripleo_flow.flows import names
 from tripleo_flow.plans.plan import PlanRepository
@@ -47,6 +47,7 @@ def _current(repo: PlanRepository, plan: str, paths: list[str],
 class ListEnvironments(Action):
     """List a plan's environments in order, marking the user's own."""
 
+    rerun = Rerun.READS
     default_provides = names.ENVIRONMENTS_LIST
 
     def execute(self, plan: str) -> list[dict[str, Any]]:
@@ -112,11 +113,33 @@ def _deleted_version(store: Any, plan: str, name: str) -> str | None:
     return versions[0].version_id if versions else None
 
 
+def _already_added(users: list[str], current: list[tuple[str, dict[str, bytes]]],
+                   wanted: list[tuple[str, dict[str, bytes]]],
+                   position: int | None) -> list[str] | None:
+    """The paths of ``wanted`` when the plan already holds exactly them (same names,
+    same files) where an add at ``position`` puts them (None: after the others):
+    what the same add left, so running it again adds nothing.  None otherwise."""
+    if len(current) != len(users):  # a user environment that is not a stored directory
+        return None
+    if position is None:
+        start = len(current) - len(wanted)
+    else:
+        start = position - 1
+    if start < 0 or current[start:start + len(wanted)] != wanted:
+        return None
+    return users[start:start + len(wanted)]
+
+
 class AddEnvironments(_Change):
     """Add user environment files (with the files they reference) to a plan, at a
     position among the user environments (default: last); with ``replace`` they
-    become the plan's only user environments."""
+    become the plan's only user environments.
 
+    Environments the plan already holds where this add would put them (the same
+    names and files: a resumed job running the add again) are not added twice.
+    """
+
+    rerun = Rerun.CONVERGES
     default_provides = names.ENVIRONMENTS_ADDED
 
     def execute(self, plan: str, user_environments: list[dict[str, Any]],
@@ -128,9 +151,14 @@ class AddEnvironments(_Change):
             previous = list(repo.environment(plan).get("environments") or [])
             existing = self.context.store.list_objects(plan, prefix=userenvs.PREFIX)
             users = userenvs.user_paths(previous)
-            if replace and _current(repo, plan, users, existing) == [
-                    (e.name, dict(e.files)) for e in envs]:
-                return {"previous": previous, "created": [], "deleted": {}, "paths": users}
+            current = _current(repo, plan, users, existing)
+            wanted = [(e.name, dict(e.files)) for e in envs]
+            if replace:
+                done = users if current == wanted else None
+            else:
+                done = _already_added(users, current, wanted, position)
+            if done is not None:  # a second run (a resumed job): the first one added them
+                return {"previous": previous, "created": [], "deleted": {}, "paths": done}
             number = userenvs.next_number(existing)
             paths: list[str] = []
             objects: dict[str, bytes] = {}
@@ -150,8 +178,12 @@ class AddEnvironments(_Change):
 
 
 class RemoveEnvironments(_Change):
-    """Remove user environments (and the files stored with them) from a plan."""
+    """Remove user environments (and the files stored with them) from a plan.
 
+    Run again (a resumed job), it fails naming the environment it already removed.
+    """
+
+    rerun = Rerun.REFUSES
     default_provides = names.ENVIRONMENTS_REMOVED
 
     def execute(self, plan: str, paths: list[str]) -> dict[str, Any]:

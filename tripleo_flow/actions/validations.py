@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.paths import InputPath
 from tripleo_flow.core import config_download as layout
 from tripleo_flow.core import validations as core
@@ -56,6 +56,8 @@ def plan_inventory(store: Any, plan: str) -> Path:
 
 class SelectValidations(Action):
     """Choose the validations to run (by name, else group/category) and their inventory."""
+
+    rerun = Rerun.CONVERGES
 
     def execute(self, validations: list[str] | None = None, group: str | None = None,
                 category: str | None = None, plan: str | None = None,
@@ -105,6 +107,8 @@ class RunValidation(Action):
     failure; ``validations.check`` decides what the workflow makes of it.
     """
 
+    rerun = Rerun.CALLER
+
     def execute(self, validation: str, selection: dict[str, Any],
                 extra_vars: dict[str, Any] | None = None) -> dict[str, Any]:
         catalog = catalog_of(self.context)
@@ -135,6 +139,8 @@ class RunValidation(Action):
 
 class CheckValidations(Action):
     """Sum the results up; fail on a stop, and on a failure when they must pass."""
+
+    rerun = Rerun.READS
 
     def execute(self, results: list[dict[str, Any]],
                 require_passed: bool = False) -> dict[str, Any]:

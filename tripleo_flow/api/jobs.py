@@ -64,6 +64,13 @@ class JobsMixin:
         shown = runner.store.backend.redactor.value(dict((fd.meta or {}).get("input") or {}))
         jobboard.post(self._board(), runner.store.book().uuid, fd, shown)
 
+    def _execution_job(self, execution_id: str) -> Any:
+        """The job of the execution on the board (claimed or not), or None."""
+        for job in self._board().iterjobs(ensure_fresh=True):
+            if (job.details or {}).get(jobboard.EXECUTION_KEY) == execution_id:
+                return job
+        return None
+
     def follow_execution(self, execution_id: str, listeners: Iterable[Listener] = (),
                          timeout: float | None = None) -> Execution:
         """Wait for an execution that runs elsewhere (a conductor) to end.

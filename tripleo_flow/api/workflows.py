@@ -233,10 +233,38 @@ class WorkflowsMixin(JobsMixin):
     def execution_tasks(self, execution_id: str) -> list[TaskRecord]:
         return self._runner().store.tasks(execution_id)
 
-    def resume_execution(self, execution_id: str,
-                         listeners: Iterable[Listener] | None = None) -> Execution:
-        """Continue an execution interrupted by a crash from its last completed task."""
-        return self._runner().resume(execution_id, listeners or ())
+    def resume_execution(self, execution_id: str, listeners: Iterable[Listener] | None = None,
+                         wait: bool = True, detach: bool = False) -> Execution:
+        """Continue a paused or suspended execution, or one interrupted by a crash, from
+        its last completed task.
+
+        With ``[jobboard] backend_url`` the continuation is posted as a job for a
+        conductor (refused while a job of the execution is on the board: a conductor
+        will continue it); else it runs in this process.
+
+        :param wait: return when it has ended (else at once: it runs in a thread of
+            this process, or on a conductor)
+        :param detach: with ``wait`` False and no jobboard, run it in a separate
+            process that outlives this one (what ``execution resume --async`` uses)
+        :raises Conflict: it has ended, still runs, or already waits on the jobboard
+        """
+        runner = self._runner()
+        if self.jobboard_settings() is None:
+            if wait or not detach:
+                return runner.resume(execution_id, listeners or (), wait=wait)
+            runner.resumable(execution_id)
+            self._spawn_worker(execution_id)
+            return runner.store.get(execution_id)
+        with self.context.locks.hold(f"resume-{execution_id}"):  # one job per resume
+            fd = runner.resumable(execution_id)
+            if self._execution_job(execution_id) is not None:
+                raise exceptions.Conflict(
+                    f"Execution {execution_id!r} already waits on the jobboard: a conductor "
+                    "will continue it.")
+            self._post_execution(fd)
+        if wait:
+            return self.follow_execution(execution_id, listeners or ())
+        return runner.store.get(execution_id)
 
     # -- actions -------------------------------------------------------------------
 

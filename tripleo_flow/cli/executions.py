@@ -58,13 +58,20 @@ class ExecutionTasks(ClientMixin, Lister):
 
 
 class ResumeExecution(ClientMixin, ShowOne):
-    """Continue an execution interrupted by a crash from its last completed task."""
+    """Continue a paused, suspended or crash-interrupted execution from its last completed task."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
-        return _id_parser(super().get_parser(prog_name))
+        parser = _id_parser(super().get_parser(prog_name))
+        parser.add_argument("--no-wait", "--async", action="store_true", dest="no_wait",
+                            help="Continue it in the background (with [jobboard] "
+                            "backend_url: post it for a conductor) and show it at once.")
+        return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         api = self.client
+        if parsed_args.no_wait:
+            return execution_row(api.resume_execution(parsed_args.execution_id, wait=False,
+                                                      detach=True))
         total = len(api.execution_tasks(parsed_args.execution_id))
         bar = Progress(sys.stderr, "tasks done")
         try:

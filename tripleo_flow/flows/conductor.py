@@ -14,16 +14,21 @@ three changes:
   in-process run writes them;
 - on a Redis board, a heartbeat renews this conductor's claims every
   ``heartbeat_interval`` s (claims expire after ``claim_expiry`` s otherwise).
-  A claim found lost (this process stalled longer than the expiry) suspends
-  its engine at the next task boundary, and the job is not consumed.
+  A claim found lost (this process stalled longer than the expiry: seen by the
+  heartbeat, or when a task ends) suspends its engine at that task boundary,
+  with its storage moved to memory so that nothing it still writes reaches the
+  execution the other conductor now runs; the job is not consumed.
 
 :meth:`stop` (SIGTERM in ``tripleo-flow conductor``) stops claiming and
 suspends the running engines once their running tasks end; their jobs are
-abandoned, for another conductor (or this one, restarted) to continue.
+abandoned, for another conductor (or this one, restarted) to continue.  A
+workflow that pauses (``pause-before``) is recorded PAUSED and its job consumed:
+``execution resume`` posts a new one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from dataclasses import dataclass
@@ -31,6 +36,8 @@ from typing import Any
 
 from taskflow import states
 from taskflow.conductors.backends import impl_nonblocking
+from taskflow.persistence.backends import impl_memory
+from taskflow.types import notifier
 from taskflow.types import timing as tt
 
 from tripleo_flow import exceptions
@@ -106,11 +113,35 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
                                 claim.job, interval, exc_info=True)
                     continue
                 if not kept:
-                    LOG.error("Conductor %s lost its claim on %s (it stalled longer than "
-                              "claim_expiry); suspending its engine", self._name, claim.job)
-                    claim.lost = True
-                    if claim.engine is not None:
-                        claim.engine.suspend()
+                    self._lose(claim)
+
+    def _lose(self, claim: _Claim) -> None:
+        """The job is no longer ours: suspend its engine at the next task boundary,
+        keeping whatever it still writes out of the executions database (the
+        conductor that took the job over owns the execution's records now)."""
+        with self._claims_lock:
+            if claim.lost:
+                return
+            claim.lost = True
+        LOG.error("Conductor %s lost its claim on %s (it stalled longer than claim_expiry); "
+                  "suspending its engine", self._name, claim.job)
+        if claim.engine is not None:
+            _fence(claim.engine, claim.fd)
+            claim.engine.suspend()
+
+    def _check_claim(self, claim: _Claim) -> None:
+        """At the end of each task (before the engine schedules the next): on a Redis
+        board, stop unless this conductor still owns the job (a heartbeat may not
+        have run yet when the process comes back from a stall)."""
+        if claim.lost or getattr(self._jobboard, "renew", None) is None:
+            return
+        try:
+            owner = self._jobboard.find_owner(claim.job)
+        except Exception:  # the board is unreachable: the heartbeat decides
+            LOG.warning("Could not look up the owner of %s", claim.job, exc_info=True)
+            return
+        if owner != self._name:
+            self._lose(claim)
 
     def run(self, max_dispatches: int | None = None) -> None:
         self._heart_stop.clear()
@@ -146,7 +177,14 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
         claim = self._claims[job.uuid]
         claim.fd = self._runner.store.flow_detail(jobboard.execution_of(job))
         claim.engine, _workflow = self._runner.load(claim.fd)
+
+        def on_atom(event_type: str, details: Any) -> None:
+            if event_type in _ATOM_ENDS:
+                self._check_claim(claim)
+
+        claim.engine.atom_notifier.register(notifier.Notifier.ANY, on_atom)
         if claim.lost:
+            _fence(claim.engine, claim.fd)
             claim.engine.suspend()
         return claim.engine
 
@@ -170,6 +208,11 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
         if claim.lost:
             return False
         state = claim.engine.storage.get_flow_state() if claim.engine is not None else None
+        if state == states.SUSPENDED and not self._wait_timeout.is_stopped():
+            # Neither a stop nor a lost claim: the workflow paused (pause-before).  It
+            # stays PAUSED, its job done, until ``execution resume`` posts another.
+            self._runner.succeeded(claim.fd, claim.engine)
+            return True
         if state == states.SUCCESS:
             self._runner.succeeded(claim.fd, claim.engine)
         elif state in (states.FAILURE, states.REVERTED):
@@ -189,6 +232,20 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
     def stop(self) -> None:
         """Stop claiming jobs; running engines suspend after their running tasks."""
         super().stop()
+
+
+#: The atom states that end a task (or its revert): where a lost claim is looked for.
+_ATOM_ENDS = frozenset({states.SUCCESS, states.FAILURE, states.REVERTED})
+
+
+def _fence(engine: Any, flow_detail: Any) -> None:
+    """Point ``engine``'s storage at memory: what it writes from now on (its running
+    task's end, SUSPENDED) stays out of the shared executions database."""
+    memory = impl_memory.MemoryBackend({"deep_copy": False})
+    with contextlib.closing(memory.get_connection()) as conn:
+        conn.update_flow_details(flow_detail, ignore_missing=True)
+    # TaskFlow's Storage has no public way to change its backend.
+    engine.storage._backend = memory
 
 
 __all__ = ["Conductor"]

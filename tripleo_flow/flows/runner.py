@@ -113,8 +113,10 @@ class Runner:
             origin: str | None = None) -> Execution:
         """Run workflow ``name``; with ``wait`` False return while it runs in a thread."""
         fd = self.start(name, inputs, target, origin)
-        if wait:
-            return self.execute(fd, listeners)
+        return self.execute(fd, listeners) if wait else self._in_background(fd, listeners)
+
+    def _in_background(self, fd: Any, listeners: Iterable[Listener]) -> Execution:
+        """Run ``fd`` in a thread of this process; its record as it starts."""
         thread = threading.Thread(target=self._quiet, args=(fd, tuple(listeners)),
                                   name=f"execution-{fd.uuid}", daemon=True)
         self._background.append(thread)
@@ -129,8 +131,16 @@ class Runner:
         except Exception:  # a background run must not die silently
             LOG.exception("execution %s crashed", fd.uuid)
 
-    def resume(self, execution_id: str, listeners: Iterable[Listener] = ()) -> Execution:
-        """Continue an interrupted execution from its last completed task."""
+    def resume(self, execution_id: str, listeners: Iterable[Listener] = (),
+               wait: bool = True) -> Execution:
+        """Continue an interrupted execution from its last completed task; with
+        ``wait`` False return while it runs in a thread."""
+        fd = self.resumable(execution_id)
+        return self.execute(fd, listeners) if wait else self._in_background(fd, listeners)
+
+    def resumable(self, execution_id: str) -> Any:
+        """The flow detail of an execution that can be continued (paused, suspended,
+        interrupted by a crash); Conflict when it ended or still runs."""
         record = self.store.get(execution_id)
         if record.state in (states.SUCCESS, states.REVERTED, states.FAILURE):
             raise exceptions.Conflict(
@@ -140,7 +150,7 @@ class Runner:
             raise exceptions.Conflict(
                 f"Execution {execution_id!r} is still running in another process; wait for it "
                 "or stop that process first.")
-        return self.execute(self.store.flow_detail(execution_id), listeners)
+        return self.store.flow_detail(execution_id)
 
     def _expression_limits(self) -> expressions.Limits:
         limit = getattr(self._action_context, "limit", None)

@@ -226,6 +226,11 @@ ROUTES: list[Route] = [
                          params=(Param("workflow", STRING),), tags=TAGS_WF)}),
     Route("/v1/executions/{execution_id}", "execution", {
         "get": Operation("Show an execution", tags=TAGS_WF)}),
+    Route("/v1/executions/{execution_id}/resume", "execution_resume", {
+        "post": Operation(
+            "Continue a paused, suspended or interrupted execution in the background "
+            "(on a conductor with a jobboard); 202 with the execution", status=202,
+            body_required=False, body={"type": "object"}, tags=TAGS_WF)}),
     Route("/v1/executions/{execution_id}/tasks", "execution_tasks", {
         "get": Operation("Tasks of an execution", response=ARRAY, tags=TAGS_WF)}),
     Route("/v1/executions/{execution_id}/events", "execution_events", {
@@ -288,6 +293,7 @@ def _resources(client: Any, sse_interval: float) -> dict[str, Any]:
         "download": downloads.Download(paths.downloads),
         "executions": workflows.Executions(client), "execution": workflows.Execution(client),
         "execution_tasks": workflows.ExecutionTasks(client),
+        "execution_resume": workflows.ResumeExecution(client),
         "execution_events": workflows.ExecutionEvents(client, sse_interval),
     }
 

@@ -87,6 +87,21 @@ class Execution:
         resp.media = execution_body(self.client.get_execution(execution_id))
 
 
+class ResumeExecution:
+    """``POST /v1/executions/{id}/resume``: continue it, answering at once (202)."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
+        if req.content_length:
+            json_object(req)  # an empty object, or nothing: there is nothing to give
+        execution = self.client.resume_execution(execution_id, wait=False)
+        resp.status = falcon.HTTP_202
+        resp.location = f"/v1/executions/{execution.id}"
+        resp.media = execution_body(execution)
+
+
 class ExecutionTasks:
     def __init__(self, client: Any) -> None:
         self.client = client

@@ -1,0 +1,319 @@
+"""Every registered action is safe to re-run (issue 17).
+
+A job resumed from its logbook runs the interrupted task again from its start,
+with the same inputs.  Each action declares what a second run does
+(:class:`~tripleo_flow.actions.base.Rerun`); this module checks the
+declaration of every action registered with stevedore, and proves it for every
+action that needs no outside service by running the action twice on each plan
+store (the local one and a real Swift): the state after the second run is the state after the first
+(each side effect once), a reading action changes nothing, and a refusal is a
+clear error that changes nothing.  The actions that drive a service (Heat,
+Ironic, ansible-playbook) are listed in :data:`SERVICE_ACTIONS`: their
+declaration is checked, their second run is not proven here.  A newly registered
+action that is in no table fails :func:`test_every_action_is_covered`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.plan_state import state_diff, store_state
+from tests.plan_trees import basic_tree, write_tree
+from tripleo_flow import config, exceptions
+from tripleo_flow.actions.base import Action, ActionContext, Rerun
+from tripleo_flow.actions.registry import ActionRegistry
+from tripleo_flow.flows import workbook_loader, workbook_model
+from tripleo_flow.plans.local import LocalStore
+from tripleo_flow.plans.lock import PlanLocks
+from tripleo_flow.plans.plan import OWN_CREATES
+from tripleo_flow.plans.store import PlanStore
+
+PLAN = "overcloud"
+REGISTRY = ActionRegistry.load()
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "tripleo_flow" / "examples"
+#: Metadata a create sets anew on each run: the id of that create.
+CREATE_IDS = ("tripleo-flow-plan-id", "tripleo-flow-creating")
+NODE = {"hostname": "overcloud-controller-0", "node": "n-uuid-1", "node_name": "node-1",
+        "role": "Controller"}
+
+
+@dataclass(frozen=True)
+class Case:
+    """How to run one action twice: its inputs (given the test's directory) and the
+    steps that prepare the plan first."""
+
+    inputs: Callable[[Path], dict[str, Any]] = lambda _tmp: {"plan": PLAN}
+    prepare: tuple[tuple[str, Callable[[Path], dict[str, Any]]], ...] = ()
+    #: no plan in the store before the first run (plan.create)
+    empty_store: bool = False
+    #: what a new process's run differs by: the create id it does not own
+    new_process: bool = False
+    #: files added to the plan's small template tree
+    extra_files: tuple[tuple[str, str], ...] = ()
+
+
+def _templates(tmp: Path, extra: dict[str, str] | None = None) -> str:
+    return str(write_tree(tmp / "templates", {**basic_tree(), **(extra or {})}))
+
+
+def _env_file(tmp: Path) -> list[dict[str, Any]]:
+    return [{"name": "mine.yaml", "files": {"mine.yaml": "parameter_defaults: {Mine: 1}\n"}}]
+
+
+def _baremetal(_tmp: Path) -> str:
+    return (EXAMPLES / "baremetal-deployment.yaml").read_text()
+
+
+def _roles() -> list[dict[str, Any]]:
+    return [{"name": "Controller", "CountDefault": 1, "tags": ["primary", "controller"]}]
+
+
+#: The actions proved here, on the local plan store.
+CASES: dict[str, Case] = {
+    "plan.create": Case(lambda tmp: {"plan": PLAN, "templates": _templates(tmp)},
+                        empty_store=True, new_process=True),
+    "plan.publish": Case(),
+    "plan.list": Case(lambda _tmp: {}),
+    "plan.export": Case(lambda tmp: {"plan": PLAN, "output": str(tmp / "plan.tar.gz")}),
+    "plan.delete": Case(),
+    "plan.update": Case(lambda tmp: {"plan": PLAN, "templates": _templates(tmp / "new", {
+        "environments/new.yaml": "parameter_defaults: {New: 1}\n",
+        "environments/other.yaml": "parameter_defaults: {Other: 2}\n"})}),
+    "plan.history": Case(),
+    "plan.restore": Case(lambda _tmp: {"plan": PLAN, "version": "FIRST"},
+                         prepare=(("parameters.update",
+                                   lambda _tmp: {"plan": PLAN, "parameters": {"A": 1}}),)),
+    "environments.list": Case(),
+    "environments.add": Case(lambda tmp: {"plan": PLAN, "user_environments": _env_file(tmp)}),
+    "environments.remove": Case(
+        lambda _tmp: {"plan": PLAN, "paths": ["user-environments/1/mine.yaml"]},
+        prepare=(("environments.add",
+                  lambda tmp: {"plan": PLAN, "user_environments": _env_file(tmp)}),)),
+    "deployed_servers.update": Case(
+        lambda tmp: {"plan": PLAN, "baremetal_deployment": _baremetal(tmp)},
+        extra_files=tuple((f, "heat_template_version: wallaby\n") for f in (
+            "deployed-server/deployed-server.yaml", "deployed-server/deployed-neutron-port.yaml",
+            "network/ports/noop.yaml"))),
+    "templates.process": Case(),
+    "capabilities.get": Case(),
+    "capabilities.update": Case(
+        lambda _tmp: {"plan": PLAN, "environments": {"environments/storage.yaml": True}}),
+    "roles.list": Case(),
+    "roles.counts": Case(),
+    "roles.update": Case(lambda _tmp: {"plan": PLAN, "roles": _roles()}),
+    "roles.validate": Case(lambda _tmp: {"roles": _roles()}),
+    "networks.list": Case(),
+    "networks.update": Case(lambda _tmp: {"plan": PLAN, "networks": [
+        {"name": "Storage", "ip_subnet": "172.16.1.0/24"}]}),
+    "networks.validate": Case(lambda _tmp: {"networks": [{"name": "Storage"}]}),
+    "passwords.generate": Case(),
+    "passwords.get": Case(prepare=(("passwords.generate", lambda _tmp: {"plan": PLAN}),)),
+    "parameters.update": Case(lambda _tmp: {"plan": PLAN, "parameters": {"A": 1, "B": "x"}}),
+    "parameters.reset": Case(lambda _tmp: {"plan": PLAN, "names": ["A"]},
+                             prepare=(("parameters.update",
+                                       lambda _tmp: {"plan": PLAN, "parameters": {"A": 1}}),)),
+    "nodes.record": Case(lambda _tmp: {"plan": PLAN, "nodes": [NODE]}),
+    "nodes.forget": Case(lambda _tmp: {"plan": PLAN, "nodes": [NODE]},
+                         prepare=(("nodes.record", lambda _tmp: {"plan": PLAN,
+                                                                 "nodes": [NODE]}),)),
+    "deploy.start": Case(lambda tmp: {"plan": PLAN, "work_dir": str(tmp / "work"),
+                                      "heat_type": "native"}),
+    "nodes.check": Case(lambda _tmp: {"nodes": [{"name": "node-1", "pm_type": "fake-hardware",
+                                                  "ports": [{"address": "52:54:00:00:00:01"}]}]}),
+    "validations.check": Case(lambda _tmp: {"results": []}),
+    "std.noop": Case(lambda _tmp: {}),
+    "std.echo": Case(lambda _tmp: {"output": {"a": [1]}}),
+    "std.fail": Case(lambda _tmp: {"error_data": "stop"}),
+    "std.sleep": Case(lambda _tmp: {"seconds": 0}),
+}
+
+#: The actions that drive an outside service (Heat, Ironic, ansible-playbook, an HTTP
+#: server), with where they run against the real service.  Those tests run them once:
+#: what a second run does is declared on the class (Action.rerun), not proven here.
+SERVICE_ACTIONS: dict[str, str] = {
+    "std.http": "tests/unit/workflows/test_std_actions.py (a GET/POST re-sent: the server's "
+                "own semantics)",
+    "heat.launch": "tests/functional/heat", "heat.kill": "tests/functional/heat",
+    "heat.dump_db": "tests/functional/heat", "heat.restore_db": "tests/functional/heat",
+    "heat.status": "tests/functional/heat",
+    "parameters.get": "tests/functional/heat (Heat validates the templates)",
+    "deploy.check": "tests/functional/overcloud",
+    "deploy.launch_heat": "tests/functional/overcloud",
+    "deploy.stack": "tests/functional/overcloud",
+    "deploy.kept_stack": "tests/functional/overcloud",
+    "deploy.check_kept_stack": "tests/functional/overcloud",
+    "deploy.save_outputs": "tests/functional/overcloud",
+    "deploy.config_download": "tests/functional/overcloud",
+    "deploy.finish": "tests/functional/overcloud",
+    "deploy.run_ansible": "tests/functional/overcloud",
+    "ansible.check": "tests/functional/overcloud",
+    "nodes.register": "tests/functional/ironic", "nodes.select": "tests/functional/ironic",
+    "nodes.manage": "tests/functional/ironic", "nodes.inspect": "tests/functional/ironic",
+    "nodes.provide": "tests/functional/ironic", "nodes.clean": "tests/functional/ironic",
+    "nodes.delete": "tests/functional/ironic", "nodes.choose": "tests/functional/ironic",
+    "nodes.deploy": "tests/functional/ironic", "nodes.undeploy": "tests/functional/ironic",
+    "nodes.unprovision_select": "tests/functional/ironic",
+    "validations.select": "tests/functional/validations",
+    "validations.run": "tests/functional/validations",
+}
+
+
+def test_every_action_declares_what_a_rerun_does() -> None:
+    assert not REGISTRY.broken()
+    undeclared = sorted(name for name, action in REGISTRY.classes().items()
+                        if not isinstance(action.rerun, Rerun))
+    assert undeclared == [], f"declare Action.rerun on {undeclared}"
+
+
+def test_every_action_is_covered() -> None:
+    registered = set(REGISTRY.names())
+    covered = set(CASES) | set(SERVICE_ACTIONS) | ONCE
+    assert not set(CASES) & set(SERVICE_ACTIONS) and not ONCE & (set(CASES) | set(SERVICE_ACTIONS))
+    assert sorted(registered - covered) == [], \
+        "a new action needs a rerun case here (or its service test in SERVICE_ACTIONS)"
+    assert sorted(covered - registered) == []
+
+
+def _context(tmp_path: Path, store: PlanStore) -> ActionContext:
+    conf = config.new_conf()
+    conf([], project="tripleo-flow", default_config_files=[], default_config_dirs=[])
+    conf.set_override("data_dir", str(tmp_path / "data"))
+    return ActionContext(store=store, conf=conf,
+                         locks=PlanLocks(f"file://{tmp_path / 'locks'}", timeout=30))
+
+
+@pytest.fixture
+def context(tmp_path: Path) -> ActionContext:
+    """On the local plan store."""
+    return _context(tmp_path, LocalStore(tmp_path / "plans"))
+
+
+@pytest.fixture
+def any_context(tmp_path: Path, plan_store: PlanStore) -> ActionContext:
+    """On each plan store: the local one, and a real Swift."""
+    return _context(tmp_path, plan_store)
+
+
+def _run(context: ActionContext, name: str, inputs: dict[str, Any]) -> Any:
+    action: Action = REGISTRY.get(name)(context)
+    return action.execute(**inputs)
+
+
+def _create(context: ActionContext, tmp: Path,
+            extra_files: tuple[tuple[str, str], ...] = ()) -> None:
+    templates = _templates(tmp / "first", dict(extra_files))
+    _run(context, "plan.create", {"plan": PLAN, "templates": templates})
+    _run(context, "plan.publish", {"plan": PLAN})
+
+
+def _outcome(context: ActionContext, name: str, inputs: dict[str, Any]) -> Any:
+    try:
+        return _run(context, name, inputs)
+    except exceptions.TripleoFlowError as exc:
+        return exc
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_second_run_changes_nothing_more(name: str, any_context: ActionContext,
+                                           tmp_path: Path) -> None:
+    context = any_context
+    case = CASES[name]
+    action = REGISTRY.get(name)
+    if not case.empty_store:
+        _create(context, tmp_path, case.extra_files)
+    for step, step_inputs in case.prepare:
+        _run(context, step, step_inputs(tmp_path))
+    inputs = case.inputs(tmp_path)
+    if inputs.get("version") == "FIRST":
+        inputs["version"] = _run(context, "plan.history", {"plan": PLAN})[-1]["version"]
+    before = _state(context, tmp_path)
+    first = _outcome(context, name, inputs)
+    if isinstance(first, exceptions.TripleoFlowError):
+        assert name == "std.fail", f"{name} failed on its first run: {first}"
+    middle = _state(context, tmp_path)
+    if case.new_process:  # what the killed process held dies with it
+        OWN_CREATES.discard(first["create_id"])
+        context.locks.close()
+        middle = _without_create_ids(middle)
+    second = _outcome(context, name, inputs)
+    after = _state(context, tmp_path)
+    if case.new_process:
+        OWN_CREATES.discard(second["create_id"])
+        assert second["create_id"] != first["create_id"]
+        after = _without_create_ids(after)
+    assert state_diff(middle, after) == [], f"a second {name} changed the store"
+    if action.rerun is Rerun.READS:
+        assert state_diff(before, middle) == [], f"{name} is declared as only reading"
+        assert repr(second) == repr(first)
+    elif action.rerun is Rerun.REFUSES:
+        assert state_diff(before, middle), f"{name} changed nothing on its first run"
+        assert isinstance(second, exceptions.TripleoFlowError), second
+        assert PLAN in str(second) or inputs.get("output", "//") in str(second), str(second)
+    else:
+        assert action.rerun is Rerun.CONVERGES, action.rerun
+        assert not isinstance(second, exceptions.TripleoFlowError), \
+            f"a second {name} failed: {second}"
+        assert state_diff(before, middle) or name in ("plan.publish",), \
+            f"{name} is declared as changing something, but its run changed nothing"
+
+
+def _state(context: ActionContext, tmp: Path) -> dict[str, Any]:
+    """The plan store's state, and the files actions write in the test's directory
+    (as a pseudo container named by the directory)."""
+    state = store_state(context.store)
+    written = {p.name: hashlib.md5(p.read_bytes()).hexdigest() for p in tmp.glob("*.tar.gz")}
+    state[f"{tmp}/"] = ({}, written, [])
+    return state
+
+
+def _without_create_ids(state: dict[str, Any]) -> dict[str, Any]:
+    return {container: ({k: v for k, v in meta.items() if k not in CREATE_IDS}, objects,
+                        versions)
+            for container, (meta, objects, versions) in state.items()}
+
+
+#: Actions whose second run would do it again with new values (Rerun.ONCE).
+ONCE = {name for name, action in REGISTRY.classes().items() if action.rerun is Rerun.ONCE}
+
+
+def _shipped_tasks() -> list[tuple[str, Any]]:
+    tasks = []
+    for path in sorted(workbook_loader.SHIPPED_DIR.glob("*.yaml")):
+        book, problems = workbook_model.parse_workbook(yaml.safe_load(path.read_text()),
+                                                       str(path))
+        assert book is not None and not problems, problems
+        tasks += [(f"{wf.full_name}.{task.name}", task) for wf in book.workflows.values()
+                  for task in wf.tasks.values()]
+    return tasks
+
+
+def test_a_task_that_must_not_run_twice_stops_a_resumed_execution() -> None:
+    """Rerun.ONCE actions (passwords.rotate) are run by tasks marked ``safe-rerun:
+    false`` in every shipped workbook."""
+    assert ONCE == {"passwords.rotate"}
+    users = [(name, task) for name, task in _shipped_tasks() if task.action in ONCE]
+    assert users, "no shipped workflow runs a Rerun.ONCE action"
+    assert [name for name, task in users if task.safe_rerun is not False] == []
+
+
+@pytest.mark.parametrize("name", sorted(ONCE))
+def test_a_second_run_of_a_once_action_does_it_again(name: str, context: ActionContext,
+                                                       tmp_path: Path) -> None:
+    """Why ONCE: the rotation is done again (new values), so it must not be re-run."""
+    _create(context, tmp_path)
+    _run(context, "passwords.generate", {"plan": PLAN})
+    original = _run(context, "passwords.get", {"plan": PLAN})
+    _run(context, name, {"plan": PLAN})
+    first = _run(context, "passwords.get", {"plan": PLAN})
+    _run(context, name, {"plan": PLAN})
+    second = _run(context, "passwords.get", {"plan": PLAN})
+    assert set(original) == set(first) == set(second)
+    assert first != original and second != first
