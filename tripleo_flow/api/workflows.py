@@ -156,6 +156,10 @@ class WorkflowsMixin(JobsMixin):
         """The task graph of workflow ``name`` in Graphviz DOT."""
         return compiler.to_dot(self.get_workflow(name))
 
+    def workflow_graph(self, name: str) -> dict[str, Any]:
+        """The task graph of workflow ``name`` as data (:func:`compiler.to_graph`)."""
+        return compiler.to_graph(self.get_workflow(name))
+
     def run_workflow(self, name: str, inputs: Mapping[str, Any] | None = None, wait: bool = True,
                      listeners: Iterable[Listener] | None = None,
                      target: str | None = None, detach: bool = False,

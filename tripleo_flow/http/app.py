@@ -16,6 +16,7 @@ from tripleo_flow.http import (
     auth,
     downloads,
     errors,
+    gui,
     idempotency,
     media,
     nodes,
@@ -213,6 +214,9 @@ ROUTES: list[Route] = [
     Route("/v1/workflows", "workflows", {
         "get": Operation("List workflows with their inputs", response=ARRAY, errors=(503,),
                          tags=TAGS_WF)}),
+    Route("/v1/workflows/{name}", "workflow", {
+        "get": Operation("A workflow's task graph: its tasks and their transitions",
+                         tags=TAGS_WF)}),
     Route("/v1/workflows/{name}/executions", "workflow_executions", {
         "post": Operation(
             "Start workflow NAME in the background; 202 with the execution", status=202,
@@ -276,7 +280,7 @@ def _resources(client: Any, sse_interval: float) -> dict[str, Any]:
         "deployment_failures": plans.DeploymentFailures(client),
         "uploads": uploads.Uploads(uploaded, api.max_upload_size, api.upload_ttl),
         "upload": uploads.Upload(uploaded),
-        "workflows": workflows.Workflows(client),
+        "workflows": workflows.Workflows(client), "workflow": workflows.Workflow(client),
         "nodes": nodes.Nodes(client), "node": nodes.Node(client),
         **{f"nodes_{verb}": nodes.NodeWorkflow(client, verb) for verb in nodes.VERBS},
         "validations": validations.Validations(client),
@@ -303,6 +307,7 @@ def make_app(client: Any, sse_interval: float = 0.2) -> Any:
     purge_downloads(server_paths(client).downloads, conf.api.upload_ttl)
     keystone = conf.api.auth_strategy == "keystone"
     public = [r.path for r in ROUTES if all(op.public for op in r.operations.values())]
+    public += list(gui.FILES)
     app = falcon.App(middleware=[auth.TokenAuth(conf.api.auth_token, keystone, public,
                                                 conf.api.reader_roles, conf.api.writer_roles,
                                                 conf.api.project_ids)])
@@ -314,4 +319,5 @@ def make_app(client: Any, sse_interval: float = 0.2) -> Any:
     resources = _resources(client, sse_interval)
     for route in ROUTES:
         app.add_route(route.path, resources[route.resource])
+    gui.add_routes(app)
     return auth.wrap_keystone(app, conf, public) if keystone else app

@@ -30,6 +30,14 @@ class Workflows:
                       for w in self.client.list_workflows()]
 
 
+class Workflow:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        resp.media = self.client.workflow_graph(name)
+
+
 class WorkflowExecutions:
     """``POST /v1/workflows/{name}/executions``: start a run in the background.
 
