@@ -40,7 +40,7 @@ function errorText(error) {
 
 function show(title, ...content) {
   document.title = `${title} · tripleo-flow`;
-  main.replaceChildren(h("h1", { text: title }), ...content);
+  main.replaceChildren(h("h1", { text: title }), ...content.filter(Boolean));
   main.focus({ preventScroll: true });
 }
 
@@ -55,7 +55,7 @@ function loginView(message = "") {
   const input = h("input", { id: "token", type: "password", name: "token", required: true,
                              autocomplete: "current-password", size: 40 });
   const problem = h("p", { class: "error", role: "alert", text: message });
-  const form = h("form", { "aria-labelledby": "login-title" },
+  const form = h("form", { "aria-label": "Log in" },
     h("div", { class: "form-row" }, h("label", { for: "token", text: "API token" }), input),
     h("p", { class: "muted", text: "The [api] auth_token of the server (or a Keystone " +
       "token when it uses Keystone). It is kept in this browser tab only." }),
@@ -72,7 +72,7 @@ function loginView(message = "") {
       problem.textContent = errorText(error);
     }
   });
-  show("Log in", h("section", { id: "login-title" }, form));
+  show("Log in", h("section", {}, form));
   input.focus();
 }
 
@@ -103,8 +103,7 @@ async function deletePlan(plan, row) {
 }
 
 function createPlanForm(onCreated) {
-  const name = h("input", { id: "plan-name", type: "text", required: true,
-                            pattern: "[A-Za-z0-9][A-Za-z0-9_.-]*", value: "overcloud" });
+  const name = h("input", { id: "plan-name", type: "text", required: true, value: "overcloud" });
   const description = h("input", { id: "plan-description", type: "text" });
   const file = h("input", { id: "plan-file", type: "file", accept: ".tar.gz,.tgz,application/gzip" });
   const sample = h("input", { id: "plan-sample", type: "checkbox", checked: true });
@@ -237,6 +236,11 @@ async function followDeploy(execution, box) {
         bar.value = p.done;
         counts.textContent = `${p.stage}: ${p.done} of ${p.total} resources complete (${p.status || ""})`;
       }
+      const stack = data.result && data.result.action && data.result.status;
+      if (data.state === "SUCCESS" && stack && String(data.result.status).endsWith("_COMPLETE")) {
+        bar.value = bar.max;  // the stack's final status, as the task's result reports it
+        counts.textContent = `stack: ${data.result.status} (${bar.max} resources)`;
+      }
       if (data.state === "RUNNING") running.textContent = `Running: ${data.name}`;
       const line = `${data.name}: ${data.state}${p ? ` ${p.done}/${p.total} ${p.status || ""}` : ""}` +
         (data.error ? ` — ${data.error}` : "");
@@ -305,7 +309,8 @@ async function environmentsTab(name, body) {
 }
 
 function parameterInput(id, entry) {
-  const current = entry.value_set ? entry.value : entry.default;
+  // A hidden (NoEcho) parameter's value or default is never shown.
+  const current = entry.hidden ? null : entry.value_set ? entry.value : entry.default;
   if (entry.type === "boolean") {
     return h("select", { id }, ["true", "false"].map((v) =>
       h("option", { value: v, text: v, selected: String(current) === v })));
@@ -316,7 +321,9 @@ function parameterInput(id, entry) {
   }
   const text = current === null || current === undefined ? ""
     : typeof current === "string" ? current : JSON.stringify(current);
-  const attrs = { id, type: entry.hidden ? "password" : "text", value: text, size: 40 };
+  const attrs = { id, type: entry.hidden ? "password" : "text", value: text, size: 40,
+                  placeholder: entry.hidden ? (entry.value_set ? "(set, hidden)" : "(hidden)") : false,
+                  autocomplete: entry.hidden ? "new-password" : "off" };
   if (entry.type === "number") attrs.inputmode = "decimal";
   return h("input", attrs);
 }
@@ -326,7 +333,8 @@ function parameterInput(id, entry) {
 function typedValue(entry, raw) {
   if (entry.type === "boolean") return raw === "true";
   if (entry.type === "number" && raw.trim() !== "" && !Number.isNaN(Number(raw))) return Number(raw);
-  if (entry.type === "json") { try { return JSON.parse(raw); } catch (e) { return raw; } }
+  const list = entry.type === "comma_delimited_list" && raw.trim().startsWith("[");
+  if (entry.type === "json" || list) { try { return JSON.parse(raw); } catch (e) { return raw; } }
   return raw;
 }
 
@@ -335,15 +343,17 @@ function parameterRow(plan, name, entry) {
   const input = parameterInput(id, entry);
   const error = h("p", { class: "field-error", id: `${id}-error`, role: "alert" });
   input.setAttribute("aria-describedby", `${id}-error ${id}-help`);
-  const save = h("button", { type: "submit", text: "Set" });
-  const reset = h("button", { type: "button", text: "Reset", disabled: !entry.value_set });
+  const save = h("button", { type: "submit", text: "Set", "aria-label": `Set ${name}` });
+  const reset = h("button", { type: "button", text: "Reset", "aria-label": `Reset ${name}`,
+                               disabled: !entry.value_set });
   const constraints = Object.entries(entry.constraints || {}).map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
   const form = h("form", { class: "param", "data-parameter": name },
     h("div", {}, h("label", { for: id, text: name }), h("p", { class: "muted", text: entry.type })),
     h("div", {}, h("div", { class: "form-row" }, input, save, reset), error,
       h("p", { class: "muted", id: `${id}-help`,
                text: [entry.description, constraints.join("; "),
-                      `Default: ${JSON.stringify(entry.default)}`].filter(Boolean).join(" · ") })));
+                      entry.hidden ? "" : `Default: ${JSON.stringify(entry.default)}`]
+                 .filter(Boolean).join(" · ") })));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     error.textContent = "";
@@ -399,7 +409,7 @@ async function rolesTab(name, body) {
     call("GET", `/v1/plans/${enc(name)}/roles?detail=true`),
     call("GET", `/v1/plans/${enc(name)}/networks`),
     call("GET", `/v1/plans/${enc(name)}/parameters`)]);
-  const values = (params && (params.parameter_defaults || params)) || {};
+  const values = params || {};
   const roleName = (r) => (typeof r === "string" ? r : r.name);
   body.append(
     h("section", { "aria-labelledby": "roles-h" }, h("h2", { id: "roles-h", text: "Roles" }),

@@ -1,7 +1,7 @@
-// A workflow's task graph drawn as SVG: tasks in columns by their distance from
-// the start, edges as curves, each task coloured by its state (updated live).
+// A workflow's task graph drawn as SVG: tasks in rows by their distance from the
+// start (top to bottom), edges as curves, each task coloured by its state (updated live).
 const NS = "http://www.w3.org/2000/svg";
-const W = 190, H = 46, GAP_X = 70, GAP_Y = 22, PAD = 16;
+const W = 190, H = 46, GAP_X = 24, GAP_Y = 34, PAD = 16;
 
 function el(name, attrs = {}, parent = null) {
   const node = document.createElementNS(NS, name);
@@ -10,8 +10,8 @@ function el(name, attrs = {}, parent = null) {
   return node;
 }
 
-// Column of each task: longest path from a task nothing leads to (cycles cut).
-function columns(graph) {
+// Row of each task: longest path from a task nothing leads to (cycles cut).
+function levels(graph) {
   const next = new Map(graph.tasks.map((t) => [t.name, []]));
   const incoming = new Map(graph.tasks.map((t) => [t.name, 0]));
   for (const e of graph.edges) {
@@ -19,7 +19,7 @@ function columns(graph) {
     next.get(e.from).push(e.to);
     incoming.set(e.to, incoming.get(e.to) + 1);
   }
-  const column = new Map();
+  const column = new Map();  // task -> level
   const roots = graph.tasks.filter((t) => incoming.get(t.name) === 0).map((t) => t.name);
   const visit = (name, depth, path) => {
     if (path.has(name) || (column.get(name) ?? -1) >= depth) return;
@@ -35,16 +35,16 @@ function columns(graph) {
 
 // Draw graph ({tasks, edges}) into container; returns update(name, state, title).
 export function drawGraph(container, graph) {
-  const column = columns(graph);
-  const rows = new Map();
+  const level = levels(graph);
+  const across = new Map();
   const place = new Map();
   for (const t of graph.tasks) {
-    const c = column.get(t.name), r = rows.get(c) || 0;
-    rows.set(c, r + 1);
-    place.set(t.name, { x: PAD + c * (W + GAP_X), y: PAD + r * (H + GAP_Y) });
+    const l = level.get(t.name), i = across.get(l) || 0;
+    across.set(l, i + 1);
+    place.set(t.name, { x: PAD + i * (W + GAP_X), y: PAD + l * (H + GAP_Y) });
   }
-  const width = PAD * 2 + (Math.max(0, ...column.values()) + 1) * (W + GAP_X) - GAP_X;
-  const height = PAD * 2 + Math.max(1, ...rows.values()) * (H + GAP_Y) - GAP_Y;
+  const width = PAD * 2 + Math.max(1, ...across.values()) * (W + GAP_X) - GAP_X;
+  const height = PAD * 2 + (Math.max(0, ...level.values()) + 1) * (H + GAP_Y) - GAP_Y;
   container.replaceChildren();
   const svg = el("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
                           "aria-label": `Task graph of ${graph.name}` }, container);
@@ -55,9 +55,9 @@ export function drawGraph(container, graph) {
   for (const e of graph.edges) {
     const a = place.get(e.from), b = place.get(e.to);
     if (!a || !b) continue;
-    const x1 = a.x + W, y1 = a.y + H / 2, x2 = b.x, y2 = b.y + H / 2;
-    const bend = Math.max(30, Math.abs(x2 - x1) / 2);
-    const path = el("path", { d: `M${x1},${y1} C${x1 + bend},${y1} ${x2 - bend},${y2} ${x2},${y2}`,
+    const x1 = a.x + W / 2, y1 = a.y + H, x2 = b.x + W / 2, y2 = b.y;
+    const bend = Math.max(20, Math.abs(y2 - y1) / 2) * (y2 >= y1 ? 1 : -1);
+    const path = el("path", { d: `M${x1},${y1} C${x1},${y1 + bend} ${x2},${y2 - bend} ${x2},${y2}`,
                               class: `edge ${e.label.split(":")[0]}`, "marker-end": "url(#arrow)" }, svg);
     el("title", {}, path).textContent = `${e.from} → ${e.to} (${e.label})`;
   }

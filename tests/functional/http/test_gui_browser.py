@@ -1,0 +1,208 @@
+"""The web GUI in a real browser (Playwright driving Debian's chromium) against a real
+``api serve`` on loopback: log in, create the sample plan, export it, enable an
+environment, set a parameter (a refused value shown beside its field), deploy on a
+real native heat-all and watch the progress reach CREATE_COMPLETE / DEPLOY_SUCCESS,
+open the execution's graph, delete the deployed plan through the CLI's guard.
+
+Screenshots of each page go to the test's tmp dir, and to ``$TRIPLEO_FLOW_SCREENSHOTS``
+when it is set.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.functional.heat.conftest import DEFAULT_VENV
+from tests.functional.http.conftest import Api
+from tests.functional.mariadb import free_port
+
+CHROMIUM = Path("/usr/bin/chromium")
+#: Milliseconds a page may take to show what a step waits for (the deploy takes longer).
+STEP_MS = 60_000
+DEPLOY_MS = 240_000
+
+
+@pytest.fixture
+def browser_page(api: Api, tmp_path: Path) -> Iterator[object]:
+    if not CHROMIUM.exists():
+        pytest.fail("No /usr/bin/chromium: install Debian's chromium (tools/run-tests.sh does)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM),
+                                             args=["--no-sandbox"])
+        context = browser.new_context(viewport={"width": 1280, "height": 900},
+                                      accept_downloads=True)
+        page = context.new_page()
+        page.set_default_timeout(STEP_MS)
+        try:
+            yield page
+        finally:
+            context.close()
+            browser.close()
+
+
+class Shots:
+    """Full-page screenshots, numbered in the order taken."""
+
+    def __init__(self, page: object, folder: Path) -> None:
+        self.page = page
+        self.folders = [folder]
+        extra = os.environ.get("TRIPLEO_FLOW_SCREENSHOTS")
+        if extra:
+            self.folders.append(Path(extra))
+        for f in self.folders:
+            f.mkdir(parents=True, exist_ok=True)
+        self.taken: list[Path] = []
+
+    def __call__(self, name: str) -> None:
+        path = self.folders[0] / f"{len(self.taken) + 1:02d}-{name}.png"
+        self.page.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
+        for other in self.folders[1:]:
+            shutil.copy(path, other / path.name)
+        self.taken.append(path)
+
+
+def test_the_gui_logs_in_configures_deploys_and_shows_the_graph(
+        api: Api, browser_page: object, tmp_path: Path) -> None:
+    from playwright.sync_api import Page, expect
+
+    page: Page = browser_page  # type: ignore[assignment]
+    venv = Path(os.environ.get("TRIPLEO_FLOW_HEAT_VENV", DEFAULT_VENV))
+    if not (venv / "bin" / "heat-all").exists():
+        pytest.fail(f"No Heat virtualenv at {venv}: run tools/setup-heat.sh")
+    api.client.conf.set_override("venv", str(venv), group="heat")
+    api.client.conf.set_override("api_port", free_port(), group="heat")
+    urls: list[str] = []
+    page.on("request", lambda request: urls.append(request.url))
+    refused: list[str] = []
+    page.on("response", lambda r: refused.append(f"{r.status} {r.request.method} {r.url}")
+            if r.status >= 400 else None)
+    console_errors: list[str] = []
+    page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+    shot = Shots(page, tmp_path / "screenshots")
+
+    # Log in: a wrong token is refused on the page, the right one opens the plans.
+    page.goto(api.url + "/")
+    expect(page.get_by_role("heading", name="Log in")).to_be_visible()
+    shot("login")
+    page.get_by_label("API token").fill("not-the-token")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("alert")).to_contain_text("valid token")
+    page.get_by_label("API token").fill(api.token)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("heading", name="Plans", exact=True).first).to_be_visible()
+    assert page.evaluate("sessionStorage.length") == 1
+    assert page.evaluate("localStorage.length") == 0
+
+    # Create the sample plan; it is listed, and exports as a .tar.gz.
+    page.get_by_label("Name", exact=True).fill("gui")
+    page.get_by_role("button", name="Create plan").click()
+    expect(page.get_by_role("link", name="gui", exact=True)).to_be_visible()
+    assert [p["name"] for p in api("GET", "/v1/plans").json()] == ["gui"]
+    shot("plans")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Export gui").click()
+    assert download.value.suggested_filename == "gui.tar.gz"
+    assert gzip.decompress(Path(download.value.path()).read_bytes())  # a real gzip
+
+    # Environments: enable one; the API has it enabled, and the page shows it checked.
+    page.get_by_role("link", name="gui", exact=True).click()
+    page.get_by_role("link", name="Environments").click()
+    debug = page.locator('input[data-file="environments/debug.yaml"]')
+    expect(debug).not_to_be_checked()
+    debug.check()
+    expect(page.get_by_role("status")).to_contain_text("Environments updated")
+    expect(page.locator('input[data-file="environments/debug.yaml"]')).to_be_checked()
+    enabled = [e for topic in api("GET", "/v1/plans/gui/capabilities").json().values()
+               for g in topic["environment_groups"] for e in g["environments"] if e["enabled"]]
+    assert "environments/debug.yaml" in [e["file"] for e in enabled]
+    shot("environments")
+
+    # Parameters: the form comes from the schema; a refused value is shown beside its
+    # field and changes nothing; a good one is stored.
+    page.get_by_role("link", name="Parameters").click()
+    field = page.get_by_label("ComputeCount", exact=True)
+    expect(field).to_be_visible(timeout=DEPLOY_MS)
+    row = page.locator('form[data-parameter="ComputeCount"]')
+    field.fill("many")
+    row.get_by_role("button", name="Set ComputeCount", exact=True).click()
+    expect(row.locator(".field-error")).to_contain_text("not a valid number")
+    expect(field).to_have_attribute("aria-invalid", "true")
+    assert api("GET", "/v1/plans/gui/parameters").json()["ComputeCount"] == 1
+    shot("parameter-refused")
+    field.fill("2")
+    row.get_by_role("button", name="Set ComputeCount", exact=True).click()
+    expect(row.locator(".field-error")).to_have_text("")
+    expect(page.get_by_role("status")).to_contain_text("ComputeCount set")
+    assert api("GET", "/v1/plans/gui/parameters").json()["ComputeCount"] == 2
+    shot("parameters")
+
+    page.get_by_role("link", name="Roles and networks").click()
+    expect(page.get_by_role("cell", name="Compute", exact=True)).to_be_visible()
+    shot("roles")
+
+    # Deploy on a native Heat: live progress to CREATE_COMPLETE, then DEPLOY_SUCCESS.
+    page.get_by_role("link", name="Deploy").click()
+    page.get_by_label("Heat").select_option("native")
+    page.get_by_role("button", name="Deploy", exact=True).click()
+    expect(page.locator("#stack-counts")).to_contain_text("resources complete",
+                                                         timeout=DEPLOY_MS)
+    shot("deploying")
+    expect(page.locator("#execution-end")).to_contain_text("SUCCESS", timeout=DEPLOY_MS)
+    expect(page.locator("#stack-counts")).to_contain_text("stack: CREATE_COMPLETE")
+    total = re.search(r"\((\d+) resources\)", page.locator("#stack-counts").inner_text())
+    assert total and int(total[1]) > 0, total
+    assert page.locator("#stack-progress").evaluate("p => p.value === p.max && p.max > 1")
+    assert "deploy_stack: RUNNING" in page.locator("#events").inner_text()
+    expect(page.locator("#deployment-status")).to_contain_text("DEPLOY_SUCCESS")
+    expect(page.locator("#events li").first).to_be_visible()
+    shot("deployed")
+
+    # The execution's graph: every task of the workbook drawn, those run in SUCCESS.
+    page.locator("#progress a").click()
+    graph = page.locator("#graph svg")
+    expect(graph).to_be_visible()
+    execution = api("GET", "/v1/executions").json()[-1]
+    tasks = api("GET", f"/v1/executions/{execution['id']}/tasks").json()
+    workflow = api("GET", f"/v1/workflows/{execution['workflow']}").json()
+    expect(graph.locator("g.node")).to_have_count(len(workflow["tasks"]))
+    done = [t["name"] for t in tasks if t["state"] == "SUCCESS"]
+    assert "deploy_stack" in done
+    for name in done:
+        expect(graph.locator(f'g.node[data-task="{name}"]')).to_have_attribute(
+            "data-state", "SUCCESS")
+    shot("execution-graph")
+    page.get_by_role("link", name="Executions").click()
+    expect(page.get_by_role("link", name=execution["id"])).to_be_visible()
+    shot("executions")
+
+    # Delete: the deployed plan needs the CLI's --force, asked for in a second dialog.
+    dialogs: list[str] = []
+
+    def accept(dialog: object) -> None:
+        dialogs.append(dialog.message)  # type: ignore[attr-defined]
+        dialog.accept()  # type: ignore[attr-defined]
+
+    page.on("dialog", accept)
+    page.get_by_role("link", name="Plans").click()
+    page.get_by_role("button", name="Delete gui").click()
+    expect(page.get_by_role("link", name="gui", exact=True)).to_have_count(0)
+    assert len(dialogs) == 2 and "force" in dialogs[1], dialogs
+    assert api("GET", "/v1/plans").json() == []
+
+    assert urls and not [u for u in urls if api.token in u]
+    # The browser logs each refused request (the wrong token, the refused value, the
+    # guarded delete); anything else logged as an error is a fault of the page.
+    faults = [m for m in console_errors if not m.startswith("Failed to load resource")]
+    assert not faults, faults
+    assert [r.split(" ")[:2] for r in refused] == [
+        ["401", "GET"], ["400", "PUT"], ["409", "DELETE"]], refused
+    assert len(console_errors) == len(refused), console_errors
