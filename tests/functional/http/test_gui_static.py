@@ -77,3 +77,18 @@ def test_the_token_never_reaches_the_log(api: Api, caplog: pytest.LogCaptureFixt
                ).status_code == 400
     assert caplog.records  # the server did log these requests
     assert api.token not in caplog.text
+
+
+def test_a_workflow_graph_is_served_for_the_gui(api: Api) -> None:
+    graph = api("GET", "/v1/workflows/deploy")
+    assert graph.status_code == 200, graph.text
+    body = graph.json()
+    assert body["name"] == "tripleo.deploy.deploy"
+    names = [t["name"] for t in body["tasks"]]
+    assert "deploy_stack" in names
+    assert {"from": "launch_heat", "to": "deploy_stack"}.items() <= next(
+        e for e in body["edges"] if e["to"] == "deploy_stack").items()
+    missing = api("GET", "/v1/workflows/no.such.workflow")
+    assert missing.status_code == 404 and missing.json()["error"]["kind"] == "not-found"
+    api.session.headers.pop("X-Auth-Token")
+    assert api("GET", "/v1/workflows/deploy").status_code == 401
