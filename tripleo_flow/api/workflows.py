@@ -238,9 +238,18 @@ class WorkflowsMixin(JobsMixin):
         return self._runner().store.tasks(execution_id)
 
     def resume_execution(self, execution_id: str,
-                         listeners: Iterable[Listener] | None = None) -> Execution:
-        """Continue an execution interrupted by a crash from its last completed task."""
-        return self._runner().resume(execution_id, listeners or ())
+                         listeners: Iterable[Listener] | None = None, wait: bool = True,
+                         api_user: bool = False) -> Execution:
+        """Continue an execution interrupted by a crash from its last completed task.
+
+        :param wait: return when it has ended (else it runs in a thread of this process)
+        :param api_user: asked by a user of the HTTP API: only executions started through
+            the API may be resumed (Conflict otherwise)
+        :raises Conflict: it has ended, still runs, or (``api_user``) was not started
+            through the API
+        """
+        return self._runner().resume(execution_id, listeners or (), wait=wait,
+                                     origin=ORIGIN_API if api_user else None)
 
     # -- actions -------------------------------------------------------------------
 

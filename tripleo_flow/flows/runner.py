@@ -85,6 +85,8 @@ class Runner:
         self._item_pool: futures.ThreadPoolExecutor | None = None
         self._guard = threading.Lock()
         self._background: list[threading.Thread] = []
+        self._resuming: set[str] = set()
+        self._resume_lock = threading.Lock()
 
     def _pools(self) -> tuple[futurist.ThreadPoolExecutor, futures.ThreadPoolExecutor]:
         with self._guard:
@@ -129,9 +131,21 @@ class Runner:
         except Exception:  # a background run must not die silently
             LOG.exception("execution %s crashed", fd.uuid)
 
-    def resume(self, execution_id: str, listeners: Iterable[Listener] = ()) -> Execution:
-        """Continue an interrupted execution from its last completed task."""
+    def resume(self, execution_id: str, listeners: Iterable[Listener] = (),
+               wait: bool = True, origin: str | None = None) -> Execution:
+        """Continue an interrupted execution from its last completed task; with ``wait``
+        False return while it runs in a thread.
+
+        :param origin: :data:`~tripleo_flow.flows.executions.ORIGIN_API` when an HTTP API
+            user asks: only an execution an API user started may then be resumed (it
+            runs with the rights of whoever started it)
+        """
         record = self.store.get(execution_id)
+        if origin is not None and (self.store.flow_detail(execution_id).meta or {}).get(
+                "origin") != origin:
+            raise exceptions.Conflict(
+                f"Execution {execution_id!r} was not started through the HTTP API; resume "
+                f"it where it was started, with: tripleo-flow execution resume {execution_id}")
         if record.state in (states.SUCCESS, states.REVERTED, states.FAILURE):
             raise exceptions.Conflict(
                 f"Execution {execution_id!r} has already ended ({record.state}); nothing to "
@@ -140,7 +154,28 @@ class Runner:
             raise exceptions.Conflict(
                 f"Execution {execution_id!r} is still running in another process; wait for it "
                 "or stop that process first.")
-        return self.execute(self.store.flow_detail(execution_id), listeners)
+        fd = self.store.flow_detail(execution_id)
+        with self._resume_lock:  # two resumes at once here: the second is refused
+            if execution_id in self._resuming:
+                raise exceptions.Conflict(
+                    f"Execution {execution_id!r} is being resumed already; follow it.")
+            self._resuming.add(execution_id)
+        if wait:
+            try:
+                return self.execute(fd, listeners)
+            finally:
+                self._resuming.discard(execution_id)
+
+        def run() -> None:
+            try:
+                self._quiet(fd, tuple(listeners))
+            finally:
+                self._resuming.discard(execution_id)
+
+        thread = threading.Thread(target=run, name=f"execution-{fd.uuid}", daemon=True)
+        self._background.append(thread)
+        thread.start()
+        return self.store.get(fd.uuid)
 
     def _expression_limits(self) -> expressions.Limits:
         limit = getattr(self._action_context, "limit", None)

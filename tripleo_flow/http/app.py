@@ -231,6 +231,10 @@ ROUTES: list[Route] = [
                          params=(Param("workflow", STRING),), tags=TAGS_WF)}),
     Route("/v1/executions/{execution_id}", "execution", {
         "get": Operation("Show an execution", tags=TAGS_WF)}),
+    Route("/v1/executions/{execution_id}/resume", "execution_resume", {
+        "post": Operation("Resume an interrupted execution (one started through this API) "
+                          "in the background; 202 with the execution", status=202,
+                          body_required=False, body={"type": "object"}, tags=TAGS_WF)}),
     Route("/v1/executions/{execution_id}/tasks", "execution_tasks", {
         "get": Operation("Tasks of an execution", response=ARRAY, tags=TAGS_WF)}),
     Route("/v1/executions/{execution_id}/events", "execution_events", {
@@ -293,6 +297,7 @@ def _resources(client: Any, sse_interval: float) -> dict[str, Any]:
         "download": downloads.Download(paths.downloads),
         "executions": workflows.Executions(client), "execution": workflows.Execution(client),
         "execution_tasks": workflows.ExecutionTasks(client),
+        "execution_resume": workflows.ExecutionResume(client),
         "execution_events": workflows.ExecutionEvents(client, sse_interval),
     }
 

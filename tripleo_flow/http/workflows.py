@@ -95,6 +95,20 @@ class Execution:
         resp.media = execution_body(self.client.get_execution(execution_id))
 
 
+class ExecutionResume:
+    """``POST /v1/executions/{id}/resume``: continue an interrupted execution in the
+    background (only one an API user started)."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
+        execution = self.client.resume_execution(execution_id, wait=False, api_user=True)
+        resp.status = falcon.HTTP_202
+        resp.location = f"/v1/executions/{execution.id}"
+        resp.media = execution_body(execution)
+
+
 class ExecutionTasks:
     def __init__(self, client: Any) -> None:
         self.client = client

@@ -10,6 +10,7 @@ when it is set.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 import re
@@ -30,7 +31,14 @@ DEPLOY_MS = 240_000
 
 
 @pytest.fixture
-def browser_page(api: Api, tmp_path: Path) -> Iterator[object]:
+def browser_page(api: Api) -> Iterator[object]:
+    with chromium_page() as page:
+        yield page
+
+
+@contextlib.contextmanager
+def chromium_page() -> Iterator[object]:
+    """A page of a fresh Debian chromium (fails when there is none)."""
     if not CHROMIUM.exists():
         pytest.fail("No /usr/bin/chromium: install Debian's chromium (tools/run-tests.sh does)")
     from playwright.sync_api import sync_playwright
@@ -52,8 +60,9 @@ def browser_page(api: Api, tmp_path: Path) -> Iterator[object]:
 class Shots:
     """Full-page screenshots, numbered in the order taken."""
 
-    def __init__(self, page: object, folder: Path) -> None:
+    def __init__(self, page: object, folder: Path, prefix: str) -> None:
         self.page = page
+        self.prefix = prefix
         self.folders = [folder]
         extra = os.environ.get("TRIPLEO_FLOW_SCREENSHOTS")
         if extra:
@@ -63,7 +72,7 @@ class Shots:
         self.taken: list[Path] = []
 
     def __call__(self, name: str) -> None:
-        path = self.folders[0] / f"{len(self.taken) + 1:02d}-{name}.png"
+        path = self.folders[0] / f"{self.prefix}-{len(self.taken) + 1:02d}-{name}.png"
         self.page.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
         for other in self.folders[1:]:
             shutil.copy(path, other / path.name)
@@ -87,7 +96,7 @@ def test_the_gui_logs_in_configures_deploys_and_shows_the_graph(
             if r.status >= 400 else None)
     console_errors: list[str] = []
     page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
-    shot = Shots(page, tmp_path / "screenshots")
+    shot = Shots(page, tmp_path / "screenshots", "deploy")
 
     # Log in: a wrong token is refused on the page, the right one opens the plans.
     page.goto(api.url + "/")

@@ -439,6 +439,9 @@ async function executionsView() {
       h("td", { text: when(e.created_at || e.started_at) }))))));
 }
 
+// States an execution can be resumed from (the server decides; 409 otherwise).
+const RESUMABLE = new Set(["INTERRUPTED", "PAUSED", "SUSPENDED"]);
+
 function taskDetail(task) {
   const bits = [];
   if (task.progress) bits.push(`${task.progress.done}/${task.progress.total}`);
@@ -450,10 +453,23 @@ async function executionView(id) {
   const graph = await call("GET", `/v1/workflows/${enc(execution.workflow)}`);
   const picture = h("div", { class: "graph", id: "graph" });
   const stateBox = h("span", {}, state(execution.state));
+  const resumeProblem = h("span", { class: "error", role: "alert" });
+  const resume = RESUMABLE.has(execution.state) ? h("button", { type: "button", id: "resume",
+    text: "Resume", onclick: async () => {
+      resume.disabled = true;
+      try {
+        await call("POST", `/v1/executions/${enc(id)}/resume`);
+        say(`Execution ${id} resumed.`);
+        route();  // follow it again from the start
+      } catch (error) {
+        resumeProblem.textContent = errorText(error);
+        resume.disabled = false;
+      }
+    } }) : null;
   const tasksBody = h("tbody", {});
   const tasks = new Map();
   show(`Execution ${execution.id}`,
-    h("p", {}, `Workflow ${execution.workflow}: `, stateBox),
+    h("p", {}, `Workflow ${execution.workflow}: `, stateBox, " ", resume, " ", resumeProblem),
     execution.error ? h("pre", { class: "error", text: execution.error }) : null,
     h("h2", { text: "Task graph" }), picture,
     h("h2", { text: "Tasks" }),
@@ -476,7 +492,10 @@ async function executionView(id) {
   for (const task of await call("GET", `/v1/executions/${enc(id)}/tasks`)) record(task);
   await events(`/v1/executions/${enc(id)}/events`, (kind, data) => {
     if (kind === "task") record(data);
-    else if (kind === "execution") stateBox.replaceChildren(state(data.state));
+    else if (kind === "execution") {
+      stateBox.replaceChildren(state(data.state));
+      if (resume && !RESUMABLE.has(data.state)) resume.remove();
+    }
   }, leaving.signal);
 }
 
