@@ -15,6 +15,7 @@ import gzip
 import os
 import re
 import shutil
+import tarfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +24,7 @@ import pytest
 from tests.functional.heat.conftest import DEFAULT_VENV
 from tests.functional.http.conftest import Api
 from tests.functional.mariadb import free_port
+from tripleo_flow.api.plans import sample_plan_dir
 
 CHROMIUM = Path("/usr/bin/chromium")
 #: Milliseconds a page may take to show what a step waits for (the deploy takes longer).
@@ -215,3 +217,62 @@ def test_the_gui_logs_in_configures_deploys_and_shows_the_graph(
     assert [r.split(" ")[:2] for r in refused] == [
         ["401", "GET"], ["400", "PUT"], ["409", "DELETE"]], refused
     assert len(console_errors) == len(refused), console_errors
+
+
+FAILING_RESOURCE = """
+  BrokenOnPurpose:
+    type: OS::Heat::TestResource
+    properties:
+      fail: true
+      value: injected failure
+"""
+
+
+def _broken_tarball(tmp_path: Path) -> Path:
+    """The sample plan with a resource that fails, as a .tar.gz (one top directory)."""
+    tree = tmp_path / "broken"
+    shutil.copytree(sample_plan_dir(), tree)
+    root = tree / "overcloud.j2.yaml"
+    root.write_text(root.read_text().replace("\noutputs:\n", FAILING_RESOURCE + "\noutputs:\n", 1))
+    archive = tmp_path / "broken.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(tree, arcname="broken")
+    return archive
+
+
+def test_the_gui_uploads_a_plan_and_shows_why_its_deploy_failed(
+        api: Api, browser_page: object, tmp_path: Path) -> None:
+    from playwright.sync_api import Page, expect
+
+    page: Page = browser_page  # type: ignore[assignment]
+    venv = Path(os.environ.get("TRIPLEO_FLOW_HEAT_VENV", DEFAULT_VENV))
+    if not (venv / "bin" / "heat-all").exists():
+        pytest.fail(f"No Heat virtualenv at {venv}: run tools/setup-heat.sh")
+    api.client.conf.set_override("venv", str(venv), group="heat")
+    api.client.conf.set_override("api_port", free_port(), group="heat")
+    shot = Shots(page, tmp_path / "screenshots", "failure")
+
+    page.goto(api.url + "/")
+    page.get_by_label("API token").fill(api.token)
+    page.get_by_role("button", name="Log in").click()
+    page.get_by_label("Name", exact=True).fill("broken")
+    page.get_by_label("The shipped sample plan").uncheck()
+    page.get_by_label("or templates (.tar.gz)").set_input_files(str(_broken_tarball(tmp_path)))
+    page.get_by_role("button", name="Create plan").click()
+    expect(page.get_by_role("link", name="broken", exact=True)).to_be_visible()
+    assert "BrokenOnPurpose" in api("GET", "/v1/plans/broken").text or [
+        p["name"] for p in api("GET", "/v1/plans").json()] == ["broken"]
+
+    page.get_by_role("link", name="broken", exact=True).click()
+    page.get_by_role("button", name="Deploy", exact=True).click()
+    expect(page.locator("#execution-end")).to_contain_text(re.compile("REVERTED|FAILURE"),
+                                                           timeout=DEPLOY_MS)
+    expect(page.locator("#execution-end")).to_contain_text("BrokenOnPurpose")
+    expect(page.locator("#deployment-status")).to_contain_text("DEPLOY_FAILED")
+    failed = page.locator("#deployment-status li", has_text="BrokenOnPurpose")
+    expect(failed).to_contain_text("Test Resource failed")
+    shot("deploy-failed")
+    page.locator("#progress a").click()
+    expect(page.locator('#graph g.node[data-task="deploy_stack"]')).to_have_attribute(
+        "data-state", re.compile("FAILURE|REVERTED"))
+    shot("failed-graph")
