@@ -167,7 +167,7 @@ async function plansView() {
 // -- one plan ------------------------------------------------------------------------
 
 const TABS = [["overview", "Deploy"], ["environments", "Environments"],
-              ["parameters", "Parameters"], ["roles", "Roles and networks"]];
+              ["parameters", "Parameters"], ["roles", "Roles and networks"], ["history", "History"]];
 
 async function planView(name, tab) {
   const tabs = h("nav", { class: "tabs", "aria-label": "Plan" },
@@ -176,7 +176,7 @@ async function planView(name, tab) {
   const body = h("div", {});
   show(`Plan ${name}`, tabs, body);
   const views = { overview: deployTab, environments: environmentsTab,
-                  parameters: parametersTab, roles: rolesTab };
+                  parameters: parametersTab, roles: rolesTab, history: historyTab };
   await (views[tab] || deployTab)(name, body);
 }
 
@@ -404,6 +404,58 @@ async function parametersTab(name, body) {
   body.append(h("div", { class: "form-row" }, h("label", { for: "param-filter", text: "Filter" }), filter), ...sections);
 }
 
+// A role's count, set as its <Role>Count parameter (checked by the server).
+function countForm(plan, role, current) {
+  const id = uid("count");
+  const input = h("input", { id, type: "text", inputmode: "numeric", size: 4, value: current,
+                             "aria-describedby": `${id}-error` });
+  const error = h("span", { class: "field-error", id: `${id}-error`, role: "alert" });
+  const form = h("form", { class: "form-row", "data-role": role },
+    h("label", { for: id, class: "visually-hidden", text: `${role} count` }), input,
+    h("button", { type: "submit", text: "Set", "aria-label": `Set ${role} count` }), error);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    const raw = input.value.trim();
+    const value = raw !== "" && !Number.isNaN(Number(raw)) ? Number(raw) : raw;
+    try {
+      await call("PUT", `/v1/plans/${enc(plan)}/parameters`,
+                 { json: { parameters: { [`${role}Count`]: value }, validate: true } });
+      say(`${role} count set to ${raw}.`);
+    } catch (e) {
+      error.textContent = errorText(e);
+    }
+  });
+  return form;
+}
+
+async function historyTab(name, body) {
+  const problem = h("p", { class: "error", role: "alert" });
+  const list = h("tbody", {});
+  const render = async () => {
+    const versions = await call("GET", `/v1/plans/${enc(name)}/history`);
+    list.replaceChildren(...versions.map((v) => h("tr", { "data-version": v.version },
+      h("td", { text: v.version }), h("td", { text: v.last_modified || "" }),
+      h("td", { text: v.current ? "current" : "" }),
+      h("td", {}, v.current ? null : h("button", { type: "button", text: "Restore",
+        "aria-label": `Restore version ${v.version}`, onclick: async () => {
+          problem.textContent = "";
+          try {
+            await call("POST", `/v1/plans/${enc(name)}/restore`, { json: { version: v.version } });
+            say(`Version ${v.version} restored.`);
+            await render();
+          } catch (e) {
+            problem.textContent = errorText(e);
+          }
+        } })))));
+  };
+  await render();
+  body.append(h("section", { "aria-labelledby": "history-h" },
+    h("h2", { id: "history-h", text: "Versions of plan-environment.yaml" }), problem,
+    h("table", {}, h("thead", {}, h("tr", {}, h("th", { text: "Version" }), h("th", { text: "Modified" }),
+      h("th", { text: "" }), h("th", { text: "Actions" }))), list)));
+}
+
 async function rolesTab(name, body) {
   const [roles, networks, params] = await Promise.all([
     call("GET", `/v1/plans/${enc(name)}/roles?detail=true`),
@@ -419,7 +471,7 @@ async function rolesTab(name, body) {
         const n = roleName(r);
         const nets = r.networks ? (Array.isArray(r.networks) ? r.networks : Object.keys(r.networks)) : [];
         return h("tr", {}, h("td", { text: n }), h("td", { text: nets.join(", ") }),
-          h("td", { text: values[`${n}Count`] ?? r.CountDefault ?? "" }),
+          h("td", {}, countForm(name, n, values[`${n}Count`] ?? r.CountDefault ?? "")),
           h("td", { text: values[`Overcloud${n}Flavor`] ?? "" }));
       })))),
     h("section", { "aria-labelledby": "nets-h" }, h("h2", { id: "nets-h", text: "Networks" }),
@@ -499,6 +551,33 @@ async function executionView(id) {
   }, leaving.signal);
 }
 
+// -- nodes and validations -----------------------------------------------------------
+
+async function listView(title, path, columns) {
+  let rows;
+  try {
+    rows = await call("GET", path);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status === 401) throw error;
+    show(title, h("p", { class: "muted", role: "status", text: errorText(error) }));
+    return;
+  }
+  show(title, rows.length ? h("table", {},
+    h("thead", {}, h("tr", {}, columns.map(([label]) => h("th", { text: label })))),
+    h("tbody", {}, rows.map((row) => h("tr", {}, columns.map(([, get]) => h("td", { text: get(row) ?? "" }))))))
+    : h("p", { class: "muted", text: `No ${title.toLowerCase()}.` }));
+}
+
+const nodesView = () => listView("Nodes", "/v1/nodes", [
+  ["Name", (n) => n.name || n.uuid], ["Provision state", (n) => n.provision_state],
+  ["Power", (n) => n.power_state], ["Resource class", (n) => n.resource_class],
+  ["Capabilities", (n) => { const c = (n.properties || {}).capabilities;
+                            return typeof c === "string" ? c : c ? JSON.stringify(c) : ""; }]]);
+
+const validationsView = () => listView("Validations", "/v1/validations", [
+  ["Validation", (v) => v.id || v.name], ["Groups", (v) => (v.groups || []).join(", ")],
+  ["Description", (v) => v.description]]);
+
 // -- routing -------------------------------------------------------------------------
 
 function fail(error) {
@@ -517,6 +596,8 @@ function route() {
   if (parts[0] === "plans" && parts[1]) view = planView(parts[1], parts[2] || "overview");
   else if (parts[0] === "executions" && parts[1]) view = executionView(parts[1]);
   else if (parts[0] === "executions") view = executionsView();
+  else if (parts[0] === "nodes") view = nodesView();
+  else if (parts[0] === "validations") view = validationsView();
   else view = plansView();
   view.catch(fail);
 }
