@@ -234,6 +234,19 @@ def test_the_gui_logs_in_configures_deploys_and_shows_the_graph(
         expect(page.locator("main table, main p.muted").first).to_be_visible()
     shot("validations")
 
+    # Narrow screens: the plans page fits a phone's width (CSS only). Keyboard: a new
+    # view puts the focus on its content, so Tab reaches its first link, Enter opens it.
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.get_by_role("link", name="Plans").click()
+    expect(page.get_by_role("link", name="gui", exact=True)).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    shot("plans-narrow")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "gui"
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", name="Plan gui")).to_be_visible()
+
     # Delete: the deployed plan needs the CLI's --force, asked for in a second dialog.
     dialogs: list[str] = []
 

@@ -4,8 +4,11 @@ way to reach another file, and no token in the server's log."""
 
 from __future__ import annotations
 
+import configparser
 import logging
+import re
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -92,3 +95,19 @@ def test_a_workflow_graph_is_served_for_the_gui(api: Api) -> None:
     assert missing.status_code == 404 and missing.json()["error"]["kind"] == "not-found"
     api.session.headers.pop("X-Auth-Token")
     assert api("GET", "/v1/workflows/deploy").status_code == 401
+
+
+def test_every_file_of_the_gui_is_served_shipped_and_imported_from_a_served_path() -> None:
+    folder = Path(gui.__file__).parent / "static"
+    assert sorted(p.name for p in folder.iterdir()) == sorted(n for n, _ in gui.FILES.values())
+    setup = configparser.ConfigParser()
+    setup.read(Path(__file__).resolve().parents[3] / "setup.cfg")
+    assert "http/static/*" in setup["options.package_data"]["tripleo_flow"]
+    served = set(gui.FILES)
+    for name, _ in gui.FILES.values():
+        text = (folder / name).read_text()
+        for target in re.findall(r'(?:from|import|src=|href=)\s*"(/[^"#]*)"', text):
+            assert target in served, (name, target)
+        if name.endswith(".js"):
+            assert "localStorage" not in text and "EventSource" not in text, name
+            assert "innerHTML" not in text and "eval(" not in text, name
