@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 step() { printf '\n== %s (+%ss)\n' "$*" "$(( $(date +%s) - start ))"; }
 
-APT_PACKAGES=(redis-server zookeeper tmux git libvirt-dev pkg-config gcc)
+# chromium: the GUI's browser tests (Playwright drives it; never `playwright install`).
+APT_PACKAGES=(redis-server zookeeper tmux git libvirt-dev pkg-config gcc chromium)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

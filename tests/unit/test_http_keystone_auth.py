@@ -113,3 +113,15 @@ def test_check_roles(method: str, roles: list[str], allowed: bool) -> None:
         auth.check_roles(method, roles, READERS, WRITERS)
     message = refused.value.description
     assert ("writer_roles" in message) and ("member" in message)
+
+
+@pytest.mark.parametrize("path, public", [
+    ("/", True), ("/gui/app.js", True), ("/gui/app.js/", True),
+    ("/v1/plans", False), ("/gui/other.js", False), ("//", True), ("/x/", False),
+])
+def test_the_gui_files_need_no_keystone_token(path: str, public: bool) -> None:
+    wsgi = auth.KeystoneAuth(app, refuses("401 Unauthorized"), ["/v1/openapi.json", "/",
+                                                                "/gui/app.js"])
+    status, _, body = call(wsgi, path)
+    assert (status, body == b"app") == (("200 OK", True) if public else ("401 Unauthorized",
+                                                                        False))

@@ -156,6 +156,10 @@ class WorkflowsMixin(JobsMixin):
         """The task graph of workflow ``name`` in Graphviz DOT."""
         return compiler.to_dot(self.get_workflow(name))
 
+    def workflow_graph(self, name: str) -> dict[str, Any]:
+        """The task graph of workflow ``name`` as data (:func:`compiler.to_graph`)."""
+        return compiler.to_graph(self.get_workflow(name))
+
     def run_workflow(self, name: str, inputs: Mapping[str, Any] | None = None, wait: bool = True,
                      listeners: Iterable[Listener] | None = None,
                      target: str | None = None, detach: bool = False,
@@ -234,7 +238,8 @@ class WorkflowsMixin(JobsMixin):
         return self._runner().store.tasks(execution_id)
 
     def resume_execution(self, execution_id: str, listeners: Iterable[Listener] | None = None,
-                         wait: bool = True, detach: bool = False) -> Execution:
+                         wait: bool = True, detach: bool = False,
+                         api_user: bool = False) -> Execution:
         """Continue a paused or suspended execution, or one interrupted by a crash, from
         its last completed task.
 
@@ -246,17 +251,21 @@ class WorkflowsMixin(JobsMixin):
             this process, or on a conductor)
         :param detach: with ``wait`` False and no jobboard, run it in a separate
             process that outlives this one (what ``execution resume --async`` uses)
-        :raises Conflict: it has ended, still runs, or already waits on the jobboard
+        :param api_user: asked by a user of the HTTP API: only executions started through
+            the API may be resumed (Conflict otherwise)
+        :raises Conflict: it has ended, still runs, already waits on the jobboard, or
+            (``api_user``) was not started through the API
         """
         runner = self._runner()
+        origin = ORIGIN_API if api_user else None
         if self.jobboard_settings() is None:
             if wait or not detach:
-                return runner.resume(execution_id, listeners or (), wait=wait)
-            runner.resumable(execution_id)
+                return runner.resume(execution_id, listeners or (), wait=wait, origin=origin)
+            runner.resumable(execution_id, origin)
             self._spawn_worker(execution_id)
             return runner.store.get(execution_id)
         with self.context.locks.hold(f"resume-{execution_id}"):  # one job per resume
-            fd = runner.resumable(execution_id)
+            fd = runner.resumable(execution_id, origin)
             if self._execution_job(execution_id) is not None:
                 raise exceptions.Conflict(
                     f"Execution {execution_id!r} already waits on the jobboard: a conductor "

@@ -170,6 +170,35 @@ def compile_workflow(workflow: WorkflowSpec, catalog: Catalog, runtime: atoms.Ru
     return Compiled(flow, workflow, builder.atoms)
 
 
+def edges(workflow: WorkflowSpec) -> list[tuple[str, str, str]]:
+    """The task graph's edges ``(from, to, label)``: ``requires`` for a reverse
+    workflow, else the transition kind (``on-success``, ``on-error``,
+    ``on-complete``) with its condition when it has one."""
+    found: list[tuple[str, str, str]] = []
+    for name, spec in workflow.tasks.items():
+        if workflow.type == "reverse":
+            found.extend((req, name, "requires") for req in spec.requires)
+            continue
+        for kind, transitions in (("on-success", spec.on_success), ("on-error", spec.on_error),
+                                  ("on-complete", spec.on_complete)):
+            for item in transitions:
+                label = kind if item.condition is None else f"{kind}: {item.condition}"
+                found.append((name, str(item.target), str(label)))
+    return found
+
+
+def to_graph(workflow: WorkflowSpec) -> dict[str, Any]:
+    """The task graph of ``workflow`` as data: ``{"name", "type", "tasks": [{"name",
+    "action", "workflow", "with_items"}], "edges": [{"from", "to", "label"}]}``."""
+    return {
+        "name": workflow.full_name, "type": workflow.type,
+        "tasks": [{"name": name, "action": spec.action, "workflow": spec.workflow,
+                   "with_items": bool(spec.with_items)}
+                  for name, spec in workflow.tasks.items()],
+        "edges": [{"from": a, "to": b, "label": label} for a, b, label in edges(workflow)],
+    }
+
+
 def to_dot(workflow: WorkflowSpec) -> str:
     """The task graph of ``workflow`` in Graphviz DOT."""
     lines = [f'digraph "{workflow.full_name}" {{', "  rankdir=LR;"]
@@ -177,17 +206,9 @@ def to_dot(workflow: WorkflowSpec) -> str:
         what = f"action: {spec.action}" if spec.action else f"workflow: {spec.workflow}"
         extra = " (with-items)" if spec.with_items else ""
         lines.append(f'  "{name}" [shape=box, label="{name}\\n{what}{extra}"];')
-    for name, spec in workflow.tasks.items():
-        if workflow.type == "reverse":
-            for req in spec.requires:
-                lines.append(f'  "{req}" -> "{name}" [label="requires"];')
-            continue
-        for kind, transitions in (("on-success", spec.on_success), ("on-error", spec.on_error),
-                                  ("on-complete", spec.on_complete)):
-            for item in transitions:
-                label = kind if item.condition is None else f"{kind}: {item.condition}"
-                label = str(label).replace('"', '\\"')
-                style = ", style=dashed, color=red" if kind == "on-error" else ""
-                lines.append(f'  "{name}" -> "{item.target}" [label="{label}"{style}];')
+    for source, target, label in edges(workflow):
+        label = label.replace('"', '\\"')
+        style = ", style=dashed, color=red" if label.startswith("on-error") else ""
+        lines.append(f'  "{source}" -> "{target}" [label="{label}"{style}];')
     lines.append("}")
     return "\n".join(lines)

@@ -85,6 +85,8 @@ class Runner:
         self._item_pool: futures.ThreadPoolExecutor | None = None
         self._guard = threading.Lock()
         self._background: list[threading.Thread] = []
+        self._resuming: set[str] = set()
+        self._resume_lock = threading.Lock()
 
     def _pools(self) -> tuple[futurist.ThreadPoolExecutor, futures.ThreadPoolExecutor]:
         with self._guard:
@@ -132,16 +134,48 @@ class Runner:
             LOG.exception("execution %s crashed", fd.uuid)
 
     def resume(self, execution_id: str, listeners: Iterable[Listener] = (),
-               wait: bool = True) -> Execution:
-        """Continue an interrupted execution from its last completed task; with
-        ``wait`` False return while it runs in a thread."""
-        fd = self.resumable(execution_id)
-        return self.execute(fd, listeners) if wait else self._in_background(fd, listeners)
+               wait: bool = True, origin: str | None = None) -> Execution:
+        """Continue an interrupted execution from its last completed task; with ``wait``
+        False return while it runs in a thread.  A second resume of the same execution
+        while this process runs one is refused.
 
-    def resumable(self, execution_id: str) -> Any:
+        :param origin: :data:`~tripleo_flow.flows.executions.ORIGIN_API` when an HTTP API
+            user asks: only an execution an API user started may then be resumed (it
+            runs with the rights of whoever started it)
+        """
+        fd = self.resumable(execution_id, origin)
+        with self._resume_lock:  # two resumes at once here: the second is refused
+            if execution_id in self._resuming:
+                raise exceptions.Conflict(
+                    f"Execution {execution_id!r} is being resumed already; follow it.")
+            self._resuming.add(execution_id)
+        if wait:
+            try:
+                return self.execute(fd, listeners)
+            finally:
+                self._resuming.discard(execution_id)
+
+        def run() -> None:
+            try:
+                self._quiet(fd, tuple(listeners))
+            finally:
+                self._resuming.discard(execution_id)
+
+        thread = threading.Thread(target=run, name=f"execution-{fd.uuid}", daemon=True)
+        self._background.append(thread)
+        thread.start()
+        return self.store.get(fd.uuid)
+
+    def resumable(self, execution_id: str, origin: str | None = None) -> Any:
         """The flow detail of an execution that can be continued (paused, suspended,
-        interrupted by a crash); Conflict when it ended or still runs."""
+        interrupted by a crash); Conflict when it ended or still runs, or (``origin``
+        given) when it was not started from that origin."""
         record = self.store.get(execution_id)
+        if origin is not None and (self.store.flow_detail(execution_id).meta or {}).get(
+                "origin") != origin:
+            raise exceptions.Conflict(
+                f"Execution {execution_id!r} was not started through the HTTP API; resume "
+                f"it where it was started, with: tripleo-flow execution resume {execution_id}")
         if record.state in (states.SUCCESS, states.REVERTED, states.FAILURE):
             raise exceptions.Conflict(
                 f"Execution {execution_id!r} has already ended ({record.state}); nothing to "

@@ -16,6 +16,7 @@ from tripleo_flow.http import (
     auth,
     downloads,
     errors,
+    gui,
     idempotency,
     media,
     nodes,
@@ -212,6 +213,9 @@ ROUTES: list[Route] = [
     Route("/v1/workflows", "workflows", {
         "get": Operation("List workflows with their inputs", response=ARRAY, errors=(503,),
                          tags=TAGS_WF)}),
+    Route("/v1/workflows/{name}", "workflow", {
+        "get": Operation("A workflow's task graph: its tasks and their transitions",
+                         tags=TAGS_WF)}),
     Route("/v1/workflows/{name}/executions", "workflow_executions", {
         "post": Operation(
             "Start workflow NAME in the background; 202 with the execution", status=202,
@@ -228,8 +232,9 @@ ROUTES: list[Route] = [
         "get": Operation("Show an execution", tags=TAGS_WF)}),
     Route("/v1/executions/{execution_id}/resume", "execution_resume", {
         "post": Operation(
-            "Continue a paused, suspended or interrupted execution in the background "
-            "(on a conductor with a jobboard); 202 with the execution", status=202,
+            "Continue a paused, suspended or interrupted execution that was started "
+            "through this API, in the background (on a conductor with a jobboard); 202 "
+            "with the execution", status=202,
             body_required=False, body={"type": "object"}, tags=TAGS_WF)}),
     Route("/v1/executions/{execution_id}/tasks", "execution_tasks", {
         "get": Operation("Tasks of an execution", response=ARRAY, tags=TAGS_WF)}),
@@ -280,7 +285,7 @@ def _resources(client: Any, sse_interval: float) -> dict[str, Any]:
         "deployment_failures": plans.DeploymentFailures(client),
         "uploads": uploads.Uploads(uploaded, api.max_upload_size, api.upload_ttl),
         "upload": uploads.Upload(uploaded),
-        "workflows": workflows.Workflows(client),
+        "workflows": workflows.Workflows(client), "workflow": workflows.Workflow(client),
         "nodes": nodes.Nodes(client), "node": nodes.Node(client),
         **{f"nodes_{verb}": nodes.NodeWorkflow(client, verb) for verb in nodes.VERBS},
         "validations": validations.Validations(client),
@@ -308,6 +313,7 @@ def make_app(client: Any, sse_interval: float = 0.2) -> Any:
     purge_downloads(server_paths(client).downloads, conf.api.upload_ttl)
     keystone = conf.api.auth_strategy == "keystone"
     public = [r.path for r in ROUTES if all(op.public for op in r.operations.values())]
+    public += list(gui.FILES)
     app = falcon.App(middleware=[auth.TokenAuth(conf.api.auth_token, keystone, public,
                                                 conf.api.reader_roles, conf.api.writer_roles,
                                                 conf.api.project_ids)])
@@ -319,4 +325,5 @@ def make_app(client: Any, sse_interval: float = 0.2) -> Any:
     resources = _resources(client, sse_interval)
     for route in ROUTES:
         app.add_route(route.path, resources[route.resource])
+    gui.add_routes(app)
     return auth.wrap_keystone(app, conf, public) if keystone else app

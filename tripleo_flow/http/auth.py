@@ -172,7 +172,8 @@ class KeystoneAuth:
         self._public = frozenset(public)
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
-        if environ.get("PATH_INFO", "").rstrip("/") in self._public:  # as falcon routes it
+        path = environ.get("PATH_INFO", "").rstrip("/") or "/"  # as falcon routes it
+        if path in self._public:
             return self._app(environ, start_response)
         refusal: list[Any] = []
 

@@ -30,6 +30,14 @@ class Workflows:
                       for w in self.client.list_workflows()]
 
 
+class Workflow:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        resp.media = self.client.workflow_graph(name)
+
+
 class WorkflowExecutions:
     """``POST /v1/workflows/{name}/executions``: start a run in the background.
 
@@ -88,7 +96,8 @@ class Execution:
 
 
 class ResumeExecution:
-    """``POST /v1/executions/{id}/resume``: continue it, answering at once (202)."""
+    """``POST /v1/executions/{id}/resume``: continue it, answering at once (202); only
+    an execution an API user started (it runs with the rights of whoever started it)."""
 
     def __init__(self, client: Any) -> None:
         self.client = client
@@ -96,7 +105,7 @@ class ResumeExecution:
     def on_post(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
         if req.content_length:
             json_object(req)  # an empty object, or nothing: there is nothing to give
-        execution = self.client.resume_execution(execution_id, wait=False)
+        execution = self.client.resume_execution(execution_id, wait=False, api_user=True)
         resp.status = falcon.HTTP_202
         resp.location = f"/v1/executions/{execution.id}"
         resp.media = execution_body(execution)

@@ -1,0 +1,612 @@
+// tripleo-flow's web GUI: a thin client of /v1 (every change goes through the API).
+import { ApiError, call, clearToken, events, setToken, token } from "/gui/api.js";
+import { drawGraph } from "/gui/graph.js";
+
+const main = document.getElementById("main");
+const nav = document.getElementById("nav");
+const enc = encodeURIComponent;
+let leaving = new AbortController();  // aborts the current view's streams
+
+// -- small DOM helpers -------------------------------------------------------
+
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === false || v === null || v === undefined) continue;
+    if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (k === "text") node.textContent = v;
+    else node.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+let ids = 0;
+const uid = (prefix) => `${prefix}-${++ids}`;
+
+function say(message) {
+  const box = document.getElementById("status");
+  box.textContent = message;
+  clearTimeout(say.timer);
+  say.timer = setTimeout(() => { box.textContent = ""; }, 6000);
+}
+
+function errorText(error) {
+  return error instanceof ApiError ? error.message : String(error.message || error);
+}
+
+function show(title, ...content) {
+  document.title = `${title} · tripleo-flow`;
+  main.replaceChildren(h("h1", { text: title }), ...content.filter(Boolean));
+  main.focus({ preventScroll: true });
+}
+
+function state(value) { return h("span", { class: `state-${value}`, text: value }); }
+
+function when(seconds) { return seconds ? new Date(seconds * 1000).toLocaleString() : ""; }
+
+// -- login ---------------------------------------------------------------------
+
+function loginView(message = "") {
+  nav.hidden = true;
+  const input = h("input", { id: "token", type: "password", name: "token", required: true,
+                             autocomplete: "current-password", size: 40 });
+  const problem = h("p", { class: "error", role: "alert", text: message });
+  const form = h("form", { "aria-label": "Log in" },
+    h("div", { class: "form-row" }, h("label", { for: "token", text: "API token" }), input),
+    h("p", { class: "muted", text: "The [api] auth_token of the server (or a Keystone " +
+      "token when it uses Keystone). It is kept in this browser tab only." }),
+    problem, h("button", { class: "primary", type: "submit", text: "Log in" }));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    setToken(input.value.trim());
+    try {
+      await call("GET", "/v1/plans");
+      location.hash = "#/plans";
+      route();
+    } catch (error) {
+      clearToken();
+      problem.textContent = errorText(error);
+    }
+  });
+  show("Log in", h("section", {}, form));
+  input.focus();
+}
+
+// -- plans -------------------------------------------------------------------------
+
+async function download(path, filename) {
+  const response = await call("GET", path, { raw: true });
+  const url = URL.createObjectURL(await response.blob());
+  const link = h("a", { href: url, download: filename });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+async function deletePlan(plan, row) {
+  if (!confirm(`Delete plan ${plan.name} and all its files?`)) return;
+  try {
+    await call("DELETE", `/v1/plans/${enc(plan.name)}`);
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 409)) throw error;
+    // The CLI's guard: a plan with a recorded deployment needs --force.
+    if (!confirm(`${error.message}\n\nDelete it anyway (force)?`)) return;
+    await call("DELETE", `/v1/plans/${enc(plan.name)}?force=true`);
+  }
+  row.remove();
+  say(`Plan ${plan.name} deleted.`);
+}
+
+function createPlanForm(onCreated) {
+  const name = h("input", { id: "plan-name", type: "text", required: true, value: "overcloud" });
+  const description = h("input", { id: "plan-description", type: "text" });
+  const file = h("input", { id: "plan-file", type: "file", accept: ".tar.gz,.tgz,application/gzip" });
+  const sample = h("input", { id: "plan-sample", type: "checkbox", checked: true });
+  const problem = h("p", { class: "error", role: "alert" });
+  sample.addEventListener("change", () => { file.disabled = sample.checked; });
+  file.disabled = true;
+  const button = h("button", { class: "primary", type: "submit", text: "Create plan" });
+  const form = h("form", {},
+    h("div", { class: "form-row" }, h("label", { for: "plan-name", text: "Name" }), name,
+      h("label", { for: "plan-description", text: "Description" }), description),
+    h("div", { class: "form-row" }, sample, h("label", { for: "plan-sample", text: "The shipped sample plan" })),
+    h("div", { class: "form-row" }, h("label", { for: "plan-file", text: "or templates (.tar.gz)" }), file),
+    problem, button);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    problem.textContent = "";
+    const query = `name=${enc(name.value)}&description=${enc(description.value)}`;
+    button.disabled = true;
+    try {
+      if (sample.checked) {
+        await call("POST", `/v1/plans?${query}&sample=true`);
+      } else {
+        if (!file.files.length) throw new Error("Choose a .tar.gz of the plan's templates.");
+        await call("POST", `/v1/plans?${query}`, { body: file.files[0], type: "application/gzip" });
+      }
+      say(`Plan ${name.value} created.`);
+      onCreated();
+    } catch (error) {
+      problem.textContent = errorText(error);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return form;
+}
+
+async function plansView() {
+  const plans = await call("GET", "/v1/plans");
+  const rows = plans.map((plan) => {
+    const row = h("tr", {},
+      h("td", {}, h("a", { href: `#/plans/${enc(plan.name)}`, text: plan.name })),
+      h("td", { text: plan.description || "" }),
+      h("td", {}, state(plan.deployment_status || "NONE")));
+    row.append(h("td", { class: "actions" },
+      h("button", { type: "button", text: "Export", "aria-label": `Export ${plan.name}`,
+                    onclick: () => download(`/v1/plans/${enc(plan.name)}/export`, `${plan.name}.tar.gz`)
+                      .catch((e) => say(errorText(e))) }),
+      h("button", { type: "button", class: "danger", text: "Delete", "aria-label": `Delete ${plan.name}`,
+                    onclick: () => deletePlan(plan, row).catch((e) => say(errorText(e))) })));
+    return row;
+  });
+  show("Plans",
+    h("section", { "aria-labelledby": "plans-h" }, h("h2", { id: "plans-h", text: "Plans" }),
+      plans.length ? h("table", {}, h("thead", {}, h("tr", {}, h("th", { text: "Name" }),
+        h("th", { text: "Description" }), h("th", { text: "Deployment" }), h("th", { text: "Actions" }))),
+        h("tbody", {}, rows)) : h("p", { class: "muted", text: "No plans yet." })),
+    h("section", { "aria-labelledby": "create-h" }, h("h2", { id: "create-h", text: "Create a plan" }),
+      createPlanForm(() => plansView().catch(fail))));
+}
+
+// -- one plan ------------------------------------------------------------------------
+
+const TABS = [["overview", "Deploy"], ["environments", "Environments"],
+              ["parameters", "Parameters"], ["roles", "Roles and networks"], ["history", "History"]];
+
+async function planView(name, tab) {
+  const tabs = h("nav", { class: "tabs", "aria-label": "Plan" },
+    TABS.map(([id, label]) => h("a", { href: `#/plans/${enc(name)}/${id}`, text: label,
+                                       "aria-current": id === tab ? "page" : false })));
+  const body = h("div", {});
+  show(`Plan ${name}`, tabs, body);
+  const views = { overview: deployTab, environments: environmentsTab,
+                  parameters: parametersTab, roles: rolesTab, history: historyTab };
+  await (views[tab] || deployTab)(name, body);
+}
+
+async function deploymentSummary(name) {
+  const status = await call("GET", `/v1/plans/${enc(name)}/deployment`);
+  const failures = status.deployment_status === "DEPLOY_FAILED"
+    ? await call("GET", `/v1/plans/${enc(name)}/deployment/failures`) : [];
+  return h("div", { id: "deployment-status" },
+    h("p", {}, "Deployment status: ", state(status.deployment_status || "NONE")),
+    status.work_dir ? h("p", { class: "muted", text: `Config-download: ${status.work_dir}` }) : null,
+    status.message ? h("p", { text: status.message }) : null,
+    failures.length ? h("div", {}, h("h3", { text: "Failed resources" }),
+      h("ul", {}, failures.map((f) => h("li", {},
+        h("strong", { text: f.resource || f.name || "" }), " ",
+        f.status_reason || f.reason || JSON.stringify(f))))) : null);
+}
+
+async function deployTab(name, body) {
+  const summary = h("div", {}, await deploymentSummary(name));
+  const heat = h("select", { id: "heat-type" },
+    ["native", "container", "pod", "installed"].map((t) => h("option", { value: t, text: t })));
+  const progress = h("div", { id: "progress", "aria-live": "polite" });
+  const button = h("button", { class: "primary", type: "submit", text: "Deploy" });
+  const form = h("form", {},
+    h("div", { class: "form-row" }, h("label", { for: "heat-type", text: "Heat" }), heat, button));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    button.disabled = true;
+    try {
+      const execution = await call("POST", "/v1/workflows/deploy/executions", {
+        json: { input: { plan: name, heat_type: heat.value, work_dir: name } } });
+      await followDeploy(execution, progress);
+      summary.replaceChildren(await deploymentSummary(name));
+    } catch (error) {
+      if (error.name !== "AbortError") progress.append(h("p", { class: "error", role: "alert", text: errorText(error) }));
+    } finally {
+      button.disabled = false;
+    }
+  });
+  body.append(h("section", { "aria-labelledby": "deploy-h" },
+    h("h2", { id: "deploy-h", text: "Deployment" }), summary, form, progress));
+}
+
+async function followDeploy(execution, box) {
+  const bar = h("progress", { id: "stack-progress", max: 1, value: 0, "aria-label": "Stack resources complete" });
+  const counts = h("p", { id: "stack-counts", text: "Starting…" });
+  const running = h("p", { id: "running-task" });
+  const log = h("ol", { class: "events", id: "events", "aria-label": "Events" });
+  const end = h("p", { id: "execution-end" });
+  box.replaceChildren(h("p", {}, "Execution ",
+    h("a", { href: `#/executions/${enc(execution.id)}`, text: execution.id })), bar, counts, running, log, end);
+  await events(`/v1/executions/${enc(execution.id)}/events`, (kind, data) => {
+    if (kind === "task") {
+      const p = data.progress;
+      if (p && p.total) {
+        bar.max = p.total;
+        bar.value = p.done;
+        counts.textContent = `${p.stage}: ${p.done} of ${p.total} resources complete (${p.status || ""})`;
+      }
+      const stack = data.result && data.result.action && data.result.status;
+      if (data.state === "SUCCESS" && stack && String(data.result.status).endsWith("_COMPLETE")) {
+        bar.value = bar.max;  // the stack's final status, as the task's result reports it
+        counts.textContent = `stack: ${data.result.status} (${bar.max} resources)`;
+      }
+      if (data.state === "RUNNING") running.textContent = `Running: ${data.name}`;
+      const line = `${data.name}: ${data.state}${p ? ` ${p.done}/${p.total} ${p.status || ""}` : ""}` +
+        (data.error ? ` — ${data.error}` : "");
+      log.append(h("li", { text: line }));
+      log.scrollTop = log.scrollHeight;
+    } else if (kind === "execution") {
+      running.textContent = "";
+      end.replaceChildren("Execution ", state(data.state), data.error ? h("span", { class: "error", text: ` ${data.error}` }) : "");
+    }
+  }, leaving.signal);
+}
+
+function environmentChoice(name, group, env, apply) {
+  const id = uid("env");
+  const exclusive = Boolean(group.mutually_exclusive);
+  const input = h("input", { id, type: exclusive ? "radio" : "checkbox", name: exclusive ? `g-${group.title}` : env.file,
+                             checked: env.enabled, "data-file": env.file });
+  input.addEventListener("change", () => {
+    const changes = {};
+    if (exclusive) {
+      for (const other of group.environments) changes[other.file] = other.file === env.file;
+    } else {
+      changes[env.file] = input.checked;
+    }
+    apply(changes);
+  });
+  return h("div", { class: "env" }, input, " ",
+    h("label", { for: id, text: env.title || env.file }), " ",
+    h("span", { class: "muted", text: env.file }),
+    env.description ? h("div", { class: "muted", text: env.description }) : null,
+    env.requires && env.requires.length ? h("div", { class: "muted", text: `Requires: ${env.requires.join(", ")}` }) : null);
+}
+
+async function environmentsTab(name, body) {
+  const problem = h("p", { class: "error", role: "alert", id: "environments-error" });
+  const list = h("div", {});
+  const apply = async (changes) => {
+    problem.textContent = "";
+    try {
+      await call("PUT", `/v1/plans/${enc(name)}/capabilities`, { json: { environments: changes } });
+      say("Environments updated.");
+    } catch (error) {
+      problem.textContent = errorText(error);
+    }
+    await render();
+  };
+  const render = async () => {
+    const topics = await call("GET", `/v1/plans/${enc(name)}/capabilities`);
+    list.replaceChildren(...Object.entries(topics).map(([title, topic]) => h("section", {},
+      h("h2", { text: title }), topic.description ? h("p", { class: "muted", text: topic.description }) : null,
+      (topic.environment_groups || []).map((group) => {
+        const fields = h("fieldset", {}, h("legend", { text: group.title + (group.mutually_exclusive ? " (choose one)" : "") }),
+          group.environments.map((env) => environmentChoice(name, group, env, apply)));
+        if (group.mutually_exclusive) {
+          const none = uid("env");
+          const off = h("input", { id: none, type: "radio", name: `g-${group.title}`,
+                                   checked: !group.environments.some((e) => e.enabled) });
+          off.addEventListener("change", () => apply(Object.fromEntries(group.environments.map((e) => [e.file, false]))));
+          fields.append(h("div", { class: "env" }, off, " ", h("label", { for: none, text: "None" })));
+        }
+        return fields;
+      }))));
+  };
+  await render();
+  body.append(problem, list);
+}
+
+function parameterInput(id, entry) {
+  // A hidden (NoEcho) parameter's value or default is never shown.
+  const current = entry.hidden ? null : entry.value_set ? entry.value : entry.default;
+  if (entry.type === "boolean") {
+    return h("select", { id }, ["true", "false"].map((v) =>
+      h("option", { value: v, text: v, selected: String(current) === v })));
+  }
+  const allowed = entry.constraints && entry.constraints.AllowedValues;
+  if (Array.isArray(allowed)) {
+    return h("select", { id }, allowed.map((v) => h("option", { value: v, text: v, selected: v === current })));
+  }
+  const text = current === null || current === undefined ? ""
+    : typeof current === "string" ? current : JSON.stringify(current);
+  const attrs = { id, type: entry.hidden ? "password" : "text", value: text, size: 40,
+                  placeholder: entry.hidden ? (entry.value_set ? "(set, hidden)" : "(hidden)") : false,
+                  autocomplete: entry.hidden ? "new-password" : "off" };
+  if (entry.type === "number") attrs.inputmode = "decimal";
+  return h("input", attrs);
+}
+
+// The value as the user typed it, in the parameter's type when it parses (the
+// server checks it and answers an error shown beside the field).
+function typedValue(entry, raw) {
+  if (entry.type === "boolean") return raw === "true";
+  if (entry.type === "number" && raw.trim() !== "" && !Number.isNaN(Number(raw))) return Number(raw);
+  const list = entry.type === "comma_delimited_list" && raw.trim().startsWith("[");
+  if (entry.type === "json" || list) { try { return JSON.parse(raw); } catch (e) { return raw; } }
+  return raw;
+}
+
+function parameterRow(plan, name, entry) {
+  const id = uid("param");
+  const input = parameterInput(id, entry);
+  const error = h("p", { class: "field-error", id: `${id}-error`, role: "alert" });
+  input.setAttribute("aria-describedby", `${id}-error ${id}-help`);
+  const save = h("button", { type: "submit", text: "Set", "aria-label": `Set ${name}` });
+  const reset = h("button", { type: "button", text: "Reset", "aria-label": `Reset ${name}`,
+                               disabled: !entry.value_set });
+  const constraints = Object.entries(entry.constraints || {}).map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
+  const form = h("form", { class: "param", "data-parameter": name },
+    h("div", {}, h("label", { for: id, text: name }), h("p", { class: "muted", text: entry.type })),
+    h("div", {}, h("div", { class: "form-row" }, input, save, reset), error,
+      h("p", { class: "muted", id: `${id}-help`,
+               text: [entry.description, constraints.join("; "),
+                      entry.hidden ? "" : `Default: ${JSON.stringify(entry.default)}`]
+                 .filter(Boolean).join(" · ") })));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    input.removeAttribute("aria-invalid");
+    try {
+      await call("PUT", `/v1/plans/${enc(plan)}/parameters`,
+                 { json: { parameters: { [name]: typedValue(entry, input.value) }, validate: true } });
+      reset.disabled = false;
+      say(`${name} set.`);
+    } catch (e) {
+      error.textContent = errorText(e);
+      input.setAttribute("aria-invalid", "true");
+    }
+  });
+  reset.addEventListener("click", async () => {
+    try {
+      await call("POST", `/v1/plans/${enc(plan)}/parameters/reset`, { json: { names: [name] } });
+      reset.disabled = true;
+      say(`${name} reset to its default.`);
+    } catch (e) {
+      error.textContent = errorText(e);
+    }
+  });
+  return form;
+}
+
+async function parametersTab(name, body) {
+  const note = h("p", { class: "muted", id: "schema-loading",
+                        text: "Reading the parameter schema (an ephemeral Heat validates the plan)…" });
+  body.append(note);
+  const schema = await call("GET", `/v1/plans/${enc(name)}/parameters/schema`);
+  const filter = h("input", { id: "param-filter", type: "search", placeholder: "Filter by name" });
+  const groups = new Map();
+  for (const [param, entry] of Object.entries(schema.parameters).sort()) {
+    const where = (entry.paths && entry.paths[0]) || "";
+    if (!groups.has(where)) groups.set(where, []);
+    groups.get(where).push(parameterRow(name, param, entry));
+  }
+  const sections = [...groups.entries()].sort().map(([where, rows]) =>
+    h("section", {}, h("h2", { text: where ? `Nested template ${where}` : "Top-level template" }), rows));
+  filter.addEventListener("input", () => {
+    const needle = filter.value.toLowerCase();
+    for (const form of body.querySelectorAll("form.param")) {
+      form.hidden = needle !== "" && !form.dataset.parameter.toLowerCase().includes(needle);
+    }
+  });
+  note.remove();
+  body.append(h("div", { class: "form-row" }, h("label", { for: "param-filter", text: "Filter" }), filter), ...sections);
+}
+
+// A role's count, set as its <Role>Count parameter (checked by the server).
+function countForm(plan, role, current) {
+  const id = uid("count");
+  const input = h("input", { id, type: "text", inputmode: "numeric", size: 4, value: current,
+                             "aria-describedby": `${id}-error` });
+  const error = h("span", { class: "field-error", id: `${id}-error`, role: "alert" });
+  const form = h("form", { class: "form-row", "data-role": role },
+    h("label", { for: id, class: "visually-hidden", text: `${role} count` }), input,
+    h("button", { type: "submit", text: "Set", "aria-label": `Set ${role} count` }), error);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    const raw = input.value.trim();
+    const value = raw !== "" && !Number.isNaN(Number(raw)) ? Number(raw) : raw;
+    try {
+      await call("PUT", `/v1/plans/${enc(plan)}/parameters`,
+                 { json: { parameters: { [`${role}Count`]: value }, validate: true } });
+      say(`${role} count set to ${raw}.`);
+    } catch (e) {
+      error.textContent = errorText(e);
+    }
+  });
+  return form;
+}
+
+async function historyTab(name, body) {
+  const problem = h("p", { class: "error", role: "alert" });
+  const list = h("tbody", {});
+  const render = async () => {
+    const versions = await call("GET", `/v1/plans/${enc(name)}/history`);
+    list.replaceChildren(...versions.map((v) => h("tr", { "data-version": v.version },
+      h("td", { text: v.version }), h("td", { text: v.last_modified || "" }),
+      h("td", { text: v.current ? "current" : "" }),
+      h("td", {}, v.current ? null : h("button", { type: "button", text: "Restore",
+        "aria-label": `Restore version ${v.version}`, onclick: async () => {
+          problem.textContent = "";
+          try {
+            await call("POST", `/v1/plans/${enc(name)}/restore`, { json: { version: v.version } });
+            say(`Version ${v.version} restored.`);
+            await render();
+          } catch (e) {
+            problem.textContent = errorText(e);
+          }
+        } })))));
+  };
+  await render();
+  body.append(h("section", { "aria-labelledby": "history-h" },
+    h("h2", { id: "history-h", text: "Versions of plan-environment.yaml" }), problem,
+    h("table", {}, h("thead", {}, h("tr", {}, h("th", { text: "Version" }), h("th", { text: "Modified" }),
+      h("th", { text: "" }), h("th", { text: "Actions" }))), list)));
+}
+
+async function rolesTab(name, body) {
+  const [roles, networks, params] = await Promise.all([
+    call("GET", `/v1/plans/${enc(name)}/roles?detail=true`),
+    call("GET", `/v1/plans/${enc(name)}/networks`),
+    call("GET", `/v1/plans/${enc(name)}/parameters`)]);
+  const values = params || {};
+  const roleName = (r) => (typeof r === "string" ? r : r.name);
+  body.append(
+    h("section", { "aria-labelledby": "roles-h" }, h("h2", { id: "roles-h", text: "Roles" }),
+      h("table", {}, h("thead", {}, h("tr", {}, h("th", { text: "Role" }), h("th", { text: "Networks" }),
+        h("th", { text: "Count" }), h("th", { text: "Flavor" }))),
+      h("tbody", {}, roles.map((r) => {
+        const n = roleName(r);
+        const nets = r.networks ? (Array.isArray(r.networks) ? r.networks : Object.keys(r.networks)) : [];
+        return h("tr", {}, h("td", { text: n }), h("td", { text: nets.join(", ") }),
+          h("td", {}, countForm(name, n, values[`${n}Count`] ?? r.CountDefault ?? "")),
+          h("td", { text: values[`Overcloud${n}Flavor`] ?? "" }));
+      })))),
+    h("section", { "aria-labelledby": "nets-h" }, h("h2", { id: "nets-h", text: "Networks" }),
+      h("ul", {}, networks.map((n) => h("li", { text: typeof n === "string" ? n : n.name })))));
+}
+
+// -- executions ----------------------------------------------------------------------
+
+async function executionsView() {
+  const list = await call("GET", "/v1/executions");
+  show("Executions", h("table", {},
+    h("thead", {}, h("tr", {}, h("th", { text: "Execution" }), h("th", { text: "Workflow" }),
+      h("th", { text: "State" }), h("th", { text: "Started" }))),
+    h("tbody", {}, list.slice().reverse().map((e) => h("tr", {},
+      h("td", {}, h("a", { href: `#/executions/${enc(e.id)}`, text: e.id })),
+      h("td", { text: e.workflow }), h("td", {}, state(e.state)),
+      h("td", { text: when(e.created_at || e.started_at) }))))));
+}
+
+// States an execution can be resumed from (the server decides; 409 otherwise).
+const RESUMABLE = new Set(["INTERRUPTED", "PAUSED", "SUSPENDED"]);
+
+function taskDetail(task) {
+  const bits = [];
+  if (task.progress) bits.push(`${task.progress.done}/${task.progress.total}`);
+  return bits.join(" ");
+}
+
+async function executionView(id) {
+  const execution = await call("GET", `/v1/executions/${enc(id)}`);
+  const graph = await call("GET", `/v1/workflows/${enc(execution.workflow)}`);
+  const picture = h("div", { class: "graph", id: "graph" });
+  const stateBox = h("span", {}, state(execution.state));
+  const resumeProblem = h("span", { class: "error", role: "alert" });
+  const resume = RESUMABLE.has(execution.state) ? h("button", { type: "button", id: "resume",
+    text: "Resume", onclick: async () => {
+      resume.disabled = true;
+      try {
+        await call("POST", `/v1/executions/${enc(id)}/resume`);
+        say(`Execution ${id} resumed.`);
+        route();  // follow it again from the start
+      } catch (error) {
+        resumeProblem.textContent = errorText(error);
+        resume.disabled = false;
+      }
+    } }) : null;
+  const tasksBody = h("tbody", {});
+  const tasks = new Map();
+  show(`Execution ${execution.id}`,
+    h("p", {}, `Workflow ${execution.workflow}: `, stateBox, " ", resume, " ", resumeProblem),
+    execution.error ? h("pre", { class: "error", text: execution.error }) : null,
+    h("h2", { text: "Task graph" }), picture,
+    h("h2", { text: "Tasks" }),
+    h("table", {}, h("thead", {}, h("tr", {}, h("th", { text: "Task" }), h("th", { text: "Started" }),
+      h("th", { text: "State" }), h("th", { text: "Published / error" }))), tasksBody),
+    h("h2", { text: "Input" }), h("pre", { text: JSON.stringify(execution.input, null, 2) }),
+    execution.output !== null ? h("div", {}, h("h2", { text: "Output" }),
+      h("pre", { text: JSON.stringify(execution.output, null, 2) })) : null);
+  const update = drawGraph(picture, graph);
+  const record = (task) => {
+    update(task.name, task.state, taskDetail(task));
+    const row = h("tr", { "data-task": task.name }, h("td", { text: task.name }),
+      h("td", { text: when(task.started_at) }), h("td", {}, state(task.state)),
+      h("td", {}, task.error ? h("pre", { class: "error", text: task.error }) : null,
+        Object.keys(task.published || {}).length ? h("pre", { text: JSON.stringify(task.published, null, 2) }) : null));
+    if (tasks.has(task.name)) tasks.get(task.name).replaceWith(row);
+    else tasksBody.append(row);
+    tasks.set(task.name, row);
+  };
+  for (const task of await call("GET", `/v1/executions/${enc(id)}/tasks`)) record(task);
+  await events(`/v1/executions/${enc(id)}/events`, (kind, data) => {
+    if (kind === "task") record(data);
+    else if (kind === "execution") {
+      stateBox.replaceChildren(state(data.state));
+      if (resume && !RESUMABLE.has(data.state)) resume.remove();
+    }
+  }, leaving.signal);
+}
+
+// -- nodes and validations -----------------------------------------------------------
+
+async function listView(title, path, columns) {
+  let rows;
+  try {
+    rows = await call("GET", path);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status === 401) throw error;
+    show(title, h("p", { class: "muted", role: "status", text: errorText(error) }));
+    return;
+  }
+  show(title, rows.length ? h("table", {},
+    h("thead", {}, h("tr", {}, columns.map(([label]) => h("th", { text: label })))),
+    h("tbody", {}, rows.map((row) => h("tr", {}, columns.map(([, get]) => h("td", { text: get(row) ?? "" }))))))
+    : h("p", { class: "muted", text: `No ${title.toLowerCase()}.` }));
+}
+
+const nodesView = () => listView("Nodes", "/v1/nodes", [
+  ["Name", (n) => n.name || n.uuid], ["Provision state", (n) => n.provision_state],
+  ["Power", (n) => n.power_state], ["Resource class", (n) => n.resource_class],
+  ["Capabilities", (n) => { const c = (n.properties || {}).capabilities;
+                            return typeof c === "string" ? c : c ? JSON.stringify(c) : ""; }]]);
+
+const validationsView = () => listView("Validations", "/v1/validations", [
+  ["Validation", (v) => v.id || v.name], ["Groups", (v) => (v.groups || []).join(", ")],
+  ["Description", (v) => v.description]]);
+
+// -- routing -------------------------------------------------------------------------
+
+function fail(error) {
+  if (error.name === "AbortError") return;
+  if (error instanceof ApiError && error.status === 401) return;
+  main.append(h("p", { class: "error", role: "alert", text: errorText(error) }));
+}
+
+function route() {
+  leaving.abort();
+  leaving = new AbortController();
+  if (!token()) { loginView(); return; }
+  nav.hidden = false;
+  const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  let view;
+  if (parts[0] === "plans" && parts[1]) view = planView(parts[1], parts[2] || "overview");
+  else if (parts[0] === "executions" && parts[1]) view = executionView(parts[1]);
+  else if (parts[0] === "executions") view = executionsView();
+  else if (parts[0] === "nodes") view = nodesView();
+  else if (parts[0] === "validations") view = validationsView();
+  else view = plansView();
+  view.catch(fail);
+}
+
+window.addEventListener("hashchange", route);
+window.addEventListener("unauthorized", (event) => loginView(event.detail));
+document.getElementById("logout").addEventListener("click", () => {
+  clearToken();
+  location.hash = "";
+  loginView("Logged out.");
+});
+route();
