@@ -138,15 +138,23 @@ workflows:
 """
 
 
-def _paused(client: Client, conf_file: Path) -> str:
-    """A pausing workflow started with ``workflow run --async``, once it is PAUSED."""
-    started = _cli(conf_file, "workflow", "run", "pausing.twice", "--async")
-    assert started["State"] == "PENDING"
+def _paused(client: Client, conf_file: Path, url: str | None = None) -> str:
+    """A pausing workflow started with ``workflow run --async`` (or, given the API's
+    ``url``, through the HTTP API), once it is PAUSED."""
+    if url is None:
+        started = _cli(conf_file, "workflow", "run", "pausing.twice", "--async")
+        assert started["State"] == "PENDING"
+        execution_id = str(started["ID"])
+    else:
+        answer = requests.post(f"{url}/workflows/pausing.twice/executions", json={},
+                               headers={"X-Auth-Token": TOKEN}, timeout=30)
+        assert answer.status_code == 202, answer.text
+        execution_id = str(answer.json()["id"])
     deadline = time.monotonic() + 60
-    while client.get_execution(started["ID"]).state != "PAUSED":
-        assert time.monotonic() < deadline, client.get_execution(started["ID"]).state
+    while client.get_execution(execution_id).state != "PAUSED":
+        assert time.monotonic() < deadline, client.get_execution(execution_id).state
         time.sleep(0.1)
-    return str(started["ID"])
+    return execution_id
 
 
 @pytest.mark.parametrize("conf_file", ["redis"], indirect=True)
@@ -165,7 +173,14 @@ def test_execution_resume_through_the_jobboard_cli_and_http(
         assert resumed["State"] == "SUCCESS", resumed
         assert client.get_execution(by_cli).output == {"last": "two"}
 
-        by_http = _paused(client, conf_file)
+        # Over HTTP only an execution started through the API can be resumed.
+        not_mine = _paused(client, conf_file)
+        refused = requests.post(f"{url}/executions/{not_mine}/resume", headers=headers,
+                                timeout=30)
+        assert refused.status_code == 409 and "not started through the HTTP API" in refused.text
+        assert client.get_execution(not_mine).state == "PAUSED"
+
+        by_http = _paused(client, conf_file, url)
         answer = requests.post(f"{url}/executions/{by_http}/resume", headers=headers,
                                timeout=30)
         assert answer.status_code == 202, answer.text
