@@ -1,0 +1,164 @@
+"""One operation, one workflow: a plan created, updated, exported and deleted from
+the Python API, the CLI (a subprocess) and the HTTP API (its plan resources and its
+workflow executions) leaves executions of the same named workflow with the same tasks,
+in one executions database that every interface lists."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures_plans import make_client
+from tests.functional.http.conftest import Api, finished, serving
+from tests.functional.http.test_api import tarball
+from tests.plan_trees import basic_tree, write_tree
+from tripleo_flow.api import Client
+from tripleo_flow.plans.local import LocalStore
+
+CREATE = "tripleo.plan.create_deployment_plan"
+UPDATE = "tripleo.plan.update_deployment_plan"
+EXPORT = "tripleo.plan.export_deployment_plan"
+DELETE = "tripleo.plan.delete_deployment_plan"
+
+
+class Cli:
+    """The installed ``tripleo-flow`` command on the data directory of ``home``."""
+
+    def __init__(self, xdg: Path, home: Path) -> None:
+        exe = shutil.which("tripleo-flow", path=os.path.dirname(sys.executable))
+        assert exe, "tripleo-flow is not installed in this virtualenv (pip install -e .)"
+        self.exe = exe
+        self.env = dict(os.environ, XDG_DATA_HOME=str(xdg), HOME=str(home))
+
+    def __call__(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run([self.exe, *args], env=self.env, capture_output=True, text=True,
+                              timeout=120)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"{args} exited {proc.returncode}: {proc.stderr}")
+        return proc
+
+
+@pytest.fixture
+def shared(tmp_path: Path) -> Iterator[tuple[Api, Cli]]:
+    """The HTTP API (over a client) and the CLI, both on the CLI's default data
+    directory: one plan store, one executions database, one lock directory."""
+    data = tmp_path / "xdg" / "tripleo-flow"
+    client = make_client(tmp_path, LocalStore(data / "plans"), f"file://{data / 'locks'}")
+    client.conf.set_override("data_dir", str(data))
+    with serving(client) as api:
+        yield api, Cli(tmp_path / "xdg", tmp_path / "home")
+
+
+def _runs(client: Client, workflow: str) -> dict[str, tuple[str, list[str]]]:
+    """``{plan: (state, task names in order)}`` of the executions of ``workflow``."""
+    runs = {}
+    for execution in client.list_executions(workflow):
+        tasks = sorted(client.execution_tasks(execution.id), key=lambda t: t.started_at or 0)
+        runs[execution.input["plan"]] = (execution.state, [t.name for t in tasks])
+    return runs
+
+
+def test_every_interface_runs_the_same_plan_workflows(shared: tuple[Api, Cli],
+                                                      tmp_path: Path) -> None:
+    api, cli = shared
+    client = api.client
+    tree = write_tree(tmp_path / "tree", basic_tree())
+    env = tmp_path / "env.yaml"
+    env.write_text("parameter_defaults:\n  NtpServer: [pool.ntp.org]\n")
+
+    # create, the same templates, from each interface
+    made = client.create_plan("by-client", tree)
+    shown = json.loads(cli("plan", "create", "by-cli", "--templates", str(tree),
+                           "-f", "json").stdout)
+    posted = api("POST", "/v1/plans", params={"name": "by-http"}, data=tarball(tree),
+                 headers={"Content-Type": "application/gzip"})
+    assert posted.status_code == 201, posted.text
+    upload = api("POST", "/v1/uploads", data=tarball(tree),
+                 headers={"Content-Type": "application/gzip"}).json()
+    started = api("POST", f"/v1/workflows/{CREATE}/executions",
+                  json={"input": {"plan": "by-gui", "templates": upload["path"]}})
+    assert started.status_code == 202, started.text
+    assert finished(api, started.json()["id"])["state"] == "SUCCESS"
+    # What each interface shows of the result did not change with the workflow.
+    expected = {"files": made["files"], "rendered": made["rendered"],
+                "passwords": made["passwords"], "environments": []}
+    assert made["passwords"] > 0 and made["rendered"] >= 5
+    for result, name in ((made, "by-client"), (shown, "by-cli"),
+                         (posted.json(), "by-http")):
+        assert result == {"name": name, **expected}
+
+    creates = _runs(client, CREATE)
+    assert set(creates) == {"by-client", "by-cli", "by-http", "by-gui"}
+    assert {run for run in creates.values()} == {
+        ("SUCCESS", ["create_plan", "process_templates", "generate_passwords", "publish_plan"])}
+
+    # with user environments: one more task, whichever interface
+    with_env = client.create_plan("env-client", tree, environments=[str(env)])
+    assert with_env["environments"] == ["user-environments/1/env.yaml"]
+    cli("plan", "create", "env-cli", "--templates", str(tree), "-e", str(env))
+    creates = _runs(client, CREATE)
+    assert creates["env-client"] == creates["env-cli"] == (
+        "SUCCESS", ["create_plan", "add_environments", "process_templates",
+                    "generate_passwords", "publish_plan"])
+
+    # update, export, delete
+    client.update_plan("by-client", tree)
+    cli("plan", "update", "by-cli", "--templates", str(tree))
+    assert api("PUT", "/v1/plans/by-http", data=tarball(tree),
+               headers={"Content-Type": "application/gzip"}).status_code == 200
+    client.export_plan("by-client", tmp_path / "client.tar.gz")
+    cli("plan", "export", "by-cli", "-o", str(tmp_path / "cli.tar.gz"))
+    exported = api("GET", "/v1/plans/by-http/export")
+    assert exported.status_code == 200 and exported.content[:2] == b"\x1f\x8b"
+    assert (tmp_path / "client.tar.gz").stat().st_size > 0
+    assert (tmp_path / "cli.tar.gz").stat().st_size > 0
+    client.delete_plan("by-client")
+    cli("plan", "delete", "by-cli")
+    assert api("DELETE", "/v1/plans/by-http").status_code == 204
+    for workflow, tasks in ((UPDATE, ["update_plan", "process_templates",
+                                      "generate_passwords"]),
+                            (EXPORT, ["export_plan"]), (DELETE, ["delete_plan"])):
+        runs = _runs(client, workflow)
+        assert runs == {p: ("SUCCESS", tasks) for p in ("by-client", "by-cli", "by-http")}
+    assert [p["name"] for p in client.list_plans()] == ["by-gui", "env-cli", "env-client"]
+
+    # The CLI lists every execution, whoever started it.
+    listed = json.loads(cli("execution", "list", "-f", "json").stdout)
+    assert sorted(row["ID"] for row in listed) == sorted(e.id for e in client.list_executions())
+    assert len(listed) == 6 + 3 * 3
+
+
+def test_a_refused_operation_fails_the_same_way_from_every_interface(
+        shared: tuple[Api, Cli], tmp_path: Path) -> None:
+    """The error of the task that failed reaches each interface as before (its kind:
+    exit code, HTTP status, message), and the failed run is recorded, reverted."""
+    api, cli = shared
+    client = api.client
+    client.create_plan("taken", sample=True)
+
+    proc = cli("plan", "create", "taken", "--sample", check=False)
+    assert proc.returncode == 4, proc.stderr  # conflict
+    assert "Plan 'taken' already exists" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    posted = api("POST", "/v1/plans", params={"name": "taken", "sample": "true"})
+    assert posted.status_code == 409
+    assert "Plan 'taken' already exists" in posted.json()["error"]["message"]
+
+    proc = cli("plan", "delete", "ghost", check=False)
+    assert proc.returncode == 3 and "Plan 'ghost' does not exist" in proc.stderr
+    assert api("DELETE", "/v1/plans/ghost").status_code == 404
+
+    creates = _runs(client, CREATE)
+    assert creates["taken"][0] == "SUCCESS"
+    failed = [e for e in client.list_executions(CREATE) if e.state != "SUCCESS"]
+    assert [(e.state, e.failed_task) for e in failed] == [("REVERTED", "create_plan")] * 2
+    deletes = client.list_executions(DELETE)
+    assert [(e.state, e.failed_task) for e in deletes] == [("REVERTED", "delete_plan")] * 2
+    assert [p["name"] for p in client.list_plans()] == ["taken"]
