@@ -175,3 +175,25 @@ def test_a_refused_operation_fails_the_same_way_from_every_interface(
     deletes = client.list_executions(DELETE)
     assert [(e.state, e.failed_task) for e in deletes] == [("REVERTED", "delete_plan")] * 2
     assert [p["name"] for p in client.list_plans()] == ["taken"]
+
+
+def test_the_new_workflow_inputs_refuse_what_is_not_plan_data(shared: tuple[Api, Cli],
+                                                              tmp_path: Path) -> None:
+    """Over the HTTP API, ``data_files`` names only the three data files and
+    ``user_environments`` holds only environment files: anything else fails the
+    run before a plan exists, and nothing is written outside the plan."""
+    api, _ = shared
+    upload = api("POST", "/v1/uploads", data=tarball(write_tree(tmp_path / "t", basic_tree())),
+                 headers={"Content-Type": "application/gzip"}).json()
+    for extra, message in (({"data_files": {"../../escaped.yaml": "a: 1\n"}},
+                            "is not a data file a plan takes"),
+                           ({"user_environments": [{"name": "x.yaml", "files": "nope"}]},
+                            "An environment is")):
+        started = api("POST", f"/v1/workflows/{CREATE}/executions",
+                      json={"input": {"plan": "hostile", "templates": upload["path"], **extra}})
+        assert started.status_code == 202, started.text
+        ended = finished(api, started.json()["id"])
+        assert ended["state"] == "REVERTED", ended
+        assert message in ended["error"]
+    assert api("GET", "/v1/plans/hostile").status_code == 404
+    assert not list(tmp_path.rglob("escaped.yaml"))
