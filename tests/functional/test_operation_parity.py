@@ -197,3 +197,27 @@ def test_the_new_workflow_inputs_refuse_what_is_not_plan_data(shared: tuple[Api,
         assert message in ended["error"]
     assert api("GET", "/v1/plans/hostile").status_code == 404
     assert not list(tmp_path.rglob("escaped.yaml"))
+
+
+def test_secrets_of_user_environments_stay_out_of_the_executions_database(
+        shared: tuple[Api, Cli], tmp_path: Path) -> None:
+    """An environment file given to plan create (-e) travels as text in the workflow's
+    inputs: its secret values are masked in the record, while the plan keeps them."""
+    api, cli = shared
+    secret = "hunter2-" + secrets.token_hex(8)
+    env = tmp_path / "secret-env.yaml"
+    env.write_text(f"parameter_defaults:\n  AdminPassword: {secret}\n  NtpServer: ntp.example\n")
+    api.client.create_plan("by-client", sample=True, environments=[str(env)])
+    cli("plan", "create", "by-cli", "--sample", "-e", str(env))
+    for name in ("by-client", "by-cli"):
+        [stored] = [e["path"] for e in api.client.list_environments(name) if e.get("user")]
+        assert secret in api.client.store.get_object(name, stored).decode()
+    records = api.client.list_executions(CREATE)
+    assert len(records) == 2
+    for record in records:
+        [given] = record.input["user_environments"]
+        assert given["files"]["secret-env.yaml"] != env.read_text()
+        assert secret not in json.dumps(record.input)
+    database = tmp_path / "xdg" / "tripleo-flow"
+    files = list(database.glob("executions.sqlite*"))
+    assert files and all(secret.encode() not in f.read_bytes() for f in files)
