@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from tripleo_flow.core import secrets
+from tripleo_flow.flows import redaction
 from tripleo_flow.flows.redaction import SECRET_RESULT, Redactor, masked_inputs
 
 MASK = secrets.MASK
@@ -101,3 +102,19 @@ def test_redaction_of_a_value_nested_past_the_limit_keeps_no_part_of_it() -> Non
         deepest = deepest[0]
     assert deepest == secrets.TOO_DEEP
     assert "s3cr3t-value" in found
+
+
+@pytest.mark.parametrize(("inputs", "expected"), [
+    ({"user_environments": [{"name": "e.yaml", "files": {
+        "e.yaml": "parameter_defaults:\n  AdminPassword: s3cret-value\n  Count: 3\n"}}]},
+     {"s3cret-value"}),
+    ({"user_environments": [{"name": "e.yaml", "files": {
+        "e.yaml": "passwords:\n  X: one-secret\n", "other.yaml": "resource_registry: {}\n"}}]},
+     {"one-secret"}),
+    ({"user_environments": [{"name": "bad.yaml", "files": {"bad.yaml": "a: [1\n"}}]}, set()),
+    ({"user_environments": [{"name": "x", "files": "not a mapping"}, "junk", 7]}, set()),
+    ({"user_environments": "not a list"}, set()),
+    ({"plan": "oc"}, set()),
+])
+def test_environment_file_secrets(inputs: dict[str, Any], expected: set[str]) -> None:
+    assert redaction.environment_file_secrets(inputs) == expected

@@ -3,8 +3,7 @@ passwords and parameters.  Each method runs one action or one flow."""
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
@@ -21,14 +20,23 @@ from tripleo_flow.actions import (
 from tripleo_flow.actions.envedit import changed_keys
 from tripleo_flow.actions.templates import ProcessTemplates
 from tripleo_flow.api.environments import EnvironmentsMixin, EnvironmentSource, read_data_files
-from tripleo_flow.core.progress import PlanProgressListener
+from tripleo_flow.core.progress import PlanProgress, PlanProgressListener
 from tripleo_flow.flows import names
 from tripleo_flow.flows import plan as plan_flows
+from tripleo_flow.flows.executions import Execution
 from tripleo_flow.flows.run import run_flow
+from tripleo_flow.flows.runner import Listener, ProgressEvent
 from tripleo_flow.plans.plan import PlanRepository
 from tripleo_flow.plans.store import PlanStore
 
 A = TypeVar("A", bound=base.Action)
+
+#: The progress stages of a plan's template check and upload (:class:`PlanProgress`).
+PLAN_STAGES = ("check", "upload")
+
+
+#: The workbook of the plan workflows (``workbooks/plan.yaml``).
+PLAN_WORKBOOK = "tripleo.plan"
 
 
 def sample_plan_dir() -> Path:
@@ -36,11 +44,25 @@ def sample_plan_dir() -> Path:
     return Path(str(resources.files("tripleo_flow") / "sample_plan"))
 
 
+def plan_progress_events(name: str, listener: PlanProgressListener) -> Listener:
+    """A workflow listener telling ``listener`` the template check and upload progress
+    the tasks of plan ``name``'s workflow report."""
+
+    def on_event(event: ProgressEvent) -> None:
+        report = event.progress
+        if event.event == "progress" and report and report.get("stage") in PLAN_STAGES:
+            listener(PlanProgress(name, report["stage"], int(report["done"]),
+                                  int(report["total"])))
+
+    return on_event
+
+
 class PlansMixin(EnvironmentsMixin):
     """Plan management; needs ``self.context`` and ``self.store``."""
 
     context: base.ActionContext
     store: PlanStore
+    run_operation: Callable[..., Execution]  # WorkflowsMixin's
 
     def _action(self, cls: type[A]) -> A:
         return cls(self.context)
@@ -51,11 +73,13 @@ class PlansMixin(EnvironmentsMixin):
 
     # -- plans -------------------------------------------------------------
 
-    def _with_plan_progress(self, progress: PlanProgressListener | None) -> base.ActionContext:
-        if progress is None:
-            return self.context
-        return dataclasses.replace(
-            self.context, extras={**self.context.extras, plan.PLAN_PROGRESS: progress})
+    def _run_plan_workflow(self, workflow: str, name: str, inputs: dict[str, Any],
+                           progress: PlanProgressListener | None) -> dict[str, Any]:
+        """Run plan workflow ``workflow`` of the plan workbook for plan ``name``; its
+        output.  ``progress`` hears the template check and upload of its tasks."""
+        listeners = [] if progress is None else [plan_progress_events(name, progress)]
+        execution = self.run_operation(f"{PLAN_WORKBOOK}.{workflow}", inputs, listeners)
+        return dict(execution.output or {})
 
     def create_plan(self, name: str, templates: str | Path | None = None,
                     description: str = "", sample: bool = False,
@@ -66,6 +90,9 @@ class PlansMixin(EnvironmentsMixin):
                     vip_file: str | Path | None = None) -> dict[str, Any]:
         """Create plan ``name`` from a directory or .tar.gz (or the sample plan), render
         its templates and generate its passwords; on any failure no plan is left.
+
+        Runs the workflow ``tripleo.plan.create_deployment_plan`` (an execution of it
+        is recorded, as when the HTTP API or ``workflow run`` starts it).
 
         :param progress: told how far the template check (files) and the upload
             (bytes) are, in whole-percent steps (:class:`~tripleo_flow.core.progress.PlanProgress`).
@@ -81,15 +108,13 @@ class PlansMixin(EnvironmentsMixin):
 
             raise exceptions.InvalidInput("Give the templates (a directory or .tar.gz) or sample.")
         envs = self.read_environments(environments)
-        inputs = {names.PLAN: name, names.TEMPLATES: str(source), names.DESCRIPTION: description,
-                  names.DATA_FILES: read_data_files(roles_file, networks_file, vip_file),
-                  names.USER_ENVIRONMENTS: envs, names.POSITION: None, names.REPLACE: True}
-        results = run_flow(plan_flows.create_plan(self._with_plan_progress(progress),
-                                                  environments=bool(envs)), inputs)
-        return {"name": name, "files": results[names.PLAN_CREATED]["files"],
-                "rendered": len(results[names.RENDERED]["files"]),
-                "passwords": len(results[names.PASSWORDS_GENERATED]["absent"]),
-                "environments": list(results.get(names.ENVIRONMENTS_ADDED, {}).get("paths", []))}
+        output = self._run_plan_workflow("create_deployment_plan", name, {
+            names.PLAN: name, names.TEMPLATES: str(source), names.DESCRIPTION: description,
+            names.DATA_FILES: read_data_files(roles_file, networks_file, vip_file),
+            names.USER_ENVIRONMENTS: envs}, progress)
+        return {"name": name, "files": output["files"], "rendered": output["rendered"],
+                "passwords": output["passwords_generated"],
+                "environments": list(output.get("environments") or [])}
 
     def update_plan(self, name: str, templates: str | Path,
                     progress: PlanProgressListener | None = None,
@@ -99,21 +124,21 @@ class PlansMixin(EnvironmentsMixin):
                     vip_file: str | Path | None = None) -> dict[str, Any]:
         """Replace the templates of ``name``, keeping the user's values and files.
 
+        Runs the workflow ``tripleo.plan.update_deployment_plan``.
+
         :param progress: as for :meth:`create_plan` (the upload counts changed files only).
         :param environments: when given, they become the plan's user environments
             (replacing the earlier ones); otherwise those are kept.
         :param roles_file: as for :meth:`create_plan`, with ``networks_file`` and ``vip_file``.
         """
         envs = self.read_environments(environments or ())
-        results = run_flow(
-            plan_flows.update_plan(self._with_plan_progress(progress), environments=bool(envs)),
-            {names.PLAN: name, names.TEMPLATES: str(templates),
-             names.DATA_FILES: read_data_files(roles_file, networks_file, vip_file),
-             names.USER_ENVIRONMENTS: envs, names.POSITION: None, names.REPLACE: True})
-        updated = results[names.PLAN_UPDATED]
-        return {"name": name, "changed": updated["changed"], "deleted": len(updated["deleted"]),
-                "rendered": len(results[names.RENDERED]["files"]),
-                "dropped_environments": updated["dropped_environments"]}
+        output = self._run_plan_workflow("update_deployment_plan", name, {
+            names.PLAN: name, names.TEMPLATES: str(templates),
+            names.DATA_FILES: read_data_files(roles_file, networks_file, vip_file),
+            names.USER_ENVIRONMENTS: envs}, progress)
+        return {"name": name, "changed": output["changed"], "deleted": output["deleted"],
+                "rendered": output["rendered"],
+                "dropped_environments": output["dropped_environments"]}
 
     def list_plans(self) -> list[dict[str, Any]]:
         """Every plan with its description and deployment status."""
@@ -154,11 +179,17 @@ class PlansMixin(EnvironmentsMixin):
                 "removed": len(result["removed"])}
 
     def export_plan(self, name: str, output: str | Path) -> str:
-        """Write the plan as a .tar.gz archive to ``output``."""
-        return self._action(plan.ExportPlan).execute(plan=name, output=str(output))
+        """Write the plan as a .tar.gz archive to ``output`` (the workflow
+        ``tripleo.plan.export_deployment_plan``); the archive's path."""
+        output_path = self._run_plan_workflow(
+            "export_deployment_plan", name, {names.PLAN: name, "output": str(output)}, None)
+        return str(output_path["export"])
 
     def delete_plan(self, name: str, force: bool = False) -> str:
-        return self._action(plan.DeletePlan).execute(plan=name, force=force)
+        """Delete plan ``name`` (the workflow ``tripleo.plan.delete_deployment_plan``);
+        refused while a deployment is recorded unless ``force``."""
+        return str(self._run_plan_workflow("delete_deployment_plan", name,
+                                           {names.PLAN: name, "force": force}, None)["deleted"])
 
     def plan_history(self, name: str) -> list[dict[str, Any]]:
         """The stored versions of the plan's plan-environment.yaml, newest first."""

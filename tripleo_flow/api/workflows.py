@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from taskflow import exceptions as tf_exceptions
+
 from tripleo_flow import exceptions
 from tripleo_flow.actions.registry import ActionInfo, ActionRegistry
 from tripleo_flow.api.jobs import JobsMixin
@@ -202,6 +204,30 @@ class WorkflowsMixin(JobsMixin):
         fd = runner.start(name, inputs, target, origin)
         self._spawn_worker(fd.uuid)
         return runner.store.get(fd.uuid)
+
+    def run_operation(self, name: str, inputs: Mapping[str, Any],
+                      listeners: Iterable[Listener] = ()) -> Execution:
+        """Run workflow ``name`` in this process to its end, for a Python API method.
+
+        What every interface's operation runs (the CLI's commands and the HTTP API's
+        resources call the :class:`Client` method that calls this): a named execution,
+        persisted and listed as any other, run here even with a jobboard (the inputs
+        may name local files).
+
+        :raises TripleoFlowError: the error of the task that failed (its kind decides
+            the CLI's exit code and the HTTP status), raised after the completed tasks
+            were reverted; :class:`WorkflowFailed` when several tasks failed
+        """
+        jsonvalues.check_value(dict(inputs), self._limit("yaml_max_depth", 100),
+                               self._limit("yaml_max_nodes", 1_000_000), "The workflow input")
+        try:
+            return self._runner().run(name, inputs, listeners=listeners, wait=True)
+        except exceptions.WorkflowFailed as failed:
+            cause = failed.__cause__
+            if isinstance(cause, Exception) and not isinstance(
+                    cause, tf_exceptions.WrappedFailure):
+                raise cause from None
+            raise
 
     def _server_inputs(self, name: str, inputs: Mapping[str, Any],
                        paths: ServerPaths) -> dict[str, Any]:

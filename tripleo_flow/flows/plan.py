@@ -1,8 +1,10 @@
-"""Flow factories for plan changes.  They build graphs and do no I/O.
+"""Flow factories for the plan changes that do not yet run a workbook.  They
+build graphs and do no I/O.
 
-Every flow is linear: when a task fails, the completed ones revert in reverse
-order, so a failed create leaves no plan and a failed update leaves the plan as
-it was.
+Creating, updating, deleting and exporting a plan run the workflows of
+``workbooks/plan.yaml`` whichever interface starts them (:mod:`tripleo_flow.api.plans`).
+Every flow here is linear: when a task fails, the completed ones revert in
+reverse order, so a failed change leaves the plan as it was.
 """
 
 from __future__ import annotations
@@ -15,42 +17,11 @@ from tripleo_flow.actions import (
     networks,
     parameters,
     passwords,
-    plan,
     roles,
     userenvs,
 )
 from tripleo_flow.actions.base import ActionContext
 from tripleo_flow.actions.templates import ProcessTemplates
-
-
-def create_plan(context: ActionContext, environments: bool = False) -> linear_flow.Flow:
-    """plan.create [-> environments.add] -> templates.process -> passwords.generate
-    -> plan.publish.
-
-    Requires ``plan``, ``templates`` and ``description`` (``data_files`` optional);
-    with ``environments``, ``user_environments`` and ``replace`` too.  The plan
-    becomes visible only at the end, complete (rendered files and passwords).
-    """
-    flow = linear_flow.Flow("create-plan").add(plan.CreatePlan(context))
-    if environments:
-        flow.add(userenvs.AddEnvironments(context))
-    return flow.add(
-        ProcessTemplates(context),
-        passwords.GeneratePasswords(context),
-        plan.PublishPlan(context),
-    )
-
-
-def update_plan(context: ActionContext, environments: bool = False) -> linear_flow.Flow:
-    """plan.update [-> environments.add] -> templates.process -> passwords.generate
-    (inputs as :func:`create_plan`, without ``description``)."""
-    flow = linear_flow.Flow("update-plan").add(plan.UpdatePlan(context))
-    if environments:
-        flow.add(userenvs.AddEnvironments(context))
-    return flow.add(
-        ProcessTemplates(context),
-        passwords.GeneratePasswords(context),
-    )
 
 
 def add_environments(context: ActionContext) -> linear_flow.Flow:

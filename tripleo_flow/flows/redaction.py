@@ -27,8 +27,8 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tripleo_flow import config
-from tripleo_flow.core import secrets
+from tripleo_flow import config, exceptions
+from tripleo_flow.core import planenv, secrets
 
 #: Outcome key set by a task whose action declares its result secret.
 SECRET_RESULT = "secret_result"
@@ -93,6 +93,29 @@ def config_secrets(conf: Any) -> set[str]:
             if opt.secret and section is not None:
                 value = getattr(section, opt.dest, None)
                 found.update(secrets.leaves(value) if value else ())
+    return found
+
+
+def environment_file_secrets(inputs: Mapping[str, Any],
+                             max_nodes: int = planenv.DEFAULT_MAX_NODES,
+                             max_depth: int = planenv.DEFAULT_MAX_DEPTH) -> set[str]:
+    """The secret values in the environment files an execution's inputs carry as text
+    (``user_environments``: ``[{"name", "files": {path: text}}]``), so the record of
+    that text is masked as the plan's own secrets are.  A file that does not parse
+    (within the YAML limits) holds none: the action refuses it."""
+    found: set[str] = set()
+    environments = inputs.get("user_environments")
+    for env in environments if isinstance(environments, list) else ():
+        files = env.get("files") if isinstance(env, Mapping) else None
+        for path, text in files.items() if isinstance(files, Mapping) else ():
+            if not isinstance(text, str):
+                continue
+            try:
+                parsed = planenv.load_yaml(text, str(path), max_nodes=max_nodes,
+                                           max_depth=max_depth)
+            except exceptions.TripleoFlowError:
+                continue
+            found |= secrets.environment_secrets(parsed)
     return found
 
 

@@ -108,6 +108,12 @@ class Runner:
         workbook_model.apply_inputs(workflow, given)
         if target is not None:
             compiler._selection(workflow, target, compiler._preds(workflow))
+        limit = getattr(self._action_context, "limit", None)
+        yaml_limits = {} if limit is None else {"max_nodes": limit("yaml_max_nodes"),
+                                                "max_depth": limit("yaml_max_depth")}
+        # Before the record is written: secrets in environment files given as text.
+        self.store.backend.redactor.learn(
+            redaction.environment_file_secrets(given, **yaml_limits))
         return self.store.create(workflow.full_name, given, target, origin)
 
     def run(self, name: str, inputs: Mapping[str, Any] | None = None, target: str | None = None,

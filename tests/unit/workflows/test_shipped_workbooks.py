@@ -69,11 +69,16 @@ def test_deploy_workflow_takes_plan_heat_type_work_dir_and_runs_the_deploy_actio
         "deploy.kept_stack", "ansible.check", "deploy.start", "deploy.launch_heat"]
 
 
-def test_create_plan_runs_create_process_generate_publish_in_order() -> None:
+def test_create_plan_runs_create_environments_process_generate_publish_in_order() -> None:
     actions = {name: _action(name, sig) for name, sig in SIGNATURES.items()}
     workflow = _catalog(actions).get("create_deployment_plan")
     order = [t.action for t in workflow.tasks.values()]
-    assert order == ["plan.create", "templates.process", "passwords.generate", "plan.publish"]
+    assert order == ["plan.create", "environments.add", "templates.process",
+                     "passwords.generate", "plan.publish"]
+    # The user environments are stored only when there are some: both ways lead on
+    # to processing the templates.
+    targets = [[s.target for s in t.on_success] for t in workflow.tasks.values()][:2]
+    assert targets == [["add_environments", "process_templates"], ["process_templates"]]
 
 
 def test_every_action_loads_and_the_shipped_workbooks_are_valid_with_them() -> None:
