@@ -86,7 +86,8 @@ def copy_deployment(first: Deployment, root: Path, heat_venv: Path,
 
 
 def _deploy(root: Path, heat_venv: Path, version: str, plan: str,
-            networks: str | None = None) -> Deployment:
+            networks: str | None = None, vips: str | None = None,
+            baremetal: str | None = None) -> Deployment:
     conf_file = _write_conf(root, heat_venv)
     templates = root / "templates"
     shutil.rmtree(templates, ignore_errors=True)
@@ -94,13 +95,20 @@ def _deploy(root: Path, heat_venv: Path, version: str, plan: str,
     work = root / "work"
     client = Client.from_config_files([str(conf_file)])
     try:
-        networks_file = None
+        networks_file = vip_file = None
         if networks is not None:
             networks_file = root / "network_data.yaml"
             networks_file.write_text(networks)
-        client.create_plan(plan, templates, networks_file=networks_file)
+        if vips is not None:
+            vip_file = root / "vip_data.yaml"
+            vip_file.write_text(vips)
+        baremetal_file = BAREMETAL
+        if baremetal is not None:
+            baremetal_file = root / "baremetal-deployment.yaml"
+            baremetal_file.write_text(baremetal)
+        client.create_plan(plan, templates, networks_file=networks_file, vip_file=vip_file)
         result = client.deploy(plan, heat_type="native", work_dir=work,
-                               baremetal_deployment=BAREMETAL)
+                               baremetal_deployment=baremetal_file)
     finally:
         client.close()
     deployment = Deployment(root, conf_file, plan, work, result)
@@ -109,7 +117,8 @@ def _deploy(root: Path, heat_venv: Path, version: str, plan: str,
 
 
 def _deployment(tmp_path_factory: pytest.TempPathFactory, heat_venv: Path, version: str,
-                plan: str, kept_variable: str, networks: str | None = None) -> Deployment:
+                plan: str, kept_variable: str, networks: str | None = None,
+                vips: str | None = None, baremetal: str | None = None) -> Deployment:
     kept = os.environ.get(kept_variable)
     if kept:
         root = Path(kept).absolute()
@@ -120,7 +129,7 @@ def _deployment(tmp_path_factory: pytest.TempPathFactory, heat_venv: Path, versi
         root.mkdir(parents=True, exist_ok=True)
     else:
         root = tmp_path_factory.mktemp(plan)
-    return _deploy(root, heat_venv, version, plan, networks)
+    return _deploy(root, heat_venv, version, plan, networks, vips, baremetal)
 
 
 @pytest.fixture(scope="session")
@@ -138,6 +147,38 @@ def tht12_deployment(tmp_path_factory: pytest.TempPathFactory,
     network_data.yaml lists six isolated networks), on the two example servers."""
     yield _deployment(tmp_path_factory, heat_venv, "12.1.0", "overcloud12",
                       "TRIPLEO_FLOW_TEST_OVERCLOUD12_DIR", networks="[]\n")
+
+
+#: The isolated networks deploy: THT 18.0.0's own samples of network isolation.
+NETISO_NETWORKS = "network-data-samples/default-network-isolation.yaml"
+NETISO_VIPS = "network-data-samples/vip-data-default-network-isolation.yaml"
+#: Fixed IPs and network config the isolated networks deploy asks for.
+NETISO_CONTROLLER_INTERNAL_API = "172.16.2.10"
+NETISO_TEMPLATE = "templates/single_nic_vlans/single_nic_vlans.j2"
+
+
+def netiso_baremetal() -> list[dict[str, Any]]:
+    """The example servers, the controller with a fixed internal_api address and a
+    network config template; every other isolated address comes from the pools."""
+    roles = yaml.safe_load(BAREMETAL.read_text())
+    controller = roles[0]["instances"][0]
+    controller["networks"].append({"network": "internal_api",
+                                   "fixed_ip": NETISO_CONTROLLER_INTERNAL_API})
+    roles[0]["defaults"] = {"network_config": {"template": NETISO_TEMPLATE}}
+    return list(roles)
+
+
+@pytest.fixture(scope="session")
+def tht18_netiso_deployment(tmp_path_factory: pytest.TempPathFactory,
+                            heat_venv: Path) -> Iterator[Deployment]:
+    """THT 18.0.0 with network isolation (its sample network and VIP data: five
+    isolated networks, four VIPs) on the two example servers."""
+    tree = fetch_tree_dir(THT_VERSION)
+    yield _deployment(tmp_path_factory, heat_venv, THT_VERSION, "overcloud18n",
+                      "TRIPLEO_FLOW_TEST_OVERCLOUD_NETISO_DIR",
+                      networks=(tree / NETISO_NETWORKS).read_text(),
+                      vips=(tree / NETISO_VIPS).read_text(),
+                      baremetal=yaml.safe_dump(netiso_baremetal()))
 
 
 #: The redeploy's servers: the example's, and a second compute with no fixed IP
