@@ -16,8 +16,11 @@ reachable), tripleo-flow does what ``overcloud network provision``,
 ``network vip provision`` and ``node provision`` generate, without Neutron or
 Ironic: addresses on the control plane (fixed ones kept, the others from the
 subnet's allocation pool, an address once given kept across redeploys), the
-control plane VIP, host names and role counts.  :mod:`deployed_servers` turns
-the result into the environment the templates take.
+control plane VIP, host names and role counts.  An instance's entries for other
+networks (``{network: internal_api, fixed_ip, subnet}``) and its
+``network_config`` are kept as given here and checked against the plan's
+networks by :mod:`isolated_networks`.  :mod:`deployed_servers` turns the result
+into the environment the templates take.
 
 Pure: the control plane subnet and the earlier allocations are parameters.
 """
@@ -127,7 +130,7 @@ def _bad(what: str) -> exceptions.InvalidInput:
     return exceptions.InvalidInput(
         f"The baremetal deployment file is wrong: {what}. It is a list of roles, each "
         "{name, count, hostname_format, defaults, instances: [{hostname, managed: false, "
-        "networks: [{network: ctlplane, fixed_ip}]}]} (TripleO's format).")
+        "networks: [{network, fixed_ip, subnet}], network_config}]} (TripleO's format).")
 
 
 _NETWORK_KEYS = frozenset({"network", "fixed_ip", "subnet", "port", "vif"})
