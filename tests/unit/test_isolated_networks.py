@@ -206,6 +206,9 @@ def test_bad_requests_are_refused_with_what_is_wrong(
     ({"template": "templates/../../x.j2"}, "without '..'"),
     ({"default_route_network": ["External"]}, "default_route_networks in roles_data"),
     ({"bogus": 1}, "unknown network_config key 'bogus'"),
+    ({"network_config_update": "yes"}, "network_config_update 'yes' is not bool"),
+    ({"num_dpdk_interface_rx_queues": True}, "num_dpdk_interface_rx_queues True is not int"),
+    ({"net_config_data_lookup": ["x"]}, r"net_config_data_lookup \['x'\] is not dict"),
     ({"physical_bridge_name": "br-other"},
      r"physical_bridge_name 'br-other' differs from 'br-ex' of Role Controller, host "
      "ctl-0; the templates take one NeutronPhysicalBridge for all roles"),

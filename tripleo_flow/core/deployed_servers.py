@@ -71,6 +71,12 @@ NETWORK_CONFIG_PARAMETERS = {
     "bond_interface_ovs_options": "BondInterfaceOvsOptions",
     "num_dpdk_interface_rx_queues": "NumDpdkInterfaceRxQueues",
 }
+#: The type each ``network_config`` value must have.
+_NETWORK_CONFIG_TYPES: dict[str, tuple[type, ...]] = {
+    "template": (str,), "network_config_update": (bool,), "net_config_data_lookup": (dict,),
+    "dns_search_domains": (str, list), "physical_bridge_name": (str,),
+    "public_interface_name": (str,), "bond_interface_ovs_options": (str,),
+    "num_dpdk_interface_rx_queues": (int,)}
 #: Keys TripleO reads from roles_data, not from the deployment file's parameters.
 _ROLES_DATA_KEYS = {"default_route_network": "default_route_networks",
                     "networks_skip_config": "networks_skip_config"}
@@ -107,6 +113,12 @@ def network_config_parameters(roles: Sequence[baremetal.Role]) -> dict[str, Any]
                     raise exceptions.InvalidInput(
                         f"{where}: unknown network_config key {key!r} (known: "
                         f"{', '.join(sorted(NETWORK_CONFIG_PARAMETERS))}).")
+                wanted = _NETWORK_CONFIG_TYPES[key]
+                if not isinstance(value, wanted) or (isinstance(value, bool)
+                                                     and bool not in wanted):
+                    raise exceptions.InvalidInput(
+                        f"{where}: network_config {key} {value!r} is not "
+                        f"{' or '.join(t.__name__ for t in wanted)}.")
                 if key == "template":
                     value = _template(value, where)
                 pattern = NETWORK_CONFIG_PARAMETERS[key]
