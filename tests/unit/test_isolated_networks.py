@@ -233,3 +233,8 @@ def test_a_network_without_subnets_is_its_own_subnet() -> None:
         "management", "management_subnet", "10.0.1.0/24")
     # no pools: the subnet's hosts, the gateway skipped
     assert list(net.subnets[0].addresses())[:2] == ["10.0.1.1", "10.0.1.2"]
+
+
+def test_roles_data_with_networks_of_a_wrong_type_is_refused() -> None:
+    with pytest.raises(exceptions.InvalidInput, match="Role 'X' of roles_data: networks"):
+        isolated_networks.role_networks([{"name": "X", "networks": "InternalApi"}])

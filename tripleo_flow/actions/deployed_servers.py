@@ -124,11 +124,13 @@ class UpdateDeployedServers(Action):
             previous = load(self.context, before, PATH) if before else {}
             network_data = data_file(self.context, repo, plan, roles.NETWORK_DATA)
             roles.validate_networks(network_data)
+            vip_data = data_file(self.context, repo, plan, roles.VIP_DATA)
+            roles.validate_vips(vip_data)
             env = deployed_servers.generate(
                 role_list, subnet_of(self.context), plan, files, previous,
                 network_data=network_data,
                 roles_data=data_file(self.context, repo, plan, roles.ROLES_DATA),
-                vip_data=data_file(self.context, repo, plan, roles.VIP_DATA))
+                vip_data=vip_data)
             missing = sorted(v for v in set(env["resource_registry"].values()) - set(files)
                              if not v.startswith("OS::"))
             if missing:

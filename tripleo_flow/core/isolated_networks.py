@@ -116,6 +116,10 @@ def role_networks(roles_data: Sequence[Mapping[str, Any]]) -> dict[str, dict[str
     result: dict[str, dict[str, str | None]] = {}
     for role in roles_data:
         nets = role.get("networks") or []
+        if not isinstance(nets, (list, Mapping)):
+            raise exceptions.InvalidInput(
+                f"Role {role.get('name')!r} of roles_data: networks is neither a list of "
+                "network names nor a mapping of them. Fix roles_data.yaml.")
         if isinstance(nets, Mapping):
             result[str(role["name"])] = {
                 str(k): (v.get("subnet") if isinstance(v, Mapping) else None)
