@@ -86,8 +86,7 @@ def copy_deployment(first: Deployment, root: Path, heat_venv: Path,
 
 
 def _deploy(root: Path, heat_venv: Path, version: str, plan: str,
-            networks: str | None = None, vips: str | None = None,
-            baremetal: str | None = None) -> Deployment:
+            networks: str | None = None) -> Deployment:
     conf_file = _write_conf(root, heat_venv)
     templates = root / "templates"
     shutil.rmtree(templates, ignore_errors=True)
@@ -95,20 +94,13 @@ def _deploy(root: Path, heat_venv: Path, version: str, plan: str,
     work = root / "work"
     client = Client.from_config_files([str(conf_file)])
     try:
-        networks_file = vip_file = None
+        networks_file = None
         if networks is not None:
             networks_file = root / "network_data.yaml"
             networks_file.write_text(networks)
-        if vips is not None:
-            vip_file = root / "vip_data.yaml"
-            vip_file.write_text(vips)
-        baremetal_file = BAREMETAL
-        if baremetal is not None:
-            baremetal_file = root / "baremetal-deployment.yaml"
-            baremetal_file.write_text(baremetal)
-        client.create_plan(plan, templates, networks_file=networks_file, vip_file=vip_file)
+        client.create_plan(plan, templates, networks_file=networks_file)
         result = client.deploy(plan, heat_type="native", work_dir=work,
-                               baremetal_deployment=baremetal_file)
+                               baremetal_deployment=BAREMETAL)
     finally:
         client.close()
     deployment = Deployment(root, conf_file, plan, work, result)
@@ -117,8 +109,7 @@ def _deploy(root: Path, heat_venv: Path, version: str, plan: str,
 
 
 def _deployment(tmp_path_factory: pytest.TempPathFactory, heat_venv: Path, version: str,
-                plan: str, kept_variable: str, networks: str | None = None,
-                vips: str | None = None, baremetal: str | None = None) -> Deployment:
+                plan: str, kept_variable: str, networks: str | None = None) -> Deployment:
     kept = os.environ.get(kept_variable)
     if kept:
         root = Path(kept).absolute()
@@ -129,7 +120,7 @@ def _deployment(tmp_path_factory: pytest.TempPathFactory, heat_venv: Path, versi
         root.mkdir(parents=True, exist_ok=True)
     else:
         root = tmp_path_factory.mktemp(plan)
-    return _deploy(root, heat_venv, version, plan, networks, vips, baremetal)
+    return _deploy(root, heat_venv, version, plan, networks)
 
 
 @pytest.fixture(scope="session")
@@ -149,10 +140,10 @@ def tht12_deployment(tmp_path_factory: pytest.TempPathFactory,
                       "TRIPLEO_FLOW_TEST_OVERCLOUD12_DIR", networks="[]\n")
 
 
-#: The isolated networks deploy: THT 18.0.0's own samples of network isolation.
+#: The redeploy's network isolation: THT 18.0.0's own samples.
 NETISO_NETWORKS = "network-data-samples/default-network-isolation.yaml"
 NETISO_VIPS = "network-data-samples/vip-data-default-network-isolation.yaml"
-#: Fixed IPs and network config the isolated networks deploy asks for.
+#: Fixed IPs and network config the redeploy asks for.
 NETISO_CONTROLLER_INTERNAL_API = "172.16.2.10"
 NETISO_TEMPLATE = "templates/single_nic_vlans/single_nic_vlans.j2"
 
@@ -168,27 +159,15 @@ def netiso_baremetal() -> list[dict[str, Any]]:
     return list(roles)
 
 
-@pytest.fixture(scope="session")
-def tht18_netiso_deployment(tmp_path_factory: pytest.TempPathFactory,
-                            heat_venv: Path) -> Iterator[Deployment]:
-    """THT 18.0.0 with network isolation (its sample network and VIP data: five
-    isolated networks, four VIPs) on the two example servers."""
-    tree = fetch_tree_dir(THT_VERSION)
-    yield _deployment(tmp_path_factory, heat_venv, THT_VERSION, "overcloud18n",
-                      "TRIPLEO_FLOW_TEST_OVERCLOUD_NETISO_DIR",
-                      networks=(tree / NETISO_NETWORKS).read_text(),
-                      vips=(tree / NETISO_VIPS).read_text(),
-                      baremetal=yaml.safe_dump(netiso_baremetal()))
-
-
-#: The redeploy's servers: the example's, and a second compute with no fixed IP
-#: (its address comes from the ctlplane allocation pool).
+#: The redeploy's servers: netiso_baremetal()'s, and a second compute with no fixed
+#: IP (its addresses come from the allocation pools).
 ADDED_COMPUTE = {"hostname": "compute-1", "managed": False}
 
 
 @dataclasses.dataclass(frozen=True)
 class Redeployment:
-    """The THT 18.0.0 deployment redeployed, on a copy, with one more compute."""
+    """The THT 18.0.0 deployment redeployed, on a copy, with network isolation and
+    one more compute."""
 
     before: Deployment  #: the first deployment (unchanged)
     after: Deployment   #: the copy, redeployed
@@ -197,14 +176,20 @@ class Redeployment:
 
 def _redeploy(first: Deployment, root: Path, heat_venv: Path) -> Redeployment:
     conf_file = copy_deployment(first, root, heat_venv).conf_file
-    roles = yaml.safe_load(BAREMETAL.read_text())
+    roles = netiso_baremetal()
     compute = next(role for role in roles if role["name"] == "Compute")
     compute["count"] += 1
     compute["instances"].append(dict(ADDED_COMPUTE))
     baremetal = root / "baremetal-deployment.yaml"
     baremetal.write_text(yaml.safe_dump(roles))
+    # What an operator does: ``plan update -n NETWORKS --vip-file VIPS`` with the same
+    # templates, then ``deploy --baremetal-deployment``.
+    templates = root / "templates"
+    shutil.copytree(fetch_tree_dir(THT_VERSION), templates, symlinks=True)
     client = Client.from_config_files([str(conf_file)])
     try:
+        client.update_plan(first.plan, templates, networks_file=templates / NETISO_NETWORKS,
+                           vip_file=templates / NETISO_VIPS)
         result = client.deploy(first.plan, heat_type="native", work_dir=root / "work",
                                baremetal_deployment=baremetal)
     finally:
@@ -217,7 +202,9 @@ def _redeploy(first: Deployment, root: Path, heat_venv: Path) -> Redeployment:
 @pytest.fixture(scope="session")
 def tht18_redeployment(tmp_path_factory: pytest.TempPathFactory, heat_venv: Path,
                        tht18_deployment: Deployment) -> Iterator[Redeployment]:
-    """``tht18_deployment`` copied and deployed again with a second compute."""
+    """``tht18_deployment`` copied, its plan updated to network isolation (THT's
+    sample network and VIP data: five isolated networks, four VIPs) and deployed
+    again with a second compute."""
     kept = os.environ.get("TRIPLEO_FLOW_TEST_OVERCLOUD_DIR")
     if kept:
         root = Path(kept).absolute().parent / (Path(kept).name + "-redeploy")
