@@ -7,9 +7,11 @@ on native heat-all here, so the deployment is made once (session fixture) and
 every test that inspects it (the stack dump, the outputs, config-download, Ansible)
 reads the same work dir.  Tests must not change it.
 
-A redeploy after adding a compute (``tht18_redeployment``) runs on a copy of
-that deployment (its plan store and work dir), so the first one stays as it was
-for the tests that read it.  It runs on native heat-all too: the stack's dump is
+A redeploy (``tht18_redeployment``) runs on a copy of that deployment (its plan
+store and work dir), so the first one stays as it was for the tests that read it:
+the copied plan is updated to network isolation (THT's sample network and VIP
+data) and deployed with one more compute, in one stack update, as an operator
+would grow an overcloud.  It runs on native heat-all too: the stack's dump is
 SQLite's, which a pod Heat (MariaDB) refuses (DumpKindMismatch).
 
 For local iteration only, ``TRIPLEO_FLOW_TEST_OVERCLOUD_DIR=DIR`` (and
