@@ -90,6 +90,57 @@ def test_a_redeploy_with_one_more_server_keeps_the_addresses(client: Client,
                               for p in first["DeployedServerPortMap"].values()}
 
 
+def _deployed_networks_plan(client: Client, tmp_path: Path, pool_end: str) -> None:
+    """A plan whose templates take deployed networks (THT 18's shape), with one
+    isolated network the controller uses (older network_data format: no subnets)."""
+    port = "heat_template_version: wallaby\nresources: {}\n"
+    roles = ("- name: Controller\n  tags: [primary, controller]\n"
+             "  networks: [InternalApi]\n- name: Compute\n")
+    networks = ("- name: InternalApi\n  name_lower: internal_api\n  vip: true\n"
+                "  ip_subnet: 172.16.2.0/24\n  allocation_pools: "
+                f"[{{start: 172.16.2.4, end: {pool_end}}}]\n")
+    tree = {**basic_tree(), "roles_data.yaml": roles, "network_data.yaml": networks,
+            "vip_data.yaml": "- network: ctlplane\n- network: internal_api\n",
+            **{name: port for name in (
+                "network/deployed_networks.yaml", "deployed-server/deployed-neutron-port.yaml",
+                "network/ports/deployed_vip_ctlplane.yaml",
+                "network/ports/deployed_internal_api.yaml",
+                "network/ports/deployed_vip_internal_api.yaml")}}
+    client.create_plan("overcloud", write_tree(tmp_path / "t", tree))
+
+
+def test_isolated_addresses_are_stored_with_the_plan_and_kept(client: Client,
+                                                              tmp_path: Path) -> None:
+    _deployed_networks_plan(client, tmp_path, "172.16.2.9")
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data[0]["instances"][0]["networks"].append({"network": "internal_api",
+                                                "fixed_ip": "172.16.2.9"})
+    client.update_deployed_servers("overcloud", yaml.safe_dump(data))
+    env = yaml.safe_load(client.store.get_object("overcloud", PATH))
+    params = env["parameter_defaults"]
+    assert params["NodePortMap"]["controller-0"]["internal_api"]["ip_subnet"] == \
+        "172.16.2.9/24"
+    assert "internal_api" not in params["NodePortMap"]["compute-0"]
+    assert params["VipPortMap"]["internal_api"]["ip_address"] == "172.16.2.4"
+    assert env["resource_registry"]["OS::TripleO::Controller::Ports::InternalApiPort"] == \
+        "network/ports/deployed_internal_api.yaml"
+    # Without its fixed IP the controller keeps the address it had.
+    data[0]["instances"][0]["networks"].pop()
+    assert client.update_deployed_servers("overcloud", yaml.safe_dump(data))["changed"] \
+        is False
+
+
+def test_an_exhausted_isolated_pool_changes_nothing(client: Client, tmp_path: Path) -> None:
+    # One address: the VIP's; the controller finds none.
+    _deployed_networks_plan(client, tmp_path, "172.16.2.4")
+    before = _state(client.store)
+    with pytest.raises(exceptions.InvalidInput,
+                       match="internal_api .* no address left for host controller-0 of "
+                             "role Controller"):
+        client.update_deployed_servers("overcloud", EXAMPLE)
+    assert _state(client.store) == before
+
+
 def test_templates_without_deployed_server_support_are_named(client: Client,
                                                              tmp_path: Path) -> None:
     client.create_plan("overcloud", write_tree(tmp_path / "t", basic_tree()))

@@ -230,3 +230,18 @@ def test_the_layout_spec_of_the_functional_tests_agrees() -> None:
     files = cd.render("overcloud", grown)
     assert "CephStorage/service_names.yaml" in files and "group_vars/CephStorage" not in files
     assert "CephStorage/service_names.yaml" in tripleo_layout.tripleo_files({"outputs": grown})
+
+
+def test_inventory_names_each_isolated_address_as_tripleo_does() -> None:
+    """``<network>_ip`` per host from RoleNetIpMap; a network with no address for the
+    host (a role not on it) adds nothing."""
+    data = outputs()
+    data["RoleNetIpMap"]["Controller"].update(internal_api=["172.16.2.10"], external=[""])
+    data["RoleNetIpMap"]["Compute"]["tenant"] = ["172.16.0.5"]
+    inventory = yaml.safe_load(cd.render("overcloud", data)[cd.INVENTORY])
+    controller = inventory["Controller"]["hosts"]["overcloud-controller-0"]
+    assert (controller["internal_api_ip"], controller["ctlplane_ip"]) == (
+        "172.16.2.10", "192.168.24.10")
+    assert "external_ip" not in controller and "tenant_ip" not in controller
+    assert inventory["Compute"]["hosts"]["overcloud-novacompute-0"]["tenant_ip"] == \
+        "172.16.0.5"

@@ -53,6 +53,22 @@ def hostname_formats(context: ActionContext, repo: PlanRepository, plan: str
             and isinstance(r.get("HostnameFormatDefault"), str)}
 
 
+def data_file(context: ActionContext, repo: PlanRepository, plan: str, name: str
+              ) -> list[Any]:
+    """A data file of the plan (roles, network or VIP data) as a list, ``[]`` when
+    the plan has none."""
+    try:
+        data = load(context, repo.store.get_object(plan, name), name)
+    except exceptions.ObjectNotFound:
+        return []
+    if data is None:
+        return []
+    if not isinstance(data, list) or not all(isinstance(e, Mapping) for e in data):
+        raise exceptions.InvalidInput(
+            f"Plan {plan!r}: {name} is not a list of mappings. Fix it (plan update).")
+    return data
+
+
 def deployment_roles(context: ActionContext, repo: PlanRepository, plan: str,
                      text: Any) -> list[baremetal.Role]:
     """The roles of a baremetal deployment file's text, for ``plan`` (its host name
@@ -107,8 +123,15 @@ class UpdateDeployedServers(Action):
             except exceptions.ObjectNotFound:
                 before = None
             previous = load(self.context, before, PATH) if before else {}
-            env = deployed_servers.generate(role_list, subnet_of(self.context), plan, files,
-                                            previous)
+            network_data = data_file(self.context, repo, plan, roles.NETWORK_DATA)
+            roles.validate_networks(network_data)
+            vip_data = data_file(self.context, repo, plan, roles.VIP_DATA)
+            roles.validate_vips(vip_data)
+            env = deployed_servers.generate(
+                role_list, subnet_of(self.context), plan, files, previous,
+                network_data=network_data,
+                roles_data=data_file(self.context, repo, plan, roles.ROLES_DATA),
+                vip_data=vip_data)
             missing = sorted(v for v in set(env["resource_registry"].values()) - set(files)
                              if not v.startswith("OS::"))
             if missing:

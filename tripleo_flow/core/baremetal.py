@@ -16,8 +16,11 @@ reachable), tripleo-flow does what ``overcloud network provision``,
 ``network vip provision`` and ``node provision`` generate, without Neutron or
 Ironic: addresses on the control plane (fixed ones kept, the others from the
 subnet's allocation pool, an address once given kept across redeploys), the
-control plane VIP, host names and role counts.  :mod:`deployed_servers` turns
-the result into the environment the templates take.
+control plane VIP, host names and role counts.  An instance's entries for other
+networks (``{network: internal_api, fixed_ip, subnet}``) and its
+``network_config`` are kept as given here and checked against the plan's
+networks by :mod:`isolated_networks`.  :mod:`deployed_servers` turns the result
+into the environment the templates take.
 
 Pure: the control plane subnet and the earlier allocations are parameters.
 """
@@ -85,6 +88,16 @@ class Subnet:
 
 
 @dataclasses.dataclass(frozen=True)
+class NetworkRequest:
+    """An instance's entry for an isolated network: its ``network`` (the name_lower
+    of a network of network_data), an optional ``fixed_ip`` and ``subnet``."""
+
+    network: str
+    fixed_ip: str | None = None
+    subnet: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
 class Instance:
     """One server of a role.  A managed one (``managed: true``, the default) is a node
     Ironic deploys (``node provision``); the node is chosen by ``node`` (a node name or
@@ -98,6 +111,11 @@ class Instance:
     resource_class: str = "baremetal"
     capabilities: tuple[tuple[str, str], ...] = ()
     image: str | None = None
+    #: The requests on networks other than the control plane, as listed.
+    networks: tuple[NetworkRequest, ...] = ()
+    #: ``network_config`` (the role's ``defaults`` under the instance's own).
+    network_config: Mapping[str, Any] = dataclasses.field(default_factory=dict,
+                                                          compare=False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,34 +130,48 @@ def _bad(what: str) -> exceptions.InvalidInput:
     return exceptions.InvalidInput(
         f"The baremetal deployment file is wrong: {what}. It is a list of roles, each "
         "{name, count, hostname_format, defaults, instances: [{hostname, managed: false, "
-        "networks: [{network: ctlplane, fixed_ip}]}]} (TripleO's format).")
+        "networks: [{network, fixed_ip, subnet}], network_config}]} (TripleO's format).")
 
 
-def _fixed_ip(instance: Mapping[str, Any], where: str, subnet: Subnet) -> str | None:
+_NETWORK_KEYS = frozenset({"network", "fixed_ip", "subnet", "port", "vif"})
+
+
+def _networks(instance: Mapping[str, Any], where: str, subnet: Subnet
+              ) -> tuple[str | None, tuple[NetworkRequest, ...]]:
+    """The control plane fixed IP and the requests on the other networks (checked
+    against the plan's networks later, :mod:`isolated_networks`)."""
     networks = instance.get("networks") or []
     if not isinstance(networks, list):
         raise _bad(f"{where}: networks is not a list")
     found = None
+    others: dict[str, NetworkRequest] = {}
     for net in networks:
         if not isinstance(net, Mapping) or not isinstance(net.get("network", CTLPLANE), str):
             raise _bad(f"{where}: each network is a mapping with a network name")
+        unknown = sorted(set(net) - _NETWORK_KEYS)
+        if unknown:
+            raise _bad(f"{where}: a network has unknown keys {unknown}")
         name = net.get("network", CTLPLANE)
-        if name != CTLPLANE:
-            raise exceptions.InvalidInput(
-                f"{where} asks for network {name!r}: only the control plane ({CTLPLANE}) is "
-                "provisioned for pre-provisioned servers so far. Remove the other networks "
-                "or describe them in an environment file (-e).")
+        address = None
         if net.get("fixed_ip") is not None:
             try:
                 address = ipaddress.ip_address(str(net["fixed_ip"]))
             except ValueError:
                 raise _bad(f"{where}: fixed_ip {net['fixed_ip']!r} is not an IP address")
-            if address not in subnet.network:
+        if name == CTLPLANE:
+            if address is not None and address not in subnet.network:
                 raise exceptions.InvalidInput(
                     f"{where}: fixed_ip {address} is not in the control plane subnet "
                     f"{subnet.cidr}.")
-            found = str(address)
-    return found
+            found = str(address) if address is not None else found
+            continue
+        if name in others:
+            raise _bad(f"{where}: network {name} is listed twice")
+        subnet_name = net.get("subnet")
+        if subnet_name is not None and (not isinstance(subnet_name, str) or not subnet_name):
+            raise _bad(f"{where}: subnet {subnet_name!r} is not a name")
+        others[name] = NetworkRequest(name, str(address) if address else None, subnet_name)
+    return found, tuple(others.values())
 
 
 def _text(value: Any, what: str, where: str) -> str | None:
@@ -150,9 +182,13 @@ def _text(value: Any, what: str, where: str) -> str | None:
 
 def _instance(hostname: str, merged: Mapping[str, Any], managed: bool, where: str,
               subnet: Subnet) -> Instance:
-    fixed_ip = _fixed_ip(merged, where, subnet)
+    fixed_ip, networks = _networks(merged, where, subnet)
+    network_config = merged.get("network_config") or {}
+    if not isinstance(network_config, Mapping):
+        raise _bad(f"{where}: network_config is not a mapping")
     if not managed:
-        return Instance(hostname, fixed_ip)
+        return Instance(hostname, fixed_ip, networks=networks,
+                        network_config=dict(network_config))
     capabilities = merged.get("capabilities") or {}
     if not isinstance(capabilities, Mapping):
         raise _bad(f"{where}: capabilities is not a mapping")
@@ -165,7 +201,8 @@ def _instance(hostname: str, merged: Mapping[str, Any], managed: bool, where: st
         resource_class=_text(merged.get("resource_class"), "resource_class", where)
         or "baremetal",
         capabilities=tuple(sorted((str(k), str(v)) for k, v in capabilities.items())),
-        image=_text(image, "image", where))
+        image=_text(image, "image", where), networks=networks,
+        network_config=dict(network_config))
 
 
 def parse(data: Any, subnet: Subnet, formats: Mapping[str, str] | None = None,

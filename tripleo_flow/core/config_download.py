@@ -73,12 +73,14 @@ except AttributeError:  # pragma: no cover - libyaml missing
 
 @dataclass(frozen=True)
 class Server:
-    """One server of the stack: its host name, Heat id, role and ctlplane address."""
+    """One server of the stack: its host name, Heat id, role and ctlplane address, and
+    its addresses on the other (isolated) networks, ``(network, address)``."""
 
     name: str
     server_id: str
     role: str
     address: str = ""
+    networks: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -125,10 +127,16 @@ def servers_from_outputs(outputs: Mapping[str, Any]) -> list[Server]:
                 f"Stack outputs disagree on role {role!r}: {len(names)} host names in "
                 f"RoleNetHostnameMap/HostnameData, {len(role_ids)} ids in ServerIdData. "
                 "Check the role template.")
-        ips = list(((ip_map.get(role) or {}).get(HOST_NETWORK)) or [])
+        role_ips = ip_map.get(role) or {}
+        ips = list(role_ips.get(HOST_NETWORK) or [])
         ips += [""] * (len(names) - len(ips))
-        servers.extend(Server(n, str(i), role, str(a))
-                       for n, i, a in zip(names, role_ids, ips[:len(names)], strict=True))
+        others = sorted((str(net), list(addresses)) for net, addresses in role_ips.items()
+                        if net != HOST_NETWORK and isinstance(addresses, list))
+        for index, (n, i, a) in enumerate(zip(names, role_ids, ips[:len(names)],
+                                              strict=True)):
+            nets = tuple((net, str(addresses[index])) for net, addresses in others
+                         if index < len(addresses) and addresses[index])
+            servers.append(Server(n, str(i), role, str(a), nets))
     return servers
 
 
@@ -228,6 +236,8 @@ def _inventory(plan: str, roles: list[str], role_data: Mapping[str, Any],
                                     "deploy_server_id": server.server_id}
             if server.address:
                 host[f"{HOST_NETWORK}_ip"] = server.address
+            for network, address in server.networks:  # as TripleO's inventory names them
+                host[f"{network}_ip"] = address
             hosts[server.name] = host
         role_vars = {**common, "tripleo_role_name": role,
                      "bootstrap_server_id": bootstrap_id}

@@ -7,9 +7,11 @@ on native heat-all here, so the deployment is made once (session fixture) and
 every test that inspects it (the stack dump, the outputs, config-download, Ansible)
 reads the same work dir.  Tests must not change it.
 
-A redeploy after adding a compute (``tht18_redeployment``) runs on a copy of
-that deployment (its plan store and work dir), so the first one stays as it was
-for the tests that read it.  It runs on native heat-all too: the stack's dump is
+A redeploy (``tht18_redeployment``) runs on a copy of that deployment (its plan
+store and work dir), so the first one stays as it was for the tests that read it:
+the copied plan is updated to network isolation (THT's sample network and VIP
+data) and deployed with one more compute, in one stack update, as an operator
+would grow an overcloud.  It runs on native heat-all too: the stack's dump is
 SQLite's, which a pod Heat (MariaDB) refuses (DumpKindMismatch).
 
 For local iteration only, ``TRIPLEO_FLOW_TEST_OVERCLOUD_DIR=DIR`` (and
@@ -140,14 +142,34 @@ def tht12_deployment(tmp_path_factory: pytest.TempPathFactory,
                       "TRIPLEO_FLOW_TEST_OVERCLOUD12_DIR", networks="[]\n")
 
 
-#: The redeploy's servers: the example's, and a second compute with no fixed IP
-#: (its address comes from the ctlplane allocation pool).
+#: The redeploy's network isolation: THT 18.0.0's own samples.
+NETISO_NETWORKS = "network-data-samples/default-network-isolation.yaml"
+NETISO_VIPS = "network-data-samples/vip-data-default-network-isolation.yaml"
+#: Fixed IPs and network config the redeploy asks for.
+NETISO_CONTROLLER_INTERNAL_API = "172.16.2.10"
+NETISO_TEMPLATE = "templates/single_nic_vlans/single_nic_vlans.j2"
+
+
+def netiso_baremetal() -> list[dict[str, Any]]:
+    """The example servers, the controller with a fixed internal_api address and a
+    network config template; every other isolated address comes from the pools."""
+    roles = yaml.safe_load(BAREMETAL.read_text())
+    controller = roles[0]["instances"][0]
+    controller["networks"].append({"network": "internal_api",
+                                   "fixed_ip": NETISO_CONTROLLER_INTERNAL_API})
+    roles[0]["defaults"] = {"network_config": {"template": NETISO_TEMPLATE}}
+    return list(roles)
+
+
+#: The redeploy's servers: netiso_baremetal()'s, and a second compute with no fixed
+#: IP (its addresses come from the allocation pools).
 ADDED_COMPUTE = {"hostname": "compute-1", "managed": False}
 
 
 @dataclasses.dataclass(frozen=True)
 class Redeployment:
-    """The THT 18.0.0 deployment redeployed, on a copy, with one more compute."""
+    """The THT 18.0.0 deployment redeployed, on a copy, with network isolation and
+    one more compute."""
 
     before: Deployment  #: the first deployment (unchanged)
     after: Deployment   #: the copy, redeployed
@@ -156,14 +178,20 @@ class Redeployment:
 
 def _redeploy(first: Deployment, root: Path, heat_venv: Path) -> Redeployment:
     conf_file = copy_deployment(first, root, heat_venv).conf_file
-    roles = yaml.safe_load(BAREMETAL.read_text())
+    roles = netiso_baremetal()
     compute = next(role for role in roles if role["name"] == "Compute")
     compute["count"] += 1
     compute["instances"].append(dict(ADDED_COMPUTE))
     baremetal = root / "baremetal-deployment.yaml"
     baremetal.write_text(yaml.safe_dump(roles))
+    # What an operator does: ``plan update -n NETWORKS --vip-file VIPS`` with the same
+    # templates, then ``deploy --baremetal-deployment``.
+    templates = root / "templates"
+    shutil.copytree(fetch_tree_dir(THT_VERSION), templates, symlinks=True)
     client = Client.from_config_files([str(conf_file)])
     try:
+        client.update_plan(first.plan, templates, networks_file=templates / NETISO_NETWORKS,
+                           vip_file=templates / NETISO_VIPS)
         result = client.deploy(first.plan, heat_type="native", work_dir=root / "work",
                                baremetal_deployment=baremetal)
     finally:
@@ -176,7 +204,9 @@ def _redeploy(first: Deployment, root: Path, heat_venv: Path) -> Redeployment:
 @pytest.fixture(scope="session")
 def tht18_redeployment(tmp_path_factory: pytest.TempPathFactory, heat_venv: Path,
                        tht18_deployment: Deployment) -> Iterator[Redeployment]:
-    """``tht18_deployment`` copied and deployed again with a second compute."""
+    """``tht18_deployment`` copied, its plan updated to network isolation (THT's
+    sample network and VIP data: five isolated networks, four VIPs) and deployed
+    again with a second compute."""
     kept = os.environ.get("TRIPLEO_FLOW_TEST_OVERCLOUD_DIR")
     if kept:
         root = Path(kept).absolute().parent / (Path(kept).name + "-redeploy")
