@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from tripleo_flow.core import secrets
-from tripleo_flow.http.plans import masked_parameters, masked_schema
 
 KNOWN = ["s3cr3t-admin-password"]
 
@@ -23,7 +22,7 @@ def test_hidden_and_secret_named_parameters_show_the_mask_only() -> None:
         "ComputeCount": _entry(type="number", default=1, value=3, value_set=True),
         "Url": _entry(value=f"http://admin:{KNOWN[0]}@host/"),
     }}
-    shown = masked_schema(schema, KNOWN)["parameters"]
+    shown = secrets.mask_schema(schema, KNOWN)["parameters"]
     assert shown["AdminPassword"]["default"] == shown["AdminPassword"]["value"] == secrets.MASK
     assert shown["AdminPassword"]["value_set"] is True
     assert shown["AdminPassword"]["type"] == "string"  # what a form needs stays
@@ -39,6 +38,6 @@ def test_hidden_and_secret_named_parameters_show_the_mask_only() -> None:
 def test_parameter_values_keep_their_names_and_lose_their_secrets() -> None:
     values = {"NeutronPassword": "pw-value-1", "ComputeCount": 2,
               "ExtraConfig": {"a": [f"x{KNOWN[0]}y", "plain"]}, "Flag": True}
-    assert masked_parameters(values, KNOWN) == {
+    assert secrets.mask_parameters(values, KNOWN) == {
         "NeutronPassword": secrets.MASK, "ComputeCount": 2,
         "ExtraConfig": {"a": [secrets.MASK, "plain"]}, "Flag": True}

@@ -147,3 +147,31 @@ def _mask(value: Any, secret: bool, needles: list[str], depth: int = 0) -> Any:
 def is_masked(value: Any) -> bool:
     """Whether ``value`` holds a :data:`MASK` (a secret a record did not keep)."""
     return any(leaf == MASK for leaf in leaves(value))
+
+
+# -- what readers of parameters see (the HTTP API) ----------------------------
+
+def _shown(name: str, value: Any, hidden: bool, known: list[str]) -> Any:
+    """``value`` as a reader may see it: :data:`MASK` for a hidden or
+    secret-named parameter, otherwise with any embedded secret masked."""
+    if value is None:
+        return None
+    if hidden or is_secret_name(name):
+        return MASK
+    return redact(value, known)[0]
+
+
+def mask_parameters(values: dict[str, Any], known: list[str]) -> dict[str, Any]:
+    """Parameter values without secrets (the names stay: a client sees what is set)."""
+    return {k: _shown(k, v, False, known) for k, v in values.items()}
+
+
+def mask_schema(schema: dict[str, Any], known: list[str]) -> dict[str, Any]:
+    """The parameter schema without secret values or defaults (``NoEcho`` parameters
+    and secret-named ones show :data:`MASK`)."""
+    entries = {}
+    for name, entry in (schema.get("parameters") or {}).items():
+        hidden = bool(entry.get("hidden"))
+        entries[name] = {**entry, **{key: _shown(name, entry.get(key), hidden, known)
+                                     for key in ("value", "default")}}
+    return {**schema, "parameters": entries}

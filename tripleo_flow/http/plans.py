@@ -229,39 +229,13 @@ def _known_secrets(client: Any, name: str) -> list[str]:
     return [v for v in client.get_passwords(name).values() if isinstance(v, str)]
 
 
-def _masked(name: str, value: Any, hidden: bool, known: list[str]) -> Any:
-    """``value`` as the API may show it: :data:`secrets.MASK` for a hidden or
-    secret-named parameter, otherwise with any embedded secret masked."""
-    if value is None:
-        return None
-    if hidden or secrets.is_secret_name(name):
-        return secrets.MASK
-    return secrets.redact(value, known)[0]
-
-
-def masked_parameters(values: dict[str, Any], known: list[str]) -> dict[str, Any]:
-    """Parameter values without secrets (the names stay: a client sees what is set)."""
-    return {k: _masked(k, v, False, known) for k, v in values.items()}
-
-
-def masked_schema(schema: dict[str, Any], known: list[str]) -> dict[str, Any]:
-    """The parameter schema without secret values or defaults (``NoEcho`` parameters
-    and secret-named ones show :data:`secrets.MASK`)."""
-    entries = {}
-    for name, entry in (schema.get("parameters") or {}).items():
-        hidden = bool(entry.get("hidden"))
-        entries[name] = {**entry, **{key: _masked(name, entry.get(key), hidden, known)
-                                     for key in ("value", "default")}}
-    return {**schema, "parameters": entries}
-
-
 class Parameters:
     def __init__(self, client: Any) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        resp.media = masked_parameters(self.client.get_parameters(name),
-                                       _known_secrets(self.client, name))
+        resp.media = secrets.mask_parameters(self.client.get_parameters(name),
+                                               _known_secrets(self.client, name))
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         media = json_object(req)
@@ -288,8 +262,8 @@ class ParameterSchema:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        resp.media = masked_schema(self.client.get_parameter_schema(name),
-                                   _known_secrets(self.client, name))
+        resp.media = secrets.mask_schema(self.client.get_parameter_schema(name),
+                                           _known_secrets(self.client, name))
 
 
 class Roles:
