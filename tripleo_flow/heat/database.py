@@ -43,6 +43,9 @@ class HeatDatabase(Protocol):
     def restore(self, path: Path) -> None:
         """Load the dump at ``path`` into the (just created) database."""
 
+    def keep_ids_unique(self) -> None:
+        """Make sure no row id is ever handed out twice (run after db_sync)."""
+
     def engine_ids(self) -> set[str]:
         """Ids of the rows heat-engine writes to ``service`` once it listens."""
 

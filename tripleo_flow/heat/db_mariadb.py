@@ -134,6 +134,10 @@ class MariaDBDatabase:
                             "WHERE TABLE_SCHEMA = %s", (self.name,)))[0]
         return {str(r[0]) for r in rows}
 
+    def keep_ids_unique(self) -> None:
+        """Nothing: InnoDB never hands an AUTO_INCREMENT id out twice while it runs,
+        and a dump keeps the counter (see :meth:`SqliteDatabase.keep_ids_unique`)."""
+
     def engine_ids(self) -> set[str]:
         import pymysql
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -96,6 +97,39 @@ class SqliteDatabase:
                 "The dump may be damaged; launch without --restore-db to start afresh."
             ) from exc
 
+    def keep_ids_unique(self) -> None:
+        """Give each table keyed by an integer ``id`` SQLite's AUTOINCREMENT.
+
+        Heat's schema declares those keys as plain ``INTEGER`` primary keys, which
+        SQLite hands out again once the highest row is deleted (InnoDB, which Heat is
+        run on upstream, never does while it runs).  Heat deletes rows that other
+        rows may still name (a resource's attribute cache when storing it loses a
+        race, a purged resource's), so a reused id makes such a delete remove another
+        resource's properties: seen as "ResourcePropertiesData with id ... not
+        found" on every later listing of the stack.  Tables already rebuilt (a
+        restored dump) are left alone; rows and indexes are kept.
+        """
+        conn = sqlite3.connect(self.path, isolation_level=None)
+        try:
+            conn.execute("PRAGMA foreign_keys = OFF")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for name, sql in conn.execute(
+                        "SELECT name, sql FROM sqlite_master WHERE type = 'table' "
+                        "AND name NOT LIKE 'sqlite_%'").fetchall():
+                    rebuilt = autoincrement_sql(sql)
+                    if rebuilt is not None:
+                        _rebuild(conn, name, rebuilt)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise exceptions.HeatError(
+                f"Preparing the Heat database {self.path} failed: {exc}") from exc
+        finally:
+            conn.close()
+
     def engine_ids(self) -> set[str]:
         try:
             conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=1)
@@ -108,6 +142,40 @@ class SqliteDatabase:
         except sqlite3.Error:
             return set()
         return {str(row[0]) for row in rows}
+
+
+_ID_COLUMN = re.compile(r"^(\s*)id INTEGER NOT NULL,", re.MULTILINE)
+_ID_KEY = re.compile(r",\s*(?:CONSTRAINT \w+ )?PRIMARY KEY \(id\)")
+
+
+def autoincrement_sql(create_table: str) -> str | None:
+    """``create_table`` (a ``CREATE TABLE`` as SQLAlchemy writes it for SQLite) with
+    its integer ``id`` key made ``AUTOINCREMENT``; None when it has no such key or
+    has it already."""
+    if "AUTOINCREMENT" in create_table.upper():
+        return None
+    if len(_ID_COLUMN.findall(create_table)) != 1 or len(_ID_KEY.findall(create_table)) != 1:
+        return None
+    with_column = _ID_COLUMN.sub(r"\1id INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,",
+                                 create_table)
+    return _ID_KEY.sub("", with_column)
+
+
+def _rebuild(conn: sqlite3.Connection, name: str, create_table: str) -> None:
+    """Replace table ``name`` by one made with ``create_table``, rows and indexes
+    kept (SQLite's documented way to change a table's definition)."""
+    indexes = [row[0] for row in conn.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
+        "AND sql IS NOT NULL", (name,))]
+    temporary = f"{name}__rebuilt"
+    head = f'CREATE TABLE "{temporary}"'
+    body = create_table[create_table.index("("):]
+    conn.execute(f"{head} {body}")
+    conn.execute(f'INSERT INTO "{temporary}" SELECT * FROM "{name}"')
+    conn.execute(f'DROP TABLE "{name}"')
+    conn.execute(f'ALTER TABLE "{temporary}" RENAME TO "{name}"')
+    for index in indexes:
+        conn.execute(index)
 
 
 def _row_counts(conn: sqlite3.Connection) -> dict[str, int]:

@@ -279,6 +279,7 @@ class NativeLauncher:
                 if restore_db:
                     db.restore(self.work.dump_file)
                 self._db_sync()
+                db.keep_ids_unique()
                 before = db.engine_ids()
                 alive = self._start_heat(record)
                 self.work.write_run(record)

@@ -45,6 +45,12 @@ def test_launch_stack_kill_restore_kill(client: Client, tmp_path: Path,
     assert ep["endpoint"] == f"http://127.0.0.1:{port}/v1/admin"
     db_file = _sqlite_db(work)
     assert db_file.exists()
+    # Heat's integer ids are never handed out twice (SQLite reuses a freed highest id).
+    schema = sqlite3.connect(f"file:{db_file}?mode=ro", uri=True)
+    rpd_sql = schema.execute("SELECT sql FROM sqlite_master WHERE name = "
+                             "'resource_properties_data'").fetchone()[0]
+    schema.close()
+    assert "AUTOINCREMENT" in rpd_sql
 
     # Artifacts are private; the clouds.yaml entry is the one the seed documents.
     assert _mode(work.root) == 0o700 and _mode(work.log_dir) == 0o700

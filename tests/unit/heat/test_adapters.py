@@ -12,7 +12,7 @@ import pytest
 from tripleo_flow import config, exceptions
 from tripleo_flow.heat import HEAT_TYPES, make_launcher
 from tripleo_flow.heat.db_mariadb import ServerAddress, _check_dump
-from tripleo_flow.heat.db_sqlite import SqliteDatabase
+from tripleo_flow.heat.db_sqlite import SqliteDatabase, autoincrement_sql
 from tripleo_flow.heat.launcher import check_port_free
 from tripleo_flow.heat.workdir import HeatDir
 
@@ -153,3 +153,70 @@ def test_other_heat_type_is_refused(tmp_path: Path) -> None:
     launcher = make_launcher(config.new_conf(), "native", tmp_path)
     with pytest.raises(exceptions.InvalidInput, match="--heat-type pod"):
         launcher.kill()
+
+
+# The two tables below are written as SQLAlchemy writes Heat's schema for SQLite.
+_RPD = ("CREATE TABLE resource_properties_data (\n\tid INTEGER NOT NULL, \n\tdata TEXT, \n"
+        "\tPRIMARY KEY (id)\n)")
+_EVENT = ("CREATE TABLE event (\n\tid INTEGER NOT NULL, \n\tuuid VARCHAR(36), \n"
+          "\trsrc_prop_data_id INTEGER, \n\tPRIMARY KEY (id), \n"
+          "\tCONSTRAINT ev_rsrc_prop_data_ref FOREIGN KEY(rsrc_prop_data_id) "
+          "REFERENCES resource_properties_data (id), \n\tUNIQUE (uuid)\n)")
+
+
+def test_autoincrement_sql_only_for_integer_id_keys() -> None:
+    rebuilt = autoincrement_sql(_RPD)
+    assert rebuilt is not None
+    assert "id INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT," in rebuilt
+    assert "PRIMARY KEY (id)" not in rebuilt
+    assert autoincrement_sql(rebuilt) is None  # already done
+    assert autoincrement_sql("CREATE TABLE service (\n\tid VARCHAR(36) NOT NULL, \n"
+                             "\tPRIMARY KEY (id)\n)") is None
+    assert autoincrement_sql("CREATE TABLE sync_point (\n\tentity_id VARCHAR(36) NOT NULL, "
+                             "\n\tPRIMARY KEY (entity_id)\n)") is None
+
+
+def test_keep_ids_unique_never_hands_out_a_deleted_id_again(tmp_path: Path) -> None:
+    db = SqliteDatabase(tmp_path / "heat.sqlite")
+    db.create()
+    conn = sqlite3.connect(db.path)
+    conn.executescript(f"{_RPD};\n{_EVENT};\nCREATE INDEX ix_event_uuid ON event (uuid);\n"
+                       "INSERT INTO resource_properties_data VALUES (1, 'a'), (2, 'b');\n"
+                       "INSERT INTO event VALUES (1, 'u1', 2);")
+    conn.commit()
+    conn.close()
+
+    db.keep_ids_unique()
+    db.keep_ids_unique()  # a second pass (a restored dump) changes nothing
+
+    conn = sqlite3.connect(db.path)
+    assert conn.execute("SELECT id, data FROM resource_properties_data").fetchall() == [
+        (1, "a"), (2, "b")]
+    assert conn.execute("SELECT id, uuid, rsrc_prop_data_id FROM event").fetchall() == [
+        (1, "u1", 2)]
+    assert conn.execute("SELECT name FROM sqlite_master WHERE type = 'index' "
+                        "AND name = 'ix_event_uuid'").fetchall() == [("ix_event_uuid",)]
+    assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    # The highest row goes; the next row gets a new id, not the freed one (a
+    # plain INTEGER key would give 2 again, and a later delete of "2" would
+    # remove it).
+    conn.execute("DELETE FROM resource_properties_data WHERE id = 2")
+    conn.execute("INSERT INTO resource_properties_data (data) VALUES ('c')")
+    conn.commit()
+    assert conn.execute("SELECT id FROM resource_properties_data WHERE data = 'c'"
+                        ).fetchone() == (3,)
+    conn.close()
+
+    # A dump keeps the counter: restored, the freed ids stay unused.
+    dump = tmp_path / "dump.sql"
+    db.dump(dump)
+    other = SqliteDatabase(tmp_path / "restored.sqlite")
+    other.create()
+    other.restore(dump)
+    other.keep_ids_unique()
+    conn = sqlite3.connect(other.path)
+    conn.execute("DELETE FROM resource_properties_data WHERE id = 3")
+    conn.execute("INSERT INTO resource_properties_data (data) VALUES ('d')")
+    assert conn.execute("SELECT id FROM resource_properties_data WHERE data = 'd'"
+                        ).fetchone() == (4,)
+    conn.close()
