@@ -33,6 +33,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests import overcloud_background
 from tests.functional.heat.conftest import make_conf
 from tests.tht import fetch_tree_dir
 from tripleo_flow.api import Client
@@ -110,15 +111,38 @@ def _deploy(root: Path, heat_venv: Path, version: str, plan: str,
     return deployment
 
 
+def kept_deployment(root: Path, plan: str) -> Deployment | None:
+    """The finished deployment in ``root`` (its ``deployed.json``), or None."""
+    marker = root / "deployed.json"
+    if not marker.exists():
+        return None
+    result = json.loads(marker.read_text())["result"]
+    return Deployment(root, root / "tripleo-flow.conf", plan, root / "work", result)
+
+
+def _from_background(name: str, plan: str) -> Deployment | None:
+    """Deployment ``name`` made by the background process (``tests/overcloud_background.py``),
+    once it is there; None when no background makes it (deploy inline then)."""
+    root = overcloud_background.root_of(name)
+    if root is None:
+        return None
+    overcloud_background.wait_for(name)
+    found = kept_deployment(root, plan)
+    assert found is not None, root
+    return found
+
+
 def _deployment(tmp_path_factory: pytest.TempPathFactory, heat_venv: Path, version: str,
                 plan: str, kept_variable: str, networks: str | None = None) -> Deployment:
+    made = _from_background(plan, plan)
+    if made is not None:
+        return made
     kept = os.environ.get(kept_variable)
     if kept:
         root = Path(kept).absolute()
-        marker = root / "deployed.json"
-        if marker.exists():
-            result = json.loads(marker.read_text())["result"]
-            return Deployment(root, root / "tripleo-flow.conf", plan, root / "work", result)
+        found = kept_deployment(root, plan)
+        if found is not None:
+            return found
         root.mkdir(parents=True, exist_ok=True)
     else:
         root = tmp_path_factory.mktemp(plan)
@@ -207,6 +231,10 @@ def tht18_redeployment(tmp_path_factory: pytest.TempPathFactory, heat_venv: Path
     """``tht18_deployment`` copied, its plan updated to network isolation (THT's
     sample network and VIP data: five isolated networks, four VIPs) and deployed
     again with a second compute."""
+    made = _from_background("overcloud18-redeploy", tht18_deployment.plan)
+    if made is not None:
+        yield Redeployment(tht18_deployment, made, made.root / "baremetal-deployment.yaml")
+        return
     kept = os.environ.get("TRIPLEO_FLOW_TEST_OVERCLOUD_DIR")
     if kept:
         root = Path(kept).absolute().parent / (Path(kept).name + "-redeploy")

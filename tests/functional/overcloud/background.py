@@ -1,0 +1,57 @@
+"""Make the real overcloud deployments in a process of their own (see
+``tests/overcloud_background.py``): ``python -m tests.functional.overcloud.background
+BASE NAME...`` makes each named deployment in ``BASE/NAME``, in order, and leaves
+``deployed.json`` (the result) or ``failed.txt`` (the error) there.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import traceback
+from pathlib import Path
+
+import pytest
+
+from tests.functional.conftest import DEFAULT_HEAT_VENV
+from tests.functional.overcloud import conftest as overcloud
+
+
+def make(base: Path, name: str, heat_venv: Path) -> None:
+    root = base / name
+    root.mkdir(parents=True, exist_ok=True)
+    if name == "overcloud18":
+        overcloud._deploy(root, heat_venv, overcloud.THT_VERSION, overcloud.PLAN)
+    elif name == "overcloud12":
+        overcloud._deploy(root, heat_venv, "12.1.0", "overcloud12", networks="[]\n")
+    elif name == "overcloud18-redeploy":
+        first = overcloud.kept_deployment(base / "overcloud18", overcloud.PLAN)
+        if first is None:
+            raise RuntimeError("overcloud18 was not made, so it cannot be redeployed")
+        overcloud._redeploy(first, root, heat_venv)
+    else:
+        raise ValueError(f"unknown deployment {name!r}")
+
+
+def main(argv: list[str]) -> int:
+    # A SIGTERM (the test session ending early) unwinds, so the deploy stops its Heat.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    base, names = Path(argv[0]), argv[1:]
+    heat_venv = Path(os.environ.get("TRIPLEO_FLOW_HEAT_VENV", DEFAULT_HEAT_VENV))
+    failures = 0
+    for name in names:
+        print(f"== {name}", flush=True)
+        try:
+            make(base, name, heat_venv)
+        except (Exception, pytest.fail.Exception):  # fetch_tree_dir fails with pytest's
+            failures += 1
+            (base / name).mkdir(parents=True, exist_ok=True)
+            (base / name / "failed.txt").write_text(traceback.format_exc())
+            traceback.print_exc()
+        print(f"== {name} done", flush=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
