@@ -33,6 +33,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.paths import INPUT_PATH, OUTPUT_PATH, WORK_DIR
+from tripleo_flow.core import path_redaction
 
 LOG = logging.getLogger(__name__)
 
@@ -114,6 +115,7 @@ class ServerPaths:
                 continue
             if not isinstance(value, str) or not value or "\x00" in value:
                 raise exceptions.PathNotAllowed(workflow, f"input {name!r} must be a path.")
+            value = self._restored(value)
             if kind == INPUT_PATH:
                 result[name] = self._input(workflow, name, value)
             elif kind == OUTPUT_PATH:
@@ -121,6 +123,13 @@ class ServerPaths:
             elif kind == WORK_DIR:
                 result[name] = self._work_dir(workflow, name, value)
         return result
+
+    def _restored(self, value: str) -> str:
+        """``value`` with the data area's label (as answers write it, for example an
+        upload's ``path``) turned back into the data area."""
+        if value.startswith(path_redaction.DATA + "/"):
+            return str(self.uploads.parent) + value[len(path_redaction.DATA):]
+        return value
 
     def _input(self, workflow: str, name: str, value: str) -> str:
         real = os.path.realpath(value)
@@ -149,6 +158,8 @@ class ServerPaths:
         return str(directory / value)
 
     def _work_dir(self, workflow: str, name: str, value: str) -> str:
+        if os.path.dirname(value) == str(self.work):  # a work dir an answer named
+            value = os.path.basename(value)
         if PLAIN_NAME.match(value):
             self.work.mkdir(parents=True, exist_ok=True, mode=0o700)
             return str(self.work / value)

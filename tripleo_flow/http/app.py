@@ -6,12 +6,17 @@ Handlers call only :class:`tripleo_flow.api.Client`; errors come back as
 
 from __future__ import annotations
 
+import os
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import falcon
 
+import tripleo_flow
 from tripleo_flow.api.paths import ServerPaths, purge_downloads
+from tripleo_flow.core.path_redaction import PathRedactor, server_roots
 from tripleo_flow.http import (
     auth,
     downloads,
@@ -263,7 +268,19 @@ def server_paths(client: Any) -> ServerPaths:
     return ServerPaths.for_data_dir(Path(client.data_dir), api.allowed_paths, api.upload_ttl)
 
 
-def _resources(client: Any, sse_interval: float) -> dict[str, Any]:
+def redactor(client: Any) -> PathRedactor:
+    """What takes the server's paths out of every answer
+    (:mod:`tripleo_flow.core.path_redaction`)."""
+    conf = client.conf
+    others = [conf.heat.venv, conf.ironic.venv, conf.ansible.venv, conf.validations.venv,
+              sys.prefix, str(Path.home()), str(Path(tripleo_flow.__file__).parents[1]),
+              os.getcwd()]
+    return PathRedactor(server_roots(str(client.data_dir), others,
+                                     [tempfile.gettempdir(), "/dev/shm"]))
+
+
+def _resources(client: Any, sse_interval: float,
+               redact: PathRedactor) -> dict[str, Any]:
     api = client.conf.api
     uploaded = upload_dir(client)
     paths = server_paths(client)
@@ -299,7 +316,8 @@ def _resources(client: Any, sse_interval: float) -> dict[str, Any]:
         "executions": workflows.Executions(client), "execution": workflows.Execution(client),
         "execution_tasks": workflows.ExecutionTasks(client),
         "execution_resume": workflows.ResumeExecution(client),
-        "execution_events": workflows.ExecutionEvents(client, sse_interval),
+        "execution_events": workflows.ExecutionEvents(client, sse_interval,
+                                                      redact.json_bytes),
     }
 
 
@@ -318,11 +336,13 @@ def make_app(client: Any, sse_interval: float = 0.2) -> Any:
                                                 conf.api.reader_roles, conf.api.writer_roles,
                                                 conf.api.project_ids)])
     app.req_options.strip_url_path_trailing_slash = True
-    json_handler = media.handler(conf.limits.yaml_max_depth, conf.limits.yaml_max_nodes)
+    redact = redactor(client)
+    json_handler = media.handler(conf.limits.yaml_max_depth, conf.limits.yaml_max_nodes,
+                                 redact.json_bytes)
     app.req_options.media_handlers[falcon.MEDIA_JSON] = json_handler
     app.resp_options.media_handlers[falcon.MEDIA_JSON] = json_handler
     errors.install(app)
-    resources = _resources(client, sse_interval)
+    resources = _resources(client, sse_interval, redact)
     for route in ROUTES:
         app.add_route(route.path, resources[route.resource])
     gui.add_routes(app)

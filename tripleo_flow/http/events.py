@@ -22,14 +22,16 @@ ENDED = frozenset({"SUCCESS", "FAILURE", "REVERTED", "INTERRUPTED", "PAUSED"})
 STOPPED = frozenset({"INTERRUPTED", "PAUSED"})
 
 
-def format_event(event: str, data: Any, event_id: int | None = None) -> bytes:
-    """One SSE message: ``id``, ``event`` and a one-line JSON ``data`` field."""
+def format_event(event: str, data: Any, event_id: int | None = None,
+                 redact: Callable[[bytes], bytes] = lambda data: data) -> bytes:
+    """One SSE message: ``id``, ``event`` and a one-line JSON ``data`` field (passed
+    through ``redact``)."""
     lines = []
     if event_id is not None:
         lines.append(f"id: {event_id}")
     lines.append(f"event: {event}")
     head = ("\n".join(lines) + "\ndata: ").encode()
-    return head + media.dumps(data, sort_keys=True) + b"\n\n"
+    return head + redact(media.dumps(data, sort_keys=True)) + b"\n\n"
 
 
 def ended(execution: Any) -> bool:
@@ -40,7 +42,8 @@ def ended(execution: Any) -> bool:
 
 
 def follow(client: Any, execution_id: str, interval: float = 0.2, keepalive: float = 15.0,
-           sleep: Callable[[float], None] = time.sleep) -> Iterator[bytes]:
+           sleep: Callable[[float], None] = time.sleep,
+           redact: Callable[[bytes], bytes] = lambda data: data) -> Iterator[bytes]:
     """SSE messages for ``execution_id`` until it ends (call get_execution first for 404)."""
     seen: dict[str, tuple[Any, ...]] = {}
     sequence = 0
@@ -56,10 +59,10 @@ def follow(client: Any, execution_id: str, interval: float = 0.2, keepalive: flo
             sequence += 1
             quiet = 0.0
             yield format_event("task", {"execution_id": execution_id,
-                                        **media.fields(task)}, sequence)
+                                        **media.fields(task)}, sequence, redact)
         if ended(execution):
             sequence += 1
-            yield format_event("execution", media.fields(execution), sequence)
+            yield format_event("execution", media.fields(execution), sequence, redact)
             return
         if quiet >= keepalive:
             quiet = 0.0

@@ -9,6 +9,8 @@ and ``yaml_max_nodes``); answers are written by
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from falcon import media
 
 from tripleo_flow.core.jsonvalues import dumps, fields, loads
@@ -16,8 +18,11 @@ from tripleo_flow.core.jsonvalues import dumps, fields, loads
 __all__ = ["dumps", "fields", "handler", "loads"]
 
 
-def handler(max_depth: int = 100, max_nodes: int = 1_000_000) -> media.JSONHandler:
-    """The falcon JSON handler with :func:`loads` and :func:`dumps` at these limits."""
+def handler(max_depth: int = 100, max_nodes: int = 1_000_000,
+            redact: Callable[[bytes], bytes] = lambda data: data) -> media.JSONHandler:
+    """The falcon JSON handler with :func:`loads` and :func:`dumps` at these limits;
+    every answer passes through ``redact`` (the server paths' labels, see
+    :mod:`tripleo_flow.core.path_redaction`)."""
     return media.JSONHandler(
-        dumps=lambda value: dumps(value, max_depth),
+        dumps=lambda value: redact(dumps(value, max_depth)),
         loads=lambda text: loads(text, max_depth, max_nodes))

@@ -4,6 +4,7 @@ list and show executions and their tasks, stream an execution's events."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import falcon
@@ -122,12 +123,15 @@ class ExecutionTasks:
 class ExecutionEvents:
     """``text/event-stream`` of task state changes, ending with the execution's end."""
 
-    def __init__(self, client: Any, interval: float = 0.2) -> None:
+    def __init__(self, client: Any, interval: float = 0.2,
+                 redact: Callable[[bytes], bytes] = lambda data: data) -> None:
         self.client = client
         self.interval = interval
+        self.redact = redact
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
         self.client.get_execution(execution_id)  # 404 before the stream starts
         resp.content_type = "text/event-stream"
         resp.cache_control = ["no-cache"]
-        resp.stream = events.follow(self.client, execution_id, self.interval)
+        resp.stream = events.follow(self.client, execution_id, self.interval,
+                                    redact=self.redact)

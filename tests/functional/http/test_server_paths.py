@@ -66,9 +66,13 @@ def test_an_upload_creates_the_plan(api: Api, tmp_path: Path) -> None:
     tree = write_tree(tmp_path / "tree", basic_tree())
     upload = api("POST", "/v1/uploads", data=tarball(tree),
                  headers={"Content-Type": "application/gzip"}).json()
+    # The answer names the upload in the server's data area, not the area's path.
+    assert upload["path"] == f"<data>/uploads/{upload['id']}.tar.gz"
     started = api("POST", CREATE, json={"input": {"plan": "up", "templates": upload["path"]}})
     assert started.status_code == 202, started.text
     assert finished(api, started.json()["id"])["state"] == "SUCCESS"
+    record = api("GET", f"/v1/executions/{started.json()['id']}").text
+    assert str(api.client.data_dir) not in record and upload["path"] in record
 
 
 def test_allowed_paths_let_a_directory_in(tmp_path: Path, secret_tree: Path) -> None:

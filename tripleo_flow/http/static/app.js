@@ -186,7 +186,7 @@ async function deploymentSummary(name) {
     ? await call("GET", `/v1/plans/${enc(name)}/deployment/failures`) : [];
   return h("div", { id: "deployment-status" },
     h("p", {}, "Deployment status: ", state(status.deployment_status || "NONE")),
-    status.work_dir ? h("p", { class: "muted", text: `Config-download: ${status.work_dir}` }) : null,
+    status.work_dir ? h("p", { class: "muted", text: `Config-download: ${status.work_dir}/config-download` }) : null,
     status.message ? h("p", { text: status.message }) : null,
     failures.length ? h("div", {}, h("h3", { text: "Failed resources" }),
       h("ul", {}, failures.map((f) => h("li", {},
