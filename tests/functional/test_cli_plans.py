@@ -7,9 +7,11 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.plan_trees import basic_tree, write_tree
 
@@ -50,7 +52,15 @@ def test_plan_lifecycle_through_the_cli(run, tmp_path: Path) -> None:
 
     out = tmp_path / "export.tar.gz"
     run("plan", "export", "overcloud", "--output", str(out))
-    assert out.stat().st_size > 0
+    lean = tmp_path / "lean.tar.gz"
+    said = run("plan", "export", "overcloud", "-o", str(lean), "--without-secrets").stdout
+    assert "(without secrets)" in said
+    for archive, has_passwords in ((out, True), (lean, False)):
+        with tarfile.open(archive) as tar:
+            member = tar.extractfile("plan-environment.yaml")
+            assert member is not None
+            env = yaml.safe_load(member.read())
+        assert bool(env.get("passwords")) is has_passwords, archive
     run("plan", "delete", "overcloud")
     assert json.loads(run("plan", "list", "-f", "json").stdout) == []
 

@@ -14,6 +14,9 @@ import inspect
 from typing import Annotated, Any
 
 INPUT_PATH, OUTPUT_PATH, WORK_DIR = "input-path", "output-path", "work-dir"
+#: Not a path but checked with them: an input that, true, makes the action hand the
+#: plan's secrets to its caller (an export with the passwords).
+SECRETS_OUT = "secrets-out"
 
 #: A file or directory the action reads (a template tree, a tarball, a playbook).
 InputPath = Annotated[str, INPUT_PATH]
@@ -22,8 +25,13 @@ OutputPath = Annotated[str, OUTPUT_PATH]
 #: A directory the action reads and writes (a deployment's working directory).
 WorkDir = Annotated[str, WORK_DIR]
 
+#: Whether what the action writes for its caller holds the plan's secrets: over the
+#: HTTP API always false (nothing secret is handed to an API user).
+SecretsOut = Annotated[bool, SECRETS_OUT]
+
 #: The kind of each path type, by its name as it appears in an action's signature.
-KINDS = {"InputPath": INPUT_PATH, "OutputPath": OUTPUT_PATH, "WorkDir": WORK_DIR}
+KINDS = {"InputPath": INPUT_PATH, "OutputPath": OUTPUT_PATH, "WorkDir": WORK_DIR,
+         "SecretsOut": SECRETS_OUT}
 
 
 def path_kind(annotation: Any) -> str | None:

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING, Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun, decode_blobs, encode_blobs
 from tripleo_flow.actions.envedit import previous_version
-from tripleo_flow.actions.paths import InputPath, OutputPath
+from tripleo_flow.actions.paths import InputPath, OutputPath, SecretsOut
 from tripleo_flow.actions.undo import restore_objects
 from tripleo_flow.core import (
     capabilities,
     crashpoints,
+    plan_export,
     planenv,
     planmerge,
     rendering,
@@ -228,7 +229,10 @@ class ExportPlan(Action):
     rerun = Rerun.REFUSES
     default_provides = names.EXPORT_PATH
 
-    def execute(self, plan: str, output: OutputPath) -> str:
+    def execute(self, plan: str, output: OutputPath, secrets: SecretsOut = False) -> str:
+        """With ``secrets`` the archive is the whole plan, passwords included (a
+        backup); without, each environment's secrets are left out (what the HTTP
+        API hands out: :mod:`tripleo_flow.core.plan_export`)."""
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         target = Path(output)
@@ -237,6 +241,8 @@ class ExportPlan(Action):
                 f"Output file {output!r} already exists; choose another name or remove it.")
         with self.context.locks.hold(plan):
             files = repo.read_all(plan)
+        if not secrets:
+            files = plan_export.without_secrets(files)
         fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
         try:
             with os.fdopen(fd, "wb") as handle:

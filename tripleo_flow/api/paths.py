@@ -11,7 +11,9 @@ values before anything runs:
   (``GET /v1/downloads/<id>``); download directories older than ``[api]
   upload_ttl`` are deleted as new ones are made;
 - ``work-dir`` (read and written): a plain name, made ``<data_dir>/work/<name>``,
-  or a path under ``[api] allowed_paths``.
+  or a path under ``[api] allowed_paths``;
+- ``secrets-out`` (not a path, checked with them): false, or refused: what a
+  workflow writes for an API user never holds the plan's secrets.
 
 Values are replaced by their resolved form (symbolic links followed), so what is
 checked is what the actions use.  The CLI and Python callers pass no
@@ -32,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.paths import INPUT_PATH, OUTPUT_PATH, WORK_DIR
+from tripleo_flow.actions.paths import INPUT_PATH, OUTPUT_PATH, SECRETS_OUT, WORK_DIR
 from tripleo_flow.core import path_redaction
 
 LOG = logging.getLogger(__name__)
@@ -111,6 +113,13 @@ class ServerPaths:
         result = dict(values)
         for name, kind in sorted(kinds.items()):
             value = values.get(name)
+            if kind == SECRETS_OUT:
+                if value not in (None, False):
+                    raise exceptions.PathNotAllowed(
+                        workflow, f"input {name!r} must be false: the HTTP API never hands "
+                        "out a plan's secrets. Export with them on the server (tripleo-flow "
+                        "plan export).")
+                continue
             if value is None:
                 continue
             if not isinstance(value, str) or not value or "\x00" in value:

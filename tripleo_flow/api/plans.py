@@ -178,11 +178,13 @@ class PlansMixin(EnvironmentsMixin):
         return {"name": name, "rendered": len(result["files"]), "written": len(result["written"]),
                 "removed": len(result["removed"])}
 
-    def export_plan(self, name: str, output: str | Path) -> str:
+    def export_plan(self, name: str, output: str | Path, secrets: bool = True) -> str:
         """Write the plan as a .tar.gz archive to ``output`` (the workflow
-        ``tripleo.plan.export_deployment_plan``); the archive's path."""
+        ``tripleo.plan.export_deployment_plan``); the archive's path.  Without
+        ``secrets`` the passwords and secret parameters are left out."""
         output_path = self._run_plan_workflow(
-            "export_deployment_plan", name, {names.PLAN: name, "output": str(output)}, None)
+            "export_deployment_plan", name,
+            {names.PLAN: name, "output": str(output), "secrets": secrets}, None)
         return str(output_path["export"])
 
     def delete_plan(self, name: str, force: bool = False) -> str:

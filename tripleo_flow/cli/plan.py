@@ -140,24 +140,33 @@ class ShowPlan(ClientMixin, ShowOne):
 
 
 class ExportPlan(ClientMixin, Command):
-    """Export a plan as a .tar.gz archive (to a file, or to stdout with '-')."""
+    """Export a plan as a .tar.gz archive (to a file, or to stdout with '-').
+
+    The archive is a backup: it holds the plan's passwords and secret parameters,
+    unless --without-secrets leaves them out (what the HTTP API always does).
+    """
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         parser.add_argument("name", help="Plan name.")
         parser.add_argument("--output", "-o", metavar="FILE",
                             help="Archive to write (default: NAME.tar.gz; '-' for stdout).")
+        parser.add_argument("--without-secrets", action="store_true",
+                            help="Leave the passwords and secret parameters out (a plan "
+                                 "created from the archive generates new passwords).")
         return parser
 
     def take_action(self, args: argparse.Namespace) -> int:
         output = args.output or f"{args.name}.tar.gz"
+        secrets = not args.without_secrets
         if output == "-":
             with tempfile.TemporaryDirectory() as tmp:
-                path = self.client.export_plan(args.name, Path(tmp) / "plan.tar.gz")
+                path = self.client.export_plan(args.name, Path(tmp) / "plan.tar.gz", secrets)
                 sys.stdout.buffer.write(Path(path).read_bytes())
             return 0
-        path = self.client.export_plan(args.name, output)
-        self.app.stdout.write(f"Plan {args.name!r} exported to {path}\n")
+        path = self.client.export_plan(args.name, output, secrets)
+        self.app.stdout.write(f"Plan {args.name!r} exported to {path}"
+                              f"{'' if secrets else ' (without secrets)'}\n")
         return 0
 
 

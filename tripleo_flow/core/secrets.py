@@ -175,3 +175,33 @@ def mask_schema(schema: dict[str, Any], known: list[str]) -> dict[str, Any]:
         entries[name] = {**entry, **{key: _shown(name, entry.get(key), hidden, known)
                                      for key in ("value", "default")}}
     return {**schema, "parameters": entries}
+
+
+# -- what an export for a reader holds (the HTTP API) -------------------------
+
+def without_secrets(env: Any, known: Iterable[str] = ()) -> dict[str, Any] | None:
+    """A copy of environment ``env`` with its secrets left out, or None when it holds
+    none: secret sections (``passwords``) go, and so does each parameter whose name
+    is secret or whose value holds one of the ``known`` secrets (or one of its own).
+    Left out, not masked: a plan made from the copy generates its passwords afresh
+    and takes the templates' defaults, where a mask would be taken as the value.
+    """
+    if not isinstance(env, Mapping):
+        return None
+    needles = sorted({s for s in (*known, *environment_secrets(env)) if len(s) >= MIN_LENGTH},
+                     key=len, reverse=True)
+    kept: dict[str, Any] = {}
+    dropped = False
+    for section, value in env.items():
+        if section in SECRET_SECTIONS:
+            dropped = True
+            continue
+        if section in ("parameter_defaults", "parameters") and isinstance(value, Mapping):
+            params = {name: item for name, item in value.items()
+                      if not is_secret_name(name)
+                      and not any(n in leaf for leaf in leaves(item) for n in needles)}
+            dropped = dropped or len(params) != len(value)
+            kept[section] = params
+        else:
+            kept[section] = value
+    return kept if dropped else None

@@ -92,7 +92,8 @@ ROUTES: list[Route] = [
         "delete": Operation("Delete a plan", status=204, response=None,
                             params=(Param("force", BOOL),), tags=TAGS_PLAN)}),
     Route("/v1/plans/{name}/export", "plan_export", {
-        "get": Operation("Download a plan as .tar.gz", response={}, response_type=GZIP,
+        "get": Operation("Download a plan as .tar.gz (without its secrets)", response={},
+                         response_type=GZIP,
                          tags=TAGS_PLAN)}),
     Route("/v1/plans/{name}/history", "plan_history", {
         "get": Operation("Versions of plan-environment.yaml, newest first", response=ARRAY,

@@ -151,7 +151,7 @@ class PlanExport:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         with tempfile.TemporaryDirectory(prefix="tripleo-flow-export-") as tmp:
-            path = self.client.export_plan(name, Path(tmp) / f"{name}.tar.gz")
+            path = self.client.export_plan(name, Path(tmp) / f"{name}.tar.gz", secrets=False)
             resp.data = Path(path).read_bytes()
         resp.content_type = "application/gzip"
         resp.downloadable_as = f"{name}.tar.gz"

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tripleo_flow.actions.paths import InputPath, OutputPath, WorkDir, path_kind
+from tripleo_flow.actions.paths import InputPath, OutputPath, SecretsOut, WorkDir, path_kind
 from tripleo_flow.actions.registry import ActionRegistry
 from tripleo_flow.flows import paths, workbook_loader
 
@@ -15,6 +15,7 @@ from tripleo_flow.flows import paths, workbook_loader
     ("InputPath", "input-path"), ("OutputPath | None", "output-path"),
     ("Optional[WorkDir]", "work-dir"), ("str", None), ("dict[str, Any]", None),
     (InputPath, "input-path"), (OutputPath, "output-path"), (WorkDir, "work-dir"), (str, None),
+    ("SecretsOut", "secrets-out"), (SecretsOut, "secrets-out"),
 ])
 def test_path_kind(annotation: Any, kind: str | None) -> None:
     assert path_kind(annotation) == kind
@@ -29,7 +30,9 @@ def test_shipped_workflows_name_their_server_paths() -> None:
     assert {name: kinds for name, kinds in found.items() if kinds} == {
         "tripleo.plan.create_deployment_plan": {"templates": "input-path"},
         "tripleo.plan.update_deployment_plan": {"templates": "input-path"},
-        "tripleo.plan.export_deployment_plan": {"output": "output-path"},
+        # Not a path, checked with them: over HTTP the export holds no secret.
+        "tripleo.plan.export_deployment_plan": {"output": "output-path",
+                                                "secrets": "secrets-out"},
         # The SSH key is a server path: over HTTP, under [api] allowed_paths only.
         "tripleo.deploy.deploy": {"work_dir": "work-dir", "overcloud_ssh_key": "input-path"},
         "tripleo.deploy.config_download_only": {"work_dir": "work-dir",
