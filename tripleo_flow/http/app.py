@@ -23,6 +23,7 @@ from tripleo_flow.http import (
     errors,
     gui,
     idempotency,
+    login,
     media,
     nodes,
     plans,
@@ -50,6 +51,7 @@ TAGS_PLAN = ("plans",)
 ENVIRONMENT_FILE = {"type": "object", "required": ["name", "files"], "properties": {
     "name": STRING, "files": {"type": "object", "additionalProperties": STRING}}}
 TAGS_WF = ("workflows",)
+TAGS_AUTH = ("auth",)
 TAGS_NODES = ("nodes",)
 TAGS_VALIDATIONS = ("validations",)
 #: Inputs of the node workflows, as request body properties.
@@ -75,6 +77,17 @@ DATA_FILE_QUERY = tuple(Param(name, STRING) for name in plans.DATA_FILE_PARAMS)
 ROUTES: list[Route] = [
     Route("/v1/openapi.json", "openapi", {
         "get": Operation("This OpenAPI document", public=True, errors=())}),
+    Route("/v1/auth", "auth_info", {
+        "get": Operation("How this server authenticates: token or keystone", public=True,
+                         errors=(), tags=TAGS_AUTH)}),
+    Route("/v1/auth/tokens", "auth_tokens", {
+        "post": Operation(
+            "Log in with a Keystone user name and password (auth_strategy keystone): a "
+            "token scoped to the project", public=True, tags=TAGS_AUTH,
+            errors=(400, 401, 503),
+            body={"type": "object", "required": ["username", "password", "project"],
+                  "properties": {"username": STRING, "password": STRING, "project": STRING,
+                                 "user_domain": STRING, "project_domain": STRING}})}),
     Route("/v1/plans", "plans", {
         "get": Operation("List plans", response=ARRAY, errors=(503,), tags=TAGS_PLAN),
         "post": Operation(
@@ -289,6 +302,7 @@ def _resources(client: Any, sse_interval: float,
                                        api.idempotency_key_ttl)
     return {
         "openapi": OpenAPI(openapi(ROUTES)),
+        "auth_info": login.AuthInfo(client.conf), "auth_tokens": login.Tokens(client.conf),
         "plans": plans.Plans(client, api.max_upload_size),
         "plan": plans.Plan(client, api.max_upload_size),
         "plan_export": plans.PlanExport(client), "plan_history": plans.PlanHistory(client),

@@ -21,9 +21,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures_keystone import Keystone
 from tests.functional.heat.conftest import DEFAULT_VENV
 from tests.functional.heat.test_deploy import FAILING_RESOURCE
-from tests.functional.http.conftest import Api
+from tests.functional.http.conftest import Api, serving
 from tests.functional.mariadb import free_port
 from tripleo_flow.api.plans import sample_plan_dir
 
@@ -318,3 +319,35 @@ def test_the_gui_uploads_a_plan_and_shows_why_its_deploy_failed(
     expect(page.locator('#graph g.node[data-task="deploy_stack"]')).to_have_attribute(
         "data-state", re.compile("FAILURE|REVERTED"))
     shot("failed-graph")
+
+
+def test_the_gui_logs_in_with_a_keystone_user(tmp_path: Path, keystone: Keystone) -> None:
+    from playwright.sync_api import Page, expect
+
+    from tests.functional.http.test_keystone_auth import keystone_client, write_conf
+
+    user = keystone.operator
+    client = keystone_client(tmp_path, write_conf(tmp_path, keystone, keystone.service))
+    with serving(client) as api, chromium_page() as raw_page:
+        page: Page = raw_page  # type: ignore[assignment]
+        shot = Shots(page, tmp_path / "screenshots", "keystone")
+        page.goto(api.url + "/")
+        expect(page.get_by_label("User name")).to_be_visible()
+        expect(page.get_by_role("button", name="Log out")).to_be_hidden()
+        shot("login")
+        page.get_by_label("User name").fill(user.name)
+        page.get_by_label("Password").fill("not-the-password")
+        page.get_by_label("Project").fill(user.project)
+        page.get_by_role("button", name="Log in with Keystone").click()
+        expect(page.get_by_role("alert")).to_contain_text("Keystone refused")
+        assert page.get_by_label("Password").input_value() == ""  # not kept in the page
+        assert page.evaluate("sessionStorage.length") == 0
+        shot("refused")
+        page.get_by_label("Password").fill(user.password)
+        page.get_by_role("button", name="Log in with Keystone").click()
+        expect(page.get_by_role("heading", name="Plans", exact=True).first).to_be_visible()
+        shot("plans")
+        token = page.evaluate("sessionStorage.getItem('tripleo-flow-token')")
+        assert token and user.password not in token
+        assert page.evaluate("localStorage.length") == 0
+        assert api("GET", "/v1/plans", headers={"X-Auth-Token": token}).status_code == 200

@@ -186,3 +186,41 @@ def test_api_serve_with_the_keystone_strategy(tmp_path: Path, keystone: Keystone
         proc.send_signal(signal.SIGINT)
         code = proc.wait(30)
     assert code == 0
+
+
+def test_a_user_logs_in_with_a_keystone_password(keystone_api: Api, keystone: Keystone,
+                                                  caplog: pytest.LogCaptureFixture) -> None:
+    user = keystone.operator
+    assert keystone_api("GET", "/v1/auth").json() == {"strategy": "keystone"}
+    login = {"username": user.name, "password": user.password, "project": user.project}
+
+    wrong = keystone_api("POST", "/v1/auth/tokens", json={**login, "password": "not-it-x9"})
+    assert wrong.status_code == 401, wrong.text
+    assert wrong.json()["error"]["kind"] == "unauthorized"
+    assert "not-it-x9" not in wrong.text
+    elsewhere = keystone_api("POST", "/v1/auth/tokens", json={**login, "project": "elsewhere"})
+    assert elsewhere.status_code == 401, elsewhere.text
+    for missing in ("username", "password", "project"):
+        partial = {k: v for k, v in login.items() if k != missing}
+        refused = keystone_api("POST", "/v1/auth/tokens", json=partial)
+        assert refused.status_code == 400 and missing in refused.json()["error"]["message"]
+    too_long = keystone_api("POST", "/v1/auth/tokens", json={**login, "username": "u" * 256})
+    assert too_long.status_code == 400
+
+    given = keystone_api("POST", "/v1/auth/tokens", json=login)
+    assert given.status_code == 200, given.text
+    answer = given.json()
+    assert answer["user"] == user.name and answer["project"] == user.project
+    assert answer["expires_at"] and user.password not in given.text
+    # The token is a real Keystone token: it opens the API like any other.
+    headers = {"X-Auth-Token": answer["token"]}
+    assert keystone_api("GET", "/v1/plans", headers=headers).status_code == 200
+    assert user.password not in caplog.text
+
+
+def test_a_token_server_has_no_login(api: Api) -> None:
+    assert api("GET", "/v1/auth").json() == {"strategy": "token"}
+    refused = api("POST", "/v1/auth/tokens",
+                  json={"username": "u", "password": "p", "project": "x"})
+    assert refused.status_code == 400
+    assert "X-Auth-Token" in refused.json()["error"]["message"]

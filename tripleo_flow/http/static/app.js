@@ -52,28 +52,85 @@ function when(seconds) { return seconds ? new Date(seconds * 1000).toLocaleStrin
 
 function loginView(message = "") {
   nav.hidden = true;
+  const problem = h("p", { class: "error", role: "alert", text: message });
   const input = h("input", { id: "token", type: "password", name: "token", required: true,
                              autocomplete: "current-password", size: 40 });
-  const problem = h("p", { class: "error", role: "alert", text: message });
-  const form = h("form", { "aria-label": "Log in" },
+  const tokenForm = h("form", { "aria-label": "Log in with a token" },
     h("div", { class: "form-row" }, h("label", { for: "token", text: "API token" }), input),
     h("p", { class: "muted", text: "The [api] auth_token of the server (or a Keystone " +
       "token when it uses Keystone). It is kept in this browser tab only." }),
-    problem, h("button", { class: "primary", type: "submit", text: "Log in" }));
+    h("button", { class: "primary", type: "submit", text: "Log in" }));
+  tokenForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    enter(input.value.trim(), problem);
+  });
+  show("Log in", h("section", {}, problem, tokenForm));
+  input.focus();
+  // A server on Keystone also takes a user name and password (POST /v1/auth/tokens).
+  fetch("/v1/auth", { cache: "no-store", credentials: "omit" })
+    .then((response) => (response.ok ? response.json() : null))
+    .then((auth) => {
+      if (!auth || auth.strategy !== "keystone" || !tokenForm.isConnected) return;
+      const keystoneForm = keystoneLoginForm(problem);
+      tokenForm.before(keystoneForm, h("h2", { text: "Or with a token" }));
+      tokenForm.querySelector("button").textContent = "Log in with the token";
+      tokenForm.querySelector("button").classList.remove("primary");
+      keystoneForm.querySelector("input").focus();
+    })
+    .catch(() => {});
+}
+
+function keystoneLoginForm(problem) {
+  const field = (id, label, attrs) => h("div", { class: "form-row" },
+    h("label", { for: id, text: label }), h("input", { id, name: id, size: 30, ...attrs }));
+  const form = h("form", { "aria-label": "Log in with Keystone" },
+    field("ks-user", "User name", { required: true, autocomplete: "username" }),
+    field("ks-password", "Password", { type: "password", required: true,
+                                       autocomplete: "current-password" }),
+    field("ks-project", "Project", { required: true }),
+    field("ks-domain", "Domain", { value: "Default", required: true }),
+    h("p", { class: "muted", text: "Keystone checks the password and gives this tab a " +
+      "token for the project; the password is not kept." }),
+    h("button", { class: "primary", type: "submit", text: "Log in with Keystone" }));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    setToken(input.value.trim());
+    const value = (id) => form.querySelector(`#${id}`).value.trim();
+    const domain = value("ks-domain");
+    problem.textContent = "";
     try {
-      await call("GET", "/v1/plans");
-      location.hash = "#/plans";
-      route();
+      const response = await fetch("/v1/auth/tokens", {
+        method: "POST", cache: "no-store", credentials: "omit",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ username: value("ks-user"),
+                               password: form.querySelector("#ks-password").value,
+                               project: value("ks-project"), user_domain: domain,
+                               project_domain: domain }) });
+      const answer = await response.json().catch(() => null);
+      form.querySelector("#ks-password").value = "";
+      if (!response.ok) {
+        problem.textContent = (answer && answer.error && answer.error.message) ||
+          `HTTP ${response.status}`;
+        return;
+      }
+      enter(answer.token, problem);
     } catch (error) {
-      clearToken();
       problem.textContent = errorText(error);
     }
   });
-  show("Log in", h("section", {}, form));
-  input.focus();
+  return form;
+}
+
+// Keep ``value`` as this tab's token if the API takes it, and open the plans.
+async function enter(value, problem) {
+  setToken(value);
+  try {
+    await call("GET", "/v1/plans");
+    location.hash = "#/plans";
+    route();
+  } catch (error) {
+    clearToken();
+    problem.textContent = errorText(error);
+  }
 }
 
 // -- plans -------------------------------------------------------------------------
