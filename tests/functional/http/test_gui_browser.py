@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import tarfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -351,3 +352,108 @@ def test_the_gui_logs_in_with_a_keystone_user(tmp_path: Path, keystone: Keystone
         assert token and user.password not in token
         assert page.evaluate("localStorage.length") == 0
         assert api("GET", "/v1/plans", headers={"X-Auth-Token": token}).status_code == 200
+
+
+#: A map with a ``requires`` and a mutually exclusive group (the sample plan has none).
+EXCLUSIVE_MAP = """\
+topics:
+  - title: Basic
+    environment_groups:
+      - title: Storage
+        environments:
+          - file: environments/storage.yaml
+            title: Storage
+            requires: [environments/base.yaml]
+          - file: environments/base.yaml
+            title: Base
+      - title: Backend
+        mutually_exclusive: true
+        environments:
+          - file: environments/ceph.yaml
+            title: Ceph
+          - file: environments/nfs.yaml
+            title: NFS
+"""
+
+
+def _enabled(api: Api, plan: str) -> set[str]:
+    return {e["file"] for topic in api("GET", f"/v1/plans/{plan}/capabilities").json().values()
+            for g in topic["environment_groups"] for e in g["environments"] if e["enabled"]}
+
+
+def _settles(api: Api, plan: str, on: set[str], off: set[str], timeout: float = 20) -> None:
+    """Wait until the plan has ``on`` enabled and ``off`` not (the page's change is a
+    request still under way when its control shows the new state)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        enabled = _enabled(api, plan)
+        if on <= enabled and not off & enabled:
+            return
+        assert time.monotonic() < deadline, (enabled, on, off)
+        time.sleep(0.2)
+
+
+def test_the_gui_respects_requires_exclusive_groups_and_resets_a_parameter(
+        api: Api, browser_page: object, tmp_path: Path) -> None:
+    from playwright.sync_api import Page, expect
+
+    from tests.functional.http.test_api import tarball
+    from tests.plan_trees import basic_tree, write_tree
+
+    page: Page = browser_page  # type: ignore[assignment]
+    use_native_heat(api)
+    shot = Shots(page, tmp_path / "screenshots", "choices")
+    tree = write_tree(tmp_path / "tree", {
+        **basic_tree(), "capabilities-map.yaml": EXCLUSIVE_MAP,
+        "environments/ceph.yaml": "parameter_defaults: {Backend: ceph}\n",
+        "environments/nfs.yaml": "parameter_defaults: {Backend: nfs}\n"})
+    created = api("POST", "/v1/plans", params={"name": "envs"}, data=tarball(tree),
+                  headers={"Content-Type": "application/gzip"})
+    assert created.status_code == 201, created.text
+    page.goto(api.url + "/")
+    page.get_by_label("API token").fill(api.token)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("link", name="envs", exact=True)).to_be_visible()
+
+    # requires: enabling Storage enables Base first; Base cannot go while Storage needs it.
+    page.goto(api.url + "/#/plans/envs/environments")
+    storage = page.locator('input[data-file="environments/storage.yaml"]')
+    base = page.locator('input[data-file="environments/base.yaml"]')
+    storage.check()
+    expect(page.get_by_role("status")).to_contain_text("Environments updated")
+    expect(page.locator('input[data-file="environments/base.yaml"]')).to_be_checked()
+    _settles(api, "envs", {"environments/storage.yaml", "environments/base.yaml"}, set())
+    base.uncheck()
+    expect(page.locator("#environments-error")).to_contain_text(
+        "Cannot disable environments/base.yaml")
+    expect(page.locator('input[data-file="environments/base.yaml"]')).to_be_checked()
+    assert "environments/base.yaml" in _enabled(api, "envs")
+    shot("requires-refused")
+
+    # A mutually exclusive group is radios: choosing NFS leaves Ceph off; None turns both off.
+    expect(page.get_by_role("group", name="Backend (choose one)")).to_be_visible()
+    page.get_by_label("Ceph", exact=True).check()
+    expect(page.get_by_label("Ceph", exact=True)).to_be_checked()
+    _settles(api, "envs", {"environments/ceph.yaml"}, set())
+    page.get_by_label("NFS", exact=True).check()
+    expect(page.get_by_label("NFS", exact=True)).to_be_checked()
+    expect(page.get_by_label("Ceph", exact=True)).not_to_be_checked()
+    _settles(api, "envs", {"environments/nfs.yaml"}, {"environments/ceph.yaml"})
+    shot("exclusive")
+    page.get_by_role("group", name="Backend (choose one)").get_by_label("None").check()
+    expect(page.get_by_label("NFS", exact=True)).not_to_be_checked()
+    _settles(api, "envs", set(), {"environments/nfs.yaml", "environments/ceph.yaml"})
+
+    # Reset: a value set is dropped, the field shows the default again.
+    assert api("POST", "/v1/plans", params={"name": "s", "sample": "true"}).status_code == 201
+    assert api("PUT", "/v1/plans/s/parameters",
+               json={"parameters": {"ComputeCount": 3}}).status_code == 200
+    page.goto(api.url + "/#/plans/s/parameters")
+    field = page.get_by_label("ComputeCount", exact=True)
+    expect(field).to_have_value("3", timeout=DEPLOY_MS)
+    page.get_by_role("button", name="Reset ComputeCount", exact=True).click()
+    expect(page.get_by_role("status")).to_contain_text("ComputeCount reset")
+    expect(page.get_by_label("ComputeCount", exact=True)).to_have_value("1")
+    expect(page.get_by_role("button", name="Reset ComputeCount", exact=True)).to_be_disabled()
+    assert "ComputeCount" not in api("GET", "/v1/plans/s/parameters").json()
+    shot("reset")

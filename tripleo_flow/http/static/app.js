@@ -397,7 +397,7 @@ function typedValue(entry, raw) {
 
 function parameterRow(plan, name, entry) {
   const id = uid("param");
-  const input = parameterInput(id, entry);
+  let input = parameterInput(id, entry);
   const error = h("p", { class: "field-error", id: `${id}-error`, role: "alert" });
   input.setAttribute("aria-describedby", `${id}-error ${id}-help`);
   const save = h("button", { type: "submit", text: "Set", "aria-label": `Set ${name}` });
@@ -429,6 +429,17 @@ function parameterRow(plan, name, entry) {
     try {
       await call("POST", `/v1/plans/${enc(plan)}/parameters/reset`, { json: { names: [name] } });
       reset.disabled = true;
+      error.textContent = "";
+      input.removeAttribute("aria-invalid");
+      say(`${name} reset; reading its default…`);
+      // The field shows the default again: the schema read anew (Heat's default of a
+      // parameter the plan set was that value).
+      const schema = await call("GET", `/v1/plans/${enc(plan)}/parameters/schema`);
+      const now = (schema.parameters || {})[name] || { ...entry, value_set: false };
+      const fresh = parameterInput(id, now);
+      fresh.setAttribute("aria-describedby", input.getAttribute("aria-describedby"));
+      input.replaceWith(fresh);
+      input = fresh;
       say(`${name} reset to its default.`);
     } catch (e) {
       error.textContent = errorText(e);
