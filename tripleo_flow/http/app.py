@@ -10,7 +10,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import falcon
 
@@ -42,6 +42,9 @@ from tripleo_flow.http.spec import (
     Route,
     openapi,
 )
+
+if TYPE_CHECKING:
+    from tripleo_flow.api import Client
 
 BOOL = {"type": "boolean"}
 STRING = {"type": "string"}
@@ -271,18 +274,18 @@ class OpenAPI:
         resp.media = self.document
 
 
-def upload_dir(client: Any) -> Path:
+def upload_dir(client: Client) -> Path:
     """Where ``POST /v1/uploads`` keeps archives: ``<data_dir>/uploads``."""
     return Path(client.data_dir) / "uploads"
 
 
-def server_paths(client: Any) -> ServerPaths:
+def server_paths(client: Client) -> ServerPaths:
     """What a workflow started over HTTP may read and write (:mod:`tripleo_flow.api.paths`)."""
     api = client.conf.api
     return ServerPaths.for_data_dir(Path(client.data_dir), api.allowed_paths, api.upload_ttl)
 
 
-def redactor(client: Any) -> PathRedactor:
+def redactor(client: Client) -> PathRedactor:
     """What takes the server's paths out of every answer
     (:mod:`tripleo_flow.core.path_redaction`)."""
     conf = client.conf
@@ -293,7 +296,7 @@ def redactor(client: Any) -> PathRedactor:
                                      [tempfile.gettempdir(), "/dev/shm"]))
 
 
-def _resources(client: Any, sse_interval: float,
+def _resources(client: Client, sse_interval: float,
                redact: PathRedactor) -> dict[str, Any]:
     api = client.conf.api
     uploaded = upload_dir(client)
@@ -336,7 +339,7 @@ def _resources(client: Any, sse_interval: float,
     }
 
 
-def make_app(client: Any, sse_interval: float = 0.2) -> Any:
+def make_app(client: Client, sse_interval: float = 0.2) -> Any:
     """The WSGI app over ``client`` (a :class:`tripleo_flow.api.Client`); its ``[api]``
     options choose the authentication and the upload limits.  Uploads older than
     ``[api] upload_ttl`` are deleted here, as the server starts."""

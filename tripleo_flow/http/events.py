@@ -12,9 +12,12 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tripleo_flow.http import media
+
+if TYPE_CHECKING:
+    from tripleo_flow.api import Client
 
 ENDED = frozenset({"SUCCESS", "FAILURE", "REVERTED", "INTERRUPTED", "PAUSED"})
 #: States that stop without a recorded end: the process died, or a ``pause`` command
@@ -41,7 +44,7 @@ def ended(execution: Any) -> bool:
                                          or execution.state in STOPPED)
 
 
-def follow(client: Any, execution_id: str, interval: float = 0.2, keepalive: float = 15.0,
+def follow(client: Client, execution_id: str, interval: float = 0.2, keepalive: float = 15.0,
            sleep: Callable[[float], None] = time.sleep,
            redact: Callable[[bytes], bytes] = lambda data: data) -> Iterator[bytes]:
     """SSE messages for ``execution_id`` until it ends (call get_execution first for 404)."""

@@ -7,12 +7,15 @@ progress).  A node list to import is checked before the execution starts.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import falcon
 
 from tripleo_flow.http.plans import json_object
 from tripleo_flow.http.workflows import execution_body
+
+if TYPE_CHECKING:
+    from tripleo_flow.api import Client
 
 #: Workflows a ``POST /v1/nodes/<verb>`` starts, and the body keys each takes.
 VERBS = {
@@ -26,7 +29,7 @@ VERBS = {
 }
 
 
-def _start(client: Any, resp: falcon.Response, workflow: str, inputs: dict[str, Any]) -> None:
+def _start(client: Client, resp: falcon.Response, workflow: str, inputs: dict[str, Any]) -> None:
     execution = client.start_nodes_workflow(workflow, inputs, api_user=True)
     resp.status = falcon.HTTP_202
     resp.location = f"/v1/executions/{execution.id}"
@@ -36,7 +39,7 @@ def _start(client: Any, resp: falcon.Response, workflow: str, inputs: dict[str, 
 class Nodes:
     """``GET /v1/nodes`` lists; ``POST /v1/nodes`` imports ``{"nodes": [...]}``."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
@@ -48,7 +51,7 @@ class Nodes:
 
 
 class Node:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, node: str) -> None:
@@ -58,7 +61,7 @@ class Node:
 class NodeWorkflow:
     """``POST /v1/nodes/<verb>``: start that node workflow with the body's inputs."""
 
-    def __init__(self, client: Any, verb: str) -> None:
+    def __init__(self, client: Client, verb: str) -> None:
         self.client = client
         self.verb = verb
 

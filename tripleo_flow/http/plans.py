@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import falcon
 
@@ -16,6 +16,9 @@ from tripleo_flow import exceptions
 from tripleo_flow.core import secrets
 from tripleo_flow.http.bodies import save_body
 from tripleo_flow.plans import sources
+
+if TYPE_CHECKING:
+    from tripleo_flow.api import Client
 
 #: Query parameters naming a file of the uploaded tree to use as the plan's roles,
 #: networks or VIP data (the CLI's -r, -n and --vip-file), and the plan file each becomes.
@@ -70,7 +73,15 @@ def uploaded_tarball(req: falcon.Request, limit: int) -> Iterator[Path]:
         yield path
 
 
-def data_files(req: falcon.Request, tarball: Path | None, limits: Any) -> dict[str, Path]:
+class DataFiles(TypedDict, total=False):
+    """Keyword arguments of ``create_plan``/``update_plan`` naming data files."""
+
+    roles_file: Path
+    networks_file: Path
+    vip_file: Path
+
+
+def data_files(req: falcon.Request, tarball: Path | None, limits: Any) -> DataFiles:
     """The roles/networks/VIP data files the query names, each a file of the uploaded
     tree (its path inside the tarball, without the tree's top directory), copied next
     to the tarball: keyword arguments for ``create_plan``/``update_plan``.
@@ -83,7 +94,7 @@ def data_files(req: falcon.Request, tarball: Path | None, limits: Any) -> dict[s
         if value:
             wanted[param] = value
     if not wanted:
-        return {}
+        return DataFiles()
     if tarball is None:
         raise exceptions.InvalidInput(
             f"{', '.join(sorted(wanted))} name(s) a file of the uploaded plan: send the plan "
@@ -91,7 +102,7 @@ def data_files(req: falcon.Request, tarball: Path | None, limits: Any) -> dict[s
     files = sources.read_tarball(tarball.name, tarball.read_bytes(),
                                  max_size=limits.archive_max_size,
                                  max_members=limits.archive_max_members)
-    given: dict[str, Path] = {}
+    given = DataFiles()
     for param, member in wanted.items():
         clean = "/".join(part for part in member.split("/") if part not in ("", "."))
         if clean not in files:
@@ -100,12 +111,12 @@ def data_files(req: falcon.Request, tarball: Path | None, limits: Any) -> dict[s
                 f"inside the tarball (for example {DATA_FILE_PARAMS[param]}).")
         target = tarball.parent / f"{param}.yaml"
         target.write_bytes(files[clean])
-        given[param] = target
+        given[param] = target  # type: ignore[literal-required]  # a DATA_FILE_PARAMS key
     return given
 
 
 class Plans:
-    def __init__(self, client: Any, max_upload: int) -> None:
+    def __init__(self, client: Client, max_upload: int) -> None:
         self.client = client
         self.max_upload = max_upload
 
@@ -128,7 +139,7 @@ class Plans:
 
 
 class Plan:
-    def __init__(self, client: Any, max_upload: int) -> None:
+    def __init__(self, client: Client, max_upload: int) -> None:
         self.client = client
         self.max_upload = max_upload
 
@@ -146,7 +157,7 @@ class Plan:
 
 
 class PlanExport:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
@@ -158,7 +169,7 @@ class PlanExport:
 
 
 class PlanHistory:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
@@ -166,7 +177,7 @@ class PlanHistory:
 
 
 class PlanRestore:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
@@ -175,7 +186,7 @@ class PlanRestore:
 
 
 class Capabilities:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
@@ -192,7 +203,7 @@ class Capabilities:
 
 
 class Environments:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
@@ -212,7 +223,7 @@ class Environments:
 
 
 class EnvironmentsRemove:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
@@ -224,13 +235,13 @@ class EnvironmentsRemove:
         resp.media = {"removed": removed, "environments": self.client.list_environments(name)}
 
 
-def _known_secrets(client: Any, name: str) -> list[str]:
+def _known_secrets(client: Client, name: str) -> list[str]:
     """The plan's password values: masked wherever an answer would contain one."""
     return [v for v in client.get_passwords(name).values() if isinstance(v, str)]
 
 
 class Parameters:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
@@ -249,7 +260,7 @@ class Parameters:
 
 
 class ParametersReset:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
@@ -258,7 +269,7 @@ class ParametersReset:
 
 
 class ParameterSchema:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
@@ -267,7 +278,7 @@ class ParameterSchema:
 
 
 class Roles:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
@@ -280,7 +291,7 @@ class Roles:
 
 
 class Networks:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
@@ -293,7 +304,7 @@ class Networks:
 
 
 class Passwords:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
@@ -305,7 +316,7 @@ class Passwords:
 
 
 class Deployment:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
@@ -313,7 +324,7 @@ class Deployment:
 
 
 class DeploymentFailures:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:

@@ -14,10 +14,13 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.http import auth, errors
+
+if TYPE_CHECKING:
+    from tripleo_flow.api import Client
 
 LOG = logging.getLogger(__name__)
 
@@ -66,7 +69,7 @@ def _channel_class(max_upload: int) -> type:
     return JsonErrorChannel
 
 
-def make_server(client: Any, host: str | None = None, port: int | None = None,
+def make_server(client: Client, host: str | None = None, port: int | None = None,
                 threads: int | None = None) -> Any:
     """A waitress server bound to ``host:port`` (``[api]`` values by default), not yet
     serving: call ``.run()``, ``.close()`` to stop.  Port 0 picks a free port
@@ -103,7 +106,7 @@ def make_server(client: Any, host: str | None = None, port: int | None = None,
     return server
 
 
-def serve(client: Any, host: str | None = None, port: int | None = None) -> None:
+def serve(client: Client, host: str | None = None, port: int | None = None) -> None:
     """Serve until interrupted."""
     server = make_server(client, host, port)
     LOG.info("tripleo-flow API on http://%s:%s/v1/", server.effective_host,

@@ -8,7 +8,7 @@ validation's progress).  Over HTTP a run's inventory is never a path of this ser
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import falcon
 
@@ -16,6 +16,9 @@ from tripleo_flow import exceptions
 from tripleo_flow.core import validations as core
 from tripleo_flow.http.plans import json_object
 from tripleo_flow.http.workflows import execution_body
+
+if TYPE_CHECKING:
+    from tripleo_flow.api import Client
 
 #: What ``POST /v1/validations/run`` takes.
 RUN_KEYS = ("validations", "group", "plan", "inventory", "extra_vars")
@@ -32,7 +35,7 @@ def _string(value: Any, what: str) -> str | None:
 class Validations:
     """``GET /v1/validations[?group=G&category=C]``."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
@@ -41,7 +44,7 @@ class Validations:
 
 
 class Validation:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, validation: str) -> None:
@@ -53,7 +56,7 @@ class Validation:
 class RunValidations:
     """``POST /v1/validations/run``: start a run; 202 with the execution."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
@@ -85,7 +88,7 @@ class RunValidations:
 class StopValidations:
     """``POST /v1/validations/stop`` ``{"execution": ID}``."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
@@ -98,7 +101,7 @@ class StopValidations:
 class Results:
     """``GET /v1/validations/results[?plan=P&validation=N]``, newest first."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
@@ -109,7 +112,7 @@ class Results:
 class Result:
     """``GET /v1/validations/results/{result_id}[?plan=P]``, with its log."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, result_id: str) -> None:

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import falcon
 
 from tripleo_flow.api.paths import ServerPaths
 from tripleo_flow.http import events, idempotency, media
 from tripleo_flow.http.plans import field, json_object
+
+if TYPE_CHECKING:
+    from tripleo_flow.api import Client
 
 IDEMPOTENCY_HEADER = idempotency.HEADER
 
@@ -21,7 +24,7 @@ def execution_body(execution: Any) -> dict[str, Any]:
 
 
 class Workflows:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
@@ -32,7 +35,7 @@ class Workflows:
 
 
 class Workflow:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
@@ -49,7 +52,7 @@ class WorkflowExecutions:
     user who sent them (``X-User-Id``), so two users never collide.
     """
 
-    def __init__(self, client: Any, keys: idempotency.IdempotencyKeys,
+    def __init__(self, client: Client, keys: idempotency.IdempotencyKeys,
                  paths: ServerPaths | None = None) -> None:
         self.client = client
         self.keys = keys
@@ -80,7 +83,7 @@ class WorkflowExecutions:
 
 
 class Executions:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
@@ -89,7 +92,7 @@ class Executions:
 
 
 class Execution:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
@@ -100,7 +103,7 @@ class ResumeExecution:
     """``POST /v1/executions/{id}/resume``: continue it, answering at once (202); only
     an execution an API user started (it runs with the rights of whoever started it)."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
@@ -113,7 +116,7 @@ class ResumeExecution:
 
 
 class ExecutionTasks:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
@@ -123,7 +126,7 @@ class ExecutionTasks:
 class ExecutionEvents:
     """``text/event-stream`` of task state changes, ending with the execution's end."""
 
-    def __init__(self, client: Any, interval: float = 0.2,
+    def __init__(self, client: Client, interval: float = 0.2,
                  redact: Callable[[bytes], bytes] = lambda data: data) -> None:
         self.client = client
         self.interval = interval
