@@ -117,3 +117,20 @@ def test_tripleo_mistral_action_names_run_as_aliases(client: Client, templates: 
     assert done.state == "SUCCESS", done.error
     assert done.output == {"plans": ["overcloud"]}
     assert client.get_parameters("overcloud") == {"ComputeCount": 2}
+
+
+def test_a_failed_task_is_recorded_with_its_error(client: Client, tmp_path: Path) -> None:
+    """The YAML error of a bad template carries the parser's ``Mark`` objects in its
+    arguments: its record must still be written (it was lost, with the other tasks'
+    pending saves, when it could not be encoded)."""
+    tree = basic_tree()
+    tree["environments/base.yaml"] = "a: [\n"
+    with pytest.raises(exceptions.TripleoFlowError, match="base.yaml"):
+        client.create_plan("bad", write_tree(tmp_path / "bad", tree))
+    [execution] = [e for e in client.list_executions()
+                   if e.workflow.endswith("create_deployment_plan")]
+    assert execution.state == "REVERTED" and execution.failed_task == "create_plan"
+    tasks = {t.name: t for t in client.execution_tasks(execution.id)}
+    assert tasks["create_plan"].state == "REVERTED"
+    assert "YAML error at line 2" in (tasks["create_plan"].error or "")
+    assert tasks["publish_plan"].state == "PENDING"

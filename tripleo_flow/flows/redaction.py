@@ -28,13 +28,17 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tripleo_flow import config, exceptions
-from tripleo_flow.core import planenv, secrets
+from tripleo_flow.core import jsonvalues, planenv, secrets
 
 #: Outcome key set by a task whose action declares its result secret.
 SECRET_RESULT = "secret_result"
 #: Columns of an atom row that hold data (the others are names, states, versions).
 _ATOM_DATA = ("results", "failure", "revert_results", "revert_failure", "meta")
 _FLOW_DATA = ("meta",)
+#: Columns holding a TaskFlow failure: its ``exc_args`` are the exception's own
+#: arguments (a YAML parser's ``Mark``, a path object), which JSON cannot store as
+#: they are; a row that fails to encode is not written at all.
+_FAILURES = ("failure", "revert_failure")
 
 
 class Redactor:
@@ -63,7 +67,10 @@ class Redactor:
         out = dict(row)
         for column in _ATOM_DATA:
             if out.get(column) is not None:
-                out[column] = self._outcome(out[column])
+                value = out[column]
+                if column in _FAILURES:  # an exception's args may be any object
+                    value = jsonvalues.sanitize(value)
+                out[column] = self._outcome(value)
         return out
 
     def flow_row(self, row: dict[str, Any]) -> dict[str, Any]:
