@@ -457,3 +457,29 @@ def test_the_gui_respects_requires_exclusive_groups_and_resets_a_parameter(
     expect(page.get_by_role("button", name="Reset ComputeCount", exact=True)).to_be_disabled()
     assert "ComputeCount" not in api("GET", "/v1/plans/s/parameters").json()
     shot("reset")
+
+
+def test_the_gui_sends_the_baremetal_deployment_file(
+        api: Api, browser_page: object, tmp_path: Path) -> None:
+    from playwright.sync_api import Page, expect
+
+    from tests.functional.http.test_deploy_baremetal import EXAMPLE
+
+    page: Page = browser_page  # type: ignore[assignment]
+    shot = Shots(page, tmp_path / "screenshots", "baremetal")
+    assert api("POST", "/v1/plans", params={"name": "bm", "sample": "true"}).status_code == 201
+    page.goto(api.url + "/")
+    page.get_by_label("API token").fill(api.token)
+    page.get_by_role("button", name="Log in").click()
+    page.get_by_role("link", name="bm", exact=True).click()
+    page.get_by_label("Baremetal deployment (optional)").set_input_files(str(EXAMPLE))
+    page.get_by_role("button", name="Deploy", exact=True).click()
+    # The sample plan's templates have no deployed-server ports: the file reached the
+    # server, whose refusal names what is missing, before any Heat starts.
+    expect(page.locator("#execution-end")).to_contain_text(re.compile("FAILURE|REVERTED"),
+                                                          timeout=STEP_MS)
+    expect(page.locator("#progress")).to_contain_text("deployed-neutron-port.yaml")
+    [execution] = [e for e in api("GET", "/v1/executions").json()
+                   if e["workflow"].endswith(".deploy")]
+    assert "controller-0" in str(execution["input"]["baremetal_deployment"])
+    shot("refused")

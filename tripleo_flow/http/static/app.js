@@ -257,14 +257,23 @@ async function deployTab(name, body) {
     ["native", "container", "pod", "installed"].map((t) => h("option", { value: t, text: t })));
   const progress = h("div", { id: "progress", "aria-live": "polite" });
   const button = h("button", { class: "primary", type: "submit", text: "Deploy" });
+  // The servers (TripleO's baremetal deployment file): its text goes in the request.
+  const servers = h("input", { id: "baremetal-file", type: "file", accept: ".yaml,.yml",
+                               "aria-describedby": "baremetal-help" });
   const form = h("form", {},
+    h("div", { class: "form-row" }, h("label", { for: "baremetal-file",
+      text: "Baremetal deployment (optional)" }), servers),
+    h("p", { class: "muted", id: "baremetal-help", text: "The roles' servers " +
+      "(pre-provisioned or Ironic nodes), as for deploy --baremetal-deployment." }),
     h("div", { class: "form-row" }, h("label", { for: "heat-type", text: "Heat" }), heat, button));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     button.disabled = true;
     try {
+      const input = { plan: name, heat_type: heat.value, work_dir: name };
+      if (servers.files.length) input.baremetal_deployment = await servers.files[0].text();
       const execution = await call("POST", "/v1/workflows/deploy/executions", {
-        json: { input: { plan: name, heat_type: heat.value, work_dir: name } } });
+        json: { input } });
       await followDeploy(execution, progress);
       summary.replaceChildren(await deploymentSummary(name));
     } catch (error) {
@@ -305,6 +314,7 @@ async function followDeploy(execution, box) {
       log.scrollTop = log.scrollHeight;
     } else if (kind === "execution") {
       running.textContent = "";
+      if (counts.textContent === "Starting…") counts.textContent = "";  // it never started
       end.replaceChildren("Execution ", state(data.state), data.error ? h("span", { class: "error", text: ` ${data.error}` }) : "");
     }
   }, leaving.signal);
