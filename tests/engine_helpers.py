@@ -33,6 +33,20 @@ from tripleo_flow.plans.lock import PlanLocks
 WORKBOOKS = Path(__file__).parent / "workbooks"
 
 
+def run_linear(flow: Any, inputs: dict[str, Any]) -> dict[str, Any]:
+    """Run a TaskFlow flow of actions in memory (tests composing actions by hand, e.g.
+    to see them revert after a later task fails); re-raise the failed task's error."""
+    from taskflow import engines
+    from taskflow import exceptions as tf_exceptions
+
+    engine = engines.load(flow, store=dict(inputs), engine="serial")
+    try:
+        engine.run()
+    except tf_exceptions.WrappedFailure as wrapped:
+        next(iter(wrapped)).reraise()
+    return dict(engine.storage.fetch_all())
+
+
 class Record(Action):
     """Append 'do VALUE' to a log file (idempotent with once=True)."""
 

@@ -221,3 +221,63 @@ def test_secrets_of_user_environments_stay_out_of_the_executions_database(
     database = tmp_path / "xdg" / "tripleo-flow"
     files = list(database.glob("executions.sqlite*"))
     assert files and all(secret.encode() not in f.read_bytes() for f in files)
+
+
+def test_every_interface_runs_the_same_plan_change_workflows(shared: tuple[Api, Cli],
+                                                             tmp_path: Path) -> None:
+    """Parameters, user environments and passwords changed from the Python API, the
+    CLI and the HTTP API: each change is an execution of the same named workflow with
+    the same tasks, and the plans end up alike."""
+    api, cli = shared
+    client = api.client
+    tree = write_tree(tmp_path / "tree", basic_tree())
+    env = tmp_path / "env.yaml"
+    env.write_text("parameter_defaults:\n  NtpServer: [pool.ntp.org]\n")
+    plans = ("by-client", "by-cli", "by-http")
+    for plan in plans:
+        client.create_plan(plan, tree)
+
+    assert client.set_parameters("by-client", {"Keep": 1, "Drop": "x"}) == ["Drop", "Keep"]
+    cli("parameters", "set", "--plan", "by-cli", "Keep=1", "Drop=x")
+    put = api("PUT", "/v1/plans/by-http/parameters",
+              json={"parameters": {"Keep": 1, "Drop": "x"}})
+    assert put.status_code == 200, put.text
+    assert client.reset_parameters("by-client", ["Drop"]) == ["Drop"]
+    cli("parameters", "reset", "--plan", "by-cli", "Drop")
+    reset = api("POST", "/v1/plans/by-http/parameters/reset", json={"names": ["Drop"]})
+    assert reset.status_code == 200, reset.text
+
+    added = client.add_environments("by-client", [str(env)])
+    assert added == ["user-environments/1/env.yaml"]
+    cli("plan", "environment", "add", "by-cli", str(env))
+    posted = api("POST", "/v1/plans/by-http/environments", json={"environments": [
+        {"name": "env.yaml", "files": {"env.yaml": env.read_text()}}]})
+    assert posted.status_code in (200, 201), posted.text
+    assert client.remove_environments("by-client", added) == added
+    cli("plan", "environment", "remove", "by-cli", added[0])
+    removed = api("POST", "/v1/plans/by-http/environments/remove", json={"paths": added})
+    assert removed.status_code == 200, removed.text
+
+    before = {p: client.get_passwords(p) for p in plans}
+    client.rotate_passwords("by-client")
+    cli("passwords", "rotate", "--plan", "by-cli")
+    started = api("POST", "/v1/workflows/tripleo.parameters.rotate_passwords/executions",
+                  json={"input": {"plan": "by-http"}})
+    assert started.status_code == 202, started.text
+    assert finished(api, started.json()["id"])["state"] == "SUCCESS"
+
+    for workflow, tasks in (
+            ("tripleo.parameters.update_parameters", ["update_parameters SUCCESS"]),
+            ("tripleo.parameters.reset_parameters", ["reset_parameters SUCCESS"]),
+            ("tripleo.plan.add_environments", ["add_environments SUCCESS"]),
+            ("tripleo.plan.remove_environments", ["remove_environments SUCCESS"]),
+            ("tripleo.parameters.rotate_passwords", ["rotate_passwords SUCCESS"])):
+        assert _runs(client, workflow) == {p: ("SUCCESS", tasks) for p in plans}, workflow
+    changed = []
+    for plan in plans:
+        assert client.get_parameters(plan) == {"Keep": 1}
+        assert [e["path"] for e in client.list_environments(plan) if e["user"]] == []
+        rotated = client.get_passwords(plan)
+        assert set(rotated) == set(before[plan])
+        changed.append(sorted(k for k in rotated if rotated[k] != before[plan][k]))
+    assert changed[0] and changed == [changed[0]] * 3  # the same passwords rotated

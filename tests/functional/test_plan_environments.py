@@ -424,8 +424,9 @@ def test_tht_18_plan_with_an_environment_file(tmp_path: Path) -> None:
 
 def test_deploy_with_environment_files_updates_the_plan_first(tmp_path: Path) -> None:
     """``deploy -e``: a bad file stops it before anything changes; good ones become the
-    plan's user environments (a plan change with history) before the deployment starts
-    (here it then stops at once: there is no such kind of Heat)."""
+    plan's user environments (a plan change with history, a step of the deploy
+    workflow) before the deployment starts; here it then stops at once (there is no
+    such kind of Heat), and the failed deploy puts the earlier environments back."""
     envs = _env_dir(tmp_path / "envs")
     client = make_client(tmp_path, LocalStore(tmp_path / "plans"))
     try:
@@ -439,8 +440,15 @@ def test_deploy_with_environment_files_updates_the_plan_first(tmp_path: Path) ->
         with pytest.raises(exceptions.InvalidInput, match="no-such-heat"):
             client.deploy("overcloud", work_dir=tmp_path / "work", heat_type="no-such-heat",
                           environments=[envs / "params.yaml"])
-        assert _user(client) == ["user-environments/1/params.yaml"]
-        assert _state(client.store)[1] == before[1] + 1
+        [failed] = [e for e in client.list_executions("tripleo.deploy.deploy")
+                    if e.failed_task]
+        assert failed.state == "REVERTED"
+        stored = [t.name for t in client.execution_tasks(failed.id) if t.state == "REVERTED"]
+        assert "set_environments" in stored  # it was stored, then put back
+        assert _user(client) == []
+        objects = _state(client.store)[0]
+        assert not [name for name in objects if name.startswith("user-environments/")]
+        assert objects["plan-environment.yaml"] == before[0]["plan-environment.yaml"]
     finally:
         client.close()
 

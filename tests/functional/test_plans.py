@@ -179,8 +179,8 @@ def test_parameter_change_reverts_when_a_later_task_fails(client: Client, templa
     from taskflow import task
     from taskflow.patterns import linear_flow
 
+    from tests.engine_helpers import run_linear as run_flow
     from tripleo_flow.actions.parameters import UpdateParameters
-    from tripleo_flow.flows.run import run_flow
 
     class Boom(task.Task):  # type: ignore[misc]
         def execute(self) -> None:
@@ -332,8 +332,8 @@ def test_rotation_reverts_from_the_stored_version_and_persists_no_secret(
     from taskflow import task
     from taskflow.patterns import linear_flow
 
+    from tests.engine_helpers import run_linear as run_flow
     from tripleo_flow.actions.passwords import RotatePasswords
-    from tripleo_flow.flows.run import run_flow
 
     class Boom(task.Task):  # type: ignore[misc]
         def execute(self) -> None:
@@ -372,9 +372,9 @@ def test_secret_parameter_and_restore_revert_from_stored_versions(
     from taskflow import task
     from taskflow.patterns import linear_flow
 
+    from tests.engine_helpers import run_linear as run_flow
     from tripleo_flow.actions.parameters import ResetParameters, UpdateParameters
     from tripleo_flow.actions.plan import RestorePlan
-    from tripleo_flow.flows.run import run_flow
 
     undo: list[Any] = []
 

@@ -132,7 +132,8 @@ def test_a_failed_progress_look_is_skipped_not_fatal() -> None:
     from tripleo_flow.actions.deploy import _Follower
 
     seen: list[Any] = []
-    follow = _Follower(_FlakyListing(), "oc", seen.append)  # type: ignore[arg-type]
+    context = ActionContext(store=None, locks=None, reporter=seen.append)  # type: ignore[arg-type]
+    follow = _Follower(_FlakyListing(), "oc", context)  # type: ignore[arg-type]
     stack = {"id": "1", "stack_status": "CREATE_IN_PROGRESS"}
     follow(stack)   # the listing failed: no report, no error
     follow(stack)

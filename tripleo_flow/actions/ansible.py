@@ -18,9 +18,8 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.paths import InputPath, WorkDir
-from tripleo_flow.core import ansible, planenv
+from tripleo_flow.core import ansible, names, planenv
 from tripleo_flow.core import config_download as layout
-from tripleo_flow.flows import names
 from tripleo_flow.workspace import files as private_files
 
 LOG_FILE = "ansible.log"

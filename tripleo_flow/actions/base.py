@@ -17,12 +17,13 @@ import base64
 import enum
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from taskflow import task
 
 from tripleo_flow.config import LIMITS_OPTS
+from tripleo_flow.core.progress import Progress, Reporter
 
 if TYPE_CHECKING:
     from oslo_config import cfg
@@ -33,12 +34,29 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ActionContext:
-    """What actions may use: the plan store, plan locks and the configuration."""
+    """What actions may use: the plan store, plan locks and the configuration; where
+    they report progress, and how they learn that the operation should stop."""
 
     store: PlanStore
     locks: PlanLocks
     conf: cfg.ConfigOpts | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
+    #: Told what the running action has done so far (a plan's check and upload, a
+    #: stack's resources and events, a node's state, a validation): the one channel
+    #: every interface's progress comes through.
+    reporter: Reporter | None = None
+    #: Raises :class:`~tripleo_flow.exceptions.Interrupted` once a signal asked the
+    #: operation to stop; long waits call it (:meth:`check_stop`) between looks.
+    stop_check: Callable[[], None] | None = None
+
+    def report(self, progress: Progress) -> None:
+        """Tell the reporter, if any, how far the running action is."""
+        if self.reporter is not None:
+            self.reporter(progress)
+
+    def check_stop(self) -> None:
+        """Raise :class:`~tripleo_flow.exceptions.Interrupted` when asked to stop."""
+        if self.stop_check is not None:
+            self.stop_check()
 
     def limit(self, name: str) -> int:
         """The ``[limits]`` option ``name``: configured, or its default without a configuration."""

@@ -6,8 +6,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
-from tripleo_flow.core import capabilities, planenv
-from tripleo_flow.flows import names
+from tripleo_flow.core import capabilities, names, planenv
 from tripleo_flow.plans.plan import PlanRepository
 
 CAPABILITIES_MAP = "capabilities-map.yaml"

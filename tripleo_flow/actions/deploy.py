@@ -33,12 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from tripleo_flow import config, exceptions
-from tripleo_flow.actions.base import Action, Rerun
+from tripleo_flow.actions.base import Action, ActionContext, Rerun
 from tripleo_flow.actions.paths import InputPath, WorkDir
-from tripleo_flow.core import config_download, network_config, planenv, progress, rendering
+from tripleo_flow.core import config_download, names, network_config, planenv, progress, rendering
 from tripleo_flow.core import deployments as core_deployments
 from tripleo_flow.core import stack_request as requests
-from tripleo_flow.flows import names
 from tripleo_flow.heat import make_launcher
 from tripleo_flow.heat.client import HeatClient
 from tripleo_flow.heat.workdir import HeatDir
@@ -52,8 +51,6 @@ OUTPUTS_FILE = "outputs.yaml"
 ENVIRONMENT_FILE = "environment.yaml"
 REQUEST_FILE = "stack-request.json"
 CONFIG_DIR = "config-download"
-#: Key of :attr:`ActionContext.extras` holding a :data:`progress.ProgressListener`.
-PROGRESS_LISTENER = "deploy_progress"
 PRE_DEPLOY_DUMP = "heat-db-dump.pre-deploy.sql"
 FAILED_DUMP = "heat-db-dump.failed.sql"
 
@@ -114,13 +111,13 @@ def _record_stack_status(store: Any, plan: str, status: str) -> None:
 class _Follower:
     """Called by :meth:`HeatClient.wait` on each poll: logs and reports progress."""
 
-    def __init__(self, client: HeatClient, plan: str,
-                 listener: progress.ProgressListener | None) -> None:
-        self.client, self.plan, self.listener = client, plan, listener
+    def __init__(self, client: HeatClient, plan: str, context: ActionContext) -> None:
+        self.client, self.plan, self.context = client, plan, context
         self.seen: set[str] = set()
         self.last: tuple[str, int, int] | None = None
 
     def __call__(self, stack: dict[str, Any]) -> None:
+        self.context.check_stop()  # Ctrl-C: this task fails, the deployment reverts
         status = str(stack.get("stack_status"))
         try:
             resources = self.client.resources(self.plan, stack["id"])
@@ -139,8 +136,7 @@ class _Follower:
             LOG.info("%s", report.line())
         for line in events:
             LOG.debug("%s", line)
-        if self.listener is not None:
-            self.listener(report)
+        self.context.report(report)
 
 
 class StartDeployment(Action):
@@ -287,7 +283,7 @@ class DeployStack(Action):
         stack_request = load_request(stack_request)
         client = HeatClient(heat["endpoint"])
         existing = client.find_stack(plan)
-        follow = _Follower(client, plan, self.context.extras.get(PROGRESS_LISTENER))
+        follow = _Follower(client, plan, self.context)
         action = "CREATE" if existing is None else "UPDATE"
         stack_request = requests.set_stack_action(stack_request, action)
         if existing is None:

@@ -16,8 +16,15 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, ActionContext, Rerun
-from tripleo_flow.core import baremetal, deployed_servers, planenv, provision, roles, userenvs
-from tripleo_flow.flows import names
+from tripleo_flow.core import (
+    baremetal,
+    deployed_servers,
+    names,
+    planenv,
+    provision,
+    roles,
+    userenvs,
+)
 from tripleo_flow.plans.plan import PlanRepository
 
 LOG = logging.getLogger(__name__)

@@ -6,8 +6,7 @@ from typing import Any
 
 from tripleo_flow.actions.base import Rerun
 from tripleo_flow.actions.datafiles import DataFileAction, ListDataFile, UpdateDataFile
-from tripleo_flow.core import roles
-from tripleo_flow.flows import names
+from tripleo_flow.core import names, roles
 
 
 class _NetworksFile(DataFileAction):

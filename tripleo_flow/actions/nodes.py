@@ -7,7 +7,7 @@ gets one result per node.  Results never hold a BMC password (Ironic masks
 ``driver_info`` secrets, and a result carries no driver_info at all).
 
 While it waits, an action reports the node's provision states to the context's
-:data:`NODE_PROGRESS` listener, if any: ``listener(node_name, state)``.
+reporter, as :class:`~tripleo_flow.core.progress.NodeProgress` values.
 """
 
 from __future__ import annotations
@@ -17,11 +17,10 @@ from typing import Any
 from tripleo_flow import config, exceptions, ironic
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.core import nodes as node_files
+from tripleo_flow.core import progress
 from tripleo_flow.ironic import watch
 from tripleo_flow.ironic.client import IronicClient
 
-#: ActionContext extras key of the per-node progress listener.
-NODE_PROGRESS = "node_progress"
 #: Node fields a per-node result shows.
 RESULT_FIELDS = ("uuid", "name", "provision_state", "power_state", "properties",
                  "inspection_finished_at", "last_error")
@@ -40,8 +39,10 @@ class NodeAction(Action):
         return float(self._conf().ironic.wait_timeout)
 
     def _progress(self, node: str) -> Any:
-        listener = self.context.extras.get(NODE_PROGRESS)
-        return None if listener is None else (lambda state: listener(node, state))
+        context = self.context
+        if context.reporter is None:
+            return None
+        return lambda state: context.report(progress.NodeProgress(node, state))
 
     def _wait(self, node: str, wanted: str) -> dict[str, Any]:
         """Wait until the node rests in ``wanted`` (one poller for every waiting node)."""

@@ -10,8 +10,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.envedit import edit_section, undo_section
 from tripleo_flow.actions.schema import load_schema
-from tripleo_flow.core import parameter_schema, validation
-from tripleo_flow.flows import names
+from tripleo_flow.core import names, parameter_schema, validation
 
 
 def _check_parameters(parameters: Any) -> Mapping[str, Any]:

@@ -6,8 +6,7 @@ from typing import Any
 
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.envedit import edit_section, undo_section
-from tripleo_flow.core import passwords
-from tripleo_flow.flows import names
+from tripleo_flow.core import names, passwords
 from tripleo_flow.plans.plan import PlanRepository
 
 

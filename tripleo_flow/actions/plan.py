@@ -20,6 +20,7 @@ from tripleo_flow.actions.undo import restore_objects
 from tripleo_flow.core import (
     capabilities,
     crashpoints,
+    names,
     plan_export,
     planenv,
     planmerge,
@@ -28,7 +29,6 @@ from tripleo_flow.core import (
     validation,
 )
 from tripleo_flow.core.progress import PlanProgressListener, plan_stage
-from tripleo_flow.flows import names
 from tripleo_flow.plans import sources
 from tripleo_flow.plans.plan import (
     MANIFEST,
@@ -46,10 +46,6 @@ if TYPE_CHECKING:
     from oslo_config import cfg
 
 LOG = logging.getLogger(__name__)
-
-#: ``ActionContext.extras`` key of a :data:`~tripleo_flow.core.progress.PlanProgressListener`
-#: that plan create and update tell how far checking and uploading are.
-PLAN_PROGRESS = "plan_progress"
 
 
 def load_checked_tree(plan: str, templates: str, listener: PlanProgressListener | None = None,
@@ -101,7 +97,7 @@ class CreatePlan(Action):
         repo = PlanRepository(self.context.store)
         if repo.exists(plan):
             raise exceptions.PlanExists(plan)
-        listener = self.context.extras.get(PLAN_PROGRESS)
+        listener = self.context.reporter
         files = load_checked_tree(plan, templates, listener, self.context.conf, data_files)
         if PLAN_ENV in files:
             env = planenv.parse_plan_environment(files[PLAN_ENV], PLAN_ENV)
@@ -302,7 +298,7 @@ class UpdatePlan(Action):
                 data_files: dict[str, str] | None = None) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)
         repo.require(plan)
-        listener = self.context.extras.get(PLAN_PROGRESS)
+        listener = self.context.reporter
         new = load_checked_tree(plan, templates, listener, self.context.conf, data_files)
         store = self.context.store
         with self.context.locks.hold(plan):

@@ -8,8 +8,7 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Rerun
 from tripleo_flow.actions.datafiles import DataFileAction, ListDataFile, UpdateDataFile
-from tripleo_flow.core import planenv, roles
-from tripleo_flow.flows import names
+from tripleo_flow.core import names, planenv, roles
 from tripleo_flow.plans.plan import PlanRepository
 
 

@@ -6,8 +6,7 @@ from typing import Any
 
 from tripleo_flow.actions.base import Action, Rerun, encode_blobs
 from tripleo_flow.actions.undo import restore_objects
-from tripleo_flow.core import rendering
-from tripleo_flow.flows import names
+from tripleo_flow.core import names, rendering
 from tripleo_flow.plans.plan import MANIFEST, PlanRepository
 
 

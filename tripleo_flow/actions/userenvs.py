@@ -15,8 +15,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, ActionContext, Rerun
-from tripleo_flow.core import userenvs
-from tripleo_flow.flows import names
+from tripleo_flow.core import names, userenvs
 from tripleo_flow.plans.plan import PlanRepository
 
 LOG = logging.getLogger(__name__)

@@ -15,13 +15,11 @@ from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.paths import InputPath
 from tripleo_flow.core import config_download as layout
 from tripleo_flow.core import validations as core
+from tripleo_flow.core.progress import ValidationProgress
 from tripleo_flow.plans.plan import PlanRepository, check_plan_name
 from tripleo_flow.validations import results_dir, runner, runs_dir, venv_path
 from tripleo_flow.validations.catalog import Catalog
 from tripleo_flow.validations.results import ResultStore
-
-#: The context extra called as ``listener(validation, status)`` when one starts and ends.
-VALIDATION_PROGRESS = "validation_progress"
 
 
 def _conf(context: Any) -> Any:
@@ -116,9 +114,7 @@ class RunValidation(Action):
         run_id = runner.check_run_id(str(selection.get("run_id")))
         inventory = Path(str(selection["inventory"]))
         run_dir = runs_dir(_conf(self.context)) / run_id
-        listener = self.context.extras.get(VALIDATION_PROGRESS)
-        if listener is not None:
-            listener(validation, "running")
+        self.context.report(ValidationProgress(validation, "running"))
         try:
             record = runner.run(catalog.venv, found, inventory,
                                 str(selection.get("inventory_label") or inventory),
@@ -127,9 +123,9 @@ class RunValidation(Action):
             raise exceptions.InvalidInput(f"Bad extra vars: {exc}.") from exc
         record["plan"] = selection.get("plan")
         result_store(self.context).save(record)
-        if listener is not None:
-            hosts = ", ".join(f"{h} {s}" for h, s in sorted(record["hosts"].items()))
-            listener(validation, record["status"] + (f" ({hosts})" if hosts else ""))
+        hosts = ", ".join(f"{h} {s}" for h, s in sorted(record["hosts"].items()))
+        self.context.report(ValidationProgress(
+            validation, record["status"] + (f" ({hosts})" if hosts else "")))
         return core.summary(record)
 
     def revert(self, *args: Any, **kwargs: Any) -> None:

@@ -2,30 +2,41 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.deploy import PROGRESS_LISTENER
 from tripleo_flow.core import validations as core_validations
-from tripleo_flow.core.progress import ProgressListener
-from tripleo_flow.flows import names
-from tripleo_flow.flows import plan as plan_flows
-from tripleo_flow.flows.deploy import config_download_only as cd_only_flow
-from tripleo_flow.flows.deploy import deploy_plan
-from tripleo_flow.flows.run import run_flow
+from tripleo_flow.core.progress import ProgressListener, StackProgress
 from tripleo_flow.plans.plan import PlanRepository, check_plan_name
 from tripleo_flow.workspace import owner
-from tripleo_flow.workspace.interrupt import Interruption
 
 if TYPE_CHECKING:
     from tripleo_flow.actions.base import ActionContext
     from tripleo_flow.api.environments import EnvironmentSource
-    from tripleo_flow.flows.runner import Listener
+    from tripleo_flow.flows.executions import Execution
+    from tripleo_flow.flows.runner import Listener, ProgressEvent
     from tripleo_flow.plans.store import PlanStore
+
+#: The workflows a deployment runs (``workbooks/deploy.yaml``), whichever interface
+#: starts it.
+DEPLOY = "tripleo.deploy.deploy"
+CONFIG_DOWNLOAD_ONLY = "tripleo.deploy.config_download_only"
+#: The workbook of the plan workflows (``workbooks/plan.yaml``).
+PLAN_WORKBOOK = "tripleo.plan"
+
+
+def stack_progress_events(listener: ProgressListener) -> Listener:
+    """A workflow listener telling ``listener`` each look at the stack a deploy task
+    reports (resources complete of total, and the Heat events since the last)."""
+
+    def on_event(event: ProgressEvent) -> None:
+        if event.event == "progress" and isinstance(event.report, StackProgress):
+            listener(event.report)
+
+    return on_event
 
 
 class DeployMixin:
@@ -36,8 +47,12 @@ class DeployMixin:
     data_dir: Path
 
     if TYPE_CHECKING:
-        def set_environments(self, name: str,
-                             environments: Sequence[EnvironmentSource]) -> list[str]: ...
+        def read_environments(self, environments: Iterable[EnvironmentSource]
+                              ) -> list[dict[str, Any]]: ...
+
+        def run_operation(self, name: str, inputs: Mapping[str, Any],
+                          listeners: Iterable[Listener] = (),
+                          interruptible: str | None = None) -> Execution: ...
 
         def run_validations(self, validations: Sequence[str] | None = None,
                             group: str | None = None, plan: str | None = None,
@@ -58,6 +73,11 @@ class DeployMixin:
                overcloud_ssh_key: str | Path | None = None,
                run_validations: bool = False) -> dict[str, Any]:
         """Deploy ``plan`` with an ephemeral Heat of ``heat_type``.
+
+        Runs the workflow ``tripleo.deploy.deploy`` (``config_download_only``:
+        ``tripleo.deploy.config_download_only``), as the HTTP API and ``workflow run``
+        do: a named execution, persisted and listed; one a crash or ``kill -9`` left
+        behind continues with ``tripleo-flow execution resume``.
 
         :param work_dir: where Heat's dump, the outputs and config-download go
             (default: ``<data_dir>/deployments/<plan>``).
@@ -80,7 +100,8 @@ class DeployMixin:
             goes into the project, never its content.
         :param environments: when given, they first become the plan's user environments
             (a plan change with history, as :meth:`set_environments`; nothing changes
-            when they are those already stored).
+            when they are those already stored; a failed deployment puts the earlier
+            ones back).
         :param baremetal_deployment: TripleO's baremetal deployment file (a path, or its
             YAML text) describing pre-provisioned servers (``managed: false``): first
             the plan's deployed-servers environment is generated from it (addresses
@@ -91,17 +112,18 @@ class DeployMixin:
             config-download (and run Ansible with ``run_ansible``). This re-runs what
             failed after a finished stack; the plan is not read, so ``environments``
             and ``baremetal_deployment`` are refused with it.
-:param run_validations: first run the ``pre-deployment`` validations group on this
-            machine (workflow ``tripleo.validations.run``, results kept with the plan);
-            a failed validation stops the deployment before anything changes.
+        :param run_validations: first run the ``pre-deployment`` validations group on
+            this machine (results kept with the plan); a failed validation stops the
+            deployment before anything changes.
         :returns: the DEPLOY_SUCCESS status record.
         :raises StackFailed: the stack failed (each failed resource listed);
             like any other failure, everything was reverted and the status is
             DEPLOY_FAILED with the reason.
-:raises WorkflowFailed: with ``run_validations``, a validation failed (each one's
-            reasons in the message); nothing was deployed.
+        :raises ValidationsFailed: with ``run_validations``, a validation failed (each
+            one's reasons in the message); nothing was deployed.
         :raises Interrupted: SIGINT or SIGTERM arrived (called from the main thread):
-            the running task failed with it, so everything was reverted as above.
+            the next task to start, or the stack being followed, failed with it, so
+            everything was reverted as above.
         """
         check_plan_name(plan)
         if not run_ansible and (ansible_tags or ansible_skip_tags or ansible_limit):
@@ -113,34 +135,29 @@ class DeployMixin:
                 "--config-download-only re-renders the kept stack without reading the "
                 "plan: leave out -e and --baremetal-deployment (or deploy without "
                 "--config-download-only to apply them).")
-        if run_validations:
+        if config_download_only and run_validations:  # its workflow reads no plan
             self.run_validations(group=core_validations.PRE_DEPLOYMENT, plan=plan,
                                  inventory=core_validations.LOCALHOST, require_passed=True)
-        if baremetal_deployment is not None:
-            self.update_deployed_servers(plan, baremetal_deployment)
-        if environments:
-            self.set_environments(plan, environments)
         work = Path(work_dir) if work_dir else self.data_dir / "deployments" / plan
-        work = work.expanduser().absolute()
-        context = self.context
-        if progress is not None:
-            context = dataclasses.replace(
-                context, extras={**context.extras, PROGRESS_LISTENER: progress})
-        ssh_key = (str(Path(overcloud_ssh_key).expanduser().absolute())
-                   if overcloud_ssh_key else None)
-        make = cd_only_flow if config_download_only else deploy_plan
-        flow = make(context, run_ansible=run_ansible)
-        interruption = Interruption(f"Deployment of plan {plan!r}")
-        interruption.guard(flow)
-        with interruption.installed():
-            results = run_flow(flow, {
-                names.PLAN: plan, names.WORK_DIR: str(work), names.HEAT_DIR: str(work),
-                names.HEAT_TYPE: heat_type, names.ANSIBLE_CONNECTION: ansible_connection,
-                names.ANSIBLE_TAGS: ansible_tags, names.ANSIBLE_SKIP_TAGS: ansible_skip_tags,
-                names.ANSIBLE_LIMIT: ansible_limit,
-                names.OVERCLOUD_SSH_USER: overcloud_ssh_user,
-                names.OVERCLOUD_SSH_KEY: ssh_key})
-        finished: dict[str, Any] = results[names.DEPLOY_FINISHED]
+        inputs: dict[str, Any] = {
+            "plan": plan, "work_dir": str(work.expanduser().absolute()),
+            "heat_type": heat_type, "run_ansible": run_ansible,
+            "ansible_connection": ansible_connection, "ansible_tags": ansible_tags,
+            "ansible_skip_tags": ansible_skip_tags, "ansible_limit": ansible_limit,
+            "overcloud_ssh_user": overcloud_ssh_user,
+            "overcloud_ssh_key": (str(Path(overcloud_ssh_key).expanduser().absolute())
+                                  if overcloud_ssh_key else None)}
+        if not config_download_only:
+            inputs.update(
+                run_validations=run_validations,
+                baremetal_deployment=(None if baremetal_deployment is None
+                                      else read_baremetal(baremetal_deployment)),
+                user_environments=self.read_environments(environments or ()))
+        workflow = CONFIG_DOWNLOAD_ONLY if config_download_only else DEPLOY
+        listeners = [] if progress is None else [stack_progress_events(progress)]
+        execution = self.run_operation(workflow, inputs, listeners,
+                                       interruptible=f"Deployment of plan {plan!r}")
+        finished: dict[str, Any] = dict((execution.output or {})["deployment"])
         return finished
 
     def update_deployed_servers(self, plan: str,
@@ -152,9 +169,9 @@ class DeployMixin:
         """
         check_plan_name(plan)
         text = read_baremetal(baremetal_deployment)
-        results = run_flow(plan_flows.update_deployed_servers(self.context),
-                           {names.PLAN: plan, names.BAREMETAL_DEPLOYMENT: text})
-        done: dict[str, Any] = results[names.DEPLOYED_SERVERS]
+        execution = self.run_operation(f"{PLAN_WORKBOOK}.update_deployed_servers",
+                                       {"plan": plan, "baremetal_deployment": text})
+        done: dict[str, Any] = dict((execution.output or {})["result"])
         return {k: done[k] for k in ("path", "counts", "hosts", "changed")}
 
     def deployment_status(self, plan: str) -> dict[str, Any]:

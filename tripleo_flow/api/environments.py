@@ -9,16 +9,14 @@ interface stores and deploys the same thing.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions import base, userenvs
 from tripleo_flow.core import roles
-from tripleo_flow.flows import names
-from tripleo_flow.flows import plan as plan_flows
-from tripleo_flow.flows.run import run_flow
+from tripleo_flow.flows.executions import Execution
 from tripleo_flow.plans import sources
 
 #: What may be given for an environment: a local path, or an environment as JSON
@@ -30,6 +28,7 @@ class EnvironmentsMixin:
     """Needs ``self.context``."""
 
     context: base.ActionContext
+    run_operation: Callable[..., Execution]  # WorkflowsMixin's
 
     def read_environments(self, environments: Iterable[EnvironmentSource]) -> list[dict[str, Any]]:
         """Local environment files (with the files they reference) as JSON values;
@@ -57,24 +56,26 @@ class EnvironmentsMixin:
 
         :returns: the plan paths of the added environments.
         """
-        results = run_flow(plan_flows.add_environments(self.context), {
-            names.PLAN: name, names.USER_ENVIRONMENTS: self.read_environments(environments),
-            names.POSITION: position, names.REPLACE: False})
-        return list(results[names.ENVIRONMENTS_ADDED]["paths"])
+        return self._environments_changed("add_environments", {
+            "plan": name, "user_environments": self.read_environments(environments),
+            "position": position, "replace": False})
 
     def set_environments(self, name: str, environments: Sequence[EnvironmentSource]) -> list[str]:
         """Make ``environments`` the plan's only user environments, in this order (as
         ``deploy -e``); nothing changes when they are the ones already stored."""
-        results = run_flow(plan_flows.add_environments(self.context), {
-            names.PLAN: name, names.USER_ENVIRONMENTS: self.read_environments(environments),
-            names.POSITION: None, names.REPLACE: True})
-        return list(results[names.ENVIRONMENTS_ADDED]["paths"])
+        return self._environments_changed("add_environments", {
+            "plan": name, "user_environments": self.read_environments(environments),
+            "position": None, "replace": True})
 
     def remove_environments(self, name: str, paths: Sequence[str]) -> list[str]:
         """Remove user environments (by plan path, as listed) and their files."""
-        results = run_flow(plan_flows.remove_environments(self.context),
-                           {names.PLAN: name, names.ENVIRONMENT_PATHS: list(paths)})
-        return list(results[names.ENVIRONMENTS_REMOVED]["paths"])
+        return self._environments_changed("remove_environments",
+                                          {"plan": name, "paths": list(paths)})
+
+    def _environments_changed(self, workflow: str, inputs: dict[str, Any]) -> list[str]:
+        """Run ``workflow`` of ``workbooks/plan.yaml``; the plan paths it changed."""
+        execution = self.run_operation(f"tripleo.plan.{workflow}", inputs)
+        return list((execution.output or {})["result"]["paths"])
 
 
 def read_data_files(roles_file: str | os.PathLike[str] | None = None,

@@ -1,5 +1,7 @@
 """Plan operations of the Python API: plans, capabilities, roles, networks,
-passwords and parameters.  Each method runs one action or one flow."""
+passwords and parameters.  A method that reads runs one action; one that changes
+a plan runs a workflow of ``workbooks/plan.yaml`` or ``parameters.yaml`` (a named,
+persisted execution, as when the HTTP API or ``workflow run`` starts it)."""
 
 from __future__ import annotations
 
@@ -20,11 +22,9 @@ from tripleo_flow.actions import (
 from tripleo_flow.actions.envedit import changed_keys
 from tripleo_flow.actions.templates import ProcessTemplates
 from tripleo_flow.api.environments import EnvironmentsMixin, EnvironmentSource, read_data_files
+from tripleo_flow.core import names
 from tripleo_flow.core.progress import PlanProgress, PlanProgressListener
-from tripleo_flow.flows import names
-from tripleo_flow.flows import plan as plan_flows
 from tripleo_flow.flows.executions import Execution
-from tripleo_flow.flows.run import run_flow
 from tripleo_flow.flows.runner import Listener, ProgressEvent
 from tripleo_flow.plans.plan import PlanRepository
 from tripleo_flow.plans.store import PlanStore
@@ -35,8 +35,9 @@ A = TypeVar("A", bound=base.Action)
 PLAN_STAGES = ("check", "upload")
 
 
-#: The workbook of the plan workflows (``workbooks/plan.yaml``).
+#: The workbooks of the plan workflows (``workbooks/plan.yaml``, ``parameters.yaml``).
 PLAN_WORKBOOK = "tripleo.plan"
+PARAMETERS_WORKBOOK = "tripleo.parameters"
 
 
 def sample_plan_dir() -> Path:
@@ -72,6 +73,12 @@ class PlansMixin(EnvironmentsMixin):
         return PlanRepository(self.store)
 
     # -- plans -------------------------------------------------------------
+
+    def _operation(self, workbook: str, workflow: str,
+                   inputs: dict[str, Any]) -> dict[str, Any]:
+        """Run ``workflow`` of ``workbook`` (a plan change); its ``result`` output."""
+        execution = self.run_operation(f"{workbook}.{workflow}", inputs)
+        return dict((execution.output or {})["result"])
 
     def _run_plan_workflow(self, workflow: str, name: str, inputs: dict[str, Any],
                            progress: PlanProgressListener | None) -> dict[str, Any]:
@@ -209,9 +216,9 @@ class PlansMixin(EnvironmentsMixin):
 
     def update_capabilities(self, name: str, environments: Mapping[str, bool],
                             purge: bool = False) -> list[Any]:
-        results = run_flow(plan_flows.update_capabilities(self.context), {
-            names.PLAN: name, names.ENVIRONMENTS: dict(environments), names.PURGE: purge})
-        return list(results[names.CAPABILITIES_UPDATED]["environments"])
+        result = self._operation(PLAN_WORKBOOK, "update_capabilities", {
+            "plan": name, "environments": dict(environments), "purge": purge})
+        return list(result["environments"])
 
     # -- roles and networks ------------------------------------------------
 
@@ -224,17 +231,17 @@ class PlansMixin(EnvironmentsMixin):
         return self._action(roles.RoleCounts).execute(plan=name)
 
     def set_roles(self, name: str, role_list: list[dict[str, Any]]) -> list[str]:
-        results = run_flow(plan_flows.update_roles(self.context),
-                           {names.PLAN: name, names.ROLES: role_list})
-        return list(results[names.ROLES_UPDATED]["names"])
+        result = self._operation(PLAN_WORKBOOK, "update_roles",
+                                 {"plan": name, "roles": role_list})
+        return list(result["names"])
 
     def list_networks(self, name: str, detail: bool = False) -> list[Any]:
         return self._action(networks.ListNetworks).execute(plan=name, detail=detail)
 
     def set_networks(self, name: str, network_list: list[dict[str, Any]]) -> list[str]:
-        results = run_flow(plan_flows.update_networks(self.context),
-                           {names.PLAN: name, names.NETWORKS: network_list})
-        return list(results[names.NETWORKS_UPDATED]["names"])
+        result = self._operation(PLAN_WORKBOOK, "update_networks",
+                                 {"plan": name, "networks": network_list})
+        return list(result["names"])
 
     # -- passwords ---------------------------------------------------------
 
@@ -244,9 +251,8 @@ class PlansMixin(EnvironmentsMixin):
     def rotate_passwords(self, name: str, rotate: list[str] | None = None,
                          do_not_rotate: list[str] | None = None) -> list[str]:
         """Rotate passwords; returns the names that changed."""
-        results = run_flow(plan_flows.rotate_passwords(self.context), {
-            names.PLAN: name, names.ROTATE: rotate, names.DO_NOT_ROTATE: do_not_rotate})
-        return changed_keys(results[names.PASSWORDS_ROTATED])
+        return changed_keys(self._operation(PARAMETERS_WORKBOOK, "rotate_passwords", {
+            "plan": name, "rotate": rotate, "do_not_rotate": do_not_rotate}))
 
     # -- parameters --------------------------------------------------------
 
@@ -265,13 +271,12 @@ class PlansMixin(EnvironmentsMixin):
                        validate: bool = False) -> list[str]:
         """Set parameter values; returns the names that changed.  With ``validate``,
         names and types are checked against the parameter schema first."""
-        results = run_flow(plan_flows.update_parameters(self.context), {
-            names.PLAN: name, names.PARAMETERS: dict(values),
-            names.PARAMETER_KEY: "parameter_defaults", names.VALIDATE: validate})
-        return changed_keys(results[names.PARAMETERS_UPDATED])
+        return changed_keys(self._operation(PARAMETERS_WORKBOOK, "update_parameters", {
+            "plan": name, "parameters": dict(values), "key": "parameter_defaults",
+            "validate": validate}))
 
     def reset_parameters(self, name: str, parameter_names: list[str] | None = None) -> list[str]:
         """Remove parameter values (all when no names are given); returns the removed names."""
-        results = run_flow(plan_flows.reset_parameters(self.context),
-                           {names.PLAN: name, names.PARAMETER_NAMES: parameter_names})
-        return sorted(results[names.PARAMETERS_RESET]["previous"])
+        result = self._operation(PARAMETERS_WORKBOOK, "reset_parameters",
+                                 {"plan": name, "names": parameter_names})
+        return sorted(result["previous"])

@@ -36,6 +36,7 @@ from tripleo_flow.flows.executions import (
 from tripleo_flow.flows.runner import Listener, Runner
 from tripleo_flow.flows.workbook_loader import Catalog
 from tripleo_flow.flows.workbook_model import Problem, WorkflowSpec, apply_inputs
+from tripleo_flow.workspace.interrupt import StopRequest
 
 
 class WorkflowsMixin(JobsMixin):
@@ -165,7 +166,8 @@ class WorkflowsMixin(JobsMixin):
     def run_workflow(self, name: str, inputs: Mapping[str, Any] | None = None, wait: bool = True,
                      listeners: Iterable[Listener] | None = None,
                      target: str | None = None, detach: bool = False,
-                     paths: ServerPaths | None = None, api_user: bool = False) -> Execution:
+                     paths: ServerPaths | None = None, api_user: bool = False,
+                     env: Mapping[str, Any] | None = None) -> Execution:
         """Run workflow ``name`` with ``inputs``.
 
         :param wait: return when it has ended (else it runs in a thread of this process,
@@ -181,6 +183,9 @@ class WorkflowsMixin(JobsMixin):
             with the execution, whose tasks that run code taken from the plan on this
             machine (``runs_plan_code``) are then refused unless ``[api] allow_plan_code``,
             also when it is resumed
+        :param env: the execution's environment (Mistral's ``env``), read with ``env()``
+            in its expressions and kept for a resume; with ``paths``, no action may take
+            a server path from it
         :raises PathNotAllowed: with ``paths``, an input names a server path it does not
             allow, or an action gets a path from something else than a workflow input
         :raises WorkflowFailed: when it failed (its completed tasks were reverted)
@@ -189,24 +194,33 @@ class WorkflowsMixin(JobsMixin):
         """
         jsonvalues.check_value(dict(inputs or {}), self._limit("yaml_max_depth", 100),
                                self._limit("yaml_max_nodes", 1_000_000), "The workflow input")
+        if env is not None:
+            if not isinstance(env, Mapping):
+                raise exceptions.InvalidInput(
+                    f"The execution's env must be a JSON object, not {type(env).__name__}.")
+            jsonvalues.check_value(dict(env), self._limit("yaml_max_depth", 100),
+                                   self._limit("yaml_max_nodes", 1_000_000),
+                                   "The execution's env")
         if paths is not None:
             inputs = self._server_inputs(name, inputs or {}, paths)
         origin = ORIGIN_API if api_user or paths is not None else None
         runner = self._runner()
         if self.jobboard_settings() is not None:
-            fd = runner.start(name, inputs, target, origin)
+            fd = runner.start(name, inputs, target, origin, env)
             self._post_execution(fd)
             if wait:
                 return self.follow_execution(fd.uuid, listeners or ())
             return runner.store.get(fd.uuid)
         if wait or not detach:
-            return runner.run(name, inputs, target, listeners or (), wait=wait, origin=origin)
-        fd = runner.start(name, inputs, target, origin)
+            return runner.run(name, inputs, target, listeners or (), wait=wait, origin=origin,
+                              env=env)
+        fd = runner.start(name, inputs, target, origin, env)
         self._spawn_worker(fd.uuid)
         return runner.store.get(fd.uuid)
 
     def run_operation(self, name: str, inputs: Mapping[str, Any],
-                      listeners: Iterable[Listener] = ()) -> Execution:
+                      listeners: Iterable[Listener] = (),
+                      interruptible: str | None = None) -> Execution:
         """Run workflow ``name`` in this process to its end, for a Python API method.
 
         What every interface's operation runs (the CLI's commands and the HTTP API's
@@ -214,14 +228,22 @@ class WorkflowsMixin(JobsMixin):
         persisted and listed as any other, run here even with a jobboard (the inputs
         may name local files).
 
+        :param interruptible: what the operation is ("Deployment of plan 'oc'"): called
+            from the main thread, SIGINT and SIGTERM then stop it (the next task to start,
+            or a stack being followed, fails with :class:`Interrupted`) and it reverts
         :raises TripleoFlowError: the error of the task that failed (its kind decides
             the CLI's exit code and the HTTP status), raised after the completed tasks
             were reverted; :class:`WorkflowFailed` when several tasks failed
         """
         jsonvalues.check_value(dict(inputs), self._limit("yaml_max_depth", 100),
                                self._limit("yaml_max_nodes", 1_000_000), "The workflow input")
+        stop = StopRequest(interruptible) if interruptible else None
         try:
-            return self._runner().run(name, inputs, listeners=listeners, wait=True)
+            if stop is None:
+                return self._runner().run(name, inputs, listeners=listeners, wait=True)
+            with stop.installed():
+                return self._runner().run(name, inputs, listeners=listeners, wait=True,
+                                          stop=stop)
         except exceptions.WorkflowFailed as failed:
             cause = failed.__cause__
             if isinstance(cause, Exception) and not isinstance(
@@ -290,7 +312,7 @@ class WorkflowsMixin(JobsMixin):
             runner.resumable(execution_id, origin)
             self._spawn_worker(execution_id)
             return runner.store.get(execution_id)
-        with self.context.locks.hold(f"resume-{execution_id}"):  # one job per resume
+        with self.context.locks.hold_execution(execution_id):  # one job per resume
             fd = runner.resumable(execution_id, origin)
             if self._execution_job(execution_id) is not None:
                 raise exceptions.Conflict(

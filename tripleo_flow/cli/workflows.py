@@ -121,6 +121,11 @@ class RunWorkflow(ClientMixin, ShowOne):
                             help="An input (value read as YAML); may be repeated.")
         parser.add_argument("--input-file", action="append", default=[], metavar="FILE",
                             help="A YAML/JSON file with a mapping of inputs.")
+        parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                            help="A variable of the execution's environment, read with "
+                            "env() in its expressions (value read as YAML); may be repeated.")
+        parser.add_argument("--env-file", action="append", default=[], metavar="FILE",
+                            help="A YAML/JSON file with a mapping of environment variables.")
         parser.add_argument("--target", metavar="TASK",
                             help="For a reverse workflow: the task to reach.")
         parser.add_argument("--no-wait", "--async", action="store_true", dest="no_wait",
@@ -131,6 +136,8 @@ class RunWorkflow(ClientMixin, ShowOne):
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         inputs = parse_inputs(parsed_args.input, parsed_args.input_file,
                               self.client.conf.limits)
+        env = (parse_inputs(parsed_args.env, parsed_args.env_file, self.client.conf.limits)
+               if parsed_args.env or parsed_args.env_file else None)
         api = self.client
         listeners = []
         bar = None
@@ -140,7 +147,7 @@ class RunWorkflow(ClientMixin, ShowOne):
         try:
             execution = api.run_workflow(
                 parsed_args.name, inputs, wait=not parsed_args.no_wait, listeners=listeners,
-                target=parsed_args.target, detach=parsed_args.no_wait)
+                target=parsed_args.target, detach=parsed_args.no_wait, env=env)
         finally:
             if bar is not None:
                 bar.finish()
@@ -188,7 +195,8 @@ class TaskProgress:
 
 def execution_row(execution: Any) -> tuple[Any, Any]:
     return (("ID", "Workflow", "State", "Input", "Output", "Error", "Failed task", "Created",
-             "Finished"),
+             "Finished", "Env"),
             (execution.id, execution.workflow, execution.state, data(execution.input),
              data(execution.output), execution.error or "", execution.failed_task or "",
-             when(execution.created_at), when(execution.finished_at)))
+             when(execution.created_at), when(execution.finished_at),
+             data(execution.env or {})))

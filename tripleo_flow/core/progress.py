@@ -99,6 +99,29 @@ PlanProgressListener = Callable[[PlanProgress], None]
 CountListener = Callable[[int, int], None]
 
 
+@dataclass(frozen=True)
+class NodeProgress:
+    """A node of a node workflow changed provision ``state``."""
+
+    node: str
+    state: str
+
+
+@dataclass(frozen=True)
+class ValidationProgress:
+    """A validation started (``running``) or ended (its status, per host)."""
+
+    validation: str
+    status: str
+
+
+#: What a running action reports: one typed value for every interface.
+Progress = PlanProgress | StackProgress | NodeProgress | ValidationProgress
+
+#: Where an action's reports go (:attr:`ActionContext.reporter`).
+Reporter = Callable[[Progress], None]
+
+
 class PercentSteps:
     """Forward ``(done, total)`` to ``listener`` only when another whole percent is
     done (and always at the end); safe to call from several threads."""
@@ -125,6 +148,7 @@ def plan_stage(listener: PlanProgressListener | None, plan: str,
     return PercentSteps(lambda done, total: listener(PlanProgress(plan, stage, done, total)))
 
 
-__all__ = ["CountListener", "PercentSteps", "PlanProgress", "PlanProgressListener",
-           "ProgressListener", "StackProgress", "count_resources", "event_line", "event_stack",
+__all__ = ["CountListener", "NodeProgress", "PercentSteps", "PlanProgress",
+           "PlanProgressListener", "Progress", "ProgressListener", "Reporter", "StackProgress",
+           "ValidationProgress", "count_resources", "event_line", "event_stack",
            "is_complete", "new_events", "plan_stage"]

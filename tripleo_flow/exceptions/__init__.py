@@ -47,6 +47,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- DumpKindMismatch             (a SQLite dump for a MariaDB Heat, or back)
      |    +-- IronicRunning                (an Ironic already runs from that ironic-dir)
      |    +-- LockTimeout
+     |    +-- ExecutionLockTimeout         (another process resumes that execution)
      |    +-- SecretNotPersisted           (a resumed run needs a secret the records masked)
      |    +-- ValidationsNotRunning        (validation stop of an execution not running)
      +-- BackendUnavailable                exit 5   503
@@ -79,6 +80,7 @@ from tripleo_flow.exceptions.plans import (
     BodyTooLarge,
     ContainerExists,
     ContainerNotFound,
+    ExecutionLockTimeout,
     ExecutionNotFound,
     InvalidArchive,
     InvalidNetworks,
@@ -179,6 +181,7 @@ __all__ = [
     "IronicNotInstalled",
     "IronicRunning",
     "LockTimeout",
+    "ExecutionLockTimeout",
     "MissingParameters",
     "NoInventory",
     "NoKeptStack",

@@ -248,5 +248,16 @@ class LockTimeout(Conflict):
         self.seconds = seconds
 
 
+class ExecutionLockTimeout(Conflict):
+    def __init__(self, execution_id: str, seconds: float) -> None:
+        super().__init__(
+            f"Execution {execution_id!r} is being resumed by another process (waited "
+            f"{seconds:g} s for its lock). Follow it with: tripleo-flow execution show "
+            f"{execution_id}"
+        )
+        self.execution_id = execution_id
+        self.seconds = seconds
+
+
 class PlanStoreError(BackendUnavailable):
     """The plan store (Swift or the local directory) failed."""

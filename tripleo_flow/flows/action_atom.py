@@ -19,6 +19,7 @@ from taskflow.types import failure
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
+from tripleo_flow.core.progress import Progress
 from tripleo_flow.exceptions import BreakRetry, FailCommand, RetriesExhausted, TaskFailed
 from tripleo_flow.flows import execution_scope, expressions, redaction, task_progress
 from tripleo_flow.flows.atoms import ERROR, INPUTS, SUCCESS, Links, Runtime, _WorkbookAtom
@@ -41,12 +42,12 @@ class ActionAtom(_WorkbookAtom):
                 self.runtime.action_context, self._progress), name=self.name)
         return self._action
 
-    def _progress(self, report: dict[str, Any]) -> None:
+    def _progress(self, report: dict[str, Any], typed: Progress) -> None:
         """Report through TaskFlow (stored with the task: ``TaskRecord.progress``)."""
         self.notifier.notify(task.EVENT_UPDATE_PROGRESS,
                              {"progress": task_progress.fraction(report), **report})
         if self.runtime.on_progress is not None:
-            self.runtime.on_progress(self.name, report)
+            self.runtime.on_progress(self.name, report, typed)
 
     def _items(self, evaluator: expressions.Evaluator) -> list[dict[str, Any]] | None:
         if self.spec.with_items is None:
@@ -171,6 +172,8 @@ class ActionAtom(_WorkbookAtom):
         chosen = self._selected(kwargs)
         if not self._active(chosen):
             return self._skipped(kwargs)
+        if self.runtime.stop_check is not None:  # Ctrl-C: this task fails, all reverts
+            self.runtime.stop_check(self.spec.name)
         if not self.runtime.plan_code_allowed and self._get_action().runs_plan_code:
             # Before it runs and outside on-error handling: no workbook routes around it.
             raise exceptions.PlanCodeNotAllowed(self.spec.action or "std.noop", self.spec.name)
@@ -196,6 +199,8 @@ class ActionAtom(_WorkbookAtom):
                 result, inputs = self._run_items(
                     ctx, kwargs, evaluator, float(timeout) if timeout is not None else None)
             except Exception as exc:
+                if isinstance(exc, exceptions.Interrupted):
+                    raise  # stopping is not an error a workbook handles or retries
                 if attempt < attempts and not self._breaks(ctx, kwargs, exc):
                     raise
                 if not self.spec.handles_errors():
@@ -318,7 +323,8 @@ class DelayedTimes(retry.Times):  # type: ignore[misc]
     def on_failure(self, history: Any, *args: Any, **kwargs: Any) -> Any:
         if history.caused_by(BreakRetry) or history.caused_by(FailCommand) \
                 or history.caused_by(RetriesExhausted) \
-                or history.caused_by(exceptions.PlanCodeNotAllowed):
+                or history.caused_by(exceptions.PlanCodeNotAllowed) \
+                or history.caused_by(exceptions.Interrupted):
             return retry.REVERT_ALL
         return super().on_failure(history, *args, **kwargs)
 

@@ -59,14 +59,18 @@ class Runtime:
     action_context: Any
     executor: futures.Executor
     execution: dict[str, Any] = field(default_factory=dict)
-    #: Told ``(task name, progress details)`` when a task's action reports progress.
-    on_progress: Callable[[str, dict[str, Any]], None] | None = None
+    #: Told ``(task name, progress details, typed report)`` when a task's action
+    #: reports progress.
+    on_progress: Callable[[str, dict[str, Any], Any], None] | None = None
     #: False when started over HTTP without ``[api] allow_plan_code``: refuse ``runs_plan_code``.
     plan_code_allowed: bool = True
     #: How large a value one expression may build (``[limits]``).
     expression_limits: expressions.Limits = expressions.DEFAULT_LIMITS
     #: What the tasks of the execution share (global variables, env, pause).
     scope: execution_scope.Scope = field(default_factory=execution_scope.Scope)
+    #: Called with a task's name as it starts: raises
+    #: :class:`~tripleo_flow.exceptions.Interrupted` once a signal asked to stop.
+    stop_check: Callable[[str], None] | None = None
 
 
 @dataclass(frozen=True)

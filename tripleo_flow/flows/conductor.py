@@ -36,6 +36,7 @@ from typing import Any
 
 from taskflow import states
 from taskflow.conductors.backends import impl_nonblocking
+from taskflow.persistence import base as persistence_base
 from taskflow.persistence.backends import impl_memory
 from taskflow.types import notifier
 from taskflow.types import timing as tt
@@ -53,6 +54,39 @@ class _Claim:
     engine: Any = None
     fd: Any = None
     lost: bool = False
+    backend: FenceableBackend | None = None
+
+
+class FenceableBackend(persistence_base.Backend):  # type: ignore[misc]
+    """The persistence an engine of a claimed job writes through: the shared
+    executions database until :meth:`fence`, then memory.
+
+    Chosen when the engine is loaded, so a conductor that lost its claim stops
+    writing the execution's records (another conductor owns them now) without
+    reaching into TaskFlow's storage.
+    """
+
+    def __init__(self, shared: Any) -> None:
+        super().__init__({})
+        self._shared = shared
+        self._memory: impl_memory.MemoryBackend | None = None
+
+    def get_connection(self) -> Any:
+        return (self._memory or self._shared).get_connection()
+
+    def fence(self, flow_detail: Any) -> None:
+        """From now on write to memory, starting from ``flow_detail`` as it is."""
+        memory = impl_memory.MemoryBackend({"deep_copy": False})
+        with contextlib.closing(memory.get_connection()) as conn:
+            conn.update_flow_details(flow_detail, ignore_missing=True)
+        self._memory = memory
+
+    @property
+    def fenced(self) -> bool:
+        return self._memory is not None
+
+    def close(self) -> None:
+        """Nothing: the shared backend belongs to the runner."""
 
 
 class _Poll(tt.Timeout):  # type: ignore[misc]
@@ -125,8 +159,8 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
             claim.lost = True
         LOG.error("Conductor %s lost its claim on %s (it stalled longer than claim_expiry); "
                   "suspending its engine", self._name, claim.job)
-        if claim.engine is not None:
-            _fence(claim.engine, claim.fd)
+        if claim.engine is not None and claim.backend is not None:
+            claim.backend.fence(claim.fd)
             claim.engine.suspend()
 
     def _check_claim(self, claim: _Claim) -> None:
@@ -176,7 +210,8 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
     def _engine_from_job(self, job: Any) -> Any:
         claim = self._claims[job.uuid]
         claim.fd = self._runner.store.flow_detail(jobboard.execution_of(job))
-        claim.engine, _workflow = self._runner.load(claim.fd)
+        claim.backend = FenceableBackend(self._runner.store.backend)
+        claim.engine, _workflow = self._runner.load(claim.fd, backend=claim.backend)
 
         def on_atom(event_type: str, details: Any) -> None:
             if event_type in _ATOM_ENDS:
@@ -184,7 +219,7 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
 
         claim.engine.atom_notifier.register(notifier.Notifier.ANY, on_atom)
         if claim.lost:
-            _fence(claim.engine, claim.fd)
+            claim.backend.fence(claim.fd)
             claim.engine.suspend()
         return claim.engine
 
@@ -238,14 +273,4 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
 _ATOM_ENDS = frozenset({states.SUCCESS, states.FAILURE, states.REVERTED})
 
 
-def _fence(engine: Any, flow_detail: Any) -> None:
-    """Point ``engine``'s storage at memory: what it writes from now on (its running
-    task's end, SUSPENDED) stays out of the shared executions database."""
-    memory = impl_memory.MemoryBackend({"deep_copy": False})
-    with contextlib.closing(memory.get_connection()) as conn:
-        conn.update_flow_details(flow_detail, ignore_missing=True)
-    # TaskFlow's Storage has no public way to change its backend.
-    engine.storage._backend = memory
-
-
-__all__ = ["Conductor"]
+__all__ = ["Conductor", "FenceableBackend"]

@@ -69,6 +69,8 @@ class Execution:
     updated_at: float | None = None
     finished_at: float | None = None
     target: str | None = None
+    #: The execution's environment (Mistral's ``env``), read by ``env()``.
+    env: dict[str, Any] | None = None
 
 
 def _state(fd: Any) -> str:
@@ -100,7 +102,8 @@ def to_execution(fd: Any) -> Execution:
         input=_masked(dict(meta.get("input") or {})), output=_masked(meta.get("output")),
         error=meta.get("error"), failed_task=meta.get("failed_task"),
         created_at=meta.get("created_at"), updated_at=meta.get("updated_at"),
-        finished_at=meta.get("finished_at"), target=meta.get("target"))
+        finished_at=meta.get("finished_at"), target=meta.get("target"),
+        env=_masked(dict(meta.get("env") or {})))
 
 
 def task_records(fd: Any) -> list[TaskRecord]:
@@ -173,16 +176,17 @@ class ExecutionStore:
         return self._book
 
     def create(self, workflow: str, inputs: dict[str, Any], target: str | None,
-               origin: str | None = None) -> Any:
+               origin: str | None = None, env: dict[str, Any] | None = None) -> Any:
         """A new PENDING flow detail for a run of ``workflow``.
 
         :param origin: who started it (:data:`ORIGIN_API`; None: the CLI or a Python caller)
+        :param env: the execution's environment (``env()``), kept for a resume
         """
         now = time.time()
         fd = models.FlowDetail(workflow, uuid=str(uuid.uuid4()))
         fd.state = states.PENDING
         fd.meta = {"workflow": workflow, "input": inputs, "target": target, "origin": origin,
-                   "created_at": now, "updated_at": now}
+                   "env": dict(env or {}), "created_at": now, "updated_at": now}
         book = models.LogBook(BOOK_NAME, uuid=self.book().uuid)
         book.add(fd)
         with self._conn() as conn:

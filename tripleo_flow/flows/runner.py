@@ -12,6 +12,7 @@ false`` it fails instead).  A ``pause`` command leaves the execution PAUSED
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import socket
@@ -27,8 +28,9 @@ from taskflow import states
 from taskflow.types import failure, notifier
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.base import Action, ActionContext
 from tripleo_flow.core import secrets
+from tripleo_flow.core.progress import Progress
 from tripleo_flow.flows import (
     atoms,
     compiler,
@@ -41,6 +43,7 @@ from tripleo_flow.flows import engine as tf_engine
 from tripleo_flow.flows.executions import ORIGIN_API, Execution, ExecutionStore
 from tripleo_flow.flows.workbook_loader import Catalog
 from tripleo_flow.plans.plan import PlanRepository
+from tripleo_flow.workspace.interrupt import StopRequest
 
 LOG = logging.getLogger(__name__)
 
@@ -58,6 +61,9 @@ class ProgressEvent:
     error: str | None = None
     #: For ``progress``: what the task's action reported (stage, done, total, status).
     progress: dict[str, Any] | None = None
+    #: For ``progress`` in the process that runs the task: the action's own typed
+    #: report (:data:`~tripleo_flow.core.progress.Progress`: a stack's events too).
+    report: Progress | None = None
 
 
 Listener = Callable[[ProgressEvent], None]
@@ -97,12 +103,18 @@ class Runner:
             return self._engine_pool, self._item_pool
 
     def start(self, name: str, inputs: Mapping[str, Any] | None = None,
-              target: str | None = None, origin: str | None = None) -> Any:
+              target: str | None = None, origin: str | None = None,
+              env: Mapping[str, Any] | None = None) -> Any:
         """Check ``inputs`` and record a PENDING execution of workflow ``name``.
 
         :param origin: :data:`~tripleo_flow.flows.executions.ORIGIN_API` for an HTTP API
             user's execution (persisted: it holds when the execution is resumed)
+        :param env: the execution's environment, what ``env()`` reads in its expressions
+            (Mistral's ``env``: a JSON object, persisted with the execution)
         """
+        if env is not None and not isinstance(env, Mapping):
+            raise exceptions.InvalidInput(
+                f"The execution's env must be a JSON object, not {type(env).__name__}.")
         workflow = self._catalog().get(name)
         given = dict(inputs or {})
         workbook_model.apply_inputs(workflow, given)
@@ -114,14 +126,22 @@ class Runner:
         # Before the record is written: secrets in environment files given as text.
         self.store.backend.redactor.learn(
             redaction.environment_file_secrets(given, **yaml_limits))
-        return self.store.create(workflow.full_name, given, target, origin)
+        return self.store.create(workflow.full_name, given, target, origin, dict(env or {}))
 
     def run(self, name: str, inputs: Mapping[str, Any] | None = None, target: str | None = None,
             listeners: Iterable[Listener] = (), wait: bool = True,
-            origin: str | None = None) -> Execution:
-        """Run workflow ``name``; with ``wait`` False return while it runs in a thread."""
-        fd = self.start(name, inputs, target, origin)
-        return self.execute(fd, listeners) if wait else self._in_background(fd, listeners)
+            origin: str | None = None, stop: StopRequest | None = None,
+            env: Mapping[str, Any] | None = None) -> Execution:
+        """Run workflow ``name``; with ``wait`` False return while it runs in a thread.
+
+        :param stop: with ``wait``, what a signal sets to stop the run: the next task
+            to start (or a running one at its next look) fails with it and the
+            execution reverts
+        """
+        fd = self.start(name, inputs, target, origin, env)
+        if wait:
+            return self.execute(fd, listeners, stop)
+        return self._in_background(fd, listeners)
 
     def _in_background(self, fd: Any, listeners: Iterable[Listener]) -> Execution:
         """Run ``fd`` in a thread of this process; its record as it starts."""
@@ -199,20 +219,25 @@ class Runner:
         return expressions.Limits(max_size=limit("render_max_size"),
                                   max_items=limit("expression_max_items"))
 
-    def execute(self, fd: Any, listeners: Iterable[Listener] = ()) -> Execution:
+    def execute(self, fd: Any, listeners: Iterable[Listener] = (),
+                stop: StopRequest | None = None) -> Execution:
         """Run (or continue) the execution of flow detail ``fd`` to its end."""
-        engine, workflow = self.load(fd, listeners)
+        engine, workflow = self.load(fd, listeners, stop)
         try:
             engine.run()
         except Exception as exc:
             return self._failed(fd, workflow, exc)
         return self.succeeded(fd, engine)
 
-    def load(self, fd: Any, listeners: Iterable[Listener] = ()) -> tuple[Any, str]:
+    def load(self, fd: Any, listeners: Iterable[Listener] = (),
+             stop: StopRequest | None = None, backend: Any = None) -> tuple[Any, str]:
         """The engine that runs (or continues) flow detail ``fd``, and its workflow's name.
 
         A conductor (:mod:`tripleo_flow.flows.conductor`) runs it; :meth:`succeeded` and
         :meth:`record_failure` then complete the execution's record.
+
+        :param backend: the persistence the engine writes through (default: the
+            executions database; a conductor's can be fenced off it)
         """
         meta = fd.meta or {}
         catalog = self._catalog()
@@ -222,13 +247,16 @@ class Runner:
         engine_pool, item_pool = self._pools()
         listeners = tuple(listeners)
 
-        def on_progress(task_name: str, details: dict[str, Any]) -> None:
+        def on_progress(task_name: str, details: dict[str, Any], typed: Progress) -> None:
             event = ProgressEvent(fd.uuid, workflow.full_name, task_name, "progress",
-                                  time.time(), progress=dict(details))
+                                  time.time(), progress=dict(details), report=typed)
             for listener in listeners:
                 listener(event)
 
-        runtime = atoms.Runtime(catalog.action_lookup(self._actions), self._action_context,
+        action_context = self._action_context
+        if stop is not None and isinstance(action_context, ActionContext):
+            action_context = dataclasses.replace(action_context, stop_check=stop.check)
+        runtime = atoms.Runtime(catalog.action_lookup(self._actions), action_context,
                                 item_pool,
                                 {"id": fd.uuid, "name": workflow.full_name,
                                  "input": meta.get("input") or {}},
@@ -236,14 +264,15 @@ class Runner:
                                 plan_code_allowed=self._allow_plan_code
                                 or meta.get("origin") != ORIGIN_API,
                                 expression_limits=self._expression_limits(),
-                                scope=execution_scope.Scope(meta.get("env"), fd.uuid))
+                                scope=execution_scope.Scope(meta.get("env"), fd.uuid),
+                                stop_check=None if stop is None else stop.check)
         compiled = compiler.compile_workflow(workflow, catalog, runtime, meta.get("target"))
         # A resumed execution is no longer paused (a later suspension may be another's).
         self.store.update_meta(fd, pid=os.getpid(), host=socket.gethostname(), paused_at=None)
         start = {"state": atoms.SUCCESS, "ctx": ctx, "next": ["*"]}
         engine = tf_engine.load(
             compiled.flow, store={atoms.input_symbol(""): start}, flow_detail=fd,
-            book=self.store.book(), backend=self.store.backend, engine="parallel",
+            book=self.store.book(), backend=backend or self.store.backend, engine="parallel",
             executor=engine_pool)
         runtime.scope.attach(engine, fd, compiled.atoms, self.store.backend.flush)
         if listeners:

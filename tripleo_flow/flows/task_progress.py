@@ -1,9 +1,11 @@
 """What a workbook task's action reports while it runs, as progress details.
 
-Actions report through listeners in their :class:`ActionContext` extras (a plan's
-check and upload, a stack's resources); :func:`with_progress` gives an action a
-context whose listeners turn those reports into one shape,
-``{"stage", "done", "total", "status"}``, handed to ``report``.
+Actions report typed values through their :class:`ActionContext`'s reporter (a
+plan's check and upload, a stack's resources and events, a node's state, a
+validation); :func:`with_progress` gives an action a context whose reporter
+turns each one into one stored shape, ``{"stage", "done", "total", "status"}``,
+and hands both to ``report``: the details are persisted with the task, the
+typed value reaches listeners in this process (the CLI's stack events).
 """
 
 from __future__ import annotations
@@ -13,13 +15,15 @@ from collections.abc import Callable
 from typing import Any
 
 from tripleo_flow.actions.base import ActionContext
-from tripleo_flow.actions.deploy import PROGRESS_LISTENER
-from tripleo_flow.actions.nodes import NODE_PROGRESS
-from tripleo_flow.actions.plan import PLAN_PROGRESS
-from tripleo_flow.actions.validations import VALIDATION_PROGRESS
-from tripleo_flow.core.progress import PlanProgress, StackProgress
+from tripleo_flow.core.progress import (
+    NodeProgress,
+    PlanProgress,
+    Progress,
+    StackProgress,
+    ValidationProgress,
+)
 
-Report = Callable[[dict[str, Any]], None]
+Report = Callable[[dict[str, Any], Progress], None]
 
 
 def details(stage: str, done: int, total: int, status: str = "") -> dict[str, Any]:
@@ -32,25 +36,27 @@ def fraction(report: dict[str, Any]) -> float:
     return 1.0 if total <= 0 else min(1.0, max(0.0, report["done"] / total))
 
 
+def stored(progress: Progress) -> dict[str, Any]:
+    """The details stored for one typed report."""
+    if isinstance(progress, PlanProgress):
+        return details(progress.stage, progress.done, progress.total)
+    if isinstance(progress, StackProgress):
+        return details("stack", progress.complete, progress.total, progress.status)
+    if isinstance(progress, NodeProgress):
+        # One node of a with-items task changed provision state.
+        return details("node", 0, 1, f"{progress.node}: {progress.state}")
+    if isinstance(progress, ValidationProgress):
+        # One validation of a with-items task started or ended (status per host).
+        return details("validation", 0, 1, f"{progress.validation}: {progress.status}")
+    raise TypeError(f"not a progress report: {progress!r}")
+
+
 def with_progress(context: Any, report: Report) -> Any:
-    """``context`` with progress listeners calling ``report`` (other contexts as given)."""
+    """``context`` with a reporter calling ``report`` (other contexts as given)."""
     if not isinstance(context, ActionContext):
         return context
 
-    def on_plan(progress: PlanProgress) -> None:
-        report(details(progress.stage, progress.done, progress.total))
+    def reporter(progress: Progress) -> None:
+        report(stored(progress), progress)
 
-    def on_stack(progress: StackProgress) -> None:
-        report(details("stack", progress.complete, progress.total, progress.status))
-
-    def on_node(node: str, state: str) -> None:
-        # One node of a with-items task changed provision state.
-        report(details("node", 0, 1, f"{node}: {state}"))
-
-    def on_validation(validation: str, status: str) -> None:
-        # One validation of a with-items task started or ended (status per host).
-        report(details("validation", 0, 1, f"{validation}: {status}"))
-
-    return dataclasses.replace(context, extras={
-        **context.extras, PLAN_PROGRESS: on_plan, PROGRESS_LISTENER: on_stack,
-        NODE_PROGRESS: on_node, VALIDATION_PROGRESS: on_validation})
+    return dataclasses.replace(context, reporter=reporter)

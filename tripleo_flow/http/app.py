@@ -242,7 +242,8 @@ ROUTES: list[Route] = [
         "post": Operation(
             "Start workflow NAME in the background; 202 with the execution", status=202,
             body_required=False, tags=TAGS_WF,
-            body={"type": "object", "properties": {"input": OBJECT, "target": STRING}},
+            body={"type": "object", "properties": {"input": OBJECT, "target": STRING,
+                                                   "env": OBJECT}},
             params=(Param(workflows.IDEMPOTENCY_HEADER, {"type": "string", "maxLength": 255},
                           where="header",
                           description="A retried start with the same key returns the "

@@ -62,16 +62,18 @@ class WorkflowExecutions:
         media = json_object(req) if req.content_length else {}
         inputs = field(media, "input", dict, {})
         target = field(media, "target", str, None)
+        env = field(media, "env", dict, None)
         key = req.get_header(IDEMPOTENCY_HEADER)
         if key is None:
             execution = self.client.run_workflow(name, inputs, wait=False, target=target,
-                                                 paths=self.paths, api_user=True)
+                                                 paths=self.paths, api_user=True, env=env)
         else:
             idempotency.check_key(key)
-            fingerprint = json.dumps([name, inputs, target], sort_keys=True, default=str)
+            fingerprint = json.dumps([name, inputs, target] + ([env] if env else []),
+                                     sort_keys=True, default=str)
             execution_id = self.keys.start(key, fingerprint, lambda: self.client.run_workflow(
                 name, inputs, wait=False, target=target, paths=self.paths,
-                api_user=True).id,
+                api_user=True, env=env).id,
                 owner=getattr(req.context, "user_id", ""))
             execution = self.client.get_execution(execution_id)
         resp.status = falcon.HTTP_202

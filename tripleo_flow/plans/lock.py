@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from tooz import coordination
@@ -46,9 +46,26 @@ class PlanLocks:
     def hold(self, plan: str, timeout: float | None = None) -> Iterator[None]:
         """Hold ``plan``'s write lock; raise LockTimeout after ``timeout`` s."""
         wait = self.timeout if timeout is None else timeout
-        lock = self._coord().get_lock(f"tripleo-flow-plan-{plan}".encode())
+        with self._held(f"tripleo-flow-plan-{plan}", wait,
+                        lambda: exceptions.LockTimeout(plan, wait)):
+            yield
+
+    @contextlib.contextmanager
+    def hold_execution(self, execution_id: str, timeout: float | None = None) -> Iterator[None]:
+        """Hold the lock of execution ``execution_id`` (one resume at a time, across
+        processes; a name no plan lock can take); raise ExecutionLockTimeout after
+        ``timeout`` s."""
+        wait = self.timeout if timeout is None else timeout
+        with self._held(f"tripleo-flow-execution-{execution_id}", wait,
+                        lambda: exceptions.ExecutionLockTimeout(execution_id, wait)):
+            yield
+
+    @contextlib.contextmanager
+    def _held(self, name: str, wait: float,
+              timed_out: Callable[[], Exception]) -> Iterator[None]:
+        lock = self._coord().get_lock(name.encode())
         if not lock.acquire(blocking=wait):  # type: ignore[arg-type]  # tooz takes seconds
-            raise exceptions.LockTimeout(plan, wait)
+            raise timed_out()
         try:
             yield
         finally:

@@ -1,26 +1,26 @@
-"""SIGINT and SIGTERM as a failure of the running task, so a flow reverts.
+"""SIGINT and SIGTERM as a request to stop a workflow run, so that it reverts.
 
-Python turns Ctrl-C into ``KeyboardInterrupt``, which TaskFlow does not catch
-(it captures ``Exception`` only): the engine stops dead, nothing reverts.
-:class:`Interruption` instead raises :class:`~tripleo_flow.exceptions.Interrupted`
-(an ``Exception``) *inside the task that is running*, where TaskFlow records it
-as that task's failure and reverts the flow.  A signal that arrives between two
-tasks is kept and raised when the next task starts; signals that arrive once
-the error was raised (while the flow reverts) are noted and ignored, so a
-second Ctrl-C cannot cut a revert short.  Handlers are installed only in the
-main thread (the only one Python delivers signals to) and restored after.
+Python turns Ctrl-C into ``KeyboardInterrupt`` in the main thread, which
+TaskFlow does not catch (it captures ``Exception`` only), and a workflow's
+tasks run in threads of a pool while the main thread waits for them.
+:class:`StopRequest` therefore only notes a signal; the next task to start
+fails with :class:`~tripleo_flow.exceptions.Interrupted` (an ``Exception``),
+as does a running task at its next look (a stack's follower calls
+:meth:`StopRequest.check` through :meth:`ActionContext.check_stop`), and
+TaskFlow reverts the workflow like after any failure.  Once raised, later
+signals are noted and ignored, so a second Ctrl-C cannot cut the revert short.
+Handlers are installed only in the main thread (the only one Python delivers
+signals to) and restored after.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 import signal
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from types import FrameType
-from typing import Any
 
 from tripleo_flow import exceptions
 
@@ -28,10 +28,10 @@ LOG = logging.getLogger(__name__)
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-class Interruption:
-    """Turns SIGINT/SIGTERM into :class:`Interrupted` in the running task of a flow.
+class StopRequest:
+    """Set by SIGINT/SIGTERM; checked by the tasks of a workflow run.
 
-    :param what: what is interrupted, for the message ("Deployment of plan 'oc'").
+    :param what: what is stopped, for the message ("Deployment of plan 'oc'").
     """
 
     def __init__(self, what: str) -> None:
@@ -39,39 +39,31 @@ class Interruption:
         self.received: int | None = None
         self._task: str | None = None
         self._raised = False
+        self._lock = threading.Lock()
 
-    def _error(self) -> exceptions.Interrupted:
-        self._raised = True
-        name = signal.Signals(self.received or signal.SIGINT).name
-        return exceptions.Interrupted(self.what, name, self._task)
-
-    def task_started(self, name: str) -> None:
-        """Called as a task starts: raise a signal that arrived between tasks."""
-        self._task = name
-        if self.received is not None and not self._raised:
-            raise self._error()
-
-    def task_ended(self) -> None:
-        self._task = None
+    def check(self, task: str | None = None) -> None:
+        """Raise :class:`Interrupted` if a signal arrived (once per run); ``task`` is
+        the task starting (else the last one that started)."""
+        with self._lock:
+            if task is not None:
+                self._task = task
+            if self.received is None or self._raised:
+                return
+            self._raised = True
+            name = signal.Signals(self.received).name
+        raise exceptions.Interrupted(self.what, name, self._task)
 
     def _handler(self, signum: int, frame: FrameType | None) -> None:
         if self.received is None:
             self.received = signum
-        if self._raised:
+            LOG.warning("%s received: stopping at the next step, then reverting.",
+                        signal.Signals(signum).name)
+        elif self._raised:
             LOG.warning("%s received: still reverting, please wait.",
                         signal.Signals(signum).name)
-            return
-        if self._task is not None:
-            raise self._error()
-
-    def guard(self, atoms: Iterable[Any]) -> None:
-        """Hook the tasks of a flow (TaskFlow's ``pre_execute``/``post_execute``)."""
-        for atom in atoms:
-            atom.pre_execute = functools.partial(self.task_started, atom.name)
-            atom.post_execute = self.task_ended
 
     @contextlib.contextmanager
-    def installed(self) -> Iterator[Interruption]:
+    def installed(self) -> Iterator[StopRequest]:
         """Handle SIGINT and SIGTERM in this block (a no-op outside the main thread)."""
         if threading.current_thread() is not threading.main_thread():
             yield self
@@ -84,4 +76,4 @@ class Interruption:
                 signal.signal(sig, handler)
 
 
-__all__ = ["Interruption"]
+__all__ = ["StopRequest"]

@@ -176,3 +176,9 @@ def test_ctrl_c_reverts_stops_heat_and_records_it(deploy: Deploy) -> None:
     assert status["deployment_status"] == "DEPLOY_FAILED"
     assert "interrupted by SIGINT" in status["message"]
     assert not (deploy.work / "config-download").exists()
+    # The deploy was the named workflow every interface runs, recorded as reverted.
+    listed = json.loads(subprocess.run(
+        deploy.cli("execution", "list", "-f", "json"), capture_output=True, text=True,
+        check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout)
+    assert [row["State"] for row in listed
+            if row["Workflow"] == "tripleo.deploy.deploy"] == ["REVERTED"]

@@ -232,3 +232,28 @@ def test_openapi_names_every_route(api: Api) -> None:
             assert operation["responses"], (path, method)
             if path not in public or path == "/v1/auth/tokens":  # (a refused login: 401)
                 assert "401" in operation["responses"], (path, method)
+
+
+def test_a_workflow_started_with_an_env_reads_it(api: Api) -> None:
+    from tests.engine_helpers import WORKBOOKS
+    from tests.functional.http.conftest import finished
+
+    api.client.create_workbook(WORKBOOKS / "good" / "std_only.yaml")
+    started = api("POST", "/v1/workflows/std_only.greet/executions", json={
+        "input": {"who": "api", "times": 0}, "env": {"salutation": "hey"}})
+    assert started.status_code == 202, started.text
+    assert started.json()["env"] == {"salutation": "hey"}
+    body = finished(api, started.json()["id"])
+    assert body["state"] == "SUCCESS" and body["output"]["greeting"] == "hey api"
+    assert body["env"] == {"salutation": "hey"}
+    for bad in ([1], "salutation=hey"):
+        refused = api("POST", "/v1/workflows/std_only.greet/executions",
+                      json={"input": {"who": "api"}, "env": bad})
+        assert refused.status_code == 400, refused.text
+        assert "'env' must be of type dict" in refused.json()["error"]["message"]
+    deep: dict[str, Any] = {}
+    for _ in range(200):
+        deep = {"d": deep}
+    refused = api("POST", "/v1/workflows/std_only.greet/executions",
+                  json={"input": {"who": "api"}, "env": deep})
+    assert refused.status_code == 400, refused.text

@@ -74,6 +74,23 @@ def test_run_then_inspect_execution(cli: Cli, tmp_path: Path) -> None:
                                                         ("repeat", "SUCCESS")]
 
 
+def test_the_execution_env_is_read_by_env_and_kept(cli: Cli, tmp_path: Path) -> None:
+    envs = tmp_path / "env.yaml"
+    envs.write_text("salutation: ignored\nextra: [1, 2]\n")
+    run = cli.json("workflow", "run", "greet", "--input", "who=env", "--input", "times=0",
+                   "--env-file", str(envs), "--env", "salutation=hi")
+    assert json.loads(run["Output"])["greeting"] == "hi env"  # --env wins over the file
+    shown = cli.json("execution", "show", run["ID"])
+    assert json.loads(shown["Env"]) == {"salutation": "hi", "extra": [1, 2]}
+    plain = cli.json("workflow", "run", "greet", "--input", "who=x", "--input", "times=0")
+    assert json.loads(plain["Output"])["greeting"] == "hello x"
+    assert json.loads(plain["Env"]) == {}
+    envs.write_text("- not a mapping\n")
+    refused = cli("workflow", "run", "greet", "--input", "who=x", "--env-file", str(envs),
+                  ok=False)
+    assert refused.returncode == 2 and "must hold a mapping" in refused.stderr
+
+
 def test_failed_run_reports_task_and_exit_code(cli: Cli) -> None:
     done = cli("workflow", "run", "std_only.broken", ok=False)
     assert done.returncode == 6  # workflow failed
@@ -107,7 +124,7 @@ def test_actions_are_listed_and_shown(cli: Cli) -> None:
 
 def test_workbook_update_and_delete(cli: Cli, tmp_path: Path) -> None:
     changed = tmp_path / "changed.yaml"
-    changed.write_text(GOOD.read_text().replace("hello ", "bye "))
+    changed.write_text(GOOD.read_text().replace("salutation, hello", "salutation, bye"))
     assert cli("workbook", "create", str(changed), ok=False).returncode == 4  # conflict
     cli("workbook", "update", str(changed))
     run = cli.json("workflow", "run", "greet", "--input", "who=x")

@@ -94,6 +94,20 @@ def test_mistral_functions(host: Any) -> None:
                       "executions": 1, "env": {}}
 
 
+def test_env_is_the_executions_environment_and_survives_a_resume(
+        host: Any, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    env = {"who": "ann", "greeting": {"text": "hi"}}
+    execution = host.run_workflow("mistral_dsl.with_env", {"log": str(log)}, env=env)
+    assert execution.state == "PAUSED" and execution.env == env
+    execution = host.resume_execution(execution.id)  # a new engine, env read back
+    assert execution.state == "SUCCESS"
+    assert execution.output == {"greeting": "hi", "env": env}
+    assert log.read_text().splitlines() == ["do ann"]
+    with pytest.raises(exceptions.InvalidInput, match="env must be a JSON object"):
+        host.run_workflow("mistral_dsl.with_env", {"log": str(log)}, env=["who"])
+
+
 def test_keep_result_false_keeps_only_what_is_published(host: Any) -> None:
     execution = run(host, "keep_result")
     assert execution.output == {"kept": "a large value"}

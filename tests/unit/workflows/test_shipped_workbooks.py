@@ -58,10 +58,11 @@ def test_deploy_workflow_takes_plan_heat_type_work_dir_and_runs_the_deploy_actio
     assert [i.name for i in workflow.inputs] == [
         "plan", "heat_type", "work_dir", "run_ansible", "ansible_connection", "ansible_tags",
         "ansible_skip_tags", "ansible_limit", "overcloud_ssh_user", "overcloud_ssh_key",
-        "baremetal_deployment", "run_validations"]
+        "baremetal_deployment", "run_validations", "user_environments"]
     assert [t.action for t in workflow.tasks.values()] == [
         "std.noop", "validations.select", "validations.run", "validations.check", "std.noop",
-        "deployed_servers.update", "std.noop", "ansible.check", "deploy.start",
+        "deployed_servers.update", "std.noop", "environments.add", "std.noop",
+        "ansible.check", "deploy.start",
         "deploy.check", "deploy.launch_heat", "deploy.stack", "deploy.save_outputs",
         "deploy.config_download", "heat.kill", "deploy.run_ansible", "deploy.finish"]
     only = catalog.get("config_download_only")

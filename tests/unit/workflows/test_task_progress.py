@@ -10,18 +10,18 @@ from typing import Any
 
 from tests.engine_helpers import ACTIONS, Host
 from tripleo_flow.actions.base import Action
-from tripleo_flow.actions.deploy import PROGRESS_LISTENER
-from tripleo_flow.actions.plan import PLAN_PROGRESS
 from tripleo_flow.core.progress import PlanProgress, StackProgress
+
+STACK = StackProgress("oc", "CREATE_IN_PROGRESS", 5, 12,
+                      ("2026-11-26 oc.Controller CREATE_IN_PROGRESS state changed",))
 
 
 class Report(Action):
     """Report plan-upload and stack progress, then wait for a gate file."""
 
     def execute(self, gate: str) -> str:
-        self.context.extras[PLAN_PROGRESS](PlanProgress("oc", "upload", 3, 4))
-        self.context.extras[PROGRESS_LISTENER](
-            StackProgress("oc", "CREATE_IN_PROGRESS", 5, 12))
+        self.context.report(PlanProgress("oc", "upload", 3, 4))
+        self.context.report(STACK)
         deadline = time.monotonic() + 60
         while not Path(gate).exists():
             assert time.monotonic() < deadline, "the test never opened the gate"
@@ -48,8 +48,10 @@ def test_progress_is_stored_while_the_task_runs(tmp_path: Path) -> None:
     book.write_text(WORKBOOK)
     host.create_workbook(book)
     gate = tmp_path / "gate"
+    heard: list[Any] = []
     try:
-        execution = host.run_workflow("report", {"gate": str(gate)}, wait=False)
+        execution = host.run_workflow("report", {"gate": str(gate)}, wait=False,
+                                      listeners=[heard.append])
         deadline = time.monotonic() + 30
         progress = None
         while progress is None and time.monotonic() < deadline:
@@ -65,6 +67,13 @@ def test_progress_is_stored_while_the_task_runs(tmp_path: Path) -> None:
             time.sleep(0.05)
         [task] = host.execution_tasks(execution.id)
         assert task.state == "SUCCESS" and task.progress is None
+        # Listeners in this process hear each typed report as well (a stack's events).
+        reports = [(e.progress, e.report) for e in heard if e.event == "progress"]
+        assert reports == [
+            ({"stage": "upload", "done": 3, "total": 4, "status": ""},
+             PlanProgress("oc", "upload", 3, 4)),
+            ({"stage": "stack", "done": 5, "total": 12, "status": "CREATE_IN_PROGRESS"},
+             STACK)]
     finally:
         gate.touch()
         host.close_workflows()

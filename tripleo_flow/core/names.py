@@ -1,4 +1,5 @@
-"""The names that flow between tasks (TaskFlow ``requires`` / ``provides``).
+"""The names that flow between tasks (TaskFlow ``requires`` / ``provides``): what
+actions provide, below both the actions and the flows that compose them.
 
 Inputs a caller gives a flow are listed first; what tasks provide follows.
 Keeping them here makes the data flow of every flow readable in one place.

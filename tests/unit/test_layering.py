@@ -1,0 +1,48 @@
+"""The packages depend downwards only: actions never import the workflow engine
+(``tripleo_flow.flows``), the API or the interfaces; ``core`` imports none of those."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "tripleo_flow"
+
+#: package -> packages of tripleo_flow it must not import
+FORBIDDEN = {
+    "actions": ("flows", "api", "cli", "http"),
+    "core": ("actions", "flows", "api", "cli", "http"),
+}
+
+
+def _imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_a_package_imports_nothing_above_it(package: str) -> None:
+    modules = sorted((PACKAGE / package).rglob("*.py"))
+    assert len(modules) > 5
+    bad = {}
+    for module in modules:
+        above = sorted(name for name in _imports(module)
+                       if any(name == f"tripleo_flow.{p}" or name.startswith(f"tripleo_flow.{p}.")
+                              for p in FORBIDDEN[package]))
+        if above:
+            bad[str(module.relative_to(PACKAGE))] = above
+    assert bad == {}
+
+
+def test_the_check_sees_an_import_from_above(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("from tripleo_flow import flows\nimport tripleo_flow.api.deploy\n")
+    assert {"tripleo_flow.flows", "tripleo_flow.api.deploy"} <= _imports(module)
