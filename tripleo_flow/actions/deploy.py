@@ -108,6 +108,38 @@ def _record_stack_status(store: Any, plan: str, status: str) -> None:
     repo.set_deployment_status(plan, {**record, "stack_status": status})
 
 
+def live_heat(context: ActionContext, plan: str, work_dir: str,
+              heat: dict[str, Any], need_stack: bool = False) -> HeatClient:
+    """A client of the Heat this deployment launched.
+
+    When that Heat is gone because the process that launched it is (a resumed
+    execution after a ``kill -9``: the ephemeral Heat dies with its owner), it is
+    launched again here on the database the killed run left (the stack as far as
+    it got; Heat marks what was in progress FAILED), owned by this process, which
+    also takes the plan's DEPLOYING record over.  With ``need_stack`` (the stack had
+    finished), a Heat whose database did not outlive it (a pod's) is an error.
+    """
+    conf = context.conf if context.conf is not None else config.new_conf()
+    launcher = make_launcher(conf, str(heat.get("heat_type") or "native"), work_dir)
+    if launcher.status().running:
+        return HeatClient(heat["endpoint"])
+    LOG.warning("The Heat of %s is gone with the process that launched it; launching it "
+                "again on the database it left to continue the deployment.", work_dir)
+    endpoint = launcher.launch(owned_by="deploy", adopt=True)
+    repo = PlanRepository(context.store)
+    record = repo.deployment_status(plan) or {}
+    if record.get("deployment_status") == "DEPLOYING":
+        repo.set_deployment_status(plan, {**record, "owner": owner.current()})
+    if not endpoint.adopted and need_stack:
+        raise exceptions.HeatError(
+            f"The Heat of {work_dir} died with the process that launched it and its "
+            "database did not outlive it, so the stack this deployment finished is lost "
+            "with it;", hints=[exceptions.Hint(
+                "deploy again", f"deploy --plan {plan}",
+                "POST /v1/workflows/tripleo.deploy.deploy/executions")])
+    return HeatClient(endpoint.endpoint)
+
+
 class _Follower:
     """Called by :meth:`HeatClient.wait` on each poll: logs and reports progress."""
 
@@ -185,7 +217,8 @@ class StartDeployment(Action):
             status["stack_status"] = kept
             status["message"] = (
                 f"{reason}. The stack is {kept} and was kept with its outputs: re-run only "
-                f"the steps after it with: tripleo-flow deploy {plan} --config-download-only")
+                f"the steps after it with: tripleo-flow deploy --plan {plan} "
+                "--config-download-only")
         repo.set_deployment_status(plan, status)
 
 
@@ -281,9 +314,12 @@ class DeployStack(Action):
     def execute(self, plan: str, work_dir: WorkDir, stack_request: dict[str, Any],
                 heat: dict[str, Any]) -> dict[str, Any]:
         stack_request = load_request(stack_request)
-        client = HeatClient(heat["endpoint"])
+        client = live_heat(self.context, plan, work_dir, heat)
         existing = client.find_stack(plan)
         follow = _Follower(client, plan, self.context)
+        # Run again after a kill (a resumed execution), the stack may be IN_PROGRESS with
+        # nothing driving it: the update below takes it over (convergence steals the
+        # dead engine's resource locks and retries them).
         action = "CREATE" if existing is None else "UPDATE"
         stack_request = requests.set_stack_action(stack_request, action)
         if existing is None:
@@ -369,7 +405,7 @@ class SaveStackOutputs(Action):
     def execute(self, plan: str, work_dir: WorkDir, heat: dict[str, Any],
                 stack_request: dict[str, Any]) -> dict[str, Any]:
         stack_request = load_request(stack_request)
-        client = HeatClient(heat["endpoint"])
+        client = live_heat(self.context, plan, work_dir, heat, need_stack=True)
         outputs = client.outputs(plan)
         configs: dict[str, dict[str, Any]] = {}
         deployments: dict[str, list[dict[str, Any]]] = {}

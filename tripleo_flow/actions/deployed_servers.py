@@ -121,9 +121,12 @@ class UpdateDeployedServers(Action):
             if unprovisioned:
                 raise exceptions.InvalidInput(
                     f"The managed instances {', '.join(unprovisioned)} of the baremetal "
-                    f"deployment file have no node in plan {plan!r}: provision them first "
-                    f"(tripleo-flow node provision --plan {plan} --baremetal-deployment "
-                    "FILE), or set managed: false for servers that are already installed.")
+                    f"deployment file have no node in plan {plan!r}: provision them first",
+                    hints=[exceptions.Hint(
+                        "", f"node provision --plan {plan} --baremetal-deployment FILE",
+                        "POST /v1/workflows/tripleo.nodes.provision/executions", sep=" (",
+                        tail="), or set managed: false for servers that are already "
+                             "installed.")])
             files = repo.names(plan)
             try:
                 before: bytes | None = store.get_object(plan, PATH)

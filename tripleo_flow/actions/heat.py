@@ -48,8 +48,11 @@ class KillHeat(Action):
     rerun = Rerun.CONVERGES
     default_provides = "heat_kill"
 
-    def execute(self, heat_dir: WorkDir, heat_type: str | None = None) -> dict[str, Any]:
-        return _launcher(self, heat_type, heat_dir).kill(dump=True).as_dict()
+    def execute(self, heat_dir: WorkDir, heat_type: str | None = None,
+                adopt: bool = False) -> dict[str, Any]:
+        """:param adopt: dump the database even when the process that launched Heat is
+            gone (a resumed deploy, after its stack finished)"""
+        return _launcher(self, heat_type, heat_dir).kill(dump=True, adopt=adopt).as_dict()
 
     def revert(self, heat_dir: str, heat_type: str | None = None, result: Any = None,
                **kwargs: Any) -> None:

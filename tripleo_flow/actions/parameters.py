@@ -78,8 +78,9 @@ class ResetParameters(Action):
             unknown = [n for n in wanted if n not in section]
             if unknown:
                 raise exceptions.InvalidParameter(
-                    f"Plan {plan!r} has no value for {', '.join(sorted(unknown))}; "
-                    f"see them with: tripleo-flow parameters show --plan {plan}")
+                    f"Plan {plan!r} has no value for {', '.join(sorted(unknown))};",
+                    hints=[exceptions.Hint("see them with", f"parameters show --plan {plan}",
+                                           f"GET /v1/plans/{plan}/parameters")])
             return {k: v for k, v in section.items() if k not in wanted}
 
         return edit_section(self.context, plan, "parameter_defaults", change)

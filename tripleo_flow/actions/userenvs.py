@@ -188,8 +188,11 @@ class RemoveEnvironments(_Change):
     def execute(self, plan: str, paths: list[str]) -> dict[str, Any]:
         if not isinstance(paths, list) or not paths or not all(
                 isinstance(p, str) for p in paths):
-            raise exceptions.InvalidInput("Give the path of one or more user environments "
-                                          "(from: tripleo-flow plan environment list).")
+            raise exceptions.InvalidInput(
+                "Give the path of one or more user environments",
+                hints=[exceptions.Hint("from", f"plan environment list {plan}",
+                                       f"GET /v1/plans/{plan}/environments",
+                                       sep=" (", tail=").")])
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         with self.context.locks.hold(plan):
@@ -199,12 +202,16 @@ class RemoveEnvironments(_Change):
                 if path not in listed:
                     raise exceptions.InvalidInput(
                         f"Environment {path!r} is not among the environments of plan "
-                        f"{plan!r}; list them with: tripleo-flow plan environment list {plan}")
+                        f"{plan!r};", hints=[exceptions.Hint(
+                            "list them with", f"plan environment list {plan}",
+                            f"GET /v1/plans/{plan}/environments")])
                 if not userenvs.is_user_environment(path):
                     raise exceptions.InvalidInput(
                         f"Environment {path!r} of plan {plan!r} comes with the plan's "
-                        "templates, not from the user: disable it with: tripleo-flow capabilities "
-                        f"set --plan {plan} --disable {path}")
+                        "templates, not from the user:", hints=[exceptions.Hint(
+                            "disable it with",
+                            f"capabilities set --plan {plan} --disable {path}",
+                            f"PUT /v1/plans/{plan}/capabilities")])
             dirs = {userenvs.directory(p) for p in paths}
             existing = self.context.store.list_objects(plan, prefix=userenvs.PREFIX)
             delete = sorted(o for o in existing if userenvs.directory(o) in dirs)

@@ -96,8 +96,9 @@ class JobsMixin:
             if deadline is not None and time.monotonic() > deadline:
                 raise exceptions.Conflict(
                     f"Execution {execution_id!r} has not ended after {timeout:g} s "
-                    f"({execution.state}); follow it with: tripleo-flow execution show "
-                    f"{execution_id}")
+                    f"({execution.state});", hints=[exceptions.Hint(
+                        "follow it with", f"execution show {execution_id}",
+                        f"GET /v1/executions/{execution_id}")])
             time.sleep(poll)
         if execution.state != states.SUCCESS:
             raise exceptions.WorkflowFailed(execution.workflow, execution.failed_task,

@@ -7,6 +7,7 @@ and ``data_dir`` (a :class:`pathlib.Path`).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -21,6 +22,7 @@ from taskflow import exceptions as tf_exceptions
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.registry import ActionInfo, ActionRegistry
+from tripleo_flow.api import idempotency
 from tripleo_flow.api.jobs import JobsMixin
 from tripleo_flow.api.paths import ServerPaths
 from tripleo_flow.core import jsonvalues
@@ -132,9 +134,42 @@ class WorkflowsMixin(JobsMixin):
         """The SQLAlchemy engine of the executions database (``[workflows] connection``).
 
         For records that must live beside the executions and be shared by every
-        process using that database, such as the HTTP API's Idempotency-Keys.
+        process using that database, such as the Idempotency-Keys of workflow starts.
         """
         return self._runner().store.backend.engine
+
+    def start_workflow_once(self, key: str, name: str, inputs: Mapping[str, Any] | None = None,
+                            target: str | None = None, env: Mapping[str, Any] | None = None,
+                            paths: ServerPaths | None = None, api_user: bool = False,
+                            owner: str = "") -> Execution:
+        """Start workflow ``name`` in the background once per ``key`` (an
+        Idempotency-Key): a retried start with the same key and the same request
+        gets the execution the first one made, also from another process sharing
+        the executions database (:mod:`tripleo_flow.api.idempotency`).
+
+        :param owner: whose key it is (a Keystone user id): another owner's same key
+            is another key
+        :raises Conflict: the key was used for another request (workflow, inputs,
+            target, env)
+        """
+        idempotency.check_key(key)
+        fingerprint = json.dumps([name, dict(inputs or {}), target]
+                                 + ([dict(env)] if env else []), sort_keys=True, default=str)
+        state = self._wf_state()
+        if "idempotency" not in state:
+            state["idempotency"] = idempotency.IdempotencyKeys(
+                lambda: self.executions_engine, self._idempotency_ttl())
+        keys: idempotency.IdempotencyKeys = state["idempotency"]
+        execution_id = keys.start(key, fingerprint, lambda: self.run_workflow(
+            name, inputs, wait=False, target=target, paths=paths, api_user=api_user,
+            env=env).id, owner=owner)
+        return self.get_execution(execution_id)
+
+    def _idempotency_ttl(self) -> int:
+        try:
+            return int(self.conf.api.idempotency_key_ttl)
+        except Exception:  # conf without the [api] group (embedding)
+            return idempotency.DEFAULT_TTL
 
     def close_workflows(self) -> None:
         """Wait for background executions and release the database."""
@@ -383,8 +418,8 @@ class WorkflowsMixin(JobsMixin):
         entry = self._catalog().entries.get(name)
         if entry is None:
             raise exceptions.NotFound(
-                f"Workbook {name!r} does not exist. List workbooks with: "
-                "tripleo-flow workbook list")
+                f"Workbook {name!r} does not exist.",
+                hints=[exceptions.Hint("List workbooks with", "workbook list")])
         if entry.shipped:
             raise exceptions.Conflict(f"Workbook {name!r} ships with tripleo-flow and cannot "
                                       "be deleted.")
@@ -400,12 +435,12 @@ class WorkflowsMixin(JobsMixin):
                 f"Workbook {workbook.name!r} ships with tripleo-flow; give yours another name.")
         if existing is not None and not replace:
             raise exceptions.Conflict(
-                f"Workbook {workbook.name!r} already exists. Replace it with: "
-                f"tripleo-flow workbook update {path}")
+                f"Workbook {workbook.name!r} already exists.",
+                hints=[exceptions.Hint("Replace it with", f"workbook update {path}")])
         if existing is None and replace:
             raise exceptions.NotFound(
-                f"Workbook {workbook.name!r} does not exist. Add it with: "
-                f"tripleo-flow workbook create {path}")
+                f"Workbook {workbook.name!r} does not exist.",
+                hints=[exceptions.Hint("Add it with", f"workbook create {path}")])
         problems = self.validate_workbooks([path])
         if problems:
             raise workbook_loader.invalid(problems)

@@ -124,8 +124,9 @@ def check_values(plan: str, schema: Mapping[str, Any], values: Mapping[str, Any]
         entry = schema.get(name)
         if entry is None:
             raise exceptions.InvalidParameter(
-                f"Plan {plan!r} has no parameter {name!r}; list them with: "
-                f"tripleo-flow parameters show --plan {plan} --schema")
+                f"Plan {plan!r} has no parameter {name!r};", hints=[exceptions.Hint(
+                    "list them with", f"parameters show --plan {plan} --schema",
+                    f"GET /v1/plans/{plan}/parameters/schema")])
         kind = entry.get("type", "")
         check = _CHECKS.get(kind)
         if check is not None and not check(value):

@@ -148,10 +148,13 @@ def check_against_last(request: Mapping[str, Any],
     before = last_env.get("parameters") or {}
     for name in IMMUTABLE_PARAMETERS:
         if name in before and now.get(name) != before[name]:
+            plan = request["stack_name"]
             raise exceptions.InvalidInput(
                 f"Parameter {name} changed since the last deployment ({before[name]!r} -> "
-                f"{now.get(name)!r}); it cannot change on a deployed cloud. Set it back with: "
-                f"tripleo-flow parameters set --plan {request['stack_name']} {name}=...")
+                f"{now.get(name)!r}); it cannot change on a deployed cloud.",
+                hints=[exceptions.Hint("Set it back with",
+                                       f"parameters set --plan {plan} {name}=...",
+                                       f"PUT /v1/plans/{plan}/parameters")])
     now_names = {heatfiles.object_name(url) for url in request["environment_files"]}
     gone = [heatfiles.object_name(p) for p in last_env.get("environment_files") or []]
     return [f"Environment {p} was used by the last deployment and is not used now."

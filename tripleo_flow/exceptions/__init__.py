@@ -68,8 +68,11 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
 from __future__ import annotations
 
 from tripleo_flow.exceptions.kinds import (
+    API,
+    CLI,
     BackendUnavailable,
     Conflict,
+    Hint,
     InvalidInput,
     NotFound,
     TripleoFlowError,
@@ -144,6 +147,9 @@ from tripleo_flow.exceptions.workflows import (
 )
 
 __all__ = [
+    "API",
+    "CLI",
+    "Hint",
     "ActionFailed",
     "ActionNotFound",
     "AnsibleFailed",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from tripleo_flow.exceptions.kinds import (
     BackendUnavailable,
     Conflict,
+    Hint,
     InvalidInput,
     NotFound,
     _shown,
@@ -59,9 +60,10 @@ class MissingParameters(InvalidInput):
         more = f"; and {len(missing) - self.SHOWN} more" if len(missing) > self.SHOWN else ""
         super().__init__(
             f"Plan {plan!r} leaves {len(missing)} required parameter(s) without a value: "
-            f"{shown}{more}. Set them with: tripleo-flow parameters set --plan {plan} "
-            "NAME=VALUE (or in an environment of the plan)."
-        )
+            f"{shown}{more}.", hints=[Hint("Set them with",
+                                           f"parameters set --plan {plan} NAME=VALUE",
+                                           f"PUT /v1/plans/{plan}/parameters",
+                                           tail=" (or in an environment of the plan).")])
         self.plan = plan
         self.missing = missing
 
@@ -69,9 +71,9 @@ class MissingParameters(InvalidInput):
 class UnknownEnvironment(InvalidInput):
     def __init__(self, plan: str, path: str) -> None:
         super().__init__(
-            f"Environment {path!r} is not in plan {plan!r}. "
-            f"List the available ones with: tripleo-flow capabilities show --plan {plan}"
-        )
+            f"Environment {path!r} is not in plan {plan!r}.",
+            hints=[Hint("List the available ones with", f"capabilities show --plan {plan}",
+                        f"GET /v1/plans/{plan}/capabilities")])
         self.plan = plan
         self.path = path
 
@@ -123,9 +125,9 @@ class PlanCodeNotAllowed(InvalidInput):
 class PlanNotFound(NotFound):
     def __init__(self, name: str) -> None:
         super().__init__(
-            f"Plan {name!r} does not exist. Create it with: "
-            f"tripleo-flow plan create {name} --templates DIR"
-        )
+            f"Plan {name!r} does not exist.",
+            hints=[Hint("Create it with", f"plan create {name} --templates DIR",
+                        f"POST /v1/plans?name={name}")])
         self.name = name
 
 
@@ -145,9 +147,9 @@ class ContainerNotFound(NotFound):
 class VersionNotFound(NotFound):
     def __init__(self, plan: str, version: str) -> None:
         super().__init__(
-            f"Plan {plan!r} has no version {version!r}. "
-            f"List versions with: tripleo-flow plan history {plan}"
-        )
+            f"Plan {plan!r} has no version {version!r}.",
+            hints=[Hint("List versions with", f"plan history {plan}",
+                        f"GET /v1/plans/{plan}/history")])
         self.plan = plan
         self.version = version
 
@@ -155,35 +157,35 @@ class VersionNotFound(NotFound):
 class ActionNotFound(NotFound):
     def __init__(self, name: str) -> None:
         super().__init__(
-            f"Action {name!r} is not registered. List actions with: tripleo-flow action list"
-        )
+            f"Action {name!r} is not registered.",
+            hints=[Hint("List actions with", "action list")])
         self.name = name
 
 
 class WorkflowNotFound(NotFound):
     def __init__(self, name: str) -> None:
         super().__init__(
-            f"Workflow {name!r} does not exist. List workflows with: tripleo-flow workflow list"
-        )
+            f"Workflow {name!r} does not exist.",
+            hints=[Hint("List workflows with", "workflow list", "GET /v1/workflows")])
         self.name = name
 
 
 class ExecutionNotFound(NotFound):
     def __init__(self, execution_id: str) -> None:
         super().__init__(
-            f"Execution {execution_id!r} does not exist. "
-            "List executions with: tripleo-flow execution list"
-        )
+            f"Execution {execution_id!r} does not exist.",
+            hints=[Hint("List executions with", "execution list", "GET /v1/executions")])
         self.execution_id = execution_id
 
 
 class PlanExists(Conflict):
     def __init__(self, name: str) -> None:
         super().__init__(
-            f"Plan {name!r} already exists. Update it with: "
-            f"tripleo-flow plan update {name} --templates DIR, "
-            f"or delete it first with: tripleo-flow plan delete {name}"
-        )
+            f"Plan {name!r} already exists.",
+            hints=[Hint("Update it with", f"plan update {name} --templates DIR",
+                        f"PUT /v1/plans/{name}"),
+                   Hint("or delete it first with", f"plan delete {name}",
+                        f"DELETE /v1/plans/{name}", sep=", ")])
         self.name = name
 
 
@@ -202,9 +204,9 @@ class PlanUpdateUnfinished(Conflict):
         super().__init__(
             f"Plan {name!r} has a template update that has not finished: it is running, "
             "or it was killed and left the plan mixed. Wait for it to finish, or run the "
-            f"update again to repair the plan (tripleo-flow plan update {name} "
-            "--templates DIR), then deploy."
-        )
+            "update again to repair the plan",
+            hints=[Hint("", f"plan update {name} --templates DIR", f"PUT /v1/plans/{name}",
+                        sep=" (", tail="), then deploy.")])
         self.name = name
 
 
@@ -252,9 +254,9 @@ class ExecutionLockTimeout(Conflict):
     def __init__(self, execution_id: str, seconds: float) -> None:
         super().__init__(
             f"Execution {execution_id!r} is being resumed by another process (waited "
-            f"{seconds:g} s for its lock). Follow it with: tripleo-flow execution show "
-            f"{execution_id}"
-        )
+            f"{seconds:g} s for its lock).",
+            hints=[Hint("Follow it with", f"execution show {execution_id}",
+                        f"GET /v1/executions/{execution_id}")])
         self.execution_id = execution_id
         self.seconds = seconds
 

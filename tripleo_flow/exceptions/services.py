@@ -5,11 +5,17 @@ from __future__ import annotations
 from tripleo_flow.exceptions.kinds import (
     BackendUnavailable,
     Conflict,
+    Hint,
     InvalidInput,
     NotFound,
     TripleoFlowError,
     WorkflowFailed,
 )
+
+
+def _deploy_hint(lead: str, plan: str) -> Hint:
+    return Hint(lead, f"deploy --plan {plan}",
+                "POST /v1/workflows/tripleo.deploy.deploy/executions")
 
 
 class InvalidNodes(InvalidInput):
@@ -50,8 +56,8 @@ class DumpNotFound(NotFound):
     def __init__(self, path: str) -> None:
         super().__init__(
             f"No Heat database dump at {path!r} to restore. Launch without --restore-db, or "
-            "kill a running Heat first to make one (tripleo-flow launch heat --kill ...)."
-        )
+            "kill a running Heat first to make one",
+            hints=[Hint("", "launch heat --kill ...", sep=" (", tail=").")])
         self.path = path
 
 
@@ -76,8 +82,7 @@ class NoKeptStack(NotFound):
     def __init__(self, plan: str, work_dir: str) -> None:
         super().__init__(
             f"No stack of plan {plan!r} is kept in {work_dir!r} (no Heat dump or stack "
-            f"request there): deploy it first with: tripleo-flow deploy {plan}"
-        )
+            f"request there):", hints=[_deploy_hint("deploy it first with", plan)])
         self.plan = plan
         self.work_dir = work_dir
 
@@ -95,26 +100,25 @@ class IronicNotConfigured(NotFound):
     def __init__(self, ironic_dir: str) -> None:
         super().__init__(
             f"No Ironic to talk to: [ironic] endpoint is unset and no Ironic runs from "
-            f"{ironic_dir!r}. Launch one with: tripleo-flow launch ironic --ironic-dir "
-            f"{ironic_dir} (or set [ironic] endpoint)."
-        )
+            f"{ironic_dir!r}.", hints=[Hint("Launch one with",
+                                            f"launch ironic --ironic-dir {ironic_dir}",
+                                            tail=" (or set [ironic] endpoint).")])
         self.ironic_dir = ironic_dir
 
 
 class NodeNotFound(NotFound):
     def __init__(self, node: str) -> None:
         super().__init__(
-            f"Node {node!r} does not exist in Ironic. List nodes with: tripleo-flow node list"
-        )
+            f"Node {node!r} does not exist in Ironic.",
+            hints=[Hint("List nodes with", "node list", "GET /v1/nodes")])
         self.node = node
 
 
 class HeatRunning(Conflict):
     def __init__(self, heat_dir: str, detail: str) -> None:
         super().__init__(
-            f"A Heat is already running from {heat_dir!r} ({detail}). Use it, or stop it with: "
-            f"tripleo-flow launch heat --heat-dir {heat_dir} --kill"
-        )
+            f"A Heat is already running from {heat_dir!r} ({detail}). Use it, or",
+            hints=[Hint("stop it with", f"launch heat --heat-dir {heat_dir} --kill")])
         self.heat_dir = heat_dir
 
 
@@ -122,8 +126,7 @@ class StackNotFinished(Conflict):
     def __init__(self, plan: str, status: str) -> None:
         super().__init__(
             f"The kept stack of plan {plan!r} is {status}, not finished: only a finished "
-            f"stack can be re-rendered. Deploy it again with: tripleo-flow deploy {plan}"
-        )
+            f"stack can be re-rendered.", hints=[_deploy_hint("Deploy it again with", plan)])
         self.plan = plan
         self.status = status
 
@@ -131,8 +134,8 @@ class StackNotFinished(Conflict):
 class IronicRunning(Conflict):
     def __init__(self, ironic_dir: str, detail: str) -> None:
         super().__init__(
-            f"An Ironic is already running from {ironic_dir!r} ({detail}). Use it, or stop it "
-            f"with: tripleo-flow launch ironic --ironic-dir {ironic_dir} --kill"
+            f"An Ironic is already running from {ironic_dir!r} ({detail}). Use it, or",
+            hints=[Hint("stop it with", f"launch ironic --ironic-dir {ironic_dir} --kill")]
         )
         self.ironic_dir = ironic_dir
 
@@ -166,8 +169,9 @@ class StackFailed(WorkflowFailed):
         )
         TripleoFlowError.__init__(
             self,
-            f"Stack {stack!r} ended {status}: {reason}{lines}. See them again with: "
-            f"tripleo-flow deployment failures --plan {stack}",
+            f"Stack {stack!r} ended {status}: {reason}{lines}.",
+            hints=[Hint("See them again with", f"deployment failures --plan {stack}",
+                        f"GET /v1/plans/{stack}/deployment/failures")],
         )
         self.workflow = "deploy"
         self.task = "stack"
@@ -219,8 +223,8 @@ class Interrupted(WorkflowFailed):
 class DeploymentRunning(Conflict):
     def __init__(self, plan: str, owner: str) -> None:
         super().__init__(
-            f"Plan {plan!r} is being deployed by {owner}. Wait for it to finish and see it "
-            f"with: tripleo-flow deployment status --plan {plan}"
-        )
+            f"Plan {plan!r} is being deployed by {owner}. Wait for it to finish and",
+            hints=[Hint("see it with", f"deployment status --plan {plan}",
+                        f"GET /v1/plans/{plan}/deployment")])
         self.plan = plan
         self.owner = owner

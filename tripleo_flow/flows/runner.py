@@ -200,12 +200,15 @@ class Runner:
         if origin is not None and (self.store.flow_detail(execution_id).meta or {}).get(
                 "origin") != origin:
             raise exceptions.Conflict(
-                f"Execution {execution_id!r} was not started through the HTTP API; resume "
-                f"it where it was started, with: tripleo-flow execution resume {execution_id}")
+                f"Execution {execution_id!r} was not started through the HTTP API;",
+                hints=[exceptions.Hint("resume it where it was started, with",
+                                       f"execution resume {execution_id}")])
         if record.state in (states.SUCCESS, states.REVERTED, states.FAILURE):
             raise exceptions.Conflict(
                 f"Execution {execution_id!r} has already ended ({record.state}); nothing to "
-                f"resume. Run it again with: tripleo-flow workflow run {record.workflow}")
+                "resume.", hints=[exceptions.Hint(
+                    "Run it again with", f"workflow run {record.workflow}",
+                    f"POST /v1/workflows/{record.workflow}/executions")])
         if record.state == states.RUNNING:
             raise exceptions.Conflict(
                 f"Execution {execution_id!r} is still running in another process; wait for it "

@@ -38,8 +38,10 @@ class InstalledLauncher:
             raise exceptions.InvalidInput(f"[heat] endpoint {self.endpoint!r} is not a URL.")
         return parts.hostname, parts.port or 80
 
-    def launch(self, restore_db: bool = False, owned_by: str | None = None) -> HeatEndpoint:
-        """Check the installed Heat answers (``owned_by`` does not apply: it is not ours)."""
+    def launch(self, restore_db: bool = False, owned_by: str | None = None,
+               adopt: bool = False) -> HeatEndpoint:
+        """Check the installed Heat answers (``owned_by`` and ``adopt`` do not apply: it
+        is not ours)."""
         if restore_db:
             raise exceptions.InvalidInput(
                 "--restore-db does not apply to an installed Heat: its database is not "
@@ -58,7 +60,7 @@ class InstalledLauncher:
                             heat_dir=str(self.work.root), clouds_yaml=str(self.clouds_yaml),
                             heatrc=str(self.work.heatrc))
 
-    def kill(self, dump: bool = True) -> KillResult:
+    def kill(self, dump: bool = True, adopt: bool = False) -> KillResult:
         return KillResult(heat_dir=str(self.work.root), dump=None, stopped=[])
 
     def status(self) -> HeatStatus:

@@ -42,6 +42,8 @@ class HeatEndpoint:
     heatrc: str
     #: What the launch cleaned up first (the leftovers of a killed owner), for the user.
     cleaned: tuple[str, ...] = ()
+    #: Whether it started on the database a killed owner left (``launch(adopt=True)``).
+    adopted: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -81,17 +83,25 @@ class HeatLauncher(Protocol):
 
     heat_type: str
 
-    def launch(self, restore_db: bool = False, owned_by: str | None = None) -> HeatEndpoint:
+    def launch(self, restore_db: bool = False, owned_by: str | None = None,
+               adopt: bool = False) -> HeatEndpoint:
         """Start Heat and return once it is ready; undo everything on failure.
 
         :param owned_by: what owns this Heat (``"deploy"``): it then stops when this
             process exits, however it exits (native: its process group; container and pod:
             a watcher removes them), and
             the next launch or kill cleans up after an owner that is gone.
+        :param adopt: when the Heat left here was launched by an owner that is gone
+            (a killed deploy being resumed) and its database outlived it, start on that
+            database (dumped to heat-db-dump.sql and restored) instead of removing it
         """
 
-    def kill(self, dump: bool = True) -> KillResult:
-        """Dump the database, wipe it and stop everything; safe to repeat."""
+    def kill(self, dump: bool = True, adopt: bool = False) -> KillResult:
+        """Dump the database, wipe it and stop everything; safe to repeat.
+
+        :param adopt: dump also the database of a Heat whose owner is gone (by default
+            a killed owner's database is a half-done run, and the last good dump stays)
+        """
 
     def status(self) -> HeatStatus:
         """Report whether Heat runs and answers."""

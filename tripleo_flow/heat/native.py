@@ -227,11 +227,12 @@ class NativeLauncher:
         """Whether ``record`` was launched for an owner that is gone (killed, crashed)."""
         return bool(record.get("owner")) and owner.liveness(record["owner"]) == owner.GONE
 
-    def _clean_leftovers(self) -> list[str]:
-        """Clean up after a crashed run; return what was done (for the user to read)."""
+    def _clean_leftovers(self, adopt: bool = False) -> tuple[list[str], bool]:
+        """Clean up after a crashed run: what was done (for the user to read), and
+        whether (``adopt``) the crashed run's database was dumped to be restored."""
         record = self._read_run()
         if record is None:
-            return []
+            return [], False
         running = self._running(record)
         if not self._orphaned(record):
             if running:
@@ -239,24 +240,30 @@ class NativeLauncher:
                     str(self.work.given), f"{self._describe(record)}, {self.endpoint}"
                 )
             self._teardown(record, dump=True)
-            return []
+            return [], False
         what = self._describe(record)
         left_by = (f"left by a killed {record['owner'].get('by') or 'process'} "
                    f"({owner.describe(record['owner'])})")
-        result = self._teardown(record, dump=False)
+        # A resumed deploy takes over the killed run's stacks: its database becomes the
+        # dump the new Heat restores (the deploy kept the last good dump aside).
+        result = self._teardown(record, dump=adopt)
         done = [f"stopped {what} {left_by}" if running else
                 f"{what} {left_by} had already stopped"]
-        if any(item.endswith(" database") for item in result.stopped):
+        if result.dump is not None:
+            done.append("kept its database for the resumed deploy")
+        elif any(item.endswith(" database") for item in result.stopped):
             done.append("removed its database")
         note = "; ".join(done)
         LOG.warning("%s: %s.", self.work.given, note)
-        return [note]
+        return [note], result.dump is not None
 
     # -- the port ----------------------------------------------------------------
 
-    def launch(self, restore_db: bool = False, owned_by: str | None = None) -> HeatEndpoint:
+    def launch(self, restore_db: bool = False, owned_by: str | None = None,
+               adopt: bool = False) -> HeatEndpoint:
         with self.work.locked():
-            cleaned = self._clean_leftovers()
+            cleaned, kept = self._clean_leftovers(adopt)
+            restore_db = restore_db or kept
             self._check_installed()
             if restore_db and not self.work.dump_file.exists():
                 raise exceptions.DumpNotFound(str(self.work.dump_file))
@@ -294,15 +301,18 @@ class NativeLauncher:
                 raise
         return HeatEndpoint(heat_type=self.heat_type, endpoint=self.endpoint,
                             heat_dir=str(self.work.root), clouds_yaml=str(self.clouds_yaml),
-                            heatrc=str(self.work.heatrc), cleaned=tuple(cleaned))
+                            heatrc=str(self.work.heatrc), cleaned=tuple(cleaned),
+                            adopted=kept)
 
-    def kill(self, dump: bool = True) -> KillResult:
+    def kill(self, dump: bool = True, adopt: bool = False) -> KillResult:
         with self.work.locked():
             record = self._read_run()
             if record is None:
                 return KillResult(heat_dir=str(self.work.root), dump=None, stopped=[])
-            # A killed owner's database is a half-done run: the last good dump stays.
-            return self._teardown(record, dump=dump and not self._orphaned(record))
+            # A killed owner's database is a half-done run: the last good dump stays
+            # (unless a resumed deploy that finished the stack takes it over).
+            return self._teardown(record,
+                                  dump=dump and (adopt or not self._orphaned(record)))
 
     def status(self) -> HeatStatus:
         record = self._read_run()

@@ -22,7 +22,6 @@ from tripleo_flow.http import (
     downloads,
     errors,
     gui,
-    idempotency,
     login,
     media,
     nodes,
@@ -302,8 +301,6 @@ def _resources(client: Client, sse_interval: float,
     api = client.conf.api
     uploaded = upload_dir(client)
     paths = server_paths(client)
-    keys = idempotency.IdempotencyKeys(lambda: client.executions_engine,
-                                       api.idempotency_key_ttl)
     return {
         "openapi": OpenAPI(openapi(ROUTES)),
         "auth_info": login.AuthInfo(client.conf), "auth_tokens": login.Tokens(client.conf),
@@ -330,7 +327,7 @@ def _resources(client: Client, sse_interval: float,
         "validations_stop": validations.StopValidations(client),
         "validation_results": validations.Results(client),
         "validation_result": validations.Result(client),
-        "workflow_executions": workflows.WorkflowExecutions(client, keys, paths),
+        "workflow_executions": workflows.WorkflowExecutions(client, paths),
         "download": downloads.Download(paths.downloads),
         "executions": workflows.Executions(client), "execution": workflows.Execution(client),
         "execution_tasks": workflows.ExecutionTasks(client),

@@ -1,7 +1,10 @@
-"""Errors as JSON: ``{"error": {"kind", "message"}}`` with the status of their kind.
+"""Errors as JSON: ``{"error": {"kind", "message"[, "hints"]}}`` with the status of
+their kind.
 
-A :class:`~tripleo_flow.exceptions.TripleoFlowError` keeps the message the CLI
-prints and gets its status from :func:`tripleo_flow.exceptions.http_status`;
+A :class:`~tripleo_flow.exceptions.TripleoFlowError` answers its message with its
+next steps (:class:`~tripleo_flow.exceptions.Hint`) worded as HTTP API requests,
+and lists them in ``hints`` (each its ``request`` and the ``command`` that does the
+same on the server); its status comes from :func:`tripleo_flow.exceptions.http_status`;
 falcon's own errors (unknown route, bad query value, 401) and waitress's (a body
 past its limit, a malformed request: :mod:`tripleo_flow.http.server`) get the same
 shape.
@@ -29,8 +32,12 @@ def kind_of(status: int) -> str:
     return _KINDS.get(status, "error")
 
 
-def body(kind: str, message: str) -> dict[str, Any]:
-    return {"error": {"kind": kind, "message": message}}
+def body(kind: str, message: str,
+         hints: tuple[exceptions.Hint, ...] = ()) -> dict[str, Any]:
+    error: dict[str, Any] = {"kind": kind, "message": message}
+    if hints:
+        error["hints"] = [h.as_json() for h in hints]
+    return {"error": error}
 
 
 def handle_tripleo_error(req: falcon.Request, resp: falcon.Response,
@@ -39,7 +46,8 @@ def handle_tripleo_error(req: falcon.Request, resp: falcon.Response,
     if status >= 500:
         LOG.warning("%s %s failed: %s", req.method, req.path, error)
     resp.status = falcon.code_to_http_status(status)
-    resp.media = body(error.kind, str(error))
+    # The next steps in the API's words (its requests), and as data.
+    resp.media = body(error.kind, error.render(exceptions.API), error.hints)
 
 
 #: errno values of an OSError that a request's own value causes (a name too long for

@@ -25,7 +25,11 @@ ERROR_SCHEMA = {
     "required": ["error"],
     "properties": {"error": {
         "type": "object", "required": ["kind", "message"],
-        "properties": {"kind": {"type": "string"}, "message": {"type": "string"}}}},
+        "properties": {"kind": {"type": "string"}, "message": {"type": "string"},
+                       "hints": {"type": "array", "items": {
+                           "type": "object", "required": ["command", "request"],
+                           "properties": {"command": {"type": "string"},
+                                          "request": {"type": "string", "nullable": True}}}}}}},
 }
 
 
@@ -121,7 +125,10 @@ def openapi(routes: list[Route]) -> dict[str, Any]:
         "openapi": "3.0.3",
         "info": {"title": "tripleo-flow", "version": __version__,
                  "description": "Plans, workflows and deployments of tripleo-flow. Errors are "
-                                "{\"error\": {\"kind\", \"message\"}} with the CLI's messages."},
+                                "{\"error\": {\"kind\", \"message\", \"hints\"}}: the "
+                                "next steps a message suggests are this API's requests "
+                                "(hints also name the CLI command that does the same on "
+                                "the server)."},
         "paths": paths,
         "components": {
             "schemas": {"Error": ERROR_SCHEMA},

@@ -3,14 +3,14 @@ list and show executions and their tasks, stream an execution's events."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import falcon
 
+from tripleo_flow.api import idempotency
 from tripleo_flow.api.paths import ServerPaths
-from tripleo_flow.http import events, idempotency, media
+from tripleo_flow.http import events, media
 from tripleo_flow.http.plans import field, json_object
 
 if TYPE_CHECKING:
@@ -48,14 +48,12 @@ class WorkflowExecutions:
     With an ``Idempotency-Key`` header, a retried start (same key, same workflow,
     input and target) answers the execution the first one made, even from
     another server process sharing the executions database
-    (:mod:`tripleo_flow.http.idempotency`).  With Keystone, keys belong to the
+    (:meth:`Client.start_workflow_once`).  With Keystone, keys belong to the
     user who sent them (``X-User-Id``), so two users never collide.
     """
 
-    def __init__(self, client: Client, keys: idempotency.IdempotencyKeys,
-                 paths: ServerPaths | None = None) -> None:
+    def __init__(self, client: Client, paths: ServerPaths | None = None) -> None:
         self.client = client
-        self.keys = keys
         self.paths = paths
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
@@ -68,14 +66,9 @@ class WorkflowExecutions:
             execution = self.client.run_workflow(name, inputs, wait=False, target=target,
                                                  paths=self.paths, api_user=True, env=env)
         else:
-            idempotency.check_key(key)
-            fingerprint = json.dumps([name, inputs, target] + ([env] if env else []),
-                                     sort_keys=True, default=str)
-            execution_id = self.keys.start(key, fingerprint, lambda: self.client.run_workflow(
-                name, inputs, wait=False, target=target, paths=self.paths,
-                api_user=True, env=env).id,
+            execution = self.client.start_workflow_once(
+                key, name, inputs, target=target, env=env, paths=self.paths, api_user=True,
                 owner=getattr(req.context, "user_id", ""))
-            execution = self.client.get_execution(execution_id)
         resp.status = falcon.HTTP_202
         resp.location = f"/v1/executions/{execution.id}"
         resp.media = execution_body(execution)

@@ -5,7 +5,8 @@ starting, the stack being created, config-download, the final database dump),
 each retry being killed at the next point (the last one by a crash point inside
 the teardown), then a retry that succeeds.  After
 each kill: no Heat process (by pid and by port), and ``deployment status``
-says the deployment was interrupted.  And Ctrl-C (SIGINT): the flow reverts,
+says the deployment was interrupted; killed while the stack is created, ``execution
+resume`` finishes it.  And Ctrl-C (SIGINT): the flow reverts,
 Heat stops, the status records it, exit 130 with one line.
 """
 
@@ -157,6 +158,43 @@ def test_kill_9_at_each_point_then_a_retry_succeeds(deploy: Deploy) -> None:
     assert heat.read_run() is None and heat.dump_file.stat().st_size > 0
     deploy.assert_no_heat([])
     assert list(Path("/dev/shm").glob(f"tripleo-flow-heat-{heat.token}*")) == []
+
+
+def test_a_deploy_killed_while_the_stack_is_created_resumes(deploy: Deploy) -> None:
+    """``kill -9`` while Heat creates the stack, then ``execution resume``: the resumed
+    execution launches Heat again on the database the killed run left, takes the stack
+    over and finishes the deployment."""
+    proc = deploy.start()
+    deploy.wait_for(proc, lambda: bool(deploy.run_record().get("ready")), "the stack")
+    time.sleep(3)  # the stack is being created
+    pids = _heat_pids(deploy)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deploy.assert_no_heat(pids)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    listed = json.loads(subprocess.run(
+        deploy.cli("execution", "list", "-f", "json"), capture_output=True, text=True,
+        check=True, cwd=ROOT, env=env).stdout)
+    [killed] = [row for row in listed if row["Workflow"] == "tripleo.deploy.deploy"]
+    assert killed["State"] == "INTERRUPTED", killed
+    assert deploy.status()["deployment_status"] == "DEPLOY_INTERRUPTED"
+
+    resumed = subprocess.run(deploy.cli("execution", "resume", killed["ID"], "-f", "json"),
+                             capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert json.loads(resumed.stdout)["State"] == "SUCCESS"
+    assert "kept its database for the resumed deploy" in resumed.stderr, resumed.stderr
+    # The killed create was taken over by an update, not started again from nothing.
+    assert "deploy_stack: stack" in resumed.stderr and "UPDATE_COMPLETE" in resumed.stderr
+    status = deploy.status()
+    assert status["deployment_status"] == "DEPLOY_SUCCESS", status
+    assert (deploy.work / "config-download").is_dir()
+    assert deploy.heat.read_run() is None and deploy.heat.dump_file.stat().st_size > 0
+    deploy.assert_no_heat([])
+    tasks = json.loads(subprocess.run(
+        deploy.cli("execution", "tasks", killed["ID"], "-f", "json"), capture_output=True,
+        text=True, check=True, cwd=ROOT, env=env).stdout)
+    assert {t["Task"]: t["State"] for t in tasks}["finish"] == "SUCCESS"
 
 
 def test_ctrl_c_reverts_stops_heat_and_records_it(deploy: Deploy) -> None:

@@ -64,7 +64,7 @@ def test_failed_config_download_keeps_the_created_stack(client: Client,
     status = client.deployment_status("oc")
     assert status["deployment_status"] == "DEPLOY_FAILED"
     assert status["stack_status"] == "CREATE_COMPLETE"
-    assert "tripleo-flow deploy oc --config-download-only" in status["message"]
+    assert "tripleo-flow deploy --plan oc --config-download-only" in status["message"]
     assert heat_processes(HeatDir(work).conf_file) == []
     created = _stack_ids(work)
     assert created  # the finished stack's dump is kept ...

@@ -44,11 +44,15 @@ def test_requests_without_a_valid_token_get_401(api: Api) -> None:
     assert requests.get(api.url + "/v1/openapi.json", timeout=30).status_code == 200
 
 
-def test_errors_carry_the_cli_message_and_the_status_of_their_kind(api: Api) -> None:
+def test_errors_carry_the_message_in_the_apis_words_and_the_status_of_their_kind(
+        api: Api) -> None:
     missing = api("GET", "/v1/plans/nope")
     assert missing.status_code == 404
-    assert missing.json() == {"error": {"kind": "not-found",
-                                        "message": str(exceptions.PlanNotFound("nope"))}}
+    assert missing.json() == {"error": {
+        "kind": "not-found",
+        "message": "Plan 'nope' does not exist. Create it with: POST /v1/plans?name=nope",
+        "hints": [{"command": "tripleo-flow plan create nope --templates DIR",
+                   "request": "POST /v1/plans?name=nope"}]}}
 
     bad_name = api("POST", "/v1/plans", params={"name": "bad_name!", "sample": "true"})
     assert bad_name.status_code == 400
@@ -58,8 +62,11 @@ def test_errors_carry_the_cli_message_and_the_status_of_their_kind(api: Api) -> 
     assert api("POST", "/v1/plans", params={"name": "one", "sample": "true"}).status_code == 201
     again = api("POST", "/v1/plans", params={"name": "one", "sample": "true"})
     assert again.status_code == 409
+    error = exceptions.PlanExists("one")
     assert again.json()["error"] == {"kind": "conflict",
-                                     "message": str(exceptions.PlanExists("one"))}
+                                     "message": error.render(exceptions.API),
+                                     "hints": [h.as_json() for h in error.hints]}
+    assert "tripleo-flow" not in again.json()["error"]["message"]
 
     not_json = api("PUT", "/v1/plans/one/parameters", data=b"{",
                    headers={"Content-Type": "application/json"})

@@ -60,7 +60,8 @@ def test_restore_finds_only_version_ids_the_store_issued(api: Api, tmp_path: Pat
                     "../../objects/plan-environment.yaml", "../../../meta.json",
                     "00000000000000000001", "1234567890.12345", "null", "", "a/b"]:
         response = api("POST", "/v1/plans/overcloud/restore", json={"version": version})
-        assert _error(response, 404) == str(exceptions.VersionNotFound("overcloud", version))
+        assert _error(response, 404) == exceptions.VersionNotFound(
+            "overcloud", version).render(exceptions.API)
         assert _plan(api) == before
     history = api("GET", "/v1/plans/overcloud/history").json()
     restored = api("POST", "/v1/plans/overcloud/restore", json={"version": history[1]["version"]})

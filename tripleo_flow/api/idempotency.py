@@ -39,6 +39,8 @@ LOG = logging.getLogger(__name__)
 
 HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 255
+#: Seconds a key is remembered without a configuration (``[api] idempotency_key_ttl``).
+DEFAULT_TTL = 86400
 
 METADATA = sa.MetaData()
 KEYS = sa.Table(
