@@ -9,7 +9,10 @@ Prints seconds for each case and the ratios the issue sets goals for:
   both persisted to a SQLite file (raw: stock SQLAlchemy backend), and raw in
   memory as a second baseline; goal: within 1.2x of raw;
 * a 1000-task persisted workbook (with-items over 1000 items), goal < 5 s;
-* a 1000-task chain workbook (1000 atoms), for reference.
+* a 1000-task chain workbook (1000 atoms), for reference; ``--chain 10000`` is the
+  10,000-task case (goal <= 10 s persisted), whose raw TaskFlow baseline is left out
+  past ``--raw-chain-max`` tasks (TaskFlow's own scheduling of a chain is quadratic:
+  hours for 10,000).
 """
 
 from __future__ import annotations
@@ -84,6 +87,8 @@ def main() -> int:
     parser.add_argument("--items", type=int, default=1000)
     parser.add_argument("--chain", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--raw-chain-max", type=int, default=2000,
+                        help="Longest chain also run in raw TaskFlow (quadratic there).")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tf-bench-"))
     pool = futurist.ThreadPoolExecutor(max_workers=8)
@@ -119,7 +124,8 @@ def main() -> int:
         results["ours, sqlite"] = best(args.runs, ours("small.chain", {}, host))
         results["ours, with-items"] = best(args.runs, ours("bench.items", {}, host))
         results["ours, chain"] = ours("bench.chain", {}, host)()
-        results["raw linear, memory, chain"] = raw(args.chain, False, True)()
+        if args.chain <= args.raw_chain_max:
+            results["raw linear, memory, chain"] = raw(args.chain, False, True)()
         host.close_workflows()
     finally:
         pool.shutdown()
@@ -135,7 +141,8 @@ def main() -> int:
         "raw linear, memory, chain": f"raw TaskFlow linear_flow {args.chain}, memory",
     }
     for key, label in labels.items():
-        print(f"{label:44} {results[key]:8.3f}")
+        if key in results:
+            print(f"{label:44} {results[key]:8.3f}")
     print()
     print(f"ratio workbook/raw (both SQLite):  "
           f"{results['ours, sqlite'] / results['raw taskflow, sqlite']:.2f}  (goal <= 1.2)")
@@ -144,8 +151,11 @@ def main() -> int:
     print(f"ratio workbook SQLite/raw linear_flow memory:  "
           f"{results['ours, sqlite'] / results['raw linear, memory']:.2f}")
     print(f"with-items x {args.items} persisted: {results['ours, with-items']:.2f} s  (goal < 5 s)")
-    print(f"ratio {args.chain}-chain workbook SQLite / raw linear_flow memory: "
-          f"{results['ours, chain'] / results['raw linear, memory, chain']:.2f}")
+    if "raw linear, memory, chain" in results:
+        print(f"ratio {args.chain}-chain workbook SQLite / raw linear_flow memory: "
+              f"{results['ours, chain'] / results['raw linear, memory, chain']:.2f}")
+    print(f"{args.chain}-task chain persisted: {results['ours, chain']:.2f} s"
+          + ("  (goal <= 10 s)" if args.chain >= 10000 else ""))
     return 0
 
 

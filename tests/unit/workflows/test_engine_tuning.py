@@ -35,3 +35,46 @@ def test_selector_and_scopes_are_replaced() -> None:
 def test_workflow_spec_names() -> None:
     spec = WorkflowSpec(name="w", workbook="wb", path="x.yaml")
     assert spec.full_name == "wb.w"
+
+
+def test_the_linear_graph_merge_gives_taskflows_result() -> None:
+    from taskflow.types import graph as tf_graph
+
+    assert tf_graph.merge_graphs is engine.merge_graphs
+    first = tf_graph.DiGraph(name="first")
+    first.add_node("a", kind="flow")
+    first.add_edge("a", "b", x=1)
+    second = tf_graph.DiGraph(name="second")
+    second.add_node("c", kind="task")
+    second.add_edge("c", "d")
+    third = tf_graph.DiGraph(name="third")
+    third.add_node("e", kind="task", extra=True)
+    ours = engine.merge_graphs(first, second, third)
+    theirs = engine._TASKFLOW_MERGE(first, second, third)
+    assert type(ours) is type(theirs) and ours.name == theirs.name == "first"
+    assert list(ours.nodes(data=True)) == list(theirs.nodes(data=True))
+    assert list(ours.edges(data=True)) == list(theirs.edges(data=True))
+    assert engine.merge_graphs(first) is first and list(first.nodes) == ["a", "b"]
+    overlapping = tf_graph.DiGraph(name="again")
+    overlapping.add_node("b")
+    for merge in (engine.merge_graphs, engine._TASKFLOW_MERGE):
+        try:
+            merge(first, second, overlapping)
+        except ValueError as exc:
+            assert "1 overlapping nodes" in str(exc)
+        else:
+            raise AssertionError("an overlap was merged")
+    assert list(engine.merge_graphs(first, overlapping, allow_overlaps=True).nodes) == ["a", "b"]
+
+
+def test_the_indexed_scope_walker_finds_the_node_a_search_finds() -> None:
+    from taskflow.engines.action_engine import scopes
+
+    flow, _runtime = _chain(4)
+    loaded = engine.load(flow, store={atoms.input_symbol(""): {"state": "SUCCESS", "ctx": {},
+                                                               "next": ["*"]}})
+    compilation = loaded._runtime.compilation
+    assert scopes.ScopeWalker is engine.IndexedScopeWalker
+    for atom in flow:
+        walker = engine.IndexedScopeWalker(compilation, atom, names_only=True)
+        assert walker._node is compilation.hierarchy.find(atom)
