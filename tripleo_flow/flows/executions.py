@@ -71,6 +71,10 @@ class Execution:
     target: str | None = None
     #: The execution's environment (Mistral's ``env``), read by ``env()``.
     env: dict[str, Any] | None = None
+    #: ``error`` in the HTTP API's words (its next steps as its requests), and those
+    #: steps as data (:class:`~tripleo_flow.exceptions.Hint`), when the error had some.
+    error_api: str | None = None
+    hints: list[dict[str, Any]] | None = None
 
 
 def _state(fd: Any) -> str:
@@ -103,7 +107,8 @@ def to_execution(fd: Any) -> Execution:
         error=meta.get("error"), failed_task=meta.get("failed_task"),
         created_at=meta.get("created_at"), updated_at=meta.get("updated_at"),
         finished_at=meta.get("finished_at"), target=meta.get("target"),
-        env=_masked(dict(meta.get("env") or {})))
+        env=_masked(dict(meta.get("env") or {})), error_api=meta.get("error_api"),
+        hints=meta.get("error_hints"))
 
 
 def task_records(fd: Any) -> list[TaskRecord]:

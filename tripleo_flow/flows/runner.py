@@ -326,8 +326,14 @@ class Runner:
                 break
         reverted = fresh.state == states.REVERTED
         fd.state = fresh.state
-        self.store.update_meta(fd, error=cause, failed_task=failed_task,
-                               finished_at=time.time())
+        # The error itself (raised here, in the task's process) knows its next steps:
+        # kept in the HTTP API's words too.
+        hinted = exc if isinstance(exc, exceptions.TripleoFlowError) and exc.hints and (
+            str(exc) == cause) else None
+        self.store.update_meta(
+            fd, error=cause, failed_task=failed_task, finished_at=time.time(),
+            error_api=hinted.render(exceptions.API) if hinted else None,
+            error_hints=[h.as_json() for h in hinted.hints] if hinted else None)
         return failed_task, cause, reverted
 
     @staticmethod

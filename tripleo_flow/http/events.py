@@ -65,7 +65,7 @@ def follow(client: Client, execution_id: str, interval: float = 0.2, keepalive: 
                                         **media.fields(task)}, sequence, redact)
         if ended(execution):
             sequence += 1
-            yield format_event("execution", media.fields(execution), sequence, redact)
+            yield format_event("execution", media.execution(execution), sequence, redact)
             return
         if quiet >= keepalive:
             quiet = 0.0

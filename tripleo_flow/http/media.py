@@ -10,12 +10,24 @@ and ``yaml_max_nodes``); answers are written by
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from falcon import media
 
 from tripleo_flow.core.jsonvalues import dumps, fields, loads
 
-__all__ = ["dumps", "fields", "handler", "loads"]
+__all__ = ["dumps", "execution", "fields", "handler", "loads"]
+
+
+def execution(record: Any) -> dict[str, Any]:
+    """An execution as the API shows it: its error in the API's words (its next steps
+    as this API's requests, also listed in ``hints``)."""
+    body = fields(record)
+    api_error = body.pop("error_api", None)
+    if api_error:
+        body["error"] = api_error
+    body["hints"] = body.get("hints") or []
+    return body
 
 
 def handler(max_depth: int = 100, max_nodes: int = 1_000_000,

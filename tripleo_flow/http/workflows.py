@@ -4,7 +4,7 @@ list and show executions and their tasks, stream an execution's events."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import falcon
 
@@ -19,8 +19,7 @@ if TYPE_CHECKING:
 IDEMPOTENCY_HEADER = idempotency.HEADER
 
 
-def execution_body(execution: Any) -> dict[str, Any]:
-    return media.fields(execution)
+execution_body = media.execution
 
 
 class Workflows:

@@ -57,14 +57,15 @@ def test_http_deploy_running_the_playbook_is_refused_before_heat(
             assert words in execution["error"], execution["error"]
         ran = _ran(api, execution["id"])
         # The deployment was never started.  (The branches not taken, deployed_servers
-        # without a baremetal deployment file and the validations without
-        # run_validations, are only walked back by the revert; the plan history below
-        # shows they changed nothing.)
-        skipped = {"deployed_servers", "select_validations", "validate_each",
-                   "check_validations"}
+        # without a baremetal deployment file, set_environments without user
+        # environments and the validations without run_validations, are only walked
+        # back by the revert; the plan history below shows they changed nothing.)
+        skipped = {"deployed_servers", "set_environments", "select_validations",
+                   "validate_each", "check_validations"}
         assert {name for name, state in ran.items()
                 if state != "PENDING" and name not in skipped} == {
-            "begin", "validated", "servers_ready", "check_ansible"}, ran
+            "begin", "validated", "servers_ready", "environments_ready",
+            "check_ansible"}, ran
         for name in skipped:
             assert ran[name] in ("PENDING", "IGNORE", "REVERTED"), ran
         work = Path(api.client.data_dir) / "work" / "oc"

@@ -249,7 +249,66 @@ def _validations(run: Run) -> None:
                                           "extra_vars": {"admin_password": secret}})
 
 
+def _capabilities(run: Run) -> None:
+    assert "environments/debug.yaml" in json.dumps(run.client.get_capabilities("oc"))
+    run.ok(PLAN + "update_capabilities", {"plan": "oc",
+                                          "environments": {"environments/debug.yaml": True}})
+    run.fails(PLAN + "update_capabilities", {"plan": "oc",
+                                             "environments": {"ghost.yaml": True}})
+
+
+def _roles(run: Run) -> None:
+    roles = run.client.list_roles("oc", detail=True)
+    run.ok(PLAN + "update_roles", {"plan": "oc", "roles": roles})
+    run.fails(PLAN + "update_roles", {"plan": "oc", "roles": [{"no name": True}]})
+
+
+def _networks(run: Run) -> None:
+    networks = run.client.list_networks("oc", detail=True)
+    run.ok(PLAN + "update_networks", {"plan": "oc", "networks": networks})
+    run.fails(PLAN + "update_networks", {"plan": "oc", "networks": [{"no name": True}]})
+
+
+#: A user environment setting the secret parameter (its value must be masked too).
+SECRET_IN_ENVIRONMENT = "Known-Env-Secret-0c61d2"
+USER_ENVIRONMENT = {"name": "mine.yaml", "files": {"mine.yaml": (
+    f"parameter_defaults:\n  {SECRET_PARAMETER[0]}: {SECRET_IN_ENVIRONMENT}\n")}}
+
+
+def _add_environments(run: Run) -> None:
+    run.seen.add(SECRET_IN_ENVIRONMENT)
+    run.ok(PLAN + "add_environments", {"plan": "oc", "user_environments": [USER_ENVIRONMENT]})
+    run.fails(PLAN + "add_environments", {"plan": "oc", "user_environments": [
+        {"name": "bad.yaml", "files": "nope"}]})
+
+
+def _remove_environments(run: Run) -> None:
+    run.seen.add(SECRET_IN_ENVIRONMENT)
+    [added] = run.client.add_environments("oc", [USER_ENVIRONMENT])
+    run.ok(PLAN + "remove_environments", {"plan": "oc", "paths": [added]})
+    run.fails(PLAN + "remove_environments", {"plan": "oc", "paths": [added]})
+
+
+def _deployed_servers(run: Run) -> None:
+    from tests.functional.test_deployed_servers import EXAMPLE, _plan
+
+    _plan(run.client, run.tmp / "ds")  # a tree with deployed-server templates
+    run.remember("overcloud")
+    run.ok(PLAN + "update_deployed_servers", {"plan": "overcloud",
+                                              "baremetal_deployment": EXAMPLE.read_text()})
+    # The sample plan has no deployed-server templates: refused, nothing changed.
+    run.fails(PLAN + "update_deployed_servers", {"plan": "oc",
+                                                 "baremetal_deployment": EXAMPLE.read_text()})
+
+
+PLAN = "tripleo.plan."
 SCENARIOS: dict[str, Callable[[Run], None]] = {
+    PLAN + "update_capabilities": _capabilities,
+    PLAN + "update_roles": _roles,
+    PLAN + "update_networks": _networks,
+    PLAN + "add_environments": _add_environments,
+    PLAN + "remove_environments": _remove_environments,
+    PLAN + "update_deployed_servers": _deployed_servers,
     "tripleo.plan.create_deployment_plan": _create,
     "tripleo.plan.update_deployment_plan": _update,
     "tripleo.plan.delete_deployment_plan": _delete,

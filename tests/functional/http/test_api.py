@@ -264,3 +264,27 @@ def test_a_workflow_started_with_an_env_reads_it(api: Api) -> None:
     refused = api("POST", "/v1/workflows/std_only.greet/executions",
                   json={"input": {"who": "api"}, "env": deep})
     assert refused.status_code == 400, refused.text
+
+
+def test_a_failed_executions_error_is_in_the_apis_words(api: Api) -> None:
+    from tests.functional.http.conftest import finished
+
+    started = api("POST", "/v1/workflows/tripleo.parameters.update_parameters/executions",
+                  json={"input": {"plan": "ghost", "parameters": {"A": 1}}})
+    assert started.status_code == 202, started.text
+    body = finished(api, started.json()["id"])
+    assert body["state"] == "REVERTED" and body["failed_task"] == "update_parameters"
+    assert body["error"] == "Plan 'ghost' does not exist. Create it with: POST /v1/plans?name=ghost"
+    assert body["hints"] == [{"command": "tripleo-flow plan create ghost --templates DIR",
+                              "request": "POST /v1/plans?name=ghost"}]
+    assert "error_api" not in body
+    [listed] = [e for e in api("GET", "/v1/executions").json() if e["id"] == body["id"]]
+    assert listed["error"] == body["error"]
+    # The CLI and Python callers read the CLI's words.
+    record = api.client.get_execution(body["id"])
+    assert record.error == str(exceptions.PlanNotFound("ghost"))
+    ok = api("POST", "/v1/workflows/tripleo.parameters.update_parameters/executions",
+             json={"input": {"plan": "ghost2", "parameters": {}}})
+    assert finished(api, ok.json()["id"])["hints"] == [
+        {"command": "tripleo-flow plan create ghost2 --templates DIR",
+         "request": "POST /v1/plans?name=ghost2"}]
