@@ -23,7 +23,6 @@ from concurrent import futures
 from dataclasses import dataclass
 from typing import Any
 
-import futurist
 from taskflow import states
 from taskflow.types import failure, notifier
 
@@ -87,17 +86,21 @@ class Runner:
         self._action_context = action_context
         self.store = store
         self._threads = max(1, threads)
-        self._engine_pool: futurist.ThreadPoolExecutor | None = None
+        self._engine_pool: futures.ThreadPoolExecutor | None = None
         self._item_pool: futures.ThreadPoolExecutor | None = None
         self._guard = threading.Lock()
         self._background: list[threading.Thread] = []
         self._resuming: set[str] = set()
         self._resume_lock = threading.Lock()
 
-    def _pools(self) -> tuple[futurist.ThreadPoolExecutor, futures.ThreadPoolExecutor]:
+    def _pools(self) -> tuple[futures.ThreadPoolExecutor, futures.ThreadPoolExecutor]:
         with self._guard:
             if self._engine_pool is None or self._item_pool is None:
-                self._engine_pool = futurist.ThreadPoolExecutor(max_workers=self._threads)
+                # The standard library's pool, not futurist's: its shutdown wakes idle
+                # workers at once, where futurist's poll their queue for up to 1 s (every
+                # CLI command that ran a workflow paid that second when it closed).
+                self._engine_pool = futures.ThreadPoolExecutor(
+                    max_workers=self._threads, thread_name_prefix="tripleo-flow-tasks")
                 self._item_pool = futures.ThreadPoolExecutor(
                     max_workers=self._threads, thread_name_prefix="tripleo-flow-items")
             return self._engine_pool, self._item_pool
