@@ -26,8 +26,10 @@ from taskflow.types import failure
 from tripleo_flow import config, exceptions
 from tripleo_flow.actions import std
 from tripleo_flow.actions.base import Action, ActionContext
+from tripleo_flow.actions.parameters import UpdateParameters
 from tripleo_flow.actions.registry import ActionRegistry
 from tripleo_flow.api.workflows import WorkflowsMixin
+from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.lock import PlanLocks
 
 WORKBOOKS = Path(__file__).parent / "workbooks"
@@ -108,6 +110,21 @@ class CrashOnce(Action):
         return "ran"
 
 
+class UpdateParametersThenCrash(UpdateParameters):
+    """``parameters.update``, then SIGKILL the process the first time (a marker file
+    remembers): killed after the plan changed, before the task's result was saved."""
+
+    def execute(self, plan: str, parameters: dict[str, Any],  # type: ignore[override]
+                marker: str) -> dict[str, Any]:
+        record = super().execute(plan, parameters)
+        path = Path(marker)
+        if not path.exists():
+            path.write_text("crashed")
+            os.kill(os.getpid(), signal.SIGKILL)
+            time.sleep(10)
+        return record
+
+
 class Secret(Action):
     """Return a password (a result declared secret)."""
 
@@ -129,7 +146,7 @@ ACTIONS: dict[str, type[Action]] = {
     "std.noop": std.Noop, "std.echo": std.Echo, "std.fail": std.Fail, "std.sleep": std.Sleep,
     "std.http": std.Http, "test.record": Record, "test.flaky": Flaky, "test.count": Count,
     "test.needs_plan": NeedsPlan, "test.secret": Secret, "test.plan_code": RecordPlanCode,
-    "test.crash_once": CrashOnce,
+    "test.crash_once": CrashOnce, "test.update_parameters_then_crash": UpdateParametersThenCrash,
 }
 
 
@@ -141,7 +158,8 @@ class Host(WorkflowsMixin):
         self.conf = config.new_conf()
         self.conf([], default_config_files=[], default_config_dirs=[])
         locks = PlanLocks(f"file://{self.data_dir / 'locks'}")
-        self.context = ActionContext(store=None, locks=locks, conf=self.conf)  # type: ignore
+        self.context = ActionContext(store=LocalStore(self.data_dir / "plans"), locks=locks,
+                                     conf=self.conf)
         self._wf_state()["registry"] = ActionRegistry.from_classes(actions or ACTIONS)
 
     def install(self, *names: str) -> None:

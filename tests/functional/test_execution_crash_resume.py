@@ -6,10 +6,14 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.engine_helpers import Host
+from tripleo_flow import exceptions
+from tripleo_flow.actions.registry import ActionRegistry
+from tripleo_flow.plans.plan import PlanRepository
 
 TASKS = ["t1", "t2", "t3", "t4"]
 ROOT = Path(__file__).resolve().parents[2]
@@ -114,5 +118,54 @@ def test_safe_rerun_false_task_interrupted_is_not_run_again(tmp_path: Path, safe
         assert info.value.task == "t2"
         assert "marked 'safe-rerun: false': it is not run again" in str(info.value)
         assert log.read_text().splitlines() == ["do t1", "undo t1"]
+    finally:
+        host.close_workflows()
+
+
+def test_a_change_killed_before_its_result_was_saved_is_still_undone(tmp_path: Path) -> None:
+    """Killed after ``parameters.update`` changed the plan but before the task's result
+    (its undo record) was saved: the resumed execution runs the task again, which finds
+    the values set already.  A later task fails, and the revert must put back the
+    values of before the first run: the re-run took its undo record from the journal
+    the first run kept (not from the changed plan)."""
+    from tests.plan_trees import basic_tree, write_tree
+    from tripleo_flow.flows.undo_journal import ExecutionUndoJournal
+
+    data_dir = tmp_path / "data"
+    host = Host(data_dir)
+    host.install("undo_demo")
+    context = host.context
+    for name, inputs in (
+            ("plan.create", {"plan": "p1", "templates": str(write_tree(tmp_path / "t",
+                                                                         basic_tree()))}),
+            ("plan.publish", {"plan": "p1"}),
+            ("parameters.update", {"plan": "p1", "parameters": {"A": 1}})):
+        ActionRegistry.load().get(name)(context).execute(**inputs)
+    host.close_workflows()
+
+    def values() -> dict[str, Any]:
+        env = PlanRepository(context.store).environment("p1")
+        return dict(env.get("parameter_defaults") or {})
+
+    assert values() == {"A": 1}
+    marker = tmp_path / "crashed"
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.engine_helpers", "run", str(data_dir),
+         "undo_demo.change_then_fail", json.dumps({"plan": "p1", "marker": str(marker)}),
+         "never", "1"], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == -9, (done.returncode, done.stderr[-2000:])
+    assert marker.exists() and values() == {"A": 2, "B": "new"}  # changed, then killed
+
+    host = Host(data_dir)
+    try:
+        [execution] = host.list_executions()
+        assert execution.state == "INTERRUPTED"
+        journal = ExecutionUndoJournal(host._runner().store.backend.engine, execution.id)
+        assert journal.entries() == [("set_parameters", "1/-/")]  # kept before the change
+        with pytest.raises(exceptions.WorkflowFailed, match="a later task failed"):
+            host.resume_execution(execution.id)
+        assert values() == {"A": 1}  # B removed, A put back: the state before the first run
+        assert host.get_execution(execution.id).state == "REVERTED"
+        assert journal.entries() == []  # the execution ended: its journal is gone
     finally:
         host.close_workflows()

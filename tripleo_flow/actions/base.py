@@ -18,7 +18,7 @@ import enum
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from taskflow import task
 
@@ -30,6 +30,26 @@ if TYPE_CHECKING:
 
     from tripleo_flow.plans.lock import PlanLocks
     from tripleo_flow.plans.store import PlanStore
+
+
+T = TypeVar("T")
+
+
+class UndoJournal(Protocol):
+    """Where the running task keeps its undo record before it changes anything.
+
+    A resumed execution runs the task a crash interrupted again with the same
+    inputs; if the first run had already made its change, the second would compute
+    its undo record from the changed state (the "previous" values would be the new
+    ones) and a later revert could not restore the original.  The workflow runner's
+    journal (:mod:`tripleo_flow.flows.undo_journal`) keeps the first run's record,
+    keyed by execution, task, attempt, item and inputs, and hands it to the re-run.
+    """
+
+    def recall(self, make: Callable[[], T], part: str = "") -> T:
+        """The record (or the named ``part`` of it) kept for the running task, or
+        ``make()`` kept now."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -47,11 +67,26 @@ class ActionContext:
     #: Raises :class:`~tripleo_flow.exceptions.Interrupted` once a signal asked the
     #: operation to stop; long waits call it (:meth:`check_stop`) between looks.
     stop_check: Callable[[], None] | None = None
+    #: Keeps the running task's undo record for a re-run (:class:`UndoJournal`); None
+    #: outside a workflow (an action called directly computes its record each time).
+    undo_journal: UndoJournal | None = None
 
     def report(self, progress: Progress) -> None:
         """Tell the reporter, if any, how far the running action is."""
         if self.reporter is not None:
             self.reporter(progress)
+
+    def undo_record(self, make: Callable[[], T], part: str = "") -> T:
+        """The undo record of the running task: ``make()`` (computed from the state
+        before the change), kept before the action changes anything; a re-run of the
+        same task gets the first run's record instead of computing it again.
+
+        :param part: names a later part of the record, learnt during the change (the
+            stored version a deletion left)
+        """
+        if self.undo_journal is None:
+            return make()
+        return self.undo_journal.recall(make, part)
 
     def check_stop(self) -> None:
         """Raise :class:`~tripleo_flow.exceptions.Interrupted` when asked to stop."""

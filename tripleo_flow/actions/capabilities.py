@@ -52,10 +52,12 @@ class UpdateCapabilities(Action):
             env = repo.environment(plan)
             new_env = capabilities.update_environments(
                 env, cmap, plan_files, environments, purge=purge)
-            if new_env != env:  # a second run (a resumed job) writes no new version
+            # A re-run (a resumed job) gets the first run's selection back, and writes
+            # no new version.
+            previous = self.context.undo_record(lambda: env.get("environments") or [])
+            if new_env != env:
                 repo.save_environment(plan, new_env)
-        return {"previous": env.get("environments") or [],
-                "environments": new_env.get("environments") or []}
+        return {"previous": previous, "environments": new_env.get("environments") or []}
 
     def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
         """Put back the environment selection as it was."""

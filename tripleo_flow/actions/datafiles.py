@@ -49,13 +49,17 @@ class DataFileAction(Action):
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         with self.context.locks.hold(plan):
-            try:
-                old = {self.filename: self.context.store.get_object(plan, self.filename)}
-            except exceptions.ObjectNotFound:
-                old = {}
+            record = self.context.undo_record(lambda: self._backup(plan))
             self.context.store.put_object(plan, self.filename, planenv.dump_yaml(items))
-        return {"names": [i.get("name") for i in items], "backup": encode_blobs(old),
-                "created": [] if old else [self.filename]}
+        return {"names": [i.get("name") for i in items], **record}
+
+    def _backup(self, plan: str) -> dict[str, Any]:
+        """The undo record of a write: the file's content, or that the plan had none."""
+        try:
+            old = {self.filename: self.context.store.get_object(plan, self.filename)}
+        except exceptions.ObjectNotFound:
+            old = {}
+        return {"backup": encode_blobs(old), "created": [] if old else [self.filename]}
 
     def undo(self, plan: str, result: Any) -> None:
         restore_objects(self.context, plan, result)

@@ -153,25 +153,33 @@ class UpdateDeployedServers(Action):
             plan_env = repo.environment(plan)
             entries = list(plan_env.get("environments") or [])
             wanted = _entries(entries)
+            # A re-run (a resumed job) finds the file written and gets the first run's
+            # undo record; the stored version holding the old file is found after the
+            # write (the version the store lists for it then), kept as a part.
+            undo = self.context.undo_record(lambda: {
+                "previous_environments": entries, "created": before is None,
+                "written": content != before, "changed": content != before or wanted != entries})
             result = {"path": PATH, "counts": {r.name: r.count for r in role_list},
                       "hosts": sorted(h for r in role_list for h in
                                       (i.hostname for i in r.instances)),
-                      "previous_environments": entries, "previous_version": None,
-                      "created": before is None, "changed": False}
+                      **undo, "previous_version": None}
             if content == before and wanted == entries:
+                result["previous_version"] = self.context.undo_record(lambda: None,
+                                                                      part="version")
                 return result
-            if before is not None:
-                versions = [v for v in store.list_versions(plan, PATH) if v.is_latest]
-                result["previous_version"] = versions[0].version_id if versions else None
-            result["changed"] = True
             try:
-                store.put_object(plan, PATH, content)
+                if content != before:
+                    store.put_object(plan, PATH, content)
                 if wanted != entries:
                     plan_env["environments"] = wanted
                     repo.save_environment(plan, plan_env)
             except BaseException:
                 self._undo(plan, result)
                 raise
+            old = before
+            if old is not None and content != old:
+                result["previous_version"] = self.context.undo_record(
+                    lambda: repo.find_version(plan, PATH, old), part="version")
         return result
 
     def _undo(self, plan: str, record: Mapping[str, Any]) -> None:
@@ -181,7 +189,9 @@ class UpdateDeployedServers(Action):
         if env.get("environments") != record["previous_environments"]:
             env["environments"] = record["previous_environments"]
             repo.save_environment(plan, env)
-        if record["created"]:
+        if not record.get("written", True):
+            pass  # the file was left as it was
+        elif record["created"]:
             store.delete_objects(plan, [PATH])
         elif record["previous_version"]:
             store.put_object(plan, PATH, store.get_object(

@@ -46,26 +46,40 @@ def edit_section(
         old = dict(env.get(section) or {})
         new = change(copy.deepcopy(old))
         changed = {k for k in set(old) | set(new) if old.get(k, _ABSENT) != new.get(k, _ABSENT)}
+
+        def make_record() -> dict[str, Any]:
+            had = sorted(k for k in changed if k in old)
+            sealed = [k for k in had if _secret(section, k)]
+            made: dict[str, Any] = {
+                "section": section, "previous": {k: old[k] for k in had if k not in sealed},
+                "absent": sorted(k for k in changed if k not in old)}
+            if sealed:
+                made["sealed"] = sealed
+            return made
+
+        # Kept before the write: a re-run (the task resumed after a crash) finds the
+        # section changed already and gets this record, not one made from the new values.
+        record = context.undo_record(make_record)
         if changed:
             env[section] = new
             repo.save_environment(plan, env)
-        had = sorted(k for k in changed if k in old)
-        sealed = [k for k in had if _secret(section, k)]
-        record: dict[str, Any] = {
-            "section": section, "previous": {k: old[k] for k in had if k not in sealed},
-            "absent": sorted(k for k in changed if k not in old)}
-        if sealed:
+        if record.get("sealed") and "version" not in record:
+            sealed = record["sealed"]
+
             def holds(data: bytes) -> bool:
                 held = dict(planenv.parse_plan_environment(data, PLAN_ENV).get(section) or {})
                 return all(held.get(k, _ABSENT) == old[k] for k in sealed)
 
-            try:
-                version = previous_version(repo, plan, holds)
-            except exceptions.PlanStoreError:
-                env[section] = old
-                repo.save_environment(plan, env)
-                raise
-            record.update(sealed=sealed, version=version)
+            def find() -> str:
+                try:
+                    return previous_version(repo, plan, holds)
+                except exceptions.PlanStoreError:
+                    if changed:
+                        env[section] = old
+                        repo.save_environment(plan, env)
+                    raise
+
+            record = {**record, "version": context.undo_record(find, part="version")}
     return record
 
 

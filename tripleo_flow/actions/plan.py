@@ -308,6 +308,11 @@ class UpdatePlan(Action):
             # leaves no trace, not even in the plan-environment's history.
             rendering.render_plan(change.files_after,
                                   max_size=self.context.limit("render_max_size"))
+            # A re-run (a resumed job) finds the plan updated already and gets the first
+            # run's undo record: reverting it then still puts back the plan it replaced.
+            undo = self.context.undo_record(lambda: {
+                "backup": encode_blobs(change.backup), "created": change.created,
+                "journal": change.had_journal})
             # Every write below is covered by the journal: first in, last out.
             repo.save_journal(plan, change.journal)
             try:
@@ -322,15 +327,19 @@ class UpdatePlan(Action):
             except BaseException:
                 _rollback(repo, plan, change)
                 raise
-            env_version = None if change.new_env == change.old_env else \
-                repo.find_environment_version(plan, change.old_env)
-            if env_version is None and change.new_env != change.old_env:
-                # never in the record: keep a copy in the plan
-                env_version = f"{_UNDO_PREFIX}{uuid.uuid4().hex}"
-                store.put_object(plan, env_version, change.old_env)
+
+            def find_version() -> str | None:
+                if change.new_env == change.old_env:
+                    return None
+                found = repo.find_environment_version(plan, change.old_env)
+                if found is None:  # never in the record: keep a copy in the plan
+                    found = f"{_UNDO_PREFIX}{uuid.uuid4().hex}"
+                    store.put_object(plan, found, change.old_env)
+                return found
+
+            env_version = self.context.undo_record(find_version, part="environment_version")
         crashpoints.reached("plan.update:done")
-        return {"plan": plan, "backup": encode_blobs(change.backup), "created": change.created,
-                "environment_version": env_version, "journal": change.had_journal,
+        return {"plan": plan, **undo, "environment_version": env_version,
                 "changed": len(change.to_write) + 1, "deleted": change.to_delete,
                 "dropped_environments": change.dropped}
 
@@ -488,14 +497,20 @@ class RestorePlan(Action):
             old = repo.environment_version(plan, version)
             planenv.parse_plan_environment(old, f"{PLAN_ENV} (version {version})")
             current = self.context.store.get_object(plan, PLAN_ENV)
-            if current == old:  # already current (a second run): nothing to write or undo
-                return {"plan": plan, "version": version, "previous_version": None}
+            if current == old:  # already current: nothing to write; a re-run (a resumed
+                # job) gets the version its first run named, if it got that far
+                previous = self.context.undo_record(lambda: None, part="version")
+                return {"plan": plan, "version": version, "previous_version": previous}
             self.context.store.put_object(plan, PLAN_ENV, old)
-            try:  # the undo record names the version holding the replaced content
-                previous = previous_version(repo, plan, lambda data: data == current)
-            except exceptions.PlanStoreError:
-                self.context.store.put_object(plan, PLAN_ENV, current)
-                raise
+
+            def find() -> str:  # the undo record names the version holding the replaced content
+                try:
+                    return previous_version(repo, plan, lambda data: data == current)
+                except exceptions.PlanStoreError:
+                    self.context.store.put_object(plan, PLAN_ENV, current)
+                    raise
+
+            previous = self.context.undo_record(find, part="version")
         return {"plan": plan, "version": version, "previous_version": previous}
 
     def revert(self, plan: str, result: Any, **kwargs: Any) -> None:

@@ -136,9 +136,12 @@ def _edit_record(action: Action, plan: str,
     with action.context.locks.hold(plan):
         before = read_record(action.context, plan)
         after = edit(dict(before))
+        # A re-run (a resumed job) finds the record edited and gets the first run's undo.
+        undo = action.context.undo_record(
+            lambda: {"previous": before, "changed": after != before})
         if after != before:
             _write_record(action, plan, after)
-    return {"previous": before, "changed": after != before}
+    return undo
 
 
 def _restore(action: Action, plan: str, record: dict[str, Any]) -> None:

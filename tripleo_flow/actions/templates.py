@@ -38,15 +38,18 @@ class ProcessTemplates(Action):
                 changed[path] = data
             for path in stale:
                 backup[path] = files[path]
-            created = sorted(p for p in changed if p not in existing)
-            previous_rendered = list(manifest.rendered)
+            # A re-run (a resumed job) finds the files rendered and gets the first run's
+            # backup: reverting it then still puts back what the plan had.
+            undo = self.context.undo_record(lambda: {
+                "created": sorted(p for p in changed if p not in existing),
+                "backup": encode_blobs(backup),
+                "previous_rendered": list(manifest.rendered)})
             manifest.rendered = sorted(rendered)
             store.put_objects(plan, changed)
             store.delete_objects(plan, stale)
             repo.save_manifest(plan, manifest)
         return {"files": sorted(rendered), "written": sorted(changed), "removed": stale,
-                "created": created, "backup": encode_blobs(backup),
-                "previous_rendered": previous_rendered}
+                **undo}
 
     def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
         """Restore the rendered files as they were and remove the ones this run added."""

@@ -61,22 +61,41 @@ class _Change(Action):
     def apply(self, plan: str, objects: Mapping[str, bytes], delete: list[str],
               entries: list[Any], previous: list[Any]) -> dict[str, Any]:
         """Under the plan's lock: write ``objects``, delete ``delete``, make ``entries``
-        the plan's environments; on a failure put everything back and re-raise."""
+        the plan's environments; on a failure put everything back and re-raise.
+
+        The undo record is kept (:meth:`ActionContext.undo_record`) before the first
+        write, the version each deletion left as soon as it is known."""
         repo = PlanRepository(self.context.store)
         store = self.context.store
-        record: dict[str, Any] = {"previous": previous, "created": sorted(objects),
-                                  "deleted": {}}
+        record: dict[str, Any] = {**self.context.undo_record(lambda: {
+            "previous": previous, "created": sorted(objects), "deleting": sorted(delete)}),
+            "deleted": {}}
         try:
             store.put_objects(plan, objects)
             for name in delete:
                 store.delete_object(plan, name)
-                record["deleted"][name] = _deleted_version(store, plan, name)
+                record["deleted"][name] = self.deleted_version(plan, name)
             env = repo.environment(plan)
             env["environments"] = entries
             repo.save_environment(plan, env)
         except BaseException:
             self._undo(plan, record)
             raise
+        return record
+
+    def deleted_version(self, plan: str, name: str) -> str | None:
+        """The stored version holding ``name`` just deleted (a re-run: the one its first
+        run found)."""
+        return self.context.undo_record(
+            lambda: _deleted_version(self.context.store, plan, name), part=f"deleted:{name}")
+
+    def rerun_record(self, plan: str, fallback: dict[str, Any]) -> dict[str, Any]:
+        """The undo record of a change found done already: the first run's, when this
+        is its re-run (a resumed job), else ``fallback`` (a change that was not needed)."""
+        record = self.context.undo_record(lambda: fallback)
+        if "deleting" in record:
+            record = {**record, "deleted": {
+                name: self.deleted_version(plan, name) for name in record["deleting"]}}
         return record
 
     def _undo(self, plan: str, record: Mapping[str, Any]) -> None:
@@ -157,7 +176,8 @@ class AddEnvironments(_Change):
             else:
                 done = _already_added(users, current, wanted, position)
             if done is not None:  # a second run (a resumed job): the first one added them
-                return {"previous": previous, "created": [], "deleted": {}, "paths": done}
+                return {**self.rerun_record(plan, {"previous": previous, "created": [],
+                                                   "deleted": {}}), "paths": done}
             number = userenvs.next_number(existing)
             paths: list[str] = []
             objects: dict[str, bytes] = {}

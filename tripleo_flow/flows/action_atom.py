@@ -21,7 +21,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
 from tripleo_flow.core.progress import Progress
 from tripleo_flow.exceptions import BreakRetry, FailCommand, RetriesExhausted, TaskFailed
-from tripleo_flow.flows import execution_scope, expressions, redaction, task_progress
+from tripleo_flow.flows import execution_scope, expressions, redaction, task_progress, undo_journal
 from tripleo_flow.flows.atoms import ERROR, INPUTS, SUCCESS, Links, Runtime, _WorkbookAtom
 from tripleo_flow.flows.workbook_model import TaskSpec
 
@@ -34,6 +34,7 @@ class ActionAtom(_WorkbookAtom):
         super().__init__(name, spec, links, runtime, extra_requires=extra_requires)
         self._action: Action | None = None
         self._last_attempt = True
+        self._attempt_no = 1
 
     def _get_action(self) -> Action:
         if self._action is None:
@@ -75,11 +76,18 @@ class ActionAtom(_WorkbookAtom):
             raise exceptions.SecretNotPersisted(self.spec.name, masked)
         return inputs
 
-    def _call(self, inputs: dict[str, Any], timeout: float | None) -> Any:
+    def _call(self, inputs: dict[str, Any], timeout: float | None,
+              item: int | None = None) -> Any:
         action = self._get_action()
+        attempt = self._attempt_no
+
+        def execute() -> Any:  # in the thread that runs the action: its undo records' key
+            with undo_journal.ExecutionUndoJournal.running(self.name, attempt, item):
+                return action.execute(**inputs)
+
         if timeout is None:
-            return action.execute(**inputs)
-        future = self.runtime.executor.submit(action.execute, **inputs)
+            return execute()
+        future = self.runtime.executor.submit(execute)
         try:
             return future.result(timeout=timeout)
         except futures.TimeoutError:
@@ -121,7 +129,7 @@ class ActionAtom(_WorkbookAtom):
         if width <= 1 or len(items) <= 1:
             for index, inputs in enumerate(all_inputs):
                 try:
-                    results[index] = self._call(inputs, timeout)
+                    results[index] = self._call(inputs, timeout, index)
                     done.append(index)
                 except Exception as exc:
                     first_error = exc
@@ -132,7 +140,8 @@ class ActionAtom(_WorkbookAtom):
             while (queue or pending) and first_error is None:
                 while queue and len(pending) < width:
                     index, inputs = queue.pop(0)
-                    pending[self.runtime.executor.submit(self._call, inputs, timeout)] = index
+                    pending[self.runtime.executor.submit(self._call, inputs, timeout,
+                                                         index)] = index
                 finished, _ = futures.wait(pending, return_when=futures.FIRST_COMPLETED)
                 for fut in finished:
                     index = pending.pop(fut)
@@ -188,6 +197,7 @@ class ActionAtom(_WorkbookAtom):
         timeout = evaluator.evaluate(self.spec.timeout) if self.spec.timeout is not None else None
         attempt, attempts = self._attempt(kwargs, evaluator)
         self._last_attempt = attempt >= attempts
+        self._attempt_no = attempt
         policy = self.spec.retry
         delay = 0.0
         if policy is not None:
@@ -211,6 +221,7 @@ class ActionAtom(_WorkbookAtom):
                         policy.continue_on)):
                 attempt += 1
                 self._last_attempt = attempt >= attempts
+                self._attempt_no = attempt
                 time.sleep(max(0.0, delay))
                 continue
             outcome = self._after(ctx, kwargs, result, None, inputs)

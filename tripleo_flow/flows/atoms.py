@@ -28,6 +28,7 @@ from taskflow import task
 from tripleo_flow.actions.base import Action
 from tripleo_flow.exceptions import FailCommand, TaskFailed
 from tripleo_flow.flows import execution_scope, expressions
+from tripleo_flow.flows.undo_journal import ExecutionUndoJournal
 from tripleo_flow.flows.workbook_model import TaskSpec, Transition, WorkflowSpec, apply_inputs
 
 SUCCESS, ERROR, SKIPPED = "SUCCESS", "ERROR", "SKIPPED"
@@ -71,6 +72,8 @@ class Runtime:
     #: Called with a task's name as it starts: raises
     #: :class:`~tripleo_flow.exceptions.Interrupted` once a signal asked to stop.
     stop_check: Callable[[str], None] | None = None
+    #: Keeps each task's undo record for a re-run (:mod:`.undo_journal`).
+    undo_journal: ExecutionUndoJournal | None = None
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from tripleo_flow.flows import (
     execution_scope,
     expressions,
     redaction,
+    undo_journal,
     workbook_model,
 )
 from tripleo_flow.flows import engine as tf_engine
@@ -259,9 +260,12 @@ class Runner:
             for listener in listeners:
                 listener(event)
 
+        journal = self._journal(fd.uuid)
         action_context = self._action_context
-        if stop is not None and isinstance(action_context, ActionContext):
-            action_context = dataclasses.replace(action_context, stop_check=stop.check)
+        if isinstance(action_context, ActionContext):
+            action_context = dataclasses.replace(
+                action_context, undo_journal=journal,
+                stop_check=stop.check if stop is not None else action_context.stop_check)
         runtime = atoms.Runtime(catalog.action_lookup(self._actions), action_context,
                                 item_pool,
                                 {"id": fd.uuid, "name": workflow.full_name,
@@ -271,7 +275,8 @@ class Runner:
                                 or meta.get("origin") != ORIGIN_API,
                                 expression_limits=self._expression_limits(),
                                 scope=execution_scope.Scope(meta.get("env"), fd.uuid),
-                                stop_check=None if stop is None else stop.check)
+                                stop_check=None if stop is None else stop.check,
+                                undo_journal=journal)
         compiled = compiler.compile_workflow(workflow, catalog, runtime, meta.get("target"))
         # A resumed execution is no longer paused (a later suspension may be another's).
         self.store.update_meta(fd, pid=os.getpid(), host=socket.gethostname(), paused_at=None)
@@ -294,7 +299,12 @@ class Runner:
         output = (engine.storage.fetch(atoms.OUTPUT_SYMBOL) or {}).get("result")
         self.store.update_meta(fd, output=output, finished_at=time.time(), error=None,
                                failed_task=None)
+        self._journal(fd.uuid).forget()
         return self.store.get(fd.uuid)
+
+    def _journal(self, execution_id: str) -> undo_journal.ExecutionUndoJournal:
+        return undo_journal.ExecutionUndoJournal(self.store.backend.engine, execution_id,
+                                                 self.store.backend.redactor)
 
     def _learn_secrets(self, plan: Any) -> None:
         """Tell the executions database the secrets of the plan an execution names and
@@ -329,6 +339,7 @@ class Runner:
                 break
         reverted = fresh.state == states.REVERTED
         fd.state = fresh.state
+        self._journal(fd.uuid).forget()  # ended: no task of it runs again
         # The error itself (raised here, in the task's process) knows its next steps:
         # kept in the HTTP API's words too.
         hinted = exc if isinstance(exc, exceptions.TripleoFlowError) and exc.hints and (

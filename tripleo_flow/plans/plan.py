@@ -292,12 +292,21 @@ class PlanRepository:
         """The id of an earlier (not current) stored version of the plan-environment
         whose content is ``data``; None when none is listed (an unversioned
         container, or a listing that lags behind the write ``attempts`` times)."""
+        return self.find_version(plan, PLAN_ENV, data, attempts)
+
+    def find_version(self, plan: str, name: str, data: bytes, attempts: int = 3) -> str | None:
+        """The id of an earlier (not current) stored version of object ``name`` whose
+        content is ``data`` (see :meth:`find_environment_version`)."""
         wanted = digest(data)
         for attempt in range(attempts):
-            for version in self.environment_versions(plan)[:4]:
+            for version in self.store.list_versions(plan, name)[:4]:
                 if version.is_latest or version.size != len(data):
                     continue
-                if digest(self.environment_version(plan, version.version_id)) == wanted:
+                try:
+                    held = self.store.get_object(plan, name, version_id=version.version_id)
+                except exceptions.ObjectNotFound:
+                    continue
+                if digest(held) == wanted:
                     return version.version_id
             if attempt + 1 < attempts:
                 time.sleep(0.2 * (attempt + 1))

@@ -15,7 +15,10 @@ action that is in no table fails :func:`test_every_action_is_covered`.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import inspect
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -214,6 +217,18 @@ def _create(context: ActionContext, tmp: Path,
     _run(context, "plan.publish", {"plan": PLAN})
 
 
+def _prepare(context: ActionContext, case: Case, tmp: Path) -> dict[str, Any]:
+    """Create the plan and run the case's steps; the inputs of the action to run."""
+    if not case.empty_store:
+        _create(context, tmp, case.extra_files)
+    for step, step_inputs in case.prepare:
+        _run(context, step, step_inputs(tmp))
+    inputs = case.inputs(tmp)
+    if inputs.get("version") == "FIRST":
+        inputs["version"] = _run(context, "plan.history", {"plan": PLAN})[-1]["version"]
+    return inputs
+
+
 def _outcome(context: ActionContext, name: str, inputs: dict[str, Any]) -> Any:
     try:
         return _run(context, name, inputs)
@@ -227,13 +242,7 @@ def test_a_second_run_changes_nothing_more(name: str, any_context: ActionContext
     context = any_context
     case = CASES[name]
     action = REGISTRY.get(name)
-    if not case.empty_store:
-        _create(context, tmp_path, case.extra_files)
-    for step, step_inputs in case.prepare:
-        _run(context, step, step_inputs(tmp_path))
-    inputs = case.inputs(tmp_path)
-    if inputs.get("version") == "FIRST":
-        inputs["version"] = _run(context, "plan.history", {"plan": PLAN})[-1]["version"]
+    inputs = _prepare(context, case, tmp_path)
     before = _state(context, tmp_path)
     first = _outcome(context, name, inputs)
     if isinstance(first, exceptions.TripleoFlowError):
@@ -317,3 +326,65 @@ def test_a_second_run_of_a_once_action_does_it_again(name: str, context: ActionC
     second = _run(context, "passwords.get", {"plan": PLAN})
     assert set(original) == set(first) == set(second)
     assert first != original and second != first
+
+
+class MemoryJournal:
+    """The undo journal of one task, as a resumed execution's re-run of that task sees
+    it: the first run keeps its record (through JSON, as the executions database
+    does), the second gets it back."""
+
+    def __init__(self) -> None:
+        self.kept: dict[str, str] = {}
+
+    def recall(self, make: Callable[[], Any], part: str = "") -> Any:
+        if part not in self.kept:
+            self.kept[part] = json.dumps(make())
+        return json.loads(self.kept[part])
+
+
+def _revert(context: ActionContext, name: str, inputs: dict[str, Any], result: Any) -> None:
+    action: Action = REGISTRY.get(name)(context)
+    accepted = set(inspect.signature(action.revert).parameters)
+    args = {k: v for k, v in inputs.items() if k in accepted or "kwargs" in accepted}
+    action.revert(result=result, **args)
+
+
+def _current(state: dict[str, Any]) -> dict[str, Any]:
+    """The state without version histories (a revert writes a new version)."""
+    return {container: (meta, objects, []) for container, (meta, objects, _v) in state.items()}
+
+
+#: Every action a re-run leaves as the first left (CONVERGES) and that has an undo;
+#: plus the variants whose undo record takes another path.
+REVERTIBLE: dict[str, tuple[str, Case]] = {
+    **{name: (name, case) for name, case in CASES.items()
+       if REGISTRY.get(name).rerun is Rerun.CONVERGES and REGISTRY.get(name).has_revert()},
+    # a secret's old value is not in the record: it names the version holding it
+    "parameters.update(secret)": ("parameters.update", Case(
+        lambda _tmp: {"plan": PLAN, "parameters": {"AdminPassword": "new", "A": 2}},
+        prepare=(("parameters.update", lambda _tmp: {
+            "plan": PLAN, "parameters": {"AdminPassword": "old", "A": 1}}),))),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(REVERTIBLE))
+def test_a_revert_after_a_second_run_restores_the_state_before_the_first(
+        variant: str, any_context: ActionContext, tmp_path: Path) -> None:
+    """A task killed after its change but before its result was saved runs again on
+    resume; a later failure reverts it with the second run's result.  That revert
+    must still restore the state before the first run: the second run gets the
+    first run's undo record from the task's journal (:meth:`ActionContext.undo_record`)."""
+    context = any_context
+    name, case = REVERTIBLE[variant]
+    inputs = _prepare(context, case, tmp_path)
+    before = _state(context, tmp_path)
+    journaled = dataclasses.replace(context, undo_journal=MemoryJournal())
+    first = _run(journaled, name, inputs)
+    if case.new_process:
+        OWN_CREATES.discard(first["create_id"])
+        context.locks.close()
+    second = _run(journaled, name, inputs)
+    assert state_diff(before, _state(context, tmp_path)), f"{name} changed nothing"
+    _revert(journaled, name, inputs, second)
+    assert state_diff(_current(before), _current(_state(context, tmp_path))) == [], \
+        f"reverting a second {name} did not restore the state before the first"
