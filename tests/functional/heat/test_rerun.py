@@ -1,0 +1,198 @@
+"""A second run of each ``heat.*`` action, with the same inputs, on a real native heat-all
+(issue 17: a resumed workflow runs its interrupted task again from its start).
+
+One heat-dir goes through the whole life cycle (three launches of heat-all in all, so
+it is one test): each action runs once, the heat-dir is looked at (the heat-all
+processes of its heat.conf, run.json, the status, the database dump and what it
+holds, the stacks Heat lists), the action runs again with the same inputs, and the
+test checks what the action's :class:`~tripleo_flow.actions.base.Rerun` promises.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.functional.heat.conftest import heat_processes
+from tests.plan_state import state_diff, store_state
+from tripleo_flow import exceptions
+from tripleo_flow.actions.base import Rerun
+from tripleo_flow.actions.registry import ActionRegistry
+from tripleo_flow.actions.schema import CACHE_OBJECT
+from tripleo_flow.api import Client
+from tripleo_flow.heat.client import HeatClient
+from tripleo_flow.heat.workdir import HeatDir
+
+pytestmark = pytest.mark.functional
+
+REGISTRY = ActionRegistry.load()
+TEMPLATE = Path(__file__).with_name("small-stack.yaml")
+#: What a relaunch of the same heat-dir changes by itself: its process and start time.
+PER_PROCESS = ("pid", "started_at")
+
+
+def _digest(path: Path) -> str | None:
+    return hashlib.md5(path.read_bytes()).hexdigest() if path.exists() else None
+
+
+def _dumped_stacks(dump: Path) -> list[tuple[str, str, str]]:
+    """(name, action, status) of every top-level stack the SQL dump holds, loaded on its
+    own."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(dump.read_text())
+        return db.execute("SELECT name, action, status FROM stack WHERE owner_id IS NULL "
+                          "ORDER BY name").fetchall()
+    finally:
+        db.close()
+
+
+def _state(client: Client, work: HeatDir) -> dict[str, Any]:
+    record = work.read_run()
+    status = REGISTRY.get("heat.status")(client.context).execute(
+        heat_dir=str(work.root), heat_type="native")
+    stacks = None
+    if status["api_answers"]:
+        found = HeatClient(status["endpoint"]).find_stack("small")
+        stacks = found and (found["stack_name"], found["stack_status"])
+    database = Path(record["database"]["path"]) if record else None
+    return {"processes": len(heat_processes(work.conf_file)),
+            "run": {k: v for k, v in (record or {}).items() if k not in PER_PROCESS},
+            "database": database is not None and database.exists(),
+            "status": {**status, "detail": re.sub(r"pid \d+", "pid N", status["detail"])},
+            "stacks": stacks,
+            "dump": _digest(work.dump_file),
+            "dumped": _dumped_stacks(work.dump_file) if work.dump_file.exists() else None}
+
+
+def _outcome(client: Client, name: str, inputs: dict[str, Any]) -> Any:
+    try:
+        return REGISTRY.get(name)(client.context).execute(**inputs)
+    except exceptions.TripleoFlowError as exc:
+        return exc
+
+
+def twice(client: Client, work: HeatDir, name: str, **inputs: Any
+          ) -> tuple[Any, Any, dict[str, Any], dict[str, Any]]:
+    """Run ``name`` twice; check its Rerun; both outcomes and the states after each."""
+    rerun = REGISTRY.get(name).rerun
+    inputs = {"heat_dir": str(work.root), "heat_type": "native", **inputs}
+    before = _state(client, work)
+    first = _outcome(client, name, inputs)
+    assert not isinstance(first, exceptions.TripleoFlowError), f"{name} failed: {first}"
+    middle = _state(client, work)
+    second = _outcome(client, name, inputs)
+    after = _state(client, work)
+    if rerun is Rerun.READS:
+        assert middle == before == after, f"{name} is declared as only reading"
+        assert second == first
+    elif rerun is Rerun.REFUSES:
+        assert middle != before, f"{name} changed nothing on its first run"
+        assert isinstance(second, exceptions.TripleoFlowError), second
+        assert after == middle, f"a refused {name} changed the heat-dir"
+    else:
+        assert rerun is Rerun.CONVERGES, rerun
+        assert not isinstance(second, exceptions.TripleoFlowError), \
+            f"a second {name} failed: {second}"
+    return first, second, middle, after
+
+
+def test_each_heat_action_run_twice(client: Client, tmp_path: Path) -> None:
+    work = HeatDir(tmp_path / "work")
+
+    # heat.status reads: twice the same answer, before anything runs.
+    first, _, state, _ = twice(client, work, "heat.status")
+    assert (first["running"], first["detail"], state["dump"]) == (False, "not running", None)
+
+    # heat.launch refuses a second run: the Heat it started goes on, untouched.
+    first, second, state, after = twice(client, work, "heat.launch")
+    assert isinstance(second, exceptions.HeatRunning)
+    assert str(work.root) in str(second) and "--kill" in str(second.hints)
+    assert work.read_run() is not None
+    assert state["processes"] == after["processes"] == 1
+    assert state["status"]["running"] and state["status"]["api_answers"]
+
+    # A stack, for the dump and restore to carry.
+    heat = HeatClient(first["endpoint"])
+    heat.create_stack({"stack_name": "small", "template": yaml.safe_load(TEMPLATE.read_text()),
+                       "parameters": {"length": 7}})
+    assert heat.wait("small", interval=0.5)["stack_status"] == "CREATE_COMPLETE"
+    pid = (work.read_run() or {})["pid"]
+
+    # heat.status reads, while Heat runs.
+    first, _, state, _ = twice(client, work, "heat.status")
+    assert first["running"] and first["api_answers"]
+    assert state["stacks"] == ("small", "CREATE_COMPLETE")
+
+    # heat.dump_db converges: the dump holds the stack, Heat runs on as it was.
+    first, second, state, after = twice(client, work, "heat.dump_db")
+    assert first == second == str(work.dump_file)
+    assert state["dumped"] == after["dumped"] == [("small", "CREATE", "COMPLETE")]
+    assert {k: v for k, v in after.items() if k != "dump"} == \
+        {k: v for k, v in state.items() if k != "dump"}
+    assert (work.read_run() or {})["pid"] == pid
+    # The second run keeps the first run's dump aside as the one to put back on undo
+    # (there was none before the first run): what DumpHeatDatabase.revert restores.
+    previous = work.dump_file.with_name(work.dump_file.name + ".prev")
+    assert _digest(previous) == state["dump"]
+
+    # heat.restore_db converges: one Heat again, on the dump's stack (a new process).
+    first, second, state, after = twice(client, work, "heat.restore_db")
+    assert second == first
+    assert after == state
+    assert after["processes"] == 1 and after["stacks"] == ("small", "CREATE_COMPLETE")
+    assert (work.read_run() or {})["pid"] != pid
+
+    # heat.kill converges: the second finds nothing to stop and keeps the first's dump.
+    first, second, state, after = twice(client, work, "heat.kill")
+    assert first["dump"] == str(work.dump_file) and first["stopped"]
+    assert second == {"heat_dir": str(work.root), "dump": None, "stopped": []}
+    assert after == state
+    assert (state["processes"], state["run"], state["database"]) == (0, {}, False)
+    assert state["dumped"] == [("small", "CREATE", "COMPLETE")]
+
+    # heat.status reads, once Heat is gone.
+    first, _, state, _ = twice(client, work, "heat.status")
+    assert not first["running"] and first["dump"] == str(work.dump_file)
+
+
+def test_parameters_get_twice_reads_the_same_schema(client: Client) -> None:
+    """parameters.get reads: the plan is unchanged and the schema is the same.  The
+    first run launches a private Heat (and caches the schema with the plan, derived
+    data :mod:`tests.plan_state` leaves out); the second answers from that cache."""
+    client.create_plan("p", sample=True)
+    before = store_state(client.store)
+    first = _outcome(client, "parameters.get", {"plan": "p"})
+    middle = store_state(client.store)
+    cache = client.store.get_object("p", CACHE_OBJECT)
+    second = _outcome(client, "parameters.get", {"plan": "p"})
+    assert REGISTRY.get("parameters.get").rerun is Rerun.READS
+    assert state_diff(before, middle) == [] and state_diff(middle, store_state(client.store)) == []
+    assert client.store.get_object("p", CACHE_OBJECT) == cache
+    assert (first["cached"], second["cached"]) == (False, True)
+    assert {**second, "cached": False} == first
+    assert first["parameters"]["ControllerCount"]["value"] == 1
+    parent = client.data_dir / "parameters-heat"
+    assert heat_processes(parent) == [] and list(parent.iterdir()) == []
+
+
+def test_ansible_check_twice_reads(client: Client, ansible_venv: Path, tmp_path: Path) -> None:
+    """ansible.check (the deploy workflow's first look at Ansible) reads: the same
+    ansible-playbook twice, nothing written; a missing one is the same clear error."""
+    client.conf.set_override("venv", str(ansible_venv), group="ansible")
+    before = sorted(tmp_path.rglob("*"))
+    first = _outcome(client, "ansible.check", {})
+    second = _outcome(client, "ansible.check", {})
+    assert REGISTRY.get("ansible.check").rerun is Rerun.READS
+    assert first == second == {"ansible_playbook": str(ansible_venv / "bin" / "ansible-playbook")}
+    assert sorted(tmp_path.rglob("*")) == before
+    client.conf.set_override("venv", str(tmp_path / "no-ansible"), group="ansible")
+    missing = [_outcome(client, "ansible.check", {}) for _ in range(2)]
+    assert all(isinstance(m, exceptions.AnsibleNotInstalled) for m in missing)
+    assert str(missing[0]) == str(missing[1]) and "no-ansible" in str(missing[0])
