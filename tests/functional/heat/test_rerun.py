@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -196,3 +197,99 @@ def test_ansible_check_twice_reads(client: Client, ansible_venv: Path, tmp_path:
     missing = [_outcome(client, "ansible.check", {}) for _ in range(2)]
     assert all(isinstance(m, exceptions.AnsibleNotInstalled) for m in missing)
     assert str(missing[0]) == str(missing[1]) and "no-ansible" in str(missing[0])
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def _work_files(work: Path) -> dict[str, str | None]:
+    """The digest of each file a deploy step writes in the work dir (not Heat's own)."""
+    names = ("stack-request.json", "outputs.yaml", "environment.yaml", "heat-db-dump.sql")
+    return {name: _digest(work / name) for name in names}
+
+
+def _deploy_state(client: Client, work: Path) -> dict[str, Any]:
+    cd = work / "config-download"
+    return {"files": _work_files(work), "store": store_state(client.store),
+            "config_download": (_git(cd, "rev-parse", "HEAD^{tree}"),
+                                _git(cd, "rev-list", "--count", "HEAD"))}
+
+
+def _deploy_twice(client: Client, work: Path, name: str, **inputs: Any
+                  ) -> tuple[Any, Any, dict[str, Any], dict[str, Any]]:
+    before = _deploy_state(client, work)
+    first = _outcome(client, name, inputs)
+    assert not isinstance(first, exceptions.TripleoFlowError), f"{name} failed: {first}"
+    middle = _deploy_state(client, work)
+    second = _outcome(client, name, inputs)
+    after = _deploy_state(client, work)
+    if REGISTRY.get(name).rerun is Rerun.READS:
+        assert middle == before == after, f"{name} is declared as only reading"
+        assert second == first
+    else:
+        assert REGISTRY.get(name).rerun is Rerun.CONVERGES
+        assert not isinstance(second, exceptions.TripleoFlowError), \
+            f"a second {name} failed: {second}"
+    return first, second, middle, after
+
+
+def test_deploy_steps_after_the_stack_twice(client: Client, tmp_path: Path) -> None:
+    """The deploy workflow's steps after the stack (those ``deploy --config-download-only``
+    runs, on the stack a deploy of the sample plan kept), each twice with the inputs
+    the workflow gives it."""
+    work = tmp_path / "work"
+    client.create_plan("oc", sample=True)
+    client.deploy("oc", heat_type="native", work_dir=work)
+    ids = {"plan": "oc", "work_dir": str(work)}
+
+    request, _, state, _ = _deploy_twice(client, work, "deploy.kept_stack", **ids)
+    assert request["file"] == str(work / "stack-request.json")
+
+    # As the workflow does: the plan is DEPLOYING again (its record without stack status).
+    _outcome(client, "deploy.start", {**ids, "heat_type": "native"})
+    heat = _outcome(client, "deploy.launch_heat", {"work_dir": str(work),
+                                                    "heat_type": "native"})
+    assert heat["restored"] is True
+    # In the process that launched it (alive: a lost claim, not a kill -9), a second
+    # launch is refused; after a kill -9 the resumed execution launches Heat again
+    # (test_deploy_crash.py::test_a_deploy_killed_while_the_stack_is_created_resumes).
+    again = _outcome(client, "deploy.launch_heat", {"work_dir": str(work),
+                                                     "heat_type": "native"})
+    assert isinstance(again, exceptions.HeatRunning)
+
+    first, second, state, after = _deploy_twice(client, work, "deploy.check_kept_stack",
+                                                plan="oc", heat=heat)
+    assert first["status"] == second["status"] == "CREATE_COMPLETE"
+    assert after == state  # the stack status recorded once, the same again
+    status = client.deployment_status("oc")
+    assert (status["deployment_status"], status["stack_status"]) == ("DEPLOYING",
+                                                                     "CREATE_COMPLETE")
+
+    outputs, second, state, after = _deploy_twice(client, work, "deploy.save_outputs",
+                                                  heat=heat, stack_request=request, **ids)
+    assert second == {**outputs, "backup": {"outputs.yaml": "outputs.yaml.prev",
+                                            "environment.yaml": "environment.yaml.prev"}}
+    assert after == state  # the same outputs and environment, from the same stack
+    assert outputs["servers"] == ["oc-controller-0", "oc-novacompute-0"]
+
+    cd_first, cd_second, state, after = _deploy_twice(
+        client, work, "deploy.config_download", stack_outputs=outputs, **ids)
+    assert cd_second["files"] == cd_first["files"] and cd_second["previous"] == \
+        cd_first["commit"]
+    # The same project; the second run commits it again (an empty commit: each run of
+    # config-download is one commit, see WriteConfigDownload).
+    assert after["config_download"][0] == state["config_download"][0]
+    assert int(after["config_download"][1]) == int(state["config_download"][1]) + 1
+    assert {k: v for k, v in after.items() if k != "config_download"} == \
+        {k: v for k, v in state.items() if k != "config_download"}
+
+    done, second, state, after = _deploy_twice(
+        client, work, "deploy.finish", heat_type="native", config_download=cd_first, **ids)
+    assert done["deployment_status"] == "DEPLOY_SUCCESS"
+    assert done["commit"] == second["commit"] == cd_first["commit"]
+    assert {**second, "updated_at": None} == {**done, "updated_at": None}
+    status = client.deployment_status("oc")
+    assert (status["deployment_status"], status["commit"]) == ("DEPLOY_SUCCESS",
+                                                               cd_first["commit"])

@@ -155,15 +155,21 @@ SERVICE_ACTIONS: dict[str, str] = {
     "heat.status": HEAT + "test_each_heat_action_run_twice",
     "parameters.get": HEAT + "test_parameters_get_twice_reads_the_same_schema",
     "ansible.check": HEAT + "test_ansible_check_twice_reads",
-    # A whole deployment each: not proven by a second run.
-    "deploy.check": "tests/functional/overcloud (not proven by a second run)",
+    # On the stack a deploy of the sample plan kept (the config-download-only steps).
+    "deploy.kept_stack": HEAT + "test_deploy_steps_after_the_stack_twice",
+    "deploy.check_kept_stack": HEAT + "test_deploy_steps_after_the_stack_twice",
+    "deploy.save_outputs": HEAT + "test_deploy_steps_after_the_stack_twice",
+    "deploy.config_download": HEAT + "test_deploy_steps_after_the_stack_twice",
+    "deploy.finish": HEAT + "test_deploy_steps_after_the_stack_twice",
+    # Run again by a real resume after a kill -9 while the stack is created.
+    "deploy.stack": "tests/functional/heat/test_deploy_crash.py::"
+                    "test_a_deploy_killed_while_the_stack_is_created_resumes",
+    # A second run in the living process that launched Heat is refused (HeatRunning:
+    # test_deploy_steps_after_the_stack_twice); after a kill -9 its task had finished.
     "deploy.launch_heat": "tests/functional/overcloud (not proven by a second run)",
-    "deploy.stack": "tests/functional/overcloud (not proven by a second run)",
-    "deploy.kept_stack": "tests/functional/overcloud (not proven by a second run)",
-    "deploy.check_kept_stack": "tests/functional/overcloud (not proven by a second run)",
-    "deploy.save_outputs": "tests/functional/overcloud (not proven by a second run)",
-    "deploy.config_download": "tests/functional/overcloud (not proven by a second run)",
-    "deploy.finish": "tests/functional/overcloud (not proven by a second run)",
+    # Its request holds the time of the run (each run writes a new one).
+    "deploy.check": "tests/functional/overcloud (not proven by a second run)",
+    # The playbook of a whole deployment, run twice: too slow for this.
     "deploy.run_ansible": "tests/functional/overcloud (not proven by a second run)",
     "nodes.register": IRONIC + "test_register_twice_registers_each_node_and_port_once",
     "nodes.select": IRONIC + "test_select_manage_inspect_clean_provide_twice",
