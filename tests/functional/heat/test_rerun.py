@@ -14,6 +14,7 @@ import hashlib
 import re
 import sqlite3
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -79,29 +80,36 @@ def _outcome(client: Client, name: str, inputs: dict[str, Any]) -> Any:
         return exc
 
 
-def twice(client: Client, work: HeatDir, name: str, **inputs: Any
-          ) -> tuple[Any, Any, dict[str, Any], dict[str, Any]]:
-    """Run ``name`` twice; check its Rerun; both outcomes and the states after each."""
+def _twice(client: Client, look: Callable[[], dict[str, Any]], name: str,
+           inputs: dict[str, Any]) -> tuple[Any, Any, dict[str, Any], dict[str, Any]]:
+    """Run ``name`` twice, looking at the state (``look``) before and after each run;
+    check its Rerun; both outcomes and the states after each run."""
     rerun = REGISTRY.get(name).rerun
-    inputs = {"heat_dir": str(work.root), "heat_type": "native", **inputs}
-    before = _state(client, work)
+    before = look()
     first = _outcome(client, name, inputs)
     assert not isinstance(first, exceptions.TripleoFlowError), f"{name} failed: {first}"
-    middle = _state(client, work)
+    middle = look()
     second = _outcome(client, name, inputs)
-    after = _state(client, work)
+    after = look()
     if rerun is Rerun.READS:
         assert middle == before == after, f"{name} is declared as only reading"
         assert second == first
     elif rerun is Rerun.REFUSES:
         assert middle != before, f"{name} changed nothing on its first run"
         assert isinstance(second, exceptions.TripleoFlowError), second
-        assert after == middle, f"a refused {name} changed the heat-dir"
+        assert after == middle, f"a refused {name} changed something"
     else:
         assert rerun is Rerun.CONVERGES, rerun
         assert not isinstance(second, exceptions.TripleoFlowError), \
             f"a second {name} failed: {second}"
     return first, second, middle, after
+
+
+def twice(client: Client, work: HeatDir, name: str, **inputs: Any
+          ) -> tuple[Any, Any, dict[str, Any], dict[str, Any]]:
+    """A heat.* action twice, on the heat-dir ``work``."""
+    return _twice(client, lambda: _state(client, work), name,
+                  {"heat_dir": str(work.root), "heat_type": "native", **inputs})
 
 
 def test_each_heat_action_run_twice(client: Client, tmp_path: Path) -> None:
@@ -219,20 +227,8 @@ def _deploy_state(client: Client, work: Path) -> dict[str, Any]:
 
 def _deploy_twice(client: Client, work: Path, name: str, **inputs: Any
                   ) -> tuple[Any, Any, dict[str, Any], dict[str, Any]]:
-    before = _deploy_state(client, work)
-    first = _outcome(client, name, inputs)
-    assert not isinstance(first, exceptions.TripleoFlowError), f"{name} failed: {first}"
-    middle = _deploy_state(client, work)
-    second = _outcome(client, name, inputs)
-    after = _deploy_state(client, work)
-    if REGISTRY.get(name).rerun is Rerun.READS:
-        assert middle == before == after, f"{name} is declared as only reading"
-        assert second == first
-    else:
-        assert REGISTRY.get(name).rerun is Rerun.CONVERGES
-        assert not isinstance(second, exceptions.TripleoFlowError), \
-            f"a second {name} failed: {second}"
-    return first, second, middle, after
+    """A deploy.* action twice, on the work dir ``work``."""
+    return _twice(client, lambda: _deploy_state(client, work), name, inputs)
 
 
 def test_deploy_steps_after_the_stack_twice(client: Client, tmp_path: Path) -> None:
