@@ -373,9 +373,13 @@ class KeptStack(Action):
 
 
 class CheckKeptStack(Action):
-    """The restored stack must be the plan's finished stack (CREATE or UPDATE COMPLETE)."""
+    """The restored stack must be the plan's finished stack (CREATE or UPDATE COMPLETE).
 
-    rerun = Rerun.READS
+    It records the stack's status in the running deployment's status record (as
+    :class:`DeployStack` does): run again, it records the same.
+    """
+
+    rerun = Rerun.CONVERGES
     default_provides = names.STACK
 
     def execute(self, plan: str, heat: dict[str, Any]) -> dict[str, Any]:
@@ -387,7 +391,7 @@ class CheckKeptStack(Action):
         return {"id": stack["id"], "action": status.split("_")[0], "status": status}
 
     def revert(self, *args: Any, **kwargs: Any) -> None:
-        """Nothing: only read."""
+        """Nothing: the recorded status describes the kept stack, which stays."""
 
 
 class SaveStackOutputs(Action):

@@ -25,9 +25,13 @@ def _launcher(action: Action, heat_type: str | None, heat_dir: str) -> HeatLaunc
 
 
 class LaunchHeat(Action):
-    """Launch an ephemeral Heat for a heat-dir and wait until it is ready."""
+    """Launch an ephemeral Heat for a heat-dir and wait until it is ready.
 
-    rerun = Rerun.CONVERGES
+    Run again (a resumed job), it fails with HeatRunning and changes nothing: the
+    Heat the first run launched runs on (it is not tied to the launching process).
+    """
+
+    rerun = Rerun.REFUSES
     default_provides = "heat"
 
     def execute(self, heat_dir: WorkDir, heat_type: str | None = None,

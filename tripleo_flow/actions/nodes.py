@@ -185,7 +185,15 @@ class ManageNode(NodeAction):
             state = self._client().get_node(node, ("provision_state",))["provision_state"]
         if state == "manageable":
             return {**_result(self._client().get_node(node, RESULT_FIELDS)), "was": state}
-        return {**self._move(node, "manage", "manageable"), "was": state}
+        try:
+            return {**self._move(node, "manage", "manageable"), "was": state}
+        except exceptions.IronicError:
+            # Run again (a resumed job), ``state`` is still the state the node was
+            # selected in: Ironic refuses to manage the node the first run moved.
+            now = self._client().get_node(node, ("provision_state",))["provision_state"]
+            if now not in ("manageable", "verifying"):
+                raise
+            return {**_result(self._wait(node, "manageable")), "was": state}
 
     def revert(self, node: str, result: Any = None, **kwargs: Any) -> None:
         """Make the node available again when it was available before (enroll cannot be

@@ -49,7 +49,11 @@ class ChooseNodes(NodeAction):
 
 
 class DeployNode(NodeAction):
-    """Deploy one chosen node for its host name (nothing when it already serves it)."""
+    """Deploy one chosen node for its host name (nothing when it already serves it).
+
+    Run again with the same choice (a resumed job), it carries on with the claim of
+    the first run: the node is deployed once, and its undo still undeploys it.
+    """
 
     rerun = Rerun.CONVERGES
     default_provides = "node"
@@ -61,18 +65,32 @@ class DeployNode(NodeAction):
             return {**done, **state, "deployed": False}
         client = self._client()
         uuid = node["node"]
-        claim = str(uuidlib.uuid4())
+        claim = None
         try:
-            # Claim the node first: Ironic refuses a second claim (409), so two runs
-            # never deploy one node, and an undo touches only its own claim.
-            client.patch_node(uuid, [
-                {"op": "add", "path": "/instance_uuid", "value": claim},
-                {"op": "add", "path": "/instance_info/image_source", "value": node["image"]},
-                {"op": "add", "path": "/instance_info/display_name",
-                 "value": node["hostname"]}])
-            result = self._move(uuid, "active", "active")
+            found = client.get_node(uuid, ("provision_state", "instance_uuid",
+                                           "instance_info"))
+            # Run again (a resumed job), the choice still says deploy: the first run
+            # claimed the node for this host name already; this run carries on with it.
+            serving = (found.get("instance_info") or {}).get("display_name") == \
+                node["hostname"]
+            adopted = found.get("instance_uuid") if serving else None
+            claim = adopted or str(uuidlib.uuid4())
+            if adopted is None:
+                # Claim the node first: Ironic refuses a second claim (409), so two runs
+                # never deploy one node, and an undo touches only its own claim.
+                client.patch_node(uuid, [
+                    {"op": "add", "path": "/instance_uuid", "value": claim},
+                    {"op": "add", "path": "/instance_info/image_source",
+                     "value": node["image"]},
+                    {"op": "add", "path": "/instance_info/display_name",
+                     "value": node["hostname"]}])
+            if adopted is None or found.get("provision_state") == "available":
+                result = self._move(uuid, "active", "active")
+            else:  # deploying, or active already
+                result = self._wait(uuid, "active")
         except exceptions.TripleoFlowError as exc:
-            self._undeploy(uuid, claim)  # a failed with-items item is not reverted for it
+            if claim is not None:  # a failed with-items item is not reverted for it
+                self._undeploy(uuid, claim)
             raise exceptions.IronicError(
                 f"Node {node['node_name']!r} was not deployed for {node['hostname']}: "
                 f"{exc}") from exc

@@ -8,9 +8,11 @@ action that needs no outside service by running the action twice on each plan
 store (the local one and a real Swift): the state after the second run is the state after the first
 (each side effect once), a reading action changes nothing, and a refusal is a
 clear error that changes nothing.  The actions that drive a service (Heat,
-Ironic, ansible-playbook) are listed in :data:`SERVICE_ACTIONS`: their
-declaration is checked, their second run is not proven here.  A newly registered
-action that is in no table fails :func:`test_every_action_is_covered`.
+Ironic, ansible-playbook) are listed in :data:`SERVICE_ACTIONS` with the
+functional test that runs each twice against the real service (or, for those not
+proven by a second run, where they run once); their declaration is checked here.
+A newly registered action that is in no table fails
+:func:`test_every_action_is_covered`.
 """
 
 from __future__ import annotations
@@ -139,33 +141,52 @@ CASES: dict[str, Case] = {
 }
 
 #: The actions that drive an outside service (Heat, Ironic, ansible-playbook, an HTTP
-#: server), with where they run against the real service.  Those tests run them once:
-#: what a second run does is declared on the class (Action.rerun), not proven here.
+#: server), with the functional test that runs each twice against the real service and
+#: checks its declaration (each test's module says how).  Those marked "not proven by a
+#: second run" point to where they run once: what a second run does is declared on the
+#: class (Action.rerun), not proven.
+IRONIC = "tests/functional/ironic/test_rerun.py::"
+HEAT = "tests/functional/heat/test_rerun.py::"
+VALIDATIONS = "tests/functional/validations/test_rerun.py::"
 SERVICE_ACTIONS: dict[str, str] = {
     "std.http": "tests/unit/workflows/test_std_actions.py (a GET/POST re-sent: the server's "
-                "own semantics)",
-    "heat.launch": "tests/functional/heat", "heat.kill": "tests/functional/heat",
-    "heat.dump_db": "tests/functional/heat", "heat.restore_db": "tests/functional/heat",
-    "heat.status": "tests/functional/heat",
-    "parameters.get": "tests/functional/heat (Heat validates the templates)",
-    "deploy.check": "tests/functional/overcloud",
-    "deploy.launch_heat": "tests/functional/overcloud",
-    "deploy.stack": "tests/functional/overcloud",
-    "deploy.kept_stack": "tests/functional/overcloud",
-    "deploy.check_kept_stack": "tests/functional/overcloud",
-    "deploy.save_outputs": "tests/functional/overcloud",
-    "deploy.config_download": "tests/functional/overcloud",
-    "deploy.finish": "tests/functional/overcloud",
-    "deploy.run_ansible": "tests/functional/overcloud",
-    "ansible.check": "tests/functional/overcloud",
-    "nodes.register": "tests/functional/ironic", "nodes.select": "tests/functional/ironic",
-    "nodes.manage": "tests/functional/ironic", "nodes.inspect": "tests/functional/ironic",
-    "nodes.provide": "tests/functional/ironic", "nodes.clean": "tests/functional/ironic",
-    "nodes.delete": "tests/functional/ironic", "nodes.choose": "tests/functional/ironic",
-    "nodes.deploy": "tests/functional/ironic", "nodes.undeploy": "tests/functional/ironic",
-    "nodes.unprovision_select": "tests/functional/ironic",
-    "validations.select": "tests/functional/validations",
-    "validations.run": "tests/functional/validations",
+                "own semantics; not proven by a second run)",
+    "heat.launch": HEAT + "test_each_heat_action_run_twice",
+    "heat.kill": HEAT + "test_each_heat_action_run_twice",
+    "heat.dump_db": HEAT + "test_each_heat_action_run_twice",
+    "heat.restore_db": HEAT + "test_each_heat_action_run_twice",
+    "heat.status": HEAT + "test_each_heat_action_run_twice",
+    "parameters.get": HEAT + "test_parameters_get_twice_reads_the_same_schema",
+    "ansible.check": HEAT + "test_ansible_check_twice_reads",
+    # On the stack a deploy of the sample plan kept (the config-download-only steps).
+    "deploy.kept_stack": HEAT + "test_deploy_steps_after_the_stack_twice",
+    "deploy.check_kept_stack": HEAT + "test_deploy_steps_after_the_stack_twice",
+    "deploy.save_outputs": HEAT + "test_deploy_steps_after_the_stack_twice",
+    "deploy.config_download": HEAT + "test_deploy_steps_after_the_stack_twice",
+    "deploy.finish": HEAT + "test_deploy_steps_after_the_stack_twice",
+    # Run again by a real resume after a kill -9 while the stack is created.
+    "deploy.stack": "tests/functional/heat/test_deploy_crash.py::"
+                    "test_a_deploy_killed_while_the_stack_is_created_resumes",
+    # A second run in the living process that launched Heat is refused (HeatRunning:
+    # test_deploy_steps_after_the_stack_twice); after a kill -9 its task had finished.
+    "deploy.launch_heat": "tests/functional/overcloud (not proven by a second run)",
+    # Its request holds the time of the run (each run writes a new one).
+    "deploy.check": "tests/functional/overcloud (not proven by a second run)",
+    # The playbook of a whole deployment, run twice: too slow for this.
+    "deploy.run_ansible": "tests/functional/overcloud (not proven by a second run)",
+    "nodes.register": IRONIC + "test_register_twice_registers_each_node_and_port_once",
+    "nodes.select": IRONIC + "test_select_manage_inspect_clean_provide_twice",
+    "nodes.manage": IRONIC + "test_select_manage_inspect_clean_provide_twice",
+    "nodes.inspect": IRONIC + "test_select_manage_inspect_clean_provide_twice",
+    "nodes.provide": IRONIC + "test_select_manage_inspect_clean_provide_twice",
+    "nodes.clean": IRONIC + "test_select_manage_inspect_clean_provide_twice",
+    "nodes.delete": IRONIC + "test_delete_twice_is_refused_naming_the_node",
+    "nodes.choose": IRONIC + "test_choose_deploy_unprovision_undeploy_twice",
+    "nodes.deploy": IRONIC + "test_choose_deploy_unprovision_undeploy_twice",
+    "nodes.undeploy": IRONIC + "test_choose_deploy_unprovision_undeploy_twice",
+    "nodes.unprovision_select": IRONIC + "test_choose_deploy_unprovision_undeploy_twice",
+    "validations.select": VALIDATIONS + "test_select_converges_and_run_keeps_one_record",
+    "validations.run": VALIDATIONS + "test_select_converges_and_run_keeps_one_record",
 }
 
 
@@ -183,6 +204,16 @@ def test_every_action_is_covered() -> None:
     assert sorted(registered - covered) == [], \
         "a new action needs a rerun case here (or its service test in SERVICE_ACTIONS)"
     assert sorted(covered - registered) == []
+
+
+def test_each_service_proof_names_a_test_that_exists() -> None:
+    root = Path(__file__).resolve().parents[3]
+    for name, where in SERVICE_ACTIONS.items():
+        if "::" not in where:
+            assert "not proven by a second run" in where, name
+            continue
+        path, function = where.split("::")
+        assert f"def {function}(" in (root / path).read_text(), f"{name}: {where}"
 
 
 def _context(tmp_path: Path, store: PlanStore) -> ActionContext:
