@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.api import workbooks
 from tripleo_flow.core import validations as core_validations
 from tripleo_flow.core.progress import ProgressListener, StackProgress
 from tripleo_flow.plans.plan import PlanRepository, check_plan_name
@@ -20,12 +21,8 @@ if TYPE_CHECKING:
     from tripleo_flow.flows.runner import Listener, ProgressEvent
     from tripleo_flow.plans.store import PlanStore
 
-#: The workflows a deployment runs (``workbooks/deploy.yaml``), whichever interface
-#: starts it.
-DEPLOY = "tripleo.deploy.deploy"
-CONFIG_DOWNLOAD_ONLY = "tripleo.deploy.config_download_only"
-#: The workbook of the plan workflows (``workbooks/plan.yaml``).
-PLAN_WORKBOOK = "tripleo.plan"
+DEPLOY = workbooks.DEPLOY
+CONFIG_DOWNLOAD_ONLY = workbooks.CONFIG_DOWNLOAD_ONLY
 
 
 def stack_progress_events(listener: ProgressListener) -> Listener:
@@ -169,7 +166,7 @@ class DeployMixin:
         """
         check_plan_name(plan)
         text = read_baremetal(baremetal_deployment)
-        execution = self.run_operation(f"{PLAN_WORKBOOK}.update_deployed_servers",
+        execution = self.run_operation(workbooks.plan_workflow("update_deployed_servers"),
                                        {"plan": plan, "baremetal_deployment": text})
         done: dict[str, Any] = dict((execution.output or {})["result"])
         return {k: done[k] for k in ("path", "counts", "hosts", "changed")}

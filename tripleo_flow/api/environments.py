@@ -15,6 +15,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions import base, userenvs
+from tripleo_flow.api import workbooks
 from tripleo_flow.core import roles
 from tripleo_flow.flows.executions import Execution
 from tripleo_flow.plans import sources
@@ -74,7 +75,7 @@ class EnvironmentsMixin:
 
     def _environments_changed(self, workflow: str, inputs: dict[str, Any]) -> list[str]:
         """Run ``workflow`` of ``workbooks/plan.yaml``; the plan paths it changed."""
-        execution = self.run_operation(f"tripleo.plan.{workflow}", inputs)
+        execution = self.run_operation(workbooks.plan_workflow(workflow), inputs)
         return list((execution.output or {})["result"]["paths"])
 
 

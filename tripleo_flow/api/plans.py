@@ -21,6 +21,7 @@ from tripleo_flow.actions import (
 )
 from tripleo_flow.actions.envedit import changed_keys
 from tripleo_flow.actions.templates import ProcessTemplates
+from tripleo_flow.api import workbooks
 from tripleo_flow.api.environments import EnvironmentsMixin, EnvironmentSource, read_data_files
 from tripleo_flow.core import names
 from tripleo_flow.core.progress import PlanProgress, PlanProgressListener
@@ -33,11 +34,6 @@ A = TypeVar("A", bound=base.Action)
 
 #: The progress stages of a plan's template check and upload (:class:`PlanProgress`).
 PLAN_STAGES = ("check", "upload")
-
-
-#: The workbooks of the plan workflows (``workbooks/plan.yaml``, ``parameters.yaml``).
-PLAN_WORKBOOK = "tripleo.plan"
-PARAMETERS_WORKBOOK = "tripleo.parameters"
 
 
 def sample_plan_dir() -> Path:
@@ -85,7 +81,7 @@ class PlansMixin(EnvironmentsMixin):
         """Run plan workflow ``workflow`` of the plan workbook for plan ``name``; its
         output.  ``progress`` hears the template check and upload of its tasks."""
         listeners = [] if progress is None else [plan_progress_events(name, progress)]
-        execution = self.run_operation(f"{PLAN_WORKBOOK}.{workflow}", inputs, listeners)
+        execution = self.run_operation(workbooks.plan_workflow(workflow), inputs, listeners)
         return dict(execution.output or {})
 
     def create_plan(self, name: str, templates: str | Path | None = None,
@@ -216,7 +212,7 @@ class PlansMixin(EnvironmentsMixin):
 
     def update_capabilities(self, name: str, environments: Mapping[str, bool],
                             purge: bool = False) -> list[Any]:
-        result = self._operation(PLAN_WORKBOOK, "update_capabilities", {
+        result = self._operation(workbooks.PLAN, "update_capabilities", {
             "plan": name, "environments": dict(environments), "purge": purge})
         return list(result["environments"])
 
@@ -231,7 +227,7 @@ class PlansMixin(EnvironmentsMixin):
         return self._action(roles.RoleCounts).execute(plan=name)
 
     def set_roles(self, name: str, role_list: list[dict[str, Any]]) -> list[str]:
-        result = self._operation(PLAN_WORKBOOK, "update_roles",
+        result = self._operation(workbooks.PLAN, "update_roles",
                                  {"plan": name, "roles": role_list})
         return list(result["names"])
 
@@ -239,7 +235,7 @@ class PlansMixin(EnvironmentsMixin):
         return self._action(networks.ListNetworks).execute(plan=name, detail=detail)
 
     def set_networks(self, name: str, network_list: list[dict[str, Any]]) -> list[str]:
-        result = self._operation(PLAN_WORKBOOK, "update_networks",
+        result = self._operation(workbooks.PLAN, "update_networks",
                                  {"plan": name, "networks": network_list})
         return list(result["names"])
 
@@ -251,7 +247,7 @@ class PlansMixin(EnvironmentsMixin):
     def rotate_passwords(self, name: str, rotate: list[str] | None = None,
                          do_not_rotate: list[str] | None = None) -> list[str]:
         """Rotate passwords; returns the names that changed."""
-        return changed_keys(self._operation(PARAMETERS_WORKBOOK, "rotate_passwords", {
+        return changed_keys(self._operation(workbooks.PARAMETERS, "rotate_passwords", {
             "plan": name, "rotate": rotate, "do_not_rotate": do_not_rotate}))
 
     # -- parameters --------------------------------------------------------
@@ -271,12 +267,12 @@ class PlansMixin(EnvironmentsMixin):
                        validate: bool = False) -> list[str]:
         """Set parameter values; returns the names that changed.  With ``validate``,
         names and types are checked against the parameter schema first."""
-        return changed_keys(self._operation(PARAMETERS_WORKBOOK, "update_parameters", {
+        return changed_keys(self._operation(workbooks.PARAMETERS, "update_parameters", {
             "plan": name, "parameters": dict(values), "key": "parameter_defaults",
             "validate": validate}))
 
     def reset_parameters(self, name: str, parameter_names: list[str] | None = None) -> list[str]:
         """Remove parameter values (all when no names are given); returns the removed names."""
-        result = self._operation(PARAMETERS_WORKBOOK, "reset_parameters",
+        result = self._operation(workbooks.PARAMETERS, "reset_parameters",
                                  {"plan": name, "names": parameter_names})
         return sorted(result["previous"])

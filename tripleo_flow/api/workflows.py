@@ -35,7 +35,7 @@ from tripleo_flow.flows.executions import (
     ExecutionStore,
     TaskRecord,
 )
-from tripleo_flow.flows.runner import Listener, Runner
+from tripleo_flow.flows.runner import Listener, Runner, check_env
 from tripleo_flow.flows.workbook_loader import Catalog
 from tripleo_flow.flows.workbook_model import Problem, WorkflowSpec, apply_inputs
 from tripleo_flow.workspace.interrupt import StopRequest
@@ -229,10 +229,8 @@ class WorkflowsMixin(JobsMixin):
         """
         jsonvalues.check_value(dict(inputs or {}), self._limit("yaml_max_depth", 100),
                                self._limit("yaml_max_nodes", 1_000_000), "The workflow input")
+        check_env(env)
         if env is not None:
-            if not isinstance(env, Mapping):
-                raise exceptions.InvalidInput(
-                    f"The execution's env must be a JSON object, not {type(env).__name__}.")
             jsonvalues.check_value(dict(env), self._limit("yaml_max_depth", 100),
                                    self._limit("yaml_max_nodes", 1_000_000),
                                    "The execution's env")

@@ -73,6 +73,13 @@ _EVENTS = {states.RUNNING: "started", states.SUCCESS: "succeeded", states.FAILUR
            states.RETRYING: "retrying"}
 
 
+def check_env(env: Any) -> None:
+    """Raise InvalidInput unless ``env`` (an execution's environment) is None or a mapping."""
+    if env is not None and not isinstance(env, Mapping):
+        raise exceptions.InvalidInput(
+            f"The execution's env must be a JSON object, not {type(env).__name__}.")
+
+
 class Runner:
     """Runs workflows of a catalog and keeps their executions."""
 
@@ -116,9 +123,7 @@ class Runner:
         :param env: the execution's environment, what ``env()`` reads in its expressions
             (Mistral's ``env``: a JSON object, persisted with the execution)
         """
-        if env is not None and not isinstance(env, Mapping):
-            raise exceptions.InvalidInput(
-                f"The execution's env must be a JSON object, not {type(env).__name__}.")
+        check_env(env)
         workflow = self._catalog().get(name)
         given = dict(inputs or {})
         workbook_model.apply_inputs(workflow, given)

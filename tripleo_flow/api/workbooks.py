@@ -1,0 +1,15 @@
+"""The names of the shipped workflows the Python API runs (``workbooks/``): one
+place, so the plan changes, the deployment and their interfaces name the same."""
+
+#: The workflows a deployment runs (``workbooks/deploy.yaml``), whichever interface
+#: starts it.
+DEPLOY = "tripleo.deploy.deploy"
+CONFIG_DOWNLOAD_ONLY = "tripleo.deploy.config_download_only"
+#: The workbooks of the plan workflows (``workbooks/plan.yaml``, ``parameters.yaml``).
+PLAN = "tripleo.plan"
+PARAMETERS = "tripleo.parameters"
+
+
+def plan_workflow(name: str) -> str:
+    """The full name of plan workflow ``name`` (``tripleo.plan.<name>``)."""
+    return f"{PLAN}.{name}"
