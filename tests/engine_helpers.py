@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +124,20 @@ class UpdateParametersThenCrash(UpdateParameters):
             os.kill(os.getpid(), signal.SIGKILL)
             time.sleep(10)
         return record
+
+
+class MemoryJournal:
+    """The undo journal of one task (:class:`~tripleo_flow.actions.base.UndoJournal`), as
+    a resumed execution's re-run of that task sees it: the first run keeps its record
+    (through JSON, as the executions database does), the second gets it back."""
+
+    def __init__(self) -> None:
+        self.kept: dict[str, str] = {}
+
+    def recall(self, make: Callable[[], Any], part: str = "") -> Any:
+        if part not in self.kept:
+            self.kept[part] = json.dumps(make())
+        return json.loads(self.kept[part])
 
 
 class Secret(Action):

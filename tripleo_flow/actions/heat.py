@@ -74,8 +74,17 @@ class DumpHeatDatabase(Action):
     def execute(self, heat_dir: WorkDir, heat_type: str | None = None) -> str:
         work = HeatDir(heat_dir)
         previous = work.dump_file.with_name(work.dump_file.name + ".prev")
-        if work.dump_file.exists():
-            shutil.copy2(work.dump_file, previous)
+
+        def set_aside() -> bool:
+            if work.dump_file.exists():
+                shutil.copy2(work.dump_file, previous)
+                return True
+            previous.unlink(missing_ok=True)  # a stale copy would be put back by a revert
+            return False
+
+        # Once: a re-run (a resumed job) keeps the copy of the dump before its first
+        # run, instead of copying the dump that run made.
+        self.context.undo_record(set_aside)
         return str(_launcher(self, heat_type, heat_dir).dump_db())
 
     def revert(self, heat_dir: str, heat_type: str | None = None, result: Any = None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 DIR_MODE = 0o700
@@ -38,27 +38,41 @@ def write_private(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+#: How an action keeps its undo record for a re-run (``ActionContext.undo_record``).
+UndoRecord = Callable[[Callable[[], dict[str, str | None]]], dict[str, str | None]]
+
 #: Suffix of the copy :func:`write` keeps of a file it replaces, until the next write.
 PREVIOUS_SUFFIX = ".prev"
 
 
-def write(root: Path, files: Mapping[str, bytes]) -> dict[str, str | None]:
+def write(root: Path, files: Mapping[str, bytes],
+          undo_record: UndoRecord | None = None) -> dict[str, str | None]:
     """Write ``files`` under ``root``; return, for each, the name of the private copy of
     what it held before (``<name>.prev`` beside it), or None when it did not exist.
 
     The record names files instead of holding their content: these files can hold
     secrets and the record is persisted in the executions database.
+
+    :param undo_record: the running task's
+        :meth:`~tripleo_flow.actions.base.ActionContext.undo_record`: the copies are
+        made once, so a re-run of the task (a resumed execution) keeps the copies of
+        what was there before its first run instead of copying what that run wrote
     """
-    backup: dict[str, str | None] = {}
+    def set_aside() -> dict[str, str | None]:
+        backup: dict[str, str | None] = {}
+        for name in files:
+            path = root / name
+            backup[name] = None
+            if path.exists():
+                previous = path.with_name(path.name + PREVIOUS_SUFFIX)
+                write_private(previous, path.read_bytes())
+                backup[name] = previous.name
+        return backup
+
+    kept = set_aside() if undo_record is None else undo_record(set_aside)
     for name, data in files.items():
-        path = root / name
-        backup[name] = None
-        if path.exists():
-            previous = path.with_name(path.name + PREVIOUS_SUFFIX)
-            write_private(previous, path.read_bytes())
-            backup[name] = previous.name
-        write_private(path, data)
-    return backup
+        write_private(root / name, data)
+    return kept
 
 
 def restore(root: Path, backup: Mapping[str, str | None]) -> None:

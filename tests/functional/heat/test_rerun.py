@@ -10,6 +10,7 @@ test checks what the action's :class:`~tripleo_flow.actions.base.Rerun` promises
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import sqlite3
@@ -21,6 +22,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.engine_helpers import MemoryJournal
 from tests.functional.heat.conftest import heat_processes
 from tests.plan_state import state_diff, store_state
 from tripleo_flow import exceptions
@@ -150,6 +152,18 @@ def test_each_heat_action_run_twice(client: Client, tmp_path: Path) -> None:
     # (there was none before the first run): what DumpHeatDatabase.revert restores.
     previous = work.dump_file.with_name(work.dump_file.name + ".prev")
     assert _digest(previous) == state["dump"]
+    # Re-run by a resumed execution (with the task's undo journal), it keeps the copy
+    # of the dump there was before its first run, which a revert then puts back.
+    work.dump_file.write_bytes(b"-- the dump before\n")
+    journaled = dataclasses.replace(client.context, undo_journal=MemoryJournal())
+    action = REGISTRY.get("heat.dump_db")(journaled)
+    inputs = {"heat_dir": str(work.root), "heat_type": "native"}
+    action.execute(**inputs)
+    result = action.execute(**inputs)
+    assert previous.read_bytes() == b"-- the dump before\n"
+    action.revert(result=result, **inputs)
+    assert work.dump_file.read_bytes() == b"-- the dump before\n"
+    REGISTRY.get("heat.dump_db")(client.context).execute(**inputs)  # the stack's dump again
 
     # heat.restore_db converges: one Heat again, on the dump's stack (a new process).
     first, second, state, after = twice(client, work, "heat.restore_db")

@@ -20,7 +20,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import inspect
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.engine_helpers import MemoryJournal
 from tests.plan_state import state_diff, store_state
 from tests.plan_trees import basic_tree, write_tree
 from tripleo_flow import config, exceptions
@@ -357,20 +357,6 @@ def test_a_second_run_of_a_once_action_does_it_again(name: str, context: ActionC
     second = _run(context, "passwords.get", {"plan": PLAN})
     assert set(original) == set(first) == set(second)
     assert first != original and second != first
-
-
-class MemoryJournal:
-    """The undo journal of one task, as a resumed execution's re-run of that task sees
-    it: the first run keeps its record (through JSON, as the executions database
-    does), the second gets it back."""
-
-    def __init__(self) -> None:
-        self.kept: dict[str, str] = {}
-
-    def recall(self, make: Callable[[], Any], part: str = "") -> Any:
-        if part not in self.kept:
-            self.kept[part] = json.dumps(make())
-        return json.loads(self.kept[part])
 
 
 def _revert(context: ActionContext, name: str, inputs: dict[str, Any], result: Any) -> None:
