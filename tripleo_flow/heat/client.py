@@ -58,8 +58,8 @@ class HeatClient:
                 f"Heat refused {method} {path}: HTTP {exc.code} {_explain(detail)}") from exc
         except (urllib.error.URLError, OSError) as exc:
             raise exceptions.HeatError(
-                f"Heat at {self.endpoint} does not answer ({exc}); check it runs with "
-                "tripleo-flow heat status.") from exc
+                f"Heat at {self.endpoint} does not answer ({exc});",
+                hints=[exceptions.Hint("check it runs with", "heat status", tail=".")]) from exc
         return json.loads(raw) if raw else None
 
     # -- stacks --------------------------------------------------------------------

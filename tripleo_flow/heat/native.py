@@ -335,9 +335,10 @@ class NativeLauncher:
             db = self._database(record["database"]) if record else None
             if db is None or not db.exists():
                 raise exceptions.HeatError(
-                    f"No Heat database to dump for {self.work.root}: launch Heat first "
-                    f"(tripleo-flow launch heat --heat-dir {self.work.given})."
-                )
+                    f"No Heat database to dump for {self.work.root}:",
+                    hints=[exceptions.Hint("launch Heat first with",
+                                           f"launch heat --heat-dir {self.work.given}",
+                                           tail=".")])
             db.dump(self.work.dump_file)
             return self.work.dump_file
 

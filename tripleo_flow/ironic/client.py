@@ -54,8 +54,9 @@ class IronicClient:
                 f"Ironic refused {method} {path}: HTTP {exc.code} {detail}") from exc
         except (urllib.error.URLError, OSError) as exc:
             raise exceptions.IronicError(
-                f"Ironic at {self.endpoint} does not answer ({exc}); launch it with "
-                "tripleo-flow launch ironic, or check [ironic] endpoint.") from exc
+                f"Ironic at {self.endpoint} does not answer ({exc});",
+                hints=[exceptions.Hint("launch it with", "launch ironic",
+                                       tail=", or check [ironic] endpoint.")]) from exc
         return json.loads(raw) if raw else None
 
     # -- nodes -----------------------------------------------------------------------
