@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.api import workbooks
-from tripleo_flow.core import validations as core_validations
 from tripleo_flow.core.progress import ProgressListener, StackProgress
 from tripleo_flow.plans.plan import PlanRepository, check_plan_name
 from tripleo_flow.workspace import owner
@@ -132,9 +131,6 @@ class DeployMixin:
                 "--config-download-only re-renders the kept stack without reading the "
                 "plan: leave out -e and --baremetal-deployment (or deploy without "
                 "--config-download-only to apply them).")
-        if config_download_only and run_validations:  # its workflow reads no plan
-            self.run_validations(group=core_validations.PRE_DEPLOYMENT, plan=plan,
-                                 inventory=core_validations.LOCALHOST, require_passed=True)
         work = Path(work_dir) if work_dir else self.data_dir / "deployments" / plan
         inputs: dict[str, Any] = {
             "plan": plan, "work_dir": str(work.expanduser().absolute()),
@@ -143,10 +139,10 @@ class DeployMixin:
             "ansible_skip_tags": ansible_skip_tags, "ansible_limit": ansible_limit,
             "overcloud_ssh_user": overcloud_ssh_user,
             "overcloud_ssh_key": (str(Path(overcloud_ssh_key).expanduser().absolute())
-                                  if overcloud_ssh_key else None)}
+                                  if overcloud_ssh_key else None),
+            "run_validations": run_validations}
         if not config_download_only:
             inputs.update(
-                run_validations=run_validations,
                 baremetal_deployment=(None if baremetal_deployment is None
                                       else read_baremetal(baremetal_deployment)),
                 user_environments=self.read_environments(environments or ()))

@@ -21,7 +21,7 @@ ALWAYS_FAILS = Path(__file__).resolve().parents[2] / "validations-pre-deployment
 REASON = "always-fails: localhost: Fail on purpose: tripleo-flow test pre-deployment failure"
 
 
-@pytest.mark.parametrize("through", ["client", "workbook"])
+@pytest.mark.parametrize("through", ["client", "workbook", "config-download-only"])
 def test_a_failed_pre_deployment_validation_stops_the_deploy(
         tmp_path: Path, validations_venv: Path, through: str) -> None:
     client = make_client(tmp_path / "data", validations_venv)
@@ -31,6 +31,9 @@ def test_a_failed_pre_deployment_validation_stops_the_deploy(
         with pytest.raises(exceptions.WorkflowFailed) as failed:
             if through == "client":
                 client.deploy("oc", work_dir=tmp_path / "work", run_validations=True)
+            elif through == "config-download-only":  # one execution: validations first
+                client.deploy("oc", work_dir=tmp_path / "work", run_validations=True,
+                              config_download_only=True)
             else:
                 client.run_workflow("tripleo.deploy.deploy", {
                     "plan": "oc", "work_dir": str(tmp_path / "work"), "run_validations": True})
@@ -38,6 +41,9 @@ def test_a_failed_pre_deployment_validation_stops_the_deploy(
         assert "deploy without --run-validations" in str(failed.value)
         assert client.deployment_status("oc")["deployment_status"] == "NONE"
         assert not (tmp_path / "work").exists()
+        [execution] = [e for e in client.list_executions()
+                       if e.workflow.startswith("tripleo.deploy.")]
+        assert execution.state == "REVERTED" and execution.failed_task == "check_validations"
         kept = {r["validation"]: r["status"] for r in client.validation_results(plan="oc")}
         assert kept["always-fails"] == "FAILED" and kept["undercloud-debug"] == "SKIPPED"
     finally:
