@@ -149,8 +149,8 @@ IRONIC = "tests/functional/ironic/test_rerun.py::"
 HEAT = "tests/functional/heat/test_rerun.py::"
 VALIDATIONS = "tests/functional/validations/test_rerun.py::"
 SERVICE_ACTIONS: dict[str, str] = {
-    "std.http": "tests/unit/workflows/test_std_actions.py (a GET/POST re-sent: the server's "
-                "own semantics; not proven by a second run)",
+    "std.http": "tests/unit/workflows/test_std_actions.py::"
+                "test_a_second_run_sends_the_request_again",
     "heat.launch": HEAT + "test_each_heat_action_run_twice",
     "heat.kill": HEAT + "test_each_heat_action_run_twice",
     "heat.dump_db": HEAT + "test_each_heat_action_run_twice",

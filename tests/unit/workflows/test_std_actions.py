@@ -12,9 +12,13 @@ import pytest
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions import std
+from tripleo_flow.actions.base import Rerun
 
 
 class _Handler(BaseHTTPRequestHandler):
+    #: the paths of the POST requests received
+    posts: list[str] = []
+
     def log_message(self, *args: Any) -> None:
         pass
 
@@ -41,6 +45,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length", 0))
+        type(self).posts.append(self.path)
         self._reply(201, {"got": self.rfile.read(length).decode(),
                           "type": self.headers.get("Content-Type")})
 
@@ -85,6 +90,18 @@ def test_http_post_json_body(server: str) -> None:
     result = _run(std.Http, url=f"{server}/make", method="post", json={"n": 1})
     assert result["status"] == 201
     assert result["content"] == {"got": '{"n": 1}', "type": "application/json"}
+
+
+def test_a_second_run_sends_the_request_again(server: str) -> None:
+    """std.http is Rerun.CALLER: a resumed task sends its request once more, and what that
+    does is the server's own semantics (a workflow whose request must not be repeated
+    marks its task ``safe-rerun: false``)."""
+    assert std.Http.rerun is Rerun.CALLER
+    _Handler.posts.clear()
+    inputs = {"url": f"{server}/orders", "method": "POST", "body": {"n": 1}}
+    first, second = _run(std.Http, **inputs), _run(std.Http, **inputs)
+    assert first == second
+    assert _Handler.posts == ["/orders", "/orders"]
 
 
 def test_http_text_content(server: str) -> None:
