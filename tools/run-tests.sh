@@ -57,5 +57,5 @@ step "mypy"
 .venv/bin/mypy tripleo_flow
 
 step "pytest"
-.venv/bin/python -m pytest -p no:cacheprovider -q --durations=15 tests "$@"
+.venv/bin/python -m pytest -p no:cacheprovider -q --durations=30 tests "$@"
 step "done"
