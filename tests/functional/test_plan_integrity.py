@@ -22,7 +22,7 @@ from tests.engine_helpers import run_linear as run_flow
 from tests.fixtures_plans import snapshot
 from tests.plan_trees import basic_tree, write_tree
 from tripleo_flow import exceptions
-from tripleo_flow.actions.plan import UpdatePlan
+from tripleo_flow.actions.plan_update import UpdatePlan
 from tripleo_flow.api import Client
 from tripleo_flow.plans.plan import CREATING, PLAN_ENV, Journal, PlanRepository
 

@@ -374,7 +374,7 @@ def test_secret_parameter_and_restore_revert_from_stored_versions(
 
     from tests.engine_helpers import run_linear as run_flow
     from tripleo_flow.actions.parameters import ResetParameters, UpdateParameters
-    from tripleo_flow.actions.plan import RestorePlan
+    from tripleo_flow.actions.plan_versions import RestorePlan
 
     undo: list[Any] = []
 

@@ -13,7 +13,7 @@ from taskflow.patterns import linear_flow
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import ActionContext
-from tripleo_flow.actions.deploy import WriteConfigDownload
+from tripleo_flow.actions.deploy_outputs import WriteConfigDownload
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.lock import PlanLocks
 from tripleo_flow.workspace import git as git_dir
@@ -129,7 +129,7 @@ class _FlakyListing:
 
 
 def test_a_failed_progress_look_is_skipped_not_fatal() -> None:
-    from tripleo_flow.actions.deploy import _Follower
+    from tripleo_flow.actions.deploy_stack import _Follower
 
     seen: list[Any] = []
     context = ActionContext(store=None, locks=None, reporter=seen.append)  # type: ignore[arg-type]

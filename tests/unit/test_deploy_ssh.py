@@ -15,7 +15,7 @@ from taskflow.patterns import linear_flow
 from tests.unit.test_deploy_actions import OUTPUTS
 from tripleo_flow import config, exceptions
 from tripleo_flow.actions.base import ActionContext
-from tripleo_flow.actions.deploy import WriteConfigDownload
+from tripleo_flow.actions.deploy_outputs import WriteConfigDownload
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.lock import PlanLocks
 

@@ -17,6 +17,7 @@ from tripleo_flow.actions import (
     parameters,
     passwords,
     plan,
+    plan_versions,
     roles,
 )
 from tripleo_flow.actions.envedit import changed_keys
@@ -198,11 +199,11 @@ class PlansMixin(EnvironmentsMixin):
 
     def plan_history(self, name: str) -> list[dict[str, Any]]:
         """The stored versions of the plan's plan-environment.yaml, newest first."""
-        return self._action(plan.PlanHistory).execute(plan=name)
+        return self._action(plan_versions.PlanHistory).execute(plan=name)
 
     def restore_plan(self, name: str, version: str) -> dict[str, Any]:
         """Make an earlier plan-environment.yaml the current one."""
-        self._action(plan.RestorePlan).execute(plan=name, version=version)
+        self._action(plan_versions.RestorePlan).execute(plan=name, version=version)
         return {"name": name, "restored": version}
 
     # -- capabilities ------------------------------------------------------

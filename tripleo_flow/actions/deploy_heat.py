@@ -1,0 +1,92 @@
+"""The deployment's ephemeral Heat: its launch in the work dir (restored from the last
+dump for an update) and :func:`live_heat`, the client of that Heat, launched again on
+the database a killed run left when a resumed deployment finds it gone."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from typing import Any
+
+from tripleo_flow import config, exceptions
+from tripleo_flow.actions.base import Action, ActionContext, Rerun
+from tripleo_flow.actions.paths import WorkDir
+from tripleo_flow.core import names
+from tripleo_flow.heat import make_launcher
+from tripleo_flow.heat.client import HeatClient
+from tripleo_flow.heat.workdir import HeatDir
+from tripleo_flow.plans.plan import PlanRepository
+from tripleo_flow.workspace import owner
+
+LOG = logging.getLogger(__name__)
+PRE_DEPLOY_DUMP = "heat-db-dump.pre-deploy.sql"
+FAILED_DUMP = "heat-db-dump.failed.sql"
+
+
+def live_heat(context: ActionContext, plan: str, work_dir: str,
+              heat: dict[str, Any], need_stack: bool = False) -> HeatClient:
+    """A client of the Heat this deployment launched.
+
+    When that Heat is gone because the process that launched it is (a resumed
+    execution after a ``kill -9``: the ephemeral Heat dies with its owner), it is
+    launched again here on the database the killed run left (the stack as far as
+    it got; Heat marks what was in progress FAILED), owned by this process, which
+    also takes the plan's DEPLOYING record over.  With ``need_stack`` (the stack had
+    finished), a Heat whose database did not outlive it (a pod's) is an error.
+    """
+    conf = context.conf if context.conf is not None else config.new_conf()
+    launcher = make_launcher(conf, str(heat.get("heat_type") or "native"), work_dir)
+    if launcher.status().running:
+        return HeatClient(heat["endpoint"])
+    LOG.warning("The Heat of %s is gone with the process that launched it; launching it "
+                "again on the database it left to continue the deployment.", work_dir)
+    endpoint = launcher.launch(owned_by="deploy", adopt=True)
+    repo = PlanRepository(context.store)
+    record = repo.deployment_status(plan) or {}
+    if record.get("deployment_status") == "DEPLOYING":
+        repo.set_deployment_status(plan, {**record, "owner": owner.current()})
+    if not endpoint.adopted and need_stack:
+        raise exceptions.HeatError(
+            f"The Heat of {work_dir} died with the process that launched it and its "
+            "database did not outlive it, so the stack this deployment finished is lost "
+            "with it;", hints=[exceptions.Hint(
+                "deploy again", f"deploy --plan {plan}",
+                "POST /v1/workflows/tripleo.deploy.deploy/executions")])
+    return HeatClient(endpoint.endpoint)
+
+
+class LaunchDeploymentHeat(Action):
+    """Launch the work dir's ephemeral Heat (restored from the last dump for an update)."""
+
+    rerun = Rerun.CONVERGES
+    default_provides = names.HEAT
+
+    def _launcher(self, work_dir: str, heat_type: str) -> Any:
+        conf = self.context.conf if self.context.conf is not None else config.new_conf()
+        return make_launcher(conf, heat_type, work_dir)
+
+    def execute(self, work_dir: WorkDir, heat_type: str) -> dict[str, Any]:
+        work = HeatDir(work_dir)
+        restore = work.dump_file.exists()
+        if restore:
+            shutil.copy2(work.dump_file, work.root / PRE_DEPLOY_DUMP)
+        # Owned by this deploy: Heat dies with it, and the next deploy cleans up after it.
+        endpoint = self._launcher(work_dir, heat_type).launch(
+            restore_db=restore, owned_by="deploy").as_dict()
+        return {**endpoint, "restored": restore}
+
+    def revert(self, work_dir: str, heat_type: str, result: Any = None,
+               **kwargs: Any) -> None:
+        """Stop Heat, dumping its database. When the stack did not finish, for an update
+        that dump goes to heat-db-dump.failed.sql (kept for debugging) and the pre-update
+        dump stays the current one; a finished stack (see
+        :class:`~tripleo_flow.actions.deploy_stack.DeployStack`) had the pre-update dump
+        removed, so its own dump stays the current one."""
+        work = HeatDir(work_dir)
+        self._launcher(work_dir, heat_type).kill(dump=True)
+        before = work.root / PRE_DEPLOY_DUMP
+        if before.exists():
+            if work.dump_file.exists():
+                os.replace(work.dump_file, work.root / FAILED_DUMP)
+            os.replace(before, work.dump_file)

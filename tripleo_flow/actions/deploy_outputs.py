@@ -1,0 +1,154 @@
+"""After the stack: its outputs (with the servers' deployments and network configs)
+saved in the work dir, and the config-download Ansible project rendered from them and
+committed (git, one commit per run)."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from pathlib import Path
+from typing import Any
+
+from tripleo_flow import exceptions
+from tripleo_flow.actions.base import Action, Rerun
+from tripleo_flow.actions.deploy import (
+    CONFIG_DIR,
+    ENVIRONMENT_FILE,
+    OUTPUTS_FILE,
+    _now,
+    _pointer,
+    _read,
+)
+from tripleo_flow.actions.deploy_heat import live_heat
+from tripleo_flow.actions.deploy_stack import load_request
+from tripleo_flow.actions.paths import InputPath, WorkDir
+from tripleo_flow.core import config_download, names, network_config, planenv
+from tripleo_flow.core import deployments as core_deployments
+from tripleo_flow.core import stack_request as requests
+from tripleo_flow.workspace import files as private_files
+from tripleo_flow.workspace import git as git_dir
+
+
+class SaveStackOutputs(Action):
+    """Save the stack outputs, the servers' deployments and network configs (the software
+    configs the outputs name, :mod:`~tripleo_flow.core.network_config`) and the
+    environment in the work dir.
+
+    The result points at ``outputs.yaml`` (they hold passwords) and names the
+    private copies of the files it replaced.
+    """
+
+    rerun = Rerun.CONVERGES
+    default_provides = names.STACK_OUTPUTS
+
+    def execute(self, plan: str, work_dir: WorkDir, heat: dict[str, Any],
+                stack_request: dict[str, Any]) -> dict[str, Any]:
+        stack_request = load_request(stack_request)
+        client = live_heat(self.context, plan, work_dir, heat, need_stack=True)
+        outputs = client.outputs(plan)
+        configs: dict[str, dict[str, Any]] = {}
+        deployments: dict[str, list[dict[str, Any]]] = {}
+        def config(cid: str) -> dict[str, Any]:
+            if cid not in configs:
+                configs[cid] = client.software_config(cid)
+            return configs[cid]
+
+        servers = config_download.servers_from_outputs(outputs)
+        for server in servers:  # deployments on real servers (the sample plan's)
+            deployments[server.name] = [
+                {"name": config(dep["config_id"]).get("name") or dep["id"], "id": dep["id"],
+                 "config": config(dep["config_id"]).get("config"),
+                 "group": config(dep["config_id"]).get("group", "script"),
+                 "inputs": dep.get("input_values") or {}}
+                for dep in client.deployments(server.server_id)]
+        stack = client.find_stack(plan) or {}
+        stubs = client.resources(plan, stack["id"], core_deployments.NESTED_DEPTH,
+                                 with_detail=True, resource_name=core_deployments.RESOURCE_NAME
+                                 ) if stack.get("id") else []
+        for found in core_deployments.found_in(stubs, {s.server_id: s.name for s in servers}):
+            cfg = config(found.config_id) if found.config_id else {}
+            deployments[found.server].append(
+                {"name": found.name, "id": found.deployment_id, "kind": found.kind,
+                 "config": cfg.get("config"), "group": cfg.get("group", "script"),
+                 "options": cfg.get("options") or {}, "inputs": dict(found.inputs)})
+        network_configs = {cid: config(cid).get("config")
+                           for cid in network_config.config_ids(outputs)}
+        environment = {"parameters": requests.effective_parameters(stack_request),
+                       "environment_files": stack_request["environment_files"]}
+        saved = {OUTPUTS_FILE: planenv.dump_yaml({"outputs": outputs,
+                                                  "deployments": deployments,
+                                                  "network_configs": network_configs}),
+                 ENVIRONMENT_FILE: planenv.dump_yaml(environment)}
+        backup = private_files.write(Path(work_dir), saved)
+        return {**_pointer(Path(work_dir) / OUTPUTS_FILE, saved[OUTPUTS_FILE]),
+                "servers": sorted(deployments), "backup": backup}
+
+    def revert(self, work_dir: str, result: Any = None, **kwargs: Any) -> None:
+        """Nothing: saved, the outputs describe the finished stack, which is kept (a
+        failure while saving them replaced nothing: each file is written atomically)."""
+
+
+def _connection(conf: Any, ssh_user: str | None,
+                ssh_key: str | None) -> config_download.Connection:
+    """The SSH user and key of the inventory: the deploy's, else ``[ansible]``'s."""
+    user = ssh_user or (conf.ansible.ssh_user if conf is not None else None)
+    key = ssh_key or (conf.ansible.ssh_private_key if conf is not None else None)
+    if user is not None and (not user.strip() or any(c.isspace() for c in user)):
+        raise exceptions.InvalidInput(
+            f"The overcloud SSH user {user[:100]!r} is not a user name: give one without "
+            "spaces, such as tripleo-admin.")
+    if key:
+        path = Path(key).expanduser()
+        if not path.is_file():
+            raise exceptions.InvalidInput(
+                f"The overcloud SSH key {key[:200]!r} is not a file: give the path of the "
+                "private key Ansible logs in to the servers with.")
+        key = str(path.absolute())
+    return config_download.Connection(user or config_download.SSH_USER, key or None)
+
+
+class WriteConfigDownload(Action):
+    """Render the Ansible project into <work-dir>/config-download and commit it (git).
+
+    Its inventory and ``ansible.cfg`` name the SSH user and private key file given
+    (``overcloud_ssh_user``, ``overcloud_ssh_key``), else ``[ansible] ssh_user`` and
+    ``ssh_private_key``; the key's path only, never its content.
+    """
+
+    rerun = Rerun.CONVERGES
+    default_provides = names.CONFIG_DOWNLOAD
+
+    def execute(self, plan: str, work_dir: WorkDir, stack_outputs: dict[str, Any],
+                overcloud_ssh_user: str | None = None,
+                overcloud_ssh_key: InputPath | None = None) -> dict[str, Any]:
+        connection = _connection(self.context.conf, overcloud_ssh_user, overcloud_ssh_key)
+        if "file" in stack_outputs:  # a pointer to outputs.yaml (older results held them)
+            stack_outputs = planenv.load_yaml(_read(stack_outputs), OUTPUTS_FILE)
+        deployments = {server: [config_download.Deployment(**d) for d in deps]
+                       for server, deps in stack_outputs["deployments"].items()}
+        files = config_download.render(plan, stack_outputs["outputs"], deployments,
+                                       connection=connection,
+                                       network_configs=stack_outputs.get("network_configs"))
+        repo = git_dir.GitDir(Path(work_dir) / CONFIG_DIR)
+        if repo.path.exists() and not repo.path.is_dir():
+            raise exceptions.InvalidInput(
+                f"{repo.path} is not a directory, so config-download cannot be written "
+                "there: move it away and re-run.")
+        previous = repo.head()
+        repo.replace_files(files)
+        commit = repo.commit(f"Deployment of plan {plan} at {_now()}")
+        return {"path": str(repo.path), "files": len(files), "commit": commit,
+                "previous": previous}
+
+    def revert(self, work_dir: str, result: Any = None, **kwargs: Any) -> None:
+        """Keep a finished commit (it matches the kept stack: a later step failed);
+        remove what a failed rendering left: back to the last commit, or no directory."""
+        repo = git_dir.GitDir(Path(work_dir) / CONFIG_DIR)
+        if isinstance(result, dict) or not repo.path.is_dir():
+            return  # kept, or never ours (not a directory: refused before writing)
+        previous = repo.head()
+        if previous is None:
+            with contextlib.suppress(FileNotFoundError):
+                shutil.rmtree(repo.path)
+        else:
+            repo.reset(previous)

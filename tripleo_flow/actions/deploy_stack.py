@@ -1,0 +1,208 @@
+"""The deployment's stack: the plan check that writes its stack request, its create or
+update in the ephemeral Heat (followed to COMPLETE or FAILED), and the stack an earlier
+deploy kept, for re-running only the steps after it."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from tripleo_flow import exceptions
+from tripleo_flow.actions.base import Action, ActionContext, Rerun
+from tripleo_flow.actions.deploy import ENVIRONMENT_FILE, REQUEST_FILE, _pointer, _read
+from tripleo_flow.actions.deploy_heat import PRE_DEPLOY_DUMP, live_heat
+from tripleo_flow.actions.paths import WorkDir
+from tripleo_flow.core import names, planenv, progress, rendering
+from tripleo_flow.core import stack_request as requests
+from tripleo_flow.heat.client import HeatClient
+from tripleo_flow.heat.workdir import HeatDir
+from tripleo_flow.plans.plan import PlanRepository
+from tripleo_flow.workspace import files as private_files
+
+LOG = logging.getLogger(__name__)
+
+
+def load_request(stack_request: dict[str, Any]) -> dict[str, Any]:
+    """The stack request a :class:`CheckPlan` result points at (or holds, when older)."""
+    if "file" not in stack_request:
+        return stack_request
+    return dict(json.loads(_read(stack_request)))
+
+
+def _record_stack_status(store: Any, plan: str, status: str) -> None:
+    """Add the finished stack's status to the running deployment's status record."""
+    repo = PlanRepository(store)
+    record = repo.deployment_status(plan) or {}
+    repo.set_deployment_status(plan, {**record, "stack_status": status})
+
+
+class _Follower:
+    """Called by :meth:`HeatClient.wait` on each poll: logs and reports progress."""
+
+    def __init__(self, client: HeatClient, plan: str, context: ActionContext) -> None:
+        self.client, self.plan, self.context = client, plan, context
+        self.seen: set[str] = set()
+        self.last: tuple[str, int, int] | None = None
+
+    def __call__(self, stack: dict[str, Any]) -> None:
+        self.context.check_stop()  # Ctrl-C: this task fails, the deployment reverts
+        status = str(stack.get("stack_status"))
+        try:
+            resources = self.client.resources(self.plan, stack["id"])
+            listed = self.client.events(self.plan, stack["id"])
+        except exceptions.HeatError as exc:
+            # Listing nested resources while Heat writes them can fail for a moment
+            # (e.g. 404 "ResourcePropertiesData ... not found"): progress is only
+            # informative, the stack's own status decides, so skip this look.
+            LOG.debug("Stack %s: no progress this time (%s)", self.plan, exc)
+            return
+        complete, total = progress.count_resources(resources)
+        events = progress.new_events(listed, self.seen)
+        report = progress.StackProgress(self.plan, status, complete, total, tuple(events))
+        if (status, complete, total) != self.last:
+            self.last = (status, complete, total)
+            LOG.info("%s", report.line())
+        for line in events:
+            LOG.debug("%s", line)
+        self.context.report(report)
+
+
+class CheckPlan(Action):
+    """Render a plan, compute its container image and deploy parameters, check that every
+    parameter of its stack tree has a value, and save the stack request in the work dir.
+
+    The result points at ``stack-request.json`` (path and sha256): the request
+    holds every password.
+    """
+
+    rerun = Rerun.CONVERGES
+    default_provides = names.STACK_REQUEST
+
+    def execute(self, plan: str, work_dir: WorkDir) -> dict[str, Any]:
+        repo = PlanRepository(self.context.store)
+        files = dict(repo.read_all(plan))
+        files.update(rendering.render_plan(
+            files, max_size=self.context.limit("render_max_size")))
+        # The stack exists when the work dir holds a Heat dump (the launch restores it).
+        action = "UPDATE" if HeatDir(work_dir).dump_file.exists() else "CREATE"
+        checked = requests.deploy_request(plan, files, repo.environment(plan),
+                                          int(time.time()), action)
+        for warning in [*checked.images.warnings, *checked.risky]:
+            LOG.warning("%s", warning)
+        if checked.missing:
+            raise exceptions.MissingParameters(plan, [str(m) for m in checked.missing])
+        request = checked.request
+        last = Path(work_dir) / ENVIRONMENT_FILE
+        last_env = planenv.load_yaml(last.read_bytes(), str(last)) if last.exists() else None
+        for warning in requests.check_against_last(request, last_env):
+            LOG.warning("%s", warning)
+        data = json.dumps(request, sort_keys=True).encode()
+        backup = private_files.write(Path(work_dir), {REQUEST_FILE: data})
+        return {**_pointer(Path(work_dir) / REQUEST_FILE, data), "backup": backup}
+
+    def revert(self, plan: str, work_dir: str, result: Any = None, **kwargs: Any) -> None:
+        """Put back the request of the stack the work dir keeps (or remove this one),
+        unless this run's stack finished: then it describes the kept stack."""
+        if not isinstance(result, dict) or "file" not in result:
+            return
+        if (PlanRepository(self.context.store).deployment_status(plan) or {}).get(
+                "stack_status"):
+            return
+        if "backup" in result:
+            private_files.restore(Path(work_dir), result["backup"])
+        else:  # a result recorded before requests were backed up
+            with contextlib.suppress(FileNotFoundError):
+                Path(result["file"]).unlink()
+
+
+class DeployStack(Action):
+    """Create or update the plan's stack and follow it to COMPLETE or FAILED."""
+
+    rerun = Rerun.CONVERGES
+    default_provides = names.STACK
+
+    def execute(self, plan: str, work_dir: WorkDir, stack_request: dict[str, Any],
+                heat: dict[str, Any]) -> dict[str, Any]:
+        stack_request = load_request(stack_request)
+        client = live_heat(self.context, plan, work_dir, heat)
+        existing = client.find_stack(plan)
+        follow = _Follower(client, plan, self.context)
+        # Run again after a kill (a resumed execution), the stack may be IN_PROGRESS with
+        # nothing driving it: the update below takes it over (convergence steals the
+        # dead engine's resource locks and retries them).
+        action = "CREATE" if existing is None else "UPDATE"
+        stack_request = requests.set_stack_action(stack_request, action)
+        if existing is None:
+            client.create_stack(stack_request)
+        else:
+            progress.new_events(client.events(plan, existing["id"]), follow.seen)  # old ones
+            client.update_stack(plan, existing["id"], stack_request)
+        stack = client.wait(plan, follow)
+        status = str(stack["stack_status"])
+        if status != f"{action}_COMPLETE":
+            failures = client.failed_resources(plan, stack["id"])
+            raise exceptions.StackFailed(plan, status,
+                                         str(stack.get("stack_status_reason", "")), failures)
+        self._keep(plan, work_dir, status)
+        return {"id": stack["id"], "action": action, "status": status}
+
+    def _keep(self, plan: str, work_dir: str, status: str) -> None:
+        """The stack finished: from now on it replaces the pre-deploy dump whatever
+        fails later, and the status record says so (for a failure's message)."""
+        with contextlib.suppress(FileNotFoundError):
+            (HeatDir(work_dir).root / PRE_DEPLOY_DUMP).unlink()
+        _record_stack_status(self.context.store, plan, status)
+
+    def revert(self, *args: Any, **kwargs: Any) -> None:
+        """Nothing: the stack lives in the ephemeral Heat, whose launch revert dumps and
+        drops it (a failed stack stays in the dump for debugging, a finished one stays
+        the current stack)."""
+
+
+class KeptStack(Action):
+    """Check that the work dir holds a stack kept by an earlier deploy (its dump and
+    stack request), for re-running the steps after the stack without changing it.
+
+    Provides the stack request of the deploy that made the stack, so the outputs and
+    environment saved next describe that stack.
+    """
+
+    rerun = Rerun.READS
+    default_provides = names.STACK_REQUEST
+
+    def execute(self, plan: str, work_dir: WorkDir) -> dict[str, Any]:
+        PlanRepository(self.context.store).require(plan)
+        heat = HeatDir(work_dir)
+        request = Path(work_dir) / REQUEST_FILE
+        if not heat.dump_file.exists() or not request.exists():
+            raise exceptions.NoKeptStack(plan, str(work_dir))
+        return _pointer(request, request.read_bytes())
+
+    def revert(self, *args: Any, **kwargs: Any) -> None:
+        """Nothing: only read."""
+
+
+class CheckKeptStack(Action):
+    """The restored stack must be the plan's finished stack (CREATE or UPDATE COMPLETE).
+
+    It records the stack's status in the running deployment's status record (as
+    :class:`DeployStack` does): run again, it records the same.
+    """
+
+    rerun = Rerun.CONVERGES
+    default_provides = names.STACK
+
+    def execute(self, plan: str, heat: dict[str, Any]) -> dict[str, Any]:
+        stack = HeatClient(heat["endpoint"]).find_stack(plan)
+        status = str((stack or {}).get("stack_status", "missing"))
+        if stack is None or status not in ("CREATE_COMPLETE", "UPDATE_COMPLETE"):
+            raise exceptions.StackNotFinished(plan, status)
+        _record_stack_status(self.context.store, plan, status)
+        return {"id": stack["id"], "action": status.split("_")[0], "status": status}
+
+    def revert(self, *args: Any, **kwargs: Any) -> None:
+        """Nothing: the recorded status describes the kept stack, which stays."""
