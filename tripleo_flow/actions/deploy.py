@@ -45,23 +45,24 @@ REQUEST_FILE = "stack-request.json"
 CONFIG_DIR = "config-download"
 
 
-def _now() -> str:
+def timestamp() -> str:
+    """Now, as an ISO 8601 UTC timestamp to the second."""
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
-def _pointer(path: Path, data: bytes) -> dict[str, str]:
+def pointer(path: Path, data: bytes) -> dict[str, str]:
     """What a result keeps of a work-dir file that holds secrets: where it is, its digest."""
     return {"file": str(path), "sha256": hashlib.sha256(data).hexdigest()}
 
 
-def _read(pointer: dict[str, Any]) -> bytes:
-    """The content of a :func:`_pointer` file, checked against its digest."""
-    path = Path(pointer["file"])
+def read_pointer(ref: dict[str, Any]) -> bytes:
+    """The content of a :func:`pointer` file, checked against its digest."""
+    path = Path(ref["file"])
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         data = b""
-    if hashlib.sha256(data).hexdigest() != pointer["sha256"]:
+    if hashlib.sha256(data).hexdigest() != ref["sha256"]:
         raise exceptions.InvalidInput(
             f"{path} is missing or changed since this deployment wrote it; "
             "deploy again instead of resuming.")
@@ -110,7 +111,7 @@ class StartDeployment(Action):
             LOG.warning("Plan %s was left DEPLOYING by %s, which is gone; deploying again.",
                         plan, owner.describe(recorded))
         repo.set_deployment_status(plan, {
-            "deployment_status": "DEPLOYING", "updated_at": _now(), "work_dir": work_dir,
+            "deployment_status": "DEPLOYING", "updated_at": timestamp(), "work_dir": work_dir,
             "heat_type": heat_type, "message": "", "failures": [],
             "owner": owner.current()})
         return {"previous": previous}
@@ -122,7 +123,7 @@ class StartDeployment(Action):
             return
         reason, failures = _reason(flow_failures)
         repo = PlanRepository(self.context.store)
-        status = {"deployment_status": "DEPLOY_FAILED", "updated_at": _now(),
+        status = {"deployment_status": "DEPLOY_FAILED", "updated_at": timestamp(),
                   "work_dir": work_dir, "heat_type": heat_type, "message": reason,
                   "failures": failures}
         kept = (repo.deployment_status(plan) or {}).get("stack_status")
@@ -144,7 +145,7 @@ class FinishDeployment(Action):
     def execute(self, plan: str, work_dir: WorkDir, heat_type: str,
                 config_download: dict[str, Any]) -> dict[str, Any]:
         kept = PlanRepository(self.context.store).deployment_status(plan) or {}
-        status = {"deployment_status": "DEPLOY_SUCCESS", "updated_at": _now(),
+        status = {"deployment_status": "DEPLOY_SUCCESS", "updated_at": timestamp(),
                   "work_dir": work_dir, "heat_type": heat_type, "message": "",
                   "failures": [], "config_download": config_download["path"],
                   "commit": config_download["commit"],

@@ -15,9 +15,9 @@ from tripleo_flow.actions.deploy import (
     CONFIG_DIR,
     ENVIRONMENT_FILE,
     OUTPUTS_FILE,
-    _now,
-    _pointer,
-    _read,
+    pointer,
+    read_pointer,
+    timestamp,
 )
 from tripleo_flow.actions.deploy_heat import live_heat
 from tripleo_flow.actions.deploy_stack import load_request
@@ -80,7 +80,7 @@ class SaveStackOutputs(Action):
                                                   "network_configs": network_configs}),
                  ENVIRONMENT_FILE: planenv.dump_yaml(environment)}
         backup = private_files.write(Path(work_dir), saved)
-        return {**_pointer(Path(work_dir) / OUTPUTS_FILE, saved[OUTPUTS_FILE]),
+        return {**pointer(Path(work_dir) / OUTPUTS_FILE, saved[OUTPUTS_FILE]),
                 "servers": sorted(deployments), "backup": backup}
 
     def revert(self, work_dir: str, result: Any = None, **kwargs: Any) -> None:
@@ -123,7 +123,7 @@ class WriteConfigDownload(Action):
                 overcloud_ssh_key: InputPath | None = None) -> dict[str, Any]:
         connection = _connection(self.context.conf, overcloud_ssh_user, overcloud_ssh_key)
         if "file" in stack_outputs:  # a pointer to outputs.yaml (older results held them)
-            stack_outputs = planenv.load_yaml(_read(stack_outputs), OUTPUTS_FILE)
+            stack_outputs = planenv.load_yaml(read_pointer(stack_outputs), OUTPUTS_FILE)
         deployments = {server: [config_download.Deployment(**d) for d in deps]
                        for server, deps in stack_outputs["deployments"].items()}
         files = config_download.render(plan, stack_outputs["outputs"], deployments,
@@ -136,7 +136,7 @@ class WriteConfigDownload(Action):
                 "there: move it away and re-run.")
         previous = repo.head()
         repo.replace_files(files)
-        commit = repo.commit(f"Deployment of plan {plan} at {_now()}")
+        commit = repo.commit(f"Deployment of plan {plan} at {timestamp()}")
         return {"path": str(repo.path), "files": len(files), "commit": commit,
                 "previous": previous}
 

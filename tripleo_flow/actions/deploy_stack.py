@@ -13,7 +13,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, ActionContext, Rerun
-from tripleo_flow.actions.deploy import ENVIRONMENT_FILE, REQUEST_FILE, _pointer, _read
+from tripleo_flow.actions.deploy import ENVIRONMENT_FILE, REQUEST_FILE, pointer, read_pointer
 from tripleo_flow.actions.deploy_heat import PRE_DEPLOY_DUMP, live_heat
 from tripleo_flow.actions.paths import WorkDir
 from tripleo_flow.core import names, planenv, progress, rendering
@@ -30,7 +30,7 @@ def load_request(stack_request: dict[str, Any]) -> dict[str, Any]:
     """The stack request a :class:`CheckPlan` result points at (or holds, when older)."""
     if "file" not in stack_request:
         return stack_request
-    return dict(json.loads(_read(stack_request)))
+    return dict(json.loads(read_pointer(stack_request)))
 
 
 def _record_stack_status(store: Any, plan: str, status: str) -> None:
@@ -102,7 +102,7 @@ class CheckPlan(Action):
             LOG.warning("%s", warning)
         data = json.dumps(request, sort_keys=True).encode()
         backup = private_files.write(Path(work_dir), {REQUEST_FILE: data})
-        return {**_pointer(Path(work_dir) / REQUEST_FILE, data), "backup": backup}
+        return {**pointer(Path(work_dir) / REQUEST_FILE, data), "backup": backup}
 
     def revert(self, plan: str, work_dir: str, result: Any = None, **kwargs: Any) -> None:
         """Put back the request of the stack the work dir keeps (or remove this one),
@@ -180,7 +180,7 @@ class KeptStack(Action):
         request = Path(work_dir) / REQUEST_FILE
         if not heat.dump_file.exists() or not request.exists():
             raise exceptions.NoKeptStack(plan, str(work_dir))
-        return _pointer(request, request.read_bytes())
+        return pointer(request, request.read_bytes())
 
     def revert(self, *args: Any, **kwargs: Any) -> None:
         """Nothing: only read."""
