@@ -84,6 +84,12 @@ class ActionContext:
         :param part: names a later part of the record, learnt during the change (the
             stored version a deletion left)
         """
+        return self.once(make, part)
+
+    def once(self, make: Callable[[], T], part: str = "") -> T:
+        """What ``make()`` gave on the running task's first run (a time, an id, an undo
+        record): a re-run of the task (a resumed execution) gets the same value back.
+        Outside a workflow, ``make()``."""
         if self.undo_journal is None:
             return make()
         return self.undo_journal.recall(make, part)

@@ -79,7 +79,7 @@ class SaveStackOutputs(Action):
                                                   "deployments": deployments,
                                                   "network_configs": network_configs}),
                  ENVIRONMENT_FILE: planenv.dump_yaml(environment)}
-        backup = private_files.write(Path(work_dir), saved)
+        backup = private_files.write(Path(work_dir), saved, self.context.undo_record)
         return {**pointer(Path(work_dir) / OUTPUTS_FILE, saved[OUTPUTS_FILE]),
                 "servers": sorted(deployments), "backup": backup}
 

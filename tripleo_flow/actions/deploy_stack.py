@@ -89,8 +89,10 @@ class CheckPlan(Action):
             files, max_size=self.context.limit("render_max_size")))
         # The stack exists when the work dir holds a Heat dump (the launch restores it).
         action = "UPDATE" if HeatDir(work_dir).dump_file.exists() else "CREATE"
-        checked = requests.deploy_request(plan, files, repo.environment(plan),
-                                          int(time.time()), action)
+        # The same DeployIdentifier on a re-run (a resumed job): the same request.
+        identifier = self.context.once(lambda: int(time.time()), part="deploy_identifier")
+        checked = requests.deploy_request(plan, files, repo.environment(plan), identifier,
+                                          action)
         for warning in [*checked.images.warnings, *checked.risky]:
             LOG.warning("%s", warning)
         if checked.missing:
@@ -101,7 +103,8 @@ class CheckPlan(Action):
         for warning in requests.check_against_last(request, last_env):
             LOG.warning("%s", warning)
         data = json.dumps(request, sort_keys=True).encode()
-        backup = private_files.write(Path(work_dir), {REQUEST_FILE: data})
+        backup = private_files.write(Path(work_dir), {REQUEST_FILE: data},
+                                     self.context.undo_record)
         return {**pointer(Path(work_dir) / REQUEST_FILE, data), "backup": backup}
 
     def revert(self, plan: str, work_dir: str, result: Any = None, **kwargs: Any) -> None:

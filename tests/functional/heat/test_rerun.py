@@ -13,8 +13,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
+import shutil
 import sqlite3
 import subprocess
+import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,7 @@ from tripleo_flow.actions.base import Rerun
 from tripleo_flow.actions.registry import ActionRegistry
 from tripleo_flow.actions.schema import CACHE_OBJECT
 from tripleo_flow.api import Client
+from tripleo_flow.api.plans import sample_plan_dir
 from tripleo_flow.heat.client import HeatClient
 from tripleo_flow.heat.workdir import HeatDir
 
@@ -303,3 +306,41 @@ def test_deploy_steps_after_the_stack_twice(client: Client, tmp_path: Path) -> N
     status = client.deployment_status("oc")
     assert (status["deployment_status"], status["commit"]) == ("DEPLOY_SUCCESS",
                                                                cd_first["commit"])
+
+
+def test_deploy_check_twice_writes_the_same_request(client: Client, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """deploy.check converges when a resumed execution runs it again: the re-run gets
+    its first run's DeployIdentifier (the run's time) and its copy of the request the
+    work dir held before, from the task's journal, so it writes the same request and
+    its undo still puts back the one before.  (Outside a workflow each run is a new
+    check: a new identifier.)"""
+    from tripleo_flow.actions import deploy_stack
+
+    clock = iter(range(1_800_000_000, 1_800_000_100))
+    monkeypatch.setattr(deploy_stack, "time", types.SimpleNamespace(
+        time=lambda: float(next(clock))))  # each check a second later
+    templates = Path(shutil.copytree(sample_plan_dir(), tmp_path / "templates"))
+    root = templates / "overcloud.j2.yaml"  # as THT's: a DeployIdentifier parameter
+    root.write_text(root.read_text().replace(
+        "parameters:\n", "parameters:\n  DeployIdentifier:\n    type: number\n"
+        "    default: 0\n", 1))
+    client.create_plan("oc", templates)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "stack-request.json").write_bytes(b'{"the": "request before"}')
+    inputs = {"plan": "oc", "work_dir": str(work)}
+    action = REGISTRY.get("deploy.check")(
+        dataclasses.replace(client.context, undo_journal=MemoryJournal()))
+    first = action.execute(**inputs)
+    request = (work / "stack-request.json").read_bytes()
+    second = action.execute(**inputs)
+    assert REGISTRY.get("deploy.check").rerun is Rerun.CONVERGES
+    assert second == first and (work / "stack-request.json").read_bytes() == request
+    assert b"DeployIdentifier: 1800000000" in request
+    assert (work / "stack-request.json.prev").read_bytes() == b'{"the": "request before"}'
+    action.revert(result=second, **inputs)
+    assert (work / "stack-request.json").read_bytes() == b'{"the": "request before"}'
+    # Without a journal (two checks, not a re-run): a new identifier each time.
+    plain = REGISTRY.get("deploy.check")(client.context)
+    assert plain.execute(**inputs)["sha256"] != plain.execute(**inputs)["sha256"]

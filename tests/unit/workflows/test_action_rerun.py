@@ -170,8 +170,8 @@ SERVICE_ACTIONS: dict[str, str] = {
     # A second run in the living process that launched Heat is refused (HeatRunning:
     # test_deploy_steps_after_the_stack_twice); after a kill -9 its task had finished.
     "deploy.launch_heat": "tests/functional/overcloud (not proven by a second run)",
-    # Its request holds the time of the run (each run writes a new one).
-    "deploy.check": "tests/functional/overcloud (not proven by a second run)",
+    # Its request holds the time of the first run (kept for a re-run by the journal).
+    "deploy.check": HEAT + "test_deploy_check_twice_writes_the_same_request",
     # The playbook of a whole deployment, run twice: too slow for this.
     "deploy.run_ansible": "tests/functional/overcloud (not proven by a second run)",
     "nodes.register": IRONIC + "test_register_twice_registers_each_node_and_port_once",
