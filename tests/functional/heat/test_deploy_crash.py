@@ -160,13 +160,21 @@ def test_kill_9_at_each_point_then_a_retry_succeeds(deploy: Deploy) -> None:
     assert list(Path("/dev/shm").glob(f"tripleo-flow-heat-{heat.token}*")) == []
 
 
-def test_a_deploy_killed_while_the_stack_is_created_resumes(deploy: Deploy) -> None:
+@pytest.mark.parametrize("moment", ["while Heat starts", "while the stack is created"])
+def test_a_deploy_killed_while_the_stack_is_created_resumes(deploy: Deploy,
+                                                            moment: str) -> None:
     """``kill -9`` while Heat creates the stack, then ``execution resume``: the resumed
     execution launches Heat again on the database the killed run left, takes the stack
-    over and finishes the deployment."""
+    over and finishes the deployment.  Killed while its Heat starts (``deploy.launch_heat``
+    running), the resumed execution runs that task again: it cleans up after the
+    killed Heat, launches a new one and creates the stack."""
     proc = deploy.start()
-    deploy.wait_for(proc, lambda: bool(deploy.run_record().get("ready")), "the stack")
-    time.sleep(3)  # the stack is being created
+    if moment == "while Heat starts":
+        deploy.wait_for(proc, lambda: bool(deploy.run_record().get("pid"))
+                        and not deploy.run_record().get("ready"), "Heat starting")
+    else:
+        deploy.wait_for(proc, lambda: bool(deploy.run_record().get("ready")), "the stack")
+        time.sleep(3)  # the stack is being created
     pids = _heat_pids(deploy)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
@@ -183,9 +191,13 @@ def test_a_deploy_killed_while_the_stack_is_created_resumes(deploy: Deploy) -> N
                              capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert json.loads(resumed.stdout)["State"] == "SUCCESS"
-    assert "kept its database for the resumed deploy" in resumed.stderr, resumed.stderr
-    # The killed create was taken over by an update, not started again from nothing.
-    assert "deploy_stack: stack" in resumed.stderr and "UPDATE_COMPLETE" in resumed.stderr
+    if moment == "while Heat starts":  # launch_heat ran again; the stack is created
+        assert "left by a killed deploy" in resumed.stderr, resumed.stderr
+        assert "CREATE_COMPLETE" in resumed.stderr, resumed.stderr
+    else:
+        assert "kept its database for the resumed deploy" in resumed.stderr, resumed.stderr
+        # The killed create was taken over by an update, not started again from nothing.
+        assert "deploy_stack: stack" in resumed.stderr and "UPDATE_COMPLETE" in resumed.stderr
     status = deploy.status()
     assert status["deployment_status"] == "DEPLOY_SUCCESS", status
     assert (deploy.work / "config-download").is_dir()

@@ -167,9 +167,10 @@ SERVICE_ACTIONS: dict[str, str] = {
     # Run again by a real resume after a kill -9 while the stack is created.
     "deploy.stack": "tests/functional/heat/test_deploy_crash.py::"
                     "test_a_deploy_killed_while_the_stack_is_created_resumes",
-    # A second run in the living process that launched Heat is refused (HeatRunning:
-    # test_deploy_steps_after_the_stack_twice); after a kill -9 its task had finished.
-    "deploy.launch_heat": "tests/functional/overcloud (not proven by a second run)",
+    # Run again by a real resume after a kill -9 while Heat starts (a second run in the
+    # living process that launched Heat is refused: test_deploy_steps_after_the_stack_twice).
+    "deploy.launch_heat": "tests/functional/heat/test_deploy_crash.py::"
+                          "test_a_deploy_killed_while_the_stack_is_created_resumes",
     # Its request holds the time of the first run (kept for a re-run by the journal).
     "deploy.check": HEAT + "test_deploy_check_twice_writes_the_same_request",
     # The playbook of a whole deployment, run twice: too slow for this.
