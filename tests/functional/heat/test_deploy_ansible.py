@@ -11,6 +11,8 @@ import pytest
 from tests.functional.heat.conftest import heat_processes, make_conf
 from tripleo_flow import exceptions
 from tripleo_flow.actions.ansible import find_ansible_playbook
+from tripleo_flow.actions.base import Rerun
+from tripleo_flow.actions.registry import ActionRegistry
 from tripleo_flow.api import Client
 from tripleo_flow.api.plans import sample_plan_dir
 from tripleo_flow.heat.workdir import HeatDir
@@ -36,6 +38,27 @@ def test_deploy_runs_the_deploy_steps_playbook_locally(client: Client, tmp_path:
         assert f"{host}" in log and "failed=0" in log, log
     assert "ansible_connection: local" in (work / "ansible-connection.yaml").read_text()
     assert heat_processes(HeatDir(work).conf_file) == []
+
+    # deploy.run_ansible is Rerun.CALLER: a resumed task runs the playbook once more on
+    # the same config-download project and inventory (TripleO's deploy steps are written
+    # to be run again); the run is logged anew and changes no file of the project.
+    project = work / "config-download"
+    files = {p: p.read_bytes() for p in sorted(project.rglob("*"))
+             if p.is_file() and ".git" not in p.parts}
+    connection = (work / "ansible-connection.yaml").read_bytes()
+    action = ActionRegistry.load().get("deploy.run_ansible")
+    assert action.rerun is Rerun.CALLER
+    inputs = {"plan": "oc", "work_dir": str(work), "config_download": {"path": str(project)},
+              "ansible_connection": "local"}
+    (work / "ansible.log").write_text("the first run's log\n")
+    result = action(client.context).execute(**inputs)
+    assert result["returncode"] == 0
+    log = (work / "ansible.log").read_text()
+    assert "the first run's log" not in log and "Controller step 1" in log, log
+    assert log.count("failed=0") == 2, log  # both hosts, again
+    assert (work / "ansible-connection.yaml").read_bytes() == connection
+    assert {p: p.read_bytes() for p in sorted(project.rglob("*"))
+            if p.is_file() and ".git" not in p.parts} == files
 
 
 def test_deploy_workflow_runs_the_playbook_when_asked(client: Client, tmp_path: Path) -> None:

@@ -9,8 +9,10 @@ store (the local one and a real Swift): the state after the second run is the st
 (each side effect once), a reading action changes nothing, and a refusal is a
 clear error that changes nothing.  The actions that drive a service (Heat,
 Ironic, ansible-playbook) are listed in :data:`SERVICE_ACTIONS` with the
-functional test that runs each twice against the real service (or, for those not
-proven by a second run, where they run once); their declaration is checked here.
+functional test that runs each twice against the real service; their declaration
+is checked here.  A CONVERGES action's revert after a second run still restores the
+state before the first (the task's undo journal):
+:func:`test_a_revert_after_a_second_run_restores_the_state_before_the_first`.
 A newly registered action that is in no table fails
 :func:`test_every_action_is_covered`.
 """
@@ -141,10 +143,8 @@ CASES: dict[str, Case] = {
 }
 
 #: The actions that drive an outside service (Heat, Ironic, ansible-playbook, an HTTP
-#: server), with the functional test that runs each twice against the real service and
-#: checks its declaration (each test's module says how).  Those marked "not proven by a
-#: second run" point to where they run once: what a second run does is declared on the
-#: class (Action.rerun), not proven.
+#: server), with the functional test that runs each twice against the real service (or
+#: resumes an execution killed while it ran) and checks its declaration.
 IRONIC = "tests/functional/ironic/test_rerun.py::"
 HEAT = "tests/functional/heat/test_rerun.py::"
 VALIDATIONS = "tests/functional/validations/test_rerun.py::"
@@ -173,8 +173,9 @@ SERVICE_ACTIONS: dict[str, str] = {
                           "test_a_deploy_killed_while_the_stack_is_created_resumes",
     # Its request holds the time of the first run (kept for a re-run by the journal).
     "deploy.check": HEAT + "test_deploy_check_twice_writes_the_same_request",
-    # The playbook of a whole deployment, run twice: too slow for this.
-    "deploy.run_ansible": "tests/functional/overcloud (not proven by a second run)",
+    # The sample plan's deploy steps playbook, run again.
+    "deploy.run_ansible": "tests/functional/heat/test_deploy_ansible.py::"
+                          "test_deploy_runs_the_deploy_steps_playbook_locally",
     "nodes.register": IRONIC + "test_register_twice_registers_each_node_and_port_once",
     "nodes.select": IRONIC + "test_select_manage_inspect_clean_provide_twice",
     "nodes.manage": IRONIC + "test_select_manage_inspect_clean_provide_twice",
@@ -210,9 +211,7 @@ def test_every_action_is_covered() -> None:
 def test_each_service_proof_names_a_test_that_exists() -> None:
     root = Path(__file__).resolve().parents[3]
     for name, where in SERVICE_ACTIONS.items():
-        if "::" not in where:
-            assert "not proven by a second run" in where, name
-            continue
+        assert "::" in where, f"{name}: name the test that runs it twice"
         path, function = where.split("::")
         assert f"def {function}(" in (root / path).read_text(), f"{name}: {where}"
 
