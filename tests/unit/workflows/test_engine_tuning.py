@@ -5,6 +5,7 @@ from __future__ import annotations
 from concurrent import futures
 from typing import Any
 
+from taskflow import task
 from taskflow.patterns import graph_flow
 
 from tripleo_flow.actions import std
@@ -78,3 +79,41 @@ def test_the_indexed_scope_walker_finds_the_node_a_search_finds() -> None:
     for atom in flow:
         walker = engine.IndexedScopeWalker(compilation, atom, names_only=True)
         assert walker._node is compilation.hierarchy.find(atom)
+
+
+def test_atoms_map_their_arguments_as_taskflow_does() -> None:
+    from tripleo_flow.actions import base
+    from tripleo_flow.core import signatures
+
+    plain_atom = type("PlainAtom", (task.Task,), {
+        "execute": atoms._WorkbookAtom.execute, "revert": action_atom.ActionAtom.revert})
+    plain_echo = type("PlainEcho", (task.Task,), {
+        "execute": std.Echo.execute, "revert": std.Echo.revert})
+    flow, _runtime = _chain(2)
+    ours = list(flow)[1]
+    theirs = plain_atom(name=ours.name, provides=list(ours.provides),
+                        requires=list(ours.requires))
+    echo = std.Echo(None, name="e")
+    for mine, taskflows in ((ours, theirs), (echo, plain_echo(name="e"))):
+        for attr in ("rebind", "requires", "optional", "revert_rebind", "revert_optional"):
+            assert list(getattr(mine, attr).items() if attr.endswith("rebind") else
+                        getattr(mine, attr)) == list(
+                getattr(taskflows, attr).items() if attr.endswith("rebind") else
+                getattr(taskflows, attr)), attr
+    for build in (lambda: std.Echo(None, name="e", rebind={"nope": "x"}),
+                  lambda: plain_echo(name="e", rebind={"nope": "x"})):
+        try:
+            build()
+        except ValueError as exc:
+            assert "Extra arguments given to atom e: ['nope']" in str(exc)
+        else:
+            raise AssertionError("an argument execute does not take was accepted")
+    # TaskFlow still maps through the atom's _build_arg_mapping (else the cache is dropped).
+    calls: list[Any] = []
+    real = signatures.bound_signature
+    try:
+        signatures.bound_signature = lambda method: calls.append(method) or real(method)
+        std.Echo(None, name="again")
+    finally:
+        signatures.bound_signature = real
+    assert len(calls) == 2 and isinstance(std.Echo(None), base.Action)
