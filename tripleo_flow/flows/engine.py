@@ -18,16 +18,26 @@ TaskFlow's own (:func:`taskflow.types.graph.merge_graphs`) on import.  And each
 atom's scope walker finds its atom in the compiled hierarchy by a depth-first
 search (O(N) per atom): :class:`IndexedScopeWalker` looks it up in an index of
 the hierarchy built once per compilation (the same first match).
+
+Running a chain, the parallel engine hands every task to a pool thread and
+waits for it: two thread switches per task, contended for the GIL.
+:class:`HeldExecutor` (per engine) keeps what the engine submits until the
+engine waits; a task that is then all the engine waits for runs in the
+engine's own thread, anything else goes to the pool as before.
 """
 
 from __future__ import annotations
 
+import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from concurrent import futures
 from typing import Any
 
 import taskflow.engines
+from futurist import waiters
 from taskflow import states as st
+from taskflow.engines.action_engine import builder as bu
 from taskflow.engines.action_engine import compiler as co
 from taskflow.engines.action_engine import deciders, scopes
 from taskflow.engines.action_engine import selector as se
@@ -165,12 +175,70 @@ class IndexedScopeWalker(scopes.ScopeWalker):  # type: ignore[misc]
 scopes.ScopeWalker = IndexedScopeWalker  # what Runtime.compile builds, per atom
 
 
+class HeldExecutor(futures.Executor):
+    """The executor of one parallel engine: what is submitted waits for the engine
+    to wait (:meth:`wait_for_any`, the engine's waiter), then runs in the waiting
+    thread when it is the one thing waited for (a chain), else on ``pool``.
+
+    The engine waits right after it schedules, holding no lock, so a held task
+    starts as soon as it would on the pool; tasks scheduled together, or while
+    another one runs, still run in parallel.
+    """
+
+    def __init__(self, pool: futures.Executor) -> None:
+        self._pool = pool
+        self._held: list[tuple[futures.Future[Any], Callable[..., Any], Any, Any]] = []
+        self._lock = threading.Lock()
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any
+               ) -> futures.Future[Any]:
+        future: futures.Future[Any] = futures.Future()
+        with self._lock:
+            self._held.append((future, fn, args, kwargs))
+        return future
+
+    def wait_for_any(self, fs: Iterable[futures.Future[Any]], timeout: float | None = None
+                     ) -> Any:
+        """Start what is held, then wait like TaskFlow's waiter."""
+        fs = list(fs)
+        with self._lock:
+            held, self._held = self._held, []
+        if len(held) == 1 and fs == [held[0][0]]:
+            _run(*held[0], inline=True)
+        else:
+            for item in held:
+                self._pool.submit(_run, *item)
+        return waiters.wait_for_any(fs, timeout)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Nothing: the pool is not this executor's."""
+
+
+def _run(future: futures.Future[Any], fn: Callable[..., Any], args: Any, kwargs: Any,
+         inline: bool = False) -> None:
+    if not future.set_running_or_notify_cancel():
+        return  # cancelled while held (a suspending engine)
+    try:
+        result = fn(*args, **kwargs)
+    except BaseException as exc:
+        future.set_exception(exc)
+        if inline and not isinstance(exc, Exception):
+            raise  # KeyboardInterrupt, SystemExit: in the engine's thread, as they came
+    else:
+        future.set_result(result)
+
+
 def load(flow: Any, **kwargs: Any) -> Any:
-    """``taskflow.engines.load`` with linear-time scheduling and argument lookup.
+    """``taskflow.engines.load`` with linear-time scheduling and argument lookup, and
+    (a parallel engine given a pool as ``executor``) a :class:`HeldExecutor`.
 
     Only for flows built by :mod:`tripleo_flow.flows.compiler` (no deciders,
     one provider per symbol).
     """
+    held = None
+    pool = kwargs.get("executor")
+    if kwargs.get("engine") == "parallel" and isinstance(pool, futures.Executor):
+        held = kwargs["executor"] = HeldExecutor(pool)
     engine = taskflow.engines.load(flow, **kwargs)
     engine.compile()
     runtime = getattr(engine, "_runtime", None)
@@ -178,4 +246,6 @@ def load(flow: Any, **kwargs: Any) -> Any:
     if runtime is not None and isinstance(cache, dict) and "_builder" not in vars(runtime):
         runtime._selector = FrontierSelector(runtime)
         _provider_scopes(runtime)
+        if held is not None:
+            runtime._builder = bu.MachineBuilder(runtime, held.wait_for_any)
     return engine

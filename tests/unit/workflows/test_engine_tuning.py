@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from concurrent import futures
 from typing import Any
 
@@ -79,6 +80,47 @@ def test_the_indexed_scope_walker_finds_the_node_a_search_finds() -> None:
     for atom in flow:
         walker = engine.IndexedScopeWalker(compilation, atom, names_only=True)
         assert walker._node is compilation.hierarchy.find(atom)
+
+
+class _Where(task.Task):  # type: ignore[misc]
+    """Notes the thread it runs in; with a barrier, waits for its sibling to run too."""
+
+    def __init__(self, name: str, seen: dict[str, int], requires: list[str] = (),
+                 barrier: threading.Barrier | None = None) -> None:
+        super().__init__(name=name, provides=name, requires=list(requires))
+        self.seen, self.barrier = seen, barrier
+
+    def execute(self, **kwargs: Any) -> str:
+        self.seen[self.name] = threading.get_ident()
+        if self.barrier is not None:
+            self.barrier.wait()  # raises (the task fails) if the sibling never runs
+        return self.name
+
+
+def test_a_chain_runs_in_the_engine_thread_and_branches_in_parallel_on_the_pool() -> None:
+    seen: dict[str, int] = {}
+    barrier = threading.Barrier(2, timeout=10)
+    flow = graph_flow.Flow("shape").add(
+        _Where("a", seen), _Where("b", seen, ["a"]),
+        _Where("x", seen, ["b"], barrier), _Where("y", seen, ["b"], barrier),
+        _Where("z", seen, ["x", "y"]))
+    with futures.ThreadPoolExecutor(4) as pool:
+        loaded = engine.load(flow, engine="parallel", executor=pool)
+        assert isinstance(loaded._runtime.builder._waiter.__self__, engine.HeldExecutor)
+        loaded.run()
+    me = threading.get_ident()
+    assert seen["a"] == seen["b"] == seen["z"] == me  # alone: no hand-off to the pool
+    assert seen["x"] != me and seen["y"] != me and seen["x"] != seen["y"]  # together
+
+
+def test_a_held_task_cancelled_before_the_engine_waits_never_runs() -> None:
+    ran: list[str] = []
+    with futures.ThreadPoolExecutor(1) as pool:
+        held = engine.HeldExecutor(pool)
+        future = held.submit(ran.append, "x")
+        assert future.cancel()
+        done, _ = held.wait_for_any([future], timeout=5)
+    assert future in done and future.cancelled() and ran == []
 
 
 def test_atoms_map_their_arguments_as_taskflow_does() -> None:
