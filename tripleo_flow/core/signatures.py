@@ -7,18 +7,26 @@ its tasks builds its action (another atom) when it runs.
 :class:`CachedSignatures` hands TaskFlow's mapping a stand-in carrying the
 bound method's signature, computed once per function: TaskFlow's own mapping
 code runs on the same signature, so the mapping and its errors are the same.
+An atom that names no requirements nor rebinds (an action) gets a copy of the
+mapping TaskFlow made for the first atom of its class.
 """
 
 from __future__ import annotations
 
+import collections
 import inspect
 import weakref
 from collections.abc import Callable
 from typing import Any
 
+from taskflow.types import sets
+
 #: function -> stand-in with that function's bound signature (classes built at run
 #: time, ad-hoc actions, take their entries with them when they go).
 _STANDINS: weakref.WeakKeyDictionary[Any, Callable[..., Any]] = weakref.WeakKeyDictionary()
+#: stand-in -> {(auto_extract, ignore_list): TaskFlow's mapping} for atoms that name no
+#: requirements, rebinds nor injected values (the mapping depends on the function only).
+_MAPPINGS: weakref.WeakKeyDictionary[Any, dict[Any, Any]] = weakref.WeakKeyDictionary()
 
 
 def _standin(signature: inspect.Signature) -> Callable[..., Any]:
@@ -50,6 +58,18 @@ def bound_signature(method: Any) -> Any:
 class CachedSignatures:
     """Mixin for TaskFlow atoms: their argument mapping inspects each function once."""
 
-    def _build_arg_mapping(self, executor: Any, *args: Any, **kwargs: Any) -> Any:
-        return super()._build_arg_mapping(  # type: ignore[misc]
-            bound_signature(executor), *args, **kwargs)
+    def _build_arg_mapping(self, executor: Any, requires: Any = None, rebind: Any = None,
+                           auto_extract: bool = True, ignore_list: Any = None) -> Any:
+        standin = bound_signature(executor)
+        build = super()._build_arg_mapping  # type: ignore[misc]
+        if standin is executor or requires is not None or rebind is not None or \
+                getattr(self, "inject", None):
+            return build(standin, requires=requires, rebind=rebind,
+                         auto_extract=auto_extract, ignore_list=ignore_list)
+        key = (bool(auto_extract), tuple(ignore_list or ()))
+        mappings = _MAPPINGS.setdefault(standin, {})
+        if key not in mappings:  # an error is raised, not kept: each atom names itself
+            mappings[key] = build(standin, auto_extract=auto_extract, ignore_list=ignore_list)
+        rebound, required, optional = mappings[key]
+        return (collections.OrderedDict(rebound), sets.OrderedSet(required),
+                sets.OrderedSet(optional))

@@ -159,3 +159,7 @@ def test_atoms_map_their_arguments_as_taskflow_does() -> None:
     finally:
         signatures.bound_signature = real
     assert len(calls) == 2 and isinstance(std.Echo(None), base.Action)
+    # Actions share TaskFlow's mapping of their class, each holding its own copy.
+    again = std.Echo(None, name="e2")
+    assert again.rebind == echo.rebind and again.rebind is not echo.rebind
+    assert again.optional is not echo.optional and again.requires is not echo.requires
