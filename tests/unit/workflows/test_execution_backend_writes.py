@@ -117,3 +117,24 @@ def test_no_secret_in_bulk_inserts_nor_in_meta_only_updates(tmp_path: Path) -> N
             assert b"hunter2hunter2" not in stored.read_bytes()
     finally:
         backend.close()
+
+
+def test_updates_set_what_taskflow_reads_back_and_its_update_time(tmp_path: Path) -> None:
+    backend, conn, fd, db = _flow(tmp_path, ["t1"])
+    try:
+        t1 = fd.find("ad-t1").copy()
+        t1.put(states.SUCCESS, {"state": "SUCCESS", "n": [1, 2.5, None, True], "s": "é"})
+        t1.meta = {"progress": 1.0}
+        conn.update_atom_details(t1)
+        with sqlite3.connect(db) as other:
+            created, updated = other.execute(
+                "SELECT created_at, updated_at FROM atomdetails").fetchone()
+        assert updated is not None and updated >= created  # TaskFlow's onupdate, kept
+        fresh = ExecutionBackend(f"sqlite:///{db}")
+        try:
+            read = fresh.get_connection().get_atom_details("ad-t1")
+        finally:
+            fresh.close()
+        assert read.to_dict() == t1.to_dict()
+    finally:
+        backend.close()
