@@ -8,7 +8,11 @@ its tasks builds its action (another atom) when it runs.
 bound method's signature, computed once per function: TaskFlow's own mapping
 code runs on the same signature, so the mapping and its errors are the same.
 An atom that names no requirements nor rebinds (an action) gets a copy of the
-mapping TaskFlow made for the first atom of its class.
+mapping TaskFlow made for the first atom of its class.  A function that takes
+any keyword and no named argument of its own (a workbook atom's ``execute``,
+its ``revert`` once TaskFlow's ignored ``result`` and ``flow_failures`` are
+left out) takes each requirement as it is named, with nothing optional: that
+mapping is written out directly, the requirements being the atom's own.
 """
 
 from __future__ import annotations
@@ -55,6 +59,14 @@ def bound_signature(method: Any) -> Any:
     return standin
 
 
+def _any_keyword(standin: Any, ignore_list: Any) -> bool:
+    """Whether the function takes any keyword and no named argument but ignored ones."""
+    params = standin.__signature__.parameters.values()
+    return any(p.kind is p.VAR_KEYWORD for p in params) and all(
+        p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) or p.name in (ignore_list or ())
+        for p in params)
+
+
 class CachedSignatures:
     """Mixin for TaskFlow atoms: their argument mapping inspects each function once."""
 
@@ -62,14 +74,18 @@ class CachedSignatures:
                            auto_extract: bool = True, ignore_list: Any = None) -> Any:
         standin = bound_signature(executor)
         build = super()._build_arg_mapping  # type: ignore[misc]
-        if standin is executor or requires is not None or rebind is not None or \
-                getattr(self, "inject", None):
-            return build(standin, requires=requires, rebind=rebind,
-                         auto_extract=auto_extract, ignore_list=ignore_list)
-        key = (bool(auto_extract), tuple(ignore_list or ()))
-        mappings = _MAPPINGS.setdefault(standin, {})
-        if key not in mappings:  # an error is raised, not kept: each atom names itself
-            mappings[key] = build(standin, auto_extract=auto_extract, ignore_list=ignore_list)
-        rebound, required, optional = mappings[key]
-        return (collections.OrderedDict(rebound), sets.OrderedSet(required),
-                sets.OrderedSet(optional))
+        if standin is not executor and rebind is None and not getattr(self, "inject", None):
+            if requires is None:  # depends on the function only
+                key = (bool(auto_extract), tuple(ignore_list or ()))
+                mappings = _MAPPINGS.setdefault(standin, {})
+                if key not in mappings:  # an error is raised, not kept: atoms name themselves
+                    mappings[key] = build(standin, auto_extract=auto_extract,
+                                          ignore_list=ignore_list)
+                rebound, required, optional = mappings[key]
+                return (collections.OrderedDict(rebound), sets.OrderedSet(required),
+                        sets.OrderedSet(optional))
+            if isinstance(requires, (list, tuple)) and _any_keyword(standin, ignore_list):
+                return (collections.OrderedDict((r, r) for r in requires),
+                        sets.OrderedSet(requires), sets.OrderedSet())
+        return build(standin, requires=requires, rebind=rebind, auto_extract=auto_extract,
+                     ignore_list=ignore_list)

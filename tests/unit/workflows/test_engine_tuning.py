@@ -142,6 +142,19 @@ def test_atoms_map_their_arguments_as_taskflow_does() -> None:
                         getattr(mine, attr)) == list(
                 getattr(taskflows, attr).items() if attr.endswith("rebind") else
                 getattr(taskflows, attr)), attr
+    # Workbook atoms (any keyword): each requirement as named, whatever revert they have.
+    for revert in (action_atom.ActionAtom.revert, task.Task.revert):
+        mine_cls = type("Mine", (atoms._WorkbookAtom,), {"revert": revert})
+        plain_cls = type("Plain", (task.Task,), {"execute": atoms._WorkbookAtom.execute,
+                                                 "revert": revert})
+        requires = ["task:a", "result", "task:a", "flow_failures", "wf:"]
+        mine = mine_cls.__new__(mine_cls)
+        task.Task.__init__(mine, name="m", requires=requires)
+        plain = plain_cls(name="m", requires=requires)
+        for attr in ("rebind", "revert_rebind"):
+            assert list(getattr(mine, attr).items()) == list(getattr(plain, attr).items())
+        for attr in ("requires", "optional", "revert_optional"):
+            assert list(getattr(mine, attr)) == list(getattr(plain, attr)), attr
     for build in (lambda: std.Echo(None, name="e", rebind={"nope": "x"}),
                   lambda: plain_echo(name="e", rebind={"nope": "x"})):
         try:
