@@ -228,11 +228,12 @@ class Runner:
     def execute(self, fd: Any, listeners: Iterable[Listener] = (),
                 stop: StopRequest | None = None) -> Execution:
         """Run (or continue) the execution of flow detail ``fd`` to its end."""
-        engine, workflow = self.load(fd, listeners, stop)
-        try:
-            engine.run()
-        except Exception as exc:
-            return self._failed(fd, workflow, exc)
+        with tf_engine.fewer_collections():
+            engine, workflow = self.load(fd, listeners, stop)
+            try:
+                engine.run()
+            except Exception as exc:
+                return self._failed(fd, workflow, exc)
         return self.succeeded(fd, engine)
 
     def load(self, fd: Any, listeners: Iterable[Listener] = (),

@@ -176,3 +176,23 @@ def test_atoms_map_their_arguments_as_taskflow_does() -> None:
     again = std.Echo(None, name="e2")
     assert again.rebind == echo.rebind and again.rebind is not echo.rebind
     assert again.optional is not echo.optional and again.requires is not echo.requires
+
+
+def test_engines_run_with_fewer_young_collections_then_the_thresholds_come_back() -> None:
+    import gc
+
+    before = gc.get_threshold()
+    seen: list[tuple[int, ...]] = []
+    with engine.fewer_collections():
+        seen.append(gc.get_threshold())
+        with engine.fewer_collections():  # a second run at the same time shares it
+            seen.append(gc.get_threshold())
+        seen.append(gc.get_threshold())
+    assert seen == [(max(before[0], engine.YOUNG_THRESHOLD), *before[1:])] * 3
+    assert gc.get_threshold() == before
+    try:
+        with engine.fewer_collections():
+            gc.set_threshold(123, 4, 5)  # changed meanwhile: left as it was set
+        assert gc.get_threshold() == (123, 4, 5)
+    finally:
+        gc.set_threshold(*before)
