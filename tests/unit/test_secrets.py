@@ -118,3 +118,14 @@ def test_redaction_of_a_value_nested_past_the_limit_keeps_no_part_of_it() -> Non
 ])
 def test_environment_file_secrets(inputs: dict[str, Any], expected: set[str]) -> None:
     assert redaction.environment_file_secrets(inputs) == expected
+
+
+def test_redacting_with_needles_sorted_once_gives_the_same_copy() -> None:
+    known = ["short", "known-secret", "known-secret-longer", "x"]
+    value = {"a": "has known-secret-longer", "b": ["known-secret here", "short"],
+             "admin_password": "found-in-value", "c": "also found-in-value"}
+    expected = secrets.redact(value, known)
+    assert secrets.redact_sorted(value, secrets.needles(known)) == expected
+    assert expected[0]["c"] == MASK and expected[1] == {"found-in-value"}
+    assert secrets.is_secret_name("AdminPassword") and secrets.is_secret_name("AdminPassword")
+    assert not secrets.is_secret_name(("AdminPassword",))

@@ -24,6 +24,7 @@ from taskflow import task
 
 from tripleo_flow.config import LIMITS_OPTS
 from tripleo_flow.core.progress import Progress, Reporter
+from tripleo_flow.core.signatures import CachedSignatures
 
 if TYPE_CHECKING:
     from oslo_config import cfg
@@ -130,7 +131,7 @@ class Rerun(enum.Enum):
     CALLER = "caller"
 
 
-class Action(task.Task):  # type: ignore[misc]
+class Action(CachedSignatures, task.Task):  # type: ignore[misc]
     """Base class of tripleo-flow actions."""
 
     #: Entry point name (``plan.create``); filled by the registry when loaded.

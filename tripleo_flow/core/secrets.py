@@ -17,8 +17,9 @@ Pure functions, no I/O.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tripleo_flow.core.passwords import PASSWORD_NAMES
@@ -53,6 +54,12 @@ def is_secret_name(name: Any) -> bool:
     """Whether a parameter (or mapping key) of this name holds a secret."""
     if not isinstance(name, str):
         return False
+    return _secret_name(name)
+
+
+@functools.lru_cache(maxsize=8192)
+def _secret_name(name: str) -> bool:
+    """:func:`is_secret_name` of a string (a record repeats the same keys: remembered)."""
     if name in _NAMES or name in SECRET_SECTIONS:
         return True
     tail = name.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
@@ -100,11 +107,23 @@ def redact(value: Any, known: Iterable[str] = (), *, everything: bool = False,
     the ``known`` secrets or of the secrets found in ``value`` itself (at
     least ``min_length`` characters).  Keys are kept.
     """
+    return redact_sorted(value, needles(known, min_length), everything=everything,
+                         min_length=min_length)
+
+
+def needles(known: Iterable[str], min_length: int = MIN_LENGTH) -> list[str]:
+    """The secret values :func:`redact` looks for inside strings, longest first."""
+    return sorted({s for s in known if len(s) >= min_length}, key=len, reverse=True)
+
+
+def redact_sorted(value: Any, known_needles: Sequence[str], *, everything: bool = False,
+                  min_length: int = MIN_LENGTH) -> tuple[Any, set[str]]:
+    """:func:`redact` with the known secrets given as :func:`needles` (a caller that
+    redacts many values against the same secrets sorts them once)."""
     found: set[str] = set()
     _collect(value, everything, found)
-    needles = sorted({s for s in (*found, *known) if len(s) >= min_length}, key=len,
-                     reverse=True)
-    return _mask(value, everything, needles), found
+    looked_for = needles((*found, *known_needles), min_length) if found else known_needles
+    return _mask(value, everything, looked_for), found
 
 
 def _hidden(value: Mapping[Any, Any], key: Any) -> bool:
@@ -126,7 +145,7 @@ def _collect(value: Any, secret: bool, found: set[str], depth: int = 0) -> None:
         found.update(v for v in leaves(value) if v)
 
 
-def _mask(value: Any, secret: bool, needles: list[str], depth: int = 0) -> Any:
+def _mask(value: Any, secret: bool, needles: Sequence[str], depth: int = 0) -> Any:
     if depth > MAX_DEPTH and isinstance(value, (Mapping, list, tuple)):
         return TOO_DEEP
     if isinstance(value, Mapping):

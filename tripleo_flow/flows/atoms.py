@@ -26,6 +26,7 @@ from typing import Any
 from taskflow import task
 
 from tripleo_flow.actions.base import Action
+from tripleo_flow.core.signatures import CachedSignatures
 from tripleo_flow.exceptions import FailCommand, TaskFailed
 from tripleo_flow.flows import execution_scope, expressions
 from tripleo_flow.flows.undo_journal import ExecutionUndoJournal
@@ -88,7 +89,7 @@ class Links:
     retry: bool = False
 
 
-class _WorkbookAtom(task.Task):  # type: ignore[misc]
+class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
     def __init__(self, name: str, spec: TaskSpec, links: Links, runtime: Runtime,
                  extra_requires: Sequence[str] = (), provides: str | None = None) -> None:
         requires = [task_symbol(p) for p in links.preds]

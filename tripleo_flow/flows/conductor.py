@@ -42,6 +42,7 @@ from taskflow.types import notifier
 from taskflow.types import timing as tt
 
 from tripleo_flow import exceptions
+from tripleo_flow.flows import engine as tf_engine
 from tripleo_flow.flows import jobboard
 from tripleo_flow.flows.runner import Runner
 
@@ -228,7 +229,8 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
         with self._claims_lock:
             self._claims[job.uuid] = claim
         try:
-            consume = bool(super()._dispatch_job(job))
+            with tf_engine.fewer_collections():
+                consume = bool(super()._dispatch_job(job))
         except exceptions.ExecutionNotFound:
             LOG.error("Job %s names an execution that does not exist; dropping it", job)
             return True

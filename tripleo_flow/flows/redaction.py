@@ -46,18 +46,21 @@ class Redactor:
 
     def __init__(self) -> None:
         self._known: set[str] = set()
+        #: :func:`secrets.needles` of ``_known`` (sorted once per change, not per row).
+        self._needles: tuple[str, ...] = ()
         self._lock = threading.Lock()
 
     def learn(self, values: Iterable[str]) -> None:
         """Mask these values wherever they appear from now on."""
         with self._lock:
-            self._known.update(v for v in values if isinstance(v, str) and v)
+            new = {v for v in values if isinstance(v, str) and v} - self._known
+            if new:
+                self._known.update(new)
+                self._needles = tuple(secrets.needles(self._known))
 
     def value(self, data: Any, everything: bool = False) -> Any:
         """``data`` with every secret masked (``everything``: a secret result)."""
-        with self._lock:
-            known = tuple(self._known)
-        masked, found = secrets.redact(data, known, everything=everything)
+        masked, found = secrets.redact_sorted(data, self._needles, everything=everything)
         if found:
             self.learn(found)
         return masked

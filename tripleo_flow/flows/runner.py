@@ -2,7 +2,10 @@
 
 :class:`Runner` checks the inputs, records a PENDING execution, compiles the
 workflow and runs it with TaskFlow's parallel engine on a long-lived thread
-pool (an engine that owns its pool costs ~1 s per run).  Progress events go to
+pool (an engine that owns its pool costs ~1 s per run; a task that is all the
+engine waits for runs in the engine's own thread: :class:`~.engine.HeldExecutor`,
+and engines run with rarer young garbage collections:
+:func:`~.engine.fewer_collections`).  Progress events go to
 listeners through each atom's own notifier.  An execution interrupted by a
 crash is resumed from its persisted flow detail: completed tasks are not run
 again, the task that was running runs again (at-least-once; with ``safe-rerun:
@@ -234,11 +237,12 @@ class Runner:
     def execute(self, fd: Any, listeners: Iterable[Listener] = (),
                 stop: StopRequest | None = None) -> Execution:
         """Run (or continue) the execution of flow detail ``fd`` to its end."""
-        engine, workflow = self.load(fd, listeners, stop)
-        try:
-            engine.run()
-        except Exception as exc:
-            return self._failed(fd, workflow, exc)
+        with tf_engine.fewer_collections():
+            engine, workflow = self.load(fd, listeners, stop)
+            try:
+                engine.run()
+            except Exception as exc:
+                return self._failed(fd, workflow, exc)
         return self.succeeded(fd, engine)
 
     def load(self, fd: Any, listeners: Iterable[Listener] = (),

@@ -2,7 +2,9 @@
 
 Python turns Ctrl-C into ``KeyboardInterrupt`` in the main thread, which
 TaskFlow does not catch (it captures ``Exception`` only), and a workflow's
-tasks run in threads of a pool while the main thread waits for them.
+tasks run in threads of a pool while the main thread waits for them (or, a
+task running alone, in the main thread itself, where the exception would cut
+the action short).
 :class:`StopRequest` therefore only notes a signal; the next task to start
 fails with :class:`~tripleo_flow.exceptions.Interrupted` (an ``Exception``),
 as does a running task at its next look (a stack's follower calls

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 from concurrent import futures
 from typing import Any
 
+from taskflow import task
 from taskflow.patterns import graph_flow
 
 from tripleo_flow.actions import std
@@ -78,3 +80,119 @@ def test_the_indexed_scope_walker_finds_the_node_a_search_finds() -> None:
     for atom in flow:
         walker = engine.IndexedScopeWalker(compilation, atom, names_only=True)
         assert walker._node is compilation.hierarchy.find(atom)
+
+
+class _Where(task.Task):  # type: ignore[misc]
+    """Notes the thread it runs in; with a barrier, waits for its sibling to run too."""
+
+    def __init__(self, name: str, seen: dict[str, int], requires: list[str] = (),
+                 barrier: threading.Barrier | None = None) -> None:
+        super().__init__(name=name, provides=name, requires=list(requires))
+        self.seen, self.barrier = seen, barrier
+
+    def execute(self, **kwargs: Any) -> str:
+        self.seen[self.name] = threading.get_ident()
+        if self.barrier is not None:
+            self.barrier.wait()  # raises (the task fails) if the sibling never runs
+        return self.name
+
+
+def test_a_chain_runs_in_the_engine_thread_and_branches_in_parallel_on_the_pool() -> None:
+    seen: dict[str, int] = {}
+    barrier = threading.Barrier(2, timeout=10)
+    flow = graph_flow.Flow("shape").add(
+        _Where("a", seen), _Where("b", seen, ["a"]),
+        _Where("x", seen, ["b"], barrier), _Where("y", seen, ["b"], barrier),
+        _Where("z", seen, ["x", "y"]))
+    with futures.ThreadPoolExecutor(4) as pool:
+        loaded = engine.load(flow, engine="parallel", executor=pool)
+        assert isinstance(loaded._runtime.builder._waiter.__self__, engine.HeldExecutor)
+        loaded.run()
+    me = threading.get_ident()
+    assert seen["a"] == seen["b"] == seen["z"] == me  # alone: no hand-off to the pool
+    assert seen["x"] != me and seen["y"] != me and seen["x"] != seen["y"]  # together
+
+
+def test_a_held_task_cancelled_before_the_engine_waits_never_runs() -> None:
+    ran: list[str] = []
+    with futures.ThreadPoolExecutor(1) as pool:
+        held = engine.HeldExecutor(pool)
+        future = held.submit(ran.append, "x")
+        assert future.cancel()
+        done, _ = held.wait_for_any([future], timeout=5)
+    assert future in done and future.cancelled() and ran == []
+
+
+def test_atoms_map_their_arguments_as_taskflow_does() -> None:
+    from tripleo_flow.actions import base
+    from tripleo_flow.core import signatures
+
+    plain_atom = type("PlainAtom", (task.Task,), {
+        "execute": atoms._WorkbookAtom.execute, "revert": action_atom.ActionAtom.revert})
+    plain_echo = type("PlainEcho", (task.Task,), {
+        "execute": std.Echo.execute, "revert": std.Echo.revert})
+    flow, _runtime = _chain(2)
+    ours = list(flow)[1]
+    theirs = plain_atom(name=ours.name, provides=list(ours.provides),
+                        requires=list(ours.requires))
+    echo = std.Echo(None, name="e")
+    for mine, taskflows in ((ours, theirs), (echo, plain_echo(name="e"))):
+        for attr in ("rebind", "requires", "optional", "revert_rebind", "revert_optional"):
+            assert list(getattr(mine, attr).items() if attr.endswith("rebind") else
+                        getattr(mine, attr)) == list(
+                getattr(taskflows, attr).items() if attr.endswith("rebind") else
+                getattr(taskflows, attr)), attr
+    # Workbook atoms (any keyword): each requirement as named, whatever revert they have.
+    for revert in (action_atom.ActionAtom.revert, task.Task.revert):
+        mine_cls = type("Mine", (atoms._WorkbookAtom,), {"revert": revert})
+        plain_cls = type("Plain", (task.Task,), {"execute": atoms._WorkbookAtom.execute,
+                                                 "revert": revert})
+        requires = ["task:a", "result", "task:a", "flow_failures", "wf:"]
+        mine = mine_cls.__new__(mine_cls)
+        task.Task.__init__(mine, name="m", requires=requires)
+        plain = plain_cls(name="m", requires=requires)
+        for attr in ("rebind", "revert_rebind"):
+            assert list(getattr(mine, attr).items()) == list(getattr(plain, attr).items())
+        for attr in ("requires", "optional", "revert_optional"):
+            assert list(getattr(mine, attr)) == list(getattr(plain, attr)), attr
+    for build in (lambda: std.Echo(None, name="e", rebind={"nope": "x"}),
+                  lambda: plain_echo(name="e", rebind={"nope": "x"})):
+        try:
+            build()
+        except ValueError as exc:
+            assert "Extra arguments given to atom e: ['nope']" in str(exc)
+        else:
+            raise AssertionError("an argument execute does not take was accepted")
+    # TaskFlow still maps through the atom's _build_arg_mapping (else the cache is dropped).
+    calls: list[Any] = []
+    real = signatures.bound_signature
+    try:
+        signatures.bound_signature = lambda method: calls.append(method) or real(method)
+        std.Echo(None, name="again")
+    finally:
+        signatures.bound_signature = real
+    assert len(calls) == 2 and isinstance(std.Echo(None), base.Action)
+    # Actions share TaskFlow's mapping of their class, each holding its own copy.
+    again = std.Echo(None, name="e2")
+    assert again.rebind == echo.rebind and again.rebind is not echo.rebind
+    assert again.optional is not echo.optional and again.requires is not echo.requires
+
+
+def test_engines_run_with_fewer_young_collections_then_the_thresholds_come_back() -> None:
+    import gc
+
+    before = gc.get_threshold()
+    seen: list[tuple[int, ...]] = []
+    with engine.fewer_collections():
+        seen.append(gc.get_threshold())
+        with engine.fewer_collections():  # a second run at the same time shares it
+            seen.append(gc.get_threshold())
+        seen.append(gc.get_threshold())
+    assert seen == [(max(before[0], engine.YOUNG_THRESHOLD), *before[1:])] * 3
+    assert gc.get_threshold() == before
+    try:
+        with engine.fewer_collections():
+            gc.set_threshold(123, 4, 5)  # changed meanwhile: left as it was set
+        assert gc.get_threshold() == (123, 4, 5)
+    finally:
+        gc.set_threshold(*before)

@@ -1,0 +1,140 @@
+"""What the execution backend writes, and when: a durable save is in the database when
+it returns, deferred saves are written whole at the next durable one, rows never hold a
+secret (bulk inserts and meta-only updates included)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from taskflow import states
+from taskflow.persistence import models
+
+from tripleo_flow.core import secrets
+from tripleo_flow.flows.execution_backend import ExecutionBackend
+
+
+def _rows(db: Path) -> dict[str, dict[str, Any]]:
+    """Atom rows as another process reads them (committed data only)."""
+    with sqlite3.connect(db) as other:
+        other.row_factory = sqlite3.Row
+        found = other.execute("SELECT name, state, results, meta FROM atomdetails").fetchall()
+    return {row["name"]: {"state": row["state"],
+                          "results": json.loads(row["results"]) if row["results"] else None,
+                          "meta": json.loads(row["meta"]) if row["meta"] else None}
+            for row in found}
+
+
+def _flow(tmp_path: Path, names: list[str], results: Any = None, known: tuple[str, ...] = ()
+          ) -> tuple[ExecutionBackend, Any, Any, Path]:
+    """A flow detail whose atoms are all inserted by one save (SUCCESS with ``results``
+    when given, else PENDING), the backend knowing the secrets ``known``."""
+    db = tmp_path / "executions.db"
+    backend = ExecutionBackend(f"sqlite:///{db}")
+    backend.redactor.learn(known)
+    conn = backend.get_connection()
+    book = models.LogBook("book")
+    fd = models.FlowDetail("flow", uuid="fd-1")
+    book.add(fd)
+    conn.save_logbook(book)
+    for name in names:
+        ad = models.TaskDetail(name, uuid=f"ad-{name}")
+        if results is None:
+            ad.state = states.PENDING
+        else:
+            ad.put(states.SUCCESS, results)
+        fd.add(ad)
+    conn.update_flow_details(fd)
+    return backend, conn, fd, db
+
+
+def test_a_durable_save_is_committed_when_it_returns(tmp_path: Path) -> None:
+    backend, conn, fd, db = _flow(tmp_path, ["t1", "t2"])
+    try:
+        t1 = fd.find("ad-t1").copy()
+        t1.state = states.RUNNING
+        conn.update_atom_details(t1)
+        t1.meta = {"progress": 0.0}
+        conn.update_atom_details(t1)
+        assert _rows(db)["t1"]["state"] == states.PENDING  # deferred: RUNNING, progress
+        t1.put(states.SUCCESS, {"state": "SUCCESS", "next": ["t2"]})
+        conn.update_atom_details(t1)
+        row = _rows(db)["t1"]
+        assert row["state"] == states.SUCCESS and row["results"]["next"] == ["t2"]
+        assert row["meta"] == {"progress": 0.0}
+        t1.meta = {"progress": 1.0}
+        conn.update_atom_details(t1)  # deferred (meta only)
+        assert _rows(db)["t1"]["meta"] == {"progress": 0.0}
+        t2 = fd.find("ad-t2").copy()
+        t2.put(states.SUCCESS, {"state": "SUCCESS", "next": []})
+        conn.update_atom_details(t2)  # durable: carries t1's progress
+        rows = _rows(db)
+        assert rows["t1"] == {"state": states.SUCCESS, "meta": {"progress": 1.0},
+                              "results": {"state": "SUCCESS", "next": ["t2"]}}
+        assert rows["t2"]["state"] == states.SUCCESS
+    finally:
+        backend.close()
+
+
+def test_a_deferred_state_change_is_written_whole(tmp_path: Path) -> None:
+    backend, conn, fd, db = _flow(tmp_path, ["t1"])
+    try:
+        t1 = fd.find("ad-t1").copy()
+        t1.put(states.SUCCESS, {"state": "SUCCESS"})
+        conn.update_atom_details(t1)
+        t1.state = states.RUNNING  # rerun (a retry): deferred, then flushed by a read
+        t1.meta = {"progress": 0.5}
+        conn.update_atom_details(t1)
+        conn.get_atom_details("ad-t1")
+        assert _rows(db)["t1"]["state"] == states.RUNNING
+        assert _rows(db)["t1"]["meta"] == {"progress": 0.5}
+    finally:
+        backend.close()
+
+
+def test_no_secret_in_bulk_inserts_nor_in_meta_only_updates(tmp_path: Path) -> None:
+    names = [f"t{i}" for i in range(300)]
+    backend, conn, fd, db = _flow(
+        tmp_path, names, {"admin_password": "hunter2hunter2",
+                          "note": "has known-secret-value inside"}, ("known-secret-value",))
+    try:
+        rows = _rows(db)
+        assert len(rows) == len(names)
+        for row in rows.values():
+            assert row["results"] == {"admin_password": secrets.MASK, "note": secrets.MASK}
+        t0 = fd.find("ad-t0").copy()
+        t0.meta = {"progress": 0.5, "progress_details": {
+            "at_progress": 0.5, "details": {"status": "token known-secret-value"}}}
+        conn.update_atom_details(t0)  # meta only: deferred
+        conn.flush()
+        meta = _rows(db)["t0"]["meta"]
+        assert meta["progress"] == 0.5
+        assert meta["progress_details"]["details"]["status"] == secrets.MASK
+        for stored in tmp_path.glob("executions.db*"):  # the WAL too
+            assert b"known-secret-value" not in stored.read_bytes()
+            assert b"hunter2hunter2" not in stored.read_bytes()
+    finally:
+        backend.close()
+
+
+def test_updates_set_what_taskflow_reads_back_and_its_update_time(tmp_path: Path) -> None:
+    backend, conn, fd, db = _flow(tmp_path, ["t1"])
+    try:
+        t1 = fd.find("ad-t1").copy()
+        t1.put(states.SUCCESS, {"state": "SUCCESS", "n": [1, 2.5, None, True], "s": "é"})
+        t1.meta = {"progress": 1.0}
+        conn.update_atom_details(t1)
+        with sqlite3.connect(db) as other:
+            created, updated = other.execute(
+                "SELECT created_at, updated_at FROM atomdetails").fetchone()
+        assert updated is not None and updated >= created  # TaskFlow's onupdate, kept
+        fresh = ExecutionBackend(f"sqlite:///{db}")
+        try:
+            read = fresh.get_connection().get_atom_details("ad-t1")
+        finally:
+            fresh.close()
+        assert read.to_dict() == t1.to_dict()
+    finally:
+        backend.close()
