@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import json
-import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import TypeVar
@@ -50,21 +49,16 @@ TABLE = sa.Table(
 _RUNNING: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar(
     "tripleo_flow_undo_task", default=None)
 
-_created: set[int] = set()
-_created_lock = threading.Lock()
 
-
-def _ensure_table(engine: sa.engine.Engine) -> None:
-    with _created_lock:
-        if id(engine) in _created:
-            return
-        try:
-            _METADATA.create_all(engine, checkfirst=True)
-        except sa.exc.OperationalError:
-            # Another process created it between the check and the CREATE.
-            if not sa.inspect(engine).has_table(TABLE.name):
-                raise
-        _created.add(id(engine))
+def create_table(engine: sa.engine.Engine) -> None:
+    """Create the journal's table when the database has none (the executions backend
+    calls this with its own tables: :class:`~.execution_backend.ExecutionBackend`)."""
+    try:
+        _METADATA.create_all(engine, checkfirst=True)
+    except sa.exc.OperationalError:
+        # Another process created it between the check and the CREATE.
+        if not sa.inspect(engine).has_table(TABLE.name):
+            raise
 
 
 class ExecutionUndoJournal:
@@ -75,7 +69,6 @@ class ExecutionUndoJournal:
         self._engine = engine
         self.execution_id = execution_id
         self._redactor = redactor or Redactor()
-        _ensure_table(engine)
 
     @staticmethod
     @contextlib.contextmanager
@@ -124,4 +117,4 @@ class ExecutionUndoJournal:
             return [(row[0], row[1]) for row in rows]
 
 
-__all__ = ["TABLE", "ExecutionUndoJournal"]
+__all__ = ["TABLE", "ExecutionUndoJournal", "create_table"]

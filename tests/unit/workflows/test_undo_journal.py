@@ -7,11 +7,13 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from tripleo_flow.flows.redaction import Redactor
-from tripleo_flow.flows.undo_journal import ExecutionUndoJournal
+from tripleo_flow.flows.undo_journal import ExecutionUndoJournal, create_table
 
 
 def _engine(tmp_path: Path) -> sa.engine.Engine:
-    return sa.create_engine(f"sqlite:///{tmp_path / 'executions.sqlite'}")
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'executions.sqlite'}")
+    create_table(engine)  # the executions backend does, with its own tables
+    return engine
 
 
 def test_a_rerun_of_the_same_task_gets_the_first_record(tmp_path: Path) -> None:
