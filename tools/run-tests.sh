@@ -43,6 +43,10 @@ step "validations virtualenv: validations-common, tripleo-validations (tools/set
 export TRIPLEO_FLOW_VALIDATIONS_VENV=${TRIPLEO_FLOW_VALIDATIONS_VENV:-$HOME/.local/share/tripleo-flow/validations-venv}
 bash tools/setup-validations.sh
 
+step "tripleo-common oracles for the differential tests (tools/setup-tripleo-common.sh)"
+export TRIPLEO_FLOW_TRIPLEO_COMMON_VENVS=${TRIPLEO_FLOW_TRIPLEO_COMMON_VENVS:-$HOME/.local/share/tripleo-flow/tripleo-common}
+bash tools/setup-tripleo-common.sh
+
 step "ephemeral Heat: MariaDB, podman, Heat virtualenv, images (tools/setup-heat.sh)"
 export TRIPLEO_FLOW_HEAT_VENV=${TRIPLEO_FLOW_HEAT_VENV:-$HOME/.local/share/tripleo-flow/heat-venv}
 TRIPLEO_FLOW="$PWD/.venv/bin/tripleo-flow" bash tools/setup-heat.sh

@@ -3,6 +3,8 @@
 # package (ansible-core and the collections TripleO's playbooks use: ansible.posix,
 # community.general, containers.podman, openstack.cloud...) and tripleo-ansible's roles,
 # modules and plugins (<venv>/share/ansible), pinned by tools/ansible-constraints.txt.
+# jmespath: the json_query filter that config-download's deployments.yaml (tripleo-common's)
+# runs on the controller for every software deployment.
 # tripleo-flow uses it when [ansible] venv (or TRIPLEO_FLOW_ANSIBLE_VENV) names it.
 # Idempotent: when the venv already has these versions, a run only checks it.
 # Environment:
@@ -28,7 +30,7 @@ timed() {
 installed() {
     [ -x "$VENV/bin/python" ] && [ -x "$VENV/bin/ansible-playbook" ] \
         && [ -d "$VENV/share/ansible/roles" ] || return 0
-    "$VENV/bin/python" -c "import importlib.metadata as m, requests, jsonschema; \
+    "$VENV/bin/python" -c "import importlib.metadata as m, requests, jsonschema, jmespath; \
 print(m.version('ansible'), m.version('tripleo-ansible'))" 2>/dev/null || true
 }
 
@@ -41,7 +43,7 @@ else
     timed "$PYTHON" -m venv --clear "$VENV"
     cp tools/ansible-constraints.txt "$VENV/tripleo-flow-constraints.txt"
     timed "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-        -c "$VENV/tripleo-flow-constraints.txt" "ansible==$ANSIBLE_VERSION" requests jsonschema
+        -c "$VENV/tripleo-flow-constraints.txt" "ansible==$ANSIBLE_VERSION" requests jsonschema jmespath
     timed "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
         "tripleo-ansible==$TRIPLEO_ANSIBLE_VERSION"
     got=$(installed)

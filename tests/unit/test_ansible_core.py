@@ -95,3 +95,52 @@ def test_an_ansible_venv_without_ansible_playbook_says_how_to_build_it(tmp_path:
 def test_selection_args(tags: str | None, skip: str | None, limit: str | None,
                         args: list[str]) -> None:
     assert ansible.selection_args(tags, skip, limit) == args
+
+
+@pytest.mark.parametrize("tags,skip,limit,excluded,validations,args", [
+    (None, None, None, [], False, ["--skip-tags", "opendev-validation"]),
+    ("step1", "x,y", None, [], False,
+     ["--tags", "step1", "--skip-tags", "opendev-validation,x,y"]),
+    (None, None, None, ["c-3", "", "c-4"], False,
+     ["--skip-tags", "opendev-validation", "--limit", "!c-3:!c-4"]),
+    (None, None, "c-0", ["c-3"], True, ["--limit", "c-0"]),  # a given limit is kept as is
+])
+def test_deploy_selection_as_tripleoclient(tags: str | None, skip: str | None,
+                                           limit: str | None, excluded: list[str],
+                                           validations: bool, args: list[str]) -> None:
+    assert ansible.deploy_selection(tags, skip, limit, excluded, validations) == args
+
+
+@pytest.mark.parametrize("key,value", [
+    ("ANSIBLE_FORKS", "8"), ("ANSIBLE_REMOTE_USER", "tripleo-admin"),
+    ("ANSIBLE_PRIVATE_KEY_FILE", "/k"), ("ANSIBLE_BECOME", "True"),
+    ("ANSIBLE_GATHER_SUBSET", "!all,min"), ("ANSIBLE_GATHERING", "smart"),
+    ("ANSIBLE_STDOUT_CALLBACK", "tripleo_dense"), ("ANSIBLE_CACHE_PLUGIN_CONNECTION", "/f"),
+    ("ANSIBLE_CALLBACKS_ENABLED", "tripleo_dense,tripleo_profile_tasks,tripleo_states"),
+    ("TRIPLEO_PLAN_NAME", "oc"), ("ANSIBLE_SSH_RETRIES", "3"), ("ANSIBLE_TIMEOUT", "600"),
+])
+def test_deploy_settings_as_tripleoclient(key: str, value: str) -> None:
+    assert ansible.deploy_settings("oc", "tripleo-admin", "/k", "/f", cpu_count=2)[key] == value
+
+
+@pytest.mark.parametrize("cpus,forks,expected", [(2, None, "8"), (64, None, "100"), (2, 3, "3")])
+def test_deploy_forks(cpus: int, forks: int | None, expected: str) -> None:
+    assert ansible.deploy_settings("oc", "u", None, "/f", cpus, forks)["ANSIBLE_FORKS"] == expected
+
+
+def test_local_runs_without_become_or_missing_callbacks() -> None:
+    settings = ansible.deploy_settings("oc", "u", None, "/f", 2, become=False, callbacks=False)
+    assert not {"ANSIBLE_BECOME", "ANSIBLE_STDOUT_CALLBACK", "ANSIBLE_PRIVATE_KEY_FILE"} & set(
+        settings)
+
+
+@pytest.mark.parametrize("inventory,login", [
+    ({"Undercloud": {"vars": {"ansible_connection": "local"}},
+      "Compute": {"children": {"oc_Compute": {}}},
+      "oc_Compute": {"vars": {"ansible_ssh_user": "heat-admin",
+                              "ansible_ssh_private_key_file": "/k"}}}, ("heat-admin", "/k")),
+    ({"oc_Compute": {"vars": {"ansible_ssh_user": "core"}}}, ("core", None)),
+    ({}, ("tripleo-admin", None)),
+])
+def test_ssh_login(inventory: dict[str, Any], login: tuple[str, str | None]) -> None:
+    assert ansible.ssh_login(inventory, "tripleo-admin") == login

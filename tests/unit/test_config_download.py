@@ -29,8 +29,14 @@ def outputs(count: int = 2) -> dict[str, Any]:
                        "raw_playbook": "- hosts: all\n"},
         "RoleGroupVars": {"Controller": {"tripleo_x": 1}},
         "AnsibleHostVarsMap": {"Controller": {"oc-controller-0": {"ansible_host": "10.0.0.5"}}},
-        "HostnameData": {"Controller": [f"oc-controller-{i}" for i in range(count)],
-                         "Compute": ["oc-compute-0"]},
+        "RoleNetHostnameMap": {
+            "Controller": {"ctlplane": [f"oc-controller-{i}.ctlplane.localdomain"
+                                        for i in range(count)]},
+            "Compute": {"ctlplane": ["oc-compute-0.ctlplane.localdomain"]}},
+        "RoleNetIpMap": {"Controller": {"ctlplane": [f"192.168.24.{10 + i}" for i in range(count)]},
+                         "Compute": {"ctlplane": ["192.168.24.20"]}},
+        "EnabledServices": {"Controller": ["nova_api", "keystone"],
+                            "Compute": ["nova_compute", "keystone"]},
         "ServerIdData": {"server_ids": {"Controller": [f"c{i}" for i in range(count)],
                                         "Compute": ["n0"]}},
     }
@@ -67,38 +73,61 @@ def test_step_split(step: int, names: list[str]) -> None:
 
 
 @pytest.mark.parametrize("group,expected", [
-    ("Controller", {"hosts": {"oc-controller-0": {"ansible_host": "oc-controller-0",
-                                                  "deploy_server_id": "c0"},
-                              "oc-controller-1": {"ansible_host": "oc-controller-1",
-                                                  "deploy_server_id": "c1"}},
-                    "vars": {"tripleo_role_name": "Controller", "ansible_ssh_user": "tripleo-admin",
-                             "bootstrap_server_id": None}}),
-    ("allovercloud", {"children": {"Controller": {}, "Compute": {}}}),
-    ("overcloud", {"children": {"allovercloud": {}}}),
-    ("oc", {"children": {"Controller": {}, "Compute": {}}}),
-    ("nova_api", {"children": {"Controller": {}}, "vars": {"ansible_ssh_user": "tripleo-admin"}}),
-    ("nova_compute", {"children": {"Compute": {}}, "vars": {"ansible_ssh_user": "tripleo-admin"}}),
-    ("keystone", {"children": {"Controller": {}, "Compute": {}},
-                  "vars": {"ansible_ssh_user": "tripleo-admin"}}),
+    ("oc_Controller", {
+        "hosts": {"oc-controller-0": {"ansible_host": "192.168.24.10", "deploy_server_id": "c0",
+                                      "ctlplane_ip": "192.168.24.10",
+                                      "ctlplane_hostname": "oc-controller-0.ctlplane.localdomain"},
+                  "oc-controller-1": {"ansible_host": "192.168.24.11", "deploy_server_id": "c1",
+                                      "ctlplane_ip": "192.168.24.11",
+                                      "ctlplane_hostname": "oc-controller-1.ctlplane.localdomain"}},
+        "vars": {"tripleo_role_name": "Controller", "ansible_ssh_user": "tripleo-admin",
+                 "bootstrap_server_id": None, "tripleo_role_networks": ["ctlplane"],
+                 "serial": 1}}),
+    ("Controller", {"children": {"oc_Controller": {}}}),
+    ("allovercloud", {"children": {"oc_allovercloud": {}}}),
+    ("oc_allovercloud", {"children": {"oc_oc": {}}}),
+    ("oc", {"children": {"oc_allovercloud": {}}}),
+    ("oc_oc", {"children": {"oc_Compute": {}, "oc_Controller": {}},
+               "vars": {"container_cli": None}}),
+    ("oc_nova_api", {"children": {"oc_Controller": {}},
+                     "vars": {"ansible_ssh_user": "tripleo-admin"}}),
+    ("oc_keystone", {"children": {"oc_Controller": {}, "oc_Compute": {}},
+                     "vars": {"ansible_ssh_user": "tripleo-admin"}}),
+    ("excluded_overcloud", {"children": {"oc_excluded_overcloud": {}}}),
+    ("oc_excluded_overcloud", {"hosts": {}}),
 ])
 def test_inventory_groups(group: str, expected: dict[str, Any]) -> None:
     inventory = load(cd.render("oc", outputs()), cd.INVENTORY)
     assert inventory[group] == expected
 
 
+def test_inventory_key_named_where_the_ssh_user_is() -> None:
+    connection = cd.Connection("core", "/k/id_rsa")
+    inventory = load(cd.render("oc", outputs(), connection=connection), cd.INVENTORY)
+    named = sorted(g for g, v in inventory.items()
+                   if (v.get("vars") or {}).get("ansible_ssh_private_key_file") == "/k/id_rsa")
+    assert named == ["oc_Compute", "oc_Controller", "oc_keystone", "oc_nova_api",
+                     "oc_nova_compute"]
+    assert "ansible_ssh_private_key_file" not in inventory["Undercloud"]["vars"]
+
+
 @pytest.mark.parametrize("path,key,value", [
     ("group_vars/Controller", "tripleo_x", 1),
-    ("group_vars/Controller", "tripleo_role_name", "Controller"),
-    ("group_vars/Compute", "service_names", ["OS::TripleO::Services::NovaCompute", "keystone"]),
-    ("host_vars/oc-controller-1", "deploy_server_id", "c1"),
-    ("host_vars/oc-controller-1", "bootstrap_server_id", "c0"),
-    ("host_vars/oc-controller-1", "deploy_index", 1),
+    ("host_vars/oc-controller-1", "pre_deployments_Controller", []),
     ("host_vars/oc-controller-0", "ansible_host", "10.0.0.5"),
-    ("host_vars/oc-compute-0", "deployments", ["ComputeDeployment"]),
+    ("host_vars/oc-compute-0", "pre_deployments_Compute", ["ComputeDeployment"]),
+    ("host_vars/oc-compute-0", "post_deployments_Compute", []),
+    ("host_vars/oc-compute-0", "pre_network_Compute", []),
     ("global_vars.yaml", "deploy_steps_max", 6),
 ])
 def test_values(path: str, key: str, value: Any) -> None:
     assert load(cd.render("oc", outputs(), DEPLOYMENTS), path)[key] == value
+
+
+@pytest.mark.parametrize("path", ["group_vars/Compute"])
+def test_role_group_vars_are_the_outputs_only(path: str) -> None:
+    """As tripleo-common: a role's group_vars are its RoleGroupVars, nothing added."""
+    assert load(cd.render("oc", outputs(), DEPLOYMENTS), path) == {}
 
 
 @pytest.mark.parametrize("service,group", [
@@ -123,8 +152,8 @@ def test_deterministic() -> None:
 @pytest.mark.parametrize("bad,deployments,needle", [
     ({"ServerIdData": {"server_ids": {"Controller": ["c0"], "Compute": ["n0"]}}}, None,
      "2 host names"),
-    ({"ServerIdData": {"server_ids": {"Controller": ["c0"], "Compute": ["n0"]}},
-      "RoleNetHostnameMap": {"Controller": {"ctlplane": []}}}, None, "0 host names"),
+    ({"RoleNetIpMap": {"Controller": {"ctlplane": []}, "Compute": {"ctlplane": ["x"]}}}, None,
+     "no address on the ctlplane network"),
     ({}, {"ghost": [cd.Deployment("D", {})]}, "ghost"),
 ])
 def test_inconsistent_outputs(bad: dict[str, Any], deployments: Any, needle: str) -> None:

@@ -135,16 +135,18 @@ def test_scripts_verbatim_and_step_config() -> None:
 
 
 @pytest.mark.parametrize("path,expected", [
-    (("Controller", "hosts", "overcloud-controller-0"),
+    (("overcloud_Controller", "hosts", "overcloud-controller-0"),
      {"ansible_host": "192.168.24.10", "ctlplane_ip": "192.168.24.10",
-      "deploy_server_id": "id-c0"}),
-    (("Controller", "vars", "ansible_ssh_user"), "core"),
-    (("Controller", "vars", "ansible_ssh_private_key_file"), "/k/id_rsa"),
-    (("Controller", "vars", "bootstrap_server_id"), "id-c0"),
+      "deploy_server_id": "id-c0",
+      "ctlplane_hostname": "Overcloud-Controller-0.ctlplane.localdomain",
+      "canonical_hostname": "overcloud-controller-0.localdomain"}),
+    (("overcloud_Controller", "vars", "ansible_ssh_user"), "core"),
+    (("overcloud_Controller", "vars", "ansible_ssh_private_key_file"), "/k/id_rsa"),
+    (("overcloud_Controller", "vars", "bootstrap_server_id"), "id-c0"),
     (("Undercloud", "hosts"), {"undercloud": {}}),
     (("Undercloud", "vars", "ansible_connection"), "local"),
-    (("overcloud", "children"), {"Controller": {}, "Compute": {}}),
-    (("nova_compute", "vars", "ansible_ssh_user"), "core"),
+    (("overcloud_overcloud", "children"), {"overcloud_Controller": {}, "overcloud_Compute": {}}),
+    (("overcloud", "children"), {"overcloud_allovercloud": {}}),
 ])
 def test_inventory(path: tuple[str, ...], expected: Any) -> None:
     value = load(render(connection=cd.Connection("core", "/k/id_rsa")), cd.INVENTORY)
@@ -155,13 +157,12 @@ def test_inventory(path: tuple[str, ...], expected: Any) -> None:
 
 def test_default_ssh_user_is_tripleo_admin() -> None:
     inventory = load(render(), cd.INVENTORY)
-    assert inventory["Compute"]["vars"]["ansible_ssh_user"] == "tripleo-admin"
+    assert inventory["overcloud_Compute"]["vars"]["ansible_ssh_user"] == "tripleo-admin"
     assert b"remote_user = tripleo-admin" in render()["ansible.cfg"]
 
 
 @pytest.mark.parametrize("path,key,value", [
     ("host_vars/overcloud-controller-0", "tripleo_x", 1),
-    ("host_vars/overcloud-controller-0", "bootstrap_server_id", "id-c0"),
     ("host_vars/overcloud-controller-0", "pre_deployments_Controller", []),
     ("host_vars/overcloud-novacompute-0", "post_deployments_Compute", ["ExtraDeployment"]),
     ("host_vars/overcloud-novacompute-0", "pre_network_Compute", []),
@@ -175,13 +176,44 @@ def test_deployment_file_is_what_the_hook_reads() -> None:
     entry = load(render(), "Compute/overcloud-novacompute-0/ExtraDeployment")["ExtraDeployment"]
     assert entry["id"] == "dep-1" and entry["group"] == "script"
     assert entry["config"] == "#!/bin/sh\n"
-    assert {i["name"]: i["value"] for i in entry["inputs"]} == {
-        "x": "1", "deploy_server_id": "id-n0"}
+    assert {i["name"]: i["value"] for i in entry["inputs"]} == {"x": "1"}
+
+
+@pytest.mark.parametrize("config,group,expected", [
+    ("#!/bin/sh\necho hi", "script", "#!/bin/sh\necho hi\n"),
+    ("", "script", ""),
+    ("[1, 2]", "script", "[\n  1,\n  2\n]\n"),  # JSON of a non-string: pretty-printed
+    ({"datafiles": {"a": {"b": 1}}}, "hiera", {"datafiles": {"a": {"b": 1}}}),
+])
+def test_deployment_file_config(config: Any, group: str, expected: Any) -> None:
+    dep = deps.Deployment("D", config, group, [], id="cfg-2")
+    assert yaml.safe_load(deps.deployment_file(dep, "srv"))["D"]["config"] == expected
+
+
+def test_deployment_file_inputs_are_strings_and_the_server_is_real() -> None:
+    """Each input as tripleo-common writes it: its value as a string (Python's str of a
+    number, a map or a list), its description and type; deploy_server_id the real id."""
+    inputs = [{"name": "n", "description": "a number", "type": "Number", "value": 3},
+              {"name": "m", "description": None, "type": "Json", "value": {"k": True}},
+              {"name": "deploy_server_id", "description": "ID of the server", "type": "String",
+               "value": "fake-server"}]
+    dep = deps.Deployment("D", "x", "script", inputs, id="cfg-3", config_name="D-cfg",
+                          creation_time="2026-11-26T10:00:00Z",
+                          outputs=[{"name": "result", "description": None, "type": "String"}])
+    entry = yaml.safe_load(deps.deployment_file(dep, "real-server"))["D"]
+    assert entry["inputs"] == [
+        {"name": "n", "description": "a number", "type": "Number", "value": "3"},
+        {"name": "m", "description": "None", "type": "Json", "value": "{'k': True}"},
+        {"name": "deploy_server_id", "description": "ID of the server", "type": "String",
+         "value": "real-server"}]
+    assert (entry["name"], entry["creation_time"], entry["options"]) == (
+        "D-cfg", "2026-11-26T10:00:00Z", {})
+    assert entry["outputs"] == [{"name": "result", "description": "None", "type": "String"}]
 
 
 def test_deployments_tasks_read_the_layout() -> None:
     tasks = load(render(), "deployments.yaml")
-    read = tasks[0]["set_fact"]["deployment_data"]
+    read = tasks[1]["set_fact"]["deployment_uuid"]
     assert "tripleo_role_name ~ '/' ~ ansible_facts['hostname'] | lower ~ '/' ~ item" in read
     assert any("55-heat-config" in str(t.get("shell")) for t in tasks)
     template = next(t["template"] for t in tasks if "template" in t)
@@ -192,7 +224,7 @@ def test_deployments_tasks_read_the_layout() -> None:
 def stub(name: str, server: str, deployment: str = "uuid-1", stack: str = "",
          created: str = "2026-01-01T00:00:01") -> dict[str, Any]:
     return {"resource_name": "TripleODeployment", "creation_time": created,
-            "physical_resource_id": "", "stack_name": stack, "parent_resource": "0",
+            "physical_resource_id": stack, "stack_name": stack, "parent_resource": "0",
             "attributes": {"value": {"name": name, "server": server, "config": "cfg-1",
                                      "input_values": {"a": 1}, "deployment": deployment}}}
 
@@ -209,12 +241,18 @@ def stub(name: str, server: str, deployment: str = "uuid-1", stack: str = "",
     ([stub("D", "blacklisted")], []),
     ([stub("D", "id-n0", deployment="TripleOSoftwareDeployment")], []),
     ([stub("D", "id-n0", deployment="stacks/s/uuid-9")],
-     [("overcloud-novacompute-0", "D", "uuid-9", "pre_deployments")]),
+     [("overcloud-novacompute-0", "D", "stacks/s/uuid-9", "pre_deployments")]),
     ([{**stub("D", "id-n0"), "resource_name": "Other"}], []),
 ])
 def test_found_in(resources: list[dict[str, Any]], expected: list[tuple[str, ...]]) -> None:
     found = deps.found_in(resources, {"id-n0": "overcloud-novacompute-0"})
-    assert [(f.server, f.name, f.deployment_id, f.kind) for f in found] == expected
+    assert [(f.server, f.name, f.deployment, f.kind) for f in found] == expected
+
+
+@pytest.mark.parametrize("deployment,nested", [
+    ("uuid-1", None), ("stacks/overcloud-Compute-x/uuid-9", "uuid-9")])
+def test_nested_stack_id(deployment: str, nested: str | None) -> None:
+    assert deps.nested_stack_id(deployment) == nested
 
 
 def test_the_layout_spec_of_the_functional_tests_agrees() -> None:
@@ -233,15 +271,17 @@ def test_the_layout_spec_of_the_functional_tests_agrees() -> None:
 
 
 def test_inventory_names_each_isolated_address_as_tripleo_does() -> None:
-    """``<network>_ip`` per host from RoleNetIpMap; a network with no address for the
-    host (a role not on it) adds nothing."""
+    """``<network>_ip`` per host from RoleNetIpMap, for every network of the role's map
+    (an empty address too, as tripleo-common)."""
     data = outputs()
     data["RoleNetIpMap"]["Controller"].update(internal_api=["172.16.2.10"], external=[""])
     data["RoleNetIpMap"]["Compute"]["tenant"] = ["172.16.0.5"]
     inventory = yaml.safe_load(cd.render("overcloud", data)[cd.INVENTORY])
-    controller = inventory["Controller"]["hosts"]["overcloud-controller-0"]
+    controller = inventory["overcloud_Controller"]["hosts"]["overcloud-controller-0"]
     assert (controller["internal_api_ip"], controller["ctlplane_ip"]) == (
         "172.16.2.10", "192.168.24.10")
-    assert "external_ip" not in controller and "tenant_ip" not in controller
-    assert inventory["Compute"]["hosts"]["overcloud-novacompute-0"]["tenant_ip"] == \
+    assert controller["external_ip"] == "" and "tenant_ip" not in controller
+    assert inventory["overcloud_Compute"]["hosts"]["overcloud-novacompute-0"]["tenant_ip"] == \
         "172.16.0.5"
+    assert inventory["overcloud_Controller"]["vars"]["tripleo_role_networks"] == [
+        "ctlplane", "external", "internal_api"]

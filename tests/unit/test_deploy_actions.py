@@ -19,7 +19,8 @@ from tripleo_flow.plans.lock import PlanLocks
 from tripleo_flow.workspace import git as git_dir
 
 OUTPUTS = {"outputs": {"RoleNames": ["Compute"], "RoleData": {"Compute": {}},
-                       "HostnameData": {"Compute": ["c-0"]},
+                       "RoleNetHostnameMap": {"Compute": {"ctlplane": ["c-0.ctlplane.local"]}},
+                       "RoleNetIpMap": {"Compute": {"ctlplane": ["192.168.24.7"]}},
                        "ServerIdData": {"server_ids": {"Compute": ["id0"]}}},
            "deployments": {"c-0": [{"name": "D", "config": {"a": 1}, "group": "hiera",
                                     "inputs": {}}]}}

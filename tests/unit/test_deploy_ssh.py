@@ -36,7 +36,7 @@ def _render(tmp_path: Path, conf_values: dict[str, str], inputs: dict[str, Any]
                               **inputs}).run()
     project = work / "config-download"
     inventory = yaml.safe_load((project / "tripleo-ansible-inventory.yaml").read_text())
-    return inventory["Compute"]["vars"], (project / "ansible.cfg").read_text()
+    return inventory["oc_Compute"]["vars"], (project / "ansible.cfg").read_text()
 
 
 @pytest.fixture

@@ -20,11 +20,13 @@ from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.paths import InputPath, WorkDir
 from tripleo_flow.core import ansible, names, planenv
 from tripleo_flow.core import config_download as layout
+from tripleo_flow.core.inventory import EXCLUDED
 from tripleo_flow.workspace import files as private_files
 
 LOG_FILE = "ansible.log"
 CONNECTION_INVENTORY = "ansible-connection.yaml"
 ANSIBLE_HOME = "ansible-home"
+FACT_CACHE = "ansible-facts"
 ANSIBLE_PLAYBOOK = "ansible-playbook"
 TAIL_LINES = 8
 
@@ -77,7 +79,10 @@ class CheckAnsible(Action):
 
 
 class RunAnsible(Action):
-    """Run a config-download playbook with ansible-playbook; fail with its output's tail."""
+    """Run a config-download playbook with ansible-playbook as tripleoclient's deploy
+    does (:func:`~tripleo_flow.core.ansible.deploy_settings`: SSH options, become, forks,
+    fact gathering and cache, the tripleo_dense output; ``opendev-validation`` skipped,
+    excluded hosts left out); fail with its output's tail."""
 
     rerun = Rerun.CALLER
     default_provides = names.ANSIBLE_RUN
@@ -94,26 +99,36 @@ class RunAnsible(Action):
         command_path = find_ansible_playbook(venv)
         work = Path(work_dir)
         project = Path(config_download["path"])
-        inventories = [str(project / layout.INVENTORY)]
+        path = project / layout.INVENTORY
+        inventory = planenv.load_yaml(path.read_bytes(), str(path)) or {}
+        inventories = [str(path)]
         if ansible_connection:
-            path = project / layout.INVENTORY
-            inventory = planenv.load_yaml(path.read_bytes(), str(path))
-            overlay = ansible.connection_inventory(inventory or {}, ansible_connection,
+            overlay = ansible.connection_inventory(inventory, ansible_connection,
                                                    sys.executable)
             private_files.write_private(work / CONNECTION_INVENTORY, layout.dump(overlay))
             inventories.append(str(work / CONNECTION_INVENTORY))
         home = work / ANSIBLE_HOME
+        facts = work / FACT_CACHE
         private_files.make_dirs(home)
+        private_files.make_dirs(facts)
         log = work / LOG_FILE
+        excluded = (inventory.get(f"{plan}_{EXCLUDED}") or {}).get("hosts") or {}
         command = ansible.playbook_command(
             command_path, playbook, inventories,
-            ansible.selection_args(ansible_tags, ansible_skip_tags, ansible_limit))
+            ansible.deploy_selection(ansible_tags, ansible_skip_tags, ansible_limit,
+                                     sorted(excluded)))
+        paths = content_paths(venv)
+        callbacks = Path(paths.get("ANSIBLE_CALLBACK_PLUGINS", "/nonexistent"))
+        user, key = ansible.ssh_login(inventory, layout.SSH_USER)
+        settings = ansible.deploy_settings(
+            plan, user, key, str(facts), os.cpu_count() or 1,
+            become=ansible_connection != "local",
+            callbacks=(callbacks / f"{ansible.STDOUT_CALLBACK}.py").is_file())
+        env = {**ansible.environment(os.environ, str(home), paths), **settings}
         fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as out:
             done = subprocess.run(command, cwd=project, stdout=out, stderr=subprocess.STDOUT,
-                                  stdin=subprocess.DEVNULL, check=False,
-                                  env=ansible.environment(os.environ, str(home),
-                                                          content_paths(venv)))
+                                  stdin=subprocess.DEVNULL, check=False, env=env)
         if done.returncode != 0:
             lines = [ln for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
             tail = " | ".join(ln.strip() for ln in lines[-TAIL_LINES:])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -47,36 +48,55 @@ class SaveStackOutputs(Action):
         client = live_heat(self.context, plan, work_dir, heat, need_stack=True)
         outputs = client.outputs(plan)
         configs: dict[str, dict[str, Any]] = {}
-        deployments: dict[str, list[dict[str, Any]]] = {}
+
         def config(cid: str) -> dict[str, Any]:
             if cid not in configs:
                 configs[cid] = client.software_config(cid)
             return configs[cid]
 
+        def record(name: str, kind: str, config_id: str) -> dict[str, Any]:
+            derived = config(config_id)  # the config Heat derived for the deployment
+            return {"name": name, "kind": kind, "id": derived.get("id") or config_id,
+                    "config_name": derived.get("name") or "",
+                    "creation_time": derived.get("creation_time") or "",
+                    "config": derived.get("config"), "group": derived.get("group", "script"),
+                    "options": derived.get("options"), "inputs": derived.get("inputs") or [],
+                    "outputs": [{k: o.get(k) for k in ("name", "description", "type")}
+                                for o in derived.get("outputs") or []]}
+
         servers = config_download.servers_from_outputs(outputs)
+        deployments: dict[str, list[dict[str, Any]]] = {}
         for server in servers:  # deployments on real servers (the sample plan's)
             deployments[server.name] = [
-                {"name": config(dep["config_id"]).get("name") or dep["id"], "id": dep["id"],
-                 "config": config(dep["config_id"]).get("config"),
-                 "group": config(dep["config_id"]).get("group", "script"),
-                 "inputs": dep.get("input_values") or {}}
+                record(config(dep["config_id"]).get("name") or dep["id"], "pre_deployments",
+                       dep["config_id"])
                 for dep in client.deployments(server.server_id)]
         stack = client.find_stack(plan) or {}
         stubs = client.resources(plan, stack["id"], core_deployments.NESTED_DEPTH,
                                  with_detail=True, resource_name=core_deployments.RESOURCE_NAME
                                  ) if stack.get("id") else []
         for found in core_deployments.found_in(stubs, {s.server_id: s.name for s in servers}):
-            cfg = config(found.config_id) if found.config_id else {}
-            deployments[found.server].append(
-                {"name": found.name, "id": found.deployment_id, "kind": found.kind,
-                 "config": cfg.get("config"), "group": cfg.get("group", "script"),
-                 "options": cfg.get("options") or {}, "inputs": dict(found.inputs)})
+            deployment_id = found.deployment
+            nested = core_deployments.nested_stack_id(found.deployment)
+            if nested:  # the deployment is a nested stack's TripleOSoftwareDeployment
+                deployment_id = str(client.resource(nested, "TripleOSoftwareDeployment")
+                                    .get("physical_resource_id") or "")
+            if not deployment_id:
+                continue  # not created by this stack action (as tripleo-common skips it)
+            deployed = client.software_deployment(deployment_id)
+            deployments[found.server].append(record(found.name, found.kind,
+                                                    str(deployed["config_id"])))
+        defaults = (client.environment(plan, stack["id"]).get("parameter_defaults") or {}
+                    if stack.get("id") else {})
+        stack_environment = {"parameter_defaults": {
+            key: defaults[key] for key in config_download.ENVIRONMENT_KEYS if key in defaults}}
         network_configs = {cid: config(cid).get("config")
                            for cid in network_config.config_ids(outputs)}
         environment = {"parameters": requests.effective_parameters(stack_request),
                        "environment_files": stack_request["environment_files"]}
         saved = {OUTPUTS_FILE: planenv.dump_yaml({"outputs": outputs,
                                                   "deployments": deployments,
+                                                  "stack_environment": stack_environment,
                                                   "network_configs": network_configs}),
                  ENVIRONMENT_FILE: planenv.dump_yaml(environment)}
         backup = private_files.write(Path(work_dir), saved, self.context.undo_record)
@@ -128,7 +148,9 @@ class WriteConfigDownload(Action):
                        for server, deps in stack_outputs["deployments"].items()}
         files = config_download.render(plan, stack_outputs["outputs"], deployments,
                                        connection=connection,
-                                       network_configs=stack_outputs.get("network_configs"))
+                                       network_configs=stack_outputs.get("network_configs"),
+                                       environment=stack_outputs.get("stack_environment"),
+                                       python=sys.executable)
         repo = git_dir.GitDir(Path(work_dir) / CONFIG_DIR)
         if repo.path.exists() and not repo.path.is_dir():
             raise exceptions.InvalidInput(

@@ -80,6 +80,89 @@ def selection_args(tags: str | None = None, skip_tags: str | None = None,
     return args
 
 
+#: The SSH options tripleoclient gives Ansible for the overcloud (known hosts not kept,
+#: shared connections kept 30 minutes, keep-alives, key authentication only).
+SSH_ARGS = ("-o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=no "
+            "-o ControlMaster=auto -o ControlPersist=30m -o ServerAliveInterval=64 "
+            "-o ServerAliveCountMax=1024 -o Compression=no -o TCPKeepAlive=yes "
+            "-o VerifyHostKeyDNS=no -o ForwardX11=no -o ForwardAgent=yes "
+            "-o PreferredAuthentications=publickey -T")
+#: tripleoclient's output and profiling callbacks (tripleo-ansible's).
+STDOUT_CALLBACK = "tripleo_dense"
+CALLBACKS = ("tripleo_dense", "tripleo_profile_tasks", "tripleo_states")
+#: Tags a deploy skips unless in-flight validations are asked for.
+VALIDATION_TAG = "opendev-validation"
+
+
+def deploy_settings(plan: str, ssh_user: str, private_key: str | None, fact_cache: str,
+                    cpu_count: int, forks: int | None = None, become: bool = True,
+                    callbacks: bool = True) -> dict[str, str]:
+    """The environment tripleoclient's ``overcloud deploy`` runs config-download's
+    playbook with (python-tripleoclient ``utils.run_ansible_playbook``, called by
+    ``workflows/deployment.config_download``), setting by setting:
+
+    - ``ANSIBLE_SSH_ARGS`` :data:`SSH_ARGS`; ``ANSIBLE_TRANSPORT`` smart; ``ANSIBLE_TIMEOUT``
+      600 (config_download's connection timeout); ``ANSIBLE_SSH_RETRIES`` 3;
+      ``ANSIBLE_PIPELINING`` and ``ANSIBLE_SCP_IF_SSH`` on;
+    - ``ANSIBLE_REMOTE_USER`` the overcloud SSH user, ``ANSIBLE_PRIVATE_KEY_FILE`` its key;
+    - ``ANSIBLE_BECOME`` on (config_download's extra environment): every task as root;
+    - ``ANSIBLE_FORKS`` ``min(4 x CPUs, 100)`` unless given;
+    - facts: ``ANSIBLE_GATHERING`` smart, ``ANSIBLE_GATHER_SUBSET`` ``!all,min``,
+      ``ANSIBLE_GATHER_TIMEOUT`` 45, ``ANSIBLE_INJECT_FACT_VARS`` off, kept between runs in
+      a JSON file cache (ansible-runner's ``fact_cache``) for 7200 s;
+    - ``ANSIBLE_VARS_PLUGIN_STAGE`` all, ``ANSIBLE_DISPLAY_FAILED_STDERR`` on,
+      ``ANSIBLE_INTERNAL_POLL_INTERVAL`` 0.01 (the ansible.cfg it writes);
+    - the ``tripleo_dense`` output and the profiling/state callbacks, when tripleo-ansible
+      is installed (``callbacks``); ``TRIPLEO_PLAN_NAME`` the plan.
+
+    ``become`` False leaves ``ANSIBLE_BECOME`` out: a local connection (the sample plan on
+    this machine) runs as the caller, who may have no sudo.
+    """
+    settings = {
+        "ANSIBLE_SSH_ARGS": SSH_ARGS, "ANSIBLE_DISPLAY_FAILED_STDERR": "True",
+        "ANSIBLE_FORKS": str(forks or min(cpu_count * 4, 100)), "ANSIBLE_TIMEOUT": "600",
+        "ANSIBLE_GATHER_TIMEOUT": "45", "ANSIBLE_SSH_RETRIES": "3",
+        "ANSIBLE_PIPELINING": "True", "ANSIBLE_SCP_IF_SSH": "True",
+        "ANSIBLE_REMOTE_USER": ssh_user, "ANSIBLE_TRANSPORT": "smart",
+        "ANSIBLE_CACHE_PLUGIN": "jsonfile", "ANSIBLE_CACHE_PLUGIN_CONNECTION": fact_cache,
+        "ANSIBLE_CACHE_PLUGIN_TIMEOUT": "7200", "ANSIBLE_INJECT_FACT_VARS": "False",
+        "ANSIBLE_VARS_PLUGIN_STAGE": "all", "ANSIBLE_GATHER_SUBSET": "!all,min",
+        "ANSIBLE_GATHERING": "smart", "ANSIBLE_INTERNAL_POLL_INTERVAL": "0.01",
+        "TRIPLEO_PLAN_NAME": plan}
+    if private_key:
+        settings["ANSIBLE_PRIVATE_KEY_FILE"] = private_key
+    if become:
+        settings["ANSIBLE_BECOME"] = "True"
+    if callbacks:
+        settings["ANSIBLE_STDOUT_CALLBACK"] = STDOUT_CALLBACK
+        settings["ANSIBLE_CALLBACKS_ENABLED"] = ",".join(CALLBACKS)
+    return settings
+
+
+def ssh_login(inventory: Mapping[str, Any], default_user: str) -> tuple[str, str | None]:
+    """The SSH user and private key file the inventory's groups name (config-download
+    names them on every role group), else ``default_user`` and no key."""
+    for group in inventory.values():
+        group_vars = (group or {}).get("vars") or {} if isinstance(group, Mapping) else {}
+        if group_vars.get("ansible_ssh_user"):
+            key = group_vars.get("ansible_ssh_private_key_file")
+            return str(group_vars["ansible_ssh_user"]), str(key) if key else None
+    return default_user, None
+
+
+def deploy_selection(tags: str | None, skip_tags: str | None, limit: str | None,
+                     excluded_hosts: Sequence[str] = (),
+                     in_flight_validations: bool = False) -> list[str]:
+    """``--tags``, ``--skip-tags`` and ``--limit`` as tripleoclient's deploy gives them:
+    :data:`VALIDATION_TAG` skipped first (unless in-flight validations run), and with no
+    limit given, every excluded host (``BlacklistedHostnames``) left out (``!host:...``)."""
+    if not in_flight_validations:
+        skip_tags = f"{VALIDATION_TAG},{skip_tags}" if skip_tags else VALIDATION_TAG
+    if not limit and any(excluded_hosts):
+        limit = ":".join(f"!{host}" for host in excluded_hosts if host)
+    return selection_args(tags, skip_tags, limit)
+
+
 def environment(base: Mapping[str, str], ansible_home: str,
                 paths: Mapping[str, str] | None = None) -> dict[str, str]:
     """The process environment: Ansible's state kept in ``ansible_home``, no colour, and
@@ -90,6 +173,7 @@ def environment(base: Mapping[str, str], ansible_home: str,
             "ANSIBLE_RETRY_FILES_ENABLED": "0", "ANSIBLE_HOST_KEY_CHECKING": "0"}
 
 
-__all__ = ["DEFAULT_PLAYBOOK", "TRIPLEO_ANSIBLE_PATHS", "TRIPLEO_ANSIBLE_SHARE",
-           "connection_inventory", "environment", "inventory_hosts", "playbook_command",
-           "selection_args", "tripleo_ansible_paths"]
+__all__ = ["CALLBACKS", "DEFAULT_PLAYBOOK", "SSH_ARGS", "STDOUT_CALLBACK", "TRIPLEO_ANSIBLE_PATHS",
+           "TRIPLEO_ANSIBLE_SHARE", "VALIDATION_TAG", "connection_inventory", "deploy_selection",
+           "deploy_settings", "environment", "inventory_hosts", "playbook_command",
+           "selection_args", "ssh_login", "tripleo_ansible_paths"]

@@ -40,7 +40,7 @@ from typing import Any
 import yaml
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import network_config
+from tripleo_flow.core import inventory, network_config
 from tripleo_flow.core.deployments import Deployment, deployment_file, deployments_tasks, host_lists
 
 INVENTORY = "tripleo-ansible-inventory.yaml"
@@ -61,6 +61,8 @@ SERVICE_PREFIX = "OS::TripleO::Services::"
 #: The network whose addresses Ansible connects to, and the default SSH user.
 HOST_NETWORK = "ctlplane"
 SSH_USER = "tripleo-admin"
+#: What the inventory reads of the stack's environment (``parameter_defaults``).
+ENVIRONMENT_KEYS = ("AdminPassword", "ContainerCli")
 
 _STEP = re.compile(r"\(?step(?:\|int)?\)?==(\d+)")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z][a-z])")
@@ -218,42 +220,21 @@ def _role_config_files(role_config: Mapping[str, Any]) -> dict[str, bytes]:
     return files
 
 
-def _inventory(plan: str, roles: list[str], role_data: Mapping[str, Any],
-               by_role: Mapping[str, list[Server]], connection: Connection,
-               bootstrap_id: str | None) -> dict[str, Any]:
-    undercloud_vars: dict[str, Any] = {"ansible_connection": "local", "ansible_host": "localhost",
-                                       "plan": plan}
-    inventory: dict[str, Any] = {"Undercloud": {"hosts": {"undercloud": {}},
-                                                "vars": undercloud_vars}}
-    services: dict[str, list[str]] = {}
-    common: dict[str, Any] = {"ansible_ssh_user": connection.ssh_user}
+def _inventory(plan: str, outputs: Mapping[str, Any], environment: Mapping[str, Any],
+               connection: Connection, python: str) -> dict[str, Any]:
+    """TripleO's inventory (:mod:`~tripleo_flow.core.inventory`); with an SSH key, each
+    group that names the SSH user also names the key (tripleo-common leaves the key to
+    ``ansible.cfg``, which a run outside the project's directory does not read)."""
+    try:
+        rendered = inventory.render(plan, outputs, environment, connection.ssh_user, python)
+    except inventory.InventoryError as exc:
+        raise exceptions.InvalidInput(str(exc)) from exc
     if connection.private_key:
-        common["ansible_ssh_private_key_file"] = connection.private_key
-    for role in roles:
-        hosts: dict[str, Any] = {}
-        for server in by_role.get(role, []):
-            host: dict[str, Any] = {"ansible_host": server.address or server.name,
-                                    "deploy_server_id": server.server_id}
-            if server.address:
-                host[f"{HOST_NETWORK}_ip"] = server.address
-            for network, address in server.networks:  # as TripleO's inventory names them
-                host[f"{network}_ip"] = address
-            hosts[server.name] = host
-        role_vars = {**common, "tripleo_role_name": role,
-                     "bootstrap_server_id": bootstrap_id}
-        inventory[role] = {"hosts": hosts, "vars": role_vars}
-        for service in (role_data.get(role) or {}).get("service_names") or []:
-            services.setdefault(service_group(str(service)), []).append(role)
-    if plan not in inventory:
-        inventory[plan] = {"children": {role: {} for role in roles}}
-    inventory["allovercloud"] = {"children": {role: {} for role in roles}}
-    if "overcloud" not in inventory:
-        inventory["overcloud"] = {"children": {"allovercloud": {}}}
-    for group, members in sorted(services.items()):
-        if group in inventory:
-            group = f"{group}_service"
-        inventory[group] = {"children": {role: {} for role in members}, "vars": dict(common)}
-    return inventory
+        for group in rendered.values():
+            group_vars = group.get("vars")
+            if group_vars and "ansible_ssh_user" in group_vars:
+                group_vars["ansible_ssh_private_key_file"] = connection.private_key
+    return rendered
 
 
 def ansible_cfg(connection: Connection) -> bytes:
@@ -269,7 +250,9 @@ def ansible_cfg(connection: Connection) -> bytes:
 def render(plan: str, outputs: Mapping[str, Any],
            deployments: Mapping[str, Iterable[Deployment]] | None = None,
            connection: Connection | None = None,
-           network_configs: Mapping[str, Any] | None = None) -> dict[str, bytes]:
+           network_configs: Mapping[str, Any] | None = None,
+           environment: Mapping[str, Any] | None = None,
+           python: str = "python3") -> dict[str, bytes]:
     """The Ansible project of a stack, ``{relative path: bytes}``.
 
     :param plan: the plan (stack) name; it names an inventory group.
@@ -280,6 +263,9 @@ def render(plan: str, outputs: Mapping[str, Any],
     :param connection: the SSH user and key the inventory names.
     :param network_configs: the ``config`` of each software config id that
         :func:`network_config.config_ids` names (the servers' os-net-config).
+    :param environment: the stack's environment, :data:`ENVIRONMENT_KEYS` of its
+        ``parameter_defaults`` (the inventory's admin password and container CLI).
+    :param python: the undercloud's Python, for the inventory.
     :raises InvalidInput: when outputs disagree (a role without ids, a
         deployment for an unknown server).
     """
@@ -297,8 +283,6 @@ def render(plan: str, outputs: Mapping[str, Any],
     if unknown:
         raise exceptions.InvalidInput(
             f"Deployments name servers the stack does not have: {', '.join(unknown)}.")
-    bootstrap = (outputs.get("ServerIdData") or {}).get("bootstrap_server_id")
-
     files: dict[str, bytes] = {
         GLOBAL_VARS: dump({"deploy_steps_max": DEPLOY_STEPS_MAX, "plan": plan}),
         ANSIBLE_CFG: ansible_cfg(connection),
@@ -307,28 +291,20 @@ def render(plan: str, outputs: Mapping[str, Any],
     }
     files.update(_role_config_files(outputs.get("RoleConfig") or {}))
     for role in roles:
-        data = role_data.get(role) or {}
-        files.update(_role_files(role, data))
+        files.update(_role_files(role, role_data.get(role) or {}))
         members = by_role.get(role, [])
-        if members:  # as tripleo-common: only the roles that have servers
-            role_vars = dict(group_vars.get(role) or {})
-            role_vars.setdefault("tripleo_role_name", role)
-            role_vars.setdefault("service_names", list(data.get("service_names") or []))
-            files[f"group_vars/{role}"] = dump(role_vars)
+        if members:  # as tripleo-common: RoleGroupVars of the roles that have servers
+            files[f"group_vars/{role}"] = dump(group_vars.get(role) or {})
         role_hosts = host_vars_map.get(role) or {}
-        for index, server in enumerate(members):
-            own = dict(role_hosts.get(server.name) or {})
-            own.setdefault("deploy_server_id", server.server_id)
-            own["bootstrap_server_id"] = bootstrap or members[0].server_id
-            own["deploy_index"] = index
+        for server in members:
             server_deployments = list(deployments.get(server.name) or [])
-            own["deployments"] = [d.name for d in server_deployments]
-            own.update(host_lists(role, server_deployments))
+            own: dict[str, Any] = host_lists(role, server_deployments)
+            own.update(role_hosts.get(server.name) or {})
             files[f"host_vars/{server.name}"] = dump(own)
             for dep in server_deployments:
-                files[f"{role}/{server.name}/{dep.name}"] = dump(
-                    deployment_file(dep, server.server_id))
+                files[f"{role}/{server.name}/{dep.name}"] = deployment_file(
+                    dep, server.server_id)
     files.update(network_config.files(outputs, network_configs or {},
                                       [(s.name, s.role) for s in servers]))
-    files[INVENTORY] = dump(_inventory(plan, roles, role_data, by_role, connection, bootstrap))
+    files[INVENTORY] = dump(_inventory(plan, outputs, environment or {}, connection, python))
     return files

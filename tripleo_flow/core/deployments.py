@@ -20,6 +20,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,82 +42,137 @@ _HOOK = "/usr/libexec/os-refresh-config/configure.d/55-heat-config"
 
 @dataclass(frozen=True)
 class Deployment:
-    """One software deployment of a server.
+    """One software deployment of a server, as its file on the host describes it.
 
     :param name: the deployment's name (its file name under ``<Role>/<server>/``).
     :param config: the software config (a script string, or a map for ``hiera``).
     :param group: the heat-config hook (``script``, ``hiera``, ``ansible``...).
-    :param inputs: input values by name.
-    :param id: a stable id (names the files on the host); the name when empty.
+    :param inputs: the inputs of the config Heat derived for the deployment, each a
+        map with ``name``, ``description``, ``type`` and ``value`` (Heat's ``deploy_*``
+        inputs included); a plain ``name -> value`` map is taken too.
+    :param id: the derived config's id (it changes whenever the config or an input
+        does, so a changed deployment runs again on the host); the name when empty.
     :param kind: one of :data:`KINDS`.
+    :param config_name: the derived config's name.
+    :param creation_time: the derived config's creation time, as Heat wrote it.
     """
 
     name: str
     config: Any
     group: str = "script"
-    inputs: Mapping[str, Any] = field(default_factory=dict)
+    inputs: Any = field(default_factory=list)
     id: str = ""
     kind: str = "pre_deployments"
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Any = field(default_factory=dict)
     outputs: list[Any] = field(default_factory=list)
+    config_name: str = ""
+    creation_time: str = ""
+
+    def input_list(self) -> list[Mapping[str, Any]]:
+        """The inputs as a list of maps (a ``name -> value`` map converted)."""
+        if isinstance(self.inputs, Mapping):
+            return [{"name": k, "value": v} for k, v in self.inputs.items()]
+        return [dict(i) for i in self.inputs or []]
 
 
-def kind_of(*names: str) -> str:
-    """The host_vars list of a deployment whose resource or stack names are ``names``."""
-    joined = " ".join(n for n in names if n)
-    if any(marker in joined for marker in _POST_MARKERS):
+def kind_of(physical_resource_id: str) -> str:
+    """The host_vars list of a deployment, from its ``TripleODeployment`` resource's
+    physical id (THT's post-deploy hooks are named ``...ExtraConfigPost...`` and
+    ``...PostConfig...``, the pre-network ones ``...PreNetworkConfig...``)."""
+    if any(marker in physical_resource_id for marker in _POST_MARKERS):
         return "post_deployments"
-    if any(marker in joined for marker in _PRE_NETWORK_MARKERS):
+    if any(marker in physical_resource_id for marker in _PRE_NETWORK_MARKERS):
         return "pre_network"
     return "pre_deployments"
 
 
 @dataclass(frozen=True)
 class Found:
-    """A ``TripleODeployment`` resource, resolved to its server's name."""
+    """A ``TripleODeployment`` resource, resolved to its server's name.
+
+    ``deployment`` is what the resource recorded: the software deployment's id, or
+    ``<stack path>/<stack id>`` of a nested stack whose ``TripleOSoftwareDeployment``
+    resource is the deployment (:func:`nested_stack_id`).
+    """
 
     server: str
+    server_id: str
     name: str
-    config_id: str
-    deployment_id: str
-    inputs: Mapping[str, Any]
+    deployment: str
     kind: str
+
+
+def nested_stack_id(deployment: str) -> str | None:
+    """The nested stack's id when a recorded deployment names a stack, else None."""
+    return deployment.rsplit("/", 1)[-1] if "/" in deployment else None
 
 
 def found_in(resources: Iterable[Mapping[str, Any]],
              server_names: Mapping[str, str]) -> list[Found]:
     """The deployments recorded by ``TripleODeployment`` resources (Heat's resource
     list with details), oldest first; those of servers not in ``server_names``
-    (``server id -> name``: blacklisted servers) and those Heat never created (no
-    physical id: not triggered by this action) are left out."""
+    (``server id -> name``: blacklisted servers) and those Heat never created (the
+    recorded deployment is the resource's name: not triggered by this action) are
+    left out."""
     chosen = [r for r in resources if r.get("resource_name") == RESOURCE_NAME]
     chosen.sort(key=lambda r: str(r.get("creation_time") or ""))
     found: list[Found] = []
     for resource in chosen:
         value = (resource.get("attributes") or {}).get("value") or {}
-        deployment = str(value.get("deployment") or "").rsplit("/", 1)[-1]
-        server = server_names.get(str(value.get("server") or ""))
+        deployment = str(value.get("deployment") or "")
+        server_id = str(value.get("server") or "")
+        server = server_names.get(server_id)
         if not deployment or deployment == "TripleOSoftwareDeployment" or server is None:
             continue
         name = str(value.get("name") or resource.get("parent_resource") or deployment)
-        found.append(Found(
-            server=server, name=name, config_id=str(value.get("config") or ""),
-            deployment_id=deployment, inputs=dict(value.get("input_values") or {}),
-            kind=kind_of(str(resource.get("physical_resource_id") or ""),
-                         str(resource.get("stack_name") or ""),
-                         str(resource.get("parent_resource") or ""))))
+        found.append(Found(server=server, server_id=server_id, name=name,
+                           deployment=deployment,
+                           kind=kind_of(str(resource.get("physical_resource_id") or ""))))
     return found
 
 
-def deployment_file(dep: Deployment, server_id: str) -> dict[str, Any]:
-    """The content of ``<Role>/<server>/<name>``: ``{name: what the hook reads}``;
-    the ``deploy_server_id`` input is the real server's id (the stub's is fake)."""
-    inputs = [{"name": k, "value": v} for k, v in sorted(dep.inputs.items())
-              if k != "deploy_server_id"]
-    inputs.append({"name": "deploy_server_id", "value": server_id})
-    return {dep.name: {"id": dep.id or dep.name, "name": dep.name, "deployment_name": dep.name,
-                       "group": dep.group, "config": dep.config, "inputs": inputs,
-                       "options": dict(dep.options), "outputs": list(dep.outputs)}}
+def _indent(text: str, width: int) -> str:
+    """``text``'s lines indented by ``width`` spaces, empty ones left empty except the
+    first (the way the reference's template indents a block)."""
+    pad = " " * width
+    lines = (text + "\n").splitlines()
+    return pad + "\n".join([lines[0], *(pad + line if line else line for line in lines[1:])])
+
+
+def _config_text(config: Any) -> str:
+    """The config as the file shows it: a string that is JSON of something else than a
+    string, or a structure, pretty-printed as JSON; other strings as they are."""
+    try:
+        data = json.loads(config)
+    except (TypeError, ValueError):
+        data = config
+    return data if isinstance(data, str) else json.dumps(data, indent=2)
+
+
+def deployment_file(dep: Deployment, server_id: str) -> bytes:
+    """The text of ``<Role>/<server>/<name>``: a YAML map ``{name: what the hook
+    reads}`` written as tripleo-common writes it (the config as a block, each input's
+    value as a string block, the options as Python shows a dict), so that it loads to
+    the same data; the ``deploy_server_id`` input is the real server's id (the stub's
+    is a fake server's)."""
+    hiera = dep.group == "hiera"
+    lines = [f"{dep.name}:", "  config:" if hiera else "  config: |",
+             _indent(_config_text(dep.config), 4),
+             f'  creation_time: "{dep.creation_time}"', f"  deployment_name: {dep.name}",
+             f"  group: {dep.group}", f"  id: {dep.id or dep.name}", "  inputs:"]
+    for item in dep.input_list():
+        value = server_id if item.get("name") == "deploy_server_id" else item.get("value")
+        lines += [f"    - name: {item.get('name')}",
+                  f"      description: {item.get('description')}",
+                  f"      type: {item.get('type')}", "      value: |-",
+                  _indent(value if isinstance(value, str) else str(value), 8)]
+    lines += [f"  name: {dep.config_name or dep.name}", f"  options: {dep.options}",
+              "  outputs:"]
+    for output in dep.outputs or []:
+        lines += [f"    - name: {output.get('name')}",
+                  f"      description: {output.get('description')}",
+                  f"      type: {output.get('type')}"]
+    return ("\n".join(lines) + "\n").encode("utf-8")
 
 
 def host_lists(role: str, deployments: Iterable[Deployment]) -> dict[str, list[str]]:
@@ -130,63 +186,137 @@ def host_lists(role: str, deployments: Iterable[Deployment]) -> dict[str, list[s
     return lists
 
 
-def _file_expr() -> str:
-    return "tripleo_role_name ~ '/' ~ ansible_facts['hostname'] | lower ~ '/' ~ item"
+_SOURCE = "tripleo_role_name ~ '/' ~ ansible_facts['hostname'] | lower ~ '/' ~ item"
+_ITEM_FILE = "{{ item ~ '-' ~ deployment_uuid }}"
+_CHECK_MODE = "ansible_check_mode|bool"
+_NOT_CHECK_MODE = "not ansible_check_mode|bool"
+
+
+def _lookup(query: str) -> str:
+    return f"{{{{ lookup('file', {_SOURCE}) | from_yaml | json_query({query}) }}}}"
+
+
+def _template(dest_dir: str) -> dict[str, Any]:
+    """Template the deployment file on the host (``"$$ ... $$"`` are its Jinja
+    delimiters: Heat templates stay valid YAML)."""
+    return {"name": "Template deployment file for {{ item }}", "become": True,
+            "template": {"src": f"{{{{ {_SOURCE} }}}}",
+                         "dest": f"{dest_dir}/{_ITEM_FILE}.rendered",
+                         "variable_start_string": '"$$', "variable_end_string": '$$"'}}
+
+
+def _slurp(dest_dir: str) -> dict[str, Any]:
+    return {"name": "Slurp remote deployment file for {{ item }}",
+            "slurp": {"src": f"{dest_dir}/{_ITEM_FILE}.rendered"},
+            "register": "deployment_content"}
+
+
+def _copy(dest_dir: str) -> dict[str, Any]:
+    return {"name": "Remote copy deployment file for {{ item }}", "become": True,
+            "copy": {"content": "[ {{ deployment_content.content | b64decode | from_yaml"
+                                " | json_query(item_only) }} ]",
+                     "dest": f"{dest_dir}/{_ITEM_FILE}"}}
+
+
+def _check_mode_block() -> dict[str, Any]:
+    """Check mode of a ``hiera`` deployment: run it against check-mode copies of the
+    hieradata and the deployed records, and show the hieradata it would change."""
+    check = f"{_HEAT_CONFIG}/check-mode"
+    hieradata = "/etc/puppet/check-mode/hieradata"
+    directories = [
+        {"name": f"Create {what} check-mode directory", "become": True,
+         "file": {"path": path, "state": "directory"}, "check_mode": False}
+        for what, path in (("hiera", hieradata), ("deployed", check),
+                           ("tripleo-config-download", f"{_STAGED}/check-mode"))]
+    template = _template(f"{check}/tripleo-config-download")
+    slurp = _slurp(f"{check}/tripleo-config-download")
+    copy = {**_copy(f"{check}/tripleo-config-download"),
+            "when": ["deployment_content is defined"]}
+    tasks = [
+        *directories, template, slurp, copy,
+        {"name": "Run hiera deployment for check mode",
+         "shell": f"rm -f {check}/{{{{ deployment_uuid }}}}.json\n{_HOOK}\n"
+                  f"exit $(jq .deploy_status_code {check}/{{{{ deployment_uuid }}}}.notify.json)\n",
+         "args": {"warn": False}, "become": True,
+         "environment": {"HEAT_SHELL_CONFIG": f"{_STAGED}/check-mode/{_ITEM_FILE}",
+                         "HEAT_PUPPET_HIERA_DATADIR": hieradata,
+                         "HEAT_HIERA_CONFIG": "/etc/puppet/check-mode/hiera.yaml",
+                         "HEAT_CONFIG_DEPLOYED": check},
+         "check_mode": False, "ignore_errors": True},
+        {"name": "List hieradata files for check mode", "find": {"path": hieradata},
+         "register": "check_hieradata_files", "check_mode": False},
+        {"name": "diff hieradata changes for check mode",
+         "command": "diff -uN {{ hieradata_item.path | regex_replace('check-mode', '') }} "
+                    "{{ hieradata_item.path }}",
+         "with_items": "{{ check_hieradata_files.files }}", "check_mode": False,
+         "register": "diff_results", "changed_when": "diff_results.rc == 1",
+         "loop_control": {"loop_var": "hieradata_item", "label": "{{ hieradata_item.path }}"},
+         "failed_when": False, "when": "ansible_diff_mode|bool"},
+        {"name": "diff hieradata changes for check mode",
+         "debug": {"var": "item.stdout_lines"}, "with_items": "{{ diff_results.results }}",
+         "changed_when": "item.rc == 1",
+         "loop_control": {"label": "{{ item._ansible_item_label }}"},
+         "when": "ansible_diff_mode|bool"},
+        {"name": "hiera.yaml changes for check mode",
+         "command": "diff -uN /etc/puppet/hiera.yaml /etc/puppet/check-mode/hiera.yaml",
+         "check_mode": False, "register": "diff_results", "changed_when": "diff_results.rc == 1",
+         "failed_when": False},
+        {"name": "diff hiera.yaml changes for check mode",
+         "debug": {"var": "diff_results.stdout_lines"}, "changed_when": "diff_results.rc == 1",
+         "when": "ansible_diff_mode|bool"},
+    ]
+    return {"name": "Hiera check and diff mode", "block": tasks, "ignore_errors": True,
+            "when": ["deployment_group == 'hiera'", _CHECK_MODE]}
 
 
 def deployments_tasks() -> list[dict[str, Any]]:
-    """The tasks of ``deployments.yaml``: run the deployment named ``item`` on the host
+    """The tasks of ``deployments.yaml``, the data of tripleo-common's file (the
+    differential test holds them equal): run the deployment named ``item`` on the host
     with the heat-config hook, once (a deployment already recorded as succeeded is
-    skipped unless ``force``), failing when the hook reports a non-zero status."""
-    source = _file_expr()
-    staged = f"{_STAGED}/{{{{ item ~ '-' ~ deployment_uuid }}}}"
+    skipped unless ``force``), failing when the hook reports a non-zero status; in
+    check mode, say whether it would run (and diff a ``hiera`` one's data)."""
     marker = f"{_DEPLOYED}/{{{{ deployment_uuid }}}}"
-    status = f"exit $(jq .deploy_status_code {marker}.notify.json)"
-    not_check = "not ansible_check_mode | bool"
-    read = f"{{{{ (lookup('file', {source}) | from_yaml)[item] }}}}"
+    status = f"exit $(jq .deploy_status_code {marker}.notify.json)\n"
     return [
-        {"name": "Read deployment {{ item }}", "set_fact": {"deployment_data": read}},
-        {"name": "Deployment id and group of {{ item }}",
-         "set_fact": {"deployment_uuid": "{{ deployment_data.id }}",
-                      "deployment_group": "{{ deployment_data.group }}"}},
-        {"name": "Template deployment file for {{ item }}", "become": True,
-         "template": {"src": f"{{{{ {source} }}}}", "dest": f"{staged}.rendered",
-                      "variable_start_string": '"$$', "variable_end_string": '$$"'}},
-        {"name": "Read the rendered deployment {{ item }}", "become": True,
-         "slurp": {"src": f"{staged}.rendered"}, "register": "deployment_content",
-         "when": [not_check]},
-        {"name": "Write the hook's input for {{ item }}", "become": True,
-         "copy": {"content": "{{ [(deployment_content.content | b64decode | from_yaml)[item]]"
-                             " | to_json }}",
-                  "dest": staged},
-         "when": [not_check]},
-        {"name": "Check if {{ item }} was deployed", "become": True,
+        {"name": "Quote the JSON queries to escape invalid characters",
+         "set_fact": {"item_id": '"{{ item }}".id', "item_group": '"{{ item }}".group',
+                      "item_only": '"{{ item }}"'}},
+        {"name": "Lookup deployment UUID", "set_fact": {"deployment_uuid": _lookup("item_id")}},
+        {"name": "Lookup deployment group",
+         "set_fact": {"deployment_group": _lookup("item_group")}},
+        _check_mode_block(),
+        _template(_STAGED),
+        {**_slurp(_STAGED), "when": [_NOT_CHECK_MODE]},
+        {**_copy(_STAGED), "when": [_NOT_CHECK_MODE]},
+        {"name": "Check if deployed file exists for {{ item }}",
          "stat": {"path": f"{marker}.json"}, "register": "deployed_file_stat"},
-        {"name": "Previous status of {{ item }}", "become": True,
-         "shell": status, "register": "previous_deployment_result", "failed_when": False,
-         "when": ["deployed_file_stat.stat.exists"]},
-        {"name": "Forget {{ item }} when it failed before or when forced", "become": True,
-         "file": {"path": f"{marker}.json", "state": "absent"},
-         "when": [not_check, "deployed_file_stat.stat.exists",
-                  "(force | default(false) | bool) or previous_deployment_result.rc != 0"]},
-        {"name": "Run deployment {{ item }}", "become": True,
-         "shell": f"{_HOOK}\n{status}\n",
-         "environment": {"HEAT_SHELL_CONFIG": staged},
+        {"name": "Check previous deployment rc for {{ item }}", "shell": status,
+         "register": "previous_deployment_result", "ignore_errors": True, "failed_when": False,
+         "when": ["deployed_file_stat is defined", "deployed_file_stat.stat.exists"]},
+        {"name": "Remove deployed file for {{ item }} when previous deployment failed",
+         "file": {"path": f"{marker}.json", "state": "absent"}, "become": True,
+         "when": [_NOT_CHECK_MODE, "deployed_file_stat.stat.exists",
+                  "previous_deployment_result.rc != 0"]},
+        {"name": "Force remove deployed file for {{ item }}",
+         "file": {"path": f"{marker}.json", "state": "absent"}, "become": True,
+         "when": "(force | bool)"},
+        {"name": "Run async deployment {{ item }}", "shell": f"{_HOOK}\n{status}",
+         "become": True, "environment": {"HEAT_SHELL_CONFIG": f"{_STAGED}/{_ITEM_FILE}"},
          "register": "deployment_async_result", "ignore_errors": True,
-         "async": "{{ async_timeout | default(1800) }}",
-         "poll": "{{ async_poll | default(3) }}", "when": [not_check]},
-        {"name": "Output of deployment {{ item }}",
+         "async": "{{ async_timeout | default(1800) }}", "poll": "{{ async_poll | default(3) }}"},
+        {"name": "Output for async deployment {{ item }}",
          "debug": {"msg": [
              {"stderr": "{{ deployment_async_result.stderr_lines | default(['Timed out']) }}"},
              {"status_code": "{{ deployment_async_result.rc | default(-1) }}"}]},
-         "tags": ["output"], "when": [not_check],
-         "failed_when": "deployment_async_result.rc | default(-1) != 0"},
-        {"name": "Check mode: would {{ item }} run (changed means yes)", "become": True,
-         "stat": {"path": f"{marker}.json"}, "register": "deploy_exists",
-         "changed_when": "not deploy_exists.stat.exists",
-         "when": ["ansible_check_mode | bool"]},
+         "tags": ["output"], "failed_when": "deployment_async_result.rc | default(-1) != 0",
+         "when": _NOT_CHECK_MODE},
+        {"name": "Check-mode for Run deployment {{ item }} (changed status indicates "
+                 "deployment would run)",
+         "stat": {"path": f"{marker}.json"}, "become": True, "register": "deploy_exists",
+         "changed_when": "not deploy_exists.stat.exists", "when": _CHECK_MODE,
+         "ignore_errors": True},
     ]
 
 
 __all__ = ["KINDS", "NESTED_DEPTH", "RESOURCE_NAME", "Deployment", "Found", "deployment_file",
-           "deployments_tasks", "found_in", "host_lists", "kind_of"]
+           "deployments_tasks", "found_in", "host_lists", "kind_of", "nested_stack_id"]

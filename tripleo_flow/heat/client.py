@@ -154,7 +154,23 @@ class HeatClient:
             raise exceptions.HeatError(f"Stack {name!r} does not exist in this Heat.")
         return {o["output_key"]: o.get("output_value") for o in stack.get("outputs") or []}
 
+    def environment(self, name: str, stack_id: str) -> dict[str, Any]:
+        """The stack's environment as Heat keeps it (``parameter_defaults`` merged from
+        every environment file of the request)."""
+        return dict(self._call(
+            "GET", f"/stacks/{urllib.parse.quote(name)}/{stack_id}/environment") or {})
+
+    def resource(self, stack_id: str, resource_name: str) -> dict[str, Any]:
+        """One resource of the stack ``stack_id`` (Heat finds the stack by its id)."""
+        return dict(self._call("GET", f"/stacks/{urllib.parse.quote(stack_id)}/resources/"
+                                      f"{urllib.parse.quote(resource_name)}")["resource"])
+
     # -- software deployments ------------------------------------------------------
+
+    def software_deployment(self, deployment_id: str) -> dict[str, Any]:
+        return dict(self._call("GET", f"/software_deployments/"
+                                      f"{urllib.parse.quote(deployment_id)}")
+                    ["software_deployment"])
 
     def deployments(self, server_id: str) -> list[dict[str, Any]]:
         query = urllib.parse.urlencode({"server_id": server_id})

@@ -74,10 +74,11 @@ def test_deploy_sample_plan_then_update_then_refuse_fsid_change(
         assert _mode(cd / path) == 0o600, path
     assert _mode(cd) == 0o700 and _mode(cd / "Controller" / "oc-controller-0") == 0o700
     inventory = yaml.safe_load((cd / "tripleo-ansible-inventory.yaml").read_text())
-    assert list(inventory["Controller"]["hosts"]) == ["oc-controller-0"]
-    assert set(inventory["allovercloud"]["children"]) == {"Controller", "Compute"}
-    assert inventory["nova_compute"]["children"] == {"Compute": {}}
-    assert inventory["mysql"]["children"] == {"Controller": {}}
+    assert list(inventory["oc_Controller"]["hosts"]) == ["oc-controller-0"]
+    assert set(inventory["oc_oc"]["children"]) == {"oc_Controller", "oc_Compute"}
+    assert inventory["allovercloud"]["children"] == {"oc_allovercloud": {}}
+    assert inventory["oc_nova_compute"]["children"] == {"oc_Compute": {}}
+    assert inventory["oc_mysql"]["children"] == {"oc_Controller": {}}
     step1 = yaml.safe_load((cd / "Controller/deploy_steps_tasks_step1.yaml").read_text())
     assert [t["name"] for t in step1] == ["Say which Controller step runs"]
     deployment = yaml.safe_load((cd / "Compute/oc-novacompute-0/ComputeDeployment").read_text())

@@ -37,7 +37,7 @@ def _deploy_and_check(client: Client, work: Path, heat_type: str, podman_url: st
     assert status["deployment_status"] == "DEPLOY_SUCCESS"
     inventory = yaml.safe_load((work / "config-download/tripleo-ansible-inventory.yaml")
                                .read_text())
-    assert list(inventory["Compute"]["hosts"]) == ["oc-novacompute-0"]
+    assert list(inventory["oc_Compute"]["hosts"]) == ["oc-novacompute-0"]
     assert HeatDir(work).dump_file.stat().st_size > 0
     assert HeatDir(work).read_run() is None
     assert _heat_containers(podman_url, work) == []

@@ -193,8 +193,8 @@ def test_register_introspect_provide_provision_deploy(ironic_endpoint: str, heat
         assert result["deployment_status"] == "DEPLOY_SUCCESS"
         inventory = yaml.safe_load((work / "config-download" /
                                     "tripleo-ansible-inventory.yaml").read_text())
-        assert set(inventory["Compute"]["hosts"]) == {"oc-novacompute-0", "oc-novacompute-1"}
-        assert set(inventory["Controller"]["hosts"]) == {"oc-controller-0"}
+        assert set(inventory["oc_Compute"]["hosts"]) == {"oc-novacompute-0", "oc-novacompute-1"}
+        assert set(inventory["oc_Controller"]["hosts"]) == {"oc-controller-0"}
         env = yaml.safe_load(client.store.get_object("oc", "deployed-servers-environment.yaml"))
         ports = env["parameter_defaults"]["DeployedServerPortMap"]
         addresses = {h: ports[f"{h}-ctlplane"]["fixed_ips"][0]["ip_address"] for h in hosts}

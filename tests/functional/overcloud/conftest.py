@@ -200,6 +200,38 @@ class Redeployment:
     baremetal: Path     #: the baremetal deployment file of the redeploy
 
 
+#: A post-deploy hook as an operator writes one for NodeExtraConfigPost (THT's
+#: extraconfig/post_deploy/example.yaml, with the EndpointMap parameter THT 18's
+#: post.yaml passes): a script deployment (``ExtraDeployments``) on every server,
+#: created with the stack update that adds it.
+POST_DEPLOY_HOOK = {
+    "heat_template_version": "wallaby",
+    "description": "Extra post-deployment config: a script on every server",
+    "parameters": {"servers": {"type": "json"},
+                   "EndpointMap": {"type": "json", "default": {}}},
+    "resources": {
+        "ExtraConfig": {"type": "OS::Heat::SoftwareConfig", "properties": {
+            "group": "script",
+            "inputs": [{"name": "greeting", "type": "String", "default": "extra"}],
+            "config": "#!/bin/sh\necho \"$greeting\" > /root/extra\n"}},
+        "ExtraDeployments": {"type": "OS::Heat::SoftwareDeploymentGroup", "properties": {
+            "name": "ExtraDeployments", "servers": {"get_param": "servers"},
+            "config": {"get_resource": "ExtraConfig"}, "actions": ["CREATE"],
+            "input_values": {"greeting": "hello"}}}},
+}
+
+
+def _post_deploy_environment(directory: Path) -> Path:
+    """An operator's ``-e`` file mapping NodeExtraConfigPost to :data:`POST_DEPLOY_HOOK`
+    (beside it, as a user environment's templates are)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "extra-config.yaml").write_text(yaml.safe_dump(POST_DEPLOY_HOOK))
+    env = directory / "post-deploy.yaml"
+    env.write_text(yaml.safe_dump(
+        {"resource_registry": {"OS::TripleO::NodeExtraConfigPost": "extra-config.yaml"}}))
+    return env
+
+
 def _redeploy(first: Deployment, root: Path, heat_venv: Path) -> Redeployment:
     conf_file = copy_deployment(first, root, heat_venv).conf_file
     roles = netiso_baremetal()
@@ -212,12 +244,13 @@ def _redeploy(first: Deployment, root: Path, heat_venv: Path) -> Redeployment:
     # templates, then ``deploy --baremetal-deployment``.
     templates = root / "templates"
     shutil.copytree(fetch_tree_dir(THT_VERSION), templates, symlinks=True)
+    post_deploy = _post_deploy_environment(root / "post-deploy")
     client = Client.from_config_files([str(conf_file)])
     try:
         client.update_plan(first.plan, templates, networks_file=templates / NETISO_NETWORKS,
                            vip_file=templates / NETISO_VIPS)
         result = client.deploy(first.plan, heat_type="native", work_dir=root / "work",
-                               baremetal_deployment=baremetal)
+                               baremetal_deployment=baremetal, environments=[post_deploy])
     finally:
         client.close()
     (root / "deployed.json").write_text(json.dumps({"result": result}))
@@ -230,7 +263,8 @@ def tht18_redeployment(tmp_path_factory: pytest.TempPathFactory, heat_venv: Path
                        tht18_deployment: Deployment) -> Iterator[Redeployment]:
     """``tht18_deployment`` copied, its plan updated to network isolation (THT's
     sample network and VIP data: five isolated networks, four VIPs) and deployed
-    again with a second compute."""
+    again with a second compute and THT's example post-deploy hook
+    (``-e``: NodeExtraConfigPost, a script deployment on every server)."""
     made = _from_background("overcloud18-redeploy", tht18_deployment.plan)
     if made is not None:
         yield Redeployment(tht18_deployment, made, made.root / "baremetal-deployment.yaml")

@@ -48,7 +48,7 @@ def test_config_download_has_both_servers_on_their_ctlplane_ips(
     inventory = yaml.safe_load((cd / "tripleo-ansible-inventory.yaml").read_text())
     hosts = {}
     for group in ("Controller", "Compute"):
-        hosts.update(inventory[group]["hosts"])
+        hosts.update(inventory[f"{tht18_deployment.plan}_{group}"]["hosts"])
     assert {name: host["ansible_host"] for name, host in hosts.items()} == {
         "controller-0": "192.168.24.10", "compute-0": "192.168.24.20"}
     assert (cd / "deploy_steps_playbook.yaml").is_file()
@@ -83,8 +83,8 @@ def _ctlplane_hosts(deployment: Deployment) -> dict[str, str]:
         (deployment.config_download / "tripleo-ansible-inventory.yaml").read_text())
     hosts: dict[str, str] = {}
     for group in ("Controller", "Compute"):
-        hosts.update({name: host["ansible_host"]
-                      for name, host in inventory[group]["hosts"].items()})
+        members = inventory[f"{deployment.plan}_{group}"]["hosts"]
+        hosts.update({name: host["ansible_host"] for name, host in members.items()})
     return hosts
 
 
@@ -192,7 +192,7 @@ def test_step_0_and_host_prep_run_over_ssh_on_two_hosts(
             counts, out = run("facts,step0")
             inventory = yaml.safe_load((copy.config_download /
                                         "tripleo-ansible-inventory.yaml").read_text())
-            assert inventory["Controller"]["vars"]["ansible_ssh_private_key_file"] == \
+            assert inventory[f"{copy.plan}_Controller"]["vars"]["ansible_ssh_private_key_file"] == \
                 str(hosts.key)
             assert "PLAY [Gather facts]" in out and "PLAY [Deploy step tasks for step 0]" in out
             assert all(counts[s]["ok"] >= 10 and counts[s]["changed"] >= 4

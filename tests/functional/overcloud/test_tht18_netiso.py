@@ -83,9 +83,9 @@ def test_config_download_shows_the_isolated_addresses(
     params = _environment(deployment)["parameter_defaults"]
     cd = deployment.config_download
     inventory = yaml.safe_load((cd / "tripleo-ansible-inventory.yaml").read_text())
-    controller = inventory["Controller"]["hosts"]["controller-0"]
-    compute = inventory["Compute"]["hosts"]["compute-0"]
-    added = inventory["Compute"]["hosts"]["compute-1"]
+    controller = inventory[f"{deployment.plan}_Controller"]["hosts"]["controller-0"]
+    compute = inventory[f"{deployment.plan}_Compute"]["hosts"]["compute-0"]
+    added = inventory[f"{deployment.plan}_Compute"]["hosts"]["compute-1"]
     assert controller["internal_api_ip"] == NETISO_CONTROLLER_INTERNAL_API
     assert controller["external_ip"] == params["NodePortMap"]["controller-0"]["external"][
         "ip_address"]
