@@ -17,6 +17,13 @@ of tripleo_flow's renderer, so a test can hold the renderer's output against it:
 - ``<Role>/<server>/NetworkConfig`` and ``<Role>/NetworkConfig`` for each server
   whose network software config is not empty.
 
+For THT 12.x (Ussuri: the ``HostnameNetworkConfigMap`` output), tripleo-common 12.1.0's
+rules: per-step files of ``deploy_steps_tasks`` and ``upgrade_tasks`` only, only
+``external_deploy_tasks`` left out of the roles' files and no external per-step
+files, and ``ansible_group_vars`` merged into ``group_vars/<Role>`` (no file).
+The differential tests (tests/functional/overcloud/test_tripleo_common_oracle.py)
+hold the whole projects against tripleo-common itself.
+
 Beside them python-tripleoclient writes ``tripleo-ansible-inventory.yaml`` and an
 ``ansible.cfg`` in the project (:data:`CLIENT_FILES`); tripleo_flow adds
 ``global_vars.yaml`` (:data:`OUR_FILES`).
@@ -30,14 +37,18 @@ from typing import Any
 PER_STEP = {"deploy_steps_tasks": 6, "update_tasks": 6, "upgrade_tasks": 6,
             "post_update_tasks": 4}
 EXTERNAL = ("external_deploy_tasks", "external_deploy_steps_tasks")
+USSURI_PER_STEP = {"deploy_steps_tasks": 6, "upgrade_tasks": 6}
+USSURI_EXTERNAL = ("external_deploy_tasks",)
 CLIENT_FILES = frozenset({"tripleo-ansible-inventory.yaml", "ansible.cfg"})
 OUR_FILES = frozenset({"global_vars.yaml"})
 
 
-def _role_files(role: str, data: Mapping[str, Any]) -> set[str]:
+def _role_files(role: str, data: Mapping[str, Any], ussuri: bool) -> set[str]:
     files: set[str] = set()
+    per_step = USSURI_PER_STEP if ussuri else PER_STEP
     for key in data:
-        if key in EXTERNAL:
+        if key in (USSURI_EXTERNAL if ussuri else EXTERNAL) or (
+                ussuri and key == "ansible_group_vars"):
             continue
         if key == "step_config":
             files.add(f"{role}/step_config.pp")
@@ -45,7 +56,7 @@ def _role_files(role: str, data: Mapping[str, Any]) -> set[str]:
             files.add(f"{role}/param_config.json")
         else:
             files.add(f"{role}/{key}.yaml")
-            files.update(f"{role}/{key}_step{n}.yaml" for n in range(PER_STEP.get(key, 0)))
+            files.update(f"{role}/{key}_step{n}.yaml" for n in range(per_step.get(key, 0)))
     return files
 
 
@@ -67,11 +78,12 @@ def tripleo_files(saved: Mapping[str, Any]) -> set[str]:
     """The files TripleO writes for a deploy's saved ``outputs.yaml`` (outputs,
     deployments by server, network configs by software config id)."""
     outputs = saved["outputs"]
+    ussuri = "HostnameNetworkConfigMap" in outputs
     files = {"deployments.yaml", "templates/heat-config.j2"}
     for role, data in (outputs.get("RoleData") or {}).items():
-        files |= _role_files(role, data or {})
+        files |= _role_files(role, data or {}, ussuri)
     for key in outputs.get("RoleConfig") or {}:
-        if key in EXTERNAL:
+        if key in EXTERNAL and not ussuri:
             files.update(f"{key}_step{n}.yaml" for n in range(6))
         files.add(key if "." in key else f"{key}.yaml")
     by_server = servers(outputs)

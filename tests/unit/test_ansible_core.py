@@ -113,7 +113,7 @@ def test_deploy_selection_as_tripleoclient(tags: str | None, skip: str | None,
 
 @pytest.mark.parametrize("key,value", [
     ("ANSIBLE_FORKS", "8"), ("ANSIBLE_REMOTE_USER", "tripleo-admin"),
-    ("ANSIBLE_PRIVATE_KEY_FILE", "/k"), ("ANSIBLE_BECOME", "True"),
+    ("ANSIBLE_PRIVATE_KEY_FILE", "/k"),
     ("ANSIBLE_GATHER_SUBSET", "!all,min"), ("ANSIBLE_GATHERING", "smart"),
     ("ANSIBLE_STDOUT_CALLBACK", "tripleo_dense"), ("ANSIBLE_CACHE_PLUGIN_CONNECTION", "/f"),
     ("ANSIBLE_CALLBACKS_ENABLED", "tripleo_dense,tripleo_profile_tasks,tripleo_states"),
@@ -128,8 +128,8 @@ def test_deploy_forks(cpus: int, forks: int | None, expected: str) -> None:
     assert ansible.deploy_settings("oc", "u", None, "/f", cpus, forks)["ANSIBLE_FORKS"] == expected
 
 
-def test_local_runs_without_become_or_missing_callbacks() -> None:
-    settings = ansible.deploy_settings("oc", "u", None, "/f", 2, become=False, callbacks=False)
+def test_no_callbacks_or_key_when_missing() -> None:
+    settings = ansible.deploy_settings("oc", "u", None, "/f", 2, callbacks=False)
     assert not {"ANSIBLE_BECOME", "ANSIBLE_STDOUT_CALLBACK", "ANSIBLE_PRIVATE_KEY_FILE"} & set(
         settings)
 

@@ -285,3 +285,44 @@ def test_inventory_names_each_isolated_address_as_tripleo_does() -> None:
         "172.16.0.5"
     assert inventory["overcloud_Controller"]["vars"]["tripleo_role_networks"] == [
         "ctlplane", "external", "internal_api"]
+
+
+def ussuri_outputs() -> dict[str, Any]:
+    """THT 12.x's outputs: the HostnameNetworkConfigMap output marks the series."""
+    data = outputs()
+    data["HostnameNetworkConfigMap"] = {}
+    data["EnabledServices"] = {"Controller": ["keystone"], "Compute": ["nova_compute"]}
+    data["RoleData"]["Controller"]["ansible_group_vars"] = {"chrony_ntp_pools": []}
+    data["RoleData"]["Controller"]["external_deploy_steps_tasks"] = [EVERY]
+    return data
+
+
+def test_ussuri_layout_is_tripleo_common_12_s() -> None:
+    files = cd.render("overcloud12", ussuri_outputs(), {"overcloud-novacompute-0": [EXTRA]})
+    assert "Controller/update_tasks_step0.yaml" not in files
+    assert "Controller/post_update_tasks_step0.yaml" not in files
+    assert "Controller/upgrade_tasks_step5.yaml" in files
+    assert "Controller/ansible_group_vars.yaml" not in files
+    assert "Controller/external_deploy_steps_tasks.yaml" in files
+    assert "external_deploy_steps_tasks_step0.yaml" not in files
+    assert load(files, "group_vars/Controller") == {"any_errors_fatal": True,
+                                                   "chrony_ntp_pools": []}
+    assert load(files, "host_vars/overcloud-novacompute-0") == {
+        "pre_deployments_Compute": [], "post_deployments_Compute": ["ExtraDeployment"]}
+    tasks = load(files, "deployments.yaml")
+    assert any(t.get("set_fact", {}).get("use_async_deployment") for t in tasks)
+    inventory = load(files, cd.INVENTORY)
+    assert inventory["overcloud"]["children"] == {"Compute": {}, "Controller": {}}
+    assert "overcloud-controller-0" in inventory["Controller"]["hosts"]
+    assert "allovercloud" not in inventory and "excluded_overcloud" not in inventory
+    assert inventory["keystone"] == {"children": {"Controller": {}},
+                                     "vars": {"ansible_ssh_user": "tripleo-admin"}}
+
+
+@pytest.mark.parametrize("when,steps", [
+    ("step|int == 2", {2}), (["step|int == 3"], {3}), ("step|int==2", None),
+    (["foo", "(step|int) == 4", "step|int == 1"], {4}), ("step|int == 2 and x", None),
+    (None, None), ([True], None)])
+def test_ussuri_step_matching(when: Any, steps: set[int] | None) -> None:
+    """12.1.0 reads each condition alone; it must end with ``step|int == N``, spaced."""
+    assert cd.steps_of({"when": when} if when is not None else {}, ussuri=True) == steps

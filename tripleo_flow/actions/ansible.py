@@ -122,9 +122,10 @@ class RunAnsible(Action):
         user, key = ansible.ssh_login(inventory, layout.SSH_USER)
         settings = ansible.deploy_settings(
             plan, user, key, str(facts), os.cpu_count() or 1,
-            become=ansible_connection != "local",
             callbacks=(callbacks / f"{ansible.STDOUT_CALLBACK}.py").is_file())
-        env = {**ansible.environment(os.environ, str(home), paths), **settings}
+        env = ansible.environment({**settings, **os.environ}, str(home), paths)
+        if ansible_connection != "local":  # a local run is the caller's, who may lack sudo
+            env.update(ansible.DEPLOY_FORCED)
         fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as out:
             done = subprocess.run(command, cwd=project, stdout=out, stderr=subprocess.STDOUT,

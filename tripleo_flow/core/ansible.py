@@ -90,12 +90,15 @@ SSH_ARGS = ("-o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=no "
 #: tripleoclient's output and profiling callbacks (tripleo-ansible's).
 STDOUT_CALLBACK = "tripleo_dense"
 CALLBACKS = ("tripleo_dense", "tripleo_profile_tasks", "tripleo_states")
+#: What tripleoclient's deploy sets over the caller's environment (config_download's
+#: extra environment): every task as root.
+DEPLOY_FORCED = {"ANSIBLE_BECOME": "True"}
 #: Tags a deploy skips unless in-flight validations are asked for.
 VALIDATION_TAG = "opendev-validation"
 
 
 def deploy_settings(plan: str, ssh_user: str, private_key: str | None, fact_cache: str,
-                    cpu_count: int, forks: int | None = None, become: bool = True,
+                    cpu_count: int, forks: int | None = None,
                     callbacks: bool = True) -> dict[str, str]:
     """The environment tripleoclient's ``overcloud deploy`` runs config-download's
     playbook with (python-tripleoclient ``utils.run_ansible_playbook``, called by
@@ -105,7 +108,6 @@ def deploy_settings(plan: str, ssh_user: str, private_key: str | None, fact_cach
       600 (config_download's connection timeout); ``ANSIBLE_SSH_RETRIES`` 3;
       ``ANSIBLE_PIPELINING`` and ``ANSIBLE_SCP_IF_SSH`` on;
     - ``ANSIBLE_REMOTE_USER`` the overcloud SSH user, ``ANSIBLE_PRIVATE_KEY_FILE`` its key;
-    - ``ANSIBLE_BECOME`` on (config_download's extra environment): every task as root;
     - ``ANSIBLE_FORKS`` ``min(4 x CPUs, 100)`` unless given;
     - facts: ``ANSIBLE_GATHERING`` smart, ``ANSIBLE_GATHER_SUBSET`` ``!all,min``,
       ``ANSIBLE_GATHER_TIMEOUT`` 45, ``ANSIBLE_INJECT_FACT_VARS`` off, kept between runs in
@@ -115,8 +117,8 @@ def deploy_settings(plan: str, ssh_user: str, private_key: str | None, fact_cach
     - the ``tripleo_dense`` output and the profiling/state callbacks, when tripleo-ansible
       is installed (``callbacks``); ``TRIPLEO_PLAN_NAME`` the plan.
 
-    ``become`` False leaves ``ANSIBLE_BECOME`` out: a local connection (the sample plan on
-    this machine) runs as the caller, who may have no sudo.
+    These are defaults: the caller's own environment overrides them, as tripleoclient
+    lets it (``env.update(os.environ)``); then :data:`DEPLOY_FORCED` applies.
     """
     settings = {
         "ANSIBLE_SSH_ARGS": SSH_ARGS, "ANSIBLE_DISPLAY_FAILED_STDERR": "True",
@@ -131,8 +133,6 @@ def deploy_settings(plan: str, ssh_user: str, private_key: str | None, fact_cach
         "TRIPLEO_PLAN_NAME": plan}
     if private_key:
         settings["ANSIBLE_PRIVATE_KEY_FILE"] = private_key
-    if become:
-        settings["ANSIBLE_BECOME"] = "True"
     if callbacks:
         settings["ANSIBLE_STDOUT_CALLBACK"] = STDOUT_CALLBACK
         settings["ANSIBLE_CALLBACKS_ENABLED"] = ",".join(CALLBACKS)
@@ -173,7 +173,8 @@ def environment(base: Mapping[str, str], ansible_home: str,
             "ANSIBLE_RETRY_FILES_ENABLED": "0", "ANSIBLE_HOST_KEY_CHECKING": "0"}
 
 
-__all__ = ["CALLBACKS", "DEFAULT_PLAYBOOK", "SSH_ARGS", "STDOUT_CALLBACK", "TRIPLEO_ANSIBLE_PATHS",
-           "TRIPLEO_ANSIBLE_SHARE", "VALIDATION_TAG", "connection_inventory", "deploy_selection",
-           "deploy_settings", "environment", "inventory_hosts", "playbook_command",
-           "selection_args", "ssh_login", "tripleo_ansible_paths"]
+__all__ = ["CALLBACKS", "DEFAULT_PLAYBOOK", "DEPLOY_FORCED", "SSH_ARGS", "STDOUT_CALLBACK",
+           "TRIPLEO_ANSIBLE_PATHS", "TRIPLEO_ANSIBLE_SHARE", "VALIDATION_TAG",
+           "connection_inventory", "deploy_selection", "deploy_settings", "environment",
+           "inventory_hosts", "playbook_command", "selection_args", "ssh_login",
+           "tripleo_ansible_paths"]

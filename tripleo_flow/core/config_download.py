@@ -24,7 +24,11 @@ Pure: takes the stack outputs and the servers' software deployments, returns
     <Role>/<server>/NetworkConfig    per server for Ussuri): see core/network_config.py
 
 The layout is tripleo-common's ``tripleo_common/utils/config.py`` (``write_config``)
-and ``inventory.py``.
+and ``inventory.py`` (:mod:`~tripleo_flow.core.inventory`), of the release of the
+templates' series (:func:`series_of`): 18.0.0's rules, or for THT 12.x (Ussuri)
+12.1.0's (:data:`USSURI`: fewer per-step files, ``ansible_group_vars`` merged into
+``group_vars``, no ``pre_network`` list, its ``deployments.yaml`` and inventory).
+The differential tests hold the projects of the real stacks against tripleo-common.
 
 The cost is linear in the number of servers: each server's files are built
 once from dictionaries keyed by role and by server.
@@ -66,6 +70,46 @@ ENVIRONMENT_KEYS = ("AdminPassword", "ContainerCli")
 
 _STEP = re.compile(r"\(?step(?:\|int)?\)?==(\d+)")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z][a-z])")
+
+_USSURI_STEP = re.compile(r"\(?step(\|int)?\)? == ([0-9]+)$")
+
+
+@dataclass(frozen=True)
+class Series:
+    """What the project's layout takes from the tripleo-common release of a THT series.
+
+    :param name: the tripleo-common release whose rules these are.
+    :param per_step: RoleData task lists also written per step, with their step count.
+    :param external: RoleData keys not written per role (RoleConfig holds them).
+    :param split_external: RoleConfig's external tasks also written per step.
+    :param group_vars_key: a RoleData key merged into the role's group_vars.
+    :param pre_network: host_vars list ``pre_network_<Role>`` (else those deployments are
+        ``pre_deployments``).
+    :param ussuri: Ussuri's step matching, inventory and ``deployments.yaml``.
+    """
+
+    name: str
+    per_step: Mapping[str, int]
+    external: tuple[str, ...]
+    split_external: bool
+    group_vars_key: str | None
+    pre_network: bool
+    ussuri: bool = False
+
+
+#: tripleo-common 18.0.0 (THT 17 and 18; its rules hold since Wallaby).
+CURRENT = Series("18.0.0", PER_STEP_TASKS, EXTERNAL_TASKS, True, None, True)
+#: tripleo-common 12.1.0 (THT 12.x, Ussuri).
+USSURI = Series("12.1.0", {"upgrade_tasks": DEPLOY_STEPS_MAX,
+                           "deploy_steps_tasks": DEPLOY_STEPS_MAX},
+                ("external_deploy_tasks",), False, "ansible_group_vars", False, ussuri=True)
+
+
+def series_of(outputs: Mapping[str, Any]) -> Series:
+    """The series of a stack's outputs: Ussuri's THT alone has the
+    ``HostnameNetworkConfigMap`` output (see :mod:`network_config`)."""
+    return USSURI if network_config.HOSTNAME_MAP in outputs else CURRENT
+
 
 try:  # the C dumper is ~10x faster; fall back to the pure one
     _Dumper: type[yaml.SafeDumper] = yaml.CSafeDumper  # type: ignore[assignment]
@@ -150,11 +194,21 @@ def role_names(outputs: Mapping[str, Any]) -> list[str]:
     return [str(n) for n in names]
 
 
-def steps_of(task: Mapping[str, Any]) -> set[int] | None:
+def steps_of(task: Mapping[str, Any], ussuri: bool = False) -> set[int] | None:
     """The steps a task is limited to by ``when: step|int == N`` conditions (None: every
-    step); spaces and ``|int`` are optional, as tripleo-common reads them."""
+    step); spaces and ``|int`` are optional, as tripleo-common reads them.  Ussuri's
+    reads each condition alone, which must end with ``step|int == N`` (spaced so), and
+    the first that does decides."""
     when = task.get("when")
     conditions = when if isinstance(when, list) else [when]
+    if ussuri:
+        if when is None:
+            return None
+        for condition in conditions:
+            match = _USSURI_STEP.search(str(condition))
+            if match:
+                return {int(match.group(2))}
+        return None
     flat = "".join(re.sub(r"\s+", "", c) for c in conditions if isinstance(c, str))
     found = {int(n) for n in _STEP.findall(flat)}
     return found or None
@@ -166,13 +220,13 @@ def step_of(task: Mapping[str, Any]) -> int | None:
     return min(steps) if steps else None
 
 
-def split_steps(tasks: Iterable[Mapping[str, Any]],
-                count: int = DEPLOY_STEPS_MAX) -> list[list[Mapping[str, Any]]]:
+def split_steps(tasks: Iterable[Mapping[str, Any]], count: int = DEPLOY_STEPS_MAX,
+                ussuri: bool = False) -> list[list[Mapping[str, Any]]]:
     """Tasks per step 0..count-1: a task with step conditions goes to each of its
     steps, others to all."""
     per_step: list[list[Mapping[str, Any]]] = [[] for _ in range(count)]
     for task in tasks:
-        steps = steps_of(task)
+        steps = steps_of(task, ussuri)
         for step, bucket in enumerate(per_step):
             if steps is None or step in steps:
                 bucket.append(task)
@@ -190,10 +244,10 @@ def _text(value: Any) -> bytes:
     return value.encode() if isinstance(value, str) else dump(value)
 
 
-def _role_files(role: str, data: Mapping[str, Any]) -> dict[str, bytes]:
+def _role_files(role: str, data: Mapping[str, Any], series: Series) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for key, value in data.items():
-        if key in EXTERNAL_TASKS:
+        if key in series.external or key == series.group_vars_key:
             continue
         if key == "step_config":
             files[f"{role}/step_config.pp"] = _text(value or "")
@@ -203,17 +257,17 @@ def _role_files(role: str, data: Mapping[str, Any]) -> dict[str, bytes]:
                 value, default_flow_style=True, width=1 << 30).encode()
             continue
         files[f"{role}/{key}.yaml"] = dump(value)
-        if key in PER_STEP_TASKS:
-            split = split_steps(list(value or []), PER_STEP_TASKS[key])
+        if key in series.per_step:
+            split = split_steps(list(value or []), series.per_step[key], series.ussuri)
             for step, step_tasks in enumerate(split):
                 files[f"{role}/{key}_step{step}.yaml"] = dump(step_tasks)
     return files
 
 
-def _role_config_files(role_config: Mapping[str, Any]) -> dict[str, bytes]:
+def _role_config_files(role_config: Mapping[str, Any], series: Series) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for key, value in role_config.items():
-        if key in EXTERNAL_TASKS:
+        if key in EXTERNAL_TASKS and series.split_external:
             for step, step_tasks in enumerate(split_steps(list(value or []))):
                 files[f"{key}_step{step}.yaml"] = dump(step_tasks)
         files[config_file_name(key)] = _text(value)
@@ -221,12 +275,13 @@ def _role_config_files(role_config: Mapping[str, Any]) -> dict[str, bytes]:
 
 
 def _inventory(plan: str, outputs: Mapping[str, Any], environment: Mapping[str, Any],
-               connection: Connection, python: str) -> dict[str, Any]:
+               connection: Connection, python: str, series: Series) -> dict[str, Any]:
     """TripleO's inventory (:mod:`~tripleo_flow.core.inventory`); with an SSH key, each
     group that names the SSH user also names the key (tripleo-common leaves the key to
     ``ansible.cfg``, which a run outside the project's directory does not read)."""
     try:
-        rendered = inventory.render(plan, outputs, environment, connection.ssh_user, python)
+        make = inventory.render_ussuri if series.ussuri else inventory.render
+        rendered = make(plan, outputs, environment, connection.ssh_user, python)
     except inventory.InventoryError as exc:
         raise exceptions.InvalidInput(str(exc)) from exc
     if connection.private_key:
@@ -271,6 +326,7 @@ def render(plan: str, outputs: Mapping[str, Any],
     """
     deployments = deployments or {}
     connection = connection or Connection()
+    series = series_of(outputs)
     roles = role_names(outputs)
     role_data: Mapping[str, Any] = outputs.get("RoleData") or {}
     group_vars: Mapping[str, Any] = outputs.get("RoleGroupVars") or {}
@@ -286,19 +342,23 @@ def render(plan: str, outputs: Mapping[str, Any],
     files: dict[str, bytes] = {
         GLOBAL_VARS: dump({"deploy_steps_max": DEPLOY_STEPS_MAX, "plan": plan}),
         ANSIBLE_CFG: ansible_cfg(connection),
-        DEPLOYMENTS_TASKS: dump(deployments_tasks()),
+        DEPLOYMENTS_TASKS: dump(deployments_tasks(series.ussuri)),
         HEAT_CONFIG_TEMPLATE: b"[{{ deployment }}]\n",
     }
-    files.update(_role_config_files(outputs.get("RoleConfig") or {}))
+    files.update(_role_config_files(outputs.get("RoleConfig") or {}, series))
     for role in roles:
-        files.update(_role_files(role, role_data.get(role) or {}))
+        data = role_data.get(role) or {}
+        files.update(_role_files(role, data, series))
         members = by_role.get(role, [])
         if members:  # as tripleo-common: RoleGroupVars of the roles that have servers
-            files[f"group_vars/{role}"] = dump(group_vars.get(role) or {})
+            role_vars = dict(group_vars.get(role) or {})
+            if series.group_vars_key:  # Ussuri: the role's own Ansible variables too
+                role_vars.update(data.get(series.group_vars_key) or {})
+            files[f"group_vars/{role}"] = dump(role_vars)
         role_hosts = host_vars_map.get(role) or {}
         for server in members:
             server_deployments = list(deployments.get(server.name) or [])
-            own: dict[str, Any] = host_lists(role, server_deployments)
+            own: dict[str, Any] = host_lists(role, server_deployments, series.pre_network)
             own.update(role_hosts.get(server.name) or {})
             files[f"host_vars/{server.name}"] = dump(own)
             for dep in server_deployments:
@@ -306,5 +366,6 @@ def render(plan: str, outputs: Mapping[str, Any],
                     dep, server.server_id)
     files.update(network_config.files(outputs, network_configs or {},
                                       [(s.name, s.role) for s in servers]))
-    files[INVENTORY] = dump(_inventory(plan, outputs, environment or {}, connection, python))
+    files[INVENTORY] = dump(_inventory(plan, outputs, environment or {}, connection, python,
+                                       series))
     return files

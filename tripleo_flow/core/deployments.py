@@ -175,34 +175,44 @@ def deployment_file(dep: Deployment, server_id: str) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def host_lists(role: str, deployments: Iterable[Deployment]) -> dict[str, list[str]]:
+def host_lists(role: str, deployments: Iterable[Deployment],
+               pre_network: bool = True) -> dict[str, list[str]]:
     """The ``pre_network_<Role>``, ``pre_deployments_<Role>`` and
-    ``post_deployments_<Role>`` host variables (names in order, no repeats)."""
-    lists: dict[str, list[str]] = {f"{kind}_{role}": [] for kind in KINDS}
+    ``post_deployments_<Role>`` host variables (names in order, no repeats); without
+    ``pre_network`` (Ussuri's), its deployments are ``pre_deployments``."""
+    kinds = KINDS if pre_network else KINDS[1:]
+    lists: dict[str, list[str]] = {f"{kind}_{role}": [] for kind in kinds}
     for dep in deployments:
-        names = lists[f"{dep.kind if dep.kind in KINDS else 'pre_deployments'}_{role}"]
+        names = lists[f"{dep.kind if dep.kind in kinds else 'pre_deployments'}_{role}"]
         if dep.name not in names:
             names.append(dep.name)
     return lists
 
 
 _SOURCE = "tripleo_role_name ~ '/' ~ ansible_facts['hostname'] | lower ~ '/' ~ item"
+#: Ussuri's tasks read the host name from the injected fact variable.
+_USSURI_SOURCE = "tripleo_role_name ~ '/' ~ ansible_hostname | lower ~ '/' ~ item"
 _ITEM_FILE = "{{ item ~ '-' ~ deployment_uuid }}"
 _CHECK_MODE = "ansible_check_mode|bool"
 _NOT_CHECK_MODE = "not ansible_check_mode|bool"
 
 
-def _lookup(query: str) -> str:
-    return f"{{{{ lookup('file', {_SOURCE}) | from_yaml | json_query({query}) }}}}"
+def _become(task: dict[str, Any], become: bool) -> dict[str, Any]:
+    return {**task, "become": True} if become else task
 
 
-def _template(dest_dir: str) -> dict[str, Any]:
+def _lookup(source: str, query: str) -> str:
+    return f"{{{{ lookup('file', {source}) | from_yaml | json_query({query}) }}}}"
+
+
+def _template(source: str, dest_dir: str, become: bool) -> dict[str, Any]:
     """Template the deployment file on the host (``"$$ ... $$"`` are its Jinja
     delimiters: Heat templates stay valid YAML)."""
-    return {"name": "Template deployment file for {{ item }}", "become": True,
-            "template": {"src": f"{{{{ {_SOURCE} }}}}",
-                         "dest": f"{dest_dir}/{_ITEM_FILE}.rendered",
-                         "variable_start_string": '"$$', "variable_end_string": '$$"'}}
+    return _become({"name": "Template deployment file for {{ item }}",
+                    "template": {"src": f"{{{{ {source} }}}}",
+                                 "dest": f"{dest_dir}/{_ITEM_FILE}.rendered",
+                                 "variable_start_string": '"$$',
+                                 "variable_end_string": '$$"'}}, become)
 
 
 def _slurp(dest_dir: str) -> dict[str, Any]:
@@ -211,27 +221,29 @@ def _slurp(dest_dir: str) -> dict[str, Any]:
             "register": "deployment_content"}
 
 
-def _copy(dest_dir: str) -> dict[str, Any]:
-    return {"name": "Remote copy deployment file for {{ item }}", "become": True,
-            "copy": {"content": "[ {{ deployment_content.content | b64decode | from_yaml"
-                                " | json_query(item_only) }} ]",
-                     "dest": f"{dest_dir}/{_ITEM_FILE}"}}
+def _copy(dest_dir: str, become: bool) -> dict[str, Any]:
+    return _become({"name": "Remote copy deployment file for {{ item }}",
+                    "copy": {"content": "[ {{ deployment_content.content | b64decode | "
+                                        "from_yaml | json_query(item_only) }} ]",
+                             "dest": f"{dest_dir}/{_ITEM_FILE}"}}, become)
 
 
-def _check_mode_block() -> dict[str, Any]:
+def _check_mode_block(source: str, ussuri: bool) -> dict[str, Any]:
     """Check mode of a ``hiera`` deployment: run it against check-mode copies of the
     hieradata and the deployed records, and show the hieradata it would change."""
     check = f"{_HEAT_CONFIG}/check-mode"
     hieradata = "/etc/puppet/check-mode/hieradata"
+    found = "hieradata_files" if ussuri else "check_hieradata_files"
     directories = [
-        {"name": f"Create {what} check-mode directory", "become": True,
-         "file": {"path": path, "state": "directory"}, "check_mode": False}
+        _become({"name": f"Create {what} check-mode directory",
+                 "file": {"path": path, "state": "directory"}, "check_mode": False}, not ussuri)
         for what, path in (("hiera", hieradata), ("deployed", check),
                            ("tripleo-config-download", f"{_STAGED}/check-mode"))]
-    template = _template(f"{check}/tripleo-config-download")
+    template = _template(source, f"{check}/tripleo-config-download", not ussuri)
     slurp = _slurp(f"{check}/tripleo-config-download")
-    copy = {**_copy(f"{check}/tripleo-config-download"),
-            "when": ["deployment_content is defined"]}
+    copy = _copy(f"{check}/tripleo-config-download", not ussuri)
+    if not ussuri:
+        copy["when"] = ["deployment_content is defined"]
     tasks = [
         *directories, template, slurp, copy,
         {"name": "Run hiera deployment for check mode",
@@ -244,11 +256,11 @@ def _check_mode_block() -> dict[str, Any]:
                          "HEAT_CONFIG_DEPLOYED": check},
          "check_mode": False, "ignore_errors": True},
         {"name": "List hieradata files for check mode", "find": {"path": hieradata},
-         "register": "check_hieradata_files", "check_mode": False},
+         "register": found, "check_mode": False},
         {"name": "diff hieradata changes for check mode",
          "command": "diff -uN {{ hieradata_item.path | regex_replace('check-mode', '') }} "
                     "{{ hieradata_item.path }}",
-         "with_items": "{{ check_hieradata_files.files }}", "check_mode": False,
+         "with_items": f"{{{{ {found}.files }}}}", "check_mode": False,
          "register": "diff_results", "changed_when": "diff_results.rc == 1",
          "loop_control": {"loop_var": "hieradata_item", "label": "{{ hieradata_item.path }}"},
          "failed_when": False, "when": "ansible_diff_mode|bool"},
@@ -269,30 +281,74 @@ def _check_mode_block() -> dict[str, Any]:
             "when": ["deployment_group == 'hiera'", _CHECK_MODE]}
 
 
-def deployments_tasks() -> list[dict[str, Any]]:
-    """The tasks of ``deployments.yaml``, the data of tripleo-common's file (the
-    differential test holds them equal): run the deployment named ``item`` on the host
-    with the heat-config hook, once (a deployment already recorded as succeeded is
-    skipped unless ``force``), failing when the hook reports a non-zero status; in
-    check mode, say whether it would run (and diff a ``hiera`` one's data)."""
+def _run_tasks(status: str, ussuri: bool) -> list[dict[str, Any]]:
+    """Run the hook and show its output: always asynchronously (18.x), or (Ussuri)
+    synchronously unless ``async_deployment`` is set or it is the NetworkDeployment."""
+    environment = {"HEAT_SHELL_CONFIG": f"{_STAGED}/{_ITEM_FILE}"}
+
+    def run(name: str, register: str) -> dict[str, Any]:
+        return {"name": name, "shell": f"{_HOOK}\n{status}", "become": True,
+                "environment": environment, "register": register, "ignore_errors": True}
+
+    def output(kind: str, register: str, when: str) -> dict[str, Any]:
+        if ussuri:
+            msg = [{"stderr": f"{{{{ {register}.stderr.split('\n') }}}}"},
+                   {"status_code": f"{{{{ {register}.rc }}}}"}]
+            failed = f"{register}.rc != 0"
+        else:
+            msg = [{"stderr": f"{{{{ {register}.stderr_lines | default(['Timed out']) }}}}"},
+                   {"status_code": f"{{{{ {register}.rc | default(-1) }}}}"}]
+            failed = f"{register}.rc | default(-1) != 0"
+        return {"name": f"Output for {kind} deployment {{{{ item }}}}", "debug": {"msg": msg},
+                "tags": ["output"], "failed_when": failed, "when": when}
+
+    async_run = {**run("Run async deployment {{ item }}", "deployment_async_result"),
+                 "async": f"{{{{ async_timeout | default({300 if ussuri else 1800}) }}}}",
+                 "poll": "{{ async_poll | default(3) }}"}
+    if not ussuri:
+        return [async_run, output("async", "deployment_async_result", _NOT_CHECK_MODE)]
+    use_async = "use_async_deployment|bool"
+    return [
+        {"name": "Set fact for async_deployment", "set_fact": {
+            "use_async_deployment": "{{ (async_deployment | default(False)) or "
+                                    "(item == 'NetworkDeployment') }}"}},
+        {**run("Run deployment {{ item }}", "deployment_sync_result"),
+         "when": f"not {use_async}"},
+        {**async_run, "when": use_async},
+        output("sync", "deployment_sync_result", f"{_NOT_CHECK_MODE} and not {use_async}"),
+        output("async", "deployment_async_result", f"{_NOT_CHECK_MODE} and {use_async}"),
+    ]
+
+
+def deployments_tasks(ussuri: bool = False) -> list[dict[str, Any]]:
+    """The tasks of ``deployments.yaml``, the data of tripleo-common's file (18.0.0's, or
+    with ``ussuri`` 12.1.0's; the differential tests hold them equal): run the deployment
+    named ``item`` on the host with the heat-config hook, once (a deployment already
+    recorded as succeeded is skipped unless ``force``), failing when the hook reports a
+    non-zero status; in check mode, say whether it would run (and diff a ``hiera`` one's
+    data)."""
+    source = _USSURI_SOURCE if ussuri else _SOURCE
     marker = f"{_DEPLOYED}/{{{{ deployment_uuid }}}}"
     status = f"exit $(jq .deploy_status_code {marker}.notify.json)\n"
+    slurp, copy = _slurp(_STAGED), _copy(_STAGED, not ussuri)
+    if not ussuri:
+        slurp["when"] = copy["when"] = [_NOT_CHECK_MODE]
     return [
         {"name": "Quote the JSON queries to escape invalid characters",
          "set_fact": {"item_id": '"{{ item }}".id', "item_group": '"{{ item }}".group',
                       "item_only": '"{{ item }}"'}},
-        {"name": "Lookup deployment UUID", "set_fact": {"deployment_uuid": _lookup("item_id")}},
+        {"name": "Lookup deployment UUID",
+         "set_fact": {"deployment_uuid": _lookup(source, "item_id")}},
         {"name": "Lookup deployment group",
-         "set_fact": {"deployment_group": _lookup("item_group")}},
-        _check_mode_block(),
-        _template(_STAGED),
-        {**_slurp(_STAGED), "when": [_NOT_CHECK_MODE]},
-        {**_copy(_STAGED), "when": [_NOT_CHECK_MODE]},
+         "set_fact": {"deployment_group": _lookup(source, "item_group")}},
+        _check_mode_block(source, ussuri),
+        _template(source, _STAGED, not ussuri), slurp, copy,
         {"name": "Check if deployed file exists for {{ item }}",
          "stat": {"path": f"{marker}.json"}, "register": "deployed_file_stat"},
         {"name": "Check previous deployment rc for {{ item }}", "shell": status,
          "register": "previous_deployment_result", "ignore_errors": True, "failed_when": False,
-         "when": ["deployed_file_stat is defined", "deployed_file_stat.stat.exists"]},
+         "when": "deployed_file_stat.stat.exists" if ussuri else [
+             "deployed_file_stat is defined", "deployed_file_stat.stat.exists"]},
         {"name": "Remove deployed file for {{ item }} when previous deployment failed",
          "file": {"path": f"{marker}.json", "state": "absent"}, "become": True,
          "when": [_NOT_CHECK_MODE, "deployed_file_stat.stat.exists",
@@ -300,16 +356,7 @@ def deployments_tasks() -> list[dict[str, Any]]:
         {"name": "Force remove deployed file for {{ item }}",
          "file": {"path": f"{marker}.json", "state": "absent"}, "become": True,
          "when": "(force | bool)"},
-        {"name": "Run async deployment {{ item }}", "shell": f"{_HOOK}\n{status}",
-         "become": True, "environment": {"HEAT_SHELL_CONFIG": f"{_STAGED}/{_ITEM_FILE}"},
-         "register": "deployment_async_result", "ignore_errors": True,
-         "async": "{{ async_timeout | default(1800) }}", "poll": "{{ async_poll | default(3) }}"},
-        {"name": "Output for async deployment {{ item }}",
-         "debug": {"msg": [
-             {"stderr": "{{ deployment_async_result.stderr_lines | default(['Timed out']) }}"},
-             {"status_code": "{{ deployment_async_result.rc | default(-1) }}"}]},
-         "tags": ["output"], "failed_when": "deployment_async_result.rc | default(-1) != 0",
-         "when": _NOT_CHECK_MODE},
+        *_run_tasks(status, ussuri),
         {"name": "Check-mode for Run deployment {{ item }} (changed status indicates "
                  "deployment would run)",
          "stat": {"path": f"{marker}.json"}, "become": True, "register": "deploy_exists",

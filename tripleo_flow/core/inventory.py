@@ -1,5 +1,7 @@
 """config-download's Ansible inventory, as TripleO writes it from the stack's outputs.
 
+(THT 12.x's, as tripleo-common 12.1.0 writes it, is :func:`render_ussuri`'s.)
+
 Pure: stack outputs and two values of the stack's environment in, the inventory
 (a mapping ready to dump as ``tripleo-ansible-inventory.yaml``) out.
 
@@ -191,5 +193,54 @@ def render(plan: str, outputs: Mapping[str, Any], environment: Mapping[str, Any]
     return inventory
 
 
+#: The undercloud services tripleo-common 12.1.0 (Ussuri) lists.
+USSURI_UNDERCLOUD_SERVICES = ("tripleo_nova_compute", "tripleo_heat_engine",
+                              "tripleo_ironic_conductor", "tripleo_swift_container_server",
+                              "tripleo_swift_object_server", "tripleo_mistral_engine")
+#: Ussuri's group of every role, whatever the plan's name.
+USSURI_OVERCLOUD = "overcloud"
+
+
+def render_ussuri(plan: str, outputs: Mapping[str, Any], environment: Mapping[str, Any],
+                  ssh_user: str, python: str) -> dict[str, Any]:
+    """The inventory as tripleo-common 12.1.0 (Ussuri, THT 12.x) writes it: one plan, no
+    prefixes, the roles under a group named ``overcloud``, no ``allovercloud`` nor
+    ``excluded_overcloud``; the undercloud's Keystone and Swift settings (none: there is
+    no Keystone) named as its Mistral action names them.  The undercloud is reached
+    with a local connection (Ussuri's Mistral ran Ansible in a container and reached the
+    undercloud over SSH; tripleo-flow runs on the undercloud itself)."""
+    defaults = environment.get("parameter_defaults") or {}
+    undercloud_vars: dict[str, Any] = {
+        "ansible_host": "localhost", "ansible_python_interpreter": python,
+        "ansible_connection": "local", "ansible_remote_tmp": REMOTE_TMP,
+        "auth_url": None, "cacert": None, "os_auth_token": None, "plan": plan,
+        "project_name": None, "username": None, "undercloud_swift_url": None,
+        "undercloud_service_list": list(USSURI_UNDERCLOUD_SERVICES)}
+    if defaults.get("AdminPassword"):
+        undercloud_vars["overcloud_admin_password"] = defaults["AdminPassword"]
+    if outputs.get("KeystoneURL"):
+        undercloud_vars["overcloud_keystone_url"] = outputs["KeystoneURL"]
+    horizon = ((outputs.get("EndpointMap") or {}).get("HorizonPublic") or {}).get("uri")
+    if horizon:
+        undercloud_vars["overcloud_horizon_url"] = horizon
+    inventory: dict[str, Any] = {"Undercloud": {"hosts": {"undercloud": {}},
+                                                "vars": undercloud_vars}}
+    groups, networks = _role_groups(outputs, ssh_user, None)
+    inventory.update(groups)
+    if groups:
+        overcloud_vars = {f"{name}_vip": vip
+                          for name, vip in (outputs.get("VipMap") or {}).items()
+                          if vip and (name in networks or name == "redis")}
+        overcloud_vars["container_cli"] = defaults.get("ContainerCli")
+        inventory[USSURI_OVERCLOUD] = {"children": {r: {} for r in sorted(groups)},
+                                       "vars": overcloud_vars}
+    for service, service_roles in _service_roles(outputs).items():
+        present = [r for r in service_roles if r in inventory]
+        if present:
+            inventory[service.lower()] = {"children": {r: {} for r in present},
+                                          "vars": {"ansible_ssh_user": ssh_user}}
+    return inventory
+
+
 __all__ = ["CEPH_GROUPS", "EXCLUDED", "HOST_NETWORK", "InventoryError", "plan_groups", "render",
-           "short_name"]
+           "render_ussuri", "short_name"]

@@ -42,6 +42,14 @@ ALLOWED = {
     f"{INVENTORY}/Undercloud/vars/ansible_python_interpreter":
         "each names the Python that rendered it",
 }
+#: THT 12.x's (tripleo-common 12.1.0, Ussuri) differences: its Mistral action ran Ansible in
+#: the mistral container and reached the undercloud over SSH as the overcloud user;
+#: tripleo-flow runs Ansible on the undercloud itself, so a local connection and no SSH user.
+ALLOWED_USSURI = {
+    **ALLOWED,
+    f"{INVENTORY}/Undercloud/vars/ansible_connection": "local, not ssh (see above)",
+    f"{INVENTORY}/Undercloud/vars/ansible_ssh_user": "no SSH to the undercloud",
+}
 #: Files we write that tripleo-common's download_config does not: tripleoclient writes
 #: ansible.cfg beside the project (utils.write_default_ansible_cfg); ours names the
 #: inventory, the SSH user and key.
@@ -72,15 +80,16 @@ def reference(deployment: Deployment, version: str,
     return _cache[key]
 
 
-def _assert_same(deployment: Deployment, theirs: Path) -> None:
+def _assert_same(deployment: Deployment, theirs: Path,
+                 allowed: dict[str, str] = ALLOWED, files: int = 300) -> None:
     ours = deployment.config_download
-    found = oracle.differences(ours, theirs, ALLOWED)
+    found = oracle.differences(ours, theirs, allowed)
     only_ours = {line.split(":", 1)[0] for line in found if line.endswith("file only ours")}
     assert only_ours == OURS_ONLY
     rest = [line for line in found if not line.endswith("file only ours")]
     assert rest == [], "\n".join(rest[:60])
     compared = set(oracle.files(ours)) & set(oracle.files(theirs))
-    assert INVENTORY in compared and len(compared) > 300, len(compared)
+    assert INVENTORY in compared and len(compared) > files, len(compared)
     python = yaml.safe_load((ours / INVENTORY).read_text())["Undercloud"]["vars"][
         "ansible_python_interpreter"]
     assert Path(python).name.startswith("python") and Path(python).exists()
@@ -101,6 +110,17 @@ def test_the_network_isolation_redeploy_renders_as_tripleo_common(
     _assert_same(after, theirs)
     deployment_files = sorted(p for p in oracle.files(theirs) if p.endswith("/ExtraDeployments"))
     assert len(deployment_files) == 3, deployment_files
+
+
+def test_the_ussuri_stack_renders_as_tripleo_common_12(
+        tht12_deployment: Deployment, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """THT 12.1.0 against its own release's tripleo-common (12.1.0): Ussuri's layout
+    (fewer per-step files, ansible_group_vars merged into group_vars, the os-net-config
+    scripts, its deployments.yaml and its single-plan inventory)."""
+    theirs = reference(tht12_deployment, "12.1.0", tmp_path_factory)
+    _assert_same(tht12_deployment, theirs, ALLOWED_USSURI, files=200)
+    inventory = yaml.safe_load((theirs / INVENTORY).read_text())
+    assert "overcloud" in inventory and "allovercloud" not in inventory
 
 
 #: The play TripleO runs before its deploy steps to write the hosts' all_nodes data
