@@ -46,3 +46,16 @@ def test_the_check_sees_an_import_from_above(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text("from tripleo_flow import flows\nimport tripleo_flow.api.deploy\n")
     assert {"tripleo_flow.flows", "tripleo_flow.api.deploy"} <= _imports(module)
+
+
+#: Reference implementations the tests run as oracles: never imported by the product.
+ORACLES = ("tripleo_common", "mistral", "tests")
+
+
+def test_the_product_imports_no_oracle() -> None:
+    """tripleo-common (and the tests' oracles) run only in the tests' own virtualenvs."""
+    modules = sorted(PACKAGE.rglob("*.py"))
+    bad = {str(m.relative_to(PACKAGE)): sorted(
+        n for n in _imports(m) if n.split(".")[0] in ORACLES) for m in modules}
+    assert {k: v for k, v in bad.items() if v} == {}
+    assert len(modules) > 100
