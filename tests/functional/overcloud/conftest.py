@@ -202,11 +202,12 @@ class Redeployment:
 
 #: A post-deploy hook as an operator writes one for NodeExtraConfigPost (THT's
 #: extraconfig/post_deploy/example.yaml, with the EndpointMap parameter THT 18's
-#: post.yaml passes): a script deployment (``ExtraDeployments``) on every server,
+#: post.yaml passes): a script deployment (``ExtraDeployments``) on the servers THT passes
+#: (its map of servers by index: the computes, see the differential test),
 #: created with the stack update that adds it.
 POST_DEPLOY_HOOK = {
     "heat_template_version": "wallaby",
-    "description": "Extra post-deployment config: a script on every server",
+    "description": "Extra post-deployment config: a script on the servers given",
     "parameters": {"servers": {"type": "json"},
                    "EndpointMap": {"type": "json", "default": {}}},
     "resources": {
@@ -264,7 +265,7 @@ def tht18_redeployment(tmp_path_factory: pytest.TempPathFactory, heat_venv: Path
     """``tht18_deployment`` copied, its plan updated to network isolation (THT's
     sample network and VIP data: five isolated networks, four VIPs) and deployed
     again with a second compute and THT's example post-deploy hook
-    (``-e``: NodeExtraConfigPost, a script deployment on every server)."""
+    (``-e``: NodeExtraConfigPost, a script software deployment)."""
     made = _from_background("overcloud18-redeploy", tht18_deployment.plan)
     if made is not None:
         yield Redeployment(tht18_deployment, made, made.root / "baremetal-deployment.yaml")

@@ -102,14 +102,23 @@ def test_the_default_stack_renders_as_tripleo_common(
 
 def test_the_network_isolation_redeploy_renders_as_tripleo_common(
         tht18_redeployment: Redeployment, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Network isolation (VIPs, an address on every network), a third server and THT's
-    example post-deploy hook (NodeExtraConfigPost: a software deployment on every server,
-    so each server's deployment file and host_vars lists are compared too)."""
+    """Network isolation (VIPs, an address on every network), a third server and a
+    post-deploy hook (NodeExtraConfigPost: a script software deployment, so the servers'
+    deployment files, with Heat's deploy_* inputs, and host_vars lists are compared too)."""
     after = tht18_redeployment.after
     theirs = reference(after, "18.0.0", tmp_path_factory)
     _assert_same(after, theirs)
+    # THT 18's ExtraConfigPost passes the roles' server maps merged with map_merge, and
+    # each is keyed by the server's index in its role: the compute's "0" replaces the
+    # controller's, so THT itself runs the hook on the computes only (upstream's quirk,
+    # the same in both projects).
     deployment_files = sorted(p for p in oracle.files(theirs) if p.endswith("/ExtraDeployments"))
-    assert len(deployment_files) == 3, deployment_files
+    assert deployment_files == ["Compute/compute-0/ExtraDeployments",
+                                "Compute/compute-1/ExtraDeployments"]
+    entry = yaml.safe_load((after.config_download / deployment_files[0]).read_text())
+    inputs = {i["name"]: i for i in entry["ExtraDeployments"]["inputs"]}
+    assert inputs["greeting"]["value"] == "hello"
+    assert {"deploy_server_id", "deploy_action", "deploy_stack_id"} <= set(inputs)
 
 
 def test_the_ussuri_stack_renders_as_tripleo_common_12(
