@@ -27,29 +27,41 @@ step "virtualenvs"
 bash tools/bootstrap.sh --tests
 export TRIPLEO_FLOW_SWIFT_BIN="$PWD/.venv-swift/bin"
 
-step "Keystone virtualenv (tools/setup-keystone.sh)"
+# The service virtualenvs do not depend on each other (nor use apt): they are built at
+# the same time, each logging to its own file, while Heat's set-up (apt, its virtualenv,
+# images) runs in the foreground.
 export TRIPLEO_FLOW_KEYSTONE_VENV=${TRIPLEO_FLOW_KEYSTONE_VENV:-$HOME/.local/share/tripleo-flow/keystone-venv}
-bash tools/setup-keystone.sh
-
-step "Ironic virtualenv (tools/setup-ironic.sh)"
 export TRIPLEO_FLOW_IRONIC_VENV=${TRIPLEO_FLOW_IRONIC_VENV:-$HOME/.local/share/tripleo-flow/ironic-venv}
-bash tools/setup-ironic.sh
-
-step "Ansible virtualenv with tripleo-ansible (tools/setup-ansible.sh)"
 export TRIPLEO_FLOW_ANSIBLE_VENV=${TRIPLEO_FLOW_ANSIBLE_VENV:-$HOME/.local/share/tripleo-flow/ansible-venv}
-bash tools/setup-ansible.sh
-
-step "validations virtualenv: validations-common, tripleo-validations (tools/setup-validations.sh)"
 export TRIPLEO_FLOW_VALIDATIONS_VENV=${TRIPLEO_FLOW_VALIDATIONS_VENV:-$HOME/.local/share/tripleo-flow/validations-venv}
-bash tools/setup-validations.sh
-
-step "tripleo-common oracles for the differential tests (tools/setup-tripleo-common.sh)"
 export TRIPLEO_FLOW_TRIPLEO_COMMON_VENVS=${TRIPLEO_FLOW_TRIPLEO_COMMON_VENVS:-$HOME/.local/share/tripleo-flow/tripleo-common}
-bash tools/setup-tripleo-common.sh
+export TRIPLEO_FLOW_HEAT_VENV=${TRIPLEO_FLOW_HEAT_VENV:-$HOME/.local/share/tripleo-flow/heat-venv}
+logs=$(mktemp -d)
+declare -A setups=(
+    [keystone]=tools/setup-keystone.sh [ironic]=tools/setup-ironic.sh
+    [ansible]=tools/setup-ansible.sh [validations]=tools/setup-validations.sh
+    [tripleo-common]=tools/setup-tripleo-common.sh)
+declare -A pids=()
+step "virtualenvs at the same time: ${!setups[*]} (logs in $logs)"
+for name in "${!setups[@]}"; do
+    bash "${setups[$name]}" > "$logs/$name.log" 2>&1 &
+    pids[$name]=$!
+done
 
 step "ephemeral Heat: MariaDB, podman, Heat virtualenv, images (tools/setup-heat.sh)"
-export TRIPLEO_FLOW_HEAT_VENV=${TRIPLEO_FLOW_HEAT_VENV:-$HOME/.local/share/tripleo-flow/heat-venv}
 TRIPLEO_FLOW="$PWD/.venv/bin/tripleo-flow" bash tools/setup-heat.sh
+
+failed=0
+for name in "${!pids[@]}"; do
+    if wait "${pids[$name]}"; then
+        step "$name virtualenv ready ($(tail -n 1 "$logs/$name.log"))"
+    else
+        echo "== ${setups[$name]} failed; its output:" >&2
+        grep -v '^WARNING: Location' "$logs/$name.log" | tail -n 40 >&2
+        failed=1
+    fi
+done
+[ "$failed" = 0 ] || exit 1
 
 step "tripleo-heat-templates trees (PyPI sdists, cached)"
 .venv/bin/python tools/fetch_tht.py 12.1.0 >/dev/null
