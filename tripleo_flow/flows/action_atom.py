@@ -21,7 +21,14 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
 from tripleo_flow.core.progress import Progress
 from tripleo_flow.exceptions import BreakRetry, FailCommand, RetriesExhausted, TaskFailed
-from tripleo_flow.flows import execution_scope, expressions, redaction, task_progress, undo_journal
+from tripleo_flow.flows import (
+    atoms,
+    execution_scope,
+    expressions,
+    redaction,
+    task_progress,
+    undo_journal,
+)
 from tripleo_flow.flows.atoms import ERROR, INPUTS, SUCCESS, Links, Runtime, _WorkbookAtom
 from tripleo_flow.flows.workbook_model import TaskSpec
 
@@ -213,9 +220,15 @@ class ActionAtom(_WorkbookAtom):
                     raise  # stopping is not an error a workbook handles or retries
                 if attempt < attempts and not self._breaks(ctx, kwargs, exc):
                     raise
-                if not self.spec.handles_errors():
+                if not self.spec.reacts_to_errors():
                     raise
-                return self._after(ctx, kwargs, None, _describe(exc))
+                outcome = self._after(ctx, kwargs, None, _describe(exc))
+                if outcome.get(atoms.UNHANDLED) == "now":
+                    # No transition fired: the task fails the workflow now, with what
+                    # it published on error kept for the workflow's output-on-error.
+                    self.runtime.scope.keep_error_context(self.name, outcome["ctx"])
+                    raise
+                return outcome
             if (policy is not None and policy.continue_on is not None and attempt < attempts
                     and self._evaluator(ctx, kwargs, {"result": result}).evaluate(
                         policy.continue_on)):

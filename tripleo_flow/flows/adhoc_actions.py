@@ -30,7 +30,7 @@ from typing import Any
 
 from tripleo_flow.actions.base import Action
 from tripleo_flow.exceptions import TaskFailed
-from tripleo_flow.flows import expressions
+from tripleo_flow.flows import expressions, workbook_clauses
 from tripleo_flow.flows.workbook_clauses import Collector
 
 ACTION_KEYS = {"base", "base-input", "input", "output", "description", "tags"}
@@ -80,9 +80,18 @@ def parse_actions(raw: Any, workbook: str, out: Collector) -> dict[str, AdhocSpe
             else:
                 out.add(f"{where}: bad input entry {item!r}: use a name or a "
                         "{name: default} mapping")
+        base, inline, unread = workbook_clauses.split_inline(body["base"])
+        if unread:
+            out.add(f"{where}: 'base' {body['base']!r}: cannot read {unread!r} as a "
+                    f"parameter ({workbook_clauses.INLINE_FORMS})")
+        if inline and isinstance(base_input, dict):
+            base_input = workbook_clauses.merge_inline(base_input, inline)
+        elif inline:
+            out.add(f"{where}: give the parameters of 'base' in 'base-input' when it is "
+                    "one expression")
         for text in expressions.check([base_input, body.get("output")]):
             out.add(f"{where}: bad expression: {text}")
-        specs[str(short)] = AdhocSpec(f"{workbook}.{short}", body["base"].strip(), base_input,
+        specs[str(short)] = AdhocSpec(f"{workbook}.{short}", base, base_input,
                                       tuple(inputs), body.get("output"),
                                       str(body.get("description") or ""))
     return specs

@@ -30,9 +30,12 @@ from tripleo_flow.core.signatures import CachedSignatures
 from tripleo_flow.exceptions import FailCommand, TaskFailed
 from tripleo_flow.flows import execution_scope, expressions
 from tripleo_flow.flows.undo_journal import ExecutionUndoJournal
+from tripleo_flow.flows.workbook_clauses import COMMANDS
 from tripleo_flow.flows.workbook_model import TaskSpec, Transition, WorkflowSpec, apply_inputs
 
 SUCCESS, ERROR, SKIPPED = "SUCCESS", "ERROR", "SKIPPED"
+#: Outcome key of a task whose error no ``on-error`` transition handled.
+UNHANDLED = execution_scope.UNHANDLED
 #: Outcome key of the inputs the action was given (per item with with-items): a revert
 #: undoes with them, never with inputs evaluated again from a context that moved on.
 INPUTS = "inputs"
@@ -132,8 +135,11 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
         return chosen
 
     def _active(self, chosen: list[Mapping[str, Any]]) -> bool:
-        if self.runtime.scope.ended(self.links.prefix):
-            return False  # a ``succeed`` ended this workflow: nothing more starts
+        if self.runtime.scope.ended(self.links.prefix) and not any(
+                outcome.get(execution_scope.ENDED) == self.links.prefix for outcome in chosen):
+            # A ``succeed`` ended this workflow: nothing more starts but the tasks listed
+            # before ``succeed`` in the transitions that took it (Mistral starts them).
+            return False
         inbound = len(self.links.preds) + (1 if self.links.start else 0)
         if self.links.reverse or self.spec.join == "all":
             return len(chosen) == inbound and inbound > 0
@@ -223,7 +229,14 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
                 error: str | None) -> dict[str, Any]:
         """Publish (branch and global scopes) and choose transitions; run the engine
         commands: raise FailCommand on ``fail``, end the workflow on ``succeed``, pause
-        the execution on ``pause`` (the other transitions go on when it resumes)."""
+        the execution on ``pause`` (the other transitions go on when it resumes).
+
+        As Mistral does, the targets are the fired ``on-success`` (or ``on-error``)
+        ones, then the fired ``on-complete`` ones, cut after the first ``fail`` or
+        ``succeed``.  An error is handled only when an ``on-error`` transition fired;
+        otherwise the outcome carries :data:`UNHANDLED`: with no transition at all
+        the caller fails the task at once, else the workflow fails once the
+        ``on-complete`` tasks have run (:meth:`_check_unhandled`)."""
         state = ERROR if error is not None else SUCCESS
         current = {"name": self.spec.name, "state": state,
                    "result": error if error is not None else result}
@@ -240,21 +253,26 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
         new_ctx = {**ctx, **published}
         evaluator = self._evaluator(new_ctx, kwargs, {**current, "published": published})
         targets: list[Transition] = []
+        handled = error is None
         if not self.links.reverse:
             first = self.spec.on_error if error is not None else self.spec.on_success
-            targets = self._transitions(evaluator, first + self.spec.on_complete)
+            targets = self._transitions(evaluator, first)
+            handled = handled or bool(targets)
+            targets += self._transitions(evaluator, self.spec.on_complete)
+        for index, item in enumerate(targets):
+            if item.target in ("fail", "succeed"):  # what follows is never processed
+                targets = targets[:index + 1]
+                break
         names = [t.target for t in targets]
-        for item in targets:
-            if item.target == "fail":
-                msg = item.params.get("msg")
-                raise FailCommand(
-                    f"task {self.spec.name!r} reached a 'fail' transition"
-                    + (f": {evaluator.evaluate(msg)}" if msg is not None else "")
-                    + (f" after an error: {error}" if error else ""))
+        if names and names[-1] == "fail":
+            msg = targets[-1].params.get("msg")
+            raise FailCommand(
+                f"task {self.spec.name!r} reached a 'fail' transition"
+                + (f": {evaluator.evaluate(msg)}" if msg is not None else "")
+                + (f" after an error: {error}" if error else ""))
         if global_values:
             self.runtime.scope.publish(global_values)
-        chosen = [] if "succeed" in names else [
-            n for n in names if n not in ("noop", "pause")]
+        chosen = [n for n in names if n not in COMMANDS]
         outcome = {"state": state, "result": result, "published": published, "ctx": new_ctx,
                    "next": chosen}
         if global_values:
@@ -267,9 +285,26 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
                 outcome["state_info"] = str(evaluator.evaluate(item.params["msg"]))
         if error is not None:
             outcome["error"] = error
+            if not handled:
+                # No transition fired: the caller fails the task now (never persisted).
+                outcome[UNHANDLED] = "later" if targets else "now"
+                if targets:
+                    self.runtime.scope.fail_later(self.links.prefix, self.name, error)
         if "pause" in names:
             self.runtime.scope.pause()
         return outcome
+
+    def _check_unhandled(self, prefix: str) -> None:
+        """Fail the workflow of ``prefix`` (its last atom calls this) when one of its
+        tasks failed with no ``on-error`` transition handling it, unless a
+        ``succeed`` ended it first (Mistral then reports SUCCESS)."""
+        if self.runtime.scope.ended(prefix):
+            return
+        failed = self.runtime.scope.failed_tasks(prefix)
+        if failed:
+            atom, error = failed[0]
+            raise TaskFailed(f"task {atom[len(prefix):]!r} failed and no 'on-error' "
+                             f"transition handled it: {error}")
 
 
 class EnterAtom(_WorkbookAtom):
@@ -313,6 +348,7 @@ class ExitAtom(_WorkbookAtom):
         ctx = dict(enter.get("ctx") or {})
         for atom in self.child_atoms:  # the last tasks: their contexts hold all published
             ctx.update(kwargs[task_symbol(atom)].get("ctx") or {})
+        self._check_unhandled(self.child_prefix)
         output = self.child.output
         result = expressions.Evaluator(ctx, None, self.runtime.execution,
                                        self.runtime.expression_limits, self._hooks()

@@ -29,6 +29,11 @@ RESULT_DROPPED = "result_dropped"
 #: Outcome key of a task that took a ``succeed`` transition: the atom-name prefix of
 #: the workflow it ended ("" for the top-level one).
 ENDED = "ended_workflow"
+#: Outcome key of a task whose error no ``on-error`` transition handled
+#: (:data:`tripleo_flow.flows.atoms.UNHANDLED`).
+UNHANDLED = "unhandled"
+#: Atom metadata key of the context of a task that failed its workflow.
+ERROR_CONTEXT = "error_ctx"
 
 
 def internal(name: str) -> bool:
@@ -46,6 +51,7 @@ class Scope:
         self.interrupted: frozenset[str] = frozenset()
         self._globals: dict[str, Any] = {}
         self._ended: set[str] = set()
+        self._failed: list[tuple[str, str, str]] = []
         self._lock = threading.Lock()
         self._storage: Any = None
         self._atoms: tuple[str, ...] = ()
@@ -75,6 +81,29 @@ class Scope:
         with self._lock:
             return any(prefix.startswith(done) for done in self._ended)
 
+    # -- errors no on-error transition handled ---------------------------------
+
+    def fail_later(self, prefix: str, atom: str, error: str) -> None:
+        """Task ``atom`` of the workflow of ``prefix`` failed with no ``on-error``
+        transition handling it, and its ``on-complete`` ones run first: the workflow
+        fails when it reaches its end (Mistral's ``finally``)."""
+        with self._lock:
+            if all(done[1] != atom for done in self._failed):
+                self._failed.append((prefix, atom, error))
+
+    def failed_tasks(self, prefix: str) -> list[tuple[str, str]]:
+        """``(atom, error)`` of the unhandled errors of the workflow of ``prefix``
+        itself (not of its sub-workflows), in the order they happened."""
+        with self._lock:
+            return [(atom, error) for where, atom, error in self._failed if where == prefix]
+
+    def keep_error_context(self, atom: str, ctx: Mapping[str, Any]) -> None:
+        """Persist the context of task ``atom`` as it fails the workflow (with what it
+        published on error) in its atom's metadata: the workflow's ``output-on-error``
+        is evaluated over it (:data:`ERROR_CONTEXT`)."""
+        if self._storage is not None:
+            self._storage.update_atom_metadata(atom, {ERROR_CONTEXT: dict(ctx)})
+
     # -- the engine -----------------------------------------------------------
 
     def attach(self, engine: Any, flow_detail: Any, atom_names: Iterable[str],
@@ -101,6 +130,10 @@ class Scope:
                 done.append((results.get("finished_at") or 0.0, results[GLOBAL]))
             if isinstance(results.get(ENDED), str):
                 self.end(results[ENDED])
+            if results.get(UNHANDLED) == "later":
+                prefix = detail.name.rpartition("/")[0]
+                self.fail_later(prefix + "/" if prefix else "", detail.name,
+                                str(results.get("error")))
         for _when, values in sorted(done, key=lambda pair: pair[0]):
             self.publish(values)
         self.interrupted = frozenset(running)

@@ -346,6 +346,9 @@ class Runner:
                 cause = str(ad.failure.exception_str) if isinstance(
                     ad.failure, failure.Failure) else str(ad.failure)
                 break
+        if failed_task is None:  # the workflow's end: a task that went on with on-complete
+            failed_task = next((ad.name for ad in fresh if isinstance(ad.results, Mapping)
+                                and ad.results.get(atoms.UNHANDLED)), None)
         reverted = fresh.state == states.REVERTED
         fd.state = fresh.state
         self._journal(fd.uuid).forget()  # ended: no task of it runs again
@@ -355,9 +358,49 @@ class Runner:
             str(exc) == cause) else None
         self.store.update_meta(
             fd, error=cause, failed_task=failed_task, finished_at=time.time(),
+            output=self._output_on_error(fresh, cause),
             error_api=hinted.render(exceptions.API) if hinted else None,
             error_hints=[h.as_json() for h in hinted.hints] if hinted else None)
         return failed_task, cause, reverted
+
+    def _output_on_error(self, fresh: Any, cause: str) -> Any:
+        """The output of a failed execution, as Mistral gives it: ``{"result": the
+        error}`` merged with the workflow's ``output-on-error`` (without one, with the
+        context itself), evaluated over the inputs and what the top-level tasks
+        published (the failed task's ``publish-on-error`` too), in the order the
+        tasks are declared."""
+        output: dict[str, Any] = {"result": cause}
+        meta = fresh.meta or {}
+        try:
+            workflow = self._catalog().get(meta["workflow"])
+            ctx = workbook_model.apply_inputs(workflow, meta.get("input") or {})
+        except (KeyError, exceptions.TripleoFlowError):
+            return output
+        details = {ad.name: ad for ad in fresh}
+        for name in workflow.tasks:
+            detail = details.get(name)
+            if detail is None:
+                continue
+            results = detail.results
+            if isinstance(results, Mapping) and results.get("state") != atoms.SKIPPED \
+                    and isinstance(results.get("ctx"), Mapping):
+                ctx.update(results["ctx"])
+            kept = (detail.meta or {}).get(execution_scope.ERROR_CONTEXT)
+            if isinstance(kept, Mapping):
+                ctx.update(kept)
+        execution = {"id": fresh.uuid, "name": workflow.full_name,
+                     "input": meta.get("input") or {}}
+        try:
+            value = expressions.Evaluator(ctx, None, execution, self._expression_limits(),
+                                          {"env": lambda: dict(meta.get("env") or {})}
+                                          ).evaluate(workflow.output_on_error)
+        except Exception as exc:  # the error stays what the user reads first
+            return {"result": f"{cause} (output-on-error could not be evaluated: {exc})"}
+        value = value or ctx  # none given (or empty): the context itself, as Mistral
+        if isinstance(value, Mapping):
+            output.update(value)
+            return output
+        return value
 
     @staticmethod
     def _listen(engine: Any, execution_id: str, workflow: str,

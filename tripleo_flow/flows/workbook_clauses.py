@@ -9,6 +9,7 @@ No I/O here.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -21,8 +22,16 @@ COMMANDS = ("fail", "succeed", "pause", "noop")
 #: ``global``: every publish of a task is one locked update here).
 PUBLISH_SCOPES = ("branch", "global", "atomic")
 
-_INLINE_PARAM_RE = re.compile(
-    r"""([A-Za-z_][A-Za-z0-9_]*)=(<%.*?%>|\{\{.*?\}\}|"[^"]*"|'[^']*'|\S+)""", re.S)
+#: Inline parameters (``std.echo output="hi" count=2``), read as Mistral reads them: a
+#: value is a quoted string (kept as written, quotes removed), an expression, a
+#: ``[...]`` to the last ``]`` (JSON when it parses, else the text), ``true``, ``false``,
+#: ``null`` or digits; the order of the alternatives is Mistral's.
+_INLINE_VALUE = "|".join((r'"[^"]*"\s*', r"'[^']*'\s*", r"\{\{.*\}\}|\{%.*%\}|<%.*?%>",
+                          r"\[.*\]\s*", "true", "false", "null", r"\d+"))
+_INLINE_PARAM_RE = re.compile(rf"([-_\w]+)=({_INLINE_VALUE})")
+#: What an inline value may be, for the message of text that is none of them.
+INLINE_FORMS = ("KEY=VALUE with a quoted string, a [JSON list], digits, true, false, "
+                "null or an expression")
 
 
 @dataclass(frozen=True)
@@ -122,7 +131,10 @@ def _transitions(value: Any, key: str, wf: str, task: str,
 
 def _target(text: str, condition: Any, key: str, wf: str, task: str,
             out: Collector) -> Transition:
-    target, params = split_inline(text)
+    target, params, unread = split_inline(text)
+    if unread:
+        out.add(f"'{key}' entry {text!r}: cannot read {unread!r} as a parameter "
+                f"({INLINE_FORMS})", wf, task)
     if params and target not in COMMANDS:
         out.add(f"'{key}' entry {text!r}: only the engine commands "
                 f"({', '.join(COMMANDS)}) take parameters", wf, task)
@@ -132,25 +144,38 @@ def _target(text: str, condition: Any, key: str, wf: str, task: str,
     return Transition(target, condition, params)
 
 
-def split_inline(ref: str) -> tuple[str, dict[str, Any]]:
-    head, _, rest = ref.strip().partition(" ")
+def split_inline(ref: str) -> tuple[str, dict[str, Any], str]:
+    """``NAME KEY=VALUE ...``: the name, the parameters and the text no parameter
+    took (Mistral ignores it silently; our parsers report it, see
+    :data:`INLINE_FORMS`).  Without a space there are no parameters."""
+    text = ref.strip()
+    if " " not in text:
+        return text, {}, ""
+    head, _, rest = text.partition(" ")
     params: dict[str, Any] = {}
-    for key, value in _INLINE_PARAM_RE.findall(rest):
-        if value[:1] in "\"'" and value[-1:] == value[:1]:
-            params[key] = value[1:-1]
+    unread, pos = [], 0
+    for match in _INLINE_PARAM_RE.finditer(rest):
+        unread.append(rest[pos:match.start()])
+        pos = match.end()
+        value = match.group(2).strip()
+        if value[0] in "\"'":
+            params[match.group(1)] = value[1:-1]
+            continue
+        try:  # [JSON], true, false, null, digits; an expression stays text
+            params[match.group(1)] = json.loads(value)
+        except ValueError:
+            params[match.group(1)] = value
+    unread.append(rest[pos:])
+    return head, params, " ".join("".join(unread).split())
+
+
+def merge_inline(given: Mapping[str, Any], inline: Mapping[str, Any]) -> dict[str, Any]:
+    """``given`` (``input``, ``base-input``) with the inline parameters merged over it,
+    as Mistral merges them: an inline value wins, mappings merge key by key."""
+    merged = dict(given)
+    for key, value in inline.items():
+        if isinstance(merged.get(key), Mapping) and isinstance(value, Mapping):
+            merged[key] = merge_inline(merged[key], value)
         else:
-            params[key] = _scalar(value)
-    return head, params
-
-
-def _scalar(text: str) -> Any:
-    if text.startswith(("<%", "{{")):
-        return text
-    import yaml
-
-    from tripleo_flow.core import planenv
-
-    try:
-        return planenv.parse_yaml(text)
-    except yaml.YAMLError:
-        return text
+            merged[key] = value
+    return merged

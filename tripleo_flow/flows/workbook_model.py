@@ -17,9 +17,11 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.flows import adhoc_actions
 from tripleo_flow.flows.workbook_clauses import (
+    INLINE_FORMS,
     Collector,
     Problem,
     Transition,
+    merge_inline,
     parse_clause,
     split_inline,
 )
@@ -92,11 +94,18 @@ class TaskSpec:
     def transitions(self) -> tuple[Transition, ...]:
         return self.on_success + self.on_error + self.on_complete
 
-    def handles_errors(self) -> bool:
-        """True when a failure of this task is handled (the workflow goes on)."""
-        return bool(self.publish_on_error or any(  # 'fail msg=...' fails with its message
-            t.target != "fail" or t.params for t in self.on_error + self.on_complete)
-            or self.clause_publish.get("on-error") or self.clause_publish.get("on-complete"))
+    def reacts_to_errors(self) -> bool:
+        """True when a failure of this task has something to evaluate (a transition
+        that may fire, something to publish): otherwise it fails the workflow at once.
+
+        Whether the error is *handled* is only known once the conditions are
+        evaluated: as in Mistral, only an ``on-error`` transition that fires handles
+        it; ``on-complete`` runs like ``finally`` and ``publish-on-error`` only
+        publishes (the workflow still fails, with those values in its
+        ``output-on-error``)."""
+        return bool(self.publish_on_error or self.on_error or self.on_complete
+                    or self.clause_publish.get("on-error")
+                    or self.clause_publish.get("on-complete"))
 
 
 @dataclass(frozen=True)
@@ -116,6 +125,9 @@ class WorkflowSpec:
     inputs: tuple[WorkflowInput, ...] = ()
     output: Any = None
     tasks: dict[str, TaskSpec] = field(default_factory=dict)
+    #: ``output-on-error``: the output of the workflow when it fails (merged over
+    #: ``{"result": the error}``, as Mistral gives it).
+    output_on_error: Any = None
 
     @property
     def full_name(self) -> str:
@@ -203,7 +215,8 @@ def _parse_workflow(name: str, raw: Any, workbook: str, out: Collector) -> Workf
                 tasks[task.name] = task
     return WorkflowSpec(name=name, workbook=workbook, path=out.path, type=str(wf_type),
                         description=str(raw.get("description") or ""), inputs=inputs,
-                        output=raw.get("output"), tasks=tasks)
+                        output=raw.get("output"), tasks=tasks,
+                        output_on_error=raw.get("output-on-error"))
 
 
 def _parse_inputs(raw: Any, wf: str, out: Collector) -> tuple[WorkflowInput, ...]:
@@ -251,12 +264,16 @@ def _parse_task(name: str, raw: Any, wf: str, out: Collector) -> TaskSpec | None
     for kind, ref in (("action", action), ("workflow", workflow)):
         if ref is not None and not isinstance(ref, str):
             out.add(f"'{kind}' must be a name", wf, name)
-    if isinstance(action, str):
-        action, inline = split_inline(action)
-        inputs = {**inline, **inputs}
-    if isinstance(workflow, str):
-        workflow, inline = split_inline(workflow)
-        inputs = {**inline, **inputs}
+    for kind in ("action", "workflow"):
+        ref = action if kind == "action" else workflow
+        if not isinstance(ref, str):
+            continue
+        ref, inline, unread = split_inline(ref)
+        if unread:  # Mistral would drop it without a word
+            out.add(f"'{kind}' {raw.get(kind)!r}: cannot read {unread!r} as a parameter "
+                    f"({INLINE_FORMS})", wf, name)
+        inputs = merge_inline(inputs, inline)
+        action, workflow = (ref, workflow) if kind == "action" else (action, ref)
     join = raw.get("join")
     if join is not None and join != "all" and not (isinstance(join, int) and join > 0):
         out.add(f"'join' must be 'all' or a positive number (got {join!r})", wf, name)
