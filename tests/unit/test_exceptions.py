@@ -21,6 +21,7 @@ SAMPLE_ARGS = {
     "inputs": ["stack_request"], "action": "deploy.run_ansible",
     "venv": "/v", "ironic_dir": "/i", "node": "ctrl-0", "entry": "node 2 ('ctrl-0')",
     "found": "sqlite", "wanted": "mariadb", "work_dir": "/w", "expression": "<% $.x %>",
+    "state": "manageable", "counts": {"enroll": 2, "available": 1},
 }
 
 
@@ -58,6 +59,7 @@ def test_every_error_renders(cls: type[exceptions.TripleoFlowError]) -> None:
     (exceptions.InvalidNodes("nodes.json", "node 2", "has no name"), 2, 400),
     (exceptions.NodeNotFound("ctrl-0"), 3, 404),
     (exceptions.IronicRunning("/i", "pid 1"), 4, 409),
+    (exceptions.NoNodesInState("manageable", {}), 4, 409),
     (exceptions.IronicError("down"), 5, 503),
     (RuntimeError("unexpected"), 1, 500),
 ])
@@ -71,3 +73,24 @@ def test_messages_say_what_to_do_next() -> None:
     assert "--force" in str(exceptions.PlanBusy("overcloud", "DEPLOYING"))
     assert "reverted" in str(exceptions.WorkflowFailed("deploy", "stack", "boom", True))
     assert "[api] max_upload_size" in str(exceptions.BodyTooLarge(1024))
+
+
+@pytest.mark.parametrize("counts, cli, api", [
+    ({}, "(Ironic has no node). Register nodes with: tripleo-flow node import FILE.",
+     "Register nodes with: POST /v1/nodes."),
+    ({"enroll": 2, "available": 1},
+     "(Ironic's 3 nodes: 2 enroll, 1 available). Move those in enroll to manageable with: "
+     "tripleo-flow node manage NODE...; see them with: tripleo-flow node list.",
+     "Move those in enroll to manageable with: POST /v1/nodes/manage; see them with: "
+     "GET /v1/nodes."),
+    ({"manageable in maintenance": 1},
+     "(Ironic's 1 node: 1 manageable in maintenance). See them with: tripleo-flow node list.",
+     "See them with: GET /v1/nodes."),
+])
+def test_an_empty_selection_tells_the_states_and_what_to_run(
+        counts: dict[str, int], cli: str, api: str) -> None:
+    error = exceptions.NoNodesInState("manageable", counts)
+    assert str(error).startswith("No node is manageable and out of maintenance, so nothing "
+                                 "was done ")
+    assert str(error).endswith(cli)
+    assert error.render(exceptions.API).endswith(api)

@@ -6,7 +6,13 @@ from typing import Any
 
 import pytest
 
-from tripleo_flow.core.nodes import NodeFileError, capabilities, parse_nodes
+from tripleo_flow.core.nodes import (
+    NodeFileError,
+    capabilities,
+    check_import_options,
+    parse_nodes,
+    state_counts,
+)
 
 IPMI = {"name": "ctrl-0", "pm_type": "ipmi", "pm_addr": "10.0.0.1", "pm_user": "admin",
         "pm_password": "pw", "mac": ["52:54:00:AA:BB:01"]}
@@ -81,3 +87,38 @@ def test_the_node_count_is_limited() -> None:
 ])
 def test_capabilities(properties: dict[str, Any], expected: dict[str, str]) -> None:
     assert capabilities(properties) == expected
+
+
+@pytest.mark.parametrize("initial_state, introspect, provide", [
+    ("manageable", False, False), ("manageable", True, True), ("available", False, False),
+    ("available", True, False), ("enroll", False, False),
+])
+def test_import_options_accepted(initial_state: str, introspect: bool, provide: bool) -> None:
+    check_import_options(initial_state, introspect, provide)
+
+
+@pytest.mark.parametrize("initial_state, introspect, provide, message", [
+    ("active", False, False, "one of enroll, manageable, available, not 'active'"),
+    (None, False, False, "not None"),
+    ("manageable", "yes", False, "introspect must be true or false"),
+    ("manageable", False, 1, "provide must be true or false"),
+    ("enroll", True, False, "cannot be introspected nor provided"),
+    ("enroll", False, True, "cannot be introspected nor provided"),
+])
+def test_import_options_refused(initial_state: Any, introspect: Any, provide: Any,
+                                message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        check_import_options(initial_state, introspect, provide)
+
+
+@pytest.mark.parametrize("nodes, expected", [
+    ([], {}),
+    ([{"provision_state": "enroll"}, {"provision_state": "available"},
+      {"provision_state": "enroll"}], {"enroll": 2, "available": 1}),
+    ([{"provision_state": "manageable", "maintenance": True},
+      {"provision_state": "active", "maintenance": False}],
+     {"active": 1, "manageable in maintenance": 1}),
+])
+def test_state_counts(nodes: list[dict[str, Any]], expected: dict[str, int]) -> None:
+    counts = state_counts(nodes)
+    assert counts == expected and list(counts) == list(expected)

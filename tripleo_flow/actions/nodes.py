@@ -64,12 +64,18 @@ def _result(node: dict[str, Any]) -> dict[str, Any]:
 
 
 class CheckNodes(Action):
-    """Check a node import document; return one node spec per entry (changes nothing)."""
+    """Check a node import document (and what the import does after registering);
+    return one node spec per entry (changes nothing)."""
 
     rerun = Rerun.READS
     default_provides = "node_specs"
 
-    def execute(self, nodes: Any) -> list[dict[str, Any]]:
+    def execute(self, nodes: Any, initial_state: Any = "manageable", introspect: Any = False,
+                provide: Any = False) -> list[dict[str, Any]]:
+        try:
+            node_files.check_import_options(initial_state, introspect, provide)
+        except ValueError as exc:
+            raise exceptions.InvalidInput(str(exc)) from exc
         try:
             return node_files.parse_nodes(nodes, self.context.limit("nodes_max"))
         except node_files.NodeFileError as exc:
@@ -80,7 +86,8 @@ class CheckNodes(Action):
 
 
 class RegisterNode(NodeAction):
-    """Register one node in Ironic, or update the node of the same name or MAC."""
+    """Register one node in Ironic, or update the node of the same name or MAC; the
+    result tells its provision state as registered (a new node is in enroll)."""
 
     rerun = Rerun.CONVERGES
     default_provides = "node"
@@ -100,9 +107,9 @@ class RegisterNode(NodeAction):
                 if node.get("name"):
                     body["name"] = node["name"]
                 created = client.create_node(body)
-                uuid, previous = created["uuid"], None
+                uuid, previous, state = created["uuid"], None, created["provision_state"]
             else:
-                uuid = existing["uuid"]
+                uuid, state = existing["uuid"], existing["provision_state"]
                 previous = {k: existing.get(k) for k in ("driver", "properties")}
                 ops = [{"op": "add", "path": f"/driver_info/{k}", "value": v}
                        for k, v in node["driver_info"].items()]
@@ -113,7 +120,7 @@ class RegisterNode(NodeAction):
                     ops.append({"op": "add", "path": "/name", "value": node["name"]})
                 client.patch_node(uuid, ops)
             done = {"uuid": uuid, "name": node.get("name"), "created": previous is None,
-                    "previous": previous, "ports": []}
+                    "provision_state": state, "previous": previous, "ports": []}
             try:
                 for mac, port in ports.items():
                     if port is None:
@@ -151,7 +158,13 @@ class RegisterNode(NodeAction):
 
 
 class SelectNodes(NodeAction):
-    """The nodes named (by name or UUID), or every node in ``state`` (changes nothing)."""
+    """The nodes named (by name or UUID), or every node in ``state`` and out of
+    maintenance, as TripleO chooses them (changes nothing).
+
+    A choice by state that finds no node fails, saying which states the nodes are in
+    (:class:`~tripleo_flow.exceptions.NoNodesInState`): a workflow that went on would
+    do nothing and report success.
+    """
 
     rerun = Rerun.READS
     default_provides = "selected_nodes"
@@ -159,10 +172,14 @@ class SelectNodes(NodeAction):
     def execute(self, nodes: list[str] | None = None, state: str | None = None
                 ) -> list[dict[str, Any]]:
         client = self._client()
+        fields = ("uuid", "name", "provision_state")
         if nodes:
-            found = [client.get_node(n, ("uuid", "name", "provision_state")) for n in nodes]
+            found = [client.get_node(n, fields) for n in nodes]
         elif state:
-            found = client.list_nodes(("uuid", "name", "provision_state"), provision_state=state)
+            found = client.list_nodes(fields, provision_state=state, maintenance=False)
+            if not found:
+                every = client.list_nodes(("provision_state", "maintenance"))
+                raise exceptions.NoNodesInState(state, node_files.state_counts(every))
         else:
             raise exceptions.InvalidInput("Name the nodes to work on, or choose every node in "
                                           "a state (--all-manageable).")

@@ -82,11 +82,13 @@ class NodesMixin:
                              api_user: bool = False) -> Execution:
         """Start ``tripleo.nodes.<workflow>`` in the background (what the HTTP API does).
 
-        A node list to ``register`` is checked first, so a bad entry is refused before
-        an execution starts (:class:`InvalidNodes`).
+        A node list to ``register`` is checked first, so a bad entry (:class:`InvalidNodes`)
+        or a bad ``initial_state`` (:class:`InvalidInput`) is refused before an execution
+        starts.
         """
         given = dict(inputs)
         if workflow == "register":
+            _check_import_options(given)
             try:
                 node_files.parse_nodes(given.get("nodes"), self.conf.limits.nodes_max)
             except node_files.NodeFileError as exc:
@@ -102,15 +104,29 @@ class NodesMixin:
                                  api_user=api_user)
 
     def import_nodes(self, source: str | os.PathLike[str] | list[Any] | dict[str, Any],
-                     listeners: Iterable[Listener] | None = None) -> list[dict[str, Any]]:
+                     initial_state: str = "manageable", introspect: bool = False,
+                     provide: bool = False, listeners: Iterable[Listener] | None = None
+                     ) -> list[dict[str, Any]]:
         """Register or update the nodes of an instackenv.json / nodes YAML file (a path, or
-        its parsed document), idempotent by name or MAC.
+        its parsed document), idempotent by name or MAC; as TripleO's import, leave the
+        nodes found in enroll (the new ones) ``manageable``, or in ``initial_state``.
 
-        :returns: per node: uuid, name, created (False: an existing node was updated).
+        :param initial_state: ``manageable`` (TripleO's default: their BMC credentials
+            are checked), ``available``, or ``enroll`` (registered only)
+        :param introspect: then introspect every node of the file
+        :param provide: then make every node of the file available
+        :returns: per node: uuid, name, created (False: an existing node was updated),
+            and the provision state it ends in.
         :raises InvalidNodes: an entry is wrong (named); nothing was registered.
-        :raises WorkflowFailed: Ironic refused a node (named); the nodes this run created
-            were deleted and those it updated put back.
+        :raises InvalidInput: an unknown ``initial_state``, or ``enroll`` with
+            ``introspect`` or ``provide``; nothing was registered.
+        :raises WorkflowFailed: Ironic refused a node (named), or could not manage,
+            introspect or provide it; the nodes this run created were deleted and those
+            it updated put back.
         """
+        options = {"initial_state": initial_state, "introspect": introspect,
+                   "provide": provide}
+        _check_import_options(options)
         label = "The node list"
         document: Any = source
         if isinstance(source, (str, os.PathLike)):
@@ -121,14 +137,17 @@ class NodesMixin:
         except node_files.NodeFileError as exc:
             raise exceptions.InvalidNodes(label, exc.entry, exc.reason) from exc
         entries = document.get("nodes") if isinstance(document, dict) else document
-        return self._run_nodes("register", {"nodes": entries}, listeners)
+        return self._run_nodes("register", {"nodes": entries, **options}, listeners)
 
     def introspect_nodes(self, nodes: list[str] | None = None, all_manageable: bool = False,
                          provide: bool = False, listeners: Iterable[Listener] | None = None,
                          ) -> list[dict[str, Any]]:
-        """Introspect ``nodes`` (or every manageable node), then provide them if asked.
+        """Introspect ``nodes`` (or every manageable node out of maintenance), then
+        provide them if asked.
 
         :returns: per node: its state and the properties inspection left.
+        :raises WorkflowFailed: with ``all_manageable``, no node is manageable (the
+            message tells the states the nodes are in, and what to run); nothing was done.
         """
         return self._run_nodes("introspect", {"nodes": nodes or None,
                                               "all_manageable": all_manageable,
@@ -136,7 +155,11 @@ class NodesMixin:
 
     def provide_nodes(self, nodes: list[str] | None = None, all_manageable: bool = False,
                       listeners: Iterable[Listener] | None = None) -> list[dict[str, Any]]:
-        """Make ``nodes`` (or every manageable node) available."""
+        """Make ``nodes`` (or every manageable node out of maintenance) available.
+
+        :raises WorkflowFailed: with ``all_manageable``, no node is manageable (as
+            :meth:`introspect_nodes`).
+        """
         return self._run_nodes("provide", {"nodes": nodes or None,
                                            "all_manageable": all_manageable}, listeners)
 
@@ -148,7 +171,8 @@ class NodesMixin:
     def clean_nodes(self, nodes: list[str] | None = None, all_manageable: bool = False,
                     steps: list[dict[str, Any]] | None = None,
                     listeners: Iterable[Listener] | None = None) -> list[dict[str, Any]]:
-        """Run manual clean ``steps`` (default: erase devices' metadata) on ``nodes``."""
+        """Run manual clean ``steps`` (default: erase devices' metadata) on ``nodes`` (or
+        every manageable node out of maintenance: none fails, as :meth:`introspect_nodes`)."""
         inputs: dict[str, Any] = {"nodes": nodes or None, "all_manageable": all_manageable}
         if steps:
             inputs["steps"] = steps
@@ -210,6 +234,17 @@ class NodesMixin:
         shown["ports"] = [p["address"] for p in client.node_ports(found["uuid"])]
         shown["capabilities"] = node_files.capabilities(found.get("properties") or {})
         return shown
+
+
+def _check_import_options(inputs: Mapping[str, Any]) -> None:
+    """The import's initial state, introspect and provide, as given or the workbook's
+    defaults (else InvalidInput, nothing started)."""
+    try:
+        node_files.check_import_options(inputs.get("initial_state", "manageable"),
+                                        inputs.get("introspect", False),
+                                        inputs.get("provide", False))
+    except ValueError as exc:
+        raise exceptions.InvalidInput(str(exc)) from exc
 
 
 def _check_release(inputs: Mapping[str, Any]) -> None:

@@ -13,6 +13,7 @@ from cliff.show import ShowOne
 from tripleo_flow import exceptions
 from tripleo_flow.cli._format import when
 from tripleo_flow.cli.common import ClientMixin, show
+from tripleo_flow.core.nodes import INITIAL_STATES
 
 LIST_COLUMNS = ("uuid", "name", "driver", "provision_state", "power_state", "properties",
                 "inspection_finished_at", "last_error")
@@ -41,7 +42,8 @@ def _add_selection(parser: argparse.ArgumentParser, all_flag: bool = True) -> No
     parser.add_argument("nodes", nargs="*", metavar="NODE", help="Node names or UUIDs.")
     if all_flag:
         parser.add_argument("--all-manageable", action="store_true",
-                            help="Every node in the manageable state.")
+                            help="Every node in the manageable state and out of "
+                                 "maintenance (none is an error naming their states).")
 
 
 def _selection(parsed_args: argparse.Namespace) -> dict[str, Any]:
@@ -75,11 +77,24 @@ class ImportNodes(ClientMixin, Lister):
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         parser.add_argument("file", metavar="FILE", help="instackenv.json or nodes YAML.")
+        parser.add_argument("--initial-state", choices=INITIAL_STATES, default="manageable",
+                            help="Where to leave the nodes found in enroll (new ones): "
+                                 "manageable checks their BMC credentials (default, as "
+                                 "TripleO), available also provides them, enroll only "
+                                 "registers them.")
+        parser.add_argument("--introspect", action="store_true",
+                            help="Introspect every node of the file afterwards.")
+        parser.add_argument("--provide", action="store_true",
+                            help="Make every node of the file available afterwards.")
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        done = self.client.import_nodes(parsed_args.file, listeners=[NodeProgress()])
-        return _rows(done, ("uuid", "name", "created"))
+        done = self.client.import_nodes(parsed_args.file,
+                                        initial_state=parsed_args.initial_state,
+                                        introspect=parsed_args.introspect,
+                                        provide=parsed_args.provide,
+                                        listeners=[NodeProgress()])
+        return _rows(done, ("uuid", "name", "created", "provision_state"))
 
 
 class IntrospectNodes(ClientMixin, Lister):

@@ -17,7 +17,7 @@ position and name).  An entry becomes a :data:`NodeSpec` mapping::
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 NodeSpec = dict[str, Any]
@@ -37,6 +37,9 @@ KNOWN_KEYS = frozenset({
 _MAC = re.compile(r"^([0-9a-f]{2}:){5}[0-9a-f]{2}$")
 _NAME = re.compile(r"^[a-zA-Z0-9]([a-zA-Z0-9._~-]{0,61}[a-zA-Z0-9])?$")
 NODES_MAX = 1000
+#: Where an import leaves the nodes it finds in ``enroll`` (new ones): TripleO's choices,
+#: ``manageable`` its default (BMC credentials checked, ready for introspection).
+INITIAL_STATES = ("enroll", "manageable", "available")
 
 
 class NodeFileError(ValueError):
@@ -64,6 +67,37 @@ def parse_nodes(document: Any, max_nodes: int = NODES_MAX) -> list[NodeSpec]:
     specs = [node_spec(entry, index) for index, entry in enumerate(entries, 1)]
     _check_unique(specs)
     return specs
+
+
+def check_import_options(initial_state: Any, introspect: Any = False,
+                         provide: Any = False) -> None:
+    """Check what an import does after registering: the state it leaves the nodes found
+    in ``enroll`` in, and whether it introspects and provides every imported node.
+
+    :raises ValueError: an unknown state, a flag that is not a boolean, or ``enroll``
+        with introspect or provide (both need the nodes manageable first).
+    """
+    if initial_state not in INITIAL_STATES:
+        raise ValueError(f"The initial state must be one of {', '.join(INITIAL_STATES)}, "
+                         f"not {initial_state!r}.")
+    for name, flag in (("introspect", introspect), ("provide", provide)):
+        if not isinstance(flag, bool):
+            raise ValueError(f"{name} must be true or false, not {flag!r}.")
+    if initial_state == "enroll" and (introspect or provide):
+        raise ValueError("Nodes left in enroll cannot be introspected nor provided: "
+                         "import them to manageable (the default) to do so.")
+
+
+def state_counts(nodes: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """How many ``nodes`` are in each provision state (those in maintenance apart),
+    most first: what a message about an empty selection shows."""
+    counts: dict[str, int] = {}
+    for node in nodes:
+        label = str(node.get("provision_state"))
+        if node.get("maintenance"):
+            label += " in maintenance"
+        counts[label] = counts.get(label, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def node_spec(entry: Any, index: int) -> NodeSpec:

@@ -46,6 +46,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- StackNotFinished             (the kept stack is not COMPLETE: deploy again)
      |    +-- DumpKindMismatch             (a SQLite dump for a MariaDB Heat, or back)
      |    +-- IronicRunning                (an Ironic already runs from that ironic-dir)
+     |    +-- NoNodesInState               (--all-manageable found no node: their states)
      |    +-- LockTimeout
      |    +-- ExecutionLockTimeout         (another process resumes that execution)
      |    +-- SecretNotPersisted           (a resumed run needs a secret the records masked)
@@ -125,6 +126,7 @@ from tripleo_flow.exceptions.services import (
     IronicRunning,
     NodeNotFound,
     NoKeptStack,
+    NoNodesInState,
     PortInUse,
     StackFailed,
     StackNotFinished,
@@ -192,6 +194,7 @@ __all__ = [
     "NoInventory",
     "NoKeptStack",
     "NodeNotFound",
+    "NoNodesInState",
     "NotFound",
     "ObjectNotFound",
     "PathNotAllowed",

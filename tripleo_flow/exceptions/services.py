@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from tripleo_flow.exceptions.kinds import (
     BackendUnavailable,
     Conflict,
@@ -112,6 +114,29 @@ class NodeNotFound(NotFound):
             f"Node {node!r} does not exist in Ironic.",
             hints=[Hint("List nodes with", "node list", "GET /v1/nodes")])
         self.node = node
+
+
+class NoNodesInState(Conflict):
+    """A selection of every node in a state (``--all-manageable``) found none."""
+
+    def __init__(self, state: str, counts: Mapping[str, int]) -> None:
+        total = sum(counts.values())
+        if total:
+            found = ", ".join(f"{count} {label}" for label, count in counts.items())
+            seen = f"Ironic's {total} node{'s' if total > 1 else ''}: {found}"
+            hints = [Hint("See them with", "node list", "GET /v1/nodes", tail=".")]
+            if counts.get("enroll"):
+                hints = [Hint("Move those in enroll to manageable with", "node manage NODE...",
+                              "POST /v1/nodes/manage", tail=";"),
+                         Hint("see them with", "node list", "GET /v1/nodes", tail=".")]
+        else:
+            seen = "Ironic has no node"
+            hints = [Hint("Register nodes with", "node import FILE", "POST /v1/nodes",
+                          tail=".")]
+        super().__init__(f"No node is {state} and out of maintenance, so nothing was done "
+                         f"({seen}).", hints=hints)
+        self.state = state
+        self.counts = dict(counts)
 
 
 class HeatRunning(Conflict):

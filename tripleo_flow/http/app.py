@@ -16,6 +16,7 @@ import falcon
 
 import tripleo_flow
 from tripleo_flow.api.paths import ServerPaths, purge_downloads
+from tripleo_flow.core.nodes import INITIAL_STATES
 from tripleo_flow.core.path_redaction import PathRedactor, server_roots
 from tripleo_flow.http import (
     auth,
@@ -69,6 +70,14 @@ NODE_INPUTS: dict[str, Any] = {
     "hostnames": {"type": "array", "items": STRING,
                   "description": "Host names whose nodes are released."},
     "all_nodes": BOOL,
+}
+#: What an import does after registering (workflow tripleo.nodes.register).
+IMPORT_INPUTS: dict[str, Any] = {
+    "initial_state": {"type": "string", "enum": list(INITIAL_STATES),
+                      "description": "Where the nodes found in enroll are left (default "
+                                     "manageable, as TripleO)."},
+    "introspect": {**BOOL, "description": "Then introspect every node of the list."},
+    "provide": {**BOOL, "description": "Then make every node of the list available."},
 }
 #: Errors of a route that takes an archive body (413: past [api] max_upload_size).
 UPLOAD_ERRORS = (400, 404, 409, 413, 503)
@@ -179,7 +188,8 @@ ROUTES: list[Route] = [
             "tripleo.nodes.register; 202 with the execution", status=202, tags=TAGS_NODES,
             body={"type": "object", "required": ["nodes"],
                   "properties": {"nodes": {"type": "array", "minItems": 1,
-                                           "items": OBJECT}}})}),
+                                           "items": OBJECT},
+                                 **IMPORT_INPUTS}})}),
     *(Route(f"/v1/nodes/{verb}", f"nodes_{verb}", {
         "post": Operation(f"Start workflow tripleo.nodes.{verb}; 202 with the execution",
                           status=202, tags=TAGS_NODES, body_required=verb != "introspect",

@@ -17,6 +17,8 @@ from tripleo_flow.http.workflows import execution_body
 if TYPE_CHECKING:
     from tripleo_flow.api import Client
 
+#: What ``POST /v1/nodes`` (workflow register) takes besides the node list.
+IMPORT_KEYS = ("initial_state", "introspect", "provide")
 #: Workflows a ``POST /v1/nodes/<verb>`` starts, and the body keys each takes.
 VERBS = {
     "introspect": ("nodes", "all_manageable", "provide"),
@@ -37,7 +39,8 @@ def _start(client: Client, resp: falcon.Response, workflow: str, inputs: dict[st
 
 
 class Nodes:
-    """``GET /v1/nodes`` lists; ``POST /v1/nodes`` imports ``{"nodes": [...]}``."""
+    """``GET /v1/nodes`` lists; ``POST /v1/nodes`` imports ``{"nodes": [...]}`` (to
+    manageable, or ``initial_state``; ``introspect`` and ``provide`` as the CLI's)."""
 
     def __init__(self, client: Client) -> None:
         self.client = client
@@ -47,7 +50,8 @@ class Nodes:
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = json_object(req)
-        _start(self.client, resp, "register", {"nodes": body.get("nodes")})
+        options = {k: body[k] for k in IMPORT_KEYS if body.get(k) is not None}
+        _start(self.client, resp, "register", {"nodes": body.get("nodes"), **options})
 
 
 class Node:

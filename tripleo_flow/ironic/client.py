@@ -62,11 +62,15 @@ class IronicClient:
     # -- nodes -----------------------------------------------------------------------
 
     def list_nodes(self, fields: Iterable[str] = NODE_FIELDS,
-                   provision_state: str | None = None) -> list[dict[str, Any]]:
-        """Every node (all pages), with ``fields``."""
+                   provision_state: str | None = None,
+                   maintenance: bool | None = None) -> list[dict[str, Any]]:
+        """Every node (all pages), with ``fields``; only those in ``provision_state`` and
+        in (True) or out of (False) ``maintenance`` when given."""
         query: dict[str, Any] = {"fields": ",".join(fields), "limit": 1000}
         if provision_state:
             query["provision_state"] = provision_state
+        if maintenance is not None:
+            query["maintenance"] = str(maintenance).lower()
         nodes: list[dict[str, Any]] = []
         path = f"/nodes?{urllib.parse.urlencode(query)}"
         while path:

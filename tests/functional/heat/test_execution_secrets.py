@@ -161,7 +161,7 @@ def _config_download_only(run: Run) -> None:
 
 def _node_entries(prefix: str, count: int) -> list[dict[str, Any]]:
     """Fake-hardware nodes, and one redfish node holding the known BMC password (only
-    registered: nothing here talks to its BMC)."""
+    registered, left in enroll: nothing here talks to its BMC)."""
     entries: list[dict[str, Any]] = [
         {"name": f"{prefix}-{i}", "pm_type": "fake-hardware", "mac": [f"52:54:00:5e:{i:02x}:01"],
          "cpu": 2, "memory": 4096, "disk": 20, "arch": "x86_64"} for i in range(count)]
@@ -172,33 +172,33 @@ def _node_entries(prefix: str, count: int) -> list[dict[str, Any]]:
 
 
 def _register(run: Run) -> None:
-    run.ok(NODES + "register", {"nodes": _node_entries("n", 2)})
+    run.ok(NODES + "register", {"nodes": _node_entries("n", 2), "initial_state": "enroll"})
     bad = _node_entries("m", 1) + [{"name": "bad-0", "pm_type": "manual-management",
                                    "mac": ["52:54:00:5e:ee:01"]}]
-    run.fails(NODES + "register", {"nodes": bad})
+    run.fails(NODES + "register", {"nodes": bad, "initial_state": "enroll"})
 
 
 def _introspect(run: Run) -> None:
-    run.client.import_nodes(_node_entries("n", 2))
+    run.client.import_nodes(_node_entries("n", 2), initial_state="enroll")
     run.ok(NODES + "introspect", {"nodes": ["n-0", "n-1"], "provide": True})
     run.fails(NODES + "introspect", {"nodes": ["ghost"]})
 
 
 def _provide(run: Run) -> None:
-    run.client.import_nodes(_node_entries("n", 1))
+    run.client.import_nodes(_node_entries("n", 1), initial_state="enroll")
     run.client.manage_nodes(["n-0"])
     run.ok(NODES + "provide", {"nodes": ["n-0"]})
     run.fails(NODES + "provide", {"nodes": ["ghost"]})
 
 
 def _manage(run: Run) -> None:
-    run.client.import_nodes(_node_entries("n", 1))
+    run.client.import_nodes(_node_entries("n", 1), initial_state="enroll")
     run.ok(NODES + "manage", {"nodes": ["n-0"]})
     run.fails(NODES + "manage", {"nodes": ["ghost"]})
 
 
 def _clean(run: Run) -> None:
-    run.client.import_nodes(_node_entries("n", 2))
+    run.client.import_nodes(_node_entries("n", 2), initial_state="enroll")
     run.client.manage_nodes(["n-0", "n-1"])
     run.ok(NODES + "clean", {"nodes": ["n-0"],
                              "steps": [{"interface": "power", "step": "power_off"}]})
@@ -207,13 +207,13 @@ def _clean(run: Run) -> None:
 
 
 def _delete_nodes(run: Run) -> None:
-    run.client.import_nodes(_node_entries("n", 1))
+    run.client.import_nodes(_node_entries("n", 1), initial_state="enroll")
     run.ok(NODES + "delete", {"nodes": ["n-0", "n-bmc"]})
     run.fails(NODES + "delete", {"nodes": ["n-0"]})
 
 
 def _available(run: Run, count: int) -> None:
-    run.client.import_nodes(_node_entries("n", count))
+    run.client.import_nodes(_node_entries("n", count), initial_state="enroll")
     run.client.manage_nodes([f"n-{i}" for i in range(count)])
     run.client.provide_nodes([f"n-{i}" for i in range(count)])
 

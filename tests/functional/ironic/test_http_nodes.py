@@ -44,6 +44,46 @@ def test_import_introspect_show_and_delete_over_http(node_api: Api) -> None:
     assert node_api("GET", "/v1/nodes/node-0").status_code == 404
 
 
+def test_import_to_a_state_and_an_empty_selection_over_http(node_api: Api) -> None:
+    started = node_api("POST", "/v1/nodes/introspect", json={"all_manageable": True})
+    assert started.status_code == 202, started.text
+    done = finished(node_api, started.json()["id"])
+    assert done["state"] == "REVERTED" and done["failed_task"] == "select_nodes", done
+    assert "No node is manageable and out of maintenance, so nothing was done (Ironic has " \
+           "no node). Register nodes with: POST /v1/nodes." in done["error"]
+    assert done["hints"] == [{"command": "tripleo-flow node import FILE",
+                              "request": "POST /v1/nodes"}]
+
+    started = node_api("POST", "/v1/nodes", json={**fake_nodes(2), "initial_state": "enroll"})
+    done = finished(node_api, started.json()["id"])
+    assert [n["provision_state"] for n in done["output"]["nodes"]] == ["enroll", "enroll"]
+    started = node_api("POST", "/v1/nodes/provide", json={"all_manageable": True})
+    done = finished(node_api, started.json()["id"])
+    assert "(Ironic's 2 nodes: 2 enroll). Move those in enroll to manageable with: " \
+           "POST /v1/nodes/manage; see them with: GET /v1/nodes." in done["error"]
+
+    started = node_api("POST", "/v1/nodes", json={**fake_nodes(3), "introspect": True,
+                                                  "provide": True})
+    assert started.json()["input"]["introspect"] is True
+    done = finished(node_api, started.json()["id"])
+    assert done["state"] == "SUCCESS", done
+    assert [(n["name"], n["created"], n["provision_state"]) for n in done["output"]["nodes"]] \
+        == [("node-0", False, "available"), ("node-1", False, "available"),
+            ("node-2", True, "available")]
+    assert all(n["inspection_finished_at"] for n in node_api("GET", "/v1/nodes").json())
+
+
+@pytest.mark.parametrize("options", [{"initial_state": "active"},
+                                     {"initial_state": "enroll", "introspect": True},
+                                     {"provide": "yes"}])
+def test_bad_import_options_are_refused_before_an_execution_starts(
+        node_api: Api, options: dict[str, object]) -> None:
+    answer = node_api("POST", "/v1/nodes", json={**fake_nodes(1), **options})
+    assert answer.status_code == 400, answer.text
+    assert node_api("GET", "/v1/executions").json() == []
+    assert node_api("GET", "/v1/nodes").json() == []
+
+
 def test_a_bad_node_list_is_refused_before_an_execution_starts(node_api: Api) -> None:
     document = fake_nodes(2)
     document["nodes"][1]["pm_type"] = "ilo"

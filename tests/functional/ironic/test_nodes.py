@@ -11,6 +11,7 @@ import pytest
 from tripleo_flow import exceptions
 from tripleo_flow.api import Client
 from tripleo_flow.cli.main import main
+from tripleo_flow.ironic.client import IronicClient
 
 from .conftest import fake_nodes
 
@@ -27,13 +28,18 @@ def _names(client: Client) -> set[str]:
     return {n["name"] for n in client.list_nodes()}
 
 
+def _states(client: Client) -> dict[str, str]:
+    return {n["name"]: n["provision_state"] for n in client.list_nodes()}
+
+
 def test_import_registers_nodes_and_is_idempotent(node_client: Client, tmp_path: Path) -> None:
     path = _write(tmp_path, fake_nodes(3))
     first = node_client.import_nodes(path)
-    assert [(n["name"], n["created"]) for n in first] == [
-        ("node-0", True), ("node-1", True), ("node-2", True)]
+    assert [(n["name"], n["created"], n["provision_state"]) for n in first] == [
+        ("node-0", True, "manageable"), ("node-1", True, "manageable"),
+        ("node-2", True, "manageable")]
     again = node_client.import_nodes(path)
-    assert [n["created"] for n in again] == [False, False, False]
+    assert [(n["created"], n["provision_state"]) for n in again] == [(False, "manageable")] * 3
     assert [n["uuid"] for n in again] == [n["uuid"] for n in first]
     assert _names(node_client) == {"node-0", "node-1", "node-2"}
     shown = node_client.show_node("node-1")
@@ -96,9 +102,131 @@ def test_introspect_and_provide_report_each_node(node_client: Client, tmp_path: 
     assert listed["node-1"]["properties"]["local_gb"] == 40
 
 
+def test_import_leaves_new_nodes_in_the_initial_state_asked(node_client: Client,
+                                                            tmp_path: Path) -> None:
+    path = _write(tmp_path, fake_nodes(2))
+    done = node_client.import_nodes(path, initial_state="enroll")
+    assert [n["provision_state"] for n in done] == ["enroll", "enroll"]
+    assert _states(node_client) == {"node-0": "enroll", "node-1": "enroll"}
+    # Found in enroll: moved on, as new ones are.
+    done = node_client.import_nodes(path, initial_state="available")
+    assert [(n["created"], n["provision_state"]) for n in done] == [(False, "available")] * 2
+    assert _states(node_client) == {"node-0": "available", "node-1": "available"}
+    # Nodes past enroll are left where they are (TripleO moves only those in enroll).
+    document = fake_nodes(3)
+    done = node_client.import_nodes(document)
+    assert [(n["name"], n["created"], n["provision_state"]) for n in done] == [
+        ("node-0", False, "available"), ("node-1", False, "available"),
+        ("node-2", True, "manageable")]
+
+
+def test_import_introspects_and_provides_every_node_when_asked(node_client: Client,
+                                                               tmp_path: Path) -> None:
+    node_client.import_nodes(fake_nodes(1), initial_state="available")  # node-0, available
+    done = node_client.import_nodes(fake_nodes(2), introspect=True)
+    # Every node of the file introspected: the available one moved to manageable for it.
+    assert [(n["name"], n["provision_state"]) for n in done] == [
+        ("node-0", "manageable"), ("node-1", "manageable")]
+    assert all(n["inspection_finished_at"] for n in node_client.list_nodes())
+    done = node_client.import_nodes(fake_nodes(3), introspect=True, provide=True)
+    assert [n["provision_state"] for n in done] == ["available"] * 3
+    listed = {n["name"]: n for n in node_client.list_nodes()}
+    assert listed["node-2"]["inspection_finished_at"]
+    assert listed["node-2"]["properties"]["cpu_arch"] == "x86_64"
+    done = node_client.import_nodes(fake_nodes(4), provide=True)
+    assert [n["provision_state"] for n in done] == ["available"] * 4
+    assert not {n["name"]: n for n in node_client.list_nodes()}["node-3"][
+        "inspection_finished_at"]
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"initial_state": "enroll", "introspect": True}, "cannot be introspected nor provided"),
+    ({"initial_state": "enroll", "provide": True}, "cannot be introspected nor provided"),
+    ({"initial_state": "active"}, "one of enroll, manageable, available"),
+])
+def test_import_options_are_checked_before_anything_is_registered(
+        node_client: Client, tmp_path: Path, options: dict[str, Any], message: str) -> None:
+    with pytest.raises(exceptions.InvalidInput, match=message):
+        node_client.import_nodes(_write(tmp_path, fake_nodes(1)), **options)
+    assert _names(node_client) == set()
+    assert node_client.list_executions() == []
+
+
+def test_a_node_that_cannot_be_managed_fails_the_import_and_nothing_stays(
+        node_client: Client, tmp_path: Path,
+        redfish_servers: tuple[str, list[Any]]) -> None:
+    url, _machines = redfish_servers
+    document = fake_nodes(2)
+    document["nodes"].append({"name": "lost-0", "pm_type": "redfish", "pm_addr": url,
+                              "pm_user": "admin", "pm_password": "password",
+                              "pm_system_id": "/redfish/v1/Systems/no-such-system",
+                              "mac": ["52:54:00:ee:00:09"]})
+    with pytest.raises(exceptions.WorkflowFailed, match=r"at task 'manage_nodes'.* Node "
+                       r"'lost-0' ended in 'enroll' instead of 'manageable'.*reverted"):
+        node_client.import_nodes(_write(tmp_path, document))
+    assert _names(node_client) == set()  # the nodes this run created were deleted
+    # The same file left in enroll registers them all: the BMC is checked when managed.
+    done = node_client.import_nodes(_write(tmp_path, document), initial_state="enroll")
+    assert [n["provision_state"] for n in done] == ["enroll"] * 3
+
+
+def test_introspect_all_manageable_then_provide_after_a_default_import(
+        node_client: Client, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        ironic_endpoint: str) -> None:
+    """The TripleO habit: import, then introspect --all-manageable --provide."""
+    conf = tmp_path / "tripleo-flow.conf"
+    conf.write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n"
+                    f"[ironic]\nendpoint = {ironic_endpoint}\n")
+    cli = ["--config-file", str(conf), "node"]
+    path = _write(tmp_path, fake_nodes(2))
+    assert main([*cli, "import", str(path), "-f", "json"]) == 0
+    imported = json.loads(capsys.readouterr().out)
+    assert [(n["name"], n["provision_state"]) for n in imported] == [
+        ("node-0", "manageable"), ("node-1", "manageable")]
+    assert main([*cli, "introspect", "--all-manageable", "--provide", "-f", "json"]) == 0
+    done = json.loads(capsys.readouterr().out)
+    assert sorted((n["name"], n["provision_state"]) for n in done) == [
+        ("node-0", "available"), ("node-1", "available")]
+    assert _states(node_client) == {"node-0": "available", "node-1": "available"}
+    # Nothing manageable any more: said, with the states found, not a silent success.
+    assert main([*cli, "provide", "--all-manageable"]) == 6
+    err = capsys.readouterr().err
+    assert "No node is manageable and out of maintenance, so nothing was done " \
+           "(Ironic's 2 nodes: 2 available)" in err
+    assert "tripleo-flow node list" in err
+
+
+@pytest.mark.parametrize("workflow", ["introspect", "provide", "clean"])
+def test_an_empty_selection_fails_naming_the_states_and_what_to_run(
+        node_client: Client, tmp_path: Path, workflow: str) -> None:
+    run = getattr(node_client, f"{workflow}_nodes")
+    with pytest.raises(exceptions.WorkflowFailed, match=r"select_nodes.*No node is "
+                       r"manageable.*\(Ironic has no node\).*tripleo-flow node import FILE"):
+        run(all_manageable=True)
+    node_client.import_nodes(_write(tmp_path, fake_nodes(2)), initial_state="enroll")
+    with pytest.raises(exceptions.WorkflowFailed) as failed:
+        run(all_manageable=True)
+    assert "(Ironic's 2 nodes: 2 enroll). Move those in enroll to manageable with: " \
+           "tripleo-flow node manage NODE...; see them with: tripleo-flow node list." \
+           in str(failed.value)
+    assert _states(node_client) == {"node-0": "enroll", "node-1": "enroll"}
+
+
+def test_all_manageable_leaves_out_nodes_in_maintenance(node_client: Client,
+                                                        tmp_path: Path,
+                                                        ironic_endpoint: str) -> None:
+    node_client.import_nodes(_write(tmp_path, fake_nodes(2)))
+    IronicClient(ironic_endpoint).patch_node(
+        "node-1", [{"op": "replace", "path": "/maintenance", "value": True}])
+    assert [n["name"] for n in node_client.provide_nodes(all_manageable=True)] == ["node-0"]
+    with pytest.raises(exceptions.WorkflowFailed, match=r"1 available, 1 manageable in "
+                                                        r"maintenance"):
+        node_client.introspect_nodes(all_manageable=True)
+
+
 def test_all_manageable_selects_only_manageable_nodes(node_client: Client,
                                                       tmp_path: Path) -> None:
-    node_client.import_nodes(_write(tmp_path, fake_nodes(3)))
+    node_client.import_nodes(_write(tmp_path, fake_nodes(3)), initial_state="enroll")
     node_client.manage_nodes(["node-0", "node-2"])
     done = node_client.introspect_nodes(all_manageable=True)
     assert sorted(n["name"] for n in done) == ["node-0", "node-2"]
@@ -142,7 +270,9 @@ def test_bmc_passwords_are_never_printed_nor_recorded(node_client: Client, tmp_p
     data = tmp_path / "data"
     conf = tmp_path / "tripleo-flow.conf"
     conf.write_text(f"[DEFAULT]\ndata_dir = {data}\n[ironic]\nendpoint = {ironic_endpoint}\n")
-    assert main(["--config-file", str(conf), "node", "import", str(path)]) == 0
+    # enroll: nothing answers at that BMC address (manageable would check it).
+    assert main(["--config-file", str(conf), "node", "import", "--initial-state", "enroll",
+                 str(path)]) == 0
     assert main(["--config-file", str(conf), "node", "show", "bmc-0", "-f", "json"]) == 0
     assert main(["--config-file", str(conf), "execution", "list", "-f", "json"]) == 0
     out, err = capsys.readouterr()

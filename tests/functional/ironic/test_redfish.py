@@ -23,9 +23,11 @@ def test_redfish_inspection_finds_memory_cpus_disk_and_macs(
     url, machines = redfish_servers
     path = tmp_path / "instackenv.json"
     path.write_text(json.dumps(_instackenv(url, machines)))
-    node_client.import_nodes(path)
+    imported = node_client.import_nodes(path)
+    # Manageable: Ironic reached each BMC (and noted its vendor), nothing more is known.
+    assert {n["provision_state"] for n in imported} == {"manageable"}
     assert {n["name"]: n["properties"] for n in node_client.list_nodes()}["bm-0"] == {
-        "capabilities": "profile:control"}  # nothing known before inspection
+        "capabilities": "profile:control", "vendor": "Sushy Emulator"}
     done = node_client.introspect_nodes([m.name for m in machines], provide=True)
     by_name = {n["name"]: n for n in done}
     for machine in machines:
