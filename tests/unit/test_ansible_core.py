@@ -144,3 +144,15 @@ def test_no_callbacks_or_key_when_missing() -> None:
 ])
 def test_ssh_login(inventory: dict[str, Any], login: tuple[str, str | None]) -> None:
     assert ansible.ssh_login(inventory, "tripleo-admin") == login
+
+
+@pytest.mark.parametrize("output,expected", [
+    ("PLAY [x]\n2026 | u |      FATAL | Say step 1 | h0 | error={\"msg\": \"step 1\"}\n"
+     "~~~ Summary ~~~\nh0 : ok=1 failed=1\n",
+     ['2026 | u |      FATAL | Say step 1 | h0 | error={"msg": "step 1"}']),
+    ("TASK [a]\nfatal: [h1]: FAILED! => {\"msg\": \"boom\"}\n\nPLAY RECAP\nh1 : failed=1\n",
+     ['fatal: [h1]: FAILED! => {"msg": "boom"}']),
+    ("a\nb\n\nc\n", ["b", "c"]),
+])
+def test_failure_lines(output: str, expected: list[str]) -> None:
+    assert ansible.failure_lines(output, 2) == expected

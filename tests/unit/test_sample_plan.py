@@ -149,3 +149,10 @@ def test_deployments_do_not_wait_for_signals(rendered: dict[str, Any],
     assert outputs["RoleNames"]["value"] == ["Controller", "Compute"]
     role_data = rendered["puppet/controller-role.yaml"]["outputs"]["role_data"]["value"]
     assert role_data["role_name"] == "Controller"
+
+
+def test_enabled_services_are_named_as_tht_names_them(rendered: dict[str, Any]) -> None:
+    """The inventory's service groups come from EnabledServices: THT's service names."""
+    services = rendered["overcloud.yaml"]["outputs"]["EnabledServices"]["value"]
+    assert services == {"Controller": ["keystone", "mysql", "nova_api"],
+                        "Compute": ["nova_compute", "nova_libvirt"]}

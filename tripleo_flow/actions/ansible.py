@@ -131,8 +131,8 @@ class RunAnsible(Action):
             done = subprocess.run(command, cwd=project, stdout=out, stderr=subprocess.STDOUT,
                                   stdin=subprocess.DEVNULL, check=False, env=env)
         if done.returncode != 0:
-            lines = [ln for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
-            tail = " | ".join(ln.strip() for ln in lines[-TAIL_LINES:])
+            tail = " | ".join(ansible.failure_lines(log.read_text(errors="replace"),
+                                                    TAIL_LINES))
             raise exceptions.AnsibleFailed(plan, playbook, done.returncode, str(log), tail)
         return {"playbook": playbook, "log": str(log), "returncode": 0}
 

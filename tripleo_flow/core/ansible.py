@@ -8,6 +8,7 @@ plan's playbooks on this machine).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -163,6 +164,20 @@ def deploy_selection(tags: str | None, skip_tags: str | None, limit: str | None,
     return selection_args(tags, skip_tags, limit)
 
 
+#: What marks a failure in ansible-playbook's output, with the default callback
+#: (``fatal: [host]: FAILED!``) or tripleo_dense (``| FATAL |``, state padded), whose
+#: summaries after a failure would otherwise hide it.
+FAILURE = re.compile(r"\|\s+(FATAL|UNREACHABLE)\s+\||^(fatal|failed): \[|UNREACHABLE!|^ERROR!")
+
+
+def failure_lines(output: str, count: int) -> list[str]:
+    """The lines of an ansible-playbook output that say what failed (the last ``count``
+    of them), else its last ``count`` non-empty lines."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    failed = [line for line in lines if FAILURE.search(line)]
+    return (failed or lines)[-count:]
+
+
 def environment(base: Mapping[str, str], ansible_home: str,
                 paths: Mapping[str, str] | None = None) -> dict[str, str]:
     """The process environment: Ansible's state kept in ``ansible_home``, no colour, and
@@ -175,6 +190,7 @@ def environment(base: Mapping[str, str], ansible_home: str,
 
 __all__ = ["CALLBACKS", "DEFAULT_PLAYBOOK", "DEPLOY_FORCED", "SSH_ARGS", "STDOUT_CALLBACK",
            "TRIPLEO_ANSIBLE_PATHS", "TRIPLEO_ANSIBLE_SHARE", "VALIDATION_TAG",
-           "connection_inventory", "deploy_selection", "deploy_settings", "environment",
+           "FAILURE", "connection_inventory", "deploy_selection", "deploy_settings",
+           "environment", "failure_lines",
            "inventory_hosts", "playbook_command", "selection_args", "ssh_login",
            "tripleo_ansible_paths"]
