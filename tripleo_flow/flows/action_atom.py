@@ -220,10 +220,10 @@ class ActionAtom(_WorkbookAtom):
                     raise  # stopping is not an error a workbook handles or retries
                 if attempt < attempts and not self._breaks(ctx, kwargs, exc):
                     raise
-                if not self.spec.reacts_to_errors():
+                if not (self.spec.reacts_to_errors() or self.links.contained):
                     raise
                 outcome = self._after(ctx, kwargs, None, _describe(exc))
-                if outcome.get(atoms.UNHANDLED) == "now":
+                if outcome.get(atoms.UNHANDLED) == "now" and not self._contain(outcome):
                     # No transition fired: the task fails the workflow now, with what
                     # it published on error kept for the workflow's output-on-error.
                     self.runtime.scope.keep_error_context(self.name, outcome["ctx"])

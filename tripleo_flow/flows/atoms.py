@@ -90,6 +90,9 @@ class Links:
     start: bool = False
     reverse: bool = False
     retry: bool = False
+    #: The ``workflow:`` task this atom's workflow runs in answers errors: an error no
+    #: transition here handles fails this (sub-)workflow, not the whole execution.
+    contained: bool = False
 
 
 class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
@@ -236,7 +239,7 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
         ``succeed``.  An error is handled only when an ``on-error`` transition fired;
         otherwise the outcome carries :data:`UNHANDLED`: with no transition at all
         the caller fails the task at once, else the workflow fails once the
-        ``on-complete`` tasks have run (:meth:`_check_unhandled`)."""
+        ``on-complete`` tasks have run (:meth:`_unhandled_error`)."""
         state = ERROR if error is not None else SUCCESS
         current = {"name": self.spec.name, "state": state,
                    "result": error if error is not None else result}
@@ -273,8 +276,8 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
         if global_values:
             self.runtime.scope.publish(global_values)
         chosen = [n for n in names if n not in COMMANDS]
-        outcome = {"state": state, "result": result, "published": published, "ctx": new_ctx,
-                   "next": chosen}
+        outcome = {"state": state, "result": current["result"], "published": published,
+                   "ctx": new_ctx, "next": chosen}  # after an error: the error, as Mistral
         if global_values:
             outcome[execution_scope.GLOBAL] = global_values
         if "succeed" in names:
@@ -294,17 +297,28 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
             self.runtime.scope.pause()
         return outcome
 
-    def _check_unhandled(self, prefix: str) -> None:
-        """Fail the workflow of ``prefix`` (its last atom calls this) when one of its
-        tasks failed with no ``on-error`` transition handling it, unless a
+    def _contain(self, outcome: dict[str, Any]) -> bool:
+        """When this atom's workflow is a sub-workflow whose task answers errors,
+        turn an error that fails it now into one that fails it at its end (its task
+        then fails, and the parent's transitions decide): True when contained."""
+        if outcome.get(UNHANDLED) != "now" or not self.links.contained:
+            return False
+        outcome[UNHANDLED] = "later"
+        self.runtime.scope.fail_later(self.links.prefix, self.name, str(outcome["error"]))
+        return True
+
+    def _unhandled_error(self, prefix: str) -> str | None:
+        """Why the workflow of ``prefix`` (its last atom asks) failed: one of its tasks
+        failed with no ``on-error`` transition handling it; None when none did or a
         ``succeed`` ended it first (Mistral then reports SUCCESS)."""
         if self.runtime.scope.ended(prefix):
-            return
+            return None
         failed = self.runtime.scope.failed_tasks(prefix)
-        if failed:
-            atom, error = failed[0]
-            raise TaskFailed(f"task {atom[len(prefix):]!r} failed and no 'on-error' "
-                             f"transition handled it: {error}")
+        if not failed:
+            return None
+        atom, error = failed[0]
+        return f"task {atom[len(prefix):]!r} failed and no 'on-error' transition handled " \
+               f"it: {error}"
 
 
 class EnterAtom(_WorkbookAtom):
@@ -348,14 +362,21 @@ class ExitAtom(_WorkbookAtom):
         ctx = dict(enter.get("ctx") or {})
         for atom in self.child_atoms:  # the last tasks: their contexts hold all published
             ctx.update(kwargs[task_symbol(atom)].get("ctx") or {})
-        self._check_unhandled(self.child_prefix)
+        error = self._unhandled_error(self.child_prefix)
+        if error is not None and self.spec.name == "":
+            raise TaskFailed(error)
+        parent = dict(enter.get("parent") or {})
+        if error is not None:  # the sub-workflow failed: its task fails, as Mistral's
+            outcome = self._finish(parent, kwargs, None, error)
+            if outcome.get(UNHANDLED) == "now" and not self._contain(outcome):
+                raise TaskFailed(error)
+            return outcome
         output = self.child.output
         result = expressions.Evaluator(ctx, None, self.runtime.execution,
                                        self.runtime.expression_limits, self._hooks()
                                        ).evaluate(output) if output is not None else ctx
         if self.spec.name == "":  # the top-level workflow
             return {"state": SUCCESS, "result": result, "ctx": ctx, "next": []}
-        parent = dict(enter.get("parent") or {})
         outcome = self._finish(parent, kwargs, result, None)
         self._wait(self.spec.wait_after, self._evaluator(outcome["ctx"], kwargs))
         return outcome

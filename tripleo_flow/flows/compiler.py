@@ -95,8 +95,13 @@ class _Builder:
         self.atoms[atom.name] = atom
         return atom
 
-    def workflow(self, workflow: WorkflowSpec, prefix: str, target: str | None) -> list[str]:
+    def workflow(self, workflow: WorkflowSpec, prefix: str, target: str | None,
+                 contained: bool = False) -> list[str]:
         """Add the atoms of ``workflow``; return the atom names of its last tasks.
+
+        ``contained``: the ``workflow:`` task that runs it (or one running that one)
+        answers errors, so an unhandled error fails that task rather than the whole
+        execution at once.
 
         Only the last tasks (no successor) feed the workflow's exit atom: their
         contexts already hold everything published before them, and an exit
@@ -116,7 +121,8 @@ class _Builder:
                 refs &= _ancestors(name, preds)
             links = atoms.Links(prefix=prefix, preds=tuple(prefix + p for p in my_preds),
                                 refs=tuple(sorted(refs)), start=not my_preds, reverse=reverse,
-                                retry=spec.retry is not None and spec.action is not None)
+                                retry=spec.retry is not None and spec.action is not None,
+                                contained=contained)
             atom_name = self.task(workflow, spec, prefix + name, links)
             if name not in has_successor:
                 result.append(atom_name)
@@ -136,8 +142,11 @@ class _Builder:
             enter = atoms.EnterAtom(child_prefix + "__enter__", spec, links, self.runtime,
                                     child, child_prefix, gate)
             self.items.append(self._keep(enter))
-            child_atoms = self.workflow(child, child_prefix, None)
-            exit_links = atoms.Links(prefix=links.prefix, preds=(), refs=links.refs)
+            child_atoms = self.workflow(child, child_prefix, None,
+                                        contained=spec.reacts_to_errors()
+                                        or links.contained)
+            exit_links = atoms.Links(prefix=links.prefix, preds=(), refs=links.refs,
+                                     contained=links.contained)
             self.items.append(self._keep(atoms.ExitAtom(
                 atom_name, spec, exit_links, self.runtime, child, child_prefix, child_atoms)))
             return atom_name

@@ -6,7 +6,8 @@ state, which tasks ran and in which state, the output.  Two deliberate differenc
 run through them: a failed workflow reverts what its completed tasks did, so the
 execution ends REVERTED (Mistral: ERROR) and its completed tasks read REVERTED
 (Mistral: SUCCESS); and an unhandled error stops the workflow at once (Mistral lets
-the other branches finish first).  Inline parameters: ``test_inline_parameters.py``.
+the other branches finish first), except inside a sub-workflow whose task answers
+errors.  Inline parameters: ``test_inline_parameters.py``.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ class Run:
         self.tasks = {t.name: t.state for t in host.execution_tasks(execution.id)
                       if t.state not in ("SKIPPED", "PENDING")}
         self.published = {t.name: t.published for t in host.execution_tasks(execution.id)}
+        self.results = {t.name: t.result for t in host.execution_tasks(execution.id)}
 
 
 FAILED = "REVERTED"  # Mistral: ERROR (ours undoes what the completed tasks did)
@@ -312,6 +314,7 @@ def test_conditions_on_the_error_choose_the_handler(host: Host, tmp_path: Path, 
     assert run.state == "SUCCESS"
     assert run.tasks == expected
     assert run.published["task1"] == {}  # 'publish' is ignored after an error
+    assert run.results["task1"] == error  # the task's result is its error
 
 
 def test_success_result_publishes(host: Host, tmp_path: Path) -> None:
@@ -450,3 +453,52 @@ def test_an_unhandled_error_still_fails_the_workflow_after_a_resume(
         host.resume_execution(execution.id)
     assert info.value.task == "task1" and "disk full" in str(info.value)
     assert log.read_text().splitlines() == ["do cleanup", "undo cleanup"]
+
+
+SUB_WORKFLOW = """
+    wf:
+      input: [handle]
+      output:
+        handled: <% $.handled %>
+      tasks:
+        outer:
+          workflow: middle
+          on-error:
+            - handler: <% $.handle %>
+        handler:
+          action: std.noop
+          publish:
+            handled: <% task(outer).result %>
+    middle:
+      tasks:
+        inner:
+          workflow: failing
+    failing:
+      tasks:
+        first:
+          action: std.fail error_data="disk full"
+          on-error:
+            - never: false
+        never:
+          action: std.noop
+    """
+
+
+@pytest.mark.parametrize("handle", [True, False])
+def test_a_failed_sub_workflow_fails_its_task(host: Host, tmp_path: Path, handle: bool
+                                             ) -> None:
+    """Mistral's sub-workflows (test_subworkflows.py: test_subworkflow_error: the
+    sub-workflow ends ERROR and so does its parent): a sub-workflow an unhandled
+    error failed fails the task that runs it, whose own transitions decide, here two
+    levels up; ``task(outer).result`` is then the error, as Mistral's."""
+    run = Run(host, tmp_path, SUB_WORKFLOW, handle=handle)
+    if handle:
+        assert run.state == "SUCCESS"
+        assert run.tasks == {"outer/inner/first": "ERROR", "outer/inner": "ERROR",
+                             "outer": "ERROR", "handler": "SUCCESS"}
+        assert run.output == {"handled": "task 'inner' failed and no 'on-error' transition "
+                              "handled it: task 'first' failed and no 'on-error' "
+                              "transition handled it: std.fail was called: disk full"}
+    else:
+        assert run.state == FAILED and run.error is not None
+        assert "std.fail was called: disk full" in str(run.error)
