@@ -130,17 +130,6 @@ def test_role_group_vars_are_the_outputs_only(path: str) -> None:
     assert load(cd.render("oc", outputs(), DEPLOYMENTS), path) == {}
 
 
-@pytest.mark.parametrize("service,group", [
-    ("OS::TripleO::Services::NovaApi", "nova_api"),
-    ("OS::TripleO::Services::MySQL", "mysql"),
-    ("OS::TripleO::Services::HAproxy", "haproxy"),
-    ("keystone", "keystone"),
-    ("OS::TripleO::Services::Docker::Registry", "docker_registry"),
-])
-def test_service_group(service: str, group: str) -> None:
-    assert cd.service_group(service) == group
-
-
 def test_raw_playbook_kept_verbatim() -> None:
     assert cd.render("oc", outputs())["raw_playbook.yaml"] == b"- hosts: all\n"
 

@@ -3,19 +3,21 @@
 Pure: takes the stack outputs and the servers' software deployments, returns
 ``{relative path: bytes}``.  Nothing here reads or writes files.  Layout::
 
-    tripleo-ansible-inventory.yaml   Undercloud, a group per role (hosts at their
-                                     ctlplane IP), the plan's group, allovercloud,
-                                     overcloud and a group per service
+    tripleo-ansible-inventory.yaml   TripleO's inventory (core/inventory.py): the
+                                     Undercloud, ``<plan>_<Role>`` groups (hosts at their
+                                     ctlplane IP), the plan's, allovercloud, a group per
+                                     service, excluded_overcloud
     ansible.cfg                      the SSH user and key, the inventory
-    global_vars.yaml                 deploy_steps_max and the plan's name
+    global_vars.yaml                 deploy_steps_max and the plan's name (RoleConfig's
+                                     ``global_vars`` replaces it, as THT's does)
     deployments.yaml                 the task file that runs one software deployment
     templates/heat-config.j2         the heat-config wrapper template
     <key>[.yaml]                     one per RoleConfig key; ``.yaml`` only when the key
                                      has no extension (``deploy-artifacts.sh`` stays)
     external_deploy_steps_tasks_step0..5.yaml   RoleConfig's external tasks by step
-    group_vars/<Role>                RoleGroupVars + the role's name and services (roles
-                                     with servers only)
-    host_vars/<server>               AnsibleHostVarsMap + ids + pre/post deployment lists
+    group_vars/<Role>                RoleGroupVars (roles with servers only)
+    host_vars/<server>               pre_network/pre/post deployment lists +
+                                     AnsibleHostVarsMap
     <Role>/<key>.yaml                every RoleData key (step_config.pp, param_config.json);
                                      deploy_steps, update, upgrade tasks also split per
                                      step (post_update_tasks: 4 steps)
@@ -61,7 +63,6 @@ PER_STEP_TASKS = {"deploy_steps_tasks": 6, "update_tasks": 6, "upgrade_tasks": 6
 #: External tasks: RoleConfig keys written as top-level ``<key>_step0..5.yaml``;
 #: their RoleData copies (per role) are not written.
 EXTERNAL_TASKS = ("external_deploy_tasks", "external_deploy_steps_tasks")
-SERVICE_PREFIX = "OS::TripleO::Services::"
 #: The network whose addresses Ansible connects to, and the default SSH user.
 HOST_NETWORK = "ctlplane"
 SSH_USER = "tripleo-admin"
@@ -69,7 +70,6 @@ SSH_USER = "tripleo-admin"
 ENVIRONMENT_KEYS = ("AdminPassword", "ContainerCli")
 
 _STEP = re.compile(r"\(?step(?:\|int)?\)?==(\d+)")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z][a-z])")
 
 _USSURI_STEP = re.compile(r"\(?step(\|int)?\)? == ([0-9]+)$")
 
@@ -143,19 +143,12 @@ def dump(obj: Any) -> bytes:
                      allow_unicode=True).encode("utf-8")
 
 
-def service_group(service: str) -> str:
-    """The inventory group of a service: ``OS::TripleO::Services::NovaApi`` -> ``nova_api``."""
-    name = service[len(SERVICE_PREFIX):] if service.startswith(SERVICE_PREFIX) else service
-    return _CAMEL.sub("_", name.replace("::", "_")).lower()
-
-
 def _host_names(outputs: Mapping[str, Any], role: str) -> list[str]:
     """A role's short host names: RoleNetHostnameMap's ctlplane FQDNs cut at
     ``.ctlplane.`` and lower-cased (as tripleo-common), else HostnameData's."""
     by_net = (outputs.get("RoleNetHostnameMap") or {}).get(role)
     if by_net:
-        return [str(n).split(f".{HOST_NETWORK}.")[0].lower()
-                for n in by_net.get(HOST_NETWORK) or []]
+        return [inventory.short_name(str(n)) for n in by_net.get(HOST_NETWORK) or []]
     return [str(n) for n in (outputs.get("HostnameData") or {}).get(role) or []]
 
 
@@ -212,12 +205,6 @@ def steps_of(task: Mapping[str, Any], ussuri: bool = False) -> set[int] | None:
     flat = "".join(re.sub(r"\s+", "", c) for c in conditions if isinstance(c, str))
     found = {int(n) for n in _STEP.findall(flat)}
     return found or None
-
-
-def step_of(task: Mapping[str, Any]) -> int | None:
-    """The lowest step a task is limited to (None: every step)."""
-    steps = steps_of(task)
-    return min(steps) if steps else None
 
 
 def split_steps(tasks: Iterable[Mapping[str, Any]], count: int = DEPLOY_STEPS_MAX,
