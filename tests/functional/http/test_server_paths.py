@@ -148,7 +148,7 @@ workflows:
     input: [plan]
     tasks:
       create:
-        action: plan.create plan=<% $.plan %> templates={templates}
+        action: plan.create plan=<% $.plan %> templates="{templates}"
   computed:
     input: [plan, dir]
     tasks:
@@ -161,7 +161,7 @@ workflows:
     input: [plan, templates]
     tasks:
       pick:
-        action: std.echo output={templates}
+        action: std.echo output="{templates}"
         publish:
           templates: <% task().result %>
         on-success: create
