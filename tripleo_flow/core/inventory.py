@@ -116,22 +116,37 @@ def _service_roles(outputs: Mapping[str, Any]) -> dict[str, list[str]]:
     return by_service
 
 
+def _overcloud_access(outputs: Mapping[str, Any],
+                      environment: Mapping[str, Any]) -> dict[str, Any]:
+    """The undercloud's variables to reach the overcloud: its admin password (as Heat's
+    environment shows it), Keystone and Horizon URLs, those the stack has."""
+    found = {"overcloud_admin_password":
+             (environment.get("parameter_defaults") or {}).get("AdminPassword"),
+             "overcloud_keystone_url": outputs.get("KeystoneURL"),
+             "overcloud_horizon_url": ((outputs.get("EndpointMap") or {}).get(
+                 "HorizonPublic") or {}).get("uri")}
+    return {key: value for key, value in found.items() if value}
+
+
+def _plan_vars(outputs: Mapping[str, Any], environment: Mapping[str, Any],
+               networks: set[str]) -> dict[str, Any]:
+    """The overcloud group's variables: each VIP on a network of the roles (and redis's),
+    and the container CLI."""
+    plan_vars = {f"{name}_vip": vip for name, vip in (outputs.get("VipMap") or {}).items()
+                 if vip and (name in networks or name == "redis")}
+    plan_vars["container_cli"] = (environment.get("parameter_defaults") or {}).get(
+        "ContainerCli")
+    return plan_vars
+
+
 def _undercloud(plan: str, outputs: Mapping[str, Any], environment: Mapping[str, Any],
                 python: str) -> dict[str, Any]:
-    defaults = environment.get("parameter_defaults") or {}
     undercloud_vars: dict[str, Any] = {
         "ansible_host": "localhost", "ansible_connection": "local",
         "ansible_remote_tmp": REMOTE_TMP, "any_error_fatal": True, "max_fail_percentage": 0,
         "ansible_python_interpreter": python,
-        "undercloud_service_list": list(UNDERCLOUD_SERVICES), "plan": plan}
-    if defaults.get("AdminPassword"):
-        undercloud_vars["overcloud_admin_password"] = defaults["AdminPassword"]
-    if outputs.get("KeystoneURL"):
-        undercloud_vars["overcloud_keystone_url"] = outputs["KeystoneURL"]
-    horizon = ((outputs.get("EndpointMap") or {}).get("HorizonPublic") or {}).get("uri")
-    if horizon:
-        undercloud_vars["overcloud_horizon_url"] = horizon
-    undercloud_vars["plans"] = [plan]
+        "undercloud_service_list": list(UNDERCLOUD_SERVICES), "plan": plan,
+        **_overcloud_access(outputs, environment), "plans": [plan]}
     return {"hosts": {"undercloud": {}}, "vars": undercloud_vars}
 
 
@@ -142,11 +157,8 @@ def plan_groups(plan: str, outputs: Mapping[str, Any], environment: Mapping[str,
     groups, networks = _role_groups(outputs, ssh_user, python)
     roles = sorted(groups)
     if roles:
-        plan_vars = {f"{name}_vip": vip for name, vip in (outputs.get("VipMap") or {}).items()
-                     if vip and (name in networks or name == "redis")}
-        plan_vars["container_cli"] = (environment.get("parameter_defaults") or {}).get(
-            "ContainerCli")
-        groups[plan] = {"vars": plan_vars, "children": {r: {} for r in roles}}
+        groups[plan] = {"vars": _plan_vars(outputs, environment, networks),
+                        "children": {r: {} for r in roles}}
         groups.setdefault("allovercloud", {"children": {plan: {}}})
     for service, service_roles in _service_roles(outputs).items():
         present = [r for r in service_roles if r in groups or r == "Undercloud"]
@@ -209,31 +221,20 @@ def render_ussuri(plan: str, outputs: Mapping[str, Any], environment: Mapping[st
     no Keystone) named as its Mistral action names them.  The undercloud is reached
     with a local connection (Ussuri's Mistral ran Ansible in a container and reached the
     undercloud over SSH; tripleo-flow runs on the undercloud itself)."""
-    defaults = environment.get("parameter_defaults") or {}
     undercloud_vars: dict[str, Any] = {
         "ansible_host": "localhost", "ansible_python_interpreter": python,
         "ansible_connection": "local", "ansible_remote_tmp": REMOTE_TMP,
         "auth_url": None, "cacert": None, "os_auth_token": None, "plan": plan,
         "project_name": None, "username": None, "undercloud_swift_url": None,
-        "undercloud_service_list": list(USSURI_UNDERCLOUD_SERVICES)}
-    if defaults.get("AdminPassword"):
-        undercloud_vars["overcloud_admin_password"] = defaults["AdminPassword"]
-    if outputs.get("KeystoneURL"):
-        undercloud_vars["overcloud_keystone_url"] = outputs["KeystoneURL"]
-    horizon = ((outputs.get("EndpointMap") or {}).get("HorizonPublic") or {}).get("uri")
-    if horizon:
-        undercloud_vars["overcloud_horizon_url"] = horizon
+        "undercloud_service_list": list(USSURI_UNDERCLOUD_SERVICES),
+        **_overcloud_access(outputs, environment)}
     inventory: dict[str, Any] = {"Undercloud": {"hosts": {"undercloud": {}},
                                                 "vars": undercloud_vars}}
     groups, networks = _role_groups(outputs, ssh_user, None)
     inventory.update(groups)
     if groups:
-        overcloud_vars = {f"{name}_vip": vip
-                          for name, vip in (outputs.get("VipMap") or {}).items()
-                          if vip and (name in networks or name == "redis")}
-        overcloud_vars["container_cli"] = defaults.get("ContainerCli")
         inventory[USSURI_OVERCLOUD] = {"children": {r: {} for r in sorted(groups)},
-                                       "vars": overcloud_vars}
+                                       "vars": _plan_vars(outputs, environment, networks)}
     for service, service_roles in _service_roles(outputs).items():
         present = [r for r in service_roles if r in inventory]
         if present:
