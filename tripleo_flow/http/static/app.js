@@ -405,6 +405,14 @@ function typedValue(entry, raw) {
   return raw;
 }
 
+// A parameter's description, constraints and default (a hidden one's never shown).
+function helpText(entry) {
+  const constraints = Object.entries(entry.constraints || {}).map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
+  return [entry.description, constraints.join("; "),
+          entry.hidden ? "" : `Default: ${JSON.stringify(entry.default)}`]
+    .filter(Boolean).join(" · ");
+}
+
 function parameterRow(plan, name, entry) {
   const id = uid("param");
   let input = parameterInput(id, entry);
@@ -413,14 +421,10 @@ function parameterRow(plan, name, entry) {
   const save = h("button", { type: "submit", text: "Set", "aria-label": `Set ${name}` });
   const reset = h("button", { type: "button", text: "Reset", "aria-label": `Reset ${name}`,
                                disabled: !entry.value_set });
-  const constraints = Object.entries(entry.constraints || {}).map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
+  const help = h("p", { class: "muted", id: `${id}-help`, text: helpText(entry) });
   const form = h("form", { class: "param", "data-parameter": name },
     h("div", {}, h("label", { for: id, text: name }), h("p", { class: "muted", text: entry.type })),
-    h("div", {}, h("div", { class: "form-row" }, input, save, reset), error,
-      h("p", { class: "muted", id: `${id}-help`,
-               text: [entry.description, constraints.join("; "),
-                      entry.hidden ? "" : `Default: ${JSON.stringify(entry.default)}`]
-                 .filter(Boolean).join(" · ") })));
+    h("div", {}, h("div", { class: "form-row" }, input, save, reset), error, help));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     error.textContent = "";
@@ -441,6 +445,11 @@ function parameterRow(plan, name, entry) {
       reset.disabled = true;
       error.textContent = "";
       input.removeAttribute("aria-invalid");
+      // The value set is gone: never show it as current while the default is read
+      // (an ephemeral Heat validates the plan, seconds on a busy server).
+      input.value = "";
+      input.disabled = true;
+      input.setAttribute("placeholder", "reading the default…");
       say(`${name} reset; reading its default…`);
       // The field shows the default again: the schema read anew (Heat's default of a
       // parameter the plan set was that value).
@@ -450,8 +459,10 @@ function parameterRow(plan, name, entry) {
       fresh.setAttribute("aria-describedby", input.getAttribute("aria-describedby"));
       input.replaceWith(fresh);
       input = fresh;
+      help.textContent = helpText(now);
       say(`${name} reset to its default.`);
     } catch (e) {
+      input.disabled = false;
       error.textContent = errorText(e);
     }
   });
