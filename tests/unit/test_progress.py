@@ -7,7 +7,14 @@ import io
 import pytest
 
 from tripleo_flow.cli.progress import Progress, render_bar
-from tripleo_flow.core.progress import PercentSteps, PlanProgress, plan_stage
+from tripleo_flow.core.progress import (
+    PercentSteps,
+    PlanProgress,
+    StackProgress,
+    count_resources,
+    plan_stage,
+    stack_share,
+)
 from tripleo_flow.plans.transfer import CountingReader, TransferMeter
 
 
@@ -153,3 +160,81 @@ def test_workflow_task_progress_prints_a_new_status_at_the_same_step() -> None:
     assert lines == ["deploy_stack: stack 1/4 CREATE_IN_PROGRESS",
                      "deploy_stack: stack 16/16 CREATE_IN_PROGRESS",
                      "deploy_stack: stack 16/16 CREATE_COMPLETE"]
+
+
+# -- a stack's share of the work done (issue 30: a bar that never runs backwards) --------
+
+def _resource(stack: str, name: str, status: str, nested: str | None = None
+              ) -> dict[str, object]:
+    """A resource as Heat's listing with ``nested_depth`` shows it (links by id)."""
+    links = [{"rel": "self", "href": f"http://h/v1/t/stacks/s-{stack}/{stack}/resources/{name}"},
+             {"rel": "stack", "href": f"http://h/v1/t/stacks/s-{stack}/{stack}"}]
+    if nested is not None:
+        links.append({"rel": "nested", "href": f"http://h/v1/t/stacks/s-{nested}/{nested}"})
+    return {"resource_name": name, "resource_status": status, "links": links}
+
+
+def _creation() -> list[list[dict[str, object]]]:
+    """Looks at a stack being created: root (a, group, b); group's nested stack (two
+    members, each a nested stack of two resources) appears later, as Heat lists them."""
+    wip, done, init = "CREATE_IN_PROGRESS", "CREATE_COMPLETE", "INIT_COMPLETE"
+    return [
+        [_resource("root", "a", wip), _resource("root", "group", init),
+         _resource("root", "b", init)],
+        [_resource("root", "a", done), _resource("root", "group", wip, "g"),
+         _resource("root", "b", init)],
+        [_resource("root", "a", done), _resource("root", "group", wip, "g"),
+         _resource("root", "b", wip),
+         _resource("g", "0", wip, "m0"), _resource("g", "1", wip, "m1"),
+         _resource("m0", "x", done), _resource("m0", "y", wip),
+         _resource("m1", "x", init), _resource("m1", "y", init)],
+        [_resource("root", "a", done), _resource("root", "group", wip, "g"),
+         _resource("root", "b", done),
+         _resource("g", "0", done, "m0"), _resource("g", "1", wip, "m1"),
+         _resource("m0", "x", done), _resource("m0", "y", done),
+         _resource("m1", "x", done), _resource("m1", "y", wip)],
+        [_resource("root", "a", done), _resource("root", "group", done, "g"),
+         _resource("root", "b", done),
+         _resource("g", "0", done, "m0"), _resource("g", "1", done, "m1"),
+         _resource("m0", "x", done), _resource("m0", "y", done),
+         _resource("m1", "x", done), _resource("m1", "y", done)],
+    ]
+
+
+def test_a_stack_share_never_goes_down_while_the_plain_count_does() -> None:
+    looks = _creation()
+    shares = [stack_share(look, "root") for look in looks]
+    counts = [count_resources(look) for look in looks]
+    plain = [done / total for done, total in counts]
+    assert shares == sorted(shares) and shares[0] == 0.0 and shares[-1] == 1.0
+    # the problem the share solves: the count's total grows, its fraction goes backwards
+    assert [total for _, total in counts] == [3, 3, 9, 9, 9]
+    assert any(later < earlier for earlier, later in zip(plain, plain[1:], strict=False))
+    # a resource with a nested stack weighs what that stack has done: 1 (a) + 1/2 (m0)
+    # x 1/2 (group's members) ... of the root's three resources
+    assert shares[2] == pytest.approx((1 + (0.5 + 0.0) / 2 + 0) / 3)
+
+
+def test_a_stack_share_needs_to_know_which_stack_each_resource_is_in() -> None:
+    assert stack_share([{"resource_name": "a", "resource_status": "CREATE_COMPLETE"}],
+                       "root") is None
+    assert stack_share([_resource("other", "a", "CREATE_COMPLETE")], "root") is None
+    # a nested link back to a stack on the path counts nothing (and does not loop)
+    assert stack_share([_resource("root", "a", "CREATE_IN_PROGRESS", "root"),
+                        _resource("root", "b", "CREATE_COMPLETE")], "root") == 0.5
+
+
+def test_stack_progress_fraction_is_its_share_else_its_count() -> None:
+    assert StackProgress("oc", "CREATE_IN_PROGRESS", 3, 9, share=0.75).fraction() == 0.75
+    assert StackProgress("oc", "CREATE_IN_PROGRESS", 3, 9).fraction() == pytest.approx(1 / 3)
+    assert StackProgress("oc", "CREATE_IN_PROGRESS", 0, 0).fraction() == 1.0
+
+
+def test_the_terminal_bar_is_drawn_from_the_share_when_there_is_one() -> None:
+    out = io.StringIO()
+    bar = Progress(out, "resources complete", tty=True)
+    bar.update(3, 9, "(stack oc CREATE_IN_PROGRESS)", share=0.75)
+    assert out.getvalue().startswith("\r" + render_bar(3, 4) + " 75% resources complete 3/9")
+    plain = io.StringIO()
+    Progress(plain, "resources complete", tty=False).update(3, 9, "x", share=0.5)
+    assert plain.getvalue() == "50% resources complete 3/9 x\n"

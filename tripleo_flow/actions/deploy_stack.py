@@ -47,6 +47,8 @@ class _Follower:
         self.client, self.plan, self.context = client, plan, context
         self.seen: set[str] = set()
         self.last: tuple[str, int, int] | None = None
+        #: The largest share reported so far.
+        self.share = 0.0
 
     def __call__(self, stack: dict[str, Any]) -> None:
         self.context.check_stop()  # Ctrl-C: this task fails, the deployment reverts
@@ -62,7 +64,18 @@ class _Follower:
             return
         complete, total = progress.count_resources(resources)
         events = progress.new_events(listed, self.seen)
-        report = progress.StackProgress(self.plan, status, complete, total, tuple(events))
+        share = progress.stack_share(resources, str(stack["id"]))
+        if share is None:
+            share = complete / total if total else 0.0
+        if status.endswith("_COMPLETE"):
+            share = 1.0
+        if not status.startswith("CREATE"):
+            # An update takes resources from COMPLETE back to IN_PROGRESS for a while: the
+            # share reported never goes down (a create's cannot: see stack_share).
+            share = max(self.share, share)
+        self.share = share
+        report = progress.StackProgress(self.plan, status, complete, total, tuple(events),
+                                        share=self.share)
         if (status, complete, total) != self.last:
             self.last = (status, complete, total)
             LOG.info("%s", report.line())

@@ -93,7 +93,8 @@ class Deploy(ClientMixin, ShowOne):
         """A bar of resources complete on a terminal (plain lines otherwise), events above it."""
         for event in report.events:
             self._bar.note(f"  {event}")
-        self._bar.update(report.complete, report.total, f"(stack {report.stack} {report.status})")
+        self._bar.update(report.complete, report.total, f"(stack {report.stack} {report.status})",
+                         share=report.fraction())
 
 
 class DeploymentStatus(ClientMixin, ShowOne):

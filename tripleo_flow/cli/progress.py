@@ -44,11 +44,17 @@ class Progress:
     def _columns(self) -> int:
         return shutil.get_terminal_size((80, 24)).columns
 
-    def update(self, done: int, total: int, status: str = "") -> None:
-        """Show ``done`` of ``total`` with a short status."""
+    def update(self, done: int, total: int, status: str = "",
+               share: float | None = None) -> None:
+        """Show ``done`` of ``total`` with a short status; the bar is drawn from
+        ``share`` (0..1) when given (a total that grows would draw it backwards)."""
         text = f"{self.label} {done}/{total}" + (f" {status}" if status else "")
+        if share is not None:
+            text = f"{share:.0%} " + text
         if self.tty:
-            line = f"{render_bar(done, total)} {text}"[: self._columns() - 1]
+            bar = (render_bar(done, total) if share is None
+                   else render_bar(round(share * 1000), 1000))
+            line = f"{bar} {text}"[: self._columns() - 1]
             self.stream.write("\r" + line.ljust(len(self._line)))
             self._line = line
         elif text != self._last_plain and self._plain_due(done, total):

@@ -26,6 +26,16 @@ class StackProgress:
     complete: int
     total: int
     events: tuple[str, ...] = ()
+    #: How much of the stack tree is done, 0..1, never less than an earlier look at
+    #: the same operation reported (:func:`stack_share`); ``complete / total`` when
+    #: the follower did not work it out.
+    share: float | None = None
+
+    def fraction(self) -> float:
+        """:attr:`share`, else ``complete / total`` (1 when there is nothing)."""
+        if self.share is not None:
+            return self.share
+        return 1.0 if self.total <= 0 else min(1.0, self.complete / self.total)
 
     def line(self) -> str:
         """``Stack oc CREATE_IN_PROGRESS: 5/12 resources complete``."""
@@ -46,6 +56,55 @@ def count_resources(resources: Iterable[Mapping[str, Any]]) -> tuple[int, int]:
     """``(complete, total)`` over the listed resources."""
     statuses = [str(r.get("resource_status", "")) for r in resources]
     return sum(1 for s in statuses if is_complete(s)), len(statuses)
+
+
+def _link_id(item: Mapping[str, Any], rel: str) -> str | None:
+    """The last part of ``item``'s link ``rel`` (a stack's id), or None."""
+    for link in item.get("links") or []:
+        if link.get("rel") == rel:
+            return str(link.get("href", "")).rstrip("/").rsplit("/", 1)[-1] or None
+    return None
+
+
+def stack_share(resources: Iterable[Mapping[str, Any]], stack_id: str) -> float | None:
+    """How much of the stack ``stack_id`` and its nested stacks is done, 0..1.
+
+    Heat lists a stack's resources all at once when the stack starts (each nested stack's
+    when that one starts), so the plain count's total grows as nested stacks appear and a
+    bar drawn from it runs backwards.  Here each resource of a stack weighs the same
+    within its stack: a complete one counts 1, one whose nested stack is listed counts
+    that stack's share, any other 0.  A nested stack appearing only splits a weight that
+    counted 0, so while a stack is created the share never goes down.  None when the
+    listing does not say which stack its resources belong to.
+    """
+    members: dict[str, list[Mapping[str, Any]]] = {}
+    for resource in resources:
+        owner = _link_id(resource, "stack")
+        if owner is None:
+            return None
+        members.setdefault(owner, []).append(resource)
+    if stack_id not in members:
+        return None
+    done: dict[str, float] = {}
+
+    def share(owner: str, path: frozenset[str]) -> float:
+        if owner in done:
+            return done[owner]
+        listed = members.get(owner) or []
+        if not listed:
+            return 0.0
+        total = 0.0
+        for resource in listed:
+            if is_complete(str(resource.get("resource_status", ""))):
+                total += 1.0
+                continue
+            nested = _link_id(resource, "nested")
+            if nested is not None and nested not in path:
+                total += share(nested, path | {nested})
+        done[owner] = total / len(listed)
+        return done[owner]
+
+    return share(stack_id, frozenset({stack_id}))
 
 
 def event_stack(event: Mapping[str, Any]) -> str:
@@ -151,4 +210,4 @@ def plan_stage(listener: PlanProgressListener | None, plan: str,
 __all__ = ["CountListener", "NodeProgress", "PercentSteps", "PlanProgress",
            "PlanProgressListener", "Progress", "ProgressListener", "Reporter", "StackProgress",
            "ValidationProgress", "count_resources", "event_line", "event_stack",
-           "is_complete", "new_events", "plan_stage"]
+           "is_complete", "new_events", "plan_stage", "stack_share"]

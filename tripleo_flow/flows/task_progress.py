@@ -3,7 +3,8 @@
 Actions report typed values through their :class:`ActionContext`'s reporter (a
 plan's check and upload, a stack's resources and events, a node's state, a
 validation); :func:`with_progress` gives an action a context whose reporter
-turns each one into one stored shape, ``{"stage", "done", "total", "status"}``,
+turns each one into one stored shape, ``{"stage", "done", "total", "status"}`` (a
+stack's with its ``share`` of the work done, 0..1, which never goes down),
 and hands both to ``report``: the details are persisted with the task, the
 typed value reaches listeners in this process (the CLI's stack events).
 """
@@ -31,7 +32,10 @@ def details(stage: str, done: int, total: int, status: str = "") -> dict[str, An
 
 
 def fraction(report: dict[str, Any]) -> float:
-    """``done / total`` clamped to 0..1 (1 when there is nothing to do)."""
+    """``share`` when the report has one (a stack's), else ``done / total``, clamped to
+    0..1 (1 when there is nothing to do)."""
+    if isinstance(report.get("share"), (int, float)):
+        return min(1.0, max(0.0, float(report["share"])))
     total = report["total"]
     return 1.0 if total <= 0 else min(1.0, max(0.0, report["done"] / total))
 
@@ -41,7 +45,8 @@ def stored(progress: Progress) -> dict[str, Any]:
     if isinstance(progress, PlanProgress):
         return details(progress.stage, progress.done, progress.total)
     if isinstance(progress, StackProgress):
-        return details("stack", progress.complete, progress.total, progress.status)
+        return {**details("stack", progress.complete, progress.total, progress.status),
+                "share": round(progress.fraction(), 4)}
     if isinstance(progress, NodeProgress):
         # One node of a with-items task changed provision state.
         return details("node", 0, 1, f"{progress.node}: {progress.state}")

@@ -19,6 +19,7 @@ from tests.functional.conftest import DEFAULT_HEAT_VENV
 from tests.functional.mariadb import PrivateMariaDB, free_port
 from tripleo_flow import config
 from tripleo_flow.api import Client
+from tripleo_flow.core.progress import StackProgress
 
 DEFAULT_VENV = DEFAULT_HEAT_VENV
 
@@ -79,3 +80,15 @@ def heat_processes(conf_file: Path) -> list[int]:
         if str(conf_file) in cmd and state != "Z":
             pids.append(int(entry.name))
     return pids
+
+
+def check_create_progress(reports: list[StackProgress]) -> None:
+    """A stack create's progress as a bar reads it: its share of the work never goes
+    down and ends full, and it is worked out from the nested stacks Heat lists (not the
+    plain count, whose total grows as nested stacks appear)."""
+    assert reports and reports[-1].status == "CREATE_COMPLETE"
+    shares = [r.fraction() for r in reports]
+    assert all(r.share is not None for r in reports)
+    assert shares == sorted(shares) and shares[-1] == 1.0, shares
+    assert any(r.total and abs(r.fraction() - r.complete / r.total) > 1e-6
+               for r in reports[:-1]), [(r.complete, r.total, r.share) for r in reports]

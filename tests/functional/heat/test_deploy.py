@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.functional.heat.conftest import heat_processes, make_conf
+from tests.functional.heat.conftest import check_create_progress, heat_processes, make_conf
 from tripleo_flow import exceptions
 from tripleo_flow.api import Client
 from tripleo_flow.api.plans import sample_plan_dir
+from tripleo_flow.core.progress import StackProgress
 from tripleo_flow.heat.workdir import HeatDir
 from tripleo_flow.plans.local import LocalStore
 
@@ -57,9 +58,11 @@ def test_deploy_sample_plan_then_update_then_refuse_fsid_change(
     client.create_plan("oc", sample=True)
     client.set_parameters("oc", {"CephClusterFSID": "fsid-1"})
 
-    result = client.deploy("oc", heat_type="native", work_dir=work)
+    reports: list[StackProgress] = []
+    result = client.deploy("oc", heat_type="native", work_dir=work, progress=reports.append)
     assert result["deployment_status"] == "DEPLOY_SUCCESS"
     assert client.deployment_status("oc")["deployment_status"] == "DEPLOY_SUCCESS"
+    check_create_progress(reports)
     assert client.deployment_failures("oc") == []
     _assert_heat_gone(work)
 
@@ -94,7 +97,11 @@ def test_deploy_sample_plan_then_update_then_refuse_fsid_change(
 
     # An update restores Heat from the dump and adds one commit.
     client.set_parameters("oc", {"ComputeCount": 2})
-    client.deploy("oc", heat_type="native", work_dir=work)
+    reports = []
+    client.deploy("oc", heat_type="native", work_dir=work, progress=reports.append)
+    updating = [r.fraction() for r in reports]
+    assert updating == sorted(updating) and updating[-1] == 1.0
+    assert reports[-1].status == "UPDATE_COMPLETE"
     assert len(_commits(cd)) == 2
     assert (cd / "host_vars/oc-novacompute-1").is_file()
     _assert_heat_gone(work)

@@ -37,8 +37,11 @@ from tests import overcloud_background
 from tests.functional.heat.conftest import make_conf
 from tests.tht import fetch_tree_dir
 from tripleo_flow.api import Client
+from tripleo_flow.core.progress import StackProgress
 
 THT_VERSION = "18.0.0"
+#: What the first deploy reported while its stack was created (next to deployed.json).
+PROGRESS_FILE = "progress.json"
 PLAN = "overcloud18"
 #: The shipped baremetal deployment file: one controller, one compute, pre-provisioned.
 BAREMETAL = (Path(__file__).resolve().parents[3] / "tripleo_flow" / "examples"
@@ -102,11 +105,16 @@ def _deploy(root: Path, heat_venv: Path, version: str, plan: str,
             networks_file = root / "network_data.yaml"
             networks_file.write_text(networks)
         client.create_plan(plan, templates, networks_file=networks_file)
+        reports: list[StackProgress] = []
         result = client.deploy(plan, heat_type="native", work_dir=work,
-                               baremetal_deployment=BAREMETAL)
+                               baremetal_deployment=BAREMETAL, progress=reports.append)
     finally:
         client.close()
     deployment = Deployment(root, conf_file, plan, work, result)
+    # What the deploy reported while the stack was created, for the tests that check it.
+    (root / PROGRESS_FILE).write_text(json.dumps([
+        {"status": r.status, "complete": r.complete, "total": r.total, "share": r.share}
+        for r in reports]))
     (root / "deployed.json").write_text(json.dumps({"result": result}))
     return deployment
 

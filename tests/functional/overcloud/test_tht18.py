@@ -9,10 +9,16 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.functional.heat.conftest import OpenStack
+from tests.functional.heat.conftest import OpenStack, check_create_progress
 from tests.functional.overcloud import playbooks, testhosts
-from tests.functional.overcloud.conftest import Deployment, Redeployment, copy_deployment
+from tests.functional.overcloud.conftest import (
+    PROGRESS_FILE,
+    Deployment,
+    Redeployment,
+    copy_deployment,
+)
 from tripleo_flow import exceptions
+from tripleo_flow.core.progress import StackProgress
 
 pytestmark = pytest.mark.functional
 
@@ -41,6 +47,19 @@ def test_the_stack_outputs_are_the_real_templates_outputs(tht18_deployment: Depl
     assert servers == {"Controller": 1, "Compute": 1}
     assert "deploy_steps_tasks" in outputs["RoleData"]["Controller"]
     assert outputs["AnsibleHostVarsMap"]["Controller"]["controller-0"]
+
+def test_the_progress_of_the_real_stack_create_never_runs_backwards(
+        tht18_deployment: Deployment) -> None:
+    kept = tht18_deployment.root / PROGRESS_FILE
+    assert kept.is_file(), (f"{kept} is missing: the deployment was made before progress "
+                            "was recorded; remove the kept deployment to make it again")
+    reports = [StackProgress(tht18_deployment.plan, r["status"], r["complete"], r["total"],
+                             share=r["share"]) for r in json.loads(kept.read_text())]
+    check_create_progress(reports)
+    # The plain count is what ran backwards: its total grows as nested stacks appear.
+    totals = [r.total for r in reports]
+    assert totals[0] < totals[-1], totals
+
 
 def test_config_download_has_both_servers_on_their_ctlplane_ips(
         tht18_deployment: Deployment) -> None:

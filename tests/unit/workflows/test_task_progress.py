@@ -59,8 +59,9 @@ def test_progress_is_stored_while_the_task_runs(tmp_path: Path) -> None:
             progress = tasks[0].progress if tasks else None
             time.sleep(0.05)
         # The stack report came last: it is what the task shows now.
+        # (a stack's share of the work: 5 of 12 when its follower worked out none)
         assert progress == {"stage": "stack", "done": 5, "total": 12,
-                            "status": "CREATE_IN_PROGRESS"}
+                            "status": "CREATE_IN_PROGRESS", "share": round(5 / 12, 4)}
         gate.touch()
         while host.get_execution(execution.id).state not in ("SUCCESS", "FAILURE"):
             assert time.monotonic() < deadline
@@ -72,8 +73,8 @@ def test_progress_is_stored_while_the_task_runs(tmp_path: Path) -> None:
         assert reports == [
             ({"stage": "upload", "done": 3, "total": 4, "status": ""},
              PlanProgress("oc", "upload", 3, 4)),
-            ({"stage": "stack", "done": 5, "total": 12, "status": "CREATE_IN_PROGRESS"},
-             STACK)]
+            ({"stage": "stack", "done": 5, "total": 12, "status": "CREATE_IN_PROGRESS",
+              "share": round(5 / 12, 4)}, STACK)]
     finally:
         gate.touch()
         host.close_workflows()

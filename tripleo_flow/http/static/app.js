@@ -292,23 +292,29 @@ async function followDeploy(execution, box) {
   const running = h("p", { id: "running-task" });
   const log = h("ol", { class: "events", id: "events", "aria-label": "Events" });
   const end = h("p", { id: "execution-end" });
+  let resources = 0;  // the stack's resource total at the last look
   box.replaceChildren(h("p", {}, "Execution ",
     h("a", { href: `#/executions/${enc(execution.id)}`, text: execution.id })), bar, counts, running, log, end);
   await events(`/v1/executions/${enc(execution.id)}/events`, (kind, data) => {
     if (kind === "task") {
       const p = data.progress;
       if (p && p.total) {
-        bar.max = p.total;
-        bar.value = p.done;
-        counts.textContent = `${p.stage}: ${p.done} of ${p.total} resources complete (${p.status || ""})`;
+        // A stack's share of the work done never goes down; its resource total grows as
+        // nested stacks appear, so the bar is drawn from the share when there is one.
+        const share = typeof p.share === "number" ? p.share : p.done / p.total;
+        bar.max = 1;
+        bar.value = Math.max(bar.value, Math.min(1, share));
+        resources = p.total;
+        counts.textContent = `${p.stage}: ${Math.floor(bar.value * 100)}% — ${p.done} of ${p.total} resources complete (${p.status || ""})`;
       }
       const stack = data.result && data.result.action && data.result.status;
       if (data.state === "SUCCESS" && stack && String(data.result.status).endsWith("_COMPLETE")) {
         bar.value = bar.max;  // the stack's final status, as the task's result reports it
-        counts.textContent = `stack: ${data.result.status} (${bar.max} resources)`;
+        counts.textContent = `stack: ${data.result.status} (${resources} resources)`;
       }
       if (data.state === "RUNNING") running.textContent = `Running: ${data.name}`;
-      const line = `${data.name}: ${data.state}${p ? ` ${p.done}/${p.total} ${p.status || ""}` : ""}` +
+      const pct = p && typeof p.share === "number" ? ` ${Math.floor(p.share * 100)}%` : "";
+      const line = `${data.name}: ${data.state}${p ? `${pct} ${p.done}/${p.total} ${p.status || ""}` : ""}` +
         (data.error ? ` — ${data.error}` : "");
       log.append(h("li", { text: line }));
       log.scrollTop = log.scrollHeight;
