@@ -20,6 +20,9 @@ MASK = secrets.MASK
     ("keystone::admin_password", True), ("password", True), ("MigrationSshKey", True),
     ("ControllerCount", False), ("key", False), ("KeyName", False), ("SshPublicKey", False),
     ("plan", False), ("parameter_defaults", False), (3, False),
+    # a workflow's own data: only words that mean a secret anywhere
+    ("key1", False), ("cache_key", False), ("fernet_keys", False), ("auth_token", True),
+    ("ssh_private_key", True), ("api_key", True), ("client_secret", True),
 ])
 def test_secret_names(name: Any, secret: bool) -> None:
     assert secrets.is_secret_name(name) is secret

@@ -2,9 +2,13 @@
 
 A secret is a value of a plan-environment's ``passwords`` section, or of a
 parameter whose name TripleO or Heat treats as secret: a TripleO password
-name (:data:`~tripleo_flow.core.passwords.PASSWORD_NAMES`), or a name ending
-in ``Password``, ``Secret``, ``Key``, ``Passphrase``, ``Token``... (digits
-after it allowed: ``KeystoneFernetKey0``).  Configuration options marked
+name (:data:`~tripleo_flow.core.passwords.PASSWORD_NAMES`), or a parameter
+name ending in ``Password``, ``Secret``, ``Key``, ``Passphrase``, ``Token``...
+(digits after it allowed: ``KeystoneFernetKey0``).  A lower-case name (a
+workflow's own data, a hiera key) is secret only when it ends in a word that
+means a secret anywhere (``password``, ``secret``, ``passphrase``, ``token``,
+``private_key``, ``api_key``...): ``key1: value2`` in a workflow's context is
+ordinary data, as it is in Mistral.  Configuration options marked
 ``secret=True`` are masked by oslo.config itself.
 
 :func:`redact` is what the executions database stores and what the API
@@ -42,6 +46,12 @@ _NAMES = frozenset(PASSWORD_NAMES)
 _SUFFIX = re.compile(
     r"(password|passwd|secret|key|kek|passphrase|token|cookie|authkey|credential|"
     r"fsid|hashsuffix|private_key)s?\d*$", re.IGNORECASE)
+#: What a lower-case name (a workflow's own data: ``key1``, ``cache_key``) must end
+#: with to be secret: words that mean a secret whatever the context.  ``key``,
+#: ``cookie``... make a secret only in a parameter's name (``KeystoneFernetKey0``).
+_PLAIN_SUFFIX = re.compile(
+    r"(password|passwd|secret|passphrase|token|private_key|api_?key|access_?key|secret_?key)"
+    r"s?\d*$", re.IGNORECASE)
 #: Names ending like a secret that are not (identifiers of keys, not key material).
 _NOT_SECRET = re.compile(r"(^key$|keyname|key_name|keytype|key_type|keyid|key_id|publickey|"
                          r"public_key)", re.IGNORECASE)
@@ -63,7 +73,8 @@ def _secret_name(name: str) -> bool:
     if name in _NAMES or name in SECRET_SECTIONS:
         return True
     tail = name.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
-    return bool(_SUFFIX.search(tail)) and not _NOT_SECRET.search(tail)
+    suffix = _SUFFIX if tail[:1].isupper() else _PLAIN_SUFFIX
+    return bool(suffix.search(tail)) and not _NOT_SECRET.search(tail)
 
 
 def leaves(value: Any, depth: int = 0) -> Iterable[str]:
