@@ -112,7 +112,7 @@ class ActionAtom(_WorkbookAtom):
         action.revert(result=result, **args)
 
     def _run_items(self, ctx: dict[str, Any], kwargs: Mapping[str, Any],
-                   evaluator: expressions.Evaluator, timeout: float | None
+                   evaluator: expressions.Evaluator, timeout: float | None, width: int
                    ) -> tuple[Any, Any]:
         """Run the action (once per item): its result(s), and the inputs it was given
         (a list per item), kept with the outcome so a revert gets those very inputs."""
@@ -127,8 +127,6 @@ class ActionAtom(_WorkbookAtom):
                 self._undo(inputs, failure.Failure.from_exception(exc),
                            {self.name: failure.Failure.from_exception(exc)})
                 raise
-        concurrency = self.spec.with_items.concurrency if self.spec.with_items else None
-        width = int(evaluator.evaluate(concurrency)) if concurrency is not None else 1
         all_inputs = [self._inputs(ctx, kwargs, item) for item in items]
         results: list[Any] = [None] * len(items)
         done: list[int] = []
@@ -200,21 +198,22 @@ class ActionAtom(_WorkbookAtom):
         if not keep_result and self._get_action().has_revert():
             raise TaskFailed(f"task {self.spec.name!r}: 'keep-result: false' cannot be used "
                              f"with action {self.spec.action!r}: undoing it needs its result")
-        self._wait(self.spec.wait_before, evaluator)
-        timeout = evaluator.evaluate(self.spec.timeout) if self.spec.timeout is not None else None
+        self._wait("wait-before", self.spec.wait_before, evaluator)
+        timeout = self._policy("timeout", self.spec.timeout, evaluator) or None  # 0: none
+        concurrency = self.spec.with_items.concurrency if self.spec.with_items else None
+        width = int(self._policy("concurrency", concurrency, evaluator, whole=True) or 1)
         attempt, attempts = self._attempt(kwargs, evaluator)
         self._last_attempt = attempt >= attempts
         self._attempt_no = attempt
         policy = self.spec.retry
         delay = 0.0
         if policy is not None:
-            delay = float(evaluator.evaluate(policy.delay))
+            delay = self._policy("retry delay", policy.delay, evaluator) or 0.0
             if attempt > 1 and isinstance(policy.delay, str):  # the controller waits a number
                 time.sleep(max(0.0, delay))
         while True:
             try:
-                result, inputs = self._run_items(
-                    ctx, kwargs, evaluator, float(timeout) if timeout is not None else None)
+                result, inputs = self._run_items(ctx, kwargs, evaluator, timeout, width)
             except Exception as exc:
                 if isinstance(exc, exceptions.Interrupted):
                     raise  # stopping is not an error a workbook handles or retries
@@ -274,7 +273,8 @@ class ActionAtom(_WorkbookAtom):
                 outcome[INPUTS] = inputs
             if self._get_action().secret_result:
                 outcome[redaction.SECRET_RESULT] = True
-            self._wait(self.spec.wait_after, self._evaluator(outcome["ctx"], kwargs))
+            self._wait("wait-after", self.spec.wait_after,
+                       self._evaluator(outcome["ctx"], kwargs))
             return outcome
         except Exception as exc:
             if error is None:

@@ -17,6 +17,7 @@ reverse order and the failed task is never undone twice.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent import futures
@@ -204,21 +205,33 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
         return [item for item in transitions
                 if item.condition is None or bool(evaluator.evaluate(item.condition))]
 
-    def _wait(self, value: Any, evaluator: expressions.Evaluator) -> None:
-        if value is not None:
-            time.sleep(max(0.0, float(evaluator.evaluate(value))))
+    def _wait(self, key: str, value: Any, evaluator: expressions.Evaluator) -> None:
+        seconds = self._policy(key, value, evaluator)
+        if seconds:
+            time.sleep(seconds)
+
+    def _policy(self, key: str, value: Any, evaluator: expressions.Evaluator,
+                whole: bool = False) -> float | None:
+        """Policy ``key`` (``wait-before``, ``timeout``...) of this task once evaluated:
+        seconds, or a count with ``whole``.  As in Mistral, a value an expression gives
+        is checked when the task starts: anything but a number >= 0 fails the task."""
+        if value is None:
+            return None
+        got = evaluator.evaluate(value) if isinstance(value, str) else value
+        if (isinstance(got, bool) or not isinstance(got, (int, float)) or not math.isfinite(got)
+                or got < 0 or (whole and got != int(got))):
+            kind = "a whole number >= 0" if whole else "a number of seconds >= 0"
+            raise TaskFailed(f"task {self.spec.name!r}: {key!r} is {value!r}, which gave "
+                             f"{got!r}; it must give {kind}: correct the expression or the "
+                             "value it reads")
+        return int(got) if whole else float(got)
 
     def _attempt(self, kwargs: Mapping[str, Any],
                  evaluator: expressions.Evaluator) -> tuple[int, int]:
         if not self.links.retry or self.spec.retry is None:
             return 1, 1
-        count = self.spec.retry.count
-        if isinstance(count, str):
-            count = evaluator.evaluate(count)
-            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-                raise TaskFailed(f"task {self.spec.name!r}: retry 'count' "
-                                 f"{self.spec.retry.count!r} must give a number >= 0 "
-                                 f"(got {count!r})")
+        count = int(self._policy("retry count", self.spec.retry.count, evaluator,
+                                 whole=True) or 0)
         return int(kwargs[retry_symbol(self.name)]), count + 1
 
     def _skipped(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
@@ -338,7 +351,7 @@ class EnterAtom(_WorkbookAtom):
             return {**skipped, "parent": skipped["ctx"]}
         ctx = self._merge(chosen)
         evaluator = self._evaluator(ctx, kwargs)
-        self._wait(self.spec.wait_before, evaluator)
+        self._wait("wait-before", self.spec.wait_before, evaluator)
         child_ctx = apply_inputs(self.child, self._task_input(evaluator))
         return {"state": SUCCESS, "ctx": child_ctx, "next": ["*"], "parent": ctx}
 
@@ -378,5 +391,5 @@ class ExitAtom(_WorkbookAtom):
         if self.spec.name == "":  # the top-level workflow
             return {"state": SUCCESS, "result": result, "ctx": ctx, "next": []}
         outcome = self._finish(parent, kwargs, result, None)
-        self._wait(self.spec.wait_after, self._evaluator(outcome["ctx"], kwargs))
+        self._wait("wait-after", self.spec.wait_after, self._evaluator(outcome["ctx"], kwargs))
         return outcome

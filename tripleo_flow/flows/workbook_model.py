@@ -344,7 +344,14 @@ def _with_items(raw: dict[str, Any], wf: str, task: str, out: Collector) -> With
             out.add(f"'with-items' entry {entry!r} must read 'NAME in EXPRESSION'", wf, task)
             continue
         bindings.append((match.group(1), match.group(2)))
-    return WithItems(tuple(bindings), raw.get("concurrency"))
+    concurrency = raw.get("concurrency")
+    if not (concurrency is None or _is_expression(concurrency)
+            or (isinstance(concurrency, int) and not isinstance(concurrency, bool)
+                and concurrency >= 0)):
+        out.add(f"'concurrency' must be a whole number >= 0 or an expression "
+                f"(got {concurrency!r})", wf, task)
+        concurrency = None
+    return WithItems(tuple(bindings), concurrency)
 
 
 def _retry(value: Any, wf: str, task: str, out: Collector) -> RetryPolicy | None:

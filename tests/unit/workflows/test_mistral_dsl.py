@@ -59,7 +59,8 @@ def test_retry_count_expression_ends_the_retries(host: Any, tmp_path: Path) -> N
 def test_a_retry_count_that_is_not_a_number_fails_the_task(host: Any, tmp_path: Path) -> None:
     message = fails(host, "retry_expressions", counter=str(tmp_path / "c"), failures=0,
                     attempts="many")
-    assert "retry 'count' '<% $.attempts %>' must give a number >= 0 (got 'many')" in message
+    assert ("'retry count' is '<% $.attempts %>', which gave 'many'; it must give a whole "
+            "number >= 0") in message
 
 
 def test_fail_and_succeed_commands_carry_a_message(host: Any) -> None:

@@ -15,6 +15,7 @@ import pytest
 
 from tests.engine_helpers import ACTIONS, Host
 from tests.unit.workflows.test_mistral_conformance import ErrorOrResult, Run
+from tripleo_flow import exceptions
 from tripleo_flow.core import secrets
 
 
@@ -53,3 +54,77 @@ def test_ordinary_keys_are_recorded_as_they_are(host: Host, tmp_path: Path) -> N
                           "admin_password": secrets.MASK}
     assert run.published["task1"]["data"]["key1"] == "value2"
     assert run.results["task1"]["key1"] == "value2"
+
+
+# -- policy values from expressions are checked when the task starts -----------
+
+POLICY_FROM_VAR = """
+    wf:
+      input:
+        - value
+      tasks:
+        task1:
+          {policy}
+          on-complete: [task2]
+        task2:
+          action: std.noop
+    """
+POLICIES = {
+    "wait-before": "action: std.echo output=\"Hi\"\n          wait-before: <% $.value %>",
+    "wait-after": "action: std.echo output=\"Hi\"\n          wait-after: <% $.value %>",
+    "timeout": "action: std.echo output=\"Hi\"\n          timeout: <% $.value %>",
+    "concurrency": "action: std.echo output=<% $.x %>\n          with-items: x in [1, 2]\n"
+                   "          concurrency: <% $.value %>",
+    "retry count": "action: std.echo output=\"Hi\"\n          retry:\n"
+                   "            count: <% $.value %>\n            delay: 0",
+    "retry delay": "action: std.echo output=\"Hi\"\n          retry:\n"
+                   "            count: 1\n            delay: <% $.value %>",
+}
+
+
+@pytest.mark.parametrize(("policy", "value"), [
+    (policy, value) for policy in sorted(POLICIES) for value in (-1, "1", None, True, 1.5)
+    if value != 1.5 or policy in ("concurrency", "retry count")])
+def test_a_policy_value_that_is_not_a_number_fails_the_task(
+        host: Host, tmp_path: Path, policy: str, value: object) -> None:
+    """Ported from test_policies.py: test_wait_before_policy_from_var_negative_number,
+    test_wait_after_..., test_timeout_..., test_retry_policy_from_var_negative_numbers,
+    test_concurrency_is_in_runtime_context_from_var_negative_number and
+    test_wrong_policy_prop_type (the text '1'): the task fails and so does the
+    workflow, however its transitions read (Mistral: 'Invalid data type in
+    WaitBeforePolicy').  A fraction is seconds for wait/timeout/delay (ours accepts
+    1.5 s; Mistral's schema wants whole seconds) but not a count."""
+    run = Run(host, tmp_path, POLICY_FROM_VAR.format(policy=POLICIES[policy]), value=value)
+    assert run.state == "REVERTED" and run.error is not None
+    assert run.error.task == "task1"
+    message = str(run.error)
+    assert f"{policy!r} is '<% $.value %>', which gave {value!r}" in message
+    assert "must give" in message
+    assert "task2" not in run.tasks
+
+
+@pytest.mark.parametrize("policy", sorted(POLICIES))
+def test_a_policy_value_of_zero_runs_the_task(host: Host, tmp_path: Path, policy: str
+                                              ) -> None:
+    """Ported from test_policies.py: the *_from_var_zero_seconds / zero_value /
+    zero_iterations cases (a zero timeout is no timeout, as in Mistral)."""
+    run = Run(host, tmp_path, POLICY_FROM_VAR.format(policy=POLICIES[policy]), value=0)
+    assert run.state == "SUCCESS"
+    assert run.tasks == {"task1": "SUCCESS", "task2": "SUCCESS"}
+
+
+@pytest.mark.parametrize("value", ["-1", "'2'", "1.5"])
+def test_a_written_concurrency_that_is_not_a_count_is_refused(
+        host: Host, tmp_path: Path, value: str) -> None:
+    """Ported from test_policies.py: test_concurrency_is_in_runtime_context_negative_number
+    (Mistral refuses the workbook: InvalidModelException)."""
+    with pytest.raises(exceptions.InvalidWorkbook,
+                       match="'concurrency' must be a whole number >= 0 or an expression"):
+        Run(host, tmp_path, f"""
+            wf:
+              tasks:
+                task1:
+                  action: std.echo output=<% $.x %>
+                  with-items: x in [1, 2]
+                  concurrency: {value}
+            """)
