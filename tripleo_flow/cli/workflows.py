@@ -194,9 +194,9 @@ class TaskProgress:
 
 
 def execution_row(execution: Any) -> tuple[Any, Any]:
-    return (("ID", "Workflow", "State", "Input", "Output", "Error", "Failed task", "Created",
-             "Finished", "Env"),
-            (execution.id, execution.workflow, execution.state, data(execution.input),
-             data(execution.output), execution.error or "", execution.failed_task or "",
-             when(execution.created_at), when(execution.finished_at),
-             data(execution.env or {})))
+    return (("ID", "Workflow", "State", "State info", "Input", "Output", "Error",
+             "Failed task", "Created", "Finished", "Env"),
+            (execution.id, execution.workflow, execution.state, execution.state_info or "",
+             data(execution.input), data(execution.output), execution.error or "",
+             execution.failed_task or "", when(execution.created_at),
+             when(execution.finished_at), data(execution.env or {})))

@@ -13,7 +13,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,6 +75,9 @@ class Execution:
     #: steps as data (:class:`~tripleo_flow.exceptions.Hint`), when the error had some.
     error_api: str | None = None
     hints: list[dict[str, Any]] | None = None
+    #: What the ``succeed``/``pause`` command that ended or paused the workflow said
+    #: (``succeed(msg=...)``: Mistral's ``state_info``; a failure's is ``error``).
+    state_info: str | None = None
 
 
 def _state(fd: Any) -> str:
@@ -108,7 +111,21 @@ def to_execution(fd: Any) -> Execution:
         created_at=meta.get("created_at"), updated_at=meta.get("updated_at"),
         finished_at=meta.get("finished_at"), target=meta.get("target"),
         env=_masked(dict(meta.get("env") or {})), error_api=meta.get("error_api"),
-        hints=meta.get("error_hints"))
+        hints=meta.get("error_hints"), state_info=meta.get("state_info"))
+
+
+def command_message(fd: Any, ended: bool) -> str | None:
+    """The ``msg`` of the last top-level ``succeed`` (``ended``) or ``pause`` command
+    of the execution of ``fd``, from its persisted task outcomes."""
+    said = []
+    for ad in fd:
+        results = ad.results
+        if "/" in ad.name or not isinstance(results, Mapping) or \
+                results.get("state_info") is None:
+            continue
+        if (results.get(execution_scope.ENDED) == "") is ended:
+            said.append((results.get("finished_at") or 0.0, str(results["state_info"])))
+    return max(said)[1] if said else None
 
 
 def task_records(fd: Any) -> list[TaskRecord]:

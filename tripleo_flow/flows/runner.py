@@ -43,7 +43,7 @@ from tripleo_flow.flows import (
     workbook_model,
 )
 from tripleo_flow.flows import engine as tf_engine
-from tripleo_flow.flows.executions import ORIGIN_API, Execution, ExecutionStore
+from tripleo_flow.flows.executions import ORIGIN_API, Execution, ExecutionStore, command_message
 from tripleo_flow.flows.workbook_loader import Catalog
 from tripleo_flow.plans.plan import PlanRepository
 from tripleo_flow.workspace.interrupt import StopRequest
@@ -303,11 +303,13 @@ class Runner:
         """Record the output of the finished engine of ``fd`` (or, when a ``pause``
         command stopped it, that it is PAUSED until resumed)."""
         if engine.storage.get_flow_state() == states.SUSPENDED:
-            self.store.update_meta(fd, paused_at=time.time())
+            self.store.update_meta(fd, paused_at=time.time(),
+                                   state_info=command_message(fd, ended=False))
             return self.store.get(fd.uuid)
         output = (engine.storage.fetch(atoms.OUTPUT_SYMBOL) or {}).get("result")
         self.store.update_meta(fd, output=output, finished_at=time.time(), error=None,
-                               failed_task=None)
+                               failed_task=None,
+                               state_info=command_message(fd, ended=True))
         self._journal(fd.uuid).forget()
         return self.store.get(fd.uuid)
 

@@ -2,8 +2,9 @@
 ``on-success``/``on-error``/``on-complete`` clauses.
 
 A clause is a list of targets (task names, ``{task: condition}``, engine
-commands with parameters: ``fail msg="disk full"``) or Mistral's advanced form
-``{publish: {branch: {...}, global: {...}, atomic: {...}}, next: [...]}``.
+commands with parameters: ``fail msg="disk full"`` or ``fail(msg="disk full")``)
+or Mistral's advanced form ``{publish: {branch: {...}, global: {...}, atomic:
+{...}}, next: [...]}``.
 No I/O here.
 """
 
@@ -29,6 +30,8 @@ PUBLISH_SCOPES = ("branch", "global", "atomic")
 _INLINE_VALUE = "|".join((r'"[^"]*"\s*', r"'[^']*'\s*", r"\{\{.*\}\}|\{%.*%\}|<%.*?%>",
                           r"\[.*\]\s*", "true", "false", "null", r"\d+"))
 _INLINE_PARAM_RE = re.compile(rf"([-_\w]+)=({_INLINE_VALUE})")
+#: ``NAME(KEY=VALUE ...)``: Mistral's other way to give inline parameters.
+_CALL_RE = re.compile(r"([\w.]+)\((.*)\)$", re.DOTALL)
 #: What an inline value may be, for the message of text that is none of them.
 INLINE_FORMS = ("KEY=VALUE with a quoted string, a [JSON list], digits, true, false, "
                 "null or an expression")
@@ -145,13 +148,18 @@ def _target(text: str, condition: Any, key: str, wf: str, task: str,
 
 
 def split_inline(ref: str) -> tuple[str, dict[str, Any], str]:
-    """``NAME KEY=VALUE ...``: the name, the parameters and the text no parameter
-    took (Mistral ignores it silently; our parsers report it, see
-    :data:`INLINE_FORMS`).  Without a space there are no parameters."""
+    """``NAME KEY=VALUE ...`` or ``NAME(KEY=VALUE ...)``: the name, the parameters
+    and the text no parameter took (Mistral ignores it silently; our parsers report
+    it, see :data:`INLINE_FORMS`).  Without a space or parentheses there are no
+    parameters."""
     text = ref.strip()
-    if " " not in text:
+    call = _CALL_RE.match(text)
+    if call:  # fail(msg="disk full"), as Mistral's on-clauses write engine commands
+        head, rest = call.group(1), call.group(2)
+    elif " " not in text:
         return text, {}, ""
-    head, _, rest = text.partition(" ")
+    else:
+        head, _, rest = text.partition(" ")
     params: dict[str, Any] = {}
     unread, pos = [], 0
     for match in _INLINE_PARAM_RE.finditer(rest):

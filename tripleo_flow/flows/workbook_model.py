@@ -357,9 +357,16 @@ def _with_items(raw: dict[str, Any], wf: str, task: str, out: Collector) -> With
 def _retry(value: Any, wf: str, task: str, out: Collector) -> RetryPolicy | None:
     if value is None:
         return None
+    if isinstance(value, str):  # Mistral's one line: retry: count=3 delay=1
+        _name, params, unread = split_inline(f"retry {value}")
+        if unread or not params:
+            out.add(f"'retry' {value!r}: cannot read {unread or value!r} as a parameter "
+                    f"({INLINE_FORMS})", wf, task)
+            return None
+        value = params
     if not isinstance(value, dict):
         out.add("'retry' must be a mapping with 'count' (and 'delay', 'continue-on', "
-                "'break-on')", wf, task)
+                "'break-on') or one line such as 'count=3 delay=1'", wf, task)
         return None
     unknown = set(value) - {"count", "delay", "continue-on", "break-on"}
     for key in sorted(unknown):

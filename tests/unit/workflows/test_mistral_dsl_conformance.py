@@ -128,3 +128,99 @@ def test_a_written_concurrency_that_is_not_a_count_is_refused(
                   with-items: x in [1, 2]
                   concurrency: {value}
             """)
+
+
+# -- engine commands written as calls, their message the execution's state info --
+
+COMMANDS_WITH_MSG = """
+    wf:
+      input:
+        - my_var
+      tasks:
+        task1:
+          action: std.echo output='1'
+          on-complete:
+            - fail(msg='my_var value is 1'): <% $.my_var = 1 %>
+            - succeed(msg='my_var value is <% $.my_var %>'): <% $.my_var = 2 %>
+            - pause(msg='my_var value is 3'): <% $.my_var = 3 %>
+            - task2
+        task2:
+          action: std.echo output='2'
+    """
+
+
+def test_fail_with_a_message_written_as_a_call(host: Host, tmp_path: Path) -> None:
+    """Ported from test_commands.py: SimpleEngineCmdsWithMsgTest.test_fail (the
+    message is the reason the execution failed: Mistral's state_info)."""
+    run = Run(host, tmp_path, COMMANDS_WITH_MSG, my_var=1)
+    assert run.state == "REVERTED" and run.error is not None
+    assert "reached a 'fail' transition: my_var value is 1" in str(run.error)
+    assert "task2" not in run.tasks
+
+
+def test_succeed_with_a_message_written_as_a_call(host: Host, tmp_path: Path) -> None:
+    """Ported from test_commands.py: SimpleEngineCmdsWithMsgTest.test_succeed (an
+    expression inside the quoted message is evaluated, as in WORKBOOK5)."""
+    run = Run(host, tmp_path, COMMANDS_WITH_MSG, my_var=2)
+    assert run.state == "SUCCESS"
+    assert run.tasks == {"task1": "SUCCESS"}
+    [execution] = host.list_executions()
+    assert host.get_execution(execution.id).state_info == "my_var value is 2"
+
+
+def test_pause_with_a_message_written_as_a_call(host: Host, tmp_path: Path) -> None:
+    """Ported from test_commands.py: SimpleEngineCmdsWithMsgTest.test_pause; the
+    resumed execution runs task2 (the target after 'pause') and ends SUCCESS."""
+    run = Run(host, tmp_path, COMMANDS_WITH_MSG, my_var=3)
+    assert run.state == "PAUSED"
+    [execution] = host.list_executions()
+    assert host.get_execution(execution.id).state_info == "my_var value is 3"
+    assert host.resume_execution(execution.id).state == "SUCCESS"
+    assert host.get_execution(execution.id).state_info is None
+    assert {t.name: t.state for t in host.execution_tasks(execution.id)} == {
+        "task1": "SUCCESS", "task2": "SUCCESS"}
+
+
+# -- retry on one line -----------------------------------------------------------
+
+def test_retry_on_one_line(host: Host, tmp_path: Path) -> None:
+    """Ported from test_policies.py: test_retry_policy_one_line (count=3 delay=1: the
+    action runs 1 + 3 times, then the task fails)."""
+    counter = tmp_path / "calls"
+    run = Run(host, tmp_path, f"""
+        wf:
+          tasks:
+            task1:
+              action: test.flaky counter="{counter}" failures=10
+              retry: count=3 delay=0
+        """)
+    assert run.state == "REVERTED" and run.error is not None
+    assert counter.read_text() == "4"
+
+
+def test_retry_on_one_line_with_expressions(host: Host, tmp_path: Path) -> None:
+    counter = tmp_path / "calls"
+    run = Run(host, tmp_path, f"""
+        wf:
+          input:
+            - n: 2
+          tasks:
+            task1:
+              action: test.flaky counter="{counter}" failures=2
+              retry: count=<% $.n %> delay=0 break-on=<% false %>
+        """)
+    assert run.state == "SUCCESS"
+    assert counter.read_text() == "3"
+
+
+def test_retry_on_one_line_that_does_not_read_is_refused(host: Host, tmp_path: Path
+                                                         ) -> None:
+    with pytest.raises(exceptions.InvalidWorkbook,
+                       match=r"'retry' 'count=3 later': cannot read 'later'"):
+        Run(host, tmp_path, """
+            wf:
+              tasks:
+                task1:
+                  action: std.noop
+                  retry: count=3 later
+            """)
