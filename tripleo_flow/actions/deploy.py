@@ -35,7 +35,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.paths import WorkDir
 from tripleo_flow.core import names
-from tripleo_flow.plans.plan import PlanRepository
+from tripleo_flow.plans.plan import PlanRepository, check_plan_name
 from tripleo_flow.workspace import owner
 
 LOG = logging.getLogger(__name__)
@@ -83,6 +83,26 @@ def _reason(flow_failures: Any) -> tuple[str, list[dict[str, str]]]:
             error = error.__cause__
         return f"{atom}: {failure.exception_str}", failures
     return "deployment reverted", []
+
+
+class CheckDeployInputs(Action):
+    """Refuse a deployment whose inputs contradict each other, before anything changes.
+
+    The first task of both deploy workflows: the CLI, the Python API, the HTTP API
+    and the GUI start the same workflow, so the rules hold whichever starts it.
+    """
+
+    rerun = Rerun.READS
+
+    def execute(self, plan: str, run_ansible: bool = False, ansible_tags: str | None = None,
+                ansible_skip_tags: str | None = None,
+                ansible_limit: str | None = None) -> dict[str, Any]:
+        check_plan_name(plan)
+        if not run_ansible and (ansible_tags or ansible_skip_tags or ansible_limit):
+            raise exceptions.InvalidInput(
+                "Ansible tags, skipped tags and limit select what the playbook runs: "
+                "give them with --run-ansible (run_ansible: true).")
+        return {"plan": plan}
 
 
 class StartDeployment(Action):

@@ -121,11 +121,8 @@ class DeployMixin:
             the next task to start, or the stack being followed, failed with it, so
             everything was reverted as above.
         """
+        # (the rules on the workflow's own inputs are its first task: deploy.check_inputs)
         check_plan_name(plan)
-        if not run_ansible and (ansible_tags or ansible_skip_tags or ansible_limit):
-            raise exceptions.InvalidInput(
-                "Ansible tags, skipped tags and limit select what the playbook runs: "
-                "give them with --run-ansible.")
         if config_download_only and (baremetal_deployment is not None or environments):
             raise exceptions.InvalidInput(
                 "--config-download-only re-renders the kept stack without reading the "

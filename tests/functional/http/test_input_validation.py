@@ -14,7 +14,7 @@ import pytest
 import requests
 
 from tests.fixtures_plans import make_client, snapshot
-from tests.functional.http.conftest import Api, serving
+from tests.functional.http.conftest import Api, finished, serving
 from tests.functional.http.test_api import tarball
 from tests.plan_trees import basic_tree, write_tree
 from tripleo_flow import exceptions
@@ -138,3 +138,22 @@ def test_a_wrong_shape_capabilities_map_is_a_400_naming_the_entry(api: Api) -> N
         assert "capabilities-map.yaml" in message
         assert "topics[0].environment_groups[0] must be a mapping" in message
     assert _plan(api) == before
+
+
+@pytest.mark.parametrize("workflow", ["tripleo.deploy.deploy",
+                                      "tripleo.deploy.config_download_only"])
+def test_a_deploy_started_over_http_keeps_the_deploy_rules(api: Api, workflow: str) -> None:
+    """The GUI starts the deploy workflows through POST .../executions: their rules on
+    the inputs are the workflows' own first task, so they hold there as for the CLI
+    (issue 28: Ansible tags without run_ansible were silently ignored over HTTP)."""
+    before = api("GET", "/v1/plans/overcloud/deployment").json()
+    started = api("POST", f"/v1/workflows/{workflow}/executions",
+                  json={"input": {"plan": "overcloud", "work_dir": "w",
+                                  "ansible_tags": "step0"}})
+    assert started.status_code in (201, 202), started.text
+    ended = finished(api, started.json()["id"])
+    assert ended["state"] in ("ERROR", "REVERTED"), ended
+    assert "with --run-ansible" in ended["error"], ended["error"]
+    # refused before anything changed: no deployment status, no work dir
+    assert api("GET", "/v1/plans/overcloud/deployment").json() == before
+    assert not (Path(api.client.data_dir) / "work" / "w").exists()

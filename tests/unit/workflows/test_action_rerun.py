@@ -131,6 +131,7 @@ CASES: dict[str, Case] = {
     "nodes.forget": Case(lambda _tmp: {"plan": PLAN, "nodes": [NODE]},
                          prepare=(("nodes.record", lambda _tmp: {"plan": PLAN,
                                                                  "nodes": [NODE]}),)),
+    "deploy.check_inputs": Case(),
     "deploy.start": Case(lambda tmp: {"plan": PLAN, "work_dir": str(tmp / "work"),
                                       "heat_type": "native"}),
     "nodes.check": Case(lambda _tmp: {"nodes": [{"name": "node-1", "pm_type": "fake-hardware",

@@ -60,16 +60,16 @@ def test_deploy_workflow_takes_plan_heat_type_work_dir_and_runs_the_deploy_actio
         "ansible_skip_tags", "ansible_limit", "overcloud_ssh_user", "overcloud_ssh_key",
         "baremetal_deployment", "run_validations", "user_environments"]
     assert [t.action for t in workflow.tasks.values()] == [
-        "std.noop", "validations.select", "validations.run", "validations.check", "std.noop",
-        "deployed_servers.update", "std.noop", "environments.add", "std.noop",
+        "deploy.check_inputs", "validations.select", "validations.run", "validations.check",
+        "std.noop", "deployed_servers.update", "std.noop", "environments.add", "std.noop",
         "ansible.check", "deploy.start",
         "deploy.check", "deploy.launch_heat", "deploy.stack", "deploy.save_outputs",
         "deploy.config_download", "heat.kill", "deploy.run_ansible", "deploy.finish"]
     only = catalog.get("config_download_only")
     assert [i.name for i in only.inputs][-1] == "run_validations"
     assert [t.action for t in only.tasks.values()][:9] == [
-        "std.noop", "validations.select", "validations.run", "validations.check", "std.noop",
-        "deploy.kept_stack", "ansible.check", "deploy.start", "deploy.launch_heat"]
+        "deploy.check_inputs", "validations.select", "validations.run", "validations.check",
+        "std.noop", "deploy.kept_stack", "ansible.check", "deploy.start", "deploy.launch_heat"]
 
 
 def test_create_plan_runs_create_environments_process_generate_publish_in_order() -> None:
