@@ -214,6 +214,7 @@ class ActionAtom(_WorkbookAtom):
         while True:
             try:
                 result, inputs = self._run_items(ctx, kwargs, evaluator, timeout, width)
+                self._check_fail_on(ctx, kwargs, result, inputs)
             except Exception as exc:
                 if isinstance(exc, exceptions.Interrupted):
                     raise  # stopping is not an error a workbook handles or retries
@@ -241,6 +242,23 @@ class ActionAtom(_WorkbookAtom):
                 outcome["result"] = None
                 outcome[execution_scope.RESULT_DROPPED] = True
             return outcome
+
+    def _check_fail_on(self, ctx: dict[str, Any], kwargs: Mapping[str, Any], result: Any,
+                       inputs: Any) -> None:
+        """``fail-on``: a condition true over the result fails the task (its action
+        undone first), which a retry runs again, as Mistral's fail-on policy does."""
+        if self.spec.fail_on is None:
+            return
+        current = {"name": self.spec.name, "state": SUCCESS, "result": result}
+        try:
+            failed = self._evaluator(ctx, kwargs, current).evaluate(self.spec.fail_on)
+        except Exception as exc:
+            self._revert_outcome({"state": SUCCESS, "result": result, INPUTS: inputs}, kwargs)
+            raise TaskFailed(f"task {self.spec.name!r}: 'fail-on': {exc}") from exc
+        if failed:
+            self._revert_outcome({"state": SUCCESS, "result": result, INPUTS: inputs}, kwargs)
+            raise TaskFailed(f"task {self.spec.name!r} failed by its 'fail-on' condition "
+                             f"{self.spec.fail_on!r}, true for its result")
 
     def _check_rerun(self, evaluator: expressions.Evaluator) -> None:
         """``safe-rerun: false``: a task a crash interrupted fails instead of running

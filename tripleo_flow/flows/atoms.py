@@ -57,6 +57,16 @@ def retry_symbol(atom_name: str) -> str:
 OUTPUT_SYMBOL = "out:"
 
 
+def start_context(workflow: WorkflowSpec, ctx: dict[str, Any],
+                  evaluator: Callable[[Mapping[str, Any]], expressions.Evaluator]
+                  ) -> dict[str, Any]:
+    """The initial context of ``workflow``: its inputs ``ctx`` with its ``vars``
+    evaluated over them, a var replacing an input of its name (Mistral's order)."""
+    if not workflow.vars:
+        return ctx
+    return {**ctx, **evaluator(ctx).evaluate(dict(workflow.vars))}
+
+
 @dataclass
 class Runtime:
     """What atoms need while running: action classes, their context, the execution."""
@@ -352,7 +362,9 @@ class EnterAtom(_WorkbookAtom):
         ctx = self._merge(chosen)
         evaluator = self._evaluator(ctx, kwargs)
         self._wait("wait-before", self.spec.wait_before, evaluator)
-        child_ctx = apply_inputs(self.child, self._task_input(evaluator))
+        child_ctx = start_context(self.child, apply_inputs(self.child,
+                                                           self._task_input(evaluator)),
+                                  lambda given: self._evaluator(given, kwargs))
         return {"state": SUCCESS, "ctx": child_ctx, "next": ["*"], "parent": ctx}
 
 

@@ -129,7 +129,9 @@ class Runner:
         check_env(env)
         workflow = self._catalog().get(name)
         given = dict(inputs or {})
-        workbook_model.apply_inputs(workflow, given)
+        # Before the record is written: inputs that are missing or that its vars reject.
+        self._with_vars(workflow, workbook_model.apply_inputs(workflow, given), env or {},
+                        {"name": workflow.full_name, "input": given})
         if target is not None:
             compiler._selection(workflow, target, compiler._preds(workflow))
         limit = getattr(self._action_context, "limit", None)
@@ -227,6 +229,17 @@ class Runner:
                 "or stop that process first.")
         return self.store.flow_detail(execution_id)
 
+    def _with_vars(self, workflow: workbook_model.WorkflowSpec, ctx: dict[str, Any],
+                   env: Mapping[str, Any], execution: Mapping[str, Any]) -> dict[str, Any]:
+        """The initial context of an execution: inputs ``ctx`` and the workflow's vars."""
+        try:
+            return atoms.start_context(workflow, ctx, lambda given: expressions.Evaluator(
+                given, None, execution, self._expression_limits(), {"env": lambda: dict(env)}))
+        except exceptions.ExpressionError as exc:
+            raise exceptions.InvalidInput(
+                f"Workflow {workflow.full_name!r}: its 'vars' cannot be evaluated over these "
+                f"inputs: {exc}") from exc
+
     def _expression_limits(self) -> expressions.Limits:
         limit = getattr(self._action_context, "limit", None)
         if limit is None:
@@ -289,6 +302,7 @@ class Runner:
         compiled = compiler.compile_workflow(workflow, catalog, runtime, meta.get("target"))
         # A resumed execution is no longer paused (a later suspension may be another's).
         self.store.update_meta(fd, pid=os.getpid(), host=socket.gethostname(), paused_at=None)
+        ctx = self._with_vars(workflow, ctx, runtime.scope.env, runtime.execution)
         start = {"state": atoms.SUCCESS, "ctx": ctx, "next": ["*"]}
         engine = tf_engine.load(
             compiled.flow, store={atoms.input_symbol(""): start}, flow_detail=fd,

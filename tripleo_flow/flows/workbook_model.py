@@ -32,9 +32,10 @@ WORKFLOW_KEYS = {"type", "description", "input", "output", "output-on-error", "t
 TASK_KEYS = {"description", "action", "workflow", "input", "publish", "publish-on-error",
              "on-success", "on-error", "on-complete", "requires", "with-items", "concurrency",
              "retry", "timeout", "join", "wait-before", "wait-after", "keep-result",
-             "safe-rerun", "pause-before", "target", "tags"}
+             "safe-rerun", "pause-before", "target", "tags", "fail-on"}
 DEFAULTABLE_KEYS = {"on-success", "on-error", "on-complete", "retry", "timeout",
-                    "wait-before", "wait-after", "concurrency", "requires", "safe-rerun"}
+                    "wait-before", "wait-after", "concurrency", "requires", "safe-rerun",
+                    "fail-on"}
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
 _WITH_ITEMS_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s+in\s+(.+?)\s*$", re.S)
 
@@ -90,6 +91,9 @@ class TaskSpec:
     safe_rerun: Any = None
     #: ``pause-before``: the execution pauses before the task runs.
     pause_before: Any = None
+    #: ``fail-on``: a condition (or boolean) read once the action succeeded; true
+    #: fails the task (Mistral's fail-on policy: a retry runs it again).
+    fail_on: Any = None
 
     def transitions(self) -> tuple[Transition, ...]:
         return self.on_success + self.on_error + self.on_complete
@@ -128,6 +132,9 @@ class WorkflowSpec:
     #: ``output-on-error``: the output of the workflow when it fails (merged over
     #: ``{"result": the error}``, as Mistral gives it).
     output_on_error: Any = None
+    #: ``vars``: variables of the initial context, evaluated over the inputs (and
+    #: ``env()``) when the workflow starts; a var of an input's name replaces it.
+    vars: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def full_name(self) -> str:
@@ -216,7 +223,8 @@ def _parse_workflow(name: str, raw: Any, workbook: str, out: Collector) -> Workf
     return WorkflowSpec(name=name, workbook=workbook, path=out.path, type=str(wf_type),
                         description=str(raw.get("description") or ""), inputs=inputs,
                         output=raw.get("output"), tasks=tasks,
-                        output_on_error=raw.get("output-on-error"))
+                        output_on_error=raw.get("output-on-error"),
+                        vars=_mapping(raw, "vars", name, None, out))
 
 
 def _parse_inputs(raw: Any, wf: str, out: Collector) -> tuple[WorkflowInput, ...]:
@@ -307,6 +315,7 @@ def _parse_task(name: str, raw: Any, wf: str, out: Collector) -> TaskSpec | None
         keep_result=_flag(raw, "keep-result", True, wf, name, out),
         safe_rerun=_flag(raw, "safe-rerun", None, wf, name, out),
         pause_before=_flag(raw, "pause-before", None, wf, name, out),
+        fail_on=_flag(raw, "fail-on", None, wf, name, out),
     )
 
 
@@ -323,7 +332,7 @@ def _flag(raw: dict[str, Any], key: str, default: Any, wf: str, task: str,
     return default
 
 
-def _mapping(raw: dict[str, Any], key: str, wf: str, task: str,
+def _mapping(raw: dict[str, Any], key: str, wf: str, task: str | None,
              out: Collector) -> dict[str, Any]:
     value = raw.get(key) or {}
     if not isinstance(value, dict):

@@ -73,6 +73,8 @@ def validate_workflow(workflow: WorkflowSpec, actions: Mapping[str, type[Action]
 
     for text in expressions.check(workflow.output):
         add(f"bad expression in 'output': {text}")
+    for text in expressions.check(dict(workflow.vars)):
+        add(f"bad expression in 'vars': {text}")
     for item in workflow.inputs:
         for text in expressions.check(item.default):
             add(f"bad expression in the default of input {item.name!r}: {text}")
@@ -113,7 +115,7 @@ def _check_task(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, ty
         "on-complete": [[t.condition, t.params] for t in spec.on_complete]
         + [spec.clause_publish.get("on-complete")],
         "keep-result": spec.keep_result, "safe-rerun": spec.safe_rerun,
-        "pause-before": spec.pause_before,
+        "pause-before": spec.pause_before, "fail-on": spec.fail_on,
     }
     if spec.input_expr is not None:
         fields["input"] = [spec.input, spec.input_expr]
@@ -168,6 +170,8 @@ def _check_task(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, ty
             out.append("'with-items' is supported on action tasks only")
         if spec.retry is not None or spec.timeout is not None:
             out.append("'retry' and 'timeout' are supported on action tasks only")
+        if spec.fail_on is not None:
+            out.append("'fail-on' is supported on action tasks only")
     return out
 
 

@@ -224,3 +224,137 @@ def test_retry_on_one_line_that_does_not_read_is_refused(host: Host, tmp_path: P
                   action: std.noop
                   retry: count=3 later
             """)
+
+
+# -- fail-on ------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("condition", "state"), [
+    ("<% task(task1).result <= 4 %>", "REVERTED"), ("<% task(task1).result != 4 %>", "SUCCESS")])
+def test_fail_on(host: Host, tmp_path: Path, condition: str, state: str) -> None:
+    """Ported from test_policies.py: test_fail_on_true_condition and
+    test_fail_on_false_condition."""
+    run = Run(host, tmp_path, f"""
+        wf:
+          tasks:
+            task1:
+              action: std.echo output=4
+              fail-on: {condition}
+        """)
+    assert run.state == state
+    if state == "REVERTED":
+        assert run.error is not None
+        assert "failed by its 'fail-on' condition" in str(run.error)
+
+
+def test_fail_on_from_task_defaults(host: Host, tmp_path: Path) -> None:
+    """Ported from test_policies.py: test_fail_on_true_condition_task_defaults."""
+    run = Run(host, tmp_path, """
+        wf:
+          task-defaults:
+            fail-on: <% task().result <= 4 %>
+          tasks:
+            task1:
+              action: std.echo output=4
+        """)
+    assert run.state == "REVERTED" and run.error is not None and run.error.task == "task1"
+
+
+def test_fail_on_with_retry(host: Host, tmp_path: Path) -> None:
+    """Ported from test_policies.py: test_fail_on_with_retry (results 1, 2, 3: the
+    first two fail the task, the retry's second run succeeds)."""
+    counter = tmp_path / "calls"
+    run = Run(host, tmp_path, f"""
+        wf:
+          tasks:
+            task1:
+              action: test.count counter="{counter}"
+              fail-on: <% task(task1).result <= 2 %>
+              retry:
+                count: 3
+                delay: 0
+        """)
+    assert run.state == "SUCCESS"
+    assert run.results["task1"] == 3 and counter.read_text() == "3"
+
+
+def test_fail_on_undoes_the_action_and_on_error_handles_it(host: Host, tmp_path: Path
+                                                            ) -> None:
+    log = tmp_path / "log"
+    run = Run(host, tmp_path, f"""
+        wf:
+          tasks:
+            task1:
+              action: test.record path="{log}" value="one"
+              fail-on: <% task().result = 'one' %>
+              on-error: [task2]
+            task2:
+              action: std.noop
+        """)
+    assert run.state == "SUCCESS"
+    assert run.tasks == {"task1": "ERROR", "task2": "SUCCESS"}
+    assert log.read_text() == "do one\nundo one\n"
+
+
+def test_fail_on_a_workflow_task_is_refused(host: Host, tmp_path: Path) -> None:
+    with pytest.raises(exceptions.InvalidWorkbook,
+                       match="'fail-on' is supported on action tasks only"):
+        Run(host, tmp_path, """
+            wf:
+              tasks:
+                task1:
+                  workflow: sub
+                  fail-on: <% true %>
+            sub:
+              tasks:
+                t:
+                  action: std.noop
+            """)
+
+
+# -- workflow vars -------------------------------------------------------------------
+
+def test_workflow_vars(host: Host, tmp_path: Path) -> None:
+    """Mistral's 'vars' (lang/v2 test_workflows.py: test_workflow_vars...): variables of
+    the initial context, evaluated over the inputs; a sub-workflow has its own."""
+    run = Run(host, tmp_path, """
+        wf:
+          input:
+            - name: John
+          vars:
+            greeting: <% 'Hello, ' + $.name %>
+            items: [1, 2]
+          output:
+            greeting: <% $.greeting %>
+            count: <% len($.items) %>
+            sub: <% $.sub %>
+          tasks:
+            task1:
+              workflow: sub
+              publish:
+                sub: <% task().result.seen %>
+        sub:
+          vars:
+            inner: 7
+          output:
+            seen: <% $.inner %>
+          tasks:
+            t:
+              action: std.noop
+        """)
+    assert run.state == "SUCCESS"
+    assert run.output == {"greeting": "Hello, John", "count": 2, "sub": 7}
+
+
+def test_vars_that_cannot_be_evaluated_refuse_the_run_and_record_nothing(
+        host: Host, tmp_path: Path) -> None:
+    with pytest.raises(exceptions.InvalidInput,
+                       match="its 'vars' cannot be evaluated over these inputs: .*'nope'"):
+        Run(host, tmp_path, """
+            wf:
+              vars:
+                x: <% $.nope.deeper %>
+              tasks:
+                t:
+                  action: std.noop
+            """)
+    assert host.list_executions() == []
