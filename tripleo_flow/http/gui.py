@@ -20,6 +20,7 @@ FILES: dict[str, tuple[str, str]] = {
     "/gui/app.js": ("app.js", "text/javascript; charset=utf-8"),
     "/gui/api.js": ("api.js", "text/javascript; charset=utf-8"),
     "/gui/graph.js": ("graph.js", "text/javascript; charset=utf-8"),
+    "/gui/nodes.js": ("nodes.js", "text/javascript; charset=utf-8"),
     "/gui/app.css": ("app.css", "text/css; charset=utf-8"),
 }
 

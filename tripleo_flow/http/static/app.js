@@ -1,6 +1,7 @@
 // tripleo-flow's web GUI: a thin client of /v1 (every change goes through the API).
 import { ApiError, call, clearToken, events, setToken, token } from "/gui/api.js";
 import { drawGraph } from "/gui/graph.js";
+import { nodesView as nodesPage } from "/gui/nodes.js";
 
 const main = document.getElementById("main");
 const nav = document.getElementById("nav");
@@ -663,11 +664,8 @@ async function listView(title, path, columns) {
     : h("p", { class: "muted", text: `No ${title.toLowerCase()}.` }));
 }
 
-const nodesView = () => listView("Nodes", "/v1/nodes", [
-  ["Name", (n) => n.name || n.uuid], ["Provision state", (n) => n.provision_state],
-  ["Power", (n) => n.power_state], ["Resource class", (n) => n.resource_class],
-  ["Capabilities", (n) => { const c = (n.properties || {}).capabilities;
-                            return typeof c === "string" ? c : c ? JSON.stringify(c) : ""; }]]);
+const nodesView = () => nodesPage({ h, show, state, errorText, say,
+                                    signal: () => leaving.signal });
 
 const validationsView = () => listView("Validations", "/v1/validations", [
   ["Validation", (v) => v.id || v.name], ["Groups", (v) => (v.groups || []).join(", ")],
