@@ -202,6 +202,14 @@ API_OPTS = [
                 "Turn it on only for a server whose every API writer may run any code as "
                 "the user this server runs as. The CLI and the Python API are not "
                 "concerned."),
+    cfg.BoolOpt("allow_outbound_actions", default=False,
+                help="Let workflows started over the HTTP API run the actions that "
+                "connect from this server to a host the workbook names, by a protocol "
+                "other than HTTP: std.ssh (runs a command there) and std.email (sends mail "
+                "through an SMTP server). They reach whatever this server reaches (its "
+                "own network, services on localhost). Off (the default), such an "
+                "execution is refused before the action runs. The CLI and the Python API "
+                "are not concerned."),
 ]
 
 LIMITS_OPTS = [

@@ -147,6 +147,11 @@ class Action(CachedSignatures, task.Task):  # type: ignore[misc]
     #: execution started over the HTTP API refuses such an action unless the server
     #: allows it (``[api] allow_plan_code``): :mod:`tripleo_flow.flows.atoms`.
     runs_plan_code: ClassVar[bool] = False
+    #: True when the action connects from the machine it runs on to a host its inputs
+    #: name, by a protocol other than HTTP (``std.ssh``, ``std.email``).  An execution
+    #: started over the HTTP API refuses it unless the server allows it (``[api]
+    #: allow_outbound_actions``).
+    connects_out: ClassVar[bool] = False
     #: What a second run with the same inputs does (:class:`Rerun`); every
     #: registered action declares it.
     rerun: ClassVar[Rerun | None] = None

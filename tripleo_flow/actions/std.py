@@ -1,7 +1,9 @@
 """Mistral's plain standard actions, so workbooks written for Mistral run unchanged.
 
-``std.noop``, ``std.echo``, ``std.fail``, ``std.sleep`` and ``std.http``.  None
-of them changes anything that a revert could undo, so their reverts do nothing.
+``std.noop``, ``std.echo``, ``std.test_dict``, ``std.fail``, ``std.sleep`` and
+``std.http``; the ones that reach other machines by other protocols are in
+:mod:`tripleo_flow.actions.std_remote`.  None of them changes anything that a
+revert could undo, so their reverts do nothing.
 """
 
 from __future__ import annotations
@@ -28,12 +30,27 @@ class Noop(Action):
 
 
 class Echo(Action):
-    """Return the given output unchanged."""
+    """Return the given output unchanged (after ``delay`` seconds)."""
 
     rerun = Rerun.READS
 
-    def execute(self, output: Any = None) -> Any:
+    def execute(self, output: Any = None, delay: float = 0) -> Any:
+        time.sleep(_seconds("std.echo", "delay", delay))
         return output
+
+
+class TestDict(Action):
+    """Return a mapping of ``size`` keys ``KEY_PREFIX0``... to ``val`` (for tests of big
+    results, as Mistral's)."""
+
+    rerun = Rerun.READS
+    __test__ = False  # not a pytest test class
+
+    def execute(self, size: int = 0, key_prefix: str = "", val: Any = "") -> dict[str, Any]:
+        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+            raise exceptions.InvalidInput(
+                f"std.test_dict 'size' must be a whole number >= 0 (got {size!r}).")
+        return {f"{key_prefix}{index}": val for index in range(size)}
 
 
 class Fail(Action):
@@ -53,6 +70,14 @@ class Sleep(Action):
 
     def execute(self, seconds: float = 1) -> None:
         time.sleep(max(0.0, float(seconds)))
+
+
+def _seconds(action: str, name: str, value: Any) -> float:
+    """``value`` as seconds >= 0; InvalidInput naming the action's input otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        raise exceptions.InvalidInput(
+            f"{action} '{name}' must be a number of seconds >= 0 (got {value!r}).")
+    return float(value)
 
 
 #: The only URL schemes ``std.http`` sends to (urllib also reads file://, ftp://, data:).

@@ -119,13 +119,16 @@ class WorkflowsMixin(JobsMixin):
             store = ExecutionStore(ExecutionBackend(url))
             state["runner"] = Runner(self._catalog, self.action_registry.get, self.context,
                                      store, self._wf_conf("executor_threads") or 8,
-                                     allow_plan_code=self._allow_plan_code())
+                                     allow_plan_code=self._allow_plan_code(),
+                                     allow_outbound=self._allow_plan_code(
+                                         "allow_outbound_actions"))
         return state["runner"]  # type: ignore[no-any-return]
 
-    def _allow_plan_code(self) -> bool:
-        """``[api] allow_plan_code`` (False for a conf without that group: embedding)."""
+    def _allow_plan_code(self, option: str = "allow_plan_code") -> bool:
+        """``[api] allow_plan_code`` (or another ``[api]`` switch ``option``; False for a
+        conf without that group: embedding)."""
         try:
-            return bool(self.conf.api.allow_plan_code)
+            return bool(getattr(self.conf.api, option))
         except Exception:
             return False
 

@@ -21,6 +21,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- BodyTooLarge                 (413: a request body past [api] max_upload_size)
      |    +-- PathNotAllowed               (a workflow started over HTTP names a server path)
      |    +-- PlanCodeNotAllowed           (403: started over HTTP, would run plan code here)
+     |    |    +-- OutboundActionNotAllowed (403: ... would connect out: std.ssh, std.email)
      |    +-- ExpressionError              (a workflow expression: unparsable, failed, too big)
      |    +-- InvalidNodes                 (a node import file: names the bad entry)
      +-- NotFound                          exit 3   404
@@ -96,6 +97,7 @@ from tripleo_flow.exceptions.plans import (
     LockTimeout,
     MissingParameters,
     ObjectNotFound,
+    OutboundActionNotAllowed,
     PathNotAllowed,
     PlanBeingCreated,
     PlanBusy,
@@ -197,6 +199,7 @@ __all__ = [
     "NoNodesInState",
     "NotFound",
     "ObjectNotFound",
+    "OutboundActionNotAllowed",
     "PathNotAllowed",
     "PlanBeingCreated",
     "PlanBusy",

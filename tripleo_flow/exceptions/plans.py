@@ -122,6 +122,24 @@ class PlanCodeNotAllowed(InvalidInput):
         self.task = task
 
 
+class OutboundActionNotAllowed(PlanCodeNotAllowed):
+    """An execution started over the HTTP API reached an action that connects from the
+    server to another host (``std.ssh``, ``std.email``), and ``[api]
+    allow_outbound_actions`` is off."""
+
+    def __init__(self, action: str, task: str) -> None:
+        InvalidInput.__init__(
+            self,
+            f"Task {task!r} (action {action}) would connect from the server to a host the "
+            "workbook names, and this execution was started over the HTTP API, where the "
+            "server refuses that: any API writer could reach what the server reaches. Run "
+            "it from the CLI or the Python API, or, if every writer of this API may do so, "
+            "set [api] allow_outbound_actions = true in the server's configuration."
+        )
+        self.action = action
+        self.task = task
+
+
 class PlanNotFound(NotFound):
     def __init__(self, name: str) -> None:
         super().__init__(

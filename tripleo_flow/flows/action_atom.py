@@ -191,6 +191,9 @@ class ActionAtom(_WorkbookAtom):
         if not self.runtime.plan_code_allowed and self._get_action().runs_plan_code:
             # Before it runs and outside on-error handling: no workbook routes around it.
             raise exceptions.PlanCodeNotAllowed(self.spec.action or "std.noop", self.spec.name)
+        if not self.runtime.outbound_allowed and self._get_action().connects_out:
+            raise exceptions.OutboundActionNotAllowed(self.spec.action or "std.noop",
+                                                      self.spec.name)
         ctx = self._merge(chosen)
         evaluator = self._evaluator(ctx, kwargs)
         self._check_rerun(evaluator)

@@ -162,7 +162,8 @@ def build(spec: AdhocSpec, base: type[Action]) -> type[Action]:
     body: dict[str, Any] = {
         "__doc__": spec.description or f"Ad-hoc action: {spec.base} with derived inputs.",
         "action_name": spec.name, "secret_result": base.secret_result,
-        "runs_plan_code": base.runs_plan_code, "execute": execute}
+        "runs_plan_code": base.runs_plan_code, "connects_out": base.connects_out,
+        "execute": execute}
     if base.has_revert():
         body["revert"] = revert
     return type(f"Adhoc_{spec.name.replace('.', '_')}", (Action,), body)

@@ -80,6 +80,9 @@ class Runtime:
     on_progress: Callable[[str, dict[str, Any], Any], None] | None = None
     #: False when started over HTTP without ``[api] allow_plan_code``: refuse ``runs_plan_code``.
     plan_code_allowed: bool = True
+    #: False when started over HTTP without ``[api] allow_outbound_actions``: refuse
+    #: ``connects_out``.
+    outbound_allowed: bool = True
     #: How large a value one expression may build (``[limits]``).
     expression_limits: expressions.Limits = expressions.DEFAULT_LIMITS
     #: What the tasks of the execution share (global variables, env, pause).

@@ -88,11 +88,14 @@ class Runner:
 
     def __init__(self, catalog: Callable[[], Catalog], actions: Callable[[str], type[Action]],
                  action_context: Any, store: ExecutionStore, threads: int = 8,
-                 allow_plan_code: bool = False) -> None:
+                 allow_plan_code: bool = False, allow_outbound: bool = False) -> None:
         """:param allow_plan_code: let executions started over the HTTP API run actions
-            that run plan code (``[api] allow_plan_code``)"""
+            that run plan code (``[api] allow_plan_code``)
+        :param allow_outbound: let them run actions that connect out (``[api]
+            allow_outbound_actions``)"""
         self._catalog = catalog
         self._allow_plan_code = allow_plan_code
+        self._allow_outbound = allow_outbound
         self._actions = actions
         self._action_context = action_context
         self.store = store
@@ -294,6 +297,8 @@ class Runner:
                                  "input": meta.get("input") or {}},
                                 on_progress if listeners else None,
                                 plan_code_allowed=self._allow_plan_code
+                                or meta.get("origin") != ORIGIN_API,
+                                outbound_allowed=self._allow_outbound
                                 or meta.get("origin") != ORIGIN_API,
                                 expression_limits=self._expression_limits(),
                                 scope=execution_scope.Scope(meta.get("env"), fd.uuid),
