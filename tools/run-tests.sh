@@ -9,7 +9,8 @@ start=$(date +%s)
 step() { printf '\n== %s (+%ss)\n' "$*" "$(( $(date +%s) - start ))"; }
 
 # chromium: the GUI's browser tests (Playwright drives it; never `playwright install`).
-APT_PACKAGES=(redis-server zookeeper tmux git libvirt-dev pkg-config gcc chromium)
+# openssh-server: std.ssh's tests start their own sshd on loopback.
+APT_PACKAGES=(redis-server zookeeper tmux git libvirt-dev pkg-config gcc chromium openssh-server)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
@@ -21,7 +22,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 # Services are started by the tests themselves, as private children on 127.0.0.1.
-systemctl disable --now redis-server zookeeper >/dev/null 2>&1 || true
+systemctl disable --now redis-server zookeeper ssh >/dev/null 2>&1 || true
 
 step "virtualenvs"
 bash tools/bootstrap.sh --tests
