@@ -234,6 +234,15 @@ LIMITS_OPTS = [
                help="Largest string, in characters, that rendering a plan template (jinja2) "
                "may build, including constant folding while a template is checked; also the "
                "largest value one workflow expression (Jinja or YAQL, in bytes) may build."),
+    cfg.FloatOpt("render_timeout", default=60.0, min=0,
+                 help="Seconds rendering a plan's templates (jinja2) may take, all of them: "
+                 "a render still running then stops with an error naming the template and "
+                 "line, and frees its thread (tripleo-heat-templates 18.0.0 renders in about "
+                 "2 s). 0 means no limit."),
+    cfg.FloatOpt("expression_timeout", default=10.0, min=0,
+                 help="Seconds one workflow expression (Jinja or YAQL) may take: one still "
+                 "running then fails its task with an error naming this option. 0 means no "
+                 "limit."),
     cfg.IntOpt("expression_max_items", default=100_000, min=1,
                help="Most items a YAQL workflow expression may build or walk in one "
                "collection (range(), select(), ...)."),

@@ -135,3 +135,24 @@ def test_what_templates_may_still_do(template: str, expected: dict) -> None:
 
 def test_input_data_stays_read_only_even_when_aliased() -> None:
     refused("{% set mine = roles %}{% set _ = mine.append(1) %}a: 1\n")
+
+
+@pytest.mark.parametrize("template", [
+    "x: {% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}1\n",
+    "{% macro f(n) %}{% if n %}{{ f(n - 1) }}{{ f(n - 1) }}{% endif %}{% endmacro %}"
+    "x: '{{ f(40) }}'\n",
+    "{% set l = range(100000)|list %}x: {% for i in l %}{{ l|sum }}{% endfor %}1\n",
+])
+def test_a_render_stops_at_its_time_limit(template: str) -> None:
+    files = {"roles_data.yaml": ROLES, "t.j2.yaml": template.encode()}
+    with pytest.raises(exceptions.InvalidTemplate) as info:
+        rendering.render_plan(files, timeout=0.2)
+    assert info.value.path == "t.j2.yaml"
+    assert "over 0.2 s ([limits] render_timeout)" in str(info.value)
+    assert "at line 1 of t.j2.yaml" in str(info.value)
+
+
+def test_loops_within_the_time_limit_render_as_before() -> None:
+    template = ("x: [{% for r in roles %}{{ loop.index }}/{{ loop.length }}"
+                "{{ ',' if not loop.last }}{% endfor %}]\n")
+    assert yaml.safe_load(render(template)["t.yaml"]) == {"x": ["1/2", "2/2"]}

@@ -106,6 +106,12 @@ class ActionContext:
             return int(getattr(self.conf.limits, name))
         return int(next(opt.default for opt in LIMITS_OPTS if opt.name == name))
 
+    def seconds(self, name: str) -> float:
+        """The ``[limits]`` time option ``name`` (seconds), as :meth:`limit`."""
+        if self.conf is not None:
+            return float(getattr(self.conf.limits, name))
+        return float(next(opt.default for opt in LIMITS_OPTS if opt.name == name))
+
 
 class Rerun(enum.Enum):
     """What running an action a second time with the same inputs does.

@@ -99,7 +99,8 @@ class CheckPlan(Action):
         repo = PlanRepository(self.context.store)
         files = dict(repo.read_all(plan))
         files.update(rendering.render_plan(
-            files, max_size=self.context.limit("render_max_size")))
+            files, max_size=self.context.limit("render_max_size"),
+            timeout=self.context.seconds("render_timeout")))
         # The stack exists when the work dir holds a Heat dump (the launch restores it).
         action = "UPDATE" if HeatDir(work_dir).dump_file.exists() else "CREATE"
         # The same DeployIdentifier on a re-run (a resumed job): the same request.

@@ -56,7 +56,8 @@ class UpdatePlan(Action):
             # size limits) fail here, before anything is written: a refused update
             # leaves no trace, not even in the plan-environment's history.
             rendering.render_plan(change.files_after,
-                                  max_size=self.context.limit("render_max_size"))
+                                  max_size=self.context.limit("render_max_size"),
+            timeout=self.context.seconds("render_timeout"))
             # A re-run (a resumed job) finds the plan updated already and gets the first
             # run's undo record: reverting it then still puts back the plan it replaced.
             undo = self.context.undo_record(lambda: {

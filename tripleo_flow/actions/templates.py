@@ -24,7 +24,8 @@ class ProcessTemplates(Action):
             files = repo.files(plan)
             manifest = repo.manifest(plan)
             rendered = rendering.render_plan(
-                files, max_size=self.context.limit("render_max_size"))
+                files, max_size=self.context.limit("render_max_size"),
+            timeout=self.context.seconds("render_timeout"))
             existing = set(files)
             stale = sorted(p for p in manifest.rendered if p not in rendered and p in existing)
             backup: dict[str, bytes] = {MANIFEST: manifest.to_bytes()}

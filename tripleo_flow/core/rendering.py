@@ -24,8 +24,9 @@ Output paths listed under ``name:`` in ``j2_excludes.yaml`` are skipped.
 directory first, then the plan root.  Every output must parse as YAML.
 
 Templates render in :class:`~tripleo_flow.core.template_sandbox.PlanSandbox`:
-no Python internals, read-only input, and no value or output larger than
-``max_size`` characters (``[limits] render_max_size``).
+no Python internals, read-only input, no value or output larger than
+``max_size`` characters (``[limits] render_max_size``), and the whole plan
+rendered within ``timeout`` seconds (``[limits] render_timeout``).
 """
 
 from __future__ import annotations
@@ -41,8 +42,13 @@ import jinja2
 import yaml
 
 from tripleo_flow import exceptions
+from tripleo_flow.core import time_budget
 from tripleo_flow.core.planenv import describe_yaml_error, load_yaml, parse_yaml
 from tripleo_flow.core.template_sandbox import DEFAULT_MAX_SIZE, PlanSandbox, SecurityError
+
+#: Default of ``[limits] render_timeout``: seconds a whole plan may take to render
+#: (tripleo-heat-templates 18.0.0 takes about 2 s on one core).
+DEFAULT_TIMEOUT = 60.0
 
 ROLES_FILE = "roles_data.yaml"
 NETWORKS_FILE = "network_data.yaml"
@@ -215,8 +221,19 @@ class _Renderer:
                 self._syntax_error(source, exc)
             except SecurityError as exc:
                 self._refused(source, exc)
+            except time_budget.TimeLimitExceeded as exc:  # folding constants
+                self._too_long(source, exc)
             self._templates[source] = template
         return template
+
+    def _too_long(self, source: str, exc: time_budget.TimeLimitExceeded) -> NoReturn:
+        path, line = _template_line(exc.__traceback__, self.files)
+        where = f"at line {line} of {path}" if path else f"in {source}"
+        raise exceptions.InvalidTemplate(
+            source, f"rendering the plan was stopped {where}: {exc}. A template's loops "
+            "or macros run too long; make them smaller, or raise [limits] render_timeout "
+            "in the configuration of what renders the plan."
+        ) from exc
 
     def render(self, source: str, out_path: str, data: Mapping[str, Any]) -> bytes:
         directory = posixpath.dirname(source)
@@ -224,6 +241,8 @@ class _Renderer:
         self.environment(directory).freeze(data)
         try:
             rendered = template.render(**data)
+        except time_budget.TimeLimitExceeded as exc:
+            self._too_long(source, exc)
         except jinja2.TemplateSyntaxError as exc:  # in an included template
             self._syntax_error(source, exc)
         except SecurityError as exc:
@@ -297,6 +316,7 @@ def render_plan(
     networks_file: str = NETWORKS_FILE,
     excludes_file: str = EXCLUDES_FILE,
     max_size: int = DEFAULT_MAX_SIZE,
+    timeout: float = DEFAULT_TIMEOUT,
 ) -> dict[str, bytes]:
     """Render every j2 template of a plan.
 
@@ -307,13 +327,22 @@ def render_plan(
     :param excludes_file: the file listing output paths not to render.
     :param max_size: the largest value or output, in characters, a template
         may build (``[limits] render_max_size``).
+    :param timeout: seconds the whole render may take (``[limits] render_timeout``;
+        0: no limit).
     :returns: the rendered files, path -> content.
     :raises InvalidTemplate: naming the file at fault, for malformed data
         files, jinja2 errors (with their line), missing includes, outputs
-        that are not valid YAML, and what the sandbox refuses (with its line).
+        that are not valid YAML, what the sandbox refuses (with its line), and
+        a render that runs past ``timeout``.
     """
     if roles_file not in files:
         return {}
+    with time_budget.limit(timeout, "[limits] render_timeout"):
+        return _render_all(files, roles_file, networks_file, excludes_file, max_size)
+
+
+def _render_all(files: Mapping[str, bytes], roles_file: str, networks_file: str,
+                excludes_file: str, max_size: int) -> dict[str, bytes]:
     roles = copy.deepcopy(load_roles(files, roles_file))
     networks = _prepare_networks(load_networks(files, networks_file))
     enabled = enabled_networks(networks)

@@ -18,6 +18,12 @@ immutable sandbox with two changes:
 
 Refusals raise :class:`jinja2.sandbox.SecurityError`; the renderer turns them
 into :class:`~tripleo_flow.exceptions.InvalidTemplate` with the file and line.
+
+Time is bounded too: each ``{% for %}`` iteration, call (macros included) and
+filter checks the thread's deadline (:mod:`tripleo_flow.core.time_budget`), so
+nested ``range(100000)`` loops stop with
+:class:`~tripleo_flow.core.time_budget.TimeLimitExceeded` once the caller's
+limit has passed.
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ import jinja2.compiler
 import jinja2.nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError, modifies_known_mutable
 from jinja2.utils import Namespace
+
+from tripleo_flow.core import time_budget
 
 #: Default of ``[limits] render_max_size``: 16 MiB characters.
 DEFAULT_MAX_SIZE = 16 << 20
@@ -162,7 +170,15 @@ def _binop_size(meter: _Meter, op: str, left: Any, right: Any) -> int:
 
 
 class _CodeGenerator(jinja2.compiler.CodeGenerator):
-    """Compiles ``a ~ b`` to the environment's checked concatenation."""
+    """Compiles ``a ~ b`` to the environment's checked concatenation, and loops to
+    iterate through the deadline check."""
+
+    def visit_For(self, node: jinja2.nodes.For, frame: jinja2.compiler.Frame) -> None:
+        timed = jinja2.nodes.Call(jinja2.nodes.EnvironmentAttribute("timed_iter"),
+                                  [node.iter], [], None, None, lineno=node.lineno)
+        node = jinja2.nodes.For(node.target, timed, node.body, node.else_, node.test,
+                                node.recursive, lineno=node.lineno)
+        super().visit_For(node, frame)
 
     def visit_Concat(self, node: jinja2.nodes.Concat, frame: jinja2.compiler.Frame) -> None:
         if frame.eval_ctx.volatile or frame.eval_ctx.autoescape:
@@ -207,6 +223,13 @@ class PlanSandbox(ImmutableSandboxedEnvironment):
         raise SecurityError(
             f"access to attribute {attribute!r} of a {type(obj).__name__!r} object is refused"
         )
+
+    # -- time -----------------------------------------------------------------
+
+    @staticmethod
+    def timed_iter(items: Iterable[Any]) -> Iterator[Any]:
+        """``items``, checking the deadline before each (every loop goes through it)."""
+        return time_budget.checked_iter(items)
 
     # -- sizes ----------------------------------------------------------------
 
@@ -264,6 +287,7 @@ class PlanSandbox(ImmutableSandboxedEnvironment):
 
     def call(__self, __context: jinja2.runtime.Context, __obj: Any,  # noqa: N805
              *args: Any, **kwargs: Any) -> Any:
+        time_budget.check()
         meter = __self.meter
         owner = getattr(__obj, "__self__", None)
         name = getattr(__obj, "__name__", "")
@@ -292,6 +316,7 @@ class PlanSandbox(ImmutableSandboxedEnvironment):
 
         @functools.wraps(func)
         def checked(*args: Any, **kwargs: Any) -> Any:
+            time_budget.check()
             skip = 1 if pass_arg is not None else 0
             if len(args) > skip and isinstance(args[skip], Iterator):  # a generator: measure it
                 args = (*args[:skip], meter.collect(args[skip], what), *args[skip + 1:])

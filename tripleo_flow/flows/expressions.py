@@ -14,11 +14,15 @@ Functions that need the running execution come as *hooks* from the caller
 (:mod:`tripleo_flow.flows.execution_scope`).
 
 A workbook may come from anyone who can write to the HTTP API, so expressions
-are bounded by :class:`Limits` (``[limits] render_max_size`` and
-``expression_max_items``): Jinja runs in the plan templates' size-checked
-sandbox (:class:`~tripleo_flow.core.template_sandbox.PlanSandbox`, which also
-never folds ``'a' * 10**9`` while a workbook is checked), YAQL with its
-memory quota and collection limit.
+are bounded by :class:`Limits` (``[limits] render_max_size``,
+``expression_max_items`` and ``expression_timeout``): Jinja runs in the plan
+templates' size-checked sandbox
+(:class:`~tripleo_flow.core.template_sandbox.PlanSandbox`, which also never
+folds ``'a' * 10**9`` while a workbook is checked), YAQL with its memory quota
+and collection limit; both check the deadline of
+:mod:`~tripleo_flow.core.time_budget` at every call (in YAQL, every function
+looked up in the root context), so ``range(0, 100000).select(range(0,
+100000).len()).sum()`` stops after ``expression_timeout`` seconds.
 """
 
 from __future__ import annotations
@@ -37,15 +41,19 @@ import jinja2
 import jinja2.sandbox
 import yaml
 import yaql
+from yaql.language import contexts, conventions, factory, specs, yaqltypes
 from yaql.language import exceptions as yaql_exc
-from yaql.language import factory, specs, yaqltypes
 
-from tripleo_flow.core import planenv
+from tripleo_flow.core import planenv, time_budget
 from tripleo_flow.core.template_sandbox import DEFAULT_MAX_SIZE, PlanSandbox
 from tripleo_flow.exceptions import ExpressionError
 
 #: Default of ``[limits] expression_max_items``.
 DEFAULT_MAX_ITEMS = 100_000
+#: Default of ``[limits] expression_timeout``, in seconds.
+DEFAULT_TIMEOUT = 10.0
+#: The option named when an expression runs out of time.
+TIMEOUT_OPTION = "[limits] expression_timeout"
 
 _YAQL_RE = re.compile(r"<%(.*?)%>", re.S)
 _JINJA_RE = re.compile(r"{{(.*?)}}|{%(.*?)%}", re.S)
@@ -64,10 +72,13 @@ class Limits:
         built by one operation (``[limits] render_max_size``).
     :param max_items: items of a collection YAQL builds or walks
         (``[limits] expression_max_items``).
+    :param timeout: seconds one expression may run (``[limits] expression_timeout``;
+        0: no limit).
     """
 
     max_size: int = DEFAULT_MAX_SIZE
     max_items: int = DEFAULT_MAX_ITEMS
+    timeout: float = DEFAULT_TIMEOUT
 
 
 DEFAULT_LIMITS = Limits()
@@ -83,11 +94,23 @@ _root_lock = threading.Lock()
 _root_context: Any = None
 
 
+class _TimedContext(contexts.Context):  # type: ignore[misc]
+    """The root context: every function call looks its name up here (through the
+    child contexts), so each one first checks the thread's deadline."""
+
+    def get_functions(self, name: str, predicate: Any = None,
+                      use_convention: bool = False) -> Any:
+        time_budget.check()
+        return super().get_functions(name, predicate, use_convention)
+
+
 def _yaql_root() -> Any:
     global _root_context
     with _root_lock:
         if _root_context is None:
-            context = yaql.create_context()  # camelCase standard library, as in Mistral
+            # camelCase standard library, as in Mistral
+            context = yaql.create_context(
+                context=_TimedContext(convention=conventions.CamelCaseConvention()))
             for name, func in (("task", _y_task), ("execution", _y_execution),
                                ("json_dump", _y_json_dump), ("json_parse", _y_json_parse),
                                ("yaml_dump", _y_yaml_dump), ("yaml_parse", _y_yaml_parse),
@@ -185,10 +208,15 @@ def _y_yaml_parse(text: str) -> Any:
                               planenv.describe_yaml_error(exc)) from exc
 
 
+#: yaql's parser (ply) keeps its state in the lexer: one parse at a time.
+_parse_lock = threading.Lock()
+
+
 @functools.lru_cache(maxsize=4096)
 def _parse_yaql(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     try:
-        return _yaql_engine(limits)(text.strip())
+        with _parse_lock:
+            return _yaql_engine(limits)(text.strip())
     except yaql_exc.YaqlException as exc:
         raise ExpressionError(f"<%{text}%>", str(exc)) from exc
 
@@ -360,9 +388,12 @@ class Evaluator:
         context = _yaql_root().create_child_context()
         context["$__evaluator"] = self
         try:
-            return expression.evaluate(data=self.data, context=context)
+            with time_budget.limit(self.limits.timeout, TIMEOUT_OPTION):
+                return expression.evaluate(data=self.data, context=context)
         except ExpressionError:
             raise
+        except time_budget.TimeLimitExceeded as exc:
+            raise ExpressionError(f"<%{text}%>", _too_long(exc)) from exc
         except yaql_exc.MemoryQuotaExceededException as exc:
             raise ExpressionError(f"<%{text}%>", f"{exc}: it would build a value over "
                                   f"{self.limits.max_size} bytes ([limits] render_max_size)"
@@ -380,9 +411,12 @@ class Evaluator:
 
     def _jinja_value(self, text: str) -> Any:
         try:
-            value = _parse_jinja_expression(text, self.limits)(**self._jinja_vars())
+            with time_budget.limit(self.limits.timeout, TIMEOUT_OPTION):
+                value = _parse_jinja_expression(text, self.limits)(**self._jinja_vars())
         except ExpressionError:
             raise
+        except time_budget.TimeLimitExceeded as exc:
+            raise ExpressionError("{{" + text + "}}", _too_long(exc)) from exc
         except Exception as exc:
             raise ExpressionError("{{" + text + "}}", str(exc)) from exc
         if isinstance(value, jinja2.Undefined):
@@ -391,11 +425,20 @@ class Evaluator:
 
     def _jinja_text(self, text: str) -> str:
         try:
-            return str(_parse_jinja_template(text, self.limits).render(**self._jinja_vars()))
+            with time_budget.limit(self.limits.timeout, TIMEOUT_OPTION):
+                template = _parse_jinja_template(text, self.limits)
+                return str(template.render(**self._jinja_vars()))
         except ExpressionError:
             raise
+        except time_budget.TimeLimitExceeded as exc:
+            raise ExpressionError(text, _too_long(exc)) from exc
         except Exception as exc:
             raise ExpressionError(text, str(exc)) from exc
+
+
+def _too_long(exc: time_budget.TimeLimitExceeded) -> str:
+    return (f"stopped: {exc}. Make the expression do less (smaller ranges, fewer nested "
+            "loops), or raise that option in the configuration of what runs the workflow")
 
 
 def _text(value: Any) -> str:

@@ -248,7 +248,8 @@ class Runner:
         if limit is None:
             return expressions.DEFAULT_LIMITS
         return expressions.Limits(max_size=limit("render_max_size"),
-                                  max_items=limit("expression_max_items"))
+                                  max_items=limit("expression_max_items"),
+                                  timeout=self._action_context.seconds("expression_timeout"))
 
     def execute(self, fd: Any, listeners: Iterable[Listener] = (),
                 stop: StopRequest | None = None) -> Execution:

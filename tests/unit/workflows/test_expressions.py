@@ -111,3 +111,20 @@ def test_limits_are_the_configured_ones(value: str) -> None:
     assert expressions.Evaluator(DATA).evaluate(value)  # fine within the defaults
     with pytest.raises(expressions.ExpressionError, match=r"\[limits\]"):
         expressions.Evaluator(DATA, limits=small).evaluate(value)
+
+
+#: Expressions that build nothing large but would run for hours.
+SLOW = [
+    "<% range(0, 100000).select(range(0, 100000).len()).sum() %>",
+    "{{ range(100000)|map('string')|list|length }}x" * 100,
+    "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+    "{% macro f(n) %}{% if n %}{{ f(n - 1) }}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(40) }}",
+]
+
+
+@pytest.mark.parametrize("value", SLOW)
+def test_expressions_stop_at_their_time_limit(value: str) -> None:
+    quick = expressions.Limits(timeout=0.2)
+    with pytest.raises(expressions.ExpressionError,
+                       match=r"over 0\.2 s \(\[limits\] expression_timeout\)"):
+        expressions.Evaluator(DATA, limits=quick).evaluate(value)
