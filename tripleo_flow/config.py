@@ -179,6 +179,24 @@ API_OPTS = [
     cfg.IntOpt("max_upload_size", default=256 << 20, min=0,
                help="Largest request body in bytes (an uploaded or plan .tar.gz); larger "
                "ones get 413 and nothing is kept. 0 means no limit."),
+    cfg.IntOpt("connection_limit", default=500, min=1,
+               help="Most connections the HTTP API keeps open at once (idle, still sending "
+               "their request, or streaming events); further ones wait until one closes. "
+               "Each needs a file descriptor: keep it below the process's open-files "
+               "limit (ulimit -n)."),
+    cfg.IntOpt("channel_timeout", default=60, min=1,
+               help="Seconds an idle connection (no request running, nothing arriving) is "
+               "kept open before the server closes it."),
+    cfg.FloatOpt("header_timeout", default=10.0, min=0,
+                 help="Seconds a client has to send a request's headers, from the "
+                 "connection's opening or the request's first byte; a connection still "
+                 "sending them then is closed, so that half-open connections cannot fill "
+                 "connection_limit. 0 means no limit."),
+    cfg.IntOpt("max_event_streams", default=4, min=1,
+               help="Most execution event streams (GET /v1/executions/{id}/events) open "
+               "at once: each holds a request thread until its execution ends or its "
+               "client leaves. Always kept below threads, so that other requests find a "
+               "thread; a further stream gets 503."),
     cfg.IntOpt("upload_ttl", default=86400, min=0,
                help="Seconds an upload (POST /v1/uploads) is kept; older ones are deleted "
                "when the server starts and whenever a new upload arrives. 0 keeps them "

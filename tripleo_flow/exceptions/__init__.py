@@ -54,6 +54,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- ValidationsNotRunning        (validation stop of an execution not running)
      +-- BackendUnavailable                exit 5   503
      |    +-- PlanStoreError
+     |    +-- TooManyEventStreams          (every stream [api] max_event_streams allows is open)
      |    +-- IronicError                  (Ironic refused, failed or a node ended in error)
      +-- WorkflowFailed                    exit 6   500
           +-- StackFailed                  (the stack ended FAILED: each failed resource)
@@ -107,6 +108,7 @@ from tripleo_flow.exceptions.plans import (
     PlanStoreError,
     PlanUpdateUnfinished,
     SecretNotPersisted,
+    TooManyEventStreams,
     UnknownEnvironment,
     VersionNotFound,
     WorkflowNotFound,
@@ -213,6 +215,7 @@ __all__ = [
     "StackFailed",
     "StackNotFinished",
     "TaskFailed",
+    "TooManyEventStreams",
     "TripleoFlowError",
     "UnknownEnvironment",
     "ValidationNotFound",

@@ -82,6 +82,19 @@ class InvalidWorkbook(InvalidInput):
     pass
 
 
+class TooManyEventStreams(BackendUnavailable):
+    """Every event stream ``[api] max_event_streams`` allows is open (503): each holds a
+    request thread until its execution ends."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"{limit} execution event streams are open, the most this server allows "
+            "([api] max_event_streams). Close one, or poll GET /v1/executions/{id} until "
+            "its finished_at is set."
+        )
+        self.limit = limit
+
+
 class BodyTooLarge(InvalidInput):
     """A request body (an uploaded archive) larger than ``[api] max_upload_size``."""
 

@@ -22,6 +22,7 @@ from tripleo_flow.http import (
     auth,
     downloads,
     errors,
+    events,
     gui,
     login,
     media,
@@ -284,6 +285,18 @@ class OpenAPI:
         resp.media = self.document
 
 
+def public_paths() -> list[str]:
+    """The paths any client may ask without a token: the public routes and the GUI."""
+    return [r.path for r in ROUTES if all(op.public for op in r.operations.values())] + list(
+        gui.FILES)
+
+
+def stream_limit(max_event_streams: int, threads: int) -> int:
+    """Event streams open at once: ``[api] max_event_streams``, and always fewer than the
+    request threads, so that other requests find one."""
+    return max(1, min(max_event_streams, threads - 1))
+
+
 def upload_dir(client: Client) -> Path:
     """Where ``POST /v1/uploads`` keeps archives: ``<data_dir>/uploads``."""
     return Path(client.data_dir) / "uploads"
@@ -307,7 +320,7 @@ def redactor(client: Client) -> PathRedactor:
 
 
 def _resources(client: Client, sse_interval: float,
-               redact: PathRedactor) -> dict[str, Any]:
+               redact: PathRedactor, threads: int) -> dict[str, Any]:
     api = client.conf.api
     uploaded = upload_dir(client)
     paths = server_paths(client)
@@ -342,22 +355,25 @@ def _resources(client: Client, sse_interval: float,
         "executions": workflows.Executions(client), "execution": workflows.Execution(client),
         "execution_tasks": workflows.ExecutionTasks(client),
         "execution_resume": workflows.ResumeExecution(client),
-        "execution_events": workflows.ExecutionEvents(client, sse_interval,
-                                                      redact.json_bytes),
+        "execution_events": workflows.ExecutionEvents(
+            client, sse_interval, redact.json_bytes,
+            events.StreamSlots(stream_limit(api.max_event_streams, threads))),
     }
 
 
-def make_app(client: Client, sse_interval: float = 0.2) -> Any:
+def make_app(client: Client, sse_interval: float = 0.2, threads: int | None = None) -> Any:
     """The WSGI app over ``client`` (a :class:`tripleo_flow.api.Client`); its ``[api]``
     options choose the authentication and the upload limits.  Uploads older than
-    ``[api] upload_ttl`` are deleted here, as the server starts."""
+    ``[api] upload_ttl`` are deleted here, as the server starts.
+
+    :param threads: the request threads of the server (default ``[api] threads``): fewer
+        event streams than these may be open at once"""
     conf = client.conf
     auth.check_configured(conf)
     uploads.purge_expired(upload_dir(client), conf.api.upload_ttl)
     purge_downloads(server_paths(client).downloads, conf.api.upload_ttl)
     keystone = conf.api.auth_strategy == "keystone"
-    public = [r.path for r in ROUTES if all(op.public for op in r.operations.values())]
-    public += list(gui.FILES)
+    public = public_paths()
     app = falcon.App(middleware=[auth.TokenAuth(conf.api.auth_token, keystone, public,
                                                 conf.api.reader_roles, conf.api.writer_roles,
                                                 conf.api.project_ids)])
@@ -368,7 +384,7 @@ def make_app(client: Client, sse_interval: float = 0.2) -> Any:
     app.req_options.media_handlers[falcon.MEDIA_JSON] = json_handler
     app.resp_options.media_handlers[falcon.MEDIA_JSON] = json_handler
     errors.install(app)
-    resources = _resources(client, sse_interval, redact)
+    resources = _resources(client, sse_interval, redact, threads or conf.api.threads)
     for route in ROUTES:
         app.add_route(route.path, resources[route.resource])
     gui.add_routes(app)

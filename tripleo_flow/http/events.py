@@ -5,15 +5,22 @@ yields one ``task`` event per task state change (and per progress its action
 reports while it runs: ``progress``, e.g. stack resources complete of total)
 and a last ``execution`` event when the execution has ended, so it works for executions run by any
 process.  :func:`format_event` is the SSE wire format (pure).
+
+A stream holds a request thread of the server until its execution ends, so
+:class:`StreamSlots` keeps ``[api] max_event_streams`` of them at most (always
+fewer than the threads), and :func:`follow` stops as soon as the client has gone
+(``gone``: waitress's ``waitress.client_disconnected``), not at its next write.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from tripleo_flow import exceptions
 from tripleo_flow.http import media
 
 if TYPE_CHECKING:
@@ -44,14 +51,53 @@ def ended(execution: Any) -> bool:
                                          or execution.state in STOPPED)
 
 
+class StreamSlots:
+    """At most ``limit`` event streams open at once."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._free = threading.BoundedSemaphore(limit)
+
+    def open(self, messages: Iterator[bytes]) -> _Stream:
+        """``messages`` as a WSGI body that holds a slot until it is closed.
+
+        :raises TooManyEventStreams: every slot is taken
+        """
+        if not self._free.acquire(blocking=False):
+            raise exceptions.TooManyEventStreams(self.limit)
+        return _Stream(messages, self._free.release)
+
+
+class _Stream:
+    """An iterable WSGI body whose ``close()`` (called by the server when the response
+    ends or the client leaves, even before the first message) frees its slot once."""
+
+    def __init__(self, messages: Iterator[bytes], release: Callable[[], None]) -> None:
+        self._messages = messages
+        self._release: Callable[[], None] | None = release
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self._messages
+
+    def close(self) -> None:
+        close = getattr(self._messages, "close", None)
+        if close is not None:
+            close()
+        release, self._release = self._release, None
+        if release is not None:
+            release()
+
+
 def follow(client: Client, execution_id: str, interval: float = 0.2, keepalive: float = 15.0,
            sleep: Callable[[float], None] = time.sleep,
-           redact: Callable[[bytes], bytes] = lambda data: data) -> Iterator[bytes]:
-    """SSE messages for ``execution_id`` until it ends (call get_execution first for 404)."""
+           redact: Callable[[bytes], bytes] = lambda data: data,
+           gone: Callable[[], bool] = lambda: False) -> Iterator[bytes]:
+    """SSE messages for ``execution_id`` until it ends (call get_execution first for 404),
+    or until ``gone()`` says the client has left."""
     seen: dict[str, tuple[Any, ...]] = {}
     sequence = 0
     quiet = 0.0
-    while True:
+    while not gone():
         execution = client.get_execution(execution_id)
         for task in client.execution_tasks(execution_id):
             key = (task.state, task.started_at, task.finished_at,

@@ -7,13 +7,25 @@ Content-Length is read, or as it streams in chunked, before buffering it; the
 application checks the exact limit (:mod:`tripleo_flow.http.bodies`).  Waitress's
 own error answers (413, 400 for a malformed request) are given the API's JSON
 error shape and, for 413, the application's message.
+
+Nobody may hold the server without a token: with ``[api] auth_strategy = token``
+a request with a body and a wrong or missing ``X-Auth-Token`` (outside the public
+routes) gets its 401 as soon as its headers are read, before its body is; a
+connection whose request headers have not all arrived ``[api] header_timeout``
+seconds after it opened (or after the request's first byte) is closed, as is one
+idle for ``[api] channel_timeout``; ``[api] connection_limit`` connections are
+served at once.  Waitress reads requests in its one I/O thread, so none of these
+holds a request thread.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 import logging
 import sys
+import time
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
@@ -47,9 +59,34 @@ class JsonError:
         return f"{self.code} {self.reason}", [("Content-Type", "application/json")], payload
 
 
-def _channel_class(max_upload: int) -> type:
-    """waitress's channel whose error answers are :class:`JsonError`."""
+class _Unauthorized(Exception):
+    """A waitress error (``code``, ``reason``, ``body``) for a body sent without the token."""
+
+    code = 401
+    reason = "Unauthorized"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = f"Send a valid token in the {auth.TOKEN_HEADER} header."
+
+
+def _token_refused(headers: dict[str, str], path: str, token: bytes | None,
+                   public: Collection[str]) -> bool:
+    """Whether a request to ``path`` with waitress's ``headers`` lacks ``token`` (None:
+    not checked here, as with Keystone tokens)."""
+    if token is None or path.rstrip("/") in public or path in public:
+        return False
+    given = headers.get("X_AUTH_TOKEN", "").encode("latin-1")
+    return not hmac.compare_digest(given, token)
+
+
+def _channel_class(max_upload: int, header_timeout: float, token: bytes | None,
+                   public: Collection[str]) -> type:
+    """waitress's channel whose error answers are :class:`JsonError`, that refuses a
+    body without the token before reading it and closes a connection whose request
+    headers take over ``header_timeout`` seconds to arrive."""
     from waitress.channel import HTTPChannel
+    from waitress.parser import HTTPRequestParser
     from waitress.task import ErrorTask
 
     class JsonErrorTask(ErrorTask):  # type: ignore[misc]
@@ -58,13 +95,45 @@ def _channel_class(max_upload: int) -> type:
             code, reason = int(error.code), str(error.reason)
             if code == 413:
                 message = str(exceptions.BodyTooLarge(max_upload))
+            elif code == 401:
+                message = str(error.body)
             else:
                 message = f"{reason}: {error.body}"
             self.request.error = JsonError(code, reason, errors.kind_of(code), message)
             super().execute()
 
+    class TokenFirstParser(HTTPRequestParser):  # type: ignore[misc]
+        def parse_header(self, header_plus: bytes) -> None:
+            super().parse_header(header_plus)
+            if self.body_rcv is not None and _token_refused(self.headers, self.path, token,
+                                                            public):
+                self.error = _Unauthorized()
+                self.completed = True  # the body is never read: the connection closes
+
     class JsonErrorChannel(HTTPChannel):  # type: ignore[misc]
         error_task_class = JsonErrorTask
+        parser_class = TokenFirstParser
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            #: when the request being read must have its headers (None: not reading one)
+            self.headers_due: float | None = self.creation_time + header_timeout
+
+        def received(self, data: bytes) -> bool:
+            result: bool = super().received(data)
+            partial = self.request
+            if partial is None or partial.headers_finished:
+                self.headers_due = None
+            elif self.headers_due is None:
+                self.headers_due = time.time() + header_timeout
+            return result
+
+        def readable(self) -> bool:
+            # waitress asks before each poll of its I/O loop (at least every second)
+            if (header_timeout and self.headers_due is not None and not self.requests
+                    and time.time() > self.headers_due):
+                self.will_close = True
+            return bool(super().readable())
 
     return JsonErrorChannel
 
@@ -76,13 +145,14 @@ def make_server(client: Client, host: str | None = None, port: int | None = None
     (``.effective_port``)."""
     import waitress.server
 
-    from tripleo_flow.http.app import make_app
+    from tripleo_flow.http.app import make_app, public_paths
 
     conf = client.conf
     bind_host = host or conf.api.host
     for warning in auth.check_exposure(conf, bind_host):
         LOG.warning("%s", warning)
-    app = make_app(client)
+    threads = threads or conf.api.threads
+    app = make_app(client, threads=threads)
     # Warm the workflow engine so concurrent first requests share one runner.
     client.list_workflows()
     client.list_executions()
@@ -92,14 +162,21 @@ def make_server(client: Client, host: str | None = None, port: int | None = None
     try:
         server = waitress.server.create_server(
             app, map=sockets, host=bind_host, port=bind_port,
-            threads=threads or conf.api.threads, ident="tripleo-flow",
+            threads=threads, ident="tripleo-flow",
             clear_untrusted_proxy_headers=True,
-            max_request_body_size=waitress_body_limit(max_upload))
+            max_request_body_size=waitress_body_limit(max_upload),
+            connection_limit=conf.api.connection_limit,
+            channel_timeout=conf.api.channel_timeout,
+            # how often idle connections are looked for (whole seconds)
+            cleanup_interval=max(1, min(30, conf.api.channel_timeout // 2)),
+            # read on while a request runs, to see a client leave an event stream
+            channel_request_lookahead=1)
     except OSError as exc:
         raise exceptions.Conflict(
             f"Cannot listen on {bind_host}:{bind_port}: {exc.strerror}. Stop what uses it, "
             "or choose another with --port or [api] port.") from exc
-    channel = _channel_class(max_upload)
+    token = conf.api.auth_token.encode() if conf.api.auth_strategy == "token" else None
+    channel = _channel_class(max_upload, conf.api.header_timeout, token, public_paths())
     for listener in {id(s): s for s in [server, *sockets.values()]}.values():
         if hasattr(listener, "channel_class"):
             listener.channel_class = channel

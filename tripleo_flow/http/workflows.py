@@ -121,14 +121,19 @@ class ExecutionEvents:
     """``text/event-stream`` of task state changes, ending with the execution's end."""
 
     def __init__(self, client: Client, interval: float = 0.2,
-                 redact: Callable[[bytes], bytes] = lambda data: data) -> None:
+                 redact: Callable[[bytes], bytes] = lambda data: data,
+                 slots: events.StreamSlots | None = None) -> None:
+        """:param slots: the streams that may be open at once (default: no limit)"""
         self.client = client
         self.interval = interval
         self.redact = redact
+        self.slots = slots
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
         self.client.get_execution(execution_id)  # 404 before the stream starts
+        gone = req.env.get("waitress.client_disconnected") or (lambda: False)
+        messages = events.follow(self.client, execution_id, self.interval,
+                                 redact=self.redact, gone=gone)
+        resp.stream = self.slots.open(messages) if self.slots else messages
         resp.content_type = "text/event-stream"
         resp.cache_control = ["no-cache"]
-        resp.stream = events.follow(self.client, execution_id, self.interval,
-                                    redact=self.redact)
