@@ -430,10 +430,17 @@ class WorkflowsMixin(JobsMixin):
         workbook, problems = workbook_loader.read_file(path, self._workbook_limits())
         if workbook is None:
             raise workbook_loader.invalid(problems)
-        existing = self._catalog().entries.get(workbook.name)
+        catalog = self._catalog()
+        existing = catalog.entries.get(workbook.name)
         if existing is not None and existing.shipped:
             raise exceptions.Conflict(
                 f"Workbook {workbook.name!r} ships with tripleo-flow; give yours another name.")
+        taken = workbook_loader.shadowed(workbook, (
+            wf.full_name for wf in catalog.workflows() if catalog.entry_of(wf).shipped))
+        if taken:
+            raise exceptions.Conflict(
+                f"Workbook {workbook.name!r} would replace workflow(s) that ship with "
+                f"tripleo-flow: {', '.join(taken)}. Give the workbook another name.")
         if existing is not None and not replace:
             raise exceptions.Conflict(
                 f"Workbook {workbook.name!r} already exists.",

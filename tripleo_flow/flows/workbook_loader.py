@@ -94,17 +94,42 @@ class Entry:
     problems: list[Problem] = field(default_factory=list)
 
 
+def shadowed(workbook: Workbook, shipped: Iterable[str]) -> list[str]:
+    """The workflows of ``workbook`` whose full names are among ``shipped`` (a user
+    workbook named ``tripleo`` with a workflow ``plan.create_deployment_plan``)."""
+    taken = set(shipped)
+    return sorted(wf.full_name for wf in workbook.workflows.values() if wf.full_name in taken)
+
+
 class Catalog:
-    """Every known workbook and workflow; short names resolve in their workbook first."""
+    """Every known workbook and workflow; short names resolve in their workbook first.
+
+    A user workbook never takes the place of a shipped one: one with a shipped
+    workbook's name, or a workflow with a shipped workflow's full name, is listed with
+    that problem and its workflows are left out; a short name that a user workflow
+    shares with one shipped workflow names the shipped one.
+    """
 
     def __init__(self, entries: Iterable[Entry]) -> None:
+        ordered = sorted(entries, key=lambda e: not e.shipped)  # shipped ones first
+        shipped = [wf.full_name for e in ordered if e.shipped and e.workbook
+                   for wf in e.workbook.workflows.values()]
         self.entries: dict[str, Entry] = {}
-        for entry in entries:
-            if entry.name in self.entries:
+        #: keys of the entries whose workflows are left out
+        self._ignored: set[str] = set()
+        for entry in ordered:
+            taken = shadowed(entry.workbook, shipped) if entry.workbook and not entry.shipped \
+                else []
+            if entry.name in self.entries or taken:
+                reason = (f"workbook name {entry.name!r} is also used by "
+                          f"{self.entries[entry.name].path}" if entry.name in self.entries
+                          else f"workflow(s) {', '.join(taken)} ship with tripleo-flow")
                 entry.problems.append(Problem(
-                    str(entry.path), f"workbook name {entry.name!r} is also used by "
-                    f"{self.entries[entry.name].path}; this file is ignored"))
-                self.entries[f"{entry.name}@{entry.path}"] = entry
+                    str(entry.path), f"{reason}; this file is ignored: give the workbook "
+                    "another name"))
+                key = f"{entry.name}@{entry.path}"
+                self._ignored.add(key)
+                self.entries[key] = entry
             else:
                 self.entries[entry.name] = entry
         #: The workbooks' ad-hoc actions as Action classes, by full name.
@@ -116,7 +141,7 @@ class Catalog:
         return lambda name: self.adhoc.get(name) or registered(name)
 
     def workflows(self) -> list[WorkflowSpec]:
-        return [wf for e in self.entries.values() if e.workbook
+        return [wf for key, e in self.entries.items() if e.workbook and key not in self._ignored
                 for wf in e.workbook.workflows.values()]
 
     def lookup(self, name: str, near: str | None = None) -> WorkflowSpec | None:
@@ -128,6 +153,8 @@ class Catalog:
         candidates = [wf for wf in self.workflows() if wf.full_name == name]
         if not candidates:
             candidates = [wf for wf in self.workflows() if wf.name == name]
+        if len(candidates) > 1:
+            candidates = [wf for wf in candidates if self.entry_of(wf).shipped] or candidates
         return candidates[0] if len(candidates) == 1 else None
 
     def entry_of(self, workflow: WorkflowSpec) -> Entry:

@@ -5,6 +5,7 @@ client keeps asking it questions, and every question gets its answer."""
 from __future__ import annotations
 
 import concurrent.futures
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -62,6 +63,27 @@ class Bystander:
     def check(self) -> None:
         assert self.failure is None, f"another client got no answer: {self.failure}"
         assert self.answers and set(self.answers) == {200}, self.answers
+
+
+def _raw(api: Api, data: bytes) -> socket.socket:
+    """A connection to the server that has sent ``data``."""
+    port = int(api.url.rsplit(":", 1)[1])
+    conn = socket.create_connection(("127.0.0.1", port), timeout=PATIENCE)
+    if data:
+        conn.sendall(data)
+    return conn
+
+
+def _closed_by_server(conn: socket.socket) -> bool:
+    """Whether the server closes ``conn`` (reads to the end; an answer may come first)."""
+    try:
+        while conn.recv(65536):
+            pass
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        pass
+    return True
 
 
 def _in_parallel(count: int, call: Callable[[], Any]) -> list[Any]:
@@ -126,3 +148,123 @@ def test_workflow_expressions_that_run_for_hours_stop(api: Api, tmp_path: Path) 
     for end in ends:
         assert end["state"] == "REVERTED", end
         assert "[limits] expression_timeout" in end["error"], end["error"]
+
+
+def test_half_open_connections_are_closed_and_others_still_served(tmp_path: Path) -> None:
+    limits = {"api": {"connection_limit": 20, "header_timeout": 1.0}}
+    with running_api(tmp_path, limits) as api:
+        # as many as the server takes: half of them silent, half stuck in their headers
+        stuck = [_raw(api, b"" if i % 2 else b"GET /v1/plans HTTP/1.1\r\nHost: x\r\n")
+                 for i in range(20)]
+        try:
+            with Bystander(api) as bystander:
+                for conn in stuck:
+                    assert _closed_by_server(conn)
+            bystander.check()
+        finally:
+            for conn in stuck:
+                conn.close()
+
+
+def test_a_body_without_the_token_is_refused_before_it_is_read(api: Api) -> None:
+    length = 100 << 20
+    conn = _raw(api, b"POST /v1/uploads HTTP/1.1\r\nHost: x\r\n"
+                     b"Content-Type: application/gzip\r\n"
+                     b"Content-Length: %d\r\n\r\n" % length + b"x" * 1000)
+    with conn:
+        answer = b""
+        while b"\r\n\r\n" not in answer or not answer.endswith(b"}"):
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 401"), answer[:300]
+    assert b'"kind": "unauthorized"' in body and b"X-Auth-Token" in body
+    assert not (Path(api.client.data_dir) / "uploads").exists() or not any(
+        (Path(api.client.data_dir) / "uploads").iterdir())
+    # the token's holder still uploads, and the login route still takes a body
+    assert api("POST", "/v1/uploads", data=b"x" * 10, headers=GZIP).status_code == 201
+    login = requests.post(api.url + "/v1/auth/tokens", json={"username": "u"},
+                          timeout=PATIENCE)
+    assert login.status_code == 400 and "auth_strategy = token" in login.text
+
+
+def test_event_streams_leave_threads_for_others_and_free_them_when_clients_leave(
+        tmp_path: Path) -> None:
+    workbook = tmp_path / "waits.yaml"
+    workbook.write_text("version: '2.0'\nname: waits\nworkflows:\n  long:\n    tasks:\n"
+                        "      nap:\n        action: std.sleep seconds=12\n")
+    with running_api(tmp_path, {"api": {"max_event_streams": 2}}) as api:
+        api.client.create_workbook(workbook)
+        execution_id = api("POST", "/v1/workflows/waits.long/executions", json={}).json()["id"]
+        deadline = time.monotonic() + PATIENCE
+        while not api("GET", f"/v1/executions/{execution_id}/tasks").json():
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        path = f"/v1/executions/{execution_id}/events"
+
+        def stream() -> requests.Response:
+            return requests.get(api.url + path, headers={"X-Auth-Token": api.token},
+                                stream=True, timeout=PATIENCE)
+
+        with Bystander(api) as bystander:
+            streams = [stream() for _ in range(2)]
+            assert [s.status_code for s in streams] == [200, 200]
+            refused = stream()
+            assert refused.status_code == 503, refused.text
+            assert "[api] max_event_streams" in refused.json()["error"]["message"]
+            for response in streams:
+                response.close()
+            # the clients have left: their threads and slots come back within seconds,
+            # not when the execution ends (in 12 s) or at the next keepalive (15 s)
+            left = time.monotonic()
+            again = [stream() for _ in range(2)]
+            while any(a.status_code == 503 for a in again):
+                assert time.monotonic() - left < 5, [a.text for a in again]
+                for a in again:
+                    a.close()
+                time.sleep(0.2)
+                again = [stream() for _ in range(2)]
+            assert [a.status_code for a in again] == [200, 200]
+            for response in again:
+                response.close()
+        bystander.check()
+
+
+SHADOW = """version: '2.0'
+name: {name}
+workflows:
+  {workflow}:
+    tasks:
+      boom:
+        action: std.fail
+"""
+
+
+@pytest.mark.parametrize("name, workflow", [
+    ("tripleo", "plan.create_deployment_plan"),  # the same full name
+    ("tripleo.plan", "create_deployment_plan"),  # a shipped workbook's name
+    ("mine", "create_deployment_plan"),          # the same short name
+])
+def test_a_user_workbook_never_replaces_a_shipped_workflow(api: Api, tmp_path: Path,
+                                                          name: str, workflow: str) -> None:
+    from tripleo_flow import exceptions
+
+    path = tmp_path / "shadow.yaml"
+    path.write_text(SHADOW.format(name=name, workflow=workflow))
+    if name != "mine":
+        with pytest.raises(exceptions.Conflict, match="another name"):
+            api.client.create_workbook(path)
+        # one put there by hand is ignored, and says why
+        api.client.workbooks_dir.mkdir(parents=True, exist_ok=True)
+        (api.client.workbooks_dir / "shadow.yaml").write_text(path.read_text())
+    else:
+        api.client.create_workbook(path)  # its own namespace: fine
+    assert api("POST", "/v1/plans", params={"name": "p", "sample": "true"}).status_code == 201
+    for ref in ("create_deployment_plan", "tripleo.plan.create_deployment_plan"):
+        shown = api("GET", f"/v1/workflows/{ref}")
+        assert shown.status_code == 200, shown.text
+        assert "boom" not in shown.text and "generate_passwords" in shown.text
+    listed = [w["name"] for w in api("GET", "/v1/workflows").json()]
+    assert listed.count("tripleo.plan.create_deployment_plan") == 1
