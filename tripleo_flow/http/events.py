@@ -8,8 +8,10 @@ process.  :func:`format_event` is the SSE wire format (pure).
 
 A stream holds a request thread of the server until its execution ends, so
 :class:`StreamSlots` keeps ``[api] max_event_streams`` of them at most (always
-fewer than the threads), and :func:`follow` stops as soon as the client has gone
-(``gone``: waitress's ``waitress.client_disconnected``), not at its next write.
+fewer than the threads), and a stream sends a keepalive comment every
+:data:`STREAM_KEEPALIVE` seconds: once its client has left, a write fails within
+two of them and the stream ends (:func:`follow` also stops when ``gone()``, which
+is waitress's ``waitress.client_disconnected``, says so), freeing the thread.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from tripleo_flow.http import media
 if TYPE_CHECKING:
     from tripleo_flow.api import Client
 
+#: Seconds between keepalive comments of an HTTP event stream.
+STREAM_KEEPALIVE = 1.0
 ENDED = frozenset({"SUCCESS", "FAILURE", "REVERTED", "INTERRUPTED", "PAUSED"})
 #: States that stop without a recorded end: the process died, or a ``pause`` command
 #: stopped the execution until it is resumed.

@@ -168,9 +168,7 @@ def make_server(client: Client, host: str | None = None, port: int | None = None
             connection_limit=conf.api.connection_limit,
             channel_timeout=conf.api.channel_timeout,
             # how often idle connections are looked for (whole seconds)
-            cleanup_interval=max(1, min(30, conf.api.channel_timeout // 2)),
-            # read on while a request runs, to see a client leave an event stream
-            channel_request_lookahead=1)
+            cleanup_interval=max(1, min(30, conf.api.channel_timeout // 2)))
     except OSError as exc:
         raise exceptions.Conflict(
             f"Cannot listen on {bind_host}:{bind_port}: {exc.strerror}. Stop what uses it, "

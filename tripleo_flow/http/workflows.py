@@ -131,9 +131,12 @@ class ExecutionEvents:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
         self.client.get_execution(execution_id)  # 404 before the stream starts
+        # A keepalive each second: writing to a client that has left fails within
+        # two, and waitress then says it is gone (or ends the stream itself).
         gone = req.env.get("waitress.client_disconnected") or (lambda: False)
         messages = events.follow(self.client, execution_id, self.interval,
-                                 redact=self.redact, gone=gone)
+                                 keepalive=events.STREAM_KEEPALIVE, redact=self.redact,
+                                 gone=gone)
         resp.stream = self.slots.open(messages) if self.slots else messages
         resp.content_type = "text/event-stream"
         resp.cache_control = ["no-cache"]
