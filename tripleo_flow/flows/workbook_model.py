@@ -213,10 +213,13 @@ def _parse_workflow(name: str, raw: Any, workbook: str, out: Collector) -> Workf
         for task_name, raw_task in raw_tasks.items():
             merged = raw_task
             if isinstance(raw_task, dict):
-                merged = {**{k: v for k, v in defaults.items() if k in DEFAULTABLE_KEYS},
-                          **raw_task}
+                merged = {**_defaults_for(str(task_name), defaults, raw_task), **raw_task}
                 if wf_type == "direct" and "requires" not in raw_task:
                     merged.pop("requires", None)
+                elif "requires" in defaults and "requires" in raw_task:
+                    merged["requires"] = _names(raw_task["requires"]) + [
+                        r for r in _names(defaults["requires"])
+                        if r != task_name and r not in _names(raw_task["requires"])]
             task = _parse_task(str(task_name), merged, name, out)
             if task is not None:
                 tasks[task.name] = task
@@ -225,6 +228,38 @@ def _parse_workflow(name: str, raw: Any, workbook: str, out: Collector) -> Workf
                         output=raw.get("output"), tasks=tasks,
                         output_on_error=raw.get("output-on-error"),
                         vars=_mapping(raw, "vars", name, None, out))
+
+
+def _defaults_for(task: str, defaults: Mapping[str, Any], raw_task: Mapping[str, Any]
+                  ) -> dict[str, Any]:
+    """What ``task-defaults`` gives ``task``, as Mistral applies it: a transition or
+    ``requires`` naming the task itself is left out (it would make the task loop)."""
+    given = {k: v for k, v in defaults.items() if k in DEFAULTABLE_KEYS}
+    for key in ("on-success", "on-error", "on-complete"):
+        if key in given and key not in raw_task:
+            given[key] = _without_target(given[key], task)
+    if "requires" in given:
+        given["requires"] = [r for r in _names(given["requires"]) if r != task]
+    return given
+
+
+def _names(value: Any) -> list[Any]:
+    return [value] if isinstance(value, str) else list(value) if isinstance(value, list) else []
+
+
+def _without_target(clause: Any, task: str) -> Any:
+    """``clause`` (a target, a list of them or the advanced form) without ``task``."""
+    if isinstance(clause, dict) and "next" in clause:
+        return {**clause, "next": _without_target(clause["next"], task)}
+    if not isinstance(clause, (str, list)):
+        return clause
+
+    def target(entry: Any) -> Any:
+        if isinstance(entry, dict) and len(entry) == 1:
+            entry = next(iter(entry))
+        return split_inline(entry)[0] if isinstance(entry, str) else None
+
+    return [entry for entry in _names(clause) if target(entry) != task]
 
 
 def _parse_inputs(raw: Any, wf: str, out: Collector) -> tuple[WorkflowInput, ...]:

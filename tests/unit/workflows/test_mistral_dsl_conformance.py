@@ -358,3 +358,62 @@ def test_vars_that_cannot_be_evaluated_refuse_the_run_and_record_nothing(
                   action: std.noop
             """)
     assert host.list_executions() == []
+
+
+# -- task-defaults never make a task its own successor or requirement ---------------
+
+def test_task_defaults_transitions_skip_the_task_they_name(host: Host, tmp_path: Path
+                                                           ) -> None:
+    """Mistral's WorkflowSpec leaves a task out of the default clauses it would name
+    (lang/v2/workflows.py, _remove_task_from_clause): the default 'on-complete:
+    [cleanup]' runs cleanup after each task but not after cleanup itself."""
+    run = Run(host, tmp_path, """
+        wf:
+          output:
+            n: <% $.n %>
+          task-defaults:
+            on-success:
+              - cleanup: <% $.n < 10 %>
+          tasks:
+            task1:
+              action: std.echo output=1
+              publish:
+                n: 1
+            cleanup:
+              action: std.echo output=2
+              publish:
+                n: <% $.n + 1 %>
+        """)
+    assert run.state == "SUCCESS"
+    assert run.tasks == {"task1": "SUCCESS", "cleanup": "SUCCESS"}
+    assert run.output == {"n": 2}
+
+
+def test_task_defaults_requires_skip_the_task_they_name(host: Host, tmp_path: Path
+                                                        ) -> None:
+    """Mistral's get_task_requires: the defaults' requires join the task's own, less
+    the task itself (reverse workflow)."""
+    run = Run(host, tmp_path, """
+        wf:
+          type: reverse
+          output:
+            order: <% $.order %>
+          task-defaults:
+            requires: [setup]
+          tasks:
+            setup:
+              action: std.noop
+              publish:
+                order: [setup]
+            other:
+              action: std.noop
+              publish:
+                order: <% $.order + ['other'] %>
+            final:
+              action: std.noop
+              requires: [other]
+              publish:
+                order: <% $.order + ['final'] %>
+        """)
+    assert run.state == "SUCCESS", run.error
+    assert run.output == {"order": ["setup", "other", "final"]}
