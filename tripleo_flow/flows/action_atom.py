@@ -89,7 +89,8 @@ class ActionAtom(_WorkbookAtom):
         attempt = self._attempt_no
 
         def execute() -> Any:  # in the thread that runs the action: its undo records' key
-            with undo_journal.ExecutionUndoJournal.running(self.name, attempt, item):
+            with undo_journal.ExecutionUndoJournal.running(self.name, attempt, item), \
+                    execution_scope.acting_in(self.runtime.scope.env):
                 return action.execute(**inputs)
 
         if timeout is None:
@@ -109,7 +110,8 @@ class ActionAtom(_WorkbookAtom):
         args = {k: v for k, v in inputs.items() if accepted is None or k in accepted}
         if accepted is None or "flow_failures" in accepted:
             args["flow_failures"] = dict(flow_failures or {})
-        action.revert(result=result, **args)
+        with execution_scope.acting_in(self.runtime.scope.env):
+            action.revert(result=result, **args)
 
     def _run_items(self, ctx: dict[str, Any], kwargs: Mapping[str, Any],
                    evaluator: expressions.Evaluator, timeout: float | None, width: int

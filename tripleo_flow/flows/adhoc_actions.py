@@ -30,7 +30,7 @@ from typing import Any
 
 from tripleo_flow.actions.base import Action
 from tripleo_flow.exceptions import TaskFailed
-from tripleo_flow.flows import expressions, workbook_clauses
+from tripleo_flow.flows import execution_scope, expressions, workbook_clauses
 from tripleo_flow.flows.workbook_clauses import Collector
 
 ACTION_KEYS = {"base", "base-input", "input", "output", "description", "tags"}
@@ -128,7 +128,8 @@ def build(spec: AdhocSpec, base: type[Action]) -> type[Action]:
     def base_inputs(given: Mapping[str, Any]) -> dict[str, Any]:
         data = {name: default for name, required, default in spec.inputs if not required}
         data.update(given)
-        value = expressions.Evaluator(data).evaluate(spec.base_input)
+        value = expressions.Evaluator(
+            data, hooks={"env": execution_scope.current_env}).evaluate(spec.base_input)
         if not isinstance(value, Mapping):
             raise TaskFailed(f"ad-hoc action {spec.name!r}: 'base-input' must give a "
                              f"mapping (got {type(value).__name__})")

@@ -15,8 +15,10 @@ from the persisted task outcomes and notes the tasks a crash interrupted (for
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from taskflow import states
@@ -34,6 +36,27 @@ ENDED = "ended_workflow"
 UNHANDLED = "unhandled"
 #: Atom metadata key of the context of a task that failed its workflow.
 ERROR_CONTEXT = "error_ctx"
+
+
+#: The environment of the execution whose action runs in this thread (``env()`` of an
+#: ad-hoc action's ``base-input``).
+_ENV: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.ContextVar(
+    "tripleo_flow_execution_env", default=None)
+
+
+@contextlib.contextmanager
+def acting_in(env: Mapping[str, Any]) -> Iterator[None]:
+    """While an action of an execution whose environment is ``env`` runs here."""
+    token = _ENV.set(env)
+    try:
+        yield
+    finally:
+        _ENV.reset(token)
+
+
+def current_env() -> dict[str, Any]:
+    """``env()`` for the action running in this thread (``{}`` outside an execution)."""
+    return dict(_ENV.get() or {})
 
 
 def internal(name: str) -> bool:

@@ -9,6 +9,7 @@ problem, so one broken file never hides the others.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -220,6 +221,39 @@ def workbook_files(directory: Path) -> list[Path]:
 TRUSTED = WorkbookLimits(TRUSTED_SIZE, TRUSTED_SIZE)
 
 
+def _build_adhoc(catalog: Catalog, actions: Mapping[str, type[Action]]) -> None:
+    """Make the ad-hoc actions of every workbook, each after the one it is based on
+    (``base``: a registered action, or an ad-hoc action by its full name or, in its own
+    workbook, by its short name, as Mistral allows)."""
+    waiting = [(entry, spec) for entry in catalog.entries.values()
+               for spec in (entry.workbook.actions.values() if entry.workbook else ())]
+    specs = {spec.name for _entry, spec in waiting}
+    while waiting:
+        later = []
+        for entry, spec in waiting:
+            prefix = spec.name.rsplit(".", 1)[0]
+            base = spec.base if spec.base in actions or f"{prefix}.{spec.base}" not in specs \
+                else f"{prefix}.{spec.base}"
+            if base in specs and base not in catalog.adhoc:
+                later.append((entry, spec))  # its base is made first
+                continue
+            spec = dataclasses.replace(spec, base=base)
+            known = {**actions, **catalog.adhoc}
+            found = adhoc_actions.problems(spec, known)
+            entry.problems += [Problem(str(entry.path), text) for text in found]
+            if not found:
+                catalog.adhoc[spec.name] = adhoc_actions.build(spec, known[base])
+            else:
+                specs.discard(spec.name)  # actions based on it report an unknown base
+        if len(later) == len(waiting):  # bases in a cycle
+            for entry, spec in later:
+                entry.problems.append(Problem(str(entry.path), (
+                    f"action {spec.name.rsplit('.', 1)[-1]!r}: its base {spec.base!r} is "
+                    "based on it in turn (ad-hoc actions in a cycle)")))
+            break
+        waiting = later
+
+
 def load_catalog(directories: Iterable[tuple[Path, bool]], actions: Mapping[str, type[Action]],
                  broken: Mapping[str, str] | None = None,
                  extra_files: Iterable[Path] = (),
@@ -236,12 +270,7 @@ def load_catalog(directories: Iterable[tuple[Path, bool]], actions: Mapping[str,
         entries.append(Entry(name, path, shipped, workbook, problems))
     catalog = Catalog(entries)
     catalog.adhoc.update(action_aliases.alias_classes(actions))
-    for entry in catalog.entries.values():
-        for spec in (entry.workbook.actions.values() if entry.workbook else ()):
-            found = adhoc_actions.problems(spec, actions)
-            entry.problems += [Problem(str(entry.path), text) for text in found]
-            if not found:
-                catalog.adhoc[spec.name] = adhoc_actions.build(spec, actions[spec.base])
+    _build_adhoc(catalog, actions)
     checked = validate([e.workbook for e in catalog.entries.values() if e.workbook],
                        catalog, {**actions, **catalog.adhoc}, broken or {})
     for entry in catalog.entries.values():
