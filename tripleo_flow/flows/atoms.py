@@ -185,7 +185,8 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
             return {"name": name, "state": outcome.get("state"),
                     "result": outcome.get("result"), "published": outcome.get("published")}
 
-        return expressions.Evaluator(ctx, lookup, self.runtime.execution,
+        return expressions.Evaluator(self.runtime.scope.with_globals(ctx), lookup,
+                                     self.runtime.execution,
                                      self.runtime.expression_limits, self._hooks())
 
     def _hooks(self) -> dict[str, Any]:
@@ -400,9 +401,10 @@ class ExitAtom(_WorkbookAtom):
                 raise TaskFailed(error)
             return outcome
         output = self.child.output
-        result = expressions.Evaluator(ctx, None, self.runtime.execution,
-                                       self.runtime.expression_limits, self._hooks()
-                                       ).evaluate(output) if output is not None else ctx
+        result = expressions.Evaluator(self.runtime.scope.with_globals(ctx), None,
+                                       self.runtime.execution, self.runtime.expression_limits,
+                                       self._hooks()).evaluate(output) \
+            if output is not None else ctx
         if self.spec.name == "":  # the top-level workflow
             return {"state": SUCCESS, "result": result, "ctx": ctx, "next": []}
         outcome = self._finish(parent, kwargs, result, None)

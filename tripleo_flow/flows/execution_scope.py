@@ -92,6 +92,13 @@ class Scope:
         with self._lock:
             return self._globals.get(name)
 
+    def with_globals(self, ctx: Mapping[str, Any]) -> Mapping[str, Any]:
+        """What ``$`` reads in a task whose branch context is ``ctx``: the global
+        variables under it, as Mistral's context view puts the workflow's context
+        under the task's (a branch value of the same name wins)."""
+        with self._lock:
+            return {**self._globals, **ctx} if self._globals else ctx
+
     # -- ended workflows ------------------------------------------------------
 
     def end(self, prefix: str) -> None:

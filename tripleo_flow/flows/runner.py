@@ -133,7 +133,8 @@ class Runner:
         workflow = self._catalog().get(name)
         given = dict(inputs or {})
         # Before the record is written: inputs that are missing or that its vars reject.
-        self._with_vars(workflow, workbook_model.apply_inputs(workflow, given), env or {},
+        self._with_vars(workflow, workbook_model.apply_inputs(workflow, given),
+                        self._evaluated_env(env or {}),
                         {"name": workflow.full_name, "input": given})
         if target is not None:
             compiler._selection(workflow, target, compiler._preds(workflow))
@@ -232,6 +233,18 @@ class Runner:
                 "or stop that process first.")
         return self.store.flow_detail(execution_id)
 
+    def _evaluated_env(self, env: Mapping[str, Any]) -> dict[str, Any]:
+        """The execution's environment with the expressions in its values evaluated, once,
+        over the environment as given (``env()``), as Mistral evaluates it."""
+        try:
+            return dict(expressions.Evaluator(
+                {}, None, None, self._expression_limits(),
+                {"env": lambda: dict(env)}).evaluate(dict(env)))
+        except exceptions.ExpressionError as exc:
+            raise exceptions.InvalidInput(
+                f"The execution's environment holds an expression that cannot be evaluated "
+                f"over it: {exc}") from exc
+
     def _with_vars(self, workflow: workbook_model.WorkflowSpec, ctx: dict[str, Any],
                    env: Mapping[str, Any], execution: Mapping[str, Any]) -> dict[str, Any]:
         """The initial context of an execution: inputs ``ctx`` and the workflow's vars."""
@@ -302,7 +315,8 @@ class Runner:
                                 outbound_allowed=self._allow_outbound
                                 or meta.get("origin") != ORIGIN_API,
                                 expression_limits=self._expression_limits(),
-                                scope=execution_scope.Scope(meta.get("env"), fd.uuid),
+                                scope=execution_scope.Scope(
+                                    self._evaluated_env(meta.get("env") or {}), fd.uuid),
                                 stop_check=None if stop is None else stop.check,
                                 undo_journal=journal)
         compiled = compiler.compile_workflow(workflow, catalog, runtime, meta.get("target"))

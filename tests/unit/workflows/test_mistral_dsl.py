@@ -78,7 +78,7 @@ def test_fail_with_a_message_on_error(host: Any) -> None:
 def test_advanced_transitions_publish_to_branch_and_global_scopes(host: Any) -> None:
     execution = run(host, "scopes")
     assert execution.output == {"branch_value": 3, "global_value": 6, "atomic_value": "set",
-                                "seen": 6, "global_in_context": None}
+                                "seen": 6, "global_in_context": 6}
     states = {t.name: t.state for t in host.execution_tasks(execution.id)}
     assert states == {"count": "SUCCESS", "report": "SUCCESS", "never": "SKIPPED"}
 

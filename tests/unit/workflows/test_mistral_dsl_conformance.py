@@ -518,3 +518,104 @@ def test_adhoc_actions_based_on_each_other_are_refused(host: Host, tmp_path: Pat
     assert "action 'a': its base 'b' is based on it in turn" in text
     assert "action 'c': unknown base action 'missing'" in text
     assert "action 'd': unknown base action 'c'" in text
+
+
+# -- global variables and the environment ----------------------------------------
+
+@pytest.mark.parametrize(("action", "expected"), [
+    ('std.echo output="Hi"', "Hi"), ("std.fail", "We got an error")])
+def test_a_published_global_reads_as_dollar_name(host: Host, tmp_path: Path, action: str,
+                                                 expected: str) -> None:
+    """Ported from test_dataflow.py: test_global_publishing_success_access_via_root_context_
+    and test_global_publishing_error_access_via_root_context."""
+    run = Run(host, tmp_path, f"""
+        wf:
+          tasks:
+            task1:
+              action: {action}
+              on-success:
+                publish:
+                  global:
+                    my_var: <% task().result %>
+                next:
+                  - task2
+              on-error:
+                publish:
+                  global:
+                    my_var: "We got an error"
+                next:
+                  - task2
+            task2:
+              action: std.echo output=<% $.my_var %>
+              publish:
+                result: <% task().result %>
+        """)
+    assert run.state == "SUCCESS"
+    assert run.published["task2"] == {"result": expected}
+
+
+def test_a_branch_value_wins_over_a_global_of_its_name(host: Host, tmp_path: Path) -> None:
+    run = Run(host, tmp_path, """
+        wf:
+          output:
+            seen: <% $.seen %>
+            x: <% $.x %>
+          tasks:
+            task1:
+              action: std.noop
+              on-success:
+                publish:
+                  global:
+                    x: global
+                  branch:
+                    x: branch
+                next: [task2]
+            task2:
+              action: std.echo output=<% $.x %>
+              publish:
+                seen: <% task().result %>
+        """)
+    assert run.output == {"seen": "branch", "x": "branch"}
+
+
+def test_expressions_in_env_values_are_evaluated(host: Host, tmp_path: Path) -> None:
+    """Ported from test_environment.py: test_evaluate_env_parameter (evaluate_env true,
+    Mistral's default) and test_subworkflow_env_recursive (a sub-workflow reads the
+    same evaluated environment); the record keeps the environment as given."""
+    path = tmp_path / "envwb.yaml"
+    path.write_text("""version: '2.0'
+name: envwb
+workflows:
+  wf:
+    output:
+      sub: <% $.sub %>
+    tasks:
+      task1:
+        action: std.noop
+        publish:
+          var1: <% env().var1 %>
+          var2: <% env().var2 %>
+        on-success: [task2]
+      task2:
+        workflow: subwf
+        publish:
+          sub: <% task().result.var3 %>
+  subwf:
+    output:
+      var3: <% env().var3 %>
+    tasks:
+      t:
+        action: std.noop
+""")
+    host.create_workbook(path)
+    env = {"var1": "val1", "var2": "<% env().var1 %>", "var3": "<% env().var5 %>",
+           "var5": "Clyde"}
+    execution = host.run_workflow("envwb.wf", {}, env=env)
+    assert execution.state == "SUCCESS"
+    tasks = {t.name: t for t in host.execution_tasks(execution.id)}
+    assert tasks["task1"].published == {"var1": "val1", "var2": "val1"}
+    assert execution.output == {"sub": "Clyde"}
+    assert host.get_execution(execution.id).env == env
+    with pytest.raises(exceptions.InvalidInput, match="environment holds an expression"):
+        host.run_workflow("envwb.wf", {}, env={"bad": "<% env().missing.deeper %>"})
+    assert len(host.list_executions()) == 1
