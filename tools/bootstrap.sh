@@ -17,7 +17,7 @@ fi
 .venv/bin/pip install -q --upgrade pip >/dev/null
 .venv/bin/pip install -q -e .
 if [ "$want_tests" = 1 ]; then
-    .venv/bin/pip install -q -e '.[redis,zookeeper,podman,openstack,ansible,keystone,gui-tests]' \
+    .venv/bin/pip install -q -e '.[redis,zookeeper,podman,openstack,ansible,keystone,gui-tests,javascript]' \
         -r test-requirements.txt
     if [ ! -x .venv-swift/bin/swift-proxy-server ]; then
         "$PYTHON" -m venv .venv-swift
