@@ -169,3 +169,57 @@ def test_a_change_killed_before_its_result_was_saved_is_still_undone(tmp_path: P
         assert journal.entries() == []  # the execution ended: its journal is gone
     finally:
         host.close_workflows()
+
+
+LOOP = """
+version: '2.0'
+name: loop_demo
+workflows:
+  poll:
+    input:
+      - log
+      - n: 0
+    output:
+      n: <% $.n %>
+    tasks:
+      start:
+        on-success: [poll]
+      poll:
+        action: test.record
+        input:
+          path: <% $.log %>
+          value: poll-<% $.n %>
+          once: true
+        publish:
+          n: <% $.n + 1 %>
+        on-success:
+          - poll: <% $.n < 4 %>
+"""
+
+
+@pytest.mark.parametrize("event", ["started", "succeeded"])
+def test_kill_in_a_loop_then_resume(tmp_path: Path, event: str) -> None:
+    """A loop (Mistral's state machine, issue 26) killed with kill -9 during its third
+    task execution resumes from the last completed one: every side effect once."""
+    data_dir, log = tmp_path / "data", tmp_path / "effects.log"
+    (tmp_path / "loop_demo.yaml").write_text(LOOP)
+    host = Host(data_dir)
+    host.create_workbook(tmp_path / "loop_demo.yaml")
+    host.close_workflows()
+    killed_at = _run_until_killed(data_dir, log, event, 3, workflow="loop_demo.poll")
+    assert killed_at == "poll[2]"
+    host = Host(data_dir)
+    try:
+        [execution] = host.list_executions()
+        assert execution.state == "INTERRUPTED"
+        done = [t.name for t in host.execution_tasks(execution.id) if t.state == "SUCCESS"]
+        assert done == (["start", "poll", "poll[2]"] if event == "succeeded"
+                        else ["start", "poll"])
+        resumed = host.resume_execution(execution.id)
+        assert resumed.state == "SUCCESS"
+        assert resumed.output == {"n": 4}
+        assert log.read_text().splitlines() == [f"do poll-{i}" for i in range(4)]
+        assert [t.name for t in host.execution_tasks(execution.id)] == \
+            ["start", "poll", "poll[2]", "poll[3]", "poll[4]"]
+    finally:
+        host.close_workflows()

@@ -55,6 +55,36 @@ def retry_symbol(atom_name: str) -> str:
 
 
 OUTPUT_SYMBOL = "out:"
+#: Outcome key of a state machine's task execution: its fired targets, in order.
+STEPS = "steps"
+
+
+def merge_dicts(left: Mapping[str, Any], right: Mapping[str, Any]) -> dict[str, Any]:
+    """``left`` with ``right`` merged over it, mappings merged key by key (Mistral's
+    ``merge_dicts``: a value of ``right`` wins, except where both are mappings)."""
+    merged = dict(left)
+    for key, value in right.items():
+        mine = merged.get(key)
+        if isinstance(mine, Mapping) and isinstance(value, Mapping):
+            merged[key] = merge_dicts(mine, value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def merge_contexts(outcomes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The inbound context of a task several branches lead to, as Mistral builds it
+    (``data_flow.evaluate_upstream_context``): every branch's outbound context merged
+    in order, then what each branch itself published merged over that, so a branch's
+    own new value beats another branch's old copy of the same variable."""
+    if len(outcomes) == 1:
+        return dict(outcomes[0].get("ctx") or {})
+    ctx: dict[str, Any] = {}
+    published: dict[str, Any] = {}
+    for outcome in outcomes:
+        ctx = merge_dicts(ctx, outcome.get("ctx") or {})
+        published = merge_dicts(published, outcome.get("published") or {})
+    return merge_dicts(ctx, published)
 
 
 def start_context(workflow: WorkflowSpec, ctx: dict[str, Any],
@@ -107,6 +137,9 @@ class Links:
     #: The ``workflow:`` task this atom's workflow runs in answers errors: an error no
     #: transition here handles fails this (sub-)workflow, not the whole execution.
     contained: bool = False
+    #: Run by :mod:`.state_machine`, which chose this task execution (no join to wait
+    #: for here) and applies the engine commands itself, in list order.
+    machine: bool = False
 
 
 class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
@@ -152,6 +185,8 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
         return chosen
 
     def _active(self, chosen: list[Mapping[str, Any]]) -> bool:
+        if self.links.machine:
+            return True
         if self.runtime.scope.ended(self.links.prefix) and not any(
                 outcome.get(execution_scope.ENDED) == self.links.prefix for outcome in chosen):
             # A ``succeed`` ended this workflow: nothing more starts but the tasks listed
@@ -166,10 +201,7 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
 
     @staticmethod
     def _merge(chosen: list[Mapping[str, Any]]) -> dict[str, Any]:
-        ctx: dict[str, Any] = {}
-        for outcome in chosen:
-            ctx.update(outcome.get("ctx") or {})
-        return ctx
+        return merge_contexts(chosen)
 
     def _evaluator(self, ctx: Mapping[str, Any], kwargs: Mapping[str, Any],
                    current: Mapping[str, Any] | None = None) -> expressions.Evaluator:
@@ -294,6 +326,9 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
                 targets = targets[:index + 1]
                 break
         names = [t.target for t in targets]
+        if self.links.machine:
+            return self._steps(state, current["result"], published, new_ctx, targets,
+                               global_values, evaluator, error, handled)
         if names and names[-1] == "fail":
             msg = targets[-1].params.get("msg")
             raise FailCommand(
@@ -313,16 +348,53 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
         for item in targets:
             if item.target in ("succeed", "pause") and item.params.get("msg") is not None:
                 outcome["state_info"] = str(evaluator.evaluate(item.params["msg"]))
-        if error is not None:
-            outcome["error"] = error
-            if not handled:
-                # No transition fired: the caller fails the task now (never persisted).
-                outcome[UNHANDLED] = "later" if targets else "now"
-                if targets:
-                    self.runtime.scope.fail_later(self.links.prefix, self.name, error)
+        self._error_keys(outcome, error, handled, bool(targets))
         if "pause" in names:
             self.runtime.scope.pause()
         return outcome
+
+    def _steps(self, state: str, result: Any, published: dict[str, Any],
+               ctx: dict[str, Any], targets: list[Transition], global_values: dict[str, Any],
+               evaluator: expressions.Evaluator, error: str | None,
+               handled: bool) -> dict[str, Any]:
+        """The outcome of a task execution of :mod:`.state_machine`: its fired targets
+        in list order, engine commands included (:data:`STEPS`: ``[target, message]``),
+        for the machine to apply in that order; ``next`` names the tasks only."""
+        steps = []
+        for item in targets:
+            msg = item.params.get("msg")
+            text = str(evaluator.evaluate(msg)) if msg is not None else None
+            if item.target == "fail":
+                text = (f"task {self.spec.name!r} reached a 'fail' transition"
+                        + (f": {text}" if text is not None else "")
+                        + (f" after an error: {error}" if error else ""))
+            steps.append([item.target, text])
+        if global_values:
+            self.runtime.scope.publish(global_values)
+        outcome = {"state": state, "result": result, "published": published, "ctx": ctx,
+                   "next": [t.target for t in targets if t.target not in COMMANDS],
+                   STEPS: steps}
+        if global_values:
+            outcome[execution_scope.GLOBAL] = global_values
+        for target, text in steps:  # read by the execution record (command_message)
+            if target == "succeed":
+                outcome[execution_scope.ENDED] = self.links.prefix
+            if target in ("succeed", "pause") and text is not None:
+                outcome["state_info"] = text
+        self._error_keys(outcome, error, handled, bool(targets))
+        return outcome
+
+    def _error_keys(self, outcome: dict[str, Any], error: str | None, handled: bool,
+                    fired: bool) -> None:
+        """After an error: the error, and whether no transition handled it."""
+        if error is None:
+            return
+        outcome["error"] = error
+        if not handled:
+            # No transition fired: the caller fails the task now (never persisted).
+            outcome[UNHANDLED] = "later" if fired else "now"
+            if fired:
+                self.runtime.scope.fail_later(self.links.prefix, self.name, error)
 
     def _contain(self, outcome: dict[str, Any]) -> bool:
         """When this atom's workflow is a sub-workflow whose task answers errors,

@@ -138,6 +138,13 @@ class _Builder:
             child = self.catalog.lookup(spec.workflow, workflow.workbook)
             if child is None:
                 raise exceptions.WorkflowNotFound(spec.workflow)
+            cycle = workbook_validator.find_cycle(workbook_validator.successors(child))
+            if cycle and child.type == "direct":
+                raise exceptions.InvalidInput(
+                    f"Task {spec.name!r} of workflow {workflow.full_name!r} calls workflow "
+                    f"{child.full_name!r}, which loops ({' -> '.join(cycle)}): a workflow "
+                    "that loops runs only as the execution's own workflow, not as a "
+                    "sub-workflow yet. Run it on its own.")
             child_prefix = atom_name + "/"
             enter = atoms.EnterAtom(child_prefix + "__enter__", spec, links, self.runtime,
                                     child, child_prefix, gate)

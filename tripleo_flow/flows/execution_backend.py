@@ -246,6 +246,18 @@ class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
                 self._write(list(self._pending.values()))
             return known.copy()
 
+    def add_atom_detail(self, flow_uuid: str, atom_detail: Any) -> None:
+        """Insert one new atom of flow ``flow_uuid`` (a task execution the state
+        machine created) without comparing the flow's other atoms."""
+        with self._write_lock:
+            self.flush()
+            try:
+                with self._engine.begin() as conn:
+                    self._insert_many(conn, [self._insert_row(atom_detail, flow_uuid)])
+            except sa.exc.SQLAlchemyError as exc:
+                raise tf_exc.StorageFailure(f"Failed saving atom details: {exc}") from exc
+            self._known[atom_detail.uuid] = atom_detail.copy()
+
     def update_flow_details(self, flow_detail: Any) -> Any:
         """Save a flow detail, writing only the atoms that changed since last written.
 

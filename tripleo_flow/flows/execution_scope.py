@@ -77,7 +77,7 @@ class Scope:
         self._failed: list[tuple[str, str, str]] = []
         self._lock = threading.Lock()
         self._storage: Any = None
-        self._atoms: tuple[str, ...] = ()
+        self._atoms: list[str] = []
         self._pause: Callable[[], None] | None = None
         self._flush: Callable[[], None] | None = None
 
@@ -147,7 +147,7 @@ class Scope:
         self._storage = engine.storage
         self._pause = engine.suspend
         self._flush = flush
-        self._atoms = tuple(atom_names)
+        self._atoms = list(atom_names)
         done = []
         running = set()
         for detail in flow_detail:
@@ -167,6 +167,10 @@ class Scope:
         for _when, values in sorted(done, key=lambda pair: pair[0]):
             self.publish(values)
         self.interrupted = frozenset(running)
+
+    def add_atom(self, name: str) -> None:
+        """A task execution the state machine created (:mod:`.state_machine`)."""
+        self._atoms.append(name)
 
     def mark_running(self) -> None:
         """Make the RUNNING marks durable now (the database defers them): a task with

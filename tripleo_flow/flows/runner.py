@@ -39,6 +39,7 @@ from tripleo_flow.flows import (
     execution_scope,
     expressions,
     redaction,
+    state_machine,
     undo_journal,
     workbook_model,
 )
@@ -319,10 +320,18 @@ class Runner:
                                     self._evaluated_env(meta.get("env") or {}), fd.uuid),
                                 stop_check=None if stop is None else stop.check,
                                 undo_journal=journal)
-        compiled = compiler.compile_workflow(workflow, catalog, runtime, meta.get("target"))
         # A resumed execution is no longer paused (a later suspension may be another's).
         self.store.update_meta(fd, pid=os.getpid(), host=socket.gethostname(), paused_at=None)
         ctx = self._with_vars(workflow, ctx, runtime.scope.env, runtime.execution)
+        engine: Any
+        if meta.get("target") is None and state_machine.needed(workflow):
+            engine = state_machine.Machine(workflow, runtime, fd, backend or self.store.backend,
+                                           ctx, engine_pool)
+            runtime.scope.attach(engine, fd, engine.atom_names, self.store.backend.flush)
+            if listeners:
+                self._listen(engine, fd.uuid, workflow.full_name, listeners)
+            return engine, workflow.full_name
+        compiled = compiler.compile_workflow(workflow, catalog, runtime, meta.get("target"))
         start = {"state": atoms.SUCCESS, "ctx": ctx, "next": ["*"]}
         engine = tf_engine.load(
             compiled.flow, store={atoms.input_symbol(""): start}, flow_detail=fd,
@@ -382,9 +391,12 @@ class Runner:
                 cause = str(ad.failure.exception_str) if isinstance(
                     ad.failure, failure.Failure) else str(ad.failure)
                 break
-        if failed_task is None:  # the workflow's end: a task that went on with on-complete
+        if failed_task is None:  # the workflow's end: a task that went on with on-complete,
+            # or (state machine) one that took a 'fail' transition
             failed_task = next((ad.name for ad in fresh if isinstance(ad.results, Mapping)
-                                and ad.results.get(atoms.UNHANDLED)), None)
+                                and (ad.results.get(atoms.UNHANDLED) or any(
+                                    step[0] == "fail"
+                                    for step in ad.results.get(atoms.STEPS) or ()))), None)
         reverted = fresh.state == states.REVERTED
         fd.state = fresh.state
         self._journal(fd.uuid).forget()  # ended: no task of it runs again

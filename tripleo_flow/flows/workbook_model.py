@@ -318,8 +318,9 @@ def _parse_task(name: str, raw: Any, wf: str, out: Collector) -> TaskSpec | None
         inputs = merge_inline(inputs, inline)
         action, workflow = (ref, workflow) if kind == "action" else (action, ref)
     join = raw.get("join")
-    if join is not None and join != "all" and not (isinstance(join, int) and join > 0):
-        out.add(f"'join' must be 'all' or a positive number (got {join!r})", wf, name)
+    if join is not None and join not in ("all", "one") and not (
+            isinstance(join, int) and not isinstance(join, bool) and join > 0):
+        out.add(f"'join' must be 'all', 'one' or a positive number (got {join!r})", wf, name)
     requires = raw.get("requires") or []
     if isinstance(requires, str):
         requires = [requires]

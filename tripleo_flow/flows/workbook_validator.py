@@ -96,9 +96,16 @@ def validate_workflow(workflow: WorkflowSpec, actions: Mapping[str, type[Action]
             add("unreachable: no start task leads to it (only tasks in a cycle lead here)",
                 name)
     cycle = find_cycle(graph)
-    if cycle:
-        add(f"cycle {' -> '.join(cycle)}: loops are not allowed; repeat a task with "
-            "'retry' (count, delay, continue-on) instead", cycle[0])
+    if cycle and workflow.type == "reverse":
+        add(f"cycle {' -> '.join(cycle)}: a task cannot require itself, "
+            "even through other tasks", cycle[0])
+    elif cycle and any(spec.workflow is not None or spec.pause_before not in (None, False)
+                       for spec in workflow.tasks.values()):
+        # A direct workflow's loop runs on the state machine (.state_machine), which
+        # runs neither sub-workflows nor pause-before.
+        add(f"cycle {' -> '.join(cycle)}: a workflow that loops cannot have "
+            "'workflow:' or 'pause-before' tasks yet; move them to a workflow of their "
+            "own", cycle[0])
     return problems
 
 

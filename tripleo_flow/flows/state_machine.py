@@ -1,0 +1,596 @@
+"""Direct workflows run as Mistral's state machine: a task execution each time a
+transition fires.
+
+One static TaskFlow graph per workflow (:mod:`.compiler`) gives every task one
+atom, so it cannot express what Mistral's direct workflow controller does:
+a task reached by three transitions runs three times, a cycle of transitions
+repeats tasks (Mistral's way to poll), a ``join`` waits for ``all``, ``one`` or N
+inbound transitions and fails once it can no longer fire, and the engine
+commands of a transition list apply in list order.  A direct workflow that
+needs any of that (:func:`needed`) runs here instead:
+
+* TaskFlow still runs what it is good at: each task execution is an
+  :class:`~.action_atom.ActionAtom` (its action, with-items, timeout, publish,
+  transitions, its own undo on failure) whose outcome is a TaskFlow atom detail
+  of the execution's flow detail, written through the executions database
+  (:meth:`~.execution_backend.BatchingConnection.add_atom_detail`); the
+  completed ones are reverted newest first when the workflow fails, as TaskFlow
+  reverts a graph; progress events go through the same ``atom_notifier``.
+* The machine creates task executions as transitions fire and runs each wave of
+  ready ones on the runner's pool (one alone runs in the machine's thread).  The
+  atom detail of the N-th execution of task ``poll`` is ``poll`` then ``poll[N]``.
+  Each completed one is persisted with the targets it fired, in order
+  (:data:`~.atoms.STEPS`) and its completion index, so a resumed execution
+  (``kill -9``, pause) replays the completions in that order, which creates the
+  same task executions again, and runs those that had not completed.
+* Data flows as Mistral's ``data_flow`` says: a task execution's context is the
+  outbound context of the one that fired it; a join's merges its inbound
+  branches (:func:`~.atoms.merge_contexts`); the workflow's output is evaluated
+  over the merged contexts of the task executions that fired nothing.
+* Errors: an error no ``on-error`` transition handles stops new task executions
+  and, once the running ones end, reverts the completed ones and fails the
+  workflow: our deliberate difference from Mistral (which never reverts) kept
+  for both engines (see ``tests/unit/workflows/test_mistral_conformance.py``).
+  A ``fail`` command does the same after the targets listed before it started;
+  the task that took it keeps its own state.
+
+Not here (the compiled graph runs them, :func:`needed` is False): reverse
+workflows, ``workflow:`` tasks and ``pause-before``; a workflow with a cycle that
+uses them is refused with a message saying so.  A join runs once per execution:
+a transition reaching it after it ran is ignored (Mistral's one join task
+execution per workflow execution).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from concurrent import futures
+from dataclasses import dataclass, field
+from typing import Any
+
+from oslo_utils import uuidutils
+from taskflow import states
+from taskflow.persistence import models
+from taskflow.types import failure, notifier
+
+from tripleo_flow import exceptions
+from tripleo_flow.exceptions import FailCommand, TaskFailed
+from tripleo_flow.flows import action_atom, atoms, expressions, workbook_validator
+from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
+
+#: Outcome key of a task execution's place in the machine: ``{"order": completion index}``.
+MACHINE = "machine"
+_RETRY_STOPS = (exceptions.BreakRetry, FailCommand, exceptions.RetriesExhausted,
+                exceptions.PlanCodeNotAllowed, exceptions.Interrupted)
+
+
+def needed(workflow: WorkflowSpec) -> bool:
+    """Whether ``workflow`` runs as a state machine: a direct workflow with a cycle,
+    a task several tasks lead to, or a ``join`` (and no ``workflow:`` task or
+    ``pause-before``, which the compiled graph runs)."""
+    if workflow.type != "direct" or not supported(workflow):
+        return False
+    graph = workbook_validator.successors(workflow)
+    inbound: dict[str, int] = {}
+    for targets in graph.values():
+        for target in set(targets):
+            inbound[target] = inbound.get(target, 0) + 1
+    return (workbook_validator.find_cycle(graph) is not None
+            or any(count > 1 for count in inbound.values())
+            or any(spec.join is not None for spec in workflow.tasks.values()))
+
+
+def supported(workflow: WorkflowSpec) -> bool:
+    return all(spec.workflow is None and spec.pause_before in (None, False)
+               for spec in workflow.tasks.values())
+
+
+def check_cycle(workflow: WorkflowSpec) -> None:
+    """Refuse a direct workflow with a cycle that the state machine cannot run."""
+    if workflow.type == "direct" and not supported(workflow):
+        cycle = workbook_validator.find_cycle(workbook_validator.successors(workflow))
+        if cycle:
+            raise exceptions.InvalidInput(
+                f"Workflow {workflow.full_name!r} loops ({' -> '.join(cycle)}) and has a "
+                "'workflow:' or 'pause-before' task: loops run only in workflows without "
+                "them. Move the sub-workflow call or the pause out of the looping workflow.")
+
+
+@dataclass
+class _TaskEx:
+    """One task execution."""
+
+    task: str
+    name: str  # its atom detail's name
+    ctx: dict[str, Any]
+    triggers: list[_TaskEx] = field(default_factory=list)
+    outcome: dict[str, Any] | None = None
+    order: int = -1
+    detail: Any = None
+    join_waiting: bool = False
+
+
+class _Storage:
+    """What the runner, the execution scope and conductors read of an engine's storage."""
+
+    def __init__(self, machine: Machine) -> None:
+        self._machine = machine
+        self.output: Any = None
+
+    def get_flow_state(self) -> str:
+        return str(self._machine.fd.state)
+
+    def fetch(self, name: str) -> Any:
+        if name == atoms.OUTPUT_SYMBOL:
+            return {"result": self.output}
+        raise KeyError(name)
+
+    def _detail(self, name: str) -> Any:
+        return self._machine.details.get(name)
+
+    def get_atom_state(self, name: str) -> Any:
+        detail = self._detail(name)
+        return None if detail is None else detail.state
+
+    def get_atom_uuid(self, name: str) -> Any:
+        detail = self._detail(name)
+        return None if detail is None else detail.uuid
+
+    def get(self, name: str) -> Any:
+        detail = self._detail(name)
+        if detail is None:
+            raise KeyError(name)
+        return detail.failure if detail.state == states.FAILURE else detail.results
+
+    def update_atom_metadata(self, name: str, meta: Mapping[str, Any]) -> None:
+        detail = self._detail(name)
+        if detail is not None:
+            detail.meta = {**(detail.meta or {}), **meta}
+            self._machine.save(detail)
+
+
+class Machine:
+    """The engine of one direct workflow execution run as a state machine.
+
+    It offers what the runner and the conductor use of a TaskFlow engine:
+    ``run``/``run_iter``, ``suspend``, ``storage``, ``notifier``, ``atom_notifier``.
+    """
+
+    def __init__(self, workflow: WorkflowSpec, runtime: atoms.Runtime, fd: Any, backend: Any,
+                 ctx: dict[str, Any], pool: futures.Executor) -> None:
+        self.workflow = workflow
+        self.runtime = runtime
+        self.fd = fd
+        self.backend = backend
+        self.pool = pool
+        self.notifier = notifier.Notifier()
+        self.atom_notifier = notifier.Notifier()
+        self.storage = _Storage(self)
+        self.details: dict[str, Any] = {ad.name: ad for ad in fd}
+        self.atom_names: list[str] = []
+        self._start_ctx = ctx
+        graph = workbook_validator.successors(workflow)
+        self._inbound: dict[str, list[str]] = {name: [] for name in workflow.tasks}
+        for name, targets in graph.items():
+            for target in dict.fromkeys(targets):
+                self._inbound[target].append(name)
+        self._suspend = threading.Event()
+        self._lock = threading.Lock()
+        self._runs: dict[str, int] = {}
+        self._ready: list[_TaskEx] = []
+        self._done: list[_TaskEx] = []
+        self._latest: dict[str, _TaskEx] = {}
+        self._joins: dict[str, _TaskEx] = {}
+        self._joined: set[str] = set()
+        self._ended = False
+        self._failing: BaseException | None = None
+        self._failed_name: str | None = None
+        #: Task executions created before a ``fail`` in the same transition list.
+        self._forced: list[_TaskEx] = []
+
+    # -- the engine surface ------------------------------------------------------
+
+    def compile(self) -> None:
+        """Nothing: the machine creates task executions as it runs."""
+
+    def prepare(self) -> None:
+        """Nothing to prepare."""
+
+    def validate(self) -> None:
+        """Nothing to validate beyond the workbook's own validation."""
+
+    def suspend(self) -> None:
+        """Start nothing more; the running task executions end, then the run stops
+        SUSPENDED (pause, a conductor stopping or losing its claim)."""
+        self._suspend.set()
+
+    def run(self) -> None:
+        for _state in self.run_iter():
+            pass
+
+    def run_iter(self) -> Iterator[str]:
+        self._set_flow_state(states.RUNNING)
+        yield states.RUNNING
+        self._replay()
+        running: dict[futures.Future[Any], _TaskEx] = {}
+        while True:
+            if not self._suspend.is_set():
+                if self._failing is None:
+                    starting, self._ready = self._ready, []
+                else:  # only what a transition listed before 'fail' starts
+                    starting, self._forced = self._forced, []
+                if len(starting) == 1 and not running:
+                    running[self._inline(starting[0])] = starting[0]
+                else:
+                    for tex in starting:
+                        self._start(tex)
+                        running[self.pool.submit(self._execute, tex)] = tex
+            if not running:
+                if self._failing is not None:
+                    break
+                if self._suspend.is_set():
+                    self._set_flow_state(states.SUSPENDED)
+                    yield states.SUSPENDED
+                    return
+                if self._ready or self._fail_stuck_joins():
+                    continue
+                break
+            done, _ = futures.wait(list(running), return_when=futures.FIRST_COMPLETED)
+            for fut in [f for f in running if f in done]:
+                tex = running.pop(fut)
+                exc = fut.exception()
+                if exc is not None:
+                    self._fail_task(tex, exc)
+                else:
+                    self._complete(tex, fut.result(), live=True)
+            yield states.RUNNING
+        if self._failing is None:
+            error = self._unhandled()
+            if error is not None:
+                self._failing = TaskFailed(error)
+        if self._failing is not None:
+            self._revert()
+            raise self._failing
+        self.storage.output = self._output()
+        self._set_flow_state(states.SUCCESS)
+        yield states.SUCCESS
+
+    # -- task executions ----------------------------------------------------------
+
+    def _inline(self, tex: _TaskEx) -> futures.Future[Any]:
+        """Run the one ready task execution in this thread (a chain, a loop)."""
+        future: futures.Future[Any] = futures.Future()
+        self._start(tex)
+        try:
+            future.set_result(self._execute(tex))
+        except Exception as exc:
+            future.set_exception(exc)
+        return future
+
+    def _create(self, task: str, triggers: list[_TaskEx]) -> _TaskEx:
+        count = self._runs[task] = self._runs.get(task, 0) + 1
+        name = task if count == 1 else f"{task}[{count}]"
+        ctx = (atoms.merge_contexts([t.outcome or {} for t in triggers]) if triggers
+               else dict(self._start_ctx))
+        tex = _TaskEx(task, name, ctx, list(triggers))
+        self.atom_names.append(name)
+        self.runtime.scope.add_atom(name)
+        return tex
+
+    def _replay(self) -> None:
+        """Create the start task executions, then apply the persisted completions in
+        the order they happened: the same task executions are created again."""
+        for name, _spec in self.workflow.tasks.items():
+            if not self._inbound[name]:
+                self._ready.append(self._create(name, []))
+        done = sorted((ad for ad in self.fd if ad.state == states.SUCCESS
+                       and isinstance(ad.results, Mapping) and MACHINE in ad.results),
+                      key=lambda ad: ad.results[MACHINE]["order"])
+        for ad in done:
+            tex = next((t for t in self._ready if t.name == ad.name), None)
+            if tex is None:
+                raise exceptions.TripleoFlowError(
+                    f"Cannot resume: task execution {ad.name!r} was recorded but the "
+                    f"workflow {self.workflow.full_name!r} no longer leads to it (was its "
+                    "workbook changed?). Run the workflow again.")
+            self._ready.remove(tex)
+            tex.detail = ad
+            self._complete(tex, dict(ad.results), live=False)
+
+    def _start(self, tex: _TaskEx) -> None:
+        detail = tex.detail or self.details.get(tex.name)
+        if detail is None:
+            detail = models.TaskDetail(tex.name, _uuid())
+            detail.state = states.RUNNING
+            self.details[tex.name] = detail
+            self.fd.add(detail)
+            self._insert(detail)
+        else:
+            detail.state = states.RUNNING
+            detail.failure = None
+            self.save(detail)
+        tex.detail = detail
+        self.atom_notifier.notify(states.RUNNING, {"task_name": tex.name,
+                                                   "task_uuid": detail.uuid, "result": None})
+
+    def _atom(self, tex: _TaskEx) -> action_atom.ActionAtom:
+        spec = self.workflow.tasks[tex.task]
+        links = atoms.Links(prefix="", preds=(), start=True, machine=True,
+                            retry=spec.retry is not None)
+        return action_atom.ActionAtom(tex.name, spec, links, self.runtime)
+
+    def _kwargs(self, tex: _TaskEx, attempt: int) -> dict[str, Any]:
+        with self._lock:
+            latest = {atoms.task_symbol(name): other.outcome
+                      for name, other in self._latest.items() if other.outcome is not None}
+        return {**latest, atoms.input_symbol(""): {"state": atoms.SUCCESS, "ctx": tex.ctx,
+                                                   "next": ["*"]},
+                atoms.retry_symbol(tex.name): attempt}
+
+    def _execute(self, tex: _TaskEx) -> dict[str, Any]:
+        """Run the task execution, retrying it as its ``retry`` policy says (TaskFlow's
+        retry controller :class:`~.action_atom.DelayedTimes` decides in the graph)."""
+        atom = self._atom(tex)
+        spec = self.workflow.tasks[tex.task]
+        attempt = 1
+        while True:
+            try:
+                return dict(atom.execute(**self._kwargs(tex, attempt)))
+            except Exception as exc:
+                if not self._retries(spec, exc, attempt):
+                    raise
+                self.atom_notifier.notify(states.RETRYING, {"task_name": tex.name,
+                                                            "task_uuid": tex.detail.uuid,
+                                                            "result": None})
+                attempt += 1
+                delay = spec.retry.delay if spec.retry is not None else 0
+                if isinstance(delay, (int, float)) and delay:
+                    time.sleep(delay)
+
+    @staticmethod
+    def _retries(spec: TaskSpec, exc: Exception, attempt: int) -> bool:
+        if spec.retry is None or isinstance(exc, _RETRY_STOPS):
+            return False
+        count = spec.retry.count
+        return not isinstance(count, int) or attempt < count + 1
+
+    def _complete(self, tex: _TaskEx, outcome: dict[str, Any], live: bool) -> None:
+        """Record a completed task execution, then apply the targets it fired in order."""
+        tex.outcome = outcome
+        tex.order = len(self._done)
+        self._done.append(tex)
+        with self._lock:
+            self._latest[tex.task] = tex
+        if live:
+            outcome[MACHINE] = {"order": tex.order}
+            self._record(tex, states.SUCCESS, outcome, results=outcome)
+        # Replayed: the scope rebuilt its globals and unhandled errors from the details.
+        if tex.task in self._joins and self._joins[tex.task] is tex:
+            del self._joins[tex.task]
+        created = len(self._ready)
+        for target, message in outcome.get(atoms.STEPS) or []:
+            if self._ended or self._failing is not None:
+                break
+            if target == "fail":
+                self._failing = FailCommand(str(message))
+                self._failed_name = tex.name
+                self._forced = self._ready[created:]
+                break
+            if target == "succeed":
+                self._ended = True
+                break
+            if target == "pause":
+                if live:  # what follows in the list is applied when resumed (replayed)
+                    self.suspend()
+                    break
+                continue
+            if target == "noop":
+                continue
+            self._fire(tex, target)
+        self._check_joins()
+
+    def _fire(self, source: _TaskEx, target: str) -> None:
+        if self.workflow.tasks[target].join is None:
+            self._ready.append(self._create(target, [source]))
+            return
+        if target in self._joined:
+            return  # a join runs once per execution
+        join = self._joins.get(target)
+        if join is None:
+            join = self._joins[target] = self._create(target, [])
+            join.join_waiting = True
+        join.triggers.append(source)
+
+    # -- joins ---------------------------------------------------------------------
+
+    def _induced(self, join: str, inbound: str) -> str:
+        tex = self._latest.get(inbound)
+        if tex is None:
+            return "WAITING" if self._possible(inbound, {join}) else "ERROR"
+        if tex.outcome is None:
+            return "WAITING"
+        return "RUNNING" if join in tex.outcome.get("next", ()) else "ERROR"
+
+    def _possible(self, task: str, seen: set[str]) -> bool:
+        """Whether ``task``, which has not run, may still run (Mistral's possible route)."""
+        if task in seen:
+            return False
+        seen.add(task)
+        if not self._inbound[task]:
+            return True
+        for pred in self._inbound[task]:
+            tex = self._latest.get(pred)
+            if tex is None:
+                if self._possible(pred, seen):
+                    return True
+            elif tex.outcome is None or task in tex.outcome.get("next", ()):
+                return True
+        return any(t.task == task for t in self._ready)
+
+    def _join_state(self, name: str) -> str:
+        spec = self.workflow.tasks[name]
+        induced = [self._induced(name, pred) for pred in self._inbound[name]]
+        total, running, errors = len(induced), induced.count("RUNNING"), induced.count("ERROR")
+        if spec.join == "all":
+            return "RUNNING" if running == total else "ERROR" if errors else "WAITING"
+        need = 1 if spec.join == "one" else int(spec.join or 1)
+        if running >= need:
+            return "RUNNING"
+        return "ERROR" if errors > total - need else "WAITING"
+
+    def _check_joins(self) -> None:
+        for name, join in list(self._joins.items()):
+            if not join.join_waiting:
+                continue
+            state = self._join_state(name)
+            if state == "RUNNING":
+                self._release(name, join)
+            elif state == "ERROR":
+                self._fail_join(name, join)
+
+    def _release(self, name: str, join: _TaskEx) -> None:
+        join.join_waiting = False
+        join.ctx = atoms.merge_contexts([t.outcome or {} for t in join.triggers])
+        self._joined.add(name)
+        self._ready.append(join)
+
+    def _fail_stuck_joins(self) -> bool:
+        """Nothing runs and nothing is ready: a join still waiting can never fire, and
+        fails (its ``on-error`` may handle it).  True when one did."""
+        stuck = [(name, join) for name, join in self._joins.items() if join.join_waiting]
+        for name, join in stuck:
+            self._fail_join(name, join)
+        return bool(stuck)
+
+    def _fail_join(self, name: str, join: _TaskEx) -> None:
+        """A join that can no longer fire fails, as in Mistral (ERROR, "Failed by
+        tasks: ..."), and its ``on-error`` transitions decide what follows."""
+        join.join_waiting = False
+        self._joined.add(name)
+        blocked = [pred for pred in self._inbound[name]
+                   if self._induced(name, pred) != "RUNNING"]
+        error = f"join {name!r} can no longer fire: failed by tasks {blocked}"
+        join.ctx = (atoms.merge_contexts([t.outcome or {} for t in join.triggers])
+                    if join.triggers else dict(self._start_ctx))
+        self._start(join)
+        atom = self._atom(join)
+        try:
+            outcome = atom._finish(join.ctx, self._kwargs(join, 1), None, error)
+        except Exception as exc:
+            self._fail_task(join, exc)
+            return
+        if outcome.get(atoms.UNHANDLED) == "now":
+            self._fail_task(join, TaskFailed(error))
+            return
+        outcome["started_at"] = outcome["finished_at"] = time.time()
+        self._complete(join, outcome, live=True)
+
+    # -- ends ------------------------------------------------------------------------
+
+    def _record(self, tex: _TaskEx, state: str, result: Any, **values: Any) -> None:
+        """Persist the end of a task execution, then tell the listeners."""
+        tex.detail.state = state
+        for key, value in values.items():
+            setattr(tex.detail, key, value)
+        self.save(tex.detail)
+        self.atom_notifier.notify(state, {"task_name": tex.name, "task_uuid": tex.detail.uuid,
+                                          "result": result})
+
+    def _fail_task(self, tex: _TaskEx, exc: BaseException) -> None:
+        fail = failure.Failure.from_exception(exc)
+        self._record(tex, states.FAILURE, fail, failure=fail)
+        if self._failing is None:
+            self._failing = exc
+            self._failed_name = tex.name
+
+    def _unhandled(self) -> str | None:
+        if self._ended:
+            return None
+        failed = self.runtime.scope.failed_tasks("")
+        if not failed:
+            return None
+        atom, error = failed[0]
+        return f"task {atom!r} failed and no 'on-error' transition handled it: {error}"
+
+    def _revert(self) -> None:
+        """Undo the completed task executions, newest first; the flow ends REVERTED
+        (FAILURE when a revert failed)."""
+        self._set_flow_state(states.REVERTING)
+        failures = {}
+        if self._failed_name is not None and self._failing is not None:
+            failures[self._failed_name] = failure.Failure.from_exception(self._failing)
+        ok = True
+        for tex in reversed(self._done):
+            detail = tex.detail or self.details.get(tex.name)
+            if detail is None or detail.state != states.SUCCESS:
+                continue
+            info = {"task_name": tex.name, "task_uuid": detail.uuid, "result": None}
+            self.atom_notifier.notify(states.REVERTING, info)
+            try:
+                self._atom(tex).revert(result=tex.outcome, flow_failures=failures)
+            except Exception as exc:
+                ok = False
+                detail.state = states.REVERT_FAILURE
+                detail.revert_failure = failure.Failure.from_exception(exc)
+                self.save(detail)
+                continue
+            detail.state = states.REVERTED
+            self.save(detail)
+            self.atom_notifier.notify(states.REVERTED, info)
+        self._set_flow_state(states.REVERTED if ok else states.FAILURE)
+
+    def _output(self) -> Any:
+        ends = [t.outcome for t in self._done if t.outcome is not None
+                and not t.outcome.get("next")]
+        ctx = atoms.merge_contexts(ends) if ends else dict(self._start_ctx)
+        if self.workflow.output is None:
+            return ctx
+
+        def lookup(name: str | None) -> Any:
+            tex = self._latest.get(name or "")
+            if tex is None or tex.outcome is None:
+                raise expressions.ExpressionError(f"task({name!r})", "unknown task")
+            return {"name": tex.task, "state": tex.outcome.get("state"),
+                    "result": tex.outcome.get("result"),
+                    "published": tex.outcome.get("published")}
+
+        return expressions.Evaluator(ctx, lookup, self.runtime.execution,
+                                     self.runtime.expression_limits,
+                                     _hooks(self.runtime)).evaluate(self.workflow.output)
+
+    # -- persistence -------------------------------------------------------------------
+
+    def _insert(self, detail: Any) -> None:
+        conn = self.backend.get_connection()
+        add = getattr(conn, "add_atom_detail", None)
+        if add is not None:
+            add(self.fd.uuid, detail)
+        else:
+            conn.update_flow_details(self.fd)
+
+    def save(self, detail: Any) -> None:
+        conn = self.backend.get_connection()
+        if getattr(conn, "add_atom_detail", None) is not None:
+            conn.update_atom_details(detail)
+        else:
+            conn.update_flow_details(self.fd)
+
+    def _set_flow_state(self, state: str) -> None:
+        old = self.fd.state
+        self.fd.state = state
+        self.backend.get_connection().update_flow_details(self.fd)
+        self.notifier.notify(state, {"flow_name": self.fd.name, "flow_uuid": self.fd.uuid,
+                                     "old_state": old})
+
+
+def _hooks(runtime: atoms.Runtime) -> dict[str, Any]:
+    scope = runtime.scope
+    return {"tasks": lambda ex_id=None, recursive=False, state=None: scope.tasks(
+                "", bool(recursive), state),
+            "global": scope.get_global, "env": lambda: dict(scope.env)}
+
+
+def _uuid() -> str:
+    return str(uuidutils.generate_uuid())
