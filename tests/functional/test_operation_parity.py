@@ -65,7 +65,8 @@ def shared(tmp_path: Path) -> Iterator[tuple[Api, Cli]]:
 
 def _runs(client: Client, workflow: str) -> dict[str, tuple[str, list[str]]]:
     """``{plan: (state, ["task STATE", ...] in order)}`` of the executions of
-    ``workflow`` (a task whose transition was not taken is listed SKIPPED)."""
+    ``workflow`` (a task no transition reached is not listed: the plan workflows run
+    on Mistral's state machine, where it has no task execution)."""
     runs = {}
     for execution in client.list_executions(workflow):
         tasks = sorted(client.execution_tasks(execution.id), key=lambda t: t.started_at or 0)
@@ -74,7 +75,7 @@ def _runs(client: Client, workflow: str) -> dict[str, tuple[str, list[str]]]:
 
 
 def _done(*names: str, skipped: str = "") -> list[str]:
-    return [f"{n} SKIPPED" if n == skipped else f"{n} SUCCESS" for n in names]
+    return [f"{n} SUCCESS" for n in names if n != skipped]
 
 
 def test_every_interface_runs_the_same_plan_workflows(shared: tuple[Api, Cli],

@@ -141,6 +141,8 @@ class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
         self._pending: dict[str, Any] = {}
         #: Deferred atoms whose data (not only their meta) changed since last written.
         self._pending_data: set[str] = set()
+        #: Atoms added (:meth:`add_atom_detail`) whose row is not written yet.
+        self._inserts: dict[str, tuple[str, Any]] = {}
         self._write_lock = threading.RLock()
         self._redactor: Redactor = backend.redactor
         table = self._tables.atomdetails
@@ -205,7 +207,10 @@ class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
         """Write ``details`` in one transaction: the whole row of each, but only the
         meta (progress) of a deferred atom whose data was written as it is now."""
         rows, metas = [], []
+        inserts = [self._insert_row(ad, flow) for flow, ad in self._inserts.values()]
         for ad in details:
+            if ad.uuid in self._inserts:
+                continue
             if ad.uuid in self._pending_data or ad.uuid not in self._pending:
                 rows.append(self._row(ad))
             else:
@@ -213,9 +218,12 @@ class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
                               "meta": self._redactor.atom_row({"meta": ad.meta})["meta"]})
         try:
             with self._engine.begin() as conn:
+                if inserts:
+                    self._insert_many(conn, inserts)
                 self._updates.execute(conn, rows + metas)
         except sa.exc.SQLAlchemyError as exc:
             raise tf_exc.StorageFailure(f"Failed saving atom details: {exc}") from exc
+        self._inserts.clear()
         for ad in details:
             self._pending.pop(ad.uuid, None)
             self._pending_data.discard(ad.uuid)
@@ -247,16 +255,14 @@ class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
             return known.copy()
 
     def add_atom_detail(self, flow_uuid: str, atom_detail: Any) -> None:
-        """Insert one new atom of flow ``flow_uuid`` (a task execution the state
-        machine created) without comparing the flow's other atoms."""
+        """Add one new atom to flow ``flow_uuid`` (a task execution the state machine
+        created) without comparing the flow's other atoms.  Its row is inserted with
+        the next durable write (its RUNNING mark may wait, like any atom's)."""
         with self._write_lock:
-            self.flush()
-            try:
-                with self._engine.begin() as conn:
-                    self._insert_many(conn, [self._insert_row(atom_detail, flow_uuid)])
-            except sa.exc.SQLAlchemyError as exc:
-                raise tf_exc.StorageFailure(f"Failed saving atom details: {exc}") from exc
-            self._known[atom_detail.uuid] = atom_detail.copy()
+            known = atom_detail.copy()
+            self._known[atom_detail.uuid] = known
+            self._inserts[atom_detail.uuid] = (flow_uuid, known)
+            self._pending[atom_detail.uuid] = known
 
     def update_flow_details(self, flow_detail: Any) -> Any:
         """Save a flow detail, writing only the atoms that changed since last written.

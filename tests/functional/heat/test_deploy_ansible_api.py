@@ -66,8 +66,8 @@ def test_http_deploy_running_the_playbook_is_refused_before_heat(
                 if state != "PENDING" and name not in skipped} == {
             "begin", "validated", "servers_ready", "environments_ready",
             "check_ansible"}, ran
-        for name in skipped:
-            assert ran[name] in ("PENDING", "IGNORE", "REVERTED"), ran
+        for name in skipped:  # not reached: no task execution (the state machine)
+            assert ran.get(name, "PENDING") in ("PENDING", "IGNORE", "REVERTED"), ran
         work = Path(api.client.data_dir) / "work" / "oc"
         assert not HeatDir(work).conf_file.exists()  # no Heat launched, so no stack
         assert heat_processes(HeatDir(work).conf_file) == []
