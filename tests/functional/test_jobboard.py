@@ -156,6 +156,31 @@ def test_sigterm_suspends_and_another_conductor_continues(
     assert log.read_text().splitlines() == EFFECTS
 
 
+def test_a_loop_suspended_by_sigterm_is_finished_by_another_conductor(
+        host: Any, conductors: Conductors, tmp_path: Path) -> None:
+    """A direct workflow that loops runs on the state machine (issue 26), through the
+    jobboard too: suspended mid-loop, another conductor goes on from its last
+    completed task execution."""
+    log = tmp_path / "log"
+    leaving = conductors.start("leaving")
+    execution = host.run_workflow("jobs_demo.loop", {"log": str(log), "pause": 2},
+                                  wait=False)
+    deadline = time.monotonic() + 60
+    while not (log.exists() and log.read_text()):
+        assert time.monotonic() < deadline, "no conductor ran the job"
+        time.sleep(0.05)
+    leaving.terminate()
+    assert leaving.wait(30) == 0
+    assert host.get_execution(execution.id).state == "SUSPENDED"
+    conductors.start("next")
+    done = host.follow_execution(execution.id, timeout=60)
+    assert done.state == "SUCCESS"
+    assert done.output == {"n": 3}
+    assert log.read_text().splitlines() == ["do step-0", "do step-1", "do step-2"]
+    assert [t.name for t in host.execution_tasks(execution.id)] == [
+        "begin", "step", "wait", "step[2]", "wait[2]", "step[3]", "wait[3]"]
+
+
 def test_a_job_longer_than_the_claim_expiry_runs_once(
         host: Any, conductors: Conductors, tmp_path: Path) -> None:
     """The heartbeat renews the claim: the other conductor never takes the job over.

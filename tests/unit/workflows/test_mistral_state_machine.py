@@ -382,3 +382,85 @@ workflows:
     assert execution.output == {"n": 2}
     assert [t.name for t in host.execution_tasks(execution.id)] == \
         ["start", "task1", "task1[2]", "task2"]
+
+
+def test_partial_join_triggers_once(host: Host, tmp_path: Path) -> None:
+    """Ported from test_join.py: test_partial_join_triggers_once ('join: 2' of four
+    inbound transitions runs once, seeing at least two branches)."""
+    run = Run(host, tmp_path, """
+        wf:
+          output:
+            result: <% $.result5 %>
+          tasks:
+            task1:
+              publish: {result1: 1}
+              on-complete: [task5]
+            task2:
+              publish: {result2: 2}
+              on-complete: [task5]
+            task3:
+              publish: {result3: 3}
+              on-complete: [task5]
+            task4:
+              publish: {result4: 4}
+              on-complete: [task5]
+            task5:
+              join: 2
+              action: std.echo
+              input:
+                output: <% [$.get(result1), $.get(result2), $.get(result3), $.get(result4)] %>
+              publish: {result5: <% task(task5).result %>}
+        """)
+    assert run.state == "SUCCESS"
+    assert len(run.tasks) == 5 and len(_runs(run, "task5")) == 1
+    assert len([v for v in run.output["result"] if v is not None]) >= 2
+
+
+def test_join_after_join(host: Host, tmp_path: Path) -> None:
+    """Ported from test_join.py: test_join_after_join."""
+    run = Run(host, tmp_path, """
+        wf:
+          tasks:
+            a: {on-success: [c]}
+            b: {on-success: [c]}
+            c: {join: all, on-success: [f]}
+            d: {on-success: [f]}
+            e: {on-success: [f]}
+            f: {join: all}
+        """)
+    assert run.state == "SUCCESS"
+    assert run.tasks == dict.fromkeys("abcdef", "SUCCESS")
+
+
+def test_retry_and_with_items_inside_a_loop(host: Host, tmp_path: Path) -> None:
+    """Each task execution of a loop runs its own retries and items."""
+    counter = tmp_path / "calls"
+    run = Run(host, tmp_path, """
+        wf:
+          input:
+            - counter
+            - n: 0
+          output:
+            n: <% $.n %>
+            items: <% $.items %>
+          tasks:
+            start:
+              on-success: [flaky]
+            flaky:
+              action: test.flaky
+              input: {counter: <% $.counter %>, failures: 1}
+              retry: {count: 2, delay: 0}
+              on-success: [each]
+            each:
+              with-items: i in <% range($.n + 1) %>
+              action: std.echo output=<% $.i %>
+              publish:
+                n: <% $.n + 1 %>
+                items: <% task().result %>
+              on-success:
+                - flaky: <% $.n < 3 %>
+        """, counter=str(counter))
+    assert run.state == "SUCCESS"
+    assert run.output == {"n": 3, "items": [0, 1, 2]}
+    assert len(_runs(run, "flaky")) == 3
+    assert counter.read_text() == "4"  # one failure, then three successes
