@@ -378,8 +378,10 @@ class Machine:
                 self._failed_name = tex.name
                 self._forced = self._ready[created:]
                 break
-            if target == "succeed":
+            if target == "succeed":  # only what was listed before it still starts
                 self._ended = True
+                self._ready = self._ready[created:]
+                self._joins.clear()
                 break
             if target == "pause":
                 if live:  # what follows in the list is applied when resumed (replayed)

@@ -464,3 +464,65 @@ def test_retry_and_with_items_inside_a_loop(host: Host, tmp_path: Path) -> None:
     assert run.output == {"n": 3, "items": [0, 1, 2]}
     assert len(_runs(run, "flaky")) == 3
     assert counter.read_text() == "4"  # one failure, then three successes
+
+
+def test_succeed_ends_a_loop_after_the_tasks_listed_before_it(host: Host, tmp_path: Path
+                                                              ) -> None:
+    """Ported from test_commands.py: test_succeed, in a loop: the workflow ends SUCCESS,
+    a task listed before 'succeed' still runs, one after it never does."""
+    run = Run(host, tmp_path, """
+        wf:
+          input:
+            - n: 0
+          output:
+            n: <% $.n %>
+          tasks:
+            start:
+              on-success: [count]
+            count:
+              publish: {n: <% $.n + 1 %>}
+              on-success:
+                - count: <% $.n < 3 %>
+                - done: <% $.n >= 3 %>
+                - succeed: <% $.n >= 3 %>
+                - never: <% $.n >= 3 %>
+            done:
+              action: std.echo output="done"
+            never:
+              action: std.echo output="never"
+        """)
+    assert run.state == "SUCCESS"
+    assert run.tasks == {"start": "SUCCESS", "count": "SUCCESS", "count[2]": "SUCCESS",
+                         "count[3]": "SUCCESS", "done": "SUCCESS"}
+    assert run.output == {"n": 3}
+
+
+def test_an_unhandled_error_stops_the_other_branches_and_reverts(host: Host, tmp_path: Path
+                                                                 ) -> None:
+    """Our deliberate difference (module docstring), on the state machine: Mistral
+    lets the looping branch go on to its end and reports ERROR; ours starts no new
+    task execution once 'broken' fails, then undoes what ran, newest first."""
+    log = tmp_path / "effects.log"
+    run = Run(host, tmp_path, """
+        wf:
+          input:
+            - log
+            - n: 0
+          tasks:
+            start:
+              on-success: [step, broken]
+            step:
+              action: test.record
+              input: {path: <% $.log %>, value: step-<% $.n %>}
+              publish: {n: <% $.n + 1 %>}
+              on-success:
+                - step: <% $.n < 50 %>
+            broken:
+              action: std.fail
+        """, log=str(log))
+    assert run.state == FAILED
+    assert run.error is not None and run.error.task == "broken" and run.error.reverted
+    effects = log.read_text().splitlines()
+    done = [line[3:] for line in effects if line.startswith("do ")]
+    assert 1 <= len(done) < 50  # the loop stopped early
+    assert effects == [f"do {v}" for v in done] + [f"undo {v}" for v in reversed(done)]
