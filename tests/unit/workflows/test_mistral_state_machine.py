@@ -3,8 +3,7 @@ machine (:mod:`tripleo_flow.flows.state_machine`).
 
 Each test runs, on the real engine with the executions database, the workflow of
 the Mistral test its docstring names (mistral/tests/unit/engine/...) and asserts
-its outcome.  Where Mistral's ``vars`` set a start value, an input default does
-(``vars`` are another item of issue 26).  The N-th execution of a task reads
+its outcome.  The N-th execution of a task reads
 ``task[N]``.  Deliberate difference, kept from the compiled engine and named in
 ``test_an_impossible_join_fails_it_and_the_workflow``: a failed workflow reverts
 what its completed task executions did (REVERTED; Mistral: ERROR), and an error no
@@ -68,8 +67,8 @@ def test_complex_cycle(host: Host, tmp_path: Path) -> None:
     """Ported from test_direct_workflow_with_cycles.py: test_complex_cycle."""
     run = Run(host, tmp_path, """
         wf:
-          input:
-            - cnt: 0
+          vars:
+            cnt: 0
           output:
             cnt: <% $.cnt %>
           tasks:
@@ -107,8 +106,8 @@ def test_parallel_cycles(host: Host, tmp_path: Path) -> None:
     branch loops on its own copy of 'cnt')."""
     run = Run(host, tmp_path, """
         wf:
-          input:
-            - cnt: 0
+          vars:
+            cnt: 0
           output:
             cnt: <% $.cnt %>
           tasks:
