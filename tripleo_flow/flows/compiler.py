@@ -6,6 +6,12 @@ orders them and reverts completed ones in reverse order on a failure.  A task
 with ``retry`` sits in a linear sub-flow under a retry controller; a
 ``workflow:`` task is inlined between an enter and an exit atom.  All atoms are
 added with one ``add(*items)`` call (adding one at a time is quadratic).
+
+A task runs at most once in such a graph: a direct workflow that loops, joins or
+reaches a task from several tasks runs on :mod:`.state_machine` instead (the
+runner decides with :func:`~.state_machine.needed`), unless it calls a
+sub-workflow or pauses before a task; a looping workflow cannot be inlined here
+as a sub-workflow.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Checks of parsed workbooks that need the other workbooks and the actions.
 
 Unknown actions and workflows, action or sub-workflow inputs that are missing
-or unexpected, transitions to missing tasks, unreachable tasks, cycles, bad
+or unexpected, transitions to missing tasks, unreachable tasks, cycles of
+``requires`` (a direct workflow's loop is valid: :mod:`.state_machine` runs it), bad
 expressions and ``task('name')`` references to unknown tasks: each becomes a
 :class:`~tripleo_flow.flows.workbook_model.Problem` naming file, workflow and
 task.  Pure: the caller passes the actions as a name -> class mapping.

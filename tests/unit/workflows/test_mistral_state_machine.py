@@ -525,3 +525,35 @@ def test_an_unhandled_error_stops_the_other_branches_and_reverts(host: Host, tmp
     done = [line[3:] for line in effects if line.startswith("do ")]
     assert 1 <= len(done) < 50  # the loop stopped early
     assert effects == [f"do {v}" for v in done] + [f"undo {v}" for v in reversed(done)]
+
+
+def test_progress_events_name_each_task_execution(host: Host, tmp_path: Path) -> None:
+    """Listeners hear every task execution of a loop start and end, by its own name."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "events.yaml"
+    path.write_text("""
+version: '2.0'
+name: events
+workflows:
+  wf:
+    input:
+      - n: 0
+    tasks:
+      start:
+        on-success: [count]
+      count:
+        action: std.echo output=<% $.n %>
+        publish: {n: <% $.n + 1 %>}
+        on-success:
+          - count: <% $.n < 2 %>
+""")
+    host.create_workbook(path)
+    heard: list[tuple[str, str, object]] = []
+    execution = host.run_workflow("events.wf", {}, listeners=[
+        lambda event: heard.append((event.task, event.event, event.result))])
+    assert execution.state == "SUCCESS"
+    assert [(task, event) for task, event, _ in heard] == [
+        ("start", "started"), ("start", "succeeded"), ("count", "started"),
+        ("count", "succeeded"), ("count[2]", "started"), ("count[2]", "succeeded")]
+    assert [result for task, event, result in heard if event == "succeeded"] == \
+        [None, 0, 1]
