@@ -9,8 +9,8 @@ added with one ``add(*items)`` call (adding one at a time is quadratic).
 
 A task runs at most once in such a graph: a direct workflow that loops, joins or
 reaches a task from several tasks runs on :mod:`.state_machine` instead (the
-runner decides with :func:`~.state_machine.needed`), unless it calls a
-sub-workflow or pauses before a task; a looping workflow cannot be inlined here
+runner decides with :func:`runs_as_state_machine`), unless it calls a
+sub-workflow; a looping workflow cannot be inlined here
 as a sub-workflow.
 """
 
@@ -38,6 +38,23 @@ class Compiled:
     flow: Any
     workflow: WorkflowSpec
     atoms: dict[str, Any] = field(default_factory=dict)
+
+
+def runs_as_state_machine(workflow: WorkflowSpec) -> bool:
+    """Whether ``workflow`` runs on :mod:`.state_machine` rather than as a graph: a
+    direct workflow with a cycle, a task several tasks lead to, or a ``join``, and no
+    ``workflow:`` task (which only the graph inlines)."""
+    if workflow.type != "direct" or any(spec.workflow is not None
+                                        for spec in workflow.tasks.values()):
+        return False
+    graph = workbook_validator.successors(workflow)
+    inbound: dict[str, int] = {}
+    for targets in graph.values():
+        for target in set(targets):
+            inbound[target] = inbound.get(target, 0) + 1
+    return (workbook_validator.find_cycle(graph) is not None
+            or any(count > 1 for count in inbound.values())
+            or any(spec.join is not None for spec in workflow.tasks.values()))
 
 
 def _preds(workflow: WorkflowSpec) -> dict[str, list[str]]:

@@ -324,7 +324,7 @@ class Runner:
         self.store.update_meta(fd, pid=os.getpid(), host=socket.gethostname(), paused_at=None)
         ctx = self._with_vars(workflow, ctx, runtime.scope.env, runtime.execution)
         engine: Any
-        if meta.get("target") is None and state_machine.needed(workflow):
+        if meta.get("target") is None and compiler.runs_as_state_machine(workflow):
             engine = state_machine.Machine(workflow, runtime, fd, backend or self.store.backend,
                                            ctx, engine_pool)
             runtime.scope.attach(engine, fd, engine.atom_names, self.store.backend.flush)

@@ -7,15 +7,14 @@ a task reached by three transitions runs three times, a cycle of transitions
 repeats tasks (Mistral's way to poll), a ``join`` waits for ``all``, ``one`` or N
 inbound transitions and fails once it can no longer fire, and the engine
 commands of a transition list apply in list order.  A direct workflow that
-needs any of that (:func:`needed`) runs here instead:
+needs any of that (:func:`~.compiler.runs_as_state_machine`) runs here instead:
 
 * TaskFlow still runs what it is good at: each task execution is an
   :class:`~.action_atom.ActionAtom` (its action, with-items, timeout, publish,
   transitions, its own undo on failure) whose outcome is a TaskFlow atom detail
-  of the execution's flow detail, written through the executions database
-  (:meth:`~.execution_backend.BatchingConnection.add_atom_detail`); the
-  completed ones are reverted newest first when the workflow fails, as TaskFlow
-  reverts a graph; progress events go through the same ``atom_notifier``.
+  of the execution's flow detail (:mod:`.machine_records`); the completed ones
+  are reverted newest first when the workflow fails, as TaskFlow reverts a graph;
+  progress events go through the same ``atom_notifier``.
 * The machine creates task executions as transitions fire and runs each wave of
   ready ones on the runner's pool (one alone runs in the machine's thread).  The
   atom detail of the N-th execution of task ``poll`` is ``poll`` then ``poll[N]``.
@@ -34,11 +33,13 @@ needs any of that (:func:`needed`) runs here instead:
   A ``fail`` command does the same after the targets listed before it started;
   the task that took it keeps its own state.
 
-Not here (the compiled graph runs them, :func:`needed` is False): reverse
-workflows, ``workflow:`` tasks and ``pause-before``; a workflow with a cycle that
-uses them is refused with a message saying so.  A join runs once per execution:
-a transition reaching it after it ran is ignored (Mistral's one join task
-execution per workflow execution).
+Not here (the compiled graph runs them): reverse
+workflows and workflows with ``workflow:`` tasks; a workflow with a cycle and a
+``workflow:`` task is refused with a message saying so.  ``pause-before`` pauses
+the execution before the task execution starts; the pause is recorded with it
+(:data:`PAUSED_BEFORE`), so a resumed execution starts it instead of pausing again.
+A join runs once per execution: a transition reaching it after it ran is ignored
+(Mistral's one join task execution per workflow execution).
 """
 
 from __future__ import annotations
@@ -50,52 +51,27 @@ from concurrent import futures
 from dataclasses import dataclass, field
 from typing import Any
 
-from oslo_utils import uuidutils
 from taskflow import states
-from taskflow.persistence import models
 from taskflow.types import failure, notifier
 
 from tripleo_flow import exceptions
 from tripleo_flow.exceptions import FailCommand, TaskFailed
-from tripleo_flow.flows import action_atom, atoms, expressions, workbook_validator
+from tripleo_flow.flows import (
+    action_atom,
+    atoms,
+    expressions,
+    join_rule,
+    machine_records,
+    workbook_validator,
+)
 from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
 
+#: Atom metadata of a task execution that paused the execution before it started.
+PAUSED_BEFORE = "paused_before"
 #: Outcome key of a task execution's place in the machine: ``{"order": completion index}``.
 MACHINE = "machine"
 _RETRY_STOPS = (exceptions.BreakRetry, FailCommand, exceptions.RetriesExhausted,
                 exceptions.PlanCodeNotAllowed, exceptions.Interrupted)
-
-
-def needed(workflow: WorkflowSpec) -> bool:
-    """Whether ``workflow`` runs as a state machine: a direct workflow with a cycle,
-    a task several tasks lead to, or a ``join`` (and no ``workflow:`` task or
-    ``pause-before``, which the compiled graph runs)."""
-    if workflow.type != "direct" or not supported(workflow):
-        return False
-    graph = workbook_validator.successors(workflow)
-    inbound: dict[str, int] = {}
-    for targets in graph.values():
-        for target in set(targets):
-            inbound[target] = inbound.get(target, 0) + 1
-    return (workbook_validator.find_cycle(graph) is not None
-            or any(count > 1 for count in inbound.values())
-            or any(spec.join is not None for spec in workflow.tasks.values()))
-
-
-def supported(workflow: WorkflowSpec) -> bool:
-    return all(spec.workflow is None and spec.pause_before in (None, False)
-               for spec in workflow.tasks.values())
-
-
-def check_cycle(workflow: WorkflowSpec) -> None:
-    """Refuse a direct workflow with a cycle that the state machine cannot run."""
-    if workflow.type == "direct" and not supported(workflow):
-        cycle = workbook_validator.find_cycle(workbook_validator.successors(workflow))
-        if cycle:
-            raise exceptions.InvalidInput(
-                f"Workflow {workflow.full_name!r} loops ({' -> '.join(cycle)}) and has a "
-                "'workflow:' or 'pause-before' task: loops run only in workflows without "
-                "them. Move the sub-workflow call or the pause out of the looping workflow.")
 
 
 @dataclass
@@ -112,45 +88,6 @@ class _TaskEx:
     join_waiting: bool = False
 
 
-class _Storage:
-    """What the runner, the execution scope and conductors read of an engine's storage."""
-
-    def __init__(self, machine: Machine) -> None:
-        self._machine = machine
-        self.output: Any = None
-
-    def get_flow_state(self) -> str:
-        return str(self._machine.fd.state)
-
-    def fetch(self, name: str) -> Any:
-        if name == atoms.OUTPUT_SYMBOL:
-            return {"result": self.output}
-        raise KeyError(name)
-
-    def _detail(self, name: str) -> Any:
-        return self._machine.details.get(name)
-
-    def get_atom_state(self, name: str) -> Any:
-        detail = self._detail(name)
-        return None if detail is None else detail.state
-
-    def get_atom_uuid(self, name: str) -> Any:
-        detail = self._detail(name)
-        return None if detail is None else detail.uuid
-
-    def get(self, name: str) -> Any:
-        detail = self._detail(name)
-        if detail is None:
-            raise KeyError(name)
-        return detail.failure if detail.state == states.FAILURE else detail.results
-
-    def update_atom_metadata(self, name: str, meta: Mapping[str, Any]) -> None:
-        detail = self._detail(name)
-        if detail is not None:
-            detail.meta = {**(detail.meta or {}), **meta}
-            self._machine.save(detail)
-
-
 class Machine:
     """The engine of one direct workflow execution run as a state machine.
 
@@ -163,12 +100,10 @@ class Machine:
         self.workflow = workflow
         self.runtime = runtime
         self.fd = fd
-        self.backend = backend
         self.pool = pool
         self.notifier = notifier.Notifier()
         self.atom_notifier = notifier.Notifier()
-        self.storage = _Storage(self)
-        self.details: dict[str, Any] = {ad.name: ad for ad in fd}
+        self.storage = machine_records.Records(fd, backend, self.notifier)
         self.atom_names: list[str] = []
         self._start_ctx = ctx
         graph = workbook_validator.successors(workflow)
@@ -193,13 +128,10 @@ class Machine:
     # -- the engine surface ------------------------------------------------------
 
     def compile(self) -> None:
-        """Nothing: the machine creates task executions as it runs."""
+        """Nothing (a TaskFlow engine's stage, which conductors call): the machine
+        creates task executions as it runs."""
 
-    def prepare(self) -> None:
-        """Nothing to prepare."""
-
-    def validate(self) -> None:
-        """Nothing to validate beyond the workbook's own validation."""
+    prepare = validate = compile
 
     def suspend(self) -> None:
         """Start nothing more; the running task executions end, then the run stops
@@ -211,7 +143,7 @@ class Machine:
             pass
 
     def run_iter(self) -> Iterator[str]:
-        self._set_flow_state(states.RUNNING)
+        self.storage.set_flow_state(states.RUNNING)
         yield states.RUNNING
         self._replay()
         running: dict[futures.Future[Any], _TaskEx] = {}
@@ -221,6 +153,10 @@ class Machine:
                     starting, self._ready = self._ready, []
                 else:  # only what a transition listed before 'fail' starts
                     starting, self._forced = self._forced, []
+                if any([self._pauses_before(tex) for tex in starting]):
+                    self._ready[:0] = starting  # they start when the execution resumes
+                    starting = []
+                    self.suspend()
                 if len(starting) == 1 and not running:
                     running[self._inline(starting[0])] = starting[0]
                 else:
@@ -231,7 +167,7 @@ class Machine:
                 if self._failing is not None:
                     break
                 if self._suspend.is_set():
-                    self._set_flow_state(states.SUSPENDED)
+                    self.storage.set_flow_state(states.SUSPENDED)
                     yield states.SUSPENDED
                     return
                 if self._ready or self._fail_stuck_joins():
@@ -254,7 +190,7 @@ class Machine:
             self._revert()
             raise self._failing
         self.storage.output = self._output()
-        self._set_flow_state(states.SUCCESS)
+        self.storage.set_flow_state(states.SUCCESS)
         yield states.SUCCESS
 
     # -- task executions ----------------------------------------------------------
@@ -299,19 +235,26 @@ class Machine:
             tex.detail = ad
             self._complete(tex, dict(ad.results), live=False)
 
+    def _pauses_before(self, tex: _TaskEx) -> bool:
+        """``pause-before``: whether ``tex`` pauses the execution now (it is recorded,
+        PENDING, with :data:`PAUSED_BEFORE`; once resumed it starts)."""
+        spec = self.workflow.tasks[tex.task]
+        detail = tex.detail or self.storage.details.get(tex.name)
+        if spec.pause_before in (None, False) or (
+                detail is not None and (detail.meta or {}).get(PAUSED_BEFORE)):
+            return False
+        atom = self._atom(tex)
+        if not atom._evaluator(tex.ctx, self._kwargs(tex, 1)).evaluate(spec.pause_before):
+            return False
+        tex.detail = self.storage.detail(tex.name)
+        self.storage.update_atom_metadata(tex.name, {PAUSED_BEFORE: True})
+        return True
+
     def _start(self, tex: _TaskEx) -> None:
-        detail = tex.detail or self.details.get(tex.name)
-        if detail is None:
-            detail = models.TaskDetail(tex.name, _uuid())
-            detail.state = states.RUNNING
-            self.details[tex.name] = detail
-            self.fd.add(detail)
-            self._insert(detail)
-        else:
-            detail.state = states.RUNNING
-            detail.failure = None
-            self.save(detail)
-        tex.detail = detail
+        detail = tex.detail = tex.detail or self.storage.detail(tex.name)
+        detail.state = states.RUNNING
+        detail.failure = None
+        self.storage.save(detail)
         self.atom_notifier.notify(states.RUNNING, {"task_name": tex.name,
                                                    "task_uuid": detail.uuid, "result": None})
 
@@ -407,49 +350,19 @@ class Machine:
 
     # -- joins ---------------------------------------------------------------------
 
-    def _induced(self, join: str, inbound: str) -> str:
-        tex = self._latest.get(inbound)
-        if tex is None:
-            return "WAITING" if self._possible(inbound, {join}) else "ERROR"
-        if tex.outcome is None:
-            return "WAITING"
-        return "RUNNING" if join in tex.outcome.get("next", ()) else "ERROR"
-
-    def _possible(self, task: str, seen: set[str]) -> bool:
-        """Whether ``task``, which has not run, may still run (Mistral's possible route)."""
-        if task in seen:
-            return False
-        seen.add(task)
-        if not self._inbound[task]:
-            return True
-        for pred in self._inbound[task]:
-            tex = self._latest.get(pred)
-            if tex is None:
-                if self._possible(pred, seen):
-                    return True
-            elif tex.outcome is None or task in tex.outcome.get("next", ()):
-                return True
-        return any(t.task == task for t in self._ready)
-
-    def _join_state(self, name: str) -> str:
-        spec = self.workflow.tasks[name]
-        induced = [self._induced(name, pred) for pred in self._inbound[name]]
-        total, running, errors = len(induced), induced.count("RUNNING"), induced.count("ERROR")
-        if spec.join == "all":
-            return "RUNNING" if running == total else "ERROR" if errors else "WAITING"
-        need = 1 if spec.join == "one" else int(spec.join or 1)
-        if running >= need:
-            return "RUNNING"
-        return "ERROR" if errors > total - need else "WAITING"
+    def _join_view(self) -> join_rule.Runs:
+        fired = {name: (None if tex.outcome is None else tex.outcome.get("next") or [])
+                 for name, tex in self._latest.items()}
+        return join_rule.Runs(fired, {t.task for t in self._ready}, self._inbound)
 
     def _check_joins(self) -> None:
         for name, join in list(self._joins.items()):
             if not join.join_waiting:
                 continue
-            state = self._join_state(name)
-            if state == "RUNNING":
+            state = self._join_view().state(name, self.workflow.tasks[name].join or "all")
+            if state == join_rule.RUNNING:
                 self._release(name, join)
-            elif state == "ERROR":
+            elif state == join_rule.ERROR:
                 self._fail_join(name, join)
 
     def _release(self, name: str, join: _TaskEx) -> None:
@@ -471,9 +384,8 @@ class Machine:
         tasks: ..."), and its ``on-error`` transitions decide what follows."""
         join.join_waiting = False
         self._joined.add(name)
-        blocked = [pred for pred in self._inbound[name]
-                   if self._induced(name, pred) != "RUNNING"]
-        error = f"join {name!r} can no longer fire: failed by tasks {blocked}"
+        error = (f"join {name!r} can no longer fire: failed by tasks "
+                 f"{self._join_view().blocking(name)}")
         join.ctx = (atoms.merge_contexts([t.outcome or {} for t in join.triggers])
                     if join.triggers else dict(self._start_ctx))
         self._start(join)
@@ -496,7 +408,7 @@ class Machine:
         tex.detail.state = state
         for key, value in values.items():
             setattr(tex.detail, key, value)
-        self.save(tex.detail)
+        self.storage.save(tex.detail)
         self.atom_notifier.notify(state, {"task_name": tex.name, "task_uuid": tex.detail.uuid,
                                           "result": result})
 
@@ -519,13 +431,13 @@ class Machine:
     def _revert(self) -> None:
         """Undo the completed task executions, newest first; the flow ends REVERTED
         (FAILURE when a revert failed)."""
-        self._set_flow_state(states.REVERTING)
+        self.storage.set_flow_state(states.REVERTING)
         failures = {}
         if self._failed_name is not None and self._failing is not None:
             failures[self._failed_name] = failure.Failure.from_exception(self._failing)
         ok = True
         for tex in reversed(self._done):
-            detail = tex.detail or self.details.get(tex.name)
+            detail = tex.detail or self.storage.details.get(tex.name)
             if detail is None or detail.state != states.SUCCESS:
                 continue
             info = {"task_name": tex.name, "task_uuid": detail.uuid, "result": None}
@@ -536,12 +448,12 @@ class Machine:
                 ok = False
                 detail.state = states.REVERT_FAILURE
                 detail.revert_failure = failure.Failure.from_exception(exc)
-                self.save(detail)
+                self.storage.save(detail)
                 continue
             detail.state = states.REVERTED
-            self.save(detail)
+            self.storage.save(detail)
             self.atom_notifier.notify(states.REVERTED, info)
-        self._set_flow_state(states.REVERTED if ok else states.FAILURE)
+        self.storage.set_flow_state(states.REVERTED if ok else states.FAILURE)
 
     def _output(self) -> Any:
         ends = [t.outcome for t in self._done if t.outcome is not None
@@ -562,37 +474,9 @@ class Machine:
                                      self.runtime.expression_limits,
                                      _hooks(self.runtime)).evaluate(self.workflow.output)
 
-    # -- persistence -------------------------------------------------------------------
-
-    def _insert(self, detail: Any) -> None:
-        conn = self.backend.get_connection()
-        add = getattr(conn, "add_atom_detail", None)
-        if add is not None:
-            add(self.fd.uuid, detail)
-        else:
-            conn.update_flow_details(self.fd)
-
-    def save(self, detail: Any) -> None:
-        conn = self.backend.get_connection()
-        if getattr(conn, "add_atom_detail", None) is not None:
-            conn.update_atom_details(detail)
-        else:
-            conn.update_flow_details(self.fd)
-
-    def _set_flow_state(self, state: str) -> None:
-        old = self.fd.state
-        self.fd.state = state
-        self.backend.get_connection().update_flow_details(self.fd)
-        self.notifier.notify(state, {"flow_name": self.fd.name, "flow_uuid": self.fd.uuid,
-                                     "old_state": old})
-
 
 def _hooks(runtime: atoms.Runtime) -> dict[str, Any]:
     scope = runtime.scope
     return {"tasks": lambda ex_id=None, recursive=False, state=None: scope.tasks(
                 "", bool(recursive), state),
             "global": scope.get_global, "env": lambda: dict(scope.env)}
-
-
-def _uuid() -> str:
-    return str(uuidutils.generate_uuid())

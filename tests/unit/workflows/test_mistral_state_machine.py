@@ -557,3 +557,38 @@ workflows:
         ("count", "succeeded"), ("count[2]", "started"), ("count[2]", "succeeded")]
     assert [result for task, event, result in heard if event == "succeeded"] == \
         [None, 0, 1]
+
+
+def test_pause_before_inside_a_loop(host: Host, tmp_path: Path) -> None:
+    """'pause-before' on a task execution of a loop pauses the execution once, where
+    its condition holds; resumed, that task execution starts and the loop goes on."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "gate.yaml"
+    path.write_text("""
+version: '2.0'
+name: gate
+workflows:
+  wf:
+    input:
+      - n: 0
+    output:
+      n: <% $.n %>
+    tasks:
+      start:
+        on-success: [count]
+      count:
+        pause-before: <% $.n = 1 %>
+        action: std.echo output=<% $.n %>
+        publish: {n: <% $.n + 1 %>}
+        on-success:
+          - count: <% $.n < 3 %>
+""")
+    host.create_workbook(path)
+    execution = host.run_workflow("gate.wf", {})
+    assert execution.state == "PAUSED"
+    assert [(t.name, t.state) for t in host.execution_tasks(execution.id)] == [
+        ("start", "SUCCESS"), ("count", "SUCCESS"), ("count[2]", "PENDING")]
+    done = host.resume_execution(execution.id)
+    assert done.state == "SUCCESS" and done.output == {"n": 3}
+    assert [t.name for t in host.execution_tasks(execution.id)] == [
+        "start", "count", "count[2]", "count[3]"]
