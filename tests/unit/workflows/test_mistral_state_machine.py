@@ -30,6 +30,14 @@ def host(tmp_path: Path) -> Iterator[Host]:
     host.close_workflows()
 
 
+def _install(host: Host, tmp_path: Path, name: str, workflows: str) -> None:
+    """Install workbook ``name`` with ``workflows`` (YAML under ``workflows:``)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(f"version: '2.0'\nname: {name}\nworkflows:\n{workflows}")
+    host.create_workbook(path)
+
+
 def _runs(run: Run, task: str) -> list[str]:
     return [name for name in run.tasks if name == task or name.startswith(task + "[")]
 
@@ -346,12 +354,7 @@ def test_engine_commands_apply_in_list_order(host: Host, tmp_path: Path) -> None
 def test_pause_command_then_resume(host: Host, tmp_path: Path) -> None:
     """Ported from test_commands.py: test_pause: the task after 'pause' starts when the
     execution is resumed; in a loop the pause is taken at each iteration."""
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    path = tmp_path / "paused.yaml"
-    path.write_text("""
-version: '2.0'
-name: paused
-workflows:
+    _install(host, tmp_path, "paused", """
   wf:
     input:
       - n: 0
@@ -370,7 +373,6 @@ workflows:
       task2:
         action: std.echo output=2
 """)
-    host.create_workbook(path)
     execution = host.run_workflow("paused.wf", {})
     assert execution.state == "PAUSED"
     assert [t.name for t in host.execution_tasks(execution.id)] == ["start", "task1"]
@@ -529,12 +531,7 @@ def test_an_unhandled_error_stops_the_other_branches_and_reverts(host: Host, tmp
 
 def test_progress_events_name_each_task_execution(host: Host, tmp_path: Path) -> None:
     """Listeners hear every task execution of a loop start and end, by its own name."""
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    path = tmp_path / "events.yaml"
-    path.write_text("""
-version: '2.0'
-name: events
-workflows:
+    _install(host, tmp_path, "events", """
   wf:
     input:
       - n: 0
@@ -547,7 +544,6 @@ workflows:
         on-success:
           - count: <% $.n < 2 %>
 """)
-    host.create_workbook(path)
     heard: list[tuple[str, str, object]] = []
     execution = host.run_workflow("events.wf", {}, listeners=[
         lambda event: heard.append((event.task, event.event, event.result))])
@@ -562,12 +558,7 @@ workflows:
 def test_pause_before_inside_a_loop(host: Host, tmp_path: Path) -> None:
     """'pause-before' on a task execution of a loop pauses the execution once, where
     its condition holds; resumed, that task execution starts and the loop goes on."""
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    path = tmp_path / "gate.yaml"
-    path.write_text("""
-version: '2.0'
-name: gate
-workflows:
+    _install(host, tmp_path, "gate", """
   wf:
     input:
       - n: 0
@@ -583,7 +574,6 @@ workflows:
         on-success:
           - count: <% $.n < 3 %>
 """)
-    host.create_workbook(path)
     execution = host.run_workflow("gate.wf", {})
     assert execution.state == "PAUSED"
     assert [(t.name, t.state) for t in host.execution_tasks(execution.id)] == [
