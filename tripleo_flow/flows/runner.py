@@ -1,7 +1,9 @@
 """Running, persisting and resuming workflow executions.
 
 :class:`Runner` checks the inputs, records a PENDING execution, compiles the
-workflow and runs it with TaskFlow's parallel engine on a long-lived thread
+workflow (a direct workflow that loops or joins runs on
+:mod:`~.state_machine` instead, through the same engine surface)
+and runs it with TaskFlow's parallel engine on a long-lived thread
 pool (an engine that owns its pool costs ~1 s per run; a task that is all the
 engine waits for runs in the engine's own thread: :class:`~.engine.HeldExecutor`,
 and engines run with rarer young garbage collections:
