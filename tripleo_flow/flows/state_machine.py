@@ -470,7 +470,8 @@ class Machine:
                     "result": tex.outcome.get("result"),
                     "published": tex.outcome.get("published")}
 
-        return expressions.Evaluator(ctx, lookup, self.runtime.execution,
+        return expressions.Evaluator(self.runtime.scope.with_globals(ctx), lookup,
+                                     self.runtime.execution,
                                      self.runtime.expression_limits,
                                      _hooks(self.runtime)).evaluate(self.workflow.output)
 

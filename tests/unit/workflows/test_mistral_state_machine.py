@@ -582,3 +582,28 @@ def test_pause_before_inside_a_loop(host: Host, tmp_path: Path) -> None:
     assert done.state == "SUCCESS" and done.output == {"n": 3}
     assert [t.name for t in host.execution_tasks(execution.id)] == [
         "start", "count", "count[2]", "count[3]"]
+
+
+def test_globals_published_in_a_loop_are_the_latest(host: Host, tmp_path: Path) -> None:
+    """A value a loop publishes to the global scope reads as its latest value, with
+    global() and as $.name (the workflow's output too)."""
+    run = Run(host, tmp_path, """
+        wf:
+          input:
+            - n: 0
+          output:
+            total: <% $.total %>
+            seen: <% global(total) %>
+          tasks:
+            start:
+              on-success: [count]
+            count:
+              publish: {n: <% $.n + 1 %>}
+              on-success:
+                publish:
+                  global: {total: <% $.n + 1 %>}  # over the inbound context
+                next:
+                  - count: <% $.n < 3 %>
+        """)
+    assert run.state == "SUCCESS"
+    assert run.output == {"total": 3, "seen": 3}
