@@ -108,6 +108,10 @@ def test_on_close_runs_the_cleanup_only_when_the_owner_dies(tmp_path: Path, how:
         if how == "cancel":
             assert owner.stdout.readline() == "cancelled\n"
         else:
+            # /proc's command line reads empty for a moment while the watcher execs
+            deadline = time.monotonic() + 10
+            while not process.cmdline(watcher) and time.monotonic() < deadline:
+                time.sleep(0.01)
             assert "--on-close" in process.cmdline(watcher)
         assert not done.exists()  # nothing runs while the owner lives
     finally:
