@@ -85,3 +85,31 @@ def test_validate_request_names_a_missing_file() -> None:
         heatfiles.build_request({"top.yaml": b"resources: {R: {type: gone.yaml}}\n"},
                                    {"template": "top.yaml"})
     assert "gone.yaml" in str(err.value) and "top.yaml" in str(err.value)
+
+
+@pytest.mark.parametrize(("reference", "reads"), [
+    ("{get_file: plan-environment.yaml}", "plan-environment.yaml"),
+    ("{get_file: sub/../plan-environment.yaml}", "plan-environment.yaml"),
+    ("{get_file: 'file:///plan/plan-environment.yaml'}", "plan-environment.yaml"),
+    ("{get_file: .tripleo-flow/manifest.json}", ".tripleo-flow/manifest.json"),
+    ("{get_file: env/mine.yaml}", "env/mine.yaml"),  # a user environment with a password
+])
+def test_a_template_reading_the_plans_secrets_is_refused(reference: str, reads: str) -> None:
+    files = {"top.yaml": f"outputs:\n  Leak:\n    value: {reference}\n".encode(),
+             "plan-environment.yaml": b"passwords: {AdminPassword: pw-0123456789}\n",
+             ".tripleo-flow/manifest.json": b"{}",
+             "env/mine.yaml": b"parameter_defaults: {db_password: pw-9876543210}\n"}
+    with pytest.raises(exceptions.InvalidTemplate) as err:
+        heatfiles.build_request(files, {"template": "top.yaml"})
+    assert f"it reads {reads!r}" in str(err.value) and "pass the values" in str(err.value)
+    # As a nested template too.
+    files["top.yaml"] = b"resources:\n  R: {type: plan-environment.yaml}\n"
+    with pytest.raises(exceptions.InvalidTemplate):
+        heatfiles.build_request(files, {"template": "top.yaml"})
+
+
+def test_a_template_reading_an_environment_without_secrets_is_kept() -> None:
+    files = {"top.yaml": b"outputs:\n  Data: {value: {get_file: env/public.yaml}}\n",
+             "env/public.yaml": b"parameter_defaults: {ComputeCount: 3, KeyName: mine}\n"}
+    req = heatfiles.build_request(files, {"template": "top.yaml"})
+    assert "ComputeCount: 3" in req["files"][heatfiles.BASE_URL + "env/public.yaml"]

@@ -132,3 +132,30 @@ def test_redacting_with_needles_sorted_once_gives_the_same_copy() -> None:
     assert expected[0]["c"] == MASK and expected[1] == {"found-in-value"}
     assert secrets.is_secret_name("AdminPassword") and secrets.is_secret_name("AdminPassword")
     assert not secrets.is_secret_name(("AdminPassword",))
+
+
+PW = "ygyw31SpDYVmgka4xHYCdlpGr"
+
+
+@pytest.mark.parametrize(("text", "held"), [
+    (f"Value '{PW}' is not an integer", True),
+    # the characters spelled out, as Heat quotes a list or a joined string
+    (f"Value '{' '.join(PW)}' is not an integer", True),
+    (f"Value must be a number: {list(PW)!r}", True),
+    (f"receiver {PW[::-1]}", True),                      # reversed
+    (f"receiver {PW.upper()}", True),                    # case changed
+    (f"receiver {PW.encode().hex()}", True),             # hex
+    (f"receiver {__import__('base64').b64encode(b'xy' + PW.encode()).decode()}", True),
+    (f"receiver {PW[4:14]}", True),                      # a run of RUN characters
+    (f"receiver {PW[4:4 + secrets.WINDOW - 1]}", False),  # shorter than a window: let through
+    ("Property error: resources.Leak.properties.length: Value 'abc' is not an integer", False),
+    ("", False),
+])
+def test_needles_find_a_secret_derived_into_a_message(text: str, held: bool) -> None:
+    assert secrets.needles([PW, "other-secret-value-1234"]).found_in(text) is held
+    assert (secrets.redact({"error": text}, [PW])[0]["error"] == MASK) is held
+
+
+def test_a_short_secret_is_found_spelled_out_whole() -> None:
+    assert secrets.needles(["abc123"]).found_in("value 'a b c 1 2 3'")
+    assert not secrets.needles(["abc123"]).found_in("value 'a b c 1 2'")

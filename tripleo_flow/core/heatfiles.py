@@ -18,13 +18,17 @@ from typing import Any
 from urllib.parse import urljoin
 
 from tripleo_flow import exceptions
-from tripleo_flow.core.planenv import load_yaml
+from tripleo_flow.core import secrets
+from tripleo_flow.core.planenv import PLAN_ENVIRONMENT, load_yaml
 
 #: Where a plan's objects live in the URLs sent to Heat.
 BASE_URL = "file:///plan/"
 #: The name of the environment holding plan-environment's passwords and parameter_defaults.
 USER_ENVIRONMENT = ".tripleo-flow/plan-environment-parameters.yaml"
 _TEMPLATE_SUFFIXES = (".yaml", ".yml", ".template")
+#: Plan objects never sent to Heat as a template or a ``get_file`` (they hold the
+#: plan's passwords, or its own records).
+_PRIVATE_PREFIX = ".tripleo-flow/"
 
 
 def _dumps(obj: Any) -> str:
@@ -53,9 +57,24 @@ class _Builder:
                 "add the file to the plan or fix the reference")
         return self.plan_files[name]
 
+    def private(self, url: str, referrer: str, parsed: Any = None) -> bytes:
+        """The object at ``url``, refused if it holds the plan's secrets: a template or
+        an output reading ``plan-environment.yaml`` (or an environment holding a
+        password) would put every password into the stack.  ``parsed``: its content
+        is known to hold none (a template: its values are schemas)."""
+        data = self.read(url, referrer)
+        name = object_name(url)
+        if (name == PLAN_ENVIRONMENT or name.startswith(_PRIVATE_PREFIX)
+                or _holds_secrets(data if parsed is None else parsed)):
+            raise exceptions.InvalidTemplate(
+                object_name(referrer), f"it reads {name!r}, which holds the plan's passwords "
+                "or secret parameters; a template may not read it (with get_file or as a "
+                "nested template): pass the values it needs as parameters")
+        return data
+
     def template(self, url: str, referrer: str) -> dict[str, Any]:
         """Load, rewrite and store the template at ``url``; return it."""
-        data = load_yaml(self.read(url, referrer), object_name(url))
+        data = load_yaml(self.private(url, referrer, {}), object_name(url))
         if not isinstance(data, dict):
             raise exceptions.InvalidTemplate(object_name(url), "a template must be a mapping")
         self.files[url] = ""  # reserve: recursion through cycles stops here
@@ -69,7 +88,7 @@ class _Builder:
                 if key == "get_file" and isinstance(value, str):
                     url = urljoin(base, value)
                     if url not in self.files:
-                        self.files[url] = self.read(url, base).decode("utf-8", "replace")
+                        self.files[url] = self.private(url, base).decode("utf-8", "replace")
                     node[key] = url
                 elif key == "type" and _is_template(value):
                     node[key] = self._nested(value, base)
@@ -101,6 +120,22 @@ class _Builder:
                         self._registry(mapping, base)
             elif _is_template(value):
                 registry[key] = self._nested(value, base)
+
+
+def _holds_secrets(data: Any) -> bool:
+    """Whether ``data`` (bytes or parsed) is an environment with a password or a
+    secret ``parameter_defaults`` value."""
+    if isinstance(data, bytes):
+        if b":" not in data:
+            return False
+        try:
+            data = load_yaml(data, "get_file")
+        except exceptions.TripleoFlowError:
+            return False  # not YAML: a script, a certificate...
+    if not isinstance(data, Mapping):
+        return False
+    return bool(secrets.environment_secrets(
+        {k: data.get(k) for k in ("passwords", "parameter_defaults")}))
 
 
 def build_request(plan_files: Mapping[str, bytes],

@@ -21,9 +21,11 @@ Pure functions, no I/O.
 
 from __future__ import annotations
 
+import base64
+import dataclasses
 import functools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tripleo_flow.core.passwords import PASSWORD_NAMES
@@ -39,6 +41,16 @@ MAX_DEPTH = 200
 #: Secret values shorter than this are not looked for inside other strings
 #: (they still are masked under a secret name): "1" would mask everything.
 MIN_LENGTH = 6
+#: A string holding this many letters and digits of a secret in a row, once everything
+#: else is taken out of both and case is ignored, holds the secret: also its characters
+#: split apart ("a b c", "['a', 'b', 'c']"), reversed, or in hex or base64, as a
+#: template can make Heat quote a value derived from a password in its error.
+RUN = 10
+#: The pieces of a secret looked up (every :data:`_STEP`-th piece of a string is: a run
+#: of :data:`RUN` characters holds one at a checked offset; a third of the work).
+WINDOW = 8
+_STEP = RUN - WINDOW + 1
+_NOT_ALNUM = re.compile(r"[^0-9a-z]+")
 #: Sections of a plan-environment whose every value is secret.
 SECRET_SECTIONS = frozenset({"passwords"})
 
@@ -114,26 +126,102 @@ def redact(value: Any, known: Iterable[str] = (), *, everything: bool = False,
     """A copy of ``value`` without secrets, and the secret values it held.
 
     Masked: values under a secret name (and all of ``value`` with
-    ``everything``: a result declared secret), and strings that contain one of
+    ``everything``: a result declared secret), and strings that hold one of
     the ``known`` secrets or of the secrets found in ``value`` itself (at
-    least ``min_length`` characters).  Keys are kept.
+    least ``min_length`` characters), as it is or derived (:class:`Needles`).
+    Keys are kept.
     """
     return redact_sorted(value, needles(known, min_length), everything=everything,
                          min_length=min_length)
 
 
-def needles(known: Iterable[str], min_length: int = MIN_LENGTH) -> list[str]:
-    """The secret values :func:`redact` looks for inside strings, longest first."""
-    return sorted({s for s in known if len(s) >= min_length}, key=len, reverse=True)
+def _plain(text: str) -> str:
+    """``text``'s letters and digits, in lower case."""
+    return _NOT_ALNUM.sub("", text.lower())
 
 
-def redact_sorted(value: Any, known_needles: Sequence[str], *, everything: bool = False,
+def _forms(secret: str) -> list[str]:
+    """The plain forms of a secret a derived copy can take: as it is, reversed, in hex,
+    in base64 (at each alignment inside a longer encoded text)."""
+    raw = secret.encode()
+    forms = [secret, secret[::-1], raw.hex()]
+    for pad in range(3):
+        encoded = base64.b64encode(b"\0" * pad + raw).decode()
+        forms.append(encoded[(pad + 2) // 3 * 4:])
+    return [_plain(form) for form in forms]
+
+
+@dataclasses.dataclass(frozen=True)
+class Needles:
+    """The secrets looked for inside strings, built once for many strings.
+
+    A string holds a secret when it contains it, or when its :func:`_plain` form
+    (letters and digits, lower case) contains :data:`RUN` characters in a row of
+    a plain form of the secret (:func:`_forms`), or the
+    whole plain form of a secret shorter than that.  A template cannot make Heat
+    quote a password spaced out, reversed or encoded without the copy being
+    masked: only a piece shorter than :data:`RUN` characters goes through.
+    """
+
+    secrets: frozenset[str] = frozenset()
+    literal: tuple[str, ...] = ()
+    windows: frozenset[str] = frozenset()
+    whole: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, values: Iterable[str]) -> Needles:
+        """The needles of these secret values (all of them: filter the short ones first)."""
+        found = frozenset(values)
+        windows: set[str] = set()
+        whole: set[str] = set()
+        for secret in found:
+            for form in _forms(secret):
+                if len(form) >= RUN:
+                    windows.update(form[i:i + WINDOW] for i in range(len(form) - WINDOW + 1))
+                elif len(form) >= MIN_LENGTH:
+                    whole.add(form)
+        return cls(found, tuple(sorted(found, key=len, reverse=True)), frozenset(windows),
+                   tuple(sorted(whole)))
+
+    def __bool__(self) -> bool:
+        return bool(self.secrets)
+
+    def extended(self, values: Iterable[str]) -> Needles:
+        """These needles and those of ``values``."""
+        new = frozenset(values) - self.secrets
+        return self if not new else Needles.of(self.secrets | new)
+
+    def found_in(self, text: str) -> bool:
+        """Whether ``text`` holds one of the secrets, as it is or derived."""
+        for needle in self.literal:
+            if needle in text:
+                return True
+        if len(text) < MIN_LENGTH:
+            return False
+        plain = _plain(text)
+        if any(needle in plain for needle in self.whole):
+            return True
+        last = len(plain) - WINDOW + 1
+        return not self.windows.isdisjoint(
+            map(plain.__getitem__, map(slice, range(0, last, _STEP),
+                                       range(WINDOW, last + WINDOW, _STEP))))
+
+
+def needles(known: Iterable[str], min_length: int = MIN_LENGTH) -> Needles:
+    """The secret values :func:`redact` looks for inside strings."""
+    return Needles.of(s for s in known if isinstance(s, str) and len(s) >= min_length)
+
+
+def redact_sorted(value: Any, known_needles: Needles | Iterable[str], *,
+                  everything: bool = False,
                   min_length: int = MIN_LENGTH) -> tuple[Any, set[str]]:
     """:func:`redact` with the known secrets given as :func:`needles` (a caller that
-    redacts many values against the same secrets sorts them once)."""
+    redacts many values against the same secrets builds them once)."""
+    if not isinstance(known_needles, Needles):
+        known_needles = needles(known_needles, min_length)
     found: set[str] = set()
     _collect(value, everything, found)
-    looked_for = needles((*found, *known_needles), min_length) if found else known_needles
+    looked_for = known_needles.extended(s for s in found if len(s) >= min_length)
     return _mask(value, everything, looked_for), found
 
 
@@ -156,7 +244,7 @@ def _collect(value: Any, secret: bool, found: set[str], depth: int = 0) -> None:
         found.update(v for v in leaves(value) if v)
 
 
-def _mask(value: Any, secret: bool, needles: Sequence[str], depth: int = 0) -> Any:
+def _mask(value: Any, secret: bool, needles: Needles, depth: int = 0) -> Any:
     if depth > MAX_DEPTH and isinstance(value, (Mapping, list, tuple)):
         return TOO_DEEP
     if isinstance(value, Mapping):
@@ -167,10 +255,8 @@ def _mask(value: Any, secret: bool, needles: Sequence[str], depth: int = 0) -> A
         return [_mask(item, secret, needles, depth + 1) for item in value]
     if secret and value is not None and not isinstance(value, bool):
         return MASK
-    if isinstance(value, str) and needles:
-        for needle in needles:
-            if needle in value:
-                return MASK
+    if isinstance(value, str) and needles and needles.found_in(value):
+        return MASK
     return value
 
 
@@ -181,28 +267,30 @@ def is_masked(value: Any) -> bool:
 
 # -- what readers of parameters see (the HTTP API) ----------------------------
 
-def _shown(name: str, value: Any, hidden: bool, known: list[str]) -> Any:
+def _shown(name: str, value: Any, hidden: bool, known: Needles) -> Any:
     """``value`` as a reader may see it: :data:`MASK` for a hidden or
     secret-named parameter, otherwise with any embedded secret masked."""
     if value is None:
         return None
     if hidden or is_secret_name(name):
         return MASK
-    return redact(value, known)[0]
+    return redact_sorted(value, known)[0]
 
 
 def mask_parameters(values: dict[str, Any], known: list[str]) -> dict[str, Any]:
     """Parameter values without secrets (the names stay: a client sees what is set)."""
-    return {k: _shown(k, v, False, known) for k, v in values.items()}
+    looked_for = needles(known)
+    return {k: _shown(k, v, False, looked_for) for k, v in values.items()}
 
 
 def mask_schema(schema: dict[str, Any], known: list[str]) -> dict[str, Any]:
     """The parameter schema without secret values or defaults (``NoEcho`` parameters
     and secret-named ones show :data:`MASK`)."""
     entries = {}
+    looked_for = needles(known)
     for name, entry in (schema.get("parameters") or {}).items():
         hidden = bool(entry.get("hidden"))
-        entries[name] = {**entry, **{key: _shown(name, entry.get(key), hidden, known)
+        entries[name] = {**entry, **{key: _shown(name, entry.get(key), hidden, looked_for)
                                      for key in ("value", "default")}}
     return {**schema, "parameters": entries}
 

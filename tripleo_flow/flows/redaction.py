@@ -47,7 +47,7 @@ class Redactor:
     def __init__(self) -> None:
         self._known: set[str] = set()
         #: :func:`secrets.needles` of ``_known`` (sorted once per change, not per row).
-        self._needles: tuple[str, ...] = ()
+        self._needles = secrets.Needles()
         self._lock = threading.Lock()
 
     def learn(self, values: Iterable[str]) -> None:
@@ -56,7 +56,7 @@ class Redactor:
             new = {v for v in values if isinstance(v, str) and v} - self._known
             if new:
                 self._known.update(new)
-                self._needles = tuple(secrets.needles(self._known))
+                self._needles = secrets.needles(self._known)
 
     def value(self, data: Any, everything: bool = False) -> Any:
         """``data`` with every secret masked (``everything``: a secret result)."""

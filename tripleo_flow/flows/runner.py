@@ -33,7 +33,6 @@ from taskflow.types import failure, notifier
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, ActionContext
-from tripleo_flow.core import secrets
 from tripleo_flow.core.progress import Progress
 from tripleo_flow.flows import (
     atoms,
@@ -373,11 +372,7 @@ class Runner:
         store = getattr(self._action_context, "store", None)
         if not isinstance(plan, str) or store is None:
             return
-        try:
-            env = PlanRepository(store).environment(plan)
-        except exceptions.TripleoFlowError:
-            return  # no such plan (yet): nothing to learn
-        redactor.learn(secrets.environment_secrets(env))
+        redactor.learn(PlanRepository(store).secrets(plan))
 
     def _failed(self, fd: Any, workflow: str, exc: BaseException) -> Execution:
         failed_task, cause, reverted = self.record_failure(fd, exc)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import planenv
+from tripleo_flow.core import planenv, secrets
 from tripleo_flow.plans.store import ObjectVersion, PlanStore, check_object_name
 
 PLAN_ENV = "plan-environment.yaml"
@@ -282,6 +282,28 @@ class PlanRepository:
                 PLAN_ENV, f"plan {plan!r} has no {PLAN_ENV}; recreate or update the plan")
         return planenv.parse_plan_environment(data, PLAN_ENV)
 
+    def secrets(self, plan: str) -> set[str]:
+        """The plan's secret values: its passwords and the secret parameters of its
+        plan-environment and of the environment files it lists (none for a plan with
+        no readable plan-environment)."""
+        try:
+            env = self.environment(plan)
+        except exceptions.TripleoFlowError:
+            return set()
+        found = secrets.environment_secrets(env)
+        for entry in env.get("environments") or []:
+            if not isinstance(entry, Mapping):
+                continue
+            if "data" in entry:
+                found |= secrets.environment_secrets(entry["data"])
+                continue
+            try:
+                data = self.store.get_object(plan, str(entry.get("path")))
+                found |= secrets.environment_secrets(planenv.load_yaml(data, "environment"))
+            except exceptions.TripleoFlowError:
+                continue  # missing or unparsable: refused where it is used
+        return found
+
     def save_environment(self, plan: str, env: Mapping[str, Any]) -> None:
         self.store.put_object(plan, PLAN_ENV, planenv.dump_yaml(dict(env)))
 
@@ -356,6 +378,9 @@ class PlanRepository:
         return status if isinstance(status, dict) else None
 
     def set_deployment_status(self, plan: str, status: Mapping[str, Any]) -> None:
+        """Record the plan's deployment status, its secrets masked: its message and
+        failed resources quote Heat, which a template can make quote a password."""
+        status = secrets.redact(dict(status), self.secrets(plan))[0]
         container = plan + MESSAGES_SUFFIX
         if not self.store.container_exists(container):
             self.store.create_container(container)
