@@ -124,3 +124,32 @@ def test_parameters_set_file_refuses_hostile_files(run, tmp_path: Path, content:
     assert len(proc.stderr.strip().splitlines()) == 1
     for fragment in fragments:
         assert fragment in proc.stderr
+
+
+def test_export_without_secrets_leaves_out_nested_and_user_environment_secrets(
+        run, tmp_path: Path) -> None:
+    templates = write_tree(tmp_path / "t", basic_tree())
+    run("plan", "create", "overcloud", "--templates", str(templates))
+    run("parameters", "set", "--plan", "overcloud",
+        "Nested={inner_password: nested-secret-5e0a91, port: 5672}",
+        "Servers=[{password: listed-secret-c27f40, host: db}]")
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("parameter_defaults:\n  db_password: user-env-secret-83d1b7\n"
+                    "  DbHost: db.example\n")
+    run("plan", "environment", "add", "overcloud", str(mine))
+    shown = {row["name"]: row["value"] for row in json.loads(
+        run("parameters", "show", "--plan", "overcloud", "-f", "json").stdout)}
+    assert shown["Nested"]["port"] == 5672  # the CLI's user sees the plan as it is
+
+    lean = tmp_path / "lean.tar.gz"
+    run("plan", "export", "overcloud", "-o", str(lean), "--without-secrets")
+    with tarfile.open(lean) as tar:
+        files = {m.name: tar.extractfile(m).read()  # type: ignore[union-attr]
+                 for m in tar.getmembers() if m.isfile()}
+    env = yaml.safe_load(files["plan-environment.yaml"])["parameter_defaults"]
+    assert env["Nested"] == {"port": 5672} and env["Servers"] == [{"host": "db"}]
+    [user] = [data for name, data in files.items() if name.endswith("mine.yaml")]
+    assert yaml.safe_load(user) == {"parameter_defaults": {"DbHost": "db.example"}}
+    everything = b"".join(files.values())
+    for secret in (b"nested-secret-5e0a91", b"listed-secret-c27f40", b"user-env-secret-83d1b7"):
+        assert secret not in everything

@@ -5,7 +5,7 @@ from __future__ import annotations
 import yaml
 
 from tripleo_flow.core import plan_export
-from tripleo_flow.core.secrets import without_secrets
+from tripleo_flow.core.secrets import MASK, mask_parameters, without_secrets
 
 PASSWORD = "generated-password-1"
 
@@ -17,7 +17,8 @@ def test_without_secrets_drops_sections_names_and_values_holding_one() -> None:
                                   "KeyName": "default"},
            "parameters": {"RabbitCookie": "c"}}
     assert without_secrets(env) == {
-        "version": 1.0, "parameter_defaults": {"ComputeCount": 2, "KeyName": "default"},
+        "version": 1.0, "parameter_defaults": {"ComputeCount": 2, "ExtraConfig": {},
+                                               "KeyName": "default"},
         "parameters": {}}
     assert without_secrets({"parameter_defaults": {"ComputeCount": 1}}) is None
     assert without_secrets(["not", "an", "environment"]) is None
@@ -50,3 +51,19 @@ def test_plan_export_strips_environments_and_leaves_templates() -> None:
                  "script.sh"):
         assert out[kept] == files[kept], kept
     assert files["plan-environment.yaml"].count(PASSWORD.encode()) == 1  # input untouched
+
+
+def test_an_export_leaves_out_exactly_what_the_parameters_api_masks() -> None:
+    params = {"Nested": {"inner_password": "n-secret-1", "port": 1},
+              "Servers": [{"password": "l-secret-2", "host": "db"}, "plain"],
+              "Url": f"http://u:{PASSWORD}@h", "Hidden": {"a": [{"db_password": None}]},
+              "Count": 3}
+    masked = mask_parameters(params, [PASSWORD])
+    assert masked == {"Nested": {"inner_password": MASK, "port": 1},
+                      "Servers": [{"password": MASK, "host": "db"}, "plain"],
+                      "Url": MASK, "Hidden": {"a": [{"db_password": None}]}, "Count": 3}
+    kept = without_secrets({"parameter_defaults": params}, [PASSWORD])
+    assert kept == {"parameter_defaults": {"Nested": {"port": 1},
+                                           "Servers": [{"host": "db"}, "plain"],
+                                           "Hidden": {"a": [{"db_password": None}]},
+                                           "Count": 3}}

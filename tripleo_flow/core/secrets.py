@@ -151,16 +151,24 @@ def _forms(secret: str) -> list[str]:
     return [_plain(form) for form in forms]
 
 
+def _mixed(piece: str) -> bool:
+    """Whether ``piece`` holds a letter and a digit: a piece of a random secret, not of
+    a word ("password" in a user's "my-password-1" would mask every record naming
+    a password parameter)."""
+    return not piece.isdigit() and not piece.isalpha()
+
+
 @dataclasses.dataclass(frozen=True)
 class Needles:
     """The secrets looked for inside strings, built once for many strings.
 
     A string holds a secret when it contains it, or when its :func:`_plain` form
     (letters and digits, lower case) contains :data:`RUN` characters in a row of
-    a plain form of the secret (:func:`_forms`), or the
-    whole plain form of a secret shorter than that.  A template cannot make Heat
-    quote a password spaced out, reversed or encoded without the copy being
-    masked: only a piece shorter than :data:`RUN` characters goes through.
+    a plain form of the secret (:func:`_forms`), or the whole plain form of a
+    secret shorter than that.  Only pieces holding both letters and digits count
+    (:func:`_mixed`), so a secret made of words does not mask every text holding
+    one of them.  A template cannot make Heat quote a generated password spaced
+    out, reversed or encoded without the copy being masked.
     """
 
     secrets: frozenset[str] = frozenset()
@@ -177,8 +185,10 @@ class Needles:
         for secret in found:
             for form in _forms(secret):
                 if len(form) >= RUN:
-                    windows.update(form[i:i + WINDOW] for i in range(len(form) - WINDOW + 1))
-                elif len(form) >= MIN_LENGTH:
+                    windows.update(piece for piece in (form[i:i + WINDOW] for i in
+                                                       range(len(form) - WINDOW + 1))
+                                   if _mixed(piece))
+                elif len(form) >= MIN_LENGTH and _mixed(form):
                     whole.add(form)
         return cls(found, tuple(sorted(found, key=len, reverse=True)), frozenset(windows),
                    tuple(sorted(whole)))
@@ -213,16 +223,17 @@ def needles(known: Iterable[str], min_length: int = MIN_LENGTH) -> Needles:
 
 
 def redact_sorted(value: Any, known_needles: Needles | Iterable[str], *,
-                  everything: bool = False,
-                  min_length: int = MIN_LENGTH) -> tuple[Any, set[str]]:
+                  everything: bool = False, min_length: int = MIN_LENGTH,
+                  mask: Any = MASK) -> tuple[Any, set[str]]:
     """:func:`redact` with the known secrets given as :func:`needles` (a caller that
-    redacts many values against the same secrets builds them once)."""
+    redacts many values against the same secrets builds them once); ``mask`` is what
+    stands where a secret was."""
     if not isinstance(known_needles, Needles):
         known_needles = needles(known_needles, min_length)
     found: set[str] = set()
     _collect(value, everything, found)
     looked_for = known_needles.extended(s for s in found if len(s) >= min_length)
-    return _mask(value, everything, looked_for), found
+    return _mask(value, everything, looked_for, mask=mask), found
 
 
 def _hidden(value: Mapping[Any, Any], key: Any) -> bool:
@@ -244,19 +255,19 @@ def _collect(value: Any, secret: bool, found: set[str], depth: int = 0) -> None:
         found.update(v for v in leaves(value) if v)
 
 
-def _mask(value: Any, secret: bool, needles: Needles, depth: int = 0) -> Any:
+def _mask(value: Any, secret: bool, needles: Needles, depth: int = 0, mask: Any = MASK) -> Any:
     if depth > MAX_DEPTH and isinstance(value, (Mapping, list, tuple)):
-        return TOO_DEEP
+        return TOO_DEEP if mask is MASK else mask
     if isinstance(value, Mapping):
         return {key: _mask(item, secret or is_secret_name(key) or _hidden(value, key), needles,
-                           depth + 1)
+                           depth + 1, mask)
                 for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_mask(item, secret, needles, depth + 1) for item in value]
+        return [_mask(item, secret, needles, depth + 1, mask) for item in value]
     if secret and value is not None and not isinstance(value, bool):
-        return MASK
+        return mask
     if isinstance(value, str) and needles and needles.found_in(value):
-        return MASK
+        return mask
     return value
 
 
@@ -267,14 +278,15 @@ def is_masked(value: Any) -> bool:
 
 # -- what readers of parameters see (the HTTP API) ----------------------------
 
-def _shown(name: str, value: Any, hidden: bool, known: Needles) -> Any:
-    """``value`` as a reader may see it: :data:`MASK` for a hidden or
-    secret-named parameter, otherwise with any embedded secret masked."""
+def _shown(name: str, value: Any, hidden: bool, known: Needles, mask: Any = MASK) -> Any:
+    """``value`` as a reader may see it: ``mask`` for a hidden or secret-named
+    parameter, otherwise with ``mask`` for every secret inside it.  The one rule of
+    what a reader sees of a parameter: masked for the API, left out of exports."""
     if value is None:
         return None
     if hidden or is_secret_name(name):
-        return MASK
-    return redact_sorted(value, known)[0]
+        return mask
+    return redact_sorted(value, known, mask=mask)[0]
 
 
 def mask_parameters(values: dict[str, Any], known: list[str]) -> dict[str, Any]:
@@ -297,17 +309,31 @@ def mask_schema(schema: dict[str, Any], known: list[str]) -> dict[str, Any]:
 
 # -- what an export for a reader holds (the HTTP API) -------------------------
 
+#: Where a secret was, in a parameter an export is about to leave it out of.
+_LEFT_OUT = object()
+
+
+def _left_out(value: Any) -> Any:
+    """``value`` without the keys and items that were secrets (:data:`_LEFT_OUT`)."""
+    if isinstance(value, Mapping):
+        return {key: _left_out(item) for key, item in value.items() if item is not _LEFT_OUT}
+    if isinstance(value, list):
+        return [_left_out(item) for item in value if item is not _LEFT_OUT]
+    return value
+
+
 def without_secrets(env: Any, known: Iterable[str] = ()) -> dict[str, Any] | None:
     """A copy of environment ``env`` with its secrets left out, or None when it holds
-    none: secret sections (``passwords``) go, and so does each parameter whose name
-    is secret or whose value holds one of the ``known`` secrets (or one of its own).
+    none: secret sections (``passwords``) go, and so does every value
+    :func:`mask_parameters` masks (the same rule): a parameter whose name is secret
+    or whose value is a string holding one of the ``known`` secrets (or one of its
+    own), and inside other values each key or item that holds one.
     Left out, not masked: a plan made from the copy generates its passwords afresh
     and takes the templates' defaults, where a mask would be taken as the value.
     """
     if not isinstance(env, Mapping):
         return None
-    needles = sorted({s for s in (*known, *environment_secrets(env)) if len(s) >= MIN_LENGTH},
-                     key=len, reverse=True)
+    looked_for = needles((*known, *environment_secrets(env)))
     kept: dict[str, Any] = {}
     dropped = False
     for section, value in env.items():
@@ -315,10 +341,12 @@ def without_secrets(env: Any, known: Iterable[str] = ()) -> dict[str, Any] | Non
             dropped = True
             continue
         if section in ("parameter_defaults", "parameters") and isinstance(value, Mapping):
-            params = {name: item for name, item in value.items()
-                      if not is_secret_name(name)
-                      and not any(n in leaf for leaf in leaves(item) for n in needles)}
-            dropped = dropped or len(params) != len(value)
+            params = {}
+            for name, item in value.items():
+                shown = _shown(name, item, False, looked_for, _LEFT_OUT)
+                if shown is not _LEFT_OUT:
+                    params[name] = _left_out(shown)
+            dropped = dropped or params != value
             kept[section] = params
         else:
             kept[section] = value

@@ -61,3 +61,44 @@ def test_exports_over_http_leave_the_secrets_out(api: Api, tmp_path: Path) -> No
     assert env["passwords"] and env["parameter_defaults"]["MyServiceSecret"] == SECRET
     lean = api.client.export_plan("p", tmp_path / "l.tar.gz", secrets=False)
     _check_without(_files(Path(lean).read_bytes()), secrets)
+
+
+#: Secret values nested under innocent parameter names, and a user environment's.
+NESTED = {"Nested": {"inner_password": "nested-secret-5e0a91", "port": 5672},
+          "Servers": [{"password": "listed-secret-c27f40", "host": "db"}]}
+USER_ENVIRONMENT = {"name": "mine.yaml", "files": {"mine.yaml": (
+    "parameter_defaults:\n  db_password: user-env-secret-83d1b7\n  DbHost: db.example\n")}}
+NESTED_SECRETS = ["nested-secret-5e0a91", "listed-secret-c27f40", "user-env-secret-83d1b7"]
+
+
+def test_nested_secrets_leave_exports_where_parameters_mask_them(api: Api,
+                                                                  tmp_path: Path) -> None:
+    assert api("POST", "/v1/plans?name=p&sample=true").status_code == 201
+    assert api("PUT", "/v1/plans/p/parameters",
+               json={"parameters": NESTED}).status_code == 200
+    added = api("POST", "/v1/workflows/tripleo.plan.add_environments/executions",
+                json={"input": {"plan": "p", "user_environments": [USER_ENVIRONMENT]}})
+    assert added.status_code == 202, added.text
+    assert finished(api, added.json()["id"])["state"] == "SUCCESS"
+
+    shown = api("GET", "/v1/plans/p/parameters").json()
+    assert shown["Nested"] == {"inner_password": "<secret>", "port": 5672}
+    assert shown["Servers"] == [{"password": "<secret>", "host": "db"}]
+
+    exported = _files(api("GET", "/v1/plans/p/export").content)
+    env = yaml.safe_load(exported["plan-environment.yaml"])["parameter_defaults"]
+    # Left out exactly where GET .../parameters masks: the rest of the value stays.
+    assert env["Nested"] == {"port": 5672} and env["Servers"] == [{"host": "db"}]
+    [mine] = [name for name in exported if name.endswith("mine.yaml")]
+    assert yaml.safe_load(exported[mine]) == {"parameter_defaults": {"DbHost": "db.example"}}
+    for name, data in exported.items():
+        for secret in NESTED_SECRETS:
+            assert secret.encode() not in data, (name, secret)
+
+    # The CLI's --without-secrets is the same rule; a backup keeps every value.
+    lean = _files(Path(api.client.export_plan("p", tmp_path / "l.tar.gz",
+                                              secrets=False)).read_bytes())
+    assert lean == exported
+    backup = b"".join(_files(Path(api.client.export_plan(
+        "p", tmp_path / "b.tar.gz")).read_bytes()).values())
+    assert all(secret.encode() in backup for secret in NESTED_SECRETS)
