@@ -27,22 +27,32 @@ class PlanHistory(Action):
 
 
 class RestorePlan(Action):
-    """Make an earlier version of a plan's plan-environment.yaml the current one."""
+    """Make an earlier version of a plan's plan-environment.yaml the current one.
+
+    The plan's current passwords are kept (``keep_passwords``), as TripleO keeps the
+    passwords section across plan updates: an earlier version may hold other
+    passwords or none (the first version, before they were generated), and the next
+    update would generate new ones for a cloud that runs with the current ones.
+    """
 
     rerun = Rerun.CONVERGES
     default_provides = names.PLAN_RESTORED
 
-    def execute(self, plan: str, version: str) -> dict[str, Any]:
+    def execute(self, plan: str, version: str, keep_passwords: bool = True) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         with self.context.locks.hold(plan):
             old = repo.environment_version(plan, version)
-            planenv.parse_plan_environment(old, f"{PLAN_ENV} (version {version})")
+            old_env = planenv.parse_plan_environment(old, f"{PLAN_ENV} (version {version})")
             current = self.context.store.get_object(plan, PLAN_ENV)
+            kept = keep_passwords and _passwords_differ(old_env, current)
+            if kept:
+                old = planenv.dump_yaml(_with_passwords(old_env, current))
+            outcome = {"plan": plan, "version": version, "passwords_kept": kept}
             if current == old:  # already current: nothing to write; a re-run (a resumed
                 # job) gets the version its first run named, if it got that far
                 previous = self.context.undo_record(lambda: None, part="version")
-                return {"plan": plan, "version": version, "previous_version": previous}
+                return {**outcome, "previous_version": previous}
             self.context.store.put_object(plan, PLAN_ENV, old)
 
             def find() -> str:  # the undo record names the version holding the replaced content
@@ -53,7 +63,7 @@ class RestorePlan(Action):
                     raise
 
             previous = self.context.undo_record(find, part="version")
-        return {"plan": plan, "version": version, "previous_version": previous}
+        return {**outcome, "previous_version": previous}
 
     def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
         """Put back the plan-environment that was current before the restore (read from
@@ -69,3 +79,15 @@ class RestorePlan(Action):
         with self.context.locks.hold(plan):
             data = repo.environment_version(plan, result["previous_version"])
             self.context.store.put_object(plan, PLAN_ENV, data)
+
+
+def _passwords_differ(old_env: dict[str, Any], current: bytes) -> bool:
+    """Whether the plan's current passwords are not those of ``old_env``."""
+    now = planenv.parse_plan_environment(current, PLAN_ENV).get("passwords") or {}
+    return bool(now) and now != (old_env.get("passwords") or {})
+
+
+def _with_passwords(old_env: dict[str, Any], current: bytes) -> dict[str, Any]:
+    """``old_env`` with the passwords section of the current plan-environment."""
+    now = planenv.parse_plan_environment(current, PLAN_ENV)
+    return {**old_env, "passwords": now["passwords"]}

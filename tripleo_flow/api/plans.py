@@ -201,10 +201,16 @@ class PlansMixin(EnvironmentsMixin):
         """The stored versions of the plan's plan-environment.yaml, newest first."""
         return self._action(plan_versions.PlanHistory).execute(plan=name)
 
-    def restore_plan(self, name: str, version: str) -> dict[str, Any]:
-        """Make an earlier plan-environment.yaml the current one."""
-        self._action(plan_versions.RestorePlan).execute(plan=name, version=version)
-        return {"name": name, "restored": version}
+    def restore_plan(self, name: str, version: str,
+                     keep_passwords: bool = True) -> dict[str, Any]:
+        """Make an earlier plan-environment.yaml the current one (the workflow
+        ``tripleo.plan.restore_deployment_plan``), keeping the plan's current passwords
+        unless ``keep_passwords`` is false (then the version's own are restored:
+        none, for the first version, and the next update generates new ones)."""
+        output = self._run_plan_workflow("restore_deployment_plan", name, {
+            names.PLAN: name, "version": version, "keep_passwords": keep_passwords}, None)
+        return {"name": name, "restored": version,
+                "passwords_kept": bool(output.get("passwords_kept"))}
 
     # -- capabilities ------------------------------------------------------
 

@@ -207,10 +207,16 @@ class RestorePlan(ClientMixin, ShowOne):
         parser = super().get_parser(prog_name)
         parser.add_argument("name", help="Plan name.")
         parser.add_argument("version", help="Version id, from: tripleo-flow plan history NAME")
+        parser.add_argument(
+            "--restore-passwords", action="store_true",
+            help="Take the version's passwords too (by default the plan's current "
+                 "passwords are kept: a deployed cloud runs with them, and a version "
+                 "without passwords would make the next update generate new ones).")
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        return show(self.client.restore_plan(args.name, args.version))
+        return show(self.client.restore_plan(args.name, args.version,
+                                             keep_passwords=not args.restore_passwords))
 
 
 class RenderPlan(ClientMixin, ShowOne):

@@ -124,9 +124,11 @@ ROUTES: list[Route] = [
         "get": Operation("Versions of plan-environment.yaml, newest first", response=ARRAY,
                          tags=TAGS_PLAN)}),
     Route("/v1/plans/{name}/restore", "plan_restore", {
-        "post": Operation("Make an earlier plan-environment.yaml current", tags=TAGS_PLAN,
+        "post": Operation("Make an earlier plan-environment.yaml current (the current "
+                          "passwords kept unless keep_passwords is false)", tags=TAGS_PLAN,
                           body={"type": "object", "required": ["version"],
-                                "properties": {"version": STRING}})}),
+                                "properties": {"version": STRING,
+                                               "keep_passwords": BOOL}})}),
     Route("/v1/plans/{name}/capabilities", "capabilities", {
         "get": Operation("Capabilities map with the enabled environments", tags=TAGS_PLAN),
         "put": Operation("Enable or disable environments", tags=TAGS_PLAN, body={

@@ -181,8 +181,10 @@ class PlanRestore:
         self.client = client
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        version = field(json_object(req), "version", str)
-        resp.media = self.client.restore_plan(name, version)
+        media = json_object(req)
+        version = field(media, "version", str)
+        keep = field(media, "keep_passwords", bool, True)
+        resp.media = self.client.restore_plan(name, version, keep_passwords=keep)
 
 
 class Capabilities:

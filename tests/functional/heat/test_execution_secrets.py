@@ -125,6 +125,15 @@ def _export(run: Run) -> None:
     run.fails("export_deployment_plan", {"plan": "oc", "output": out})
 
 
+def _restore(run: Run) -> None:
+    before = run.remember("oc")
+    run.client.set_parameters("oc", {"ComputeCount": 3})
+    first = run.client.plan_history("oc")[-1]["version"]
+    run.ok(PLAN + "restore_deployment_plan", {"plan": "oc", "version": first})
+    assert run.client.get_passwords("oc") == before
+    run.fails(PLAN + "restore_deployment_plan", {"plan": "oc", "version": "no-such-version"})
+
+
 def _update_parameters(run: Run) -> None:
     name = SECRET_PARAMETER[0]
     run.ok("update_parameters", {"plan": "oc", "parameters": {name: "Known-Param-Secret-2-0b9f"}})
@@ -313,6 +322,7 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     "tripleo.plan.update_deployment_plan": _update,
     "tripleo.plan.delete_deployment_plan": _delete,
     "tripleo.plan.export_deployment_plan": _export,
+    "tripleo.plan.restore_deployment_plan": _restore,
     "tripleo.parameters.update_parameters": _update_parameters,
     "tripleo.parameters.reset_parameters": _reset_parameters,
     "tripleo.parameters.rotate_passwords": _rotate,
