@@ -30,8 +30,10 @@ def test_every_root_in_an_answer_becomes_its_label() -> None:
 def test_only_whole_roots_are_replaced() -> None:
     kept = ["/srv/tfx/work", "/other/srv/tf/work", "http://h/srv/tf/x", "/tmpfs/a",
             "srv/tf", "/dev/sda", "relative/dir/x", "/"]
-    assert _answer(kept) == ["/srv/tfx/work", "/other/srv/tf/work", "http://h/srv/tf/x",
-                             "/tmpfs/a", "srv/tf", "/dev/sda", "relative/dir/x", "/"]
+    # (a whole path under no root keeps only its last name)
+    assert _answer(kept) == ["<server>/work", "<server>/work", "http://h/srv/tf/x",
+                             "<server>/a", "srv/tf", "<server>/sda", "relative/dir/x",
+                             "<server>"]
     assert _answer(["/srv/tf", "file:///tmp/a", "'/tmp/a'", "(/tmp)"]) == [
         "<data>", "file://<tmp>/a", "'<tmp>/a'", "(<tmp>)"]
 
@@ -79,3 +81,15 @@ def test_server_paths_take_back_what_answers_name(tmp_path) -> None:  # type: ig
                 {"templates": str(upload), "work_dir": "<data>/work/../oc"}):
         with pytest.raises(exceptions.PathNotAllowed):
             paths.apply("wf", kinds, bad)
+
+
+def test_a_path_under_no_root_keeps_only_its_last_name() -> None:
+    redactor = PathRedactor(server_roots("/var/lib/tf", ["/opt/venv"], ["/tmp"]))
+    answer = {"input": {"templates": "/srv/tht", "work_dir": "/var/lib/tf/work/oc",
+                        "root": "/", "odd": '/srv/a"b'},
+              "downloads": {"output": "/v1/downloads/abc"},
+              "message": "Cannot read plan-environment.yaml"}
+    shown = json.loads(redactor.json_text(json.dumps(answer)))
+    assert shown["input"] == {"templates": "<server>/tht", "work_dir": "<data>/work/oc",
+                              "root": "<server>", "odd": '/srv/a"b'}
+    assert shown["downloads"] == answer["downloads"] and shown["message"] == answer["message"]

@@ -8,8 +8,11 @@ replaced by a label: ``/var/lib/tripleo-flow/work/oc`` becomes ``<data>/work/oc`
 
 The replacement works on the JSON text an answer is written as (one regular
 expression pass, whatever the nesting), matching a root only where a path starts
-and ends.  :meth:`PathRedactor.restore` turns a label back into its root, for
-values the API hands out and takes back (an upload's ``path``).  Pure: no I/O.
+and ends.  A JSON string that is a whole absolute path under none of the roots
+(an execution's ``templates`` input given to the CLI as ``/srv/tht``) keeps only
+its last name: ``<server>/tht``; the API's own routes (``/v1/...``) are kept.
+:meth:`PathRedactor.restore` turns a label back into its root, for values the API
+hands out and takes back (an upload's ``path``).  Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ TMP = "<tmp>"
 _BEFORE = r"(?<![\w.~-])"
 #: ... and ends before a separator, the end of a JSON string or of the text.
 _AFTER = r"(?=[/\"\\\s'`,;:)\]}>]|$)"
+#: A JSON string that is an absolute path (not one of the API's routes), unescaped.
+_WHOLE_PATH = re.compile(r'"(/(?!v1/)[^"\\\x00-\x1f]*)"')
 
 
 class PathRedactor:
@@ -48,10 +53,13 @@ class PathRedactor:
                                     + ")" + _AFTER) if self._labels else None)
 
     def json_text(self, text: str) -> str:
-        """``text`` (JSON) with each server root replaced by its label."""
-        if self._pattern is None or "/" not in text:
+        """``text`` (JSON) with each server root replaced by its label, and each other
+        absolute path that is a whole string by :data:`SERVER` and its last name."""
+        if "/" not in text:
             return text
-        return self._pattern.sub(lambda m: self._labels[m.group(1)], text)
+        if self._pattern is not None:
+            text = self._pattern.sub(lambda m: self._labels[m.group(1)], text)
+        return _WHOLE_PATH.sub(_foreign, text)
 
     def json_bytes(self, data: bytes) -> bytes:
         """:meth:`json_text` of UTF-8 JSON."""
@@ -65,6 +73,11 @@ class PathRedactor:
                 if label == DATA:
                     return root + value[len(DATA):]
         return value
+
+
+def _foreign(match: re.Match[str]) -> str:
+    name = os.path.basename(match.group(1).rstrip("/"))
+    return f'"{SERVER}/{name}"' if name else f'"{SERVER}"'
 
 
 def server_roots(data_dir: str, others: Iterable[str | None] = (),

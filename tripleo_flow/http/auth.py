@@ -36,6 +36,9 @@ LOG = logging.getLogger(__name__)
 TOKEN_HEADER = "X-Auth-Token"
 #: The shortest ``[api] auth_token`` accepted when the API listens beyond loopback.
 MIN_EXPOSED_TOKEN = 32
+#: The fewest different characters such a token may hold (a random hex token of 32
+#: has about 14; one below 8 is about three in a million).
+MIN_TOKEN_CHARACTERS = 8
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
@@ -126,14 +129,29 @@ def check_exposure(conf: Any, host: str) -> list[str]:
     if is_loopback(host):
         return []
     token = conf.api.auth_token or ""
-    if conf.api.auth_strategy == "token" and len(token) < MIN_EXPOSED_TOKEN:
+    weakness = _weakness(token) if conf.api.auth_strategy == "token" else ""
+    if weakness:
         raise exceptions.InvalidInput(
-            f"[api] auth_token has {len(token)} characters; listening on {host!r} (not "
-            f"loopback) needs at least {MIN_EXPOSED_TOKEN}. Make one with: python3 -c "
+            f"[api] auth_token {weakness}; listening on {host!r} (not loopback) needs at "
+            f"least {MIN_EXPOSED_TOKEN} characters, random ones. Make one with: python3 -c "
             "'import secrets; print(secrets.token_hex(32))', or listen on 127.0.0.1.")
     return [f"The API on {host!r} serves plain HTTP: tokens and plans cross the network "
             "unencrypted. Put a TLS-terminating proxy in front of it, or listen on 127.0.0.1 "
             "and reach it through an SSH tunnel."]
+
+
+def _weakness(token: str) -> str:
+    """Why ``token`` is too easy to guess to be exposed ("" when it is not)."""
+    if len(token) < MIN_EXPOSED_TOKEN:
+        return f"has {len(token)} characters"
+    distinct = len(set(token))
+    if distinct < MIN_TOKEN_CHARACTERS:
+        return (f"holds only {distinct} different character{'s' if distinct > 1 else ''} "
+                f"(at least {MIN_TOKEN_CHARACTERS} needed)")
+    for period in range(1, len(token) // 2 + 1):
+        if token == (token[:period] * (len(token) // period + 1))[:len(token)]:
+            return f"repeats the same {period} characters"
+    return ""
 
 
 def wrap_keystone(app: Callable[..., Any], conf: Any,

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import requests
 
 
@@ -60,6 +61,20 @@ def test_serve_beyond_loopback_refuses_a_short_token(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     assert "auth_token has 31 characters" in done.stderr
     assert "at least 32" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(("token", "said"), [
+    ("a" * 32, "holds only 1 different character"),
+    ("abcdefg" * 6, "holds only 7 different characters"),
+    ("0123456789abcdef" * 3, "repeats the same 16 characters"),
+])
+def test_serve_beyond_loopback_refuses_a_guessable_token(tmp_path: Path, token: str,
+                                                         said: str) -> None:
+    done = subprocess.run(command(tmp_path, token, host="0.0.0.0"), capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 2, done.stderr
+    assert said in done.stderr and "secrets.token_hex(32)" in done.stderr
     assert "Traceback" not in done.stderr
 
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import tarfile
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -238,3 +240,24 @@ def test_the_python_api_keeps_local_paths(user_api: Api, secret_tree: Path) -> N
     assert user_api.client.run_workflow(
         "create_deployment_plan", {"plan": "local2", "templates": str(secret_tree)}
     ).state == "SUCCESS"
+
+
+def test_a_cli_path_under_no_server_root_is_not_shown(api: Api) -> None:
+    """An execution the CLI started with ``--templates`` outside every known root
+    (issue 29: ``"templates": "/srv/tht"`` was shown as it is) names only the last
+    part of it over HTTP, in the execution, the list and the event stream."""
+    outside = Path(tempfile.mkdtemp(prefix="s29-tht-", dir="/var/tmp"))
+    try:
+        templates = write_tree(outside / "tht", basic_tree())
+        api.client.create_plan("cli", templates)
+        [execution] = api.client.list_executions()
+        assert execution.input["templates"] == str(templates)
+        answers = [api("GET", "/v1/executions").text,
+                   api("GET", f"/v1/executions/{execution.id}").text,
+                   api("GET", f"/v1/executions/{execution.id}/tasks").text,
+                   api("GET", f"/v1/executions/{execution.id}/events").text]
+        for answer in answers:
+            assert str(outside) not in answer
+        assert '"templates": "<server>/tht"' in answers[1]
+    finally:
+        shutil.rmtree(outside)
