@@ -144,7 +144,7 @@ PW = "ygyw31SpDYVmgka4xHYCdlpGr"
     (f"Value must be a number: {list(PW)!r}", True),
     (f"receiver {PW[::-1]}", True),                      # reversed
     (f"receiver {PW.upper()}", True),                    # case changed
-    (f"receiver {PW.encode().hex()}", True),             # hex
+    (f"digest {__import__('hashlib').sha256(PW.encode()).hexdigest()}", False),
     (f"receiver {__import__('base64').b64encode(b'xy' + PW.encode()).decode()}", True),
     (f"receiver {PW[2:16]}", True),                      # a part of it
     ("every AdminPassword and other-secret-words", False),  # words of a secret: no

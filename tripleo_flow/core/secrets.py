@@ -43,7 +43,7 @@ MAX_DEPTH = 200
 MIN_LENGTH = 6
 #: A string holding this many letters and digits of a secret in a row, once everything
 #: else is taken out of both and case is ignored, holds the secret: also its characters
-#: split apart ("a b c", "['a', 'b', 'c']"), reversed, or in hex or base64, as a
+#: split apart ("a b c", "['a', 'b', 'c']"), reversed, or in base64, as a
 #: template can make Heat quote a value derived from a password in its error.
 RUN = 10
 #: The pieces of a secret looked up (every :data:`_STEP`-th piece of a string is: a run
@@ -141,10 +141,11 @@ def _plain(text: str) -> str:
 
 
 def _forms(secret: str) -> list[str]:
-    """The plain forms of a secret a derived copy can take: as it is, reversed, in hex,
-    in base64 (at each alignment inside a longer encoded text)."""
+    """The plain forms of a secret a derived copy can take: as it is, reversed, in
+    base64 (at each alignment inside a longer encoded text).  Not hex: its pieces
+    would be found in the digests and ids records are full of."""
     raw = secret.encode()
-    forms = [secret, secret[::-1], raw.hex()]
+    forms = [secret, secret[::-1]]
     for pad in range(3):
         encoded = base64.b64encode(b"\0" * pad + raw).decode()
         forms.append(encoded[(pad + 2) // 3 * 4:])
