@@ -146,12 +146,13 @@ def test_check_against_last(last: dict[str, Any] | None, warnings: list[str]) ->
     assert sr.check_against_last(req, last) == warnings
 
 
-@pytest.mark.parametrize("now", [{"CephClusterFSID": "b"}, {}])
+@pytest.mark.parametrize("now", [{"CephClusterFSID": "fsid-b"}, {}])
 def test_changed_fsid_refused(now: dict[str, Any]) -> None:
     req = sr.stack_request("oc", files(), plan_env(parameter_defaults=now))
     with pytest.raises(exceptions.InvalidInput) as err:
-        sr.check_against_last(req, {"parameters": {"CephClusterFSID": "a"}})
+        sr.check_against_last(req, {"parameters": {"CephClusterFSID": "fsid-a"}})
     assert "CephClusterFSID" in str(err.value) and "parameters set" in str(err.value)
+    assert "fsid-" not in str(err.value)  # a secret: its values are not quoted
 
 
 @pytest.mark.parametrize("env,needle", [

@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import container_images, heatfiles, parameter_tree, planenv, yaql_compat
+from tripleo_flow.core import (
+    container_images,
+    heatfiles,
+    parameter_tree,
+    planenv,
+    secrets,
+    yaql_compat,
+)
 
 #: Parameters that must not change between deployments (changing them breaks the cloud).
 IMMUTABLE_PARAMETERS = ("CephClusterFSID",)
@@ -149,9 +156,11 @@ def check_against_last(request: Mapping[str, Any],
     for name in IMMUTABLE_PARAMETERS:
         if name in before and now.get(name) != before[name]:
             plan = request["stack_name"]
+            change = ("" if secrets.is_secret_name(name)  # its values are not shown
+                      else f" ({before[name]!r} -> {now.get(name)!r})")
             raise exceptions.InvalidInput(
-                f"Parameter {name} changed since the last deployment ({before[name]!r} -> "
-                f"{now.get(name)!r}); it cannot change on a deployed cloud.",
+                f"Parameter {name} changed since the last deployment{change}; it cannot "
+                "change on a deployed cloud.",
                 hints=[exceptions.Hint("Set it back with",
                                        f"parameters set --plan {plan} {name}=...",
                                        f"PUT /v1/plans/{plan}/parameters")])
