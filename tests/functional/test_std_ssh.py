@@ -18,6 +18,7 @@ from tests.engine_helpers import ACTIONS, Host
 from tests.unit.workflows.test_mistral_conformance import Run
 from tripleo_flow import exceptions
 from tripleo_flow.actions import std_remote
+from tripleo_flow.actions.base import Rerun
 
 SSHD = Path("/usr/sbin/sshd")
 
@@ -173,3 +174,14 @@ def test_an_api_user_cannot_run_ssh_unless_the_server_allows_it(
     host.conf.set_override("allow_outbound_actions", True, group="api")
     assert host.run_workflow("api.wf", inputs, api_user=True).state == "SUCCESS"
     assert marker.exists()
+
+
+def test_a_second_run_runs_the_command_again(host: Host, tmp_path: Path, sshd: Sshd) -> None:
+    """std.ssh is Rerun.CALLER: a resumed task runs its command once more (what that
+    does is the command's own semantics; ``safe-rerun: false`` refuses it)."""
+    assert std_remote.Ssh.rerun is Rerun.CALLER
+    log = tmp_path / "log"
+    for attempt in range(2):
+        run = Run(host, tmp_path / str(attempt), SSH, **_inputs(sshd, cmd=f"echo x >> {log}"))
+        assert run.state == "SUCCESS"
+    assert log.read_text() == "x\nx\n"

@@ -141,6 +141,9 @@ CASES: dict[str, Case] = {
     "std.echo": Case(lambda _tmp: {"output": {"a": [1]}}),
     "std.fail": Case(lambda _tmp: {"error_data": "stop"}),
     "std.sleep": Case(lambda _tmp: {"seconds": 0}),
+    "std.test_dict": Case(lambda _tmp: {"size": 2, "key_prefix": "k", "val": 1}),
+    "std.javascript": Case(lambda _tmp: {"script": "return $.a * 2", "context": {"a": 2}}),
+    "std.js": Case(lambda _tmp: {"script": "return [1, 2]"}),
 }
 
 #: The actions that drive an outside service (Heat, Ironic, ansible-playbook, an HTTP
@@ -152,6 +155,9 @@ VALIDATIONS = "tests/functional/validations/test_rerun.py::"
 SERVICE_ACTIONS: dict[str, str] = {
     "std.http": "tests/unit/workflows/test_std_actions.py::"
                 "test_a_second_run_sends_the_request_again",
+    "std.email": "tests/unit/workflows/test_std_remote_actions.py::"
+                 "test_a_second_run_sends_the_email_again",
+    "std.ssh": "tests/functional/test_std_ssh.py::test_a_second_run_runs_the_command_again",
     "heat.launch": HEAT + "test_each_heat_action_run_twice",
     "heat.kill": HEAT + "test_each_heat_action_run_twice",
     "heat.dump_db": HEAT + "test_each_heat_action_run_twice",

@@ -18,7 +18,7 @@ from tests.engine_helpers import ACTIONS, Host
 from tests.unit.workflows.test_mistral_conformance import Run
 from tripleo_flow import exceptions
 from tripleo_flow.actions import std, std_remote
-from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.base import Action, Rerun
 
 
 class _Inbox:
@@ -175,3 +175,15 @@ def test_an_api_user_cannot_send_email_unless_the_server_allows_it(
     assert std_remote.Email.connects_out and not std.Http.connects_out
     assert isinstance(exceptions.OutboundActionNotAllowed("std.email", "send"),
                       exceptions.PlanCodeNotAllowed)
+
+
+def test_a_second_run_sends_the_email_again(host: Host, tmp_path: Path,
+                                            smtp: tuple[str, _Inbox]) -> None:
+    """std.email is Rerun.CALLER: a resumed task sends its mail once more (a workflow
+    whose mail must not be repeated marks its task ``safe-rerun: false``)."""
+    assert std_remote.Email.rerun is Rerun.CALLER
+    server, inbox = smtp
+    for _ in range(2):
+        assert Run(host, tmp_path / str(len(inbox.received)), EMAIL,
+                   server=server).state == "SUCCESS"
+    assert len(inbox.received) == 2
