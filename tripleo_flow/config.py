@@ -197,6 +197,10 @@ API_OPTS = [
                "at once: each holds a request thread until its execution ends or its "
                "client leaves. Always kept below threads, so that other requests find a "
                "thread; a further stream gets 503."),
+    cfg.IntOpt("max_json_size", default=8 << 20, min=0,
+               help="Largest JSON request body in bytes (workflow inputs, parameters, "
+               "environment files); a larger one gets 413 before it is read. 0 means no "
+               "limit."),
     cfg.IntOpt("upload_ttl", default=86400, min=0,
                help="Seconds an upload (POST /v1/uploads) is kept; older ones are deleted "
                "when the server starts and whenever a new upload arrives. 0 keeps them "
@@ -264,14 +268,20 @@ LIMITS_OPTS = [
     cfg.IntOpt("expression_max_items", default=100_000, min=1,
                help="Most items a YAQL workflow expression may build or walk in one "
                "collection (range(), select(), ...)."),
+    cfg.IntOpt("parameters_max_size", default=1 << 20, min=1,
+               help="Largest parameter values one change may set, together, and largest "
+               "user environment file (with the files it brings), in characters of their "
+               "JSON: a larger one is refused before anything is written. Every later "
+               "change of the plan reads and writes its plan-environment whole."),
     cfg.IntOpt("plan_history_max", default=100, min=2,
                help="Versions kept of each object of a plan (its plan-environment above all), "
                "the current one included; the oldest is pruned when a new version is "
                "written. At least 2: undoing a change reads the version before it."),
     cfg.IntOpt("nodes_max", default=1000, min=1,
                help="Most nodes one node import file (instackenv.json, nodes YAML) may "
-               "describe, and most servers (role counts) one baremetal deployment file "
-               "may ask for."),
+               "describe, most servers (role counts) one baremetal deployment file "
+               "may ask for, and the largest role count a plan may set (a role's "
+               "CountDefault in roles_data.yaml, a <Role>Count parameter value)."),
 ]
 
 

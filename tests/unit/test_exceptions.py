@@ -22,6 +22,7 @@ SAMPLE_ARGS = {
     "venv": "/v", "ironic_dir": "/i", "node": "ctrl-0", "entry": "node 2 ('ctrl-0')",
     "found": "sqlite", "wanted": "mariadb", "work_dir": "/w", "expression": "<% $.x %>",
     "state": "manageable", "counts": {"enroll": 2, "available": 1},
+    "option": "[api] max_json_size",
 }
 
 

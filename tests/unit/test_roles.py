@@ -162,3 +162,24 @@ def test_invalid_networks(networks: Any, fragments: list[str]) -> None:
     for fragment in fragments:
         assert fragment in str(info.value)
     assert "network_data.yaml" in str(info.value)
+
+
+@pytest.mark.parametrize("value, refused", [
+    (1000, False), ("1000", False), (0, False), ("abc", False), (True, False), (None, False),
+    (1001, True), ("1001", True), ("1e20", True), (1e20, True), (10 ** 400, True),
+    (float("nan"), True), ("inf", True),
+])
+def test_role_counts_are_bounded_by_nodes_max(value: object, refused: bool) -> None:
+    values = {"ComputeCount": value, "DockerPuppetProcessCount": 10 ** 9}  # not a role
+    if not refused:
+        core_roles.check_counts(values, ["Controller", "Compute"], 1000)
+        return
+    with pytest.raises(exceptions.InvalidParameter, match=r"\[limits\] nodes_max \(1000\)"):
+        core_roles.check_counts(values, ["Controller", "Compute"], 1000)
+
+
+def test_a_count_default_over_the_limit_is_refused() -> None:
+    listed = [{"name": "Controller", "CountDefault": 10 ** 20}]
+    core_roles.validate_roles(listed)  # no limit given
+    with pytest.raises(exceptions.InvalidRoles, match=r"CountDefault .*\[limits\] nodes_max"):
+        core_roles.validate_roles(listed, max_count=1000)

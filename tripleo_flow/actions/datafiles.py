@@ -39,13 +39,17 @@ class DataFileAction(Action):
             raise exceptions.InvalidTemplate(self.filename, "must be a list")
         return items
 
+    def validate(self, items: list[dict[str, Any]]) -> None:
+        """Run the kind's validator on ``items``."""
+        type(self).validator(items)
+
     def check(self, items: list[dict[str, Any]]) -> bool:
         """Validate ``items`` (raising the kind's Invalid* error); True when they are fine."""
-        type(self).validator(items)
+        self.validate(items)
         return True
 
     def write(self, plan: str, items: list[dict[str, Any]]) -> dict[str, Any]:
-        type(self).validator(items)
+        self.validate(items)
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         with self.context.locks.hold(plan):

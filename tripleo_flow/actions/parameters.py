@@ -7,19 +7,36 @@ from collections.abc import Mapping
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action, Rerun
+from tripleo_flow.actions.base import Action, ActionContext, Rerun
 from tripleo_flow.actions.envedit import edit_section, undo_section
 from tripleo_flow.actions.schema import load_schema
-from tripleo_flow.core import names, parameter_schema, validation
+from tripleo_flow.core import names, parameter_schema, planenv, roles, validation
+from tripleo_flow.core.rendering import ROLES_FILE
 
 
-def _check_parameters(parameters: Any) -> Mapping[str, Any]:
+def _check_parameters(context: ActionContext, plan: str, parameters: Any) -> Mapping[str, Any]:
+    """``parameters`` when each name is valid, they are within ``[limits]
+    parameters_max_size`` together and no role count is over ``nodes_max``."""
     if not isinstance(parameters, Mapping):
         raise exceptions.InvalidParameter(
             f"Parameters must be a mapping of name to value, not {type(parameters).__name__}.")
     for key in parameters:
         validation.check_parameter_name(key)
+    validation.check_size(parameters, context.limit("parameters_max_size"), "The parameter values")
+    roles.check_counts(parameters, _role_names(context, plan), context.limit("nodes_max"))
     return parameters
+
+
+def _role_names(context: ActionContext, plan: str) -> list[str]:
+    """The names of the plan's roles (none when it has no roles_data.yaml)."""
+    try:
+        data = context.store.get_object(plan, ROLES_FILE)
+    except exceptions.NotFound:  # no such file, or no such plan (said when it is edited)
+        return []
+    listed = planenv.load_yaml(data, ROLES_FILE, max_nodes=context.limit("yaml_max_nodes"),
+                               max_depth=context.limit("yaml_max_depth"))
+    return [r["name"] for r in listed or [] if isinstance(r, Mapping)
+            and isinstance(r.get("name"), str)] if isinstance(listed, list) else []
 
 
 class GetParameters(Action):
@@ -40,7 +57,7 @@ class UpdateParameters(Action):
 
     def execute(self, plan: str, parameters: dict[str, Any],
                 key: str = "parameter_defaults", validate: bool = False) -> dict[str, Any]:
-        values = dict(_check_parameters(parameters))
+        values = dict(_check_parameters(self.context, plan, parameters))
         if key not in ("parameter_defaults", "parameters"):
             raise exceptions.InvalidParameter(
                 f"Unknown parameter section {key!r}: use parameter_defaults or parameters.")

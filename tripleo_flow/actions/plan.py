@@ -63,7 +63,8 @@ def load_checked_tree(plan: str, templates: str, listener: PlanProgressListener 
     if PLAN_ENV in files:
         planenv.parse_plan_environment(files[PLAN_ENV], PLAN_ENV)
     if "roles_data.yaml" in files:
-        roles.validate_roles(planenv.load_yaml(files["roles_data.yaml"], "roles_data.yaml"))
+        roles.validate_roles(planenv.load_yaml(files["roles_data.yaml"], "roles_data.yaml"),
+                             max_count=conf.limits.nodes_max if conf is not None else None)
     if "network_data.yaml" in files:
         roles.validate_networks(planenv.load_yaml(files["network_data.yaml"], "network_data.yaml"))
     if roles.VIP_DATA in files:

@@ -16,6 +16,9 @@ class _RolesFile(DataFileAction):
     filename = "roles_data.yaml"
     validator = staticmethod(roles.validate_roles)
 
+    def validate(self, items: list[dict[str, Any]]) -> None:
+        roles.validate_roles(items, max_count=self.context.limit("nodes_max"))
+
 
 class ListRoles(_RolesFile, ListDataFile):
     """List a plan's roles (names, or every attribute with detail)."""

@@ -15,7 +15,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, ActionContext, Rerun
-from tripleo_flow.core import names, userenvs
+from tripleo_flow.core import names, userenvs, validation
 from tripleo_flow.plans.plan import PlanRepository
 
 LOG = logging.getLogger(__name__)
@@ -27,6 +27,10 @@ def _environments(context: ActionContext, raw: Any) -> list[userenvs.Environment
     limits = context.conf.limits if context.conf is not None else None
     kwargs = {"max_nodes": limits.yaml_max_nodes, "max_depth": limits.yaml_max_depth} \
         if limits is not None else {}
+    if limits is not None:
+        for index, item in enumerate(raw, start=1):
+            validation.check_size(item, limits.parameters_max_size,
+                                  f"Environment file {index} (with the files it brings)")
     return [userenvs.EnvironmentFile.from_json(item, **kwargs) for item in raw]
 
 

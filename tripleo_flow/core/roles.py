@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tripleo_flow import exceptions
@@ -76,7 +76,7 @@ def primary_role(roles: list[dict[str, Any]]) -> dict[str, Any]:
     return roles[0]
 
 
-def _check_role(index: int, role: Any) -> str:
+def _check_role(index: int, role: Any, max_count: int | None = None) -> str:
     if not isinstance(role, Mapping):
         raise _roles_error(f"Role entry {index} is not a mapping.")
     name = role.get("name")
@@ -94,6 +94,11 @@ def _check_role(index: int, role: Any) -> str:
             )
     if role.get("CountDefault", 0) < 0:
         raise _roles_error(f"Role {name!r}: CountDefault must be an integer >= 0.")
+    if max_count is not None and role.get("CountDefault", 0) > max_count:
+        raise _roles_error(
+            f"Role {name!r}: CountDefault {role['CountDefault']} asks for more servers than "
+            f"[limits] nodes_max ({max_count}) allows. Set a smaller count (or raise "
+            "[limits] nodes_max in the configuration).")
     for key in ("ServicesDefault", "tags", "networks_skip_config", "default_route_networks"):
         for item in role.get(key) or []:
             if not isinstance(item, str):
@@ -105,18 +110,54 @@ def _check_role(index: int, role: Any) -> str:
     return name
 
 
-def validate_roles(roles: list[dict[str, Any]], *, require_primary_tag: bool = False) -> None:
+def _count(value: Any) -> float | None:
+    """A count as Heat would read it (an int, a float or a number's text); None for
+    anything else (Heat refuses it by type)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, str) and len(value) <= 64:
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def check_counts(values: Mapping[str, Any], role_names: Iterable[str], max_count: int) -> None:
+    """Refuse a role count (``<Role>Count`` in ``values``) above ``max_count``.
+
+    :raises InvalidParameter: naming the parameter and ``[limits] nodes_max``.
+    """
+    for role in role_names:
+        name = f"{role}Count"
+        count = _count(values.get(name))
+        if count is not None and not count <= max_count:  # NaN too
+            value = values[name]
+            shown = (f"(a number of about {value.bit_length() * 3 // 10 + 1} digits)"
+                     if isinstance(value, int) and value.bit_length() > 100
+                     else str(value)[:40])
+            raise exceptions.InvalidParameter(
+                f"{name}={shown} asks for more servers than [limits] nodes_max "
+                f"({max_count}) allows. Set a smaller count (or raise [limits] nodes_max in "
+                "the configuration).")
+
+
+def validate_roles(roles: list[dict[str, Any]], *, require_primary_tag: bool = False,
+                   max_count: int | None = None) -> None:
     """Check a roles list.
 
     :param require_primary_tag: also demand that one role is tagged ``primary``
         (TripleO otherwise takes the first role as primary).
+    :param max_count: the largest CountDefault (``[limits] nodes_max``; None: no limit).
     :raises InvalidRoles: naming the role and key at fault.
     """
     if not isinstance(roles, list) or not roles:
         raise _roles_error("There are no roles: a plan needs at least one.")
     seen: dict[str, str] = {}
     for index, role in enumerate(roles, start=1):
-        name = _check_role(index, role)
+        name = _check_role(index, role, max_count)
         lower = name.lower()
         if lower in seen:
             same = "twice" if seen[lower] == name else f"as {seen[lower]!r} and {name!r}"

@@ -17,6 +17,45 @@ MAX_PARAMETER_NAME = 255
 _PARAMETER_NAME = re.compile(PARAMETER_NAME_PATTERN)
 
 
+def json_size(value: object, limit: int) -> int:
+    """About how many characters ``value`` takes as JSON, counted until past ``limit``
+    (a 50 MB value is not copied to be measured)."""
+    stack = [value]
+    total = 0
+    while stack and total <= limit:
+        item = stack.pop()
+        if isinstance(item, str):
+            total += len(item) + 2
+        elif isinstance(item, Mapping):
+            total += 2
+            for key, inner in item.items():
+                total += len(str(key)) + 4
+                stack.append(inner)
+        elif isinstance(item, (list, tuple)):
+            total += 2 + len(item)
+            stack.extend(item)
+        elif isinstance(item, int) and not isinstance(item, bool):
+            total += item.bit_length() * 3 // 10 + 2
+        else:
+            total += 8
+    return total
+
+
+def check_size(value: object, limit: int, what: str) -> None:
+    """Refuse ``value`` when its JSON would be over ``limit`` characters
+    (``[limits] parameters_max_size``).
+
+    :param what: what ``value`` is, starting the message ("The parameter values").
+    :raises InvalidParameter: naming the limit and its option.
+    """
+    size = json_size(value, limit)
+    if size > limit:
+        raise exceptions.InvalidParameter(
+            f"{what} take over {limit} characters ([limits] parameters_max_size). Put large "
+            "content in the plan's template files and refer to it (get_file), or raise "
+            "[limits] parameters_max_size in the configuration.")
+
+
 def check_parameter_name(name: object) -> str:
     """Return ``name`` when it can be a Heat parameter name.
 

@@ -100,13 +100,16 @@ class BodyTooLarge(InvalidInput):
 
     kind = "too-large"
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, option: str = "[api] max_upload_size") -> None:
+        what = "a smaller archive" if option.endswith("max_upload_size") else (
+            "less in one request (large content belongs in the plan's files)")
         super().__init__(
             f"The request body is larger than the limit of {limit} bytes "
-            "([api] max_upload_size). Send a smaller archive, or raise [api] max_upload_size "
+            f"({option}). Send {what}, or raise {option} "
             "in the server's configuration (0 means no limit)."
         )
         self.limit = limit
+        self.option = option
 
 
 class PathNotAllowed(InvalidInput):

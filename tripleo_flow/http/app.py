@@ -20,6 +20,7 @@ from tripleo_flow.core.nodes import INITIAL_STATES
 from tripleo_flow.core.path_redaction import PathRedactor, server_roots
 from tripleo_flow.http import (
     auth,
+    bodies,
     downloads,
     errors,
     events,
@@ -376,9 +377,11 @@ def make_app(client: Client, sse_interval: float = 0.2, threads: int | None = No
     purge_downloads(server_paths(client).downloads, conf.api.upload_ttl)
     keystone = conf.api.auth_strategy == "keystone"
     public = public_paths()
-    app = falcon.App(middleware=[auth.TokenAuth(conf.api.auth_token, keystone, public,
-                                                conf.api.reader_roles, conf.api.writer_roles,
-                                                conf.api.project_ids)])
+    middleware: list[Any] = [
+        auth.TokenAuth(conf.api.auth_token, keystone, public, conf.api.reader_roles,
+                       conf.api.writer_roles, conf.api.project_ids),
+        bodies.JsonBodyLimit(conf.api.max_json_size)]
+    app = falcon.App(middleware=middleware)
     app.req_options.strip_url_path_trailing_slash = True
     redact = redactor(client)
     json_handler = media.handler(conf.limits.yaml_max_depth, conf.limits.yaml_max_nodes,

@@ -21,6 +21,20 @@ from tripleo_flow import exceptions
 CHUNK = 1 << 20
 
 
+class JsonBodyLimit:
+    """Falcon middleware: a JSON body over ``limit`` bytes (``[api] max_json_size``; 0:
+    none) gets 413 before it is read or parsed."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+
+    def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
+        kind = (req.content_type or "").split(";")[0].strip().lower()
+        if (self.limit and (req.content_length or 0) > self.limit
+                and kind in ("", falcon.MEDIA_JSON)):
+            raise exceptions.BodyTooLarge(self.limit, "[api] max_json_size")
+
+
 def _stream(req: falcon.Request, limit: int) -> Any:
     """The body to read (None when there is none); refuses a Content-Length past ``limit``."""
     length = req.content_length

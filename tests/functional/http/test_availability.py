@@ -268,3 +268,76 @@ def test_a_user_workbook_never_replaces_a_shipped_workflow(api: Api, tmp_path: P
         assert "boom" not in shown.text and "generate_passwords" in shown.text
     listed = [w["name"] for w in api("GET", "/v1/workflows").json()]
     assert listed.count("tripleo.plan.create_deployment_plan") == 1
+
+
+UPDATE = "/v1/workflows/tripleo.parameters.update_parameters/executions"
+
+
+def _plan_environment(api: Api, plan: str) -> bytes:
+    return api.client.context.store.get_object(plan, "plan-environment.yaml")
+
+
+def test_a_50_mb_value_is_refused_at_once(tmp_path: Path) -> None:
+    limits = {"api": {"max_json_size": 1 << 20}}
+    with running_api(tmp_path, limits) as api:
+        assert api("POST", "/v1/plans", params={"name": "p", "sample": "true"}).status_code \
+            == 201
+        before = api("GET", "/v1/executions").json()
+        with Bystander(api) as bystander:
+            started = time.monotonic()
+            refused = api("POST", UPDATE, json={"input": {"plan": "p", "parameters": {
+                "NtpServer": "a" * (50 << 20)}}})
+            took = time.monotonic() - started
+        bystander.check()
+        assert refused.status_code == 413, refused.text[:300]
+        assert "[api] max_json_size" in refused.json()["error"]["message"]
+        assert took < PATIENCE
+        assert api("GET", "/v1/executions").json() == before  # nothing recorded
+
+
+def test_large_values_and_environments_are_refused_and_nothing_changes(api: Api) -> None:
+    api.client.conf.set_override("parameters_max_size", 100_000, group="limits")
+    assert api("POST", "/v1/plans", params={"name": "p", "sample": "true"}).status_code == 201
+    before = _plan_environment(api, "p")
+    started = api("POST", UPDATE, json={"input": {"plan": "p", "parameters": {
+        "NtpServer": "a" * 200_000}}})
+    assert started.status_code == 202, started.text
+    body = finished(api, started.json()["id"])
+    assert body["state"] == "REVERTED" and "[limits] parameters_max_size" in body["error"]
+    big = {"name": "big.yaml", "files": {
+        "big.yaml": "parameter_defaults:\n  NtpServer: " + "a" * 200_000 + "\n"}}
+    added = api("POST", "/v1/plans/p/environments", json={"environments": [big]})
+    assert added.status_code == 400, added.text[:300]
+    assert "[limits] parameters_max_size" in added.json()["error"]["message"]
+    assert _plan_environment(api, "p") == before
+    fine = api("POST", UPDATE, json={"input": {"plan": "p", "parameters": {
+        "NtpServer": "a" * 1000}}})
+    assert finished(api, fine.json()["id"])["state"] == "SUCCESS"
+
+
+@pytest.mark.parametrize("count", [1000000000, "1000000000", "1e20", 10 ** 400, 1001],
+                         ids=["int", "text", "exponent", "400-digits", "one-over"])
+def test_role_counts_past_nodes_max_are_refused(api: Api, count: Any) -> None:
+    assert api("POST", "/v1/plans", params={"name": "p", "sample": "true"}).status_code == 201
+    before = _plan_environment(api, "p")
+    started = api("POST", UPDATE, json={"input": {"plan": "p", "parameters": {
+        "ComputeCount": count}}})
+    assert started.status_code == 202, started.text
+    body = finished(api, started.json()["id"])
+    assert body["state"] == "REVERTED", body
+    assert "ComputeCount" in body["error"] and "[limits] nodes_max (1000)" in body["error"]
+    assert _plan_environment(api, "p") == before
+    fine = api("POST", UPDATE, json={"input": {"plan": "p", "parameters": {
+        "ComputeCount": 1000}}})
+    assert finished(api, fine.json()["id"])["state"] == "SUCCESS"
+
+
+def test_a_count_default_past_nodes_max_is_refused(api: Api, tmp_path: Path) -> None:
+    tree = write_tree(tmp_path / "tree", {
+        "roles_data.yaml": "- name: Controller\n  CountDefault: 100000000000000000000\n",
+        "overcloud.yaml": "heat_template_version: wallaby\n"})
+    created = api("POST", "/v1/plans", params={"name": "p"}, data=tarball(tree), headers=GZIP)
+    assert created.status_code == 400, created.text
+    message = created.json()["error"]["message"]
+    assert "CountDefault" in message and "[limits] nodes_max (1000)" in message
+    assert api("GET", "/v1/plans/p").status_code == 404
