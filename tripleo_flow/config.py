@@ -134,6 +134,12 @@ HEAT_OPTS = [
     cfg.StrOpt("podman_url", help="Podman API socket URL (default: unix:///run/podman/podman.sock "
                "for root; started with 'podman system service' when absent)."),
     cfg.IntOpt("engine_workers", default=4, min=1, help="heat-engine workers in pod mode."),
+    cfg.IntOpt("schema_launches_max", default=1, min=1,
+               help="Most ephemeral Heats (about 330 MB each) one process starts at once to "
+               "read a plan's parameter schema when it is not cached; a further request "
+               "waits for one to end, up to api_timeout seconds, then gets 503. Every "
+               "launched Heat listens on api_port, so two at once collide there: keep 1 "
+               "unless the launcher is given distinct ports."),
     cfg.StrOpt("rabbitmq_url", secret=True, help="transport_url of an existing RabbitMQ for pod "
                "mode (default: the pod runs its own)."),
 ]

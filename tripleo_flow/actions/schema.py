@@ -6,6 +6,11 @@ nested stacks, and always killed and removed afterwards.  The cache object
 ``.tripleo-flow/parameters-cache.json`` holds the schema under a key hashed over
 every object name and content digest of the plan, so any change to the plan
 (parameters, environments, roles, templates) misses.
+
+Each such Heat takes about 330 MB, so at most ``[heat] schema_launches_max`` run
+at once in a process: a further miss waits for one to end, up to ``[heat]
+api_timeout`` seconds, and is then refused (:class:`~tripleo_flow.exceptions.
+BackendUnavailable`, 503 over HTTP).
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ import contextlib
 import json
 import shutil
 import tempfile
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 from tripleo_flow import config, exceptions
@@ -50,10 +57,38 @@ def _read_cache(repo: PlanRepository, plan: str, key: str) -> dict[str, Any] | N
     return None
 
 
+_slots_lock = threading.Lock()
+#: One semaphore per ``[heat] schema_launches_max`` value (one in practice).
+_slots: dict[int, threading.BoundedSemaphore] = {}
+
+
+@contextlib.contextmanager
+def _launch_slot(limit: int, wait: float) -> Iterator[None]:
+    """Hold one of ``limit`` places for a schema Heat, waiting up to ``wait`` seconds."""
+    with _slots_lock:
+        slots = _slots.setdefault(limit, threading.BoundedSemaphore(limit))
+    if not slots.acquire(timeout=wait):
+        raise exceptions.BackendUnavailable(
+            f"{limit} ephemeral Heats are already reading parameter schemas ([heat] "
+            f"schema_launches_max) and none ended within {wait:g} s. Try again when they "
+            "are done, or raise [heat] schema_launches_max if the server has the memory "
+            "(about 330 MB each).")
+    try:
+        yield
+    finally:
+        slots.release()
+
+
 def validate_with_heat(context: ActionContext, request: dict[str, Any],
                        template: str) -> dict[str, Any]:
-    """Launch a private Heat, validate ``request`` and kill Heat whatever happens."""
+    """Launch a private Heat, validate ``request`` and kill Heat whatever happens
+    (within ``[heat] schema_launches_max`` at once)."""
     conf = context.conf if context.conf is not None else config.new_conf()
+    with _launch_slot(conf.heat.schema_launches_max, float(conf.heat.api_timeout)):
+        return _validate_with_heat(conf, request, template)
+
+
+def _validate_with_heat(conf: Any, request: dict[str, Any], template: str) -> dict[str, Any]:
     parent = config.data_dir(conf) / "parameters-heat"
     parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     heat_dir = tempfile.mkdtemp(prefix="validate-", dir=parent)

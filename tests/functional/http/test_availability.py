@@ -341,3 +341,37 @@ def test_a_count_default_past_nodes_max_is_refused(api: Api, tmp_path: Path) -> 
     message = created.json()["error"]["message"]
     assert "CountDefault" in message and "[limits] nodes_max (1000)" in message
     assert api("GET", "/v1/plans/p").status_code == 404
+
+
+def test_parameter_schema_heats_start_one_at_a_time(tmp_path: Path) -> None:
+    """Three cache misses at once ([heat] schema_launches_max = 1, the default): each
+    gets its schema from a real ephemeral Heat, never two Heats at a time (without the
+    limit they collide on [heat] api_port and some answer 503)."""
+    with running_api(tmp_path) as api:
+        plans = [f"p{i}" for i in range(3)]
+        for plan in plans:
+            assert api("POST", "/v1/plans", params={"name": plan, "sample": "true"}) \
+                .status_code == 201
+        heat_dirs = Path(api.client.data_dir) / "parameters-heat"
+        seen: list[int] = []
+        done = threading.Event()
+
+        def watch() -> None:
+            while not done.is_set():
+                seen.append(len(list(heat_dirs.glob("validate-*")))
+                            if heat_dirs.is_dir() else 0)
+                time.sleep(0.05)
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        try:
+            with concurrent.futures.ThreadPoolExecutor(3) as pool:
+                answers = list(pool.map(lambda plan: requests.get(
+                    f"{api.url}/v1/plans/{plan}/parameters/schema",
+                    headers={"X-Auth-Token": api.token}, timeout=300), plans))
+        finally:
+            done.set()
+            watcher.join()
+        assert [a.status_code for a in answers] == [200, 200, 200], [a.text for a in answers]
+        assert all(a.json()["parameters"] for a in answers)
+        assert max(seen) == 1, max(seen)
