@@ -116,7 +116,7 @@ def test_no_wait_runs_in_background(cli: Cli) -> None:
 
 def test_actions_are_listed_and_shown(cli: Cli) -> None:
     actions = {row["Name"]: row for row in cli.json("action", "list")}
-    assert actions["std.echo"]["Input"] == "output=null"
+    assert actions["std.echo"]["Input"] == "output=null, delay=0"
     shown = cli.json("action", "show", "std.http")
     assert "url: str" in shown["Input"]
     assert shown["Entry point"] == "tripleo_flow.actions.std:Http"
