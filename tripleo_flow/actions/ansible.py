@@ -8,6 +8,7 @@ points every host at it.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import subprocess
@@ -18,7 +19,7 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.paths import InputPath, WorkDir
-from tripleo_flow.core import ansible, names, planenv
+from tripleo_flow.core import ansible, names, planenv, scale
 from tripleo_flow.core import config_download as layout
 from tripleo_flow.core.inventory import EXCLUDED
 from tripleo_flow.workspace import files as private_files
@@ -29,6 +30,9 @@ ANSIBLE_HOME = "ansible-home"
 FACT_CACHE = "ansible-facts"
 ANSIBLE_PLAYBOOK = "ansible-playbook"
 TAIL_LINES = 8
+#: ansible-playbook's exit status when some hosts were unreachable (and nothing failed).
+UNREACHABLE = 4
+LOG = logging.getLogger(__name__)
 
 
 def find_ansible_playbook(venv: str | None = None) -> str:
@@ -82,7 +86,8 @@ class RunAnsible(Action):
     """Run a config-download playbook with ansible-playbook as tripleoclient's deploy
     does (:func:`~tripleo_flow.core.ansible.deploy_settings`: SSH options, become, forks,
     fact gathering and cache, the tripleo_dense output; ``opendev-validation`` skipped,
-    excluded hosts left out); fail with its output's tail."""
+    excluded hosts left out); fail with its output's tail (with ``ignore_unreachable``,
+    unreachable hosts alone do not fail it, as tripleoclient's scale-down run)."""
 
     rerun = Rerun.CALLER
     default_provides = names.ANSIBLE_RUN
@@ -94,7 +99,8 @@ class RunAnsible(Action):
                 ansible_connection: str | None = None,
                 playbook: InputPath = ansible.DEFAULT_PLAYBOOK,
                 ansible_tags: str | None = None, ansible_skip_tags: str | None = None,
-                ansible_limit: str | None = None) -> dict[str, Any]:
+                ansible_limit: str | None = None,
+                ignore_unreachable: bool = False) -> dict[str, Any]:
         venv = _venv(self.context)
         command_path = find_ansible_playbook(venv)
         work = Path(work_dir)
@@ -130,13 +136,32 @@ class RunAnsible(Action):
         with os.fdopen(fd, "wb") as out:
             done = subprocess.run(command, cwd=project, stdout=out, stderr=subprocess.STDOUT,
                                   stdin=subprocess.DEVNULL, check=False, env=env)
-        if done.returncode != 0:
+        if done.returncode == UNREACHABLE and ignore_unreachable:
+            LOG.warning("Some hosts of %s were unreachable (see %s); going on, as asked.",
+                        playbook, log)
+        elif done.returncode != 0:
             tail = " | ".join(ansible.failure_lines(log.read_text(errors="replace"),
                                                     TAIL_LINES))
             raise exceptions.AnsibleFailed(plan, playbook, done.returncode, str(log), tail)
-        return {"playbook": playbook, "log": str(log), "returncode": 0}
+        return {"playbook": playbook, "log": str(log), "returncode": done.returncode}
 
     def revert(self, *args: Any, **kwargs: Any) -> None:
         """Nothing: what the playbook changed on the hosts cannot be undone here (its
         output stays in ansible.log for debugging)."""
 
+
+
+class RunScalePlaybook(RunAnsible):
+    """Run config-download's scale-down playbook on the leaving servers only (``limit``),
+    as tripleoclient's ``overcloud node delete``: unreachable servers (already gone) do
+    not fail it."""
+
+    def execute(self, plan: str, work_dir: WorkDir,  # type: ignore[override]
+                config_download: dict[str, Any], ansible_limit: str,
+                ansible_connection: str | None = None) -> dict[str, Any]:
+        if not ansible_limit:
+            raise exceptions.InvalidInput("The scale-down playbook runs on the leaving "
+                                          "servers only: name them (limit).")
+        return super().execute(plan, work_dir, config_download, ansible_connection,
+                               playbook=scale.PLAYBOOK, ansible_limit=ansible_limit,
+                               ignore_unreachable=True)

@@ -23,6 +23,7 @@ from tripleo_flow.api.deploy import DeployMixin
 from tripleo_flow.api.heat import HeatMixin
 from tripleo_flow.api.nodes import NodesMixin
 from tripleo_flow.api.plans import PlansMixin
+from tripleo_flow.api.scale import ScaleMixin
 from tripleo_flow.api.validations import ValidationsMixin
 from tripleo_flow.api.workflows import WorkflowsMixin
 from tripleo_flow.flows import jobboard
@@ -44,7 +45,8 @@ def make_store(conf: cfg.ConfigOpts, data_dir: Path) -> PlanStore:
                       history_max=conf.limits.plan_history_max)
 
 
-class Client(PlansMixin, WorkflowsMixin, HeatMixin, DeployMixin, NodesMixin, ValidationsMixin):
+class Client(PlansMixin, WorkflowsMixin, HeatMixin, DeployMixin, NodesMixin, ValidationsMixin,
+             ScaleMixin):
     """A session of the Python API over one configuration."""
 
     def __init__(self, conf: cfg.ConfigOpts, store: PlanStore | None = None,

@@ -5,6 +5,8 @@ place, so the plan changes, the deployment and their interfaces name the same.""
 #: starts it.
 DEPLOY = "tripleo.deploy.deploy"
 CONFIG_DOWNLOAD_ONLY = "tripleo.deploy.config_download_only"
+#: Scaling down chosen servers (``workbooks/scale.yaml``).
+DELETE_NODES = "tripleo.scale.delete_nodes"
 #: The workbooks of the plan workflows (``workbooks/plan.yaml``, ``parameters.yaml``).
 PLAN = "tripleo.plan"
 PARAMETERS = "tripleo.parameters"

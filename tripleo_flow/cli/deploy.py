@@ -24,17 +24,31 @@ ANSIBLE_SELECTION = (
 )
 
 
+def add_deployment_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--heat-type`` and ``--work-dir``: how the ephemeral Heat runs, and where the
+    deployment's files are."""
+    parser.add_argument("--heat-type", choices=HEAT_TYPES, default="native",
+                        help="How the ephemeral Heat runs (default: native).")
+    parser.add_argument("--work-dir", metavar="DIR",
+                        help="Where the Heat dump, outputs and config-download go "
+                             "(default: <data_dir>/deployments/<plan>).")
+
+
+def show_stack_progress(bar: Progress, report: StackProgress) -> None:
+    """A bar of resources complete on a terminal (plain lines otherwise), events above it."""
+    for event in report.events:
+        bar.note(f"  {event}")
+    bar.update(report.complete, report.total, f"(stack {report.stack} {report.status})",
+               share=report.fraction())
+
+
 class Deploy(ClientMixin, ShowOne):
     """Deploy a plan: ephemeral Heat, stack, config-download; everything reverts on failure."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         add_plan_argument(parser)
-        parser.add_argument("--heat-type", choices=HEAT_TYPES, default="native",
-                            help="How the ephemeral Heat runs (default: native).")
-        parser.add_argument("--work-dir", metavar="DIR",
-                            help="Where the Heat dump, outputs and config-download go "
-                                 "(default: <data_dir>/deployments/<plan>).")
+        add_deployment_arguments(parser)
         parser.add_argument("--run-ansible", action="store_true",
                             help="Run the config-download deploy steps playbook with "
                                  "ansible-playbook (needs tripleo-flow[ansible]).")
@@ -90,11 +104,7 @@ class Deploy(ClientMixin, ShowOne):
         return show({k: v for k, v in result.items() if k != "failures"})
 
     def _show_progress(self, report: StackProgress) -> None:
-        """A bar of resources complete on a terminal (plain lines otherwise), events above it."""
-        for event in report.events:
-            self._bar.note(f"  {event}")
-        self._bar.update(report.complete, report.total, f"(stack {report.stack} {report.status})",
-                         share=report.fraction())
+        show_stack_progress(self._bar, report)
 
 
 class DeploymentStatus(ClientMixin, ShowOne):

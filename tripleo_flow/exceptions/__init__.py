@@ -35,6 +35,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- IronicNotConfigured          (no [ironic] endpoint and no launched Ironic)
      |    +-- NodeNotFound
      |    +-- NoKeptStack                  (deploy --config-download-only with no kept stack)
+     |    +-- ServersNotInStack            (overcloud node delete of a host the stack has not)
      |    +-- AnsibleNotInstalled          (no ansible-playbook: install the ansible extra)
      |    +-- ValidationsNotInstalled      (no validations virtualenv: names the script)
      |    +-- ValidationNotFound / ValidationResultNotFound
@@ -132,6 +133,7 @@ from tripleo_flow.exceptions.services import (
     NoKeptStack,
     NoNodesInState,
     PortInUse,
+    ServersNotInStack,
     StackFailed,
     StackNotFinished,
 )
@@ -197,6 +199,7 @@ __all__ = [
     "MissingParameters",
     "NoInventory",
     "NoKeptStack",
+    "ServersNotInStack",
     "NodeNotFound",
     "NoNodesInState",
     "NotFound",

@@ -89,6 +89,17 @@ class NoKeptStack(NotFound):
         self.work_dir = work_dir
 
 
+class ServersNotInStack(NotFound):
+    def __init__(self, plan: str, missing: list[str], servers: list[str]) -> None:
+        super().__init__(
+            f"Stack {plan!r} has no server {', '.join(map(repr, missing))}; its servers "
+            f"are: {', '.join(servers) or 'none'}. Name the servers to delete by those "
+            "host names (those of its last deployment); nothing was changed.")
+        self.plan = plan
+        self.missing = missing
+        self.servers = servers
+
+
 class IronicNotInstalled(NotFound):
     def __init__(self, venv: str) -> None:
         super().__init__(

@@ -30,6 +30,11 @@ def make(base: Path, name: str, heat_venv: Path) -> None:
         if first is None:
             raise RuntimeError("overcloud18 was not made, so it cannot be redeployed")
         overcloud._redeploy(first, root, heat_venv)
+    elif name == "overcloud18-scaledown":
+        redeployed = overcloud.kept_deployment(base / "overcloud18-redeploy", overcloud.PLAN)
+        if redeployed is None:
+            raise RuntimeError("overcloud18-redeploy was not made, so it cannot be scaled down")
+        overcloud._scale_down(redeployed, root, heat_venv)
     else:
         raise ValueError(f"unknown deployment {name!r}")
 

@@ -278,17 +278,97 @@ def tht18_redeployment(tmp_path_factory: pytest.TempPathFactory, heat_venv: Path
     if made is not None:
         yield Redeployment(tht18_deployment, made, made.root / "baremetal-deployment.yaml")
         return
+    root = _kept_root(tmp_path_factory, "redeploy")
+    after = kept_deployment(root, tht18_deployment.plan)
+    if after is not None:
+        yield Redeployment(tht18_deployment, after, root / "baremetal-deployment.yaml")
+        return
+    yield _redeploy(tht18_deployment, root, heat_venv)
+
+
+def _kept_root(tmp_path_factory: pytest.TempPathFactory, suffix: str) -> Path:
+    """Where a deployment made from the first one goes: beside a kept first deployment
+    (``TRIPLEO_FLOW_TEST_OVERCLOUD_DIR``: made there once, then reused), else a new
+    temporary directory."""
     kept = os.environ.get("TRIPLEO_FLOW_TEST_OVERCLOUD_DIR")
-    if kept:
-        root = Path(kept).absolute().parent / (Path(kept).name + "-redeploy")
-        if (root / "deployed.json").exists():
-            result = json.loads((root / "deployed.json").read_text())["result"]
-            after = Deployment(root, root / "tripleo-flow.conf", tht18_deployment.plan,
-                               root / "work", result)
-            yield Redeployment(tht18_deployment, after, root / "baremetal-deployment.yaml")
-            return
+    if not kept:
+        return tmp_path_factory.mktemp(f"overcloud18-{suffix}")
+    root = Path(kept).absolute().parent / f"{Path(kept).name}-{suffix}"
+    if not (root / "deployed.json").exists():
         shutil.rmtree(root, ignore_errors=True)
         root.mkdir(parents=True)
-    else:
-        root = tmp_path_factory.mktemp("overcloud18-redeploy")
-    yield _redeploy(tht18_deployment, root, heat_venv)
+    return root
+
+
+#: The server the scale-down removes: the first compute, so that Heat would remove the
+#: other one (the highest index) were the removal policies not sent.
+REMOVED_COMPUTE = "compute-0"
+#: What the scale-down keeps of its deployment before the later redeploy.
+AFTER_DELETE = "after-delete"
+
+
+@dataclasses.dataclass(frozen=True)
+class ScaleDown:
+    """The redeployment (two computes) copied, one compute deleted by host name, then
+    the plan deployed once more."""
+
+    before: Deployment      #: the redeployment (unchanged)
+    after: Deployment       #: the copy, after the delete and the later redeploy
+    deleted: dict[str, Any]  #: what ``delete_overcloud_nodes`` returned
+
+    @property
+    def after_delete(self) -> Path:
+        """The work dir files (outputs, environment, inventory) right after the delete."""
+        return self.after.root / AFTER_DELETE
+
+
+def _keep_after_delete(work: Path, into: Path) -> None:
+    into.mkdir(parents=True, exist_ok=True)
+    for name in ("outputs.yaml", "environment.yaml", "stack-request.json"):
+        shutil.copy2(work / name, into / name)
+    shutil.copy2(work / "config-download" / "tripleo-ansible-inventory.yaml",
+                 into / "tripleo-ansible-inventory.yaml")
+
+
+def _scale_down(redeployed: Deployment, root: Path, heat_venv: Path) -> ScaleDown:
+    copy = copy_deployment(redeployed, root, heat_venv)
+    client = copy.client()
+    try:
+        # What an operator does: ``overcloud node delete --stack PLAN compute-0 -y``
+        # (no servers to run the scale-down playbook on here: the Ansible test runs it),
+        # then, later, a plain redeploy.
+        deleted = client.delete_overcloud_nodes(copy.plan, [REMOVED_COMPUTE],
+                                                work_dir=copy.work_dir, run_ansible=False)
+        _keep_after_delete(copy.work_dir, root / AFTER_DELETE)
+        result = client.deploy(copy.plan, heat_type="native", work_dir=copy.work_dir)
+    finally:
+        client.close()
+    (root / "deployed.json").write_text(json.dumps({"result": result, "deleted": deleted}))
+    return ScaleDown(redeployed, Deployment(root, copy.conf_file, copy.plan, copy.work_dir,
+                                            result), deleted)
+
+
+def kept_scale_down(root: Path, before: Deployment) -> ScaleDown | None:
+    found = kept_deployment(root, before.plan)
+    if found is None:
+        return None
+    deleted = json.loads((root / "deployed.json").read_text())["deleted"]
+    return ScaleDown(before, found, deleted)
+
+
+@pytest.fixture(scope="session")
+def tht18_scale_down(tmp_path_factory: pytest.TempPathFactory, heat_venv: Path,
+                     tht18_redeployment: Redeployment) -> Iterator[ScaleDown]:
+    """``tht18_redeployment`` (two computes) copied, ``compute-0`` deleted by host name
+    (``delete_overcloud_nodes``), then deployed again."""
+    before = tht18_redeployment.after
+    root = overcloud_background.root_of("overcloud18-scaledown")
+    if root is not None:
+        overcloud_background.wait_for("overcloud18-scaledown")
+        made = kept_scale_down(root, before)
+        assert made is not None, root
+        yield made
+        return
+    root = _kept_root(tmp_path_factory, "scaledown")
+    made = kept_scale_down(root, before)
+    yield made if made is not None else _scale_down(before, root, heat_venv)

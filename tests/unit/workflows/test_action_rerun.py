@@ -83,6 +83,19 @@ def _roles() -> list[dict[str, Any]]:
     return [{"name": "Controller", "CountDefault": 1, "tags": ["primary", "controller"]}]
 
 
+def _scale_work(tmp: Path) -> dict[str, Any]:
+    """A work dir as a deploy of two computes leaves it (its outputs and parameters)."""
+    work = tmp / "work"
+    work.mkdir(exist_ok=True)
+    (work / "outputs.yaml").write_text(yaml.safe_dump({"outputs": {"AnsibleHostVarsMap": {
+        "Compute": {"compute-0": {}, "compute-1": {}}}}}))
+    (work / "environment.yaml").write_text(yaml.safe_dump({"parameters": {
+        "ComputeHostnameFormat": "%stackname%-novacompute-%index%",
+        "HostnameMap": {"overcloud-novacompute-0": "compute-0",
+                        "overcloud-novacompute-1": "compute-1"}}}))
+    return {"plan": PLAN, "work_dir": str(work), "hosts": ["compute-0"]}
+
+
 #: The actions proved here, on the local plan store.
 CASES: dict[str, Case] = {
     "plan.create": Case(lambda tmp: {"plan": PLAN, "templates": _templates(tmp)},
@@ -137,6 +150,7 @@ CASES: dict[str, Case] = {
     "nodes.check": Case(lambda _tmp: {"nodes": [{"name": "node-1", "pm_type": "fake-hardware",
                                                   "ports": [{"address": "52:54:00:00:00:01"}]}]}),
     "validations.check": Case(lambda _tmp: {"results": []}),
+    "scale.select": Case(_scale_work),
     "std.noop": Case(lambda _tmp: {}),
     "std.echo": Case(lambda _tmp: {"output": {"a": [1]}}),
     "std.fail": Case(lambda _tmp: {"error_data": "stop"}),

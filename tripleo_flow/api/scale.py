@@ -1,0 +1,67 @@
+"""Scale-down operations of the Python API (mixed into :class:`tripleo_flow.api.Client`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tripleo_flow import exceptions
+from tripleo_flow.api import workbooks
+from tripleo_flow.api.deploy import stack_progress_events
+from tripleo_flow.core.progress import ProgressListener
+from tripleo_flow.plans.plan import check_plan_name
+
+if TYPE_CHECKING:
+    from tripleo_flow.flows.executions import Execution
+    from tripleo_flow.flows.runner import Listener
+
+DELETE_NODES = workbooks.DELETE_NODES
+
+
+class ScaleMixin:
+    """Remove chosen servers from a deployment."""
+
+    data_dir: Path
+
+    if TYPE_CHECKING:
+        def run_operation(self, name: str, inputs: Mapping[str, Any],
+                          listeners: Iterable[Listener] = (),
+                          interruptible: str | None = None) -> Execution: ...
+
+    def delete_overcloud_nodes(self, plan: str, hosts: Sequence[str],
+                               work_dir: str | Path | None = None, heat_type: str = "native",
+                               run_ansible: bool = True, ansible_connection: str | None = None,
+                               progress: ProgressListener | None = None) -> dict[str, Any]:
+        """Remove the servers ``hosts`` (host names) from the deployment of ``plan``, as
+        TripleO's ``overcloud node delete``.
+
+        Runs the workflow ``tripleo.scale.delete_nodes`` (a named execution, persisted;
+        ``execution resume`` continues one a crash left behind): each host's member of
+        its role's ResourceGroup is found in the deployment kept in ``work_dir``, the
+        scale-down playbook runs on those servers only (``run_ansible``), the plan gets
+        ``{Role}Count``, ``{Role}RemovalPolicies`` (merged with earlier ones) and
+        ``{Role}RemovalPoliciesMode: append``, and the plan is deployed again.
+
+        :param work_dir: the deployment's work dir (default:
+            ``<data_dir>/deployments/<plan>``, as :meth:`deploy`).
+        :returns: ``deployment`` (the DEPLOY_SUCCESS status record), ``removed`` (host
+            name -> role and group member) and ``parameters`` (what was set).
+        :raises ServersNotInStack: a host is not a server of the stack; nothing changed.
+        """
+        check_plan_name(plan)
+        if isinstance(hosts, str) or not hosts:
+            raise exceptions.InvalidInput("Name the servers to delete (a list of host names).")
+        work = Path(work_dir) if work_dir else self.data_dir / "deployments" / plan
+        inputs = {"plan": plan, "hosts": list(hosts), "heat_type": heat_type,
+                  "work_dir": str(work.expanduser().absolute()), "run_ansible": run_ansible,
+                  "ansible_connection": ansible_connection}
+        listeners = [] if progress is None else [stack_progress_events(progress)]
+        execution = self.run_operation(DELETE_NODES, inputs, listeners,
+                                       interruptible=f"Scale-down of plan {plan!r}")
+        output = dict(execution.output or {})
+        return {"deployment": dict(output["deployment"]), "removed": dict(output["removed"]),
+                "parameters": dict(output["parameters"])}
+
+
+__all__ = ["ScaleMixin"]
