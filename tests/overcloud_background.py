@@ -31,10 +31,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 OVERCLOUD_TESTS = "tests/functional/overcloud/"
 #: fixture -> the background's name for its deployment, in the order they are made
-#: (the redeploy copies the first, and is the longest: last).
+#: (the redeploy copies the first; the scale-down, a delete and a redeploy, copies the
+#: redeploy: last).
 DEPLOYMENTS = {"tht18_deployment": "overcloud18", "tht12_deployment": "overcloud12",
-               "tht18_redeployment": "overcloud18-redeploy"}
-ORDER = ("overcloud18", "overcloud12", "overcloud18-redeploy")
+               "tht18_redeployment": "overcloud18-redeploy",
+               "tht18_scale_down": "overcloud18-scaledown"}
+ORDER = ("overcloud18", "overcloud12", "overcloud18-redeploy", "overcloud18-scaledown")
+#: deployment -> the deployments it is made from.
+MADE_FROM = {"overcloud18-redeploy": ("overcloud18",),
+             "overcloud18-scaledown": ("overcloud18-redeploy", "overcloud18")}
 #: How long a fixture waits for its deployment (they take 5-10 min each here).
 WAIT_SECONDS = 3600.0
 
@@ -48,9 +53,7 @@ def _needed(item: pytest.Item) -> set[str]:
     if callspec is not None:
         names.update(str(v) for v in callspec.params.values() if isinstance(v, str))
     found = {DEPLOYMENTS[n] for n in names if n in DEPLOYMENTS}
-    if "overcloud18-redeploy" in found:
-        found.add("overcloud18")
-    return found
+    return found.union(*(MADE_FROM.get(n, ()) for n in found))
 
 
 def _enabled() -> bool:

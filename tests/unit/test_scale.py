@@ -166,3 +166,26 @@ def test_removal_list(policies: Any, expected: list[str]) -> None:
 def test_the_playbook_limit_names_the_leaving_servers_only() -> None:
     members = [Member("compute-0", "Compute", "0"), Member("compute-3", "Compute", "3")]
     assert scale.ansible_limit(members) == "compute-0:compute-3"
+
+
+@pytest.mark.parametrize("roles, expected", [
+    ([{"name": "Compute", "count": 1, "instances": [
+        {"hostname": "compute-0", "provisioned": False, "managed": False},
+        {"hostname": "compute-1", "managed": False},
+        {"hostname": "compute-2", "provisioned": True}]},
+      {"name": "Controller", "instances": [{"name": "node-3", "provisioned": False}]}],
+     ["compute-0", "node-3"]),
+    ([{"name": "Compute", "count": 2}], []),
+    ([{"name": "Compute", "instances": [{"hostname": "c", "provisioned": "no"}]}], []),
+])
+def test_unprovisioned_hosts(roles: Any, expected: list[str]) -> None:
+    assert scale.unprovisioned_hosts(roles) == expected
+
+
+@pytest.mark.parametrize("roles, match", [
+    ({"name": "Compute"}, "list of roles"),
+    ([{"name": "Compute", "instances": [{"provisioned": False}]}], "has no hostname"),
+])
+def test_a_bad_baremetal_deployment_is_refused(roles: Any, match: str) -> None:
+    with pytest.raises(exceptions.InvalidInput, match=match):
+        scale.unprovisioned_hosts(roles)

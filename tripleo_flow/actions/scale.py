@@ -30,8 +30,9 @@ def _saved(work: Path, name: str, plan: str) -> dict[str, Any]:
 
 
 class SelectServers(Action):
-    """Find the role group members of the servers to delete (by host name) in the
-    deployment kept in ``work_dir``, and the parameters that remove them.
+    """Find the role group members of the servers to delete (by host name, or those a
+    baremetal deployment file marks ``provisioned: false``) in the deployment kept in
+    ``work_dir``, and the parameters that remove them.
 
     Refused, with nothing changed, when the plan is being deployed, nothing was
     deployed in ``work_dir``, or a host is not a server of the stack.
@@ -40,7 +41,19 @@ class SelectServers(Action):
     rerun = Rerun.READS
     default_provides = names.SCALE_DOWN
 
-    def execute(self, plan: str, work_dir: WorkDir, hosts: list[str]) -> dict[str, Any]:
+    def execute(self, plan: str, work_dir: WorkDir, hosts: list[str] | None = None,
+                baremetal_deployment: str | None = None) -> dict[str, Any]:
+        if (hosts is None) == (baremetal_deployment is None):
+            raise exceptions.InvalidInput(
+                "Name the servers to delete either by host name or with a baremetal "
+                "deployment file (its instances marked provisioned: false), not both.")
+        if baremetal_deployment is not None:
+            hosts = scale.unprovisioned_hosts(
+                planenv.load_yaml(baremetal_deployment.encode(), "baremetal deployment"))
+            if not hosts:
+                raise exceptions.InvalidInput(
+                    "No instance of the baremetal deployment file is marked provisioned: "
+                    "false: there is nothing to delete.")
         if not isinstance(hosts, list) or not all(isinstance(h, str) for h in hosts):
             raise exceptions.InvalidInput("hosts must be a list of host names.")
         repo = PlanRepository(self.context.store)

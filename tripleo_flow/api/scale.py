@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.api import workbooks
-from tripleo_flow.api.deploy import stack_progress_events
+from tripleo_flow.api.deploy import read_baremetal, stack_progress_events
 from tripleo_flow.core.progress import ProgressListener
 from tripleo_flow.plans.plan import check_plan_name
 
@@ -29,7 +30,8 @@ class ScaleMixin:
                           listeners: Iterable[Listener] = (),
                           interruptible: str | None = None) -> Execution: ...
 
-    def delete_overcloud_nodes(self, plan: str, hosts: Sequence[str],
+    def delete_overcloud_nodes(self, plan: str, hosts: Sequence[str] = (),
+                               baremetal_deployment: str | os.PathLike[str] | None = None,
                                work_dir: str | Path | None = None, heat_type: str = "native",
                                run_ansible: bool = True, ansible_connection: str | None = None,
                                progress: ProgressListener | None = None) -> dict[str, Any]:
@@ -43,6 +45,10 @@ class ScaleMixin:
         ``{Role}Count``, ``{Role}RemovalPolicies`` (merged with earlier ones) and
         ``{Role}RemovalPoliciesMode: append``, and the plan is deployed again.
 
+        :param baremetal_deployment: instead of ``hosts``, TripleO's baremetal
+            deployment file (a path, or its YAML text): the servers to remove are its
+            instances marked ``provisioned: false`` (an Ironic node of a managed one is
+            not undeployed here: ``unprovision_nodes`` does that).
         :param work_dir: the deployment's work dir (default:
             ``<data_dir>/deployments/<plan>``, as :meth:`deploy`).
         :returns: ``deployment`` (the DEPLOY_SUCCESS status record), ``removed`` (host
@@ -50,10 +56,14 @@ class ScaleMixin:
         :raises ServersNotInStack: a host is not a server of the stack; nothing changed.
         """
         check_plan_name(plan)
-        if isinstance(hosts, str) or not hosts:
-            raise exceptions.InvalidInput("Name the servers to delete (a list of host names).")
+        if isinstance(hosts, str) or bool(hosts) == (baremetal_deployment is not None):
+            raise exceptions.InvalidInput(
+                "Name the servers to delete: a list of host names, or a baremetal "
+                "deployment file (its instances marked provisioned: false), not both.")
         work = Path(work_dir) if work_dir else self.data_dir / "deployments" / plan
-        inputs = {"plan": plan, "hosts": list(hosts), "heat_type": heat_type,
+        inputs = {"plan": plan, "hosts": list(hosts) or None, "heat_type": heat_type,
+                  "baremetal_deployment": (None if baremetal_deployment is None
+                                           else read_baremetal(baremetal_deployment)),
                   "work_dir": str(work.expanduser().absolute()), "run_ansible": run_ansible,
                   "ansible_connection": ansible_connection}
         listeners = [] if progress is None else [stack_progress_events(progress)]

@@ -19,9 +19,13 @@ class DeleteOvercloudNodes(ClientMixin, ShowOne):
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
-        parser.add_argument("hosts", nargs="+", metavar="HOST",
+        chosen = parser.add_mutually_exclusive_group(required=True)
+        chosen.add_argument("hosts", nargs="*", metavar="HOST", default=[],
                             help="Host names of the servers to remove (as the deployment's "
                                  "inventory names them).")
+        chosen.add_argument("-b", "--baremetal-deployment", metavar="FILE",
+                            help="TripleO's baremetal deployment file: remove its "
+                                 "instances marked provisioned: false.")
         parser.add_argument("--plan", "--stack", dest="plan", default="overcloud",
                             metavar="NAME", help="Plan (= stack) name (default: overcloud).")
         parser.add_argument("-y", "--yes", action="store_true",
@@ -35,7 +39,9 @@ class DeleteOvercloudNodes(ClientMixin, ShowOne):
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        if not args.yes and not self._confirmed(args.hosts):
+        if not args.yes and not self._confirmed(
+                args.hosts or [f"the instances {args.baremetal_deployment} marks "
+                               "provisioned: false"]):
             raise exceptions.InvalidInput("Action not confirmed: nothing was changed "
                                           "(answer y, or give -y).")
         bar = Progress(self.app.stderr, "resources complete")
@@ -45,7 +51,8 @@ class DeleteOvercloudNodes(ClientMixin, ShowOne):
 
         try:
             done = self.client.delete_overcloud_nodes(
-                args.plan, args.hosts, work_dir=args.work_dir, heat_type=args.heat_type,
+                args.plan, args.hosts, baremetal_deployment=args.baremetal_deployment,
+                work_dir=args.work_dir, heat_type=args.heat_type,
                 run_ansible=not args.skip_scale_playbook,
                 ansible_connection=args.ansible_connection, progress=progress)
         finally:

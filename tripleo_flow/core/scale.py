@@ -160,6 +160,31 @@ def removal_parameters(members: Sequence[Member], outputs: Mapping[str, Any],
     return values
 
 
+def unprovisioned_hosts(roles: Any) -> list[str]:
+    """The host names a baremetal deployment file marks ``provisioned: false`` (the
+    servers to delete, as TripleO's ``node delete --baremetal-deployment`` takes them).
+
+    :raises InvalidInput: the file is not a list of roles, or such an instance has
+        no host name.
+    """
+    if not isinstance(roles, list):
+        raise exceptions.InvalidInput(
+            "A baremetal deployment file is a list of roles (name, count, instances).")
+    hosts = []
+    for role in roles:
+        instances = role.get("instances") if isinstance(role, Mapping) else None
+        for instance in instances if isinstance(instances, list) else []:
+            if not isinstance(instance, Mapping) or instance.get("provisioned", True) is not False:
+                continue
+            host = instance.get("hostname") or instance.get("name")
+            if not isinstance(host, str) or not host:
+                raise exceptions.InvalidInput(
+                    f"An instance of role {role.get('name')!r} is marked provisioned: false "
+                    "but has no hostname: name the server to delete.")
+            hosts.append(host)
+    return hosts
+
+
 def ansible_limit(members: Sequence[Member]) -> str:
     """The ``--limit`` of the scale-down playbook: the leaving servers only."""
     return ":".join(m.hostname for m in members)

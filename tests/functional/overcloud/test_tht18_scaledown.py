@@ -27,6 +27,7 @@ import yaml
 from tests.functional.http.conftest import finished, serving
 from tests.functional.overcloud import testhosts
 from tests.functional.overcloud.conftest import (
+    BAREMETAL,
     REMOVED_COMPUTE,
     Deployment,
     ScaleDown,
@@ -156,6 +157,15 @@ def test_refusals_change_nothing_from_every_interface(
         assert raised.value.servers == ["compute-0", "controller-0"]
         with pytest.raises(exceptions.InvalidInput, match="would leave role Controller"):
             client.delete_overcloud_nodes(plan, ["controller-0"], work_dir=work)
+        # --baremetal-deployment: the instances marked provisioned: false are the hosts.
+        roles = yaml.safe_load(BAREMETAL.read_text())
+        with pytest.raises(exceptions.InvalidInput, match="nothing to delete"):
+            client.delete_overcloud_nodes(plan, baremetal_deployment=yaml.safe_dump(roles),
+                                          work_dir=work)
+        roles[1]["instances"].append({"hostname": "compute-9", "provisioned": False})
+        with pytest.raises(exceptions.ServersNotInStack, match="'compute-9'"):
+            client.delete_overcloud_nodes(plan, baremetal_deployment=yaml.safe_dump(roles),
+                                          work_dir=work)
     finally:
         client.close()
 
@@ -182,7 +192,7 @@ def test_refusals_change_nothing_from_every_interface(
         assert "has no server 'compute-9'" in json.dumps(ended)
         runs = [e.state for e in api.client.list_executions(workbooks.DELETE_NODES)]
     # The unconfirmed CLI run started nothing; the others failed at their first task.
-    assert runs == ["REVERTED"] * 4
+    assert runs == ["REVERTED"] * 6
     assert _plan_state(copy) == before
 
 
@@ -205,17 +215,20 @@ def test_the_scale_playbook_runs_on_the_leaving_server_only(
         monkeypatch.setenv("ANSIBLE_PRIVATE_KEY_FILE", str(hosts.key))  # as tripleoclient
         client = copy.client()
         try:
-            with pytest.raises(exceptions.AnsibleFailed) as raised:
-                client.delete_overcloud_nodes(copy.plan, ["compute-0"],
-                                              work_dir=copy.work_dir)
+            # Twice (scale.run_playbook re-run, as a resumed execution would): the
+            # same run, the same stop, nothing changed either time.
+            for _ in range(2):
+                with pytest.raises(exceptions.AnsibleFailed) as raised:
+                    client.delete_overcloud_nodes(copy.plan, ["compute-0"],
+                                                  work_dir=copy.work_dir)
+                assert raised.value.playbook == "scale_playbook.yaml"
+                out = (copy.work_dir / "ansible.log").read_text()
+                counts = testhosts.recap(out)
+                assert set(counts) == {"compute-0"}, counts  # controller-0 never contacted
+                assert counts["compute-0"]["unreachable"] == 0, counts
+                assert counts["compute-0"]["ok"] >= 5 and counts["compute-0"]["failed"] == 1
+                assert "PLAY [Scaling]" in out
+                assert f"FATAL | {STOPPED_AT} | compute-0 -> localhost" in out
+                assert _plan_state(copy) == before
         finally:
             client.close()
-    assert raised.value.playbook == "scale_playbook.yaml"
-    out = (copy.work_dir / "ansible.log").read_text()
-    counts = testhosts.recap(out)
-    assert set(counts) == {"compute-0"}, counts  # controller-0 was never contacted
-    assert counts["compute-0"]["unreachable"] == 0 and counts["compute-0"]["ok"] >= 5, counts
-    assert counts["compute-0"]["failed"] == 1, counts
-    assert "PLAY [Scaling]" in out
-    assert f"FATAL | {STOPPED_AT} | compute-0 -> localhost" in out
-    assert _plan_state(copy) == before

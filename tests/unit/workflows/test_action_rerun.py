@@ -197,6 +197,9 @@ SERVICE_ACTIONS: dict[str, str] = {
     # The sample plan's deploy steps playbook, run again.
     "deploy.run_ansible": "tests/functional/heat/test_deploy_ansible.py::"
                           "test_deploy_runs_the_deploy_steps_playbook_locally",
+    # The THT 18 scale-down playbook on a throwaway host, run twice.
+    "scale.run_playbook": "tests/functional/overcloud/test_tht18_scaledown.py::"
+                          "test_the_scale_playbook_runs_on_the_leaving_server_only",
     "nodes.register": IRONIC + "test_register_twice_registers_each_node_and_port_once",
     "nodes.select": IRONIC + "test_select_manage_inspect_clean_provide_twice",
     "nodes.manage": IRONIC + "test_select_manage_inspect_clean_provide_twice",
