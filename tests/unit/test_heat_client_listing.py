@@ -1,4 +1,5 @@
-"""A resource listing that meets Heat's transient 404 is asked again; others are not."""
+"""A resource listing that meets Heat's transient 404 is asked again; others are not.
+A look at a followed stack that Heat does not answer in time is asked again."""
 
 from __future__ import annotations
 
@@ -63,4 +64,33 @@ def test_any_other_error_is_raised_at_once() -> None:
                        {"resources": []}])
     with pytest.raises(exceptions.HeatError, match="Stack not found"):
         client.resources("oc", "1")
+    assert client.calls == 1
+
+
+def _timeout(cause: BaseException) -> exceptions.HeatError:
+    error = exceptions.HeatError("Heat at http://127.0.0.1:1/v1/admin does not answer")
+    error.__cause__ = cause
+    return error
+
+
+IN_PROGRESS = {"stacks": [{"id": "1"}]}
+
+
+@pytest.mark.parametrize("cause", [TimeoutError("timed out"),
+                                   heat_client.urllib.error.URLError(TimeoutError())])
+def test_a_followed_stack_heat_answers_late_is_looked_at_again(cause: BaseException) -> None:
+    client = _Answers([_timeout(cause), IN_PROGRESS,
+                       {"stack": {"id": "1", "stack_status": "UPDATE_COMPLETE"}}])
+    assert client.wait("oc")["stack_status"] == "UPDATE_COMPLETE"
+    assert client.calls == 3
+
+
+@pytest.mark.parametrize("error", [
+    _timeout(ConnectionRefusedError()),  # Heat is gone: no use asking again
+    exceptions.HeatError("Heat refused GET /stacks/oc: HTTP 500"),
+])
+def test_other_errors_stop_the_wait(error: exceptions.HeatError) -> None:
+    client = _Answers([error])
+    with pytest.raises(exceptions.HeatError):
+        client.wait("oc")
     assert client.calls == 1

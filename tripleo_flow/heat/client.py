@@ -34,6 +34,14 @@ LISTING_DELAY = 0.5
 LISTING_MAX_DELAY = 8.0
 
 
+def _timed_out(error: exceptions.HeatError) -> bool:
+    """Whether ``error`` is a request Heat did not answer in time (it may still)."""
+    cause = error.__cause__
+    if isinstance(cause, urllib.error.URLError):
+        cause = cause.reason if isinstance(cause.reason, BaseException) else None
+    return isinstance(cause, TimeoutError)
+
+
 class HeatClient:
     """Calls one Heat endpoint (``http://host:port/v1/<tenant>``); no I/O until used."""
 
@@ -90,7 +98,18 @@ class HeatClient:
         """Poll the stack until it is no longer IN_PROGRESS; return it."""
         deadline = time.monotonic() + timeout
         while True:
-            stack = self.find_stack(name)
+            try:
+                stack = self.find_stack(name)
+            except exceptions.HeatError as exc:
+                # heat-all serves its API between the engine's work: on a loaded
+                # machine a look at a big stack being updated can go unanswered for a
+                # minute.  Ask again (until the deadline); any other error stops.
+                if not _timed_out(exc) or time.monotonic() > deadline:
+                    raise
+                LOG.warning("Heat did not answer a look at stack %s in %.0f s; asking "
+                            "again.", name, self.timeout)
+                time.sleep(interval)
+                continue
             if stack is None:
                 raise exceptions.HeatError(f"Stack {name!r} disappeared while it was followed.")
             if progress is not None:
