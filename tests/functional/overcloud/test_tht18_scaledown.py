@@ -126,6 +126,41 @@ def test_a_later_redeploy_does_not_reuse_the_removed_index(
     assert sorted(hosts) == ["compute-1", "controller-0"]
 
 
+EXPAND = Path(__file__).resolve().parents[2] / "oracle" / "tripleo_ansible_expand.py"
+
+
+def test_tripleo_ansibles_provisioning_removes_the_same_member(
+        tht18_scale_down: ScaleDown, ansible_venv: Path) -> None:
+    """python-tripleoclient 20.0.0 leaves the stack update to the next deploy with the
+    baremetal file whose instance is marked ``provisioned: false``: tripleo-ansible's
+    provisioning (run here, its ``expand``) then sends the same count and member (as a
+    number; THT's example and tripleo-common give member names), and no mode (THT's
+    default: append)."""
+    roles = yaml.safe_load((tht18_scale_down.before.root / "baremetal-deployment.yaml")
+                           .read_text())
+    for role in roles:
+        for instance in role.get("instances", []):
+            # Pre-provisioned servers also need an address tripleo-ansible reads from
+            # Neutron; the member indexes do not depend on it.
+            instance.pop("managed", None)
+        if role["name"] == "Compute":
+            role["count"] -= 1
+            next(i for i in role["instances"]
+                 if i["hostname"] == REMOVED_COMPUTE)["provisioned"] = False
+    done = subprocess.run([str(ansible_venv / "bin" / "python"), str(EXPAND),
+                           tht18_scale_down.before.plan], input=yaml.safe_dump(roles),
+                          capture_output=True, text=True, check=True, timeout=120)
+    theirs = json.loads(done.stdout)
+    ours = tht18_scale_down.deleted["parameters"]
+    assert theirs["ComputeCount"] == ours["ComputeCount"] == 1
+    assert [{"resource_list": [str(n) for n in p["resource_list"]]}
+            for p in theirs["ComputeRemovalPolicies"]] == ours["ComputeRemovalPolicies"]
+    assert "ComputeRemovalPoliciesMode" not in theirs
+    deployed = yaml.safe_load((tht18_scale_down.before.work_dir / "environment.yaml")
+                              .read_text())["parameters"]
+    assert theirs["HostnameMap"] == deployed["HostnameMap"]
+
+
 def _cli(conf: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     exe = shutil.which("tripleo-flow", path=os.path.dirname(sys.executable))
     assert exe
