@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
+import time
 import traceback
 from pathlib import Path
 
@@ -39,9 +41,28 @@ def make(base: Path, name: str, heat_venv: Path) -> None:
         raise ValueError(f"unknown deployment {name!r}")
 
 
+def _leave_with_parent() -> None:
+    """SIGTERM this process once the test session that started it is gone.
+
+    The session stops the background when it ends; a session that is killed (or a
+    ``timeout`` that signals pytest alone: the background leads a session of its own)
+    would leave it deploying for an hour, its heat-all taking a core from whatever runs
+    next.  Its parent gone, it is re-parented: that is the sign.
+    """
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(2.0)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 def main(argv: list[str]) -> int:
     # A SIGTERM (the test session ending early) unwinds, so the deploy stops its Heat.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    _leave_with_parent()
     base, names = Path(argv[0]), argv[1:]
     heat_venv = Path(os.environ.get("TRIPLEO_FLOW_HEAT_VENV", DEFAULT_HEAT_VENV))
     failures = 0
