@@ -44,6 +44,10 @@ ESCAPES = [
     "{% set _ = roles[0].update({'name': 'Evil'}) %}",
     "{% set _ = roles[0].tags.pop() %}",
     "{% set _ = networks.clear() %}",
+    # a function printed is its repr, with the server's memory address in it
+    "{{ ''.format_map }}",
+    "{{ lipsum }}",
+    "{{ roles[0].get }}",
 ]
 
 

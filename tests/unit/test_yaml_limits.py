@@ -157,3 +157,18 @@ def test_binary_file_is_a_clear_input_error(data: bytes, tmp_path: Path) -> None
 def test_assignment_that_is_not_yaml_stays_text() -> None:
     assert common.parse_assignments(["A=*nope", "B=[1", "C=3"]) == {
         "A": "*nope", "B": "[1", "C": 3}
+
+
+def test_a_number_too_long_for_python_is_refused_with_its_line() -> None:
+    """Python refuses ``int()`` of more than 4300 digits with a message about
+    sys.set_int_max_str_digits (and the CLI exited 1 with it): say what it is, where,
+    and how to keep it (issue 29)."""
+    digits = "1" * 100_000
+    with pytest.raises(exceptions.InvalidTemplate) as refused:
+        planenv.load_yaml(f"a: b\nc: [1, {digits}]\n", "big.yaml")
+    message = str(refused.value)
+    assert "line 2, column 8" in message and "more than 4300 digits" in message
+    assert "quote it" in message and "set_int_max_str_digits" not in message
+    assert planenv.load_yaml(f"c: '{digits}'\n", "big.yaml") == {"c": digits}
+    with pytest.raises(exceptions.InvalidInput, match="Bad value for 'ComputeCount'.*4300"):
+        common.parse_assignments([f"ComputeCount={digits}"])

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -145,8 +146,31 @@ def _load(loader_class: type[yaml.SafeLoader], text: str, max_nodes: int,
             return loader.construct_document(node)
         except RecursionError:  # only with a max_depth in the hundreds
             raise _refuse("nested too deeply to build", node.start_mark) from None
+        except ValueError as exc:  # Python's own limit on int("...") (4300 digits)
+            if "integer string conversion" not in str(exc):
+                raise
+            raise _refuse(f"holds an integer of more than {sys.get_int_max_str_digits()} "
+                          "digits, too long to read as a number (quote it to keep it as "
+                          "text)", _long_number(node) or node.start_mark) from None
     finally:
         loader.dispose()
+
+
+def _long_number(root: Node) -> Any:
+    """Where the first number too long for ``int()`` is under ``root`` (None if none)."""
+    seen: set[int] = set()
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            if node.tag.endswith(":int") and len(node.value) > sys.get_int_max_str_digits():
+                return node.start_mark
+        else:
+            todo.extend(reversed(list(_children(node))))
+    return None
 
 
 def _surely_shallow(text: str) -> bool:

@@ -255,6 +255,10 @@ class PlanSandbox(ImmutableSandboxedEnvironment):
     def _finalize(self, value: Any) -> Any:
         if isinstance(value, str):
             return value
+        if callable(value) and not isinstance(value, jinja2.Undefined):
+            # its text is Python's repr, with the server's memory address in it
+            raise SecurityError(f"printing a function ({type(value).__name__}) is refused: "
+                                "call it to print what it returns")
         return self.meter.checked(value, "printing a value")
 
     def _lipsum(self, n: int = 5, html: bool = True, min: int = 20, max: int = 100) -> str:

@@ -455,9 +455,13 @@ def apply_inputs(workflow: WorkflowSpec, given: Mapping[str, Any]) -> dict[str, 
             f"its inputs are: {', '.join(sorted(declared)) or '(none)'}.")
     missing = [i.name for i in workflow.inputs if i.required and i.name not in given]
     if missing:
+        example = missing[0]
         raise exceptions.InvalidInput(
-            f"Workflow {workflow.full_name!r} needs input {', '.join(map(repr, missing))}. "
-            "Pass it with --input NAME=VALUE.")
+            f"Workflow {workflow.full_name!r} needs input {', '.join(map(repr, missing))}.",
+            hints=[exceptions.Hint(
+                "Pass it with", f"workflow run {workflow.full_name} --input {example}=VALUE",
+                request=(f"POST /v1/workflows/{workflow.full_name}/executions with "
+                         f'{{"input": {{"{example}": VALUE}}}}'), tail=".")])
     ctx = {i.name: i.default for i in workflow.inputs if not i.required}
     ctx.update(given)
     return ctx

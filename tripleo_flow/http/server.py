@@ -157,6 +157,10 @@ def make_server(client: Client, host: str | None = None, port: int | None = None
     client.list_workflows()
     client.list_executions()
     bind_port = conf.api.port if port is None else port
+    if not 0 <= bind_port <= 65535:  # the socket layer would take it modulo 65536
+        raise exceptions.InvalidInput(
+            f"Port {bind_port} is not a port: give one from 1 to 65535 (0: any free port) "
+            "with --port or [api] port.")
     max_upload = conf.api.max_upload_size
     sockets: dict[Any, Any] = {}
     try:
@@ -173,6 +177,12 @@ def make_server(client: Client, host: str | None = None, port: int | None = None
         raise exceptions.Conflict(
             f"Cannot listen on {bind_host}:{bind_port}: {exc.strerror}. Stop what uses it, "
             "or choose another with --port or [api] port.") from exc
+    except ValueError as exc:  # waitress: "Invalid host/port specified."
+        raise exceptions.InvalidInput(
+            f"Cannot listen on {bind_host!r} port {bind_port}: not an address of this "
+            "machine or a host name it resolves, or not a port from 0 to 65535. Give "
+            "them with --host (for example 127.0.0.1) and --port, or [api] host and "
+            "[api] port.") from exc
     token = conf.api.auth_token.encode() if conf.api.auth_strategy == "token" else None
     channel = _channel_class(max_upload, conf.api.header_timeout, token, public_paths())
     for listener in {id(s): s for s in [server, *sockets.values()]}.values():

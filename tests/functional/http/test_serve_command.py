@@ -78,6 +78,20 @@ def test_serve_beyond_loopback_refuses_a_guessable_token(tmp_path: Path, token: 
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize(("host", "port", "said"), [
+    ("127.0.0.1 ", "0", "Cannot listen on '127.0.0.1 ' port 0: not an address"),
+    ("127.0.0.1", "70000", "Port 70000 is not a port"),  # was taken modulo 65536
+    ("127.0.0.1", "-1", "Port -1 is not a port"),
+])
+def test_serve_refuses_a_bad_address_or_port_clearly(tmp_path: Path, host: str, port: str,
+                                                     said: str) -> None:
+    done = subprocess.run(command(tmp_path, secrets.token_hex(32), host=host) + ["--port", port],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert said in done.stderr and "--port" in done.stderr
+    assert "Traceback" not in done.stderr and "Invalid host/port" not in done.stderr
+
+
 def test_serve_beyond_loopback_warns_of_plain_http(tmp_path: Path) -> None:
     port = free_port()
     token = secrets.token_hex(32)

@@ -203,6 +203,17 @@ def test_bad_inputs_are_refused_before_running(host: Any, inputs: dict[str, Any]
     assert host.list_executions() == []
 
 
+def test_a_missing_input_names_how_to_pass_it_in_each_interface(host: Any) -> None:
+    with pytest.raises(exceptions.InvalidInput) as refused:
+        host.run_workflow("linear", {})
+    name = refused.value.render(exceptions.API).split("'")[1]  # the workflow's full name
+    assert refused.value.render(exceptions.CLI).endswith(
+        f"Pass it with: tripleo-flow workflow run {name} --input log=VALUE.")
+    assert refused.value.render(exceptions.API).endswith(
+        f'Pass it with: POST /v1/workflows/{name}/executions with {{"input": {{"log": VALUE}}}}.')
+    assert "--input" not in refused.value.render(exceptions.API)
+
+
 def test_unknown_workflow(host: Any) -> None:
     with pytest.raises(exceptions.WorkflowNotFound, match="tripleo-flow workflow list"):
         host.run_workflow("nope", {})
