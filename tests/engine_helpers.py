@@ -202,6 +202,17 @@ def _run(argv: list[str]) -> int:
     return 0
 
 
+def _record_then_die(argv: list[str]) -> int:
+    """Record an execution to run here, then SIGKILL this process before its first task."""
+    data_dir, workflow, raw_input = argv
+    fd = Host(Path(data_dir))._runner().start(workflow, json.loads(raw_input))
+    sys.stdout.write(json.dumps({"recorded": fd.uuid}) + "\n")
+    sys.stdout.flush()
+    os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(10)
+    return 1
+
+
 def _resume(argv: list[str]) -> int:
     data_dir, execution_id, allow = argv
     host = Host(Path(data_dir))
@@ -249,6 +260,8 @@ if __name__ == "__main__":
         sys.exit(_conductor(sys.argv[2:]))
     if sys.argv[1] == "run":
         sys.exit(_run(sys.argv[2:]))
+    if sys.argv[1] == "record-then-die":
+        sys.exit(_record_then_die(sys.argv[2:]))
     if sys.argv[1] == "resume":
         sys.exit(_resume(sys.argv[2:]))
     sys.exit(2)

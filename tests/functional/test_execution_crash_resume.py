@@ -54,6 +54,27 @@ def test_kill_at_task_boundary_then_resume(tmp_path: Path, event: str, nth: int)
         host.close_workflows()
 
 
+def test_killed_before_its_first_task_reads_interrupted_and_resumes(tmp_path: Path) -> None:
+    """It was PENDING for good (and its event stream never ended) (issue 29)."""
+    data_dir, log = tmp_path / "data", tmp_path / "effects.log"
+    Host(data_dir).install("engine_demo")
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.engine_helpers", "record-then-die", str(data_dir),
+         "engine_demo.crash_sample", json.dumps({"log": str(log)})],
+        capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == -9, (done.returncode, done.stderr[-2000:])
+    recorded = json.loads(done.stdout.splitlines()[-1])["recorded"]
+    host = Host(data_dir)
+    try:
+        [execution] = host.list_executions()
+        assert (execution.id, execution.state) == (recorded, "INTERRUPTED")
+        assert not log.exists()  # no task ran
+        assert host.resume_execution(recorded).state == "SUCCESS"
+        assert log.read_text().splitlines() == [f"do {t}" for t in TASKS]
+    finally:
+        host.close_workflows()
+
+
 def test_a_secret_handed_between_tasks_is_not_persisted_and_a_resume_says_so(
         tmp_path: Path) -> None:
     """The live run hands the secret over; the database keeps a mask; a run resumed

@@ -242,7 +242,7 @@ class WorkflowsMixin(JobsMixin):
         origin = ORIGIN_API if api_user or paths is not None else None
         runner = self._runner()
         if self.jobboard_settings() is not None:
-            fd = runner.start(name, inputs, target, origin, env)
+            fd = runner.start(name, inputs, target, origin, env, local=False)
             self._post_execution(fd)
             if wait:
                 return self.follow_execution(fd.uuid, listeners or ())

@@ -85,7 +85,11 @@ def _state(fd: Any) -> str:
     state = fd.state or states.PENDING
     if state in (states.RUNNING, states.PENDING) and meta.get("pid"):
         if meta.get("host") == socket.gethostname() and not _alive(int(meta["pid"])):
-            return "INTERRUPTED" if state == states.RUNNING else state
+            # A PENDING one stays PENDING when a jobboard holds it (another conductor
+            # takes it); one this host was to run never starts now: interrupted.
+            if state == states.RUNNING or meta.get("local"):
+                return "INTERRUPTED"
+            return str(state)
     if state == states.SUSPENDED and meta.get("paused_at"):
         return PAUSED  # Mistral's name: a 'pause' stopped it (SUSPENDED: a conductor's
         # SIGTERM or lost claim, its job back on the board)
@@ -198,17 +202,23 @@ class ExecutionStore:
         return self._book
 
     def create(self, workflow: str, inputs: dict[str, Any], target: str | None,
-               origin: str | None = None, env: dict[str, Any] | None = None) -> Any:
+               origin: str | None = None, env: dict[str, Any] | None = None,
+               local: bool = False) -> Any:
         """A new PENDING flow detail for a run of ``workflow``.
 
         :param origin: who started it (:data:`ORIGIN_API`; None: the CLI or a Python caller)
         :param env: the execution's environment (``env()``), kept for a resume
+        :param local: this process runs it (or starts the worker that does), not a
+            jobboard's conductor: it is recorded as its owner from the start, so a
+            ``kill -9`` before its first task leaves it INTERRUPTED, not PENDING for good
         """
         now = time.time()
         fd = models.FlowDetail(workflow, uuid=str(uuid.uuid4()))
         fd.state = states.PENDING
         fd.meta = {"workflow": workflow, "input": inputs, "target": target, "origin": origin,
                    "env": dict(env or {}), "created_at": now, "updated_at": now}
+        if local:
+            fd.meta.update(pid=os.getpid(), host=socket.gethostname(), local=True)
         book = models.LogBook(BOOK_NAME, uuid=self.book().uuid)
         book.add(fd)
         with self._conn() as conn:

@@ -123,13 +123,15 @@ class Runner:
 
     def start(self, name: str, inputs: Mapping[str, Any] | None = None,
               target: str | None = None, origin: str | None = None,
-              env: Mapping[str, Any] | None = None) -> Any:
+              env: Mapping[str, Any] | None = None, local: bool = True) -> Any:
         """Check ``inputs`` and record a PENDING execution of workflow ``name``.
 
         :param origin: :data:`~tripleo_flow.flows.executions.ORIGIN_API` for an HTTP API
             user's execution (persisted: it holds when the execution is resumed)
         :param env: the execution's environment, what ``env()`` reads in its expressions
             (Mistral's ``env``: a JSON object, persisted with the execution)
+        :param local: this process runs it or starts its worker (False: it goes to a
+            jobboard, where a conductor takes it)
         """
         check_env(env)
         workflow = self._catalog().get(name)
@@ -146,7 +148,8 @@ class Runner:
         # Before the record is written: secrets in environment files given as text.
         self.store.backend.redactor.learn(
             redaction.environment_file_secrets(given, **yaml_limits))
-        return self.store.create(workflow.full_name, given, target, origin, dict(env or {}))
+        return self.store.create(workflow.full_name, given, target, origin, dict(env or {}),
+                                 local=local)
 
     def run(self, name: str, inputs: Mapping[str, Any] | None = None, target: str | None = None,
             listeners: Iterable[Listener] = (), wait: bool = True,
