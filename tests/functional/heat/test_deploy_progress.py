@@ -17,7 +17,8 @@ from tripleo_flow.heat.workdir import HeatDir
 
 pytestmark = pytest.mark.functional
 
-_COUNT = re.compile(r"^resources complete (\d+)/(\d+) \(stack oc (\w+)\)$")
+#: A plain progress line: the stack's share of the work done, then its resource counts.
+_COUNT = re.compile(r"^(\d+)% resources complete (\d+)/(\d+) \(stack oc (\w+)\)$")
 
 
 def _conf_file(tmp_path: Path, heat_venv: Path) -> Path:
@@ -39,10 +40,13 @@ def test_cli_deploy_prints_progress_to_stderr(
     out, err = capsys.readouterr()
     assert out.strip() == "DEPLOY_SUCCESS"
     counts = [_COUNT.match(line) for line in err.splitlines()]
-    found = [(m.group(3), int(m.group(1)), int(m.group(2))) for m in counts if m]
+    found = [(m.group(4), int(m.group(2)), int(m.group(3)), int(m.group(1)))
+             for m in counts if m]
     assert found, err
-    status, complete, total = found[-1]
-    assert status == "CREATE_COMPLETE" and complete == total > 0
+    status, complete, total, percent = found[-1]
+    assert status == "CREATE_COMPLETE" and complete == total > 0 and percent == 100
+    percents = [p for *_, p in found]
+    assert percents == sorted(percents), err  # a create's share never goes down
     events = [line for line in err.splitlines() if line.startswith("  ")]
     assert any("CREATE_COMPLETE" in line for line in events), err
     assert any(" oc/Controller CREATE_COMPLETE" in line for line in events), err

@@ -168,6 +168,15 @@ def _config_download_only(run: Run) -> None:
     run.fails("config_download_only", {"plan": "oc", "work_dir": str(run.tmp / "work-broken")})
 
 
+def _scale_down(run: Run) -> None:
+    # It reads the deployed stack's outputs (passwords among them) to find the servers;
+    # a host the stack does not have is refused there. A successful delete needs the real
+    # templates' outputs: tests/functional/overcloud/test_tht18_scaledown.py.
+    run.client.deploy("oc", work_dir=run.tmp / "work")
+    run.fails("tripleo.scale.delete_nodes", {"plan": "oc", "work_dir": str(run.tmp / "work"),
+                                             "hosts": ["ghost-0"], "run_ansible": False})
+
+
 def _node_entries(prefix: str, count: int) -> list[dict[str, Any]]:
     """Fake-hardware nodes, and one redfish node holding the known BMC password (only
     registered, left in enroll: nothing here talks to its BMC)."""
@@ -337,11 +346,16 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     NODES + "provision": _provision,
     NODES + "unprovision": _unprovision,
     "tripleo.validations.run": _validations,
+    "tripleo.scale.delete_nodes": _scale_down,
 }
 #: Workflows that hand a secret from task to task through the context: the node
 #: list's BMC passwords go from the check to the registration.  A resumed run
 #: stops with SecretNotPersisted (import the file again: registration is idempotent).
 SECRET_IN_CONTEXT = {NODES + "register"}
+#: Workflows whose scenario can only be refused on the sample plan, and why.
+REFUSAL_ONLY = {"tripleo.scale.delete_nodes": (
+    "a delete reads the real templates' AnsibleHostVarsMap output, which the sample plan "
+    "lacks: its success is tests/functional/overcloud/test_tht18_scaledown.py")}
 #: Cases that fail until another branch is merged.
 KNOWN_LEAKS: dict[str, str] = {}
 
@@ -397,7 +411,8 @@ def run(request: pytest.FixtureRequest, tmp_path: Path, heat_venv: Path) -> Iter
 def test_no_secret_in_executions_after(workflow: str, run: Run, tmp_path: Path) -> None:
     SCENARIOS[workflow](run)
     executions = [e for e in run.client.list_executions() if e.workflow == workflow]
-    assert len(executions) >= 2  # a success and a failure
+    # a success and a failure (a refusal only where the sample plan cannot succeed)
+    assert len(executions) >= (1 if workflow in REFUSAL_ONLY else 2)
     assert len(run.seen) >= 20  # the generated passwords too
 
     files = sorted((tmp_path / "data").glob("executions.sqlite*"))
