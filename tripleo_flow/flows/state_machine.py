@@ -44,6 +44,7 @@ A join runs once per execution: a transition reaching it after it ran is ignored
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -51,7 +52,7 @@ from concurrent import futures
 from dataclasses import dataclass, field
 from typing import Any
 
-from taskflow import states
+from taskflow import states, task
 from taskflow.types import failure, notifier
 
 from tripleo_flow import exceptions
@@ -113,6 +114,7 @@ class Machine:
                 self._inbound[target].append(name)
         self._suspend = threading.Event()
         self._lock = threading.Lock()
+        self._progress_lock = threading.Lock()
         self._runs: dict[str, int] = {}
         self._ready: list[_TaskEx] = []
         self._done: list[_TaskEx] = []
@@ -262,7 +264,22 @@ class Machine:
         spec = self.workflow.tasks[tex.task]
         links = atoms.Links(prefix="", preds=(), start=True, machine=True,
                             retry=spec.retry is not None)
-        return action_atom.ActionAtom(tex.name, spec, links, self.runtime)
+        atom = action_atom.ActionAtom(tex.name, spec, links, self.runtime)
+        atom.notifier.register(task.EVENT_UPDATE_PROGRESS,
+                               functools.partial(self._store_progress, tex.name))
+        return atom
+
+    def _store_progress(self, name: str, _event: str, details: dict[str, Any]) -> None:
+        """Keep what the task's action reports while it runs, as TaskFlow's engine keeps
+        it (the atom's ``progress`` and ``progress_details``): the execution's task
+        records and its HTTP event stream read it there."""
+        details = dict(details)
+        fraction = details.pop("progress", 0.0)
+        with self._progress_lock:
+            self.storage.update_atom_metadata(name, {
+                "progress": fraction,
+                "progress_details": {"at_progress": fraction, "details": details}
+                if details else None})
 
     def _kwargs(self, tex: _TaskEx, attempt: int) -> dict[str, Any]:
         with self._lock:

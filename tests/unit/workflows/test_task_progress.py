@@ -78,3 +78,52 @@ def test_progress_is_stored_while_the_task_runs(tmp_path: Path) -> None:
     finally:
         gate.touch()
         host.close_workflows()
+
+
+JOINED = textwrap.dedent("""\
+    version: '2.0'
+    name: progress_joined
+    workflows:
+      report:
+        input: [gate]
+        tasks:
+          first:
+            action: std.noop
+            on-success: [report]
+          second:
+            action: std.noop
+            on-success: [report]
+          report:
+            join: all
+            action: test.report
+            input: {gate: <% $.gate %>}
+    """)
+
+
+def test_progress_is_stored_on_the_state_machine_too(tmp_path: Path) -> None:
+    """A workflow with a join runs as Mistral's state machine: what its task reports is
+    stored with the task all the same (the HTTP event stream and the GUI read it)."""
+    host: Any = Host(tmp_path / "data", {**ACTIONS, "test.report": Report})
+    book = tmp_path / "progress_joined.yaml"
+    book.write_text(JOINED)
+    host.create_workbook(book)
+    gate = tmp_path / "gate"
+    try:
+        execution = host.run_workflow("progress_joined.report", {"gate": str(gate)},
+                                      wait=False)
+        deadline = time.monotonic() + 30
+        progress = None
+        while progress is None and time.monotonic() < deadline:
+            tasks = {t.name: t for t in host.execution_tasks(execution.id)}
+            progress = tasks["report"].progress if "report" in tasks else None
+            time.sleep(0.05)
+        assert progress == {"stage": "stack", "done": 5, "total": 12,
+                            "status": "CREATE_IN_PROGRESS", "share": round(5 / 12, 4)}
+        gate.touch()
+        while host.get_execution(execution.id).state not in ("SUCCESS", "FAILURE"):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert {t.name: t.progress for t in host.execution_tasks(execution.id)}["report"] is None
+    finally:
+        gate.touch()
+        host.close_workflows()
