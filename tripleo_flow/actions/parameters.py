@@ -12,6 +12,7 @@ from tripleo_flow.actions.envedit import edit_section, undo_section
 from tripleo_flow.actions.schema import load_schema
 from tripleo_flow.core import names, parameter_schema, planenv, roles, validation
 from tripleo_flow.core.rendering import ROLES_FILE
+from tripleo_flow.plans.plan import check_plan_name
 
 
 def _check_parameters(context: ActionContext, plan: str, parameters: Any) -> Mapping[str, Any]:
@@ -29,6 +30,7 @@ def _check_parameters(context: ActionContext, plan: str, parameters: Any) -> Map
 
 def _role_names(context: ActionContext, plan: str) -> list[str]:
     """The names of the plan's roles (none when it has no roles_data.yaml)."""
+    check_plan_name(plan)  # before the store is asked: its own refusal names a container
     try:
         data = context.store.get_object(plan, ROLES_FILE)
     except exceptions.NotFound:  # no such file, or no such plan (said when it is edited)
