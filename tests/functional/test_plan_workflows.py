@@ -133,4 +133,6 @@ def test_a_failed_task_is_recorded_with_its_error(client: Client, tmp_path: Path
     tasks = {t.name: t for t in client.execution_tasks(execution.id)}
     assert tasks["create_plan"].state == "REVERTED"
     assert "YAML error at line 2" in (tasks["create_plan"].error or "")
-    assert tasks["publish_plan"].state == "PENDING"
+    # the workflow runs as Mistral's state machine: a task no transition reached has no
+    # record (Mistral lists none either)
+    assert "publish_plan" not in tasks

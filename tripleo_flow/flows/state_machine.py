@@ -453,6 +453,14 @@ class Machine:
         if self._failed_name is not None and self._failing is not None:
             failures[self._failed_name] = failure.Failure.from_exception(self._failing)
         ok = True
+        # The failed task executions undid their own action before failing: they read
+        # REVERTED with their error kept, as the graph engine reports them.
+        for detail in list(self.storage.details.values()):
+            if detail.state == states.FAILURE:
+                detail.state = states.REVERTED
+                self.storage.save(detail)
+                self.atom_notifier.notify(states.REVERTED, {
+                    "task_name": detail.name, "task_uuid": detail.uuid, "result": None})
         for tex in reversed(self._done):
             detail = tex.detail or self.storage.details.get(tex.name)
             if detail is None or detail.state != states.SUCCESS:
