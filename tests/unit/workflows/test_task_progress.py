@@ -42,6 +42,22 @@ WORKBOOK = textwrap.dedent("""\
     """)
 
 
+def _progress_of(host: Any, execution_id: str, task: str, deadline: float) -> Any:
+    """The progress task ``task`` shows once it shows one (None at the deadline)."""
+    progress = None
+    while progress is None and time.monotonic() < deadline:
+        tasks = {t.name: t for t in host.execution_tasks(execution_id)}
+        progress = tasks[task].progress if task in tasks else None
+        time.sleep(0.05)
+    return progress
+
+
+def _ended(host: Any, execution_id: str, deadline: float) -> None:
+    while host.get_execution(execution_id).state not in ("SUCCESS", "FAILURE"):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
 def test_progress_is_stored_while_the_task_runs(tmp_path: Path) -> None:
     host: Any = Host(tmp_path / "data", {**ACTIONS, "test.report": Report})
     book = tmp_path / "progress_report.yaml"
@@ -53,19 +69,13 @@ def test_progress_is_stored_while_the_task_runs(tmp_path: Path) -> None:
         execution = host.run_workflow("report", {"gate": str(gate)}, wait=False,
                                       listeners=[heard.append])
         deadline = time.monotonic() + 30
-        progress = None
-        while progress is None and time.monotonic() < deadline:
-            tasks = host.execution_tasks(execution.id)
-            progress = tasks[0].progress if tasks else None
-            time.sleep(0.05)
+        progress = _progress_of(host, execution.id, "report", deadline)
         # The stack report came last: it is what the task shows now.
         # (a stack's share of the work: 5 of 12 when its follower worked out none)
         assert progress == {"stage": "stack", "done": 5, "total": 12,
                             "status": "CREATE_IN_PROGRESS", "share": round(5 / 12, 4)}
         gate.touch()
-        while host.get_execution(execution.id).state not in ("SUCCESS", "FAILURE"):
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        _ended(host, execution.id, deadline)
         [task] = host.execution_tasks(execution.id)
         assert task.state == "SUCCESS" and task.progress is None
         # Listeners in this process hear each typed report as well (a stack's events).
@@ -112,17 +122,11 @@ def test_progress_is_stored_on_the_state_machine_too(tmp_path: Path) -> None:
         execution = host.run_workflow("progress_joined.report", {"gate": str(gate)},
                                       wait=False)
         deadline = time.monotonic() + 30
-        progress = None
-        while progress is None and time.monotonic() < deadline:
-            tasks = {t.name: t for t in host.execution_tasks(execution.id)}
-            progress = tasks["report"].progress if "report" in tasks else None
-            time.sleep(0.05)
+        progress = _progress_of(host, execution.id, "report", deadline)
         assert progress == {"stage": "stack", "done": 5, "total": 12,
                             "status": "CREATE_IN_PROGRESS", "share": round(5 / 12, 4)}
         gate.touch()
-        while host.get_execution(execution.id).state not in ("SUCCESS", "FAILURE"):
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        _ended(host, execution.id, deadline)
         assert {t.name: t.progress for t in host.execution_tasks(execution.id)}["report"] is None
     finally:
         gate.touch()
