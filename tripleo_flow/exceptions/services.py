@@ -191,7 +191,10 @@ class HeatError(BackendUnavailable):
 
 
 class IronicError(BackendUnavailable):
-    """Ironic failed to start or answer, refused a request, or a node ended in error."""
+    """Ironic failed to start or answer, refused a request, or a node ended in error;
+    ``status`` is the HTTP status of a refused request (None otherwise)."""
+
+    status: int | None = None
 
 
 class StackFailed(WorkflowFailed):

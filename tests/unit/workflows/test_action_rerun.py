@@ -201,6 +201,7 @@ SERVICE_ACTIONS: dict[str, str] = {
     "scale.run_playbook": "tests/functional/overcloud/test_tht18_scaledown.py::"
                           "test_the_scale_playbook_runs_on_the_leaving_server_only",
     "nodes.register": IRONIC + "test_register_twice_registers_each_node_and_port_once",
+    "nodes.find_existing": IRONIC + "test_find_existing_then_register_twice_converges",
     "nodes.select": IRONIC + "test_select_manage_inspect_clean_provide_twice",
     "nodes.manage": IRONIC + "test_select_manage_inspect_clean_provide_twice",
     "nodes.inspect": IRONIC + "test_select_manage_inspect_clean_provide_twice",
