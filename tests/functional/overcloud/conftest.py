@@ -303,14 +303,14 @@ def _kept_root(tmp_path_factory: pytest.TempPathFactory, suffix: str) -> Path:
 #: The server the scale-down removes: the first compute, so that Heat would remove the
 #: other one (the highest index) were the removal policies not sent.
 REMOVED_COMPUTE = "compute-0"
-#: What the scale-down keeps of its deployment before the later redeploy.
+#: What the scale-down keeps of its deployment before the later redeploy (update prepare).
 AFTER_DELETE = "after-delete"
 
 
 @dataclasses.dataclass(frozen=True)
 class ScaleDown:
     """The redeployment (two computes) copied, one compute deleted by host name, then
-    the plan deployed once more."""
+    the plan deployed once more by a minor update prepare."""
 
     before: Deployment      #: the redeployment (unchanged)
     after: Deployment       #: the copy, after the delete and the later update prepare
