@@ -10,8 +10,7 @@ from cliff.show import ShowOne
 
 from tripleo_flow import exceptions
 from tripleo_flow.cli.common import ClientMixin, show
-from tripleo_flow.cli.deploy import ANSIBLE_SELECTION, add_deployment_arguments, \
-    show_stack_progress
+from tripleo_flow.cli.deploy import ANSIBLE_SELECTION, add_deployment_arguments, show_stack_progress
 from tripleo_flow.cli.progress import Progress
 from tripleo_flow.core.progress import StackProgress
 

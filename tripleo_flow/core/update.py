@@ -52,14 +52,14 @@ def with_stage(entries: Sequence[Any], stage: str, plan_files: Iterable[str]) ->
     ``-e`` files) and the other stage's taken out.  For ``converge``, without
     ``update-converge.yaml`` in ``plan_files`` the prepare environment is only taken out.
 
-    :raises InvalidInput: ``stage`` is neither prepare nor converge.
-    :raises TemplateFileMissing: ``prepare`` and the templates lack update-prepare.yaml.
+    :raises InvalidInput: ``stage`` is neither prepare nor converge, or it is prepare
+        and the templates lack update-prepare.yaml.
     """
     if stage not in STAGES:
         raise exceptions.InvalidInput(
             f"Unknown update stage {stage!r}: give one of {', '.join(STAGES)}.")
     files = set(plan_files)
-    wanted = PREPARE_ENVIRONMENT if stage == "prepare" else CONVERGE_ENVIRONMENT
+    wanted: str | None = PREPARE_ENVIRONMENT if stage == "prepare" else CONVERGE_ENVIRONMENT
     if wanted not in files:
         if stage == "prepare":
             raise exceptions.InvalidInput(

@@ -135,9 +135,9 @@ from tripleo_flow.exceptions.services import (
     NoNodesInState,
     PortInUse,
     ServersNotInStack,
-    UpdateNotPrepared,
     StackFailed,
     StackNotFinished,
+    UpdateNotPrepared,
 )
 from tripleo_flow.exceptions.validations import (
     NoInventory,

@@ -25,8 +25,7 @@ import yaml
 
 from tests.functional.http.conftest import finished, serving
 from tests.functional.overcloud.conftest import Deployment, ScaleDown, copy_deployment
-from tests.functional.overcloud.test_tht18_scaledown import _cli, _plan_environment, \
-    _plan_state
+from tests.functional.overcloud.test_tht18_scaledown import _cli, _plan_environment, _plan_state
 from tripleo_flow import exceptions
 from tripleo_flow.api import workbooks
 from tripleo_flow.core import heatfiles, update
