@@ -2,6 +2,7 @@
 import { ApiError, call, clearToken, events, setToken, token } from "/gui/api.js";
 import { drawGraph } from "/gui/graph.js";
 import { nodesView as nodesPage } from "/gui/nodes.js";
+import { validationsView as validationsPage } from "/gui/validations.js";
 
 const main = document.getElementById("main");
 const nav = document.getElementById("nav");
@@ -649,27 +650,11 @@ async function executionView(id) {
 
 // -- nodes and validations -----------------------------------------------------------
 
-async function listView(title, path, columns) {
-  let rows;
-  try {
-    rows = await call("GET", path);
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.status === 401) throw error;
-    show(title, h("p", { class: "muted", role: "status", text: errorText(error) }));
-    return;
-  }
-  show(title, rows.length ? h("table", {},
-    h("thead", {}, h("tr", {}, columns.map(([label]) => h("th", { text: label })))),
-    h("tbody", {}, rows.map((row) => h("tr", {}, columns.map(([, get]) => h("td", { text: get(row) ?? "" }))))))
-    : h("p", { class: "muted", text: `No ${title.toLowerCase()}.` }));
-}
-
 const nodesView = () => nodesPage({ h, show, state, errorText, say,
                                     signal: () => leaving.signal });
 
-const validationsView = () => listView("Validations", "/v1/validations", [
-  ["Validation", (v) => v.id || v.name], ["Groups", (v) => (v.groups || []).join(", ")],
-  ["Description", (v) => v.description]]);
+const validationsView = () => validationsPage({ h, show, state, errorText, say,
+                                                signal: () => leaving.signal });
 
 // -- routing -------------------------------------------------------------------------
 
