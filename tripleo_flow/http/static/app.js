@@ -2,6 +2,7 @@
 import { ApiError, call, clearToken, events, setToken, token } from "/gui/api.js";
 import { drawGraph } from "/gui/graph.js";
 import { nodesView as nodesPage } from "/gui/nodes.js";
+import { rolesTab as rolesPage } from "/gui/roles.js";
 import { validationsView as validationsPage } from "/gui/validations.js";
 
 const main = document.getElementById("main");
@@ -501,31 +502,6 @@ async function parametersTab(name, body) {
   body.append(h("div", { class: "form-row" }, h("label", { for: "param-filter", text: "Filter" }), filter), ...sections);
 }
 
-// A role's count, set as its <Role>Count parameter (checked by the server).
-function countForm(plan, role, current) {
-  const id = uid("count");
-  const input = h("input", { id, type: "text", inputmode: "numeric", size: 4, value: current,
-                             "aria-describedby": `${id}-error` });
-  const error = h("span", { class: "field-error", id: `${id}-error`, role: "alert" });
-  const form = h("form", { class: "form-row", "data-role": role },
-    h("label", { for: id, class: "visually-hidden", text: `${role} count` }), input,
-    h("button", { type: "submit", text: "Set", "aria-label": `Set ${role} count` }), error);
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    error.textContent = "";
-    const raw = input.value.trim();
-    const value = raw !== "" && !Number.isNaN(Number(raw)) ? Number(raw) : raw;
-    try {
-      await call("PUT", `/v1/plans/${enc(plan)}/parameters`,
-                 { json: { parameters: { [`${role}Count`]: value }, validate: true } });
-      say(`${role} count set to ${raw}.`);
-    } catch (e) {
-      error.textContent = errorText(e);
-    }
-  });
-  return form;
-}
-
 async function historyTab(name, body) {
   const problem = h("p", { class: "error", role: "alert" });
   const list = h("tbody", {});
@@ -553,27 +529,7 @@ async function historyTab(name, body) {
       h("th", { text: "" }), h("th", { text: "Actions" }))), list)));
 }
 
-async function rolesTab(name, body) {
-  const [roles, networks, params] = await Promise.all([
-    call("GET", `/v1/plans/${enc(name)}/roles?detail=true`),
-    call("GET", `/v1/plans/${enc(name)}/networks`),
-    call("GET", `/v1/plans/${enc(name)}/parameters`)]);
-  const values = params || {};
-  const roleName = (r) => (typeof r === "string" ? r : r.name);
-  body.append(
-    h("section", { "aria-labelledby": "roles-h" }, h("h2", { id: "roles-h", text: "Roles" }),
-      h("table", {}, h("thead", {}, h("tr", {}, h("th", { text: "Role" }), h("th", { text: "Networks" }),
-        h("th", { text: "Count" }), h("th", { text: "Flavor" }))),
-      h("tbody", {}, roles.map((r) => {
-        const n = roleName(r);
-        const nets = r.networks ? (Array.isArray(r.networks) ? r.networks : Object.keys(r.networks)) : [];
-        return h("tr", {}, h("td", { text: n }), h("td", { text: nets.join(", ") }),
-          h("td", {}, countForm(name, n, values[`${n}Count`] ?? r.CountDefault ?? "")),
-          h("td", { text: values[`Overcloud${n}Flavor`] ?? "" }));
-      })))),
-    h("section", { "aria-labelledby": "nets-h" }, h("h2", { id: "nets-h", text: "Networks" }),
-      h("ul", {}, networks.map((n) => h("li", { text: typeof n === "string" ? n : n.name })))));
-}
+const rolesTab = (name, body) => rolesPage({ h, errorText, say }, name, body);
 
 // -- executions ----------------------------------------------------------------------
 
