@@ -22,6 +22,7 @@ FILES: dict[str, tuple[str, str]] = {
     "/gui/graph.js": ("graph.js", "text/javascript; charset=utf-8"),
     "/gui/nodes.js": ("nodes.js", "text/javascript; charset=utf-8"),
     "/gui/roles.js": ("roles.js", "text/javascript; charset=utf-8"),
+    "/gui/scale.js": ("scale.js", "text/javascript; charset=utf-8"),
     "/gui/validations.js": ("validations.js", "text/javascript; charset=utf-8"),
     "/gui/app.css": ("app.css", "text/css; charset=utf-8"),
 }

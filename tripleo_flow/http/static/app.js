@@ -3,6 +3,7 @@ import { ApiError, call, clearToken, events, setToken, token } from "/gui/api.js
 import { drawGraph } from "/gui/graph.js";
 import { nodesView as nodesPage } from "/gui/nodes.js";
 import { rolesTab as rolesPage } from "/gui/roles.js";
+import { scaleSection } from "/gui/scale.js";
 import { validationsView as validationsPage } from "/gui/validations.js";
 
 const main = document.getElementById("main");
@@ -287,6 +288,9 @@ async function deployTab(name, body) {
   });
   body.append(h("section", { "aria-labelledby": "deploy-h" },
     h("h2", { id: "deploy-h", text: "Deployment" }), summary, form, progress));
+  const scale = await scaleSection({ h, errorText, say }, name, heat, followDeploy,
+    async () => summary.replaceChildren(await deploymentSummary(name)));
+  if (scale) body.append(scale);
 }
 
 async function followDeploy(execution, box) {
@@ -319,12 +323,14 @@ async function followDeploy(execution, box) {
       const pct = p && typeof p.share === "number" ? ` ${Math.floor(p.share * 100)}%` : "";
       const line = `${data.name}: ${data.state}${p ? `${pct} ${p.done}/${p.total} ${p.status || ""}` : ""}` +
         (data.error ? ` — ${data.error}` : "");
-      log.append(h("li", { text: line }));
-      log.scrollTop = log.scrollHeight;
+      if (data.state !== "PENDING") {  // (a subworkflow lists its tasks PENDING at first)
+        log.append(h("li", { text: line }));
+        log.scrollTop = log.scrollHeight;
+      }
     } else if (kind === "execution") {
       running.textContent = "";
       if (counts.textContent === "Starting…") counts.textContent = "";  // it never started
-      end.replaceChildren("Execution ", state(data.state), data.error ? h("span", { class: "error", text: ` ${data.error}` }) : "");
+      end.replaceChildren("Execution ", state(data.state), data.error ? h("span", { class: "error", role: "alert", text: ` ${data.error}` }) : "");
     }
   }, leaving.signal);
 }
