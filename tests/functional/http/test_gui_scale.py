@@ -53,6 +53,7 @@ def test_the_gui_deletes_servers_through_the_scale_down_workflow(api: Api,
     assert finished(api, started.json()["id"], timeout=DEPLOY_MS / 1000)["state"] == "SUCCESS"
     assert api("GET", "/v1/plans/sc/deployment/servers").json() == {}
     parameters = api("GET", "/v1/plans/sc/parameters").json()
+    assert api("POST", "/v1/plans", params={"name": "fresh", "sample": "true"}).status_code == 201
 
     with chromium_page() as opened:
         page: Page = opened  # type: ignore[assignment]
@@ -67,10 +68,18 @@ def test_the_gui_deletes_servers_through_the_scale_down_workflow(api: Api,
                 dialog.dismiss()  # type: ignore[attr-defined]
 
         page.on("dialog", answer)
+        refused: list[str] = []
+        page.on("response", lambda r: refused.append(f"{r.status} {r.url}")
+                if r.status >= 400 else None)
         shot = Shots(page, tmp_path / "screenshots", "scale")
         page.goto(api.url + "/")
         page.get_by_label("API token").fill(api.token)
         page.get_by_role("button", name="Log in").click()
+        # A plan never deployed offers no delete (and asks for no servers).
+        page.get_by_role("link", name="fresh", exact=True).click()
+        expect(page.locator("#deployment-status")).to_contain_text("NONE")
+        expect(page.get_by_role("heading", name="Delete servers")).to_have_count(0)
+        page.get_by_role("link", name="Plans").click()
         page.get_by_role("link", name="sc", exact=True).click()
         expect(page.get_by_role("heading", name="Delete servers")).to_be_visible()
         expect(page.locator("#no-servers")).to_contain_text("names no servers")
@@ -99,5 +108,6 @@ def test_the_gui_deletes_servers_through_the_scale_down_workflow(api: Api,
         assert len(runs) == 1 and runs[0]["input"]["hosts"] == ["sc-novacompute-0", "ghost-0"]
         assert runs[0]["input"]["run_ansible"] is False
         assert api("GET", "/v1/plans/sc/parameters").json() == parameters
+        assert refused == [], refused
         assert api("GET", "/v1/plans/sc/deployment").json()["deployment_status"] == (
             "DEPLOY_SUCCESS")

@@ -280,17 +280,22 @@ async function deployTab(name, body) {
         json: { input } });
       await followDeploy(execution, progress);
       summary.replaceChildren(await deploymentSummary(name));
+      form.dispatchEvent(new Event("deployed"));
     } catch (error) {
       if (error.name !== "AbortError") progress.append(h("p", { class: "error", role: "alert", text: errorText(error) }));
     } finally {
       button.disabled = false;
     }
   });
+  // Servers to delete, once the plan has a deployment (shown again after a deploy).
+  const scale = h("div", {});
+  const showScale = async () => scale.replaceChildren(
+    await scaleSection({ h, errorText, say }, name, heat, followDeploy,
+                       async () => summary.replaceChildren(await deploymentSummary(name))) || "");
   body.append(h("section", { "aria-labelledby": "deploy-h" },
-    h("h2", { id: "deploy-h", text: "Deployment" }), summary, form, progress));
-  const scale = await scaleSection({ h, errorText, say }, name, heat, followDeploy,
-    async () => summary.replaceChildren(await deploymentSummary(name)));
-  if (scale) body.append(scale);
+    h("h2", { id: "deploy-h", text: "Deployment" }), summary, form, progress), scale);
+  await showScale();
+  form.addEventListener("deployed", () => showScale().catch(fail));
 }
 
 async function followDeploy(execution, box) {

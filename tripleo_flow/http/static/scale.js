@@ -11,6 +11,9 @@ export const WORKFLOW = "tripleo.scale.delete_nodes";
 // progress; done(): called after the run (the deployment summary read again).
 export async function scaleSection(ui, plan, heat, follow, done) {
   const { h } = ui;
+  // Only a plan deployed (or tried) can have servers: never ask for a plan's without.
+  const status = await call("GET", `/v1/plans/${enc(plan)}/deployment`);
+  if (["NONE", "DEPLOYING", undefined].includes(status.deployment_status)) return null;
   let servers;
   try {
     servers = await call("GET", `/v1/plans/${enc(plan)}/deployment/servers`);
