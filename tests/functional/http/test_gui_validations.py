@@ -26,7 +26,7 @@ pytestmark = pytest.mark.functional
 
 
 @pytest.fixture
-def vapi(tmp_path: Path, validations_venv: Path) -> Iterator[Api]:
+def vapi(tmp_path: Path, validations_venv: Path) -> Iterator[Api]:  # noqa: F811
     with running_api(tmp_path, {"validations": {
             "venv": str(validations_venv),
             "validations_dirs": [str(TEST_VALIDATIONS)]}}) as api:
