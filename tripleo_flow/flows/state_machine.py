@@ -33,9 +33,8 @@ needs any of that (:func:`~.compiler.runs_as_state_machine`) runs here instead:
   A ``fail`` command does the same after the targets listed before it started;
   the task that took it keeps its own state.
 
-Not here (the compiled graph runs them): reverse
-workflows and workflows with ``workflow:`` tasks; a workflow with a cycle and a
-``workflow:`` task is refused with a message saying so.  ``pause-before`` pauses
+Not here (the compiled graph runs them): reverse workflows.  A ``workflow:``
+task runs its workflow as a child execution (:mod:`.subworkflow`).  ``pause-before`` pauses
 the execution before the task execution starts; the pause is recorded with it
 (:data:`PAUSED_BEFORE`), so a resumed execution starts it instead of pausing again.
 A join runs once per execution: a transition reaching it after it ran is ignored
@@ -63,6 +62,7 @@ from tripleo_flow.flows import (
     expressions,
     join_rule,
     machine_records,
+    subworkflow,
     workbook_validator,
 )
 from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
@@ -260,11 +260,17 @@ class Machine:
         self.atom_notifier.notify(states.RUNNING, {"task_name": tex.name,
                                                    "task_uuid": detail.uuid, "result": None})
 
+    def atom_for(self, name: str) -> action_atom.ActionAtom:
+        """The atom of task execution ``name`` (``poll`` or ``poll[N]``): what undoes
+        it once this (sub-workflow) execution completed."""
+        return self._atom(_TaskEx(name.split("[", 1)[0], name, {}))
+
     def _atom(self, tex: _TaskEx) -> action_atom.ActionAtom:
         spec = self.workflow.tasks[tex.task]
         links = atoms.Links(prefix="", preds=(), start=True, machine=True,
                             retry=spec.retry is not None)
-        atom = action_atom.ActionAtom(tex.name, spec, links, self.runtime)
+        kind = action_atom.ActionAtom if spec.workflow is None else subworkflow.SubWorkflowAtom
+        atom = kind(tex.name, spec, links, self.runtime)
         atom.notifier.register(task.EVENT_UPDATE_PROGRESS,
                                functools.partial(self._store_progress, tex.name))
         return atom

@@ -173,12 +173,6 @@ def _check_task(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, ty
                         and spec.input_expr is None:
                     out.append(f"missing required input {wf_input.name!r} of workflow "
                                f"{child.full_name!r}")
-        if spec.with_items is not None:
-            out.append("'with-items' is supported on action tasks only")
-        if spec.retry is not None or spec.timeout is not None:
-            out.append("'retry' and 'timeout' are supported on action tasks only")
-        if spec.fail_on is not None:
-            out.append("'fail-on' is supported on action tasks only")
     return out
 
 
