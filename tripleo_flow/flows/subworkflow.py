@@ -39,6 +39,8 @@ from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
 from tripleo_flow.workspace.interrupt import StopRequest
 
 _NAMESPACE = uuid.UUID("4f9b5a52-6c1e-4f0e-9a57-3c7d1b2e8d10")
+#: How deep child executions may nest (a workflow calling itself without end).
+MAX_DEPTH = 64
 
 
 def child_id(parent_id: str, task_atom: str, attempt: int, item: int | None) -> str:
@@ -122,11 +124,12 @@ class ChildRuns:
     :param revert: undoes a completed child execution's tasks, by id
     """
 
-    def __init__(self, parent_id: str, store: Any,
+    def __init__(self, parent_id: str, depth: int, store: Any,
                  start: Callable[[str, dict[str, Any], str, dict[str, Any]], Any],
                  execute: Callable[[Any, StopRequest | None], Any],
                  revert: Callable[[str], None]) -> None:
         self.parent_id = parent_id
+        self.depth = depth
         self.store = store
         self._start = start
         self._execute = execute
@@ -147,10 +150,14 @@ class ChildRuns:
             if record.state == states.RUNNING:
                 raise TaskFailed(f"sub-workflow execution {ident!r} still runs in another "
                                  "process")
+        elif self.depth >= MAX_DEPTH:
+            raise TaskFailed(f"task {task_atom!r}: sub-workflow {workflow!r} would nest "
+                             f"{MAX_DEPTH + 1} executions deep; does its workflow call "
+                             "itself without a condition that stops it?")
         else:
             fd = self._start(workflow, inputs, ident, {
                 "parent_id": self.parent_id, "parent_task": task_atom,
-                "attempt": attempt, "item": item})
+                "attempt": attempt, "item": item, "depth": self.depth + 1})
         if timeout is None:
             return self._finish(workflow, fd, None)
         deadline = _Deadline(task_atom, timeout)
@@ -259,4 +266,5 @@ def child_runs(runner: Any, fd: Any, listeners: tuple[Any, ...],
         finally:
             own.close()
 
-    return ChildRuns(fd.uuid, runner.store, start, execute, revert)
+    return ChildRuns(fd.uuid, int(meta.get("depth") or 0), runner.store, start, execute,
+                     revert)
