@@ -31,6 +31,8 @@ from tripleo_flow.flows.redaction import SECRET_RESULT
 BOOK_NAME = "tripleo-flow"
 #: The state of an execution a ``pause`` command (or ``pause-before``) stopped.
 PAUSED = "PAUSED"
+#: Outcome key of a ``workflow:`` task run apart: the ids of its child executions.
+CHILDREN = "executions"
 #: ``meta["origin"]`` of an execution an HTTP API user started: kept for its whole
 #: life, so whoever resumes it (any process, any interface) applies the same rules.
 ORIGIN_API = "api"
@@ -52,6 +54,9 @@ class TaskRecord:
     #: "total", "status"}`` (stage ``check``/``upload`` for plans, ``stack`` for
     #: deployments); None once it has ended.
     progress: dict[str, Any] | None = None
+    #: A ``workflow:`` task's child executions (one per item and attempt), in the
+    #: order they started: each names this task as its ``parent_task``.
+    executions: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -147,11 +152,13 @@ def task_records(fd: Any) -> list[TaskRecord]:
         state = ad.state or states.PENDING
         published: dict[str, Any] = {}
         started = finished = None
+        children: list[str] = []
         if ad.failure is not None:
             error = _failure_text(ad.failure)
         if isinstance(result, dict) and "state" in result:
             published = dict(result.get("published") or {})
             started, finished = result.get("started_at"), result.get("finished_at")
+            children = list(result.get(CHILDREN) or [])
             if state == states.SUCCESS and result["state"] != atoms.SUCCESS:
                 state = result["state"]
             error = error or result.get("error")
@@ -161,7 +168,7 @@ def task_records(fd: Any) -> list[TaskRecord]:
         progress = (dict(reported["details"])
                     if reported.get("details") and state == states.RUNNING else None)
         records.append(TaskRecord(ad.name, str(state), result, error, published, started,
-                                  finished, progress))
+                                  finished, progress, children))
     records.sort(key=lambda r: (r.started_at is None, r.started_at or 0.0))
     return records
 

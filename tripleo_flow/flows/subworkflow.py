@@ -35,6 +35,7 @@ from taskflow.types import failure
 from tripleo_flow import exceptions
 from tripleo_flow.exceptions import TaskFailed
 from tripleo_flow.flows import action_atom, workbook_validator
+from tripleo_flow.flows.executions import CHILDREN
 from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
 from tripleo_flow.workspace.interrupt import StopRequest
 
@@ -80,12 +81,22 @@ class SubWorkflowAtom(action_atom.ActionAtom):
     def _get_action(self) -> Any:
         return _ChildRun()
 
+    def _run(self, **kwargs: Any) -> dict[str, Any]:
+        self._started: list[tuple[int | None, str]] = []
+        outcome = super()._run(**kwargs)
+        if self._started:  # by item (with-items in parallel), then attempt
+            outcome[CHILDREN] = [ident for _item, ident in sorted(
+                self._started, key=lambda pair: -1 if pair[0] is None else pair[0])]
+        return outcome
+
     def _call(self, inputs: dict[str, Any], timeout: float | None,
               item: int | None = None) -> Any:
         children: ChildRuns | None = self.runtime.children
         if children is None:
             raise TaskFailed(f"task {self.spec.name!r}: sub-workflow executions need the "
                              "runner's executions store")
+        ident = child_id(children.parent_id, self.name, self._attempt_no, item)
+        self._started.append((item, ident))
         return children.run(self.name, self.spec.workflow or "", inputs, self._attempt_no,
                             item, timeout)
 

@@ -91,6 +91,10 @@ def test_with_items_over_a_sub_workflow_keeps_item_order(host: Host, tmp_path: P
     assert len(run.children) == 3
     assert {c.parent_task for c in run.children} == {"task1"}
     assert {c.state for c in run.children} == {"SUCCESS"}
+    # Listed with their task, in item order (each child's input names its item).
+    by_id = {c.id: c for c in run.children}
+    assert [by_id[i].input["name"] for i in run.tasks["task1"].executions] == [
+        "John", "Ivan", "Mistral"]
 
 
 def _overlap(children: list[Any]) -> int:
