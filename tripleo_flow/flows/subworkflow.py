@@ -114,13 +114,17 @@ class SubWorkflowAtom(action_atom.ActionAtom):
 
 
 class _Deadline(StopRequest):
-    """Stops a child execution whose task timed out, at its next task."""
+    """Stops a child execution whose task timed out, at its next task (or once the
+    parent's own stop request is set)."""
 
-    def __init__(self, task: str, timeout: float) -> None:
+    def __init__(self, task: str, timeout: float, parent: StopRequest | None) -> None:
         super().__init__(f"Sub-workflow of task {task!r}")
         self._message = f"task {task!r} timed out after {timeout:g} s"
+        self.parent = parent
 
     def check(self, task: str | None = None) -> None:
+        if self.parent is not None:
+            self.parent.check(task)
         if self.received is not None:
             raise TaskFailed(f"{self._message}: its sub-workflow stopped before "
                              f"{task or 'its next task'!r}")
@@ -138,13 +142,15 @@ class ChildRuns:
     def __init__(self, parent_id: str, depth: int, store: Any,
                  start: Callable[[str, dict[str, Any], str, dict[str, Any]], Any],
                  execute: Callable[[Any, StopRequest | None], Any],
-                 revert: Callable[[str], None]) -> None:
+                 revert: Callable[[str], None], stop: StopRequest | None = None) -> None:
         self.parent_id = parent_id
         self.depth = depth
         self.store = store
         self._start = start
         self._execute = execute
         self._revert = revert
+        #: The parent's stop request (a signal): a child it stopped stops the parent.
+        self.stop = stop
 
     def run(self, task_atom: str, workflow: str, inputs: dict[str, Any], attempt: int,
             item: int | None, timeout: float | None) -> Any:
@@ -171,7 +177,7 @@ class ChildRuns:
                 "attempt": attempt, "item": item, "depth": self.depth + 1})
         if timeout is None:
             return self._finish(workflow, fd, None)
-        deadline = _Deadline(task_atom, timeout)
+        deadline = _Deadline(task_atom, timeout, self.stop)
         box: dict[str, Any] = {}
 
         def run() -> None:
@@ -198,8 +204,12 @@ class ChildRuns:
 
     def _finish(self, workflow: str, fd: Any, stop: StopRequest | None) -> Any:
         try:
-            record = self._execute(fd, stop)
+            record = self._execute(fd, stop or self.stop)
         except exceptions.WorkflowFailed as exc:
+            if self.stop is not None and self.stop.received is not None:
+                # A signal stopped the child: the parent stops too (no on-error runs).
+                raise exceptions.Interrupted(self.stop.what, signal.Signals(
+                    self.stop.received).name, (fd.meta or {}).get("parent_task")) from exc
             raise TaskFailed(f"sub-workflow {workflow!r} failed: {exc.cause}") from exc
         if record.state != states.SUCCESS:  # paused: the parent's task cannot go on
             raise TaskFailed(f"sub-workflow {workflow!r} did not end ({record.state}); "
@@ -261,7 +271,7 @@ def child_runs(runner: Any, fd: Any, listeners: tuple[Any, ...],
 
         own = runner.child_runner()
         try:
-            return own.execute(child, (forward,) if listeners else (), child_stop or stop)
+            return own.execute(child, (forward,) if listeners else (), child_stop)
         finally:
             own.close()
 
@@ -278,4 +288,4 @@ def child_runs(runner: Any, fd: Any, listeners: tuple[Any, ...],
             own.close()
 
     return ChildRuns(fd.uuid, int(meta.get("depth") or 0), runner.store, start, execute,
-                     revert)
+                     revert, stop)

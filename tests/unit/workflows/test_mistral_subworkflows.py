@@ -347,3 +347,49 @@ def test_a_failed_parent_undoes_its_completed_child_executions(host: Host,
     assert sorted(c.state for c in run.children) == [FAILED, FAILED]
     assert (store / "log").read_text().split("\n")[:-1] == [
         "do a", "do b", "undo b", "undo a"]
+
+
+def test_a_signal_during_a_child_execution_stops_the_parent(host: Host,
+                                                           tmp_path: Path) -> None:
+    """Ctrl-C while a child execution runs stops it and its parent (whose on-error does
+    not run: stopping is not an error a workbook handles); both revert."""
+    import signal
+
+    from tripleo_flow.workspace.interrupt import StopRequest
+
+    log = tmp_path / "log"
+    (tmp_path / "sig.yaml").write_text(textwrap.dedent("""
+        version: '2.0'
+        name: sig
+        workflows:
+          sub:
+            input: [log]
+            tasks:
+              one:
+                action: test.record path=<% $.log %> value='one'
+                on-success: [two]
+              two:
+                action: test.record path=<% $.log %> value='two'
+          wf:
+            input: [log]
+            tasks:
+              task1:
+                workflow: sub log=<% $.log %>
+                retry: count=2
+                on-error: [handler]
+              handler:
+                action: test.record path=<% $.log %> value='handler'
+        """))
+    host.create_workbook(tmp_path / "sig.yaml")
+    stop = StopRequest("Run of sig.wf")
+
+    def press(event: Any) -> None:
+        if event.task == "task1/one" and event.event == "succeeded":
+            stop.received = signal.SIGINT
+
+    with pytest.raises(exceptions.WorkflowFailed, match="interrupted by SIGINT"):
+        host._runner().run("sig.wf", {"log": str(log)}, listeners=[press], stop=stop)
+    assert log.read_text().split("\n")[:-1] == ["do one", "undo one"]
+    [parent] = [e for e in host.list_executions() if e.parent_id is None]
+    [child] = [e for e in host.list_executions() if e.parent_id == parent.id]
+    assert (parent.state, child.state) == (FAILED, FAILED)
