@@ -11,8 +11,8 @@ added with one ``add(*items)`` call (adding one at a time is quadratic).
 
 A task runs at most once in such a graph: a direct workflow that loops, joins or
 reaches a task from several tasks runs on :mod:`.state_machine` instead (the
-runner decides with :func:`runs_as_state_machine`); its ``workflow:`` tasks run
-child executions.
+runner decides with :func:`runs_as_state_machine`; one with ``workflow:`` tasks
+only when it loops); its ``workflow:`` tasks run child executions.
 """
 
 from __future__ import annotations
@@ -50,10 +50,13 @@ class Compiled:
 
 def runs_as_state_machine(workflow: WorkflowSpec) -> bool:
     """Whether ``workflow`` runs on :mod:`.state_machine` rather than as a graph: a
-    direct workflow with a cycle, a task several tasks lead to, or a ``join``."""
+    direct workflow with a cycle, or a task several tasks lead to or a ``join`` in one
+    without ``workflow:`` tasks (the graph inlines its plain ones, as it always has)."""
     if workflow.type != "direct":
         return False
     graph = workbook_validator.successors(workflow)
+    if any(spec.workflow is not None for spec in workflow.tasks.values()):
+        return workbook_validator.find_cycle(graph) is not None
     inbound: dict[str, int] = {}
     for targets in graph.values():
         for target in set(targets):
