@@ -318,6 +318,30 @@ class WorkflowsMixin(JobsMixin):
                           if e.workflow == workflow or e.workflow.endswith("." + workflow)]
         return executions
 
+    def page_executions(self, limit: int | None = None, marker: str | None = None,
+                        workflow: str | None = None, sort_dir: str = "asc",
+                        ) -> tuple[list[Execution], str | None]:
+        """One page of executions, oldest first (``sort_dir`` ``desc``: newest first),
+        and the marker of the next page (None: this was the last).
+
+        :param limit: most executions on the page (``[api] executions_page_size`` when
+            None; at most ``[api] executions_page_max``)
+        :param marker: the marker the previous page returned
+        :raises InvalidInput: a bad limit, marker or sort_dir
+        """
+        api = self.conf.api
+        if limit is None:
+            limit = api.executions_page_size
+        if not 1 <= limit <= api.executions_page_max:
+            raise exceptions.InvalidInput(
+                f"The page size must be between 1 and {api.executions_page_max} "
+                f"([api] executions_page_max), not {limit}.")
+        if sort_dir not in ("asc", "desc"):
+            raise exceptions.InvalidInput(
+                f"The sort direction must be 'asc' or 'desc', not {sort_dir!r}.")
+        page, more = self._runner().store.page(limit, marker, workflow, sort_dir == "desc")
+        return page, (page[-1].id if more and page else None)
+
     def execution_tasks(self, execution_id: str) -> list[TaskRecord]:
         return self._runner().store.tasks(execution_id)
 

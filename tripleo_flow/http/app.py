@@ -262,8 +262,14 @@ ROUTES: list[Route] = [
                           description="A retried start with the same key returns the "
                                       "same execution."),))}),
     Route("/v1/executions", "executions", {
-        "get": Operation("List executions, oldest first", response=ARRAY,
-                         params=(Param("workflow", STRING),), tags=TAGS_WF)}),
+        "get": Operation("List a page of executions, oldest first (sort_dir desc: newest "
+                         "first); a Link header with rel=\"next\" gives the next page",
+                         response=ARRAY, tags=TAGS_WF,
+                         params=(Param("workflow", STRING),
+                                 Param("limit", {"type": "integer", "minimum": 1}),
+                                 Param("marker", STRING),
+                                 Param("sort_dir", {"type": "string",
+                                                    "enum": ["asc", "desc"]})))}),
     Route("/v1/executions/{execution_id}", "execution", {
         "get": Operation("Show an execution", tags=TAGS_WF)}),
     Route("/v1/executions/{execution_id}/resume", "execution_resume", {

@@ -1,0 +1,58 @@
+"""One page of the executions list, read with SQL ``LIMIT`` (never every row).
+
+Executions are ordered by their row's creation time, then id (so the order is
+total and a page boundary never skips or repeats one, even when several
+executions share a timestamp); a page starts after the execution whose id is
+the ``marker``, as Mistral's ``GET /v2/executions`` pages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+from taskflow.persistence import models
+
+from tripleo_flow import exceptions
+
+
+def flow_page(conn: Any, book_uuid: str, limit: int, marker: str | None = None,
+              workflow: str | None = None, descending: bool = False) -> tuple[list[Any], bool]:
+    """Up to ``limit`` lazy flow details of the book, and whether more follow.
+
+    :param conn: a TaskFlow SQLAlchemy connection of the executions database
+    :param marker: the id of the last execution of the previous page
+    :param workflow: only executions of this workflow (its full name, or its name
+        without the workbook: ``deploy`` matches ``tripleo.deployment.deploy``)
+    :raises InvalidInput: ``limit`` below 1, or ``marker`` names no execution
+    """
+    if limit < 1:
+        raise exceptions.InvalidInput(f"The page size must be at least 1, not {limit}.")
+    flush = getattr(conn, "flush", None)
+    if flush is not None:
+        flush()  # a connection that defers writes shows them first
+    table = conn._tables.flowdetails
+    query = sa.select(table).where(table.c.parent_uuid == book_uuid)
+    if workflow:
+        query = query.where(sa.or_(table.c.name == workflow,
+                                   table.c.name.endswith("." + workflow, autoescape=True)))
+    with conn._engine.connect() as db:
+        if marker is not None:
+            after = db.execute(sa.select(table.c.created_at, table.c.uuid).where(
+                table.c.parent_uuid == book_uuid, table.c.uuid == marker)).first()
+            if after is None:
+                raise exceptions.InvalidInput(
+                    f"The marker {marker!r} is no execution: pass the id of the last "
+                    "execution of the previous page.")
+            later = sa.or_(table.c.created_at > after.created_at,
+                           sa.and_(table.c.created_at == after.created_at,
+                                   table.c.uuid > after.uuid))
+            earlier = sa.or_(table.c.created_at < after.created_at,
+                             sa.and_(table.c.created_at == after.created_at,
+                                     table.c.uuid < after.uuid))
+            query = query.where(earlier if descending else later)
+        order = (table.c.created_at.desc(), table.c.uuid.desc()) if descending \
+            else (table.c.created_at.asc(), table.c.uuid.asc())
+        rows = db.execute(query.order_by(*order).limit(limit + 1)).all()
+    details = [models.FlowDetail.from_dict(dict(row._mapping)) for row in rows[:limit]]
+    return details, len(rows) > limit
