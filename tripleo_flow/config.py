@@ -161,6 +161,9 @@ IRONIC_OPTS = [
                help="Nodes a node workflow works on at the same time."),
 ]
 
+#: The default of ``[api] executions_page_max`` (the OpenAPI schema of ``limit`` says it).
+EXECUTIONS_PAGE_MAX = 1000
+
 API_OPTS = [
     cfg.HostAddressOpt("host", default="127.0.0.1",
                        help="Address the HTTP API (tripleo-flow api serve) listens on."),
@@ -206,7 +209,7 @@ API_OPTS = [
     cfg.IntOpt("executions_page_size", default=100, min=1,
                help="Executions on a page of GET /v1/executions (and execution list) "
                "when the request names no limit."),
-    cfg.IntOpt("executions_page_max", default=1000, min=1,
+    cfg.IntOpt("executions_page_max", default=EXECUTIONS_PAGE_MAX, min=1,
                help="Most executions a request may ask for on one page (limit); a larger "
                "limit is refused (400)."),
     cfg.IntOpt("max_json_size", default=8 << 20, min=0,

@@ -35,6 +35,7 @@ from tripleo_flow.flows.executions import (
     ExecutionStore,
     TaskRecord,
 )
+from tripleo_flow.flows.execution_pages import UUID_PATTERN as EXECUTION_ID_PATTERN
 from tripleo_flow.flows.runner import Listener, Runner, check_env
 from tripleo_flow.flows.workbook_loader import Catalog
 from tripleo_flow.flows.workbook_model import Problem, WorkflowSpec, apply_inputs

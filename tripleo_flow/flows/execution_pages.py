@@ -8,12 +8,17 @@ the ``marker``, as Mistral's ``GET /v2/executions`` pages.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import sqlalchemy as sa
 from taskflow.persistence import models
 
 from tripleo_flow import exceptions
+
+#: An execution id (what a marker must be).
+UUID_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+UUID = re.compile(UUID_PATTERN)
 
 
 def flow_page(conn: Any, book_uuid: str, limit: int, marker: str | None = None,
@@ -24,10 +29,15 @@ def flow_page(conn: Any, book_uuid: str, limit: int, marker: str | None = None,
     :param marker: the id of the last execution of the previous page
     :param workflow: only executions of this workflow (its full name, or its name
         without the workbook: ``deploy`` matches ``tripleo.deployment.deploy``)
-    :raises InvalidInput: ``limit`` below 1, or ``marker`` names no execution
+    :raises InvalidInput: ``limit`` below 1, or ``marker`` is no execution id
+    :raises NotFound: no execution has the id ``marker``
     """
     if limit < 1:
         raise exceptions.InvalidInput(f"The page size must be at least 1, not {limit}.")
+    if marker is not None and not UUID.fullmatch(marker):
+        raise exceptions.InvalidInput(
+            f"The marker {marker[:60]!r} is no execution id: pass the id of the last "
+            "execution of the previous page.")
     flush = getattr(conn, "flush", None)
     if flush is not None:
         flush()  # a connection that defers writes shows them first
@@ -41,9 +51,9 @@ def flow_page(conn: Any, book_uuid: str, limit: int, marker: str | None = None,
             after = db.execute(sa.select(table.c.created_at, table.c.uuid).where(
                 table.c.parent_uuid == book_uuid, table.c.uuid == marker)).first()
             if after is None:
-                raise exceptions.InvalidInput(
-                    f"The marker {marker!r} is no execution: pass the id of the last "
-                    "execution of the previous page.")
+                raise exceptions.NotFound(
+                    f"The marker {marker!r} is no execution (deleted, or of another "
+                    "database): start again from the first page.")
             later = sa.or_(table.c.created_at > after.created_at,
                            sa.and_(table.c.created_at == after.created_at,
                                    table.c.uuid > after.uuid))

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 import falcon
 
 import tripleo_flow
+from tripleo_flow.api.workflows import EXECUTION_ID_PATTERN
 from tripleo_flow.api.paths import ServerPaths, purge_downloads
+from tripleo_flow.config import EXECUTIONS_PAGE_MAX
 from tripleo_flow.core.nodes import INITIAL_STATES
 from tripleo_flow.core.path_redaction import PathRedactor, server_roots
 from tripleo_flow.http import (
@@ -266,8 +268,14 @@ ROUTES: list[Route] = [
                          "first); a Link header with rel=\"next\" gives the next page",
                          response=ARRAY, tags=TAGS_WF,
                          params=(Param("workflow", STRING),
-                                 Param("limit", {"type": "integer", "minimum": 1}),
-                                 Param("marker", STRING),
+                                 Param("limit", {"type": "integer", "minimum": 1,
+                                                 "maximum": EXECUTIONS_PAGE_MAX},
+                                       description="At most [api] executions_page_max "
+                                       f"({EXECUTIONS_PAGE_MAX} unless configured)"),
+                                 Param("marker", {"type": "string",
+                                                  "pattern": EXECUTION_ID_PATTERN},
+                                       description="The id of the last execution of the "
+                                       "previous page (404 when there is none)"),
                                  Param("sort_dir", {"type": "string",
                                                     "enum": ["asc", "desc"]})))}),
     Route("/v1/executions/{execution_id}", "execution", {

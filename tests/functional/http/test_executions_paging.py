@@ -108,8 +108,8 @@ def test_python_client_pages(many: tuple[Api, list[str]]) -> None:
     ("limit=%EF%BC%91", "positive whole number"),  # a full-width digit one
     ("limit=1001", "executions_page_max"),
     ("limit=" + "9" * 5000, "positive whole number"),
-    ("marker=nonexistent", "no execution"),
-    ("marker=%27%20OR%201%3D1%20--", "no execution"),
+    ("marker=nonexistent", "no execution id"),
+    ("marker=%27%20OR%201%3D1%20--", "no execution id"),
     ("sort_dir=sideways", "'asc' or 'desc'"),
 ])
 def test_bad_paging_values_get_400(api: Api, query: str, words: str) -> None:
@@ -117,6 +117,11 @@ def test_bad_paging_values_get_400(api: Api, query: str, words: str) -> None:
     assert answer.status_code == 400, answer.text
     assert words in answer.text
     assert len(answer.text) < 2000
+
+
+def test_an_unknown_marker_gets_404(api: Api) -> None:
+    answer = api("GET", f"/v1/executions?marker={uuid.uuid4()}")
+    assert answer.status_code == 404 and "first page" in answer.text
 
 
 def test_the_last_execution_as_marker_gives_an_empty_last_page(
@@ -162,5 +167,38 @@ def test_the_store_pages_with_sql(store: ExecutionStore) -> None:
     assert {e.id for e in page} <= set(others) and more
     with pytest.raises(exceptions.InvalidInput, match="at least 1"):
         store.page(0)
-    with pytest.raises(exceptions.InvalidInput, match="no execution"):
+    with pytest.raises(exceptions.NotFound, match="first page"):
         store.page(5, marker=str(uuid.uuid4()))
+    with pytest.raises(exceptions.InvalidInput, match="no execution id"):
+        store.page(5, marker="x' OR 1=1")
+
+
+def test_the_gui_lists_executions_newest_first_and_follows_pages(
+        tmp_path: Path) -> None:
+    from playwright.sync_api import Page, expect
+
+    from tests.functional.http.test_gui_browser import Shots, chromium_page
+
+    with running_api(tmp_path, {"api": {"executions_page_size": 40}}) as api, \
+            chromium_page() as raw_page:
+        ids = add_executions(api.client._runner().store, 100, "tripleo.plan.noop")
+        newest_first = [e.id for e in api.client.page_executions(100, sort_dir="desc")[0]]
+        assert sorted(newest_first) == sorted(ids)
+        page: Page = raw_page  # type: ignore[assignment]
+        shot = Shots(page, tmp_path / "screenshots", "executions")
+        page.goto(api.url + "/")
+        page.get_by_label("API token").fill(api.token)
+        page.get_by_role("button", name="Log in").click()
+        page.get_by_role("link", name="Executions", exact=True).click()
+        rows = page.locator("main tbody tr")
+        expect(rows).to_have_count(40)  # one page, not all 100
+        more = page.get_by_role("button", name="Older executions")
+        expect(more).to_be_visible()
+        shot("first-page")
+        more.click()
+        expect(rows).to_have_count(80)
+        more.click()
+        expect(rows).to_have_count(100)
+        expect(more).to_be_hidden()  # the last page has no next link
+        shot("all-pages")
+        assert rows.locator("td:first-child").all_inner_texts() == newest_first
