@@ -21,6 +21,22 @@ UUID_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 UUID = re.compile(UUID_PATTERN)
 
 
+def check_page(limit: int, maximum: int, sort_dir: str) -> int:
+    """``limit``, checked against ``maximum`` (``[api] executions_page_max``), and
+    ``sort_dir`` (``asc`` or ``desc``).
+
+    :raises InvalidInput: either is out of range
+    """
+    if not 1 <= limit <= maximum:
+        raise exceptions.InvalidInput(
+            f"The page size must be between 1 and {maximum} ([api] executions_page_max), "
+            f"not {limit}.")
+    if sort_dir not in ("asc", "desc"):
+        raise exceptions.InvalidInput(
+            f"The sort direction must be 'asc' or 'desc', not {sort_dir!r}.")
+    return limit
+
+
 def flow_page(conn: Any, book_uuid: str, limit: int, marker: str | None = None,
               workflow: str | None = None, descending: bool = False) -> tuple[list[Any], bool]:
     """Up to ``limit`` lazy flow details of the book, and whether more follow.

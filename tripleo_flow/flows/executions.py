@@ -176,6 +176,10 @@ def _failure_text(fail: Any) -> str:
     return str(fail)
 
 
+#: A page of executions, and whether more follow.
+ExecutionPage = tuple[list[Execution], bool]
+
+
 class ExecutionStore:
     """Creating, listing and updating execution records."""
 
@@ -253,7 +257,7 @@ class ExecutionStore:
         return result
 
     def page(self, limit: int, marker: str | None = None, workflow: str | None = None,
-             descending: bool = False) -> tuple[list[Execution], bool]:
+             descending: bool = False) -> ExecutionPage:
         """Up to ``limit`` executions after the one whose id is ``marker``, oldest
         first (newest first with ``descending``), and whether more follow
         (:func:`~tripleo_flow.flows.execution_pages.flow_page`)."""

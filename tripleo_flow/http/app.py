@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import falcon
 
 import tripleo_flow
-from tripleo_flow.api.workflows import EXECUTION_ID_PATTERN
 from tripleo_flow.api.paths import ServerPaths, purge_downloads
+from tripleo_flow.api.workflows import EXECUTION_ID_PATTERN
 from tripleo_flow.config import EXECUTIONS_PAGE_MAX
 from tripleo_flow.core.nodes import INITIAL_STATES
 from tripleo_flow.core.path_redaction import PathRedactor, server_roots
