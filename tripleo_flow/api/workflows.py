@@ -29,7 +29,7 @@ from tripleo_flow.api.paths import ServerPaths
 from tripleo_flow.core import jsonvalues
 from tripleo_flow.flows import compiler, workbook_loader
 from tripleo_flow.flows import paths as flow_paths
-from tripleo_flow.flows.execution_pages import check_page
+from tripleo_flow.flows.execution_pages import UUID_PATTERN, check_page
 from tripleo_flow.flows.executions import (
     ORIGIN_API,
     Execution,
@@ -44,6 +44,8 @@ from tripleo_flow.workspace.interrupt import StopRequest
 
 #: The kinds of action inputs that name a file or directory.
 PATH_KINDS = (INPUT_PATH, OUTPUT_PATH, WORK_DIR)
+#: What an execution id looks like (the HTTP API's schema of a page marker).
+EXECUTION_ID_PATTERN = UUID_PATTERN
 
 
 class WorkflowsMixin(JobsMixin):

@@ -4,6 +4,7 @@ paging values refused with 400; the store pages with SQL on SQLite and MariaDB."
 
 from __future__ import annotations
 
+import json
 import re
 import time
 import uuid
@@ -202,3 +203,28 @@ def test_the_gui_lists_executions_newest_first_and_follows_pages(
         expect(more).to_be_hidden()  # the last page has no next link
         shot("all-pages")
         assert rows.locator("td:first-child").all_inner_texts() == newest_first
+
+
+def test_execution_list_pages_on_the_command_line(tmp_path: Path) -> None:
+    from tests.unit.workflows.test_cli import Cli
+
+    backend = ExecutionBackend(f"sqlite:///{tmp_path / 'data' / 'executions.sqlite'}") \
+        if (tmp_path / "data").mkdir() is None else None
+    assert backend is not None
+    ids = add_executions(ExecutionStore(backend), 250, "tripleo.plan.noop")
+    backend.close()
+    cli = Cli(tmp_path)
+    first = cli("execution", "list", "--limit", "200", "-f", "json")
+    listed = [row["ID"] for row in json.loads(first.stdout)]
+    assert len(listed) == 200
+    marker = re.search(r"--marker (\S+)", first.stderr)
+    assert marker is not None and marker.group(1) == listed[-1]
+    rest = cli("execution", "list", "--limit", "200", "--marker", marker.group(1), "-f", "json")
+    listed += [row["ID"] for row in json.loads(rest.stdout)]
+    assert "--marker" not in rest.stderr
+    assert sorted(listed) == sorted(ids)
+    assert len(cli.json("execution", "list")) == 100  # [api] executions_page_size
+    refused = cli("execution", "list", "--limit", "5000", ok=False)
+    assert refused.returncode != 0 and "executions_page_max" in refused.stderr
+    refused = cli("execution", "list", "--marker", "nope", ok=False)
+    assert refused.returncode != 0 and "no execution id" in refused.stderr
