@@ -161,6 +161,9 @@ IRONIC_OPTS = [
                help="Nodes a node workflow works on at the same time."),
 ]
 
+#: The default of ``[api] executions_page_max`` (the OpenAPI schema of ``limit`` says it).
+EXECUTIONS_PAGE_MAX = 1000
+
 API_OPTS = [
     cfg.HostAddressOpt("host", default="127.0.0.1",
                        help="Address the HTTP API (tripleo-flow api serve) listens on."),
@@ -203,6 +206,12 @@ API_OPTS = [
                "at once: each holds a request thread until its execution ends or its "
                "client leaves. Always kept below threads, so that other requests find a "
                "thread; a further stream gets 503."),
+    cfg.IntOpt("executions_page_size", default=100, min=1,
+               help="Executions on a page of GET /v1/executions (and execution list) "
+               "when the request names no limit."),
+    cfg.IntOpt("executions_page_max", default=EXECUTIONS_PAGE_MAX, min=1,
+               help="Most executions a request may ask for on one page (limit); a larger "
+               "limit is refused (400)."),
     cfg.IntOpt("max_json_size", default=8 << 20, min=0,
                help="Largest JSON request body in bytes (workflow inputs, parameters, "
                "environment files); a larger one gets 413 before it is read. 0 means no "

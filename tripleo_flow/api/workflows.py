@@ -21,6 +21,7 @@ from typing import Any
 from taskflow import exceptions as tf_exceptions
 
 from tripleo_flow import exceptions
+from tripleo_flow.actions.paths import INPUT_PATH, OUTPUT_PATH, WORK_DIR
 from tripleo_flow.actions.registry import ActionInfo, ActionRegistry
 from tripleo_flow.api import idempotency
 from tripleo_flow.api.jobs import JobsMixin
@@ -28,6 +29,7 @@ from tripleo_flow.api.paths import ServerPaths
 from tripleo_flow.core import jsonvalues
 from tripleo_flow.flows import compiler, workbook_loader
 from tripleo_flow.flows import paths as flow_paths
+from tripleo_flow.flows.execution_pages import UUID_PATTERN, check_page
 from tripleo_flow.flows.executions import (
     ORIGIN_API,
     Execution,
@@ -39,6 +41,11 @@ from tripleo_flow.flows.runner import Listener, Runner, check_env
 from tripleo_flow.flows.workbook_loader import Catalog
 from tripleo_flow.flows.workbook_model import Problem, WorkflowSpec, apply_inputs
 from tripleo_flow.workspace.interrupt import StopRequest
+
+#: The kinds of action inputs that name a file or directory.
+PATH_KINDS = (INPUT_PATH, OUTPUT_PATH, WORK_DIR)
+#: What an execution id looks like (the HTTP API's schema of a page marker).
+EXECUTION_ID_PATTERN = UUID_PATTERN
 
 
 class WorkflowsMixin(JobsMixin):
@@ -239,6 +246,8 @@ class WorkflowsMixin(JobsMixin):
                                    "The execution's env")
         if paths is not None:
             inputs = self._server_inputs(name, inputs or {}, paths)
+        else:
+            inputs = self._absolute_paths(name, inputs or {})
         origin = ORIGIN_API if api_user or paths is not None else None
         runner = self._runner()
         if self.jobboard_settings() is not None:
@@ -273,6 +282,7 @@ class WorkflowsMixin(JobsMixin):
         """
         jsonvalues.check_value(dict(inputs), self._limit("yaml_max_depth", 100),
                                self._limit("yaml_max_nodes", 1_000_000), "The workflow input")
+        inputs = self._absolute_paths(name, inputs)
         stop = StopRequest(interruptible) if interruptible else None
         try:
             if stop is None:
@@ -286,6 +296,18 @@ class WorkflowsMixin(JobsMixin):
                     cause, tf_exceptions.WrappedFailure):
                 raise cause from None
             raise
+
+    def _absolute_paths(self, name: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
+        """``inputs`` with each relative local path (an input reaching an action's path
+        input) made absolute against this process's directory, so that the execution
+        keeps meaning the same file when it is resumed from another directory."""
+        try:
+            kinds = flow_paths.path_inputs(self.get_workflow(name), self._catalog(),
+                                           self.action_registry.get)
+        except exceptions.TripleoFlowError:
+            return dict(inputs)  # an unknown or odd workflow: its run says what is wrong
+        return {k: os.path.abspath(v) if kinds.get(k) in PATH_KINDS and isinstance(v, str)
+                and v and not os.path.isabs(v) else v for k, v in inputs.items()}
 
     def _server_inputs(self, name: str, inputs: Mapping[str, Any],
                        paths: ServerPaths) -> dict[str, Any]:
@@ -317,6 +339,23 @@ class WorkflowsMixin(JobsMixin):
             executions = [e for e in executions
                           if e.workflow == workflow or e.workflow.endswith("." + workflow)]
         return executions
+
+    def page_executions(self, limit: int | None = None, marker: str | None = None,
+                        workflow: str | None = None, sort_dir: str = "asc",
+                        ) -> tuple[list[Execution], str | None]:
+        """One page of executions, oldest first (``sort_dir`` ``desc``: newest first),
+        and the marker of the next page (None: this was the last).
+
+        :param limit: most executions on the page (``[api] executions_page_size`` when
+            None; at most ``[api] executions_page_max``)
+        :param marker: the marker the previous page returned
+        :raises InvalidInput: a bad limit, marker or sort_dir
+        """
+        api = self.conf.api
+        limit = check_page(api.executions_page_size if limit is None else limit,
+                           api.executions_page_max, sort_dir)
+        page, more = self._runner().store.page(limit, marker, workflow, sort_dir == "desc")
+        return page, (page[-1].id if more and page else None)
 
     def execution_tasks(self, execution_id: str) -> list[TaskRecord]:
         return self._runner().store.tasks(execution_id)

@@ -21,16 +21,30 @@ def _id_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 class ListExecutions(ClientMixin, Lister):
-    """List executions, oldest first."""
+    """List a page of executions, oldest first; when more follow, the ``--marker`` of
+    the next page is printed on stderr."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         parser.add_argument("--workflow", metavar="NAME", help="Only runs of this workflow.")
+        parser.add_argument("--limit", metavar="N", type=int, default=None,
+                            help="Most executions to list (default: [api] "
+                            "executions_page_size; at most [api] executions_page_max).")
+        parser.add_argument("--marker", metavar="ID",
+                            help="List the executions after this one (the marker printed "
+                            "after the previous page).")
+        parser.add_argument("--sort-dir", choices=["asc", "desc"], default="asc",
+                            help="asc: oldest first (default); desc: newest first.")
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
+        page, marker = self.client.page_executions(parsed_args.limit, parsed_args.marker,
+                                                   parsed_args.workflow, parsed_args.sort_dir)
         rows = [(e.id, e.workflow, e.state, when(e.created_at), when(e.finished_at))
-                for e in self.client.list_executions(parsed_args.workflow)]
+                for e in page]
+        if marker is not None:
+            print(f"More executions follow: list them with --marker {marker}",
+                  file=sys.stderr)
         return ("ID", "Workflow", "State", "Created", "Finished"), rows
 
 

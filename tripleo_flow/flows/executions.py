@@ -26,6 +26,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.core import secrets
 from tripleo_flow.flows import atoms, execution_scope
 from tripleo_flow.flows.execution_backend import ExecutionBackend
+from tripleo_flow.flows.execution_pages import flow_page
 from tripleo_flow.flows.redaction import SECRET_RESULT
 
 BOOK_NAME = "tripleo-flow"
@@ -187,6 +188,10 @@ def _failure_text(fail: Any) -> str:
     return str(fail)
 
 
+#: A page of executions, and whether more follow.
+ExecutionPage = tuple[list[Execution], bool]
+
+
 class ExecutionStore:
     """Creating, listing and updating execution records."""
 
@@ -279,3 +284,13 @@ class ExecutionStore:
         result = [to_execution(fd) for fd in details]
         result.sort(key=lambda e: e.created_at or 0.0)
         return result
+
+    def page(self, limit: int, marker: str | None = None, workflow: str | None = None,
+             descending: bool = False) -> ExecutionPage:
+        """Up to ``limit`` executions after the one whose id is ``marker``, oldest
+        first (newest first with ``descending``), and whether more follow
+        (:func:`~tripleo_flow.flows.execution_pages.flow_page`)."""
+        with self._conn() as conn:
+            details, more = flow_page(conn, self.book().uuid, limit, marker, workflow,
+                                      descending)
+        return [to_execution(fd) for fd in details], more

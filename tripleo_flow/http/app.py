@@ -16,6 +16,8 @@ import falcon
 
 import tripleo_flow
 from tripleo_flow.api.paths import ServerPaths, purge_downloads
+from tripleo_flow.api.workflows import EXECUTION_ID_PATTERN
+from tripleo_flow.config import EXECUTIONS_PAGE_MAX
 from tripleo_flow.core.nodes import INITIAL_STATES
 from tripleo_flow.core.path_redaction import PathRedactor, server_roots
 from tripleo_flow.http import (
@@ -265,8 +267,20 @@ ROUTES: list[Route] = [
                           description="A retried start with the same key returns the "
                                       "same execution."),))}),
     Route("/v1/executions", "executions", {
-        "get": Operation("List executions, oldest first", response=ARRAY,
-                         params=(Param("workflow", STRING),), tags=TAGS_WF)}),
+        "get": Operation("List a page of executions, oldest first (sort_dir desc: newest "
+                         "first); a Link header with rel=\"next\" gives the next page",
+                         response=ARRAY, tags=TAGS_WF,
+                         params=(Param("workflow", STRING),
+                                 Param("limit", {"type": "integer", "minimum": 1,
+                                                 "maximum": EXECUTIONS_PAGE_MAX},
+                                       description="At most [api] executions_page_max "
+                                       f"({EXECUTIONS_PAGE_MAX} unless configured)"),
+                                 Param("marker", {"type": "string",
+                                                  "pattern": EXECUTION_ID_PATTERN},
+                                       description="The id of the last execution of the "
+                                       "previous page (404 when there is none)"),
+                                 Param("sort_dir", {"type": "string",
+                                                    "enum": ["asc", "desc"]})))}),
     Route("/v1/executions/{execution_id}", "execution", {
         "get": Operation("Show an execution", tags=TAGS_WF)}),
     Route("/v1/executions/{execution_id}/resume", "execution_resume", {

@@ -3,11 +3,13 @@ list and show executions and their tasks, stream an execution's events."""
 
 from __future__ import annotations
 
+import urllib.parse
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import falcon
 
+from tripleo_flow import exceptions
 from tripleo_flow.api import idempotency
 from tripleo_flow.api.paths import ServerPaths
 from tripleo_flow.http import events, media
@@ -81,8 +83,25 @@ class Executions:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = [execution_body(e)
-                      for e in self.client.list_executions(req.get_param("workflow"))]
+        """A page of executions (``limit``, ``marker``, ``sort_dir``, as Mistral pages
+        them); a ``Link: <...>; rel="next"`` header names the next page, if any."""
+        workflow = req.get_param("workflow")
+        limit_text = req.get_param("limit")
+        limit = None
+        if limit_text is not None:
+            if not limit_text.isascii() or not limit_text.isdigit() or len(limit_text) > 9:
+                raise exceptions.InvalidInput(
+                    f"limit must be a positive whole number, not {limit_text[:40]!r}.")
+            limit = int(limit_text)
+        sort_dir = req.get_param("sort_dir") or "asc"
+        page, marker = self.client.page_executions(limit, req.get_param("marker"), workflow,
+                                                   sort_dir)
+        resp.media = [execution_body(e) for e in page]
+        if marker is not None:
+            query = {"marker": marker, "sort_dir": sort_dir,
+                     **({"limit": str(limit)} if limit is not None else {}),
+                     **({"workflow": workflow} if workflow else {})}
+            resp.append_link("/v1/executions?" + urllib.parse.urlencode(query), "next")
 
 
 class Execution:

@@ -544,15 +544,40 @@ const rolesTab = (name, body) => rolesPage({ h, errorText, say }, name, body);
 
 // -- executions ----------------------------------------------------------------------
 
+// One page of executions, newest first, and the path of the next page (the Link
+// header with rel="next"; null after the last page).
+async function executionsPage(path) {
+  const response = await call("GET", path, { raw: true });
+  const link = /<([^>]*)>\s*;\s*rel="?next"?/.exec(response.headers.get("Link") || "");
+  return { list: await response.json(), next: link ? link[1] : null };
+}
+
 async function executionsView() {
-  const list = await call("GET", "/v1/executions");
+  let page = await executionsPage("/v1/executions?sort_dir=desc");
+  const row = (e) => h("tr", {},
+    h("td", {}, h("a", { href: `#/executions/${enc(e.id)}`, text: e.id })),
+    h("td", { text: e.workflow }), h("td", {}, state(e.state)),
+    h("td", { text: when(e.created_at || e.started_at) }));
+  const body = h("tbody", {}, page.list.map(row));
+  const problem = h("span", { class: "error", role: "alert" });
+  const more = h("button", { type: "button", id: "more-executions", text: "Older executions",
+    onclick: async () => {
+      more.disabled = true;
+      try {
+        page = await executionsPage(page.next);
+        body.append(...page.list.map(row));
+        problem.textContent = "";
+      } catch (error) {
+        problem.textContent = errorText(error);
+      }
+      more.disabled = false;
+      more.hidden = !page.next;
+    } });
+  more.hidden = !page.next;
   show("Executions", h("table", {},
     h("thead", {}, h("tr", {}, h("th", { text: "Execution" }), h("th", { text: "Workflow" }),
-      h("th", { text: "State" }), h("th", { text: "Started" }))),
-    h("tbody", {}, list.slice().reverse().map((e) => h("tr", {},
-      h("td", {}, h("a", { href: `#/executions/${enc(e.id)}`, text: e.id })),
-      h("td", { text: e.workflow }), h("td", {}, state(e.state)),
-      h("td", { text: when(e.created_at || e.started_at) }))))));
+      h("th", { text: "State" }), h("th", { text: "Started" }))), body),
+    h("p", {}, more, " ", problem));
 }
 
 // States an execution can be resumed from (the server decides; 409 otherwise).

@@ -1,0 +1,84 @@
+"""One page of the executions list, read with SQL ``LIMIT`` (never every row).
+
+Executions are ordered by their row's creation time, then id (so the order is
+total and a page boundary never skips or repeats one, even when several
+executions share a timestamp); a page starts after the execution whose id is
+the ``marker``, as Mistral's ``GET /v2/executions`` pages.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import sqlalchemy as sa
+from taskflow.persistence import models
+
+from tripleo_flow import exceptions
+
+#: An execution id (what a marker must be).
+UUID_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+UUID = re.compile(UUID_PATTERN)
+
+
+def check_page(limit: int, maximum: int, sort_dir: str) -> int:
+    """``limit``, checked against ``maximum`` (``[api] executions_page_max``), and
+    ``sort_dir`` (``asc`` or ``desc``).
+
+    :raises InvalidInput: either is out of range
+    """
+    if not 1 <= limit <= maximum:
+        raise exceptions.InvalidInput(
+            f"The page size must be between 1 and {maximum} ([api] executions_page_max), "
+            f"not {limit}.")
+    if sort_dir not in ("asc", "desc"):
+        raise exceptions.InvalidInput(
+            f"The sort direction must be 'asc' or 'desc', not {sort_dir!r}.")
+    return limit
+
+
+def flow_page(conn: Any, book_uuid: str, limit: int, marker: str | None = None,
+              workflow: str | None = None, descending: bool = False) -> tuple[list[Any], bool]:
+    """Up to ``limit`` lazy flow details of the book, and whether more follow.
+
+    :param conn: a TaskFlow SQLAlchemy connection of the executions database
+    :param marker: the id of the last execution of the previous page
+    :param workflow: only executions of this workflow (its full name, or its name
+        without the workbook: ``deploy`` matches ``tripleo.deployment.deploy``)
+    :raises InvalidInput: ``limit`` below 1, or ``marker`` is no execution id
+    :raises NotFound: no execution has the id ``marker``
+    """
+    if limit < 1:
+        raise exceptions.InvalidInput(f"The page size must be at least 1, not {limit}.")
+    if marker is not None and not UUID.fullmatch(marker):
+        raise exceptions.InvalidInput(
+            f"The marker {marker[:60]!r} is no execution id: pass the id of the last "
+            "execution of the previous page.")
+    flush = getattr(conn, "flush", None)
+    if flush is not None:
+        flush()  # a connection that defers writes shows them first
+    table = conn._tables.flowdetails
+    query = sa.select(table).where(table.c.parent_uuid == book_uuid)
+    if workflow:
+        query = query.where(sa.or_(table.c.name == workflow,
+                                   table.c.name.endswith("." + workflow, autoescape=True)))
+    with conn._engine.connect() as db:
+        if marker is not None:
+            after = db.execute(sa.select(table.c.created_at, table.c.uuid).where(
+                table.c.parent_uuid == book_uuid, table.c.uuid == marker)).first()
+            if after is None:
+                raise exceptions.NotFound(
+                    f"The marker {marker!r} is no execution (deleted, or of another "
+                    "database): start again from the first page.")
+            later = sa.or_(table.c.created_at > after.created_at,
+                           sa.and_(table.c.created_at == after.created_at,
+                                   table.c.uuid > after.uuid))
+            earlier = sa.or_(table.c.created_at < after.created_at,
+                             sa.and_(table.c.created_at == after.created_at,
+                                     table.c.uuid < after.uuid))
+            query = query.where(earlier if descending else later)
+        order = (table.c.created_at.desc(), table.c.uuid.desc()) if descending \
+            else (table.c.created_at.asc(), table.c.uuid.asc())
+        rows = db.execute(query.order_by(*order).limit(limit + 1)).all()
+    details = [models.FlowDetail.from_dict(dict(row._mapping)) for row in rows[:limit]]
+    return details, len(rows) > limit
