@@ -10,7 +10,8 @@ Stock TaskFlow opens a new connection and rebuilds its table objects for every
 state change, writes four times per task (RUNNING, progress 0, SUCCESS,
 progress 1) with a SELECT before each UPDATE, and SQLite then syncs each
 commit to disk: 10-20 tasks/s.  :class:`ExecutionBackend` keeps one
-connection object with its tables, pools the database connection, runs SQLite
+connection object with its tables, pools the database connection (on a SQLite
+file its own writes keep one connection between them), runs SQLite
 in WAL mode with ``synchronous=NORMAL`` (a commit survives a process kill;
 only a power loss may lose the last ones), and :class:`BatchingConnection`
 writes once per task: the RUNNING and progress updates wait for the next
