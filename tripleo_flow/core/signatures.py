@@ -31,6 +31,8 @@ _STANDINS: weakref.WeakKeyDictionary[Any, Callable[..., Any]] = weakref.WeakKeyD
 #: stand-in -> {(auto_extract, ignore_list): TaskFlow's mapping} for atoms that name no
 #: requirements, rebinds nor injected values (the mapping depends on the function only).
 _MAPPINGS: weakref.WeakKeyDictionary[Any, dict[Any, Any]] = weakref.WeakKeyDictionary()
+#: stand-in -> {ignore_list: whether it takes any keyword and nothing else named}.
+_ANY_KEYWORD: weakref.WeakKeyDictionary[Any, dict[Any, bool]] = weakref.WeakKeyDictionary()
 
 
 def _standin(signature: inspect.Signature) -> Callable[..., Any]:
@@ -60,11 +62,16 @@ def bound_signature(method: Any) -> Any:
 
 
 def _any_keyword(standin: Any, ignore_list: Any) -> bool:
-    """Whether the function takes any keyword and no named argument but ignored ones."""
-    params = standin.__signature__.parameters.values()
-    return any(p.kind is p.VAR_KEYWORD for p in params) and all(
-        p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) or p.name in (ignore_list or ())
-        for p in params)
+    """Whether the function takes any keyword and no named argument but ignored ones
+    (worked out once per function and ignore list: every workbook atom asks, twice)."""
+    known = _ANY_KEYWORD.setdefault(standin, {})
+    key = tuple(ignore_list or ())
+    answer = known.get(key)
+    if answer is None:
+        params = standin.__signature__.parameters.values()
+        answer = known[key] = any(p.kind is p.VAR_KEYWORD for p in params) and all(
+            p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) or p.name in key for p in params)
+    return answer
 
 
 class CachedSignatures:

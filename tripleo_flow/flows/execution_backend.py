@@ -10,7 +10,8 @@ Stock TaskFlow opens a new connection and rebuilds its table objects for every
 state change, writes four times per task (RUNNING, progress 0, SUCCESS,
 progress 1) with a SELECT before each UPDATE, and SQLite then syncs each
 commit to disk: 10-20 tasks/s.  :class:`ExecutionBackend` keeps one
-connection object with its tables, pools the database connection, runs SQLite
+connection object with its tables, pools the database connection (on a SQLite
+file its own writes keep one connection between them), runs SQLite
 in WAL mode with ``synchronous=NORMAL`` (a commit survives a process kill;
 only a power loss may lose the last ones), and :class:`BatchingConnection`
 writes once per task: the RUNNING and progress updates wait for the next
@@ -148,6 +149,38 @@ class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
         table = self._tables.atomdetails
         self._insert_stmt = sa.insert(table)
         self._updates = _AtomUpdates(self._engine.dialect, table)
+        #: On a SQLite file, the connection the writes go through, kept between them.
+        self._held: Any = None
+        self._hold = (self._engine.dialect.name == "sqlite"
+                      and not isinstance(self._engine.pool, sa.pool.StaticPool))
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Any]:
+        """A transaction for this connection's own writes (the caller holds the write
+        lock).  On a SQLite file they go through one connection kept for them: a pool
+        checkout and its reset on return cost about as much as the write itself; with
+        WAL an idle connection holds no lock.  Other databases check out as before
+        (a server may drop a connection left idle)."""
+        if not self._hold:
+            with self._engine.begin() as conn:
+                yield conn
+            return
+        if self._held is None:
+            self._held = self._engine.connect()
+        try:
+            with self._held.begin():
+                yield self._held
+        except sa.exc.DBAPIError as exc:
+            if exc.connection_invalidated:
+                self.release()
+            raise
+
+    def release(self) -> None:
+        """Close the connection kept for writes (a later write opens another)."""
+        with self._write_lock:
+            held, self._held = self._held, None
+            if held is not None:
+                held.close()
 
     def _row(self, ad: Any) -> dict[str, Any]:
         values = self._redactor.atom_row(ad.to_dict())
@@ -217,7 +250,7 @@ class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
                 metas.append({"b_uuid": ad.uuid,
                               "meta": self._redactor.atom_row({"meta": ad.meta})["meta"]})
         try:
-            with self._engine.begin() as conn:
+            with self._transaction() as conn:
                 if inserts:
                     self._insert_many(conn, inserts)
                 self._updates.execute(conn, rows + metas)
@@ -290,7 +323,7 @@ class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
             values = self._redactor.flow_row(known_flow.to_dict())
             values.pop("uuid", None)
             try:
-                with self._engine.begin() as conn:
+                with self._transaction() as conn:
                     conn.execute(sa.update(flows).where(flows.c.uuid == known_flow.uuid)
                                  .values(values))
                     if changed:
@@ -396,6 +429,8 @@ class ExecutionBackend(impl_sqlalchemy.SQLAlchemyBackend):  # type: ignore[misc]
     def close(self) -> None:
         self.flush()
         with self._lock:
+            if self._connection is not None:
+                self._connection.release()
             self._connection = None
             self._own_engine.dispose()
 

@@ -138,3 +138,26 @@ def test_updates_set_what_taskflow_reads_back_and_its_update_time(tmp_path: Path
         assert read.to_dict() == t1.to_dict()
     finally:
         backend.close()
+
+
+def test_writes_on_a_sqlite_file_go_through_one_kept_connection(tmp_path: Path) -> None:
+    import sqlalchemy as sa
+
+    backend, conn, fd, db = _flow(tmp_path, [f"t{i}" for i in range(5)])
+    checkouts: list[Any] = []
+    sa.event.listen(backend.engine, "checkout", lambda *args: checkouts.append(args))
+    try:
+        for i in range(5):
+            ad = fd.find(f"ad-t{i}").copy()
+            ad.put(states.SUCCESS, {"state": "SUCCESS", "next": []})
+            conn.update_atom_details(ad)
+            assert _rows(db)[f"t{i}"]["state"] == states.SUCCESS  # committed at once
+        assert len(checkouts) <= 1
+        conn.release()  # a later write opens another connection
+        ad = fd.find("ad-t0").copy()
+        ad.put(states.FAILURE, None)
+        conn.update_atom_details(ad)
+        assert _rows(db)["t0"]["state"] == states.FAILURE
+        assert len(checkouts) <= 2
+    finally:
+        backend.close()
