@@ -18,7 +18,7 @@ from taskflow import retry, task
 from taskflow.types import failure
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.base import Action, ActionContext, ExecutionInfo
 from tripleo_flow.core.progress import Progress
 from tripleo_flow.exceptions import BreakRetry, FailCommand, RetriesExhausted, TaskFailed
 from tripleo_flow.flows import (
@@ -31,6 +31,11 @@ from tripleo_flow.flows import (
 )
 from tripleo_flow.flows.atoms import ERROR, INPUTS, SUCCESS, Links, Runtime, _WorkbookAtom
 from tripleo_flow.flows.workbook_model import TaskSpec
+
+
+#: Items of one ``with-items`` task running at once at most (its ``concurrency`` unset:
+#: all of them, as in Mistral, within this bound).
+MAX_ITEM_THREADS = 16
 
 
 class ActionAtom(_WorkbookAtom):
@@ -46,8 +51,14 @@ class ActionAtom(_WorkbookAtom):
     def _get_action(self) -> Action:
         if self._action is None:
             cls = self.runtime.actions(self.spec.action or "std.noop")
-            self._action = cls(task_progress.with_progress(
-                self.runtime.action_context, self._progress), name=self.name)
+            context = task_progress.with_progress(self.runtime.action_context,
+                                                  self._progress)
+            if isinstance(context, ActionContext):
+                scope = self.runtime.scope
+                context = dataclasses.replace(context, execution=ExecutionInfo(
+                    str(self.runtime.execution.get("name") or ""), scope.execution_id,
+                    self.spec.name, scope.atom_id(self.name)))
+            self._action = cls(context, name=self.name)
         return self._action
 
     def _progress(self, report: dict[str, Any], typed: Progress) -> None:
@@ -133,7 +144,8 @@ class ActionAtom(_WorkbookAtom):
         results: list[Any] = [None] * len(items)
         done: list[int] = []
         first_error: BaseException | None = None
-        if width <= 1 or len(items) <= 1:
+        width = min(width or len(items), len(items), MAX_ITEM_THREADS)
+        if width <= 1:
             for index, inputs in enumerate(all_inputs):
                 try:
                     results[index] = self._call(inputs, timeout, index)
@@ -142,13 +154,15 @@ class ActionAtom(_WorkbookAtom):
                     first_error = exc
                     break
         else:
+            # A pool of the task's own: its items wait for their timeouts on the shared one.
+            pool = futures.ThreadPoolExecutor(max_workers=width,
+                                              thread_name_prefix="tripleo-flow-item")
             pending: dict[futures.Future[Any], int] = {}
             queue = list(enumerate(all_inputs))
             while (queue or pending) and first_error is None:
                 while queue and len(pending) < width:
                     index, inputs = queue.pop(0)
-                    pending[self.runtime.executor.submit(self._call, inputs, timeout,
-                                                         index)] = index
+                    pending[pool.submit(self._call, inputs, timeout, index)] = index
                 finished, _ = futures.wait(pending, return_when=futures.FIRST_COMPLETED)
                 for fut in finished:
                     index = pending.pop(fut)
@@ -163,6 +177,7 @@ class ActionAtom(_WorkbookAtom):
                     done.append(index)
                 except Exception:
                     pass
+            pool.shutdown(wait=False)
         if first_error is not None:
             for index in sorted(done, reverse=True):
                 self._undo(all_inputs[index], results[index])
@@ -206,7 +221,8 @@ class ActionAtom(_WorkbookAtom):
         self._wait("wait-before", self.spec.wait_before, evaluator)
         timeout = self._policy("timeout", self.spec.timeout, evaluator) or None  # 0: none
         concurrency = self.spec.with_items.concurrency if self.spec.with_items else None
-        width = int(self._policy("concurrency", concurrency, evaluator, whole=True) or 1)
+        # Unset (or 0): every item at once, as Mistral (up to MAX_ITEM_THREADS here).
+        width = int(self._policy("concurrency", concurrency, evaluator, whole=True) or 0)
         attempt, attempts = self._attempt(kwargs, evaluator)
         self._last_attempt = attempt >= attempts
         self._attempt_no = attempt

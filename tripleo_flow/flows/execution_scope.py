@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
+from taskflow import exceptions as tf_exceptions
 from taskflow import states
 from taskflow.types import failure
 
@@ -80,6 +81,8 @@ class Scope:
         self._atoms: list[str] = []
         self._pause: Callable[[], None] | None = None
         self._flush: Callable[[], None] | None = None
+        #: The spec of each task, by atom prefix and task name (``task().spec``).
+        self.task_specs: dict[str, Any] = {}
 
     # -- global scope ---------------------------------------------------------
 
@@ -171,6 +174,38 @@ class Scope:
     def add_atom(self, name: str) -> None:
         """A task execution the state machine created (:mod:`.state_machine`)."""
         self._atoms.append(name)
+
+    def atom_id(self, atom: str) -> str:
+        """The id of task execution ``atom`` ("" before the engine runs)."""
+        if self._storage is None:
+            return ""
+        try:
+            return str(self._storage.get_atom_uuid(atom))
+        except tf_exceptions.NotFound:  # not (yet) in this storage
+            return ""
+
+    def task_model(self, prefix: str, atom: str, values: Mapping[str, Any]) -> dict[str, Any]:
+        """What ``task()`` gives for task execution ``atom`` of the workflow of
+        ``prefix``, as Mistral's: ``values`` (``name``, ``state``, ``result``,
+        ``published``, ``state_info``) with its ``id``, ``spec``, ``type`` and
+        ``workflow_execution_id``."""
+        spec = self.task_specs.get(prefix + str(values.get("name")))
+        model = {"id": self.atom_id(atom), "name": values.get("name"),
+                 "spec": dict(getattr(spec, "raw", None) or {}),
+                 "state": values.get("state"), "state_info": values.get("state_info"),
+                 "result": values.get("result"), "published": values.get("published") or {},
+                 "type": "WORKFLOW" if getattr(spec, "workflow", None) else "ACTION",
+                 "workflow_execution_id": self.execution_id}
+        return model
+
+    def latest_task(self, prefix: str, name: str) -> dict[str, Any] | None:
+        """``task(name)`` where no task runs (a workflow's ``output``): the task
+        execution of that name under ``prefix`` that started last, or None."""
+        found = [r for r in self.tasks(prefix) if r["name"] == name]
+        if not found:
+            return None
+        record = found[-1]
+        return self.task_model(prefix, prefix + name, record) | {"id": record["id"]}
 
     def mark_running(self) -> None:
         """Make the RUNNING marks durable now (the database defers them): a task with

@@ -85,6 +85,21 @@ def check_env(env: Any) -> None:
             f"The execution's env must be a JSON object, not {type(env).__name__}.")
 
 
+def _execution_model(fd: Any, workflow: workbook_model.WorkflowSpec,
+                     inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``execution()`` gives, as Mistral's: ``id``, ``name``, ``spec`` (the
+    workflow as written), ``input`` (defaults applied), ``params`` (``env``) and
+    ``created_at`` (an ISO 8601 UTC time, as Mistral's API writes it)."""
+    meta = fd.meta or {}
+    created = meta.get("created_at")
+    env = meta.get("env")
+    return {"id": fd.uuid, "name": workflow.full_name,
+            "spec": {"version": "2.0", **workflow.raw}, "input": dict(inputs),
+            "params": {"env": dict(env)} if env else {},
+            "created_at": None if created is None else time.strftime(
+                "%Y-%m-%d %H:%M:%S", time.gmtime(created))}
+
+
 class Runner:
     """Runs workflows of a catalog and keeps their executions."""
 
@@ -312,8 +327,7 @@ class Runner:
                 stop_check=stop.check if stop is not None else action_context.stop_check)
         runtime = atoms.Runtime(catalog.action_lookup(self._actions), action_context,
                                 item_pool,
-                                {"id": fd.uuid, "name": workflow.full_name,
-                                 "input": meta.get("input") or {}},
+                                _execution_model(fd, workflow, ctx),
                                 on_progress if listeners else None,
                                 plan_code_allowed=self._allow_plan_code
                                 or meta.get("origin") != ORIGIN_API,

@@ -442,8 +442,8 @@ class Machine:
         failed = self.runtime.scope.failed_tasks("")
         if not failed:
             return None
-        atom, error = failed[0]
-        return f"task {atom!r} failed and no 'on-error' transition handled it: {error}"
+        return atoms.unhandled_message([(atom.partition("[")[0], error)
+                                        for atom, error in failed])
 
     def _revert(self) -> None:
         """Undo the completed task executions, newest first; the flow ends REVERTED
@@ -489,11 +489,15 @@ class Machine:
 
         def lookup(name: str | None) -> Any:
             tex = self._latest.get(name or "")
+            if (tex is None or tex.outcome is None) and name in self.workflow.tasks:
+                return None  # a task of the workflow that did not run: null, as Mistral
             if tex is None or tex.outcome is None:
                 raise expressions.ExpressionError(f"task({name!r})", "unknown task")
-            return {"name": tex.task, "state": tex.outcome.get("state"),
-                    "result": tex.outcome.get("result"),
-                    "published": tex.outcome.get("published")}
+            return self.runtime.scope.task_model("", tex.name, {
+                "name": tex.task, "state": tex.outcome.get("state"),
+                "result": tex.outcome.get("result"),
+                "published": tex.outcome.get("published"),
+                "state_info": tex.outcome.get("error") or tex.outcome.get("state_info")})
 
         return expressions.Evaluator(self.runtime.scope.with_globals(ctx), lookup,
                                      self.runtime.execution,

@@ -8,6 +8,7 @@ Error and join semantics: ``test_mistral_conformance.py``.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 from tests.engine_helpers import ACTIONS, Host
 from tests.unit.workflows.test_mistral_conformance import ErrorOrResult, Run
 from tripleo_flow import exceptions
+from tripleo_flow.actions.base import Action
 from tripleo_flow.core import secrets
 
 
@@ -619,3 +621,65 @@ workflows:
     with pytest.raises(exceptions.InvalidInput, match="environment holds an expression"):
         host.run_workflow("envwb.wf", {}, env={"bad": "<% env().missing.deeper %>"})
     assert len(host.list_executions()) == 1
+
+
+# -- with-items without 'concurrency' runs every item at once ----------------------
+
+class Meet(Action):
+    """Wait until every item of the task is running (a barrier of ``parties``):
+    only items that run at the same time get past it."""
+
+    barrier: threading.Barrier | None = None
+    timeout = 20.0
+
+    def execute(self, name: str) -> str:
+        assert Meet.barrier is not None
+        try:
+            Meet.barrier.wait(timeout=Meet.timeout)
+        except threading.BrokenBarrierError:
+            raise exceptions.ActionFailed(f"item {name} ran alone") from None
+        return name
+
+
+def test_with_items_without_concurrency_runs_every_item_at_once(tmp_path: Path) -> None:
+    """Ported from test_with_items.py: test_with_items_action_context (its three
+    action executions all run before any completes; the result keeps the item order)."""
+    host = Host(tmp_path / "data", {**ACTIONS, "test.meet": Meet})
+    Meet.barrier, Meet.timeout = threading.Barrier(3), 20.0
+    try:
+        run = Run(host, tmp_path, """
+            wf:
+              input:
+                - names: [Ivan, John, Mistral]
+              output:
+                result: <% $.result %>
+              tasks:
+                task1:
+                  with-items: name in <% $.names %>
+                  action: test.meet name=<% $.name %>
+                  publish:
+                    result: <% task().result %>
+            """)
+    finally:
+        host.close_workflows()
+    assert run.state == "SUCCESS", run.error
+    assert run.output == {"result": ["Ivan", "John", "Mistral"]}
+
+
+def test_with_items_with_concurrency_1_runs_one_item_at_a_time(tmp_path: Path) -> None:
+    """Ported from test_with_items.py (concurrency 1): the barrier of two never
+    opens, so the first item fails the task."""
+    host = Host(tmp_path / "data", {**ACTIONS, "test.meet": Meet})
+    Meet.barrier, Meet.timeout = threading.Barrier(2), 1.0
+    try:
+        run = Run(host, tmp_path, """
+            wf:
+              tasks:
+                task1:
+                  with-items: name in [a, b]
+                  concurrency: 1
+                  action: test.meet name=<% $.name %>
+            """)
+    finally:
+        host.close_workflows()
+    assert run.state == "REVERTED" and "item a ran alone" in str(run.error)
