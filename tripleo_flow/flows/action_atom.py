@@ -32,7 +32,6 @@ from tripleo_flow.flows import (
 from tripleo_flow.flows.atoms import ERROR, INPUTS, SUCCESS, Links, Runtime, _WorkbookAtom
 from tripleo_flow.flows.workbook_model import TaskSpec
 
-
 #: Items of one ``with-items`` task running at once at most (its ``concurrency`` unset:
 #: all of them, as in Mistral, within this bound).
 MAX_ITEM_THREADS = 16

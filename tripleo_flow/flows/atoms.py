@@ -217,10 +217,7 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
             outcome = kwargs.get(task_symbol(prefix + name))
             if outcome is None:
                 raise expressions.ExpressionError(f"task({name!r})", "unknown task")
-            return scope.task_model(prefix, prefix + name, {
-                "name": name, "state": outcome.get("state"), "result": outcome.get("result"),
-                "published": outcome.get("published"),
-                "state_info": outcome.get("error") or outcome.get("state_info")})
+            return scope.outcome_model(prefix, prefix + name, name, outcome)
 
         return expressions.Evaluator(self.runtime.scope.with_globals(ctx), lookup,
                                      self.runtime.execution,
@@ -420,18 +417,8 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
         failed = self.runtime.scope.failed_tasks(prefix)
         if not failed:
             return None
-        return unhandled_message([(atom[len(prefix):], error) for atom, error in failed])
-
-
-def unhandled_message(failed: Sequence[tuple[str, str]]) -> str:
-    """Why a workflow failed: each of its tasks that failed with no ``on-error``
-    transition handling it, with its error (Mistral's state info lists them all)."""
-    if len(failed) == 1:
-        (name, error), = failed
-        return f"task {name!r} failed and no 'on-error' transition handled it: {error}"
-    names = ", ".join(repr(name) for name, _error in failed)
-    return (f"tasks {names} failed and no 'on-error' transition handled them: "
-            + "; ".join(f"{name!r}: {error}" for name, error in failed))
+        return execution_scope.unhandled_message(
+            [(atom[len(prefix):], error) for atom, error in failed])
 
 
 class EnterAtom(_WorkbookAtom):

@@ -18,7 +18,8 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from taskflow import exceptions as tf_exceptions
@@ -58,6 +59,32 @@ def acting_in(env: Mapping[str, Any]) -> Iterator[None]:
 def current_env() -> dict[str, Any]:
     """``env()`` for the action running in this thread (``{}`` outside an execution)."""
     return dict(_ENV.get() or {})
+
+
+def execution_model(fd: Any, name: str, spec: Mapping[str, Any],
+                    inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``execution()`` gives, as Mistral's: ``id``, ``name``, ``spec`` (the
+    workflow as written), ``input`` (defaults applied), ``params`` (``env``) and
+    ``created_at`` (an ISO 8601 UTC time, as Mistral's API writes it)."""
+    meta = fd.meta or {}
+    created = meta.get("created_at")
+    env = meta.get("env")
+    return {"id": fd.uuid, "name": name,
+            "spec": {"version": "2.0", **spec}, "input": dict(inputs),
+            "params": {"env": dict(env)} if env else {},
+            "created_at": None if created is None else time.strftime(
+                "%Y-%m-%d %H:%M:%S", time.gmtime(created))}
+
+
+def unhandled_message(failed: Sequence[tuple[str, str]]) -> str:
+    """Why a workflow failed: each of its tasks that failed with no ``on-error``
+    transition handling it, with its error (Mistral's state info lists them all)."""
+    if len(failed) == 1:
+        (name, error), = failed
+        return f"task {name!r} failed and no 'on-error' transition handled it: {error}"
+    names = ", ".join(repr(name) for name, _error in failed)
+    return (f"tasks {names} failed and no 'on-error' transition handled them: "
+            + "; ".join(f"{name!r}: {error}" for name, error in failed))
 
 
 def internal(name: str) -> bool:
@@ -197,6 +224,14 @@ class Scope:
                  "type": "WORKFLOW" if getattr(spec, "workflow", None) else "ACTION",
                  "workflow_execution_id": self.execution_id}
         return model
+
+    def outcome_model(self, prefix: str, atom: str, name: str,
+                      outcome: Mapping[str, Any]) -> dict[str, Any]:
+        """:meth:`task_model` of a task execution that completed with ``outcome``."""
+        return self.task_model(prefix, atom, {
+            "name": name, "state": outcome.get("state"), "result": outcome.get("result"),
+            "published": outcome.get("published"),
+            "state_info": outcome.get("error") or outcome.get("state_info")})
 
     def latest_task(self, prefix: str, name: str) -> dict[str, Any] | None:
         """``task(name)`` where no task runs (a workflow's ``output``): the task

@@ -203,11 +203,13 @@ class ExecutionStore:
 
     def create(self, workflow: str, inputs: dict[str, Any], target: str | None,
                origin: str | None = None, env: dict[str, Any] | None = None,
-               local: bool = False) -> Any:
+               local: bool = False, evaluate_env: bool = True) -> Any:
         """A new PENDING flow detail for a run of ``workflow``.
 
         :param origin: who started it (:data:`ORIGIN_API`; None: the CLI or a Python caller)
         :param env: the execution's environment (``env()``), kept for a resume
+        :param evaluate_env: False: the expressions in its values stay text (Mistral's
+            ``evaluate_env`` start parameter), kept for a resume
         :param local: this process runs it (or starts the worker that does), not a
             jobboard's conductor: it is recorded as its owner from the start, so a
             ``kill -9`` before its first task leaves it INTERRUPTED, not PENDING for good
@@ -217,6 +219,8 @@ class ExecutionStore:
         fd.state = states.PENDING
         fd.meta = {"workflow": workflow, "input": inputs, "target": target, "origin": origin,
                    "env": dict(env or {}), "created_at": now, "updated_at": now}
+        if not evaluate_env:
+            fd.meta["evaluate_env"] = False
         if local:
             fd.meta.update(pid=os.getpid(), host=socket.gethostname(), local=True)
         book = models.LogBook(BOOK_NAME, uuid=self.book().uuid)

@@ -85,21 +85,6 @@ def check_env(env: Any) -> None:
             f"The execution's env must be a JSON object, not {type(env).__name__}.")
 
 
-def _execution_model(fd: Any, workflow: workbook_model.WorkflowSpec,
-                     inputs: Mapping[str, Any]) -> dict[str, Any]:
-    """What ``execution()`` gives, as Mistral's: ``id``, ``name``, ``spec`` (the
-    workflow as written), ``input`` (defaults applied), ``params`` (``env``) and
-    ``created_at`` (an ISO 8601 UTC time, as Mistral's API writes it)."""
-    meta = fd.meta or {}
-    created = meta.get("created_at")
-    env = meta.get("env")
-    return {"id": fd.uuid, "name": workflow.full_name,
-            "spec": {"version": "2.0", **workflow.raw}, "input": dict(inputs),
-            "params": {"env": dict(env)} if env else {},
-            "created_at": None if created is None else time.strftime(
-                "%Y-%m-%d %H:%M:%S", time.gmtime(created))}
-
-
 class Runner:
     """Runs workflows of a catalog and keeps their executions."""
 
@@ -138,7 +123,8 @@ class Runner:
 
     def start(self, name: str, inputs: Mapping[str, Any] | None = None,
               target: str | None = None, origin: str | None = None,
-              env: Mapping[str, Any] | None = None, local: bool = True) -> Any:
+              env: Mapping[str, Any] | None = None, local: bool = True,
+              evaluate_env: bool = True) -> Any:
         """Check ``inputs`` and record a PENDING execution of workflow ``name``.
 
         :param origin: :data:`~tripleo_flow.flows.executions.ORIGIN_API` for an HTTP API
@@ -147,13 +133,15 @@ class Runner:
             (Mistral's ``env``: a JSON object, persisted with the execution)
         :param local: this process runs it or starts its worker (False: it goes to a
             jobboard, where a conductor takes it)
+        :param evaluate_env: False keeps the expressions in ``env``'s values as text
+            (Mistral's ``evaluate_env``)
         """
         check_env(env)
         workflow = self._catalog().get(name)
         given = dict(inputs or {})
         # Before the record is written: inputs that are missing or that its vars reject.
         self._with_vars(workflow, workbook_model.apply_inputs(workflow, given),
-                        self._evaluated_env(env or {}),
+                        self._evaluated_env(env or {}) if evaluate_env else dict(env or {}),
                         {"name": workflow.full_name, "input": given})
         if target is not None:
             compiler._selection(workflow, target, compiler._preds(workflow))
@@ -164,19 +152,19 @@ class Runner:
         self.store.backend.redactor.learn(
             redaction.environment_file_secrets(given, **yaml_limits))
         return self.store.create(workflow.full_name, given, target, origin, dict(env or {}),
-                                 local=local)
+                                 local=local, evaluate_env=evaluate_env)
 
     def run(self, name: str, inputs: Mapping[str, Any] | None = None, target: str | None = None,
             listeners: Iterable[Listener] = (), wait: bool = True,
             origin: str | None = None, stop: StopRequest | None = None,
-            env: Mapping[str, Any] | None = None) -> Execution:
+            env: Mapping[str, Any] | None = None, evaluate_env: bool = True) -> Execution:
         """Run workflow ``name``; with ``wait`` False return while it runs in a thread.
 
         :param stop: with ``wait``, what a signal sets to stop the run: the next task
             to start (or a running one at its next look) fails with it and the
             execution reverts
         """
-        fd = self.start(name, inputs, target, origin, env)
+        fd = self.start(name, inputs, target, origin, env, evaluate_env=evaluate_env)
         if wait:
             return self.execute(fd, listeners, stop)
         return self._in_background(fd, listeners)
@@ -327,7 +315,8 @@ class Runner:
                 stop_check=stop.check if stop is not None else action_context.stop_check)
         runtime = atoms.Runtime(catalog.action_lookup(self._actions), action_context,
                                 item_pool,
-                                _execution_model(fd, workflow, ctx),
+                                execution_scope.execution_model(
+                                    fd, workflow.full_name, workflow.raw, ctx),
                                 on_progress if listeners else None,
                                 plan_code_allowed=self._allow_plan_code
                                 or meta.get("origin") != ORIGIN_API,
@@ -335,7 +324,9 @@ class Runner:
                                 or meta.get("origin") != ORIGIN_API,
                                 expression_limits=self._expression_limits(),
                                 scope=execution_scope.Scope(
-                                    self._evaluated_env(meta.get("env") or {}), fd.uuid),
+                                    self._evaluated_env(meta.get("env") or {})
+                                    if meta.get("evaluate_env", True) else meta.get("env"),
+                                    fd.uuid),
                                 stop_check=None if stop is None else stop.check,
                                 undo_journal=journal)
         # A resumed execution is no longer paused (a later suspension may be another's).

@@ -60,6 +60,7 @@ from tripleo_flow.exceptions import FailCommand, TaskFailed
 from tripleo_flow.flows import (
     action_atom,
     atoms,
+    execution_scope,
     expressions,
     join_rule,
     machine_records,
@@ -442,7 +443,7 @@ class Machine:
         failed = self.runtime.scope.failed_tasks("")
         if not failed:
             return None
-        return atoms.unhandled_message([(atom.partition("[")[0], error)
+        return execution_scope.unhandled_message([(atom.partition("[")[0], error)
                                         for atom, error in failed])
 
     def _revert(self) -> None:
@@ -489,15 +490,11 @@ class Machine:
 
         def lookup(name: str | None) -> Any:
             tex = self._latest.get(name or "")
-            if (tex is None or tex.outcome is None) and name in self.workflow.tasks:
+            if tex is not None and tex.outcome is not None:
+                return self.runtime.scope.outcome_model("", tex.name, tex.task, tex.outcome)
+            if name in self.workflow.tasks:
                 return None  # a task of the workflow that did not run: null, as Mistral
-            if tex is None or tex.outcome is None:
-                raise expressions.ExpressionError(f"task({name!r})", "unknown task")
-            return self.runtime.scope.task_model("", tex.name, {
-                "name": tex.task, "state": tex.outcome.get("state"),
-                "result": tex.outcome.get("result"),
-                "published": tex.outcome.get("published"),
-                "state_info": tex.outcome.get("error") or tex.outcome.get("state_info")})
+            raise expressions.ExpressionError(f"task({name!r})", "unknown task")
 
         return expressions.Evaluator(self.runtime.scope.with_globals(ctx), lookup,
                                      self.runtime.execution,

@@ -623,6 +623,31 @@ workflows:
     assert len(host.list_executions()) == 1
 
 
+def test_evaluate_env_false_keeps_the_expressions_as_text(host: Host, tmp_path: Path) -> None:
+    """Ported from test_environment.py: test_evaluate_env_parameter (evaluate_env
+    false): ``env()`` gives the values as given; kept for a resume."""
+    path = tmp_path / "rawenv.yaml"
+    path.write_text("""version: '2.0'
+name: rawenv
+workflows:
+  wf:
+    tasks:
+      task1:
+        action: std.noop
+        publish:
+          var1: <% env().var1 %>
+          var2: <% env().var2 %>
+""")
+    host.create_workbook(path)
+    env = {"var1": "val1", "var2": "<% env().var1 %>", "bad": "<% env().missing.deeper %>"}
+    execution = host.run_workflow("rawenv.wf", {}, env=env, evaluate_env=False)
+    assert execution.state == "SUCCESS"
+    [task1] = host.execution_tasks(execution.id)
+    assert task1.published == {"var1": "val1", "var2": "<% env().var1 %>"}
+    fd = host._runner().store.flow_detail(execution.id)
+    assert fd.meta["evaluate_env"] is False and fd.meta["env"] == env
+
+
 # -- with-items without 'concurrency' runs every item at once ----------------------
 
 class Meet(Action):
