@@ -580,12 +580,7 @@ def test_a_branch_value_wins_over_a_global_of_its_name(host: Host, tmp_path: Pat
     assert run.output == {"seen": "branch", "x": "branch"}
 
 
-def test_expressions_in_env_values_are_evaluated(host: Host, tmp_path: Path) -> None:
-    """Ported from test_environment.py: test_evaluate_env_parameter (evaluate_env true,
-    Mistral's default) and test_subworkflow_env_recursive (a sub-workflow reads the
-    same evaluated environment); the record keeps the environment as given."""
-    path = tmp_path / "envwb.yaml"
-    path.write_text("""version: '2.0'
+ENV_WORKBOOK = """version: '2.0'
 name: envwb
 workflows:
   wf:
@@ -608,7 +603,15 @@ workflows:
     tasks:
       t:
         action: std.noop
-""")
+"""
+
+
+def test_expressions_in_env_values_are_evaluated(host: Host, tmp_path: Path) -> None:
+    """Ported from test_environment.py: test_evaluate_env_parameter (evaluate_env true,
+    Mistral's default) and test_subworkflow_env_recursive (a sub-workflow reads the
+    same evaluated environment); the record keeps the environment as given."""
+    path = tmp_path / "envwb.yaml"
+    path.write_text(ENV_WORKBOOK)
     host.create_workbook(path)
     env = {"var1": "val1", "var2": "<% env().var1 %>", "var3": "<% env().var5 %>",
            "var5": "Clyde"}
@@ -625,25 +628,17 @@ workflows:
 
 def test_evaluate_env_false_keeps_the_expressions_as_text(host: Host, tmp_path: Path) -> None:
     """Ported from test_environment.py: test_evaluate_env_parameter (evaluate_env
-    false): ``env()`` gives the values as given; kept for a resume."""
-    path = tmp_path / "rawenv.yaml"
-    path.write_text("""version: '2.0'
-name: rawenv
-workflows:
-  wf:
-    tasks:
-      task1:
-        action: std.noop
-        publish:
-          var1: <% env().var1 %>
-          var2: <% env().var2 %>
-""")
+    false): ``env()`` gives the values as given, in the sub-workflow too."""
+    path = tmp_path / "envwb.yaml"
+    path.write_text(ENV_WORKBOOK)
     host.create_workbook(path)
-    env = {"var1": "val1", "var2": "<% env().var1 %>", "bad": "<% env().missing.deeper %>"}
-    execution = host.run_workflow("rawenv.wf", {}, env=env, evaluate_env=False)
+    env = {"var1": "val1", "var2": "<% env().var1 %>", "var3": "<% env().var5 %>",
+           "var5": "Clyde", "bad": "<% env().missing.deeper %>"}
+    execution = host.run_workflow("envwb.wf", {}, env=env, evaluate_env=False)
     assert execution.state == "SUCCESS"
-    [task1] = host.execution_tasks(execution.id)
-    assert task1.published == {"var1": "val1", "var2": "<% env().var1 %>"}
+    tasks = {t.name: t for t in host.execution_tasks(execution.id)}
+    assert tasks["task1"].published == {"var1": "val1", "var2": "<% env().var1 %>"}
+    assert execution.output == {"sub": "<% env().var5 %>"}  # the sub-workflow's too
     fd = host._runner().store.flow_detail(execution.id)
     assert fd.meta["evaluate_env"] is False and fd.meta["env"] == env
 
