@@ -703,3 +703,101 @@ def test_with_items_with_concurrency_1_runs_one_item_at_a_time(tmp_path: Path) -
     finally:
         host.close_workflows()
     assert run.state == "REVERTED" and "item a ran alone" in str(run.error)
+
+
+# -- action names given as expressions --------------------------------------------
+
+@pytest.mark.parametrize(("action", "inputs"), [
+    ("<% $.wf_action %> output=<% $.param1 %>", {"wf_action": "std.echo"}),
+    ("std.<% $.kind %> output=<% $.param1 %>", {"kind": "echo"}),
+    ("'{{ _.wf_action }} output=<% $.param1 %>'", {"wf_action": "std.echo"})])
+def test_dynamic_action_names(host: Host, tmp_path: Path, action: str,
+                              inputs: dict[str, str]) -> None:
+    """Ported from test_workflow_variables.py: test_dynamic_action_names (and the
+    ``std.<% ... %>`` form the issue names)."""
+    run = Run(host, tmp_path, f"""
+        wf:
+          input:
+            - wf_action: null
+            - kind: null
+            - param1
+          tasks:
+            task1:
+              action: {action}
+              publish:
+                var1: <% task(task1).result %>
+        """, param1="Hello", **inputs)
+    assert run.state == "SUCCESS", run.error
+    assert run.tasks == {"task1": "SUCCESS"} and run.output["var1"] == "Hello"
+
+
+def test_dynamic_action_names_and_input(host: Host, tmp_path: Path) -> None:
+    """Ported from test_workflow_variables.py: test_dynamic_action_names_and_input."""
+    run = Run(host, tmp_path, """
+        wf:
+          input:
+            - wf_action
+            - wf_input
+          tasks:
+            task1:
+              action: <% $.wf_action %>
+              input: <% $.wf_input %>
+              publish:
+                var1: <% task(task1).result %>
+        """, wf_action="std.echo", wf_input={"output": "Hello"})
+    assert run.state == "SUCCESS", run.error
+    assert run.output["var1"] == "Hello"
+
+
+def test_a_dynamic_action_is_undone_when_the_workflow_fails(host: Host, tmp_path: Path
+                                                            ) -> None:
+    """Ours reverts (see test_mistral_conformance.py): the action the name gave is the
+    one undone."""
+    log = tmp_path / "log"
+    run = Run(host, tmp_path, """
+        wf:
+          input: [name, path]
+          tasks:
+            task1:
+              action: <% $.name %> path=<% $.path %> value="a"
+              on-success: [task2]
+            task2:
+              action: std.fail
+        """, name="test.record", path=str(log))
+    assert run.state == "REVERTED"
+    assert log.read_text() == "do a\nundo a\n"
+
+
+@pytest.mark.parametrize(("name", "message"), [
+    ("test.nothing_such", "test.nothing_such"), (None, "not an action name")])
+def test_a_dynamic_action_name_that_gives_no_action_fails_the_task(
+        host: Host, tmp_path: Path, name: str | None, message: str) -> None:
+    """Ours is stricter at validation for written names (unknown ones are refused);
+    a name from an expression is checked when the task runs, as in Mistral."""
+    run = Run(host, tmp_path, """
+        wf:
+          input: [name]
+          tasks:
+            task1:
+              action: <% $.name %>
+        """, name=name)
+    assert run.state == "REVERTED" and run.error is not None
+    assert run.error.task == "task1" and message in str(run.error)
+
+
+def test_a_dynamic_action_name_is_refused_where_server_paths_are_checked(
+        host: Host, tmp_path: Path) -> None:
+    """Stricter than Mistral: over the HTTP API every server path an action reads must
+    be checked first, which needs the action known before the run."""
+    from tripleo_flow.flows import paths
+
+    Run(host, tmp_path, """
+        wf:
+          input: [name]
+          tasks:
+            task1:
+              action: <% $.name %>
+        """, name="std.noop")
+    workflow = host.get_workflow(f"conformance_{len(host.list_workbooks()) - 1}.wf")
+    with pytest.raises(exceptions.PathNotAllowed, match="names its action with an expression"):
+        paths.path_inputs(workflow, host._catalog(), host.action_registry.get)
