@@ -244,3 +244,35 @@ def test_kill_in_a_loop_then_resume(tmp_path: Path, event: str) -> None:
             ["start", "poll", "poll[2]", "poll[3]", "poll[4]"]
     finally:
         host.close_workflows()
+
+
+SUB_EFFECTS = ["do first", "do a", "do a-after", "do b", "do b-after", "do c", "do c-after",
+               "do last"]
+SUB_EVENTS = ["first", "each/write", "each/after", "each/write", "each/after", "each/write",
+              "each/after", "each", "last"]
+
+
+@pytest.mark.parametrize("nth", [2, 3, 4, 5, 7, 8])
+def test_kill_mid_with_items_over_sub_workflows_then_resume(tmp_path: Path, nth: int) -> None:
+    """with-items over a sub-workflow (one child execution per item): killed after the
+    nth task succeeded, in the parent or in a child; the resumed parent reuses the
+    completed children (their effects are not run again), resumes the interrupted one
+    and starts the rest: every side effect happens once."""
+    data_dir, log = tmp_path / "data", tmp_path / "effects.log"
+    Host(data_dir).install("subworkflow_items")
+    killed_at = _run_until_killed(data_dir, log, "succeeded", nth, "subworkflow_items.items")
+    assert killed_at == SUB_EVENTS[nth - 1]
+    host = Host(data_dir)
+    try:
+        [parent] = [e for e in host.list_executions() if e.parent_id is None]
+        assert parent.state == "INTERRUPTED"
+        before = log.read_text().splitlines()
+        assert before == SUB_EFFECTS[:min(nth, 7)]  # the 8th event: "each" itself
+        resumed = host.resume_execution(parent.id)
+        assert resumed.state == "SUCCESS"
+        assert log.read_text().splitlines() == SUB_EFFECTS  # each side effect once
+        children = [e for e in host.list_executions() if e.parent_id == parent.id]
+        assert len(children) == 3
+        assert {(c.parent_task, c.state) for c in children} == {("each", "SUCCESS")}
+    finally:
+        host.close_workflows()

@@ -8,9 +8,11 @@ names]}]`` and ``{Role}RemovalPoliciesMode`` = ``append``.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tripleo_flow import exceptions
 from tripleo_flow.core import scale
@@ -189,3 +191,16 @@ def test_unprovisioned_hosts(roles: Any, expected: list[str]) -> None:
 def test_a_bad_baremetal_deployment_is_refused(roles: Any, match: str) -> None:
     with pytest.raises(exceptions.InvalidInput, match=match):
         scale.unprovisioned_hosts(roles)
+
+
+def test_the_servers_of_a_kept_deployment_by_role(tmp_path: Path) -> None:
+    """What GET /v1/plans/{name}/deployment/servers answers: the kept outputs' servers
+    (a role without any left out); a work dir with no deployment is refused."""
+    from tripleo_flow.actions.deploy import OUTPUTS_FILE
+    from tripleo_flow.actions.scale import kept_servers
+
+    (tmp_path / OUTPUTS_FILE).write_text(yaml.safe_dump({"outputs": OUTPUTS}))
+    assert kept_servers(tmp_path, STACK) == {"Controller": ["controller-0", "controller-1"],
+                                             "Compute": ["compute-0", "compute-1"]}
+    with pytest.raises(exceptions.NoKeptStack, match="deploy it first"):
+        kept_servers(tmp_path / "nothing", STACK)

@@ -19,7 +19,7 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.paths import InputPath, WorkDir
-from tripleo_flow.core import ansible, names, planenv, scale
+from tripleo_flow.core import ansible, names, planenv, scale, update
 from tripleo_flow.core import config_download as layout
 from tripleo_flow.core.inventory import EXCLUDED
 from tripleo_flow.workspace import files as private_files
@@ -149,6 +149,22 @@ class RunAnsible(Action):
         """Nothing: what the playbook changed on the hosts cannot be undone here (its
         output stays in ansible.log for debugging)."""
 
+
+
+class RunUpdatePlaybook(RunAnsible):
+    """Run one minor update playbook of config-download (``update run``: a file name of
+    the project, such as ``update_steps_playbook.yaml``) on the hosts of ``ansible_limit``
+    only, which it requires, as tripleoclient."""
+
+    def execute(self, plan: str, work_dir: WorkDir,  # type: ignore[override]
+                config_download: dict[str, Any], playbook: str, ansible_limit: str,
+                ansible_connection: str | None = None, ansible_tags: str | None = None,
+                ansible_skip_tags: str | None = None) -> dict[str, Any]:
+        [name] = update.playbooks([playbook])
+        return super().execute(plan, work_dir, config_download, ansible_connection,
+                               playbook=name, ansible_tags=ansible_tags,
+                               ansible_skip_tags=ansible_skip_tags,
+                               ansible_limit=update.parse_limit(ansible_limit))
 
 
 class RunScalePlaybook(RunAnsible):

@@ -85,9 +85,39 @@ class CheckNodes(Action):
         """Nothing to undo: checking changes nothing."""
 
 
+class FindExistingNodes(NodeAction):
+    """Tell for each node spec whether Ironic already holds a node of its name or one
+    of its MACs (``existing``: that node's uuid, or None), from one listing of the nodes
+    and one of the ports, as tripleo-common maps the known nodes once before it
+    registers a list; changes nothing."""
+
+    rerun = Rerun.READS
+    default_provides = "node_specs"
+
+    def execute(self, specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        client = self._client()
+        by_name = {n["name"]: n["uuid"] for n in client.list_nodes(("uuid", "name"))
+                   if n.get("name")}
+        by_mac = {str(p["address"]).lower(): p["node_uuid"] for p in client.list_ports()}
+        found = []
+        for spec in specs:
+            owners = [by_mac[mac.lower()] for mac in spec["macs"] if mac.lower() in by_mac]
+            existing = by_name.get(spec.get("name") or "") or (owners[0] if owners else None)
+            found.append({**spec, "existing": existing})
+        return found
+
+    def revert(self, *args: Any, **kwargs: Any) -> None:
+        """Nothing to undo: finding changes nothing."""
+
+
 class RegisterNode(NodeAction):
     """Register one node in Ironic, or update the node of the same name or MAC; the
-    result tells its provision state as registered (a new node is in enroll)."""
+    result tells its provision state as registered (a new node is in enroll).
+
+    A named spec that :class:`FindExistingNodes` found absent (``existing`` None) is
+    created at once; should a node of its name appear meanwhile (a resume runs this
+    again; Ironic answers 409), it is looked up and updated as any other.  An unnamed
+    one is always looked up by its MACs first (nothing else would stop a twin)."""
 
     rerun = Rerun.CONVERGES
     default_provides = "node"
@@ -95,37 +125,24 @@ class RegisterNode(NodeAction):
     def execute(self, node: dict[str, Any]) -> dict[str, Any]:
         client = self._client()
         try:
-            ports = {mac: client.find_port(mac) for mac in node["macs"]}
-            existing = client.find_node(node["name"]) if node.get("name") else None
-            if existing is None:
-                owners = {p["node_uuid"] for p in ports.values() if p is not None}
-                existing = client.get_node(owners.pop()) if owners else None
-            if existing is None:
-                body = {"driver": node["driver"], "driver_info": node["driver_info"],
-                        "properties": node["properties"],
-                        "resource_class": node["resource_class"]}
-                if node.get("name"):
-                    body["name"] = node["name"]
-                created = client.create_node(body)
-                uuid, previous, state = created["uuid"], None, created["provision_state"]
-            else:
-                uuid, state = existing["uuid"], existing["provision_state"]
-                previous = {k: existing.get(k) for k in ("driver", "properties")}
-                ops = [{"op": "add", "path": f"/driver_info/{k}", "value": v}
-                       for k, v in node["driver_info"].items()]
-                ops += [{"op": "add", "path": f"/properties/{k}", "value": v}
-                        for k, v in node["properties"].items()]
-                ops.append({"op": "replace", "path": "/driver", "value": node["driver"]})
-                if node.get("name") and existing.get("name") != node["name"]:
-                    ops.append({"op": "add", "path": "/name", "value": node["name"]})
-                client.patch_node(uuid, ops)
-            done = {"uuid": uuid, "name": node.get("name"), "created": previous is None,
-                    "provision_state": state, "previous": previous, "ports": []}
+            done: dict[str, Any] | None = None
+            ports: dict[str, dict[str, Any] | None] = dict.fromkeys(node["macs"])
+            # Only a named node: its name is what makes a second create fail (409)
+            # rather than make a twin, when a resume runs this again.
+            if "existing" in node and node["existing"] is None and node.get("name"):
+                try:
+                    done = self._create(client, node)
+                except exceptions.IronicError as exc:
+                    if exc.status != 409:  # 409: a node of its name appeared meanwhile
+                        raise
+            if done is None:
+                ports = {mac: client.find_port(mac) for mac in node["macs"]}
+                done = self._register(client, node, ports)
             try:
                 for mac, port in ports.items():
                     if port is None:
-                        done["ports"].append(client.create_port(uuid, mac)["uuid"])
-                    elif port["node_uuid"] != uuid:
+                        done["ports"].append(client.create_port(done["uuid"], mac)["uuid"])
+                    elif port["node_uuid"] != done["uuid"]:
                         raise exceptions.IronicError(
                             f"MAC {mac} belongs to another node ({port['node_uuid']})")
             except exceptions.TripleoFlowError:
@@ -134,6 +151,40 @@ class RegisterNode(NodeAction):
         except exceptions.TripleoFlowError as exc:
             raise exceptions.IronicError(f"{node['entry']} was not registered: {exc}") from exc
         return done
+
+    @staticmethod
+    def _create(client: IronicClient, node: dict[str, Any]) -> dict[str, Any]:
+        """Create the node; the result so far."""
+        body = {"driver": node["driver"], "driver_info": node["driver_info"],
+                "properties": node["properties"], "resource_class": node["resource_class"]}
+        if node.get("name"):
+            body["name"] = node["name"]
+        created = client.create_node(body)
+        return {"uuid": created["uuid"], "name": node.get("name"), "created": True,
+                "provision_state": created["provision_state"], "previous": None, "ports": []}
+
+    def _register(self, client: IronicClient, node: dict[str, Any],
+                  ports: dict[str, dict[str, Any] | None]) -> dict[str, Any]:
+        """Update the node of the same name or MAC, or create it; the result so far."""
+        existing = client.find_node(node["name"]) if node.get("name") else None
+        if existing is None:
+            owners = {p["node_uuid"] for p in ports.values() if p is not None}
+            existing = client.get_node(owners.pop()) if owners else None
+        if existing is None:
+            return self._create(client, node)
+        uuid = existing["uuid"]
+        previous = {k: existing.get(k) for k in ("driver", "properties")}
+        ops = [{"op": "add", "path": f"/driver_info/{k}", "value": v}
+               for k, v in node["driver_info"].items()]
+        ops += [{"op": "add", "path": f"/properties/{k}", "value": v}
+                for k, v in node["properties"].items()]
+        ops.append({"op": "replace", "path": "/driver", "value": node["driver"]})
+        if node.get("name") and existing.get("name") != node["name"]:
+            ops.append({"op": "add", "path": "/name", "value": node["name"]})
+        client.patch_node(uuid, ops)
+        return {"uuid": uuid, "name": node.get("name"), "created": False,
+                "provision_state": existing["provision_state"], "previous": previous,
+                "ports": []}
 
     def revert(self, node: dict[str, Any], result: Any = None, **kwargs: Any) -> None:
         """Delete the node if this run created it; else delete the ports it added and put

@@ -29,6 +29,14 @@ def _saved(work: Path, name: str, plan: str) -> dict[str, Any]:
     return dict(planenv.load_yaml(data, str(path)) or {})
 
 
+def kept_servers(work: Path, plan: str) -> dict[str, list[str]]:
+    """The host names, by role, of the deployment kept in ``work`` (its outputs).
+
+    :raises NoKeptStack: nothing was deployed there.
+    """
+    return scale.stack_servers(_saved(work, OUTPUTS_FILE, plan).get("outputs") or {})
+
+
 class SelectServers(Action):
     """Find the role group members of the servers to delete (by host name, or those a
     baremetal deployment file marks ``provisioned: false``) in the deployment kept in

@@ -24,6 +24,7 @@ from tripleo_flow.api.heat import HeatMixin
 from tripleo_flow.api.nodes import NodesMixin
 from tripleo_flow.api.plans import PlansMixin
 from tripleo_flow.api.scale import ScaleMixin
+from tripleo_flow.api.update import UpdateMixin
 from tripleo_flow.api.validations import ValidationsMixin
 from tripleo_flow.api.workflows import WorkflowsMixin
 from tripleo_flow.flows import jobboard
@@ -46,7 +47,7 @@ def make_store(conf: cfg.ConfigOpts, data_dir: Path) -> PlanStore:
 
 
 class Client(PlansMixin, WorkflowsMixin, HeatMixin, DeployMixin, NodesMixin, ValidationsMixin,
-             ScaleMixin):
+             ScaleMixin, UpdateMixin):
     """A session of the Python API over one configuration."""
 
     def __init__(self, conf: cfg.ConfigOpts, store: PlanStore | None = None,

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.actions.scale import kept_servers
 from tripleo_flow.api import workbooks
 from tripleo_flow.api.deploy import read_baremetal, stack_progress_events
 from tripleo_flow.core.progress import ProgressListener
@@ -26,9 +27,23 @@ class ScaleMixin:
     data_dir: Path
 
     if TYPE_CHECKING:
+        def deployment_status(self, plan: str) -> dict[str, Any]: ...
+
         def run_operation(self, name: str, inputs: Mapping[str, Any],
                           listeners: Iterable[Listener] = (),
                           interruptible: str | None = None) -> Execution: ...
+
+    def deployment_servers(self, plan: str) -> dict[str, list[str]]:
+        """The servers of ``plan``'s last deployment: host names by role, as
+        :meth:`delete_overcloud_nodes` takes them (read from the work dir the deploy
+        recorded, else ``<data_dir>/deployments/<plan>``).
+
+        :raises NoKeptStack: the plan has no deployment kept there.
+        """
+        check_plan_name(plan)
+        recorded = self.deployment_status(plan).get("work_dir")
+        work = Path(recorded) if recorded else self.data_dir / "deployments" / plan
+        return kept_servers(work, plan)
 
     def delete_overcloud_nodes(self, plan: str, hosts: Sequence[str] = (),
                                baremetal_deployment: str | os.PathLike[str] | None = None,

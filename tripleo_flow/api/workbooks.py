@@ -7,6 +7,10 @@ DEPLOY = "tripleo.deploy.deploy"
 CONFIG_DOWNLOAD_ONLY = "tripleo.deploy.config_download_only"
 #: Scaling down chosen servers (``workbooks/scale.yaml``).
 DELETE_NODES = "tripleo.scale.delete_nodes"
+#: The minor update (``workbooks/update.yaml``).
+UPDATE_PREPARE = "tripleo.update.prepare"
+UPDATE_RUN = "tripleo.update.run"
+UPDATE_CONVERGE = "tripleo.update.converge"
 #: The workbooks of the plan workflows (``workbooks/plan.yaml``, ``parameters.yaml``).
 PLAN = "tripleo.plan"
 PARAMETERS = "tripleo.parameters"

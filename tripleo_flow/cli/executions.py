@@ -52,9 +52,10 @@ class ExecutionTasks(ClientMixin, Lister):
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         rows = [(t.name, t.state, data(t.result), data(t.published), t.error or "",
-                 when(t.started_at), when(t.finished_at))
+                 when(t.started_at), when(t.finished_at), " ".join(t.executions))
                 for t in self.client.execution_tasks(parsed_args.execution_id)]
-        return ("Task", "State", "Result", "Published", "Error", "Started", "Finished"), rows
+        return ("Task", "State", "Result", "Published", "Error", "Started", "Finished",
+                "Sub-executions"), rows
 
 
 class ResumeExecution(ClientMixin, ShowOne):

@@ -199,8 +199,9 @@ class TaskProgress:
 
 def execution_row(execution: Any) -> tuple[Any, Any]:
     return (("ID", "Workflow", "State", "State info", "Input", "Output", "Error",
-             "Failed task", "Created", "Finished", "Env"),
+             "Failed task", "Created", "Finished", "Env", "Parent execution", "Parent task"),
             (execution.id, execution.workflow, execution.state, execution.state_info or "",
              data(execution.input), data(execution.output), execution.error or "",
              execution.failed_task or "", when(execution.created_at),
-             when(execution.finished_at), data(execution.env or {})))
+             when(execution.finished_at), data(execution.env or {}),
+             execution.parent_id or "", execution.parent_task or ""))

@@ -65,6 +65,8 @@ ANSIBLE_SKIP_TAGS = "ansible_skip_tags"
 ANSIBLE_LIMIT = "ansible_limit"
 ANSIBLE_RUN = "ansible_run"
 SCALE_DOWN = "scale_down"
+UPDATE_STAGE = "update_stage"
+UPDATE_RUN = "update_run"
 #: The SSH user and private key file config-download's inventory names (None: [ansible]'s).
 OVERCLOUD_SSH_USER = "overcloud_ssh_user"
 OVERCLOUD_SSH_KEY = "overcloud_ssh_key"

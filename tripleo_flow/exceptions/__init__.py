@@ -47,6 +47,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- DeploymentRunning            (a live process is deploying the plan)
      |    +-- StackNotFinished             (the kept stack is not COMPLETE: deploy again)
      |    +-- DumpKindMismatch             (a SQLite dump for a MariaDB Heat, or back)
+     |    +-- UpdateNotPrepared            (update run before an update prepare)
      |    +-- IronicRunning                (an Ironic already runs from that ironic-dir)
      |    +-- NoNodesInState               (--all-manageable found no node: their states)
      |    +-- LockTimeout
@@ -136,6 +137,7 @@ from tripleo_flow.exceptions.services import (
     ServersNotInStack,
     StackFailed,
     StackNotFinished,
+    UpdateNotPrepared,
 )
 from tripleo_flow.exceptions.validations import (
     NoInventory,
@@ -200,6 +202,7 @@ __all__ = [
     "NoInventory",
     "NoKeptStack",
     "ServersNotInStack",
+    "UpdateNotPrepared",
     "NodeNotFound",
     "NoNodesInState",
     "NotFound",

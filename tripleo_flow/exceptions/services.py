@@ -89,6 +89,15 @@ class NoKeptStack(NotFound):
         self.work_dir = work_dir
 
 
+class UpdateNotPrepared(Conflict):
+    def __init__(self, plan: str) -> None:
+        super().__init__(
+            f"No minor update is prepared for plan {plan!r}: run first "
+            f"'tripleo-flow overcloud update prepare --stack {plan}' (the stack updated "
+            "with the update environment), then update run; nothing was changed.")
+        self.plan = plan
+
+
 class ServersNotInStack(NotFound):
     def __init__(self, plan: str, missing: list[str], servers: list[str]) -> None:
         super().__init__(
@@ -191,7 +200,10 @@ class HeatError(BackendUnavailable):
 
 
 class IronicError(BackendUnavailable):
-    """Ironic failed to start or answer, refused a request, or a node ended in error."""
+    """Ironic failed to start or answer, refused a request, or a node ended in error;
+    ``status`` is the HTTP status of a refused request (None otherwise)."""
+
+    status: int | None = None
 
 
 class StackFailed(WorkflowFailed):

@@ -122,6 +122,9 @@ class Runtime:
     stop_check: Callable[[str], None] | None = None
     #: Keeps each task's undo record for a re-run (:mod:`.undo_journal`).
     undo_journal: ExecutionUndoJournal | None = None
+    #: Starts the child executions of ``workflow:`` tasks run apart
+    #: (:class:`~.subworkflow.ChildRuns`).
+    children: Any = None
 
 
 @dataclass(frozen=True)

@@ -3,26 +3,34 @@
 Each task becomes an atom (see :mod:`tripleo_flow.flows.atoms`) whose
 requirements are the outcomes of the tasks leading to it, so TaskFlow's graph
 orders them and reverts completed ones in reverse order on a failure.  A task
-with ``retry`` sits in a linear sub-flow under a retry controller; a
-``workflow:`` task is inlined between an enter and an exit atom.  All atoms are
+with ``retry`` sits in a linear sub-flow under a retry controller; a plain
+``workflow:`` task is inlined between an enter and an exit atom, one with
+policies (or calling a workflow that loops, or itself) runs its workflow as a
+child execution (:mod:`.subworkflow`).  All atoms are
 added with one ``add(*items)`` call (adding one at a time is quadratic).
 
 A task runs at most once in such a graph: a direct workflow that loops, joins or
 reaches a task from several tasks runs on :mod:`.state_machine` instead (the
-runner decides with :func:`runs_as_state_machine`), unless it calls a
-sub-workflow; a looping workflow cannot be inlined here
-as a sub-workflow.
+runner decides with :func:`runs_as_state_machine`; one with ``workflow:`` tasks
+only when it loops); its ``workflow:`` tasks run child executions.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
 from taskflow.patterns import graph_flow, linear_flow
 
 from tripleo_flow import exceptions
-from tripleo_flow.flows import action_atom, atoms, expressions, workbook_validator
+from tripleo_flow.flows import (
+    action_atom,
+    atoms,
+    expressions,
+    subworkflow,
+    workbook_validator,
+)
 from tripleo_flow.flows.workbook_loader import Catalog
 from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
 
@@ -42,12 +50,13 @@ class Compiled:
 
 def runs_as_state_machine(workflow: WorkflowSpec) -> bool:
     """Whether ``workflow`` runs on :mod:`.state_machine` rather than as a graph: a
-    direct workflow with a cycle, a task several tasks lead to, or a ``join``, and no
-    ``workflow:`` task (which only the graph inlines)."""
-    if workflow.type != "direct" or any(spec.workflow is not None
-                                        for spec in workflow.tasks.values()):
+    direct workflow with a cycle, or a task several tasks lead to or a ``join`` in one
+    without ``workflow:`` tasks (the graph inlines its plain ones, as it always has)."""
+    if workflow.type != "direct":
         return False
     graph = workbook_validator.successors(workflow)
+    if any(spec.workflow is not None for spec in workflow.tasks.values()):
+        return workbook_validator.find_cycle(graph) is not None
     inbound: dict[str, int] = {}
     for targets in graph.values():
         for target in set(targets):
@@ -113,6 +122,8 @@ class _Builder:
         self.runtime = runtime
         self.items: list[Any] = []
         self.atoms: dict[str, Any] = {}
+        #: The workflows being inlined (a workflow calling one of them runs apart).
+        self.inlining: tuple[str, ...] = ()
 
     def _keep(self, atom: Any) -> Any:
         self.atoms[atom.name] = atom
@@ -132,6 +143,7 @@ class _Builder:
         """
         preds = _preds(workflow)
         names = _selection(workflow, target, preds)
+        self.inlining = (*self.inlining, workflow.full_name)
         chosen = set(names)
         reverse = workflow.type == "reverse"
         result = []
@@ -144,11 +156,12 @@ class _Builder:
                 refs &= _ancestors(name, preds)
             links = atoms.Links(prefix=prefix, preds=tuple(prefix + p for p in my_preds),
                                 refs=tuple(sorted(refs)), start=not my_preds, reverse=reverse,
-                                retry=spec.retry is not None and spec.action is not None,
+                                retry=spec.retry is not None,
                                 contained=contained)
             atom_name = self.task(workflow, spec, prefix + name, links)
             if name not in has_successor:
                 result.append(atom_name)
+        self.inlining = self.inlining[:-1]
         return result
 
     def task(self, workflow: WorkflowSpec, spec: TaskSpec, atom_name: str,
@@ -161,13 +174,10 @@ class _Builder:
             child = self.catalog.lookup(spec.workflow, workflow.workbook)
             if child is None:
                 raise exceptions.WorkflowNotFound(spec.workflow)
-            cycle = workbook_validator.find_cycle(workbook_validator.successors(child))
-            if cycle and child.type == "direct":
-                raise exceptions.InvalidInput(
-                    f"Task {spec.name!r} of workflow {workflow.full_name!r} calls workflow "
-                    f"{child.full_name!r}, which loops ({' -> '.join(cycle)}): a workflow "
-                    "that loops runs only as the execution's own workflow, not as a "
-                    "sub-workflow yet. Run it on its own.")
+            if subworkflow.runs_apart(spec, child, self.inlining):
+                return self._action(spec, atom_name, links, gate,
+                                    subworkflow.SubWorkflowAtom)
+            links = dataclasses.replace(links, retry=False)
             child_prefix = atom_name + "/"
             enter = atoms.EnterAtom(child_prefix + "__enter__", spec, links, self.runtime,
                                     child, child_prefix, gate)
@@ -180,7 +190,11 @@ class _Builder:
             self.items.append(self._keep(atoms.ExitAtom(
                 atom_name, spec, exit_links, self.runtime, child, child_prefix, child_atoms)))
             return atom_name
-        atom = self._keep(action_atom.ActionAtom(atom_name, spec, links, self.runtime, gate))
+        return self._action(spec, atom_name, links, gate, action_atom.ActionAtom)
+
+    def _action(self, spec: TaskSpec, atom_name: str, links: atoms.Links,
+                gate: tuple[str, ...], kind: type[action_atom.ActionAtom]) -> str:
+        atom = self._keep(kind(atom_name, spec, links, self.runtime, gate))
         if spec.retry is None:
             self.items.append(atom)
         else:

@@ -31,6 +31,8 @@ from tripleo_flow.flows.redaction import SECRET_RESULT
 BOOK_NAME = "tripleo-flow"
 #: The state of an execution a ``pause`` command (or ``pause-before``) stopped.
 PAUSED = "PAUSED"
+#: Outcome key of a ``workflow:`` task run apart: the ids of its child executions.
+CHILDREN = "executions"
 #: ``meta["origin"]`` of an execution an HTTP API user started: kept for its whole
 #: life, so whoever resumes it (any process, any interface) applies the same rules.
 ORIGIN_API = "api"
@@ -52,6 +54,9 @@ class TaskRecord:
     #: "total", "status"}`` (stage ``check``/``upload`` for plans, ``stack`` for
     #: deployments); None once it has ended.
     progress: dict[str, Any] | None = None
+    #: A ``workflow:`` task's child executions (one per item and attempt), in the
+    #: order they started: each names this task as its ``parent_task``.
+    executions: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,10 @@ class Execution:
     #: What the ``succeed``/``pause`` command that ended or paused the workflow said
     #: (``succeed(msg=...)``: Mistral's ``state_info``; a failure's is ``error``).
     state_info: str | None = None
+    #: A sub-workflow's execution: the parent execution and its task execution that
+    #: started it (Mistral's ``task_execution_id``).
+    parent_id: str | None = None
+    parent_task: str | None = None
 
 
 def _state(fd: Any) -> str:
@@ -115,7 +124,8 @@ def to_execution(fd: Any) -> Execution:
         created_at=meta.get("created_at"), updated_at=meta.get("updated_at"),
         finished_at=meta.get("finished_at"), target=meta.get("target"),
         env=_masked(dict(meta.get("env") or {})), error_api=meta.get("error_api"),
-        hints=meta.get("error_hints"), state_info=meta.get("state_info"))
+        hints=meta.get("error_hints"), state_info=meta.get("state_info"),
+        parent_id=meta.get("parent_id"), parent_task=meta.get("parent_task"))
 
 
 def command_message(fd: Any, ended: bool) -> str | None:
@@ -142,11 +152,13 @@ def task_records(fd: Any) -> list[TaskRecord]:
         state = ad.state or states.PENDING
         published: dict[str, Any] = {}
         started = finished = None
+        children: list[str] = []
         if ad.failure is not None:
             error = _failure_text(ad.failure)
         if isinstance(result, dict) and "state" in result:
             published = dict(result.get("published") or {})
             started, finished = result.get("started_at"), result.get("finished_at")
+            children = list(result.get(CHILDREN) or [])
             if state == states.SUCCESS and result["state"] != atoms.SUCCESS:
                 state = result["state"]
             error = error or result.get("error")
@@ -156,7 +168,7 @@ def task_records(fd: Any) -> list[TaskRecord]:
         progress = (dict(reported["details"])
                     if reported.get("details") and state == states.RUNNING else None)
         records.append(TaskRecord(ad.name, str(state), result, error, published, started,
-                                  finished, progress))
+                                  finished, progress, children))
     records.sort(key=lambda r: (r.started_at is None, r.started_at or 0.0))
     return records
 
@@ -203,7 +215,8 @@ class ExecutionStore:
 
     def create(self, workflow: str, inputs: dict[str, Any], target: str | None,
                origin: str | None = None, env: dict[str, Any] | None = None,
-               local: bool = False, evaluate_env: bool = True) -> Any:
+               local: bool = False, execution_id: str | None = None,
+               parent: Mapping[str, Any] | None = None, evaluate_env: bool = True) -> Any:
         """A new PENDING flow detail for a run of ``workflow``.
 
         :param origin: who started it (:data:`ORIGIN_API`; None: the CLI or a Python caller)
@@ -213,12 +226,16 @@ class ExecutionStore:
         :param local: this process runs it (or starts the worker that does), not a
             jobboard's conductor: it is recorded as its owner from the start, so a
             ``kill -9`` before its first task leaves it INTERRUPTED, not PENDING for good
+        :param execution_id: its id (a sub-workflow's, derived from its parent's)
+        :param parent: a sub-workflow's link to its parent (``parent_id``,
+            ``parent_task``, ``attempt``, ``item``), kept in its meta
         """
         now = time.time()
-        fd = models.FlowDetail(workflow, uuid=str(uuid.uuid4()))
+        fd = models.FlowDetail(workflow, uuid=execution_id or str(uuid.uuid4()))
         fd.state = states.PENDING
         fd.meta = {"workflow": workflow, "input": inputs, "target": target, "origin": origin,
-                   "env": dict(env or {}), "created_at": now, "updated_at": now}
+                   "env": dict(env or {}), "created_at": now, "updated_at": now,
+                   **dict(parent or {})}
         if not evaluate_env:
             fd.meta["evaluate_env"] = False
         if local:
@@ -242,11 +259,23 @@ class ExecutionStore:
         with self._conn() as conn:
             conn.update_flow_details(fd.copy(retain_contents=False))
 
+    def save_flow(self, fd: Any) -> None:
+        """Save the flow detail ``fd`` with its atoms (a reverted child execution)."""
+        fd.meta = {**(fd.meta or {}), "updated_at": time.time()}
+        with self._conn() as conn:
+            conn.update_flow_details(fd)
+
     def get(self, execution_id: str) -> Execution:
         return to_execution(self.flow_detail(execution_id, lazy=True))
 
     def tasks(self, execution_id: str) -> list[TaskRecord]:
         return task_records(self.flow_detail(execution_id))
+
+    def children(self, parent_id: str) -> list[Any]:
+        """The flow details (lazy) of the sub-workflow executions ``parent_id`` started."""
+        with self._conn() as conn:
+            details = list(conn.get_flows_for_book(self.book().uuid, lazy=True))
+        return [fd for fd in details if (fd.meta or {}).get("parent_id") == parent_id]
 
     def list(self) -> list[Execution]:
         with self._conn() as conn:

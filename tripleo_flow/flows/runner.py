@@ -41,6 +41,7 @@ from tripleo_flow.flows import (
     expressions,
     redaction,
     state_machine,
+    subworkflow,
     undo_journal,
     workbook_model,
 )
@@ -124,6 +125,7 @@ class Runner:
     def start(self, name: str, inputs: Mapping[str, Any] | None = None,
               target: str | None = None, origin: str | None = None,
               env: Mapping[str, Any] | None = None, local: bool = True,
+              execution_id: str | None = None, parent: Mapping[str, Any] | None = None,
               evaluate_env: bool = True) -> Any:
         """Check ``inputs`` and record a PENDING execution of workflow ``name``.
 
@@ -133,6 +135,8 @@ class Runner:
             (Mistral's ``env``: a JSON object, persisted with the execution)
         :param local: this process runs it or starts its worker (False: it goes to a
             jobboard, where a conductor takes it)
+        :param execution_id: its id, ``parent``: its parent's (a sub-workflow's: see
+            :mod:`~.subworkflow`)
         :param evaluate_env: False keeps the expressions in ``env``'s values as text
             (Mistral's ``evaluate_env``)
         """
@@ -152,7 +156,8 @@ class Runner:
         self.store.backend.redactor.learn(
             redaction.environment_file_secrets(given, **yaml_limits))
         return self.store.create(workflow.full_name, given, target, origin, dict(env or {}),
-                                 local=local, evaluate_env=evaluate_env)
+                                 local=local, execution_id=execution_id, parent=parent,
+                                 evaluate_env=evaluate_env)
 
     def run(self, name: str, inputs: Mapping[str, Any] | None = None, target: str | None = None,
             listeners: Iterable[Listener] = (), wait: bool = True,
@@ -328,7 +333,8 @@ class Runner:
                                     if meta.get("evaluate_env", True) else meta.get("env"),
                                     fd.uuid),
                                 stop_check=None if stop is None else stop.check,
-                                undo_journal=journal)
+                                undo_journal=journal,
+                                children=subworkflow.child_runs(self, fd, listeners, stop))
         # A resumed execution is no longer paused (a later suspension may be another's).
         self.store.update_meta(fd, pid=os.getpid(), host=socket.gethostname(), paused_at=None)
         ctx = self._with_vars(workflow, ctx, runtime.scope.env, runtime.execution)
@@ -347,9 +353,16 @@ class Runner:
             book=self.store.book(), backend=backend or self.store.backend, engine="parallel",
             executor=engine_pool)
         runtime.scope.attach(engine, fd, compiled.atoms, self.store.backend.flush)
+        engine.workbook_atoms = compiled.atoms  # what undoes a completed child execution
         if listeners:
             self._listen(engine, fd.uuid, workflow.full_name, listeners)
         return engine, workflow.full_name
+
+    def child_runner(self) -> Runner:
+        """A runner of this one's catalog and store on pools of its own (a child
+        execution waited for on the parent's pools could starve them)."""
+        return Runner(self._catalog, self._actions, self._action_context, self.store,
+                      self._threads, self._allow_plan_code, self._allow_outbound)
 
     def succeeded(self, fd: Any, engine: Any) -> Execution:
         """Record the output of the finished engine of ``fd`` (or, when a ``pause``

@@ -33,9 +33,8 @@ needs any of that (:func:`~.compiler.runs_as_state_machine`) runs here instead:
   A ``fail`` command does the same after the targets listed before it started;
   the task that took it keeps its own state.
 
-Not here (the compiled graph runs them): reverse
-workflows and workflows with ``workflow:`` tasks; a workflow with a cycle and a
-``workflow:`` task is refused with a message saying so.  ``pause-before`` pauses
+Not here (the compiled graph runs them): reverse workflows.  A ``workflow:``
+task runs its workflow as a child execution (:mod:`.subworkflow`).  ``pause-before`` pauses
 the execution before the task execution starts; the pause is recorded with it
 (:data:`PAUSED_BEFORE`), so a resumed execution starts it instead of pausing again.
 A join runs once per execution: a transition reaching it after it ran is ignored
@@ -62,8 +61,9 @@ from tripleo_flow.flows import (
     atoms,
     execution_scope,
     expressions,
-    join_rule,
+    machine_joins,
     machine_records,
+    subworkflow,
     workbook_validator,
 )
 from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
@@ -90,7 +90,7 @@ class _TaskEx:
     join_waiting: bool = False
 
 
-class Machine:
+class Machine(machine_joins.Joins):
     """The engine of one direct workflow execution run as a state machine.
 
     It offers what the runner and the conductor use of a TaskFlow engine:
@@ -261,11 +261,17 @@ class Machine:
         self.atom_notifier.notify(states.RUNNING, {"task_name": tex.name,
                                                    "task_uuid": detail.uuid, "result": None})
 
+    def atom_for(self, name: str) -> action_atom.ActionAtom:
+        """The atom of task execution ``name`` (``poll`` or ``poll[N]``): what undoes
+        it once this (sub-workflow) execution completed."""
+        return self._atom(_TaskEx(name.split("[", 1)[0], name, {}))
+
     def _atom(self, tex: _TaskEx) -> action_atom.ActionAtom:
         spec = self.workflow.tasks[tex.task]
         links = atoms.Links(prefix="", preds=(), start=True, machine=True,
                             retry=spec.retry is not None)
-        atom = action_atom.ActionAtom(tex.name, spec, links, self.runtime)
+        kind = action_atom.ActionAtom if spec.workflow is None else subworkflow.SubWorkflowAtom
+        atom = kind(tex.name, spec, links, self.runtime)
         atom.notifier.register(task.EVENT_UPDATE_PROGRESS,
                                functools.partial(self._store_progress, tex.name))
         return atom
@@ -365,59 +371,6 @@ class Machine:
             join = self._joins[target] = self._create(target, [])
             join.join_waiting = True
         join.triggers.append(source)
-
-    # -- joins ---------------------------------------------------------------------
-
-    def _join_view(self) -> join_rule.Runs:
-        fired = {name: (None if tex.outcome is None else tex.outcome.get("next") or [])
-                 for name, tex in self._latest.items()}
-        return join_rule.Runs(fired, {t.task for t in self._ready}, self._inbound)
-
-    def _check_joins(self) -> None:
-        for name, join in list(self._joins.items()):
-            if not join.join_waiting:
-                continue
-            state = self._join_view().state(name, self.workflow.tasks[name].join or "all")
-            if state == join_rule.RUNNING:
-                self._release(name, join)
-            elif state == join_rule.ERROR:
-                self._fail_join(name, join)
-
-    def _release(self, name: str, join: _TaskEx) -> None:
-        join.join_waiting = False
-        join.ctx = atoms.merge_contexts([t.outcome or {} for t in join.triggers])
-        self._joined.add(name)
-        self._ready.append(join)
-
-    def _fail_stuck_joins(self) -> bool:
-        """Nothing runs and nothing is ready: a join still waiting can never fire, and
-        fails (its ``on-error`` may handle it).  True when one did."""
-        stuck = [(name, join) for name, join in self._joins.items() if join.join_waiting]
-        for name, join in stuck:
-            self._fail_join(name, join)
-        return bool(stuck)
-
-    def _fail_join(self, name: str, join: _TaskEx) -> None:
-        """A join that can no longer fire fails, as in Mistral (ERROR, "Failed by
-        tasks: ..."), and its ``on-error`` transitions decide what follows."""
-        join.join_waiting = False
-        self._joined.add(name)
-        error = (f"join {name!r} can no longer fire: failed by tasks "
-                 f"{self._join_view().blocking(name)}")
-        join.ctx = (atoms.merge_contexts([t.outcome or {} for t in join.triggers])
-                    if join.triggers else dict(self._start_ctx))
-        self._start(join)
-        atom = self._atom(join)
-        try:
-            outcome = atom._finish(join.ctx, self._kwargs(join, 1), None, error)
-        except Exception as exc:
-            self._fail_task(join, exc)
-            return
-        if outcome.get(atoms.UNHANDLED) == "now":
-            self._fail_task(join, TaskFailed(error))
-            return
-        outcome["started_at"] = outcome["finished_at"] = time.time()
-        self._complete(join, outcome, live=True)
 
     # -- ends ------------------------------------------------------------------------
 

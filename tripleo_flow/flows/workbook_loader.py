@@ -20,7 +20,13 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
 from tripleo_flow.core import planenv
 from tripleo_flow.flows import action_aliases, adhoc_actions, workbook_validator
-from tripleo_flow.flows.workbook_model import Problem, Workbook, WorkflowSpec, parse_workbook
+from tripleo_flow.flows.workbook_model import (
+    Problem,
+    TaskSpec,
+    Workbook,
+    WorkflowSpec,
+    parse_workbook,
+)
 
 #: What the shipped workbooks are read with: no size or task limit.
 TRUSTED_SIZE = 1 << 62
@@ -187,7 +193,9 @@ def validate(workbooks: Iterable[Workbook], catalog: Catalog,
             problems += workbook_validator.validate_workflow(
                 workflow, actions, broken,
                 lambda ref, near: catalog.lookup(ref, near))
-        calls = {wf.full_name: [child.full_name for t in wf.tasks.values() if t.workflow
+        # Mistral lets a workflow call itself; a cycle of calls made by tasks each
+        # workflow starts with can never stop, and is refused.
+        calls = {wf.full_name: [child.full_name for t in _first_tasks(wf) if t.workflow
                                 for child in [catalog.lookup(t.workflow, wf.workbook)] if child]
                  for wf in catalog.workflows()}
         for workflow in workbook.workflows.values():
@@ -197,6 +205,16 @@ def validate(workbooks: Iterable[Workbook], catalog: Catalog,
                                         + " -> ".join(cycle), workflow.name))
         result[workbook.name] = problems
     return result
+
+
+def _first_tasks(workflow: WorkflowSpec) -> list[TaskSpec]:
+    """The tasks of ``workflow`` that run whenever it runs: a direct workflow's start
+    tasks, every task of a reverse one."""
+    if workflow.type == "reverse":
+        return list(workflow.tasks.values())
+    reached = {t for targets in workbook_validator.successors(workflow).values()
+               for t in targets}
+    return [spec for name, spec in workflow.tasks.items() if name not in reached]
 
 
 def _call_cycle(start: str, calls: Mapping[str, list[str]]) -> list[str] | None:

@@ -100,12 +100,6 @@ def validate_workflow(workflow: WorkflowSpec, actions: Mapping[str, type[Action]
     if cycle and workflow.type == "reverse":
         add(f"cycle {' -> '.join(cycle)}: a task cannot require itself, "
             "even through other tasks", cycle[0])
-    elif cycle and any(spec.workflow is not None for spec in workflow.tasks.values()):
-        # A direct workflow's loop runs on the state machine (.state_machine), which
-        # does not run sub-workflows.
-        add(f"cycle {' -> '.join(cycle)}: a workflow that loops cannot have "
-            "'workflow:' tasks yet; call it from a workflow without them, or move the "
-            "loop into a workflow of its own run on its own", cycle[0])
     return problems
 
 
@@ -173,12 +167,6 @@ def _check_task(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, ty
                         and spec.input_expr is None:
                     out.append(f"missing required input {wf_input.name!r} of workflow "
                                f"{child.full_name!r}")
-        if spec.with_items is not None:
-            out.append("'with-items' is supported on action tasks only")
-        if spec.retry is not None or spec.timeout is not None:
-            out.append("'retry' and 'timeout' are supported on action tasks only")
-        if spec.fail_on is not None:
-            out.append("'fail-on' is supported on action tasks only")
     return out
 
 

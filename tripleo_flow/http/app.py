@@ -181,6 +181,9 @@ ROUTES: list[Route] = [
                          response={"type": "array", "items": STRING}, tags=TAGS_PLAN)}),
     Route("/v1/plans/{name}/deployment", "deployment", {
         "get": Operation("The plan's last deployment status", tags=TAGS_PLAN)}),
+    Route("/v1/plans/{name}/deployment/servers", "deployment_servers", {
+        "get": Operation("The servers of the last deployment (host names by role), as "
+                         "workflow tripleo.scale.delete_nodes takes them", tags=TAGS_PLAN)}),
     Route("/v1/plans/{name}/deployment/failures", "deployment_failures", {
         "get": Operation("Resources that failed in the last deployment", response=ARRAY,
                          tags=TAGS_PLAN)}),
@@ -342,6 +345,7 @@ def _resources(client: Client, sse_interval: float,
         "parameter_schema": plans.ParameterSchema(client),
         "roles": plans.Roles(client), "networks": plans.Networks(client),
         "passwords": plans.Passwords(client), "deployment": plans.Deployment(client),
+        "deployment_servers": plans.DeploymentServers(client),
         "deployment_failures": plans.DeploymentFailures(client),
         "uploads": uploads.Uploads(uploaded, api.max_upload_size, api.upload_ttl),
         "upload": uploads.Upload(uploaded),

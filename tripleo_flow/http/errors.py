@@ -65,8 +65,11 @@ _INPUT_ERRNOS = {errno.ENAMETOOLONG: "a name in the request is too long for the 
 def translate(error: Exception) -> exceptions.TripleoFlowError | None:
     """The API error an unexpected ``error`` stands for (None: a bug, answered 500).
 
-    A ValueError (bad text, a number out of range) or an OSError a request's value
-    provokes is the request's fault; other OSErrors mean the server cannot work.
+    An OSError a request's value provokes (a name too long for the file system) is the
+    request's fault; other OSErrors mean the server cannot work.  A bare ValueError is
+    not translated: the code that reads a request's value says what is wrong with it
+    (an :class:`~tripleo_flow.exceptions.InvalidInput`), so a ValueError reaching here
+    is a bug, answered 500 rather than blamed on the client (issue 28, item 7).
     """
     if isinstance(error, OSError):
         reason = _INPUT_ERRNOS.get(error.errno or 0)
@@ -78,9 +81,6 @@ def translate(error: Exception) -> exceptions.TripleoFlowError | None:
     if isinstance(error, RecursionError):
         return exceptions.InvalidInput(
             "Refused: a value in the request is nested too deeply; flatten it.")
-    if isinstance(error, ValueError):
-        text = str(error).splitlines()[0][:300] if str(error) else type(error).__name__
-        return exceptions.InvalidInput(f"Refused: invalid value in the request ({text}).")
     return None
 
 

@@ -325,6 +325,17 @@ class Deployment:
         resp.media = self.client.deployment_status(name)
 
 
+class DeploymentServers:
+    """``GET /v1/plans/{name}/deployment/servers``: host names by role, as
+    ``tripleo.scale.delete_nodes`` takes them."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        resp.media = self.client.deployment_servers(name)
+
+
 class DeploymentFailures:
     def __init__(self, client: Client) -> None:
         self.client = client

@@ -50,8 +50,10 @@ class IronicClient:
             if exc.code == 404 and missing is not None:
                 raise exceptions.NodeNotFound(missing) from exc
             detail = _explain(exc.read().decode(errors="replace")[:2000])
-            raise exceptions.IronicError(
-                f"Ironic refused {method} {path}: HTTP {exc.code} {detail}") from exc
+            refused = exceptions.IronicError(
+                f"Ironic refused {method} {path}: HTTP {exc.code} {detail}")
+            refused.status = exc.code
+            raise refused from exc
         except (urllib.error.URLError, OSError) as exc:
             raise exceptions.IronicError(
                 f"Ironic at {self.endpoint} does not answer ({exc});",
@@ -71,15 +73,19 @@ class IronicClient:
             query["provision_state"] = provision_state
         if maintenance is not None:
             query["maintenance"] = str(maintenance).lower()
-        nodes: list[dict[str, Any]] = []
-        path = f"/nodes?{urllib.parse.urlencode(query)}"
+        return self._all_pages("nodes", query)
+
+    def _all_pages(self, kind: str, query: dict[str, Any]) -> list[dict[str, Any]]:
+        """Every item of the listing ``/kind?query``, following Ironic's pages."""
+        items: list[dict[str, Any]] = []
+        path = f"/{kind}?{urllib.parse.urlencode(query)}"
         while path:
             page = self._call("GET", path)
-            nodes.extend(_clean(n) for n in page["nodes"])
-            marker = nodes[-1]["uuid"] if page.get("next") and nodes else None
-            path = f"/nodes?{urllib.parse.urlencode({**query, 'marker': marker})}" if marker \
+            items.extend(_clean(item) for item in page[kind])
+            marker = items[-1]["uuid"] if page.get("next") and items else None
+            path = f"/{kind}?{urllib.parse.urlencode({**query, 'marker': marker})}" if marker \
                 else ""
-        return nodes
+        return items
 
     def get_node(self, ident: str, fields: Iterable[str] | None = None) -> dict[str, Any]:
         """The node named or numbered ``ident``; raises NodeNotFound."""
@@ -111,6 +117,10 @@ class IronicClient:
         query = urllib.parse.urlencode({"address": address, "fields": "uuid,address,node_uuid"})
         ports = self._call("GET", f"/ports?{query}")["ports"]
         return _clean(ports[0]) if ports else None
+
+    def list_ports(self) -> list[dict[str, Any]]:
+        """Every port (all pages): its uuid, address and node_uuid."""
+        return self._all_pages("ports", {"fields": "uuid,address,node_uuid", "limit": 1000})
 
     def node_ports(self, node_uuid: str) -> list[dict[str, Any]]:
         query = urllib.parse.urlencode({"node": node_uuid, "fields": "uuid,address"})

@@ -198,6 +198,8 @@ def test_the_gui_logs_in_configures_deploys_and_shows_the_graph(
     assert "deploy_stack: RUNNING" in page.locator("#events").inner_text()
     expect(page.locator("#deployment-status")).to_contain_text("DEPLOY_SUCCESS")
     expect(page.locator("#events li").first).to_be_visible()
+    # Deployed: its servers can now be deleted (overcloud node delete, test_gui_scale.py).
+    expect(page.get_by_role("heading", name="Delete servers")).to_be_visible()
     shot("deployed")
 
     # The execution's graph: every task of the workbook drawn, those run in SUCCESS.

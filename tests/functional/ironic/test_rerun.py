@@ -114,6 +114,29 @@ def test_register_twice_registers_each_node_and_port_once(node_client: Client) -
     assert {n["properties"]["memory_mb"] for n in nodes} == {8192}
 
 
+def test_find_existing_then_register_twice_converges(node_client: Client) -> None:
+    """A resumed import re-runs register with the spec find_existing made before the
+    node existed (``existing`` None): Ironic's 409 on the name sends it to the update."""
+    document = fake_nodes(3)
+    _register(node_client, {"nodes": document["nodes"][:1]})  # node-0 already there
+    del document["nodes"][1]["name"]  # found by its MAC alone once registered
+    specs = _run(node_client.context, "nodes.check", nodes=document)
+    found, again, _ = twice(node_client, "nodes.find_existing", {"specs": specs})
+    assert found == again
+    uuid0 = next(u for u, n in _state(node_client)["nodes"].items() if n["name"] == "node-0")
+    assert [s["existing"] for s in found] == [uuid0, None, None]
+    for spec in found[1:]:
+        first, second, _ = twice(node_client, "nodes.register", {"node": spec})
+        assert first["created"] is True and second["created"] is False
+        assert second["uuid"] == first["uuid"] and second["ports"] == []
+    refound = _run(node_client.context, "nodes.find_existing", specs=specs)
+    assert all(s["existing"] for s in refound), "found by name, and by MAC when unnamed"
+    state = _state(node_client)
+    assert len(state["nodes"]) == 3
+    assert sorted(p for n in state["nodes"].values() for p in n["ports"]) == sorted(
+        e["mac"][0] for e in document["nodes"])
+
+
 def test_select_manage_inspect_clean_provide_twice(node_client: Client) -> None:
     client = node_client
     _register(client, fake_nodes(1))

@@ -303,17 +303,17 @@ def _kept_root(tmp_path_factory: pytest.TempPathFactory, suffix: str) -> Path:
 #: The server the scale-down removes: the first compute, so that Heat would remove the
 #: other one (the highest index) were the removal policies not sent.
 REMOVED_COMPUTE = "compute-0"
-#: What the scale-down keeps of its deployment before the later redeploy.
+#: What the scale-down keeps of its deployment before the later redeploy (update prepare).
 AFTER_DELETE = "after-delete"
 
 
 @dataclasses.dataclass(frozen=True)
 class ScaleDown:
     """The redeployment (two computes) copied, one compute deleted by host name, then
-    the plan deployed once more."""
+    the plan deployed once more by a minor update prepare."""
 
     before: Deployment      #: the redeployment (unchanged)
-    after: Deployment       #: the copy, after the delete and the later redeploy
+    after: Deployment       #: the copy, after the delete and the later update prepare
     deleted: dict[str, Any]  #: what ``delete_overcloud_nodes`` returned
 
     @property
@@ -336,11 +336,13 @@ def _scale_down(redeployed: Deployment, root: Path, heat_venv: Path) -> ScaleDow
     try:
         # What an operator does: ``overcloud node delete --stack PLAN compute-0 -y``
         # (no servers to run the scale-down playbook on here: the Ansible test runs it),
-        # then, later, a plain redeploy.
+        # then, later, a minor update prepared (``overcloud update prepare --stack PLAN
+        # -y``: a redeploy with THT's update-prepare environment, which must send the
+        # removal policies again all the same; one stack update proves both).
         deleted = client.delete_overcloud_nodes(copy.plan, [REMOVED_COMPUTE],
                                                 work_dir=copy.work_dir, run_ansible=False)
         _keep_after_delete(copy.work_dir, root / AFTER_DELETE)
-        result = client.deploy(copy.plan, heat_type="native", work_dir=copy.work_dir)
+        result = client.update_prepare(copy.plan, heat_type="native", work_dir=copy.work_dir)
     finally:
         client.close()
     (root / "deployed.json").write_text(json.dumps({"result": result, "deleted": deleted}))
@@ -360,7 +362,8 @@ def kept_scale_down(root: Path, before: Deployment) -> ScaleDown | None:
 def tht18_scale_down(tmp_path_factory: pytest.TempPathFactory, heat_venv: Path,
                      tht18_redeployment: Redeployment) -> Iterator[ScaleDown]:
     """``tht18_redeployment`` (two computes) copied, ``compute-0`` deleted by host name
-    (``delete_overcloud_nodes``), then deployed again."""
+    (``delete_overcloud_nodes``), then deployed again by a minor update prepare
+    (``update_prepare``)."""
     before = tht18_redeployment.after
     root = overcloud_background.root_of("overcloud18-scaledown")
     if root is not None:

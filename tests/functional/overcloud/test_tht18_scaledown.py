@@ -1,7 +1,8 @@
 """``overcloud node delete`` on the real THT 18.0.0 stack.
 
 The redeployment's two computes: ``compute-0`` (member ``0`` of the Compute group) is
-deleted by host name, then the plan is deployed once more.  Heat removes the highest
+deleted by host name, then the plan is deployed once more (by ``update prepare``: see
+``test_tht18_update.py``).  Heat removes the highest
 members first when no removal policy names one, so a broken policy would remove
 ``compute-1``: what is asserted is that ``compute-1`` stays the same server (same
 server id: never replaced) with the same name and addresses, and that the parameters

@@ -83,6 +83,19 @@ def _roles() -> list[dict[str, Any]]:
     return [{"name": "Controller", "CountDefault": 1, "tags": ["primary", "controller"]}]
 
 
+#: THT's update prepare environment, in a plan's templates.
+UPDATE_PREPARE = ("environments/lifecycle/update-prepare.yaml",
+                  "resource_registry: {OS::TripleO::Tasks::*PreConfig: OS::Heat::None}\n")
+
+
+def _update_work(tmp: Path) -> dict[str, Any]:
+    """A work dir whose config-download project has the update steps playbook."""
+    project = tmp / "work" / "config-download"
+    project.mkdir(parents=True, exist_ok=True)
+    (project / "update_steps_playbook.yaml").write_text("- hosts: all\n  tasks: []\n")
+    return {"plan": PLAN, "work_dir": str(tmp / "work"), "limit": "Compute"}
+
+
 def _scale_work(tmp: Path) -> dict[str, Any]:
     """A work dir as a deploy of two computes leaves it (its outputs and parameters)."""
     work = tmp / "work"
@@ -151,6 +164,10 @@ CASES: dict[str, Case] = {
                                                   "ports": [{"address": "52:54:00:00:00:01"}]}]}),
     "validations.check": Case(lambda _tmp: {"results": []}),
     "scale.select": Case(_scale_work),
+    "update.set_stage": Case(lambda _tmp: {"plan": PLAN, "stage": "prepare"},
+                             extra_files=(UPDATE_PREPARE,)),
+    "update.check_prepared": Case(_update_work, extra_files=(UPDATE_PREPARE,), prepare=(
+        ("update.set_stage", lambda _tmp: {"plan": PLAN, "stage": "prepare"}),)),
     "std.noop": Case(lambda _tmp: {}),
     "std.echo": Case(lambda _tmp: {"output": {"a": [1]}}),
     "std.fail": Case(lambda _tmp: {"error_data": "stop"}),
@@ -204,7 +221,11 @@ SERVICE_ACTIONS: dict[str, str] = {
     # The THT 18 scale-down playbook on a throwaway host, run twice.
     "scale.run_playbook": "tests/functional/overcloud/test_tht18_scaledown.py::"
                           "test_the_scale_playbook_runs_on_the_leaving_server_only",
+    # The THT 18 update steps playbook with --limit, run twice.
+    "update.run_playbook": "tests/functional/overcloud/test_tht18_update.py::"
+                           "test_update_run_runs_the_update_steps_with_the_limit",
     "nodes.register": IRONIC + "test_register_twice_registers_each_node_and_port_once",
+    "nodes.find_existing": IRONIC + "test_find_existing_then_register_twice_converges",
     "nodes.select": IRONIC + "test_select_manage_inspect_clean_provide_twice",
     "nodes.manage": IRONIC + "test_select_manage_inspect_clean_provide_twice",
     "nodes.inspect": IRONIC + "test_select_manage_inspect_clean_provide_twice",

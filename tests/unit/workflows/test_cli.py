@@ -142,3 +142,44 @@ def test_workbook_update_and_delete(cli: Cli, tmp_path: Path) -> None:
     cli("workbook", "delete", "std_only")
     assert cli("workflow", "show", "greet", ok=False).returncode == 3  # not found
     assert cli("workbook", "delete", "tripleo.plan", ok=False).returncode == 4  # conflict
+
+
+def test_a_sub_workflow_execution_is_shown_with_its_parent_task(cli: Cli,
+                                                                 tmp_path: Path) -> None:
+    """with-items over a sub-workflow: the task lists its child executions, each shows
+    its parent execution and task (Mistral's task_execution_id), progress lines name
+    the child's tasks under the parent's task."""
+    book = tmp_path / "items.yaml"
+    book.write_text("""
+version: '2.0'
+name: items
+workflows:
+  hello:
+    input: [who]
+    output: <% 'hello ' + $.who %>
+    tasks:
+      say:
+        action: std.echo output=<% $.who %>
+  wf:
+    output:
+      said: <% $.said %>
+    tasks:
+      each:
+        with-items: who in <% ['a', 'b'] %>
+        workflow: hello who=<% $.who %>
+        publish:
+          said: <% task().result %>
+""")
+    cli("workbook", "create", str(book))
+    done = cli("workflow", "run", "items.wf", "-f", "json")
+    run = json.loads(done.stdout)
+    assert json.loads(run["Output"]) == {"said": ["hello a", "hello b"]}
+    assert "each/say succeeded" in done.stderr
+    [task] = cli.json("execution", "tasks", run["ID"])
+    children = task["Sub-executions"].split()
+    assert len(children) == 2
+    for child, who in zip(children, ["a", "b"], strict=True):
+        shown = cli.json("execution", "show", child)
+        assert (shown["Parent execution"], shown["Parent task"]) == (run["ID"], "each")
+        assert json.loads(shown["Input"]) == {"who": who}
+    assert {row["ID"] for row in cli.json("execution", "list")} == {run["ID"], *children}

@@ -297,20 +297,33 @@ def test_fail_on_undoes_the_action_and_on_error_handles_it(host: Host, tmp_path:
     assert log.read_text() == "do one\nundo one\n"
 
 
-def test_fail_on_a_workflow_task_is_refused(host: Host, tmp_path: Path) -> None:
-    with pytest.raises(exceptions.InvalidWorkbook,
-                       match="'fail-on' is supported on action tasks only"):
-        Run(host, tmp_path, """
-            wf:
-              tasks:
-                task1:
-                  workflow: sub
-                  fail-on: <% true %>
-            sub:
-              tasks:
-                t:
-                  action: std.noop
-            """)
+def test_fail_on_a_workflow_task(host: Host, tmp_path: Path) -> None:
+    """Mistral's fail-on policy on a ``workflow:`` task (test_policies.py:
+    test_fail_on_true_condition, its task a sub-workflow): a condition true over the
+    sub-workflow's output fails the task, whose on-error handles it."""
+    run = Run(host, tmp_path, """
+        wf:
+          output:
+            handled: <% $.handled %>
+          tasks:
+            task1:
+              workflow: sub
+              fail-on: <% task().result.x = 1 %>
+              on-error: [handle]
+            handle:
+              action: std.noop
+              publish:
+                handled: true
+        sub:
+          output:
+            x: 1
+          tasks:
+            t:
+              action: std.noop
+        """)
+    assert run.state == "SUCCESS"
+    assert run.output == {"handled": True}
+    assert run.tasks == {"task1": "ERROR", "handle": "SUCCESS"}
 
 
 # -- workflow vars -------------------------------------------------------------------

@@ -40,4 +40,8 @@ def test_shipped_workflows_name_their_server_paths() -> None:
         "tripleo.validations.run": {"inventory": "input-path"},
         # Its deploy sub-workflow takes the work dir only.
         "tripleo.scale.delete_nodes": {"work_dir": "work-dir"},
+        "tripleo.update.prepare": {"work_dir": "work-dir"},
+        # Playbooks are file names of the config-download project, not paths.
+        "tripleo.update.run": {"work_dir": "work-dir"},
+        "tripleo.update.converge": {"work_dir": "work-dir"},
     }

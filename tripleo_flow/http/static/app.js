@@ -2,6 +2,9 @@
 import { ApiError, call, clearToken, events, setToken, token } from "/gui/api.js";
 import { drawGraph } from "/gui/graph.js";
 import { nodesView as nodesPage } from "/gui/nodes.js";
+import { rolesTab as rolesPage } from "/gui/roles.js";
+import { scaleSection } from "/gui/scale.js";
+import { validationsView as validationsPage } from "/gui/validations.js";
 
 const main = document.getElementById("main");
 const nav = document.getElementById("nav");
@@ -277,14 +280,22 @@ async function deployTab(name, body) {
         json: { input } });
       await followDeploy(execution, progress);
       summary.replaceChildren(await deploymentSummary(name));
+      form.dispatchEvent(new Event("deployed"));
     } catch (error) {
       if (error.name !== "AbortError") progress.append(h("p", { class: "error", role: "alert", text: errorText(error) }));
     } finally {
       button.disabled = false;
     }
   });
+  // Servers to delete, once the plan has a deployment (shown again after a deploy).
+  const scale = h("div", {});
+  const showScale = async () => scale.replaceChildren(
+    await scaleSection({ h, errorText, say }, name, heat, followDeploy,
+                       async () => summary.replaceChildren(await deploymentSummary(name))) || "");
   body.append(h("section", { "aria-labelledby": "deploy-h" },
-    h("h2", { id: "deploy-h", text: "Deployment" }), summary, form, progress));
+    h("h2", { id: "deploy-h", text: "Deployment" }), summary, form, progress), scale);
+  await showScale();
+  form.addEventListener("deployed", () => showScale().catch(fail));
 }
 
 async function followDeploy(execution, box) {
@@ -317,12 +328,14 @@ async function followDeploy(execution, box) {
       const pct = p && typeof p.share === "number" ? ` ${Math.floor(p.share * 100)}%` : "";
       const line = `${data.name}: ${data.state}${p ? `${pct} ${p.done}/${p.total} ${p.status || ""}` : ""}` +
         (data.error ? ` — ${data.error}` : "");
-      log.append(h("li", { text: line }));
-      log.scrollTop = log.scrollHeight;
+      if (data.state !== "PENDING") {  // (a subworkflow lists its tasks PENDING at first)
+        log.append(h("li", { text: line }));
+        log.scrollTop = log.scrollHeight;
+      }
     } else if (kind === "execution") {
       running.textContent = "";
       if (counts.textContent === "Starting…") counts.textContent = "";  // it never started
-      end.replaceChildren("Execution ", state(data.state), data.error ? h("span", { class: "error", text: ` ${data.error}` }) : "");
+      end.replaceChildren("Execution ", state(data.state), data.error ? h("span", { class: "error", role: "alert", text: ` ${data.error}` }) : "");
     }
   }, leaving.signal);
 }
@@ -500,31 +513,6 @@ async function parametersTab(name, body) {
   body.append(h("div", { class: "form-row" }, h("label", { for: "param-filter", text: "Filter" }), filter), ...sections);
 }
 
-// A role's count, set as its <Role>Count parameter (checked by the server).
-function countForm(plan, role, current) {
-  const id = uid("count");
-  const input = h("input", { id, type: "text", inputmode: "numeric", size: 4, value: current,
-                             "aria-describedby": `${id}-error` });
-  const error = h("span", { class: "field-error", id: `${id}-error`, role: "alert" });
-  const form = h("form", { class: "form-row", "data-role": role },
-    h("label", { for: id, class: "visually-hidden", text: `${role} count` }), input,
-    h("button", { type: "submit", text: "Set", "aria-label": `Set ${role} count` }), error);
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    error.textContent = "";
-    const raw = input.value.trim();
-    const value = raw !== "" && !Number.isNaN(Number(raw)) ? Number(raw) : raw;
-    try {
-      await call("PUT", `/v1/plans/${enc(plan)}/parameters`,
-                 { json: { parameters: { [`${role}Count`]: value }, validate: true } });
-      say(`${role} count set to ${raw}.`);
-    } catch (e) {
-      error.textContent = errorText(e);
-    }
-  });
-  return form;
-}
-
 async function historyTab(name, body) {
   const problem = h("p", { class: "error", role: "alert" });
   const list = h("tbody", {});
@@ -552,27 +540,7 @@ async function historyTab(name, body) {
       h("th", { text: "" }), h("th", { text: "Actions" }))), list)));
 }
 
-async function rolesTab(name, body) {
-  const [roles, networks, params] = await Promise.all([
-    call("GET", `/v1/plans/${enc(name)}/roles?detail=true`),
-    call("GET", `/v1/plans/${enc(name)}/networks`),
-    call("GET", `/v1/plans/${enc(name)}/parameters`)]);
-  const values = params || {};
-  const roleName = (r) => (typeof r === "string" ? r : r.name);
-  body.append(
-    h("section", { "aria-labelledby": "roles-h" }, h("h2", { id: "roles-h", text: "Roles" }),
-      h("table", {}, h("thead", {}, h("tr", {}, h("th", { text: "Role" }), h("th", { text: "Networks" }),
-        h("th", { text: "Count" }), h("th", { text: "Flavor" }))),
-      h("tbody", {}, roles.map((r) => {
-        const n = roleName(r);
-        const nets = r.networks ? (Array.isArray(r.networks) ? r.networks : Object.keys(r.networks)) : [];
-        return h("tr", {}, h("td", { text: n }), h("td", { text: nets.join(", ") }),
-          h("td", {}, countForm(name, n, values[`${n}Count`] ?? r.CountDefault ?? "")),
-          h("td", { text: values[`Overcloud${n}Flavor`] ?? "" }));
-      })))),
-    h("section", { "aria-labelledby": "nets-h" }, h("h2", { id: "nets-h", text: "Networks" }),
-      h("ul", {}, networks.map((n) => h("li", { text: typeof n === "string" ? n : n.name })))));
-}
+const rolesTab = (name, body) => rolesPage({ h, errorText, say }, name, body);
 
 // -- executions ----------------------------------------------------------------------
 
@@ -649,27 +617,11 @@ async function executionView(id) {
 
 // -- nodes and validations -----------------------------------------------------------
 
-async function listView(title, path, columns) {
-  let rows;
-  try {
-    rows = await call("GET", path);
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.status === 401) throw error;
-    show(title, h("p", { class: "muted", role: "status", text: errorText(error) }));
-    return;
-  }
-  show(title, rows.length ? h("table", {},
-    h("thead", {}, h("tr", {}, columns.map(([label]) => h("th", { text: label })))),
-    h("tbody", {}, rows.map((row) => h("tr", {}, columns.map(([, get]) => h("td", { text: get(row) ?? "" }))))))
-    : h("p", { class: "muted", text: `No ${title.toLowerCase()}.` }));
-}
-
 const nodesView = () => nodesPage({ h, show, state, errorText, say,
                                     signal: () => leaving.signal });
 
-const validationsView = () => listView("Validations", "/v1/validations", [
-  ["Validation", (v) => v.id || v.name], ["Groups", (v) => (v.groups || []).join(", ")],
-  ["Description", (v) => v.description]]);
+const validationsView = () => validationsPage({ h, show, state, errorText, say,
+                                                signal: () => leaving.signal });
 
 // -- routing -------------------------------------------------------------------------
 

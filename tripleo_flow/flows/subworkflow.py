@@ -1,0 +1,292 @@
+"""Sub-workflows run as executions of their own, as Mistral runs them.
+
+A ``workflow:`` task the compiled graph cannot inline (one with ``with-items``,
+``retry``, ``timeout`` or ``fail-on``, one calling a workflow that loops or that
+is already being inlined above it, any in a workflow run by the state machine)
+is a :class:`SubWorkflowAtom`: the atom of an action task whose "action" is the
+run of a child execution.  So the task's policies apply as for an action:
+``with-items`` starts one child execution per item (``concurrency`` at once),
+each retry attempt starts a new one, ``timeout`` fails the task (the child stops
+at its next task and reverts), and the task's result is the child's output.
+
+A child execution is recorded like any other, with ``parent_id`` (the parent
+execution) and ``parent_task`` (the parent's task execution, its atom name) in
+its record, as Mistral links a sub-workflow execution to its
+``task_execution_id``.  Its id is derived from the parent's id, the task
+execution, the attempt and the item, so a parent resumed after ``kill -9``
+finds the child it had started: a completed one gives its output again (its
+side effects are not run twice), an interrupted one is resumed, a failed one
+fails the task again.  When the parent reverts, a completed child's tasks are
+undone, newest first, with the child's own atoms.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import signal
+import threading
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from taskflow import states
+from taskflow.types import failure
+
+from tripleo_flow import exceptions
+from tripleo_flow.exceptions import TaskFailed
+from tripleo_flow.flows import action_atom, workbook_validator
+from tripleo_flow.flows.executions import CHILDREN
+from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
+from tripleo_flow.workspace.interrupt import StopRequest
+
+_NAMESPACE = uuid.UUID("4f9b5a52-6c1e-4f0e-9a57-3c7d1b2e8d10")
+#: How deep child executions may nest (a workflow calling itself without end).
+MAX_DEPTH = 64
+
+
+def child_id(parent_id: str, task_atom: str, attempt: int, item: int | None) -> str:
+    """The id of the child execution that ``task_atom`` of execution ``parent_id``
+    starts for its ``attempt`` and ``item``: the same again after a resume."""
+    return str(uuid.uuid5(_NAMESPACE, f"{parent_id}/{task_atom}/{attempt}/{item}"))
+
+
+def runs_apart(spec: TaskSpec, child: WorkflowSpec, inlining: tuple[str, ...]) -> bool:
+    """Whether the ``workflow:`` task ``spec`` (calling ``child``) runs its workflow as
+    a child execution rather than inlined in the parent's graph (``inlining``: the
+    workflows being inlined above it)."""
+    from tripleo_flow.flows import compiler  # compiler imports this module
+
+    return (spec.with_items is not None or spec.retry is not None
+            or spec.timeout is not None or spec.fail_on is not None
+            or child.full_name in inlining or compiler.runs_as_state_machine(child)
+            or (child.type == "direct" and workbook_validator.find_cycle(
+                workbook_validator.successors(child)) is not None))
+
+
+class _ChildRun:
+    """What :class:`~.action_atom.ActionAtom` asks of its action, for a child run."""
+
+    runs_plan_code = False
+    connects_out = False
+    secret_result = False
+
+    @staticmethod
+    def has_revert() -> bool:
+        return False  # its child's own tasks are undone, not by its result
+
+
+class SubWorkflowAtom(action_atom.ActionAtom):
+    """A ``workflow:`` task whose every run (item, attempt) is a child execution."""
+
+    def _get_action(self) -> Any:
+        return _ChildRun()
+
+    def _run(self, **kwargs: Any) -> dict[str, Any]:
+        self._started: list[tuple[int | None, str]] = []
+        outcome = super()._run(**kwargs)
+        if self._started:  # by item (with-items in parallel), then attempt
+            outcome[CHILDREN] = [ident for _item, ident in sorted(
+                self._started, key=lambda pair: -1 if pair[0] is None else pair[0])]
+        return outcome
+
+    def _call(self, inputs: dict[str, Any], timeout: float | None,
+              item: int | None = None) -> Any:
+        children: ChildRuns | None = self.runtime.children
+        if children is None:
+            raise TaskFailed(f"task {self.spec.name!r}: sub-workflow executions need the "
+                             "runner's executions store")
+        ident = child_id(children.parent_id, self.name, self._attempt_no, item)
+        self._started.append((item, ident))
+        return children.run(self.name, self.spec.workflow or "", inputs, self._attempt_no,
+                            item, timeout)
+
+    def _undo(self, inputs: dict[str, Any], result: Any,
+              flow_failures: Mapping[str, Any] | None = None) -> None:
+        """Undo the completed child executions of this task (a failed one reverted
+        itself)."""
+        if self.runtime.children is not None:
+            self.runtime.children.revert(self.name)
+
+    def _revert_outcome(self, outcome: Mapping[str, Any], kwargs: Mapping[str, Any],
+                        flow_failures: Mapping[str, Any] | None = None) -> None:
+        if outcome.get("state") == action_atom.SUCCESS:
+            self._undo({}, None, flow_failures)
+
+
+class _Deadline(StopRequest):
+    """Stops a child execution whose task timed out, at its next task (or once the
+    parent's own stop request is set)."""
+
+    def __init__(self, task: str, timeout: float, parent: StopRequest | None) -> None:
+        super().__init__(f"Sub-workflow of task {task!r}")
+        self._message = f"task {task!r} timed out after {timeout:g} s"
+        self.parent = parent
+
+    def check(self, task: str | None = None) -> None:
+        if self.parent is not None:
+            self.parent.check(task)
+        if self.received is not None:
+            raise TaskFailed(f"{self._message}: its sub-workflow stopped before "
+                             f"{task or 'its next task'!r}")
+
+
+class ChildRuns:
+    """Starts, resumes and reverts the child executions of one parent execution.
+
+    :param execute: runs (or continues) a child flow detail to its end with a stop
+        request (the runner's ``execute`` on pools of its own)
+    :param start: records a child execution ``(workflow, inputs, id, parent meta)``
+    :param revert: undoes a completed child execution's tasks, by id
+    """
+
+    def __init__(self, parent_id: str, depth: int, store: Any,
+                 start: Callable[[str, dict[str, Any], str, dict[str, Any]], Any],
+                 execute: Callable[[Any, StopRequest | None], Any],
+                 revert: Callable[[str], None], stop: StopRequest | None = None) -> None:
+        self.parent_id = parent_id
+        self.depth = depth
+        self.store = store
+        self._start = start
+        self._execute = execute
+        self._revert = revert
+        #: The parent's stop request (a signal): a child it stopped stops the parent.
+        self.stop = stop
+
+    def run(self, task_atom: str, workflow: str, inputs: dict[str, Any], attempt: int,
+            item: int | None, timeout: float | None) -> Any:
+        """The output of the child execution of ``task_atom`` for ``attempt`` and
+        ``item``: started, resumed or (completed before) read back."""
+        ident = child_id(self.parent_id, task_atom, attempt, item)
+        fd = self._existing(ident)
+        if fd is not None:
+            record = self.store.get(ident)
+            if record.state == states.SUCCESS:
+                return (fd.meta or {}).get("output")
+            if record.state in (states.REVERTED, states.FAILURE):
+                raise TaskFailed(f"sub-workflow {workflow!r} failed: {record.error}")
+            if record.state == states.RUNNING:
+                raise TaskFailed(f"sub-workflow execution {ident!r} still runs in another "
+                                 "process")
+        elif self.depth >= MAX_DEPTH:
+            raise TaskFailed(f"task {task_atom!r}: sub-workflow {workflow!r} would nest "
+                             f"{MAX_DEPTH + 1} executions deep; does its workflow call "
+                             "itself without a condition that stops it?")
+        else:
+            fd = self._start(workflow, inputs, ident, {
+                "parent_id": self.parent_id, "parent_task": task_atom,
+                "attempt": attempt, "item": item, "depth": self.depth + 1})
+        if timeout is None:
+            return self._finish(workflow, fd, None)
+        deadline = _Deadline(task_atom, timeout, self.stop)
+        box: dict[str, Any] = {}
+
+        def run() -> None:
+            try:
+                box["output"] = self._finish(workflow, fd, deadline)
+            except BaseException as exc:  # handed to the waiting thread
+                box["error"] = exc
+
+        thread = threading.Thread(target=run, name=f"execution-{ident}", daemon=True)
+        thread.start()
+        thread.join(timeout)
+        if thread.is_alive():
+            deadline.received = signal.SIGALRM
+            raise TaskFailed(f"task {task_atom!r} timed out after {timeout:g} s")
+        if "error" in box:
+            raise box["error"]
+        return box["output"]
+
+    def _existing(self, ident: str) -> Any:
+        try:
+            return self.store.flow_detail(ident)
+        except exceptions.ExecutionNotFound:
+            return None
+
+    def _finish(self, workflow: str, fd: Any, stop: StopRequest | None) -> Any:
+        try:
+            record = self._execute(fd, stop or self.stop)
+        except exceptions.WorkflowFailed as exc:
+            if self.stop is not None and self.stop.received is not None:
+                # A signal stopped the child: the parent stops too (no on-error runs).
+                raise exceptions.Interrupted(self.stop.what, signal.Signals(
+                    self.stop.received).name, (fd.meta or {}).get("parent_task")) from exc
+            raise TaskFailed(f"sub-workflow {workflow!r} failed: {exc.cause}") from exc
+        if record.state != states.SUCCESS:  # paused: the parent's task cannot go on
+            raise TaskFailed(f"sub-workflow {workflow!r} did not end ({record.state}); "
+                             f"resume execution {record.id!r}, then the parent")
+        return (self.store.flow_detail(record.id, lazy=True).meta or {}).get("output")
+
+    def revert(self, task_atom: str) -> None:
+        """Undo every completed child execution of ``task_atom``, newest first."""
+        children = [fd for fd in self.store.children(self.parent_id)
+                    if (fd.meta or {}).get("parent_task") == task_atom
+                    and fd.state == states.SUCCESS]
+        children.sort(key=lambda fd: (fd.meta or {}).get("created_at") or 0.0, reverse=True)
+        for fd in children:
+            self._revert(fd.uuid)
+
+
+def revert_atoms(fd: Any, atom_of: Callable[[str], Any]) -> bool:
+    """Undo the completed atoms of the ended flow detail ``fd``, newest first, each
+    with the atom ``atom_of(name)`` gives (None: nothing to undo); mark them and the
+    flow REVERTED (FAILURE when one could not be undone).  True when all were."""
+    done = [ad for ad in fd if ad.state == states.SUCCESS and isinstance(ad.results, Mapping)]
+    done.sort(key=lambda ad: ad.results.get("finished_at") or 0.0, reverse=True)
+    ok = True
+    for ad in done:
+        atom = atom_of(ad.name)
+        if atom is not None:
+            try:
+                atom.revert(result=ad.results, flow_failures={})
+            except Exception as exc:
+                ok = False
+                ad.state = states.REVERT_FAILURE
+                ad.revert_failure = failure.Failure.from_exception(exc)
+                continue
+        ad.state = states.REVERTED
+    fd.state = states.REVERTED if ok else states.FAILURE
+    return ok
+
+
+def child_runs(runner: Any, fd: Any, listeners: tuple[Any, ...],
+               stop: StopRequest | None) -> ChildRuns:
+    """How the ``workflow:`` tasks of execution ``fd`` (run by ``runner``, a
+    :class:`~.runner.Runner`) run child executions: each on a runner of its own
+    pools, with the parent's origin and environment, its events forwarded to the
+    parent's listeners under the parent's execution and task name."""
+    meta = fd.meta or {}
+
+    def start(name: str, inputs: dict[str, Any], ident: str, parent: dict[str, Any]) -> Any:
+        return runner.start(name, inputs, origin=meta.get("origin"),
+                            env=meta.get("env") or None, execution_id=ident, parent=parent,
+                            evaluate_env=meta.get("evaluate_env", True))
+
+    def execute(child: Any, child_stop: StopRequest | None) -> Any:
+        task = (child.meta or {}).get("parent_task", "")
+
+        def forward(event: Any) -> None:
+            renamed = dataclasses.replace(event, execution_id=fd.uuid,
+                                          task=f"{task}/{event.task}")
+            for listener in listeners:
+                listener(renamed)
+
+        own = runner.child_runner()
+        try:
+            return own.execute(child, (forward,) if listeners else (), child_stop)
+        finally:
+            own.close()
+
+    def revert(execution_id: str) -> None:
+        own = runner.child_runner()
+        try:
+            child = own.store.flow_detail(execution_id)
+            engine, _name = own.load(child)
+            atom_of = getattr(engine, "atom_for", None) or getattr(
+                engine, "workbook_atoms", {}).get
+            revert_atoms(child, atom_of)
+            own.store.save_flow(child)
+        finally:
+            own.close()
+
+    return ChildRuns(fd.uuid, int(meta.get("depth") or 0), runner.store, start, execute,
+                     revert, stop)
