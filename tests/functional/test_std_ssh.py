@@ -28,6 +28,7 @@ class Sshd:
     port: int
     key_file: Path
     user: str
+    log: Path
 
 
 def _free_port() -> int:
@@ -55,7 +56,8 @@ def sshd(tmp_path: Path) -> Iterator[Sshd]:
         f"Port {port}", "ListenAddress 127.0.0.1", f"HostKey {home / 'host_key'}",
         f"PidFile {home / 'sshd.pid'}", f"AuthorizedKeysFile {home / 'authorized_keys'}",
         "StrictModes no", "PasswordAuthentication no", "KbdInteractiveAuthentication no",
-        "PermitRootLogin prohibit-password", "UsePAM no", ""]))
+        "PermitRootLogin prohibit-password", "UsePAM no",
+        "LogLevel VERBOSE", ""]))  # the log names each login (std.ssh_proxied)
     proc = subprocess.Popen([str(SSHD), "-D", "-e", "-f", str(config)],
                             stdout=subprocess.DEVNULL, stderr=(home / "log").open("w"))
     try:
@@ -68,7 +70,7 @@ def sshd(tmp_path: Path) -> Iterator[Sshd]:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(f"sshd did not start: {(home / 'log').read_text()}")
                 time.sleep(0.05)
-        yield Sshd(port, home / "user_key", getpass.getuser())
+        yield Sshd(port, home / "user_key", getpass.getuser(), home / "log")
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -76,7 +78,8 @@ def sshd(tmp_path: Path) -> Iterator[Sshd]:
 
 @pytest.fixture
 def host(tmp_path: Path) -> Iterator[Host]:
-    host = Host(tmp_path / "data", {**ACTIONS, "std.ssh": std_remote.Ssh})
+    host = Host(tmp_path / "data", {**ACTIONS, "std.ssh": std_remote.Ssh,
+                                    "std.ssh_proxied": std_remote.SshProxied})
     yield host
     host.close_workflows()
 
@@ -184,4 +187,90 @@ def test_a_second_run_runs_the_command_again(host: Host, tmp_path: Path, sshd: S
     for attempt in range(2):
         run = Run(host, tmp_path / str(attempt), SSH, **_inputs(sshd, cmd=f"echo x >> {log}"))
         assert run.state == "SUCCESS"
+    assert log.read_text() == "x\nx\n"
+
+
+# -- std.ssh_proxied: through a gateway (the same sshd serves as gateway and target) --
+
+PROXIED = """
+    wf:
+      input:
+        - port
+        - user
+        - key_file
+        - gateway_port
+        - gateway: 127.0.0.1
+        - cmd: "echo through"
+        - proxy_command: null
+      output:
+        out: <% $.out %>
+      tasks:
+        run:
+          action: std.ssh_proxied
+          input:
+            cmd: <% $.cmd %>
+            host: 127.0.0.1
+            username: <% $.user %>
+            port: <% $.port %>
+            private_key_filename: <% $.key_file %>
+            gateway_host: <% $.gateway %>
+            gateway_port: <% $.gateway_port %>
+            proxy_command: <% $.proxy_command %>
+          publish:
+            out: <% task().result %>
+    """
+
+
+def test_a_command_runs_through_a_gateway(host: Host, tmp_path: Path, sshd: Sshd) -> None:
+    """Mistral's std.ssh_proxied: ssh to the gateway, a tunnel from there to the host."""
+    run = Run(host, tmp_path, PROXIED, **_inputs(sshd, gateway_port=sshd.port))
+    assert run.state == "SUCCESS", run.error
+    assert run.output == {"out": "through\n"}
+    # two logins: the gateway's, then the target's through the tunnel (std.ssh: one)
+    assert sshd.log.read_text().count("Accepted publickey") == 2
+
+
+def test_a_gateway_that_does_not_answer_fails_the_task(host: Host, tmp_path: Path,
+                                                       sshd: Sshd) -> None:
+    run = Run(host, tmp_path, PROXIED, **_inputs(sshd, gateway_port=_free_port()))
+    assert run.state == "REVERTED" and run.error is not None
+    assert "could not connect or log in" in str(run.error)
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("gateway", "gw;touch /tmp/x"), ("gateway", "-oProxyCommand=x"), ("gateway", "gw%h"),
+    ("proxy_command", "nc %h %p")])
+def test_a_gateway_a_shell_would_read_is_refused(host: Host, tmp_path: Path, sshd: Sshd,
+                                                 name: str, value: str) -> None:
+    """Ours is stricter: Mistral runs a given 'proxy_command' on its executor."""
+    run = Run(host, tmp_path, PROXIED, **_inputs(sshd, gateway_port=sshd.port,
+                                                 **{name: value}))
+    assert run.state == "REVERTED" and run.error is not None
+    assert "std.ssh_proxied" in str(run.error) and "must be" in str(run.error) \
+        or "not supported" in str(run.error)
+
+
+def test_an_api_user_cannot_run_ssh_proxied_unless_the_server_allows_it(
+        host: Host, tmp_path: Path, sshd: Sshd) -> None:
+    path = tmp_path / "api.yaml"
+    path.write_text("version: '2.0'\nname: api\nworkflows:\n" + "\n".join(
+        "  " + line[4:] for line in PROXIED.strip("\n").splitlines()) + "\n")
+    host.create_workbook(path)
+    inputs = _inputs(sshd, gateway_port=sshd.port)
+    with pytest.raises(exceptions.WorkflowFailed, match=r"\[api\] allow_outbound_actions"):
+        host.run_workflow("api.wf", inputs, api_user=True)
+    host.close_workflows()
+    host.conf.set_override("allow_outbound_actions", True, group="api")
+    assert host.run_workflow("api.wf", inputs, api_user=True).state == "SUCCESS"
+
+
+def test_a_second_run_through_a_gateway_runs_the_command_again(host: Host, tmp_path: Path,
+                                                               sshd: Sshd) -> None:
+    """std.ssh_proxied is Rerun.CALLER, as std.ssh."""
+    assert std_remote.SshProxied.rerun is Rerun.CALLER
+    log = tmp_path / "log"
+    for attempt in range(2):
+        run = Run(host, tmp_path / str(attempt), PROXIED,
+                  **_inputs(sshd, gateway_port=sshd.port, cmd=f"echo x >> {log}"))
+        assert run.state == "SUCCESS", run.error
     assert log.read_text() == "x\nx\n"

@@ -54,6 +54,17 @@ class UndoJournal(Protocol):
 
 
 @dataclass(frozen=True)
+class ExecutionInfo:
+    """Which workflow execution and task execution an action runs in (what
+    ``std.mistral_http`` sends as Mistral's execution headers)."""
+
+    workflow_name: str
+    execution_id: str
+    task_name: str
+    task_id: str
+
+
+@dataclass(frozen=True)
 class ActionContext:
     """What actions may use: the plan store, plan locks and the configuration; where
     they report progress, and how they learn that the operation should stop."""
@@ -71,6 +82,8 @@ class ActionContext:
     #: Keeps the running task's undo record for a re-run (:class:`UndoJournal`); None
     #: outside a workflow (an action called directly computes its record each time).
     undo_journal: UndoJournal | None = None
+    #: The workflow execution and task the action runs in (None outside a workflow).
+    execution: ExecutionInfo | None = None
 
     def report(self, progress: Progress) -> None:
         """Tell the reporter, if any, how far the running action is."""

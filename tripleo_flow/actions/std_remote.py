@@ -1,6 +1,8 @@
-"""Mistral's standard actions that reach other machines: ``std.email`` (SMTP) and
-``std.ssh`` (a command over SSH, with OpenSSH's ``ssh`` client: no Python SSH
-library; as Mistral's, it does not check the host key).
+"""Mistral's standard actions that reach other machines: ``std.email`` (SMTP),
+``std.ssh`` and ``std.ssh_proxied`` (a command over SSH, directly or through a
+gateway host, with OpenSSH's ``ssh`` client: no Python SSH library; as Mistral's,
+they do not check host keys) and ``std.mistral_http`` (``std.http`` naming the
+execution in Mistral's headers).
 
 Each connects from the machine the workflow runs on to a host the workbook names,
 with credentials the workbook gives, so an execution started over the HTTP API
@@ -13,6 +15,8 @@ command cannot be taken back: their reverts do nothing.
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import shutil
 import smtplib
 import subprocess
@@ -23,7 +27,8 @@ from email.mime.text import MIMEText
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action, Rerun
+from tripleo_flow.actions.base import Action, ActionContext, Rerun
+from tripleo_flow.actions.std import Http
 from tripleo_flow.exceptions import ActionFailed
 
 #: Seconds an SMTP or SSH connection may take to answer.
@@ -126,6 +131,13 @@ class Ssh(Action):
     def execute(self, cmd: str, host: str | list[str], username: str, password: str = "",
                 private_key_filename: str | None = None, private_key: str | None = None,
                 return_result_on_error: bool = False, port: int = 22) -> Any:
+        return self._ssh(cmd, host, username, password, private_key_filename, private_key,
+                         return_result_on_error, port, None)
+
+    def _ssh(self, cmd: str, host: str | list[str], username: str, password: str,
+             key_file: str | None, key_text: str | None, keep_errors: bool, port: int,
+             gateway: tuple[str, str, int] | None) -> Any:
+        """Run ``cmd`` on each host; ``gateway``: ``(host, user, port)`` to go through."""
         if not isinstance(cmd, str) or not cmd:
             raise exceptions.InvalidInput("std.ssh 'cmd' must be a command line (text).")
         hosts = [host] if isinstance(host, str) else host
@@ -133,17 +145,21 @@ class Ssh(Action):
             raise exceptions.InvalidInput("std.ssh 'host' must be a host or a list of hosts.")
         hosts = [_ssh_word("host", h) for h in hosts]
         _ssh_word("username", username)
-        if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
-            raise exceptions.InvalidInput(f"std.ssh 'port' must be 1-65535 (got {port!r}).")
+        _check_port("port", port)
         client = shutil.which("ssh")
         if client is None:
             raise ActionFailed("std.ssh needs OpenSSH's ssh client on the machine the "
                                "workflow runs on: install openssh-client.")
         with tempfile.TemporaryDirectory(prefix="tf-ssh-") as tmp:
-            args, env = self._auth(tmp, client, password, private_key_filename, private_key)
+            args, env = self._auth(tmp, client, password, key_file, key_text)
+            if gateway is not None:
+                # The gateway's ssh: the same options and credentials, forwarding to %h:%p
+                # (a ProxyCommand, read by a shell: every word quoted).
+                proxy = [*args, "-p", str(gateway[2]), "-l", gateway[1], "-W", "%h:%p",
+                         "--", gateway[0]]
+                args += ["-o", "ProxyCommand=" + " ".join(shlex.quote(a) for a in proxy)]
             args += ["-p", str(port), "-l", username]
-            results = [self._run(args, env, name, cmd, return_result_on_error)
-                       for name in hosts]
+            results = [self._run(args, env, name, cmd, keep_errors) for name in hosts]
         return results if isinstance(host, list) else results[0]
 
     @staticmethod
@@ -191,3 +207,68 @@ class Ssh(Action):
             raise ActionFailed(f"std.ssh command {cmd[:200]!r} on {host}: {what}"
                                + (f": {last}" if last else ""))
         return done.stdout
+
+
+#: A gateway host or user name as written in an ssh ProxyCommand: nothing its shell
+#: or ssh's ``%`` tokens would read.
+_GATEWAY_WORD = re.compile(r"[A-Za-z0-9_.:\[\]-]+")
+
+
+class SshProxied(Ssh):
+    """Run ``cmd`` over SSH on ``host`` reached through ``gateway_host`` (a bastion:
+    ssh to the gateway, and from there a tunnel to the host's SSH port), as Mistral's
+    ``std.ssh_proxied``; the gateway takes the same key or password as the host and
+    ``gateway_username`` (default: ``username``).  Mistral's ``proxy_command`` (a
+    command run on the machine the workflow runs on) is refused."""
+
+    def execute(self, cmd: str, host: str | list[str], username: str,  # type: ignore[override]
+                gateway_host: str, private_key_filename: str | None = None,
+                gateway_username: str | None = None, password: str = "",
+                proxy_command: str | None = None, private_key: str | None = None,
+                return_result_on_error: bool = False, port: int = 22,
+                gateway_port: int = 22) -> Any:
+        if proxy_command is not None:
+            raise exceptions.InvalidInput(
+                "std.ssh_proxied 'proxy_command' is not supported: it would run a command "
+                "on the machine the workflow runs on. Give 'gateway_host' (and "
+                "'gateway_username', 'gateway_port') instead.")
+        for name, value in (("gateway_host", gateway_host),
+                            ("gateway_username", gateway_username or username)):
+            if not isinstance(value, str) or not _GATEWAY_WORD.fullmatch(value) or \
+                    value.startswith("-"):
+                raise exceptions.InvalidInput(
+                    f"std.ssh_proxied {name!r} must be a host or user name (letters, "
+                    f"digits, '.', '_', '-', ':', brackets), got {value!r}.")
+        _check_port("gateway_port", gateway_port)
+        return self._ssh(cmd, host, username, password, private_key_filename, private_key,
+                         return_result_on_error, port,
+                         (gateway_host, gateway_username or username, gateway_port))
+
+
+def _check_port(name: str, port: Any) -> None:
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
+        raise exceptions.InvalidInput(f"std.ssh {name!r} must be 1-65535 (got {port!r}).")
+
+
+class MistralHttp(Http):
+    """``std.http`` that also tells the server which workflow execution and task sent
+    the request, in Mistral's headers (``Mistral-Workflow-Name``,
+    ``Mistral-Workflow-Execution-Id``, ``Mistral-Task-Id``,
+    ``Mistral-Action-Execution-Id``).  Unlike Mistral's, it completes when the
+    response comes (no ``Mistral-Callback-URL``)."""
+
+    connects_out = True
+
+    def execute(self, url: str, method: str = "GET",  # type: ignore[override]
+                params: dict[str, Any] | None = None, body: Any = None, json: Any = None,
+                headers: dict[str, str] | None = None,
+                timeout: float | None = None) -> dict[str, Any]:
+        sent = dict(headers or {})
+        info = self.context.execution if isinstance(self.context, ActionContext) else None
+        if info is not None:
+            sent.update({"Mistral-Workflow-Name": info.workflow_name,
+                         "Mistral-Workflow-Execution-Id": info.execution_id,
+                         "Mistral-Task-Id": info.task_id,
+                         # one action execution per task execution here
+                         "Mistral-Action-Execution-Id": info.task_id})
+        return super().execute(url, method, params, body, json, sent, timeout)

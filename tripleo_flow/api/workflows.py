@@ -151,7 +151,7 @@ class WorkflowsMixin(JobsMixin):
     def start_workflow_once(self, key: str, name: str, inputs: Mapping[str, Any] | None = None,
                             target: str | None = None, env: Mapping[str, Any] | None = None,
                             paths: ServerPaths | None = None, api_user: bool = False,
-                            owner: str = "") -> Execution:
+                            owner: str = "", evaluate_env: bool = True) -> Execution:
         """Start workflow ``name`` in the background once per ``key`` (an
         Idempotency-Key): a retried start with the same key and the same request
         gets the execution the first one made, also from another process sharing
@@ -164,7 +164,9 @@ class WorkflowsMixin(JobsMixin):
         """
         idempotency.check_key(key)
         fingerprint = json.dumps([name, dict(inputs or {}), target]
-                                 + ([dict(env)] if env else []), sort_keys=True, default=str)
+                                 + ([dict(env)] if env else [])
+                                 + ([] if evaluate_env else ["raw env"]),
+                                 sort_keys=True, default=str)
         state = self._wf_state()
         if "idempotency" not in state:
             state["idempotency"] = idempotency.IdempotencyKeys(
@@ -172,7 +174,7 @@ class WorkflowsMixin(JobsMixin):
         keys: idempotency.IdempotencyKeys = state["idempotency"]
         execution_id = keys.start(key, fingerprint, lambda: self.run_workflow(
             name, inputs, wait=False, target=target, paths=paths, api_user=api_user,
-            env=env).id, owner=owner)
+            env=env, evaluate_env=evaluate_env).id, owner=owner)
         return self.get_execution(execution_id)
 
     def _idempotency_ttl(self) -> int:
@@ -212,7 +214,8 @@ class WorkflowsMixin(JobsMixin):
                      listeners: Iterable[Listener] | None = None,
                      target: str | None = None, detach: bool = False,
                      paths: ServerPaths | None = None, api_user: bool = False,
-                     env: Mapping[str, Any] | None = None) -> Execution:
+                     env: Mapping[str, Any] | None = None,
+                     evaluate_env: bool = True) -> Execution:
         """Run workflow ``name`` with ``inputs``.
 
         :param wait: return when it has ended (else it runs in a thread of this process,
@@ -231,6 +234,8 @@ class WorkflowsMixin(JobsMixin):
         :param env: the execution's environment (Mistral's ``env``), read with ``env()``
             in its expressions and kept for a resume; with ``paths``, no action may take
             a server path from it
+        :param evaluate_env: False keeps the expressions in ``env``'s values as text
+            (Mistral's ``evaluate_env`` start parameter)
         :raises PathNotAllowed: with ``paths``, an input names a server path it does not
             allow, or an action gets a path from something else than a workflow input
         :raises WorkflowFailed: when it failed (its completed tasks were reverted)
@@ -251,15 +256,16 @@ class WorkflowsMixin(JobsMixin):
         origin = ORIGIN_API if api_user or paths is not None else None
         runner = self._runner()
         if self.jobboard_settings() is not None:
-            fd = runner.start(name, inputs, target, origin, env, local=False)
+            fd = runner.start(name, inputs, target, origin, env, local=False,
+                              evaluate_env=evaluate_env)
             self._post_execution(fd)
             if wait:
                 return self.follow_execution(fd.uuid, listeners or ())
             return runner.store.get(fd.uuid)
         if wait or not detach:
             return runner.run(name, inputs, target, listeners or (), wait=wait, origin=origin,
-                              env=env)
-        fd = runner.start(name, inputs, target, origin, env)
+                              env=env, evaluate_env=evaluate_env)
+        fd = runner.start(name, inputs, target, origin, env, evaluate_env=evaluate_env)
         self._spawn_worker(fd.uuid)
         return runner.store.get(fd.uuid)
 

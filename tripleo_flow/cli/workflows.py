@@ -126,6 +126,9 @@ class RunWorkflow(ClientMixin, ShowOne):
                             "env() in its expressions (value read as YAML); may be repeated.")
         parser.add_argument("--env-file", action="append", default=[], metavar="FILE",
                             help="A YAML/JSON file with a mapping of environment variables.")
+        parser.add_argument("--no-evaluate-env", dest="evaluate_env", action="store_false",
+                            help="Keep the expressions in the environment's values as text "
+                            "(Mistral's evaluate_env: false).")
         parser.add_argument("--target", metavar="TASK",
                             help="For a reverse workflow: the task to reach.")
         parser.add_argument("--no-wait", "--async", action="store_true", dest="no_wait",
@@ -147,7 +150,8 @@ class RunWorkflow(ClientMixin, ShowOne):
         try:
             execution = api.run_workflow(
                 parsed_args.name, inputs, wait=not parsed_args.no_wait, listeners=listeners,
-                target=parsed_args.target, detach=parsed_args.no_wait, env=env)
+                target=parsed_args.target, detach=parsed_args.no_wait, env=env,
+                evaluate_env=parsed_args.evaluate_env)
         finally:
             if bar is not None:
                 bar.finish()

@@ -18,7 +18,7 @@ from taskflow import retry, task
 from taskflow.types import failure
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.base import Action, ActionContext, ExecutionInfo
 from tripleo_flow.core.progress import Progress
 from tripleo_flow.exceptions import BreakRetry, FailCommand, RetriesExhausted, TaskFailed
 from tripleo_flow.flows import (
@@ -32,6 +32,12 @@ from tripleo_flow.flows import (
 from tripleo_flow.flows.atoms import ERROR, INPUTS, SUCCESS, Links, Runtime, _WorkbookAtom
 from tripleo_flow.flows.workbook_model import TaskSpec
 
+#: Items of one ``with-items`` task running at once at most (its ``concurrency`` unset:
+#: all of them, as in Mistral, within this bound).
+MAX_ITEM_THREADS = 16
+#: Outcome key of the action a task ran when its name was an expression.
+ACTION = "action"
+
 
 class ActionAtom(_WorkbookAtom):
     """One workbook task running one action (``with-items``: once per item)."""
@@ -40,15 +46,38 @@ class ActionAtom(_WorkbookAtom):
                  extra_requires: Sequence[str] = ()) -> None:
         super().__init__(name, spec, links, runtime, extra_requires=extra_requires)
         self._action: Action | None = None
+        #: The action's name once given by an expression (``action: <% $.name %>``).
+        self._action_name: str | None = None
         self._last_attempt = True
         self._attempt_no = 1
 
     def _get_action(self) -> Action:
         if self._action is None:
-            cls = self.runtime.actions(self.spec.action or "std.noop")
-            self._action = cls(task_progress.with_progress(
-                self.runtime.action_context, self._progress), name=self.name)
+            cls = self.runtime.actions(self._action_label())
+            context = task_progress.with_progress(self.runtime.action_context,
+                                                  self._progress)
+            if isinstance(context, ActionContext):
+                scope = self.runtime.scope
+                context = dataclasses.replace(context, execution=ExecutionInfo(
+                    str(self.runtime.execution.get("name") or ""), scope.execution_id,
+                    self.spec.name, scope.atom_id(self.name)))
+            self._action = cls(context, name=self.name)
         return self._action
+
+    def _action_label(self) -> str:
+        return self._action_name or self.spec.action or "std.noop"
+
+    def _resolve_action(self, evaluator: expressions.Evaluator) -> None:
+        """An action name written as an expression: evaluated as the task starts (as
+        Mistral's), kept with the outcome for a revert."""
+        written = self.spec.action or ""
+        if self._action_name is not None or not expressions.has_expression(written):
+            return
+        name = evaluator.evaluate(written)
+        if not isinstance(name, str) or not name.strip():
+            raise TaskFailed(f"task {self.spec.name!r}: action {written!r} gave {name!r}, "
+                             "not an action name")
+        self._action_name = name.strip()
 
     def _progress(self, report: dict[str, Any], typed: Progress) -> None:
         """Report through TaskFlow (stored with the task: ``TaskRecord.progress``)."""
@@ -133,7 +162,8 @@ class ActionAtom(_WorkbookAtom):
         results: list[Any] = [None] * len(items)
         done: list[int] = []
         first_error: BaseException | None = None
-        if width <= 1 or len(items) <= 1:
+        width = min(width or len(items), len(items), MAX_ITEM_THREADS)
+        if width <= 1:
             for index, inputs in enumerate(all_inputs):
                 try:
                     results[index] = self._call(inputs, timeout, index)
@@ -142,13 +172,15 @@ class ActionAtom(_WorkbookAtom):
                     first_error = exc
                     break
         else:
+            # A pool of the task's own: its items wait for their timeouts on the shared one.
+            pool = futures.ThreadPoolExecutor(max_workers=width,
+                                              thread_name_prefix="tripleo-flow-item")
             pending: dict[futures.Future[Any], int] = {}
             queue = list(enumerate(all_inputs))
             while (queue or pending) and first_error is None:
                 while queue and len(pending) < width:
                     index, inputs = queue.pop(0)
-                    pending[self.runtime.executor.submit(self._call, inputs, timeout,
-                                                         index)] = index
+                    pending[pool.submit(self._call, inputs, timeout, index)] = index
                 finished, _ = futures.wait(pending, return_when=futures.FIRST_COMPLETED)
                 for fut in finished:
                     index = pending.pop(fut)
@@ -163,6 +195,7 @@ class ActionAtom(_WorkbookAtom):
                     done.append(index)
                 except Exception:
                     pass
+            pool.shutdown(wait=False)
         if first_error is not None:
             for index in sorted(done, reverse=True):
                 self._undo(all_inputs[index], results[index])
@@ -190,23 +223,25 @@ class ActionAtom(_WorkbookAtom):
             return self._skipped(kwargs)
         if self.runtime.stop_check is not None:  # Ctrl-C: this task fails, all reverts
             self.runtime.stop_check(self.spec.name)
-        if not self.runtime.plan_code_allowed and self._get_action().runs_plan_code:
-            # Before it runs and outside on-error handling: no workbook routes around it.
-            raise exceptions.PlanCodeNotAllowed(self.spec.action or "std.noop", self.spec.name)
-        if not self.runtime.outbound_allowed and self._get_action().connects_out:
-            raise exceptions.OutboundActionNotAllowed(self.spec.action or "std.noop",
-                                                      self.spec.name)
         ctx = self._merge(chosen)
         evaluator = self._evaluator(ctx, kwargs)
+        self._resolve_action(evaluator)
+        if not self.runtime.plan_code_allowed and self._get_action().runs_plan_code:
+            # Before it runs and outside on-error handling: no workbook routes around it.
+            raise exceptions.PlanCodeNotAllowed(self._action_label(), self.spec.name)
+        if not self.runtime.outbound_allowed and self._get_action().connects_out:
+            raise exceptions.OutboundActionNotAllowed(self._action_label(), self.spec.name)
         self._check_rerun(evaluator)
         keep_result = bool(evaluator.evaluate(self.spec.keep_result))
         if not keep_result and self._get_action().has_revert():
             raise TaskFailed(f"task {self.spec.name!r}: 'keep-result: false' cannot be used "
-                             f"with action {self.spec.action!r}: undoing it needs its result")
+                             f"with action {self._action_label()!r}: undoing it needs its "
+                             "result")
         self._wait("wait-before", self.spec.wait_before, evaluator)
         timeout = self._policy("timeout", self.spec.timeout, evaluator) or None  # 0: none
         concurrency = self.spec.with_items.concurrency if self.spec.with_items else None
-        width = int(self._policy("concurrency", concurrency, evaluator, whole=True) or 1)
+        # Unset (or 0): every item at once, as Mistral (up to MAX_ITEM_THREADS here).
+        width = int(self._policy("concurrency", concurrency, evaluator, whole=True) or 0)
         attempt, attempts = self._attempt(kwargs, evaluator)
         self._last_attempt = attempt >= attempts
         self._attempt_no = attempt
@@ -294,6 +329,8 @@ class ActionAtom(_WorkbookAtom):
             outcome = self._finish(ctx, kwargs, result, error)
             if error is None:
                 outcome[INPUTS] = inputs
+            if self._action_name is not None:
+                outcome[ACTION] = self._action_name
             if self._get_action().secret_result:
                 outcome[redaction.SECRET_RESULT] = True
             self._wait("wait-after", self.spec.wait_after,
@@ -333,6 +370,8 @@ class ActionAtom(_WorkbookAtom):
         """
         if isinstance(result, failure.Failure) or not isinstance(result, Mapping):
             return
+        if self._action_name is None and isinstance(result.get(ACTION), str):
+            self._action_name = result[ACTION]  # a resumed execution: the name it ran
         self._revert_outcome(result, kwargs, flow_failures)
 
 

@@ -160,6 +160,7 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
         self.spec = spec
         self.links = links
         self.runtime = runtime
+        runtime.scope.task_specs.setdefault(links.prefix + spec.name, spec)
 
     def execute(self, **kwargs: Any) -> dict[str, Any]:
         started = time.time()
@@ -208,17 +209,18 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
 
     def _evaluator(self, ctx: Mapping[str, Any], kwargs: Mapping[str, Any],
                    current: Mapping[str, Any] | None = None) -> expressions.Evaluator:
+        scope, prefix = self.runtime.scope, self.links.prefix
+
         def lookup(name: str | None) -> Any:
             if name is None or name == self.spec.name:
                 if current is None:  # before it ran (input, with-items, timeout ...)
-                    return {"name": self.spec.name, "state": "RUNNING", "result": None,
-                            "published": {}}
-                return current
-            outcome = kwargs.get(task_symbol(self.links.prefix + name))
+                    return scope.task_model(prefix, self.name, {
+                        "name": self.spec.name, "state": "RUNNING"})
+                return scope.task_model(prefix, self.name, current)
+            outcome = kwargs.get(task_symbol(prefix + name))
             if outcome is None:
                 raise expressions.ExpressionError(f"task({name!r})", "unknown task")
-            return {"name": name, "state": outcome.get("state"),
-                    "result": outcome.get("result"), "published": outcome.get("published")}
+            return scope.outcome_model(prefix, prefix + name, name, outcome)
 
         return expressions.Evaluator(self.runtime.scope.with_globals(ctx), lookup,
                                      self.runtime.execution,
@@ -418,9 +420,8 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
         failed = self.runtime.scope.failed_tasks(prefix)
         if not failed:
             return None
-        atom, error = failed[0]
-        return f"task {atom[len(prefix):]!r} failed and no 'on-error' transition handled " \
-               f"it: {error}"
+        return execution_scope.unhandled_message(
+            [(atom[len(prefix):], error) for atom, error in failed])
 
 
 class EnterAtom(_WorkbookAtom):
@@ -476,7 +477,18 @@ class ExitAtom(_WorkbookAtom):
                 raise TaskFailed(error)
             return outcome
         output = self.child.output
-        result = expressions.Evaluator(self.runtime.scope.with_globals(ctx), None,
+        scope, prefix = self.runtime.scope, self.child_prefix
+
+        def lookup(name: str | None) -> Any:
+            found = scope.latest_task(prefix, name) if name else None
+            if found is None and name in self.child.tasks:
+                return None  # a task of the workflow that did not run: null, as Mistral
+            if found is None:
+                raise expressions.ExpressionError(f"task({name!r})", "no task of this name "
+                                                  "ran in the workflow")
+            return found
+
+        result = expressions.Evaluator(self.runtime.scope.with_globals(ctx), lookup,
                                        self.runtime.execution, self.runtime.expression_limits,
                                        self._hooks()).evaluate(output) \
             if output is not None else ctx

@@ -18,9 +18,11 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from taskflow import exceptions as tf_exceptions
 from taskflow import states
 from taskflow.types import failure
 
@@ -59,6 +61,32 @@ def current_env() -> dict[str, Any]:
     return dict(_ENV.get() or {})
 
 
+def execution_model(fd: Any, name: str, spec: Mapping[str, Any],
+                    inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``execution()`` gives, as Mistral's: ``id``, ``name``, ``spec`` (the
+    workflow as written), ``input`` (defaults applied), ``params`` (``env``) and
+    ``created_at`` (an ISO 8601 UTC time, as Mistral's API writes it)."""
+    meta = fd.meta or {}
+    created = meta.get("created_at")
+    env = meta.get("env")
+    return {"id": fd.uuid, "name": name,
+            "spec": {"version": "2.0", **spec}, "input": dict(inputs),
+            "params": {"env": dict(env)} if env else {},
+            "created_at": None if created is None else time.strftime(
+                "%Y-%m-%d %H:%M:%S", time.gmtime(created))}
+
+
+def unhandled_message(failed: Sequence[tuple[str, str]]) -> str:
+    """Why a workflow failed: each of its tasks that failed with no ``on-error``
+    transition handling it, with its error (Mistral's state info lists them all)."""
+    if len(failed) == 1:
+        (name, error), = failed
+        return f"task {name!r} failed and no 'on-error' transition handled it: {error}"
+    names = ", ".join(repr(name) for name, _error in failed)
+    return (f"tasks {names} failed and no 'on-error' transition handled them: "
+            + "; ".join(f"{name!r}: {error}" for name, error in failed))
+
+
 def internal(name: str) -> bool:
     """Atoms of a compiled flow that are not workbook tasks."""
     return name in ("__end__", "_TaskFlow_INJECTOR") or "#" in name \
@@ -80,6 +108,8 @@ class Scope:
         self._atoms: list[str] = []
         self._pause: Callable[[], None] | None = None
         self._flush: Callable[[], None] | None = None
+        #: The spec of each task, by atom prefix and task name (``task().spec``).
+        self.task_specs: dict[str, Any] = {}
 
     # -- global scope ---------------------------------------------------------
 
@@ -171,6 +201,46 @@ class Scope:
     def add_atom(self, name: str) -> None:
         """A task execution the state machine created (:mod:`.state_machine`)."""
         self._atoms.append(name)
+
+    def atom_id(self, atom: str) -> str:
+        """The id of task execution ``atom`` ("" before the engine runs)."""
+        if self._storage is None:
+            return ""
+        try:
+            return str(self._storage.get_atom_uuid(atom))
+        except tf_exceptions.NotFound:  # not (yet) in this storage
+            return ""
+
+    def task_model(self, prefix: str, atom: str, values: Mapping[str, Any]) -> dict[str, Any]:
+        """What ``task()`` gives for task execution ``atom`` of the workflow of
+        ``prefix``, as Mistral's: ``values`` (``name``, ``state``, ``result``,
+        ``published``, ``state_info``) with its ``id``, ``spec``, ``type`` and
+        ``workflow_execution_id``."""
+        spec = self.task_specs.get(prefix + str(values.get("name")))
+        model = {"id": self.atom_id(atom), "name": values.get("name"),
+                 "spec": dict(getattr(spec, "raw", None) or {}),
+                 "state": values.get("state"), "state_info": values.get("state_info"),
+                 "result": values.get("result"), "published": values.get("published") or {},
+                 "type": "WORKFLOW" if getattr(spec, "workflow", None) else "ACTION",
+                 "workflow_execution_id": self.execution_id}
+        return model
+
+    def outcome_model(self, prefix: str, atom: str, name: str,
+                      outcome: Mapping[str, Any]) -> dict[str, Any]:
+        """:meth:`task_model` of a task execution that completed with ``outcome``."""
+        return self.task_model(prefix, atom, {
+            "name": name, "state": outcome.get("state"), "result": outcome.get("result"),
+            "published": outcome.get("published"),
+            "state_info": outcome.get("error") or outcome.get("state_info")})
+
+    def latest_task(self, prefix: str, name: str) -> dict[str, Any] | None:
+        """``task(name)`` where no task runs (a workflow's ``output``): the task
+        execution of that name under ``prefix`` that started last, or None."""
+        found = [r for r in self.tasks(prefix) if r["name"] == name]
+        if not found:
+            return None
+        record = found[-1]
+        return self.task_model(prefix, prefix + name, record) | {"id": record["id"]}
 
     def mark_running(self) -> None:
         """Make the RUNNING marks durable now (the database defers them): a task with

@@ -221,11 +221,13 @@ class ExecutionStore:
     def create(self, workflow: str, inputs: dict[str, Any], target: str | None,
                origin: str | None = None, env: dict[str, Any] | None = None,
                local: bool = False, execution_id: str | None = None,
-               parent: Mapping[str, Any] | None = None) -> Any:
+               parent: Mapping[str, Any] | None = None, evaluate_env: bool = True) -> Any:
         """A new PENDING flow detail for a run of ``workflow``.
 
         :param origin: who started it (:data:`ORIGIN_API`; None: the CLI or a Python caller)
         :param env: the execution's environment (``env()``), kept for a resume
+        :param evaluate_env: False: the expressions in its values stay text (Mistral's
+            ``evaluate_env`` start parameter), kept for a resume
         :param local: this process runs it (or starts the worker that does), not a
             jobboard's conductor: it is recorded as its owner from the start, so a
             ``kill -9`` before its first task leaves it INTERRUPTED, not PENDING for good
@@ -239,6 +241,8 @@ class ExecutionStore:
         fd.meta = {"workflow": workflow, "input": inputs, "target": target, "origin": origin,
                    "env": dict(env or {}), "created_at": now, "updated_at": now,
                    **dict(parent or {})}
+        if not evaluate_env:
+            fd.meta["evaluate_env"] = False
         if local:
             fd.meta.update(pid=os.getpid(), host=socket.gethostname(), local=True)
         book = models.LogBook(BOOK_NAME, uuid=self.book().uuid)

@@ -20,6 +20,7 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
 from tripleo_flow.actions.paths import path_inputs as action_path_inputs
+from tripleo_flow.flows import expressions
 from tripleo_flow.flows.workbook_loader import Catalog
 from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
 
@@ -85,6 +86,11 @@ class _Tracer:
             kinds = self.workflow(child, stack + (workflow.full_name,))
             return [(name, kind, task.input.get(name), defaults.get(name))
                     for name, kind in kinds.items()]
+        if expressions.has_expression(task.action or ""):
+            self.problems.append(f"task {task.name!r} of {workflow.full_name!r} names its "
+                                 f"action with an expression ({task.action!r}): the server "
+                                 "cannot tell which of its inputs are server paths")
+            return []
         try:
             action = self.actions(task.action or "std.noop")
         except exceptions.TripleoFlowError:

@@ -125,8 +125,8 @@ class Runner:
     def start(self, name: str, inputs: Mapping[str, Any] | None = None,
               target: str | None = None, origin: str | None = None,
               env: Mapping[str, Any] | None = None, local: bool = True,
-              execution_id: str | None = None, parent: Mapping[str, Any] | None = None
-              ) -> Any:
+              execution_id: str | None = None, parent: Mapping[str, Any] | None = None,
+              evaluate_env: bool = True) -> Any:
         """Check ``inputs`` and record a PENDING execution of workflow ``name``.
 
         :param origin: :data:`~tripleo_flow.flows.executions.ORIGIN_API` for an HTTP API
@@ -137,13 +137,15 @@ class Runner:
             jobboard, where a conductor takes it)
         :param execution_id: its id, ``parent``: its parent's (a sub-workflow's: see
             :mod:`~.subworkflow`)
+        :param evaluate_env: False keeps the expressions in ``env``'s values as text
+            (Mistral's ``evaluate_env``)
         """
         check_env(env)
         workflow = self._catalog().get(name)
         given = dict(inputs or {})
         # Before the record is written: inputs that are missing or that its vars reject.
         self._with_vars(workflow, workbook_model.apply_inputs(workflow, given),
-                        self._evaluated_env(env or {}),
+                        self._evaluated_env(env or {}) if evaluate_env else dict(env or {}),
                         {"name": workflow.full_name, "input": given})
         if target is not None:
             compiler._selection(workflow, target, compiler._preds(workflow))
@@ -154,19 +156,20 @@ class Runner:
         self.store.backend.redactor.learn(
             redaction.environment_file_secrets(given, **yaml_limits))
         return self.store.create(workflow.full_name, given, target, origin, dict(env or {}),
-                                 local=local, execution_id=execution_id, parent=parent)
+                                 local=local, execution_id=execution_id, parent=parent,
+                                 evaluate_env=evaluate_env)
 
     def run(self, name: str, inputs: Mapping[str, Any] | None = None, target: str | None = None,
             listeners: Iterable[Listener] = (), wait: bool = True,
             origin: str | None = None, stop: StopRequest | None = None,
-            env: Mapping[str, Any] | None = None) -> Execution:
+            env: Mapping[str, Any] | None = None, evaluate_env: bool = True) -> Execution:
         """Run workflow ``name``; with ``wait`` False return while it runs in a thread.
 
         :param stop: with ``wait``, what a signal sets to stop the run: the next task
             to start (or a running one at its next look) fails with it and the
             execution reverts
         """
-        fd = self.start(name, inputs, target, origin, env)
+        fd = self.start(name, inputs, target, origin, env, evaluate_env=evaluate_env)
         if wait:
             return self.execute(fd, listeners, stop)
         return self._in_background(fd, listeners)
@@ -317,8 +320,8 @@ class Runner:
                 stop_check=stop.check if stop is not None else action_context.stop_check)
         runtime = atoms.Runtime(catalog.action_lookup(self._actions), action_context,
                                 item_pool,
-                                {"id": fd.uuid, "name": workflow.full_name,
-                                 "input": meta.get("input") or {}},
+                                execution_scope.execution_model(
+                                    fd, workflow.full_name, workflow.raw, ctx),
                                 on_progress if listeners else None,
                                 plan_code_allowed=self._allow_plan_code
                                 or meta.get("origin") != ORIGIN_API,
@@ -326,7 +329,9 @@ class Runner:
                                 or meta.get("origin") != ORIGIN_API,
                                 expression_limits=self._expression_limits(),
                                 scope=execution_scope.Scope(
-                                    self._evaluated_env(meta.get("env") or {}), fd.uuid),
+                                    self._evaluated_env(meta.get("env") or {})
+                                    if meta.get("evaluate_env", True) else meta.get("env"),
+                                    fd.uuid),
                                 stop_check=None if stop is None else stop.check,
                                 undo_journal=journal,
                                 children=subworkflow.child_runs(self, fd, listeners, stop))

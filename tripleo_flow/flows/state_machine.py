@@ -59,6 +59,7 @@ from tripleo_flow.exceptions import FailCommand, TaskFailed
 from tripleo_flow.flows import (
     action_atom,
     atoms,
+    execution_scope,
     expressions,
     machine_joins,
     machine_records,
@@ -395,8 +396,8 @@ class Machine(machine_joins.Joins):
         failed = self.runtime.scope.failed_tasks("")
         if not failed:
             return None
-        atom, error = failed[0]
-        return f"task {atom!r} failed and no 'on-error' transition handled it: {error}"
+        return execution_scope.unhandled_message([(atom.partition("[")[0], error)
+                                        for atom, error in failed])
 
     def _revert(self) -> None:
         """Undo the completed task executions, newest first; the flow ends REVERTED
@@ -442,11 +443,11 @@ class Machine(machine_joins.Joins):
 
         def lookup(name: str | None) -> Any:
             tex = self._latest.get(name or "")
-            if tex is None or tex.outcome is None:
-                raise expressions.ExpressionError(f"task({name!r})", "unknown task")
-            return {"name": tex.task, "state": tex.outcome.get("state"),
-                    "result": tex.outcome.get("result"),
-                    "published": tex.outcome.get("published")}
+            if tex is not None and tex.outcome is not None:
+                return self.runtime.scope.outcome_model("", tex.name, tex.task, tex.outcome)
+            if name in self.workflow.tasks:
+                return None  # a task of the workflow that did not run: null, as Mistral
+            raise expressions.ExpressionError(f"task({name!r})", "unknown task")
 
         return expressions.Evaluator(self.runtime.scope.with_globals(ctx), lookup,
                                      self.runtime.execution,

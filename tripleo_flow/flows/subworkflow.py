@@ -258,7 +258,8 @@ def child_runs(runner: Any, fd: Any, listeners: tuple[Any, ...],
 
     def start(name: str, inputs: dict[str, Any], ident: str, parent: dict[str, Any]) -> Any:
         return runner.start(name, inputs, origin=meta.get("origin"),
-                            env=meta.get("env") or None, execution_id=ident, parent=parent)
+                            env=meta.get("env") or None, execution_id=ident, parent=parent,
+                            evaluate_env=meta.get("evaluate_env", True))
 
     def execute(child: Any, child_stop: StopRequest | None) -> Any:
         task = (child.meta or {}).get("parent_task", "")

@@ -147,6 +147,25 @@ def _target(text: str, condition: Any, key: str, wf: str, task: str,
     return Transition(target, condition, params)
 
 
+def _name_end(text: str) -> int:
+    """Where the name at the start of ``text`` ends: at the first white space outside
+    the ``<% %>`` and ``{{ }}`` expressions it holds."""
+    pos = 0
+    while pos < len(text):
+        for opener, closer in (("<%", "%>"), ("{{", "}}")):
+            if text.startswith(opener, pos):
+                end = text.find(closer, pos + 2)
+                if end < 0:
+                    return len(text)
+                pos = end + 2
+                break
+        else:
+            if text[pos].isspace():
+                return pos
+            pos += 1
+    return pos
+
+
 def split_inline(ref: str) -> tuple[str, dict[str, Any], str]:
     """``NAME KEY=VALUE ...`` or ``NAME(KEY=VALUE ...)``: the name, the parameters
     and the text no parameter took (Mistral ignores it silently; our parsers report
@@ -154,7 +173,13 @@ def split_inline(ref: str) -> tuple[str, dict[str, Any], str]:
     parameters."""
     text = ref.strip()
     call = _CALL_RE.match(text)
-    if call:  # fail(msg="disk full"), as Mistral's on-clauses write engine commands
+    named = _name_end(text)
+    if "<%" in text[:named] or "{{" in text[:named]:
+        # a name given by an expression (``<% $.action %>``, ``std.<% $.kind %>``)
+        head, rest = text[:named], text[named:]
+        if not rest.strip():
+            return head, {}, ""
+    elif call:  # fail(msg="disk full"), as Mistral's on-clauses write engine commands
         head, rest = call.group(1), call.group(2)
     elif " " not in text:
         return text, {}, ""

@@ -94,6 +94,8 @@ class TaskSpec:
     #: ``fail-on``: a condition (or boolean) read once the action succeeded; true
     #: fails the task (Mistral's fail-on policy: a retry runs it again).
     fail_on: Any = None
+    #: The task as written (task-defaults applied): ``task().spec``, as Mistral's.
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def transitions(self) -> tuple[Transition, ...]:
         return self.on_success + self.on_error + self.on_complete
@@ -135,6 +137,8 @@ class WorkflowSpec:
     #: ``vars``: variables of the initial context, evaluated over the inputs (and
     #: ``env()``) when the workflow starts; a var of an input's name replaces it.
     vars: Mapping[str, Any] = field(default_factory=dict)
+    #: The workflow as written: ``execution().spec``, as Mistral's.
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def full_name(self) -> str:
@@ -227,7 +231,8 @@ def _parse_workflow(name: str, raw: Any, workbook: str, out: Collector) -> Workf
                         description=str(raw.get("description") or ""), inputs=inputs,
                         output=raw.get("output"), tasks=tasks,
                         output_on_error=raw.get("output-on-error"),
-                        vars=_mapping(raw, "vars", name, None, out))
+                        vars=_mapping(raw, "vars", name, None, out),
+                        raw={"name": name, **raw})
 
 
 def _defaults_for(task: str, defaults: Mapping[str, Any], raw_task: Mapping[str, Any]
@@ -352,6 +357,7 @@ def _parse_task(name: str, raw: Any, wf: str, out: Collector) -> TaskSpec | None
         safe_rerun=_flag(raw, "safe-rerun", None, wf, name, out),
         pause_before=_flag(raw, "pause-before", None, wf, name, out),
         fail_on=_flag(raw, "fail-on", None, wf, name, out),
+        raw={"name": name, **raw},
     )
 
 

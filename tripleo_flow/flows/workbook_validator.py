@@ -173,6 +173,10 @@ def _check_task(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, ty
 def _check_action_inputs(spec: TaskSpec, actions: Mapping[str, type[Action]],
                          broken: Mapping[str, str]) -> list[str]:
     name = spec.action or ""
+    if expressions.has_expression(name):
+        # Its action is known when the task runs (Mistral's dynamic action name): the
+        # name must then give a known action, which takes the task's input.
+        return [f"action {name!r}: {problem}" for problem in expressions.check(name)]
     if name in broken:
         return [f"action {name!r} cannot be loaded: {broken[name]}"]
     cls = actions.get(name)

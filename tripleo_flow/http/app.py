@@ -261,7 +261,8 @@ ROUTES: list[Route] = [
             "Start workflow NAME in the background; 202 with the execution", status=202,
             body_required=False, tags=TAGS_WF,
             body={"type": "object", "properties": {"input": OBJECT, "target": STRING,
-                                                   "env": OBJECT}},
+                                                   "env": OBJECT,
+                                                   "evaluate_env": {"type": "boolean"}}},
             params=(Param(workflows.IDEMPOTENCY_HEADER, {"type": "string", "maxLength": 255},
                           where="header",
                           description="A retried start with the same key returns the "

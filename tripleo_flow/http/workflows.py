@@ -62,14 +62,16 @@ class WorkflowExecutions:
         inputs = field(media, "input", dict, {})
         target = field(media, "target", str, None)
         env = field(media, "env", dict, None)
+        evaluate_env = field(media, "evaluate_env", bool, True)
         key = req.get_header(IDEMPOTENCY_HEADER)
         if key is None:
             execution = self.client.run_workflow(name, inputs, wait=False, target=target,
-                                                 paths=self.paths, api_user=True, env=env)
+                                                 paths=self.paths, api_user=True, env=env,
+                                                 evaluate_env=evaluate_env)
         else:
             execution = self.client.start_workflow_once(
                 key, name, inputs, target=target, env=env, paths=self.paths, api_user=True,
-                owner=getattr(req.context, "user_id", ""))
+                owner=getattr(req.context, "user_id", ""), evaluate_env=evaluate_env)
         resp.status = falcon.HTTP_202
         resp.location = f"/v1/executions/{execution.id}"
         resp.media = execution_body(execution)

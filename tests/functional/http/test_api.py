@@ -266,6 +266,25 @@ def test_a_workflow_started_with_an_env_reads_it(api: Api) -> None:
     assert refused.status_code == 400, refused.text
 
 
+def test_a_workflow_started_with_evaluate_env_false_reads_its_env_as_given(api: Api) -> None:
+    """Mistral's evaluate_env start parameter, in the start request's body."""
+    from tests.engine_helpers import WORKBOOKS
+    from tests.functional.http.conftest import finished
+
+    api.client.create_workbook(WORKBOOKS / "good" / "std_only.yaml")
+    env = {"salutation": "<% env().word %>", "word": "yo"}
+    for evaluate, greeting in ((True, "yo api"), (False, "<% env().word %> api")):
+        started = api("POST", "/v1/workflows/std_only.greet/executions", json={
+            "input": {"who": "api", "times": 0}, "env": env, "evaluate_env": evaluate})
+        assert started.status_code == 202, started.text
+        body = finished(api, started.json()["id"])
+        assert body["state"] == "SUCCESS" and body["output"]["greeting"] == greeting
+    refused = api("POST", "/v1/workflows/std_only.greet/executions",
+                  json={"input": {"who": "api"}, "env": env, "evaluate_env": "no"})
+    assert refused.status_code == 400, refused.text
+    assert "'evaluate_env' must be of type bool" in refused.json()["error"]["message"]
+
+
 def test_a_failed_executions_error_is_in_the_apis_words(api: Api) -> None:
     from tests.functional.http.conftest import finished
 

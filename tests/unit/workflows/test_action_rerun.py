@@ -189,6 +189,10 @@ SERVICE_ACTIONS: dict[str, str] = {
     "std.email": "tests/unit/workflows/test_std_remote_actions.py::"
                  "test_a_second_run_sends_the_email_again",
     "std.ssh": "tests/functional/test_std_ssh.py::test_a_second_run_runs_the_command_again",
+    "std.ssh_proxied": "tests/functional/test_std_ssh.py::"
+                       "test_a_second_run_through_a_gateway_runs_the_command_again",
+    "std.mistral_http": "tests/unit/workflows/test_mistral_expression_records.py::"
+                        "test_a_second_run_of_mistral_http_sends_the_request_again",
     "heat.launch": HEAT + "test_each_heat_action_run_twice",
     "heat.kill": HEAT + "test_each_heat_action_run_twice",
     "heat.dump_db": HEAT + "test_each_heat_action_run_twice",

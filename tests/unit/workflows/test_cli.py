@@ -91,6 +91,16 @@ def test_the_execution_env_is_read_by_env_and_kept(cli: Cli, tmp_path: Path) -> 
     assert refused.returncode == 2 and "must hold a mapping" in refused.stderr
 
 
+def test_no_evaluate_env_keeps_the_expressions_of_the_env_as_text(cli: Cli) -> None:
+    """Mistral's evaluate_env start parameter (false): ``--no-evaluate-env``."""
+    given = ["--input", "who=x", "--input", "times=0", "--env", "word=yo",
+             "--env", "salutation=<% env().word %>"]
+    evaluated = cli.json("workflow", "run", "greet", *given)
+    assert json.loads(evaluated["Output"])["greeting"] == "yo x"
+    raw = cli.json("workflow", "run", "greet", *given, "--no-evaluate-env")
+    assert json.loads(raw["Output"])["greeting"] == "<% env().word %> x"
+
+
 def test_failed_run_reports_task_and_exit_code(cli: Cli) -> None:
     done = cli("workflow", "run", "std_only.broken", ok=False)
     assert done.returncode == 6  # workflow failed

@@ -8,6 +8,7 @@ Error and join semantics: ``test_mistral_conformance.py``.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 from tests.engine_helpers import ACTIONS, Host
 from tests.unit.workflows.test_mistral_conformance import ErrorOrResult, Run
 from tripleo_flow import exceptions
+from tripleo_flow.actions.base import Action
 from tripleo_flow.core import secrets
 
 
@@ -591,12 +593,7 @@ def test_a_branch_value_wins_over_a_global_of_its_name(host: Host, tmp_path: Pat
     assert run.output == {"seen": "branch", "x": "branch"}
 
 
-def test_expressions_in_env_values_are_evaluated(host: Host, tmp_path: Path) -> None:
-    """Ported from test_environment.py: test_evaluate_env_parameter (evaluate_env true,
-    Mistral's default) and test_subworkflow_env_recursive (a sub-workflow reads the
-    same evaluated environment); the record keeps the environment as given."""
-    path = tmp_path / "envwb.yaml"
-    path.write_text("""version: '2.0'
+ENV_WORKBOOK = """version: '2.0'
 name: envwb
 workflows:
   wf:
@@ -619,7 +616,15 @@ workflows:
     tasks:
       t:
         action: std.noop
-""")
+"""
+
+
+def test_expressions_in_env_values_are_evaluated(host: Host, tmp_path: Path) -> None:
+    """Ported from test_environment.py: test_evaluate_env_parameter (evaluate_env true,
+    Mistral's default) and test_subworkflow_env_recursive (a sub-workflow reads the
+    same evaluated environment); the record keeps the environment as given."""
+    path = tmp_path / "envwb.yaml"
+    path.write_text(ENV_WORKBOOK)
     host.create_workbook(path)
     env = {"var1": "val1", "var2": "<% env().var1 %>", "var3": "<% env().var5 %>",
            "var5": "Clyde"}
@@ -632,3 +637,180 @@ workflows:
     with pytest.raises(exceptions.InvalidInput, match="environment holds an expression"):
         host.run_workflow("envwb.wf", {}, env={"bad": "<% env().missing.deeper %>"})
     assert len(host.list_executions()) == 1
+
+
+def test_evaluate_env_false_keeps_the_expressions_as_text(host: Host, tmp_path: Path) -> None:
+    """Ported from test_environment.py: test_evaluate_env_parameter (evaluate_env
+    false): ``env()`` gives the values as given, in the sub-workflow too."""
+    path = tmp_path / "envwb.yaml"
+    path.write_text(ENV_WORKBOOK)
+    host.create_workbook(path)
+    env = {"var1": "val1", "var2": "<% env().var1 %>", "var3": "<% env().var5 %>",
+           "var5": "Clyde", "bad": "<% env().missing.deeper %>"}
+    execution = host.run_workflow("envwb.wf", {}, env=env, evaluate_env=False)
+    assert execution.state == "SUCCESS"
+    tasks = {t.name: t for t in host.execution_tasks(execution.id)}
+    assert tasks["task1"].published == {"var1": "val1", "var2": "<% env().var1 %>"}
+    assert execution.output == {"sub": "<% env().var5 %>"}  # the sub-workflow's too
+    fd = host._runner().store.flow_detail(execution.id)
+    assert fd.meta["evaluate_env"] is False and fd.meta["env"] == env
+
+
+# -- with-items without 'concurrency' runs every item at once ----------------------
+
+class Meet(Action):
+    """Wait until every item of the task is running (a barrier of ``parties``):
+    only items that run at the same time get past it."""
+
+    barrier: threading.Barrier | None = None
+    timeout = 20.0
+
+    def execute(self, name: str) -> str:
+        assert Meet.barrier is not None
+        try:
+            Meet.barrier.wait(timeout=Meet.timeout)
+        except threading.BrokenBarrierError:
+            raise exceptions.ActionFailed(f"item {name} ran alone") from None
+        return name
+
+
+def test_with_items_without_concurrency_runs_every_item_at_once(tmp_path: Path) -> None:
+    """Ported from test_with_items.py: test_with_items_action_context (its three
+    action executions all run before any completes; the result keeps the item order)."""
+    host = Host(tmp_path / "data", {**ACTIONS, "test.meet": Meet})
+    Meet.barrier, Meet.timeout = threading.Barrier(3), 20.0
+    try:
+        run = Run(host, tmp_path, """
+            wf:
+              input:
+                - names: [Ivan, John, Mistral]
+              output:
+                result: <% $.result %>
+              tasks:
+                task1:
+                  with-items: name in <% $.names %>
+                  action: test.meet name=<% $.name %>
+                  publish:
+                    result: <% task().result %>
+            """)
+    finally:
+        host.close_workflows()
+    assert run.state == "SUCCESS", run.error
+    assert run.output == {"result": ["Ivan", "John", "Mistral"]}
+
+
+def test_with_items_with_concurrency_1_runs_one_item_at_a_time(tmp_path: Path) -> None:
+    """Ported from test_with_items.py (concurrency 1): the barrier of two never
+    opens, so the first item fails the task."""
+    host = Host(tmp_path / "data", {**ACTIONS, "test.meet": Meet})
+    Meet.barrier, Meet.timeout = threading.Barrier(2), 1.0
+    try:
+        run = Run(host, tmp_path, """
+            wf:
+              tasks:
+                task1:
+                  with-items: name in [a, b]
+                  concurrency: 1
+                  action: test.meet name=<% $.name %>
+            """)
+    finally:
+        host.close_workflows()
+    assert run.state == "REVERTED" and "item a ran alone" in str(run.error)
+
+
+# -- action names given as expressions --------------------------------------------
+
+@pytest.mark.parametrize(("action", "inputs"), [
+    ("<% $.wf_action %> output=<% $.param1 %>", {"wf_action": "std.echo"}),
+    ("std.<% $.kind %> output=<% $.param1 %>", {"kind": "echo"}),
+    ("'{{ _.wf_action }} output=<% $.param1 %>'", {"wf_action": "std.echo"})])
+def test_dynamic_action_names(host: Host, tmp_path: Path, action: str,
+                              inputs: dict[str, str]) -> None:
+    """Ported from test_workflow_variables.py: test_dynamic_action_names (and the
+    ``std.<% ... %>`` form the issue names)."""
+    run = Run(host, tmp_path, f"""
+        wf:
+          input:
+            - wf_action: null
+            - kind: null
+            - param1
+          tasks:
+            task1:
+              action: {action}
+              publish:
+                var1: <% task(task1).result %>
+        """, param1="Hello", **inputs)
+    assert run.state == "SUCCESS", run.error
+    assert run.tasks == {"task1": "SUCCESS"} and run.output["var1"] == "Hello"
+
+
+def test_dynamic_action_names_and_input(host: Host, tmp_path: Path) -> None:
+    """Ported from test_workflow_variables.py: test_dynamic_action_names_and_input."""
+    run = Run(host, tmp_path, """
+        wf:
+          input:
+            - wf_action
+            - wf_input
+          tasks:
+            task1:
+              action: <% $.wf_action %>
+              input: <% $.wf_input %>
+              publish:
+                var1: <% task(task1).result %>
+        """, wf_action="std.echo", wf_input={"output": "Hello"})
+    assert run.state == "SUCCESS", run.error
+    assert run.output["var1"] == "Hello"
+
+
+def test_a_dynamic_action_is_undone_when_the_workflow_fails(host: Host, tmp_path: Path
+                                                            ) -> None:
+    """Ours reverts (see test_mistral_conformance.py): the action the name gave is the
+    one undone."""
+    log = tmp_path / "log"
+    run = Run(host, tmp_path, """
+        wf:
+          input: [name, path]
+          tasks:
+            task1:
+              action: <% $.name %> path=<% $.path %> value="a"
+              on-success: [task2]
+            task2:
+              action: std.fail
+        """, name="test.record", path=str(log))
+    assert run.state == "REVERTED"
+    assert log.read_text() == "do a\nundo a\n"
+
+
+@pytest.mark.parametrize(("name", "message"), [
+    ("test.nothing_such", "test.nothing_such"), (None, "not an action name")])
+def test_a_dynamic_action_name_that_gives_no_action_fails_the_task(
+        host: Host, tmp_path: Path, name: str | None, message: str) -> None:
+    """Ours is stricter at validation for written names (unknown ones are refused);
+    a name from an expression is checked when the task runs, as in Mistral."""
+    run = Run(host, tmp_path, """
+        wf:
+          input: [name]
+          tasks:
+            task1:
+              action: <% $.name %>
+        """, name=name)
+    assert run.state == "REVERTED" and run.error is not None
+    assert run.error.task == "task1" and message in str(run.error)
+
+
+def test_a_dynamic_action_name_is_refused_where_server_paths_are_checked(
+        host: Host, tmp_path: Path) -> None:
+    """Stricter than Mistral: over the HTTP API every server path an action reads must
+    be checked first, which needs the action known before the run."""
+    from tripleo_flow.flows import paths
+
+    Run(host, tmp_path, """
+        wf:
+          input: [name]
+          tasks:
+            task1:
+              action: <% $.name %>
+        """, name="std.noop")
+    workflow = host.get_workflow(f"conformance_{len(host.list_workbooks()) - 1}.wf")
+    with pytest.raises(exceptions.PathNotAllowed, match="names its action with an expression"):
+        paths.path_inputs(workflow, host._catalog(), host.action_registry.get)
