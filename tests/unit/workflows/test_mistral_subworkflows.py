@@ -334,6 +334,7 @@ def test_a_failed_parent_undoes_its_completed_child_executions(host: Host,
           tasks:
             task1:
               with-items: value in <% ['a', 'b'] %>
+              concurrency: 1  # one child after the other: a known order to undo
               workflow: sub
               input:
                 path: <% $.path %>
