@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -160,3 +161,30 @@ def test_needles_find_a_secret_derived_into_a_message(text: str, held: bool) -> 
 def test_a_short_secret_is_found_spelled_out_whole() -> None:
     assert secrets.needles(["abc123"]).found_in("value 'a b c 1 2 3'")
     assert not secrets.needles(["abc123"]).found_in("value 'a b c 1 2'")
+
+
+def test_the_quick_look_at_a_names_last_word_never_changes_the_answer() -> None:
+    """``_secret_name`` answers most names (P123, ComputeCount) from their last word
+    alone; on names built from every word the patterns know, and from others, the answer
+    must be what the patterns alone give."""
+
+    def by_patterns(name: str) -> bool:
+        if name in secrets._NAMES or name in secrets.SECRET_SECTIONS:
+            return True
+        tail = name.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
+        suffix = secrets._SUFFIX if tail[:1].isupper() else secrets._PLAIN_SUFFIX
+        return bool(suffix.search(tail)) and not secrets._NOT_SECRET.search(tail)
+
+    words = ["password", "Password", "PASSWD", "secret", "Secrets", "key", "Key", "keys",
+             "kek", "passphrase", "token", "Tokens", "cookie", "authkey", "credential",
+             "Credentials", "fsid", "hashsuffix", "private_key", "api_key", "apikey",
+             "access_key", "secret_key", "name", "count", "s", "1", "2", "_", "::", ".",
+             "Keystone", "Fernet", "Public", "key_name", "id", "X"]
+    rnd = random.Random(1)
+    secret = 0
+    for _ in range(20000):
+        name = "".join(rnd.choice(words) for _ in range(rnd.randint(1, 4)))
+        secrets._secret_name.cache_clear()
+        assert secrets._secret_name(name) == by_patterns(name), name
+        secret += by_patterns(name)
+    assert 1000 < secret < 19000, "both kinds of names were tried"

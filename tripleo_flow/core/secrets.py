@@ -79,12 +79,22 @@ def is_secret_name(name: Any) -> bool:
     return _secret_name(name)
 
 
+#: The last word of every name :data:`_SUFFIX` or :data:`_PLAIN_SUFFIX` can find (a
+#: name ending in none of them is not secret: no regular expression needed).
+_ENDINGS = ("password", "passwd", "secret", "key", "kek", "passphrase", "token", "cookie",
+            "credential", "fsid", "hashsuffix")
+
+
 @functools.lru_cache(maxsize=8192)
 def _secret_name(name: str) -> bool:
     """:func:`is_secret_name` of a string (a record repeats the same keys: remembered)."""
     if name in _NAMES or name in SECRET_SECTIONS:
         return True
     tail = name.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
+    word = tail.rstrip("0123456789").lower()
+    if not word.endswith(_ENDINGS) and not (word.endswith("s")
+                                            and word[:-1].endswith(_ENDINGS)):
+        return False  # most names: P123, ComputeCount (a plan may hold 100,000 of them)
     suffix = _SUFFIX if tail[:1].isupper() else _PLAIN_SUFFIX
     return bool(suffix.search(tail)) and not _NOT_SECRET.search(tail)
 
