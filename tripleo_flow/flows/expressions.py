@@ -44,7 +44,7 @@ import yaql
 from yaql.language import contexts, conventions, factory, specs, yaqltypes
 from yaql.language import exceptions as yaql_exc
 
-from tripleo_flow.core import planenv, time_budget
+from tripleo_flow.core import planenv, time_budget, yaql_compat
 from tripleo_flow.core.template_sandbox import DEFAULT_MAX_SIZE, PlanSandbox
 from tripleo_flow.exceptions import ExpressionError
 
@@ -214,9 +214,16 @@ _parse_lock = threading.Lock()
 
 @functools.lru_cache(maxsize=4096)
 def _parse_yaql(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """Parse a YAQL expression; a ``"literal".format(...)`` in it (Mistral's workbooks of
+    the yaql 1 days, TripleO's among them) is read as :mod:`yaql_compat` reads it for
+    Heat: positional fields only, the only ones that cannot reach an attribute."""
+    try:
+        rewritten = yaql_compat.rewrite(text)
+    except yaql_compat.UnsupportedFormat as exc:
+        raise ExpressionError(f"<%{text}%>", str(exc)) from exc
     try:
         with _parse_lock:
-            return _yaql_engine(limits)(text.strip())
+            return _yaql_engine(limits)(rewritten.strip())
     except yaql_exc.YaqlException as exc:
         raise ExpressionError(f"<%{text}%>", str(exc)) from exc
 

@@ -174,13 +174,13 @@ def split_inline(ref: str) -> tuple[str, dict[str, Any], str]:
     text = ref.strip()
     call = _CALL_RE.match(text)
     named = _name_end(text)
-    if "<%" in text[:named] or "{{" in text[:named]:
+    if call:  # fail(msg="disk full"), as Mistral's on-clauses write engine commands
+        head, rest = call.group(1), call.group(2)
+    elif "<%" in text[:named] or "{{" in text[:named]:
         # a name given by an expression (``<% $.action %>``, ``std.<% $.kind %>``)
         head, rest = text[:named], text[named:]
         if not rest.strip():
             return head, {}, ""
-    elif call:  # fail(msg="disk full"), as Mistral's on-clauses write engine commands
-        head, rest = call.group(1), call.group(2)
     elif " " not in text:
         return text, {}, ""
     else:

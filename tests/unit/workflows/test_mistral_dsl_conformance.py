@@ -170,6 +170,41 @@ def test_succeed_with_a_message_written_as_a_call(host: Host, tmp_path: Path) ->
     assert host.get_execution(execution.id).state_info == "my_var value is 2"
 
 
+def test_a_call_whose_message_is_a_whole_expression(host: Host, tmp_path: Path) -> None:
+    """As tripleo-common 11.3.0's messaging.yaml writes it (Mistral accepts it): the
+    message of ``fail(msg=...)`` is an expression holding parentheses and quotes; the
+    command is still 'fail', not a task of that name."""
+    run = Run(host, tmp_path, """
+        wf:
+          input: [status]
+          tasks:
+            check:
+              action: std.noop
+              on-success:
+                - fail(msg=<% "Workflow failed due to message status. Status:{}".format($.get('status')) %>): <% $.status != 'SUCCESS' %>
+        """, status="FAILED")
+    assert run.state == "REVERTED" and run.error is not None
+    assert "Workflow failed due to message status. Status:FAILED" in str(run.error)
+
+
+@pytest.mark.parametrize("expression", ['"{0.__class__}".format($.status)',
+                                        '"{0[0]}".format($.status)',
+                                        '"{x}".format(x => $.status)'])
+def test_a_format_reaching_an_attribute_is_refused(host: Host, tmp_path: Path,
+                                                   expression: str) -> None:
+    """yaql 3 removed ``format`` (CVE-2024-29156: a field can reach any attribute); it
+    is given back for positional fields only: anything else is refused when the
+    workbook is read (deliberately stricter than Mistral with yaql 1, which ran it)."""
+    with pytest.raises(exceptions.InvalidWorkbook, match="refused"):
+        Run(host, tmp_path, f"""
+            wf:
+              input: [status]
+              tasks:
+                check:
+                  action: std.echo output=<% {expression} %>
+            """, status="FAILED")
+
+
 def test_pause_with_a_message_written_as_a_call(host: Host, tmp_path: Path) -> None:
     """Ported from test_commands.py: SimpleEngineCmdsWithMsgTest.test_pause; the
     resumed execution runs task2 (the target after 'pause') and ends SUCCESS."""
