@@ -32,6 +32,7 @@ from tests.functional.validations.conftest import DEFAULT_VALIDATIONS_VENV
 from tripleo_flow import exceptions
 from tripleo_flow.api import Client
 from tripleo_flow.api.plans import sample_plan_dir
+from tripleo_flow.core import update
 from tripleo_flow.core.secrets import is_masked
 from tripleo_flow.plans.local import LocalStore
 
@@ -175,6 +176,45 @@ def _scale_down(run: Run) -> None:
     run.client.deploy("oc", work_dir=run.tmp / "work")
     run.fails("tripleo.scale.delete_nodes", {"plan": "oc", "work_dir": str(run.tmp / "work"),
                                              "hosts": ["ghost-0"], "run_ansible": False})
+
+
+def _prepared(run: Run) -> dict[str, str]:
+    """Plan "up" (the sample plan with a lifecycle update-prepare environment), deployed
+    and prepared for a minor update; the inputs its update workflows take."""
+    templates = Path(run.templates("up"))
+    (templates / update.PREPARE_ENVIRONMENT).parent.mkdir(parents=True)
+    (templates / update.PREPARE_ENVIRONMENT).write_text(
+        "parameter_defaults:\n  SampleUpdatePrepared: true\n")
+    run.client.create_plan("up", templates)
+    run.remember("up")
+    inputs = {"plan": "up", "work_dir": str(run.tmp / "work-up")}
+    run.client.deploy("up", work_dir=inputs["work_dir"])
+    run.ok("tripleo.update.prepare", inputs)
+    return inputs
+
+
+def _update_prepare(run: Run) -> None:
+    _prepared(run)
+    # The sample plan "oc" has no update-prepare.yaml: refused, nothing changed.
+    run.fails("tripleo.update.prepare", {"plan": "oc", "work_dir": str(run.tmp / "work")})
+
+
+def _update_run(run: Run) -> None:
+    inputs = _prepared(run)
+    run.ok("tripleo.update.run", {**inputs, "limit": "up-controller-0",
+                                  "playbooks": ["deploy_steps_playbook.yaml"],
+                                  "ansible_connection": "local"})
+    run.fails("tripleo.update.run", {"plan": "oc", "work_dir": str(run.tmp / "work"),
+                                     "limit": "oc-controller-0"})  # not prepared
+
+
+def _update_converge(run: Run) -> None:
+    inputs = _prepared(run)
+    run.ok("tripleo.update.converge", {**inputs, "run_ansible": False})
+    run.client.create_plan("broken", run.templates("t3", "stack"))
+    run.remember("broken")  # its stack fails: the converge reverts the plan
+    run.fails("tripleo.update.converge", {"plan": "broken", "run_ansible": False,
+                                          "work_dir": str(run.tmp / "work-broken")})
 
 
 def _node_entries(prefix: str, count: int) -> list[dict[str, Any]]:
@@ -347,6 +387,9 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     NODES + "unprovision": _unprovision,
     "tripleo.validations.run": _validations,
     "tripleo.scale.delete_nodes": _scale_down,
+    "tripleo.update.prepare": _update_prepare,
+    "tripleo.update.run": _update_run,
+    "tripleo.update.converge": _update_converge,
 }
 #: Workflows that hand a secret from task to task through the context: the node
 #: list's BMC passwords go from the check to the registration.  A resumed run
