@@ -236,7 +236,7 @@ def test_the_gui_logs_in_configures_deploys_and_shows_the_graph(
     # Nodes and validations: listed, or the server's reason they cannot be.
     for view in ("Nodes", "Validations"):
         page.get_by_role("link", name=view, exact=True).click()
-        expect(page.get_by_role("heading", name=view)).to_be_visible()
+        expect(page.get_by_role("heading", name=view, exact=True)).to_be_visible()
         expect(page.locator("main table, main p.muted").first).to_be_visible()
     shot("validations")
 
