@@ -31,7 +31,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from taskflow import states
@@ -56,6 +57,8 @@ class _Claim:
     fd: Any = None
     lost: bool = False
     backend: FenceableBackend | None = None
+    #: When the claim was last known held (claimed, or renewed by the heartbeat).
+    held_at: float = field(default_factory=time.monotonic)
 
 
 class FenceableBackend(persistence_base.Backend):  # type: ignore[misc]
@@ -149,6 +152,8 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
                     continue
                 if not kept:
                     self._lose(claim)
+                else:
+                    claim.held_at = time.monotonic()
 
     def _lose(self, claim: _Claim) -> None:
         """The job is no longer ours: suspend its engine at the next task boundary,
@@ -167,8 +172,15 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
     def _check_claim(self, claim: _Claim) -> None:
         """At the end of each task (before the engine schedules the next): on a Redis
         board, stop unless this conductor still owns the job (a heartbeat may not
-        have run yet when the process comes back from a stall)."""
+        have run yet when the process comes back from a stall): a claim not renewed
+        for longer than ``claim_expiry`` is lost whatever the board answers, or fails
+        to answer."""
         if claim.lost or getattr(self._jobboard, "renew", None) is None:
+            return
+        if time.monotonic() - claim.held_at > self._settings.claim_expiry:
+            # Not renewed for longer than a claim lasts (this process stalled, or the
+            # board did not answer): it may be another's already; the board need not say.
+            self._lose(claim)
             return
         try:
             owner = self._jobboard.find_owner(claim.job)
