@@ -67,6 +67,4 @@ class UpdateCapabilities(Action):
         if not repo.exists(plan):
             return
         with self.context.locks.hold(plan):
-            env = repo.environment(plan)
-            env["environments"] = result["previous"]
-            repo.save_environment(plan, env)
+            repo.set_environments(plan, result["previous"])

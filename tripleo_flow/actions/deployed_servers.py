@@ -184,11 +184,7 @@ class UpdateDeployedServers(Action):
 
     def _undo(self, plan: str, record: Mapping[str, Any]) -> None:
         store = self.context.store
-        repo = PlanRepository(store)
-        env = repo.environment(plan)
-        if env.get("environments") != record["previous_environments"]:
-            env["environments"] = record["previous_environments"]
-            repo.save_environment(plan, env)
+        PlanRepository(store).set_environments(plan, record["previous_environments"])
         if not record.get("written", True):
             pass  # the file was left as it was
         elif record["created"]:

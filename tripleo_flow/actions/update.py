@@ -52,10 +52,7 @@ class SetUpdateStage(Action):
         if not repo.exists(plan):
             return
         with self.context.locks.hold(plan):
-            env = repo.environment(plan)
-            if env.get("environments") != result["previous"]:
-                env["environments"] = result["previous"]
-                repo.save_environment(plan, env)
+            repo.set_environments(plan, result["previous"])
 
 
 class CheckUpdatePrepared(Action):

@@ -104,11 +104,7 @@ class _Change(Action):
 
     def _undo(self, plan: str, record: Mapping[str, Any]) -> None:
         store = self.context.store
-        repo = PlanRepository(store)
-        env = repo.environment(plan)
-        if env.get("environments") != record["previous"]:
-            env["environments"] = record["previous"]
-            repo.save_environment(plan, env)
+        PlanRepository(store).set_environments(plan, record["previous"])
         for name, version in (record.get("deleted") or {}).items():
             if version is None:
                 LOG.error("Cannot restore %s of plan %s: no stored version holds it.",

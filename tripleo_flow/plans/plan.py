@@ -307,6 +307,16 @@ class PlanRepository:
     def save_environment(self, plan: str, env: Mapping[str, Any]) -> None:
         self.store.put_object(plan, PLAN_ENV, planenv.dump_yaml(dict(env)))
 
+    def set_environments(self, plan: str, environments: list[Any]) -> bool:
+        """Make ``environments`` the plan's environment list (what an undo puts back);
+        writes a new version only when it differs.  Whether it wrote."""
+        env = self.environment(plan)
+        if env.get("environments") == environments:
+            return False
+        env["environments"] = environments
+        self.save_environment(plan, env)
+        return True
+
     def environment_versions(self, plan: str) -> list[ObjectVersion]:
         return self.store.list_versions(plan, PLAN_ENV)
 
