@@ -176,15 +176,15 @@ def test_a_call_whose_message_is_a_whole_expression(host: Host, tmp_path: Path) 
     command is still 'fail', not a task of that name."""
     run = Run(host, tmp_path, """
         wf:
-          input: [status]
+          input: [status, x]
           tasks:
             check:
               action: std.noop
               on-success:
-                - fail(msg=<% "Workflow failed due to message status. Status:{}".format($.get('status')) %>): <% $.status != 'SUCCESS' %>
-        """, status="FAILED")
+                - fail(msg=<% "Failed. Status:{}".format($.get('status')) %>): <% $.x %>
+        """, status="FAILED", x=True)
     assert run.state == "REVERTED" and run.error is not None
-    assert "Workflow failed due to message status. Status:FAILED" in str(run.error)
+    assert "Failed. Status:FAILED" in str(run.error)
 
 
 @pytest.mark.parametrize("expression", ['"{0.__class__}".format($.status)',
