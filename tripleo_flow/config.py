@@ -193,6 +193,12 @@ API_OPTS = [
                "their request, or streaming events); further ones wait until one closes. "
                "Each needs a file descriptor: keep it below the process's open-files "
                "limit (ulimit -n)."),
+    cfg.IntOpt("connections_per_client", default=32, min=0,
+               help="Most connections one client address may hold open at once (part of "
+               "connection_limit): a further one from that address gets 503 at once and is "
+               "closed, so that one client's idle or half-open connections cannot keep "
+               "others out. Behind a proxy every client has the proxy's address: raise it "
+               "there. 0 means no limit."),
     cfg.IntOpt("channel_timeout", default=60, min=1,
                help="Seconds an idle connection (no request running, nothing arriving) is "
                "kept open before the server closes it."),

@@ -63,6 +63,7 @@ def test_every_error_renders(cls: type[exceptions.TripleoFlowError]) -> None:
     (exceptions.IronicRunning("/i", "pid 1"), 4, 409),
     (exceptions.NoNodesInState("manageable", {}), 4, 409),
     (exceptions.IronicError("down"), 5, 503),
+    (exceptions.TooManyConnections(32), 5, 503),
     (RuntimeError("unexpected"), 1, 500),
 ])
 def test_kind_mapping(error: BaseException, code: int, status: int) -> None:
@@ -75,6 +76,7 @@ def test_messages_say_what_to_do_next() -> None:
     assert "--force" in str(exceptions.PlanBusy("overcloud", "DEPLOYING"))
     assert "reverted" in str(exceptions.WorkflowFailed("deploy", "stack", "boom", True))
     assert "[api] max_upload_size" in str(exceptions.BodyTooLarge(1024))
+    assert "[api] connections_per_client" in str(exceptions.TooManyConnections(32))
 
 
 @pytest.mark.parametrize("counts, cli, api", [

@@ -57,6 +57,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      +-- BackendUnavailable                exit 5   503
      |    +-- PlanStoreError
      |    +-- TooManyEventStreams          (every stream [api] max_event_streams allows is open)
+     |    +-- TooManyConnections           (one address holds [api] connections_per_client)
      |    +-- IronicError                  (Ironic refused, failed or a node ended in error)
      +-- WorkflowFailed                    exit 6   500
           +-- StackFailed                  (the stack ended FAILED: each failed resource)
@@ -110,6 +111,7 @@ from tripleo_flow.exceptions.plans import (
     PlanStoreError,
     PlanUpdateUnfinished,
     SecretNotPersisted,
+    TooManyConnections,
     TooManyEventStreams,
     UnknownEnvironment,
     VersionNotFound,
@@ -221,6 +223,7 @@ __all__ = [
     "StackFailed",
     "StackNotFinished",
     "TaskFailed",
+    "TooManyConnections",
     "TooManyEventStreams",
     "TripleoFlowError",
     "UnknownEnvironment",

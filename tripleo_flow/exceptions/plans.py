@@ -95,6 +95,19 @@ class TooManyEventStreams(BackendUnavailable):
         self.limit = limit
 
 
+class TooManyConnections(BackendUnavailable):
+    """One client address already holds ``[api] connections_per_client`` connections to
+    the HTTP API (503): a further one is answered this and closed at once."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"Your address already holds {limit} open connections to this API, the most "
+            "one client may hold ([api] connections_per_client). Close the ones you do "
+            "not use (or send several requests over one), then try again."
+        )
+        self.limit = limit
+
+
 class BodyTooLarge(InvalidInput):
     """A request body (an uploaded archive) larger than ``[api] max_upload_size``."""
 

@@ -14,7 +14,9 @@ routes) gets its 401 as soon as its headers are read, before its body is; a
 connection whose request headers have not all arrived ``[api] header_timeout``
 seconds after it opened (or after the request's first byte) is closed, as is one
 idle for ``[api] channel_timeout``; ``[api] connection_limit`` connections are
-served at once.  Waitress reads requests in its one I/O thread, so none of these
+served at once, at most ``[api] connections_per_client`` from one address (a further
+one is answered 503 and closed as soon as it is accepted, before anything is read
+from it).  Waitress reads requests in its one I/O thread, so none of these
 holds a request thread.
 """
 
@@ -80,11 +82,41 @@ def _token_refused(headers: dict[str, str], path: str, token: bytes | None,
     return not hmac.compare_digest(given, token)
 
 
+def _refusal(error: exceptions.TripleoFlowError) -> bytes:
+    """A whole HTTP answer for ``error``, written to a connection that is then closed."""
+    payload = json.dumps(errors.body(error.kind, error.render(exceptions.API))).encode()
+    status = exceptions.http_status(error)
+    reason = "Service Unavailable" if status == 503 else "Error"
+    head = (f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(payload)}\r\nConnection: close\r\nRetry-After: 1\r\n"
+            "Server: tripleo-flow\r\n\r\n")
+    return head.encode("latin-1") + payload
+
+
+def _discard_received(sock: Any, most: int = 1 << 20) -> None:
+    """Read and drop what ``sock`` (non-blocking) has already received, up to ``most``
+    bytes, so that closing it sends the peer a FIN after its answer rather than a
+    reset (which may cost the peer the answer)."""
+    left = most
+    try:
+        while left > 0 and (chunk := sock.recv(min(left, 65536))):
+            left -= len(chunk)
+    except OSError:  # nothing more now (EAGAIN), or the peer left
+        pass
+
+
+def _client_host(addr: Any) -> str | None:
+    """The address a connection comes from (None for a UNIX socket's)."""
+    return str(addr[0]) if isinstance(addr, tuple) and addr else None
+
+
 def _channel_class(max_upload: int, header_timeout: float, token: bytes | None,
-                   public: Collection[str]) -> type:
+                   public: Collection[str], per_client: int = 0) -> type:
     """waitress's channel whose error answers are :class:`JsonError`, that refuses a
-    body without the token before reading it and closes a connection whose request
-    headers take over ``header_timeout`` seconds to arrive."""
+    body without the token before reading it, closes a connection whose request
+    headers take over ``header_timeout`` seconds to arrive, and answers a connection
+    from an address that already holds ``per_client`` others (0: no limit) with 503
+    as soon as it is accepted, reading nothing from it."""
     from waitress.channel import HTTPChannel
     from waitress.parser import HTTPRequestParser
     from waitress.task import ErrorTask
@@ -114,10 +146,39 @@ def _channel_class(max_upload: int, header_timeout: float, token: bytes | None,
         error_task_class = JsonErrorTask
         parser_class = TokenFirstParser
 
+        #: answered :class:`~tripleo_flow.exceptions.TooManyConnections`, closing
+        refused = False
+
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             #: when the request being read must have its headers (None: not reading one)
             self.headers_due: float | None = self.creation_time + header_timeout
+            self.client_host = _client_host(self.addr)
+            if per_client and self.client_host is not None and self._held() > per_client:
+                self._refuse(exceptions.TooManyConnections(per_client))
+
+        def _held(self) -> int:
+            """Connections open from this one's address, itself included (waitress
+            accepts and closes connections in its one I/O thread, this one)."""
+            return sum(1 for other in list(self.server.active_channels.values())
+                       if getattr(other, "client_host", None) == self.client_host
+                       and not getattr(other, "refused", False))
+
+        def _refuse(self, error: exceptions.TripleoFlowError) -> None:
+            """Answer ``error`` and close once it is sent; nothing is read."""
+            LOG.info("Refused a connection from %s: %s", self.client_host, error)
+            self.refused = True
+            answer = _refusal(error)
+            with self.outbuf_lock:
+                self.outbufs[-1].append(answer)
+                self.current_outbuf_count += len(answer)
+                self.total_outbufs_len += len(answer)
+            self.close_when_flushed = True
+
+        def handle_close(self) -> None:
+            if self.refused:
+                _discard_received(self.socket)
+            super().handle_close()
 
         def received(self, data: bytes) -> bool:
             result: bool = super().received(data)
@@ -184,7 +245,8 @@ def make_server(client: Client, host: str | None = None, port: int | None = None
             "them with --host (for example 127.0.0.1) and --port, or [api] host and "
             "[api] port.") from exc
     token = conf.api.auth_token.encode() if conf.api.auth_strategy == "token" else None
-    channel = _channel_class(max_upload, conf.api.header_timeout, token, public_paths())
+    channel = _channel_class(max_upload, conf.api.header_timeout, token, public_paths(),
+                             conf.api.connections_per_client)
     for listener in {id(s): s for s in [server, *sockets.values()]}.values():
         if hasattr(listener, "channel_class"):
             listener.channel_class = channel

@@ -29,12 +29,28 @@ NESTED_LOOPS = ("x: {% for i in range(100000) %}{% for j in range(100000) %}"
 SLOW_YAQL = "<% range(0, 100000).select(range(0, 100000).len()).sum() %>"
 
 
+class _FromAddress(requests.adapters.HTTPAdapter):
+    """Connects from ``source`` (another loopback address is another client)."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        super().__init__()
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["source_address"] = (self.source, 0)
+        super().init_poolmanager(*args, **kwargs)
+
+
 class Bystander:
     """Another client asking ``GET /v1/openapi.json`` over and over in a thread, each
-    answer within :data:`PATIENCE` seconds; :meth:`stop` returns how many it got."""
+    answer within :data:`PATIENCE` seconds; :meth:`stop` returns how many it got.
 
-    def __init__(self, api: Api) -> None:
+    :param source: the address it connects from (default: the system's choice)
+    """
+
+    def __init__(self, api: Api, source: str | None = None) -> None:
         self.api = api
+        self.source = source
         self.answers: list[int] = []
         self.failure: BaseException | None = None
         self._stop = threading.Event()
@@ -42,6 +58,8 @@ class Bystander:
 
     def _ask(self) -> None:
         with requests.Session() as session:
+            if self.source:
+                session.mount("http://", _FromAddress(self.source))
             while not self._stop.is_set():
                 try:
                     response = session.get(self.api.url + "/v1/openapi.json",
@@ -164,6 +182,50 @@ def test_half_open_connections_are_closed_and_others_still_served(tmp_path: Path
         finally:
             for conn in stuck:
                 conn.close()
+
+
+def test_one_address_cannot_hold_every_connection(tmp_path: Path) -> None:
+    """Half-open and idle connections from one address past [api] connections_per_client
+    are answered 503 and closed at once: another address is served throughout, even
+    with no header timeout (without the limit they fill connection_limit)."""
+    limits = {"api": {"connection_limit": 40, "connections_per_client": 8,
+                      "header_timeout": 0.0}}
+    with running_api(tmp_path, limits) as api:
+        with Bystander(api, source="127.0.0.2") as bystander:
+            held = [_raw(api, b"" if i % 2 else b"GET /v1/plans HTTP/1.1\r\nHost: x\r\n")
+                    for i in range(100)]
+            try:
+                time.sleep(1)
+                answers = [_answer_then_close(conn) for conn in held]
+                refused = [a for a in answers if a is not None]
+                assert len(refused) == 100 - 8
+                for answer in refused:
+                    assert answer.startswith(b"HTTP/1.1 503"), answer[:200]
+                    assert b"[api] connections_per_client" in answer
+            finally:
+                for conn in held:
+                    conn.close()
+        bystander.check()
+        # once they are closed, that address is served again
+        deadline = time.monotonic() + PATIENCE
+        while api("GET", "/v1/openapi.json").status_code != 200:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+
+
+def _answer_then_close(conn: socket.socket, within: float = 1.0) -> bytes | None:
+    """What the server sent on ``conn`` before closing it, if it does within ``within``
+    seconds (None: still open)."""
+    conn.settimeout(within)
+    received = b""
+    try:
+        while chunk := conn.recv(65536):
+            received += chunk
+    except TimeoutError:
+        return None
+    except ConnectionResetError:
+        pass
+    return received
 
 
 def test_a_body_without_the_token_is_refused_before_it_is_read(api: Api) -> None:
