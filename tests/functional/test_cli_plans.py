@@ -126,6 +126,24 @@ def test_parameters_set_file_refuses_hostile_files(run, tmp_path: Path, content:
         assert fragment in proc.stderr
 
 
+def test_parameters_set_of_a_huge_file_is_refused_before_any_execution(
+        run, tmp_path: Path) -> None:
+    """150,000 parameters (2.4 MB): refused naming [limits] parameters_max_size, exit 2,
+    before an execution is recorded (they failed after tens of seconds naming [limits]
+    expression_max_items, their execution recorded)."""
+    templates = write_tree(tmp_path / "t", basic_tree())
+    run("plan", "create", "overcloud", "--templates", str(templates))
+    before = json.loads(run("execution", "list", "-f", "json").stdout)
+    path = tmp_path / "params.yaml"
+    path.write_text("parameter_defaults:\n" + "".join(f"  P{i}: {i}\n" for i in range(150_000)))
+    proc = run("parameters", "set", "--plan", "overcloud", "--file", str(path), check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert "[limits] parameters_max_size" in proc.stderr and "Traceback" not in proc.stderr
+    assert json.loads(run("execution", "list", "-f", "json").stdout) == before
+    shown = json.loads(run("parameters", "show", "--plan", "overcloud", "-f", "json").stdout)
+    assert not any(row["name"] == "P0" for row in shown)
+
+
 def test_export_without_secrets_leaves_out_nested_and_user_environment_secrets(
         run, tmp_path: Path) -> None:
     templates = write_tree(tmp_path / "t", basic_tree())

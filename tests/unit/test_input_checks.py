@@ -234,3 +234,42 @@ def test_wrong_shape_capabilities_maps_name_the_bad_entry(cmap: Any, where: str)
 ])
 def test_usable_capabilities_maps(cmap: Any) -> None:
     assert capabilities.check_capabilities_map(cmap) == cmap
+
+
+# -- how many entries one collection of an input holds ([limits] input_max_items) ----
+
+@pytest.mark.parametrize("value, limit, largest", [
+    ("x" * 1000, 5, 0),
+    ({}, 5, 0),
+    ({"a": 1, "b": [1, 2, 3]}, 5, 3),
+    ([[1] * 4, {"k": list(range(5))}], 5, 5),
+    ({"deep": [{"x": [{"y": list(range(7))}]}]}, 5, 7),   # found at any depth
+    ((1, 2, (3, 4, 5, 6)), 5, 4),
+    ({f"P{i}": i for i in range(300_000)}, 100_000, 300_000),
+])
+def test_largest_collection(value: Any, limit: int, largest: int) -> None:
+    assert validation.largest_collection(value, limit) == largest
+
+
+def test_a_collection_past_input_max_items_is_refused_naming_the_option() -> None:
+    validation.check_items({"P": list(range(5))}, 5, "Input 'parameters'")
+    with pytest.raises(exceptions.InvalidInput) as info:
+        validation.check_items({"P": list(range(6))}, 5, "Input 'parameters'")
+    message = str(info.value)
+    assert message.startswith("Input 'parameters' holds 6 entries")
+    assert "[limits] input_max_items" in message
+
+
+def test_a_deep_value_is_walked_without_recursion() -> None:
+    value: Any = [1, 2]
+    for _ in range(10_000):
+        value = [value]
+    assert validation.largest_collection(value, 5) == 2
+
+
+def test_an_execution_names_the_input_or_environment_past_the_limit() -> None:
+    validation.check_inputs("w", {"a": [1, 2]}, {"e": [1, 2]}, limit=2)
+    for inputs, env, named in (({"a": [1, 2, 3]}, None, "Input 'a' of workflow 'w'"),
+                               ({"a": 1}, {"e": [1, 2, 3]}, "The environment of workflow 'w'")):
+        with pytest.raises(exceptions.InvalidInput, match=named):
+            validation.check_inputs("w", inputs, env, limit=2)

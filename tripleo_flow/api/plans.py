@@ -24,7 +24,7 @@ from tripleo_flow.actions.envedit import changed_keys
 from tripleo_flow.actions.templates import ProcessTemplates
 from tripleo_flow.api import workbooks
 from tripleo_flow.api.environments import EnvironmentsMixin, EnvironmentSource, read_data_files
-from tripleo_flow.core import names
+from tripleo_flow.core import names, validation
 from tripleo_flow.core.progress import PlanProgress, PlanProgressListener
 from tripleo_flow.flows.executions import Execution
 from tripleo_flow.flows.runner import Listener, ProgressEvent
@@ -273,7 +273,10 @@ class PlansMixin(EnvironmentsMixin):
     def set_parameters(self, name: str, values: Mapping[str, Any],
                        validate: bool = False) -> list[str]:
         """Set parameter values; returns the names that changed.  With ``validate``,
-        names and types are checked against the parameter schema first."""
+        names and types are checked against the parameter schema first.  Values over
+        ``[limits] parameters_max_size`` are refused before the execution is recorded."""
+        validation.check_size(values, self.context.limit("parameters_max_size"),
+                              "The parameter values")
         return changed_keys(self._operation(workbooks.PARAMETERS, "update_parameters", {
             "plan": name, "parameters": dict(values), "key": "parameter_defaults",
             "validate": validate}))

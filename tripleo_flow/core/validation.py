@@ -56,6 +56,56 @@ def check_size(value: object, limit: int, what: str) -> None:
             "[limits] parameters_max_size in the configuration.")
 
 
+def largest_collection(value: object, limit: int) -> int:
+    """The most entries one mapping or list inside ``value`` holds (``value`` itself
+    included, at any depth), or the first count past ``limit`` found (the rest of a
+    300,000-entry value is not walked for nothing)."""
+    largest = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            largest = max(largest, len(item))
+            if largest > limit:
+                return largest
+            stack.extend(v for v in item.values() if isinstance(v, (Mapping, list, tuple)))
+        elif isinstance(item, (list, tuple)):
+            largest = max(largest, len(item))
+            if largest > limit:
+                return largest
+            stack.extend(v for v in item if isinstance(v, (Mapping, list, tuple)))
+    return largest
+
+
+def check_items(value: object, limit: int, what: str) -> None:
+    """Refuse ``value`` when a mapping or list inside it holds over ``limit`` entries
+    (``[limits] input_max_items``).
+
+    :param what: what ``value`` is, starting the message ("Input 'parameters'").
+    :raises InvalidInput: naming the count, the limit and its option.
+    """
+    count = largest_collection(value, limit)
+    if count > limit:
+        raise exceptions.InvalidInput(
+            f"{what} holds {count} entries in one mapping or list, more than {limit} "
+            "([limits] input_max_items). Send fewer at a time, or raise "
+            "[limits] input_max_items in the configuration.")
+
+
+#: The default of ``[limits] input_max_items``.
+INPUT_MAX_ITEMS = 100_000
+
+
+def check_inputs(workflow: str, inputs: Mapping[str, object], env: object,
+                 limit: int | None = None) -> None:
+    """Refuse an execution's input (or environment) holding a mapping or list of over
+    ``limit`` entries (``[limits] input_max_items``; None: its default)."""
+    most = INPUT_MAX_ITEMS if limit is None else limit
+    for name, value in inputs.items():
+        check_items(value, most, f"Input {name!r} of workflow {workflow!r}")
+    check_items(env, most, f"The environment of workflow {workflow!r}")
+
+
 def check_parameter_name(name: object) -> str:
     """Return ``name`` when it can be a Heat parameter name.
 

@@ -33,6 +33,7 @@ from taskflow.types import failure, notifier
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, ActionContext
+from tripleo_flow.core import validation
 from tripleo_flow.core.progress import Progress
 from tripleo_flow.flows import (
     atoms,
@@ -143,13 +144,15 @@ class Runner:
         check_env(env)
         workflow = self._catalog().get(name)
         given = dict(inputs or {})
+        limit = getattr(self._action_context, "limit", None)
+        validation.check_inputs(workflow.full_name, given, env, None if limit is None
+                                else limit("input_max_items"))
         # Before the record is written: inputs that are missing or that its vars reject.
         self._with_vars(workflow, workbook_model.apply_inputs(workflow, given),
                         self._evaluated_env(env or {}) if evaluate_env else dict(env or {}),
                         {"name": workflow.full_name, "input": given})
         if target is not None:
             compiler._selection(workflow, target, compiler._preds(workflow))
-        limit = getattr(self._action_context, "limit", None)
         yaml_limits = {} if limit is None else {"max_nodes": limit("yaml_max_nodes"),
                                                 "max_depth": limit("yaml_max_depth")}
         # Before the record is written: secrets in environment files given as text.

@@ -357,6 +357,41 @@ def test_a_50_mb_value_is_refused_at_once(tmp_path: Path) -> None:
         assert api("GET", "/v1/executions").json() == before  # nothing recorded
 
 
+@pytest.mark.parametrize("max_size, option", [
+    (None, "[limits] parameters_max_size"),        # 300,000 parameters take 3.7 MB
+    (64 << 20, "[limits] input_max_items"),        # within a raised size limit
+])
+def test_300000_parameters_are_refused_before_anything_is_recorded(
+        tmp_path: Path, max_size: int | None, option: str) -> None:
+    """Over the plan's parameters resource and over the workflow itself: a 400 within
+    seconds naming the option, no execution recorded, the plan unchanged (they failed
+    after 42 s naming [limits] expression_max_items, their execution recorded)."""
+    limits: dict[str, dict[str, Any]] = {"api": {"max_json_size": 64 << 20}}
+    if max_size:
+        limits["limits"] = {"parameters_max_size": max_size}
+    parameters = {f"P{i}": i for i in range(300_000)}
+    with running_api(tmp_path, limits) as api:
+        assert api("POST", "/v1/plans", params={"name": "p", "sample": "true"}).status_code \
+            == 201
+        before = api("GET", "/v1/executions").json()
+        plan_environment = _plan_environment(api, "p")
+        with Bystander(api) as bystander:
+            for method, path, body, named in (
+                    ("PUT", "/v1/plans/p/parameters", {"parameters": parameters}, option),
+                    # a workflow's inputs are counted, whatever the workflow
+                    ("POST", UPDATE, {"input": {"plan": "p", "parameters": parameters}},
+                     "[limits] input_max_items")):
+                started = time.monotonic()
+                refused = api(method, path, json=body)
+                took = time.monotonic() - started
+                assert refused.status_code == 400, refused.text[:300]
+                assert named in refused.json()["error"]["message"], refused.text[:300]
+                assert took < PATIENCE, took
+        bystander.check()
+        assert api("GET", "/v1/executions").json() == before
+        assert _plan_environment(api, "p") == plan_environment
+
+
 def test_large_values_and_environments_are_refused_and_nothing_changes(api: Api) -> None:
     api.client.conf.set_override("parameters_max_size", 100_000, group="limits")
     assert api("POST", "/v1/plans", params={"name": "p", "sample": "true"}).status_code == 201
