@@ -247,6 +247,28 @@ def redact_sorted(value: Any, known_needles: Needles | Iterable[str], *,
     return _mask(value, everything, looked_for, mask=mask), found
 
 
+def entry_is_secret(mapping: Mapping[Any, Any], key: Any) -> bool:
+    """Whether the value under ``key`` of ``mapping`` is secret as a whole (a secret
+    name, or the value of a hidden parameter's schema entry)."""
+    return is_secret_name(key) or _hidden(mapping, key)
+
+
+def collect_secrets(value: Any, secret: bool = False, depth: int = 0) -> set[str]:
+    """The secret values inside ``value`` (all of its leaves when ``secret``), as
+    :func:`redact_sorted` finds them; ``depth``: how deep ``value`` lies in the value
+    being redacted (:data:`MAX_DEPTH` counts from there)."""
+    found: set[str] = set()
+    _collect(value, secret, found, depth)
+    return found
+
+
+def mask_part(value: Any, secret: bool, known_needles: Needles, depth: int = 0) -> Any:
+    """``value`` masked as :func:`redact_sorted` masks it at ``depth`` of the value being
+    redacted, ``known_needles`` holding every secret that value holds
+    (:func:`collect_secrets` of each of its parts, learned first)."""
+    return _mask(value, secret, known_needles, depth)
+
+
 def _hidden(value: Mapping[Any, Any], key: Any) -> bool:
     """Whether ``key`` of ``value`` is the value of a hidden (``NoEcho``) parameter."""
     return key in _VALUES and any(str(value.get(h, "")).lower() == "true" for h in _HIDDEN)

@@ -109,6 +109,8 @@ class Runner:
         self._guard = threading.Lock()
         self._background: list[threading.Thread] = []
         self._resuming: set[str] = set()
+        #: executions :meth:`start` recorded whose plan's secrets it learned
+        self._learned: set[str] = set()
         self._resume_lock = threading.Lock()
 
     def _pools(self) -> tuple[futures.ThreadPoolExecutor, futures.ThreadPoolExecutor]:
@@ -155,12 +157,18 @@ class Runner:
             compiler._selection(workflow, target, compiler._preds(workflow))
         yaml_limits = {} if limit is None else {"max_nodes": limit("yaml_max_nodes"),
                                                 "max_depth": limit("yaml_max_depth")}
-        # Before the record is written: secrets in environment files given as text.
+        # Before the record is written: secrets in environment files given as text, and
+        # those of the plan (its first record is then masked as its later ones are).
         self.store.backend.redactor.learn(
             redaction.environment_file_secrets(given, **yaml_limits))
-        return self.store.create(workflow.full_name, given, target, origin, dict(env or {}),
-                                 local=local, execution_id=execution_id, parent=parent,
-                                 evaluate_env=evaluate_env)
+        self._learn_secrets(given.get("plan"))
+        fd = self.store.create(workflow.full_name, given, target, origin, dict(env or {}),
+                               local=local, execution_id=execution_id, parent=parent,
+                               evaluate_env=evaluate_env)
+        if local:  # run at once here (a job may wait: its runner learns them then)
+            with self._guard:
+                self._learned.add(fd.uuid)
+        return fd
 
     def run(self, name: str, inputs: Mapping[str, Any] | None = None, target: str | None = None,
             listeners: Iterable[Listener] = (), wait: bool = True,
@@ -305,7 +313,11 @@ class Runner:
         catalog = self._catalog()
         workflow = catalog.get(meta["workflow"])
         ctx = workbook_model.apply_inputs(workflow, meta.get("input") or {})
-        self._learn_secrets(ctx.get("plan"))
+        with self._guard:
+            learned = fd.uuid in self._learned
+            self._learned.discard(fd.uuid)
+        if not learned:  # started elsewhere, or resumed: as :meth:`start` does
+            self._learn_secrets(ctx.get("plan"))
         engine_pool, item_pool = self._pools()
         listeners = tuple(listeners)
 

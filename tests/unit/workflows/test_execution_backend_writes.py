@@ -119,6 +119,34 @@ def test_no_secret_in_bulk_inserts_nor_in_meta_only_updates(tmp_path: Path) -> N
         backend.close()
 
 
+def test_a_large_unchanged_input_is_masked_once_over_the_saves_of_its_flow(
+        tmp_path: Path) -> None:
+    """Each save of a flow detail writes its whole meta: the execution's input (80,000
+    parameters) was masked again each time (issue 29).  A secret learned between two
+    saves is still masked in the next one."""
+    backend, conn, fd, db = _flow(tmp_path, ["t0"])
+    try:
+        parameters = {f"P{i}": f"value-{i}" for i in range(5000)}
+        parameters["Motd"] = "hello late-secret-4f1c9e"
+        fd.meta = {"workflow": "w", "input": {"plan": "p", "parameters": parameters}}
+        conn.update_flow_details(fd)
+        masked = backend.redactor.parts_masked
+        for pid in range(5):
+            fd.meta = {**fd.meta, "pid": pid}
+            conn.update_flow_details(fd)
+        assert backend.redactor.parts_masked == masked
+        backend.redactor.learn(["late-secret-4f1c9e"])
+        fd.meta = {**fd.meta, "pid": 99}
+        conn.update_flow_details(fd)
+        with sqlite3.connect(db) as other:
+            stored = json.loads(other.execute("SELECT meta FROM flowdetails").fetchone()[0])
+        assert stored["pid"] == 99
+        assert stored["input"]["parameters"]["Motd"] == secrets.MASK
+        assert stored["input"]["parameters"]["P7"] == "value-7"
+    finally:
+        backend.close()
+
+
 def test_updates_set_what_taskflow_reads_back_and_its_update_time(tmp_path: Path) -> None:
     backend, conn, fd, db = _flow(tmp_path, ["t1"])
     try:
