@@ -20,13 +20,11 @@ from __future__ import annotations
 
 import os
 import secrets
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import tripleo_flow
 from tripleo_flow import exceptions
 from tripleo_flow.heat import image as heat_image
 from tripleo_flow.heat import podman_api, process
@@ -34,9 +32,8 @@ from tripleo_flow.heat.native import NativeLauncher
 
 ULIMITS = [{"Name": "nofile", "Soft": 1024, "Hard": 1024},
            {"Name": "nproc", "Soft": 4096, "Hard": 4096}]
-#: The watchers this process started, by container (or pod) name: the process
-#: and the write end of its tether pipe.
-_WATCHERS: dict[str, tuple[subprocess.Popen[bytes], int]] = {}
+#: The watchers this process started, by container (or pod) name.
+_WATCHERS: dict[str, process.Watcher] = {}
 
 
 class ContainerLauncher(NativeLauncher):
@@ -106,40 +103,20 @@ class ContainerLauncher(NativeLauncher):
         label = f"{podman_api.LAUNCH_LABEL}={value}"
         cleanup = [sys.executable, "-P", "-m", podman_api.__name__, "--url",
                    self.podman_url or "", "--state-dir", str(self.podman_dir), "--label", label]
-        root = str(Path(tripleo_flow.__file__).parents[1])  # the code this process runs
-        paths = [root, *filter(None, [os.environ.get("PYTHONPATH")])]
-        read_fd, write_fd = os.pipe()
         log_fd = self.work.open_log("podman-watcher.log")
         try:
-            proc = subprocess.Popen(
-                [sys.executable, "-I", str(Path(__file__).with_name("tether.py")), str(read_fd),
-                 "--on-close", "--", *cleanup],
-                stdin=subprocess.DEVNULL, stdout=log_fd, stderr=subprocess.STDOUT,
-                cwd=self.work.root, env={**os.environ, "PYTHONPATH": os.pathsep.join(paths)},
-                start_new_session=True, pass_fds=(read_fd,))
-        except BaseException:
-            os.close(write_fd)
-            raise
+            _WATCHERS[self.name] = process.start_watcher(cleanup, self.work.root, log_fd)
         finally:
             os.close(log_fd)
-            os.close(read_fd)
-        _WATCHERS[self.name] = (proc, write_fd)
-        record["watcher"] = {"pid": proc.pid, "label": label}
+        record["watcher"] = {"pid": _WATCHERS[self.name][0].pid, "label": label}
         self._labels = {podman_api.LAUNCH_LABEL: value}
 
     def _unwatch(self, record: dict[str, Any]) -> None:
         """Stop this heat-dir's watcher without letting it clean up (the caller stops)."""
-        watcher = record.get("watcher")
-        if watcher:  # SIGKILL before its pipe closes: the cleanup never starts
-            process.kill(watcher["pid"], watcher["label"])
+        watcher = record.get("watcher")  # SIGKILLed before its pipe closes: no cleanup
+        process.stop_watcher(watcher, _WATCHERS.pop(self.name, None))
+        if watcher:
             record["watcher"] = None
-        mine = _WATCHERS.pop(self.name, None)
-        if mine is not None:
-            proc, write_fd = mine
-            if proc.poll() is None:
-                proc.kill()
-            os.close(write_fd)
-            proc.wait()
         self._labels = {}
 
     # -- hooks ------------------------------------------------------------------

@@ -9,6 +9,11 @@ under :mod:`.tether`, so it dies with the owning process even on SIGKILL, and
 records the owner in ``run.json``: the next launch or kill of the heat-dir
 finds the leftovers of an owner that is gone, stops them and drops their
 database without dumping it (the last good dump stays the current one).
+
+Such a launch with its SQLite file outside the heat-dir (on ``/dev/shm``) also
+starts a :mod:`.db_move` watcher: once the owner is gone and heat-all with it,
+the file (every password of the stack) moves into the heat-dir, where the next
+launch (a resumed deploy) looks for it, rather than staying in memory.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.core import crashpoints
-from tripleo_flow.heat import database, process, render
+from tripleo_flow.heat import database, db_move, process, render
 from tripleo_flow.heat import launcher as common
 from tripleo_flow.heat.database import HeatDatabase
 from tripleo_flow.heat.db_mariadb import MariaDBDatabase
@@ -38,6 +43,8 @@ HOST = "127.0.0.1"
 INSTALL_COMMAND = "tripleo-flow heat install"
 #: Write ends of the tether pipes of the Heats this process owns, by heat.conf path.
 _TETHERS: dict[str, int] = {}
+#: The database watchers (:mod:`.db_move`) this process started, by heat.conf path.
+_DB_WATCHERS: dict[str, process.Watcher] = {}
 
 
 def _release_tether(marker: str) -> None:
@@ -80,7 +87,10 @@ class NativeLauncher:
         kind = record["kind"] if record else self.database_kind
         if kind == "sqlite":
             if record:
-                return SqliteDatabase(Path(record["path"]))
+                path = Path(record["path"])
+                if not path.exists() and self.work.moved_db.exists():  # a killed owner's
+                    return SqliteDatabase(self.work.moved_db)
+                return SqliteDatabase(path)
             base = self.sqlite_dir or default_dir(self.work.root)
             return SqliteDatabase(base / f"tripleo-flow-heat-{self.work.token}.sqlite")
         if not self.mariadb_url:
@@ -146,6 +156,31 @@ class NativeLauncher:
             if read_fd is not None:
                 os.close(read_fd)
 
+    def _watch_database(self, record: dict[str, Any], db: HeatDatabase) -> None:
+        """For an owned launch on a SQLite file outside the heat-dir, start the watcher
+        that moves it into the heat-dir once the owner and its Heat are gone."""
+        path = getattr(db, "path", None)
+        if not record.get("owner") or path is None or self.work.root in Path(path).parents:
+            return
+        self._unwatch_database(record)
+        cleanup = [sys.executable, "-P", "-m", db_move.__name__, "--heat-dir",
+                   str(self.work.root), "--db", str(path),
+                   "--started-at", str(record["started_at"])]
+        log_fd = self.work.open_log("db-watcher.log")
+        try:
+            watcher = _DB_WATCHERS[self._marker()] = process.start_watcher(
+                cleanup, self.work.root, log_fd)
+        finally:
+            os.close(log_fd)
+        record["db_watcher"] = {"pid": watcher[0].pid, "label": str(path)}
+
+    def _unwatch_database(self, record: dict[str, Any]) -> None:
+        """Stop the database watcher without letting it move anything (a teardown)."""
+        watcher = record.get("db_watcher")
+        process.stop_watcher(watcher, _DB_WATCHERS.pop(self._marker(), None))
+        if watcher:
+            record["db_watcher"] = None
+
     # -- hooks a container-based launcher overrides ----------------------------------
 
     def _prepare(self, record: dict[str, Any]) -> None:
@@ -198,7 +233,8 @@ class NativeLauncher:
     # -- shared life cycle -----------------------------------------------------------
 
     def _teardown(self, record: dict[str, Any], dump: bool) -> KillResult:
-        """Stop what runs, dump the database (if Heat was ready) and wipe it."""
+        """Stop what runs, dump the database (if Heat was ready) and wipe it; then stop
+        the database watcher (an owner killed before that has it moved)."""
         stopped = self._stop(record)
         dumped = None
         db = self._database(record["database"])
@@ -209,6 +245,8 @@ class NativeLauncher:
                 crashpoints.reached("heat.kill:dumped")
             db.wipe()
             stopped.append(f"{db.kind} database")
+        SqliteDatabase(self.work.moved_db).wipe()  # a copy a cut-short move left
+        self._unwatch_database(record)
         self.work.clear_run()
         return KillResult(heat_dir=str(self.work.root), dump=dumped, stopped=stopped)
 
@@ -281,6 +319,7 @@ class NativeLauncher:
             self.work.write_run(record)
             try:
                 self._prepare(record)
+                self._watch_database(record, db)
                 self.work.write_run(record)
                 db.create()
                 if restore_db:

@@ -4,6 +4,10 @@ A process is identified by its pid *and* a marker in its command line (the
 path of its config file), so a recycled pid is never mistaken for it.  Stops
 are SIGKILL to the whole process group (heat-all ignores SIGTERM), then a wait
 until the pid is gone, reaping it when it is our own child.
+
+:func:`start_watcher` starts a :mod:`.tether` watcher (``--on-close``): a
+cleanup that runs once this process is gone, even by SIGKILL;
+:func:`stop_watcher` cancels one.
 """
 
 from __future__ import annotations
@@ -11,10 +15,17 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
+import tripleo_flow
 from tripleo_flow import exceptions
+
+#: A watcher this process started: its process and the write end of its tether pipe.
+Watcher = tuple[subprocess.Popen[bytes], int]
 
 
 def _state(pid: int) -> str | None:
@@ -92,3 +103,45 @@ def kill(pid: int, marker: str, timeout: float = 15.0) -> bool:
         _reap(pid)
         time.sleep(0.02)
     raise exceptions.HeatError(f"Process {pid} ({marker}) is still running after SIGKILL.")
+
+
+def start_watcher(cleanup: list[str], cwd: Path, log_fd: int) -> Watcher:
+    """Start a tether watcher that runs ``cleanup`` once this process is gone.
+
+    ``cleanup`` may be ``[sys.executable, "-P", "-m", "tripleo_flow...."]``: it
+    runs with the code this process runs on its ``PYTHONPATH``.  Cancel it with
+    :func:`stop_watcher` (its pipe closes when this process ends, for any reason).
+    """
+    root = str(Path(tripleo_flow.__file__).parents[1])
+    paths = [root, *filter(None, [os.environ.get("PYTHONPATH")])]
+    read_fd, write_fd = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-I", str(Path(__file__).with_name("tether.py")), str(read_fd),
+             "--on-close", "--", *cleanup],
+            stdin=subprocess.DEVNULL, stdout=log_fd, stderr=subprocess.STDOUT, cwd=cwd,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(paths)},
+            start_new_session=True, pass_fds=(read_fd,))
+    except BaseException:
+        os.close(write_fd)
+        raise
+    finally:
+        os.close(read_fd)
+    return proc, write_fd
+
+
+def stop_watcher(recorded: dict[str, Any] | None, mine: Watcher | None) -> None:
+    """Stop a watcher without letting its cleanup run: SIGKILL before its pipe closes.
+
+    :param recorded: ``{"pid", "label"}`` as a run record keeps it (any process may
+        stop it: ``label`` is in its command line)
+    :param mine: the watcher as :func:`start_watcher` returned it, in its owner
+    """
+    if recorded:
+        kill(recorded["pid"], recorded["label"])
+    if mine is not None:
+        proc, write_fd = mine
+        if proc.poll() is None:
+            proc.kill()
+        os.close(write_fd)
+        proc.wait()

@@ -96,6 +96,29 @@ class Deploy:
             time.sleep(0.05)
 
 
+def _shm_files(deploy: Deploy) -> list[Path]:
+    return list(Path("/dev/shm").glob(f"tripleo-flow-heat-{deploy.heat.token}*"))
+
+
+def assert_moved_off_shm(deploy: Deploy) -> None:
+    """The killed run's Heat database (every password of the stack) leaves /dev/shm
+    within seconds, for the heat-dir (bounded wait): it stayed there until the next
+    deploy (issue 29)."""
+    deadline = time.monotonic() + 30
+    while _shm_files(deploy):
+        assert time.monotonic() < deadline, (
+            f"{_shm_files(deploy)} still on /dev/shm; the watcher said: "
+            f"{_watcher_log(deploy)}")
+        time.sleep(0.1)
+    assert deploy.heat.moved_db.exists(), _watcher_log(deploy)
+    assert oct(deploy.heat.moved_db.stat().st_mode & 0o777) == "0o600"
+
+
+def _watcher_log(deploy: Deploy) -> str:
+    log = deploy.heat.log_dir / "db-watcher.log"
+    return log.read_text() if log.exists() else "(no log)"
+
+
 def _listens(port: int) -> bool:
     with socket.socket() as sock:
         return sock.connect_ex(("127.0.0.1", port)) == 0
@@ -132,6 +155,7 @@ def test_kill_9_at_each_point_then_a_retry_succeeds(deploy: Deploy) -> None:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         deploy.assert_no_heat(pids)
+        assert_moved_off_shm(deploy)
         status = deploy.status()
         assert status["deployment_status"] == "DEPLOY_INTERRUPTED", (what, status)
         assert "(gone)" in status["process"] and "deploy again" in status["message"]
@@ -145,6 +169,7 @@ def test_kill_9_at_each_point_then_a_retry_succeeds(deploy: Deploy) -> None:
     record = deploy.run_record()
     assert record.get("ready") is True and record.get("pid") is None, record
     deploy.assert_no_heat([])
+    assert_moved_off_shm(deploy)  # killed between the dump and the wipe
     status = deploy.status()
     assert status["deployment_status"] == "DEPLOY_INTERRUPTED", status
 
@@ -157,7 +182,7 @@ def test_kill_9_at_each_point_then_a_retry_succeeds(deploy: Deploy) -> None:
     assert deploy.status()["deployment_status"] == "DEPLOY_SUCCESS"
     assert heat.read_run() is None and heat.dump_file.stat().st_size > 0
     deploy.assert_no_heat([])
-    assert list(Path("/dev/shm").glob(f"tripleo-flow-heat-{heat.token}*")) == []
+    assert _shm_files(deploy) == [] and not heat.moved_db.exists()
 
 
 @pytest.mark.parametrize("moment", ["while Heat starts", "while the stack is created"])
@@ -179,6 +204,7 @@ def test_a_deploy_killed_while_the_stack_is_created_resumes(deploy: Deploy,
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     deploy.assert_no_heat(pids)
+    assert_moved_off_shm(deploy)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     listed = json.loads(subprocess.run(
         deploy.cli("execution", "list", "-f", "json"), capture_output=True, text=True,
@@ -198,6 +224,8 @@ def test_a_deploy_killed_while_the_stack_is_created_resumes(deploy: Deploy,
         assert "kept its database for the resumed deploy" in resumed.stderr, resumed.stderr
         # The killed create was taken over by an update, not started again from nothing.
         assert "deploy_stack: stack" in resumed.stderr and "UPDATE_COMPLETE" in resumed.stderr
+    # the resumed deploy found the moved database, and left no copy anywhere
+    assert _shm_files(deploy) == [] and not deploy.heat.moved_db.exists()
     status = deploy.status()
     assert status["deployment_status"] == "DEPLOY_SUCCESS", status
     assert (deploy.work / "config-download").is_dir()
