@@ -340,11 +340,18 @@ class WorkflowsMixin(JobsMixin):
         return self._runner().store.get(execution_id)
 
     def list_executions(self, workflow: str | None = None) -> list[Execution]:
-        executions = self._runner().store.list()
-        if workflow:
-            executions = [e for e in executions
-                          if e.workflow == workflow or e.workflow.endswith("." + workflow)]
-        return executions
+        """Every execution (of ``workflow``: its full name, or without its workbook),
+        oldest first, read a page of ``[api] executions_page_max`` at a time (each with
+        SQL ``LIMIT``); :meth:`page_executions` reads one page."""
+        store = self._runner().store
+        executions: list[Execution] = []
+        marker = None
+        while True:
+            page, more = store.page(self.conf.api.executions_page_max, marker, workflow)
+            executions += page
+            if not (more and page):
+                return executions
+            marker = page[-1].id
 
     def page_executions(self, limit: int | None = None, marker: str | None = None,
                         workflow: str | None = None, sort_dir: str = "asc",

@@ -214,9 +214,10 @@ def make_server(client: Client, host: str | None = None, port: int | None = None
         LOG.warning("%s", warning)
     threads = threads or conf.api.threads
     app = make_app(client, threads=threads)
-    # Warm the workflow engine so concurrent first requests share one runner.
+    # Warm the workflow engine so concurrent first requests share one runner (one
+    # execution read: never every one).
     client.list_workflows()
-    client.list_executions()
+    client.page_executions(limit=1)
     bind_port = conf.api.port if port is None else port
     if not 0 <= bind_port <= 65535:  # the socket layer would take it modulo 65536
         raise exceptions.InvalidInput(

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from taskflow import states
 from taskflow.persistence import models
 
@@ -22,6 +23,7 @@ from tests.functional.mariadb import PrivateMariaDB
 from tripleo_flow import exceptions
 from tripleo_flow.flows.execution_backend import ExecutionBackend
 from tripleo_flow.flows.executions import BOOK_NAME, ExecutionStore
+from tripleo_flow.http.server import make_server
 
 MANY = 3000
 LINK = re.compile(r'<([^>]*)>\s*;\s*rel="?next"?')
@@ -228,3 +230,56 @@ def test_execution_list_pages_on_the_command_line(tmp_path: Path) -> None:
     assert refused.returncode != 0 and "executions_page_max" in refused.stderr
     refused = cli("execution", "list", "--marker", "nope", ok=False)
     assert refused.returncode != 0 and "no execution id" in refused.stderr
+
+
+class Statements:
+    """The SELECTs of the executions table the database is sent while the block runs."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+        self.selects: list[str] = []
+
+    def _seen(self, conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if statement.lstrip().upper().startswith("SELECT") and "flowdetails" in statement:
+            self.selects.append(" ".join(statement.split()))
+
+    def __enter__(self) -> Statements:
+        sa.event.listen(self.engine, "before_cursor_execute", self._seen)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        sa.event.remove(self.engine, "before_cursor_execute", self._seen)
+
+    def unbounded(self) -> list[str]:
+        """Those that may read every execution (no LIMIT, not one row by its id)."""
+        return [s for s in self.selects if " LIMIT " not in s.upper()
+                and "flowdetails.uuid = " not in s]
+
+
+def test_list_executions_reads_page_by_page(tmp_path: Path) -> None:
+    """Client.list_executions() reads [api] executions_page_max at a time (it read every
+    execution in one query): all of them, oldest first, the filter in SQL."""
+    with running_api(tmp_path, {"api": {"executions_page_max": 40}}) as api:
+        store = api.client._runner().store
+        ids = add_executions(store, 50, "tripleo.plan.noop")
+        ids += add_executions(store, 45, "mine.other")
+        with Statements(store.backend.engine) as statements:
+            listed = api.client.list_executions()
+            noop = api.client.list_executions("noop")
+            other = api.client.list_executions("mine.other")
+        assert sorted(e.id for e in listed) == sorted(ids) and len(listed) == len(ids)
+        assert sorted(e.id for e in noop) == sorted(ids[:50])
+        assert sorted(e.id for e in other) == sorted(ids[50:])
+        first, _ = api.client.page_executions(limit=40)
+        assert [e.id for e in listed[:40]] == [e.id for e in first]  # in the pages' order
+        assert statements.selects and statements.unbounded() == []
+        assert len(statements.selects) >= 3 + 2 + 2  # pages of 40
+
+
+def test_the_server_warms_up_without_reading_every_execution(tmp_path: Path) -> None:
+    with running_api(tmp_path) as api:
+        store = api.client._runner().store
+        add_executions(store, 500, "tripleo.plan.noop")
+        with Statements(store.backend.engine) as statements:
+            make_server(api.client, "127.0.0.1", 0, threads=2).close()
+        assert statements.unbounded() == [], statements.unbounded()
