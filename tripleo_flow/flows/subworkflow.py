@@ -18,6 +18,13 @@ finds the child it had started: a completed one gives its output again (its
 side effects are not run twice), an interrupted one is resumed, a failed one
 fails the task again.  When the parent reverts, a completed child's tasks are
 undone, newest first, with the child's own atoms.
+
+A workflow named by an expression (``workflow: <% $.wf_name %>``, as Mistral
+allows) is known only when its task runs: such a task always runs its workflow
+as a child execution.  The name is evaluated once per task execution (with the
+task's context, not an item's, as Mistral's), and looked up as a written name is,
+in the calling workflow's workbook first; a name that gives no workflow fails
+the task.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ from taskflow.types import failure
 
 from tripleo_flow import exceptions
 from tripleo_flow.exceptions import TaskFailed
-from tripleo_flow.flows import action_atom, workbook_validator
+from tripleo_flow.flows import action_atom, expressions, workbook_validator
 from tripleo_flow.flows.executions import CHILDREN
 from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
 from tripleo_flow.workspace.interrupt import StopRequest
@@ -48,6 +55,11 @@ def child_id(parent_id: str, task_atom: str, attempt: int, item: int | None) -> 
     """The id of the child execution that ``task_atom`` of execution ``parent_id``
     starts for its ``attempt`` and ``item``: the same again after a resume."""
     return str(uuid.uuid5(_NAMESPACE, f"{parent_id}/{task_atom}/{attempt}/{item}"))
+
+
+def dynamic(spec: TaskSpec) -> bool:
+    """Whether the ``workflow:`` task ``spec`` names its workflow with an expression."""
+    return expressions.has_expression(spec.workflow or "")
 
 
 def runs_apart(spec: TaskSpec, child: WorkflowSpec, inlining: tuple[str, ...]) -> bool:
@@ -76,10 +88,39 @@ class _ChildRun:
 
 
 class SubWorkflowAtom(action_atom.ActionAtom):
-    """A ``workflow:`` task whose every run (item, attempt) is a child execution."""
+    """A ``workflow:`` task whose every run (item, attempt) is a child execution.
+
+    :param workbook: the workbook of the workflow the task is in, where a short
+        workflow name is looked up first
+    """
+
+    def __init__(self, name: str, spec: TaskSpec, links: Any, runtime: Any,
+                 extra_requires: Any = (), workbook: str | None = None) -> None:
+        super().__init__(name, spec, links, runtime, extra_requires)
+        self.workbook = workbook
+        #: The full name of the workflow the task runs, once known.
+        self._workflow: str | None = None
 
     def _get_action(self) -> Any:
         return _ChildRun()
+
+    def _resolve_action(self, evaluator: Any) -> None:
+        """The workflow to run: the written name, or the name its expression gives
+        (evaluated as the task starts), looked up in this workbook first."""
+        written = self.spec.workflow or ""
+        name: Any = written
+        if dynamic(self.spec):
+            name = evaluator.evaluate(written)
+            if not isinstance(name, str) or not name.strip():
+                raise TaskFailed(f"task {self.spec.name!r}: workflow {written!r} gave "
+                                 f"{name!r}, not a workflow name")
+            name = name.strip()
+        children: ChildRuns | None = self.runtime.children
+        found = children.lookup(name, self.workbook) if children is not None else None
+        if found is None:
+            given = "" if name == written else f" (from {written!r})"
+            raise TaskFailed(f"task {self.spec.name!r}: unknown workflow {name!r}{given}")
+        self._workflow = found.full_name
 
     def _run(self, **kwargs: Any) -> dict[str, Any]:
         self._started: list[tuple[int | None, str]] = []
@@ -97,8 +138,8 @@ class SubWorkflowAtom(action_atom.ActionAtom):
                              "runner's executions store")
         ident = child_id(children.parent_id, self.name, self._attempt_no, item)
         self._started.append((item, ident))
-        return children.run(self.name, self.spec.workflow or "", inputs, self._attempt_no,
-                            item, timeout)
+        return children.run(self.name, self._workflow or self.spec.workflow or "", inputs,
+                            self._attempt_no, item, timeout)
 
     def _undo(self, inputs: dict[str, Any], result: Any,
               flow_failures: Mapping[str, Any] | None = None) -> None:
@@ -137,12 +178,16 @@ class ChildRuns:
         request (the runner's ``execute`` on pools of its own)
     :param start: records a child execution ``(workflow, inputs, id, parent meta)``
     :param revert: undoes a completed child execution's tasks, by id
+    :param lookup: finds a workflow by name, near a workbook (the catalog's lookup)
     """
 
     def __init__(self, parent_id: str, depth: int, store: Any,
                  start: Callable[[str, dict[str, Any], str, dict[str, Any]], Any],
                  execute: Callable[[Any, StopRequest | None], Any],
-                 revert: Callable[[str], None], stop: StopRequest | None = None) -> None:
+                 revert: Callable[[str], None], stop: StopRequest | None = None,
+                 lookup: Callable[[str, str | None], WorkflowSpec | None] | None = None
+                 ) -> None:
+        self.lookup = lookup or (lambda _name, _near: None)
         self.parent_id = parent_id
         self.depth = depth
         self.store = store
@@ -249,11 +294,13 @@ def revert_atoms(fd: Any, atom_of: Callable[[str], Any]) -> bool:
 
 
 def child_runs(runner: Any, fd: Any, listeners: tuple[Any, ...],
-               stop: StopRequest | None) -> ChildRuns:
+               stop: StopRequest | None,
+               lookup: Callable[[str, str | None], WorkflowSpec | None]) -> ChildRuns:
     """How the ``workflow:`` tasks of execution ``fd`` (run by ``runner``, a
-    :class:`~.runner.Runner`) run child executions: each on a runner of its own
-    pools, with the parent's origin and environment, its events forwarded to the
-    parent's listeners under the parent's execution and task name."""
+    :class:`~.runner.Runner`, whose catalog's ``lookup`` finds their workflows) run
+    child executions: each on a runner of its own pools, with the parent's origin and
+    environment, its events forwarded to the parent's listeners under the parent's
+    execution and task name."""
     meta = fd.meta or {}
 
     def start(name: str, inputs: dict[str, Any], ident: str, parent: dict[str, Any]) -> Any:
@@ -289,4 +336,4 @@ def child_runs(runner: Any, fd: Any, listeners: tuple[Any, ...],
             own.close()
 
     return ChildRuns(fd.uuid, int(meta.get("depth") or 0), runner.store, start, execute,
-                     revert, stop)
+                     revert, stop, lookup)

@@ -120,6 +120,9 @@ def _check_task(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, ty
     }
     if spec.input_expr is not None:
         fields["input"] = [spec.input, spec.input_expr]
+    dynamic_workflow = expressions.has_expression(spec.workflow or "")
+    if dynamic_workflow:
+        fields["workflow"] = spec.workflow
     if spec.with_items:
         fields["with-items"] = [expr for _var, expr in spec.with_items.bindings]
         fields["concurrency"] = spec.with_items.concurrency
@@ -153,7 +156,9 @@ def _check_task(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, ty
                            "workflow")
     if spec.action is not None:
         out += _check_action_inputs(spec, actions, broken)
-    elif spec.workflow is not None:
+    elif spec.workflow is not None and not dynamic_workflow:
+        # A workflow named by an expression is known when the task runs (Mistral's
+        # dynamic sub-workflow): only the expression (above) is checked here.
         child = lookup(spec.workflow, workflow.workbook)
         if child is None:
             out.append(f"unknown workflow {spec.workflow!r}")
