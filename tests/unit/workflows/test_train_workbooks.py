@@ -43,9 +43,11 @@ UNKNOWN_ACTION = re.compile(r"^unknown action '[^']+' \(list actions with")
 INLINE = ("'action' 'ironic.node_list maintenance=False associated=False': cannot read "
           "'maintenance=False associated=False' as a parameter (KEY=VALUE with a quoted "
           "string, a [JSON list], digits, true, false, null or an expression)")
-#: Bugs of the workbooks: Mistral starts a sub-workflow only with the inputs it
-#: declares (``Invalid input [..., unexpected=[...]]`` when the task runs), and
-#: fails the task; we refuse the workbook.
+#: Bugs of the workbooks, where we are deliberately stricter: Mistral gives a
+#: sub-workflow the inputs it declares and keeps every other one as a parameter of
+#: the execution (``task_name``, ``env`` ...: engine/actions.py, WorkflowAction), so
+#: a misnamed input is silently lost (``messages`` never becomes ``message``); we
+#: refuse it at validation.
 MESSAGING = ("unexpected input {!r} for workflow 'tripleo.messaging.v1.send' (its inputs: "
              "deployment_status, execution, message, payload, plan_name, queue_name, "
              "status, type)")
@@ -124,7 +126,9 @@ EXPECTED: dict[tuple[str, str, str, str], str] = {
 }
 
 #: What reading baremetal.yaml (``maintenance=false associated=false``) adds: more
-#: bugs of the workbook, sub-workflow inputs Mistral would refuse when the task runs.
+#: bugs of the workbook.  Mistral silently drops the undeclared inputs (above) and
+#: fails the task missing ``node_uuid`` when it runs (``Invalid input [...,
+#: missing=['node_uuid']]``); we refuse both at validation.
 SET_STATE = ("unexpected input 'queue_name' for workflow 'tripleo.baremetal.v1.{}' (its "
              "inputs: {})")
 CLEANING = ("unexpected input {!r} for workflow 'tripleo.baremetal.v1.manual_cleaning' (its "
