@@ -1,7 +1,8 @@
 """Checks of parsed workbooks that need the other workbooks and the actions.
 
 Unknown actions and workflows, action or sub-workflow inputs that are missing
-or unexpected, transitions to missing tasks, unreachable tasks, cycles of
+or unexpected (a reverse sub-workflow's ``task_name`` that is not one of its
+tasks), transitions to missing tasks, unreachable tasks, cycles of
 ``requires`` (a direct workflow's loop is valid: :mod:`.state_machine` runs it), bad
 expressions and ``task('name')`` references to unknown tasks: each becomes a
 :class:`~tripleo_flow.flows.workbook_model.Problem` naming file, workflow and
@@ -21,6 +22,15 @@ from tripleo_flow.flows.workbook_model import Problem, TaskSpec, WorkflowSpec
 
 #: Finds a workflow for a reference made from a workbook (None when unknown).
 WorkflowLookup = Callable[[str, str], "WorkflowSpec | None"]
+#: The input of a ``workflow:`` task naming the task a reverse workflow runs to.
+TASK_NAME = "task_name"
+
+
+def takes_target(child: WorkflowSpec) -> bool:
+    """Whether a ``task_name`` given to ``child`` names the task it runs to (Mistral's
+    ``task_name`` parameter): ``child`` is a reverse workflow that does not declare an
+    input of that name."""
+    return child.type == "reverse" and all(i.name != TASK_NAME for i in child.inputs)
 
 
 def successors(workflow: WorkflowSpec) -> dict[str, list[str]]:
@@ -164,6 +174,13 @@ def _check_task(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, ty
             out.append(f"unknown workflow {spec.workflow!r}")
         else:
             declared = {i.name for i in child.inputs}
+            target = spec.input.get(TASK_NAME)
+            if takes_target(child) and TASK_NAME in spec.input:
+                declared |= {TASK_NAME}
+                if not (isinstance(target, str) and (
+                        target in child.tasks or expressions.has_expression(target))):
+                    out.append(f"task_name {target!r} is not a task of reverse workflow "
+                               f"{child.full_name!r} (its tasks: {', '.join(child.tasks)})")
             for key in sorted(set(spec.input) - declared):
                 out.append(f"unexpected input {key!r} for workflow {child.full_name!r} "
                            f"(its inputs: {', '.join(sorted(declared)) or 'none'})")

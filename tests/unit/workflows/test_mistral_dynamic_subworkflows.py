@@ -261,16 +261,18 @@ def test_a_written_short_name_runs_its_own_workbooks_workflow(host: Host,
 
 # -- validation: what can be checked before the name is known ------------------
 
-def _problems(tmp_path: Path, text: str) -> list[str]:
-    path = tmp_path / "dyn.yaml"
-    path.write_text("version: '2.0'\nname: dyn\nworkflows:\n"
+def validation_problems(tmp_path: Path, text: str, name: str = "dyn") -> list[str]:
+    """What ``workbook validate`` says of workbook ``name`` holding the workflows
+    ``text`` (indented YAML)."""
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(f"version: '2.0'\nname: {name}\nworkflows:\n"
                     + textwrap.indent(textwrap.dedent(text), "  "))
     catalog = workbook_loader.load_catalog([], ACTIONS, {}, extra_files=[path])
     return [p.message for e in catalog.entries.values() for p in e.problems]
 
 
 def test_a_workflow_named_by_an_expression_validates(tmp_path: Path) -> None:
-    assert _problems(tmp_path, DYNAMIC.format(input="input: <% $.inp %>")) == []
+    assert validation_problems(tmp_path, DYNAMIC.format(input="input: <% $.inp %>")) == []
 
 
 @pytest.mark.parametrize("workflow, expected", [
@@ -280,7 +282,7 @@ def test_a_workflow_named_by_an_expression_validates(tmp_path: Path) -> None:
     ("'{{ _.wf_name }'", "bad expression in 'workflow'"),
     ("<% $.wf_name %> inp=bad text", "cannot read 'inp=bad text' as a parameter")])
 def test_what_validation_still_checks(tmp_path: Path, workflow: str, expected: str) -> None:
-    problems = _problems(tmp_path, f"""
+    problems = validation_problems(tmp_path, f"""
         wf:
           input: [wf_name]
           tasks:
