@@ -71,6 +71,23 @@ def use_native_heat(api: Api) -> None:
     api.client.conf.set_override("api_port", free_port(), group="heat")
 
 
+def answer_dialogs(page: object, answers: list[bool]) -> list[str]:
+    """Accept (True) or dismiss (False) the page's next dialogs in turn; the list their
+    messages are appended to, as they come."""
+    said: list[str] = []
+    turns = iter(answers)
+
+    def answer(dialog: object) -> None:
+        said.append(dialog.message)  # type: ignore[attr-defined]
+        if next(turns):
+            dialog.accept()  # type: ignore[attr-defined]
+        else:
+            dialog.dismiss()  # type: ignore[attr-defined]
+
+    page.on("dialog", answer)  # type: ignore[attr-defined]
+    return said
+
+
 class Shots:
     """Full-page screenshots, numbered in the order taken."""
 
