@@ -29,6 +29,7 @@ from tests.functional.http.test_gui_browser import (
     Shots,
     answer_dialogs,
     chromium_page,
+    log_in,
     use_native_heat,
 )
 from tests.functional.overcloud import testhosts
@@ -79,9 +80,7 @@ def test_the_gui_runs_a_minor_update_cycle(tmp_path: Path, ansible_venv: Path) -
         console_errors: list[str] = []
         page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
         shot = Shots(page, tmp_path / "screenshots", "update")
-        page.goto(api.url + "/")
-        page.get_by_label("API token").fill(api.token)
-        page.get_by_role("button", name="Log in").click()
+        log_in(page, api)
         page.get_by_role("link", name=PLAN, exact=True).click()
         section = page.locator("section#update")
         expect(section.get_by_role("heading", name="Minor update")).to_be_visible()
