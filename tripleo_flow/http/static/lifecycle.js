@@ -1,9 +1,10 @@
 // The Deploy tab's lifecycle sections: the minor update (`overcloud update prepare|run|
 // converge`) as a table of operations and their options, drawn by one function, so
-// another lifecycle operation (an upgrade) is one more table, not another page. Each
-// operation starts its workflow over the HTTP API (POST /v1/workflows/{name}/executions,
-// as the CLI runs the same workflow), after the CLI's confirmation, and is followed live
-// as a deploy is; a refusal is shown in the server's words.
+// another lifecycle operation (an upgrade) is one more table like UPDATE, listed where
+// app.js draws the sections, not another page. Each operation starts its workflow over
+// the HTTP API (POST /v1/workflows/{name}/executions, as the CLI runs the same workflow),
+// after the CLI's confirmation, and is followed live as a deploy is; a refusal is shown
+// in the server's words.
 import { call } from "/gui/api.js";
 import { startAndFollow } from "/gui/follow.js";
 
@@ -26,6 +27,9 @@ const TAGS = { input: "ansible_tags", flag: "--tags", kind: "text", label: "Tags
                placeholder: "tags, comma-separated" };
 const SKIP_TAGS = { input: "ansible_skip_tags", flag: "--skip-tags", kind: "text",
                     label: "Skip tags", placeholder: "tags, comma-separated" };
+
+// The options several operations (and families) take, for other tables to reuse.
+export const OPTIONS = { HEAT, WORK_DIR, CONNECTION, TAGS, SKIP_TAGS };
 
 // A lifecycle operation family: its title, the CLI's confirmation, the plan environment
 // that says it is prepared (the stage shown), the options its operations share, and its
