@@ -50,12 +50,33 @@ class Compiled:
     atoms: dict[str, Any] = field(default_factory=dict)
 
 
-def runs_as_state_machine(workflow: WorkflowSpec) -> bool:
+def asynchronous(actions: Callable[[str], type[Any]]) -> Callable[[str | None], bool]:
+    """Whether a task's action (by name, through ``actions``) is asynchronous: its task
+    waits for a client (:mod:`.async_tasks`); False for an unknown name or one given by
+    an expression (known only when the task runs)."""
+
+    def check(name: str | None) -> bool:
+        if not name or expressions.has_expression(name):
+            return False
+        try:
+            return bool(getattr(actions(name), "asynchronous", False))
+        except exceptions.TripleoFlowError:
+            return False
+
+    return check
+
+
+def runs_as_state_machine(workflow: WorkflowSpec,
+                          is_async: Callable[[str | None], bool] | None = None) -> bool:
     """Whether ``workflow`` runs on :mod:`.state_machine` rather than as a graph: a
     direct workflow with a cycle, or a task several tasks lead to or a ``join`` in one
-    without ``workflow:`` tasks (the graph inlines its plain ones, as it always has)."""
+    without ``workflow:`` tasks (the graph inlines its plain ones, as it always has),
+    or one with a task whose action is asynchronous (``is_async``: the machine parks
+    a task that waits for its client; a graph would hold a thread)."""
     if workflow.type != "direct":
         return False
+    if is_async is not None and any(is_async(spec.action) for spec in workflow.tasks.values()):
+        return True
     graph = workbook_validator.successors(workflow)
     if any(spec.workflow is not None for spec in workflow.tasks.values()):
         return workbook_validator.find_cycle(graph) is not None
@@ -179,7 +200,8 @@ class _Builder:
             child = self.catalog.lookup(spec.workflow, workflow.workbook)
             if child is None:
                 raise exceptions.WorkflowNotFound(spec.workflow)
-            if subworkflow.runs_apart(spec, child, self.inlining):
+            if subworkflow.runs_apart(spec, child, self.inlining,
+                                      asynchronous(self.runtime.actions)):
                 return self._action(spec, atom_name, links, gate, apart)
             links = dataclasses.replace(links, retry=False)
             child_prefix = atom_name + "/"

@@ -82,17 +82,19 @@ def split_target(task: str, child: WorkflowSpec, inputs: dict[str, Any]
     return rest, target
 
 
-def runs_apart(spec: TaskSpec, child: WorkflowSpec, inlining: tuple[str, ...]) -> bool:
+def runs_apart(spec: TaskSpec, child: WorkflowSpec, inlining: tuple[str, ...],
+               is_async: Callable[[str | None], bool] | None = None) -> bool:
     """Whether the ``workflow:`` task ``spec`` (calling ``child``) runs its workflow as
     a child execution rather than inlined in the parent's graph (``inlining``: the
-    workflows being inlined above it)."""
+    workflows being inlined above it; ``is_async``: whether an action waits for a
+    client, which a child execution's state machine does without a thread)."""
     from tripleo_flow.flows import compiler  # compiler imports this module
 
     targets = workbook_validator.takes_target(child) and (
         TASK_NAME in spec.input or spec.input_expr is not None)
     return (targets or spec.with_items is not None or spec.retry is not None
             or spec.timeout is not None or spec.fail_on is not None
-            or child.full_name in inlining or compiler.runs_as_state_machine(child)
+            or child.full_name in inlining or compiler.runs_as_state_machine(child, is_async)
             or (child.type == "direct" and workbook_validator.find_cycle(
                 workbook_validator.successors(child)) is not None))
 
@@ -103,6 +105,7 @@ class _ChildRun:
     runs_plan_code = False
     connects_out = False
     secret_result = False
+    asynchronous = False
 
     @staticmethod
     def has_revert() -> bool:
