@@ -26,9 +26,10 @@ from taskflow.types import failure
 
 from tripleo_flow import config, exceptions
 from tripleo_flow.actions import std
-from tripleo_flow.actions.base import Action, ActionContext
+from tripleo_flow.actions.base import Action, ActionContext, Rerun
 from tripleo_flow.actions.parameters import UpdateParameters
 from tripleo_flow.actions.registry import ActionRegistry
+from tripleo_flow.api.completions import CompletionsMixin
 from tripleo_flow.api.workflows import WorkflowsMixin
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.lock import PlanLocks
@@ -75,6 +76,17 @@ class RecordPlanCode(Record):
     """Record, as an action that runs code taken from the plan would run it."""
 
     runs_plan_code = True
+
+
+class AsyncRecord(Action):
+    """Append 'started' to ``path``, then wait for a client to complete it."""
+
+    rerun = Rerun.CALLER
+    asynchronous = True
+
+    def execute(self, path: str) -> None:
+        with open(path, "a", encoding="utf-8") as out:
+            out.write("started\n")
 
 
 class Flaky(Action):
@@ -158,14 +170,16 @@ class NeedsPlan(Action):
 
 
 ACTIONS: dict[str, type[Action]] = {
-    "std.noop": std.Noop, "std.echo": std.Echo, "std.fail": std.Fail, "std.sleep": std.Sleep,
-    "std.http": std.Http, "test.record": Record, "test.flaky": Flaky, "test.count": Count,
+    "std.noop": std.Noop, "std.async_noop": std.AsyncNoop, "std.echo": std.Echo,
+    "std.fail": std.Fail, "std.sleep": std.Sleep, "std.http": std.Http,
+    "test.record": Record, "test.async_record": AsyncRecord, "test.flaky": Flaky,
+    "test.count": Count,
     "test.needs_plan": NeedsPlan, "test.secret": Secret, "test.plan_code": RecordPlanCode,
     "test.crash_once": CrashOnce, "test.update_parameters_then_crash": UpdateParametersThenCrash,
 }
 
 
-class Host(WorkflowsMixin):
+class Host(WorkflowsMixin, CompletionsMixin):
     """The three attributes WorkflowsMixin relies on, with a test registry."""
 
     def __init__(self, data_dir: Path, actions: dict[str, type[Action]] | None = None) -> None:

@@ -174,6 +174,11 @@ class Action(CachedSignatures, task.Task):  # type: ignore[misc]
     #: What a second run with the same inputs does (:class:`Rerun`); every
     #: registered action declares it.
     rerun: ClassVar[Rerun | None] = None
+    #: True when the action only starts its work (Mistral's asynchronous actions,
+    #: ``is_sync() == False``): its task then waits, RUNNING, until a client completes
+    #: the action execution through the API with its result or its error
+    #: (:mod:`tripleo_flow.flows.async_actions`).
+    asynchronous: ClassVar[bool] = False
 
     def __init__(self, context: ActionContext, name: str | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("provides", self.default_provides)
@@ -209,6 +214,11 @@ class Action(CachedSignatures, task.Task):  # type: ignore[misc]
     def run(self, **inputs: Any) -> Any:
         """Execute the action outside a flow (for a direct action call)."""
         return self.execute(**inputs)
+
+    def completed(self, output: Any) -> Any:
+        """The result of an :attr:`asynchronous` action whose client completed it with
+        ``output`` (an ad-hoc action reshapes it with its ``output``)."""
+        return output
 
 
 def _hints(func: Callable[..., Any]) -> dict[str, str]:

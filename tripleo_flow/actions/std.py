@@ -1,6 +1,6 @@
 """Mistral's plain standard actions, so workbooks written for Mistral run unchanged.
 
-``std.noop``, ``std.echo``, ``std.test_dict``, ``std.fail``, ``std.sleep`` and
+``std.noop``, ``std.async_noop``, ``std.echo``, ``std.test_dict``, ``std.fail``, ``std.sleep`` and
 ``std.http``; the ones that reach other machines by other protocols are in
 :mod:`tripleo_flow.actions.std_remote`.  None of them changes anything that a
 revert could undo, so their reverts do nothing.
@@ -24,6 +24,17 @@ class Noop(Action):
     """Do nothing and return None."""
 
     rerun = Rerun.READS
+
+    def execute(self) -> None:
+        return None
+
+
+class AsyncNoop(Action):
+    """Do nothing, asynchronously: the task waits until a client completes the action
+    (``execution complete``), whose output is then its result."""
+
+    rerun = Rerun.READS
+    asynchronous = True
 
     def execute(self) -> None:
         return None

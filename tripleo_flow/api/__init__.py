@@ -19,6 +19,7 @@ from oslo_config import cfg
 
 from tripleo_flow import config
 from tripleo_flow.actions.base import ActionContext
+from tripleo_flow.api.completions import CompletionsMixin
 from tripleo_flow.api.deploy import DeployMixin
 from tripleo_flow.api.heat import HeatMixin
 from tripleo_flow.api.nodes import NodesMixin
@@ -46,8 +47,8 @@ def make_store(conf: cfg.ConfigOpts, data_dir: Path) -> PlanStore:
                       history_max=conf.limits.plan_history_max)
 
 
-class Client(PlansMixin, WorkflowsMixin, HeatMixin, DeployMixin, NodesMixin, ValidationsMixin,
-             ScaleMixin, UpdateMixin):
+class Client(PlansMixin, WorkflowsMixin, CompletionsMixin, HeatMixin, DeployMixin, NodesMixin,
+             ValidationsMixin, ScaleMixin, UpdateMixin):
     """A session of the Python API over one configuration."""
 
     def __init__(self, conf: cfg.ConfigOpts, store: PlanStore | None = None,

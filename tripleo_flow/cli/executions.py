@@ -1,8 +1,9 @@
-"""``tripleo-flow execution list/show/tasks/resume``."""
+"""``tripleo-flow execution list/show/tasks/resume/complete``."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import Any
 
@@ -66,10 +67,51 @@ class ExecutionTasks(ClientMixin, Lister):
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         rows = [(t.name, t.state, data(t.result), data(t.published), t.error or "",
-                 when(t.started_at), when(t.finished_at), " ".join(t.executions))
+                 when(t.started_at), when(t.finished_at), " ".join(t.executions), t.id or "",
+                 " ".join(_waiting(w) for w in t.waiting))
                 for t in self.client.execution_tasks(parsed_args.execution_id)]
         return ("Task", "State", "Result", "Published", "Error", "Started", "Finished",
-                "Sub-executions"), rows
+                "Sub-executions", "ID", "Waiting for"), rows
+
+
+def _waiting(action: dict[str, Any]) -> str:
+    """An action execution a task waits for: its id, and its item with with-items."""
+    return action["id"] + ("" if action.get("item") is None else f" (item {action['item']})")
+
+
+class CompleteTask(ClientMixin, ShowOne):
+    """Complete the asynchronous action (std.async_noop...) a task execution waits for:
+    SUCCESS makes OUTPUT its result, ERROR its error (its on-error runs)."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = _id_parser(super().get_parser(prog_name))
+        parser.add_argument("task", metavar="TASK",
+                            help="The task execution: its name as 'execution tasks' lists "
+                            "it (approve, poll[2]) or its ID.")
+        parser.add_argument("--state", choices=["SUCCESS", "ERROR"], default="SUCCESS",
+                            help="SUCCESS (default) or ERROR.")
+        parser.add_argument("--output", metavar="JSON", default=None,
+                            help="The action's result (SUCCESS) or error (ERROR): JSON, or "
+                            "else taken as text.")
+        parser.add_argument("--item", metavar="N", type=int, default=None,
+                            help="The item of a with-items task (when several wait).")
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
+        output: Any = parsed_args.output
+        if output is not None:
+            try:
+                output = json.loads(output)
+            except ValueError:
+                pass  # text, as given
+        done = self.client.complete_task(parsed_args.execution_id, parsed_args.task,
+                                         parsed_args.state, output, item=parsed_args.item,
+                                         detach=True)
+        return (("Action execution", "Execution", "Task", "Task ID", "Item", "Attempt",
+                 "State", "Output"),
+                (done.id, done.execution_id, done.task, done.task_id,
+                 "" if done.item is None else done.item, done.attempt, done.state,
+                 data(done.output)))
 
 
 class ResumeExecution(ClientMixin, ShowOne):

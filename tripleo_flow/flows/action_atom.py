@@ -22,6 +22,7 @@ from tripleo_flow.actions.base import Action, ActionContext, ExecutionInfo
 from tripleo_flow.core.progress import Progress
 from tripleo_flow.exceptions import BreakRetry, FailCommand, RetriesExhausted, TaskFailed
 from tripleo_flow.flows import (
+    async_tasks,
     atoms,
     execution_scope,
     expressions,
@@ -50,6 +51,14 @@ class ActionAtom(_WorkbookAtom):
         self._action_name: str | None = None
         self._last_attempt = True
         self._attempt_no = 1
+        #: When its asynchronous action was first started (a task execution run again).
+        self._first_start: float | None = None
+
+    def execute(self, **kwargs: Any) -> dict[str, Any]:
+        outcome = super().execute(**kwargs)
+        if self._first_start is not None:
+            outcome["started_at"] = self._first_start
+        return outcome
 
     def _get_action(self) -> Action:
         if self._action is None:
@@ -148,6 +157,10 @@ class ActionAtom(_WorkbookAtom):
         """Run the action (once per item): its result(s), and the inputs it was given
         (a list per item), kept with the outcome so a revert gets those very inputs."""
         items = self._items(evaluator)
+        if self._get_action().asynchronous:
+            return async_tasks.run(self, [self._inputs(ctx, kwargs, None)] if items is None
+                                   else [self._inputs(ctx, kwargs, item) for item in items],
+                                   items is not None, timeout, width)
         if items is None:
             inputs = self._inputs(ctx, kwargs, None)
             try:
@@ -231,13 +244,18 @@ class ActionAtom(_WorkbookAtom):
             raise exceptions.PlanCodeNotAllowed(self._action_label(), self.spec.name)
         if not self.runtime.outbound_allowed and self._get_action().connects_out:
             raise exceptions.OutboundActionNotAllowed(self._action_label(), self.spec.name)
-        self._check_rerun(evaluator)
+        if self._get_action().asynchronous:
+            # Run again while its action waits for its client: it goes on waiting.
+            self._first_start = async_tasks.started_before(self)
+        if self._first_start is None:
+            self._check_rerun(evaluator)
         keep_result = bool(evaluator.evaluate(self.spec.keep_result))
         if not keep_result and self._get_action().has_revert():
             raise TaskFailed(f"task {self.spec.name!r}: 'keep-result: false' cannot be used "
                              f"with action {self._action_label()!r}: undoing it needs its "
                              "result")
-        self._wait("wait-before", self.spec.wait_before, evaluator)
+        if self._first_start is None:
+            self._wait("wait-before", self.spec.wait_before, evaluator)
         timeout = self._policy("timeout", self.spec.timeout, evaluator) or None  # 0: none
         concurrency = self.spec.with_items.concurrency if self.spec.with_items else None
         # Unset (or 0): every item at once, as Mistral (up to MAX_ITEM_THREADS here).

@@ -141,6 +141,14 @@ def build(spec: AdhocSpec, base: type[Action]) -> type[Action]:
             return result
         return expressions.Evaluator(result).evaluate(spec.output)
 
+    def completed(self: Action, output: Any) -> Any:
+        """The result of the asynchronous base action completed with ``output``,
+        reshaped by this action's ``output``."""
+        result = base(self.context, name=self.name).completed(output)
+        if spec.output is None:
+            return result
+        return expressions.Evaluator(result).evaluate(spec.output)
+
     def revert(self: Action, result: Any, flow_failures: Any = None, **given: Any) -> None:
         """Undo what the base action did, with the inputs it was given."""
         action = base(self.context, name=self.name)
@@ -164,7 +172,7 @@ def build(spec: AdhocSpec, base: type[Action]) -> type[Action]:
         "__doc__": spec.description or f"Ad-hoc action: {spec.base} with derived inputs.",
         "action_name": spec.name, "secret_result": base.secret_result,
         "runs_plan_code": base.runs_plan_code, "connects_out": base.connects_out,
-        "execute": execute}
+        "asynchronous": base.asynchronous, "execute": execute, "completed": completed}
     if base.has_revert():
         body["revert"] = revert
     return type(f"Adhoc_{spec.name.replace('.', '_')}", (Action,), body)

@@ -125,6 +125,9 @@ class Runtime:
     #: Starts the child executions of ``workflow:`` tasks run apart
     #: (:class:`~.subworkflow.ChildRuns`).
     children: Any = None
+    #: The asynchronous action executions of the executions database
+    #: (:class:`~.async_actions.AsyncActions`).
+    async_actions: Any = None
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ requirements are the outcomes of the tasks leading to it, so TaskFlow's graph
 orders them and reverts completed ones in reverse order on a failure.  A task
 with ``retry`` sits in a linear sub-flow under a retry controller; a plain
 ``workflow:`` task is inlined between an enter and an exit atom, one with
-policies (or calling a workflow that loops, or itself) runs its workflow as a
-child execution (:mod:`.subworkflow`).  All atoms are
+policies (or calling a workflow that loops, or itself, or named by an expression)
+runs its workflow as a child execution (:mod:`.subworkflow`).  All atoms are
 added with one ``add(*items)`` call (adding one at a time is quadratic).
 
 A task runs at most once in such a graph: a direct workflow that loops, joins or
@@ -18,6 +18,8 @@ only when it loops); its ``workflow:`` tasks run child executions.
 from __future__ import annotations
 
 import dataclasses
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,12 +50,33 @@ class Compiled:
     atoms: dict[str, Any] = field(default_factory=dict)
 
 
-def runs_as_state_machine(workflow: WorkflowSpec) -> bool:
+def asynchronous(actions: Callable[[str], type[Any]]) -> Callable[[str | None], bool]:
+    """Whether a task's action (by name, through ``actions``) is asynchronous: its task
+    waits for a client (:mod:`.async_tasks`); False for an unknown name or one given by
+    an expression (known only when the task runs)."""
+
+    def check(name: str | None) -> bool:
+        if not name or expressions.has_expression(name):
+            return False
+        try:
+            return bool(getattr(actions(name), "asynchronous", False))
+        except exceptions.TripleoFlowError:
+            return False
+
+    return check
+
+
+def runs_as_state_machine(workflow: WorkflowSpec,
+                          is_async: Callable[[str | None], bool] | None = None) -> bool:
     """Whether ``workflow`` runs on :mod:`.state_machine` rather than as a graph: a
     direct workflow with a cycle, or a task several tasks lead to or a ``join`` in one
-    without ``workflow:`` tasks (the graph inlines its plain ones, as it always has)."""
+    without ``workflow:`` tasks (the graph inlines its plain ones, as it always has),
+    or one with a task whose action is asynchronous (``is_async``: the machine parks
+    a task that waits for its client; a graph would hold a thread)."""
     if workflow.type != "direct":
         return False
+    if is_async is not None and any(is_async(spec.action) for spec in workflow.tasks.values()):
+        return True
     graph = workbook_validator.successors(workflow)
     if any(spec.workflow is not None for spec in workflow.tasks.values()):
         return workbook_validator.find_cycle(graph) is not None
@@ -171,12 +194,15 @@ class _Builder:
             self.items.append(action_atom.PauseGate(atom_name, spec, links, self.runtime))
             gate = (action_atom.pause_symbol(atom_name),)
         if spec.workflow is not None:
+            apart = functools.partial(subworkflow.SubWorkflowAtom, workbook=workflow.workbook)
+            if subworkflow.dynamic(spec):  # known when the task runs
+                return self._action(spec, atom_name, links, gate, apart)
             child = self.catalog.lookup(spec.workflow, workflow.workbook)
             if child is None:
                 raise exceptions.WorkflowNotFound(spec.workflow)
-            if subworkflow.runs_apart(spec, child, self.inlining):
-                return self._action(spec, atom_name, links, gate,
-                                    subworkflow.SubWorkflowAtom)
+            if subworkflow.runs_apart(spec, child, self.inlining,
+                                      asynchronous(self.runtime.actions)):
+                return self._action(spec, atom_name, links, gate, apart)
             links = dataclasses.replace(links, retry=False)
             child_prefix = atom_name + "/"
             enter = atoms.EnterAtom(child_prefix + "__enter__", spec, links, self.runtime,
@@ -193,7 +219,7 @@ class _Builder:
         return self._action(spec, atom_name, links, gate, action_atom.ActionAtom)
 
     def _action(self, spec: TaskSpec, atom_name: str, links: atoms.Links,
-                gate: tuple[str, ...], kind: type[action_atom.ActionAtom]) -> str:
+                gate: tuple[str, ...], kind: Callable[..., action_atom.ActionAtom]) -> str:
         atom = self._keep(kind(atom_name, spec, links, self.runtime, gate))
         if spec.retry is None:
             self.items.append(atom)

@@ -9,6 +9,8 @@ MariaDB) is :mod:`.execution_backend`.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import math
 import os
 import socket
 import time
@@ -25,6 +27,8 @@ from taskflow.types import failure
 from tripleo_flow import exceptions
 from tripleo_flow.core import secrets
 from tripleo_flow.flows import atoms, execution_scope
+from tripleo_flow.flows.async_actions import RUNNING as ACTION_RUNNING
+from tripleo_flow.flows.async_actions import AsyncActions
 from tripleo_flow.flows.execution_backend import ExecutionBackend
 from tripleo_flow.flows.execution_pages import flow_page
 from tripleo_flow.flows.redaction import SECRET_RESULT
@@ -58,6 +62,12 @@ class TaskRecord:
     #: A ``workflow:`` task's child executions (one per item and attempt), in the
     #: order they started: each names this task as its ``parent_task``.
     executions: list[str] = field(default_factory=list)
+    #: The task execution's id (``task().id``; Mistral's task execution id).
+    id: str | None = None
+    #: While it waits for a client to complete its asynchronous action(s): each
+    #: RUNNING action execution, ``{"id", "item", "attempt", "deadline"}``
+    #: (``execution complete`` / ``POST .../tasks/{task}/complete`` completes one).
+    waiting: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -169,7 +179,7 @@ def task_records(fd: Any) -> list[TaskRecord]:
         progress = (dict(reported["details"])
                     if reported.get("details") and state == states.RUNNING else None)
         records.append(TaskRecord(ad.name, str(state), result, error, published, started,
-                                  finished, progress, children))
+                                  finished, progress, children, ad.uuid))
     records.sort(key=lambda r: (r.started_at is None, r.started_at or 0.0))
     return records
 
@@ -198,6 +208,8 @@ class ExecutionStore:
     def __init__(self, backend: ExecutionBackend) -> None:
         self.backend = backend
         self._book: Any = None
+        #: The asynchronous action executions, beside the executions.
+        self.async_actions = AsyncActions(backend.engine, backend.redactor)
 
     @contextlib.contextmanager
     def _conn(self) -> Iterator[Any]:
@@ -274,7 +286,21 @@ class ExecutionStore:
         return to_execution(self.flow_detail(execution_id, lazy=True))
 
     def tasks(self, execution_id: str) -> list[TaskRecord]:
-        return task_records(self.flow_detail(execution_id))
+        """The tasks of an execution; one that waits for a client lists the RUNNING
+        action executions it waits for."""
+        records = task_records(self.flow_detail(execution_id))
+        waiting: dict[str, list[dict[str, Any]]] = {}
+        since: dict[str, float] = {}
+        for action in self.async_actions.of_execution(execution_id, ACTION_RUNNING):
+            waiting.setdefault(action.task, []).append({
+                "id": action.id, "item": action.item, "attempt": action.attempt,
+                "deadline": action.deadline})
+            since[action.task] = min(since.get(action.task, math.inf), action.created_at or 0.0)
+        if not waiting:
+            return records
+        return [dataclasses.replace(r, waiting=waiting[r.name],
+                                    started_at=r.started_at or since[r.name])
+                if r.name in waiting and r.state == states.RUNNING else r for r in records]
 
     def children(self, parent_id: str) -> list[Any]:
         """The flow details (lazy) of the sub-workflow executions ``parent_id`` started."""

@@ -112,6 +112,9 @@ class Runner:
         #: executions :meth:`start` recorded whose plan's secrets it learned
         self._learned: set[str] = set()
         self._resume_lock = threading.Lock()
+        #: The engines running in this process, by execution id.
+        self._live: dict[str, Any] = {}
+        self._closing = False
 
     def _pools(self) -> tuple[futures.ThreadPoolExecutor, futures.ThreadPoolExecutor]:
         with self._guard:
@@ -293,10 +296,13 @@ class Runner:
         """Run (or continue) the execution of flow detail ``fd`` to its end."""
         with tf_engine.fewer_collections():
             engine, workflow = self.load(fd, listeners, stop)
+            self._live[fd.uuid] = engine
             try:
                 engine.run()
             except Exception as exc:
                 return self._failed(fd, workflow, exc)
+            finally:
+                self._live.pop(fd.uuid, None)
         return self.succeeded(fd, engine)
 
     def load(self, fd: Any, listeners: Iterable[Listener] = (),
@@ -349,12 +355,15 @@ class Runner:
                                     fd.uuid),
                                 stop_check=None if stop is None else stop.check,
                                 undo_journal=journal,
-                                children=subworkflow.child_runs(self, fd, listeners, stop))
+                                children=subworkflow.child_runs(self, fd, listeners, stop,
+                                                                catalog.lookup),
+                                async_actions=self.store.async_actions)
         # A resumed execution is no longer paused (a later suspension may be another's).
         self.store.update_meta(fd, pid=os.getpid(), host=socket.gethostname(), paused_at=None)
         ctx = self._with_vars(workflow, ctx, runtime.scope.env, runtime.execution)
         engine: Any
-        if meta.get("target") is None and compiler.runs_as_state_machine(workflow):
+        if meta.get("target") is None and compiler.runs_as_state_machine(
+                workflow, compiler.asynchronous(runtime.actions)):
             engine = state_machine.Machine(workflow, runtime, fd, backend or self.store.backend,
                                            ctx, engine_pool)
             runtime.scope.attach(engine, fd, engine.atom_names, self.store.backend.flush)
@@ -383,14 +392,18 @@ class Runner:
         """Record the output of the finished engine of ``fd`` (or, when a ``pause``
         command stopped it, that it is PAUSED until resumed)."""
         if engine.storage.get_flow_state() == states.SUSPENDED:
-            self.store.update_meta(fd, paused_at=time.time(),
-                                   state_info=command_message(fd, ended=False))
+            if self._closing:  # this process stops: SUSPENDED, as a conductor leaves it
+                self.store.update_meta(fd)
+            else:
+                self.store.update_meta(fd, paused_at=time.time(),
+                                       state_info=command_message(fd, ended=False))
             return self.store.get(fd.uuid)
         output = (engine.storage.fetch(atoms.OUTPUT_SYMBOL) or {}).get("result")
         self.store.update_meta(fd, output=output, finished_at=time.time(), error=None,
                                failed_task=None,
                                state_info=command_message(fd, ended=True))
         self._journal(fd.uuid).forget()
+        self.store.async_actions.cancel_execution(fd.uuid, "cancelled: the execution ended")
         return self.store.get(fd.uuid)
 
     def _journal(self, execution_id: str) -> undo_journal.ExecutionUndoJournal:
@@ -433,6 +446,7 @@ class Runner:
         reverted = fresh.state == states.REVERTED
         fd.state = fresh.state
         self._journal(fd.uuid).forget()  # ended: no task of it runs again
+        self.store.async_actions.cancel_execution(fd.uuid, "cancelled: the execution ended")
         # The error itself (raised here, in the task's process) knows its next steps:
         # kept in the HTTP API's words too.
         hinted = exc if isinstance(exc, exceptions.TripleoFlowError) and exc.hints and (
@@ -516,7 +530,15 @@ class Runner:
         self._background = [t for t in self._background if t.is_alive()]
 
     def close(self) -> None:
-        self.wait_background()
+        """Wait for the executions running here; one whose tasks only wait for clients
+        to complete their asynchronous actions is suspended instead (SUSPENDED: a
+        completion, or ``execution resume``, continues it)."""
+        self._closing = True
+        while self._background:
+            for engine in list(self._live.values()):
+                if getattr(engine, "waits_for_clients", lambda: False)():
+                    engine.suspend()
+            self.wait_background(0.2)
         with self._guard:
             if self._engine_pool is not None:
                 self._engine_pool.shutdown()

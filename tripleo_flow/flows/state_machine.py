@@ -33,6 +33,11 @@ needs any of that (:func:`~.compiler.runs_as_state_machine`) runs here instead:
   A ``fail`` command does the same after the targets listed before it started;
   the task that took it keeps its own state.
 
+* A task execution whose asynchronous action (``std.async_noop``) waits for a
+  client is parked, holding no thread, and run again once it is completed or its
+  ``timeout`` passes (:mod:`.machine_waits`, :mod:`.async_tasks`); a direct workflow
+  with such a task runs here for that reason alone.
+
 Not here (the compiled graph runs them): reverse workflows.  A ``workflow:``
 task runs its workflow as a child execution (:mod:`.subworkflow`).  ``pause-before`` pauses
 the execution before the task execution starts; the pause is recorded with it
@@ -46,7 +51,7 @@ from __future__ import annotations
 import functools
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from concurrent import futures
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,11 +63,13 @@ from tripleo_flow import exceptions
 from tripleo_flow.exceptions import FailCommand, TaskFailed
 from tripleo_flow.flows import (
     action_atom,
+    async_actions,
     atoms,
     execution_scope,
     expressions,
     machine_joins,
     machine_records,
+    machine_waits,
     subworkflow,
     workbook_validator,
 )
@@ -88,9 +95,16 @@ class _TaskEx:
     order: int = -1
     detail: Any = None
     join_waiting: bool = False
+    #: The attempt it runs (a retry's); kept in its atom's metadata while it waits.
+    attempt: int = 0
+    #: While parked: the action executions it waits for, and their first deadline.
+    waiting: tuple[str, ...] = ()
+    deadline: float | None = None
+    #: It waited and runs again (it has started already).
+    again: bool = False
 
 
-class Machine(machine_joins.Joins):
+class Machine(machine_joins.Joins, machine_waits.ClientWaits):
     """The engine of one direct workflow execution run as a state machine.
 
     It offers what the runner and the conductor use of a TaskFlow engine:
@@ -127,6 +141,12 @@ class Machine(machine_joins.Joins):
         self._failed_name: str | None = None
         #: Task executions created before a ``fail`` in the same transition list.
         self._forced: list[_TaskEx] = []
+        #: Task executions whose asynchronous action waits for a client (parked), and
+        #: those to run again (a completion or a deadline).
+        self._waiting: list[_TaskEx] = []
+        self._again: list[_TaskEx] = []
+        #: Set by a completion in this process, a suspension: a wait ends early.
+        self._wake = threading.Event()
 
     # -- the engine surface ------------------------------------------------------
 
@@ -138,8 +158,10 @@ class Machine(machine_joins.Joins):
 
     def suspend(self) -> None:
         """Start nothing more; the running task executions end, then the run stops
-        SUSPENDED (pause, a conductor stopping or losing its claim)."""
+        SUSPENDED (pause, a conductor stopping or losing its claim).  Task executions
+        waiting for a client stay RUNNING: a resumed execution waits for them again."""
         self._suspend.set()
+        self._wake.set()
 
     def run(self) -> None:
         for _state in self.run_iter():
@@ -149,6 +171,26 @@ class Machine(machine_joins.Joins):
         self.storage.set_flow_state(states.RUNNING)
         yield states.RUNNING
         self._replay()
+        async_actions.register(self.fd.uuid, self._wake)
+        try:
+            suspended = yield from self._loop()
+        finally:
+            async_actions.unregister(self.fd.uuid, self._wake)
+        if suspended:
+            return
+        if self._failing is None:
+            error = self._unhandled()
+            if error is not None:
+                self._failing = TaskFailed(error)
+        if self._failing is not None:
+            self._revert()
+            raise self._failing
+        self.storage.output = self._output()
+        self.storage.set_flow_state(states.SUCCESS)
+        yield states.SUCCESS
+
+    def _loop(self) -> Generator[str, None, bool]:
+        """Run task executions until none is left to run: True when it suspended."""
         running: dict[futures.Future[Any], _TaskEx] = {}
         while True:
             if not self._suspend.is_set():
@@ -160,6 +202,9 @@ class Machine(machine_joins.Joins):
                     self._ready[:0] = starting  # they start when the execution resumes
                     starting = []
                     self.suspend()
+                if self._failing is None and not self._ended:
+                    starting += self._again
+                    self._again = []
                 if len(starting) == 1 and not running:
                     running[self._inline(starting[0])] = starting[0]
                 else:
@@ -167,34 +212,38 @@ class Machine(machine_joins.Joins):
                         self._start(tex)
                         running[self.pool.submit(self._execute, tex)] = tex
             if not running:
+                if (self._waiting and self._failing is None and not self._ended
+                        and not self._suspend.is_set()):
+                    self._wait_for_clients()
+                    yield states.RUNNING
+                    continue
+                if self._failing is not None or self._ended:
+                    self._stop_waiting()
                 if self._failing is not None:
                     break
                 if self._suspend.is_set():
                     self.storage.set_flow_state(states.SUSPENDED)
                     yield states.SUSPENDED
-                    return
+                    return True
                 if self._ready or self._fail_stuck_joins():
                     continue
                 break
-            done, _ = futures.wait(list(running), return_when=futures.FIRST_COMPLETED)
+            done, _ = futures.wait(list(running), return_when=futures.FIRST_COMPLETED,
+                                   timeout=async_actions.POLL_INTERVAL if self._waiting
+                                   else None)
             for fut in [f for f in running if f in done]:
                 tex = running.pop(fut)
                 exc = fut.exception()
                 if exc is not None:
                     self._fail_task(tex, exc)
+                elif isinstance(fut.result(), async_actions.Waiting):
+                    self._park(tex, fut.result())
                 else:
                     self._complete(tex, fut.result(), live=True)
+            if self._waiting:
+                self._check_waiting()
             yield states.RUNNING
-        if self._failing is None:
-            error = self._unhandled()
-            if error is not None:
-                self._failing = TaskFailed(error)
-        if self._failing is not None:
-            self._revert()
-            raise self._failing
-        self.storage.output = self._output()
-        self.storage.set_flow_state(states.SUCCESS)
-        yield states.SUCCESS
+        return False
 
     # -- task executions ----------------------------------------------------------
 
@@ -254,7 +303,12 @@ class Machine(machine_joins.Joins):
         return True
 
     def _start(self, tex: _TaskEx) -> None:
+        if tex.again:  # it waited for a client: it has started already
+            tex.again = False
+            return
         detail = tex.detail = tex.detail or self.storage.detail(tex.name)
+        if not tex.attempt:  # a resumed execution: the attempt it waited in
+            tex.attempt = int((detail.meta or {}).get("attempt") or 1)
         detail.state = states.RUNNING
         detail.failure = None
         self.storage.save(detail)
@@ -270,8 +324,9 @@ class Machine(machine_joins.Joins):
         spec = self.workflow.tasks[tex.task]
         links = atoms.Links(prefix="", preds=(), start=True, machine=True,
                             retry=spec.retry is not None)
-        kind = action_atom.ActionAtom if spec.workflow is None else subworkflow.SubWorkflowAtom
-        atom = kind(tex.name, spec, links, self.runtime)
+        atom = action_atom.ActionAtom(tex.name, spec, links, self.runtime) \
+            if spec.workflow is None else subworkflow.SubWorkflowAtom(
+                tex.name, spec, links, self.runtime, workbook=self.workflow.workbook)
         atom.notifier.register(task.EVENT_UPDATE_PROGRESS,
                                functools.partial(self._store_progress, tex.name))
         return atom
@@ -296,16 +351,21 @@ class Machine(machine_joins.Joins):
                                                    "next": ["*"]},
                 atoms.retry_symbol(tex.name): attempt}
 
-    def _execute(self, tex: _TaskEx) -> dict[str, Any]:
+    def _execute(self, tex: _TaskEx) -> dict[str, Any] | async_actions.Waiting:
         """Run the task execution, retrying it as its ``retry`` policy says (TaskFlow's
-        retry controller :class:`~.action_atom.DelayedTimes` decides in the graph)."""
+        retry controller :class:`~.action_atom.DelayedTimes` decides in the graph);
+        :class:`~.async_actions.Waiting` when its action waits for a client."""
         atom = self._atom(tex)
         spec = self.workflow.tasks[tex.task]
-        attempt = 1
+        attempt = tex.attempt or 1
         while True:
             try:
                 return dict(atom.execute(**self._kwargs(tex, attempt)))
+            except async_actions.Waiting as waiting:
+                tex.attempt = max(attempt, atom._attempt_no)  # continue-on moves it on
+                return waiting
             except Exception as exc:
+                attempt = max(attempt, atom._attempt_no)
                 if not self._retries(spec, exc, attempt):
                     raise
                 self.atom_notifier.notify(states.RETRYING, {"task_name": tex.name,

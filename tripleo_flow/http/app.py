@@ -169,15 +169,19 @@ ROUTES: list[Route] = [
     Route("/v1/plans/{name}/roles", "roles", {
         "get": Operation("Roles of the plan", response=ARRAY, params=(Param("detail", BOOL),),
                          tags=TAGS_PLAN),
-        "put": Operation("Replace the plan's roles", tags=TAGS_PLAN, body={
-            "type": "object", "required": ["roles"],
-            "properties": {"roles": {"type": "array", "items": OBJECT}}})}),
+        "put": Operation("Replace the plan's roles: a list, or the text of a "
+                         "roles_data.yaml", tags=TAGS_PLAN, body={
+                             "type": "object",
+                             "properties": {"roles": {"type": "array", "items": OBJECT},
+                                            "yaml": STRING}})}),
     Route("/v1/plans/{name}/networks", "networks", {
         "get": Operation("Networks of the plan", response=ARRAY,
                          params=(Param("detail", BOOL),), tags=TAGS_PLAN),
-        "put": Operation("Replace the plan's networks", tags=TAGS_PLAN, body={
-            "type": "object", "required": ["networks"],
-            "properties": {"networks": {"type": "array", "items": OBJECT}}})}),
+        "put": Operation("Replace the plan's networks: a list, or the text of a "
+                         "network_data.yaml", tags=TAGS_PLAN, body={
+                             "type": "object",
+                             "properties": {"networks": {"type": "array", "items": OBJECT},
+                                            "yaml": STRING}})}),
     Route("/v1/plans/{name}/passwords", "passwords", {
         "get": Operation("Password names (their values are never served)",
                          response={"type": "array", "items": STRING}, tags=TAGS_PLAN)}),
@@ -292,6 +296,19 @@ ROUTES: list[Route] = [
             body_required=False, body={"type": "object"}, tags=TAGS_WF)}),
     Route("/v1/executions/{execution_id}/tasks", "execution_tasks", {
         "get": Operation("Tasks of an execution", response=ARRAY, tags=TAGS_WF)}),
+    Route("/v1/executions/{execution_id}/tasks/{task}/complete", "execution_task_complete", {
+        "post": Operation(
+            "Complete the asynchronous action (std.async_noop...) a task execution waits "
+            "for, named by its name (poll[2]) or id: SUCCESS makes output its result, "
+            "ERROR its error (its on-error runs); 409 when it does not wait",
+            tags=TAGS_WF,
+            body={"type": "object", "required": ["state"], "properties": {
+                "state": {"type": "string", "enum": ["SUCCESS", "ERROR"]},
+                "output": {"description": "Any JSON value: the action's result, or its "
+                                          "error (masked as other records)"},
+                "item": {"type": "integer", "minimum": 0,
+                         "description": "The item of a with-items task (when several "
+                                        "wait)"}}})}),
     Route("/v1/executions/{execution_id}/events", "execution_events", {
         "get": Operation("Server-sent events (task, then execution at the end)",
                          response={}, response_type=SSE, tags=TAGS_WF)}),
@@ -377,6 +394,7 @@ def _resources(client: Client, sse_interval: float,
         "executions": workflows.Executions(client), "execution": workflows.Execution(client),
         "execution_tasks": workflows.ExecutionTasks(client),
         "execution_resume": workflows.ResumeExecution(client),
+        "execution_task_complete": workflows.CompleteTask(client),
         "execution_events": workflows.ExecutionEvents(
             client, sse_interval, redact.json_bytes,
             events.StreamSlots(stream_limit(api.max_event_streams, threads))),

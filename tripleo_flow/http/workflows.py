@@ -130,6 +130,31 @@ class ResumeExecution:
         resp.media = execution_body(execution)
 
 
+class CompleteTask:
+    """``POST /v1/executions/{id}/tasks/{task}/complete``: complete the asynchronous
+    action a task execution (its name or id) waits for, as Mistral's action execution
+    update: ``{"state": "SUCCESS" | "ERROR", "output": any JSON, "item": N}``."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response, execution_id: str,
+                task: str) -> None:
+        body = json_object(req)
+        unknown = sorted(set(body) - {"state", "output", "item"})
+        if unknown:
+            raise exceptions.InvalidInput(
+                f"Unknown field(s) {', '.join(repr(k[:40]) for k in unknown[:5])}: a completion "
+                "takes 'state', 'output' and 'item'.")
+        state = field(body, "state", str)
+        item = field(body, "item", int, None)
+        if isinstance(item, bool):
+            raise exceptions.InvalidInput("'item' must be of type int.")
+        done = self.client.complete_task(execution_id, task, state, body.get("output"),
+                                         item=item, api_user=True)
+        resp.media = media.fields(done)
+
+
 class ExecutionTasks:
     def __init__(self, client: Client) -> None:
         self.client = client

@@ -33,12 +33,18 @@ def _sent(work: Path) -> list[str]:
     return list(json.loads((work / "stack-request.json").read_text())["environment_files"])
 
 
-def test_prepare_run_converge(tmp_path: Path, heat_venv: Path) -> None:
-    find_ansible_playbook()
-    templates = tmp_path / "templates"
+def update_templates(templates: Path) -> Path:
+    """The sample plan's templates in ``templates``, with THT's update-prepare
+    environment (what a minor update needs); ``templates``."""
     shutil.copytree(sample_plan_dir(), templates)
     (templates / update.PREPARE_ENVIRONMENT).parent.mkdir(parents=True)
     (templates / update.PREPARE_ENVIRONMENT).write_text(PREPARE)
+    return templates
+
+
+def test_prepare_run_converge(tmp_path: Path, heat_venv: Path) -> None:
+    find_ansible_playbook()
+    templates = update_templates(tmp_path / "templates")
     work = tmp_path / "work"
     client = Client(make_conf(tmp_path, heat_venv))
     try:

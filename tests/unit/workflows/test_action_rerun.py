@@ -169,6 +169,7 @@ CASES: dict[str, Case] = {
     "update.check_prepared": Case(_update_work, extra_files=(UPDATE_PREPARE,), prepare=(
         ("update.set_stage", lambda _tmp: {"plan": PLAN, "stage": "prepare"}),)),
     "std.noop": Case(lambda _tmp: {}),
+    "std.async_noop": Case(lambda _tmp: {}),
     "std.echo": Case(lambda _tmp: {"output": {"a": [1]}}),
     "std.fail": Case(lambda _tmp: {"error_data": "stop"}),
     "std.sleep": Case(lambda _tmp: {"seconds": 0}),
