@@ -49,12 +49,14 @@ class Deploy:
         return [sys.executable, "-m", "tripleo_flow.cli.main", "--config-file",
                 str(self.conf), *args]
 
-    def start(self, crash_at: str | None = None) -> subprocess.Popen[str]:
+    def start(self, crash_at: str | None = None,
+              command: tuple[str, ...] = ("deploy", "--plan", "oc")) -> subprocess.Popen[str]:
+        """Start ``command`` (default: the deploy) on the work dir."""
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         if crash_at:
             env[CRASH_ENV] = crash_at
         return subprocess.Popen(
-            self.cli("deploy", "--plan", "oc", "--work-dir", str(self.work),
+            self.cli(*command, "--work-dir", str(self.work),
                      "-f", "value", "-c", "deployment_status"),
             stdout=subprocess.PIPE, stderr=self.stderr.open("w"), text=True,
             env=env, cwd=ROOT)
