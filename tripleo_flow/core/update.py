@@ -21,7 +21,10 @@ Both are one lifecycle (:class:`Lifecycle`, one value per kind, :data:`KINDS`):
 
 The plan remembers a prepared update or upgrade by holding its prepare environment in
 its ``environments`` list, so ``run`` can refuse without one; a prepare of one kind takes
-the other kind's lifecycle environment out (one lifecycle at a time).
+the other kind's lifecycle environment out (one lifecycle at a time).  Only the prepare
+and converge deploys of that kind send it to Heat (:func:`sent_environments`): any other
+deploy of the plan meanwhile sends none, as tripleoclient's ``overcloud deploy`` sends
+only the ``-e`` files it is given.
 """
 
 from __future__ import annotations
@@ -130,6 +133,20 @@ def with_stage(entries: Sequence[Any], stage: str, plan_files: Iterable[str],
     return own + ([{"path": wanted}] if wanted else []) + users
 
 
+def sent_environments(entries: Sequence[Any], kind: str | None) -> list[Any]:
+    """The entries of a plan's ``environments`` list a deploy sends to Heat: every one
+    but the lifecycle environments of another kind than ``kind`` (the prepare or
+    converge deploy of that kind); with ``kind`` None (a plain deploy) none of them.
+
+    :raises InvalidInput: ``kind`` is neither None, update nor upgrade.
+    """
+    keep: tuple[str, ...] = ()
+    if kind is not None:
+        of = lifecycle(kind)
+        keep = (of.prepare_environment, of.converge_environment)
+    return [e for e in entries if _path(e) not in LIFECYCLE or _path(e) in keep]
+
+
 def parse_limit(limit: Any, required: bool = True) -> str | None:
     """tripleoclient's ``--limit`` as ansible-playbook gets it (``playbook_limit_parse``):
     the hosts or groups split at commas, spaces or colons, joined with colons.  Without
@@ -174,4 +191,4 @@ def playbooks(requested: Any, kind: str = "update") -> list[str]:
 
 __all__ = ["CONVERGE_ENVIRONMENT", "DEFAULT_PLAYBOOKS", "KINDS", "PREPARE_ENVIRONMENT",
            "STAGES", "UPDATE", "UPGRADE", "Lifecycle", "is_prepared", "lifecycle",
-           "parse_limit", "playbooks", "with_stage"]
+           "parse_limit", "playbooks", "sent_environments", "with_stage"]

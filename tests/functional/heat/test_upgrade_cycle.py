@@ -133,6 +133,13 @@ def test_upgrade_prepare_run_external_converge(tmp_path: Path, heat_venv: Path) 
         recap = _recap(work)
         assert set(recap) == {"undercloud"}, recap
 
+        # A plain deploy meanwhile sends no lifecycle environment (tripleoclient's
+        # overcloud deploy sends the -e files given); the upgrade stays prepared.
+        client.deploy(PLAN, work_dir=work)
+        assert _request(work)["environment_files"] == deployed["environment_files"]
+        client.upgrade_run(PLAN, CONTROLLER, work_dir=work, ansible_connection="local",
+                           playbooks=["post_upgrade_steps_playbook.yaml"])
+
         converged = client.upgrade_converge(PLAN, work_dir=work, ansible_connection="local")
         assert converged["stack_status"] == "UPDATE_COMPLETE"
         assert UPGRADE_URL not in _request(work)["environment_files"]
