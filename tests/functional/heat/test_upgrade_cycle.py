@@ -116,6 +116,13 @@ def test_upgrade_prepare_run_external_converge(tmp_path: Path, heat_venv: Path) 
         with pytest.raises(exceptions.UpdateNotPrepared, match="update prepare"):
             client.external_run("update", PLAN, work_dir=work)
 
+        # A failed run says what it left: nothing is reverted (the hosts keep what ran).
+        with pytest.raises(exceptions.TaskFailed) as raised:
+            client.upgrade_run(PLAN, "no-such-host", work_dir=work, ansible_connection="local")
+        assert "Playbook 'upgrade_steps_playbook.yaml'" in str(raised.value)
+        assert "nothing was reverted" in str(raised.value)
+        assert "the deployment was reverted" not in str(raised.value)
+
         # upgrade run: the three playbooks, in tripleoclient's order, on the limit only.
         done = client.upgrade_run(PLAN, CONTROLLER, work_dir=work, ansible_connection="local")
         assert done["playbooks"] == list(update.UPGRADE.playbooks)
