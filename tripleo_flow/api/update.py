@@ -105,35 +105,31 @@ class UpdateMixin:
         return self._deploy_stage(kind, 0, plan, inputs, progress)
 
     def update_run(self, plan: str, limit: str, playbooks: Sequence[str] | None = None,
-                   work_dir: str | Path | None = None, ansible_tags: str | None = None,
-                   ansible_skip_tags: str | None = None,
-                   ansible_connection: str | None = None) -> dict[str, Any]:
+                   **options: Any) -> dict[str, Any]:
         """Run the minor update playbooks of ``plan`` on the hosts or roles ``limit``
         (required), as TripleO's ``overcloud update run``: config-download's
-        ``update_steps_playbook.yaml``, or ``playbooks`` one after another.
+        ``update_steps_playbook.yaml``, or ``playbooks`` one after another
+        (``options``: those of :meth:`lifecycle_run`).
 
         :returns: ``playbooks``, ``limit`` (as ansible-playbook got it) and ``runs``.
         :raises UpdateNotPrepared: no update prepare since the last converge.
         :raises InvalidInput: no limit, or a playbook that is not a file name.
         """
-        return self.lifecycle_run("update", plan, limit, playbooks, work_dir, ansible_tags,
-                                  ansible_skip_tags, ansible_connection)
+        return self.lifecycle_run("update", plan, limit, playbooks, **options)
 
     def upgrade_run(self, plan: str, limit: str, playbooks: Sequence[str] | None = None,
-                    work_dir: str | Path | None = None, ansible_tags: str | None = None,
-                    ansible_skip_tags: str | None = None,
-                    ansible_connection: str | None = None) -> dict[str, Any]:
+                    **options: Any) -> dict[str, Any]:
         """Run the major upgrade playbooks of ``plan`` on the hosts or roles ``limit``
         (required), as TripleO's ``overcloud upgrade run``: config-download's
         ``upgrade_steps_playbook.yaml``, ``deploy_steps_playbook.yaml`` and
-        ``post_upgrade_steps_playbook.yaml``, or ``playbooks``, one after another.
+        ``post_upgrade_steps_playbook.yaml``, or ``playbooks``, one after another
+        (``options``: those of :meth:`lifecycle_run`).
 
         :returns: ``playbooks``, ``limit`` (as ansible-playbook got it) and ``runs``.
         :raises UpdateNotPrepared: no upgrade prepare since the last converge.
         :raises InvalidInput: no limit, or a playbook that is not a file name.
         """
-        return self.lifecycle_run("upgrade", plan, limit, playbooks, work_dir, ansible_tags,
-                                  ansible_skip_tags, ansible_connection)
+        return self.lifecycle_run("upgrade", plan, limit, playbooks, **options)
 
     def lifecycle_run(self, kind: str, plan: str, limit: str,
                       playbooks: Sequence[str] | None = None,
@@ -170,40 +166,28 @@ class UpdateMixin:
         return self._playbooks_run(kind, plan, inputs, external=True)
 
     def update_converge(self, plan: str, work_dir: str | Path | None = None,
-                        heat_type: str = "native", run_ansible: bool = True,
-                        ansible_connection: str | None = None,
-                        ansible_tags: str | None = None,
-                        ansible_skip_tags: str | None = None,
-                        ansible_limit: str | None = None,
-                        progress: ProgressListener | None = None) -> dict[str, Any]:
+                        **options: Any) -> dict[str, Any]:
         """Converge a minor update of ``plan``, as TripleO's ``overcloud update
         converge``: the workflow ``tripleo.update.converge`` takes update-prepare.yaml
         out of the plan (update-converge.yaml in its place where the templates have
-        it) and deploys the plan [running the deploy steps playbook].
+        it) and deploys the plan [running the deploy steps playbook] (``options``:
+        those of :meth:`lifecycle_converge`).
 
         :returns: the DEPLOY_SUCCESS status record of the deploy.
         """
-        return self.lifecycle_converge("update", plan, work_dir, heat_type, run_ansible,
-                                       ansible_connection, ansible_tags, ansible_skip_tags,
-                                       ansible_limit, progress)
+        return self.lifecycle_converge("update", plan, work_dir, **options)
 
     def upgrade_converge(self, plan: str, work_dir: str | Path | None = None,
-                         heat_type: str = "native", run_ansible: bool = True,
-                         ansible_connection: str | None = None,
-                         ansible_tags: str | None = None,
-                         ansible_skip_tags: str | None = None,
-                         ansible_limit: str | None = None,
-                         progress: ProgressListener | None = None) -> dict[str, Any]:
+                         **options: Any) -> dict[str, Any]:
         """Converge a major upgrade of ``plan``, as TripleO's ``overcloud upgrade
         converge``: the workflow ``tripleo.upgrade.converge`` takes upgrade-prepare.yaml
         out of the plan (upgrade-converge.yaml in its place where the templates have
-        it) and deploys the plan [running the deploy steps playbook].
+        it) and deploys the plan [running the deploy steps playbook] (``options``:
+        those of :meth:`lifecycle_converge`).
 
         :returns: the DEPLOY_SUCCESS status record of the deploy.
         """
-        return self.lifecycle_converge("upgrade", plan, work_dir, heat_type, run_ansible,
-                                       ansible_connection, ansible_tags, ansible_skip_tags,
-                                       ansible_limit, progress)
+        return self.lifecycle_converge("upgrade", plan, work_dir, **options)
 
     def lifecycle_converge(self, kind: str, plan: str, work_dir: str | Path | None = None,
                            heat_type: str = "native", run_ansible: bool = True,

@@ -82,6 +82,17 @@ class Deploy:
         result: dict = json.loads(out)
         return result
 
+    def kill_at(self, proc: subprocess.Popen[str], point: Callable[[], bool], what: str,
+                settle: float = 0.0) -> None:
+        """``kill -9`` the process once ``point`` holds (``settle`` seconds later), then
+        check that its Heat died with it."""
+        self.wait_for(proc, point, what)
+        time.sleep(settle)
+        pids = _heat_pids(self)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        self.assert_no_heat(pids)
+
     def assert_no_heat(self, pids: list[int]) -> None:
         """No Heat process by pid or marker, nothing listening on the port (bounded wait)."""
         deadline = time.monotonic() + 15
@@ -172,15 +183,10 @@ def test_a_deploy_killed_while_the_stack_is_created_resumes(deploy: Deploy,
     killed Heat, launches a new one and creates the stack."""
     proc = deploy.start()
     if moment == "while Heat starts":
-        deploy.wait_for(proc, lambda: bool(deploy.run_record().get("pid"))
-                        and not deploy.run_record().get("ready"), "Heat starting")
-    else:
-        deploy.wait_for(proc, lambda: bool(deploy.run_record().get("ready")), "the stack")
-        time.sleep(3)  # the stack is being created
-    pids = _heat_pids(deploy)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    deploy.assert_no_heat(pids)
+        deploy.kill_at(proc, lambda: bool(deploy.run_record().get("pid"))
+                       and not deploy.run_record().get("ready"), "Heat starting")
+    else:  # 3 s later: the stack is being created
+        deploy.kill_at(proc, lambda: bool(deploy.run_record().get("ready")), "the stack", 3)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     listed = json.loads(subprocess.run(
         deploy.cli("execution", "list", "-f", "json"), capture_output=True, text=True,

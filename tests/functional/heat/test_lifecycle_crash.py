@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.functional.heat.lifecycle import lifecycle_templates
-from tests.functional.heat.test_deploy_crash import ROOT, Deploy, _heat_pids
+from tests.functional.heat.test_deploy_crash import ROOT, Deploy
 from tests.functional.heat.test_deploy_progress import _conf_file
 from tripleo_flow.api import Client, workbooks
 from tripleo_flow.core import heatfiles, update
@@ -43,12 +41,8 @@ def test_an_upgrade_prepare_killed_while_the_stack_is_updated_resumes(
         client.deploy("oc", work_dir=deploy.work)
 
     proc = deploy.start(command=("overcloud", "upgrade", "prepare", "--stack", "oc", "-y"))
-    deploy.wait_for(proc, lambda: bool(deploy.run_record().get("ready")), "the stack")
-    time.sleep(3)  # the stack is being updated
-    pids = _heat_pids(deploy)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    deploy.assert_no_heat(pids)
+    # 3 s after Heat is ready: the stack is being updated.
+    deploy.kill_at(proc, lambda: bool(deploy.run_record().get("ready")), "the stack", 3)
     listed = _cli_json(deploy, "execution", "list")
     assert isinstance(listed, list)
     [killed] = [row for row in listed if row["Workflow"] == workbooks.UPGRADE_PREPARE]
