@@ -106,6 +106,11 @@ def test_upgrade_runs_before_a_prepare_are_refused_everywhere(tmp_path: Path) ->
                           json={"input": {"plan": PLAN, "work_dir": work}})
             ended = finished(api, started.json()["id"])
             assert ended["state"] == "REVERTED" and "needs --limit" in json.dumps(ended)
+            # The deploy's lifecycle input is checked by its first task.
+            started = api("POST", f"/v1/workflows/{workbooks.DEPLOY}/executions", json={
+                "input": {"plan": PLAN, "work_dir": work, "lifecycle": "sideways"}})
+            ended = finished(api, started.json()["id"])
+            assert ended["state"] == "REVERTED" and "Unknown lifecycle" in json.dumps(ended)
         runs = [e.state for e in client.list_executions(workbooks.UPGRADE_RUN)]
     # The API's run without a prepare, the CLI's, openstack's, the HTTP two; the others
     # were refused before any execution.
