@@ -87,7 +87,7 @@ def _start(names: list[str]) -> None:
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
         start_new_session=True)
     log.close()
-    _state.update(process=process, base=base, names=names)
+    _state.update(process=process, base=base, names=names, started=time.time(), waits={})
 
 
 def root_of(name: str) -> Path | None:
@@ -104,8 +104,10 @@ def wait_for(name: str) -> dict[str, Any]:
     assert root is not None, name
     process: subprocess.Popen[bytes] = _state["process"]
     deadline = time.monotonic() + WAIT_SECONDS
+    asked = time.time()
     while True:
         if (root / "deployed.json").exists():
+            _state["waits"].setdefault(name, (asked - _state["started"], time.time() - asked))
             return dict(json.loads((root / "deployed.json").read_text())["result"])
         failed = root / "failed.txt"
         if failed.exists():
@@ -125,10 +127,35 @@ def _log_tail() -> str:
     return log.read_text(errors="replace")[-4000:] if log.exists() else "(no log)"
 
 
+def _timeline() -> list[str]:
+    """When each background deployment was ready and how long the tests waited for it,
+    in seconds from the background's start: the line that says whether the tests or the
+    deployments are a run's critical path."""
+    lines = []
+    for name in _state["names"]:
+        done = Path(_state["base"]) / name / "deployed.json"
+        ready = (f"ready at {done.stat().st_mtime - _state['started']:.0f} s"
+                 if done.exists() else "not made")
+        asked = _state["waits"].get(name)
+        waited = ("" if asked is None else
+                  f", first asked for at {asked[0]:.0f} s, waited {asked[1]:.0f} s")
+        lines.append(f"{name}: {ready}{waited}")
+    return lines
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    lines = _state.pop("timeline", None)
+    if lines:
+        terminalreporter.write_sep("=", "background overcloud deployments")
+        for line in lines:
+            terminalreporter.write_line(line)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     process: subprocess.Popen[bytes] | None = _state.pop("process", None)
     if process is None:
         return
+    _state["timeline"] = _timeline()
     if process.poll() is None:  # an interrupted or partial run: stop it and its Heat
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)

@@ -11,7 +11,8 @@
 #       services image (mariadb + rabbitmq rootfs) ~3 min
 # Set SKIP_IMAGES=1 to skip podman, runc, mmdebstrap and the images (the native and
 # MariaDB tests need none of them; tests/functional/heat/test_container.py and
-# test_pod.py then fail).
+# test_pod.py then fail). Set IMAGES_LATER=1 to install what the images need but not
+# build them (tools/run-tests.sh builds them in the background while the tests run).
 # Environment:
 #   TRIPLEO_FLOW            the tripleo-flow command (default: tripleo-flow on PATH); its
 #                           Python must have the podman bindings (installed here with pip)
@@ -22,6 +23,7 @@ set -euo pipefail
 TRIPLEO_FLOW=${TRIPLEO_FLOW:-tripleo-flow}
 VENV=${TRIPLEO_FLOW_HEAT_VENV:-$HOME/.local/share/tripleo-flow/heat-venv}
 SKIP_IMAGES=${SKIP_IMAGES:-0}
+IMAGES_LATER=${IMAGES_LATER:-0}
 
 step() { printf '[setup-heat] %s\n' "$*"; }
 timed() {
@@ -69,7 +71,9 @@ timed "$TRIPLEO_FLOW" --config-file "$conf" heat install -f value -c installed
 "$VENV/bin/python" -c "import heat.cmd.all"
 "$VENV/bin/openstack" --version
 
-if [ "$SKIP_IMAGES" != 1 ]; then
+if [ "$SKIP_IMAGES" != 1 ] && [ "$IMAGES_LATER" = 1 ]; then
+    step "images: left for later (IMAGES_LATER=1)"
+elif [ "$SKIP_IMAGES" != 1 ]; then
     step "images (tripleo-flow heat image build)"
     timed "$TRIPLEO_FLOW" --config-file "$conf" heat image build -f value -c built
 fi

@@ -71,8 +71,10 @@ def podman_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def heat_image(podman_url: str) -> str:
+    from tests import heat_images
     from tripleo_flow.heat import podman_api
 
+    heat_images.wait_for_images()  # built in the background by tools/run-tests.sh
     image = os.environ.get("TRIPLEO_FLOW_HEAT_IMAGE", "localhost/tripleo-flow/heat:24.1.2")
     with podman_api.connect(podman_url, Path("/nonexistent")) as client:
         if not client.images.exists(image):

@@ -41,6 +41,16 @@ def _role_names(context: ActionContext, plan: str) -> list[str]:
             and isinstance(r.get("name"), str)] if isinstance(listed, list) else []
 
 
+#: The plan-environment sections that hold parameter values (TripleO's ``key``).
+SECTIONS = ("parameter_defaults", "parameters")
+
+
+def _check_section(key: str) -> None:
+    if key not in SECTIONS:
+        raise exceptions.InvalidParameter(
+            f"Unknown parameter section {key!r}: use parameter_defaults or parameters.")
+
+
 class GetParameters(Action):
     """Get a plan's parameter schema (every parameter of its stack tree, validated by Heat)."""
 
@@ -60,9 +70,7 @@ class UpdateParameters(Action):
     def execute(self, plan: str, parameters: dict[str, Any],
                 key: str = "parameter_defaults", validate: bool = False) -> dict[str, Any]:
         values = dict(_check_parameters(self.context, plan, parameters))
-        if key not in ("parameter_defaults", "parameters"):
-            raise exceptions.InvalidParameter(
-                f"Unknown parameter section {key!r}: use parameter_defaults or parameters.")
+        _check_section(key)
         if validate:
             schema = load_schema(self.context, plan)["parameters"]
             parameter_schema.check_values(plan, schema, values)
@@ -82,13 +90,17 @@ class UpdateParameters(Action):
 class ResetParameters(Action):
     """Remove parameter values from parameter_defaults (all of them when no names are given).
 
-    Run again with names (a resumed job), it fails naming the values it already removed.
+    ``key`` names the section, as for :class:`UpdateParameters` (``parameters``
+    instead). Run again with names (a resumed job), it fails naming the values it
+    already removed.
     """
 
     rerun = Rerun.REFUSES
     default_provides = names.PARAMETERS_RESET
 
-    def execute(self, plan: str, names: list[str] | None = None) -> dict[str, Any]:
+    def execute(self, plan: str, names: list[str] | None = None,
+                key: str = "parameter_defaults") -> dict[str, Any]:
+        _check_section(key)
         wanted = None if names is None else list(names)
 
         def change(section: dict[str, Any]) -> dict[str, Any]:
@@ -102,7 +114,7 @@ class ResetParameters(Action):
                                            f"GET /v1/plans/{plan}/parameters")])
             return {k: v for k, v in section.items() if k not in wanted}
 
-        return edit_section(self.context, plan, "parameter_defaults", change)
+        return edit_section(self.context, plan, key, change)
 
     def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
         """Put back the values this action removed."""

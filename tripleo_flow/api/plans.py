@@ -10,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tripleo_flow import exceptions
 from tripleo_flow.actions import (
     base,
     capabilities,
@@ -24,7 +25,7 @@ from tripleo_flow.actions.envedit import changed_keys
 from tripleo_flow.actions.templates import ProcessTemplates
 from tripleo_flow.api import workbooks
 from tripleo_flow.api.environments import EnvironmentsMixin, EnvironmentSource, read_data_files
-from tripleo_flow.core import names
+from tripleo_flow.core import names, planenv
 from tripleo_flow.core.progress import PlanProgress, PlanProgressListener
 from tripleo_flow.flows.executions import Execution
 from tripleo_flow.flows.runner import Listener, ProgressEvent
@@ -108,8 +109,6 @@ class PlansMixin(EnvironmentsMixin):
         """
         source = sample_plan_dir() if sample else templates
         if source is None:
-            from tripleo_flow import exceptions
-
             raise exceptions.InvalidInput("Give the templates (a directory or .tar.gz) or sample.")
         envs = self.read_environments(environments)
         output = self._run_plan_workflow("create_deployment_plan", name, {
@@ -233,17 +232,52 @@ class PlansMixin(EnvironmentsMixin):
         order, then its own parameter values)."""
         return self._action(roles.RoleCounts).execute(plan=name)
 
-    def set_roles(self, name: str, role_list: list[dict[str, Any]]) -> list[str]:
-        result = self._operation(workbooks.PLAN, "update_roles",
-                                 {"plan": name, "roles": role_list})
+    def set_roles(self, name: str, role_list: list[dict[str, Any]] | str) -> list[str]:
+        """Replace the plan's roles (workflow ``update_roles``), as ``roles set FILE``.
+
+        :param role_list: the roles, or the text of a roles_data.yaml holding them
+        :raises InvalidInput: text that is not YAML, over a ``[limits]`` YAML limit, or
+            not a list; roles the workflow refuses
+        """
+        result = self._operation(workbooks.PLAN, "update_roles", {
+            "plan": name, "roles": self._data_list(role_list, "roles", "roles file")})
         return list(result["names"])
+
+    def _data_list(self, value: Any, noun: str, source: str) -> Any:
+        """``value``, or the YAML text it is parsed within the ``[limits]`` (then it must
+        be a list of ``noun``, as ``roles set FILE`` reads its file)."""
+        if not isinstance(value, str):
+            return value
+        limits = self.context.conf.limits if self.context.conf is not None else None
+        if "\0" in value:
+            raise exceptions.InvalidInput(
+                f"The {source} is binary, not a YAML text file: give a YAML list of {noun}.")
+        try:
+            parsed = planenv.load_yaml(value, source, **({} if limits is None else {
+                "max_nodes": limits.yaml_max_nodes, "max_depth": limits.yaml_max_depth}))
+        except exceptions.InvalidTemplate as exc:
+            raise exceptions.InvalidInput(
+                f"The {source} is not valid YAML: {exc.reason}. Nothing was changed.") from exc
+        if not isinstance(parsed, list):
+            kind = "a mapping" if isinstance(parsed, dict) else "a single value"
+            raise exceptions.InvalidInput(
+                f"The {source} must hold a YAML list of {noun}, not {kind}. Nothing was "
+                "changed.")
+        return parsed
 
     def list_networks(self, name: str, detail: bool = False) -> list[Any]:
         return self._action(networks.ListNetworks).execute(plan=name, detail=detail)
 
-    def set_networks(self, name: str, network_list: list[dict[str, Any]]) -> list[str]:
-        result = self._operation(workbooks.PLAN, "update_networks",
-                                 {"plan": name, "networks": network_list})
+    def set_networks(self, name: str, network_list: list[dict[str, Any]] | str) -> list[str]:
+        """Replace the plan's networks (workflow ``update_networks``), as ``networks set
+        FILE``.
+
+        :param network_list: the networks, or the text of a network_data.yaml holding them
+        :raises InvalidInput: as :meth:`set_roles`
+        """
+        result = self._operation(workbooks.PLAN, "update_networks", {
+            "plan": name,
+            "networks": self._data_list(network_list, "networks", "networks file")})
         return list(result["names"])
 
     # -- passwords ---------------------------------------------------------

@@ -5,8 +5,8 @@ requirements are the outcomes of the tasks leading to it, so TaskFlow's graph
 orders them and reverts completed ones in reverse order on a failure.  A task
 with ``retry`` sits in a linear sub-flow under a retry controller; a plain
 ``workflow:`` task is inlined between an enter and an exit atom, one with
-policies (or calling a workflow that loops, or itself) runs its workflow as a
-child execution (:mod:`.subworkflow`).  All atoms are
+policies (or calling a workflow that loops, or itself, or named by an expression)
+runs its workflow as a child execution (:mod:`.subworkflow`).  All atoms are
 added with one ``add(*items)`` call (adding one at a time is quadratic).
 
 A task runs at most once in such a graph: a direct workflow that loops, joins or
@@ -18,6 +18,8 @@ only when it loops); its ``workflow:`` tasks run child executions.
 from __future__ import annotations
 
 import dataclasses
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,12 +173,14 @@ class _Builder:
             self.items.append(action_atom.PauseGate(atom_name, spec, links, self.runtime))
             gate = (action_atom.pause_symbol(atom_name),)
         if spec.workflow is not None:
+            apart = functools.partial(subworkflow.SubWorkflowAtom, workbook=workflow.workbook)
+            if subworkflow.dynamic(spec):  # known when the task runs
+                return self._action(spec, atom_name, links, gate, apart)
             child = self.catalog.lookup(spec.workflow, workflow.workbook)
             if child is None:
                 raise exceptions.WorkflowNotFound(spec.workflow)
             if subworkflow.runs_apart(spec, child, self.inlining):
-                return self._action(spec, atom_name, links, gate,
-                                    subworkflow.SubWorkflowAtom)
+                return self._action(spec, atom_name, links, gate, apart)
             links = dataclasses.replace(links, retry=False)
             child_prefix = atom_name + "/"
             enter = atoms.EnterAtom(child_prefix + "__enter__", spec, links, self.runtime,
@@ -193,7 +197,7 @@ class _Builder:
         return self._action(spec, atom_name, links, gate, action_atom.ActionAtom)
 
     def _action(self, spec: TaskSpec, atom_name: str, links: atoms.Links,
-                gate: tuple[str, ...], kind: type[action_atom.ActionAtom]) -> str:
+                gate: tuple[str, ...], kind: Callable[..., action_atom.ActionAtom]) -> str:
         atom = self._keep(kind(atom_name, spec, links, self.runtime, gate))
         if spec.retry is None:
             self.items.append(atom)

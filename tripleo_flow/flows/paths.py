@@ -78,6 +78,11 @@ class _Tracer:
     def _needs(self, workflow: WorkflowSpec, task: TaskSpec,
                stack: tuple[str, ...]) -> list[tuple[str, str, Any, Any]]:
         """``(input, kind, value given, default)`` of each path input the task feeds."""
+        if expressions.has_expression(task.workflow or ""):
+            self.problems.append(f"task {task.name!r} of {workflow.full_name!r} names its "
+                                 f"workflow with an expression ({task.workflow!r}): the "
+                                 "server cannot tell which of its inputs are server paths")
+            return []
         if task.workflow is not None:
             child = self.catalog.lookup(task.workflow, workflow.workbook)
             if child is None:

@@ -334,7 +334,8 @@ class Runner:
                                     fd.uuid),
                                 stop_check=None if stop is None else stop.check,
                                 undo_journal=journal,
-                                children=subworkflow.child_runs(self, fd, listeners, stop))
+                                children=subworkflow.child_runs(self, fd, listeners, stop,
+                                                                catalog.lookup))
         # A resumed execution is no longer paused (a later suspension may be another's).
         self.store.update_meta(fd, pid=os.getpid(), host=socket.gethostname(), paused_at=None)
         ctx = self._with_vars(workflow, ctx, runtime.scope.env, runtime.execution)

@@ -270,8 +270,9 @@ class Machine(machine_joins.Joins):
         spec = self.workflow.tasks[tex.task]
         links = atoms.Links(prefix="", preds=(), start=True, machine=True,
                             retry=spec.retry is not None)
-        kind = action_atom.ActionAtom if spec.workflow is None else subworkflow.SubWorkflowAtom
-        atom = kind(tex.name, spec, links, self.runtime)
+        atom = action_atom.ActionAtom(tex.name, spec, links, self.runtime) \
+            if spec.workflow is None else subworkflow.SubWorkflowAtom(
+                tex.name, spec, links, self.runtime, workbook=self.workflow.workbook)
         atom.notifier.register(task.EVENT_UPDATE_PROGRESS,
                                functools.partial(self._store_progress, tex.name))
         return atom

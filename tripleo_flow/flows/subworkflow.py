@@ -18,6 +18,18 @@ finds the child it had started: a completed one gives its output again (its
 side effects are not run twice), an interrupted one is resumed, a failed one
 fails the task again.  When the parent reverts, a completed child's tasks are
 undone, newest first, with the child's own atoms.
+
+A workflow named by an expression (``workflow: <% $.wf_name %>``, as Mistral
+allows) is known only when its task runs: such a task always runs its workflow
+as a child execution.  The name is evaluated once per task execution (with the
+task's context, not an item's, as Mistral's), and looked up as a written name is,
+in the calling workflow's workbook first; a name that gives no workflow fails
+the task.
+
+A reverse workflow's ``task_name`` (``workflow: wf task_name=task2``, an input the
+workflow does not declare) is the task its child execution runs to, as Mistral
+passes it as the execution's ``task_name`` parameter: such a task also runs its
+workflow apart.
 """
 
 from __future__ import annotations
@@ -34,9 +46,10 @@ from taskflow.types import failure
 
 from tripleo_flow import exceptions
 from tripleo_flow.exceptions import TaskFailed
-from tripleo_flow.flows import action_atom, workbook_validator
+from tripleo_flow.flows import action_atom, expressions, workbook_validator
 from tripleo_flow.flows.executions import CHILDREN
 from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
+from tripleo_flow.flows.workbook_validator import TASK_NAME
 from tripleo_flow.workspace.interrupt import StopRequest
 
 _NAMESPACE = uuid.UUID("4f9b5a52-6c1e-4f0e-9a57-3c7d1b2e8d10")
@@ -50,13 +63,34 @@ def child_id(parent_id: str, task_atom: str, attempt: int, item: int | None) -> 
     return str(uuid.uuid5(_NAMESPACE, f"{parent_id}/{task_atom}/{attempt}/{item}"))
 
 
+def dynamic(spec: TaskSpec) -> bool:
+    """Whether the ``workflow:`` task ``spec`` names its workflow with an expression."""
+    return expressions.has_expression(spec.workflow or "")
+
+
+def split_target(task: str, child: WorkflowSpec, inputs: dict[str, Any]
+                 ) -> tuple[dict[str, Any], str | None]:
+    """``inputs`` without the target ``task_name`` of ``child``, and that target."""
+    if not workbook_validator.takes_target(child) or TASK_NAME not in inputs:
+        return inputs, None
+    rest = {k: v for k, v in inputs.items() if k != TASK_NAME}
+    target = inputs[TASK_NAME]
+    if not isinstance(target, str) or target not in child.tasks:
+        raise TaskFailed(f"task {task!r}: task_name {target!r} is not a task of reverse "
+                         f"workflow {child.full_name!r} (its tasks: "
+                         f"{', '.join(child.tasks)})")
+    return rest, target
+
+
 def runs_apart(spec: TaskSpec, child: WorkflowSpec, inlining: tuple[str, ...]) -> bool:
     """Whether the ``workflow:`` task ``spec`` (calling ``child``) runs its workflow as
     a child execution rather than inlined in the parent's graph (``inlining``: the
     workflows being inlined above it)."""
     from tripleo_flow.flows import compiler  # compiler imports this module
 
-    return (spec.with_items is not None or spec.retry is not None
+    targets = workbook_validator.takes_target(child) and (
+        TASK_NAME in spec.input or spec.input_expr is not None)
+    return (targets or spec.with_items is not None or spec.retry is not None
             or spec.timeout is not None or spec.fail_on is not None
             or child.full_name in inlining or compiler.runs_as_state_machine(child)
             or (child.type == "direct" and workbook_validator.find_cycle(
@@ -76,10 +110,39 @@ class _ChildRun:
 
 
 class SubWorkflowAtom(action_atom.ActionAtom):
-    """A ``workflow:`` task whose every run (item, attempt) is a child execution."""
+    """A ``workflow:`` task whose every run (item, attempt) is a child execution.
+
+    :param workbook: the workbook of the workflow the task is in, where a short
+        workflow name is looked up first
+    """
+
+    def __init__(self, name: str, spec: TaskSpec, links: Any, runtime: Any,
+                 extra_requires: Any = (), workbook: str | None = None) -> None:
+        super().__init__(name, spec, links, runtime, extra_requires)
+        self.workbook = workbook
+        #: The workflow the task runs, once known.
+        self._child: WorkflowSpec | None = None
 
     def _get_action(self) -> Any:
         return _ChildRun()
+
+    def _resolve_action(self, evaluator: Any) -> None:
+        """The workflow to run: the written name, or the name its expression gives
+        (evaluated as the task starts), looked up in this workbook first."""
+        written = self.spec.workflow or ""
+        name: Any = written
+        if dynamic(self.spec):
+            name = evaluator.evaluate(written)
+            if not isinstance(name, str) or not name.strip():
+                raise TaskFailed(f"task {self.spec.name!r}: workflow {written!r} gave "
+                                 f"{name!r}, not a workflow name")
+            name = name.strip()
+        children: ChildRuns | None = self.runtime.children
+        found = children.lookup(name, self.workbook) if children is not None else None
+        if found is None:
+            given = "" if name == written else f" (from {written!r})"
+            raise TaskFailed(f"task {self.spec.name!r}: unknown workflow {name!r}{given}")
+        self._child = found
 
     def _run(self, **kwargs: Any) -> dict[str, Any]:
         self._started: list[tuple[int | None, str]] = []
@@ -95,10 +158,13 @@ class SubWorkflowAtom(action_atom.ActionAtom):
         if children is None:
             raise TaskFailed(f"task {self.spec.name!r}: sub-workflow executions need the "
                              "runner's executions store")
+        target = None
+        if self._child is not None:
+            inputs, target = split_target(self.spec.name, self._child, inputs)
         ident = child_id(children.parent_id, self.name, self._attempt_no, item)
         self._started.append((item, ident))
-        return children.run(self.name, self.spec.workflow or "", inputs, self._attempt_no,
-                            item, timeout)
+        name = self._child.full_name if self._child else self.spec.workflow or ""
+        return children.run(self.name, name, inputs, self._attempt_no, item, timeout, target)
 
     def _undo(self, inputs: dict[str, Any], result: Any,
               flow_failures: Mapping[str, Any] | None = None) -> None:
@@ -135,14 +201,20 @@ class ChildRuns:
 
     :param execute: runs (or continues) a child flow detail to its end with a stop
         request (the runner's ``execute`` on pools of its own)
-    :param start: records a child execution ``(workflow, inputs, id, parent meta)``
+    :param start: records a child execution ``(workflow, inputs, id, parent meta,
+        target task)``
     :param revert: undoes a completed child execution's tasks, by id
+    :param lookup: finds a workflow by name, near a workbook (the catalog's lookup)
     """
 
     def __init__(self, parent_id: str, depth: int, store: Any,
-                 start: Callable[[str, dict[str, Any], str, dict[str, Any]], Any],
+                 start: Callable[[str, dict[str, Any], str, dict[str, Any], str | None],
+                                 Any],
                  execute: Callable[[Any, StopRequest | None], Any],
-                 revert: Callable[[str], None], stop: StopRequest | None = None) -> None:
+                 revert: Callable[[str], None], stop: StopRequest | None = None,
+                 lookup: Callable[[str, str | None], WorkflowSpec | None] | None = None
+                 ) -> None:
+        self.lookup = lookup or (lambda _name, _near: None)
         self.parent_id = parent_id
         self.depth = depth
         self.store = store
@@ -153,9 +225,10 @@ class ChildRuns:
         self.stop = stop
 
     def run(self, task_atom: str, workflow: str, inputs: dict[str, Any], attempt: int,
-            item: int | None, timeout: float | None) -> Any:
+            item: int | None, timeout: float | None, target: str | None = None) -> Any:
         """The output of the child execution of ``task_atom`` for ``attempt`` and
-        ``item``: started, resumed or (completed before) read back."""
+        ``item`` (of a reverse workflow: run to ``target``): started, resumed or
+        (completed before) read back."""
         ident = child_id(self.parent_id, task_atom, attempt, item)
         fd = self._existing(ident)
         if fd is not None:
@@ -174,7 +247,7 @@ class ChildRuns:
         else:
             fd = self._start(workflow, inputs, ident, {
                 "parent_id": self.parent_id, "parent_task": task_atom,
-                "attempt": attempt, "item": item, "depth": self.depth + 1})
+                "attempt": attempt, "item": item, "depth": self.depth + 1}, target)
         if timeout is None:
             return self._finish(workflow, fd, None)
         deadline = _Deadline(task_atom, timeout, self.stop)
@@ -249,15 +322,18 @@ def revert_atoms(fd: Any, atom_of: Callable[[str], Any]) -> bool:
 
 
 def child_runs(runner: Any, fd: Any, listeners: tuple[Any, ...],
-               stop: StopRequest | None) -> ChildRuns:
+               stop: StopRequest | None,
+               lookup: Callable[[str, str | None], WorkflowSpec | None]) -> ChildRuns:
     """How the ``workflow:`` tasks of execution ``fd`` (run by ``runner``, a
-    :class:`~.runner.Runner`) run child executions: each on a runner of its own
-    pools, with the parent's origin and environment, its events forwarded to the
-    parent's listeners under the parent's execution and task name."""
+    :class:`~.runner.Runner`, whose catalog's ``lookup`` finds their workflows) run
+    child executions: each on a runner of its own pools, with the parent's origin and
+    environment, its events forwarded to the parent's listeners under the parent's
+    execution and task name."""
     meta = fd.meta or {}
 
-    def start(name: str, inputs: dict[str, Any], ident: str, parent: dict[str, Any]) -> Any:
-        return runner.start(name, inputs, origin=meta.get("origin"),
+    def start(name: str, inputs: dict[str, Any], ident: str, parent: dict[str, Any],
+              target: str | None) -> Any:
+        return runner.start(name, inputs, target, origin=meta.get("origin"),
                             env=meta.get("env") or None, execution_id=ident, parent=parent,
                             evaluate_env=meta.get("evaluate_env", True))
 
@@ -289,4 +365,4 @@ def child_runs(runner: Any, fd: Any, listeners: tuple[Any, ...],
             own.close()
 
     return ChildRuns(fd.uuid, int(meta.get("depth") or 0), runner.store, start, execute,
-                     revert, stop)
+                     revert, stop, lookup)

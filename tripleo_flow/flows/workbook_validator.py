@@ -1,7 +1,8 @@
 """Checks of parsed workbooks that need the other workbooks and the actions.
 
 Unknown actions and workflows, action or sub-workflow inputs that are missing
-or unexpected, transitions to missing tasks, unreachable tasks, cycles of
+or unexpected (a reverse sub-workflow's ``task_name`` that is not one of its
+tasks), transitions to missing tasks, unreachable tasks, cycles of
 ``requires`` (a direct workflow's loop is valid: :mod:`.state_machine` runs it), bad
 expressions and ``task('name')`` references to unknown tasks: each becomes a
 :class:`~tripleo_flow.flows.workbook_model.Problem` naming file, workflow and
@@ -21,6 +22,15 @@ from tripleo_flow.flows.workbook_model import Problem, TaskSpec, WorkflowSpec
 
 #: Finds a workflow for a reference made from a workbook (None when unknown).
 WorkflowLookup = Callable[[str, str], "WorkflowSpec | None"]
+#: The input of a ``workflow:`` task naming the task a reverse workflow runs to.
+TASK_NAME = "task_name"
+
+
+def takes_target(child: WorkflowSpec) -> bool:
+    """Whether a ``task_name`` given to ``child`` names the task it runs to (Mistral's
+    ``task_name`` parameter): ``child`` is a reverse workflow that does not declare an
+    input of that name."""
+    return child.type == "reverse" and all(i.name != TASK_NAME for i in child.inputs)
 
 
 def successors(workflow: WorkflowSpec) -> dict[str, list[str]]:
@@ -120,6 +130,9 @@ def _check_task(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, ty
     }
     if spec.input_expr is not None:
         fields["input"] = [spec.input, spec.input_expr]
+    dynamic_workflow = expressions.has_expression(spec.workflow or "")
+    if dynamic_workflow:
+        fields["workflow"] = spec.workflow
     if spec.with_items:
         fields["with-items"] = [expr for _var, expr in spec.with_items.bindings]
         fields["concurrency"] = spec.with_items.concurrency
@@ -153,12 +166,21 @@ def _check_task(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, ty
                            "workflow")
     if spec.action is not None:
         out += _check_action_inputs(spec, actions, broken)
-    elif spec.workflow is not None:
+    elif spec.workflow is not None and not dynamic_workflow:
+        # A workflow named by an expression is known when the task runs (Mistral's
+        # dynamic sub-workflow): only the expression (above) is checked here.
         child = lookup(spec.workflow, workflow.workbook)
         if child is None:
             out.append(f"unknown workflow {spec.workflow!r}")
         else:
             declared = {i.name for i in child.inputs}
+            target = spec.input.get(TASK_NAME)
+            if takes_target(child) and TASK_NAME in spec.input:
+                declared |= {TASK_NAME}
+                if not (isinstance(target, str) and (
+                        target in child.tasks or expressions.has_expression(target))):
+                    out.append(f"task_name {target!r} is not a task of reverse workflow "
+                               f"{child.full_name!r} (its tasks: {', '.join(child.tasks)})")
             for key in sorted(set(spec.input) - declared):
                 out.append(f"unexpected input {key!r} for workflow {child.full_name!r} "
                            f"(its inputs: {', '.join(sorted(declared)) or 'none'})")

@@ -169,15 +169,19 @@ ROUTES: list[Route] = [
     Route("/v1/plans/{name}/roles", "roles", {
         "get": Operation("Roles of the plan", response=ARRAY, params=(Param("detail", BOOL),),
                          tags=TAGS_PLAN),
-        "put": Operation("Replace the plan's roles", tags=TAGS_PLAN, body={
-            "type": "object", "required": ["roles"],
-            "properties": {"roles": {"type": "array", "items": OBJECT}}})}),
+        "put": Operation("Replace the plan's roles: a list, or the text of a "
+                         "roles_data.yaml", tags=TAGS_PLAN, body={
+                             "type": "object",
+                             "properties": {"roles": {"type": "array", "items": OBJECT},
+                                            "yaml": STRING}})}),
     Route("/v1/plans/{name}/networks", "networks", {
         "get": Operation("Networks of the plan", response=ARRAY,
                          params=(Param("detail", BOOL),), tags=TAGS_PLAN),
-        "put": Operation("Replace the plan's networks", tags=TAGS_PLAN, body={
-            "type": "object", "required": ["networks"],
-            "properties": {"networks": {"type": "array", "items": OBJECT}}})}),
+        "put": Operation("Replace the plan's networks: a list, or the text of a "
+                         "network_data.yaml", tags=TAGS_PLAN, body={
+                             "type": "object",
+                             "properties": {"networks": {"type": "array", "items": OBJECT},
+                                            "yaml": STRING}})}),
     Route("/v1/plans/{name}/passwords", "passwords", {
         "get": Operation("Password names (their values are never served)",
                          response={"type": "array", "items": STRING}, tags=TAGS_PLAN)}),

@@ -279,6 +279,19 @@ class ParameterSchema:
                                            _known_secrets(self.client, name))
 
 
+def data_list(req: falcon.Request, noun: str) -> list[Any] | str:
+    """The body's ``noun`` list, or its ``yaml``: the text of a file holding it (as
+    ``roles set FILE`` reads; parsed by the Python API within the YAML limits)."""
+    media = json_object(req)
+    if (noun in media) == ("yaml" in media):
+        raise exceptions.InvalidInput(
+            f"The request body needs either {noun!r} (a list) or 'yaml' (the text of a "
+            f"YAML file holding the list of {noun}).")
+    if "yaml" in media:
+        return field(media, "yaml", str)  # type: ignore[no-any-return]
+    return field(media, noun, list)  # type: ignore[no-any-return]
+
+
 class Roles:
     def __init__(self, client: Client) -> None:
         self.client = client
@@ -288,8 +301,7 @@ class Roles:
             name, detail=req.get_param_as_bool("detail", default=False))
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        resp.media = {"roles": self.client.set_roles(name, field(json_object(req), "roles",
-                                                                 list))}
+        resp.media = {"roles": self.client.set_roles(name, data_list(req, "roles"))}
 
 
 class Networks:
@@ -301,8 +313,7 @@ class Networks:
             name, detail=req.get_param_as_bool("detail", default=False))
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        resp.media = {"networks": self.client.set_networks(
-            name, field(json_object(req), "networks", list))}
+        resp.media = {"networks": self.client.set_networks(name, data_list(req, "networks"))}
 
 
 class Passwords:

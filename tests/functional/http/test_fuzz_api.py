@@ -324,6 +324,14 @@ HOSTILE: dict[str, tuple[str, str, st.SearchStrategy[Any]]] = {
         {"roles": st.lists(role, max_size=3)})),
     "networks": ("PUT", "/v1/plans/{name}/networks", st.fixed_dictionaries(
         {"networks": st.lists(network, max_size=3)})),
+    # The text of a roles_data.yaml / network_data.yaml file (the GUI's upload): hostile
+    # strings (alias bombs, a recursive anchor...) or hostile lists written as YAML flow.
+    "roles-file": ("PUT", "/v1/plans/{name}/roles", st.fixed_dictionaries({"yaml": st.one_of(
+        hostile.strings, st.lists(role, max_size=3).map(lambda r: hostile.json_bytes(r)
+                                                        .decode()))})),
+    "networks-file": ("PUT", "/v1/plans/{name}/networks", st.fixed_dictionaries(
+        {"yaml": st.one_of(hostile.strings, st.lists(network, max_size=3).map(
+            lambda n: hostile.json_bytes(n).decode()))})),
     "restore": ("POST", "/v1/plans/{name}/restore", st.fixed_dictionaries(
         {"version": hostile.strings})),
     WORKFLOW_INPUTS: (

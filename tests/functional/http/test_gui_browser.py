@@ -71,6 +71,30 @@ def use_native_heat(api: Api) -> None:
     api.client.conf.set_override("api_port", free_port(), group="heat")
 
 
+def log_in(page: object, api: Api) -> None:
+    """Open ``api``'s GUI on ``page`` and log in with its token."""
+    page.goto(api.url + "/")  # type: ignore[attr-defined]
+    page.get_by_label("API token").fill(api.token)  # type: ignore[attr-defined]
+    page.get_by_role("button", name="Log in").click()  # type: ignore[attr-defined]
+
+
+def answer_dialogs(page: object, answers: list[bool]) -> list[str]:
+    """Accept (True) or dismiss (False) the page's next dialogs in turn; the list their
+    messages are appended to, as they come."""
+    said: list[str] = []
+    turns = iter(answers)
+
+    def answer(dialog: object) -> None:
+        said.append(dialog.message)  # type: ignore[attr-defined]
+        if next(turns):
+            dialog.accept()  # type: ignore[attr-defined]
+        else:
+            dialog.dismiss()  # type: ignore[attr-defined]
+
+    page.on("dialog", answer)  # type: ignore[attr-defined]
+    return said
+
+
 class Shots:
     """Full-page screenshots, numbered in the order taken."""
 

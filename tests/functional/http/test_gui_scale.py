@@ -24,6 +24,7 @@ from tests.functional.http.test_gui_browser import (
     DEPLOY_MS,
     STEP_MS,
     Shots,
+    answer_dialogs,
     chromium_page,
     use_native_heat,
 )
@@ -57,17 +58,7 @@ def test_the_gui_deletes_servers_through_the_scale_down_workflow(api: Api,
 
     with chromium_page() as opened:
         page: Page = opened  # type: ignore[assignment]
-        dialogs: list[str] = []
-        answers = iter([False, True])
-
-        def answer(dialog: object) -> None:
-            dialogs.append(dialog.message)  # type: ignore[attr-defined]
-            if next(answers):
-                dialog.accept()  # type: ignore[attr-defined]
-            else:
-                dialog.dismiss()  # type: ignore[attr-defined]
-
-        page.on("dialog", answer)
+        dialogs = answer_dialogs(page, [False, True])
         refused: list[str] = []
         page.on("response", lambda r: refused.append(f"{r.status} {r.url}")
                 if r.status >= 400 else None)

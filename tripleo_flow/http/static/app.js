@@ -1,8 +1,10 @@
 // tripleo-flow's web GUI: a thin client of /v1 (every change goes through the API).
 import { ApiError, call, clearToken, events, setToken, token } from "/gui/api.js";
+import { followExecution } from "/gui/follow.js";
 import { drawGraph } from "/gui/graph.js";
 import { nodesView as nodesPage } from "/gui/nodes.js";
 import { rolesTab as rolesPage } from "/gui/roles.js";
+import { UPDATE, lifecycleSection } from "/gui/lifecycle.js";
 import { scaleSection } from "/gui/scale.js";
 import { validationsView as validationsPage } from "/gui/validations.js";
 
@@ -287,58 +289,26 @@ async function deployTab(name, body) {
       button.disabled = false;
     }
   });
-  // Servers to delete, once the plan has a deployment (shown again after a deploy).
+  // Once the plan has a deployment (shown again after a deploy): servers to delete, and
+  // the lifecycle operations (each a table of lifecycle.js).
+  const refresh = async () => summary.replaceChildren(await deploymentSummary(name));
   const scale = h("div", {});
-  const showScale = async () => scale.replaceChildren(
-    await scaleSection({ h, errorText, say }, name, heat, followDeploy,
-                       async () => summary.replaceChildren(await deploymentSummary(name))) || "");
+  const lifecycle = h("div", {});
+  const showDayTwo = async () => {
+    scale.replaceChildren(await scaleSection({ h, errorText, say }, name, heat, followDeploy,
+                                             refresh) || "");
+    lifecycle.replaceChildren(...(await Promise.all([UPDATE].map((spec) => lifecycleSection(
+      { h, errorText, say }, spec, name, heat, followDeploy, refresh)))).filter(Boolean));
+  };
   body.append(h("section", { "aria-labelledby": "deploy-h" },
-    h("h2", { id: "deploy-h", text: "Deployment" }), summary, form, progress), scale);
-  await showScale();
-  form.addEventListener("deployed", () => showScale().catch(fail));
+    h("h2", { id: "deploy-h", text: "Deployment" }), summary, form, progress), scale, lifecycle);
+  await showDayTwo();
+  form.addEventListener("deployed", () => showDayTwo().catch(fail));
 }
 
-async function followDeploy(execution, box) {
-  const bar = h("progress", { id: "stack-progress", max: 1, value: 0, "aria-label": "Stack resources complete" });
-  const counts = h("p", { id: "stack-counts", text: "Starting…" });
-  const running = h("p", { id: "running-task" });
-  const log = h("ol", { class: "events", id: "events", "aria-label": "Events" });
-  const end = h("p", { id: "execution-end" });
-  let resources = 0;  // the stack's resource total at the last look
-  box.replaceChildren(h("p", {}, "Execution ",
-    h("a", { href: `#/executions/${enc(execution.id)}`, text: execution.id })), bar, counts, running, log, end);
-  await events(`/v1/executions/${enc(execution.id)}/events`, (kind, data) => {
-    if (kind === "task") {
-      const p = data.progress;
-      if (p && p.total) {
-        // A stack's share of the work done never goes down; its resource total grows as
-        // nested stacks appear, so the bar is drawn from the share when there is one.
-        const share = typeof p.share === "number" ? p.share : p.done / p.total;
-        bar.max = 1;
-        bar.value = Math.max(bar.value, Math.min(1, share));
-        resources = p.total;
-        counts.textContent = `${p.stage}: ${Math.floor(bar.value * 100)}% — ${p.done} of ${p.total} resources complete (${p.status || ""})`;
-      }
-      const stack = data.result && data.result.action && data.result.status;
-      if (data.state === "SUCCESS" && stack && String(data.result.status).endsWith("_COMPLETE")) {
-        bar.value = bar.max;  // the stack's final status, as the task's result reports it
-        counts.textContent = `stack: ${data.result.status} (${resources} resources)`;
-      }
-      if (data.state === "RUNNING") running.textContent = `Running: ${data.name}`;
-      const pct = p && typeof p.share === "number" ? ` ${Math.floor(p.share * 100)}%` : "";
-      const line = `${data.name}: ${data.state}${p ? `${pct} ${p.done}/${p.total} ${p.status || ""}` : ""}` +
-        (data.error ? ` — ${data.error}` : "");
-      if (data.state !== "PENDING") {  // (a subworkflow lists its tasks PENDING at first)
-        log.append(h("li", { text: line }));
-        log.scrollTop = log.scrollHeight;
-      }
-    } else if (kind === "execution") {
-      running.textContent = "";
-      if (counts.textContent === "Starting…") counts.textContent = "";  // it never started
-      end.replaceChildren("Execution ", state(data.state), data.error ? h("span", { class: "error", role: "alert", text: ` ${data.error}` }) : "");
-    }
-  }, leaving.signal);
-}
+// An execution followed live in ``box`` (follow.js), until the view is left.
+const followDeploy = (execution, box) => followExecution({ h, state, signal: () => leaving.signal },
+                                                         execution, box);
 
 function environmentChoice(name, group, env, apply) {
   const id = uid("env");

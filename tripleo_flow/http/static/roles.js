@@ -88,15 +88,7 @@ function rolesSection(ui, plan, roles, networks, values, again) {
       delete copy.description;
       chosen.push(copy);
     }
-    save.disabled = true;
-    try {
-      const answer = await call("PUT", `/v1/plans/${enc(plan)}/roles`, { json: { roles: chosen } });
-      ui.say(`Roles saved: ${answer.roles.join(", ")}.`);
-      await again();
-    } catch (error) {
-      problem.textContent = ui.errorText(error);
-      save.disabled = false;
-    }
+    await replace(ui, plan, "roles", { roles: chosen }, save, problem, again);
   });
   return h("section", { "aria-labelledby": "roles-h" }, h("h2", { id: "roles-h", text: "Roles" }),
     h("table", { id: "roles" }, h("thead", {}, h("tr", {},
@@ -107,7 +99,50 @@ function rolesSection(ui, plan, roles, networks, values, again) {
     h("p", { class: "muted", text: "Saving replaces the plan's roles_data.yaml with the roles "
       + "kept (and the one added), as roles set FILE does, then renders the templates again. "
       + "A count is set at once, as the role's <Role>Count parameter." }),
-    h("p", {}, save), problem);
+    h("p", {}, save), problem, fileForm(ui, plan, "roles", "roles_data.yaml", again));
+}
+
+// PUT the plan's ``noun`` (roles or networks; ``body``: the list, or {yaml: a file's text}),
+// say the names stored and draw the tab again; a refusal shown in ``problem``, as the
+// server words it.
+async function replace(ui, plan, noun, body, button, problem, again, from = "") {
+  problem.textContent = "";
+  button.disabled = true;
+  try {
+    const answer = await call("PUT", `/v1/plans/${enc(plan)}/${noun}`, { json: body });
+    ui.say(`${noun[0].toUpperCase()}${noun.slice(1)} saved${from}: ${answer[noun].join(", ")}.`);
+    await again();
+  } catch (error) {
+    problem.textContent = ui.errorText(error);
+    button.disabled = false;
+  }
+}
+
+// Replace the plan's ``noun`` with those of a YAML file chosen here, as `noun set FILE`:
+// its text goes to the server, which reads it within its YAML limits.
+function fileForm(ui, plan, noun, fileName, again) {
+  const { h } = ui;
+  const id = `${noun}-file`;
+  const file = h("input", { id, type: "file", accept: ".yaml,.yml", "aria-describedby": `${id}-help` });
+  const problem = h("p", { class: "error", role: "alert", id: `${id}-error` });
+  const button = h("button", { type: "button", id: `${id}-replace`,
+                               text: `Replace the ${noun} from the file` });
+  button.addEventListener("click", async () => {
+    problem.textContent = "";
+    const chosen = file.files[0];
+    if (!chosen) {
+      problem.textContent = `Choose a ${fileName} (a YAML list of ${noun}).`;
+      return;
+    }
+    await replace(ui, plan, noun, { yaml: await chosen.text() }, button, problem, again,
+                  ` from ${chosen.name}`);
+  });
+  return h("div", { class: "from-file" },
+    h("div", { class: "form-row" }, h("label", { for: id, text: `Or from a ${fileName}` }), file,
+      button),
+    h("p", { class: "muted", id: `${id}-help`, text: `The file's ${noun} replace the plan's, as `
+      + `${noun} set FILE does (the same workflow, then the templates rendered again).` }),
+    problem);
 }
 
 // A role's count, set as its <Role>Count parameter (checked by the server).
@@ -163,19 +198,8 @@ function networksSection(ui, plan, networks, again) {
   });
   const save = h("button", { type: "button", class: "primary", id: "save-networks",
                              text: "Save networks" });
-  save.addEventListener("click", async () => {
-    problem.textContent = "";
-    save.disabled = true;
-    try {
-      const answer = await call("PUT", `/v1/plans/${enc(plan)}/networks`,
-                                { json: { networks: rows.map((row) => row.edited()) } });
-      ui.say(`Networks saved: ${answer.networks.join(", ")}.`);
-      await again();
-    } catch (error) {
-      problem.textContent = ui.errorText(error);
-      save.disabled = false;
-    }
-  });
+  save.addEventListener("click", () => replace(
+    ui, plan, "networks", { networks: rows.map((row) => row.edited()) }, save, problem, again));
   return h("section", { "aria-labelledby": "nets-h" }, h("h2", { id: "nets-h", text: "Networks" }),
     h("table", { id: "networks" }, h("thead", {}, h("tr", {},
       ["Use", "Network", "Subnet", "VLAN", "VIP"].map((t) => h("th", { text: t })))),
@@ -183,5 +207,5 @@ function networksSection(ui, plan, networks, again) {
     h("p", { class: "muted", text: "Saving replaces the plan's network_data.yaml (a network "
       + "not used is kept with enabled: false), as networks set FILE does, then renders the "
       + "templates again." }),
-    h("p", {}, save), problem);
+    h("p", {}, save), problem, fileForm(ui, plan, "networks", "network_data.yaml", again));
 }

@@ -3,6 +3,7 @@
 // names, confirm, and start the same tripleo.scale.delete_nodes workflow (its scale-down
 // playbook, the removal parameters, the stack update), followed live as a deploy is.
 import { ApiError, call } from "/gui/api.js";
+import { startAndFollow } from "/gui/follow.js";
 
 const enc = encodeURIComponent;
 export const WORKFLOW = "tripleo.scale.delete_nodes";
@@ -48,18 +49,10 @@ export async function scaleSection(ui, plan, heat, follow, done) {
       return;
     }
     button.disabled = true;
-    try {
-      const input = { plan, hosts, work_dir: plan, heat_type: heat.value,
-                      run_ansible: !skip.checked };
-      const execution = await call("POST", `/v1/workflows/${enc(WORKFLOW)}/executions`,
-                                   { json: { input } });
-      await follow(execution, progress);
-      await done();
-    } catch (error) {
-      if (error.name !== "AbortError") problem.textContent = ui.errorText(error);
-    } finally {
-      button.disabled = false;
-    }
+    const input = { plan, hosts, work_dir: plan, heat_type: heat.value,
+                    run_ansible: !skip.checked };
+    await startAndFollow(ui, WORKFLOW, input, follow, progress, done, problem);
+    button.disabled = false;
   });
   return h("section", { "aria-labelledby": "scale-h" },
     h("h2", { id: "scale-h", text: "Delete servers" }),

@@ -1,0 +1,173 @@
+"""The GUI's "Minor update" section (``overcloud update prepare|run|converge``) in a real
+browser against a real ``api serve``, a real native heat-all and real Ansible (local
+connection): a whole update cycle of the sample plan with THT's update-prepare
+environment, each step started through its workflow over the HTTP API after the CLI's
+confirmation and followed live, and the refusals in the server's words (run before
+prepare, a playbook that is not one, no limit), with nothing started or changed.
+
+The server allows plan code (``[api] allow_plan_code``): update run and converge run
+config-download's playbooks on it. What the workflows do is proven in
+tests/functional/heat/test_update_cycle.py; here, that the GUI gives them what the CLI
+gives and shows what they answer.
+
+Screenshots go to the test's tmp dir, and to ``$TRIPLEO_FLOW_SCREENSHOTS`` when set.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from tests.functional.heat.lifecycle import lifecycle_templates
+from tests.functional.heat.test_update_cycle import PREPARE_URL
+from tests.functional.http.conftest import Api, finished, running_api
+from tests.functional.http.test_gui_browser import (
+    DEPLOY_MS,
+    Shots,
+    answer_dialogs,
+    chromium_page,
+    log_in,
+    use_native_heat,
+)
+from tests.functional.overcloud import testhosts
+from tripleo_flow.core import update
+
+pytestmark = pytest.mark.functional
+
+PLAN = "up"
+PROMPT = ("overcloud update {} of plan up\nYou are about to run an UPDATE command. Take a "
+          "backup first. Are you sure you want to update?")
+
+
+def _runs(api: Api) -> list[dict]:  # type: ignore[type-arg]
+    return [e for e in api("GET", "/v1/executions").json()
+            if e["workflow"].startswith("tripleo.update.")]
+
+
+def _tarball(tmp_path: Path) -> bytes:
+    tree = lifecycle_templates(tmp_path / "templates")
+    archive = tmp_path / "templates.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(tree, arcname="templates")
+    return archive.read_bytes()
+
+
+def _prepared(api: Api) -> bool:
+    return update.is_prepared(api("GET", f"/v1/plans/{PLAN}/environments").json())
+
+
+def test_the_gui_runs_a_minor_update_cycle(tmp_path: Path, ansible_venv: Path) -> None:
+    from playwright.sync_api import Page, expect
+
+    overrides: dict[str, dict[str, object]] = {
+        "api": {"allow_plan_code": True}, "ansible": {"venv": str(ansible_venv)}}
+    with running_api(tmp_path, overrides) as api, chromium_page() as opened:
+        use_native_heat(api)
+        created = api("POST", "/v1/plans", params={"name": PLAN}, data=_tarball(tmp_path),
+                      headers={"Content-Type": "application/gzip"})
+        assert created.status_code == 201, created.text
+        started = api("POST", "/v1/workflows/deploy/executions",
+                      json={"input": {"plan": PLAN, "heat_type": "native", "work_dir": PLAN}})
+        assert started.status_code == 202, started.text
+        assert finished(api, started.json()["id"], DEPLOY_MS / 1000)["state"] == "SUCCESS"
+        work = tmp_path / "data" / "work" / PLAN
+
+        page: Page = opened  # type: ignore[assignment]
+        dialogs = answer_dialogs(page, [True, False, True, True, True, True])
+        console_errors: list[str] = []
+        page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+        shot = Shots(page, tmp_path / "screenshots", "update")
+        log_in(page, api)
+        page.get_by_role("link", name=PLAN, exact=True).click()
+        section = page.locator("section#update")
+        expect(section.get_by_role("heading", name="Minor update")).to_be_visible()
+        expect(page.locator("#update-stage")).to_contain_text("Not prepared")
+        run = section.locator("form[data-operation=run]")
+        end = page.locator("#update-progress #execution-end")
+        shot("section")
+
+        # Run without a limit: said at once, nothing asked, nothing started.
+        run.get_by_role("button", name="Update run").click()
+        expect(page.locator("#update-run-error")).to_contain_text("Give the limit")
+        assert dialogs == [] and _runs(api) == []
+
+        # Run before prepare: confirmed, started, refused by the workflow in its words.
+        run.get_by_label("Limit").fill(f"{PLAN}-controller-0")
+        run.get_by_label("Ansible connection").fill("local")
+        run.get_by_role("button", name="Update run").click()
+        expect(end).to_contain_text(re.compile("REVERTED|FAILURE"), timeout=DEPLOY_MS)
+        expect(end.get_by_role("alert")).to_contain_text(
+            f"No minor update is prepared for plan '{PLAN}'")
+        expect(end).to_contain_text("nothing was changed")
+        assert dialogs == [PROMPT.format("run")]
+        shot("run-refused")
+
+        # Prepare: a dismissed confirmation starts nothing; a confirmed one updates the
+        # stack with the update-prepare environment, followed to UPDATE_COMPLETE.
+        prepare = section.locator("form[data-operation=prepare]")
+        expect(section.get_by_label("Work dir")).to_have_value(PLAN)
+        prepare.get_by_role("button", name="Update prepare").click()
+        expect(page.get_by_role("status")).to_contain_text("update prepare not confirmed")
+        assert len(_runs(api)) == 1 and not _prepared(api)
+        prepare.get_by_role("button", name="Update prepare").click()
+        expect(end).to_contain_text("SUCCESS", timeout=DEPLOY_MS)
+        expect(page.locator("#update-progress #stack-counts")).to_contain_text(
+            "UPDATE_COMPLETE")
+        expect(page.locator("#update-progress #stack-progress")).to_have_attribute("value", "1")
+        expect(page.locator("#deployment-status")).to_contain_text("DEPLOY_SUCCESS")
+        expect(page.locator("#update-stage")).to_contain_text("Prepared")
+        assert _prepared(api)
+        sent = json.loads((work / "stack-request.json").read_text())["environment_files"]
+        assert PREPARE_URL in sent
+        shot("prepared")
+
+        # A playbook that is not a file of the project: refused, in the server's words.
+        run.get_by_label("Playbooks").fill("../site.yaml")
+        run.get_by_role("button", name="Update run").click()
+        expect(end.get_by_role("alert")).to_contain_text(
+            "'../site.yaml' is not a playbook of the config-download project",
+            timeout=DEPLOY_MS)
+
+        # Run on the limit only (the sample has no update steps: its deploy steps).
+        run.get_by_label("Playbooks").fill("deploy_steps_playbook.yaml")
+        run.get_by_label("Skip tags").fill("no_such_tag")
+        run.get_by_role("button", name="Update run").click()
+        expect(end).to_contain_text("SUCCESS", timeout=DEPLOY_MS)
+        expect(page.locator("#update-progress #events")).to_contain_text("run_playbooks")
+        recap = testhosts.recap((work / "ansible.log").read_text())
+        assert set(recap) == {f"{PLAN}-controller-0"}, recap
+        shot("run")
+
+        # Converge: the environment out, the stack updated, the deploy steps on every node.
+        converge = section.locator("form[data-operation=converge]")
+        converge.get_by_label("Ansible connection").fill("local")
+        converge.get_by_role("button", name="Update converge").click()
+        expect(end).to_contain_text("SUCCESS", timeout=DEPLOY_MS)
+        expect(page.locator("#update-progress #stack-counts")).to_contain_text(
+            "UPDATE_COMPLETE")
+        expect(page.locator("#update-stage")).to_contain_text("Not prepared")
+        assert not _prepared(api)
+        sent = json.loads((work / "stack-request.json").read_text())["environment_files"]
+        assert PREPARE_URL not in sent
+        recap = testhosts.recap((work / "ansible.log").read_text())
+        assert set(recap) == {f"{PLAN}-controller-0", f"{PLAN}-novacompute-0"}, recap
+        shot("converged")
+
+        # What each run got: the CLI's inputs, through the same workflows.
+        runs = sorted(_runs(api), key=lambda e: e["created_at"])
+        assert [(e["workflow"].rsplit(".", 1)[1], e["state"]) for e in runs] == [
+            ("run", "REVERTED"), ("prepare", "SUCCESS"), ("run", "REVERTED"),
+            ("run", "SUCCESS"), ("converge", "SUCCESS")], runs
+        assert runs[3]["input"]["limit"] == f"{PLAN}-controller-0"
+        assert runs[3]["input"]["playbooks"] == ["deploy_steps_playbook.yaml"]
+        assert runs[3]["input"]["ansible_connection"] == "local"
+        assert runs[3]["input"]["ansible_skip_tags"] == "no_such_tag"
+        assert runs[3]["input"].get("ansible_tags") is None  # empty: not sent
+        assert runs[4]["input"].get("run_ansible", True) is True
+        assert dialogs == [PROMPT.format(op) for op in (
+            "run", "prepare", "prepare", "run", "run", "converge")]
+        assert console_errors == [], console_errors

@@ -1,0 +1,192 @@
+// The Deploy tab's lifecycle sections: the minor update (`overcloud update prepare|run|
+// converge`) as a table of operations and their options, drawn by one function, so
+// another lifecycle operation (an upgrade) is one more table like UPDATE, listed where
+// app.js draws the sections, not another page. Each operation starts its workflow over
+// the HTTP API (POST /v1/workflows/{name}/executions, as the CLI runs the same workflow),
+// after the CLI's confirmation, and is followed live as a deploy is; a refusal is shown
+// in the server's words.
+import { call } from "/gui/api.js";
+import { startAndFollow } from "/gui/follow.js";
+
+const enc = encodeURIComponent;
+
+// One option of an operation. input: the workflow input it sets; flag: the CLI option
+// it stands for; kind: "text" (sent when not empty), "list" (comma-separated, sent as a
+// list), "off" (a checkbox that sends false when checked: --stack-only), "heat" (the
+// Deploy form's Heat choice, not drawn again); required: the operation is not started
+// without it (said at once); value(plan): its first value.
+const HEAT = { input: "heat_type", flag: "--heat-type", kind: "heat" };
+const WORK_DIR = { input: "work_dir", flag: "--work-dir", kind: "text", label: "Work dir",
+                   value: (plan) => plan,
+                   help: "a name in the server's work area (the Deploy above uses the plan's "
+                     + "name) or a path under [api] allowed_paths" };
+const CONNECTION = { input: "ansible_connection", flag: "--ansible-connection", kind: "text",
+                     label: "Ansible connection", placeholder: "ssh",
+                     help: "local: run on the server itself" };
+const TAGS = { input: "ansible_tags", flag: "--tags", kind: "text", label: "Tags",
+               placeholder: "tags, comma-separated" };
+const SKIP_TAGS = { input: "ansible_skip_tags", flag: "--skip-tags", kind: "text",
+                    label: "Skip tags", placeholder: "tags, comma-separated" };
+
+// The options several operations (and families) take, for other tables to reuse.
+export const OPTIONS = { HEAT, WORK_DIR, CONNECTION, TAGS, SKIP_TAGS };
+
+// A lifecycle operation family: its title, the CLI's confirmation, the plan environment
+// that says it is prepared (the stage shown), the options its operations share, and its
+// operations in order (each with the workflow it starts and the CLI's options).
+export const UPDATE = {
+  id: "update",
+  title: "Minor update",
+  command: "overcloud update",
+  verb: "Update",
+  prepared: "environments/lifecycle/update-prepare.yaml",
+  // Options of every operation, drawn once above them.
+  shared: [WORK_DIR],
+  intro: "As overcloud update: prepare updates the stack with THT's update-prepare "
+    + "environment (and writes config-download), run runs the update steps on the nodes or "
+    + "roles of the limit, one group at a time, and converge takes the environment out and "
+    + "deploys again (with the Heat chosen above).",
+  prompt: "You are about to run an UPDATE command. Take a backup first. Are you sure you "
+    + "want to update?",
+  operations: [
+    { id: "prepare", workflow: "tripleo.update.prepare",
+      help: "The stack updated with the update-prepare environment; no playbook runs.",
+      options: [HEAT, WORK_DIR] },
+    { id: "run", workflow: "tripleo.update.run",
+      help: "update_steps_playbook.yaml (or the playbooks named) on the limit only; "
+        + "refused until an update is prepared.",
+      options: [
+        { input: "limit", flag: "--limit", kind: "text", label: "Limit", required: true,
+          placeholder: "Controller, or node names",
+          help: "the nodes or roles to update, comma-separated (required)" },
+        { input: "playbooks", flag: "--playbook", kind: "list", label: "Playbooks",
+          placeholder: "update_steps_playbook.yaml",
+          help: "config-download playbooks to run in order, comma-separated" },
+        TAGS, SKIP_TAGS, WORK_DIR, CONNECTION] },
+    { id: "converge", workflow: "tripleo.update.converge",
+      help: "The update-prepare environment taken out, the plan deployed with its deploy "
+        + "steps.",
+      options: [
+        HEAT, WORK_DIR,
+        { input: "run_ansible", flag: "--stack-only", kind: "off",
+          label: "stack only (no deploy steps playbook)" },
+        CONNECTION, TAGS, SKIP_TAGS,
+        { input: "ansible_limit", flag: "--limit", kind: "text", label: "Limit",
+          placeholder: "every node", help: "the deploy steps on these nodes or roles only" }] },
+  ],
+};
+
+// The field of one option (null for the Heat choice, read from the Deploy form).
+function field(ui, id, option, plan) {
+  const { h } = ui;
+  if (option.kind === "heat") return null;
+  if (option.kind === "off") {
+    return h("div", { class: "field" }, h("label", { class: "inline" },
+      h("input", { type: "checkbox", id, "data-input": option.input }), ` ${option.label}`),
+      h("div", { class: "muted", text: option.flag }));
+  }
+  const input = h("input", { id, type: "text", "data-input": option.input,
+                             value: option.value ? option.value(plan) : false,
+                             placeholder: option.placeholder || false,
+                             required: option.required || false,
+                             "aria-describedby": `${id}-help` });
+  return h("div", { class: "field" }, h("label", { for: id, text: option.label }), input,
+    h("div", { class: "muted", id: `${id}-help`,
+               text: [option.flag, option.help].filter(Boolean).join(": ") }));
+}
+
+// The workflow input of one operation from its fields (a shared option's in the
+// section); a string naming what is missing when a required option is empty.
+function inputOf(spec, section, form, operation, plan, heat) {
+  const input = { plan };
+  for (const option of operation.options) {
+    if (option.kind === "heat") {
+      input[option.input] = heat.value;
+      continue;
+    }
+    const root = spec.shared.includes(option) ? section : form;
+    const box = root.querySelector(`[data-input="${option.input}"]`);
+    if (option.kind === "off") {
+      if (box.checked) input[option.input] = false;
+      continue;
+    }
+    const text = box.value.trim();
+    if (!text) {
+      if (option.required) return `Give the ${option.label.toLowerCase()} (${option.help}).`;
+      continue;
+    }
+    input[option.input] = option.kind === "list"
+      ? text.split(",").map((s) => s.trim()).filter(Boolean) : text;
+  }
+  return input;
+}
+
+// Whether the plan holds the family's prepare environment (null when unreadable).
+async function preparedNow(plan, spec) {
+  try {
+    const list = await call("GET", `/v1/plans/${enc(plan)}/environments`);
+    return list.some((e) => (typeof e === "string" ? e : e && e.path) === spec.prepared);
+  } catch (error) {
+    return null;
+  }
+}
+
+// The section of ``spec`` (UPDATE) for a deployed plan, or null for a plan never
+// deployed. ui: the page's helpers (h, errorText, say); heat: the Deploy form's Heat
+// choice; follow(execution, box): the deploy's live progress; done(): after each run.
+export async function lifecycleSection(ui, spec, plan, heat, follow, done) {
+  const { h } = ui;
+  const status = await call("GET", `/v1/plans/${enc(plan)}/deployment`);
+  if (["NONE", "DEPLOYING", undefined].includes(status.deployment_status)) return null;
+  const stage = h("p", { id: `${spec.id}-stage`, "aria-live": "polite" });
+  const showStage = async () => {
+    const prepared = await preparedNow(plan, spec);
+    stage.textContent = prepared === null ? ""
+      : prepared ? `Prepared: the plan holds ${spec.prepared} (run, then converge).`
+        : `Not prepared (${spec.command} prepare first).`;
+  };
+  const progress = h("div", { id: `${spec.id}-progress`, "aria-live": "polite" });
+  const section = h("section", { "aria-labelledby": `${spec.id}-h`, id: spec.id },
+    h("h2", { id: `${spec.id}-h`, text: spec.title }),
+    h("p", { class: "muted", text: spec.intro }), stage,
+    spec.shared.map((option) => field(ui, `${spec.id}-${option.input}`, option, plan)));
+  const buttons = [];
+  const forms = spec.operations.map((operation) => {
+    const name = `${spec.verb} ${operation.id}`;  // "Update run"
+    const base = `${spec.id}-${operation.id}`;
+    const problem = h("p", { class: "error", role: "alert", id: `${base}-error` });
+    const button = h("button", { type: "submit", class: "primary", id: `${base}-start`,
+                                 text: name });
+    buttons.push(button);
+    // (novalidate: a missing required option is said in the page's words, as alert)
+    const form = h("form", { "aria-labelledby": `${base}-h`, "data-operation": operation.id,
+                             novalidate: true },
+      h("h3", { id: `${base}-h`, text: `${spec.command} ${operation.id}` }),
+      h("p", { class: "muted", text: operation.help }),
+      operation.options.filter((option) => !spec.shared.includes(option))
+        .map((option) => field(ui, `${base}-${option.input}`, option, plan)),
+      h("p", {}, button), problem);
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      problem.textContent = "";
+      const input = inputOf(spec, section, form, operation, plan, heat);
+      if (typeof input === "string") {
+        problem.textContent = input;
+        return;
+      }
+      if (!window.confirm(`${spec.command} ${operation.id} of plan ${plan}\n${spec.prompt}`)) {
+        ui.say(`Nothing started: ${name.toLowerCase()} not confirmed.`);
+        return;
+      }
+      buttons.forEach((b) => { b.disabled = true; });
+      progress.replaceChildren(ui.h("p", { text: `Starting ${name.toLowerCase()}…` }));
+      await startAndFollow(ui, operation.workflow, input, follow, progress, done, problem);
+      buttons.forEach((b) => { b.disabled = false; });
+      await showStage().catch(() => {});
+    });
+    return form;
+  });
+  await showStage();
+  section.append(h("div", { class: "lifecycle" }, forms), progress);
+  return section;
+}
