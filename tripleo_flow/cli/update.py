@@ -151,25 +151,21 @@ class ExternalUpdateRun(_UpdateCommand):
             ansible_connection=args.ansible_connection))
 
 
-class UpgradePrepare(UpdatePrepare):
-    """Prepare a major upgrade: the stack updated with THT's upgrade-prepare environment."""
-
-    kind = "upgrade"
-
-
-class UpgradeRun(UpdateRun):
-    """Run the major upgrade playbooks (upgrade, deploy and post upgrade steps) on --limit."""
-
-    kind = "upgrade"
+def _upgrade(command: type[_UpdateCommand], doc: str) -> type[_UpdateCommand]:
+    """``command`` of the major upgrade (``kind`` upgrade; ``doc``: its --help text)."""
+    name = command.__name__.replace("Update", "Upgrade")
+    return type(name, (command,), {"kind": "upgrade", "__doc__": doc, "__module__": __name__})
 
 
-class UpgradeConverge(UpdateConverge):
-    """Converge a major upgrade: the upgrade-prepare environment taken out, the plan deployed."""
-
-    kind = "upgrade"
-
-
-class ExternalUpgradeRun(ExternalUpdateRun):
-    """Run the external upgrade steps (external_upgrade_steps_playbook.yaml) from here."""
-
-    kind = "upgrade"
+UpgradePrepare = _upgrade(
+    UpdatePrepare, "Prepare a major upgrade: the stack updated with THT's upgrade-prepare "
+                   "environment.")
+UpgradeRun = _upgrade(
+    UpdateRun, "Run the major upgrade playbooks (upgrade, deploy and post upgrade steps) on "
+               "--limit.")
+UpgradeConverge = _upgrade(
+    UpdateConverge, "Converge a major upgrade: the upgrade-prepare environment taken out, "
+                    "the plan deployed.")
+ExternalUpgradeRun = _upgrade(
+    ExternalUpdateRun, "Run the external upgrade steps (external_upgrade_steps_playbook.yaml) "
+                       "from here.")
