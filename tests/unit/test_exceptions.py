@@ -23,7 +23,7 @@ SAMPLE_ARGS = {
     "found": "sqlite", "wanted": "mariadb", "work_dir": "/w", "expression": "<% $.x %>",
     "state": "manageable", "counts": {"enroll": 2, "available": 1},
     "option": "[api] max_json_size",
-    "servers": ["compute-0", "compute-1"],
+    "servers": ["compute-0", "compute-1"], "kind": "upgrade",
 }
 
 

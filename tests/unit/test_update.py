@@ -79,3 +79,44 @@ def test_the_cli_requires_limit_as_tripleoclient() -> None:
                               "b", "-y"])
     assert (args.plan, args.limit, args.playbook, args.tags, args.skip_tags, args.yes) == (
         "oc", "Compute", ["update_steps_playbook.yaml"], "a", "b", True)
+
+
+UPGRADE = {"path": update.UPGRADE.prepare_environment}
+UPDATE = {"path": update.PREPARE_ENVIRONMENT}
+
+
+def test_an_upgrade_prepare_takes_the_place_of_an_update_prepare() -> None:
+    updating = update.with_stage(OWN + USER, "prepare", THT18)
+    upgrading = update.with_stage(updating, "prepare", THT18, kind="upgrade")
+    assert upgrading == [*OWN, UPGRADE, *USER]
+    assert update.is_prepared(upgrading, "upgrade") and not update.is_prepared(upgrading)
+    assert update.with_stage(upgrading, "converge", THT18, kind="upgrade") == OWN + USER
+    with pytest.raises(exceptions.InvalidInput, match="upgrade-prepare.yaml"):
+        update.with_stage(OWN, "prepare", THT18[:1], kind="upgrade")
+    with pytest.raises(exceptions.InvalidInput, match="lifecycle kind"):
+        update.with_stage(OWN, "prepare", THT18, kind="downgrade")
+
+
+def test_only_the_prepare_and_converge_deploys_send_the_lifecycle_environment() -> None:
+    # tripleoclient sends update-prepare.yaml with the prepare only; a plain overcloud
+    # deploy sends the -e files given (no lifecycle environment).
+    prepared = [*OWN, UPDATE, *USER]
+    assert update.sent_environments(prepared, "update") == prepared
+    assert update.sent_environments(prepared, None) == OWN + USER
+    assert update.sent_environments(prepared, "upgrade") == OWN + USER
+    converged = [*OWN, {"path": update.CONVERGE_ENVIRONMENT}, *USER]
+    assert update.sent_environments(converged, "update") == converged
+    assert update.sent_environments(converged, None) == OWN + USER
+
+
+def test_the_upgrade_runs_tripleoclients_major_upgrade_playbooks_in_order() -> None:
+    # constants.MAJOR_UPGRADE_PLAYBOOKS, EXTERNAL_UPGRADE_PLAYBOOKS, EXTERNAL_UPDATE_PLAYBOOKS
+    assert update.playbooks(None, "upgrade") == [
+        "upgrade_steps_playbook.yaml", "deploy_steps_playbook.yaml",
+        "post_upgrade_steps_playbook.yaml"]
+    assert update.playbooks(["all"], "upgrade") == update.playbooks([], "upgrade")
+    assert update.UPGRADE.external == ("external_upgrade_steps_playbook.yaml",)
+    assert update.UPDATE.external == ("external_update_steps_playbook.yaml",)
+    # external runs take an optional limit, parsed the same way
+    assert update.parse_limit(None, required=False) is None
+    assert update.parse_limit("a, b", required=False) == "a:b"

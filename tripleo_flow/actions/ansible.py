@@ -91,6 +91,9 @@ class RunAnsible(Action):
 
     rerun = Rerun.CALLER
     default_provides = names.ANSIBLE_RUN
+    #: Whether the workflow reverts its completed tasks after a failed run (a deploy
+    #: does; a lifecycle run has nothing before it to revert).
+    failure_reverts = True
     #: The playbook comes from the plan's templates; with a local connection (or
     #: ``delegate_to: localhost``, a lookup) its tasks run on this machine.
     runs_plan_code = True
@@ -142,7 +145,8 @@ class RunAnsible(Action):
         elif done.returncode != 0:
             tail = " | ".join(ansible.failure_lines(log.read_text(errors="replace"),
                                                     TAIL_LINES))
-            raise exceptions.AnsibleFailed(plan, playbook, done.returncode, str(log), tail)
+            raise exceptions.AnsibleFailed(plan, playbook, done.returncode, str(log), tail,
+                                           reverted=self.failure_reverts)
         return {"playbook": playbook, "log": str(log), "returncode": done.returncode}
 
     def revert(self, *args: Any, **kwargs: Any) -> None:
@@ -152,19 +156,25 @@ class RunAnsible(Action):
 
 
 class RunUpdatePlaybook(RunAnsible):
-    """Run one minor update playbook of config-download (``update run``: a file name of
-    the project, such as ``update_steps_playbook.yaml``) on the hosts of ``ansible_limit``
-    only, which it requires, as tripleoclient."""
+    """Run one playbook of a minor update or major upgrade of config-download (``update
+    run``, ``upgrade run``, ``external-update run``, ``external-upgrade run``: a file name
+    of the project, such as ``update_steps_playbook.yaml``) on the hosts of
+    ``ansible_limit`` only when given (the workflows require one where tripleoclient
+    does).  A failure reverts nothing, and says so: the hosts keep what ran."""
+
+    failure_reverts = False
 
     def execute(self, plan: str, work_dir: WorkDir,  # type: ignore[override]
-                config_download: dict[str, Any], playbook: str, ansible_limit: str,
+                config_download: dict[str, Any], playbook: str,
+                ansible_limit: str | None = None,
                 ansible_connection: str | None = None, ansible_tags: str | None = None,
                 ansible_skip_tags: str | None = None) -> dict[str, Any]:
         [name] = update.playbooks([playbook])
         return super().execute(plan, work_dir, config_download, ansible_connection,
                                playbook=name, ansible_tags=ansible_tags,
                                ansible_skip_tags=ansible_skip_tags,
-                               ansible_limit=update.parse_limit(ansible_limit))
+                               ansible_limit=update.parse_limit(ansible_limit,
+                                                                required=False))
 
 
 class RunScalePlaybook(RunAnsible):

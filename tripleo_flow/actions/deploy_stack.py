@@ -16,7 +16,7 @@ from tripleo_flow.actions.base import Action, ActionContext, Rerun
 from tripleo_flow.actions.deploy import ENVIRONMENT_FILE, REQUEST_FILE, pointer, read_pointer
 from tripleo_flow.actions.deploy_heat import PRE_DEPLOY_DUMP, live_heat
 from tripleo_flow.actions.paths import WorkDir
-from tripleo_flow.core import names, planenv, progress, rendering
+from tripleo_flow.core import names, planenv, progress, rendering, update
 from tripleo_flow.core import stack_request as requests
 from tripleo_flow.heat.client import HeatClient
 from tripleo_flow.heat.workdir import HeatDir
@@ -95,8 +95,15 @@ class CheckPlan(Action):
     rerun = Rerun.CONVERGES
     default_provides = names.STACK_REQUEST
 
-    def execute(self, plan: str, work_dir: WorkDir) -> dict[str, Any]:
+    def execute(self, plan: str, work_dir: WorkDir,
+                lifecycle: str | None = None) -> dict[str, Any]:
+        """``lifecycle``: the kind (update, upgrade) of the prepare or converge this
+        deploy makes; its lifecycle environments are sent, no other's
+        (:func:`~tripleo_flow.core.update.sent_environments`)."""
         repo = PlanRepository(self.context.store)
+        plan_env = dict(repo.environment(plan))
+        plan_env["environments"] = update.sent_environments(
+            plan_env.get("environments") or [], lifecycle)
         files = dict(repo.read_all(plan))
         files.update(rendering.render_plan(
             files, max_size=self.context.limit("render_max_size"),
@@ -105,8 +112,7 @@ class CheckPlan(Action):
         action = "UPDATE" if HeatDir(work_dir).dump_file.exists() else "CREATE"
         # The same DeployIdentifier on a re-run (a resumed job): the same request.
         identifier = self.context.once(lambda: int(time.time()), part="deploy_identifier")
-        checked = requests.deploy_request(plan, files, repo.environment(plan), identifier,
-                                          action)
+        checked = requests.deploy_request(plan, files, plan_env, identifier, action)
         for warning in [*checked.images.warnings, *checked.risky]:
             LOG.warning("%s", warning)
         if checked.missing:

@@ -1,9 +1,10 @@
-"""Minor update actions (:mod:`tripleo_flow.core.update`): put a plan in the prepare or
-converge stage (its lifecycle environment in the ``environments`` list), and check
-that an update is prepared before ``update run``.
+"""Minor update and major upgrade actions (:mod:`tripleo_flow.core.update`): put a plan in
+the prepare or converge stage of a kind (its lifecycle environment in the
+``environments`` list), and check that one is prepared before ``update run``,
+``upgrade run`` or an external run.
 
-The stack update is the deploy workflow and the playbooks are ``deploy.run_ansible``:
-the workflows of ``workbooks/update.yaml`` compose them.
+The stack update is the deploy workflow and the playbooks are ``update.run_playbook``:
+the workflows of ``workbooks/update.yaml`` and ``workbooks/upgrade.yaml`` compose them.
 """
 
 from __future__ import annotations
@@ -20,29 +21,30 @@ from tripleo_flow.plans.plan import PlanRepository
 
 
 class SetUpdateStage(Action):
-    """Make the lifecycle environment of ``stage`` (prepare or converge) part of the
-    plan, before the operator's environments, and the other stage's not.
+    """Make the lifecycle environment of ``stage`` (prepare or converge) of ``kind``
+    (update or upgrade) part of the plan, before the operator's environments, and every
+    other lifecycle environment not.
 
-    Refused, with nothing changed, when the plan's templates lack update-prepare.yaml.
+    Refused, with nothing changed, when the plan's templates lack the prepare environment.
     """
 
     rerun = Rerun.CONVERGES
     default_provides = names.UPDATE_STAGE
 
-    def execute(self, plan: str, stage: str) -> dict[str, Any]:
+    def execute(self, plan: str, stage: str, kind: str = "update") -> dict[str, Any]:
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         with self.context.locks.hold(plan):
             env = repo.environment(plan)
             current = list(env.get("environments") or [])
             files = self.context.store.list_objects(plan, prefix="environments/lifecycle/")
-            wanted = update.with_stage(current, stage, files)
+            wanted = update.with_stage(current, stage, files, kind)
             # A re-run (a resumed job) keeps the first run's list to put back.
             record = self.context.undo_record(lambda: {"previous": current})
             if wanted != current:
                 env["environments"] = wanted
                 repo.save_environment(plan, env)
-        return {**record, "stage": stage, "environments": wanted}
+        return {**record, "stage": stage, "kind": kind, "environments": wanted}
 
     def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
         """Put back the plan's environments list as it was before.  Safe to run twice."""
@@ -56,30 +58,35 @@ class SetUpdateStage(Action):
 
 
 class CheckUpdatePrepared(Action):
-    """Check that a minor update is prepared for the plan (``update prepare`` ran and
-    no ``converge`` since) and that its config-download project is in ``work_dir``;
-    return the project, the playbooks to run and the Ansible limit.
+    """Check that a prepare of ``kind`` (update or upgrade) is in place for the plan (its
+    prepare ran and no converge since) and that its config-download project is in
+    ``work_dir``; return the project, the playbooks to run and the Ansible limit.
 
-    :raises UpdateNotPrepared: no update is prepared (run update prepare first).
+    ``external``: the kind's external steps playbook (``external-<kind> run``), whose
+    limit is optional and whose playbook is fixed, as tripleoclient's.
+
+    :raises UpdateNotPrepared: nothing of that kind is prepared (run its prepare first).
     """
 
     rerun = Rerun.READS
     default_provides = names.UPDATE_RUN
 
     def execute(self, plan: str, work_dir: WorkDir, limit: str | None = None,
-                playbooks: list[str] | None = None) -> dict[str, Any]:
-        parsed_limit = update.parse_limit(limit)
-        chosen = update.playbooks(playbooks)
+                playbooks: list[str] | None = None, kind: str = "update",
+                external: bool = False) -> dict[str, Any]:
+        of = update.lifecycle(kind)
+        parsed_limit = update.parse_limit(limit, required=not external)
+        chosen = list(of.external) if external else update.playbooks(playbooks, kind)
         repo = PlanRepository(self.context.store)
         repo.require(plan)
-        if not update.is_prepared(repo.environment(plan).get("environments") or []):
-            raise exceptions.UpdateNotPrepared(plan)
+        if not update.is_prepared(repo.environment(plan).get("environments") or [], kind):
+            raise exceptions.UpdateNotPrepared(plan, kind)
         project = Path(work_dir) / CONFIG_DIR
         missing = [p for p in chosen if not (project / p).is_file()]
         if missing:
             raise exceptions.InvalidInput(
                 f"The config-download project {str(project)!r} of plan {plan!r} has no "
-                f"{', '.join(missing)}: run update prepare again (it writes the project), "
+                f"{', '.join(missing)}: run {kind} prepare again (it writes the project), "
                 "or name playbooks it has.")
         return {"config_download": {"path": str(project)}, "playbooks": chosen,
                 "limit": parsed_limit}

@@ -1,5 +1,8 @@
-"""Minor update operations of the Python API (mixed into :class:`tripleo_flow.api.Client`):
-``overcloud update prepare``, ``run`` and ``converge``."""
+"""Minor update and major upgrade operations of the Python API (mixed into
+:class:`tripleo_flow.api.Client`): ``overcloud update prepare|run|converge``,
+``overcloud upgrade prepare|run|converge``, ``external-update run`` and
+``external-upgrade run``, each one named workflow (``workbooks/update.yaml``,
+``workbooks/upgrade.yaml``)."""
 
 from __future__ import annotations
 
@@ -17,9 +20,17 @@ if TYPE_CHECKING:
     from tripleo_flow.flows.executions import Execution
     from tripleo_flow.flows.runner import Listener
 
+#: The workflows of each kind: prepare, run, converge, external run.
+_WORKFLOWS = {
+    "update": (workbooks.UPDATE_PREPARE, workbooks.UPDATE_RUN, workbooks.UPDATE_CONVERGE,
+               workbooks.EXTERNAL_UPDATE_RUN),
+    "upgrade": (workbooks.UPGRADE_PREPARE, workbooks.UPGRADE_RUN,
+                workbooks.UPGRADE_CONVERGE, workbooks.EXTERNAL_UPGRADE_RUN),
+}
+
 
 class UpdateMixin:
-    """Prepare, run and converge a minor update of a deployment."""
+    """Prepare, run and converge a minor update or a major upgrade of a deployment."""
 
     data_dir: Path
 
@@ -33,6 +44,30 @@ class UpdateMixin:
         work = Path(work_dir) if work_dir else self.data_dir / "deployments" / plan
         return str(work.expanduser().absolute())
 
+    def _deploy_stage(self, kind: str, stage: int, plan: str, inputs: dict[str, Any],
+                      progress: ProgressListener | None) -> dict[str, Any]:
+        """Run the prepare (``stage`` 0) or converge (2) workflow of ``kind``; its
+        deploy's DEPLOY_SUCCESS status record."""
+        name = _WORKFLOWS[update.lifecycle(kind).kind][stage]
+        listeners = [] if progress is None else [stack_progress_events(progress)]
+        what = "prepare" if stage == 0 else "converge"
+        execution = self.run_operation(name, inputs, listeners,
+                                       interruptible=f"{kind.capitalize()} {what} of plan "
+                                                     f"{plan!r}")
+        return dict((execution.output or {})["deployment"])
+
+    def _playbooks_run(self, kind: str, plan: str, inputs: dict[str, Any],
+                       external: bool) -> dict[str, Any]:
+        """Run the run (or external run) workflow of ``kind``: the playbooks it ran, the
+        limit as ansible-playbook got it, and the runs."""
+        name = _WORKFLOWS[update.lifecycle(kind).kind][3 if external else 1]
+        what = f"External {kind} run" if external else f"{kind.capitalize()} run"
+        execution = self.run_operation(name, inputs,
+                                       interruptible=f"{what} of plan {plan!r}")
+        output = dict(execution.output or {})
+        return {"playbooks": list(output["playbooks"]), "limit": output["limit"],
+                "runs": list(output.get("runs") or [])}
+
     def update_prepare(self, plan: str, work_dir: str | Path | None = None,
                        heat_type: str = "native",
                        progress: ProgressListener | None = None) -> dict[str, Any]:
@@ -45,59 +80,128 @@ class UpdateMixin:
         :returns: the DEPLOY_SUCCESS status record of the deploy.
         :raises InvalidInput: the plan's templates have no update-prepare.yaml.
         """
+        return self.lifecycle_prepare("update", plan, work_dir, heat_type, progress)
+
+    def upgrade_prepare(self, plan: str, work_dir: str | Path | None = None,
+                        heat_type: str = "native",
+                        progress: ProgressListener | None = None) -> dict[str, Any]:
+        """Prepare a major upgrade of ``plan``'s deployment, as TripleO's ``overcloud
+        upgrade prepare``: the workflow ``tripleo.upgrade.prepare`` puts THT's
+        ``environments/lifecycle/upgrade-prepare.yaml`` in the plan before the
+        operator's environments (in place of an update's) and deploys the plan.
+
+        :returns: the DEPLOY_SUCCESS status record of the deploy.
+        :raises InvalidInput: the plan's templates have no upgrade-prepare.yaml.
+        """
+        return self.lifecycle_prepare("upgrade", plan, work_dir, heat_type, progress)
+
+    def lifecycle_prepare(self, kind: str, plan: str, work_dir: str | Path | None = None,
+                          heat_type: str = "native",
+                          progress: ProgressListener | None = None) -> dict[str, Any]:
+        """The prepare of ``kind`` (update or upgrade): :meth:`update_prepare`,
+        :meth:`upgrade_prepare`."""
         inputs = {"plan": plan, "work_dir": self._work(plan, work_dir),
                   "heat_type": heat_type}
-        listeners = [] if progress is None else [stack_progress_events(progress)]
-        execution = self.run_operation(workbooks.UPDATE_PREPARE, inputs, listeners,
-                                       interruptible=f"Update prepare of plan {plan!r}")
-        return dict((execution.output or {})["deployment"])
+        return self._deploy_stage(kind, 0, plan, inputs, progress)
 
     def update_run(self, plan: str, limit: str, playbooks: Sequence[str] | None = None,
-                   work_dir: str | Path | None = None, ansible_tags: str | None = None,
-                   ansible_skip_tags: str | None = None,
-                   ansible_connection: str | None = None) -> dict[str, Any]:
+                   **options: Any) -> dict[str, Any]:
         """Run the minor update playbooks of ``plan`` on the hosts or roles ``limit``
         (required), as TripleO's ``overcloud update run``: config-download's
-        ``update_steps_playbook.yaml``, or ``playbooks`` one after another.
+        ``update_steps_playbook.yaml``, or ``playbooks`` one after another
+        (``options``: those of :meth:`lifecycle_run`).
 
         :returns: ``playbooks``, ``limit`` (as ansible-playbook got it) and ``runs``.
         :raises UpdateNotPrepared: no update prepare since the last converge.
         :raises InvalidInput: no limit, or a playbook that is not a file name.
         """
+        return self.lifecycle_run("update", plan, limit, playbooks, **options)
+
+    def upgrade_run(self, plan: str, limit: str, playbooks: Sequence[str] | None = None,
+                    **options: Any) -> dict[str, Any]:
+        """Run the major upgrade playbooks of ``plan`` on the hosts or roles ``limit``
+        (required), as TripleO's ``overcloud upgrade run``: config-download's
+        ``upgrade_steps_playbook.yaml``, ``deploy_steps_playbook.yaml`` and
+        ``post_upgrade_steps_playbook.yaml``, or ``playbooks``, one after another
+        (``options``: those of :meth:`lifecycle_run`).
+
+        :returns: ``playbooks``, ``limit`` (as ansible-playbook got it) and ``runs``.
+        :raises UpdateNotPrepared: no upgrade prepare since the last converge.
+        :raises InvalidInput: no limit, or a playbook that is not a file name.
+        """
+        return self.lifecycle_run("upgrade", plan, limit, playbooks, **options)
+
+    def lifecycle_run(self, kind: str, plan: str, limit: str,
+                      playbooks: Sequence[str] | None = None,
+                      work_dir: str | Path | None = None, ansible_tags: str | None = None,
+                      ansible_skip_tags: str | None = None,
+                      ansible_connection: str | None = None) -> dict[str, Any]:
+        """The run of ``kind``: :meth:`update_run`, :meth:`upgrade_run`."""
         update.parse_limit(limit)
-        chosen = update.playbooks(list(playbooks) if playbooks is not None else None)
+        chosen = update.playbooks(list(playbooks) if playbooks is not None else None, kind)
         inputs = {"plan": plan, "work_dir": self._work(plan, work_dir), "limit": limit,
                   "playbooks": chosen, "ansible_tags": ansible_tags,
                   "ansible_skip_tags": ansible_skip_tags,
                   "ansible_connection": ansible_connection}
-        execution = self.run_operation(workbooks.UPDATE_RUN, inputs,
-                                       interruptible=f"Update run of plan {plan!r}")
-        output = dict(execution.output or {})
-        return {"playbooks": list(output["playbooks"]), "limit": output["limit"],
-                "runs": list(output.get("runs") or [])}
+        return self._playbooks_run(kind, plan, inputs, external=False)
+
+    def external_run(self, kind: str, plan: str, limit: str | None = None,
+                     work_dir: str | Path | None = None, ansible_tags: str | None = None,
+                     ansible_skip_tags: str | None = None,
+                     ansible_connection: str | None = None) -> dict[str, Any]:
+        """Run the external steps of ``kind``, as TripleO's ``overcloud external-update
+        run`` (``kind`` update: ``external_update_steps_playbook.yaml``) or
+        ``external-upgrade run`` (upgrade: ``external_upgrade_steps_playbook.yaml``),
+        on the hosts or roles ``limit`` when given; workflow
+        ``tripleo.<kind>.external_run``.
+
+        :returns: ``playbooks``, ``limit`` (as ansible-playbook got it, or None) and
+            ``runs``.
+        :raises UpdateNotPrepared: no prepare of ``kind`` since the last converge.
+        """
+        update.parse_limit(limit, required=False)
+        inputs = {"plan": plan, "work_dir": self._work(plan, work_dir), "limit": limit,
+                  "ansible_tags": ansible_tags, "ansible_skip_tags": ansible_skip_tags,
+                  "ansible_connection": ansible_connection}
+        return self._playbooks_run(kind, plan, inputs, external=True)
 
     def update_converge(self, plan: str, work_dir: str | Path | None = None,
-                        heat_type: str = "native", run_ansible: bool = True,
-                        ansible_connection: str | None = None,
-                        ansible_tags: str | None = None,
-                        ansible_skip_tags: str | None = None,
-                        ansible_limit: str | None = None,
-                        progress: ProgressListener | None = None) -> dict[str, Any]:
+                        **options: Any) -> dict[str, Any]:
         """Converge a minor update of ``plan``, as TripleO's ``overcloud update
         converge``: the workflow ``tripleo.update.converge`` takes update-prepare.yaml
         out of the plan (update-converge.yaml in its place where the templates have
-        it) and deploys the plan [running the deploy steps playbook].
+        it) and deploys the plan [running the deploy steps playbook] (``options``:
+        those of :meth:`lifecycle_converge`).
 
         :returns: the DEPLOY_SUCCESS status record of the deploy.
         """
+        return self.lifecycle_converge("update", plan, work_dir, **options)
+
+    def upgrade_converge(self, plan: str, work_dir: str | Path | None = None,
+                         **options: Any) -> dict[str, Any]:
+        """Converge a major upgrade of ``plan``, as TripleO's ``overcloud upgrade
+        converge``: the workflow ``tripleo.upgrade.converge`` takes upgrade-prepare.yaml
+        out of the plan (upgrade-converge.yaml in its place where the templates have
+        it) and deploys the plan [running the deploy steps playbook] (``options``:
+        those of :meth:`lifecycle_converge`).
+
+        :returns: the DEPLOY_SUCCESS status record of the deploy.
+        """
+        return self.lifecycle_converge("upgrade", plan, work_dir, **options)
+
+    def lifecycle_converge(self, kind: str, plan: str, work_dir: str | Path | None = None,
+                           heat_type: str = "native", run_ansible: bool = True,
+                           ansible_connection: str | None = None,
+                           ansible_tags: str | None = None,
+                           ansible_skip_tags: str | None = None,
+                           ansible_limit: str | None = None,
+                           progress: ProgressListener | None = None) -> dict[str, Any]:
+        """The converge of ``kind``: :meth:`update_converge`, :meth:`upgrade_converge`."""
         inputs = {"plan": plan, "work_dir": self._work(plan, work_dir),
                   "heat_type": heat_type, "run_ansible": run_ansible,
                   "ansible_connection": ansible_connection, "ansible_tags": ansible_tags,
                   "ansible_skip_tags": ansible_skip_tags, "ansible_limit": ansible_limit}
-        listeners = [] if progress is None else [stack_progress_events(progress)]
-        execution = self.run_operation(workbooks.UPDATE_CONVERGE, inputs, listeners,
-                                       interruptible=f"Update converge of plan {plan!r}")
-        return dict((execution.output or {})["deployment"])
+        return self._deploy_stage(kind, 2, plan, inputs, progress)
 
 
 __all__ = ["UpdateMixin"]

@@ -11,6 +11,12 @@ DELETE_NODES = "tripleo.scale.delete_nodes"
 UPDATE_PREPARE = "tripleo.update.prepare"
 UPDATE_RUN = "tripleo.update.run"
 UPDATE_CONVERGE = "tripleo.update.converge"
+EXTERNAL_UPDATE_RUN = "tripleo.update.external_run"
+#: The major upgrade (``workbooks/upgrade.yaml``).
+UPGRADE_PREPARE = "tripleo.upgrade.prepare"
+UPGRADE_RUN = "tripleo.upgrade.run"
+UPGRADE_CONVERGE = "tripleo.upgrade.converge"
+EXTERNAL_UPGRADE_RUN = "tripleo.upgrade.external_run"
 #: The workbooks of the plan workflows (``workbooks/plan.yaml``, ``parameters.yaml``).
 PLAN = "tripleo.plan"
 PARAMETERS = "tripleo.parameters"

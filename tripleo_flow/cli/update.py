@@ -1,5 +1,7 @@
-"""Minor update commands, ``overcloud update prepare|run|converge`` (thin: each calls
-one Python API method)."""
+"""Minor update and major upgrade commands, ``overcloud update prepare|run|converge``,
+``overcloud upgrade prepare|run|converge``, ``overcloud external-update run`` and
+``overcloud external-upgrade run`` (thin: each calls one Python API method; a command
+class serves both kinds through its ``kind``)."""
 
 from __future__ import annotations
 
@@ -12,13 +14,17 @@ from tripleo_flow import exceptions
 from tripleo_flow.cli.common import ClientMixin, show
 from tripleo_flow.cli.deploy import ANSIBLE_SELECTION, add_deployment_arguments, show_stack_progress
 from tripleo_flow.cli.progress import Progress
+from tripleo_flow.core import update
 from tripleo_flow.core.progress import StackProgress
 
-_PROMPT = ("You are about to run an UPDATE command. Take a backup first. Are you sure "
-           "you want to update [y/N]? ")
+_PROMPT = ("You are about to run an {KIND} command. Take a backup first. Are you sure "
+           "you want to {kind} [y/N]? ")
 
 
 class _UpdateCommand(ClientMixin, ShowOne):
+    #: The lifecycle the command belongs to: update or upgrade.
+    kind = "update"
+
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         parser.add_argument("--plan", "--stack", dest="plan", default="overcloud",
@@ -30,11 +36,11 @@ class _UpdateCommand(ClientMixin, ShowOne):
     def confirm(self, args: argparse.Namespace) -> None:
         if args.yes:
             return
-        self.app.stdout.write(_PROMPT)
+        self.app.stdout.write(_PROMPT.format(KIND=self.kind.upper(), kind=self.kind))
         self.app.stdout.flush()
         if self.app.stdin.readline().strip().lower() not in ("y", "yes"):
-            raise exceptions.InvalidInput("Update not confirmed: nothing was changed "
-                                          "(answer y, or give -y).")
+            raise exceptions.InvalidInput(f"{self.kind.capitalize()} not confirmed: nothing "
+                                          "was changed (answer y, or give -y).")
 
     def deploy_with_progress(self, method: Any, *args: Any, **kwargs: Any) -> Any:
         bar = Progress(self.app.stderr, "resources complete")
@@ -49,6 +55,19 @@ class _UpdateCommand(ClientMixin, ShowOne):
         return show({k: deployment.get(k, "") for k in (
             "deployment_status", "stack_status", "config_download")})
 
+    def add_run_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """``--tags``, ``--skip-tags``, ``--work-dir`` and ``--ansible-connection``."""
+        for flag, metavar, what in ANSIBLE_SELECTION[:2]:
+            parser.add_argument(flag, metavar=metavar, help=what)
+        parser.add_argument("--work-dir", metavar="DIR",
+                            help="The deployment's work dir (default: "
+                                 "<data_dir>/deployments/<plan>).")
+        parser.add_argument("--ansible-connection", metavar="PLUGIN",
+                            help="Connect to the servers with this Ansible connection.")
+
+    def show_run(self, done: dict[str, Any]) -> Any:
+        return show({"playbooks": ", ".join(done["playbooks"]), "limit": done["limit"] or ""})
+
 
 class UpdatePrepare(_UpdateCommand):
     """Prepare a minor update: the stack updated with THT's update-prepare environment."""
@@ -60,7 +79,7 @@ class UpdatePrepare(_UpdateCommand):
 
     def take_action(self, args: argparse.Namespace) -> Any:
         self.confirm(args)
-        return self.deploy_with_progress(self.client.update_prepare, args.plan,
+        return self.deploy_with_progress(self.client.lifecycle_prepare, self.kind, args.plan,
                                          work_dir=args.work_dir, heat_type=args.heat_type)
 
 
@@ -70,27 +89,24 @@ class UpdateRun(_UpdateCommand):
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         parser.add_argument("--limit", required=True, metavar="HOSTS",
-                            help="The nodes or roles to update, comma-separated (required: "
-                                 "update one role or a few nodes at a time).")
+                            help=f"The nodes or roles to {self.kind}, comma-separated "
+                                 "(required: one role or a few nodes at a time).")
         parser.add_argument("--playbook", nargs="*", default=None, metavar="PLAYBOOK",
                             help="Playbooks of the config-download project to run, in "
-                                 "order (default, or 'all': update_steps_playbook.yaml).")
-        for flag, metavar, what in ANSIBLE_SELECTION[:2]:
-            parser.add_argument(flag, metavar=metavar, help=what)
-        parser.add_argument("--work-dir", metavar="DIR",
-                            help="The deployment's work dir (default: "
-                                 "<data_dir>/deployments/<plan>).")
-        parser.add_argument("--ansible-connection", metavar="PLUGIN",
-                            help="Connect to the servers with this Ansible connection.")
+                                 "order (default, or 'all': "
+                                 f"{', '.join(self.default_playbooks())}).")
+        self.add_run_arguments(parser)
         return parser
+
+    def default_playbooks(self) -> tuple[str, ...]:
+        return update.lifecycle(self.kind).playbooks
 
     def take_action(self, args: argparse.Namespace) -> Any:
         self.confirm(args)
-        done = self.client.update_run(
-            args.plan, args.limit, playbooks=args.playbook, work_dir=args.work_dir,
-            ansible_tags=args.tags, ansible_skip_tags=args.skip_tags,
-            ansible_connection=args.ansible_connection)
-        return show({"playbooks": ", ".join(done["playbooks"]), "limit": done["limit"]})
+        return self.show_run(self.client.lifecycle_run(
+            self.kind, args.plan, args.limit, playbooks=args.playbook,
+            work_dir=args.work_dir, ansible_tags=args.tags,
+            ansible_skip_tags=args.skip_tags, ansible_connection=args.ansible_connection))
 
 
 class UpdateConverge(_UpdateCommand):
@@ -111,7 +127,45 @@ class UpdateConverge(_UpdateCommand):
     def take_action(self, args: argparse.Namespace) -> Any:
         self.confirm(args)
         return self.deploy_with_progress(
-            self.client.update_converge, args.plan, work_dir=args.work_dir,
+            self.client.lifecycle_converge, self.kind, args.plan, work_dir=args.work_dir,
             heat_type=args.heat_type, run_ansible=not args.stack_only,
             ansible_connection=args.ansible_connection, ansible_tags=args.tags,
             ansible_skip_tags=args.skip_tags, ansible_limit=args.limit)
+
+
+class ExternalUpdateRun(_UpdateCommand):
+    """Run the external update steps (external_update_steps_playbook.yaml) from here."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("--limit", metavar="HOSTS",
+                            help="Run on these nodes or roles only (comma-separated).")
+        self.add_run_arguments(parser)
+        return parser
+
+    def take_action(self, args: argparse.Namespace) -> Any:
+        self.confirm(args)
+        return self.show_run(self.client.external_run(
+            self.kind, args.plan, args.limit, work_dir=args.work_dir,
+            ansible_tags=args.tags, ansible_skip_tags=args.skip_tags,
+            ansible_connection=args.ansible_connection))
+
+
+def _upgrade(command: type[_UpdateCommand], doc: str) -> type[_UpdateCommand]:
+    """``command`` of the major upgrade (``kind`` upgrade; ``doc``: its --help text)."""
+    name = command.__name__.replace("Update", "Upgrade")
+    return type(name, (command,), {"kind": "upgrade", "__doc__": doc, "__module__": __name__})
+
+
+UpgradePrepare = _upgrade(
+    UpdatePrepare, "Prepare a major upgrade: the stack updated with THT's upgrade-prepare "
+                   "environment.")
+UpgradeRun = _upgrade(
+    UpdateRun, "Run the major upgrade playbooks (upgrade, deploy and post upgrade steps) on "
+               "--limit.")
+UpgradeConverge = _upgrade(
+    UpdateConverge, "Converge a major upgrade: the upgrade-prepare environment taken out, "
+                    "the plan deployed.")
+ExternalUpgradeRun = _upgrade(
+    ExternalUpdateRun, "Run the external upgrade steps (external_upgrade_steps_playbook.yaml) "
+                       "from here.")

@@ -47,7 +47,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- DeploymentRunning            (a live process is deploying the plan)
      |    +-- StackNotFinished             (the kept stack is not COMPLETE: deploy again)
      |    +-- DumpKindMismatch             (a SQLite dump for a MariaDB Heat, or back)
-     |    +-- UpdateNotPrepared            (update run before an update prepare)
+     |    +-- UpdateNotPrepared            (update or upgrade run before its prepare)
      |    +-- IronicRunning                (an Ironic already runs from that ironic-dir)
      |    +-- NoNodesInState               (--all-manageable found no node: their states)
      |    +-- LockTimeout

@@ -90,12 +90,17 @@ class NoKeptStack(NotFound):
 
 
 class UpdateNotPrepared(Conflict):
-    def __init__(self, plan: str) -> None:
+    """A run of a minor update (``kind`` update) or of a major upgrade (upgrade) with no
+    prepare of that kind in place."""
+
+    def __init__(self, plan: str, kind: str = "update") -> None:
+        what = "major upgrade" if kind == "upgrade" else "minor update"
         super().__init__(
-            f"No minor update is prepared for plan {plan!r}: run first "
-            f"'tripleo-flow overcloud update prepare --stack {plan}' (the stack updated "
-            "with the update environment), then update run; nothing was changed.")
+            f"No {what} is prepared for plan {plan!r}: run first "
+            f"'tripleo-flow overcloud {kind} prepare --stack {plan}' (the stack updated "
+            f"with the {kind} environment), then {kind} run; nothing was changed.")
         self.plan = plan
+        self.kind = kind
 
 
 class ServersNotInStack(NotFound):
@@ -233,17 +238,23 @@ class StackFailed(WorkflowFailed):
 class AnsibleFailed(WorkflowFailed):
     """ansible-playbook ended with a non-zero status; ``log`` holds its whole output."""
 
-    def __init__(self, plan: str, playbook: str, returncode: int, log: str, tail: str) -> None:
+    #: What a failed run leaves, worded for its message, by whether it is reverted.
+    AFTER = {True: "the deployment was reverted",
+             False: "nothing was reverted: the hosts keep what the playbook changed, the "
+                    "plan and its stack are as they were (run it again once fixed)"}
+
+    def __init__(self, plan: str, playbook: str, returncode: int, log: str, tail: str,
+                 reverted: bool = True) -> None:
         TripleoFlowError.__init__(
             self,
             f"Playbook {playbook!r} of plan {plan!r} failed (ansible-playbook exit "
-            f"{returncode}); the deployment was reverted. Last output: {tail} "
+            f"{returncode}); {self.AFTER[reverted]}. Last output: {tail} "
             f"(whole output in {log}).",
         )
         self.workflow = "deploy"
         self.task = "run_ansible"
         self.cause = f"ansible-playbook exit {returncode}"
-        self.reverted = True
+        self.reverted = reverted
         self.plan = plan
         self.playbook = playbook
         self.returncode = returncode

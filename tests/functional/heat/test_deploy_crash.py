@@ -49,12 +49,14 @@ class Deploy:
         return [sys.executable, "-m", "tripleo_flow.cli.main", "--config-file",
                 str(self.conf), *args]
 
-    def start(self, crash_at: str | None = None) -> subprocess.Popen[str]:
+    def start(self, crash_at: str | None = None,
+              command: tuple[str, ...] = ("deploy", "--plan", "oc")) -> subprocess.Popen[str]:
+        """Start ``command`` (default: the deploy) on the work dir."""
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         if crash_at:
             env[CRASH_ENV] = crash_at
         return subprocess.Popen(
-            self.cli("deploy", "--plan", "oc", "--work-dir", str(self.work),
+            self.cli(*command, "--work-dir", str(self.work),
                      "-f", "value", "-c", "deployment_status"),
             stdout=subprocess.PIPE, stderr=self.stderr.open("w"), text=True,
             env=env, cwd=ROOT)
@@ -79,6 +81,17 @@ class Deploy:
                              env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout
         result: dict = json.loads(out)
         return result
+
+    def kill_at(self, proc: subprocess.Popen[str], point: Callable[[], bool], what: str,
+                settle: float = 0.0) -> None:
+        """``kill -9`` the process once ``point`` holds (``settle`` seconds later), then
+        check that its Heat died with it."""
+        self.wait_for(proc, point, what)
+        time.sleep(settle)
+        pids = _heat_pids(self)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        self.assert_no_heat(pids)
 
     def assert_no_heat(self, pids: list[int]) -> None:
         """No Heat process by pid or marker, nothing listening on the port (bounded wait)."""
@@ -195,15 +208,10 @@ def test_a_deploy_killed_while_the_stack_is_created_resumes(deploy: Deploy,
     killed Heat, launches a new one and creates the stack."""
     proc = deploy.start()
     if moment == "while Heat starts":
-        deploy.wait_for(proc, lambda: bool(deploy.run_record().get("pid"))
-                        and not deploy.run_record().get("ready"), "Heat starting")
-    else:
-        deploy.wait_for(proc, lambda: bool(deploy.run_record().get("ready")), "the stack")
-        time.sleep(3)  # the stack is being created
-    pids = _heat_pids(deploy)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    deploy.assert_no_heat(pids)
+        deploy.kill_at(proc, lambda: bool(deploy.run_record().get("pid"))
+                       and not deploy.run_record().get("ready"), "Heat starting")
+    else:  # 3 s later: the stack is being created
+        deploy.kill_at(proc, lambda: bool(deploy.run_record().get("ready")), "the stack", 3)
     assert_moved_off_shm(deploy)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     listed = json.loads(subprocess.run(

@@ -26,13 +26,13 @@ import yaml
 
 from tests.fixtures_ironic import remove_all_nodes
 from tests.functional.heat.conftest import make_conf
+from tests.functional.heat.lifecycle import lifecycle_templates
 from tests.functional.heat.test_deploy import FAILING_RESOURCE
 from tests.functional.http.conftest import serving
 from tests.functional.validations.conftest import DEFAULT_VALIDATIONS_VENV
 from tripleo_flow import exceptions
 from tripleo_flow.api import Client
 from tripleo_flow.api.plans import sample_plan_dir
-from tripleo_flow.core import update
 from tripleo_flow.core.secrets import is_masked
 from tripleo_flow.plans.local import LocalStore
 
@@ -47,9 +47,13 @@ BMC_PASSWORD = "Known-Bmc-Pw-3d5e21"
 NODES = "tripleo.nodes."
 
 
-def _templates(root: Path, broken: str | None = None) -> Path:
-    """The sample plan with the known secrets (``broken``: "render" or "stack" fails)."""
-    shutil.copytree(sample_plan_dir(), root)
+def _templates(root: Path, broken: str | None = None, lifecycle: bool = False) -> Path:
+    """The sample plan with the known secrets (``broken``: "render" or "stack" fails;
+    ``lifecycle``: with THT's lifecycle environments and the update/upgrade playbooks)."""
+    if lifecycle:
+        lifecycle_templates(root)
+    else:
+        shutil.copytree(sample_plan_dir(), root)
     env_file = root / "plan-environment.yaml"
     env = yaml.safe_load(env_file.read_text())
     env["passwords"] = dict(PASSWORDS)
@@ -71,8 +75,8 @@ class Run:
         self.client, self.tmp = client, tmp_path
         self.seen: set[str] = set()
 
-    def templates(self, name: str, broken: str | None = None) -> str:
-        return str(_templates(self.tmp / name, broken))
+    def templates(self, name: str, broken: str | None = None, lifecycle: bool = False) -> str:
+        return str(_templates(self.tmp / name, broken, lifecycle))
 
     def ok(self, workflow: str, inputs: dict[str, Any]) -> None:
         execution = self.client.run_workflow(workflow, inputs)
@@ -178,43 +182,49 @@ def _scale_down(run: Run) -> None:
                                              "hosts": ["ghost-0"], "run_ansible": False})
 
 
-def _prepared(run: Run) -> dict[str, str]:
-    """Plan "up" (the sample plan with a lifecycle update-prepare environment), deployed
-    and prepared for a minor update; the inputs its update workflows take."""
-    templates = Path(run.templates("up"))
-    (templates / update.PREPARE_ENVIRONMENT).parent.mkdir(parents=True)
-    (templates / update.PREPARE_ENVIRONMENT).write_text(
-        "parameter_defaults:\n  SampleUpdatePrepared: true\n")
-    run.client.create_plan("up", templates)
+def _prepared(run: Run, kind: str = "update") -> dict[str, str]:
+    """Plan "up" (the sample plan with THT's lifecycle environments and playbooks),
+    deployed and prepared for a minor update or a major upgrade (``kind``); the inputs
+    its lifecycle workflows take."""
+    run.client.create_plan("up", run.templates("up", lifecycle=True))
     run.remember("up")
     inputs = {"plan": "up", "work_dir": str(run.tmp / "work-up")}
     run.client.deploy("up", work_dir=inputs["work_dir"])
-    run.ok("tripleo.update.prepare", inputs)
+    run.ok(f"tripleo.{kind}.prepare", inputs)
     return inputs
 
 
-def _update_prepare(run: Run) -> None:
-    _prepared(run)
-    # The sample plan "oc" has no update-prepare.yaml: refused, nothing changed.
-    run.fails("tripleo.update.prepare", {"plan": "oc", "work_dir": str(run.tmp / "work")})
+def _prepare(kind: str) -> Callable[[Run], None]:
+    def scenario(run: Run) -> None:
+        _prepared(run, kind)
+        # The sample plan "oc" has no lifecycle environments: refused, nothing changed.
+        run.fails(f"tripleo.{kind}.prepare", {"plan": "oc", "work_dir": str(run.tmp / "work")})
+    return scenario
 
 
-def _update_run(run: Run) -> None:
-    inputs = _prepared(run)
-    run.ok("tripleo.update.run", {**inputs, "limit": "up-controller-0",
-                                  "playbooks": ["deploy_steps_playbook.yaml"],
-                                  "ansible_connection": "local"})
-    run.fails("tripleo.update.run", {"plan": "oc", "work_dir": str(run.tmp / "work"),
-                                     "limit": "oc-controller-0"})  # not prepared
+def _run(kind: str, external: bool = False) -> Callable[[Run], None]:
+    workflow = f"tripleo.{kind}.{'external_run' if external else 'run'}"
+
+    def scenario(run: Run) -> None:
+        inputs = {**_prepared(run, kind), "ansible_connection": "local"}
+        if not external:  # the sample plan has no update steps: its deploy steps
+            inputs.update(limit="up-controller-0", playbooks=(
+                ["deploy_steps_playbook.yaml"] if kind == "update" else None))
+        run.ok(workflow, inputs)
+        run.fails(workflow, {"plan": "oc", "work_dir": str(run.tmp / "work"),
+                             "limit": "oc-controller-0"})  # not prepared
+    return scenario
 
 
-def _update_converge(run: Run) -> None:
-    inputs = _prepared(run)
-    run.ok("tripleo.update.converge", {**inputs, "run_ansible": False})
-    run.client.create_plan("broken", run.templates("t3", "stack"))
-    run.remember("broken")  # its stack fails: the converge reverts the plan
-    run.fails("tripleo.update.converge", {"plan": "broken", "run_ansible": False,
-                                          "work_dir": str(run.tmp / "work-broken")})
+def _converge(kind: str) -> Callable[[Run], None]:
+    def scenario(run: Run) -> None:
+        inputs = _prepared(run, kind)
+        run.ok(f"tripleo.{kind}.converge", {**inputs, "run_ansible": False})
+        run.client.create_plan("broken", run.templates("t3", "stack"))
+        run.remember("broken")  # its stack fails: the converge reverts the plan
+        run.fails(f"tripleo.{kind}.converge", {"plan": "broken", "run_ansible": False,
+                                               "work_dir": str(run.tmp / "work-broken")})
+    return scenario
 
 
 def _node_entries(prefix: str, count: int) -> list[dict[str, Any]]:
@@ -387,9 +397,10 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     NODES + "unprovision": _unprovision,
     "tripleo.validations.run": _validations,
     "tripleo.scale.delete_nodes": _scale_down,
-    "tripleo.update.prepare": _update_prepare,
-    "tripleo.update.run": _update_run,
-    "tripleo.update.converge": _update_converge,
+    **{f"tripleo.{kind}.{name}": make(kind)
+       for kind in ("update", "upgrade")
+       for name, make in (("prepare", _prepare), ("run", _run), ("converge", _converge),
+                          ("external_run", lambda k: _run(k, external=True)))},
 }
 #: Workflows that hand a secret from task to task through the context: the node
 #: list's BMC passwords go from the check to the registration.  A resumed run

@@ -1,50 +1,39 @@
-"""A whole minor update, prepare, run and converge, on the sample plan with real Heat and
-real Ansible (local connection): the workflows of ``workbooks/update.yaml`` end to
-end.  (The sample plan has no update steps: ``run`` runs its deploy steps playbook by
-``--playbook``; THT's update environment and playbook are proven on the real THT
-18.0.0 stack in ``tests/functional/overcloud/test_tht18_update.py``.)"""
+"""A whole minor update, prepare, run, external-update run and converge, on the sample
+plan with real Heat and real Ansible (local connection): the workflows of
+``workbooks/update.yaml`` end to end.  (The sample plan has no update steps: ``run``
+runs its deploy steps playbook by ``--playbook``; THT's update environment and
+playbook are proven on the real THT 18.0.0 stack in
+``tests/functional/overcloud/test_tht18_update.py``.)"""
 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.functional.heat.conftest import make_conf
+from tests.functional.heat.lifecycle import lifecycle_templates
 from tests.functional.overcloud import testhosts
 from tripleo_flow import exceptions
 from tripleo_flow.actions.ansible import find_ansible_playbook
 from tripleo_flow.api import Client
-from tripleo_flow.api.plans import sample_plan_dir
 from tripleo_flow.core import heatfiles, update
 
 pytestmark = pytest.mark.functional
 
 PLAN = "oc"
 PREPARE_URL = heatfiles.BASE_URL + update.PREPARE_ENVIRONMENT
-#: A lifecycle environment for the sample plan (it has no pre/post config tasks).
-PREPARE = "parameter_defaults:\n  SampleUpdatePrepared: true\n"
 
 
 def _sent(work: Path) -> list[str]:
     return list(json.loads((work / "stack-request.json").read_text())["environment_files"])
 
 
-def update_templates(templates: Path) -> Path:
-    """The sample plan's templates in ``templates``, with THT's update-prepare
-    environment (what a minor update needs); ``templates``."""
-    shutil.copytree(sample_plan_dir(), templates)
-    (templates / update.PREPARE_ENVIRONMENT).parent.mkdir(parents=True)
-    (templates / update.PREPARE_ENVIRONMENT).write_text(PREPARE)
-    return templates
-
-
 def test_prepare_run_converge(tmp_path: Path, heat_venv: Path) -> None:
     find_ansible_playbook()
-    templates = update_templates(tmp_path / "templates")
+    templates = lifecycle_templates(tmp_path / "templates")
     work = tmp_path / "work"
     client = Client(make_conf(tmp_path, heat_venv))
     try:
@@ -70,6 +59,13 @@ def test_prepare_run_converge(tmp_path: Path, heat_venv: Path) -> None:
         recap = testhosts.recap((work / "ansible.log").read_text())
         assert set(recap) == {"oc-controller-0"}, recap  # the limit only
         assert recap["oc-controller-0"]["failed"] == 0
+        # external-update run: from the undercloud; no limit needed; no upgrade prepared.
+        done = client.external_run("update", PLAN, work_dir=work, ansible_connection="local")
+        assert (done["playbooks"], done["limit"]) == (["external_update_steps_playbook.yaml"],
+                                                      None)
+        assert set(testhosts.recap((work / "ansible.log").read_text())) == {"undercloud"}
+        with pytest.raises(exceptions.UpdateNotPrepared, match="upgrade prepare"):
+            client.upgrade_run(PLAN, "oc-controller-0", work_dir=work)
 
         converged = client.update_converge(PLAN, work_dir=work, ansible_connection="local")
         assert (converged["deployment_status"], converged["stack_status"]) == (

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.functional.heat.test_update_cycle import PREPARE_URL, update_templates
+from tests.functional.heat.lifecycle import lifecycle_templates
+from tests.functional.heat.test_update_cycle import PREPARE_URL
 from tests.functional.http.conftest import Api, finished, running_api
 from tests.functional.http.test_gui_browser import (
     DEPLOY_MS,
@@ -48,7 +49,7 @@ def _runs(api: Api) -> list[dict]:  # type: ignore[type-arg]
 
 
 def _tarball(tmp_path: Path) -> bytes:
-    tree = update_templates(tmp_path / "templates")
+    tree = lifecycle_templates(tmp_path / "templates")
     archive = tmp_path / "templates.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
         tar.add(tree, arcname="templates")

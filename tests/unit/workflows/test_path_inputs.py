@@ -44,4 +44,9 @@ def test_shipped_workflows_name_their_server_paths() -> None:
         # Playbooks are file names of the config-download project, not paths.
         "tripleo.update.run": {"work_dir": "work-dir"},
         "tripleo.update.converge": {"work_dir": "work-dir"},
+        "tripleo.update.external_run": {"work_dir": "work-dir"},
+        "tripleo.upgrade.prepare": {"work_dir": "work-dir"},
+        "tripleo.upgrade.run": {"work_dir": "work-dir"},
+        "tripleo.upgrade.converge": {"work_dir": "work-dir"},
+        "tripleo.upgrade.external_run": {"work_dir": "work-dir"},
     }

@@ -1,0 +1,119 @@
+"""What TripleO refuses in a major upgrade (and the external update), refused by every
+interface before anything runs: the Python API, ``tripleo-flow overcloud ...``,
+``openstack tripleo overcloud ...`` and the HTTP API's generic executions endpoint.
+
+On a plan that is not prepared (no Heat needed: each run stops at its first task,
+``update.check_prepared``, before Ansible; the prepare at ``update.set_stage`` when the
+templates lack THT's upgrade-prepare.yaml).  Nothing changes: the plan environment
+stays byte for byte, no deployment appears."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.functional.heat.lifecycle import lifecycle_templates
+from tests.functional.http.conftest import finished, serving
+from tripleo_flow import exceptions
+from tripleo_flow.api import Client, workbooks
+
+pytestmark = pytest.mark.functional
+
+PLAN, BARE = "oc", "bare"
+
+
+def _run(exe: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
+    return subprocess.run([str(Path(sys.executable).parent / exe), *args], input=stdin,
+                          capture_output=True, text=True, timeout=120, check=False, env=env)
+
+
+def _state(conf: Path) -> tuple[bytes, bytes, list[str]]:
+    with Client.from_config_files([str(conf)]) as client:
+        plans = [client.store.get_object(p, "plan-environment.yaml") for p in (PLAN, BARE)]
+        listed = sorted(json.dumps(p, sort_keys=True) for p in client.list_plans())
+        return plans[0], plans[1], listed
+
+
+def test_upgrade_runs_before_a_prepare_are_refused_everywhere(tmp_path: Path) -> None:
+    conf = tmp_path / "tripleo-flow.conf"
+    conf.write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n")
+    work = str(tmp_path / "work")
+    with Client.from_config_files([str(conf)]) as client:
+        client.create_plan(PLAN, lifecycle_templates(tmp_path / "t1"))
+        # Templates without THT's lifecycle environments.
+        client.create_plan(BARE, lifecycle_templates(tmp_path / "t2", environments=False))
+    before = _state(conf)
+
+    with Client.from_config_files([str(conf)]) as client:
+        with pytest.raises(exceptions.UpdateNotPrepared, match="major upgrade") as raised:
+            client.upgrade_run(PLAN, "Compute", work_dir=work)
+        assert f"overcloud upgrade prepare --stack {PLAN}" in str(raised.value)
+        with pytest.raises(exceptions.UpdateNotPrepared, match="upgrade prepare"):
+            client.external_run("upgrade", PLAN, work_dir=work)
+        with pytest.raises(exceptions.UpdateNotPrepared, match="update prepare"):
+            client.external_run("update", PLAN, work_dir=work)
+        with pytest.raises(exceptions.InvalidInput, match="needs --limit"):
+            client.upgrade_run(PLAN, "", work_dir=work)
+        with pytest.raises(exceptions.InvalidInput, match="not a playbook"):
+            client.upgrade_run(PLAN, "Compute", playbooks=["../x.yaml"], work_dir=work)
+        with pytest.raises(exceptions.InvalidInput, match="Unknown lifecycle"):
+            client.external_run("sideways", PLAN, work_dir=work)
+        with pytest.raises(exceptions.TripleoFlowError, match="upgrade-prepare.yaml"):
+            client.upgrade_prepare(BARE, work_dir=work)
+
+    cli = ("tripleo-flow", "--config-file", str(conf), "overcloud")
+    done = _run(*cli, "upgrade", "run", "--stack", PLAN, "-y", "--work-dir", work)
+    assert done.returncode == 2 and "--limit" in done.stderr, done.stderr
+    for command, names in ((("upgrade", "run", "--limit", "Compute"), "upgrade"),
+                           (("external-upgrade", "run"), "upgrade"),
+                           (("external-update", "run", "--limit", "a,b"), "update")):
+        done = _run(*cli, *command, "--stack", PLAN, "-y", "--work-dir", work)
+        assert done.returncode == 4, (command, done.stderr)
+        assert f"overcloud {names} prepare --stack {PLAN}" in done.stderr
+    done = _run(*cli, "upgrade", "prepare", "--stack", PLAN, "--work-dir", work, stdin="n\n")
+    assert done.returncode == 2 and "Upgrade not confirmed" in done.stderr, done.stderr
+    assert "You are about to run an UPGRADE command" in done.stdout
+    done = _run(*cli, "upgrade", "prepare", "--stack", BARE, "-y", "--work-dir", work)
+    assert done.returncode != 0 and "upgrade-prepare.yaml" in done.stderr, done.stderr
+
+    done = _run("openstack", "--tripleo-config-file", str(conf), "tripleo", "overcloud",
+                "upgrade", "run", "--stack", PLAN, "-y", "--limit", "Compute",
+                "--work-dir", work)
+    assert done.returncode == 4, done.stderr
+    assert "No major upgrade is prepared" in done.stderr
+
+    with Client.from_config_files([str(conf)]) as client:
+        client.conf.set_override("auth_token", "t0ken", group="api")
+        client.conf.set_override("allowed_paths", [str(tmp_path)], group="api")
+        with serving(client, "t0ken") as api:
+            for name, expected in ((workbooks.UPGRADE_RUN, "No major upgrade"),
+                                   (workbooks.EXTERNAL_UPGRADE_RUN, "No major upgrade"),
+                                   (workbooks.EXTERNAL_UPDATE_RUN, "No minor update")):
+                started = api("POST", f"/v1/workflows/{name}/executions", json={
+                    "input": {"plan": PLAN, "work_dir": work, "limit": "Compute"}})
+                assert started.status_code == 202, started.text
+                ended = finished(api, started.json()["id"])
+                assert ended["state"] == "REVERTED"
+                assert expected in json.dumps(ended)
+            # Without a limit: the execution starts, its first task refuses it.
+            started = api("POST", f"/v1/workflows/{workbooks.UPGRADE_RUN}/executions",
+                          json={"input": {"plan": PLAN, "work_dir": work}})
+            ended = finished(api, started.json()["id"])
+            assert ended["state"] == "REVERTED" and "needs --limit" in json.dumps(ended)
+            # The deploy's lifecycle input is checked by its first task.
+            started = api("POST", f"/v1/workflows/{workbooks.DEPLOY}/executions", json={
+                "input": {"plan": PLAN, "work_dir": work, "lifecycle": "sideways"}})
+            ended = finished(api, started.json()["id"])
+            assert ended["state"] == "REVERTED" and "Unknown lifecycle" in json.dumps(ended)
+        runs = [e.state for e in client.list_executions(workbooks.UPGRADE_RUN)]
+    # The API's run without a prepare, the CLI's, openstack's, the HTTP two; the others
+    # were refused before any execution.
+    assert runs == ["REVERTED"] * 5, runs
+    assert _state(conf) == before
+    assert not (tmp_path / "work").exists()
