@@ -77,7 +77,7 @@ def test_the_gui_runs_a_minor_update_cycle(tmp_path: Path, ansible_venv: Path) -
         work = tmp_path / "data" / "work" / PLAN
 
         page: Page = opened  # type: ignore[assignment]
-        dialogs = answer_dialogs(page, [True, False, True, True, True, True])
+        dialogs = answer_dialogs(page, [True, False, True, True, True, True, True, True])
         console_errors: list[str] = []
         page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
         shot = Shots(page, tmp_path / "screenshots", "update")
@@ -168,6 +168,43 @@ def test_the_gui_runs_a_minor_update_cycle(tmp_path: Path, ansible_venv: Path) -
         assert runs[3]["input"]["ansible_skip_tags"] == "no_such_tag"
         assert runs[3]["input"].get("ansible_tags") is None  # empty: not sent
         assert runs[4]["input"].get("run_ansible", True) is True
-        assert dialogs == [PROMPT.format(op) for op in (
+        assert dialogs[:6] == [PROMPT.format(op) for op in (
             "run", "prepare", "prepare", "run", "run", "converge")]
+
+        # The major upgrade beside it, drawn from its own table: not prepared after the
+        # converge; its run needs a limit (said at once); the run and the external-upgrade
+        # run, confirmed in the upgrade's words, are refused by their own workflows.
+        upgrade = page.locator("section#upgrade")
+        expect(upgrade.get_by_role("heading", name="Major upgrade")).to_be_visible()
+        expect(page.locator("#upgrade-stage")).to_contain_text(
+            "Not prepared (overcloud upgrade prepare first)")
+        upgrade_end = page.locator("#upgrade-progress #execution-end")
+        upgrade_run = upgrade.locator("form[data-operation=run]")
+        upgrade_run.get_by_role("button", name="Upgrade run").click()
+        expect(page.locator("#upgrade-run-error")).to_contain_text("Give the limit")
+        upgrade_run.get_by_label("Limit").fill(f"{PLAN}-controller-0")
+        upgrade_run.get_by_role("button", name="Upgrade run").click()
+        expect(upgrade_end.get_by_role("alert")).to_contain_text(
+            f"No major upgrade is prepared for plan '{PLAN}'", timeout=DEPLOY_MS)
+        external = upgrade.locator("form[data-operation=external-run]")
+        expect(external.get_by_role("heading", name="overcloud external-upgrade run")
+               ).to_be_visible()
+        external.get_by_role("button", name="External upgrade run").click()
+        expect(upgrade_end.get_by_role("alert")).to_contain_text(
+            f"No major upgrade is prepared for plan '{PLAN}'", timeout=DEPLOY_MS)
+        shot("upgrade-refused")
+        upgrades = sorted((e for e in api("GET", "/v1/executions").json()
+                           if e["workflow"].startswith("tripleo.upgrade.")),
+                          key=lambda e: e["created_at"])
+        assert [(e["workflow"], e["state"]) for e in upgrades] == [
+            ("tripleo.upgrade.run", "REVERTED"),
+            ("tripleo.upgrade.external_run", "REVERTED")], upgrades
+        assert upgrades[0]["input"]["limit"] == f"{PLAN}-controller-0"
+        assert "limit" not in upgrades[1]["input"]  # optional and empty: not sent
+        upgrade_prompt = ("You are about to run an UPGRADE command. Take a backup first. "
+                          "Are you sure you want to upgrade?")
+        assert dialogs[-2:] == [
+            f"overcloud upgrade run of plan {PLAN}\n{upgrade_prompt}",
+            f"overcloud external-upgrade run of plan {PLAN}\n{upgrade_prompt}"]
+        assert not _prepared(api)
         assert console_errors == [], console_errors

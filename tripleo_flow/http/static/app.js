@@ -4,7 +4,7 @@ import { followExecution } from "/gui/follow.js";
 import { drawGraph } from "/gui/graph.js";
 import { nodesView as nodesPage } from "/gui/nodes.js";
 import { rolesTab as rolesPage } from "/gui/roles.js";
-import { UPDATE, lifecycleSection } from "/gui/lifecycle.js";
+import { UPDATE, UPGRADE, lifecycleSection } from "/gui/lifecycle.js";
 import { scaleSection } from "/gui/scale.js";
 import { validationsView as validationsPage } from "/gui/validations.js";
 
@@ -297,8 +297,9 @@ async function deployTab(name, body) {
   const showDayTwo = async () => {
     scale.replaceChildren(await scaleSection({ h, errorText, say }, name, heat, followDeploy,
                                              refresh) || "");
-    lifecycle.replaceChildren(...(await Promise.all([UPDATE].map((spec) => lifecycleSection(
-      { h, errorText, say }, spec, name, heat, followDeploy, refresh)))).filter(Boolean));
+    const sections = await Promise.all([UPDATE, UPGRADE].map((spec) => lifecycleSection(
+      { h, errorText, say }, spec, name, heat, followDeploy, refresh)));
+    lifecycle.replaceChildren(...sections.filter(Boolean));
   };
   body.append(h("section", { "aria-labelledby": "deploy-h" },
     h("h2", { id: "deploy-h", text: "Deployment" }), summary, form, progress), scale, lifecycle);

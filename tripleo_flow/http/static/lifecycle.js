@@ -1,7 +1,7 @@
 // The Deploy tab's lifecycle sections: the minor update (`overcloud update prepare|run|
-// converge`) as a table of operations and their options, drawn by one function, so
-// another lifecycle operation (an upgrade) is one more table like UPDATE, listed where
-// app.js draws the sections, not another page. Each operation starts its workflow over
+// converge`) and the major upgrade, each a table of operations and their options drawn
+// by one function (another lifecycle operation is one more table, listed where app.js
+// draws the sections). Each operation starts its workflow over
 // the HTTP API (POST /v1/workflows/{name}/executions, as the CLI runs the same workflow),
 // after the CLI's confirmation, and is followed live as a deploy is; a refusal is shown
 // in the server's words.
@@ -73,6 +73,53 @@ export const UPDATE = {
         CONNECTION, TAGS, SKIP_TAGS,
         { input: "ansible_limit", flag: "--limit", kind: "text", label: "Limit",
           placeholder: "every node", help: "the deploy steps on these nodes or roles only" }] },
+  ],
+};
+
+// The major upgrade (`overcloud upgrade prepare|run|converge`, `overcloud external-upgrade
+// run`): the same drawing as UPDATE, its own workflows (workbooks/upgrade.yaml).
+const LIMIT_OF = (what, required) => ({
+  input: "limit", flag: "--limit", kind: "text", label: "Limit", required,
+  placeholder: required ? "Controller, or node names" : "every host",
+  help: `the nodes or roles to ${what}, comma-separated${required ? " (required)" : ""}` });
+
+export const UPGRADE = {
+  id: "upgrade",
+  title: "Major upgrade",
+  command: "overcloud upgrade",
+  verb: "Upgrade",
+  prepared: "environments/lifecycle/upgrade-prepare.yaml",
+  shared: [WORK_DIR],
+  intro: "As overcloud upgrade: prepare updates the stack with THT's upgrade-prepare "
+    + "environment (in place of an update's), run runs the upgrade, deploy and post-upgrade "
+    + "steps on the nodes or roles of the limit, external-upgrade run runs the external "
+    + "upgrade steps from this machine, and converge takes the environment out and deploys "
+    + "again (with the Heat chosen above).",
+  prompt: "You are about to run an UPGRADE command. Take a backup first. Are you sure you "
+    + "want to upgrade?",
+  operations: [
+    { id: "prepare", workflow: "tripleo.upgrade.prepare",
+      help: "The stack updated with the upgrade-prepare environment; no playbook runs.",
+      options: [HEAT, WORK_DIR] },
+    { id: "run", workflow: "tripleo.upgrade.run",
+      help: "upgrade_steps_playbook.yaml, deploy_steps_playbook.yaml and "
+        + "post_upgrade_steps_playbook.yaml (or the playbooks named) on the limit only; "
+        + "refused until an upgrade is prepared.",
+      options: [
+        LIMIT_OF("upgrade", true),
+        { input: "playbooks", flag: "--playbook", kind: "list", label: "Playbooks",
+          placeholder: "upgrade_steps_playbook.yaml, …",
+          help: "config-download playbooks to run in order, comma-separated" },
+        TAGS, SKIP_TAGS, WORK_DIR, CONNECTION] },
+    { id: "external-run", workflow: "tripleo.upgrade.external_run",
+      title: "overcloud external-upgrade run", button: "External upgrade run",
+      help: "external_upgrade_steps_playbook.yaml, run from this machine; refused until an "
+        + "upgrade is prepared.",
+      options: [LIMIT_OF("run them for", false), TAGS, SKIP_TAGS, WORK_DIR, CONNECTION] },
+    { id: "converge", workflow: "tripleo.upgrade.converge",
+      help: "The upgrade-prepare environment taken out, the plan deployed with its deploy "
+        + "steps.",
+      options: UPDATE.operations[2].options },
   ],
 };
 
@@ -152,7 +199,7 @@ export async function lifecycleSection(ui, spec, plan, heat, follow, done) {
     spec.shared.map((option) => field(ui, `${spec.id}-${option.input}`, option, plan)));
   const buttons = [];
   const forms = spec.operations.map((operation) => {
-    const name = `${spec.verb} ${operation.id}`;  // "Update run"
+    const name = operation.button || `${spec.verb} ${operation.id}`;  // "Update run"
     const base = `${spec.id}-${operation.id}`;
     const problem = h("p", { class: "error", role: "alert", id: `${base}-error` });
     const button = h("button", { type: "submit", class: "primary", id: `${base}-start`,
@@ -161,7 +208,7 @@ export async function lifecycleSection(ui, spec, plan, heat, follow, done) {
     // (novalidate: a missing required option is said in the page's words, as alert)
     const form = h("form", { "aria-labelledby": `${base}-h`, "data-operation": operation.id,
                              novalidate: true },
-      h("h3", { id: `${base}-h`, text: `${spec.command} ${operation.id}` }),
+      h("h3", { id: `${base}-h`, text: operation.title || `${spec.command} ${operation.id}` }),
       h("p", { class: "muted", text: operation.help }),
       operation.options.filter((option) => !spec.shared.includes(option))
         .map((option) => field(ui, `${base}-${option.input}`, option, plan)),
@@ -174,7 +221,8 @@ export async function lifecycleSection(ui, spec, plan, heat, follow, done) {
         problem.textContent = input;
         return;
       }
-      if (!window.confirm(`${spec.command} ${operation.id} of plan ${plan}\n${spec.prompt}`)) {
+      const title = operation.title || `${spec.command} ${operation.id}`;
+      if (!window.confirm(`${title} of plan ${plan}\n${spec.prompt}`)) {
         ui.say(`Nothing started: ${name.toLowerCase()} not confirmed.`);
         return;
       }
