@@ -14,7 +14,9 @@ only the owner holds: when the owner dies, even by SIGKILL, every supervisor
 kills its child's process group.  A stop kills heat-api and heat-engine first,
 dumps from the still running MariaDB, then stops the servers and removes their
 directory.  A crashed run's servers are found again by their directory, which
-every one of their command lines names.
+every one of their command lines names.  That directory (on tmpfs) outlives a
+killed owner, as native's SQLite file does: when a resumed deploy adopts the run,
+MariaDB is started again on it for the dump the new Heat restores.
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.heat import process, render, services
 from tripleo_flow.heat import launcher as common
+from tripleo_flow.heat import process, render, services
 from tripleo_flow.heat.database import HeatDatabase
 from tripleo_flow.heat.db_mariadb import MariaDBDatabase
 from tripleo_flow.heat.db_sqlite import default_dir
@@ -243,11 +245,17 @@ class ProcessesLauncher(NativeLauncher):
         stopped = self._kill_parts(record, HEAT_PARTS, str(self.work.conf_file))
         dumped = None
         db = self._database(record["database"])
+        wanted = bool(record.get("ready") and dump)
+        if wanted and not self._answers() and (svc.datadir / "mysql").is_dir():
+            # MariaDB died (with a killed owner) and its data outlived it: start it again
+            # on that data for the dump (a resumed deploy takes the stack over).
+            self._wait(self._answers, "MariaDB", self._spawn(
+                record, "mariadb", svc.mariadb_command(), svc.marker), "mariadb.out")
         try:
             exists = db.exists()
         except exceptions.HeatError:
-            exists = False  # MariaDB is gone (a crash, a killed owner): nothing to dump
-        if record.get("ready") and dump and exists:
+            exists = False  # MariaDB and its data are gone: nothing to dump
+        if wanted and exists:
             db.dump(self.work.dump_file)
             dumped = str(self.work.dump_file)
         stopped += self._stop(record)

@@ -89,6 +89,7 @@ def test_processes_life_cycle(tmp_path: Path, heat_venv: Path) -> None:
                                 "-f", "json"))
         assert output["output_value"] == 7
         restored = work.read_run()
+        assert restored is not None
     finally:
         api.kill_heat(heat_dir)
     assert _leftovers(work, restored) == NOTHING
