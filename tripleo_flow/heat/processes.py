@@ -21,6 +21,7 @@ MariaDB is started again on it for the dump the new Heat restores.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import secrets
 import subprocess
@@ -37,7 +38,7 @@ from tripleo_flow.heat.database import HeatDatabase
 from tripleo_flow.heat.db_mariadb import MariaDBDatabase
 from tripleo_flow.heat.db_sqlite import default_dir
 from tripleo_flow.heat.launcher import KillResult
-from tripleo_flow.heat.native import HOST, NativeLauncher
+from tripleo_flow.heat.native import NativeLauncher
 from tripleo_flow.heat.services import Services
 
 #: Write ends of the tether pipes of the launches this process owns, by heat-dir.
@@ -92,11 +93,8 @@ class ProcessesLauncher(NativeLauncher):
                                scratch_dir=self.work.root)
 
     def _settings(self, db: HeatDatabase) -> render.HeatSettings:
-        return render.HeatSettings(
-            port=self.port, database_url=db.url, log_file=str(self.work.log_file),
-            token_file=str(self.work.token_file), paste_file=str(self.work.paste_file),
-            host=HOST, transport_url=self._load().transport_url,
-            engine_workers=self.want_engines)
+        return dataclasses.replace(super()._settings(db), transport_url=self._load().transport_url,
+                                   engine_workers=self.want_engines)
 
     def _check_installed(self) -> None:
         for name in ("heat-api", "heat-engine", "heat-manage", "python"):
