@@ -39,8 +39,9 @@ ROOT = Path(__file__).resolve().parents[3]
 class Deploy:
     """``tripleo-flow deploy`` of plan ``oc`` as a subprocess, watched from outside."""
 
-    def __init__(self, tmp_path: Path, conf: Path) -> None:
+    def __init__(self, tmp_path: Path, conf: Path, heat_type: str = "native") -> None:
         self.conf = conf
+        self.heat_type = heat_type
         self.work = tmp_path / "work"
         self.heat = HeatDir(self.work)
         self.stderr = tmp_path / "deploy.err"
@@ -57,6 +58,7 @@ class Deploy:
             env[CRASH_ENV] = crash_at
         return subprocess.Popen(
             self.cli("deploy", "--plan", "oc", "--work-dir", str(self.work),
+                     "--heat-type", self.heat_type,
                      "-f", "value", "-c", "deployment_status"),
             stdout=subprocess.PIPE, stderr=self.stderr.open("w"), text=True,
             env=env, cwd=ROOT)
@@ -121,13 +123,13 @@ def _heat_pids(deploy: Deploy) -> list[int]:
 def _deploy(tmp_path: Path, heat_venv: Path, heat_type: str = "native") -> Deploy:
     conf = _conf_file(tmp_path, heat_venv)
     if heat_type != "native":  # [heat] is the file's last section
-        conf.write_text(conf.read_text() + f"heat_type = {heat_type}\nengine_workers = 2\n")
+        conf.write_text(conf.read_text() + "engine_workers = 2\n")
     client = Client.from_config_files([str(conf)])
     try:
         client.create_plan("oc", sample=True)
     finally:
         client.close()
-    return Deploy(tmp_path, conf)
+    return Deploy(tmp_path, conf, heat_type)
 
 
 @pytest.fixture
@@ -215,6 +217,8 @@ def test_a_deploy_killed_while_the_stack_is_created_resumes(any_deploy: Deploy,
                              capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert json.loads(resumed.stdout)["State"] == "SUCCESS"
+    if deploy.heat_type == "processes":  # the resumed execution launched the same type
+        assert "MariaDB and RabbitMQ" in resumed.stderr, resumed.stderr
     if moment == "while Heat starts":  # launch_heat ran again; the stack is created
         assert "left by a killed deploy" in resumed.stderr, resumed.stderr
         assert "CREATE_COMPLETE" in resumed.stderr, resumed.stderr
