@@ -9,6 +9,8 @@ store with the shipped baremetal deployment file (one controller, one compute,
 ``pod2`` / ``pod4``
     the same on pod Heat (heat-api + heat-engine, MariaDB, RabbitMQ) with 2 or 4
     engine workers;
+``processes2`` / ``processes4`` (``processes`` alone: 4)
+    the pod's layout as child processes, no image (heat type ``processes``);
 ``floor``
     what no tool can beat: the stack request that the native deploy sent
     (``stack-request.json``), POSTed as it is to a native heat-all already
@@ -21,6 +23,8 @@ overhead of tripleo-flow's own steps is ``native total / floor - 1``.
 
 Usage: TRIPLEO_FLOW_HEAT_VENV=... python bench/overcloud_bench.py [--variants native,floor]
        [--baremetal-deployment FILE]   (default: tripleo_flow/examples/baremetal-deployment.yaml)
+       [--sample]                      (the shipped sample plan instead, no baremetal file:
+                                        about a minute a variant, to try a variant out)
 Each variant takes about ten minutes on a 2-core machine.
 """
 
@@ -61,11 +65,15 @@ class Phases:
         self.last = now
 
 
-def deploy(base: Path, templates: Path, baremetal: Path, heat_type: str, venv: Path,
-           podman_url: str, image: str, workers: int) -> dict[str, float]:
+def deploy(base: Path, templates: Path | None, baremetal: Path | None, heat_type: str,
+           venv: Path, podman_url: str, image: str, workers: int) -> dict[str, float]:
+    """One deploy of ``templates`` (None: the sample plan) on ``heat_type``."""
     client = make_client(base, venv, podman_url, image, workers)
     try:
-        client.create_plan(PLAN, templates)
+        if templates is None:
+            client.create_plan(PLAN, sample=True)
+        else:
+            client.create_plan(PLAN, templates)
         phases = Phases()
         start = time.monotonic()
         result = client.deploy(PLAN, heat_type=heat_type, work_dir=base / "work",
@@ -97,10 +105,22 @@ def floor(base: Path, request_file: Path, venv: Path) -> dict[str, float]:
     return {"total": end - start, "stack": end - start}
 
 
+def heat_of(variant: str) -> tuple[str, int]:
+    """The heat type and engine workers of ``variant`` (``pod2``, ``processes4``...)."""
+    for heat_type, default in (("processes", 4), ("pod", 2)):
+        if variant.startswith(heat_type):
+            return heat_type, int(variant[len(heat_type):] or default)
+    if variant != "native":
+        sys.exit(f"Unknown variant {variant!r}: native, floor, podN or processesN.")
+    return "native", 2
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variants", default="native,floor,pod2,pod4")
     parser.add_argument("--baremetal-deployment", type=Path, default=BAREMETAL)
+    parser.add_argument("--sample", action="store_true",
+                        help="deploy the shipped sample plan instead of THT 18.0.0")
     parser.add_argument("--image", default=os.environ.get("TRIPLEO_FLOW_HEAT_IMAGE",
                                                           DEFAULT_IMAGE))
     args = parser.parse_args()
@@ -108,8 +128,11 @@ def main() -> None:
     venv = Path(os.environ.get("TRIPLEO_FLOW_HEAT_VENV", DEFAULT_VENV))
     with tempfile.TemporaryDirectory(prefix="tripleo-flow-overcloud-bench-") as tmp:
         root = Path(tmp)
-        templates = root / "templates"
-        shutil.copytree(fetch_tree_dir("18.0.0"), templates, symlinks=True)
+        templates: Path | None = None
+        baremetal: Path | None = None
+        if not args.sample:
+            templates, baremetal = root / "templates", args.baremetal_deployment
+            shutil.copytree(fetch_tree_dir("18.0.0"), templates, symlinks=True)
         podman_url = f"unix://{root / 'podman' / 'podman.sock'}"
         results: dict[str, dict[str, float]] = {}
         request = root / "native" / "work" / "stack-request.json"
@@ -121,20 +144,19 @@ def main() -> None:
                     sys.exit("The floor POSTs the native deploy's request: list native first.")
                 results[variant] = floor(base, request, venv)
             else:
-                heat_type = "native" if variant == "native" else "pod"
+                heat_type, workers = heat_of(variant)
                 if heat_type == "pod":  # (re)start the podman service: it stops when idle
                     with podman_api.connect(None, root / "podman"):
                         pass
-                workers = int(variant[3:] or 2) if heat_type == "pod" else 2
-                results[variant] = deploy(base, templates, args.baremetal_deployment, heat_type,
+                results[variant] = deploy(base, templates, baremetal, heat_type,
                                           venv, podman_url, args.image, workers)
             figures = ", ".join(f"{k} {v:.1f} s" for k, v in results[variant].items())
-            print(f"{variant:6}: {figures}", flush=True)
+            print(f"{variant:10}: {figures}", flush=True)
     if "native" in results:
         base_total = results["native"]["total"]
-        for variant, figures in results.items():
-            print(f"{variant:6} total {figures['total']:7.1f} s  "
-                  f"{figures['total'] / base_total:5.2f}x native")
+        for variant, times in results.items():
+            print(f"{variant:10} total {times['total']:7.1f} s  "
+                  f"{times['total'] / base_total:5.2f}x native")
         if "floor" in results:
             overhead = base_total / results["floor"]["total"] - 1
             print(f"tripleo-flow's own steps over the bare stack create: {overhead:+.1%}")

@@ -2,7 +2,7 @@
 # Install what the ephemeral-Heat functional tests and benchmarks need (Debian 12, root).
 # Idempotent: a second run only checks (a few seconds).  Measured on the loaded 2-core
 # dev machine (first run):
-#   apt-get install (mariadb, podman, runc, mmdebstrap)   ~60-90 s
+#   apt-get install (mariadb, rabbitmq, podman, runc...)  ~60-90 s
 #   pip install 'tripleo-flow[podman]' bindings            ~5 s
 #   tripleo-flow heat install (Heat venv from PyPI)        ~65-120 s
 #   tripleo-flow heat image build                          ~5-8 min
@@ -37,7 +37,7 @@ if [ "$(id -u)" != 0 ]; then
     exit 1
 fi
 
-packages=(mariadb-server mariadb-client)
+packages=(mariadb-server mariadb-client rabbitmq-server)
 if [ "$SKIP_IMAGES" != 1 ]; then
     packages+=(podman runc mmdebstrap uidmap)
 fi
@@ -50,8 +50,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     step "apt-get install ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
     timed apt-get update -qq
-    # The tests run their own private mariadbd; policy-rc.d may refuse to start the
-    # system one, which is fine.
+    # The tests (and --heat-type processes) run their own private mariadbd and RabbitMQ;
+    # policy-rc.d may refuse to start the system ones, which is fine.
     timed apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
     step "Debian packages present: ${packages[*]}"

@@ -103,7 +103,8 @@ JOBBOARD_OPTS = [
 
 
 HEAT_OPTS = [
-    cfg.StrOpt("heat_type", default="native", choices=["native", "container", "pod", "installed"],
+    cfg.StrOpt("heat_type", default="native",
+               choices=["native", "processes", "container", "pod", "installed"],
                help="How the ephemeral Heat runs when a command does not say."),
     cfg.StrOpt("venv", help="Heat's own virtualenv (made by: tripleo-flow heat install). "
                "Default: $TRIPLEO_FLOW_HEAT_VENV, else data_dir/heat-venv."),
@@ -133,7 +134,10 @@ HEAT_OPTS = [
                "(built by: tripleo-flow heat image build)."),
     cfg.StrOpt("podman_url", help="Podman API socket URL (default: unix:///run/podman/podman.sock "
                "for root; started with 'podman system service' when absent)."),
-    cfg.IntOpt("engine_workers", default=4, min=1, help="heat-engine workers in pod mode."),
+    cfg.IntOpt("engine_workers", default=4, min=1,
+               help="heat-engine workers of heat types processes and pod (heat-api and "
+               "heat-engine on a private MariaDB and RabbitMQ). 4 created THT 18.0.0's stack "
+               "fastest on 2 cores (pod: 154.5 s, against 367 s for one heat-all)."),
     cfg.IntOpt("schema_launches_max", default=1, min=1,
                help="Most ephemeral Heats (about 330 MB each) one process starts at once to "
                "read a plan's parameter schema when it is not cached; a further request "

@@ -1,4 +1,4 @@
-"""Ephemeral Heat: launchers (native, container, pod, installed) and their pieces.
+"""Ephemeral Heat: launchers (native, processes, container, pod, installed) and their pieces.
 
 :func:`make_launcher` builds the launcher of a heat type from the ``[heat]``
 options; see :mod:`tripleo_flow.heat.launcher` for the port.
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from tripleo_flow.heat.launcher import HeatLauncher
 
-HEAT_TYPES = ("native", "container", "pod", "installed")
+HEAT_TYPES = ("native", "processes", "container", "pod", "installed")
 
 
 def venv_path(conf: cfg.ConfigOpts) -> Path:
@@ -53,6 +53,12 @@ def make_launcher(conf: cfg.ConfigOpts, heat_type: str | None,
                               api_timeout=opts.api_timeout, database=opts.database,
                               sqlite_dir=Path(opts.sqlite_dir) if opts.sqlite_dir else None,
                               mariadb_url=opts.mariadb_url, clouds_yaml=clouds_yaml_path(conf))
+    if kind == "processes":
+        from tripleo_flow.heat.processes import ProcessesLauncher
+
+        return ProcessesLauncher(heat_dir, venv_path(conf), engine_workers=opts.engine_workers,
+                                 port=opts.api_port, api_timeout=opts.api_timeout,
+                                 clouds_yaml=clouds_yaml_path(conf))
     if kind == "installed":
         from tripleo_flow.heat.installed import InstalledLauncher
 

@@ -45,7 +45,7 @@ class InstalledLauncher:
         if restore_db:
             raise exceptions.InvalidInput(
                 "--restore-db does not apply to an installed Heat: its database is not "
-                "managed by tripleo-flow. Use --heat-type native, container or pod."
+                "managed by tripleo-flow. Use --heat-type native, processes, container or pod."
             )
         host, port = self._address()
         if not common.api_answers(host, port):

@@ -1,8 +1,8 @@
 """The heat launcher port and what every launcher type shares.
 
 A launcher runs one Heat for one heat-dir.  :class:`HeatLauncher` is the port;
-:mod:`.native`, :mod:`.installed`, :mod:`.container` and :mod:`.pod` are its
-adapters, built by :func:`tripleo_flow.heat.make_launcher`.
+:mod:`.native`, :mod:`.processes`, :mod:`.installed`, :mod:`.container` and
+:mod:`.pod` are its adapters, built by :func:`tripleo_flow.heat.make_launcher`.
 
 "Ready" means the API answers *and* the engine listens: heat-engine writes its
 row in the ``service`` table only after its RPC servers started, so launchers

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +30,7 @@ from tripleo_flow.heat.container import ContainerLauncher
 from tripleo_flow.heat.database import HeatDatabase
 from tripleo_flow.heat.db_mariadb import MariaDBDatabase
 from tripleo_flow.heat.launcher import KillResult
+from tripleo_flow.heat.services import free_port, port_open
 
 HOST = "127.0.0.1"
 
@@ -55,18 +55,6 @@ export RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS='-kernel inet_dist_use_interface {{12
 mkdir -p "$RABBITMQ_MNESIA_BASE" "$RABBITMQ_LOG_BASE"
 exec /usr/lib/rabbitmq/bin/rabbitmq-server
 """
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
-
-
-def _port_open(port: int) -> bool:
-    with socket.socket() as sock:
-        sock.settimeout(0.5)
-        return sock.connect_ex((HOST, port)) == 0
 
 
 class PodLauncher(ContainerLauncher):
@@ -98,8 +86,8 @@ class PodLauncher(ContainerLauncher):
             return
         record = self.work.read_run() or {}
         pod = record.get("pod") or {}
-        self._ports = pod.get("ports") or {k: _free_port() for k in ("db", "amqp", "dist",
-                                                                       "epmd")}
+        self._ports = pod.get("ports") or {k: free_port()
+                                           for k in ("db", "amqp", "dist", "epmd")}
         self._admin_password = pod.get("admin_password") or secrets.token_hex(16)
 
     def _admin_url(self) -> str:
@@ -189,7 +177,7 @@ class PodLauncher(ContainerLauncher):
 
     def _start_heat(self, record: dict[str, Any]) -> Callable[[], str | None]:
         if not self.rabbitmq_url:
-            self._wait(lambda: _port_open(self._ports["amqp"]), "RabbitMQ",
+            self._wait(lambda: port_open(self._ports["amqp"]), "RabbitMQ",
                        f"{self.name}-rabbitmq")
         conf = str(self.work.conf_file)
         started = [self._run([binary, "--config-file", conf], name=f"{self.name}-{part}",

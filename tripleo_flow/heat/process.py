@@ -73,6 +73,14 @@ def find(marker: str) -> list[int]:
     return found
 
 
+def find_naming(marker: str) -> list[int]:
+    """Live processes with ``marker`` in an argument of their command line (a private
+    server's directory: :mod:`.services`)."""
+    return [int(entry.name) for entry in Path("/proc").iterdir()
+            if entry.name.isdigit() and int(entry.name) != os.getpid()
+            and any(marker in arg for arg in cmdline(int(entry.name)))]
+
+
 def _reap(pid: int) -> bool:
     """Reap ``pid`` if it is our exited child; True when it is gone or not ours."""
     try:

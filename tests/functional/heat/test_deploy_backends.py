@@ -1,5 +1,6 @@
 """Whole deployments of the sample plan with the plan in Swift (and locally) on container
-Heat, and on a pod Heat (heat-api + heat-engine on MariaDB and RabbitMQ)."""
+Heat, on a pod Heat (heat-api + heat-engine on MariaDB and RabbitMQ), and on the same
+layout as child processes (heat type ``processes``)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.functional.heat.conftest import make_conf
+from tests.functional.heat.conftest import heat_processes, make_conf
 from tripleo_flow.api import Client
 from tripleo_flow.core.progress import StackProgress
-from tripleo_flow.heat import podman_api
+from tripleo_flow.heat import podman_api, process
 from tripleo_flow.heat.workdir import HeatDir
 from tripleo_flow.plans.store import PlanStore
 from tripleo_flow.plans.swift import SwiftStore
@@ -19,13 +20,16 @@ from tripleo_flow.plans.swift import SwiftStore
 pytestmark = pytest.mark.functional
 
 
-def _heat_containers(podman_url: str, work: Path) -> list[str]:
+def _heat_containers(podman_url: str | None, work: Path) -> list[str]:
+    if podman_url is None:
+        return []
     token = HeatDir(work).token
     with podman_api.connect(podman_url, Path("/nonexistent")) as client:
         return [c.name for c in client.containers.list(all=True) if token in c.name]
 
 
-def _deploy_and_check(client: Client, work: Path, heat_type: str, podman_url: str) -> None:
+def _deploy_and_check(client: Client, work: Path, heat_type: str,
+                      podman_url: str | None) -> None:
     client.create_plan("oc", sample=True)
     reports: list[StackProgress] = []
     result = client.deploy("oc", heat_type=heat_type, work_dir=work, progress=reports.append)
@@ -41,6 +45,7 @@ def _deploy_and_check(client: Client, work: Path, heat_type: str, podman_url: st
     assert HeatDir(work).dump_file.stat().st_size > 0
     assert HeatDir(work).read_run() is None
     assert _heat_containers(podman_url, work) == []
+    assert heat_processes(HeatDir(work).conf_file) == []
 
 
 def test_deploy_sample_plan_with_container_heat(plan_store: PlanStore, tmp_path: Path,
@@ -67,3 +72,15 @@ def test_deploy_sample_plan_with_pod_heat_on_mariadb(swift_store: SwiftStore, tm
         _deploy_and_check(client, work, "pod", podman_url)
     finally:
         client.kill_heat(str(work), "pod")
+
+
+def test_deploy_sample_plan_with_processes_heat(plan_store: PlanStore, tmp_path: Path,
+                                                heat_venv: Path) -> None:
+    client = Client(make_conf(tmp_path, heat_venv, engine_workers=2), store=plan_store)
+    work = tmp_path / "work"
+    try:
+        _deploy_and_check(client, work, "processes", None)
+        services = Path("/dev/shm") / f"tripleo-flow-heat-{HeatDir(work).token}-services"
+        assert process.find_naming(str(services)) == [] and not services.exists()
+    finally:
+        client.kill_heat(str(work), "processes")

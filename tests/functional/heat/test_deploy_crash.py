@@ -6,8 +6,9 @@ each retry being killed at the next point (the last one by a crash point inside
 the teardown), then a retry that succeeds.  After
 each kill: no Heat process (by pid and by port), and ``deployment status``
 says the deployment was interrupted; killed while the stack is created, ``execution
-resume`` finishes it.  And Ctrl-C (SIGINT): the flow reverts,
-Heat stops, the status records it, exit 130 with one line.
+resume`` finishes it (on native heat-all and on heat type ``processes``, whose MariaDB
+data outlives the killed deploy as native's SQLite file does).  And Ctrl-C (SIGINT):
+the flow reverts, Heat stops, the status records it, exit 130 with one line.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from tests.functional.heat.conftest import heat_processes
 from tests.functional.heat.test_deploy_progress import _conf_file
 from tripleo_flow.api import Client
 from tripleo_flow.core.crashpoints import ENV as CRASH_ENV
+from tripleo_flow.heat import process
 from tripleo_flow.heat.workdir import HeatDir
 
 pytestmark = pytest.mark.functional
@@ -37,8 +39,9 @@ ROOT = Path(__file__).resolve().parents[3]
 class Deploy:
     """``tripleo-flow deploy`` of plan ``oc`` as a subprocess, watched from outside."""
 
-    def __init__(self, tmp_path: Path, conf: Path) -> None:
+    def __init__(self, tmp_path: Path, conf: Path, heat_type: str = "native") -> None:
         self.conf = conf
+        self.heat_type = heat_type
         self.work = tmp_path / "work"
         self.heat = HeatDir(self.work)
         self.stderr = tmp_path / "deploy.err"
@@ -56,7 +59,7 @@ class Deploy:
         if crash_at:
             env[CRASH_ENV] = crash_at
         return subprocess.Popen(
-            self.cli(*command, "--work-dir", str(self.work),
+            self.cli(*command, "--work-dir", str(self.work), "--heat-type", self.heat_type,
                      "-f", "value", "-c", "deployment_status"),
             stdout=subprocess.PIPE, stderr=self.stderr.open("w"), text=True,
             env=env, cwd=ROOT)
@@ -93,13 +96,21 @@ class Deploy:
         proc.wait()
         self.assert_no_heat(pids)
 
+    def started(self) -> bool:
+        """Whether Heat's processes started (heat-all's pid, or the children of type
+        processes)."""
+        record = self.run_record()
+        return bool(record.get("pid") or record.get("children"))
+
     def assert_no_heat(self, pids: list[int]) -> None:
-        """No Heat process by pid or marker, nothing listening on the port (bounded wait)."""
+        """No Heat process by pid or marker (nor a server of type processes), nothing
+        listening on the port (bounded wait)."""
         deadline = time.monotonic() + 15
         while True:
             alive = [p for p in pids if Path(f"/proc/{p}/cmdline").exists()
                      and Path(f"/proc/{p}/cmdline").read_bytes()]
             alive += heat_processes(self.heat.conf_file)
+            alive += process.find_naming(f"tripleo-flow-heat-{self.heat.token}-services")
             listening = _listens(self.port)
             if not alive and not listening:
                 return
@@ -138,26 +149,39 @@ def _listens(port: int) -> bool:
 
 
 def _heat_pids(deploy: Deploy) -> list[int]:
-    pid = deploy.run_record().get("pid")
-    return [*([pid] if pid else []), *heat_processes(deploy.heat.conf_file)]
+    record = deploy.run_record()
+    pid = record.get("pid")
+    children = [child["pid"] for child in (record.get("children") or {}).values()]
+    return [*([pid] if pid else []), *children, *heat_processes(deploy.heat.conf_file)]
 
 
-@pytest.fixture
-def deploy(tmp_path: Path, heat_venv: Path) -> Deploy:
+def _deploy(tmp_path: Path, heat_venv: Path, heat_type: str = "native") -> Deploy:
     conf = _conf_file(tmp_path, heat_venv)
+    if heat_type != "native":  # [heat] is the file's last section
+        conf.write_text(conf.read_text() + "engine_workers = 2\n")
     client = Client.from_config_files([str(conf)])
     try:
         client.create_plan("oc", sample=True)
     finally:
         client.close()
-    return Deploy(tmp_path, conf)
+    return Deploy(tmp_path, conf, heat_type)
+
+
+@pytest.fixture
+def deploy(tmp_path: Path, heat_venv: Path) -> Deploy:
+    return _deploy(tmp_path, heat_venv)
+
+
+@pytest.fixture(params=["native", "processes"])
+def any_deploy(request: pytest.FixtureRequest, tmp_path: Path, heat_venv: Path) -> Deploy:
+    """A deploy on each heat type whose database outlives a killed owner."""
+    return _deploy(tmp_path, heat_venv, request.param)
 
 
 def test_kill_9_at_each_point_then_a_retry_succeeds(deploy: Deploy) -> None:
     heat, work = deploy.heat, deploy.work
     points: list[tuple[str, Callable[[], bool]]] = [
-        ("Heat starting", lambda: bool(deploy.run_record().get("pid"))
-         and not deploy.run_record().get("ready")),
+        ("Heat starting", lambda: deploy.started() and not deploy.run_record().get("ready")),
         ("the stack being created", lambda: bool(deploy.run_record().get("ready"))),
         ("config-download", lambda: (work / "outputs.yaml").exists()),
     ]
@@ -199,20 +223,22 @@ def test_kill_9_at_each_point_then_a_retry_succeeds(deploy: Deploy) -> None:
 
 
 @pytest.mark.parametrize("moment", ["while Heat starts", "while the stack is created"])
-def test_a_deploy_killed_while_the_stack_is_created_resumes(deploy: Deploy,
+def test_a_deploy_killed_while_the_stack_is_created_resumes(any_deploy: Deploy,
                                                             moment: str) -> None:
     """``kill -9`` while Heat creates the stack, then ``execution resume``: the resumed
     execution launches Heat again on the database the killed run left, takes the stack
     over and finishes the deployment.  Killed while its Heat starts (``deploy.launch_heat``
     running), the resumed execution runs that task again: it cleans up after the
     killed Heat, launches a new one and creates the stack."""
+    deploy = any_deploy
     proc = deploy.start()
     if moment == "while Heat starts":
-        deploy.kill_at(proc, lambda: bool(deploy.run_record().get("pid"))
+        deploy.kill_at(proc, lambda: deploy.started()
                        and not deploy.run_record().get("ready"), "Heat starting")
     else:  # 3 s later: the stack is being created
         deploy.kill_at(proc, lambda: bool(deploy.run_record().get("ready")), "the stack", 3)
-    assert_moved_off_shm(deploy)
+    if deploy.heat_type == "native":  # (processes keeps its MariaDB's data for the resume)
+        assert_moved_off_shm(deploy)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     listed = json.loads(subprocess.run(
         deploy.cli("execution", "list", "-f", "json"), capture_output=True, text=True,
@@ -225,6 +251,8 @@ def test_a_deploy_killed_while_the_stack_is_created_resumes(deploy: Deploy,
                              capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert json.loads(resumed.stdout)["State"] == "SUCCESS"
+    if deploy.heat_type == "processes":  # the resumed execution launched the same type
+        assert "MariaDB and RabbitMQ" in resumed.stderr, resumed.stderr
     if moment == "while Heat starts":  # launch_heat ran again; the stack is created
         assert "left by a killed deploy" in resumed.stderr, resumed.stderr
         assert "CREATE_COMPLETE" in resumed.stderr, resumed.stderr

@@ -122,7 +122,8 @@ def test_port_in_use() -> None:
 
 @pytest.mark.parametrize(("heat_type", "cls_name"), [
     ("native", "NativeLauncher"), ("installed", "InstalledLauncher"),
-    ("container", "ContainerLauncher"), ("pod", "PodLauncher")])
+    ("container", "ContainerLauncher"), ("pod", "PodLauncher"),
+    ("processes", "ProcessesLauncher")])
 def test_make_launcher(tmp_path: Path, heat_type: str, cls_name: str) -> None:
     launcher = make_launcher(config.new_conf(), heat_type, tmp_path)
     assert type(launcher).__name__ == cls_name

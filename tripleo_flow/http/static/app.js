@@ -260,7 +260,8 @@ async function deploymentSummary(name) {
 async function deployTab(name, body) {
   const summary = h("div", {}, await deploymentSummary(name));
   const heat = h("select", { id: "heat-type" },
-    ["native", "container", "pod", "installed"].map((t) => h("option", { value: t, text: t })));
+    ["native", "processes", "container", "pod", "installed"]
+      .map((t) => h("option", { value: t, text: t })));
   const progress = h("div", { id: "progress", "aria-live": "polite" });
   const button = h("button", { class: "primary", type: "submit", text: "Deploy" });
   // The servers (TripleO's baremetal deployment file): its text goes in the request.

@@ -1,0 +1,136 @@
+"""Heat type ``processes``: heat-api, heat-engine (2 workers), a private MariaDB and RabbitMQ
+as child processes (Debian's mariadb-server and rabbitmq-server, no container image)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import struct
+from pathlib import Path
+
+import pytest
+
+from tests.functional.heat.conftest import OpenStack, heat_processes, make_conf
+from tests.functional.heat.test_container import eventually, kill_owner_after_launch
+from tripleo_flow import exceptions
+from tripleo_flow.api import Client
+from tripleo_flow.heat import process
+from tripleo_flow.heat.workdir import HeatDir
+
+pytestmark = pytest.mark.functional
+TEMPLATE = str(Path(__file__).with_name("small-stack.yaml"))
+
+
+def _listening(port: int) -> set[str]:
+    """Addresses with a listening TCP socket on ``port`` (IPv4 and IPv6)."""
+    found = set()
+    for table, family in (("tcp", socket.AF_INET), ("tcp6", socket.AF_INET6)):
+        for line in Path(f"/proc/net/{table}").read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            addr, port_hex = local.split(":")
+            if state != "0A" or int(port_hex, 16) != port:
+                continue
+            raw = bytes.fromhex(addr)
+            words = b"".join(struct.pack("<I", w) for w in struct.unpack(
+                f">{len(raw) // 4}I", raw))
+            found.add(socket.inet_ntop(family, words))
+    return found
+
+
+def _ports(record: dict[str, object]) -> list[int]:
+    services = record["services"]
+    assert isinstance(services, dict)
+    return [int(record["port"]), *services["ports"].values()]  # type: ignore[call-overload]
+
+
+def _leftovers(work: HeatDir, record: dict[str, object]) -> dict[str, object]:
+    """What a stopped Heat must not leave: processes, listening ports, the servers' data."""
+    root = record["services"]["root"]  # type: ignore[index]
+    return {"heat": heat_processes(work.conf_file), "servers": process.find_naming(root),
+            "ports": {p: _listening(p) for p in _ports(record) if _listening(p)},
+            "data": Path(root).exists()}
+
+
+NOTHING = {"heat": [], "servers": [], "ports": {}, "data": False}
+
+
+def test_processes_life_cycle(tmp_path: Path, heat_venv: Path) -> None:
+    api = Client(make_conf(tmp_path, heat_venv, engine_workers=2))
+    heat_dir = str(tmp_path / "work")
+    work = HeatDir(heat_dir)
+    try:
+        ep = api.launch_heat(heat_dir, "processes")
+        record = work.read_run()
+        assert record is not None and record["ready"]
+        assert sorted(record["children"]) == ["api", "engine", "epmd", "mariadb", "rabbitmq"]
+        for port in _ports(record):  # every listener is on loopback
+            assert _listening(port) and _listening(port) <= {"127.0.0.1", "::1"}, port
+        # No server read /etc: each one's configuration is the run's own.
+        rabbit_conf = Path(record["services"]["root"]) / "rabbitmq" / "rabbitmq.conf"
+        assert f"127.0.0.1:{record['services']['ports']['amqp']}" in rabbit_conf.read_text()
+        status = api.heat_status(heat_dir)
+        assert status["running"] and status["api_answers"] and status["database"] == "mariadb"
+        with pytest.raises(exceptions.HeatRunning):
+            api.launch_heat(heat_dir, "processes")
+
+        osc = OpenStack(heat_venv, ep["clouds_yaml"])
+        osc("stack", "create", "-t", TEMPLATE, "--parameter", "length=7", "--wait", "procs")
+        killed = api.kill_heat(heat_dir)  # the type is read from run.json
+        assert killed["dump"] == str(work.dump_file)
+        assert work.dump_file.read_bytes().lstrip().startswith((b"-- MariaDB dump", b"/*M!"))
+        assert _leftovers(work, record) == NOTHING
+        assert not work.run_file.exists()
+
+        api.launch_heat(heat_dir, "processes", restore_db=True)
+        listed = json.loads(osc("stack", "list", "-f", "json"))
+        assert [(s["Stack Name"], s["Stack Status"]) for s in listed] == [
+            ("procs", "CREATE_COMPLETE")]
+        output = json.loads(osc("stack", "output", "show", "procs", "secret_length",
+                                "-f", "json"))
+        assert output["output_value"] == 7
+        restored = work.read_run()
+        assert restored is not None
+    finally:
+        api.kill_heat(heat_dir)
+    assert _leftovers(work, restored) == NOTHING
+    assert api.kill_heat(heat_dir)["stopped"] == []
+
+
+def test_killed_owners_processes_die_with_it(tmp_path: Path, heat_venv: Path) -> None:
+    api = Client(make_conf(tmp_path, heat_venv, engine_workers=1))
+    heat_dir = str(tmp_path / "work")
+    work = HeatDir(heat_dir)
+    try:
+        kill_owner_after_launch(tmp_path, heat_venv, "processes", api.conf.heat.api_port,
+                                engine_workers=1)
+        record = work.read_run()
+        assert record is not None and record["owner"]["by"] == "deploy"
+        gone = {**NOTHING, "data": True}  # the data stays for the next launch to remove
+        assert eventually(lambda: _leftovers(work, record) == gone), \
+            _leftovers(work, record)
+
+        ep = api.launch_heat(heat_dir, "processes")  # cleans up after the killed owner
+        assert len(ep["cleaned"]) == 1
+        assert "left by a killed deploy" in ep["cleaned"][0]
+        assert ep["cleaned"][0].endswith("had already stopped; removed its database")
+        fresh = work.read_run()
+        assert fresh is not None and fresh["owner"] is None  # a plain launch: owned by nobody
+        assert fresh["services"]["admin_password"] != record["services"]["admin_password"]
+    finally:
+        api.kill_heat(heat_dir)
+    assert _leftovers(work, record) == NOTHING
+
+
+def test_half_failed_launch_undoes_everything(tmp_path: Path, heat_venv: Path) -> None:
+    api = Client(make_conf(tmp_path, heat_venv, engine_workers=1))
+    heat_dir = str(tmp_path / "work")
+    work = HeatDir(heat_dir)
+    work.ensure()
+    work.write_private(work.dump_file, "-- MariaDB dump\nthis is not SQL;\n")
+    with pytest.raises(exceptions.HeatError, match="Restoring the Heat database"):
+        api.launch_heat(heat_dir, "processes", restore_db=True)
+    assert not work.run_file.exists()
+    root = Path("/dev/shm") / f"tripleo-flow-heat-{work.token}-services"
+    assert heat_processes(work.conf_file) == [] and process.find_naming(str(root)) == []
+    assert not root.exists()
+    assert work.dump_file.read_text() == "-- MariaDB dump\nthis is not SQL;\n"

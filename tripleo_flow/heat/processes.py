@@ -1,0 +1,264 @@
+"""``processes``: the pod's layout as private child processes, with no container image.
+
+heat-api and heat-engine (``[heat] engine_workers`` workers) from Heat's
+virtualenv, on a MariaDB and a RabbitMQ of their own (:mod:`.services`: Debian's
+servers, private directories and ports on 127.0.0.1).  Same files, run record,
+readiness and dumps as :mod:`.native` and :mod:`.pod`: ready means the API
+answers, every engine worker wrote its ``service`` row and the broker shows a
+consumer on the ``engine`` queue; dumps are MariaDB dumps.
+
+Every child is started in a session of its own, so an unowned launch
+(``launch heat``) outlives the command.  A launch *owned* by its caller starts
+each child under :mod:`.tether`, all of them reading one pipe whose write end
+only the owner holds: when the owner dies, even by SIGKILL, every supervisor
+kills its child's process group.  A stop kills heat-api and heat-engine first,
+dumps from the still running MariaDB, then stops the servers and removes their
+directory.  A crashed run's servers are found again by their directory, which
+every one of their command lines names.  That directory (on tmpfs) outlives a
+killed owner, as native's SQLite file does: when a resumed deploy adopts the run,
+MariaDB is started again on it for the dump the new Heat restores.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import secrets
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tripleo_flow import exceptions
+from tripleo_flow.heat import launcher as common
+from tripleo_flow.heat import process, render, services
+from tripleo_flow.heat.database import HeatDatabase
+from tripleo_flow.heat.db_mariadb import MariaDBDatabase
+from tripleo_flow.heat.db_sqlite import default_dir
+from tripleo_flow.heat.launcher import KillResult
+from tripleo_flow.heat.native import NativeLauncher
+from tripleo_flow.heat.services import Services
+
+#: Write ends of the tether pipes of the launches this process owns, by heat-dir.
+_PIPES: dict[str, int] = {}
+#: The order children stop in: Heat first (the dump needs MariaDB), the servers last.
+HEAT_PARTS = ("api", "engine")
+SERVER_PARTS = ("mariadb", "rabbitmq", "epmd")
+SERVICE_TIMEOUT = 120.0
+
+
+def _release(key: str) -> None:
+    """Close this process' end of the tether pipe of ``key`` (its children then die)."""
+    fd = _PIPES.pop(key, None)
+    if fd is not None:
+        os.close(fd)
+
+
+class ProcessesLauncher(NativeLauncher):
+    """heat-api + heat-engine (N workers) with their own MariaDB and RabbitMQ, as
+    child processes (see the module docstring)."""
+
+    heat_type = "processes"
+
+    def __init__(self, heat_dir: Any, venv: Path, engine_workers: int = 4,
+                 **kwargs: Any) -> None:
+        kwargs["database"] = "mariadb"
+        super().__init__(heat_dir, venv, **kwargs)
+        self.want_engines = engine_workers
+        self._services: Services | None = None
+        self._tether_read: int | None = None
+        #: The servers this launch started (readiness watches them too).
+        self._servers: dict[str, subprocess.Popen[bytes]] = {}
+
+    # -- pieces --------------------------------------------------------------------
+
+    def _load(self) -> Services:
+        """This heat-dir's servers: from run.json, or new ports and passwords."""
+        if self._services is None:
+            record = (self.work.read_run() or {}).get("services") or {}
+            root = default_dir(self.work.root) / f"tripleo-flow-heat-{self.work.token}-services"
+            self._services = Services(
+                root=Path(record.get("root") or root), log_dir=self.work.log_dir,
+                ports=record.get("ports") or {k: services.free_port()
+                                              for k in ("db", "amqp", "dist", "epmd")},
+                admin_password=record.get("admin_password") or secrets.token_hex(16),
+                rabbit_password=record.get("rabbit_password") or secrets.token_hex(16))
+        return self._services
+
+    def _database(self, record: dict[str, Any] | None = None) -> HeatDatabase:
+        return MariaDBDatabase(self._load().admin_url, f"heat_{self.work.token}",
+                               password=record.get("password") if record else None,
+                               scratch_dir=self.work.root)
+
+    def _settings(self, db: HeatDatabase) -> render.HeatSettings:
+        return dataclasses.replace(super()._settings(db), transport_url=self._load().transport_url,
+                                   engine_workers=self.want_engines)
+
+    def _check_installed(self) -> None:
+        for name in ("heat-api", "heat-engine", "heat-manage", "python"):
+            self._binary(name)
+        services.check_installed()
+
+    def _spawn(self, record: dict[str, Any], part: str, command: list[str], marker: str,
+               env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+        """Start ``command`` in a session of its own (under :mod:`.tether` when owned),
+        its output in log/<part>.out; note it in ``record``."""
+        log_fd = self.work.open_log(f"{part}.out")
+        pass_fds: tuple[int, ...] = ()
+        if self._tether_read is not None:
+            pass_fds = (self._tether_read,)
+            command = [sys.executable, "-I", str(Path(__file__).with_name("tether.py")),
+                       str(self._tether_read), "--", *command]
+        try:
+            proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log_fd,
+                                    stderr=subprocess.STDOUT, cwd=self.work.root, env=env,
+                                    start_new_session=True, pass_fds=pass_fds)
+        finally:
+            os.close(log_fd)
+        record.setdefault("children", {})[part] = {"pid": proc.pid, "marker": marker}
+        self.work.write_run(record)
+        return proc
+
+    def _wait(self, probe: Callable[[], bool], what: str, proc: subprocess.Popen[bytes],
+              log: str) -> None:
+        deadline = time.monotonic() + SERVICE_TIMEOUT
+        while not probe():
+            code = proc.poll()
+            if code is not None:
+                raise exceptions.HeatError(
+                    f"{what} exited with status {code} while starting:\n"
+                    + common.log_tail(self.work.log_dir / log))
+            if time.monotonic() > deadline:
+                raise exceptions.HeatError(
+                    f"{what} did not start within {SERVICE_TIMEOUT:g} s. "
+                    f"See {self.work.log_dir / log}.")
+            time.sleep(0.1)
+
+    # -- hooks ---------------------------------------------------------------------
+
+    def _prepare(self, record: dict[str, Any]) -> None:
+        """Start RabbitMQ (slow: left to start while MariaDB is made) and MariaDB."""
+        svc = self._load()
+        record["services"] = {"root": str(svc.root), "ports": svc.ports,
+                              "admin_password": svc.admin_password,
+                              "rabbit_password": svc.rabbit_password}
+        self.work.write_run(record)
+        if record.get("owner"):
+            read_fd, write_fd = os.pipe()
+            _release(self._marker())
+            _PIPES[self._marker()] = write_fd
+            self._tether_read = read_fd
+        svc.remove()
+        svc.root.mkdir(mode=0o700, parents=True)
+        svc.write_rabbitmq_files(secrets.token_hex(20))
+        self._servers = {
+            "epmd": self._spawn(record, "epmd", svc.epmd_command(), str(svc.ports["epmd"])),
+            "rabbitmq": self._spawn(record, "rabbitmq", svc.rabbitmq_command(), svc.marker,
+                                    env=svc.rabbitmq_env())}
+        svc.install_mariadb()
+        mariadb = self._spawn(record, "mariadb", svc.mariadb_command(), svc.marker)
+        # exists() answers (True or False) once the server takes connections.
+        self._wait(lambda: self._answers(), "MariaDB", mariadb, "mariadb.out")
+
+    def _answers(self) -> bool:
+        try:
+            self._database().exists()
+        except exceptions.HeatError:
+            return False
+        return True
+
+    def _start_heat(self, record: dict[str, Any]) -> Callable[[], str | None]:
+        svc = self._load()
+        self._wait(lambda: services.port_open(svc.ports["amqp"]), "RabbitMQ",
+                   self._servers["rabbitmq"], "rabbitmq.out")
+        conf = str(self.work.conf_file)
+        started = {part: self._spawn(record, part, [self._binary(f"heat-{part}"),
+                                                    "--config-file", conf], conf)
+                   for part in ("engine", "api")}
+        started.update(self._servers)
+        if self._tether_read is not None:  # every child has its copy now
+            os.close(self._tether_read)
+            self._tether_read = None
+
+        def alive() -> str | None:
+            for part, proc in started.items():
+                code = proc.poll()
+                if code is not None:
+                    return (f"{part} exited with status {code}:\n"
+                            + common.log_tail(self.work.log_dir / f"{part}.out"))
+            return None
+
+        return alive
+
+    def _engines(self, db: HeatDatabase) -> Callable[[], set[str]]:
+        python = self._binary("python")
+
+        def probe() -> set[str]:
+            ids = db.engine_ids()
+            if len(ids) < self.want_engines:
+                return ids
+            return ids if services.engine_consumers(python, self._load()) > 0 else set()
+
+        return probe
+
+    def _running(self, record: dict[str, Any]) -> bool:
+        api = (record.get("children") or {}).get("api") or {}
+        return process.is_running(api.get("pid"), str(self.work.conf_file))
+
+    def _describe(self, record: dict[str, Any]) -> str:
+        children = record.get("children") or {}
+        pids = ", ".join(f"{part} {c['pid']}" for part, c in sorted(children.items()))
+        return f"heat-api, heat-engine ({self.want_engines} workers), MariaDB and RabbitMQ " \
+               f"(pids {pids or 'none'})"
+
+    def _kill_parts(self, record: dict[str, Any], parts: tuple[str, ...],
+                    marker: str) -> list[str]:
+        """SIGKILL the children ``parts`` of ``record`` and any stray naming ``marker``."""
+        stopped = []
+        children = record.get("children") or {}
+        for part in parts:
+            child = children.get(part)
+            if child and process.kill(child["pid"], child["marker"]):
+                stopped.append(f"{part} (pid {child['pid']})")
+        for stray in process.find_naming(marker):
+            if process.kill(stray, marker):
+                stopped.append(f"a stray process (pid {stray})")
+        return stopped
+
+    def _stop(self, record: dict[str, Any]) -> list[str]:
+        svc = self._load()
+        stopped = self._kill_parts(record, HEAT_PARTS, str(self.work.conf_file))
+        stopped += self._kill_parts(record, SERVER_PARTS, svc.marker)
+        _release(self._marker())
+        if self._tether_read is not None:
+            os.close(self._tether_read)
+            self._tether_read = None
+        return stopped
+
+    def _teardown(self, record: dict[str, Any], dump: bool) -> KillResult:
+        """Stop Heat, dump from the still running MariaDB, then stop the servers."""
+        svc = self._load()
+        stopped = self._kill_parts(record, HEAT_PARTS, str(self.work.conf_file))
+        dumped = None
+        db = self._database(record["database"])
+        wanted = bool(record.get("ready") and dump)
+        if wanted and not self._answers() and (svc.datadir / "mysql").is_dir():
+            # MariaDB died (with a killed owner) and its data outlived it: start it again
+            # on that data for the dump (a resumed deploy takes the stack over).
+            self._wait(self._answers, "MariaDB", self._spawn(
+                record, "mariadb", svc.mariadb_command(), svc.marker), "mariadb.out")
+        try:
+            exists = db.exists()
+        except exceptions.HeatError:
+            exists = False  # MariaDB and its data are gone: nothing to dump
+        if wanted and exists:
+            db.dump(self.work.dump_file)
+            dumped = str(self.work.dump_file)
+        stopped += self._stop(record)
+        if svc.remove():
+            stopped.append("mariadb database")
+        self.work.clear_run()
+        self._services = None
+        return KillResult(heat_dir=str(self.work.root), dump=dumped, stopped=stopped)

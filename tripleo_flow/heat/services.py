@@ -1,0 +1,227 @@
+"""A private MariaDB and RabbitMQ for one Heat, run from Debian's packages as our children.
+
+What :mod:`.processes` starts besides heat-api and heat-engine, and nothing else
+on the machine knows of: each server has its own directory (on tmpfs when one is
+writable, as the pod keeps them on tmpfs mounts), its own ports on 127.0.0.1 and
+its own credentials, and reads no file under /etc.
+
+- MariaDB: ``mariadb-install-db`` into the directory, then ``mariadbd`` with no
+  defaults file, an init file creating the admin user of ``[heat]``'s database
+  adapter (:mod:`.db_mariadb`), and InnoDB not flushing at every commit.
+- RabbitMQ: Debian's ``rabbitmq-server`` script with every path moved into the
+  directory (config, enabled plugins, env file, mnesia, logs, and ``HOME`` for the
+  Erlang cookie written here), its AMQP and distribution ports bound to 127.0.0.1
+  and a default user with a random password.  Its port mapper (``epmd``) is started
+  by us in the foreground on a private port (``-start_epmd false``): the one Erlang
+  starts by itself daemonises out of our process group and outlives the broker.
+
+Every command line names the directory (``--datadir``, or a ``-tripleo_flow_heat``
+flag Erlang ignores), so a stray server is found by :func:`process.find_naming`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from tripleo_flow import exceptions
+
+HOST = "127.0.0.1"
+RABBITMQ_SERVER = "/usr/lib/rabbitmq/bin/rabbitmq-server"
+INSTALL = "apt-get install mariadb-server mariadb-client rabbitmq-server"
+#: The server programs a launch needs, and where Debian puts them when PATH lacks sbin.
+PROGRAMS = ("mariadbd", "mariadb-install-db", "epmd")
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def port_open(port: int) -> bool:
+    """Whether something accepts connections on 127.0.0.1:``port``."""
+    with socket.socket() as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex((HOST, port)) == 0
+
+
+def program(name: str) -> str:
+    """The path of server program ``name`` (PATH, then /usr/sbin and /usr/bin)."""
+    for candidate in (shutil.which(name), f"/usr/sbin/{name}", f"/usr/bin/{name}"):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    raise exceptions.HeatNotInstalled(f"The server program {name}", INSTALL)
+
+
+def check_installed() -> None:
+    """Raise :class:`HeatNotInstalled` unless MariaDB and RabbitMQ are installed."""
+    for name in PROGRAMS:
+        program(name)
+    if not os.access(RABBITMQ_SERVER, os.X_OK):
+        raise exceptions.HeatNotInstalled(f"RabbitMQ ({RABBITMQ_SERVER})", INSTALL)
+
+
+@dataclass(frozen=True)
+class Services:
+    """Where one Heat's MariaDB and RabbitMQ live and how they are reached."""
+
+    root: Path
+    log_dir: Path
+    ports: dict[str, int]
+    admin_password: str
+    rabbit_password: str
+
+    @property
+    def datadir(self) -> Path:
+        return self.root / "mariadb"
+
+    @property
+    def rabbit_home(self) -> Path:
+        return self.root / "rabbitmq"
+
+    @property
+    def admin_url(self) -> str:
+        return f"mysql+pymysql://tfadmin:{self.admin_password}@{HOST}:{self.ports['db']}"
+
+    @property
+    def transport_url(self) -> str:
+        return f"rabbit://tfheat:{self.rabbit_password}@{HOST}:{self.ports['amqp']}/"
+
+    @property
+    def marker(self) -> str:
+        """What every server's command line names (its directory)."""
+        return str(self.root)
+
+    # -- MariaDB ---------------------------------------------------------------
+
+    def install_mariadb(self) -> None:
+        """Create the data directory (``mariadb-install-db``) and the init file."""
+        self.datadir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        log = self.log_dir / "mariadb-install.log"
+        with open(log, "ab") as out:
+            rc = subprocess.run(
+                [program("mariadb-install-db"), "--no-defaults", f"--datadir={self.datadir}",
+                 "--user=root", "--auth-root-authentication-method=socket", "--skip-test-db"],
+                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                check=False).returncode
+        if rc != 0:
+            raise exceptions.HeatError(
+                f"mariadb-install-db failed (exit {rc}) in {self.datadir}. See {log}.")
+        _write_private(self.root / "mariadb-init.sql", (
+            f"CREATE USER IF NOT EXISTS 'tfadmin'@'{HOST}' IDENTIFIED BY "
+            f"'{self.admin_password}';\n"
+            f"GRANT ALL PRIVILEGES ON *.* TO 'tfadmin'@'{HOST}' WITH GRANT OPTION;\n"))
+
+    def mariadb_command(self) -> list[str]:
+        return [program("mariadbd"), "--no-defaults", f"--datadir={self.datadir}",
+                f"--socket={self.root / 'mysqld.sock'}", f"--port={self.ports['db']}",
+                f"--bind-address={HOST}", "--user=root", "--skip-name-resolve",
+                f"--pid-file={self.root / 'mariadbd.pid'}",
+                f"--init-file={self.root / 'mariadb-init.sql'}",
+                "--innodb-flush-log-at-trx-commit=2", "--innodb-log-file-size=32M",
+                "--max-connections=2000"]
+
+    # -- RabbitMQ --------------------------------------------------------------
+
+    def write_rabbitmq_files(self, cookie: str) -> None:
+        """The broker's config, plugin list, env file and Erlang cookie (0600/0400)."""
+        home = self.rabbit_home
+        (home / "mnesia").mkdir(mode=0o700, parents=True, exist_ok=True)
+        (self.log_dir / "rabbitmq").mkdir(mode=0o700, parents=True, exist_ok=True)
+        _write_private(home / "rabbitmq.conf", (
+            f"listeners.tcp.1 = {HOST}:{self.ports['amqp']}\n"
+            "default_user = tfheat\n"
+            f"default_pass = {self.rabbit_password}\n"
+            "default_vhost = /\n"
+            "log.console = false\n"
+            "log.file.level = warning\n"))
+        _write_private(home / "enabled_plugins", "[].\n")
+        _write_private(home / "rabbitmq-env.conf", "")
+        cookie_file = home / ".erlang.cookie"
+        if cookie_file.exists():
+            cookie_file.chmod(0o600)
+        _write_private(cookie_file, cookie)
+        cookie_file.chmod(0o400)
+
+    def epmd_command(self) -> list[str]:
+        return [program("epmd"), "-port", str(self.ports["epmd"]), "-address", HOST]
+
+    def rabbitmq_command(self) -> list[str]:
+        return [RABBITMQ_SERVER, "-tripleo_flow_heat", self.marker]
+
+    def rabbitmq_env(self) -> dict[str, str]:
+        """The broker's environment: ours without any RABBITMQ_/ERL_ setting, plus its own."""
+        home = self.rabbit_home
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("RABBITMQ_", "ERL_"))}
+        env.update({
+            "HOME": str(home),
+            "RABBITMQ_NODENAME": "rabbit@localhost",
+            "RABBITMQ_NODE_IP_ADDRESS": HOST,
+            "RABBITMQ_NODE_PORT": str(self.ports["amqp"]),
+            "RABBITMQ_DIST_PORT": str(self.ports["dist"]),
+            "RABBITMQ_CONFIG_FILE": str(home / "rabbitmq.conf"),
+            "RABBITMQ_ADVANCED_CONFIG_FILE": str(home / "advanced.config"),
+            "RABBITMQ_ENABLED_PLUGINS_FILE": str(home / "enabled_plugins"),
+            "RABBITMQ_CONF_ENV_FILE": str(home / "rabbitmq-env.conf"),
+            "RABBITMQ_MNESIA_BASE": str(home / "mnesia"),
+            "RABBITMQ_LOG_BASE": str(self.log_dir / "rabbitmq"),
+            "ERL_EPMD_ADDRESS": HOST,
+            "ERL_EPMD_PORT": str(self.ports["epmd"]),
+            "RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS":
+                "-kernel inet_dist_use_interface {127,0,0,1} -start_epmd false",
+        })
+        return env
+
+    def remove(self) -> bool:
+        """Remove the directory (data of both servers); True when there was one."""
+        if not self.root.exists():
+            return False
+        shutil.rmtree(self.root, ignore_errors=True)
+        return True
+
+
+#: Run with the Heat virtualenv's Python (its ``amqp`` library): the number of consumers
+#: of queue ``engine``, credentials read from stdin, 0 when the queue is not there yet.
+ENGINE_CONSUMERS = """\
+import json, sys
+import amqp
+args = json.load(sys.stdin)
+conn = amqp.Connection(host=args["host"], userid=args["user"], password=args["password"],
+                       connect_timeout=2)
+try:
+    conn.connect()
+    try:
+        print(conn.channel().queue_declare("engine", passive=True).consumer_count)
+    except amqp.exceptions.NotFound:
+        print(0)
+finally:
+    conn.collect()
+"""
+
+
+def engine_consumers(python: str, services: Services) -> int:
+    """Consumers of the broker's ``engine`` queue (0 when it cannot tell)."""
+    import json
+
+    args = {"host": f"{HOST}:{services.ports['amqp']}", "user": "tfheat",
+            "password": services.rabbit_password}
+    try:
+        proc = subprocess.run([python, "-c", ENGINE_CONSUMERS], input=json.dumps(args),
+                              capture_output=True, text=True, timeout=30, check=False)
+    except subprocess.TimeoutExpired:
+        return 0
+    text = proc.stdout.strip()
+    return int(text) if proc.returncode == 0 and text.isdigit() else 0
+
+
+def _write_private(path: Path, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
