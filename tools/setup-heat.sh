@@ -56,6 +56,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 else
     step "Debian packages present: ${packages[*]}"
 fi
+# Heat type processes starts its own RabbitMQ (and epmd) on loopback; where installing
+# the package started the system's, listening on every address, stop it.
+systemctl disable --now rabbitmq-server epmd.socket epmd.service >/dev/null 2>&1 || true
 
 tf_python=$(head -1 "$(command -v "$TRIPLEO_FLOW")" | sed 's/^#!//')
 if [ "$SKIP_IMAGES" != 1 ] && ! "$tf_python" -c 'import podman' 2>/dev/null; then
