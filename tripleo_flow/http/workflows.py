@@ -147,9 +147,7 @@ class CompleteTask:
                 f"Unknown field(s) {', '.join(repr(k[:40]) for k in unknown[:5])}: a completion "
                 "takes 'state', 'output' and 'item'.")
         state = field(body, "state", str)
-        item = field(body, "item", int, None)
-        if isinstance(item, bool):
-            raise exceptions.InvalidInput("'item' must be of type int.")
+        item = field(body, "item", int, None)  # (a boolean is refused by complete_task)
         done = self.client.complete_task(execution_id, task, state, body.get("output"),
                                          item=item, api_user=True)
         resp.media = media.fields(done)
