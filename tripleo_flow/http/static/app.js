@@ -50,6 +50,13 @@ function show(title, ...content) {
   main.focus({ preventScroll: true });
 }
 
+// The show() of the view route() is drawing now: once the user has gone elsewhere, a
+// view whose requests end late draws nothing (it would replace the newer view).
+function drawer() {
+  const signal = leaving.signal;
+  return (title, ...content) => { if (!signal.aborted) show(title, ...content); };
+}
+
 function state(value) { return h("span", { class: `state-${value}`, text: value }); }
 
 function when(seconds) { return seconds ? new Date(seconds * 1000).toLocaleString() : ""; }
@@ -131,8 +138,9 @@ async function enter(value, problem) {
   setToken(value);
   try {
     await call("GET", "/v1/plans");
-    location.hash = "#/plans";
-    route();
+    // a new hash routes (hashchange); the same one is routed here
+    if (location.hash === "#/plans") route();
+    else location.hash = "#/plans";
   } catch (error) {
     clearToken();
     problem.textContent = errorText(error);
@@ -203,7 +211,7 @@ function createPlanForm(onCreated) {
   return form;
 }
 
-async function plansView() {
+async function plansView(draw = drawer()) {
   const plans = await call("GET", "/v1/plans");
   const rows = plans.map((plan) => {
     const row = h("tr", {},
@@ -218,7 +226,7 @@ async function plansView() {
                     onclick: () => deletePlan(plan, row).catch((e) => say(errorText(e))) })));
     return row;
   });
-  show("Plans",
+  draw("Plans",
     h("section", { "aria-labelledby": "plans-h" }, h("h2", { id: "plans-h", text: "Plans" }),
       plans.length ? h("table", {}, h("thead", {}, h("tr", {}, h("th", { text: "Name" }),
         h("th", { text: "Description" }), h("th", { text: "Deployment" }), h("th", { text: "Actions" }))),
@@ -232,12 +240,12 @@ async function plansView() {
 const TABS = [["overview", "Deploy"], ["environments", "Environments"],
               ["parameters", "Parameters"], ["roles", "Roles and networks"], ["history", "History"]];
 
-async function planView(name, tab) {
+async function planView(name, tab, draw = drawer()) {
   const tabs = h("nav", { class: "tabs", "aria-label": "Plan" },
     TABS.map(([id, label]) => h("a", { href: `#/plans/${enc(name)}/${id}`, text: label,
                                        "aria-current": id === tab ? "page" : false })));
   const body = h("div", {});
-  show(`Plan ${name}`, tabs, body);
+  draw(`Plan ${name}`, tabs, body);
   const views = { overview: deployTab, environments: environmentsTab,
                   parameters: parametersTab, roles: rolesTab, history: historyTab };
   await (views[tab] || deployTab)(name, body);
@@ -524,7 +532,7 @@ async function executionsPage(path) {
   return { list: await response.json(), next: link ? link[1] : null };
 }
 
-async function executionsView() {
+async function executionsView(draw = drawer()) {
   let page = await executionsPage("/v1/executions?sort_dir=desc");
   const row = (e) => h("tr", {},
     h("td", {}, h("a", { href: `#/executions/${enc(e.id)}`, text: e.id })),
@@ -546,7 +554,7 @@ async function executionsView() {
       more.hidden = !page.next;
     } });
   more.hidden = !page.next;
-  show("Executions", h("table", {},
+  draw("Executions", h("table", {},
     h("thead", {}, h("tr", {}, h("th", { text: "Execution" }), h("th", { text: "Workflow" }),
       h("th", { text: "State" }), h("th", { text: "Started" }))), body),
     h("p", {}, more, " ", problem));
@@ -561,7 +569,7 @@ function taskDetail(task) {
   return bits.join(" ");
 }
 
-async function executionView(id) {
+async function executionView(id, draw = drawer()) {
   const execution = await call("GET", `/v1/executions/${enc(id)}`);
   const graph = await call("GET", `/v1/workflows/${enc(execution.workflow)}`);
   const picture = h("div", { class: "graph", id: "graph" });
@@ -581,7 +589,7 @@ async function executionView(id) {
     } }) : null;
   const tasksBody = h("tbody", {});
   const tasks = new Map();
-  show(`Execution ${execution.id}`,
+  draw(`Execution ${execution.id}`,
     h("p", {}, `Workflow ${execution.workflow}: `, stateBox, " ", resume, " ", resumeProblem),
     execution.error ? h("pre", { class: "error", text: execution.error }) : null,
     h("h2", { text: "Task graph" }), picture,
@@ -614,10 +622,10 @@ async function executionView(id) {
 
 // -- nodes and validations -----------------------------------------------------------
 
-const nodesView = () => nodesPage({ h, show, state, errorText, say,
+const nodesView = () => nodesPage({ h, show: drawer(), state, errorText, say,
                                     signal: () => leaving.signal });
 
-const validationsView = () => validationsPage({ h, show, state, errorText, say,
+const validationsView = () => validationsPage({ h, show: drawer(), state, errorText, say,
                                                 signal: () => leaving.signal });
 
 // -- routing -------------------------------------------------------------------------
