@@ -97,6 +97,22 @@ def root_of(name: str) -> Path | None:
     return Path(_state["base"]) / name
 
 
+def root_of_any() -> bool:
+    """Whether the background process was started (for the session being run)."""
+    return bool(_state.get("names"))
+
+
+def all_finished() -> bool:
+    """Whether the background has made (or failed) every deployment it was given, or
+    stopped."""
+    process: subprocess.Popen[bytes] | None = _state.get("process")
+    base = _state.get("base")
+    if process is None or base is None or process.poll() is not None:
+        return True
+    return all((Path(base) / name / "deployed.json").exists()
+               or (Path(base) / name / "failed.txt").exists() for name in _state["names"])
+
+
 def wait_for(name: str) -> dict[str, Any]:
     """The result of deployment ``name`` once the background has made it (its
     ``deployed.json``); FAILS the test with the background's error otherwise."""
