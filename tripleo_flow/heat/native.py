@@ -162,17 +162,16 @@ class NativeLauncher:
         path = getattr(db, "path", None)
         if not record.get("owner") or path is None or self.work.root in Path(path).parents:
             return
+        self._start_db_watcher(record, ["--db", str(path)], str(path))
+
+    def _start_db_watcher(self, record: dict[str, Any], what: list[str], label: str) -> None:
+        """Start the :mod:`.db_move` watcher with arguments ``what`` (and ``label`` in its
+        command line), recorded in ``record``, in place of one this launch started."""
         self._unwatch_database(record)
         cleanup = [sys.executable, "-P", "-m", db_move.__name__, "--heat-dir",
-                   str(self.work.root), "--db", str(path),
-                   "--started-at", str(record["started_at"])]
-        log_fd = self.work.open_log("db-watcher.log")
-        try:
-            watcher = _DB_WATCHERS[self._marker()] = process.start_watcher(
-                cleanup, self.work.root, log_fd)
-        finally:
-            os.close(log_fd)
-        record["db_watcher"] = {"pid": watcher[0].pid, "label": str(path)}
+                   str(self.work.root), *what, "--started-at", str(record["started_at"])]
+        _DB_WATCHERS[self._marker()], record["db_watcher"] = process.start_db_watcher(
+            cleanup, self.work, label)
 
     def _unwatch_database(self, record: dict[str, Any]) -> None:
         """Stop the database watcher without letting it move anything (a teardown)."""

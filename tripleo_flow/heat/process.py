@@ -23,6 +23,7 @@ from typing import Any
 
 import tripleo_flow
 from tripleo_flow import exceptions
+from tripleo_flow.heat.workdir import HeatDir
 
 #: A watcher this process started: its process and the write end of its tether pipe.
 Watcher = tuple[subprocess.Popen[bytes], int]
@@ -136,6 +137,19 @@ def start_watcher(cleanup: list[str], cwd: Path, log_fd: int) -> Watcher:
     finally:
         os.close(read_fd)
     return proc, write_fd
+
+
+def start_db_watcher(cleanup: list[str], work: HeatDir, label: str
+                     ) -> tuple[Watcher, dict[str, Any]]:
+    """:func:`start_watcher` for a launcher directory ``work`` (its output in
+    ``log/db-watcher.log``): the watcher and its entry for ``run.json`` (``label``
+    must be in its command line, for :func:`stop_watcher`)."""
+    log_fd = work.open_log("db-watcher.log")
+    try:
+        watcher = start_watcher(cleanup, work.root, log_fd)
+    finally:
+        os.close(log_fd)
+    return watcher, {"pid": watcher[0].pid, "label": label}
 
 
 def stop_watcher(recorded: dict[str, Any] | None, mine: Watcher | None) -> None:

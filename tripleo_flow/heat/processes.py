@@ -14,9 +14,12 @@ only the owner holds: when the owner dies, even by SIGKILL, every supervisor
 kills its child's process group.  A stop kills heat-api and heat-engine first,
 dumps from the still running MariaDB, then stops the servers and removes their
 directory.  A crashed run's servers are found again by their directory, which
-every one of their command lines names.  That directory (on tmpfs) outlives a
-killed owner, as native's SQLite file does: when a resumed deploy adopts the run,
-MariaDB is started again on it for the dump the new Heat restores.
+every one of their command lines names.  That directory (on tmpfs) would outlive a
+killed owner, with the stack's passwords in its MariaDB data, so an owned launch also
+starts a :mod:`.db_move` watcher (``--services``): once the owner and every server are
+gone, the MariaDB data moves into the heat-dir (``heat-mariadb``, 0700/0600) and the
+rest of the directory is removed.  When a resumed deploy adopts the run, MariaDB is
+started again on that data (where it is) for the dump the new Heat restores.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 import time
@@ -145,6 +149,9 @@ class ProcessesLauncher(NativeLauncher):
                               "admin_password": svc.admin_password,
                               "rabbit_password": svc.rabbit_password}
         self.work.write_run(record)
+        if record.get("owner") and self.work.root not in svc.root.parents:
+            self._start_db_watcher(record, ["--services"], "--services")
+            self.work.write_run(record)
         if record.get("owner"):
             read_fd, write_fd = os.pipe()
             _release(self._marker())
@@ -244,11 +251,16 @@ class ProcessesLauncher(NativeLauncher):
         dumped = None
         db = self._database(record["database"])
         wanted = bool(record.get("ready") and dump)
-        if wanted and not self._answers() and (svc.datadir / "mysql").is_dir():
-            # MariaDB died (with a killed owner) and its data outlived it: start it again
-            # on that data for the dump (a resumed deploy takes the stack over).
+        datadir = next((d for d in (svc.datadir, self.work.moved_mariadb)
+                        if (d / "mysql").is_dir()), None)
+        if wanted and datadir is not None and not self._answers():
+            # MariaDB died (with a killed owner) and its data outlived it (moved into the
+            # heat-dir by the watcher): start it again on that data for the dump (a
+            # resumed deploy takes the stack over).
+            svc.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            svc.write_init_file()
             self._wait(self._answers, "MariaDB", self._spawn(
-                record, "mariadb", svc.mariadb_command(), svc.marker), "mariadb.out")
+                record, "mariadb", svc.mariadb_command(datadir), svc.marker), "mariadb.out")
         try:
             exists = db.exists()
         except exceptions.HeatError:
@@ -257,8 +269,12 @@ class ProcessesLauncher(NativeLauncher):
             db.dump(self.work.dump_file)
             dumped = str(self.work.dump_file)
         stopped += self._stop(record)
-        if svc.remove():
+        self._unwatch_database(record)
+        moved = self.work.moved_mariadb
+        if svc.remove() | moved.exists():
             stopped.append("mariadb database")
+        for leftover in (moved, moved.with_name(f".{moved.name}.partial")):
+            shutil.rmtree(leftover, ignore_errors=True)
         self.work.clear_run()
         self._services = None
         return KillResult(heat_dir=str(self.work.root), dump=dumped, stopped=stopped)

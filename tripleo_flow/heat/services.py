@@ -113,13 +113,19 @@ class Services:
         if rc != 0:
             raise exceptions.HeatError(
                 f"mariadb-install-db failed (exit {rc}) in {self.datadir}. See {log}.")
+        self.write_init_file()
+
+    def write_init_file(self) -> None:
+        """The file MariaDB runs at start: the admin user of ``[heat]``'s adapter."""
         _write_private(self.root / "mariadb-init.sql", (
             f"CREATE USER IF NOT EXISTS 'tfadmin'@'{HOST}' IDENTIFIED BY "
             f"'{self.admin_password}';\n"
             f"GRANT ALL PRIVILEGES ON *.* TO 'tfadmin'@'{HOST}' WITH GRANT OPTION;\n"))
 
-    def mariadb_command(self) -> list[str]:
-        return [program("mariadbd"), "--no-defaults", f"--datadir={self.datadir}",
+    def mariadb_command(self, datadir: Path | None = None) -> list[str]:
+        """mariadbd on ``datadir`` (default: the directory's own), its socket, pid file
+        and init file in the directory (which its command line thus names)."""
+        return [program("mariadbd"), "--no-defaults", f"--datadir={datadir or self.datadir}",
                 f"--socket={self.root / 'mysqld.sock'}", f"--port={self.ports['db']}",
                 f"--bind-address={HOST}", "--user=root", "--skip-name-resolve",
                 f"--pid-file={self.root / 'mariadbd.pid'}",

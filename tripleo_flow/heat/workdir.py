@@ -5,6 +5,7 @@ Layout of ``<heat-dir>/heat-launcher`` (directories 0700, files 0600)::
     heat.conf  api-paste.ini  token_file.json  heatrc  clouds.yaml
     heat-db-dump.sql          the last database dump (kill, dump_db)
     heat-db.sqlite            a killed owner's SQLite database, moved off /dev/shm
+    heat-mariadb/             a killed owner's MariaDB data (heat type processes), likewise
     run.json                  what the running Heat is made of (pid, port, database...)
     .lock                     held (flock) while a launch or kill is in progress
     log/                      heat.log and the process' own output
@@ -78,6 +79,12 @@ class HeatDir:
     def moved_db(self) -> Path:
         """Where a killed owner's SQLite database is moved (:mod:`.db_move`)."""
         return self.root / "heat-db.sqlite"
+
+    @property
+    def moved_mariadb(self) -> Path:
+        """Where a killed owner's MariaDB data directory (heat type ``processes``) is
+        moved (:mod:`.db_move`)."""
+        return self.root / "heat-mariadb"
 
     @property
     def run_file(self) -> Path:

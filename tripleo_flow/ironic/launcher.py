@@ -13,6 +13,10 @@ A launch *owned* by its caller (``owned_by``: a test session, a benchmark)
 runs under :mod:`tripleo_flow.heat.tether`, so it dies with its owner even on
 SIGKILL; the next launch or kill then finds the leftovers, stops them and drops
 the database of that half-done run without saving it (the last saved one stays).
+Its database, with the nodes' BMC credentials, does not wait for that launch on the
+tmpfs: a :mod:`.db_drop` watcher removes it once the owner and its Ironic are gone.
+The live database is created with mode 0600 before anything writes to it (SQLite
+gives its journals the same mode).
 """
 
 from __future__ import annotations
@@ -34,8 +38,9 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.heat import process
-from tripleo_flow.heat.db_sqlite import default_dir
+from tripleo_flow.heat.db_sqlite import SqliteDatabase, default_dir
 from tripleo_flow.heat.launcher import log_tail
+from tripleo_flow.ironic import db_drop
 from tripleo_flow.ironic.render import IronicSettings, ironic_conf
 from tripleo_flow.ironic.workdir import IronicDir
 from tripleo_flow.workspace import owner
@@ -44,6 +49,8 @@ LOG = logging.getLogger(__name__)
 HOST = "127.0.0.1"
 #: Write ends of the tether pipes of the Ironics this process owns, by ironic.conf path.
 _TETHERS: dict[str, int] = {}
+#: The database watchers (:mod:`.db_drop`) this process started, by ironic.conf path.
+_DB_WATCHERS: dict[str, process.Watcher] = {}
 
 
 @dataclass(frozen=True)
@@ -151,6 +158,22 @@ class IronicLauncher:
             if read_fd is not None:
                 os.close(read_fd)
 
+    def _watch_database(self, record: dict[str, Any], live: Path) -> None:
+        """For an owned launch on a database outside the ironic-dir, start the watcher
+        that removes it once the owner and its Ironic are gone."""
+        if not record.get("owner") or self.work.root in live.parents:
+            return
+        cleanup = [sys.executable, "-P", "-m", db_drop.__name__, "--ironic-dir",
+                   str(self.work.root), "--db", str(live),
+                   "--started-at", str(record["started_at"])]
+        _DB_WATCHERS[self._marker()], record["db_watcher"] = process.start_db_watcher(
+            cleanup, self.work, str(live))
+
+    def _unwatch_database(self, record: dict[str, Any]) -> None:
+        """Stop the database watcher without letting it remove anything (a teardown)."""
+        process.stop_watcher(record.get("db_watcher"), _DB_WATCHERS.pop(self._marker(), None))
+        record["db_watcher"] = None
+
     def _wait_ready(self, port: int, proc: subprocess.Popen[bytes]) -> None:
         """Wait until the conductor registered its drivers (the API answers before)."""
         deadline = time.monotonic() + self.api_timeout
@@ -197,8 +220,9 @@ class IronicLauncher:
             if save and record.get("ready"):
                 _copy_sqlite(live, self.work.saved_db)
                 saved = str(self.work.saved_db)
-            live.unlink()
             stopped.append("sqlite database")
+        SqliteDatabase(live).wipe()  # with its journals
+        self._unwatch_database(record)
         self.work.clear_run()
         return IronicStopped(str(self.work.root), saved, stopped)
 
@@ -246,9 +270,12 @@ class IronicLauncher:
                 lock_path=str(self.work.lock_path), host=HOST)))
             self.work.write_run(record)
             try:
+                self._watch_database(record, live)
+                self.work.write_run(record)
                 if self.work.saved_db.exists():  # saved by this same Ironic version
                     _copy_sqlite(self.work.saved_db, live)
                 else:
+                    SqliteDatabase(live).create()  # 0600 before the schema is written
                     self._create_schema()
                 proc = self._start(tethered=owned_by is not None)
                 record["pid"] = proc.pid

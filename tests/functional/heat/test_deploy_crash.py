@@ -7,7 +7,8 @@ the teardown), then a retry that succeeds.  After
 each kill: no Heat process (by pid and by port), and ``deployment status``
 says the deployment was interrupted; killed while the stack is created, ``execution
 resume`` finishes it (on native heat-all and on heat type ``processes``, whose MariaDB
-data outlives the killed deploy as native's SQLite file does).  And Ctrl-C (SIGINT):
+data outlives the killed deploy as native's SQLite file does, moved off /dev/shm as
+that file is).  And Ctrl-C (SIGINT):
 the flow reverts, Heat stops, the status records it, exit 130 with one line.
 """
 
@@ -124,18 +125,32 @@ def _shm_files(deploy: Deploy) -> list[Path]:
     return list(Path("/dev/shm").glob(f"tripleo-flow-heat-{deploy.heat.token}*"))
 
 
-def assert_moved_off_shm(deploy: Deploy) -> None:
-    """The killed run's Heat database (every password of the stack) leaves /dev/shm
-    within seconds, for the heat-dir (bounded wait): it stayed there until the next
-    deploy (issue 29)."""
-    deadline = time.monotonic() + 30
+def assert_moved_off_shm(deploy: Deploy, moved: bool = True) -> None:
+    """The killed run's Heat database (every password of the stack: native's SQLite
+    file, the private MariaDB's data and the broker's files of type processes) leaves
+    /dev/shm within seconds, for the heat-dir, directories 0700 and files 0600 (bounded
+    wait): it stayed there until the next deploy (issue 29).  ``moved``: the database
+    existed when the owner was killed (type processes may be killed before its MariaDB
+    data is made: then nothing is left at all)."""
+    deadline = time.monotonic() + 60
     while _shm_files(deploy):
         assert time.monotonic() < deadline, (
             f"{_shm_files(deploy)} still on /dev/shm; the watcher said: "
             f"{_watcher_log(deploy)}")
         time.sleep(0.1)
-    assert deploy.heat.moved_db.exists(), _watcher_log(deploy)
-    assert oct(deploy.heat.moved_db.stat().st_mode & 0o777) == "0o600"
+    target = deploy.heat.moved_db if deploy.heat_type == "native" else \
+        deploy.heat.moved_mariadb
+    if not moved and not target.exists():
+        return
+    assert target.exists(), _watcher_log(deploy)
+    if target.is_dir():
+        assert (target / "mysql").is_dir(), sorted(p.name for p in target.iterdir())
+        modes = {str(p): oct(p.stat().st_mode & 0o777) for p in [target, *target.rglob("*")]}
+        wrong = {path: mode for path, mode in modes.items()
+                 if mode != ("0o700" if Path(path).is_dir() else "0o600")}
+        assert not wrong, wrong
+    else:
+        assert oct(target.stat().st_mode & 0o777) == "0o600"
 
 
 def _watcher_log(deploy: Deploy) -> str:
@@ -237,8 +252,8 @@ def test_a_deploy_killed_while_the_stack_is_created_resumes(any_deploy: Deploy,
                        and not deploy.run_record().get("ready"), "Heat starting")
     else:  # 3 s later: the stack is being created
         deploy.kill_at(proc, lambda: bool(deploy.run_record().get("ready")), "the stack", 3)
-    if deploy.heat_type == "native":  # (processes keeps its MariaDB's data for the resume)
-        assert_moved_off_shm(deploy)
+    assert_moved_off_shm(deploy,
+                         moved=deploy.heat_type == "native" or moment != "while Heat starts")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     listed = json.loads(subprocess.run(
         deploy.cli("execution", "list", "-f", "json"), capture_output=True, text=True,
@@ -262,6 +277,7 @@ def test_a_deploy_killed_while_the_stack_is_created_resumes(any_deploy: Deploy,
         assert "deploy_stack: stack" in resumed.stderr and "UPDATE_COMPLETE" in resumed.stderr
     # the resumed deploy found the moved database, and left no copy anywhere
     assert _shm_files(deploy) == [] and not deploy.heat.moved_db.exists()
+    assert not deploy.heat.moved_mariadb.exists()
     status = deploy.status()
     assert status["deployment_status"] == "DEPLOY_SUCCESS", status
     assert (deploy.work / "config-download").is_dir()
