@@ -185,8 +185,14 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
 
     def _may_start(self, claim: _Claim) -> bool:
         """The guard of the job's engine, right before it starts tasks: whether this
-        conductor still holds the claim (see :meth:`_check_claim`)."""
-        self._check_claim(claim)
+        conductor still holds the claim (see :meth:`_check_claim`).  A check that
+        fails unexpectedly lets the tasks start, as they would without the guard (an
+        error here would fail the run)."""
+        try:
+            self._check_claim(claim)
+        except Exception:
+            LOG.warning("Could not check the claim on %s before starting tasks", claim.job,
+                        exc_info=True)
         return not claim.lost
 
     def _check_claim(self, claim: _Claim) -> None:
