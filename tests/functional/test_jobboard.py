@@ -199,12 +199,6 @@ def test_a_job_longer_than_the_claim_expiry_runs_once(
 
 
 @pytest.mark.parametrize("settings", ["redis"], indirect=True)
-@pytest.mark.xfail(strict=False, reason=(
-    "KNOWN DEFECT (reproduced 2026-11-27 in about half of the runs on this machine, at "
-    "5e54b6c too): the stalled conductor logs that it lost its claim, yet the next task "
-    "(count) still runs once in it, so the counted step runs twice; engine.suspend() "
-    "does not stop an atom already scheduled. Fix: check the claim before a task starts, "
-    "not only when the previous one ends."))
 def test_a_conductor_that_lost_its_claim_stops_and_the_other_takes_over(
         host: Any, conductors: Conductors, tmp_path: Path) -> None:
     """A conductor stalled (SIGSTOP) longer than the claim expiry loses its claim; the

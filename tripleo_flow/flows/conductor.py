@@ -15,9 +15,17 @@ three changes:
 - on a Redis board, a heartbeat renews this conductor's claims every
   ``heartbeat_interval`` s (claims expire after ``claim_expiry`` s otherwise).
   A claim found lost (this process stalled longer than the expiry: seen by the
-  heartbeat, or when a task ends) suspends its engine at that task boundary,
-  with its storage moved to memory so that nothing it still writes reaches the
-  execution the other conductor now runs; the job is not consumed.
+  heartbeat, when a task ends, or right before a task starts) suspends its
+  engine at that task boundary, with its storage moved to memory so that
+  nothing it still writes reaches the execution the other conductor now runs;
+  the job is not consumed.  Before a task starts the claim is checked again
+  (:class:`~tripleo_flow.flows.engine.HeldExecutor`'s guard), so no task starts
+  in a conductor that lost its claim, even one its engine had already
+  scheduled: it stays as it was, for the other conductor to run.  The loss is
+  published (``lost``) only once the engine is fenced and suspended, under the
+  engine's storage lock, so the engine thread never sees a lost claim with an
+  engine still free to schedule.  (A state-machine run is checked only when its
+  tasks end.)
 
 :meth:`stop` (SIGTERM in ``tripleo-flow conductor``) stops claiming and
 suspends the running engines once their running tasks end; their jobs are
@@ -59,6 +67,8 @@ class _Claim:
     backend: FenceableBackend | None = None
     #: When the claim was last known held (claimed, or renewed by the heartbeat).
     held_at: float = field(default_factory=time.monotonic)
+    #: Taken (after the engine's storage lock) to find the claim lost, once.
+    lock: Any = field(default_factory=threading.RLock)
 
 
 class FenceableBackend(persistence_base.Backend):  # type: ignore[misc]
@@ -158,23 +168,39 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
     def _lose(self, claim: _Claim) -> None:
         """The job is no longer ours: suspend its engine at the next task boundary,
         keeping whatever it still writes out of the executions database (the
-        conductor that took the job over owns the execution's records now)."""
-        with self._claims_lock:
+        conductor that took the job over owns the execution's records now).
+
+        From the heartbeat or the engine's thread: under the engine's storage lock
+        (the one TaskFlow schedules under, taken first), and ``lost`` is set last,
+        so whoever sees it lost sees the engine fenced and suspended."""
+        with _storage_lock(claim.engine), claim.lock:
             if claim.lost:
                 return
+            if claim.engine is not None and claim.backend is not None:
+                claim.backend.fence(claim.fd)
+                claim.engine.suspend()
             claim.lost = True
         LOG.error("Conductor %s lost its claim on %s (it stalled longer than claim_expiry); "
-                  "suspending its engine", self._name, claim.job)
-        if claim.engine is not None and claim.backend is not None:
-            claim.backend.fence(claim.fd)
-            claim.engine.suspend()
+                  "suspended its engine", self._name, claim.job)
+
+    def _may_start(self, claim: _Claim) -> bool:
+        """The guard of the job's engine, right before it starts tasks: whether this
+        conductor still holds the claim (see :meth:`_check_claim`).  A check that
+        fails unexpectedly lets the tasks start, as they would without the guard (an
+        error here would fail the run)."""
+        try:
+            self._check_claim(claim)
+        except Exception:
+            LOG.warning("Could not check the claim on %s before starting tasks", claim.job,
+                        exc_info=True)
+        return not claim.lost
 
     def _check_claim(self, claim: _Claim) -> None:
-        """At the end of each task (before the engine schedules the next): on a Redis
-        board, stop unless this conductor still owns the job (a heartbeat may not
-        have run yet when the process comes back from a stall): a claim not renewed
-        for longer than ``claim_expiry`` is lost whatever the board answers, or fails
-        to answer."""
+        """At the end of each task (before the engine schedules the next) and before
+        tasks start: on a Redis board, stop unless this conductor still owns the job
+        (a heartbeat may not have run yet when the process comes back from a stall):
+        a claim not renewed for longer than ``claim_expiry`` is lost whatever the
+        board answers, or fails to answer."""
         if claim.lost or getattr(self._jobboard, "renew", None) is None:
             return
         if time.monotonic() - claim.held_at > self._settings.claim_expiry:
@@ -223,18 +249,21 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
     def _engine_from_job(self, job: Any) -> Any:
         claim = self._claims[job.uuid]
         claim.fd = self._runner.store.flow_detail(jobboard.execution_of(job))
-        claim.backend = FenceableBackend(self._runner.store.backend)
-        claim.engine, _workflow = self._runner.load(claim.fd, backend=claim.backend)
+        backend = FenceableBackend(self._runner.store.backend)
+        engine, _workflow = self._runner.load(claim.fd, backend=backend,
+                                              guard=lambda: self._may_start(claim))
 
         def on_atom(event_type: str, details: Any) -> None:
             if event_type in _ATOM_ENDS:
                 self._check_claim(claim)
 
-        claim.engine.atom_notifier.register(notifier.Notifier.ANY, on_atom)
-        if claim.lost:
-            claim.backend.fence(claim.fd)
-            claim.engine.suspend()
-        return claim.engine
+        engine.atom_notifier.register(notifier.Notifier.ANY, on_atom)
+        with _storage_lock(engine), claim.lock:  # the order _lose takes them in
+            claim.engine, claim.backend = engine, backend
+            if claim.lost:  # lost while it loaded
+                backend.fence(claim.fd)
+                engine.suspend()
+        return engine
 
     def _dispatch_job(self, job: Any) -> bool:
         claim = _Claim(job)
@@ -285,6 +314,14 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
 
 #: The atom states that end a task (or its revert): where a lost claim is looked for.
 _ATOM_ENDS = frozenset({states.SUCCESS, states.FAILURE, states.REVERTED})
+
+
+def _storage_lock(engine: Any) -> Any:
+    """The write lock TaskFlow's engine holds while it completes and schedules atoms
+    (reentrant in its thread); nothing for a state-machine run or no engine yet."""
+    lock = getattr(getattr(engine, "storage", None), "lock", None)
+    write_lock = getattr(lock, "write_lock", None)
+    return write_lock() if write_lock is not None else contextlib.nullcontext()
 
 
 __all__ = ["Conductor", "FenceableBackend"]

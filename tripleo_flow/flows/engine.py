@@ -23,7 +23,11 @@ Running a chain, the parallel engine hands every task to a pool thread and
 waits for it: two thread switches per task, contended for the GIL.
 :class:`HeldExecutor` (per engine) keeps what the engine submits until the
 engine waits; a task that is then all the engine waits for runs in the
-engine's own thread, anything else goes to the pool as before.
+engine's own thread, anything else goes to the pool as before.  Given a
+``guard``, it asks it right before it starts anything: refused, nothing held
+starts (its futures end cancelled, which TaskFlow treats as work left for a
+resumed run), so a task never starts in an engine that must stop (a conductor
+that lost its claim).
 
 A long workflow's engine also keeps tens of thousands of objects (atoms, their
 details, the graph) for its whole run, which CPython's cyclic garbage
@@ -192,10 +196,15 @@ class HeldExecutor(futures.Executor):
     The engine waits right after it schedules, holding no lock, so a held task
     starts as soon as it would on the pool; tasks scheduled together, or while
     another one runs, still run in parallel.
+
+    :param guard: called in the engine's thread before held tasks start (holding
+        no storage lock); False: none of them starts, their futures are cancelled
     """
 
-    def __init__(self, pool: futures.Executor) -> None:
+    def __init__(self, pool: futures.Executor,
+                 guard: Callable[[], bool] | None = None) -> None:
         self._pool = pool
+        self._guard = guard
         self._held: list[tuple[futures.Future[Any], Callable[..., Any], Any, Any]] = []
         self._lock = threading.Lock()
 
@@ -212,6 +221,11 @@ class HeldExecutor(futures.Executor):
         fs = list(fs)
         with self._lock:
             held, self._held = self._held, []
+        if held and self._guard is not None and not self._guard():
+            for future, *_ in held:
+                future.cancel()  # pending: always cancels; waiters see it done
+                future.set_running_or_notify_cancel()
+            held = []
         if len(held) == 1 and fs == [held[0][0]]:
             _run(*held[0], inline=True)
         else:
@@ -274,15 +288,18 @@ def fewer_collections() -> Iterator[None]:
 def load(flow: Any, **kwargs: Any) -> Any:
     """``taskflow.engines.load`` with linear-time scheduling and argument lookup, a
     cheaper storage guard (:mod:`.engine_storage`), and (a parallel engine given a
-    pool as ``executor``) a :class:`HeldExecutor`.
+    pool as ``executor``) a :class:`HeldExecutor`, with ``guard`` if given.
 
     Only for flows built by :mod:`tripleo_flow.flows.compiler` (no deciders,
     one provider per symbol).
     """
     held = None
     pool = kwargs.get("executor")
+    guard = kwargs.pop("guard", None)
     if kwargs.get("engine") == "parallel" and isinstance(pool, futures.Executor):
-        held = kwargs["executor"] = HeldExecutor(pool)
+        held = kwargs["executor"] = HeldExecutor(pool, guard)
+    elif guard is not None:
+        raise ValueError("a guard needs the parallel engine given a pool as executor")
     store = kwargs.pop("store", None)
     engine = taskflow.engines.load(flow, **kwargs)
     engine_storage.install(engine)

@@ -306,7 +306,8 @@ class Runner:
         return self.succeeded(fd, engine)
 
     def load(self, fd: Any, listeners: Iterable[Listener] = (),
-             stop: StopRequest | None = None, backend: Any = None) -> tuple[Any, str]:
+             stop: StopRequest | None = None, backend: Any = None,
+             guard: Callable[[], bool] | None = None) -> tuple[Any, str]:
         """The engine that runs (or continues) flow detail ``fd``, and its workflow's name.
 
         A conductor (:mod:`tripleo_flow.flows.conductor`) runs it; :meth:`succeeded` and
@@ -314,6 +315,10 @@ class Runner:
 
         :param backend: the persistence the engine writes through (default: the
             executions database; a conductor's can be fenced off it)
+        :param guard: asked right before the engine starts tasks: False, and they do
+            not start (left for whoever continues the execution); a conductor's says
+            whether it still holds the job's claim.  Compiled (TaskFlow) engines only:
+            a state-machine run checks nothing before its tasks start
         """
         meta = fd.meta or {}
         catalog = self._catalog()
@@ -375,7 +380,7 @@ class Runner:
         engine = tf_engine.load(
             compiled.flow, store={atoms.input_symbol(""): start}, flow_detail=fd,
             book=self.store.book(), backend=backend or self.store.backend, engine="parallel",
-            executor=engine_pool)
+            executor=engine_pool, guard=guard)
         runtime.scope.attach(engine, fd, compiled.atoms, self.store.backend.flush)
         engine.workbook_atoms = compiled.atoms  # what undoes a completed child execution
         if listeners:

@@ -196,3 +196,17 @@ def test_engines_run_with_fewer_young_collections_then_the_thresholds_come_back(
         assert gc.get_threshold() == (123, 4, 5)
     finally:
         gc.set_threshold(*before)
+
+
+def test_held_tasks_a_guard_refuses_never_start_and_end_cancelled() -> None:
+    ran: list[str] = []
+    answers = [False, True]
+    with futures.ThreadPoolExecutor(1) as pool:
+        held = engine.HeldExecutor(pool, guard=lambda: answers.pop(0))
+        refused = [held.submit(ran.append, "x"), held.submit(ran.append, "y")]
+        done, _ = held.wait_for_any(refused, timeout=5)
+        assert set(done) == set(refused) and all(f.cancelled() for f in refused)
+        allowed = held.submit(ran.append, "z")
+        done, _ = held.wait_for_any([allowed], timeout=5)
+    assert allowed in done and not allowed.cancelled() and ran == ["z"]
+    assert answers == []  # asked once per start, not per task
