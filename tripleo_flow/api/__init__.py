@@ -18,7 +18,7 @@ from typing import Any
 from oslo_config import cfg
 
 from tripleo_flow import config
-from tripleo_flow.actions.base import ActionContext
+from tripleo_flow.actions.context import ActionContext
 from tripleo_flow.api.completions import CompletionsMixin
 from tripleo_flow.api.deploy import DeployMixin
 from tripleo_flow.api.heat import HeatMixin

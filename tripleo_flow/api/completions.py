@@ -11,12 +11,14 @@ items takes the item too.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.core import jsonvalues
-from tripleo_flow.flows.async_actions import COMPLETIONS, RUNNING, ActionExecution
-from tripleo_flow.flows.runner import Runner
+
+if TYPE_CHECKING:
+    from tripleo_flow.flows.async_actions import ActionExecution
+    from tripleo_flow.flows.runner import Runner
 
 #: An execution no process runs (a crash, a restart, a server that stopped left it): a
 #: completion resumes it.
@@ -60,6 +62,8 @@ class CompletionsMixin:
         :raises Conflict: the task execution (or item) does not wait for a client:
             completed already, cancelled, not asynchronous, or past its ``timeout``
         """
+        from tripleo_flow.flows.async_actions import COMPLETIONS, RUNNING
+
         if state not in COMPLETIONS:
             raise exceptions.InvalidInput(
                 f"A task's action is completed with state {' or '.join(COMPLETIONS)}, not "

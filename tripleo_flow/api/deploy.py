@@ -14,7 +14,7 @@ from tripleo_flow.plans.plan import PlanRepository, check_plan_name
 from tripleo_flow.workspace import owner
 
 if TYPE_CHECKING:
-    from tripleo_flow.actions.base import ActionContext
+    from tripleo_flow.actions.context import ActionContext
     from tripleo_flow.api.environments import EnvironmentSource
     from tripleo_flow.flows.executions import Execution
     from tripleo_flow.flows.runner import Listener, ProgressEvent

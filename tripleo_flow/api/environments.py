@@ -11,14 +11,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions import base, userenvs
 from tripleo_flow.api import workbooks
 from tripleo_flow.core import roles
-from tripleo_flow.flows.executions import Execution
 from tripleo_flow.plans import sources
+
+if TYPE_CHECKING:
+    from tripleo_flow.actions.context import ActionContext
+    from tripleo_flow.flows.executions import Execution
 
 #: What may be given for an environment: a local path, or an environment as JSON
 #: (``{"name", "files": {path: text}}``, :class:`~tripleo_flow.core.userenvs.EnvironmentFile`).
@@ -28,7 +30,7 @@ EnvironmentSource = str | os.PathLike[str] | Mapping[str, Any]
 class EnvironmentsMixin:
     """Needs ``self.context``."""
 
-    context: base.ActionContext
+    context: ActionContext
     run_operation: Callable[..., Execution]  # WorkflowsMixin's
 
     def read_environments(self, environments: Iterable[EnvironmentSource]) -> list[dict[str, Any]]:
@@ -48,6 +50,8 @@ class EnvironmentsMixin:
     def list_environments(self, name: str) -> list[dict[str, Any]]:
         """The plan's environments in the order they apply: ``order``, ``path`` and
         ``user`` (true for the user's own, added with ``-e`` or :meth:`add_environments`)."""
+        from tripleo_flow.actions import userenvs
+
         return userenvs.ListEnvironments(self.context).execute(plan=name)
 
     def add_environments(self, name: str, environments: Sequence[EnvironmentSource],

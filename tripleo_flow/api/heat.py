@@ -10,17 +10,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taskflow import engines
-from taskflow.patterns import linear_flow
-
-from tripleo_flow.actions import heat as heat_actions
 from tripleo_flow.heat import install as heat_install
 from tripleo_flow.heat import venv_path
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from oslo_config import cfg
 
     from tripleo_flow.actions.base import Action, ActionContext
+
+
+def _actions() -> ModuleType:
+    """The Heat actions (TaskFlow tasks: imported when a Heat operation runs)."""
+    from tripleo_flow.actions import heat
+
+    return heat
 
 
 class HeatMixin:
@@ -31,6 +36,9 @@ class HeatMixin:
     data_dir: Path
 
     def _run_heat_action(self, action_cls: type[Action], **inputs: Any) -> Any:
+        from taskflow import engines
+        from taskflow.patterns import linear_flow
+
         action = action_cls(self.context)
         flow = linear_flow.Flow(f"heat-{action.name}").add(action)
         results = engines.run(flow, store=inputs)
@@ -40,30 +48,30 @@ class HeatMixin:
                     restore_db: bool = False) -> dict[str, Any]:
         """Launch Heat for ``heat_dir`` and return its endpoint once it is ready."""
         result: dict[str, Any] = self._run_heat_action(
-            heat_actions.LaunchHeat, heat_dir=heat_dir, heat_type=heat_type,
+            _actions().LaunchHeat, heat_dir=heat_dir, heat_type=heat_type,
             restore_db=restore_db)
         return result
 
     def kill_heat(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
         """Dump, wipe and stop the Heat of ``heat_dir`` (nothing to do is not an error)."""
         result: dict[str, Any] = self._run_heat_action(
-            heat_actions.KillHeat, heat_dir=heat_dir, heat_type=heat_type)
+            _actions().KillHeat, heat_dir=heat_dir, heat_type=heat_type)
         return result
 
     def dump_heat_db(self, heat_dir: str, heat_type: str | None = None) -> str:
         """Dump the running Heat's database; return the dump's path."""
-        return str(self._run_heat_action(heat_actions.DumpHeatDatabase, heat_dir=heat_dir,
+        return str(self._run_heat_action(_actions().DumpHeatDatabase, heat_dir=heat_dir,
                                          heat_type=heat_type))
 
     def restore_heat_db(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
         """Restart Heat on a fresh database loaded from the heat-dir's dump."""
         result: dict[str, Any] = self._run_heat_action(
-            heat_actions.RestoreHeatDatabase, heat_dir=heat_dir, heat_type=heat_type)
+            _actions().RestoreHeatDatabase, heat_dir=heat_dir, heat_type=heat_type)
         return result
 
     def heat_status(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
         """Whether the Heat of ``heat_dir`` runs and answers."""
-        action = heat_actions.GetHeatStatus(self.context)
+        action = _actions().GetHeatStatus(self.context)
         result: dict[str, Any] = action.run(heat_dir=heat_dir, heat_type=heat_type)
         return result
 

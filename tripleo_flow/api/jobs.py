@@ -9,25 +9,37 @@ needs the attributes :class:`~tripleo_flow.api.workflows.WorkflowsMixin` needs.
 
 from __future__ import annotations
 
+import functools
 import socket
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
-
-from taskflow import states
+from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.flows import atoms, jobboard
-from tripleo_flow.flows.conductor import Conductor
-from tripleo_flow.flows.executions import Execution, TaskRecord
-from tripleo_flow.flows.runner import Listener, ProgressEvent, Runner
+from tripleo_flow.flows import jobboard
 
-#: Execution states after which nothing more happens.
-ENDED = (states.SUCCESS, states.FAILURE, states.REVERTED)
-_TASK_EVENTS = {states.RUNNING: "started", states.SUCCESS: "succeeded",
-                states.FAILURE: "failed", states.REVERTING: "reverting",
-                states.REVERTED: "reverted", states.RETRYING: "retrying",
-                atoms.SKIPPED: "skipped", atoms.ERROR: "failed"}
+if TYPE_CHECKING:
+    from tripleo_flow.flows.conductor import Conductor
+    from tripleo_flow.flows.executions import Execution, TaskRecord
+    from tripleo_flow.flows.runner import Listener, Runner
+
+#: Execution states after which nothing more happens: TaskFlow's SUCCESS, FAILURE
+#: and REVERTED (spelt out, so that this module loads without TaskFlow;
+#: ``tests/unit/test_cli_startup.py`` checks they are TaskFlow's).
+ENDED = ("SUCCESS", "FAILURE", "REVERTED")
+
+
+@functools.cache
+def _task_events() -> dict[str, str]:
+    """The progress event a task's new state makes."""
+    from taskflow import states
+
+    from tripleo_flow.flows import atoms
+
+    return {states.RUNNING: "started", states.SUCCESS: "succeeded",
+            states.FAILURE: "failed", states.REVERTING: "reverting",
+            states.REVERTED: "reverted", states.RETRYING: "retrying",
+            atoms.SKIPPED: "skipped", atoms.ERROR: "failed"}
 
 
 class JobsMixin:
@@ -100,10 +112,11 @@ class JobsMixin:
                         "follow it with", f"execution show {execution_id}",
                         f"GET /v1/executions/{execution_id}")])
             time.sleep(poll)
-        if execution.state != states.SUCCESS:
+        succeeded, _, reverted = ENDED
+        if execution.state != succeeded:
             raise exceptions.WorkflowFailed(execution.workflow, execution.failed_task,
                                             execution.error or execution.state,
-                                            execution.state == states.REVERTED)
+                                            execution.state == reverted)
         return execution
 
     def run_conductor(self, name: str | None = None, concurrency: int = 4,
@@ -116,6 +129,8 @@ class JobsMixin:
         :param started: called with the conductor before it runs (to stop it from
             a signal handler)
         """
+        from tripleo_flow.flows.conductor import Conductor
+
         settings = self.jobboard_settings()
         if settings is None:
             raise exceptions.InvalidInput(
@@ -143,6 +158,8 @@ class JobsMixin:
 def _emit(execution: Execution, task: TaskRecord, seen: dict[str, tuple[str, Any]],
           listeners: tuple[Listener, ...]) -> None:
     """Send an event for ``task`` when its state or its progress changed."""
+    from tripleo_flow.flows.runner import ProgressEvent
+
     before = seen.get(task.name)
     now = (task.state, task.progress)
     if before == now:
@@ -150,7 +167,7 @@ def _emit(execution: Execution, task: TaskRecord, seen: dict[str, tuple[str, Any
     seen[task.name] = now
     at = time.time()
     if before is None or before[0] != task.state:
-        event = _TASK_EVENTS.get(task.state)
+        event = _task_events().get(task.state)
         if event is not None:
             progress = ProgressEvent(execution.id, execution.workflow, task.name, event, at,
                                      task.result, task.error)

@@ -16,8 +16,6 @@ from tripleo_flow import exceptions, ironic
 from tripleo_flow.api.deploy import read_baremetal
 from tripleo_flow.core import nodes as node_files
 from tripleo_flow.core import planenv
-from tripleo_flow.ironic.client import IronicClient
-from tripleo_flow.ironic.launcher import IronicLauncher
 from tripleo_flow.plans.plan import check_plan_name
 
 if TYPE_CHECKING:
@@ -26,6 +24,8 @@ if TYPE_CHECKING:
     from tripleo_flow.api.paths import ServerPaths
     from tripleo_flow.flows.executions import Execution
     from tripleo_flow.flows.runner import Listener
+    from tripleo_flow.ironic.client import IronicClient
+    from tripleo_flow.ironic.launcher import IronicLauncher
 
 WORKBOOK = "tripleo.nodes"
 #: Node fields that are only links to sub-resources.
@@ -47,6 +47,8 @@ class NodesMixin:
     # -- the local Ironic ------------------------------------------------------------
 
     def _ironic_launcher(self, ironic_dir: str | os.PathLike[str] | None) -> IronicLauncher:
+        from tripleo_flow.ironic.launcher import IronicLauncher
+
         return IronicLauncher(ironic_dir or ironic.ironic_dir(self.conf),
                               ironic.venv_path(self.conf),
                               api_timeout=self.conf.ironic.api_timeout)
@@ -68,6 +70,8 @@ class NodesMixin:
         return self._ironic_launcher(ironic_dir).status()
 
     def _ironic(self) -> IronicClient:
+        from tripleo_flow.ironic.client import IronicClient
+
         return IronicClient(ironic.endpoint(self.conf))
 
     # -- workflows -------------------------------------------------------------------

@@ -1,38 +1,35 @@
 """Plan operations of the Python API: plans, capabilities, roles, networks,
-passwords and parameters.  A method that reads runs one action; one that changes
+passwords and parameters.  A method that reads runs one action, or reads the plan
+repository itself (listing and showing plans, their parameters); one that changes
 a plan runs a workflow of ``workbooks/plan.yaml`` or ``parameters.yaml`` (a named,
-persisted execution, as when the HTTP API or ``workflow run`` starts it)."""
+persisted execution, as when the HTTP API or ``workflow run`` starts it).
+
+The actions (TaskFlow tasks) and the workflow engine are imported by the methods
+that use them: a command that reads a plan loads neither TaskFlow nor SQLAlchemy
+(``tests/unit/test_cli_startup.py``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions import (
-    base,
-    capabilities,
-    networks,
-    parameters,
-    passwords,
-    plan,
-    plan_versions,
-    roles,
-)
-from tripleo_flow.actions.envedit import changed_keys
-from tripleo_flow.actions.templates import ProcessTemplates
 from tripleo_flow.api import workbooks
 from tripleo_flow.api.environments import EnvironmentsMixin, EnvironmentSource, read_data_files
 from tripleo_flow.core import names, planenv, validation
 from tripleo_flow.core.progress import PlanProgress, PlanProgressListener
-from tripleo_flow.flows.executions import Execution
-from tripleo_flow.flows.runner import Listener, ProgressEvent
 from tripleo_flow.plans.plan import PlanRepository
-from tripleo_flow.plans.store import PlanStore
 
-A = TypeVar("A", bound=base.Action)
+if TYPE_CHECKING:
+    from tripleo_flow.actions.base import Action
+    from tripleo_flow.actions.context import ActionContext
+    from tripleo_flow.flows.executions import Execution
+    from tripleo_flow.flows.runner import Listener, ProgressEvent
+    from tripleo_flow.plans.store import PlanStore
+
+A = TypeVar("A", bound="Action")
 
 #: The progress stages of a plan's template check and upload (:class:`PlanProgress`).
 PLAN_STAGES = ("check", "upload")
@@ -59,7 +56,7 @@ def plan_progress_events(name: str, listener: PlanProgressListener) -> Listener:
 class PlansMixin(EnvironmentsMixin):
     """Plan management; needs ``self.context`` and ``self.store``."""
 
-    context: base.ActionContext
+    context: ActionContext
     store: PlanStore
     run_operation: Callable[..., Execution]  # WorkflowsMixin's
 
@@ -147,7 +144,7 @@ class PlansMixin(EnvironmentsMixin):
         """Every plan with its description and deployment status."""
         repo = self._repo
         rows = []
-        for name in self._action(plan.ListPlans).execute():
+        for name in repo.list_plans():
             status = repo.deployment_status(name) or {}
             try:
                 description = repo.environment(name).get("description", "")
@@ -177,6 +174,8 @@ class PlansMixin(EnvironmentsMixin):
 
     def render_plan(self, name: str) -> dict[str, Any]:
         """Render the plan's j2 templates again (after editing roles, networks or files)."""
+        from tripleo_flow.actions.templates import ProcessTemplates
+
         result = self._action(ProcessTemplates).execute(plan=name)
         return {"name": name, "rendered": len(result["files"]), "written": len(result["written"]),
                 "removed": len(result["removed"])}
@@ -198,6 +197,8 @@ class PlansMixin(EnvironmentsMixin):
 
     def plan_history(self, name: str) -> list[dict[str, Any]]:
         """The stored versions of the plan's plan-environment.yaml, newest first."""
+        from tripleo_flow.actions import plan_versions
+
         return self._action(plan_versions.PlanHistory).execute(plan=name)
 
     def restore_plan(self, name: str, version: str,
@@ -214,6 +215,8 @@ class PlansMixin(EnvironmentsMixin):
     # -- capabilities ------------------------------------------------------
 
     def get_capabilities(self, name: str) -> dict[str, Any]:
+        from tripleo_flow.actions import capabilities
+
         return self._action(capabilities.GetCapabilities).execute(plan=name)
 
     def update_capabilities(self, name: str, environments: Mapping[str, bool],
@@ -225,11 +228,15 @@ class PlansMixin(EnvironmentsMixin):
     # -- roles and networks ------------------------------------------------
 
     def list_roles(self, name: str, detail: bool = False) -> list[Any]:
+        from tripleo_flow.actions import roles
+
         return self._action(roles.ListRoles).execute(plan=name, detail=detail)
 
     def role_counts(self, name: str) -> dict[str, int]:
         """Each role's effective count (CountDefault, then the plan's environments in
         order, then its own parameter values)."""
+        from tripleo_flow.actions import roles
+
         return self._action(roles.RoleCounts).execute(plan=name)
 
     def set_roles(self, name: str, role_list: list[dict[str, Any]] | str) -> list[str]:
@@ -266,6 +273,8 @@ class PlansMixin(EnvironmentsMixin):
         return parsed
 
     def list_networks(self, name: str, detail: bool = False) -> list[Any]:
+        from tripleo_flow.actions import networks
+
         return self._action(networks.ListNetworks).execute(plan=name, detail=detail)
 
     def set_networks(self, name: str, network_list: list[dict[str, Any]] | str) -> list[str]:
@@ -283,11 +292,15 @@ class PlansMixin(EnvironmentsMixin):
     # -- passwords ---------------------------------------------------------
 
     def get_passwords(self, name: str) -> dict[str, Any]:
+        from tripleo_flow.actions import passwords
+
         return self._action(passwords.GetPasswords).execute(plan=name)
 
     def rotate_passwords(self, name: str, rotate: list[str] | None = None,
                          do_not_rotate: list[str] | None = None) -> list[str]:
         """Rotate passwords; returns the names that changed."""
+        from tripleo_flow.actions.envedit import changed_keys
+
         return changed_keys(self._operation(workbooks.PARAMETERS, "rotate_passwords", {
             "plan": name, "rotate": rotate, "do_not_rotate": do_not_rotate}))
 
@@ -302,6 +315,8 @@ class PlansMixin(EnvironmentsMixin):
     def get_parameter_schema(self, name: str) -> dict[str, Any]:
         """Every parameter of the plan's stack tree (validated by an ephemeral Heat, cached
         by plan content): ``{"plan", "key", "cached", "parameters": {name: entry}}``."""
+        from tripleo_flow.actions import parameters
+
         return self._action(parameters.GetParameters).execute(plan=name)
 
     def set_parameters(self, name: str, values: Mapping[str, Any],
@@ -309,6 +324,8 @@ class PlansMixin(EnvironmentsMixin):
         """Set parameter values; returns the names that changed.  With ``validate``,
         names and types are checked against the parameter schema first.  Values over
         ``[limits] parameters_max_size`` are refused before the execution is recorded."""
+        from tripleo_flow.actions.envedit import changed_keys
+
         validation.check_size(values, self.context.limit("parameters_max_size"),
                               "The parameter values")
         return changed_keys(self._operation(workbooks.PARAMETERS, "update_parameters", {

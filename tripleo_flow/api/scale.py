@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.scale import kept_servers
 from tripleo_flow.api import workbooks
 from tripleo_flow.api.deploy import read_baremetal, stack_progress_events
 from tripleo_flow.core.progress import ProgressListener
@@ -40,6 +39,8 @@ class ScaleMixin:
 
         :raises NoKeptStack: the plan has no deployment kept there.
         """
+        from tripleo_flow.actions.scale import kept_servers
+
         check_plan_name(plan)
         recorded = self.deployment_status(plan).get("work_dir")
         work = Path(recorded) if recorded else self.data_dir / "deployments" / plan

@@ -17,19 +17,35 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.validations import catalog_of, result_store
 from tripleo_flow.core import validations as core
 from tripleo_flow.validations import runner, runs_dir
 
 if TYPE_CHECKING:
     from oslo_config import cfg
 
-    from tripleo_flow.actions.base import ActionContext
+    from tripleo_flow.actions.context import ActionContext
     from tripleo_flow.api.paths import ServerPaths
     from tripleo_flow.flows.executions import Execution, TaskRecord
     from tripleo_flow.flows.runner import Listener
+    from tripleo_flow.validations.catalog import Catalog
+    from tripleo_flow.validations.results import ResultStore
 
 WORKFLOW = "tripleo.validations.run"
+
+
+def catalog_of(context: ActionContext) -> Catalog:
+    """The validations catalog of ``context`` (the validation actions' module, a TaskFlow
+    one, is imported when a validation command runs)."""
+    from tripleo_flow.actions import validations
+
+    return validations.catalog_of(context)
+
+
+def result_store(context: ActionContext) -> ResultStore:
+    """Where ``context``'s validation results are kept (as :func:`catalog_of`)."""
+    from tripleo_flow.actions import validations
+
+    return validations.result_store(context)
 
 
 class ValidationsMixin:

@@ -16,31 +16,26 @@ import sys
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
-
-from taskflow import exceptions as tf_exceptions
+from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.paths import INPUT_PATH, OUTPUT_PATH, WORK_DIR
-from tripleo_flow.actions.registry import ActionInfo, ActionRegistry
-from tripleo_flow.api import idempotency
 from tripleo_flow.api.jobs import JobsMixin
-from tripleo_flow.api.paths import ServerPaths
 from tripleo_flow.core import jsonvalues
-from tripleo_flow.flows import compiler, workbook_loader
-from tripleo_flow.flows import paths as flow_paths
 from tripleo_flow.flows.execution_pages import UUID_PATTERN, check_page
-from tripleo_flow.flows.executions import (
-    ORIGIN_API,
-    Execution,
-    ExecutionBackend,
-    ExecutionStore,
-    TaskRecord,
-)
-from tripleo_flow.flows.runner import Listener, Runner, check_env
-from tripleo_flow.flows.workbook_loader import Catalog
-from tripleo_flow.flows.workbook_model import Problem, WorkflowSpec, apply_inputs
 from tripleo_flow.workspace.interrupt import StopRequest
+
+if TYPE_CHECKING:
+    from tripleo_flow.actions.registry import ActionInfo, ActionRegistry
+    from tripleo_flow.api.paths import ServerPaths
+    from tripleo_flow.flows.executions import Execution, TaskRecord
+    from tripleo_flow.flows.runner import Listener, Runner
+    from tripleo_flow.flows.workbook_loader import Catalog, Entry, WorkbookLimits
+    from tripleo_flow.flows.workbook_model import Problem, WorkflowSpec
+
+# The workflow engine (TaskFlow, its SQLAlchemy persistence, the workbook language) is
+# imported by the methods that use it, on first use: a Client that only reads plans
+# never loads it (tests/unit/test_cli_startup.py).
 
 #: The kinds of action inputs that name a file or directory.
 PATH_KINDS = (INPUT_PATH, OUTPUT_PATH, WORK_DIR)
@@ -68,6 +63,8 @@ class WorkflowsMixin(JobsMixin):
     def action_registry(self) -> ActionRegistry:
         state = self._wf_state()
         if "registry" not in state:
+            from tripleo_flow.actions.registry import ActionRegistry
+
             state["registry"] = ActionRegistry.load()
         return state["registry"]  # type: ignore[no-any-return]
 
@@ -84,7 +81,9 @@ class WorkflowsMixin(JobsMixin):
         except Exception:
             return default
 
-    def _workbook_limits(self) -> workbook_loader.WorkbookLimits:
+    def _workbook_limits(self) -> WorkbookLimits:
+        from tripleo_flow.flows import workbook_loader
+
         default = workbook_loader.WorkbookLimits()
         return workbook_loader.WorkbookLimits(
             self._limit("workbook_max_size", default.max_size),
@@ -97,6 +96,8 @@ class WorkflowsMixin(JobsMixin):
 
     def _catalog(self) -> Catalog:
         """The catalog, re-read only when a workbook file changed."""
+        from tripleo_flow.flows import workbook_loader
+
         directories = [(workbook_loader.SHIPPED_DIR, True), (self.workbooks_dir, False)]
         stamp = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size)
                       for d, _ in directories for f in workbook_loader.workbook_files(d))
@@ -114,6 +115,9 @@ class WorkflowsMixin(JobsMixin):
     def _runner(self) -> Runner:
         state = self._wf_state()
         if "runner" not in state:
+            from tripleo_flow.flows.executions import ExecutionBackend, ExecutionStore
+            from tripleo_flow.flows.runner import Runner
+
             url = self._wf_conf("connection")
             if not url:
                 Path(self.data_dir).mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -162,6 +166,8 @@ class WorkflowsMixin(JobsMixin):
         :raises Conflict: the key was used for another request (workflow, inputs,
             target, env)
         """
+        from tripleo_flow.api import idempotency
+
         idempotency.check_key(key)
         fingerprint = json.dumps([name, dict(inputs or {}), target]
                                  + ([dict(env)] if env else [])
@@ -178,6 +184,8 @@ class WorkflowsMixin(JobsMixin):
         return self.get_execution(execution_id)
 
     def _idempotency_ttl(self) -> int:
+        from tripleo_flow.api import idempotency
+
         try:
             return int(self.conf.api.idempotency_key_ttl)
         except Exception:  # conf without the [api] group (embedding)
@@ -204,10 +212,15 @@ class WorkflowsMixin(JobsMixin):
 
     def workflow_dot(self, name: str) -> str:
         """The task graph of workflow ``name`` in Graphviz DOT."""
+        from tripleo_flow.flows import compiler
+
         return compiler.to_dot(self.get_workflow(name))
 
     def workflow_graph(self, name: str) -> dict[str, Any]:
-        """The task graph of workflow ``name`` as data (:func:`compiler.to_graph`)."""
+        """The task graph of workflow ``name`` as data
+        (:func:`~tripleo_flow.flows.compiler.to_graph`)."""
+        from tripleo_flow.flows import compiler
+
         return compiler.to_graph(self.get_workflow(name))
 
     def run_workflow(self, name: str, inputs: Mapping[str, Any] | None = None, wait: bool = True,
@@ -242,6 +255,9 @@ class WorkflowsMixin(JobsMixin):
         :raises InvalidInput: ``inputs`` nest deeper than ``[limits] yaml_max_depth``, hold
             more than ``yaml_max_nodes`` values, a non-finite number or a lone surrogate
         """
+        from tripleo_flow.flows.executions import ORIGIN_API
+        from tripleo_flow.flows.runner import check_env
+
         jsonvalues.check_value(dict(inputs or {}), self._limit("yaml_max_depth", 100),
                                self._limit("yaml_max_nodes", 1_000_000), "The workflow input")
         check_env(env)
@@ -286,6 +302,8 @@ class WorkflowsMixin(JobsMixin):
             the CLI's exit code and the HTTP status), raised after the completed tasks
             were reverted; :class:`WorkflowFailed` when several tasks failed
         """
+        from taskflow import exceptions as tf_exceptions
+
         jsonvalues.check_value(dict(inputs), self._limit("yaml_max_depth", 100),
                                self._limit("yaml_max_nodes", 1_000_000), "The workflow input")
         inputs = self._absolute_paths(name, inputs)
@@ -307,6 +325,8 @@ class WorkflowsMixin(JobsMixin):
         """``inputs`` with each relative local path (an input reaching an action's path
         input) made absolute against this process's directory, so that the execution
         keeps meaning the same file when it is resumed from another directory."""
+        from tripleo_flow.flows import paths as flow_paths
+
         try:
             kinds = flow_paths.path_inputs(self.get_workflow(name), self._catalog(),
                                            self.action_registry.get)
@@ -318,6 +338,9 @@ class WorkflowsMixin(JobsMixin):
     def _server_inputs(self, name: str, inputs: Mapping[str, Any],
                        paths: ServerPaths) -> dict[str, Any]:
         """``inputs`` with every server path checked (or placed) by ``paths``."""
+        from tripleo_flow.flows import paths as flow_paths
+        from tripleo_flow.flows.workbook_model import apply_inputs
+
         workflow = self.get_workflow(name)
         kinds = flow_paths.path_inputs(workflow, self._catalog(), self.action_registry.get)
         if not kinds:
@@ -392,6 +415,8 @@ class WorkflowsMixin(JobsMixin):
         :raises Conflict: it has ended, still runs, already waits on the jobboard, or
             (``api_user``) was not started through the API
         """
+        from tripleo_flow.flows.executions import ORIGIN_API
+
         runner = self._runner()
         origin = ORIGIN_API if api_user else None
         if self.jobboard_settings() is None:
@@ -423,7 +448,7 @@ class WorkflowsMixin(JobsMixin):
 
     # -- workbooks -----------------------------------------------------------------
 
-    def list_workbooks(self) -> list[workbook_loader.Entry]:
+    def list_workbooks(self) -> list[Entry]:
         return sorted(self._catalog().entries.values(), key=lambda e: e.name)
 
     def validate_workbooks(self, paths: Iterable[str | os.PathLike[str]]) -> list[Problem]:
@@ -432,6 +457,8 @@ class WorkflowsMixin(JobsMixin):
         A file whose workbook name matches a user workbook is checked as its
         replacement.
         """
+        from tripleo_flow.flows import workbook_loader
+
         files = [Path(p) for p in paths]
         registry = self.action_registry
         resolved = {p.resolve() for p in files}
@@ -455,15 +482,17 @@ class WorkflowsMixin(JobsMixin):
 
     def check_workbooks(self, paths: Iterable[str | os.PathLike[str]]) -> None:
         """Raise InvalidWorkbook listing every problem of ``paths`` (nothing when fine)."""
+        from tripleo_flow.flows import workbook_loader
+
         problems = self.validate_workbooks(paths)
         if problems:
             raise workbook_loader.invalid(problems)
 
-    def create_workbook(self, path: str | os.PathLike[str]) -> workbook_loader.Entry:
+    def create_workbook(self, path: str | os.PathLike[str]) -> Entry:
         """Add a user workbook (checked first); Conflict when its name exists."""
         return self._install_workbook(Path(path), replace=False)
 
-    def update_workbook(self, path: str | os.PathLike[str]) -> workbook_loader.Entry:
+    def update_workbook(self, path: str | os.PathLike[str]) -> Entry:
         """Replace a user workbook with the file at ``path`` (checked first)."""
         return self._install_workbook(Path(path), replace=True)
 
@@ -478,7 +507,9 @@ class WorkflowsMixin(JobsMixin):
                                       "be deleted.")
         entry.path.unlink()
 
-    def _install_workbook(self, path: Path, replace: bool) -> workbook_loader.Entry:
+    def _install_workbook(self, path: Path, replace: bool) -> Entry:
+        from tripleo_flow.flows import workbook_loader
+
         workbook, problems = workbook_loader.read_file(path, self._workbook_limits())
         if workbook is None:
             raise workbook_loader.invalid(problems)

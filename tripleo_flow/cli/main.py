@@ -8,6 +8,7 @@ and exit with the code of their kind (:func:`tripleo_flow.exceptions.exit_code`)
 
 from __future__ import annotations
 
+import importlib.metadata
 import logging
 import sys
 from collections.abc import Sequence
@@ -19,12 +20,28 @@ from cliff.commandmanager import CommandManager
 from tripleo_flow import __version__, exceptions
 
 
+class LazyCommandManager(CommandManager):  # type: ignore[misc]
+    """cliff's command manager, which imports a command's module only when the command
+    runs (or ``help`` describes it): cliff's own imports every command module of the
+    namespace at start, so each command paid for all the others."""
+
+    def load_commands(self, namespace: str) -> None:
+        self.group_list.append(namespace)
+        for entry_point in importlib.metadata.entry_points(group=namespace):
+            name = entry_point.name.replace("_", " ") if self.convert_underscores \
+                else entry_point.name
+            self.commands[name] = entry_point
+
+
 class TripleoFlowApp(App):  # type: ignore[misc]
+    #: Every command this app runs is tripleo-flow's (``ClientMixin.get_epilog``).
+    own_commands = True
+
     def __init__(self) -> None:
         super().__init__(
             description="Plans, workflows and ephemeral Heat for TripleO-style deployments.",
             version=__version__,
-            command_manager=CommandManager("tripleo_flow.cli"),
+            command_manager=LazyCommandManager("tripleo_flow.cli"),
             deferred_help=True,
         )
         self._client: Any = None

@@ -17,9 +17,6 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
-
 from tripleo_flow import exceptions
 
 #: TripleO's password parameter names.
@@ -149,6 +146,11 @@ def rndc_key() -> str:
 
 def ssh_key_pair(bits: int = 2048, comment: str = SSH_KEY_COMMENT) -> dict[str, str]:
     """An RSA key pair: PKCS#8 PEM private key and OpenSSH public key."""
+    # cryptography is imported when a key is made: reading a plan (whose secrets are
+    # found by PASSWORD_NAMES) does not load it.
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
     key = rsa.generate_private_key(public_exponent=65537, key_size=bits)
     private = key.private_bytes(
         serialization.Encoding.PEM,

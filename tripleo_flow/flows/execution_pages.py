@@ -11,9 +11,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import sqlalchemy as sa
-from taskflow.persistence import models
-
 from tripleo_flow import exceptions
 
 #: An execution id (what a marker must be).
@@ -48,6 +45,11 @@ def flow_page(conn: Any, book_uuid: str, limit: int, marker: str | None = None,
     :raises InvalidInput: ``limit`` below 1, or ``marker`` is no execution id
     :raises NotFound: no execution has the id ``marker``
     """
+    # Imported here: the API's checks of a page request (check_page, UUID_PATTERN) load
+    # without SQLAlchemy and TaskFlow.
+    import sqlalchemy as sa
+    from taskflow.persistence import models
+
     if limit < 1:
         raise exceptions.InvalidInput(f"The page size must be at least 1, not {limit}.")
     if marker is not None and not UUID.fullmatch(marker):

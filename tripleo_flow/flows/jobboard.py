@@ -19,10 +19,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from taskflow import exceptions as tf_exc
-from taskflow.persistence import models
-
 from tripleo_flow import exceptions
+
+# TaskFlow is imported where a board is used: the Python API reads the settings
+# (plan locks default to the board's service) for every command, reads included.
 
 #: Details of a posted job.
 EXECUTION_KEY = "flow_uuid"
@@ -104,6 +104,7 @@ def board_conf(settings: BoardSettings) -> dict[str, Any]:
 
 
 def _redis_board_class() -> type:
+    from taskflow import exceptions as tf_exc
     from taskflow.jobs.backends import impl_redis
 
     class ExpiringRedisJobBoard(impl_redis.RedisJobBoard):  # type: ignore[misc]
@@ -175,6 +176,9 @@ def post(board: Any, book_uuid: str, fd: Any, inputs_shown: Any) -> Any:
     :param inputs_shown: the inputs as they may be stored (masked): for people
         looking at the board; the conductor reads the flow detail
     """
+    from taskflow import exceptions as tf_exc
+    from taskflow.persistence import models
+
     details = {EXECUTION_KEY: fd.uuid, "workflow": (fd.meta or {}).get("workflow", fd.name),
                "inputs": inputs_shown}
     try:
@@ -190,6 +194,8 @@ def execution_of(job: Any) -> str:
     """The execution id a job runs."""
     execution_id = (job.details or {}).get(EXECUTION_KEY)
     if not execution_id:
+        from taskflow import exceptions as tf_exc
+
         raise tf_exc.NotFound(f"Job {job.uuid} names no execution")
     return str(execution_id)
 

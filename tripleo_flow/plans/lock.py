@@ -11,11 +11,12 @@ import contextlib
 import threading
 import uuid
 from collections.abc import Callable, Iterator
-from typing import Any
-
-from tooz import coordination
+from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
+
+if TYPE_CHECKING:
+    from tooz import coordination
 
 
 class PlanLocks:
@@ -29,6 +30,9 @@ class PlanLocks:
         self._leases: dict[str, Any] = {}
 
     def _coord(self) -> coordination.CoordinationDriver:
+        # tooz is imported on the first lock taken: a command that only reads never does.
+        from tooz import coordination
+
         with self._guard:
             if self._coordinator is None:
                 member = f"tripleo-flow-{uuid.uuid4()}".encode()

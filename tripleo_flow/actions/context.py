@@ -1,0 +1,115 @@
+"""What an action may use: the plan store, plan locks, the configuration, where it
+reports progress and how it learns to stop (:class:`ActionContext`).
+
+Kept apart from :mod:`tripleo_flow.actions.base` (the TaskFlow task every action
+is) so that the Python API builds its context without importing TaskFlow: a
+command that only reads a plan never loads the workflow engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+from tripleo_flow.config import LIMITS_OPTS
+
+if TYPE_CHECKING:
+    from oslo_config import cfg
+
+    from tripleo_flow.core.progress import Progress, Reporter
+    from tripleo_flow.plans.lock import PlanLocks
+    from tripleo_flow.plans.store import PlanStore
+
+
+T = TypeVar("T")
+
+
+class UndoJournal(Protocol):
+    """Where the running task keeps its undo record before it changes anything.
+
+    A resumed execution runs the task a crash interrupted again with the same
+    inputs; if the first run had already made its change, the second would compute
+    its undo record from the changed state (the "previous" values would be the new
+    ones) and a later revert could not restore the original.  The workflow runner's
+    journal (:mod:`tripleo_flow.flows.undo_journal`) keeps the first run's record,
+    keyed by execution, task, attempt, item and inputs, and hands it to the re-run.
+    """
+
+    def recall(self, make: Callable[[], T], part: str = "") -> T:
+        """The record (or the named ``part`` of it) kept for the running task, or
+        ``make()`` kept now."""
+        ...
+
+
+@dataclass(frozen=True)
+class ExecutionInfo:
+    """Which workflow execution and task execution an action runs in (what
+    ``std.mistral_http`` sends as Mistral's execution headers)."""
+
+    workflow_name: str
+    execution_id: str
+    task_name: str
+    task_id: str
+
+
+@dataclass(frozen=True)
+class ActionContext:
+    """What actions may use: the plan store, plan locks and the configuration; where
+    they report progress, and how they learn that the operation should stop."""
+
+    store: PlanStore
+    locks: PlanLocks
+    conf: cfg.ConfigOpts | None = None
+    #: Told what the running action has done so far (a plan's check and upload, a
+    #: stack's resources and events, a node's state, a validation): the one channel
+    #: every interface's progress comes through.
+    reporter: Reporter | None = None
+    #: Raises :class:`~tripleo_flow.exceptions.Interrupted` once a signal asked the
+    #: operation to stop; long waits call it (:meth:`check_stop`) between looks.
+    stop_check: Callable[[], None] | None = None
+    #: Keeps the running task's undo record for a re-run (:class:`UndoJournal`); None
+    #: outside a workflow (an action called directly computes its record each time).
+    undo_journal: UndoJournal | None = None
+    #: The workflow execution and task the action runs in (None outside a workflow).
+    execution: ExecutionInfo | None = None
+
+    def report(self, progress: Progress) -> None:
+        """Tell the reporter, if any, how far the running action is."""
+        if self.reporter is not None:
+            self.reporter(progress)
+
+    def undo_record(self, make: Callable[[], T], part: str = "") -> T:
+        """The undo record of the running task: ``make()`` (computed from the state
+        before the change), kept before the action changes anything; a re-run of the
+        same task gets the first run's record instead of computing it again.
+
+        :param part: names a later part of the record, learnt during the change (the
+            stored version a deletion left)
+        """
+        return self.once(make, part)
+
+    def once(self, make: Callable[[], T], part: str = "") -> T:
+        """What ``make()`` gave on the running task's first run (a time, an id, an undo
+        record): a re-run of the task (a resumed execution) gets the same value back.
+        Outside a workflow, ``make()``."""
+        if self.undo_journal is None:
+            return make()
+        return self.undo_journal.recall(make, part)
+
+    def check_stop(self) -> None:
+        """Raise :class:`~tripleo_flow.exceptions.Interrupted` when asked to stop."""
+        if self.stop_check is not None:
+            self.stop_check()
+
+    def limit(self, name: str) -> int:
+        """The ``[limits]`` option ``name``: configured, or its default without a configuration."""
+        if self.conf is not None:
+            return int(getattr(self.conf.limits, name))
+        return int(next(opt.default for opt in LIMITS_OPTS if opt.name == name))
+
+    def seconds(self, name: str) -> float:
+        """The ``[limits]`` time option ``name`` (seconds), as :meth:`limit`."""
+        if self.conf is not None:
+            return float(getattr(self.conf.limits, name))
+        return float(next(opt.default for opt in LIMITS_OPTS if opt.name == name))
