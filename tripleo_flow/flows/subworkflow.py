@@ -164,6 +164,10 @@ class SubWorkflowAtom(action_atom.ActionAtom):
             given = "" if name == written else f" (from {written!r})"
             raise TaskFailed(f"task {self.spec.name!r}: unknown workflow {name!r}{given}")
         self._child = found
+        if children is not None and self.name in self.runtime.scope.interrupted:
+            # Run again with a child started before (it paused, or a crash stopped
+            # both): it goes on with that child, without the safe-rerun refusal.
+            self._first_start = children.started_before(self.name)
 
     def _run(self, **kwargs: Any) -> dict[str, Any]:
         self._started: list[tuple[int | None, str]] = []
@@ -314,6 +318,12 @@ class ChildRuns:
                 self.pause_parent()
             raise exceptions.ChildPaused((fd.meta or {}).get("parent_task", ""), record.id)
         return (self.store.flow_detail(record.id, lazy=True).meta or {}).get("output")
+
+    def started_before(self, task_atom: str) -> float | None:
+        """When ``task_atom`` started its first child execution (None: it never did)."""
+        return min(((fd.meta or {}).get("created_at") or 0.0
+                    for fd in self.store.children(self.parent_id)
+                    if (fd.meta or {}).get("parent_task") == task_atom), default=None)
 
     def revert(self, task_atom: str) -> None:
         """Undo every completed child execution of ``task_atom``, newest first."""

@@ -259,6 +259,19 @@ def test_resuming_the_paused_child_continues_the_parent(host: Host, tmp_path: Pa
     _ended_with_the_child(host, host.get_execution(parent_id), child_id)
 
 
+def test_a_task_not_safe_to_rerun_goes_on_with_its_paused_child(host: Host,
+                                                                tmp_path: Path) -> None:
+    """``safe-rerun: false`` refuses to run again a task a crash interrupted; a task
+    whose child paused was not interrupted: resumed, it goes on with its child."""
+    name = _install(host, tmp_path, PAUSING_CHILD.replace(
+        "      workflow: sub name=<% $.name %>\n",
+        "      workflow: sub name=<% $.name %>\n      safe-rerun: false\n"))
+    parent = host.run_workflow(f"{name}.wf", {"name": "John"})
+    assert parent.state == "PAUSED"
+    child = _child(host, parent.id, "sub").id
+    _ended_with_the_child(host, host.resume_execution(parent.id), child)
+
+
 def test_a_child_that_fails_once_resumed_fails_the_parent_task(host: Host,
                                                                tmp_path: Path) -> None:
     """test_pause_resume_cascade_up_from_subworkflow's error case: the child, paused then
