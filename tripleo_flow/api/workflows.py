@@ -419,6 +419,11 @@ class WorkflowsMixin(JobsMixin):
 
         runner = self._runner()
         origin = ORIGIN_API if api_user else None
+        # A sub-workflow its paused parent waits for: the parent resumes, then it.
+        target = runner.resume_target(execution_id)
+        if target != execution_id:
+            self.resume_execution(target, listeners, wait, detach, api_user)
+            return runner.store.get(execution_id)
         if self.jobboard_settings() is None:
             if wait or not detach:
                 return runner.resume(execution_id, listeners or (), wait=wait, origin=origin)
@@ -435,6 +440,15 @@ class WorkflowsMixin(JobsMixin):
         if wait:
             return self.follow_execution(execution_id, listeners or ())
         return runner.store.get(execution_id)
+
+    def pause_execution(self, execution_id: str) -> Execution:
+        """Pause an execution this process runs, and its running sub-workflow
+        executions, as Mistral's pause: they start no new task and stop PAUSED once
+        their running tasks end; :meth:`resume_execution` continues them.
+
+        :raises Conflict: it does not run in this process
+        """
+        return self._runner().pause(execution_id)
 
     # -- actions -------------------------------------------------------------------
 

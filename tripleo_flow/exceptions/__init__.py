@@ -68,6 +68,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- FailCommand                  (a ``fail`` transition)
      |    +-- BreakRetry                   (``retry: break-on`` matched)
      |    +-- RetriesExhausted             (last attempt of a ``retry: count`` expression)
+     +-- ChildPaused                       (a sub-workflow paused: its parent pauses)
      +-- ActionFailed                      exit 1   500 (std.fail, a failed std.http)
 """
 
@@ -152,6 +153,7 @@ from tripleo_flow.exceptions.validations import (
 from tripleo_flow.exceptions.workflows import (
     ActionFailed,
     BreakRetry,
+    ChildPaused,
     ExpressionError,
     FailCommand,
     RetriesExhausted,
@@ -169,6 +171,7 @@ __all__ = [
     "BackendUnavailable",
     "BodyTooLarge",
     "BreakRetry",
+    "ChildPaused",
     "Conflict",
     "ContainerExists",
     "ContainerNotFound",

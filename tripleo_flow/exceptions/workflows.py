@@ -21,6 +21,18 @@ class RetriesExhausted(TaskFailed):
     """A task whose retry ``count`` is an expression failed its last attempt."""
 
 
+class ChildPaused(TripleoFlowError):
+    """A ``workflow:`` task's child execution paused (its own ``pause`` command, or a
+    pause asked of it): the task stays RUNNING and its execution pauses too, as
+    Mistral's parent does; resuming the parent resumes the child."""
+
+    def __init__(self, task: str, execution_id: str) -> None:
+        super().__init__(f"task {task!r}: its sub-workflow execution {execution_id!r} "
+                         "paused; resume the parent execution (or this one) to go on.")
+        self.task = task
+        self.execution_id = execution_id
+
+
 class ActionFailed(TripleoFlowError):
     """Raised by ``std.fail`` and by a failed ``std.http`` request."""
 

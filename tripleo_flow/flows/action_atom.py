@@ -165,8 +165,8 @@ class ActionAtom(_WorkbookAtom):
             inputs = self._inputs(ctx, kwargs, None)
             try:
                 return self._call(inputs, timeout), inputs
-            except TaskFailed:
-                raise
+            except (TaskFailed, exceptions.ChildPaused):
+                raise  # a paused child: nothing to undo, the task goes on once resumed
             except Exception as exc:
                 self._undo(inputs, failure.Failure.from_exception(exc),
                            {self.name: failure.Failure.from_exception(exc)})
@@ -209,6 +209,8 @@ class ActionAtom(_WorkbookAtom):
                 except Exception:
                     pass
             pool.shutdown(wait=False)
+        if isinstance(first_error, exceptions.ChildPaused):
+            raise first_error  # the others ended: read back from their records on resume
         if first_error is not None:
             for index in sorted(done, reverse=True):
                 self._undo(all_inputs[index], results[index])
@@ -220,7 +222,7 @@ class ActionAtom(_WorkbookAtom):
         self._last_attempt = True  # until the retry count is known
         try:
             return self._run_task(kwargs)
-        except RetriesExhausted:
+        except (RetriesExhausted, exceptions.ChildPaused):
             raise
         except Exception as exc:
             # Only a retry count given as an expression leaves the controller unbounded:
@@ -274,8 +276,8 @@ class ActionAtom(_WorkbookAtom):
                 result, inputs = self._run_items(ctx, kwargs, evaluator, timeout, width)
                 self._check_fail_on(ctx, kwargs, result, inputs)
             except Exception as exc:
-                if isinstance(exc, exceptions.Interrupted):
-                    raise  # stopping is not an error a workbook handles or retries
+                if isinstance(exc, (exceptions.Interrupted, exceptions.ChildPaused)):
+                    raise  # stopping (pausing) is not an error a workbook handles or retries
                 if attempt < attempts and not self._breaks(ctx, kwargs, exc):
                     raise
                 if not (self.spec.reacts_to_errors() or self.links.contained):

@@ -12,7 +12,8 @@ added with one ``add(*items)`` call (adding one at a time is quadratic).
 A task runs at most once in such a graph: a direct workflow that loops, joins or
 reaches a task from several tasks runs on :mod:`.state_machine` instead (the
 runner decides with :func:`runs_as_state_machine`; one with ``workflow:`` tasks
-only when it loops); its ``workflow:`` tasks run child executions.
+only when it loops, or when one of them would run child executions:
+:func:`starts_children`); its ``workflow:`` tasks run child executions.
 """
 
 from __future__ import annotations
@@ -72,7 +73,9 @@ def runs_as_state_machine(workflow: WorkflowSpec,
     direct workflow with a cycle, or a task several tasks lead to or a ``join`` in one
     without ``workflow:`` tasks (the graph inlines its plain ones, as it always has),
     or one with a task whose action is asynchronous (``is_async``: the machine parks
-    a task that waits for its client; a graph would hold a thread)."""
+    a task that waits for its client; a graph would hold a thread), or one with a
+    ``workflow:`` task that runs child executions (the runner asks
+    :func:`starts_children` too, which needs the catalog)."""
     if workflow.type != "direct":
         return False
     if is_async is not None and any(is_async(spec.action) for spec in workflow.tasks.values()):
@@ -87,6 +90,28 @@ def runs_as_state_machine(workflow: WorkflowSpec,
     return (workbook_validator.find_cycle(graph) is not None
             or any(count > 1 for count in inbound.values())
             or any(spec.join is not None for spec in workflow.tasks.values()))
+
+
+def starts_children(workflow: WorkflowSpec, catalog: Catalog,
+                    is_async: Callable[[str | None], bool] | None = None,
+                    inlining: tuple[str, ...] = ()) -> bool:
+    """Whether the graph of the direct ``workflow`` would hold a task that runs child
+    executions (:func:`~.subworkflow.runs_apart`), its own or one of a sub-workflow
+    it inlines: such a workflow runs on the state machine, where a child that pauses
+    pauses it with the task RUNNING, as Mistral's parent (a graph cannot leave a task
+    RUNNING)."""
+    inlining = inlining + (workflow.full_name,)
+    for spec in workflow.tasks.values():
+        if spec.workflow is None:
+            continue
+        if subworkflow.dynamic(spec):
+            return True
+        child = catalog.lookup(spec.workflow, workflow.workbook)
+        if child is None or subworkflow.runs_apart(spec, child, inlining, is_async):
+            return True
+        if child.type == "direct" and starts_children(child, catalog, is_async, inlining):
+            return True
+    return False
 
 
 def _preds(workflow: WorkflowSpec) -> dict[str, list[str]]:

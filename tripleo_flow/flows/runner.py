@@ -11,8 +11,10 @@ and engines run with rarer young garbage collections:
 listeners through each atom's own notifier.  An execution interrupted by a
 crash is resumed from its persisted flow detail: completed tasks are not run
 again, the task that was running runs again (at-least-once; with ``safe-rerun:
-false`` it fails instead).  A ``pause`` command leaves the execution PAUSED
-(TaskFlow's SUSPENDED) until it is resumed the same way.
+false`` it fails instead).  A ``pause`` command (or :meth:`Runner.pause`) leaves the
+execution PAUSED (TaskFlow's SUSPENDED) until it is resumed the same way; a paused
+sub-workflow pauses its parent, and resuming either resumes both
+(:mod:`~.subworkflow`).
 """
 
 from __future__ import annotations
@@ -214,6 +216,10 @@ class Runner:
             user asks: only an execution an API user started may then be resumed (it
             runs with the rights of whoever started it)
         """
+        top = self.resume_target(execution_id)
+        if top != execution_id:  # a paused parent: it resumes this child in its task
+            self.resume(top, listeners, wait, origin)
+            return self.store.get(execution_id)
         fd = self.resumable(execution_id, origin)
         with self._resume_lock:  # two resumes at once here: the second is refused
             if execution_id in self._resuming:
@@ -236,6 +242,29 @@ class Runner:
         self._background.append(thread)
         thread.start()
         return self.store.get(fd.uuid)
+
+    def resume_target(self, execution_id: str) -> str:
+        """The execution to resume to continue ``execution_id``: its topmost paused
+        (or interrupted) ancestor, whose task resumes it (:mod:`.subworkflow`)."""
+        return subworkflow.resume_target(self.store, execution_id)
+
+    def pause(self, execution_id: str) -> Execution:
+        """Pause an execution running in this process and its running child executions,
+        as Mistral's pause: each starts no new task and stops PAUSED once its running
+        tasks end; a task whose child paused stays RUNNING.  Pausing a child pauses its
+        parent the same way.  :meth:`resume` continues them.
+
+        :raises Conflict: the execution does not run in this process (ended, paused,
+            or run by another process)
+        """
+        record = self.store.get(execution_id)
+        if execution_id not in self._live:
+            raise exceptions.Conflict(
+                f"Execution {execution_id!r} is not running in this process "
+                f"({record.state}); only a running execution can be paused, by the "
+                "process that runs it.")
+        subworkflow.pause_family(self.store, self._live, execution_id)
+        return self.store.get(execution_id)
 
     def resumable(self, execution_id: str, origin: str | None = None) -> Any:
         """The flow detail of an execution that can be continued (paused, suspended,
@@ -367,8 +396,10 @@ class Runner:
         self.store.update_meta(fd, pid=os.getpid(), host=socket.gethostname(), paused_at=None)
         ctx = self._with_vars(workflow, ctx, runtime.scope.env, runtime.execution)
         engine: Any
-        if meta.get("target") is None and compiler.runs_as_state_machine(
-                workflow, compiler.asynchronous(runtime.actions)):
+        is_async = compiler.asynchronous(runtime.actions)
+        if meta.get("target") is None and workflow.type == "direct" and (
+                compiler.runs_as_state_machine(workflow, is_async)
+                or compiler.starts_children(workflow, catalog, is_async)):
             engine = state_machine.Machine(workflow, runtime, fd, backend or self.store.backend,
                                            ctx, engine_pool)
             runtime.scope.attach(engine, fd, engine.atom_names, self.store.backend.flush)
@@ -390,8 +421,10 @@ class Runner:
     def child_runner(self) -> Runner:
         """A runner of this one's catalog and store on pools of its own (a child
         execution waited for on the parent's pools could starve them)."""
-        return Runner(self._catalog, self._actions, self._action_context, self.store,
-                      self._threads, self._allow_plan_code, self._allow_outbound)
+        child = Runner(self._catalog, self._actions, self._action_context, self.store,
+                       self._threads, self._allow_plan_code, self._allow_outbound)
+        child._live = self._live  # one map of running engines: a pause finds the children
+        return child
 
     def succeeded(self, fd: Any, engine: Any) -> Execution:
         """Record the output of the finished engine of ``fd`` (or, when a ``pause``

@@ -39,7 +39,9 @@ needs any of that (:func:`~.compiler.runs_as_state_machine`) runs here instead:
   with such a task runs here for that reason alone.
 
 Not here (the compiled graph runs them): reverse workflows.  A ``workflow:``
-task runs its workflow as a child execution (:mod:`.subworkflow`).  ``pause-before`` pauses
+task runs its workflow as a child execution (:mod:`.subworkflow`); when that child
+pauses, the task execution stays RUNNING and the execution pauses (resumed, the task
+execution runs again and resumes its child).  ``pause-before`` pauses
 the execution before the task execution starts; the pause is recorded with it
 (:data:`PAUSED_BEFORE`), so a resumed execution starts it instead of pausing again.
 A join runs once per execution: a transition reaching it after it ran is ignored
@@ -238,6 +240,8 @@ class Machine(machine_joins.Joins, machine_waits.ClientWaits):
                     self._fail_task(tex, exc)
                 elif isinstance(fut.result(), async_actions.Waiting):
                     self._park(tex, fut.result())
+                elif isinstance(fut.result(), exceptions.ChildPaused):
+                    self._pause_for_child(tex)
                 else:
                     self._complete(tex, fut.result(), live=True)
             if self._waiting:
@@ -331,6 +335,14 @@ class Machine(machine_joins.Joins, machine_waits.ClientWaits):
                                functools.partial(self._store_progress, tex.name))
         return atom
 
+    def _pause_for_child(self, tex: _TaskEx) -> None:
+        """The child execution of ``tex`` paused: ``tex`` stays RUNNING (its attempt
+        durable, so the resumed execution finds the same child) and the execution
+        pauses once its running task executions end, as Mistral's parent does."""
+        self.storage.update_atom_metadata(tex.name, {"attempt": tex.attempt})
+        self.runtime.scope.mark_running()
+        self.suspend()
+
     def _store_progress(self, name: str, _event: str, details: dict[str, Any]) -> None:
         """Keep what the task's action reports while it runs, as TaskFlow's engine keeps
         it (the atom's ``progress`` and ``progress_details``): the execution's task
@@ -351,7 +363,8 @@ class Machine(machine_joins.Joins, machine_waits.ClientWaits):
                                                    "next": ["*"]},
                 atoms.retry_symbol(tex.name): attempt}
 
-    def _execute(self, tex: _TaskEx) -> dict[str, Any] | async_actions.Waiting:
+    def _execute(self, tex: _TaskEx
+                 ) -> dict[str, Any] | async_actions.Waiting | exceptions.ChildPaused:
         """Run the task execution, retrying it as its ``retry`` policy says (TaskFlow's
         retry controller :class:`~.action_atom.DelayedTimes` decides in the graph);
         :class:`~.async_actions.Waiting` when its action waits for a client."""
@@ -364,6 +377,9 @@ class Machine(machine_joins.Joins, machine_waits.ClientWaits):
             except async_actions.Waiting as waiting:
                 tex.attempt = max(attempt, atom._attempt_no)  # continue-on moves it on
                 return waiting
+            except exceptions.ChildPaused as paused:
+                tex.attempt = max(attempt, atom._attempt_no)
+                return paused
             except Exception as exc:
                 attempt = max(attempt, atom._attempt_no)
                 if not self._retries(spec, exc, attempt):

@@ -15,8 +15,16 @@ its record, as Mistral links a sub-workflow execution to its
 ``task_execution_id``.  Its id is derived from the parent's id, the task
 execution, the attempt and the item, so a parent resumed after ``kill -9``
 finds the child it had started: a completed one gives its output again (its
-side effects are not run twice), an interrupted one is resumed, a failed one
-fails the task again.  When the parent reverts, a completed child's tasks are
+side effects are not run twice), an interrupted or paused one is resumed, a failed
+one fails the task again.
+
+A child that pauses (its own ``pause`` command, or :meth:`~.runner.Runner.pause`)
+pauses its parent, as Mistral's does: the task raises
+:class:`~tripleo_flow.exceptions.ChildPaused`, which neither ``on-error`` nor
+``retry`` handles; the state machine keeps the task execution RUNNING and suspends
+the parent (PAUSED).  Resuming the parent runs the task again, which resumes the
+child (found by its id); the other items of a ``with-items`` task run to their end
+first and are read back then.  When the parent reverts, a completed child's tasks are
 undone, newest first, with the child's own atoms.
 
 A workflow named by an expression (``workflow: <% $.wf_name %>``, as Mistral
@@ -47,7 +55,7 @@ from taskflow.types import failure
 from tripleo_flow import exceptions
 from tripleo_flow.exceptions import TaskFailed
 from tripleo_flow.flows import action_atom, expressions, workbook_validator
-from tripleo_flow.flows.executions import CHILDREN
+from tripleo_flow.flows.executions import CHILDREN, PAUSED
 from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
 from tripleo_flow.flows.workbook_validator import TASK_NAME
 from tripleo_flow.workspace.interrupt import StopRequest
@@ -85,7 +93,8 @@ def split_target(task: str, child: WorkflowSpec, inputs: dict[str, Any]
 def runs_apart(spec: TaskSpec, child: WorkflowSpec, inlining: tuple[str, ...],
                is_async: Callable[[str | None], bool] | None = None) -> bool:
     """Whether the ``workflow:`` task ``spec`` (calling ``child``) runs its workflow as
-    a child execution rather than inlined in the parent's graph (``inlining``: the
+    a child execution rather than inlined in the parent's graph (one that may pause
+    does, so that it pauses as an execution of its own; ``inlining``: the
     workflows being inlined above it; ``is_async``: whether an action waits for a
     client, which a child execution's state machine does without a thread)."""
     from tripleo_flow.flows import compiler  # compiler imports this module
@@ -95,8 +104,17 @@ def runs_apart(spec: TaskSpec, child: WorkflowSpec, inlining: tuple[str, ...],
     return (targets or spec.with_items is not None or spec.retry is not None
             or spec.timeout is not None or spec.fail_on is not None
             or child.full_name in inlining or compiler.runs_as_state_machine(child, is_async)
+            or can_pause(child)
             or (child.type == "direct" and workbook_validator.find_cycle(
                 workbook_validator.successors(child)) is not None))
+
+
+def can_pause(workflow: WorkflowSpec) -> bool:
+    """Whether ``workflow`` may pause itself (a ``pause`` command, ``pause-before``): as a
+    sub-workflow it then runs as a child execution, PAUSED while its parent waits."""
+    return any(spec.pause_before not in (None, False)
+               or any(t.target == "pause" for t in spec.transitions())
+               for spec in workflow.tasks.values())
 
 
 class _ChildRun:
@@ -146,6 +164,10 @@ class SubWorkflowAtom(action_atom.ActionAtom):
             given = "" if name == written else f" (from {written!r})"
             raise TaskFailed(f"task {self.spec.name!r}: unknown workflow {name!r}{given}")
         self._child = found
+        if children is not None and self.name in self.runtime.scope.interrupted:
+            # Run again with a child started before (it paused, or a crash stopped
+            # both): it goes on with that child, without the safe-rerun refusal.
+            self._first_start = children.started_before(self.name)
 
     def _run(self, **kwargs: Any) -> dict[str, Any]:
         self._started: list[tuple[int | None, str]] = []
@@ -226,6 +248,8 @@ class ChildRuns:
         self._revert = revert
         #: The parent's stop request (a signal): a child it stopped stops the parent.
         self.stop = stop
+        #: Pauses the parent and its other running children (a child paused).
+        self.pause_parent: Callable[[], None] | None = None
 
     def run(self, task_atom: str, workflow: str, inputs: dict[str, Any], attempt: int,
             item: int | None, timeout: float | None, target: str | None = None) -> Any:
@@ -287,10 +311,19 @@ class ChildRuns:
                 raise exceptions.Interrupted(self.stop.what, signal.Signals(
                     self.stop.received).name, (fd.meta or {}).get("parent_task")) from exc
             raise TaskFailed(f"sub-workflow {workflow!r} failed: {exc.cause}") from exc
-        if record.state != states.SUCCESS:  # paused: the parent's task cannot go on
-            raise TaskFailed(f"sub-workflow {workflow!r} did not end ({record.state}); "
-                             f"resume execution {record.id!r}, then the parent")
+        if record.state != states.SUCCESS:
+            # Paused (its 'pause' command, a pause asked of it): the task stays RUNNING
+            # and the parent pauses too; resuming the parent resumes this child.
+            if self.pause_parent is not None:  # its siblings pause too, as Mistral's
+                self.pause_parent()
+            raise exceptions.ChildPaused((fd.meta or {}).get("parent_task", ""), record.id)
         return (self.store.flow_detail(record.id, lazy=True).meta or {}).get("output")
+
+    def started_before(self, task_atom: str) -> float | None:
+        """When ``task_atom`` started its first child execution (None: it never did)."""
+        return min(((fd.meta or {}).get("created_at") or 0.0
+                    for fd in self.store.children(self.parent_id)
+                    if (fd.meta or {}).get("parent_task") == task_atom), default=None)
 
     def revert(self, task_atom: str) -> None:
         """Undo every completed child execution of ``task_atom``, newest first."""
@@ -300,6 +333,40 @@ class ChildRuns:
         children.sort(key=lambda fd: (fd.meta or {}).get("created_at") or 0.0, reverse=True)
         for fd in children:
             self._revert(fd.uuid)
+
+
+def resume_target(store: Any, execution_id: str) -> str:
+    """The execution to resume to continue ``execution_id`` (of ``store``): its topmost
+    ancestor that is paused (a child of it paused, or it was paused with it) or was
+    interrupted, whose resumed task resumes the child and goes on once it ends, as
+    Mistral resumes the parent of a resumed sub-workflow; else ``execution_id``."""
+    target = execution_id
+    seen = {execution_id}
+    parent = (store.flow_detail(execution_id, lazy=True).meta or {}).get("parent_id")
+    while isinstance(parent, str) and parent not in seen:
+        seen.add(parent)
+        try:
+            record = store.get(parent)
+        except exceptions.ExecutionNotFound:
+            break
+        if record.state not in (PAUSED, states.SUSPENDED, "INTERRUPTED"):
+            break
+        target = parent
+        parent = (store.flow_detail(parent, lazy=True).meta or {}).get("parent_id")
+    return target
+
+
+def pause_family(store: Any, live: Mapping[str, Any], execution_id: str) -> None:
+    """Suspend the engine of ``execution_id`` and those of its descendants that run
+    (``live``: engines by execution id), the deepest first, so each parent's task sees
+    its child paused."""
+    family = [execution_id]
+    for ident in family:  # breadth first: children, grandchildren...
+        family.extend(fd.uuid for fd in store.children(ident) if fd.uuid not in family)
+    for ident in reversed(family):
+        engine = live.get(ident)
+        if engine is not None:
+            engine.suspend()
 
 
 def revert_atoms(fd: Any, atom_of: Callable[[str], Any]) -> bool:
@@ -367,5 +434,13 @@ def child_runs(runner: Any, fd: Any, listeners: tuple[Any, ...],
         finally:
             own.close()
 
-    return ChildRuns(fd.uuid, int(meta.get("depth") or 0), runner.store, start, execute,
+    def pause_parent() -> None:
+        try:
+            runner.pause(fd.uuid)
+        except exceptions.Conflict:
+            pass  # not run by this process's runner: its machine pauses by itself
+
+    runs = ChildRuns(fd.uuid, int(meta.get("depth") or 0), runner.store, start, execute,
                      revert, stop, lookup)
+    runs.pause_parent = pause_parent
+    return runs
