@@ -283,3 +283,41 @@ def test_round_trip_through_the_cli(tmp_path: Path) -> None:
     assert restored["plans"] == ["oc"] and restored["previous"] is None
     assert views("new") == views("old")
     assert "--force" in cli("new", "backup", "restore", "--help").stdout
+    secret = tmp_path / "passphrase"
+    secret.write_text("a long passphrase\n")
+    sealed = tmp_path / "sealed.tar.gz"
+    assert json.loads(cli("old", "backup", "create", str(sealed), "--passphrase-file",
+                          str(secret), "-f", "json").stdout)["encrypted"] is True
+    refused = cli("third", "backup", "restore", str(sealed), check=False)
+    assert refused.returncode == 2 and "--passphrase-file" in refused.stderr
+    cli("third", "backup", "restore", str(sealed), "--passphrase-file", str(secret))
+    assert views("third") == views("old")
+
+
+def test_an_encrypted_backup_opens_only_with_its_passphrase(deployed: tuple[Path, Path],
+                                                            tmp_path: Path) -> None:
+    data, plain = deployed
+    sealed = tmp_path / "sealed.tar.gz"
+    with make_client(data) as client:
+        assert client.create_backup(sealed, passphrase="correct horse")["encrypted"] is True
+    raw = sealed.read_bytes()
+    assert sealed.stat().st_mode & 0o777 == 0o600
+    assert not raw.startswith(b"\x1f\x8b") and b"manifest" not in raw
+    flipped = tmp_path / "flipped.tar.gz"
+    flipped.write_bytes(raw[:-40] + bytes([raw[-40] ^ 1]) + raw[-39:])
+    short = tmp_path / "short.tar.gz"
+    short.write_bytes(raw[: len(raw) // 2])
+    fresh = tmp_path / "fresh"
+    refusals = [(sealed, None, exceptions.InvalidInput, "is encrypted"),
+                (sealed, "wrong", exceptions.InvalidArchive, "passphrase is wrong"),
+                (flipped, "correct horse", exceptions.InvalidArchive, "was changed"),
+                (short, "correct horse", exceptions.InvalidArchive, "truncated"),
+                (plain, "correct horse", exceptions.InvalidInput, "not encrypted")]
+    for archive, passphrase, kind, said in refusals:
+        with make_client(fresh) as client:
+            with pytest.raises(kind, match=said):
+                client.restore_backup(archive, passphrase=passphrase)
+        assert not fresh.exists() or not any(fresh.iterdir()), archive
+    with make_client(fresh) as client:
+        assert client.restore_backup(sealed, passphrase="correct horse")["plans"] == ["oc"]
+        assert client.get_parameters("oc")["ComputeCount"] == 3

@@ -105,9 +105,11 @@ class BackupMixin:
                     f"{record.parent.parent} --kill")
         return sorted((e.id, e.state, repr(e.updated_at)) for e in executions)
 
-    def create_backup(self, output: str | os.PathLike[str]) -> dict[str, Any]:
+    def create_backup(self, output: str | os.PathLike[str],
+                      passphrase: str | None = None) -> dict[str, Any]:
         """Write a backup archive of everything tripleo-flow keeps to ``output``
-        (a new file, 0600 from its creation, renamed into place once complete).
+        (a new file, 0600 from its creation, renamed into place once complete),
+        encrypted with ``passphrase`` when given.
 
         :returns: ``path``, ``size``, ``files`` (count), ``plans``, ``executions``,
             ``kept`` and ``left_out`` (top-level entries of the data directory).
@@ -145,14 +147,15 @@ class BackupMixin:
         max_size, max_members = self._limits()
         manifest = backup_archive.write_archive(
             self.data_dir, target, {"plans": plans, "executions": len(before)},
-            max_size, max_members, before_publish=unchanged)
+            max_size, max_members, before_publish=unchanged, passphrase=passphrase)
         return {"path": str(target), "size": target.stat().st_size,
+                "encrypted": bool(passphrase),
                 "files": len(manifest["files"]), "plans": plans,
                 "executions": len(before), "kept": manifest["kept"],
                 "left_out": manifest["left_out"]}
 
-    def restore_backup(self, archive: str | os.PathLike[str],
-                       force: bool = False) -> dict[str, Any]:
+    def restore_backup(self, archive: str | os.PathLike[str], force: bool = False,
+                       passphrase: str | None = None) -> dict[str, Any]:
         """Make the data directory what the backup ``archive`` holds.
 
         The archive is read and checked whole (manifest, checksums, ``[limits]``,
@@ -163,7 +166,10 @@ class BackupMixin:
 
         :returns: ``data_dir``, ``files``, ``plans``, ``executions``, ``created_at``,
             ``tripleo_flow_version``, ``backed_up_from`` and ``previous``.
-        :raises InvalidArchive: the archive is unreadable, unsafe, truncated or changed.
+        :param passphrase: the passphrase of an encrypted archive (required for one,
+            refused for one that is not).
+        :raises InvalidArchive: the archive is unreadable, unsafe, truncated or changed,
+            or does not open with ``passphrase``.
         :raises Conflict: the data directory is not empty and ``force`` is not given,
             or executions or a launched Heat or Ironic run in it.
         """
@@ -172,7 +178,8 @@ class BackupMixin:
         if not source.is_file():
             raise exceptions.NotFound(f"Backup archive {str(source)!r} does not exist.")
         max_size, max_members = self._limits()
-        manifest, files = backup_archive.read_archive(source, max_size, max_members)
+        manifest, files = backup_archive.read_archive(source, max_size, max_members,
+                                                      passphrase)
         target = self.data_dir.absolute()
         if target.is_dir() and any(target.iterdir()):
             kept, _ = backup_archive.sort_entries(target)

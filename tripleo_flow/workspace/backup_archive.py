@@ -39,6 +39,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from tripleo_flow import __version__, exceptions
+from tripleo_flow.core import sealing
 from tripleo_flow.plans.sources import read_tarball
 from tripleo_flow.workspace.files import DIR_MODE, FILE_MODE, make_dirs
 
@@ -114,10 +115,12 @@ def _add(archive: tarfile.TarFile, name: str, data: bytes, mode: int) -> None:
 
 def write_archive(data_dir: Path, target: Path, details: Mapping[str, Any],
                   max_size: int, max_members: int,
-                  before_publish: Callable[[], None] = lambda: None) -> dict[str, Any]:
+                  before_publish: Callable[[], None] = lambda: None,
+                  passphrase: str | None = None) -> dict[str, Any]:
     """Write the backup of ``data_dir`` to ``target`` (which must not exist);
     return its manifest.  ``before_publish`` runs once everything is written and
-    before the rename: an error it raises leaves no archive behind.
+    before the rename: an error it raises leaves no archive behind.  With
+    ``passphrase``, the archive is sealed (:mod:`tripleo_flow.core.sealing`).
 
     :raises InvalidInput: ``target`` exists, the data directory holds a link, or
         the archive would pass ``[limits]`` (a restore would refuse it).
@@ -137,7 +140,8 @@ def write_archive(data_dir: Path, target: Path, details: Mapping[str, Any],
     total = 0
     try:
         with os.fdopen(fd, "wb") as raw, tempfile.TemporaryDirectory() as tmp:
-            with tarfile.open(fileobj=raw, mode="w:gz") as archive:
+            plain = io.BytesIO()
+            with tarfile.open(fileobj=plain if passphrase else raw, mode="w:gz") as archive:
                 if EXECUTIONS_DB in kept:
                     snapshot = Path(tmp) / EXECUTIONS_DB
                     snapshot_sqlite(data_dir / EXECUTIONS_DB, snapshot)
@@ -163,6 +167,8 @@ def write_archive(data_dir: Path, target: Path, details: Mapping[str, Any],
                     _add(archive, f"{DATA}/{rel}", data, FILE_MODE)
                 text = json.dumps(manifest, indent=1, sort_keys=True).encode()
                 _add(archive, MANIFEST, text, FILE_MODE)
+            if passphrase:
+                raw.write(sealing.seal(plain.getvalue(), passphrase))
             raw.flush()
             os.fsync(raw.fileno())
         before_publish()
@@ -174,16 +180,50 @@ def write_archive(data_dir: Path, target: Path, details: Mapping[str, Any],
     return manifest
 
 
-def read_archive(source: Path, max_size: int, max_members: int
-                 ) -> tuple[dict[str, Any], dict[str, bytes]]:
+def _open_sealed(source: Path, max_size: int, passphrase: str | None) -> bytes | None:
+    """The archive's tar.gz bytes when it is sealed (None when it is not).
+
+    :raises InvalidInput: sealed and no passphrase, or a passphrase for a plain one.
+    :raises InvalidArchive: too large to be one, or it does not open.
+    """
+    where = str(source)
+    try:
+        with open(source, "rb") as stream:
+            head = stream.read(len(sealing.MAGIC))
+            if not sealing.is_sealed(head):
+                if passphrase:
+                    raise exceptions.InvalidInput(
+                        f"Backup archive {where!r} is not encrypted, yet a passphrase was "
+                        "given: refusing it, since anyone could have written it.")
+                return None
+            if passphrase is None:
+                raise exceptions.InvalidInput(
+                    f"Backup archive {where!r} is encrypted: give its passphrase "
+                    "(--passphrase-file FILE).")
+            if os.fstat(stream.fileno()).st_size > max_size + (1 << 20):
+                raise exceptions.InvalidArchive(
+                    where, f"it is larger than [limits] archive_max_size ({max_size} bytes)")
+            data = head + stream.read()
+    except OSError as exc:
+        raise exceptions.InvalidArchive(where, f"cannot read it: {exc.strerror}") from exc
+    try:
+        return sealing.unseal(data, passphrase)
+    except sealing.SealError as exc:
+        raise exceptions.InvalidArchive(where, str(exc)) from None
+
+
+def read_archive(source: Path, max_size: int, max_members: int,
+                 passphrase: str | None = None) -> tuple[dict[str, Any], dict[str, bytes]]:
     """The manifest and files (by data-directory path) of a backup archive, every
-    file checked against the manifest.
+    file checked against the manifest (the archive opened with ``passphrase`` first
+    when it is sealed).
 
     :raises InvalidArchive: unreadable, unsafe, past a limit, not a backup of this
         format, or a file missing, extra or not matching its checksum.
     """
     where = str(source)
-    members = read_tarball(where, max_size=max_size, max_members=max_members)
+    opened = _open_sealed(source, max_size, passphrase)
+    members = read_tarball(where, data=opened, max_size=max_size, max_members=max_members)
     try:
         manifest = json.loads(members.pop(MANIFEST))
         listed = manifest["files"]
