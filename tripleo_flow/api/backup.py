@@ -95,7 +95,9 @@ class BackupMixin:
                 f"Refusing to back up or restore while executions run: {shown}. Wait for them "
                 "to end (tripleo-flow execution list), then retry.")
         for name in ("heat-launcher", "ironic-launcher"):
-            for record in sorted(self.data_dir.glob(f"**/{name}/run.json")):
+            records = (r for top in backup_archive.KEPT
+                       for r in sorted((self.data_dir / top).glob(f"**/{name}/run.json")))
+            for record in records:
                 service = name.split("-")[0]
                 flag = "--heat-dir" if service == "heat" else "--ironic-dir"
                 raise exceptions.Conflict(
