@@ -266,9 +266,10 @@ def test_round_trip_through_the_cli(tmp_path: Path) -> None:
         return proc
 
     def views(home: str, every: bool = True) -> list[Any]:
-        shown = [("plan", "history", "oc"), ("execution", "list")] + every * [
-            ("plan", "list"), ("deployment", "status", "--plan", "oc"),
-            ("parameters", "show", "--plan", "oc")]
+        shown = [("plan", "history", "oc"), ("execution", "list")]
+        if every:
+            shown += [("plan", "list"), ("deployment", "status", "--plan", "oc"),
+                      ("parameters", "show", "--plan", "oc")]
         return [json.loads(cli(home, *args, "-f", "json").stdout) for args in shown]
 
     cli("old", "plan", "create", "oc", "--sample")
