@@ -19,6 +19,7 @@ from oslo_config import cfg
 
 from tripleo_flow import config
 from tripleo_flow.actions.context import ActionContext
+from tripleo_flow.api.backup import BackupMixin
 from tripleo_flow.api.completions import CompletionsMixin
 from tripleo_flow.api.deploy import DeployMixin
 from tripleo_flow.api.heat import HeatMixin
@@ -48,7 +49,7 @@ def make_store(conf: cfg.ConfigOpts, data_dir: Path) -> PlanStore:
 
 
 class Client(PlansMixin, WorkflowsMixin, CompletionsMixin, HeatMixin, DeployMixin, NodesMixin,
-             ValidationsMixin, ScaleMixin, UpdateMixin):
+             ValidationsMixin, ScaleMixin, UpdateMixin, BackupMixin):
     """A session of the Python API over one configuration."""
 
     def __init__(self, conf: cfg.ConfigOpts, store: PlanStore | None = None,
