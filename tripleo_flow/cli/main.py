@@ -90,8 +90,20 @@ class TripleoFlowApp(App):  # type: ignore[misc]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    app = TripleoFlowApp()
-    return int(app.run(list(sys.argv[1:] if argv is None else argv)))
+    # cliff's App sets the root logger to DEBUG and adds a console handler on this call's
+    # stderr: a caller in the same process (an embedding program, the tests) gets the
+    # root logger back as it was, not one more handler per call on a stream that may be
+    # closed by then, nor every library's debug records made from then on.
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        app = TripleoFlowApp()
+        return int(app.run(list(sys.argv[1:] if argv is None else argv)))
+    finally:
+        for handler in root.handlers[:]:
+            if handler not in handlers:
+                root.removeHandler(handler)
+        root.setLevel(level)
 
 
 if __name__ == "__main__":
