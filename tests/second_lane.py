@@ -7,9 +7,9 @@ process ends well before the tests do (CI: all made at ~51 min, the tests ended 
 min), and a core stayed idle for the rest of the run. When the background deployments are
 started, this plugin takes the tests under :data:`PREFIXES` out of the session, writes
 their node ids to a file, and once every deployment is made (or failed) starts ``python
--m pytest @FILE`` with its own JUnit report and log. The session waits for it at its end,
-prints its summary (its failures in full), and fails when it failed or did not run every
-test it was given.
+-m pytest`` on their files, keeping exactly those ids, with its own JUnit report and log.
+The session waits for it at its end, prints its summary (its failures in full), and fails
+when it failed or did not run every test it was given.
 
 ``TRIPLEO_FLOW_TEST_SECOND_LANE=0`` keeps every test in the session; ``=now`` starts the
 lane at once even without background deployments (to try the lane itself).
@@ -18,6 +18,7 @@ lane at once even without background deployments (to try the lane itself).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -42,6 +43,8 @@ PREFIXES = ("tests/unit/",)
 POLL_SECONDS = 2.0
 
 _lane: dict[str, Any] = {}
+#: Set in the lane's environment: the file of the node ids it runs.
+_IDS = "TRIPLEO_FLOW_TEST_SECOND_LANE_IDS"
 _lock = threading.Lock()
 
 
@@ -52,6 +55,13 @@ def _mode() -> str:
 @pytest.hookimpl(trylast=True)  # after overcloud_background has started its process
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> None:
+    chosen = os.environ.get(_IDS)
+    if chosen:  # this is the lane: exactly the tests it was given
+        wanted = set(json.loads(Path(chosen).read_text()))
+        kept = [i for i in items if i.nodeid in wanted]
+        config.hook.pytest_deselected(items=[i for i in items if i.nodeid not in wanted])
+        items[:] = kept
+        return
     mode = _mode()
     if mode == "0" or config.option.collectonly or "ids" in _lane:
         return
@@ -61,7 +71,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if not taken or len(taken) == len(items):
         return  # nothing to take, or nothing left to share the machine with
     base = Path(tempfile.mkdtemp(prefix="tripleo-flow-second-lane-"))
-    (base / "ids.txt").write_text("".join(f"{i.nodeid}\n" for i in taken))
+    # Node ids as data (a parametrized id can hold any escaped text, which pytest's
+    # command line would parse), and the files that hold them as arguments.
+    (base / "ids.json").write_text(json.dumps([i.nodeid for i in taken]))
+    _lane["files"] = sorted({i.nodeid.split("::", 1)[0] for i in taken})
     kept = set(map(id, taken))
     items[:] = [i for i in items if id(i) not in kept]
     _lane.update(base=base, ids=len(taken), asked=time.time())
@@ -84,9 +97,10 @@ def _start() -> None:
         log = open(base / "lane.log", "wb")  # noqa: SIM115 (kept open for the child)
         _lane["process"] = subprocess.Popen(
             [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--durations=10",
-             f"--junitxml={base / 'junit.xml'}", f"@{base / 'ids.txt'}"],
+             f"--junitxml={base / 'junit.xml'}", *_lane["files"]],
             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env={**os.environ, "TRIPLEO_FLOW_TEST_SECOND_LANE": "0"},
+            env={**os.environ, "TRIPLEO_FLOW_TEST_SECOND_LANE": "0",
+                 _IDS: str(base / "ids.json")},
             start_new_session=True)
         _lane["started"] = time.time()
         log.close()

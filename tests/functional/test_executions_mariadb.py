@@ -38,6 +38,10 @@ def test_runs_and_lists_executions_in_mariadb(mariadb: str, tmp_path: Path) -> N
         assert states[-2:] == ["SUCCESS", "REVERTED"]
         assert [t.name for t in host.execution_tasks(done.id)] == ["a", "b", "c"]
         assert not (tmp_path / "data" / "executions.sqlite").exists()
+        # Listed in the order they were started, also within one second (MariaDB's
+        # DATETIME kept whole seconds: ties came in the order of their random ids).
+        started = [host.run_workflow("linear", {"log": str(log)}).id for _ in range(6)]
+        assert [e.id for e in host.list_executions() if e.id in started] == started
     finally:
         host.close_workflows()
 

@@ -32,7 +32,8 @@ def test_opens_with_its_passphrase_and_is_not_the_plain_text() -> None:
     (SEALED[:HEADER + 15], "pass phrase", "truncated"),
     (DATA, "pass phrase", "not an encrypted"),
     (SEALED, "", "empty"),
-])
+], ids=["wrong-passphrase", "salt-changed", "nonce-changed", "ciphertext-changed",
+        "tag-changed", "one-byte-short", "header-only", "plain-data", "empty-passphrase"])
 def test_refused(data: bytes, passphrase: str, said: str) -> None:
     with pytest.raises(sealing.SealError, match=said):
         sealing.unseal(data, passphrase)

@@ -392,6 +392,7 @@ class ExecutionBackend(impl_sqlalchemy.SQLAlchemyBackend):  # type: ignore[misc]
                             conn.upgrade()
                             undo_journal.create_table(self._own_engine)
                             async_actions.create_table(self._own_engine)
+                            _fractional_creation_times(self._own_engine)
                         break
                     except (tf_exc.StorageFailure, sa.exc.SQLAlchemyError) as exc:
                         # Processes starting together on a new database (conductors, an
@@ -442,3 +443,22 @@ def _safe_url(url: Any) -> str:
 
 
 __all__ = ["BatchingConnection", "ExecutionBackend"]
+
+
+def _fractional_creation_times(engine: Any) -> None:
+    """On MySQL/MariaDB, keep the microseconds of when an execution was created.
+
+    TaskFlow's ``flowdetails.created_at`` is a plain ``DATETIME`` there: whole seconds,
+    so executions started within one second were listed in the order of their random
+    ids (SQLite keeps the fraction). Widened once to ``DATETIME(6)``; rows written
+    before keep their whole seconds.
+    """
+    if engine.dialect.name != "mysql":
+        return
+    with engine.begin() as db:
+        digits = db.execute(sa.text(
+            "SELECT DATETIME_PRECISION FROM information_schema.COLUMNS WHERE "
+            "TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'flowdetails' AND "
+            "COLUMN_NAME = 'created_at'")).scalar()
+        if digits is not None and int(digits) < 6:
+            db.execute(sa.text("ALTER TABLE flowdetails MODIFY created_at DATETIME(6) NULL"))
