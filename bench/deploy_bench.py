@@ -34,13 +34,14 @@ DEFAULT_IMAGE = "localhost/tripleo-flow/heat:24.1.2"
 
 
 def make_client(base: Path, venv: Path, podman_url: str, image: str,
-                engine_workers: int) -> Client:
+                engine_workers: int, pace_leaves: bool = False) -> Client:
     conf = config.new_conf()
     conf([], project="tripleo-flow", default_config_files=[], default_config_dirs=[])
     conf.set_override("data_dir", str(base / "data"))
     for key, value in {"venv": str(venv), "api_port": free_port(), "api_timeout": 300.0,
                        "clouds_yaml": str(base / "clouds.yaml"), "podman_url": podman_url,
-                       "image": image, "engine_workers": engine_workers}.items():
+                       "image": image, "engine_workers": engine_workers,
+                       "pace_leaves": pace_leaves}.items():
         conf.set_override(key, value, group="heat")
     return Client(conf, store=LocalStore(base / "plans"))
 

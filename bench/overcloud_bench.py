@@ -5,21 +5,28 @@ store with the shipped baremetal deployment file (one controller, one compute,
 ``managed: false``), as the README's main command does:
 
 ``native``
-    ``Client.deploy()`` on native heat-all (the baseline of the ratios);
+    ``Client.deploy()`` on native heat-all as the product runs it (``[heat]
+    pace_leaves`` false: Heat's one-second wait after starting each leaf off);
+``native-paced``
+    the same with Heat's own pacing (heat-all as shipped, as before);
 ``pod2`` / ``pod4``
     the same on pod Heat (heat-api + heat-engine, MariaDB, RabbitMQ) with 2 or 4
     engine workers;
 ``processes2`` / ``processes4`` (``processes`` alone: 4)
     the pod's layout as child processes, no image (heat type ``processes``);
 ``floor``
-    what no tool can beat: the stack request that the native deploy sent
-    (``stack-request.json``), POSTed as it is to a native heat-all already
-    running, timed from the POST to CREATE_COMPLETE.
+    what python-tripleoclient's ephemeral Heat costs: the stack request that the
+    first native deploy sent (``stack-request.json``), POSTed as it is to a
+    heat-all as shipped (paced) already running, timed from the POST to
+    CREATE_COMPLETE.
+
+Any variant but the floor takes ``-paced`` (``processes4-paced``).
 
 Each deploy is split with its progress callbacks into *before* (status, plan
 check, request build, Heat launch, POST), *stack* (first to last look at the
 stack) and *after* (outputs, config-download, database dump, Heat stop); the
-overhead of tripleo-flow's own steps is ``native total / floor - 1``.
+overhead of tripleo-flow's own steps is ``native-paced total / floor - 1``, and
+every variant's *stack* time is also given as a ratio to the floor's.
 
 Usage: TRIPLEO_FLOW_HEAT_VENV=... python bench/overcloud_bench.py [--variants native,floor]
        [--baremetal-deployment FILE]   (default: tripleo_flow/examples/baremetal-deployment.yaml)
@@ -66,9 +73,10 @@ class Phases:
 
 
 def deploy(base: Path, templates: Path | None, baremetal: Path | None, heat_type: str,
-           venv: Path, podman_url: str, image: str, workers: int) -> dict[str, float]:
+           venv: Path, podman_url: str, image: str, workers: int,
+           paced: bool) -> dict[str, float]:
     """One deploy of ``templates`` (None: the sample plan) on ``heat_type``."""
-    client = make_client(base, venv, podman_url, image, workers)
+    client = make_client(base, venv, podman_url, image, workers, pace_leaves=paced)
     try:
         if templates is None:
             client.create_plan(PLAN, sample=True)
@@ -88,7 +96,7 @@ def deploy(base: Path, templates: Path | None, baremetal: Path | None, heat_type
 
 
 def floor(base: Path, request_file: Path, venv: Path) -> dict[str, float]:
-    client = make_client(base, venv, "", DEFAULT_IMAGE, 2)
+    client = make_client(base, venv, "", DEFAULT_IMAGE, 2, pace_leaves=True)
     heat_dir = str(base / "heat")
     try:
         endpoint = client.launch_heat(heat_dir, "native")
@@ -105,19 +113,23 @@ def floor(base: Path, request_file: Path, venv: Path) -> dict[str, float]:
     return {"total": end - start, "stack": end - start}
 
 
-def heat_of(variant: str) -> tuple[str, int]:
-    """The heat type and engine workers of ``variant`` (``pod2``, ``processes4``...)."""
+def heat_of(variant: str) -> tuple[str, int, bool]:
+    """The heat type, engine workers and pacing of ``variant`` (``pod2``,
+    ``processes4``, ``native-paced``...)."""
+    paced = variant.endswith("-paced")
+    variant = variant.removesuffix("-paced")
     for heat_type, default in (("processes", 4), ("pod", 2)):
         if variant.startswith(heat_type):
-            return heat_type, int(variant[len(heat_type):] or default)
+            return heat_type, int(variant[len(heat_type):] or default), paced
     if variant != "native":
-        sys.exit(f"Unknown variant {variant!r}: native, floor, podN or processesN.")
-    return "native", 2
+        sys.exit(f"Unknown variant {variant!r}: native, floor, podN or processesN "
+                 "(each optionally -paced).")
+    return "native", 2, paced
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variants", default="native,floor,pod2,pod4")
+    parser.add_argument("--variants", default="native-paced,floor,native,processes4")
     parser.add_argument("--baremetal-deployment", type=Path, default=BAREMETAL)
     parser.add_argument("--sample", action="store_true",
                         help="deploy the shipped sample plan instead of THT 18.0.0")
@@ -135,30 +147,38 @@ def main() -> None:
             shutil.copytree(fetch_tree_dir("18.0.0"), templates, symlinks=True)
         podman_url = f"unix://{root / 'podman' / 'podman.sock'}"
         results: dict[str, dict[str, float]] = {}
-        request = root / "native" / "work" / "stack-request.json"
+        requests = [root / name / "work" / "stack-request.json"
+                    for name in ("native", "native-paced")]
         for variant in variants:
             base = root / variant
             base.mkdir()
             if variant == "floor":
-                if not request.exists():
-                    sys.exit("The floor POSTs the native deploy's request: list native first.")
-                results[variant] = floor(base, request, venv)
+                made = [r for r in requests if r.exists()]
+                if not made:
+                    sys.exit("The floor POSTs a native deploy's request: list native or "
+                             "native-paced first.")
+                results[variant] = floor(base, made[0], venv)
             else:
-                heat_type, workers = heat_of(variant)
+                heat_type, workers, paced = heat_of(variant)
                 if heat_type == "pod":  # (re)start the podman service: it stops when idle
                     with podman_api.connect(None, root / "podman"):
                         pass
                 results[variant] = deploy(base, templates, baremetal, heat_type,
-                                          venv, podman_url, args.image, workers)
+                                          venv, podman_url, args.image, workers, paced)
             figures = ", ".join(f"{k} {v:.1f} s" for k, v in results[variant].items())
-            print(f"{variant:10}: {figures}", flush=True)
+            print(f"{variant:16}: {figures}", flush=True)
     if "native" in results:
         base_total = results["native"]["total"]
         for variant, times in results.items():
-            print(f"{variant:10} total {times['total']:7.1f} s  "
+            print(f"{variant:16} total {times['total']:7.1f} s  "
                   f"{times['total'] / base_total:5.2f}x native")
-        if "floor" in results:
-            overhead = base_total / results["floor"]["total"] - 1
+    if "floor" in results:
+        floor_stack = results["floor"]["stack"]
+        for variant, times in results.items():
+            print(f"{variant:16} stack {times['stack']:7.1f} s  "
+                  f"{times['stack'] / floor_stack:5.2f}x floor")
+        if "native-paced" in results:
+            overhead = results["native-paced"]["total"] / results["floor"]["total"] - 1
             print(f"tripleo-flow's own steps over the bare stack create: {overhead:+.1%}")
 
 

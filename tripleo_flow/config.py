@@ -106,6 +106,11 @@ HEAT_OPTS = [
     cfg.StrOpt("heat_type", default="native",
                choices=["native", "processes", "container", "pod", "installed"],
                help="How the ephemeral Heat runs when a command does not say."),
+    cfg.BoolOpt("pace_leaves", default=False,
+                help="Keep Heat's one-second wait after starting each leaf resource of a "
+                "stack (heat-all/heat-engine as shipped). Default false: the native and "
+                "processes types run Heat with that wait off (the same stack, created "
+                "sooner; see tripleo_flow/heat/unpaced.py)."),
     cfg.StrOpt("venv", help="Heat's own virtualenv (made by: tripleo-flow heat install). "
                "Default: $TRIPLEO_FLOW_HEAT_VENV, else data_dir/heat-venv."),
     cfg.StrOpt("python", help="Interpreter the Heat virtualenv is made with (default: the one "

@@ -29,7 +29,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.core import crashpoints
-from tripleo_flow.heat import database, db_move, process, render
+from tripleo_flow.heat import database, db_move, process, render, unpaced
 from tripleo_flow.heat import launcher as common
 from tripleo_flow.heat.database import HeatDatabase
 from tripleo_flow.heat.db_mariadb import MariaDBDatabase
@@ -64,8 +64,9 @@ class NativeLauncher:
     def __init__(self, heat_dir: str | os.PathLike[str], venv: Path, port: int = 8006,
                  api_timeout: float = 120.0, database: str = "sqlite",
                  sqlite_dir: Path | None = None, mariadb_url: str | None = None,
-                 clouds_yaml: Path | None = None) -> None:
+                 clouds_yaml: Path | None = None, pace_leaves: bool = False) -> None:
         self.work = HeatDir(heat_dir)
+        self.pace_leaves = pace_leaves
         self.venv = Path(venv)
         self.port = port
         self.api_timeout = api_timeout
@@ -110,6 +111,14 @@ class NativeLauncher:
             )
         return str(path)
 
+    def _service_command(self, service: str) -> list[str]:
+        """The command of Heat's ``service`` (``all``, ``engine``, ``api``): Heat's own
+        script, or with leaf pacing off (:mod:`.unpaced`) unless ``pace_leaves``."""
+        binary = self._binary(f"heat-{service}")
+        if self.pace_leaves or service not in unpaced.SERVICES:
+            return [binary]
+        return [self._binary("python"), "-I", unpaced.__file__, service]
+
     def _settings(self, db: HeatDatabase) -> render.HeatSettings:
         return render.HeatSettings(
             port=self.port, database_url=db.url, log_file=str(self.work.log_file),
@@ -134,7 +143,7 @@ class NativeLauncher:
 
     def _start(self, tethered: bool = False) -> subprocess.Popen[bytes]:
         """Start heat-all in a session of its own; ``tethered``: under :mod:`.tether`."""
-        command = [self._binary("heat-all"), "--config-file", str(self.work.conf_file)]
+        command = [*self._service_command("all"), "--config-file", str(self.work.conf_file)]
         log_fd = self.work.open_log("heat-all.out")
         read_fd = None
         if tethered:

@@ -181,7 +181,7 @@ class ProcessesLauncher(NativeLauncher):
         self._wait(lambda: services.port_open(svc.ports["amqp"]), "RabbitMQ",
                    self._servers["rabbitmq"], "rabbitmq.out")
         conf = str(self.work.conf_file)
-        started = {part: self._spawn(record, part, [self._binary(f"heat-{part}"),
+        started = {part: self._spawn(record, part, [*self._service_command(part),
                                                     "--config-file", conf], conf)
                    for part in ("engine", "api")}
         started.update(self._servers)
