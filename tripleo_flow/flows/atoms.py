@@ -29,7 +29,7 @@ from taskflow import task
 from tripleo_flow.actions.base import Action
 from tripleo_flow.core.signatures import CachedSignatures
 from tripleo_flow.exceptions import FailCommand, TaskFailed
-from tripleo_flow.flows import execution_scope, expressions
+from tripleo_flow.flows import execution_scope, expressions, workbook_clauses
 from tripleo_flow.flows.undo_journal import ExecutionUndoJournal
 from tripleo_flow.flows.workbook_clauses import COMMANDS
 from tripleo_flow.flows.workbook_model import TaskSpec, Transition, WorkflowSpec, apply_inputs
@@ -309,7 +309,7 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
         ``on-complete`` tasks have run (:meth:`_unhandled_error`)."""
         state = ERROR if error is not None else SUCCESS
         current = {"name": self.spec.name, "state": state,
-                   "result": error if error is not None else result}
+                   "result": error if error is not None and result is None else result}
         evaluator = self._evaluator(ctx, kwargs, current)
         publish = self.spec.publish_on_error if error is not None else self.spec.publish
         published = {k: evaluator.evaluate(v) for k, v in publish.items()}
@@ -337,12 +337,13 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
         if self.links.machine:
             return self._steps(state, current["result"], published, new_ctx, targets,
                                global_values, evaluator, error, handled)
+        failing = None
         if names and names[-1] == "fail":
             msg = targets[-1].params.get("msg")
-            raise FailCommand(
-                f"task {self.spec.name!r} reached a 'fail' transition"
-                + (f": {evaluator.evaluate(msg)}" if msg is not None else "")
-                + (f" after an error: {error}" if error else ""))
+            failing = workbook_clauses.fail_message(
+                self.spec.name, None if msg is None else evaluator.evaluate(msg), error)
+            if not self.links.contained:
+                raise FailCommand(failing)
         if global_values:
             self.runtime.scope.publish(global_values)
         chosen = [n for n in names if n not in COMMANDS]
@@ -356,6 +357,9 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
         for item in targets:
             if item.target in ("succeed", "pause") and item.params.get("msg") is not None:
                 outcome["state_info"] = str(evaluator.evaluate(item.params["msg"]))
+        if failing is not None:  # the sub-workflow fails: its task's on-error decides
+            outcome.update({UNHANDLED: "later", "state_info": failing})
+            self.runtime.scope.fail_later(self.links.prefix, self.name, failing)
         self._error_keys(outcome, error, handled, bool(targets))
         if "pause" in names:
             self.runtime.scope.pause()
@@ -373,9 +377,7 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
             msg = item.params.get("msg")
             text = str(evaluator.evaluate(msg)) if msg is not None else None
             if item.target == "fail":
-                text = (f"task {self.spec.name!r} reached a 'fail' transition"
-                        + (f": {text}" if text is not None else "")
-                        + (f" after an error: {error}" if error else ""))
+                text = workbook_clauses.fail_message(self.spec.name, text, error)
             steps.append([item.target, text])
         if global_values:
             self.runtime.scope.publish(global_values)

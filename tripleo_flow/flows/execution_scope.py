@@ -193,7 +193,7 @@ class Scope:
             if results.get(UNHANDLED) == "later":
                 prefix = detail.name.rpartition("/")[0]
                 self.fail_later(prefix + "/" if prefix else "", detail.name,
-                                str(results.get("error")))
+                                str(results.get("error") or results.get("state_info")))
         for _when, values in sorted(done, key=lambda pair: pair[0]):
             self.publish(values)
         self.interrupted = frozenset(running)
