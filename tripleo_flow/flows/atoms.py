@@ -140,8 +140,8 @@ class Links:
     start: bool = False
     reverse: bool = False
     retry: bool = False
-    #: The ``workflow:`` task this atom's workflow runs in answers errors: an error no
-    #: transition here handles fails this (sub-)workflow, not the whole execution.
+    #: An error no transition here handles fails this workflow at its end, not at once:
+    #: the execution's own, or a sub-workflow whose ``workflow:`` task answers errors.
     contained: bool = False
     #: Run by :mod:`.state_machine`, which chose this task execution (no join to wait
     #: for here) and applies the engine commands itself, in list order.
@@ -342,8 +342,8 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
             msg = targets[-1].params.get("msg")
             failing = workbook_clauses.fail_message(
                 self.spec.name, None if msg is None else evaluator.evaluate(msg), error)
-            if not self.links.contained:
-                raise FailCommand(failing)
+            if not (self.links.contained and self.links.prefix):  # a sub-workflow's:
+                raise FailCommand(failing)  # its task's on-error decides
         if global_values:
             self.runtime.scope.publish(global_values)
         chosen = [n for n in names if n not in COMMANDS]
@@ -357,7 +357,7 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
         for item in targets:
             if item.target in ("succeed", "pause") and item.params.get("msg") is not None:
                 outcome["state_info"] = str(evaluator.evaluate(item.params["msg"]))
-        if failing is not None:  # the sub-workflow fails: its task's on-error decides
+        if failing is not None:
             outcome.update({UNHANDLED: "later", "state_info": failing})
             self.runtime.scope.fail_later(self.links.prefix, self.name, failing)
         self._error_keys(outcome, error, handled, bool(targets))
@@ -406,14 +406,16 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
             if fired:
                 self.runtime.scope.fail_later(self.links.prefix, self.name, error)
 
-    def _contain(self, outcome: dict[str, Any]) -> bool:
-        """When this atom's workflow is a sub-workflow whose task answers errors,
-        turn an error that fails it now into one that fails it at its end (its task
+    def _contain(self, outcome: dict[str, Any], cause: BaseException | None = None) -> bool:
+        """When this atom's workflow is the execution's own (Mistral lets the other
+        branches finish) or a sub-workflow whose task answers errors, turn an error
+        that fails it now into one that fails it at its end (a sub-workflow's task
         then fails, and the parent's transitions decide): True when contained."""
         if outcome.get(UNHANDLED) != "now" or not self.links.contained:
             return False
         outcome[UNHANDLED] = "later"
-        self.runtime.scope.fail_later(self.links.prefix, self.name, str(outcome["error"]))
+        self.runtime.scope.fail_later(self.links.prefix, self.name, str(outcome["error"]),
+                                      cause)
         return True
 
     def _unhandled_error(self, prefix: str) -> str | None:
@@ -474,7 +476,7 @@ class ExitAtom(_WorkbookAtom):
             ctx.update(kwargs[task_symbol(atom)].get("ctx") or {})
         error = self._unhandled_error(self.child_prefix)
         if error is not None and self.spec.name == "":
-            raise TaskFailed(error)
+            raise self.runtime.scope.sole_cause("") or TaskFailed(error)
         parent = dict(enter.get("parent") or {})
         if error is not None:  # the sub-workflow failed: its task fails, as Mistral's
             outcome = self._finish(parent, kwargs, None, error)

@@ -283,7 +283,8 @@ def compile_workflow(workflow: WorkflowSpec, catalog: Catalog, runtime: atoms.Ru
                      target: str | None = None) -> Compiled:
     """Build the TaskFlow flow of ``workflow`` (restricted to ``target``'s requirements)."""
     builder = _Builder(catalog, runtime)
-    top = builder.workflow(workflow, "", target)
+    # As Mistral's: an unhandled error lets the other branches finish, then fails.
+    top = builder.workflow(workflow, "", target, contained=True)
     end = atoms.ExitAtom(END_ATOM, TaskSpec(name=""), atoms.Links(prefix="", preds=()),
                          runtime, workflow, "", top, provides=atoms.OUTPUT_SYMBOL)
     builder.items.append(builder._keep(end))

@@ -5,9 +5,9 @@ names (mistral/tests/unit/engine/...) and asserts the same outcome: the workflow
 state, which tasks ran and in which state, the output.  Two deliberate differences
 run through them: a failed workflow reverts what its completed tasks did, so the
 execution ends REVERTED (Mistral: ERROR) and its completed tasks read REVERTED
-(Mistral: SUCCESS); and an unhandled error stops the workflow at once (Mistral lets
-the other branches finish first), except inside a sub-workflow whose task answers
-errors.  Inline parameters: ``test_inline_parameters.py``.
+(Mistral: SUCCESS).  As in Mistral, an unhandled error lets the other branches
+finish first (``test_mistral_error_semantics.py``).  Inline parameters:
+``test_inline_parameters.py``.
 """
 
 from __future__ import annotations
@@ -392,11 +392,10 @@ def test_output_on_error_that_cannot_be_evaluated(host: Host, tmp_path: Path) ->
         "std.fail was called (output-on-error could not be evaluated: ")
 
 
-@pytest.mark.xfail(strict=True, reason="differs from Mistral: a join that an errored "
-                   "task can no longer reach is skipped (Mistral runs it in ERROR, with its "
-                   "publish-on-error), and the unhandled error stops the other branches")
 def test_join_after_an_error(host: Host, tmp_path: Path) -> None:
-    """Ported from test_direct_workflow.py: test_join_task_has_correct_incoming_context."""
+    """Ported from test_direct_workflow.py: test_join_task_has_correct_incoming_context:
+    the other branches finish after b3's unhandled error, the join b3 can no longer
+    reach ends ERROR with what it published on error, and the workflow fails."""
     run = Run(host, tmp_path, """
         wf:
           tasks:

@@ -217,3 +217,43 @@ def test_a_sub_workflow_ended_by_fail_fails_an_unhandling_parent(host: Host,
     assert run.state == FAILED and run.error is not None
     assert "reached a 'fail' transition" in str(run.error)
     assert run.tasks["after"] == FAILED  # its on-complete ran first, as Mistral's
+
+
+@pytest.mark.parametrize("engine", ["graph", "machine"])
+def test_an_unhandled_error_lets_the_other_branch_finish(host: Host, tmp_path: Path,
+                                                        engine: str) -> None:
+    """As in test_join.py: test_full_join_with_conditions (task4, ready when another
+    task failed the workflow, still runs: Mistral's workflow ends once no task is
+    incomplete), in a workflow without a join, which runs as one graph: the slower branch
+    beside the failed task goes on to its end, the workflow then fails naming the
+    failed task, and (our deliberate difference) what ran is undone, newest first."""
+    log = tmp_path / "effects.log"
+    run = Run(host, tmp_path, _on(engine, """
+        wf:
+          input: [log]
+          tasks:
+            task1:
+              on-success: [a1, broken]
+            a1:
+              action: test.record
+              input: {path: <% $.log %>, value: a1}
+              on-success: [a2]
+            a2:
+              action: test.record
+              input: {path: <% $.log %>, value: a2}
+              wait-before: 0.2
+              on-success: [a3]
+            a3:
+              action: test.record
+              input: {path: <% $.log %>, value: a3}
+            broken:
+              action: std.fail error_data="disk full"
+        """), log=str(log))
+    assert run.state == FAILED and run.error is not None
+    assert run.error.task == "broken" and run.error.reverted
+    # the error the task raised (its kind and next steps kept), not a wrapped message
+    assert str(run.error.__cause__) == "std.fail was called: disk full"
+    assert log.read_text().splitlines() == ["do a1", "do a2", "do a3",
+                                            "undo a3", "undo a2", "undo a1"]
+    assert run.tasks["broken"] == FAILED
+
