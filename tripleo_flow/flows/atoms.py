@@ -414,8 +414,7 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
         if outcome.get(UNHANDLED) != "now" or not self.links.contained:
             return False
         outcome[UNHANDLED] = "later"
-        self.runtime.scope.fail_later(self.links.prefix, self.name, str(outcome["error"]),
-                                      cause)
+        self.runtime.scope.fail_later(self.links.prefix, self.name, str(outcome["error"]), cause)
         return True
 
     def _unhandled_error(self, prefix: str) -> str | None:
@@ -480,7 +479,8 @@ class ExitAtom(_WorkbookAtom):
         parent = dict(enter.get("parent") or {})
         if error is not None:  # the sub-workflow failed: its task fails, as Mistral's
             outcome = self._finish(parent, kwargs, None, error)
-            if outcome.get(UNHANDLED) == "now" and not self._contain(outcome):
+            cause = self.runtime.scope.sole_cause(self.child_prefix)  # kept as raised
+            if outcome.get(UNHANDLED) == "now" and not self._contain(outcome, cause):
                 raise TaskFailed(error)
             return outcome
         output = self.child.output

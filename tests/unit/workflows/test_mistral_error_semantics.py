@@ -257,3 +257,25 @@ def test_an_unhandled_error_lets_the_other_branch_finish(host: Host, tmp_path: P
                                             "undo a3", "undo a2", "undo a1"]
     assert run.tasks["broken"] == FAILED
 
+
+
+def test_an_error_in_a_sub_workflow_keeps_its_kind(host: Host, tmp_path: Path) -> None:
+    """A sub-workflow's unhandled error that fails the workflow once the other branch
+    ended is the error its task raised, as when it stopped the workflow at once."""
+    run = Run(host, tmp_path, """
+        wf:
+          tasks:
+            task1:
+              on-success: [call, other]
+            call:
+              workflow: failing
+            other:
+              action: std.noop
+        failing:
+          tasks:
+            inner:
+              action: std.fail error_data="disk full"
+        """)
+    assert run.state == FAILED and run.error is not None
+    assert str(run.error.__cause__) == "std.fail was called: disk full"
+    assert run.tasks["other"] == FAILED
