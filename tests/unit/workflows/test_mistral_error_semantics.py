@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.engine_helpers import ACTIONS, Host
+from tripleo_flow import exceptions
 from tests.unit.workflows.test_mistral_conformance import FAILED, Run
 from tripleo_flow.flows import compiler
 from tripleo_flow.flows.workbook_model import parse_workbook
@@ -279,3 +280,42 @@ def test_an_error_in_a_sub_workflow_keeps_its_kind(host: Host, tmp_path: Path) -
     assert run.state == FAILED and run.error is not None
     assert str(run.error.__cause__) == "std.fail was called: disk full"
     assert run.tasks["other"] == FAILED
+
+
+def test_a_pending_error_survives_a_pause(host: Host, tmp_path: Path) -> None:
+    """On the state machine, 'broken' failed while the other branch goes on to a task
+    that pauses the execution first: once resumed, that branch ends, then the workflow
+    fails with the error recorded before the pause."""
+    log = tmp_path / "effects.log"
+    (tmp_path / "wb").mkdir()
+    path = tmp_path / "wb" / "pending.yaml"
+    path.write_text("""
+version: '2.0'
+name: pending
+workflows:
+  wf:
+    input: [log]
+    tasks:
+      go:
+        on-success: [slow, broken, side]
+      side:
+        on-success: [joined]
+      joined:
+        join: 1
+      slow:
+        action: std.noop
+        on-success: [later]
+      later:
+        action: test.record
+        input: {path: <% $.log %>, value: later}
+        pause-before: true
+      broken:
+        action: std.fail error_data="disk full"
+""")
+    host.create_workbook(path)
+    execution = host.run_workflow("pending.wf", {"log": str(log)})
+    assert execution.state == "PAUSED"
+    with pytest.raises(exceptions.WorkflowFailed) as info:
+        host.resume_execution(execution.id)
+    assert info.value.task == "broken" and "disk full" in str(info.value)
+    assert log.read_text().splitlines() == ["do later", "undo later"]
