@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from tests.engine_helpers import ACTIONS, Host
-from tripleo_flow import exceptions
 from tests.unit.workflows.test_mistral_conformance import FAILED, Run
+from tripleo_flow import exceptions
 from tripleo_flow.flows import compiler
 from tripleo_flow.flows.workbook_model import parse_workbook
 
