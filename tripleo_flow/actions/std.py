@@ -71,7 +71,7 @@ class Fail(Action):
 
     def execute(self, error_data: Any = None) -> None:
         detail = f": {error_data}" if error_data is not None else ""
-        raise ActionFailed(f"std.fail was called{detail}")
+        raise ActionFailed(f"std.fail was called{detail}", data=error_data)
 
 
 class Sleep(Action):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tripleo_flow.exceptions.kinds import InvalidInput, TripleoFlowError
 
 
@@ -34,7 +36,15 @@ class ChildPaused(TripleoFlowError):
 
 
 class ActionFailed(TripleoFlowError):
-    """Raised by ``std.fail`` and by a failed ``std.http`` request."""
+    """Raised by ``std.fail`` and by a failed ``std.http`` request.
+
+    :param data: the action's error data (keyword only): what ``task().result`` reads
+        after the error, as Mistral's ``Result(error=...)``; None: the message
+    """
+
+    def __init__(self, *args: Any, data: Any = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.data = data
 
 
 class ExpressionError(InvalidInput):

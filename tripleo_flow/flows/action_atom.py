@@ -282,8 +282,8 @@ class ActionAtom(_WorkbookAtom):
                     raise
                 if not (self.spec.reacts_to_errors() or self.links.contained):
                     raise
-                outcome = self._after(ctx, kwargs, None, _describe(exc))
-                if outcome.get(atoms.UNHANDLED) == "now" and not self._contain(outcome):
+                outcome = self._after(ctx, kwargs, _error_data(exc), _describe(exc))
+                if outcome.get(atoms.UNHANDLED) == "now" and not self._contain(outcome, exc):
                     # No transition fired: the task fails the workflow now, with what
                     # it published on error kept for the workflow's output-on-error.
                     self.runtime.scope.keep_error_context(self.name, outcome["ctx"])
@@ -337,7 +337,9 @@ class ActionAtom(_WorkbookAtom):
         policy = self.spec.retry
         if policy is None or policy.break_on is None:
             return False
-        current = {"name": self.spec.name, "state": ERROR, "result": _describe(exc)}
+        data = _error_data(exc)
+        current = {"name": self.spec.name, "state": ERROR,
+                   "result": _describe(exc) if data is None else data}
         if self._evaluator(ctx, kwargs, current).evaluate(policy.break_on):
             raise BreakRetry(f"task {self.spec.name!r}: retry break-on matched after: "
                              f"{_describe(exc)}") from exc
@@ -445,6 +447,12 @@ def _accepted(func: Callable[..., Any]) -> set[str] | None:
     if any(p.kind is p.VAR_KEYWORD for p in params):
         return None
     return {p.name for p in params}
+
+
+def _error_data(exc: BaseException) -> Any:
+    """The error data an action gave with its error (``std.fail error_data=...``), which
+    ``task().result`` reads after the error as in Mistral; None: it gave none."""
+    return exc.data if isinstance(exc, exceptions.ActionFailed) else None
 
 
 def _describe(exc: BaseException) -> str:

@@ -81,6 +81,7 @@ def _step(atom: ActionAtom, all_inputs: list[dict[str, Any]], items: bool,
     done: list[int] = []
     waiting: list[ActionExecution] = []
     error: str | None = None
+    data: Any = None  # the output a client completed it in ERROR with
     for index, key in enumerate(keys):
         row = rows.get(key)
         if row is not None and row.state == RUNNING and row.deadline is not None \
@@ -102,7 +103,7 @@ def _step(atom: ActionAtom, all_inputs: list[dict[str, Any]], items: bool,
             results[index] = action.completed(row.output)
             done.append(index)
         elif error is None:
-            error = _error_text(row.output)
+            error, data = _error_text(row.output), row.output
     if error is not None:
         store.cancel([row.id for row in waiting], "another item of its task failed")
         for index in sorted(done, reverse=True):
@@ -110,7 +111,7 @@ def _step(atom: ActionAtom, all_inputs: list[dict[str, Any]], items: bool,
         if items:
             raise TaskFailed(f"task {atom.spec.name!r}, one of {len(keys)} items failed: "
                              f"{error}")
-        raise ActionFailed(error)
+        raise ActionFailed(error, data=data)
     if waiting:
         deadlines = [row.deadline for row in waiting if row.deadline is not None]
         raise Waiting([row.id for row in waiting], min(deadlines) if deadlines else None)

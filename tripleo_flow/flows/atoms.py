@@ -29,7 +29,7 @@ from taskflow import task
 from tripleo_flow.actions.base import Action
 from tripleo_flow.core.signatures import CachedSignatures
 from tripleo_flow.exceptions import FailCommand, TaskFailed
-from tripleo_flow.flows import execution_scope, expressions
+from tripleo_flow.flows import execution_scope, expressions, workbook_clauses
 from tripleo_flow.flows.undo_journal import ExecutionUndoJournal
 from tripleo_flow.flows.workbook_clauses import COMMANDS
 from tripleo_flow.flows.workbook_model import TaskSpec, Transition, WorkflowSpec, apply_inputs
@@ -140,8 +140,8 @@ class Links:
     start: bool = False
     reverse: bool = False
     retry: bool = False
-    #: The ``workflow:`` task this atom's workflow runs in answers errors: an error no
-    #: transition here handles fails this (sub-)workflow, not the whole execution.
+    #: An error no transition here handles fails this workflow at its end, not at once:
+    #: the execution's own, or a sub-workflow whose ``workflow:`` task answers errors.
     contained: bool = False
     #: Run by :mod:`.state_machine`, which chose this task execution (no join to wait
     #: for here) and applies the engine commands itself, in list order.
@@ -309,7 +309,7 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
         ``on-complete`` tasks have run (:meth:`_unhandled_error`)."""
         state = ERROR if error is not None else SUCCESS
         current = {"name": self.spec.name, "state": state,
-                   "result": error if error is not None else result}
+                   "result": error if error is not None and result is None else result}
         evaluator = self._evaluator(ctx, kwargs, current)
         publish = self.spec.publish_on_error if error is not None else self.spec.publish
         published = {k: evaluator.evaluate(v) for k, v in publish.items()}
@@ -337,12 +337,13 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
         if self.links.machine:
             return self._steps(state, current["result"], published, new_ctx, targets,
                                global_values, evaluator, error, handled)
+        failing = None
         if names and names[-1] == "fail":
             msg = targets[-1].params.get("msg")
-            raise FailCommand(
-                f"task {self.spec.name!r} reached a 'fail' transition"
-                + (f": {evaluator.evaluate(msg)}" if msg is not None else "")
-                + (f" after an error: {error}" if error else ""))
+            failing = workbook_clauses.fail_message(
+                self.spec.name, None if msg is None else evaluator.evaluate(msg), error)
+            if not (self.links.contained and self.links.prefix):  # a sub-workflow's:
+                raise FailCommand(failing)  # its task's on-error decides
         if global_values:
             self.runtime.scope.publish(global_values)
         chosen = [n for n in names if n not in COMMANDS]
@@ -356,6 +357,9 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
         for item in targets:
             if item.target in ("succeed", "pause") and item.params.get("msg") is not None:
                 outcome["state_info"] = str(evaluator.evaluate(item.params["msg"]))
+        if failing is not None:
+            outcome.update({UNHANDLED: "later", "state_info": failing})
+            self.runtime.scope.fail_later(self.links.prefix, self.name, failing)
         self._error_keys(outcome, error, handled, bool(targets))
         if "pause" in names:
             self.runtime.scope.pause()
@@ -373,9 +377,7 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
             msg = item.params.get("msg")
             text = str(evaluator.evaluate(msg)) if msg is not None else None
             if item.target == "fail":
-                text = (f"task {self.spec.name!r} reached a 'fail' transition"
-                        + (f": {text}" if text is not None else "")
-                        + (f" after an error: {error}" if error else ""))
+                text = workbook_clauses.fail_message(self.spec.name, text, error)
             steps.append([item.target, text])
         if global_values:
             self.runtime.scope.publish(global_values)
@@ -404,14 +406,15 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
             if fired:
                 self.runtime.scope.fail_later(self.links.prefix, self.name, error)
 
-    def _contain(self, outcome: dict[str, Any]) -> bool:
-        """When this atom's workflow is a sub-workflow whose task answers errors,
-        turn an error that fails it now into one that fails it at its end (its task
+    def _contain(self, outcome: dict[str, Any], cause: BaseException | None = None) -> bool:
+        """When this atom's workflow is the execution's own (Mistral lets the other
+        branches finish) or a sub-workflow whose task answers errors, turn an error
+        that fails it now into one that fails it at its end (a sub-workflow's task
         then fails, and the parent's transitions decide): True when contained."""
         if outcome.get(UNHANDLED) != "now" or not self.links.contained:
             return False
         outcome[UNHANDLED] = "later"
-        self.runtime.scope.fail_later(self.links.prefix, self.name, str(outcome["error"]))
+        self.runtime.scope.fail_later(self.links.prefix, self.name, str(outcome["error"]), cause)
         return True
 
     def _unhandled_error(self, prefix: str) -> str | None:
@@ -472,11 +475,12 @@ class ExitAtom(_WorkbookAtom):
             ctx.update(kwargs[task_symbol(atom)].get("ctx") or {})
         error = self._unhandled_error(self.child_prefix)
         if error is not None and self.spec.name == "":
-            raise TaskFailed(error)
+            raise self.runtime.scope.sole_cause("") or TaskFailed(error)
         parent = dict(enter.get("parent") or {})
         if error is not None:  # the sub-workflow failed: its task fails, as Mistral's
             outcome = self._finish(parent, kwargs, None, error)
-            if outcome.get(UNHANDLED) == "now" and not self._contain(outcome):
+            cause = self.runtime.scope.sole_cause(self.child_prefix)  # kept as raised
+            if outcome.get(UNHANDLED) == "now" and not self._contain(outcome, cause):
                 raise TaskFailed(error)
             return outcome
         output = self.child.output

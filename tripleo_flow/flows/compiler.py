@@ -32,6 +32,7 @@ from tripleo_flow.flows import (
     atoms,
     expressions,
     subworkflow,
+    workbook_clauses,
     workbook_validator,
 )
 from tripleo_flow.flows.workbook_loader import Catalog
@@ -75,9 +76,12 @@ def runs_as_state_machine(workflow: WorkflowSpec,
     or one with a task whose action is asynchronous (``is_async``: the machine parks
     a task that waits for its client; a graph would hold a thread), or one with a
     ``workflow:`` task that runs child executions (the runner asks
-    :func:`starts_children` too, which needs the catalog)."""
+    :func:`starts_children` too, which needs the catalog), or one where a ``fail``
+    follows a task in a transition list (:func:`starts_before_fail`)."""
     if workflow.type != "direct":
         return False
+    if any(starts_before_fail(spec) for spec in workflow.tasks.values()):
+        return True
     if is_async is not None and any(is_async(spec.action) for spec in workflow.tasks.values()):
         return True
     graph = workbook_validator.successors(workflow)
@@ -90,6 +94,20 @@ def runs_as_state_machine(workflow: WorkflowSpec,
     return (workbook_validator.find_cycle(graph) is not None
             or any(count > 1 for count in inbound.values())
             or any(spec.join is not None for spec in workflow.tasks.values()))
+
+
+def starts_before_fail(spec: TaskSpec) -> bool:
+    """Whether a ``fail`` of ``spec``'s transitions comes after a task they start
+    (``on-success`` or ``on-error``, then ``on-complete``, in list order): Mistral
+    starts that task, then fails the workflow, which the machine does and a graph
+    cannot (its failed atom stops the flow before the task's atom)."""
+    for first in (spec.on_success, spec.on_error):
+        started = False
+        for item in first + spec.on_complete:
+            if item.target == "fail" and started:
+                return True
+            started = started or item.target not in workbook_clauses.COMMANDS
+    return False
 
 
 def starts_children(workflow: WorkflowSpec, catalog: Catalog,
@@ -265,7 +283,8 @@ def compile_workflow(workflow: WorkflowSpec, catalog: Catalog, runtime: atoms.Ru
                      target: str | None = None) -> Compiled:
     """Build the TaskFlow flow of ``workflow`` (restricted to ``target``'s requirements)."""
     builder = _Builder(catalog, runtime)
-    top = builder.workflow(workflow, "", target)
+    # As Mistral's: an unhandled error lets the other branches finish, then fails.
+    top = builder.workflow(workflow, "", target, contained=True)
     end = atoms.ExitAtom(END_ATOM, TaskSpec(name=""), atoms.Links(prefix="", preds=()),
                          runtime, workflow, "", top, provides=atoms.OUTPUT_SYMBOL)
     builder.items.append(builder._keep(end))

@@ -103,6 +103,7 @@ class Scope:
         self._globals: dict[str, Any] = {}
         self._ended: set[str] = set()
         self._failed: list[tuple[str, str, str]] = []
+        self._causes: dict[str, BaseException] = {}
         self._lock = threading.Lock()
         self._storage: Any = None
         self._atoms: list[str] = []
@@ -143,13 +144,26 @@ class Scope:
 
     # -- errors no on-error transition handled ---------------------------------
 
-    def fail_later(self, prefix: str, atom: str, error: str) -> None:
+    def fail_later(self, prefix: str, atom: str, error: str,
+                   cause: BaseException | None = None) -> None:
         """Task ``atom`` of the workflow of ``prefix`` failed with no ``on-error``
         transition handling it, and its ``on-complete`` ones run first: the workflow
-        fails when it reaches its end (Mistral's ``finally``)."""
+        fails when it reaches its end (Mistral's ``finally``).
+
+        :param cause: the error itself, raised again when it alone fails the workflow
+        """
         with self._lock:
             if all(done[1] != atom for done in self._failed):
                 self._failed.append((prefix, atom, error))
+                if cause is not None:
+                    self._causes[atom] = cause
+
+    def sole_cause(self, prefix: str) -> BaseException | None:
+        """The error of the one task that failed the workflow of ``prefix``, as
+        :meth:`fail_later` was given it in this process (None: several, or none)."""
+        failed = self.failed_tasks(prefix)
+        with self._lock:
+            return self._causes.get(failed[0][0]) if len(failed) == 1 else None
 
     def failed_tasks(self, prefix: str) -> list[tuple[str, str]]:
         """``(atom, error)`` of the unhandled errors of the workflow of ``prefix``
@@ -193,7 +207,7 @@ class Scope:
             if results.get(UNHANDLED) == "later":
                 prefix = detail.name.rpartition("/")[0]
                 self.fail_later(prefix + "/" if prefix else "", detail.name,
-                                str(results.get("error")))
+                                str(results.get("error") or results.get("state_info")))
         for _when, values in sorted(done, key=lambda pair: pair[0]):
             self.publish(values)
         self.interrupted = frozenset(running)

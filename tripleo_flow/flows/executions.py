@@ -170,8 +170,9 @@ def task_records(fd: Any) -> list[TaskRecord]:
             published = dict(result.get("published") or {})
             started, finished = result.get("started_at"), result.get("finished_at")
             children = list(result.get(CHILDREN) or [])
-            if state == states.SUCCESS and result["state"] != atoms.SUCCESS:
-                state = result["state"]
+            if state == states.SUCCESS and result["state"] != atoms.SUCCESS or (
+                    state == states.REVERTED and result["state"] == atoms.SKIPPED):
+                state = result["state"]  # a skipped task did nothing to undo
             error = error or result.get("error")
             published = _masked(published)
             result = _masked(result.get("result"), everything=bool(result.get(SECRET_RESULT)))

@@ -20,6 +20,7 @@ class Joins:
     """The join handling the :class:`~.state_machine.Machine` inherits."""
 
     workflow: WorkflowSpec
+    runtime: atoms.Runtime
     _joins: dict[str, Any]
     _latest: dict[str, Any]
     _ready: list[Any]
@@ -88,6 +89,8 @@ class Joins:
             self._fail_task(join, exc)
             return
         if outcome.get(atoms.UNHANDLED) == "now":
+            # what it published on error reaches the workflow's output, as Mistral's
+            self.runtime.scope.keep_error_context(join.name, outcome["ctx"])
             self._fail_task(join, TaskFailed(error))
             return
         outcome["started_at"] = outcome["finished_at"] = time.time()

@@ -26,11 +26,13 @@ needs any of that (:func:`~.compiler.runs_as_state_machine`) runs here instead:
   outbound context of the one that fired it; a join's merges its inbound
   branches (:func:`~.atoms.merge_contexts`); the workflow's output is evaluated
   over the merged contexts of the task executions that fired nothing.
-* Errors: an error no ``on-error`` transition handles stops new task executions
-  and, once the running ones end, reverts the completed ones and fails the
-  workflow: our deliberate difference from Mistral (which never reverts) kept
-  for both engines (see ``tests/unit/workflows/test_mistral_conformance.py``).
-  A ``fail`` command does the same after the targets listed before it started;
+* Errors (:mod:`.machine_errors`): as in Mistral, an error no ``on-error``
+  transition handles lets the other task executions go on (their transitions
+  fire, a join the failed task can no longer reach fails); once nothing is left
+  to run, the completed ones are reverted and the workflow fails: reverting is our
+  deliberate difference from Mistral (which never reverts), kept for both engines
+  (see ``tests/unit/workflows/test_mistral_conformance.py``).  A ``fail`` command
+  stops new task executions at once, after the targets listed before it started;
   the task that took it keeps its own state.
 
 * A task execution whose asynchronous action (``std.async_noop``) waits for a
@@ -62,13 +64,13 @@ from taskflow import states, task
 from taskflow.types import failure, notifier
 
 from tripleo_flow import exceptions
-from tripleo_flow.exceptions import FailCommand, TaskFailed
+from tripleo_flow.exceptions import FailCommand
 from tripleo_flow.flows import (
     action_atom,
     async_actions,
     atoms,
-    execution_scope,
     expressions,
+    machine_errors,
     machine_joins,
     machine_records,
     machine_waits,
@@ -106,7 +108,7 @@ class _TaskEx:
     again: bool = False
 
 
-class Machine(machine_joins.Joins, machine_waits.ClientWaits):
+class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWaits):
     """The engine of one direct workflow execution run as a state machine.
 
     It offers what the runner and the conductor use of a TaskFlow engine:
@@ -141,6 +143,7 @@ class Machine(machine_joins.Joins, machine_waits.ClientWaits):
         self._ended = False
         self._failing: BaseException | None = None
         self._failed_name: str | None = None
+        self._errors: list[tuple[str, BaseException]] = []
         #: Task executions created before a ``fail`` in the same transition list.
         self._forced: list[_TaskEx] = []
         #: Task executions whose asynchronous action waits for a client (parked), and
@@ -181,9 +184,7 @@ class Machine(machine_joins.Joins, machine_waits.ClientWaits):
         if suspended:
             return
         if self._failing is None:
-            error = self._unhandled()
-            if error is not None:
-                self._failing = TaskFailed(error)
+            self._failing = self._unhandled()
         if self._failing is not None:
             self._revert()
             raise self._failing
@@ -290,6 +291,7 @@ class Machine(machine_joins.Joins, machine_waits.ClientWaits):
             self._ready.remove(tex)
             tex.detail = ad
             self._complete(tex, dict(ad.results), live=False)
+        self._replay_failures()
 
     def _pauses_before(self, tex: _TaskEx) -> bool:
         """``pause-before``: whether ``tex`` pauses the execution now (it is recorded,
@@ -458,22 +460,6 @@ class Machine(machine_joins.Joins, machine_waits.ClientWaits):
         self.storage.save(tex.detail)
         self.atom_notifier.notify(state, {"task_name": tex.name, "task_uuid": tex.detail.uuid,
                                           "result": result})
-
-    def _fail_task(self, tex: _TaskEx, exc: BaseException) -> None:
-        fail = failure.Failure.from_exception(exc)
-        self._record(tex, states.FAILURE, fail, failure=fail)
-        if self._failing is None:
-            self._failing = exc
-            self._failed_name = tex.name
-
-    def _unhandled(self) -> str | None:
-        if self._ended:
-            return None
-        failed = self.runtime.scope.failed_tasks("")
-        if not failed:
-            return None
-        return execution_scope.unhandled_message([(atom.partition("[")[0], error)
-                                        for atom, error in failed])
 
     def _revert(self) -> None:
         """Undo the completed task executions, newest first; the flow ends REVERTED

@@ -19,6 +19,14 @@ from typing import Any
 #: Engine commands usable as a transition target (``fail``/``succeed``/``pause`` take
 #: ``msg``: ``fail msg="disk full"``).
 COMMANDS = ("fail", "succeed", "pause", "noop")
+
+
+def fail_message(task: str, msg: str | None, error: str | None) -> str:
+    """What a ``fail`` taken by ``task`` says: its ``msg``, and the task's error."""
+    return (f"task {task!r} reached a 'fail' transition" + (f": {msg}" if msg is not None
+            else "") + (f" after an error: {error}" if error else ""))
+
+
 #: Publish scopes of the advanced transition form (``atomic`` is published like
 #: ``global``: every publish of a task is one locked update here).
 PUBLISH_SCOPES = ("branch", "global", "atomic")

@@ -162,6 +162,35 @@ def test_an_error_completion_runs_on_error(host: Host, tmp_path: Path) -> None:
     assert tasks["handle"].result == "disk full"
 
 
+def test_an_error_completion_s_output_is_the_task_result(host: Host, tmp_path: Path
+                                                        ) -> None:
+    """Ported from test_error_result.py: test_async_error_result (an asynchronous
+    action completed with error data: the ``on-error`` condition reads that data as
+    ``task(task1).result``, and the workflow succeeds)."""
+    text = """
+    workflows:
+      wf:
+        tasks:
+          task1:
+            action: std.async_noop
+            on-error:
+              - task2: <% task(task1).result.code = 2 %>
+              - task3: <% task(task1).result.code = 3 %>
+          task2:
+            action: std.noop
+          task3:
+            action: std.noop
+    """
+    execution_id = _start(host, tmp_path, text)
+    _waiting(host, execution_id, "task1")
+    host.complete_task(execution_id, "task1", "ERROR", {"code": 2})
+    execution = _ended(host, execution_id)
+    assert execution.state == "SUCCESS"
+    assert _states(host, execution_id) == {"task1": "ERROR", "task2": "SUCCESS"}
+    tasks = {t.name: t for t in host.execution_tasks(execution_id)}
+    assert tasks["task1"].result == {"code": 2}
+
+
 def test_an_unhandled_error_completion_fails_the_workflow(host: Host, tmp_path: Path) -> None:
     text = """
     workflows:

@@ -5,9 +5,9 @@ names (mistral/tests/unit/engine/...) and asserts the same outcome: the workflow
 state, which tasks ran and in which state, the output.  Two deliberate differences
 run through them: a failed workflow reverts what its completed tasks did, so the
 execution ends REVERTED (Mistral: ERROR) and its completed tasks read REVERTED
-(Mistral: SUCCESS); and an unhandled error stops the workflow at once (Mistral lets
-the other branches finish first), except inside a sub-workflow whose task answers
-errors.  Inline parameters: ``test_inline_parameters.py``.
+(Mistral: SUCCESS).  As in Mistral, an unhandled error lets the other branches
+finish first (``test_mistral_error_semantics.py``).  Inline parameters:
+``test_inline_parameters.py``.
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ from tripleo_flow.actions.base import Action
 
 
 class ErrorOrResult(Action):
-    """Mistral's test action that returns a result or an error: ours raise the error
-    (its message is what ``task().result`` reads after an error)."""
+    """Mistral's test action that returns a result or an error: ours raises the error
+    with the error data, which ``task().result`` reads after the error, as Mistral's."""
 
     def execute(self, success_result: Any = None, error_result: Any = None) -> Any:
         if error_result is not None:
-            raise exceptions.ActionFailed(str(error_result))
+            raise exceptions.ActionFailed(f"error {error_result!r}", data=error_result)
         return success_result
 
 
@@ -291,8 +291,8 @@ ERROR_RESULT = """
           publish:
             p_var: <% task(task1).result %>
           on-error:
-            - task2: <% task(task1).result = '2' %>
-            - task3: <% task(task1).result = '3' %>
+            - task2: <% task(task1).result = 2 %>
+            - task3: <% task(task1).result = 3 %>
         task2:
           action: std.noop
         task3:
@@ -301,18 +301,18 @@ ERROR_RESULT = """
 
 
 @pytest.mark.parametrize("error, expected", [
-    ("2", {"task1": "ERROR", "task2": "SUCCESS"}),
-    ("3", {"task1": "ERROR", "task3": "SUCCESS"}),
+    (2, {"task1": "ERROR", "task2": "SUCCESS"}),
+    (3, {"task1": "ERROR", "task3": "SUCCESS"}),
 ], ids=["test_error_result1", "test_error_result2"])
-def test_conditions_on_the_error_choose_the_handler(host: Host, tmp_path: Path, error: str,
+def test_conditions_on_the_error_choose_the_handler(host: Host, tmp_path: Path, error: int,
                                                    expected: dict[str, str]) -> None:
     """Ported from test_error_result.py: test_error_result1 and test_error_result2.
-    Ours compares the error's message (a string): Mistral's action returns error data."""
+    The conditions compare the action's error data (a number), as Mistral's."""
     run = Run(host, tmp_path, ERROR_RESULT, success_result=None, error_result=error)
     assert run.state == "SUCCESS"
     assert run.tasks == expected
     assert run.published["task1"] == {}  # 'publish' is ignored after an error
-    assert run.results["task1"] == error  # the task's result is its error
+    assert run.results["task1"] == error  # the task's result is its error data
 
 
 def test_success_result_publishes(host: Host, tmp_path: Path) -> None:
@@ -327,7 +327,7 @@ def test_no_condition_matching_the_error_fails_the_workflow(host: Host, tmp_path
                                                             ) -> None:
     """The workflow of test_error_result.py with an error neither condition expects:
     nothing handles it, so (as Mistral's all_errors_handled decides) it fails."""
-    run = Run(host, tmp_path, ERROR_RESULT, success_result=None, error_result="4")
+    run = Run(host, tmp_path, ERROR_RESULT, success_result=None, error_result=4)
     assert run.state == FAILED and run.tasks == {"task1": FAILED}
 
 
@@ -392,11 +392,10 @@ def test_output_on_error_that_cannot_be_evaluated(host: Host, tmp_path: Path) ->
         "std.fail was called (output-on-error could not be evaluated: ")
 
 
-@pytest.mark.xfail(strict=True, reason="differs from Mistral: a join that an errored "
-                   "task can no longer reach is skipped (Mistral runs it in ERROR, with its "
-                   "publish-on-error), and the unhandled error stops the other branches")
 def test_join_after_an_error(host: Host, tmp_path: Path) -> None:
-    """Ported from test_direct_workflow.py: test_join_task_has_correct_incoming_context."""
+    """Ported from test_direct_workflow.py: test_join_task_has_correct_incoming_context:
+    the other branches finish after b3's unhandled error, the join b3 can no longer
+    reach ends ERROR with what it published on error, and the workflow fails."""
     run = Run(host, tmp_path, """
         wf:
           tasks:
