@@ -8,6 +8,7 @@ points every host at it.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -19,13 +20,15 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.paths import InputPath, WorkDir
-from tripleo_flow.core import ansible, names, planenv, scale, update
+from tripleo_flow.core import ansible, names, planenv, run_options, scale, update
 from tripleo_flow.core import config_download as layout
 from tripleo_flow.core.inventory import EXCLUDED
 from tripleo_flow.workspace import files as private_files
 
 LOG_FILE = "ansible.log"
 CONNECTION_INVENTORY = "ansible-connection.yaml"
+#: The ``-e/--extra-vars`` of a run, handed to ansible-playbook as ``--extra-vars @FILE``.
+EXTRA_VARS = "ansible-extra-vars.json"
 ANSIBLE_HOME = "ansible-home"
 FACT_CACHE = "ansible-facts"
 ANSIBLE_PLAYBOOK = "ansible-playbook"
@@ -103,19 +106,31 @@ class RunAnsible(Action):
                 playbook: InputPath = ansible.DEFAULT_PLAYBOOK,
                 ansible_tags: str | None = None, ansible_skip_tags: str | None = None,
                 ansible_limit: str | None = None,
-                ignore_unreachable: bool = False) -> dict[str, Any]:
+                ignore_unreachable: bool = False, ansible_forks: int | None = None,
+                extra_vars: dict[str, Any] | None = None, ssh_user: str | None = None,
+                static_inventory: InputPath | None = None) -> dict[str, Any]:
+        forks = run_options.check_forks(ansible_forks)
+        variables = run_options.check_extra_vars(extra_vars)
+        ssh_user = run_options.check_ssh_user(ssh_user)
         venv = _venv(self.context)
         command_path = find_ansible_playbook(venv)
         work = Path(work_dir)
         project = Path(config_download["path"])
-        path = project / layout.INVENTORY
+        path = Path(static_inventory) if static_inventory else project / layout.INVENTORY
         inventory = planenv.load_yaml(path.read_bytes(), str(path)) or {}
         inventories = [str(path)]
-        if ansible_connection:
+        if ansible_connection or ssh_user:
             overlay = ansible.connection_inventory(inventory, ansible_connection,
-                                                   sys.executable)
+                                                   sys.executable, ssh_user)
             private_files.write_private(work / CONNECTION_INVENTORY, layout.dump(overlay))
             inventories.append(str(work / CONNECTION_INVENTORY))
+        selection = []
+        if variables:
+            private_files.write_private(work / EXTRA_VARS,
+                                        json.dumps(variables, sort_keys=True).encode())
+            selection = ["--extra-vars", f"@{work / EXTRA_VARS}"]
+        else:  # not an earlier run's
+            (work / EXTRA_VARS).unlink(missing_ok=True)
         home = work / ANSIBLE_HOME
         facts = work / FACT_CACHE
         private_files.make_dirs(home)
@@ -124,17 +139,19 @@ class RunAnsible(Action):
         excluded = (inventory.get(f"{plan}_{EXCLUDED}") or {}).get("hosts") or {}
         command = ansible.playbook_command(
             command_path, playbook, inventories,
-            ansible.deploy_selection(ansible_tags, ansible_skip_tags, ansible_limit,
-                                     sorted(excluded)))
+            [*ansible.deploy_selection(ansible_tags, ansible_skip_tags, ansible_limit,
+                                       sorted(excluded)), *selection])
         paths = content_paths(venv)
         callbacks = Path(paths.get("ANSIBLE_CALLBACK_PLUGINS", "/nonexistent"))
         user, key = ansible.ssh_login(inventory, layout.SSH_USER)
         settings = ansible.deploy_settings(
-            plan, user, key, str(facts), os.cpu_count() or 1,
+            plan, ssh_user or user, key, str(facts), os.cpu_count() or 1, forks,
             callbacks=(callbacks / f"{ansible.STDOUT_CALLBACK}.py").is_file())
         env = ansible.environment({**settings, **os.environ}, str(home), paths)
         if ansible_connection != "local":  # a local run is the caller's, who may lack sudo
             env.update(ansible.DEPLOY_FORCED)
+        if forks:  # asked for in this run: over the caller's environment too
+            env["ANSIBLE_FORKS"] = str(forks)
         fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as out:
             done = subprocess.run(command, cwd=project, stdout=out, stderr=subprocess.STDOUT,
@@ -147,7 +164,8 @@ class RunAnsible(Action):
                                                     TAIL_LINES))
             raise exceptions.AnsibleFailed(plan, playbook, done.returncode, str(log), tail,
                                            reverted=self.failure_reverts)
-        return {"playbook": playbook, "log": str(log), "returncode": done.returncode}
+        return {"playbook": playbook, "log": str(log), "returncode": done.returncode,
+                "command": command, "forks": env["ANSIBLE_FORKS"]}
 
     def revert(self, *args: Any, **kwargs: Any) -> None:
         """Nothing: what the playbook changed on the hosts cannot be undone here (its
@@ -168,13 +186,17 @@ class RunUpdatePlaybook(RunAnsible):
                 config_download: dict[str, Any], playbook: str,
                 ansible_limit: str | None = None,
                 ansible_connection: str | None = None, ansible_tags: str | None = None,
-                ansible_skip_tags: str | None = None) -> dict[str, Any]:
+                ansible_skip_tags: str | None = None, ansible_forks: int | None = None,
+                extra_vars: dict[str, Any] | None = None, ssh_user: str | None = None,
+                static_inventory: InputPath | None = None) -> dict[str, Any]:
         [name] = update.playbooks([playbook])
         return super().execute(plan, work_dir, config_download, ansible_connection,
                                playbook=name, ansible_tags=ansible_tags,
                                ansible_skip_tags=ansible_skip_tags,
                                ansible_limit=update.parse_limit(ansible_limit,
-                                                                required=False))
+                                                                required=False),
+                               ansible_forks=ansible_forks, extra_vars=extra_vars,
+                               ssh_user=ssh_user, static_inventory=static_inventory)
 
 
 class RunScalePlaybook(RunAnsible):

@@ -56,7 +56,8 @@ class _UpdateCommand(ClientMixin, ShowOne):
             "deployment_status", "stack_status", "config_download")})
 
     def add_run_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """``--tags``, ``--skip-tags``, ``--work-dir`` and ``--ansible-connection``."""
+        """``--tags``, ``--skip-tags``, ``--work-dir``, ``--ansible-connection`` and
+        tripleoclient's ``--ansible-forks``, ``--ssh-user``, ``--static-inventory``."""
         for flag, metavar, what in ANSIBLE_SELECTION[:2]:
             parser.add_argument(flag, metavar=metavar, help=what)
         parser.add_argument("--work-dir", metavar="DIR",
@@ -64,6 +65,24 @@ class _UpdateCommand(ClientMixin, ShowOne):
                                  "<data_dir>/deployments/<plan>).")
         parser.add_argument("--ansible-connection", metavar="PLUGIN",
                             help="Connect to the servers with this Ansible connection.")
+        parser.add_argument("--ansible-forks", type=int, metavar="N",
+                            help="The number of Ansible forks of the run (default: "
+                                 "min(4 x CPUs, 100)).")
+        parser.add_argument("--ssh-user", metavar="USER",
+                            help="Log in to the overcloud hosts as USER (default: the "
+                                 "user of the deployment's inventory).")
+        parser.add_argument("--static-inventory", metavar="FILE",
+                            help="An existing Ansible inventory to use in place of the "
+                                 "config-download project's.")
+
+    @staticmethod
+    def run_options(args: argparse.Namespace) -> dict[str, Any]:
+        """The run's options from ``args`` (:meth:`add_run_arguments`)."""
+        return {"work_dir": args.work_dir, "ansible_tags": args.tags,
+                "ansible_skip_tags": args.skip_tags,
+                "ansible_connection": args.ansible_connection,
+                "ansible_forks": args.ansible_forks, "ssh_user": args.ssh_user,
+                "static_inventory": args.static_inventory}
 
     def show_run(self, done: dict[str, Any]) -> Any:
         return show({"playbooks": ", ".join(done["playbooks"]), "limit": done["limit"] or ""})
@@ -105,8 +124,7 @@ class UpdateRun(_UpdateCommand):
         self.confirm(args)
         return self.show_run(self.client.lifecycle_run(
             self.kind, args.plan, args.limit, playbooks=args.playbook,
-            work_dir=args.work_dir, ansible_tags=args.tags,
-            ansible_skip_tags=args.skip_tags, ansible_connection=args.ansible_connection))
+            **self.run_options(args)))
 
 
 class UpdateConverge(_UpdateCommand):
@@ -141,14 +159,18 @@ class ExternalUpdateRun(_UpdateCommand):
         parser.add_argument("--limit", metavar="HOSTS",
                             help="Run on these nodes or roles only (comma-separated).")
         self.add_run_arguments(parser)
+        parser.add_argument("-e", "--extra-vars", dest="extra_vars", action="append",
+                            default=[], metavar="VARS",
+                            help="Set variables for the playbook: key=value pairs, a "
+                                 "YAML/JSON object, or @FILE (a YAML/JSON file here); "
+                                 "repeatable, the later ones winning.")
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
         self.confirm(args)
         return self.show_run(self.client.external_run(
-            self.kind, args.plan, args.limit, work_dir=args.work_dir,
-            ansible_tags=args.tags, ansible_skip_tags=args.skip_tags,
-            ansible_connection=args.ansible_connection))
+            self.kind, args.plan, args.limit, extra_vars=args.extra_vars,
+            **self.run_options(args)))
 
 
 def _upgrade(command: type[_UpdateCommand], doc: str) -> type[_UpdateCommand]:
