@@ -3,7 +3,10 @@
 The output goes to ``<work-dir>/ansible.log`` (0600); Ansible's own state to
 ``<work-dir>/ansible-home``.  With a connection given (``local`` for the
 sample plan), ``<work-dir>/ansible-connection.yaml`` is a second inventory that
-points every host at it.
+points every host at it (and, with ``ssh_user``, logs in as that user); the
+``-e`` variables of a run go to ansible-playbook in ``<work-dir>/ansible-extra-vars.json``
+(0600), never on its command line.  ansible-playbook leads a process group tethered to
+this process (``<work-dir>/ansible.pgid`` while it runs): killed with it.
 """
 
 from __future__ import annotations
@@ -12,7 +15,6 @@ import json
 import logging
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,15 +22,18 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.paths import InputPath, WorkDir
-from tripleo_flow.core import ansible, names, planenv, run_options, scale, update
+from tripleo_flow.core import ansible, crashpoints, names, planenv, run_options, scale, update
 from tripleo_flow.core import config_download as layout
 from tripleo_flow.core.inventory import EXCLUDED
 from tripleo_flow.workspace import files as private_files
+from tripleo_flow.workspace import tethered
 
 LOG_FILE = "ansible.log"
 CONNECTION_INVENTORY = "ansible-connection.yaml"
 #: The ``-e/--extra-vars`` of a run, handed to ansible-playbook as ``--extra-vars @FILE``.
 EXTRA_VARS = "ansible-extra-vars.json"
+#: The process group of the ansible-playbook running now (:mod:`~tripleo_flow.workspace.tethered`).
+PGID_FILE = "ansible.pgid"
 ANSIBLE_HOME = "ansible-home"
 FACT_CACHE = "ansible-facts"
 ANSIBLE_PLAYBOOK = "ansible-playbook"
@@ -109,6 +114,7 @@ class RunAnsible(Action):
                 ignore_unreachable: bool = False, ansible_forks: int | None = None,
                 extra_vars: dict[str, Any] | None = None, ssh_user: str | None = None,
                 static_inventory: InputPath | None = None) -> dict[str, Any]:
+        crashpoints.reached(f"ansible.run:{playbook}")
         forks = run_options.check_forks(ansible_forks)
         variables = run_options.check_extra_vars(extra_vars)
         ssh_user = run_options.check_ssh_user(ssh_user)
@@ -152,19 +158,17 @@ class RunAnsible(Action):
             env.update(ansible.DEPLOY_FORCED)
         if forks:  # asked for in this run: over the caller's environment too
             env["ANSIBLE_FORKS"] = str(forks)
-        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as out:
-            done = subprocess.run(command, cwd=project, stdout=out, stderr=subprocess.STDOUT,
-                                  stdin=subprocess.DEVNULL, check=False, env=env)
-        if done.returncode == UNREACHABLE and ignore_unreachable:
+        # Tethered: killed with this process (a resumed run never runs beside it).
+        returncode = tethered.run_in_group(command, project, log, env, work / PGID_FILE)
+        if returncode == UNREACHABLE and ignore_unreachable:
             LOG.warning("Some hosts of %s were unreachable (see %s); going on, as asked.",
                         playbook, log)
-        elif done.returncode != 0:
+        elif returncode != 0:
             tail = " | ".join(ansible.failure_lines(log.read_text(errors="replace"),
                                                     TAIL_LINES))
-            raise exceptions.AnsibleFailed(plan, playbook, done.returncode, str(log), tail,
+            raise exceptions.AnsibleFailed(plan, playbook, returncode, str(log), tail,
                                            reverted=self.failure_reverts)
-        return {"playbook": playbook, "log": str(log), "returncode": done.returncode,
+        return {"playbook": playbook, "log": str(log), "returncode": returncode,
                 "command": command, "forks": env["ANSIBLE_FORKS"]}
 
     def revert(self, *args: Any, **kwargs: Any) -> None:
