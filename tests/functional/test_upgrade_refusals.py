@@ -48,6 +48,11 @@ def test_upgrade_runs_before_a_prepare_are_refused_everywhere(tmp_path: Path) ->
         client.create_plan(PLAN, lifecycle_templates(tmp_path / "t1"))
         # Templates without THT's lifecycle environments.
         client.create_plan(BARE, lifecycle_templates(tmp_path / "t2", environments=False))
+        # The previous release's image settings, which upgrade converge refuses.
+        stein = tmp_path / "stein.yaml"
+        stein.write_text("parameter_defaults:\n  ContainerImagePrepare:\n"
+                         "    - set: {namespace_stein: old, tag: t}\n")
+        client.add_environments(PLAN, [str(stein)])
     before = _state(conf)
 
     with Client.from_config_files([str(conf)]) as client:
@@ -66,6 +71,12 @@ def test_upgrade_runs_before_a_prepare_are_refused_everywhere(tmp_path: Path) ->
             client.external_run("sideways", PLAN, work_dir=work)
         with pytest.raises(exceptions.TripleoFlowError, match="upgrade-prepare.yaml"):
             client.upgrade_prepare(BARE, work_dir=work)
+        # As tripleoclient's check_forbidden_params: before the stack is touched.
+        with pytest.raises(exceptions.TripleoFlowError,
+                           match=r"Upgrade converge refused.*stein.yaml: namespace_stein"):
+            client.upgrade_converge(PLAN, work_dir=work)
+        with pytest.raises(exceptions.InvalidInput, match="ansible_forks"):
+            client.upgrade_converge(PLAN, work_dir=work, ansible_forks=-2)
 
     cli = ("tripleo-flow", "--config-file", str(conf), "overcloud")
     done = _run(*cli, "upgrade", "run", "--stack", PLAN, "-y", "--work-dir", work)

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from tripleo_flow import exceptions
-from tripleo_flow.cli.update import ExternalUpdateRun, UpdateRun, UpgradeRun
+from tripleo_flow.cli.deploy import Deploy
+from tripleo_flow.cli.update import ExternalUpdateRun, UpdateRun, UpgradeConverge, UpgradeRun
 from tripleo_flow.core import ansible, run_options, update
 
 
@@ -107,6 +108,10 @@ def test_cli_options_as_tripleoclient() -> None:
     assert external.extra_vars == ["a=1", "@f.yaml"] and external.yes
     with pytest.raises(SystemExit):  # tripleoclient's update run takes no -e
         UpdateRun(None, None).get_parser("x").parse_args(["--limit", "c", "-e", "a=1"])
+    # converge and deploy: tripleoclient's deploy option.
+    for command in (UpgradeConverge, Deploy):
+        parsed = command(None, None).get_parser("x").parse_args(["--ansible-forks", "5"])
+        assert parsed.ansible_forks == 5
 
 
 @pytest.mark.parametrize(("documents", "found"), [

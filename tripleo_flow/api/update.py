@@ -233,12 +233,15 @@ class UpdateMixin:
                            ansible_tags: str | None = None,
                            ansible_skip_tags: str | None = None,
                            ansible_limit: str | None = None,
-                           progress: ProgressListener | None = None) -> dict[str, Any]:
-        """The converge of ``kind``: :meth:`update_converge`, :meth:`upgrade_converge`."""
+                           progress: ProgressListener | None = None,
+                           ansible_forks: int | None = None) -> dict[str, Any]:
+        """The converge of ``kind``: :meth:`update_converge`, :meth:`upgrade_converge`
+        (``ansible_forks``: tripleoclient's ``--ansible-forks`` of its deploy)."""
         inputs = {"plan": plan, "work_dir": self._work(plan, work_dir),
                   "heat_type": heat_type, "run_ansible": run_ansible,
                   "ansible_connection": ansible_connection, "ansible_tags": ansible_tags,
-                  "ansible_skip_tags": ansible_skip_tags, "ansible_limit": ansible_limit}
+                  "ansible_skip_tags": ansible_skip_tags, "ansible_limit": ansible_limit,
+                  "ansible_forks": run_options.check_forks(ansible_forks)}
         return self._deploy_stage(kind, 2, plan, inputs, progress)
 
 

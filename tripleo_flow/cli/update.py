@@ -12,7 +12,12 @@ from cliff.show import ShowOne
 
 from tripleo_flow import exceptions
 from tripleo_flow.cli.common import ClientMixin, show
-from tripleo_flow.cli.deploy import ANSIBLE_SELECTION, add_deployment_arguments, show_stack_progress
+from tripleo_flow.cli.deploy import (
+    ANSIBLE_SELECTION,
+    add_deployment_arguments,
+    add_forks_argument,
+    show_stack_progress,
+)
 from tripleo_flow.cli.progress import Progress
 from tripleo_flow.core import update
 from tripleo_flow.core.progress import StackProgress
@@ -65,9 +70,7 @@ class _UpdateCommand(ClientMixin, ShowOne):
                                  "<data_dir>/deployments/<plan>).")
         parser.add_argument("--ansible-connection", metavar="PLUGIN",
                             help="Connect to the servers with this Ansible connection.")
-        parser.add_argument("--ansible-forks", type=int, metavar="N",
-                            help="The number of Ansible forks of the run (default: "
-                                 "min(4 x CPUs, 100)).")
+        add_forks_argument(parser)
         parser.add_argument("--ssh-user", metavar="USER",
                             help="Log in to the overcloud hosts as USER (default: the "
                                  "user of the deployment's inventory).")
@@ -140,6 +143,7 @@ class UpdateConverge(_UpdateCommand):
                             help="Connect to the servers with this Ansible connection.")
         for flag, metavar, what in ANSIBLE_SELECTION:
             parser.add_argument(flag, metavar=metavar, help=what)
+        add_forks_argument(parser)
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
@@ -148,7 +152,8 @@ class UpdateConverge(_UpdateCommand):
             self.client.lifecycle_converge, self.kind, args.plan, work_dir=args.work_dir,
             heat_type=args.heat_type, run_ansible=not args.stack_only,
             ansible_connection=args.ansible_connection, ansible_tags=args.tags,
-            ansible_skip_tags=args.skip_tags, ansible_limit=args.limit)
+            ansible_skip_tags=args.skip_tags, ansible_limit=args.limit,
+            ansible_forks=args.ansible_forks)
 
 
 class ExternalUpdateRun(_UpdateCommand):

@@ -37,9 +37,10 @@ pytestmark = pytest.mark.functional
 UPGRADE_URL = heatfiles.BASE_URL + update.UPGRADE.prepare_environment
 
 
-def _cli_json(deploy: Deploy, *args: str) -> object:
+def _cli_json(deploy: Deploy, *args: str, **env: str) -> object:
     done = subprocess.run(deploy.cli(*args, "-f", "json"), capture_output=True, text=True,
-                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=600)
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+                          timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
 
@@ -103,11 +104,7 @@ def _killed_run(deploy: Deploy, trace: Path, kind: str, second: str,
 
 
 def _resume(deploy: Deploy, trace: Path, execution: str) -> object:
-    done = subprocess.run(deploy.cli("execution", "resume", execution, "-f", "json"),
-                          capture_output=True, text=True, cwd=ROOT, timeout=600,
-                          env={**os.environ, "PYTHONPATH": str(ROOT), TRACE_ENV: str(trace)})
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+    return _cli_json(deploy, "execution", "resume", execution, **{TRACE_ENV: str(trace)})
 
 
 def test_update_and_upgrade_runs_killed_between_playbooks_resume(
