@@ -177,12 +177,29 @@ class RunAnsible(Action):
 
 
 
+#: The journal entry of a lifecycle playbook that finished (its result).
+_FINISHED = "finished"
+
+
+class _NotFinished(Exception):
+    """No finished run of this playbook in the execution's journal."""
+
+
+def _not_finished() -> dict[str, Any]:
+    raise _NotFinished
+
+
 class RunUpdatePlaybook(RunAnsible):
     """Run one playbook of a minor update or major upgrade of config-download (``update
     run``, ``upgrade run``, ``external-update run``, ``external-upgrade run``: a file name
     of the project, such as ``update_steps_playbook.yaml``) on the hosts of
     ``ansible_limit`` only when given (the workflows require one where tripleoclient
-    does).  A failure reverts nothing, and says so: the hosts keep what ran."""
+    does).  A failure reverts nothing, and says so: the hosts keep what ran.
+
+    Its result is kept in the execution's journal once the playbook finished: a resumed
+    execution (killed while a later playbook of the run waited or ran) does not run it
+    again, but gets that result back; one killed while it ran runs it again.
+    """
 
     failure_reverts = False
 
@@ -194,13 +211,20 @@ class RunUpdatePlaybook(RunAnsible):
                 extra_vars: dict[str, Any] | None = None, ssh_user: str | None = None,
                 static_inventory: InputPath | None = None) -> dict[str, Any]:
         [name] = update.playbooks([playbook])
-        return super().execute(plan, work_dir, config_download, ansible_connection,
+        try:
+            finished: dict[str, Any] = self.context.once(_not_finished, _FINISHED)
+            LOG.info("%s finished before this execution was resumed: not run again.", name)
+            return finished
+        except _NotFinished:
+            pass
+        done = super().execute(plan, work_dir, config_download, ansible_connection,
                                playbook=name, ansible_tags=ansible_tags,
                                ansible_skip_tags=ansible_skip_tags,
                                ansible_limit=update.parse_limit(ansible_limit,
                                                                 required=False),
                                ansible_forks=ansible_forks, extra_vars=extra_vars,
                                ssh_user=ssh_user, static_inventory=static_inventory)
+        return self.context.once(lambda: done, _FINISHED)
 
 
 class RunScalePlaybook(RunAnsible):
