@@ -48,6 +48,11 @@ def test_upgrade_runs_before_a_prepare_are_refused_everywhere(tmp_path: Path) ->
         client.create_plan(PLAN, lifecycle_templates(tmp_path / "t1"))
         # Templates without THT's lifecycle environments.
         client.create_plan(BARE, lifecycle_templates(tmp_path / "t2", environments=False))
+        # The previous release's image settings, which upgrade converge refuses.
+        stein = tmp_path / "stein.yaml"
+        stein.write_text("parameter_defaults:\n  ContainerImagePrepare:\n"
+                         "    - set: {namespace_stein: old, tag: t}\n")
+        client.add_environments(PLAN, [str(stein)])
     before = _state(conf)
 
     with Client.from_config_files([str(conf)]) as client:
@@ -66,6 +71,12 @@ def test_upgrade_runs_before_a_prepare_are_refused_everywhere(tmp_path: Path) ->
             client.external_run("sideways", PLAN, work_dir=work)
         with pytest.raises(exceptions.TripleoFlowError, match="upgrade-prepare.yaml"):
             client.upgrade_prepare(BARE, work_dir=work)
+        # As tripleoclient's check_forbidden_params: before the stack is touched.
+        with pytest.raises(exceptions.TripleoFlowError,
+                           match=r"Upgrade converge refused.*stein.yaml: namespace_stein"):
+            client.upgrade_converge(PLAN, work_dir=work)
+        with pytest.raises(exceptions.InvalidInput, match="ansible_forks"):
+            client.upgrade_converge(PLAN, work_dir=work, ansible_forks=-2)
 
     cli = ("tripleo-flow", "--config-file", str(conf), "overcloud")
     done = _run(*cli, "upgrade", "run", "--stack", PLAN, "-y", "--work-dir", work)
@@ -76,6 +87,13 @@ def test_upgrade_runs_before_a_prepare_are_refused_everywhere(tmp_path: Path) ->
         done = _run(*cli, *command, "--stack", PLAN, "-y", "--work-dir", work)
         assert done.returncode == 4, (command, done.stderr)
         assert f"overcloud {names} prepare --stack {PLAN}" in done.stderr
+    for bad, expected in ((("-e", "novalue"), "Invalid format"),
+                          (("-e", f"@{tmp_path / 'none.yaml'}"), "Cannot read extra vars"),
+                          (("--ansible-forks", "-1"), "ansible_forks"),
+                          (("--ssh-user", "a b"), "user name")):
+        done = _run(*cli, "external-update", "run", "--stack", PLAN, "-y", "--work-dir",
+                    work, *bad)
+        assert done.returncode == 2 and expected in done.stderr, (bad, done.stderr)
     done = _run(*cli, "upgrade", "prepare", "--stack", PLAN, "--work-dir", work, stdin="n\n")
     assert done.returncode == 2 and "Upgrade not confirmed" in done.stderr, done.stderr
     assert "You are about to run an UPGRADE command" in done.stdout
@@ -106,6 +124,26 @@ def test_upgrade_runs_before_a_prepare_are_refused_everywhere(tmp_path: Path) ->
                           json={"input": {"plan": PLAN, "work_dir": work}})
             ended = finished(api, started.json()["id"])
             assert ended["state"] == "REVERTED" and "needs --limit" in json.dumps(ended)
+            # tripleoclient's run options, hostile: refused by the first task (no Ansible
+            # run, nothing changed), or before any execution for a server path.
+            for inputs, expected in (
+                    ({"extra_vars": "@/etc/passwd"}, "extra_vars must be a mapping"),
+                    ({"extra_vars": ["@/etc/passwd"]}, "extra_vars must be a mapping"),
+                    ({"extra_vars": {"a b": 1}}, "not an Ansible variable name"),
+                    ({"ansible_forks": "9; rm"}, "ansible_forks must be"),
+                    ({"ssh_user": "-oProxyCommand=x"}, "is not a user name"),
+                    ({"static_inventory": str(tmp_path / "none.yaml")}, "is not a file")):
+                started = api("POST", f"/v1/workflows/{workbooks.EXTERNAL_UPDATE_RUN}/"
+                              "executions", json={"input": {"plan": PLAN, "work_dir": work,
+                                                            **inputs}})
+                assert started.status_code == 202, started.text
+                ended = finished(api, started.json()["id"])
+                assert ended["state"] == "REVERTED" and expected in json.dumps(ended), ended
+            started = api("POST", f"/v1/workflows/{workbooks.UPGRADE_RUN}/executions",
+                          json={"input": {"plan": PLAN, "work_dir": work, "limit": "c",
+                                          "static_inventory": "/etc/hosts"}})
+            assert started.status_code == 400, started.text
+            assert "static_inventory" in started.text
             # The deploy's lifecycle input is checked by its first task.
             started = api("POST", f"/v1/workflows/{workbooks.DEPLOY}/executions", json={
                 "input": {"plan": PLAN, "work_dir": work, "lifecycle": "sideways"}})

@@ -3,15 +3,18 @@
 The output goes to ``<work-dir>/ansible.log`` (0600); Ansible's own state to
 ``<work-dir>/ansible-home``.  With a connection given (``local`` for the
 sample plan), ``<work-dir>/ansible-connection.yaml`` is a second inventory that
-points every host at it.
+points every host at it (and, with ``ssh_user``, logs in as that user); the
+``-e`` variables of a run go to ansible-playbook in ``<work-dir>/ansible-extra-vars.json``
+(0600), never on its command line.  ansible-playbook leads a process group tethered to
+this process (``<work-dir>/ansible.pgid`` while it runs): killed with it.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,13 +22,18 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.paths import InputPath, WorkDir
-from tripleo_flow.core import ansible, names, planenv, scale, update
+from tripleo_flow.core import ansible, crashpoints, names, planenv, run_options, scale, update
 from tripleo_flow.core import config_download as layout
 from tripleo_flow.core.inventory import EXCLUDED
 from tripleo_flow.workspace import files as private_files
+from tripleo_flow.workspace import tethered
 
 LOG_FILE = "ansible.log"
 CONNECTION_INVENTORY = "ansible-connection.yaml"
+#: The ``-e/--extra-vars`` of a run, handed to ansible-playbook as ``--extra-vars @FILE``.
+EXTRA_VARS = "ansible-extra-vars.json"
+#: The process group of the ansible-playbook running now (:mod:`~tripleo_flow.workspace.tethered`).
+PGID_FILE = "ansible.pgid"
 ANSIBLE_HOME = "ansible-home"
 FACT_CACHE = "ansible-facts"
 ANSIBLE_PLAYBOOK = "ansible-playbook"
@@ -103,19 +111,32 @@ class RunAnsible(Action):
                 playbook: InputPath = ansible.DEFAULT_PLAYBOOK,
                 ansible_tags: str | None = None, ansible_skip_tags: str | None = None,
                 ansible_limit: str | None = None,
-                ignore_unreachable: bool = False) -> dict[str, Any]:
+                ignore_unreachable: bool = False, ansible_forks: int | None = None,
+                extra_vars: dict[str, Any] | None = None, ssh_user: str | None = None,
+                static_inventory: InputPath | None = None) -> dict[str, Any]:
+        crashpoints.reached(f"ansible.run:{playbook}")
+        forks = run_options.check_forks(ansible_forks)
+        variables = run_options.check_extra_vars(extra_vars)
+        ssh_user = run_options.check_ssh_user(ssh_user)
         venv = _venv(self.context)
         command_path = find_ansible_playbook(venv)
         work = Path(work_dir)
         project = Path(config_download["path"])
-        path = project / layout.INVENTORY
+        path = Path(static_inventory) if static_inventory else project / layout.INVENTORY
         inventory = planenv.load_yaml(path.read_bytes(), str(path)) or {}
         inventories = [str(path)]
-        if ansible_connection:
+        if ansible_connection or ssh_user:
             overlay = ansible.connection_inventory(inventory, ansible_connection,
-                                                   sys.executable)
+                                                   sys.executable, ssh_user)
             private_files.write_private(work / CONNECTION_INVENTORY, layout.dump(overlay))
             inventories.append(str(work / CONNECTION_INVENTORY))
+        selection = []
+        if variables:
+            private_files.write_private(work / EXTRA_VARS,
+                                        json.dumps(variables, sort_keys=True).encode())
+            selection = ["--extra-vars", f"@{work / EXTRA_VARS}"]
+        else:  # not an earlier run's
+            (work / EXTRA_VARS).unlink(missing_ok=True)
         home = work / ANSIBLE_HOME
         facts = work / FACT_CACHE
         private_files.make_dirs(home)
@@ -124,30 +145,31 @@ class RunAnsible(Action):
         excluded = (inventory.get(f"{plan}_{EXCLUDED}") or {}).get("hosts") or {}
         command = ansible.playbook_command(
             command_path, playbook, inventories,
-            ansible.deploy_selection(ansible_tags, ansible_skip_tags, ansible_limit,
-                                     sorted(excluded)))
+            [*ansible.deploy_selection(ansible_tags, ansible_skip_tags, ansible_limit,
+                                       sorted(excluded)), *selection])
         paths = content_paths(venv)
         callbacks = Path(paths.get("ANSIBLE_CALLBACK_PLUGINS", "/nonexistent"))
         user, key = ansible.ssh_login(inventory, layout.SSH_USER)
         settings = ansible.deploy_settings(
-            plan, user, key, str(facts), os.cpu_count() or 1,
+            plan, ssh_user or user, key, str(facts), os.cpu_count() or 1, forks,
             callbacks=(callbacks / f"{ansible.STDOUT_CALLBACK}.py").is_file())
         env = ansible.environment({**settings, **os.environ}, str(home), paths)
         if ansible_connection != "local":  # a local run is the caller's, who may lack sudo
             env.update(ansible.DEPLOY_FORCED)
-        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as out:
-            done = subprocess.run(command, cwd=project, stdout=out, stderr=subprocess.STDOUT,
-                                  stdin=subprocess.DEVNULL, check=False, env=env)
-        if done.returncode == UNREACHABLE and ignore_unreachable:
+        if forks:  # asked for in this run: over the caller's environment too
+            env["ANSIBLE_FORKS"] = str(forks)
+        # Tethered: killed with this process (a resumed run never runs beside it).
+        returncode = tethered.run_in_group(command, project, log, env, work / PGID_FILE)
+        if returncode == UNREACHABLE and ignore_unreachable:
             LOG.warning("Some hosts of %s were unreachable (see %s); going on, as asked.",
                         playbook, log)
-        elif done.returncode != 0:
+        elif returncode != 0:
             tail = " | ".join(ansible.failure_lines(log.read_text(errors="replace"),
                                                     TAIL_LINES))
-            raise exceptions.AnsibleFailed(plan, playbook, done.returncode, str(log), tail,
+            raise exceptions.AnsibleFailed(plan, playbook, returncode, str(log), tail,
                                            reverted=self.failure_reverts)
-        return {"playbook": playbook, "log": str(log), "returncode": done.returncode}
+        return {"playbook": playbook, "log": str(log), "returncode": returncode,
+                "command": command, "forks": env["ANSIBLE_FORKS"]}
 
     def revert(self, *args: Any, **kwargs: Any) -> None:
         """Nothing: what the playbook changed on the hosts cannot be undone here (its
@@ -155,12 +177,29 @@ class RunAnsible(Action):
 
 
 
+#: The journal entry of a lifecycle playbook that finished (its result).
+_FINISHED = "finished"
+
+
+class _NotFinished(Exception):
+    """No finished run of this playbook in the execution's journal."""
+
+
+def _not_finished() -> dict[str, Any]:
+    raise _NotFinished
+
+
 class RunUpdatePlaybook(RunAnsible):
     """Run one playbook of a minor update or major upgrade of config-download (``update
     run``, ``upgrade run``, ``external-update run``, ``external-upgrade run``: a file name
     of the project, such as ``update_steps_playbook.yaml``) on the hosts of
     ``ansible_limit`` only when given (the workflows require one where tripleoclient
-    does).  A failure reverts nothing, and says so: the hosts keep what ran."""
+    does).  A failure reverts nothing, and says so: the hosts keep what ran.
+
+    Its result is kept in the execution's journal once the playbook finished: a resumed
+    execution (killed while a later playbook of the run waited or ran) does not run it
+    again, but gets that result back; one killed while it ran runs it again.
+    """
 
     failure_reverts = False
 
@@ -168,13 +207,24 @@ class RunUpdatePlaybook(RunAnsible):
                 config_download: dict[str, Any], playbook: str,
                 ansible_limit: str | None = None,
                 ansible_connection: str | None = None, ansible_tags: str | None = None,
-                ansible_skip_tags: str | None = None) -> dict[str, Any]:
+                ansible_skip_tags: str | None = None, ansible_forks: int | None = None,
+                extra_vars: dict[str, Any] | None = None, ssh_user: str | None = None,
+                static_inventory: InputPath | None = None) -> dict[str, Any]:
         [name] = update.playbooks([playbook])
-        return super().execute(plan, work_dir, config_download, ansible_connection,
+        try:
+            finished: dict[str, Any] = self.context.once(_not_finished, _FINISHED)
+            LOG.info("%s finished before this execution was resumed: not run again.", name)
+            return finished
+        except _NotFinished:
+            pass
+        done = super().execute(plan, work_dir, config_download, ansible_connection,
                                playbook=name, ansible_tags=ansible_tags,
                                ansible_skip_tags=ansible_skip_tags,
                                ansible_limit=update.parse_limit(ansible_limit,
-                                                                required=False))
+                                                                required=False),
+                               ansible_forks=ansible_forks, extra_vars=extra_vars,
+                               ssh_user=ssh_user, static_inventory=static_inventory)
+        return self.context.once(lambda: done, _FINISHED)
 
 
 class RunScalePlaybook(RunAnsible):

@@ -34,7 +34,7 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.paths import WorkDir
-from tripleo_flow.core import names, update
+from tripleo_flow.core import names, run_options, update
 from tripleo_flow.plans.plan import PlanRepository, check_plan_name
 from tripleo_flow.workspace import owner
 
@@ -97,8 +97,10 @@ class CheckDeployInputs(Action):
     def execute(self, plan: str, run_ansible: bool = False, ansible_tags: str | None = None,
                 ansible_skip_tags: str | None = None,
                 ansible_limit: str | None = None,
-                lifecycle: str | None = None) -> dict[str, Any]:
+                lifecycle: str | None = None,
+                ansible_forks: int | None = None) -> dict[str, Any]:
         check_plan_name(plan)
+        run_options.check_forks(ansible_forks)
         if lifecycle is not None:
             update.lifecycle(lifecycle)  # update or upgrade
         if not run_ansible and (ansible_tags or ansible_skip_tags or ansible_limit):

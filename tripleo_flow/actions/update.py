@@ -15,8 +15,8 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.deploy import CONFIG_DIR
-from tripleo_flow.actions.paths import WorkDir
-from tripleo_flow.core import names, update
+from tripleo_flow.actions.paths import InputPath, WorkDir
+from tripleo_flow.core import names, planenv, run_options, update
 from tripleo_flow.plans.plan import PlanRepository
 
 
@@ -39,12 +39,33 @@ class SetUpdateStage(Action):
             current = list(env.get("environments") or [])
             files = self.context.store.list_objects(plan, prefix="environments/lifecycle/")
             wanted = update.with_stage(current, stage, files, kind)
+            if stage == "converge":
+                update.check_converge(self._documents(plan, env, wanted, kind), kind)
             # A re-run (a resumed job) keeps the first run's list to put back.
             record = self.context.undo_record(lambda: {"previous": current})
             if wanted != current:
                 env["environments"] = wanted
                 repo.save_environment(plan, env)
         return {**record, "stage": stage, "kind": kind, "environments": wanted}
+
+    def _documents(self, plan: str, env: dict[str, Any], entries: list[Any],
+                   kind: str) -> list[tuple[str, Any]]:
+        """The environments the converge deploy sends (the plan's own parameters
+        first), loaded, for :func:`~tripleo_flow.core.update.check_converge`."""
+        documents: list[tuple[str, Any]] = [("plan parameters", env)]
+        if update.lifecycle(kind).kind != "upgrade":
+            return documents
+        for entry in update.sent_environments(entries, kind):
+            path = entry.get("path") if isinstance(entry, dict) else None
+            if isinstance(entry, dict) and "data" in entry:
+                documents.append((path or "inline environment", entry["data"]))
+            elif path:
+                try:
+                    data = self.context.store.get_object(plan, path)
+                except exceptions.ObjectNotFound:
+                    continue  # the deploy names it missing
+                documents.append((path, planenv.load_yaml(data, path)))
+        return documents
 
     def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
         """Put back the plan's environments list as it was before.  Safe to run twice."""
@@ -65,7 +86,11 @@ class CheckUpdatePrepared(Action):
     ``external``: the kind's external steps playbook (``external-<kind> run``), whose
     limit is optional and whose playbook is fixed, as tripleoclient's.
 
+    The run's Ansible options (:mod:`tripleo_flow.core.run_options`) are checked here,
+    before anything runs: ``extra_vars`` only for an external run, as tripleoclient.
+
     :raises UpdateNotPrepared: nothing of that kind is prepared (run its prepare first).
+    :raises InvalidInput: a bad option, or a ``static_inventory`` that is not a file.
     """
 
     rerun = Rerun.READS
@@ -73,10 +98,22 @@ class CheckUpdatePrepared(Action):
 
     def execute(self, plan: str, work_dir: WorkDir, limit: str | None = None,
                 playbooks: list[str] | None = None, kind: str = "update",
-                external: bool = False) -> dict[str, Any]:
+                external: bool = False, ansible_forks: int | None = None,
+                extra_vars: dict[str, Any] | None = None, ssh_user: str | None = None,
+                static_inventory: InputPath | None = None) -> dict[str, Any]:
         of = update.lifecycle(kind)
         parsed_limit = update.parse_limit(limit, required=not external)
         chosen = list(of.external) if external else update.playbooks(playbooks, kind)
+        run_options.check_forks(ansible_forks)
+        run_options.check_ssh_user(ssh_user)
+        if run_options.check_extra_vars(extra_vars) and not external:
+            raise exceptions.InvalidInput(
+                f"extra_vars are for the external {kind} run only, as tripleoclient's "
+                f"{kind} run takes none.")
+        if static_inventory is not None and not Path(static_inventory).is_file():
+            raise exceptions.InvalidInput(
+                f"Static inventory {static_inventory!r} is not a file: give an existing "
+                "Ansible inventory, or none for the config-download project's.")
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         if not update.is_prepared(repo.environment(plan).get("environments") or [], kind):

@@ -67,7 +67,8 @@ class DeployMixin:
                ansible_skip_tags: str | None = None,
                ansible_limit: str | None = None, overcloud_ssh_user: str | None = None,
                overcloud_ssh_key: str | Path | None = None,
-               run_validations: bool = False) -> dict[str, Any]:
+               run_validations: bool = False,
+               ansible_forks: int | None = None) -> dict[str, Any]:
         """Deploy ``plan`` with an ephemeral Heat of ``heat_type``.
 
         Runs the workflow ``tripleo.deploy.deploy`` (``config_download_only``:
@@ -88,6 +89,8 @@ class DeployMixin:
         :param ansible_tags: run only the tasks with these tags (``ansible-playbook
             --tags``, comma-separated), as ``ansible_skip_tags`` (``--skip-tags``) and
             ``ansible_limit`` (``--limit``, hosts or groups) select what runs.
+        :param ansible_forks: Ansible's forks for the run (tripleoclient's
+            ``--ansible-forks``; default ``min(4 x CPUs, 100)``).
         :param overcloud_ssh_user: the user Ansible logs in to the servers as, named by
             config-download's inventory and ``ansible.cfg`` (default: ``[ansible]
             ssh_user``, ``tripleo-admin``).
@@ -137,7 +140,7 @@ class DeployMixin:
             "overcloud_ssh_user": overcloud_ssh_user,
             "overcloud_ssh_key": (str(Path(overcloud_ssh_key).expanduser().absolute())
                                   if overcloud_ssh_key else None),
-            "run_validations": run_validations}
+            "run_validations": run_validations, "ansible_forks": ansible_forks}
         if not config_download_only:
             inputs.update(
                 baremetal_deployment=(None if baremetal_deployment is None

@@ -10,9 +10,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tripleo_flow import exceptions
 from tripleo_flow.api import workbooks
 from tripleo_flow.api.deploy import stack_progress_events
-from tripleo_flow.core import update
+from tripleo_flow.core import run_options, update
 from tripleo_flow.core.progress import ProgressListener
 from tripleo_flow.plans.plan import check_plan_name
 
@@ -27,6 +28,24 @@ _WORKFLOWS = {
     "upgrade": (workbooks.UPGRADE_PREPARE, workbooks.UPGRADE_RUN,
                 workbooks.UPGRADE_CONVERGE, workbooks.EXTERNAL_UPGRADE_RUN),
 }
+
+
+def _read_local(path: str) -> str:
+    """An ``-e @FILE`` of the caller's machine (read here, never by a workflow)."""
+    try:
+        return Path(path).expanduser().read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise exceptions.InvalidInput(f"Cannot read extra vars file {path!r}: {exc}") from exc
+
+
+def _run_options(forks: int | None, ssh_user: str | None,
+                 static_inventory: str | Path | None) -> dict[str, Any]:
+    """The run's Ansible options as workflow inputs, checked before anything runs."""
+    inventory = (str(Path(static_inventory).expanduser().absolute())
+                 if static_inventory else None)
+    return {"ansible_forks": run_options.check_forks(forks),
+            "ssh_user": run_options.check_ssh_user(ssh_user),
+            "static_inventory": inventory}
 
 
 class UpdateMixin:
@@ -135,34 +154,53 @@ class UpdateMixin:
                       playbooks: Sequence[str] | None = None,
                       work_dir: str | Path | None = None, ansible_tags: str | None = None,
                       ansible_skip_tags: str | None = None,
-                      ansible_connection: str | None = None) -> dict[str, Any]:
-        """The run of ``kind``: :meth:`update_run`, :meth:`upgrade_run`."""
+                      ansible_connection: str | None = None,
+                      ansible_forks: int | None = None, ssh_user: str | None = None,
+                      static_inventory: str | Path | None = None) -> dict[str, Any]:
+        """The run of ``kind``: :meth:`update_run`, :meth:`upgrade_run`.
+
+        tripleoclient's options: ``ansible_forks`` (``--ansible-forks``), ``ssh_user``
+        (``--ssh-user``: who Ansible logs in as; default the inventory's user) and
+        ``static_inventory`` (``--static-inventory``: an inventory file used in place of
+        the config-download project's).
+        """
         update.parse_limit(limit)
         chosen = update.playbooks(list(playbooks) if playbooks is not None else None, kind)
         inputs = {"plan": plan, "work_dir": self._work(plan, work_dir), "limit": limit,
                   "playbooks": chosen, "ansible_tags": ansible_tags,
                   "ansible_skip_tags": ansible_skip_tags,
-                  "ansible_connection": ansible_connection}
+                  "ansible_connection": ansible_connection,
+                  **_run_options(ansible_forks, ssh_user, static_inventory)}
         return self._playbooks_run(kind, plan, inputs, external=False)
 
     def external_run(self, kind: str, plan: str, limit: str | None = None,
                      work_dir: str | Path | None = None, ansible_tags: str | None = None,
                      ansible_skip_tags: str | None = None,
-                     ansible_connection: str | None = None) -> dict[str, Any]:
+                     ansible_connection: str | None = None,
+                     ansible_forks: int | None = None, ssh_user: str | None = None,
+                     static_inventory: str | Path | None = None,
+                     extra_vars: Sequence[str] | Mapping[str, Any] | None = None,
+                     ) -> dict[str, Any]:
         """Run the external steps of ``kind``, as TripleO's ``overcloud external-update
         run`` (``kind`` update: ``external_update_steps_playbook.yaml``) or
         ``external-upgrade run`` (upgrade: ``external_upgrade_steps_playbook.yaml``),
         on the hosts or roles ``limit`` when given; workflow
-        ``tripleo.<kind>.external_run``.
+        ``tripleo.<kind>.external_run``.  ``extra_vars``: tripleoclient's ``-e`` values
+        (``key=value`` pairs, a YAML/JSON object, or ``@FILE``, a file of this machine)
+        or a mapping, merged and handed to ansible-playbook as an extra-vars file; the
+        other options are those of :meth:`lifecycle_run`.
 
         :returns: ``playbooks``, ``limit`` (as ansible-playbook got it, or None) and
             ``runs``.
         :raises UpdateNotPrepared: no prepare of ``kind`` since the last converge.
+        :raises InvalidInput: a bad option, or an ``@FILE`` that cannot be read.
         """
         update.parse_limit(limit, required=False)
         inputs = {"plan": plan, "work_dir": self._work(plan, work_dir), "limit": limit,
                   "ansible_tags": ansible_tags, "ansible_skip_tags": ansible_skip_tags,
-                  "ansible_connection": ansible_connection}
+                  "ansible_connection": ansible_connection,
+                  **_run_options(ansible_forks, ssh_user, static_inventory),
+                  "extra_vars": run_options.parse_extra_vars(extra_vars, _read_local)}
         return self._playbooks_run(kind, plan, inputs, external=True)
 
     def update_converge(self, plan: str, work_dir: str | Path | None = None,
@@ -195,12 +233,15 @@ class UpdateMixin:
                            ansible_tags: str | None = None,
                            ansible_skip_tags: str | None = None,
                            ansible_limit: str | None = None,
-                           progress: ProgressListener | None = None) -> dict[str, Any]:
-        """The converge of ``kind``: :meth:`update_converge`, :meth:`upgrade_converge`."""
+                           progress: ProgressListener | None = None,
+                           ansible_forks: int | None = None) -> dict[str, Any]:
+        """The converge of ``kind``: :meth:`update_converge`, :meth:`upgrade_converge`
+        (``ansible_forks``: tripleoclient's ``--ansible-forks`` of its deploy)."""
         inputs = {"plan": plan, "work_dir": self._work(plan, work_dir),
                   "heat_type": heat_type, "run_ansible": run_ansible,
                   "ansible_connection": ansible_connection, "ansible_tags": ansible_tags,
-                  "ansible_skip_tags": ansible_skip_tags, "ansible_limit": ansible_limit}
+                  "ansible_skip_tags": ansible_skip_tags, "ansible_limit": ansible_limit,
+                  "ansible_forks": run_options.check_forks(ansible_forks)}
         return self._deploy_stage(kind, 2, plan, inputs, progress)
 
 

@@ -34,6 +34,13 @@ def add_deployment_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: <data_dir>/deployments/<plan>).")
 
 
+def add_forks_argument(parser: argparse.ArgumentParser) -> None:
+    """tripleoclient's ``--ansible-forks``."""
+    parser.add_argument("--ansible-forks", type=int, metavar="N",
+                        help="The number of Ansible forks of the playbook run (default: "
+                             "min(4 x CPUs, 100)).")
+
+
 def show_stack_progress(bar: Progress, report: StackProgress) -> None:
     """A bar of resources complete on a terminal (plain lines otherwise), events above it."""
     for event in report.events:
@@ -57,6 +64,7 @@ class Deploy(ClientMixin, ShowOne):
                                  "(local: run on this machine, as for the sample plan).")
         for flag, metavar, what in ANSIBLE_SELECTION:
             parser.add_argument(flag, metavar=metavar, help=f"With --run-ansible: {what}")
+        add_forks_argument(parser)
         parser.add_argument("--run-validations", action="store_true",
                             help="First run the pre-deployment validations on this machine "
                                  "(validation run --group pre-deployment) and stop on a "
@@ -93,6 +101,7 @@ class Deploy(ClientMixin, ShowOne):
                                         ansible_tags=args.tags,
                                         ansible_skip_tags=args.skip_tags,
                                         ansible_limit=args.limit,
+                                        ansible_forks=args.ansible_forks,
                                         overcloud_ssh_user=args.overcloud_ssh_user,
                                         overcloud_ssh_key=args.overcloud_ssh_key,
                                         environments=args.environments or None,

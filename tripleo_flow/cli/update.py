@@ -12,7 +12,12 @@ from cliff.show import ShowOne
 
 from tripleo_flow import exceptions
 from tripleo_flow.cli.common import ClientMixin, show
-from tripleo_flow.cli.deploy import ANSIBLE_SELECTION, add_deployment_arguments, show_stack_progress
+from tripleo_flow.cli.deploy import (
+    ANSIBLE_SELECTION,
+    add_deployment_arguments,
+    add_forks_argument,
+    show_stack_progress,
+)
 from tripleo_flow.cli.progress import Progress
 from tripleo_flow.core import update
 from tripleo_flow.core.progress import StackProgress
@@ -56,7 +61,8 @@ class _UpdateCommand(ClientMixin, ShowOne):
             "deployment_status", "stack_status", "config_download")})
 
     def add_run_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """``--tags``, ``--skip-tags``, ``--work-dir`` and ``--ansible-connection``."""
+        """``--tags``, ``--skip-tags``, ``--work-dir``, ``--ansible-connection`` and
+        tripleoclient's ``--ansible-forks``, ``--ssh-user``, ``--static-inventory``."""
         for flag, metavar, what in ANSIBLE_SELECTION[:2]:
             parser.add_argument(flag, metavar=metavar, help=what)
         parser.add_argument("--work-dir", metavar="DIR",
@@ -64,6 +70,22 @@ class _UpdateCommand(ClientMixin, ShowOne):
                                  "<data_dir>/deployments/<plan>).")
         parser.add_argument("--ansible-connection", metavar="PLUGIN",
                             help="Connect to the servers with this Ansible connection.")
+        add_forks_argument(parser)
+        parser.add_argument("--ssh-user", metavar="USER",
+                            help="Log in to the overcloud hosts as USER (default: the "
+                                 "user of the deployment's inventory).")
+        parser.add_argument("--static-inventory", metavar="FILE",
+                            help="An existing Ansible inventory to use in place of the "
+                                 "config-download project's.")
+
+    @staticmethod
+    def run_options(args: argparse.Namespace) -> dict[str, Any]:
+        """The run's options from ``args`` (:meth:`add_run_arguments`)."""
+        return {"work_dir": args.work_dir, "ansible_tags": args.tags,
+                "ansible_skip_tags": args.skip_tags,
+                "ansible_connection": args.ansible_connection,
+                "ansible_forks": args.ansible_forks, "ssh_user": args.ssh_user,
+                "static_inventory": args.static_inventory}
 
     def show_run(self, done: dict[str, Any]) -> Any:
         return show({"playbooks": ", ".join(done["playbooks"]), "limit": done["limit"] or ""})
@@ -105,8 +127,7 @@ class UpdateRun(_UpdateCommand):
         self.confirm(args)
         return self.show_run(self.client.lifecycle_run(
             self.kind, args.plan, args.limit, playbooks=args.playbook,
-            work_dir=args.work_dir, ansible_tags=args.tags,
-            ansible_skip_tags=args.skip_tags, ansible_connection=args.ansible_connection))
+            **self.run_options(args)))
 
 
 class UpdateConverge(_UpdateCommand):
@@ -122,6 +143,7 @@ class UpdateConverge(_UpdateCommand):
                             help="Connect to the servers with this Ansible connection.")
         for flag, metavar, what in ANSIBLE_SELECTION:
             parser.add_argument(flag, metavar=metavar, help=what)
+        add_forks_argument(parser)
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
@@ -130,7 +152,8 @@ class UpdateConverge(_UpdateCommand):
             self.client.lifecycle_converge, self.kind, args.plan, work_dir=args.work_dir,
             heat_type=args.heat_type, run_ansible=not args.stack_only,
             ansible_connection=args.ansible_connection, ansible_tags=args.tags,
-            ansible_skip_tags=args.skip_tags, ansible_limit=args.limit)
+            ansible_skip_tags=args.skip_tags, ansible_limit=args.limit,
+            ansible_forks=args.ansible_forks)
 
 
 class ExternalUpdateRun(_UpdateCommand):
@@ -141,14 +164,18 @@ class ExternalUpdateRun(_UpdateCommand):
         parser.add_argument("--limit", metavar="HOSTS",
                             help="Run on these nodes or roles only (comma-separated).")
         self.add_run_arguments(parser)
+        parser.add_argument("-e", "--extra-vars", dest="extra_vars", action="append",
+                            default=[], metavar="VARS",
+                            help="Set variables for the playbook: key=value pairs, a "
+                                 "YAML/JSON object, or @FILE (a YAML/JSON file here); "
+                                 "repeatable, the later ones winning.")
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
         self.confirm(args)
         return self.show_run(self.client.external_run(
-            self.kind, args.plan, args.limit, work_dir=args.work_dir,
-            ansible_tags=args.tags, ansible_skip_tags=args.skip_tags,
-            ansible_connection=args.ansible_connection))
+            self.kind, args.plan, args.limit, extra_vars=args.extra_vars,
+            **self.run_options(args)))
 
 
 def _upgrade(command: type[_UpdateCommand], doc: str) -> type[_UpdateCommand]:

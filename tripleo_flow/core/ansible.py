@@ -44,13 +44,20 @@ def inventory_hosts(inventory: Mapping[str, Any]) -> list[str]:
     return sorted(hosts)
 
 
-def connection_inventory(inventory: Mapping[str, Any], connection: str,
-                         python: str | None = None) -> dict[str, Any]:
-    """An inventory giving each host of ``inventory`` ``ansible_connection``
-    (and, for ``local``, ``ansible_python_interpreter`` so modules run with ``python``)."""
-    values: dict[str, Any] = {"ansible_connection": connection}
+def connection_inventory(inventory: Mapping[str, Any], connection: str | None,
+                         python: str | None = None,
+                         ssh_user: str | None = None) -> dict[str, Any]:
+    """An inventory giving each host of ``inventory`` ``ansible_connection`` when given
+    (and, for ``local``, ``ansible_python_interpreter`` so modules run with ``python``),
+    and ``ssh_user`` as its ``ansible_ssh_user``/``ansible_user`` when given (host
+    variables, so they win over the group variables of config-download's inventory)."""
+    values: dict[str, Any] = {}
+    if connection:
+        values["ansible_connection"] = connection
     if connection == "local" and python:
         values["ansible_python_interpreter"] = python
+    if ssh_user:
+        values.update(ansible_ssh_user=ssh_user, ansible_user=ssh_user)
     return {"all": {"hosts": {host: dict(values) for host in inventory_hosts(inventory)}}}
 
 

@@ -147,6 +147,52 @@ def sent_environments(entries: Sequence[Any], kind: str | None) -> list[Any]:
     return [e for e in entries if _path(e) not in LIFECYCLE or _path(e) in keep]
 
 
+#: What tripleoclient's ``upgrade converge`` refuses in the environments' parameter_defaults
+#: (``UPGRADE_CONVERGE_FORBIDDEN_PARAMS``: the previous release's image settings).
+CONVERGE_FORBIDDEN = ("ceph3_namespace", "ceph3_tag", "ceph3_image", "name_prefix_stein",
+                      "name_suffix_stein", "namespace_stein", "tag_stein")
+
+
+def _keys(value: Any) -> Iterable[str]:
+    """Every mapping key under ``value``, at any depth (lists walked too)."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield str(key)
+            yield from _keys(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _keys(inner)
+
+
+def forbidden_parameters(documents: Iterable[tuple[str, Any]],
+                         forbidden: Sequence[str] = CONVERGE_FORBIDDEN) -> list[str]:
+    """Where ``forbidden`` names appear as keys under the ``parameter_defaults`` of the
+    ``(name, loaded environment)`` ``documents``, as tripleoclient's
+    ``check_forbidden_params`` looks (any depth): ``"name: key"`` lines, sorted."""
+    found: set[str] = set()
+    for name, document in documents:
+        defaults = document.get("parameter_defaults") if isinstance(document, dict) else None
+        found.update(f"{name}: {key}" for key in _keys(defaults) if key in forbidden)
+    return sorted(found)
+
+
+def check_converge(documents: Iterable[tuple[str, Any]], kind: str) -> None:
+    """Refuse the converge of ``kind`` as tripleoclient does: an upgrade's while an
+    environment still sets a :data:`CONVERGE_FORBIDDEN` parameter (an update's converge
+    has no such check).
+
+    :raises InvalidInput: naming each file and parameter.
+    """
+    if lifecycle(kind).kind != "upgrade":
+        return
+    found = forbidden_parameters(documents)
+    if found:
+        raise exceptions.InvalidInput(
+            "Upgrade converge refused: these parameters of the previous release are "
+            f"still set ({'; '.join(found)}); remove them from those environments (or "
+            "parameters) and converge again. Nothing was changed.")
+
+
 def parse_limit(limit: Any, required: bool = True) -> str | None:
     """tripleoclient's ``--limit`` as ansible-playbook gets it (``playbook_limit_parse``):
     the hosts or groups split at commas, spaces or colons, joined with colons.  Without
@@ -189,6 +235,7 @@ def playbooks(requested: Any, kind: str = "update") -> list[str]:
     return list(requested)
 
 
-__all__ = ["CONVERGE_ENVIRONMENT", "DEFAULT_PLAYBOOKS", "KINDS", "PREPARE_ENVIRONMENT",
+__all__ = ["CONVERGE_ENVIRONMENT", "CONVERGE_FORBIDDEN", "check_converge",
+           "forbidden_parameters", "DEFAULT_PLAYBOOKS", "KINDS", "PREPARE_ENVIRONMENT",
            "STAGES", "UPDATE", "UPGRADE", "Lifecycle", "is_prepared", "lifecycle",
            "parse_limit", "playbooks", "sent_environments", "with_stage"]

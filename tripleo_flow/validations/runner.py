@@ -15,8 +15,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Mapping
@@ -28,10 +26,10 @@ import yaml
 from tripleo_flow.core import ansible
 from tripleo_flow.core import secrets as secret_values
 from tripleo_flow.core import validations as core
-from tripleo_flow.heat import process as heat_process
 from tripleo_flow.validations import SHARE
 from tripleo_flow.validations.catalog import Found
 from tripleo_flow.workspace import files as private_files
+from tripleo_flow.workspace import tethered
 
 PGID_FILE, STOP_MARKER, OUTPUT_FILE, LOGS_DIR = "pgid", "stopped", "output.log", "logs"
 EXTRA_VARS_FILE = "extra-vars.yaml"
@@ -39,7 +37,6 @@ LOCAL_INVENTORY = "localhost-inventory.yaml"
 #: Seconds a stopped run's process group has to exit on SIGTERM before SIGKILL.
 STOP_GRACE = 5.0
 #: The supervisor that ties a run's process group to this process.
-TETHER = Path(heat_process.__file__).with_name("tether.py")
 _PATHS = {"ANSIBLE_ROLES_PATH": "roles", "ANSIBLE_LIBRARY": "library",
           "ANSIBLE_LOOKUP_PLUGINS": "lookup_plugins",
           "ANSIBLE_CALLBACK_PLUGINS": "callback_plugins",
@@ -142,7 +139,9 @@ def run(venv: Path, found: Found, inventory: Path, inventory_label: str,
         command = ansible.playbook_command(
             str(venv / "bin" / "ansible-playbook"), str(found.path), [str(inventory)],
             ["--extra-vars", f"@{work / EXTRA_VARS_FILE}"])
-        returncode = _run_in_group(command, work, environment(venv, found, work, run_id))
+        returncode = tethered.run_in_group(command, work, work / OUTPUT_FILE,
+                                           environment(venv, found, work, run_id),
+                                           work / PGID_FILE)
         if returncode != 0 and (run_dir / STOP_MARKER).exists():
             returncode = -signal.SIGTERM  # ansible-playbook exits 1 or 99 on SIGTERM
         output = (work / OUTPUT_FILE).read_text(errors="replace")
@@ -154,58 +153,12 @@ def run(venv: Path, found: Found, inventory: Path, inventory_label: str,
     return record
 
 
-def _run_in_group(command: list[str], work: Path, env: dict[str, str]) -> int:
-    """Run ``command`` leading a new process group recorded in ``work/pgid``; when it
-    exits, whatever it left in its group is killed.  A group an earlier attempt left
-    (its process crashed; the execution resumed) is killed first.
-
-    The group is tethered to this process (:mod:`tripleo_flow.heat.tether`): when
-    this process dies, even by SIGKILL, the supervisor leading the group kills it,
-    Ansible's workers included.
-    """
-    leftover = running(work.parent).get(work.name)
-    if leftover is not None:
-        _kill_group(leftover, signal.SIGKILL)
-    read_fd, write_fd = os.pipe()
-    try:
-        tethered = [sys.executable, "-I", str(TETHER), str(read_fd), "--", *command]
-        fd = os.open(work / OUTPUT_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as out:
-            process = subprocess.Popen(tethered, cwd=work, stdout=out,
-                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                       env=env, start_new_session=True, pass_fds=(read_fd,))
-    except BaseException:
-        os.close(write_fd)
-        raise
-    finally:
-        os.close(read_fd)
-    private_files.write_private(work / PGID_FILE, str(process.pid).encode())
-    try:
-        return process.wait()
-    finally:
-        _kill_group(process.pid, signal.SIGKILL)
-        os.close(write_fd)
-        (work / PGID_FILE).unlink(missing_ok=True)
-
-
-def _kill_group(pgid: int, sig: int) -> bool:
-    """Send ``sig`` to process group ``pgid``; False when the group is gone."""
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
-
-
 def running(run_dir: Path) -> dict[str, int]:
     """``{validation: process group}`` of the validations of a run running now."""
     found = {}
     for path in sorted(run_dir.glob(f"*/{PGID_FILE}")):
-        try:
-            pgid = int(path.read_text())
-        except (OSError, ValueError):
-            continue
-        if pgid > 1 and _kill_group(pgid, 0):
+        pgid = tethered.live_group(path)
+        if pgid is not None:
             found[path.parent.name] = pgid
     return found
 
@@ -220,12 +173,12 @@ def stop(run_dir: Path, grace: float = STOP_GRACE) -> list[str]:
     (run_dir / STOP_MARKER).touch(mode=0o600)
     groups = running(run_dir)
     for pgid in groups.values():
-        _kill_group(pgid, signal.SIGTERM)
+        tethered.kill_group(pgid, signal.SIGTERM)
     deadline = time.monotonic() + grace
-    while time.monotonic() < deadline and any(_kill_group(g, 0) for g in groups.values()):
+    while time.monotonic() < deadline and any(tethered.kill_group(g, 0) for g in groups.values()):
         time.sleep(0.1)
     for pgid in groups.values():
-        _kill_group(pgid, signal.SIGKILL)
+        tethered.kill_group(pgid, signal.SIGKILL)
     return sorted(groups)
 
 

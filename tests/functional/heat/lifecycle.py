@@ -30,6 +30,7 @@ ENVIRONMENTS = {
 }
 #: The playbooks added to RoleConfig, and the hosts each runs on.
 PLAYBOOKS = {
+    "update_steps_playbook": "allovercloud",
     "upgrade_steps_playbook": "allovercloud",
     "post_upgrade_steps_playbook": "allovercloud",
     "external_upgrade_steps_playbook": "Undercloud",
@@ -43,14 +44,43 @@ DEPLOY_PARAMETERS = "".join(
     for name in ("DeployIdentifier", "UpdateIdentifier", "StackAction", "RootStackName"))
 
 
+#: Set in ansible-playbook's environment (a local connection), each run of a lifecycle
+#: playbook appends a line ``<playbook> <host>`` to this file: how a test counts runs.
+TRACE_ENV = "TRIPLEO_FLOW_TEST_TRACE"
+#: Set too, the run then sleeps that many seconds after writing its line.
+SLEEP_ENV = "TRIPLEO_FLOW_TEST_SLEEP"
+#: Given as an extra var to an external playbook (which runs on the undercloud, this
+#: machine), the file it writes what its run got: ``sample_extra`` and ``sample_more``
+#: (extra vars), ``ansible_forks``, ``ansible_user`` and ``sample_inventory`` (a
+#: variable a test's static inventory sets).
+REPORT_VAR = "sample_report"
+_REPORT = ('{"extra": sample_extra | default(None), "more": sample_more | default(None), '
+           '"forks": ansible_forks, "user": ansible_user | default(None), '
+           '"inventory": sample_inventory | default("generated")}')
+
+
 def _play(name: str, hosts: str) -> str:
-    return (f"      {name}:\n"
+    trace = f'lookup("env", "{TRACE_ENV}")'
+    text = (f"      {name}:\n"
             f"        - name: {name}\n"
             f"          hosts: {hosts}\n"
             "          gather_facts: false\n"
             "          tasks:\n"
             f"            - name: Sample {name}\n"
-            f"              debug: {{msg: {name}}}\n")
+            f"              debug: {{msg: {name}}}\n"
+            "            - name: Trace\n"
+            f"              shell: '{{% raw %}}echo {name} {{{{ inventory_hostname }}}} >> "
+            f"{{{{ {trace} | quote }}}}; sleep {{{{ (lookup(\"env\", \"{SLEEP_ENV}\") or 0) "
+            "| int }}{% endraw %}'\n"
+            f"              when: {trace} != \"\"\n")
+    if name.startswith("external_"):
+        text += ("            - name: Report\n"
+                 "              copy:\n"
+                 f"                dest: '{{% raw %}}{{{{ {REPORT_VAR} }}}}{{% endraw %}}'\n"
+                 f"                content: '{{% raw %}}{{{{ {_REPORT} | to_json }}}}"
+                 "{% endraw %}'\n"
+                 f"              when: {REPORT_VAR} is defined\n")
+    return text
 
 
 def lifecycle_templates(root: Path, environments: bool = True) -> Path:

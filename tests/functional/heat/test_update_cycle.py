@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.functional.heat import lifecycle
 from tests.functional.heat.conftest import make_conf
 from tests.functional.heat.lifecycle import lifecycle_templates
 from tests.functional.overcloud import testhosts
@@ -53,9 +54,14 @@ def test_prepare_run_converge(tmp_path: Path, heat_venv: Path) -> None:
 
         done = client.update_run(PLAN, "oc-controller-0", work_dir=work,
                                  playbooks=["deploy_steps_playbook.yaml"],
-                                 ansible_connection="local")
+                                 ansible_connection="local", ansible_forks=3)
         assert done["playbooks"] == ["deploy_steps_playbook.yaml"]
         assert done["limit"] == "oc-controller-0"
+        [run] = done["runs"]
+        assert run["forks"] == "3"  # --ansible-forks: ANSIBLE_FORKS of the run
+        assert run["command"][-3:] == ["--limit", "oc-controller-0",
+                                       "deploy_steps_playbook.yaml"], run["command"]
+        assert "--extra-vars" not in run["command"]  # tripleoclient's update run has no -e
         recap = testhosts.recap((work / "ansible.log").read_text())
         assert set(recap) == {"oc-controller-0"}, recap  # the limit only
         assert recap["oc-controller-0"]["failed"] == 0
@@ -64,6 +70,7 @@ def test_prepare_run_converge(tmp_path: Path, heat_venv: Path) -> None:
         assert (done["playbooks"], done["limit"]) == (["external_update_steps_playbook.yaml"],
                                                       None)
         assert set(testhosts.recap((work / "ansible.log").read_text())) == {"undercloud"}
+        _external_run_options(client, tmp_path, work)
         with pytest.raises(exceptions.UpdateNotPrepared, match="upgrade prepare"):
             client.upgrade_run(PLAN, "oc-controller-0", work_dir=work)
 
@@ -78,3 +85,40 @@ def test_prepare_run_converge(tmp_path: Path, heat_venv: Path) -> None:
             client.update_run(PLAN, "oc-controller-0", work_dir=work)
     finally:
         client.close()
+
+
+
+def _external_run_options(client: Client, tmp_path: Path, work: Path) -> None:
+    """tripleoclient's options of external-update run reach the real run: what the
+    playbook (on this machine) saw of ``-e`` (key=value, then an @FILE read here),
+    ``--ansible-forks``, ``--ssh-user`` and ``--static-inventory``."""
+    report = tmp_path / "report.json"
+    (tmp_path / "vars.yaml").write_text(
+        yaml.safe_dump({"sample_more": [1, {"b": 2}], lifecycle.REPORT_VAR: str(report)}))
+    project = work / "config-download"
+    inventory = yaml.safe_load((project / "tripleo-ansible-inventory.yaml").read_text())
+    inventory["Undercloud"].setdefault("vars", {})["sample_inventory"] = "static"
+    static = tmp_path / "static-inventory.yaml"
+    static.write_text(yaml.safe_dump(inventory))
+    done = client.external_run(
+        "update", PLAN, work_dir=work, ansible_connection="local", ansible_forks=2,
+        ssh_user="tripleo-admin", static_inventory=static,
+        extra_vars=["sample_extra=one sample_more=overridden", f"@{tmp_path / 'vars.yaml'}"])
+    assert json.loads(report.read_text()) == {
+        "extra": "one", "more": [1, {"b": 2}], "forks": 2, "user": "tripleo-admin",
+        "inventory": "static"}
+    [run] = done["runs"]
+    extra = work / "ansible-extra-vars.json"
+    assert run["command"][1:3] == ["--inventory", str(static)]
+    assert ["--extra-vars", f"@{extra}"] == run["command"][-3:-1]
+    assert extra.stat().st_mode & 0o777 == 0o600
+    assert json.loads(extra.read_text())["sample_extra"] == "one"
+    # Without options, the run is as before: the project's inventory, no extra vars.
+    report.unlink()
+    done = client.external_run("update", PLAN, work_dir=work, ansible_connection="local")
+    assert "--extra-vars" not in done["runs"][0]["command"] and not extra.exists()
+    assert not report.exists()
+    with pytest.raises(exceptions.InvalidInput, match="not a file"):
+        client.external_run("update", PLAN, work_dir=work, static_inventory=tmp_path / "no")
+    with pytest.raises(exceptions.InvalidInput, match="Invalid format"):
+        client.external_run("update", PLAN, work_dir=work, extra_vars=["novalue"])

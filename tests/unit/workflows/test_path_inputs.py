@@ -41,12 +41,16 @@ def test_shipped_workflows_name_their_server_paths() -> None:
         # Its deploy sub-workflow takes the work dir only.
         "tripleo.scale.delete_nodes": {"work_dir": "work-dir"},
         "tripleo.update.prepare": {"work_dir": "work-dir"},
-        # Playbooks are file names of the config-download project, not paths.
-        "tripleo.update.run": {"work_dir": "work-dir"},
+        # Playbooks are file names of the config-download project, not paths; extra vars
+        # are a mapping (an @FILE is read by the CLI), tripleoclient's --static-inventory
+        # a file read.
+        "tripleo.update.run": {"work_dir": "work-dir", "static_inventory": "input-path"},
         "tripleo.update.converge": {"work_dir": "work-dir"},
-        "tripleo.update.external_run": {"work_dir": "work-dir"},
+        "tripleo.update.external_run": {"work_dir": "work-dir",
+                                        "static_inventory": "input-path"},
         "tripleo.upgrade.prepare": {"work_dir": "work-dir"},
-        "tripleo.upgrade.run": {"work_dir": "work-dir"},
+        "tripleo.upgrade.run": {"work_dir": "work-dir", "static_inventory": "input-path"},
         "tripleo.upgrade.converge": {"work_dir": "work-dir"},
-        "tripleo.upgrade.external_run": {"work_dir": "work-dir"},
+        "tripleo.upgrade.external_run": {"work_dir": "work-dir",
+                                         "static_inventory": "input-path"},
     }
