@@ -53,7 +53,7 @@ from __future__ import annotations
 import functools
 import threading
 import time
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from concurrent import futures
 from dataclasses import dataclass, field
 from typing import Any
@@ -130,6 +130,9 @@ class Machine(machine_joins.Joins, machine_waits.ClientWaits):
             for target in dict.fromkeys(targets):
                 self._inbound[target].append(name)
         self._suspend = threading.Event()
+        #: Asked before task executions start: True, they wait for a resume (a pause
+        #: asked by another process: :mod:`.pause_requests`).
+        self.pause_check: Callable[[], bool] | None = None
         self._lock = threading.Lock()
         self._progress_lock = threading.Lock()
         self._runs: dict[str, int] = {}
@@ -200,7 +203,9 @@ class Machine(machine_joins.Joins, machine_waits.ClientWaits):
                     starting, self._ready = self._ready, []
                 else:  # only what a transition listed before 'fail' starts
                     starting, self._forced = self._forced, []
-                if any([self._pauses_before(tex) for tex in starting]):
+                if any([self._pauses_before(tex) for tex in starting]) or (
+                        starting and self._failing is None and self.pause_check is not None
+                        and self.pause_check()):
                     self._ready[:0] = starting  # they start when the execution resumes
                     starting = []
                     self.suspend()

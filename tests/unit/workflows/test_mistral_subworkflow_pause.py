@@ -367,9 +367,8 @@ def test_with_items_over_sub_workflows_one_child_pauses(host: Host, tmp_path: Pa
 
 def test_pausing_an_execution_not_running_here_is_refused(host: Host,
                                                           tmp_path: Path) -> None:
-    """Our own rule (Mistral pauses any RUNNING execution through its engine): an ended
-    execution, or one no engine of this process runs, cannot be paused; nothing
-    changes."""
+    """As Mistral: an ended execution cannot be paused; nothing changes (one another
+    process runs gets a pause request: tests/unit/workflows/test_pause_requests.py)."""
     name = _install(host, tmp_path, """
         wf:
           tasks:
@@ -377,7 +376,7 @@ def test_pausing_an_execution_not_running_here_is_refused(host: Host,
               action: std.noop
     """)
     done = host.run_workflow(f"{name}.wf", {})
-    with pytest.raises(exceptions.Conflict, match="not running in this process"):
+    with pytest.raises(exceptions.Conflict, match=r"has already ended \(SUCCESS\)"):
         host.pause_execution(done.id)
     assert host.get_execution(done.id).state == "SUCCESS"
     with pytest.raises(exceptions.ExecutionNotFound):
