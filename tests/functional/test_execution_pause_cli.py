@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+from tests.engine_helpers import until
+
 EXE = str(Path(sys.executable).parent / "tripleo-flow")
 
 
@@ -89,14 +91,6 @@ def _cli(conf: Path, *args: str, code: int = 0) -> Any:
     return json.loads(done.stdout) if code == 0 else done.stderr
 
 
-def _until(what: str, check: Any, timeout: float = 60) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
@@ -112,7 +106,7 @@ def test_execution_pause_from_another_cli_process(
                             "pausing_cli.chain", "--input", f"url={url}", "-f", "json"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        _until("the first task's request", lambda: seen["first"] == 1)
+        until("the first task's request", lambda: seen["first"] == 1)
         time.sleep(0.5)  # the slow task runs (8 s)
         [listed] = _cli(conf, "execution", "list")
         ident = listed["ID"]

@@ -29,9 +29,9 @@ from tripleo_flow.core import secrets
 from tripleo_flow.flows import atoms, execution_scope
 from tripleo_flow.flows.async_actions import RUNNING as ACTION_RUNNING
 from tripleo_flow.flows.async_actions import AsyncActions
-from tripleo_flow.flows.pause_requests import PauseRequests
 from tripleo_flow.flows.execution_backend import ExecutionBackend
 from tripleo_flow.flows.execution_pages import flow_page
+from tripleo_flow.flows.pause_requests import PauseRequests
 from tripleo_flow.flows.redaction import SECRET_RESULT
 
 BOOK_NAME = "tripleo-flow"

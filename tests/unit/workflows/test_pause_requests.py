@@ -16,13 +16,12 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.engine_helpers import ACTIONS, Host
+from tests.engine_helpers import ACTIONS, Host, until
 from tripleo_flow import exceptions
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -80,14 +79,6 @@ def host(tmp_path: Path) -> Iterator[Host]:
     host.close_workflows()
 
 
-def _until(what: str, check: Callable[[], Any], timeout: float = 60) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def _tasks(host: Host, execution_id: str) -> dict[str, str]:
@@ -116,7 +107,7 @@ def _effects(log: Path) -> list[str]:
 def _slow_runs(host: Host, execution_id: str, log: Path) -> None:
     """Once the first task is done, the slow one runs (its RUNNING mark is written
     with its result, so it cannot be read yet): its 3 s sleep has long begun 0.5 s on."""
-    _until("the first task done", lambda: _effects(log) == ["do first"])
+    until("the first task done", lambda: _effects(log) == ["do first"])
     time.sleep(0.5)
     assert host.get_execution(execution_id).state == "RUNNING"
     assert _tasks(host, execution_id).get("slow") != "SUCCESS"
@@ -161,7 +152,7 @@ def test_a_request_on_a_child_or_its_parent_pauses_both(host: Host, tmp_path: Pa
     """Mistral's cascades, across processes: a request on the child pauses its parent;
     one on the parent pauses its running child; resuming the parent resumes both."""
     proc, parent, log = _elsewhere(host, tmp_path, "parent")
-    child = _until("the child execution", lambda: next(
+    child = until("the child execution", lambda: next(
         (e.id for e in host.list_executions() if e.parent_id == parent), None))
     _slow_runs(host, child, log)
     host.pause_execution(child if paused == "child" else parent)
