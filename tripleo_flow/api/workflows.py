@@ -451,20 +451,12 @@ class WorkflowsMixin(JobsMixin):
 
         :param api_user: asked by a user of the HTTP API: only executions started through
             the API may be paused (as only those may be resumed there)
-        :raises ExecutionNotFound: there is no such execution
         :raises Conflict: it is not running (it ended, is paused already, has not
             started), or (``api_user``) was not started through the API
         """
         from tripleo_flow.flows.executions import ORIGIN_API
 
-        runner = self._runner()
-        if api_user and (runner.store.flow_detail(execution_id, lazy=True).meta or {}).get(
-                "origin") != ORIGIN_API:
-            raise exceptions.Conflict(
-                f"Execution {execution_id!r} was not started through the HTTP API;",
-                hints=[exceptions.Hint("pause it where it was started, with",
-                                       f"execution pause {execution_id}")])
-        return runner.pause(execution_id)
+        return self._runner().pause(execution_id, ORIGIN_API if api_user else None)
 
     # -- actions -------------------------------------------------------------------
 

@@ -84,15 +84,42 @@ class PauseRequests:
                 sa.select(TABLE.c.execution_id).order_by(TABLE.c.requested_at))]
 
 
-def lineage(execution_id: str, parent_of: Callable[[str], str | None]) -> list[str]:
-    """``execution_id`` and its ancestors, nearest first (``parent_of`` gives an
-    execution's parent, None at the top)."""
-    chain = [execution_id]
-    parent = parent_of(execution_id)
+def lineage(fd: Any, flow_detail: Callable[[str], Any]) -> list[str]:
+    """The id of the execution of flow detail ``fd`` and its ancestors', nearest first
+    (``flow_detail`` gives an execution's flow detail; an ancestor it cannot find
+    ends the chain)."""
+    chain = [fd.uuid]
+    parent = (fd.meta or {}).get("parent_id")
     while isinstance(parent, str) and parent not in chain:
         chain.append(parent)
-        parent = parent_of(parent)
+        try:
+            parent = (flow_detail(parent).meta or {}).get("parent_id")
+        except exceptions.ExecutionNotFound:
+            break
     return chain
+
+
+def check_for(store: Any, fd: Any) -> PauseCheck:
+    """The pause check of the engine about to run (or continue) flow detail ``fd`` of
+    ``store`` (an :class:`~.executions.ExecutionStore`); a request of its own is
+    forgotten (it is being resumed, or starts)."""
+    store.pause_requests.clear(fd.uuid)
+    return PauseCheck(store.pause_requests,
+                      lineage(fd, lambda ident: store.flow_detail(ident, lazy=True)))
+
+
+def ask(store: Any, execution_id: str) -> Any:
+    """Ask the process running ``execution_id`` (of ``store``) to pause it: its record
+    (still RUNNING: its running tasks end first).
+
+    :raises Conflict: it is not running (:func:`check_pausable`); nothing is written
+    """
+    check_pausable(store.get(execution_id))
+    store.pause_requests.request(execution_id)
+    record = store.get(execution_id)
+    if record.state in ("SUCCESS", "FAILURE", "REVERTED"):
+        store.pause_requests.clear(execution_id)  # it ended meanwhile: nothing to pause
+    return record
 
 
 class PauseCheck:
@@ -146,6 +173,17 @@ class PauseCheck:
                     engine.storage.set_atom_state(name, "PENDING")
 
 
+def check_origin(store: Any, execution_id: str, origin: str | None) -> None:
+    """Raise Conflict when ``origin`` is given and ``execution_id`` (of ``store``) was
+    not started from there (an HTTP API user pauses only what API users started)."""
+    if origin is not None and (store.flow_detail(execution_id, lazy=True).meta or {}).get(
+            "origin") != origin:
+        raise exceptions.Conflict(
+            f"Execution {execution_id!r} was not started through the HTTP API;",
+            hints=[exceptions.Hint("pause it where it was started, with",
+                                   f"execution pause {execution_id}")])
+
+
 def check_pausable(record: Any) -> None:
     """Raise Conflict unless the execution ``record`` (an
     :class:`~.executions.Execution`) runs, as Mistral refuses to pause an execution
@@ -169,5 +207,5 @@ def check_pausable(record: Any) -> None:
         "be paused.")
 
 
-__all__ = ["CHECK_INTERVAL", "TABLE", "PauseCheck", "PauseRequests", "check_pausable",
-           "create_table", "lineage"]
+__all__ = ["CHECK_INTERVAL", "TABLE", "PauseCheck", "PauseRequests", "ask", "check_for",
+           "check_origin", "check_pausable", "create_table", "lineage"]

@@ -249,7 +249,7 @@ class Runner:
         (or interrupted) ancestor, whose task resumes it (:mod:`.subworkflow`)."""
         return subworkflow.resume_target(self.store, execution_id)
 
-    def pause(self, execution_id: str) -> Execution:
+    def pause(self, execution_id: str, origin: str | None = None) -> Execution:
         """Pause an execution running in this process and its running child executions,
         as Mistral's pause: each starts no new task and stops PAUSED once its running
         tasks end; a task whose child paused stays RUNNING.  Pausing a child pauses its
@@ -259,15 +259,15 @@ class Runner:
         in the executions database, which its engine reads before it starts its next
         tasks (:mod:`.pause_requests`).
 
+        :param origin: given (:data:`~.executions.ORIGIN_API`), only an execution
+            started from there may be paused
         :raises Conflict: the execution is not running (it ended, is paused, or has not
-            started yet); nothing is changed
+            started yet), or not started from ``origin``; nothing is changed
         """
-        record = self.store.get(execution_id)
-        if execution_id in self._live:
-            subworkflow.pause_family(self.store, self._live, execution_id)
-        else:
-            pause_requests.check_pausable(record)
-            self.store.pause_requests.request(execution_id)
+        pause_requests.check_origin(self.store, execution_id, origin)
+        if execution_id not in self._live:
+            return pause_requests.ask(self.store, execution_id)
+        subworkflow.pause_family(self.store, self._live, execution_id)
         return self.store.get(execution_id)
 
     def resumable(self, execution_id: str, origin: str | None = None) -> Any:
@@ -398,9 +398,7 @@ class Runner:
                                 async_actions=self.store.async_actions)
         # A resumed execution is no longer paused (a later suspension may be another's).
         self.store.update_meta(fd, pid=os.getpid(), host=socket.gethostname(), paused_at=None)
-        self.store.pause_requests.clear(fd.uuid)
-        pause = pause_requests.PauseCheck(self.store.pause_requests, pause_requests.lineage(
-            fd.uuid, lambda ident: self._parent_of(fd, ident)))
+        pause = pause_requests.check_for(self.store, fd)  # and forget its own request
         ctx = self._with_vars(workflow, ctx, runtime.scope.env, runtime.execution)
         engine: Any
         is_async = compiler.asynchronous(runtime.actions)
@@ -429,17 +427,6 @@ class Runner:
         if listeners:
             self._listen(engine, fd.uuid, workflow.full_name, listeners)
         return engine, workflow.full_name
-
-    def _parent_of(self, fd: Any, ident: str) -> str | None:
-        """The parent execution of ``ident`` (``fd``'s, or an ancestor's), if any."""
-        if ident == fd.uuid:
-            parent = (fd.meta or {}).get("parent_id")
-        else:
-            try:
-                parent = (self.store.flow_detail(ident, lazy=True).meta or {}).get("parent_id")
-            except exceptions.ExecutionNotFound:
-                return None
-        return parent if isinstance(parent, str) else None
 
     def child_runner(self) -> Runner:
         """A runner of this one's catalog and store on pools of its own (a child
