@@ -1,8 +1,9 @@
 """``tripleo-flow execution pause ID`` (issue 26): a ``workflow run`` in one CLI process,
 paused from another CLI process, as ``mistral execution-update -s PAUSED`` pauses a
-running execution.  Its running task (``std.sleep``) ends, the next one never starts
-(a local HTTP server counts the requests each ``std.http`` task sends), the run ends
-PAUSED; ``execution resume`` then runs it to SUCCESS with every task run once.
+running execution.  Its running task (a ``std.http`` request the local server holds
+until the pause is asked) ends, the next one never starts (the server counts the
+requests each ``std.http`` task sends), the run ends PAUSED; ``execution resume``
+then runs it to SUCCESS with every task run once.
 Refused pauses (an ended, a paused, an unknown execution) exit with their kind's
 code and change nothing.  Both engines: a compiled graph, and the state machine (a
 ``join`` makes the workflow run there).
@@ -31,9 +32,13 @@ EXE = str(Path(sys.executable).parent / "tripleo-flow")
 
 class _Counter(http.server.BaseHTTPRequestHandler):
     seen: collections.Counter[str]
+    #: Set: the request for /slow is answered (until then, its task runs).
+    release: threading.Event
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
         self.seen[self.path.strip("/")] += 1
+        if self.path == "/slow":
+            self.release.wait(120)
         body = b'{"ok": true}'
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -45,17 +50,23 @@ class _Counter(http.server.BaseHTTPRequestHandler):
         """Quiet."""
 
 
+Counter = tuple[str, collections.Counter[str], threading.Event]
+
+
 @pytest.fixture
-def counter() -> Iterator[tuple[str, collections.Counter[str]]]:
-    """A local HTTP server; its URL and how often each path was asked for."""
+def counter() -> Iterator[Counter]:
+    """A local HTTP server: its URL, how often each path was asked for, and the event
+    that lets it answer /slow."""
     seen: collections.Counter[str] = collections.Counter()
-    handler = type("Handler", (_Counter,), {"seen": seen})
+    release = threading.Event()
+    handler = type("Handler", (_Counter,), {"seen": seen, "release": release})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", seen
+        yield f"http://127.0.0.1:{server.server_address[1]}", seen, release
     finally:
+        release.set()
         server.shutdown()
         server.server_close()
         thread.join(10)
@@ -73,7 +84,7 @@ def _workbook(join: bool) -> str:
                 action: std.http url=<% $.url + '/first' %>
                 on-success: [slow]
               slow:
-                action: std.sleep seconds=8
+                action: std.http url=<% $.url + '/slow' %>
                 on-success: [after]
               after:
                 action: std.http url=<% $.url + '/after' %>
@@ -95,8 +106,8 @@ def _cli(conf: Path, *args: str, code: int = 0) -> Any:
 
 @pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
 def test_execution_pause_from_another_cli_process(
-        tmp_path: Path, counter: tuple[str, collections.Counter[str]], join: bool) -> None:
-    url, seen = counter
+        tmp_path: Path, counter: Counter, join: bool) -> None:
+    url, seen, release = counter
     conf = tmp_path / "tripleo-flow.conf"
     conf.write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n")
     workbook = tmp_path / "pausing_cli.yaml"
@@ -106,12 +117,14 @@ def test_execution_pause_from_another_cli_process(
                             "pausing_cli.chain", "--input", f"url={url}", "-f", "json"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        until("the first task's request", lambda: seen["first"] == 1)
-        time.sleep(0.5)  # the slow task runs (8 s)
+        until("the slow task's request", lambda: seen["slow"] == 1)  # it runs
         [listed] = _cli(conf, "execution", "list")
         ident = listed["ID"]
         asked = _cli(conf, "execution", "pause", ident)
         assert (asked["ID"], asked["State"]) == (ident, "RUNNING")  # its task ends first
+        time.sleep(1)
+        assert run.poll() is None  # it waits for its running task
+        release.set()
         out, err = run.communicate(timeout=120)
     finally:
         if run.poll() is None:
@@ -120,7 +133,7 @@ def test_execution_pause_from_another_cli_process(
     assert run.returncode == 0, err[-3000:]
     assert json.loads(out)["State"] == "PAUSED"
     assert _cli(conf, "execution", "show", ident)["State"] == "PAUSED"
-    assert dict(seen) == {"first": 1}  # the next task never started
+    assert dict(seen) == {"first": 1, "slow": 1}  # the next task never started
     tasks = {t["Task"]: t["State"] for t in _cli(conf, "execution", "tasks", ident)}
     assert tasks["first"] == tasks["slow"] == "SUCCESS"
     assert tasks.get("after", "PENDING") == "PENDING"
@@ -131,7 +144,7 @@ def test_execution_pause_from_another_cli_process(
 
     resumed = _cli(conf, "execution", "resume", ident)
     assert resumed["State"] == "SUCCESS"
-    assert dict(seen) == {"first": 1, "after": 1, "last": 1}  # each task once
+    assert dict(seen) == {"first": 1, "slow": 1, "after": 1, "last": 1}  # each once
     tasks = {t["Task"]: t["State"] for t in _cli(conf, "execution", "tasks", ident)}
     assert tasks == dict.fromkeys(["first", "slow", "after", "last"], "SUCCESS")
 
@@ -140,4 +153,4 @@ def test_execution_pause_from_another_cli_process(
     assert _cli(conf, "execution", "show", ident)["State"] == "SUCCESS"
     assert "no-such-execution" in _cli(conf, "execution", "pause", "no-such-execution",
                                        code=3)  # NotFound
-    assert dict(seen) == {"first": 1, "after": 1, "last": 1}
+    assert dict(seen) == {"first": 1, "slow": 1, "after": 1, "last": 1}

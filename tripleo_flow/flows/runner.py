@@ -14,7 +14,8 @@ again, the task that was running runs again (at-least-once; with ``safe-rerun:
 false`` it fails instead).  A ``pause`` command (or :meth:`Runner.pause`) leaves the
 execution PAUSED (TaskFlow's SUSPENDED) until it is resumed the same way; a paused
 sub-workflow pauses its parent, and resuming either resumes both
-(:mod:`~.subworkflow`).
+(:mod:`~.subworkflow`).  Another process pauses it through a pause request its
+engine reads before it starts tasks (:mod:`~.pause_requests`).
 """
 
 from __future__ import annotations

@@ -44,6 +44,8 @@ pauses, the task execution stays RUNNING and the execution pauses (resumed, the 
 execution runs again and resumes its child).  ``pause-before`` pauses
 the execution before the task execution starts; the pause is recorded with it
 (:data:`PAUSED_BEFORE`), so a resumed execution starts it instead of pausing again.
+A pause asked by another process (``pause_check``: :mod:`.pause_requests`) is read
+before task executions start: they wait, unstarted, for the execution's resume.
 A join runs once per execution: a transition reaching it after it ran is ignored
 (Mistral's one join task execution per workflow execution).
 """
