@@ -28,7 +28,7 @@ WORKBOOK = textwrap.dedent("""\
     workflows:
       chain:
         input:
-          - seconds: 4
+          - seconds: 8
         tasks:
           first:
             action: std.echo output="first"
@@ -92,7 +92,7 @@ def test_pause_over_http_an_execution_another_process_runs(tmp_path: Path) -> No
         ident = proc.stdout.readline().strip()
         with running_api(tmp_path) as api:
             until("the slow task", lambda: _states(api, ident).get("first") == "SUCCESS")
-            time.sleep(0.5)  # the slow task runs (4 s)
+            time.sleep(0.5)  # the slow task runs (8 s)
             answers = [api("POST", f"/v1/executions/{ident}/pause", json=body)
                        for body in ({"state": "RUNNING"}, {"state": "PAUSED", "x": 1}, [1])]
             answers.append(api("POST", f"/v1/executions/{ident}/pause", data=b"{not json",

@@ -52,7 +52,7 @@ def _workbook(join: bool) -> str:
                 action: test.record path=<% $.log %> value="first"
                 on-success: [slow]
               slow:
-                action: std.sleep seconds=3
+                action: std.sleep seconds=4
                 on-success: [after]
               after:
                 action: test.record path=<% $.log %> value="after"
@@ -106,7 +106,7 @@ def _effects(log: Path) -> list[str]:
 
 def _slow_runs(host: Host, execution_id: str, log: Path) -> None:
     """Once the first task is done, the slow one runs (its RUNNING mark is written
-    with its result, so it cannot be read yet): its 3 s sleep has long begun 0.5 s on."""
+    with its result, so it cannot be read yet): its 4 s sleep has long begun 0.5 s on."""
     until("the first task done", lambda: _effects(log) == ["do first"])
     time.sleep(0.5)
     assert host.get_execution(execution_id).state == "RUNNING"
