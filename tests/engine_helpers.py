@@ -37,6 +37,18 @@ from tripleo_flow.plans.lock import PlanLocks
 WORKBOOKS = Path(__file__).parent / "workbooks"
 
 
+def until(what: str, check: Callable[[], Any], timeout: float = 60) -> Any:
+    """What ``check`` gives once it is true (asked every 0.05 s); AssertionError
+    naming ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
 def run_linear(flow: Any, inputs: dict[str, Any]) -> dict[str, Any]:
     """Run a TaskFlow flow of actions in memory (tests composing actions by hand, e.g.
     to see them revert after a later task fails); re-raise the failed task's error."""

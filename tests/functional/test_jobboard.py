@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.engine_helpers import Host, configured
+from tests.engine_helpers import Host, configured, until
 from tests.fixtures_services import new_database
 from tests.functional.mariadb import PrivateMariaDB
 from tripleo_flow import exceptions
@@ -265,3 +265,26 @@ def test_a_paused_execution_resumes_through_the_jobboard(
     conductors.start("next")
     assert host.follow_execution(suspended.id, timeout=60).state == "SUCCESS"
     assert log2.read_text().splitlines() == EFFECTS
+
+
+@pytest.mark.parametrize("settings", ["redis"], indirect=True)
+def test_pausing_an_execution_a_conductor_runs(host: Any, conductors: Conductors,
+                                               tmp_path: Path) -> None:
+    """Issue 26: this process asks a pause of an execution a conductor runs (a request
+    in the executions database); the conductor's engine lets its running task end,
+    starts nothing more and records it PAUSED, its job done; ``resume`` posts a job
+    that a conductor runs to SUCCESS, each side effect once."""
+    log = tmp_path / "log"
+    _proc, execution = _one_running(host, conductors, "c1", log, pause=3)
+    assert host.pause_execution(execution.id).state == "RUNNING"  # 'wait' ends first
+    until("PAUSED", lambda: host.get_execution(execution.id).state == "PAUSED")
+    time.sleep(1)  # nothing goes on while it is paused
+    assert log.read_text().splitlines() == ["do first"]
+    assert {t.name: t.state for t in host.execution_tasks(execution.id)}.get(
+        "second", "PENDING") == "PENDING"  # never started
+    with pytest.raises(exceptions.Conflict, match="is paused already"):
+        host.pause_execution(execution.id)
+    host.resume_execution(execution.id, wait=False)
+    assert host.follow_execution(execution.id, timeout=60).state == "SUCCESS"
+    assert log.read_text().splitlines() == EFFECTS
+    assert host._runner().store.pause_requests.pending() == []

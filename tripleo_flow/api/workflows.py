@@ -441,14 +441,22 @@ class WorkflowsMixin(JobsMixin):
             return self.follow_execution(execution_id, listeners or ())
         return runner.store.get(execution_id)
 
-    def pause_execution(self, execution_id: str) -> Execution:
-        """Pause an execution this process runs, and its running sub-workflow
-        executions, as Mistral's pause: they start no new task and stop PAUSED once
-        their running tasks end; :meth:`resume_execution` continues them.
+    def pause_execution(self, execution_id: str, api_user: bool = False) -> Execution:
+        """Pause a running execution and its running sub-workflow executions, as
+        Mistral's pause: they start no new task and stop PAUSED once their running
+        tasks end; :meth:`resume_execution` continues them.  One run by another
+        process (a CLI run, the API server, a conductor) gets a pause request that its
+        engine reads before it starts its next tasks; the record still reads RUNNING
+        until its running tasks end.
 
-        :raises Conflict: it does not run in this process
+        :param api_user: asked by a user of the HTTP API: only executions started through
+            the API may be paused (as only those may be resumed there)
+        :raises Conflict: it is not running (it ended, is paused already, has not
+            started), or (``api_user``) was not started through the API
         """
-        return self._runner().pause(execution_id)
+        from tripleo_flow.flows.executions import ORIGIN_API
+
+        return self._runner().pause(execution_id, ORIGIN_API if api_user else None)
 
     # -- actions -------------------------------------------------------------------
 

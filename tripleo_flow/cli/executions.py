@@ -1,4 +1,4 @@
-"""``tripleo-flow execution list/show/tasks/resume/complete``."""
+"""``tripleo-flow execution list/show/tasks/pause/resume/complete``."""
 
 from __future__ import annotations
 
@@ -112,6 +112,16 @@ class CompleteTask(ClientMixin, ShowOne):
                 (done.id, done.execution_id, done.task, done.task_id,
                  "" if done.item is None else done.item, done.attempt, done.state,
                  data(done.output)))
+
+
+class PauseExecution(ClientMixin, ShowOne):
+    """Pause a running execution, wherever it runs: its running tasks end, no new one starts."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        return _id_parser(super().get_parser(prog_name))
+
+    def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
+        return execution_row(self.client.pause_execution(parsed_args.execution_id))
 
 
 class ResumeExecution(ClientMixin, ShowOne):

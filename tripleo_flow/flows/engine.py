@@ -199,12 +199,16 @@ class HeldExecutor(futures.Executor):
 
     :param guard: called in the engine's thread before held tasks start (holding
         no storage lock); False: none of them starts, their futures are cancelled
+    :param on_refused: then called (same thread, no lock) with the names of the
+        atoms whose futures were cancelled (TaskFlow marked them RUNNING already)
     """
 
     def __init__(self, pool: futures.Executor,
-                 guard: Callable[[], bool] | None = None) -> None:
+                 guard: Callable[[], bool] | None = None,
+                 on_refused: Callable[[list[str]], None] | None = None) -> None:
         self._pool = pool
         self._guard = guard
+        self._on_refused = on_refused
         self._held: list[tuple[futures.Future[Any], Callable[..., Any], Any, Any]] = []
         self._lock = threading.Lock()
 
@@ -225,6 +229,9 @@ class HeldExecutor(futures.Executor):
             for future, *_ in held:
                 future.cancel()  # pending: always cancels; waiters see it done
                 future.set_running_or_notify_cancel()
+            if self._on_refused is not None:  # TaskFlow submits (fn, atom, ...)
+                self._on_refused([getattr(args[0], "name", "") for _f, _fn, args, _kw in held
+                                  if args])
             held = []
         if len(held) == 1 and fs == [held[0][0]]:
             _run(*held[0], inline=True)
@@ -288,7 +295,8 @@ def fewer_collections() -> Iterator[None]:
 def load(flow: Any, **kwargs: Any) -> Any:
     """``taskflow.engines.load`` with linear-time scheduling and argument lookup, a
     cheaper storage guard (:mod:`.engine_storage`), and (a parallel engine given a
-    pool as ``executor``) a :class:`HeldExecutor`, with ``guard`` if given.
+    pool as ``executor``) a :class:`HeldExecutor`, with ``guard`` and ``on_refused``
+    if given.
 
     Only for flows built by :mod:`tripleo_flow.flows.compiler` (no deciders,
     one provider per symbol).
@@ -296,8 +304,9 @@ def load(flow: Any, **kwargs: Any) -> Any:
     held = None
     pool = kwargs.get("executor")
     guard = kwargs.pop("guard", None)
+    on_refused = kwargs.pop("on_refused", None)
     if kwargs.get("engine") == "parallel" and isinstance(pool, futures.Executor):
-        held = kwargs["executor"] = HeldExecutor(pool, guard)
+        held = kwargs["executor"] = HeldExecutor(pool, guard, on_refused)
     elif guard is not None:
         raise ValueError("a guard needs the parallel engine given a pool as executor")
     store = kwargs.pop("store", None)

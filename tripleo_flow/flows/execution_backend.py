@@ -39,7 +39,7 @@ from taskflow.persistence import models
 from taskflow.persistence.backends import impl_sqlalchemy
 
 from tripleo_flow import exceptions
-from tripleo_flow.flows import async_actions, undo_journal
+from tripleo_flow.flows import async_actions, pause_requests, undo_journal
 from tripleo_flow.flows.redaction import Redactor
 
 # alembic (imported by TaskFlow's persistence) logs its plugin set-up at INFO.
@@ -392,6 +392,7 @@ class ExecutionBackend(impl_sqlalchemy.SQLAlchemyBackend):  # type: ignore[misc]
                             conn.upgrade()
                             undo_journal.create_table(self._own_engine)
                             async_actions.create_table(self._own_engine)
+                            pause_requests.create_table(self._own_engine)
                             _fractional_creation_times(self._own_engine)
                         break
                     except (tf_exc.StorageFailure, sa.exc.SQLAlchemyError) as exc:

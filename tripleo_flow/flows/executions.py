@@ -31,6 +31,7 @@ from tripleo_flow.flows.async_actions import RUNNING as ACTION_RUNNING
 from tripleo_flow.flows.async_actions import AsyncActions
 from tripleo_flow.flows.execution_backend import ExecutionBackend
 from tripleo_flow.flows.execution_pages import flow_page
+from tripleo_flow.flows.pause_requests import PauseRequests
 from tripleo_flow.flows.redaction import SECRET_RESULT
 
 BOOK_NAME = "tripleo-flow"
@@ -211,6 +212,8 @@ class ExecutionStore:
         self._book: Any = None
         #: The asynchronous action executions, beside the executions.
         self.async_actions = AsyncActions(backend.engine, backend.redactor)
+        #: Pauses asked of executions other processes run.
+        self.pause_requests = PauseRequests(backend.engine)
 
     @contextlib.contextmanager
     def _conn(self) -> Iterator[Any]:

@@ -7,7 +7,8 @@ RUNNING (a completion: at once when made in this process, at the next poll when 
 by another) or its first deadline passed (its ``timeout``).  A stop request (Ctrl-C)
 fails a parked one; a failed or ended (``succeed``) workflow stops waiting and
 cancels what it waited for; a suspended one (pause, a stopping server) leaves them
-RUNNING: the resumed execution runs them again, and they go on waiting.
+RUNNING: the resumed execution runs them again, and they go on waiting.  A pause
+asked by another process (:mod:`.pause_requests`) is looked for at each poll.
 
 Split from the machine, whose state these methods read and change.
 """
@@ -35,6 +36,10 @@ class ClientWaits:
     _again: list[Any]
     _wake: threading.Event
     _failing: BaseException | None
+    pause_check: Any
+
+    def suspend(self) -> None:
+        raise NotImplementedError
 
     def _fail_task(self, tex: Any, exc: BaseException) -> None:
         raise NotImplementedError
@@ -63,6 +68,8 @@ class ClientWaits:
             pause = min(pause, max(0.0, min(deadlines) - time.time()) + 0.01)
         self._wake.wait(pause)
         self._wake.clear()
+        if self.pause_check is not None and self.pause_check():
+            self.suspend()  # a pause asked by another process: they wait again once resumed
         self._check_waiting()
 
     def _check_waiting(self) -> None:

@@ -14,7 +14,8 @@ again, the task that was running runs again (at-least-once; with ``safe-rerun:
 false`` it fails instead).  A ``pause`` command (or :meth:`Runner.pause`) leaves the
 execution PAUSED (TaskFlow's SUSPENDED) until it is resumed the same way; a paused
 sub-workflow pauses its parent, and resuming either resumes both
-(:mod:`~.subworkflow`).
+(:mod:`~.subworkflow`).  Another process pauses it through a pause request its
+engine reads before it starts tasks (:mod:`~.pause_requests`).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from tripleo_flow.flows import (
     compiler,
     execution_scope,
     expressions,
+    pause_requests,
     redaction,
     state_machine,
     subworkflow,
@@ -248,21 +250,24 @@ class Runner:
         (or interrupted) ancestor, whose task resumes it (:mod:`.subworkflow`)."""
         return subworkflow.resume_target(self.store, execution_id)
 
-    def pause(self, execution_id: str) -> Execution:
+    def pause(self, execution_id: str, origin: str | None = None) -> Execution:
         """Pause an execution running in this process and its running child executions,
         as Mistral's pause: each starts no new task and stops PAUSED once its running
         tasks end; a task whose child paused stays RUNNING.  Pausing a child pauses its
         parent the same way.  :meth:`resume` continues them.
 
-        :raises Conflict: the execution does not run in this process (ended, paused,
-            or run by another process)
+        Another process's execution (a CLI run, a conductor's) gets a pause request
+        in the executions database, which its engine reads before it starts its next
+        tasks (:mod:`.pause_requests`).
+
+        :param origin: given (:data:`~.executions.ORIGIN_API`), only an execution
+            started from there may be paused
+        :raises Conflict: the execution is not running (it ended, is paused, or has not
+            started yet), or not started from ``origin``; nothing is changed
         """
-        record = self.store.get(execution_id)
+        pause_requests.check_origin(self.store, execution_id, origin)
         if execution_id not in self._live:
-            raise exceptions.Conflict(
-                f"Execution {execution_id!r} is not running in this process "
-                f"({record.state}); only a running execution can be paused, by the "
-                "process that runs it.")
+            return pause_requests.ask(self.store, execution_id)
         subworkflow.pause_family(self.store, self._live, execution_id)
         return self.store.get(execution_id)
 
@@ -394,6 +399,7 @@ class Runner:
                                 async_actions=self.store.async_actions)
         # A resumed execution is no longer paused (a later suspension may be another's).
         self.store.update_meta(fd, pid=os.getpid(), host=socket.gethostname(), paused_at=None)
+        pause = pause_requests.check_for(self.store, fd)  # and forget its own request
         ctx = self._with_vars(workflow, ctx, runtime.scope.env, runtime.execution)
         engine: Any
         is_async = compiler.asynchronous(runtime.actions)
@@ -402,16 +408,21 @@ class Runner:
                 or compiler.starts_children(workflow, catalog, is_async)):
             engine = state_machine.Machine(workflow, runtime, fd, backend or self.store.backend,
                                            ctx, engine_pool)
+            engine.pause_check = pause
             runtime.scope.attach(engine, fd, engine.atom_names, self.store.backend.flush)
             if listeners:
                 self._listen(engine, fd.uuid, workflow.full_name, listeners)
             return engine, workflow.full_name
         compiled = compiler.compile_workflow(workflow, catalog, runtime, meta.get("target"))
         start = {"state": atoms.SUCCESS, "ctx": ctx, "next": ["*"]}
+        loaded: list[Any] = []
         engine = tf_engine.load(
             compiled.flow, store={atoms.input_symbol(""): start}, flow_detail=fd,
             book=self.store.book(), backend=backend or self.store.backend, engine="parallel",
-            executor=engine_pool, guard=guard)
+            executor=engine_pool, guard=pause.guard(lambda: loaded[0].suspend(), guard),
+            on_refused=lambda names: pause.unstarted(loaded[0], names))
+        loaded.append(engine)
+        engine.pause_check = pause
         runtime.scope.attach(engine, fd, compiled.atoms, self.store.backend.flush)
         engine.workbook_atoms = compiled.atoms  # what undoes a completed child execution
         if listeners:
@@ -442,6 +453,7 @@ class Runner:
                                state_info=command_message(fd, ended=True))
         self._journal(fd.uuid).forget()
         self.store.async_actions.cancel_execution(fd.uuid, "cancelled: the execution ended")
+        self.store.pause_requests.clear(fd.uuid)
         return self.store.get(fd.uuid)
 
     def _journal(self, execution_id: str) -> undo_journal.ExecutionUndoJournal:
@@ -485,6 +497,7 @@ class Runner:
         fd.state = fresh.state
         self._journal(fd.uuid).forget()  # ended: no task of it runs again
         self.store.async_actions.cancel_execution(fd.uuid, "cancelled: the execution ended")
+        self.store.pause_requests.clear(fd.uuid)
         # The error itself (raised here, in the task's process) knows its next steps:
         # kept in the HTTP API's words too.
         hinted = exc if isinstance(exc, exceptions.TripleoFlowError) and exc.hints and (

@@ -46,6 +46,8 @@ pauses, the task execution stays RUNNING and the execution pauses (resumed, the 
 execution runs again and resumes its child).  ``pause-before`` pauses
 the execution before the task execution starts; the pause is recorded with it
 (:data:`PAUSED_BEFORE`), so a resumed execution starts it instead of pausing again.
+A pause asked by another process (``pause_check``: :mod:`.pause_requests`) is read
+before task executions start: they wait, unstarted, for the execution's resume.
 A join runs once per execution: a transition reaching it after it ran is ignored
 (Mistral's one join task execution per workflow execution).
 """
@@ -55,7 +57,7 @@ from __future__ import annotations
 import functools
 import threading
 import time
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from concurrent import futures
 from dataclasses import dataclass, field
 from typing import Any
@@ -132,6 +134,9 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
             for target in dict.fromkeys(targets):
                 self._inbound[target].append(name)
         self._suspend = threading.Event()
+        #: Asked before task executions start: True, they wait for a resume (a pause
+        #: asked by another process: :mod:`.pause_requests`).
+        self.pause_check: Callable[[], bool] | None = None
         self._lock = threading.Lock()
         self._progress_lock = threading.Lock()
         self._runs: dict[str, int] = {}
@@ -201,7 +206,9 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
                     starting, self._ready = self._ready, []
                 else:  # only what a transition listed before 'fail' starts
                     starting, self._forced = self._forced, []
-                if any([self._pauses_before(tex) for tex in starting]):
+                if any([self._pauses_before(tex) for tex in starting]) or (
+                        starting and self._failing is None and self.pause_check is not None
+                        and self.pause_check()):
                     self._ready[:0] = starting  # they start when the execution resumes
                     starting = []
                     self.suspend()

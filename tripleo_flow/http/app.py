@@ -294,6 +294,12 @@ ROUTES: list[Route] = [
             "through this API, in the background (on a conductor with a jobboard); 202 "
             "with the execution", status=202,
             body_required=False, body={"type": "object"}, tags=TAGS_WF)}),
+    Route("/v1/executions/{execution_id}/pause", "execution_pause", {
+        "post": Operation(
+            "Pause a running execution that was started through this API, wherever it "
+            "runs: its running tasks end and no new one starts (then it reads PAUSED; "
+            "resume continues it); 202 with the execution, 409 when it is not running",
+            status=202, body_required=False, body={"type": "object"}, tags=TAGS_WF)}),
     Route("/v1/executions/{execution_id}/tasks", "execution_tasks", {
         "get": Operation("Tasks of an execution", response=ARRAY, tags=TAGS_WF)}),
     Route("/v1/executions/{execution_id}/tasks/{task}/complete", "execution_task_complete", {
@@ -394,6 +400,7 @@ def _resources(client: Client, sse_interval: float,
         "executions": workflows.Executions(client), "execution": workflows.Execution(client),
         "execution_tasks": workflows.ExecutionTasks(client),
         "execution_resume": workflows.ResumeExecution(client),
+        "execution_pause": workflows.PauseExecution(client),
         "execution_task_complete": workflows.CompleteTask(client),
         "execution_events": workflows.ExecutionEvents(
             client, sse_interval, redact.json_bytes,

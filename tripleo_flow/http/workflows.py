@@ -130,6 +130,31 @@ class ResumeExecution:
         resp.media = execution_body(execution)
 
 
+class PauseExecution:
+    """``POST /v1/executions/{id}/pause``: pause a running execution, wherever it runs
+    (its running tasks end, no new one starts; it then reads PAUSED), answering at
+    once (202); only an execution an API user started, as for a resume.  The body
+    may be empty, ``{}``, or Mistral's ``{"state": "PAUSED"}``; anything else is 400."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
+        media = json_object(req) if req.content_length else {}
+        if set(media) - {"state"}:
+            raise exceptions.InvalidInput(
+                'A pause request takes no field but "state": its body is empty, {} or '
+                '{"state": "PAUSED"}.')
+        if media.get("state", "PAUSED") != "PAUSED":
+            raise exceptions.InvalidInput(
+                'A pause request sets the state PAUSED only ({"state": "PAUSED"}); '
+                "resume an execution with POST /v1/executions/ID/resume.")
+        execution = self.client.pause_execution(execution_id, api_user=True)
+        resp.status = falcon.HTTP_202
+        resp.location = f"/v1/executions/{execution.id}"
+        resp.media = execution_body(execution)
+
+
 class CompleteTask:
     """``POST /v1/executions/{id}/tasks/{task}/complete``: complete the asynchronous
     action a task execution (its name or id) waits for, as Mistral's action execution

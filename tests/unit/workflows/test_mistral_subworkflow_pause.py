@@ -21,14 +21,12 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.engine_helpers import ACTIONS, Host
+from tests.engine_helpers import ACTIONS, Host, until
 from tripleo_flow import exceptions
 from tripleo_flow.flows.executions import Execution
 
@@ -60,29 +58,21 @@ def _install(host: Host, tmp_path: Path, text: str) -> str:
     return name
 
 
-def _until(what: str, check: Callable[[], Any], timeout: float = 30) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def _state(host: Host, execution_id: str, state: str) -> Execution:
-    return _until(f"{execution_id} {state} (now {host.get_execution(execution_id).state})",
+    return until(f"{execution_id} {state} (now {host.get_execution(execution_id).state})",
                   lambda: (e := host.get_execution(execution_id)).state == state and e)
 
 
 def _child(host: Host, parent_id: str, workflow: str) -> Execution:
-    return _until(f"a child {workflow} of {parent_id}", lambda: next(
+    return until(f"a child {workflow} of {parent_id}", lambda: next(
         (e for e in host.list_executions()
          if e.parent_id == parent_id and e.workflow.endswith("." + workflow)), None))
 
 
 def _waits(host: Host, execution_id: str, task: str) -> None:
-    _until(f"{task} of {execution_id} waiting for its client", lambda: any(
+    until(f"{task} of {execution_id} waiting for its client", lambda: any(
         t.name == task and t.waiting for t in host.execution_tasks(execution_id)))
 
 
@@ -91,7 +81,7 @@ def _tasks(host: Host, execution_id: str) -> dict[str, str]:
 
 
 def _ended(host: Host, execution_id: str) -> Execution:
-    execution = _until(f"the end of {execution_id}", lambda: (
+    execution = until(f"the end of {execution_id}", lambda: (
         e := host.get_execution(execution_id)).finished_at is not None and e)
     host._runner().wait_background(10)
     return execution
@@ -367,9 +357,8 @@ def test_with_items_over_sub_workflows_one_child_pauses(host: Host, tmp_path: Pa
 
 def test_pausing_an_execution_not_running_here_is_refused(host: Host,
                                                           tmp_path: Path) -> None:
-    """Our own rule (Mistral pauses any RUNNING execution through its engine): an ended
-    execution, or one no engine of this process runs, cannot be paused; nothing
-    changes."""
+    """As Mistral: an ended execution cannot be paused; nothing changes (one another
+    process runs gets a pause request: tests/unit/workflows/test_pause_requests.py)."""
     name = _install(host, tmp_path, """
         wf:
           tasks:
@@ -377,7 +366,7 @@ def test_pausing_an_execution_not_running_here_is_refused(host: Host,
               action: std.noop
     """)
     done = host.run_workflow(f"{name}.wf", {})
-    with pytest.raises(exceptions.Conflict, match="not running in this process"):
+    with pytest.raises(exceptions.Conflict, match=r"has already ended \(SUCCESS\)"):
         host.pause_execution(done.id)
     assert host.get_execution(done.id).state == "SUCCESS"
     with pytest.raises(exceptions.ExecutionNotFound):

@@ -575,22 +575,32 @@ async function executionView(id, draw = drawer()) {
   const picture = h("div", { class: "graph", id: "graph" });
   const stateBox = h("span", {}, state(execution.state));
   const resumeProblem = h("span", { class: "error", role: "alert" });
-  const resume = RESUMABLE.has(execution.state) ? h("button", { type: "button", id: "resume",
-    text: "Resume", onclick: async () => {
-      resume.disabled = true;
+  // A button that POSTs to /v1/executions/ID/<verb>, then says so (409... shown beside it).
+  const verbButton = (verb, text, done) => {
+    const button = h("button", { type: "button", id: verb, text, onclick: async () => {
+      button.disabled = true;
       try {
-        await call("POST", `/v1/executions/${enc(id)}/resume`);
-        say(`Execution ${id} resumed.`);
-        route();  // follow it again from the start
+        await call("POST", `/v1/executions/${enc(id)}/${verb}`);
+        done();
       } catch (error) {
         resumeProblem.textContent = errorText(error);
-        resume.disabled = false;
+        button.disabled = false;
       }
-    } }) : null;
+    } });
+    return button;
+  };
+  const resume = RESUMABLE.has(execution.state) ? verbButton("resume", "Resume", () => {
+    say(`Execution ${id} resumed.`);
+    route();  // follow it again from the start
+  }) : null;
+  const pause = execution.state === "RUNNING" ? verbButton("pause", "Pause", () => {
+    say(`Execution ${id} pauses once its running tasks end.`);
+  }) : null;
   const tasksBody = h("tbody", {});
   const tasks = new Map();
   draw(`Execution ${execution.id}`,
-    h("p", {}, `Workflow ${execution.workflow}: `, stateBox, " ", resume, " ", resumeProblem),
+    h("p", {}, `Workflow ${execution.workflow}: `, stateBox, " ", resume, pause, " ",
+      resumeProblem),
     execution.error ? h("pre", { class: "error", text: execution.error }) : null,
     h("h2", { text: "Task graph" }), picture,
     h("h2", { text: "Tasks" }),
@@ -616,6 +626,10 @@ async function executionView(id, draw = drawer()) {
     else if (kind === "execution") {
       stateBox.replaceChildren(state(data.state));
       if (resume && !RESUMABLE.has(data.state)) resume.remove();
+      if (pause && data.state !== "RUNNING") {
+        pause.remove();
+        if (RESUMABLE.has(data.state)) route();  // paused: drawn again, with Resume
+      }
     }
   }, leaving.signal);
 }

@@ -1,0 +1,211 @@
+"""Pause requests kept in the executions database, for executions run elsewhere.
+
+Mistral lets any client pause a running execution; here the engine of an
+execution lives in whichever process runs it (a CLI runner, the API server, a
+jobboard conductor).  A process that does not run it writes a row in this
+table; the engine that does reads it right before it starts its next tasks
+(:class:`PauseCheck`: a TaskFlow engine's guard, the state machine's check), and
+then starts nothing more: its running tasks end and it stops PAUSED, as an
+in-process pause leaves it.  A request names one execution, and the check of an
+execution also reads those of its ancestors, so a sub-workflow pauses with its
+parent (and a paused child pauses its parent: :mod:`.subworkflow`).  Resuming an
+execution, or its ending, removes its request.
+
+Reads are rare: a check that found nothing is trusted for
+:data:`CHECK_INTERVAL` seconds, so a chain of short tasks does not query the
+database once per task.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import sqlalchemy as sa
+
+from tripleo_flow import exceptions
+
+#: How long a check that found no request is trusted (s).
+CHECK_INTERVAL = 0.25
+
+_METADATA = sa.MetaData()
+TABLE = sa.Table(
+    "tripleo_flow_pause_requests", _METADATA,
+    sa.Column("execution_id", sa.String(36), primary_key=True),
+    sa.Column("requested_at", sa.Float, nullable=False),
+)
+
+
+def create_table(engine: sa.engine.Engine) -> None:
+    """Create the table when the database has none (the executions backend calls
+    this with its own tables)."""
+    try:
+        _METADATA.create_all(engine, checkfirst=True)
+    except sa.exc.OperationalError:
+        # Another process created it between the check and the CREATE.
+        if not sa.inspect(engine).has_table(TABLE.name):
+            raise
+
+
+class PauseRequests:
+    """The pause requests of one executions database."""
+
+    def __init__(self, engine: sa.engine.Engine) -> None:
+        self._engine = engine
+
+    def request(self, execution_id: str) -> None:
+        """Ask the engine running ``execution_id`` to pause (idempotent)."""
+        with self._engine.begin() as conn:
+            found = conn.execute(sa.select(TABLE.c.execution_id).where(
+                TABLE.c.execution_id == execution_id)).first()
+            if found is None:
+                conn.execute(sa.insert(TABLE).values(execution_id=execution_id,
+                                                     requested_at=time.time()))
+
+    def requested(self, execution_ids: Sequence[str]) -> bool:
+        """Whether a pause is asked of one of ``execution_ids``."""
+        if not execution_ids:
+            return False
+        with self._engine.connect() as conn:
+            return conn.execute(sa.select(TABLE.c.execution_id).where(
+                TABLE.c.execution_id.in_(list(execution_ids))).limit(1)).first() is not None
+
+    def clear(self, execution_id: str) -> None:
+        """Forget the request of ``execution_id`` (resumed, or ended)."""
+        with self._engine.begin() as conn:
+            conn.execute(sa.delete(TABLE).where(TABLE.c.execution_id == execution_id))
+
+    def pending(self) -> list[str]:
+        """The executions a pause is asked of (tests, diagnostics)."""
+        with self._engine.connect() as conn:
+            return [row[0] for row in conn.execute(
+                sa.select(TABLE.c.execution_id).order_by(TABLE.c.requested_at))]
+
+
+def lineage(fd: Any, flow_detail: Callable[[str], Any]) -> list[str]:
+    """The id of the execution of flow detail ``fd`` and its ancestors', nearest first
+    (``flow_detail`` gives an execution's flow detail; an ancestor it cannot find
+    ends the chain)."""
+    chain = [fd.uuid]
+    parent = (fd.meta or {}).get("parent_id")
+    while isinstance(parent, str) and parent not in chain:
+        chain.append(parent)
+        try:
+            parent = (flow_detail(parent).meta or {}).get("parent_id")
+        except exceptions.ExecutionNotFound:
+            break
+    return chain
+
+
+def check_for(store: Any, fd: Any) -> PauseCheck:
+    """The pause check of the engine about to run (or continue) flow detail ``fd`` of
+    ``store`` (an :class:`~.executions.ExecutionStore`); a request of its own is
+    forgotten (it is being resumed, or starts)."""
+    store.pause_requests.clear(fd.uuid)
+    return PauseCheck(store.pause_requests,
+                      lineage(fd, lambda ident: store.flow_detail(ident, lazy=True)))
+
+
+def ask(store: Any, execution_id: str) -> Any:
+    """Ask the process running ``execution_id`` (of ``store``) to pause it: its record
+    (still RUNNING: its running tasks end first).
+
+    :raises Conflict: it is not running (:func:`check_pausable`); nothing is written
+    """
+    check_pausable(store.get(execution_id))
+    store.pause_requests.request(execution_id)
+    record = store.get(execution_id)
+    if record.state in ("SUCCESS", "FAILURE", "REVERTED"):
+        store.pause_requests.clear(execution_id)  # it ended meanwhile: nothing to pause
+    return record
+
+
+class PauseCheck:
+    """Whether the engine of an execution must pause before it starts tasks: a
+    request for it or one of its ancestors (``ids``).  Once true it stays true
+    (:attr:`fired`), so the run that saw it knows it paused on a request."""
+
+    def __init__(self, requests: PauseRequests, ids: Iterable[str],
+                 interval: float = CHECK_INTERVAL) -> None:
+        self._requests = requests
+        self._ids = list(ids)
+        self._interval = interval
+        self._next = 0.0
+        self._lock = threading.Lock()
+        self.fired = False
+
+    def __call__(self) -> bool:
+        with self._lock:
+            if self.fired:
+                return True
+            now = time.monotonic()
+            if now < self._next:
+                return False
+            self._next = now + self._interval
+            self.fired = self._requests.requested(self._ids)
+            return self.fired
+
+    def guard(self, suspend: Callable[[], None], other: Callable[[], bool] | None = None
+              ) -> Callable[[], bool]:
+        """A TaskFlow engine's guard (:class:`~.engine.HeldExecutor`): ``other``'s
+        answer, and on a request, ``suspend`` the engine and start nothing."""
+
+        def may_start() -> bool:
+            if other is not None and not other():
+                return False
+            if self():
+                suspend()
+                return False
+            return True
+
+        return may_start
+
+    def unstarted(self, engine: Any, names: list[str]) -> None:
+        """The guard of TaskFlow ``engine`` kept the atoms ``names`` from starting:
+        after a pause request, put them back to PENDING (TaskFlow marked them RUNNING
+        before it submitted them), which is what they are, so the engine sees work
+        left and stops SUSPENDED, and their records do not read as started."""
+        if self.fired:
+            for name in names:
+                if name:
+                    engine.storage.set_atom_state(name, "PENDING")
+
+
+def check_origin(store: Any, execution_id: str, origin: str | None) -> None:
+    """Raise Conflict when ``origin`` is given and ``execution_id`` (of ``store``) was
+    not started from there (an HTTP API user pauses only what API users started)."""
+    if origin is not None and (store.flow_detail(execution_id, lazy=True).meta or {}).get(
+            "origin") != origin:
+        raise exceptions.Conflict(
+            f"Execution {execution_id!r} was not started through the HTTP API;",
+            hints=[exceptions.Hint("pause it where it was started, with",
+                                   f"execution pause {execution_id}")])
+
+
+def check_pausable(record: Any) -> None:
+    """Raise Conflict unless the execution ``record`` (an
+    :class:`~.executions.Execution`) runs, as Mistral refuses to pause an execution
+    that does not."""
+    ident, state = record.id, record.state
+    if state == "RUNNING":
+        return
+    if state in ("PAUSED", "SUSPENDED", "INTERRUPTED"):
+        why = {"PAUSED": "is paused already", "SUSPENDED": "is suspended",
+               "INTERRUPTED": "was interrupted (its process stopped)"}[state]
+        raise exceptions.Conflict(
+            f"Execution {ident!r} {why}; only a running execution can be paused.",
+            hints=[exceptions.Hint("Continue it with", f"execution resume {ident}",
+                                   f"POST /v1/executions/{ident}/resume")])
+    if state == "PENDING":
+        raise exceptions.Conflict(
+            f"Execution {ident!r} has not started yet (PENDING); only a running execution "
+            "can be paused. Ask again once it runs.")
+    raise exceptions.Conflict(
+        f"Execution {ident!r} has already ended ({state}); only a running execution can "
+        "be paused.")
+
+
+__all__ = ["CHECK_INTERVAL", "TABLE", "PauseCheck", "PauseRequests", "ask", "check_for",
+           "check_origin", "check_pausable", "create_table", "lineage"]
