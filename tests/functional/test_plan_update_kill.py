@@ -27,6 +27,7 @@ from tests.functional.test_plan_crash import (
     _tree,
 )
 from tests.plan_trees import write_tree
+from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.plan import JOURNAL, PLAN_ENV
 from tripleo_flow.plans.store import PlanStore
 
@@ -122,7 +123,10 @@ def test_update_killed_at_a_crash_point(cli: Cli, tmp_path: Path, point: str,
     trees, dirs = _setup(cli, tmp_path)
     cli.run("plan", "update", PLAN, "--templates", str(dirs["b"]), crash=point)
     state = _check_left(cli, trees)
-    assert state == ("b" if point == "plan.update:done" else "mixed")
+    if point == "upload:0.5" and not isinstance(cli.store, LocalStore):
+        assert state in ("a", "mixed")  # Swift may not have stored any of the batch
+    else:
+        assert state == ("b" if point == "plan.update:done" else "mixed")
     _repair(cli, how, dirs["b"])
     _assert_complete(cli, trees["b"], USER)
     env = cli.store.get_object(PLAN, PLAN_ENV)

@@ -13,8 +13,9 @@ no Heat process of its heat-dir uses is
 
 * moved into its heat-dir (``heat-db.sqlite``, as the watcher would have done) when
   the note names a heat-dir whose run record still describes it and whose owner,
-  Heat and watcher are all gone: the check and the move hold that heat-dir's lock,
-  so a launch or kill at work there is never raced (the file is left alone);
+  Heat and watcher are all gone (a launch without owner: only a native heat-all,
+  whose process is seen from here): the check and the move hold that heat-dir's
+  lock, so a launch or kill at work there is never raced (the file is left alone);
 * removed when its heat-dir is known but no run of it uses the file any more (a
   teardown cut short), or when no note names a heat-dir (older launches) and the
   file has not changed for :data:`GRACE` seconds.
@@ -119,9 +120,12 @@ def _home(db: Path, work: HeatDir) -> str | None:
             if not isinstance(database, dict) or database.get("path") != str(db):
                 _remove(db)
                 return f"removed {db}: no run of {work.root} uses it"
-            if (owner.liveness(record.get("owner")) == owner.RUNNING
-                    or process.find(str(work.conf_file)) or _watched(record)):
+            alive = owner.liveness(record.get("owner"))
+            if (alive == owner.RUNNING or process.find(str(work.conf_file))
+                    or _watched(record)):
                 return None
+            if alive != owner.GONE and record.get("heat_type") != "native":
+                return None  # no owner to go by, and a Heat not seen from here for sure
             db_move.move(db, work.moved_db)
             return f"moved {db}, left by a killed run, to {work.moved_db}"
     except exceptions.Conflict:  # a launch or kill is at work there

@@ -37,7 +37,7 @@ def _run(tmp_path: Path, name: str, who: dict | None, note: bool = True) -> tupl
     Path(f"{db}-journal").write_bytes(b"journal")
     if note:
         shm_orphans.write_note(db, work)
-    work.write_run({"started_at": "x", "owner": who, "pid": None,
+    work.write_run({"started_at": "x", "owner": who, "pid": None, "heat_type": "native",
                     "database": {"kind": "sqlite", "path": str(db)}})
     return work, db
 
@@ -124,3 +124,10 @@ def test_the_callers_own_heat_dir_links_and_other_names_are_skipped(tmp_path: Pa
     _age(other, 600)
     assert shm_orphans.sweep(db.parent, skip=work.token) == []
     assert db.exists() and other.exists() and link.is_symlink()
+
+
+def test_a_container_heat_without_owner_is_left_alone(tmp_path: Path) -> None:
+    work, db = _run(tmp_path, "a", None)
+    record = work.read_run() or {}
+    work.write_run({**record, "heat_type": "container"})
+    assert shm_orphans.sweep(db.parent) == [] and db.exists()
