@@ -43,6 +43,11 @@ def cli(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Cli]:
     yield from _cli(request, tmp_path, request.param)
 
 
+@pytest.fixture
+def local_cli(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Cli]:
+    yield from _cli(request, tmp_path, "local")
+
+
 def _state(store: PlanStore, trees: dict[str, dict[str, str]]) -> str:
     """"a" or "b" when the plan's template files are exactly that tree (by SHA-256,
     no file of the other tree left), else "mixed"."""
@@ -88,7 +93,7 @@ def _check_left(cli: Cli, trees: dict[str, dict[str, str]]) -> str:
         assert state in ("a", "b"), "no journal, yet the tree is part old, part new"
         return state
     before = snapshot(cli.store, PLAN)
-    for args in (("parameters", "set", PLAN, "NtpServer=evil.example.org"),
+    for args in (("parameters", "set", "--plan", PLAN, "NtpServer=evil.example.org"),
                  ("plan", "export", PLAN, "--output", str(cli.home / "x.tar.gz"))):
         proc = cli.run(*args, check=False)
         assert proc.returncode == 4, (args, proc.returncode, proc.stderr)
@@ -116,7 +121,7 @@ def _repair(cli: Cli, how: str, templates: Path) -> None:
 
 @pytest.mark.parametrize("point, how", [
     ("upload:0.5", "retry"), ("upload:0.5", "resume"),
-    ("plan.update:uploaded", "resume"), ("plan.update:done", "retry"),
+    ("plan.update:uploaded", "retry"), ("plan.update:done", "retry"),
 ])
 def test_update_killed_at_a_crash_point(cli: Cli, tmp_path: Path, point: str,
                                         how: str) -> None:
@@ -134,7 +139,8 @@ def test_update_killed_at_a_crash_point(cli: Cli, tmp_path: Path, point: str,
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.2, 1.0])
-def test_update_killed_from_outside(cli: Cli, tmp_path: Path, delay: float) -> None:
+def test_update_killed_from_outside(local_cli: Cli, tmp_path: Path, delay: float) -> None:
+    cli = local_cli
     trees, dirs = _setup(cli, tmp_path)
     _kill_after_journal(cli, dirs["b"], delay)
     _check_left(cli, trees)
