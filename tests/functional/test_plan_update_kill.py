@@ -116,7 +116,7 @@ def _repair(cli: Cli, how: str, templates: Path) -> None:
     else:
         shown = json.loads(cli.run("execution", "resume", _interrupted_update(cli),
                                    "-f", "json").stdout)
-        assert shown["State"] == "SUCCESS", shown
+        assert shown["state"] == "SUCCESS", shown
 
 
 @pytest.mark.parametrize("point, how", [
