@@ -46,6 +46,10 @@ class Cli:
     run: Callable[..., subprocess.CompletedProcess[str]]
     store: PlanStore
     client: Client
+    #: starts the command without waiting (to kill it from outside)
+    popen: Callable[..., subprocess.Popen[str]]
+    #: a scratch directory of the test
+    home: Path
 
 
 def _cli(request: pytest.FixtureRequest, tmp_path: Path, kind: str) -> Iterator[Cli]:
@@ -78,7 +82,11 @@ def _cli(request: pytest.FixtureRequest, tmp_path: Path, kind: str) -> Iterator[
             raise AssertionError(f"{args} exited {proc.returncode}: {proc.stderr}")
         return proc
 
-    yield Cli(run, store, client)
+    def popen(*args: str) -> subprocess.Popen[str]:
+        return subprocess.Popen([exe, "--config-file", str(conf), *args], text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+    yield Cli(run, store, client, popen, tmp_path)
     client.close()
 
 

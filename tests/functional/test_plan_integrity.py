@@ -195,3 +195,33 @@ def test_deploy_refuses_a_plan_whose_update_did_not_finish(
     assert snapshot(client.store, "overcloud") == before
     assert client.deployment_status("overcloud")["deployment_status"] != "DEPLOYING"
     assert not (tmp_path / "work" / "heat-launcher").exists()
+
+
+def test_a_plan_a_killed_update_left_is_flagged_and_every_other_change_refused(
+        client: Client, templates: Path, tmp_path: Path) -> None:
+    """Its tree is part old, part new: nothing but the update (run again) may change
+    or read it whole; each refusal names the update to run, and changes nothing."""
+    client.create_plan("overcloud", templates)
+    assert client.show_plan("overcloud")["update_unfinished"] is False
+    repo = PlanRepository(client.store)
+    repo.save_journal("overcloud", Journal(written={"overcloud.yaml"}))
+    assert client.show_plan("overcloud")["update_unfinished"] is True
+    before = snapshot(client.store, "overcloud")
+    env = tmp_path / "mine.yaml"
+    env.write_text("parameter_defaults: {Mine: 1}\n")
+    for change in (
+            lambda: client.set_parameters("overcloud", {"NtpServer": "x"}),
+            lambda: client.reset_parameters("overcloud"),
+            lambda: client.add_environments("overcloud", [str(env)]),
+            lambda: client.update_capabilities("overcloud",
+                                               {"environments/storage.yaml": True}),
+            lambda: client.render_plan("overcloud"),
+            lambda: client.export_plan("overcloud", tmp_path / "x.tar.gz"),
+            lambda: client.get_parameter_schema("overcloud")):
+        with pytest.raises(exceptions.PlanUpdateUnfinished, match="plan update overcloud"):
+            change()
+    assert snapshot(client.store, "overcloud") == before
+    assert not (tmp_path / "x.tar.gz").exists()
+    client.update_plan("overcloud", templates)  # the repair
+    assert client.show_plan("overcloud")["update_unfinished"] is False
+    assert client.set_parameters("overcloud", {"NtpServer": "x"}) == ["NtpServer"]

@@ -46,7 +46,7 @@ class UpdateCapabilities(Action):
                 "environments must map each environment path to true or false.")
         repo = PlanRepository(self.context.store)
         repo.require(plan)
-        with self.context.locks.hold(plan):
+        with self.context.hold_plan(plan):
             plan_files = repo.names(plan)
             cmap = _capabilities_map(repo, plan, plan_files)
             env = repo.environment(plan)

@@ -8,11 +8,14 @@ command that only reads a plan never loads the workflow engine.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from tripleo_flow import exceptions
 from tripleo_flow.config import LIMITS_OPTS
+from tripleo_flow.plans.plan import PlanRepository
 
 if TYPE_CHECKING:
     from oslo_config import cfg
@@ -73,6 +76,25 @@ class ActionContext:
     undo_journal: UndoJournal | None = None
     #: The workflow execution and task the action runs in (None outside a workflow).
     execution: ExecutionInfo | None = None
+
+    @contextlib.contextmanager
+    def hold_plan(self, plan: str) -> Iterator[None]:
+        """Hold ``plan``'s write lock for an operation on its files other than a
+        template update (or its undo): it waits for a running update to finish, and
+        a plan a killed update left part old, part new is refused until the update
+        is run again.
+
+        :raises PlanUpdateUnfinished: when the plan's update journal is there.
+        """
+        with self.locks.hold(plan):
+            # Under the lock no update runs: a journal is one a killed update left.
+            try:
+                pending = PlanRepository(self.store).journal(plan)
+            except exceptions.ContainerNotFound:  # no plan: the action says so its way
+                pending = None
+            if pending is not None:
+                raise exceptions.PlanUpdateUnfinished(plan)
+            yield
 
     def report(self, progress: Progress) -> None:
         """Tell the reporter, if any, how far the running action is."""

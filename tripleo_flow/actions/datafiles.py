@@ -52,7 +52,7 @@ class DataFileAction(Action):
         self.validate(items)
         repo = PlanRepository(self.context.store)
         repo.require(plan)
-        with self.context.locks.hold(plan):
+        with self.context.hold_plan(plan):
             record = self.context.undo_record(lambda: self._backup(plan))
             self.context.store.put_object(plan, self.filename, planenv.dump_yaml(items))
         return {"names": [i.get("name") for i in items], **record}

@@ -115,7 +115,7 @@ class UpdateDeployedServers(Action):
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         store = self.context.store
-        with self.context.locks.hold(plan):
+        with self.context.hold_plan(plan):
             role_list = deployment_roles(self.context, repo, plan, baremetal_deployment)
             unprovisioned = provision.missing(role_list, read_record(self.context, plan))
             if unprovisioned:

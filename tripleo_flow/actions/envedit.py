@@ -41,7 +41,7 @@ def edit_section(
     """
     repo = PlanRepository(context.store)
     repo.require(plan)
-    with context.locks.hold(plan):
+    with context.hold_plan(plan):
         env = repo.environment(plan)
         old = dict(env.get(section) or {})
         new = change(copy.deepcopy(old))

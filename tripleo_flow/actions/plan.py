@@ -231,7 +231,7 @@ class ExportPlan(Action):
         if target.exists():
             raise exceptions.InvalidInput(
                 f"Output file {output!r} already exists; choose another name or remove it.")
-        with self.context.locks.hold(plan):
+        with self.context.hold_plan(plan):  # never a tree part old, part new
             files = repo.read_all(plan)
         if not secrets:
             files = plan_export.without_secrets(files)

@@ -41,7 +41,7 @@ class RestorePlan(Action):
     def execute(self, plan: str, version: str, keep_passwords: bool = True) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)
         repo.require(plan)
-        with self.context.locks.hold(plan):
+        with self.context.hold_plan(plan):
             old = repo.environment_version(plan, version)
             old_env = planenv.parse_plan_environment(old, f"{PLAN_ENV} (version {version})")
             current = self.context.store.get_object(plan, PLAN_ENV)

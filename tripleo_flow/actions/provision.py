@@ -151,7 +151,7 @@ def _edit_record(action: Action, plan: str,
                  edit: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
     """Apply ``edit`` to the plan's record under its lock; the undo record."""
     PlanRepository(action.context.store).require(plan)
-    with action.context.locks.hold(plan):
+    with action.context.hold_plan(plan):
         before = read_record(action.context, plan)
         after = edit(dict(before))
         # A re-run (a resumed job) finds the record edited and gets the first run's undo.

@@ -112,6 +112,8 @@ def load_schema(context: ActionContext, plan: str) -> dict[str, Any]:
     """
     repo = PlanRepository(context.store)
     repo.require(plan)
+    if repo.journal(plan) is not None:  # a tree part old, part new: no schema of it
+        raise exceptions.PlanUpdateUnfinished(plan)
     key = parameter_schema.cache_key(plan_digests(repo, plan))
     env = repo.environment(plan)
     user_values = dict(env.get("parameter_defaults") or {})

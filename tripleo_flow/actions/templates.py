@@ -20,7 +20,7 @@ class ProcessTemplates(Action):
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         store = self.context.store
-        with self.context.locks.hold(plan):
+        with self.context.hold_plan(plan):
             files = repo.files(plan)
             manifest = repo.manifest(plan)
             rendered = rendering.render_plan(

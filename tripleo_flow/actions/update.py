@@ -34,7 +34,7 @@ class SetUpdateStage(Action):
     def execute(self, plan: str, stage: str, kind: str = "update") -> dict[str, Any]:
         repo = PlanRepository(self.context.store)
         repo.require(plan)
-        with self.context.locks.hold(plan):
+        with self.context.hold_plan(plan):
             env = repo.environment(plan)
             current = list(env.get("environments") or [])
             files = self.context.store.list_objects(plan, prefix="environments/lifecycle/")

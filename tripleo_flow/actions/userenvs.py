@@ -165,7 +165,7 @@ class AddEnvironments(_Change):
         envs = _environments(self.context, user_environments)
         repo = PlanRepository(self.context.store)
         repo.require(plan)
-        with self.context.locks.hold(plan):
+        with self.context.hold_plan(plan):
             previous = list(repo.environment(plan).get("environments") or [])
             existing = self.context.store.list_objects(plan, prefix=userenvs.PREFIX)
             users = userenvs.user_paths(previous)
@@ -215,7 +215,7 @@ class RemoveEnvironments(_Change):
                                        sep=" (", tail=").")])
         repo = PlanRepository(self.context.store)
         repo.require(plan)
-        with self.context.locks.hold(plan):
+        with self.context.hold_plan(plan):
             previous = list(repo.environment(plan).get("environments") or [])
             listed = {e.get("path") for e in previous if isinstance(e, dict)}
             for path in paths:

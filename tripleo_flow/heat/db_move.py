@@ -48,6 +48,8 @@ from tripleo_flow.heat.workdir import HeatDir
 SUFFIXES = ("", "-journal", "-wal")
 #: Files SQLite rebuilds (never moved, only removed).
 SCRATCH = ("-shm",)
+#: The note beside a database on the tmpfs naming its heat-launcher dir (:mod:`.shm_orphans`).
+NOTE_SUFFIX = ".heat-dir"
 FILE_MODE = 0o600
 DIR_MODE = 0o700
 
@@ -95,7 +97,7 @@ def move(source: Path, target: Path) -> list[str]:
             os.fsync(out.fileno())
         os.replace(partial, f"{target}{suffix}")
         moved.append(src.name)
-    for suffix in (*SUFFIXES, *SCRATCH):
+    for suffix in (*SUFFIXES, *SCRATCH, NOTE_SUFFIX):
         with contextlib.suppress(FileNotFoundError):
             Path(f"{source}{suffix}").unlink()
     return moved

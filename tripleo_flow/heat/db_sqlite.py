@@ -16,6 +16,7 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.heat import database
 from tripleo_flow.heat.database import tmp_path
+from tripleo_flow.heat.db_move import NOTE_SUFFIX
 
 FILE_MODE = 0o600
 
@@ -51,7 +52,8 @@ class SqliteDatabase:
         os.close(fd)
 
     def wipe(self) -> None:
-        for suffix in ("", "-journal", "-wal", "-shm"):
+        # with the note naming its heat-dir (tmpfs files: :mod:`.shm_orphans`)
+        for suffix in ("", "-journal", "-wal", "-shm", NOTE_SUFFIX):
             with contextlib.suppress(FileNotFoundError):
                 Path(f"{self.path}{suffix}").unlink()
 

@@ -13,7 +13,10 @@ database without dumping it (the last good dump stays the current one).
 Such a launch with its SQLite file outside the heat-dir (on ``/dev/shm``) also
 starts a :mod:`.db_move` watcher: once the owner is gone and heat-all with it,
 the file (every password of the stack) moves into the heat-dir, where the next
-launch (a resumed deploy) looks for it, rather than staying in memory.
+launch (a resumed deploy) looks for it, rather than staying in memory.  Every
+launch notes beside such a file the heat-dir it belongs to, and first moves home
+(or removes) the files on that tmpfs whose owner and watcher both died
+(:mod:`.shm_orphans`).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.core import crashpoints
-from tripleo_flow.heat import database, db_move, process, render, unpaced
+from tripleo_flow.heat import database, db_move, process, render, shm_orphans, unpaced
 from tripleo_flow.heat import launcher as common
 from tripleo_flow.heat.database import HeatDatabase
 from tripleo_flow.heat.db_mariadb import MariaDBDatabase
@@ -182,6 +185,19 @@ class NativeLauncher:
         _DB_WATCHERS[self._marker()], record["db_watcher"] = process.start_db_watcher(
             cleanup, self.work, label)
 
+    def _note_database(self, db: HeatDatabase) -> None:
+        """Name this heat-dir beside a SQLite file outside it (:mod:`.shm_orphans`)."""
+        if isinstance(db, SqliteDatabase) and self.work.root not in db.path.parents:
+            shm_orphans.write_note(db.path, self.work)
+
+    def _sweep_orphans(self) -> None:
+        """Move home or remove the SQLite files other heat-dirs' dead runs left on the
+        tmpfs this launcher uses (this heat-dir's own: :meth:`_clean_leftovers`)."""
+        done = shm_orphans.sweep(self.sqlite_dir or default_dir(self.work.root),
+                                 skip=self.work.token)
+        for line in done:
+            LOG.warning("%s", line)
+
     def _unwatch_database(self, record: dict[str, Any]) -> None:
         """Stop the database watcher without letting it move anything (a teardown)."""
         watcher = record.get("db_watcher")
@@ -307,6 +323,7 @@ class NativeLauncher:
 
     def launch(self, restore_db: bool = False, owned_by: str | None = None,
                adopt: bool = False) -> HeatEndpoint:
+        self._sweep_orphans()
         with self.work.locked():
             cleaned, kept = self._clean_leftovers(adopt)
             restore_db = restore_db or kept
@@ -330,6 +347,7 @@ class NativeLauncher:
                 self._watch_database(record, db)
                 self.work.write_run(record)
                 db.create()
+                self._note_database(db)
                 if restore_db:
                     db.restore(self.work.dump_file)
                 self._db_sync()
