@@ -131,12 +131,17 @@ class SqliteDatabase:
             conn.close()
 
     def engine_ids(self) -> set[str]:
+        return self._column("SELECT id FROM service WHERE deleted_at IS NULL")
+
+    def schema_revisions(self) -> set[str]:
+        return self._column("SELECT version_num FROM alembic_version")
+
+    def _column(self, query: str) -> set[str]:
+        """The first column of ``query``'s rows (read-only); empty when it fails."""
         try:
             conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=1)
             try:
-                rows = conn.execute(
-                    "SELECT id FROM service WHERE deleted_at IS NULL"
-                ).fetchall()
+                rows = conn.execute(query).fetchall()
             finally:
                 conn.close()
         except sqlite3.Error:

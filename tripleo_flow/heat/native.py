@@ -132,6 +132,15 @@ class NativeLauncher:
                 f"heat-manage db_sync failed (exit {rc}) for {self.work.root}:\n{tail}"
             )
 
+    def _schema_current(self, db: HeatDatabase) -> bool:
+        """Whether ``db`` (a restored dump) is at the schema heads of the virtualenv's
+        Heat, so that db_sync would change nothing (it costs seconds: Heat's import)."""
+        heads = database.schema_heads(self.venv)
+        current = bool(heads) and db.schema_revisions() == heads
+        if current:
+            LOG.debug("The restored Heat database is at %s: no db_sync.", sorted(heads))
+        return current
+
     def _start(self, tethered: bool = False) -> subprocess.Popen[bytes]:
         """Start heat-all in a session of its own; ``tethered``: under :mod:`.tether`."""
         command = [self._binary("heat-all"), "--config-file", str(self.work.conf_file)]
@@ -323,7 +332,8 @@ class NativeLauncher:
                 db.create()
                 if restore_db:
                     db.restore(self.work.dump_file)
-                self._db_sync()
+                if not (restore_db and self._schema_current(db)):
+                    self._db_sync()
                 db.keep_ids_unique()
                 before = db.engine_ids()
                 alive = self._start_heat(record)

@@ -87,7 +87,11 @@ def test_launch_stack_kill_restore_kill(client: Client, tmp_path: Path,
     again = client.kill_heat(heat_dir)
     assert again == {"heat_dir": str(work.root), "dump": None, "stopped": []}
 
+    syncs = _db_syncs(work)
+    assert syncs == 1
     client.launch_heat(heat_dir, "native", restore_db=True)
+    # The dump was at the schema heads of the venv's Heat: no db_sync (Heat's import).
+    assert _db_syncs(work) == syncs
     listed = json.loads(osc("stack", "list", "-f", "json"))
     assert [(s["Stack Name"], s["Stack Status"]) for s in listed] == [
         ("small", "CREATE_COMPLETE")]
@@ -101,6 +105,11 @@ def test_launch_stack_kill_restore_kill(client: Client, tmp_path: Path,
     client.kill_heat(heat_dir)
     assert heat_processes(work.conf_file) == []
     assert not _sqlite_db_exists(db_file)
+
+
+def _db_syncs(work: HeatDir) -> int:
+    """How many times heat-manage db_sync ran in ``work`` (its log is appended to)."""
+    return (work.log_dir / "heat-manage.log").read_text().count("Applying migration(s)")
 
 
 def _sqlite_db_exists(db_file: Path) -> bool:
