@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -96,6 +97,28 @@ class SqliteDatabase:
                 f"Restoring the Heat database {self.path} from {path} failed: {exc}. "
                 "The dump may be damaged; launch without --restore-db to start afresh."
             ) from exc
+
+    def copy_of(self, template: Path) -> bool:
+        """Make this just created database a copy of the SQLite file ``template`` (an
+        empty schema); False (nothing changed) when it cannot be read."""
+        try:
+            shutil.copyfile(template, self.path)  # keeps this file's 0600
+        except OSError:
+            self.create()
+            return False
+        return True
+
+    def keep_copy(self, template: Path) -> None:
+        """Keep a copy of this database (an empty schema) at ``template``, replaced
+        whole; nothing when its directory is not writable."""
+        partial = template.with_name(f".{template.name}.{os.getpid()}.partial")
+        try:
+            template.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(self.path, partial)
+            os.replace(partial, template)
+        except OSError:
+            with contextlib.suppress(OSError):
+                partial.unlink()
 
     def keep_ids_unique(self) -> None:
         """Give each table keyed by an integer ``id`` SQLite's AUTOINCREMENT.

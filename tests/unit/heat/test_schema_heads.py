@@ -55,3 +55,30 @@ def test_sqlite_schema_revisions(tmp_path: Path) -> None:
         conn.execute("INSERT INTO alembic_version VALUES ('c6214ca60943')")
     conn.close()
     assert db.schema_revisions() == {"c6214ca60943"}
+
+
+def test_a_kept_schema_is_copied_into_a_fresh_database(tmp_path: Path) -> None:
+    made = SqliteDatabase(tmp_path / "made.sqlite")
+    made.create()
+    with sqlite3.connect(made.path) as conn:
+        conn.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)")
+        conn.execute("INSERT INTO alembic_version VALUES ('aaa')")
+    conn.close()
+    template = tmp_path / "venv" / ".tripleo-flow" / "heat-schema-aaa.sqlite"
+    made.keep_copy(template)
+    assert SqliteDatabase(template).schema_revisions() == {"aaa"}
+    assert [p.name for p in template.parent.iterdir()] == [template.name]  # no partial left
+
+    fresh = SqliteDatabase(tmp_path / "shm" / "fresh.sqlite")
+    fresh.create()
+    assert fresh.copy_of(template) and fresh.schema_revisions() == {"aaa"}
+    assert fresh.path.stat().st_mode & 0o777 == 0o600  # the database's own mode
+
+
+def test_a_schema_that_cannot_be_kept_or_copied_changes_nothing(tmp_path: Path) -> None:
+    db = SqliteDatabase(tmp_path / "db.sqlite")
+    db.create()
+    (tmp_path / "file").write_text("")
+    db.keep_copy(tmp_path / "file" / "heat-schema-aaa.sqlite")  # its dir cannot be made
+    assert not db.copy_of(tmp_path / "missing.sqlite")
+    assert db.exists() and db.path.stat().st_size == 0
