@@ -110,10 +110,13 @@ def test_the_end_of_a_followed_stack_is_seen_at_the_next_cheap_look(
     only its status, every ``poll``: the end is seen ``poll`` seconds after it, and the
     stack that ended is read whole and reported."""
     clock = [0.0]
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        clock[0] += seconds
+
     monkeypatch.setattr(heat_client.time, "monotonic", lambda: clock[0])
-    monkeypatch.setattr(heat_client.time, "sleep",
-                        lambda seconds: (waits.append(seconds), clock.__setitem__(
-                            0, clock[0] + seconds)))
+    monkeypatch.setattr(heat_client.time, "sleep", sleep)
     client = _Answers([
         _listed("CREATE_IN_PROGRESS"), _stack("CREATE_IN_PROGRESS"),  # the first look
         *[_listed("CREATE_IN_PROGRESS")] * 3,                          # 0.5, 1.0, 1.5 s
