@@ -94,3 +94,47 @@ def test_other_errors_stop_the_wait(error: exceptions.HeatError) -> None:
     with pytest.raises(exceptions.HeatError):
         client.wait("oc")
     assert client.calls == 1
+
+
+def _listed(status: str) -> dict[str, Any]:
+    return {"stacks": [{"id": "1", "stack_status": status}]}
+
+
+def _stack(status: str) -> dict[str, Any]:
+    return {"stack": {"id": "1", "stack_status": status}}
+
+
+def test_the_end_of_a_followed_stack_is_seen_at_the_next_cheap_look(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole stack is read (and reported) at once and every ``interval``; in between
+    only its status, every ``poll``: the end is seen ``poll`` seconds after it, and the
+    stack that ended is read whole and reported."""
+    clock = [0.0]
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        clock[0] += seconds
+
+    monkeypatch.setattr(heat_client.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(heat_client.time, "sleep", sleep)
+    client = _Answers([
+        _listed("CREATE_IN_PROGRESS"), _stack("CREATE_IN_PROGRESS"),  # the first look
+        *[_listed("CREATE_IN_PROGRESS")] * 3,                          # 0.5, 1.0, 1.5 s
+        _listed("CREATE_IN_PROGRESS"), _stack("CREATE_IN_PROGRESS"),  # 2 s: a whole look
+        _listed("CREATE_COMPLETE"),                                    # 2.5 s: it ended
+        _listed("CREATE_COMPLETE"), _stack("CREATE_COMPLETE")])        # read whole
+    reported: list[str] = []
+    stack = client.wait("oc", lambda s: reported.append(s["stack_status"]),
+                        interval=2.0, poll=0.5)
+    assert stack["stack_status"] == "CREATE_COMPLETE"
+    assert client.answers == [] and client.calls == 10
+    assert reported == ["CREATE_IN_PROGRESS", "CREATE_IN_PROGRESS", "CREATE_COMPLETE"]
+    assert waits == [0.5] * 5 and clock[0] == 2.5
+
+
+def test_a_followed_stack_that_disappears_is_an_error() -> None:
+    client = _Answers([_listed("UPDATE_IN_PROGRESS"), _stack("UPDATE_IN_PROGRESS"),
+                       {"stacks": []}, {"stacks": []}])
+    with pytest.raises(exceptions.HeatError, match="disappeared"):
+        client.wait("oc", poll=0.5)
+    assert client.answers == []

@@ -76,11 +76,10 @@ class HeatClient:
         """The stack called ``name`` (with id, status and outputs), or None."""
         # A lookup by name alone answers 500 (not 404) for a missing stack on the fake
         # RPC transport: list with a name filter, then read by name and id.
-        query = urllib.parse.urlencode({"stack_name": name})
-        listed = self._call("GET", f"/stacks?{query}")["stacks"]
-        if not listed:
+        listed = self._listed(name)
+        if listed is None:
             return None
-        stack_id = listed[0]["id"]
+        stack_id = listed["id"]
         found = self._call("GET", f"/stacks/{urllib.parse.quote(name)}/{stack_id}",
                            missing_ok=True)
         return None if found is None else dict(found["stack"])
@@ -93,13 +92,48 @@ class HeatClient:
         update = {k: v for k, v in body.items() if k != "stack_name"}
         self._call("PUT", f"/stacks/{urllib.parse.quote(name)}/{stack_id}", update)
 
+    def stack_status(self, name: str) -> str | None:
+        """The status of the stack called ``name`` as Heat's stack list gives it (a cheap
+        look: no outputs are resolved), or None when there is no such stack."""
+        listed = self._listed(name)
+        return None if listed is None else str(listed.get("stack_status", ""))
+
+    def _listed(self, name: str) -> dict[str, Any] | None:
+        """The stack list's entry of the stack called ``name`` (id and status), or None."""
+        query = urllib.parse.urlencode({"stack_name": name})
+        listed = self._call("GET", f"/stacks?{query}")["stacks"]
+        return dict(listed[0]) if listed else None
+
     def wait(self, name: str, progress: Progress | None = None, interval: float = 2.0,
-             timeout: float = 3600.0) -> dict[str, Any]:
-        """Poll the stack until it is no longer IN_PROGRESS; return it."""
+             timeout: float = 3600.0, poll: float = 0.5) -> dict[str, Any]:
+        """Follow the stack until it is no longer IN_PROGRESS; return it.
+
+        The whole stack (outputs resolved) is read and handed to ``progress`` at once,
+        then every ``interval`` seconds and once more when it ended; in between, its
+        status alone is looked at every ``poll`` seconds, so that the end is seen within
+        ``poll`` seconds rather than ``interval`` (a stack of a few seconds, each update
+        of a lifecycle step, waited up to ``interval`` for nothing).
+        """
         deadline = time.monotonic() + timeout
+        look_at = time.monotonic()  # when the whole stack is read next
         while True:
             try:
-                stack = self.find_stack(name)
+                if time.monotonic() >= look_at:
+                    stack = self.find_stack(name)
+                    if stack is None:
+                        raise exceptions.HeatError(
+                            f"Stack {name!r} disappeared while it was followed.")
+                    if progress is not None:
+                        progress(stack)
+                    status = str(stack.get("stack_status", ""))
+                    if not status.endswith("IN_PROGRESS"):
+                        return stack
+                    look_at = time.monotonic() + interval
+                else:
+                    status = self.stack_status(name) or ""
+                    if not status.endswith("IN_PROGRESS"):  # ended (or gone): read it
+                        look_at = time.monotonic()
+                        continue
             except exceptions.HeatError as exc:
                 # heat-all serves its API between the engine's work: on a loaded
                 # machine a look at a big stack being updated can go unanswered for a
@@ -110,16 +144,10 @@ class HeatClient:
                             "again.", name, self.timeout)
                 time.sleep(interval)
                 continue
-            if stack is None:
-                raise exceptions.HeatError(f"Stack {name!r} disappeared while it was followed.")
-            if progress is not None:
-                progress(stack)
-            if not str(stack.get("stack_status", "")).endswith("IN_PROGRESS"):
-                return stack
             if time.monotonic() > deadline:
                 raise exceptions.HeatError(
-                    f"Stack {name!r} still {stack['stack_status']} after {timeout:.0f} s.")
-            time.sleep(interval)
+                    f"Stack {name!r} still {status} after {timeout:.0f} s.")
+            time.sleep(min(poll, interval))
 
     def resources(self, name: str, stack_id: str, nested_depth: int = 5,
                   with_detail: bool = False, resource_name: str | None = None,

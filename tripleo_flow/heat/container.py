@@ -128,6 +128,10 @@ class ContainerLauncher(NativeLauncher):
     def _check_installed(self) -> None:
         heat_image.require(self._podman(), self.image)
 
+    def _schema_current(self, db: Any) -> bool:
+        """False: the image's Heat may not be the one of ``[heat] venv``; db_sync in it."""
+        return False
+
     def _db_sync(self) -> None:
         self._run(["heat-manage", "--config-file", str(self.work.conf_file), "db_sync"],
                   name=f"{self.name}-db-sync", detach=False)

@@ -9,6 +9,7 @@ empty or partial ``heat-db-dump.sql`` behind.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -49,8 +50,29 @@ class HeatDatabase(Protocol):
     def engine_ids(self) -> set[str]:
         """Ids of the rows heat-engine writes to ``service`` once it listens."""
 
+    def schema_revisions(self) -> set[str]:
+        """The alembic revisions the schema is at (empty: none, or unreadable)."""
+
     def record(self) -> dict[str, Any]:
         """What the run record needs to find this database again."""
+
+
+#: ``revision = '...'`` and ``down_revision = ...`` (None, a name or a tuple of names)
+#: in an alembic migration file, with or without a type annotation.
+_REVISION_LINE = re.compile(r"^(down_revision|revision)\s*(?::[^=\n]*)?=\s*(.+)$",
+                            re.MULTILINE)
+_NAME = re.compile(r"""['"](\w+)['"]""")
+
+
+def schema_heads(venv: Path) -> set[str]:
+    """The head revisions of the schema ``heat-manage db_sync`` of the Heat virtualenv
+    ``venv`` makes (read from its alembic migration files); empty when none are found."""
+    revisions: set[str] = set()
+    below: set[str] = set()
+    for migration in venv.glob("lib/python3*/site-packages/heat/db/migrations/versions/*.py"):
+        for key, value in _REVISION_LINE.findall(migration.read_text(errors="replace")):
+            (revisions if key == "revision" else below).update(_NAME.findall(value))
+    return revisions - below
 
 
 def tmp_path(path: Path) -> Path:

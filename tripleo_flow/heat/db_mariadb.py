@@ -139,6 +139,13 @@ class MariaDBDatabase:
         and a dump keeps the counter (see :meth:`SqliteDatabase.keep_ids_unique`)."""
 
     def engine_ids(self) -> set[str]:
+        return self._column("SELECT id FROM service WHERE deleted_at IS NULL")
+
+    def schema_revisions(self) -> set[str]:
+        return self._column("SELECT version_num FROM alembic_version")
+
+    def _column(self, query: str) -> set[str]:
+        """The first column of ``query``'s rows, as Heat's user; empty when it fails."""
         import pymysql
 
         try:
@@ -147,7 +154,7 @@ class MariaDBDatabase:
             return set()
         try:
             with conn.cursor() as cur:
-                cur.execute("SELECT id FROM service WHERE deleted_at IS NULL")
+                cur.execute(query)
                 return {str(r[0]) for r in cur.fetchall()}
         except pymysql.MySQLError:
             return set()

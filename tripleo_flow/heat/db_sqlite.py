@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -99,6 +100,28 @@ class SqliteDatabase:
                 "The dump may be damaged; launch without --restore-db to start afresh."
             ) from exc
 
+    def copy_of(self, template: Path) -> bool:
+        """Make this just created database a copy of the SQLite file ``template`` (an
+        empty schema); False (nothing changed) when it cannot be read."""
+        try:
+            shutil.copyfile(template, self.path)  # keeps this file's 0600
+        except OSError:
+            self.create()
+            return False
+        return True
+
+    def keep_copy(self, template: Path) -> None:
+        """Keep a copy of this database (an empty schema) at ``template``, replaced
+        whole; nothing when its directory is not writable."""
+        partial = template.with_name(f".{template.name}.{os.getpid()}.partial")
+        try:
+            template.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(self.path, partial)
+            os.replace(partial, template)
+        except OSError:
+            with contextlib.suppress(OSError):
+                partial.unlink()
+
     def keep_ids_unique(self) -> None:
         """Give each table keyed by an integer ``id`` SQLite's AUTOINCREMENT.
 
@@ -133,12 +156,17 @@ class SqliteDatabase:
             conn.close()
 
     def engine_ids(self) -> set[str]:
+        return self._column("SELECT id FROM service WHERE deleted_at IS NULL")
+
+    def schema_revisions(self) -> set[str]:
+        return self._column("SELECT version_num FROM alembic_version")
+
+    def _column(self, query: str) -> set[str]:
+        """The first column of ``query``'s rows (read-only); empty when it fails."""
         try:
             conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=1)
             try:
-                rows = conn.execute(
-                    "SELECT id FROM service WHERE deleted_at IS NULL"
-                ).fetchall()
+                rows = conn.execute(query).fetchall()
             finally:
                 conn.close()
         except sqlite3.Error:

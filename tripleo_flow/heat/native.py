@@ -44,6 +44,8 @@ from tripleo_flow.workspace import owner
 LOG = logging.getLogger(__name__)
 HOST = "127.0.0.1"
 INSTALL_COMMAND = "tripleo-flow heat install"
+#: Where in the Heat virtualenv the empty schema its db_sync makes is kept.
+SCHEMA_DIR = ".tripleo-flow"
 #: Write ends of the tether pipes of the Heats this process owns, by heat.conf path.
 _TETHERS: dict[str, int] = {}
 #: The database watchers (:mod:`.db_move`) this process started, by heat.conf path.
@@ -143,6 +145,31 @@ class NativeLauncher:
             raise exceptions.HeatError(
                 f"heat-manage db_sync failed (exit {rc}) for {self.work.root}:\n{tail}"
             )
+
+    def _schema_current(self, db: HeatDatabase) -> bool:
+        """Whether ``db`` (a restored dump) is at the schema heads of the virtualenv's
+        Heat, so that db_sync would change nothing (it costs seconds: Heat's import)."""
+        heads = database.schema_heads(self.venv)
+        current = bool(heads) and db.schema_revisions() == heads
+        if current:
+            LOG.debug("The restored Heat database is at %s: no db_sync.", sorted(heads))
+        return current
+
+    def _create_schema(self, db: HeatDatabase) -> None:
+        """Give the fresh database Heat's schema with db_sync; a SQLite one, once per
+        schema of the virtualenv's Heat: the empty schema the first db_sync made is kept
+        in the venv (``.tripleo-flow/``, named by its heads) and copied from then on."""
+        heads = database.schema_heads(self.venv)
+        if not isinstance(db, SqliteDatabase) or not heads:
+            self._db_sync()
+            return
+        template = self.venv / SCHEMA_DIR / f"heat-schema-{'-'.join(sorted(heads))}.sqlite"
+        if SqliteDatabase(template).schema_revisions() == heads and db.copy_of(template):
+            LOG.debug("Heat's schema copied from %s: no db_sync.", template)
+            return
+        self._db_sync()
+        if db.schema_revisions() == heads:
+            db.keep_copy(template)
 
     def _start(self, tethered: bool = False) -> subprocess.Popen[bytes]:
         """Start heat-all in a session of its own; ``tethered``: under :mod:`.tether`."""
@@ -350,7 +377,10 @@ class NativeLauncher:
                 self._note_database(db)
                 if restore_db:
                     db.restore(self.work.dump_file)
-                self._db_sync()
+                    if not self._schema_current(db):
+                        self._db_sync()
+                else:
+                    self._create_schema(db)
                 db.keep_ids_unique()
                 before = db.engine_ids()
                 alive = self._start_heat(record)

@@ -28,9 +28,11 @@ import pytest
 
 from tests.functional.heat.conftest import heat_processes
 from tests.functional.heat.test_deploy_progress import _conf_file
+from tripleo_flow import exceptions
 from tripleo_flow.api import Client
 from tripleo_flow.core.crashpoints import ENV as CRASH_ENV
 from tripleo_flow.heat import process
+from tripleo_flow.heat.client import HeatClient
 from tripleo_flow.heat.workdir import HeatDir
 
 pytestmark = pytest.mark.functional
@@ -72,12 +74,12 @@ class Deploy:
             return {}
 
     def wait_for(self, proc: subprocess.Popen[str], point: Callable[[], bool],
-                 what: str) -> None:
+                 what: str, pause: float = 0.002) -> None:
         deadline = time.monotonic() + 300
         while not point():
             assert proc.poll() is None, f"deploy ended before {what}: {self.stderr.read_text()}"
             assert time.monotonic() < deadline, f"deploy never reached {what}"
-            time.sleep(0.002)
+            time.sleep(pause)
 
     def status(self) -> dict:
         out = subprocess.run(self.cli("deployment", "status", "--plan", "oc", "-f", "json"),
@@ -87,15 +89,26 @@ class Deploy:
         return result
 
     def kill_at(self, proc: subprocess.Popen[str], point: Callable[[], bool], what: str,
-                settle: float = 0.0) -> None:
-        """``kill -9`` the process once ``point`` holds (``settle`` seconds later), then
-        check that its Heat died with it."""
-        self.wait_for(proc, point, what)
-        time.sleep(settle)
+                pause: float = 0.002) -> None:
+        """``kill -9`` the process once ``point`` holds (looked at every ``pause``
+        seconds), then check that its Heat died with it."""
+        self.wait_for(proc, point, what, pause)
         pids = _heat_pids(self)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         self.assert_no_heat(pids)
+
+    def stack_in_progress(self) -> bool:
+        """Whether the deploy's Heat is ready and says the stack is being created or
+        updated (``*_IN_PROGRESS``): the moment to kill "while the stack is created"."""
+        if not self.run_record().get("ready"):
+            return False
+        try:
+            status = HeatClient(f"http://127.0.0.1:{self.port}/v1/admin",
+                                timeout=5).stack_status("oc")
+        except exceptions.HeatError:
+            return False
+        return bool(status and status.endswith("_IN_PROGRESS"))
 
     def started(self) -> bool:
         """Whether Heat's processes started (heat-all's pid, or the children of type
@@ -250,8 +263,8 @@ def test_a_deploy_killed_while_the_stack_is_created_resumes(any_deploy: Deploy,
     if moment == "while Heat starts":
         deploy.kill_at(proc, lambda: deploy.started()
                        and not deploy.run_record().get("ready"), "Heat starting")
-    else:  # 3 s later: the stack is being created
-        deploy.kill_at(proc, lambda: bool(deploy.run_record().get("ready")), "the stack", 3)
+    else:  # Heat says the stack is being created
+        deploy.kill_at(proc, deploy.stack_in_progress, "the stack being created", 0.1)
     assert_moved_off_shm(deploy,
                          moved=deploy.heat_type == "native" or moment != "while Heat starts")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

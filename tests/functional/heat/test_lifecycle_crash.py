@@ -54,8 +54,8 @@ def test_an_upgrade_prepare_killed_while_the_stack_is_updated_resumes(
         client.deploy("oc", work_dir=deploy.work)
 
     proc = deploy.start(command=("overcloud", "upgrade", "prepare", "--stack", "oc", "-y"))
-    # 3 s after Heat is ready: the stack is being updated.
-    deploy.kill_at(proc, lambda: bool(deploy.run_record().get("ready")), "the stack", 3)
+    # Heat says the stack is being updated.
+    deploy.kill_at(proc, deploy.stack_in_progress, "the stack being updated", 0.1)
     listed = _cli_json(deploy, "execution", "list")
     assert isinstance(listed, list)
     [killed] = [row for row in listed if row["Workflow"] == workbooks.UPGRADE_PREPARE]

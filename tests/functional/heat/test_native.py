@@ -19,7 +19,8 @@ from tests.functional.heat.conftest import OpenStack, heat_processes, make_conf
 from tripleo_flow import exceptions
 from tripleo_flow.actions.heat import LaunchHeat
 from tripleo_flow.api import Client
-from tripleo_flow.heat import process
+from tripleo_flow.heat import database, native, process
+from tripleo_flow.heat.db_sqlite import SqliteDatabase
 from tripleo_flow.heat.workdir import HeatDir
 
 pytestmark = pytest.mark.functional
@@ -51,6 +52,10 @@ def test_launch_stack_kill_restore_kill(client: Client, tmp_path: Path,
                              "'resource_properties_data'").fetchone()[0]
     schema.close()
     assert "AUTOINCREMENT" in rpd_sql
+    # The empty schema is kept in the venv: the next fresh launch copies it.
+    heads = database.schema_heads(heat_venv)
+    template = heat_venv / native.SCHEMA_DIR / f"heat-schema-{'-'.join(sorted(heads))}.sqlite"
+    assert heads and SqliteDatabase(template).schema_revisions() == heads
 
     # Artifacts are private; the clouds.yaml entry is the one the seed documents.
     assert _mode(work.root) == 0o700 and _mode(work.log_dir) == 0o700
@@ -87,7 +92,10 @@ def test_launch_stack_kill_restore_kill(client: Client, tmp_path: Path,
     again = client.kill_heat(heat_dir)
     assert again == {"heat_dir": str(work.root), "dump": None, "stopped": []}
 
+    syncs = _db_syncs(work)
     client.launch_heat(heat_dir, "native", restore_db=True)
+    # The dump was at the schema heads of the venv's Heat: no db_sync (Heat's import).
+    assert _db_syncs(work) == syncs
     listed = json.loads(osc("stack", "list", "-f", "json"))
     assert [(s["Stack Name"], s["Stack Status"]) for s in listed] == [
         ("small", "CREATE_COMPLETE")]
@@ -101,6 +109,22 @@ def test_launch_stack_kill_restore_kill(client: Client, tmp_path: Path,
     client.kill_heat(heat_dir)
     assert heat_processes(work.conf_file) == []
     assert not _sqlite_db_exists(db_file)
+
+    # A fresh launch elsewhere: the kept schema, no db_sync, a Heat that creates stacks.
+    other = HeatDir(tmp_path / "other")
+    ep = client.launch_heat(str(other.root), "native")
+    try:
+        assert _db_syncs(other) == 0
+        OpenStack(heat_venv, ep["clouds_yaml"])(
+            "stack", "create", "-t", TEMPLATE, "--parameter", "length=3", "--wait", "two")
+    finally:
+        client.kill_heat(str(other.root))
+
+
+def _db_syncs(work: HeatDir) -> int:
+    """How many times heat-manage db_sync ran in ``work`` (its log is appended to)."""
+    log = work.log_dir / "heat-manage.log"
+    return log.read_text().count("Applying migration(s)") if log.exists() else 0
 
 
 def _sqlite_db_exists(db_file: Path) -> bool:
