@@ -38,7 +38,7 @@ COUNT = 600
 USER = {"user/mine.yaml": b"parameter_defaults: {Mine: 1}\n"}
 
 
-@pytest.fixture(params=["local", "swift"])
+@pytest.fixture
 def cli(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Cli]:
     yield from _cli(request, tmp_path, request.param)
 
@@ -116,13 +116,16 @@ def _repair(cli: Cli, how: str, templates: Path) -> None:
     else:
         shown = json.loads(cli.run("execution", "resume", _interrupted_update(cli),
                                    "-f", "json").stdout)
-        assert shown["state"] == "SUCCESS", shown
+        assert shown["State"] == "SUCCESS", shown
 
 
-@pytest.mark.parametrize("point, how", [
-    ("upload:0.5", "retry"), ("upload:0.5", "resume"),
-    ("plan.update:uploaded", "retry"), ("plan.update:done", "retry"),
-])
+#: Every kill point on the local store; on Swift (~70 s a case, 600 objects each way)
+#: the one that cuts the upload itself and is repaired by resuming the execution.
+@pytest.mark.parametrize("cli, point, how", [
+    ("local", "upload:0.5", "retry"), ("local", "upload:0.5", "resume"),
+    ("local", "plan.update:uploaded", "retry"), ("local", "plan.update:done", "retry"),
+    ("swift", "upload:0.5", "resume"),
+], indirect=["cli"])
 def test_update_killed_at_a_crash_point(cli: Cli, tmp_path: Path, point: str,
                                         how: str) -> None:
     trees, dirs = _setup(cli, tmp_path)
