@@ -108,21 +108,34 @@ def _watched(record: dict[str, Any]) -> bool:
         watcher.get("pid"), str(watcher.get("label") or "\0"))
 
 
+def _record(work: HeatDir) -> dict[str, Any]:
+    try:
+        return work.read_run() or {}
+    except exceptions.HeatError:
+        return {}
+
+
+def _lives(work: HeatDir, record: dict[str, Any]) -> bool:
+    """Whether the owner, a Heat or the database watcher of ``work``'s run lives."""
+    return (owner.liveness(record.get("owner")) == owner.RUNNING
+            or bool(process.find(str(work.conf_file))) or _watched(record))
+
+
 def _home(db: Path, work: HeatDir) -> str | None:
     """Move ``db`` into ``work`` (or remove it) when nothing of its run lives."""
+    if _lives(work, _record(work)):
+        # Looked at without the lock first: the lock of a heat-dir whose run lives is
+        # never taken, so its own launch or kill is never refused because of a sweep.
+        return None
     try:
         with work.locked():
-            try:
-                record = work.read_run() or {}
-            except exceptions.HeatError:
-                record = {}
+            record = _record(work)
             database = record.get("database")
             if not isinstance(database, dict) or database.get("path") != str(db):
                 _remove(db)
                 return f"removed {db}: no run of {work.root} uses it"
             alive = owner.liveness(record.get("owner"))
-            if (alive == owner.RUNNING or process.find(str(work.conf_file))
-                    or _watched(record)):
+            if _lives(work, record):
                 return None
             if alive != owner.GONE and record.get("heat_type") != "native":
                 return None  # no owner to go by, and a Heat not seen from here for sure

@@ -23,6 +23,7 @@ import fcntl
 import hashlib
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,8 @@ from tripleo_flow import exceptions
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
+#: Seconds a launch or kill waits for the heat-dir's lock before it refuses.
+LOCK_WAIT = 5.0
 
 
 class HeatDir:
@@ -148,16 +151,23 @@ class HeatDir:
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        """Hold the directory's lock for one launch or kill; refuse if taken."""
+        """Hold the directory's lock for one launch or kill; refuse if still taken after
+        :data:`LOCK_WAIT` seconds (a killed owner's watcher moving its database, or a
+        sweep of /dev/shm, holds it for a moment; another launch holds it longer)."""
         self.ensure()
         fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT, FILE_MODE)
         try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError as exc:
-                if exc.errno in (errno.EAGAIN, errno.EACCES):
-                    raise self.busy("another launch or kill is in progress") from exc
-                raise
+            deadline = time.monotonic() + LOCK_WAIT
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as exc:
+                    if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                        raise
+                    if time.monotonic() >= deadline:
+                        raise self.busy("another launch or kill is in progress") from exc
+                    time.sleep(0.1)
             yield
         finally:
             os.close(fd)
