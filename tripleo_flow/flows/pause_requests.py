@@ -57,12 +57,15 @@ class PauseRequests:
 
     def request(self, execution_id: str) -> None:
         """Ask the engine running ``execution_id`` to pause (idempotent)."""
-        with self._engine.begin() as conn:
-            found = conn.execute(sa.select(TABLE.c.execution_id).where(
-                TABLE.c.execution_id == execution_id)).first()
-            if found is None:
-                conn.execute(sa.insert(TABLE).values(execution_id=execution_id,
-                                                     requested_at=time.time()))
+        try:
+            with self._engine.begin() as conn:
+                found = conn.execute(sa.select(TABLE.c.execution_id).where(
+                    TABLE.c.execution_id == execution_id)).first()
+                if found is None:
+                    conn.execute(sa.insert(TABLE).values(execution_id=execution_id,
+                                                         requested_at=time.time()))
+        except sa.exc.IntegrityError:
+            pass  # another client asked between the look and the insert: asked already
 
     def requested(self, execution_ids: Sequence[str]) -> bool:
         """Whether a pause is asked of one of ``execution_ids``."""
