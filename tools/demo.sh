@@ -43,7 +43,7 @@ if $TF plan list -f value -c name | grep -qx "$PLAN"; then
     $TF plan delete "$PLAN" --force
 fi
 $TF plan create "$PLAN" "${SOURCE[@]}"
-$TF roles list --plan "$PLAN"
+$TF role list --plan "$PLAN"
 WORK_DIR=${WORK_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/tripleo-flow/demo/$PLAN-$(date +%Y%m%d-%H%M%S)}
 $TF deploy --plan "$PLAN" --heat-type native --work-dir "$WORK_DIR" "${DEPLOY_ARGS[@]}"
 $TF deployment status --plan "$PLAN"

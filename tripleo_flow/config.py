@@ -300,7 +300,7 @@ LIMITS_OPTS = [
                "collection (range(), select(), ...)."),
     cfg.IntOpt("input_max_items", default=100_000, min=1,
                help="Most entries one mapping or list in a workflow execution's inputs "
-               "or environment may hold (parameters set of that many parameters, a node "
+               "or environment may hold (parameter set of that many parameters, a node "
                "list...), at any depth: a larger one is refused before the execution is "
                "recorded. YAQL expressions walk no more than expression_max_items anyway."),
     cfg.IntOpt("parameters_max_size", default=1 << 20, min=1,

@@ -84,6 +84,29 @@ def test_help_comes_from_docstrings(run) -> None:
     assert "--templates" in out and "--sample" in out
 
 
+def test_singular_command_names_are_listed_and_the_old_ones_still_run(run) -> None:
+    """Commands follow the OpenStack client's ``object action`` form with a singular
+    object (``role list``); the old plural names run the same command but are left out
+    of the help list."""
+    from tripleo_flow.cli.common import RENAMED
+
+    listed = run("help").stdout
+    commands = {line.strip().split("  ")[0] for line in listed.splitlines()
+                if line.startswith("  ")}
+    for old, new in RENAMED.items():
+        assert new in commands and old not in commands, (old, new)
+    run("plan", "create", "overcloud", "--sample")
+    new = run("role", "list", "--plan", "overcloud", "-f", "json").stdout
+    old = run("roles", "list", "--plan", "overcloud", "-f", "json").stdout
+    assert new == old and "Controller" in new
+    run("parameter", "set", "--plan", "overcloud", "ComputeCount=2")
+    shown = run("parameter", "show", "--plan", "overcloud", "-f", "json").stdout
+    assert shown == run("parameters", "show", "--plan", "overcloud", "-f", "json").stdout
+    assert {"name": "ComputeCount", "value": 2} in [
+        {k.lower(): v for k, v in row.items() if k.lower() in ("name", "value")}
+        for row in json.loads(shown)]
+
+
 @pytest.mark.parametrize(("template", "fragment"), [
     ("a: 1\n\nb: {{ cycler.__init__.__globals__.os.popen('touch PWNED_PATH').read() }}\n",
      "'__init__'"),

@@ -49,6 +49,17 @@ def test_openstack_tripleo_plan_commands(tmp_path: Path) -> None:
     assert changed.returncode == 0, changed.stderr
     assert "ComputeCount" in changed.stdout
 
+    # The singular name (the OpenStack client's form) beside the old one, same command.
+    roles = openstack(tmp_path, "role", "list", "--plan", "overcloud", "-f", "value",
+                      "-c", "name")
+    assert roles.returncode == 0, roles.stderr
+    assert "Controller" in roles.stdout.split()
+    listed = subprocess.run([str(Path(sys.executable).parent / "openstack"), "help"],
+                            capture_output=True, text=True, timeout=120, check=True,
+                            env=dict(os.environ, HOME=str(tmp_path))).stdout
+    assert "  tripleo role list  " in listed
+    assert "tripleo roles list" not in listed
+
     missing = openstack(tmp_path, "plan", "show", "nope")
     assert missing.returncode == 3  # not found, as tripleo-flow exits
     assert "Plan 'nope' does not exist." in missing.stderr

@@ -151,7 +151,7 @@ def test_changed_fsid_refused(now: dict[str, Any]) -> None:
     req = sr.stack_request("oc", files(), plan_env(parameter_defaults=now))
     with pytest.raises(exceptions.InvalidInput) as err:
         sr.check_against_last(req, {"parameters": {"CephClusterFSID": "fsid-a"}})
-    assert "CephClusterFSID" in str(err.value) and "parameters set" in str(err.value)
+    assert "CephClusterFSID" in str(err.value) and "parameter set" in str(err.value)
     assert "fsid-" not in str(err.value)  # a secret: its values are not quoted
 
 

@@ -110,7 +110,7 @@ class ResetParameters(Action):
             if unknown:
                 raise exceptions.InvalidParameter(
                     f"Plan {plan!r} has no value for {', '.join(sorted(unknown))};",
-                    hints=[exceptions.Hint("see them with", f"parameters show --plan {plan}",
+                    hints=[exceptions.Hint("see them with", f"parameter show --plan {plan}",
                                            f"GET /v1/plans/{plan}/parameters")])
             return {k: v for k, v in section.items() if k not in wanted}
 

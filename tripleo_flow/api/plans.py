@@ -242,7 +242,7 @@ class PlansMixin(EnvironmentsMixin):
         return self._action(roles.RoleCounts).execute(plan=name)
 
     def set_roles(self, name: str, role_list: list[dict[str, Any]] | str) -> list[str]:
-        """Replace the plan's roles (workflow ``update_roles``), as ``roles set FILE``.
+        """Replace the plan's roles (workflow ``update_roles``), as ``role set FILE``.
 
         :param role_list: the roles, or the text of a roles_data.yaml holding them
         :raises InvalidInput: text that is not YAML, over a ``[limits]`` YAML limit, or
@@ -254,7 +254,7 @@ class PlansMixin(EnvironmentsMixin):
 
     def _data_list(self, value: Any, noun: str, source: str) -> Any:
         """``value``, or the YAML text it is parsed within the ``[limits]`` (then it must
-        be a list of ``noun``, as ``roles set FILE`` reads its file)."""
+        be a list of ``noun``, as ``role set FILE`` reads its file)."""
         if not isinstance(value, str):
             return value
         limits = self.context.conf.limits if self.context.conf is not None else None
@@ -280,7 +280,7 @@ class PlansMixin(EnvironmentsMixin):
         return self._action(networks.ListNetworks).execute(plan=name, detail=detail)
 
     def set_networks(self, name: str, network_list: list[dict[str, Any]] | str) -> list[str]:
-        """Replace the plan's networks (workflow ``update_networks``), as ``networks set
+        """Replace the plan's networks (workflow ``update_networks``), as ``network set
         FILE``.
 
         :param network_list: the networks, or the text of a network_data.yaml holding them

@@ -162,7 +162,7 @@ def check_against_last(request: Mapping[str, Any],
                 f"Parameter {name} changed since the last deployment{change}; it cannot "
                 "change on a deployed cloud.",
                 hints=[exceptions.Hint("Set it back with",
-                                       f"parameters set --plan {plan} {name}=...",
+                                       f"parameter set --plan {plan} {name}=...",
                                        f"PUT /v1/plans/{plan}/parameters")])
     now_names = {heatfiles.object_name(url) for url in request["environment_files"]}
     gone = [heatfiles.object_name(p) for p in last_env.get("environment_files") or []]

@@ -61,7 +61,7 @@ class MissingParameters(InvalidInput):
         super().__init__(
             f"Plan {plan!r} leaves {len(missing)} required parameter(s) without a value: "
             f"{shown}{more}.", hints=[Hint("Set them with",
-                                           f"parameters set --plan {plan} NAME=VALUE",
+                                           f"parameter set --plan {plan} NAME=VALUE",
                                            f"PUT /v1/plans/{plan}/parameters",
                                            tail=" (or in an environment of the plan).")])
         self.plan = plan

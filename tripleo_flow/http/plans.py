@@ -281,7 +281,7 @@ class ParameterSchema:
 
 def data_list(req: falcon.Request, noun: str) -> list[Any] | str:
     """The body's ``noun`` list, or its ``yaml``: the text of a file holding it (as
-    ``roles set FILE`` reads; parsed by the Python API within the YAML limits)."""
+    ``role set FILE`` reads; parsed by the Python API within the YAML limits)."""
     media = json_object(req)
     if (noun in media) == ("yaml" in media):
         raise exceptions.InvalidInput(

@@ -18,10 +18,12 @@ from __future__ import annotations
 import json
 import re
 import tarfile
+import tempfile
 from pathlib import Path
 
 import pytest
 
+from tests.functional.heat import lifecycle
 from tests.functional.heat.lifecycle import lifecycle_templates
 from tests.functional.heat.test_update_cycle import PREPARE_URL
 from tests.functional.http.conftest import Api, finished, running_api
@@ -77,7 +79,7 @@ def test_the_gui_runs_a_minor_update_cycle(tmp_path: Path, ansible_venv: Path) -
         work = tmp_path / "data" / "work" / PLAN
 
         page: Page = opened  # type: ignore[assignment]
-        dialogs = answer_dialogs(page, [True, False, True, True, True, True, True, True])
+        dialogs = answer_dialogs(page, [True, False, True, True, True, True, True, True, True])
         console_errors: list[str] = []
         page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
         shot = Shots(page, tmp_path / "screenshots", "update")
@@ -132,8 +134,16 @@ def test_the_gui_runs_a_minor_update_cycle(tmp_path: Path, ansible_venv: Path) -
             "'../site.yaml' is not a playbook of the config-download project",
             timeout=DEPLOY_MS)
 
-        # Run on the limit only (the sample has no update steps: its deploy steps).
+        # Forks that are not a whole number: said at once, nothing asked or started.
         run.get_by_label("Playbooks").fill("deploy_steps_playbook.yaml")
+        run.get_by_label("Ansible forks").fill("two")
+        run.get_by_role("button", name="Update run").click()
+        expect(page.locator("#update-run-error")).to_contain_text(
+            "Give the ansible forks as a whole number")
+        assert len(_runs(api)) == 3
+
+        # Run on the limit only (the sample has no update steps: its deploy steps).
+        run.get_by_label("Ansible forks").fill("2")
         run.get_by_label("Skip tags").fill("no_such_tag")
         run.get_by_role("button", name="Update run").click()
         expect(end).to_contain_text("SUCCESS", timeout=DEPLOY_MS)
@@ -141,6 +151,30 @@ def test_the_gui_runs_a_minor_update_cycle(tmp_path: Path, ansible_venv: Path) -
         recap = testhosts.recap((work / "ansible.log").read_text())
         assert set(recap) == {f"{PLAN}-controller-0"}, recap
         shot("run")
+
+        # External-update run with tripleoclient's run options: extra vars that are not
+        # name=value pairs are said at once; given right, the playbook (on this machine)
+        # reports what it got: the extra vars, the forks and the SSH user.
+        external = section.locator("form[data-operation=external-run]")
+        expect(external.get_by_role("heading", name="overcloud external-update run")
+               ).to_be_visible()
+        external.get_by_label("Extra vars").fill("novalue")
+        external.get_by_role("button", name="External update run").click()
+        expect(page.locator("#update-external-run-error")).to_contain_text(
+            "'novalue' has no name=")
+        assert len(_runs(api)) == 4
+        report = tmp_path / "report.json"
+        external.get_by_label("Extra vars").fill(
+            f"sample_extra=one {lifecycle.REPORT_VAR}={report}")
+        external.get_by_label("Ansible connection").fill("local")
+        external.get_by_label("Ansible forks").fill("2")
+        external.get_by_label("SSH user").fill("tripleo-admin")
+        external.get_by_role("button", name="External update run").click()
+        expect(end).to_contain_text("SUCCESS", timeout=DEPLOY_MS)
+        assert json.loads(report.read_text()) == {
+            "extra": "one", "more": None, "forks": 2, "user": "tripleo-admin",
+            "inventory": "generated"}
+        shot("external-run")
 
         # Converge: the environment out, the stack updated, the deploy steps on every node.
         converge = section.locator("form[data-operation=converge]")
@@ -161,15 +195,25 @@ def test_the_gui_runs_a_minor_update_cycle(tmp_path: Path, ansible_venv: Path) -
         runs = sorted(_runs(api), key=lambda e: e["created_at"])
         assert [(e["workflow"].rsplit(".", 1)[1], e["state"]) for e in runs] == [
             ("run", "REVERTED"), ("prepare", "SUCCESS"), ("run", "REVERTED"),
-            ("run", "SUCCESS"), ("converge", "SUCCESS")], runs
+            ("run", "SUCCESS"), ("external_run", "SUCCESS"), ("converge", "SUCCESS")], runs
         assert runs[3]["input"]["limit"] == f"{PLAN}-controller-0"
         assert runs[3]["input"]["playbooks"] == ["deploy_steps_playbook.yaml"]
         assert runs[3]["input"]["ansible_connection"] == "local"
         assert runs[3]["input"]["ansible_skip_tags"] == "no_such_tag"
         assert runs[3]["input"].get("ansible_tags") is None  # empty: not sent
-        assert runs[4]["input"].get("run_ansible", True) is True
-        assert dialogs[:6] == [PROMPT.format(op) for op in (
-            "run", "prepare", "prepare", "run", "run", "converge")]
+        assert runs[3]["input"]["ansible_forks"] == 2
+        # (the execution record shows the server's temporary directory as <tmp>)
+        assert runs[4]["input"]["extra_vars"] == {
+            "sample_extra": "one",
+            lifecycle.REPORT_VAR: str(report).replace(tempfile.gettempdir(), "<tmp>", 1)}
+        assert runs[4]["input"]["ssh_user"] == "tripleo-admin"
+        assert runs[5]["input"].get("run_ansible", True) is True
+        update_external = ("overcloud external-update run of plan up\nYou are about to run "
+                           "an UPDATE command. Take a backup first. Are you sure you want "
+                           "to update?")
+        assert dialogs[:7] == [PROMPT.format(op) for op in (
+            "run", "prepare", "prepare", "run", "run")] + [
+            update_external, PROMPT.format("converge")]
 
         # The major upgrade beside it, drawn from its own table: not prepared after the
         # converge; its run needs a limit (said at once); the run and the external-upgrade

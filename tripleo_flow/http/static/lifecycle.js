@@ -12,9 +12,10 @@ const enc = encodeURIComponent;
 
 // One option of an operation. input: the workflow input it sets; flag: the CLI option
 // it stands for; kind: "text" (sent when not empty), "list" (comma-separated, sent as a
-// list), "off" (a checkbox that sends false when checked: --stack-only), "heat" (the
-// Deploy form's Heat choice, not drawn again); required: the operation is not started
-// without it (said at once); value(plan): its first value.
+// list), "count" (a whole number), "vars" (Ansible extra vars: key=value pairs or a JSON
+// object, sent as a mapping), "off" (a checkbox that sends false when checked:
+// --stack-only), "heat" (the Deploy form's Heat choice, not drawn again); required: the
+// operation is not started without it (said at once); value(plan): its first value.
 const HEAT = { input: "heat_type", flag: "--heat-type", kind: "heat" };
 const WORK_DIR = { input: "work_dir", flag: "--work-dir", kind: "text", label: "Work dir",
                    value: (plan) => plan,
@@ -28,8 +29,26 @@ const TAGS = { input: "ansible_tags", flag: "--tags", kind: "text", label: "Tags
 const SKIP_TAGS = { input: "ansible_skip_tags", flag: "--skip-tags", kind: "text",
                     label: "Skip tags", placeholder: "tags, comma-separated" };
 
+// tripleoclient's run options (update, upgrade and external runs; forks on converge too).
+const FORKS = { input: "ansible_forks", flag: "--ansible-forks", kind: "count",
+                label: "Ansible forks", placeholder: "min(4 x CPUs, 100)",
+                help: "hosts Ansible works on at once (0: the default)" };
+const SSH_USER = { input: "ssh_user", flag: "--ssh-user", kind: "text", label: "SSH user",
+                   placeholder: "the inventory's user",
+                   help: "the user Ansible logs in as on every host" };
+const STATIC_INVENTORY = { input: "static_inventory", flag: "--static-inventory",
+                           kind: "text", label: "Static inventory",
+                           placeholder: "config-download's inventory",
+                           help: "an inventory file on the server, under [api] allowed_paths" };
+const EXTRA_VARS = { input: "extra_vars", flag: "-e/--extra-vars", kind: "vars",
+                     label: "Extra vars", placeholder: "name=value name2=value2, or {\"name\": …}",
+                     help: "variables for the external playbook: name=value pairs (text) or a "
+                       + "JSON object; they are kept in the execution's inputs" };
+const RUN_OPTIONS = [FORKS, SSH_USER, STATIC_INVENTORY];
+
 // The options several operations (and families) take, for other tables to reuse.
-export const OPTIONS = { HEAT, WORK_DIR, CONNECTION, TAGS, SKIP_TAGS };
+export const OPTIONS = { HEAT, WORK_DIR, CONNECTION, TAGS, SKIP_TAGS, FORKS, SSH_USER,
+                         STATIC_INVENTORY, EXTRA_VARS };
 
 // A lifecycle operation family: its title, the CLI's confirmation, the plan environment
 // that says it is prepared (the stage shown), the options its operations share, and its
@@ -62,7 +81,16 @@ export const UPDATE = {
         { input: "playbooks", flag: "--playbook", kind: "list", label: "Playbooks",
           placeholder: "update_steps_playbook.yaml",
           help: "config-download playbooks to run in order, comma-separated" },
-        TAGS, SKIP_TAGS, WORK_DIR, CONNECTION] },
+        TAGS, SKIP_TAGS, WORK_DIR, CONNECTION, ...RUN_OPTIONS] },
+    { id: "external-run", workflow: "tripleo.update.external_run",
+      title: "overcloud external-update run", button: "External update run",
+      help: "external_update_steps_playbook.yaml, run from this machine; refused until an "
+        + "update is prepared.",
+      options: [
+        { input: "limit", flag: "--limit", kind: "text", label: "Limit",
+          placeholder: "every host",
+          help: "the nodes or roles to run them for, comma-separated" },
+        TAGS, SKIP_TAGS, WORK_DIR, CONNECTION, ...RUN_OPTIONS, EXTRA_VARS] },
     { id: "converge", workflow: "tripleo.update.converge",
       help: "The update-prepare environment taken out, the plan deployed with its deploy "
         + "steps.",
@@ -72,7 +100,8 @@ export const UPDATE = {
           label: "stack only (no deploy steps playbook)" },
         CONNECTION, TAGS, SKIP_TAGS,
         { input: "ansible_limit", flag: "--limit", kind: "text", label: "Limit",
-          placeholder: "every node", help: "the deploy steps on these nodes or roles only" }] },
+          placeholder: "every node", help: "the deploy steps on these nodes or roles only" },
+        FORKS] },
   ],
 };
 
@@ -110,16 +139,17 @@ export const UPGRADE = {
         { input: "playbooks", flag: "--playbook", kind: "list", label: "Playbooks",
           placeholder: "upgrade_steps_playbook.yaml, …",
           help: "config-download playbooks to run in order, comma-separated" },
-        TAGS, SKIP_TAGS, WORK_DIR, CONNECTION] },
+        TAGS, SKIP_TAGS, WORK_DIR, CONNECTION, ...RUN_OPTIONS] },
     { id: "external-run", workflow: "tripleo.upgrade.external_run",
       title: "overcloud external-upgrade run", button: "External upgrade run",
       help: "external_upgrade_steps_playbook.yaml, run from this machine; refused until an "
         + "upgrade is prepared.",
-      options: [LIMIT_OF("run them for", false), TAGS, SKIP_TAGS, WORK_DIR, CONNECTION] },
+      options: [LIMIT_OF("run them for", false), TAGS, SKIP_TAGS, WORK_DIR, CONNECTION,
+                ...RUN_OPTIONS, EXTRA_VARS] },
     { id: "converge", workflow: "tripleo.upgrade.converge",
       help: "The upgrade-prepare environment taken out, the plan deployed with its deploy "
         + "steps.",
-      options: UPDATE.operations[2].options },
+      options: UPDATE.operations.find((o) => o.id === "converge").options },
   ],
 };
 
@@ -132,18 +162,43 @@ function field(ui, id, option, plan) {
       h("input", { type: "checkbox", id, "data-input": option.input }), ` ${option.label}`),
       h("div", { class: "muted", text: option.flag }));
   }
-  const input = h("input", { id, type: "text", "data-input": option.input,
-                             value: option.value ? option.value(plan) : false,
-                             placeholder: option.placeholder || false,
-                             required: option.required || false,
-                             "aria-describedby": `${id}-help` });
+  const input = h(option.kind === "vars" ? "textarea" : "input", {
+    id, type: option.kind === "vars" ? false : "text", "data-input": option.input,
+    inputmode: option.kind === "count" ? "numeric" : false,
+    rows: option.kind === "vars" ? 2 : false,
+    value: option.value ? option.value(plan) : false,
+    placeholder: option.placeholder || false, required: option.required || false,
+    "aria-describedby": `${id}-help` });
   return h("div", { class: "field" }, h("label", { for: id, text: option.label }), input,
     h("div", { class: "muted", id: `${id}-help`,
                text: [option.flag, option.help].filter(Boolean).join(": ") }));
 }
 
+// Extra vars as tripleoclient's -e reads them: name=value pairs (the value a text) or a
+// JSON object (any values); a string saying what is wrong otherwise. The server checks
+// the names.
+function extraVars(text) {
+  if (text.startsWith("{")) {
+    let value;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      return `The extra vars are not valid JSON (${error.message}).`;
+    }
+    return value && typeof value === "object" && !Array.isArray(value) ? value
+      : "Give the extra vars as a JSON object.";
+  }
+  const vars = {};
+  for (const pair of text.split(/\s+/)) {
+    const at = pair.indexOf("=");
+    if (at < 1) return `Give the extra vars as name=value pairs ('${pair}' has no name=).`;
+    vars[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return vars;
+}
+
 // The workflow input of one operation from its fields (a shared option's in the
-// section); a string naming what is missing when a required option is empty.
+// section); a string naming what is missing or wrong when an option cannot be sent.
 function inputOf(spec, section, form, operation, plan, heat) {
   const input = { plan };
   for (const option of operation.options) {
@@ -162,8 +217,17 @@ function inputOf(spec, section, form, operation, plan, heat) {
       if (option.required) return `Give the ${option.label.toLowerCase()} (${option.help}).`;
       continue;
     }
-    input[option.input] = option.kind === "list"
-      ? text.split(",").map((s) => s.trim()).filter(Boolean) : text;
+    if (option.kind === "count") {
+      if (!/^\d+$/.test(text)) return `Give the ${option.label.toLowerCase()} as a whole number.`;
+      input[option.input] = Number(text);
+    } else if (option.kind === "vars") {
+      const vars = extraVars(text);
+      if (typeof vars === "string") return vars;
+      input[option.input] = vars;
+    } else {
+      input[option.input] = option.kind === "list"
+        ? text.split(",").map((s) => s.trim()).filter(Boolean) : text;
+    }
   }
   return input;
 }

@@ -1,8 +1,8 @@
 // A plan's "Roles and networks" tab: which roles the plan deploys, each one's count and
 // networks, and the networks it uses (enabled, subnet, VLAN). A save replaces the plan's
 // roles_data.yaml or network_data.yaml through PUT /v1/plans/{plan}/roles or /networks:
-// the same update_roles / update_networks workflows as `tripleo-flow roles set` and
-// `networks set`, the server's refusal shown as it words it.
+// the same update_roles / update_networks workflows as `tripleo-flow role set` and
+// `network set`, the server's refusal shown as it words it.
 import { call } from "/gui/api.js";
 
 const enc = encodeURIComponent;
@@ -97,7 +97,7 @@ function rolesSection(ui, plan, roles, networks, values, again) {
     h("div", { class: "form-row" }, h("label", { for: "new-role-name", text: "Add a role" }), newName,
       h("label", { for: "new-role-from", text: "with the services of" }), copyFrom),
     h("p", { class: "muted", text: "Saving replaces the plan's roles_data.yaml with the roles "
-      + "kept (and the one added), as roles set FILE does, then renders the templates again. "
+      + "kept (and the one added), as role set FILE does, then renders the templates again. "
       + "A count is set at once, as the role's <Role>Count parameter." }),
     h("p", {}, save), problem, fileForm(ui, plan, "roles", "roles_data.yaml", again));
 }
@@ -205,7 +205,7 @@ function networksSection(ui, plan, networks, again) {
       ["Use", "Network", "Subnet", "VLAN", "VIP"].map((t) => h("th", { text: t })))),
     h("tbody", {}, rows)),
     h("p", { class: "muted", text: "Saving replaces the plan's network_data.yaml (a network "
-      + "not used is kept with enabled: false), as networks set FILE does, then renders the "
+      + "not used is kept with enabled: false), as network set FILE does, then renders the "
       + "templates again." }),
     h("p", {}, save), problem, fileForm(ui, plan, "networks", "network_data.yaml", again));
 }
