@@ -225,3 +225,32 @@ def test_a_plan_a_killed_update_left_is_flagged_and_every_other_change_refused(
     client.update_plan("overcloud", templates)  # the repair
     assert client.show_plan("overcloud")["update_unfinished"] is False
     assert client.set_parameters("overcloud", {"NtpServer": "x"}) == ["NtpServer"]
+
+
+def test_an_update_adds_its_environments_before_rendering_and_ends_unflagged(
+        client: Client, templates: Path, tmp_path: Path) -> None:
+    """Between its upload and its rendering the plan is flagged (its rendered files are
+    the old templates'), yet the update's own next task (adding the user environments)
+    goes ahead; a writer of another execution is refused there, and once rendered, the
+    plan is no longer flagged."""
+    client.create_plan("overcloud", templates)
+    env = tmp_path / "mine.yaml"
+    env.write_text("parameter_defaults:\n  NtpServer: ntp.example\n")
+    roles = basic_tree()["roles_data.yaml"] + "- name: Storage\n  CountDefault: 1\n"
+    new = write_tree(tmp_path / "new", basic_tree() | {"roles_data.yaml": roles})
+    client.update_plan("overcloud", new, environments=[str(env)])
+    shown = client.show_plan("overcloud")
+    assert shown["update_unfinished"] is False
+    assert "puppet/storage-role.yaml" in PlanRepository(client.store).manifest(
+        "overcloud").rendered
+    assert [e["path"] for e in client.list_environments("overcloud") if e.get("user")]
+    # The state a kill in that window leaves: another execution's writer is refused.
+    PlanRepository(client.store).mark_unrendered("overcloud", "another-execution")
+    before = snapshot(client.store, "overcloud")
+    with pytest.raises(exceptions.PlanUpdateUnfinished):
+        client.set_parameters("overcloud", {"NtpServer": "evil.example"})
+    assert snapshot(client.store, "overcloud") == before
+    assert client.show_plan("overcloud")["update_unfinished"] is True
+    client.render_plan("overcloud")  # rendering is what the update had left to do
+    assert client.show_plan("overcloud")["update_unfinished"] is False
+    client.set_parameters("overcloud", {"NtpServer": "pool.example"})

@@ -1,6 +1,8 @@
 """``kill -9`` of ``tripleo-flow plan update`` (the CLI process) at instrumented points
 and at moments taken from outside, on both plan stores (real Swift): what is left is
-the old tree or the new one, each file hashed; a tree left part old, part new is
+the old tree or the new one, each file hashed, with its j2 templates' rendered files
+(rendered again by the test); a tree left part old, part new, or new with the old
+tree's rendered files (killed after the upload, before rendering ended), is
 flagged (``show_plan``) and every other change or read of it (parameters set, plan
 export) is refused with exit 4, changing nothing; a retry of the update or
 ``execution resume`` of the killed one ends with exactly the new tree (issue 29).
@@ -27,8 +29,9 @@ from tests.functional.test_plan_crash import (
     _tree,
 )
 from tests.plan_trees import write_tree
+from tripleo_flow.core import rendering
 from tripleo_flow.plans.local import LocalStore
-from tripleo_flow.plans.plan import JOURNAL, PLAN_ENV
+from tripleo_flow.plans.plan import JOURNAL, PLAN_ENV, RESERVED_PREFIX, PlanRepository
 from tripleo_flow.plans.store import PlanStore
 
 pytestmark = pytest.mark.functional
@@ -83,14 +86,30 @@ def _kill_after_journal(cli: Cli, templates: Path, delay: float) -> None:
     proc.communicate()
 
 
+def _rendered_current(store: PlanStore) -> bool:
+    """Whether the plan's rendered files are exactly its templates' rendering now
+    (every output there with that content, none of the manifest's others left)."""
+    repo = PlanRepository(store)
+    files = {n: store.get_object(PLAN, n) for n in store.list_objects(PLAN)
+             if not n.startswith(RESERVED_PREFIX)}
+    wanted = rendering.render_plan(files)
+    listed = set(repo.manifest(PLAN).rendered)
+    return (all(files.get(p) == d for p, d in wanted.items())
+            and listed == set(wanted) and "puppet/controller-role.yaml" in wanted)
+
+
 def _check_left(cli: Cli, trees: dict[str, dict[str, str]]) -> str:
-    """The old tree, the new one, or a flagged mixed tree that refuses changes."""
+    """The old tree or the new one with its rendered files, or a flagged tree (mixed,
+    or not rendered yet) that refuses changes."""
     _settled(cli.store, PLAN)
     state = _state(cli.store, trees)
-    unfinished = JOURNAL in cli.store.list_objects(PLAN)
-    assert cli.client.show_plan(PLAN)["update_unfinished"] is unfinished
+    unfinished = cli.client.show_plan(PLAN)["update_unfinished"]
+    if JOURNAL in cli.store.list_objects(PLAN):
+        assert unfinished, "a journal is left, yet the plan is not flagged"
     if not unfinished:
-        assert state in ("a", "b"), "no journal, yet the tree is part old, part new"
+        assert state in ("a", "b"), "not flagged, yet the tree is part old, part new"
+        assert _rendered_current(cli.store), (
+            "not flagged, yet the rendered files are not the templates' rendering")
         return state
     before = snapshot(cli.store, PLAN)
     for args in (("parameters", "set", "--plan", PLAN, "NtpServer=evil.example.org"),
@@ -119,11 +138,14 @@ def _repair(cli: Cli, how: str, templates: Path) -> None:
         assert shown["State"] == "SUCCESS", shown
 
 
-#: Every kill point on the local store; on Swift (~70 s a case, 600 objects each way)
-#: the one that cuts the upload itself and is repaired by resuming the execution.
+#: Every kill point on the local store (after the upload, before the rendering ended:
+#: plan.update:done and templates.process:written); on Swift (~70 s a case, 600
+#: objects each way) the one that cuts the upload itself and is repaired by resuming
+#: the execution.
 @pytest.mark.parametrize("cli, point, how", [
     ("local", "upload:0.5", "retry"), ("local", "upload:0.5", "resume"),
     ("local", "plan.update:uploaded", "retry"), ("local", "plan.update:done", "retry"),
+    ("local", "plan.update:done", "resume"), ("local", "templates.process:written", "resume"),
     ("swift", "upload:0.5", "resume"),
 ], indirect=["cli"])
 def test_update_killed_at_a_crash_point(cli: Cli, tmp_path: Path, point: str,
@@ -133,8 +155,11 @@ def test_update_killed_at_a_crash_point(cli: Cli, tmp_path: Path, point: str,
     state = _check_left(cli, trees)
     if point == "upload:0.5" and not isinstance(cli.store, LocalStore):
         assert state in ("a", "mixed")  # Swift may not have stored any of the batch
-    else:
-        assert state == ("b" if point == "plan.update:done" else "mixed")
+    elif point.startswith("upload:") or point == "plan.update:uploaded":
+        assert state == "mixed"
+    else:  # the new tree, not (wholly) rendered yet: flagged
+        assert state == "b"
+        assert cli.client.show_plan(PLAN)["update_unfinished"]
     _repair(cli, how, dirs["b"])
     _assert_complete(cli, trees["b"], USER)
     env = cli.store.get_object(PLAN, PLAN_ENV)

@@ -78,21 +78,31 @@ class ActionContext:
     execution: ExecutionInfo | None = None
 
     @contextlib.contextmanager
-    def hold_plan(self, plan: str) -> Iterator[None]:
+    def hold_plan(self, plan: str, rendering: bool = False) -> Iterator[None]:
         """Hold ``plan``'s write lock for an operation on its files other than a
         template update (or its undo): it waits for a running update to finish, and
-        a plan a killed update left part old, part new is refused until the update
-        is run again.
+        a plan a killed update left part old, part new, or with its new templates
+        not rendered yet, is refused until the update is run again or resumed.
+        The later tasks of the update's own execution go ahead.
 
-        :raises PlanUpdateUnfinished: when the plan's update journal is there.
+        :param rendering: the operation renders the templates (what completes an
+            update whose tree is whole)
+        :raises PlanUpdateUnfinished: when the plan's update journal is there, or
+            (unless ``rendering``) its templates wait for another execution to
+            render them.
         """
         with self.locks.hold(plan):
             # Under the lock no update runs: a journal is one a killed update left.
+            repo = PlanRepository(self.store)
             try:
-                pending = PlanRepository(self.store).journal(plan)
+                pending = repo.journal(plan) is not None
+                owner = None if rendering else repo.unrendered(plan)
             except exceptions.ContainerNotFound:  # no plan: the action says so its way
-                pending = None
-            if pending is not None:
+                pending, owner = False, None
+            if owner is not None and not (owner and self.execution is not None
+                                          and self.execution.execution_id == owner):
+                pending = True
+            if pending:
                 raise exceptions.PlanUpdateUnfinished(plan)
             yield
 

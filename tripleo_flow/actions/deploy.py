@@ -126,7 +126,7 @@ class StartDeployment(Action):
     def execute(self, plan: str, work_dir: WorkDir, heat_type: str) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)
         repo.require(plan)
-        if repo.journal(plan) is not None:  # a mixed tree must not reach Heat
+        if repo.update_unfinished(plan):  # a mixed or unrendered tree must not reach Heat
             raise exceptions.PlanUpdateUnfinished(plan)
         previous = repo.deployment_status(plan)
         if previous and previous.get("deployment_status") == "DEPLOYING":

@@ -62,7 +62,7 @@ class UpdatePlan(Action):
             # run's undo record: reverting it then still puts back the plan it replaced.
             undo = self.context.undo_record(lambda: {
                 "backup": encode_blobs(change.backup), "created": change.created,
-                "journal": change.had_journal})
+                "journal": change.had_journal, "unrendered": change.unrendered})
             # Every write below is covered by the journal: first in, last out.
             repo.save_journal(plan, change.journal)
             try:
@@ -73,6 +73,10 @@ class UpdatePlan(Action):
                 if change.new_env != change.old_env:  # else (a second run) no new version
                     store.put_object(plan, PLAN_ENV, change.new_env)
                 repo.save_manifest(plan, change.manifest)
+                # The tree is whole, its rendered files still the old templates': the
+                # update stays unfinished until its process_templates task renders them.
+                execution = self.context.execution
+                repo.mark_unrendered(plan, execution.execution_id if execution else "")
                 repo.clear_journal(plan)
             except BaseException:
                 _rollback(repo, plan, change)
@@ -95,7 +99,8 @@ class UpdatePlan(Action):
 
     def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
         """Put back every object the update overwrote or deleted and the
-        plan-environment version it names; remove the objects it added."""
+        plan-environment version it names; remove the objects it added and its
+        mark of templates not rendered yet (unless an earlier update left one)."""
         if not isinstance(result, dict) or "backup" not in result:
             return
         repo = PlanRepository(self.context.store)
@@ -115,6 +120,7 @@ class UpdatePlan(Action):
             repo.save_journal(plan, journal)
             store.put_objects(plan, backup)
             store.delete_objects(plan, created)
+            _restore_unrendered(repo, plan, result.get("unrendered"))
             if not result.get("journal"):
                 repo.clear_journal(plan)
             if version and version.startswith(_UNDO_PREFIX):
@@ -138,6 +144,8 @@ class _Change:
     backup: dict[str, bytes]
     journal: Journal
     had_journal: bool
+    #: the mark an earlier update left of templates it did not render (its execution)
+    unrendered: str | None
     dropped: list[str]
     #: every file of the plan as the update leaves it (before rendering)
     files_after: dict[str, bytes]
@@ -189,9 +197,17 @@ def _plan_update(repo: PlanRepository, plan: str, new: dict[str, bytes],
         backup={p: store.get_object(plan, p) for p in sorted(backup_names)},
         journal=(pending or Journal()).merged(Journal(set(to_write), set(created),
                                                       set(to_delete))),
-        had_journal=pending is not None, dropped=dropped,
+        had_journal=pending is not None, unrendered=repo.unrendered(plan), dropped=dropped,
         files_after={**{n: store.get_object(plan, n) for n in sorted(user_files)}, **ours,
                      PLAN_ENV: planenv.dump_yaml(new_env)})
+
+
+def _restore_unrendered(repo: PlanRepository, plan: str, earlier: str | None) -> None:
+    """Put back the mark of unrendered templates as the update found it."""
+    if earlier is None:
+        repo.clear_unrendered(plan)
+    else:
+        repo.mark_unrendered(plan, earlier)
 
 
 def _rollback(repo: PlanRepository, plan: str, change: _Change) -> None:
@@ -215,6 +231,7 @@ def _rollback(repo: PlanRepository, plan: str, change: _Change) -> None:
                       "update again to repair the plan.", plan, what, exc)
     if not failed and not change.had_journal:
         try:
+            _restore_unrendered(repo, plan, change.unrendered)
             repo.clear_journal(plan)
         except Exception as exc:
             LOG.error("Rolling back the update of plan %s: could not remove its journal "

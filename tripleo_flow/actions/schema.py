@@ -112,7 +112,7 @@ def load_schema(context: ActionContext, plan: str) -> dict[str, Any]:
     """
     repo = PlanRepository(context.store)
     repo.require(plan)
-    if repo.journal(plan) is not None:  # a tree part old, part new: no schema of it
+    if repo.update_unfinished(plan):  # a tree part old, part new or unrendered: no schema
         raise exceptions.PlanUpdateUnfinished(plan)
     key = parameter_schema.cache_key(plan_digests(repo, plan))
     env = repo.environment(plan)

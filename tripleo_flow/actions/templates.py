@@ -6,12 +6,16 @@ from typing import Any
 
 from tripleo_flow.actions.base import Action, Rerun, encode_blobs
 from tripleo_flow.actions.undo import restore_objects
-from tripleo_flow.core import names, rendering
-from tripleo_flow.plans.plan import MANIFEST, PlanRepository
+from tripleo_flow.core import crashpoints, names, rendering
+from tripleo_flow.plans.plan import MANIFEST, UNRENDERED, PlanRepository
 
 
 class ProcessTemplates(Action):
-    """Render a plan's j2 templates (per role, per network, once) into the plan."""
+    """Render a plan's j2 templates (per role, per network, once) into the plan.
+
+    It completes a template update: the mark the update left (its new templates
+    not rendered yet) goes once the rendered files are written.
+    """
 
     rerun = Rerun.CONVERGES
     default_provides = names.RENDERED
@@ -20,7 +24,8 @@ class ProcessTemplates(Action):
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         store = self.context.store
-        with self.context.hold_plan(plan):
+        with self.context.hold_plan(plan, rendering=True):
+            unrendered = repo.unrendered(plan)
             files = repo.files(plan)
             manifest = repo.manifest(plan)
             rendered = rendering.render_plan(
@@ -39,6 +44,8 @@ class ProcessTemplates(Action):
                 changed[path] = data
             for path in stale:
                 backup[path] = files[path]
+            if unrendered is not None:  # a revert marks the templates unrendered again
+                backup[UNRENDERED] = store.get_object(plan, UNRENDERED)
             # A re-run (a resumed job) finds the files rendered and gets the first run's
             # backup: reverting it then still puts back what the plan had.
             undo = self.context.undo_record(lambda: {
@@ -47,11 +54,15 @@ class ProcessTemplates(Action):
                 "previous_rendered": list(manifest.rendered)})
             manifest.rendered = sorted(rendered)
             store.put_objects(plan, changed)
+            crashpoints.reached("templates.process:written")
             store.delete_objects(plan, stale)
             repo.save_manifest(plan, manifest)
+            if unrendered is not None:
+                repo.clear_unrendered(plan)
         return {"files": sorted(rendered), "written": sorted(changed), "removed": stale,
                 **undo}
 
     def revert(self, plan: str, result: Any, **kwargs: Any) -> None:
-        """Restore the rendered files as they were and remove the ones this run added."""
+        """Restore the rendered files as they were (and the mark of an update's
+        templates not rendered yet) and remove the ones this run added."""
         restore_objects(self.context, plan, result)

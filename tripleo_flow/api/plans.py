@@ -170,8 +170,8 @@ class PlansMixin(EnvironmentsMixin):
             "parameters_set": len(env.get("parameter_defaults") or {}),
             "passwords": len(env.get("passwords") or {}),
             "deployment_status": status.get("deployment_status", ""),
-            # a killed template update left the tree part old, part new
-            "update_unfinished": repo.journal(name) is not None,
+            # a killed template update left the tree part old, part new, or unrendered
+            "update_unfinished": repo.update_unfinished(name),
         }
 
     def render_plan(self, name: str) -> dict[str, Any]:

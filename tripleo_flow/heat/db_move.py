@@ -159,12 +159,12 @@ def when_released(work: HeatDir, path: Path, started_at: str, busy: Callable[[],
     return f"{path} still held open after {timeout:.0f} s: left where it is"
 
 
-def _db_path(record: dict[str, Any]) -> object:
+def db_path(record: dict[str, Any]) -> object:
     database = record.get("database")
     return database.get("path") if isinstance(database, dict) else None
 
 
-def _services_root(record: dict[str, Any]) -> object:
+def services_root(record: dict[str, Any]) -> object:
     services = record.get("services")
     return services.get("root") if isinstance(services, dict) else None
 
@@ -182,7 +182,21 @@ def run(root: Path, db: Path, started_at: str, timeout: float) -> str:
     return when_released(
         work, db, started_at,
         lambda: bool(process.find(str(work.conf_file)) or holders(watched)),
-        _db_path, act, timeout)
+        db_path, act, timeout)
+
+
+def settle_services(services: Path, work: HeatDir) -> str:
+    """Move the MariaDB data of ``services`` into ``work`` and remove the rest (with the
+    note naming the heat-dir beside it); what was done."""
+    data = services / "mariadb"
+    said = "nothing of MariaDB to move"
+    if data.is_dir():
+        move_tree(data, work.moved_mariadb)
+        said = f"moved {data} to {work.moved_mariadb}"
+    shutil.rmtree(services)
+    with contextlib.suppress(FileNotFoundError):
+        Path(f"{services}{NOTE_SUFFIX}").unlink()
+    return f"{said}; removed {services}"
 
 
 def run_services(root: Path, services: Path, started_at: str, timeout: float) -> str:
@@ -190,20 +204,10 @@ def run_services(root: Path, services: Path, started_at: str, timeout: float) ->
     ``services`` into heat-launcher dir ``root`` once none of them runs, and remove the
     rest (the broker's files, the init file with the admin password)."""
     work = HeatDir(root)
-
-    def act() -> str:
-        data = services / "mariadb"
-        said = "nothing of MariaDB to move"
-        if data.is_dir():
-            move_tree(data, work.moved_mariadb)
-            said = f"moved {data} to {work.moved_mariadb}"
-        shutil.rmtree(services)
-        return f"{said}; removed {services}"
-
     return when_released(
         work, services, started_at,
         lambda: bool(process.find(str(work.conf_file)) or process.find_naming(str(services))),
-        _services_root, act, timeout)
+        services_root, lambda: settle_services(services, work), timeout)
 
 
 def _services_of(root: Path, started_at: str, timeout: float) -> str:
@@ -214,7 +218,7 @@ def _services_of(root: Path, started_at: str, timeout: float) -> str:
         record = work.read_run() or {}
     except exceptions.HeatError as exc:
         return f"{exc}: nothing moved"
-    services = _services_root(record)
+    services = services_root(record)
     if record.get("started_at") != started_at or not isinstance(services, str):
         return f"{work.run_file} names another launch: nothing moved"
     return run_services(root, Path(services), started_at, timeout)

@@ -218,10 +218,12 @@ class NativeLauncher:
             shm_orphans.write_note(db.path, self.work)
 
     def _sweep_orphans(self) -> None:
-        """Move home or remove the SQLite files other heat-dirs' dead runs left on the
-        tmpfs this launcher uses (this heat-dir's own: :meth:`_clean_leftovers`)."""
-        done = shm_orphans.sweep(self.sqlite_dir or default_dir(self.work.root),
-                                 skip=self.work.token)
+        """Move home or remove the SQLite files and private servers' directories other
+        heat-dirs' dead runs left on the tmpfs (this heat-dir's own:
+        :meth:`_clean_leftovers`)."""
+        bases = dict.fromkeys([self.sqlite_dir or default_dir(self.work.root),
+                               default_dir(self.work.root)])  # services: always the latter
+        done = [line for base in bases for line in shm_orphans.sweep(base, skip=self.work.token)]
         for line in done:
             LOG.warning("%s", line)
 

@@ -18,8 +18,10 @@ every one of their command lines names.  That directory (on tmpfs) would outlive
 killed owner, with the stack's passwords in its MariaDB data, so an owned launch also
 starts a :mod:`.db_move` watcher (``--services``): once the owner and every server are
 gone, the MariaDB data moves into the heat-dir (``heat-mariadb``, 0700/0600) and the
-rest of the directory is removed.  When a resumed deploy adopts the run, MariaDB is
-started again on that data (where it is) for the dump the new Heat restores.
+rest of the directory is removed; when that watcher was killed too, a later launch of
+any heat-dir does it (:mod:`.shm_orphans`, by the note naming the heat-dir beside).
+When a resumed deploy adopts the run, MariaDB is started again on that data (where
+it is) for the dump the new Heat restores.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.heat import launcher as common
-from tripleo_flow.heat import process, render, services
+from tripleo_flow.heat import process, render, services, shm_orphans
 from tripleo_flow.heat.database import HeatDatabase
 from tripleo_flow.heat.db_mariadb import MariaDBDatabase
 from tripleo_flow.heat.db_sqlite import default_dir
@@ -159,6 +161,8 @@ class ProcessesLauncher(NativeLauncher):
             self._tether_read = read_fd
         svc.remove()
         svc.root.mkdir(mode=0o700, parents=True)
+        if self.work.root not in svc.root.parents:  # on the tmpfs: named for a later sweep
+            shm_orphans.write_note(svc.root, self.work)
         svc.write_rabbitmq_files(secrets.token_hex(20))
         self._servers = {
             "epmd": self._spawn(record, "epmd", svc.epmd_command(), str(svc.ports["epmd"])),

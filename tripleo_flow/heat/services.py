@@ -21,6 +21,7 @@ flag Erlang ignores), so a stray server is found by :func:`process.find_naming`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tripleo_flow import exceptions
+from tripleo_flow.heat.db_move import NOTE_SUFFIX
 
 HOST = "127.0.0.1"
 RABBITMQ_SERVER = "/usr/lib/rabbitmq/bin/rabbitmq-server"
@@ -186,7 +188,10 @@ class Services:
         return env
 
     def remove(self) -> bool:
-        """Remove the directory (data of both servers); True when there was one."""
+        """Remove the directory (data of both servers) and the note naming its heat-dir
+        beside it (:mod:`.shm_orphans`); True when there was a directory."""
+        with contextlib.suppress(FileNotFoundError):
+            Path(f"{self.root}{NOTE_SUFFIX}").unlink()
         if not self.root.exists():
             return False
         shutil.rmtree(self.root, ignore_errors=True)

@@ -1,27 +1,34 @@
-"""Heat SQLite files left on ``/dev/shm`` by runs whose owner and watcher both died.
+"""Heat and Ironic data left on ``/dev/shm`` by runs whose owner and watcher both died.
 
-An owned native launch keeps Heat's database (every password of the stack) in
-``/dev/shm/tripleo-flow-heat-<token>.sqlite`` and relies on its :mod:`.db_move`
-watcher to move it home when the owner dies.  When the watcher is killed too (a
-killed session, ``kill -9`` of the whole group), the file stayed in memory until
-the next launch of that very heat-dir, which may never come.
+An owned launch keeps secrets on the tmpfs while it runs: a native Heat's SQLite
+file (``tripleo-flow-heat-<token>.sqlite``), the private MariaDB data and RabbitMQ
+files of heat type ``processes`` (the directory ``tripleo-flow-heat-<token>-services``),
+the local Ironic's SQLite file with the nodes' BMC credentials
+(``tripleo-flow-ironic-<token>.sqlite``, :mod:`tripleo_flow.ironic.launcher`).  Each
+relies on its watcher (:mod:`.db_move`, :mod:`tripleo_flow.ironic.db_drop`) to move it
+home or remove it when the owner dies.  When the watcher is killed too (a killed
+session, ``kill -9`` of the whole group), it stayed in memory until the next launch of
+that very directory, which may never come.
 
-So every launch writes, beside the file, a note naming its heat-launcher dir
-(``<file>.heat-dir``, 0600, removed with the database), and every launch first runs
-:func:`sweep` over the tmpfs: a file of this user that no process holds open and
-no Heat process of its heat-dir uses is
+So every launch writes, beside it, a note naming its launcher dir (``<name>.heat-dir``,
+0600, removed with it), and every launch first runs :func:`sweep` over the tmpfs for
+its kinds (:data:`HEAT_KINDS`; Ironic's own): an entry of this user that no process
+holds open or names and no process of its launcher dir (``--config-file`` its conf)
+uses is
 
-* moved into its heat-dir (``heat-db.sqlite``, as the watcher would have done) when
-  the note names a heat-dir whose run record still describes it and whose owner,
-  Heat and watcher are all gone (a launch without owner: only a native heat-all,
-  whose process is seen from here): the check and the move hold that heat-dir's
-  lock, so a launch or kill at work there is never raced (the file is left alone);
-* removed when its heat-dir is known but no run of it uses the file any more (a
-  teardown cut short), or when no note names a heat-dir (older launches) and the
-  file has not changed for :data:`GRACE` seconds.
+* settled as its watcher would have done (Heat's SQLite file moved into its heat-dir,
+  ``heat-db.sqlite``; the MariaDB data moved to ``heat-mariadb`` and the rest removed;
+  Ironic's database removed: a killed owner's is never kept) when the note names a
+  launcher dir whose run record still describes it and whose owner, processes and
+  watcher are all gone (a launch without owner: only a native heat-all, whose process
+  is seen from here): the check and the move hold that dir's lock, so a launch or kill
+  at work there is never raced (the entry is left alone);
+* removed when its launcher dir is known but no run of it uses it any more (a
+  teardown cut short), or when no note names one (older launches) and it has not
+  changed for :data:`GRACE` seconds.
 
-A live Heat (its owner alive, or heat-all/heat-manage running on its heat.conf, or
-the file held open) is never touched, nor another user's file, nor a link.
+A live run (its owner alive, its processes running, the file held open) is never
+touched, nor another user's entry, nor a link.
 """
 
 from __future__ import annotations
@@ -30,8 +37,11 @@ import contextlib
 import logging
 import os
 import re
+import shutil
 import stat
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,10 +51,46 @@ from tripleo_flow.heat.workdir import HeatDir
 from tripleo_flow.workspace import owner
 
 LOG = logging.getLogger(__name__)
-#: The name of a launch's SQLite file on the tmpfs (the token of its heat-dir).
-_NAME = re.compile(r"^tripleo-flow-heat-([0-9a-f]{10})\.sqlite$")
-#: Seconds a file nobody names must stay unchanged before it is removed.
+#: Seconds an entry nobody names must stay unchanged before it is removed.
 GRACE = 60.0
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of entry a launch leaves on the tmpfs, and how its watcher settles it."""
+
+    #: The entry's name; group 1 is the token of its launcher dir.
+    name: re.Pattern[str]
+    #: The launcher dir class (its conf file, lock and run record).
+    workdir: type[HeatDir]
+    #: Where a run record names the entry it uses.
+    recorded: Callable[[dict[str, Any]], object]
+    #: What the watcher would have done (under the dir's lock); what was done.
+    settle: Callable[[Path, HeatDir], str]
+    #: Whether a run without an owner may be settled (its only process seen from here).
+    unowned: Callable[[dict[str, Any]], bool] = lambda record: False
+    #: A directory (removed whole) rather than a SQLite file and its journals.
+    directory: bool = False
+    #: What its launcher dir is called in messages.
+    label: str = "heat-dir"
+
+
+def _move_db(db: Path, work: HeatDir) -> str:
+    db_move.move(db, work.moved_db)
+    return f"moved {db}, left by a killed run, to {work.moved_db}"
+
+
+def _move_services(services: Path, work: HeatDir) -> str:
+    return f"{db_move.settle_services(services, work)}, left by a killed run"
+
+
+#: Heat's SQLite file (native) and the private servers' directory (``processes``).
+HEAT_KINDS = (
+    Kind(re.compile(r"^tripleo-flow-heat-([0-9a-f]{10})\.sqlite$"), HeatDir, db_move.db_path,
+         _move_db, unowned=lambda record: record.get("heat_type") == "native"),
+    Kind(re.compile(r"^tripleo-flow-heat-([0-9a-f]{10})-services$"), HeatDir,
+         db_move.services_root, _move_services, directory=True),
+)
 
 
 def note_path(db: Path) -> Path:
@@ -62,43 +108,60 @@ def write_note(db: Path, work: HeatDir) -> None:
     os.replace(tmp, note)
 
 
-def _own_file(path: Path) -> os.stat_result | None:
-    """``path``'s status when it is a regular file (not a link) of this user."""
+def _own_file(path: Path, directory: bool = False) -> os.stat_result | None:
+    """``path``'s status when it is a regular file (or, with ``directory``, a
+    directory), not a link, of this user."""
     try:
         info = path.lstat()
     except OSError:
         return None
-    return info if stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() else None
+    right = stat.S_ISDIR(info.st_mode) if directory else stat.S_ISREG(info.st_mode)
+    return info if right and info.st_uid == os.geteuid() else None
 
 
-def _noted_dir(db: Path, token: str) -> HeatDir | None:
-    """The heat-dir ``db``'s note names, when it is one of this user's, exists and
+def _noted_dir(db: Path, token: str, kind: Kind) -> HeatDir | None:
+    """The launcher dir ``db``'s note names, when it is one of this user's, exists and
     its token is the one in ``db``'s name (a stray note is not believed)."""
     note = note_path(db)
     if _own_file(note) is None:
         return None
     try:
-        work = HeatDir(note.read_text(errors="replace").strip())
+        work = kind.workdir(note.read_text(errors="replace").strip())
     except (OSError, ValueError):
         return None
     return work if work.token == token and work.root.is_dir() else None
 
 
-def _live_tokens() -> set[str]:
-    """The tokens of the heat-dirs a process runs Heat from (its ``heat.conf``)."""
+def _live_tokens(kind: Kind) -> set[str]:
+    """The tokens of the launcher dirs a process runs from (its conf file)."""
+    conf = kind.workdir("/").conf_file
+    tail = f"{conf.parent.name}/{conf.name}"
     tokens = set()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             for arg in process.cmdline(int(entry.name)):
-                if arg.endswith(f"{HeatDir.dir_name}/heat.conf"):
-                    tokens.add(HeatDir(Path(arg).parent).token)
+                if arg.endswith(tail):
+                    tokens.add(kind.workdir(Path(arg).parent).token)
     return tokens
 
 
-def _remove(db: Path) -> None:
-    for suffix in (*db_move.SUFFIXES, *db_move.SCRATCH, db_move.NOTE_SUFFIX):
+def _in_use(path: Path, kind: Kind) -> bool:
+    """Whether a process holds ``path``'s files open or names the directory."""
+    if kind.directory:
+        return bool(process.find_naming(str(path)))
+    return bool(db_move.holders({f"{path}{suffix}"
+                                 for suffix in (*db_move.SUFFIXES, *db_move.SCRATCH)}))
+
+
+def _remove(path: Path, kind: Kind) -> None:
+    """Remove ``path`` (its journals, or the whole directory) and its note."""
+    suffixes: tuple[str, ...] = (*db_move.SUFFIXES, *db_move.SCRATCH)
+    if kind.directory:
+        shutil.rmtree(path, ignore_errors=True)
+        suffixes = ()
+    for suffix in (*suffixes, db_move.NOTE_SUFFIX):
         with contextlib.suppress(FileNotFoundError):
-            Path(f"{db}{suffix}").unlink()
+            Path(f"{path}{suffix}").unlink()
 
 
 def _watched(record: dict[str, Any]) -> bool:
@@ -121,8 +184,8 @@ def _lives(work: HeatDir, record: dict[str, Any]) -> bool:
             or bool(process.find(str(work.conf_file))) or _watched(record))
 
 
-def _home(db: Path, work: HeatDir) -> str | None:
-    """Move ``db`` into ``work`` (or remove it) when nothing of its run lives."""
+def _home(db: Path, work: HeatDir, kind: Kind) -> str | None:
+    """Settle ``db`` (move it into ``work``, or remove it) when nothing of its run lives."""
     if _lives(work, _record(work)):
         # Looked at without the lock first: the lock of a heat-dir whose run lives is
         # never taken, so its own launch or kill is never refused because of a sweep.
@@ -130,52 +193,50 @@ def _home(db: Path, work: HeatDir) -> str | None:
     try:
         with work.locked():
             record = _record(work)
-            database = record.get("database")
-            if not isinstance(database, dict) or database.get("path") != str(db):
-                _remove(db)
+            if kind.recorded(record) != str(db):
+                _remove(db, kind)
                 return f"removed {db}: no run of {work.root} uses it"
             alive = owner.liveness(record.get("owner"))
             if _lives(work, record):
                 return None
-            if alive != owner.GONE and record.get("heat_type") != "native":
-                return None  # no owner to go by, and a Heat not seen from here for sure
-            db_move.move(db, work.moved_db)
-            return f"moved {db}, left by a killed run, to {work.moved_db}"
+            if alive != owner.GONE and not kind.unowned(record):
+                return None  # no owner to go by, and a process not seen from here for sure
+            return kind.settle(db, work)
     except exceptions.Conflict:  # a launch or kill is at work there
         return None
 
 
-def _one(db: Path, token: str, grace: float) -> str | None:
-    info = _own_file(db)
+def _one(db: Path, token: str, grace: float, kind: Kind) -> str | None:
+    info = _own_file(db, kind.directory)
     if info is None:
         return None
-    names = {f"{db}{suffix}" for suffix in (*db_move.SUFFIXES, *db_move.SCRATCH)}
-    if token in _live_tokens() or db_move.holders(names):
+    if token in _live_tokens(kind) or _in_use(db, kind):
         return None
-    work = _noted_dir(db, token)
+    work = _noted_dir(db, token, kind)
     if work is not None:
-        return _home(db, work)
+        return _home(db, work, kind)
     if time.time() - info.st_mtime < grace:
         return None
-    _remove(db)
-    return f"removed {db}: no heat-dir recorded for it and no process uses it"
+    _remove(db, kind)
+    return f"removed {db}: no {kind.label} recorded for it and no process uses it"
 
 
-def sweep(base: Path, skip: str | None = None, grace: float = GRACE) -> list[str]:
-    """Move home or remove the orphaned Heat SQLite files in ``base`` (see the module
-    docstring), except the one of token ``skip`` (the caller's own heat-dir, which its
-    launch cleans up itself); what was done, one line each."""
+def sweep(base: Path, skip: str | None = None, grace: float = GRACE,
+          kinds: tuple[Kind, ...] = HEAT_KINDS) -> list[str]:
+    """Settle or remove the orphaned entries of ``kinds`` in ``base`` (see the module
+    docstring), except those of token ``skip`` (the caller's own launcher dir, which
+    its launch cleans up itself); what was done, one line each."""
     try:
         candidates = sorted(base.iterdir())
     except OSError:
         return []
     done = []
     for path in candidates:
-        match = _NAME.match(path.name)
-        if not match or match.group(1) == skip:
+        found = next(((k, m) for k in kinds if (m := k.name.match(path.name))), None)
+        if found is None or found[1].group(1) == skip:
             continue
         try:
-            said = _one(path, match.group(1), grace)
+            said = _one(path, found[1].group(1), grace, found[0])
         except OSError as exc:
             LOG.warning("Could not clean up %s: %s", path, exc)
             continue

@@ -14,7 +14,10 @@ runs under :mod:`tripleo_flow.heat.tether`, so it dies with its owner even on
 SIGKILL; the next launch or kill then finds the leftovers, stops them and drops
 the database of that half-done run without saving it (the last saved one stays).
 Its database, with the nodes' BMC credentials, does not wait for that launch on the
-tmpfs: a :mod:`.db_drop` watcher removes it once the owner and its Ironic are gone.
+tmpfs: a :mod:`.db_drop` watcher removes it once the owner and its Ironic are gone;
+when that watcher was killed too, a later launch of any ironic-dir removes it
+(:data:`ORPHANS`, swept by :mod:`tripleo_flow.heat.shm_orphans` through the note
+naming the ironic-dir beside the file).
 The live database is created with mode 0600 before anything writes to it (SQLite
 gives its journals the same mode).
 """
@@ -25,6 +28,7 @@ import contextlib
 import datetime
 import logging
 import os
+import re
 import socket
 import sqlite3
 import subprocess
@@ -37,9 +41,10 @@ from pathlib import Path
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.heat import process
+from tripleo_flow.heat import process, shm_orphans
 from tripleo_flow.heat.db_sqlite import SqliteDatabase, default_dir
 from tripleo_flow.heat.launcher import log_tail
+from tripleo_flow.heat.workdir import HeatDir
 from tripleo_flow.ironic import db_drop
 from tripleo_flow.ironic.render import IronicSettings, ironic_conf
 from tripleo_flow.ironic.workdir import IronicDir
@@ -51,6 +56,17 @@ HOST = "127.0.0.1"
 _TETHERS: dict[str, int] = {}
 #: The database watchers (:mod:`.db_drop`) this process started, by ironic.conf path.
 _DB_WATCHERS: dict[str, process.Watcher] = {}
+
+
+def _drop(db: Path, work: HeatDir) -> str:
+    SqliteDatabase(db).wipe()  # with its journals and note
+    return f"removed {db}, left by a killed run (its owner's database is never kept)"
+
+
+#: A killed owner's Ironic database on the tmpfs, as :mod:`.db_drop` finds it.
+ORPHANS = shm_orphans.Kind(re.compile(r"^tripleo-flow-ironic-([0-9a-f]{10})\.sqlite$"),
+                           IronicDir, lambda record: record.get("database"), _drop,
+                           label="ironic-dir")
 
 
 @dataclass(frozen=True)
@@ -253,11 +269,13 @@ class IronicLauncher:
         :param owned_by: what owns this Ironic: it then stops when this process exits,
             however it exits, and the next launch or kill cleans up after it.
         """
+        base = self.sqlite_dir or default_dir(self.work.root)
+        for line in shm_orphans.sweep(base, skip=self.work.token, kinds=(ORPHANS,)):
+            LOG.warning("%s", line)
         with self.work.locked():
             cleaned = self._clean_leftovers()
             self._binary("ironic")
             port = free_port()
-            base = self.sqlite_dir or default_dir(self.work.root)
             live = base / f"tripleo-flow-ironic-{self.work.token}.sqlite"
             record: dict[str, Any] = {
                 "pid": None, "port": port, "ready": False, "database": str(live),
@@ -277,6 +295,8 @@ class IronicLauncher:
                 else:
                     SqliteDatabase(live).create()  # 0600 before the schema is written
                     self._create_schema()
+                if self.work.root not in live.parents:  # on the tmpfs: named for a sweep
+                    shm_orphans.write_note(live, self.work)
                 proc = self._start(tethered=owned_by is not None)
                 record["pid"] = proc.pid
                 self.work.write_run(record)

@@ -15,7 +15,10 @@ Crash safety:
 * An update writes its intent (:data:`JOURNAL`: the objects it is about to write,
   add and delete) before it touches anything and removes it when done.  A
   journal left by a killed update tells the next update which objects and
-  manifest digests not to trust.
+  manifest digests not to trust.  Its last write before removing the journal is
+  :data:`UNRENDERED` (the update's execution id): the new templates' j2 files are
+  not rendered yet.  Rendering them removes it; until then the plan's update is
+  unfinished as much as with the journal.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ from tripleo_flow.plans.store import ObjectVersion, PlanStore, check_object_name
 PLAN_ENV = "plan-environment.yaml"
 MANIFEST = ".tripleo-flow/manifest.json"  # under RESERVED_PREFIX
 JOURNAL = ".tripleo-flow/update.json"  # under RESERVED_PREFIX
+#: Present from an update's last template write until its templates are rendered.
+UNRENDERED = ".tripleo-flow/unrendered.json"  # under RESERVED_PREFIX
 PLAN_TAG = ("usage-tripleo", "plan")
 #: Container metadata: the id of the create that made the plan (kept).
 PLAN_ID = "tripleo-flow-plan-id"
@@ -375,6 +380,29 @@ class PlanRepository:
 
     def clear_journal(self, plan: str) -> None:
         self.store.delete_object(plan, JOURNAL)
+
+    def unrendered(self, plan: str) -> str | None:
+        """The execution id ("" outside a workflow) of the update whose new templates
+        are not rendered yet; None when the plan's rendered files are its templates'."""
+        try:
+            data = self.store.get_object(plan, UNRENDERED)
+        except exceptions.ObjectNotFound:
+            return None
+        try:
+            return str(json.loads(data).get("execution") or "")
+        except (ValueError, AttributeError):
+            return ""  # unreadable: still unrendered, owned by no execution
+
+    def mark_unrendered(self, plan: str, execution: str) -> None:
+        self.store.put_object(plan, UNRENDERED, json.dumps({"execution": execution}).encode())
+
+    def clear_unrendered(self, plan: str) -> None:
+        self.store.delete_object(plan, UNRENDERED)
+
+    def update_unfinished(self, plan: str) -> bool:
+        """Whether an update of the plan has not finished: its journal is there (the
+        tree may be part old, part new) or its templates are not rendered yet."""
+        return self.journal(plan) is not None or self.unrendered(plan) is not None
 
     # -- deployment status -------------------------------------------------
 
