@@ -1,0 +1,79 @@
+"""kill -9 right after one task failed while another still ran, then resume (issue 26).
+
+Mistral never runs a failed task execution again unless asked to (``rerun``): the
+error stays, the other branches finish, and the workflow then fails.  A process
+killed between the failure and the workflow's end must not change that: the
+resumed execution keeps the task failed (its action is not called again, here one
+that would succeed on a second call), runs what was left of the other branch
+once, and fails with the task's own error.  Each run happens in a real process
+that SIGKILLs itself when the failure is reported; both engines: the compiled
+TaskFlow graph and the state machine (a ``join`` makes the workflow run there).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.engine_helpers import Host
+from tripleo_flow import exceptions
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _workbook(machine: bool) -> str:
+    return textwrap.dedent(f"""\
+        version: '2.0'
+        name: crashing
+        workflows:
+          branches:
+            input: [log, counter]
+            tasks:
+              bad:
+                action: test.flaky counter=<% $.counter %> failures=1
+              slow:
+                action: std.sleep seconds=3
+                on-success: [after]
+              after:
+                {"join: all" if machine else ""}
+                action: test.record path=<% $.log %> value="after"
+        """)
+
+
+@pytest.mark.parametrize("machine", [False, True], ids=["graph", "state-machine"])
+def test_a_task_that_failed_before_a_kill_is_not_run_again(tmp_path: Path,
+                                                          machine: bool) -> None:
+    data_dir, log, counter = tmp_path / "data", tmp_path / "effects.log", tmp_path / "calls"
+    (tmp_path / "crashing.yaml").write_text(_workbook(machine))
+    Host(data_dir).create_workbook(tmp_path / "crashing.yaml")
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.engine_helpers", "run", str(data_dir),
+         "crashing.branches", json.dumps({"log": str(log), "counter": str(counter)}),
+         "failed", "1"], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == -9, (done.returncode, done.stderr[-2000:])
+    assert json.loads(done.stdout.splitlines()[-1])["killed_after"] == "bad"
+    host = Host(data_dir)
+    try:
+        [execution] = host.list_executions()
+        assert execution.state == "INTERRUPTED"
+        tasks = {t.name: t.state for t in host.execution_tasks(execution.id)}
+        # Mistral reads ERROR; the state machine's record still reads TaskFlow's FAILURE.
+        assert tasks["bad"] == ("FAILURE" if machine else "ERROR"), tasks
+        assert tasks.get("slow") != "SUCCESS"  # killed while it slept
+        assert counter.read_text() == "1" and not log.exists()
+        with pytest.raises(exceptions.WorkflowFailed) as failed:
+            host.resume_execution(execution.id)
+        assert counter.read_text() == "1"  # the failed task's action was not called again
+        assert "flaky call 1" in str(failed.value)
+        # The other branch ran to its end once (then, ours, its effect was undone).
+        assert log.read_text().splitlines() == ["do after", "undo after"]
+        ended = host.get_execution(execution.id)
+        assert (ended.state, ended.failed_task) == ("REVERTED", "bad")
+        assert "flaky call 1" in (ended.error or "")
+    finally:
+        host.close_workflows()
