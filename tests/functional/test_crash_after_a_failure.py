@@ -77,3 +77,53 @@ def test_a_task_that_failed_before_a_kill_is_not_run_again(tmp_path: Path,
         assert "flaky call 1" in (ended.error or "")
     finally:
         host.close_workflows()
+
+
+def _missing_plan_workbook(machine: bool) -> str:
+    return _workbook(machine).replace(
+        "action: test.flaky counter=<% $.counter %> failures=1",
+        "action: test.missing_plan plan=\"nowhere\"").replace("name: crashing", "name: planless")
+
+
+@pytest.mark.parametrize("machine", [False, True], ids=["graph", "state-machine"])
+def test_a_resumed_execution_reports_the_error_as_the_first_process(tmp_path: Path,
+                                                                    machine: bool) -> None:
+    """The task's error is a missing plan (a not-found error whose next step creates
+    it): the execution killed after it failed and resumed here fails with that error,
+    its kind and next steps as a run that was never killed reports them."""
+    (tmp_path / "planless.yaml").write_text(_missing_plan_workbook(machine))
+    inputs = {"log": str(tmp_path / "effects.log"), "counter": str(tmp_path / "calls")}
+    whole = Host(tmp_path / "whole")
+    whole.create_workbook(tmp_path / "planless.yaml")
+    try:
+        with pytest.raises(exceptions.WorkflowFailed) as run:
+            whole.run_workflow("planless.branches", inputs)
+        first = run.value.__cause__
+        assert isinstance(first, exceptions.PlanNotFound)
+        [reference] = whole.list_executions()
+    finally:
+        whole.close_workflows()
+    data_dir = tmp_path / "data"
+    Host(data_dir).create_workbook(tmp_path / "planless.yaml")
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.engine_helpers", "run", str(data_dir),
+         "planless.branches", json.dumps(inputs), "failed", "1"],
+        capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == -9, (done.returncode, done.stderr[-2000:])
+    host = Host(data_dir)
+    try:
+        [execution] = host.list_executions()
+        with pytest.raises(exceptions.WorkflowFailed) as resumed:
+            host.resume_execution(execution.id)
+        cause = resumed.value.__cause__
+        assert isinstance(cause, exceptions.NotFound)
+        assert str(resumed.value) == str(run.value)
+        assert str(cause) == str(first)
+        assert cause.render(exceptions.API) == first.render(exceptions.API)
+        ended = host.get_execution(execution.id)
+        assert (ended.error, ended.error_api, ended.hints, ended.failed_task) == (
+            reference.error, reference.error_api, reference.hints, reference.failed_task)
+        assert ended.hints == [{"command": "tripleo-flow plan create nowhere --templates DIR",
+                                "request": "POST /v1/plans?name=nowhere"}]
+    finally:
+        host.close_workflows()
