@@ -181,6 +181,13 @@ class NeedsPlan(Action):
         return plan
 
 
+class MissingPlan(Action):
+    """Fail as an action whose plan does not exist (an error with a kind and hints)."""
+
+    def execute(self, plan: str) -> str:
+        raise exceptions.PlanNotFound(plan)
+
+
 ACTIONS: dict[str, type[Action]] = {
     "std.noop": std.Noop, "std.async_noop": std.AsyncNoop, "std.echo": std.Echo,
     "std.fail": std.Fail, "std.sleep": std.Sleep, "std.http": std.Http,
@@ -188,6 +195,7 @@ ACTIONS: dict[str, type[Action]] = {
     "test.count": Count,
     "test.needs_plan": NeedsPlan, "test.secret": Secret, "test.plan_code": RecordPlanCode,
     "test.crash_once": CrashOnce, "test.update_parameters_then_crash": UpdateParametersThenCrash,
+    "test.missing_plan": MissingPlan,
 }
 
 

@@ -276,8 +276,10 @@ def test_pausing_an_execution_a_conductor_runs(host: Any, conductors: Conductors
     that a conductor runs to SUCCESS, each side effect once."""
     log = tmp_path / "log"
     _proc, execution = _one_running(host, conductors, "c1", log, pause=3)
-    assert host.pause_execution(execution.id).state == "RUNNING"  # 'wait' ends first
-    until("PAUSED", lambda: host.get_execution(execution.id).state == "PAUSED")
+    asked = host.pause_execution(execution.id)  # PAUSED at once; 'wait' ends first
+    assert (asked.state, asked.pausing) == ("PAUSED", True)
+    until("its engine stopped", lambda: not host.get_execution(execution.id).pausing)
+    assert host.get_execution(execution.id).state == "PAUSED"
     time.sleep(1)  # nothing goes on while it is paused
     assert log.read_text().splitlines() == ["do first"]
     assert {t.name: t.state for t in host.execution_tasks(execution.id)}.get(

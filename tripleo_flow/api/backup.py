@@ -88,7 +88,7 @@ class BackupMixin:
         """Refuse while an execution or a launched service runs; return the executions'
         (id, state, updated_at) to compare after the copy."""
         executions = self.list_executions()
-        active = [e for e in executions if e.state in _ACTIVE]
+        active = [e for e in executions if e.state in _ACTIVE or e.pausing]
         if active:
             shown = ", ".join(f"{e.id} ({e.workflow}, {e.state})" for e in active[:5])
             raise exceptions.Conflict(

@@ -171,7 +171,7 @@ class ValidationsMixin:
         """
         execution = self.get_execution(execution_id)
         run_id = self._run_id(execution_id)
-        if execution.state not in ("RUNNING", "PENDING"):
+        if execution.state not in ("RUNNING", "PENDING") and not execution.pausing:
             raise exceptions.ValidationsNotRunning(execution_id, execution.state)
         stopped = runner.stop(runs_dir(self.conf) / run_id)
         return {"execution": execution_id, "run_id": run_id, "stopped": stopped}

@@ -360,18 +360,25 @@ class WorkflowsMixin(JobsMixin):
     # -- executions ---------------------------------------------------------------
 
     def get_execution(self, execution_id: str) -> Execution:
-        return self._runner().store.get(execution_id)
+        """An execution's record; PAUSED at once once a pause was asked
+        (:mod:`~tripleo_flow.flows.pause_views`)."""
+        from tripleo_flow.flows import pause_views
+
+        store = self._runner().store
+        return pause_views.shown_one(store, store.get(execution_id))
 
     def list_executions(self, workflow: str | None = None) -> list[Execution]:
         """Every execution (of ``workflow``: its full name, or without its workbook),
         oldest first, read a page of ``[api] executions_page_max`` at a time (each with
         SQL ``LIMIT``); :meth:`page_executions` reads one page."""
+        from tripleo_flow.flows import pause_views
+
         store = self._runner().store
         executions: list[Execution] = []
         marker = None
         while True:
             page, more = store.page(self.conf.api.executions_page_max, marker, workflow)
-            executions += page
+            executions += pause_views.shown(store, page)
             if not (more and page):
                 return executions
             marker = page[-1].id
@@ -390,11 +397,19 @@ class WorkflowsMixin(JobsMixin):
         api = self.conf.api
         limit = check_page(api.executions_page_size if limit is None else limit,
                            api.executions_page_max, sort_dir)
-        page, more = self._runner().store.page(limit, marker, workflow, sort_dir == "desc")
-        return page, (page[-1].id if more and page else None)
+        from tripleo_flow.flows import pause_views
+
+        store = self._runner().store
+        page, more = store.page(limit, marker, workflow, sort_dir == "desc")
+        return pause_views.shown(store, page), (page[-1].id if more and page else None)
 
     def execution_tasks(self, execution_id: str) -> list[TaskRecord]:
-        return self._runner().store.tasks(execution_id)
+        """The tasks of an execution; one whose sub-workflow is paused reads PAUSED."""
+        from tripleo_flow.flows import pause_views
+
+        store = self._runner().store
+        tasks = store.tasks(execution_id)
+        return pause_views.shown_tasks(store, self.get_execution(execution_id), tasks)
 
     def resume_execution(self, execution_id: str, listeners: Iterable[Listener] | None = None,
                          wait: bool = True, detach: bool = False,
@@ -445,18 +460,22 @@ class WorkflowsMixin(JobsMixin):
         """Pause a running execution and its running sub-workflow executions, as
         Mistral's pause: they start no new task and stop PAUSED once their running
         tasks end; :meth:`resume_execution` continues them.  One run by another
-        process (a CLI run, the API server, a conductor) gets a pause request that its
-        engine reads before it starts its next tasks; the record still reads RUNNING
-        until its running tasks end.
+        process (a CLI run, the API server, a conductor), or not started yet (PENDING),
+        gets a pause request that its engine reads before it starts its next tasks;
+        its record reads PAUSED at once, with ``pausing`` true until its running tasks
+        ended (:mod:`~tripleo_flow.flows.pause_views`).
 
         :param api_user: asked by a user of the HTTP API: only executions started through
             the API may be paused (as only those may be resumed there)
-        :raises Conflict: it is not running (it ended, is paused already, has not
-            started), or (``api_user``) was not started through the API
+        :raises Conflict: it is not running (it ended, is paused already, was
+            interrupted), or (``api_user``) was not started through the API
         """
+        from tripleo_flow.flows import pause_views
         from tripleo_flow.flows.executions import ORIGIN_API
 
-        return self._runner().pause(execution_id, ORIGIN_API if api_user else None)
+        runner = self._runner()
+        return pause_views.shown_one(
+            runner.store, runner.pause(execution_id, ORIGIN_API if api_user else None))
 
     # -- actions -------------------------------------------------------------------
 

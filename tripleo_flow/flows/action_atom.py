@@ -283,7 +283,9 @@ class ActionAtom(_WorkbookAtom):
                 if not (self.spec.reacts_to_errors() or self.links.contained):
                     raise
                 outcome = self._after(ctx, kwargs, _error_data(exc), _describe(exc))
-                if outcome.get(atoms.UNHANDLED) == "now" and not self._contain(outcome, exc):
+                if outcome.get(atoms.UNHANDLED) == "later":  # on-complete ran: named at
+                    self.runtime.scope.keep_kind(self.name, exc, outcome)  # the end
+                elif outcome.get(atoms.UNHANDLED) == "now" and not self._contain(outcome, exc):
                     # No transition fired: the task fails the workflow now, with what
                     # it published on error kept for the workflow's output-on-error.
                     self.runtime.scope.keep_error_context(self.name, outcome["ctx"])

@@ -29,7 +29,7 @@ from taskflow import task
 from tripleo_flow.actions.base import Action
 from tripleo_flow.core.signatures import CachedSignatures
 from tripleo_flow.exceptions import FailCommand, TaskFailed
-from tripleo_flow.flows import execution_scope, expressions, workbook_clauses
+from tripleo_flow.flows import error_records, execution_scope, expressions, workbook_clauses
 from tripleo_flow.flows.undo_journal import ExecutionUndoJournal
 from tripleo_flow.flows.workbook_clauses import COMMANDS
 from tripleo_flow.flows.workbook_model import TaskSpec, Transition, WorkflowSpec, apply_inputs
@@ -199,6 +199,10 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
             # A ``succeed`` ended this workflow: nothing more starts but the tasks listed
             # before ``succeed`` in the transitions that took it (Mistral starts them).
             return False
+        if self.runtime.scope.stopped(self.links.prefix) and not any(
+                outcome.get(execution_scope.FAILED_BY) == self.links.prefix
+                for outcome in chosen):
+            return False  # a ``fail`` stopped it: the same, before ``fail``
         inbound = len(self.links.preds) + (1 if self.links.start else 0)
         if self.links.reverse or self.spec.join == "all":
             return len(chosen) == inbound and inbound > 0
@@ -358,8 +362,10 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
             if item.target in ("succeed", "pause") and item.params.get("msg") is not None:
                 outcome["state_info"] = str(evaluator.evaluate(item.params["msg"]))
         if failing is not None:
-            outcome.update({UNHANDLED: "later", "state_info": failing})
+            outcome.update({UNHANDLED: "later", "state_info": failing,
+                            execution_scope.FAILED_BY: self.links.prefix})
             self.runtime.scope.fail_later(self.links.prefix, self.name, failing)
+            self.runtime.scope.stop(self.links.prefix)
         self._error_keys(outcome, error, handled, bool(targets))
         if "pause" in names:
             self.runtime.scope.pause()
@@ -415,6 +421,9 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
             return False
         outcome[UNHANDLED] = "later"
         self.runtime.scope.fail_later(self.links.prefix, self.name, str(outcome["error"]), cause)
+        record = error_records.describe(cause)
+        if record is not None:  # raised as it is at the end, in any process
+            outcome[error_records.ERROR_RECORD] = record
         return True
 
     def _unhandled_error(self, prefix: str) -> str | None:
@@ -475,7 +484,7 @@ class ExitAtom(_WorkbookAtom):
             ctx.update(kwargs[task_symbol(atom)].get("ctx") or {})
         error = self._unhandled_error(self.child_prefix)
         if error is not None and self.spec.name == "":
-            raise self.runtime.scope.sole_cause("") or TaskFailed(error)
+            raise self.runtime.scope.failure("", error)
         parent = dict(enter.get("parent") or {})
         if error is not None:  # the sub-workflow failed: its task fails, as Mistral's
             outcome = self._finish(parent, kwargs, None, error)

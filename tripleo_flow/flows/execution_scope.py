@@ -26,6 +26,8 @@ from taskflow import exceptions as tf_exceptions
 from taskflow import states
 from taskflow.types import failure
 
+from tripleo_flow.flows import error_records
+
 #: Outcome key of the values a task published to the global scope.
 GLOBAL = "global"
 #: Outcome key set when ``keep-result`` dropped the action's result.
@@ -33,6 +35,8 @@ RESULT_DROPPED = "result_dropped"
 #: Outcome key of a task that took a ``succeed`` transition: the atom-name prefix of
 #: the workflow it ended ("" for the top-level one).
 ENDED = "ended_workflow"
+#: Outcome key of a task whose ``fail`` stopped its (inlined sub-)workflow: the prefix.
+FAILED_BY = "failed_workflow"
 #: Outcome key of a task whose error no ``on-error`` transition handled
 #: (:data:`tripleo_flow.flows.atoms.UNHANDLED`).
 UNHANDLED = "unhandled"
@@ -102,8 +106,11 @@ class Scope:
         self.interrupted: frozenset[str] = frozenset()
         self._globals: dict[str, Any] = {}
         self._ended: set[str] = set()
+        self._failed_by: set[str] = set()
         self._failed: list[tuple[str, str, str]] = []
         self._causes: dict[str, BaseException] = {}
+        #: Errors named at the workflow's end (``on-complete`` ran), kept for their kind.
+        self._kinds: dict[str, BaseException] = {}
         self._lock = threading.Lock()
         self._storage: Any = None
         self._atoms: list[str] = []
@@ -142,6 +149,18 @@ class Scope:
         with self._lock:
             return any(prefix.startswith(done) for done in self._ended)
 
+    def stop(self, prefix: str) -> None:
+        """``fail`` in an inlined sub-workflow: nothing more of it starts (Mistral's
+        sub-workflow ends ERROR at once), while it still fails its parent's task
+        at its end."""
+        with self._lock:
+            self._failed_by.add(prefix)
+
+    def stopped(self, prefix: str) -> bool:
+        """Whether a ``fail`` stopped the workflow of ``prefix`` or one it runs inside."""
+        with self._lock:
+            return any(prefix.startswith(done) for done in self._failed_by)
+
     # -- errors no on-error transition handled ---------------------------------
 
     def fail_later(self, prefix: str, atom: str, error: str,
@@ -157,6 +176,30 @@ class Scope:
                 self._failed.append((prefix, atom, error))
                 if cause is not None:
                     self._causes[atom] = cause
+
+    def keep_kind(self, atom: str, cause: BaseException, outcome: dict[str, Any]) -> None:
+        """The error ``cause`` of task ``atom``, whose ``on-complete`` ran and which
+        fails its workflow later, named with the others (its kind and next steps
+        kept: :func:`~.error_records.combined`); also as data in its ``outcome``
+        (persisted) for a process that resumes the execution."""
+        record = error_records.describe(cause)
+        if record is not None:
+            outcome[error_records.ERROR_RECORD] = {**record, "named": True}
+        with self._lock:
+            self._kinds.setdefault(atom, cause)
+
+    def causes(self, prefix: str) -> list[BaseException | None]:
+        """The errors of :meth:`failed_tasks` (None where not known), in its order."""
+        failed = self.failed_tasks(prefix)
+        with self._lock:
+            return [self._causes.get(atom) or self._kinds.get(atom) for atom, _error in failed]
+
+    def failure(self, prefix: str, message: str) -> BaseException:
+        """The error that fails the workflow of ``prefix``, worded ``message``: its one
+        failed task's error as raised, or every one's together
+        (:func:`~.error_records.combined`)."""
+        return self.sole_cause(prefix) or error_records.combined(message,
+                                                                 self.causes(prefix))
 
     def sole_cause(self, prefix: str) -> BaseException | None:
         """The error of the one task that failed the workflow of ``prefix``, as
@@ -204,10 +247,19 @@ class Scope:
                 done.append((results.get("finished_at") or 0.0, results[GLOBAL]))
             if isinstance(results.get(ENDED), str):
                 self.end(results[ENDED])
+            if isinstance(results.get(FAILED_BY), str):
+                self.stop(results[FAILED_BY])
             if results.get(UNHANDLED) == "later":
                 prefix = detail.name.rpartition("/")[0]
+                record = results.get(error_records.ERROR_RECORD)
+                cause = error_records.rebuild(record)
+                named = isinstance(record, Mapping) and record.get("named")
                 self.fail_later(prefix + "/" if prefix else "", detail.name,
-                                str(results.get("error") or results.get("state_info")))
+                                str(results.get("error") or results.get("state_info")),
+                                None if named else cause)
+                if named and cause is not None:
+                    with self._lock:
+                        self._kinds.setdefault(detail.name, cause)
         for _when, values in sorted(done, key=lambda pair: pair[0]):
             self.publish(values)
         self.interrupted = frozenset(running)

@@ -99,6 +99,10 @@ class Execution:
     #: started it (Mistral's ``task_execution_id``).
     parent_id: str | None = None
     parent_task: str | None = None
+    #: Read PAUSED at once after a pause request, while the engine that runs it
+    #: (another process) still ends its running tasks; no new task starts
+    #: (:mod:`~tripleo_flow.flows.pause_views`).
+    pausing: bool = False
 
 
 def _state(fd: Any) -> str:

@@ -19,7 +19,7 @@ from taskflow import states
 from taskflow.types import failure
 
 from tripleo_flow import exceptions
-from tripleo_flow.flows import atoms, execution_scope
+from tripleo_flow.flows import atoms, error_records, execution_scope
 
 #: Errors that stop new task executions at once rather than once the others ended.
 STOP_NOW = (exceptions.FailCommand, exceptions.Interrupted, exceptions.PlanCodeNotAllowed)
@@ -51,14 +51,21 @@ class Errors:
             self._ready.remove(tex)
             tex.detail = detail
             cause = detail.failure
-            self._errors.append((tex.name, exceptions.TaskFailed(
+            # The error as the first process raised it (its kind and next steps).
+            self._errors.append((tex.name, error_records.rebuild(
+                (detail.meta or {}).get(error_records.ERROR_RECORD)) or exceptions.TaskFailed(
                 str(cause.exception_str) if isinstance(cause, failure.Failure)
                 else str(cause))))
 
     def _fail_task(self, tex: Any, exc: BaseException) -> None:
         """Record ``tex`` failed by ``exc``; stop now only for :data:`STOP_NOW`."""
         fail = failure.Failure.from_exception(exc)
-        self._record(tex, states.FAILURE, fail, failure=fail)
+        record = error_records.describe(exc)
+        if record is not None:  # a resumed execution reports it as raised here
+            meta = {**(tex.detail.meta or {}), error_records.ERROR_RECORD: record}
+            self._record(tex, states.FAILURE, fail, failure=fail, meta=meta)
+        else:
+            self._record(tex, states.FAILURE, fail, failure=fail)
         if self._failing is not None:
             return
         if isinstance(exc, STOP_NOW):
@@ -70,7 +77,9 @@ class Errors:
     def _unhandled(self) -> BaseException | None:
         """Once nothing is left to run: why the workflow fails (None: it does not).
         One unhandled error alone is raised as it is (its kind and next steps kept);
-        several, or ones that ran ``on-complete`` first, are named together."""
+        several, or ones that ran ``on-complete`` first, are named together, with
+        the next steps of each and the kind they share
+        (:func:`~.error_records.combined`)."""
         if self._ended:
             return None
         later = self.runtime.scope.failed_tasks("")
@@ -84,4 +93,6 @@ class Errors:
             return None
         if self._errors:
             self._failed_name = self._errors[0][0]
-        return exceptions.TaskFailed(execution_scope.unhandled_message(failed))
+        return error_records.combined(execution_scope.unhandled_message(failed),
+                                      self.runtime.scope.causes("")
+                                      + [exc for _name, exc in self._errors])

@@ -105,19 +105,28 @@ def lineage(fd: Any, flow_detail: Callable[[str], Any]) -> list[str]:
 def check_for(store: Any, fd: Any) -> PauseCheck:
     """The pause check of the engine about to run (or continue) flow detail ``fd`` of
     ``store`` (an :class:`~.executions.ExecutionStore`); a request of its own is
-    forgotten (it is being resumed, or starts)."""
-    store.pause_requests.clear(fd.uuid)
+    forgotten when it is being resumed, kept when it starts (a PENDING execution
+    paused before it was claimed: it stops before its first tasks, as Mistral's)."""
+    if fd.state != "PENDING":
+        store.pause_requests.clear(fd.uuid)
     return PauseCheck(store.pause_requests,
                       lineage(fd, lambda ident: store.flow_detail(ident, lazy=True)))
 
 
 def ask(store: Any, execution_id: str) -> Any:
     """Ask the process running ``execution_id`` (of ``store``) to pause it: its record
-    (still RUNNING: its running tasks end first).
+    (still RUNNING, or PENDING, as the engine wrote it: its running tasks end first;
+    readers show it PAUSED at once, :mod:`.pause_views`).
 
     :raises Conflict: it is not running (:func:`check_pausable`); nothing is written
     """
     check_pausable(store.get(execution_id))
+    return note(store, execution_id)
+
+
+def note(store: Any, execution_id: str) -> Any:
+    """Record a pause of ``execution_id`` (of ``store``) that is asked (or, in the
+    process running it, done already): its record.  Nothing is kept once it ended."""
     store.pause_requests.request(execution_id)
     record = store.get(execution_id)
     if record.state in ("SUCCESS", "FAILURE", "REVERTED"):
@@ -139,12 +148,14 @@ class PauseCheck:
         self._lock = threading.Lock()
         self.fired = False
 
-    def __call__(self) -> bool:
+    def __call__(self, fresh: bool = False) -> bool:
+        """Whether a pause is asked; ``fresh``: read now, not trusting a recent
+        "no" (before a run ends: it then stays PAUSED instead)."""
         with self._lock:
             if self.fired:
                 return True
             now = time.monotonic()
-            if now < self._next:
+            if now < self._next and not fresh:
                 return False
             self._next = now + self._interval
             self.fired = self._requests.requested(self._ids)
@@ -189,10 +200,11 @@ def check_origin(store: Any, execution_id: str, origin: str | None) -> None:
 
 def check_pausable(record: Any) -> None:
     """Raise Conflict unless the execution ``record`` (an
-    :class:`~.executions.Execution`) runs, as Mistral refuses to pause an execution
-    that does not."""
+    :class:`~.executions.Execution`) runs or waits to be claimed (PENDING: Mistral
+    shows an execution RUNNING from its start), as Mistral refuses to pause an
+    execution that does not."""
     ident, state = record.id, record.state
-    if state == "RUNNING":
+    if state in ("RUNNING", "PENDING"):  # Mistral shows a started execution RUNNING
         return
     if state in ("PAUSED", "SUSPENDED", "INTERRUPTED"):
         why = {"PAUSED": "is paused already", "SUSPENDED": "is suspended",
@@ -201,14 +213,10 @@ def check_pausable(record: Any) -> None:
             f"Execution {ident!r} {why}; only a running execution can be paused.",
             hints=[exceptions.Hint("Continue it with", f"execution resume {ident}",
                                    f"POST /v1/executions/{ident}/resume")])
-    if state == "PENDING":
-        raise exceptions.Conflict(
-            f"Execution {ident!r} has not started yet (PENDING); only a running execution "
-            "can be paused. Ask again once it runs.")
     raise exceptions.Conflict(
         f"Execution {ident!r} has already ended ({state}); only a running execution can "
         "be paused.")
 
 
 __all__ = ["CHECK_INTERVAL", "TABLE", "PauseCheck", "PauseRequests", "ask", "check_for",
-           "check_origin", "check_pausable", "create_table", "lineage"]
+           "check_origin", "check_pausable", "create_table", "lineage", "note"]

@@ -253,23 +253,25 @@ class Runner:
     def pause(self, execution_id: str, origin: str | None = None) -> Execution:
         """Pause an execution running in this process and its running child executions,
         as Mistral's pause: each starts no new task and stops PAUSED once its running
-        tasks end; a task whose child paused stays RUNNING.  Pausing a child pauses its
-        parent the same way.  :meth:`resume` continues them.
+        tasks end (readers show it PAUSED at once: :mod:`.pause_views`).  Pausing a
+        child pauses its parent the same way.  :meth:`resume` continues them.
 
-        Another process's execution (a CLI run, a conductor's) gets a pause request
-        in the executions database, which its engine reads before it starts its next
-        tasks (:mod:`.pause_requests`).
+        Another process's execution (a CLI run, a conductor's), or one not started yet
+        (PENDING), gets a pause request in the executions database, which its engine
+        reads before it starts its next tasks (:mod:`.pause_requests`).
 
         :param origin: given (:data:`~.executions.ORIGIN_API`), only an execution
             started from there may be paused
-        :raises Conflict: the execution is not running (it ended, is paused, or has not
-            started yet), or not started from ``origin``; nothing is changed
+        :raises Conflict: the execution is not running (it ended, is paused, or was
+            interrupted), or not started from ``origin``; nothing is changed
         """
         pause_requests.check_origin(self.store, execution_id, origin)
         if execution_id not in self._live:
             return pause_requests.ask(self.store, execution_id)
+        pause_requests.check_pausable(self.store.get(execution_id))
         subworkflow.pause_family(self.store, self._live, execution_id)
-        return self.store.get(execution_id)
+        # Recorded too, so readers show it PAUSED at once (:mod:`.pause_views`).
+        return pause_requests.note(self.store, execution_id)
 
     def resumable(self, execution_id: str, origin: str | None = None) -> Any:
         """The flow detail of an execution that can be continued (paused, suspended,
@@ -288,10 +290,16 @@ class Runner:
                 "resume.", hints=[exceptions.Hint(
                     "Run it again with", f"workflow run {record.workflow}",
                     f"POST /v1/workflows/{record.workflow}/executions")])
+        if record.state in (states.RUNNING, states.PENDING, states.SUSPENDING) and \
+                self.store.pause_requests.requested([execution_id]):
+            raise exceptions.Conflict(
+                f"Execution {execution_id!r} is pausing: the process that runs it lets its "
+                "running tasks end first (no new task starts); resume it once they ended.")
         if record.state == states.RUNNING:
             raise exceptions.Conflict(
                 f"Execution {execution_id!r} is still running in another process; wait for it "
                 "or stop that process first.")
+        self.store.pause_requests.clear(execution_id)  # resumed: no longer asked to pause
         return self.store.flow_detail(execution_id)
 
     def _evaluated_env(self, env: Mapping[str, Any]) -> dict[str, Any]:
@@ -500,6 +508,8 @@ class Runner:
         self.store.pause_requests.clear(fd.uuid)
         # The error itself (raised here, in the task's process) knows its next steps:
         # kept in the HTTP API's words too.
+        if isinstance(exc, exceptions.TripleoFlowError) and getattr(exc, "several", False):
+            cause = str(exc)  # several tasks' errors, each named (:mod:`.error_records`)
         hinted = exc if isinstance(exc, exceptions.TripleoFlowError) and exc.hints and (
             str(exc) == cause) else None
         self.store.update_meta(

@@ -136,7 +136,7 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
         self._suspend = threading.Event()
         #: Asked before task executions start: True, they wait for a resume (a pause
         #: asked by another process: :mod:`.pause_requests`).
-        self.pause_check: Callable[[], bool] | None = None
+        self.pause_check: Callable[..., bool] | None = None
         self._lock = threading.Lock()
         self._progress_lock = threading.Lock()
         self._runs: dict[str, int] = {}
@@ -237,6 +237,8 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
                     return True
                 if self._ready or self._fail_stuck_joins():
                     continue
+                if self._pause_asked_at_end():
+                    continue  # suspended: it ends once resumed
                 break
             done, _ = futures.wait(list(running), return_when=futures.FIRST_COMPLETED,
                                    timeout=async_actions.POLL_INTERVAL if self._waiting
@@ -256,6 +258,18 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
                 self._check_waiting()
             yield states.RUNNING
         return False
+
+    def _pause_asked_at_end(self) -> bool:
+        """Nothing is left to run (or only unhandled errors are): a pause asked by
+        another process keeps the run from ending, as Mistral's paused workflow does
+        not complete until resumed (:mod:`.pause_views`).  A ``fail`` or ``succeed``
+        command still ends it."""
+        if self._failing is not None or self._ended or self.pause_check is None:
+            return False
+        if not self.pause_check(fresh=True):
+            return False
+        self.suspend()
+        return True
 
     # -- task executions ----------------------------------------------------------
 

@@ -50,7 +50,9 @@ def format_event(event: str, data: Any, event_id: int | None = None,
 
 def ended(execution: Any) -> bool:
     """Whether an execution is over (its end was recorded, its process died, or it is
-    paused until resumed)."""
+    paused until resumed: not while its running tasks still end, ``pausing``)."""
+    if getattr(execution, "pausing", False):
+        return False
     return execution.state in ENDED and (execution.finished_at is not None
                                          or execution.state in STOPPED)
 

@@ -480,6 +480,7 @@ workflows:
       - str2
     output:
       workflow_result: <% $.result %>
+      concat_task_result: <% task(concat).result %>
     tasks:
       concat:
         action: concat_twice s1=<% $.str1 %> s2=<% $.str2 %>
@@ -541,9 +542,8 @@ def test_an_adhoc_action_based_on_another(host: Host, tmp_path: Path, base: str)
     assert execution.state == "SUCCESS"
     assert execution.output == {"workflow_result": {"nested_concat": "a+b and a+b"}}
     execution = host.run_workflow(f"{wb}.wf1", {"str1": "a", "str2": "b"})
-    # Mistral's wf1 also outputs task(concat).result: task() in a workflow's output is
-    # not available here (issue 26, another item).
-    assert execution.output == {"workflow_result": "a+b and a+b"}
+    assert execution.output == {"workflow_result": "a+b and a+b",
+                                "concat_task_result": "a+b and a+b"}
 
 
 def test_env_in_an_adhoc_actions_base_input(host: Host, tmp_path: Path) -> None:

@@ -5,13 +5,13 @@ Each test ports the workflow and the asserted outcome of a Mistral test (its
 docstring names it: mistral/tests/unit/engine/test_subworkflows_pause_resume.py
 unless said), run on the real engine with the executions database: a sub-workflow
 that pauses (its ``pause`` command, or a pause asked through the Python API) pauses
-its parent, whose task stays RUNNING; pausing the parent pauses its running
-children; resuming the parent, or the child, resumes both; a child that fails once
-resumed fails its parent's task as any failed child does.
+its parent, whose task reads PAUSED (Mistral's ``await_task_paused``); pausing the
+parent pauses its running children; resuming the parent, or the child, resumes
+both; a child that fails once resumed fails its parent's task as any failed child
+does.
 
-Differences kept, each asserted where it shows: the parent's task executions read
-RUNNING while their children are paused (Mistral marks them PAUSED too); a failed
-workflow reverts what its completed tasks did (REVERTED; Mistral: ERROR).
+Difference kept, asserted where it shows: a failed workflow reverts what its
+completed tasks did (REVERTED; Mistral: ERROR).
 """
 
 from __future__ import annotations
@@ -148,8 +148,8 @@ def test_pause_resume_cascade_down_to_subworkflow(host: Host, tmp_path: Path) ->
     _state(host, wf1, "PAUSED")
     assert host.get_execution(wf2).state == host.get_execution(wf3).state == "PAUSED"
     assert _tasks(host, wf2) == _tasks(host, wf3) == {"task1": "RUNNING"}
-    # Mistral: the parent's task executions PAUSED; here they stay RUNNING.
-    assert _tasks(host, wf1) == {"task1": "RUNNING", "task2": "RUNNING"}
+    # Task that were creating subwf inherit the wf state (Mistral's words).
+    assert _tasks(host, wf1) == {"task1": "PAUSED", "task2": "PAUSED"}
     host.resume_execution(wf1, wait=False)
     _state(host, wf1, "RUNNING")
     _state(host, wf2, "RUNNING")
@@ -166,7 +166,7 @@ def test_pause_resume_cascade_up_from_subworkflow(host: Host, tmp_path: Path) ->
     _state(host, wf2, "PAUSED")
     _state(host, wf1, "PAUSED")
     _state(host, wf3, "PAUSED")
-    assert _tasks(host, wf1) == {"task1": "RUNNING", "task2": "RUNNING"}
+    assert _tasks(host, wf1) == {"task1": "PAUSED", "task2": "PAUSED"}
     host.resume_execution(wf2, wait=False)
     _state(host, wf1, "RUNNING")
     _state(host, wf2, "RUNNING")
@@ -216,7 +216,7 @@ def _paused_by_its_child(host: Host, tmp_path: Path) -> tuple[str, str]:
     assert host.get_execution(child.id).state == "PAUSED"
     tasks = _tasks(host, child.id)  # a graph lists 'bye' PENDING; Mistral: not yet
     assert tasks["hello"] == "SUCCESS" and tasks.get("bye", "PENDING") == "PENDING"
-    assert _tasks(host, parent.id) == {"call": "RUNNING"}
+    assert _tasks(host, parent.id) == {"call": "PAUSED"}
     return parent.id, child.id
 
 
@@ -233,7 +233,7 @@ def _ended_with_the_child(host: Host, parent: Execution, child: str) -> None:
 def test_a_pause_command_in_the_child_pauses_the_parent(host: Host, tmp_path: Path) -> None:
     """test_pause_resume_cascade_up_from_subworkflow with the child paused by its own
     ``pause`` command (test_direct_workflow.py's pause transitions): the parent is
-    PAUSED, its task RUNNING; resuming the parent resumes the child from after the
+    PAUSED, its task PAUSED; resuming the parent resumes the child from after the
     command (``bye``), then the parent goes on; the outputs are the child's."""
     parent_id, child_id = _paused_by_its_child(host, tmp_path)
     parent = host.resume_execution(parent_id)
@@ -305,7 +305,7 @@ def test_a_child_that_fails_once_resumed_fails_the_parent_task(host: Host,
 def test_with_items_over_sub_workflows_one_child_pauses(host: Host, tmp_path: Path) -> None:
     """test_pause_resume_cascade_up_from_with_items_subworkflow: a with-items task runs
     one child per item; the child of item 2 pauses: the others end, the parent is
-    PAUSED with its task RUNNING (those still running are paused with it); resumed,
+    PAUSED with its task PAUSED (those still running are paused with it); resumed,
     the paused children go on and the task's
     result is every child's output in item order."""
     name = _install(host, tmp_path, """
@@ -336,7 +336,7 @@ def test_with_items_over_sub_workflows_one_child_pauses(host: Host, tmp_path: Pa
     """)
     parent = host.run_workflow(f"{name}.wf", {"numbers": [1, 2, 3]})
     assert parent.state == "PAUSED", parent
-    assert _tasks(host, parent.id) == {"task1": "RUNNING"}
+    assert _tasks(host, parent.id) == {"task1": "PAUSED"}
     store = host._runner().store
     by_item = {(store.flow_detail(e.id, lazy=True).meta or {}).get("item"): e.id
                for e in host.list_executions() if e.parent_id == parent.id}

@@ -85,11 +85,12 @@ def _tasks(host: Host, execution_id: str) -> dict[str, str]:
     return {t.name: t.state for t in host.execution_tasks(execution_id)}
 
 
-def _elsewhere(host: Host, tmp_path: Path, workflow: str, join: bool = False
-               ) -> tuple[subprocess.Popen[str], str, Path]:
-    """Start ``pausing.WORKFLOW`` in another process; it, the execution's id, its log."""
+def _elsewhere(host: Host, tmp_path: Path, workflow: str, join: bool = False,
+               workbook: str | None = None) -> tuple[subprocess.Popen[str], str, Path]:
+    """Start ``pausing.WORKFLOW`` (of ``workbook``'s text when given) in another
+    process; it, the execution's id, its log."""
     path = tmp_path / "pausing.yaml"
-    path.write_text(_workbook(join))
+    path.write_text(workbook or _workbook(join))
     host.create_workbook(path)
     log = tmp_path / "effects.log"
     proc = subprocess.Popen(
@@ -131,7 +132,8 @@ def test_a_run_in_another_process_pauses_then_resumes(host: Host, tmp_path: Path
     proc, ident, log = _elsewhere(host, tmp_path, "chain", join)
     _slow_runs(host, ident, log)
     asked = host.pause_execution(ident)
-    assert asked.state == "RUNNING"  # its running task ends first
+    # Mistral's PAUSED at once; its running task ends first (pausing)
+    assert (asked.state, asked.pausing) == ("PAUSED", True)
     assert host._runner().store.pause_requests.pending() == [ident]
     assert _ended_elsewhere(proc) == "PAUSED"
     assert host.get_execution(ident).state == "PAUSED"
@@ -160,7 +162,7 @@ def test_a_request_on_a_child_or_its_parent_pauses_both(host: Host, tmp_path: Pa
     assert host.get_execution(child).state == "PAUSED"
     assert host.get_execution(parent).state == "PAUSED"
     assert _effects(log) == ["do first"]
-    assert _tasks(host, parent) == {"call": "RUNNING"}  # Mistral: PAUSED
+    assert _tasks(host, parent) == {"call": "PAUSED"}  # as Mistral's
     assert host.resume_execution(parent).state == "SUCCESS"
     assert host.get_execution(child).state == "SUCCESS"
     assert _effects(log) == ["do first", "do after", "do last", "do parent-done"]

@@ -589,7 +589,8 @@ async function executionView(id, draw = drawer()) {
     } });
     return button;
   };
-  const resume = RESUMABLE.has(execution.state) ? verbButton("resume", "Resume", () => {
+  // Not while "pausing": its running tasks still end in the process that runs it.
+  const resume = RESUMABLE.has(execution.state) && !execution.pausing ? verbButton("resume", "Resume", () => {
     say(`Execution ${id} resumed.`);
     route();  // follow it again from the start
   }) : null;
@@ -626,10 +627,8 @@ async function executionView(id, draw = drawer()) {
     else if (kind === "execution") {
       stateBox.replaceChildren(state(data.state));
       if (resume && !RESUMABLE.has(data.state)) resume.remove();
-      if (pause && data.state !== "RUNNING") {
-        pause.remove();
-        if (RESUMABLE.has(data.state)) route();  // paused: drawn again, with Resume
-      }
+      if (pause && data.state !== "RUNNING") pause.remove();
+      if (!resume && RESUMABLE.has(data.state)) route();  // paused: drawn again, with Resume
     }
   }, leaving.signal);
 }
