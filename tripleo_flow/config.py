@@ -103,7 +103,7 @@ JOBBOARD_OPTS = [
 
 
 HEAT_OPTS = [
-    cfg.StrOpt("heat_type", default="native",
+    cfg.StrOpt("heat_type", default="processes",
                choices=["native", "processes", "container", "pod", "installed"],
                help="How the ephemeral Heat runs when a command does not say and its "
                "work dir (heat-dir) records none: a deployment's later commands (deploy "

@@ -65,3 +65,15 @@ def test_the_dump_type_record_is_private(tmp_path: Path) -> None:
     work = _heat_dir(tmp_path, None, "processes", True)
     assert work.dump_type_file.stat().st_mode & 0o777 == 0o600
     assert work.dump_type() == "processes"
+
+
+@pytest.mark.parametrize("configured,launched", [
+    ("processes", "native"), ("native", "native"), ("container", "container"),
+    ("pod", "pod"), ("installed", "installed")])
+def test_a_plan_is_validated_on_the_heat_that_starts_soonest(configured: str,
+                                                              launched: str) -> None:
+    """A parameter schema's Heat only validates: the default processes (built for a
+    stack create's throughput) gives native, from the same virtualenv."""
+    from tripleo_flow.actions.schema import validation_heat_type
+
+    assert validation_heat_type(configured) == launched
