@@ -43,9 +43,11 @@ def _record_stack_status(store: Any, plan: str, status: str) -> None:
 #: The share of the time a stack is followed that its progress looks may take: every
 #: resource and event of the stack tree, which the engine creating the stack answers
 #: between its own work (a single heat-all spent half its time on them at 2 s apart
-#: for THT 18.0.0 on a busy machine).  After a look of d seconds, the next one waits
-#: until d / LOOK_SHARE seconds after its start; the stack's end is always looked at.
+#: for THT 18.0.0 on a busy machine).  Looks are taken while the time spent on them is
+#: within LOOK_SHARE of the time followed plus LOOK_ALLOWANCE seconds (a small stack
+#: still gets a look at each poll); the stack's end is always looked at.
 LOOK_SHARE = 0.05
+LOOK_ALLOWANCE = 5.0
 
 
 class _Follower:
@@ -59,14 +61,17 @@ class _Follower:
         self.last: tuple[str, int, int] | None = None
         #: The largest share reported so far.
         self.share = 0.0
-        #: When the next look may be taken (:data:`LOOK_SHARE`).
-        self.next_look = 0.0
+        #: When the first look was taken, and the seconds the looks took (:data:`LOOK_SHARE`).
+        self.first: float | None = None
+        self.spent = 0.0
 
     def __call__(self, stack: dict[str, Any]) -> None:
         self.context.check_stop()  # Ctrl-C: this task fails, the deployment reverts
         status = str(stack.get("stack_status"))
         started = self.clock()
-        if status.endswith("IN_PROGRESS") and started < self.next_look:
+        self.first = started if self.first is None else self.first
+        budget = LOOK_SHARE * (started - self.first) + LOOK_ALLOWANCE
+        if status.endswith("IN_PROGRESS") and self.spent > budget:
             return
         try:
             resources = self.client.resources(self.plan, stack["id"])
@@ -77,7 +82,7 @@ class _Follower:
             # informative, the stack's own status decides, so skip this look.
             LOG.debug("Stack %s: no progress this time (%s)", self.plan, exc)
             return
-        self.next_look = started + (self.clock() - started) / LOOK_SHARE
+        self.spent += self.clock() - started
         complete, total = progress.count_resources(resources)
         events = progress.new_events(listed, self.seen)
         share = progress.stack_share(resources, str(stack["id"]))
