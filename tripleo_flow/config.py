@@ -103,9 +103,13 @@ JOBBOARD_OPTS = [
 
 
 HEAT_OPTS = [
-    cfg.StrOpt("heat_type", default="native",
+    cfg.StrOpt("heat_type", default="processes",
                choices=["native", "processes", "container", "pod", "installed"],
-               help="How the ephemeral Heat runs when a command does not say."),
+               help="How the ephemeral Heat runs when a command does not say and its "
+               "work dir (heat-dir) records none: a deployment's later commands (deploy "
+               "again, scale, update, upgrade, launch heat, --restore-db) use the type "
+               "its Heat dump was made with, so changing this never breaks a deployment "
+               "made with another type."),
     cfg.BoolOpt("pace_leaves", default=False,
                 help="Keep Heat's one-second wait after starting each leaf resource of a "
                 "stack (heat-all/heat-engine as shipped). Default false: the native and "

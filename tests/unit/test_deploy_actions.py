@@ -141,6 +141,48 @@ def test_a_failed_progress_look_is_skipped_not_fatal() -> None:
     assert [(r.complete, r.total, r.status) for r in seen] == [(1, 2, "CREATE_IN_PROGRESS")]
 
 
+class _SlowListing:
+    """Lists a stack's resources and events; each look takes ``cost`` seconds of a
+    fake clock (a big stack's tree, answered by a busy engine)."""
+
+    def __init__(self, clock: list[float], cost: float) -> None:
+        self.clock, self.cost, self.looks = clock, cost, 0
+
+    def resources(self, name: str, stack_id: str) -> list[dict[str, Any]]:
+        self.looks += 1
+        self.clock[0] += self.cost
+        return [{"resource_status": "CREATE_COMPLETE"}]
+
+    def events(self, name: str, stack_id: str) -> list[dict[str, Any]]:
+        return []
+
+
+def test_progress_looks_take_a_bounded_share_of_the_stack_time() -> None:
+    """Looks of 1 s offered every 2 s for 400 s (a big stack on a busy engine, which
+    answers them between its own work): the first ones are taken (a small stack gets
+    its progress), then only as many as keep their time within LOOK_SHARE of the time
+    followed plus LOOK_ALLOWANCE; the stack's end is looked at whenever it comes."""
+    from tripleo_flow.actions import deploy_stack
+
+    clock = [0.0]
+    seen: list[Any] = []
+    context = ActionContext(store=None, locks=None, reporter=seen.append)  # type: ignore[arg-type]
+    heat = _SlowListing(clock, cost=1.0)
+    follow = deploy_stack._Follower(heat, "oc", context,  # type: ignore[arg-type]
+                                    clock=lambda: clock[0])
+    running = {"id": "1", "stack_status": "CREATE_IN_PROGRESS"}
+    while clock[0] < 400.0:
+        follow(running)
+        clock[0] += 2.0
+    assert heat.looks >= 3  # the first polls looked
+    budget = deploy_stack.LOOK_SHARE * 400.0 + deploy_stack.LOOK_ALLOWANCE
+    assert budget <= heat.looks * heat.cost <= budget + heat.cost
+    assert heat.looks < 400.0 / 3.0  # far fewer than the 200 offered
+    looks = heat.looks
+    follow({"id": "1", "stack_status": "CREATE_COMPLETE"})  # the end, at once
+    assert heat.looks == looks + 1 and seen[-1].status == "CREATE_COMPLETE"
+
+
 def test_saved_files_undo_record_names_a_private_copy_not_the_content(tmp_path: Path) -> None:
     """The work dir's outputs hold secrets: their undo record (persisted) names a copy."""
     import json

@@ -97,3 +97,22 @@ def test_deploying_record_of_another_host_still_blocks(client: Client, tmp_path:
                                             heat_type="native")
 
 
+
+
+def test_a_deploy_naming_no_heat_type_uses_the_one_its_work_dir_was_deployed_with(
+        client: Client, tmp_path: Path) -> None:
+    """The deployment status' heat type counts for its own work dir only (a heat-dir
+    whose dump records its type: tests/unit/heat/test_heat_type_resolution.py)."""
+    repo = PlanRepository(client.store)
+    work = str(tmp_path / "work")
+    repo.set_deployment_status("oc", {"deployment_status": "DEPLOY_SUCCESS", "message": "",
+                                      "work_dir": work, "heat_type": "processes"})
+    started = StartDeployment(client.context).run(plan="oc", work_dir=work, heat_type=None)
+    assert started["heat_type"] == "processes"
+    assert (repo.deployment_status("oc") or {})["heat_type"] == "processes"
+
+    repo.set_deployment_status("oc", {"deployment_status": "DEPLOY_SUCCESS", "message": "",
+                                      "work_dir": work, "heat_type": "processes"})
+    elsewhere = StartDeployment(client.context).run(plan="oc", work_dir=work + "-other",
+                                                    heat_type=None)
+    assert elsewhere["heat_type"] == client.conf.heat.heat_type

@@ -73,14 +73,10 @@ def _timeout(cause: BaseException) -> exceptions.HeatError:
     return error
 
 
-IN_PROGRESS = {"stacks": [{"id": "1"}]}
-
-
 @pytest.mark.parametrize("cause", [TimeoutError("timed out"),
                                    heat_client.urllib.error.URLError(TimeoutError())])
 def test_a_followed_stack_heat_answers_late_is_looked_at_again(cause: BaseException) -> None:
-    client = _Answers([_timeout(cause), IN_PROGRESS,
-                       {"stack": {"id": "1", "stack_status": "UPDATE_COMPLETE"}}])
+    client = _Answers([_timeout(cause), _listed("UPDATE_COMPLETE"), _stack("UPDATE_COMPLETE")])
     assert client.wait("oc")["stack_status"] == "UPDATE_COMPLETE"
     assert client.calls == 3
 
@@ -104,11 +100,12 @@ def _stack(status: str) -> dict[str, Any]:
     return {"stack": {"id": "1", "stack_status": status}}
 
 
-def test_the_end_of_a_followed_stack_is_seen_at_the_next_cheap_look(
+def test_a_followed_stack_is_read_whole_only_once_it_ended(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The whole stack is read (and reported) at once and every ``interval``; in between
-    only its status, every ``poll``: the end is seen ``poll`` seconds after it, and the
-    stack that ended is read whole and reported."""
+    """The status alone is looked at every ``poll`` (the end is seen ``poll`` seconds
+    after it); progress gets that look at once and every ``interval``, and the whole
+    stack once it ended: while it is created the stack is never read whole (each read
+    resolves its outputs in the engine that creates it)."""
     clock = [0.0]
 
     def sleep(seconds: float) -> None:
@@ -118,23 +115,20 @@ def test_the_end_of_a_followed_stack_is_seen_at_the_next_cheap_look(
     monkeypatch.setattr(heat_client.time, "monotonic", lambda: clock[0])
     monkeypatch.setattr(heat_client.time, "sleep", sleep)
     client = _Answers([
-        _listed("CREATE_IN_PROGRESS"), _stack("CREATE_IN_PROGRESS"),  # the first look
+        _listed("CREATE_IN_PROGRESS"),                                 # 0 s: reported
         *[_listed("CREATE_IN_PROGRESS")] * 3,                          # 0.5, 1.0, 1.5 s
-        _listed("CREATE_IN_PROGRESS"), _stack("CREATE_IN_PROGRESS"),  # 2 s: a whole look
-        _listed("CREATE_COMPLETE"),                                    # 2.5 s: it ended
-        _listed("CREATE_COMPLETE"), _stack("CREATE_COMPLETE")])        # read whole
-    reported: list[str] = []
-    stack = client.wait("oc", lambda s: reported.append(s["stack_status"]),
-                        interval=2.0, poll=0.5)
-    assert stack["stack_status"] == "CREATE_COMPLETE"
-    assert client.answers == [] and client.calls == 10
-    assert reported == ["CREATE_IN_PROGRESS", "CREATE_IN_PROGRESS", "CREATE_COMPLETE"]
+        _listed("CREATE_IN_PROGRESS"),                                 # 2 s: reported
+        _listed("CREATE_COMPLETE"), _stack("CREATE_COMPLETE")])        # 2.5 s: read whole
+    reported: list[dict[str, Any]] = []
+    stack = client.wait("oc", reported.append, interval=2.0, poll=0.5)
+    assert stack == _stack("CREATE_COMPLETE")["stack"]
+    assert client.answers == [] and client.calls == 7
+    assert reported == [_listed("CREATE_IN_PROGRESS")["stacks"][0]] * 2 + [stack]
     assert waits == [0.5] * 5 and clock[0] == 2.5
 
 
 def test_a_followed_stack_that_disappears_is_an_error() -> None:
-    client = _Answers([_listed("UPDATE_IN_PROGRESS"), _stack("UPDATE_IN_PROGRESS"),
-                       {"stacks": []}, {"stacks": []}])
+    client = _Answers([_listed("UPDATE_IN_PROGRESS"), {"stacks": []}])
     with pytest.raises(exceptions.HeatError, match="disappeared"):
         client.wait("oc", poll=0.5)
     assert client.answers == []

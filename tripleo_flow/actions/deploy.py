@@ -31,10 +31,11 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from tripleo_flow import exceptions
+from tripleo_flow import config, exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.paths import WorkDir
 from tripleo_flow.core import names, run_options, update
+from tripleo_flow.heat import resolve_type
 from tripleo_flow.plans.plan import PlanRepository, check_plan_name
 from tripleo_flow.workspace import owner
 
@@ -123,7 +124,11 @@ class StartDeployment(Action):
     rerun = Rerun.REFUSES
     default_provides = names.DEPLOY_STARTED
 
-    def execute(self, plan: str, work_dir: WorkDir, heat_type: str) -> dict[str, Any]:
+    def execute(self, plan: str, work_dir: WorkDir,
+                heat_type: str | None = None) -> dict[str, Any]:
+        """:param heat_type: none: the type the deployment in ``work_dir`` was made with
+            (:func:`tripleo_flow.heat.resolve_type`), else ``[heat] heat_type``; the
+            result's ``heat_type`` is the one used (the workflow publishes it)."""
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         if repo.update_unfinished(plan):  # a mixed or unrendered tree must not reach Heat
@@ -135,21 +140,26 @@ class StartDeployment(Action):
                 raise exceptions.DeploymentRunning(plan, owner.describe(recorded))
             LOG.warning("Plan %s was left DEPLOYING by %s, which is gone; deploying again.",
                         plan, owner.describe(recorded))
+        deployed = (previous.get("heat_type") if previous
+                    and previous.get("work_dir") == work_dir else None)
+        conf = self.context.conf if self.context.conf is not None else config.new_conf()
+        heat_type = resolve_type(conf, heat_type, work_dir, deployed)
         repo.set_deployment_status(plan, {
             "deployment_status": "DEPLOYING", "updated_at": timestamp(), "work_dir": work_dir,
             "heat_type": heat_type, "message": "", "failures": [],
             "owner": owner.current()})
-        return {"previous": previous}
+        return {"previous": previous, "heat_type": heat_type}
 
-    def revert(self, plan: str, work_dir: str, heat_type: str, result: Any = None,
-               flow_failures: Any = None, **kwargs: Any) -> None:
+    def revert(self, plan: str, work_dir: str, heat_type: str | None = None,
+               result: Any = None, flow_failures: Any = None, **kwargs: Any) -> None:
         """Record DEPLOY_FAILED with the failing task's reason (and failed resources)."""
         if not isinstance(result, dict):
             return
         reason, failures = _reason(flow_failures)
         repo = PlanRepository(self.context.store)
         status = {"deployment_status": "DEPLOY_FAILED", "updated_at": timestamp(),
-                  "work_dir": work_dir, "heat_type": heat_type, "message": reason,
+                  "work_dir": work_dir, "heat_type": result.get("heat_type", heat_type),
+                  "message": reason,
                   "failures": failures}
         kept = (repo.deployment_status(plan) or {}).get("stack_status")
         if kept:  # recorded by DeployStack when this run's stack finished
@@ -167,7 +177,7 @@ class FinishDeployment(Action):
     rerun = Rerun.CONVERGES
     default_provides = names.DEPLOY_FINISHED
 
-    def execute(self, plan: str, work_dir: WorkDir, heat_type: str,
+    def execute(self, plan: str, work_dir: WorkDir, heat_type: str | None,
                 config_download: dict[str, Any]) -> dict[str, Any]:
         kept = PlanRepository(self.context.store).deployment_status(plan) or {}
         status = {"deployment_status": "DEPLOY_SUCCESS", "updated_at": timestamp(),

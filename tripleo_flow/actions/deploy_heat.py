@@ -36,7 +36,7 @@ def live_heat(context: ActionContext, plan: str, work_dir: str,
     finished), a Heat whose database did not outlive it (a pod's) is an error.
     """
     conf = context.conf if context.conf is not None else config.new_conf()
-    launcher = make_launcher(conf, str(heat.get("heat_type") or "native"), work_dir)
+    launcher = make_launcher(conf, heat.get("heat_type") or None, work_dir)
     if launcher.status().running:
         return HeatClient(heat["endpoint"])
     LOG.warning("The Heat of %s is gone with the process that launched it; launching it "
@@ -62,21 +62,22 @@ class LaunchDeploymentHeat(Action):
     rerun = Rerun.CONVERGES
     default_provides = names.HEAT
 
-    def _launcher(self, work_dir: str, heat_type: str) -> Any:
+    def _launcher(self, work_dir: str, heat_type: str | None) -> Any:
         conf = self.context.conf if self.context.conf is not None else config.new_conf()
         return make_launcher(conf, heat_type, work_dir)
 
-    def execute(self, work_dir: WorkDir, heat_type: str) -> dict[str, Any]:
+    def execute(self, work_dir: WorkDir, heat_type: str | None = None) -> dict[str, Any]:
         work = HeatDir(work_dir)
         restore = work.dump_file.exists()
+        dump_type = work.dump_type() if restore else None
         if restore:
             shutil.copy2(work.dump_file, work.root / PRE_DEPLOY_DUMP)
         # Owned by this deploy: Heat dies with it, and the next deploy cleans up after it.
         endpoint = self._launcher(work_dir, heat_type).launch(
             restore_db=restore, owned_by="deploy").as_dict()
-        return {**endpoint, "restored": restore}
+        return {**endpoint, "restored": restore, "dump_type": dump_type}
 
-    def revert(self, work_dir: str, heat_type: str, result: Any = None,
+    def revert(self, work_dir: str, heat_type: str | None = None, result: Any = None,
                **kwargs: Any) -> None:
         """Stop Heat, dumping its database. When the stack did not finish, for an update
         that dump goes to heat-db-dump.failed.sql (kept for debugging) and the pre-update
@@ -84,9 +85,12 @@ class LaunchDeploymentHeat(Action):
         :class:`~tripleo_flow.actions.deploy_stack.DeployStack`) had the pre-update dump
         removed, so its own dump stays the current one."""
         work = HeatDir(work_dir)
-        self._launcher(work_dir, heat_type).kill(dump=True)
+        launched = result.get("heat_type") if isinstance(result, dict) else None
+        self._launcher(work_dir, launched or heat_type).kill(dump=True)
         before = work.root / PRE_DEPLOY_DUMP
         if before.exists():
             if work.dump_file.exists():
                 os.replace(work.dump_file, work.root / FAILED_DUMP)
             os.replace(before, work.dump_file)
+            if isinstance(result, dict) and result.get("dump_type"):
+                work.note_dump_type(str(result["dump_type"]))

@@ -57,7 +57,7 @@ class DeployMixin:
                             require_passed: bool = False,
                             listeners: Iterable[Listener] | None = None) -> dict[str, Any]: ...
 
-    def deploy(self, plan: str, heat_type: str = "native",
+    def deploy(self, plan: str, heat_type: str | None = None,
                work_dir: str | Path | None = None,
                progress: ProgressListener | None = None, run_ansible: bool = False,
                ansible_connection: str | None = None,
@@ -76,6 +76,9 @@ class DeployMixin:
         do: a named execution, persisted and listed; one a crash or ``kill -9`` left
         behind continues with ``tripleo-flow execution resume``.
 
+        :param heat_type: how Heat runs; none: the type the deployment in ``work_dir``
+            was made with (its Heat dump's, else its status'), else ``[heat]
+            heat_type`` (scale, update and upgrade resolve it the same way).
         :param work_dir: where Heat's dump, the outputs and config-download go
             (default: ``<data_dir>/deployments/<plan>``).
         :param progress: called on each look at the stack while it is followed, with a

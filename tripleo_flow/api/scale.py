@@ -48,7 +48,8 @@ class ScaleMixin:
 
     def delete_overcloud_nodes(self, plan: str, hosts: Sequence[str] = (),
                                baremetal_deployment: str | os.PathLike[str] | None = None,
-                               work_dir: str | Path | None = None, heat_type: str = "native",
+                               work_dir: str | Path | None = None,
+                               heat_type: str | None = None,
                                run_ansible: bool = True, ansible_connection: str | None = None,
                                progress: ProgressListener | None = None) -> dict[str, Any]:
         """Remove the servers ``hosts`` (host names) from the deployment of ``plan``, as

@@ -88,7 +88,7 @@ class UpdateMixin:
                 "runs": list(output.get("runs") or [])}
 
     def update_prepare(self, plan: str, work_dir: str | Path | None = None,
-                       heat_type: str = "native",
+                       heat_type: str | None = None,
                        progress: ProgressListener | None = None) -> dict[str, Any]:
         """Prepare a minor update of ``plan``'s deployment, as TripleO's ``overcloud
         update prepare``: the workflow ``tripleo.update.prepare`` (named, persisted,
@@ -102,7 +102,7 @@ class UpdateMixin:
         return self.lifecycle_prepare("update", plan, work_dir, heat_type, progress)
 
     def upgrade_prepare(self, plan: str, work_dir: str | Path | None = None,
-                        heat_type: str = "native",
+                        heat_type: str | None = None,
                         progress: ProgressListener | None = None) -> dict[str, Any]:
         """Prepare a major upgrade of ``plan``'s deployment, as TripleO's ``overcloud
         upgrade prepare``: the workflow ``tripleo.upgrade.prepare`` puts THT's
@@ -115,7 +115,7 @@ class UpdateMixin:
         return self.lifecycle_prepare("upgrade", plan, work_dir, heat_type, progress)
 
     def lifecycle_prepare(self, kind: str, plan: str, work_dir: str | Path | None = None,
-                          heat_type: str = "native",
+                          heat_type: str | None = None,
                           progress: ProgressListener | None = None) -> dict[str, Any]:
         """The prepare of ``kind`` (update or upgrade): :meth:`update_prepare`,
         :meth:`upgrade_prepare`."""
@@ -228,7 +228,7 @@ class UpdateMixin:
         return self.lifecycle_converge("upgrade", plan, work_dir, **options)
 
     def lifecycle_converge(self, kind: str, plan: str, work_dir: str | Path | None = None,
-                           heat_type: str = "native", run_ansible: bool = True,
+                           heat_type: str | None = None, run_ansible: bool = True,
                            ansible_connection: str | None = None,
                            ansible_tags: str | None = None,
                            ansible_skip_tags: str | None = None,

@@ -27,8 +27,10 @@ ANSIBLE_SELECTION = (
 def add_deployment_arguments(parser: argparse.ArgumentParser) -> None:
     """``--heat-type`` and ``--work-dir``: how the ephemeral Heat runs, and where the
     deployment's files are."""
-    parser.add_argument("--heat-type", choices=HEAT_TYPES, default="native",
-                        help="How the ephemeral Heat runs (default: native).")
+    parser.add_argument("--heat-type", choices=HEAT_TYPES,
+                        help="How the ephemeral Heat runs (default: the type the "
+                             "deployment in the work dir was made with, else [heat] "
+                             "heat_type).")
     parser.add_argument("--work-dir", metavar="DIR",
                         help="Where the Heat dump, outputs and config-download go "
                              "(default: <data_dir>/deployments/<plan>).")

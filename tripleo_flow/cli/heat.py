@@ -18,7 +18,8 @@ class LaunchHeat(ClientMixin, ShowOne):
         parser = super().get_parser(prog_name)
         parser.add_argument("--heat-type", choices=HEAT_TYPES,
                             help="How Heat runs (default: what runs in --heat-dir, "
-                                 "else [heat] heat_type).")
+                                 "else the type its dump was made by, else [heat] "
+                                 "heat_type).")
         parser.add_argument("--heat-dir", required=True, metavar="DIR",
                             help="Work directory; artifacts go to DIR/heat-launcher.")
         group = parser.add_mutually_exclusive_group()

@@ -66,14 +66,16 @@ class DumpNotFound(NotFound):
 class DumpKindMismatch(Conflict):
     #: The Heat types whose database each dump kind comes from, for the message.
     MADE_BY = {"sqlite": "SQLite (heat type native)",
-               "mariadb": "MariaDB (heat type pod or container, or a [heat] database)"}
+               "mariadb": "MariaDB (heat type processes or pod, or [heat] database "
+                          "mariadb)"}
 
     def __init__(self, path: str, found: str, wanted: str) -> None:
         super().__init__(
             f"The Heat database dump {path!r} was made by a Heat on "
             f"{self.MADE_BY.get(found, found)}, and this Heat keeps its database on "
             f"{self.MADE_BY.get(wanted, wanted)}: it cannot load that dump. Deploy (or "
-            "launch) with the Heat type the stack was made with; nothing was changed."
+            "launch) with the Heat type the stack was made with (or name none: the type "
+            "that wrote the dump is used); nothing was changed."
         )
         self.path = path
         self.found = found

@@ -32,19 +32,26 @@ def clouds_yaml_path(conf: cfg.ConfigOpts) -> Path:
     return Path.home() / ".config" / "openstack" / "clouds.yaml"
 
 
+def resolve_type(conf: cfg.ConfigOpts, heat_type: str | None,
+                 heat_dir: str | os.PathLike[str], deployed: str | None = None) -> str:
+    """The heat type a command on ``heat_dir`` uses: ``heat_type`` when given, else
+    the one the heat-dir records (its running Heat's, else its dump's: a kill finds
+    what a launch started, and a later deploy or ``--restore-db`` launches the type
+    that can load the dump), else ``deployed`` (what a deployment status recorded),
+    else ``[heat] heat_type``.  So changing the default never breaks a deployment
+    made with another type.
+    """
+    if heat_type:
+        return heat_type
+    from tripleo_flow.heat.workdir import HeatDir
+
+    return HeatDir(heat_dir).recorded_type() or deployed or str(conf.heat.heat_type)
+
+
 def make_launcher(conf: cfg.ConfigOpts, heat_type: str | None,
                   heat_dir: str | os.PathLike[str]) -> HeatLauncher:
-    """The launcher of ``heat_type`` for ``heat_dir``.
-
-    With no ``heat_type``: the type of the Heat recorded in ``heat_dir`` (so a
-    kill finds what a launch started), else ``[heat] heat_type``.
-    """
-    kind = heat_type
-    if not kind:
-        from tripleo_flow.heat.workdir import HeatDir
-
-        record = HeatDir(heat_dir).read_run()
-        kind = str(record["heat_type"]) if record else conf.heat.heat_type
+    """The launcher of ``heat_type`` for ``heat_dir`` (none: :func:`resolve_type`)."""
+    kind = resolve_type(conf, heat_type, heat_dir)
     opts = conf.heat
     if kind == "native":
         from tripleo_flow.heat.native import NativeLauncher

@@ -79,7 +79,10 @@ class HeatClient:
         listed = self._listed(name)
         if listed is None:
             return None
-        stack_id = listed["id"]
+        return self._read(name, str(listed["id"]))
+
+    def _read(self, name: str, stack_id: str) -> dict[str, Any] | None:
+        """The whole stack ``name`` of id ``stack_id`` (outputs resolved), or None."""
         found = self._call("GET", f"/stacks/{urllib.parse.quote(name)}/{stack_id}",
                            missing_ok=True)
         return None if found is None else dict(found["stack"])
@@ -106,34 +109,32 @@ class HeatClient:
 
     def wait(self, name: str, progress: Progress | None = None, interval: float = 2.0,
              timeout: float = 3600.0, poll: float = 0.5) -> dict[str, Any]:
-        """Follow the stack until it is no longer IN_PROGRESS; return it.
+        """Follow the stack until it is no longer IN_PROGRESS; return it whole (outputs
+        resolved).
 
-        The whole stack (outputs resolved) is read and handed to ``progress`` at once,
-        then every ``interval`` seconds and once more when it ended; in between, its
-        status alone is looked at every ``poll`` seconds, so that the end is seen within
-        ``poll`` seconds rather than ``interval`` (a stack of a few seconds, each update
-        of a lifecycle step, waited up to ``interval`` for nothing).
+        Its status is looked at in the stack list every ``poll`` seconds (a cheap look:
+        the end is seen within ``poll`` seconds); ``progress`` gets that list entry (id
+        and status) at once and every ``interval`` seconds, and the whole stack once it
+        ended.  The whole stack is read only then: while a big stack is created, each
+        read resolves its outputs in the engine that creates it.
         """
         deadline = time.monotonic() + timeout
-        look_at = time.monotonic()  # when the whole stack is read next
+        report_at = time.monotonic()  # when progress gets the next look
         while True:
             try:
-                if time.monotonic() >= look_at:
-                    stack = self.find_stack(name)
+                listed = self._listed(name)
+                status = "" if listed is None else str(listed.get("stack_status", ""))
+                if listed is None or not status.endswith("IN_PROGRESS"):
+                    stack = None if listed is None else self._read(name, str(listed["id"]))
                     if stack is None:
                         raise exceptions.HeatError(
                             f"Stack {name!r} disappeared while it was followed.")
                     if progress is not None:
                         progress(stack)
-                    status = str(stack.get("stack_status", ""))
-                    if not status.endswith("IN_PROGRESS"):
-                        return stack
-                    look_at = time.monotonic() + interval
-                else:
-                    status = self.stack_status(name) or ""
-                    if not status.endswith("IN_PROGRESS"):  # ended (or gone): read it
-                        look_at = time.monotonic()
-                        continue
+                    return stack
+                if progress is not None and time.monotonic() >= report_at:
+                    progress(listed)
+                    report_at = time.monotonic() + interval
             except exceptions.HeatError as exc:
                 # heat-all serves its API between the engine's work: on a loaded
                 # machine a look at a big stack being updated can go unanswered for a

@@ -294,6 +294,7 @@ class NativeLauncher:
         if db.exists():
             if dump and record.get("ready"):
                 db.dump(self.work.dump_file)
+                self.work.note_dump_type(self.heat_type)
                 dumped = str(self.work.dump_file)
                 crashpoints.reached("heat.kill:dumped")
             db.wipe()
@@ -437,6 +438,7 @@ class NativeLauncher:
                                            f"launch heat --heat-dir {self.work.given}",
                                            tail=".")])
             db.dump(self.work.dump_file)
+            self.work.note_dump_type(self.heat_type)
             return self.work.dump_file
 
     def restore_db(self) -> HeatEndpoint:

@@ -290,6 +290,7 @@ class PodLauncher(ContainerLauncher):
             exists = False  # the pod's MariaDB is gone (a crash): nothing to dump
         if record.get("ready") and dump and exists:
             db.dump(self.work.dump_file)
+            self.work.note_dump_type(self.heat_type)
             dumped = str(self.work.dump_file)
         if self.mariadb_url and exists:
             db.wipe()

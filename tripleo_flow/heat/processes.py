@@ -271,6 +271,7 @@ class ProcessesLauncher(NativeLauncher):
             exists = False  # MariaDB and its data are gone: nothing to dump
         if wanted and exists:
             db.dump(self.work.dump_file)
+            self.work.note_dump_type(self.heat_type)
             dumped = str(self.work.dump_file)
         stopped += self._stop(record)
         self._unwatch_database(record)

@@ -4,6 +4,8 @@ Layout of ``<heat-dir>/heat-launcher`` (directories 0700, files 0600)::
 
     heat.conf  api-paste.ini  token_file.json  heatrc  clouds.yaml
     heat-db-dump.sql          the last database dump (kill, dump_db)
+    heat-db-dump.type         the heat type whose database that dump is (later commands
+                              that name no --heat-type launch that type again)
     heat-db.sqlite            a killed owner's SQLite database, moved off /dev/shm
     heat-mariadb/             a killed owner's MariaDB data (heat type processes), likewise
     run.json                  what the running Heat is made of (pid, port, database...)
@@ -79,6 +81,11 @@ class HeatDir:
         return self.root / "heat-db-dump.sql"
 
     @property
+    def dump_type_file(self) -> Path:
+        """Names the heat type that wrote :attr:`dump_file` (:meth:`note_dump_type`)."""
+        return self.root / "heat-db-dump.type"
+
+    @property
     def moved_db(self) -> Path:
         """Where a killed owner's SQLite database is moved (:mod:`.db_move`)."""
         return self.root / "heat-db.sqlite"
@@ -126,6 +133,32 @@ class HeatDir:
     def open_log(self, name: str) -> int:
         """An append-only 0600 file descriptor in log/ for a child's output."""
         return os.open(self.log_dir / name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
+
+    # -- the dump's heat type --------------------------------------------------
+
+    def note_dump_type(self, heat_type: str) -> None:
+        """Record that the dump just written is the database of a Heat of ``heat_type``."""
+        self.write_private(self.dump_type_file, heat_type + "\n")
+
+    def dump_type(self) -> str | None:
+        """The heat type that wrote the dump, when the dump and that record are there."""
+        if not self.dump_file.exists():
+            return None
+        try:
+            kind = self.dump_type_file.read_text().strip()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise exceptions.HeatError(f"Cannot read {self.dump_type_file}: {exc}.") from exc
+        return kind or None
+
+    def recorded_type(self) -> str | None:
+        """The heat type of this heat-dir's deployment: its running (or crashed) Heat's,
+        else the one whose database the dump is; None when neither is recorded."""
+        record = self.read_run()
+        if record and record.get("heat_type"):
+            return str(record["heat_type"])
+        return self.dump_type()
 
     # -- run record ----------------------------------------------------------
 

@@ -131,3 +131,20 @@ def test_broken_action_is_reported_per_task() -> None:
     problems = catalog.entries["tripleo.plan"].problems
     assert {p.task for p in problems} == {"process_templates"}, problems
     assert catalog.entries["tripleo.parameters"].problems == []
+
+
+def test_every_workflow_that_takes_a_heat_type_leaves_it_to_the_deployment() -> None:
+    """No shipped workflow names a heat type of its own: none given, the deploy's start
+    task uses the type the deployment was made with (else [heat] heat_type) and
+    publishes it for the tasks after it."""
+    catalog = _catalog(REGISTRY.classes())
+    taking = {wf.full_name: {i.name: i for i in wf.inputs}["heat_type"]
+              for wf in catalog.workflows() if "heat_type" in {i.name for i in wf.inputs}}
+    assert {"tripleo.deploy.deploy", "tripleo.deploy.config_download_only",
+            "tripleo.scale.delete_nodes", "tripleo.update.prepare", "tripleo.update.converge",
+            "tripleo.upgrade.prepare", "tripleo.upgrade.converge"} <= set(taking)
+    assert {name: (i.required, i.default) for name, i in taking.items()} == {
+        name: (False, None) for name in taking}
+    for name in ("deploy", "config_download_only"):
+        start = catalog.get(name).tasks["start"]
+        assert start.publish == {"heat_type": "<% task().result.heat_type %>"}

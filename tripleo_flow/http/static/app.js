@@ -267,9 +267,11 @@ async function deploymentSummary(name) {
 
 async function deployTab(name, body) {
   const summary = h("div", {}, await deploymentSummary(name));
+  // "" sends no heat_type: the type the deployment was made with, else the server's default.
   const heat = h("select", { id: "heat-type" },
-    ["native", "processes", "container", "pod", "installed"]
-      .map((t) => h("option", { value: t, text: t })));
+    [["", "as deployed (else the default)"], ...["native", "processes", "container", "pod",
+      "installed"].map((t) => [t, t])]
+      .map(([value, text]) => h("option", { value, text })));
   const progress = h("div", { id: "progress", "aria-live": "polite" });
   const button = h("button", { class: "primary", type: "submit", text: "Deploy" });
   // The servers (TripleO's baremetal deployment file): its text goes in the request.
@@ -285,7 +287,8 @@ async function deployTab(name, body) {
     event.preventDefault();
     button.disabled = true;
     try {
-      const input = { plan: name, heat_type: heat.value, work_dir: name };
+      const input = { plan: name, work_dir: name };
+      if (heat.value) input.heat_type = heat.value;
       if (servers.files.length) input.baremetal_deployment = await servers.files[0].text();
       const execution = await call("POST", "/v1/workflows/deploy/executions", {
         json: { input } });

@@ -203,7 +203,7 @@ function inputOf(spec, section, form, operation, plan, heat) {
   const input = { plan };
   for (const option of operation.options) {
     if (option.kind === "heat") {
-      input[option.input] = heat.value;
+      if (heat.value) input[option.input] = heat.value;  // none: as deployed
       continue;
     }
     const root = spec.shared.includes(option) ? section : form;

@@ -49,8 +49,8 @@ export async function scaleSection(ui, plan, heat, follow, done) {
       return;
     }
     button.disabled = true;
-    const input = { plan, hosts, work_dir: plan, heat_type: heat.value,
-                    run_ansible: !skip.checked };
+    const input = { plan, hosts, work_dir: plan, run_ansible: !skip.checked };
+    if (heat.value) input.heat_type = heat.value;
     await startAndFollow(ui, WORKFLOW, input, follow, progress, done, problem);
     button.disabled = false;
   });
