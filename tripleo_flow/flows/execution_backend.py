@@ -103,8 +103,9 @@ class _AtomUpdates:
             plan = self._plans[columns] = (compiled.string, order, binds)
         return plan
 
-    def execute(self, conn: Any, rows: list[dict[str, Any]]) -> None:
-        """Run the UPDATEs of ``rows`` (``b_uuid`` and the column values) on ``conn``."""
+    def execute(self, conn: Any, rows: list[dict[str, Any]], raw: Any = None) -> None:
+        """Run the UPDATEs of ``rows`` (``b_uuid`` and the column values) on ``conn``, or
+        on the DBAPI connection ``raw`` when given."""
         by_columns: dict[tuple[str, ...], list[dict[str, Any]]] = {}
         for row in rows:
             by_columns.setdefault(tuple(k for k in row if k != "b_uuid"), []).append(row)
@@ -123,7 +124,10 @@ class _AtomUpdates:
                         value = onupdate.arg(None) if onupdate.is_callable else onupdate.arg
                     values[key] = process(value) if process is not None else value
                 params.append(tuple(values[k] for k in order) if order is not None else values)
-            conn.exec_driver_sql(sql, params)
+            if raw is not None:
+                raw.executemany(sql, params)
+            else:
+                conn.exec_driver_sql(sql, params)
 
 
 class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
@@ -174,6 +178,22 @@ class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
             if exc.connection_invalidated:
                 self.release()
             raise
+
+    def _commit_updates(self, rows: list[dict[str, Any]]) -> None:
+        """On a SQLite file, run the UPDATEs of ``rows`` and commit them straight on the
+        kept connection's DBAPI connection (the sqlite3 module opens the transaction
+        itself; SQLAlchemy's transaction around one write cost as much as the write)."""
+        if self._held is None:
+            self._held = self._engine.connect()
+        raw = self._held.connection.dbapi_connection
+        try:
+            self._updates.execute(None, rows, raw=raw)
+            raw.commit()
+        except self._engine.dialect.loaded_dbapi.Error as exc:
+            with contextlib.suppress(Exception):
+                raw.rollback()
+            self.release()  # a later write starts on another connection
+            raise tf_exc.StorageFailure(f"Failed saving atom details: {exc}") from exc
 
     def release(self) -> None:
         """Close the connection kept for writes (a later write opens another)."""
@@ -250,10 +270,13 @@ class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
                 metas.append({"b_uuid": ad.uuid,
                               "meta": self._redactor.atom_row({"meta": ad.meta})["meta"]})
         try:
-            with self._transaction() as conn:
-                if inserts:
-                    self._insert_many(conn, inserts)
-                self._updates.execute(conn, rows + metas)
+            if self._hold and not inserts:
+                self._commit_updates(rows + metas)
+            else:
+                with self._transaction() as conn:
+                    if inserts:
+                        self._insert_many(conn, inserts)
+                    self._updates.execute(conn, rows + metas)
         except sa.exc.SQLAlchemyError as exc:
             raise tf_exc.StorageFailure(f"Failed saving atom details: {exc}") from exc
         self._inserts.clear()
