@@ -63,9 +63,13 @@ class EngineStorage(tf_storage.Storage):  # type: ignore[misc]
 
     def _save_atom_detail(self, conn: Any, original_atom_detail: Any, atom_detail: Any
                           ) -> Any:
+        save = getattr(conn, "save_atom", None)  # the executions database: no copy back
         for attempt in range(tf_storage.RETRY_ATTEMPTS):
             try:
-                original_atom_detail.update(conn.update_atom_details(atom_detail))
+                if save is not None:
+                    save(original_atom_detail, atom_detail)
+                else:
+                    original_atom_detail.update(conn.update_atom_details(atom_detail))
                 return original_atom_detail
             except tf_exc.StorageFailure:
                 if attempt + 1 == tf_storage.RETRY_ATTEMPTS:

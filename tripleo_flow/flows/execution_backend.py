@@ -292,23 +292,33 @@ class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
 
     def update_atom_details(self, atom_detail: Any) -> Any:
         with self._write_lock:
-            known = self._known.get(atom_detail.uuid)
-            if known is None:
-                self.flush()
-                merged = super().update_atom_details(atom_detail)
-                self._known[atom_detail.uuid] = merged
-                return merged.copy()
-            before = _data(known)
-            known.merge(atom_detail)
-            only_meta = all(a is b for a, b in zip(before, _data(known), strict=True))
-            if not only_meta:
-                self._pending_data.add(known.uuid)
-            if known.state in _DEFERRABLE_STATES or only_meta:
-                self._pending[known.uuid] = known
-            else:
-                self._pending[known.uuid] = known
-                self._write(list(self._pending.values()))
-            return known.copy()
+            return self._save_known(atom_detail).copy()
+
+    def save_atom(self, source: Any, changed: Any) -> None:
+        """Save ``changed`` (a copy of atom detail ``source`` with changes) as
+        :meth:`update_atom_details` saves it, then update ``source`` to what was saved,
+        sharing its values with what this connection remembers (TaskFlow's storage
+        copies a detail before it changes it; no copy is made for the answer)."""
+        with self._write_lock:
+            source.update(self._save_known(changed))
+
+    def _save_known(self, atom_detail: Any) -> Any:
+        """Merge ``atom_detail`` into the remembered row and write it now, or later
+        (RUNNING marks, meta-only changes): the remembered atom detail."""
+        known = self._known.get(atom_detail.uuid)
+        if known is None:
+            self.flush()
+            known = self._known[atom_detail.uuid] = super().update_atom_details(atom_detail)
+            return known
+        before = _data(known)
+        known.merge(atom_detail)
+        if not all(a is b for a, b in zip(before, _data(known), strict=True)):
+            self._pending_data.add(known.uuid)
+        self._pending[known.uuid] = known
+        # Its data not written yet (changed now, or a failed write tried again): now.
+        if known.state not in _DEFERRABLE_STATES and known.uuid in self._pending_data:
+            self._write(list(self._pending.values()))
+        return known
 
     def add_atom_detail(self, flow_uuid: str, atom_detail: Any) -> None:
         """Add one new atom to flow ``flow_uuid`` (a task execution the state machine

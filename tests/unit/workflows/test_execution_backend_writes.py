@@ -229,3 +229,33 @@ def test_a_new_execution_is_added_without_reading_the_others(tmp_path: Path) -> 
         assert {fd.uuid for fd in conn.save_logbook(again)} == {"fd-1", "fd-2"}
     finally:
         backend.close()
+
+
+def test_a_durable_save_whose_write_failed_is_written_when_tried_again(tmp_path: Path) -> None:
+    """TaskFlow's storage tries a failed save again; the second try found the row
+    already merged, took it for a meta-only change and deferred it: the task's result
+    was not in the database when the next task started."""
+    from taskflow import exceptions as tf_exc
+
+    backend, conn, fd, db = _flow(tmp_path, ["t1", "t2"])
+    try:
+        t1 = fd.find("ad-t1").copy()
+        t1.state = states.RUNNING
+        conn.update_atom_details(t1)
+        t1.put(states.SUCCESS, {"state": "SUCCESS", "next": ["t2"]})
+        with sqlite3.connect(db, isolation_level=None) as other:
+            conn._held.connection.dbapi_connection.execute("PRAGMA busy_timeout=50")
+            other.execute("BEGIN EXCLUSIVE")
+            try:
+                conn.update_atom_details(t1)
+            except tf_exc.StorageFailure:
+                pass
+            else:
+                raise AssertionError("the write went through a lock held by another")
+            other.execute("COMMIT")
+        assert _rows(db)["t1"]["state"] == states.PENDING
+        conn.update_atom_details(t1)  # tried again, as TaskFlow's storage does
+        assert _rows(db)["t1"] == {"state": states.SUCCESS, "meta": {},
+                                   "results": {"state": "SUCCESS", "next": ["t2"]}}
+    finally:
+        backend.close()
