@@ -20,7 +20,10 @@ transaction (a deferred save that changed only the meta, the progress after
 a result, updates only that column).  Losing a deferred RUNNING mark in a
 crash is harmless: the task is then PENDING, and a resumed execution runs it
 again either way.  The engine's first save of a flow holds all its atoms: they
-are inserted with one statement.  MariaDB URLs work unchanged.
+are inserted with one statement.  On a SQLite file a task's UPDATEs run and
+commit straight on the kept connection's DBAPI connection.  A new execution is
+added to the logbook without reading the others (TaskFlow's save read every
+execution and all their atoms first).  MariaDB URLs work unchanged.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from taskflow.persistence.backends import impl_sqlalchemy
 
 from tripleo_flow import exceptions
 from tripleo_flow.flows import async_actions, pause_requests, undo_journal
+from tripleo_flow.flows.atom_updates import AtomUpdates
 from tripleo_flow.flows.redaction import Redactor
 
 # alembic (imported by TaskFlow's persistence) logs its plugin set-up at INFO.
@@ -68,68 +72,6 @@ def _data(ad: Any) -> tuple[Any, ...]:
             ad.revert_failure, ad.version)
 
 
-class _AtomUpdates:
-    """UPDATEs of atom rows by uuid, compiled once per set of columns for the engine's
-    dialect and run as driver SQL: SQLAlchemy would rebuild, cache-key and re-bind the
-    statement at each write (~40 us, twice per task).  The values go through the
-    columns' own bind processing (TaskFlow's JSON encoding), and the columns TaskFlow
-    updates by itself (``updated_at``) get their ``onupdate`` value, as SQLAlchemy would
-    give them."""
-
-    def __init__(self, dialect: Any, table: Any) -> None:
-        self._dialect = dialect
-        self._table = table
-        self._plans: dict[tuple[str, ...], tuple[str, Any, list[tuple[str, str, Any]]]] = {}
-
-    def _plan(self, columns: tuple[str, ...]) -> tuple[str, Any, list[tuple[str, str, Any]]]:
-        plan = self._plans.get(columns)
-        if plan is None:
-            table, dialect = self._table, self._dialect
-            automatic = [c.name for c in table.c
-                         if c.onupdate is not None and c.name not in columns]
-            for name in automatic:
-                if not (table.c[name].onupdate.is_callable or table.c[name].onupdate.is_scalar):
-                    raise ValueError(f"cannot compute the onupdate value of {name}")
-            stmt = (sa.update(table).where(table.c.uuid == sa.bindparam("w_uuid"))
-                    .values({name: sa.bindparam(f"v_{name}", type_=table.c[name].type)
-                             for name in (*columns, *automatic)}))
-            compiled = stmt.compile(dialect=dialect)
-            binds = []
-            for name in (*columns, *automatic, "uuid"):
-                key = "w_uuid" if name == "uuid" else f"v_{name}"
-                kind = table.c[name].type.dialect_impl(dialect)
-                binds.append((key, name, kind.bind_processor(dialect)))
-            order = list(compiled.positiontup or ()) if compiled.positional else None
-            plan = self._plans[columns] = (compiled.string, order, binds)
-        return plan
-
-    def execute(self, conn: Any, rows: list[dict[str, Any]], raw: Any = None) -> None:
-        """Run the UPDATEs of ``rows`` (``b_uuid`` and the column values) on ``conn``, or
-        on the DBAPI connection ``raw`` when given."""
-        by_columns: dict[tuple[str, ...], list[dict[str, Any]]] = {}
-        for row in rows:
-            by_columns.setdefault(tuple(k for k in row if k != "b_uuid"), []).append(row)
-        for columns, group in by_columns.items():
-            sql, order, binds = self._plan(columns)
-            params = []
-            for row in group:
-                values = {}
-                for key, name, process in binds:
-                    if name == "uuid":
-                        value = row["b_uuid"]
-                    elif name in row:
-                        value = row[name]
-                    else:
-                        onupdate = self._table.c[name].onupdate
-                        value = onupdate.arg(None) if onupdate.is_callable else onupdate.arg
-                    values[key] = process(value) if process is not None else value
-                params.append(tuple(values[k] for k in order) if order is not None else values)
-            if raw is not None:
-                raw.executemany(sql, params)
-            else:
-                conn.exec_driver_sql(sql, params)
-
-
 class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
     """A TaskFlow connection that writes each atom once per durable state change.
 
@@ -152,7 +94,7 @@ class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
         self._redactor: Redactor = backend.redactor
         table = self._tables.atomdetails
         self._insert_stmt = sa.insert(table)
-        self._updates = _AtomUpdates(self._engine.dialect, table)
+        self._updates = AtomUpdates(self._engine.dialect, table)
         #: On a SQLite file, the connection the writes go through, kept between them.
         self._held: Any = None
         self._hold = (self._engine.dialect.name == "sqlite"
