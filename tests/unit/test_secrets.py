@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -188,3 +189,67 @@ def test_the_quick_look_at_a_names_last_word_never_changes_the_answer() -> None:
         assert secrets._secret_name(name) == by_patterns(name), name
         secret += by_patterns(name)
     assert 1000 < secret < 19000, "both kinds of names were tried"
+
+
+_SMALL_VALUES: list[Any] = [
+    {"AdminPassword": "pw-123456", "Count": 2, "n": None, "b": True, "f": 1.5},
+    {"passwords": {"Anything": "x", "Key": {"private_key": "k"}, "n": 3}},
+    {"AdminPassword": "pw-123456", "copy": "url://admin:pw-123456@host"},
+    {"config": ["line pw-abcdef line", ("t", "pw-abcdef")], "n": "ab", 7: "pw-abcdef"},
+    {"Admin": {"hidden": "True", "default": "d-secret", "type": "string"}},
+    {"Admin": {"NoEcho": "true", "value": ["d-secret", 4]}},
+    {"state": "SUCCESS", "ctx": {"plan": "oc", "token": 1234567, "api_key": False},
+     "next": ["t2"], "result": None},
+    ["PW-ABCDEF", "reversed: fedcba-wp", "nothing"], "pw-abcdef inside", "", 0, None, True,
+]
+
+
+def _deep(levels: int, leaf: Any) -> Any:
+    for _ in range(levels):
+        leaf = [leaf] if levels % 2 else {"AdminPassword": leaf}
+    return leaf
+
+
+@pytest.mark.parametrize("value", [*_SMALL_VALUES, _deep(secrets.MAX_DEPTH + 3, "pw-abcdef"),
+                                   _deep(secrets.MAX_DEPTH + 2, {"x": 1})])
+@pytest.mark.parametrize("known", [(), ("pw-abcdef", "ab"), ("pw-123456", "d-secret", "ab")])
+def test_masking_a_small_value_in_one_walk_gives_what_redaction_gives(
+        value: Any, known: tuple[str, ...]) -> None:
+    """:func:`secrets.mask_small` (one walk, the redactor's way for small values) gives
+    the copy and the secrets :func:`secrets.redact_sorted` gives, once every secret it
+    found is among the known ones; short of that the caller masks again."""
+    masked, found = secrets.mask_small(value, secrets.needles(known), budget=10_000)
+    expected, expected_found = secrets.redact_sorted(value, secrets.needles(known))
+    assert found == expected_found
+    if found <= set(known) | {s for s in found if len(s) < secrets.MIN_LENGTH}:
+        assert masked == expected
+    again, _ = secrets.mask_small(value, secrets.needles({*known, *found}), budget=10_000)
+    assert again == expected
+
+
+def test_masking_in_one_walk_stops_past_its_budget() -> None:
+    with pytest.raises(secrets.TooLarge):
+        secrets.mask_small({"k": "x" * 100}, secrets.needles(()), budget=50)
+    with pytest.raises(secrets.TooLarge):
+        secrets.mask_small(list(range(100)), secrets.needles(()), budget=50)
+    assert secrets.mask_small({"k": "x" * 10}, secrets.needles(()), budget=50)[0] == {
+        "k": "x" * 10}
+
+
+@pytest.mark.parametrize("value", _SMALL_VALUES)
+def test_the_redactor_masks_small_values_as_it_masks_them_by_parts(value: Any) -> None:
+    """A small value takes the one-walk way; forcing it through the remembered parts
+    (a budget of nothing) gives the same row, and both learn the same secrets."""
+    quick, by_parts = Redactor(), Redactor()
+    for redactor in (quick, by_parts):
+        redactor.learn(["pw-abcdef"])
+    by_parts_small = redaction._REMEMBER_FROM
+    try:
+        expected = [by_parts.value(value) for _ in range(2)]
+        redaction._REMEMBER_FROM = 0  # every part is remembered: the by-parts way
+        forced = [Redactor.value(by_parts, value) for _ in range(2)]
+    finally:
+        redaction._REMEMBER_FROM = by_parts_small
+    assert [quick.value(value), quick.value(value)] == expected
+    assert json.loads(json.dumps(expected)) == json.loads(json.dumps(forced))  # as stored
+    assert quick._known == by_parts._known

@@ -269,6 +269,59 @@ def mask_part(value: Any, secret: bool, known_needles: Needles, depth: int = 0) 
     return _mask(value, secret, known_needles, depth)
 
 
+#: Types of the values that are neither a mapping nor a list (checked first: cheaper).
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+class TooLarge(Exception):
+    """:func:`mask_small` met more text than it was allowed to walk."""
+
+
+def mask_small(value: Any, known_needles: Needles, budget: int) -> tuple[Any, set[str]]:
+    """:func:`mask_part` and :func:`collect_secrets` of ``value`` (as a whole, not
+    secret) in one walk: ``value`` masked with ``known_needles`` and the secret values
+    it holds.  Masked with only those needles, the result is what :func:`redact_sorted`
+    gives when every secret found is among the secrets ``known_needles`` were built
+    from; otherwise mask ``value`` again once they are known.
+
+    :raises TooLarge: once the walk has met ``budget`` characters of keys and text (a
+        value counting one each) in all: a large value, to mask by parts
+    """
+    found: set[str] = set()
+    left = [budget]
+    return _mask_small(value, False, known_needles, found, left, 0), found
+
+
+def _mask_small(value: Any, secret: bool, needles: Needles, found: set[str], left: list[int],
+                depth: int) -> Any:
+    """:func:`_mask` and :func:`_collect` together (see :func:`mask_small`)."""
+    kind = type(value)
+    if kind not in _SCALARS and (kind is dict or isinstance(value, Mapping)):
+        if depth > MAX_DEPTH:
+            return TOO_DEEP
+        out = {}
+        for key, item in value.items():
+            if isinstance(key, str):
+                left[0] -= len(key)
+            out[key] = _mask_small(item, secret or is_secret_name(key) or _hidden(value, key),
+                                   needles, found, left, depth + 1)
+        return out
+    if kind not in _SCALARS and isinstance(value, (list, tuple)):
+        if depth > MAX_DEPTH:
+            return TOO_DEEP
+        return [_mask_small(item, secret, needles, found, left, depth + 1) for item in value]
+    left[0] -= len(value) + 1 if kind is str else 1
+    if left[0] < 0:
+        raise TooLarge
+    if secret and depth <= MAX_DEPTH:
+        found.update(v for v in leaves(value) if v)
+    if secret and value is not None and not isinstance(value, bool):
+        return MASK
+    if isinstance(value, str) and needles and needles.found_in(value):
+        return MASK
+    return value
+
+
 def _hidden(value: Mapping[Any, Any], key: Any) -> bool:
     """Whether ``key`` of ``value`` is the value of a hidden (``NoEcho``) parameter."""
     return key in _VALUES and any(str(value.get(h, "")).lower() == "true" for h in _HIDDEN)

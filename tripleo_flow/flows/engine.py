@@ -319,6 +319,9 @@ def load(flow: Any, **kwargs: Any) -> Any:
     cache = getattr(runtime, "_atom_cache", None)
     if runtime is not None and isinstance(cache, dict) and "_builder" not in vars(runtime):
         runtime._selector = FrontierSelector(runtime)
+        if type(runtime.task_action) is engine_storage.task_action.TaskAction:
+            # Its hot path (schedule, complete) looks change_state up on the instance.
+            runtime.task_action.__class__ = engine_storage.OneSaveTaskAction
         _provider_scopes(runtime)
         if held is not None:
             runtime._builder = bu.MachineBuilder(runtime, held.wait_for_any)

@@ -47,6 +47,7 @@ from yaql.language import exceptions as yaql_exc
 from tripleo_flow.core import planenv, time_budget, yaql_compat
 from tripleo_flow.core.template_sandbox import DEFAULT_MAX_SIZE, PlanSandbox
 from tripleo_flow.exceptions import ExpressionError
+from tripleo_flow.flows import yaql_fast
 
 #: Default of ``[limits] expression_max_items``.
 DEFAULT_MAX_ITEMS = 100_000
@@ -228,6 +229,12 @@ def _parse_yaql(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
         raise ExpressionError(f"<%{text}%>", str(exc)) from exc
 
 
+@functools.lru_cache(maxsize=4096)
+def _fast_yaql(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """The expression compiled to Python when it is simple (:mod:`.yaql_fast`), or None."""
+    return yaql_fast.compile(_parse_yaql(text, limits))
+
+
 @functools.cache
 def _jinja_env(limits: Limits = DEFAULT_LIMITS) -> PlanSandbox:
     """The size-checked sandbox; nothing in a workflow's data is frozen (as in Mistral)."""
@@ -391,6 +398,11 @@ class Evaluator:
                 "env": lambda: self.call("env")}
 
     def _yaql(self, text: str) -> Any:
+        fast = _fast_yaql(text, self.limits)
+        if fast is not None:  # a simple expression: YAQL's result, without its dispatch
+            value = fast(self.data, self.limits.max_size)
+            if value is not yaql_fast.UNSURE:
+                return value
         expression = _parse_yaql(text, self.limits)
         context = _yaql_root().create_child_context()
         context["$__evaluator"] = self

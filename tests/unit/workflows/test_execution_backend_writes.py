@@ -189,3 +189,73 @@ def test_writes_on_a_sqlite_file_go_through_one_kept_connection(tmp_path: Path) 
         assert len(checkouts) <= 2
     finally:
         backend.close()
+
+
+def test_a_new_execution_is_added_without_reading_the_others(tmp_path: Path) -> None:
+    """TaskFlow's save of a logbook read every flow detail of it with all their atoms:
+    each execution started read the whole history.  A new flow detail added to a saved
+    logbook reads none of the others; the logbook and both flows read back whole."""
+    import sqlalchemy as sa
+
+    backend, conn, _fd, db = _flow(tmp_path, [f"t{i}" for i in range(50)],
+                                   {"state": "SUCCESS"})
+    statements: list[str] = []
+    sa.event.listen(backend.engine, "before_cursor_execute",
+                    lambda _c, _cur, sql, *_rest: statements.append(sql))
+    try:
+        book = models.LogBook("book", uuid=conn.get_logbooks().__next__().uuid)
+        new = models.FlowDetail("second", uuid="fd-2")
+        new.meta = {"input": {"admin_password": "hunter2hunter2"}}
+        new.add(models.TaskDetail("n0", uuid="ad-n0"))
+        book.add(new)
+        statements.clear()
+        saved = conn.save_logbook(book)
+        assert not [sql for sql in statements if "atomdetails" in sql.split("FROM")[-1]
+                    and sql.lstrip().upper().startswith("SELECT")]
+        assert not [sql for sql in statements if "SELECT" in sql.upper()
+                    and "flowdetails.name" in sql]  # no flow detail read whole
+        assert saved.uuid == book.uuid and saved.find("fd-2") is not None
+        fresh = ExecutionBackend(f"sqlite:///{db}")
+        try:
+            read = fresh.get_connection().get_logbook(book.uuid)
+            flows = {fd.uuid: fd for fd in read}
+            assert set(flows) == {"fd-1", "fd-2"}
+            assert len(flows["fd-1"]) == 50 and [ad.name for ad in flows["fd-2"]] == ["n0"]
+            assert flows["fd-2"].meta == {"input": {"admin_password": secrets.MASK}}
+        finally:
+            fresh.close()
+        again = models.LogBook("book", uuid=book.uuid)  # an existing flow: TaskFlow's save
+        again.add(flows["fd-2"])
+        assert {fd.uuid for fd in conn.save_logbook(again)} == {"fd-1", "fd-2"}
+    finally:
+        backend.close()
+
+
+def test_a_durable_save_whose_write_failed_is_written_when_tried_again(tmp_path: Path) -> None:
+    """TaskFlow's storage tries a failed save again; the second try found the row
+    already merged, took it for a meta-only change and deferred it: the task's result
+    was not in the database when the next task started."""
+    from taskflow import exceptions as tf_exc
+
+    backend, conn, fd, db = _flow(tmp_path, ["t1", "t2"])
+    try:
+        t1 = fd.find("ad-t1").copy()
+        t1.state = states.RUNNING
+        conn.update_atom_details(t1)
+        t1.put(states.SUCCESS, {"state": "SUCCESS", "next": ["t2"]})
+        with sqlite3.connect(db, isolation_level=None) as other:
+            conn._held.connection.dbapi_connection.execute("PRAGMA busy_timeout=50")
+            other.execute("BEGIN EXCLUSIVE")
+            try:
+                conn.update_atom_details(t1)
+            except tf_exc.StorageFailure:
+                pass
+            else:
+                raise AssertionError("the write went through a lock held by another")
+            other.execute("COMMIT")
+        assert _rows(db)["t1"]["state"] == states.PENDING
+        conn.update_atom_details(t1)  # tried again, as TaskFlow's storage does
+        assert _rows(db)["t1"] == {"state": states.SUCCESS, "meta": {},
+                                   "results": {"state": "SUCCESS", "next": ["t2"]}}
+    finally:
+        backend.close()
