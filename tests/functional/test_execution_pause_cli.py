@@ -139,8 +139,8 @@ def test_execution_pause_from_another_cli_process(
     assert tasks["first"] == tasks["slow"] == "SUCCESS"
     assert tasks.get("after", "PENDING") == "PENDING"
 
-    refused = _cli(conf, "execution", "pause", ident, code=4)  # Conflict
-    assert "is paused already" in refused and f"execution resume {ident}" in refused
+    # Paused already: left as it is, as Mistral's pause of a paused workflow.
+    assert _cli(conf, "execution", "pause", ident)["State"] == "PAUSED"
     assert _cli(conf, "execution", "show", ident)["State"] == "PAUSED"
 
     resumed = _cli(conf, "execution", "resume", ident)

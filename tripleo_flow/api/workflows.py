@@ -465,10 +465,12 @@ class WorkflowsMixin(JobsMixin):
         its record reads PAUSED at once, with ``pausing`` true until its running tasks
         ended (:mod:`~tripleo_flow.flows.pause_views`).
 
+        A paused execution is left as it is (Mistral's pause does nothing then).
+
         :param api_user: asked by a user of the HTTP API: only executions started through
             the API may be paused (as only those may be resumed there)
-        :raises Conflict: it is not running (it ended, is paused already, was
-            interrupted), or (``api_user``) was not started through the API
+        :raises Conflict: it is not running (it ended, was interrupted), or
+            (``api_user``) was not started through the API
         """
         from tripleo_flow.flows import pause_views
         from tripleo_flow.flows.executions import ORIGIN_API

@@ -118,9 +118,15 @@ def ask(store: Any, execution_id: str) -> Any:
     (still RUNNING, or PENDING, as the engine wrote it: its running tasks end first;
     readers show it PAUSED at once, :mod:`.pause_views`).
 
+    A PAUSED execution is left as it is and its record returned, as Mistral's pause of a
+    paused workflow does nothing.
+
     :raises Conflict: it is not running (:func:`check_pausable`); nothing is written
     """
-    check_pausable(store.get(execution_id))
+    record = store.get(execution_id)
+    if record.state == "PAUSED":
+        return record  # Mistral's pause of a paused workflow: nothing to do
+    check_pausable(record)
     return note(store, execution_id)
 
 
@@ -200,14 +206,14 @@ def check_origin(store: Any, execution_id: str, origin: str | None) -> None:
 
 def check_pausable(record: Any) -> None:
     """Raise Conflict unless the execution ``record`` (an
-    :class:`~.executions.Execution`) runs or waits to be claimed (PENDING: Mistral
-    shows an execution RUNNING from its start), as Mistral refuses to pause an
-    execution that does not."""
+    :class:`~.executions.Execution`) runs, waits to be claimed (PENDING: Mistral
+    shows an execution RUNNING from its start) or is paused already (nothing to do,
+    as Mistral's), as Mistral refuses to pause an execution that ended."""
     ident, state = record.id, record.state
-    if state in ("RUNNING", "PENDING"):  # Mistral shows a started execution RUNNING
+    if state in ("RUNNING", "PENDING", "PAUSED"):  # Mistral shows a started one RUNNING
         return
-    if state in ("PAUSED", "SUSPENDED", "INTERRUPTED"):
-        why = {"PAUSED": "is paused already", "SUSPENDED": "is suspended",
+    if state in ("SUSPENDED", "INTERRUPTED"):
+        why = {"SUSPENDED": "is suspended",
                "INTERRUPTED": "was interrupted (its process stopped)"}[state]
         raise exceptions.Conflict(
             f"Execution {ident!r} {why}; only a running execution can be paused.",

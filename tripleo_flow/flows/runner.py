@@ -262,10 +262,15 @@ class Runner:
 
         :param origin: given (:data:`~.executions.ORIGIN_API`), only an execution
             started from there may be paused
-        :raises Conflict: the execution is not running (it ended, is paused, or was
-            interrupted), or not started from ``origin``; nothing is changed
+        A PAUSED execution is left as it is (its record returned), as Mistral's.
+
+        :raises Conflict: the execution is not running (it ended or was interrupted), or
+            not started from ``origin``; nothing is changed
         """
         pause_requests.check_origin(self.store, execution_id, origin)
+        paused = self.store.get(execution_id)
+        if paused.state == "PAUSED":
+            return paused  # Mistral's pause of a paused workflow does nothing
         if execution_id not in self._live:
             return pause_requests.ask(self.store, execution_id)
         pause_requests.check_pausable(self.store.get(execution_id))

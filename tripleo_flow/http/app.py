@@ -298,7 +298,8 @@ ROUTES: list[Route] = [
         "post": Operation(
             "Pause a running execution that was started through this API, wherever it "
             "runs: its running tasks end and no new one starts (then it reads PAUSED; "
-            "resume continues it); 202 with the execution, 409 when it is not running",
+            "resume continues it); 202 with the execution (a paused one is left as it "
+            "is), 409 when it ended or was interrupted",
             status=202, body_required=False, body={"type": "object"}, tags=TAGS_WF)}),
     Route("/v1/executions/{execution_id}/tasks", "execution_tasks", {
         "get": Operation("Tasks of an execution", response=ARRAY, tags=TAGS_WF)}),

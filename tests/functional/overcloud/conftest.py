@@ -11,8 +11,10 @@ A redeploy (``tht18_redeployment``) runs on a copy of that deployment (its plan
 store and work dir), so the first one stays as it was for the tests that read it:
 the copied plan is updated to network isolation (THT's sample network and VIP
 data) and deployed with one more compute, in one stack update, as an operator
-would grow an overcloud.  It runs on native heat-all too: the stack's dump is
-SQLite's, which a pod Heat (MariaDB) refuses (DumpKindMismatch).
+would grow an overcloud.  It names no Heat type, so it runs on the one the
+deployment was made with (native heat-all: the stack's dump is SQLite's, which a
+MariaDB-backed Heat would refuse: DumpKindMismatch).  THT 12.1.0 is deployed on the
+product's default type, ``processes`` (:data:`HEAT_TYPES`).
 
 For local iteration only, ``TRIPLEO_FLOW_TEST_OVERCLOUD_DIR=DIR`` (and
 ``TRIPLEO_FLOW_TEST_OVERCLOUD12_DIR`` for 12.1.0) keeps the deployment in DIR
@@ -91,6 +93,14 @@ def copy_deployment(first: Deployment, root: Path, heat_venv: Path,
     return Deployment(root, conf_file, first.plan, root / "work", first.result)
 
 
+#: The Heat type of each first deployment: THT 12.1.0 on the product's default
+#: (``processes``: heat-api and four heat-engines on a private MariaDB and RabbitMQ), the
+#: THT 18.0.0 chain (deploy, redeploy, scale down, update prepare) on ``native`` heat-all,
+#: so that both run the real templates in every session; the later operations of the
+#: chain name no type and use the one the deployment was made with.
+HEAT_TYPES = {"12.1.0": "processes", THT_VERSION: "native"}
+
+
 def _deploy(root: Path, heat_venv: Path, version: str, plan: str,
             networks: str | None = None) -> Deployment:
     conf_file = _write_conf(root, heat_venv)
@@ -106,7 +116,7 @@ def _deploy(root: Path, heat_venv: Path, version: str, plan: str,
             networks_file.write_text(networks)
         client.create_plan(plan, templates, networks_file=networks_file)
         reports: list[StackProgress] = []
-        result = client.deploy(plan, heat_type="native", work_dir=work,
+        result = client.deploy(plan, heat_type=HEAT_TYPES[version], work_dir=work,
                                baremetal_deployment=BAREMETAL, progress=reports.append)
     finally:
         client.close()
@@ -258,7 +268,7 @@ def _redeploy(first: Deployment, root: Path, heat_venv: Path) -> Redeployment:
     try:
         client.update_plan(first.plan, templates, networks_file=templates / NETISO_NETWORKS,
                            vip_file=templates / NETISO_VIPS)
-        result = client.deploy(first.plan, heat_type="native", work_dir=root / "work",
+        result = client.deploy(first.plan, work_dir=root / "work",
                                baremetal_deployment=baremetal, environments=[post_deploy])
     finally:
         client.close()
@@ -342,7 +352,7 @@ def _scale_down(redeployed: Deployment, root: Path, heat_venv: Path) -> ScaleDow
         deleted = client.delete_overcloud_nodes(copy.plan, [REMOVED_COMPUTE],
                                                 work_dir=copy.work_dir, run_ansible=False)
         _keep_after_delete(copy.work_dir, root / AFTER_DELETE)
-        result = client.update_prepare(copy.plan, heat_type="native", work_dir=copy.work_dir)
+        result = client.update_prepare(copy.plan, work_dir=copy.work_dir)
     finally:
         client.close()
     (root / "deployed.json").write_text(json.dumps({"result": result, "deleted": deleted}))

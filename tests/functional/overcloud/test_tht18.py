@@ -80,7 +80,7 @@ def _restored(deployment: Deployment, heat_venv: Path) -> tuple[list[Any], dict[
     heat_dir = str(deployment.work_dir)
     osc = OpenStack(heat_venv, str(deployment.root / "clouds.yaml"))
     try:
-        client.launch_heat(heat_dir, "native", restore_db=True)
+        client.launch_heat(heat_dir, restore_db=True)  # the type the dump was made by
         listed = json.loads(osc("stack", "list", "-f", "json"))
         shown = json.loads(osc("stack", "show", deployment.plan, "-f", "json"))
     finally:
