@@ -58,6 +58,9 @@ from tripleo_flow.workspace.interrupt import StopRequest
 
 LOG = logging.getLogger(__name__)
 
+#: How long a resume waits for a pause of an execution run here to settle (s).
+PAUSE_SETTLE = 30.0
+
 
 @dataclass(frozen=True)
 class ProgressEvent:
@@ -222,6 +225,7 @@ class Runner:
         if top != execution_id:  # a paused parent: it resumes this child in its task
             self.resume(top, listeners, wait, origin)
             return self.store.get(execution_id)
+        self._settle_pause(execution_id)
         fd = self.resumable(execution_id, origin)
         with self._resume_lock:  # two resumes at once here: the second is refused
             if execution_id in self._resuming:
@@ -244,6 +248,19 @@ class Runner:
         self._background.append(thread)
         thread.start()
         return self.store.get(fd.uuid)
+
+    def _settle_pause(self, execution_id: str) -> None:
+        """Wait (up to :data:`PAUSE_SETTLE` s) while an execution this process runs is
+        still pausing (its engine lets its running tasks end): readers show it PAUSED at
+        once, and Mistral resumes a paused workflow at once, so a resume asked meanwhile
+        here goes on once it settled rather than being refused.  Another process's
+        execution is not waited for (:meth:`resumable` refuses it while it pauses)."""
+        if execution_id not in self._live or not self.store.pause_requests.requested(
+                [execution_id]):
+            return
+        deadline = time.monotonic() + PAUSE_SETTLE
+        while execution_id in self._live and time.monotonic() < deadline:
+            time.sleep(0.02)
 
     def resume_target(self, execution_id: str) -> str:
         """The execution to resume to continue ``execution_id``: its topmost paused

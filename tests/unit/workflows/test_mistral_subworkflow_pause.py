@@ -166,6 +166,10 @@ def test_pause_resume_cascade_up_from_subworkflow(host: Host, tmp_path: Path) ->
     _state(host, wf2, "PAUSED")
     _state(host, wf1, "PAUSED")
     _state(host, wf3, "PAUSED")
+    # Readers show the family PAUSED at once; the pause spreads up and down in the
+    # background (pausing): the tasks are read, and the resume asked, once it settled.
+    for ident in (wf1, wf2, wf3):
+        until(f"{ident} paused for good", lambda i=ident: not host.get_execution(i).pausing)
     assert _tasks(host, wf1) == {"task1": "PAUSED", "task2": "PAUSED"}
     host.resume_execution(wf2, wait=False)
     _state(host, wf1, "RUNNING")
