@@ -45,7 +45,8 @@ def reference_project(client: Any, heat_dir: Path, plan: str, version: str,
     """tripleo-common ``version``'s config-download of the stack kept in ``heat_dir``,
     written to ``out``; returns what the oracle printed (its version and Python)."""
     python = venv(version) / "bin" / "python"
-    launched = client.launch_heat(str(heat_dir), "native", restore_db=True)
+    # No type named: the Heat that made the stack (its dump's kind) is started again.
+    launched = client.launch_heat(str(heat_dir), None, restore_db=True)
     try:
         done = subprocess.run(
             [str(python), str(RENDER), "--endpoint", launched["endpoint"], "--plan", plan,
