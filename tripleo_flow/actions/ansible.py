@@ -5,7 +5,8 @@ The output goes to ``<work-dir>/ansible.log`` (0600); Ansible's own state to
 sample plan), ``<work-dir>/ansible-connection.yaml`` is a second inventory that
 points every host at it (and, with ``ssh_user``, logs in as that user); the
 ``-e`` variables of a run go to ansible-playbook in ``<work-dir>/ansible-extra-vars.json``
-(0600), never on its command line.  ansible-playbook leads a process group tethered to
+(0600), never on its command line; a run's verbosity is ansible-playbook's ``-v...``
+(tripleoclient gives its own ``-v`` level).  ansible-playbook leads a process group tethered to
 this process (``<work-dir>/ansible.pgid`` while it runs): killed with it.
 """
 
@@ -113,9 +114,11 @@ class RunAnsible(Action):
                 ansible_limit: str | None = None,
                 ignore_unreachable: bool = False, ansible_forks: int | None = None,
                 extra_vars: dict[str, Any] | None = None, ssh_user: str | None = None,
-                static_inventory: InputPath | None = None) -> dict[str, Any]:
+                static_inventory: InputPath | None = None,
+                ansible_verbosity: int | None = None) -> dict[str, Any]:
         crashpoints.reached(f"ansible.run:{playbook}")
         forks = run_options.check_forks(ansible_forks)
+        verbosity = run_options.check_verbosity(ansible_verbosity)
         variables = run_options.check_extra_vars(extra_vars)
         ssh_user = run_options.check_ssh_user(ssh_user)
         venv = _venv(self.context)
@@ -145,7 +148,8 @@ class RunAnsible(Action):
         excluded = (inventory.get(f"{plan}_{EXCLUDED}") or {}).get("hosts") or {}
         command = ansible.playbook_command(
             command_path, playbook, inventories,
-            [*ansible.deploy_selection(ansible_tags, ansible_skip_tags, ansible_limit,
+            [*run_options.verbosity_args(verbosity),
+             *ansible.deploy_selection(ansible_tags, ansible_skip_tags, ansible_limit,
                                        sorted(excluded)), *selection])
         paths = content_paths(venv)
         callbacks = Path(paths.get("ANSIBLE_CALLBACK_PLUGINS", "/nonexistent"))
@@ -209,7 +213,8 @@ class RunUpdatePlaybook(RunAnsible):
                 ansible_connection: str | None = None, ansible_tags: str | None = None,
                 ansible_skip_tags: str | None = None, ansible_forks: int | None = None,
                 extra_vars: dict[str, Any] | None = None, ssh_user: str | None = None,
-                static_inventory: InputPath | None = None) -> dict[str, Any]:
+                static_inventory: InputPath | None = None,
+                ansible_verbosity: int | None = None) -> dict[str, Any]:
         [name] = update.playbooks([playbook])
         try:
             finished: dict[str, Any] = self.context.once(_not_finished, _FINISHED)
@@ -223,7 +228,8 @@ class RunUpdatePlaybook(RunAnsible):
                                ansible_limit=update.parse_limit(ansible_limit,
                                                                 required=False),
                                ansible_forks=ansible_forks, extra_vars=extra_vars,
-                               ssh_user=ssh_user, static_inventory=static_inventory)
+                               ssh_user=ssh_user, static_inventory=static_inventory,
+                               ansible_verbosity=ansible_verbosity)
         return self.context.once(lambda: done, _FINISHED)
 
 

@@ -99,9 +99,11 @@ class CheckDeployInputs(Action):
                 ansible_skip_tags: str | None = None,
                 ansible_limit: str | None = None,
                 lifecycle: str | None = None,
-                ansible_forks: int | None = None) -> dict[str, Any]:
+                ansible_forks: int | None = None,
+                ansible_verbosity: int | None = None) -> dict[str, Any]:
         check_plan_name(plan)
         run_options.check_forks(ansible_forks)
+        run_options.check_verbosity(ansible_verbosity)
         if lifecycle is not None:
             update.lifecycle(lifecycle)  # update or upgrade
         if not run_ansible and (ansible_tags or ansible_skip_tags or ansible_limit):

@@ -100,12 +100,14 @@ class CheckUpdatePrepared(Action):
                 playbooks: list[str] | None = None, kind: str = "update",
                 external: bool = False, ansible_forks: int | None = None,
                 extra_vars: dict[str, Any] | None = None, ssh_user: str | None = None,
-                static_inventory: InputPath | None = None) -> dict[str, Any]:
+                static_inventory: InputPath | None = None,
+                ansible_verbosity: int | None = None) -> dict[str, Any]:
         of = update.lifecycle(kind)
         parsed_limit = update.parse_limit(limit, required=not external)
         chosen = list(of.external) if external else update.playbooks(playbooks, kind)
         run_options.check_forks(ansible_forks)
         run_options.check_ssh_user(ssh_user)
+        run_options.check_verbosity(ansible_verbosity)
         if run_options.check_extra_vars(extra_vars) and not external:
             raise exceptions.InvalidInput(
                 f"extra_vars are for the external {kind} run only, as tripleoclient's "

@@ -68,7 +68,9 @@ class DeployMixin:
                ansible_limit: str | None = None, overcloud_ssh_user: str | None = None,
                overcloud_ssh_key: str | Path | None = None,
                run_validations: bool = False,
-               ansible_forks: int | None = None) -> dict[str, Any]:
+               ansible_forks: int | None = None,
+               ansible_verbosity: int | None = None,
+               environment_directories: Sequence[str | Path] = ()) -> dict[str, Any]:
         """Deploy ``plan`` with an ephemeral Heat of ``heat_type``.
 
         Runs the workflow ``tripleo.deploy.deploy`` (``config_download_only``:
@@ -94,6 +96,8 @@ class DeployMixin:
             ``ansible_limit`` (``--limit``, hosts or groups) select what runs.
         :param ansible_forks: Ansible's forks for the run (tripleoclient's
             ``--ansible-forks``; default ``min(4 x CPUs, 100)``).
+        :param ansible_verbosity: ansible-playbook's ``-v`` count (0 to 6; the CLI
+            gives tripleoclient's: 3 with ``--debug``, else its ``-v`` level past one).
         :param overcloud_ssh_user: the user Ansible logs in to the servers as, named by
             config-download's inventory and ``ansible.cfg`` (default: ``[ansible]
             ssh_user``, ``tripleo-admin``).
@@ -104,6 +108,9 @@ class DeployMixin:
             (a plan change with history, as :meth:`set_environments`; nothing changes
             when they are those already stored; a failed deployment puts the earlier
             ones back).
+        :param environment_directories: directories whose ``*.yaml`` files (in name
+            order) come before ``environments`` (tripleoclient's
+            ``--environment-directory``).
         :param baremetal_deployment: TripleO's baremetal deployment file (a path, or its
             YAML text) describing pre-provisioned servers (``managed: false``): first
             the plan's deployed-servers environment is generated from it (addresses
@@ -129,32 +136,55 @@ class DeployMixin:
         """
         # (the rules on the workflow's own inputs are its first task: deploy.check_inputs)
         check_plan_name(plan)
-        if config_download_only and (baremetal_deployment is not None or environments):
+        if config_download_only and (baremetal_deployment is not None or environments
+                                     or environment_directories):
             raise exceptions.InvalidInput(
                 "--config-download-only re-renders the kept stack without reading the "
-                "plan: leave out -e and --baremetal-deployment (or deploy without "
-                "--config-download-only to apply them).")
+                "plan: leave out -e, --environment-directory and --baremetal-deployment "
+                "(or deploy without --config-download-only to apply them).")
         work = Path(work_dir) if work_dir else self.data_dir / "deployments" / plan
         inputs: dict[str, Any] = {
             "plan": plan, "work_dir": str(work.expanduser().absolute()),
             "heat_type": heat_type, "run_ansible": run_ansible,
             "ansible_connection": ansible_connection, "ansible_tags": ansible_tags,
             "ansible_skip_tags": ansible_skip_tags, "ansible_limit": ansible_limit,
-            "overcloud_ssh_user": overcloud_ssh_user,
-            "overcloud_ssh_key": (str(Path(overcloud_ssh_key).expanduser().absolute())
-                                  if overcloud_ssh_key else None),
-            "run_validations": run_validations, "ansible_forks": ansible_forks}
-        if not config_download_only:
-            inputs.update(
-                baremetal_deployment=(None if baremetal_deployment is None
-                                      else read_baremetal(baremetal_deployment)),
-                user_environments=self.read_environments(environments or ()))
+            "ansible_forks": ansible_forks, "ansible_verbosity": ansible_verbosity,
+            **self.deploy_options(None if config_download_only else environments,
+                                  None if config_download_only else baremetal_deployment,
+                                  run_validations, overcloud_ssh_user, overcloud_ssh_key,
+                                  environment_directories)}
+        if config_download_only:
+            del inputs["user_environments"], inputs["baremetal_deployment"]
         workflow = CONFIG_DOWNLOAD_ONLY if config_download_only else DEPLOY
         listeners = [] if progress is None else [stack_progress_events(progress)]
         execution = self.run_operation(workflow, inputs, listeners,
                                        interruptible=f"Deployment of plan {plan!r}")
         finished: dict[str, Any] = dict((execution.output or {})["deployment"])
         return finished
+
+    def deploy_options(self, environments: Sequence[EnvironmentSource] | None = None,
+                       baremetal_deployment: str | Path | None = None,
+                       run_validations: bool = False,
+                       overcloud_ssh_user: str | None = None,
+                       overcloud_ssh_key: str | Path | None = None,
+                       environment_directories: Sequence[str | Path] = (),
+                       ) -> dict[str, Any]:
+        """The deploy workflow's inputs for tripleoclient's deploy options (those of
+        :meth:`deploy`; also taken by a lifecycle prepare and converge): local files read
+        here, the key file's path made absolute.  ``environment_directories``: each
+        directory's ``*.yaml`` files, in name order, before ``environments``
+        (tripleoclient's ``--environment-directory``).
+
+        :raises InvalidInput: a file or directory that cannot be read.
+        """
+        found = [*environment_files(environment_directories), *(environments or ())]
+        return {"user_environments": self.read_environments(found),
+                "baremetal_deployment": (None if baremetal_deployment is None
+                                         else read_baremetal(baremetal_deployment)),
+                "run_validations": run_validations,
+                "overcloud_ssh_user": overcloud_ssh_user,
+                "overcloud_ssh_key": (str(Path(overcloud_ssh_key).expanduser().absolute())
+                                      if overcloud_ssh_key else None)}
 
     def update_deployed_servers(self, plan: str,
                                 baremetal_deployment: str | Path) -> dict[str, Any]:
@@ -223,3 +253,20 @@ def read_baremetal(source: str | os.PathLike[str]) -> str:
         why = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
         raise exceptions.InvalidInput(
             f"Cannot read the baremetal deployment file {str(path)!r}: {why}.") from exc
+
+
+def environment_files(directories: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """The ``*.yaml`` files of each directory, in name order, directory after directory
+    (tripleoclient's ``load_environment_directories``; its default directory
+    ``~/.tripleo/environments`` is not read unless given).
+
+    :raises InvalidInput: a directory that does not exist.
+    """
+    found: list[str] = []
+    for directory in directories:
+        path = Path(directory).expanduser()
+        if not path.is_dir():
+            raise exceptions.InvalidInput(
+                f"Environment directory {str(path)!r} is not a directory.")
+        found += [str(f) for f in sorted(path.glob("*.yaml")) if f.is_file()]
+    return found

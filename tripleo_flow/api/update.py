@@ -18,6 +18,7 @@ from tripleo_flow.core.progress import ProgressListener
 from tripleo_flow.plans.plan import check_plan_name
 
 if TYPE_CHECKING:
+    from tripleo_flow.api.environments import EnvironmentSource
     from tripleo_flow.flows.executions import Execution
     from tripleo_flow.flows.runner import Listener
 
@@ -39,11 +40,13 @@ def _read_local(path: str) -> str:
 
 
 def _run_options(forks: int | None, ssh_user: str | None,
-                 static_inventory: str | Path | None) -> dict[str, Any]:
+                 static_inventory: str | Path | None,
+                 verbosity: int | None = None) -> dict[str, Any]:
     """The run's Ansible options as workflow inputs, checked before anything runs."""
     inventory = (str(Path(static_inventory).expanduser().absolute())
                  if static_inventory else None)
     return {"ansible_forks": run_options.check_forks(forks),
+            "ansible_verbosity": run_options.check_verbosity(verbosity),
             "ssh_user": run_options.check_ssh_user(ssh_user),
             "static_inventory": inventory}
 
@@ -57,6 +60,14 @@ class UpdateMixin:
         def run_operation(self, name: str, inputs: Mapping[str, Any],
                           listeners: Iterable[Listener] = (),
                           interruptible: str | None = None) -> Execution: ...
+
+        def deploy_options(self, environments: Sequence[EnvironmentSource] | None = None,
+                           baremetal_deployment: str | Path | None = None,
+                           run_validations: bool = False,
+                           overcloud_ssh_user: str | None = None,
+                           overcloud_ssh_key: str | Path | None = None,
+                           environment_directories: Sequence[str | Path] = (),
+                           ) -> dict[str, Any]: ...
 
     def _work(self, plan: str, work_dir: str | Path | None) -> str:
         check_plan_name(plan)
@@ -89,38 +100,61 @@ class UpdateMixin:
 
     def update_prepare(self, plan: str, work_dir: str | Path | None = None,
                        heat_type: str | None = None,
-                       progress: ProgressListener | None = None) -> dict[str, Any]:
+                       progress: ProgressListener | None = None,
+                       **options: Any) -> dict[str, Any]:
         """Prepare a minor update of ``plan``'s deployment, as TripleO's ``overcloud
         update prepare``: the workflow ``tripleo.update.prepare`` (named, persisted,
         resumable) puts THT's ``environments/lifecycle/update-prepare.yaml`` in the plan
         before the operator's environments and deploys the plan (stack update,
-        outputs, config-download; no playbook).
+        outputs, config-download; no playbook); ``options``: the deploy options of
+        :meth:`lifecycle_prepare`.
 
         :returns: the DEPLOY_SUCCESS status record of the deploy.
         :raises InvalidInput: the plan's templates have no update-prepare.yaml.
         """
-        return self.lifecycle_prepare("update", plan, work_dir, heat_type, progress)
+        return self.lifecycle_prepare("update", plan, work_dir, heat_type, progress,
+                                      **options)
 
     def upgrade_prepare(self, plan: str, work_dir: str | Path | None = None,
                         heat_type: str | None = None,
-                        progress: ProgressListener | None = None) -> dict[str, Any]:
+                        progress: ProgressListener | None = None,
+                        **options: Any) -> dict[str, Any]:
         """Prepare a major upgrade of ``plan``'s deployment, as TripleO's ``overcloud
         upgrade prepare``: the workflow ``tripleo.upgrade.prepare`` puts THT's
         ``environments/lifecycle/upgrade-prepare.yaml`` in the plan before the
-        operator's environments (in place of an update's) and deploys the plan.
+        operator's environments (in place of an update's) and deploys the plan
+        (``options``: the deploy options of :meth:`lifecycle_prepare`).  Unlike
+        tripleoclient's, it creates no SSH user on the servers (no ``enable_ssh_admin``):
+        Ansible logs in as ``overcloud_ssh_user`` with ``overcloud_ssh_key``, which must
+        already work, as for :meth:`deploy`.
 
         :returns: the DEPLOY_SUCCESS status record of the deploy.
         :raises InvalidInput: the plan's templates have no upgrade-prepare.yaml.
         """
-        return self.lifecycle_prepare("upgrade", plan, work_dir, heat_type, progress)
+        return self.lifecycle_prepare("upgrade", plan, work_dir, heat_type, progress,
+                                      **options)
 
     def lifecycle_prepare(self, kind: str, plan: str, work_dir: str | Path | None = None,
                           heat_type: str | None = None,
-                          progress: ProgressListener | None = None) -> dict[str, Any]:
+                          progress: ProgressListener | None = None,
+                          environments: Sequence[EnvironmentSource] | None = None,
+                          environment_directories: Sequence[str | Path] = (),
+                          baremetal_deployment: str | Path | None = None,
+                          run_validations: bool = False,
+                          overcloud_ssh_user: str | None = None,
+                          overcloud_ssh_key: str | Path | None = None) -> dict[str, Any]:
         """The prepare of ``kind`` (update or upgrade): :meth:`update_prepare`,
-        :meth:`upgrade_prepare`."""
+        :meth:`upgrade_prepare`.  tripleoclient's deploy options it takes, as
+        :meth:`deploy` does: ``environments`` (``-e``; with ``environment_directories``,
+        ``--environment-directory``, whose files come first: they become the plan's
+        user environments), ``baremetal_deployment``, ``run_validations``,
+        ``overcloud_ssh_user`` and ``overcloud_ssh_key``.  The others are refused
+        (:mod:`tripleo_flow.core.lifecycle_options`)."""
         inputs = {"plan": plan, "work_dir": self._work(plan, work_dir),
-                  "heat_type": heat_type}
+                  "heat_type": heat_type,
+                  **self.deploy_options(environments, baremetal_deployment, run_validations,
+                                        overcloud_ssh_user, overcloud_ssh_key,
+                                        environment_directories)}
         return self._deploy_stage(kind, 0, plan, inputs, progress)
 
     def update_run(self, plan: str, limit: str, playbooks: Sequence[str] | None = None,
@@ -156,13 +190,15 @@ class UpdateMixin:
                       ansible_skip_tags: str | None = None,
                       ansible_connection: str | None = None,
                       ansible_forks: int | None = None, ssh_user: str | None = None,
-                      static_inventory: str | Path | None = None) -> dict[str, Any]:
+                      static_inventory: str | Path | None = None,
+                      ansible_verbosity: int | None = None) -> dict[str, Any]:
         """The run of ``kind``: :meth:`update_run`, :meth:`upgrade_run`.
 
         tripleoclient's options: ``ansible_forks`` (``--ansible-forks``), ``ssh_user``
-        (``--ssh-user``: who Ansible logs in as; default the inventory's user) and
+        (``--ssh-user``: who Ansible logs in as; default the inventory's user),
         ``static_inventory`` (``--static-inventory``: an inventory file used in place of
-        the config-download project's).
+        the config-download project's) and ``ansible_verbosity`` (ansible-playbook's
+        ``-v`` count, 0 to 6: tripleoclient gives its own ``-v`` level).
         """
         update.parse_limit(limit)
         chosen = update.playbooks(list(playbooks) if playbooks is not None else None, kind)
@@ -170,7 +206,8 @@ class UpdateMixin:
                   "playbooks": chosen, "ansible_tags": ansible_tags,
                   "ansible_skip_tags": ansible_skip_tags,
                   "ansible_connection": ansible_connection,
-                  **_run_options(ansible_forks, ssh_user, static_inventory)}
+                  **_run_options(ansible_forks, ssh_user, static_inventory,
+                                 ansible_verbosity)}
         return self._playbooks_run(kind, plan, inputs, external=False)
 
     def external_run(self, kind: str, plan: str, limit: str | None = None,
@@ -180,7 +217,7 @@ class UpdateMixin:
                      ansible_forks: int | None = None, ssh_user: str | None = None,
                      static_inventory: str | Path | None = None,
                      extra_vars: Sequence[str] | Mapping[str, Any] | None = None,
-                     ) -> dict[str, Any]:
+                     ansible_verbosity: int | None = None) -> dict[str, Any]:
         """Run the external steps of ``kind``, as TripleO's ``overcloud external-update
         run`` (``kind`` update: ``external_update_steps_playbook.yaml``) or
         ``external-upgrade run`` (upgrade: ``external_upgrade_steps_playbook.yaml``),
@@ -199,7 +236,8 @@ class UpdateMixin:
         inputs = {"plan": plan, "work_dir": self._work(plan, work_dir), "limit": limit,
                   "ansible_tags": ansible_tags, "ansible_skip_tags": ansible_skip_tags,
                   "ansible_connection": ansible_connection,
-                  **_run_options(ansible_forks, ssh_user, static_inventory),
+                  **_run_options(ansible_forks, ssh_user, static_inventory,
+                                 ansible_verbosity),
                   "extra_vars": run_options.parse_extra_vars(extra_vars, _read_local)}
         return self._playbooks_run(kind, plan, inputs, external=True)
 
@@ -234,14 +272,27 @@ class UpdateMixin:
                            ansible_skip_tags: str | None = None,
                            ansible_limit: str | None = None,
                            progress: ProgressListener | None = None,
-                           ansible_forks: int | None = None) -> dict[str, Any]:
+                           ansible_forks: int | None = None,
+                           ansible_verbosity: int | None = None,
+                           environments: Sequence[EnvironmentSource] | None = None,
+                           environment_directories: Sequence[str | Path] = (),
+                           baremetal_deployment: str | Path | None = None,
+                           run_validations: bool = False,
+                           overcloud_ssh_user: str | None = None,
+                           overcloud_ssh_key: str | Path | None = None) -> dict[str, Any]:
         """The converge of ``kind``: :meth:`update_converge`, :meth:`upgrade_converge`
-        (``ansible_forks``: tripleoclient's ``--ansible-forks`` of its deploy)."""
+        (``ansible_forks``: tripleoclient's ``--ansible-forks`` of its deploy;
+        ``ansible_verbosity``: ansible-playbook's ``-v`` count; the deploy options
+        ``environments`` ... ``overcloud_ssh_key`` as :meth:`lifecycle_prepare`)."""
         inputs = {"plan": plan, "work_dir": self._work(plan, work_dir),
                   "heat_type": heat_type, "run_ansible": run_ansible,
                   "ansible_connection": ansible_connection, "ansible_tags": ansible_tags,
                   "ansible_skip_tags": ansible_skip_tags, "ansible_limit": ansible_limit,
-                  "ansible_forks": run_options.check_forks(ansible_forks)}
+                  "ansible_forks": run_options.check_forks(ansible_forks),
+                  "ansible_verbosity": run_options.check_verbosity(ansible_verbosity),
+                  **self.deploy_options(environments, baremetal_deployment, run_validations,
+                                        overcloud_ssh_user, overcloud_ssh_key,
+                                        environment_directories)}
         return self._deploy_stage(kind, 2, plan, inputs, progress)
 
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.paths import INPUT_PATH, OUTPUT_PATH, WORK_DIR
 from tripleo_flow.api.jobs import JobsMixin
-from tripleo_flow.core import jsonvalues
+from tripleo_flow.core import jsonvalues, lifecycle_options
 from tripleo_flow.flows.execution_pages import UUID_PATTERN, check_page
 from tripleo_flow.workspace.interrupt import StopRequest
 
@@ -260,6 +260,7 @@ class WorkflowsMixin(JobsMixin):
 
         jsonvalues.check_value(dict(inputs or {}), self._limit("yaml_max_depth", 100),
                                self._limit("yaml_max_nodes", 1_000_000), "The workflow input")
+        lifecycle_options.check_inputs(name, inputs or {})  # tripleoclient's names
         check_env(env)
         if env is not None:
             jsonvalues.check_value(dict(env), self._limit("yaml_max_depth", 100),

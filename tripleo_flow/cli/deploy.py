@@ -11,6 +11,7 @@ from cliff.show import ShowOne
 from tripleo_flow.cli.common import ClientMixin, add_plan_argument, show
 from tripleo_flow.cli.plan import add_environment_argument
 from tripleo_flow.cli.progress import Progress
+from tripleo_flow.core import run_options
 from tripleo_flow.core.progress import StackProgress
 from tripleo_flow.heat import HEAT_TYPES
 
@@ -43,6 +44,55 @@ def add_forks_argument(parser: argparse.ArgumentParser) -> None:
                              "min(4 x CPUs, 100)).")
 
 
+def add_deploy_options(parser: argparse.ArgumentParser) -> None:
+    """tripleoclient's deploy options that read files or pick who logs in (``-e``,
+    ``--environment-directory``, ``--baremetal-deployment``, ``--run-validations``,
+    ``--overcloud-ssh-user``/``-key``): :func:`deploy_options` reads them back."""
+    parser.add_argument("--run-validations", action="store_true",
+                        help="First run the pre-deployment validations on this machine "
+                             "(validation run --group pre-deployment) and stop on a "
+                             "failure, with each failed validation's reasons.")
+    parser.add_argument("--overcloud-ssh-user", metavar="USER",
+                        help="The user Ansible logs in to the servers as, named by "
+                             "config-download's inventory and ansible.cfg (default: "
+                             "[ansible] ssh_user, tripleo-admin); it must already log in: "
+                             "tripleo-flow creates no user on the servers.")
+    parser.add_argument("--overcloud-ssh-key", metavar="FILE",
+                        help="The private key file Ansible logs in with (default: "
+                             "[ansible] ssh_private_key, else ssh's own).")
+    add_environment_argument(parser, update=True)
+    parser.add_argument("--environment-directory", dest="environment_directories",
+                        action="append", default=[], metavar="DIR",
+                        help="A directory whose *.yaml files (in name order) are "
+                             "environment files before the -e ones; repeatable (none by "
+                             "default: tripleoclient's ~/.tripleo/environments is not "
+                             "read unless given).")
+    parser.add_argument("-b", "--baremetal-deployment", metavar="FILE",
+                        help="TripleO's baremetal deployment file of pre-provisioned "
+                             "servers (managed: false): generates the plan's "
+                             "deployed-servers environment first (addresses on the "
+                             "[ctlplane] subnet, kept across redeploys; VIP; host "
+                             "names; role counts).")
+
+
+def deploy_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The Python API's arguments from :func:`add_deploy_options`'s options."""
+    return {"environments": args.environments or None,
+            "environment_directories": args.environment_directories,
+            "baremetal_deployment": args.baremetal_deployment,
+            "run_validations": args.run_validations,
+            "overcloud_ssh_user": args.overcloud_ssh_user,
+            "overcloud_ssh_key": args.overcloud_ssh_key}
+
+
+def verbosity(command: Any) -> int:
+    """ansible-playbook's verbosity for ``command``'s run: the app's ``-v`` level and
+    ``--debug`` read as tripleoclient reads them (``run_options.cli_verbosity``)."""
+    app_args = getattr(command, "app_args", None)
+    return run_options.cli_verbosity(bool(getattr(app_args, "debug", False)),
+                                     int(getattr(app_args, "verbose_level", 1) or 0))
+
+
 def show_stack_progress(bar: Progress, report: StackProgress) -> None:
     """A bar of resources complete on a terminal (plain lines otherwise), events above it."""
     for event in report.events:
@@ -67,24 +117,7 @@ class Deploy(ClientMixin, ShowOne):
         for flag, metavar, what in ANSIBLE_SELECTION:
             parser.add_argument(flag, metavar=metavar, help=f"With --run-ansible: {what}")
         add_forks_argument(parser)
-        parser.add_argument("--run-validations", action="store_true",
-                            help="First run the pre-deployment validations on this machine "
-                                 "(validation run --group pre-deployment) and stop on a "
-                                 "failure, with each failed validation's reasons.")
-        parser.add_argument("--overcloud-ssh-user", metavar="USER",
-                            help="The user Ansible logs in to the servers as, named by "
-                                 "config-download's inventory and ansible.cfg (default: "
-                                 "[ansible] ssh_user, tripleo-admin).")
-        parser.add_argument("--overcloud-ssh-key", metavar="FILE",
-                            help="The private key file Ansible logs in with (default: "
-                                 "[ansible] ssh_private_key, else ssh's own).")
-        add_environment_argument(parser, update=True)
-        parser.add_argument("--baremetal-deployment", metavar="FILE",
-                            help="TripleO's baremetal deployment file of pre-provisioned "
-                                 "servers (managed: false): generates the plan's "
-                                 "deployed-servers environment first (addresses on the "
-                                 "[ctlplane] subnet, kept across redeploys; VIP; host "
-                                 "names; role counts).")
+        add_deploy_options(parser)
         parser.add_argument("--config-download-only", action="store_true",
                             help="Neither create nor update the stack: restore the stack "
                                  "the last deploy kept in the work dir, save its outputs "
@@ -96,6 +129,7 @@ class Deploy(ClientMixin, ShowOne):
     def take_action(self, args: argparse.Namespace) -> Any:
         self._bar = Progress(self.app.stderr, "resources complete")
         try:
+            options = deploy_options(args)
             result = self.client.deploy(args.plan, heat_type=args.heat_type,
                                         work_dir=args.work_dir, progress=self._show_progress,
                                         run_ansible=args.run_ansible,
@@ -104,12 +138,9 @@ class Deploy(ClientMixin, ShowOne):
                                         ansible_skip_tags=args.skip_tags,
                                         ansible_limit=args.limit,
                                         ansible_forks=args.ansible_forks,
-                                        overcloud_ssh_user=args.overcloud_ssh_user,
-                                        overcloud_ssh_key=args.overcloud_ssh_key,
-                                        environments=args.environments or None,
-                                        baremetal_deployment=args.baremetal_deployment,
+                                        ansible_verbosity=verbosity(self),
                                         config_download_only=args.config_download_only,
-                                        run_validations=args.run_validations)
+                                        **options)
         finally:
             self._bar.finish()
         return show({k: v for k, v in result.items() if k != "failures"})

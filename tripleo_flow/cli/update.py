@@ -14,12 +14,15 @@ from tripleo_flow import exceptions
 from tripleo_flow.cli.common import ClientMixin, show
 from tripleo_flow.cli.deploy import (
     ANSIBLE_SELECTION,
+    add_deploy_options,
     add_deployment_arguments,
     add_forks_argument,
+    deploy_options,
     show_stack_progress,
+    verbosity,
 )
 from tripleo_flow.cli.progress import Progress
-from tripleo_flow.core import update
+from tripleo_flow.core import lifecycle_options, update
 from tripleo_flow.core.progress import StackProgress
 
 _PROMPT = ("You are about to run an {KIND} command. Take a backup first. Are you sure "
@@ -46,6 +49,43 @@ class _UpdateCommand(ClientMixin, ShowOne):
         if self.app.stdin.readline().strip().lower() not in ("y", "yes"):
             raise exceptions.InvalidInput(f"{self.kind.capitalize()} not confirmed: nothing "
                                           "was changed (answer y, or give -y).")
+
+    def add_client_options(self, parser: argparse.ArgumentParser, stage: str) -> None:
+        """tripleoclient's deploy options a prepare or converge takes for what they ask
+        (``-e``, ``--environment-directory``, ``--baremetal-deployment``,
+        ``--run-validations``, ``--overcloud-ssh-user/-key``), those accepted as they
+        ask for what tripleo-flow always does, and those refused (parsed, so the refusal
+        can say what to use instead: :meth:`refuse_client_options`)."""
+        add_deploy_options(parser)
+        for option in lifecycle_options.ACCEPTED:
+            parser.add_argument(*option.flags, dest=f"accepted_{option.dest}",
+                                **_nargs(option),
+                                help=f"Accepted for tripleoclient's scripts: {option.why}.")
+        for option in lifecycle_options.REFUSED:
+            parser.add_argument(*option.flags, dest=f"refused_{option.dest}",
+                                **_nargs(option), help=argparse.SUPPRESS)
+        if stage == "prepare":
+            parser.add_argument("--stack-only", "--no-config-download",
+                                dest="accepted_stack_only", action="store_true",
+                                help="Accepted for tripleoclient's scripts: a prepare "
+                                     "runs no playbook.")
+            for flag in ("--limit", "--tags", "--skip-tags", "--ansible-forks"):
+                parser.add_argument(flag, dest=f"refused_{flag[2:].replace('-', '_')}",
+                                    help=argparse.SUPPRESS)
+
+    def refuse_client_options(self, args: argparse.Namespace, stage: str) -> None:
+        """Refuse (before anything runs) the first of tripleoclient's options given
+        that tripleo-flow does not take on this command."""
+        command = f"{self.kind} {stage}"
+        for option in lifecycle_options.REFUSED:
+            if getattr(args, f"refused_{option.dest}") not in (None, False):
+                raise lifecycle_options.refusal(option, command, args.plan)
+        for flag in ("--limit", "--tags", "--skip-tags", "--ansible-forks"):
+            if getattr(args, f"refused_{flag[2:].replace('-', '_')}", None) is not None:
+                raise exceptions.InvalidInput(
+                    f"{flag} is refused by tripleo-flow's {command}: a prepare runs no "
+                    f"playbook (give it to {self.kind} run or {self.kind} converge); "
+                    "nothing was changed.")
 
     def deploy_with_progress(self, method: Any, *args: Any, **kwargs: Any) -> Any:
         bar = Progress(self.app.stderr, "resources complete")
@@ -78,14 +118,15 @@ class _UpdateCommand(ClientMixin, ShowOne):
                             help="An existing Ansible inventory to use in place of the "
                                  "config-download project's.")
 
-    @staticmethod
-    def run_options(args: argparse.Namespace) -> dict[str, Any]:
-        """The run's options from ``args`` (:meth:`add_run_arguments`)."""
+    def run_options(self, args: argparse.Namespace) -> dict[str, Any]:
+        """The run's options from ``args`` (:meth:`add_run_arguments`) and the app's
+        ``-v``/``--debug`` (ansible-playbook's verbosity, as tripleoclient's)."""
         return {"work_dir": args.work_dir, "ansible_tags": args.tags,
                 "ansible_skip_tags": args.skip_tags,
                 "ansible_connection": args.ansible_connection,
                 "ansible_forks": args.ansible_forks, "ssh_user": args.ssh_user,
-                "static_inventory": args.static_inventory}
+                "static_inventory": args.static_inventory,
+                "ansible_verbosity": verbosity(self)}
 
     def show_run(self, done: dict[str, Any]) -> Any:
         return show({"playbooks": ", ".join(done["playbooks"]), "limit": done["limit"] or ""})
@@ -97,12 +138,15 @@ class UpdatePrepare(_UpdateCommand):
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         add_deployment_arguments(parser)
+        self.add_client_options(parser, "prepare")
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
+        self.refuse_client_options(args, "prepare")
         self.confirm(args)
         return self.deploy_with_progress(self.client.lifecycle_prepare, self.kind, args.plan,
-                                         work_dir=args.work_dir, heat_type=args.heat_type)
+                                         work_dir=args.work_dir, heat_type=args.heat_type,
+                                         **deploy_options(args))
 
 
 class UpdateRun(_UpdateCommand):
@@ -136,7 +180,8 @@ class UpdateConverge(_UpdateCommand):
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         add_deployment_arguments(parser)
-        parser.add_argument("--stack-only", action="store_true",
+        parser.add_argument("--stack-only", "--no-config-download", dest="stack_only",
+                            action="store_true",
                             help="Update the stack and write config-download only: do not "
                                  "run the deploy steps playbook.")
         parser.add_argument("--ansible-connection", metavar="PLUGIN",
@@ -144,16 +189,19 @@ class UpdateConverge(_UpdateCommand):
         for flag, metavar, what in ANSIBLE_SELECTION:
             parser.add_argument(flag, metavar=metavar, help=what)
         add_forks_argument(parser)
+        self.add_client_options(parser, "converge")
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
+        self.refuse_client_options(args, "converge")
         self.confirm(args)
         return self.deploy_with_progress(
             self.client.lifecycle_converge, self.kind, args.plan, work_dir=args.work_dir,
             heat_type=args.heat_type, run_ansible=not args.stack_only,
             ansible_connection=args.ansible_connection, ansible_tags=args.tags,
             ansible_skip_tags=args.skip_tags, ansible_limit=args.limit,
-            ansible_forks=args.ansible_forks)
+            ansible_forks=args.ansible_forks, ansible_verbosity=verbosity(self),
+            **deploy_options(args))
 
 
 class ExternalUpdateRun(_UpdateCommand):
@@ -176,6 +224,15 @@ class ExternalUpdateRun(_UpdateCommand):
         return self.show_run(self.client.external_run(
             self.kind, args.plan, args.limit, extra_vars=args.extra_vars,
             **self.run_options(args)))
+
+
+def _nargs(option: lifecycle_options.ClientOption) -> dict[str, Any]:
+    """argparse's arguments for how ``option`` takes its value."""
+    if option.nargs == "0":
+        return {"action": "store_true"}
+    if option.nargs == "?":
+        return {"nargs": "?", "const": True, "default": None}
+    return {"metavar": "VALUE"}
 
 
 def _upgrade(command: type[_UpdateCommand], doc: str) -> type[_UpdateCommand]:

@@ -11,6 +11,9 @@ inputs (pure: no I/O).
   which tripleoclient's parser refuses) is read by the caller's side through ``read``:
   a workflow only ever takes the merged mapping, so no input names a file of the server.
 - ``--ssh-user USER``: who Ansible logs in as on the overcloud hosts.
+- verbosity: tripleoclient hands its own ``-v`` level to ansible-playbook
+  (``utils.playbook_verbosity``: ``--debug`` 3, one ``-v`` or none 0, else the level);
+  the run takes the count of ``v`` of ansible-playbook's ``-v`` flag.
 """
 
 from __future__ import annotations
@@ -43,6 +46,39 @@ def check_forks(value: Any) -> int | None:
             f"ansible_forks must be a whole number of forks (1 or more; 0 for the "
             f"default), not {value!r}.")
     return value or None
+
+
+#: ansible-playbook's most verbose level (``-vvvvvv``).
+MAX_VERBOSITY = 6
+
+
+def cli_verbosity(debug: bool, verbose_level: int) -> int:
+    """The ansible-playbook verbosity of a command run with cliff's ``verbose_level``
+    (1 by default, one more per ``-v``, 0 with ``-q``) or ``--debug``, as tripleoclient's
+    ``playbook_verbosity``: 3 with ``--debug``, 0 up to one ``-v``, else the level."""
+    if debug:
+        return 3
+    return 0 if verbose_level <= 1 else min(verbose_level, MAX_VERBOSITY)
+
+
+def check_verbosity(value: Any) -> int:
+    """The ``ansible_verbosity`` input of a run: 0 (None) to :data:`MAX_VERBOSITY`.
+
+    :raises InvalidInput: not a whole number in that range.
+    """
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or \
+            not 0 <= value <= MAX_VERBOSITY:
+        raise exceptions.InvalidInput(
+            f"ansible_verbosity must be a whole number from 0 to {MAX_VERBOSITY} (the "
+            f"count of v in ansible-playbook's -v), not {value!r}.")
+    return value
+
+
+def verbosity_args(level: int) -> list[str]:
+    """ansible-playbook's ``-v...`` flag for ``level`` (none for 0)."""
+    return [f"-{'v' * level}"] if level else []
 
 
 def check_ssh_user(value: Any) -> str | None:
@@ -135,4 +171,5 @@ def parse_extra_vars(values: Sequence[str] | Mapping[str, Any] | None,
     return check_extra_vars(merged)
 
 
-__all__ = ["check_extra_vars", "check_forks", "check_ssh_user", "parse_extra_vars"]
+__all__ = ["MAX_VERBOSITY", "check_extra_vars", "check_forks", "check_ssh_user",
+           "check_verbosity", "cli_verbosity", "parse_extra_vars", "verbosity_args"]
