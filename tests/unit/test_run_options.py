@@ -96,10 +96,10 @@ def test_cli_options_as_tripleoclient() -> None:
     run = UpdateRun(None, None).get_parser("x").parse_args(
         ["--limit", "c-0", "--ansible-forks", "7", "--ssh-user", "u",
          "--static-inventory", "inv.yaml", "--playbook", "all"])
-    assert UpdateRun.run_options(run) == {
+    assert UpdateRun(None, None).run_options(run) == {
         "work_dir": None, "ansible_tags": None, "ansible_skip_tags": None,
         "ansible_connection": None, "ansible_forks": 7, "ssh_user": "u",
-        "static_inventory": "inv.yaml"}
+        "static_inventory": "inv.yaml", "ansible_verbosity": 0}
     assert update.playbooks(run.playbook, "update") == list(update.UPDATE.playbooks)
     upgrade = UpgradeRun(None, None).get_parser("x").parse_args(["--limit", "c", "--playbook"])
     assert update.playbooks(upgrade.playbook, "upgrade") == list(update.UPGRADE.playbooks)

@@ -40,17 +40,21 @@ def test_shipped_workflows_name_their_server_paths() -> None:
         "tripleo.validations.run": {"inventory": "input-path"},
         # Its deploy sub-workflow takes the work dir only.
         "tripleo.scale.delete_nodes": {"work_dir": "work-dir"},
-        "tripleo.update.prepare": {"work_dir": "work-dir"},
+        # tripleoclient's deploy options reach their deploy sub-workflow: the key too.
+        "tripleo.update.prepare": {"work_dir": "work-dir", "overcloud_ssh_key": "input-path"},
         # Playbooks are file names of the config-download project, not paths; extra vars
         # are a mapping (an @FILE is read by the CLI), tripleoclient's --static-inventory
         # a file read.
         "tripleo.update.run": {"work_dir": "work-dir", "static_inventory": "input-path"},
-        "tripleo.update.converge": {"work_dir": "work-dir"},
+        "tripleo.update.converge": {"work_dir": "work-dir",
+                                    "overcloud_ssh_key": "input-path"},
         "tripleo.update.external_run": {"work_dir": "work-dir",
                                         "static_inventory": "input-path"},
-        "tripleo.upgrade.prepare": {"work_dir": "work-dir"},
+        "tripleo.upgrade.prepare": {"work_dir": "work-dir",
+                                    "overcloud_ssh_key": "input-path"},
         "tripleo.upgrade.run": {"work_dir": "work-dir", "static_inventory": "input-path"},
-        "tripleo.upgrade.converge": {"work_dir": "work-dir"},
+        "tripleo.upgrade.converge": {"work_dir": "work-dir",
+                                     "overcloud_ssh_key": "input-path"},
         "tripleo.upgrade.external_run": {"work_dir": "work-dir",
                                          "static_inventory": "input-path"},
     }

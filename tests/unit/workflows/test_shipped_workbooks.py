@@ -57,9 +57,9 @@ def test_deploy_workflow_takes_plan_heat_type_work_dir_and_runs_the_deploy_actio
     workflow = catalog.get("deploy")
     assert [i.name for i in workflow.inputs] == [
         "plan", "heat_type", "work_dir", "run_ansible", "ansible_connection", "ansible_tags",
-        "ansible_skip_tags", "ansible_limit", "ansible_forks", "overcloud_ssh_user",
-        "overcloud_ssh_key", "baremetal_deployment", "run_validations", "user_environments",
-        "lifecycle"]
+        "ansible_skip_tags", "ansible_limit", "ansible_forks", "ansible_verbosity",
+        "overcloud_ssh_user", "overcloud_ssh_key", "baremetal_deployment", "run_validations",
+        "user_environments", "lifecycle"]
     assert [t.action for t in workflow.tasks.values()] == [
         "deploy.check_inputs", "validations.select", "validations.run", "validations.check",
         "std.noop", "deployed_servers.update", "std.noop", "environments.add", "std.noop",
