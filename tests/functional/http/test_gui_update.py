@@ -115,6 +115,8 @@ def test_the_gui_runs_a_minor_update_cycle(tmp_path: Path, ansible_venv: Path) -
         prepare.get_by_role("button", name="Update prepare").click()
         expect(page.get_by_role("status")).to_contain_text("update prepare not confirmed")
         assert len(_runs(api)) == 1 and not _prepared(api)
+        # (tripleoclient's --overcloud-ssh-user, as the Deploy form's)
+        prepare.get_by_label("Overcloud SSH user").fill("tripleo-admin")
         prepare.get_by_role("button", name="Update prepare").click()
         expect(end).to_contain_text("SUCCESS", timeout=DEPLOY_MS)
         expect(page.locator("#update-progress #stack-counts")).to_contain_text(
@@ -145,6 +147,7 @@ def test_the_gui_runs_a_minor_update_cycle(tmp_path: Path, ansible_venv: Path) -
         # Run on the limit only (the sample has no update steps: its deploy steps).
         run.get_by_label("Ansible forks").fill("2")
         run.get_by_label("Skip tags").fill("no_such_tag")
+        run.get_by_label("Ansible verbosity").fill("2")  # the CLI's -v level
         run.get_by_role("button", name="Update run").click()
         expect(end).to_contain_text("SUCCESS", timeout=DEPLOY_MS)
         expect(page.locator("#update-progress #events")).to_contain_text("run_playbooks")
@@ -202,6 +205,11 @@ def test_the_gui_runs_a_minor_update_cycle(tmp_path: Path, ansible_venv: Path) -
         assert runs[3]["input"]["ansible_skip_tags"] == "no_such_tag"
         assert runs[3]["input"].get("ansible_tags") is None  # empty: not sent
         assert runs[3]["input"]["ansible_forks"] == 2
+        assert runs[3]["input"]["ansible_verbosity"] == 2
+        [played] = api("GET", f"/v1/executions/{runs[3]['id']}").json()["output"]["runs"]
+        assert "-vv" in played["command"], played
+        assert runs[1]["input"]["overcloud_ssh_user"] == "tripleo-admin"
+        assert "run_validations" not in runs[1]["input"]  # unchecked: not sent
         # (the execution record shows the server's temporary directory as <tmp>)
         assert runs[4]["input"]["extra_vars"] == {
             "sample_extra": "one",

@@ -14,7 +14,7 @@ const enc = encodeURIComponent;
 // it stands for; kind: "text" (sent when not empty), "list" (comma-separated, sent as a
 // list), "count" (a whole number), "vars" (Ansible extra vars: key=value pairs or a JSON
 // object, sent as a mapping), "off" (a checkbox that sends false when checked:
-// --stack-only), "heat" (the Deploy form's Heat choice, not drawn again); required: the
+// --stack-only), "on" (a checkbox that sends true when checked: --run-validations), "heat" (the Deploy form's Heat choice, not drawn again); required: the
 // operation is not started without it (said at once); value(plan): its first value.
 const HEAT = { input: "heat_type", flag: "--heat-type", kind: "heat" };
 const WORK_DIR = { input: "work_dir", flag: "--work-dir", kind: "text", label: "Work dir",
@@ -44,11 +44,26 @@ const EXTRA_VARS = { input: "extra_vars", flag: "-e/--extra-vars", kind: "vars",
                      label: "Extra vars", placeholder: "name=value name2=value2, or {\"name\": …}",
                      help: "variables for the external playbook: name=value pairs (text) or a "
                        + "JSON object; they are kept in the execution's inputs" };
-const RUN_OPTIONS = [FORKS, SSH_USER, STATIC_INVENTORY];
+// tripleoclient gives ansible-playbook its own -v level (-v -v: -vv; --debug: -vvv).
+const VERBOSITY = { input: "ansible_verbosity", flag: "-v", kind: "count",
+                    label: "Ansible verbosity", placeholder: "0",
+                    help: "ansible-playbook's -v count, 0 to 6 (the CLI's -v level)" };
+const RUN_OPTIONS = [FORKS, SSH_USER, STATIC_INVENTORY, VERBOSITY];
+
+// tripleoclient's deploy options a prepare and a converge take (as the Deploy form's).
+const RUN_VALIDATIONS = { input: "run_validations", flag: "--run-validations", kind: "on",
+                          label: "run the pre-deployment validations first" };
+const OVERCLOUD_SSH_USER = {
+  input: "overcloud_ssh_user", flag: "--overcloud-ssh-user", kind: "text",
+  label: "Overcloud SSH user", placeholder: "[ansible] ssh_user",
+  help: "the user config-download's inventory names; it must already log in (no user is "
+    + "created on the servers)" };
+const DEPLOY_OPTIONS = [RUN_VALIDATIONS, OVERCLOUD_SSH_USER];
 
 // The options several operations (and families) take, for other tables to reuse.
 export const OPTIONS = { HEAT, WORK_DIR, CONNECTION, TAGS, SKIP_TAGS, FORKS, SSH_USER,
-                         STATIC_INVENTORY, EXTRA_VARS };
+                         STATIC_INVENTORY, EXTRA_VARS, VERBOSITY, RUN_VALIDATIONS,
+                         OVERCLOUD_SSH_USER };
 
 // A lifecycle operation family: its title, the CLI's confirmation, the plan environment
 // that says it is prepared (the stage shown), the options its operations share, and its
@@ -70,7 +85,7 @@ export const UPDATE = {
   operations: [
     { id: "prepare", workflow: "tripleo.update.prepare",
       help: "The stack updated with the update-prepare environment; no playbook runs.",
-      options: [HEAT, WORK_DIR] },
+      options: [HEAT, WORK_DIR, ...DEPLOY_OPTIONS] },
     { id: "run", workflow: "tripleo.update.run",
       help: "update_steps_playbook.yaml (or the playbooks named) on the limit only; "
         + "refused until an update is prepared.",
@@ -101,7 +116,7 @@ export const UPDATE = {
         CONNECTION, TAGS, SKIP_TAGS,
         { input: "ansible_limit", flag: "--limit", kind: "text", label: "Limit",
           placeholder: "every node", help: "the deploy steps on these nodes or roles only" },
-        FORKS] },
+        FORKS, VERBOSITY, ...DEPLOY_OPTIONS] },
   ],
 };
 
@@ -129,7 +144,7 @@ export const UPGRADE = {
   operations: [
     { id: "prepare", workflow: "tripleo.upgrade.prepare",
       help: "The stack updated with the upgrade-prepare environment; no playbook runs.",
-      options: [HEAT, WORK_DIR] },
+      options: [HEAT, WORK_DIR, ...DEPLOY_OPTIONS] },
     { id: "run", workflow: "tripleo.upgrade.run",
       help: "upgrade_steps_playbook.yaml, deploy_steps_playbook.yaml and "
         + "post_upgrade_steps_playbook.yaml (or the playbooks named) on the limit only; "
@@ -157,7 +172,7 @@ export const UPGRADE = {
 function field(ui, id, option, plan) {
   const { h } = ui;
   if (option.kind === "heat") return null;
-  if (option.kind === "off") {
+  if (option.kind === "off" || option.kind === "on") {
     return h("div", { class: "field" }, h("label", { class: "inline" },
       h("input", { type: "checkbox", id, "data-input": option.input }), ` ${option.label}`),
       h("div", { class: "muted", text: option.flag }));
@@ -208,8 +223,8 @@ function inputOf(spec, section, form, operation, plan, heat) {
     }
     const root = spec.shared.includes(option) ? section : form;
     const box = root.querySelector(`[data-input="${option.input}"]`);
-    if (option.kind === "off") {
-      if (box.checked) input[option.input] = false;
+    if (option.kind === "off" || option.kind === "on") {
+      if (box.checked) input[option.input] = option.kind === "on";
       continue;
     }
     const text = box.value.trim();
