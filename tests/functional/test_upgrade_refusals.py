@@ -155,3 +155,62 @@ def test_upgrade_runs_before_a_prepare_are_refused_everywhere(tmp_path: Path) ->
     assert runs == ["REVERTED"] * 5, runs
     assert _state(conf) == before
     assert not (tmp_path / "work").exists()
+
+
+def test_tripleoclients_deploy_options_are_refused_by_name_everywhere(tmp_path: Path) -> None:
+    """tripleoclient's deploy options that tripleo-flow does not take on a prepare or
+    converge: refused before any execution by the CLI (both), the HTTP API and the
+    Python API's generic run, naming what to use instead; nothing changes."""
+    conf = tmp_path / "tripleo-flow.conf"
+    conf.write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n")
+    work = str(tmp_path / "work")
+    with Client.from_config_files([str(conf)]) as client:
+        client.create_plan(PLAN, lifecycle_templates(tmp_path / "t1"))
+        client.create_plan(BARE, lifecycle_templates(tmp_path / "t2", environments=False))
+    before = _state(conf)
+
+    cli = ("tripleo-flow", "--config-file", str(conf), "overcloud")
+    for command, option, expected in (
+            (("update", "prepare"), ("--templates", str(tmp_path / "t1")),
+             f"tripleo-flow plan update {PLAN} --templates DIR"),
+            (("upgrade", "prepare"), ("--overcloud-ssh-network", "ctlplane"),
+             "does not run enable_ssh_admin"),
+            (("upgrade", "converge"), ("-r", "roles.yaml"), f"role set --plan {PLAN} FILE"),
+            (("update", "converge"), ("--config-download-only",), "deploy --plan"),
+            (("upgrade", "prepare"), ("--limit", "Compute"), "a prepare runs no playbook")):
+        done = _run(*cli, *command, "--stack", PLAN, "-y", "--work-dir", work, *option)
+        assert done.returncode == 2, (command, option, done.stderr)
+        assert expected in done.stderr and "nothing was changed" in done.stderr, done.stderr
+    done = _run("openstack", "--tripleo-config-file", str(conf), "tripleo", "overcloud",
+                "upgrade", "prepare", "--stack", PLAN, "-y", "--ntp-server", "pool.ntp.org")
+    assert done.returncode == 2, done.stderr
+    assert f"parameter set --plan {PLAN} NtpServer=VALUE" in done.stderr
+
+    with Client.from_config_files([str(conf)]) as client:
+        with pytest.raises(exceptions.InvalidInput, match="takes tripleoclient's 'stack'"):
+            client.run_workflow(workbooks.UPDATE_PREPARE, {"plan": PLAN, "stack": PLAN,
+                                                           "work_dir": work})
+        client.conf.set_override("auth_token", "t0ken", group="api")
+        client.conf.set_override("allowed_paths", [str(tmp_path)], group="api")
+        with serving(client, "t0ken") as api:
+            for name, inputs, expected in (
+                    (workbooks.UPGRADE_PREPARE, {"templates": "/usr/share/tht"},
+                     f"PUT /v1/plans/{PLAN} with a .tar.gz"),
+                    (workbooks.UPDATE_CONVERGE, {"environment_files": ["e.yaml"]},
+                     "as user_environments"),
+                    (workbooks.UPGRADE_CONVERGE, {"ntp_server": "x"},
+                     f"PUT /v1/plans/{PLAN}/parameters")):
+                started = api("POST", f"/v1/workflows/{name}/executions", json={
+                    "input": {"plan": PLAN, "work_dir": work, **inputs}})
+                assert started.status_code == 400, started.text
+                assert expected in started.text, started.text
+            # A verbosity ansible-playbook has no flag for: refused by the first task.
+            started = api("POST", f"/v1/workflows/{workbooks.UPGRADE_RUN}/executions",
+                          json={"input": {"plan": PLAN, "work_dir": work, "limit": "c",
+                                          "ansible_verbosity": 9}})
+            assert started.status_code == 202, started.text
+            ended = finished(api, started.json()["id"])
+            assert ended["state"] == "REVERTED" and "ansible_verbosity must be" in \
+                json.dumps(ended), ended
+    assert _state(conf) == before
+    assert not (tmp_path / "work").exists()
