@@ -45,20 +45,40 @@ def test_prepare_run_converge(tmp_path: Path, heat_venv: Path) -> None:
         with pytest.raises(exceptions.UpdateNotPrepared):
             client.update_run(PLAN, "oc-controller-0", work_dir=work)
 
-        prepared = client.update_prepare(PLAN, work_dir=work)
+        # tripleoclient's deploy options on the prepare: --environment-directory's files
+        # (name order) then -e's become the plan's user environments, sent after THT's
+        # update-prepare.yaml; --overcloud-ssh-user is the inventory's.
+        envs = tmp_path / "envs"
+        envs.mkdir()
+        for name in ("20-second.yaml", "10-first.yaml"):
+            (envs / name).write_text("parameter_defaults: {}\n")
+        (tmp_path / "last.yaml").write_text("parameter_defaults: {}\n")
+        prepared = client.update_prepare(PLAN, work_dir=work, environment_directories=[envs],
+                                         environments=[str(tmp_path / "last.yaml")],
+                                         overcloud_ssh_user="ops-admin")
         assert (prepared["deployment_status"], prepared["stack_status"]) == (
             "DEPLOY_SUCCESS", "UPDATE_COMPLETE")
-        assert PREPARE_URL in _sent(work)
+        users = [e["path"] for e in client.list_environments(PLAN) if e["user"]]
+        assert [p.rsplit("/", 1)[1] for p in users] == [
+            "10-first.yaml", "20-second.yaml", "last.yaml"], users
+        sent = _sent(work)
+        assert PREPARE_URL in sent
+        assert sent.index(PREPARE_URL) < min(sent.index(heatfiles.BASE_URL + p)
+                                             for p in users), sent
+        inventory = (work / "config-download" / "tripleo-ansible-inventory.yaml").read_text()
+        assert "ansible_ssh_user: ops-admin" in inventory
         environment = yaml.safe_load((work / "environment.yaml").read_text())
         assert PREPARE_URL in environment["environment_files"]
 
         done = client.update_run(PLAN, "oc-controller-0", work_dir=work,
                                  playbooks=["deploy_steps_playbook.yaml"],
-                                 ansible_connection="local", ansible_forks=3)
+                                 ansible_connection="local", ansible_forks=3,
+                                 ansible_verbosity=2)
         assert done["playbooks"] == ["deploy_steps_playbook.yaml"]
         assert done["limit"] == "oc-controller-0"
         [run] = done["runs"]
         assert run["forks"] == "3"  # --ansible-forks: ANSIBLE_FORKS of the run
+        assert "-vv" in run["command"]  # tripleoclient's -v level (cliff's 2: -v given)
         assert run["command"][-3:] == ["--limit", "oc-controller-0",
                                        "deploy_steps_playbook.yaml"], run["command"]
         assert "--extra-vars" not in run["command"]  # tripleoclient's update run has no -e
@@ -74,9 +94,12 @@ def test_prepare_run_converge(tmp_path: Path, heat_venv: Path) -> None:
         with pytest.raises(exceptions.UpdateNotPrepared, match="upgrade prepare"):
             client.upgrade_run(PLAN, "oc-controller-0", work_dir=work)
 
-        converged = client.update_converge(PLAN, work_dir=work, ansible_connection="local")
+        converged = client.update_converge(PLAN, work_dir=work, ansible_connection="local",
+                                           ansible_verbosity=1)
         assert (converged["deployment_status"], converged["stack_status"]) == (
             "DEPLOY_SUCCESS", "UPDATE_COMPLETE")
+        # -v reached the deploy steps run: ansible-playbook names its config file.
+        assert "config file" in (work / "ansible.log").read_text()
         assert PREPARE_URL not in _sent(work)
         recap = testhosts.recap((work / "ansible.log").read_text())
         assert set(recap) == {"oc-controller-0", "oc-novacompute-0"}, recap
