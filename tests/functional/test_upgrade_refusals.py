@@ -40,14 +40,20 @@ def _state(conf: Path) -> tuple[bytes, bytes, list[str]]:
         return plans[0], plans[1], listed
 
 
-def test_upgrade_runs_before_a_prepare_are_refused_everywhere(tmp_path: Path) -> None:
+def _plans(tmp_path: Path) -> tuple[Path, str]:
+    """A configuration whose data dir has plan PLAN and plan BARE (templates without
+    THT's lifecycle environments), and the work dir none of the refusals may make."""
     conf = tmp_path / "tripleo-flow.conf"
     conf.write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n")
-    work = str(tmp_path / "work")
     with Client.from_config_files([str(conf)]) as client:
         client.create_plan(PLAN, lifecycle_templates(tmp_path / "t1"))
-        # Templates without THT's lifecycle environments.
         client.create_plan(BARE, lifecycle_templates(tmp_path / "t2", environments=False))
+    return conf, str(tmp_path / "work")
+
+
+def test_upgrade_runs_before_a_prepare_are_refused_everywhere(tmp_path: Path) -> None:
+    conf, work = _plans(tmp_path)
+    with Client.from_config_files([str(conf)]) as client:
         # The previous release's image settings, which upgrade converge refuses.
         stein = tmp_path / "stein.yaml"
         stein.write_text("parameter_defaults:\n  ContainerImagePrepare:\n"
@@ -161,12 +167,7 @@ def test_tripleoclients_deploy_options_are_refused_by_name_everywhere(tmp_path: 
     """tripleoclient's deploy options that tripleo-flow does not take on a prepare or
     converge: refused before any execution by the CLI (both), the HTTP API and the
     Python API's generic run, naming what to use instead; nothing changes."""
-    conf = tmp_path / "tripleo-flow.conf"
-    conf.write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n")
-    work = str(tmp_path / "work")
-    with Client.from_config_files([str(conf)]) as client:
-        client.create_plan(PLAN, lifecycle_templates(tmp_path / "t1"))
-        client.create_plan(BARE, lifecycle_templates(tmp_path / "t2", environments=False))
+    conf, work = _plans(tmp_path)
     before = _state(conf)
 
     cli = ("tripleo-flow", "--config-file", str(conf), "overcloud")

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +18,6 @@ from tripleo_flow.core.progress import ProgressListener
 from tripleo_flow.plans.plan import check_plan_name
 
 if TYPE_CHECKING:
-    from tripleo_flow.api.environments import EnvironmentSource
     from tripleo_flow.flows.executions import Execution
     from tripleo_flow.flows.runner import Listener
 
@@ -55,19 +54,12 @@ class UpdateMixin:
     """Prepare, run and converge a minor update or a major upgrade of a deployment."""
 
     data_dir: Path
+    deploy_options: Callable[..., dict[str, Any]]  # DeployMixin's
 
     if TYPE_CHECKING:
         def run_operation(self, name: str, inputs: Mapping[str, Any],
                           listeners: Iterable[Listener] = (),
                           interruptible: str | None = None) -> Execution: ...
-
-        def deploy_options(self, environments: Sequence[EnvironmentSource] | None = None,
-                           baremetal_deployment: str | Path | None = None,
-                           run_validations: bool = False,
-                           overcloud_ssh_user: str | None = None,
-                           overcloud_ssh_key: str | Path | None = None,
-                           environment_directories: Sequence[str | Path] = (),
-                           ) -> dict[str, Any]: ...
 
     def _work(self, plan: str, work_dir: str | Path | None) -> str:
         check_plan_name(plan)
@@ -137,24 +129,17 @@ class UpdateMixin:
     def lifecycle_prepare(self, kind: str, plan: str, work_dir: str | Path | None = None,
                           heat_type: str | None = None,
                           progress: ProgressListener | None = None,
-                          environments: Sequence[EnvironmentSource] | None = None,
-                          environment_directories: Sequence[str | Path] = (),
-                          baremetal_deployment: str | Path | None = None,
-                          run_validations: bool = False,
-                          overcloud_ssh_user: str | None = None,
-                          overcloud_ssh_key: str | Path | None = None) -> dict[str, Any]:
+                          **deploy: Any) -> dict[str, Any]:
         """The prepare of ``kind`` (update or upgrade): :meth:`update_prepare`,
-        :meth:`upgrade_prepare`.  tripleoclient's deploy options it takes, as
-        :meth:`deploy` does: ``environments`` (``-e``; with ``environment_directories``,
+        :meth:`upgrade_prepare`.  ``deploy``: tripleoclient's deploy options it takes,
+        the keyword arguments of :meth:`deploy_options` (as :meth:`deploy` takes them):
+        ``environments`` (``-e``; with ``environment_directories``,
         ``--environment-directory``, whose files come first: they become the plan's
         user environments), ``baremetal_deployment``, ``run_validations``,
         ``overcloud_ssh_user`` and ``overcloud_ssh_key``.  The others are refused
         (:mod:`tripleo_flow.core.lifecycle_options`)."""
         inputs = {"plan": plan, "work_dir": self._work(plan, work_dir),
-                  "heat_type": heat_type,
-                  **self.deploy_options(environments, baremetal_deployment, run_validations,
-                                        overcloud_ssh_user, overcloud_ssh_key,
-                                        environment_directories)}
+                  "heat_type": heat_type, **self.deploy_options(**deploy)}
         return self._deploy_stage(kind, 0, plan, inputs, progress)
 
     def update_run(self, plan: str, limit: str, playbooks: Sequence[str] | None = None,
@@ -274,25 +259,18 @@ class UpdateMixin:
                            progress: ProgressListener | None = None,
                            ansible_forks: int | None = None,
                            ansible_verbosity: int | None = None,
-                           environments: Sequence[EnvironmentSource] | None = None,
-                           environment_directories: Sequence[str | Path] = (),
-                           baremetal_deployment: str | Path | None = None,
-                           run_validations: bool = False,
-                           overcloud_ssh_user: str | None = None,
-                           overcloud_ssh_key: str | Path | None = None) -> dict[str, Any]:
+                           **deploy: Any) -> dict[str, Any]:
         """The converge of ``kind``: :meth:`update_converge`, :meth:`upgrade_converge`
         (``ansible_forks``: tripleoclient's ``--ansible-forks`` of its deploy;
-        ``ansible_verbosity``: ansible-playbook's ``-v`` count; the deploy options
-        ``environments`` ... ``overcloud_ssh_key`` as :meth:`lifecycle_prepare`)."""
+        ``ansible_verbosity``: ansible-playbook's ``-v`` count; ``deploy``: the deploy
+        options of :meth:`lifecycle_prepare`)."""
         inputs = {"plan": plan, "work_dir": self._work(plan, work_dir),
                   "heat_type": heat_type, "run_ansible": run_ansible,
                   "ansible_connection": ansible_connection, "ansible_tags": ansible_tags,
                   "ansible_skip_tags": ansible_skip_tags, "ansible_limit": ansible_limit,
                   "ansible_forks": run_options.check_forks(ansible_forks),
                   "ansible_verbosity": run_options.check_verbosity(ansible_verbosity),
-                  **self.deploy_options(environments, baremetal_deployment, run_validations,
-                                        overcloud_ssh_user, overcloud_ssh_key,
-                                        environment_directories)}
+                  **self.deploy_options(**deploy)}
         return self._deploy_stage(kind, 2, plan, inputs, progress)
 
 
