@@ -189,3 +189,14 @@ def test_verbosity_flag(given: Any, flag: list[str]) -> None:
 def test_bad_verbosity_is_refused(bad: Any) -> None:
     with pytest.raises(exceptions.InvalidInput, match="ansible_verbosity must be"):
         run_options.check_verbosity(bad)
+
+
+@pytest.mark.parametrize(("argv", "used"), [
+    ([], 0), (["-v"], 2), (["-v", "-v"], 3), (["--debug"], 3), (["-q"], 0)])
+def test_the_apps_own_options_give_tripleoclients_verbosity(argv: list[str],
+                                                             used: int) -> None:
+    from tripleo_flow.cli.main import TripleoFlowApp
+
+    options, _ = TripleoFlowApp().parser.parse_known_args(
+        [*argv, "overcloud", "update", "run"])
+    assert verbosity(UpdateRun(None, options)) == used

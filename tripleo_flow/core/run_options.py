@@ -12,7 +12,8 @@ inputs (pure: no I/O).
   a workflow only ever takes the merged mapping, so no input names a file of the server.
 - ``--ssh-user USER``: who Ansible logs in as on the overcloud hosts.
 - verbosity: tripleoclient hands its own ``-v`` level to ansible-playbook
-  (``utils.playbook_verbosity``: ``--debug`` 3, one ``-v`` or none 0, else the level);
+  (``utils.playbook_verbosity``: ``--debug`` 3; cliff's level, 1 without ``-v`` and
+  one more per ``-v``: 1 or less gives 0, else the level, so one ``-v`` is ``-vv``);
   the run takes the count of ``v`` of ansible-playbook's ``-v`` flag.
 """
 
@@ -55,7 +56,8 @@ MAX_VERBOSITY = 6
 def cli_verbosity(debug: bool, verbose_level: int) -> int:
     """The ansible-playbook verbosity of a command run with cliff's ``verbose_level``
     (1 by default, one more per ``-v``, 0 with ``-q``) or ``--debug``, as tripleoclient's
-    ``playbook_verbosity``: 3 with ``--debug``, 0 up to one ``-v``, else the level."""
+    ``playbook_verbosity``: 3 with ``--debug``, 0 without ``-v`` (level 1), else the
+    level (one ``-v``: 2)."""
     if debug:
         return 3
     return 0 if verbose_level <= 1 else min(verbose_level, MAX_VERBOSITY)

@@ -44,7 +44,7 @@ const EXTRA_VARS = { input: "extra_vars", flag: "-e/--extra-vars", kind: "vars",
                      label: "Extra vars", placeholder: "name=value name2=value2, or {\"name\": …}",
                      help: "variables for the external playbook: name=value pairs (text) or a "
                        + "JSON object; they are kept in the execution's inputs" };
-// tripleoclient gives ansible-playbook its own -v level (-v -v: -vv; --debug: -vvv).
+// tripleoclient gives ansible-playbook its own -v level (none: 0; -v: -vv; --debug: -vvv).
 const VERBOSITY = { input: "ansible_verbosity", flag: "-v", kind: "count",
                     label: "Ansible verbosity", placeholder: "0",
                     help: "ansible-playbook's -v count, 0 to 6 (the CLI's -v level)" };
