@@ -113,6 +113,11 @@ def test_backup_round_trip_onto_fresh_data_dirs(source: Api, tmp_path: Path,
     with pytest.raises(tarfile.TarError):
         tarfile.open(fileobj=io.BytesIO(got.content))
 
+    # A later backup leaves the earlier ones out, without naming them as left out.
+    later = source("POST", "/v1/backups", json={"passphrase": PASSPHRASE}).json()
+    assert later["kept"] == ["executions.sqlite", "plans"] and later["left_out"] == []
+    assert source("DELETE", f"/v1/backups/{later['id']}").status_code == 204
+
     # Restored over the API onto a fresh data directory: the plan and its history.
     with served(tmp_path / "b") as fresh:
         upload_id = upload(fresh, got.content)
