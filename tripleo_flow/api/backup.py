@@ -194,12 +194,7 @@ class BackupMixin:
             holding = [k for k in kept
                        if k != backup_archive.EXECUTIONS_DB or self.list_executions()]
             if holding and not force:
-                raise exceptions.Conflict(
-                    f"Data directory {str(target)!r} already holds {', '.join(holding)}; "
-                    "restoring would replace them. Restore into an empty data directory, or "
-                    "replace them, keeping them aside,", hints=[exceptions.Hint(
-                        "with", f"backup restore {str(source)} --force",
-                        'POST /v1/backups/restore with "force": true', tail=".")])
+                raise exceptions.RestoreWouldReplace(str(target), holding, str(source))
             if kept:
                 self._check_quiet()
                 self.close_workflows()
