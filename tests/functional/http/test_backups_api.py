@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.functional.http.conftest import Api, serving
+from tests.functional.http.conftest import Api, finished, serving
+from tests.functional.http.test_async_completion import WORKBOOK, _complete, _start, _waiting
 from tripleo_flow import config
 from tripleo_flow.api import Client
 from tripleo_flow.core import sealing
@@ -47,8 +48,9 @@ def served(data_dir: Path) -> Iterator[Api]:
 
 
 def state(data_dir: Path) -> dict[str, str]:
-    """The content of every file a backup keeps (plans, the executions database)."""
-    kept = [p for top in ("plans", "executions.sqlite") for p in
+    """The content of every file a backup keeps (plans, the executions database and
+    its write-ahead log, where its latest changes are)."""
+    kept = [p for top in ("plans", "executions.sqlite", "executions.sqlite-wal") for p in
             ([data_dir / top] if (data_dir / top).is_file() else
              sorted((data_dir / top).rglob("*")))]
     return {str(p.relative_to(data_dir)): hashlib.sha256(p.read_bytes()).hexdigest()
@@ -134,6 +136,10 @@ def test_backup_round_trip_onto_fresh_data_dirs(source: Api, tmp_path: Path,
         assert len(fresh("GET", "/v1/plans/oc/history").json()) == \
             len(source("GET", "/v1/plans/oc/history").json())
         assert [p["name"] for p in fresh("GET", "/v1/plans").json()] == ["oc"]
+        # The server reads the restored executions database, not the one it replaced.
+        assert sorted(e["id"] for e in fresh("GET", "/v1/executions").json()) == \
+            sorted(e["id"] for e in source("GET", "/v1/executions").json())
+        assert len(fresh("GET", "/v1/executions").json()) == shown["executions"] > 0
 
     # Restored with the CLI from the downloaded file: the same archive.
     exe = shutil.which("tripleo-flow", path=os.path.dirname(sys.executable))
@@ -223,3 +229,27 @@ def test_refusals_change_nothing(source: Api, tmp_path: Path) -> None:
     assert source("GET", f"/v1/uploads/{truncated}").status_code == 200
     assert {b["id"] for b in source("GET", "/v1/backups").json()} == {made["id"], by_hand}
     assert source("GET", "/v1/plans/oc/parameters").json()["ComputeCount"] == 3
+
+
+def test_refused_while_an_execution_runs(source: Api, tmp_path: Path) -> None:
+    made = source("POST", "/v1/backups", json={"passphrase": PASSPHRASE}).json()
+    sealed = source("GET", f"/v1/backups/{made['id']}").content
+    workbook = tmp_path / "approvals.yaml"
+    workbook.write_text(WORKBOOK)
+    source.client.create_workbook(workbook)
+    execution_id = _start(source)
+    _waiting(source, execution_id)  # RUNNING until its task is completed
+    before = state(source.client.data_dir)
+    answer = source("POST", "/v1/backups", json={"passphrase": PASSPHRASE})
+    assert answer.status_code == 409 and execution_id in answer.json()["error"]["message"]
+    upload_id = upload(source, sealed)
+    refused(source, {"upload": upload_id, "passphrase": PASSPHRASE, "force": True}, 409,
+            "executions run")
+    assert [b["id"] for b in source("GET", "/v1/backups").json()] == [made["id"]]
+    assert len(list((source.client.data_dir / "backups").iterdir())) == 1
+    assert source("GET", f"/v1/executions/{execution_id}").json()["state"] == "RUNNING"
+    assert _complete(source, execution_id, "approve",
+                     json={"state": "SUCCESS", "output": {"ok": True}}).status_code == 200
+    assert finished(source, execution_id)["state"] == "SUCCESS"
+    assert state(source.client.data_dir) != before  # the execution's end was recorded
+    assert source("POST", "/v1/backups", json={"passphrase": PASSPHRASE}).status_code == 201
