@@ -276,7 +276,8 @@ ROUTES: list[Route] = [
                                  "force": BOOL}})}),
     Route("/v1/backups/{backup_id}", "backup", {
         "get": Operation("Download a backup: its encrypted archive (an unencrypted one is "
-                         "never served: 409)", response={},
+                         "never served: 409); with Keystone, only for a writer role",
+                         response={},
                          response_type="application/octet-stream", errors=(404, 409),
                          tags=TAGS_BACKUPS),
         "delete": Operation("Delete a backup", status=204, response=None, errors=(404,),

@@ -62,7 +62,11 @@ class Backups:
 
 
 class Backup:
-    """``GET /v1/backups/{id}``: the encrypted archive; ``DELETE`` deletes it."""
+    """``GET /v1/backups/{id}``: the encrypted archive; ``DELETE`` deletes it.  With
+    Keystone both need a writer role (:meth:`tripleo_flow.http.auth.TokenAuth.process_resource`):
+    a reader sees the list, not the archives."""
+
+    writers_only = True
 
     def __init__(self, client: Client) -> None:
         self.client = client
