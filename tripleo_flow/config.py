@@ -201,6 +201,11 @@ API_OPTS = [
     cfg.IntOpt("max_upload_size", default=256 << 20, min=0,
                help="Largest request body in bytes (an uploaded or plan .tar.gz); larger "
                "ones get 413 and nothing is kept. 0 means no limit."),
+    cfg.IntOpt("backup_passphrase_min_length", default=12, min=1,
+               help="Fewest characters of the passphrase a backup made over the HTTP API "
+               "(POST /v1/backups) is encrypted with; a shorter one, or none, is refused "
+               "(400): a backup holds every password of the cloud, and only an encrypted "
+               "one may leave the server."),
     cfg.IntOpt("connection_limit", default=500, min=1,
                help="Most connections the HTTP API keeps open at once (idle, still sending "
                "their request, or streaming events); further ones wait until one closes. "

@@ -23,13 +23,14 @@ SAMPLES: list[exceptions.TripleoFlowError] = [
     exceptions.DeploymentRunning("oc", "pid 1 on h"), exceptions.DumpNotFound("/w/d.sql"),
     exceptions.HeatRunning("/w", "pid 1"), exceptions.IronicRunning("/i", "pid 1"),
     exceptions.IronicNotConfigured("/i"),
+    exceptions.RestoreWouldReplace("/d", ["plans"], "/b.tar.gz"),
 ]
 
 
 def _route(request: str) -> bool:
     """Whether ``METHOD /path[?query]`` is a route of the HTTP API with that method."""
     method, _, target = request.partition(" ")
-    path = target.split("?")[0]
+    path = target.split("?")[0].split(" ")[0]  # words after the path: its body
     for route in ROUTES:
         pattern = "^" + re.sub(r"\{[^}]+\}", "[^/]+", route.path) + "$"
         if re.match(pattern, path) and method.lower() in route.operations:

@@ -24,6 +24,7 @@ SAMPLE_ARGS = {
     "state": "manageable", "counts": {"enroll": 2, "available": 1},
     "option": "[api] max_json_size",
     "servers": ["compute-0", "compute-1"], "kind": "upgrade",
+    "data_dir": "/d", "holding": ["plans", "executions.sqlite"], "archive": "/b.tar.gz",
 }
 
 

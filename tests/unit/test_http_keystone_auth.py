@@ -115,6 +115,22 @@ def test_check_roles(method: str, roles: list[str], allowed: bool) -> None:
     assert ("writer_roles" in message) and ("member" in message)
 
 
+@pytest.mark.parametrize("method, roles, allowed", [
+    ("GET", ["reader"], False), ("HEAD", ["reader"], False), ("GET", ["Member"], True),
+    ("DELETE", ["admin"], True), ("DELETE", ["reader"], False),
+])
+def test_what_holds_secrets_needs_a_writer_role_even_to_be_read(
+        method: str, roles: list[str], allowed: bool) -> None:
+    import falcon
+
+    if allowed:
+        auth.check_roles(method, roles, READERS, WRITERS, secret=True)
+        return
+    with pytest.raises(falcon.HTTPForbidden) as refused:
+        auth.check_roles(method, roles, READERS, WRITERS, secret=True)
+    assert "[api] writer_roles" in refused.value.description
+
+
 @pytest.mark.parametrize("path, public", [
     ("/", True), ("/gui/app.js", True), ("/gui/app.js/", True),
     ("/v1/plans", False), ("/gui/other.js", False), ("//", True), ("/x/", False),

@@ -26,6 +26,7 @@ from tripleo_flow.api.heat import HeatMixin
 from tripleo_flow.api.nodes import NodesMixin
 from tripleo_flow.api.plans import PlansMixin
 from tripleo_flow.api.scale import ScaleMixin
+from tripleo_flow.api.stored_backups import StoredBackupsMixin
 from tripleo_flow.api.update import UpdateMixin
 from tripleo_flow.api.validations import ValidationsMixin
 from tripleo_flow.api.workflows import WorkflowsMixin
@@ -49,7 +50,7 @@ def make_store(conf: cfg.ConfigOpts, data_dir: Path) -> PlanStore:
 
 
 class Client(PlansMixin, WorkflowsMixin, CompletionsMixin, HeatMixin, DeployMixin, NodesMixin,
-             ValidationsMixin, ScaleMixin, UpdateMixin, BackupMixin):
+             ValidationsMixin, ScaleMixin, UpdateMixin, BackupMixin, StoredBackupsMixin):
     """A session of the Python API over one configuration."""
 
     def __init__(self, conf: cfg.ConfigOpts, store: PlanStore | None = None,

@@ -120,6 +120,14 @@ class BackupMixin:
         :raises Conflict: an execution, a launched Heat or Ironic runs, or an execution
             started or changed while the archive was written (nothing is left behind).
         """
+        target = Path(output).expanduser().absolute()
+        if target.is_relative_to(self.data_dir.absolute()):
+            raise exceptions.InvalidInput(
+                f"Write the backup outside the data directory {str(self.data_dir)!r}.")
+        return self._write_backup(target, passphrase)
+
+    def _write_backup(self, target: Path, passphrase: str | None) -> dict[str, Any]:
+        """:meth:`create_backup` to ``target`` (an absolute path, checked by the caller)."""
         self._check_embedded("back up")
         if not self.data_dir.is_dir():
             raise exceptions.NotFound(
@@ -142,10 +150,6 @@ class BackupMixin:
                     "written, so the archive may not be consistent; nothing was written. "
                     "Retry when no workflow runs.")
 
-        target = Path(output).expanduser().absolute()
-        if target.is_relative_to(self.data_dir.absolute()):
-            raise exceptions.InvalidInput(
-                f"Write the backup outside the data directory {str(self.data_dir)!r}.")
         max_size, max_members = self._limits()
         manifest = backup_archive.write_archive(
             self.data_dir, target, {"plans": plans, "executions": len(before)},
@@ -163,7 +167,8 @@ class BackupMixin:
         The archive is read and checked whole (manifest, checksums, ``[limits]``,
         no unsafe member) before anything is written; the files are written to a new
         directory beside the data directory, which is then swapped in.  A non-empty
-        data directory is replaced only with ``force``: its kept state is moved aside
+        data directory is replaced only with ``force`` (an executions database without
+        executions counts as empty): its kept state is moved aside
         (``previous``), its other entries (virtualenvs ...) move into the new one.
 
         :returns: ``data_dir``, ``files``, ``plans``, ``executions``, ``created_at``,
@@ -185,11 +190,11 @@ class BackupMixin:
         target = self.data_dir.absolute()
         if target.is_dir() and any(target.iterdir()):
             kept, _ = backup_archive.sort_entries(target)
-            if kept and not force:
-                raise exceptions.Conflict(
-                    f"Data directory {str(target)!r} already holds {', '.join(kept)}; "
-                    "restoring would replace them. Give --force to replace them (they are "
-                    "kept aside), or restore into an empty data directory.")
+            # An executions database without executions (a server made it) holds nothing.
+            holding = [k for k in kept
+                       if k != backup_archive.EXECUTIONS_DB or self.list_executions()]
+            if holding and not force:
+                raise exceptions.RestoreWouldReplace(str(target), holding, str(source))
             if kept:
                 self._check_quiet()
                 self.close_workflows()

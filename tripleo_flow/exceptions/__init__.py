@@ -42,6 +42,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- NoInventory                  (validations of a plan never deployed)
      +-- Conflict                          exit 4   409
      |    +-- PlanExists
+     |    +-- RestoreWouldReplace          (a backup restore over state, without force)
      |    +-- PlanBeingCreated             (another live command is creating it)
      |    +-- PlanBusy                     (deployment in progress or recorded)
      |    +-- DeploymentRunning            (a live process is deploying the plan)
@@ -111,6 +112,7 @@ from tripleo_flow.exceptions.plans import (
     PlanNotFound,
     PlanStoreError,
     PlanUpdateUnfinished,
+    RestoreWouldReplace,
     SecretNotPersisted,
     TooManyConnections,
     TooManyEventStreams,
@@ -221,6 +223,7 @@ __all__ = [
     "PlanNotFound",
     "PlanStoreError",
     "PlanUpdateUnfinished",
+    "RestoreWouldReplace",
     "PortInUse",
     "SecretNotPersisted",
     "StackFailed",

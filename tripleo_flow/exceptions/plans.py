@@ -236,6 +236,20 @@ class PlanExists(Conflict):
         self.name = name
 
 
+class RestoreWouldReplace(Conflict):
+    """A backup restored into a data directory that holds state, without force."""
+
+    def __init__(self, data_dir: str, holding: list[str], archive: str) -> None:
+        super().__init__(
+            f"Data directory {data_dir!r} already holds {', '.join(holding)}; restoring "
+            "would replace them. Restore into an empty data directory, or replace them, "
+            "keeping them aside,",
+            hints=[Hint("with", f"backup restore {archive} --force",
+                        'POST /v1/backups/restore with "force": true', tail=".")])
+        self.data_dir = data_dir
+        self.holding = holding
+
+
 class PlanBeingCreated(Conflict):
     def __init__(self, name: str) -> None:
         super().__init__(

@@ -22,6 +22,7 @@ from tripleo_flow.core.nodes import INITIAL_STATES
 from tripleo_flow.core.path_redaction import PathRedactor, server_roots
 from tripleo_flow.http import (
     auth,
+    backups,
     bodies,
     downloads,
     errors,
@@ -61,6 +62,12 @@ TAGS_WF = ("workflows",)
 TAGS_AUTH = ("auth",)
 TAGS_NODES = ("nodes",)
 TAGS_VALIDATIONS = ("validations",)
+TAGS_BACKUPS = ("backups",)
+#: A backup kept on the server, as listed.
+BACKUP = {"type": "object", "required": ["id", "created", "size", "encrypted"],
+          "properties": {"id": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
+                         "created": {"type": "string", "format": "date-time"},
+                         "size": {"type": "integer"}, "encrypted": BOOL}}
 #: Inputs of the node workflows, as request body properties.
 NODE_INPUTS: dict[str, Any] = {
     "nodes": {"type": "array", "items": STRING, "description": "Node names or UUIDs."},
@@ -243,8 +250,41 @@ ROUTES: list[Route] = [
     Route("/v1/validations/{validation}", "validation", {
         "get": Operation("A validation's metadata and parameters", errors=(404,),
                          tags=TAGS_VALIDATIONS)}),
+    Route("/v1/backups", "backups", {
+        "get": Operation("Backups kept on the server (id, created, size, encrypted), newest "
+                         "first", response={"type": "array", "items": BACKUP}, errors=(503,),
+                         tags=TAGS_BACKUPS),
+        "post": Operation(
+            "Back up everything tripleo-flow keeps (as backup create) into a new backup "
+            "kept on the server, encrypted with the passphrase (required: at least [api] "
+            "backup_passphrase_min_length characters); refused while a workflow runs",
+            status=201, response=BACKUP, tags=TAGS_BACKUPS,
+            body={"type": "object", "required": ["passphrase"],
+                  "properties": {"passphrase": {"type": "string", "minLength": 1,
+                                                "format": "password"}}})}),
+    Route("/v1/backups/restore", "backup_restore", {
+        "post": Operation(
+            "Make the data directory what an uploaded backup archive holds (as backup "
+            "restore): send the archive to POST /v1/uploads first; force replaces the "
+            "state the data directory holds (kept aside). A wrong passphrase or a corrupt "
+            "archive is refused and changes nothing; the upload is deleted once restored",
+            tags=TAGS_BACKUPS, errors=UPLOAD_ERRORS,
+            body={"type": "object", "required": ["upload", "passphrase"],
+                  "properties": {"upload": STRING,
+                                 "passphrase": {"type": "string", "minLength": 1,
+                                                "format": "password"},
+                                 "force": BOOL}})}),
+    Route("/v1/backups/{backup_id}", "backup", {
+        "get": Operation("Download a backup: its encrypted archive (an unencrypted one is "
+                         "never served: 409); with Keystone, only for a writer role",
+                         response={},
+                         response_type="application/octet-stream", errors=(404, 409),
+                         tags=TAGS_BACKUPS),
+        "delete": Operation("Delete a backup", status=204, response=None, errors=(404,),
+                            tags=TAGS_BACKUPS)}),
     Route("/v1/uploads", "uploads", {
-        "post": Operation("Keep a .tar.gz on the server (its path can be a workflow input)",
+        "post": Operation("Keep a .tar.gz on the server (its path can be a workflow input), "
+                          "or a backup archive to restore",
                           status=201, body={}, body_type=GZIP, tags=TAGS_WF,
                           errors=UPLOAD_ERRORS)}),
     Route("/v1/uploads/{upload_id}", "upload", {
@@ -368,6 +408,7 @@ def _resources(client: Client, sse_interval: float,
                redact: PathRedactor, threads: int) -> dict[str, Any]:
     api = client.conf.api
     uploaded = upload_dir(client)
+    upload = uploads.Upload(uploaded)
     paths = server_paths(client)
     return {
         "openapi": OpenAPI(openapi(ROUTES)),
@@ -386,7 +427,9 @@ def _resources(client: Client, sse_interval: float,
         "deployment_servers": plans.DeploymentServers(client),
         "deployment_failures": plans.DeploymentFailures(client),
         "uploads": uploads.Uploads(uploaded, api.max_upload_size, api.upload_ttl),
-        "upload": uploads.Upload(uploaded),
+        "upload": upload,
+        "backups": backups.Backups(client), "backup": backups.Backup(client),
+        "backup_restore": backups.RestoreBackup(client, upload),
         "workflows": workflows.Workflows(client), "workflow": workflows.Workflow(client),
         "nodes": nodes.Nodes(client), "node": nodes.Node(client),
         **{f"nodes_{verb}": nodes.NodeWorkflow(client, verb) for verb in nodes.VERBS},

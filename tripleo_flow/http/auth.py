@@ -47,19 +47,24 @@ def _roles(names: Iterable[str]) -> frozenset[str]:
 
 
 def check_roles(method: str, token_roles: Iterable[str], readers: Iterable[str],
-                writers: Iterable[str]) -> None:
-    """Refuse (403) a request whose token has none of the roles its method needs."""
+                writers: Iterable[str], secret: bool = False) -> None:
+    """Refuse (403) a request whose token has none of the roles its method needs.
+
+    :param secret: what the request reads holds secrets (a backup's archive): reading
+        it needs a writer role too
+    """
     have, writing = _roles(token_roles), method.upper() not in READ_METHODS
-    need = _roles(writers) if writing else _roles(readers) | _roles(writers)
+    need = _roles(writers) if writing or secret else _roles(readers) | _roles(writers)
     if have & need:
         return
-    option = "[api] writer_roles" if writing else "[api] reader_roles or writer_roles"
+    option = "[api] writer_roles" if writing or secret else "[api] reader_roles or writer_roles"
+    what = ("change anything here" if writing else
+            "read this, which holds the cloud's secrets" if secret else "read anything here")
     raise falcon.HTTPForbidden(
         title="Forbidden",
         description=f"The token's roles ({', '.join(sorted(have)) or 'none'}) may not "
-                    f"{'change' if writing else 'read'} anything here: it needs one of "
-                    f"{', '.join(sorted(need))} ({option}). Ask an administrator for a role "
-                    "on the project.")
+                    f"{what}: it needs one of {', '.join(sorted(need))} ({option}). Ask an "
+                    "administrator for a role on the project.")
 
 
 class TokenAuth:
@@ -100,6 +105,14 @@ class TokenAuth:
         raise falcon.HTTPUnauthorized(
             title="Unauthorized",
             description=f"Send a valid token in the {TOKEN_HEADER} header.")
+
+    def process_resource(self, req: falcon.Request, resp: falcon.Response, resource: Any,
+                         params: dict[str, Any]) -> None:
+        """With Keystone, a resource that serves secrets (``writers_only``: a backup's
+        archive) needs a writer role even to be read."""
+        if self._keystone and getattr(resource, "writers_only", False):
+            check_roles(req.method, (req.get_header("X-Roles") or "").split(","),
+                        self._readers, self._writers, secret=True)
 
 
 def check_configured(conf: Any) -> None:

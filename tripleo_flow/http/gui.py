@@ -19,6 +19,7 @@ FILES: dict[str, tuple[str, str]] = {
     "/": ("index.html", "text/html; charset=utf-8"),
     "/gui/app.js": ("app.js", "text/javascript; charset=utf-8"),
     "/gui/api.js": ("api.js", "text/javascript; charset=utf-8"),
+    "/gui/backups.js": ("backups.js", "text/javascript; charset=utf-8"),
     "/gui/follow.js": ("follow.js", "text/javascript; charset=utf-8"),
     "/gui/graph.js": ("graph.js", "text/javascript; charset=utf-8"),
     "/gui/lifecycle.js": ("lifecycle.js", "text/javascript; charset=utf-8"),

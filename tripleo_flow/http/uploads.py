@@ -79,7 +79,11 @@ class Upload:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
 
-    def _path(self, upload_id: str) -> Path:
+    def path(self, upload_id: str) -> Path:
+        """The file of upload ``upload_id``.
+
+        :raises NotFound: there is none (or the id is not one)
+        """
         path = self.directory / f"{upload_id}.tar.gz"
         if not upload_id.isalnum() or not path.is_file():
             raise exceptions.NotFound(
@@ -88,9 +92,9 @@ class Upload:
         return path
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, upload_id: str) -> None:
-        self._path(upload_id).unlink()
+        self.path(upload_id).unlink()
         resp.status = falcon.HTTP_204
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, upload_id: str) -> Any:
-        path = self._path(upload_id)
+        path = self.path(upload_id)
         resp.media = {"id": upload_id, "path": str(path), "size": path.stat().st_size}

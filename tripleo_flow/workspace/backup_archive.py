@@ -50,8 +50,11 @@ DATA = "data"
 EXECUTIONS_DB = "executions.sqlite"
 #: The top-level entries of a data directory that are its state.
 KEPT = ("plans", "deployments", "work", "validations", "workbooks", "ironic")
-#: Entries left out on purpose: rebuilt, transient, or the live database's side files.
-REBUILT = ("locks", "uploads", "downloads", "parameters-heat", "podman", "heat-venv",
+#: Where the backups made over the HTTP API are kept (never inside a backup).
+BACKUPS = "backups"
+#: Entries left out on purpose: rebuilt, transient, earlier backups, or the live
+#: database's side files.
+REBUILT = ("locks", "uploads", "downloads", BACKUPS, "parameters-heat", "podman", "heat-venv",
            "ironic-venv", "heat-install.log", f"{EXECUTIONS_DB}-wal", f"{EXECUTIONS_DB}-shm",
            f"{EXECUTIONS_DB}-journal")
 
@@ -347,5 +350,5 @@ def swap_in(staging: Path, data_dir: Path) -> Path | None:
     return previous
 
 
-__all__ = ["EXECUTIONS_DB", "KEPT", "REBUILT", "read_archive", "snapshot_sqlite",
+__all__ = ["BACKUPS", "EXECUTIONS_DB", "KEPT", "REBUILT", "read_archive", "snapshot_sqlite",
            "sort_entries", "stage", "swap_in", "write_archive"]

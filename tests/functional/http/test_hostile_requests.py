@@ -53,10 +53,13 @@ def _setup(api: Api, tmp_path: Path) -> dict[str, str]:
     upload = api("POST", "/v1/uploads", data=tarball(write_tree(tmp_path / "up", {"a.yaml": "{}"})),
                  headers={"Content-Type": "application/gzip"})
     assert upload.status_code == 201
+    backup = api("POST", "/v1/backups", json={"passphrase": "a long enough passphrase"})
+    assert backup.status_code == 201, backup.text
     return {"name": "p", "execution_id": execution_id, "upload_id": upload.json()["id"],
             "download_id": download_id, "node": "node-0",  # no Ironic here: the node routes 404
             # nor a validations virtualenv: the validation routes 404
-            "validation": "no-op", "result_id": "0" * 32 + "-no-op"}
+            "validation": "no-op", "result_id": "0" * 32 + "-no-op",
+            "backup_id": backup.json()["id"]}
 
 
 def _get_all(api: Api, ids: dict[str, str]) -> dict[str, tuple[int, Any]]:

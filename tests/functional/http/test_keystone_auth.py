@@ -104,6 +104,24 @@ def test_a_reader_may_read_but_not_change(keystone_api: Api, keystone: Keystone)
     assert keystone_api("GET", "/v1/plans", headers=reader).json() == []  # nothing made
 
 
+def test_a_reader_lists_the_backups_but_may_not_download_one(keystone_api: Api,
+                                                             keystone: Keystone) -> None:
+    writer = {"X-Auth-Token": keystone.token(keystone.operator)}
+    reader = {"X-Auth-Token": keystone.token(keystone.outsider)}   # role: reader
+    made = keystone_api("POST", "/v1/backups", json={"passphrase": "a long passphrase"},
+                        headers=writer)
+    assert made.status_code == 201, made.text
+    backup_id = made.json()["id"]
+    assert [b["id"] for b in keystone_api("GET", "/v1/backups", headers=reader).json()] == \
+        [backup_id]
+    refused = keystone_api("GET", f"/v1/backups/{backup_id}", headers=reader)
+    assert refused.status_code == 403, refused.text
+    assert "secrets" in refused.json()["error"]["message"]
+    assert not refused.content.startswith(b"TFBKAE1")
+    got = keystone_api("GET", f"/v1/backups/{backup_id}", headers=writer)
+    assert got.status_code == 200 and got.content.startswith(b"TFBKAE1")
+
+
 def test_project_ids_limit_the_projects_whose_tokens_count(
         tmp_path: Path, keystone: Keystone) -> None:
     tripleo = keystone.server.project_id(keystone.operator.project)

@@ -7,6 +7,7 @@ import { rolesTab as rolesPage } from "/gui/roles.js";
 import { UPDATE, UPGRADE, lifecycleSection } from "/gui/lifecycle.js";
 import { scaleSection } from "/gui/scale.js";
 import { validationsView as validationsPage } from "/gui/validations.js";
+import { backupsView as backupsPage } from "/gui/backups.js";
 
 const main = document.getElementById("main");
 const nav = document.getElementById("nav");
@@ -636,13 +637,15 @@ async function executionView(id, draw = drawer()) {
   }, leaving.signal);
 }
 
-// -- nodes and validations -----------------------------------------------------------
+// -- nodes, validations and backups --------------------------------------------------
 
 const nodesView = () => nodesPage({ h, show: drawer(), state, errorText, say,
                                     signal: () => leaving.signal });
 
 const validationsView = () => validationsPage({ h, show: drawer(), state, errorText, say,
                                                 signal: () => leaving.signal });
+
+const backupsView = () => backupsPage({ h, show: drawer(), errorText, say, download });
 
 // -- routing -------------------------------------------------------------------------
 
@@ -664,6 +667,7 @@ function route() {
   else if (parts[0] === "executions") view = executionsView();
   else if (parts[0] === "nodes") view = nodesView();
   else if (parts[0] === "validations") view = validationsView();
+  else if (parts[0] === "backups") view = backupsView();
   else view = plansView();
   view.catch(fail);
 }
