@@ -13,7 +13,11 @@ execution, or its ending, removes its request.
 
 Reads are rare: a check that found nothing is trusted for
 :data:`CHECK_INTERVAL` seconds, so a chain of short tasks does not query the
-database once per task.
+database once per task.  Not where the run would end: before a TaskFlow engine
+starts the workflow's last atom (its output) or an undo (a failure reverts it),
+and before the state machine ends or applies a ``fail`` or ``succeed`` command,
+the check reads the database (``fresh``), so a request that arrived as the last
+task ended keeps the run PAUSED, as Mistral's paused workflow does not complete.
 """
 
 from __future__ import annotations
@@ -110,7 +114,8 @@ def check_for(store: Any, fd: Any) -> PauseCheck:
     if fd.state != "PENDING":
         store.pause_requests.clear(fd.uuid)
     return PauseCheck(store.pause_requests,
-                      lineage(fd, lambda ident: store.flow_detail(ident, lazy=True)))
+                      lineage(fd, lambda ident: store.flow_detail(ident, lazy=True)),
+                      CHECK_INTERVAL)
 
 
 def ask(store: Any, execution_id: str) -> Any:
@@ -167,15 +172,18 @@ class PauseCheck:
             self.fired = self._requests.requested(self._ids)
             return self.fired
 
-    def guard(self, suspend: Callable[[], None], other: Callable[[], bool] | None = None
-              ) -> Callable[[], bool]:
-        """A TaskFlow engine's guard (:class:`~.engine.HeldExecutor`): ``other``'s
-        answer, and on a request, ``suspend`` the engine and start nothing."""
+    def guard(self, suspend: Callable[[], None], other: Callable[[], bool] | None = None,
+              ends: Callable[[list[str]], bool] | None = None
+              ) -> Callable[[list[str]], bool]:
+        """A TaskFlow engine's guard (:class:`~.engine.HeldExecutor`, given the names of
+        the atoms about to start): ``other``'s answer, and on a request, ``suspend``
+        the engine and start nothing.  Where ``ends`` says these atoms end the run,
+        the request is read fresh (:meth:`__call__`)."""
 
-        def may_start() -> bool:
+        def may_start(names: list[str]) -> bool:
             if other is not None and not other():
                 return False
-            if self():
+            if self(fresh=ends is not None and ends(names)):
                 suspend()
                 return False
             return True
@@ -191,6 +199,19 @@ class PauseCheck:
             for name in names:
                 if name:
                     engine.storage.set_atom_state(name, "PENDING")
+
+
+def ends_run(engine: Callable[[], Any], last: str) -> Callable[[list[str]], bool]:
+    """Whether the atoms (names) the TaskFlow engine ``engine()`` is about to start end
+    its run: its last atom ``last`` (the workflow's output), or undos (a failure
+    reverts it)."""
+
+    def ends(names: list[str]) -> bool:
+        storage = engine().storage
+        return last in names or any(
+            storage.get_atom_intention(name) == "REVERT" for name in names if name)
+
+    return ends
 
 
 def check_origin(store: Any, execution_id: str, origin: str | None) -> None:
@@ -225,4 +246,5 @@ def check_pausable(record: Any) -> None:
 
 
 __all__ = ["CHECK_INTERVAL", "TABLE", "PauseCheck", "PauseRequests", "ask", "check_for",
-           "check_origin", "check_pausable", "create_table", "lineage", "note"]
+           "check_origin", "check_pausable", "create_table", "ends_run", "lineage",
+           "note"]

@@ -449,7 +449,9 @@ class Runner:
         engine = tf_engine.load(
             compiled.flow, store={atoms.input_symbol(""): start}, flow_detail=fd,
             book=self.store.book(), backend=backend or self.store.backend, engine="parallel",
-            executor=engine_pool, guard=pause.guard(lambda: loaded[0].suspend(), guard),
+            executor=engine_pool, guard=pause.guard(
+                lambda: loaded[0].suspend(), guard,
+                pause_requests.ends_run(lambda: loaded[0], compiler.END_ATOM)),
             on_refused=lambda names: pause.unstarted(loaded[0], names))
         loaded.append(engine)
         engine.pause_check = pause
