@@ -91,6 +91,8 @@ class Gate:
     def __init__(self) -> None:
         self.reached = threading.Event()
         self.opened = threading.Event()
+        #: How many times a task came to it.
+        self.calls = 0
 
 
 #: The gates of this process, by name (:func:`gate_of`).
@@ -110,6 +112,8 @@ class Hold(Action):
 
     def execute(self, gate: str, fail: bool = False) -> str:
         held = gate_of(gate)
+        with _GATES_LOCK:
+            held.calls += 1
         held.reached.set()
         if not held.opened.wait(60):
             raise RuntimeError(f"gate {gate!r} was never opened")

@@ -194,11 +194,20 @@ class PauseCheck:
         """The guard of TaskFlow ``engine`` kept the atoms ``names`` from starting:
         after a pause request, put them back to PENDING (TaskFlow marked them RUNNING
         before it submitted them), which is what they are, so the engine sees work
-        left and stops SUSPENDED, and their records do not read as started."""
-        if self.fired:
-            for name in names:
-                if name:
-                    engine.storage.set_atom_state(name, "PENDING")
+        left and stops SUSPENDED, and their records do not read as started.  An undo
+        kept from starting (TaskFlow marked it REVERTING) goes back to what its atom
+        was, FAILURE or SUCCESS: the resumed engine reverts it then."""
+        if not self.fired:
+            return
+        storage = engine.storage
+        failed = storage.get_execute_failures()
+        for name in names:
+            if not name:
+                continue
+            if storage.get_atom_intention(name) != "REVERT":
+                storage.set_atom_state(name, "PENDING")
+            else:
+                storage.set_atom_state(name, "FAILURE" if name in failed else "SUCCESS")
 
 
 def ends_run(engine: Callable[[], Any], last: str) -> Callable[[list[str]], bool]:
