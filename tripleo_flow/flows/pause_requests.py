@@ -223,15 +223,17 @@ def ends_run(engine: Callable[[], Any], last: str) -> Callable[[list[str]], bool
     return ends
 
 
-def check_origin(store: Any, execution_id: str, origin: str | None) -> None:
+def check_origin(store: Any, execution_id: str, origin: str | None,
+                 verb: str = "pause") -> None:
     """Raise Conflict when ``origin`` is given and ``execution_id`` (of ``store``) was
-    not started from there (an HTTP API user pauses only what API users started)."""
+    not started from there (an HTTP API user pauses, or resumes: ``verb``, only what
+    API users started)."""
     if origin is not None and (store.flow_detail(execution_id, lazy=True).meta or {}).get(
             "origin") != origin:
         raise exceptions.Conflict(
             f"Execution {execution_id!r} was not started through the HTTP API;",
-            hints=[exceptions.Hint("pause it where it was started, with",
-                                   f"execution pause {execution_id}")])
+            hints=[exceptions.Hint(f"{verb} it where it was started, with",
+                                   f"execution {verb} {execution_id}")])
 
 
 def check_pausable(record: Any) -> None:

@@ -20,6 +20,7 @@ graph and the state machine (a ``join`` makes a workflow run there).
 from __future__ import annotations
 
 import textwrap
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +32,7 @@ from tests.engine_helpers import ACTIONS, Host, gate_of
 from tests.unit.workflows.test_pause_requests import _effects, _tasks
 from tripleo_flow import exceptions
 from tripleo_flow.flows import pause_requests
+from tripleo_flow.flows import runner as runner_module
 
 ENGINES = pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
 WHERE = pytest.mark.parametrize("where", ["here", "elsewhere"])
@@ -215,3 +217,63 @@ def test_a_pause_asked_right_after_the_last_check_lets_the_run_succeed(
     with pytest.raises(exceptions.Conflict, match=r"has already ended \(SUCCESS\)"):
         host.resume_execution(run.id)
     assert _effects(run.log) == ["do first"]
+
+
+@ENGINES
+def test_a_resume_while_pausing_is_accepted_at_once_and_goes_on_once_paused(
+        host: Host, tmp_path: Path, join: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resume (not waited for: the HTTP API's) of an execution this process runs that
+    is still pausing is accepted at once (Mistral resumes a paused workflow at once),
+    answered as readers show it (PAUSED, pausing); the caller waits for nothing (its
+    held task is still running when the answer comes), readers show the pause until
+    its task ended, a second resume meanwhile is refused, and the run then goes on to
+    SUCCESS, each task once.
+    (The caller's own wait, for a resume waited for, is cut to 0.5 s here: the old
+    wait-then-refuse would answer Conflict.)"""
+    monkeypatch.setattr(runner_module, "PAUSE_SETTLE", 0.5)
+    run = Run(host, tmp_path, "ends", join)
+    _pause(host, tmp_path, run.id, "here")
+    accepted = host.resume_execution(run.id, wait=False)
+    assert not run.gate.opened.is_set()
+    assert (accepted.state, accepted.pausing) == ("PAUSED", True)  # as readers show it
+    shown = host.get_execution(run.id)
+    assert (shown.state, shown.pausing) == ("PAUSED", True)
+    with pytest.raises(exceptions.Conflict, match="being resumed already"):
+        host.resume_execution(run.id, wait=False)
+    ended = run.end()
+    assert (ended.state, ended.pausing) == ("SUCCESS", False)
+    assert _tasks(host, run.id) == {"first": "SUCCESS", "held": "SUCCESS"}
+    assert _effects(run.log) == ["do first"] and run.gate.calls == 1
+    assert host._runner().store.pause_requests.pending() == []
+
+
+def test_a_resume_waiting_for_the_pause_starts_once_the_pause_is_recorded(
+        host: Host, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run that paused writes its record (PAUSED) after its engine stopped; a resume
+    waiting for the pause must not start before, or that late write would put the
+    resumed (and ended) execution back to PAUSED for good.  Staged: the paused run's
+    record waits (up to 3 s) for the resumed run to end, which must not happen
+    meanwhile."""
+    runner = host._runner()
+    resumed_ended = threading.Event()
+    recorded: list[str] = []
+    succeeded = runner.succeeded
+
+    def recording(fd: Any, engine: Any) -> Any:
+        if engine.storage.get_flow_state() != "SUSPENDED":
+            try:
+                return succeeded(fd, engine)
+            finally:
+                resumed_ended.set()
+        resumed_ended.wait(3)
+        recorded.append("paused")
+        return succeeded(fd, engine)
+
+    monkeypatch.setattr(runner, "succeeded", recording)
+    run = Run(host, tmp_path, "ends", join=False)
+    _pause(host, tmp_path, run.id, "here")
+    assert host.resume_execution(run.id, wait=False).pausing
+    ended = run.end()
+    assert recorded == ["paused"]
+    assert (ended.state, ended.pausing) == ("SUCCESS", False)
+    assert _effects(run.log) == ["do first"] and run.gate.calls == 1
