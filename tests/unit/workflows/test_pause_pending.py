@@ -22,7 +22,6 @@ from __future__ import annotations
 import textwrap
 import threading
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ import pytest
 
 from tests.engine_helpers import ACTIONS, Host, gate_of
 from tests.unit.workflows.test_pause_requests import _effects, _tasks
+from tests.unit.workflows.test_pause_requests import host as host  # the fixture
 from tripleo_flow import exceptions
 from tripleo_flow.flows import pause_requests
 from tripleo_flow.flows import runner as runner_module
@@ -62,13 +62,6 @@ def _workbook(join: bool) -> str:
               {then}
         """) + (AFTER if "after" in then else ""), "  ") for name, then in ENDS.items())
     return f"version: '2.0'\nname: pending\nworkflows:\n{flows}"
-
-
-@pytest.fixture
-def host(tmp_path: Path) -> Iterator[Host]:
-    host = Host(tmp_path / "data", ACTIONS)
-    yield host
-    host.close_workflows()
 
 
 class Run:
