@@ -17,6 +17,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -82,6 +83,43 @@ class Record(Action):
             return
         with Path(path).open("a") as handle:
             handle.write(f"undo {value}\n")
+
+
+class Gate:
+    """A place a :class:`Hold` task waits at until the test opens it (in-process runs)."""
+
+    def __init__(self) -> None:
+        self.reached = threading.Event()
+        self.opened = threading.Event()
+        #: How many times a task came to it.
+        self.calls = 0
+
+
+#: The gates of this process, by name (:func:`gate_of`).
+GATES: dict[str, Gate] = {}
+_GATES_LOCK = threading.Lock()
+
+
+def gate_of(name: str) -> Gate:
+    """The gate ``name`` (made on first use)."""
+    with _GATES_LOCK:
+        return GATES.setdefault(name, Gate())
+
+
+class Hold(Action):
+    """Wait at gate ``gate`` until the test opens it (an error after 60 s: a test that
+    forgot it), then return ``gate`` (or fail, with ``fail``)."""
+
+    def execute(self, gate: str, fail: bool = False) -> str:
+        held = gate_of(gate)
+        with _GATES_LOCK:
+            held.calls += 1
+        held.reached.set()
+        if not held.opened.wait(60):
+            raise RuntimeError(f"gate {gate!r} was never opened")
+        if fail:
+            raise RuntimeError(f"boom {gate}")
+        return gate
 
 
 class RecordPlanCode(Record):
@@ -195,7 +233,7 @@ ACTIONS: dict[str, type[Action]] = {
     "test.count": Count,
     "test.needs_plan": NeedsPlan, "test.secret": Secret, "test.plan_code": RecordPlanCode,
     "test.crash_once": CrashOnce, "test.update_parameters_then_crash": UpdateParametersThenCrash,
-    "test.missing_plan": MissingPlan,
+    "test.missing_plan": MissingPlan, "test.hold": Hold,
 }
 
 

@@ -198,13 +198,14 @@ class HeldExecutor(futures.Executor):
     another one runs, still run in parallel.
 
     :param guard: called in the engine's thread before held tasks start (holding
-        no storage lock); False: none of them starts, their futures are cancelled
+        no storage lock), with the names of their atoms; False: none of them starts,
+        their futures are cancelled
     :param on_refused: then called (same thread, no lock) with the names of the
         atoms whose futures were cancelled (TaskFlow marked them RUNNING already)
     """
 
     def __init__(self, pool: futures.Executor,
-                 guard: Callable[[], bool] | None = None,
+                 guard: Callable[[list[str]], bool] | None = None,
                  on_refused: Callable[[list[str]], None] | None = None) -> None:
         self._pool = pool
         self._guard = guard
@@ -225,14 +226,16 @@ class HeldExecutor(futures.Executor):
         fs = list(fs)
         with self._lock:
             held, self._held = self._held, []
-        if held and self._guard is not None and not self._guard():
-            for future, *_ in held:
-                future.cancel()  # pending: always cancels; waiters see it done
-                future.set_running_or_notify_cancel()
-            if self._on_refused is not None:  # TaskFlow submits (fn, atom, ...)
-                self._on_refused([getattr(args[0], "name", "") for _f, _fn, args, _kw in held
-                                  if args])
-            held = []
+        if held and self._guard is not None:
+            # TaskFlow submits (fn, atom, ...)
+            names = [getattr(args[0], "name", "") for _f, _fn, args, _kw in held if args]
+            if not self._guard(names):
+                for future, *_ in held:
+                    future.cancel()  # pending: always cancels; waiters see it done
+                    future.set_running_or_notify_cancel()
+                if self._on_refused is not None:
+                    self._on_refused(names)
+                held = []
         if len(held) == 1 and fs == [held[0][0]]:
             _run(*held[0], inline=True)
         else:

@@ -13,7 +13,11 @@ execution, or its ending, removes its request.
 
 Reads are rare: a check that found nothing is trusted for
 :data:`CHECK_INTERVAL` seconds, so a chain of short tasks does not query the
-database once per task.
+database once per task.  Not where the run would end: before a TaskFlow engine
+starts the workflow's last atom (its output) or an undo (a failure reverts it),
+and before the state machine ends or applies a ``fail`` or ``succeed`` command,
+the check reads the database (``fresh``), so a request that arrived as the last
+task ended keeps the run PAUSED, as Mistral's paused workflow does not complete.
 """
 
 from __future__ import annotations
@@ -110,7 +114,8 @@ def check_for(store: Any, fd: Any) -> PauseCheck:
     if fd.state != "PENDING":
         store.pause_requests.clear(fd.uuid)
     return PauseCheck(store.pause_requests,
-                      lineage(fd, lambda ident: store.flow_detail(ident, lazy=True)))
+                      lineage(fd, lambda ident: store.flow_detail(ident, lazy=True)),
+                      CHECK_INTERVAL)
 
 
 def ask(store: Any, execution_id: str) -> Any:
@@ -167,15 +172,18 @@ class PauseCheck:
             self.fired = self._requests.requested(self._ids)
             return self.fired
 
-    def guard(self, suspend: Callable[[], None], other: Callable[[], bool] | None = None
-              ) -> Callable[[], bool]:
-        """A TaskFlow engine's guard (:class:`~.engine.HeldExecutor`): ``other``'s
-        answer, and on a request, ``suspend`` the engine and start nothing."""
+    def guard(self, suspend: Callable[[], None], other: Callable[[], bool] | None = None,
+              ends: Callable[[list[str]], bool] | None = None
+              ) -> Callable[[list[str]], bool]:
+        """A TaskFlow engine's guard (:class:`~.engine.HeldExecutor`, given the names of
+        the atoms about to start): ``other``'s answer, and on a request, ``suspend``
+        the engine and start nothing.  Where ``ends`` says these atoms end the run,
+        the request is read fresh (:meth:`__call__`)."""
 
-        def may_start() -> bool:
+        def may_start(names: list[str]) -> bool:
             if other is not None and not other():
                 return False
-            if self():
+            if self(fresh=ends is not None and ends(names)):
                 suspend()
                 return False
             return True
@@ -186,22 +194,46 @@ class PauseCheck:
         """The guard of TaskFlow ``engine`` kept the atoms ``names`` from starting:
         after a pause request, put them back to PENDING (TaskFlow marked them RUNNING
         before it submitted them), which is what they are, so the engine sees work
-        left and stops SUSPENDED, and their records do not read as started."""
-        if self.fired:
-            for name in names:
-                if name:
-                    engine.storage.set_atom_state(name, "PENDING")
+        left and stops SUSPENDED, and their records do not read as started.  An undo
+        kept from starting (TaskFlow marked it REVERTING) goes back to what its atom
+        was, FAILURE or SUCCESS: the resumed engine reverts it then."""
+        if not self.fired:
+            return
+        storage = engine.storage
+        failed = storage.get_execute_failures()
+        for name in names:
+            if not name:
+                continue
+            if storage.get_atom_intention(name) != "REVERT":
+                storage.set_atom_state(name, "PENDING")
+            else:
+                storage.set_atom_state(name, "FAILURE" if name in failed else "SUCCESS")
 
 
-def check_origin(store: Any, execution_id: str, origin: str | None) -> None:
+def ends_run(engine: Callable[[], Any], last: str) -> Callable[[list[str]], bool]:
+    """Whether the atoms (names) the TaskFlow engine ``engine()`` is about to start end
+    its run: its last atom ``last`` (the workflow's output), or undos (a failure
+    reverts it)."""
+
+    def ends(names: list[str]) -> bool:
+        storage = engine().storage
+        return last in names or any(
+            storage.get_atom_intention(name) == "REVERT" for name in names if name)
+
+    return ends
+
+
+def check_origin(store: Any, execution_id: str, origin: str | None,
+                 verb: str = "pause") -> None:
     """Raise Conflict when ``origin`` is given and ``execution_id`` (of ``store``) was
-    not started from there (an HTTP API user pauses only what API users started)."""
+    not started from there (an HTTP API user pauses, or resumes: ``verb``, only what
+    API users started)."""
     if origin is not None and (store.flow_detail(execution_id, lazy=True).meta or {}).get(
             "origin") != origin:
         raise exceptions.Conflict(
             f"Execution {execution_id!r} was not started through the HTTP API;",
-            hints=[exceptions.Hint("pause it where it was started, with",
-                                   f"execution pause {execution_id}")])
+            hints=[exceptions.Hint(f"{verb} it where it was started, with",
+                                   f"execution {verb} {execution_id}")])
 
 
 def check_pausable(record: Any) -> None:
@@ -225,4 +257,5 @@ def check_pausable(record: Any) -> None:
 
 
 __all__ = ["CHECK_INTERVAL", "TABLE", "PauseCheck", "PauseRequests", "ask", "check_for",
-           "check_origin", "check_pausable", "create_table", "lineage", "note"]
+           "check_origin", "check_pausable", "create_table", "ends_run", "lineage",
+           "note"]

@@ -44,6 +44,7 @@ from tripleo_flow.flows import (
     execution_scope,
     expressions,
     pause_requests,
+    pause_views,
     redaction,
     state_machine,
     subworkflow,
@@ -217,6 +218,13 @@ class Runner:
         False return while it runs in a thread.  A second resume of the same execution
         while this process runs one is refused.
 
+        An execution this process runs that is still pausing (its running tasks end)
+        is continued once it paused, as Mistral resumes a paused workflow at once
+        (readers show it PAUSED): with ``wait`` the caller waits (up to
+        :data:`PAUSE_SETTLE` s), without it the resume is accepted at once (its
+        record as readers show it: PAUSED, pausing) and its thread waits (an HTTP
+        request holds no server thread meanwhile).
+
         :param origin: :data:`~tripleo_flow.flows.executions.ORIGIN_API` when an HTTP API
             user asks: only an execution an API user started may then be resumed (it
             runs with the rights of whoever started it)
@@ -225,41 +233,72 @@ class Runner:
         if top != execution_id:  # a paused parent: it resumes this child in its task
             self.resume(top, listeners, wait, origin)
             return self.store.get(execution_id)
-        self._settle_pause(execution_id)
+        pausing = self._pausing_here(execution_id)
+        if pausing and not wait:
+            pause_requests.check_origin(self.store, execution_id, origin, "resume")
+            self._claim_resume(execution_id)
+
+            def paused() -> Any:
+                self._settle_pause(execution_id, None)
+                return self.resumable(execution_id, origin)
+
+            # As readers show it: PAUSED, pausing, until its running tasks ended.
+            return pause_views.shown_one(self.store, self._in_thread(
+                execution_id, listeners, paused))
+        if pausing:
+            self._settle_pause(execution_id, PAUSE_SETTLE)
         fd = self.resumable(execution_id, origin)
-        with self._resume_lock:  # two resumes at once here: the second is refused
-            if execution_id in self._resuming:
-                raise exceptions.Conflict(
-                    f"Execution {execution_id!r} is being resumed already; follow it.")
-            self._resuming.add(execution_id)
+        self._claim_resume(execution_id)
         if wait:
             try:
                 return self.execute(fd, listeners)
             finally:
                 self._resuming.discard(execution_id)
+        return self._in_thread(execution_id, listeners, lambda: fd)
+
+    def _claim_resume(self, execution_id: str) -> None:
+        """Note that ``execution_id`` is being resumed here; Conflict if it is already."""
+        with self._resume_lock:
+            if execution_id in self._resuming:
+                raise exceptions.Conflict(
+                    f"Execution {execution_id!r} is being resumed already; follow it.")
+            self._resuming.add(execution_id)
+
+    def _in_thread(self, execution_id: str, listeners: Iterable[Listener],
+                   flow_detail: Callable[[], Any]) -> Execution:
+        """Continue ``execution_id`` (its flow detail: ``flow_detail()``, in the thread)
+        in a thread of this process; its record as the thread starts."""
+        listeners = tuple(listeners)
 
         def run() -> None:
             try:
-                self._quiet(fd, tuple(listeners))
+                if not self._closing:  # a resume waiting for its pause while this stops
+                    self._quiet(flow_detail(), listeners)
+            except exceptions.TripleoFlowError as exc:
+                LOG.info("execution %s was not resumed: %s", execution_id, exc)
+            except Exception:  # a background resume must not die silently
+                LOG.exception("execution %s could not be resumed", execution_id)
             finally:
                 self._resuming.discard(execution_id)
 
-        thread = threading.Thread(target=run, name=f"execution-{fd.uuid}", daemon=True)
+        thread = threading.Thread(target=run, name=f"execution-{execution_id}", daemon=True)
         self._background.append(thread)
         thread.start()
-        return self.store.get(fd.uuid)
+        return self.store.get(execution_id)
 
-    def _settle_pause(self, execution_id: str) -> None:
-        """Wait (up to :data:`PAUSE_SETTLE` s) while an execution this process runs is
-        still pausing (its engine lets its running tasks end): readers show it PAUSED at
-        once, and Mistral resumes a paused workflow at once, so a resume asked meanwhile
-        here goes on once it settled rather than being refused.  Another process's
-        execution is not waited for (:meth:`resumable` refuses it while it pauses)."""
-        if execution_id not in self._live or not self.store.pause_requests.requested(
-                [execution_id]):
-            return
-        deadline = time.monotonic() + PAUSE_SETTLE
-        while execution_id in self._live and time.monotonic() < deadline:
+    def _pausing_here(self, execution_id: str) -> bool:
+        """Whether an execution this process runs is pausing (asked to, still running)."""
+        return execution_id in self._live and self.store.pause_requests.requested(
+            [execution_id])
+
+    def _settle_pause(self, execution_id: str, limit: float | None) -> None:
+        """Wait (up to ``limit`` s; None: as long as it takes, unless this runner closes)
+        while an execution this process runs is still pausing (its engine lets its
+        running tasks end).  Another process's execution is not waited for
+        (:meth:`resumable` refuses it while it pauses)."""
+        deadline = None if limit is None else time.monotonic() + limit
+        while execution_id in self._live and not self._closing and (
+                deadline is None or time.monotonic() < deadline):
             time.sleep(0.02)
 
     def resume_target(self, execution_id: str) -> str:
@@ -300,12 +339,7 @@ class Runner:
         interrupted by a crash); Conflict when it ended or still runs, or (``origin``
         given) when it was not started from that origin."""
         record = self.store.get(execution_id)
-        if origin is not None and (self.store.flow_detail(execution_id).meta or {}).get(
-                "origin") != origin:
-            raise exceptions.Conflict(
-                f"Execution {execution_id!r} was not started through the HTTP API;",
-                hints=[exceptions.Hint("resume it where it was started, with",
-                                       f"execution resume {execution_id}")])
+        pause_requests.check_origin(self.store, execution_id, origin, "resume")
         if record.state in (states.SUCCESS, states.REVERTED, states.FAILURE):
             raise exceptions.Conflict(
                 f"Execution {execution_id!r} has already ended ({record.state}); nothing to "
@@ -362,12 +396,15 @@ class Runner:
             engine, workflow = self.load(fd, listeners, stop)
             self._live[fd.uuid] = engine
             try:
-                engine.run()
-            except Exception as exc:
-                return self._failed(fd, workflow, exc)
+                try:
+                    engine.run()
+                except Exception as exc:
+                    return self._failed(fd, workflow, exc)
+                return self.succeeded(fd, engine)
             finally:
+                # Once its end (or pause) is recorded: a resume waiting for it to
+                # settle must not have its record written over by this run's.
                 self._live.pop(fd.uuid, None)
-        return self.succeeded(fd, engine)
 
     def load(self, fd: Any, listeners: Iterable[Listener] = (),
              stop: StopRequest | None = None, backend: Any = None,
@@ -449,7 +486,9 @@ class Runner:
         engine = tf_engine.load(
             compiled.flow, store={atoms.input_symbol(""): start}, flow_detail=fd,
             book=self.store.book(), backend=backend or self.store.backend, engine="parallel",
-            executor=engine_pool, guard=pause.guard(lambda: loaded[0].suspend(), guard),
+            executor=engine_pool, guard=pause.guard(
+                lambda: loaded[0].suspend(), guard,
+                pause_requests.ends_run(lambda: loaded[0], compiler.END_ATOM)),
             on_refused=lambda names: pause.unstarted(loaded[0], names))
         loaded.append(engine)
         engine.pause_check = pause

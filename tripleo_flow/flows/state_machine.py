@@ -48,6 +48,8 @@ the execution before the task execution starts; the pause is recorded with it
 (:data:`PAUSED_BEFORE`), so a resumed execution starts it instead of pausing again.
 A pause asked by another process (``pause_check``: :mod:`.pause_requests`) is read
 before task executions start: they wait, unstarted, for the execution's resume.
+While a pause is pending the run does not end, and a ``fail`` or ``succeed``
+command waits for the resume (:mod:`.machine_pauses`), as in Mistral.
 A join runs once per execution: a transition reaching it after it ran is ignored
 (Mistral's one join task execution per workflow execution).
 """
@@ -74,6 +76,7 @@ from tripleo_flow.flows import (
     expressions,
     machine_errors,
     machine_joins,
+    machine_pauses,
     machine_records,
     machine_waits,
     subworkflow,
@@ -110,7 +113,8 @@ class _TaskEx:
     again: bool = False
 
 
-class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWaits):
+class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWaits,
+              machine_pauses.Pauses):
     """The engine of one direct workflow execution run as a state machine.
 
     It offers what the runner and the conductor use of a TaskFlow engine:
@@ -258,18 +262,6 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
                 self._check_waiting()
             yield states.RUNNING
         return False
-
-    def _pause_asked_at_end(self) -> bool:
-        """Nothing is left to run (or only unhandled errors are): a pause asked by
-        another process keeps the run from ending, as Mistral's paused workflow does
-        not complete until resumed (:mod:`.pause_views`).  A ``fail`` or ``succeed``
-        command still ends it."""
-        if self._failing is not None or self._ended or self.pause_check is None:
-            return False
-        if not self.pause_check(fresh=True):
-            return False
-        self.suspend()
-        return True
 
     # -- task executions ----------------------------------------------------------
 
@@ -439,6 +431,8 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
         for target, message in outcome.get(atoms.STEPS) or []:
             if self._ended or self._failing is not None:
                 break
+            if target in ("fail", "succeed") and self._command_waits(live):
+                break  # applied once resumed (replayed), as Mistral's paused workflow
             if target == "fail":
                 self._failing = FailCommand(str(message))
                 self._failed_name = tex.name

@@ -84,7 +84,7 @@ def _claimed_run(conductor: Any, claim: _Claim, shared: Any, steps: list[Any],
         claim.engine = tf_engine.load(
             linear_flow.Flow("chain").add(*steps), flow_detail=claim.fd, book=book,
             backend=claim.backend, engine="parallel", executor=pool,
-            guard=lambda: conductor._may_start(claim))
+            guard=lambda _names: conductor._may_start(claim))
         claim.engine.atom_notifier.register(
             notifier.Notifier.ANY,
             lambda event, details: conductor._check_claim(claim) if event in _ATOM_ENDS

@@ -202,7 +202,7 @@ def test_held_tasks_a_guard_refuses_never_start_and_end_cancelled() -> None:
     ran: list[str] = []
     answers = [False, True]
     with futures.ThreadPoolExecutor(1) as pool:
-        held = engine.HeldExecutor(pool, guard=lambda: answers.pop(0))
+        held = engine.HeldExecutor(pool, guard=lambda _names: answers.pop(0))
         refused = [held.submit(ran.append, "x"), held.submit(ran.append, "y")]
         done, _ = held.wait_for_any(refused, timeout=5)
         assert set(done) == set(refused) and all(f.cancelled() for f in refused)

@@ -1,0 +1,60 @@
+"""Pauses of :mod:`.state_machine` that an execution's end or engine command meets.
+
+Mistral keeps a paused workflow from completing until it is resumed
+(``Workflow.check_and_complete`` returns while it is paused), and a task that
+completes while its workflow is paused is left unprocessed: its transitions,
+``fail`` and ``succeed`` included, are worked out again and applied when the
+workflow resumes (``Task.complete`` returns before it dispatches them;
+``Workflow.resume`` continues from the unprocessed tasks).  Here a pause is
+pending once the machine was suspended (a pause in this process, a ``pause``
+command, a paused child) or a pause request of another process is read (fresh,
+not trusting a recent "no": :class:`~.pause_requests.PauseCheck`): then
+
+* a run with nothing left to run (or only unhandled errors) stops PAUSED instead
+  of ending;
+* a ``fail`` or ``succeed`` command a completing task execution reaches is not
+  applied: its completion is recorded with the targets it fired, so the resumed
+  execution replays it and applies the command then (it fails, or succeeds).
+
+Split from the machine, whose state these methods read and change.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+
+class Pauses:
+    """The pause handling the :class:`~.state_machine.Machine` inherits."""
+
+    _suspend: threading.Event
+    _failing: BaseException | None
+    _ended: bool
+    pause_check: Any
+
+    def suspend(self) -> None:
+        raise NotImplementedError
+
+    def _pause_pending(self) -> bool:
+        """Whether a pause of the execution is pending (suspended already, or asked
+        by another process: it then suspends)."""
+        if self._suspend.is_set():
+            return True
+        if self.pause_check is None or not self.pause_check(fresh=True):
+            return False
+        self.suspend()
+        return True
+
+    def _command_waits(self, live: bool) -> bool:
+        """A completing task execution reached a ``fail`` or ``succeed`` command:
+        whether it waits for the resume (``live``: it completed now, not replayed)."""
+        return live and self._pause_pending()
+
+    def _pause_asked_at_end(self) -> bool:
+        """Nothing is left to run (or only unhandled errors are): whether a pending
+        pause keeps the run from ending (it then stops PAUSED and ends once resumed).
+        A ``fail`` or ``succeed`` command applied before the pause still ends it."""
+        if self._failing is not None or self._ended:
+            return False
+        return self._pause_pending()
