@@ -14,7 +14,8 @@ routes) gets its 401 as soon as its headers are read, before its body is; a
 connection whose request headers have not all arrived ``[api] header_timeout``
 seconds after it opened (or after the request's first byte) is closed, as is one
 idle for ``[api] channel_timeout``; ``[api] connection_limit`` connections are
-served at once, at most ``[api] connections_per_client`` from one address (a further
+served at once, at most ``[api] connections_per_client`` from one client (an address;
+an IPv6 /64 network: ``[api] client_ipv6_prefix``) (a further
 one is answered 503 and closed as soon as it is accepted, before anything is read
 from it).  Waitress reads requests in its one I/O thread, so none of these
 holds a request thread.
@@ -23,6 +24,7 @@ holds a request thread.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
 import logging
 import sys
@@ -105,18 +107,36 @@ def _discard_received(sock: Any, most: int = 1 << 20) -> None:
         pass
 
 
-def _client_host(addr: Any) -> str | None:
-    """The address a connection comes from (None for a UNIX socket's)."""
-    return str(addr[0]) if isinstance(addr, tuple) and addr else None
+def client_key(addr: Any, ipv6_prefix: int = 64) -> str | None:
+    """Who a connection comes from, as ``[api] connections_per_client`` counts clients
+    (None for a UNIX socket's): an IPv4 address (an IPv4-mapped IPv6 one as the IPv4
+    it maps), the network of an IPv6 address's first ``ipv6_prefix`` bits (``[api]
+    client_ipv6_prefix``: a /64 is one site's, where any address is the holder's to
+    choose).  IPv4 addresses stay one each (127.0.0.2 is another client than
+    127.0.0.1: tests and local proxies use them so)."""
+    if not (isinstance(addr, tuple) and addr):
+        return None
+    host = str(addr[0])
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])  # a link-local zone
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    if isinstance(address, ipaddress.IPv4Address):
+        return str(address)
+    return str(ipaddress.IPv6Network((address, ipv6_prefix), strict=False))
 
 
 def _channel_class(max_upload: int, header_timeout: float, token: bytes | None,
-                   public: Collection[str], per_client: int = 0) -> type:
+                   public: Collection[str], per_client: int = 0,
+                   ipv6_prefix: int = 64) -> type:
     """waitress's channel whose error answers are :class:`JsonError`, that refuses a
     body without the token before reading it, closes a connection whose request
     headers take over ``header_timeout`` seconds to arrive, and answers a connection
-    from an address that already holds ``per_client`` others (0: no limit) with 503
-    as soon as it is accepted, reading nothing from it."""
+    from a client (:func:`client_key`: an address, an IPv6 network of ``ipv6_prefix``
+    bits) that already holds ``per_client`` others (0: no limit) with 503 as soon as
+    it is accepted, reading nothing from it."""
     from waitress.channel import HTTPChannel
     from waitress.parser import HTTPRequestParser
     from waitress.task import ErrorTask
@@ -153,12 +173,12 @@ def _channel_class(max_upload: int, header_timeout: float, token: bytes | None,
             super().__init__(*args, **kwargs)
             #: when the request being read must have its headers (None: not reading one)
             self.headers_due: float | None = self.creation_time + header_timeout
-            self.client_host = _client_host(self.addr)
+            self.client_host = client_key(self.addr, ipv6_prefix)
             if per_client and self.client_host is not None and self._held() > per_client:
                 self._refuse(exceptions.TooManyConnections(per_client))
 
         def _held(self) -> int:
-            """Connections open from this one's address, itself included (waitress
+            """Connections open from this one's client, itself included (waitress
             accepts and closes connections in its one I/O thread, this one)."""
             return sum(1 for other in list(self.server.active_channels.values())
                        if getattr(other, "client_host", None) == self.client_host
@@ -247,7 +267,7 @@ def make_server(client: Client, host: str | None = None, port: int | None = None
             "[api] port.") from exc
     token = conf.api.auth_token.encode() if conf.api.auth_strategy == "token" else None
     channel = _channel_class(max_upload, conf.api.header_timeout, token, public_paths(),
-                             conf.api.connections_per_client)
+                             conf.api.connections_per_client, conf.api.client_ipv6_prefix)
     for listener in {id(s): s for s in [server, *sockets.values()]}.values():
         if hasattr(listener, "channel_class"):
             listener.channel_class = channel
