@@ -189,8 +189,8 @@ class Spelling:
         return found
 
     def _spread(self, plain: str) -> list[Span]:
-        """Pieces of a form in its order covering :data:`COVER` characters and half of it:
-        from the first piece's start to the last one's end."""
+        """Pieces of a form in its order covering :data:`COVER` characters and half of it
+        (two of them random-looking), with the uncounted ones next to them: each piece."""
         pieces: dict[int, list[list[int]]] = {}
         open_: dict[tuple[int, int], list[int]] = {}
         for at in range(len(plain) - PIECE + 1):
