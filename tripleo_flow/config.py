@@ -217,6 +217,12 @@ API_OPTS = [
                "closed, so that one client's idle or half-open connections cannot keep "
                "others out. Behind a proxy every client has the proxy's address: raise it "
                "there. 0 means no limit."),
+    cfg.IntOpt("client_ipv6_prefix", default=64, min=1, max=128,
+               help="IPv6 clients are counted by network for connections_per_client: "
+               "the addresses sharing their first this many bits are one client (a "
+               "/64 is one site's: its holder may use any address in it). IPv4 "
+               "clients are counted by address (an IPv4-mapped IPv6 address as its "
+               "IPv4 one)."),
     cfg.IntOpt("channel_timeout", default=60, min=1,
                help="Seconds an idle connection (no request running, nothing arriving) is "
                "kept open before the server closes it."),

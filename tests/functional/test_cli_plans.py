@@ -151,20 +151,43 @@ def test_parameters_set_file_refuses_hostile_files(run, tmp_path: Path, content:
 
 def test_parameters_set_of_a_huge_file_is_refused_before_any_execution(
         run, tmp_path: Path) -> None:
-    """150,000 parameters (2.4 MB): refused naming [limits] parameters_max_size, exit 2,
+    """90,000 parameters (1.4 MB): refused naming [limits] parameters_max_size, exit 2,
     before an execution is recorded (they failed after tens of seconds naming [limits]
     expression_max_items, their execution recorded)."""
     templates = write_tree(tmp_path / "t", basic_tree())
     run("plan", "create", "overcloud", "--templates", str(templates))
     before = json.loads(run("execution", "list", "-f", "json").stdout)
     path = tmp_path / "params.yaml"
-    path.write_text("parameter_defaults:\n" + "".join(f"  P{i}: {i}\n" for i in range(150_000)))
+    path.write_text("parameter_defaults:\n" + "".join(f"  P{i}: {i}\n" for i in range(90_000)))
     proc = run("parameters", "set", "--plan", "overcloud", "--file", str(path), check=False)
     assert proc.returncode == 2, proc.stderr
     assert "[limits] parameters_max_size" in proc.stderr and "Traceback" not in proc.stderr
     assert json.loads(run("execution", "list", "-f", "json").stdout) == before
     shown = json.loads(run("parameters", "show", "--plan", "overcloud", "-f", "json").stdout)
     assert not any(row["name"] == "P0" for row in shown)
+
+
+def test_300000_parameters_are_counted_before_the_file_is_built(run, tmp_path: Path) -> None:
+    """A parameters file and an environment file of 300,000 parameters (5 MB) are
+    refused at their 100,001st entry, before they are built into values (then refused
+    by size, after most of a minute): exit 2 naming [limits] input_max_items and the
+    line, no execution recorded, the plan unchanged."""
+    templates = write_tree(tmp_path / "t", basic_tree())
+    run("plan", "create", "overcloud", "--templates", str(templates))
+    before = json.loads(run("execution", "list", "-f", "json").stdout)
+    shown = run("parameters", "show", "--plan", "overcloud", "-f", "json").stdout
+    environments = run("plan", "environment", "list", "overcloud", "-f", "json").stdout
+    path = tmp_path / "params.yaml"
+    path.write_text("parameter_defaults:\n" + "".join(f"  P{i}: {i}\n" for i in range(300_000)))
+    for args in (("parameters", "set", "--plan", "overcloud", "--file", str(path)),
+                 ("plan", "environment", "add", "overcloud", str(path))):
+        proc = run(*args, check=False)
+        assert proc.returncode == 2, proc.stderr
+        assert "more than 100000 entries in one mapping or list (line 100002)" in proc.stderr
+        assert "[limits] input_max_items" in proc.stderr and "Traceback" not in proc.stderr
+    assert json.loads(run("execution", "list", "-f", "json").stdout) == before
+    assert run("parameters", "show", "--plan", "overcloud", "-f", "json").stdout == shown
+    assert run("plan", "environment", "list", "overcloud", "-f", "json").stdout == environments
 
 
 def test_export_without_secrets_leaves_out_nested_and_user_environment_secrets(

@@ -273,3 +273,33 @@ def test_an_execution_names_the_input_or_environment_past_the_limit() -> None:
                                ({"a": 1}, {"e": [1, 2, 3]}, "The environment of workflow 'w'")):
         with pytest.raises(exceptions.InvalidInput, match=named):
             validation.check_inputs("w", inputs, env, limit=2)
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    ("a: 1\nb: 2\nc: 3\nd: 4\n", 4),                              # a mapping of 4
+    ("- 1\n- 2\n- 3\n- 4\n", 4),                                  # a list of 4
+    ("top:\n  x: [1, 2, 3, 4]\n", 2),                             # nested, flow style
+    ("p: {a: 1, b: 2, c: {d: 1}, e: 5}\n", 1),                    # a mapping value counts one
+    ("- [1, 2]\n- [3]\n- {a: 1}\n- x\n", 4),
+])
+def test_yaml_with_too_many_entries_is_refused_before_it_is_built(text: str, line: int) -> None:
+    with pytest.raises(exceptions.InvalidInput) as caught:
+        validation.check_yaml_entries(text, 3, "File 'p.yaml'")
+    message = str(caught.value)
+    assert message.startswith("File 'p.yaml' holds more than 3 entries")
+    assert f"(line {line})" in message and "[limits] input_max_items" in message
+
+
+@pytest.mark.parametrize("text", [
+    "a: 1\nb: 2\nc: 3\n", "- 1\n- 2\n- 3\n", "a: [1, 2, 3]\nb: {c: 1, d: 2, e: 3}\nf: 1\n",
+    "a: &x [1, 2, 3]\nb: *x\nc: *x\n",   # aliases count once where they stand
+    "{unclosed: [1, 2", "", "just text",  # not the count's business: the parser's
+])
+def test_yaml_within_the_entries_limit_passes(text: str) -> None:
+    validation.check_yaml_entries(text, 3, "File 'p.yaml'")
+
+
+def test_300000_parameters_are_refused_at_the_first_entry_past_the_limit() -> None:
+    text = "parameter_defaults:\n" + "".join(f"  P{i}: {i}\n" for i in range(300_000))
+    with pytest.raises(exceptions.InvalidInput, match=r"\(line 100002\)"):
+        validation.check_yaml_entries(text.encode(), validation.INPUT_MAX_ITEMS, "File 'p'")

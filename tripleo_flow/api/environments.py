@@ -38,7 +38,8 @@ class EnvironmentsMixin:
         JSON values are passed through (they are checked when stored)."""
         conf = self.context.conf
         limits = {"max_nodes": conf.limits.yaml_max_nodes,
-                  "max_depth": conf.limits.yaml_max_depth} if conf is not None else {}
+                  "max_depth": conf.limits.yaml_max_depth,
+                  "max_items": conf.limits.input_max_items} if conf is not None else {}
         result = []
         for env in environments:
             if isinstance(env, Mapping):

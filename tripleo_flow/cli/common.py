@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import planenv
+from tripleo_flow.core import planenv, validation
 
 if TYPE_CHECKING:
     from tripleo_flow.api import Client
@@ -30,7 +30,8 @@ def read_yaml_file(path: str, limits: Any = None) -> Any:
     """Load a YAML file given on the command line, with a one-line error.
 
     :param limits: the ``[limits]`` group of the configuration (its defaults when None).
-    :raises InvalidInput: unreadable, binary, not YAML, or over a YAML limit.
+    :raises InvalidInput: unreadable, binary, not YAML, or over a YAML limit (a
+        mapping or list of over ``input_max_items`` entries refused before it is built).
     """
     try:
         with open(path, "rb") as handle:
@@ -40,6 +41,8 @@ def read_yaml_file(path: str, limits: Any = None) -> Any:
     if b"\0" in data:
         raise exceptions.InvalidInput(
             f"File {path!r} is binary, not a YAML text file. Give a YAML file.")
+    validation.check_yaml_entries(data, validation.INPUT_MAX_ITEMS if limits is None
+                                  else limits.input_max_items, f"File {path!r}")
     try:
         return planenv.load_yaml(data, path, **yaml_limits(limits))
     except exceptions.InvalidTemplate as exc:

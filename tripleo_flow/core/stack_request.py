@@ -168,3 +168,21 @@ def check_against_last(request: Mapping[str, Any],
     gone = [heatfiles.object_name(p) for p in last_env.get("environment_files") or []]
     return [f"Environment {p} was used by the last deployment and is not used now."
             for p in gone if p not in now_names]
+
+
+def request_secrets(request: Mapping[str, Any]) -> set[str]:
+    """The secret values a stack (or validate) request sends Heat: the passwords and
+    secret-named parameters of its environment files, its environment and its
+    parameters: all a template can make Heat's errors quote."""
+    files = request.get("files") or {}
+    sources = [files.get(url) for url in request.get("environment_files") or []]
+    sources += [request.get("environment"), {"parameters": request.get("parameters")}]
+    found: set[str] = set()
+    for source in sources:
+        if isinstance(source, (str, bytes)):
+            try:
+                source = planenv.load_yaml(source, "environment")
+            except exceptions.TripleoFlowError:
+                continue  # Heat refuses it before any template runs
+        found |= secrets.environment_secrets(source)
+    return found

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.core import validation
 from tripleo_flow.core.planenv import DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES, load_yaml
 
 #: Where a plan keeps its user environments.
@@ -154,11 +155,14 @@ def _load_mapping(data: bytes, source: str, path: str, what: str, max_nodes: int
 
 def gather(name: str, read: Callable[[str], bytes | None], source: str = "",
            max_nodes: int = DEFAULT_MAX_NODES,
-           max_depth: int = DEFAULT_MAX_DEPTH) -> EnvironmentFile:
+           max_depth: int = DEFAULT_MAX_DEPTH,
+           max_items: int | None = None) -> EnvironmentFile:
     """Read the environment ``name`` and every file it references through ``read``
     (a path relative to the environment's directory -> its bytes, None when absent).
 
     :param source: how to name the environment in errors (default ``name``).
+    :param max_items: most entries of one of its mappings or lists (``[limits]
+        input_max_items``: InvalidInput before it is built; None: not counted).
     :raises InvalidTemplate: for bad YAML, an environment that is not a mapping or
         holds a key no environment has, a missing file, or a reference that is
         absolute, a URL or outside the environment's directory.
@@ -167,6 +171,8 @@ def gather(name: str, read: Callable[[str], bytes | None], source: str = "",
     data = read(name)
     if data is None:
         raise exceptions.InvalidTemplate(source, "the file does not exist.")
+    if max_items is not None:
+        validation.check_yaml_entries(data, max_items, f"Environment {source!r}")
     env = _load_mapping(data, source, source, "an environment", max_nodes, max_depth)
     unknown = sorted(str(k) for k in env if k not in ENVIRONMENT_KEYS)
     if unknown:

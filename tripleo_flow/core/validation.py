@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
+import yaml
+
 from tripleo_flow import exceptions
 from tripleo_flow.core import planenv
 
@@ -94,6 +96,42 @@ def check_items(value: object, limit: int, what: str) -> None:
 
 #: The default of ``[limits] input_max_items``.
 INPUT_MAX_ITEMS = 100_000
+
+
+def check_yaml_entries(text: str | bytes, limit: int, what: str) -> None:
+    """Refuse YAML ``text`` with a mapping or list of over ``limit`` entries
+    (``[limits] input_max_items``) before it is built: its parser's events are
+    counted as they come and counting stops at the first entry past the limit (a
+    file of 300,000 parameters took most of a minute to build before it was
+    refused).  Text that does not parse is left to the parser that reports it.
+
+    :param what: what ``text`` is, starting the message ("File 'params.yaml'").
+    :raises InvalidInput: naming the line, the limit and its option.
+    """
+    loader = (getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader)(text)
+    counts: list[int] = []  # nodes in each open collection (a mapping's are 2 an entry)
+    mappings: list[bool] = []
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, yaml.NodeEvent) and counts:
+                counts[-1] += 1
+                if counts[-1] > limit * (2 if mappings[-1] else 1):
+                    line = event.start_mark.line + 1 if event.start_mark else 0
+                    raise exceptions.InvalidInput(
+                        f"{what} holds more than {limit} entries in one mapping or list "
+                        f"(line {line}) ([limits] input_max_items). Send fewer at a time, "
+                        "or raise [limits] input_max_items in the configuration.")
+            if isinstance(event, yaml.CollectionStartEvent):
+                counts.append(0)
+                mappings.append(isinstance(event, yaml.MappingStartEvent))
+            elif isinstance(event, yaml.CollectionEndEvent) and counts:
+                counts.pop()
+                mappings.pop()
+    except yaml.YAMLError:
+        return  # the parser says what is wrong with it
+    finally:
+        loader.dispose()
 
 
 def check_inputs(workflow: str, inputs: Mapping[str, object], env: object,

@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tripleo_flow import config, exceptions
-from tripleo_flow.core import jsonvalues, planenv, secrets
+from tripleo_flow.core import jsonvalues, planenv, secrets, validation
 
 #: Outcome key set by a task whose action declares its result secret.
 SECRET_RESULT = "secret_result"
@@ -256,11 +256,15 @@ def config_secrets(conf: Any) -> set[str]:
 
 def environment_file_secrets(inputs: Mapping[str, Any],
                              max_nodes: int = planenv.DEFAULT_MAX_NODES,
-                             max_depth: int = planenv.DEFAULT_MAX_DEPTH) -> set[str]:
+                             max_depth: int = planenv.DEFAULT_MAX_DEPTH,
+                             max_items: int | None = None) -> set[str]:
     """The secret values in the environment files an execution's inputs carry as text
     (``user_environments``: ``[{"name", "files": {path: text}}]``), so the record of
     that text is masked as the plan's own secrets are.  A file that does not parse
-    (within the YAML limits) holds none: the action refuses it."""
+    (within the YAML limits) holds none: the action refuses it.
+
+    :raises InvalidInput: a file with a mapping or list of over ``max_items`` entries
+        (``[limits] input_max_items``), before it is built: the execution is refused."""
     found: set[str] = set()
     environments = inputs.get("user_environments")
     for env in environments if isinstance(environments, list) else ():
@@ -268,6 +272,8 @@ def environment_file_secrets(inputs: Mapping[str, Any],
         for path, text in files.items() if isinstance(files, Mapping) else ():
             if not isinstance(text, str):
                 continue
+            if max_items is not None:
+                validation.check_yaml_entries(text, max_items, f"Environment file {path!r}")
             try:
                 parsed = planenv.load_yaml(text, str(path), max_nodes=max_nodes,
                                            max_depth=max_depth)

@@ -167,7 +167,8 @@ class Runner:
         if target is not None:
             compiler._selection(workflow, target, compiler._preds(workflow))
         yaml_limits = {} if limit is None else {"max_nodes": limit("yaml_max_nodes"),
-                                                "max_depth": limit("yaml_max_depth")}
+                                                "max_depth": limit("yaml_max_depth"),
+                                                "max_items": limit("input_max_items")}
         # Before the record is written: secrets in environment files given as text, and
         # those of the plan (its first record is then masked as its later ones are).
         self.store.backend.redactor.learn(

@@ -13,10 +13,12 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.core.spelled import Spelling
+from tripleo_flow.core.stack_request import request_secrets
 
 LOG = logging.getLogger(__name__)
 
@@ -42,12 +44,58 @@ def _timed_out(error: exceptions.HeatError) -> bool:
     return isinstance(cause, TimeoutError)
 
 
-class HeatClient:
-    """Calls one Heat endpoint (``http://host:port/v1/<tenant>``); no I/O until used."""
+#: Reasons masked once are remembered (an event stream repeats them), up to this many.
+_MASKED_KEPT = 4096
 
-    def __init__(self, endpoint: str, timeout: float = 60.0) -> None:
+
+class HeatClient:
+    """Calls one Heat endpoint (``http://host:port/v1/<tenant>``); no I/O until used.
+
+    The texts Heat writes that a template controls (its refusals, the reasons of a
+    stack, of its resources and events) come back with the secrets this client sent
+    it (``secrets``, and those of each stack request it sent) masked however a
+    template spelled them (:class:`~tripleo_flow.core.spelled.Spelling`)."""
+
+    def __init__(self, endpoint: str, timeout: float = 60.0,
+                 secrets: Iterable[str] = ()) -> None:
         self.endpoint = endpoint.rstrip("/")
         self.timeout = timeout
+        self._secrets = set(secrets)
+        self._sent: list[dict[str, Any]] = []  # requests whose secrets are not read yet
+        self._spelling: Spelling | None = None
+        self._masked: dict[str, str] = {}
+
+    def _sending(self, body: dict[str, Any]) -> None:
+        """Heat is sent ``body``: its errors may quote the secrets it holds."""
+        self._sent.append(body)
+        self._spelling = None
+
+    def mask(self, texts: list[str]) -> list[str]:
+        """``texts`` Heat wrote, with the secrets it was sent masked (looked at together:
+        pieces spread over several of them count together)."""
+        if self._spelling is None:
+            for body in self._sent:
+                self._secrets |= request_secrets(body)
+            self._sent.clear()
+            self._spelling = Spelling.of(self._secrets)
+            self._masked.clear()
+        return self._spelling.mask_all(texts) if self._spelling else texts
+
+    def _mask_one(self, text: Any) -> Any:
+        """A reason Heat wrote, masked (remembered: events repeat the same ones)."""
+        if not isinstance(text, str) or not text:
+            return text
+        if self._spelling is not None and text in self._masked:
+            return self._masked[text]
+        masked = self.mask([text])[0]
+        if len(self._masked) >= _MASKED_KEPT:
+            self._masked.clear()
+        self._masked[text] = masked
+        return masked
+
+    def _masked_reasons(self, items: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+        return [{**item, key: self._mask_one(item[key])} if item.get(key) else item
+                for item in items]
 
     def _call(self, method: str, path: str, body: Any = None,
               missing_ok: bool = False) -> Any:
@@ -62,8 +110,9 @@ class HeatClient:
             if exc.code == 404 and missing_ok:
                 return None
             detail = exc.read().decode(errors="replace")[:2000]
+            explained = self.mask([_explain(detail)])[0]
             raise exceptions.HeatError(
-                f"Heat refused {method} {path}: HTTP {exc.code} {_explain(detail)}") from exc
+                f"Heat refused {method} {path}: HTTP {exc.code} {explained}") from exc
         except (urllib.error.URLError, OSError) as exc:
             raise exceptions.HeatError(
                 f"Heat at {self.endpoint} does not answer ({exc});",
@@ -85,13 +134,16 @@ class HeatClient:
         """The whole stack ``name`` of id ``stack_id`` (outputs resolved), or None."""
         found = self._call("GET", f"/stacks/{urllib.parse.quote(name)}/{stack_id}",
                            missing_ok=True)
-        return None if found is None else dict(found["stack"])
+        return None if found is None else self._masked_reasons(
+            [dict(found["stack"])], "stack_status_reason")[0]
 
     def create_stack(self, body: dict[str, Any]) -> str:
         """Create a stack; return its id."""
+        self._sending(body)
         return str(self._call("POST", "/stacks", body)["stack"]["id"])
 
     def update_stack(self, name: str, stack_id: str, body: dict[str, Any]) -> None:
+        self._sending(body)
         update = {k: v for k, v in body.items() if k != "stack_name"}
         self._call("PUT", f"/stacks/{urllib.parse.quote(name)}/{stack_id}", update)
 
@@ -105,7 +157,8 @@ class HeatClient:
         """The stack list's entry of the stack called ``name`` (id and status), or None."""
         query = urllib.parse.urlencode({"stack_name": name})
         listed = self._call("GET", f"/stacks?{query}")["stacks"]
-        return dict(listed[0]) if listed else None
+        return self._masked_reasons([dict(listed[0])], "stack_status_reason")[0] \
+            if listed else None
 
     def wait(self, name: str, progress: Progress | None = None, interval: float = 2.0,
              timeout: float = 3600.0, poll: float = 0.5) -> dict[str, Any]:
@@ -180,21 +233,24 @@ class HeatClient:
                           name, attempt, attempts, exc)
                 time.sleep(delay)
                 delay = min(delay * 2, LISTING_MAX_DELAY)
-        return list(found["resources"])
+        return self._masked_reasons(list(found["resources"]), "resource_status_reason")
 
     def events(self, name: str, stack_id: str, nested_depth: int = 5) -> list[dict[str, Any]]:
         """The stack's events, nested stacks' included, oldest first."""
         query = urllib.parse.urlencode({"nested_depth": nested_depth, "sort_dir": "asc"})
         found = self._call("GET", f"/stacks/{urllib.parse.quote(name)}/{stack_id}/events?{query}")
-        return list(found["events"])
+        return self._masked_reasons(list(found["events"]), "resource_status_reason")
 
     def failed_resources(self, name: str, stack_id: str) -> list[dict[str, str]]:
         """Each FAILED resource (nested ones included) with its reason."""
-        return [{"resource": r["resource_name"], "type": r.get("resource_type", ""),
-                 "status": r["resource_status"], "reason": r.get("resource_status_reason", ""),
-                 "stack": r.get("stack_name", name)}
-                for r in self.resources(name, stack_id)
-                if str(r.get("resource_status", "")).endswith("FAILED")]
+        failed = [{"resource": r["resource_name"], "type": r.get("resource_type", ""),
+                   "status": r["resource_status"], "reason": r.get("resource_status_reason", ""),
+                   "stack": r.get("stack_name", name)}
+                  for r in self.resources(name, stack_id)
+                  if str(r.get("resource_status", "")).endswith("FAILED")]
+        # each reason is masked; together, pieces spread over several of them count
+        reasons = self.mask([str(f["reason"] or "") for f in failed])
+        return [{**f, "reason": reason} for f, reason in zip(failed, reasons, strict=True)]
 
     def outputs(self, name: str) -> dict[str, Any]:
         stack = self.find_stack(name)

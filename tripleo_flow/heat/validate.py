@@ -8,6 +8,8 @@ import urllib.request
 from typing import Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.core.spelled import Spelling
+from tripleo_flow.core.stack_request import request_secrets
 
 
 def _heat_message(body: bytes) -> str:
@@ -40,7 +42,8 @@ def validate_template(endpoint: str, request: dict[str, Any], template_name: str
             answer = json.loads(resp.read())
     except urllib.error.HTTPError as exc:
         body = exc.read()
-        message = _heat_message(body)
+        # a template can make Heat's message spell a secret the request holds
+        message = Spelling.of(request_secrets(request)).mask(_heat_message(body))
         if exc.code == 400:
             raise exceptions.InvalidTemplate(
                 template_name, f"Heat rejected the plan: {message}") from exc

@@ -19,9 +19,11 @@ answers both in the API's JSON error shape.
 from __future__ import annotations
 
 import hmac
+import io
 import ipaddress
 import json
 import logging
+import sys
 from collections.abc import Callable, Iterable
 from http import HTTPStatus
 from typing import Any
@@ -183,11 +185,16 @@ def wrap_keystone(app: Callable[..., Any], conf: Any,
 
 
 _REACHED = "tripleo_flow.auth_passed"
+#: Set in the environ of :meth:`KeystoneAuth.check_token`'s request: it goes no further.
+_CHECK_ONLY = "tripleo_flow.token_check"
 
 
 def _mark_reached(app: Callable[..., Any]) -> Callable[..., Any]:
     def reached(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
         environ[_REACHED] = True
+        if environ.get(_CHECK_ONLY):
+            start_response("204 No Content", [])
+            return []
         return app(environ, start_response)
     return reached
 
@@ -201,6 +208,32 @@ class KeystoneAuth:
         self._app = app
         self._protected = protected
         self._public = frozenset(public)
+
+    def check_token(self, token: str) -> bool | None:
+        """Whether Keystone accepts ``token`` (None: it could not be asked), as auth_token
+        decides it for a request: what the server asks before reading a request's body
+        (:mod:`tripleo_flow.http.server`)."""
+        environ = {"REQUEST_METHOD": "GET", "PATH_INFO": "/", "SCRIPT_NAME": "",
+                   "QUERY_STRING": "", "SERVER_NAME": "localhost", "SERVER_PORT": "80",
+                   "SERVER_PROTOCOL": "HTTP/1.1", "wsgi.url_scheme": "http",
+                   "wsgi.input": io.BytesIO(), "wsgi.errors": sys.stderr,
+                   "HTTP_X_AUTH_TOKEN": token, _CHECK_ONLY: True}
+        statuses: list[str] = []
+
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            statuses.append(status)
+            return lambda data: None
+
+        try:
+            result = self._protected(environ, start)
+            if hasattr(result, "close"):
+                result.close()
+        except Exception as exc:  # noqa: BLE001 - auth_token's: the app will say it
+            LOG.debug("Cannot check a token with Keystone before its body: %s", exc)
+            return None
+        if environ.get(_REACHED):
+            return True
+        return False if statuses and statuses[0].startswith("401") else None
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
         path = environ.get("PATH_INFO", "").rstrip("/") or "/"  # as falcon routes it

@@ -10,11 +10,14 @@ error shape and, for 413, the application's message.
 
 Nobody may hold the server without a token: with ``[api] auth_strategy = token``
 a request with a body and a wrong or missing ``X-Auth-Token`` (outside the public
-routes) gets its 401 as soon as its headers are read, before its body is; a
+routes) gets its 401 as soon as its headers are read, before its body is (with
+``keystone``, a missing one; a present one is checked with Keystone in a thread,
+the body left unread until Keystone accepted it); a
 connection whose request headers have not all arrived ``[api] header_timeout``
 seconds after it opened (or after the request's first byte) is closed, as is one
 idle for ``[api] channel_timeout``; ``[api] connection_limit`` connections are
-served at once, at most ``[api] connections_per_client`` from one address (a further
+served at once, at most ``[api] connections_per_client`` from one client (an address;
+an IPv6 /64 network: ``[api] client_ipv6_prefix``) (a further
 one is answered 503 and closed as soon as it is accepted, before anything is read
 from it).  Waitress reads requests in its one I/O thread, so none of these
 holds a request thread.
@@ -22,12 +25,14 @@ holds a request thread.
 
 from __future__ import annotations
 
+import concurrent.futures
 import hmac
+import ipaddress
 import json
 import logging
 import sys
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
@@ -72,11 +77,15 @@ class _Unauthorized(Exception):
         self.body = f"Send a valid token in the {auth.TOKEN_HEADER} header."
 
 
+def _public(path: str, public: Collection[str]) -> bool:
+    return path.rstrip("/") in public or path in public
+
+
 def _token_refused(headers: dict[str, str], path: str, token: bytes | None,
                    public: Collection[str]) -> bool:
     """Whether a request to ``path`` with waitress's ``headers`` lacks ``token`` (None:
     not checked here, as with Keystone tokens)."""
-    if token is None or path.rstrip("/") in public or path in public:
+    if token is None or _public(path, public):
         return False
     given = headers.get("X_AUTH_TOKEN", "").encode("latin-1")
     return not hmac.compare_digest(given, token)
@@ -105,18 +114,48 @@ def _discard_received(sock: Any, most: int = 1 << 20) -> None:
         pass
 
 
-def _client_host(addr: Any) -> str | None:
-    """The address a connection comes from (None for a UNIX socket's)."""
-    return str(addr[0]) if isinstance(addr, tuple) and addr else None
+def client_key(addr: Any, ipv6_prefix: int = 64) -> str | None:
+    """Who a connection comes from, as ``[api] connections_per_client`` counts clients
+    (None for a UNIX socket's): an IPv4 address (an IPv4-mapped IPv6 one as the IPv4
+    it maps), the network of an IPv6 address's first ``ipv6_prefix`` bits (``[api]
+    client_ipv6_prefix``: a /64 is one site's, where any address is the holder's to
+    choose).  IPv4 addresses stay one each (127.0.0.2 is another client than
+    127.0.0.1: tests and local proxies use them so)."""
+    if not (isinstance(addr, tuple) and addr):
+        return None
+    host = str(addr[0])
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])  # a link-local zone
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    if isinstance(address, ipaddress.IPv4Address):
+        return str(address)
+    return str(ipaddress.IPv6Network((address, ipv6_prefix), strict=False))
+
+
+#: Keystone tokens checked at once before their requests' bodies are read (each check
+#: holds one of these threads, not the I/O thread; the others wait their turn).
+TOKEN_CHECKS = 4
 
 
 def _channel_class(max_upload: int, header_timeout: float, token: bytes | None,
-                   public: Collection[str], per_client: int = 0) -> type:
+                   public: Collection[str], per_client: int = 0,
+                   ipv6_prefix: int = 64,
+                   check_token: Callable[[str], bool | None] | None = None) -> type:
     """waitress's channel whose error answers are :class:`JsonError`, that refuses a
     body without the token before reading it, closes a connection whose request
     headers take over ``header_timeout`` seconds to arrive, and answers a connection
-    from an address that already holds ``per_client`` others (0: no limit) with 503
-    as soon as it is accepted, reading nothing from it."""
+    from a client (:func:`client_key`: an address, an IPv6 network of ``ipv6_prefix``
+    bits) that already holds ``per_client`` others (0: no limit) with 503 as soon as
+    it is accepted, reading nothing from it.
+
+    With ``check_token`` (Keystone's: true for a valid token, false for one it refuses,
+    None when it cannot tell), a body without a token is refused as soon as the headers
+    are read, and the body of a request with one is not read further until
+    ``check_token`` (run in a thread, the I/O thread goes on) accepted it: refused, the
+    request gets its 401 and the connection closes."""
     from waitress.channel import HTTPChannel
     from waitress.parser import HTTPRequestParser
     from waitress.task import ErrorTask
@@ -134,13 +173,29 @@ def _channel_class(max_upload: int, header_timeout: float, token: bytes | None,
             self.request.error = JsonError(code, reason, errors.kind_of(code), message)
             super().execute()
 
+    checks = (concurrent.futures.ThreadPoolExecutor(TOKEN_CHECKS, "token-check")
+              if check_token is not None else None)
+
     class TokenFirstParser(HTTPRequestParser):  # type: ignore[misc]
+        #: a Keystone token the body waits for (checked by the channel)
+        token_to_check: str | None = None
+
         def parse_header(self, header_plus: bytes) -> None:
             super().parse_header(header_plus)
-            if self.body_rcv is not None and _token_refused(self.headers, self.path, token,
-                                                            public):
-                self.error = _Unauthorized()
-                self.completed = True  # the body is never read: the connection closes
+            if self.body_rcv is None:
+                return
+            if _token_refused(self.headers, self.path, token, public):
+                self._refuse()
+            elif check_token is not None and not _public(self.path, public):
+                given = self.headers.get("X_AUTH_TOKEN", "")
+                if not given:
+                    self._refuse()
+                else:
+                    self.token_to_check = given
+
+        def _refuse(self) -> None:
+            self.error = _Unauthorized()
+            self.completed = True  # the body is never read: the connection closes
 
     class JsonErrorChannel(HTTPChannel):  # type: ignore[misc]
         error_task_class = JsonErrorTask
@@ -148,17 +203,20 @@ def _channel_class(max_upload: int, header_timeout: float, token: bytes | None,
 
         #: answered :class:`~tripleo_flow.exceptions.TooManyConnections`, closing
         refused = False
+        request: Any  # waitress's: the request being read (None: none)
+        #: the check of the token of the request being read (its body waits for it)
+        token_check: concurrent.futures.Future[bool | None] | None = None
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             #: when the request being read must have its headers (None: not reading one)
             self.headers_due: float | None = self.creation_time + header_timeout
-            self.client_host = _client_host(self.addr)
+            self.client_host = client_key(self.addr, ipv6_prefix)
             if per_client and self.client_host is not None and self._held() > per_client:
                 self._refuse(exceptions.TooManyConnections(per_client))
 
         def _held(self) -> int:
-            """Connections open from this one's address, itself included (waitress
+            """Connections open from this one's client, itself included (waitress
             accepts and closes connections in its one I/O thread, this one)."""
             return sum(1 for other in list(self.server.active_channels.values())
                        if getattr(other, "client_host", None) == self.client_host
@@ -182,14 +240,41 @@ def _channel_class(max_upload: int, header_timeout: float, token: bytes | None,
 
         def received(self, data: bytes) -> bool:
             result: bool = super().received(data)
-            partial = self.request
+            partial: Any = self.request
             if partial is None or partial.headers_finished:
                 self.headers_due = None
             elif self.headers_due is None:
                 self.headers_due = time.time() + header_timeout
+            given = getattr(partial, "token_to_check", None)
+            if given and checks is not None and check_token is not None:
+                partial.token_to_check = None  # a body still to come: wait for its check
+                self.token_check = checks.submit(check_token, given)
+                self.token_check.add_done_callback(lambda _: self.server.pull_trigger())
             return result
 
+        def _token_checked(self) -> bool:
+            """Whether the body being read may be read on (its token's check done)."""
+            check = self.token_check
+            if check is None:
+                return True
+            if not check.done():
+                return False
+            self.token_check = None
+            if check.exception() is None and check.result() is False:
+                with self.requests_lock:
+                    request: Any = self.request
+                    self.request = None
+                    if request is not None:
+                        request.error = _Unauthorized()
+                        request.completed = True
+                        self.requests.append(request)
+                        if len(self.requests) == 1:
+                            self.server.add_task(self)
+            return True
+
         def readable(self) -> bool:
+            if not self._token_checked():
+                return False
             # waitress asks before each poll of its I/O loop (at least every second)
             if (header_timeout and self.headers_due is not None and not self.requests
                     and time.time() > self.headers_due):
@@ -247,7 +332,8 @@ def make_server(client: Client, host: str | None = None, port: int | None = None
             "[api] port.") from exc
     token = conf.api.auth_token.encode() if conf.api.auth_strategy == "token" else None
     channel = _channel_class(max_upload, conf.api.header_timeout, token, public_paths(),
-                             conf.api.connections_per_client)
+                             conf.api.connections_per_client, conf.api.client_ipv6_prefix,
+                             getattr(app, "check_token", None))
     for listener in {id(s): s for s in [server, *sockets.values()]}.values():
         if hasattr(listener, "channel_class"):
             listener.channel_class = channel

@@ -183,7 +183,8 @@ def write_tarball(files: dict[str, bytes], fileobj: io.BufferedIOBase | io.Bytes
 
 
 def read_environment_file(path: str | os.PathLike[str], max_nodes: int = DEFAULT_MAX_NODES,
-                          max_depth: int = DEFAULT_MAX_DEPTH) -> userenvs.EnvironmentFile:
+                          max_depth: int = DEFAULT_MAX_DEPTH,
+                          max_items: int | None = None) -> userenvs.EnvironmentFile:
     """Read an environment file from disk with the files it references
     (:func:`~tripleo_flow.core.userenvs.gather`); a link may not lead out of the
     environment's directory.
@@ -209,4 +210,4 @@ def read_environment_file(path: str | os.PathLike[str], max_nodes: int = DEFAULT
         except (OSError, RuntimeError):
             return None
 
-    return userenvs.gather(env_path.name, read, str(path), max_nodes, max_depth)
+    return userenvs.gather(env_path.name, read, str(path), max_nodes, max_depth, max_items)

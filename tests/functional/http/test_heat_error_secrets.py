@@ -35,6 +35,19 @@ AT_VALIDATION = LEAK + SPELLED % '.join(" ")' + "\n"
 #: At create: the reversed password reaches the property only once Spelled exists.
 AT_CREATE = ("\n  Spelled:\n    type: OS::Heat::Value\n    properties:\n      value: "
              + SPELLED % '.reverse().join(",")' + LEAK + "{get_attr: [Spelled, value]}\n")
+#: No run of the password's characters in a row: each one followed by a digit.
+WITH_A_FILLER = LEAK + SPELLED % '.join("0")' + "\n"
+#: Chunks of 4 characters, each after its index (the run a record's masking looks
+#: for is 10 characters long).
+CHUNKS = LEAK + ("{yaql: {expression: 'let(p => $.data) -> range(0, $p.len(), 4).select("
+                 "concat(str($), $p.substring($, 4))).join(\"\")', "
+                 "data: {get_param: AdminPassword}}}\n")
+#: What Heat quotes of the password for each attack (None: its forms in _forms).
+SPELLINGS = {
+    "filler": lambda password: "0".join(password),
+    "chunks": lambda password: "".join(f"{i}{password[i:i + 4]}"
+                                       for i in range(0, len(password), 4)),
+}
 
 
 def _forms(secret: str) -> list[str]:
@@ -81,9 +94,12 @@ def _answers(api: Api, name: str, execution_id: str, messages: list) -> str:
     return json.dumps(messages) + "".join(answer.text for answer in answers)
 
 
-@pytest.mark.parametrize("resources", [AT_VALIDATION, AT_CREATE], ids=["validation", "create"])
+@pytest.mark.parametrize("resources, spelling", [
+    (AT_VALIDATION, None), (AT_CREATE, None),
+    (WITH_A_FILLER, "filler"), (CHUNKS, "chunks"),
+], ids=["validation", "create", "validation-filler", "validation-chunks"])
 def test_heat_cannot_be_made_to_spell_a_password(api: Api, tmp_path: Path,
-                                                 resources: str) -> None:
+                                                 resources: str, spelling: str | None) -> None:
     use_native_heat(api)
     execution_id, messages, password = _deploy(api, tmp_path, "leak", resources)
     try:
@@ -91,9 +107,13 @@ def test_heat_cannot_be_made_to_spell_a_password(api: Api, tmp_path: Path,
         status = api("GET", "/v1/plans/leak/deployment").json()
         assert status["deployment_status"] == "DEPLOY_FAILED"
         plain = _plain(text)
-        for form in _forms(password):
+        forms = _forms(password)
+        if spelling is not None:
+            forms.append(SPELLINGS[spelling](password))
+        for form in forms:
             assert form not in text and _plain(form) not in plain, form[:4]
         assert "<secret>" in text  # the error was there, masked
+        assert "is not an integer" in text  # and the rest of Heat's message
     finally:
         api.client.kill_heat(str(api.client.data_dir / "work" / "leak"))
 

@@ -5,6 +5,7 @@ configuration file, as a user would)."""
 from __future__ import annotations
 
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -242,3 +243,51 @@ def test_a_token_server_has_no_login(api: Api) -> None:
                   json={"username": "u", "password": "p", "project": "x"})
     assert refused.status_code == 400
     assert "X-Auth-Token" in refused.json()["error"]["message"]
+
+
+def _upload_head(length: int, token: str | None) -> bytes:
+    """The start of a ``POST /v1/uploads`` announcing ``length`` bytes: its headers (with
+    ``token``) and 1000 bytes of the body, the rest never sent."""
+    head = (b"POST /v1/uploads HTTP/1.1\r\nHost: x\r\nContent-Type: application/gzip\r\n"
+            b"Content-Length: %d\r\n" % length)
+    if token is not None:
+        head += b"X-Auth-Token: %s\r\n" % token.encode()
+    return head + b"\r\n" + b"x" * 1000
+
+
+def _answer(api: Api, data: bytes) -> bytes:
+    """What the server answers to ``data``, the rest of the body never coming (a server
+    that waits for it answers nothing: the read times out)."""
+    port = int(api.url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as conn:
+        conn.sendall(data)
+        answer = b""
+        try:
+            while b"\r\n\r\n" not in answer or not answer.endswith(b"}"):
+                chunk = conn.recv(65536)
+                if not chunk:
+                    break
+                answer += chunk
+        except TimeoutError:
+            pytest.fail(f"No answer before the body was sent (got {answer[:200]!r}) to "
+                        f"{data[:400]!r}")
+    return answer
+
+
+def test_a_body_without_a_valid_keystone_token_is_refused_before_it_is_read(
+        keystone_api: Api, keystone: Keystone) -> None:
+    """100 MB announced, 1000 bytes sent: no token, a token Keystone never issued and a
+    truncated real one are each refused 401 at once (the server checked the token with
+    Keystone before reading the body); nothing is stored; a valid token still uploads."""
+    length = 100 << 20
+    for token in (None, "not-a-token", keystone.token(keystone.operator)[:-8]):
+        answer = _answer(keystone_api, _upload_head(length, token))
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 401"), (token and token[:8], answer[:300])
+        assert b'"kind": "unauthorized"' in body and b"X-Auth-Token" in body
+    uploads = Path(keystone_api.client.data_dir) / "uploads"
+    assert not uploads.exists() or not any(uploads.iterdir())
+    valid = {"X-Auth-Token": keystone.token(keystone.operator),
+             "Content-Type": "application/gzip"}
+    assert keystone_api("POST", "/v1/uploads", data=b"x" * 10, headers=valid).status_code \
+        == 201
