@@ -206,6 +206,9 @@ API_OPTS = [
                "(POST /v1/backups) is encrypted with; a shorter one, or none, is refused "
                "(400): a backup holds every password of the cloud, and only an encrypted "
                "one may leave the server."),
+    cfg.IntOpt("max_stored_backups", default=10, min=1,
+               help="Most backups the server keeps (POST /v1/backups); one more is refused "
+               "(409) until one is deleted: each holds the whole data directory."),
     cfg.IntOpt("connection_limit", default=500, min=1,
                help="Most connections the HTTP API keeps open at once (idle, still sending "
                "their request, or streaming events); further ones wait until one closes. "

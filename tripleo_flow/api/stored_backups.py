@@ -72,6 +72,11 @@ class StoredBackupsMixin:
             raise exceptions.InvalidInput(
                 f"The passphrase is too short: a backup's passphrase has at least {least} "
                 "characters ([api] backup_passphrase_min_length).")
+        kept = len(self._backup_ids())
+        if kept >= self.conf.api.max_stored_backups:
+            raise exceptions.Conflict(
+                f"The server keeps {kept} backups already, the most it may keep ([api] "
+                "max_stored_backups): download and delete one first.")
         backup_id = uuid.uuid4().hex
         made = self._write_backup(self.backups_dir / f"{backup_id}{SUFFIX}", passphrase)
         made.pop("path", None)
@@ -89,19 +94,22 @@ class StoredBackupsMixin:
     def list_backups(self) -> list[dict[str, Any]]:
         """The backups kept on the server (``id``, ``created``, ``size``,
         ``encrypted``), newest first."""
+        found = []
+        for backup_id in self._backup_ids():
+            try:
+                found.append(self._describe(backup_id))
+            except exceptions.NotFound:  # deleted meanwhile
+                continue
+        return sorted(found, key=lambda b: (b["created"], b["id"]), reverse=True)
+
+    def _backup_ids(self) -> list[str]:
+        """The ids of the backups in :attr:`backups_dir` (other files left out)."""
         try:
             names = os.listdir(self.backups_dir)
         except FileNotFoundError:
             return []
-        found = []
-        for name in names:
-            backup_id = name[:-len(SUFFIX)]
-            if name.endswith(SUFFIX) and BACKUP_ID.match(backup_id):
-                try:
-                    found.append(self._describe(backup_id))
-                except exceptions.NotFound:  # deleted meanwhile
-                    continue
-        return sorted(found, key=lambda b: (b["created"], b["id"]), reverse=True)
+        return [name[:-len(SUFFIX)] for name in names
+                if name.endswith(SUFFIX) and BACKUP_ID.match(name[:-len(SUFFIX)])]
 
     def open_backup(self, backup_id: str) -> tuple[BinaryIO, dict[str, Any]]:
         """The archive of backup ``backup_id``, open for reading from its start, and its

@@ -257,7 +257,8 @@ ROUTES: list[Route] = [
         "post": Operation(
             "Back up everything tripleo-flow keeps (as backup create) into a new backup "
             "kept on the server, encrypted with the passphrase (required: at least [api] "
-            "backup_passphrase_min_length characters); refused while a workflow runs",
+            "backup_passphrase_min_length characters); refused while a workflow runs, "
+            "and once [api] max_stored_backups are kept",
             status=201, response=BACKUP, tags=TAGS_BACKUPS,
             body={"type": "object", "required": ["passphrase"],
                   "properties": {"passphrase": {"type": "string", "minLength": 1,

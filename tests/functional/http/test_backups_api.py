@@ -187,6 +187,15 @@ def test_refusals_change_nothing(source: Api, tmp_path: Path) -> None:
             assert answer.status_code in (404, 405), (bad, answer.text)
     assert [b["id"] for b in source("GET", "/v1/backups").json()] == [made["id"]]
 
+    # One backup more than [api] max_stored_backups: 409, nothing written.
+    source.client.conf.set_override("max_stored_backups", 1, group="api")
+    try:
+        over = source("POST", "/v1/backups", json={"passphrase": PASSPHRASE})
+    finally:
+        source.client.conf.clear_override("max_stored_backups", group="api")
+    assert over.status_code == 409 and "max_stored_backups" in over.text, over.text
+    assert sorted(os.listdir(source.client.backups_dir)) == [f"{made['id']}.tfbackup"]
+
     # Restores that must be refused; the data directory is left as it was.
     upload_id = upload(source, sealed)
     message = refused(source, {"upload": upload_id, "passphrase": PASSPHRASE}, 409,
