@@ -19,7 +19,8 @@ The session waits for the lane at its end, prints its summary (its failures in f
 fails when the lane failed or did not run every test of the files it claimed.
 
 ``TRIPLEO_FLOW_TEST_SECOND_LANE=0`` keeps every test in the session; ``=now`` starts the
-lane at once even without background deployments (to try the lane itself).
+lane at once even without background deployments (to try the lane itself);
+``TRIPLEO_FLOW_TEST_SECOND_LANE_JUNIT=FILE`` keeps the lane's JUnit report there.
 """
 
 from __future__ import annotations
@@ -268,4 +269,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             shown = True  # the closing count line ("2211 passed in ...")
         if shown:
             write(line)
+    keep = os.environ.get("TRIPLEO_FLOW_TEST_SECOND_LANE_JUNIT")  # for timing a run
+    if keep and (base / "junit.xml").exists():
+        shutil.copyfile(base / "junit.xml", keep)
     shutil.rmtree(base, ignore_errors=True)
