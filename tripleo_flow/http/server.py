@@ -155,7 +155,9 @@ def _channel_class(max_upload: int, header_timeout: float, token: bytes | None,
     None when it cannot tell), a body without a token is refused as soon as the headers
     are read, and the body of a request with one is not read further until
     ``check_token`` (run in a thread, the I/O thread goes on) accepted it: refused, the
-    request gets its 401 and the connection closes."""
+    request gets its 401 and the connection closes.  A client that asks ``Expect:
+    100-continue`` is invited to send its body only once its token is accepted (never
+    for a refused one), so it need not send a body that is refused."""
     from waitress.channel import HTTPChannel
     from waitress.parser import HTTPRequestParser
     from waitress.task import ErrorTask
@@ -179,6 +181,8 @@ def _channel_class(max_upload: int, header_timeout: float, token: bytes | None,
     class TokenFirstParser(HTTPRequestParser):  # type: ignore[misc]
         #: a Keystone token the body waits for (checked by the channel)
         token_to_check: str | None = None
+        #: ``Expect: 100-continue`` answered only once the token is accepted
+        continue_held = False
 
         def parse_header(self, header_plus: bytes) -> None:
             super().parse_header(header_plus)
@@ -192,9 +196,12 @@ def _channel_class(max_upload: int, header_timeout: float, token: bytes | None,
                     self._refuse()
                 else:
                     self.token_to_check = given
+                    # waitress would invite the body at once: not before the check
+                    self.continue_held, self.expect_continue = self.expect_continue, False
 
         def _refuse(self) -> None:
             self.error = _Unauthorized()
+            self.expect_continue = False  # never invite a body that is refused
             self.completed = True  # the body is never read: the connection closes
 
     class JsonErrorChannel(HTTPChannel):  # type: ignore[misc]
@@ -260,9 +267,9 @@ def _channel_class(max_upload: int, header_timeout: float, token: bytes | None,
             if not check.done():
                 return False
             self.token_check = None
-            if check.exception() is None and check.result() is False:
-                with self.requests_lock:
-                    request: Any = self.request
+            with self.requests_lock:
+                request: Any = self.request
+                if check.exception() is None and check.result() is False:
                     self.request = None
                     if request is not None:
                         request.error = _Unauthorized()
@@ -270,6 +277,12 @@ def _channel_class(max_upload: int, header_timeout: float, token: bytes | None,
                         self.requests.append(request)
                         if len(self.requests) == 1:
                             self.server.add_task(self)
+                elif request is not None and request.continue_held:
+                    # accepted (or Keystone could not tell: auth_token decides): the
+                    # client may send its body now, after any answers still owed
+                    request.continue_held, request.expect_continue = False, True
+                    if not self.requests and not self.sent_continue:
+                        self.send_continue()
             return True
 
         def readable(self) -> bool:

@@ -291,3 +291,61 @@ def test_a_body_without_a_valid_keystone_token_is_refused_before_it_is_read(
              "Content-Type": "application/gzip"}
     assert keystone_api("POST", "/v1/uploads", data=b"x" * 10, headers=valid).status_code \
         == 201
+
+
+def _first_answer(api: Api, head: bytes, body: bytes) -> tuple[bytes, bytes]:
+    """Send ``head`` (headers asking ``Expect: 100-continue``) and wait for the first
+    answer line; send ``body`` only when that is an invitation. Returns the first answer
+    and what followed the body (b"" when no body was sent)."""
+    port = int(api.url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as conn:
+        conn.sendall(head)
+        first = b""
+        while b"\r\n\r\n" not in first:
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            first += chunk
+        if not first.startswith(b"HTTP/1.1 100"):
+            return first, b""
+        conn.sendall(body)
+        rest = b""
+        while b"\r\n\r\n" not in rest or not rest.endswith(b"}"):
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            rest += chunk
+    return first, rest
+
+
+def _expecting_head(length: int, token: str | None) -> bytes:
+    head = (b"POST /v1/uploads HTTP/1.1\r\nHost: x\r\nContent-Type: application/gzip\r\n"
+            b"Expect: 100-continue\r\nContent-Length: %d\r\n" % length)
+    if token is not None:
+        head += b"X-Auth-Token: %s\r\n" % token.encode()
+    return head + b"\r\n"
+
+
+def test_a_client_that_expects_100_continue_is_invited_only_with_an_accepted_token(
+        keystone_api: Api, keystone: Keystone) -> None:
+    """``Expect: 100-continue``: no token, a token Keystone never issued and a truncated
+    real one get their 401 as the first answer, never an invitation to send the body;
+    a valid token gets ``100 Continue`` once Keystone accepted it, and its upload is
+    stored."""
+    for token in (None, "not-a-token", keystone.token(keystone.operator)[:-8]):
+        first, _ = _first_answer(keystone_api, _expecting_head(10, token), b"x" * 10)
+        assert first.startswith(b"HTTP/1.1 401"), (token and token[:8], first[:200])
+    first, rest = _first_answer(
+        keystone_api, _expecting_head(10, keystone.token(keystone.operator)), b"x" * 10)
+    assert first.startswith(b"HTTP/1.1 100 Continue"), first[:200]
+    assert rest.startswith(b"HTTP/1.1 201"), rest[:300]
+    uploads = Path(keystone_api.client.data_dir) / "uploads"
+    assert len(list(uploads.iterdir())) == 1
+
+
+def test_the_token_server_never_invites_a_body_with_the_wrong_token(api: Api) -> None:
+    first, _ = _first_answer(api, _expecting_head(10, "wrong"), b"x" * 10)
+    assert first.startswith(b"HTTP/1.1 401"), first[:200]
+    first, rest = _first_answer(api, _expecting_head(10, api.token), b"x" * 10)
+    assert first.startswith(b"HTTP/1.1 100 Continue"), first[:200]
+    assert rest.startswith(b"HTTP/1.1 201"), rest[:300]
