@@ -197,7 +197,9 @@ def _channel_class(max_upload: int, header_timeout: float, token: bytes | None,
                 else:
                     self.token_to_check = given
                     # waitress would invite the body at once: not before the check
-                    self.continue_held, self.expect_continue = self.expect_continue, False
+                    asked: bool = bool(getattr(self, "expect_continue", False))
+                    self.continue_held = asked
+                    self.expect_continue = False
 
         def _refuse(self) -> None:
             self.error = _Unauthorized()
