@@ -5,14 +5,17 @@ it), an IPv4-mapped IPv6 address is the IPv4 one (issue 29)."""
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from waitress.adjustments import Adjustments
 
-from tripleo_flow.http.server import _channel_class, client_key
+from tripleo_flow.http.server import TokenChecks, _channel_class, client_key
 
 
 @pytest.mark.parametrize("host, prefix, key", [
@@ -74,3 +77,35 @@ def test_a_wider_prefix_groups_more(sockets: list[socket.socket]) -> None:
     server = SimpleNamespace(active_channels={})
     assert not _connect(channel, server, "2001:db8:1:2::1", sockets)
     assert _connect(channel, server, "2001:db8:1:3::1", sockets)  # the same /48
+
+
+def test_a_token_check_that_never_returns_does_not_hold_the_exit(tmp_path: Path) -> None:
+    """Keystone hung: a check blocked for good must not keep the server's process from
+    exiting once it is told to stop (a ThreadPoolExecutor's worker would be joined at
+    exit, for ever)."""
+    script = tmp_path / "hung.py"
+    script.write_text(
+        "import threading\n"
+        "from tripleo_flow.http.server import TokenChecks\n"
+        "never = threading.Event()\n"
+        "checks = TokenChecks(lambda token: never.wait())\n"
+        "futures = [checks.submit(f'token-{n}') for n in range(6)]\n"
+        "print('submitted', sum(not f.done() for f in futures), flush=True)\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0 and done.stdout.strip() == "submitted 6", done.stderr
+
+
+def test_token_checks_answer_with_the_checks_result_or_its_error() -> None:
+    def check(token: str) -> bool | None:
+        if token == "boom":
+            raise RuntimeError("keystone said no route")
+        return {"good": True, "bad": False}.get(token)
+
+    checks = TokenChecks(check, workers=2)
+    futures = {t: checks.submit(t) for t in ("good", "bad", "unknown", "boom")}
+    assert futures["good"].result(timeout=60) is True
+    assert futures["bad"].result(timeout=60) is False
+    assert futures["unknown"].result(timeout=60) is None
+    with pytest.raises(RuntimeError, match="no route"):
+        futures["boom"].result(timeout=60)

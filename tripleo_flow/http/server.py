@@ -30,7 +30,9 @@ import hmac
 import ipaddress
 import json
 import logging
+import queue
 import sys
+import threading
 import time
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
@@ -140,6 +142,40 @@ def client_key(addr: Any, ipv6_prefix: int = 64) -> str | None:
 TOKEN_CHECKS = 4
 
 
+class TokenChecks:
+    """Token checks (``check``) run at most ``workers`` at once, in daemon threads: a
+    Keystone that never answers holds its check, never the process's exit (the threads
+    of a ``ThreadPoolExecutor`` are joined when the interpreter exits)."""
+
+    def __init__(self, check: Callable[[str], bool | None], workers: int = TOKEN_CHECKS) -> None:
+        self._check = check
+        self._workers = workers
+        self._started = 0
+        self._jobs: queue.SimpleQueue[tuple[str, concurrent.futures.Future[bool | None]]] = \
+            queue.SimpleQueue()
+        self._lock = threading.Lock()
+
+    def submit(self, token: str) -> concurrent.futures.Future[bool | None]:
+        future: concurrent.futures.Future[bool | None] = concurrent.futures.Future()
+        self._jobs.put((token, future))
+        with self._lock:
+            if self._started < self._workers:
+                self._started += 1
+                threading.Thread(target=self._work, name=f"token-check-{self._started}",
+                                 daemon=True).start()
+        return future
+
+    def _work(self) -> None:
+        while True:
+            token, future = self._jobs.get()
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(self._check(token))
+            except BaseException as exc:  # noqa: BLE001 - the channel reads it
+                future.set_exception(exc)
+
+
 def _channel_class(max_upload: int, header_timeout: float, token: bytes | None,
                    public: Collection[str], per_client: int = 0,
                    ipv6_prefix: int = 64,
@@ -175,8 +211,7 @@ def _channel_class(max_upload: int, header_timeout: float, token: bytes | None,
             self.request.error = JsonError(code, reason, errors.kind_of(code), message)
             super().execute()
 
-    checks = (concurrent.futures.ThreadPoolExecutor(TOKEN_CHECKS, "token-check")
-              if check_token is not None else None)
+    checks = TokenChecks(check_token) if check_token is not None else None
 
     class TokenFirstParser(HTTPRequestParser):  # type: ignore[misc]
         #: a Keystone token the body waits for (checked by the channel)
@@ -255,9 +290,9 @@ def _channel_class(max_upload: int, header_timeout: float, token: bytes | None,
             elif self.headers_due is None:
                 self.headers_due = time.time() + header_timeout
             given = getattr(partial, "token_to_check", None)
-            if given and checks is not None and check_token is not None:
+            if given and checks is not None:
                 partial.token_to_check = None  # a body still to come: wait for its check
-                self.token_check = checks.submit(check_token, given)
+                self.token_check = checks.submit(given)
                 self.token_check.add_done_callback(lambda _: self.server.pull_trigger())
             return result
 
