@@ -3,7 +3,8 @@
 #   .venv            tripleo-flow (editable) with its test tools
 #   .venv-swift      a real Swift server for the tests and the benchmark (with
 #                    keystonemiddleware, for the proxy that authenticates with Keystone)
-# The tests' Keystone has a virtualenv of its own: tools/setup-keystone.sh.
+# The tests' Keystone has a virtualenv of its own: tools/setup-keystone.sh; .venv-swift is
+# made by tools/setup-swift.sh.
 # Usage: tools/bootstrap.sh [--tests]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,12 +20,7 @@ fi
 if [ "$want_tests" = 1 ]; then
     .venv/bin/pip install -q -e '.[redis,zookeeper,podman,openstack,ansible,keystone,gui-tests,javascript]' \
         -r test-requirements.txt
-    if [ ! -x .venv-swift/bin/swift-proxy-server ]; then
-        "$PYTHON" -m venv .venv-swift
-        .venv-swift/bin/pip install -q swift==2.38.3 python-swiftclient
-    fi
-    # Apart, so an existing .venv-swift gets it too (~5 s).
-    if ! .venv-swift/bin/python -c 'import keystonemiddleware.auth_token' 2>/dev/null; then
-        .venv-swift/bin/pip install -q keystonemiddleware
-    fi
+    # SWIFT=later: the caller builds .venv-swift itself (tools/run-tests.sh, at the same
+    # time as the services' virtualenvs).
+    [ "${SWIFT:-now}" = later ] || bash tools/setup-swift.sh
 fi

@@ -9,26 +9,44 @@ start=$(date +%s)
 step() { printf '\n== %s (+%ss)\n' "$*" "$(( $(date +%s) - start ))"; }
 
 # chromium: the GUI's browser tests (Playwright drives it; never `playwright install`).
-# openssh-server: std.ssh's tests start their own sshd on loopback.
-APT_PACKAGES=(redis-server zookeeper tmux git libvirt-dev pkg-config gcc chromium openssh-server)
+# openssh-server: std.ssh's tests start their own sshd on loopback.  The second line is
+# tools/setup-heat.sh's (MariaDB, RabbitMQ, podman, the image tools), installed by the
+# same apt-get so that one update and one dpkg run serve both (setup-heat.sh then finds
+# them present).
+APT_PACKAGES=(redis-server zookeeper tmux git libvirt-dev pkg-config gcc chromium openssh-server
+              mariadb-server mariadb-client rabbitmq-server podman runc mmdebstrap uidmap)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
+logs=$(mktemp -d)
+apt_pid=""
 if [ "${#missing[@]}" -gt 0 ]; then
-    step "apt-get install ${missing[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # Debian's packages and tripleo-flow's own virtualenv (PyPI only) do not depend on
+    # each other: apt-get runs while bootstrap.sh builds .venv.
+    step "apt-get install ${missing[*]} in the background (log in $logs/apt.log)"
+    (
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    ) > "$logs/apt.log" 2>&1 &
+    apt_pid=$!
+fi
+
+step "virtualenv .venv (tools/bootstrap.sh --tests)"
+SWIFT=later bash tools/bootstrap.sh --tests
+if [ -n "$apt_pid" ]; then
+    if ! wait "$apt_pid"; then
+        echo "== apt-get install failed; its output:" >&2
+        tail -n 40 "$logs/apt.log" >&2
+        exit 1
+    fi
+    step "Debian packages installed"
 fi
 # Services are started by the tests themselves, as private children on 127.0.0.1.
 systemctl disable --now redis-server zookeeper ssh >/dev/null 2>&1 || true
-
-step "virtualenvs"
-bash tools/bootstrap.sh --tests
 export TRIPLEO_FLOW_SWIFT_BIN="$PWD/.venv-swift/bin"
 
-# The service virtualenvs do not depend on each other (nor use apt): they are built at
+# The service virtualenvs (and .venv-swift) do not depend on each other: they are built at
 # the same time, each logging to its own file, while Heat's set-up (apt, its virtualenv,
 # images) runs in the foreground.
 export TRIPLEO_FLOW_KEYSTONE_VENV=${TRIPLEO_FLOW_KEYSTONE_VENV:-$HOME/.local/share/tripleo-flow/keystone-venv}
@@ -37,8 +55,8 @@ export TRIPLEO_FLOW_ANSIBLE_VENV=${TRIPLEO_FLOW_ANSIBLE_VENV:-$HOME/.local/share
 export TRIPLEO_FLOW_VALIDATIONS_VENV=${TRIPLEO_FLOW_VALIDATIONS_VENV:-$HOME/.local/share/tripleo-flow/validations-venv}
 export TRIPLEO_FLOW_TRIPLEO_COMMON_VENVS=${TRIPLEO_FLOW_TRIPLEO_COMMON_VENVS:-$HOME/.local/share/tripleo-flow/tripleo-common}
 export TRIPLEO_FLOW_HEAT_VENV=${TRIPLEO_FLOW_HEAT_VENV:-$HOME/.local/share/tripleo-flow/heat-venv}
-logs=$(mktemp -d)
 declare -A setups=(
+    [swift]=tools/setup-swift.sh
     [keystone]=tools/setup-keystone.sh [ironic]=tools/setup-ironic.sh
     [ansible]=tools/setup-ansible.sh [validations]=tools/setup-validations.sh
     [tripleo-common]=tools/setup-tripleo-common.sh)
