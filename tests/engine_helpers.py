@@ -23,11 +23,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from taskflow import task
 from taskflow.types import failure
 
 from tripleo_flow import config, exceptions
 from tripleo_flow.actions import std
-from tripleo_flow.actions.base import Action, ActionContext, Rerun
+from tripleo_flow.actions.base import Action, ActionContext, Rerun, reverter
 from tripleo_flow.actions.parameters import UpdateParameters
 from tripleo_flow.actions.registry import ActionRegistry
 from tripleo_flow.api.completions import CompletionsMixin
@@ -48,6 +49,31 @@ def until(what: str, check: Callable[[], Any], timeout: float = 60) -> Any:
             return found
         time.sleep(0.05)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+class ActionTask(task.Task):  # type: ignore[misc]
+    """A TaskFlow task running one action, for tests composing actions by hand (to see
+    them revert after a later task fails): its inputs are the action's ``execute``
+    parameters, its revert the action's (none: it undoes nothing), as the workflow
+    engine's atom calls them.
+
+    :param provides: the name its result is stored under (none: not stored)
+    """
+
+    def __init__(self, action: Action, provides: str | None = None, **kwargs: Any) -> None:
+        self.action = action
+        # TaskFlow maps (and calls) the bound methods of the action itself.
+        self.execute = action.execute
+        self.revert = reverter(action) or _undoes_nothing
+        super().__init__(name=kwargs.pop("name", type(action).__name__), provides=provides,
+                         **kwargs)
+
+    def execute(self, *args: Any, **kwargs: Any) -> Any:  # replaced by the action's
+        raise NotImplementedError
+
+
+def _undoes_nothing(*_args: Any, **_kwargs: Any) -> None:
+    """The revert of an action that defines none."""
 
 
 def run_linear(flow: Any, inputs: dict[str, Any]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ import yaml
 from taskflow import task
 from taskflow.patterns import linear_flow
 
+from tests.engine_helpers import ActionTask
 from tests.engine_helpers import run_linear as run_flow
 from tests.fixtures_plans import snapshot
 from tests.plan_trees import basic_tree, write_tree
@@ -146,7 +147,7 @@ def test_update_undo_record_names_a_version_and_holds_no_password(
             raise RuntimeError("boom")
 
     newer = write_tree(tmp_path / "newer", basic_tree() | {"environments/x.yaml": "a: 2\n"})
-    flow = linear_flow.Flow("t").add(UpdatePlan(client.context), Boom())
+    flow = linear_flow.Flow("t").add(ActionTask(UpdatePlan(client.context)), Boom())
     with pytest.raises(RuntimeError, match="boom"):
         run_flow(flow, {"plan": "overcloud", "templates": str(newer)})
     assert snapshot(client.store, "overcloud") == before

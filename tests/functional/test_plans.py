@@ -179,6 +179,7 @@ def test_parameter_change_reverts_when_a_later_task_fails(client: Client, templa
     from taskflow import task
     from taskflow.patterns import linear_flow
 
+    from tests.engine_helpers import ActionTask
     from tests.engine_helpers import run_linear as run_flow
     from tripleo_flow.actions.parameters import UpdateParameters
 
@@ -189,7 +190,7 @@ def test_parameter_change_reverts_when_a_later_task_fails(client: Client, templa
     client.create_plan("overcloud", templates)
     client.set_parameters("overcloud", {"Keep": 1, "Change": "old"})
     before = snapshot(client.store, "overcloud")[PLAN_ENV]
-    flow = linear_flow.Flow("t").add(UpdateParameters(client.context), Boom())
+    flow = linear_flow.Flow("t").add(ActionTask(UpdateParameters(client.context)), Boom())
     with pytest.raises(RuntimeError, match="boom"):
         run_flow(flow, {"plan": "overcloud", "parameters": {"Change": "new", "Added": 2},
                         "key": "parameter_defaults"})
@@ -332,6 +333,7 @@ def test_rotation_reverts_from_the_stored_version_and_persists_no_secret(
     from taskflow import task
     from taskflow.patterns import linear_flow
 
+    from tests.engine_helpers import ActionTask
     from tests.engine_helpers import run_linear as run_flow
     from tripleo_flow.actions.passwords import RotatePasswords
 
@@ -342,7 +344,7 @@ def test_rotation_reverts_from_the_stored_version_and_persists_no_secret(
     client.create_plan("overcloud", templates)
     client.set_parameters("overcloud", {"Keep": 1})   # a writer's change before the rotation
     before = client.get_passwords("overcloud")
-    flow = linear_flow.Flow("t").add(RotatePasswords(client.context), Boom())
+    flow = linear_flow.Flow("t").add(ActionTask(RotatePasswords(client.context)), Boom())
     with pytest.raises(RuntimeError, match="boom"):
         run_flow(flow, {"plan": "overcloud", "rotate": None, "do_not_rotate": None})
     assert client.get_passwords("overcloud") == before
@@ -372,7 +374,9 @@ def test_secret_parameter_and_restore_revert_from_stored_versions(
     from taskflow import task
     from taskflow.patterns import linear_flow
 
+    from tests.engine_helpers import ActionTask
     from tests.engine_helpers import run_linear as run_flow
+    from tripleo_flow.actions.base import Action
     from tripleo_flow.actions.parameters import ResetParameters, UpdateParameters
     from tripleo_flow.actions.plan_versions import RestorePlan
 
@@ -386,11 +390,11 @@ def test_secret_parameter_and_restore_revert_from_stored_versions(
         def execute(self, record: Any) -> None:
             undo.append(record)
 
-    def fails(action: task.Task, inputs: dict[str, Any]) -> None:
-        keep = Keep(rebind={"record": type(action).default_provides})
+    def fails(action: Action, inputs: dict[str, Any]) -> None:
+        flow = linear_flow.Flow("t").add(ActionTask(action, provides="record"), Keep(),
+                                         Boom())
         with pytest.raises(RuntimeError, match="boom"):
-            run_flow(linear_flow.Flow("t").add(action, keep, Boom()), {"plan": "overcloud",
-                                                                       **inputs})
+            run_flow(flow, {"plan": "overcloud", **inputs})
 
     client.create_plan("overcloud", templates)
     client.set_parameters("overcloud", {"DbSecret": "old-secret-0a1b2c", "Count": 1})

@@ -11,6 +11,7 @@ import pytest
 from taskflow import engines, task
 from taskflow.patterns import linear_flow
 
+from tests.engine_helpers import ActionTask
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import ActionContext
 from tripleo_flow.actions.deploy_outputs import WriteConfigDownload
@@ -38,7 +39,8 @@ def context(tmp_path: Path) -> ActionContext:
 
 
 def _run(context: ActionContext, work: Path, fail: bool) -> dict[str, Any]:
-    flow = linear_flow.Flow("t").add(WriteConfigDownload(context))
+    flow = linear_flow.Flow("t").add(ActionTask(WriteConfigDownload(context),
+                                                provides="config_download"))
     if fail:
         flow.add(Boom())
     engine = engines.load(flow, store={"plan": "oc", "work_dir": str(work),

@@ -74,7 +74,7 @@ def test_crashed_deploy_is_shown_and_a_new_deploy_is_allowed(
     assert status["process"].endswith("(gone)") and "pid " in status["process"]
     assert "deploy again" in status["message"]
 
-    StartDeployment(client.context).run(plan="oc", work_dir=str(work), heat_type="native")
+    StartDeployment(client.context).execute(plan="oc", work_dir=str(work), heat_type="native")
     record = PlanRepository(client.store).deployment_status("oc")
     assert record is not None and record["owner"]["pid"] == os.getpid()
     status = client.deployment_status("oc")
@@ -82,7 +82,7 @@ def test_crashed_deploy_is_shown_and_a_new_deploy_is_allowed(
 
     # Now this live process owns it: another deployment is refused, naming it.
     with pytest.raises(exceptions.DeploymentRunning) as refused:
-        StartDeployment(client.context).run(plan="oc", work_dir=str(work), heat_type="native")
+        StartDeployment(client.context).execute(plan="oc", work_dir=str(work), heat_type="native")
     assert f"pid {os.getpid()}" in str(refused.value)
     assert "deployment status --plan oc" in str(refused.value)
 
@@ -93,7 +93,7 @@ def test_deploying_record_of_another_host_still_blocks(client: Client, tmp_path:
                                       "owner": {"host": "elsewhere", "pid": 1, "started": 1}})
     assert client.deployment_status("oc")["process"] == "pid 1 on elsewhere (unknown)"
     with pytest.raises(exceptions.DeploymentRunning, match="pid 1 on elsewhere"):
-        StartDeployment(client.context).run(plan="oc", work_dir=str(tmp_path / "w"),
+        StartDeployment(client.context).execute(plan="oc", work_dir=str(tmp_path / "w"),
                                             heat_type="native")
 
 
@@ -107,12 +107,12 @@ def test_a_deploy_naming_no_heat_type_uses_the_one_its_work_dir_was_deployed_wit
     work = str(tmp_path / "work")
     repo.set_deployment_status("oc", {"deployment_status": "DEPLOY_SUCCESS", "message": "",
                                       "work_dir": work, "heat_type": "processes"})
-    started = StartDeployment(client.context).run(plan="oc", work_dir=work, heat_type=None)
+    started = StartDeployment(client.context).execute(plan="oc", work_dir=work, heat_type=None)
     assert started["heat_type"] == "processes"
     assert (repo.deployment_status("oc") or {})["heat_type"] == "processes"
 
     repo.set_deployment_status("oc", {"deployment_status": "DEPLOY_SUCCESS", "message": "",
                                       "work_dir": work, "heat_type": "processes"})
-    elsewhere = StartDeployment(client.context).run(plan="oc", work_dir=work + "-other",
+    elsewhere = StartDeployment(client.context).execute(plan="oc", work_dir=work + "-other",
                                                     heat_type=None)
     assert elsewhere["heat_type"] == client.conf.heat.heat_type

@@ -12,6 +12,7 @@ import yaml
 from taskflow import engines
 from taskflow.patterns import linear_flow
 
+from tests.engine_helpers import ActionTask
 from tests.unit.test_deploy_actions import OUTPUTS
 from tripleo_flow import config, exceptions
 from tripleo_flow.actions.base import ActionContext
@@ -31,7 +32,7 @@ def _render(tmp_path: Path, conf_values: dict[str, str], inputs: dict[str, Any]
     context = ActionContext(store=LocalStore(tmp_path / "plans"),
                             locks=PlanLocks(f"file://{tmp_path / 'locks'}", 5), conf=conf)
     work = tmp_path / "work"
-    flow = linear_flow.Flow("t").add(WriteConfigDownload(context))
+    flow = linear_flow.Flow("t").add(ActionTask(WriteConfigDownload(context)))
     engines.load(flow, store={"plan": "oc", "work_dir": str(work), "stack_outputs": OUTPUTS,
                               **inputs}).run()
     project = work / "config-download"

@@ -23,7 +23,7 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.paths import InputPath, WorkDir
-from tripleo_flow.core import ansible, crashpoints, names, planenv, run_options, scale, update
+from tripleo_flow.core import ansible, crashpoints, planenv, run_options, scale, update
 from tripleo_flow.core import config_download as layout
 from tripleo_flow.core.inventory import EXCLUDED
 from tripleo_flow.workspace import files as private_files
@@ -96,10 +96,13 @@ class RunAnsible(Action):
     does (:func:`~tripleo_flow.core.ansible.deploy_settings`: SSH options, become, forks,
     fact gathering and cache, the tripleo_dense output; ``opendev-validation`` skipped,
     excluded hosts left out); fail with its output's tail (with ``ignore_unreachable``,
-    unreachable hosts alone do not fail it, as tripleoclient's scale-down run)."""
+    unreachable hosts alone do not fail it, as tripleoclient's scale-down run).
+
+    No revert: what the playbook changed on the hosts cannot be undone here (its
+    output stays in ansible.log for debugging).
+    """
 
     rerun = Rerun.CALLER
-    default_provides = names.ANSIBLE_RUN
     #: Whether the workflow reverts its completed tasks after a failed run (a deploy
     #: does; a lifecycle run has nothing before it to revert).
     failure_reverts = True
@@ -174,10 +177,6 @@ class RunAnsible(Action):
                                            reverted=self.failure_reverts)
         return {"playbook": playbook, "log": str(log), "returncode": returncode,
                 "command": command, "forks": env["ANSIBLE_FORKS"]}
-
-    def revert(self, *args: Any, **kwargs: Any) -> None:
-        """Nothing: what the playbook changed on the hosts cannot be undone here (its
-        output stays in ansible.log for debugging)."""
 
 
 

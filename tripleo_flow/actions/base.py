@@ -1,11 +1,19 @@
-"""The base of every action: a narrow TaskFlow task with a description.
+"""The base of every action: a plain class with ``execute`` and, when it undoes, ``revert``.
+
+As Mistral's ``mistral_lib`` action, an action is a plain object a workflow task
+runs: it is built with its context, :meth:`execute` does the one thing it does
+and returns its result.  It is no TaskFlow atom: the workflow engine's own atom
+(:mod:`tripleo_flow.flows.action_atom`) evaluates the task's inputs, calls
+:meth:`execute`, keeps the result and, when the workflow fails, calls ``revert``.
 
 An action is registered under the stevedore namespace ``tripleo_flow.actions``
-as ``<area>.<verb>``.  Its inputs are the parameters of :meth:`execute` (typed;
-TaskFlow derives ``requires`` from them); its one-line description is the first
-line of the class docstring.  Every action that changes something implements
-:meth:`revert` to undo exactly what :meth:`execute` did, using the persisted
-result, and is safe to run twice.
+as ``<area>.<verb>``.  Its inputs are the parameters of :meth:`execute` (typed);
+its one-line description is the first line of the class docstring.  An action
+whose change can be undone defines ``revert(result, **inputs)``, which undoes
+exactly what :meth:`execute` did, using the persisted result, and is safe to run
+twice; an action that changes nothing, or whose change cannot be undone, defines
+none (:meth:`Action.has_revert` is then false, and a task running it may drop its
+result with ``keep-result: false``).
 
 Actions reach the outside world only through the
 :class:`~tripleo_flow.actions.context.ActionContext` they are built with; they
@@ -20,13 +28,10 @@ import inspect
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from taskflow import task
-
-# The context lives in its own module (no TaskFlow there); its names stay importable here.
+# The context lives in its own module; its names stay importable here.
 from tripleo_flow.actions.context import ActionContext as ActionContext
 from tripleo_flow.actions.context import ExecutionInfo as ExecutionInfo
 from tripleo_flow.actions.context import UndoJournal as UndoJournal
-from tripleo_flow.core.signatures import CachedSignatures
 
 
 class Rerun(enum.Enum):
@@ -53,13 +58,11 @@ class Rerun(enum.Enum):
     CALLER = "caller"
 
 
-class Action(CachedSignatures, task.Task):  # type: ignore[misc]
+class Action:
     """Base class of tripleo-flow actions."""
 
     #: Entry point name (``plan.create``); filled by the registry when loaded.
     action_name: ClassVar[str] = ""
-    #: Name of the value the action provides when it is used in a flow.
-    default_provides: ClassVar[str | None] = None
     #: True when the result is secret (passwords): the executions database keeps it
     #: masked (:mod:`tripleo_flow.flows.redaction`), the running workflow can still
     #: publish it.  Such an action only reads, so running it again is harmless.
@@ -83,10 +86,13 @@ class Action(CachedSignatures, task.Task):  # type: ignore[misc]
     #: (:mod:`tripleo_flow.flows.async_actions`).
     asynchronous: ClassVar[bool] = False
 
-    def __init__(self, context: ActionContext, name: str | None = None, **kwargs: Any) -> None:
-        kwargs.setdefault("provides", self.default_provides)
-        super().__init__(name=name or self.action_name or type(self).__name__, **kwargs)
+    def __init__(self, context: ActionContext) -> None:
         self.context = context
+
+    def execute(self, *args: Any, **kwargs: Any) -> Any:
+        """Do what the action does with its inputs (the parameters a subclass declares)
+        and return its result."""
+        raise NotImplementedError(f"{type(self).__name__} does not define execute()")
 
     @classmethod
     def description(cls) -> str:
@@ -110,18 +116,19 @@ class Action(CachedSignatures, task.Task):  # type: ignore[misc]
 
     @classmethod
     def has_revert(cls) -> bool:
-        """True when the action undoes something: a class below Action defines revert."""
-        return any("revert" in vars(c) for c in cls.__mro__
-                   if c is not Action and isinstance(c, type) and issubclass(c, Action))
-
-    def run(self, **inputs: Any) -> Any:
-        """Execute the action outside a flow (for a direct action call)."""
-        return self.execute(**inputs)
+        """True when the action undoes something: it defines ``revert``."""
+        return callable(getattr(cls, "revert", None))
 
     def completed(self, output: Any) -> Any:
         """The result of an :attr:`asynchronous` action whose client completed it with
         ``output`` (an ad-hoc action reshapes it with its ``output``)."""
         return output
+
+
+def reverter(action: Action) -> Callable[..., None] | None:
+    """``action``'s ``revert`` (bound), or None when the action undoes nothing."""
+    revert = getattr(action, "revert", None)
+    return revert if callable(revert) else None
 
 
 def _hints(func: Callable[..., Any]) -> dict[str, str]:

@@ -6,7 +6,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
-from tripleo_flow.core import capabilities, names, planenv
+from tripleo_flow.core import capabilities, planenv
 from tripleo_flow.plans.plan import PlanRepository
 
 CAPABILITIES_MAP = "capabilities-map.yaml"
@@ -22,7 +22,6 @@ class GetCapabilities(Action):
     """List a plan's topics, environment groups and environments, each marked enabled."""
 
     rerun = Rerun.READS
-    default_provides = names.CAPABILITIES
 
     def execute(self, plan: str) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)
@@ -36,7 +35,6 @@ class UpdateCapabilities(Action):
     """Select or deselect environment files of a plan (optionally purging the rest)."""
 
     rerun = Rerun.CONVERGES
-    default_provides = names.CAPABILITIES_UPDATED
 
     def execute(self, plan: str, environments: dict[str, bool],
                 purge: bool = False) -> dict[str, Any]:

@@ -1,9 +1,8 @@
 """What an action may use: the plan store, plan locks, the configuration, where it
 reports progress and how it learns to stop (:class:`ActionContext`).
 
-Kept apart from :mod:`tripleo_flow.actions.base` (the TaskFlow task every action
-is) so that the Python API builds its context without importing TaskFlow: a
-command that only reads a plan never loads the workflow engine.
+Kept apart from :mod:`tripleo_flow.actions.base` (the class every action is), which
+re-exports its names: the Python API builds its context from this module alone.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ A kind of file declares a :class:`DataFileAction` subclass with its
 ``filename`` and ``validator``; its list, update and validate actions then add
 :class:`ListDataFile`, :class:`UpdateDataFile` or :meth:`DataFileAction.check`.
 Update and validate actions keep their own ``execute``: its parameters are the
-action's inputs (``roles``, ``networks``), which TaskFlow and ``action show``
-read from the signature.
+action's inputs (``roles``, ``networks``), which the workbook validator and
+``action show`` read from the signature.
 """
 
 from __future__ import annotations

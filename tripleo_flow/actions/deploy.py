@@ -34,7 +34,7 @@ from typing import Any
 from tripleo_flow import config, exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.paths import WorkDir
-from tripleo_flow.core import names, run_options, update
+from tripleo_flow.core import run_options, update
 from tripleo_flow.heat import resolve_type
 from tripleo_flow.plans.plan import PlanRepository, check_plan_name
 from tripleo_flow.workspace import owner
@@ -124,7 +124,6 @@ class StartDeployment(Action):
     """
 
     rerun = Rerun.REFUSES
-    default_provides = names.DEPLOY_STARTED
 
     def execute(self, plan: str, work_dir: WorkDir,
                 heat_type: str | None = None) -> dict[str, Any]:
@@ -177,7 +176,6 @@ class FinishDeployment(Action):
     """Record the plan's deployment status DEPLOY_SUCCESS."""
 
     rerun = Rerun.CONVERGES
-    default_provides = names.DEPLOY_FINISHED
 
     def execute(self, plan: str, work_dir: WorkDir, heat_type: str | None,
                 config_download: dict[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,6 @@ from typing import Any
 from tripleo_flow import config, exceptions
 from tripleo_flow.actions.base import Action, ActionContext, Rerun
 from tripleo_flow.actions.paths import WorkDir
-from tripleo_flow.core import names
 from tripleo_flow.heat import make_launcher
 from tripleo_flow.heat.client import HeatClient
 from tripleo_flow.heat.workdir import HeatDir
@@ -60,7 +59,6 @@ class LaunchDeploymentHeat(Action):
     """Launch the work dir's ephemeral Heat (restored from the last dump for an update)."""
 
     rerun = Rerun.CONVERGES
-    default_provides = names.HEAT
 
     def _launcher(self, work_dir: str, heat_type: str | None) -> Any:
         conf = self.context.conf if self.context.conf is not None else config.new_conf()

@@ -23,7 +23,7 @@ from tripleo_flow.actions.deploy import (
 from tripleo_flow.actions.deploy_heat import live_heat
 from tripleo_flow.actions.deploy_stack import load_request
 from tripleo_flow.actions.paths import InputPath, WorkDir
-from tripleo_flow.core import config_download, names, network_config, planenv
+from tripleo_flow.core import config_download, network_config, planenv
 from tripleo_flow.core import deployments as core_deployments
 from tripleo_flow.core import stack_request as requests
 from tripleo_flow.workspace import files as private_files
@@ -36,11 +36,12 @@ class SaveStackOutputs(Action):
     environment in the work dir.
 
     The result points at ``outputs.yaml`` (they hold passwords) and names the
-    private copies of the files it replaced.
+    private copies of the files it replaced.  No revert: saved, the outputs describe
+    the finished stack, which is kept (a failure while saving them replaced nothing:
+    each file is written atomically).
     """
 
     rerun = Rerun.CONVERGES
-    default_provides = names.STACK_OUTPUTS
 
     def execute(self, plan: str, work_dir: WorkDir, heat: dict[str, Any],
                 stack_request: dict[str, Any]) -> dict[str, Any]:
@@ -103,10 +104,6 @@ class SaveStackOutputs(Action):
         return {**pointer(Path(work_dir) / OUTPUTS_FILE, saved[OUTPUTS_FILE]),
                 "servers": sorted(deployments), "backup": backup}
 
-    def revert(self, work_dir: str, result: Any = None, **kwargs: Any) -> None:
-        """Nothing: saved, the outputs describe the finished stack, which is kept (a
-        failure while saving them replaced nothing: each file is written atomically)."""
-
 
 def _connection(conf: Any, ssh_user: str | None,
                 ssh_key: str | None) -> config_download.Connection:
@@ -136,7 +133,6 @@ class WriteConfigDownload(Action):
     """
 
     rerun = Rerun.CONVERGES
-    default_provides = names.CONFIG_DOWNLOAD
 
     def execute(self, plan: str, work_dir: WorkDir, stack_outputs: dict[str, Any],
                 overcloud_ssh_user: str | None = None,

@@ -16,7 +16,7 @@ from tripleo_flow.actions.base import Action, ActionContext, Rerun
 from tripleo_flow.actions.deploy import ENVIRONMENT_FILE, REQUEST_FILE, pointer, read_pointer
 from tripleo_flow.actions.deploy_heat import PRE_DEPLOY_DUMP, live_heat
 from tripleo_flow.actions.paths import WorkDir
-from tripleo_flow.core import names, planenv, progress, rendering, update
+from tripleo_flow.core import planenv, progress, rendering, update
 from tripleo_flow.core import stack_request as requests
 from tripleo_flow.heat.client import HeatClient
 from tripleo_flow.heat.workdir import HeatDir
@@ -114,7 +114,6 @@ class CheckPlan(Action):
     """
 
     rerun = Rerun.CONVERGES
-    default_provides = names.STACK_REQUEST
 
     def execute(self, plan: str, work_dir: WorkDir,
                 lifecycle: str | None = None) -> dict[str, Any]:
@@ -164,10 +163,14 @@ class CheckPlan(Action):
 
 
 class DeployStack(Action):
-    """Create or update the plan's stack and follow it to COMPLETE or FAILED."""
+    """Create or update the plan's stack and follow it to COMPLETE or FAILED.
+
+    No revert: the stack lives in the ephemeral Heat, whose launch revert dumps and
+    drops it (a failed stack stays in the dump for debugging, a finished one stays
+    the current stack).
+    """
 
     rerun = Rerun.CONVERGES
-    default_provides = names.STACK
 
     def execute(self, plan: str, work_dir: WorkDir, stack_request: dict[str, Any],
                 heat: dict[str, Any]) -> dict[str, Any]:
@@ -201,11 +204,6 @@ class DeployStack(Action):
             (HeatDir(work_dir).root / PRE_DEPLOY_DUMP).unlink()
         _record_stack_status(self.context.store, plan, status)
 
-    def revert(self, *args: Any, **kwargs: Any) -> None:
-        """Nothing: the stack lives in the ephemeral Heat, whose launch revert dumps and
-        drops it (a failed stack stays in the dump for debugging, a finished one stays
-        the current stack)."""
-
 
 class KeptStack(Action):
     """Check that the work dir holds a stack kept by an earlier deploy (its dump and
@@ -216,7 +214,6 @@ class KeptStack(Action):
     """
 
     rerun = Rerun.READS
-    default_provides = names.STACK_REQUEST
 
     def execute(self, plan: str, work_dir: WorkDir) -> dict[str, Any]:
         PlanRepository(self.context.store).require(plan)
@@ -225,9 +222,6 @@ class KeptStack(Action):
         if not heat.dump_file.exists() or not request.exists():
             raise exceptions.NoKeptStack(plan, str(work_dir))
         return pointer(request, request.read_bytes())
-
-    def revert(self, *args: Any, **kwargs: Any) -> None:
-        """Nothing: only read."""
 
 
 class CheckKeptStack(Action):
@@ -238,7 +232,6 @@ class CheckKeptStack(Action):
     """
 
     rerun = Rerun.CONVERGES
-    default_provides = names.STACK
 
     def execute(self, plan: str, heat: dict[str, Any]) -> dict[str, Any]:
         stack = HeatClient(heat["endpoint"]).find_stack(plan)
@@ -247,6 +240,3 @@ class CheckKeptStack(Action):
             raise exceptions.StackNotFinished(plan, status)
         _record_stack_status(self.context.store, plan, status)
         return {"id": stack["id"], "action": status.split("_")[0], "status": status}
-
-    def revert(self, *args: Any, **kwargs: Any) -> None:
-        """Nothing: the recorded status describes the kept stack, which stays."""

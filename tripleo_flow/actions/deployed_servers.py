@@ -19,7 +19,6 @@ from tripleo_flow.actions.base import Action, ActionContext, Rerun
 from tripleo_flow.core import (
     baremetal,
     deployed_servers,
-    names,
     planenv,
     provision,
     roles,
@@ -109,7 +108,6 @@ class UpdateDeployedServers(Action):
     """Generate and store the plan's deployed-servers environment."""
 
     rerun = Rerun.CONVERGES
-    default_provides = names.DEPLOYED_SERVERS
 
     def execute(self, plan: str, baremetal_deployment: str) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)

@@ -32,7 +32,6 @@ class LaunchHeat(Action):
     """
 
     rerun = Rerun.REFUSES
-    default_provides = "heat"
 
     def execute(self, heat_dir: WorkDir, heat_type: str | None = None,
                 restore_db: bool = False) -> dict[str, Any]:
@@ -50,7 +49,6 @@ class KillHeat(Action):
     """Dump a heat-dir's Heat database, wipe it and stop Heat (safe to repeat)."""
 
     rerun = Rerun.CONVERGES
-    default_provides = "heat_kill"
 
     def execute(self, heat_dir: WorkDir, heat_type: str | None = None,
                 adopt: bool = False) -> dict[str, Any]:
@@ -69,7 +67,6 @@ class DumpHeatDatabase(Action):
     """Dump a running Heat's database to heat-db-dump.sql (checked restorable)."""
 
     rerun = Rerun.CONVERGES
-    default_provides = "heat_dump"
 
     def execute(self, heat_dir: WorkDir, heat_type: str | None = None) -> str:
         work = HeatDir(heat_dir)
@@ -105,7 +102,6 @@ class RestoreHeatDatabase(Action):
     """Restart a heat-dir's Heat on a fresh database loaded from heat-db-dump.sql."""
 
     rerun = Rerun.CONVERGES
-    default_provides = "heat"
 
     def execute(self, heat_dir: WorkDir, heat_type: str | None = None) -> dict[str, Any]:
         return _launcher(self, heat_type, heat_dir).restore_db().as_dict()
@@ -121,7 +117,6 @@ class GetHeatStatus(Action):
     """Report whether a heat-dir's Heat runs and answers."""
 
     rerun = Rerun.READS
-    default_provides = "heat_status"
 
     def execute(self, heat_dir: WorkDir, heat_type: str | None = None) -> dict[str, Any]:
         return _launcher(self, heat_type, heat_dir).status().as_dict()

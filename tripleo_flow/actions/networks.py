@@ -6,7 +6,7 @@ from typing import Any
 
 from tripleo_flow.actions.base import Rerun
 from tripleo_flow.actions.datafiles import DataFileAction, ListDataFile, UpdateDataFile
-from tripleo_flow.core import names, roles
+from tripleo_flow.core import roles
 
 
 class _NetworksFile(DataFileAction):
@@ -17,13 +17,11 @@ class _NetworksFile(DataFileAction):
 class ListNetworks(_NetworksFile, ListDataFile):
     """List a plan's networks (names, or every attribute with detail)."""
 
-    default_provides = names.NETWORKS_LIST
 
 
 class UpdateNetworks(_NetworksFile, UpdateDataFile):
     """Replace a plan's networks with a validated list."""
 
-    default_provides = names.NETWORKS_UPDATED
 
     def execute(self, plan: str, networks: list[dict[str, Any]]) -> dict[str, Any]:
         return self.write(plan, networks)
@@ -33,7 +31,6 @@ class ValidateNetworks(_NetworksFile):
     """Check a list of networks without changing anything."""
 
     rerun = Rerun.READS
-    default_provides = names.NETWORKS_VALID
 
     def execute(self, networks: list[dict[str, Any]]) -> bool:
         return self.check(networks)

@@ -68,7 +68,6 @@ class CheckNodes(Action):
     return one node spec per entry (changes nothing)."""
 
     rerun = Rerun.READS
-    default_provides = "node_specs"
 
     def execute(self, nodes: Any, initial_state: Any = "manageable", introspect: Any = False,
                 provide: Any = False) -> list[dict[str, Any]]:
@@ -81,9 +80,6 @@ class CheckNodes(Action):
         except node_files.NodeFileError as exc:
             raise exceptions.InvalidNodes("The node list", exc.entry, exc.reason) from exc
 
-    def revert(self, *args: Any, **kwargs: Any) -> None:
-        """Nothing to undo: checking changes nothing."""
-
 
 class FindExistingNodes(NodeAction):
     """Tell for each node spec whether Ironic already holds a node of its name or one
@@ -92,7 +88,6 @@ class FindExistingNodes(NodeAction):
     registers a list; changes nothing."""
 
     rerun = Rerun.READS
-    default_provides = "node_specs"
 
     def execute(self, specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         client = self._client()
@@ -106,9 +101,6 @@ class FindExistingNodes(NodeAction):
             found.append({**spec, "existing": existing})
         return found
 
-    def revert(self, *args: Any, **kwargs: Any) -> None:
-        """Nothing to undo: finding changes nothing."""
-
 
 class RegisterNode(NodeAction):
     """Register one node in Ironic, or update the node of the same name or MAC; the
@@ -120,7 +112,6 @@ class RegisterNode(NodeAction):
     one is always looked up by its MACs first (nothing else would stop a twin)."""
 
     rerun = Rerun.CONVERGES
-    default_provides = "node"
 
     def execute(self, node: dict[str, Any]) -> dict[str, Any]:
         client = self._client()
@@ -218,7 +209,6 @@ class SelectNodes(NodeAction):
     """
 
     rerun = Rerun.READS
-    default_provides = "selected_nodes"
 
     def execute(self, nodes: list[str] | None = None, state: str | None = None
                 ) -> list[dict[str, Any]]:
@@ -237,15 +227,11 @@ class SelectNodes(NodeAction):
         return [{"uuid": n["uuid"], "name": n.get("name") or n["uuid"],
                  "provision_state": n.get("provision_state")} for n in found]
 
-    def revert(self, *args: Any, **kwargs: Any) -> None:
-        """Nothing to undo: selecting changes nothing."""
-
 
 class ManageNode(NodeAction):
     """Move one node to ``manageable`` (from enroll: checks its BMC credentials)."""
 
     rerun = Rerun.CONVERGES
-    default_provides = "node"
 
     def execute(self, node: str, state: str | None = None) -> dict[str, Any]:
         """:param state: the node's provision state when known (saves a request)."""
@@ -274,20 +260,15 @@ class InspectNode(NodeAction):
     """Inspect (introspect) one manageable node; return its properties afterwards."""
 
     rerun = Rerun.CONVERGES
-    default_provides = "node"
 
     def execute(self, node: str) -> dict[str, Any]:
         return self._move(node, "inspect", "manageable")
-
-    def revert(self, *args: Any, **kwargs: Any) -> None:
-        """Nothing to undo: inspection only records facts about the hardware."""
 
 
 class ProvideNode(NodeAction):
     """Make one manageable node available (Ironic cleans it first when so configured)."""
 
     rerun = Rerun.CONVERGES
-    default_provides = "node"
 
     def execute(self, node: str, state: str | None = None) -> dict[str, Any]:
         """:param state: the node's provision state when known (saves a request)."""
@@ -307,7 +288,6 @@ class CleanNode(NodeAction):
     """Run manual clean steps on one manageable node."""
 
     rerun = Rerun.CONVERGES
-    default_provides = "node"
 
     def execute(self, node: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
         if not steps:
@@ -331,11 +311,12 @@ class CleanNode(NodeAction):
 class DeleteNode(NodeAction):
     """Delete one node (and its ports) from Ironic; a deployed node is refused.
 
-    Run again (a resumed job), it fails with NodeNotFound: the node is deleted.
+    Run again (a resumed job), it fails with NodeNotFound: the node is deleted.  No
+    revert: Ironic does not keep a deleted node, and its BMC password is not kept
+    anywhere else to register it again.
     """
 
     rerun = Rerun.REFUSES
-    default_provides = "node"
 
     def execute(self, node: str) -> dict[str, Any]:
         client = self._client()
@@ -346,7 +327,3 @@ class DeleteNode(NodeAction):
                 f"Node {node!r} is {found['provision_state']!r}: unprovision it first.")
         client.delete_node(found["uuid"])
         return {"uuid": found["uuid"], "name": found.get("name"), "deleted": True}
-
-    def revert(self, *args: Any, **kwargs: Any) -> None:
-        """Nothing can be undone: Ironic does not keep a deleted node, and its BMC
-        password is not kept anywhere else to register it again."""

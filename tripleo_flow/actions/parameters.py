@@ -10,7 +10,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, ActionContext, Rerun
 from tripleo_flow.actions.envedit import edit_section, undo_section
 from tripleo_flow.actions.schema import load_schema
-from tripleo_flow.core import names, parameter_schema, planenv, roles, validation
+from tripleo_flow.core import parameter_schema, planenv, roles, validation
 from tripleo_flow.core.rendering import ROLES_FILE
 from tripleo_flow.plans.plan import check_plan_name
 
@@ -55,7 +55,6 @@ class GetParameters(Action):
     """Get a plan's parameter schema (every parameter of its stack tree, validated by Heat)."""
 
     rerun = Rerun.READS
-    default_provides = names.PARAMETER_SCHEMA
 
     def execute(self, plan: str) -> dict[str, Any]:
         return load_schema(self.context, plan)
@@ -65,7 +64,6 @@ class UpdateParameters(Action):
     """Set parameter values in a plan's parameter_defaults."""
 
     rerun = Rerun.CONVERGES
-    default_provides = names.PARAMETERS_UPDATED
 
     def execute(self, plan: str, parameters: dict[str, Any],
                 key: str = "parameter_defaults", validate: bool = False) -> dict[str, Any]:
@@ -96,7 +94,6 @@ class ResetParameters(Action):
     """
 
     rerun = Rerun.REFUSES
-    default_provides = names.PARAMETERS_RESET
 
     def execute(self, plan: str, names: list[str] | None = None,
                 key: str = "parameter_defaults") -> dict[str, Any]:

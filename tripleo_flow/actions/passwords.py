@@ -6,7 +6,7 @@ from typing import Any
 
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.envedit import edit_section, undo_section
-from tripleo_flow.core import names, passwords
+from tripleo_flow.core import passwords
 from tripleo_flow.plans.plan import PlanRepository
 
 
@@ -14,7 +14,6 @@ class GeneratePasswords(Action):
     """Generate every missing password of a plan, keeping existing values."""
 
     rerun = Rerun.CONVERGES
-    default_provides = names.PASSWORDS_GENERATED
 
     def execute(self, plan: str) -> dict[str, Any]:
         undo = edit_section(self.context, plan, "passwords", passwords.generate_passwords)
@@ -34,7 +33,6 @@ class RotatePasswords(Action):
     """
 
     rerun = Rerun.ONCE
-    default_provides = names.PASSWORDS_ROTATED
 
     def execute(self, plan: str, rotate: list[str] | None = None,
                 do_not_rotate: list[str] | None = None) -> dict[str, Any]:
@@ -54,7 +52,6 @@ class GetPasswords(Action):
     """Return a plan's passwords."""
 
     rerun = Rerun.READS
-    default_provides = names.PASSWORDS
     secret_result = True  # persisted masked; the running workflow sees the values
 
     def execute(self, plan: str) -> dict[str, Any]:

@@ -20,7 +20,6 @@ from tripleo_flow.actions.paths import InputPath, OutputPath, SecretsOut
 from tripleo_flow.core import (
     capabilities,
     crashpoints,
-    names,
     plan_export,
     planenv,
     roles,
@@ -85,7 +84,6 @@ class CreatePlan(Action):
     """
 
     rerun = Rerun.CONVERGES
-    default_provides = names.PLAN_CREATED
 
     def execute(self, plan: str, templates: InputPath, description: str = "",
                 data_files: dict[str, str] | None = None) -> dict[str, Any]:
@@ -166,7 +164,6 @@ class PublishPlan(Action):
     """Make a newly created plan visible: the last task of a plan create."""
 
     rerun = Rerun.CONVERGES
-    default_provides = None
 
     def execute(self, plan: str) -> str:
         repo = PlanRepository(self.context.store)
@@ -206,7 +203,6 @@ class ListPlans(Action):
     """List the names of every plan in the store."""
 
     rerun = Rerun.READS
-    default_provides = names.PLANS
 
     def execute(self) -> list[str]:
         return PlanRepository(self.context.store).list_plans()
@@ -219,7 +215,6 @@ class ExportPlan(Action):
     """
 
     rerun = Rerun.REFUSES
-    default_provides = names.EXPORT_PATH
 
     def execute(self, plan: str, output: OutputPath, secrets: SecretsOut = False) -> str:
         """With ``secrets`` the archive is the whole plan, passwords included (a
@@ -259,7 +254,6 @@ class DeletePlan(Action):
     """
 
     rerun = Rerun.REFUSES
-    default_provides = names.PLAN_DELETED
 
     def execute(self, plan: str, force: bool = False) -> str:
         repo = PlanRepository(self.context.store)

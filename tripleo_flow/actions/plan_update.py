@@ -13,7 +13,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun, decode_blobs, encode_blobs
 from tripleo_flow.actions.paths import InputPath
 from tripleo_flow.actions.plan import load_checked_tree
-from tripleo_flow.core import crashpoints, names, planenv, planmerge, rendering
+from tripleo_flow.core import crashpoints, planenv, planmerge, rendering
 from tripleo_flow.core.progress import plan_stage
 from tripleo_flow.plans import sources
 from tripleo_flow.plans.plan import (
@@ -41,7 +41,6 @@ class UpdatePlan(Action):
     """
 
     rerun = Rerun.CONVERGES
-    default_provides = names.PLAN_UPDATED
 
     def execute(self, plan: str, templates: InputPath,
                 data_files: dict[str, str] | None = None) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.envedit import previous_version
 from tripleo_flow.actions.undo import restore_objects
-from tripleo_flow.core import names, planenv
+from tripleo_flow.core import planenv
 from tripleo_flow.plans.plan import PLAN_ENV, PlanRepository
 
 
@@ -17,7 +17,6 @@ class PlanHistory(Action):
     """List the stored versions of a plan's plan-environment.yaml, newest first."""
 
     rerun = Rerun.READS
-    default_provides = names.PLAN_HISTORY
 
     def execute(self, plan: str) -> list[dict[str, Any]]:
         repo = PlanRepository(self.context.store)
@@ -36,7 +35,6 @@ class RestorePlan(Action):
     """
 
     rerun = Rerun.CONVERGES
-    default_provides = names.PLAN_RESTORED
 
     def execute(self, plan: str, version: str, keep_passwords: bool = True) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)

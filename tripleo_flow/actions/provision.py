@@ -31,7 +31,6 @@ class ChooseNodes(NodeAction):
     (changes nothing)."""
 
     rerun = Rerun.READS
-    default_provides = "assignments"
 
     def execute(self, plan: str, baremetal_deployment: str) -> list[dict[str, Any]]:
         repo = PlanRepository(self.context.store)
@@ -44,9 +43,6 @@ class ChooseNodes(NodeAction):
         nodes = self._client().list_nodes(provision.NODE_FIELDS)
         return provision.choose(roles, nodes, read_record(self.context, plan))
 
-    def revert(self, *args: Any, **kwargs: Any) -> None:
-        """Nothing to undo: choosing changes nothing."""
-
 
 class DeployNode(NodeAction):
     """Deploy one chosen node for its host name (nothing when it already serves it).
@@ -56,7 +52,6 @@ class DeployNode(NodeAction):
     """
 
     rerun = Rerun.CONVERGES
-    default_provides = "node"
 
     def execute(self, node: dict[str, Any]) -> dict[str, Any]:
         done = {k: node[k] for k in ("hostname", "role", "node", "node_name")}
@@ -122,7 +117,6 @@ class RecordNodes(Action):
     """Record with the plan which node serves which host name."""
 
     rerun = Rerun.CONVERGES
-    default_provides = "record"
 
     def execute(self, plan: str, nodes: list[dict[str, Any]]) -> dict[str, Any]:
         def add(record: dict[str, Any]) -> dict[str, Any]:
@@ -174,7 +168,6 @@ class SelectProvisioned(Action):
     names, or all (changes nothing)."""
 
     rerun = Rerun.READS
-    default_provides = "released"
 
     def execute(self, plan: str, baremetal_deployment: str | None = None,
                 hostnames: list[str] | None = None, all_nodes: bool = False,
@@ -193,15 +186,15 @@ class SelectProvisioned(Action):
                          if i.managed and i.hostname in record]
         return provision.release(record, None if all_nodes else hostnames or [])
 
-    def revert(self, *args: Any, **kwargs: Any) -> None:
-        """Nothing to undo: selecting changes nothing."""
-
 
 class UndeployNode(NodeAction):
-    """Undeploy one node (back to available once cleaned) and drop its claim."""
+    """Undeploy one node (back to available once cleaned) and drop its claim.
+
+    No revert: deploying the node again would not bring back its disk; the record
+    still names it, so provisioning again redeploys it.
+    """
 
     rerun = Rerun.CONVERGES
-    default_provides = "node"
 
     def execute(self, node: dict[str, Any]) -> dict[str, Any]:
         client = self._client()
@@ -217,16 +210,11 @@ class UndeployNode(NodeAction):
             client.patch_node(uuid, [{"op": "remove", "path": "/instance_uuid"}])
         return {**done, "provision_state": found["provision_state"], "undeployed": True}
 
-    def revert(self, *args: Any, **kwargs: Any) -> None:
-        """Nothing is undone: deploying the node again would not bring back its disk;
-        the record still names it, so provisioning again redeploys it."""
-
 
 class ForgetNodes(Action):
     """Drop released host names from the plan's record of provisioned nodes."""
 
     rerun = Rerun.CONVERGES
-    default_provides = "record"
 
     def execute(self, plan: str, nodes: list[dict[str, Any]]) -> dict[str, Any]:
         gone = {i["hostname"] for i in nodes}

@@ -8,7 +8,7 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Rerun
 from tripleo_flow.actions.datafiles import DataFileAction, ListDataFile, UpdateDataFile
-from tripleo_flow.core import names, planenv, roles
+from tripleo_flow.core import planenv, roles
 from tripleo_flow.plans.plan import PlanRepository
 
 
@@ -23,7 +23,6 @@ class _RolesFile(DataFileAction):
 class ListRoles(_RolesFile, ListDataFile):
     """List a plan's roles (names, or every attribute with detail)."""
 
-    default_provides = names.ROLES_LIST
 
 
 class RoleCounts(_RolesFile):
@@ -32,7 +31,6 @@ class RoleCounts(_RolesFile):
     own parameter values; the last one wins)."""
 
     rerun = Rerun.READS
-    default_provides = names.ROLE_COUNTS
 
     def execute(self, plan: str) -> dict[str, int]:
         repo = PlanRepository(self.context.store)
@@ -68,7 +66,6 @@ class RoleCounts(_RolesFile):
 class UpdateRoles(_RolesFile, UpdateDataFile):
     """Replace a plan's roles with a validated list."""
 
-    default_provides = names.ROLES_UPDATED
 
     def execute(self, plan: str, roles: list[dict[str, Any]]) -> dict[str, Any]:
         return self.write(plan, roles)
@@ -78,7 +75,6 @@ class ValidateRoles(_RolesFile):
     """Check a list of roles without changing anything."""
 
     rerun = Rerun.READS
-    default_provides = names.ROLES_VALID
 
     def execute(self, roles: list[dict[str, Any]]) -> bool:
         return self.check(roles)

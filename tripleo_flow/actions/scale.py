@@ -15,7 +15,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.deploy import CONFIG_DIR, ENVIRONMENT_FILE, OUTPUTS_FILE
 from tripleo_flow.actions.paths import WorkDir
-from tripleo_flow.core import names, planenv, scale
+from tripleo_flow.core import planenv, scale
 from tripleo_flow.plans.plan import PlanRepository
 from tripleo_flow.workspace import owner
 
@@ -47,7 +47,6 @@ class SelectServers(Action):
     """
 
     rerun = Rerun.READS
-    default_provides = names.SCALE_DOWN
 
     def execute(self, plan: str, work_dir: WorkDir, hosts: list[str] | None = None,
                 baremetal_deployment: str | None = None) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from typing import Any
 
 from tripleo_flow.actions.base import Action, Rerun, encode_blobs
 from tripleo_flow.actions.undo import restore_objects
-from tripleo_flow.core import crashpoints, names, rendering
+from tripleo_flow.core import crashpoints, rendering
 from tripleo_flow.plans.plan import MANIFEST, UNRENDERED, PlanRepository
 
 
@@ -18,7 +18,6 @@ class ProcessTemplates(Action):
     """
 
     rerun = Rerun.CONVERGES
-    default_provides = names.RENDERED
 
     def execute(self, plan: str) -> dict[str, Any]:
         repo = PlanRepository(self.context.store)

@@ -16,7 +16,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.deploy import CONFIG_DIR
 from tripleo_flow.actions.paths import InputPath, WorkDir
-from tripleo_flow.core import names, planenv, run_options, update
+from tripleo_flow.core import planenv, run_options, update
 from tripleo_flow.plans.plan import PlanRepository
 
 
@@ -29,7 +29,6 @@ class SetUpdateStage(Action):
     """
 
     rerun = Rerun.CONVERGES
-    default_provides = names.UPDATE_STAGE
 
     def execute(self, plan: str, stage: str, kind: str = "update") -> dict[str, Any]:
         repo = PlanRepository(self.context.store)
@@ -94,7 +93,6 @@ class CheckUpdatePrepared(Action):
     """
 
     rerun = Rerun.READS
-    default_provides = names.UPDATE_RUN
 
     def execute(self, plan: str, work_dir: WorkDir, limit: str | None = None,
                 playbooks: list[str] | None = None, kind: str = "update",

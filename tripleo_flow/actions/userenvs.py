@@ -15,7 +15,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, ActionContext, Rerun
-from tripleo_flow.core import names, userenvs, validation
+from tripleo_flow.core import userenvs, validation
 from tripleo_flow.plans.plan import PlanRepository
 
 LOG = logging.getLogger(__name__)
@@ -51,7 +51,6 @@ class ListEnvironments(Action):
     """List a plan's environments in order, marking the user's own."""
 
     rerun = Rerun.READS
-    default_provides = names.ENVIRONMENTS_LIST
 
     def execute(self, plan: str) -> list[dict[str, Any]]:
         repo = PlanRepository(self.context.store)
@@ -158,7 +157,6 @@ class AddEnvironments(_Change):
     """
 
     rerun = Rerun.CONVERGES
-    default_provides = names.ENVIRONMENTS_ADDED
 
     def execute(self, plan: str, user_environments: list[dict[str, Any]],
                 position: int | None = None, replace: bool = False) -> dict[str, Any]:
@@ -203,7 +201,6 @@ class RemoveEnvironments(_Change):
     """
 
     rerun = Rerun.REFUSES
-    default_provides = names.ENVIRONMENTS_REMOVED
 
     def execute(self, plan: str, paths: list[str]) -> dict[str, Any]:
         if not isinstance(paths, list) or not paths or not all(

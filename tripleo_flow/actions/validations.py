@@ -53,7 +53,10 @@ def plan_inventory(store: Any, plan: str) -> Path:
 
 
 class SelectValidations(Action):
-    """Choose the validations to run (by name, else group/category) and their inventory."""
+    """Choose the validations to run (by name, else group/category) and their inventory.
+
+    No revert: it only writes the localhost inventory of the run directory.
+    """
 
     rerun = Rerun.CONVERGES
 
@@ -94,15 +97,14 @@ class SelectValidations(Action):
         return {"run_id": run_id, "plan": plan, "inventory": str(path),
                 "inventory_label": label, "validations": [f.validation.id for f in chosen]}
 
-    def revert(self, *args: Any, **kwargs: Any) -> None:
-        """Nothing: selecting only wrote the localhost inventory of the run directory."""
-
 
 class RunValidation(Action):
     """Run one validation with ansible-playbook and store its result record.
 
     A failed validation is a result (status FAILED with its reasons), not an action
-    failure; ``validations.check`` decides what the workflow makes of it.
+    failure; ``validations.check`` decides what the workflow makes of it.  No revert:
+    a validation only inspects its hosts, and its stored record reports what it found
+    (kept, so a stopped or failed run still shows it).
     """
 
     rerun = Rerun.CALLER
@@ -128,10 +130,6 @@ class RunValidation(Action):
             validation, record["status"] + (f" ({hosts})" if hosts else "")))
         return core.summary(record)
 
-    def revert(self, *args: Any, **kwargs: Any) -> None:
-        """Nothing: a validation only inspects its hosts, and its stored record reports
-        what it found (kept, so a stopped or failed run still shows it)."""
-
 
 class CheckValidations(Action):
     """Sum the results up; fail on a stop, and on a failure when they must pass."""
@@ -148,6 +146,3 @@ class CheckValidations(Action):
         if bad:
             raise exceptions.ValidationsFailed(bad)
         return {"counts": counts, "results": results}
-
-    def revert(self, *args: Any, **kwargs: Any) -> None:
-        """Nothing: it changed nothing."""

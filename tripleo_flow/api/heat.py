@@ -1,8 +1,10 @@
 """Python API for the ephemeral Heat (mixed into :class:`tripleo_flow.api.Client`).
 
 Uses only ``self.context`` (an :class:`~tripleo_flow.actions.base.ActionContext`),
-``self.conf`` and ``self.data_dir``.  Operations that change something run
-their action in a one-task TaskFlow flow, so a failure reverts it.
+``self.conf`` and ``self.data_dir``.  Each operation calls one Heat action's
+``execute`` and returns its result.  Nothing is reverted: each Heat action's
+``revert`` undoes a completed run, and here nothing runs after the action that
+could fail.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
 
 
 def _actions() -> ModuleType:
-    """The Heat actions (TaskFlow tasks: imported when a Heat operation runs)."""
+    """The Heat actions (imported when a Heat operation runs)."""
     from tripleo_flow.actions import heat
 
     return heat
@@ -36,13 +38,8 @@ class HeatMixin:
     data_dir: Path
 
     def _run_heat_action(self, action_cls: type[Action], **inputs: Any) -> Any:
-        from taskflow import engines
-        from taskflow.patterns import linear_flow
-
-        action = action_cls(self.context)
-        flow = linear_flow.Flow(f"heat-{action.name}").add(action)
-        results = engines.run(flow, store=inputs)
-        return results[action_cls.default_provides]
+        """The result of ``action_cls``'s ``execute`` with ``inputs``."""
+        return action_cls(self.context).execute(**inputs)
 
     def launch_heat(self, heat_dir: str, heat_type: str | None = None,
                     restore_db: bool = False) -> dict[str, Any]:
@@ -71,8 +68,8 @@ class HeatMixin:
 
     def heat_status(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
         """Whether the Heat of ``heat_dir`` runs and answers."""
-        action = _actions().GetHeatStatus(self.context)
-        result: dict[str, Any] = action.run(heat_dir=heat_dir, heat_type=heat_type)
+        result: dict[str, Any] = self._run_heat_action(
+            _actions().GetHeatStatus, heat_dir=heat_dir, heat_type=heat_type)
         return result
 
     def install_heat(self, force: bool = False) -> dict[str, object]:

@@ -4,7 +4,7 @@ repository itself (listing and showing plans, their parameters); one that change
 a plan runs a workflow of ``workbooks/plan.yaml`` or ``parameters.yaml`` (a named,
 persisted execution, as when the HTTP API or ``workflow run`` starts it).
 
-The actions (TaskFlow tasks) and the workflow engine are imported by the methods
+The actions and the workflow engine are imported by the methods
 that use them: a command that reads a plan loads neither TaskFlow nor SQLAlchemy
 (``tests/unit/test_cli_startup.py``)."""
 
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from tripleo_flow import exceptions
 from tripleo_flow.api import workbooks
 from tripleo_flow.api.environments import EnvironmentsMixin, EnvironmentSource, read_data_files
-from tripleo_flow.core import names, planenv, validation
+from tripleo_flow.core import planenv, validation
 from tripleo_flow.core.progress import PlanProgress, PlanProgressListener
 from tripleo_flow.plans.plan import PlanRepository
 
@@ -109,9 +109,9 @@ class PlansMixin(EnvironmentsMixin):
             raise exceptions.InvalidInput("Give the templates (a directory or .tar.gz) or sample.")
         envs = self.read_environments(environments)
         output = self._run_plan_workflow("create_deployment_plan", name, {
-            names.PLAN: name, names.TEMPLATES: str(source), names.DESCRIPTION: description,
-            names.DATA_FILES: read_data_files(roles_file, networks_file, vip_file),
-            names.USER_ENVIRONMENTS: envs}, progress)
+            "plan": name, "templates": str(source), "description": description,
+            "data_files": read_data_files(roles_file, networks_file, vip_file),
+            "user_environments": envs}, progress)
         return {"name": name, "files": output["files"], "rendered": output["rendered"],
                 "passwords": output["passwords_generated"],
                 "environments": list(output.get("environments") or [])}
@@ -133,9 +133,9 @@ class PlansMixin(EnvironmentsMixin):
         """
         envs = self.read_environments(environments or ())
         output = self._run_plan_workflow("update_deployment_plan", name, {
-            names.PLAN: name, names.TEMPLATES: str(templates),
-            names.DATA_FILES: read_data_files(roles_file, networks_file, vip_file),
-            names.USER_ENVIRONMENTS: envs}, progress)
+            "plan": name, "templates": str(templates),
+            "data_files": read_data_files(roles_file, networks_file, vip_file),
+            "user_environments": envs}, progress)
         return {"name": name, "changed": output["changed"], "deleted": output["deleted"],
                 "rendered": output["rendered"],
                 "dropped_environments": output["dropped_environments"]}
@@ -188,14 +188,14 @@ class PlansMixin(EnvironmentsMixin):
         ``secrets`` the passwords and secret parameters are left out."""
         output_path = self._run_plan_workflow(
             "export_deployment_plan", name,
-            {names.PLAN: name, "output": str(output), "secrets": secrets}, None)
+            {"plan": name, "output": str(output), "secrets": secrets}, None)
         return str(output_path["export"])
 
     def delete_plan(self, name: str, force: bool = False) -> str:
         """Delete plan ``name`` (the workflow ``tripleo.plan.delete_deployment_plan``);
         refused while a deployment is recorded unless ``force``."""
         return str(self._run_plan_workflow("delete_deployment_plan", name,
-                                           {names.PLAN: name, "force": force}, None)["deleted"])
+                                           {"plan": name, "force": force}, None)["deleted"])
 
     def plan_history(self, name: str) -> list[dict[str, Any]]:
         """The stored versions of the plan's plan-environment.yaml, newest first."""
@@ -210,7 +210,7 @@ class PlansMixin(EnvironmentsMixin):
         unless ``keep_passwords`` is false (then the version's own are restored:
         none, for the first version, and the next update generates new ones)."""
         output = self._run_plan_workflow("restore_deployment_plan", name, {
-            names.PLAN: name, "version": version, "keep_passwords": keep_passwords}, None)
+            "plan": name, "version": version, "keep_passwords": keep_passwords}, None)
         return {"name": name, "restored": version,
                 "passwords_kept": bool(output.get("passwords_kept"))}
 

@@ -34,8 +34,8 @@ WORKFLOW = "tripleo.validations.run"
 
 
 def catalog_of(context: ActionContext) -> Catalog:
-    """The validations catalog of ``context`` (the validation actions' module, a TaskFlow
-    one, is imported when a validation command runs)."""
+    """The validations catalog of ``context`` (the validation actions' module is
+    imported when a validation command runs)."""
     from tripleo_flow.actions import validations
 
     return validations.catalog_of(context)

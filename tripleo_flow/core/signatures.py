@@ -2,13 +2,11 @@
 
 A TaskFlow atom works out, when it is built, which arguments its ``execute``
 and ``revert`` take: three ``inspect.signature`` calls on each bound method,
-~0.1 ms an atom.  A workbook of 10,000 tasks builds 10,000 atoms, and each of
-its tasks builds its action (another atom) when it runs.
+~0.1 ms an atom.  A workbook of 10,000 tasks builds 10,000 atoms.
 :class:`CachedSignatures` hands TaskFlow's mapping a stand-in carrying the
 bound method's signature, computed once per function: TaskFlow's own mapping
 code runs on the same signature, so the mapping and its errors are the same.
-An atom that names no requirements nor rebinds (an action) gets a copy of the
-mapping TaskFlow made for the first atom of its class.  A function that takes
+A function that takes
 any keyword and no named argument of its own (a workbook atom's ``execute``,
 its ``revert`` once TaskFlow's ignored ``result`` and ``flow_failures`` are
 left out) takes each requirement as it is named, with nothing optional: that
@@ -28,9 +26,6 @@ from taskflow.types import sets
 #: function -> stand-in with that function's bound signature (classes built at run
 #: time, ad-hoc actions, take their entries with them when they go).
 _STANDINS: weakref.WeakKeyDictionary[Any, Callable[..., Any]] = weakref.WeakKeyDictionary()
-#: stand-in -> {(auto_extract, ignore_list): TaskFlow's mapping} for atoms that name no
-#: requirements, rebinds nor injected values (the mapping depends on the function only).
-_MAPPINGS: weakref.WeakKeyDictionary[Any, dict[Any, Any]] = weakref.WeakKeyDictionary()
 #: stand-in -> {ignore_list: whether it takes any keyword and nothing else named}.
 _ANY_KEYWORD: weakref.WeakKeyDictionary[Any, dict[Any, bool]] = weakref.WeakKeyDictionary()
 
@@ -82,15 +77,6 @@ class CachedSignatures:
         standin = bound_signature(executor)
         build = super()._build_arg_mapping  # type: ignore[misc]
         if standin is not executor and rebind is None and not getattr(self, "inject", None):
-            if requires is None:  # depends on the function only
-                key = (bool(auto_extract), tuple(ignore_list or ()))
-                mappings = _MAPPINGS.setdefault(standin, {})
-                if key not in mappings:  # an error is raised, not kept: atoms name themselves
-                    mappings[key] = build(standin, auto_extract=auto_extract,
-                                          ignore_list=ignore_list)
-                rebound, required, optional = mappings[key]
-                return (collections.OrderedDict(rebound), sets.OrderedSet(required),
-                        sets.OrderedSet(optional))
             if isinstance(requires, (list, tuple)) and _any_keyword(standin, ignore_list):
                 return (collections.OrderedDict((r, r) for r in requires),
                         sets.OrderedSet(requires), sets.OrderedSet())

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.base import Action, reverter
 from tripleo_flow.flows.adhoc_actions import AdhocSpec, build
 
 #: TripleO's default plan (``constants.DEFAULT_CONTAINER_NAME``).
@@ -95,7 +95,7 @@ def rotating_alias(generate: type[Action], rotate: type[Action]) -> type[Action]
 
     def execute(self: Action, container: str = DEFAULT_CONTAINER, rotate_passwords: bool = False,
                 rotate_pw_list: list[str] | None = None) -> Any:
-        action = chosen(rotate_passwords, rotate_pw_list)(self.context, name=self.name)
+        action = chosen(rotate_passwords, rotate_pw_list)(self.context)
         if rotate_passwords:
             return action.execute(plan=container, rotate=list(rotate_pw_list or []) or None)
         return action.execute(plan=container)
@@ -108,7 +108,9 @@ def rotating_alias(generate: type[Action], rotate: type[Action]) -> type[Action]
             action = chosen(rotate_passwords, rotate_pw_list)
         except exceptions.InvalidInput:
             return  # refused before anything changed
-        action(self.context, name=self.name).revert(plan=container, result=result)
+        revert = reverter(action(self.context))
+        if revert is not None:
+            revert(plan=container, result=result)
 
     body = {"__doc__": f"TripleO's {alias}: {generate.description()} With "
             f"rotate_passwords: true, {rotate.description()[0].lower()}"

@@ -18,7 +18,7 @@ from taskflow import retry, task
 from taskflow.types import failure
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action, ActionContext, ExecutionInfo
+from tripleo_flow.actions.base import Action, ActionContext, ExecutionInfo, reverter
 from tripleo_flow.core.progress import Progress
 from tripleo_flow.exceptions import BreakRetry, FailCommand, RetriesExhausted, TaskFailed
 from tripleo_flow.flows import (
@@ -70,7 +70,7 @@ class ActionAtom(_WorkbookAtom):
                 context = dataclasses.replace(context, execution=ExecutionInfo(
                     str(self.runtime.execution.get("name") or ""), scope.execution_id,
                     self.spec.name, scope.atom_id(self.name)))
-            self._action = cls(context, name=self.name)
+            self._action = cls(context)
         return self._action
 
     def _action_label(self) -> str:
@@ -141,15 +141,18 @@ class ActionAtom(_WorkbookAtom):
 
     def _undo(self, inputs: dict[str, Any], result: Any,
               flow_failures: Mapping[str, Any] | None = None) -> None:
-        """Revert the action; ``flow_failures`` (what failed, by atom) reaches actions
-        that take it, so a revert can record the reason of the failure."""
-        action = self._get_action()
-        accepted = _accepted(action.revert)
+        """Revert the action (nothing when it defines no revert); ``flow_failures`` (what
+        failed, by atom) reaches actions that take it, so a revert can record the reason
+        of the failure."""
+        revert = reverter(self._get_action())
+        if revert is None:
+            return
+        accepted = _accepted(revert)
         args = {k: v for k, v in inputs.items() if accepted is None or k in accepted}
         if accepted is None or "flow_failures" in accepted:
             args["flow_failures"] = dict(flow_failures or {})
         with execution_scope.acting_in(self.runtime.scope.env):
-            action.revert(result=result, **args)
+            revert(result=result, **args)
 
     def _run_items(self, ctx: dict[str, Any], kwargs: Mapping[str, Any],
                    evaluator: expressions.Evaluator, timeout: float | None, width: int

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tripleo_flow.actions.base import Action
+from tripleo_flow.actions.base import Action, reverter
 from tripleo_flow.exceptions import TaskFailed
 from tripleo_flow.flows import execution_scope, expressions, workbook_clauses
 from tripleo_flow.flows.workbook_clauses import Collector
@@ -136,7 +136,7 @@ def build(spec: AdhocSpec, base: type[Action]) -> type[Action]:
         return dict(value)
 
     def execute(self: Action, **given: Any) -> Any:
-        result = base(self.context, name=self.name).execute(**base_inputs(given))
+        result = base(self.context).execute(**base_inputs(given))
         if spec.output is None:
             return result
         return expressions.Evaluator(result).evaluate(spec.output)
@@ -144,15 +144,17 @@ def build(spec: AdhocSpec, base: type[Action]) -> type[Action]:
     def completed(self: Action, output: Any) -> Any:
         """The result of the asynchronous base action completed with ``output``,
         reshaped by this action's ``output``."""
-        result = base(self.context, name=self.name).completed(output)
+        result = base(self.context).completed(output)
         if spec.output is None:
             return result
         return expressions.Evaluator(result).evaluate(spec.output)
 
     def revert(self: Action, result: Any, flow_failures: Any = None, **given: Any) -> None:
         """Undo what the base action did, with the inputs it was given."""
-        action = base(self.context, name=self.name)
-        params = inspect.signature(action.revert).parameters.values()
+        revert = reverter(base(self.context))
+        if revert is None:  # not reached: only a base that reverts gives one
+            return
+        params = inspect.signature(revert).parameters.values()
         inputs = base_inputs(given)
         if not any(p.kind is p.VAR_KEYWORD for p in params):
             accepted = {p.name for p in params}
@@ -161,7 +163,7 @@ def build(spec: AdhocSpec, base: type[Action]) -> type[Action]:
                 inputs["flow_failures"] = flow_failures
         else:
             inputs["flow_failures"] = flow_failures
-        action.revert(result=result, **inputs)
+        revert(result=result, **inputs)
 
     params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,

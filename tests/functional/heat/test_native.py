@@ -15,6 +15,7 @@ import pytest
 from taskflow import engines, task
 from taskflow.patterns import linear_flow
 
+from tests.engine_helpers import ActionTask
 from tests.functional.heat.conftest import OpenStack, heat_processes, make_conf
 from tripleo_flow import exceptions
 from tripleo_flow.actions.heat import LaunchHeat
@@ -205,7 +206,7 @@ class _Boom(task.Task):  # type: ignore[misc]
 def test_launch_action_reverts_when_flow_fails(client: Client, tmp_path: Path) -> None:
     heat_dir = str(tmp_path / "work")
     work = HeatDir(heat_dir)
-    flow = linear_flow.Flow("deploy").add(LaunchHeat(client.context), _Boom())
+    flow = linear_flow.Flow("deploy").add(ActionTask(LaunchHeat(client.context)), _Boom())
     with pytest.raises(RuntimeError, match="a later task failed"):
         engines.run(flow, store={"heat_dir": heat_dir, "heat_type": "native",
                                  "restore_db": False})

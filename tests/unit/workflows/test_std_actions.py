@@ -61,7 +61,7 @@ def server() -> Iterator[str]:
 
 
 def _run(cls: type[std.Action], **inputs: Any) -> Any:
-    return cls(None, name="t").execute(**inputs)
+    return cls(None).execute(**inputs)
 
 
 @pytest.mark.parametrize("cls, inputs, expected", [
