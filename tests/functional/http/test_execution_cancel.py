@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from tests.engine_helpers import until
-from tests.functional.http.conftest import running_api
+from tests.functional.http.conftest import finished, running_api
 from tests.functional.http.test_execution_pause import (
     ROOT,
     RUN_AS_API_USER,
@@ -26,6 +26,7 @@ from tests.functional.http.test_execution_pause import (
     _state,
     _states,
 )
+from tests.functional.http.test_gui_browser import Shots, chromium_page, log_in
 
 MSG = "Cancelled by user."
 
@@ -85,3 +86,37 @@ def test_cancel_over_http_an_execution_another_process_runs(tmp_path: Path) -> N
     finally:
         proc.kill()
         proc.wait(10)
+
+
+def test_cancel_from_the_gui(tmp_path: Path) -> None:
+    """The executions page of a running execution has a Cancel button beside Pause:
+    clicked, the execution reads CANCELLED (its running task ends, the next never
+    starts) and Pause, Resume and Cancel are gone."""
+    _install(tmp_path / "data")
+    with running_api(tmp_path) as api:
+        started = api("POST", "/v1/workflows/pausing_http.chain/executions",
+                      json={"input": {"seconds": 20}})
+        assert started.status_code == 202, started.text
+        ident = started.json()["id"]
+        with chromium_page() as page:
+            from playwright.sync_api import Page, expect
+
+            assert isinstance(page, Page)
+            shot = Shots(page, tmp_path / "screenshots", "cancel")
+            log_in(page, api)
+            page.get_by_role("link", name="Executions").click()
+            page.get_by_role("link", name=ident).click()
+            expect(page.locator('#graph g.node[data-task="slow"]')).to_have_attribute(
+                "data-state", "RUNNING")
+            expect(page.get_by_role("button", name="Pause")).to_be_visible()
+            shot("running")
+            page.get_by_role("button", name="Cancel").click()
+            expect(page.get_by_text("CANCELLED").first).to_be_visible(timeout=30_000)
+            for name in ("Pause", "Resume", "Cancel"):
+                expect(page.get_by_role("button", name=name)).to_have_count(0)
+            expect(page.locator('#graph g.node[data-task="slow"]')).to_have_attribute(
+                "data-state", "SUCCESS", timeout=60_000)
+            shot("cancelled")
+        done = finished(api, ident)
+        assert done["state"] == "CANCELLED", done
+        assert _states(api, ident).get("after", "PENDING") == "PENDING"
