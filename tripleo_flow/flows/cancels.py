@@ -127,18 +127,33 @@ def shown(cancels: Cancels, records: Iterable[Any]) -> list[Any]:
         if r.id in found else r for r in records]
 
 
-def finish(store: Any, fd: Any) -> bool:
+def finish(store: Any, fd: Any, journal: Any = None) -> bool:
     """Record the end of cancelled execution ``fd`` (of ``store``, an
     :class:`~.executions.ExecutionStore`), whose engine stopped or which no process
     runs: its end time; its waiting asynchronous actions are cancelled (a completion
-    is then refused).  False (nothing written) when it was not cancelled."""
+    is then refused), its undo ``journal`` (given) forgotten: no task of it runs
+    again.  False (nothing written) when it was not cancelled."""
     found = store.cancels.of([fd.uuid]).get(fd.uuid)
     if found is None:
         return False
     store.update_meta(fd, finished_at=time.time(), paused_at=None,
                       state_info=found.state_info, output={"result": found.state_info})
     store.async_actions.cancel_execution(fd.uuid, "cancelled: the execution was cancelled")
+    if journal is not None:
+        journal.forget()
     return True
+
+
+def ended(store: Any, execution_id: str, origin: str | None = None) -> Any:
+    """The record of ``execution_id`` (of ``store``) when it has ended (succeeded,
+    failed, reverted, cancelled), else None: a resume returns it unchanged, as
+    Mistral's ``resume_workflow`` of a workflow that is not paused.
+
+    :raises Conflict: ``origin`` is given and it was not started from there
+    """
+    record = store.get(execution_id)
+    pause_requests.check_origin(store, execution_id, origin, "resume")
+    return record if record.state in ENDED else None
 
 
 def cancel(store: Any, execution_id: str, message: str | None,
@@ -208,4 +223,4 @@ def _end_if_idle(store: Any, ident: str, live: Any) -> bool:
 
 
 __all__ = ["CANCELLED", "ENDED", "TABLE", "Cancel", "Cancels", "cancel", "create_table",
-           "finish", "shown"]
+           "ended", "finish", "shown"]

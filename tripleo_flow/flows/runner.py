@@ -231,8 +231,7 @@ class Runner:
             user asks: only an execution an API user started may then be resumed (it
             runs with the rights of whoever started it)
         """
-        ended = self.ended(execution_id, origin)
-        if ended is not None:
+        if (ended := self.ended(execution_id, origin)) is not None:
             return ended
         top = self.resume_target(execution_id)
         if top != execution_id:  # a paused parent: it resumes this child in its task
@@ -341,26 +340,14 @@ class Runner:
 
     def cancel(self, execution_id: str, message: str | None = None,
                origin: str | None = None) -> Execution:
-        """Cancel an execution and its sub-workflow executions, as Mistral's
-        ``execution-update -s CANCELLED``: it reads CANCELLED at once (``state_info``:
-        ``message``), its running tasks end and no new one starts; it is never resumed
-        (:mod:`.cancels`).  One that ended is returned unchanged, as Mistral's.
-
-        :raises Conflict: (``origin`` given) it was not started from there
-        """
+        """Cancel an execution and its sub-workflows, as Mistral's (:mod:`.cancels`);
+        Conflict when ``origin`` is given and it was not started from there."""
         pause_requests.check_origin(self.store, execution_id, origin, "cancel")
         return cancels.cancel(self.store, execution_id, message, self._live)
 
     def ended(self, execution_id: str, origin: str | None = None) -> Execution | None:
-        """The record of ``execution_id`` when it has ended (succeeded, failed,
-        reverted, cancelled), else None: a resume returns it unchanged, as Mistral's
-        ``resume_workflow`` of a workflow that is not paused.
-
-        :raises Conflict: (``origin`` given) it was not started from there
-        """
-        record = self.store.get(execution_id)
-        pause_requests.check_origin(self.store, execution_id, origin, "resume")
-        return record if record.state in cancels.ENDED else None
+        """Its record when it has ended (a resume returns it unchanged, as Mistral's)."""
+        return cancels.ended(self.store, execution_id, origin)
 
     def resumable(self, execution_id: str, origin: str | None = None) -> Any:
         """The flow detail of an execution that can be continued (paused, suspended,
@@ -538,8 +525,7 @@ class Runner:
         """Record the output of the finished engine of ``fd`` (or, when a ``pause``
         command stopped it, that it is PAUSED until resumed)."""
         if engine.storage.get_flow_state() == states.SUSPENDED:
-            if cancels.finish(self.store, fd):  # cancelled: ended, never resumed
-                self._journal(fd.uuid).forget()
+            if cancels.finish(self.store, fd, self._journal(fd.uuid)):  # never resumed
                 return self.store.get(fd.uuid)
             if self._closing:  # this process stops: SUSPENDED, as a conductor leaves it
                 self.store.update_meta(fd)
