@@ -132,10 +132,18 @@ def finish(store: Any, fd: Any, journal: Any = None) -> bool:
     :class:`~.executions.ExecutionStore`), whose engine stopped or which no process
     runs: its end time; its waiting asynchronous actions are cancelled (a completion
     is then refused), its undo ``journal`` (given) forgotten: no task of it runs
-    again.  False (nothing written) when it was not cancelled."""
-    found = store.cancels.of([fd.uuid]).get(fd.uuid)
-    if found is None:
-        return False
+    again.  A sub-workflow whose ancestor was cancelled (it started meanwhile, and
+    stopped on its ancestor's request) is cancelled with it.  False (nothing
+    written) when neither was cancelled."""
+    ids = pause_requests.lineage(fd, lambda ident: store.flow_detail(ident, lazy=True))
+    cancelled = store.cancels.of(ids)
+    found = cancelled.get(fd.uuid)
+    if found is None:  # a sub-workflow started as its ancestor was cancelled: with it
+        above = next((cancelled[ident] for ident in ids[1:] if ident in cancelled), None)
+        if above is None:
+            return False
+        store.cancels.record(fd.uuid, above.state_info)
+        found = store.cancels.of([fd.uuid])[fd.uuid]
     store.update_meta(fd, finished_at=time.time(), paused_at=None,
                       state_info=found.state_info, output={"result": found.state_info})
     store.async_actions.cancel_execution(fd.uuid, "cancelled: the execution was cancelled")

@@ -234,6 +234,33 @@ def test_cancel_child_workflow(host: Host, tmp_path: Path, where: str) -> None:
     assert _effects(log) == [] and gate.calls == 1
 
 
+def test_cancel_with_items_parent_workflow(host: Host, tmp_path: Path) -> None:
+    """Mistral's ``test_cancel_with_items_parent_workflow``: a ``with-items`` task runs
+    one sub-workflow execution per item; cancelling the parent cancels both (each with
+    the message, whether it had started its task1 yet or not), task2 never runs."""
+    name = _install(host, tmp_path, SUB.replace(
+        "        taskx:\n", "        taskx:\n          with-items: i in [1, 2]\n"))
+    log = tmp_path / "log"
+    ident, gate = _start(host, tmp_path, f"{name}.wf", log=str(log))
+    host.cancel_execution(ident, MSG)
+    _ended(host, gate)
+    children = [e for e in host.list_executions() if e.parent_id == ident]
+    assert len(children) == 2
+    for done in (host.get_execution(ident), *children):
+        assert (done.state, done.state_info) == ("CANCELLED", MSG)
+        assert done.finished_at is not None
+    assert _effects(log) == []
+    # A sub-workflow that starts as its parent is cancelled (an item's child the
+    # parent's task starts meanwhile) stops at once, cancelled with it, not PAUSED.
+    runner = host._runner()
+    late = runner.start(f"{name}.subwf", {"log": str(log), "gate": uuid.uuid4().hex},
+                        execution_id=str(uuid.uuid4()),
+                        parent={"parent_id": ident, "parent_task": "taskx"})
+    done = runner.execute(late)
+    assert (done.state, done.state_info) == ("CANCELLED", MSG)
+    assert _effects(log) == []
+
+
 def test_a_cancel_is_refused_to_what_is_not_text(host: Host, tmp_path: Path) -> None:
     """A message that is not text is refused and changes nothing; an unknown id is 404."""
     name = _install(host, tmp_path, _wf(False))
