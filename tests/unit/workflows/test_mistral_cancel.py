@@ -126,6 +126,7 @@ def test_cancel_paused_workflow(host: Host, tmp_path: Path, join: bool) -> None:
     host._runner().wait_background(60)
     assert _tasks(host, ident)["task1"] == "SUCCESS"
     assert _effects(log) == [] and gate.calls == 1
+    assert host.follow_execution(ident, timeout=60).state == "CANCELLED"  # ended
     # What a conductor that claims its job again (or a crash-resume) runs: nothing.
     runner = host._runner()
     assert runner.execute(runner.store.flow_detail(ident)).state == "CANCELLED"
