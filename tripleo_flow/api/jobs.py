@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.flows import jobboard
+from tripleo_flow.flows.cancels import CANCELLED
 
 if TYPE_CHECKING:
     from tripleo_flow.flows.conductor import Conductor
@@ -89,6 +90,8 @@ class JobsMixin:
 
         Task changes seen in its record go to ``listeners`` as progress events.
 
+        A cancelled execution is returned once its running tasks ended (CANCELLED).
+
         :raises WorkflowFailed: when it failed (its completed tasks were reverted)
         :raises Conflict: it had not ended after ``timeout`` s
         """
@@ -103,7 +106,7 @@ class JobsMixin:
             if listeners:
                 for task in store.tasks(execution_id):
                     _emit(execution, task, seen, listeners)
-            if execution.state in ENDED and execution.finished_at is not None:
+            if execution.state in (*ENDED, CANCELLED) and execution.finished_at is not None:
                 break
             if deadline is not None and time.monotonic() > deadline:
                 raise exceptions.Conflict(
@@ -113,7 +116,7 @@ class JobsMixin:
                         f"GET /v1/executions/{execution_id}")])
             time.sleep(poll)
         succeeded, _, reverted = ENDED
-        if execution.state != succeeded:
+        if execution.state not in (succeeded, CANCELLED):  # cancelled: not a failure
             raise exceptions.WorkflowFailed(execution.workflow, execution.failed_task,
                                             execution.error or execution.state,
                                             execution.state == reverted)

@@ -428,13 +428,19 @@ class WorkflowsMixin(JobsMixin):
             process that outlives this one (what ``execution resume --async`` uses)
         :param api_user: asked by a user of the HTTP API: only executions started through
             the API may be resumed (Conflict otherwise)
-        :raises Conflict: it has ended, still runs, already waits on the jobboard, or
+        An execution that has ended (succeeded, failed, cancelled) is returned unchanged,
+        as Mistral's resume of a workflow that is not paused.
+
+        :raises Conflict: it still runs, already waits on the jobboard, or
             (``api_user``) was not started through the API
         """
         from tripleo_flow.flows.executions import ORIGIN_API
 
         runner = self._runner()
         origin = ORIGIN_API if api_user else None
+        ended = runner.ended(execution_id, origin)
+        if ended is not None:  # as Mistral's resume of a workflow that is not paused
+            return ended
         # A sub-workflow its paused parent waits for: the parent resumes, then it.
         target = runner.resume_target(execution_id)
         if target != execution_id:
@@ -479,6 +485,30 @@ class WorkflowsMixin(JobsMixin):
         runner = self._runner()
         return pause_views.shown_one(
             runner.store, runner.pause(execution_id, ORIGIN_API if api_user else None))
+
+    def cancel_execution(self, execution_id: str, message: str | None = None,
+                         api_user: bool = False) -> Execution:
+        """Cancel an execution and its sub-workflow executions, as Mistral's
+        ``execution-update -s CANCELLED``: it reads CANCELLED at once, with ``message``
+        as its ``state_info`` and ``{"result": message}`` as its output; its running
+        tasks end, no new task starts, and it is never resumed.  A running, paused,
+        suspended or crash-interrupted execution can be cancelled, wherever it runs; one
+        that has ended is returned unchanged (Mistral's cancel does nothing then).
+
+        :param api_user: asked by a user of the HTTP API: only executions started through
+            the API may be cancelled (as only those may be paused there)
+        :raises Conflict: (``api_user``) it was not started through the API
+        :raises InvalidInput: ``message`` is not text
+        """
+        from tripleo_flow.flows import pause_views
+        from tripleo_flow.flows.executions import ORIGIN_API
+
+        if message is not None and not isinstance(message, str):
+            raise exceptions.InvalidInput(
+                f"A cancel's message must be text, not {type(message).__name__}.")
+        runner = self._runner()
+        return pause_views.shown_one(
+            runner.store, runner.cancel(execution_id, message, ORIGIN_API if api_user else None))
 
     # -- actions -------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""``tripleo-flow execution list/show/tasks/pause/resume/complete``."""
+"""``tripleo-flow execution list/show/tasks/pause/resume/cancel/complete``."""
 
 from __future__ import annotations
 
@@ -122,6 +122,22 @@ class PauseExecution(ClientMixin, ShowOne):
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         return execution_row(self.client.pause_execution(parsed_args.execution_id))
+
+
+class CancelExecution(ClientMixin, ShowOne):
+    """Cancel an execution wherever it runs: running tasks end, none starts, never resumed."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = _id_parser(super().get_parser(prog_name))
+        parser.add_argument("--message", "-m", metavar="TEXT", default=None,
+                            help="Why it is cancelled: kept as its state info and its "
+                            "output's 'result' (Mistral's execution-update -s CANCELLED "
+                            "--state-info).")
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
+        return execution_row(self.client.cancel_execution(parsed_args.execution_id,
+                                                          parsed_args.message))
 
 
 class ResumeExecution(ClientMixin, ShowOne):

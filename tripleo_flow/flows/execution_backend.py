@@ -42,7 +42,7 @@ from taskflow.persistence import models
 from taskflow.persistence.backends import impl_sqlalchemy
 
 from tripleo_flow import exceptions
-from tripleo_flow.flows import async_actions, pause_requests, undo_journal
+from tripleo_flow.flows import async_actions, cancels, pause_requests, undo_journal
 from tripleo_flow.flows.atom_updates import AtomUpdates
 from tripleo_flow.flows.redaction import Redactor
 
@@ -401,6 +401,7 @@ class ExecutionBackend(impl_sqlalchemy.SQLAlchemyBackend):  # type: ignore[misc]
                             undo_journal.create_table(self._own_engine)
                             async_actions.create_table(self._own_engine)
                             pause_requests.create_table(self._own_engine)
+                            cancels.create_table(self._own_engine)
                             _fractional_creation_times(self._own_engine)
                         break
                     except (tf_exc.StorageFailure, sa.exc.SQLAlchemyError) as exc:

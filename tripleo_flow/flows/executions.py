@@ -29,6 +29,8 @@ from tripleo_flow.core import secrets
 from tripleo_flow.flows import atoms, execution_scope
 from tripleo_flow.flows.async_actions import RUNNING as ACTION_RUNNING
 from tripleo_flow.flows.async_actions import AsyncActions
+from tripleo_flow.flows.cancels import Cancels
+from tripleo_flow.flows.cancels import shown as cancels_shown
 from tripleo_flow.flows.execution_backend import ExecutionBackend
 from tripleo_flow.flows.execution_pages import flow_page
 from tripleo_flow.flows.pause_requests import PauseRequests
@@ -218,6 +220,8 @@ class ExecutionStore:
         self.async_actions = AsyncActions(backend.engine, backend.redactor)
         #: Pauses asked of executions other processes run.
         self.pause_requests = PauseRequests(backend.engine)
+        #: Cancelled executions (:mod:`.cancels`): they read CANCELLED.
+        self.cancels = Cancels(backend.engine)
 
     @contextlib.contextmanager
     def _conn(self) -> Iterator[Any]:
@@ -291,6 +295,11 @@ class ExecutionStore:
             conn.update_flow_details(fd)
 
     def get(self, execution_id: str) -> Execution:
+        """An execution's record (CANCELLED once it was cancelled)."""
+        return cancels_shown(self.cancels, [self.raw(execution_id)])[0]
+
+    def raw(self, execution_id: str) -> Execution:
+        """An execution's record as its engine wrote it (a cancel not applied)."""
         return to_execution(self.flow_detail(execution_id, lazy=True))
 
     def tasks(self, execution_id: str) -> list[TaskRecord]:
@@ -319,7 +328,7 @@ class ExecutionStore:
     def list(self) -> list[Execution]:
         with self._conn() as conn:
             details = list(conn.get_flows_for_book(self.book().uuid, lazy=True))
-        result = [to_execution(fd) for fd in details]
+        result = cancels_shown(self.cancels, [to_execution(fd) for fd in details])
         result.sort(key=lambda e: e.created_at or 0.0)
         return result
 
@@ -331,4 +340,4 @@ class ExecutionStore:
         with self._conn() as conn:
             details, more = flow_page(conn, self.book().uuid, limit, marker, workflow,
                                       descending)
-        return [to_execution(fd) for fd in details], more
+        return cancels_shown(self.cancels, [to_execution(fd) for fd in details]), more

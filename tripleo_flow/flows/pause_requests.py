@@ -110,8 +110,11 @@ def check_for(store: Any, fd: Any) -> PauseCheck:
     """The pause check of the engine about to run (or continue) flow detail ``fd`` of
     ``store`` (an :class:`~.executions.ExecutionStore`); a request of its own is
     forgotten when it is being resumed, kept when it starts (a PENDING execution
-    paused before it was claimed: it stops before its first tasks, as Mistral's)."""
-    if fd.state != "PENDING":
+    paused before it was claimed: it stops before its first tasks, as Mistral's), and
+    asked again of a cancelled one (:mod:`.cancels`), which then starts nothing."""
+    if store.cancels.of([fd.uuid]):
+        store.pause_requests.request(fd.uuid)  # cancelled: it starts nothing
+    elif fd.state != "PENDING":
         store.pause_requests.clear(fd.uuid)
     return PauseCheck(store.pause_requests,
                       lineage(fd, lambda ident: store.flow_detail(ident, lazy=True)),

@@ -40,6 +40,7 @@ from tripleo_flow.core import validation
 from tripleo_flow.core.progress import Progress
 from tripleo_flow.flows import (
     atoms,
+    cancels,
     compiler,
     execution_scope,
     expressions,
@@ -230,6 +231,8 @@ class Runner:
             user asks: only an execution an API user started may then be resumed (it
             runs with the rights of whoever started it)
         """
+        if (ended := self.ended(execution_id, origin)) is not None:
+            return ended
         top = self.resume_target(execution_id)
         if top != execution_id:  # a paused parent: it resumes this child in its task
             self.resume(top, listeners, wait, origin)
@@ -334,6 +337,17 @@ class Runner:
         subworkflow.pause_family(self.store, self._live, execution_id)
         # Recorded too, so readers show it PAUSED at once (:mod:`.pause_views`).
         return pause_requests.note(self.store, execution_id)
+
+    def cancel(self, execution_id: str, message: str | None = None,
+               origin: str | None = None) -> Execution:
+        """Cancel an execution and its sub-workflows, as Mistral's (:mod:`.cancels`);
+        Conflict when ``origin`` is given and it was not started from there."""
+        pause_requests.check_origin(self.store, execution_id, origin, "cancel")
+        return cancels.cancel(self.store, execution_id, message, self._live)
+
+    def ended(self, execution_id: str, origin: str | None = None) -> Execution | None:
+        """Its record when it has ended (a resume returns it unchanged, as Mistral's)."""
+        return cancels.ended(self.store, execution_id, origin)
 
     def resumable(self, execution_id: str, origin: str | None = None) -> Any:
         """The flow detail of an execution that can be continued (paused, suspended,
@@ -511,6 +525,8 @@ class Runner:
         """Record the output of the finished engine of ``fd`` (or, when a ``pause``
         command stopped it, that it is PAUSED until resumed)."""
         if engine.storage.get_flow_state() == states.SUSPENDED:
+            if cancels.finish(self.store, fd, self._journal(fd.uuid)):  # never resumed
+                return self.store.get(fd.uuid)
             if self._closing:  # this process stops: SUSPENDED, as a conductor leaves it
                 self.store.update_meta(fd)
             else:

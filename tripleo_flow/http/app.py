@@ -333,8 +333,19 @@ ROUTES: list[Route] = [
         "post": Operation(
             "Continue a paused, suspended or interrupted execution that was started "
             "through this API, in the background (on a conductor with a jobboard); 202 "
-            "with the execution", status=202,
+            "with the execution (200 with one that ended, left unchanged, as Mistral's "
+            "resume)", status=202,
             body_required=False, body={"type": "object"}, tags=TAGS_WF)}),
+    Route("/v1/executions/{execution_id}/cancel", "execution_cancel", {
+        "post": Operation(
+            "Cancel a running, paused or interrupted execution that was started through "
+            "this API, wherever it runs, with its sub-workflow executions: it reads "
+            "CANCELLED at once (state_info: the message given, output: {\"result\": "
+            "message}), its running tasks end, no new one starts and it is never resumed; "
+            "body empty, {} or {\"state\": \"CANCELLED\", \"state_info\": \"why\"}; "
+            "202 with the execution (200 with one that ended, left unchanged, as "
+            "Mistral's cancel)",
+            status=202, body_required=False, body={"type": "object"}, tags=TAGS_WF)}),
     Route("/v1/executions/{execution_id}/pause", "execution_pause", {
         "post": Operation(
             "Pause a running execution that was started through this API, wherever it "
@@ -446,6 +457,7 @@ def _resources(client: Client, sse_interval: float,
         "execution_tasks": workflows.ExecutionTasks(client),
         "execution_resume": workflows.ResumeExecution(client),
         "execution_pause": workflows.PauseExecution(client),
+        "execution_cancel": workflows.CancelExecution(client),
         "execution_task_complete": workflows.CompleteTask(client),
         "execution_events": workflows.ExecutionEvents(
             client, sse_interval, redact.json_bytes,

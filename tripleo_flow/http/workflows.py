@@ -12,6 +12,7 @@ import falcon
 from tripleo_flow import exceptions
 from tripleo_flow.api import idempotency
 from tripleo_flow.api.paths import ServerPaths
+from tripleo_flow.flows.cancels import ENDED
 from tripleo_flow.http import events, media
 from tripleo_flow.http.plans import field, json_object
 
@@ -125,7 +126,9 @@ class ResumeExecution:
         if req.content_length:
             json_object(req)  # an empty object, or nothing: there is nothing to give
         execution = self.client.resume_execution(execution_id, wait=False, api_user=True)
-        resp.status = falcon.HTTP_202
+        # One that ended is returned unchanged (200), as Mistral's resume of a
+        # workflow that is not paused.
+        resp.status = falcon.HTTP_200 if execution.state in ENDED else falcon.HTTP_202
         resp.location = f"/v1/executions/{execution.id}"
         resp.media = execution_body(execution)
 
@@ -151,6 +154,35 @@ class PauseExecution:
                 "resume an execution with POST /v1/executions/ID/resume.")
         execution = self.client.pause_execution(execution_id, api_user=True)
         resp.status = falcon.HTTP_202
+        resp.location = f"/v1/executions/{execution.id}"
+        resp.media = execution_body(execution)
+
+
+class CancelExecution:
+    """``POST /v1/executions/{id}/cancel``: cancel an execution, wherever it runs (it
+    reads CANCELLED at once; its running tasks end, no new one starts, it is never
+    resumed), answering at once (202; 200 with one that ended, left unchanged); only
+    an execution an API user started, as for a pause.  The body may be empty, ``{}``,
+    or Mistral's ``{"state": "CANCELLED", "state_info": "why"}``; anything else is 400."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
+        media = json_object(req) if req.content_length else {}
+        if set(media) - {"state", "state_info"}:
+            raise exceptions.InvalidInput(
+                'A cancel request takes no field but "state" and "state_info": its body is '
+                'empty, {} or {"state": "CANCELLED", "state_info": "why"}.')
+        if media.get("state", "CANCELLED") != "CANCELLED":
+            raise exceptions.InvalidInput(
+                'A cancel request sets the state CANCELLED only ({"state": "CANCELLED"}).')
+        message = media.get("state_info")
+        if message is not None and not isinstance(message, str):
+            raise exceptions.InvalidInput('A cancel request\'s "state_info" must be text.')
+        before = self.client.get_execution(execution_id)
+        execution = self.client.cancel_execution(execution_id, message, api_user=True)
+        resp.status = falcon.HTTP_200 if before.state in ENDED else falcon.HTTP_202
         resp.location = f"/v1/executions/{execution.id}"
         resp.media = execution_body(execution)
 

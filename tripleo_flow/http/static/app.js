@@ -566,6 +566,8 @@ async function executionsView(draw = drawer()) {
 
 // States an execution can be resumed from (the server decides; 409 otherwise).
 const RESUMABLE = new Set(["INTERRUPTED", "PAUSED", "SUSPENDED"]);
+// States an execution can be cancelled from (one that ended is left as it is).
+const CANCELLABLE = new Set(["RUNNING", "PENDING", ...RESUMABLE]);
 
 function taskDetail(task) {
   const bits = [];
@@ -601,11 +603,17 @@ async function executionView(id, draw = drawer()) {
   const pause = execution.state === "RUNNING" ? verbButton("pause", "Pause", () => {
     say(`Execution ${id} pauses once its running tasks end.`);
   }) : null;
+  // Mistral's CANCELLED: its running tasks end, none starts, it is never resumed.
+  const cancel = CANCELLABLE.has(execution.state) ? verbButton("cancel", "Cancel", () => {
+    say(`Execution ${id} cancelled: its running tasks end, no new one starts.`);
+    route();  // drawn again, CANCELLED, without Pause, Resume or Cancel
+  }) : null;
   const tasksBody = h("tbody", {});
   const tasks = new Map();
   draw(`Execution ${execution.id}`,
-    h("p", {}, `Workflow ${execution.workflow}: `, stateBox, " ", resume, pause, " ",
-      resumeProblem),
+    h("p", {}, `Workflow ${execution.workflow}: `, stateBox, " ", resume, pause, " ", cancel,
+      " ", resumeProblem),
+    execution.state_info ? h("p", { class: "state-info", text: execution.state_info }) : null,
     execution.error ? h("pre", { class: "error", text: execution.error }) : null,
     h("h2", { text: "Task graph" }), picture,
     h("h2", { text: "Tasks" }),
@@ -632,6 +640,7 @@ async function executionView(id, draw = drawer()) {
       stateBox.replaceChildren(state(data.state));
       if (resume && !RESUMABLE.has(data.state)) resume.remove();
       if (pause && data.state !== "RUNNING") pause.remove();
+      if (cancel && !CANCELLABLE.has(data.state)) cancel.remove();
       if (!resume && RESUMABLE.has(data.state)) route();  // paused: drawn again, with Resume
     }
   }, leaving.signal);

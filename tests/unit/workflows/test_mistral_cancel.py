@@ -1,0 +1,303 @@
+"""Cancelling executions, ported from Mistral's engine tests (issue 26).
+
+The cases of openstack/mistral ``mistral/tests/unit/engine/test_workflow_cancel.py``
+and the resume of an ended execution (``workflow_handler.resume_workflow`` returns a
+workflow that is not paused unchanged).  Mistral cancels while ``task1`` runs (a
+``wait-before`` on ``task2`` leaves time); here ``task1`` waits at a gate the test
+opens (:class:`tests.engine_helpers.Hold`), so the cancel always arrives while it
+runs.  Both engines (a ``join`` makes a workflow run on the state machine), and the
+cancel asked in this process (the engine is suspended) or from another one (a
+second host on the same executions database: a request its engine reads).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.engine_helpers import ACTIONS, Host, gate_of
+from tests.unit.workflows.test_pause_requests import _effects, _tasks
+from tests.unit.workflows.test_pause_requests import host as host  # the fixture
+from tripleo_flow import exceptions
+
+ENGINES = pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
+WHERE = pytest.mark.parametrize("where", ["here", "elsewhere"])
+MSG = "Cancelled by user."
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _install(host: Host, tmp_path: Path, text: str) -> str:
+    name = "c" + uuid.uuid4().hex[:8]
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(f"version: '2.0'\nname: {name}\nworkflows:\n"
+                    + textwrap.indent(textwrap.dedent(text), "  "))
+    host.create_workbook(path)
+    return name
+
+
+def _wf(join: bool) -> str:
+    """Mistral's ``test_cancel_workflow`` workflow, ``task1`` held at a gate."""
+    return f"""\
+        wf:
+          input: [log, gate]
+          tasks:
+            task1:
+              action: test.hold gate=<% $.gate %>
+              on-complete:
+                - task2
+            task2:
+              {"join: all" if join else ""}
+              action: test.record path=<% $.log %> value="task2"
+        """
+
+
+def _cancel(host: Host, tmp_path: Path, ident: str, where: str,
+            message: str | None = MSG) -> Any:
+    if where == "here":
+        return host.cancel_execution(ident, message)
+    other = Host(tmp_path / "data", ACTIONS)
+    try:
+        return other.cancel_execution(ident, message)
+    finally:
+        other.close_workflows()
+
+
+def _start(host: Host, tmp_path: Path, workflow: str, **inputs: Any) -> tuple[str, Any]:
+    gate_name = uuid.uuid4().hex
+    gate = gate_of(gate_name)
+    ident = host.run_workflow(workflow, {**inputs, "gate": gate_name}, wait=False).id
+    assert gate.reached.wait(60), "the held task did not start"
+    return ident, gate
+
+
+def _ended(host: Host, gate: Any) -> None:
+    gate.opened.set()
+    host._runner().wait_background(60)
+
+
+@ENGINES
+@WHERE
+def test_cancel_workflow(host: Host, tmp_path: Path, join: bool, where: str) -> None:
+    """Mistral's ``test_cancel_workflow``: CANCELLED at once with the message as its
+    state_info; the running task1 ends SUCCESS, task2 is never run; its output is
+    ``{"result": message}``; a resume returns it unchanged and runs nothing."""
+    name = _install(host, tmp_path, _wf(join))
+    log = tmp_path / "log"
+    ident, gate = _start(host, tmp_path, f"{name}.wf", log=str(log))
+    asked = _cancel(host, tmp_path, ident, where)
+    assert (asked.state, asked.state_info) == ("CANCELLED", MSG)
+    assert host.get_execution(ident).state == "CANCELLED"  # before task1 ended
+    _ended(host, gate)
+    done = host.get_execution(ident)
+    assert (done.state, done.state_info, done.output) == ("CANCELLED", MSG, {"result": MSG})
+    assert done.finished_at is not None
+    tasks = _tasks(host, ident)
+    assert tasks["task1"] == "SUCCESS" and tasks.get("task2", "PENDING") == "PENDING"
+    assert _effects(log) == []
+    again = host.resume_execution(ident)
+    assert (again.state, again.state_info) == ("CANCELLED", MSG)
+    assert _effects(log) == [] and gate.calls == 1
+    with pytest.raises(exceptions.Conflict, match=r"has already ended \(CANCELLED\)"):
+        host.pause_execution(ident)
+    assert host._runner().store.pause_requests.pending() == [ident]  # never runs again
+
+
+@ENGINES
+def test_cancel_paused_workflow(host: Host, tmp_path: Path, join: bool) -> None:
+    """Mistral's ``test_cancel_paused_workflow``: a PAUSED execution cancelled reads
+    CANCELLED; task1 SUCCESS, task2 never run, resumed or not."""
+    name = _install(host, tmp_path, _wf(join))
+    log = tmp_path / "log"
+    ident, gate = _start(host, tmp_path, f"{name}.wf", log=str(log))
+    host.pause_execution(ident)
+    _ended(host, gate)
+    assert host.get_execution(ident).state == "PAUSED"
+    done = host.cancel_execution(ident, MSG)
+    assert (done.state, done.state_info, done.output) == ("CANCELLED", MSG, {"result": MSG})
+    assert done.finished_at is not None
+    assert host.resume_execution(ident).state == "CANCELLED"
+    host._runner().wait_background(60)
+    assert _tasks(host, ident)["task1"] == "SUCCESS"
+    assert _effects(log) == [] and gate.calls == 1
+    assert host.follow_execution(ident, timeout=60).state == "CANCELLED"  # ended
+    # What a conductor that claims its job again (or a crash-resume) runs: nothing.
+    runner = host._runner()
+    assert runner.execute(runner.store.flow_detail(ident)).state == "CANCELLED"
+    assert _effects(log) == [] and gate.calls == 1
+
+
+def test_cancel_completed_workflow(host: Host, tmp_path: Path) -> None:
+    """Mistral's ``test_cancel_completed_workflow`` (verbatim): nothing changes."""
+    name = _install(host, tmp_path, """\
+        wf:
+          type: direct
+          tasks:
+            task1:
+              action: std.echo output="Echo"
+        """)
+    done = host.run_workflow(f"{name}.wf", {})
+    assert done.state == "SUCCESS"
+    after = host.cancel_execution(done.id, MSG)
+    assert (after.state, after.state_info) == ("SUCCESS", None)
+    assert host.get_execution(done.id) == done
+    assert _tasks(host, done.id) == {"task1": "SUCCESS"}
+
+
+def test_resume_of_an_ended_execution_returns_it_unchanged(host: Host, tmp_path: Path) -> None:
+    """Mistral's ``resume_workflow`` of a workflow that is not paused returns it as it
+    is (no error): a succeeded one and a failed one stay as they ended, nothing runs."""
+    name = _install(host, tmp_path, """\
+        ok:
+          input: [log]
+          tasks:
+            task1:
+              action: test.record path=<% $.log %> value="ok"
+        bad:
+          tasks:
+            task1:
+              action: std.fail
+        """)
+    log = tmp_path / "log"
+    done = host.run_workflow(f"{name}.ok", {"log": str(log)})
+    assert host.resume_execution(done.id) == host.get_execution(done.id)
+    assert host.resume_execution(done.id, wait=False).state == "SUCCESS"
+    assert _effects(log) == ["do ok"]
+    with pytest.raises(exceptions.WorkflowFailed):
+        host.run_workflow(f"{name}.bad", {})
+    failed = next(e for e in host.list_executions() if e.workflow == f"{name}.bad")
+    again = host.resume_execution(failed.id)
+    assert (again.state, again.error) == (failed.state, failed.error)
+
+
+SUB = """\
+    wf:
+      input: [log, gate]
+      tasks:
+        taskx:
+          workflow: subwf log=<% $.log %> gate=<% $.gate %>
+    subwf:
+      input: [log, gate]
+      tasks:
+        task1:
+          action: test.hold gate=<% $.gate %>
+          on-complete:
+            - task2
+        task2:
+          join: all
+          action: test.record path=<% $.log %> value="task2"
+    """
+
+
+def _family(host: Host, tmp_path: Path) -> tuple[str, str, Any, Path]:
+    name = _install(host, tmp_path, SUB)
+    log = tmp_path / "log"
+    ident, gate = _start(host, tmp_path, f"{name}.wf", log=str(log))
+    children = [e for e in host.list_executions() if e.parent_id == ident]
+    assert len(children) == 1
+    return ident, children[0].id, gate, log
+
+
+@WHERE
+def test_cancel_parent_workflow(host: Host, tmp_path: Path, where: str) -> None:
+    """Mistral's ``test_cancel_parent_workflow``: the sub-workflow execution is
+    cancelled with the parent, both with the message; task2 never runs."""
+    parent, child, gate, log = _family(host, tmp_path)
+    _cancel(host, tmp_path, parent, where)
+    _ended(host, gate)
+    for ident in (parent, child):
+        done = host.get_execution(ident)
+        assert (done.state, done.state_info) == ("CANCELLED", MSG)
+    assert _effects(log) == [] and gate.calls == 1
+    assert host.resume_execution(child).state == "CANCELLED"
+    assert host.resume_execution(parent).state == "CANCELLED"
+    host._runner().wait_background(60)
+    assert _effects(log) == [] and gate.calls == 1
+
+
+@WHERE
+def test_cancel_child_workflow(host: Host, tmp_path: Path, where: str) -> None:
+    """Mistral's ``test_cancel_child_workflow``: the child reads CANCELLED with the
+    message, its parent CANCELLED with ``Cancelled tasks: taskx``."""
+    parent, child, gate, log = _family(host, tmp_path)
+    _cancel(host, tmp_path, child, where)
+    _ended(host, gate)
+    sub = host.get_execution(child)
+    assert (sub.state, sub.state_info) == ("CANCELLED", MSG)
+    top = host.get_execution(parent)
+    assert (top.state, top.state_info) == ("CANCELLED", "Cancelled tasks: taskx")
+    assert _effects(log) == [] and gate.calls == 1
+
+
+def test_cancel_with_items_parent_workflow(host: Host, tmp_path: Path) -> None:
+    """Mistral's ``test_cancel_with_items_parent_workflow``: a ``with-items`` task runs
+    one sub-workflow execution per item; cancelling the parent cancels both (each with
+    the message, whether it had started its task1 yet or not), task2 never runs."""
+    name = _install(host, tmp_path, SUB.replace(
+        "        taskx:\n", "        taskx:\n          with-items: i in [1, 2]\n"))
+    log = tmp_path / "log"
+    ident, gate = _start(host, tmp_path, f"{name}.wf", log=str(log))
+    host.cancel_execution(ident, MSG)
+    _ended(host, gate)
+    children = [e for e in host.list_executions() if e.parent_id == ident]
+    assert len(children) == 2
+    for done in (host.get_execution(ident), *children):
+        assert (done.state, done.state_info) == ("CANCELLED", MSG)
+        assert done.finished_at is not None
+    assert _effects(log) == []
+    # A sub-workflow that starts as its parent is cancelled (an item's child the
+    # parent's task starts meanwhile) stops at once, cancelled with it, not PAUSED.
+    runner = host._runner()
+    late = runner.start(f"{name}.subwf", {"log": str(log), "gate": uuid.uuid4().hex},
+                        execution_id=str(uuid.uuid4()),
+                        parent={"parent_id": ident, "parent_task": "taskx"})
+    done = runner.execute(late)
+    assert (done.state, done.state_info) == ("CANCELLED", MSG)
+    assert _effects(log) == []
+
+
+def test_a_cancel_is_refused_to_what_is_not_text(host: Host, tmp_path: Path) -> None:
+    """A message that is not text is refused and changes nothing; an unknown id is 404."""
+    name = _install(host, tmp_path, _wf(False))
+    ident, gate = _start(host, tmp_path, f"{name}.wf", log=str(tmp_path / "log"))
+    with pytest.raises(exceptions.InvalidInput, match="must be text"):
+        host.cancel_execution(ident, {"no": "text"})  # type: ignore[arg-type]
+    assert host.get_execution(ident).state == "RUNNING"
+    with pytest.raises(exceptions.ExecutionNotFound):
+        host.cancel_execution("no-such-execution")
+    _ended(host, gate)
+    assert host.get_execution(ident).state == "SUCCESS"
+
+
+def test_a_cancelled_crashed_execution_is_never_run_again(host: Host, tmp_path: Path) -> None:
+    """An execution whose process was killed (kill -9 before its first task: INTERRUPTED)
+    is cancelled at once; neither a resume nor a conductor-like continuation of its
+    flow detail (what a claimed job runs) starts a task of it."""
+    name = _install(host, tmp_path, """\
+        wf:
+          input: [log]
+          tasks:
+            task1:
+              action: test.record path=<% $.log %> value="task1"
+        """)
+    log = tmp_path / "log"
+    out = subprocess.run(
+        [sys.executable, "-m", "tests.engine_helpers", "record-then-die",
+         str(tmp_path / "data"), f"{name}.wf", json.dumps({"log": str(log)})],
+        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    ident = json.loads(out.stdout.splitlines()[0])["recorded"]
+    assert host.get_execution(ident).state == "INTERRUPTED"
+    done = host.cancel_execution(ident, MSG)
+    assert (done.state, done.state_info) == ("CANCELLED", MSG)
+    assert done.finished_at is not None
+    assert host.resume_execution(ident).state == "CANCELLED"
+    runner = host._runner()
+    assert runner.execute(runner.store.flow_detail(ident)).state == "CANCELLED"
+    assert _effects(log) == []
+    assert host.get_execution(ident).state == "CANCELLED"

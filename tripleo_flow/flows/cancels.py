@@ -1,0 +1,234 @@
+"""Cancelling workflow executions, as Mistral's ``execution-update -s CANCELLED``.
+
+Mistral sets a RUNNING or PAUSED workflow execution to CANCELLED at once
+(``Workflow._cancel_workflow``): its ``state_info`` is the message given, its
+output ``{"result": message}``; the tasks that run end, no new one starts
+(a task whose transition fires meanwhile creates nothing), and its sub-workflow
+executions that have not ended are cancelled with the same message
+(``workflow_handler.stop_workflow``).  A cancelled execution has ended: a later
+resume returns it unchanged, a pause is refused (``set_state`` allows no move
+from CANCELLED), and a cancel of an execution that ended does nothing.
+
+Here a cancel is a row in the executions database (:data:`TABLE`), written by
+whichever process is asked, with a pause request beside it
+(:mod:`.pause_requests`): the engine that runs the execution (here, in another
+process or on a conductor) starts nothing more and stops as it does for a
+pause; its runner then records the end (:func:`finish`).  An execution no
+process runs (PAUSED, SUSPENDED, INTERRUPTED by a crash) ends at once.  A cancel
+of an execution another process runs returns once every engine reads the request
+before it starts a task (:data:`~.pause_requests.CHECK_INTERVAL`), so no task
+starts after the cancel returned.  Readers
+of the store see CANCELLED from the moment the row is written
+(:func:`shown`); the row is never removed, so no resume, conductor claim or
+crash-resume runs the execution again (its pause request is kept:
+:func:`~.pause_requests.check_for`).
+
+Where ours differs: a cancelled sub-workflow cancels its parent (and the parent's
+other sub-workflows) at once, with ``state_info`` ``"Cancelled tasks: TASK"``,
+where Mistral lets the parent's other branches run to their ends first.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import sqlalchemy as sa
+
+from tripleo_flow.flows import pause_requests
+
+#: The state of a cancelled execution (Mistral's name).
+CANCELLED = "CANCELLED"
+#: The states of an execution that ended by itself; a cancel leaves them as they are.
+ENDED = ("SUCCESS", "FAILURE", "REVERTED", CANCELLED)
+
+_METADATA = sa.MetaData()
+TABLE = sa.Table(
+    "tripleo_flow_cancels", _METADATA,
+    sa.Column("execution_id", sa.String(36), primary_key=True),
+    sa.Column("state_info", sa.Text, nullable=True),
+    sa.Column("cancelled_at", sa.Float, nullable=False),
+)
+
+
+def create_table(engine: sa.engine.Engine) -> None:
+    """Create the table when the database has none (the executions backend calls
+    this with its own tables)."""
+    try:
+        _METADATA.create_all(engine, checkfirst=True)
+    except sa.exc.OperationalError:
+        # Another process created it between the check and the CREATE.
+        if not sa.inspect(engine).has_table(TABLE.name):
+            raise
+
+
+@dataclasses.dataclass(frozen=True)
+class Cancel:
+    """One execution's cancel: its message (``state_info``) and when it was asked."""
+
+    state_info: str | None
+    cancelled_at: float
+
+
+class Cancels:
+    """The cancels of one executions database."""
+
+    def __init__(self, engine: sa.engine.Engine) -> None:
+        self._engine = engine
+
+    def record(self, execution_id: str, state_info: str | None) -> bool:
+        """Cancel ``execution_id`` with message ``state_info``; False when it was
+        cancelled already (the first message stays, as Mistral's)."""
+        try:
+            with self._engine.begin() as conn:
+                if conn.execute(sa.select(TABLE.c.execution_id).where(
+                        TABLE.c.execution_id == execution_id)).first() is not None:
+                    return False
+                conn.execute(sa.insert(TABLE).values(execution_id=execution_id,
+                                                     state_info=state_info,
+                                                     cancelled_at=time.time()))
+        except sa.exc.IntegrityError:
+            return False  # another client cancelled it between the look and the insert
+        return True
+
+    def forget(self, execution_id: str) -> None:
+        """Remove the cancel of ``execution_id`` (it had ended before it was asked)."""
+        with self._engine.begin() as conn:
+            conn.execute(sa.delete(TABLE).where(TABLE.c.execution_id == execution_id))
+
+    def of(self, execution_ids: Sequence[str]) -> dict[str, Cancel]:
+        """The cancels of those of ``execution_ids`` that were cancelled."""
+        if not execution_ids:
+            return {}
+        found: dict[str, Cancel] = {}
+        ids = list(dict.fromkeys(execution_ids))
+        with self._engine.connect() as conn:
+            for start in range(0, len(ids), 500):
+                for row in conn.execute(sa.select(TABLE).where(
+                        TABLE.c.execution_id.in_(ids[start:start + 500]))):
+                    found[row.execution_id] = Cancel(row.state_info, row.cancelled_at)
+        return found
+
+
+def shown(cancels: Cancels, records: Iterable[Any]) -> list[Any]:
+    """Execution records (:class:`~.executions.Execution`) as readers see them: a
+    cancelled one reads CANCELLED, its ``state_info`` the message and its output
+    ``{"result": message}``, from the moment it was cancelled."""
+    records = list(records)
+    found = cancels.of([r.id for r in records])
+    if not found:
+        return records
+    return [dataclasses.replace(
+        r, state=CANCELLED, state_info=found[r.id].state_info,
+        output={"result": found[r.id].state_info}, pausing=False, error=None,
+        failed_task=None, error_api=None, hints=None)
+        if r.id in found else r for r in records]
+
+
+def finish(store: Any, fd: Any, journal: Any = None) -> bool:
+    """Record the end of cancelled execution ``fd`` (of ``store``, an
+    :class:`~.executions.ExecutionStore`), whose engine stopped or which no process
+    runs: its end time; its waiting asynchronous actions are cancelled (a completion
+    is then refused), its undo ``journal`` (given) forgotten: no task of it runs
+    again.  A sub-workflow whose ancestor was cancelled (it started meanwhile, and
+    stopped on its ancestor's request) is cancelled with it.  False (nothing
+    written) when neither was cancelled."""
+    ids = pause_requests.lineage(fd, lambda ident: store.flow_detail(ident, lazy=True))
+    cancelled = store.cancels.of(ids)
+    found = cancelled.get(fd.uuid)
+    if found is None:  # a sub-workflow started as its ancestor was cancelled: with it
+        above = next((cancelled[ident] for ident in ids[1:] if ident in cancelled), None)
+        if above is None:
+            return False
+        store.cancels.record(fd.uuid, above.state_info)
+        found = store.cancels.of([fd.uuid])[fd.uuid]
+    store.update_meta(fd, finished_at=time.time(), paused_at=None,
+                      state_info=found.state_info, output={"result": found.state_info})
+    store.async_actions.cancel_execution(fd.uuid, "cancelled: the execution was cancelled")
+    if journal is not None:
+        journal.forget()
+    return True
+
+
+def ended(store: Any, execution_id: str, origin: str | None = None) -> Any:
+    """The record of ``execution_id`` (of ``store``) when it has ended (succeeded,
+    failed, reverted, cancelled), else None: a resume returns it unchanged, as
+    Mistral's ``resume_workflow`` of a workflow that is not paused.
+
+    :raises Conflict: ``origin`` is given and it was not started from there
+    """
+    record = store.get(execution_id)
+    pause_requests.check_origin(store, execution_id, origin, "resume")
+    return record if record.state in ENDED else None
+
+
+def cancel(store: Any, execution_id: str, message: str | None,
+           live: Any) -> Any:
+    """Cancel ``execution_id`` (of ``store``) and its sub-workflow executions that
+    have not ended, with ``message``; its record as readers see it then.
+
+    An execution that ended is returned unchanged (Mistral's cancel does nothing then).
+    One this process runs is suspended (``live``: the running engines by id), one
+    another process runs gets a pause request, which its engine reads before it
+    starts tasks; either records its end once its running tasks ended.  Cancelling a
+    sub-workflow cancels its ancestors, each with ``"Cancelled tasks: TASK"``.
+    """
+    record = store.get(execution_id)
+    if record.state in ENDED:
+        return record
+    chain = [(execution_id, message)]
+    parent, task = record.parent_id, record.parent_task
+    while isinstance(parent, str) and parent not in [c[0] for c in chain]:
+        above = store.get(parent)
+        if above.state in ENDED:
+            break
+        chain.append((parent, f"Cancelled tasks: {task}"))
+        parent, task = above.parent_id, above.parent_task
+    top = chain[-1][0]
+    family = [top]
+    for ident in family:  # breadth first: children, grandchildren...
+        family.extend(fd.uuid for fd in store.children(ident) if fd.uuid not in family)
+    said = dict(chain)
+    for ident in family:
+        if store.get(ident).state not in ENDED:
+            store.cancels.record(ident, said.get(ident, message))
+            store.pause_requests.request(ident)
+    for ident in reversed(family):  # the deepest first: each parent sees its child stop
+        engine = live.get(ident)
+        if engine is not None:
+            engine.suspend()
+    elsewhere = False
+    for ident in family:
+        elsewhere = _end_if_idle(store, ident, live) or elsewhere
+    if elsewhere:
+        # An engine trusts a look that found no request for CHECK_INTERVAL s: once that
+        # passed, each of them reads the request before it starts another task.
+        time.sleep(pause_requests.CHECK_INTERVAL + 0.05)
+    return store.get(execution_id)
+
+
+def _end_if_idle(store: Any, ident: str, live: Any) -> bool:
+    """Record the end of cancelled ``ident`` now when no engine runs it (paused,
+    suspended, interrupted by a crash); an engine that runs it records it itself.
+    True when another process's engine may run it (it reads the request)."""
+    if ident in live:
+        return False
+    fd = store.flow_detail(ident, lazy=True)
+    meta = fd.meta or {}
+    if fd.state in ("SUCCESS", "FAILURE", "REVERTED"):
+        cancelled = store.cancels.of([ident]).get(ident)
+        if cancelled is not None and (meta.get("finished_at") or 0.0) <= \
+                cancelled.cancelled_at:
+            store.cancels.forget(ident)  # it ended before the cancel: left as it ended
+            store.pause_requests.clear(ident)
+        return False
+    if store.raw(ident).state in ("PAUSED", "SUSPENDED", "INTERRUPTED"):
+        finish(store, fd)
+        return False
+    return True
+
+
+__all__ = ["CANCELLED", "ENDED", "TABLE", "Cancel", "Cancels", "cancel", "create_table",
+           "ended", "finish", "shown"]
