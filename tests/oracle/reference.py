@@ -91,6 +91,11 @@ def _walk(ours: Any, theirs: Any, where: str) -> Iterator[str]:
         yield f"{where}: ours {_short(ours)} != tripleo-common's {_short(theirs)}"
 
 
+def data_differences(ours: Any, theirs: Any, where: str = "") -> list[str]:
+    """Every differing value of two loaded documents, one line each (``where/key/...: ...``)."""
+    return list(_walk(ours, theirs, where))
+
+
 def _short(value: Any) -> str:
     text = json.dumps(value, default=str, sort_keys=True)
     return text if len(text) < 300 else text[:300] + "..."
@@ -110,4 +115,5 @@ def differences(ours: Path, theirs: Path,
     return [line for line in found if line.split(":", 1)[0] not in allowed]
 
 
-__all__ = ["SERIES", "differences", "files", "load", "reference_project", "venv"]
+__all__ = ["SERIES", "data_differences", "differences", "files", "load", "reference_project",
+           "venv"]
