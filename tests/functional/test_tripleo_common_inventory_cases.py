@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -179,14 +178,7 @@ REFUSED: dict[str, tuple[str, dict[str, Any]]] = {
 def tripleo_common(version: str, plan: str, outputs: dict[str, Any], ssh_user: str,
                    python: str | None) -> dict[str, Any]:
     """What tripleo-common ``version`` writes (or the exception it raised)."""
-    root = Path(os.environ.get("TRIPLEO_FLOW_TRIPLEO_COMMON_VENVS", oracle.DEFAULT_VENVS))
-    binary = root / version / "bin" / "python"
-    if not binary.exists():
-        reason = (f"No tripleo-common {version} virtualenv at {binary.parent.parent}: run "
-                  "tools/setup-tripleo-common.sh")
-        if os.environ.get("TRIPLEO_FLOW_CI"):
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
+    binary = oracle.venv_python_or_skip(version)
     case = {"plan": plan, "outputs": outputs, "environment": ENVIRONMENT,
             "ssh_user": ssh_user, "python": python}
     done = subprocess.run([str(binary), str(SCRIPT)], input=json.dumps(case),

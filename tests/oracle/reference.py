@@ -40,6 +40,20 @@ def venv(version: str) -> Path:
     return path
 
 
+def venv_python_or_skip(version: str) -> Path:
+    """The python of tripleo-common ``version``'s virtualenv; skips the test when it is
+    missing, FAILS it instead in CI (``TRIPLEO_FLOW_CI=1``)."""
+    root = Path(os.environ.get("TRIPLEO_FLOW_TRIPLEO_COMMON_VENVS", DEFAULT_VENVS))
+    python = root / version / "bin" / "python"
+    if not python.exists():
+        reason = (f"No tripleo-common {version} virtualenv at {python.parent.parent}: run "
+                  "tools/setup-tripleo-common.sh")
+        if os.environ.get("TRIPLEO_FLOW_CI"):
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+    return python
+
+
 def reference_project(client: Any, heat_dir: Path, plan: str, version: str,
                       out: Path) -> dict[str, Any]:
     """tripleo-common ``version``'s config-download of the stack kept in ``heat_dir``,
@@ -116,4 +130,4 @@ def differences(ours: Path, theirs: Path,
 
 
 __all__ = ["SERIES", "data_differences", "differences", "files", "load", "reference_project",
-           "venv"]
+           "venv", "venv_python_or_skip"]
