@@ -40,6 +40,20 @@ def venv(version: str) -> Path:
     return path
 
 
+def venv_python_or_skip(version: str) -> Path:
+    """The python of tripleo-common ``version``'s virtualenv; skips the test when it is
+    missing, FAILS it instead in CI (``TRIPLEO_FLOW_CI=1``)."""
+    root = Path(os.environ.get("TRIPLEO_FLOW_TRIPLEO_COMMON_VENVS", DEFAULT_VENVS))
+    python = root / version / "bin" / "python"
+    if not python.exists():
+        reason = (f"No tripleo-common {version} virtualenv at {python.parent.parent}: run "
+                  "tools/setup-tripleo-common.sh")
+        if os.environ.get("TRIPLEO_FLOW_CI"):
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+    return python
+
+
 def reference_project(client: Any, heat_dir: Path, plan: str, version: str,
                       out: Path) -> dict[str, Any]:
     """tripleo-common ``version``'s config-download of the stack kept in ``heat_dir``,
@@ -91,6 +105,11 @@ def _walk(ours: Any, theirs: Any, where: str) -> Iterator[str]:
         yield f"{where}: ours {_short(ours)} != tripleo-common's {_short(theirs)}"
 
 
+def data_differences(ours: Any, theirs: Any, where: str = "") -> list[str]:
+    """Every differing value of two loaded documents, one line each (``where/key/...: ...``)."""
+    return list(_walk(ours, theirs, where))
+
+
 def _short(value: Any) -> str:
     text = json.dumps(value, default=str, sort_keys=True)
     return text if len(text) < 300 else text[:300] + "..."
@@ -110,4 +129,5 @@ def differences(ours: Path, theirs: Path,
     return [line for line in found if line.split(":", 1)[0] not in allowed]
 
 
-__all__ = ["SERIES", "differences", "files", "load", "reference_project", "venv"]
+__all__ = ["SERIES", "data_differences", "differences", "files", "load", "reference_project",
+           "venv", "venv_python_or_skip"]

@@ -114,6 +114,29 @@ def test_role_with_names_but_no_addresses_is_refused() -> None:
         inv.render("oc", data, {}, "u", "/py")
 
 
+@pytest.mark.parametrize("ip_map", [None, "absent"])
+def test_role_absent_from_ip_map_is_refused(ip_map: str | None) -> None:
+    data = outputs()
+    if ip_map is None:
+        data["RoleNetIpMap"]["CephStorage"] = None
+    else:
+        del data["RoleNetIpMap"]["CephStorage"]
+    for make in (inv.render, inv.render_ussuri):
+        with pytest.raises(inv.InventoryError, match="CephStorage has host names in the"):
+            make("oc", data, {}, "u", "/py")
+
+
+def test_undercloud_role_is_refused_but_on_ussuri() -> None:
+    data = {"RoleNetHostnameMap": {"Undercloud": {"ctlplane": ["uc.ctlplane.localdomain"]}},
+            "RoleNetIpMap": {"Undercloud": {"ctlplane": ["192.168.24.1"]}}}
+    with pytest.raises(inv.InventoryError, match="role named Undercloud"):
+        inv.render("oc", data, {}, "u", "/py")
+    # tripleo-common 12.1.0's inventory: the role's group replaces the undercloud's.
+    assert inv.render_ussuri("oc", data, {}, "u", "/py")["Undercloud"]["hosts"] == {
+        "uc": {"ansible_host": "192.168.24.1", "ctlplane_ip": "192.168.24.1",
+               "ctlplane_hostname": "uc.ctlplane.localdomain"}}
+
+
 @pytest.mark.parametrize("fqdn,short", [
     ("Overcloud-Controller-0.ctlplane.localdomain", "overcloud-controller-0"),
     ("compute-0", "compute-0"), ("a.ctlplane.b.ctlplane.c", "a")])

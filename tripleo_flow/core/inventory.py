@@ -50,7 +50,8 @@ REMOTE_TMP = "/tmp/ansible-${USER}"
 
 
 class InventoryError(ValueError):
-    """The outputs cannot make an inventory (a role with host names but no addresses)."""
+    """The outputs cannot make an inventory (a role with host names but no addresses,
+    or absent from ``RoleNetIpMap``; a role named ``Undercloud``)."""
 
 
 def short_name(fqdn: str, network: str = HOST_NETWORK) -> str:
@@ -72,7 +73,11 @@ def _role_groups(outputs: Mapping[str, Any], ssh_user: str,
     for role, names_by_net in (outputs.get("RoleNetHostnameMap") or {}).items():
         if not names_by_net:
             continue
-        ips_by_net = ip_map.get(role) or {}
+        if not isinstance(ip_map.get(role), Mapping):  # tripleo-common fails too
+            raise InventoryError(
+                f"Role {role} has host names in the stack's RoleNetHostnameMap output but "
+                "no entry in its RoleNetIpMap output: check the role's ports.")
+        ips_by_net = ip_map[role]
         if HOST_NETWORK not in ips_by_net:
             continue  # tripleo-common warns and leaves the role out
         ips = ips_by_net[HOST_NETWORK]
@@ -186,10 +191,18 @@ def render(plan: str, outputs: Mapping[str, Any], environment: Mapping[str, Any]
         ``overcloud_admin_password``) and ``ContainerCli`` are read.
     :param python: the undercloud's ``ansible_python_interpreter``.
     :param role_python: the overcloud hosts' interpreter, when one is imposed.
-    :raises InventoryError: a role with host names but no ctlplane address.
+    :raises InventoryError: a role with host names but no ctlplane address, or none
+        in ``RoleNetIpMap``; a role named ``Undercloud`` with servers.
     """
+    groups = plan_groups(plan, outputs, environment, ssh_user, role_python)
+    if "Undercloud" in groups:
+        # tripleo-common 18.0.0 merges such a role into the undercloud's own group: its
+        # hosts and their addresses lost, the local connection gone.
+        raise InventoryError(
+            "The stack has a role named Undercloud with servers: its inventory group would "
+            "be the undercloud's own; rename the role.")
     inventory: dict[str, Any] = {"Undercloud": _undercloud(plan, outputs, environment, python)}
-    for key, group in plan_groups(plan, outputs, environment, ssh_user, role_python).items():
+    for key, group in groups.items():
         prefixed = f"{plan}_{key}"
         if key != plan:
             inventory.setdefault(key, {"children": {}})["children"][prefixed] = {}
