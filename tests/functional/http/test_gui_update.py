@@ -77,7 +77,7 @@ def _files(root: Path) -> tuple[Path, Path, Path, Path]:
     extra = root / "extra.yaml"
     extra.write_text("parameter_defaults:\n  GuiUpdateExtra: three\n")
     hostile = root / "hostile.yaml"
-    hostile.write_text("resource_registry:\n  OS::TripleO::GuiUpdateNic: /etc/passwd\n")
+    hostile.write_text("resource_registry:\n  OS::TripleO::GuiUpdateNic: /etc/tripleo/nic.yaml\n")
     servers = root / "servers.yaml"
     servers.write_text("- name: Controller\n  count: [1\n")
     return env_dir, extra, hostile, servers
