@@ -209,6 +209,11 @@ API_OPTS = [
     cfg.IntOpt("max_stored_backups", default=10, min=1,
                help="Most backups the server keeps (POST /v1/backups); one more is refused "
                "(409) until one is deleted: each holds the whole data directory."),
+    cfg.IntOpt("stale_backup_age", default=3600, min=1,
+               help="Seconds after which the partial file of a backup being written to "
+               "the server's backups directory is stale and removed, at the next backup "
+               "made or listed, also when the process writing it still runs; one whose "
+               "process has ended (killed while writing) is removed at once."),
     cfg.IntOpt("connection_limit", default=500, min=1,
                help="Most connections the HTTP API keeps open at once (idle, still sending "
                "their request, or streaming events); further ones wait until one closes. "

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from oslo_config import cfg
 
 from tripleo_flow import exceptions
-from tripleo_flow.workspace import backup_archive
+from tripleo_flow.workspace import backup_archive, start_gate
 
 if TYPE_CHECKING:
     from tripleo_flow.flows.executions import Execution
@@ -188,6 +188,20 @@ class BackupMixin:
         manifest, files = backup_archive.read_archive(source, max_size, max_members,
                                                       passphrase)
         target = self.data_dir.absolute()
+        # From the check that nothing runs to the swap, no workflow starts (any process).
+        with start_gate.restoring(target):
+            previous = self._replace(target, source, files, manifest, force)
+        return {"data_dir": str(target), "files": len(files),
+                "plans": list(manifest.get("plans", [])),
+                "executions": manifest.get("executions"),
+                "created_at": manifest.get("created_at"),
+                "tripleo_flow_version": manifest.get("tripleo_flow_version"),
+                "backed_up_from": manifest.get("data_dir"),
+                "previous": None if previous is None else str(previous)}
+
+    def _replace(self, target: Path, source: Path, files: dict[str, bytes],
+                 manifest: dict[str, Any], force: bool) -> Path | None:
+        """Swap the checked archive's ``files`` in as ``target`` (the start gate held)."""
         if target.is_dir() and any(target.iterdir()):
             kept, _ = backup_archive.sort_entries(target)
             # An executions database without executions (a server made it) holds nothing.
@@ -199,14 +213,7 @@ class BackupMixin:
                 self._check_quiet()
                 self.close_workflows()
         staging = backup_archive.stage(files, manifest, target)
-        previous = backup_archive.swap_in(staging, target)
-        return {"data_dir": str(target), "files": len(files),
-                "plans": list(manifest.get("plans", [])),
-                "executions": manifest.get("executions"),
-                "created_at": manifest.get("created_at"),
-                "tripleo_flow_version": manifest.get("tripleo_flow_version"),
-                "backed_up_from": manifest.get("data_dir"),
-                "previous": None if previous is None else str(previous)}
+        return backup_archive.swap_in(staging, target)
 
 
 __all__ = ["BackupMixin"]

@@ -8,7 +8,8 @@ characters, to ``<data_dir>/backups/<id>.tfbackup`` under an id the server draws
 A backup is named only by that id (32 hex digits), never by a path, and is served
 (:meth:`~StoredBackupsMixin.open_backup`) only when it is sealed.  The backups
 directory is never inside a backup and moves along when one is restored
-(:data:`~tripleo_flow.workspace.backup_archive.REBUILT`).
+(:data:`~tripleo_flow.workspace.backup_archive.REBUILT`).  The partial file of a backup
+whose writer was killed (kill -9) is removed at the next backup made or listed.
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ class StoredBackupsMixin:
             raise exceptions.InvalidInput(
                 f"The passphrase is too short: a backup's passphrase has at least {least} "
                 "characters ([api] backup_passphrase_min_length).")
+        self._sweep()
         kept = len(self._backup_ids())
         if kept >= self.conf.api.max_stored_backups:
             raise exceptions.Conflict(
@@ -94,6 +96,7 @@ class StoredBackupsMixin:
     def list_backups(self) -> list[dict[str, Any]]:
         """The backups kept on the server (``id``, ``created``, ``size``,
         ``encrypted``), newest first."""
+        self._sweep()
         found = []
         for backup_id in self._backup_ids():
             try:
@@ -101,6 +104,11 @@ class StoredBackupsMixin:
             except exceptions.NotFound:  # deleted meanwhile
                 continue
         return sorted(found, key=lambda b: (b["created"], b["id"]), reverse=True)
+
+    def _sweep(self) -> list[str]:
+        """Remove the partial files of backups whose writing was killed (their process
+        ended, or older than ``[api] stale_backup_age``)."""
+        return backup_archive.sweep_partials(self.backups_dir, self.conf.api.stale_backup_age)
 
     def _backup_ids(self) -> list[str]:
         """The ids of the backups in :attr:`backups_dir` (other files left out)."""

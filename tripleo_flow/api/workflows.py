@@ -23,6 +23,7 @@ from tripleo_flow.actions.paths import INPUT_PATH, OUTPUT_PATH, WORK_DIR
 from tripleo_flow.api.jobs import JobsMixin
 from tripleo_flow.core import jsonvalues, lifecycle_options
 from tripleo_flow.flows.execution_pages import UUID_PATTERN, check_page
+from tripleo_flow.workspace import start_gate
 from tripleo_flow.workspace.interrupt import StopRequest
 
 if TYPE_CHECKING:
@@ -271,6 +272,15 @@ class WorkflowsMixin(JobsMixin):
         else:
             inputs = self._absolute_paths(name, inputs or {})
         origin = ORIGIN_API if api_user or paths is not None else None
+        with start_gate.starting(self.data_dir):  # no restore swaps the database meanwhile
+            return self._start(name, inputs, wait, listeners, target, detach, origin, env,
+                               evaluate_env)
+
+    def _start(self, name: str, inputs: dict[str, Any], wait: bool,
+               listeners: Iterable[Listener] | None, target: str | None, detach: bool,
+               origin: str | None, env: Mapping[str, Any] | None,
+               evaluate_env: bool) -> Execution:
+        """:meth:`run_workflow` once its inputs are checked."""
         runner = self._runner()
         if self.jobboard_settings() is not None:
             fd = runner.start(name, inputs, target, origin, env, local=False,
@@ -310,11 +320,12 @@ class WorkflowsMixin(JobsMixin):
         inputs = self._absolute_paths(name, inputs)
         stop = StopRequest(interruptible) if interruptible else None
         try:
-            if stop is None:
-                return self._runner().run(name, inputs, listeners=listeners, wait=True)
-            with stop.installed():
-                return self._runner().run(name, inputs, listeners=listeners, wait=True,
-                                          stop=stop)
+            with start_gate.starting(self.data_dir):  # no restore swaps the database
+                if stop is None:
+                    return self._runner().run(name, inputs, listeners=listeners, wait=True)
+                with stop.installed():
+                    return self._runner().run(name, inputs, listeners=listeners, wait=True,
+                                              stop=stop)
         except exceptions.WorkflowFailed as failed:
             cause = failed.__cause__
             if isinstance(cause, Exception) and not isinstance(
@@ -434,6 +445,12 @@ class WorkflowsMixin(JobsMixin):
         :raises Conflict: it still runs, already waits on the jobboard, or
             (``api_user``) was not started through the API
         """
+        with start_gate.starting(self.data_dir):  # no restore swaps the database
+            return self._resume(execution_id, listeners, wait, detach, api_user)
+
+    def _resume(self, execution_id: str, listeners: Iterable[Listener] | None,
+                wait: bool, detach: bool, api_user: bool) -> Execution:
+        """:meth:`resume_execution` inside the start gate."""
         from tripleo_flow.flows.executions import ORIGIN_API
 
         runner = self._runner()
@@ -444,7 +461,7 @@ class WorkflowsMixin(JobsMixin):
         # A sub-workflow its paused parent waits for: the parent resumes, then it.
         target = runner.resume_target(execution_id)
         if target != execution_id:
-            self.resume_execution(target, listeners, wait, detach, api_user)
+            self._resume(target, listeners, wait, detach, api_user)
             return runner.store.get(execution_id)
         if self.jobboard_settings() is None:
             if wait or not detach:

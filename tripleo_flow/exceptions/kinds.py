@@ -57,6 +57,8 @@ class TripleoFlowError(Exception):
     """
 
     kind = "error"
+    #: what a client may branch on (the HTTP API's ``reason``), None for most errors
+    reason_code: str | None = None
 
     def __init__(self, *args: Any, hints: Sequence[Hint] = ()) -> None:
         self.hints = tuple(hints)
@@ -64,6 +66,10 @@ class TripleoFlowError(Exception):
         if self.hints:
             args = (self.text + "".join(h.words(CLI) for h in self.hints), *args[1:])
         super().__init__(*args)
+
+    def details(self) -> dict[str, Any]:
+        """What a client needs to word the error itself (with :attr:`reason_code`)."""
+        return {}
 
     def render(self, interface: str = CLI) -> str:
         """The message in the words of ``interface`` (:data:`CLI` or :data:`API`)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tripleo_flow.exceptions.kinds import (
     BackendUnavailable,
     Conflict,
@@ -239,6 +241,8 @@ class PlanExists(Conflict):
 class RestoreWouldReplace(Conflict):
     """A backup restored into a data directory that holds state, without force."""
 
+    reason_code = "restore-would-replace"
+
     def __init__(self, data_dir: str, holding: list[str], archive: str) -> None:
         super().__init__(
             f"Data directory {data_dir!r} already holds {', '.join(holding)}; restoring "
@@ -248,6 +252,10 @@ class RestoreWouldReplace(Conflict):
                         'POST /v1/backups/restore with "force": true', tail=".")])
         self.data_dir = data_dir
         self.holding = holding
+
+    def details(self) -> dict[str, Any]:
+        """What the data directory holds (its top-level entries, no path)."""
+        return {"holding": list(self.holding)}
 
 
 class PlanBeingCreated(Conflict):

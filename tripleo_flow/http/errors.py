@@ -1,5 +1,6 @@
-"""Errors as JSON: ``{"error": {"kind", "message"[, "hints"]}}`` with the status of
-their kind.
+"""Errors as JSON: ``{"error": {"kind", "message"[, "hints"][, "reason", "details"]}}``
+with the status of their kind (``reason``: what a client such as the GUI may word in
+its own terms, with ``details``).
 
 A :class:`~tripleo_flow.exceptions.TripleoFlowError` answers its message with its
 next steps (:class:`~tripleo_flow.exceptions.Hint`) worded as HTTP API requests,
@@ -32,11 +33,14 @@ def kind_of(status: int) -> str:
     return _KINDS.get(status, "error")
 
 
-def body(kind: str, message: str,
-         hints: tuple[exceptions.Hint, ...] = ()) -> dict[str, Any]:
+def body(kind: str, message: str, hints: tuple[exceptions.Hint, ...] = (),
+         reason: str | None = None, details: dict[str, Any] | None = None) -> dict[str, Any]:
     error: dict[str, Any] = {"kind": kind, "message": message}
     if hints:
         error["hints"] = [h.as_json() for h in hints]
+    if reason:  # a client words the error itself from these
+        error["reason"] = reason
+        error["details"] = details or {}
     return {"error": error}
 
 
@@ -47,7 +51,8 @@ def handle_tripleo_error(req: falcon.Request, resp: falcon.Response,
         LOG.warning("%s %s failed: %s", req.method, req.path, error)
     resp.status = falcon.code_to_http_status(status)
     # The next steps in the API's words (its requests), and as data.
-    resp.media = body(error.kind, error.render(exceptions.API), error.hints)
+    resp.media = body(error.kind, error.render(exceptions.API), error.hints, error.reason_code,
+                      error.details())
 
 
 #: errno values of an OSError that a request's own value causes (a name too long for

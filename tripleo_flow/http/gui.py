@@ -20,6 +20,7 @@ FILES: dict[str, tuple[str, str]] = {
     "/gui/app.js": ("app.js", "text/javascript; charset=utf-8"),
     "/gui/api.js": ("api.js", "text/javascript; charset=utf-8"),
     "/gui/backups.js": ("backups.js", "text/javascript; charset=utf-8"),
+    "/gui/deployfiles.js": ("deployfiles.js", "text/javascript; charset=utf-8"),
     "/gui/follow.js": ("follow.js", "text/javascript; charset=utf-8"),
     "/gui/graph.js": ("graph.js", "text/javascript; charset=utf-8"),
     "/gui/lifecycle.js": ("lifecycle.js", "text/javascript; charset=utf-8"),

@@ -29,7 +29,8 @@ ERROR_SCHEMA = {
                        "hints": {"type": "array", "items": {
                            "type": "object", "required": ["command", "request"],
                            "properties": {"command": {"type": "string"},
-                                          "request": {"type": "string", "nullable": True}}}}}}},
+                                          "request": {"type": "string", "nullable": True}}}},
+                       "reason": {"type": "string"}, "details": {"type": "object"}}}},
 }
 
 

@@ -27,6 +27,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import secrets
 import shutil
 import sqlite3
@@ -57,6 +58,47 @@ BACKUPS = "backups"
 REBUILT = ("locks", "uploads", "downloads", BACKUPS, "parameters-heat", "podman", "heat-venv",
            "ironic-venv", "heat-install.log", f"{EXECUTIONS_DB}-wal", f"{EXECUTIONS_DB}-shm",
            f"{EXECUTIONS_DB}-journal")
+
+
+#: How a backup being written is named: ``.<name>.<pid>-<random><PARTIAL>`` beside it.
+PARTIAL = ".partial"
+_PARTIAL_NAME = re.compile(r"^\..+\.(?P<pid>[0-9]+)-[0-9a-f]{8}\.partial$")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def sweep_partials(directory: Path, max_age: float) -> list[str]:
+    """Remove from ``directory`` the partial backups (:data:`PARTIAL`) left by a writer
+    that was killed: those whose process has ended, and any older than ``max_age``
+    seconds (a reused process id).  Return the names removed."""
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return []
+    removed = []
+    now = time.time()
+    for name in names:
+        match = _PARTIAL_NAME.match(name)
+        if match is None:
+            continue
+        path = directory / name
+        try:
+            age = now - path.lstat().st_mtime
+            if _alive(int(match["pid"])) and age <= max_age:
+                continue
+            path.unlink()
+        except FileNotFoundError:  # published or removed meanwhile
+            continue
+        removed.append(name)
+    return sorted(removed)
 
 
 def sort_entries(data_dir: Path) -> tuple[list[str], list[str]]:
@@ -138,7 +180,7 @@ def write_archive(data_dir: Path, target: Path, details: Mapping[str, Any],
         "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "data_dir": str(data_dir), "kept": kept, "left_out": left_out, **details, "files": {}}
     make_dirs(target.parent)
-    partial = target.with_name(f".{target.name}.{secrets.token_hex(4)}.partial")
+    partial = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}{PARTIAL}")
     fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     total = 0
     try:
@@ -318,7 +360,8 @@ def _exchange(first: Path, second: Path) -> bool:
 def swap_in(staging: Path, data_dir: Path) -> Path | None:
     """Make ``staging`` the data directory.  An existing one is swapped out whole,
     then its entries a backup does not hold (virtualenvs, locks ...) are moved into
-    the new one; what remains of it is kept beside, its path returned."""
+    the new one; what remains of it is kept beside, its path returned (None when
+    nothing remains)."""
     try:
         if not data_dir.exists():
             os.rename(staging, data_dir)
@@ -344,11 +387,15 @@ def swap_in(staging: Path, data_dir: Path) -> Path | None:
         if name not in KEPT and not name.startswith(EXECUTIONS_DB) and \
                 not (data_dir / name).exists():
             os.rename(staging / name, data_dir / name)
+    if not any(staging.iterdir()):  # it held only what moved along (locks)
+        staging.rmdir()
+        return None
     previous = data_dir.with_name(
         f"{data_dir.name}.before-restore-{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(2)}")
     os.rename(staging, previous)
     return previous
 
 
-__all__ = ["BACKUPS", "EXECUTIONS_DB", "KEPT", "REBUILT", "read_archive", "snapshot_sqlite",
-           "sort_entries", "stage", "swap_in", "write_archive"]
+__all__ = ["BACKUPS", "EXECUTIONS_DB", "KEPT", "PARTIAL", "REBUILT", "read_archive",
+           "snapshot_sqlite", "sort_entries", "stage", "swap_in", "sweep_partials",
+           "write_archive"]

@@ -201,6 +201,11 @@ def test_refusals_change_nothing(source: Api, tmp_path: Path) -> None:
     message = refused(source, {"upload": upload_id, "passphrase": PASSPHRASE}, 409,
                       '"force": true')
     assert "--force" not in message
+    # ... and says so as data, for a client (the GUI) that words it in its own terms.
+    error = source("POST", "/v1/backups/restore",
+                   json={"upload": upload(source, sealed), "passphrase": PASSPHRASE}).json()
+    assert error["error"]["reason"] == "restore-would-replace"
+    assert "plans" in error["error"]["details"]["holding"]
     refused(source, {"upload": upload_id, "passphrase": "not the passphrase",
                      "force": True}, 400, "passphrase is wrong")
     refused(source, {"upload": upload_id, "force": True}, 400, "passphrase")

@@ -36,6 +36,7 @@ from tests.functional.http.test_gui_browser import (
     use_native_heat,
 )
 from tests.functional.overcloud import testhosts
+from tripleo_flow import exceptions
 from tripleo_flow.core import update
 
 pytestmark = pytest.mark.functional
@@ -58,6 +59,30 @@ def _tarball(tmp_path: Path) -> bytes:
     return archive.read_bytes()
 
 
+NIC = "heat_template_version: wallaby\nresources: {}\n"
+DIR_FILES = ["10-dir.yaml", "20-dir.yaml", "nic/ctl.yaml", "notes.txt"]
+
+
+def _files(root: Path) -> tuple[Path, Path, Path, Path]:
+    """An environment directory (two environments, the first naming a template of its
+    own, a file that is no environment), a -e file, an environment naming a file
+    outside its directory, and a baremetal deployment file that is not YAML."""
+    env_dir = root / "environments"
+    (env_dir / "nic").mkdir(parents=True)
+    (env_dir / "10-dir.yaml").write_text(
+        "resource_registry:\n  OS::TripleO::GuiUpdateNic: nic/ctl.yaml\n")
+    (env_dir / "nic/ctl.yaml").write_text(NIC)
+    (env_dir / "20-dir.yaml").write_text("parameter_defaults:\n  GuiUpdateDir: two\n")
+    (env_dir / "notes.txt").write_text("not an environment\n")
+    extra = root / "extra.yaml"
+    extra.write_text("parameter_defaults:\n  GuiUpdateExtra: three\n")
+    hostile = root / "hostile.yaml"
+    hostile.write_text("resource_registry:\n  OS::TripleO::GuiUpdateNic: /etc/tripleo/nic.yaml\n")
+    servers = root / "servers.yaml"
+    servers.write_text("- name: Controller\n  count: [1\n")
+    return env_dir, extra, hostile, servers
+
+
 def _prepared(api: Api) -> bool:
     return update.is_prepared(api("GET", f"/v1/plans/{PLAN}/environments").json())
 
@@ -77,9 +102,11 @@ def test_the_gui_runs_a_minor_update_cycle(tmp_path: Path, ansible_venv: Path) -
         assert started.status_code == 202, started.text
         assert finished(api, started.json()["id"], DEPLOY_MS / 1000)["state"] == "SUCCESS"
         work = tmp_path / "data" / "work" / PLAN
+        env_dir, extra_env, hostile_env, bad_servers = _files(tmp_path / "files")
 
         page: Page = opened  # type: ignore[assignment]
-        dialogs = answer_dialogs(page, [True, False, True, True, True, True, True, True, True])
+        dialogs = answer_dialogs(page, [True, False, True, True, True, True, True, True, True,
+                                        True, True])
         console_errors: list[str] = []
         page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
         shot = Shots(page, tmp_path / "screenshots", "update")
@@ -115,8 +142,12 @@ def test_the_gui_runs_a_minor_update_cycle(tmp_path: Path, ansible_venv: Path) -
         prepare.get_by_role("button", name="Update prepare").click()
         expect(page.get_by_role("status")).to_contain_text("update prepare not confirmed")
         assert len(_runs(api)) == 1 and not _prepared(api)
-        # (tripleoclient's --overcloud-ssh-user, as the Deploy form's)
+        # (tripleoclient's --overcloud-ssh-user, --environment-directory and -e, as the
+        # Deploy form's: the directory's *.yaml files first, with the files they refer to)
         prepare.get_by_label("Overcloud SSH user").fill("tripleo-admin")
+        prepare.get_by_label("Environment directory").set_input_files(str(env_dir))
+        prepare.get_by_label("Environment files").set_input_files(str(extra_env))
+        shot("prepare-files")
         prepare.get_by_role("button", name="Update prepare").click()
         expect(end).to_contain_text("SUCCESS", timeout=DEPLOY_MS)
         expect(page.locator("#update-progress #stack-counts")).to_contain_text(
@@ -127,6 +158,11 @@ def test_the_gui_runs_a_minor_update_cycle(tmp_path: Path, ansible_venv: Path) -
         assert _prepared(api)
         sent = json.loads((work / "stack-request.json").read_text())["environment_files"]
         assert PREPARE_URL in sent
+        users = [e["path"] for e in api("GET", f"/v1/plans/{PLAN}/environments").json()
+                 if e.get("user")]
+        assert [u.rsplit("/", 1)[1] for u in users] == ["10-dir.yaml", "20-dir.yaml",
+                                                          "extra.yaml"], users
+        assert all(any(u in s for s in sent) for u in users), sent
         shot("prepared")
 
         # A playbook that is not a file of the project: refused, in the server's words.
@@ -210,6 +246,13 @@ def test_the_gui_runs_a_minor_update_cycle(tmp_path: Path, ansible_venv: Path) -
         assert "-vv" in played["command"], played
         assert runs[1]["input"]["overcloud_ssh_user"] == "tripleo-admin"
         assert "run_validations" not in runs[1]["input"]  # unchecked: not sent
+        # the -e inputs the CLI sends: {"name", "files"}, the directory's first
+        assert [(e["name"], sorted(e["files"])) for e in runs[1]["input"]["user_environments"]
+                ] == [("10-dir.yaml", DIR_FILES), ("20-dir.yaml", DIR_FILES),
+                      ("extra.yaml", ["extra.yaml"])]
+        assert runs[1]["input"]["user_environments"][0]["files"]["nic/ctl.yaml"] == NIC
+        assert "baremetal_deployment" not in runs[1]["input"]
+        assert "user_environments" not in runs[5]["input"]  # none chosen: the plan's kept
         # (the execution record shows the server's temporary directory as <tmp>)
         assert runs[4]["input"]["extra_vars"] == {
             "sample_extra": "one",
@@ -259,4 +302,31 @@ def test_the_gui_runs_a_minor_update_cycle(tmp_path: Path, ansible_venv: Path) -
             f"overcloud upgrade run of plan {PLAN}\n{upgrade_prompt}",
             f"overcloud external-upgrade run of plan {PLAN}\n{upgrade_prompt}"]
         assert not _prepared(api)
+
+        # The upgrade prepare's file options refuse what the CLI refuses, in its words:
+        # an environment referring outside its directory, a baremetal file not YAML.
+        # (the CLI's words: what its Python API call answers)
+        with pytest.raises(exceptions.InvalidTemplate) as cli_env:
+            api.client.upgrade_prepare(PLAN, environments=[str(hostile_env)])
+        with pytest.raises(exceptions.TripleoFlowError) as cli_servers:
+            api.client.upgrade_prepare(PLAN, baremetal_deployment=str(bad_servers))
+        before = api("GET", f"/v1/plans/{PLAN}/environments").json()
+        upgrade_prepare = upgrade.locator("form[data-operation=prepare]")
+        upgrade_prepare.get_by_label("Environment files").set_input_files(str(hostile_env))
+        upgrade_prepare.get_by_role("button", name="Upgrade prepare").click()
+        expect(upgrade_end.get_by_role("alert")).to_contain_text(
+            cli_env.value.reason, timeout=DEPLOY_MS)
+        shot("upgrade-prepare-env-refused")
+        upgrade_prepare.get_by_label("Environment files").set_input_files([])
+        upgrade_prepare.get_by_label("Baremetal deployment").set_input_files(str(bad_servers))
+        upgrade_prepare.get_by_role("button", name="Upgrade prepare").click()
+        expect(upgrade_end.get_by_role("alert")).to_contain_text(
+            cli_servers.value.text, timeout=DEPLOY_MS)
+        shot("upgrade-prepare-baremetal-refused")
+        assert api("GET", f"/v1/plans/{PLAN}/environments").json() == before
+        prepares = [e for e in api("GET", "/v1/executions").json()
+                    if e["workflow"] == "tripleo.upgrade.prepare"]
+        assert [e["state"] for e in prepares] == ["REVERTED"] * 3, prepares  # 1 CLI, 2 GUI
+        assert [e["input"]["user_environments"][0]["name"] for e in prepares
+                if e["input"].get("user_environments")] == ["hostile.yaml"]
         assert console_errors == [], console_errors

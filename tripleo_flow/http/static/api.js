@@ -6,21 +6,30 @@ export function token() { return sessionStorage.getItem(KEY); }
 export function setToken(value) { sessionStorage.setItem(KEY, value); }
 export function clearToken() { sessionStorage.removeItem(KEY); }
 
+// reason and details: set on the errors a page words in its own terms (the API's
+// machine-readable "reason", e.g. "restore-would-replace", and what it needs).
 export class ApiError extends Error {
-  constructor(status, kind, message) { super(message); this.status = status; this.kind = kind; }
+  constructor(status, kind, message, reason = null, details = {}) {
+    super(message);
+    this.status = status; this.kind = kind; this.reason = reason; this.details = details;
+  }
 }
 
 async function failure(response) {
-  let kind = "error", message = `HTTP ${response.status}`;
+  let kind = "error", message = `HTTP ${response.status}`, reason = null, details = {};
   try {
     const body = await response.json();
-    if (body && body.error) { kind = body.error.kind; message = body.error.message; }
+    if (body && body.error) {
+      ({ kind, message } = body.error);
+      reason = body.error.reason || null;
+      details = body.error.details || {};
+    }
   } catch (e) { /* not JSON */ }
   if (response.status === 401) {
     clearToken();
     window.dispatchEvent(new CustomEvent("unauthorized", { detail: message }));
   }
-  return new ApiError(response.status, kind, message);
+  return new ApiError(response.status, kind, message, reason, details);
 }
 
 // A request to the API; the parsed JSON answer (null when empty). Options:

@@ -1,6 +1,7 @@
 // tripleo-flow's web GUI: a thin client of /v1 (every change goes through the API).
 import { ApiError, call, clearToken, events, setToken, token } from "/gui/api.js";
 import { followExecution } from "/gui/follow.js";
+import { baremetalInput, baremetalText } from "/gui/deployfiles.js";
 import { drawGraph } from "/gui/graph.js";
 import { nodesView as nodesPage } from "/gui/nodes.js";
 import { rolesTab as rolesPage } from "/gui/roles.js";
@@ -276,8 +277,7 @@ async function deployTab(name, body) {
   const progress = h("div", { id: "progress", "aria-live": "polite" });
   const button = h("button", { class: "primary", type: "submit", text: "Deploy" });
   // The servers (TripleO's baremetal deployment file): its text goes in the request.
-  const servers = h("input", { id: "baremetal-file", type: "file", accept: ".yaml,.yml",
-                               "aria-describedby": "baremetal-help" });
+  const servers = baremetalInput(h, "baremetal-file", { "aria-describedby": "baremetal-help" });
   const form = h("form", {},
     h("div", { class: "form-row" }, h("label", { for: "baremetal-file",
       text: "Baremetal deployment (optional)" }), servers),
@@ -290,7 +290,8 @@ async function deployTab(name, body) {
     try {
       const input = { plan: name, work_dir: name };
       if (heat.value) input.heat_type = heat.value;
-      if (servers.files.length) input.baremetal_deployment = await servers.files[0].text();
+      const text = await baremetalText(servers);
+      if (text !== undefined) input.baremetal_deployment = text;
       const execution = await call("POST", "/v1/workflows/deploy/executions", {
         json: { input } });
       await followDeploy(execution, progress);

@@ -100,6 +100,20 @@ async function listSection(ui, box) {
     problem);
 }
 
+// Label of the checkbox that replaces the server's state (what the API calls force).
+const REPLACE = "replace the state this server holds (it is kept aside)";
+
+// A restore's refusal in this page's terms: the API names its "force": true, here it
+// is the replace checkbox.
+function restoreRefusal(ui, error) {
+  if (error && error.reason === "restore-would-replace") {
+    const held = (error.details.holding || []).join(", ") || "state";
+    return `This server already holds ${held}; restoring would replace it. Tick `
+      + `"${REPLACE}" and restore again to replace it, keeping it aside on the server.`;
+  }
+  return ui.errorText(error);
+}
+
 function restoreSection(ui, refresh) {
   const { h } = ui;
   const file = h("input", { type: "file", id: "restore-file" });
@@ -113,8 +127,7 @@ function restoreSection(ui, refresh) {
     h("div", { class: "form-row" }, h("label", { for: "restore-file", text: "Archive" }), file),
     h("div", { class: "form-row" },
       h("label", { for: "restore-passphrase", text: "Its passphrase" }), passphrase),
-    h("div", { class: "form-row" }, h("label", {}, force,
-      " replace the state this server holds (it is kept aside)")),
+    h("div", { class: "form-row" }, h("label", {}, force, ` ${REPLACE}`)),
     h("p", { class: "actions" }, button),
     problem, done);
   form.addEventListener("submit", async (event) => {
@@ -141,7 +154,7 @@ function restoreSection(ui, refresh) {
       ui.say("Backup restored");
       await refresh();
     } catch (error) {
-      problem.textContent = ui.errorText(error);
+      problem.textContent = restoreRefusal(ui, error);
     } finally {
       button.disabled = false;
       if (upload) call("DELETE", `/v1/uploads/${enc(upload.id)}`).catch(() => {});

@@ -7,6 +7,10 @@
 // in the server's words.
 import { call } from "/gui/api.js";
 import { startAndFollow } from "/gui/follow.js";
+import {
+  baremetalInput, baremetalText, environmentDirectoryInput, environmentFilesInput,
+  userEnvironments,
+} from "/gui/deployfiles.js";
 
 const enc = encodeURIComponent;
 
@@ -58,12 +62,33 @@ const OVERCLOUD_SSH_USER = {
   label: "Overcloud SSH user", placeholder: "[ansible] ssh_user",
   help: "the user config-download's inventory names; it must already log in (no user is "
     + "created on the servers)" };
-const DEPLOY_OPTIONS = [RUN_VALIDATIONS, OVERCLOUD_SSH_USER];
+// Files on the user's computer (deployfiles.js, as the Deploy form's): the environment
+// directory's and the -e files become user_environments (the directory's first, as the
+// CLI's), the baremetal deployment file's text baremetal_deployment.
+const ENVIRONMENT_DIRECTORY = {
+  input: "user_environments", flag: "--environment-directory", kind: "envdir",
+  label: "Environment directory",
+  help: "its *.yaml files, in name order, before the -e files (with the files they refer to)" };
+const ENVIRONMENT_FILES = {
+  input: "user_environments", flag: "-e/--environment-file", kind: "envfiles",
+  label: "Environment files",
+  help: "the plan's user environments from now on, in the order chosen" };
+const BAREMETAL = {
+  input: "baremetal_deployment", flag: "--baremetal-deployment", kind: "baremetal",
+  label: "Baremetal deployment",
+  help: "the roles' servers (pre-provisioned or Ironic nodes), as for deploy" };
+const DEPLOY_OPTIONS = [ENVIRONMENT_DIRECTORY, ENVIRONMENT_FILES, BAREMETAL, RUN_VALIDATIONS,
+                        OVERCLOUD_SSH_USER];
 
 // The options several operations (and families) take, for other tables to reuse.
 export const OPTIONS = { HEAT, WORK_DIR, CONNECTION, TAGS, SKIP_TAGS, FORKS, SSH_USER,
                          STATIC_INVENTORY, EXTRA_VARS, VERBOSITY, RUN_VALIDATIONS,
-                         OVERCLOUD_SSH_USER };
+                         OVERCLOUD_SSH_USER, ENVIRONMENT_DIRECTORY, ENVIRONMENT_FILES,
+                         BAREMETAL };
+
+// The file choosers of the file kinds (deployfiles.js).
+const CHOOSERS = { envdir: environmentDirectoryInput, envfiles: environmentFilesInput,
+                   baremetal: baremetalInput };
 
 // A lifecycle operation family: its title, the CLI's confirmation, the plan environment
 // that says it is prepared (the stage shown), the options its operations share, and its
@@ -172,6 +197,13 @@ export const UPGRADE = {
 function field(ui, id, option, plan) {
   const { h } = ui;
   if (option.kind === "heat") return null;
+  if (CHOOSERS[option.kind]) {  // (two of them set one input: the kind tells them apart)
+    const own = `${id}-${option.kind}`;
+    return h("div", { class: "field" }, h("label", { for: own, text: option.label }),
+      CHOOSERS[option.kind](h, own, { "data-input": option.input, "data-kind": option.kind,
+                                      "aria-describedby": `${own}-help` }),
+      h("div", { class: "muted", id: `${own}-help`, text: `${option.flag}: ${option.help}` }));
+  }
   if (option.kind === "off" || option.kind === "on") {
     return h("div", { class: "field" }, h("label", { class: "inline" },
       h("input", { type: "checkbox", id, "data-input": option.input }), ` ${option.label}`),
@@ -214,7 +246,7 @@ function extraVars(text) {
 
 // The workflow input of one operation from its fields (a shared option's in the
 // section); a string naming what is missing or wrong when an option cannot be sent.
-function inputOf(spec, section, form, operation, plan, heat) {
+async function inputOf(spec, section, form, operation, plan, heat) {
   const input = { plan };
   for (const option of operation.options) {
     if (option.kind === "heat") {
@@ -222,7 +254,19 @@ function inputOf(spec, section, form, operation, plan, heat) {
       continue;
     }
     const root = spec.shared.includes(option) ? section : form;
+    if (option.kind === "envdir") continue;  // read with the -e files
+    if (option.kind === "envfiles") {
+      const chooser = (kind) => root.querySelector(`[data-kind="${kind}"]`);
+      const found = await userEnvironments(chooser("envdir"), chooser("envfiles"));
+      if (found.length) input[option.input] = found;  // none: the plan's kept
+      continue;
+    }
     const box = root.querySelector(`[data-input="${option.input}"]`);
+    if (option.kind === "baremetal") {
+      const text = await baremetalText(box);
+      if (text !== undefined) input[option.input] = text;
+      continue;
+    }
     if (option.kind === "off" || option.kind === "on") {
       if (box.checked) input[option.input] = option.kind === "on";
       continue;
@@ -295,7 +339,7 @@ export async function lifecycleSection(ui, spec, plan, heat, follow, done) {
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       problem.textContent = "";
-      const input = inputOf(spec, section, form, operation, plan, heat);
+      const input = await inputOf(spec, section, form, operation, plan, heat);
       if (typeof input === "string") {
         problem.textContent = input;
         return;
