@@ -62,6 +62,7 @@ def test_render_writes_the_network_configs_of_the_stack_servers() -> None:
         "RoleNames": ["Controller"], "RoleData": {"Controller": {}},
         "RoleNetHostnameMap": {"Controller": {"ctlplane": [
             "controller-0.ctlplane.localdomain"]}},
+        "RoleNetIpMap": {"Controller": {"ctlplane": ["192.168.24.10"]}},
         "ServerIdData": {"server_ids": {"Controller": ["id-0"]}},
         nc.HOSTNAME_MAP: {"controller-0": "cfg-c0"}}
     files = cd.render("oc", outputs, network_configs=CONFIGS)

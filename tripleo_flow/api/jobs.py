@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.flows import jobboard
-from tripleo_flow.flows.cancels import CANCELLED
+from tripleo_flow.flows.states import CANCELLED
 
 if TYPE_CHECKING:
     from tripleo_flow.flows.conductor import Conductor

@@ -38,11 +38,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from tripleo_flow.flows import pause_requests
-
-#: The state of a cancelled execution (Mistral's name).
-CANCELLED = "CANCELLED"
-#: The states of an execution that ended by itself; a cancel leaves them as they are.
-ENDED = ("SUCCESS", "FAILURE", "REVERTED", CANCELLED)
+from tripleo_flow.flows.states import CANCELLED, ENDED
 
 _METADATA = sa.MetaData()
 TABLE = sa.Table(

@@ -261,10 +261,13 @@ def test_executions_survive_reopening(host: Any, log: Path, tmp_path: Path) -> N
         again.close_workflows()
 
 
-def test_resume_of_finished_execution_is_refused(host: Any, log: Path) -> None:
+def test_resume_of_finished_execution_returns_it_unchanged(host: Any, log: Path) -> None:
+    """Mistral's resume of an ended workflow returns it as it is (issue 26)."""
     done = host.run_workflow("linear", {"log": str(log)})
-    with pytest.raises(exceptions.Conflict, match="already ended"):
-        host.resume_execution(done.id)
+    ran = log.read_text()
+    again = host.resume_execution(done.id)
+    assert (again.id, again.state, again.output) == (done.id, done.state, done.output)
+    assert log.read_text() == ran  # no task ran again
 
 
 def test_unknown_execution(host: Any) -> None:

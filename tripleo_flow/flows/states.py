@@ -1,0 +1,9 @@
+"""Execution state names that readers need without the engine (no TaskFlow, no
+SQLAlchemy): the CLI's plan commands import :mod:`tripleo_flow.api`, which names them."""
+
+from __future__ import annotations
+
+#: The state of a cancelled execution (Mistral's name).
+CANCELLED = "CANCELLED"
+#: The states of an execution that ended by itself; a cancel leaves them as they are.
+ENDED = ("SUCCESS", "FAILURE", "REVERTED", CANCELLED)
