@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.functional.overcloud.conftest import Deployment, Redeployment
+from tests.functional.overcloud.conftest import Deployment, Redeployment, ScaleDown
 from tests.oracle import reference as oracle
 from tripleo_flow.actions.ansible import content_paths, find_ansible_playbook
 from tripleo_flow.core import ansible
@@ -119,6 +119,21 @@ def test_the_network_isolation_redeploy_renders_as_tripleo_common(
     inputs = {i["name"]: i for i in entry["ExtraDeployments"]["inputs"]}
     assert inputs["greeting"]["value"] == "hello"
     assert {"deploy_server_id", "deploy_action", "deploy_stack_id"} <= set(inputs)
+
+
+def test_the_scaled_down_update_prepared_stack_renders_as_tripleo_common(
+        tht18_scale_down: ScaleDown, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Day two: ``compute-0`` deleted by host name (its removal policy), then the plan
+    deployed again by ``update prepare`` (THT's update-prepare environment, a new
+    DeployIdentifier): the project TripleO's update playbooks run from is
+    tripleo-common's too, and neither names the removed server."""
+    after = tht18_scale_down.after
+    theirs = reference(after, "18.0.0", tmp_path_factory)
+    _assert_same(after, theirs)
+    for project in (after.config_download, theirs):
+        inventory = yaml.safe_load((project / INVENTORY).read_text())
+        computes = inventory[f"{after.plan}_Compute"]["hosts"]
+        assert sorted(computes) == ["compute-1"], (project, computes)
 
 
 def test_the_ussuri_stack_renders_as_tripleo_common_12(
