@@ -64,18 +64,31 @@ def _paused_roots(store: Any) -> set[str]:
     return {_root(store, ident) for ident in store.pause_requests.pending()}
 
 
+#: An engine that stopped (TaskFlow's SUSPENDED) before its process wrote why: one a
+#: pause was asked of reads PAUSED from then on, not SUSPENDED for a moment (a
+#: conductor records its pause after its engine stopped).
+_STOPPED = "SUSPENDED"
+
+
 def shown(store: Any, records: Iterable[Execution]) -> list[Execution]:
     """``records`` (of ``store``) as readers see them: PAUSED, ``pausing``, where a
-    pause was requested in the family of one still running."""
+    pause was requested in the family of one still running; PAUSED where its engine
+    stopped for it."""
     records = list(records)
-    if not any(r.state in _STILL_RUNNING for r in records):
+    if not any(r.state in _STILL_RUNNING or r.state == _STOPPED for r in records):
         return records
     roots = _paused_roots(store)
     if not roots:
         return records
-    return [dataclasses.replace(r, state=PAUSED, pausing=True)
-            if r.state in _STILL_RUNNING and _root(store, r.id, r.parent_id) in roots
-            else r for r in records]
+
+    def view(r: Execution) -> Execution:
+        if r.state not in _STILL_RUNNING and r.state != _STOPPED:
+            return r
+        if _root(store, r.id, r.parent_id) not in roots:
+            return r
+        return dataclasses.replace(r, state=PAUSED, pausing=r.state in _STILL_RUNNING)
+
+    return [view(r) for r in records]
 
 
 def shown_one(store: Any, record: Execution) -> Execution:

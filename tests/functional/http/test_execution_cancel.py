@@ -29,13 +29,17 @@ from tests.functional.http.test_execution_pause import (
 from tests.functional.http.test_gui_browser import Shots, chromium_page, log_in
 
 MSG = "Cancelled by user."
+#: The chain (its slow task a ``std.sleep`` of 8 s that ends by itself) run as an API
+#: user's execution in a separate process.
+RUN_CHAIN_AS_API_USER = RUN_AS_API_USER.replace('"pausing_http.held"', '"pausing_http.chain"')
+assert RUN_CHAIN_AS_API_USER != RUN_AS_API_USER
 
 
 def test_cancel_over_http_an_execution_another_process_runs(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     from_cli = _install(data_dir, run_from_cli=True)
-    proc = subprocess.Popen([sys.executable, "-c", RUN_AS_API_USER, str(data_dir)], cwd=ROOT,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", RUN_CHAIN_AS_API_USER, str(data_dir)],
+                            cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
         ident = proc.stdout.readline().strip()
