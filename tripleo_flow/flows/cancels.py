@@ -37,7 +37,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from tripleo_flow.flows import pause_requests
+from tripleo_flow.flows import pause_requests, side_tables
 from tripleo_flow.flows.states import CANCELLED, ENDED
 
 _METADATA = sa.MetaData()
@@ -52,12 +52,7 @@ TABLE = sa.Table(
 def create_table(engine: sa.engine.Engine) -> None:
     """Create the table when the database has none (the executions backend calls
     this with its own tables)."""
-    try:
-        _METADATA.create_all(engine, checkfirst=True)
-    except sa.exc.OperationalError:
-        # Another process created it between the check and the CREATE.
-        if not sa.inspect(engine).has_table(TABLE.name):
-            raise
+    side_tables.create_missing(TABLE, engine)
 
 
 @dataclasses.dataclass(frozen=True)

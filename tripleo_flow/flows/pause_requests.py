@@ -30,6 +30,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from tripleo_flow import exceptions
+from tripleo_flow.flows import side_tables
 
 #: How long a check that found no request is trusted (s).
 CHECK_INTERVAL = 0.25
@@ -45,12 +46,7 @@ TABLE = sa.Table(
 def create_table(engine: sa.engine.Engine) -> None:
     """Create the table when the database has none (the executions backend calls
     this with its own tables)."""
-    try:
-        _METADATA.create_all(engine, checkfirst=True)
-    except sa.exc.OperationalError:
-        # Another process created it between the check and the CREATE.
-        if not sa.inspect(engine).has_table(TABLE.name):
-            raise
+    side_tables.create_missing(TABLE, engine)
 
 
 class PauseRequests:

@@ -30,6 +30,7 @@ from typing import TypeVar
 import sqlalchemy as sa
 from sqlalchemy.dialects import mysql
 
+from tripleo_flow.flows import side_tables
 from tripleo_flow.flows.redaction import Redactor
 
 T = TypeVar("T")
@@ -53,12 +54,7 @@ _RUNNING: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVa
 def create_table(engine: sa.engine.Engine) -> None:
     """Create the journal's table when the database has none (the executions backend
     calls this with its own tables: :class:`~.execution_backend.ExecutionBackend`)."""
-    try:
-        _METADATA.create_all(engine, checkfirst=True)
-    except sa.exc.OperationalError:
-        # Another process created it between the check and the CREATE.
-        if not sa.inspect(engine).has_table(TABLE.name):
-            raise
+    side_tables.create_missing(TABLE, engine)
 
 
 class ExecutionUndoJournal:
