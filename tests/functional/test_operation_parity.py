@@ -23,11 +23,13 @@ from tripleo_flow import config
 from tripleo_flow.api import Client
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.lock import PlanLocks
+from tripleo_flow.plans.plan import PlanRepository
 
 CREATE = "tripleo.plan.create_deployment_plan"
 UPDATE = "tripleo.plan.update_deployment_plan"
 EXPORT = "tripleo.plan.export_deployment_plan"
 DELETE = "tripleo.plan.delete_deployment_plan"
+RENDER = "tripleo.plan.render_deployment_plan"
 
 
 class Cli:
@@ -148,6 +150,37 @@ def test_every_interface_runs_the_same_plan_workflows(shared: tuple[Api, Cli],
     listed = json.loads(cli("execution", "list", "-f", "json").stdout)
     assert sorted(row["ID"] for row in listed) == sorted(e.id for e in client.list_executions())
     assert len(listed) == 6 + 3 * 3
+
+
+def test_a_render_is_an_execution_from_every_interface(shared: tuple[Api, Cli],
+                                                      tmp_path: Path) -> None:
+    """``plan render`` (CLI), ``Client.render_plan`` and the HTTP API run the workflow
+    ``tripleo.plan.render_deployment_plan`` (issue 28: the Python API and the CLI ran
+    its action outside any workflow, recording nothing); each shows what it did as
+    before, and a refused render is recorded, reverted, with the error's kind."""
+    api, cli = shared
+    client = api.client
+    client.create_plan("overcloud", write_tree(tmp_path / "tree", basic_tree()))
+    rendered = len(PlanRepository(client.store).manifest("overcloud").rendered)
+    # A rendered file edited by hand: the first render writes it back, the next ones
+    # find nothing to write.
+    [edited] = PlanRepository(client.store).manifest("overcloud").rendered[:1]
+    client.store.put_objects("overcloud", {edited: b"edited: by hand\n"})
+    shown = client.render_plan("overcloud")
+    assert shown == {"name": "overcloud", "rendered": rendered, "written": 1, "removed": 0}
+    again = json.loads(cli("plan", "render", "overcloud", "-f", "json").stdout)
+    assert again == {**shown, "written": 0}
+    started = api("POST", f"/v1/workflows/{RENDER}/executions",
+                  json={"input": {"plan": "overcloud"}})
+    assert started.status_code == 202, started.text
+    ended = finished(api, started.json()["id"])
+    assert ended["state"] == "SUCCESS", ended
+    assert ended["output"] == {"rendered": rendered, "written": 0, "removed": 0}
+    proc = cli("plan", "render", "ghost", check=False)
+    assert proc.returncode == 3 and "Plan 'ghost' does not exist" in proc.stderr
+    assert _runs(client, RENDER) == {"overcloud": ("SUCCESS", _done("process_templates")),
+                                     "ghost": ("REVERTED", ["process_templates REVERTED"])}
+    assert len(client.list_executions(RENDER)) == 4
 
 
 def test_a_refused_operation_fails_the_same_way_from_every_interface(

@@ -200,3 +200,26 @@ def test_saved_files_undo_record_names_a_private_copy_not_the_content(tmp_path: 
         private_files.restore(tmp_path, record)
         assert (tmp_path / "outputs.yaml").read_bytes() == b"pw: first-secret-value\n"
         assert not (tmp_path / "env.yaml").exists()
+
+
+@pytest.mark.parametrize(("given", "refused"), [
+    ({}, False),
+    ({"user_environments": []}, False),
+    ({"user_environments": [{"name": "e.yaml", "files": {}}]}, True),
+    ({"baremetal_deployment": ""}, True),  # given, though empty: refused all the same
+    ({"baremetal_deployment": "- name: Compute\n"}, True),
+])
+def test_config_download_only_refuses_what_it_does_not_read(
+        context: ActionContext, given: dict[str, Any], refused: bool) -> None:
+    """deploy.check_inputs: config_download_only reads no plan, so environments or a
+    baremetal deployment given with it are refused (the same given to a plain deploy
+    pass this check)."""
+    from tripleo_flow.actions.deploy import CheckDeployInputs
+
+    check = CheckDeployInputs(context)
+    assert check.execute(plan="oc", **given) == {"plan": "oc"}
+    if not refused:
+        assert check.execute(plan="oc", config_download_only=True, **given) == {"plan": "oc"}
+        return
+    with pytest.raises(exceptions.InvalidInput, match="leave out -e, --environment-directory"):
+        check.execute(plan="oc", config_download_only=True, **given)

@@ -100,7 +100,13 @@ class CheckDeployInputs(Action):
                 ansible_limit: str | None = None,
                 lifecycle: str | None = None,
                 ansible_forks: int | None = None,
-                ansible_verbosity: int | None = None) -> dict[str, Any]:
+                ansible_verbosity: int | None = None,
+                config_download_only: bool = False,
+                user_environments: list[Any] | None = None,
+                baremetal_deployment: str | None = None) -> dict[str, Any]:
+        """:param config_download_only: the workflow re-renders the kept stack without
+            reading the plan (``tripleo.deploy.config_download_only``): user
+            environments or a baremetal deployment given to it are refused."""
         check_plan_name(plan)
         run_options.check_forks(ansible_forks)
         run_options.check_verbosity(ansible_verbosity)
@@ -110,6 +116,11 @@ class CheckDeployInputs(Action):
             raise exceptions.InvalidInput(
                 "Ansible tags, skipped tags and limit select what the playbook runs: "
                 "give them with --run-ansible (run_ansible: true).")
+        if config_download_only and (user_environments or baremetal_deployment is not None):
+            raise exceptions.InvalidInput(
+                "--config-download-only re-renders the kept stack without reading the "
+                "plan: leave out -e, --environment-directory and --baremetal-deployment "
+                "(or deploy without --config-download-only to apply them).")
         return {"plan": plan}
 
 

@@ -134,14 +134,10 @@ class DeployMixin:
             the next task to start, or the stack being followed, failed with it, so
             everything was reverted as above.
         """
-        # (the rules on the workflow's own inputs are its first task: deploy.check_inputs)
+        # The rules on the workflow's own inputs (config_download_only refusing
+        # environments, ...) are its first task, deploy.check_inputs, so that a start
+        # over HTTP keeps them; the plan name is checked here as it makes a path.
         check_plan_name(plan)
-        if config_download_only and (baremetal_deployment is not None or environments
-                                     or environment_directories):
-            raise exceptions.InvalidInput(
-                "--config-download-only re-renders the kept stack without reading the "
-                "plan: leave out -e, --environment-directory and --baremetal-deployment "
-                "(or deploy without --config-download-only to apply them).")
         work = Path(work_dir) if work_dir else self.data_dir / "deployments" / plan
         inputs: dict[str, Any] = {
             "plan": plan, "work_dir": str(work.expanduser().absolute()),
@@ -149,12 +145,9 @@ class DeployMixin:
             "ansible_connection": ansible_connection, "ansible_tags": ansible_tags,
             "ansible_skip_tags": ansible_skip_tags, "ansible_limit": ansible_limit,
             "ansible_forks": ansible_forks, "ansible_verbosity": ansible_verbosity,
-            **self.deploy_options(None if config_download_only else environments,
-                                  None if config_download_only else baremetal_deployment,
-                                  run_validations, overcloud_ssh_user, overcloud_ssh_key,
+            **self.deploy_options(environments, baremetal_deployment, run_validations,
+                                  overcloud_ssh_user, overcloud_ssh_key,
                                   environment_directories)}
-        if config_download_only:
-            del inputs["user_environments"], inputs["baremetal_deployment"]
         workflow = CONFIG_DOWNLOAD_ONLY if config_download_only else DEPLOY
         listeners = [] if progress is None else [stack_progress_events(progress)]
         execution = self.run_operation(workflow, inputs, listeners,

@@ -175,12 +175,12 @@ class PlansMixin(EnvironmentsMixin):
         }
 
     def render_plan(self, name: str) -> dict[str, Any]:
-        """Render the plan's j2 templates again (after editing roles, networks or files)."""
-        from tripleo_flow.actions.templates import ProcessTemplates
-
-        result = self._action(ProcessTemplates).execute(plan=name)
-        return {"name": name, "rendered": len(result["files"]), "written": len(result["written"]),
-                "removed": len(result["removed"])}
+        """Render the plan's j2 templates again (after editing roles, networks or files):
+        the workflow ``tripleo.plan.render_deployment_plan``, a recorded execution."""
+        output = self._run_plan_workflow("render_deployment_plan", name, {"plan": name},
+                                         None)
+        return {"name": name, "rendered": output["rendered"], "written": output["written"],
+                "removed": output["removed"]}
 
     def export_plan(self, name: str, output: str | Path, secrets: bool = True) -> str:
         """Write the plan as a .tar.gz archive to ``output`` (the workflow

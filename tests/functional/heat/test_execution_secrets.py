@@ -139,6 +139,12 @@ def _restore(run: Run) -> None:
     run.fails(PLAN + "restore_deployment_plan", {"plan": "oc", "version": "no-such-version"})
 
 
+def _render(run: Run) -> None:
+    run.remember("oc")
+    run.ok(PLAN + "render_deployment_plan", {"plan": "oc"})
+    run.fails(PLAN + "render_deployment_plan", {"plan": "no-such-plan"})
+
+
 def _update_parameters(run: Run) -> None:
     name = SECRET_PARAMETER[0]
     run.ok("update_parameters", {"plan": "oc", "parameters": {name: "Known-Param-Secret-2-0b9f"}})
@@ -373,6 +379,7 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     "tripleo.plan.delete_deployment_plan": _delete,
     "tripleo.plan.export_deployment_plan": _export,
     "tripleo.plan.restore_deployment_plan": _restore,
+    "tripleo.plan.render_deployment_plan": _render,
     "tripleo.parameters.update_parameters": _update_parameters,
     "tripleo.parameters.reset_parameters": _reset_parameters,
     "tripleo.parameters.rotate_passwords": _rotate,

@@ -9,6 +9,7 @@ import secrets
 import tarfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
@@ -157,3 +158,32 @@ def test_a_deploy_started_over_http_keeps_the_deploy_rules(api: Api, workflow: s
     # refused before anything changed: no deployment status, no work dir
     assert api("GET", "/v1/plans/overcloud/deployment").json() == before
     assert not (Path(api.client.data_dir) / "work" / "w").exists()
+
+
+_ENV = {"name": "env.yaml", "files": {"env.yaml": "parameter_defaults: {A: 1}\n"}}
+_BAREMETAL = "- name: Controller\n  count: 1\n"
+
+
+@pytest.mark.parametrize(("given", "refused"), [
+    ({"environments": [_ENV]}, {"user_environments": [_ENV]}),
+    ({"baremetal_deployment": _BAREMETAL}, {"baremetal_deployment": _BAREMETAL})])
+def test_config_download_only_refuses_what_it_would_not_read_over_http(
+        api: Api, tmp_path: Path, given: dict[str, Any], refused: dict[str, Any]) -> None:
+    """``config_download_only`` re-renders the kept stack without reading the plan: user
+    environments or a baremetal deployment given to it are refused by the workflow's
+    own first task, so a start over HTTP (the GUI's POST .../executions) is refused with
+    the message the CLI and the Python API give, and nothing changes (issue 28)."""
+    before = (_plan(api), api("GET", "/v1/plans/overcloud/deployment").json())
+    with pytest.raises(exceptions.InvalidInput) as raised:  # the Python API's refusal
+        api.client.deploy("overcloud", work_dir=tmp_path / "py", config_download_only=True,
+                          **given)
+    started = api("POST", "/v1/workflows/tripleo.deploy.config_download_only/executions",
+                  json={"input": {"plan": "overcloud", "work_dir": "w", **refused}})
+    assert started.status_code in (201, 202), started.text
+    ended = finished(api, started.json()["id"])
+    assert ended["state"] in ("ERROR", "REVERTED"), ended
+    assert str(raised.value) in ended["error"], (str(raised.value), ended["error"])
+    assert "leave out -e, --environment-directory and --baremetal-deployment" in ended["error"]
+    assert (_plan(api), api("GET", "/v1/plans/overcloud/deployment").json()) == before
+    assert not (Path(api.client.data_dir) / "work" / "w").exists()
+    assert not (tmp_path / "py").exists()

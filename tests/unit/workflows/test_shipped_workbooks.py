@@ -67,7 +67,8 @@ def test_deploy_workflow_takes_plan_heat_type_work_dir_and_runs_the_deploy_actio
         "deploy.check", "deploy.launch_heat", "deploy.stack", "deploy.save_outputs",
         "deploy.config_download", "heat.kill", "deploy.run_ansible", "deploy.finish"]
     only = catalog.get("config_download_only")
-    assert [i.name for i in only.inputs][-1] == "run_validations"
+    assert [i.name for i in only.inputs][-3:] == [
+        "run_validations", "user_environments", "baremetal_deployment"]
     assert [t.action for t in only.tasks.values()][:9] == [
         "deploy.check_inputs", "validations.select", "validations.run", "validations.check",
         "std.noop", "deploy.kept_stack", "ansible.check", "deploy.start", "deploy.launch_heat"]
