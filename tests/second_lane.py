@@ -219,12 +219,14 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
 
 
 def _cpu_times() -> tuple[float, float]:
-    """(busy, all) CPU seconds of the machine so far, summed over its cores."""
+    """(busy, all) CPU seconds of the machine so far, summed over its cores; time spent
+    in niced processes counts as free (they yield to the tests: a build or anything
+    else run with ``nice`` beside them)."""
     with open("/proc/stat") as stat:
         fields = [float(v) for v in stat.readline().split()[1:8]]
     ticks = os.sysconf("SC_CLK_TCK")
-    idle = fields[3] + fields[4]  # idle, iowait
-    return (sum(fields) - idle) / ticks, sum(fields) / ticks
+    free = fields[1] + fields[3] + fields[4]  # nice, idle, iowait
+    return (sum(fields) - free) / ticks, sum(fields) / ticks
 
 
 def busy_cores(samples: list[tuple[float, float, float]], start: float,
