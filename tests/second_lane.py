@@ -6,9 +6,9 @@ makes the real overcloud deployments (``tests/overcloud_background.py``), and ma
 functional tests spend much of their time waiting for services. When the background
 deployments are started, this plugin writes the session's test files to a plan and
 starts ``python -m pytest`` lanes on them, each with its own JUnit report and log: the
-first once every deployment is made (or failed), or earlier, like any further lane,
-when a core idled (fewer than ``cores - IDLE_CORES`` busy over the last ``IDLE_WINDOW``
-seconds), up to ``TRIPLEO_FLOW_TEST_LANES`` lanes (default 2). From then on they share
+first once every deployment is made (or failed), any further one while a core idles
+(fewer than ``cores - IDLE_CORES`` busy over the last ``IDLE_WINDOW`` seconds), up to
+``TRIPLEO_FLOW_TEST_LANES`` lanes (default 2). From then on they share
 the files: each **claims a file before running its tests** (an exclusively created file
 per test file in a shared directory), the session from the front of its order (the
 functional tests first, the unit tests last), the lanes from the other end (the unit
@@ -23,7 +23,7 @@ and how many cores each phase kept busy, and fails when a lane failed or did not
 every test of the files it claimed.
 
 ``TRIPLEO_FLOW_TEST_SECOND_LANE=0`` keeps every test in the session; ``=now`` starts a
-lane at once even without background deployments (to try the lanes themselves);
+lane at once (and counts the deployments as made) (to try the lanes themselves);
 ``TRIPLEO_FLOW_TEST_SECOND_LANE_JUNIT=FILE`` keeps each lane's JUnit report as
 ``FILE.laneN``.
 """
@@ -219,13 +219,11 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
 
 
 def _cpu_times() -> tuple[float, float]:
-    """(busy, all) CPU seconds of the machine so far, summed over its cores; time spent
-    in niced processes counts as free (they yield to the tests: a build or anything
-    else run with ``nice`` beside them)."""
+    """(busy, all) CPU seconds of the machine so far, summed over its cores."""
     with open("/proc/stat") as stat:
         fields = [float(v) for v in stat.readline().split()[1:8]]
     ticks = os.sysconf("SC_CLK_TCK")
-    free = fields[1] + fields[3] + fields[4]  # nice, idle, iowait
+    free = fields[3] + fields[4]  # idle, iowait
     return (sum(fields) - free) / ticks, sum(fields) / ticks
 
 
@@ -242,14 +240,15 @@ def busy_cores(samples: list[tuple[float, float, float]], start: float,
 
 def wants_a_lane(samples: list[tuple[float, float, float]], now: float, lanes: int,
                  last_start: float | None, background_done: bool, files_left: int) -> bool:
-    """Whether to start one more lane: the first once the background deployments are made
-    (their core is free), any lane once a core idles: fewer than ``cores - IDLE_CORES``
-    busy over the last ``IDLE_WINDOW`` s, the last lane started at least that long ago
-    (it has found its pace); never more than ``max_lanes()``, nor for the last few
-    files (a lane's collection costs more than they do)."""
-    if lanes >= max_lanes() or files_left < MIN_FILES_LEFT:
+    """Whether to start one more lane: none while the background deployments are made
+    (they are the run's longest chain: a lane beside them slowed them threefold in a
+    trial), the first once they are, any other once a core idles: fewer than ``cores -
+    IDLE_CORES`` busy over the last ``IDLE_WINDOW`` s, the last lane started at least
+    that long ago (it has found its pace); never more than ``max_lanes()``, nor for the
+    last few files (a lane's collection costs more than they do)."""
+    if not background_done or lanes >= max_lanes() or files_left < MIN_FILES_LEFT:
         return False
-    if lanes == 0 and background_done:
+    if lanes == 0:
         return True
     if last_start is not None and now - last_start < IDLE_WINDOW:
         return False
@@ -278,7 +277,7 @@ def _watch(now: bool) -> None:
                 lane["ended"] = time.time()
         if not _lane.get("closed") and wants_a_lane(
                 samples, time.time(), len(lanes), lanes[-1]["started"] if lanes else None,
-                overcloud_background.all_finished(), _files_left()):
+                now or overcloud_background.all_finished(), _files_left()):
             _start()
         time.sleep(CPU_SAMPLE_SECONDS)
 

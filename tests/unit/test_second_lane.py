@@ -70,7 +70,7 @@ def _steady(busy: float, seconds: float, start: float = 0.0) -> list[tuple[float
     return [(start + t, busy * t, cores * t) for t in range(0, int(seconds) + 1, 5)]
 
 
-def test_the_first_lane_starts_once_the_background_is_made_whatever_the_load(monkeypatch):
+def test_the_first_lane_starts_once_the_background_is_made_and_not_before(monkeypatch):
     monkeypatch.setenv("TRIPLEO_FLOW_TEST_LANES", "2")
     cores = os.cpu_count() or 1
     busy = _steady(cores, 200)
@@ -82,8 +82,10 @@ def test_a_lane_starts_while_a_core_idles_and_never_beyond_the_limit(monkeypatch
     monkeypatch.setenv("TRIPLEO_FLOW_TEST_LANES", "2")
     cores = os.cpu_count() or 1
     idle = _steady(cores - 1.0, 300)
-    assert wants_a_lane(idle, 300, 0, None, background_done=False, files_left=50)
     assert wants_a_lane(idle, 300, 1, 100.0, background_done=True, files_left=50)
+    # none beside the background deployments, however idle the machine
+    assert not wants_a_lane(idle, 300, 0, None, background_done=False, files_left=50)
+    assert not wants_a_lane(idle, 300, 1, 100.0, background_done=False, files_left=50)
     # the last lane has not found its pace yet; the limit; too few files left
     assert not wants_a_lane(idle, 300, 1, 250.0, background_done=True, files_left=50)
     assert not wants_a_lane(idle, 300, 2, 100.0, background_done=True, files_left=50)
@@ -98,4 +100,4 @@ def test_no_lane_starts_while_every_core_works_or_before_a_whole_window_was_seen
     assert not wants_a_lane(_steady(cores - 0.3, 300), 300, 1, 100.0,
                             background_done=True, files_left=50)
     young = _steady(0.0, 60)  # all idle, but only 60 s of samples
-    assert not wants_a_lane(young, 60, 0, None, background_done=False, files_left=50)
+    assert not wants_a_lane(young, 60, 1, None, background_done=True, files_left=50)
