@@ -59,6 +59,29 @@ class ClientWaits:
         self.storage.update_atom_metadata(tex.name, {"attempt": tex.attempt})
         self.runtime.scope.mark_running()
 
+    def _answered(self, ready: list[Any], execution_id: str) -> list[Any]:
+        """Of the task executions a resumed run is about to start (``ready``), those
+        that had started and whose action executions (of the attempt they waited in)
+        were all completed since: they continue rather than start, so they complete
+        even while a pause is pending, as Mistral's task whose action is completed
+        while its workflow is PAUSED reads SUCCESS at once."""
+        store = self.runtime.async_actions
+        if store is None or not ready:
+            return []
+        rows: dict[str, list[async_actions.ActionExecution]] = {}
+        for row in store.of_execution(execution_id):
+            rows.setdefault(row.task, []).append(row)
+        found = []
+        for tex in ready:
+            detail = tex.detail or self.storage.details.get(tex.name)
+            if detail is None or detail.state != states.RUNNING or tex.name not in rows:
+                continue
+            attempt = int((detail.meta or {}).get("attempt") or 1)
+            mine = [row for row in rows[tex.name] if row.attempt == attempt]
+            if mine and all(row.state != async_actions.RUNNING for row in mine):
+                found.append(tex)
+        return found
+
     def _wait_for_clients(self) -> None:
         """Nothing runs but parked task executions: wait until a completion (at once
         when made in this process), a deadline, a suspension or the next poll."""

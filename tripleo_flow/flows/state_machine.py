@@ -305,6 +305,9 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
             tex.detail = ad
             self._complete(tex, dict(ad.results), live=False)
         self._replay_failures()
+        for tex in self._answered(self._ready, self.fd.uuid):
+            self._ready.remove(tex)
+            self._again.append(tex)
 
     def _pauses_before(self, tex: _TaskEx) -> bool:
         """``pause-before``: whether ``tex`` pauses the execution now (it is recorded,

@@ -498,20 +498,21 @@ def test_the_output_is_masked_as_other_records(host: Host, tmp_path: Path) -> No
         assert b"hunter2-secret" not in stored.read_bytes()
 
 
-def test_pause_while_waiting_then_complete_then_resume(host: Host, tmp_path: Path) -> None:
-    """A pause (another branch's ``pause`` command) leaves the waiting task RUNNING
-    and completable; the resumed execution goes on with the completion."""
-    text = """
+def _paused_while_waiting(host: Host, tmp_path: Path, transition: str, then: str) -> str:
+    """An execution of a workflow whose task ``wait`` waits for a client (its
+    ``transition`` leads to task ``then``) while another branch's ``pause`` command
+    paused it: its id, once PAUSED."""
+    text = f"""
     workflows:
       wf:
         tasks:
           wait:
             action: std.async_noop
-            on-success: [after]
+            {transition}: [{then}]
           stop:
             action: std.noop
             on-success: [pause]
-          after:
+          {then}:
             action: std.echo output=<% task(wait).result %>
     """
     execution_id = _start(host, tmp_path, text)
@@ -520,12 +521,46 @@ def test_pause_while_waiting_then_complete_then_resume(host: Host, tmp_path: Pat
         assert time.monotonic() < deadline
         time.sleep(0.05)
     host._runner().wait_background(10)
+    _waiting(host, execution_id, "wait")
+    return execution_id
+
+
+def test_pause_while_waiting_then_complete_then_resume(host: Host, tmp_path: Path) -> None:
+    """A pause (another branch's ``pause`` command) leaves the waiting task RUNNING
+    and completable.  Completed while PAUSED, it reads SUCCESS at once with its result,
+    the execution stays PAUSED and nothing after it starts (Mistral's on_action_complete
+    of a paused workflow: the task completes, its transitions wait for the resume); the
+    resumed execution goes on with the completion."""
+    execution_id = _paused_while_waiting(host, tmp_path, "on-success", "after")
     assert _waiting(host, execution_id, "wait").state == "RUNNING"
     host.complete_task(execution_id, "wait", "SUCCESS", "done")
     assert host.get_execution(execution_id).state == "PAUSED"  # a pause holds
+    tasks = {t.name: t for t in host.execution_tasks(execution_id)}
+    assert {n: t.state for n, t in tasks.items()} == {"wait": "SUCCESS", "stop": "SUCCESS"}
+    assert tasks["wait"].result == "done" and tasks["wait"].waiting == []
+    with pytest.raises(exceptions.Conflict, match="does not wait"):
+        host.complete_task(execution_id, "wait", "SUCCESS", "again")
     execution = host.resume_execution(execution_id)
     assert execution.state == "SUCCESS"
+    assert _states(host, execution_id) == dict.fromkeys(["wait", "stop", "after"], "SUCCESS")
     assert {t.name: t.result for t in host.execution_tasks(execution_id)}["after"] == "done"
+
+
+def test_pause_while_waiting_then_fail_it_then_resume(host: Host, tmp_path: Path) -> None:
+    """Completed in ERROR while PAUSED: the task reads ERROR at once with the client's
+    error, the execution stays PAUSED (a paused workflow does not fail), its
+    ``on-error`` target waits for the resume, then runs (Mistral's task whose action
+    fails while its workflow is paused)."""
+    execution_id = _paused_while_waiting(host, tmp_path, "on-error", "handled")
+    host.complete_task(execution_id, "wait", "ERROR", "disk full")
+    assert host.get_execution(execution_id).state == "PAUSED"
+    tasks = {t.name: t for t in host.execution_tasks(execution_id)}
+    assert {n: t.state for n, t in tasks.items()} == {"wait": "ERROR", "stop": "SUCCESS"}
+    assert tasks["wait"].error == "disk full"
+    execution = host.resume_execution(execution_id)
+    assert execution.state == "SUCCESS"
+    assert _states(host, execution_id) == {"wait": "ERROR", "stop": "SUCCESS",
+                                           "handled": "SUCCESS"}
 
 
 #: Runs ASYNC_WB's workflow in this child process, which the test kills while it waits.
