@@ -118,6 +118,51 @@ def shown(cancels: Cancels, records: Iterable[Any]) -> list[Any]:
         if r.id in found else r for r in records]
 
 
+def shown_tasks(store: Any, fd: Any, records: list[Any]) -> list[Any]:
+    """The task records (:class:`~.executions.TaskRecord`) of the execution of flow
+    detail ``fd`` (of ``store``) as readers see them once it was cancelled, as
+    Mistral's: a task still RUNNING reads CANCELLED, with Mistral's ``state_info``,
+
+    * at once when it runs sub-workflow executions that were cancelled: the message of
+      the one cancelled (of several, ``with-items``: how many were), as Mistral's task
+      takes its cancelled sub-workflow's end;
+    * once the execution's engine stopped, whatever it was left doing (an asynchronous
+      action a client no longer may complete, a task a crash interrupted): the
+      execution's message.  Until then its running action ends as it does.
+
+    The stored records stay as the engine wrote them; only RUNNING ones are looked
+    at, so an execution with none costs no query."""
+    if not any(r.state == "RUNNING" for r in records):
+        return records
+    cancelled = store.cancels.of([fd.uuid]).get(fd.uuid)
+    if cancelled is None:
+        return records
+    ended = (fd.meta or {}).get("finished_at") is not None
+    kids: dict[str, list[str]] = {}
+    for child in store.children(fd.uuid):
+        kids.setdefault(str((child.meta or {}).get("parent_task")), []).append(child.uuid)
+    found = store.cancels.of([ident for ids in kids.values() for ident in ids])
+
+    def view(r: Any) -> Any:
+        if r.state != "RUNNING":
+            return r
+        mine = kids.get(r.name, [])
+        hit = [found[ident] for ident in mine if ident in found]
+        if len(mine) > 1 and hit:
+            info: str | None = (f"{len(hit)} of {len(mine)} sub-workflow executions were "
+                                f"cancelled: {hit[0].state_info}")
+        elif hit:
+            info = hit[0].state_info
+        elif ended:
+            info = cancelled.state_info
+        else:
+            return r
+        return dataclasses.replace(r, state=CANCELLED, state_info=info, waiting=[],
+                                   progress=None)
+
+    return [view(r) for r in records]
+
+
 def finish(store: Any, fd: Any, journal: Any = None) -> bool:
     """Record the end of cancelled execution ``fd`` (of ``store``, an
     :class:`~.executions.ExecutionStore`), whose engine stopped or which no process
@@ -222,4 +267,4 @@ def _end_if_idle(store: Any, ident: str, live: Any) -> bool:
 
 
 __all__ = ["CANCELLED", "ENDED", "TABLE", "Cancel", "Cancels", "cancel", "create_table",
-           "ended", "finish", "shown"]
+           "ended", "finish", "shown", "shown_tasks"]

@@ -31,6 +31,7 @@ from tripleo_flow.flows.async_actions import RUNNING as ACTION_RUNNING
 from tripleo_flow.flows.async_actions import AsyncActions
 from tripleo_flow.flows.cancels import Cancels
 from tripleo_flow.flows.cancels import shown as cancels_shown
+from tripleo_flow.flows.cancels import shown_tasks as cancels_shown_tasks
 from tripleo_flow.flows.execution_backend import ExecutionBackend
 from tripleo_flow.flows.execution_pages import flow_page
 from tripleo_flow.flows.pause_requests import PauseRequests
@@ -71,6 +72,9 @@ class TaskRecord:
     #: RUNNING action execution, ``{"id", "item", "attempt", "deadline"}``
     #: (``execution complete`` / ``POST .../tasks/{task}/complete`` completes one).
     waiting: list[dict[str, Any]] = field(default_factory=list)
+    #: Why it is in its state where its error does not say (Mistral's task
+    #: ``state_info``): a cancelled task's message (:func:`~.cancels.shown_tasks`).
+    state_info: str | None = None
 
 
 @dataclass(frozen=True)
@@ -305,7 +309,8 @@ class ExecutionStore:
     def tasks(self, execution_id: str) -> list[TaskRecord]:
         """The tasks of an execution; one that waits for a client lists the RUNNING
         action executions it waits for."""
-        records = task_records(self.flow_detail(execution_id))
+        fd = self.flow_detail(execution_id)
+        records = cancels_shown_tasks(self, fd, task_records(fd))
         waiting: dict[str, list[dict[str, Any]]] = {}
         since: dict[str, float] = {}
         for action in self.async_actions.of_execution(execution_id, ACTION_RUNNING):

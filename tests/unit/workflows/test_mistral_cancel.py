@@ -16,6 +16,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,11 @@ def _start(host: Host, tmp_path: Path, workflow: str, **inputs: Any) -> tuple[st
     ident = host.run_workflow(workflow, {**inputs, "gate": gate_name}, wait=False).id
     assert gate.reached.wait(60), "the held task did not start"
     return ident, gate
+
+
+def _task_states(host: Host, ident: str) -> dict[str, tuple[str, str | None]]:
+    """Each task of ``ident``: its state and ``state_info`` (Mistral's)."""
+    return {t.name: (t.state, t.state_info) for t in host.execution_tasks(ident)}
 
 
 def _ended(host: Host, gate: Any) -> None:
@@ -214,6 +220,9 @@ def test_cancel_parent_workflow(host: Host, tmp_path: Path, where: str) -> None:
     for ident in (parent, child):
         done = host.get_execution(ident)
         assert (done.state, done.state_info) == ("CANCELLED", MSG)
+    # taskx, whose sub-workflow was cancelled, reads CANCELLED with its message
+    assert _task_states(host, parent) == {"taskx": ("CANCELLED", MSG)}
+    assert _task_states(host, child) == {"task1": ("SUCCESS", None)}
     assert _effects(log) == [] and gate.calls == 1
     assert host.resume_execution(child).state == "CANCELLED"
     assert host.resume_execution(parent).state == "CANCELLED"
@@ -232,6 +241,7 @@ def test_cancel_child_workflow(host: Host, tmp_path: Path, where: str) -> None:
     assert (sub.state, sub.state_info) == ("CANCELLED", MSG)
     top = host.get_execution(parent)
     assert (top.state, top.state_info) == ("CANCELLED", "Cancelled tasks: taskx")
+    assert _task_states(host, parent) == {"taskx": ("CANCELLED", MSG)}
     assert _effects(log) == [] and gate.calls == 1
 
 
@@ -250,6 +260,8 @@ def test_cancel_with_items_parent_workflow(host: Host, tmp_path: Path) -> None:
     for done in (host.get_execution(ident), *children):
         assert (done.state, done.state_info) == ("CANCELLED", MSG)
         assert done.finished_at is not None
+    ((state, info),) = _task_states(host, ident).values()
+    assert state == "CANCELLED" and "2 of 2" in str(info) and "cancelled" in str(info)
     assert _effects(log) == []
     # A sub-workflow that starts as its parent is cancelled (an item's child the
     # parent's task starts meanwhile) stops at once, cancelled with it, not PAUSED.
@@ -301,3 +313,42 @@ def test_a_cancelled_crashed_execution_is_never_run_again(host: Host, tmp_path: 
     assert runner.execute(runner.store.flow_detail(ident)).state == "CANCELLED"
     assert _effects(log) == []
     assert host.get_execution(ident).state == "CANCELLED"
+
+
+@WHERE
+def test_cancel_workflow_with_a_waiting_task(host: Host, tmp_path: Path, where: str) -> None:
+    """A task that waits for a client (``std.async_noop``) when its execution is
+    cancelled can no longer complete (its action execution is cancelled, a completion
+    is refused): it reads CANCELLED with the execution's message, as Mistral's task of
+    a cancelled action execution (test_task_cancel.py); nothing after it runs."""
+    name = _install(host, tmp_path, """\
+        wf:
+          input: [log]
+          tasks:
+            wait:
+              action: std.async_noop
+              on-complete: [after]
+            after:
+              action: test.record path=<% $.log %> value="after"
+        """)
+    log = tmp_path / "log"
+    ident = host.run_workflow(f"{name}.wf", {"log": str(log)}, wait=False).id
+    _waiting_for_client(host, ident, "wait")
+    assert _task_states(host, ident) == {"wait": ("RUNNING", None)}
+    _cancel(host, tmp_path, ident, where)
+    assert host.follow_execution(ident, timeout=60).state == "CANCELLED"
+    host._runner().wait_background(60)
+    assert _task_states(host, ident) == {"wait": ("CANCELLED", MSG)}
+    with pytest.raises(exceptions.Conflict, match="does not wait"):
+        host.complete_task(ident, "wait", "SUCCESS", "late")
+    assert host.resume_execution(ident).state == "CANCELLED"
+    host._runner().wait_background(60)
+    assert _task_states(host, ident) == {"wait": ("CANCELLED", MSG)}
+    assert _effects(log) == []
+
+
+def _waiting_for_client(host: Host, ident: str, task: str) -> None:
+    deadline = time.monotonic() + 60
+    while not any(t.name == task and t.waiting for t in host.execution_tasks(ident)):
+        assert time.monotonic() < deadline, host.execution_tasks(ident)
+        time.sleep(0.05)
