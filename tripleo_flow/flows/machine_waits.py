@@ -32,6 +32,7 @@ class ClientWaits:
 
     runtime: atoms.Runtime
     storage: Any
+    workflow: Any
     _waiting: list[Any]
     _again: list[Any]
     _wake: threading.Event
@@ -78,9 +79,20 @@ class ClientWaits:
                 continue
             attempt = int((detail.meta or {}).get("attempt") or 1)
             mine = [row for row in rows[tex.name] if row.attempt == attempt]
-            if mine and all(row.state != async_actions.RUNNING for row in mine):
+            if mine and all(row.state != async_actions.RUNNING for row in mine) \
+                    and not self._would_start(tex, mine):
                 found.append(tex)
         return found
+
+    def _would_start(self, tex: Any, rows: list[async_actions.ActionExecution]) -> bool:
+        """Whether running ``tex`` again could start another action (left for the
+        resume: a paused execution starts none): a ``with-items`` task with a
+        ``concurrency`` (items not started yet), a ``retry`` after an error."""
+        spec = self.workflow.tasks[tex.task]
+        if spec.with_items is not None and spec.with_items.concurrency is not None:
+            return True
+        return spec.retry is not None and any(
+            row.state != async_actions.SUCCESS for row in rows)
 
     def _wait_for_clients(self) -> None:
         """Nothing runs but parked task executions: wait until a completion (at once

@@ -12,7 +12,9 @@ completions and runs what they fired.
 
 While it settles, the execution is kept paused for readers and for other
 processes (its pause request is held, so a resume elsewhere is refused as for a
-pausing execution).  Not settled (left for the resume, as before): a compiled
+pausing execution).  Not settled (left for the resume, as before): a task that
+could start another action by running again (a ``with-items`` task with a
+``concurrency``, a ``retry`` after an error: a paused execution starts none), a compiled
 graph's task (a reverse workflow, an action named by an expression), whose
 engine cannot run one task alone, and an execution not PAUSED (an interrupted
 one is resumed by the completion instead).
