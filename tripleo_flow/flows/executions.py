@@ -36,6 +36,7 @@ from tripleo_flow.flows.execution_backend import ExecutionBackend
 from tripleo_flow.flows.execution_pages import flow_page
 from tripleo_flow.flows.pause_requests import PauseRequests
 from tripleo_flow.flows.redaction import SECRET_RESULT
+from tripleo_flow.flows.states import CANCELLED_INFO
 
 BOOK_NAME = "tripleo-flow"
 #: The state of an execution a ``pause`` command (or ``pause-before``) stopped.
@@ -175,12 +176,14 @@ def task_records(fd: Any) -> list[TaskRecord]:
         published: dict[str, Any] = {}
         started = finished = None
         children: list[str] = []
+        info = None
         if ad.failure is not None:
             error = _failure_text(ad.failure)
         if isinstance(result, dict) and "state" in result:
             published = dict(result.get("published") or {})
             started, finished = result.get("started_at"), result.get("finished_at")
             children = list(result.get(CHILDREN) or [])
+            info = result.get(CANCELLED_INFO)
             if state == states.SUCCESS and result["state"] != atoms.SUCCESS or (
                     state == states.REVERTED and result["state"] == atoms.SKIPPED):
                 state = result["state"]  # a skipped task did nothing to undo
@@ -191,7 +194,7 @@ def task_records(fd: Any) -> list[TaskRecord]:
         progress = (dict(reported["details"])
                     if reported.get("details") and state == states.RUNNING else None)
         records.append(TaskRecord(ad.name, str(state), result, error, published, started,
-                                  finished, progress, children, ad.uuid))
+                                  finished, progress, children, ad.uuid, state_info=info))
     records.sort(key=lambda r: (r.started_at is None, r.started_at or 0.0))
     return records
 

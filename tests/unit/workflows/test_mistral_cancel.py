@@ -352,3 +352,111 @@ def _waiting_for_client(host: Host, ident: str, task: str) -> None:
     while not any(t.name == task and t.waiting for t in host.execution_tasks(ident)):
         assert time.monotonic() < deadline, host.execution_tasks(ident)
         time.sleep(0.05)
+
+
+ITEMS = """\
+    wf:
+      input: [log, gates, fails]
+      tasks:
+        taskx:
+          with-items:
+            - g in <% $.gates %>
+            - f in <% $.fails %>
+          workflow: subwf log=<% $.log %> gate=<% $.g %> fail=<% $.f %>
+    subwf:
+      input: [log, gate, fail]
+      tasks:
+        task1:
+          action: test.hold gate=<% $.gate %> fail=<% $.fail %>
+          on-success:
+            - task2
+        task2:
+          join: all
+          action: test.record path=<% $.log %> value=<% $.gate %>
+    """
+
+
+def _until(what: str, check: Any) -> None:
+    deadline = time.monotonic() + 60
+    while not check():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("fail", [False, True], ids=["then-succeed", "then-fail"])
+def test_cancel_with_items_child_workflow(host: Host, tmp_path: Path, fail: bool) -> None:
+    """Mistral's ``test_cancel_with_items_child_workflow`` and
+    ``test_cancel_then_fail_with_items_child_workflow``: one of a ``with-items`` task's
+    two sub-workflow executions is cancelled; the other runs to its end (SUCCESS, or
+    its failure), then the task reads CANCELLED (``cancelled`` in its state_info) and
+    the parent ends CANCELLED with ``Cancelled tasks: taskx``."""
+    name = _install(host, tmp_path, ITEMS)
+    log = tmp_path / "log"
+    first, second = (uuid.uuid4().hex for _ in range(2))
+    ident = host.run_workflow(f"{name}.wf", {"log": str(log), "gates": [first, second],
+                                             "fails": [False, fail]}, wait=False).id
+    assert gate_of(first).reached.wait(60) and gate_of(second).reached.wait(60)
+    children = {e.input["gate"]: e.id for e in host.list_executions()
+                if e.parent_id == ident}
+    asked = host.cancel_execution(children[first], MSG)
+    assert (asked.state, asked.state_info) == ("CANCELLED", MSG)
+    assert host.get_execution(ident).state == "RUNNING"  # its other branch goes on
+    assert host.get_execution(children[second]).state == "RUNNING"
+    gate_of(first).opened.set()
+    gate_of(second).opened.set()
+    assert host.follow_execution(ident, timeout=60).state == "CANCELLED"
+    host._runner().wait_background(60)
+    cancelled, other = (host.get_execution(children[g]) for g in (first, second))
+    assert (cancelled.state, cancelled.state_info) == ("CANCELLED", MSG)
+    assert other.state == ("REVERTED" if fail else "SUCCESS")
+    top = host.get_execution(ident)
+    assert (top.state, top.state_info) == ("CANCELLED", "Cancelled tasks: taskx")
+    ((state, info),) = _task_states(host, ident).values()
+    assert state == "CANCELLED" and "1 of 2" in str(info) and "cancelled" in str(info)
+    assert _effects(log) == ([] if fail else [f"do {second}"])
+
+
+@WHERE
+def test_cancel_child_workflow_lets_the_other_branches_end(host: Host, tmp_path: Path,
+                                                           where: str) -> None:
+    """Mistral's parent of a cancelled sub-workflow: the task reads CANCELLED with the
+    child's message as soon as the child ended and fires nothing (not even
+    ``on-complete``); the parent's other branch runs to its end, then the parent ends
+    CANCELLED with ``Cancelled tasks: taskx``."""
+    name = _install(host, tmp_path, SUB.replace("""\
+        taskx:
+          workflow: subwf log=<% $.log %> gate=<% $.gate %>
+""", """\
+        taskx:
+          workflow: subwf log=<% $.log %> gate=<% $.gate %>
+          on-complete: [after_x]
+        other:
+          action: test.hold gate=<% $.gate2 %>
+          on-success: [next]
+        next:
+          action: test.record path=<% $.log %> value="next"
+        after_x:
+          action: test.record path=<% $.log %> value="after_x"
+""").replace("input: [log, gate]\n      tasks:\n        taskx", "input: [log, gate, gate2]\n"
+             "      tasks:\n        taskx", 1))
+    log = tmp_path / "log"
+    gate2 = uuid.uuid4().hex
+    ident, gate = _start(host, tmp_path, f"{name}.wf", log=str(log), gate2=gate2)
+    assert gate_of(gate2).reached.wait(60)
+    (child,) = [e.id for e in host.list_executions() if e.parent_id == ident]
+    _cancel(host, tmp_path, child, where)
+    gate.opened.set()
+    _until("taskx cancelled", lambda: _task_states(host, ident).get("taskx", ("",))[0]
+           == "CANCELLED")
+    assert _task_states(host, ident)["taskx"] == ("CANCELLED", MSG)
+    assert host.get_execution(ident).state == "RUNNING"  # other still holds
+    gate_of(gate2).opened.set()
+    assert host.follow_execution(ident, timeout=60).state == "CANCELLED"
+    host._runner().wait_background(60)
+    top = host.get_execution(ident)
+    assert (top.state, top.state_info) == ("CANCELLED", "Cancelled tasks: taskx")
+    assert {n: s for n, (s, _info) in _task_states(host, ident).items()} == {
+        "taskx": "CANCELLED", "other": "SUCCESS", "next": "SUCCESS"}
+    assert _effects(log) == ["do next"]
+    assert host.resume_execution(ident).state == "CANCELLED"
+    assert _effects(log) == ["do next"]
