@@ -11,6 +11,7 @@ from tripleo_flow import exceptions
 SAMPLE_ARGS = {
     "name": "overcloud", "path": "roles_data.yaml", "reason": "bad", "source": "x.tar.gz",
     "plan": "overcloud", "container": "c", "version": "v1", "execution_id": "e1",
+    "state_info": "Cancelled by user.",
     "status": "DEPLOYING", "seconds": 2.0, "workflow": "deploy", "task": "t", "cause": "boom",
     "reverted": True, "stack": "overcloud", "what": "heat-all", "heat_dir": "/w",
     "host": "127.0.0.1", "port": 8006, "detail": "running", "command": "tripleo-flow heat install",

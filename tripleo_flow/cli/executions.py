@@ -66,7 +66,8 @@ class ExecutionTasks(ClientMixin, Lister):
         return _id_parser(super().get_parser(prog_name))
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
-        rows = [(t.name, t.state, data(t.result), data(t.published), t.error or "",
+        rows = [(t.name, t.state, data(t.result), data(t.published),
+                 t.error or t.state_info or "",
                  when(t.started_at), when(t.finished_at), " ".join(t.executions), t.id or "",
                  " ".join(_waiting(w) for w in t.waiting))
                 for t in self.client.execution_tasks(parsed_args.execution_id)]

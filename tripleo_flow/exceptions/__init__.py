@@ -70,6 +70,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- BreakRetry                   (``retry: break-on`` matched)
      |    +-- RetriesExhausted             (last attempt of a ``retry: count`` expression)
      +-- ChildPaused                       (a sub-workflow paused: its parent pauses)
+     |    +-- ChildCancelled               (a sub-workflow was cancelled: its task reads so)
      +-- ActionFailed                      exit 1   500 (std.fail, a failed std.http)
 """
 
@@ -155,6 +156,7 @@ from tripleo_flow.exceptions.validations import (
 from tripleo_flow.exceptions.workflows import (
     ActionFailed,
     BreakRetry,
+    ChildCancelled,
     ChildPaused,
     ExpressionError,
     FailCommand,
@@ -173,6 +175,7 @@ __all__ = [
     "BackendUnavailable",
     "BodyTooLarge",
     "BreakRetry",
+    "ChildCancelled",
     "ChildPaused",
     "Conflict",
     "ContainerExists",

@@ -35,6 +35,22 @@ class ChildPaused(TripleoFlowError):
         self.execution_id = execution_id
 
 
+class ChildCancelled(ChildPaused):
+    """A ``workflow:`` task's child execution was cancelled: the task reads CANCELLED
+    with the child's message and fires no transition; the parent's other branches run
+    to their ends, then the parent ends CANCELLED (``Cancelled tasks: TASK``), as
+    Mistral's.  Neither ``on-error`` nor ``retry`` handles it (a :class:`ChildPaused`
+    as far as they are concerned)."""
+
+    def __init__(self, task: str, execution_id: str, state_info: str | None = None) -> None:
+        TripleoFlowError.__init__(
+            self, f"task {task!r}: its sub-workflow execution {execution_id!r} was "
+            "cancelled" + (f" ({state_info})" if state_info else "") + ".")
+        self.task = task
+        self.execution_id = execution_id
+        self.state_info = state_info
+
+
 class ActionFailed(TripleoFlowError):
     """Raised by ``std.fail`` and by a failed ``std.http`` request.
 

@@ -178,6 +178,7 @@ class ActionAtom(_WorkbookAtom):
         results: list[Any] = [None] * len(items)
         done: list[int] = []
         first_error: BaseException | None = None
+        cancelled: list[BaseException] = []  # items whose sub-workflow was cancelled
         width = min(width or len(items), len(items), MAX_ITEM_THREADS)
         if width <= 1:
             for index, inputs in enumerate(all_inputs):
@@ -185,7 +186,7 @@ class ActionAtom(_WorkbookAtom):
                     results[index] = self._call(inputs, timeout, index)
                     done.append(index)
                 except Exception as exc:
-                    first_error = exc
+                    first_error = _worse(None, exc, cancelled)
                     break
         else:
             # A pool of the task's own: its items wait for their timeouts on the shared one.
@@ -204,14 +205,19 @@ class ActionAtom(_WorkbookAtom):
                         results[index] = fut.result()
                         done.append(index)
                     except Exception as exc:
-                        first_error = first_error or exc
+                        first_error = _worse(first_error, exc, cancelled)
             for fut, index in pending.items():
                 try:
                     results[index] = fut.result()
                     done.append(index)
-                except Exception:
-                    pass
+                except Exception as exc:
+                    first_error = _worse(first_error, exc, cancelled)
             pool.shutdown(wait=False)
+        if isinstance(first_error, exceptions.ChildCancelled) and len(items) > 1:
+            raise exceptions.ChildCancelled(  # Mistral's with-items task: CANCELLED
+                self.name, first_error.execution_id,
+                f"{len(cancelled)} of {len(items)} sub-workflow executions were cancelled: "
+                f"{first_error.state_info}") from first_error
         if isinstance(first_error, exceptions.ChildPaused):
             raise first_error  # the others ended: read back from their records on resume
         if first_error is not None:
@@ -458,6 +464,18 @@ def _error_data(exc: BaseException) -> Any:
     """The error data an action gave with its error (``std.fail error_data=...``), which
     ``task().result`` reads after the error as in Mistral; None: it gave none."""
     return exc.data if isinstance(exc, exceptions.ActionFailed) else None
+
+
+def _worse(first: BaseException | None, exc: BaseException,
+           cancelled: list[BaseException]) -> BaseException:
+    """The error a ``with-items`` task ends with once another item raised ``exc``
+    (noted in ``cancelled`` when its sub-workflow was cancelled): the first, unless a
+    cancelled sub-workflow came after it (Mistral's task is then CANCELLED)."""
+    if isinstance(exc, exceptions.ChildCancelled):
+        cancelled.append(exc)
+        if not isinstance(first, exceptions.ChildCancelled):
+            return exc
+    return first or exc
 
 
 def _describe(exc: BaseException) -> str:

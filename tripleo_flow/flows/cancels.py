@@ -23,16 +23,18 @@ of the store see CANCELLED from the moment the row is written
 crash-resume runs the execution again (its pause request is kept:
 :func:`~.pause_requests.check_for`).
 
-Where ours differs: a cancelled sub-workflow cancels its parent (and the parent's
-other sub-workflows) at once, with ``state_info`` ``"Cancelled tasks: TASK"``,
-where Mistral lets the parent's other branches run to their ends first.
+A cancelled sub-workflow lets its parent's other branches run to their ends, then
+the parent ends CANCELLED with ``state_info`` ``"Cancelled tasks: TASK"``, as
+Mistral's (:mod:`.machine_cancels`).  Where ours differs: a reverse workflow's
+parent (a compiled graph, which cannot end one task CANCELLED) is cancelled at once
+with that message, with its other sub-workflows.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -118,6 +120,51 @@ def shown(cancels: Cancels, records: Iterable[Any]) -> list[Any]:
         if r.id in found else r for r in records]
 
 
+def shown_tasks(store: Any, fd: Any, records: list[Any]) -> list[Any]:
+    """The task records (:class:`~.executions.TaskRecord`) of the execution of flow
+    detail ``fd`` (of ``store``) as readers see them once it was cancelled, as
+    Mistral's: a task still RUNNING reads CANCELLED, with Mistral's ``state_info``,
+
+    * at once when it runs sub-workflow executions that were cancelled: the message of
+      the one cancelled (of several, ``with-items``: how many were), as Mistral's task
+      takes its cancelled sub-workflow's end;
+    * once the execution's engine stopped, whatever it was left doing (an asynchronous
+      action a client no longer may complete, a task a crash interrupted): the
+      execution's message.  Until then its running action ends as it does.
+
+    The stored records stay as the engine wrote them; only RUNNING ones are looked
+    at, so an execution with none costs no query."""
+    if not any(r.state == "RUNNING" for r in records):
+        return records
+    cancelled = store.cancels.of([fd.uuid]).get(fd.uuid)
+    if cancelled is None:
+        return records
+    ended = (fd.meta or {}).get("finished_at") is not None
+    kids: dict[str, list[str]] = {}
+    for child in store.children(fd.uuid):
+        kids.setdefault(str((child.meta or {}).get("parent_task")), []).append(child.uuid)
+    found = store.cancels.of([ident for ids in kids.values() for ident in ids])
+
+    def view(r: Any) -> Any:
+        if r.state != "RUNNING":
+            return r
+        mine = kids.get(r.name, [])
+        hit = [found[ident] for ident in mine if ident in found]
+        if len(mine) > 1 and hit:
+            info: str | None = (f"{len(hit)} of {len(mine)} sub-workflow executions were "
+                                f"cancelled: {hit[0].state_info}")
+        elif hit:
+            info = hit[0].state_info
+        elif ended:
+            info = cancelled.state_info
+        else:
+            return r
+        return dataclasses.replace(r, state=CANCELLED, state_info=info, waiting=[],
+                                   progress=None)
+
+    return [view(r) for r in records]
+
+
 def finish(store: Any, fd: Any, journal: Any = None) -> bool:
     """Record the end of cancelled execution ``fd`` (of ``store``, an
     :class:`~.executions.ExecutionStore`), whose engine stopped or which no process
@@ -156,15 +203,20 @@ def ended(store: Any, execution_id: str, origin: str | None = None) -> Any:
 
 
 def cancel(store: Any, execution_id: str, message: str | None,
-           live: Any) -> Any:
+           live: Any, catalog: Callable[[], Any] | None = None) -> Any:
     """Cancel ``execution_id`` (of ``store``) and its sub-workflow executions that
     have not ended, with ``message``; its record as readers see it then.
 
     An execution that ended is returned unchanged (Mistral's cancel does nothing then).
     One this process runs is suspended (``live``: the running engines by id), one
     another process runs gets a pause request, which its engine reads before it
-    starts tasks; either records its end once its running tasks ended.  Cancelling a
-    sub-workflow cancels its ancestors, each with ``"Cancelled tasks: TASK"``.
+    starts tasks; either records its end once its running tasks ended.
+
+    A parent that runs a direct workflow of ``catalog`` (a factory: the state machine
+    runs it, :mod:`.machine_cancels`) is left running, as Mistral's: its
+    task reads CANCELLED once the child ended, its other branches run to their ends,
+    then it ends CANCELLED with ``"Cancelled tasks: TASK"``.  Any other ancestor
+    (a reverse workflow's graph) is cancelled at once with that message.
     """
     record = store.get(execution_id)
     if record.state in ENDED:
@@ -173,7 +225,7 @@ def cancel(store: Any, execution_id: str, message: str | None,
     parent, task = record.parent_id, record.parent_task
     while isinstance(parent, str) and parent not in [c[0] for c in chain]:
         above = store.get(parent)
-        if above.state in ENDED:
+        if above.state in ENDED or _on_machine(catalog, above):
             break
         chain.append((parent, f"Cancelled tasks: {task}"))
         parent, task = above.parent_id, above.parent_task
@@ -200,6 +252,16 @@ def cancel(store: Any, execution_id: str, message: str | None,
     return store.get(execution_id)
 
 
+def _on_machine(catalog: Callable[[], Any] | None, record: Any) -> bool:
+    """Whether execution ``record`` runs a direct workflow (of ``catalog``): the state
+    machine ends it CANCELLED once its cancelled sub-workflow's siblings ended."""
+    try:
+        found = catalog().lookup(record.workflow) if catalog is not None else None
+    except Exception:  # a workbook gone or broken: cancelled at once, as before
+        return False
+    return found is not None and found.type == "direct" and record.target is None
+
+
 def _end_if_idle(store: Any, ident: str, live: Any) -> bool:
     """Record the end of cancelled ``ident`` now when no engine runs it (paused,
     suspended, interrupted by a crash); an engine that runs it records it itself.
@@ -222,4 +284,4 @@ def _end_if_idle(store: Any, ident: str, live: Any) -> bool:
 
 
 __all__ = ["CANCELLED", "ENDED", "TABLE", "Cancel", "Cancels", "cancel", "create_table",
-           "ended", "finish", "shown"]
+           "ended", "finish", "shown", "shown_tasks"]

@@ -31,10 +31,12 @@ from tripleo_flow.flows.async_actions import RUNNING as ACTION_RUNNING
 from tripleo_flow.flows.async_actions import AsyncActions
 from tripleo_flow.flows.cancels import Cancels
 from tripleo_flow.flows.cancels import shown as cancels_shown
+from tripleo_flow.flows.cancels import shown_tasks as cancels_shown_tasks
 from tripleo_flow.flows.execution_backend import ExecutionBackend
 from tripleo_flow.flows.execution_pages import flow_page
 from tripleo_flow.flows.pause_requests import PauseRequests
 from tripleo_flow.flows.redaction import SECRET_RESULT
+from tripleo_flow.flows.states import CANCELLED_INFO
 
 BOOK_NAME = "tripleo-flow"
 #: The state of an execution a ``pause`` command (or ``pause-before``) stopped.
@@ -71,6 +73,9 @@ class TaskRecord:
     #: RUNNING action execution, ``{"id", "item", "attempt", "deadline"}``
     #: (``execution complete`` / ``POST .../tasks/{task}/complete`` completes one).
     waiting: list[dict[str, Any]] = field(default_factory=list)
+    #: Why it is in its state where its error does not say (Mistral's task
+    #: ``state_info``): a cancelled task's message (:func:`~.cancels.shown_tasks`).
+    state_info: str | None = None
 
 
 @dataclass(frozen=True)
@@ -171,12 +176,14 @@ def task_records(fd: Any) -> list[TaskRecord]:
         published: dict[str, Any] = {}
         started = finished = None
         children: list[str] = []
+        info = None
         if ad.failure is not None:
             error = _failure_text(ad.failure)
         if isinstance(result, dict) and "state" in result:
             published = dict(result.get("published") or {})
             started, finished = result.get("started_at"), result.get("finished_at")
             children = list(result.get(CHILDREN) or [])
+            info = result.get(CANCELLED_INFO)
             if state == states.SUCCESS and result["state"] != atoms.SUCCESS or (
                     state == states.REVERTED and result["state"] == atoms.SKIPPED):
                 state = result["state"]  # a skipped task did nothing to undo
@@ -187,7 +194,7 @@ def task_records(fd: Any) -> list[TaskRecord]:
         progress = (dict(reported["details"])
                     if reported.get("details") and state == states.RUNNING else None)
         records.append(TaskRecord(ad.name, str(state), result, error, published, started,
-                                  finished, progress, children, ad.uuid))
+                                  finished, progress, children, ad.uuid, state_info=info))
     records.sort(key=lambda r: (r.started_at is None, r.started_at or 0.0))
     return records
 
@@ -305,7 +312,8 @@ class ExecutionStore:
     def tasks(self, execution_id: str) -> list[TaskRecord]:
         """The tasks of an execution; one that waits for a client lists the RUNNING
         action executions it waits for."""
-        records = task_records(self.flow_detail(execution_id))
+        fd = self.flow_detail(execution_id)
+        records = cancels_shown_tasks(self, fd, task_records(fd))
         waiting: dict[str, list[dict[str, Any]]] = {}
         since: dict[str, float] = {}
         for action in self.async_actions.of_execution(execution_id, ACTION_RUNNING):

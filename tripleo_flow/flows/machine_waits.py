@@ -32,6 +32,7 @@ class ClientWaits:
 
     runtime: atoms.Runtime
     storage: Any
+    workflow: Any
     _waiting: list[Any]
     _again: list[Any]
     _wake: threading.Event
@@ -58,6 +59,40 @@ class ClientWaits:
         self._waiting.append(tex)
         self.storage.update_atom_metadata(tex.name, {"attempt": tex.attempt})
         self.runtime.scope.mark_running()
+
+    def _answered(self, ready: list[Any], execution_id: str) -> list[Any]:
+        """Of the task executions a resumed run is about to start (``ready``), those
+        that had started and whose action executions (of the attempt they waited in)
+        were all completed since: they continue rather than start, so they complete
+        even while a pause is pending, as Mistral's task whose action is completed
+        while its workflow is PAUSED reads SUCCESS at once."""
+        store = self.runtime.async_actions
+        if store is None or not ready:
+            return []
+        rows: dict[str, list[async_actions.ActionExecution]] = {}
+        for row in store.of_execution(execution_id):
+            rows.setdefault(row.task, []).append(row)
+        found = []
+        for tex in ready:
+            detail = tex.detail or self.storage.details.get(tex.name)
+            if detail is None or detail.state != states.RUNNING or tex.name not in rows:
+                continue
+            attempt = int((detail.meta or {}).get("attempt") or 1)
+            mine = [row for row in rows[tex.name] if row.attempt == attempt]
+            if mine and all(row.state != async_actions.RUNNING for row in mine) \
+                    and not self._would_start(tex, mine):
+                found.append(tex)
+        return found
+
+    def _would_start(self, tex: Any, rows: list[async_actions.ActionExecution]) -> bool:
+        """Whether running ``tex`` again could start another action (left for the
+        resume: a paused execution starts none): a ``with-items`` task with a
+        ``concurrency`` (items not started yet), a ``retry`` after an error."""
+        spec = self.workflow.tasks[tex.task]
+        if spec.with_items is not None and spec.with_items.concurrency is not None:
+            return True
+        return spec.retry is not None and any(
+            row.state != async_actions.SUCCESS for row in rows)
 
     def _wait_for_clients(self) -> None:
         """Nothing runs but parked task executions: wait until a completion (at once

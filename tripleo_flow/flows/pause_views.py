@@ -60,8 +60,12 @@ def _root(store: Any, ident: str, parent: Any = ...) -> str:
 
 
 def _paused_roots(store: Any) -> set[str]:
-    """The families a pause is requested in (one query; usually none)."""
-    return {_root(store, ident) for ident in store.pause_requests.pending()}
+    """The families a pause is requested in (one query; usually none).  A cancelled
+    execution's request (what stops its engine) pauses no family: its parent's other
+    branches run on (:mod:`.machine_cancels`)."""
+    pending = store.pause_requests.pending()
+    cancelled = store.cancels.of(pending) if pending else {}
+    return {_root(store, ident) for ident in pending if ident not in cancelled}
 
 
 #: An engine that stopped (TaskFlow's SUSPENDED) before its process wrote why: one a

@@ -343,7 +343,7 @@ class Runner:
         """Cancel an execution and its sub-workflows, as Mistral's (:mod:`.cancels`);
         Conflict when ``origin`` is given and it was not started from there."""
         pause_requests.check_origin(self.store, execution_id, origin, "cancel")
-        return cancels.cancel(self.store, execution_id, message, self._live)
+        return cancels.cancel(self.store, execution_id, message, self._live, self._catalog)
 
     def ended(self, execution_id: str, origin: str | None = None) -> Execution | None:
         """Its record when it has ended (a resume returns it unchanged, as Mistral's)."""

@@ -74,6 +74,7 @@ from tripleo_flow.flows import (
     async_actions,
     atoms,
     expressions,
+    machine_cancels,
     machine_errors,
     machine_joins,
     machine_pauses,
@@ -114,7 +115,7 @@ class _TaskEx:
 
 
 class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWaits,
-              machine_pauses.Pauses):
+              machine_pauses.Pauses, machine_cancels.Cancels):
     """The engine of one direct workflow execution run as a state machine.
 
     It offers what the runner and the conductor use of a TaskFlow engine:
@@ -159,6 +160,7 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
         #: those to run again (a completion or a deadline).
         self._waiting: list[_TaskEx] = []
         self._again: list[_TaskEx] = []
+        self._cancelled: list[str] = []
         #: Set by a completion in this process, a suspension: a wait ends early.
         self._wake = threading.Event()
 
@@ -191,6 +193,9 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
         finally:
             async_actions.unregister(self.fd.uuid, self._wake)
         if suspended:
+            return
+        if self._end_cancelled():  # a cancelled sub-workflow's task: Mistral's end
+            yield states.SUSPENDED
             return
         if self._failing is None:
             self._failing = self._unhandled()
@@ -254,6 +259,8 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
                     self._fail_task(tex, exc)
                 elif isinstance(fut.result(), async_actions.Waiting):
                     self._park(tex, fut.result())
+                elif isinstance(fut.result(), exceptions.ChildCancelled):
+                    self._cancel_task(tex, fut.result())
                 elif isinstance(fut.result(), exceptions.ChildPaused):
                     self._pause_for_child(tex)
                 else:
@@ -305,6 +312,9 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
             tex.detail = ad
             self._complete(tex, dict(ad.results), live=False)
         self._replay_failures()
+        for tex in self._answered(self._ready, self.fd.uuid):
+            self._ready.remove(tex)
+            self._again.append(tex)
 
     def _pauses_before(self, tex: _TaskEx) -> bool:
         """``pause-before``: whether ``tex`` pauses the execution now (it is recorded,
@@ -417,6 +427,7 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
     def _complete(self, tex: _TaskEx, outcome: dict[str, Any], live: bool) -> None:
         """Record a completed task execution, then apply the targets it fired in order."""
         tex.outcome = outcome
+        self._note_cancelled(tex, outcome)
         tex.order = len(self._done)
         self._done.append(tex)
         with self._lock:

@@ -5,5 +5,8 @@ from __future__ import annotations
 
 #: The state of a cancelled execution (Mistral's name).
 CANCELLED = "CANCELLED"
+#: Where a task execution that ended CANCELLED (its sub-workflow was cancelled) keeps
+#: its message (Mistral's task ``state_info``) in its outcome.
+CANCELLED_INFO = "cancelled"
 #: The states of an execution that ended by itself; a cancel leaves them as they are.
 ENDED = ("SUCCESS", "FAILURE", "REVERTED", CANCELLED)

@@ -56,6 +56,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.exceptions import TaskFailed
 from tripleo_flow.flows import action_atom, expressions, workbook_validator
 from tripleo_flow.flows.executions import CHILDREN, PAUSED
+from tripleo_flow.flows.states import CANCELLED
 from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
 from tripleo_flow.flows.workbook_validator import TASK_NAME
 from tripleo_flow.workspace.interrupt import StopRequest
@@ -311,6 +312,9 @@ class ChildRuns:
                 raise exceptions.Interrupted(self.stop.what, signal.Signals(
                     self.stop.received).name, (fd.meta or {}).get("parent_task")) from exc
             raise TaskFailed(f"sub-workflow {workflow!r} failed: {exc.cause}") from exc
+        if record.state == CANCELLED:  # the task reads so; the parent's branches go on
+            raise exceptions.ChildCancelled((fd.meta or {}).get("parent_task", ""),
+                                            record.id, record.state_info)
         if record.state != states.SUCCESS:
             # Paused (its 'pause' command, a pause asked of it): the task stays RUNNING
             # and the parent pauses too; resuming the parent resumes this child.

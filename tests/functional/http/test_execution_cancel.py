@@ -124,3 +124,25 @@ def test_cancel_from_the_gui(tmp_path: Path) -> None:
         done = finished(api, ident)
         assert done["state"] == "CANCELLED", done
         assert _states(api, ident).get("after", "PENDING") == "PENDING"
+
+
+def test_a_task_waiting_for_a_client_reads_cancelled(tmp_path: Path) -> None:
+    """An execution cancelled while its task waits for a client (``std.async_noop``):
+    once it ended, the task reads CANCELLED with the message as its ``state_info``
+    (Mistral's task of a cancelled action execution), and its completion is refused."""
+    _install(tmp_path / "data")
+    with running_api(tmp_path) as api:
+        started = api("POST", "/v1/workflows/pausing_http.held/executions", json={})
+        assert started.status_code == 202, started.text
+        ident = started.json()["id"]
+        until("the waiting task", lambda: _states(api, ident).get("slow") == "RUNNING")
+        asked = api("POST", f"/v1/executions/{ident}/cancel", json={"state_info": MSG})
+        assert asked.status_code == 202, asked.text
+        assert finished(api, ident)["state"] == "CANCELLED"
+        tasks = {t["name"]: t for t in api("GET", f"/v1/executions/{ident}/tasks").json()}
+        assert (tasks["slow"]["state"], tasks["slow"]["state_info"]) == ("CANCELLED", MSG)
+        assert tasks["slow"]["waiting"] == [] and "after" not in tasks
+        late = api("POST", f"/v1/executions/{ident}/tasks/slow/complete",
+                   json={"state": "SUCCESS"})
+        assert late.status_code == 409, late.text
+        assert _states(api, ident) == {"first": "SUCCESS", "slow": "CANCELLED"}

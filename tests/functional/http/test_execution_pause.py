@@ -127,13 +127,14 @@ def test_pause_over_http_an_execution_another_process_runs(tmp_path: Path) -> No
             assert proc.stdout.readline().strip() == "PAUSED"
             assert proc.wait(60) == 0
             assert _state(api, ident) == "PAUSED"
-            # slow's action completed while paused: nothing after it starts; the task
-            # reads SUCCESS on resume (Mistral: at once; see the GUI test below)
+            # slow's action completed while paused: the task reads SUCCESS at once and
+            # the execution stays PAUSED; nothing after it starts (Mistral's)
             done = api("POST", f"/v1/executions/{ident}/tasks/slow/complete",
                        json={"state": "SUCCESS"})
             assert done.status_code == 200, done.text
+            assert _state(api, ident) == "PAUSED"
             states = _states(api, ident)
-            assert states["first"] == "SUCCESS"
+            assert (states["first"], states["slow"]) == ("SUCCESS", "SUCCESS")
             assert states.get("after", "PENDING") == "PENDING"  # never started
 
             # Paused already: left as it is (Mistral's pause of a paused workflow).
@@ -183,12 +184,13 @@ def test_pause_then_resume_from_the_gui(tmp_path: Path) -> None:
             assert done.status_code == 200, done.text
             expect(page.get_by_role("button", name="Resume")).to_be_visible(timeout=30_000)
             expect(page.get_by_role("button", name="Pause")).to_have_count(0)
-            # Known difference (issue 26): the completion is taken while the execution is
-            # paused, but the task reads SUCCESS only once the run resumes (the engine that
-            # waited for it stopped at the pause); Mistral marks it SUCCESS at once.  What
-            # both do: nothing after it starts until the resume.
+            # As Mistral: the completion taken while the execution is paused makes the
+            # task SUCCESS at once; nothing after it starts until the resume.
+            expect(page.locator('#graph g.node[data-task="slow"]')).to_have_attribute(
+                "data-state", "SUCCESS")
             shot("paused")
             assert _state(api, ident) == "PAUSED"
+            assert _states(api, ident)["slow"] == "SUCCESS"
             assert _states(api, ident).get("after", "PENDING") == "PENDING"
             page.get_by_role("button", name="Resume").click()
             expect(page.locator('#graph g.node[data-task="last"]')).to_have_attribute(

@@ -498,14 +498,91 @@ def test_the_output_is_masked_as_other_records(host: Host, tmp_path: Path) -> No
         assert b"hunter2-secret" not in stored.read_bytes()
 
 
-def test_pause_while_waiting_then_complete_then_resume(host: Host, tmp_path: Path) -> None:
-    """A pause (another branch's ``pause`` command) leaves the waiting task RUNNING
-    and completable; the resumed execution goes on with the completion."""
-    text = """
+def _until_paused(host: Host, execution_id: str) -> None:
+    """Once ``execution_id`` is PAUSED and its engine stopped."""
+    deadline = time.monotonic() + 30
+    while host.get_execution(execution_id).state != "PAUSED":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    host._runner().wait_background(10)
+
+
+def _paused_while_waiting(host: Host, tmp_path: Path, transition: str, then: str) -> str:
+    """An execution of a workflow whose task ``wait`` waits for a client (its
+    ``transition`` leads to task ``then``) while another branch's ``pause`` command
+    paused it: its id, once PAUSED."""
+    text = f"""
     workflows:
       wf:
         tasks:
           wait:
+            action: std.async_noop
+            {transition}: [{then}]
+          stop:
+            action: std.noop
+            on-success: [pause]
+          {then}:
+            action: std.echo output=<% task(wait).result %>
+    """
+    execution_id = _start(host, tmp_path, text)
+    _until_paused(host, execution_id)
+    _waiting(host, execution_id, "wait")
+    return execution_id
+
+
+def test_pause_while_waiting_then_complete_then_resume(host: Host, tmp_path: Path) -> None:
+    """A pause (another branch's ``pause`` command) leaves the waiting task RUNNING
+    and completable.  Completed while PAUSED, it reads SUCCESS at once with its result,
+    the execution stays PAUSED and nothing after it starts (Mistral's on_action_complete
+    of a paused workflow: the task completes, its transitions wait for the resume); the
+    resumed execution goes on with the completion."""
+    execution_id = _paused_while_waiting(host, tmp_path, "on-success", "after")
+    assert _waiting(host, execution_id, "wait").state == "RUNNING"
+    host.complete_task(execution_id, "wait", "SUCCESS", "done")
+    assert host.get_execution(execution_id).state == "PAUSED"  # a pause holds
+    tasks = {t.name: t for t in host.execution_tasks(execution_id)}
+    assert {n: t.state for n, t in tasks.items()} == {"wait": "SUCCESS", "stop": "SUCCESS"}
+    assert tasks["wait"].result == "done" and tasks["wait"].waiting == []
+    with pytest.raises(exceptions.Conflict, match="does not wait"):
+        host.complete_task(execution_id, "wait", "SUCCESS", "again")
+    execution = host.resume_execution(execution_id)
+    assert execution.state == "SUCCESS"
+    assert _states(host, execution_id) == dict.fromkeys(["wait", "stop", "after"], "SUCCESS")
+    assert {t.name: t.result for t in host.execution_tasks(execution_id)}["after"] == "done"
+
+
+def test_pause_while_waiting_then_fail_it_then_resume(host: Host, tmp_path: Path) -> None:
+    """Completed in ERROR while PAUSED: the task reads ERROR at once with the client's
+    error, the execution stays PAUSED (a paused workflow does not fail), its
+    ``on-error`` target waits for the resume, then runs (Mistral's task whose action
+    fails while its workflow is paused)."""
+    execution_id = _paused_while_waiting(host, tmp_path, "on-error", "handled")
+    host.complete_task(execution_id, "wait", "ERROR", "disk full")
+    assert host.get_execution(execution_id).state == "PAUSED"
+    tasks = {t.name: t for t in host.execution_tasks(execution_id)}
+    assert {n: t.state for n, t in tasks.items()} == {"wait": "ERROR", "stop": "SUCCESS"}
+    assert tasks["wait"].error == "disk full"
+    execution = host.resume_execution(execution_id)
+    assert execution.state == "SUCCESS"
+    assert _states(host, execution_id) == {"wait": "ERROR", "stop": "SUCCESS",
+                                           "handled": "SUCCESS"}
+
+
+@pytest.mark.parametrize("concurrency", [None, 1])
+def test_pause_while_items_wait_then_complete_them(host: Host, tmp_path: Path,
+                                                   concurrency: int | None) -> None:
+    """A ``with-items`` task whose items wait for clients, its execution PAUSED: once
+    every started item is completed it reads SUCCESS while the execution stays PAUSED.
+    With a ``concurrency`` (an item not started yet), a completion starts no new action
+    while the execution is paused: the task waits for the resume, which starts it."""
+    width = f"concurrency: {concurrency}" if concurrency else ""
+    execution_id = _start(host, tmp_path, f"""
+    workflows:
+      wf:
+        tasks:
+          wait:
+            with-items: i in [1, 2]
+            {width}
             action: std.async_noop
             on-success: [after]
           stop:
@@ -513,19 +590,55 @@ def test_pause_while_waiting_then_complete_then_resume(host: Host, tmp_path: Pat
             on-success: [pause]
           after:
             action: std.echo output=<% task(wait).result %>
-    """
-    execution_id = _start(host, tmp_path, text)
-    deadline = time.monotonic() + 30
-    while host.get_execution(execution_id).state != "PAUSED":
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
-    host._runner().wait_background(10)
-    assert _waiting(host, execution_id, "wait").state == "RUNNING"
-    host.complete_task(execution_id, "wait", "SUCCESS", "done")
-    assert host.get_execution(execution_id).state == "PAUSED"  # a pause holds
-    execution = host.resume_execution(execution_id)
+    """)
+    _until_paused(host, execution_id)
+    _waiting(host, execution_id, "wait", count=concurrency or 2)
+    host.complete_task(execution_id, "wait", "SUCCESS", "one", item=0)
+    assert host.get_execution(execution_id).state == "PAUSED"
+    assert _states(host, execution_id)["wait"] == "RUNNING"
+    store = host._runner().store.async_actions
+    if concurrency:
+        assert [a.item for a in store.of_task(execution_id, "wait")] == [0]  # none started
+        host.resume_execution(execution_id, wait=False)
+        _waiting(host, execution_id, "wait")
+    else:
+        assert _waiting(host, execution_id, "wait").waiting[0]["item"] == 1
+    host.complete_task(execution_id, "wait", "SUCCESS", "two", item=1)
+    if not concurrency:
+        assert host.get_execution(execution_id).state == "PAUSED"
+        assert _states(host, execution_id) == {"wait": "SUCCESS", "stop": "SUCCESS"}
+        host.resume_execution(execution_id)
+    execution = _ended(host, execution_id)
     assert execution.state == "SUCCESS"
-    assert {t.name: t.result for t in host.execution_tasks(execution_id)}["after"] == "done"
+    results = {t.name: t.result for t in host.execution_tasks(execution_id)}
+    assert results["wait"] == results["after"] == ["one", "two"]
+
+
+def test_pause_while_waiting_then_fail_a_retried_task(host: Host, tmp_path: Path) -> None:
+    """A task with a ``retry`` completed in ERROR while its execution is PAUSED starts
+    no new attempt (no action) while paused: it waits for the resume, whose retry
+    starts the next attempt's action."""
+    execution_id = _start(host, tmp_path, """
+    workflows:
+      wf:
+        tasks:
+          wait:
+            action: std.async_noop
+            retry: {count: 1}
+          stop:
+            action: std.noop
+            on-success: [pause]
+    """)
+    _until_paused(host, execution_id)
+    _waiting(host, execution_id, "wait")
+    host.complete_task(execution_id, "wait", "ERROR", "try again")
+    assert host.get_execution(execution_id).state == "PAUSED"
+    store = host._runner().store.async_actions
+    assert [a.attempt for a in store.of_task(execution_id, "wait")] == [1]
+    host.resume_execution(execution_id, wait=False)
+    assert _waiting(host, execution_id, "wait").waiting[0]["attempt"] == 2
+    host.complete_task(execution_id, "wait", "SUCCESS", "ok")
+    assert _ended(host, execution_id).state == "SUCCESS"
 
 
 #: Runs ASYNC_WB's workflow in this child process, which the test kills while it waits.

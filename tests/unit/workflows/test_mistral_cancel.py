@@ -16,6 +16,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,11 @@ def _start(host: Host, tmp_path: Path, workflow: str, **inputs: Any) -> tuple[st
     ident = host.run_workflow(workflow, {**inputs, "gate": gate_name}, wait=False).id
     assert gate.reached.wait(60), "the held task did not start"
     return ident, gate
+
+
+def _task_states(host: Host, ident: str) -> dict[str, tuple[str, str | None]]:
+    """Each task of ``ident``: its state and ``state_info`` (Mistral's)."""
+    return {t.name: (t.state, t.state_info) for t in host.execution_tasks(ident)}
 
 
 def _ended(host: Host, gate: Any) -> None:
@@ -214,6 +220,9 @@ def test_cancel_parent_workflow(host: Host, tmp_path: Path, where: str) -> None:
     for ident in (parent, child):
         done = host.get_execution(ident)
         assert (done.state, done.state_info) == ("CANCELLED", MSG)
+    # taskx, whose sub-workflow was cancelled, reads CANCELLED with its message
+    assert _task_states(host, parent) == {"taskx": ("CANCELLED", MSG)}
+    assert _task_states(host, child) == {"task1": ("SUCCESS", None)}
     assert _effects(log) == [] and gate.calls == 1
     assert host.resume_execution(child).state == "CANCELLED"
     assert host.resume_execution(parent).state == "CANCELLED"
@@ -232,6 +241,7 @@ def test_cancel_child_workflow(host: Host, tmp_path: Path, where: str) -> None:
     assert (sub.state, sub.state_info) == ("CANCELLED", MSG)
     top = host.get_execution(parent)
     assert (top.state, top.state_info) == ("CANCELLED", "Cancelled tasks: taskx")
+    assert _task_states(host, parent) == {"taskx": ("CANCELLED", MSG)}
     assert _effects(log) == [] and gate.calls == 1
 
 
@@ -250,6 +260,8 @@ def test_cancel_with_items_parent_workflow(host: Host, tmp_path: Path) -> None:
     for done in (host.get_execution(ident), *children):
         assert (done.state, done.state_info) == ("CANCELLED", MSG)
         assert done.finished_at is not None
+    ((state, info),) = _task_states(host, ident).values()
+    assert state == "CANCELLED" and "2 of 2" in str(info) and "cancelled" in str(info)
     assert _effects(log) == []
     # A sub-workflow that starts as its parent is cancelled (an item's child the
     # parent's task starts meanwhile) stops at once, cancelled with it, not PAUSED.
@@ -301,3 +313,150 @@ def test_a_cancelled_crashed_execution_is_never_run_again(host: Host, tmp_path: 
     assert runner.execute(runner.store.flow_detail(ident)).state == "CANCELLED"
     assert _effects(log) == []
     assert host.get_execution(ident).state == "CANCELLED"
+
+
+@WHERE
+def test_cancel_workflow_with_a_waiting_task(host: Host, tmp_path: Path, where: str) -> None:
+    """A task that waits for a client (``std.async_noop``) when its execution is
+    cancelled can no longer complete (its action execution is cancelled, a completion
+    is refused): it reads CANCELLED with the execution's message, as Mistral's task of
+    a cancelled action execution (test_task_cancel.py); nothing after it runs."""
+    name = _install(host, tmp_path, """\
+        wf:
+          input: [log]
+          tasks:
+            wait:
+              action: std.async_noop
+              on-complete: [after]
+            after:
+              action: test.record path=<% $.log %> value="after"
+        """)
+    log = tmp_path / "log"
+    ident = host.run_workflow(f"{name}.wf", {"log": str(log)}, wait=False).id
+    _waiting_for_client(host, ident, "wait")
+    assert _task_states(host, ident) == {"wait": ("RUNNING", None)}
+    _cancel(host, tmp_path, ident, where)
+    assert host.follow_execution(ident, timeout=60).state == "CANCELLED"
+    host._runner().wait_background(60)
+    assert _task_states(host, ident) == {"wait": ("CANCELLED", MSG)}
+    with pytest.raises(exceptions.Conflict, match="does not wait"):
+        host.complete_task(ident, "wait", "SUCCESS", "late")
+    assert host.resume_execution(ident).state == "CANCELLED"
+    host._runner().wait_background(60)
+    assert _task_states(host, ident) == {"wait": ("CANCELLED", MSG)}
+    assert _effects(log) == []
+
+
+def _waiting_for_client(host: Host, ident: str, task: str) -> None:
+    deadline = time.monotonic() + 60
+    while not any(t.name == task and t.waiting for t in host.execution_tasks(ident)):
+        assert time.monotonic() < deadline, host.execution_tasks(ident)
+        time.sleep(0.05)
+
+
+ITEMS = """\
+    wf:
+      input: [log, gates, fails]
+      tasks:
+        taskx:
+          with-items:
+            - g in <% $.gates %>
+            - f in <% $.fails %>
+          workflow: subwf log=<% $.log %> gate=<% $.g %> fail=<% $.f %>
+    subwf:
+      input: [log, gate, fail]
+      tasks:
+        task1:
+          action: test.hold gate=<% $.gate %> fail=<% $.fail %>
+          on-success:
+            - task2
+        task2:
+          join: all
+          action: test.record path=<% $.log %> value=<% $.gate %>
+    """
+
+
+def _until(what: str, check: Any) -> None:
+    deadline = time.monotonic() + 60
+    while not check():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("fail", [False, True], ids=["then-succeed", "then-fail"])
+def test_cancel_with_items_child_workflow(host: Host, tmp_path: Path, fail: bool) -> None:
+    """Mistral's ``test_cancel_with_items_child_workflow`` and
+    ``test_cancel_then_fail_with_items_child_workflow``: one of a ``with-items`` task's
+    two sub-workflow executions is cancelled; the other runs to its end (SUCCESS, or
+    its failure), then the task reads CANCELLED (``cancelled`` in its state_info) and
+    the parent ends CANCELLED with ``Cancelled tasks: taskx``."""
+    name = _install(host, tmp_path, ITEMS)
+    log = tmp_path / "log"
+    first, second = (uuid.uuid4().hex for _ in range(2))
+    ident = host.run_workflow(f"{name}.wf", {"log": str(log), "gates": [first, second],
+                                             "fails": [False, fail]}, wait=False).id
+    assert gate_of(first).reached.wait(60) and gate_of(second).reached.wait(60)
+    children = {e.input["gate"]: e.id for e in host.list_executions()
+                if e.parent_id == ident}
+    asked = host.cancel_execution(children[first], MSG)
+    assert (asked.state, asked.state_info) == ("CANCELLED", MSG)
+    assert host.get_execution(ident).state == "RUNNING"  # its other branch goes on
+    assert host.get_execution(children[second]).state == "RUNNING"
+    gate_of(first).opened.set()
+    gate_of(second).opened.set()
+    assert host.follow_execution(ident, timeout=60).state == "CANCELLED"
+    host._runner().wait_background(60)
+    cancelled, other = (host.get_execution(children[g]) for g in (first, second))
+    assert (cancelled.state, cancelled.state_info) == ("CANCELLED", MSG)
+    assert other.state == ("REVERTED" if fail else "SUCCESS")
+    top = host.get_execution(ident)
+    assert (top.state, top.state_info) == ("CANCELLED", "Cancelled tasks: taskx")
+    ((state, info),) = _task_states(host, ident).values()
+    assert state == "CANCELLED" and "1 of 2" in str(info) and "cancelled" in str(info)
+    assert _effects(log) == ([] if fail else [f"do {second}"])
+
+
+@WHERE
+def test_cancel_child_workflow_lets_the_other_branches_end(host: Host, tmp_path: Path,
+                                                           where: str) -> None:
+    """Mistral's parent of a cancelled sub-workflow: the task reads CANCELLED with the
+    child's message as soon as the child ended and fires nothing (not even
+    ``on-complete``); the parent's other branch runs to its end, then the parent ends
+    CANCELLED with ``Cancelled tasks: taskx``."""
+    name = _install(host, tmp_path, SUB.replace("""\
+        taskx:
+          workflow: subwf log=<% $.log %> gate=<% $.gate %>
+""", """\
+        taskx:
+          workflow: subwf log=<% $.log %> gate=<% $.gate %>
+          on-complete: [after_x]
+        other:
+          action: test.hold gate=<% $.gate2 %>
+          on-success: [next]
+        next:
+          action: test.record path=<% $.log %> value="next"
+        after_x:
+          action: test.record path=<% $.log %> value="after_x"
+""").replace("input: [log, gate]\n      tasks:\n        taskx", "input: [log, gate, gate2]\n"
+             "      tasks:\n        taskx", 1))
+    log = tmp_path / "log"
+    gate2 = uuid.uuid4().hex
+    ident, gate = _start(host, tmp_path, f"{name}.wf", log=str(log), gate2=gate2)
+    assert gate_of(gate2).reached.wait(60)
+    (child,) = [e.id for e in host.list_executions() if e.parent_id == ident]
+    _cancel(host, tmp_path, child, where)
+    gate.opened.set()
+    _until("taskx cancelled", lambda: _task_states(host, ident).get("taskx", ("",))[0]
+           == "CANCELLED")
+    assert _task_states(host, ident)["taskx"] == ("CANCELLED", MSG)
+    assert host.get_execution(ident).state == "RUNNING"  # other still holds
+    gate_of(gate2).opened.set()
+    assert host.follow_execution(ident, timeout=60).state == "CANCELLED"
+    host._runner().wait_background(60)
+    top = host.get_execution(ident)
+    assert (top.state, top.state_info) == ("CANCELLED", "Cancelled tasks: taskx")
+    assert {n: s for n, (s, _info) in _task_states(host, ident).items()} == {
+        "taskx": "CANCELLED", "other": "SUCCESS", "next": "SUCCESS"}
+    assert _effects(log) == ["do next"]
+    assert host.resume_execution(ident).state == "CANCELLED"
+    assert _effects(log) == ["do next"]
