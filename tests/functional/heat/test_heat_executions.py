@@ -1,0 +1,130 @@
+"""Each change of an ephemeral Heat is a recorded execution (issue 28 item 3).
+
+``Client.launch_heat``, ``kill_heat``, ``dump_heat_db`` and ``restore_heat_db`` (and
+``tripleo-flow launch heat [--restore-db|--kill]``, which call them) ran their Heat
+action outside any workflow, recording nothing: they run the workflows
+``tripleo.heat.launch``, ``kill``, ``dump_db`` and ``restore_db`` now, on a real
+native Heat.  Each shows what it did as before; a refusal is recorded REVERTED with
+the failed task, raises (exits) with its kind, and changes nothing.  Reading a Heat's
+status records nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.functional.heat.conftest import heat_processes, make_conf
+from tests.functional.heat.test_deploy_progress import _conf_file
+from tripleo_flow import exceptions
+from tripleo_flow.api import Client
+from tripleo_flow.cli.main import main
+from tripleo_flow.heat.workdir import HeatDir
+
+pytestmark = pytest.mark.functional
+HEAT = "tripleo.heat."
+
+
+def _runs(client: Client, workflow: str) -> list[tuple[str, str, list[str]]]:
+    """``(state, heat_dir input, ["task STATE", ...])`` of each execution of Heat
+    workflow ``workflow``, oldest first."""
+    return [(e.state, Path(e.input["heat_dir"]).name,
+             [f"{t.name} {t.state}" for t in client.execution_tasks(e.id)])
+            for e in client.list_executions(HEAT + workflow)]
+
+
+@pytest.fixture
+def client(tmp_path: Path, heat_venv: Path) -> Iterator[Client]:
+    with Client(make_conf(tmp_path, heat_venv)) as api:
+        yield api
+        api.kill_heat(str(tmp_path / "work"))
+
+
+def test_each_heat_change_from_the_python_api_is_an_execution(client: Client,
+                                                               tmp_path: Path) -> None:
+    heat_dir = str(tmp_path / "work")
+    work = HeatDir(heat_dir)
+
+    launched = client.launch_heat(heat_dir, "native")
+    assert launched["heat_type"] == "native" and launched["endpoint"].endswith("/v1/admin")
+    # A second launch is refused; the running Heat goes on answering.
+    with pytest.raises(exceptions.HeatRunning):
+        client.launch_heat(heat_dir, "native")
+    status = client.heat_status(heat_dir)
+    assert status["running"] is True and status["api_answers"] is True
+    assert status["endpoint"] == launched["endpoint"]
+
+    assert client.dump_heat_db(heat_dir) == str(work.dump_file)
+    restored = client.restore_heat_db(heat_dir)
+    assert restored["endpoint"] == launched["endpoint"]
+    assert restored["heat_dir"] == launched["heat_dir"]
+    killed = client.kill_heat(heat_dir)
+    assert killed["dump"] == str(work.dump_file) and killed["stopped"]
+    assert heat_processes(work.conf_file) == []
+
+    # Refused with nothing running: the dump the kill made is kept as it is.
+    dump = work.dump_file.read_bytes()
+    with pytest.raises(exceptions.HeatError, match="No Heat database to dump"):
+        client.dump_heat_db(heat_dir)
+    assert work.dump_file.read_bytes() == dump
+    # Refused without a dump: no Heat started there.
+    empty = str(tmp_path / "empty")
+    with pytest.raises(exceptions.DumpNotFound):
+        client.restore_heat_db(empty, "native")
+    assert client.heat_status(empty, "native")["running"] is False
+
+    assert _runs(client, "launch") == [("SUCCESS", "work", ["launch_heat SUCCESS"]),
+                                       ("REVERTED", "work", ["launch_heat REVERTED"])]
+    assert _runs(client, "dump_db") == [("SUCCESS", "work", ["dump_db SUCCESS"]),
+                                        ("REVERTED", "work", ["dump_db REVERTED"])]
+    assert _runs(client, "restore_db") == [("SUCCESS", "work", ["restore_db SUCCESS"]),
+                                           ("REVERTED", "empty", ["restore_db REVERTED"])]
+    assert _runs(client, "kill") == [("SUCCESS", "work", ["kill_heat SUCCESS"])]
+    failed = [e.failed_task for e in client.list_executions() if e.state == "REVERTED"]
+    assert failed == ["launch_heat", "dump_db", "restore_db"]
+    # the status reads (three) are no executions
+    assert len(client.list_executions()) == 7
+
+
+def test_launch_heat_from_the_cli_is_an_execution(tmp_path: Path, heat_venv: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    conf_file = _conf_file(tmp_path, heat_venv)
+    conf = ["--config-file", str(conf_file)]
+    heat_dir = str(tmp_path / "work")
+
+    def run(*args: str) -> dict:
+        assert main([*conf, *args, "-f", "json"]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    with Client.from_config_files([str(conf_file)]) as client:
+        try:
+            launched = run("launch", "heat", "--heat-type", "native", "--heat-dir", heat_dir)
+            assert launched["endpoint"].endswith("/v1/admin")
+            assert main([*conf, "launch", "heat", "--heat-dir", heat_dir]) == 4  # conflict
+            assert "A Heat is already running" in capsys.readouterr().err
+            assert run("heat", "status", "--heat-dir", heat_dir)["api_answers"] is True
+            killed = run("launch", "heat", "--heat-dir", heat_dir, "--kill")
+            assert killed["dump"] and killed["stopped"]
+            again = run("launch", "heat", "--heat-dir", heat_dir, "--restore-db")
+            assert again["endpoint"] == launched["endpoint"]
+            empty = str(tmp_path / "empty")
+            assert main([*conf, "launch", "heat", "--heat-type", "native", "--heat-dir",
+                         empty, "--restore-db"]) == 3  # not found
+            assert "No Heat database dump" in capsys.readouterr().err
+            assert run("heat", "status", "--heat-dir", empty,
+                       "--heat-type", "native")["running"] is False
+        finally:
+            run("launch", "heat", "--heat-dir", heat_dir, "--kill")
+
+        assert _runs(client, "launch") == [
+            ("SUCCESS", "work", ["launch_heat SUCCESS"]),
+            ("REVERTED", "work", ["launch_heat REVERTED"]),
+            ("SUCCESS", "work", ["launch_heat SUCCESS"]),
+            ("REVERTED", "empty", ["launch_heat REVERTED"])]
+        assert _runs(client, "kill") == [("SUCCESS", "work", ["kill_heat SUCCESS"])] * 2
+        assert [e.input.get("restore_db") for e in client.list_executions(HEAT + "launch")] == [
+            False, False, True, True]
+        assert len(client.list_executions()) == 6
