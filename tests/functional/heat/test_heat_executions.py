@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -23,6 +24,7 @@ import pytest
 
 from tests.functional.heat.conftest import heat_processes, make_conf
 from tests.functional.heat.test_deploy_progress import _conf_file
+from tests.functional.http.conftest import finished, serving
 from tripleo_flow import exceptions
 from tripleo_flow.api import Client
 from tripleo_flow.cli.main import main
@@ -138,3 +140,28 @@ def test_launch_heat_from_the_cli_is_an_execution(tmp_path: Path, heat_venv: Pat
         assert [e.input.get("restore_db") for e in client.list_executions(HEAT + "launch")] == [
             False, False, True, True]
         assert len(client.list_executions()) == 6
+
+
+def test_an_http_client_names_a_heat_dir_in_the_servers_work_area(tmp_path: Path) -> None:
+    """Over the HTTP API a Heat workflow's heat_dir is a plain name under the server's
+    work area (or a path under ``[api] allowed_paths``): any other is refused before
+    an execution exists, and nothing is made there."""
+    conf = make_conf(tmp_path, tmp_path / "no-venv")  # no Heat starts here
+    token = secrets.token_hex(16)
+    conf.set_override("auth_token", token, group="api")
+    outside = tmp_path / "outside"
+    with Client(conf) as client, serving(client, token) as api:
+        for workflow in ("launch", "kill", "dump_db", "restore_db"):
+            for hostile in ("../escape", str(outside), "/etc"):
+                refused = api("POST", f"/v1/workflows/{HEAT}{workflow}/executions",
+                              json={"input": {"heat_dir": hostile, "heat_type": "native"}})
+                assert refused.status_code == 400, refused.text
+                assert "must be a plain name" in refused.json()["error"]["message"]
+        assert client.list_executions() == []
+        started = api("POST", f"/v1/workflows/{HEAT}kill/executions",
+                      json={"input": {"heat_dir": "mine"}})
+        assert started.status_code == 202, started.text
+        ended = finished(api, started.json()["id"])
+        assert ended["state"] == "SUCCESS" and ended["output"]["killed"]["stopped"] == []
+        assert ended["input"] == {"heat_dir": "<data>/work/mine"}
+    assert not outside.exists() and not (tmp_path.parent / "escape").exists()
