@@ -1,10 +1,12 @@
 """Python API for the ephemeral Heat (mixed into :class:`tripleo_flow.api.Client`).
 
-Uses only ``self.context`` (an :class:`~tripleo_flow.actions.base.ActionContext`),
-``self.conf`` and ``self.data_dir``.  Each operation calls one Heat action's
-``execute`` and returns its result.  Nothing is reverted: each Heat action's
-``revert`` undoes a completed run, and here nothing runs after the action that
-could fail.
+Each change of a Heat (launch, kill, dump, restore) runs a one-task workflow of
+``workbooks/heat.yaml`` (``tripleo.heat.*``) with :meth:`run_operation`: a named,
+recorded execution, as every other operation; a refusal is recorded REVERTED and
+raised with its kind (the CLI's exit code).  A launched Heat is not tied to the
+execution: it runs on after it ends, until a kill.  Reading a Heat's status runs its
+action directly (a getter records nothing).  Installing Heat and building its images
+prepare this machine, not a Heat: no workflow either.
 """
 
 from __future__ import annotations
@@ -12,15 +14,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tripleo_flow.api import workbooks
 from tripleo_flow.heat import install as heat_install
 from tripleo_flow.heat import venv_path
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
     from types import ModuleType
 
     from oslo_config import cfg
 
-    from tripleo_flow.actions.base import Action, ActionContext
+    from tripleo_flow.actions.base import ActionContext
+    from tripleo_flow.flows.executions import Execution
+    from tripleo_flow.flows.runner import Listener
 
 
 def _actions() -> ModuleType:
@@ -37,39 +43,45 @@ class HeatMixin:
     conf: cfg.ConfigOpts
     data_dir: Path
 
-    def _run_heat_action(self, action_cls: type[Action], **inputs: Any) -> Any:
-        """The result of ``action_cls``'s ``execute`` with ``inputs``."""
-        return action_cls(self.context).execute(**inputs)
+    if TYPE_CHECKING:
+        def run_operation(self, name: str, inputs: Mapping[str, Any],
+                          listeners: Iterable[Listener] = (),
+                          interruptible: str | None = None) -> Execution: ...
+
+    def _run_heat_workflow(self, workflow: str, output: str, **inputs: Any) -> Any:
+        """Output ``output`` of Heat workflow ``workflow`` run with ``inputs``."""
+        execution = self.run_operation(workbooks.heat_workflow(workflow), inputs)
+        return (execution.output or {})[output]
 
     def launch_heat(self, heat_dir: str, heat_type: str | None = None,
                     restore_db: bool = False) -> dict[str, Any]:
-        """Launch Heat for ``heat_dir`` and return its endpoint once it is ready."""
-        result: dict[str, Any] = self._run_heat_action(
-            _actions().LaunchHeat, heat_dir=heat_dir, heat_type=heat_type,
-            restore_db=restore_db)
-        return result
+        """Launch Heat for ``heat_dir`` and return its endpoint once it is ready (the
+        workflow ``tripleo.heat.launch``; the Heat runs on after it)."""
+        return dict(self._run_heat_workflow("launch", "endpoint", heat_dir=heat_dir,
+                                            heat_type=heat_type, restore_db=restore_db))
 
     def kill_heat(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
-        """Dump, wipe and stop the Heat of ``heat_dir`` (nothing to do is not an error)."""
-        result: dict[str, Any] = self._run_heat_action(
-            _actions().KillHeat, heat_dir=heat_dir, heat_type=heat_type)
-        return result
+        """Dump, wipe and stop the Heat of ``heat_dir`` (nothing to do is not an error;
+        the workflow ``tripleo.heat.kill``)."""
+        return dict(self._run_heat_workflow("kill", "killed", heat_dir=heat_dir,
+                                            heat_type=heat_type))
 
     def dump_heat_db(self, heat_dir: str, heat_type: str | None = None) -> str:
-        """Dump the running Heat's database; return the dump's path."""
-        return str(self._run_heat_action(_actions().DumpHeatDatabase, heat_dir=heat_dir,
-                                         heat_type=heat_type))
+        """Dump the running Heat's database; return the dump's path (the workflow
+        ``tripleo.heat.dump_db``)."""
+        return str(self._run_heat_workflow("dump_db", "dump", heat_dir=heat_dir,
+                                           heat_type=heat_type))
 
     def restore_heat_db(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
-        """Restart Heat on a fresh database loaded from the heat-dir's dump."""
-        result: dict[str, Any] = self._run_heat_action(
-            _actions().RestoreHeatDatabase, heat_dir=heat_dir, heat_type=heat_type)
-        return result
+        """Restart Heat on a fresh database loaded from the heat-dir's dump (the
+        workflow ``tripleo.heat.restore_db``)."""
+        return dict(self._run_heat_workflow("restore_db", "endpoint", heat_dir=heat_dir,
+                                            heat_type=heat_type))
 
     def heat_status(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
-        """Whether the Heat of ``heat_dir`` runs and answers."""
-        result: dict[str, Any] = self._run_heat_action(
-            _actions().GetHeatStatus, heat_dir=heat_dir, heat_type=heat_type)
+        """Whether the Heat of ``heat_dir`` runs and answers (read: no workflow)."""
+        result: dict[str, Any] = _actions().GetHeatStatus(self.context).execute(
+            heat_dir=heat_dir, heat_type=heat_type)
         return result
 
     def install_heat(self, force: bool = False) -> dict[str, object]:

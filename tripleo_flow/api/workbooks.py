@@ -25,3 +25,12 @@ PARAMETERS = "tripleo.parameters"
 def plan_workflow(name: str) -> str:
     """The full name of plan workflow ``name`` (``tripleo.plan.<name>``)."""
     return f"{PLAN}.{name}"
+
+#: The changes of an ephemeral Heat (``workbooks/heat.yaml``): launch, kill, dump,
+#: restore; its status is read without a workflow.
+HEAT = "tripleo.heat"
+
+
+def heat_workflow(name: str) -> str:
+    """The full name of Heat workflow ``name`` (``tripleo.heat.<name>``)."""
+    return f"{HEAT}.{name}"

@@ -366,6 +366,41 @@ def _deployed_servers(run: Run) -> None:
                                                  "baremetal_deployment": EXAMPLE.read_text()})
 
 
+def _heat_dir(run: Run) -> str:
+    """The heat-dir of the Heat scenarios (the fixture kills its Heat)."""
+    return str(run.tmp / "work")
+
+
+def _launch_heat(run: Run) -> None:
+    run.ok(HEAT + "launch", {"heat_dir": _heat_dir(run), "heat_type": "native"})
+    # Refused: a Heat runs there already (it runs on).
+    run.fails(HEAT + "launch", {"heat_dir": _heat_dir(run), "heat_type": "native"})
+    assert run.client.heat_status(_heat_dir(run))["api_answers"] is True
+
+
+def _kill_heat(run: Run) -> None:
+    run.client.launch_heat(_heat_dir(run), "native")
+    run.fails(HEAT + "kill", {"heat_dir": _heat_dir(run), "heat_type": "no-such-type"})
+    assert run.client.heat_status(_heat_dir(run))["running"] is True
+    run.ok(HEAT + "kill", {"heat_dir": _heat_dir(run)})
+
+
+def _dump_heat_db(run: Run) -> None:
+    run.client.launch_heat(_heat_dir(run), "native")
+    run.ok(HEAT + "dump_db", {"heat_dir": _heat_dir(run)})
+    run.client.kill_heat(_heat_dir(run))
+    run.fails(HEAT + "dump_db", {"heat_dir": _heat_dir(run)})  # no Heat runs
+
+
+def _restore_heat_db(run: Run) -> None:
+    run.client.launch_heat(_heat_dir(run), "native")
+    run.client.kill_heat(_heat_dir(run))
+    run.ok(HEAT + "restore_db", {"heat_dir": _heat_dir(run)})
+    run.fails(HEAT + "restore_db", {"heat_dir": str(run.tmp / "work-broken"),
+                                    "heat_type": "native"})  # no dump there
+
+
+HEAT = "tripleo.heat."
 PLAN = "tripleo.plan."
 SCENARIOS: dict[str, Callable[[Run], None]] = {
     PLAN + "update_capabilities": _capabilities,
@@ -395,6 +430,10 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     NODES + "unprovision": _unprovision,
     "tripleo.validations.run": _validations,
     "tripleo.scale.delete_nodes": _scale_down,
+    HEAT + "launch": _launch_heat,
+    HEAT + "kill": _kill_heat,
+    HEAT + "dump_db": _dump_heat_db,
+    HEAT + "restore_db": _restore_heat_db,
     **{f"tripleo.{kind}.{name}": _lifecycle(kind) for kind in ("update", "upgrade")
        for name in ("prepare", "run", "converge", "external_run")},
 }

@@ -57,4 +57,7 @@ def test_shipped_workflows_name_their_server_paths() -> None:
                                      "overcloud_ssh_key": "input-path"},
         "tripleo.upgrade.external_run": {"work_dir": "work-dir",
                                          "static_inventory": "input-path"},
+        # A heat-dir is a work directory: over HTTP a name in the server's work area.
+        **{f"tripleo.heat.{name}": {"heat_dir": "work-dir"}
+           for name in ("launch", "kill", "dump_db", "restore_db")},
     }
