@@ -18,6 +18,7 @@ import pytest
 
 from tests.functional.conftest import DEFAULT_HEAT_VENV
 from tests.functional.overcloud import conftest as overcloud
+from tripleo_flow import exceptions
 
 
 def make(base: Path, name: str, heat_venv: Path) -> None:
@@ -60,17 +61,31 @@ def _leave_with_parent() -> None:
 
 
 def main(argv: list[str]) -> int:
-    # A SIGTERM (the test session ending early) unwinds, so the deploy stops its Heat.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    # A SIGTERM (the test session ending early) unwinds, so the deploy stops its Heat;
+    # the deployment it interrupted reads failed, and no later one starts. (While a
+    # workflow runs, the signal is the product's: it stops the run and raises
+    # Interrupted.)
+    stopping = threading.Event()
+
+    def stop(*_: object) -> None:
+        stopping.set()
+        sys.exit(128 + signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
     _leave_with_parent()
     base, names = Path(argv[0]), argv[1:]
     heat_venv = Path(os.environ.get("TRIPLEO_FLOW_HEAT_VENV", DEFAULT_HEAT_VENV))
     failures = 0
     for name in names:
+        if stopping.is_set():
+            print(f"== {name} not started: stopped", flush=True)
+            return 128 + signal.SIGTERM
         print(f"== {name}", flush=True)
         try:
             make(base, name, heat_venv)
-        except (Exception, pytest.fail.Exception):  # fetch_tree_dir fails with pytest's
+        except (Exception, pytest.fail.Exception) as exc:  # fetch_tree_dir: pytest's
+            if isinstance(exc, exceptions.Interrupted):
+                stopping.set()
             failures += 1
             (base / name).mkdir(parents=True, exist_ok=True)
             (base / name / "failed.txt").write_text(traceback.format_exc())
