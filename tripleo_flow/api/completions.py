@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.core import jsonvalues
-from tripleo_flow.flows import paused_completions
 
 if TYPE_CHECKING:
     from tripleo_flow.flows.async_actions import ActionExecution
@@ -100,6 +99,8 @@ class CompletionsMixin:
                 f"Task execution {record.name!r} waits for {len(running)} items ("
                 + ", ".join(str(a.item) for a in running) + "): say which one with item.")
         done = store.async_actions.complete(running[0].id, state, output)
+        from tripleo_flow.flows import paused_completions  # the engine: on first use
+
         paused_completions.settle(self._runner(), execution_id)  # when PAUSED
         if store.get(execution_id).state in NOT_RUNNING:
             try:
