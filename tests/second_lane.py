@@ -8,7 +8,7 @@ deployments are started, this plugin writes the session's test files to a plan a
 starts ``python -m pytest`` lanes on them, each with its own JUnit report and log: the
 first once every deployment is made (or failed), any further one while a core idles
 (fewer than ``cores - IDLE_CORES`` busy over the last ``IDLE_WINDOW`` seconds), up to
-``TRIPLEO_FLOW_TEST_LANES`` lanes (default 2). From then on they share
+``TRIPLEO_FLOW_TEST_LANES`` lanes (default 1: see :func:`max_lanes`). From then on they share
 the files: each **claims a file before running its tests** (an exclusively created file
 per test file in a shared directory), the session from the front of its order (the
 functional tests first, the unit tests last), the lanes from the other end (the unit
@@ -171,11 +171,12 @@ class Schedule:
 
 
 def _ready(tests: list[pytest.Item]) -> bool:
-    """Whether what the pinned ``tests`` read is made: every background deployment (the
-    later ones are made from copies of the earlier, so none is read while copied), the
-    Heat images (their build's status file)."""
-    if any(t.nodeid.startswith(overcloud_background.OVERCLOUD_TESTS) for t in tests) and \
-            not overcloud_background.all_finished():
+    """Whether the pinned ``tests`` may start: every background deployment is made (the
+    later ones are made from copies of the earlier, so none is read while copied; and
+    the Heat-image tests, pod and container Heats of their own, would slow the
+    deployments the lanes wait for: a run that let them start early made its
+    deployments 6 min later), and the Heat images' build has its status file."""
+    if not overcloud_background.all_finished():
         return False
     status = os.environ.get("TRIPLEO_FLOW_TEST_HEAT_IMAGES_STATUS")
     return not (status and any("heat_image" in getattr(t, "fixturenames", ()) for t in tests)
@@ -258,8 +259,10 @@ def wants_a_lane(samples: list[tuple[float, float, float]], now: float, lanes: i
 
 
 def max_lanes() -> int:
-    """How many lanes may run beside the session (``TRIPLEO_FLOW_TEST_LANES``)."""
-    return int(os.environ.get("TRIPLEO_FLOW_TEST_LANES", "2"))
+    """How many lanes may run beside the session (``TRIPLEO_FLOW_TEST_LANES``, default
+    1: a run here kept 1.8-2.0 of 2 cores busy from start to end, and a second lane
+    only added its own collection and service fixtures)."""
+    return int(os.environ.get("TRIPLEO_FLOW_TEST_LANES", "1"))
 
 
 def _watch(now: bool) -> None:
