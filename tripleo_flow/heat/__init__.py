@@ -60,14 +60,16 @@ def make_launcher(conf: cfg.ConfigOpts, heat_type: str | None,
                               api_timeout=opts.api_timeout, database=opts.database,
                               sqlite_dir=Path(opts.sqlite_dir) if opts.sqlite_dir else None,
                               mariadb_url=opts.mariadb_url, clouds_yaml=clouds_yaml_path(conf),
-                              pace_leaves=opts.pace_leaves)
+                              pace_leaves=opts.pace_leaves,
+                              quick_rpc_replies=opts.quick_rpc_replies)
     if kind == "processes":
         from tripleo_flow.heat.processes import ProcessesLauncher
 
         return ProcessesLauncher(heat_dir, venv_path(conf), engine_workers=opts.engine_workers,
                                  port=opts.api_port, api_timeout=opts.api_timeout,
                                  clouds_yaml=clouds_yaml_path(conf),
-                                 pace_leaves=opts.pace_leaves)
+                                 pace_leaves=opts.pace_leaves,
+                                 quick_rpc_replies=opts.quick_rpc_replies)
     if kind == "installed":
         from tripleo_flow.heat.installed import InstalledLauncher
 

@@ -69,9 +69,11 @@ class NativeLauncher:
     def __init__(self, heat_dir: str | os.PathLike[str], venv: Path, port: int = 8006,
                  api_timeout: float = 120.0, database: str = "sqlite",
                  sqlite_dir: Path | None = None, mariadb_url: str | None = None,
-                 clouds_yaml: Path | None = None, pace_leaves: bool = False) -> None:
+                 clouds_yaml: Path | None = None, pace_leaves: bool = False,
+                 quick_rpc_replies: bool = True) -> None:
         self.work = HeatDir(heat_dir)
         self.pace_leaves = pace_leaves
+        self.quick_rpc_replies = quick_rpc_replies
         self.venv = Path(venv)
         self.port = port
         self.api_timeout = api_timeout
@@ -117,12 +119,18 @@ class NativeLauncher:
         return str(path)
 
     def _service_command(self, service: str) -> list[str]:
-        """The command of Heat's ``service`` (``all``, ``engine``, ``api``): Heat's own
-        script, or with leaf pacing off (:mod:`.unpaced`) unless ``pace_leaves``."""
-        binary = self._binary(f"heat-{service}")
-        if self.pace_leaves or service not in unpaced.SERVICES:
-            return [binary]
-        return [self._binary("python"), "-I", unpaced.__file__, service]
+        """The command of Heat's ``service`` (``all``, ``engine``, ``api``): through
+        :mod:`.unpaced` (leaf pacing off unless ``pace_leaves``, quick RPC replies
+        unless not ``quick_rpc_replies``), or Heat's own script when both are Heat's."""
+        paced = self.pace_leaves or service not in unpaced.ENGINES
+        if paced and not self.quick_rpc_replies:
+            return [self._binary(f"heat-{service}")]
+        flags = [flag for flag, keep in ((unpaced.PACED, self.pace_leaves
+                                          and service in unpaced.ENGINES),
+                                         (unpaced.SLOW_REPLIES, not self.quick_rpc_replies))
+                 if keep]
+        self._binary(f"heat-{service}")  # installed, as Heat's own script would need
+        return [self._binary("python"), "-I", unpaced.__file__, service, *flags]
 
     def _settings(self, db: HeatDatabase) -> render.HeatSettings:
         return render.HeatSettings(

@@ -1,5 +1,6 @@
 """Heat's leaf pacing: off by default for native and processes, Heat's own with
-``[heat] pace_leaves = true`` (see tripleo_flow/heat/unpaced.py).
+``[heat] pace_leaves = true`` (see tripleo_flow/heat/unpaced.py; its other change,
+quick RPC replies: tests/functional/heat/test_quick_replies.py).
 
 Heat's convergence engine waits one second after starting each leaf resource of a
 stack; tripleo-flow runs Heat with that wait off.  Both settings are run on the real
@@ -59,14 +60,19 @@ def test_leaves_start_together_by_default(client: Client, tmp_path: Path) -> Non
     assert "unpaced.py all --config-file" in command, command
     assert spread < LEAVES - 1, f"the {LEAVES} leaves were started over {spread} s"
     log = (HeatDir(str(tmp_path / "work")).log_dir / "heat-all.out").read_text()
-    assert "heat-all with leaf pacing off" in log
+    assert "heat-all with leaf pacing off, quick RPC replies" in log
 
 
-def test_pace_leaves_runs_heat_as_shipped(tmp_path: Path, heat_venv: Path) -> None:
+def test_pace_leaves_keeps_heats_pacing(tmp_path: Path, heat_venv: Path) -> None:
+    """``pace_leaves = true``: the runner keeps Heat's pacing (``--paced``; which
+    command runs for each combination of the two settings: tests/unit/heat/
+    test_unpaced.py)."""
     client = Client(make_conf(tmp_path, heat_venv, pace_leaves=True))
     try:
         spread, command = _start_spread(client, str(tmp_path / "work"))
     finally:
         client.close()
-    assert "unpaced.py" not in command and "/bin/heat-all --config-file" in command, command
+    assert "unpaced.py all --paced --config-file" in command, command
     assert spread >= LEAVES - 1, f"the {LEAVES} leaves were started over {spread} s"
+    log = (HeatDir(str(tmp_path / "work")).log_dir / "heat-all.out").read_text()
+    assert "heat-all with quick RPC replies" in log

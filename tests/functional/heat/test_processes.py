@@ -70,6 +70,11 @@ def test_processes_life_cycle(tmp_path: Path, heat_venv: Path) -> None:
         assert f"127.0.0.1:{record['services']['ports']['amqp']}" in rabbit_conf.read_text()
         status = api.heat_status(heat_dir)
         assert status["running"] and status["api_answers"] and status["database"] == "mariadb"
+        # heat-api and heat-engine on RabbitMQ: their RPC replies looked for quickly
+        # (tripleo_flow/heat/unpaced.py), the engines also without leaf pacing.
+        assert "heat-api with quick RPC replies" in (work.log_dir / "api.out").read_text()
+        assert "heat-engine with leaf pacing off, quick RPC replies" in (
+            work.log_dir / "engine.out").read_text()
         with pytest.raises(exceptions.HeatRunning):
             api.launch_heat(heat_dir, "processes")
 
