@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from tripleo_flow.actions.paths import InputPath, WorkDir
 from tripleo_flow.core import config_download, network_config, planenv
 from tripleo_flow.core import deployments as core_deployments
 from tripleo_flow.core import stack_request as requests
+from tripleo_flow.heat import client as heat_client
 from tripleo_flow.workspace import files as private_files
 from tripleo_flow.workspace import git as git_dir
 
@@ -47,35 +49,43 @@ class SaveStackOutputs(Action):
                 stack_request: dict[str, Any]) -> dict[str, Any]:
         stack_request = load_request(stack_request)
         client = live_heat(self.context, plan, work_dir, heat, need_stack=True)
-        outputs = client.outputs(plan)
-        configs: dict[str, dict[str, Any]] = {}
+        stack = client.existing_stack(plan)  # with its outputs resolved: read once
+        outputs = heat_client.outputs_of(stack)
+        # The two slowest reads (the nested stacks' deployment stubs, several seconds
+        # on THT; the environment) go on while the servers' deployments are read.
+        with ThreadPoolExecutor(2, thread_name_prefix="save-outputs") as reads:
+            stubs_read = reads.submit(
+                client.resources, plan, stack["id"], core_deployments.NESTED_DEPTH,
+                with_detail=True, resource_name=core_deployments.RESOURCE_NAME)
+            environment_read = reads.submit(client.environment, plan, stack["id"])
+            configs: dict[str, dict[str, Any]] = {}
 
-        def config(cid: str) -> dict[str, Any]:
-            if cid not in configs:
-                configs[cid] = client.software_config(cid)
-            return configs[cid]
+            def config(cid: str) -> dict[str, Any]:
+                if cid not in configs:
+                    configs[cid] = client.software_config(cid)
+                return configs[cid]
 
-        def record(name: str, kind: str, config_id: str) -> dict[str, Any]:
-            derived = config(config_id)  # the config Heat derived for the deployment
-            return {"name": name, "kind": kind, "id": derived.get("id") or config_id,
-                    "config_name": derived.get("name") or "",
-                    "creation_time": derived.get("creation_time") or "",
-                    "config": derived.get("config"), "group": derived.get("group", "script"),
-                    "options": derived.get("options"), "inputs": derived.get("inputs") or [],
-                    "outputs": [{k: o.get(k) for k in ("name", "description", "type")}
-                                for o in derived.get("outputs") or []]}
+            def record(name: str, kind: str, config_id: str) -> dict[str, Any]:
+                derived = config(config_id)  # the config Heat derived for the deployment
+                return {"name": name, "kind": kind, "id": derived.get("id") or config_id,
+                        "config_name": derived.get("name") or "",
+                        "creation_time": derived.get("creation_time") or "",
+                        "config": derived.get("config"),
+                        "group": derived.get("group", "script"),
+                        "options": derived.get("options"),
+                        "inputs": derived.get("inputs") or [],
+                        "outputs": [{k: o.get(k) for k in ("name", "description", "type")}
+                                    for o in derived.get("outputs") or []]}
 
-        servers = config_download.servers_from_outputs(outputs)
-        deployments: dict[str, list[dict[str, Any]]] = {}
-        for server in servers:  # deployments on real servers (the sample plan's)
-            deployments[server.name] = [
-                record(config(dep["config_id"]).get("name") or dep["id"], "pre_deployments",
-                       dep["config_id"])
-                for dep in client.deployments(server.server_id)]
-        stack = client.find_stack(plan) or {}
-        stubs = client.resources(plan, stack["id"], core_deployments.NESTED_DEPTH,
-                                 with_detail=True, resource_name=core_deployments.RESOURCE_NAME
-                                 ) if stack.get("id") else []
+            servers = config_download.servers_from_outputs(outputs)
+            deployments: dict[str, list[dict[str, Any]]] = {}
+            for server in servers:  # deployments on real servers (the sample plan's)
+                deployments[server.name] = [
+                    record(config(dep["config_id"]).get("name") or dep["id"],
+                           "pre_deployments", dep["config_id"])
+                    for dep in client.deployments(server.server_id)]
+            stubs = stubs_read.result()
+            defaults = environment_read.result().get("parameter_defaults") or {}
         for found in core_deployments.found_in(stubs, {s.server_id: s.name for s in servers}):
             deployment_id = found.deployment
             nested = core_deployments.nested_stack_id(found.deployment)
@@ -87,8 +97,6 @@ class SaveStackOutputs(Action):
             deployed = client.software_deployment(deployment_id)
             deployments[found.server].append(record(found.name, found.kind,
                                                     str(deployed["config_id"])))
-        defaults = (client.environment(plan, stack["id"]).get("parameter_defaults") or {}
-                    if stack.get("id") else {})
         stack_environment = {"parameter_defaults": {
             key: defaults[key] for key in config_download.ENVIRONMENT_KEYS if key in defaults}}
         network_configs = {cid: config(cid).get("config")

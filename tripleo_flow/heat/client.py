@@ -13,7 +13,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from tripleo_flow import exceptions
@@ -253,10 +253,14 @@ class HeatClient:
         return [{**f, "reason": reason} for f, reason in zip(failed, reasons, strict=True)]
 
     def outputs(self, name: str) -> dict[str, Any]:
+        return outputs_of(self.existing_stack(name))
+
+    def existing_stack(self, name: str) -> dict[str, Any]:
+        """The stack called ``name`` (:meth:`find_stack`); HeatError when there is none."""
         stack = self.find_stack(name)
         if stack is None:
             raise exceptions.HeatError(f"Stack {name!r} does not exist in this Heat.")
-        return {o["output_key"]: o.get("output_value") for o in stack.get("outputs") or []}
+        return stack
 
     def environment(self, name: str, stack_id: str) -> dict[str, Any]:
         """The stack's environment as Heat keeps it (``parameter_defaults`` merged from
@@ -282,6 +286,11 @@ class HeatClient:
 
     def software_config(self, config_id: str) -> dict[str, Any]:
         return dict(self._call("GET", f"/software_configs/{config_id}")["software_config"])
+
+
+def outputs_of(stack: Mapping[str, Any]) -> dict[str, Any]:
+    """``{key: value}`` of the outputs of ``stack`` as Heat shows a stack."""
+    return {o["output_key"]: o.get("output_value") for o in stack.get("outputs") or []}
 
 
 def _explain(detail: str) -> str:
