@@ -421,8 +421,9 @@ def test_cancel_child_workflow_lets_the_other_branches_end(host: Host, tmp_path:
                                                            where: str) -> None:
     """Mistral's parent of a cancelled sub-workflow: the task reads CANCELLED with the
     child's message as soon as the child ended and fires nothing (not even
-    ``on-complete``); the parent's other branch runs to its end, then the parent ends
-    CANCELLED with ``Cancelled tasks: taskx``."""
+    ``on-complete``); the parent's other branch runs to its end (its ``task(taskx)``
+    reads the child's message as ``state_info``), then the parent ends CANCELLED with
+    ``Cancelled tasks: taskx``."""
     name = _install(host, tmp_path, SUB.replace("""\
         taskx:
           workflow: subwf log=<% $.log %> gate=<% $.gate %>
@@ -434,7 +435,7 @@ def test_cancel_child_workflow_lets_the_other_branches_end(host: Host, tmp_path:
           action: test.hold gate=<% $.gate2 %>
           on-success: [next]
         next:
-          action: test.record path=<% $.log %> value="next"
+          action: test.record path=<% $.log %> value=<% task(taskx).state_info %>
         after_x:
           action: test.record path=<% $.log %> value="after_x"
 """).replace("input: [log, gate]\n      tasks:\n        taskx", "input: [log, gate, gate2]\n"
@@ -457,6 +458,6 @@ def test_cancel_child_workflow_lets_the_other_branches_end(host: Host, tmp_path:
     assert (top.state, top.state_info) == ("CANCELLED", "Cancelled tasks: taskx")
     assert {n: s for n, (s, _info) in _task_states(host, ident).items()} == {
         "taskx": "CANCELLED", "other": "SUCCESS", "next": "SUCCESS"}
-    assert _effects(log) == ["do next"]
+    assert _effects(log) == [f"do {MSG}"]
     assert host.resume_execution(ident).state == "CANCELLED"
-    assert _effects(log) == ["do next"]
+    assert _effects(log) == [f"do {MSG}"]
