@@ -17,9 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.engine_helpers import WORKBOOKS
 from tests.unit.workflows import test_cli_cancel
-from tests.unit.workflows.test_cli_cancel import ROOT
+from tests.unit.workflows.test_cli_cancel import ROOT, interrupted
 
 CLI = test_cli_cancel.CLI.replace("CancelExecution", "UpdateExecution").replace(
     '"execution cancel"', '"execution update"')
@@ -34,14 +33,7 @@ def _cli(conf: Path, *args: str, code: int = 0) -> subprocess.CompletedProcess[s
 
 
 def test_execution_update_from_the_cli(tmp_path: Path) -> None:
-    conf = tmp_path / "tripleo-flow.conf"
-    conf.write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n")
-    _cli(conf, "workbook", "create", str(WORKBOOKS / "good" / "std_only.yaml"))
-    died = subprocess.run(
-        [sys.executable, "-m", "tests.engine_helpers", "record-then-die",
-         str(tmp_path / "data"), "std_only.greet", json.dumps({"who": "you"})],
-        cwd=ROOT, capture_output=True, text=True, timeout=120)
-    ident = json.loads(died.stdout.splitlines()[0])["recorded"]
+    conf, ident = interrupted(tmp_path, CLI)
 
     helped = _cli(conf, "help", "execution", "update").stdout
     assert "--state" in helped and "--state-info" in helped and "--env" in helped
