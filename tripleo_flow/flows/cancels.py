@@ -25,9 +25,8 @@ crash-resume runs the execution again (its pause request is kept:
 
 A cancelled sub-workflow lets its parent's other branches run to their ends, then
 the parent ends CANCELLED with ``state_info`` ``"Cancelled tasks: TASK"``, as
-Mistral's (:mod:`.machine_cancels`).  Where ours differs: a reverse workflow's
-parent (a compiled graph, which cannot end one task CANCELLED) is cancelled at once
-with that message, with its other sub-workflows.
+Mistral's (:mod:`.machine_cancels`; a compiled graph's, a reverse workflow's:
+:mod:`.graph_cancels`).
 
 A stop with another end state (Mistral's ``execution-update -s ERROR|SUCCESS``,
 ``stop_workflow``) is the same row with that state (:data:`FAILURE`, Mistral's
@@ -47,7 +46,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -239,8 +238,7 @@ def ended(store: Any, execution_id: str, origin: str | None = None) -> Any:
     return record if record.state in ENDED else None
 
 
-def cancel(store: Any, execution_id: str, message: str | None,
-           live: Any, catalog: Callable[[], Any] | None = None,
+def cancel(store: Any, execution_id: str, message: str | None, live: Any,
            state: str = CANCELLED) -> Any:
     """Cancel ``execution_id`` (of ``store``) and its sub-workflow executions that
     have not ended, with ``message``; its record as readers see it then.  With
@@ -252,11 +250,9 @@ def cancel(store: Any, execution_id: str, message: str | None,
     another process runs gets a pause request, which its engine reads before it
     starts tasks; either records its end once its running tasks ended.
 
-    A parent that runs a direct workflow of ``catalog`` (a factory: the state machine
-    runs it, :mod:`.machine_cancels`) is left running, as Mistral's: its
-    task reads CANCELLED once the child ended, its other branches run to their ends,
-    then it ends CANCELLED with ``"Cancelled tasks: TASK"``.  Any other ancestor
-    (a reverse workflow's graph) is cancelled at once with that message.
+    Its parent is left running, as Mistral's: its task reads CANCELLED once the child
+    ended, its other branches run to their ends, then it ends CANCELLED with
+    ``"Cancelled tasks: TASK"`` (:mod:`.machine_cancels`, :mod:`.graph_cancels`).
     """
     record = store.get(execution_id)
     if state != CANCELLED:  # one asked to pause reads PAUSED already, as Mistral's
@@ -265,23 +261,12 @@ def cancel(store: Any, execution_id: str, message: str | None,
         record = pause_views.shown_one(store, record)
     if not stoppable(record, state):
         return record
-    chain = [(execution_id, message)]
-    parent, task = record.parent_id, record.parent_task
-    while state == CANCELLED and isinstance(parent, str) and \
-            parent not in [c[0] for c in chain]:
-        above = store.get(parent)
-        if above.state in ENDED or _on_machine(catalog, above):
-            break
-        chain.append((parent, f"Cancelled tasks: {task}"))
-        parent, task = above.parent_id, above.parent_task
-    top = chain[-1][0]
-    family = [top]
+    family = [execution_id]
     for ident in family:  # breadth first: children, grandchildren...
         family.extend(fd.uuid for fd in store.children(ident) if fd.uuid not in family)
-    said = dict(chain)
     for ident in family:
         if store.get(ident).state not in ENDED:
-            store.cancels.record(ident, said.get(ident, message),
+            store.cancels.record(ident, message,
                                  state if ident == execution_id else CANCELLED)
             store.pause_requests.request(ident)
     for ident in reversed(family):  # the deepest first: each parent sees its child stop
@@ -323,16 +308,6 @@ def stoppable(record: Any, state: str) -> bool:
             f"Execution {record.id!r} is {record.state}: it cannot be stopped with "
             "state SUCCESS (only a running execution can).")
     return False
-
-
-def _on_machine(catalog: Callable[[], Any] | None, record: Any) -> bool:
-    """Whether execution ``record`` runs a direct workflow (of ``catalog``): the state
-    machine ends it CANCELLED once its cancelled sub-workflow's siblings ended."""
-    try:
-        found = catalog().lookup(record.workflow) if catalog is not None else None
-    except Exception:  # a workbook gone or broken: cancelled at once, as before
-        return False
-    return found is not None and found.type == "direct" and record.target is None
 
 
 def _end_if_idle(store: Any, ident: str, live: Any) -> bool:

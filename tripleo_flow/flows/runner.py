@@ -343,7 +343,7 @@ class Runner:
         """Cancel an execution and its sub-workflows (or stop it in ``state``), as Mistral's
         (:mod:`.cancels`); Conflict when ``origin`` is given and it was not started there."""
         pause_requests.check_origin(self.store, execution_id, origin, cancels.verb(state))
-        return cancels.cancel(self.store, execution_id, message, self._live, self._catalog, state)
+        return cancels.cancel(self.store, execution_id, message, self._live, state)
 
     def ended(self, execution_id: str, origin: str | None = None) -> Execution | None:
         """Its record when it has ended (a resume returns it unchanged, as Mistral's)."""

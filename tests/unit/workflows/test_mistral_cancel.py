@@ -416,6 +416,31 @@ def test_cancel_with_items_child_workflow(host: Host, tmp_path: Path, fail: bool
     assert _effects(log) == ([] if fail else [f"do {second}"])
 
 
+def cancel_child_then_end(host: Host, tmp_path: Path, workflow: str, where: str,
+                          **inputs: Any) -> str:
+    """Start ``workflow`` (its ``taskx`` runs a sub-workflow held at ``gate``, its
+    ``other`` is held at ``gate2``), cancel the child, and check: ``taskx`` reads
+    CANCELLED with the message once the child ended, while the parent runs on; once
+    ``other`` is let go the parent ends CANCELLED with ``Cancelled tasks: taskx``.
+    The parent's id."""
+    gate2 = uuid.uuid4().hex
+    ident, gate = _start(host, tmp_path, workflow, gate2=gate2, **inputs)
+    assert gate_of(gate2).reached.wait(60)
+    (child,) = [e.id for e in host.list_executions() if e.parent_id == ident]
+    _cancel(host, tmp_path, child, where)
+    gate.opened.set()
+    _until("taskx cancelled", lambda: _task_states(host, ident).get("taskx", ("",))[0]
+           == "CANCELLED")
+    assert _task_states(host, ident)["taskx"] == ("CANCELLED", MSG)
+    assert host.get_execution(ident).state == "RUNNING"  # other still holds
+    gate_of(gate2).opened.set()
+    assert host.follow_execution(ident, timeout=60).state == "CANCELLED"
+    host._runner().wait_background(60)
+    top = host.get_execution(ident)
+    assert (top.state, top.state_info) == ("CANCELLED", "Cancelled tasks: taskx")
+    return ident
+
+
 @WHERE
 def test_cancel_child_workflow_lets_the_other_branches_end(host: Host, tmp_path: Path,
                                                            where: str) -> None:
@@ -441,21 +466,7 @@ def test_cancel_child_workflow_lets_the_other_branches_end(host: Host, tmp_path:
 """).replace("input: [log, gate]\n      tasks:\n        taskx", "input: [log, gate, gate2]\n"
              "      tasks:\n        taskx", 1))
     log = tmp_path / "log"
-    gate2 = uuid.uuid4().hex
-    ident, gate = _start(host, tmp_path, f"{name}.wf", log=str(log), gate2=gate2)
-    assert gate_of(gate2).reached.wait(60)
-    (child,) = [e.id for e in host.list_executions() if e.parent_id == ident]
-    _cancel(host, tmp_path, child, where)
-    gate.opened.set()
-    _until("taskx cancelled", lambda: _task_states(host, ident).get("taskx", ("",))[0]
-           == "CANCELLED")
-    assert _task_states(host, ident)["taskx"] == ("CANCELLED", MSG)
-    assert host.get_execution(ident).state == "RUNNING"  # other still holds
-    gate_of(gate2).opened.set()
-    assert host.follow_execution(ident, timeout=60).state == "CANCELLED"
-    host._runner().wait_background(60)
-    top = host.get_execution(ident)
-    assert (top.state, top.state_info) == ("CANCELLED", "Cancelled tasks: taskx")
+    ident = cancel_child_then_end(host, tmp_path, f"{name}.wf", where, log=str(log))
     assert {n: s for n, (s, _info) in _task_states(host, ident).items()} == {
         "taskx": "CANCELLED", "other": "SUCCESS", "next": "SUCCESS"}
     assert _effects(log) == [f"do {MSG}"]
