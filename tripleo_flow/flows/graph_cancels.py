@@ -55,9 +55,12 @@ class CancellingExit(atoms.ExitAtom):
         """Record the execution CANCELLED when a task of it was; whether one was."""
         store = getattr(self.runtime.children, "store", None)
         scope = self.runtime.scope
+        if store is None or not any(getattr(spec, "workflow", None)
+                                    for spec in scope.task_specs.values()):
+            return False  # no task of it runs a sub-workflow: none was cancelled
         names = [record["name"].partition("/")[0]
                  for record in scope.tasks("", recursive=True, state=CANCELLED)]
-        if not names or store is None:
+        if not names:
             return False
         tasks = ", ".join(dict.fromkeys(names))
         store.cancels.record(scope.execution_id, f"Cancelled tasks: {tasks}")
