@@ -96,7 +96,7 @@ def test_stop_with_success_and_pause_then_resume_with_env(tmp_path: Path) -> Non
             "SUCCESS", "Force stop", {})
         assert "after" not in _states(api, ident)
 
-        ident = _chain(api, 1)
+        ident = _chain(api, 3)
         url = f"/v1/executions/{ident}"
         paused = api("PUT", url, json={"state": "PAUSED"})
         assert paused.status_code == 200 and paused.json()["state"] == "PAUSED"
