@@ -291,7 +291,7 @@ def verb(state: str) -> str:
 def stoppable(record: Any, state: str) -> bool:
     """Whether execution ``record`` (as readers see it) is stopped in ``state``, as
     Mistral's ``stop_workflow``: False (left as it is) when it has ended, or is PAUSED
-    and ``state`` is FAILURE.
+    and ``state`` is FAILURE (a PAUSED one is cancelled).
 
     :raises InvalidInput: ``state`` is none of :data:`STOP_STATES`
     :raises Conflict: SUCCESS asked of one that is PAUSED or has ended (Mistral has
@@ -301,7 +301,7 @@ def stoppable(record: Any, state: str) -> bool:
         raise exceptions.InvalidInput(
             f"An execution is stopped in state CANCELLED, FAILURE (ERROR) or SUCCESS, "
             f"not {str(state)[:40]!r}.")
-    if record.state not in ENDED and record.state != PAUSED:
+    if record.state not in ENDED and (record.state != PAUSED or state == CANCELLED):
         return True
     if state == SUCCESS:
         raise exceptions.Conflict(

@@ -200,7 +200,7 @@ def test_update_runs_the_operation_its_state_names(host: Host, tmp_path: Path) -
         host.update_execution(ident, env={"a": 1})
     assert host.update_execution(ident, "PAUSED").state == "PAUSED"
     _ended(host, gate)
-    assert host.update_execution(ident, "RUNNING").state in ("RUNNING", "SUCCESS")
+    host.update_execution(ident, "RUNNING")  # in the background
     assert host.follow_execution(ident, timeout=60).state == "SUCCESS"
     assert _effects(log) == ["do task2"]
 
