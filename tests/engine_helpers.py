@@ -32,6 +32,7 @@ from tripleo_flow.actions.base import Action, ActionContext, Rerun, reverter
 from tripleo_flow.actions.parameters import UpdateParameters
 from tripleo_flow.actions.registry import ActionRegistry
 from tripleo_flow.api.completions import CompletionsMixin
+from tripleo_flow.api.execution_updates import ExecutionUpdatesMixin
 from tripleo_flow.api.workflows import WorkflowsMixin
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.lock import PlanLocks
@@ -263,7 +264,7 @@ ACTIONS: dict[str, type[Action]] = {
 }
 
 
-class Host(WorkflowsMixin, CompletionsMixin):
+class Host(WorkflowsMixin, CompletionsMixin, ExecutionUpdatesMixin):
     """The three attributes WorkflowsMixin relies on, with a test registry."""
 
     def __init__(self, data_dir: Path, actions: dict[str, type[Action]] | None = None) -> None:

@@ -22,6 +22,7 @@ from tripleo_flow.actions.context import ActionContext
 from tripleo_flow.api.backup import BackupMixin
 from tripleo_flow.api.completions import CompletionsMixin
 from tripleo_flow.api.deploy import DeployMixin
+from tripleo_flow.api.execution_updates import ExecutionUpdatesMixin
 from tripleo_flow.api.heat import HeatMixin
 from tripleo_flow.api.nodes import NodesMixin
 from tripleo_flow.api.plans import PlansMixin
@@ -49,8 +50,9 @@ def make_store(conf: cfg.ConfigOpts, data_dir: Path) -> PlanStore:
                       history_max=conf.limits.plan_history_max)
 
 
-class Client(PlansMixin, WorkflowsMixin, CompletionsMixin, HeatMixin, DeployMixin, NodesMixin,
-             ValidationsMixin, ScaleMixin, UpdateMixin, BackupMixin, StoredBackupsMixin):
+class Client(PlansMixin, WorkflowsMixin, CompletionsMixin, ExecutionUpdatesMixin, HeatMixin,
+             DeployMixin, NodesMixin, ValidationsMixin, ScaleMixin, UpdateMixin, BackupMixin,
+             StoredBackupsMixin):
     """A session of the Python API over one configuration."""
 
     def __init__(self, conf: cfg.ConfigOpts, store: PlanStore | None = None,

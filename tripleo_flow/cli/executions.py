@@ -1,4 +1,4 @@
-"""``tripleo-flow execution list/show/tasks/pause/resume/cancel/complete``."""
+"""``tripleo-flow execution list/show/tasks/pause/resume/cancel/update/complete``."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from typing import Any
 from cliff.lister import Lister
 from cliff.show import ShowOne
 
+from tripleo_flow import exceptions
+from tripleo_flow.api.execution_updates import STATES
 from tripleo_flow.cli._format import data, when
 from tripleo_flow.cli.common import ClientMixin
 from tripleo_flow.cli.progress import Progress
@@ -139,6 +141,35 @@ class CancelExecution(ClientMixin, ShowOne):
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         return execution_row(self.client.cancel_execution(parsed_args.execution_id,
                                                           parsed_args.message))
+
+
+class UpdateExecution(ClientMixin, ShowOne):
+    """Change an execution's state as Mistral's execution-update: pause, resume, cancel, stop."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = _id_parser(super().get_parser(prog_name))
+        parser.add_argument("--state", "-s", metavar="STATE", default=None,
+                            choices=list(STATES),
+                            help="PAUSED pauses it, RUNNING resumes it (in the background), "
+                            "CANCELLED cancels it, ERROR or SUCCESS stops it in that state "
+                            "(its running tasks end, no new one starts).")
+        parser.add_argument("--state-info", "-i", metavar="TEXT", default=None,
+                            help="Why (CANCELLED, ERROR, SUCCESS): kept as its state info.")
+        parser.add_argument("--env", "-e", metavar="JSON", default=None,
+                            help="A JSON object merged into the environment of a paused "
+                            "execution (alone, or with --state RUNNING).")
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
+        env = None
+        if parsed_args.env is not None:
+            try:
+                env = json.loads(parsed_args.env)
+            except ValueError as exc:
+                raise exceptions.InvalidInput(f"--env is not JSON: {exc}") from exc
+        return execution_row(self.client.update_execution(
+            parsed_args.execution_id, parsed_args.state, parsed_args.state_info, env,
+            detach=True))
 
 
 class ResumeExecution(ClientMixin, ShowOne):

@@ -26,6 +26,7 @@ from tripleo_flow.flows import (
     atoms,
     execution_scope,
     expressions,
+    graph_cancels,
     redaction,
     task_progress,
     undo_journal,
@@ -285,6 +286,8 @@ class ActionAtom(_WorkbookAtom):
                 result, inputs = self._run_items(ctx, kwargs, evaluator, timeout, width)
                 self._check_fail_on(ctx, kwargs, result, inputs)
             except Exception as exc:
+                if isinstance(exc, exceptions.ChildCancelled) and not self.links.machine:
+                    return graph_cancels.outcome(ctx, exc)  # the other branches go on
                 if isinstance(exc, (exceptions.Interrupted, exceptions.ChildPaused)):
                     raise  # stopping (pausing) is not an error a workbook handles or retries
                 if attempt < attempts and not self._breaks(ctx, kwargs, exc):

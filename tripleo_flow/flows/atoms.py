@@ -30,6 +30,7 @@ from tripleo_flow.actions.base import Action
 from tripleo_flow.core.signatures import CachedSignatures
 from tripleo_flow.exceptions import FailCommand, TaskFailed
 from tripleo_flow.flows import error_records, execution_scope, expressions, workbook_clauses
+from tripleo_flow.flows.states import CANCELLED
 from tripleo_flow.flows.undo_journal import ExecutionUndoJournal
 from tripleo_flow.flows.workbook_clauses import COMMANDS
 from tripleo_flow.flows.workbook_model import TaskSpec, Transition, WorkflowSpec, apply_inputs
@@ -185,7 +186,7 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
                 chosen.append(start)
         for pred in self.links.preds:
             outcome = kwargs[task_symbol(pred)]
-            if outcome.get("state") == SKIPPED:
+            if outcome.get("state") in (SKIPPED, CANCELLED):  # (:mod:`.graph_cancels`)
                 continue
             if self.links.reverse or self.spec.name in outcome.get("next", ()):
                 chosen.append(outcome)

@@ -25,22 +25,40 @@ crash-resume runs the execution again (its pause request is kept:
 
 A cancelled sub-workflow lets its parent's other branches run to their ends, then
 the parent ends CANCELLED with ``state_info`` ``"Cancelled tasks: TASK"``, as
-Mistral's (:mod:`.machine_cancels`).  Where ours differs: a reverse workflow's
-parent (a compiled graph, which cannot end one task CANCELLED) is cancelled at once
-with that message, with its other sub-workflows.
+Mistral's (:mod:`.machine_cancels`; a compiled graph's, a reverse workflow's:
+:mod:`.graph_cancels`).
+
+A stop with another end state (Mistral's ``execution-update -s ERROR|SUCCESS``,
+``stop_workflow``) is the same row with that state (:data:`FAILURE`, Mistral's
+ERROR, or :data:`SUCCESS`): the running tasks end, no new one starts, readers see
+the state at once with the message as its ``state_info`` (and, ERROR, its error and
+output ``{"result": message}``).  Mistral refuses SUCCESS for an execution that is
+PAUSED or has ended (no such transition) and leaves one that is PAUSED or has ended
+as it is when asked ERROR.  A stopped sub-workflow's parent task ends as with any
+sub-workflow's end: ERROR fails it with the message, SUCCESS completes it.  Where ours
+differs: a stopped execution's sub-workflows that still run are cancelled with it
+(Mistral's run on, their results ignored); SUCCESS gives the output ``{}`` (Mistral's
+evaluates the workflow's ``output`` over what ran), ERROR's output does not merge
+``output-on-error``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import sqlalchemy as sa
 
+from tripleo_flow import exceptions
 from tripleo_flow.flows import pause_requests, side_tables
-from tripleo_flow.flows.states import CANCELLED, ENDED
+from tripleo_flow.flows.states import CANCELLED, ENDED, PAUSED
+
+#: The end states a stop gives besides CANCELLED (Mistral's ERROR is our FAILURE).
+FAILURE = "FAILURE"
+SUCCESS = "SUCCESS"
+STOP_STATES = (CANCELLED, FAILURE, SUCCESS)
 
 _METADATA = sa.MetaData()
 TABLE = sa.Table(
@@ -48,6 +66,9 @@ TABLE = sa.Table(
     sa.Column("execution_id", sa.String(36), primary_key=True),
     sa.Column("state_info", sa.Text, nullable=True),
     sa.Column("cancelled_at", sa.Float, nullable=False),
+    #: The end state: CANCELLED (NULL, as rows written before stops had states),
+    #: FAILURE or SUCCESS.
+    sa.Column("state", sa.String(16), nullable=True),
 )
 
 
@@ -55,14 +76,17 @@ def create_table(engine: sa.engine.Engine) -> None:
     """Create the table when the database has none (the executions backend calls
     this with its own tables)."""
     side_tables.create_missing(TABLE, engine)
+    side_tables.add_missing_columns(TABLE, engine)
 
 
 @dataclasses.dataclass(frozen=True)
 class Cancel:
-    """One execution's cancel: its message (``state_info``) and when it was asked."""
+    """One execution's cancel (or stop): its message (``state_info``), when it was
+    asked and the state it ends in."""
 
     state_info: str | None
     cancelled_at: float
+    state: str = CANCELLED
 
 
 class Cancels:
@@ -71,9 +95,11 @@ class Cancels:
     def __init__(self, engine: sa.engine.Engine) -> None:
         self._engine = engine
 
-    def record(self, execution_id: str, state_info: str | None) -> bool:
-        """Cancel ``execution_id`` with message ``state_info``; False when it was
-        cancelled already (the first message stays, as Mistral's)."""
+    def record(self, execution_id: str, state_info: str | None,
+               state: str = CANCELLED) -> bool:
+        """Cancel ``execution_id`` (stop it in ``state``) with message ``state_info``;
+        False when it was cancelled or stopped already (the first one stays, as
+        Mistral's)."""
         try:
             with self._engine.begin() as conn:
                 if conn.execute(sa.select(TABLE.c.execution_id).where(
@@ -81,7 +107,8 @@ class Cancels:
                     return False
                 conn.execute(sa.insert(TABLE).values(execution_id=execution_id,
                                                      state_info=state_info,
-                                                     cancelled_at=time.time()))
+                                                     cancelled_at=time.time(),
+                                                     state=state))
         except sa.exc.IntegrityError:
             return False  # another client cancelled it between the look and the insert
         return True
@@ -101,7 +128,8 @@ class Cancels:
             for start in range(0, len(ids), 500):
                 for row in conn.execute(sa.select(TABLE).where(
                         TABLE.c.execution_id.in_(ids[start:start + 500]))):
-                    found[row.execution_id] = Cancel(row.state_info, row.cancelled_at)
+                    found[row.execution_id] = Cancel(row.state_info, row.cancelled_at,
+                                                     row.state or CANCELLED)
         return found
 
 
@@ -113,11 +141,17 @@ def shown(cancels: Cancels, records: Iterable[Any]) -> list[Any]:
     found = cancels.of([r.id for r in records])
     if not found:
         return records
-    return [dataclasses.replace(
-        r, state=CANCELLED, state_info=found[r.id].state_info,
-        output={"result": found[r.id].state_info}, pausing=False, error=None,
-        failed_task=None, error_api=None, hints=None)
-        if r.id in found else r for r in records]
+    return [_as_stopped(r, found[r.id]) if r.id in found else r for r in records]
+
+
+def _as_stopped(record: Any, stop: Cancel) -> Any:
+    """``record`` as a reader sees it once it was cancelled or stopped (``stop``)."""
+    info = stop.state_info
+    return dataclasses.replace(
+        record, state=stop.state, state_info=info,
+        output={} if stop.state == SUCCESS else {"result": info}, pausing=False,
+        error=info if stop.state == FAILURE else None, failed_task=None, error_api=None,
+        hints=None)
 
 
 def shown_tasks(store: Any, fd: Any, records: list[Any]) -> list[Any]:
@@ -183,7 +217,9 @@ def finish(store: Any, fd: Any, journal: Any = None) -> bool:
         store.cancels.record(fd.uuid, above.state_info)
         found = store.cancels.of([fd.uuid])[fd.uuid]
     store.update_meta(fd, finished_at=time.time(), paused_at=None,
-                      state_info=found.state_info, output={"result": found.state_info})
+                      state_info=found.state_info,
+                      error=found.state_info if found.state == FAILURE else None,
+                      output={} if found.state == SUCCESS else {"result": found.state_info})
     store.async_actions.cancel_execution(fd.uuid, "cancelled: the execution was cancelled")
     if journal is not None:
         journal.forget()
@@ -202,41 +238,36 @@ def ended(store: Any, execution_id: str, origin: str | None = None) -> Any:
     return record if record.state in ENDED else None
 
 
-def cancel(store: Any, execution_id: str, message: str | None,
-           live: Any, catalog: Callable[[], Any] | None = None) -> Any:
+def cancel(store: Any, execution_id: str, message: str | None, live: Any,
+           state: str = CANCELLED) -> Any:
     """Cancel ``execution_id`` (of ``store``) and its sub-workflow executions that
-    have not ended, with ``message``; its record as readers see it then.
+    have not ended, with ``message``; its record as readers see it then.  With
+    ``state`` FAILURE or SUCCESS it is stopped in that state instead (its
+    sub-workflows are cancelled, its ancestors left running: :func:`stoppable`).
 
     An execution that ended is returned unchanged (Mistral's cancel does nothing then).
     One this process runs is suspended (``live``: the running engines by id), one
     another process runs gets a pause request, which its engine reads before it
     starts tasks; either records its end once its running tasks ended.
 
-    A parent that runs a direct workflow of ``catalog`` (a factory: the state machine
-    runs it, :mod:`.machine_cancels`) is left running, as Mistral's: its
-    task reads CANCELLED once the child ended, its other branches run to their ends,
-    then it ends CANCELLED with ``"Cancelled tasks: TASK"``.  Any other ancestor
-    (a reverse workflow's graph) is cancelled at once with that message.
+    Its parent is left running, as Mistral's: its task reads CANCELLED once the child
+    ended, its other branches run to their ends, then it ends CANCELLED with
+    ``"Cancelled tasks: TASK"`` (:mod:`.machine_cancels`, :mod:`.graph_cancels`).
     """
     record = store.get(execution_id)
-    if record.state in ENDED:
+    if state != CANCELLED:  # one asked to pause reads PAUSED already, as Mistral's
+        from tripleo_flow.flows import pause_views
+
+        record = pause_views.shown_one(store, record)
+    if not stoppable(record, state):
         return record
-    chain = [(execution_id, message)]
-    parent, task = record.parent_id, record.parent_task
-    while isinstance(parent, str) and parent not in [c[0] for c in chain]:
-        above = store.get(parent)
-        if above.state in ENDED or _on_machine(catalog, above):
-            break
-        chain.append((parent, f"Cancelled tasks: {task}"))
-        parent, task = above.parent_id, above.parent_task
-    top = chain[-1][0]
-    family = [top]
+    family = [execution_id]
     for ident in family:  # breadth first: children, grandchildren...
         family.extend(fd.uuid for fd in store.children(ident) if fd.uuid not in family)
-    said = dict(chain)
     for ident in family:
         if store.get(ident).state not in ENDED:
-            store.cancels.record(ident, said.get(ident, message))
+            store.cancels.record(ident, message,
+                                 state if ident == execution_id else CANCELLED)
             store.pause_requests.request(ident)
     for ident in reversed(family):  # the deepest first: each parent sees its child stop
         engine = live.get(ident)
@@ -252,14 +283,31 @@ def cancel(store: Any, execution_id: str, message: str | None,
     return store.get(execution_id)
 
 
-def _on_machine(catalog: Callable[[], Any] | None, record: Any) -> bool:
-    """Whether execution ``record`` runs a direct workflow (of ``catalog``): the state
-    machine ends it CANCELLED once its cancelled sub-workflow's siblings ended."""
-    try:
-        found = catalog().lookup(record.workflow) if catalog is not None else None
-    except Exception:  # a workbook gone or broken: cancelled at once, as before
-        return False
-    return found is not None and found.type == "direct" and record.target is None
+def verb(state: str) -> str:
+    """The command that stops an execution in ``state`` (``execution VERB ID``)."""
+    return "cancel" if state == CANCELLED else "update"
+
+
+def stoppable(record: Any, state: str) -> bool:
+    """Whether execution ``record`` (as readers see it) is stopped in ``state``, as
+    Mistral's ``stop_workflow``: False (left as it is) when it has ended, or is PAUSED
+    and ``state`` is FAILURE (a PAUSED one is cancelled).
+
+    :raises InvalidInput: ``state`` is none of :data:`STOP_STATES`
+    :raises Conflict: SUCCESS asked of one that is PAUSED or has ended (Mistral has
+        no such transition)
+    """
+    if state not in STOP_STATES:
+        raise exceptions.InvalidInput(
+            f"An execution is stopped in state CANCELLED, FAILURE (ERROR) or SUCCESS, "
+            f"not {str(state)[:40]!r}.")
+    if record.state not in ENDED and (record.state != PAUSED or state == CANCELLED):
+        return True
+    if state == SUCCESS:
+        raise exceptions.Conflict(
+            f"Execution {record.id!r} is {record.state}: it cannot be stopped with "
+            "state SUCCESS (only a running execution can).")
+    return False
 
 
 def _end_if_idle(store: Any, ident: str, live: Any) -> bool:
@@ -283,5 +331,6 @@ def _end_if_idle(store: Any, ident: str, live: Any) -> bool:
     return True
 
 
-__all__ = ["CANCELLED", "ENDED", "TABLE", "Cancel", "Cancels", "cancel", "create_table",
-           "ended", "finish", "shown", "shown_tasks"]
+__all__ = ["CANCELLED", "ENDED", "FAILURE", "STOP_STATES", "SUCCESS", "TABLE", "Cancel",
+           "Cancels", "cancel", "create_table", "ended", "finish", "shown", "shown_tasks",
+           "stoppable", "verb"]

@@ -31,6 +31,7 @@ from tripleo_flow.flows import (
     action_atom,
     atoms,
     expressions,
+    graph_cancels,
     subworkflow,
     workbook_clauses,
     workbook_validator,
@@ -285,8 +286,9 @@ def compile_workflow(workflow: WorkflowSpec, catalog: Catalog, runtime: atoms.Ru
     builder = _Builder(catalog, runtime)
     # As Mistral's: an unhandled error lets the other branches finish, then fails.
     top = builder.workflow(workflow, "", target, contained=True)
-    end = atoms.ExitAtom(END_ATOM, TaskSpec(name=""), atoms.Links(prefix="", preds=()),
-                         runtime, workflow, "", top, provides=atoms.OUTPUT_SYMBOL)
+    end = graph_cancels.CancellingExit(
+        END_ATOM, TaskSpec(name=""), atoms.Links(prefix="", preds=()), runtime, workflow, "",
+        top, provides=atoms.OUTPUT_SYMBOL)
     builder.items.append(builder._keep(end))
     flow = graph_flow.Flow(workflow.full_name)
     flow.add(*builder.items)

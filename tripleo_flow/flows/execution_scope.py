@@ -27,6 +27,7 @@ from taskflow import states
 from taskflow.types import failure
 
 from tripleo_flow.flows import error_records
+from tripleo_flow.flows.states import CANCELLED_INFO
 
 #: Outcome key of the values a task published to the global scope.
 GLOBAL = "global"
@@ -297,7 +298,8 @@ class Scope:
         return self.task_model(prefix, atom, {
             "name": name, "state": outcome.get("state"), "result": outcome.get("result"),
             "published": outcome.get("published"),
-            "state_info": outcome.get("error") or outcome.get("state_info")})
+            "state_info": outcome.get("error") or outcome.get("state_info")
+            or outcome.get(CANCELLED_INFO)})
 
     def latest_task(self, prefix: str, name: str) -> dict[str, Any] | None:
         """``task(name)`` where no task runs (a workflow's ``output``): the task
@@ -355,7 +357,7 @@ class Scope:
                 return None
             record.update(state=outcome.get("state"), result=outcome.get("result"),
                           published=dict(outcome.get("published") or {}),
-                          state_info=outcome.get("error"),
+                          state_info=outcome.get("error") or outcome.get(CANCELLED_INFO),
                           started_at=outcome.get("started_at"))
         elif atom_state == states.FAILURE:
             fail = storage.get(atom)

@@ -338,12 +338,12 @@ class Runner:
         # Recorded too, so readers show it PAUSED at once (:mod:`.pause_views`).
         return pause_requests.note(self.store, execution_id)
 
-    def cancel(self, execution_id: str, message: str | None = None,
-               origin: str | None = None) -> Execution:
-        """Cancel an execution and its sub-workflows, as Mistral's (:mod:`.cancels`);
-        Conflict when ``origin`` is given and it was not started from there."""
-        pause_requests.check_origin(self.store, execution_id, origin, "cancel")
-        return cancels.cancel(self.store, execution_id, message, self._live, self._catalog)
+    def cancel(self, execution_id: str, message: str | None = None, origin: str | None = None,
+               state: str = cancels.CANCELLED) -> Execution:
+        """Cancel an execution and its sub-workflows (or stop it in ``state``), as Mistral's
+        (:mod:`.cancels`); Conflict when ``origin`` is given and it was not started there."""
+        pause_requests.check_origin(self.store, execution_id, origin, cancels.verb(state))
+        return cancels.cancel(self.store, execution_id, message, self._live, state)
 
     def ended(self, execution_id: str, origin: str | None = None) -> Execution | None:
         """Its record when it has ended (a resume returns it unchanged, as Mistral's)."""

@@ -15,3 +15,22 @@ def create_missing(table: sa.Table, engine: sa.engine.Engine) -> None:
         # Another process created it between the check and the CREATE.
         if not sa.inspect(engine).has_table(table.name):
             raise
+
+
+def add_missing_columns(table: sa.Table, engine: sa.engine.Engine) -> None:
+    """Add the nullable columns of ``table`` that a database made by an older release
+    lacks (its rows then read NULL there)."""
+    have = {column["name"] for column in sa.inspect(engine).get_columns(table.name)}
+    for column in table.columns:
+        if column.name in have or not column.nullable:
+            continue
+        kind = column.type.compile(dialect=engine.dialect)
+        try:
+            with engine.begin() as conn:
+                conn.execute(sa.text(
+                    f"ALTER TABLE {table.name} ADD COLUMN {column.name} {kind}"))
+        except sa.exc.OperationalError:
+            # Another process added it between the look and the ALTER.
+            if column.name not in {c["name"] for c in sa.inspect(engine).get_columns(
+                    table.name)}:
+                raise

@@ -8,5 +8,7 @@ CANCELLED = "CANCELLED"
 #: Where a task execution that ended CANCELLED (its sub-workflow was cancelled) keeps
 #: its message (Mistral's task ``state_info``) in its outcome.
 CANCELLED_INFO = "cancelled"
+#: The state of an execution a pause stopped (Mistral's name).
+PAUSED = "PAUSED"
 #: The states of an execution that ended by itself; a cancel leaves them as they are.
 ENDED = ("SUCCESS", "FAILURE", "REVERTED", CANCELLED)

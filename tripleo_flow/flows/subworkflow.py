@@ -312,6 +312,8 @@ class ChildRuns:
                 raise exceptions.Interrupted(self.stop.what, signal.Signals(
                     self.stop.received).name, (fd.meta or {}).get("parent_task")) from exc
             raise TaskFailed(f"sub-workflow {workflow!r} failed: {exc.cause}") from exc
+        if record.state == "FAILURE":  # stopped with ERROR by a client (:mod:`.cancels`)
+            raise TaskFailed(f"sub-workflow {workflow!r} failed: {record.error}")
         if record.state == CANCELLED:  # the task reads so; the parent's branches go on
             raise exceptions.ChildCancelled((fd.meta or {}).get("parent_task", ""),
                                             record.id, record.state_info)

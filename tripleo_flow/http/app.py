@@ -328,7 +328,12 @@ ROUTES: list[Route] = [
                                  Param("sort_dir", {"type": "string",
                                                     "enum": ["asc", "desc"]})))}),
     Route("/v1/executions/{execution_id}", "execution", {
-        "get": Operation("Show an execution", tags=TAGS_WF)}),
+        "get": Operation("Show an execution", tags=TAGS_WF),
+        "put": Operation(
+            "Change an execution's state as Mistral's PUT /v2/executions/{id} (RUNNING "
+            "resumes, PAUSED, CANCELLED, ERROR or SUCCESS stops it); 200 with the execution, "
+            "409 when it cannot change so", body=workflows.UPDATE_BODY, tags=TAGS_WF,
+            errors=UPLOAD_ERRORS)}),
     Route("/v1/executions/{execution_id}/resume", "execution_resume", {
         "post": Operation(
             "Continue a paused, suspended or interrupted execution that was started "

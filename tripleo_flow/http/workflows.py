@@ -11,6 +11,7 @@ import falcon
 
 from tripleo_flow import exceptions
 from tripleo_flow.api import idempotency
+from tripleo_flow.api.execution_updates import STATES
 from tripleo_flow.api.paths import ServerPaths
 from tripleo_flow.flows.cancels import ENDED
 from tripleo_flow.http import events, media
@@ -23,6 +24,13 @@ IDEMPOTENCY_HEADER = idempotency.HEADER
 
 
 execution_body = media.execution
+
+#: The body of ``PUT /v1/executions/{id}`` (Mistral's execution update).
+UPDATE_BODY = {"type": "object", "additionalProperties": False, "properties": {
+    "id": {"type": "string"}, "state": {"type": "string", "enum": list(STATES)},
+    "state_info": {"type": "string"},
+    "params": {"type": "object", "additionalProperties": False,
+               "properties": {"env": {"type": "object"}}}}}
 
 
 class Workflows:
@@ -108,11 +116,37 @@ class Executions:
 
 
 class Execution:
+    """``GET /v1/executions/{id}``; ``PUT``: change its state as Mistral's ``PUT
+    /v2/executions/{id}`` (:meth:`Client.update_execution`): ``{"state": "PAUSED" |
+    "RUNNING" | "CANCELLED" | "ERROR" | "SUCCESS", "state_info": "why", "params":
+    {"env": {...}}}``, answering 200 with the execution, only one an API user started."""
+
     def __init__(self, client: Client) -> None:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
         resp.media = execution_body(self.client.get_execution(execution_id))
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
+        body = json_object(req)
+        unknown = sorted(set(body) - {"id", "state", "state_info", "params", "description"})
+        if unknown:
+            raise exceptions.InvalidInput(
+                f"Unknown field(s) {', '.join(repr(k[:40]) for k in unknown[:5])}: an "
+                "execution update takes 'state', 'state_info' and 'params' ({'env': {...}}).")
+        if body.get("id") not in (None, execution_id):
+            raise exceptions.InvalidInput("The body's 'id' is not the execution's.")
+        if body.get("description") is not None:
+            raise exceptions.InvalidInput(
+                "An execution's description cannot be updated: executions keep none here.")
+        params = field(body, "params", dict, {})
+        if set(params) - {"env"}:
+            raise exceptions.InvalidInput("An execution update's 'params' takes 'env' only.")
+        execution = self.client.update_execution(
+            execution_id, field(body, "state", str, None), field(body, "state_info", str, None),
+            field(params, "env", dict, None), api_user=True)
+        resp.location = f"/v1/executions/{execution.id}"
+        resp.media = execution_body(execution)
 
 
 class ResumeExecution:

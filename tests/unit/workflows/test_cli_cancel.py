@@ -43,15 +43,23 @@ def _json(conf: Path, *args: str) -> Any:
     return json.loads(_cli(conf, *args, "-f", "json").stdout)
 
 
-def test_execution_cancel_from_the_cli(tmp_path: Path) -> None:
+def interrupted(tmp_path: Path, cli: str = CLI) -> tuple[Path, str]:
+    """A configuration file over ``tmp_path`` and an execution of it a ``kill -9``
+    left INTERRUPTED before its first task (its workbook created with ``cli``)."""
     conf = tmp_path / "tripleo-flow.conf"
     conf.write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n")
-    _cli(conf, "workbook", "create", str(WORKBOOKS / "good" / "std_only.yaml"))
+    subprocess.run([sys.executable, "-c", cli, "--config-file", str(conf), "workbook",
+                    "create", str(WORKBOOKS / "good" / "std_only.yaml")],
+                   check=True, capture_output=True, timeout=120, cwd=ROOT)
     died = subprocess.run(
         [sys.executable, "-m", "tests.engine_helpers", "record-then-die",
          str(tmp_path / "data"), "std_only.greet", json.dumps({"who": "you"})],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
-    ident = json.loads(died.stdout.splitlines()[0])["recorded"]
+    return conf, json.loads(died.stdout.splitlines()[0])["recorded"]
+
+
+def test_execution_cancel_from_the_cli(tmp_path: Path) -> None:
+    conf, ident = interrupted(tmp_path)
     assert _json(conf, "execution", "show", ident)["State"] == "INTERRUPTED"
 
     helped = _cli(conf, "help", "execution", "cancel").stdout

@@ -416,32 +416,15 @@ def test_cancel_with_items_child_workflow(host: Host, tmp_path: Path, fail: bool
     assert _effects(log) == ([] if fail else [f"do {second}"])
 
 
-@WHERE
-def test_cancel_child_workflow_lets_the_other_branches_end(host: Host, tmp_path: Path,
-                                                           where: str) -> None:
-    """Mistral's parent of a cancelled sub-workflow: the task reads CANCELLED with the
-    child's message as soon as the child ended and fires nothing (not even
-    ``on-complete``); the parent's other branch runs to its end, then the parent ends
-    CANCELLED with ``Cancelled tasks: taskx``."""
-    name = _install(host, tmp_path, SUB.replace("""\
-        taskx:
-          workflow: subwf log=<% $.log %> gate=<% $.gate %>
-""", """\
-        taskx:
-          workflow: subwf log=<% $.log %> gate=<% $.gate %>
-          on-complete: [after_x]
-        other:
-          action: test.hold gate=<% $.gate2 %>
-          on-success: [next]
-        next:
-          action: test.record path=<% $.log %> value="next"
-        after_x:
-          action: test.record path=<% $.log %> value="after_x"
-""").replace("input: [log, gate]\n      tasks:\n        taskx", "input: [log, gate, gate2]\n"
-             "      tasks:\n        taskx", 1))
-    log = tmp_path / "log"
+def cancel_child_then_end(host: Host, tmp_path: Path, workflow: str, where: str,
+                          **inputs: Any) -> str:
+    """Start ``workflow`` (its ``taskx`` runs a sub-workflow held at ``gate``, its
+    ``other`` is held at ``gate2``), cancel the child, and check: ``taskx`` reads
+    CANCELLED with the message once the child ended, while the parent runs on; once
+    ``other`` is let go the parent ends CANCELLED with ``Cancelled tasks: taskx``.
+    The parent's id."""
     gate2 = uuid.uuid4().hex
-    ident, gate = _start(host, tmp_path, f"{name}.wf", log=str(log), gate2=gate2)
+    ident, gate = _start(host, tmp_path, workflow, gate2=gate2, **inputs)
     assert gate_of(gate2).reached.wait(60)
     (child,) = [e.id for e in host.list_executions() if e.parent_id == ident]
     _cancel(host, tmp_path, child, where)
@@ -455,8 +438,37 @@ def test_cancel_child_workflow_lets_the_other_branches_end(host: Host, tmp_path:
     host._runner().wait_background(60)
     top = host.get_execution(ident)
     assert (top.state, top.state_info) == ("CANCELLED", "Cancelled tasks: taskx")
+    return ident
+
+
+@WHERE
+def test_cancel_child_workflow_lets_the_other_branches_end(host: Host, tmp_path: Path,
+                                                           where: str) -> None:
+    """Mistral's parent of a cancelled sub-workflow: the task reads CANCELLED with the
+    child's message as soon as the child ended and fires nothing (not even
+    ``on-complete``); the parent's other branch runs to its end (its ``task(taskx)``
+    reads the child's message as ``state_info``), then the parent ends CANCELLED with
+    ``Cancelled tasks: taskx``."""
+    name = _install(host, tmp_path, SUB.replace("""\
+        taskx:
+          workflow: subwf log=<% $.log %> gate=<% $.gate %>
+""", """\
+        taskx:
+          workflow: subwf log=<% $.log %> gate=<% $.gate %>
+          on-complete: [after_x]
+        other:
+          action: test.hold gate=<% $.gate2 %>
+          on-success: [next]
+        next:
+          action: test.record path=<% $.log %> value=<% task(taskx).state_info %>
+        after_x:
+          action: test.record path=<% $.log %> value="after_x"
+""").replace("input: [log, gate]\n      tasks:\n        taskx", "input: [log, gate, gate2]\n"
+             "      tasks:\n        taskx", 1))
+    log = tmp_path / "log"
+    ident = cancel_child_then_end(host, tmp_path, f"{name}.wf", where, log=str(log))
     assert {n: s for n, (s, _info) in _task_states(host, ident).items()} == {
         "taskx": "CANCELLED", "other": "SUCCESS", "next": "SUCCESS"}
-    assert _effects(log) == ["do next"]
+    assert _effects(log) == [f"do {MSG}"]
     assert host.resume_execution(ident).state == "CANCELLED"
-    assert _effects(log) == ["do next"]
+    assert _effects(log) == [f"do {MSG}"]

@@ -569,6 +569,8 @@ async function executionsView(draw = drawer()) {
 const RESUMABLE = new Set(["INTERRUPTED", "PAUSED", "SUSPENDED"]);
 // States an execution can be cancelled from (one that ended is left as it is).
 const CANCELLABLE = new Set(["RUNNING", "PENDING", ...RESUMABLE]);
+// States an execution can be stopped with ERROR from (a paused one is left as it is).
+const STOPPABLE = new Set(["RUNNING", "PENDING", "SUSPENDED", "INTERRUPTED"]);
 
 function taskDetail(task) {
   const bits = [];
@@ -582,12 +584,14 @@ async function executionView(id, draw = drawer()) {
   const picture = h("div", { class: "graph", id: "graph" });
   const stateBox = h("span", {}, state(execution.state));
   const resumeProblem = h("span", { class: "error", role: "alert" });
-  // A button that POSTs to /v1/executions/ID/<verb>, then says so (409... shown beside it).
-  const verbButton = (verb, text, done) => {
+  // A button that POSTs to /v1/executions/ID/<verb> (with `stop`: PUTs its state there,
+  // as Mistral's execution update), then says so (409... shown beside it).
+  const verbButton = (verb, text, done, stop = null) => {
     const button = h("button", { type: "button", id: verb, text, onclick: async () => {
       button.disabled = true;
       try {
-        await call("POST", `/v1/executions/${enc(id)}/${verb}`);
+        if (stop) await call("PUT", `/v1/executions/${enc(id)}`, { json: { state: stop } });
+        else await call("POST", `/v1/executions/${enc(id)}/${verb}`);
         done();
       } catch (error) {
         resumeProblem.textContent = errorText(error);
@@ -609,11 +613,18 @@ async function executionView(id, draw = drawer()) {
     say(`Execution ${id} cancelled: its running tasks end, no new one starts.`);
     route();  // drawn again, CANCELLED, without Pause, Resume or Cancel
   }) : null;
+  // Mistral's stop with ERROR or SUCCESS: its running tasks end, none starts.
+  const stopped = (end) => () => {
+    say(`Execution ${id} stopped with state ${end}: its running tasks end, no new one starts.`);
+    route();
+  };
+  const fail = STOPPABLE.has(execution.state) ? verbButton("fail", "Fail", stopped("ERROR"), "ERROR") : null;
+  const succeed = execution.state === "RUNNING" ? verbButton("succeed", "Succeed", stopped("SUCCESS"), "SUCCESS") : null;
   const tasksBody = h("tbody", {});
   const tasks = new Map();
   draw(`Execution ${execution.id}`,
     h("p", {}, `Workflow ${execution.workflow}: `, stateBox, " ", resume, pause, " ", cancel,
-      " ", resumeProblem),
+      " ", fail, " ", succeed, " ", resumeProblem),
     execution.state_info ? h("p", { class: "state-info", text: execution.state_info }) : null,
     execution.error ? h("pre", { class: "error", text: execution.error }) : null,
     h("h2", { text: "Task graph" }), picture,
@@ -642,6 +653,8 @@ async function executionView(id, draw = drawer()) {
       if (resume && !RESUMABLE.has(data.state)) resume.remove();
       if (pause && data.state !== "RUNNING") pause.remove();
       if (cancel && !CANCELLABLE.has(data.state)) cancel.remove();
+      if (fail && !STOPPABLE.has(data.state)) fail.remove();
+      if (succeed && data.state !== "RUNNING") succeed.remove();
       if (!resume && RESUMABLE.has(data.state)) route();  // paused: drawn again, with Resume
     }
   }, leaving.signal);

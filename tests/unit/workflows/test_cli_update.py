@@ -1,0 +1,61 @@
+"""``tripleo-flow execution update ID --state STATE [--state-info TEXT] [--env JSON]``
+(issue 26), as ``mistral execution-update``: on an execution a ``kill -9`` left
+INTERRUPTED, ``--state ERROR`` stops it at once (it reads FAILURE, our name for
+Mistral's ERROR, with the text as its state info and error; nothing runs), then
+``--state SUCCESS`` is refused (exit 4: no such transition from an ended execution),
+``--state ERROR`` again leaves it as it is, an unknown state or a bad env is refused
+(exit 2) and an unknown id is not found (exit 3).
+
+The command runs in a CLI process of this tree (registered by hand until the
+package's entry points are installed again: ``pip install -e .``).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.unit.workflows import test_cli_cancel
+from tests.unit.workflows.test_cli_cancel import ROOT, interrupted
+
+CLI = test_cli_cancel.CLI.replace("CancelExecution", "UpdateExecution").replace(
+    '"execution cancel"', '"execution update"')
+assert CLI != test_cli_cancel.CLI
+
+
+def _cli(conf: Path, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, "-c", CLI, "--config-file", str(conf), *args],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == code, done.stderr
+    return done
+
+
+def test_execution_update_from_the_cli(tmp_path: Path) -> None:
+    conf, ident = interrupted(tmp_path, CLI)
+
+    helped = _cli(conf, "help", "execution", "update").stdout
+    assert "--state" in helped and "--state-info" in helped and "--env" in helped
+    refused = _cli(conf, "execution", "update", ident, "--state", "SKIPPED", code=2)
+    assert "invalid choice" in refused.stderr
+    bad_env = _cli(conf, "execution", "update", ident, "--env", "{not json", code=2)
+    assert "--env is not JSON" in bad_env.stderr
+    no_state = _cli(conf, "execution", "update", ident, code=2)
+    assert "new state or env" in no_state.stderr
+
+    done = json.loads(_cli(conf, "execution", "update", ident, "--state", "ERROR",
+                           "--state-info", "Failure", "-f", "json").stdout)
+    assert (done["State"], done["State info"], done["Error"]) == (
+        "FAILURE", "Failure", "Failure")
+    assert json.loads(done["Output"]) == {"result": "Failure"} and done["Finished"]
+
+    ended = _cli(conf, "execution", "update", ident, "-s", "SUCCESS", code=4)
+    assert "cannot be stopped with state SUCCESS" in ended.stderr
+    again = json.loads(_cli(conf, "execution", "update", ident, "-s", "ERROR", "-i", "x",
+                            "-f", "json").stdout)
+    assert (again["State"], again["State info"]) == ("FAILURE", "Failure")
+    tasks = json.loads(_cli(conf, "execution", "tasks", ident, "-f", "json").stdout)
+    assert all(t["State"] == "PENDING" for t in tasks), tasks  # nothing ran
+    missing = _cli(conf, "execution", "update", "no-such-execution", "-s", "ERROR", code=3)
+    assert "no-such-execution" in missing.stderr

@@ -1,0 +1,174 @@
+"""Changing an execution's state, as Mistral's ``PUT /v2/executions/<id>``
+(``mistral execution-update``).
+
+One call takes Mistral's body and runs the operation it names through the methods
+that already do it: PAUSED pauses, RUNNING resumes (with ``env``: the execution's
+environment is first updated, merged into the old one, as Mistral's resume with
+``params.env``), CANCELLED cancels, ERROR or SUCCESS stops the workflow in that state
+(:meth:`ExecutionUpdatesMixin.stop_execution`, Mistral's ``stop_workflow``).  An
+``env`` alone updates the environment of a PAUSED execution (Mistral's of an IDLE,
+PAUSED or ERROR one).
+
+Where ours differs: Mistral's ``description`` (kept on its execution records) is
+refused here, ours have none; an environment update of an execution that failed is
+refused (it is never run again here, Mistral may rerun it); a transition Mistral
+refuses with 400 is a 409 Conflict here.
+
+:class:`ExecutionUpdatesMixin` lives on :class:`~tripleo_flow.api.Client` beside
+:class:`~tripleo_flow.api.workflows.WorkflowsMixin`, whose methods it calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from tripleo_flow import exceptions
+
+if TYPE_CHECKING:
+    from tripleo_flow.actions.context import ActionContext
+    from tripleo_flow.flows.executions import Execution
+    from tripleo_flow.flows.runner import Runner
+
+#: The states an update may ask for (Mistral's names), in the order its message gives.
+STATES = ("RUNNING", "PAUSED", "SUCCESS", "ERROR", "CANCELLED")
+#: Mistral's ERROR is our FAILURE (TaskFlow's name, which the records show).
+_STOPPED = {"ERROR": "FAILURE", "FAILURE": "FAILURE", "SUCCESS": "SUCCESS"}
+
+
+def merged(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """``new`` merged into ``old``: a key of both whose values are both objects is
+    merged in turn, any other value of ``new`` replaces ``old``'s (Mistral's
+    ``merge_dicts`` of an execution's env)."""
+    out = dict(old)
+    for key, value in new.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merged(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+class ExecutionUpdatesMixin:
+    """Stopping an execution, and Mistral's state update (needs the workflows mixin)."""
+
+    context: ActionContext
+
+    def _runner(self) -> Runner:
+        raise NotImplementedError
+
+    def pause_execution(self, execution_id: str, api_user: bool = False) -> Execution:
+        raise NotImplementedError
+
+    def resume_execution(self, execution_id: str, *args: Any, **kwargs: Any) -> Execution:
+        raise NotImplementedError
+
+    def cancel_execution(self, execution_id: str, message: str | None = None,
+                         api_user: bool = False) -> Execution:
+        raise NotImplementedError
+
+    def stop_execution(self, execution_id: str, state: str, message: str | None = None,
+                       api_user: bool = False) -> Execution:
+        """Stop a running execution in ``state`` ERROR (it reads FAILURE, the name our
+        records give) or SUCCESS, as Mistral's ``execution-update -s ERROR|SUCCESS``:
+        it reads that state at once with ``message`` as its ``state_info`` (ERROR: as
+        its error too, its output ``{"result": message}``; SUCCESS: its output ``{}``);
+        its running tasks end, no new task starts, it is never resumed; its
+        sub-workflows that still run are cancelled.  A sub-workflow stopped so ends its
+        parent's task: failed (ERROR, its on-error runs) or completed (SUCCESS).
+
+        Asked ERROR, an execution that is PAUSED or has ended is left as it is
+        (Mistral's ``stop_workflow`` does nothing then).
+
+        :param api_user: asked by a user of the HTTP API: only executions started through
+            the API may be stopped
+        :raises InvalidInput: ``state`` is neither, ``message`` is not text
+        :raises Conflict: SUCCESS asked of an execution that is PAUSED or has ended
+            (Mistral has no such transition), or (``api_user``) it was not started
+            through the API
+        """
+        from tripleo_flow.flows import pause_views
+        from tripleo_flow.flows.executions import ORIGIN_API
+
+        stopped = _STOPPED.get(state) if isinstance(state, str) else None
+        if stopped is None:
+            raise exceptions.InvalidInput(
+                f"An execution is stopped with state ERROR or SUCCESS, not {str(state)[:40]!r}"
+                " (cancel it with state CANCELLED).")
+        _check_message(message)
+        runner = self._runner()
+        return pause_views.shown_one(runner.store, runner.cancel(
+            execution_id, message, ORIGIN_API if api_user else None, stopped))
+
+    def update_execution(self, execution_id: str, state: str | None = None,
+                         state_info: str | None = None,
+                         env: Mapping[str, Any] | None = None, api_user: bool = False,
+                         detach: bool = False) -> Execution:
+        """Change an execution's state as Mistral's ``PUT /v2/executions/<id>``: PAUSED
+        pauses it (:meth:`pause_execution`), RUNNING resumes it in the background
+        (:meth:`resume_execution`; ``detach``: in a separate process, as the CLI's),
+        CANCELLED cancels it (:meth:`cancel_execution`), ERROR or SUCCESS stops it
+        (:meth:`stop_execution`), ``state_info`` the message of the last three.
+        ``env`` (with RUNNING or alone) is merged into the environment of a PAUSED
+        execution first.
+
+        :raises InvalidInput: neither ``state`` nor ``env`` given, an unknown state,
+            ``env`` with a state other than RUNNING, a value of the wrong type
+        :raises Conflict: the change is not allowed from the execution's state
+        """
+        if state is None and not env:
+            raise exceptions.InvalidInput(
+                "Give the execution's new state or env to update it.")
+        if state is not None and (not isinstance(state, str) or state not in STATES):
+            raise exceptions.InvalidInput(
+                f"Cannot change an execution's state to {str(state)[:40]!r}; the states "
+                f"allowed are {', '.join(STATES)}.")
+        if env is not None and not isinstance(env, Mapping):
+            raise exceptions.InvalidInput(
+                f"The execution's env must be a JSON object, not {type(env).__name__}.")
+        if env and state not in (None, "RUNNING"):
+            raise exceptions.InvalidInput(
+                "The env can only be updated alone or on resume (state RUNNING).")
+        _check_message(state_info)
+        if env:
+            self._update_env(execution_id, env, api_user)
+        if state == "PAUSED":
+            return self.pause_execution(execution_id, api_user=api_user)
+        if state == "RUNNING":
+            return self.resume_execution(execution_id, wait=False, detach=detach,
+                                         api_user=api_user)
+        if state == "CANCELLED":
+            return self.cancel_execution(execution_id, state_info, api_user=api_user)
+        if state is not None:
+            return self.stop_execution(execution_id, state, state_info, api_user=api_user)
+        from tripleo_flow.flows import pause_views
+
+        store = self._runner().store
+        return pause_views.shown_one(store, store.get(execution_id))
+
+    def _update_env(self, execution_id: str, env: Mapping[str, Any], api_user: bool) -> None:
+        """Merge ``env`` into the environment of PAUSED ``execution_id``."""
+        from tripleo_flow.flows import pause_requests, pause_views
+        from tripleo_flow.flows.executions import ORIGIN_API
+
+        store = self._runner().store
+        pause_requests.check_origin(store, execution_id, ORIGIN_API if api_user else None,
+                                    "update")
+        with self.context.locks.hold_execution(execution_id):
+            record = pause_views.shown_one(store, store.get(execution_id))
+            if record.state != "PAUSED" or record.pausing:
+                raise exceptions.Conflict(
+                    f"Execution {execution_id!r} is {record.state}"
+                    f"{' (its running tasks still end)' if record.pausing else ''}: only a "
+                    "paused execution's env can be updated.")
+            fd = store.flow_detail(execution_id, lazy=True)
+            store.update_meta(fd, env=merged((fd.meta or {}).get("env") or {}, env))
+
+
+def _check_message(message: Any) -> None:
+    if message is not None and not isinstance(message, str):
+        raise exceptions.InvalidInput(
+            f"An execution's state_info must be text, not {type(message).__name__}.")
+
+
+__all__ = ["STATES", "ExecutionUpdatesMixin", "merged"]
