@@ -188,7 +188,10 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
             outcome = kwargs[task_symbol(pred)]
             if outcome.get("state") in (SKIPPED, CANCELLED):  # (:mod:`.graph_cancels`)
                 continue
-            if self.links.reverse or self.spec.name in outcome.get("next", ()):
+            if self.links.reverse:  # a requirement counts once it succeeded (Mistral)
+                if outcome.get("state") == SUCCESS:
+                    chosen.append(outcome)
+            elif self.spec.name in outcome.get("next", ()):
                 chosen.append(outcome)
         return chosen
 
