@@ -12,12 +12,10 @@ the workflow had run although what it needs had failed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from tests.engine_helpers import ACTIONS, Host
+from tests.engine_helpers import Host
+from tests.unit.workflows.test_mistral_reverse_subworkflows import host as host  # fixture
 from tests.unit.workflows.test_mistral_subworkflows import FAILED, Run
 
 WORKFLOW = """
@@ -36,13 +34,6 @@ WORKFLOW = """
         other:
           action: test.record path=<% $.path %> value="other"
     """
-
-
-@pytest.fixture
-def host(tmp_path: Path) -> Iterator[Host]:
-    host = Host(tmp_path / "data", ACTIONS)
-    yield host
-    host.close_workflows()
 
 
 def test_a_failed_requirement_runs_nothing_that_requires_it(host: Host, tmp_path: Path
