@@ -149,14 +149,15 @@ def _assert_complete(cli: Cli, tree: dict[str, str], user: dict[str, bytes]) -> 
 
 
 def _settled(store: PlanStore, plan: str) -> list[str]:
-    """The objects of ``plan`` once their number stops changing: Swift goes on
-    storing what it received of a killed upload for a moment."""
-    last: list[str] | None = None
+    """The objects of ``plan`` once they stop changing (their names and digests, a
+    second apart): Swift goes on storing what it received of a killed upload for a
+    moment, overwrites of existing objects included."""
+    last: dict[str, str] | None = None
     for _ in range(60):
-        names = store.list_objects(plan) if store.container_exists(plan) else []
-        if names == last:
-            return names
-        last = names
+        held = object_digests(store, plan) if store.container_exists(plan) else {}
+        if held == last:
+            return sorted(held)
+        last = held
         time.sleep(1)
     raise AssertionError(f"The objects of {plan!r} kept changing for a minute")
 
