@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from swiftclient.exceptions import ClientException
+
 from tripleo_flow import exceptions
 from tripleo_flow.actions.schema import CACHE_OBJECT
 from tripleo_flow.core.planenv import PLAN_ENVIRONMENT
@@ -23,15 +25,32 @@ from tripleo_flow.plans.swift import SwiftStore
 DERIVED = {CACHE_OBJECT}
 
 
-def _digests(store: PlanStore, container: str) -> dict[str, str]:
+def md5(data: bytes) -> str:
+    """The digest :func:`object_digests` gives for an object holding ``data``."""
+    return hashlib.md5(data).hexdigest()
+
+
+def object_digests(store: PlanStore, container: str) -> dict[str, str]:
+    """Every current object of ``container`` -> the MD5 of its bytes (on Swift, from
+    one container listing: the ETag Swift computed when it stored the object).
+
+    :raises ContainerNotFound: when the container does not exist.
+    """
     if isinstance(store, SwiftStore):
-        _, listing = store.session.call(
-            "list objects of container", container,
-            lambda c: c.get_container(container, full_listing=True))
-        return {entry["name"]: entry["hash"] for entry in listing
-                if entry["name"] not in DERIVED}
-    return {name: hashlib.md5(store.get_object(container, name)).hexdigest()
-            for name in store.list_objects(container) if name not in DERIVED}
+        try:
+            _, listing = store.session.call(
+                "list objects of container", container,
+                lambda c: c.get_container(container, full_listing=True))
+        except ClientException as exc:
+            raise exceptions.ContainerNotFound(container) from exc
+        return {entry["name"]: entry["hash"] for entry in listing}
+    return {name: md5(store.get_object(container, name))
+            for name in store.list_objects(container)}
+
+
+def _digests(store: PlanStore, container: str) -> dict[str, str]:
+    return {name: digest for name, digest in object_digests(store, container).items()
+            if name not in DERIVED}
 
 
 def _versions(store: PlanStore, container: str) -> list[str]:

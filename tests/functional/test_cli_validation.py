@@ -12,15 +12,16 @@ import shutil
 import subprocess
 import sys
 import tarfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.fixtures_plans import snapshot
+from tests.fixtures_plans import make_client, snapshot
 from tests.plan_trees import basic_tree, write_tree
 from tripleo_flow import exceptions
+from tripleo_flow.api import Client
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.store import PlanStore
 
@@ -32,11 +33,13 @@ _PROGRESS = ("Checking templates", "Uploading templates")
 
 @dataclass
 class Cli:
-    """The command over one store, and that store for checks."""
+    """The command over one store, and that store (and a Python API client on it, for
+    what a test prepares) for checks."""
 
     run: Callable[..., subprocess.CompletedProcess[str]]
     store: PlanStore
     tmp: Path
+    client: Client
 
     def fails(self, code: int, *args: str) -> str:
         """Run ``args``; assert exit ``code`` and one line on stderr; return that line."""
@@ -55,7 +58,7 @@ class Cli:
 
 
 @pytest.fixture(params=["local", "swift"])
-def cli(request: pytest.FixtureRequest, tmp_path: Path) -> Cli:
+def cli(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Cli]:
     exe = shutil.which("tripleo-flow", path=os.path.dirname(sys.executable))
     assert exe, "tripleo-flow is not installed in this virtualenv (pip install -e .)"
     env = dict(os.environ, XDG_DATA_HOME=str(tmp_path / "xdg"), HOME=str(tmp_path / "home"))
@@ -78,12 +81,19 @@ def cli(request: pytest.FixtureRequest, tmp_path: Path) -> Cli:
             raise AssertionError(f"{args} exited {proc.returncode}: {proc.stderr}")
         return proc
 
-    return Cli(run, store, tmp_path)
+    client = make_client(tmp_path, store)
+    yield Cli(run, store, tmp_path, client)
+    client.close()
 
 
-def _create(cli: Cli, files: dict[str, str] | None = None) -> Path:
+def _create(cli: Cli, files: dict[str, str] | None = None, through_cli: bool = False) -> Path:
+    """The plan the bad input is tried on: made through the Python API (a CLI run
+    costs seconds of CPU and is not what these tests check) unless ``through_cli``."""
     templates = write_tree(cli.tmp / "t", files or basic_tree())
-    cli.run("plan", "create", "overcloud", "--templates", str(templates))
+    if through_cli:
+        cli.run("plan", "create", "overcloud", "--templates", str(templates))
+    else:
+        cli.client.create_plan("overcloud", templates)
     return templates
 
 
@@ -170,7 +180,7 @@ def test_template_files_named_like_temporary_files_are_kept(cli: Cli) -> None:
     tree = dict(basic_tree())
     tree[".tmp-user.yaml"] = "parameter_defaults: {A: 1}\n"
     tree["environments/.tmp-x.yaml"] = "parameter_defaults: {B: 2}\n"
-    _create(cli, tree)
+    _create(cli, tree, through_cli=True)
     names = set(cli.plan())
     assert {".tmp-user.yaml", "environments/.tmp-x.yaml"} <= names
     out = cli.tmp / "export.tar.gz"

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 from tests.engine_helpers import WORKBOOKS
+from tests.fixtures_plans import make_client
+from tripleo_flow.plans.local import LocalStore
 
 GOOD = WORKBOOKS / "good" / "std_only.yaml"
 
@@ -35,8 +37,14 @@ class Cli:
 
 @pytest.fixture
 def cli(tmp_path: Path) -> Cli:
+    """The command with the user workbook ``std_only`` installed (through the Python
+    API: ``workbook create`` itself runs as a command in the tests that check it)."""
     cli = Cli(tmp_path)
-    cli("workbook", "create", str(GOOD))
+    client = make_client(tmp_path, LocalStore(tmp_path / "data" / "plans"))
+    try:
+        client.create_workbook(GOOD)
+    finally:
+        client.close()
     return cli
 
 
