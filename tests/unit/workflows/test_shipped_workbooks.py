@@ -76,8 +76,8 @@ def test_deploy_workflow_takes_plan_heat_type_work_dir_and_runs_the_deploy_actio
     # tripleo-common's deployment workbook ran config_download_deploy.
     steps = catalog.get("config_download_deploy")
     assert [t.action for t in steps.tasks.values()] == [
-        "deploy.save_outputs", "deploy.config_download", "heat.kill", "deploy.run_ansible",
-        "deploy.finish"]
+        "deploy.check_inputs", "ansible.check", "deploy.save_outputs",
+        "deploy.config_download", "heat.kill", "deploy.run_ansible", "deploy.finish"]
     for calling in (workflow, only):
         finish = calling.tasks["finish"]
         assert finish.workflow == "config_download_deploy"
