@@ -223,3 +223,25 @@ def test_config_download_only_refuses_what_it_does_not_read(
         return
     with pytest.raises(exceptions.InvalidInput, match="leave out -e, --environment-directory"):
         check.execute(plan="oc", config_download_only=True, **given)
+
+
+@pytest.mark.parametrize("action", ["save_outputs", "stack"])
+def test_a_stack_request_outside_the_work_dir_is_refused_before_it_is_read(
+        context: ActionContext, tmp_path: Path, action: str) -> None:
+    """The steps after the stack are a sub-workflow that can be started alone, with a
+    stack request pointer as input: one that names another file than the work dir's
+    own request is refused before that file is read or Heat reached, nothing written."""
+    from tripleo_flow.actions.deploy import REQUEST_FILE, pointer
+    from tripleo_flow.actions.deploy_outputs import SaveStackOutputs
+    from tripleo_flow.actions.deploy_stack import DeployStack
+
+    work = tmp_path / "work"
+    work.mkdir()
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text('{"environment_files": []}')
+    forged = pointer(elsewhere, elsewhere.read_bytes())  # its digest right
+    cls = SaveStackOutputs if action == "save_outputs" else DeployStack
+    with pytest.raises(exceptions.InvalidInput, match=f"the work dir's {REQUEST_FILE}"):
+        cls(context).execute(plan="oc", work_dir=str(work), stack_request=forged,
+                             heat={"endpoint": "http://192.0.2.1:1/v1/admin"})
+    assert list(work.iterdir()) == []

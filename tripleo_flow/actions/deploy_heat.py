@@ -36,8 +36,9 @@ def live_heat(context: ActionContext, plan: str, work_dir: str,
     """
     conf = context.conf if context.conf is not None else config.new_conf()
     launcher = make_launcher(conf, heat.get("heat_type") or None, work_dir)
-    if launcher.status().running:
-        return HeatClient(heat["endpoint"])
+    status = launcher.status()
+    if status.running:  # its own endpoint: ``heat`` may be a sub-workflow's input
+        return HeatClient(status.endpoint or heat["endpoint"])
     LOG.warning("The Heat of %s is gone with the process that launched it; launching it "
                 "again on the database it left to continue the deployment.", work_dir)
     endpoint = launcher.launch(owned_by="deploy", adopt=True)

@@ -47,7 +47,7 @@ class SaveStackOutputs(Action):
 
     def execute(self, plan: str, work_dir: WorkDir, heat: dict[str, Any],
                 stack_request: dict[str, Any]) -> dict[str, Any]:
-        stack_request = load_request(stack_request)
+        stack_request = load_request(stack_request, work_dir)
         client = live_heat(self.context, plan, work_dir, heat, need_stack=True)
         stack = client.existing_stack(plan)  # with its outputs resolved: read once
         outputs = heat_client.outputs_of(stack)

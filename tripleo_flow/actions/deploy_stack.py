@@ -26,10 +26,19 @@ from tripleo_flow.workspace import files as private_files
 LOG = logging.getLogger(__name__)
 
 
-def load_request(stack_request: dict[str, Any]) -> dict[str, Any]:
-    """The stack request a :class:`CheckPlan` result points at (or holds, when older)."""
+def load_request(stack_request: dict[str, Any], work_dir: str | None = None) -> dict[str, Any]:
+    """The stack request a :class:`CheckPlan` result points at (or holds, when older).
+
+    :param work_dir: the deployment's work dir, whose request file alone it may point at
+        (the steps after the stack take it as an input of their sub-workflow, which can
+        be started alone: a file elsewhere is refused before it is read)
+    """
     if "file" not in stack_request:
         return stack_request
+    if work_dir is not None and Path(str(stack_request["file"])) != Path(work_dir) / REQUEST_FILE:
+        raise exceptions.InvalidInput(
+            f"The stack request must be the work dir's {REQUEST_FILE} ({Path(work_dir)}), "
+            f"not {str(stack_request['file'])!r}: deploy the plan to write it.")
     return dict(json.loads(read_pointer(stack_request)))
 
 
@@ -174,7 +183,7 @@ class DeployStack(Action):
 
     def execute(self, plan: str, work_dir: WorkDir, stack_request: dict[str, Any],
                 heat: dict[str, Any]) -> dict[str, Any]:
-        stack_request = load_request(stack_request)
+        stack_request = load_request(stack_request, work_dir)
         client = live_heat(self.context, plan, work_dir, heat)
         existing = client.find_stack(plan)
         follow = _Follower(client, plan, self.context)

@@ -24,6 +24,7 @@ from tripleo_flow.exceptions import BreakRetry, FailCommand, RetriesExhausted, T
 from tripleo_flow.flows import (
     async_tasks,
     atoms,
+    error_records,
     execution_scope,
     expressions,
     graph_cancels,
@@ -224,8 +225,9 @@ class ActionAtom(_WorkbookAtom):
         if first_error is not None:
             for index in sorted(done, reverse=True):
                 self._undo(all_inputs[index], results[index])
-            raise TaskFailed(f"task {self.spec.name!r}, one of {len(items)} items failed: "
-                             f"{first_error}") from first_error
+            raise error_records.prefixed(  # of its kind, with its next steps
+                f"task {self.spec.name!r}, one of {len(items)} items failed: ",
+                first_error) from first_error
         return results, all_inputs
 
     def _run(self, **kwargs: Any) -> dict[str, Any]:

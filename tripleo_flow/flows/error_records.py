@@ -49,6 +49,8 @@ def _make(cls: type[exceptions.TripleoFlowError], text: str,
     # text and hints are what a reader and an exit code go by.
     error = cls.__new__(cls)
     exceptions.TripleoFlowError.__init__(error, text, hints=hints)
+    if isinstance(error, exceptions.ActionFailed):
+        error.data = None  # the action's error data stays with the task that raised it
     return error
 
 
@@ -64,6 +66,15 @@ def rebuild(data: Any) -> exceptions.TripleoFlowError | None:
     except TypeError:
         hints = []
     return _make(cls, data["text"], hints)
+
+
+def prefixed(prefix: str, error: BaseException) -> exceptions.TripleoFlowError:
+    """``error`` worded after ``prefix`` (a ``with-items`` task's "one of 3 items
+    failed: "), of its kind and with its next steps (a plain task failure when it is
+    not one of ours)."""
+    if not isinstance(error, exceptions.TripleoFlowError):
+        return exceptions.TaskFailed(prefix + (str(error) or type(error).__name__))
+    return _make(_known_base(type(error)), prefix + error.text, error.hints)
 
 
 def combined(message: str, causes: Sequence[BaseException | None]) -> BaseException:
@@ -90,4 +101,4 @@ def combined(message: str, causes: Sequence[BaseException | None]) -> BaseExcept
     return error
 
 
-__all__ = ["ERROR_RECORD", "combined", "describe", "rebuild"]
+__all__ = ["ERROR_RECORD", "combined", "describe", "prefixed", "rebuild"]

@@ -41,6 +41,7 @@ from tripleo_flow.core.progress import Progress
 from tripleo_flow.flows import (
     atoms,
     cancels,
+    child_errors,
     compiler,
     execution_scope,
     expressions,
@@ -594,7 +595,8 @@ class Runner:
             fd, error=cause, failed_task=failed_task, finished_at=time.time(),
             output=self._output_on_error(fresh, cause),
             error_api=hinted.render(exceptions.API) if hinted else None,
-            error_hints=[h.as_json() for h in hinted.hints] if hinted else None)
+            error_hints=[h.as_json() for h in hinted.hints] if hinted else None,
+            error_record=child_errors.kept(exc))  # its parent's task raises it again
         return failed_task, cause, reverted
 
     def _output_on_error(self, fresh: Any, cause: str) -> Any:

@@ -54,7 +54,7 @@ from taskflow.types import failure
 
 from tripleo_flow import exceptions
 from tripleo_flow.exceptions import TaskFailed
-from tripleo_flow.flows import action_atom, expressions, workbook_validator
+from tripleo_flow.flows import action_atom, child_errors, expressions, workbook_validator
 from tripleo_flow.flows.executions import CHILDREN, PAUSED
 from tripleo_flow.flows.states import CANCELLED
 from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
@@ -195,7 +195,9 @@ class SubWorkflowAtom(action_atom.ActionAtom):
     def _undo(self, inputs: dict[str, Any], result: Any,
               flow_failures: Mapping[str, Any] | None = None) -> None:
         """Undo the completed child executions of this task (a failed one reverted
-        itself)."""
+        itself: nothing to undo for its failure, whatever kind its error is)."""
+        if isinstance(result, failure.Failure):
+            return
         if self.runtime.children is not None:
             self.runtime.children.revert(self.name)
 
@@ -264,7 +266,7 @@ class ChildRuns:
             if record.state == states.SUCCESS:
                 return (fd.meta or {}).get("output")
             if record.state in (states.REVERTED, states.FAILURE):
-                raise TaskFailed(f"sub-workflow {workflow!r} failed: {record.error}")
+                raise child_errors.child_error(self.store, ident, workflow)
             if record.state == states.RUNNING:
                 raise TaskFailed(f"sub-workflow execution {ident!r} still runs in another "
                                  "process")
@@ -311,9 +313,11 @@ class ChildRuns:
                 # A signal stopped the child: the parent stops too (no on-error runs).
                 raise exceptions.Interrupted(self.stop.what, signal.Signals(
                     self.stop.received).name, (fd.meta or {}).get("parent_task")) from exc
-            raise TaskFailed(f"sub-workflow {workflow!r} failed: {exc.cause}") from exc
-        if record.state == "FAILURE":  # stopped with ERROR by a client (:mod:`.cancels`)
-            raise TaskFailed(f"sub-workflow {workflow!r} failed: {record.error}")
+            raise child_errors.child_error(self.store, fd.uuid, workflow) from exc
+        if record.state == "FAILURE":  # stopped with ERROR by a client (:mod:`.cancels`):
+            # the parent's task fails with the child's message, as Mistral's state_info
+            raise TaskFailed(str(record.error or f"Failed sub-workflow {workflow!r} "
+                                 f"[execution_id={record.id}]"))
         if record.state == CANCELLED:  # the task reads so; the parent's branches go on
             raise exceptions.ChildCancelled((fd.meta or {}).get("parent_task", ""),
                                             record.id, record.state_info)

@@ -69,8 +69,12 @@ def test_deploy_workflow_runs_the_playbook_when_asked(client: Client, tmp_path: 
         "plan": "oc", "work_dir": str(work), "run_ansible": True,
         "ansible_connection": "local"})
     assert execution.state == "SUCCESS", execution
-    tasks = [t.name for t in client.execution_tasks(execution.id)]
-    assert "run_ansible" in tasks and "finish" in tasks, tasks
+    tasks = {t.name: t for t in client.execution_tasks(execution.id)}
+    assert "run_ansible" not in tasks and tasks["finish"].state == "SUCCESS", tasks
+    # finish ran the steps after the stack as a sub-workflow: the playbook among them
+    [child] = tasks["finish"].executions
+    steps = {t.name: t.state for t in client.execution_tasks(child)}
+    assert steps["run_ansible"] == steps["finish"] == "SUCCESS", steps
     log = (work / "ansible.log").read_text()
     assert "Controller step 1" in log and "failed=0" in log, log
     assert client.deployment_status("oc")["deployment_status"] == "DEPLOY_SUCCESS"

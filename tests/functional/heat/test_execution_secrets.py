@@ -173,6 +173,16 @@ def _deploy(run: Run) -> None:
     assert run.client.deployment_status("broken")["deployment_status"] == "DEPLOY_FAILED"
 
 
+def _config_download_deploy(run: Run) -> None:
+    # Every deploy runs it as its task finish (a child execution); called alone with a
+    # stack request no deploy wrote, it is refused before anything changes.
+    run.client.deploy("oc", work_dir=run.tmp / "work")
+    broken = run.tmp / "work-broken"
+    run.fails("tripleo.deploy.config_download_deploy", {
+        "plan": "oc", "work_dir": str(broken), "heat": {},
+        "stack_request": {"file": str(broken / "stack-request.json"), "sha256": "0" * 64}})
+
+
 def _config_download_only(run: Run) -> None:
     run.client.deploy("oc", work_dir=run.tmp / "work")
     run.ok("config_download_only", {"plan": "oc", "work_dir": str(run.tmp / "work")})
@@ -420,6 +430,7 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     "tripleo.parameters.rotate_passwords": _rotate,
     "tripleo.deploy.deploy": _deploy,
     "tripleo.deploy.config_download_only": _config_download_only,
+    "tripleo.deploy.config_download_deploy": _config_download_deploy,
     NODES + "register": _register,
     NODES + "introspect": _introspect,
     NODES + "provide": _provide,

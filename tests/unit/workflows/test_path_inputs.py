@@ -37,6 +37,9 @@ def test_shipped_workflows_name_their_server_paths() -> None:
         "tripleo.deploy.deploy": {"work_dir": "work-dir", "overcloud_ssh_key": "input-path"},
         "tripleo.deploy.config_download_only": {"work_dir": "work-dir",
                                                 "overcloud_ssh_key": "input-path"},
+        # The steps after the stack both run as a sub-workflow, called directly too.
+        "tripleo.deploy.config_download_deploy": {"work_dir": "work-dir",
+                                                  "overcloud_ssh_key": "input-path"},
         "tripleo.validations.run": {"inventory": "input-path"},
         # Its deploy sub-workflow takes the work dir only.
         "tripleo.scale.delete_nodes": {"work_dir": "work-dir"},

@@ -64,14 +64,25 @@ def test_deploy_workflow_takes_plan_heat_type_work_dir_and_runs_the_deploy_actio
         "deploy.check_inputs", "validations.select", "validations.run", "validations.check",
         "std.noop", "deployed_servers.update", "std.noop", "environments.add", "std.noop",
         "ansible.check", "deploy.start",
-        "deploy.check", "deploy.launch_heat", "deploy.stack", "deploy.save_outputs",
-        "deploy.config_download", "heat.kill", "deploy.run_ansible", "deploy.finish"]
+        "deploy.check", "deploy.launch_heat", "deploy.stack", None]
     only = catalog.get("config_download_only")
     assert [i.name for i in only.inputs][-3:] == [
         "run_validations", "user_environments", "baremetal_deployment"]
-    assert [t.action for t in only.tasks.values()][:9] == [
+    assert [t.action for t in only.tasks.values()] == [
         "deploy.check_inputs", "validations.select", "validations.run", "validations.check",
-        "std.noop", "deploy.kept_stack", "ansible.check", "deploy.start", "deploy.launch_heat"]
+        "std.noop", "deploy.kept_stack", "ansible.check", "deploy.start", "deploy.launch_heat",
+        "deploy.check_kept_stack", None]
+    # The steps after the stack are one sub-workflow both run as their last task, as
+    # tripleo-common's deployment workbook ran config_download_deploy.
+    steps = catalog.get("config_download_deploy")
+    assert [t.action for t in steps.tasks.values()] == [
+        "deploy.check_inputs", "ansible.check", "deploy.save_outputs",
+        "deploy.config_download", "heat.kill", "deploy.run_ansible", "deploy.finish"]
+    for calling in (workflow, only):
+        finish = calling.tasks["finish"]
+        assert finish.workflow == "config_download_deploy"
+        assert set(finish.input) == {i.name for i in steps.inputs}
+        assert finish.publish == {"deployment": "<% task().result.deployment %>"}
 
 
 def test_create_plan_runs_create_environments_process_generate_publish_in_order() -> None:
