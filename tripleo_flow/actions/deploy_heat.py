@@ -36,8 +36,11 @@ def live_heat(context: ActionContext, plan: str, work_dir: str,
     """
     conf = context.conf if context.conf is not None else config.new_conf()
     launcher = make_launcher(conf, heat.get("heat_type") or None, work_dir)
-    if launcher.status().running:
-        return HeatClient(heat["endpoint"])
+    status = launcher.status()
+    if status.running:
+        # The port its run record names: a Heat launched again after a kill -9 (by an
+        # earlier task of this resumed run) took another one than the launch result.
+        return HeatClient(status.endpoint or heat["endpoint"])
     LOG.warning("The Heat of %s is gone with the process that launched it; launching it "
                 "again on the database it left to continue the deployment.", work_dir)
     endpoint = launcher.launch(owned_by="deploy", adopt=True)

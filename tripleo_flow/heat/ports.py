@@ -1,0 +1,75 @@
+"""The loopback port a launched Heat's API listens on: its own, held until Heat binds it.
+
+By default (``[heat] api_port`` unset) every launch takes a free port of its own,
+recorded in the heat-dir's ``run.json``, so any number of Heats run at once (two
+plans deployed together, parallel schema reads, a Heat an API user left running).
+An operator may fix the port instead (``[heat] api_port = 8006``): a launch then
+refuses (:class:`~tripleo_flow.exceptions.PortInUse`) when something uses it.
+
+The bind race (a port found free, then taken by another program before Heat binds
+it) is closed in two steps:
+
+- :class:`PortHold` keeps a socket bound to the port, with ``SO_REUSEADDR`` and not
+  listening, from the moment it is chosen until Heat answers.  On Linux a socket
+  that also sets ``SO_REUSEADDR`` may still bind and listen there (heat-api does:
+  eventlet's ``listen``), while the kernel never hands the port to a ``bind`` to
+  port 0 (another launch choosing its port, any program asking for a free one) nor
+  to a bind without ``SO_REUSEADDR``.
+- What is left (a program that binds that very port with ``SO_REUSEADDR`` and
+  listens first) is found, not prevented: readiness asks the API that answers for
+  its engines (``GET /services``), and an API not listing the engines this launch
+  registered is someone else's (:class:`PortTaken`).  The launch then tears down
+  and starts again on a new free port, up to :data:`ATTEMPTS` times; on a fixed
+  port it refuses.
+"""
+
+from __future__ import annotations
+
+import errno
+import socket
+
+from tripleo_flow import exceptions
+
+#: Launches on a new free port after the API's port was found taken by another.
+ATTEMPTS = 3
+
+
+class PortTaken(Exception):
+    """Another program listens on the port this launch chose for Heat's API."""
+
+    def __init__(self, host: str, port: int, detail: str) -> None:
+        super().__init__(f"{host}:{port} is answered by another program ({detail})")
+        self.host = host
+        self.port = port
+
+
+class PortHold:
+    """A port on ``host`` kept from other programs until :meth:`close` (see the module
+    docstring); ``port`` None or 0 chooses a free one, else that port or
+    :class:`~tripleo_flow.exceptions.PortInUse`."""
+
+    def __init__(self, host: str, port: int | None = None) -> None:
+        self.host = host
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port or 0))
+        except OSError as exc:
+            sock.close()
+            if exc.errno == errno.EADDRINUSE:
+                raise exceptions.PortInUse(host, int(port or 0)) from exc
+            raise exceptions.HeatError(f"Cannot take port {host}:{port or 0}: {exc}") from exc
+        self._sock: socket.socket | None = sock
+        self.port = int(sock.getsockname()[1])
+
+    def close(self) -> None:
+        """Let the port go (once Heat listens there, or the launch failed)."""
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+
+    def __enter__(self) -> PortHold:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
