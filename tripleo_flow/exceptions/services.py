@@ -179,14 +179,17 @@ class TooManyLaunchedHeats(Conflict):
     Heats running on this server."""
 
     def __init__(self, limit: int, heat_dirs: list[str]) -> None:
-        running = ", ".join(heat_dirs) if heat_dirs else "none"
-        super().__init__(
-            f"{limit} Heat{'s' if limit != 1 else ''} launched over the HTTP API may run at "
-            f"once on this server ([api] launched_heats_max) and that many run (heat "
-            f"dirs: {running}), so no other is launched. Stop one first", hints=[Hint(
-                "with", "launch heat --heat-dir DIR --kill",
-                "POST /v1/workflows/tripleo.heat.kill/executions with input heat_dir",
-                tail=".")])
+        if not limit:
+            super().__init__("This server launches no Heat that runs on after its execution "
+                             "for the HTTP API ([api] launched_heats_max = 0).")
+        else:
+            super().__init__(
+                f"{limit} Heat{'s' if limit != 1 else ''} launched over the HTTP API may run "
+                f"at once on this server ([api] launched_heats_max) and that many run (heat "
+                f"dirs: {', '.join(heat_dirs)}), so no other is launched. Stop one first",
+                hints=[Hint("with", "launch heat --heat-dir DIR --kill",
+                            "POST /v1/workflows/tripleo.heat.kill/executions with input "
+                            "heat_dir", tail=".")])
         self.limit = limit
         self.heat_dirs = list(heat_dirs)
 

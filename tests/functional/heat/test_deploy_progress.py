@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.functional.heat.conftest import free_port, heat_processes
+from tests.functional.heat.conftest import heat_processes
 from tests.functional.heat.test_deploy import FAILING_RESOURCE
+from tests.functional.mariadb import free_port
 from tripleo_flow.api import Client
 from tripleo_flow.api.plans import sample_plan_dir
 from tripleo_flow.cli.main import main

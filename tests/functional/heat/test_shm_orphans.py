@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.functional.heat.conftest import free_port
 from tests.functional.heat.test_deploy_crash import ROOT, Deploy, _heat_pids, _shm_files
 from tests.functional.heat.test_deploy_progress import _conf_file
+from tests.functional.mariadb import free_port
 from tripleo_flow.api import Client
 from tripleo_flow.heat import process
 from tripleo_flow.heat.workdir import HeatDir
