@@ -216,7 +216,8 @@ class PortInUse(Conflict):
     def __init__(self, host: str, port: int) -> None:
         super().__init__(
             f"Port {port} on {host} is already in use, so Heat cannot listen there. Stop what "
-            f"uses it, or choose another port with [heat] api_port."
+            f"uses it, or leave [heat] api_port unset (each Heat then takes a free port of "
+            f"its own) or set another one."
         )
         self.host = host
         self.port = port

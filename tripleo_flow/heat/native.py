@@ -77,6 +77,8 @@ class NativeLauncher:
         self.port = port or None
         #: The port the launch in progress chose (:meth:`api_port`).
         self._port: int | None = None
+        #: The ports the launch in progress holds until its Heat is ready (:mod:`.ports`).
+        self._holds: list[ports.PortHold] | None = None
         self.api_timeout = api_timeout
         self.database_kind = database
         self.sqlite_dir = sqlite_dir
@@ -382,15 +384,29 @@ class NativeLauncher:
         """Launch on the fixed port, or on a free one held until Heat listens, again on
         another when the chosen one turns out taken (:mod:`.ports`); the endpoint."""
         for attempt in range(1, ports.ATTEMPTS + 1):
+            self._holds = []
             try:
-                with ports.PortHold(HOST, self.port) as hold:
-                    return self._launch_on(hold.port, restore_db, owned_by)
+                return self._launch_on(self._hold_port(self.port), restore_db, owned_by)
             except ports.PortTaken as exc:
                 if self.port or attempt == ports.ATTEMPTS:
                     raise exceptions.PortInUse(HOST, exc.port) from exc
                 LOG.warning("%s: launching the Heat of %s again on another port.", exc,
                             self.work.given)
+            finally:
+                for hold in self._holds:
+                    hold.close()
+                self._holds = None
         raise AssertionError("unreachable")
+
+    def _hold_port(self, port: int | None = None) -> int:
+        """``port`` (None: a free one), held until the launch in progress ends; outside
+        a launch, a port free now."""
+        hold = ports.PortHold(HOST, port)
+        if self._holds is None:
+            hold.close()
+        else:
+            self._holds.append(hold)
+        return hold.port
 
     def _launch_on(self, port: int, restore_db: bool, owned_by: str | None) -> str:
         """Start Heat with its API on ``port`` and wait until it is ready; undo all of it
