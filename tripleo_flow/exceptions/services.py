@@ -183,10 +183,12 @@ class TooManyLaunchedHeats(Conflict):
             super().__init__("This server launches no Heat that runs on after its execution "
                              "for the HTTP API ([api] launched_heats_max = 0).")
         else:
+            count = len(heat_dirs)
             super().__init__(
-                f"{limit} Heat{'s' if limit != 1 else ''} launched over the HTTP API may run "
-                f"at once on this server ([api] launched_heats_max) and that many run (heat "
-                f"dirs: {', '.join(heat_dirs)}), so no other is launched. Stop one first",
+                f"At most {limit} Heat{'s' if limit != 1 else ''} launched over the HTTP API "
+                f"may run on after their execution on this server ([api] "
+                f"launched_heats_max), and {count} run{'s' if count == 1 else ''} (heat "
+                f"dirs: {', '.join(heat_dirs)}): no other is launched. Stop one first",
                 hints=[Hint("with", "launch heat --heat-dir DIR --kill",
                             "POST /v1/workflows/tripleo.heat.kill/executions with input "
                             "heat_dir", tail=".")])
