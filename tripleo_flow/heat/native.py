@@ -78,7 +78,7 @@ class NativeLauncher:
         #: The port the launch in progress chose (:meth:`api_port`).
         self._port: int | None = None
         #: The ports the launch in progress holds until its Heat is ready (:mod:`.ports`).
-        self._holds: list[ports.PortHold] | None = None
+        self._holds = ports.Holds(HOST)
         self.api_timeout = api_timeout
         self.database_kind = database
         self.sqlite_dir = sqlite_dir
@@ -374,39 +374,13 @@ class NativeLauncher:
             self._check_installed()
             if restore_db and not self.work.dump_file.exists():
                 raise exceptions.DumpNotFound(str(self.work.dump_file))
-            endpoint = self._launch_on_free_port(restore_db, owned_by)
+            endpoint = self._holds.launching(
+                self.port, lambda port: self._launch_on(port, restore_db, owned_by),
+                f"the Heat of {self.work.given}")
         return HeatEndpoint(heat_type=self.heat_type, endpoint=endpoint,
                             heat_dir=str(self.work.root), clouds_yaml=str(self.clouds_yaml),
                             heatrc=str(self.work.heatrc), cleaned=tuple(cleaned),
                             adopted=kept)
-
-    def _launch_on_free_port(self, restore_db: bool, owned_by: str | None) -> str:
-        """Launch on the fixed port, or on a free one held until Heat listens, again on
-        another when the chosen one turns out taken (:mod:`.ports`); the endpoint."""
-        for attempt in range(1, ports.ATTEMPTS + 1):
-            self._holds = []
-            try:
-                return self._launch_on(self._hold_port(self.port), restore_db, owned_by)
-            except ports.PortTaken as exc:
-                if self.port or attempt == ports.ATTEMPTS:
-                    raise exceptions.PortInUse(HOST, exc.port) from exc
-                LOG.warning("%s: launching the Heat of %s again on another port.", exc,
-                            self.work.given)
-            finally:
-                for hold in self._holds:
-                    hold.close()
-                self._holds = None
-        raise AssertionError("unreachable")
-
-    def _hold_port(self, port: int | None = None) -> int:
-        """``port`` (None: a free one), held until the launch in progress ends; outside
-        a launch, a port free now."""
-        hold = ports.PortHold(HOST, port)
-        if self._holds is None:
-            hold.close()
-        else:
-            self._holds.append(hold)
-        return hold.port
 
     def _launch_on(self, port: int, restore_db: bool, owned_by: str | None) -> str:
         """Start Heat with its API on ``port`` and wait until it is ready; undo all of it

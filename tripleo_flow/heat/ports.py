@@ -26,9 +26,15 @@ it) is closed in two steps:
 from __future__ import annotations
 
 import errno
+import logging
 import socket
+from collections.abc import Callable
+from typing import TypeVar
 
 from tripleo_flow import exceptions
+
+LOG = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: Launches on a new free port after the API's port was found taken by another.
 ATTEMPTS = 3
@@ -73,3 +79,43 @@ class PortHold:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+class Holds:
+    """The ports one launch on ``host`` holds until it ends (:meth:`launching`)."""
+
+    def __init__(self, host: str) -> None:
+        self.host = host
+        self._held: list[PortHold] | None = None
+
+    def take(self, port: int | None = None) -> int:
+        """``port`` (None: a free one), held until the launch in progress ends; outside
+        a launch, a port free now."""
+        hold = PortHold(self.host, port)
+        if self._held is None:
+            hold.close()
+        else:
+            self._held.append(hold)
+        return hold.port
+
+    def launching(self, fixed: int | None, launch: Callable[[int], T], what: object) -> T:
+        """``launch(port)`` with its API on ``fixed`` or a free port, every port it takes
+        held until it returns; again on another free port when the chosen one turns out
+        taken (:class:`PortTaken`), up to :data:`ATTEMPTS` times.
+
+        :param what: what is launched, for the log
+        :raises PortInUse: ``fixed`` is taken, or every attempt's port was
+        """
+        for attempt in range(1, ATTEMPTS + 1):
+            self._held = []
+            try:
+                return launch(self.take(fixed))
+            except PortTaken as exc:
+                if fixed or attempt == ATTEMPTS:
+                    raise exceptions.PortInUse(exc.host, exc.port) from exc
+                LOG.warning("%s: launching %s again on another port.", exc, what)
+            finally:
+                for hold in self._held:
+                    hold.close()
+                self._held = None
+        raise AssertionError("unreachable")

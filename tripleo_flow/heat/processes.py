@@ -88,7 +88,7 @@ class ProcessesLauncher(NativeLauncher):
             root = default_dir(self.work.root) / f"tripleo-flow-heat-{self.work.token}-services"
             self._services = Services(
                 root=Path(record.get("root") or root), log_dir=self.work.log_dir,
-                ports=record.get("ports") or {k: self._hold_port()
+                ports=record.get("ports") or {k: self._holds.take()
                                               for k in ("db", "amqp", "dist", "epmd")},
                 admin_password=record.get("admin_password") or secrets.token_hex(16),
                 rabbit_password=record.get("rabbit_password") or secrets.token_hex(16))
