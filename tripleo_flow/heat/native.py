@@ -95,10 +95,6 @@ class NativeLauncher:
         recorded = (record or {}).get("port")
         return int(recorded or self._port or self.port or 0)
 
-    @property
-    def endpoint(self) -> str:
-        return render.endpoint_url(HOST, self.api_port())
-
     def _marker(self) -> str:
         return str(self.work.conf_file)
 
