@@ -3,6 +3,7 @@ users need, and such Heats are limited (``[api] launched_heats_max``)."""
 
 from __future__ import annotations
 
+import concurrent.futures
 from pathlib import Path
 from typing import Any
 
@@ -57,4 +58,30 @@ def test_a_heat_left_running_over_http_blocks_nobody_and_is_limited(
             _run(api, LAUNCH, "second")
         finally:
             for name in ("left", "second"):
+                api.client.kill_heat(str(work / name))
+
+
+def test_two_launches_started_at_once_take_the_last_place_once(
+        tmp_path: Path, heat_venv: Path) -> None:
+    """Both starts pass the check at the start (no Heat runs yet); the launch action
+    counts again under a lock, so only one Heat is left running."""
+    overrides = {"heat": {"venv": str(heat_venv), "clouds_yaml": str(tmp_path / "clouds.yaml"),
+                          "api_timeout": 180.0},
+                 "api": {"launched_heats_max": 1}}
+    with running_api(tmp_path, overrides) as api:
+        work = Path(api.client.data_dir) / "work"
+        try:
+            with concurrent.futures.ThreadPoolExecutor(2) as pool:
+                started = list(pool.map(lambda name: api("POST", LAUNCH, json={"input": {
+                    "heat_dir": name, "heat_type": "native"}}), ("one", "two")))
+            assert [s.status_code for s in started] == [202, 202], [s.text for s in started]
+            ended = [finished(api, s.json()["id"], timeout=300) for s in started]
+            assert sorted(e["state"] for e in ended) in (["ERROR", "SUCCESS"],
+                                                         ["REVERTED", "SUCCESS"]), ended
+            [refused] = [e for e in ended if e["state"] != "SUCCESS"]
+            assert "[api] launched_heats_max" in refused["error"], refused["error"]
+            running = [n for n in ("one", "two") if HeatDir(work / n).run_file.exists()]
+            assert len(running) == 1, running
+        finally:
+            for name in ("one", "two"):
                 api.client.kill_heat(str(work / name))
