@@ -21,13 +21,24 @@ it) is closed in two steps:
   registered is someone else's (:class:`PortTaken`).  The launch then tears down
   and starts again on a new free port, up to :data:`ATTEMPTS` times; on a fixed
   port it refuses.
+
+heat-api listens with ``SO_REUSEPORT`` too (eventlet's default): two Heats started
+at once on one fixed port both listen there, and the kernel splits the requests
+between them (each launch's readiness may see its own Heat, so both "succeed" and
+their clients talk to either database).  A fixed port is therefore also locked
+(:data:`LOCK_DIR`, ``flock``) from its check until its Heat is ready: a second
+launch on it at the same time is refused; once a Heat listens there, the hold's
+bind fails (no ``SO_REUSEPORT`` on it) and later launches are refused too.
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import logging
+import os
 import socket
+import tempfile
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -38,6 +49,8 @@ T = TypeVar("T")
 
 #: Launches on a new free port after the API's port was found taken by another.
 ATTEMPTS = 3
+#: Where the lock files of fixed ports are (``tripleo-flow-heat-port-<port>.lock``).
+LOCK_DIR = tempfile.gettempdir()
 
 
 class PortTaken(Exception):
@@ -56,12 +69,14 @@ class PortHold:
 
     def __init__(self, host: str, port: int | None = None) -> None:
         self.host = host
+        self._lock = _lock_fixed(host, port) if port else None
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port or 0))
         except OSError as exc:
             sock.close()
+            self._unlock()
             if exc.errno == errno.EADDRINUSE:
                 raise exceptions.PortInUse(host, int(port or 0)) from exc
             raise exceptions.HeatError(f"Cannot take port {host}:{port or 0}: {exc}") from exc
@@ -73,12 +88,37 @@ class PortHold:
         if self._sock is not None:
             self._sock.close()
             self._sock = None
+        self._unlock()
+
+    def _unlock(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
     def __enter__(self) -> PortHold:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _lock_fixed(host: str, port: int) -> int | None:
+    """Lock fixed ``port`` against other launches (the file descriptor), or raise
+    :class:`~tripleo_flow.exceptions.PortInUse`; None when the lock file cannot be
+    opened (another user's: the bind check still applies)."""
+    try:
+        fd = os.open(os.path.join(LOCK_DIR, f"tripleo-flow-heat-port-{port}.lock"),
+                     os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno in (errno.EAGAIN, errno.EACCES):
+            raise exceptions.PortInUse(host, port) from exc
+        return None
+    return fd
 
 
 class Holds:

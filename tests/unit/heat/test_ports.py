@@ -67,3 +67,16 @@ def test_a_fixed_port_is_not_changed_and_every_attempt_is_bounded() -> None:
 
 def test_outside_a_launch_a_port_is_only_found() -> None:
     assert _bindable(ports.Holds(HOST).take())
+
+
+def test_a_fixed_port_is_one_launchs_at_a_time() -> None:
+    """heat-api listens with SO_REUSEPORT: two launches at once on one fixed port would
+    both listen there and split the requests. The second is refused until the first
+    lets the port go."""
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        fixed = sock.getsockname()[1]
+    with ports.PortHold(HOST, fixed):
+        with pytest.raises(exceptions.PortInUse, match=str(fixed)):
+            ports.PortHold(HOST, fixed)
+    ports.PortHold(HOST, fixed).close()
