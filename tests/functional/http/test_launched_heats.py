@@ -16,6 +16,13 @@ LAUNCH = "/v1/workflows/tripleo.heat.launch/executions"
 KILL = "/v1/workflows/tripleo.heat.kill/executions"
 
 
+def _one_place(tmp_path: Path, heat_venv: Path) -> dict[str, dict[str, Any]]:
+    """Options of a server where one Heat launched over HTTP may run on."""
+    return {"heat": {"venv": str(heat_venv), "clouds_yaml": str(tmp_path / "clouds.yaml"),
+                     "api_timeout": 180.0},
+            "api": {"launched_heats_max": 1}}
+
+
 def _run(api: Api, path: str, heat_dir: str) -> dict[str, Any]:
     started = api("POST", path, json={"input": {"heat_dir": heat_dir, "heat_type": "native"}})
     assert started.status_code == 202, started.text
@@ -26,10 +33,7 @@ def _run(api: Api, path: str, heat_dir: str) -> dict[str, Any]:
 
 def test_a_heat_left_running_over_http_blocks_nobody_and_is_limited(
         tmp_path: Path, heat_venv: Path) -> None:
-    overrides = {"heat": {"venv": str(heat_venv), "clouds_yaml": str(tmp_path / "clouds.yaml"),
-                          "api_timeout": 180.0},
-                 "api": {"launched_heats_max": 1}}
-    with running_api(tmp_path, overrides) as api:
+    with running_api(tmp_path, _one_place(tmp_path, heat_venv)) as api:
         work = Path(api.client.data_dir) / "work"
         try:
             # An API user launches a Heat and leaves it running after the execution.
@@ -65,10 +69,7 @@ def test_two_launches_started_at_once_take_the_last_place_once(
         tmp_path: Path, heat_venv: Path) -> None:
     """Both starts pass the check at the start (no Heat runs yet); the launch action
     counts again under a lock, so only one Heat is left running."""
-    overrides = {"heat": {"venv": str(heat_venv), "clouds_yaml": str(tmp_path / "clouds.yaml"),
-                          "api_timeout": 180.0},
-                 "api": {"launched_heats_max": 1}}
-    with running_api(tmp_path, overrides) as api:
+    with running_api(tmp_path, _one_place(tmp_path, heat_venv)) as api:
         work = Path(api.client.data_dir) / "work"
         try:
             with concurrent.futures.ThreadPoolExecutor(2) as pool:
