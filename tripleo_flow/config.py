@@ -126,7 +126,13 @@ HEAT_OPTS = [
                "Default: $TRIPLEO_FLOW_HEAT_VENV, else data_dir/heat-venv."),
     cfg.StrOpt("python", help="Interpreter the Heat virtualenv is made with (default: the one "
                "running tripleo-flow)."),
-    cfg.PortOpt("api_port", default=8006, help="Port of the Heat API on 127.0.0.1."),
+    cfg.PortOpt("api_port",
+                help="Fixed port of every launched Heat's API on 127.0.0.1 (tripleoclient's "
+                "8006, say). Unset or 0 (the default): each launched Heat takes a free port "
+                "of its own, recorded in its heat-dir (run.json, heatrc, clouds.yaml), so "
+                "several Heats (two deployments, parameter-schema reads, a Heat launched "
+                "with 'launch heat') run at once. With a fixed port only one Heat runs at a "
+                "time: a launch while it is taken is refused."),
     cfg.FloatOpt("api_timeout", default=120.0,
                  help="Seconds to wait for a launched Heat to be ready (API and engine)."),
     cfg.StrOpt("database", default="sqlite", choices=["sqlite", "mariadb"],
@@ -157,9 +163,8 @@ HEAT_OPTS = [
     cfg.IntOpt("schema_launches_max", default=1, min=1,
                help="Most ephemeral Heats (about 330 MB each) one process starts at once to "
                "read a plan's parameter schema when it is not cached; a further request "
-               "waits for one to end, up to api_timeout seconds, then gets 503. Every "
-               "launched Heat listens on api_port, so two at once collide there: keep 1 "
-               "unless the launcher is given distinct ports."),
+               "waits for one to end, up to api_timeout seconds, then gets 503. More than "
+               "1 needs api_port unset (each Heat on a port of its own)."),
     cfg.StrOpt("rabbitmq_url", secret=True, help="transport_url of an existing RabbitMQ for pod "
                "mode (default: the pod runs its own)."),
 ]
@@ -251,6 +256,14 @@ API_OPTS = [
                "at once: each holds a request thread until its execution ends or its "
                "client leaves. Always kept below threads, so that other requests find a "
                "thread; a further stream gets 503."),
+    cfg.IntOpt("launched_heats_max", default=2, min=0,
+               help="Most Heats that workflows started over the HTTP API launch to run on "
+               "after their execution (tripleo.heat.launch, tripleo.heat.restore_db) "
+               "running at once on this server; each holds memory (330 MB for native, "
+               "more for processes) until tripleo.heat.kill. A further start is refused "
+               "(409) naming the Heats that run. 0 refuses every such launch over HTTP. "
+               "Deployments' own Heats (stopped with their execution) and the CLI are not "
+               "counted."),
     cfg.IntOpt("executions_page_size", default=100, min=1,
                help="Executions on a page of GET /v1/executions (and execution list) "
                "when the request names no limit."),

@@ -26,6 +26,7 @@ SAMPLE_ARGS = {
     "option": "[api] max_json_size",
     "servers": ["compute-0", "compute-1"], "kind": "upgrade",
     "data_dir": "/d", "holding": ["plans", "executions.sqlite"], "archive": "/b.tar.gz",
+    "heat_dirs": ["/d/work/a", "/d/work/b"],
 }
 
 

@@ -75,6 +75,9 @@ class ActionContext:
     undo_journal: UndoJournal | None = None
     #: The workflow execution and task the action runs in (None outside a workflow).
     execution: ExecutionInfo | None = None
+    #: The execution was started by a user of the HTTP API (what it may leave behind on
+    #: this server is limited: ``[api] launched_heats_max``).
+    api_user: bool = False
 
     @contextlib.contextmanager
     def hold_plan(self, plan: str, rendering: bool = False) -> Iterator[None]:

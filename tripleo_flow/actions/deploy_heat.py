@@ -37,7 +37,10 @@ def live_heat(context: ActionContext, plan: str, work_dir: str,
     conf = context.conf if context.conf is not None else config.new_conf()
     launcher = make_launcher(conf, heat.get("heat_type") or None, work_dir)
     status = launcher.status()
-    if status.running:  # its own endpoint: ``heat`` may be a sub-workflow's input
+    if status.running:
+        # Its own endpoint, the port its run record names: ``heat`` may be a
+        # sub-workflow's input, and a Heat launched again after a kill -9 (by an earlier
+        # task of this resumed run) took another port than the launch result.
         return HeatClient(status.endpoint or heat["endpoint"])
     LOG.warning("The Heat of %s is gone with the process that launched it; launching it "
                 "again on the database it left to continue the deployment.", work_dir)

@@ -1,7 +1,9 @@
 """Actions on the ephemeral Heat of a heat-dir: launch, kill, dump, restore, status.
 
 Each builds its launcher from the context's configuration
-(:func:`tripleo_flow.heat.make_launcher`) and does one thing with it.
+(:func:`tripleo_flow.heat.make_launcher`) and does one thing with it.  A launch or
+restore an HTTP API user started leaves a Heat running after its execution: it
+takes one of ``[api] launched_heats_max`` places (:mod:`tripleo_flow.heat.launched`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 from tripleo_flow import config
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.paths import WorkDir
-from tripleo_flow.heat import make_launcher
+from tripleo_flow.heat import launched, make_launcher
 from tripleo_flow.heat.launcher import HeatLauncher
 from tripleo_flow.heat.workdir import HeatDir
 
@@ -22,6 +24,16 @@ from tripleo_flow.heat.workdir import HeatDir
 def _launcher(action: Action, heat_type: str | None, heat_dir: str) -> HeatLauncher:
     conf = action.context.conf if action.context.conf is not None else config.new_conf()
     return make_launcher(conf, heat_type, heat_dir)
+
+
+def _api_limit(action: Action, heat_dir: str) -> contextlib.AbstractContextManager[None]:
+    """For an execution an HTTP API user started: hold one of the ``[api]
+    launched_heats_max`` places for the Heat launched in the ``with`` body, which runs
+    on after the execution (:mod:`tripleo_flow.heat.launched`); else nothing."""
+    if not action.context.api_user:
+        return contextlib.nullcontext()
+    conf = action.context.conf if action.context.conf is not None else config.new_conf()
+    return launched.for_conf(conf).claim(heat_dir, launched.limit(conf))
 
 
 class LaunchHeat(Action):
@@ -35,7 +47,8 @@ class LaunchHeat(Action):
 
     def execute(self, heat_dir: WorkDir, heat_type: str | None = None,
                 restore_db: bool = False) -> dict[str, Any]:
-        return _launcher(self, heat_type, heat_dir).launch(restore_db=restore_db).as_dict()
+        with _api_limit(self, heat_dir):
+            return _launcher(self, heat_type, heat_dir).launch(restore_db=restore_db).as_dict()
 
     def revert(self, heat_dir: str, heat_type: str | None = None, restore_db: bool = False,
                result: Any = None, **kwargs: Any) -> None:
@@ -104,7 +117,8 @@ class RestoreHeatDatabase(Action):
     rerun = Rerun.CONVERGES
 
     def execute(self, heat_dir: WorkDir, heat_type: str | None = None) -> dict[str, Any]:
-        return _launcher(self, heat_type, heat_dir).restore_db().as_dict()
+        with _api_limit(self, heat_dir):
+            return _launcher(self, heat_type, heat_dir).restore_db().as_dict()
 
     def revert(self, heat_dir: str, heat_type: str | None = None, result: Any = None,
                **kwargs: Any) -> None:

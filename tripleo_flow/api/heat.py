@@ -11,6 +11,7 @@ prepare this machine, not a Heat: no workflow either.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ from tripleo_flow.heat import install as heat_install
 from tripleo_flow.heat import venv_path
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable
     from types import ModuleType
 
     from oslo_config import cfg
@@ -27,6 +28,10 @@ if TYPE_CHECKING:
     from tripleo_flow.actions.base import ActionContext
     from tripleo_flow.flows.executions import Execution
     from tripleo_flow.flows.runner import Listener
+
+
+#: The shipped workflows whose Heat runs on after their execution ends.
+LEAVES_HEAT_RUNNING = frozenset(workbooks.heat_workflow(n) for n in ("launch", "restore_db"))
 
 
 def _actions() -> ModuleType:
@@ -77,6 +82,22 @@ class HeatMixin:
         workflow ``tripleo.heat.restore_db``)."""
         return dict(self._run_heat_workflow("restore_db", "endpoint", heat_dir=heat_dir,
                                             heat_type=heat_type))
+
+    def check_heat_launch_place(self, workflow: str, inputs: Mapping[str, Any]) -> None:
+        """Refuse starting a shipped workflow that leaves a Heat running after it
+        (:data:`LEAVES_HEAT_RUNNING`) for an HTTP API user when ``[api]
+        launched_heats_max`` such Heats run already: a 409 before anything starts.
+        (The action checks again under a lock, for any workflow that reaches it.)
+
+        :raises TooManyLaunchedHeats: no place left
+        """
+        if workflow not in LEAVES_HEAT_RUNNING:
+            return
+        from tripleo_flow.heat import launched
+
+        heat_dir = inputs.get("heat_dir")
+        launched.for_conf(self.conf).check(launched.limit(self.conf),
+                                           heat_dir if isinstance(heat_dir, str) else None)
 
     def heat_status(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
         """Whether the Heat of ``heat_dir`` runs and answers (read: no workflow)."""

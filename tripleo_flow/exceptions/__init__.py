@@ -50,6 +50,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
      |    +-- DumpKindMismatch             (a SQLite dump for a MariaDB Heat, or back)
      |    +-- UpdateNotPrepared            (update or upgrade run before its prepare)
      |    +-- IronicRunning                (an Ironic already runs from that ironic-dir)
+     |    +-- TooManyLaunchedHeats         (HTTP users left [api] launched_heats_max Heats running)
      |    +-- NoNodesInState               (--all-manageable found no node: their states)
      |    +-- LockTimeout
      |    +-- ExecutionLockTimeout         (another process resumes that execution)
@@ -143,6 +144,7 @@ from tripleo_flow.exceptions.services import (
     ServersNotInStack,
     StackFailed,
     StackNotFinished,
+    TooManyLaunchedHeats,
     UpdateNotPrepared,
 )
 from tripleo_flow.exceptions.validations import (
@@ -234,6 +236,7 @@ __all__ = [
     "TaskFailed",
     "TooManyConnections",
     "TooManyEventStreams",
+    "TooManyLaunchedHeats",
     "TripleoFlowError",
     "UnknownEnvironment",
     "ValidationNotFound",

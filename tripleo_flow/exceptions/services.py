@@ -174,6 +174,28 @@ class HeatRunning(Conflict):
         self.heat_dir = heat_dir
 
 
+class TooManyLaunchedHeats(Conflict):
+    """Workflows started over the HTTP API already left ``[api] launched_heats_max``
+    Heats running on this server."""
+
+    def __init__(self, limit: int, heat_dirs: list[str]) -> None:
+        if not limit:
+            super().__init__("This server launches no Heat that runs on after its execution "
+                             "for the HTTP API ([api] launched_heats_max = 0).")
+        else:
+            count = len(heat_dirs)
+            super().__init__(
+                f"At most {limit} Heat{'s' if limit != 1 else ''} launched over the HTTP API "
+                f"may run on after their execution on this server ([api] "
+                f"launched_heats_max), and {count} run{'s' if count == 1 else ''} (heat "
+                f"dirs: {', '.join(heat_dirs)}): no other is launched. Stop one first",
+                hints=[Hint("with", "launch heat --heat-dir DIR --kill",
+                            "POST /v1/workflows/tripleo.heat.kill/executions with input "
+                            "heat_dir", tail=".")])
+        self.limit = limit
+        self.heat_dirs = list(heat_dirs)
+
+
 class StackNotFinished(Conflict):
     def __init__(self, plan: str, status: str) -> None:
         super().__init__(
@@ -196,7 +218,8 @@ class PortInUse(Conflict):
     def __init__(self, host: str, port: int) -> None:
         super().__init__(
             f"Port {port} on {host} is already in use, so Heat cannot listen there. Stop what "
-            f"uses it, or choose another port with [heat] api_port."
+            f"uses it, or leave [heat] api_port unset (each Heat then takes a free port of "
+            f"its own) or set another one."
         )
         self.host = host
         self.port = port

@@ -460,7 +460,8 @@ class Runner:
         if isinstance(action_context, ActionContext):
             action_context = dataclasses.replace(
                 action_context, undo_journal=journal,
-                stop_check=stop.check if stop is not None else action_context.stop_check)
+                stop_check=stop.check if stop is not None else action_context.stop_check,
+                api_user=meta.get("origin") == ORIGIN_API)
         runtime = atoms.Runtime(catalog.action_lookup(self._actions), action_context,
                                 item_pool,
                                 execution_scope.execution_model(

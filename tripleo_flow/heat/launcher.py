@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import errno
+import json
 import os
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -27,7 +26,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tripleo_flow import exceptions
-from tripleo_flow.heat import render
+from tripleo_flow.heat import ports, render
+from tripleo_flow.heat.render import endpoint_url
 from tripleo_flow.heat.workdir import HeatDir
 
 
@@ -115,19 +115,8 @@ class HeatLauncher(Protocol):
 
 # -- helpers shared by the adapters ----------------------------------------------
 
-
-def check_port_free(host: str, port: int) -> None:
-    """Raise :class:`PortInUse` when something listens on ``host:port``."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        if exc.errno == errno.EADDRINUSE:
-            raise exceptions.PortInUse(host, port) from exc
-        raise exceptions.HeatError(f"Cannot check port {host}:{port}: {exc}") from exc
-    finally:
-        sock.close()
+#: What heat-api (or heat-all) says when it gave up binding its port after 30 s.
+BIND_FAILED = "Could not bind to"
 
 
 def api_answers(host: str, port: int, timeout: float = 2.0) -> bool:
@@ -141,12 +130,38 @@ def api_answers(host: str, port: int, timeout: float = 2.0) -> bool:
         return False
 
 
+def api_engines(host: str, port: int, timeout: float = 5.0) -> set[str] | None:
+    """The engine ids the Heat API at ``host:port`` lists (``GET /services``), None
+    when it cannot tell now (no answer, a server error).
+
+    :raises PortTaken: what answers is not a Heat (a client error, not Heat's JSON)
+    """
+    url = endpoint_url(host, port) + "/services"
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as resp:
+            body = json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        if exc.code >= 500:
+            return None
+        raise ports.PortTaken(host, port, f"GET /services answered {exc.code}") from exc
+    except (urllib.error.URLError, OSError):
+        return None
+    except ValueError as exc:
+        raise ports.PortTaken(host, port, "GET /services answered no JSON") from exc
+    services = body.get("services") if isinstance(body, dict) else None
+    if not isinstance(services, list):
+        raise ports.PortTaken(host, port, "GET /services answered no service list")
+    return {str(s.get("id")) for s in services if isinstance(s, dict)}
+
+
 def wait_ready(host: str, port: int, engines_before: set[str], engines: Callable[[], set[str]],
                alive: Callable[[], str | None], timeout: float, want_engines: int = 1,
                log_file: Path | None = None) -> None:
-    """Wait until the API answers and ``want_engines`` new engines registered.
+    """Wait until the API answers, ``want_engines`` new engines registered and the API
+    lists them (it is this launch's Heat, not another program on its port).
 
     :param alive: returns None while the Heat processes run, else why they stopped.
+    :raises PortTaken: another program listens on ``port`` (:mod:`.ports`).
     :raises HeatError: when Heat stopped or did not get ready within ``timeout``.
     """
     deadline = time.monotonic() + timeout
@@ -156,12 +171,18 @@ def wait_ready(host: str, port: int, engines_before: set[str], engines: Callable
     while True:
         gone = alive()
         if gone:
+            if BIND_FAILED in gone:  # heat-api gave up binding its port: another has it
+                raise ports.PortTaken(host, port, "Heat's API could not bind it")
             raise exceptions.HeatError(f"Heat stopped while starting: {gone}.{_see(log_file)}")
         api_ok = api_ok or api_answers(host, port, timeout=1.0)
         if api_ok:
             new = engines() - engines_before
             if len(new) >= want_engines:
-                return
+                listed = api_engines(host, port)
+                if listed is not None and listed & new:
+                    return
+                if listed is not None:
+                    raise ports.PortTaken(host, port, "a Heat listing other engines")
         if time.monotonic() > deadline:
             waiting = ("the API to answer" if not api_ok else
                        f"the engine to listen ({len(new)} of {want_engines} engines)")

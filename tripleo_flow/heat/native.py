@@ -32,7 +32,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.core import crashpoints
-from tripleo_flow.heat import database, db_move, process, render, shm_orphans, unpaced
+from tripleo_flow.heat import database, db_move, ports, process, render, shm_orphans, unpaced
 from tripleo_flow.heat import launcher as common
 from tripleo_flow.heat.database import HeatDatabase
 from tripleo_flow.heat.db_mariadb import MariaDBDatabase
@@ -66,7 +66,7 @@ class NativeLauncher:
     #: Engine processes that must register before Heat counts as ready.
     want_engines = 1
 
-    def __init__(self, heat_dir: str | os.PathLike[str], venv: Path, port: int = 8006,
+    def __init__(self, heat_dir: str | os.PathLike[str], venv: Path, port: int | None = None,
                  api_timeout: float = 120.0, database: str = "sqlite",
                  sqlite_dir: Path | None = None, mariadb_url: str | None = None,
                  clouds_yaml: Path | None = None, pace_leaves: bool = False,
@@ -75,7 +75,12 @@ class NativeLauncher:
         self.pace_leaves = pace_leaves
         self.quick_rpc_replies = quick_rpc_replies
         self.venv = Path(venv)
-        self.port = port
+        #: The fixed port of the API (``[heat] api_port``); None or 0: a free one per launch.
+        self.port = port or None
+        #: The port the launch in progress chose (:meth:`api_port`).
+        self._port: int | None = None
+        #: The ports the launch in progress holds until its Heat is ready (:mod:`.ports`).
+        self._holds = ports.Holds(HOST)
         self.api_timeout = api_timeout
         self.database_kind = database
         self.sqlite_dir = sqlite_dir
@@ -84,9 +89,13 @@ class NativeLauncher:
 
     # -- pieces ----------------------------------------------------------------
 
-    @property
-    def endpoint(self) -> str:
-        return render.endpoint_url(HOST, self.port)
+    def api_port(self, record: dict[str, Any] | None = None) -> int:
+        """The port of this heat-dir's Heat API: the one its run record names (the port
+        its launch took), else the launch's in progress, else the fixed one."""
+        if record is None:
+            record = self.work.read_run()
+        recorded = (record or {}).get("port")
+        return int(recorded or self._port or self.port or 0)
 
     def _marker(self) -> str:
         return str(self.work.conf_file)
@@ -134,7 +143,7 @@ class NativeLauncher:
 
     def _settings(self, db: HeatDatabase) -> render.HeatSettings:
         return render.HeatSettings(
-            port=self.port, database_url=db.url, log_file=str(self.work.log_file),
+            port=self.api_port({}), database_url=db.url, log_file=str(self.work.log_file),
             token_file=str(self.work.token_file), paste_file=str(self.work.paste_file),
             host=HOST,
         )
@@ -337,7 +346,8 @@ class NativeLauncher:
         if not self._orphaned(record):
             if running:
                 raise exceptions.HeatRunning(
-                    str(self.work.given), f"{self._describe(record)}, {self.endpoint}"
+                    str(self.work.given), f"{self._describe(record)}, "
+                    f"{render.endpoint_url(HOST, self.api_port(record))}"
                 )
             self._teardown(record, dump=True)
             return [], False
@@ -368,47 +378,56 @@ class NativeLauncher:
             self._check_installed()
             if restore_db and not self.work.dump_file.exists():
                 raise exceptions.DumpNotFound(str(self.work.dump_file))
-            common.check_port_free(HOST, self.port)
-            db = self._database()
-            if restore_db:  # before anything starts: a dump of the other kind cannot load
-                database.check_dump_kind(self.work.dump_file, db.kind)
-            record: dict[str, Any] = {
-                "heat_type": self.heat_type, "pid": None, "port": self.port, "ready": False,
-                "database": db.record(),
-                "owner": {**owner.current(), "by": owned_by} if owned_by else None,
-                "started_at": datetime.datetime.now(datetime.UTC).isoformat(),
-            }
-            common.write_heat_files(self.work, self._settings(db))
-            self.work.write_run(record)
-            try:
-                self._prepare(record)
-                self._watch_database(record, db)
-                self.work.write_run(record)
-                db.create()
-                self._note_database(db)
-                if restore_db:
-                    db.restore(self.work.dump_file)
-                    if not self._schema_current(db):
-                        self._db_sync()
-                else:
-                    self._create_schema(db)
-                db.keep_ids_unique()
-                before = db.engine_ids()
-                alive = self._start_heat(record)
-                self.work.write_run(record)
-                common.wait_ready(HOST, self.port, before, self._engines(db), alive,
-                                  self.api_timeout, want_engines=self.want_engines,
-                                  log_file=self.work.log_file)
-                record["ready"] = True
-                self.work.write_run(record)
-                common.write_client_files(self.work, self.endpoint, self.clouds_yaml)
-            except BaseException:
-                self._teardown(record, dump=False)
-                raise
-        return HeatEndpoint(heat_type=self.heat_type, endpoint=self.endpoint,
+            endpoint = self._holds.launching(
+                self.port, lambda port: self._launch_on(port, restore_db, owned_by),
+                f"the Heat of {self.work.given}")
+        return HeatEndpoint(heat_type=self.heat_type, endpoint=endpoint,
                             heat_dir=str(self.work.root), clouds_yaml=str(self.clouds_yaml),
                             heatrc=str(self.work.heatrc), cleaned=tuple(cleaned),
                             adopted=kept)
+
+    def _launch_on(self, port: int, restore_db: bool, owned_by: str | None) -> str:
+        """Start Heat with its API on ``port`` and wait until it is ready; undo all of it
+        when anything fails; the endpoint."""
+        self._port = port
+        endpoint = render.endpoint_url(HOST, port)
+        db = self._database()
+        if restore_db:  # before anything starts: a dump of the other kind cannot load
+            database.check_dump_kind(self.work.dump_file, db.kind)
+        record: dict[str, Any] = {
+            "heat_type": self.heat_type, "pid": None, "port": port, "ready": False,
+            "database": db.record(),
+            "owner": {**owner.current(), "by": owned_by} if owned_by else None,
+            "started_at": datetime.datetime.now(datetime.UTC).isoformat(),
+        }
+        common.write_heat_files(self.work, self._settings(db))
+        self.work.write_run(record)
+        try:
+            self._prepare(record)
+            self._watch_database(record, db)
+            self.work.write_run(record)
+            db.create()
+            self._note_database(db)
+            if restore_db:
+                db.restore(self.work.dump_file)
+                if not self._schema_current(db):
+                    self._db_sync()
+            else:
+                self._create_schema(db)
+            db.keep_ids_unique()
+            before = db.engine_ids()
+            alive = self._start_heat(record)
+            self.work.write_run(record)
+            common.wait_ready(HOST, port, before, self._engines(db), alive,
+                              self.api_timeout, want_engines=self.want_engines,
+                              log_file=self.work.log_file)
+            record["ready"] = True
+            self.work.write_run(record)
+            common.write_client_files(self.work, endpoint, self.clouds_yaml)
+        except BaseException:
+            self._teardown(record, dump=False)
+            raise
+        return endpoint
 
     def kill(self, dump: bool = True, adopt: bool = False) -> KillResult:
         with self.work.locked():
@@ -427,7 +446,7 @@ class NativeLauncher:
             return HeatStatus(self.heat_type, str(self.work.root), False, None, False, None,
                               dump, "not running")
         running = self._running(record)
-        port = int(record.get("port", self.port))
+        port = self.api_port(record)
         answers = running and common.api_answers(HOST, port)
         detail = (self._describe(record) if running else
                   "crashed: the next launch or kill cleans up")

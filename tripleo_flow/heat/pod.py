@@ -1,9 +1,10 @@
 """``pod``: a podman pod with heat-api, heat-engine (N workers), MariaDB and RabbitMQ.
 
 The pod has no infra container and its containers use the host network, bound
-to 127.0.0.1 only (the API on ``[heat] api_port``, MariaDB, RabbitMQ, epmd and
-Erlang distribution on free ports).  MariaDB and RabbitMQ keep their data on
-tmpfs mounts, so removing the pod leaves no volume behind.  Existing servers
+to 127.0.0.1 only (the API on a free port of its own, or the fixed ``[heat]
+api_port``; MariaDB, RabbitMQ, epmd and Erlang distribution on free ports).
+MariaDB and RabbitMQ keep their data on tmpfs mounts, so removing the pod leaves
+no volume behind.  Existing servers
 can be given instead (``[heat] mariadb_url``, ``[heat] rabbitmq_url``).
 
 SQLite cannot serve several engine workers ("database is locked"), so the pod
@@ -109,7 +110,7 @@ class PodLauncher(ContainerLauncher):
 
     def _settings(self, db: HeatDatabase) -> render.HeatSettings:
         return render.HeatSettings(
-            port=self.port, database_url=db.url, log_file=str(self.work.log_file),
+            port=self.api_port({}), database_url=db.url, log_file=str(self.work.log_file),
             token_file=str(self.work.token_file), paste_file=str(self.work.paste_file),
             host=HOST, transport_url=self._transport_url(), engine_workers=self.want_engines)
 

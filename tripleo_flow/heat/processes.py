@@ -2,7 +2,8 @@
 
 heat-api and heat-engine (``[heat] engine_workers`` workers) from Heat's
 virtualenv, on a MariaDB and a RabbitMQ of their own (:mod:`.services`: Debian's
-servers, private directories and ports on 127.0.0.1).  Same files, run record,
+servers, private directories and ports on 127.0.0.1, each port held from its choice
+until Heat is ready, as the API's: :mod:`.ports`).  Same files, run record,
 readiness and dumps as :mod:`.native` and :mod:`.pod`: ready means the API
 answers, every engine worker wrote its ``service`` row and the broker shows a
 consumer on the ``engine`` queue; dumps are MariaDB dumps.
@@ -87,7 +88,7 @@ class ProcessesLauncher(NativeLauncher):
             root = default_dir(self.work.root) / f"tripleo-flow-heat-{self.work.token}-services"
             self._services = Services(
                 root=Path(record.get("root") or root), log_dir=self.work.log_dir,
-                ports=record.get("ports") or {k: services.free_port()
+                ports=record.get("ports") or {k: self._holds.take()
                                               for k in ("db", "amqp", "dist", "epmd")},
                 admin_password=record.get("admin_password") or secrets.token_hex(16),
                 rabbit_password=record.get("rabbit_password") or secrets.token_hex(16))

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.functional.conftest import DEFAULT_HEAT_VENV
-from tests.functional.mariadb import PrivateMariaDB, free_port
+from tests.functional.mariadb import PrivateMariaDB
 from tripleo_flow import config
 from tripleo_flow.api import Client
 from tripleo_flow.core.progress import StackProgress
@@ -35,7 +35,6 @@ def make_conf(tmp_path: Path, venv: Path, **heat: object):  # type: ignore[no-un
     conf([], project="tripleo-flow", default_config_files=[], default_config_dirs=[])
     conf.set_override("data_dir", str(tmp_path / "data"))
     conf.set_override("venv", str(venv), group="heat")
-    conf.set_override("api_port", free_port(), group="heat")
     conf.set_override("clouds_yaml", str(tmp_path / "clouds.yaml"), group="heat")
     conf.set_override("api_timeout", 180.0, group="heat")
     for key, value in heat.items():

@@ -74,20 +74,19 @@ sys.path.insert(0, sys.argv[1])
 from tests.functional.heat.conftest import make_conf
 from tripleo_flow.heat import make_launcher
 tmp, venv = Path(sys.argv[2]), Path(sys.argv[3])
-heat_type, port, heat = sys.argv[4], int(sys.argv[5]), json.loads(sys.argv[6])
+heat_type, heat = sys.argv[4], json.loads(sys.argv[5])
 conf = make_conf(tmp, venv, **heat)
-conf.set_override("api_port", port, group="heat")
 make_launcher(conf, heat_type, str(tmp / "work")).launch(owned_by="deploy")
 os.kill(os.getpid(), 9)  # the owner dies without a word, as a killed deploy does
 """
 
 
-def kill_owner_after_launch(tmp_path: Path, heat_venv: Path, heat_type: str, port: int,
+def kill_owner_after_launch(tmp_path: Path, heat_venv: Path, heat_type: str,
                             **heat: object) -> None:
     """Launch ``heat_type`` owned by a process that is then SIGKILLed."""
     root = Path(__file__).resolve().parents[3]
     owner = subprocess.run([sys.executable, "-c", KILLED_OWNER, str(root), str(tmp_path),
-                            str(heat_venv), heat_type, str(port), json.dumps(heat)],
+                            str(heat_venv), heat_type, json.dumps(heat)],
                            capture_output=True, text=True, check=False)
     assert owner.returncode == -9, owner.stderr
 
@@ -113,8 +112,7 @@ def test_killed_owners_container_dies_with_it(
     heat_dir = str(tmp_path / "work")
     work = HeatDir(heat_dir)
     name = f"tripleo-flow-heat-{work.token}"
-    kill_owner_after_launch(tmp_path, heat_venv, "container",
-                            container_client.conf.heat.api_port, podman_url=podman_url,
+    kill_owner_after_launch(tmp_path, heat_venv, "container", podman_url=podman_url,
                             image=heat_image)
     record = work.read_run()
     assert record is not None and record["owner"]["by"] == "deploy"

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from tests.functional.heat.conftest import free_port, heat_processes
+from tests.functional.heat.conftest import heat_processes
 from tests.functional.http.conftest import Api, finished, running_api
+from tests.functional.mariadb import free_port
 from tripleo_flow.actions.ansible import find_ansible_playbook
 from tripleo_flow.cli.main import main
 from tripleo_flow.heat.workdir import HeatDir

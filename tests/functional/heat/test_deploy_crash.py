@@ -48,8 +48,15 @@ class Deploy:
         self.work = tmp_path / "work"
         self.heat = HeatDir(self.work)
         self.stderr = tmp_path / "deploy.err"
-        self.port = int(next(line.split("=")[1] for line in conf.read_text().splitlines()
-                             if line.startswith("api_port")))
+        #: The ports the work dir's Heats took since the last :meth:`assert_no_heat`.
+        self.ports: set[int] = set()
+
+    def port(self) -> int | None:
+        """The port of the Heat its run record names now (None: no Heat), noted."""
+        port = self.run_record().get("port")
+        if port:
+            self.ports.add(int(port))
+        return int(port) if port else None
 
     def cli(self, *args: str) -> list[str]:
         return [sys.executable, "-m", "tripleo_flow.cli.main", "--config-file",
@@ -103,8 +110,9 @@ class Deploy:
         updated (``*_IN_PROGRESS``): the moment to kill "while the stack is created"."""
         if not self.run_record().get("ready"):
             return False
+        port = self.port()
         try:
-            status = HeatClient(f"http://127.0.0.1:{self.port}/v1/admin",
+            status = HeatClient(f"http://127.0.0.1:{port}/v1/admin",
                                 timeout=5).stack_status("oc")
         except exceptions.HeatError:
             return False
@@ -118,19 +126,20 @@ class Deploy:
 
     def assert_no_heat(self, pids: list[int]) -> None:
         """No Heat process by pid or marker (nor a server of type processes), nothing
-        listening on the port (bounded wait)."""
+        listening on the ports its Heats took (bounded wait)."""
+        self.port()
         deadline = time.monotonic() + 15
         while True:
             alive = [p for p in pids if Path(f"/proc/{p}/cmdline").exists()
                      and Path(f"/proc/{p}/cmdline").read_bytes()]
             alive += heat_processes(self.heat.conf_file)
             alive += process.find_naming(f"tripleo-flow-heat-{self.heat.token}-services")
-            listening = _listens(self.port)
+            listening = sorted(p for p in self.ports if _listens(p))
             if not alive and not listening:
+                self.ports.clear()  # free again: another program may take them now
                 return
             assert time.monotonic() < deadline, (
-                f"Heat outlived its deploy: pids {alive}, port {self.port} listening: "
-                f"{listening}")
+                f"Heat outlived its deploy: pids {alive}, ports listening: {listening}")
             time.sleep(0.05)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.functional.heat.conftest import free_port, heat_processes
+from tests.functional.heat.conftest import heat_processes
 from tests.functional.heat.test_deploy import FAILING_RESOURCE
 from tripleo_flow.api import Client
 from tripleo_flow.api.plans import sample_plan_dir
@@ -24,7 +24,7 @@ _COUNT = re.compile(r"^(\d+)% resources complete (\d+)/(\d+) \(stack oc (\w+)\)$
 def _conf_file(tmp_path: Path, heat_venv: Path) -> Path:
     path = tmp_path / "tripleo-flow.conf"
     path.write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n"
-                    f"[heat]\nvenv = {heat_venv}\napi_port = {free_port()}\n"
+                    f"[heat]\nvenv = {heat_venv}\n"
                     f"clouds_yaml = {tmp_path / 'clouds.yaml'}\napi_timeout = 180\n")
     return path
 

@@ -43,8 +43,9 @@ def test_launch_stack_kill_restore_kill(client: Client, tmp_path: Path,
     heat_dir = str(tmp_path / "work")
     work = HeatDir(heat_dir)
     ep = client.launch_heat(heat_dir, "native")
-    port = client.conf.heat.api_port
-    assert ep["endpoint"] == f"http://127.0.0.1:{port}/v1/admin"
+    record = work.read_run()
+    assert record is not None  # the port it took is recorded for every later step
+    assert ep["endpoint"] == f"http://127.0.0.1:{record['port']}/v1/admin"
     db_file = _sqlite_db(work)
     assert db_file.exists()
     # Heat's integer ids are never handed out twice (SQLite reuses a freed highest id).
@@ -63,7 +64,7 @@ def test_launch_stack_kill_restore_kill(client: Client, tmp_path: Path,
     for name in ("heat.conf", "api-paste.ini", "token_file.json", "heatrc", "run.json"):
         assert _mode(work.root / name) == 0o600, name
     assert "enforce_new_defaults = false" in work.conf_file.read_text()
-    assert f"OS_ENDPOINT=http://127.0.0.1:{port}/v1/admin" in work.heatrc.read_text()
+    assert f"OS_ENDPOINT={ep['endpoint']}" in work.heatrc.read_text()
 
     status = client.heat_status(heat_dir)
     assert status["running"] and status["api_answers"]
@@ -132,14 +133,17 @@ def _sqlite_db_exists(db_file: Path) -> bool:
     return any(Path(f"{db_file}{s}").exists() for s in ("", "-journal", "-wal"))
 
 
-def test_port_in_use_is_refused_and_leaves_nothing(client: Client, tmp_path: Path) -> None:
+def test_fixed_port_in_use_is_refused_and_leaves_nothing(tmp_path: Path,
+                                                         heat_venv: Path) -> None:
     heat_dir = str(tmp_path / "work")
     with socket.socket() as busy:
-        busy.bind(("127.0.0.1", client.conf.heat.api_port))
+        busy.bind(("127.0.0.1", 0))
         busy.listen()
+        port = busy.getsockname()[1]
+        client = Client(make_conf(tmp_path, heat_venv, api_port=port))
         with pytest.raises(exceptions.PortInUse) as err:
             client.launch_heat(heat_dir, "native")
-    assert str(client.conf.heat.api_port) in str(err.value)
+    assert str(port) in str(err.value)
     assert not HeatDir(heat_dir).run_file.exists()
 
 

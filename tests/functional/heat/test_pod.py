@@ -54,7 +54,7 @@ def test_pod_life_cycle(tmp_path: Path, heat_venv: Path, podman_url: str,
         assert sorted(c.rsplit("-", 1)[1] for c in containers) == [
             "api", "engine", "mariadb", "rabbitmq"]
         assert "kind: Pod" in (work.root / "heat-pod.yaml").read_text()
-        assert _listen_addresses(api.conf.heat.api_port) == {"127.0.0.1"}
+        assert _listen_addresses(work.read_run()["port"]) == {"127.0.0.1"}
 
         osc = OpenStack(heat_venv, ep["clouds_yaml"])
         osc("stack", "create", "-t", TEMPLATE, "--wait", "in-pod")
@@ -81,8 +81,8 @@ def test_killed_owners_pod_dies_with_it(tmp_path: Path, heat_venv: Path, podman_
     name = f"tripleo-flow-heat-pod-{work.token}"
     _, _, volumes_before = _pod_objects(podman_url, name)
     try:
-        kill_owner_after_launch(tmp_path, heat_venv, "pod", api.conf.heat.api_port,
-                                podman_url=podman_url, image=heat_image, engine_workers=1)
+        kill_owner_after_launch(tmp_path, heat_venv, "pod", podman_url=podman_url,
+                                image=heat_image, engine_workers=1)
         record = work.read_run()
         assert record is not None and record["owner"]["by"] == "deploy"
         assert eventually(lambda: _pod_objects(podman_url, name) == ([], [], volumes_before))

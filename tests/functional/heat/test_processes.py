@@ -106,8 +106,7 @@ def test_killed_owners_processes_die_with_it(tmp_path: Path, heat_venv: Path) ->
     heat_dir = str(tmp_path / "work")
     work = HeatDir(heat_dir)
     try:
-        kill_owner_after_launch(tmp_path, heat_venv, "processes", api.conf.heat.api_port,
-                                engine_workers=1)
+        kill_owner_after_launch(tmp_path, heat_venv, "processes", engine_workers=1)
         record = work.read_run()
         assert record is not None and record["owner"]["by"] == "deploy"
         gone = {**NOTHING, "data": True}  # the data stays for the next launch to remove

@@ -25,7 +25,7 @@ def _services(work: HeatDir) -> Path:
     return Path("/dev/shm") / f"tripleo-flow-heat-{work.token}-services"
 
 
-def _killed_with_its_watcher(tmp_path: Path, heat_venv: Path, port: int) -> None:
+def _killed_with_its_watcher(tmp_path: Path, heat_venv: Path) -> None:
     """An owner that launches ``processes`` Heat, killed with its database watcher."""
     launch_then_kill_watcher_and_owner(f"""
         from pathlib import Path
@@ -33,7 +33,6 @@ def _killed_with_its_watcher(tmp_path: Path, heat_venv: Path, port: int) -> None
         from tripleo_flow.heat import make_launcher
         from tripleo_flow.heat.workdir import HeatDir
         conf = make_conf(Path({str(tmp_path)!r}), Path({str(heat_venv)!r}), engine_workers=1)
-        conf.set_override("api_port", {port}, group="heat")
         make_launcher(conf, "processes", {str(tmp_path / 'dead')!r}).launch(owned_by="deploy")
         work = HeatDir({str(tmp_path / 'dead')!r})
     """)
@@ -45,8 +44,7 @@ def test_a_later_launch_moves_a_dead_runs_servers_data_home_and_spares_a_live_on
     live_api = Client(make_conf(tmp_path / "l", heat_venv, engine_workers=1))
     live_api.launch_heat(str(live.given), "processes")  # a live run owned by nobody
     try:
-        dead_port = make_conf(tmp_path / "d", heat_venv).heat.api_port
-        _killed_with_its_watcher(tmp_path, heat_venv, dead_port)
+        _killed_with_its_watcher(tmp_path, heat_venv)
         record = dead.read_run()
         assert record is not None and record["owner"]["by"] == "deploy"
         left = _services(dead)

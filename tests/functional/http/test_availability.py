@@ -445,8 +445,8 @@ def test_a_count_default_past_nodes_max_is_refused(api: Api, tmp_path: Path) -> 
 
 def test_parameter_schema_heats_start_one_at_a_time(tmp_path: Path) -> None:
     """Three cache misses at once ([heat] schema_launches_max = 1, the default): each
-    gets its schema from a real ephemeral Heat, never two Heats at a time (without the
-    limit they collide on [heat] api_port and some answer 503)."""
+    gets its schema from a real ephemeral Heat, never two Heats at a time (the limit
+    keeps their memory, about 330 MB each, bounded)."""
     with running_api(tmp_path) as api:
         plans = [f"p{i}" for i in range(3)]
         for plan in plans:

@@ -37,7 +37,6 @@ import pytest
 import yaml
 
 from tests import overcloud_background
-from tests.functional.heat.conftest import make_conf
 from tests.tht import fetch_tree_dir
 from tripleo_flow.api import Client
 from tripleo_flow.core.progress import StackProgress
@@ -70,14 +69,12 @@ class Deployment:
 
 
 def _write_conf(root: Path, heat_venv: Path, ansible_venv: Path | None = None) -> Path:
-    conf = make_conf(root, heat_venv)
     path = root / "tripleo-flow.conf"
     path.write_text(
         "[DEFAULT]\n"
         f"data_dir = {root / 'data'}\n"
         "[heat]\n"
         f"venv = {heat_venv}\n"
-        f"api_port = {conf.heat.api_port}\n"
         f"clouds_yaml = {root / 'clouds.yaml'}\n"
         "api_timeout = 180\n"
         + (f"[ansible]\nvenv = {ansible_venv}\n" if ansible_venv else ""))

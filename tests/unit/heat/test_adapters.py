@@ -13,7 +13,7 @@ from tripleo_flow import config, exceptions
 from tripleo_flow.heat import HEAT_TYPES, make_launcher
 from tripleo_flow.heat.db_mariadb import ServerAddress, _check_dump
 from tripleo_flow.heat.db_sqlite import SqliteDatabase, autoincrement_sql
-from tripleo_flow.heat.launcher import check_port_free
+from tripleo_flow.heat.ports import PortHold
 from tripleo_flow.heat.workdir import HeatDir
 
 
@@ -116,8 +116,28 @@ def test_port_in_use() -> None:
         sock.listen()
         port = sock.getsockname()[1]
         with pytest.raises(exceptions.PortInUse, match=str(port)):
-            check_port_free("127.0.0.1", port)
-    check_port_free("127.0.0.1", port)
+            PortHold("127.0.0.1", port)
+    PortHold("127.0.0.1", port).close()
+
+
+def test_port_hold_keeps_the_port_from_free_port_requests_not_from_its_server() -> None:
+    """A held port is never handed to a bind to port 0 nor to a bind without
+    SO_REUSEADDR, while a server setting SO_REUSEADDR (heat-api) binds and listens."""
+    with PortHold("127.0.0.1") as hold:
+        given = set()
+        for _ in range(200):
+            with socket.socket() as other:
+                other.bind(("127.0.0.1", 0))
+                given.add(other.getsockname()[1])
+        assert hold.port not in given
+        with socket.socket() as plain, pytest.raises(OSError):
+            plain.bind(("127.0.0.1", hold.port))
+        with socket.socket() as server:
+            server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            server.bind(("127.0.0.1", hold.port))
+            server.listen()
+            with socket.create_connection(("127.0.0.1", hold.port)):
+                server.accept()[0].close()
 
 
 @pytest.mark.parametrize(("heat_type", "cls_name"), [

@@ -1,24 +1,82 @@
-"""Test ports for Heat come from outside the kernel's ephemeral range.
-
-``test_crashed_run_is_cleaned_by_next_launch`` failed once with "Address
-already in use" on relaunch.  Not a child of the killed heat-all keeping the
-socket (heat-all with ``[heat_api] workers = 1`` is one process; after SIGKILL
-``ss`` shows no listener and the port binds again): the port came from
-``bind(0)``, an ephemeral port the kernel may give to any other socket once
-Heat stops listening on it.
-"""
+"""Port holds of a launch and its relaunch on another port when the chosen one was
+taken (real sockets, no Heat)."""
 
 from __future__ import annotations
 
 import socket
 
-from tests.functional.mariadb import ephemeral_range, free_port
+import pytest
+
+from tripleo_flow import exceptions
+from tripleo_flow.heat import ports
+
+HOST = "127.0.0.1"
 
 
-def test_free_ports_are_outside_the_ephemeral_range() -> None:
-    low, high = ephemeral_range()
-    ports = {free_port() for _ in range(20)}
-    assert all(not low <= port <= high for port in ports), (ports, low, high)
-    for port in ports:  # and free indeed
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", port))
+def _bindable(port: int) -> bool:
+    """Whether a plain bind (no SO_REUSEADDR) gets ``port`` now."""
+    with socket.socket() as sock:
+        try:
+            sock.bind((HOST, port))
+        except OSError:
+            return False
+        return True
+
+
+def test_a_taken_port_is_left_and_the_launch_runs_again_on_another() -> None:
+    holds = ports.Holds(HOST)
+    tried: list[int] = []
+    extra: list[int] = []
+
+    def launch(port: int) -> str:
+        tried.append(port)
+        extra.append(holds.take())  # a private server's port, held as the API's
+        assert not _bindable(port) and not _bindable(extra[-1])
+        if len(tried) == 1:  # another program listens there (SO_REUSEADDR: it may)
+            squatter.bind((HOST, port))
+            squatter.listen()
+            raise ports.PortTaken(HOST, port, "another program")
+        return f"on {port}"
+
+    with socket.socket() as squatter:
+        squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        assert holds.launching(None, launch, "a Heat") == f"on {tried[1]}"
+        assert tried[0] != tried[1]
+        assert all(_bindable(p) for p in tried[1:] + extra)  # every hold let go
+
+
+def test_a_fixed_port_is_not_changed_and_every_attempt_is_bounded() -> None:
+    holds = ports.Holds(HOST)
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        fixed = sock.getsockname()[1]
+    attempts: list[int] = []
+
+    def taken(port: int) -> None:
+        attempts.append(port)
+        raise ports.PortTaken(HOST, port, "another program")
+
+    with pytest.raises(exceptions.PortInUse, match=str(fixed)):
+        holds.launching(fixed, taken, "a Heat")
+    assert attempts == [fixed]
+    attempts.clear()
+    with pytest.raises(exceptions.PortInUse):
+        holds.launching(None, taken, "a Heat")
+    assert len(attempts) == ports.ATTEMPTS
+
+
+def test_outside_a_launch_a_port_is_only_found() -> None:
+    assert _bindable(ports.Holds(HOST).take())
+
+
+def test_a_fixed_port_is_one_launchs_at_a_time() -> None:
+    """heat-api listens with SO_REUSEPORT: two launches at once on one fixed port would
+    both listen there and split the requests. The second is refused until the first
+    lets the port go."""
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        fixed = sock.getsockname()[1]
+    with ports.PortHold(HOST, fixed):
+        with pytest.raises(exceptions.PortInUse, match=str(fixed)):
+            ports.PortHold(HOST, fixed)
+    ports.PortHold(HOST, fixed).close()
