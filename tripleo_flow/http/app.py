@@ -34,6 +34,7 @@ from tripleo_flow.http import (
     plans,
     uploads,
     validations,
+    workbooks,
     workflows,
 )
 from tripleo_flow.http.spec import (
@@ -312,6 +313,7 @@ ROUTES: list[Route] = [
                           where="header",
                           description="A retried start with the same key returns the "
                                       "same execution."),))}),
+    *workbooks.ROUTES,
     Route("/v1/executions", "executions", {
         "get": Operation("List a page of executions, oldest first (sort_dir desc: newest "
                          "first); a Link header with rel=\"next\" gives the next page",
@@ -443,6 +445,7 @@ def _resources(client: Client, sse_interval: float,
         "backups": backups.Backups(client), "backup": backups.Backup(client),
         "backup_restore": backups.RestoreBackup(client, upload),
         "workflows": workflows.Workflows(client), "workflow": workflows.Workflow(client),
+        **workbooks.resources(client),
         "nodes": nodes.Nodes(client), "node": nodes.Node(client),
         **{f"nodes_{verb}": nodes.NodeWorkflow(client, verb) for verb in nodes.VERBS},
         "validations": validations.Validations(client),

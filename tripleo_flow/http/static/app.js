@@ -9,6 +9,8 @@ import { UPDATE, UPGRADE, lifecycleSection } from "/gui/lifecycle.js";
 import { scaleSection } from "/gui/scale.js";
 import { validationsView as validationsPage } from "/gui/validations.js";
 import { backupsView as backupsPage } from "/gui/backups.js";
+import { workflowsView as workflowsPage } from "/gui/workflows.js";
+import { passwordsTab as passwordsPage } from "/gui/passwords.js";
 
 const main = document.getElementById("main");
 const nav = document.getElementById("nav");
@@ -240,7 +242,8 @@ async function plansView(draw = drawer()) {
 // -- one plan ------------------------------------------------------------------------
 
 const TABS = [["overview", "Deploy"], ["environments", "Environments"],
-              ["parameters", "Parameters"], ["roles", "Roles and networks"], ["history", "History"]];
+              ["parameters", "Parameters"], ["roles", "Roles and networks"], ["passwords", "Passwords"],
+              ["history", "History"]];
 
 async function planView(name, tab, draw = drawer()) {
   const tabs = h("nav", { class: "tabs", "aria-label": "Plan" },
@@ -249,7 +252,8 @@ async function planView(name, tab, draw = drawer()) {
   const body = h("div", {});
   draw(`Plan ${name}`, tabs, body);
   const views = { overview: deployTab, environments: environmentsTab,
-                  parameters: parametersTab, roles: rolesTab, history: historyTab };
+                  parameters: parametersTab, roles: rolesTab, passwords: passwordsTab,
+                  history: historyTab };
   await (views[tab] || deployTab)(name, body);
 }
 
@@ -527,6 +531,9 @@ async function historyTab(name, body) {
 
 const rolesTab = (name, body) => rolesPage({ h, errorText, say }, name, body);
 
+const passwordsTab = (name, body) => passwordsPage({ h, errorText, say, follow: followDeploy },
+                                                   name, body);
+
 // -- executions ----------------------------------------------------------------------
 
 // One page of executions, newest first, and the path of the next page (the Link
@@ -657,6 +664,8 @@ const validationsView = () => validationsPage({ h, show: drawer(), state, errorT
 
 const backupsView = () => backupsPage({ h, show: drawer(), errorText, say, download });
 
+const workflowsView = () => workflowsPage({ h, show: drawer(), errorText, say });
+
 // -- routing -------------------------------------------------------------------------
 
 function fail(error) {
@@ -678,6 +687,7 @@ function route() {
   else if (parts[0] === "nodes") view = nodesView();
   else if (parts[0] === "validations") view = validationsView();
   else if (parts[0] === "backups") view = backupsView();
+  else if (parts[0] === "workflows") view = workflowsView();
   else view = plansView();
   view.catch(fail);
 }
