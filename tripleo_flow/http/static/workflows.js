@@ -101,8 +101,8 @@ function workflowBlock(ui, wf) {
     }
   });
   return h("details", { class: "workflow", "data-workflow": wf.name },
-    h("summary", {}, h("strong", { text: wf.name }), " ",
-      h("span", { class: "muted", text: `${wf.type} · ${wf.description || "no description"}` })),
+    h("summary", {}, h("strong", { text: wf.name }), " ", h("span", { class: "muted", text: wf.type })),
+    h("p", { class: wf.description ? "" : "muted", text: wf.description || "No description." }),
     form);
 }
 
@@ -175,13 +175,13 @@ function actionsSection(ui) {
     if (!details.open || body.childElementCount) return;
     try {
       const actions = await call("GET", "/v1/actions");
-      body.append(h("table", {}, h("thead", {}, h("tr", {},
+      body.append(h("div", { class: "table-scroll" }, h("table", {}, h("thead", {}, h("tr", {},
         ["Action", "Inputs", "Description"].map((t) => h("th", { text: t })))),
       h("tbody", {}, actions.map((a) => h("tr", { "data-action": a.name },
         h("td", { class: "mono", text: a.name }),
         h("td", { text: a.inputs.map((i) => (i.required ? i.name
           : `${i.name}=${JSON.stringify(i.default === undefined ? null : i.default)}`)).join(", ") }),
-        h("td", { class: a.error ? "error" : "", text: a.error ? `BROKEN: ${a.error}` : a.description }))))));
+        h("td", { class: a.error ? "error" : "", text: a.error ? `BROKEN: ${a.error}` : a.description })))))));
     } catch (error) {
       body.append(h("p", { class: "error", role: "alert", text: ui.errorText(error) }));
     }
