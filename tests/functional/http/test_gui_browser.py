@@ -95,6 +95,16 @@ def answer_dialogs(page: object, answers: list[bool]) -> list[str]:
     return said
 
 
+def console_errors(page: object) -> list[str]:
+    """The list the page's console errors are appended to, as they come (but "Failed to
+    load resource": the API's refusals, which the page shows)."""
+    said: list[str] = []
+    page.on("console", lambda m: said.append(m.text)  # type: ignore[attr-defined]
+            if m.type == "error" and not m.text.startswith("Failed to load resource")
+            else None)
+    return said
+
+
 class Shots:
     """Full-page screenshots, numbered in the order taken."""
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.functional.http import test_gui_browser as gui
 from tests.functional.http.conftest import Api
-from tests.functional.http.test_gui_browser import Shots, answer_dialogs, chromium_page, log_in
 
 pytestmark = pytest.mark.functional
 
@@ -25,10 +25,11 @@ def test_the_gui_rotates_chosen_passwords_showing_names_only(api: Api, tmp_path:
     api.client.create_plan("oc", sample=True)
     before = api.client.get_passwords("oc")
     chosen, other = sorted(before)[:2]
-    with chromium_page() as opened:
+    with gui.chromium_page() as opened:
         page: Page = opened  # type: ignore[assignment]
-        shot = Shots(page, tmp_path / "screenshots", "passwords")
-        log_in(page, api)
+        errors = gui.console_errors(page)
+        shot = gui.Shots(page, tmp_path / "screenshots", "passwords")
+        gui.log_in(page, api)
         page.goto(api.url + "/#/plans/oc/passwords")
         form = page.locator("#rotate-form")
         expect(form.get_by_label(chosen, exact=True)).to_be_visible()
@@ -37,7 +38,7 @@ def test_the_gui_rotates_chosen_passwords_showing_names_only(api: Api, tmp_path:
         assert set(before) <= set(text.split())
         shot("names")
 
-        said = answer_dialogs(page, [False, True])
+        said = gui.answer_dialogs(page, [False, True])
         form.get_by_label(chosen, exact=True).check()
         page.get_by_role("button", name="Rotate passwords").click()
         page.get_by_role("button", name="Rotate passwords").click()
@@ -54,3 +55,4 @@ def test_the_gui_rotates_chosen_passwords_showing_names_only(api: Api, tmp_path:
         text = page.locator("main").inner_text()
         assert str(after[chosen]) not in text and str(before[chosen]) not in text
         shot("rotated")
+        assert errors == []

@@ -17,7 +17,13 @@ import pytest
 
 from tests.engine_helpers import WORKBOOKS
 from tests.functional.http.conftest import Api
-from tests.functional.http.test_gui_browser import Shots, answer_dialogs, chromium_page, log_in
+from tests.functional.http.test_gui_browser import (
+    Shots,
+    answer_dialogs,
+    chromium_page,
+    console_errors,
+    log_in,
+)
 
 pytestmark = pytest.mark.functional
 
@@ -30,10 +36,7 @@ def test_the_gui_validates_creates_runs_updates_and_deletes_a_user_workbook(
 
     with chromium_page() as opened:
         page: Page = opened  # type: ignore[assignment]
-        console_errors: list[str] = []
-        page.on("console", lambda m: console_errors.append(m.text)
-                if m.type == "error" and not m.text.startswith("Failed to load resource")
-                else None)
+        errors = console_errors(page)
         shot = Shots(page, tmp_path / "screenshots", "workflows")
         log_in(page, api)
         page.get_by_role("link", name="Workflows").click()
@@ -115,4 +118,4 @@ def test_the_gui_validates_creates_runs_updates_and_deletes_a_user_workbook(
         assert said == ["Delete workbook std_only and its workflows?"] * 2
         assert api("GET", "/v1/workbooks/std_only").status_code == 404
         shot("deleted")
-        assert console_errors == []
+        assert errors == []
