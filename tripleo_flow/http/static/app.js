@@ -11,6 +11,7 @@ import { validationsView as validationsPage } from "/gui/validations.js";
 import { backupsView as backupsPage } from "/gui/backups.js";
 import { workflowsView as workflowsPage } from "/gui/workflows.js";
 import { passwordsTab as passwordsPage } from "/gui/passwords.js";
+import { heatSection } from "/gui/stackheat.js";
 
 const main = document.getElementById("main");
 const nav = document.getElementById("nav");
@@ -320,7 +321,8 @@ async function deployTab(name, body) {
     lifecycle.replaceChildren(...sections.filter(Boolean));
   };
   body.append(h("section", { "aria-labelledby": "deploy-h" },
-    h("h2", { id: "deploy-h", text: "Deployment" }), summary, form, progress), scale, lifecycle);
+    h("h2", { id: "deploy-h", text: "Deployment" }), summary, form, progress),
+    heatSection({ h, errorText, say, follow: followDeploy }, name), scale, lifecycle);
   await showDayTwo();
   form.addEventListener("deployed", () => showDayTwo().catch(fail));
 }
