@@ -95,6 +95,19 @@ def answer_dialogs(page: object, answers: list[bool]) -> list[str]:
     return said
 
 
+@contextlib.contextmanager
+def gui_at(api: Api, where: str, folder: Path,
+           prefix: str) -> Iterator[tuple[object, Shots, list[str]]]:
+    """A chromium page logged in to ``api``'s GUI and opened at ``#/where``, its
+    screenshots (``prefix``, in ``folder``) and the list of its console errors."""
+    with chromium_page() as page:
+        errors = console_errors(page)
+        shot = Shots(page, folder, prefix)
+        log_in(page, api)
+        page.goto(f"{api.url}/#/{where}")  # type: ignore[attr-defined]
+        yield page, shot, errors
+
+
 def console_errors(page: object) -> list[str]:
     """The list the page's console errors are appended to, as they come (but "Failed to
     load resource": the API's refusals, which the page shows)."""

@@ -25,12 +25,9 @@ def test_the_gui_rotates_chosen_passwords_showing_names_only(api: Api, tmp_path:
     api.client.create_plan("oc", sample=True)
     before = api.client.get_passwords("oc")
     chosen, other = sorted(before)[:2]
-    with gui.chromium_page() as opened:
+    shots = tmp_path / "screenshots"
+    with gui.gui_at(api, "plans/oc/passwords", shots, "passwords") as (opened, shot, errors):
         page: Page = opened  # type: ignore[assignment]
-        errors = gui.console_errors(page)
-        shot = gui.Shots(page, tmp_path / "screenshots", "passwords")
-        gui.log_in(page, api)
-        page.goto(api.url + "/#/plans/oc/passwords")
         form = page.locator("#rotate-form")
         expect(form.get_by_label(chosen, exact=True)).to_be_visible()
         text = page.locator("main").inner_text()

@@ -34,12 +34,9 @@ def test_the_gui_starts_heat_on_the_deployments_dump_and_stops_it(api: Api,
     stopped = api("GET", "/v1/plans/ih/deployment/heat").json()
     assert stopped["running"] is False and stopped["dump"], stopped
 
-    with gui.chromium_page() as opened:
+    shots = tmp_path / "screenshots"
+    with gui.gui_at(api, "plans/ih/overview", shots, "stackheat") as (opened, shot, errors):
         page: Page = opened  # type: ignore[assignment]
-        errors = gui.console_errors(page)
-        shot = gui.Shots(page, tmp_path / "screenshots", "stackheat")
-        gui.log_in(page, api)
-        page.goto(api.url + "/#/plans/ih/overview")
         status = page.locator("#heat-status")
         expect(status).to_contain_text("No Heat runs for this deployment.")
         shot("stopped")
