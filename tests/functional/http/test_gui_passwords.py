@@ -29,7 +29,7 @@ def test_the_gui_rotates_chosen_passwords_showing_names_only(api: Api, tmp_path:
     with gui.gui_at(api, "plans/oc/passwords", shots, "passwords") as (opened, shot, errors):
         page: Page = opened  # type: ignore[assignment]
         form = page.locator("#rotate-form")
-        expect(form.get_by_label(chosen, exact=True)).to_be_visible()
+        expect(form.get_by_label(chosen, exact=True)).to_be_visible(timeout=gui.STEP_MS)
         text = page.locator("main").inner_text()
         assert not [name for name, value in before.items() if str(value) in text]
         assert set(before) <= set(text.split())
@@ -39,7 +39,8 @@ def test_the_gui_rotates_chosen_passwords_showing_names_only(api: Api, tmp_path:
         form.get_by_label(chosen, exact=True).check()
         page.get_by_role("button", name="Rotate passwords").click()
         page.get_by_role("button", name="Rotate passwords").click()
-        expect(page.locator("#rotate-done")).to_have_text(f"Rotated 1 password(s): {chosen}.")
+        expect(page.locator("#rotate-done")).to_have_text(f"Rotated 1 password(s): {chosen}.",
+                                                          timeout=gui.STEP_MS)
         expect(page.locator("#execution-end")).to_contain_text("SUCCESS")
         assert said == [f"Rotate 1 password(s) ({chosen}) of plan oc? A deployed cloud gets "
                         "the new values at its next deploy; anything using the old ones must "

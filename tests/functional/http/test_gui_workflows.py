@@ -18,6 +18,7 @@ import pytest
 from tests.engine_helpers import WORKBOOKS
 from tests.functional.http.conftest import Api
 from tests.functional.http.test_gui_browser import (
+    STEP_MS,
     Shots,
     answer_dialogs,
     chromium_page,
@@ -41,7 +42,7 @@ def test_the_gui_validates_creates_runs_updates_and_deletes_a_user_workbook(
         log_in(page, api)
         page.get_by_role("link", name="Workflows").click()
         shipped = page.locator('[data-workbook="tripleo.heat"]')
-        expect(shipped).to_contain_text("shipped (read-only)")
+        expect(shipped).to_contain_text("shipped (read-only)", timeout=STEP_MS)
         expect(shipped.get_by_role("button")).to_have_count(0)  # no Edit, no Delete
         shipped.locator('[data-workflow="tripleo.heat.launch"] summary').click()
         expect(page.get_by_role("form", name="Run tripleo.heat.launch")).to_be_visible()
@@ -70,7 +71,7 @@ def test_the_gui_validates_creates_runs_updates_and_deletes_a_user_workbook(
         expect(page.locator("#workbook-done")).to_have_text("std_only.yaml: valid")
         page.get_by_role("button", name="Create").click()
         expect(page.locator("#workbook-done")).to_contain_text(
-            "Workbook std_only created: broken, greet")
+            "Workbook std_only created: broken, greet", timeout=STEP_MS)
         mine = page.locator('[data-workbook="std_only"]')
         expect(mine).to_contain_text("user workbook (std_only.yaml)")
         shot("created")
@@ -88,7 +89,8 @@ def test_the_gui_validates_creates_runs_updates_and_deletes_a_user_workbook(
         form.get_by_label("times").fill("3")
         form.get_by_role("button", name="Run std_only.greet").click()
         expect(page).to_have_url(re.compile(r"#/executions/"))
-        expect(page.locator("main")).to_contain_text("Workflow std_only.greet: SUCCESS")
+        expect(page.locator("main")).to_contain_text("Workflow std_only.greet: SUCCESS",
+                                                     timeout=STEP_MS)
         expect(page.locator("main")).to_contain_text('"greeting": "hello gui"')
         [run] = api("GET", "/v1/executions?workflow=std_only.greet").json()
         assert run["input"] == {"who": "gui", "times": 3} and run["state"] == "SUCCESS"
@@ -100,7 +102,8 @@ def test_the_gui_validates_creates_runs_updates_and_deletes_a_user_workbook(
         expect(text).to_have_value(GOOD.read_text())
         text.fill(GOOD.read_text().replace("Uses only", "Updated, uses only"))
         page.get_by_role("button", name="Update").click()
-        expect(page.locator("#workbook-done")).to_contain_text("Workbook std_only updated")
+        expect(page.locator("#workbook-done")).to_contain_text("Workbook std_only updated",
+                                                               timeout=STEP_MS)
         expect(page.locator('[data-workbook="std_only"]')).to_contain_text("Updated, uses only")
 
         # Actions, read when opened.
@@ -114,7 +117,7 @@ def test_the_gui_validates_creates_runs_updates_and_deletes_a_user_workbook(
         delete.click()
         expect(page.locator('[data-workbook="std_only"]')).to_be_visible()
         delete.click()
-        expect(page.locator('[data-workbook="std_only"]')).to_have_count(0)
+        expect(page.locator('[data-workbook="std_only"]')).to_have_count(0, timeout=STEP_MS)
         assert said == ["Delete workbook std_only and its workflows?"] * 2
         assert api("GET", "/v1/workbooks/std_only").status_code == 404
         shot("deleted")
