@@ -104,6 +104,11 @@ def gui_at(api: Api, where: str, folder: Path,
         errors = console_errors(page)
         shot = Shots(page, folder, prefix)
         log_in(page, api)
+        from playwright.sync_api import expect
+
+        # The login opens the plans once the server took the token: going elsewhere
+        # before that would be undone by it.
+        expect(page.locator("h1")).to_have_text("Plans", timeout=STEP_MS)  # type: ignore[attr-defined]
         page.goto(f"{api.url}/#/{where}")  # type: ignore[attr-defined]
         yield page, shot, errors
 

@@ -62,5 +62,6 @@ def test_the_gui_starts_heat_on_the_deployments_dump_and_stops_it(api: Api,
         assert api("GET", "/v1/plans/ih/deployment/heat").json()["running"] is False
         [kill] = api("GET", "/v1/executions?workflow=tripleo.heat.kill").json()
         assert kill["state"] == "SUCCESS"
+        expect(status).to_have_text("No Heat runs for this deployment.")
         shot("stopped-again")
         assert errors == []

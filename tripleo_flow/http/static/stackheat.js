@@ -16,7 +16,8 @@ export function heatSection(ui, plan) {
   const problem = h("p", { class: "error", role: "alert", id: "heat-problem" });
   const refresh = async () => {
     const s = await call("GET", `/v1/plans/${enc(plan)}/deployment/heat`);
-    status.replaceChildren(
+    // (a wrapper: h() drops the null parts, which replaceChildren would write as "null")
+    status.replaceChildren(h("div", {},
       h("p", {}, s.running ? `Heat (${s.heat_type}) runs` : "No Heat runs for this deployment",
         s.running ? (s.api_answers ? " and answers." : ", but its API does not answer yet.") : ".",
         s.dump ? "" : " No database dump yet: deploy first."),
@@ -24,7 +25,7 @@ export function heatSection(ui, plan) {
       s.running ? h("p", { class: "muted" }, "List its stacks on the server: ",
         h("code", { id: "heat-hint",
                     text: `OS_CLIENT_CONFIG_FILE=${s.heat_dir}/clouds.yaml openstack --os-cloud heat stack list` }),
-        ` (${s.heat_dir}: the deployment's heat-dir in the server's data area).`) : null);
+        ` (${s.heat_dir}: the deployment's heat-dir in the server's data area).`) : null));
   };
   const run = (workflow, input, done) => async () => {
     problem.textContent = "";
