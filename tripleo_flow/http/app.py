@@ -32,8 +32,10 @@ from tripleo_flow.http import (
     media,
     nodes,
     plans,
+    stackheat,
     uploads,
     validations,
+    workbooks,
     workflows,
 )
 from tripleo_flow.http.spec import (
@@ -312,6 +314,7 @@ ROUTES: list[Route] = [
                           where="header",
                           description="A retried start with the same key returns the "
                                       "same execution."),))}),
+    *workbooks.ROUTES, *stackheat.ROUTES,
     Route("/v1/executions", "executions", {
         "get": Operation("List a page of executions, oldest first (sort_dir desc: newest "
                          "first); a Link header with rel=\"next\" gives the next page",
@@ -448,6 +451,7 @@ def _resources(client: Client, sse_interval: float,
         "backups": backups.Backups(client), "backup": backups.Backup(client),
         "backup_restore": backups.RestoreBackup(client, upload),
         "workflows": workflows.Workflows(client), "workflow": workflows.Workflow(client),
+        **workbooks.resources(client), **stackheat.resources(client, paths),
         "nodes": nodes.Nodes(client), "node": nodes.Node(client),
         **{f"nodes_{verb}": nodes.NodeWorkflow(client, verb) for verb in nodes.VERBS},
         "validations": validations.Validations(client),

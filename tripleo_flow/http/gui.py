@@ -27,7 +27,10 @@ FILES: dict[str, tuple[str, str]] = {
     "/gui/nodes.js": ("nodes.js", "text/javascript; charset=utf-8"),
     "/gui/roles.js": ("roles.js", "text/javascript; charset=utf-8"),
     "/gui/scale.js": ("scale.js", "text/javascript; charset=utf-8"),
+    "/gui/passwords.js": ("passwords.js", "text/javascript; charset=utf-8"),
+    "/gui/stackheat.js": ("stackheat.js", "text/javascript; charset=utf-8"),
     "/gui/validations.js": ("validations.js", "text/javascript; charset=utf-8"),
+    "/gui/workflows.js": ("workflows.js", "text/javascript; charset=utf-8"),
     "/gui/app.css": ("app.css", "text/css; charset=utf-8"),
 }
 

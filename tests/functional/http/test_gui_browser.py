@@ -95,6 +95,34 @@ def answer_dialogs(page: object, answers: list[bool]) -> list[str]:
     return said
 
 
+@contextlib.contextmanager
+def gui_at(api: Api, where: str, folder: Path,
+           prefix: str) -> Iterator[tuple[object, Shots, list[str]]]:
+    """A chromium page logged in to ``api``'s GUI and opened at ``#/where``, its
+    screenshots (``prefix``, in ``folder``) and the list of its console errors."""
+    with chromium_page() as page:
+        errors = console_errors(page)
+        shot = Shots(page, folder, prefix)
+        log_in(page, api)
+        from playwright.sync_api import expect
+
+        # The login opens the plans once the server took the token: going elsewhere
+        # before that would be undone by it.
+        expect(page.locator("h1")).to_have_text("Plans", timeout=STEP_MS)  # type: ignore[attr-defined]
+        page.goto(f"{api.url}/#/{where}")  # type: ignore[attr-defined]
+        yield page, shot, errors
+
+
+def console_errors(page: object) -> list[str]:
+    """The list the page's console errors are appended to, as they come (but "Failed to
+    load resource": the API's refusals, which the page shows)."""
+    said: list[str] = []
+    page.on("console", lambda m: said.append(m.text)  # type: ignore[attr-defined]
+            if m.type == "error" and not m.text.startswith("Failed to load resource")
+            else None)
+    return said
+
+
 class Shots:
     """Full-page screenshots, numbered in the order taken."""
 

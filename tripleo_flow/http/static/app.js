@@ -9,6 +9,9 @@ import { UPDATE, UPGRADE, lifecycleSection } from "/gui/lifecycle.js";
 import { scaleSection } from "/gui/scale.js";
 import { validationsView as validationsPage } from "/gui/validations.js";
 import { backupsView as backupsPage } from "/gui/backups.js";
+import { workflowsView as workflowsPage } from "/gui/workflows.js";
+import { passwordsTab as passwordsPage } from "/gui/passwords.js";
+import { heatSection } from "/gui/stackheat.js";
 
 const main = document.getElementById("main");
 const nav = document.getElementById("nav");
@@ -240,7 +243,8 @@ async function plansView(draw = drawer()) {
 // -- one plan ------------------------------------------------------------------------
 
 const TABS = [["overview", "Deploy"], ["environments", "Environments"],
-              ["parameters", "Parameters"], ["roles", "Roles and networks"], ["history", "History"]];
+              ["parameters", "Parameters"], ["roles", "Roles and networks"], ["passwords", "Passwords"],
+              ["history", "History"]];
 
 async function planView(name, tab, draw = drawer()) {
   const tabs = h("nav", { class: "tabs", "aria-label": "Plan" },
@@ -249,7 +253,8 @@ async function planView(name, tab, draw = drawer()) {
   const body = h("div", {});
   draw(`Plan ${name}`, tabs, body);
   const views = { overview: deployTab, environments: environmentsTab,
-                  parameters: parametersTab, roles: rolesTab, history: historyTab };
+                  parameters: parametersTab, roles: rolesTab, passwords: passwordsTab,
+                  history: historyTab };
   await (views[tab] || deployTab)(name, body);
 }
 
@@ -316,7 +321,8 @@ async function deployTab(name, body) {
     lifecycle.replaceChildren(...sections.filter(Boolean));
   };
   body.append(h("section", { "aria-labelledby": "deploy-h" },
-    h("h2", { id: "deploy-h", text: "Deployment" }), summary, form, progress), scale, lifecycle);
+    h("h2", { id: "deploy-h", text: "Deployment" }), summary, form, progress),
+    heatSection({ h, errorText, say, follow: followDeploy }, name), scale, lifecycle);
   await showDayTwo();
   form.addEventListener("deployed", () => showDayTwo().catch(fail));
 }
@@ -527,6 +533,9 @@ async function historyTab(name, body) {
 
 const rolesTab = (name, body) => rolesPage({ h, errorText, say }, name, body);
 
+const passwordsTab = (name, body) => passwordsPage({ h, errorText, say, follow: followDeploy },
+                                                   name, body);
+
 // -- executions ----------------------------------------------------------------------
 
 // One page of executions, newest first, and the path of the next page (the Link
@@ -670,6 +679,8 @@ const validationsView = () => validationsPage({ h, show: drawer(), state, errorT
 
 const backupsView = () => backupsPage({ h, show: drawer(), errorText, say, download });
 
+const workflowsView = () => workflowsPage({ h, show: drawer(), errorText, say });
+
 // -- routing -------------------------------------------------------------------------
 
 function fail(error) {
@@ -691,6 +702,7 @@ function route() {
   else if (parts[0] === "nodes") view = nodesView();
   else if (parts[0] === "validations") view = validationsView();
   else if (parts[0] === "backups") view = backupsView();
+  else if (parts[0] === "workflows") view = workflowsView();
   else view = plansView();
   view.catch(fail);
 }

@@ -1,0 +1,185 @@
+"""Workbook and action resources: the catalog the workflows come from, as the CLI's
+``workbook list|validate|create|update|delete`` and ``action list|show``.
+
+A workbook travels as its YAML text (``{"definition": TEXT, "filename": NAME}``); the
+handler keeps it in a private temporary directory for the Python API, which reads
+files, and words its refusals with the file's own name, never the server's path.
+Shipped workbooks are read-only here as in the CLI (409).
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import falcon
+
+from tripleo_flow import exceptions
+from tripleo_flow.http.plans import field, json_object
+from tripleo_flow.http.spec import ARRAY, Operation, Route
+
+if TYPE_CHECKING:
+    from tripleo_flow.api import Client
+
+TAGS = ("workbooks",)
+_DEFINITION = {"type": "object", "required": ["definition"], "properties": {
+    "definition": {"type": "string", "description": "The workbook's YAML text."},
+    "filename": {"type": "string", "description": "Its file name, used in the refusals "
+                                                  "(default workbook.yaml)."}}}
+
+ROUTES = [
+    Route("/v1/workbooks", "workbooks", {
+        "get": Operation("List the shipped and user workbooks, their workflows and "
+                         "problems", response=ARRAY, tags=TAGS),
+        "post": Operation("Add a user workbook (checked first)", status=201,
+                          body=_DEFINITION, tags=TAGS),
+        "put": Operation("Replace the user workbook of the same name (checked first)",
+                         body=_DEFINITION, tags=TAGS)}),
+    Route("/v1/workbooks/validate", "workbooks_validate", {
+        "post": Operation("Check a workbook without adding it: 200 when valid, 400 with "
+                          "every problem otherwise", body=_DEFINITION, tags=TAGS)}),
+    Route("/v1/workbooks/{workbook}", "workbook", {
+        "get": Operation("A workbook and its YAML text", tags=TAGS),
+        "delete": Operation("Delete a user workbook", status=204, response=None,
+                            tags=TAGS)}),
+    Route("/v1/actions", "actions", {
+        "get": Operation("List the actions workbook tasks may run, with their inputs",
+                         response=ARRAY, tags=TAGS)}),
+    Route("/v1/actions/{action}", "action", {
+        "get": Operation("An action: its description, inputs and entry point", tags=TAGS)}),
+]
+
+
+def entry_body(entry: Any) -> dict[str, Any]:
+    """A catalog entry as the API shows it (its file by name only)."""
+    workbook = entry.workbook
+    return {"name": entry.name, "shipped": entry.shipped, "file": entry.path.name,
+            "description": getattr(workbook, "description", "") or "",
+            "workflows": sorted(workbook.workflows) if workbook else [],
+            "problems": [_problem(p, entry.path.name) for p in entry.problems]}
+
+
+def _problem(problem: Any, name: str) -> str:
+    return str(problem).replace(str(problem.path), name, 1) if problem.path else str(problem)
+
+
+def _filename(media: dict[str, Any]) -> str:
+    name = field(media, "filename", str, "workbook.yaml")
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(name).name)[:100].lstrip(".")
+    return name if name.endswith((".yaml", ".yml")) else f"{name or 'workbook'}.yaml"
+
+
+@contextmanager
+def _uploaded(media: dict[str, Any]) -> Iterator[Path]:
+    """The body's workbook as a file; a refusal names the file, not where it was kept."""
+    text = field(media, "definition", str)
+    with tempfile.TemporaryDirectory(prefix="tripleo-flow-workbook-") as tmp:
+        path = Path(tmp) / _filename(media)
+        path.write_text(text, encoding="utf-8")
+        try:
+            yield path
+        except exceptions.TripleoFlowError as error:
+            raise _reworded(error, tmp, path) from None
+
+
+def _reworded(error: exceptions.TripleoFlowError, tmp: str,
+              path: Path) -> exceptions.TripleoFlowError:
+    message = str(error.args[0] if error.args else error).replace(f"{tmp}/", "")
+    name = re.search(r"Workbook '([^']*)'", message)
+    if isinstance(error, exceptions.InvalidWorkbook):
+        return exceptions.InvalidWorkbook(message)
+    if isinstance(error, exceptions.Conflict):
+        hints = [exceptions.Hint("Replace it with", f"workbook update {path.name}",
+                                 "PUT /v1/workbooks")] if "already exists" in message else []
+        return exceptions.Conflict(message, hints=hints)
+    if isinstance(error, exceptions.NotFound) and name:
+        return exceptions.NotFound(message, hints=[exceptions.Hint(
+            "Add it with", f"workbook create {path.name}", "POST /v1/workbooks")])
+    return error
+
+
+class Workbooks:
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = [entry_body(e) for e in self.client.list_workbooks()]
+
+    def _install(self, req: falcon.Request, install: Callable[[Path], Any]) -> dict[str, Any]:
+        with _uploaded(json_object(req)) as path:
+            return entry_body(install(path))
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = self._install(req, self.client.create_workbook)
+        resp.status = falcon.HTTP_201
+        resp.location = f"/v1/workbooks/{resp.media['name']}"
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = self._install(req, self.client.update_workbook)
+
+
+class ValidateWorkbook:
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        with _uploaded(json_object(req)) as path:
+            self.client.check_workbooks([path])
+        resp.media = {"valid": True}
+
+
+class Workbook:
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    def _entry(self, name: str) -> Any:
+        for entry in self.client.list_workbooks():
+            if entry.name == name:
+                return entry
+        raise exceptions.NotFound(f"Workbook {name!r} does not exist.", hints=[
+            exceptions.Hint("List workbooks with", "workbook list", "GET /v1/workbooks")])
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, workbook: str) -> None:
+        entry = self._entry(workbook)
+        resp.media = {**entry_body(entry),
+                      "definition": entry.path.read_text(encoding="utf-8", errors="replace")}
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, workbook: str) -> None:
+        self.client.delete_workbook(workbook)
+        resp.status = falcon.HTTP_204
+
+
+def action_body(info: Any) -> dict[str, Any]:
+    return {"name": info.name, "description": info.description, "target": info.target,
+            "error": info.error,
+            "inputs": [{"name": i.name, "type": i.type, "required": i.required,
+                        **({} if i.required else {"default": i.default})}
+                       for i in info.inputs]}
+
+
+class Actions:
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = [action_body(a) for a in self.client.list_actions()]
+
+
+class Action:
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, action: str) -> None:
+        resp.media = action_body(self.client.get_action(action))
+
+
+def resources(client: Client) -> dict[str, Any]:
+    """The resources of :data:`ROUTES`, by name."""
+    return {"workbooks": Workbooks(client), "workbooks_validate": ValidateWorkbook(client),
+            "workbook": Workbook(client), "actions": Actions(client),
+            "action": Action(client)}
+
