@@ -34,6 +34,24 @@ if TYPE_CHECKING:
 LEAVES_HEAT_RUNNING = frozenset(workbooks.heat_workflow(n) for n in ("launch", "restore_db"))
 
 
+def check_heat_launch_place(conf: cfg.ConfigOpts, workflow: str,
+                            inputs: Mapping[str, Any]) -> None:
+    """Refuse starting a shipped workflow that leaves a Heat running after it
+    (:data:`LEAVES_HEAT_RUNNING`) for an HTTP API user when ``[api]
+    launched_heats_max`` such Heats run already: a 409 before anything starts.
+    (The action checks again under a lock, for any workflow that reaches it.)
+
+    :raises TooManyLaunchedHeats: no place left
+    """
+    if workflow not in LEAVES_HEAT_RUNNING:
+        return
+    from tripleo_flow.heat import launched
+
+    heat_dir = inputs.get("heat_dir")
+    launched.for_conf(conf).check(launched.limit(conf),
+                                  heat_dir if isinstance(heat_dir, str) else None)
+
+
 def _actions() -> ModuleType:
     """The Heat actions (imported when a Heat operation runs)."""
     from tripleo_flow.actions import heat
@@ -82,22 +100,6 @@ class HeatMixin:
         workflow ``tripleo.heat.restore_db``)."""
         return dict(self._run_heat_workflow("restore_db", "endpoint", heat_dir=heat_dir,
                                             heat_type=heat_type))
-
-    def check_heat_launch_place(self, workflow: str, inputs: Mapping[str, Any]) -> None:
-        """Refuse starting a shipped workflow that leaves a Heat running after it
-        (:data:`LEAVES_HEAT_RUNNING`) for an HTTP API user when ``[api]
-        launched_heats_max`` such Heats run already: a 409 before anything starts.
-        (The action checks again under a lock, for any workflow that reaches it.)
-
-        :raises TooManyLaunchedHeats: no place left
-        """
-        if workflow not in LEAVES_HEAT_RUNNING:
-            return
-        from tripleo_flow.heat import launched
-
-        heat_dir = inputs.get("heat_dir")
-        launched.for_conf(self.conf).check(launched.limit(self.conf),
-                                           heat_dir if isinstance(heat_dir, str) else None)
 
     def heat_status(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
         """Whether the Heat of ``heat_dir`` runs and answers (read: no workflow)."""

@@ -48,10 +48,6 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
     conf: Any
     data_dir: Path
 
-    if TYPE_CHECKING:
-        def check_heat_launch_place(self, workflow: str,
-                                    inputs: Mapping[str, Any]) -> None: ...
-
     # -- wiring -----------------------------------------------------------------
 
     def _runner(self) -> Runner:
@@ -214,7 +210,9 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
             inputs = self._absolute_paths(name, inputs or {})
         origin = ORIGIN_API if api_user or paths is not None else None
         if origin == ORIGIN_API:
-            self.check_heat_launch_place(self.get_workflow(name).full_name, inputs)
+            from tripleo_flow.api.heat import check_heat_launch_place
+
+            check_heat_launch_place(self.conf, self.get_workflow(name).full_name, inputs)
         with start_gate.starting(self.data_dir):  # no restore swaps the database meanwhile
             return self._start(name, inputs, wait, listeners, target, detach, origin, env,
                                evaluate_env)
