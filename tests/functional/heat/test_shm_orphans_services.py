@@ -54,8 +54,15 @@ def test_a_later_launch_moves_a_dead_runs_servers_data_home_and_spares_a_live_on
             assert time.monotonic() < deadline, "the dead owner's servers live on"
             time.sleep(0.2)
         time.sleep(2)
-        assert (left / "mariadb" / "mysql").is_dir(), "the data was meant to stay on /dev/shm"
-        assert not dead.moved_mariadb.exists()
+        if left.exists():
+            assert (left / "mariadb" / "mysql").is_dir(), left
+            assert not dead.moved_mariadb.exists()
+        else:
+            # Any launch on this machine sweeps (the test session's background THT
+            # deployments, another test run): one started meanwhile already moved
+            # the data home, which is what is proven below all the same.
+            assert dead.moved_mariadb.exists(), (
+                "the dead run's data is neither on /dev/shm nor moved home")
 
         later_api = Client(make_conf(tmp_path / "n", heat_venv))
         later_api.launch_heat(str(later.given), "native")  # any later launch
