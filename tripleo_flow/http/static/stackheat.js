@@ -11,7 +11,7 @@ const enc = encodeURIComponent;
 // ui: the page's helpers (h, errorText, say, follow(execution, box)).
 export function heatSection(ui, plan) {
   const { h } = ui;
-  const status = h("div", { id: "heat-status", role: "status" });
+  const status = h("div", { id: "heat-status", "aria-live": "polite" });  // (the page's one role=status is the toast)
   const progress = h("div", { id: "heat-progress", "aria-live": "polite" });
   const problem = h("p", { class: "error", role: "alert", id: "heat-problem" });
   const refresh = async () => {
