@@ -117,7 +117,7 @@ def test_upgrade_prepare_run_external_converge(tmp_path: Path, heat_venv: Path) 
             client.external_run("update", PLAN, work_dir=work)
 
         # A failed run says what it left: nothing is reverted (the hosts keep what ran).
-        with pytest.raises(exceptions.TaskFailed) as raised:
+        with pytest.raises(exceptions.AnsibleFailed) as raised:  # the item's kind
             client.upgrade_run(PLAN, "no-such-host", work_dir=work, ansible_connection="local")
         assert "Playbook 'upgrade_steps_playbook.yaml'" in str(raised.value)
         assert "nothing was reverted" in str(raised.value)

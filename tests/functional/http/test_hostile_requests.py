@@ -59,7 +59,8 @@ def _setup(api: Api, tmp_path: Path) -> dict[str, str]:
             "download_id": download_id, "node": "node-0",  # no Ironic here: the node routes 404
             # nor a validations virtualenv: the validation routes 404
             "validation": "no-op", "result_id": "0" * 32 + "-no-op",
-            "backup_id": backup.json()["id"]}
+            "backup_id": backup.json()["id"], "workbook": "tripleo.deploy",
+            "action": "std.echo"}
 
 
 def _get_all(api: Api, ids: dict[str, str]) -> dict[str, tuple[int, Any]]:

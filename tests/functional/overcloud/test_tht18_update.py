@@ -145,8 +145,9 @@ def test_update_run_runs_the_update_steps_with_the_limit(
     client = copy.client()
     try:
         for _ in range(2):
-            # The with-items task of the playbooks reports the item's failure.
-            with pytest.raises(exceptions.TaskFailed) as raised:
+            # The with-items task of the playbooks reports the item's failure, of its
+            # kind (its hints and exit code), as a deploy's Ansible step does.
+            with pytest.raises(exceptions.AnsibleFailed) as raised:
                 client.update_run(copy.plan, "compute-1", work_dir=copy.work_dir,
                                   ansible_tags="setup_packages")
             assert "Playbook 'update_steps_playbook.yaml'" in str(raised.value)
