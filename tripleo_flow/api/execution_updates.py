@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.flows.states import UPDATE_STATES
 
 if TYPE_CHECKING:
     from tripleo_flow.actions.context import ActionContext
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from tripleo_flow.flows.runner import Runner
 
 #: The states an update may ask for (Mistral's names), in the order its message gives.
-STATES = ("RUNNING", "PAUSED", "SUCCESS", "ERROR", "CANCELLED")
+STATES = UPDATE_STATES
 #: Mistral's ERROR is our FAILURE (TaskFlow's name, which the records show).
 _STOPPED = {"ERROR": "FAILURE", "FAILURE": "FAILURE", "SUCCESS": "SUCCESS"}
 

@@ -11,11 +11,11 @@ from cliff.lister import Lister
 from cliff.show import ShowOne
 
 from tripleo_flow import exceptions
-from tripleo_flow.api.execution_updates import STATES
 from tripleo_flow.cli._format import data, when
 from tripleo_flow.cli.common import ClientMixin
 from tripleo_flow.cli.progress import Progress
 from tripleo_flow.cli.workflows import TaskProgress, execution_row
+from tripleo_flow.flows.states import UPDATE_STATES as STATES
 
 
 def _id_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:

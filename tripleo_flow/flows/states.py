@@ -12,3 +12,6 @@ CANCELLED_INFO = "cancelled"
 PAUSED = "PAUSED"
 #: The states of an execution that ended by itself; a cancel leaves them as they are.
 ENDED = ("SUCCESS", "FAILURE", "REVERTED", CANCELLED)
+#: The states an execution update (Mistral's ``PUT /v2/executions/{id}``) may ask for:
+#: RUNNING resumes, PAUSED pauses, CANCELLED cancels, ERROR/SUCCESS stop.
+UPDATE_STATES = ("RUNNING", "PAUSED", "SUCCESS", "ERROR", "CANCELLED")
