@@ -18,13 +18,13 @@ import json
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.engine_helpers import ACTIONS, Host
+from tests.engine_helpers import Host
+from tests.unit.workflows.test_mistral_reverse_subworkflows import host as host  # fixture
 from tripleo_flow import exceptions
 from tripleo_flow.flows import subworkflow
 
@@ -62,13 +62,6 @@ def _workbook(machine: bool, call: str = "timeout: 60") -> str:
     """Workflow ``wf`` whose task ``call`` (with the policies ``call``, lines of its
     own indented by 8) runs ``failing``, whose one task fails for a missing plan."""
     return WORKBOOK.replace("MACHINE", MACHINE if machine else "").replace("CALL", call)
-
-
-@pytest.fixture
-def host(tmp_path: Path) -> Iterator[Host]:
-    host = Host(tmp_path / "data", ACTIONS)
-    yield host
-    host.close_workflows()
 
 
 def _install(host: Host, tmp_path: Path, text: str) -> None:
