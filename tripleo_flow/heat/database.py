@@ -44,6 +44,13 @@ class HeatDatabase(Protocol):
     def restore(self, path: Path) -> None:
         """Load the dump at ``path`` into the (just created) database."""
 
+    def copy_of(self, template: Path) -> bool:
+        """Make this just created database a copy of ``template`` (an empty schema kept
+        by :meth:`keep_copy`); False, the database left empty, when it cannot."""
+
+    def keep_copy(self, template: Path) -> None:
+        """Keep this database (an empty schema) at ``template``; nothing on failure."""
+
     def keep_ids_unique(self) -> None:
         """Make sure no row id is ever handed out twice (run after db_sync)."""
 

@@ -134,6 +134,27 @@ class MariaDBDatabase:
                             "WHERE TABLE_SCHEMA = %s", (self.name,)))[0]
         return {str(r[0]) for r in rows}
 
+    def copy_of(self, template: Path) -> bool:
+        """Load the dump ``template`` (an empty schema) into this just created
+        database; False, with the database empty again, when it cannot be loaded."""
+        if not template.is_file():
+            return False
+        try:
+            self.restore(template)
+        except exceptions.HeatError:
+            self.create()
+            return False
+        return True
+
+    def keep_copy(self, template: Path) -> None:
+        """Keep a dump of this database (an empty schema) at ``template``, replaced
+        whole; nothing when its directory is not writable."""
+        try:
+            template.parent.mkdir(parents=True, exist_ok=True)
+            self.dump(template)
+        except (OSError, exceptions.HeatError):
+            pass
+
     def keep_ids_unique(self) -> None:
         """Nothing: InnoDB never hands an AUTO_INCREMENT id out twice while it runs,
         and a dump keeps the counter (see :meth:`SqliteDatabase.keep_ids_unique`)."""

@@ -45,6 +45,8 @@ LOG = logging.getLogger(__name__)
 HOST = "127.0.0.1"
 INSTALL_COMMAND = "tripleo-flow heat install"
 #: Where in the Heat virtualenv the empty schema its db_sync makes is kept.
+#: How the kept empty schema of each kind of database is named after its heads.
+SCHEMA_SUFFIXES = {"sqlite": ".sqlite", "mariadb": ".mariadb.sql"}
 SCHEMA_DIR = ".tripleo-flow"
 #: Write ends of the tether pipes of the Heats this process owns, by heat.conf path.
 _TETHERS: dict[str, int] = {}
@@ -127,17 +129,25 @@ class NativeLauncher:
             )
         return str(path)
 
-    def _service_command(self, service: str) -> list[str]:
+    def _through_runner(self, service: str) -> bool:
+        """Whether Heat's ``service`` runs through :mod:`.unpaced` (not when both
+        ``pace_leaves`` and not ``quick_rpc_replies`` leave it as shipped)."""
+        paced = self.pace_leaves or service not in unpaced.ENGINES
+        return not (paced and not self.quick_rpc_replies)
+
+    def _service_command(self, service: str, start_when: Path | None = None) -> list[str]:
         """The command of Heat's ``service`` (``all``, ``engine``, ``api``): through
         :mod:`.unpaced` (leaf pacing off unless ``pace_leaves``, quick RPC replies
-        unless not ``quick_rpc_replies``), or Heat's own script when both are Heat's."""
-        paced = self.pace_leaves or service not in unpaced.ENGINES
-        if paced and not self.quick_rpc_replies:
+        unless not ``quick_rpc_replies``; imported at once, started when the file
+        ``start_when`` exists), or Heat's own script when both are Heat's."""
+        if not self._through_runner(service):
             return [self._binary(f"heat-{service}")]
         flags = [flag for flag, keep in ((unpaced.PACED, self.pace_leaves
                                           and service in unpaced.ENGINES),
                                          (unpaced.SLOW_REPLIES, not self.quick_rpc_replies))
                  if keep]
+        if start_when is not None:
+            flags += [unpaced.START_WHEN, str(start_when)]
         self._binary(f"heat-{service}")  # installed, as Heat's own script would need
         return [self._binary("python"), "-I", unpaced.__file__, service, *flags]
 
@@ -173,17 +183,21 @@ class NativeLauncher:
         return current
 
     def _create_schema(self, db: HeatDatabase) -> None:
-        """Give the fresh database Heat's schema with db_sync; a SQLite one, once per
-        schema of the virtualenv's Heat: the empty schema the first db_sync made is kept
-        in the venv (``.tripleo-flow/``, named by its heads) and copied from then on."""
+        """Give the fresh database Heat's schema with db_sync, once per schema of the
+        virtualenv's Heat and kind of database: the empty schema the first db_sync made
+        is kept in the venv (``.tripleo-flow/``, named by its heads: a SQLite file, or a
+        MariaDB dump) and copied from then on (db_sync imports Heat: seconds)."""
         heads = database.schema_heads(self.venv)
-        if not isinstance(db, SqliteDatabase) or not heads:
+        if not heads:
             self._db_sync()
             return
-        template = self.venv / SCHEMA_DIR / f"heat-schema-{'-'.join(sorted(heads))}.sqlite"
-        if SqliteDatabase(template).schema_revisions() == heads and db.copy_of(template):
-            LOG.debug("Heat's schema copied from %s: no db_sync.", template)
-            return
+        template = self.venv / SCHEMA_DIR / (f"heat-schema-{'-'.join(sorted(heads))}"
+                                             f"{SCHEMA_SUFFIXES[db.kind]}")
+        if db.copy_of(template):
+            if db.schema_revisions() == heads:
+                LOG.debug("Heat's schema copied from %s: no db_sync.", template)
+                return
+            db.create()  # not the schema its name says: start afresh
         self._db_sync()
         if db.schema_revisions() == heads:
             db.keep_copy(template)

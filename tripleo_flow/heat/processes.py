@@ -78,6 +78,8 @@ class ProcessesLauncher(NativeLauncher):
         self._tether_read: int | None = None
         #: The servers this launch started (readiness watches them too).
         self._servers: dict[str, subprocess.Popen[bytes]] = {}
+        #: heat-api and heat-engine started ahead, waiting for the start file.
+        self._ahead: dict[str, subprocess.Popen[bytes]] = {}
 
     # -- pieces --------------------------------------------------------------------
 
@@ -169,10 +171,29 @@ class ProcessesLauncher(NativeLauncher):
             "epmd": self._spawn(record, "epmd", svc.epmd_command(), str(svc.ports["epmd"])),
             "rabbitmq": self._spawn(record, "rabbitmq", svc.rabbitmq_command(), svc.marker,
                                     env=svc.rabbitmq_env())}
+        # heat-engine and heat-api import Heat now, beside the servers' start, and
+        # start for real once _start_heat writes the start file.
+        self.start_file.unlink(missing_ok=True)
+        self._ahead = {part: self._spawn_heat(record, part, ahead=True)
+                       for part in HEAT_PARTS if self._through_runner(part)}
         svc.install_mariadb()
         mariadb = self._spawn(record, "mariadb", svc.mariadb_command(), svc.marker)
         # exists() answers (True or False) once the server takes connections.
         self._wait(lambda: self._answers(), "MariaDB", mariadb, "mariadb.out")
+
+    @property
+    def start_file(self) -> Path:
+        """Written once the database and broker are ready: heat-api and heat-engine
+        started ahead (:mod:`.unpaced` ``--start-when``) then start."""
+        return self.work.root / "heat-start"
+
+    def _spawn_heat(self, record: dict[str, Any], part: str,
+                    ahead: bool) -> subprocess.Popen[bytes]:
+        """Start Heat's ``part`` (``engine``, ``api``); ``ahead``: it waits for
+        :attr:`start_file`."""
+        conf = str(self.work.conf_file)
+        command = self._service_command(part, self.start_file if ahead else None)
+        return self._spawn(record, part, [*command, "--config-file", conf], conf)
 
     def _answers(self) -> bool:
         try:
@@ -185,10 +206,11 @@ class ProcessesLauncher(NativeLauncher):
         svc = self._load()
         self._wait(lambda: services.port_open(svc.ports["amqp"]), "RabbitMQ",
                    self._servers["rabbitmq"], "rabbitmq.out")
-        conf = str(self.work.conf_file)
-        started = {part: self._spawn(record, part, [*self._service_command(part),
-                                                    "--config-file", conf], conf)
-                   for part in ("engine", "api")}
+        started = dict(self._ahead)
+        self.work.write_private(self.start_file, "")  # the ones started ahead go on
+        for part in HEAT_PARTS:
+            if part not in started:
+                started[part] = self._spawn_heat(record, part, ahead=False)
         started.update(self._servers)
         if self._tether_read is not None:  # every child has its copy now
             os.close(self._tether_read)
@@ -243,6 +265,8 @@ class ProcessesLauncher(NativeLauncher):
         svc = self._load()
         stopped = self._kill_parts(record, HEAT_PARTS, str(self.work.conf_file))
         stopped += self._kill_parts(record, SERVER_PARTS, svc.marker)
+        self.start_file.unlink(missing_ok=True)
+        self._ahead = {}
         _release(self._marker())
         if self._tether_read is not None:
             os.close(self._tether_read)

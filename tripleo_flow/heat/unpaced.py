@@ -28,11 +28,21 @@ time, and a long call is still looked for twice a second.  Non-blocking looks as
 oslo.messaging's own (it avoids a blocking queue read on purpose).  ``--slow-replies``
 keeps oslo.messaging's wait (``[heat] quick_rpc_replies = false``).
 
+**Start when told** (``--start-when FILE``).  Importing a Heat service takes a
+couple of seconds of CPU; the ``processes`` launcher starts heat-api and heat-engine
+while its MariaDB and RabbitMQ are still starting, and this runner imports the
+service, then waits until ``FILE`` exists (the launcher writes it once the database
+has its schema and the broker takes connections) before the service starts for
+real.  It gives up, exit 3, when no ``FILE`` comes within :data:`START_TIMEOUT`
+seconds (a launcher killed meanwhile).
+
 Everything else is Heat's own, and the stack Heat creates is the same.
 """
 
 import importlib
+import os
 import sys
+import time
 import types
 from collections.abc import Iterator
 from typing import Any
@@ -42,6 +52,9 @@ SERVICES = {"all": "heat.cmd.all", "engine": "heat.cmd.engine", "api": "heat.cmd
 ENGINES = ("all", "engine")
 PACED = "--paced"
 SLOW_REPLIES = "--slow-replies"
+START_WHEN = "--start-when"
+#: How long a service started ahead waits for its start file (seconds).
+START_TIMEOUT = 600.0
 #: The first and the longest pause between two looks for an RPC reply (the longest
 #: is oslo.messaging's own, fixed, pause).
 FIRST_PAUSE = 0.001
@@ -74,7 +87,6 @@ def quick_replies() -> str | None:
     """Make oslo.messaging's wait for an RPC reply look again soon (:func:`pauses`); the
     reason when this oslo.messaging has no such wait to change."""
     import queue
-    import time
 
     import oslo_messaging
     from oslo_messaging._drivers import amqpdriver
@@ -102,15 +114,32 @@ def quick_replies() -> str | None:
     return None
 
 
+def wait_for(path: str, timeout: float = START_TIMEOUT) -> bool:
+    """Whether ``path`` came to exist within ``timeout`` seconds (looked for every 20 ms)."""
+    deadline = time.monotonic() + timeout
+    while not os.path.exists(path):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
 def main() -> int:
     if len(sys.argv) < 2 or sys.argv[1] not in SERVICES:
         sys.stderr.write(f"usage: {sys.argv[0]} {'|'.join(SERVICES)} [{PACED}] "
-                         f"[{SLOW_REPLIES}] [heat options]\n")
+                         f"[{SLOW_REPLIES}] [{START_WHEN} FILE] [heat options]\n")
         return 2
     service = sys.argv.pop(1)
     flags = set()
-    while len(sys.argv) > 1 and sys.argv[1] in (PACED, SLOW_REPLIES):
-        flags.add(sys.argv.pop(1))
+    start_when = None
+    while len(sys.argv) > 1 and sys.argv[1] in (PACED, SLOW_REPLIES, START_WHEN):
+        flag = sys.argv.pop(1)
+        if flag == START_WHEN:
+            if len(sys.argv) < 2:
+                sys.stderr.write(f"{START_WHEN} needs a file.\n")
+                return 2
+            start_when = sys.argv.pop(1)
+        flags.add(flag)
     command = importlib.import_module(SERVICES[service])  # monkey-patches eventlet first
     changed = []
     if service in ENGINES and PACED not in flags:
@@ -131,6 +160,12 @@ def main() -> int:
         changed.append("quick RPC replies")
     sys.argv[0] = f"heat-{service}"
     sys.stderr.write(f"tripleo-flow: heat-{service} with {', '.join(changed) or 'no change'}\n")
+    if start_when is not None:
+        if not wait_for(start_when):
+            sys.stderr.write(f"tripleo-flow: {start_when} did not appear within "
+                             f"{START_TIMEOUT:g} s: heat-{service} not started.\n")
+            return 3
+        sys.stderr.write(f"tripleo-flow: heat-{service} starts ({start_when})\n")
     return command.main() or 0
 
 

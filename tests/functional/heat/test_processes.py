@@ -14,7 +14,7 @@ from tests.functional.heat.conftest import OpenStack, heat_processes, make_conf
 from tests.functional.heat.test_container import eventually, kill_owner_after_launch
 from tripleo_flow import exceptions
 from tripleo_flow.api import Client
-from tripleo_flow.heat import process
+from tripleo_flow.heat import database, native, process
 from tripleo_flow.heat.workdir import HeatDir
 
 pytestmark = pytest.mark.functional
@@ -75,6 +75,25 @@ def test_processes_life_cycle(tmp_path: Path, heat_venv: Path) -> None:
         assert "heat-api with quick RPC replies" in (work.log_dir / "api.out").read_text()
         assert "heat-engine with leaf pacing off, quick RPC replies" in (
             work.log_dir / "engine.out").read_text()
+        # heat-engine and heat-api were started ahead (importing Heat while the servers
+        # started) and began once the start file was written.
+        assert work.root.joinpath("heat-start").exists()
+        for part in ("api", "engine"):
+            assert f"heat-{part} starts ({work.root / 'heat-start'})" in (
+                work.log_dir / f"{part}.out").read_text()
+        # The broker ran on a private home linking only its own applications.
+        server_home = Path(record["services"]["root"]) / "rabbitmq" / "server"
+        apps = {p.name.rsplit("-", 1)[0] for p in (server_home / "plugins").iterdir()}
+        assert {"rabbit", "rabbit_common", "ra", "ranch"} <= apps
+        assert not apps & {"rabbitmq_management", "rabbitmq_mqtt", "cowboy"}
+        beam = [pid for pid in process.find_naming(record["services"]["root"])
+                if b"beam" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        assert beam and f"ERL_LIBS={server_home / 'plugins'}".encode() in (
+            Path(f"/proc/{beam[0]}/environ").read_bytes().split(b"\0"))
+        # Heat's empty MariaDB schema is kept in the venv for the next fresh launch.
+        heads = database.schema_heads(heat_venv)
+        assert (heat_venv / native.SCHEMA_DIR /
+                f"heat-schema-{'-'.join(sorted(heads))}.mariadb.sql").is_file()
         with pytest.raises(exceptions.HeatRunning):
             api.launch_heat(heat_dir, "processes")
 
@@ -99,6 +118,17 @@ def test_processes_life_cycle(tmp_path: Path, heat_venv: Path) -> None:
         api.kill_heat(heat_dir)
     assert _leftovers(work, restored) == NOTHING
     assert api.kill_heat(heat_dir)["stopped"] == []
+
+    # A fresh launch elsewhere loads the kept schema: no db_sync, a Heat that works.
+    other = HeatDir(tmp_path / "other")
+    ep = api.launch_heat(str(other.root), "processes")
+    try:
+        log = other.log_dir / "heat-manage.log"
+        assert not log.exists() or "Applying migration" not in log.read_text()
+        OpenStack(heat_venv, ep["clouds_yaml"])(
+            "stack", "create", "-t", TEMPLATE, "--parameter", "length=3", "--wait", "two")
+    finally:
+        api.kill_heat(str(other.root))
 
 
 def test_killed_owners_processes_die_with_it(tmp_path: Path, heat_venv: Path) -> None:

@@ -49,3 +49,29 @@ def test_each_service_runs_through_the_runner_unless_both_waits_are_heats(
         assert command == [str(venv / "bin" / "python"), "-I", unpaced.__file__, *expected[1:]]
     else:
         assert command == [str(venv / "bin" / expected[0])]
+
+
+def test_a_service_started_ahead_waits_for_its_start_file(tmp_path: Path) -> None:
+    start = tmp_path / "heat-start"
+    assert unpaced.wait_for(str(start), timeout=0.05) is False
+    start.write_text("")
+    assert unpaced.wait_for(str(start), timeout=0.05) is True
+
+
+def test_the_start_file_is_passed_to_the_runner(venv: Path, tmp_path: Path) -> None:
+    launcher = NativeLauncher(tmp_path / "work", venv)
+    command = launcher._service_command("engine", tmp_path / "go")
+    assert command[-3:] == ["engine", unpaced.START_WHEN, str(tmp_path / "go")]
+    # Heat's own script (both waits as shipped) cannot wait: the launcher starts it late.
+    shipped = NativeLauncher(tmp_path / "work", venv, pace_leaves=True, quick_rpc_replies=False)
+    assert not shipped._through_runner("engine")
+    assert shipped._service_command("engine", tmp_path / "go") == [
+        str(venv / "bin" / "heat-engine")]
+
+
+def test_the_runner_refuses_a_start_flag_without_its_file(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    monkeypatch.setattr("sys.argv", ["unpaced.py", "engine", unpaced.START_WHEN])
+    assert unpaced.main() == 2
+    assert "needs a file" in capsys.readouterr().err
