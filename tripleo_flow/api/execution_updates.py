@@ -11,8 +11,8 @@ PAUSED or ERROR one).
 
 Where ours differs: Mistral's ``description`` (kept on its execution records) is
 refused here, ours have none; an environment update of an execution that failed is
-refused (it is never run again here, Mistral may rerun it); a transition Mistral
-refuses with 400 is a 409 Conflict here.
+refused (it is never run again here, Mistral may rerun it).  A transition Mistral
+refuses (SUCCESS of a paused or ended execution) is invalid input (400), as its.
 
 :class:`ExecutionUpdatesMixin` lives on :class:`~tripleo_flow.api.Client` beside
 :class:`~tripleo_flow.api.workflows.WorkflowsMixin`, whose methods it calls.
@@ -83,10 +83,10 @@ class ExecutionUpdatesMixin:
 
         :param api_user: asked by a user of the HTTP API: only executions started through
             the API may be stopped
-        :raises InvalidInput: ``state`` is neither, ``message`` is not text
-        :raises Conflict: SUCCESS asked of an execution that is PAUSED or has ended
-            (Mistral has no such transition), or (``api_user``) it was not started
-            through the API
+        :raises InvalidInput: ``state`` is neither, ``message`` is not text, SUCCESS
+            asked of an execution that is PAUSED or has ended (Mistral has no such
+            transition: 400, as its)
+        :raises Conflict: (``api_user``) it was not started through the API
         """
         from tripleo_flow.flows import pause_views
         from tripleo_flow.flows.executions import ORIGIN_API

@@ -50,7 +50,7 @@ def test_execution_update_from_the_cli(tmp_path: Path) -> None:
         "FAILURE", "Failure", "Failure")
     assert json.loads(done["Output"]) == {"result": "Failure"} and done["Finished"]
 
-    ended = _cli(conf, "execution", "update", ident, "-s", "SUCCESS", code=4)
+    ended = _cli(conf, "execution", "update", ident, "-s", "SUCCESS", code=2)
     assert "cannot be stopped with state SUCCESS" in ended.stderr
     again = json.loads(_cli(conf, "execution", "update", ident, "-s", "ERROR", "-i", "x",
                             "-f", "json").stdout)

@@ -14,8 +14,8 @@ test opens instead of Mistral's ``wait-before``.
 Where ours differs from Mistral, each checked below: our records name ERROR
 ``FAILURE``; SUCCESS gives the output ``{}`` (Mistral evaluates the workflow's
 ``output`` over what ran); a stopped execution's running sub-workflows are cancelled
-(Mistral's run on, their results ignored); a refused transition is a Conflict (409),
-Mistral's a 400.
+(Mistral's run on, their results ignored).  A refused transition is invalid input
+(400), as Mistral's ``set_state`` WorkflowException.
 """
 
 from __future__ import annotations
@@ -108,7 +108,8 @@ def test_stop_of_a_paused_execution(host: Host, tmp_path: Path) -> None:
     log = tmp_path / "log"
     ident, gate = _start(host, tmp_path, f"{name}.wf", log=str(log))
     host.pause_execution(ident)
-    with pytest.raises(exceptions.Conflict, match="cannot be stopped with state SUCCESS"):
+    with pytest.raises(exceptions.InvalidInput,
+                       match="cannot be stopped with state SUCCESS"):
         host.stop_execution(ident, "SUCCESS", "no")
     assert host.stop_execution(ident, "ERROR", "no").state == "PAUSED"
     _ended(host, gate)
@@ -126,7 +127,7 @@ def test_stop_of_an_ended_execution(host: Host, tmp_path: Path) -> None:
               action: std.echo output="Echo"
         """)
     done = host.run_workflow(f"{name}.wf", {})
-    with pytest.raises(exceptions.Conflict, match="SUCCESS"):
+    with pytest.raises(exceptions.InvalidInput, match="SUCCESS"):  # Mistral's 400
         host.stop_execution(done.id, "SUCCESS", "again")
     assert host.stop_execution(done.id, "ERROR", "late") == done
     assert host.update_execution(done.id, "CANCELLED", "late") == done
