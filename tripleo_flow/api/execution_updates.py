@@ -6,12 +6,12 @@ that already do it: PAUSED pauses, RUNNING resumes (with ``env``: the execution'
 environment is first updated, merged into the old one, as Mistral's resume with
 ``params.env``), CANCELLED cancels, ERROR or SUCCESS stops the workflow in that state
 (:meth:`ExecutionUpdatesMixin.stop_execution`, Mistral's ``stop_workflow``).  An
-``env`` alone updates the environment of a PAUSED execution (Mistral's of an IDLE,
-PAUSED or ERROR one).
+``env`` alone updates the environment of a PAUSED or failed execution (Mistral's of
+an IDLE, PAUSED or ERROR one; ours are never IDLE).
 
 Where ours differs: Mistral's ``description`` (kept on its execution records) is
-refused here, ours have none; an environment update of an execution that failed is
-refused (it is never run again here, Mistral may rerun it).  A transition Mistral
+refused here, ours have none; an environment update refused answers 409 Conflict
+(Mistral's NotAllowedException, a 403, which here means a missing role).  A transition Mistral
 refuses (SUCCESS of a paused or ended execution) is invalid input (400), as its.
 
 :class:`ExecutionUpdatesMixin` lives on :class:`~tripleo_flow.api.Client` beside
@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 STATES = UPDATE_STATES
 #: Mistral's ERROR is our FAILURE (TaskFlow's name, which the records show).
 _STOPPED = {"ERROR": "FAILURE", "FAILURE": "FAILURE", "SUCCESS": "SUCCESS"}
+#: The states whose env may be updated: Mistral's PAUSED and ERROR (ours: FAILURE, or
+#: REVERTED once its completed tasks were undone).
+_ENV_STATES = ("PAUSED", "FAILURE", "REVERTED")
 
 
 def merged(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
@@ -111,7 +114,7 @@ class ExecutionUpdatesMixin:
         CANCELLED cancels it (:meth:`cancel_execution`), ERROR or SUCCESS stops it
         (:meth:`stop_execution`), ``state_info`` the message of the last three.
         ``env`` (with RUNNING or alone) is merged into the environment of a PAUSED
-        execution first.
+        execution first (alone, of a failed one too, as Mistral's of an ERROR one).
 
         :raises InvalidInput: neither ``state`` nor ``env`` given, an unknown state,
             ``env`` with a state other than RUNNING, a value of the wrong type
@@ -148,7 +151,8 @@ class ExecutionUpdatesMixin:
         return pause_views.shown_one(store, store.get(execution_id))
 
     def _update_env(self, execution_id: str, env: Mapping[str, Any], api_user: bool) -> None:
-        """Merge ``env`` into the environment of PAUSED ``execution_id``."""
+        """Merge ``env`` into the environment of ``execution_id``, PAUSED or failed
+        (Mistral's ``update_workflow_execution_env``: IDLE, PAUSED or ERROR)."""
         from tripleo_flow.flows import pause_requests, pause_views
         from tripleo_flow.flows.executions import ORIGIN_API
 
@@ -157,11 +161,11 @@ class ExecutionUpdatesMixin:
                                     "update")
         with self.context.locks.hold_execution(execution_id):
             record = pause_views.shown_one(store, store.get(execution_id))
-            if record.state != "PAUSED" or record.pausing:
+            if record.state not in _ENV_STATES or record.pausing:
                 raise exceptions.Conflict(
                     f"Execution {execution_id!r} is {record.state}"
                     f"{' (its running tasks still end)' if record.pausing else ''}: only a "
-                    "paused execution's env can be updated.")
+                    "paused or failed execution's env can be updated.")
             fd = store.flow_detail(execution_id, lazy=True)
             store.update_meta(fd, env=merged((fd.meta or {}).get("env") or {}, env))
 

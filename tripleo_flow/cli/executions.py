@@ -157,7 +157,8 @@ class UpdateExecution(ClientMixin, ShowOne):
                             help="Why (CANCELLED, ERROR, SUCCESS): kept as its state info.")
         parser.add_argument("--env", "-e", metavar="JSON", default=None,
                             help="A JSON object merged into the environment of a paused "
-                            "execution (alone, or with --state RUNNING).")
+                            "execution (alone, or with --state RUNNING), alone of a "
+                            "failed one too.")
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:

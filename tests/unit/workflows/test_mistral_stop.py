@@ -197,7 +197,7 @@ def test_update_runs_the_operation_its_state_names(host: Host, tmp_path: Path) -
         with pytest.raises(exceptions.InvalidInput):
             host.update_execution(ident, **asked)
     assert host.get_execution(ident).state == "RUNNING"
-    with pytest.raises(exceptions.Conflict, match="only a paused execution"):
+    with pytest.raises(exceptions.Conflict, match="only a paused or failed execution"):
         host.update_execution(ident, env={"a": 1})
     assert host.update_execution(ident, "PAUSED").state == "PAUSED"
     _ended(host, gate)
@@ -229,3 +229,32 @@ def test_resume_diff_env_vars(host: Host, tmp_path: Path) -> None:
     assert done.env == {"var1": "Task 2", "var2": "Task 3", "kept": {"a": 1, "b": 3}}
     results = {t.name: t.result for t in host.execution_tasks(ident)}
     assert (results["task2"], results["task3"]) == ("Task 2", "Task 3")
+
+
+def test_env_update_of_a_failed_execution(host: Host, tmp_path: Path) -> None:
+    """Mistral's ``update_workflow_execution_env``: the env of an ERROR execution may be
+    updated (merged into the old one, before a rerun), not that of one that succeeded
+    or was cancelled (refused, nothing changes)."""
+    name = _install(host, tmp_path, """\
+        wf:
+          input: [fail]
+          tasks:
+            task1:
+              action: std.echo output=1
+              on-complete:
+                - task2: <% $.fail %>
+            task2:
+              action: std.fail
+        """)
+    with pytest.raises(exceptions.WorkflowFailed):
+        host.run_workflow(f"{name}.wf", {"fail": True}, env={"a": 1, "b": {"c": 1}})
+    (failed,) = [e for e in host.list_executions() if e.state != "SUCCESS"]
+    assert failed.state in ("FAILURE", "REVERTED")
+    shown = host.update_execution(failed.id, env={"b": {"d": 2}})
+    assert shown.state == failed.state
+    assert host.get_execution(failed.id).env == {"a": 1, "b": {"c": 1, "d": 2}}
+    done = host.run_workflow(f"{name}.wf", {"fail": False}, env={"a": 1})
+    assert done.state == "SUCCESS"
+    with pytest.raises(exceptions.Conflict, match="paused or failed"):
+        host.update_execution(done.id, env={"a": 2})
+    assert host.get_execution(done.id).env == {"a": 1}
