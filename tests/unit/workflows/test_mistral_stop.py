@@ -258,3 +258,26 @@ def test_env_update_of_a_failed_execution(host: Host, tmp_path: Path) -> None:
     with pytest.raises(exceptions.Conflict, match="paused or failed"):
         host.update_execution(done.id, env={"a": 2})
     assert host.get_execution(done.id).env == {"a": 1}
+
+
+def test_description_update(host: Host, tmp_path: Path) -> None:
+    """Mistral's execution ``description``: updated apart from the state, in any state
+    (here an ended execution), kept and shown; with a state, too long or not text it
+    is refused and nothing changes."""
+    name = _install(host, tmp_path, """\
+        wf:
+          tasks:
+            task1:
+              action: std.echo output="Echo"
+        """)
+    done = host.run_workflow(f"{name}.wf", {})
+    assert done.description is None
+    for asked in ({"state": "ERROR", "description": "d"}, {"description": 3},
+                  {"description": "d" * 256}):
+        with pytest.raises(exceptions.InvalidInput, match="description"):
+            host.update_execution(done.id, **asked)
+    assert host.get_execution(done.id) == done
+    shown = host.update_execution(done.id, description="first run")
+    assert (shown.state, shown.description) == ("SUCCESS", "first run")
+    assert host.get_execution(done.id).description == "first run"
+    assert host.update_execution(done.id, description="d" * 255).description == "d" * 255
