@@ -6,13 +6,15 @@ that already do it: PAUSED pauses, RUNNING resumes (with ``env``: the execution'
 environment is first updated, merged into the old one, as Mistral's resume with
 ``params.env``), CANCELLED cancels, ERROR or SUCCESS stops the workflow in that state
 (:meth:`ExecutionUpdatesMixin.stop_execution`, Mistral's ``stop_workflow``).  An
-``env`` alone updates the environment of a PAUSED execution (Mistral's of an IDLE,
-PAUSED or ERROR one).
+``env`` alone updates the environment of a PAUSED or failed execution (Mistral's of
+an IDLE, PAUSED or ERROR one; ours are never IDLE).
 
-Where ours differs: Mistral's ``description`` (kept on its execution records) is
-refused here, ours have none; an environment update of an execution that failed is
-refused (it is never run again here, Mistral may rerun it); a transition Mistral
-refuses with 400 is a 409 Conflict here.
+A ``description`` (alone, or with ``env``; never with a state, as Mistral's) is
+kept on the execution's record and shown with it.
+
+Where ours differs: an environment update refused answers 409 Conflict
+(Mistral's NotAllowedException, a 403, which here means a missing role).  A transition Mistral
+refuses (SUCCESS of a paused or ended execution) is invalid input (400), as its.
 
 :class:`ExecutionUpdatesMixin` lives on :class:`~tripleo_flow.api.Client` beside
 :class:`~tripleo_flow.api.workflows.WorkflowsMixin`, whose methods it calls.
@@ -35,6 +37,11 @@ if TYPE_CHECKING:
 STATES = UPDATE_STATES
 #: Mistral's ERROR is our FAILURE (TaskFlow's name, which the records show).
 _STOPPED = {"ERROR": "FAILURE", "FAILURE": "FAILURE", "SUCCESS": "SUCCESS"}
+#: The states whose env may be updated: Mistral's PAUSED and ERROR (ours: FAILURE, or
+#: REVERTED once its completed tasks were undone).
+_ENV_STATES = ("PAUSED", "FAILURE", "REVERTED")
+#: The longest description kept (Mistral's ``description`` column: String(255)).
+DESCRIPTION_MAX = 255
 
 
 def merged(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
@@ -83,10 +90,10 @@ class ExecutionUpdatesMixin:
 
         :param api_user: asked by a user of the HTTP API: only executions started through
             the API may be stopped
-        :raises InvalidInput: ``state`` is neither, ``message`` is not text
-        :raises Conflict: SUCCESS asked of an execution that is PAUSED or has ended
-            (Mistral has no such transition), or (``api_user``) it was not started
-            through the API
+        :raises InvalidInput: ``state`` is neither, ``message`` is not text, SUCCESS
+            asked of an execution that is PAUSED or has ended (Mistral has no such
+            transition: 400, as its)
+        :raises Conflict: (``api_user``) it was not started through the API
         """
         from tripleo_flow.flows import pause_views
         from tripleo_flow.flows.executions import ORIGIN_API
@@ -104,22 +111,26 @@ class ExecutionUpdatesMixin:
     def update_execution(self, execution_id: str, state: str | None = None,
                          state_info: str | None = None,
                          env: Mapping[str, Any] | None = None, api_user: bool = False,
-                         detach: bool = False) -> Execution:
+                         detach: bool = False, description: str | None = None) -> Execution:
         """Change an execution's state as Mistral's ``PUT /v2/executions/<id>``: PAUSED
         pauses it (:meth:`pause_execution`), RUNNING resumes it in the background
         (:meth:`resume_execution`; ``detach``: in a separate process, as the CLI's),
         CANCELLED cancels it (:meth:`cancel_execution`), ERROR or SUCCESS stops it
         (:meth:`stop_execution`), ``state_info`` the message of the last three.
         ``env`` (with RUNNING or alone) is merged into the environment of a PAUSED
-        execution first.
+        execution first (alone, of a failed one too, as Mistral's of an ERROR one).
+        ``description`` (without ``state``, as Mistral's) is kept on the execution, in
+        any state, at most :data:`DESCRIPTION_MAX` characters.
 
-        :raises InvalidInput: neither ``state`` nor ``env`` given, an unknown state,
-            ``env`` with a state other than RUNNING, a value of the wrong type
+        :raises InvalidInput: none of ``state``, ``env``, ``description`` given, an
+            unknown state, ``env`` with a state other than RUNNING, ``description`` with
+            a state or too long, a value of the wrong type
         :raises Conflict: the change is not allowed from the execution's state
         """
-        if state is None and not env:
+        if state is None and not env and description is None:
             raise exceptions.InvalidInput(
-                "Give the execution's new state or env to update it.")
+                "Give the execution's new state, env or description to update it.")
+        _check_description(description, state)
         if state is not None and (not isinstance(state, str) or state not in STATES):
             raise exceptions.InvalidInput(
                 f"Cannot change an execution's state to {str(state)[:40]!r}; the states "
@@ -133,6 +144,8 @@ class ExecutionUpdatesMixin:
         _check_message(state_info)
         if env:
             self._update_env(execution_id, env, api_user)
+        if description is not None:
+            self._update_description(execution_id, description, api_user)
         if state == "PAUSED":
             return self.pause_execution(execution_id, api_user=api_user)
         if state == "RUNNING":
@@ -148,7 +161,8 @@ class ExecutionUpdatesMixin:
         return pause_views.shown_one(store, store.get(execution_id))
 
     def _update_env(self, execution_id: str, env: Mapping[str, Any], api_user: bool) -> None:
-        """Merge ``env`` into the environment of PAUSED ``execution_id``."""
+        """Merge ``env`` into the environment of ``execution_id``, PAUSED or failed
+        (Mistral's ``update_workflow_execution_env``: IDLE, PAUSED or ERROR)."""
         from tripleo_flow.flows import pause_requests, pause_views
         from tripleo_flow.flows.executions import ORIGIN_API
 
@@ -157,13 +171,42 @@ class ExecutionUpdatesMixin:
                                     "update")
         with self.context.locks.hold_execution(execution_id):
             record = pause_views.shown_one(store, store.get(execution_id))
-            if record.state != "PAUSED" or record.pausing:
+            if record.state not in _ENV_STATES or record.pausing:
                 raise exceptions.Conflict(
                     f"Execution {execution_id!r} is {record.state}"
                     f"{' (its running tasks still end)' if record.pausing else ''}: only a "
-                    "paused execution's env can be updated.")
+                    "paused or failed execution's env can be updated.")
             fd = store.flow_detail(execution_id, lazy=True)
             store.update_meta(fd, env=merged((fd.meta or {}).get("env") or {}, env))
+
+
+    def _update_description(self, execution_id: str, description: str,
+                            api_user: bool) -> None:
+        """Keep ``description`` on ``execution_id``'s record (Mistral's, in any state)."""
+        from tripleo_flow.flows import pause_requests
+        from tripleo_flow.flows.executions import ORIGIN_API
+
+        store = self._runner().store
+        pause_requests.check_origin(store, execution_id, ORIGIN_API if api_user else None,
+                                    "update")
+        with self.context.locks.hold_execution(execution_id):
+            store.update_meta(store.flow_detail(execution_id, lazy=True),
+                              description=description)
+
+
+def _check_description(description: Any, state: str | None) -> None:
+    if description is None:
+        return
+    if not isinstance(description, str):
+        raise exceptions.InvalidInput(
+            f"An execution's description must be text, not {type(description).__name__}.")
+    if state is not None:
+        raise exceptions.InvalidInput(
+            "An execution's description is updated apart from its state (as Mistral's).")
+    if len(description) > DESCRIPTION_MAX:
+        raise exceptions.InvalidInput(
+            f"An execution's description has at most {DESCRIPTION_MAX} characters "
+            f"(Mistral's column), not {len(description)}.")
 
 
 def _check_message(message: Any) -> None:
@@ -172,4 +215,4 @@ def _check_message(message: Any) -> None:
             f"An execution's state_info must be text, not {type(message).__name__}.")
 
 
-__all__ = ["STATES", "ExecutionUpdatesMixin", "merged"]
+__all__ = ["DESCRIPTION_MAX", "STATES", "ExecutionUpdatesMixin", "merged"]

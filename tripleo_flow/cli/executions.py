@@ -157,7 +157,10 @@ class UpdateExecution(ClientMixin, ShowOne):
                             help="Why (CANCELLED, ERROR, SUCCESS): kept as its state info.")
         parser.add_argument("--env", "-e", metavar="JSON", default=None,
                             help="A JSON object merged into the environment of a paused "
-                            "execution (alone, or with --state RUNNING).")
+                            "execution (alone, or with --state RUNNING), alone of a "
+                            "failed one too.")
+        parser.add_argument("--description", "-d", metavar="TEXT", default=None,
+                            help="Text kept on the execution (without --state).")
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
@@ -169,7 +172,7 @@ class UpdateExecution(ClientMixin, ShowOne):
                 raise exceptions.InvalidInput(f"--env is not JSON: {exc}") from exc
         return execution_row(self.client.update_execution(
             parsed_args.execution_id, parsed_args.state, parsed_args.state_info, env,
-            detach=True))
+            detach=True, description=parsed_args.description))
 
 
 class ResumeExecution(ClientMixin, ShowOne):

@@ -248,6 +248,7 @@ class ActionAtom(_WorkbookAtom):
         chosen = self._selected(kwargs)
         if not self._active(chosen):
             return self._skipped(kwargs)
+        self.runtime.scope.began.add(self.links.prefix + self.spec.name)
         if self.runtime.stop_check is not None:  # Ctrl-C: this task fails, all reverts
             self.runtime.stop_check(self.spec.name)
         ctx = self._merge(chosen)

@@ -229,9 +229,20 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
                         "name": self.spec.name, "state": "RUNNING"})
                 return scope.task_model(prefix, self.name, current)
             outcome = kwargs.get(task_symbol(prefix + name))
-            if outcome is None:
+            if outcome is not None:
+                return scope.outcome_model(prefix, prefix + name, name, outcome)
+            # A task this one does not require: its latest execution, null if it did
+            # not run (Mistral's ``task()`` reads any task execution of the workflow).
+            if prefix + name not in scope.task_specs:
                 raise expressions.ExpressionError(f"task({name!r})", "unknown task")
-            return scope.outcome_model(prefix, prefix + name, name, outcome)
+            found = scope.latest_task(prefix, name)
+            if self.links.machine:
+                return found
+            if prefix + name not in scope.began:  # its atom is deciding to skip: not run
+                return None
+            # A sub-workflow's task has no record until its child ends: RUNNING.
+            return found or scope.task_model(prefix, prefix + name,
+                                             {"name": name, "state": "RUNNING"})
 
         return expressions.Evaluator(self.runtime.scope.with_globals(ctx), lookup,
                                      self.runtime.execution,
@@ -458,6 +469,7 @@ class EnterAtom(_WorkbookAtom):
         if not self._active(chosen):
             skipped = self._skipped(kwargs)
             return {**skipped, "parent": skipped["ctx"]}
+        self.runtime.scope.began.add(self.links.prefix + self.spec.name)
         ctx = self._merge(chosen)
         evaluator = self._evaluator(ctx, kwargs)
         self._wait("wait-before", self.spec.wait_before, evaluator)

@@ -294,8 +294,8 @@ def stoppable(record: Any, state: str) -> bool:
     and ``state`` is FAILURE (a PAUSED one is cancelled).
 
     :raises InvalidInput: ``state`` is none of :data:`STOP_STATES`
-    :raises Conflict: SUCCESS asked of one that is PAUSED or has ended (Mistral has
-        no such transition)
+    :raises InvalidInput: SUCCESS asked of one that is PAUSED or has ended (no
+        transition of Mistral's: its ``set_state`` raises a WorkflowException, a 400)
     """
     if state not in STOP_STATES:
         raise exceptions.InvalidInput(
@@ -304,7 +304,7 @@ def stoppable(record: Any, state: str) -> bool:
     if record.state not in ENDED and (record.state != PAUSED or state == CANCELLED):
         return True
     if state == SUCCESS:
-        raise exceptions.Conflict(
+        raise exceptions.InvalidInput(
             f"Execution {record.id!r} is {record.state}: it cannot be stopped with "
             "state SUCCESS (only a running execution can).")
     return False

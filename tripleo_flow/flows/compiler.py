@@ -210,6 +210,8 @@ class _Builder:
         """
         preds = _preds(workflow)
         names = _selection(workflow, target, preds)
+        for name, spec in workflow.tasks.items():  # task(NAME) of one not run: null
+            self.runtime.scope.task_specs.setdefault(prefix + name, spec)
         self.inlining = (*self.inlining, workflow.full_name)
         chosen = set(names)
         reverse = workflow.type == "reverse"

@@ -119,6 +119,9 @@ class Scope:
         self._flush: Callable[[], None] | None = None
         #: The spec of each task, by atom prefix and task name (``task().spec``).
         self.task_specs: dict[str, Any] = {}
+        #: The tasks (prefix + name) of the graph that chose to run rather than skip:
+        #: ``task(NAME)`` of one not among them reads null (not run), as Mistral's.
+        self.began: set[str] = set()
 
     # -- global scope ---------------------------------------------------------
 

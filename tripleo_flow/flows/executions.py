@@ -110,6 +110,9 @@ class Execution:
     #: (another process) still ends its running tasks; no new task starts
     #: (:mod:`~tripleo_flow.flows.pause_views`).
     pausing: bool = False
+    #: Mistral's execution ``description``: text a user gave (``execution update
+    #: --description``), shown as given.
+    description: str | None = None
 
 
 def _state(fd: Any) -> str:
@@ -148,7 +151,8 @@ def to_execution(fd: Any) -> Execution:
         finished_at=meta.get("finished_at"), target=meta.get("target"),
         env=_masked(dict(meta.get("env") or {})), error_api=meta.get("error_api"),
         hints=meta.get("error_hints"), state_info=meta.get("state_info"),
-        parent_id=meta.get("parent_id"), parent_task=meta.get("parent_task"))
+        parent_id=meta.get("parent_id"), parent_task=meta.get("parent_task"),
+        description=meta.get("description"))
 
 
 def command_message(fd: Any, ended: bool) -> str | None:

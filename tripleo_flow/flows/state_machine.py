@@ -133,6 +133,8 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
         self.storage = machine_records.Records(fd, backend, self.notifier)
         self.atom_names: list[str] = []
         self._start_ctx = ctx
+        for name, spec in workflow.tasks.items():  # task(NAME) of one not run: null
+            runtime.scope.task_specs.setdefault(name, spec)
         graph = workbook_validator.successors(workflow)
         self._inbound: dict[str, list[str]] = {name: [] for name in workflow.tasks}
         for name, targets in graph.items():

@@ -335,7 +335,8 @@ ROUTES: list[Route] = [
         "put": Operation(
             "Change an execution's state as Mistral's PUT /v2/executions/{id} (RUNNING "
             "resumes, PAUSED, CANCELLED, ERROR or SUCCESS stops it); 200 with the execution, "
-            "409 when it cannot change so", body=workflows.UPDATE_BODY, tags=TAGS_WF,
+            "400 for a transition Mistral refuses (SUCCESS of a paused or ended one), 409 "
+            "when it cannot change so now", body=workflows.UPDATE_BODY, tags=TAGS_WF,
             errors=UPLOAD_ERRORS)}),
     Route("/v1/executions/{execution_id}/resume", "execution_resume", {
         "post": Operation(

@@ -29,6 +29,8 @@ execution_body = media.execution
 UPDATE_BODY = {"type": "object", "additionalProperties": False, "properties": {
     "id": {"type": "string"}, "state": {"type": "string", "enum": list(STATES)},
     "state_info": {"type": "string"},
+    "description": {"type": "string", "maxLength": 255,
+                    "description": "kept on the execution; without state, as Mistral's"},
     "params": {"type": "object", "additionalProperties": False,
                "properties": {"env": {"type": "object"}}}}}
 
@@ -119,7 +121,8 @@ class Execution:
     """``GET /v1/executions/{id}``; ``PUT``: change its state as Mistral's ``PUT
     /v2/executions/{id}`` (:meth:`Client.update_execution`): ``{"state": "PAUSED" |
     "RUNNING" | "CANCELLED" | "ERROR" | "SUCCESS", "state_info": "why", "params":
-    {"env": {...}}}``, answering 200 with the execution, only one an API user started."""
+    {"env": {...}}}`` or ``{"description": "text"}``, answering 200 with the execution,
+    only one an API user started."""
 
     def __init__(self, client: Client) -> None:
         self.client = client
@@ -133,18 +136,17 @@ class Execution:
         if unknown:
             raise exceptions.InvalidInput(
                 f"Unknown field(s) {', '.join(repr(k[:40]) for k in unknown[:5])}: an "
-                "execution update takes 'state', 'state_info' and 'params' ({'env': {...}}).")
+                "execution update takes 'state', 'state_info', 'description' and 'params' "
+                "({'env': {...}}).")
         if body.get("id") not in (None, execution_id):
             raise exceptions.InvalidInput("The body's 'id' is not the execution's.")
-        if body.get("description") is not None:
-            raise exceptions.InvalidInput(
-                "An execution's description cannot be updated: executions keep none here.")
         params = field(body, "params", dict, {})
         if set(params) - {"env"}:
             raise exceptions.InvalidInput("An execution update's 'params' takes 'env' only.")
         execution = self.client.update_execution(
             execution_id, field(body, "state", str, None), field(body, "state_info", str, None),
-            field(params, "env", dict, None), api_user=True)
+            field(params, "env", dict, None), api_user=True,
+            description=field(body, "description", str, None))
         resp.location = f"/v1/executions/{execution.id}"
         resp.media = execution_body(execution)
 

@@ -6,11 +6,10 @@ for Mistral's ERROR, with the message as its state_info and error; its running t
 ends, the next never starts), SUCCESS stops one with that state, PAUSED then RUNNING
 with ``params.env`` pauses it and resumes it with its env updated.  What Mistral
 refuses and hostile bodies (an unknown state or field, wrong types, env with another
-state than RUNNING, a description, a body past ``[api] max_json_size``) answer 400 or
-413 and change nothing; SUCCESS of an ended execution 409, ERROR of one 200 unchanged.
-
-Where ours differs from Mistral: a refused transition is 409 (Mistral's 400); a
-``description`` is refused (ours keep none).
+state than RUNNING, a description with a state, too long or not text, a body past
+``[api] max_json_size``) answer 400 or 413 and change nothing; SUCCESS of an ended
+execution 400 (Mistral's refused transition), ERROR of one 200 unchanged.  A
+``description`` alone is kept and shown (Mistral's).
 """
 
 from __future__ import annotations
@@ -40,7 +39,8 @@ def test_stop_with_error_over_http_and_what_is_refused(tmp_path: Path) -> None:
         url = f"/v1/executions/{ident}"
         bodies = [{}, {"state": "SKIPPED"}, {"state": "FAILURE"}, {"state": 3},
                   {"state": "ERROR", "state_info": 3}, {"state": "ERROR", "x": 1},
-                  {"description": "d"}, {"state": "ERROR", "description": "d"},
+                  {"description": 3}, {"description": "d" * 256},
+                  {"state": "ERROR", "description": "d"},
                   {"params": {"env": 1}}, {"params": {"other": 1}}, {"params": []},
                   {"state": "PAUSED", "params": {"env": {"a": 1}}},
                   {"id": "another", "state": "ERROR"}, [1], "ERROR"]
@@ -60,6 +60,12 @@ def test_stop_with_error_over_http_and_what_is_refused(tmp_path: Path) -> None:
         assert _state(api, ident) == "RUNNING"
         shown = api("GET", url).json()
         assert shown["env"] == {"k": "old", "keep": 1} and shown["state_info"] is None
+        assert shown["description"] is None
+        described = api("PUT", url, json={"description": "the nightly run"})
+        assert described.status_code == 200, described.text
+        assert (described.json()["description"], described.json()["state"]) == (
+            "the nightly run", "RUNNING")
+        assert api("GET", url).json()["description"] == "the nightly run"
 
         asked = api("PUT", url, json={"state": "ERROR", "state_info": "Failure"})
         assert asked.status_code == 200, asked.text
@@ -72,7 +78,7 @@ def test_stop_with_error_over_http_and_what_is_refused(tmp_path: Path) -> None:
         assert states["first"] == "SUCCESS" and states.get("after", "PENDING") == "PENDING"
 
         again = api("PUT", url, json={"state": "SUCCESS"})
-        assert again.status_code == 409, again.text
+        assert again.status_code == 400, again.text  # Mistral's WorkflowException
         unchanged = api("PUT", url, json={"state": "ERROR", "state_info": "again"})
         assert unchanged.status_code == 200
         assert unchanged.json()["state_info"] == "Failure"

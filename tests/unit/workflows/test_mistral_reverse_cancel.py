@@ -9,11 +9,10 @@ its end; then the parent ends CANCELLED with ``Cancelled tasks: taskx``
 (``check_and_complete``: a cancel wins over an unhandled error too).  The state
 machine's parent is tested in ``test_mistral_cancel``.
 
-Where ours differs (not changed here): in a compiled workflow ``task(NAME)`` reads only
-the tasks the current one requires, directly or not (``next`` here cannot read
-``taskx``: "unknown task"); Mistral's reads any task execution of the workflow.  A
-task whose requirement failed never runs (``next`` after ``other`` failed), as
-Mistral's (test_mistral_reverse_requires).
+``task(NAME)`` of a task the current one does not require reads its latest execution,
+or null if it did not run, as Mistral's (test_mistral_task_function).  A task whose
+requirement failed never runs (``next`` after ``other`` failed), as Mistral's
+(test_mistral_reverse_requires).
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ test opens instead of Mistral's ``wait-before``.
 Where ours differs from Mistral, each checked below: our records name ERROR
 ``FAILURE``; SUCCESS gives the output ``{}`` (Mistral evaluates the workflow's
 ``output`` over what ran); a stopped execution's running sub-workflows are cancelled
-(Mistral's run on, their results ignored); a refused transition is a Conflict (409),
-Mistral's a 400.
+(Mistral's run on, their results ignored).  A refused transition is invalid input
+(400), as Mistral's ``set_state`` WorkflowException.
 """
 
 from __future__ import annotations
@@ -108,7 +108,8 @@ def test_stop_of_a_paused_execution(host: Host, tmp_path: Path) -> None:
     log = tmp_path / "log"
     ident, gate = _start(host, tmp_path, f"{name}.wf", log=str(log))
     host.pause_execution(ident)
-    with pytest.raises(exceptions.Conflict, match="cannot be stopped with state SUCCESS"):
+    with pytest.raises(exceptions.InvalidInput,
+                       match="cannot be stopped with state SUCCESS"):
         host.stop_execution(ident, "SUCCESS", "no")
     assert host.stop_execution(ident, "ERROR", "no").state == "PAUSED"
     _ended(host, gate)
@@ -126,7 +127,7 @@ def test_stop_of_an_ended_execution(host: Host, tmp_path: Path) -> None:
               action: std.echo output="Echo"
         """)
     done = host.run_workflow(f"{name}.wf", {})
-    with pytest.raises(exceptions.Conflict, match="SUCCESS"):
+    with pytest.raises(exceptions.InvalidInput, match="SUCCESS"):  # Mistral's 400
         host.stop_execution(done.id, "SUCCESS", "again")
     assert host.stop_execution(done.id, "ERROR", "late") == done
     assert host.update_execution(done.id, "CANCELLED", "late") == done
@@ -196,7 +197,7 @@ def test_update_runs_the_operation_its_state_names(host: Host, tmp_path: Path) -
         with pytest.raises(exceptions.InvalidInput):
             host.update_execution(ident, **asked)
     assert host.get_execution(ident).state == "RUNNING"
-    with pytest.raises(exceptions.Conflict, match="only a paused execution"):
+    with pytest.raises(exceptions.Conflict, match="only a paused or failed execution"):
         host.update_execution(ident, env={"a": 1})
     assert host.update_execution(ident, "PAUSED").state == "PAUSED"
     _ended(host, gate)
@@ -228,3 +229,55 @@ def test_resume_diff_env_vars(host: Host, tmp_path: Path) -> None:
     assert done.env == {"var1": "Task 2", "var2": "Task 3", "kept": {"a": 1, "b": 3}}
     results = {t.name: t.result for t in host.execution_tasks(ident)}
     assert (results["task2"], results["task3"]) == ("Task 2", "Task 3")
+
+
+def test_env_update_of_a_failed_execution(host: Host, tmp_path: Path) -> None:
+    """Mistral's ``update_workflow_execution_env``: the env of an ERROR execution may be
+    updated (merged into the old one, before a rerun), not that of one that succeeded
+    or was cancelled (refused, nothing changes)."""
+    name = _install(host, tmp_path, """\
+        wf:
+          input: [fail]
+          tasks:
+            task1:
+              action: std.echo output=1
+              on-complete:
+                - task2: <% $.fail %>
+            task2:
+              action: std.fail
+        """)
+    with pytest.raises(exceptions.WorkflowFailed):
+        host.run_workflow(f"{name}.wf", {"fail": True}, env={"a": 1, "b": {"c": 1}})
+    (failed,) = [e for e in host.list_executions() if e.state != "SUCCESS"]
+    assert failed.state in ("FAILURE", "REVERTED")
+    shown = host.update_execution(failed.id, env={"b": {"d": 2}})
+    assert shown.state == failed.state
+    assert host.get_execution(failed.id).env == {"a": 1, "b": {"c": 1, "d": 2}}
+    done = host.run_workflow(f"{name}.wf", {"fail": False}, env={"a": 1})
+    assert done.state == "SUCCESS"
+    with pytest.raises(exceptions.Conflict, match="paused or failed"):
+        host.update_execution(done.id, env={"a": 2})
+    assert host.get_execution(done.id).env == {"a": 1}
+
+
+def test_description_update(host: Host, tmp_path: Path) -> None:
+    """Mistral's execution ``description``: updated apart from the state, in any state
+    (here an ended execution), kept and shown; with a state, too long or not text it
+    is refused and nothing changes."""
+    name = _install(host, tmp_path, """\
+        wf:
+          tasks:
+            task1:
+              action: std.echo output="Echo"
+        """)
+    done = host.run_workflow(f"{name}.wf", {})
+    assert done.description is None
+    for asked in ({"state": "ERROR", "description": "d"}, {"description": 3},
+                  {"description": "d" * 256}):
+        with pytest.raises(exceptions.InvalidInput, match="description"):
+            host.update_execution(done.id, **asked)
+    assert host.get_execution(done.id) == done
+    shown = host.update_execution(done.id, description="first run")
+    assert (shown.state, shown.description) == ("SUCCESS", "first run")
+    assert host.get_execution(done.id).description == "first run"
+    assert host.update_execution(done.id, description="d" * 255).description == "d" * 255
