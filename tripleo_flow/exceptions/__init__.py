@@ -68,6 +68,7 @@ what to do next.  Each kind maps once to a CLI exit code and an HTTP status
           +-- Interrupted          exit 130 (SIGINT/SIGTERM: the flow reverted)
      +-- TaskFailed                        exit 1   500 (a workbook task failed)
      |    +-- FailCommand                  (a ``fail`` transition)
+     |    +-- JoinFailed                   (a join a failed task left unable to fire)
      |    +-- BreakRetry                   (``retry: break-on`` matched)
      |    +-- RetriesExhausted             (last attempt of a ``retry: count`` expression)
      +-- ChildPaused                       (a sub-workflow paused: its parent pauses)
@@ -162,6 +163,7 @@ from tripleo_flow.exceptions.workflows import (
     ChildPaused,
     ExpressionError,
     FailCommand,
+    JoinFailed,
     RetriesExhausted,
     TaskFailed,
 )
@@ -234,6 +236,7 @@ __all__ = [
     "StackFailed",
     "StackNotFinished",
     "TaskFailed",
+    "JoinFailed",
     "TooManyConnections",
     "TooManyEventStreams",
     "TooManyLaunchedHeats",

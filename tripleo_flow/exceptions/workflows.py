@@ -15,6 +15,11 @@ class FailCommand(TaskFailed):
     """A ``fail`` transition ended the workflow."""
 
 
+class JoinFailed(TaskFailed):
+    """A join can no longer fire: a task it waits for failed (the workflow's error
+    takes that task's kind)."""
+
+
 class BreakRetry(TaskFailed):
     """``retry: break-on`` matched: stop retrying."""
 

@@ -82,6 +82,11 @@ def combined(message: str, causes: Sequence[BaseException | None]) -> BaseExcept
     known) failed, worded ``message``: of the kind they all share, with each one's
     next steps (once each)."""
     hints: list[exceptions.Hint] = []
+    # A join that failed because another task did is that failure's consequence: the
+    # kind and next steps are the failed tasks' (a failed Heat launch beside the plan
+    # check stays a HeatNotInstalled, not a TaskFailed).
+    own = [c for c in causes if not isinstance(c, exceptions.JoinFailed)]
+    causes = own or causes
     for cause in causes:
         for hint in getattr(cause, "hints", ()) or ():
             if hint not in hints:

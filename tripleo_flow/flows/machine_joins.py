@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from tripleo_flow.exceptions import TaskFailed
+from tripleo_flow.exceptions import JoinFailed
 from tripleo_flow.flows import atoms, join_rule
 from tripleo_flow.flows.workbook_model import WorkflowSpec
 
@@ -91,7 +91,7 @@ class Joins:
         if outcome.get(atoms.UNHANDLED) == "now":
             # what it published on error reaches the workflow's output, as Mistral's
             self.runtime.scope.keep_error_context(join.name, outcome["ctx"])
-            self._fail_task(join, TaskFailed(error))
+            self._fail_task(join, JoinFailed(error))
             return
         outcome["started_at"] = outcome["finished_at"] = time.time()
         self._complete(join, outcome, live=True)

@@ -21,6 +21,7 @@ import pytest
 
 from tests.engine_helpers import ACTIONS, Host
 from tests.unit.workflows.test_mistral_conformance import FAILED, Run
+from tripleo_flow import exceptions
 
 
 @pytest.fixture
@@ -612,3 +613,31 @@ def test_globals_published_in_a_loop_are_the_latest(host: Host, tmp_path: Path) 
         """)
     assert run.state == "SUCCESS"
     assert run.output == {"total": 3, "seen": 3}
+
+
+def test_a_join_failed_by_a_branch_keeps_that_branchs_error_kind(host: Host,
+                                                                   tmp_path: Path) -> None:
+    """Two branches joined: one fails with an error of its own kind (std.fail's
+    ActionFailed), so the join can no longer fire (JoinFailed).  The workflow's error
+    names both, as Mistral's state_info does, and keeps the branch's kind and next
+    steps (the join's failure is its consequence): a deploy's Heat launch beside its
+    plan check fails as the launch failed, with its exit code and hints."""
+    run = Run(host, tmp_path, """
+        wf:
+          tasks:
+            start:
+              on-success: [broken, fine]
+            broken:
+              action: std.fail error_data="no such thing"
+              on-success: [joined]
+            fine:
+              action: std.noop
+              on-success: [joined]
+            joined:
+              join: all
+              action: std.noop
+        """)
+    assert run.state == FAILED
+    cause = run.error.__cause__ if run.error is not None else None
+    assert isinstance(cause, exceptions.ActionFailed), (type(cause), cause)
+    assert "join 'joined' can no longer fire" in str(cause) and "broken" in str(cause)
