@@ -64,9 +64,12 @@ def add_deploy_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--environment-directory", dest="environment_directories",
                         action="append", default=[], metavar="DIR",
                         help="A directory whose *.yaml files (in name order) are "
-                             "environment files before the -e ones; repeatable (none by "
-                             "default: tripleoclient's ~/.tripleo/environments is not "
-                             "read unless given).")
+                             "environment files before the -e ones; repeatable. As "
+                             "tripleoclient, ~/.tripleo/environments (when it exists) "
+                             "comes first and $TRIPLEO_ENVIRONMENT_DIRECTORY after the "
+                             "directories given, always: to leave a file out, move it "
+                             "out of those directories (tripleoclient has no option to "
+                             "turn them off).")
     parser.add_argument("-b", "--baremetal-deployment", metavar="FILE",
                         help="TripleO's baremetal deployment file of pre-provisioned "
                              "servers (managed: false): generates the plan's "
