@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.api import workbooks
+from tripleo_flow.core import deprecated_services
 from tripleo_flow.core.progress import ProgressListener, StackProgress
 from tripleo_flow.plans.plan import PlanRepository, check_plan_name
 from tripleo_flow.workspace import owner
@@ -160,6 +161,18 @@ class DeployMixin:
                                        interruptible=f"Deployment of plan {plan!r}")
         finished: dict[str, Any] = dict((execution.output or {})["deployment"])
         return finished
+
+    def deprecated_services_enabled(self, environments: Sequence[EnvironmentSource]
+                                    ) -> list[str]:
+        """tripleoclient's warnings for deprecated services that the ``-e`` files
+        ``environments`` enable (``check_deprecated_service_is_enabled``, run before
+        deploy and update/upgrade prepare): one line per service and file; the CLI
+        shows them and asks before going on, as tripleoclient does.
+
+        :raises InvalidInput: a file that cannot be read.
+        """
+        return deprecated_services.enabled_deprecated_services(
+            self.read_environments(environments))
 
     def deploy_options(self, environments: Sequence[EnvironmentSource] | None = None,
                        baremetal_deployment: str | Path | None = None,
