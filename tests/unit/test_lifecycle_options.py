@@ -152,7 +152,7 @@ def test_environment_directories_give_their_yaml_files_in_name_order(tmp_path: P
         for name in names:
             (directory / name).write_text("{}\n")
     (first / "d.yaml").mkdir()  # a directory is not an environment
-    assert environment_files([first, str(second)]) == [
+    assert environment_files([first, str(second)], default=False) == [
         str(first / "a.yaml"), str(first / "b.yaml"), str(second / "0.yaml")]
     with pytest.raises(exceptions.InvalidInput, match="is not a directory"):
         environment_files([tmp_path / "none"])

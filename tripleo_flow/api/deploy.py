@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.api import workbooks
+from tripleo_flow.core import deprecated_services
 from tripleo_flow.core.progress import ProgressListener, StackProgress
 from tripleo_flow.plans.plan import PlanRepository, check_plan_name
 from tripleo_flow.workspace import owner
@@ -70,7 +71,8 @@ class DeployMixin:
                run_validations: bool = False,
                ansible_forks: int | None = None,
                ansible_verbosity: int | None = None,
-               environment_directories: Sequence[str | Path] = ()) -> dict[str, Any]:
+               environment_directories: Sequence[str | Path] = (),
+               default_environment_directory: bool = True) -> dict[str, Any]:
         """Deploy ``plan`` with an ephemeral Heat of ``heat_type``.
 
         Runs the workflow ``tripleo.deploy.deploy`` (``config_download_only``:
@@ -111,6 +113,10 @@ class DeployMixin:
         :param environment_directories: directories whose ``*.yaml`` files (in name
             order) come before ``environments`` (tripleoclient's
             ``--environment-directory``).
+        :param default_environment_directory: as tripleoclient, read
+            ``~/.tripleo/environments`` first (and ``$TRIPLEO_ENVIRONMENT_DIRECTORY``
+            last) when they exist; its files then replace the plan's user
+            environments as ``environments`` do.  ``False``: neither is read.
         :param baremetal_deployment: TripleO's baremetal deployment file (a path, or its
             YAML text) describing pre-provisioned servers (``managed: false``): first
             the plan's deployed-servers environment is generated from it (addresses
@@ -147,7 +153,8 @@ class DeployMixin:
             "ansible_forks": ansible_forks, "ansible_verbosity": ansible_verbosity,
             **self.deploy_options(environments, baremetal_deployment, run_validations,
                                   overcloud_ssh_user, overcloud_ssh_key,
-                                  environment_directories)}
+                                  environment_directories,
+                                  default_environment_directory)}
         workflow = CONFIG_DOWNLOAD_ONLY if config_download_only else DEPLOY
         listeners = [] if progress is None else [stack_progress_events(progress)]
         execution = self.run_operation(workflow, inputs, listeners,
@@ -155,22 +162,39 @@ class DeployMixin:
         finished: dict[str, Any] = dict((execution.output or {})["deployment"])
         return finished
 
+    def deprecated_services_enabled(self, environments: Sequence[EnvironmentSource]
+                                    ) -> list[str]:
+        """tripleoclient's warnings for deprecated services that the ``-e`` files
+        ``environments`` enable (``check_deprecated_service_is_enabled``, run before
+        deploy and update/upgrade prepare): one line per service and file; the CLI
+        shows them and asks before going on, as tripleoclient does.
+
+        :raises InvalidInput: a file that cannot be read.
+        """
+        return deprecated_services.enabled_deprecated_services(
+            self.read_environments(environments))
+
     def deploy_options(self, environments: Sequence[EnvironmentSource] | None = None,
                        baremetal_deployment: str | Path | None = None,
                        run_validations: bool = False,
                        overcloud_ssh_user: str | None = None,
                        overcloud_ssh_key: str | Path | None = None,
                        environment_directories: Sequence[str | Path] = (),
+                       default_environment_directory: bool = True,
                        ) -> dict[str, Any]:
         """The deploy workflow's inputs for tripleoclient's deploy options (those of
         :meth:`deploy`; also taken by a lifecycle prepare and converge): local files read
         here, the key file's path made absolute.  ``environment_directories``: each
         directory's ``*.yaml`` files, in name order, before ``environments``
-        (tripleoclient's ``--environment-directory``).
+        (tripleoclient's ``--environment-directory``), after tripleoclient's default
+        directory's unless ``default_environment_directory`` is false (see
+        :func:`environment_files`).
 
         :raises InvalidInput: a file or directory that cannot be read.
         """
-        found = [*environment_files(environment_directories), *(environments or ())]
+        found = [*environment_files(environment_directories,
+                                    default=default_environment_directory),
+                 *(environments or ())]
         return {"user_environments": self.read_environments(found),
                 "baremetal_deployment": (None if baremetal_deployment is None
                                          else read_baremetal(baremetal_deployment)),
@@ -248,17 +272,33 @@ def read_baremetal(source: str | os.PathLike[str]) -> str:
             f"Cannot read the baremetal deployment file {str(path)!r}: {why}.") from exc
 
 
-def environment_files(directories: Sequence[str | os.PathLike[str]]) -> list[str]:
-    """The ``*.yaml`` files of each directory, in name order, directory after directory
-    (tripleoclient's ``load_environment_directories``; its default directory
-    ``~/.tripleo/environments`` is not read unless given).
+#: tripleoclient's ``--environment-directory`` default (``DEFAULT_ENV_DIRECTORY``):
+#: read first, before any directory given, whenever it exists.
+DEFAULT_ENVIRONMENT_DIRECTORY = "~/.tripleo/environments"
+#: tripleoclient's environment variable naming one more directory, read last.
+ENVIRONMENT_DIRECTORY_VARIABLE = "TRIPLEO_ENVIRONMENT_DIRECTORY"
 
-    :raises InvalidInput: a directory that does not exist.
+
+def environment_files(directories: Sequence[str | os.PathLike[str]],
+                      default: bool = True) -> list[str]:
+    """The ``*.yaml`` files of each directory, in name order, directory after directory
+    (tripleoclient's ``load_environment_directories``).  With ``default``, as
+    tripleoclient: ``~/.tripleo/environments`` comes first and the directory named by
+    ``$TRIPLEO_ENVIRONMENT_DIRECTORY`` last, each only when it exists.
+
+    :raises InvalidInput: a directory given that does not exist.
     """
+    chosen: list[tuple[Path, bool]] = [(Path(d).expanduser(), True) for d in directories]
+    if default:
+        chosen.insert(0, (Path(DEFAULT_ENVIRONMENT_DIRECTORY).expanduser(), False))
+        if os.environ.get(ENVIRONMENT_DIRECTORY_VARIABLE):
+            chosen.append((Path(os.environ[ENVIRONMENT_DIRECTORY_VARIABLE]).expanduser(),
+                           False))
     found: list[str] = []
-    for directory in directories:
-        path = Path(directory).expanduser()
+    for path, given in chosen:
         if not path.is_dir():
+            if not given:
+                continue
             raise exceptions.InvalidInput(
                 f"Environment directory {str(path)!r} is not a directory.")
         found += [str(f) for f in sorted(path.glob("*.yaml")) if f.is_file()]

@@ -8,10 +8,11 @@ from typing import Any
 from cliff.lister import Lister
 from cliff.show import ShowOne
 
+from tripleo_flow import exceptions
 from tripleo_flow.cli.common import ClientMixin, add_plan_argument, show
 from tripleo_flow.cli.plan import add_environment_argument
 from tripleo_flow.cli.progress import Progress
-from tripleo_flow.core import run_options
+from tripleo_flow.core import deprecated_services, run_options
 from tripleo_flow.core.progress import StackProgress
 from tripleo_flow.heat import HEAT_TYPES
 
@@ -64,15 +65,38 @@ def add_deploy_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--environment-directory", dest="environment_directories",
                         action="append", default=[], metavar="DIR",
                         help="A directory whose *.yaml files (in name order) are "
-                             "environment files before the -e ones; repeatable (none by "
-                             "default: tripleoclient's ~/.tripleo/environments is not "
-                             "read unless given).")
+                             "environment files before the -e ones; repeatable. As "
+                             "tripleoclient, ~/.tripleo/environments (when it exists) "
+                             "comes first and $TRIPLEO_ENVIRONMENT_DIRECTORY after the "
+                             "directories given, always: to leave a file out, move it "
+                             "out of those directories (tripleoclient has no option to "
+                             "turn them off).")
     parser.add_argument("-b", "--baremetal-deployment", metavar="FILE",
                         help="TripleO's baremetal deployment file of pre-provisioned "
                              "servers (managed: false): generates the plan's "
                              "deployed-servers environment first (addresses on the "
                              "[ctlplane] subnet, kept across redeploys; VIP; host "
                              "names; role counts).")
+
+
+def check_deprecated_services(command: Any, args: argparse.Namespace) -> None:
+    """tripleoclient's check before deploy and update/upgrade prepare: a warning for
+    each deprecated service the ``-e`` files enable, then its question; anything but
+    yes (or no terminal answering it: -y does not skip it there either) stops here."""
+    warnings = command.client.deprecated_services_enabled(args.environments or [])
+    if not warnings:
+        return
+    for warning in warnings:
+        command.app.stderr.write(f"WARNING: {warning}\n")
+    answer = ""
+    if command.app.stdin.isatty():
+        command.app.stdout.write(f"{deprecated_services.QUESTION} ")
+        command.app.stdout.flush()
+        answer = command.app.stdin.readline().strip().lower()
+    if answer not in ("y", "yes"):
+        raise exceptions.InvalidInput(
+            "Action not confirmed, exiting: a deprecated service is enabled (see the "
+            "warnings above); nothing was changed.")
 
 
 def deploy_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -129,6 +153,7 @@ class Deploy(ClientMixin, ShowOne):
     def take_action(self, args: argparse.Namespace) -> Any:
         self._bar = Progress(self.app.stderr, "resources complete")
         try:
+            check_deprecated_services(self, args)
             options = deploy_options(args)
             result = self.client.deploy(args.plan, heat_type=args.heat_type,
                                         work_dir=args.work_dir, progress=self._show_progress,

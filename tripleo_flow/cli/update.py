@@ -17,6 +17,7 @@ from tripleo_flow.cli.deploy import (
     add_deploy_options,
     add_deployment_arguments,
     add_forks_argument,
+    check_deprecated_services,
     deploy_options,
     show_stack_progress,
     verbosity,
@@ -144,6 +145,7 @@ class UpdatePrepare(_UpdateCommand):
     def take_action(self, args: argparse.Namespace) -> Any:
         self.refuse_client_options(args, "prepare")
         self.confirm(args)
+        check_deprecated_services(self, args)
         return self.deploy_with_progress(self.client.lifecycle_prepare, self.kind, args.plan,
                                          work_dir=args.work_dir, heat_type=args.heat_type,
                                          **deploy_options(args))
@@ -195,6 +197,7 @@ class UpdateConverge(_UpdateCommand):
     def take_action(self, args: argparse.Namespace) -> Any:
         self.refuse_client_options(args, "converge")
         self.confirm(args)
+        check_deprecated_services(self, args)
         return self.deploy_with_progress(
             self.client.lifecycle_converge, self.kind, args.plan, work_dir=args.work_dir,
             heat_type=args.heat_type, run_ansible=not args.stack_only,

@@ -68,7 +68,9 @@ const OVERCLOUD_SSH_USER = {
 const ENVIRONMENT_DIRECTORY = {
   input: "user_environments", flag: "--environment-directory", kind: "envdir",
   label: "Environment directory",
-  help: "its *.yaml files, in name order, before the -e files (with the files they refer to)" };
+  help: "its *.yaml files, in name order, before the -e files (with the files they refer to); "
+    + "the browser reads no directory by itself: choose ~/.tripleo/environments here "
+    + "if the CLI's default should apply" };
 const ENVIRONMENT_FILES = {
   input: "user_environments", flag: "-e/--environment-file", kind: "envfiles",
   label: "Environment files",
