@@ -242,8 +242,10 @@ class CheckKeptStack(Action):
 
     rerun = Rerun.CONVERGES
 
-    def execute(self, plan: str, heat: dict[str, Any]) -> dict[str, Any]:
-        stack = HeatClient(heat["endpoint"]).find_stack(plan)
+    def execute(self, plan: str, work_dir: WorkDir, heat: dict[str, Any]) -> dict[str, Any]:
+        # The work dir's own Heat (its run record's port), never an endpoint taken from
+        # the input: ``heat`` only names the type it was launched as.
+        stack = live_heat(self.context, plan, work_dir, heat, need_stack=True).find_stack(plan)
         status = str((stack or {}).get("stack_status", "missing"))
         if stack is None or status not in ("CREATE_COMPLETE", "UPDATE_COMPLETE"):
             raise exceptions.StackNotFinished(plan, status)

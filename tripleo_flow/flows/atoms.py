@@ -238,6 +238,8 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
             found = scope.latest_task(prefix, name)
             if self.links.machine:
                 return found
+            if found is not None and found.get("state") not in ("RUNNING", "PENDING"):
+                return found  # it ended (in this run, or in one before a resume)
             if prefix + name not in scope.began:  # its atom is deciding to skip: not run
                 return None
             # A sub-workflow's task has no record until its child ends: RUNNING.
