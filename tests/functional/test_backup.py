@@ -28,6 +28,9 @@ from tripleo_flow.api import Client
 
 SLEEPER = ("version: '2.0'\nname: naps\nworkflows:\n  long:\n    tasks:\n"
            "      nap:\n        action: std.sleep seconds=4\n")
+#: A workflow that runs until the test completes its task (no race with a clock).
+WAITER = ("version: '2.0'\nname: waits\nworkflows:\n  long:\n    tasks:\n"
+          "      nap:\n        action: std.async_noop\n")
 
 
 def make_client(data_dir: Path, **overrides: Any) -> Client:
@@ -174,21 +177,22 @@ def test_restore_into_a_used_data_dir_needs_force_and_keeps_the_old_aside(
 
 def test_backup_during_a_running_execution_is_refused(tmp_path: Path) -> None:
     data = tmp_path / "a"
-    workbook = tmp_path / "naps.yaml"
-    workbook.write_text(SLEEPER)
+    workbook = tmp_path / "waits.yaml"
+    workbook.write_text(WAITER)
     archive = tmp_path / "backup.tar.gz"
     with make_client(data) as client:
         client.create_plan("oc", sample=True)
         client.create_workbook(workbook)
-        running = client.run_workflow("naps.long", wait=False)
-        deadline = time.monotonic() + 30
-        while client.get_execution(running.id).state != "RUNNING":
+        running = client.run_workflow("waits.long", wait=False)
+        deadline = time.monotonic() + 60
+        while not [t for t in client.execution_tasks(running.id) if t.waiting]:
             assert time.monotonic() < deadline
             time.sleep(0.05)
         with make_client(data) as other:
             with pytest.raises(exceptions.Conflict, match=f"executions run: {running.id}"):
                 other.create_backup(archive)
         assert not archive.exists() and not list(tmp_path.glob(".backup*"))
+        client.complete_task(running.id, "nap")
         while client.get_execution(running.id).state == "RUNNING":
             assert time.monotonic() < deadline
             time.sleep(0.1)
