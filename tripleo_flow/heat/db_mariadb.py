@@ -148,12 +148,16 @@ class MariaDBDatabase:
 
     def keep_copy(self, template: Path) -> None:
         """Keep a dump of this database (an empty schema) at ``template``, replaced
-        whole; nothing when its directory is not writable."""
+        whole (each process dumps to a name of its own first: two first launches at
+        once never write one file); nothing when its directory is not writable."""
+        mine = template.with_name(f".{template.name}.{os.getpid()}")
         try:
             template.parent.mkdir(parents=True, exist_ok=True)
-            self.dump(template)
+            self.dump(mine)
+            os.replace(mine, template)
         except (OSError, exceptions.HeatError):
-            pass
+            with contextlib.suppress(OSError):
+                mine.unlink()
 
     def keep_ids_unique(self) -> None:
         """Nothing: InnoDB never hands an AUTO_INCREMENT id out twice while it runs,

@@ -45,9 +45,9 @@ LOG = logging.getLogger(__name__)
 HOST = "127.0.0.1"
 INSTALL_COMMAND = "tripleo-flow heat install"
 #: Where in the Heat virtualenv the empty schema its db_sync makes is kept.
+SCHEMA_DIR = ".tripleo-flow"
 #: How the kept empty schema of each kind of database is named after its heads.
 SCHEMA_SUFFIXES = {"sqlite": ".sqlite", "mariadb": ".mariadb.sql"}
-SCHEMA_DIR = ".tripleo-flow"
 #: Write ends of the tether pipes of the Heats this process owns, by heat.conf path.
 _TETHERS: dict[str, int] = {}
 #: The database watchers (:mod:`.db_move`) this process started, by heat.conf path.

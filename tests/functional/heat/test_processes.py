@@ -84,7 +84,8 @@ def test_processes_life_cycle(tmp_path: Path, heat_venv: Path) -> None:
         # The broker ran on a private home linking only its own applications.
         server_home = Path(record["services"]["root"]) / "rabbitmq" / "server"
         apps = {p.name.rsplit("-", 1)[0] for p in (server_home / "plugins").iterdir()}
-        assert {"rabbit", "rabbit_common", "ra", "ranch"} <= apps
+        assert {"rabbit", "rabbit_common", "rabbitmq_prelaunch", "ra", "osiris",
+                "ranch"} <= apps
         assert not apps & {"rabbitmq_management", "rabbitmq_mqtt", "cowboy"}
         beam = [pid for pid in process.find_naming(record["services"]["root"])
                 if b"beam" in Path(f"/proc/{pid}/cmdline").read_bytes()]

@@ -42,9 +42,3 @@ def test_no_rabbit_is_not_installed(tmp_path: Path) -> None:
     with pytest.raises(exceptions.HeatNotInstalled):
         services.broker_applications(plugins)
 
-
-@pytest.mark.skipif(not Path(services.RABBITMQ_SERVER).exists(), reason="no RabbitMQ")
-def test_debians_rabbitmq_leaves_the_plugins_out() -> None:
-    found = services.broker_applications(services.rabbitmq_lib() / "plugins")
-    assert {"rabbit", "rabbit_common", "rabbitmq_prelaunch", "ra", "osiris"} <= set(found)
-    assert "rabbitmq_management" not in found and "rabbitmq_mqtt" not in found
