@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from types import SimpleNamespace
 
 import pytest
 
@@ -29,6 +30,16 @@ def test_format_event(event: str, data: object, event_id: int | None, expected: 
 ])
 def test_ended(state: str, finished_at: float | None, over: bool) -> None:
     assert ended(Execution("id", "wf", state, {}, finished_at=finished_at)) is over
+
+
+@pytest.mark.parametrize(("task_states", "over"), [
+    ((), True), (("SUCCESS", "PENDING"), True), (("SUCCESS", "RUNNING"), False)])
+def test_a_paused_execution_is_followed_while_a_task_awaits_its_completion(
+        task_states: tuple[str, ...], over: bool) -> None:
+    """An asynchronous action's completion can still end a task of a paused execution
+    (Mistral's): its stream (and the GUI's view) goes on until no task runs."""
+    tasks = [SimpleNamespace(state=state) for state in task_states]
+    assert ended(Execution("id", "wf", "PAUSED", {}), tasks) is over
 
 
 def test_openapi_documents_statuses_security_and_path_parameters() -> None:

@@ -48,10 +48,14 @@ def format_event(event: str, data: Any, event_id: int | None = None,
     return head + redact(media.dumps(data, sort_keys=True)) + b"\n\n"
 
 
-def ended(execution: Any) -> bool:
+def ended(execution: Any, tasks: Any = ()) -> bool:
     """Whether an execution is over (its end was recorded, its process died, or it is
-    paused until resumed: not while its running tasks still end, ``pausing``)."""
+    paused until resumed: not while its running tasks still end, ``pausing``, nor while
+    one of ``tasks`` still runs in a paused execution: an asynchronous action's
+    completion can still come, and makes that task end, as in Mistral)."""
     if getattr(execution, "pausing", False):
+        return False
+    if execution.state == "PAUSED" and any(task.state == "RUNNING" for task in tasks):
         return False
     return execution.state in ENDED and (execution.finished_at is not None
                                          or execution.state in STOPPED)
@@ -105,7 +109,8 @@ def follow(client: Client, execution_id: str, interval: float = 0.2, keepalive: 
     quiet = 0.0
     while not gone():
         execution = client.get_execution(execution_id)
-        for task in client.execution_tasks(execution_id):
+        tasks = client.execution_tasks(execution_id)
+        for task in tasks:
             key = (task.state, task.started_at, task.finished_at,
                    json.dumps(task.progress, sort_keys=True))
             if seen.get(task.name) == key:
@@ -115,7 +120,7 @@ def follow(client: Client, execution_id: str, interval: float = 0.2, keepalive: 
             quiet = 0.0
             yield format_event("task", {"execution_id": execution_id,
                                         **media.fields(task)}, sequence, redact)
-        if ended(execution):
+        if ended(execution, tasks):
             sequence += 1
             yield format_event("execution", media.execution(execution), sequence, redact)
             return

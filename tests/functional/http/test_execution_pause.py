@@ -179,10 +179,15 @@ def test_pause_then_resume_from_the_gui(tmp_path: Path) -> None:
             shot("running")
             page.get_by_role("button", name="Pause").click()
             until("the pause request", lambda: _state(api, ident) == "PAUSED")
+            # The page drawn while paused, slow still awaiting its completion: the view
+            # keeps following it (its event stream does not end while a task runs).
+            page.reload()
+            expect(page.get_by_role("button", name="Resume")).to_be_visible(timeout=30_000)
+            expect(page.locator('#graph g.node[data-task="slow"]')).to_have_attribute(
+                "data-state", "RUNNING")
             done = api("POST", f"/v1/executions/{ident}/tasks/slow/complete",
                        json={"state": "SUCCESS"})
             assert done.status_code == 200, done.text
-            expect(page.get_by_role("button", name="Resume")).to_be_visible(timeout=30_000)
             expect(page.get_by_role("button", name="Pause")).to_have_count(0)
             # As Mistral: the completion taken while the execution is paused makes the
             # task SUCCESS at once; nothing after it starts until the resume.
