@@ -207,3 +207,23 @@ def test_wrong_shape_capabilities_map(cli: Cli) -> None:
         assert "capabilities-map.yaml" in line
         assert "topics[0].environment_groups must be a list of mappings" in line
     assert cli.plan() == before
+
+
+@pytest.mark.parametrize("cli", ["local"], indirect=True)
+def test_a_number_of_100000_digits_is_refused_clearly(cli: Cli) -> None:
+    """Python refuses int() of more than 4300 digits with its own words about
+    sys.set_int_max_str_digits (the CLI exited 1 with them, issue 29): exit 2 naming
+    the value (or the file's line) and how to pass it, the plan unchanged."""
+    _create(cli)
+    before = cli.plan()
+    digits = "7" * 100_000
+    said = [cli.fails(2, "parameters", "set", "--plan", "overcloud",
+                      f"ComputeCount={digits}")]
+    assert "ComputeCount" in said[0] and "4300 digits" in said[0], said[0][:300]
+    big = cli.tmp / "big.yaml"
+    big.write_text(f"parameter_defaults:\n  ComputeCount: {digits}\n")
+    said.append(cli.fails(2, "parameters", "set", "--plan", "overcloud", "--file", str(big)))
+    assert "big.yaml" in said[1] and "line 2" in said[1] and "quote it" in said[1], said[1][:300]
+    for line in said:  # Python's own words gone, and the value not quoted back
+        assert "set_int_max_str_digits" not in line and len(line) < 1000, line[:300]
+    assert cli.plan() == before

@@ -15,6 +15,7 @@ import dataclasses
 import json
 import math
 import re
+import sys
 from typing import Any
 
 from tripleo_flow import exceptions
@@ -77,6 +78,11 @@ def loads(text: str, max_depth: int = 100, max_nodes: int = 1_000_000) -> Any:
             f"The request body nests deeper than {max_depth} levels ([limits] "
             "yaml_max_depth); flatten it.") from None
     except ValueError as exc:
+        if "integer string conversion" in str(exc):  # Python's own limit on int("...")
+            raise exceptions.InvalidInput(
+                f"The request body holds an integer of more than "
+                f"{sys.get_int_max_str_digits()} digits, too long to read as a number; "
+                "send it as a JSON string.") from None
         raise exceptions.InvalidInput(f"The request body is not valid JSON: {exc}") from None
     check_value(value, max_depth, max_nodes)
     return value

@@ -31,7 +31,7 @@ from tripleo_flow.heat.container import ContainerLauncher
 from tripleo_flow.heat.database import HeatDatabase
 from tripleo_flow.heat.db_mariadb import MariaDBDatabase
 from tripleo_flow.heat.launcher import KillResult
-from tripleo_flow.heat.services import free_port, port_open
+from tripleo_flow.heat.services import port_open
 
 HOST = "127.0.0.1"
 
@@ -82,12 +82,13 @@ class PodLauncher(ContainerLauncher):
     # -- pieces --------------------------------------------------------------------
 
     def _load(self) -> None:
-        """Ports and admin password of this heat-dir's pod, from run.json or new."""
+        """Ports and admin password of this heat-dir's pod, from run.json or new (new
+        ports are held until the launch in progress ends, as its API's: :mod:`.ports`)."""
         if self._ports:
             return
         record = self.work.read_run() or {}
         pod = record.get("pod") or {}
-        self._ports = pod.get("ports") or {k: free_port()
+        self._ports = pod.get("ports") or {k: self._holds.take()
                                            for k in ("db", "amqp", "dist", "epmd")}
         self._admin_password = pod.get("admin_password") or secrets.token_hex(16)
 

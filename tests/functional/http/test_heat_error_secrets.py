@@ -128,3 +128,30 @@ def test_an_error_quoting_no_secret_is_shown(api: Api, tmp_path: Path) -> None:
         assert "BrokenOnPurpose" in api("GET", f"/v1/executions/{execution_id}").text
     finally:
         api.client.kill_heat(str(api.client.data_dir / "work" / "broken"))
+
+
+#: A resource whose value is the plan-environment file itself: every password.
+READS_PLAN_ENVIRONMENT = ("\n  Leak:\n    type: OS::Heat::Value\n    properties:\n"
+                          "      value: {get_file: plan-environment.yaml}\n")
+
+
+def test_a_template_reading_the_plan_environment_never_reaches_heat(api: Api,
+                                                                     tmp_path: Path) -> None:
+    """``get_file: plan-environment.yaml`` would put every password into the stack
+    (issue 29): the deploy fails naming the file, before any stack exists, and the
+    parameter schema read is a 400; no password in any answer."""
+    use_native_heat(api)
+    execution_id, messages, password = _deploy(api, tmp_path, "leak", READS_PLAN_ENVIRONMENT)
+    try:
+        error = api("GET", f"/v1/executions/{execution_id}").json()["error"]
+        assert "it reads 'plan-environment.yaml'" in error, error
+        assert "pass the values it needs as parameters" in error
+        schema = api("GET", "/v1/plans/leak/parameters/schema")
+        assert schema.status_code == 400, schema.text
+        assert "it reads 'plan-environment.yaml'" in schema.json()["error"]["message"]
+        text = _answers(api, "leak", execution_id, messages) + schema.text
+        assert password not in text and _plain(password) not in _plain(text)
+        assert api("GET", "/v1/plans/leak/deployment").json()["deployment_status"] \
+            != "DEPLOY_SUCCESS"
+    finally:
+        api.client.kill_heat(str(api.client.data_dir / "work" / "leak"))

@@ -144,12 +144,34 @@ def test_hostile_requests_get_4xx_and_every_get_still_answers(api: Api, tmp_path
      "nests deeper than 100 levels ([limits] yaml_max_depth)"),
     (json.dumps({"parameters": {"A": list(range(6000))}}),
      "more than 5000 values ([limits] yaml_max_nodes)"),
+    ('{"parameters": {"A": ' + "7" * 100_000 + "}}",
+     "an integer of more than 4300 digits, too long to read as a number; send it as a JSON "
+     "string"),
 ])
 def test_refusals_say_why(api: Api, body: str, words: str) -> None:
     assert api("POST", "/v1/plans?name=p&sample=true").status_code == 201
     response = api("PUT", "/v1/plans/p/parameters", data=body, headers=JSON)
     assert response.status_code == 400
-    assert words in response.json()["error"]["message"]
+    message = response.json()["error"]["message"]
+    assert words in message and "set_int_max_str_digits" not in message, message
+
+
+def test_a_missing_input_is_named_in_the_words_of_http(api: Api) -> None:
+    """The hint of a missing workflow input is the request that passes it, never the
+    CLI's --input (issue 29)."""
+    assert api("POST", "/v1/plans?name=p&sample=true").status_code == 201
+    before = api("GET", "/v1/executions").json()
+    path = "/v1/workflows/tripleo.parameters.update_parameters/executions"
+    refused = api("POST", path, json={"input": {"plan": "p"}})
+    assert refused.status_code == 400, refused.text
+    message = refused.json()["error"]["message"]
+    assert "needs input 'parameters'" in message, message
+    assert f'Pass it with: POST {path} with {{"input": {{"parameters": VALUE}}}}' in message
+    assert "--input" not in message and "tripleo-flow workflow run" not in message
+    # the hint is the request; its CLI twin is there for the server's operator
+    [hint] = refused.json()["error"]["hints"]
+    assert hint["request"] == f'POST {path} with {{"input": {{"parameters": VALUE}}}}', hint
+    assert api("GET", "/v1/executions").json() == before  # nothing recorded
 
 
 @pytest.mark.parametrize("method, path", [

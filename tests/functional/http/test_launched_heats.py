@@ -86,3 +86,49 @@ def test_two_launches_started_at_once_take_the_last_place_once(
         finally:
             for name in ("one", "two"):
                 api.client.kill_heat(str(work / name))
+
+
+#: A user's own workflow that reaches the launch action (not the shipped workflow).
+OWN_LAUNCH = """version: '2.0'
+name: mine
+workflows:
+  up:
+    input: [heat_dir]
+    tasks:
+      maybe:
+        action: std.noop
+        on-success: launch
+      launch:
+        action: heat.launch heat_dir=<% $.heat_dir %> heat_type='native'
+"""
+
+
+def test_another_workflow_reaching_the_launch_fails_naming_the_limit(
+        tmp_path: Path, heat_venv: Path) -> None:
+    """A workflow other than tripleo.heat.launch is started (its start cannot know
+    whether a task of it will launch a Heat: a 4xx there would refuse workflows that
+    never do); the launch action refuses at its turn: the execution ends in ERROR
+    naming [api] launched_heats_max and the way out, and no Heat was started."""
+    options = _one_place(tmp_path, heat_venv)
+    options["api"]["launched_heats_max"] = 0
+    workbook = tmp_path / "mine.yaml"
+    workbook.write_text(OWN_LAUNCH)
+    with running_api(tmp_path, options) as api:
+        work = Path(api.client.data_dir) / "work"
+        api.client.create_workbook(workbook)
+        # The shipped workflow is refused at its start ...
+        refused = api("POST", LAUNCH, json={"input": {"heat_dir": "shipped"}})
+        assert refused.status_code == 409, refused.text
+        assert "[api] launched_heats_max = 0" in refused.json()["error"]["message"]
+        # ... a workflow of the user's own reaching the action fails in it, as clearly.
+        started = api("POST", "/v1/workflows/mine.up/executions",
+                      json={"input": {"heat_dir": "own"}})
+        assert started.status_code == 202, started.text
+        try:
+            body = finished(api, started.json()["id"], timeout=300)
+            assert body["state"] in ("ERROR", "REVERTED"), body
+            assert "[api] launched_heats_max = 0" in body["error"], body["error"]
+            assert not HeatDir(work / "own").run_file.exists()
+            assert not HeatDir(work / "shipped").run_file.exists()
+        finally:
+            api.client.kill_heat(str(work / "own"))

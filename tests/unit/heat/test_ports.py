@@ -4,11 +4,15 @@ taken (real sockets, no Heat)."""
 from __future__ import annotations
 
 import socket
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tripleo_flow import exceptions
 from tripleo_flow.heat import ports
+from tripleo_flow.heat.pod import PodLauncher
+from tripleo_flow.heat.processes import ProcessesLauncher
 
 HOST = "127.0.0.1"
 
@@ -80,3 +84,31 @@ def test_a_fixed_port_is_one_launchs_at_a_time() -> None:
         with pytest.raises(exceptions.PortInUse, match=str(fixed)):
             ports.PortHold(HOST, fixed)
     ports.PortHold(HOST, fixed).close()
+
+
+def _service_ports(launcher: Any) -> dict[str, int]:
+    if isinstance(launcher, PodLauncher):
+        launcher._load()
+        return dict(launcher._ports)
+    return dict(launcher._load().ports)
+
+
+@pytest.mark.parametrize("kind", ["pod", "processes"])
+def test_a_launchs_private_servers_ports_are_held_until_it_ends(tmp_path: Path,
+                                                                kind: str) -> None:
+    """MariaDB, RabbitMQ, epmd and Erlang distribution get ports the launch holds like
+    its API's (another program asking for a free port, or binding one without
+    SO_REUSEADDR, cannot take them before the servers bind); let go when it ends."""
+    heat_dir = tmp_path / "work"
+    launcher: Any = (PodLauncher(heat_dir, image="heat", services_image="services",
+                                 podman_url=None, podman_dir=tmp_path)
+                     if kind == "pod" else ProcessesLauncher(heat_dir, venv=tmp_path))
+    seen: dict[str, int] = {}
+
+    def launch(api_port: int) -> None:
+        seen.update(_service_ports(launcher), api=api_port)
+        assert len(set(seen.values())) == 5, seen
+        assert not [name for name, port in seen.items() if _bindable(port)], seen
+
+    launcher._holds.launching(None, launch, "a Heat")
+    assert all(_bindable(port) for port in seen.values())
