@@ -29,6 +29,9 @@ import dataclasses
 import json
 import os
 import shutil
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -38,9 +41,11 @@ import yaml
 
 from tests import overcloud_background
 from tests.tht import fetch_tree_dir
-from tripleo_flow.api import Client
+from tripleo_flow.api import Client, workbooks
+from tripleo_flow.core.crashpoints import ENV as CRASH_ENV
 from tripleo_flow.core.progress import StackProgress
 
+ROOT = Path(__file__).resolve().parents[3]
 THT_VERSION = "18.0.0"
 #: What the first deploy reported while its stack was created (next to deployed.json).
 PROGRESS_FILE = "progress.json"
@@ -339,17 +344,53 @@ def _keep_after_delete(work: Path, into: Path) -> None:
                  into / "tripleo-ansible-inventory.yaml")
 
 
+#: Where the scale-down's delete is killed (``kill -9`` of its process): its stack
+#: updated and Heat's database dumped, the database not yet wiped, the deployment not
+#: yet finished.  Its ``execution resume`` must end as a delete never killed would.
+DELETE_KILLED_AT = "heat.kill:dumped"
+#: The delete, as a process of its own (CONF PLAN HOST WORK_DIR).
+_DELETE = (
+    "import sys\n"
+    "from tripleo_flow.api import Client\n"
+    "conf, plan, host, work = sys.argv[1:]\n"
+    "with Client.from_config_files([conf]) as client:\n"
+    "    client.delete_overcloud_nodes(plan, [host], work_dir=work, run_ansible=False)\n")
+
+
+def _delete_killed_then_resumed(copy: Deployment, client: Client) -> dict[str, Any]:
+    """``overcloud node delete`` of :data:`REMOVED_COMPUTE`, killed at
+    :data:`DELETE_KILLED_AT`, then its execution resumed: what the delete returns,
+    and ``killed``, what was seen between the kill and the resume."""
+    done = subprocess.run(
+        [sys.executable, "-c", _DELETE, str(copy.conf_file), copy.plan, REMOVED_COMPUTE,
+         str(copy.work_dir)], capture_output=True, text=True, timeout=3600, cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), CRASH_ENV: DELETE_KILLED_AT})
+    if done.returncode != -signal.SIGKILL:
+        raise RuntimeError(f"the delete was not killed at {DELETE_KILLED_AT} "
+                           f"(exit {done.returncode}): {done.stderr[-3000:]}")
+    [killed] = client.list_executions(workbooks.DELETE_NODES)
+    if killed.state != "INTERRUPTED":
+        raise RuntimeError(f"the killed delete reads {killed.state}, not INTERRUPTED")
+    status = client.deployment_status(copy.plan)["deployment_status"]
+    execution = client.resume_execution(killed.id)
+    output = dict(execution.output or {})
+    return {"deployment": output["deployment"], "removed": output["removed"],
+            "parameters": output["parameters"],
+            "killed": {"execution": killed.id, "state": killed.state, "status": status,
+                       "resumed": execution.state}}
+
+
 def _scale_down(redeployed: Deployment, root: Path, heat_venv: Path) -> ScaleDown:
     copy = copy_deployment(redeployed, root, heat_venv)
     client = copy.client()
     try:
         # What an operator does: ``overcloud node delete --stack PLAN compute-0 -y``
-        # (no servers to run the scale-down playbook on here: the Ansible test runs it),
+        # (no servers to run the scale-down playbook on here: the Ansible test runs it;
+        # killed once and resumed, which must change nothing of what follows),
         # then, later, a minor update prepared (``overcloud update prepare --stack PLAN
         # -y``: a redeploy with THT's update-prepare environment, which must send the
         # removal policies again all the same; one stack update proves both).
-        deleted = client.delete_overcloud_nodes(copy.plan, [REMOVED_COMPUTE],
-                                                work_dir=copy.work_dir, run_ansible=False)
+        deleted = _delete_killed_then_resumed(copy, client)
         _keep_after_delete(copy.work_dir, root / AFTER_DELETE)
         result = client.update_prepare(copy.plan, work_dir=copy.work_dir)
     finally:

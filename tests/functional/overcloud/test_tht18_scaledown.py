@@ -97,6 +97,26 @@ def test_the_delete_sets_and_deploys_what_tripleo_sends(tht18_scale_down: ScaleD
     assert {k: _plan_parameters(tht18_scale_down.after)[k] for k in SENT} == SENT
 
 
+def test_the_delete_killed_after_its_stack_update_resumes_as_if_never_killed(
+        tht18_scale_down: ScaleDown) -> None:
+    """The delete's process was killed (``kill -9``) once Heat's database was dumped,
+    before its Heat was wiped and the deployment finished (``DELETE_KILLED_AT``): it read
+    INTERRUPTED, its ``execution resume`` ended SUCCESS as that execution (no second
+    delete), no Heat is left and its database is kept as a dump; what the delete did is
+    asserted by the other tests here, as of a delete never killed."""
+    killed = tht18_scale_down.deleted["killed"]
+    assert (killed["state"], killed["status"], killed["resumed"]) == (
+        "INTERRUPTED", "DEPLOY_INTERRUPTED", "SUCCESS"), killed
+    after = tht18_scale_down.after
+    with after.client() as client:
+        deletes = client.list_executions(workbooks.DELETE_NODES)
+    assert [(e.id, e.state) for e in deletes] == [(killed["execution"], "SUCCESS")]
+    left = [p.relative_to(after.work_dir) for pattern in ("run.json", "heat-mariadb*")
+            for p in after.work_dir.rglob(pattern)]
+    assert left == [], left
+    assert list(after.work_dir.rglob("heat-db-dump.sql")), "no Heat database dump kept"
+
+
 def test_the_remaining_compute_keeps_its_server_name_and_addresses(
         tht18_scale_down: ScaleDown) -> None:
     before = _compute_view(_outputs(tht18_scale_down.before.work_dir / "outputs.yaml"))
