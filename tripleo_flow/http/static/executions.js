@@ -49,6 +49,19 @@ const CANCELLABLE = new Set(["RUNNING", "PENDING", ...RESUMABLE]);
 // States an execution can be stopped with ERROR from (a paused one is left as it is).
 const STOPPABLE = new Set(["RUNNING", "PENDING", "SUSPENDED", "INTERRUPTED"]);
 
+// Milliseconds between looks for the child executions of a running task.
+const CHILD_POLL_MS = 1000;
+
+// Links to the child executions of a task that runs a sub-workflow (a `workflow:`
+// task: one per item and attempt), in the order they started.
+function childLinks(task, ids) {
+  if (!ids.length) return null;
+  return h("ul", { class: "children", "aria-label": `Executions of task ${task.name}` },
+    ids.map((child, n) => h("li", {}, h("a", { href: `#/executions/${enc(child)}`,
+      text: ids.length > 1 ? `execution ${n + 1}: ${child}` : `execution ${child}`,
+      "aria-label": `Execution ${ids.length > 1 ? `${n + 1} ` : ""}of task ${task.name}` }))));
+}
+
 function taskDetail(task) {
   const bits = [];
   if (task.progress) bits.push(`${task.progress.done}/${task.progress.total}`);
@@ -104,6 +117,9 @@ export async function executionView(app, id) {
   app.draw(`Execution ${execution.id}`,
     h("p", {}, `Workflow ${execution.workflow}: `, stateBox, " ", resume, pause, " ", cancel,
       " ", fail, " ", succeed, " ", resumeProblem),
+    execution.parent_id ? h("p", { id: "parent-execution" }, "Sub-workflow of task ",
+      h("strong", { text: execution.parent_task || "" }), " of execution ",
+      h("a", { href: `#/executions/${enc(execution.parent_id)}`, text: execution.parent_id })) : null,
     execution.state_info ? h("p", { class: "state-info", text: execution.state_info }) : null,
     execution.error ? h("pre", { class: "error", text: execution.error }) : null,
     h("h2", { text: "Task graph" }), picture,
@@ -111,12 +127,39 @@ export async function executionView(app, id) {
     h("table", {}, h("thead", {}, h("tr", {}, h("th", { text: "Task" }), h("th", { text: "Started" }),
       h("th", { text: "State" }), h("th", { text: "Published / error" }))), tasksBody),
     h("h2", { text: "Input" }), h("pre", { text: JSON.stringify(execution.input, null, 2) }),
+    // (its secrets masked by the server)
+    Object.keys(execution.env || {}).length ? h("div", {}, h("h2", { text: "Environment (env)" }),
+      h("pre", { id: "execution-env", text: JSON.stringify(execution.env, null, 2) })) : null,
     execution.output !== null ? h("div", {}, h("h2", { text: "Output" }),
       h("pre", { text: JSON.stringify(execution.output, null, 2) })) : null);
   const update = drawGraph(picture, graph);
+  // A task's child executions: those its record lists (once it has ended), and while
+  // it runs those found by parent_id and parent_task among the newest executions.
+  const children = new Map();
+  const latest = new Map();  // task name -> its last record
+  const watched = new Set();
+  const watchChildren = async (name) => {
+    watched.add(name);
+    while (latest.get(name).state === "RUNNING" && !app.signal.aborted) {
+      const newest = await call("GET", "/v1/executions?sort_dir=desc&limit=50",
+                                { signal: app.signal });
+      const found = newest.filter((e) => e.parent_id === id && e.parent_task === name)
+        .sort((a, b) => (a.created_at || 0) - (b.created_at || 0)).map((e) => e.id);
+      if (found.some((child) => !(children.get(name) || []).includes(child))) {
+        children.set(name, [...new Set([...(children.get(name) || []), ...found])]);
+        record(latest.get(name));
+      }
+      await new Promise((resolve) => { setTimeout(resolve, CHILD_POLL_MS); });
+    }
+    watched.delete(name);
+  };
   const record = (task) => {
+    latest.set(task.name, task);
+    if ((task.executions || []).length) children.set(task.name, task.executions);
+    if (task.state === "RUNNING" && !watched.has(task.name)) watchChildren(task.name).catch(() => {});
     update(task.name, task.state, taskDetail(task));
-    const row = h("tr", { "data-task": task.name }, h("td", { text: task.name }),
+    const row = h("tr", { "data-task": task.name },
+      h("td", {}, task.name, childLinks(task, children.get(task.name) || [])),
       h("td", { text: when(task.started_at) }), h("td", {}, state(task.state)),
       h("td", {}, task.error ? h("pre", { class: "error", text: task.error }) : null,
         Object.keys(task.published || {}).length ? h("pre", { text: JSON.stringify(task.published, null, 2) }) : null));
