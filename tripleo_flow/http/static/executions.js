@@ -138,6 +138,8 @@ export async function executionView(app, id) {
   const children = new Map();
   const latest = new Map();  // task name -> its last record
   const watched = new Set();
+  // (only a `workflow:` task starts child executions)
+  const subworkflows = new Set((graph.tasks || []).filter((t) => t.workflow).map((t) => t.name));
   const watchChildren = async (name) => {
     watched.add(name);
     while (latest.get(name).state === "RUNNING" && !app.signal.aborted) {
@@ -156,7 +158,9 @@ export async function executionView(app, id) {
   const record = (task) => {
     latest.set(task.name, task);
     if ((task.executions || []).length) children.set(task.name, task.executions);
-    if (task.state === "RUNNING" && !watched.has(task.name)) watchChildren(task.name).catch(() => {});
+    if (task.state === "RUNNING" && subworkflows.has(task.name) && !watched.has(task.name)) {
+      watchChildren(task.name).catch(() => {});
+    }
     update(task.name, task.state, taskDetail(task));
     const row = h("tr", { "data-task": task.name },
       h("td", {}, task.name, childLinks(task, children.get(task.name) || [])),
