@@ -363,7 +363,10 @@ ROUTES: list[Route] = [
             "is), 409 when it ended or was interrupted",
             status=202, body_required=False, body={"type": "object"}, tags=TAGS_WF)}),
     Route("/v1/executions/{execution_id}/tasks", "execution_tasks", {
-        "get": Operation("Tasks of an execution", response=ARRAY, tags=TAGS_WF)}),
+        "get": Operation("Tasks of an execution; a workflow: task that has ended lists "
+                         "its child executions in executions (one per item and attempt), "
+                         "each naming it in its parent_id and parent_task",
+                         response=ARRAY, tags=TAGS_WF)}),
     Route("/v1/executions/{execution_id}/tasks/{task}/complete", "execution_task_complete", {
         "post": Operation(
             "Complete the asynchronous action (std.async_noop...) a task execution waits "

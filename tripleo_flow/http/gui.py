@@ -31,6 +31,13 @@ FILES: dict[str, tuple[str, str]] = {
     "/gui/stackheat.js": ("stackheat.js", "text/javascript; charset=utf-8"),
     "/gui/validations.js": ("validations.js", "text/javascript; charset=utf-8"),
     "/gui/workflows.js": ("workflows.js", "text/javascript; charset=utf-8"),
+    "/gui/dom.js": ("dom.js", "text/javascript; charset=utf-8"),
+    "/gui/environments.js": ("environments.js", "text/javascript; charset=utf-8"),
+    "/gui/executions.js": ("executions.js", "text/javascript; charset=utf-8"),
+    "/gui/login.js": ("login.js", "text/javascript; charset=utf-8"),
+    "/gui/parameters.js": ("parameters.js", "text/javascript; charset=utf-8"),
+    "/gui/plan.js": ("plan.js", "text/javascript; charset=utf-8"),
+    "/gui/plans.js": ("plans.js", "text/javascript; charset=utf-8"),
     "/gui/app.css": ("app.css", "text/css; charset=utf-8"),
 }
 

@@ -122,3 +122,65 @@ def test_the_gui_validates_creates_runs_updates_and_deletes_a_user_workbook(
         assert api("GET", "/v1/workbooks/std_only").status_code == 404
         shot("deleted")
         assert errors == []
+
+
+def test_the_gui_starts_a_workflow_with_an_env_and_refuses_a_bad_one(
+        api: Api, tmp_path: Path) -> None:
+    """The Run form's env: JSON that is not an object refused in the page (nothing
+    sent), one the server refuses shown in its words (400), then a good one read by
+    the task's env() and shown on the execution page with its secret masked."""
+    from playwright.sync_api import Page, expect
+
+    made = api("POST", "/v1/workbooks", json={"definition": GOOD.read_text(),
+                                              "filename": "std_only.yaml"})
+    assert made.status_code == 201, made.text
+    sent: list[str] = []
+    with chromium_page() as opened:
+        page: Page = opened  # type: ignore[assignment]
+        errors = console_errors(page)
+        page.on("request", lambda r: sent.append(r.url) if r.method == "POST" else None)
+        shot = Shots(page, tmp_path / "screenshots", "workflow-env")
+        log_in(page, api)
+        page.get_by_role("link", name="Workflows").click()
+        page.locator('[data-workflow="std_only.greet"] summary').click()
+        form = page.get_by_role("form", name="Run std_only.greet")
+        form.get_by_label("who").fill("gui")
+        env = form.get_by_label("Environment (env)")
+        problem = page.locator("#run-std_only-greet-problem")
+        run = form.get_by_role("button", name="Run std_only.greet")
+
+        # Not JSON, then JSON that is not an object: refused in the page, nothing sent.
+        env.fill("{salutation: bonjour}")
+        run.click()
+        expect(problem).to_contain_text("The environment (env) is not valid JSON:")
+        expect(env).to_have_attribute("aria-invalid", "true")
+        shot("bad-json")
+        env.fill('["bonjour"]')
+        run.click()
+        expect(problem).to_contain_text(
+            'The environment (env) must be a JSON object ({"name": value, ...}), not a list.')
+        assert [u for u in sent if "/executions" in u] == []
+
+        # An object the server refuses (nested deeper than [limits] yaml_max_depth): its 400.
+        env.fill('{"a": ' * 120 + "1" + "}" * 120)
+        run.click()
+        expect(problem).to_contain_text("The request body nests deeper than 100 levels",
+                                      timeout=STEP_MS)
+        shot("server-refused")
+        assert len([u for u in sent if "/executions" in u]) == 1
+        assert api("GET", "/v1/executions?workflow=std_only.greet").json() == []
+
+        # A good env: the task reads it; its secret is masked on the execution page.
+        env.fill('{"salutation": "bonjour", "password": "s3cret-env"}')
+        run.click()
+        expect(page).to_have_url(re.compile(r"#/executions/"))
+        expect(page.locator("main")).to_contain_text("Workflow std_only.greet: SUCCESS",
+                                                     timeout=STEP_MS)
+        expect(page.locator("main")).to_contain_text('"greeting": "bonjour gui"')
+        expect(page.locator("#execution-env")).to_contain_text('"salutation": "bonjour"')
+        assert "s3cret-env" not in page.content()
+        [done] = api("GET", "/v1/executions?workflow=std_only.greet").json()
+        assert done["env"]["salutation"] == "bonjour"
+        assert done["env"]["password"] != "s3cret-env"
+        shot("ran-with-env")
+        assert errors == []

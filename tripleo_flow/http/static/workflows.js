@@ -1,8 +1,9 @@
 // The Workflows page: the shipped and user workbooks and their workflows (each one's
-// description and inputs), a run of any workflow with its inputs (as `workflow run
-// NAME --input K=V`: POST /v1/workflows/NAME/executions, then its execution page,
-// which follows it), a user workbook's validate, create, update and delete (as
-// `workbook validate|create|update|delete`: its YAML text, from a file or typed) and
+// description and inputs), a run of any workflow with its inputs and env (as
+// `workflow run NAME --input K=V --env NAME=VALUE`, `execution create --env JSON`:
+// POST /v1/workflows/NAME/executions, then its execution page, which follows it), a
+// user workbook's validate, create, update and delete (as `workbook
+// validate|create|update|delete`: its YAML text, from a file or typed) and
 // the actions tasks may run (as `action list`). Shipped workbooks are read-only.
 // Every refusal is the API's words (bad YAML, a name that shadows a shipped
 // workbook, a missing input).
@@ -76,21 +77,45 @@ function workflowBlock(ui, wf) {
                  text: "JSON (a number, true, a list, an object, \"text\") or plain text; " +
                    "empty: not given" }));
   });
+  // The execution's environment (Mistral's env, read by env()), as `workflow run --env`.
+  const envId = `env-${slug}`;
+  const env = h("textarea", { id: envId, rows: 3, cols: 60, spellcheck: "false", class: "mono",
+                              "aria-describedby": `${envId}-help` });
+  const envField = h("div", { class: "field" },
+    h("label", { for: envId, text: "Environment (env)" }), env,
+    h("div", { class: "muted", id: `${envId}-help`,
+               text: "A JSON object the tasks read with env(), e.g. {\"salutation\": \"hi\"}; " +
+                 "empty: none. Values of secret names (password, token, ...) are masked " +
+                 "in the execution's record." }));
   const button = h("button", { type: "submit", class: "primary", text: "Run",
                                "aria-label": `Run ${wf.name}` });
   const form = h("form", { "aria-label": `Run ${wf.name}` }, fields,
-    wf.inputs.length ? null : h("p", { class: "muted", text: "No inputs." }), problem, button);
+    wf.inputs.length ? null : h("p", { class: "muted", text: "No inputs." }), envField, problem,
+    button);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     problem.hidden = true;
+    env.removeAttribute("aria-invalid");
     const input = {};
     for (const field of form.querySelectorAll("input[data-input]")) {
       if (field.value.trim() !== "") input[field.dataset.input] = inputValue(field.value);
     }
+    const body = { input };
+    if (env.value.trim() !== "") {
+      const given = envValue(env.value);
+      if (typeof given === "string") {
+        problem.textContent = given;
+        problem.hidden = false;
+        env.setAttribute("aria-invalid", "true");
+        env.focus();
+        return;  // nothing is sent
+      }
+      body.env = given;
+    }
     button.disabled = true;
     try {
       const execution = await call("POST", `/v1/workflows/${enc(wf.name)}/executions`,
-                                   { json: { input } });
+                                   { json: body });
       ui.say(`${wf.name} started.`);
       location.hash = `#/executions/${enc(execution.id)}`;
     } catch (error) {
@@ -104,6 +129,22 @@ function workflowBlock(ui, wf) {
     h("summary", {}, h("strong", { text: wf.name }), " ", h("span", { class: "muted", text: wf.type })),
     h("p", { class: wf.description ? "" : "muted", text: wf.description || "No description." }),
     form);
+}
+
+// The env as typed: a JSON object, or why it is not one (a string).
+function envValue(text) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return `The environment (env) is not valid JSON: ${e.message}. Give a JSON object, ` +
+      "e.g. {\"salutation\": \"hi\"}.";
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    const kind = value === null ? "null" : Array.isArray(value) ? "a list" : `a ${typeof value}`;
+    return `The environment (env) must be a JSON object ({"name": value, ...}), not ${kind}.`;
+  }
+  return value;
 }
 
 // A value as typed: JSON when it parses as JSON, else the text itself.

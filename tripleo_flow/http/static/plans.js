@@ -1,0 +1,80 @@
+// The Plans page: the plans, each one's export and delete, and a new plan's creation.
+import { ApiError, call } from "/gui/api.js";
+import { download, enc, errorText, h, say, state } from "/gui/dom.js";
+
+async function deletePlan(plan, row) {
+  if (!confirm(`Delete plan ${plan.name} and all its files?`)) return;
+  try {
+    await call("DELETE", `/v1/plans/${enc(plan.name)}`);
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 409)) throw error;
+    // The CLI's guard: a plan with a recorded deployment needs --force.
+    if (!confirm(`${error.message}\n\nDelete it anyway (force)?`)) return;
+    await call("DELETE", `/v1/plans/${enc(plan.name)}?force=true`);
+  }
+  row.remove();
+  say(`Plan ${plan.name} deleted.`);
+}
+
+function createPlanForm(onCreated) {
+  const name = h("input", { id: "plan-name", type: "text", required: true, value: "overcloud" });
+  const description = h("input", { id: "plan-description", type: "text" });
+  const file = h("input", { id: "plan-file", type: "file", accept: ".tar.gz,.tgz,application/gzip" });
+  const sample = h("input", { id: "plan-sample", type: "checkbox", checked: true });
+  const problem = h("p", { class: "error", role: "alert" });
+  sample.addEventListener("change", () => { file.disabled = sample.checked; });
+  file.disabled = true;
+  const button = h("button", { class: "primary", type: "submit", text: "Create plan" });
+  const form = h("form", {},
+    h("div", { class: "form-row" }, h("label", { for: "plan-name", text: "Name" }), name,
+      h("label", { for: "plan-description", text: "Description" }), description),
+    h("div", { class: "form-row" }, sample, h("label", { for: "plan-sample", text: "The shipped sample plan" })),
+    h("div", { class: "form-row" }, h("label", { for: "plan-file", text: "or templates (.tar.gz)" }), file),
+    problem, button);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    problem.textContent = "";
+    const query = `name=${enc(name.value)}&description=${enc(description.value)}`;
+    button.disabled = true;
+    try {
+      if (sample.checked) {
+        await call("POST", `/v1/plans?${query}&sample=true`);
+      } else {
+        if (!file.files.length) throw new Error("Choose a .tar.gz of the plan's templates.");
+        await call("POST", `/v1/plans?${query}`, { body: file.files[0], type: "application/gzip" });
+      }
+      say(`Plan ${name.value} created.`);
+      onCreated();
+    } catch (error) {
+      problem.textContent = errorText(error);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return form;
+}
+
+// app: draw (the view's show) and fail (an error shown in the page).
+export async function plansView(app) {
+  const plans = await call("GET", "/v1/plans");
+  const rows = plans.map((plan) => {
+    const row = h("tr", {},
+      h("td", {}, h("a", { href: `#/plans/${enc(plan.name)}`, text: plan.name })),
+      h("td", { text: plan.description || "" }),
+      h("td", {}, state(plan.deployment_status || "NONE")));
+    row.append(h("td", { class: "actions" },
+      h("button", { type: "button", text: "Export", "aria-label": `Export ${plan.name}`,
+                    onclick: () => download(`/v1/plans/${enc(plan.name)}/export`, `${plan.name}.tar.gz`)
+                      .catch((e) => say(errorText(e))) }),
+      h("button", { type: "button", class: "danger", text: "Delete", "aria-label": `Delete ${plan.name}`,
+                    onclick: () => deletePlan(plan, row).catch((e) => say(errorText(e))) })));
+    return row;
+  });
+  app.draw("Plans",
+    h("section", { "aria-labelledby": "plans-h" }, h("h2", { id: "plans-h", text: "Plans" }),
+      plans.length ? h("table", {}, h("thead", {}, h("tr", {}, h("th", { text: "Name" }),
+        h("th", { text: "Description" }), h("th", { text: "Deployment" }), h("th", { text: "Actions" }))),
+        h("tbody", {}, rows)) : h("p", { class: "muted", text: "No plans yet." })),
+    h("section", { "aria-labelledby": "create-h" }, h("h2", { id: "create-h", text: "Create a plan" }),
+      createPlanForm(() => plansView(app).catch(app.fail))));
+}
