@@ -157,8 +157,11 @@ def shown(cancels: Cancels, records: Iterable[Any]) -> list[Any]:
 
 def output_of(stop: Cancel) -> Any:
     """The output of an execution cancelled or stopped (``stop``): the one evaluated
-    then, else Mistral's ``{"result": state_info}``."""
-    return {"result": stop.state_info} if stop.output is None else stop.output
+    then, else Mistral's ``{"result": state_info}`` (``{}`` for SUCCESS: its workflow
+    was no longer known)."""
+    if stop.output is not None:
+        return stop.output
+    return {} if stop.state == SUCCESS else {"result": stop.state_info}
 
 
 def _as_stopped(record: Any, stop: Cancel) -> Any:

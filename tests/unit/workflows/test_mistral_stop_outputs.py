@@ -29,7 +29,15 @@ import pytest
 from tests.engine_helpers import Host, until
 from tests.unit.workflows.test_mistral_async_actions import _start
 from tests.unit.workflows.test_mistral_async_actions import host as host  # the fixture
-from tests.unit.workflows.test_mistral_cancel import _ended, _family, _task_states
+from tests.unit.workflows.test_mistral_cancel import (
+    SUB,
+    _ended,
+    _family,
+    _install,
+    _task_states,
+)
+from tests.unit.workflows.test_mistral_cancel import _start as _held
+from tests.unit.workflows.test_mistral_stop import _stop
 from tests.unit.workflows.test_pause_requests import _effects
 from tripleo_flow import exceptions
 
@@ -155,18 +163,20 @@ def test_error_whose_output_on_error_fails(host: Host, tmp_path: Path) -> None:
         "Failure (output-on-error could not be evaluated")
 
 
+@pytest.mark.parametrize("where", ["here", "elsewhere"])
 @pytest.mark.parametrize("state", ["ERROR", "SUCCESS"])
 def test_a_stopped_parent_lets_its_sub_workflow_run_on(host: Host, tmp_path: Path,
-                                                       state: str) -> None:
+                                                       state: str, where: str) -> None:
     """Mistral's ``workflow_handler.stop_workflow`` stops sub-workflows only for
     CANCELLED: the parent stopped with ERROR or SUCCESS reads that state at once,
     its running sub-workflow runs on to its end (its task2 runs, it ends SUCCESS),
     which completes the parent's task (``task_handler._on_action_complete``) and starts
     nothing more in it; the parent keeps the state and message of the stop.  (A
     CANCELLED stop cancels it: ``test_mistral_cancel``'s
-    ``test_cancel_parent_workflow``.)"""
+    ``test_cancel_parent_workflow``.)  Asked here or of another process (``where``),
+    whose request the running parent reads and its child does not."""
     parent, child, gate, log = _family(host, tmp_path)
-    asked = host.stop_execution(parent, state, "Stopped")
+    asked = _stop(host, tmp_path, parent, state, "Stopped", where)
     assert asked.state == ("FAILURE" if state == "ERROR" else "SUCCESS")
     assert host.get_execution(child).state == "RUNNING"
     _ended(host, gate)
@@ -179,3 +189,26 @@ def test_a_stopped_parent_lets_its_sub_workflow_run_on(host: Host, tmp_path: Pat
                                          "task2": ("SUCCESS", None)}
     assert _task_states(host, parent)["taskx"][0] == "SUCCESS"
     assert _effects(log) == ["do task2"]
+
+
+def test_a_sub_workflow_stopped_with_success_gives_its_output_to_its_task(
+        host: Host, tmp_path: Path) -> None:
+    """A sub-workflow stopped with SUCCESS: its ``output`` evaluated then is its parent
+    task's result (Mistral's ``_send_result_to_parent_workflow`` sends none for SUCCESS:
+    the task reads the sub-workflow execution's saved output); the parent runs on to
+    SUCCESS."""
+    text = SUB.replace("      input: [log, gate]\n      tasks:\n        task1:",
+                       "      input: [log, gate]\n      output:\n"
+                       "        stopped: <% $.log %>\n      tasks:\n        task1:")
+    assert text != SUB
+    name = _install(host, tmp_path, text)
+    log = tmp_path / "log"
+    ident, gate = _held(host, tmp_path, f"{name}.wf", log=str(log))
+    (child,) = [e.id for e in host.list_executions() if e.parent_id == ident]
+    assert host.stop_execution(child, "SUCCESS").output == {"stopped": str(log)}
+    _ended(host, gate)
+    assert host.follow_execution(ident, timeout=60).state == "SUCCESS"
+    (taskx,) = host.execution_tasks(ident)
+    assert (taskx.name, taskx.state, taskx.result) == ("taskx", "SUCCESS",
+                                                      {"stopped": str(log)})
+    assert _effects(log) == []
