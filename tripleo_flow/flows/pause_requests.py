@@ -187,11 +187,11 @@ class PauseCheck:
             if now < self._next and not fresh:
                 return False
             self._next = now + self._interval
-            asked = self._requests.asked(self._ids)
-            above = sorted(asked - {self._ids[0]})
-            if above and self._stopped_alone is not None:
-                asked -= self._stopped_alone(above)
-            self.fired = bool(asked)
+            self.fired = self._requests.requested(self._ids)
+            if self.fired and self._stopped_alone is not None and len(self._ids) > 1:
+                asked = self._requests.asked(self._ids)  # whose: an ancestor's stop?
+                above = sorted(asked - {self._ids[0]})
+                self.fired = bool(asked - (self._stopped_alone(above) if above else set()))
             return self.fired
 
     def guard(self, suspend: Callable[[], None], other: Callable[[], bool] | None = None,
