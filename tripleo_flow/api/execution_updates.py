@@ -80,10 +80,13 @@ class ExecutionUpdatesMixin:
         """Stop a running execution in ``state`` ERROR (it reads FAILURE, the name our
         records give) or SUCCESS, as Mistral's ``execution-update -s ERROR|SUCCESS``:
         it reads that state at once with ``message`` as its ``state_info`` (ERROR: as
-        its error too, its output ``{"result": message}``; SUCCESS: its output ``{}``);
+        its error too), its output evaluated then as Mistral's ``Workflow.stop`` does
+        (SUCCESS: the workflow's ``output``; ERROR: ``{"result": message}`` with
+        ``output-on-error`` merged over it; :mod:`~tripleo_flow.flows.workflow_outputs`);
         its running tasks end, no new task starts, it is never resumed; its
-        sub-workflows that still run are cancelled.  A sub-workflow stopped so ends its
-        parent's task: failed (ERROR, its on-error runs) or completed (SUCCESS).
+        sub-workflows that still run run on to their ends (Mistral's ``stop_workflow``
+        cancels them for CANCELLED only).  A sub-workflow stopped so ends its parent's
+        task: failed (ERROR, its on-error runs) or completed (SUCCESS).
 
         Asked ERROR, an execution that is PAUSED or has ended is left as it is
         (Mistral's ``stop_workflow`` does nothing then).
@@ -92,7 +95,7 @@ class ExecutionUpdatesMixin:
             the API may be stopped
         :raises InvalidInput: ``state`` is neither, ``message`` is not text, SUCCESS
             asked of an execution that is PAUSED or has ended (Mistral has no such
-            transition: 400, as its)
+            transition: 400, as its) or whose ``output`` cannot be evaluated now
         :raises Conflict: (``api_user``) it was not started through the API
         """
         from tripleo_flow.flows import pause_views

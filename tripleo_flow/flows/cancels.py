@@ -30,23 +30,26 @@ Mistral's (:mod:`.machine_cancels`; a compiled graph's, a reverse workflow's:
 
 A stop with another end state (Mistral's ``execution-update -s ERROR|SUCCESS``,
 ``stop_workflow``) is the same row with that state (:data:`FAILURE`, Mistral's
-ERROR, or :data:`SUCCESS`): the running tasks end, no new one starts, readers see
-the state at once with the message as its ``state_info`` (and, ERROR, its error and
-output ``{"result": message}``).  Mistral refuses SUCCESS for an execution that is
-PAUSED or has ended (no such transition) and leaves one that is PAUSED or has ended
-as it is when asked ERROR.  A stopped sub-workflow's parent task ends as with any
-sub-workflow's end: ERROR fails it with the message, SUCCESS completes it.  Where ours
-differs: a stopped execution's sub-workflows that still run are cancelled with it
-(Mistral's run on, their results ignored); SUCCESS gives the output ``{}`` (Mistral's
-evaluates the workflow's ``output`` over what ran), ERROR's output does not merge
-``output-on-error``.
+ERROR, or :data:`SUCCESS`) and the output evaluated when it was asked, as Mistral's
+``Workflow.stop`` (:mod:`.workflow_outputs`: SUCCESS its ``output``, ERROR
+``{"result": message}`` with ``output-on-error`` merged over it, both over the final
+context at that moment): the running tasks end, no new one starts, readers see the
+state at once with the message as its ``state_info`` (ERROR: its error too).
+Mistral refuses SUCCESS for an execution that is PAUSED or has ended (no such
+transition) and leaves one that is PAUSED or has ended as it is when asked ERROR.
+Unlike a cancel, a stop leaves the execution's sub-workflows running (Mistral's
+``stop_workflow`` cancels them for CANCELLED only): each runs to its end, which
+completes its parent's task and starts nothing more.  A stopped sub-workflow's parent
+task ends as with any sub-workflow's end: ERROR fails it with the message, SUCCESS
+completes it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -69,6 +72,9 @@ TABLE = sa.Table(
     #: The end state: CANCELLED (NULL, as rows written before stops had states),
     #: FAILURE or SUCCESS.
     sa.Column("state", sa.String(16), nullable=True),
+    #: The output a stop evaluated (JSON, masked): NULL for a cancel (and rows written
+    #: before stops evaluated one), read as Mistral's ``{"result": state_info}``.
+    sa.Column("output", sa.Text, nullable=True),
 )
 
 
@@ -87,6 +93,8 @@ class Cancel:
     state_info: str | None
     cancelled_at: float
     state: str = CANCELLED
+    #: The output evaluated when it was stopped (None: :func:`output_of` gives it).
+    output: Any = None
 
 
 class Cancels:
@@ -96,10 +104,10 @@ class Cancels:
         self._engine = engine
 
     def record(self, execution_id: str, state_info: str | None,
-               state: str = CANCELLED) -> bool:
-        """Cancel ``execution_id`` (stop it in ``state``) with message ``state_info``;
-        False when it was cancelled or stopped already (the first one stays, as
-        Mistral's)."""
+               state: str = CANCELLED, output: Any = None) -> bool:
+        """Cancel ``execution_id`` (stop it in ``state``, ``output`` its output) with
+        message ``state_info``; False when it was cancelled or stopped already (the
+        first one stays, as Mistral's)."""
         try:
             with self._engine.begin() as conn:
                 if conn.execute(sa.select(TABLE.c.execution_id).where(
@@ -108,7 +116,9 @@ class Cancels:
                 conn.execute(sa.insert(TABLE).values(execution_id=execution_id,
                                                      state_info=state_info,
                                                      cancelled_at=time.time(),
-                                                     state=state))
+                                                     state=state,
+                                                     output=None if output is None
+                                                     else json.dumps(output)))
         except sa.exc.IntegrityError:
             return False  # another client cancelled it between the look and the insert
         return True
@@ -128,8 +138,9 @@ class Cancels:
             for start in range(0, len(ids), 500):
                 for row in conn.execute(sa.select(TABLE).where(
                         TABLE.c.execution_id.in_(ids[start:start + 500]))):
-                    found[row.execution_id] = Cancel(row.state_info, row.cancelled_at,
-                                                     row.state or CANCELLED)
+                    found[row.execution_id] = Cancel(
+                        row.state_info, row.cancelled_at, row.state or CANCELLED,
+                        None if row.output is None else json.loads(row.output))
         return found
 
 
@@ -144,12 +155,21 @@ def shown(cancels: Cancels, records: Iterable[Any]) -> list[Any]:
     return [_as_stopped(r, found[r.id]) if r.id in found else r for r in records]
 
 
+def output_of(stop: Cancel) -> Any:
+    """The output of an execution cancelled or stopped (``stop``): the one evaluated
+    then, else Mistral's ``{"result": state_info}`` (``{}`` for SUCCESS: its workflow
+    was no longer known)."""
+    if stop.output is not None:
+        return stop.output
+    return {} if stop.state == SUCCESS else {"result": stop.state_info}
+
+
 def _as_stopped(record: Any, stop: Cancel) -> Any:
     """``record`` as a reader sees it once it was cancelled or stopped (``stop``)."""
     info = stop.state_info
     return dataclasses.replace(
         record, state=stop.state, state_info=info,
-        output={} if stop.state == SUCCESS else {"result": info}, pausing=False,
+        output=output_of(stop), pausing=False,
         error=info if stop.state == FAILURE else None, failed_task=None, error_api=None,
         hints=None)
 
@@ -211,7 +231,8 @@ def finish(store: Any, fd: Any, journal: Any = None) -> bool:
     cancelled = store.cancels.of(ids)
     found = cancelled.get(fd.uuid)
     if found is None:  # a sub-workflow started as its ancestor was cancelled: with it
-        above = next((cancelled[ident] for ident in ids[1:] if ident in cancelled), None)
+        above = next((cancelled[ident] for ident in ids[1:] if ident in cancelled
+                      and cancelled[ident].state == CANCELLED), None)
         if above is None:
             return False
         store.cancels.record(fd.uuid, above.state_info)
@@ -219,7 +240,7 @@ def finish(store: Any, fd: Any, journal: Any = None) -> bool:
     store.update_meta(fd, finished_at=time.time(), paused_at=None,
                       state_info=found.state_info,
                       error=found.state_info if found.state == FAILURE else None,
-                      output={} if found.state == SUCCESS else {"result": found.state_info})
+                      output=output_of(found))
     store.async_actions.cancel_execution(fd.uuid, "cancelled: the execution was cancelled")
     if journal is not None:
         journal.forget()
@@ -239,11 +260,13 @@ def ended(store: Any, execution_id: str, origin: str | None = None) -> Any:
 
 
 def cancel(store: Any, execution_id: str, message: str | None, live: Any,
-           state: str = CANCELLED) -> Any:
+           state: str = CANCELLED, output: Callable[[], Any] | None = None) -> Any:
     """Cancel ``execution_id`` (of ``store``) and its sub-workflow executions that
     have not ended, with ``message``; its record as readers see it then.  With
-    ``state`` FAILURE or SUCCESS it is stopped in that state instead (its
-    sub-workflows are cancelled, its ancestors left running: :func:`stoppable`).
+    ``state`` FAILURE or SUCCESS it is stopped in that state instead, alone, its output
+    what ``output`` evaluates then (:func:`stoppable`; as Mistral's ``stop_workflow``:
+    its sub-workflows run on, their ends complete its tasks and start nothing more;
+    its ancestors are left running).
 
     An execution that ended is returned unchanged (Mistral's cancel does nothing then).
     One this process runs is suspended (``live``: the running engines by id), one
@@ -261,13 +284,16 @@ def cancel(store: Any, execution_id: str, message: str | None, live: Any,
         record = pause_views.shown_one(store, record)
     if not stoppable(record, state):
         return record
+    evaluated = output() if output is not None and state != CANCELLED else None
     family = [execution_id]
-    for ident in family:  # breadth first: children, grandchildren...
-        family.extend(fd.uuid for fd in store.children(ident) if fd.uuid not in family)
+    for ident in family:  # breadth first: children, grandchildren... (a cancel's)
+        family.extend(fd.uuid for fd in store.children(ident)
+                      if fd.uuid not in family and state == CANCELLED)
     for ident in family:
         if store.get(ident).state not in ENDED:
             store.cancels.record(ident, message,
-                                 state if ident == execution_id else CANCELLED)
+                                 state if ident == execution_id else CANCELLED,
+                                 evaluated if ident == execution_id else None)
             store.pause_requests.request(ident)
     for ident in reversed(family):  # the deepest first: each parent sees its child stop
         engine = live.get(ident)
@@ -332,5 +358,6 @@ def _end_if_idle(store: Any, ident: str, live: Any) -> bool:
 
 
 __all__ = ["CANCELLED", "ENDED", "FAILURE", "STOP_STATES", "SUCCESS", "TABLE", "Cancel",
-           "Cancels", "cancel", "create_table", "ended", "finish", "shown", "shown_tasks",
+           "Cancels", "cancel", "create_table", "ended", "finish", "output_of", "shown",
+           "shown_tasks",
            "stoppable", "verb"]

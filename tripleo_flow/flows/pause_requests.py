@@ -67,6 +67,14 @@ class PauseRequests:
         except sa.exc.IntegrityError:
             pass  # another client asked between the look and the insert: asked already
 
+    def asked(self, execution_ids: Sequence[str]) -> set[str]:
+        """Those of ``execution_ids`` a pause is asked of."""
+        if not execution_ids:
+            return set()
+        with self._engine.connect() as conn:
+            return {row[0] for row in conn.execute(sa.select(TABLE.c.execution_id).where(
+                TABLE.c.execution_id.in_(list(execution_ids))))}
+
     def requested(self, execution_ids: Sequence[str]) -> bool:
         """Whether a pause is asked of one of ``execution_ids``."""
         if not execution_ids:
@@ -112,9 +120,13 @@ def check_for(store: Any, fd: Any) -> PauseCheck:
         store.pause_requests.request(fd.uuid)  # cancelled: it starts nothing
     elif fd.state != "PENDING":
         store.pause_requests.clear(fd.uuid)
+    def stopped_alone(ids: list[str]) -> set[str]:
+        return {ident for ident, found in store.cancels.of(ids).items()
+                if found.state != "CANCELLED"}
+
     return PauseCheck(store.pause_requests,
                       lineage(fd, lambda ident: store.flow_detail(ident, lazy=True)),
-                      CHECK_INTERVAL)
+                      CHECK_INTERVAL, stopped_alone)
 
 
 def ask(store: Any, execution_id: str) -> Any:
@@ -147,13 +159,20 @@ def note(store: Any, execution_id: str) -> Any:
 class PauseCheck:
     """Whether the engine of an execution must pause before it starts tasks: a
     request for it or one of its ancestors (``ids``).  Once true it stays true
-    (:attr:`fired`), so the run that saw it knows it paused on a request."""
+    (:attr:`fired`), so the run that saw it knows it paused on a request.
+
+    An ancestor stopped with SUCCESS or ERROR (``stopped_alone`` names those of the ids
+    it is given) stops alone: its request does not reach its descendants, which run
+    on to their ends, as Mistral's ``stop_workflow`` cancels sub-workflows only for
+    CANCELLED (:mod:`.cancels`)."""
 
     def __init__(self, requests: PauseRequests, ids: Iterable[str],
-                 interval: float = CHECK_INTERVAL) -> None:
+                 interval: float = CHECK_INTERVAL,
+                 stopped_alone: Callable[[list[str]], set[str]] | None = None) -> None:
         self._requests = requests
         self._ids = list(ids)
         self._interval = interval
+        self._stopped_alone = stopped_alone
         self._next = 0.0
         self._lock = threading.Lock()
         self.fired = False
@@ -169,6 +188,10 @@ class PauseCheck:
                 return False
             self._next = now + self._interval
             self.fired = self._requests.requested(self._ids)
+            if self.fired and self._stopped_alone is not None and len(self._ids) > 1:
+                asked = self._requests.asked(self._ids)  # whose: an ancestor's stop?
+                above = sorted(asked - {self._ids[0]})
+                self.fired = bool(asked - (self._stopped_alone(above) if above else set()))
             return self.fired
 
     def guard(self, suspend: Callable[[], None], other: Callable[[], bool] | None = None,

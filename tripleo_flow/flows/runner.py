@@ -52,6 +52,7 @@ from tripleo_flow.flows import (
     subworkflow,
     undo_journal,
     workbook_model,
+    workflow_outputs,
 )
 from tripleo_flow.flows import engine as tf_engine
 from tripleo_flow.flows.executions import ORIGIN_API, Execution, ExecutionStore, command_message
@@ -341,10 +342,12 @@ class Runner:
 
     def cancel(self, execution_id: str, message: str | None = None, origin: str | None = None,
                state: str = cancels.CANCELLED) -> Execution:
-        """Cancel an execution and its sub-workflows (or stop it in ``state``), as Mistral's
-        (:mod:`.cancels`); Conflict when ``origin`` is given and it was not started there."""
+        """Cancel an execution and its sub-workflows (or stop it alone in ``state``, its
+        output evaluated now), as Mistral's (:mod:`.cancels`); Conflict when ``origin`` is
+        given and it was not started there."""
         pause_requests.check_origin(self.store, execution_id, origin, cancels.verb(state))
-        return cancels.cancel(self.store, execution_id, message, self._live, state)
+        return cancels.cancel(self.store, execution_id, message, self._live, state,
+                              lambda: self.stopped_output(execution_id, state, message))
 
     def ended(self, execution_id: str, origin: str | None = None) -> Execution | None:
         """Its record when it has ended (a resume returns it unchanged, as Mistral's)."""
@@ -605,39 +608,33 @@ class Runner:
         error}`` merged with the workflow's ``output-on-error`` (without one, with the
         context itself), evaluated over the inputs and what the top-level tasks
         published (the failed task's ``publish-on-error`` too), in the order the
-        tasks are declared."""
-        output: dict[str, Any] = {"result": cause}
+        tasks are declared (:mod:`.workflow_outputs`)."""
         meta = fresh.meta or {}
         try:
             workflow = self._catalog().get(meta["workflow"])
             ctx = workbook_model.apply_inputs(workflow, meta.get("input") or {})
         except (KeyError, exceptions.TripleoFlowError):
-            return output
-        details = {ad.name: ad for ad in fresh}
-        for name in workflow.tasks:
-            detail = details.get(name)
-            if detail is None:
-                continue
-            results = detail.results
-            if isinstance(results, Mapping) and results.get("state") != atoms.SKIPPED \
-                    and isinstance(results.get("ctx"), Mapping):
-                ctx.update(results["ctx"])
-            kept = (detail.meta or {}).get(execution_scope.ERROR_CONTEXT)
-            if isinstance(kept, Mapping):
-                ctx.update(kept)
-        execution = {"id": fresh.uuid, "name": workflow.full_name,
-                     "input": meta.get("input") or {}}
+            return {"result": cause}
+        return workflow_outputs.on_error(
+            fresh, workflow, workflow_outputs.declared_context(fresh, workflow, ctx), cause,
+            self._expression_limits())
+
+    def stopped_output(self, execution_id: str, state: str, message: str | None) -> Any:
+        """The output of ``execution_id`` stopped now in ``state`` (SUCCESS or FAILURE)
+        with ``message``, as Mistral's ``Workflow.stop`` evaluates it
+        (:func:`.workflow_outputs.stopped`); None for a workflow no longer known.
+
+        :raises InvalidInput: SUCCESS and the workflow's output cannot be evaluated
+        """
+        fresh = self.store.flow_detail(execution_id)
+        meta = fresh.meta or {}
         try:
-            value = expressions.Evaluator(ctx, None, execution, self._expression_limits(),
-                                          {"env": lambda: dict(meta.get("env") or {})}
-                                          ).evaluate(workflow.output_on_error)
-        except Exception as exc:  # the error stays what the user reads first
-            return {"result": f"{cause} (output-on-error could not be evaluated: {exc})"}
-        value = value or ctx  # none given (or empty): the context itself, as Mistral
-        if isinstance(value, Mapping):
-            output.update(value)
-            return output
-        return value
+            workflow = self._catalog().get(meta["workflow"])
+        except (KeyError, exceptions.TripleoFlowError):
+            return None
+        output = workflow_outputs.stopped(fresh, workflow, state, message,
+                                          self._expression_limits())
+        return self.store.backend.redactor.value(output)  # kept beside the records
 
     @staticmethod
     def _listen(engine: Any, execution_id: str, workflow: str,

@@ -11,11 +11,10 @@ returns), a stopped sub-workflow's end sent to its parent task
 ``params.env``).  As in ``test_mistral_cancel``, the running task waits at a gate the
 test opens instead of Mistral's ``wait-before``.
 
-Where ours differs from Mistral, each checked below: our records name ERROR
-``FAILURE``; SUCCESS gives the output ``{}`` (Mistral evaluates the workflow's
-``output`` over what ran); a stopped execution's running sub-workflows are cancelled
-(Mistral's run on, their results ignored).  A refused transition is invalid input
-(400), as Mistral's ``set_state`` WorkflowException.
+Where ours differs from Mistral: our records name ERROR ``FAILURE``.  A refused
+transition is invalid input (400), as Mistral's ``set_state`` WorkflowException.  The
+output a stop evaluates (``output`` / ``output-on-error``) and the sub-workflows a
+stop lets run on: ``test_mistral_stop_outputs``.
 """
 
 from __future__ import annotations
@@ -29,10 +28,8 @@ from tests.engine_helpers import ACTIONS, Host
 from tests.unit.workflows.test_mistral_cancel import (
     SUB,
     _ended,
-    _family,
     _install,
     _start,
-    _task_states,
     _wf,
 )
 from tests.unit.workflows.test_pause_requests import _effects, _tasks
@@ -166,20 +163,6 @@ def test_a_stopped_sub_workflow_ends_its_parent_task(host: Host, tmp_path: Path,
     else:
         assert _tasks(host, ident) == {"taskx": "SUCCESS", "ok": "SUCCESS"}
         assert _effects(log) == ["do ok"]
-
-
-def test_a_stopped_parent_cancels_its_running_sub_workflow(host: Host,
-                                                           tmp_path: Path) -> None:
-    """Ours differs: the running sub-workflow of an execution stopped with ERROR is
-    cancelled with the message (Mistral's runs on, its result ignored)."""
-    parent, child, gate, log = _family(host, tmp_path)
-    host.stop_execution(parent, "ERROR", "Failure")
-    _ended(host, gate)
-    assert host.get_execution(parent).state == "FAILURE"
-    sub = host.get_execution(child)
-    assert (sub.state, sub.state_info) == ("CANCELLED", "Failure")
-    assert _task_states(host, child) == {"task1": ("SUCCESS", None)}
-    assert _effects(log) == []
 
 
 def test_update_runs_the_operation_its_state_names(host: Host, tmp_path: Path) -> None:
