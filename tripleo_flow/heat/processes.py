@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.core import crashpoints
 from tripleo_flow.heat import launcher as common
 from tripleo_flow.heat import process, render, services, shm_orphans
 from tripleo_flow.heat.database import HeatDatabase
@@ -298,6 +299,7 @@ class ProcessesLauncher(NativeLauncher):
             db.dump(self.work.dump_file)
             self.work.note_dump_type(self.heat_type)
             dumped = str(self.work.dump_file)
+            crashpoints.reached("heat.kill:dumped")
         stopped += self._stop(record)
         self._unwatch_database(record)
         moved = self.work.moved_mariadb
