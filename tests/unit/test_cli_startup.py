@@ -32,17 +32,28 @@ COMPILER = ("tripleo_flow.flows.compiler", "tripleo_flow.flows.runner",
             "tripleo_flow.flows.expressions", "tripleo_flow.flows.workbook_loader",
             "tripleo_flow.flows.atoms", "tripleo_flow.actions.registry")
 
-#: Runs the CLI as ``tripleo-flow`` does, then writes the modules it loaded to the
-#: file named by its first argument.
+#: Runs the CLI as ``tripleo-flow`` does, then writes the modules it loaded, and the
+#: scans of installed distributions' metadata it made (cliff's search of the
+#: distribution of each command, a read of an entry point group), to the file named
+#: by its first argument.
 RUN_AND_LIST = """
-import json, sys
+import functools, importlib.metadata as md, json, sys
+scans = []
+def counted(function):
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        scans.append(f"{function.__name__}({', '.join(map(str, kwargs.values()))})")
+        return function(*args, **kwargs)
+    return wrapper
+md.packages_distributions = counted(md.packages_distributions)
+md.entry_points = counted(md.entry_points)
 from tripleo_flow.cli.main import main
 out, argv = sys.argv[1], sys.argv[2:]
 try:
     code = main(argv)
 finally:
     with open(out, "w") as f:
-        json.dump(sorted(sys.modules), f)
+        json.dump({"modules": sorted(sys.modules), "scans": scans}, f)
 sys.exit(code)
 """
 
@@ -68,7 +79,11 @@ class Cli:
              *args], capture_output=True, text=True, timeout=300,
             env=dict(os.environ, HOME=str(self.tmp_path / "home")))
         assert done.returncode == 0, done.stderr
-        return done.stdout, json.loads(loaded.read_text())
+        found = json.loads(loaded.read_text())
+        #: The metadata scans of the last command (what the entry points' metadata
+        #: read: ``packages_distributions()``, ``entry_points(GROUP)``).
+        self.scans: list[str] = found["scans"]
+        return done.stdout, found["modules"]
 
 
 @pytest.fixture(scope="module")
@@ -95,6 +110,7 @@ def test_a_command_that_reads_a_plan_loads_no_workflow_engine(
     out, loaded = cli(*args, "-f", "json")
     assert check(json.loads(out)), out
     assert sorted(set(ENGINE) & packages(loaded)) == []
+    assert "packages_distributions()" not in cli.scans
 
 
 @pytest.mark.parametrize("args", [("--help",), ("help",)])
@@ -111,6 +127,9 @@ def test_the_command_list_imports_no_command_module_nor_heavy_library(
     modules = {f"{PACKAGE}.{target.partition(':')[0]}" for target, _ in COMMANDS.values()}
     assert sorted(modules & set(loaded)) == []
     assert sorted(set(HEAVY) & packages(loaded)) == []
+    # Nor was the metadata of the installed distributions read (stevedore's own
+    # cache of every entry point, ``entry_points()``, may be built on a first run).
+    assert [scan for scan in cli.scans if scan != "entry_points()"] == []
 
 
 @pytest.mark.parametrize("args", [("plan", "list", "--help"), ("execution", "list", "--help"),
@@ -123,6 +142,7 @@ def test_a_command_s_help_imports_its_module_alone(cli: Cli, args: tuple[str, ..
 
     assert target(name).partition(":")[0] in loaded
     assert sorted(set(HEAVY) & packages(loaded)) == []
+    assert [scan for scan in cli.scans if scan != "entry_points()"] == []
 
 
 def test_listing_executions_compiles_no_workflow(cli: Cli) -> None:

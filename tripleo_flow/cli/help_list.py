@@ -73,6 +73,14 @@ def print_help(app: Any) -> None:
 class HelpCommand(cliff_help.HelpCommand):  # type: ignore[misc]
     """print detailed help for another command"""
 
+    def get_epilog(self) -> str:
+        """cliff's epilog without its line naming the distribution of the command: this
+        one is tripleo-flow's, and cliff finds that name by reading the metadata of
+        every installed distribution (what made ``help`` cost 0.3 s of CPU)."""
+        epilogs = [hook.obj.get_epilog() for hook in getattr(self, "_hooks", ())
+                   if hook.obj is not None]
+        return "\n\n".join([self._epilog or "", *(e for e in epilogs if e is not None)])
+
     def take_action(self, parsed_args: argparse.Namespace) -> int:
         if not parsed_args.cmd:
             print_help(self.app)
