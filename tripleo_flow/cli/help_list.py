@@ -3,10 +3,10 @@ command table (:mod:`tripleo_flow.cli.command_table`).
 
 cliff's own listing imports every command's module to read its docstring and reads
 the metadata of every installed distribution to name the one each command comes
-from: most of the CPU second ``--help`` cost.  This one prints the same lines (a
+from: most of the 0.3 s of CPU ``--help`` cost.  This one prints the same lines (a
 test compares them with cliff's) from the table; only a command the table does not
-describe (cliff's ``help`` and ``complete``) is loaded, and is marked with its
-package, as cliff marks a command of another distribution.
+describe (``help``, cliff's ``complete``) is loaded, and one from another package is
+marked with it, as cliff marks a command of another distribution.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from typing import Any
 import autopage.argparse
 from cliff import help as cliff_help
 
+from tripleo_flow.cli.command_table import RENAMED
+
 
 def _line(app: Any, name: str, entry: Any, color: bool) -> str | None:
     """The line of command ``name`` (None: left out, as cliff leaves out a deprecated one)."""
-    from tripleo_flow.cli.command_table import RENAMED
-
     summary = getattr(entry, "summary", None)
     origin = ""
     if summary is not None:
