@@ -2,6 +2,9 @@
 list``, ``plan show`` and ``parameters show``, run as real subprocesses against a
 local store, import neither TaskFlow nor networkx, SQLAlchemy or alembic (what made
 every command cost seconds of CPU); a command that runs a workflow still runs it.
+``tripleo-flow --help`` (and ``help``, and a command's ``--help``) import no other
+command's module and no heavy library; listing executions compiles no workflow (no
+YAQL, no workbook, no TaskFlow engine).
 
 The speed itself is measured by ``bench/cli_startup.py``, never asserted here.
 """
@@ -20,19 +23,44 @@ import pytest
 #: Top-level packages a read must not load: the engine and its persistence.
 ENGINE = ("taskflow", "networkx", "sqlalchemy", "alembic")
 
-#: Runs the CLI as ``tripleo-flow`` does, then writes the top-level packages it
-#: loaded to the file named by its first argument.
+#: What a listing of the commands must not load: the engine, its persistence, its
+#: expression language, the configuration library, the templates' renderer.
+HEAVY = (*ENGINE, "yaql", "oslo_config", "jinja2", "tooz", "futurist")
+
+#: The modules of the workflow engine proper: compiling workbooks, running them.
+COMPILER = ("tripleo_flow.flows.compiler", "tripleo_flow.flows.runner",
+            "tripleo_flow.flows.expressions", "tripleo_flow.flows.workbook_loader",
+            "tripleo_flow.flows.atoms", "tripleo_flow.actions.registry")
+
+#: Runs the CLI as ``tripleo-flow`` does, then writes the modules it loaded, and the
+#: scans of installed distributions' metadata it made (cliff's search of the
+#: distribution of each command, a read of an entry point group), to the file named
+#: by its first argument.
 RUN_AND_LIST = """
-import json, sys
+import functools, importlib.metadata as md, json, sys
+scans = []
+def counted(function):
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        scans.append(f"{function.__name__}({', '.join(map(str, kwargs.values()))})")
+        return function(*args, **kwargs)
+    return wrapper
+md.packages_distributions = counted(md.packages_distributions)
+md.entry_points = counted(md.entry_points)
 from tripleo_flow.cli.main import main
 out, argv = sys.argv[1], sys.argv[2:]
 try:
     code = main(argv)
 finally:
     with open(out, "w") as f:
-        json.dump(sorted({name.partition(".")[0] for name in sys.modules}), f)
+        json.dump({"modules": sorted(sys.modules), "scans": scans}, f)
 sys.exit(code)
 """
+
+
+def packages(modules: list[str]) -> set[str]:
+    """The top-level packages of ``modules``."""
+    return {name.partition(".")[0] for name in modules}
 
 
 class Cli:
@@ -44,14 +72,18 @@ class Cli:
         self.conf.write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n")
 
     def __call__(self, *args: str) -> tuple[str, list[str]]:
-        """The command's standard output, and the top-level packages it imported."""
+        """The command's standard output, and the modules it imported."""
         loaded = self.tmp_path / "loaded.json"
         done = subprocess.run(
             [sys.executable, "-c", RUN_AND_LIST, str(loaded), "--config-file", str(self.conf),
              *args], capture_output=True, text=True, timeout=300,
             env=dict(os.environ, HOME=str(self.tmp_path / "home")))
         assert done.returncode == 0, done.stderr
-        return done.stdout, json.loads(loaded.read_text())
+        found = json.loads(loaded.read_text())
+        #: The metadata scans of the last command (what the entry points' metadata
+        #: read: ``packages_distributions()``, ``entry_points(GROUP)``).
+        self.scans: list[str] = found["scans"]
+        return done.stdout, found["modules"]
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +92,7 @@ def cli(tmp_path_factory: pytest.TempPathFactory) -> Cli:
     created, loaded = cli("plan", "create", "overcloud", "--sample", "-f", "json")
     # Changing a plan runs a workflow: the engine is loaded for it, as before.
     assert json.loads(created)["name"] == "overcloud"
-    assert {"taskflow", "sqlalchemy"} <= set(loaded)
+    assert {"taskflow", "sqlalchemy", "yaql"} <= packages(loaded)
     cli("parameters", "set", "--plan", "overcloud", "ComputeCount=3")
     return cli
 
@@ -77,15 +109,52 @@ def test_a_command_that_reads_a_plan_loads_no_workflow_engine(
         cli: Cli, args: tuple[str, ...], check: Any) -> None:
     out, loaded = cli(*args, "-f", "json")
     assert check(json.loads(out)), out
-    assert sorted(set(ENGINE) & set(loaded)) == []
+    assert sorted(set(ENGINE) & packages(loaded)) == []
+    assert "packages_distributions()" not in cli.scans
 
 
-def test_a_command_that_runs_the_engine_still_does(cli: Cli) -> None:
+@pytest.mark.parametrize("args", [("--help",), ("help",)])
+def test_the_command_list_imports_no_command_module_nor_heavy_library(
+        cli: Cli, args: tuple[str, ...]) -> None:
+    out, loaded = cli(*args)
+    # Every command is listed with its line ...
+    assert "  plan create    Create a plan from a template directory" in out
+    assert "  execution list  List a page of executions, oldest first" in out
+    assert "  workflow run   Run a workflow and show its execution" in out
+    # ... and none of their modules was imported to write it.
+    from tripleo_flow.cli.command_table import COMMANDS, PACKAGE
+
+    modules = {f"{PACKAGE}.{target.partition(':')[0]}" for target, _ in COMMANDS.values()}
+    assert sorted(modules & set(loaded)) == []
+    assert sorted(set(HEAVY) & packages(loaded)) == []
+    # Nor was the metadata of the installed distributions read (stevedore's own
+    # cache of every entry point, ``entry_points()``, may be built on a first run).
+    assert [scan for scan in cli.scans if scan != "entry_points()"] == []
+
+
+@pytest.mark.parametrize("args", [("plan", "list", "--help"), ("execution", "list", "--help"),
+                                  ("workflow", "run", "--help"), ("help", "deploy")])
+def test_a_command_s_help_imports_its_module_alone(cli: Cli, args: tuple[str, ...]) -> None:
+    out, loaded = cli(*args)
+    name = " ".join(a for a in args if a not in ("help", "--help"))
+    assert out.startswith("usage: ") and f" {name} [-h]" in out.splitlines()[0], out
+    from tripleo_flow.cli.command_table import target
+
+    assert target(name).partition(":")[0] in loaded
+    assert sorted(set(HEAVY) & packages(loaded)) == []
+    assert [scan for scan in cli.scans if scan != "entry_points()"] == []
+
+
+def test_listing_executions_compiles_no_workflow(cli: Cli) -> None:
     out, loaded = cli("execution", "list", "-f", "json")
     workflows = sorted(row["Workflow"] for row in json.loads(out))
     assert workflows == ["tripleo.parameters.update_parameters",
                          "tripleo.plan.create_deployment_plan"]
-    assert "sqlalchemy" in loaded
+    assert sorted(set(COMPILER) & set(loaded)) == []
+    assert sorted({"yaql", "networkx"} & packages(loaded)) == []
+    shown, loaded = cli("execution", "show", json.loads(out)[0]["ID"], "-f", "json")
+    assert json.loads(shown)["Workflow"] == "tripleo.plan.create_deployment_plan"
+    assert sorted(set(COMPILER) & set(loaded)) == []
 
 
 def test_the_ended_states_spelt_out_are_taskflow_s() -> None:

@@ -26,7 +26,7 @@ from tripleo_flow.workspace.interrupt import StopRequest
 
 if TYPE_CHECKING:
     from tripleo_flow.api.paths import ServerPaths
-    from tripleo_flow.flows.executions import Execution, TaskRecord
+    from tripleo_flow.flows.executions import Execution, ExecutionStore, TaskRecord
     from tripleo_flow.flows.runner import Listener, Runner
     from tripleo_flow.flows.workbook_model import WorkflowSpec
 
@@ -53,8 +53,24 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
     def _runner(self) -> Runner:
         state = self._wf_state()
         if "runner" not in state:
-            from tripleo_flow.flows.executions import ExecutionBackend, ExecutionStore
             from tripleo_flow.flows.runner import Runner
+
+            state["runner"] = Runner(self._catalog, self.action_registry.get, self.context,
+                                     self._execution_store(),
+                                     self._wf_conf("executor_threads") or 8,
+                                     allow_plan_code=self._allow_plan_code(),
+                                     allow_outbound=self._allow_plan_code(
+                                         "allow_outbound_actions"))
+        return state["runner"]  # type: ignore[no-any-return]
+
+    def _execution_store(self) -> ExecutionStore:
+        """The executions database (``[workflows] connection``, else a SQLite file in
+        the data directory), opened once; the runner uses it too.  Readers use it
+        alone: listing or showing executions compiles no workflow, loads no workbook
+        nor action (:meth:`_runner` does)."""
+        state = self._wf_state()
+        if "store" not in state:
+            from tripleo_flow.flows.executions import ExecutionBackend, ExecutionStore
 
             url = self._wf_conf("connection")
             if not url:
@@ -65,13 +81,8 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
                 db.touch(mode=0o600, exist_ok=True)
                 db.chmod(0o600)
                 url = f"sqlite:///{db}"
-            store = ExecutionStore(ExecutionBackend(url))
-            state["runner"] = Runner(self._catalog, self.action_registry.get, self.context,
-                                     store, self._wf_conf("executor_threads") or 8,
-                                     allow_plan_code=self._allow_plan_code(),
-                                     allow_outbound=self._allow_plan_code(
-                                         "allow_outbound_actions"))
-        return state["runner"]  # type: ignore[no-any-return]
+            state["store"] = ExecutionStore(ExecutionBackend(url))
+        return state["store"]  # type: ignore[no-any-return]
 
     def _allow_plan_code(self, option: str = "allow_plan_code") -> bool:
         """``[api] allow_plan_code`` (or another ``[api]`` switch ``option``; False for a
@@ -136,7 +147,9 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         runner = state.pop("runner", None)
         if runner is not None:
             runner.close()
-            runner.store.backend.close()
+        store = state.pop("store", None)
+        if store is not None:
+            store.backend.close()
 
     # -- workflows ---------------------------------------------------------------
 
@@ -317,7 +330,7 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         (:mod:`~tripleo_flow.flows.pause_views`)."""
         from tripleo_flow.flows import pause_views
 
-        store = self._runner().store
+        store = self._execution_store()
         return pause_views.shown_one(store, store.get(execution_id))
 
     def list_executions(self, workflow: str | None = None) -> list[Execution]:
@@ -326,7 +339,7 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         SQL ``LIMIT``); :meth:`page_executions` reads one page."""
         from tripleo_flow.flows import pause_views
 
-        store = self._runner().store
+        store = self._execution_store()
         executions: list[Execution] = []
         marker = None
         while True:
@@ -352,7 +365,7 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
                            api.executions_page_max, sort_dir)
         from tripleo_flow.flows import pause_views
 
-        store = self._runner().store
+        store = self._execution_store()
         page, more = store.page(limit, marker, workflow, sort_dir == "desc")
         return pause_views.shown(store, page), (page[-1].id if more and page else None)
 
@@ -360,7 +373,7 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         """The tasks of an execution; one whose sub-workflow is paused reads PAUSED."""
         from tripleo_flow.flows import pause_views
 
-        store = self._runner().store
+        store = self._execution_store()
         tasks = store.tasks(execution_id)
         return pause_views.shown_tasks(store, self.get_execution(execution_id), tasks)
 

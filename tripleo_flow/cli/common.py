@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from tripleo_flow import exceptions
+from tripleo_flow.cli.command_table import RENAMED
 from tripleo_flow.core import planenv, validation
 
 if TYPE_CHECKING:
@@ -73,17 +74,6 @@ def show(data: dict[str, Any]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
     """A ShowOne result from a dict, keys sorted."""
     keys = tuple(sorted(data))
     return keys, tuple(data[k] for k in keys)
-
-
-#: Commands renamed to the OpenStack client's ``object action`` form with a singular
-#: object: the old name still runs the same command, and is left out of the help list.
-RENAMED = {
-    "roles list": "role list", "roles set": "role set",
-    "networks list": "network list", "networks set": "network set",
-    "passwords show": "password show", "passwords rotate": "password rotate",
-    "parameters show": "parameter show", "parameters set": "parameter set",
-    "parameters reset": "parameter reset",
-}
 
 
 class ClientMixin:

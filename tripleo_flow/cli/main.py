@@ -1,14 +1,14 @@
 """The ``tripleo-flow`` command: a thin cliff app over :mod:`tripleo_flow.api`.
 
-Commands are registered under the entry point namespace ``tripleo_flow.cli``
-(``plan_create`` becomes ``tripleo-flow plan create``).  Errors print one line
-and exit with the code of their kind (:func:`tripleo_flow.exceptions.exit_code`);
+Commands are listed in :mod:`tripleo_flow.cli.command_table` (also registered under
+the entry point namespace ``tripleo_flow.cli``: ``plan_create`` is ``tripleo-flow
+plan create``); a command's module is imported only when it runs.  Errors print one
+line and exit with the code of their kind (:func:`tripleo_flow.exceptions.exit_code`);
 ``--debug`` shows the traceback.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
 import logging
 import sys
 from collections.abc import Sequence
@@ -18,19 +18,63 @@ from cliff.app import App
 from cliff.commandmanager import CommandManager
 
 from tripleo_flow import __version__, exceptions
+from tripleo_flow.cli import command_table, help_list
+
+
+class TableEntry:
+    """A command of :mod:`~tripleo_flow.cli.command_table`, as cliff's command manager
+    holds an entry point: ``load()`` imports its module (only then)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.value = command_table.target(name)
+        #: Its line of ``tripleo-flow --help``.
+        self.summary = command_table.COMMANDS[name][1]
+
+    def load(self) -> Any:
+        from importlib import import_module
+
+        module, _, attr = self.value.partition(":")
+        return getattr(import_module(module), attr)
+
+    def __repr__(self) -> str:
+        return f"TableEntry({self.name!r}, {self.value!r})"
 
 
 class LazyCommandManager(CommandManager):  # type: ignore[misc]
-    """cliff's command manager, which imports a command's module only when the command
-    runs (or ``help`` describes it): cliff's own imports every command module of the
-    namespace at start, so each command paid for all the others."""
+    """cliff's command manager over the command table: it imports a command's module
+    only when the command runs (or ``help NAME`` describes it) and reads no entry
+    point metadata at start (cliff's imports every command module of the namespace,
+    found by reading the metadata of every installed distribution).  A name not in
+    the table is looked up in the namespace's entry points, as cliff would."""
 
     def load_commands(self, namespace: str) -> None:
         self.group_list.append(namespace)
+        if namespace == "tripleo_flow.cli":
+            for name in command_table.COMMANDS:
+                self.commands[name] = TableEntry(name)  # type: ignore[assignment]
+        else:
+            self._load_entry_points(namespace)
+
+    def _load_entry_points(self, namespace: str) -> None:
+        """Add the namespace's entry points that the table does not name."""
+        import importlib.metadata
+
         for entry_point in importlib.metadata.entry_points(group=namespace):
             name = entry_point.name.replace("_", " ") if self.convert_underscores \
                 else entry_point.name
-            self.commands[name] = entry_point
+            self.commands.setdefault(name, entry_point)
+
+    def find_command(self, argv: list[str]) -> Any:
+        try:
+            return super().find_command(argv)
+        except ValueError:
+            if getattr(self, "_scanned", False):
+                raise
+            self._scanned = True
+            for namespace in self.group_list:
+                self._load_entry_points(namespace)
+            return super().find_command(argv)
 
 
 class TripleoFlowApp(App):  # type: ignore[misc]
@@ -46,6 +90,13 @@ class TripleoFlowApp(App):  # type: ignore[misc]
         )
         self._client: Any = None
         self._error: BaseException | None = None
+        self.command_manager.add_command("help", help_list.HelpCommand)
+
+    def print_help_if_requested(self) -> None:
+        """``tripleo-flow --help``: the commands listed from the command table
+        (:mod:`~tripleo_flow.cli.help_list`), none of their modules imported."""
+        if self.deferred_help and self.options.deferred_help:
+            help_list.print_help(self)
 
     def build_option_parser(
         self, description: str | None, version: str | None, argparse_kwargs: Any = None

@@ -30,12 +30,11 @@ from tripleo_flow.actions.base import Action
 from tripleo_flow.core.signatures import CachedSignatures
 from tripleo_flow.exceptions import FailCommand, TaskFailed
 from tripleo_flow.flows import error_records, execution_scope, expressions, workbook_clauses
-from tripleo_flow.flows.states import CANCELLED
+from tripleo_flow.flows.states import CANCELLED, ERROR, SKIPPED, SUCCESS
 from tripleo_flow.flows.undo_journal import ExecutionUndoJournal
 from tripleo_flow.flows.workbook_clauses import COMMANDS
 from tripleo_flow.flows.workbook_model import TaskSpec, Transition, WorkflowSpec, apply_inputs
 
-SUCCESS, ERROR, SKIPPED = "SUCCESS", "ERROR", "SKIPPED"
 #: Outcome key of a task whose error no ``on-error`` transition handled.
 UNHANDLED = execution_scope.UNHANDLED
 #: Outcome key of the inputs the action was given (per item with with-items): a revert

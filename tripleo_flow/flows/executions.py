@@ -26,7 +26,7 @@ from taskflow.types import failure
 
 from tripleo_flow import exceptions
 from tripleo_flow.core import secrets
-from tripleo_flow.flows import atoms, execution_scope
+from tripleo_flow.flows import execution_scope
 from tripleo_flow.flows.async_actions import RUNNING as ACTION_RUNNING
 from tripleo_flow.flows.async_actions import AsyncActions
 from tripleo_flow.flows.cancels import Cancels
@@ -37,6 +37,8 @@ from tripleo_flow.flows.execution_pages import flow_page
 from tripleo_flow.flows.pause_requests import PauseRequests
 from tripleo_flow.flows.redaction import SECRET_RESULT
 from tripleo_flow.flows.states import CANCELLED_INFO
+from tripleo_flow.flows.states import SKIPPED as TASK_SKIPPED
+from tripleo_flow.flows.states import SUCCESS as TASK_SUCCESS
 
 BOOK_NAME = "tripleo-flow"
 #: The state of an execution a ``pause`` command (or ``pause-before``) stopped.
@@ -188,8 +190,8 @@ def task_records(fd: Any) -> list[TaskRecord]:
             started, finished = result.get("started_at"), result.get("finished_at")
             children = list(result.get(CHILDREN) or [])
             info = result.get(CANCELLED_INFO)
-            if state == states.SUCCESS and result["state"] != atoms.SUCCESS or (
-                    state == states.REVERTED and result["state"] == atoms.SKIPPED):
+            if state == states.SUCCESS and result["state"] != TASK_SUCCESS or (
+                    state == states.REVERTED and result["state"] == TASK_SKIPPED):
                 state = result["state"]  # a skipped task did nothing to undo
             error = error or result.get("error")
             published = _masked(published)

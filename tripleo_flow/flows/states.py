@@ -15,3 +15,6 @@ ENDED = ("SUCCESS", "FAILURE", "REVERTED", CANCELLED)
 #: The states an execution update (Mistral's ``PUT /v2/executions/{id}``) may ask for:
 #: RUNNING resumes, PAUSED pauses, CANCELLED cancels, ERROR/SUCCESS stop.
 UPDATE_STATES = ("RUNNING", "PAUSED", "SUCCESS", "ERROR", "CANCELLED")
+#: What a workbook task's outcome says of it (its atom's state aside): it ran and
+#: succeeded, it failed, or it was skipped (a condition or join left it out).
+SUCCESS, ERROR, SKIPPED = "SUCCESS", "ERROR", "SKIPPED"

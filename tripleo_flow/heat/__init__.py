@@ -10,18 +10,24 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tripleo_flow import config, exceptions
+from tripleo_flow import exceptions
 
 if TYPE_CHECKING:
     from oslo_config import cfg
 
     from tripleo_flow.heat.launcher import HeatLauncher
 
+# ``tripleo_flow.config`` (oslo.config) is imported by the functions that read the
+# configuration: the CLI's commands name HEAT_TYPES in their parsers, and a command's
+# ``--help`` loads no configuration library.
+
 HEAT_TYPES = ("native", "processes", "container", "pod", "installed")
 
 
 def venv_path(conf: cfg.ConfigOpts) -> Path:
     """Heat's virtualenv: ``[heat] venv`` or ``<data_dir>/heat-venv``."""
+    from tripleo_flow import config
+
     return Path(conf.heat.venv) if conf.heat.venv else config.data_dir(conf) / "heat-venv"
 
 
@@ -51,6 +57,8 @@ def resolve_type(conf: cfg.ConfigOpts, heat_type: str | None,
 def make_launcher(conf: cfg.ConfigOpts, heat_type: str | None,
                   heat_dir: str | os.PathLike[str]) -> HeatLauncher:
     """The launcher of ``heat_type`` for ``heat_dir`` (none: :func:`resolve_type`)."""
+    from tripleo_flow import config
+
     kind = resolve_type(conf, heat_type, heat_dir)
     opts = conf.heat
     if kind == "native":
