@@ -90,6 +90,8 @@ class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
         self._pending_data: set[str] = set()
         #: Atoms added (:meth:`add_atom_detail`) whose row is not written yet.
         self._inserts: dict[str, tuple[str, Any]] = {}
+        #: The atoms remembered of each flow, forgotten with it (:meth:`forget`).
+        self._flow_atoms: dict[str, set[str]] = {}
         self._write_lock = threading.RLock()
         self._redactor: Redactor = backend.redactor
         table = self._tables.atomdetails
@@ -262,6 +264,17 @@ class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
             self._write(list(self._pending.values()))
         return known
 
+    def forget(self, flow_uuid: str) -> None:
+        """Write what is deferred, then forget flow ``flow_uuid`` and its atoms: its run
+        has ended, and a server runs executions for months (their results and failures,
+        tracebacks and all, stayed in memory). A later save of them (a resume) reads
+        them back first, as for a flow this connection never saw."""
+        with self._write_lock:
+            self.flush()
+            self._known_flows.pop(flow_uuid, None)
+            for uuid in self._flow_atoms.pop(flow_uuid, set()):
+                self._known.pop(uuid, None)
+
     def add_atom_detail(self, flow_uuid: str, atom_detail: Any) -> None:
         """Add one new atom to flow ``flow_uuid`` (a task execution the state machine
         created) without comparing the flow's other atoms.  Its row is inserted with
@@ -269,6 +282,7 @@ class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
         with self._write_lock:
             known = atom_detail.copy()
             self._known[atom_detail.uuid] = known
+            self._flow_atoms.setdefault(flow_uuid, set()).add(atom_detail.uuid)
             self._inserts[atom_detail.uuid] = (flow_uuid, known)
             self._pending[atom_detail.uuid] = known
 
@@ -286,6 +300,8 @@ class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
                 self._known_flows[merged.uuid] = merged.copy(retain_contents=False)
                 for ad in merged:
                     self._known[ad.uuid] = ad.copy()
+                self._flow_atoms.setdefault(merged.uuid, set()).update(
+                    ad.uuid for ad in merged)
                 return merged
             known_flow.merge(flow_detail)
             changed = []
@@ -437,6 +453,13 @@ class ExecutionBackend(impl_sqlalchemy.SQLAlchemyBackend):  # type: ignore[misc]
         with self._lock:
             if self._connection is not None:
                 self._connection.flush()
+
+    def forget(self, flow_uuid: str) -> None:
+        """Write what is deferred and stop remembering execution ``flow_uuid`` (its
+        run has ended): :meth:`BatchingConnection.forget`."""
+        with self._lock:
+            if self._connection is not None:
+                self._connection.forget(flow_uuid)
 
     def close(self) -> None:
         self.flush()

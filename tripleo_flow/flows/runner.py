@@ -424,6 +424,7 @@ class Runner:
                 # Once its end (or pause) is recorded: a resume waiting for it to
                 # settle must not have its record written over by this run's.
                 self._live.pop(fd.uuid, None)
+                self.store.backend.forget(fd.uuid)  # its rows are not kept in memory
 
     def load(self, fd: Any, listeners: Iterable[Listener] = (),
              stop: StopRequest | None = None, backend: Any = None,

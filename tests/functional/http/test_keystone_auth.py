@@ -4,10 +4,7 @@ configuration file, as a user would)."""
 
 from __future__ import annotations
 
-import signal
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +13,7 @@ import requests
 
 from tests.fixtures_keystone import Keystone
 from tests.functional.http.conftest import Api, serving
-from tests.functional.http.test_serve_command import free_port
+from tests.functional.http.test_serve_command import api_serve
 from tests.keystone_server import User
 from tripleo_flow import config
 from tripleo_flow.api import Client
@@ -187,24 +184,12 @@ def test_keystone_unusable_is_503_not_401(tmp_path: Path, keystone: Keystone,
 
 def test_api_serve_with_the_keystone_strategy(tmp_path: Path, keystone: Keystone) -> None:
     conf = write_conf(tmp_path, keystone, keystone.service)
-    port = free_port()
-    exe = Path(sys.executable).parent / "tripleo-flow"
-    proc = subprocess.Popen([str(exe), "--config-file", str(conf), "api", "serve",
-                             "--host", "127.0.0.1", "--port", str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None
-        banner = proc.stdout.readline()
-        assert f"http://127.0.0.1:{port}/v1/" in banner, \
-            proc.stderr.read() if proc.stderr and not banner else banner
+    with api_serve(conf) as (proc, port):
         url = f"http://127.0.0.1:{port}/v1/plans"
         token = keystone.token(keystone.operator)
         assert requests.get(url, headers={"X-Auth-Token": token}, timeout=30).json() == []
         assert requests.get(url, timeout=30).status_code == 401
-    finally:
-        proc.send_signal(signal.SIGINT)
-        code = proc.wait(30)
-    assert code == 0
+    assert proc.returncode == 0
 
 
 def test_a_user_logs_in_with_a_keystone_password(keystone_api: Api, keystone: Keystone,

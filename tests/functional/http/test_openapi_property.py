@@ -1,8 +1,11 @@
 """Property-based requests generated from /v1/openapi.json (schemathesis), bounded to
-the read-only and idempotent routes that answer quickly (no Heat, no uploads)."""
+the read-only and idempotent routes that answer quickly (no Heat, no uploads).
+
+``FUZZ_EXAMPLES`` x 2 cases per route (default 8), as :mod:`test_fuzz_api` counts them."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -28,6 +31,7 @@ def openapi_schema(served: Api) -> Any:
     return schemathesis.openapi.from_url(served.url + "/v1/openapi.json")
 
 
+EXAMPLES = 2 * int(os.environ.get("FUZZ_EXAMPLES", "4"))
 SLOW_OR_STREAMING = re.compile(r"/(parameters/schema|events)$")
 
 
@@ -40,7 +44,7 @@ def test_read_routes_honour_their_schema(openapi_schema: Any, served: Api) -> No
             continue
 
         @given(case=operation.as_strategy())
-        @settings(max_examples=8, deadline=None, database=None,
+        @settings(max_examples=EXAMPLES, deadline=None, database=None,
                   suppress_health_check=[HealthCheck.too_slow])
         def check(case: Any) -> None:
             case.call_and_validate(base_url=served.url,

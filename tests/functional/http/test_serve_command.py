@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,30 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def api_serve(conf: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
+    """``tripleo-flow --config-file conf api serve`` on a free port of 127.0.0.1, once
+    its banner says it listens (the process and its port); interrupted at the end."""
+    port = free_port()
+    exe = Path(sys.executable).parent / "tripleo-flow"
+    proc = subprocess.Popen([str(exe), "--config-file", str(conf), "api", "serve",
+                             "--host", "127.0.0.1", "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        banner = proc.stdout.readline()
+        assert f"http://127.0.0.1:{port}/v1/" in banner, \
+            proc.stderr.read() if proc.stderr and not banner else banner
+        yield proc, port
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(30)
 
 
 def command(tmp_path: Path, token: str | None, host: str = "127.0.0.1") -> list[str]:

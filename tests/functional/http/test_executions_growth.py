@@ -1,0 +1,102 @@
+"""The executions database stays bounded per request (issue 29: one 50 MB parameter
+value grew it by ~150 MB a request): the largest value ``[limits]
+parameters_max_size`` lets through grows it by at most :data:`GROWTH_BOUND` each
+time, one character more is refused with nothing written, and ``GET
+/v1/executions`` answers a bounded page of them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.functional.http.conftest import Api, finished, running_api
+from tripleo_flow.config import LIMITS_OPTS
+from tripleo_flow.core.validation import json_size
+
+UPDATE = "/v1/workflows/tripleo.parameters.update_parameters/executions"
+LIMIT = next(o.default for o in LIMITS_OPTS if o.name == "parameters_max_size")
+#: How much the executions database (SQLite file and its write-ahead log) may grow
+#: per parameter change carrying the largest value the default limit allows. An
+#: execution record keeps the value in its input, in the task's inputs and context,
+#: and the value it replaced in the task's result (an undo record), its published
+#: copy and the workflow's output and end context: about 12 copies of 1 MiB were
+#: measured (12.6 MB a request). 16 copies leave room for the log's page overhead; a
+#: value past the limit, or a copy more per request of a bigger one, goes past it.
+GROWTH_BOUND = 16 * LIMIT
+REQUESTS = 3
+LINK = re.compile(r'<([^>]*)>\s*;\s*rel="?next"?')
+
+
+def _value(api: Api, fill: str, extra: int = 0) -> dict[str, str]:
+    """``{"NtpServer": fill * n}`` taking exactly the default limit as the API counts
+    (``extra`` characters more)."""
+    overhead = json_size({"NtpServer": ""}, LIMIT)
+    return {"NtpServer": fill * (LIMIT - overhead + extra)}
+
+
+def _db_size(api: Api) -> int:
+    data = Path(api.client.data_dir)
+    return sum(f.stat().st_size for f in data.glob("executions.sqlite*")
+               if not f.name.endswith("-shm"))  # the shared-memory index holds no rows
+
+
+def test_largest_values_grow_the_executions_database_boundedly(tmp_path: Path) -> None:
+    with running_api(tmp_path) as api:
+        assert api.client.conf.limits.parameters_max_size == LIMIT
+        assert api("POST", "/v1/plans", params={"name": "p", "sample": "true"}) \
+            .status_code == 201
+        growths = []
+        for n in range(REQUESTS):
+            before = _db_size(api)
+            changed = api("PUT", "/v1/plans/p/parameters",
+                          json={"parameters": _value(api, "abc"[n])})
+            assert changed.status_code == 200, changed.text[:300]
+            growths.append(_db_size(api) - before)
+        # the same through the workflow itself
+        before = _db_size(api)
+        started = api("POST", UPDATE, json={"input": {"plan": "p", "parameters": _value(
+            api, "d")}})
+        assert started.status_code == 202, started.text[:300]
+        assert finished(api, started.json()["id"])["state"] == "SUCCESS"
+        growths.append(_db_size(api) - before)
+        assert all(0 < g <= GROWTH_BOUND for g in growths), (growths, GROWTH_BOUND)
+
+        # one character over: refused, nothing written
+        listed = api("GET", "/v1/executions", params={"limit": 1000}).json()
+        before = _db_size(api)
+        refused = api("PUT", "/v1/plans/p/parameters",
+                      json={"parameters": _value(api, "e", extra=1)})
+        assert refused.status_code == 400, refused.text[:300]
+        assert "[limits] parameters_max_size" in refused.json()["error"]["message"]
+        assert _db_size(api) == before
+        assert [e["id"] for e in api("GET", "/v1/executions",
+                                     params={"limit": 1000}).json()] \
+            == [e["id"] for e in listed]
+        assert api("GET", "/v1/plans/p/parameters").json()["NtpServer"][0] == "d"
+
+
+def test_the_executions_list_is_paged(tmp_path: Path) -> None:
+    """Pages of ``limit`` executions, each carrying values within the limit: a page's
+    answer is bounded by the page size times what one execution may hold (its input
+    and the value it replaced, each at most the limit), the rest reached by the next
+    link."""
+    with running_api(tmp_path, {"api": {"executions_page_size": 2}}) as api:
+        assert api("POST", "/v1/plans", params={"name": "p", "sample": "true"}) \
+            .status_code == 201
+        for fill in "abcde":
+            assert api("PUT", "/v1/plans/p/parameters",
+                       json={"parameters": _value(api, fill)}).status_code == 200
+        every = []
+        path: str | None = "/v1/executions"
+        while path is not None:
+            page = api("GET", path)
+            assert page.status_code == 200, page.text[:300]
+            assert 1 <= len(page.json()) <= 2  # [api] executions_page_size
+            assert len(page.content) <= 2 * (2 * LIMIT + (64 << 10))
+            every += [e["id"] for e in page.json()]
+            link = LINK.search(page.headers.get("Link", ""))
+            path = link.group(1) if link else None
+            assert len(every) <= 100, "the next links never end"
+        assert len(every) == len(set(every)) == 6  # the plan's creation and 5 changes
+        over = api("GET", "/v1/executions", params={"limit": 1001})
+        assert over.status_code == 400, over.text[:300]  # [api] executions_page_max
