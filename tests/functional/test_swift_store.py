@@ -107,3 +107,35 @@ def test_missing_binaries_say_how_to_install(monkeypatch: pytest.MonkeyPatch,
     with pytest.raises(SwiftNotInstalled, match="TRIPLEO_FLOW_SWIFT_BIN"):
         SwiftServer(tmp_path / "state").start()
     assert not (tmp_path / "state").exists()
+
+
+@pytest.mark.parametrize("method", ["put_objects", "put_objects_single"])
+def test_an_upload_to_a_container_never_versioned_lists_no_versions(
+        swift_store: SwiftStore, monkeypatch: pytest.MonkeyPatch, method: str) -> None:
+    """Its objects have one version each: nothing to prune, no listing of a whole
+    tree's versions (what a plan create's upload asked for), the same objects stored."""
+    asked: list[str] = []
+    real = swift_store.session.call
+
+    def spy(what: str, *args: object, **kwargs: object) -> object:
+        asked.append(what)
+        return real(what, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(swift_store.session, "call", spy)
+    swift_store.history_max = 1
+    swift_store.create_container("overcloud")
+    objects = {f"templates/{i}.yaml": b"v1" for i in range(12)}
+    upload = getattr(swift_store, method)
+    upload("overcloud", objects)
+    upload("overcloud", {name: b"v2" for name in objects})
+    assert "list versions in container" not in asked
+    for name in objects:
+        versions = swift_store.list_versions("overcloud", name)
+        assert [(v.version_id, v.is_latest) for v in versions] == [("null", True)]
+        assert swift_store.get_object("overcloud", name) == b"v2"
+    # Versioned once (now off): its objects may hold versions, so they are pruned.
+    swift_store.set_versioning("overcloud", True)
+    swift_store.set_versioning("overcloud", False)
+    asked.clear()
+    upload("overcloud", {name: b"v3" for name in objects})
+    assert "list versions in container" in asked
