@@ -10,6 +10,7 @@ import pytest
 
 from tests.swift_server import SwiftNotInstalled, SwiftServer, find_bin_dir
 from tripleo_flow import exceptions
+from tripleo_flow.plans.plan import PlanRepository
 from tripleo_flow.plans.swift import SwiftStore
 
 pytestmark = pytest.mark.functional
@@ -107,3 +108,53 @@ def test_missing_binaries_say_how_to_install(monkeypatch: pytest.MonkeyPatch,
     with pytest.raises(SwiftNotInstalled, match="TRIPLEO_FLOW_SWIFT_BIN"):
         SwiftServer(tmp_path / "state").start()
     assert not (tmp_path / "state").exists()
+
+
+@pytest.fixture
+def asked(swift_store: SwiftStore, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The operation of every request the store makes meanwhile (the real requests)."""
+    seen: list[str] = []
+    real = swift_store.session.call
+
+    def spy(what: str, *args: object, **kwargs: object) -> object:
+        seen.append(what)
+        return real(what, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(swift_store.session, "call", spy)
+    return seen
+
+
+@pytest.mark.parametrize("method", ["put_objects", "put_objects_single"])
+def test_an_upload_to_a_container_never_versioned_lists_no_versions(
+        swift_store: SwiftStore, asked: list[str], method: str) -> None:
+    """Its objects have one version each: nothing to prune, no listing of a whole
+    tree's versions (what a plan create's upload asked for), the same objects stored."""
+    swift_store.history_max = 1
+    swift_store.create_container("overcloud")
+    objects = {f"templates/{i}.yaml": b"v1" for i in range(12)}
+    upload = getattr(swift_store, method)
+    upload("overcloud", objects)
+    upload("overcloud", {name: b"v2" for name in objects})
+    assert "list versions in container" not in asked
+    for name in objects:
+        versions = swift_store.list_versions("overcloud", name)
+        assert [(v.version_id, v.is_latest) for v in versions] == [("null", True)]
+        assert swift_store.get_object("overcloud", name) == b"v2"
+    # Versioned once (now off): its objects may hold versions, so they are pruned.
+    swift_store.set_versioning("overcloud", True)
+    swift_store.set_versioning("overcloud", False)
+    asked.clear()
+    upload("overcloud", {name: b"v3" for name in objects})
+    assert "list versions in container" in asked
+
+
+def test_whether_a_plan_exists_is_one_request(swift_store: SwiftStore, asked: list[str]) -> None:
+    """Asked by every plan task (require): one HEAD of the container, not two."""
+    repo = PlanRepository(swift_store)
+    repo.begin_create("overcloud", "c1")
+    assert repo.publish("overcloud", "c1")
+    swift_store.create_container("other")  # not a plan
+    asked.clear()
+    assert [repo.exists("overcloud"), repo.exists("other"), repo.exists("absent")] == [
+        True, False, False]
+    assert asked == ["read container"] * 3

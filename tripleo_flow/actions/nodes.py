@@ -50,6 +50,11 @@ class NodeAction(Action):
         return watch.watcher(endpoint).wait_for(node, wanted, self._timeout(),
                                                 self._progress(node))
 
+    def _current(self, node: str) -> dict[str, Any]:
+        """The node's result fields now (reads of several items share one listing)."""
+        endpoint = ironic.endpoint(self._conf())
+        return _result(watch.watcher(endpoint).read(node, self._timeout()))
+
     def _move(self, node: str, target: str, wanted: str, **extra: Any) -> dict[str, Any]:
         """Ask for ``target`` and wait until the node rests in ``wanted``; its result."""
         progress = self._progress(node)
@@ -215,7 +220,7 @@ class SelectNodes(NodeAction):
         client = self._client()
         fields = ("uuid", "name", "provision_state")
         if nodes:
-            found = [client.get_node(n, fields) for n in nodes]
+            found = named_nodes(client, nodes, fields)
         elif state:
             found = client.list_nodes(fields, provision_state=state, maintenance=False)
             if not found:
@@ -228,6 +233,29 @@ class SelectNodes(NodeAction):
                  "provision_state": n.get("provision_state")} for n in found]
 
 
+#: From this many names on, one listing of Ironic's nodes replaces a GET per name.
+LISTING_FROM = 4
+
+
+def named_nodes(client: IronicClient, names: list[str], fields: tuple[str, ...]
+           ) -> list[dict[str, Any]]:
+    """The nodes ``names`` (UUIDs or names) in that order: a single-process Ironic
+    serves one listing far sooner than a request per node.  A name the listing does
+    not hold is asked for alone (Ironic's answer: its own matching, or NodeNotFound)."""
+    if len(names) < LISTING_FROM:
+        return [client.get_node(n, fields) for n in names]
+    listed = client.list_nodes(fields)
+    by_uuid = {n["uuid"]: n for n in listed}
+    by_name = {n["name"]: n for n in listed if n.get("name")}
+
+    def one(ident: Any) -> dict[str, Any]:
+        # As Ironic looks an ident up: a UUID first, then a name.
+        node = (by_uuid.get(ident) or by_name.get(ident)) if isinstance(ident, str) else None
+        return node if node is not None else client.get_node(ident, fields)
+
+    return [one(n) for n in names]
+
+
 class ManageNode(NodeAction):
     """Move one node to ``manageable`` (from enroll: checks its BMC credentials)."""
 
@@ -238,7 +266,7 @@ class ManageNode(NodeAction):
         if state is None:
             state = self._client().get_node(node, ("provision_state",))["provision_state"]
         if state == "manageable":
-            return {**_result(self._client().get_node(node, RESULT_FIELDS)), "was": state}
+            return {**self._current(node), "was": state}
         try:
             return {**self._move(node, "manage", "manageable"), "was": state}
         except exceptions.IronicError:
@@ -275,7 +303,7 @@ class ProvideNode(NodeAction):
         if state is None:
             state = self._client().get_node(node, ("provision_state",))["provision_state"]
         if state == "available":
-            return {**_result(self._client().get_node(node, RESULT_FIELDS)), "was": state}
+            return {**self._current(node), "was": state}
         return {**self._move(node, "provide", "available"), "was": state}
 
     def revert(self, node: str, result: Any = None, **kwargs: Any) -> None:

@@ -8,7 +8,9 @@ when one node is awaited, one listing of every node (a few fields) when
 several are, then wakes the waiters whose node changed.  The delay starts short
 (fake and virtual hardware finish in well under a second), grows to
 ``max_interval`` (real hardware takes minutes), and starts short again when a
-new waiter arrives.
+new waiter arrives.  :meth:`NodeWatcher.read` asks for a node's fields as the next
+poll finds them, at once: concurrent reads (a ``with-items`` task over nodes already
+in the state it wants) share one listing.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ class NodeWatcher:
         self._waiters: list[_Waiter] = []
         self._poller: threading.Thread | None = None
         self._delay = min_interval
+        self._kick = False  # a read awaits the next poll: no sleep before it
 
     def wait_for(self, ident: str, wanted: str, timeout: float,
                  progress: Callable[[str], None] | None = None) -> dict[str, Any]:
@@ -62,6 +65,7 @@ class NodeWatcher:
         with self._cond:
             self._waiters.append(waiter)
             self._delay = self.min_interval
+            self._cond.notify_all()  # a poller asleep for a read (``_kick``) starts now
             if self._poller is None:
                 self._poller = threading.Thread(target=self._poll, name="ironic-watch",
                                                 daemon=True)
@@ -79,7 +83,7 @@ class NodeWatcher:
                         if state != reported and progress is not None:
                             progress(str(state))
                         reported = state
-                        if _done(ident, node, wanted):
+                        if not wanted or _done(ident, node, wanted):
                             return node
                     if time.monotonic() >= deadline:
                         raise exceptions.IronicError(
@@ -88,6 +92,16 @@ class NodeWatcher:
                             "the hardware is just slow.")
             finally:
                 self._waiters.remove(waiter)
+
+    def read(self, ident: str, timeout: float) -> dict[str, Any]:
+        """Node ``ident``'s :data:`FIELDS` as the next poll finds them (asked for now):
+        reads made at the same time share that poll's one listing.
+
+        :raises NodeNotFound: when Ironic has no such node.
+        """
+        with self._cond:
+            self._kick = True
+        return self.wait_for(ident, "", timeout)
 
     def _poll(self) -> None:
         while True:
@@ -119,7 +133,8 @@ class NodeWatcher:
                 self._cond.notify_all()
                 delay = self._delay
                 self._delay = min(self._delay * 1.6, self.max_interval)
-            time.sleep(delay)
+                self._cond.wait_for(lambda: self._kick, timeout=delay)
+                self._kick = False
 
 
 def _done(ident: str, node: dict[str, Any], wanted: str) -> bool:

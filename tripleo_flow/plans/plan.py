@@ -209,9 +209,7 @@ class PlanRepository:
 
     def exists(self, plan: str) -> bool:
         """Whether ``plan`` is a complete plan (or one this process is creating)."""
-        if not self.store.container_exists(plan):
-            return False
-        try:
+        try:  # one request: reading the metadata of a missing container fails
             meta = self.store.get_container_metadata(plan)
         except exceptions.ContainerNotFound:
             return False

@@ -173,7 +173,7 @@ class SwiftStore:
 
     def delete_container(self, container: str) -> None:
         headers = self._head(container)
-        versioned = "x-versions-enabled" in headers  # enabled now or once
+        versioned = _ever_versioned(headers)
         enabled = headers.get("x-versions-enabled", "").lower() == "true"
         if enabled:
             # Swift deletes a versioned container only with versioning off.
@@ -266,7 +266,8 @@ class SwiftStore:
         """
         for name in objects:
             _check_object(name)
-        self._head(container)  # extract-archive would create a missing container
+        # extract-archive would create a missing container
+        versioned = _ever_versioned(self._head(container))
         if not objects:
             return
         if "bulk_upload" not in self.session.capabilities():
@@ -278,7 +279,8 @@ class SwiftStore:
             lambda part: upload_archive(self.session, container, part[0], part[1],
                                         meter.part(id(part[1]))), parts)
         raise_failures("upload", container, failures)
-        _versions.prune(self.session, container, list(objects), self.history_max)
+        if versioned:
+            _versions.prune(self.session, container, list(objects), self.history_max)
 
     def put_objects_single(self, container: str, objects: Mapping[str, bytes],
                            progress: CountListener | None = None) -> None:
@@ -288,7 +290,7 @@ class SwiftStore:
         """
         for name in objects:
             _check_object(name)
-        self._head(container)
+        versioned = _ever_versioned(self._head(container))
         meter = TransferMeter(sum(len(d) for d in objects.values()), progress)
 
         def put(name: str) -> Failures:
@@ -300,7 +302,8 @@ class SwiftStore:
             return []
 
         raise_failures("upload", container, self.session.parallel(put, list(objects)))
-        _versions.prune(self.session, container, list(objects), self.history_max)
+        if versioned:
+            _versions.prune(self.session, container, list(objects), self.history_max)
 
     def delete_object(self, container: str, name: str) -> None:
         _check_container(container)
@@ -344,6 +347,16 @@ class SwiftStore:
 
 
 # -- module helpers ------------------------------------------------------------
+
+
+def _ever_versioned(headers: Mapping[str, str]) -> bool:
+    """Whether a container (its HEAD ``headers``) has had versioning on, now or once.
+
+    One that never had holds a single version of each object: writing to it leaves
+    nothing to prune, and a listing of the versions of a whole template tree (what a
+    plan create's upload would ask for) can be spared.
+    """
+    return "x-versions-enabled" in headers
 
 
 def _metadata(headers: Mapping[str, str]) -> dict[str, str]:

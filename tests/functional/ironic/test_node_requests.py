@@ -1,0 +1,101 @@
+"""How many requests the node workflows make of a real Ironic.
+
+A local Ironic is one process: every request waits for the ones before it, so a
+workflow that asks per node what one listing tells slows itself down.  The
+requests are observed by wrapping :meth:`IronicClient._call` (the real calls are
+made); the workflow results are checked against Ironic itself.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import urllib.parse
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tripleo_flow import exceptions
+from tripleo_flow.actions.nodes import LISTING_FROM, RESULT_FIELDS, named_nodes
+from tripleo_flow.api import Client
+from tripleo_flow.ironic.client import IronicClient
+
+from .conftest import fake_nodes
+
+COUNT = LISTING_FROM + 2
+
+
+@pytest.fixture
+def requests(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, str]]]:
+    """Every (method, decoded path) the process sends to Ironic meanwhile."""
+    seen: list[tuple[str, str]] = []
+    guard = threading.Lock()
+    real = IronicClient._call
+
+    def spy(self: IronicClient, method: str, path: str, *args: Any, **kwargs: Any) -> Any:
+        with guard:
+            seen.append((method, urllib.parse.unquote(path)))
+        return real(self, method, path, *args, **kwargs)
+
+    monkeypatch.setattr(IronicClient, "_call", spy)
+    yield seen
+
+
+def _node_gets(seen: list[tuple[str, str]], fields: tuple[str, ...]) -> list[str]:
+    """The GETs of a single node asking for exactly ``fields``."""
+    wanted = re.compile(r"^/nodes/[^/?]+\?fields=" + re.escape(",".join(fields)) + "$")
+    return [path for method, path in seen if method == "GET" and wanted.match(path)]
+
+
+def test_introspect_of_named_nodes_lists_them_once(node_client: Client,
+                                                   requests: list[tuple[str, str]]) -> None:
+    names = [f"node-{i}" for i in range(COUNT)]
+    node_client.import_nodes(fake_nodes(COUNT))
+    requests.clear()
+    done = node_client.introspect_nodes(names)
+    # The selection: one listing, not a GET per name.
+    assert _node_gets(requests, ("uuid", "name", "provision_state")) == []
+    # The nodes already manageable: read through the shared poller, not one by one.
+    assert _node_gets(requests, RESULT_FIELDS) == []
+    ironic = IronicClient(node_client.conf.ironic.endpoint)
+    assert sorted(n["name"] for n in done) == names
+    for node in done:
+        now = ironic.get_node(node["name"], RESULT_FIELDS)
+        assert {k: node[k] for k in RESULT_FIELDS} == {k: now.get(k) for k in RESULT_FIELDS}
+        assert now["provision_state"] == "manageable" and now["inspection_finished_at"]
+
+
+def test_import_reads_the_final_states_in_one_listing(node_client: Client,
+                                                      requests: list[tuple[str, str]]) -> None:
+    done = node_client.import_nodes(fake_nodes(COUNT))
+    assert _node_gets(requests, ("uuid", "name", "provision_state")) == []
+    assert [(n["name"], n["created"], n["provision_state"]) for n in done] == [
+        (f"node-{i}", True, "manageable") for i in range(COUNT)]
+
+
+def test_a_missing_name_among_many_is_named_and_nothing_moves(node_client: Client) -> None:
+    node_client.import_nodes(fake_nodes(COUNT))
+    names = [f"node-{i}" for i in range(COUNT)] + ["no-such-node"]
+    with pytest.raises(exceptions.WorkflowFailed, match="no-such-node"):
+        node_client.introspect_nodes(names)
+    listed = node_client.list_nodes()
+    assert {(n["name"], n["provision_state"]) for n in listed} == {
+        (f"node-{i}", "manageable") for i in range(COUNT)}
+    assert not any(n.get("inspection_finished_at") for n in listed)
+
+
+def test_nodes_named_by_uuid_and_name_are_what_ironic_answers_for_each(
+        node_client: Client, requests: list[tuple[str, str]]) -> None:
+    imported = node_client.import_nodes(fake_nodes(COUNT))
+    ironic = IronicClient(node_client.conf.ironic.endpoint)
+    # UUIDs and names mixed, one twice, in no particular order.
+    names = [imported[2]["uuid"], "node-0", imported[1]["uuid"], "node-3", "node-0"]
+    names += [n["name"] for n in imported[4:]]
+    fields = ("uuid", "name", "provision_state")
+    one_by_one = [ironic.get_node(n, fields) for n in names]
+    requests.clear()
+    assert named_nodes(ironic, names, fields) == one_by_one
+    assert [method for method, _ in requests] == ["GET"]
+    with pytest.raises(exceptions.NodeNotFound, match="no-such-node"):
+        named_nodes(ironic, [*names, "no-such-node"], fields)
