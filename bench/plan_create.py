@@ -3,8 +3,8 @@
 
 ``plan create`` does more than the upload (reads and checks every YAML file,
 renders the j2 templates, generates passwords, writes plan-environment.yaml):
-the goal is that all of it costs no more than the CLI's bare upload
-(ratio <= 1.0)::
+the goal (issue 31) is that all of it costs at most 0.6x the CLI's bare upload
+(ratio <= 0.6); at 1.0 it costs as much::
 
     python bench/plan_create.py                 # tripleo-heat-templates 18.0.0
     python bench/plan_create.py --version 12.1.0 --repeat 5
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         client.close()
         store.close()
     print(f"\nplan create / swift upload = {ratios['tripleo-flow plan create']:.2f} "
-          "(goal <= 1.0)")
+          "(goal <= 0.6)")
     return 0
 
 
