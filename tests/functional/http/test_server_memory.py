@@ -46,13 +46,16 @@ def test_ended_executions_are_not_kept_in_memory(tmp_path: Path) -> None:
 def test_a_stopped_render_leaves_no_template_environment_behind(tmp_path: Path) -> None:
     loops = tarball(write_tree(tmp_path / "loops", {
         "roles_data.yaml": "- name: Controller\n", "loops.j2.yaml": NESTED_LOOPS}))
+    # Counted in the whole test process: what earlier tests of the session left alive
+    # (CI's session found 2) is the baseline, and these renders add nothing to it.
+    before = _alive(PlanSandbox)
     with running_api(tmp_path, {"limits": {"render_timeout": 0.5}}) as api:
         for _ in range(3):
             refused = api("POST", "/v1/plans", params={"name": "loops"}, data=loops,
                           headers={"Content-Type": "application/gzip"})
             assert refused.status_code == 400, refused.text[:300]
             assert "[limits] render_timeout" in refused.text
-        assert _alive(PlanSandbox) == 0
+        assert _alive(PlanSandbox) <= before, before
         # the failed executions are recorded, with their error
         failed = api("GET", "/v1/executions", params={"sort_dir": "desc", "limit": 3}).json()
         assert [e["state"] for e in failed] == ["REVERTED"] * 3, failed
