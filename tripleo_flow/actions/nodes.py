@@ -237,8 +237,8 @@ class SelectNodes(NodeAction):
 LISTING_FROM = 4
 
 
-def named_nodes(client: IronicClient, names: list[str], fields: tuple[str, ...]
-           ) -> list[dict[str, Any]]:
+def named_nodes(client: IronicClient, names: list[str],
+                fields: tuple[str, ...]) -> list[dict[str, Any]]:
     """The nodes ``names`` (UUIDs or names) in that order: a single-process Ironic
     serves one listing far sooner than a request per node.  A name the listing does
     not hold is asked for alone (Ironic's answer: its own matching, or NodeNotFound)."""

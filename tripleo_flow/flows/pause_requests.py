@@ -120,6 +120,7 @@ def check_for(store: Any, fd: Any) -> PauseCheck:
         store.pause_requests.request(fd.uuid)  # cancelled: it starts nothing
     elif fd.state != "PENDING":
         store.pause_requests.clear(fd.uuid)
+
     def stopped_alone(ids: list[str]) -> set[str]:
         return {ident for ident, found in store.cancels.of(ids).items()
                 if found.state != "CANCELLED"}
