@@ -608,8 +608,8 @@ class Runner:
         """The output of a failed execution, as Mistral gives it: ``{"result": the
         error}`` merged with the workflow's ``output-on-error`` (without one, with the
         context itself), evaluated over the inputs and what the top-level tasks
-        published (the failed task's ``publish-on-error`` too), in the order the
-        tasks are declared (:mod:`.workflow_outputs`)."""
+        published at the end (the failed task's ``publish-on-error`` too), Mistral's final
+        context (:func:`.workflow_outputs.failure_context`)."""
         meta = fresh.meta or {}
         try:
             workflow = self._catalog().get(meta["workflow"])
@@ -617,7 +617,7 @@ class Runner:
         except (KeyError, exceptions.TripleoFlowError):
             return {"result": cause}
         return workflow_outputs.on_error(
-            fresh, workflow, workflow_outputs.declared_context(fresh, workflow, ctx), cause,
+            fresh, workflow, workflow_outputs.failure_context(fresh, workflow, ctx), cause,
             self._expression_limits())
 
     def stopped_output(self, execution_id: str, state: str, message: str | None) -> Any:

@@ -9,16 +9,14 @@ output is the context itself (``data_flow.evaluate_workflow_output``: ``output o
 ctx``); a failed workflow's output is ``{"result": message}`` with what
 ``output-on-error`` gives merged over it (``merge_dicts``).
 
-The context differs by who ended the workflow:
-
-* a task failure (:meth:`~.runner.Runner.record_failure`): what the top-level tasks
-  published (the failed task's ``publish-on-error`` too), in the order they are
-  declared (:func:`declared_context`);
-* a stop (:mod:`.cancels`): Mistral's final context of a direct workflow at that moment
-  (``DirectWorkflowController.evaluate_workflow_final_context``), the merged outbound
-  contexts of the task executions that completed and fired no transition; none,
-  and it is empty (:func:`final_context`).  The inputs and ``vars`` are visible to the
-  expressions either way (Mistral's ``ContextView`` over ``wf_ex.context`` and input).
+Both are evaluated over Mistral's final context of a direct workflow at that moment
+(``DirectWorkflowController.evaluate_workflow_final_context``): the merged outbound
+contexts of the task executions that completed and fired no transition (none: empty;
+:func:`final_context`), whatever order the tasks are declared in.  After a task
+failure (:meth:`~.runner.Runner.record_failure`) the tasks that failed the workflow
+count too, with what they published on error (:func:`failure_context`).  The inputs
+and ``vars`` are visible to the expressions either way (Mistral's ``ContextView``
+over ``wf_ex.context`` and input).
 
 Both read a persisted flow detail only, so whichever process is asked evaluates them.
 """
@@ -41,23 +39,36 @@ def _task_of(atom: str, workflow: workbook_model.WorkflowSpec) -> str | None:
     return name if name in workflow.tasks else None
 
 
-def declared_context(fresh: Any, workflow: workbook_model.WorkflowSpec,
-                     ctx: dict[str, Any]) -> dict[str, Any]:
-    """``ctx`` (the inputs) updated with what each top-level task of flow detail
-    ``fresh`` published, in the order the tasks are declared (a failed task's
-    ``publish-on-error`` too)."""
-    details = {ad.name: ad for ad in fresh}
-    for name in workflow.tasks:
-        detail = details.get(name)
-        if detail is None:
+def _ends(fresh: Any, workflow: workbook_model.WorkflowSpec,
+          failed: bool) -> list[Mapping[str, Any]]:
+    """The outcomes of the task executions of flow detail ``fresh`` that completed
+    (SUCCESS or ERROR) without firing a transition, in the order of its atoms; with
+    ``failed``, also each task that failed the workflow, as its outbound context (what
+    it received, with what it published on error)."""
+    ends: list[Mapping[str, Any]] = []
+    for ad in fresh:
+        if _task_of(ad.name, workflow) is None:
             continue
-        results = detail.results
-        if isinstance(results, Mapping) and results.get("state") != atoms.SKIPPED \
-                and isinstance(results.get("ctx"), Mapping):
-            ctx.update(results["ctx"])
-        kept = (detail.meta or {}).get(execution_scope.ERROR_CONTEXT)
+        results = ad.results
+        if isinstance(results, Mapping) and results.get("state") in (atoms.SUCCESS, atoms.ERROR) \
+                and isinstance(results.get("ctx"), Mapping) and not results.get("next"):
+            ends.append(results)
+            continue
+        kept = (ad.meta or {}).get(execution_scope.ERROR_CONTEXT) if failed else None
         if isinstance(kept, Mapping):
-            ctx.update(kept)
+            ends.append({"ctx": kept})
+    return ends
+
+
+def failure_context(fresh: Any, workflow: workbook_model.WorkflowSpec,
+                    ctx: dict[str, Any]) -> dict[str, Any]:
+    """``ctx`` (the inputs) updated with Mistral's final context of the execution of
+    flow detail ``fresh`` that a task failure ended (``Workflow._fail_workflow``): the
+    tasks that ended without firing a transition, the failed ones included with what
+    they published on error, merged; whatever order the tasks are declared in."""
+    ends = _ends(fresh, workflow, failed=True)
+    if ends:
+        ctx.update(atoms.merge_contexts(ends))
     return ctx
 
 
@@ -65,10 +76,7 @@ def final_context(fresh: Any, workflow: workbook_model.WorkflowSpec) -> dict[str
     """Mistral's final context of the execution of flow detail ``fresh`` as it is now:
     the outbound contexts of its task executions that completed (SUCCESS or ERROR)
     without firing a transition, merged; empty when there is none yet."""
-    ends = [ad.results for ad in fresh if _task_of(ad.name, workflow) is not None
-            and isinstance(ad.results, Mapping)
-            and ad.results.get("state") in (atoms.SUCCESS, atoms.ERROR)
-            and isinstance(ad.results.get("ctx"), Mapping) and not ad.results.get("next")]
+    ends = _ends(fresh, workflow, failed=False)
     return atoms.merge_contexts(ends) if ends else {}
 
 
@@ -157,4 +165,4 @@ def stopped(fresh: Any, workflow: workbook_model.WorkflowSpec, state: str,
     return on_error(fresh, workflow, ctx, message, limits)
 
 
-__all__ = ["declared_context", "final_context", "on_error", "on_success", "stopped"]
+__all__ = ["failure_context", "final_context", "on_error", "on_success", "stopped"]

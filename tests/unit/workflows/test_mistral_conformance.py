@@ -373,6 +373,40 @@ def test_output_on_error_sees_what_completed_tasks_published(host: Host, tmp_pat
     assert run.output == {"who": "bob", "one": 1, "result": "std.fail was called: bob"}
 
 
+@pytest.mark.parametrize("join", ["", "join: all"], ids=["graph", "state-machine"])
+def test_output_on_error_reads_the_final_context_not_the_declared_order(
+        host: Host, tmp_path: Path, join: str) -> None:
+    """Mistral's ``_fail_workflow`` evaluates output-on-error over the final context
+    (``evaluate_workflow_final_context``: the outbound contexts of the task executions
+    that completed and fired nothing, here the failed task's: what it received, with
+    what it published on error), whatever order the tasks are declared in: ``x`` is
+    what ``second`` published last, not ``first``'s older value."""
+    run = Run(host, tmp_path, f"""
+        wf:
+          output-on-error:
+            x: <% $.x %>
+            y: <% $.y %>
+          tasks:
+            fails:
+              {join}
+              action: std.fail
+              publish-on-error:
+                y: 3
+            second:
+              action: std.noop
+              publish:
+                x: 2
+              on-success: fails
+            first:
+              action: std.noop
+              publish:
+                x: 1
+              on-success: second
+        """)
+    assert run.state == FAILED
+    assert run.output == {"x": 2, "y": 3, "result": "std.fail was called"}
+
+
 def test_output_on_error_that_cannot_be_evaluated(host: Host, tmp_path: Path) -> None:
     """Ported from test_dataflow.py: test_output_on_error_wb_yaql_failed, in part: the
     workflow fails with its own error; ours says in the output's 'result' (not in the
