@@ -18,7 +18,8 @@ guarded:
 * the calls an engine makes for every task (atom state, uuid, progress, result)
   take the lock directly instead of through the decorator;
 * a task's change of state and of progress is one save, not two
-  (:class:`OneSaveTaskAction`: RUNNING with progress 0.0, the result with 1.0),
+  (:class:`OneSaveTaskAction`: RUNNING with progress 0.0 and the time it started,
+  :data:`~.states.STARTED_AT`, which readers show while it runs; the result with 1.0),
   and what the executions database gets back is not copied again
   (:meth:`~.execution_backend.BatchingConnection.save_atom`).
 
@@ -38,6 +39,8 @@ from taskflow import states
 from taskflow import storage as tf_storage
 from taskflow.engines.action_engine.actions import task as task_action
 from taskflow.persistence import models
+
+from tripleo_flow.flows.states import STARTED_AT
 
 #: ``result`` of :meth:`EngineStorage.change_task` when none is saved (a state change).
 _NOT_SAVED = object()
@@ -142,6 +145,8 @@ class EngineStorage(tf_storage.Storage):  # type: ignore[misc]
                 clone.state = state
             if progress is not None:  # always saved, as TaskFlow saves a progress
                 clone.meta = {**(clone.meta or {}), tf_storage.META_PROGRESS: progress}
+                if state == states.RUNNING and clone.intention == states.EXECUTE:
+                    clone.meta[STARTED_AT] = time.time()
                 changed = True
             if changed:
                 self._with_connection(self._save_atom_detail, source, clone)

@@ -36,7 +36,7 @@ from tripleo_flow.flows.execution_backend import ExecutionBackend
 from tripleo_flow.flows.execution_pages import flow_page
 from tripleo_flow.flows.pause_requests import PauseRequests
 from tripleo_flow.flows.redaction import SECRET_RESULT
-from tripleo_flow.flows.states import CANCELLED_INFO
+from tripleo_flow.flows.states import CANCELLED_INFO, STARTED_AT
 from tripleo_flow.flows.states import SKIPPED as TASK_SKIPPED
 from tripleo_flow.flows.states import SUCCESS as TASK_SUCCESS
 
@@ -196,6 +196,8 @@ def task_records(fd: Any) -> list[TaskRecord]:
             error = error or result.get("error")
             published = _masked(published)
             result = _masked(result.get("result"), everything=bool(result.get(SECRET_RESULT)))
+        if started is None and state == states.RUNNING:
+            started = (ad.meta or {}).get(STARTED_AT)  # it runs now
         reported = (ad.meta or {}).get("progress_details") or {}
         progress = (dict(reported["details"])
                     if reported.get("details") and state == states.RUNNING else None)

@@ -83,6 +83,7 @@ from tripleo_flow.flows import (
     subworkflow,
     workbook_validator,
 )
+from tripleo_flow.flows.states import STARTED_AT
 from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
 
 #: Atom metadata of a task execution that paused the execution before it started.
@@ -342,6 +343,7 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
             tex.attempt = int((detail.meta or {}).get("attempt") or 1)
         detail.state = states.RUNNING
         detail.failure = None
+        detail.meta = {**(detail.meta or {}), STARTED_AT: time.time()}
         self.storage.save(detail)
         self.atom_notifier.notify(states.RUNNING, {"task_name": tex.name,
                                                    "task_uuid": detail.uuid, "result": None})

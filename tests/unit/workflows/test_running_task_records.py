@@ -1,0 +1,57 @@
+"""What readers see of a task while it runs: its state and since when (issue 30).
+
+A running task's record had no start time until it ended (its outcome carries
+``started_at``), so the CLI's and the GUI's task tables showed an empty Started cell
+for the one task a user watches.  The engine now keeps the time with the RUNNING
+state (one save, :class:`~tripleo_flow.flows.engine_storage.OneSaveTaskAction`).
+Both engines (a ``join`` makes a workflow run on the state machine).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.engine_helpers import Host
+from tests.unit.workflows.test_mistral_cancel import _install, _start
+from tests.unit.workflows.test_pause_requests import host as host  # the fixture
+
+ENGINES = pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
+
+
+@ENGINES
+def test_a_running_task_shows_when_it_started(host: Host, tmp_path: Path, join: bool
+                                              ) -> None:
+    name = _install(host, tmp_path, f"""\
+        wf:
+          input: [gate]
+          tasks:
+            first:
+              action: std.noop
+              on-success: held
+            held:
+              {"join: all" if join else ""}
+              action: test.hold gate=<% $.gate %>
+        """)
+    before = time.time()
+    ident, gate = _start(host, tmp_path, f"{name}.wf")
+    try:
+        tasks = {t.name: t for t in host.execution_tasks(ident)}
+        held = tasks["held"]
+        assert held.state == "RUNNING"
+        assert held.started_at is not None and before <= held.started_at <= time.time()
+        assert held.finished_at is None
+        assert tasks["first"].started_at is not None
+        assert tasks["first"].started_at <= held.started_at
+    finally:
+        gate.opened.set()
+    deadline = time.time() + 60
+    while host.get_execution(ident).state not in ("SUCCESS", "FAILURE", "REVERTED"):
+        assert time.time() < deadline, "the execution did not end"
+        time.sleep(0.05)
+    ended = {t.name: t for t in host.execution_tasks(ident)}["held"]
+    assert ended.state == "SUCCESS"
+    assert ended.started_at == pytest.approx(held.started_at, abs=1.0)
+    assert ended.finished_at is not None and ended.finished_at >= ended.started_at
