@@ -13,11 +13,18 @@ and retry handling are unchanged.
 Compiling has the same trouble: TaskFlow merges each child's graph into a
 *new copy* of the graph built so far (``networkx.compose``), O(N^2) for a flow
 of N atoms (2000 tasks: ~5 s of an 8 s run).  :func:`merge_graphs` merges into
-one copy, with the same result and the same overlap check; it replaces
-TaskFlow's own (:func:`taskflow.types.graph.merge_graphs`) on import.  And each
-atom's scope walker finds its atom in the compiled hierarchy by a depth-first
-search (O(N) per atom): :class:`IndexedScopeWalker` looks it up in an index of
-the hierarchy built once per compilation (the same first match).
+one copy, with the same result and the same overlap check.  And each atom's scope
+walker finds its atom in the compiled hierarchy by a depth-first search (O(N) per
+atom): :func:`_index_hierarchy` answers that search from an index of the hierarchy
+built once per compilation (the same first match).
+
+Both apply to the engines :func:`load` builds and to nothing else in the process:
+the hierarchy's index is an attribute of that engine's compilation, and the
+linear merge serves only a thread while it compiles such an engine.  TaskFlow has
+no seam for its graph merge, so its compiler's lookup of ``merge_graphs`` reaches a
+dispatcher (:func:`_merge_for_this_thread`, put in place on the first :func:`load`)
+that gives every other caller TaskFlow's own merge, unchanged.  The linear merge is
+what TaskFlow itself could adopt (same result, same overlap check).
 
 Running a chain, the parallel engine hands every task to a pool thread and
 waits for it: two thread switches per task, contended for the GIL.
@@ -50,7 +57,7 @@ from futurist import waiters
 from taskflow import states as st
 from taskflow.engines.action_engine import builder as bu
 from taskflow.engines.action_engine import compiler as co
-from taskflow.engines.action_engine import deciders, scopes
+from taskflow.engines.action_engine import deciders
 from taskflow.engines.action_engine import selector as se
 from taskflow.types import graph as tf_graph
 
@@ -159,33 +166,63 @@ def merge_graphs(graph: Any, *graphs: Any, **kwargs: Any) -> Any:
     return merged
 
 
-tf_graph.merge_graphs = merge_graphs
+#: Whether this thread is compiling an engine :func:`load` builds.
+_COMPILING = threading.local()
+_MERGE_LOCK = threading.Lock()
 
 
-class IndexedScopeWalker(scopes.ScopeWalker):  # type: ignore[misc]
-    """TaskFlow's scope walker, finding its atom's node through an index of the
-    compilation's hierarchy (the first node of each item in depth-first order, the
-    node ``hierarchy.find`` returns) instead of a search per atom."""
-
-    def __init__(self, compilation: Any, atom: Any, names_only: bool = False) -> None:
-        index = compilation.__dict__.get("_tripleo_flow_nodes")
-        if index is None:
-            index = {}
-            for node in compilation.hierarchy.dfs_iter(include_self=True):
-                index.setdefault(node.item, node)
-            compilation.__dict__["_tripleo_flow_nodes"] = index
-        node = index.get(atom)
-        if node is None:
-            raise ValueError(f"Unable to find atom '{atom}' in compilation hierarchy")
-        self._node = node
-        self._level_cache: dict[Any, Any] = {}
-        self._atom = atom
-        self._execution_graph = compilation.execution_graph
-        self._names_only = names_only
-        self._predecessors = None
+def _merge_for_this_thread(graph: Any, *graphs: Any, **kwargs: Any) -> Any:
+    """TaskFlow's compiler's ``merge_graphs``: :func:`merge_graphs` while this thread
+    compiles an engine :func:`load` builds, TaskFlow's own otherwise."""
+    if getattr(_COMPILING, "active", False):
+        return merge_graphs(graph, *graphs, **kwargs)
+    return _TASKFLOW_MERGE(graph, *graphs, **kwargs)
 
 
-scopes.ScopeWalker = IndexedScopeWalker  # what Runtime.compile builds, per atom
+def _install_merge() -> None:
+    """Put :func:`_merge_for_this_thread` where TaskFlow's compiler looks for its merge
+    (once; a merge someone else installed since is left alone)."""
+    with _MERGE_LOCK:
+        if tf_graph.merge_graphs is _TASKFLOW_MERGE:
+            tf_graph.merge_graphs = _merge_for_this_thread
+
+
+def _index_hierarchy(hierarchy: Any) -> None:
+    """Answer ``hierarchy.find(item)`` (what each atom's scope walker asks while the
+    runtime compiles: a depth-first search) from an index built once: the first node
+    of each item in depth-first order, the node the search returns.  Only this
+    compilation's root changes; any other kind of search is TaskFlow's own."""
+    index: dict[Any, Any] = {}
+    for node in hierarchy.dfs_iter(include_self=True):
+        index.setdefault(node.item, node)
+    search = hierarchy.find
+
+    def find(item: Any, only_direct: bool = False, include_self: bool = True) -> Any:
+        if only_direct or not include_self:
+            return search(item, only_direct=only_direct, include_self=include_self)
+        return index.get(item)
+
+    hierarchy.find = find
+
+
+def _tune_compiler(engine: Any) -> None:
+    """Make ``engine``'s pattern compiler (only this engine's) merge graphs in linear
+    time and index the hierarchy it compiles."""
+    _install_merge()
+    patterns = engine._compiler
+    compile_patterns = patterns.compile
+
+    def compile_tuned() -> Any:
+        _COMPILING.active = True
+        try:
+            compilation = compile_patterns()
+        finally:
+            _COMPILING.active = False
+        if "find" not in vars(compilation.hierarchy):
+            _index_hierarchy(compilation.hierarchy)
+        return compilation
+
+    patterns.compile = compile_tuned
 
 
 class HeldExecutor(futures.Executor):
@@ -314,6 +351,7 @@ def load(flow: Any, **kwargs: Any) -> Any:
         raise ValueError("a guard needs the parallel engine given a pool as executor")
     store = kwargs.pop("store", None)
     engine = taskflow.engines.load(flow, **kwargs)
+    _tune_compiler(engine)
     engine_storage.install(engine)
     if store:
         engine.storage.inject(store)

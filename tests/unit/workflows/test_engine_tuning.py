@@ -1,4 +1,5 @@
-"""The engine tuning stays installed (a TaskFlow upgrade must not silently drop it)."""
+"""The engine tuning stays installed (a TaskFlow upgrade must not silently drop it), on
+the engines ``engine.load`` builds and on nothing else in the process (issue 28)."""
 
 from __future__ import annotations
 
@@ -43,7 +44,6 @@ def test_workflow_spec_names() -> None:
 def test_the_linear_graph_merge_gives_taskflows_result() -> None:
     from taskflow.types import graph as tf_graph
 
-    assert tf_graph.merge_graphs is engine.merge_graphs
     first = tf_graph.DiGraph(name="first")
     first.add_node("a", kind="flow")
     first.add_edge("a", "b", x=1)
@@ -70,17 +70,44 @@ def test_the_linear_graph_merge_gives_taskflows_result() -> None:
     assert list(engine.merge_graphs(first, overlapping, allow_overlaps=True).nodes) == ["a", "b"]
 
 
-def test_the_indexed_scope_walker_finds_the_node_a_search_finds() -> None:
-    from taskflow.engines.action_engine import scopes
-
+def test_the_indexed_hierarchy_finds_the_node_a_search_finds() -> None:
     flow, _runtime = _chain(4)
     loaded = engine.load(flow, store={atoms.input_symbol(""): {"state": "SUCCESS", "ctx": {},
                                                                "next": ["*"]}})
-    compilation = loaded._runtime.compilation
-    assert scopes.ScopeWalker is engine.IndexedScopeWalker
+    hierarchy = loaded._runtime.compilation.hierarchy
+    assert "find" in vars(hierarchy)  # this compilation's own index
     for atom in flow:
-        walker = engine.IndexedScopeWalker(compilation, atom, names_only=True)
-        assert walker._node is compilation.hierarchy.find(atom)
+        assert hierarchy.find(atom) is type(hierarchy).find(hierarchy, atom)
+        walker = loaded._runtime._atom_cache[atom.name]["scope_walker"]
+        assert isinstance(walker, engine.ProviderScope)
+    assert hierarchy.find("no such atom") is None
+
+
+def test_only_engines_load_builds_get_the_linear_merge(monkeypatch: Any) -> None:
+    """Another TaskFlow user in the process compiles with TaskFlow's own merge, and its
+    hierarchy's search is TaskFlow's own; ours compile with the linear one."""
+    import taskflow.engines
+
+    calls: list[int] = []
+    linear = engine.merge_graphs
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return linear(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "merge_graphs", counted)
+    flow, _runtime = _chain(3)
+    engine.load(flow, store={atoms.input_symbol(""): {"state": "SUCCESS", "ctx": {},
+                                                      "next": ["*"]}})
+    assert calls, "the engine load() built did not compile with the linear merge"
+    calls.clear()
+    theirs = graph_flow.Flow("theirs").add(_Where("x", {}), _Where("y", {}, ["x"]))
+    other = taskflow.engines.load(theirs)
+    other.compile()
+    assert calls == []
+    assert "find" not in vars(other._runtime.compilation.hierarchy)
+    other.run()
+    assert other.storage.fetch("y") == "y"
 
 
 class _Where(task.Task):  # type: ignore[misc]
