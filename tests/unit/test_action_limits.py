@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,15 +16,16 @@ from tripleo_flow.plans.lock import PlanLocks
 from tripleo_flow.plans.plan import PlanRepository
 
 
-def _context(tmp_path: Path, conf: object | None) -> ActionContext:
+def _context(tmp_path: Path, conf: Any = None) -> ActionContext:
     return ActionContext(store=LocalStore(tmp_path / "plans"),
                          locks=PlanLocks(f"file://{tmp_path / 'locks'}", 5),
-                         conf=conf)  # type: ignore[arg-type]
+                         conf=conf if conf is not None else config.load([]))
 
 
-def test_limit_without_configuration_is_the_option_default(tmp_path: Path) -> None:
-    assert _context(tmp_path, None).limit("render_max_size") == 16 << 20
-    assert _context(tmp_path, None).limit("plan_history_max") == 100
+def test_limit_of_a_configuration_that_sets_none_is_the_option_default(tmp_path: Path
+                                                                       ) -> None:
+    assert _context(tmp_path).limit("render_max_size") == 16 << 20
+    assert _context(tmp_path).limit("plan_history_max") == 100
 
 
 def test_configured_render_limit_refuses_what_the_default_allows(tmp_path: Path) -> None:
@@ -43,6 +45,6 @@ def test_configured_render_limit_refuses_what_the_default_allows(tmp_path: Path)
         action.execute(plan="p")
     assert PlanRepository(store).names("p") == before
 
-    unlimited = ProcessTemplates(_context(tmp_path, None))
+    unlimited = ProcessTemplates(_context(tmp_path))
     unlimited.execute(plan="p")
     assert "big.yaml" in PlanRepository(store).names("p")

@@ -12,7 +12,7 @@ from taskflow import engines, task
 from taskflow.patterns import linear_flow
 
 from tests.engine_helpers import ActionTask
-from tripleo_flow import exceptions
+from tripleo_flow import config, exceptions
 from tripleo_flow.actions.base import ActionContext
 from tripleo_flow.actions.deploy_outputs import WriteConfigDownload
 from tripleo_flow.plans.local import LocalStore
@@ -35,7 +35,7 @@ class Boom(task.Task):  # type: ignore[misc]
 @pytest.fixture
 def context(tmp_path: Path) -> ActionContext:
     return ActionContext(store=LocalStore(tmp_path / "plans"),
-                         locks=PlanLocks(f"file://{tmp_path / 'locks'}", 5))
+                         locks=PlanLocks(f"file://{tmp_path / 'locks'}", 5), conf=config.load([]))
 
 
 def _run(context: ActionContext, work: Path, fail: bool) -> dict[str, Any]:
@@ -135,7 +135,8 @@ def test_a_failed_progress_look_is_skipped_not_fatal() -> None:
     from tripleo_flow.actions.deploy_stack import _Follower
 
     seen: list[Any] = []
-    context = ActionContext(store=None, locks=None, reporter=seen.append)  # type: ignore[arg-type]
+    context = ActionContext(store=None, locks=None, conf=None,  # type: ignore[arg-type]
+                            reporter=seen.append)
     follow = _Follower(_FlakyListing(), "oc", context)  # type: ignore[arg-type]
     stack = {"id": "1", "stack_status": "CREATE_IN_PROGRESS"}
     follow(stack)   # the listing failed: no report, no error
@@ -168,7 +169,8 @@ def test_progress_looks_take_a_bounded_share_of_the_stack_time() -> None:
 
     clock = [0.0]
     seen: list[Any] = []
-    context = ActionContext(store=None, locks=None, reporter=seen.append)  # type: ignore[arg-type]
+    context = ActionContext(store=None, locks=None, conf=None,  # type: ignore[arg-type]
+                            reporter=seen.append)
     heat = _SlowListing(clock, cost=1.0)
     follow = deploy_stack._Follower(heat, "oc", context,  # type: ignore[arg-type]
                                     clock=lambda: clock[0])

@@ -28,7 +28,9 @@ from tripleo_flow.actions.base import ActionContext
 from tripleo_flow.actions.deploy import StartDeployment
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.lock import PlanLocks
-ctx = ActionContext(store=LocalStore(sys.argv[1]), locks=PlanLocks("file://" + sys.argv[2], 5))
+from tripleo_flow import config
+ctx = ActionContext(store=LocalStore(sys.argv[1]), locks=PlanLocks("file://" + sys.argv[2], 5),
+                    conf=config.load([]))
 StartDeployment(ctx).execute(plan="oc", work_dir=sys.argv[3], heat_type="native")
 os._exit(9)
 """

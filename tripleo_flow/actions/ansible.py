@@ -72,8 +72,7 @@ def content_paths(venv: str | None) -> dict[str, str]:
 
 
 def _venv(context: Any) -> str | None:
-    conf = getattr(context, "conf", None)
-    return conf.ansible.venv if conf is not None else None
+    return context.conf.ansible.venv  # type: ignore[no-any-return]
 
 
 class CheckAnsible(Action):

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from tripleo_flow import exceptions
-from tripleo_flow.config import LIMITS_OPTS
 from tripleo_flow.plans.plan import PlanRepository
 
 if TYPE_CHECKING:
@@ -62,7 +61,7 @@ class ActionContext:
 
     store: PlanStore
     locks: PlanLocks
-    conf: cfg.ConfigOpts | None = None
+    conf: cfg.ConfigOpts
     #: Told what the running action has done so far (a plan's check and upload, a
     #: stack's resources and events, a node's state, a validation): the one channel
     #: every interface's progress comes through.
@@ -137,13 +136,9 @@ class ActionContext:
             self.stop_check()
 
     def limit(self, name: str) -> int:
-        """The ``[limits]`` option ``name``: configured, or its default without a configuration."""
-        if self.conf is not None:
-            return int(getattr(self.conf.limits, name))
-        return int(next(opt.default for opt in LIMITS_OPTS if opt.name == name))
+        """The ``[limits]`` option ``name``."""
+        return int(getattr(self.conf.limits, name))
 
     def seconds(self, name: str) -> float:
         """The ``[limits]`` time option ``name`` (seconds), as :meth:`limit`."""
-        if self.conf is not None:
-            return float(getattr(self.conf.limits, name))
-        return float(next(opt.default for opt in LIMITS_OPTS if opt.name == name))
+        return float(getattr(self.conf.limits, name))

@@ -31,7 +31,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from tripleo_flow import config, exceptions
+from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.paths import WorkDir
 from tripleo_flow.core import run_options, update
@@ -154,7 +154,7 @@ class StartDeployment(Action):
                         plan, owner.describe(recorded))
         deployed = (previous.get("heat_type") if previous
                     and previous.get("work_dir") == work_dir else None)
-        conf = self.context.conf if self.context.conf is not None else config.new_conf()
+        conf = self.context.conf
         heat_type = resolve_type(conf, heat_type, work_dir, deployed)
         repo.set_deployment_status(plan, {
             "deployment_status": "DEPLOYING", "updated_at": timestamp(), "work_dir": work_dir,

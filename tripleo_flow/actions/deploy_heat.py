@@ -9,7 +9,7 @@ import os
 import shutil
 from typing import Any
 
-from tripleo_flow import config, exceptions
+from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, ActionContext, Rerun
 from tripleo_flow.actions.paths import WorkDir
 from tripleo_flow.heat import make_launcher
@@ -34,7 +34,7 @@ def live_heat(context: ActionContext, plan: str, work_dir: str,
     also takes the plan's DEPLOYING record over.  With ``need_stack`` (the stack had
     finished), a Heat whose database did not outlive it (a pod's) is an error.
     """
-    conf = context.conf if context.conf is not None else config.new_conf()
+    conf = context.conf
     launcher = make_launcher(conf, heat.get("heat_type") or None, work_dir)
     status = launcher.status()
     if status.running:
@@ -65,7 +65,7 @@ class LaunchDeploymentHeat(Action):
     rerun = Rerun.CONVERGES
 
     def _launcher(self, work_dir: str, heat_type: str | None) -> Any:
-        conf = self.context.conf if self.context.conf is not None else config.new_conf()
+        conf = self.context.conf
         return make_launcher(conf, heat_type, work_dir)
 
     def execute(self, work_dir: WorkDir, heat_type: str | None = None) -> dict[str, Any]:

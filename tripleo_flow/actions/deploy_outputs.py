@@ -116,8 +116,8 @@ class SaveStackOutputs(Action):
 def _connection(conf: Any, ssh_user: str | None,
                 ssh_key: str | None) -> config_download.Connection:
     """The SSH user and key of the inventory: the deploy's, else ``[ansible]``'s."""
-    user = ssh_user or (conf.ansible.ssh_user if conf is not None else None)
-    key = ssh_key or (conf.ansible.ssh_private_key if conf is not None else None)
+    user = ssh_user or conf.ansible.ssh_user
+    key = ssh_key or conf.ansible.ssh_private_key
     if user is not None and (not user.strip() or any(c.isspace() for c in user)):
         raise exceptions.InvalidInput(
             f"The overcloud SSH user {user[:100]!r} is not a user name: give one without "

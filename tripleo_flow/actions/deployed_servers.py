@@ -32,8 +32,6 @@ PATH = deployed_servers.ENVIRONMENT_NAME
 
 def subnet_of(context: ActionContext) -> baremetal.Subnet:
     """The control plane subnet: the ``[ctlplane]`` options, or their defaults."""
-    if context.conf is None:
-        return baremetal.Subnet()
     opts = context.conf.ctlplane
     return baremetal.Subnet(
         cidr=opts.cidr, gateway_ip=opts.gateway_ip, allocation_start=opts.allocation_start,

@@ -13,7 +13,6 @@ import os
 import shutil
 from typing import Any
 
-from tripleo_flow import config
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.paths import WorkDir
 from tripleo_flow.heat import launched, make_launcher
@@ -22,7 +21,7 @@ from tripleo_flow.heat.workdir import HeatDir
 
 
 def _launcher(action: Action, heat_type: str | None, heat_dir: str) -> HeatLauncher:
-    conf = action.context.conf if action.context.conf is not None else config.new_conf()
+    conf = action.context.conf
     return make_launcher(conf, heat_type, heat_dir)
 
 
@@ -32,7 +31,7 @@ def _api_limit(action: Action, heat_dir: str) -> contextlib.AbstractContextManag
     on after the execution (:mod:`tripleo_flow.heat.launched`); else nothing."""
     if not action.context.api_user:
         return contextlib.nullcontext()
-    conf = action.context.conf if action.context.conf is not None else config.new_conf()
+    conf = action.context.conf
     return launched.for_conf(conf).claim(heat_dir, launched.limit(conf))
 
 

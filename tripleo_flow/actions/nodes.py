@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tripleo_flow import config, exceptions, ironic
+from tripleo_flow import exceptions, ironic
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.core import nodes as node_files
 from tripleo_flow.core import progress
@@ -30,7 +30,7 @@ class NodeAction(Action):
     """The base of the node actions: the configured Ironic, its waits and progress."""
 
     def _conf(self) -> Any:
-        return self.context.conf if self.context.conf is not None else config.new_conf()
+        return self.context.conf
 
     def _client(self) -> IronicClient:
         return IronicClient(ironic.endpoint(self._conf()))

@@ -42,18 +42,17 @@ if TYPE_CHECKING:
 LOG = logging.getLogger(__name__)
 
 
-def load_checked_tree(plan: str, templates: str, listener: PlanProgressListener | None = None,
-                      conf: cfg.ConfigOpts | None = None,
+def load_checked_tree(plan: str, templates: str, listener: PlanProgressListener | None,
+                      conf: cfg.ConfigOpts,
                       data_files: dict[str, str] | None = None) -> dict[str, bytes]:
     """Read a template tree and check everything that can be checked offline.
 
-    :param conf: its ``[limits]`` bound a tarball (defaults without it).
+    :param conf: its ``[limits]`` bound a tarball and the roles.
     :param data_files: YAML text replacing the tree's ``roles_data.yaml``,
         ``network_data.yaml`` or ``vip_data.yaml`` (:func:`roles.with_data_files`).
     """
-    limits = {"max_size": conf.limits.archive_max_size,
-              "max_members": conf.limits.archive_max_members} if conf is not None else {}
-    files = sources.read_templates(templates, **limits)
+    files = sources.read_templates(templates, max_size=conf.limits.archive_max_size,
+                                   max_members=conf.limits.archive_max_members)
     if not files:
         raise exceptions.InvalidInput(f"Templates {templates!r} hold no files.")
     files = roles.with_data_files(
@@ -63,7 +62,7 @@ def load_checked_tree(plan: str, templates: str, listener: PlanProgressListener 
         planenv.parse_plan_environment(files[PLAN_ENV], PLAN_ENV)
     if "roles_data.yaml" in files:
         roles.validate_roles(planenv.load_yaml(files["roles_data.yaml"], "roles_data.yaml"),
-                             max_count=conf.limits.nodes_max if conf is not None else None)
+                             max_count=conf.limits.nodes_max)
     if "network_data.yaml" in files:
         roles.validate_networks(planenv.load_yaml(files["network_data.yaml"], "network_data.yaml"))
     if roles.VIP_DATA in files:

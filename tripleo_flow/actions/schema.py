@@ -84,7 +84,7 @@ def validate_with_heat(context: ActionContext, request: dict[str, Any],
                        template: str) -> dict[str, Any]:
     """Launch a private Heat, validate ``request`` and kill Heat whatever happens
     (within ``[heat] schema_launches_max`` at once)."""
-    conf = context.conf if context.conf is not None else config.new_conf()
+    conf = context.conf
     with _launch_slot(conf.heat.schema_launches_max, float(conf.heat.api_timeout)):
         return _validate_with_heat(conf, request, template)
 

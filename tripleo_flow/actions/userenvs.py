@@ -24,14 +24,12 @@ LOG = logging.getLogger(__name__)
 def _environments(context: ActionContext, raw: Any) -> list[userenvs.EnvironmentFile]:
     if not isinstance(raw, list) or not raw:
         raise exceptions.InvalidInput("Give one or more environment files.")
-    limits = context.conf.limits if context.conf is not None else None
-    kwargs = {"max_nodes": limits.yaml_max_nodes, "max_depth": limits.yaml_max_depth} \
-        if limits is not None else {}
-    if limits is not None:
-        for index, item in enumerate(raw, start=1):
-            validation.check_size(item, limits.parameters_max_size,
-                                  f"Environment file {index} (with the files it brings)")
-    return [userenvs.EnvironmentFile.from_json(item, **kwargs) for item in raw]
+    limits = context.conf.limits
+    for index, item in enumerate(raw, start=1):
+        validation.check_size(item, limits.parameters_max_size,
+                              f"Environment file {index} (with the files it brings)")
+    return [userenvs.EnvironmentFile.from_json(item, max_nodes=limits.yaml_max_nodes,
+                                               max_depth=limits.yaml_max_depth) for item in raw]
 
 
 def _current(repo: PlanRepository, plan: str, paths: list[str],

@@ -22,12 +22,6 @@ from tripleo_flow.validations.catalog import Catalog
 from tripleo_flow.validations.results import ResultStore
 
 
-def _conf(context: Any) -> Any:
-    if context.conf is None:
-        raise exceptions.InvalidInput("Validations need a configuration (ActionContext.conf).")
-    return context.conf
-
-
 def catalog_of(context: Any) -> Catalog:
     conf = context.conf
     return Catalog(venv_path(conf), conf.validations.validations_dirs)
@@ -81,7 +75,7 @@ class SelectValidations(Action):
             raise exceptions.InvalidInput(
                 f"No validation in group {group!r} / category {category!r}; see: "
                 "validation list")
-        run_dir = runs_dir(_conf(self.context)) / run_id
+        run_dir = runs_dir(self.context.conf) / run_id
         if localhost or (not inventory and not plan):
             path, label = runner.localhost_inventory(catalog.venv, run_dir), core.LOCALHOST
         elif inventory:
@@ -115,7 +109,7 @@ class RunValidation(Action):
         found = catalog.get(validation)
         run_id = runner.check_run_id(str(selection.get("run_id")))
         inventory = Path(str(selection["inventory"]))
-        run_dir = runs_dir(_conf(self.context)) / run_id
+        run_dir = runs_dir(self.context.conf) / run_id
         self.context.report(ValidationProgress(validation, "running"))
         try:
             record = runner.run(catalog.venv, found, inventory,

@@ -52,25 +52,17 @@ class CatalogMixin:
         return state["registry"]  # type: ignore[no-any-return]
 
     def _wf_conf(self, name: str) -> Any:
-        try:
-            return getattr(self.conf.workflows, name)
-        except Exception:  # conf without the [workflows] group (embedding)
-            return None
+        return getattr(self.conf.workflows, name)
 
-    def _limit(self, name: str, default: int) -> int:
-        """``[limits] name`` (``default`` for a conf without that group: embedding)."""
-        try:
-            return int(getattr(self.conf.limits, name))
-        except Exception:
-            return default
+    def _limit(self, name: str) -> int:
+        """``[limits] name``."""
+        return int(getattr(self.conf.limits, name))
 
     def _workbook_limits(self) -> WorkbookLimits:
         from tripleo_flow.flows import workbook_loader
 
-        default = workbook_loader.WorkbookLimits()
-        return workbook_loader.WorkbookLimits(
-            self._limit("workbook_max_size", default.max_size),
-            self._limit("workbook_max_tasks", default.max_tasks))
+        return workbook_loader.WorkbookLimits(self._limit("workbook_max_size"),
+                                              self._limit("workbook_max_tasks"))
 
     @property
     def workbooks_dir(self) -> Path:

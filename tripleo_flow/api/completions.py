@@ -31,7 +31,7 @@ class CompletionsMixin:
     def _runner(self) -> Runner:
         raise NotImplementedError
 
-    def _limit(self, name: str, default: int) -> int:
+    def _limit(self, name: str) -> int:
         raise NotImplementedError
 
     def resume_execution(self, execution_id: str, *args: Any, **kwargs: Any) -> Any:
@@ -71,8 +71,8 @@ class CompletionsMixin:
         if item is not None and (isinstance(item, bool) or not isinstance(item, int)
                                  or item < 0):
             raise exceptions.InvalidInput(f"item must be a whole number >= 0, not {item!r}.")
-        jsonvalues.check_value(output, self._limit("yaml_max_depth", 100),
-                               self._limit("yaml_max_nodes", 1_000_000), "The action's output")
+        jsonvalues.check_value(output, self._limit("yaml_max_depth"),
+                               self._limit("yaml_max_nodes"), "The action's output")
         store = self._runner().store
         record = next((t for t in store.tasks(execution_id) if task in (t.name, t.id)), None)
         if record is None:

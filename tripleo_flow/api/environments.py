@@ -39,7 +39,7 @@ class EnvironmentsMixin:
         conf = self.context.conf
         limits = {"max_nodes": conf.limits.yaml_max_nodes,
                   "max_depth": conf.limits.yaml_max_depth,
-                  "max_items": conf.limits.input_max_items} if conf is not None else {}
+                  "max_items": conf.limits.input_max_items}
         result = []
         for env in environments:
             if isinstance(env, Mapping):

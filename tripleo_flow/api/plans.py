@@ -257,13 +257,13 @@ class PlansMixin(EnvironmentsMixin):
         be a list of ``noun``, as ``role set FILE`` reads its file)."""
         if not isinstance(value, str):
             return value
-        limits = self.context.conf.limits if self.context.conf is not None else None
+        limits = self.context.conf.limits
         if "\0" in value:
             raise exceptions.InvalidInput(
                 f"The {source} is binary, not a YAML text file: give a YAML list of {noun}.")
         try:
-            parsed = planenv.load_yaml(value, source, **({} if limits is None else {
-                "max_nodes": limits.yaml_max_nodes, "max_depth": limits.yaml_max_depth}))
+            parsed = planenv.load_yaml(value, source, max_nodes=limits.yaml_max_nodes,
+                                       max_depth=limits.yaml_max_depth)
         except exceptions.InvalidTemplate as exc:
             raise exceptions.InvalidInput(
                 f"The {source} is not valid YAML: {exc.reason}. Nothing was changed.") from exc

@@ -133,12 +133,7 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         return self.get_execution(execution_id)
 
     def _idempotency_ttl(self) -> int:
-        from tripleo_flow.api import idempotency
-
-        try:
-            return int(self.conf.api.idempotency_key_ttl)
-        except Exception:  # conf without the [api] group (embedding)
-            return idempotency.DEFAULT_TTL
+        return int(self.conf.api.idempotency_key_ttl)
 
     def close_workflows(self) -> None:
         """Wait for background executions and release the database."""
@@ -209,13 +204,13 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         from tripleo_flow.flows.executions import ORIGIN_API
         from tripleo_flow.flows.runner import check_env
 
-        jsonvalues.check_value(dict(inputs or {}), self._limit("yaml_max_depth", 100),
-                               self._limit("yaml_max_nodes", 1_000_000), "The workflow input")
+        jsonvalues.check_value(dict(inputs or {}), self._limit("yaml_max_depth"),
+                               self._limit("yaml_max_nodes"), "The workflow input")
         lifecycle_options.check_inputs(name, inputs or {})  # tripleoclient's names
         check_env(env)
         if env is not None:
-            jsonvalues.check_value(dict(env), self._limit("yaml_max_depth", 100),
-                                   self._limit("yaml_max_nodes", 1_000_000),
+            jsonvalues.check_value(dict(env), self._limit("yaml_max_depth"),
+                                   self._limit("yaml_max_nodes"),
                                    "The execution's env")
         if paths is not None:
             inputs = self._server_inputs(name, inputs or {}, paths)
@@ -269,8 +264,8 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         """
         from taskflow import exceptions as tf_exceptions
 
-        jsonvalues.check_value(dict(inputs), self._limit("yaml_max_depth", 100),
-                               self._limit("yaml_max_nodes", 1_000_000), "The workflow input")
+        jsonvalues.check_value(dict(inputs), self._limit("yaml_max_depth"),
+                               self._limit("yaml_max_nodes"), "The workflow input")
         inputs = self._absolute_paths(name, inputs)
         stop = StopRequest(interruptible) if interruptible else None
         try:
