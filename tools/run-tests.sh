@@ -2,9 +2,15 @@
 # Install everything the tests need on a fresh Debian 12 machine (root), then
 # run the style checks and every test: unit and functional (real Swift, Redis,
 # MariaDB, heat-all, podman, Keystone, Ironic).
-# Usage: tools/run-tests.sh [pytest args...]
+# Usage: tools/run-tests.sh [pytest args...]   (they are added to pytest's `tests`)
+#        tools/run-tests.sh --setup-only      (install everything, run nothing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+setup_only=0
+if [ "${1:-}" = "--setup-only" ]; then
+    setup_only=1
+    shift
+fi
 start=$(date +%s)
 step() { printf '\n== %s (+%ss)\n' "$*" "$(( $(date +%s) - start ))"; }
 
@@ -105,6 +111,13 @@ step "tripleo-heat-templates trees (PyPI sdists, cached)"
 # TripleO's own Train workbooks (tests/unit/workflows/test_train_workbooks.py validates them).
 step "tripleo-common 11.3.0 sdist (its Train Mistral workbooks, cached)"
 .venv/bin/python tools/fetch_sdist.py tripleo-common 11.3.0 >/dev/null
+
+if [ "$setup_only" = 1 ]; then
+    step "set-up done but the Heat images (--setup-only: no check or test run); waiting for the images"
+    wait "$images_pid" || true
+    step "Heat images: $(cat "$TRIPLEO_FLOW_TEST_HEAT_IMAGES_STATUS" 2>/dev/null || echo unknown)"
+    exit 0
+fi
 
 step "ruff"
 .venv/bin/ruff check tripleo_flow tests bench tools
