@@ -303,7 +303,7 @@ class ActionAtom(_WorkbookAtom):
                 elif outcome.get(atoms.UNHANDLED) == "now" and not self._contain(outcome, exc):
                     # No transition fired: the task fails the workflow now, with what
                     # it published on error kept for the workflow's output-on-error.
-                    self.runtime.scope.keep_error_context(self.name, outcome["ctx"])
+                    self.runtime.scope.keep_error_context(self.name, outcome["ctx"], exc)
                     raise
                 return outcome
             if (policy is not None and policy.continue_on is not None and attempt < attempts

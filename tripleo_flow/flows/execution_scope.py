@@ -218,12 +218,19 @@ class Scope:
         with self._lock:
             return [(atom, error) for where, atom, error in self._failed if where == prefix]
 
-    def keep_error_context(self, atom: str, ctx: Mapping[str, Any]) -> None:
+    def keep_error_context(self, atom: str, ctx: Mapping[str, Any],
+                           cause: BaseException | None = None) -> None:
         """Persist the context of task ``atom`` as it fails the workflow (with what it
         published on error) in its atom's metadata: the workflow's ``output-on-error``
-        is evaluated over it (:data:`ERROR_CONTEXT`)."""
+        is evaluated over it (:data:`ERROR_CONTEXT`); and its error ``cause`` as data
+        (:data:`~.error_records.ERROR_RECORD`: its kind and next steps, which readers
+        word for their interface)."""
         if self._storage is not None:
-            self._storage.update_atom_metadata(atom, {ERROR_CONTEXT: dict(ctx)})
+            meta: dict[str, Any] = {ERROR_CONTEXT: dict(ctx)}
+            record = error_records.describe(cause)
+            if record is not None:
+                meta[error_records.ERROR_RECORD] = record
+            self._storage.update_atom_metadata(atom, meta)
 
     # -- the engine -----------------------------------------------------------
 

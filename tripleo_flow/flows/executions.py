@@ -26,7 +26,7 @@ from taskflow.types import failure
 
 from tripleo_flow import exceptions
 from tripleo_flow.core import secrets
-from tripleo_flow.flows import execution_scope
+from tripleo_flow.flows import error_records, execution_scope
 from tripleo_flow.flows.async_actions import RUNNING as ACTION_RUNNING
 from tripleo_flow.flows.async_actions import AsyncActions
 from tripleo_flow.flows.cancels import Cancels
@@ -78,6 +78,9 @@ class TaskRecord:
     #: Why it is in its state where its error does not say (Mistral's task
     #: ``state_info``): a cancelled task's message (:func:`~.cancels.shown_tasks`).
     state_info: str | None = None
+    #: :attr:`error` in the HTTP API's words (its next steps as API requests), when it
+    #: has next steps; the HTTP API shows this one as ``error``.
+    error_api: str | None = None
 
 
 @dataclass(frozen=True)
@@ -183,6 +186,7 @@ def task_records(fd: Any) -> list[TaskRecord]:
         started = finished = None
         children: list[str] = []
         info = None
+        result_record = result if isinstance(result, Mapping) else None
         if ad.failure is not None:
             error = _failure_text(ad.failure)
         if isinstance(result, dict) and "state" in result:
@@ -196,13 +200,15 @@ def task_records(fd: Any) -> list[TaskRecord]:
             error = error or result.get("error")
             published = _masked(published)
             result = _masked(result.get("result"), everything=bool(result.get(SECRET_RESULT)))
+        error_api = _api_words(error, result_record, ad.meta)
         if started is None and state == states.RUNNING:
             started = (ad.meta or {}).get(STARTED_AT)  # it runs now
         reported = (ad.meta or {}).get("progress_details") or {}
         progress = (dict(reported["details"])
                     if reported.get("details") and state == states.RUNNING else None)
         records.append(TaskRecord(ad.name, str(state), result, error, published, started,
-                                  finished, progress, children, ad.uuid, state_info=info))
+                                  finished, progress, children, ad.uuid, state_info=info,
+                                  error_api=error_api))
     records.sort(key=lambda r: (r.started_at is None, r.started_at or 0.0))
     return records
 
@@ -213,6 +219,21 @@ def _masked(value: Any, everything: bool = False) -> Any:
 
 
 _internal = execution_scope.internal
+
+
+def _api_words(error: str | None, *records: Any) -> str | None:
+    """The task's ``error`` in the HTTP API's words (its next steps as requests), from
+    the error kept as data with its outcome or its atom (None when it has no next
+    steps, or the text no longer is that error's)."""
+    if not error:
+        return None
+    for holder in records:
+        if not isinstance(holder, Mapping):
+            continue
+        kept = error_records.rebuild(holder.get(error_records.ERROR_RECORD))
+        if kept is not None and kept.hints and str(kept) == error:
+            return kept.render(exceptions.API)
+    return None
 
 
 def _failure_text(fail: Any) -> str:

@@ -119,7 +119,7 @@ def follow(client: Client, execution_id: str, interval: float = 0.2, keepalive: 
             sequence += 1
             quiet = 0.0
             yield format_event("task", {"execution_id": execution_id,
-                                        **media.fields(task)}, sequence, redact)
+                                        **media.task(task)}, sequence, redact)
         if ended(execution, tasks):
             sequence += 1
             yield format_event("execution", media.execution(execution), sequence, redact)

@@ -16,7 +16,7 @@ from falcon import media
 
 from tripleo_flow.core.jsonvalues import dumps, fields, loads
 
-__all__ = ["dumps", "execution", "fields", "handler", "loads"]
+__all__ = ["dumps", "execution", "fields", "handler", "loads", "task"]
 
 
 def execution(record: Any) -> dict[str, Any]:
@@ -27,6 +27,15 @@ def execution(record: Any) -> dict[str, Any]:
     if api_error:
         body["error"] = api_error
     body["hints"] = body.get("hints") or []
+    return body
+
+
+def task(record: Any) -> dict[str, Any]:
+    """A task record as the API shows it: its error in the API's words."""
+    body = fields(record)
+    api_error = body.pop("error_api", None)
+    if api_error:
+        body["error"] = api_error
     return body
 
 

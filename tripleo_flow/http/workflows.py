@@ -251,7 +251,7 @@ class ExecutionTasks:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
-        resp.media = [media.fields(t) for t in self.client.execution_tasks(execution_id)]
+        resp.media = [media.task(t) for t in self.client.execution_tasks(execution_id)]
 
 
 class ExecutionEvents:

@@ -379,6 +379,15 @@ def test_the_gui_uploads_a_plan_and_shows_why_its_deploy_failed(
     expect(page.locator('#graph g.node[data-task="deploy_stack"]')).to_have_attribute(
         "data-state", re.compile("FAILURE|REVERTED"))
     shot("failed-graph")
+    # The tasks that failed name their next steps as API requests, as the execution
+    # does (the page shows these), not as CLI commands.
+    [deploy] = [e for e in api("GET", "/v1/executions").json()
+                if e["workflow"] == "tripleo.deploy.deploy"]
+    tasks = api("GET", f"/v1/executions/{deploy['id']}/tasks").json()
+    [stack] = [t for t in tasks if t["name"] == "deploy_stack"]
+    assert "GET /v1/plans/broken/deployment/failures" in stack["error"]
+    assert "tripleo-flow deployment failures" not in stack["error"]
+    assert stack["error"] == deploy["error"]
 
 
 def test_the_gui_logs_in_with_a_keystone_user(tmp_path: Path, keystone: Keystone) -> None:

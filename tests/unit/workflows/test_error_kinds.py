@@ -78,3 +78,36 @@ def test_errors_of_different_kinds_are_a_task_failure_with_both_next_steps(
     [record] = host.list_executions()
     assert record.hints == [{"command": "tripleo-flow plan create one --templates DIR",
                              "request": "POST /v1/plans?name=one"}]
+
+
+@pytest.mark.parametrize("machine", [False, True], ids=["graph", "state-machine"])
+def test_a_failed_task_reads_its_next_steps_in_each_interfaces_words(
+        host: Host, tmp_path: Path, machine: bool) -> None:
+    """The task that failed names the CLI command to the CLI and the API request to
+    the HTTP API (its tasks route and event stream), as its execution does (issue 30:
+    the GUI's failed-deploy view named the CLI command in the task's error)."""
+    from tripleo_flow.http import media
+
+    path = tmp_path / "one.yaml"
+    path.write_text(textwrap.dedent("""\
+        version: '2.0'
+        name: one
+        workflows:
+          wf:
+            tasks:
+              one:
+                action: test.missing_plan plan="one"
+              {extra}
+        """).format(extra=MACHINE if machine else ""))
+    host.create_workbook(path)
+    with pytest.raises(exceptions.WorkflowFailed):
+        host.run_workflow("one.wf", {})
+    [record] = host.list_executions()
+    task = {t.name: t for t in host.execution_tasks(record.id)}["one"]
+    assert "tripleo-flow plan create one --templates DIR" in (task.error or "")
+    assert "POST /v1/plans?name=one" not in (task.error or "")
+    shown = media.task(task)
+    assert "POST /v1/plans?name=one" in shown["error"]
+    assert "tripleo-flow plan create" not in shown["error"]
+    assert "error_api" not in shown
+    assert shown["error"] == record.error_api  # the execution's own words, the same
