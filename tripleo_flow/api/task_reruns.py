@@ -44,13 +44,14 @@ class TaskRerunsMixin:
 
         :param task: the task execution's name as ``execution tasks`` lists it
             (``deploy``, ``poll[2]``) or its id
-        :param reset: Mistral's: false only for a ``with-items`` task (its failed items
-            only); refused here (every item reruns with reset)
+        :param reset: Mistral's: false only for a ``with-items`` task: its failed items
+            run again, the others keep their results (unless its action undid them)
         :param wait: return when it has ended (else at once, as ``resume_execution``)
         :param api_user: asked over the HTTP API: only an execution started there
         :raises Conflict: the execution has not failed (Mistral's 409 on a workflow that
             is not in ERROR), or (``api_user``) it was not started through the API
-        :raises InvalidInput: the task did not fail, ``reset`` false, ``env`` not an
+        :raises InvalidInput: the task did not fail, ``reset`` false without
+            ``with-items``, ``env`` not an
             object, or a completed task of the execution was undone when it failed (its
             action reverts: TripleO's workbooks); nothing is changed then
         :raises NotFound: no such execution or task execution
@@ -86,7 +87,7 @@ class TaskRerunsMixin:
             workflow = catalog.get((fd.meta or {})["workflow"])
             failed = task_reruns.check(fd, workflow, task, reset,
                                        catalog.action_lookup(runner._actions))
-            task_reruns.prepare(fd, workflow, failed)
+            task_reruns.prepare(fd, workflow, failed, reset)
             if env:
                 fd.meta["env"] = merged(fd.meta.get("env") or {}, env)
             store.save_flow(fd)

@@ -15,9 +15,10 @@ undone.  :func:`prepare` rewrites that flow detail so that the resume path
   task could no longer reach it waits again;
 * the execution's error is cleared and it reads SUSPENDED until it is resumed.
 
-``reset`` false (Mistral's: only a ``with-items`` task may take it, to run its failed
-items only) is refused here: a failed ``with-items`` task keeps no result of the items
-that had succeeded, so all its items run again (``reset`` true).
+``reset`` false (Mistral's: only a ``with-items`` task may take it) runs its failed
+items only: the items that had succeeded keep their results (:mod:`.item_results`).
+When its action undoes something, those items were undone as the task failed: they
+run again too.
 
 Where ours is deliberately stricter: our failed workflows undo their completed tasks
 (Mistral's never do).  A completed task whose action has a real ``revert`` (an undo:
@@ -34,7 +35,7 @@ from typing import Any
 from taskflow import states
 
 from tripleo_flow import exceptions
-from tripleo_flow.flows import atoms, compiler
+from tripleo_flow.flows import atoms, compiler, item_results
 from tripleo_flow.flows.state_machine import MACHINE
 from tripleo_flow.flows.states import STARTED_AT
 from tripleo_flow.flows.workbook_model import WorkflowSpec
@@ -118,11 +119,6 @@ def check(fd: Any, workflow: WorkflowSpec, task: str, reset: bool,
         raise exceptions.InvalidInput(
             f"Task {spec.name!r} has no with-items: only a with-items task can be rerun "
             "without reset (its failed items only).")
-    if not reset:
-        raise exceptions.InvalidInput(
-            f"Task {spec.name!r}: a rerun without reset (its failed items only) is not "
-            "supported here: the results of its items that succeeded were not kept. Rerun "
-            "it with reset (every item runs again).")
     if spec.workflow is not None:
         raise exceptions.InvalidInput(
             f"Task {spec.name!r} runs a sub-workflow: its rerun is not supported here; "
@@ -157,9 +153,12 @@ def _undone(fd: Any, workflow: WorkflowSpec, actions: Callable[[str], Any]) -> I
             yield ad.name
 
 
-def prepare(fd: Any, workflow: WorkflowSpec, failed: Any) -> None:
+def prepare(fd: Any, workflow: WorkflowSpec, failed: Any, reset: bool = True) -> None:
     """Rewrite flow detail ``fd`` (in place) so a resume reruns task execution
-    ``failed`` (:func:`check` found it) and goes on from there."""
+    ``failed`` (:func:`check` found it) and goes on from there; without ``reset`` the
+    items of its with-items that had succeeded keep their results."""
+    done = ((failed.results or {}).get(item_results.DONE) if isinstance(failed.results, Mapping)
+            else None) or (failed.meta or {}).get(item_results.DONE)
     graph = any(ad.name == compiler.END_ATOM for ad in fd)
     if graph:
         again = _after(workflow, failed.name)
@@ -170,7 +169,10 @@ def prepare(fd: Any, workflow: WorkflowSpec, failed: Any) -> None:
     for ad in fd:
         if any(ad is p for p in pending):
             ad.reset(states.PENDING)
-            ad.meta = {k: v for k, v in (ad.meta or {}).items() if k != STARTED_AT}
+            ad.meta = {k: v for k, v in (ad.meta or {}).items()
+                       if k not in (STARTED_AT, item_results.DONE, item_results.RERUN)}
+            if ad is failed and not reset and done:
+                ad.meta[item_results.RERUN] = done
         elif ad.state != states.REVERTED:
             continue
         elif not graph and ad.failure is not None:
