@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.api.execution_updates import merged
+from tripleo_flow.core import jsonvalues
 
 if TYPE_CHECKING:
     from tripleo_flow.actions.context import ActionContext
@@ -30,6 +31,9 @@ class TaskRerunsMixin:
         raise NotImplementedError
 
     def resume_execution(self, execution_id: str, *args: Any, **kwargs: Any) -> Execution:
+        raise NotImplementedError
+
+    def _limit(self, name: str, default: int) -> int:
         raise NotImplementedError
 
     def rerun_task(self, execution_id: str, task: str, reset: bool = True,
@@ -51,7 +55,8 @@ class TaskRerunsMixin:
         :raises Conflict: the execution has not failed (Mistral's 409 on a workflow that
             is not in ERROR), or (``api_user``) it was not started through the API
         :raises InvalidInput: the task did not fail, ``reset`` false without
-            ``with-items``, ``env`` not an
+            ``with-items``, ``env`` past ``[limits] yaml_max_depth`` / ``yaml_max_nodes``
+            or not an
             object, or a completed task of the execution was undone when it failed (its
             action reverts: TripleO's workbooks); nothing is changed then
         :raises NotFound: no such execution or task execution
@@ -65,6 +70,9 @@ class TaskRerunsMixin:
         if env is not None and not isinstance(env, Mapping):
             raise exceptions.InvalidInput(
                 f"A rerun's env must be a JSON object, not {type(env).__name__}.")
+        if env is not None:
+            jsonvalues.check_value(dict(env), self._limit("yaml_max_depth", 100),
+                                   self._limit("yaml_max_nodes", 1_000_000), "The rerun's env")
         if not isinstance(task, str) or not task:
             raise exceptions.InvalidInput("Name the task execution to rerun.")
         runner = self._runner()
