@@ -12,7 +12,8 @@ undone.  :func:`prepare` rewrites that flow detail so that the resume path
 * the failed task (and, in a compiled graph, every task after it and the graph's
   end) is PENDING again; on the state machine the task executions are created again
   as their completions are replayed, and a ``join`` that failed because the failed
-  task could no longer reach it waits again;
+  task could no longer reach it waits again (its record is reused when it fires);
+  the other failed task executions stay failed;
 * the execution's error is cleared and it reads SUSPENDED until it is resumed.
 
 ``reset`` false (Mistral's: only a ``with-items`` task may take it) runs its failed
@@ -45,8 +46,6 @@ FAILED = (states.FAILURE, states.REVERTED)
 #: What the execution's meta said of its end, cleared by a rerun.
 _ENDED_META = ("error", "failed_task", "finished_at", "output", "error_api", "error_hints",
                "error_record", "state_info", "paused_at")
-#: The kind a failed join of the state machine records (it waits again on a rerun).
-_JOIN_FAILED = "JoinFailed"
 
 
 def _outcome_state(ad: Any) -> str | None:
@@ -61,8 +60,9 @@ def _failed(ad: Any) -> bool:
 
 
 def _is_join_failure(ad: Any) -> bool:
-    names = getattr(ad.failure, "exception_type_names", None) or ()
-    return _JOIN_FAILED in names
+    """Whether ``ad`` is a join the state machine failed (it could no longer fire)."""
+    check = getattr(ad.failure, "check", None)
+    return bool(check is not None and check(exceptions.JoinFailed))
 
 
 def find(fd: Any, task: str) -> Any:
@@ -111,7 +111,11 @@ def check(fd: Any, workflow: WorkflowSpec, task: str, reset: bool,
             "(FAILURE or REVERTED, Mistral's ERROR) can be rerun.")
     ad = find(fd, task)
     spec = workflow.tasks.get(ad.name.partition("[")[0])
-    if spec is None or not _failed(ad) or _is_join_failure(ad):
+    if _is_join_failure(ad):
+        raise exceptions.InvalidInput(
+            f"Join {ad.name!r} of execution {fd.uuid!r} failed because a task it waits for "
+            "failed: rerun that task (the join then waits for it again).")
+    if spec is None or not _failed(ad):
         raise exceptions.InvalidInput(
             f"Task execution {ad.name!r} of execution {fd.uuid!r} did not fail "
             f"(it is {_outcome_state(ad) or ad.state}): only a failed task can be rerun.")
@@ -165,7 +169,10 @@ def prepare(fd: Any, workflow: WorkflowSpec, failed: Any, reset: bool = True) ->
         pending = [ad for ad in fd if ad.name == compiler.END_ATOM
                    or ad.name.partition("#")[0] in again]
     else:
-        pending = [failed] + [ad for ad in fd if ad is not failed and _is_join_failure(ad)]
+        # The task executions are created again as their completions are replayed; a
+        # join the failed task could not reach waits again once created (its FAILURE
+        # record is reused when it fires).
+        pending = [failed]
     for ad in fd:
         if any(ad is p for p in pending):
             ad.reset(states.PENDING)
