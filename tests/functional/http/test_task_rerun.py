@@ -9,7 +9,7 @@ again.  Through the real server: hostile or refused bodies (a state other than
 RUNNING, wrong types, unknown fields, ``reset: false`` of a task without with-items,
 a task that did not fail, a body past ``[api] max_json_size``) answer 400 or 413 and
 change nothing; an unknown execution or task 404; an execution the CLI started or one
-that did not fail 409.
+that did not fail 409.  In the GUI, a failed task's Rerun button.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Any
 
 from tests.engine_helpers import Host
 from tests.functional.http.conftest import Api, finished, running_api
+from tests.functional.http.test_gui_browser import Shots, chromium_page, log_in
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -149,3 +150,39 @@ def test_rerun_from_the_cli_and_not_over_http(tmp_path: Path) -> None:
     tasks = {t["Task"]: t["State"] for t in json.loads(
         _cli(conf, "execution", "tasks", ident, "-f", "json").stdout)}
     assert tasks == {"first": "SUCCESS", "check": "SUCCESS", "last": "SUCCESS"}
+
+
+def test_rerun_from_the_gui(tmp_path: Path) -> None:
+    """The page of a failed execution has a Rerun button on its failed task only (none
+    on the tasks that completed): the task is rerun (its env fixed first over HTTP,
+    as Mistral's ``env`` of a rerun would), the execution goes on and ends SUCCESS,
+    and the buttons are gone."""
+    _install(tmp_path / "data")
+    with running_api(tmp_path) as api:
+        started = api("POST", "/v1/workflows/rerun_http.chain/executions",
+                      json={"env": {"ok": False}})
+        ident = str(started.json()["id"])
+        assert finished(api, ident)["state"] == "REVERTED"
+        fixed = api("PUT", f"/v1/executions/{ident}", json={"params": {"env": {"ok": True}}})
+        assert fixed.status_code == 200, fixed.text
+        with chromium_page() as page:
+            from playwright.sync_api import Page, expect
+
+            assert isinstance(page, Page)
+            shot = Shots(page, tmp_path / "screenshots", "rerun")
+            log_in(page, api)
+            page.get_by_role("link", name="Executions").click()
+            page.get_by_role("link", name=ident).click()
+            rerun = page.get_by_role("button", name="Rerun task check")
+            expect(rerun).to_be_visible()
+            expect(page.get_by_role("button", name="Rerun task first")).to_have_count(0)
+            expect(page.get_by_role("button", name="Rerun task last")).to_have_count(0)
+            shot("failed")
+            rerun.click()
+            expect(page.locator("tr[data-task=last]")).to_contain_text("SUCCESS",
+                                                                      timeout=30_000)
+            expect(page.get_by_role("button", name="Rerun task check")).to_have_count(0)
+            shot("rerun")
+        done = finished(api, ident)
+        assert done["state"] == "SUCCESS", done
+        assert _tasks(api, ident)["check"] == ("SUCCESS", True)
