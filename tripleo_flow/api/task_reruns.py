@@ -58,7 +58,8 @@ class TaskRerunsMixin:
             ``with-items``, ``env`` past ``[limits] yaml_max_depth`` / ``yaml_max_nodes``
             or not an
             object, or a completed task of the execution was undone when it failed (its
-            action reverts: TripleO's workbooks); nothing is changed then
+            action reverts: TripleO's workbooks), or the execution is a sub-workflow's;
+            nothing is changed then
         :raises NotFound: no such execution or task execution
         """
         from tripleo_flow.flows import task_reruns
@@ -91,6 +92,11 @@ class TaskRerunsMixin:
                     "a task of a failed execution (FAILURE or REVERTED, Mistral's ERROR) "
                     "can be rerun.")
             fd = store.flow_detail(execution_id)
+            if (fd.meta or {}).get("parent_id"):
+                raise exceptions.InvalidInput(
+                    f"Execution {execution_id!r} is a sub-workflow of execution "
+                    f"{fd.meta['parent_id']!r}: rerunning its tasks is not supported here "
+                    "(its parent failed with it); run the parent's workflow again.")
             catalog = runner._catalog()
             workflow = catalog.get((fd.meta or {})["workflow"])
             failed = task_reruns.check(fd, workflow, task, reset,

@@ -309,3 +309,32 @@ def test_refused_when_a_completed_task_was_undone(host: Host, tmp_path: Path) ->
     assert host.get_execution(ident).state == "REVERTED"
     assert log.read_text().splitlines() == ["do t1", "undo t1"]
     assert _calls(tmp_path / "c2") == 1
+
+
+def test_refused_for_sub_workflows(host: Host, tmp_path: Path) -> None:
+    """Ours, not yet Mistral's ``test_rerun_subflow``: neither the parent's ``workflow:``
+    task nor a task of the failed child execution is rerun (400); nothing changes."""
+    name = _install(host, tmp_path, """\
+        wf:
+          input: [c2]
+          tasks:
+            t1:
+              workflow: sub c2=<% $.c2 %>
+              timeout: 60  # (run as a child execution of its own)
+        sub:
+          input: [c2]
+          tasks:
+            s1:
+              action: test.flaky counter=<% $.c2 %> failures=1
+        """)
+    with pytest.raises(exceptions.WorkflowFailed):
+        host.run_workflow(f"{name}.wf", {"c2": str(tmp_path / "c2")})
+    executions = host.list_executions()
+    (parent,) = [e.id for e in executions if e.parent_id is None]
+    (child,) = [e.id for e in executions if e.parent_id == parent]
+    with pytest.raises(exceptions.InvalidInput, match="runs a sub-workflow"):
+        host.rerun_task(parent, "t1")
+    with pytest.raises(exceptions.InvalidInput, match="is a sub-workflow of execution"):
+        host.rerun_task(child, "s1")
+    assert _calls(tmp_path / "c2") == 1
+    assert host.get_execution(parent).state in ("REVERTED", "FAILURE")
