@@ -247,8 +247,9 @@ class Scope:
         for detail in flow_detail:
             if detail.state == states.RUNNING and not internal(detail.name):
                 running.add(detail.name)
-            if (detail.meta or {}).get(item_results.RERUN) and detail.state != states.SUCCESS:
-                self.kept_items[detail.name] = item_results.kept(detail.meta[item_results.RERUN])
+            kept = (getattr(detail, "meta", None) or {}).get(item_results.RERUN)
+            if kept and detail.state != states.SUCCESS:
+                self.kept_items[detail.name] = item_results.kept(kept)
             results = detail.results
             if detail.state != states.SUCCESS or not isinstance(results, Mapping):
                 continue
