@@ -36,7 +36,7 @@ from typing import Any
 from taskflow import states
 
 from tripleo_flow import exceptions
-from tripleo_flow.flows import atoms, compiler, item_results
+from tripleo_flow.flows import action_atom, atoms, compiler, item_results
 from tripleo_flow.flows.state_machine import MACHINE
 from tripleo_flow.flows.states import STARTED_AT
 from tripleo_flow.flows.workbook_model import WorkflowSpec
@@ -82,6 +82,11 @@ def find(fd: Any, task: str) -> Any:
                                f"GET /v1/executions/{fd.uuid}/tasks")])
 
 
+def _graph(fd: Any) -> bool:
+    """Whether ``fd`` is the execution of a compiled graph (not of the state machine)."""
+    return any(ad.name == compiler.END_ATOM for ad in fd)
+
+
 def _after(workflow: WorkflowSpec, task: str) -> set[str]:
     """``task`` and every task a transition (or ``requires``) leads to from it."""
     found, todo = {task}, [task]
@@ -119,6 +124,10 @@ def check(fd: Any, workflow: WorkflowSpec, task: str, reset: bool,
         raise exceptions.InvalidInput(
             f"Task execution {ad.name!r} of execution {fd.uuid!r} did not fail "
             f"(it is {_outcome_state(ad) or ad.state}): only a failed task can be rerun.")
+    if not _graph(fd) and isinstance(ad.results, Mapping) and MACHINE in ad.results:
+        raise exceptions.InvalidInput(
+            f"Task execution {ad.name!r} of execution {fd.uuid!r} failed but its "
+            "on-complete transitions ran already: rerun the task they failed on.")
     if not reset and spec.with_items is None:
         raise exceptions.InvalidInput(
             f"Task {spec.name!r} has no with-items: only a with-items task can be rerun "
@@ -140,7 +149,8 @@ def _undone(fd: Any, workflow: WorkflowSpec, actions: Callable[[str], Any]) -> I
     """The completed tasks of ``fd`` whose undo ran: their action has a ``revert``
     (a ``workflow:`` task: its sub-workflow's completed tasks were undone too)."""
     for ad in fd:
-        if ad.state != states.REVERTED or _outcome_state(ad) != atoms.SUCCESS:
+        if ad.state not in (states.REVERTED, states.REVERT_FAILURE) or \
+                _outcome_state(ad) != atoms.SUCCESS:
             continue
         spec = workflow.tasks.get(ad.name.partition("[")[0])
         if spec is None:
@@ -148,7 +158,7 @@ def _undone(fd: Any, workflow: WorkflowSpec, actions: Callable[[str], Any]) -> I
         if spec.workflow is not None:
             yield ad.name
             continue
-        name = (ad.results or {}).get("action") or spec.action
+        name = ad.results.get(action_atom.ACTION) or spec.action
         try:
             cls = actions(str(name))
         except exceptions.TripleoFlowError:
@@ -163,7 +173,7 @@ def prepare(fd: Any, workflow: WorkflowSpec, failed: Any, reset: bool = True) ->
     items of its with-items that had succeeded keep their results."""
     done = ((failed.results or {}).get(item_results.DONE) if isinstance(failed.results, Mapping)
             else None) or (failed.meta or {}).get(item_results.DONE)
-    graph = any(ad.name == compiler.END_ATOM for ad in fd)
+    graph = _graph(fd)
     if graph:
         again = _after(workflow, failed.name)
         pending = [ad for ad in fd if ad.name == compiler.END_ATOM
@@ -188,7 +198,7 @@ def prepare(fd: Any, workflow: WorkflowSpec, failed: Any, reset: bool = True) ->
             ad.state = states.SUCCESS  # completed: its undo did nothing (see check)
             ad.intention = states.EXECUTE
     fd.state = states.SUSPENDED
-    fd.meta = {**{k: v for k, v in (fd.meta or {}).items() if k not in _ENDED_META}}
+    fd.meta = {k: v for k, v in (fd.meta or {}).items() if k not in _ENDED_META}
 
 
 __all__ = ["FAILED", "check", "find", "prepare"]

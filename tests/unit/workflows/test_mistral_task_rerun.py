@@ -338,3 +338,32 @@ def test_refused_for_sub_workflows(host: Host, tmp_path: Path) -> None:
         host.rerun_task(child, "s1")
     assert _calls(tmp_path / "c2") == 1
     assert host.get_execution(parent).state in ("REVERTED", "FAILURE")
+
+
+@ENGINES
+def test_rerun_of_a_task_whose_on_complete_ran(host: Host, tmp_path: Path, join: bool) -> None:
+    """t1 failed and its on-complete ran t2 (the workflow still fails, as Mistral's).
+    On the compiled graph, t1's rerun runs t2 again after it, as Mistral's; on the state
+    machine (t2 already ran from t1's failed execution) ours refuses it (400)."""
+    name = _install(host, tmp_path, f"""\
+        wf:
+          input: [c1, c2]
+          tasks:
+            t1:
+              action: test.flaky counter=<% $.c1 %> failures=1
+              on-complete: [t2]
+            t2:
+              {"join: all" if join else ""}
+              action: test.count counter=<% $.c2 %>
+        """)
+    c1, c2 = tmp_path / "c1", tmp_path / "c2"
+    ident = _failed(host, f"{name}.wf", {"c1": str(c1), "c2": str(c2)})
+    assert (_calls(c1), _calls(c2)) == (1, 1)
+    if join:
+        with pytest.raises(exceptions.InvalidInput, match="on-complete transitions ran"):
+            host.rerun_task(ident, "t1")
+        assert host.get_execution(ident).state == "REVERTED"
+        assert (_calls(c1), _calls(c2)) == (1, 1)
+        return
+    assert host.rerun_task(ident, "t1").state == "SUCCESS"
+    assert (_calls(c1), _calls(c2)) == (2, 2)
