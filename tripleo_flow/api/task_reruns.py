@@ -18,8 +18,10 @@ from tripleo_flow.core import jsonvalues
 
 if TYPE_CHECKING:
     from tripleo_flow.actions.context import ActionContext
+    from tripleo_flow.actions.registry import ActionRegistry
     from tripleo_flow.flows.executions import Execution
     from tripleo_flow.flows.runner import Listener, Runner
+    from tripleo_flow.flows.workbook_loader import Catalog
 
 
 class TaskRerunsMixin:
@@ -28,6 +30,13 @@ class TaskRerunsMixin:
     context: ActionContext
 
     def _runner(self) -> Runner:
+        raise NotImplementedError
+
+    def _catalog(self) -> Catalog:
+        raise NotImplementedError
+
+    @property
+    def action_registry(self) -> ActionRegistry:
         raise NotImplementedError
 
     def resume_execution(self, execution_id: str, *args: Any, **kwargs: Any) -> Execution:
@@ -97,10 +106,10 @@ class TaskRerunsMixin:
                     f"Execution {execution_id!r} is a sub-workflow of execution "
                     f"{fd.meta['parent_id']!r}: rerunning its tasks is not supported here "
                     "(its parent failed with it); run the parent's workflow again.")
-            catalog = runner._catalog()
+            catalog = self._catalog()
             workflow = catalog.get((fd.meta or {})["workflow"])
             failed = task_reruns.check(fd, workflow, task, reset,
-                                       catalog.action_lookup(runner._actions))
+                                       catalog.action_lookup(self.action_registry.get))
             task_reruns.prepare(fd, workflow, failed, reset)
             if env:
                 fd.meta["env"] = merged(fd.meta.get("env") or {}, env)
