@@ -28,6 +28,7 @@ from tripleo_flow.api.nodes import NodesMixin
 from tripleo_flow.api.plans import PlansMixin
 from tripleo_flow.api.scale import ScaleMixin
 from tripleo_flow.api.stored_backups import StoredBackupsMixin
+from tripleo_flow.api.task_reruns import TaskRerunsMixin
 from tripleo_flow.api.update import UpdateMixin
 from tripleo_flow.api.validations import ValidationsMixin
 from tripleo_flow.api.workflows import WorkflowsMixin
@@ -52,7 +53,7 @@ def make_store(conf: cfg.ConfigOpts, data_dir: Path) -> PlanStore:
 
 class Client(PlansMixin, WorkflowsMixin, CompletionsMixin, ExecutionUpdatesMixin, HeatMixin,
              DeployMixin, NodesMixin, ValidationsMixin, ScaleMixin, UpdateMixin, BackupMixin,
-             StoredBackupsMixin):
+             StoredBackupsMixin, TaskRerunsMixin):
     """A session of the Python API over one configuration."""
 
     def __init__(self, conf: cfg.ConfigOpts, store: PlanStore | None = None,

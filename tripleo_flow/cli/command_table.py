@@ -113,6 +113,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Change an execution's state as Mistral's execution-update: pause, resume, cancel, stop"),
     "execution complete": ("executions:CompleteTask",
         "Complete the asynchronous action (std.async_noop...) a task execution waits for:"),
+    "task rerun": ("task_reruns:RerunTask",
+        "Rerun a failed task of a failed execution, which then goes on to its end"),
     "conductor": ("conductor:RunConductor",
         "Claim and run the workflow executions posted to [jobboard] backend_url until stopped"),
     "launch heat": ("heat:LaunchHeat",

@@ -28,6 +28,7 @@ from tripleo_flow.flows import (
     execution_scope,
     expressions,
     graph_cancels,
+    item_results,
     redaction,
     task_progress,
     undo_journal,
@@ -178,12 +179,18 @@ class ActionAtom(_WorkbookAtom):
                 raise
         all_inputs = [self._inputs(ctx, kwargs, item) for item in items]
         results: list[Any] = [None] * len(items)
-        done: list[int] = []
+        # A rerun without reset: the items that had succeeded keep their results.
+        kept = {i: r for i, r in self.runtime.scope.kept_items.pop(self.name, {}).items()
+                if i < len(items)}
+        for index, result in kept.items():
+            results[index] = result
+        done: list[int] = list(kept)
+        all_inputs_run = [(i, inputs) for i, inputs in enumerate(all_inputs) if i not in kept]
         first_error: BaseException | None = None
         cancelled: list[BaseException] = []  # items whose sub-workflow was cancelled
         width = min(width or len(items), len(items), MAX_ITEM_THREADS)
         if width <= 1:
-            for index, inputs in enumerate(all_inputs):
+            for index, inputs in all_inputs_run:
                 try:
                     results[index] = self._call(inputs, timeout, index)
                     done.append(index)
@@ -195,7 +202,7 @@ class ActionAtom(_WorkbookAtom):
             pool = futures.ThreadPoolExecutor(max_workers=width,
                                               thread_name_prefix="tripleo-flow-item")
             pending: dict[futures.Future[Any], int] = {}
-            queue = list(enumerate(all_inputs))
+            queue = list(all_inputs_run)
             while (queue or pending) and first_error is None:
                 while queue and len(pending) < width:
                     index, inputs = queue.pop(0)
@@ -225,9 +232,11 @@ class ActionAtom(_WorkbookAtom):
         if first_error is not None:
             for index in sorted(done, reverse=True):
                 self._undo(all_inputs[index], results[index])
-            raise error_records.prefixed(  # of its kind, with its next steps
-                f"task {self.spec.name!r}, one of {len(items)} items failed: ",
-                first_error) from first_error
+            error = error_records.prefixed(  # of its kind, with its next steps
+                f"task {self.spec.name!r}, one of {len(items)} items failed: ", first_error)
+            if done and not self._get_action().has_revert():  # for a rerun without reset
+                item_results.attach(error, {index: results[index] for index in done})
+            raise error from first_error
         return results, all_inputs
 
     def _run(self, **kwargs: Any) -> dict[str, Any]:
@@ -298,6 +307,8 @@ class ActionAtom(_WorkbookAtom):
                 if not (self.spec.reacts_to_errors() or self.links.contained):
                     raise
                 outcome = self._after(ctx, kwargs, _error_data(exc), _describe(exc))
+                if item_results.of(exc):
+                    outcome[item_results.DONE] = item_results.of(exc)
                 if outcome.get(atoms.UNHANDLED) == "later":  # on-complete ran: named at
                     self.runtime.scope.keep_kind(self.name, exc, outcome)  # the end
                 elif outcome.get(atoms.UNHANDLED) == "now" and not self._contain(outcome, exc):

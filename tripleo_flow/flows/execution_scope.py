@@ -26,7 +26,7 @@ from taskflow import exceptions as tf_exceptions
 from taskflow import states
 from taskflow.types import failure
 
-from tripleo_flow.flows import error_records
+from tripleo_flow.flows import error_records, item_results
 from tripleo_flow.flows.states import CANCELLED_INFO
 
 #: Outcome key of the values a task published to the global scope.
@@ -105,6 +105,9 @@ class Scope:
         self.env: dict[str, Any] = dict(env or {})
         self.execution_id = execution_id
         self.interrupted: frozenset[str] = frozenset()
+        #: A rerun without reset: the results of the items that had succeeded, by atom
+        #: (:mod:`.item_results`), taken once by the task's next run.
+        self.kept_items: dict[str, dict[int, Any]] = {}
         self._globals: dict[str, Any] = {}
         self._ended: set[str] = set()
         self._failed_by: set[str] = set()
@@ -251,6 +254,9 @@ class Scope:
         for detail in flow_detail:
             if detail.state == states.RUNNING and not internal(detail.name):
                 running.add(detail.name)
+            kept = (getattr(detail, "meta", None) or {}).get(item_results.RERUN)
+            if kept and detail.state != states.SUCCESS:
+                self.kept_items[detail.name] = item_results.kept(kept)
             results = detail.results
             if detail.state != states.SUCCESS or not isinstance(results, Mapping):
                 continue

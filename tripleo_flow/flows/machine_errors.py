@@ -19,7 +19,7 @@ from taskflow import states
 from taskflow.types import failure
 
 from tripleo_flow import exceptions
-from tripleo_flow.flows import atoms, error_records, execution_scope
+from tripleo_flow.flows import atoms, error_records, execution_scope, item_results
 
 #: Errors that stop new task executions at once rather than once the others ended.
 STOP_NOW = (exceptions.FailCommand, exceptions.Interrupted, exceptions.PlanCodeNotAllowed)
@@ -61,11 +61,12 @@ class Errors:
         """Record ``tex`` failed by ``exc``; stop now only for :data:`STOP_NOW`."""
         fail = failure.Failure.from_exception(exc)
         record = error_records.describe(exc)
+        meta = {k: v for k, v in (tex.detail.meta or {}).items() if k != item_results.DONE}
         if record is not None:  # a resumed execution reports it as raised here
-            meta = {**(tex.detail.meta or {}), error_records.ERROR_RECORD: record}
-            self._record(tex, states.FAILURE, fail, failure=fail, meta=meta)
-        else:
-            self._record(tex, states.FAILURE, fail, failure=fail)
+            meta[error_records.ERROR_RECORD] = record
+        if item_results.of(exc):  # for a rerun without reset
+            meta[item_results.DONE] = item_results.of(exc)
+        self._record(tex, states.FAILURE, fail, failure=fail, meta=meta)
         if self._failing is not None:
             return
         if isinstance(exc, STOP_NOW):

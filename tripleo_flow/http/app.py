@@ -367,6 +367,15 @@ ROUTES: list[Route] = [
                          "its child executions in executions (one per item and attempt), "
                          "each naming it in its parent_id and parent_task",
                          response=ARRAY, tags=TAGS_WF)}),
+    Route("/v1/executions/{execution_id}/tasks/{task}", "execution_task", {
+        "put": Operation(
+            "Rerun a failed task execution (its name, as poll[2], or id) of a failed "
+            "execution that was started through this API, as Mistral's PUT /v2/tasks/{id}: "
+            "the tasks that completed keep their results, it runs again and the execution "
+            "goes on in the background; 202 with the execution, 400 when the task did not "
+            "fail, reset is false without with-items or a completed task was undone (its "
+            "action reverts), 409 when the execution did not fail",
+            status=202, body=workflows.RERUN_BODY, tags=TAGS_WF)}),
     Route("/v1/executions/{execution_id}/tasks/{task}/complete", "execution_task_complete", {
         "post": Operation(
             "Complete the asynchronous action (std.async_noop...) a task execution waits "
@@ -471,6 +480,7 @@ def _resources(client: Client, sse_interval: float,
         "execution_resume": workflows.ResumeExecution(client),
         "execution_pause": workflows.PauseExecution(client),
         "execution_cancel": workflows.CancelExecution(client),
+        "execution_task": workflows.ExecutionTask(client),
         "execution_task_complete": workflows.CompleteTask(client),
         "execution_events": workflows.ExecutionEvents(
             client, sse_interval, redact.json_bytes,

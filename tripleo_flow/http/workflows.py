@@ -34,6 +34,16 @@ UPDATE_BODY = {"type": "object", "additionalProperties": False, "properties": {
     "params": {"type": "object", "additionalProperties": False,
                "properties": {"env": {"type": "object"}}}}}
 
+#: The body of ``PUT /v1/executions/{id}/tasks/{task}`` (Mistral's task rerun).
+RERUN_BODY = {"type": "object", "required": ["state"], "additionalProperties": False,
+              "properties": {
+                  "state": {"type": "string", "enum": ["RUNNING"]},
+                  "reset": {"type": "boolean", "default": True,
+                            "description": "false: a with-items task reruns its failed "
+                                           "items only"},
+                  "env": {"type": "object",
+                          "description": "merged into the execution's env first"}}}
+
 
 class Workflows:
     def __init__(self, client: Client) -> None:
@@ -244,6 +254,36 @@ class CompleteTask:
         done = self.client.complete_task(execution_id, task, state, body.get("output"),
                                          item=item, api_user=True)
         resp.media = media.fields(done)
+
+
+class ExecutionTask:
+    """``PUT /v1/executions/{id}/tasks/{task}``: rerun a failed task execution (its name
+    or id) of a failed execution, as Mistral's ``PUT /v2/tasks/{id}``: ``{"state":
+    "RUNNING", "reset": true | false, "env": {...}}`` (``env`` merged into the
+    execution's); 202 with the execution, which goes on in the background; only one an
+    API user started."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response, execution_id: str,
+               task: str) -> None:
+        body = json_object(req)
+        unknown = sorted(set(body) - {"state", "reset", "env"})
+        if unknown:
+            raise exceptions.InvalidInput(
+                f"Unknown field(s) {', '.join(repr(k[:40]) for k in unknown[:5])}: a task "
+                "rerun takes 'state' (RUNNING), 'reset' and 'env'.")
+        if body.get("state") != "RUNNING":
+            raise exceptions.InvalidInput(
+                'Only a rerun updates a task: send {"state": "RUNNING"} (with "reset" and '
+                '"env" if needed).')
+        execution = self.client.rerun_task(
+            execution_id, task, field(body, "reset", bool, True), field(body, "env", dict, None),
+            wait=False, api_user=True)
+        resp.status = falcon.HTTP_202
+        resp.location = f"/v1/executions/{execution.id}"
+        resp.media = execution_body(execution)
 
 
 class ExecutionTasks:

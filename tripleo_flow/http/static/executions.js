@@ -1,6 +1,6 @@
 // The Executions pages: the executions, newest first, a page at a time; one
 // execution's task graph and tasks followed live, with its Resume, Pause, Cancel,
-// Fail and Succeed.
+// Fail and Succeed, and the Rerun of a failed task.
 import { call, events } from "/gui/api.js";
 import { enc, errorText, h, say, state, when } from "/gui/dom.js";
 import { drawGraph } from "/gui/graph.js";
@@ -46,6 +46,8 @@ export async function executionsView(app) {
 const RESUMABLE = new Set(["INTERRUPTED", "PAUSED", "SUSPENDED"]);
 // States an execution can be cancelled from (one that ended is left as it is).
 const CANCELLABLE = new Set(["RUNNING", "PENDING", ...RESUMABLE]);
+// States of a failed execution (Mistral's ERROR): its failed tasks can be rerun.
+const FAILED = new Set(["FAILURE", "REVERTED"]);
 // States an execution can be stopped with ERROR from (a paused one is left as it is).
 const STOPPABLE = new Set(["RUNNING", "PENDING", "SUSPENDED", "INTERRUPTED"]);
 
@@ -114,6 +116,25 @@ export async function executionView(app, id) {
   const succeed = execution.state === "RUNNING" ? verbButton("succeed", "Succeed", stopped("SUCCESS"), "SUCCESS") : null;
   const tasksBody = h("tbody", {});
   const tasks = new Map();
+  let failed = FAILED.has(execution.state);
+  // Mistral's task rerun of a failed task (PUT /v1/executions/ID/tasks/NAME): the
+  // completed tasks keep their results, the execution goes on (drawn again, followed).
+  const rerunButton = (task) => {
+    const button = h("button", { type: "button", class: "rerun", text: "Rerun",
+      "aria-label": `Rerun task ${task.name}`, onclick: async () => {
+        button.disabled = true;
+        try {
+          await call("PUT", `/v1/executions/${enc(id)}/tasks/${enc(task.name)}`,
+                     { json: { state: "RUNNING" } });
+          say(`Task ${task.name} of execution ${id} rerun: the execution goes on.`);
+          app.route();
+        } catch (error) {
+          resumeProblem.textContent = errorText(error);
+          button.disabled = false;
+        }
+      } });
+    return button;
+  };
   app.draw(`Execution ${execution.id}`,
     h("p", {}, `Workflow ${execution.workflow}: `, stateBox, " ", resume, pause, " ", cancel,
       " ", fail, " ", succeed, " ", resumeProblem),
@@ -164,7 +185,8 @@ export async function executionView(app, id) {
     update(task.name, task.state, taskDetail(task));
     const row = h("tr", { "data-task": task.name },
       h("td", {}, task.name, childLinks(task, children.get(task.name) || [])),
-      h("td", { text: when(task.started_at) }), h("td", {}, state(task.state)),
+      h("td", { text: when(task.started_at) }),
+      h("td", {}, state(task.state), failed && task.error ? [" ", rerunButton(task)] : null),
       h("td", {}, task.error ? h("pre", { class: "error", text: task.error }) : null,
         Object.keys(task.published || {}).length ? h("pre", { text: JSON.stringify(task.published, null, 2) }) : null));
     if (tasks.has(task.name)) tasks.get(task.name).replaceWith(row);
@@ -182,6 +204,10 @@ export async function executionView(app, id) {
       if (fail && !STOPPABLE.has(data.state)) fail.remove();
       if (succeed && data.state !== "RUNNING") succeed.remove();
       if (!resume && RESUMABLE.has(data.state)) app.route();  // paused: drawn again, with Resume
+      if (!failed && FAILED.has(data.state)) {  // its failed tasks get their Rerun button
+        failed = true;
+        for (const task of [...latest.values()]) record(task);
+      }
     }
   }, app.signal);
 }

@@ -1,0 +1,121 @@
+"""Rerunning a failed task, as Mistral's task rerun (``PUT /v2/tasks/<id>`` with
+``{"state": "RUNNING", "reset": ..., "env": ...}``; python-mistralclient's
+``task-rerun``).
+
+:class:`TaskRerunsMixin` lives on :class:`~tripleo_flow.api.Client` beside
+:class:`~tripleo_flow.api.workflows.WorkflowsMixin`, whose resume it goes through
+once :mod:`tripleo_flow.flows.task_reruns` rewrote the failed execution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from tripleo_flow import exceptions
+from tripleo_flow.api.execution_updates import merged
+from tripleo_flow.core import jsonvalues
+
+if TYPE_CHECKING:
+    from tripleo_flow.actions.context import ActionContext
+    from tripleo_flow.actions.registry import ActionRegistry
+    from tripleo_flow.flows.executions import Execution
+    from tripleo_flow.flows.runner import Listener, Runner
+    from tripleo_flow.flows.workbook_loader import Catalog
+
+
+class TaskRerunsMixin:
+    """Rerunning a failed task of a failed execution (needs the workflows mixin)."""
+
+    context: ActionContext
+
+    def _runner(self) -> Runner:
+        raise NotImplementedError
+
+    def _catalog(self) -> Catalog:
+        raise NotImplementedError
+
+    @property
+    def action_registry(self) -> ActionRegistry:
+        raise NotImplementedError
+
+    def resume_execution(self, execution_id: str, *args: Any, **kwargs: Any) -> Execution:
+        raise NotImplementedError
+
+    def _limit(self, name: str, default: int) -> int:
+        raise NotImplementedError
+
+    def rerun_task(self, execution_id: str, task: str, reset: bool = True,
+                   env: Mapping[str, Any] | None = None,
+                   listeners: Iterable[Listener] | None = None, wait: bool = True,
+                   detach: bool = False, api_user: bool = False) -> Execution:
+        """Run failed task ``task`` of failed execution ``execution_id`` again, as
+        Mistral's task rerun: the tasks that had completed keep their results, the
+        failed task (and what follows it) runs again and the execution goes on to its
+        end through :meth:`resume_execution`.  ``env`` is merged into the execution's
+        environment first (as Mistral's ``env`` of a rerun).
+
+        :param task: the task execution's name as ``execution tasks`` lists it
+            (``deploy``, ``poll[2]``) or its id
+        :param reset: Mistral's: false only for a ``with-items`` task: its failed items
+            run again, the others keep their results (unless its action undid them)
+        :param wait: return when it has ended (else at once, as ``resume_execution``)
+        :param api_user: asked over the HTTP API: only an execution started there
+        :raises Conflict: the execution has not failed (Mistral's 409 on a workflow that
+            is not in ERROR), or (``api_user``) it was not started through the API
+        :raises InvalidInput: the task did not fail, ``reset`` false without
+            ``with-items``, ``env`` past ``[limits] yaml_max_depth`` / ``yaml_max_nodes``
+            or not an
+            object, or a completed task of the execution was undone when it failed (its
+            action reverts: TripleO's workbooks), or the execution is a sub-workflow's;
+            nothing is changed then
+        :raises NotFound: no such execution or task execution
+        """
+        from tripleo_flow.flows import task_reruns
+        from tripleo_flow.flows.executions import ORIGIN_API
+
+        if not isinstance(reset, bool):
+            raise exceptions.InvalidInput(
+                f"A rerun's reset must be true or false, not {type(reset).__name__}.")
+        if env is not None and not isinstance(env, Mapping):
+            raise exceptions.InvalidInput(
+                f"A rerun's env must be a JSON object, not {type(env).__name__}.")
+        if env is not None:
+            jsonvalues.check_value(dict(env), self._limit("yaml_max_depth", 100),
+                                   self._limit("yaml_max_nodes", 1_000_000), "The rerun's env")
+        if not isinstance(task, str) or not task:
+            raise exceptions.InvalidInput("Name the task execution to rerun.")
+        runner = self._runner()
+        store = runner.store
+        if api_user and (store.flow_detail(execution_id, lazy=True).meta or {}).get(
+                "origin") != ORIGIN_API:
+            raise exceptions.Conflict(
+                f"Execution {execution_id!r} was not started through the HTTP API;",
+                hints=[exceptions.Hint("rerun its task where it was started, with",
+                                       f"task rerun {execution_id} {task[:80]}")])
+        with self.context.locks.hold_execution(execution_id):
+            if store.get(execution_id).state not in task_reruns.FAILED:
+                # A cancelled one is CANCELLED only in its side table: not failed.
+                raise exceptions.Conflict(
+                    f"Execution {execution_id!r} is {store.get(execution_id).state}: only "
+                    "a task of a failed execution (FAILURE or REVERTED, Mistral's ERROR) "
+                    "can be rerun.")
+            fd = store.flow_detail(execution_id)
+            if (fd.meta or {}).get("parent_id"):
+                raise exceptions.InvalidInput(
+                    f"Execution {execution_id!r} is a sub-workflow of execution "
+                    f"{fd.meta['parent_id']!r}: rerunning its tasks is not supported here "
+                    "(its parent failed with it); run the parent's workflow again.")
+            catalog = self._catalog()
+            workflow = catalog.get((fd.meta or {})["workflow"])
+            failed = task_reruns.check(fd, workflow, task, reset,
+                                       catalog.action_lookup(self.action_registry.get))
+            task_reruns.prepare(fd, workflow, failed, reset)
+            if env:
+                fd.meta["env"] = merged(fd.meta.get("env") or {}, env)
+            store.save_flow(fd)
+        return self.resume_execution(execution_id, listeners, wait=wait, detach=detach,
+                                     api_user=api_user)
+
+
+__all__ = ["TaskRerunsMixin"]
