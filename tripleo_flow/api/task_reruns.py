@@ -42,7 +42,7 @@ class TaskRerunsMixin:
     def resume_execution(self, execution_id: str, *args: Any, **kwargs: Any) -> Execution:
         raise NotImplementedError
 
-    def _limit(self, name: str, default: int) -> int:
+    def _limit(self, name: str) -> int:
         raise NotImplementedError
 
     def rerun_task(self, execution_id: str, task: str, reset: bool = True,
@@ -81,8 +81,8 @@ class TaskRerunsMixin:
             raise exceptions.InvalidInput(
                 f"A rerun's env must be a JSON object, not {type(env).__name__}.")
         if env is not None:
-            jsonvalues.check_value(dict(env), self._limit("yaml_max_depth", 100),
-                                   self._limit("yaml_max_nodes", 1_000_000), "The rerun's env")
+            jsonvalues.check_value(dict(env), self._limit("yaml_max_depth"),
+                                   self._limit("yaml_max_nodes"), "The rerun's env")
         if not isinstance(task, str) or not task:
             raise exceptions.InvalidInput("Name the task execution to rerun.")
         runner = self._runner()
