@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.flows.executions import PAUSED, Execution, TaskRecord, to_execution
+from tripleo_flow.flows.execution_records import PAUSED, Execution, TaskRecord, to_execution
 
 #: The states a pause request turns into PAUSED for readers (its engine still runs;
 #: SUSPENDING: a TaskFlow engine that saw it and waits for its running tasks).
