@@ -5,7 +5,8 @@ every command cost seconds of CPU); a command that runs a workflow still runs it
 ``tripleo-flow --help`` (and ``help``, and a command's ``--help``) import no other
 command's module and no heavy library; listing executions compiles no workflow (no
 YAQL, no workbook, no TaskFlow engine) and reads the executions database without
-TaskFlow's persistence (SQLAlchemy, alembic).
+TaskFlow's persistence (SQLAlchemy, alembic); listing workflows checks no workbook
+(no action registry, no YAQL).
 
 The speed itself is measured by ``bench/cli_startup.py``, never asserted here.
 """
@@ -160,6 +161,15 @@ def test_listing_executions_compiles_no_workflow_nor_builds_the_engine_s_store(
     assert json.loads(shown)["Workflow"] == "tripleo.plan.create_deployment_plan"
     assert sorted(set(COMPILER) & set(loaded)) == []
     assert sorted(set(ENGINE) & packages(loaded)) == []
+
+
+def test_listing_workflows_checks_no_workbook(cli: Cli) -> None:
+    out, loaded = cli("workflow", "list", "-f", "json")
+    assert "tripleo.plan.create_deployment_plan" in {row["Name"] for row in json.loads(out)}
+    # The files are read, not checked: no action registry, no expression compiled.
+    assert sorted({"tripleo_flow.actions.registry", "tripleo_flow.flows.expressions",
+                   "tripleo_flow.flows.workbook_validator"} & set(loaded)) == []
+    assert sorted({*ENGINE, "yaql"} & packages(loaded)) == []
 
 
 def test_the_ended_states_spelt_out_are_taskflow_s() -> None:

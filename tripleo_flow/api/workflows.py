@@ -168,8 +168,9 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
     # -- workflows ---------------------------------------------------------------
 
     def list_workflows(self) -> list[WorkflowSpec]:
-        """Every workflow of every loadable workbook, by full name."""
-        return sorted(self._catalog().workflows(), key=lambda w: w.full_name)
+        """Every workflow of every loadable workbook, by full name (read without
+        checking the workbooks: their problems are raised when one runs)."""
+        return sorted(self._listed_catalog().workflows(), key=lambda w: w.full_name)
 
     def get_workflow(self, name: str) -> WorkflowSpec:
         """The workflow ``name`` (full or unique short name); raises if its workbook is invalid."""
