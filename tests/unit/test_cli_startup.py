@@ -172,6 +172,15 @@ def test_listing_workflows_checks_no_workbook(cli: Cli) -> None:
     assert sorted({*ENGINE, "yaql"} & packages(loaded)) == []
 
 
+def test_a_workflow_run_on_sqlite_loads_no_migrations(cli: Cli) -> None:
+    out, loaded = cli("parameters", "set", "--plan", "overcloud", "ComputeCount=2",
+                      "-f", "json")
+    assert "taskflow" in packages(loaded)  # it ran a workflow ...
+    # ... whose SQLite tables TaskFlow creates directly: alembic (MariaDB's migrations),
+    # with its templates' and highlighting libraries, is left unloaded.
+    assert sorted({"alembic", "mako", "pygments"} & packages(loaded)) == []
+
+
 def test_the_ended_states_spelt_out_are_taskflow_s() -> None:
     from taskflow import states
 
