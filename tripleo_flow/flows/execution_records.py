@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import socket
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tripleo_flow.core import secrets
@@ -20,35 +20,6 @@ from tripleo_flow.flows.states import PAUSED
 #: The logbook every execution is a flow detail of.
 BOOK_NAME = "tripleo-flow"
 BOOK_UUID = str(uuid.uuid5(uuid.NAMESPACE_URL, "tripleo-flow:executions"))
-
-
-@dataclass(frozen=True)
-class TaskRecord:
-    """One task of an execution as stored."""
-
-    name: str
-    state: str
-    result: Any = None
-    error: str | None = None
-    published: dict[str, Any] = field(default_factory=dict)
-    started_at: float | None = None
-    finished_at: float | None = None
-    #: While it runs, the last progress its action reported: ``{"stage", "done",
-    #: "total", "status"}`` (stage ``check``/``upload`` for plans, ``stack`` for
-    #: deployments); None once it has ended.
-    progress: dict[str, Any] | None = None
-    #: A ``workflow:`` task's child executions (one per item and attempt), in the
-    #: order they started: each names this task as its ``parent_task``.
-    executions: list[str] = field(default_factory=list)
-    #: The task execution's id (``task().id``; Mistral's task execution id).
-    id: str | None = None
-    #: While it waits for a client to complete its asynchronous action(s): each
-    #: RUNNING action execution, ``{"id", "item", "attempt", "deadline"}``
-    #: (``execution complete`` / ``POST .../tasks/{task}/complete`` completes one).
-    waiting: list[dict[str, Any]] = field(default_factory=list)
-    #: Why it is in its state where its error does not say (Mistral's task
-    #: ``state_info``): a cancelled task's message (:func:`~.cancels.shown_tasks`).
-    state_info: str | None = None
 
 
 @dataclass(frozen=True)
@@ -135,5 +106,5 @@ def masked(value: Any, everything: bool = False) -> Any:
     return secrets.redact(value, everything=everything)[0]
 
 
-__all__ = ["BOOK_NAME", "BOOK_UUID", "PAUSED", "Execution", "TaskRecord", "masked",
+__all__ = ["BOOK_NAME", "BOOK_UUID", "PAUSED", "Execution", "masked",
            "to_execution"]

@@ -16,6 +16,7 @@ import socket
 import time
 import uuid
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from taskflow import exceptions as tf_exc
@@ -36,13 +37,10 @@ from tripleo_flow.flows.execution_records import (
     BOOK_NAME,
     BOOK_UUID,
     Execution,
-    TaskRecord,
-    masked,
     to_execution,
 )
-from tripleo_flow.flows.execution_records import (
-    PAUSED as PAUSED,
-)
+from tripleo_flow.flows.execution_records import PAUSED as PAUSED
+from tripleo_flow.flows.execution_records import masked as _masked
 from tripleo_flow.flows.pause_requests import PauseRequests
 from tripleo_flow.flows.redaction import SECRET_RESULT
 from tripleo_flow.flows.states import CANCELLED_INFO, STARTED_AT
@@ -54,6 +52,35 @@ CHILDREN = "executions"
 #: ``meta["origin"]`` of an execution an HTTP API user started: kept for its whole
 #: life, so whoever resumes it (any process, any interface) applies the same rules.
 ORIGIN_API = "api"
+
+
+@dataclass(frozen=True)
+class TaskRecord:
+    """One task of an execution as stored."""
+
+    name: str
+    state: str
+    result: Any = None
+    error: str | None = None
+    published: dict[str, Any] = field(default_factory=dict)
+    started_at: float | None = None
+    finished_at: float | None = None
+    #: While it runs, the last progress its action reported: ``{"stage", "done",
+    #: "total", "status"}`` (stage ``check``/``upload`` for plans, ``stack`` for
+    #: deployments); None once it has ended.
+    progress: dict[str, Any] | None = None
+    #: A ``workflow:`` task's child executions (one per item and attempt), in the
+    #: order they started: each names this task as its ``parent_task``.
+    executions: list[str] = field(default_factory=list)
+    #: The task execution's id (``task().id``; Mistral's task execution id).
+    id: str | None = None
+    #: While it waits for a client to complete its asynchronous action(s): each
+    #: RUNNING action execution, ``{"id", "item", "attempt", "deadline"}``
+    #: (``execution complete`` / ``POST .../tasks/{task}/complete`` completes one).
+    waiting: list[dict[str, Any]] = field(default_factory=list)
+    #: Why it is in its state where its error does not say (Mistral's task
+    #: ``state_info``): a cancelled task's message (:func:`~.cancels.shown_tasks`).
+    state_info: str | None = None
 
 
 def command_message(fd: Any, ended: bool) -> str | None:
@@ -93,8 +120,8 @@ def task_records(fd: Any) -> list[TaskRecord]:
                     state == states.REVERTED and result["state"] == TASK_SKIPPED):
                 state = result["state"]  # a skipped task did nothing to undo
             error = error or result.get("error")
-            published = masked(published)
-            result = masked(result.get("result"), everything=bool(result.get(SECRET_RESULT)))
+            published = _masked(published)
+            result = _masked(result.get("result"), everything=bool(result.get(SECRET_RESULT)))
         if started is None and state == states.RUNNING:
             started = (ad.meta or {}).get(STARTED_AT)  # it runs now
         reported = (ad.meta or {}).get("progress_details") or {}
