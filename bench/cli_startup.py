@@ -18,7 +18,12 @@ same store, and prints each command's ratio to its run there.
 
 Bytecode is cached as for an installed package (``PYTHONDONTWRITEBYTECODE`` is
 dropped; the cache goes to a temporary ``PYTHONPYCACHEPREFIX``, never into a tree)
-and each command runs once untimed first, so compiling is not measured.
+and each command runs once untimed first, so compiling is not measured, nor the
+first build of stevedore's entry point cache (under the temporary HOME, keyed by
+the Python path and the times of its directories: ``python -m`` puts the working
+directory first, here the temporary one, which stays unchanged once the store is
+made; timed by hand from a directory others write to, such as /tmp, a command may
+rebuild it every run: 0.17 s more of CPU here).
 
 Prints every run's wall-clock and CPU seconds (user + system, of the child), then
 the medians and each median's ratio to the baseline's.  A command that reads a plan

@@ -4,7 +4,9 @@ local store, import neither TaskFlow nor networkx, SQLAlchemy or alembic (what m
 every command cost seconds of CPU); a command that runs a workflow still runs it.
 ``tripleo-flow --help`` (and ``help``, and a command's ``--help``) import no other
 command's module and no heavy library; listing executions compiles no workflow (no
-YAQL, no workbook, no TaskFlow engine).
+YAQL, no workbook, no TaskFlow engine) and reads the executions database without
+TaskFlow's persistence (SQLAlchemy, alembic); listing workflows checks no workbook
+(no action registry, no YAQL).
 
 The speed itself is measured by ``bench/cli_startup.py``, never asserted here.
 """
@@ -145,16 +147,38 @@ def test_a_command_s_help_imports_its_module_alone(cli: Cli, args: tuple[str, ..
     assert [scan for scan in cli.scans if scan != "entry_points()"] == []
 
 
-def test_listing_executions_compiles_no_workflow(cli: Cli) -> None:
+def test_listing_executions_compiles_no_workflow_nor_builds_the_engine_s_store(
+        cli: Cli) -> None:
     out, loaded = cli("execution", "list", "-f", "json")
     workflows = sorted(row["Workflow"] for row in json.loads(out))
     assert workflows == ["tripleo.parameters.update_parameters",
                          "tripleo.plan.create_deployment_plan"]
     assert sorted(set(COMPILER) & set(loaded)) == []
-    assert sorted({"yaql", "networkx"} & packages(loaded)) == []
+    # The SQLite file is read as it is (flows/execution_reader.py): no TaskFlow
+    # persistence backend, SQLAlchemy or alembic.
+    assert sorted(set(ENGINE) & packages(loaded)) == []
     shown, loaded = cli("execution", "show", json.loads(out)[0]["ID"], "-f", "json")
     assert json.loads(shown)["Workflow"] == "tripleo.plan.create_deployment_plan"
     assert sorted(set(COMPILER) & set(loaded)) == []
+    assert sorted(set(ENGINE) & packages(loaded)) == []
+
+
+def test_listing_workflows_checks_no_workbook(cli: Cli) -> None:
+    out, loaded = cli("workflow", "list", "-f", "json")
+    assert "tripleo.plan.create_deployment_plan" in {row["Name"] for row in json.loads(out)}
+    # The files are read, not checked: no action registry, no expression compiled.
+    assert sorted({"tripleo_flow.actions.registry", "tripleo_flow.flows.expressions",
+                   "tripleo_flow.flows.workbook_validator"} & set(loaded)) == []
+    assert sorted({*ENGINE, "yaql"} & packages(loaded)) == []
+
+
+def test_a_workflow_run_on_sqlite_loads_no_migrations(cli: Cli) -> None:
+    out, loaded = cli("parameters", "set", "--plan", "overcloud", "ComputeCount=2",
+                      "-f", "json")
+    assert "taskflow" in packages(loaded)  # it ran a workflow ...
+    # ... whose SQLite tables TaskFlow creates directly: alembic (MariaDB's migrations),
+    # with its templates' and highlighting libraries, is left unloaded.
+    assert sorted({"alembic", "mako", "pygments"} & packages(loaded)) == []
 
 
 def test_the_ended_states_spelt_out_are_taskflow_s() -> None:

@@ -69,13 +69,21 @@ class CatalogMixin:
         configured = self._wf_conf("workbooks_dir")
         return Path(configured) if configured else Path(self.data_dir) / "workbooks"
 
-    def _catalog(self) -> Catalog:
-        """The catalog, re-read only when a workbook file changed."""
+    def _catalog_files(self) -> tuple[list[tuple[Path, bool]], tuple[Any, ...]]:
+        """The workbook directories (``(dir, shipped)``) and the stamp of their files
+        (names, times, sizes: a catalog read with another stamp is stale)."""
         from tripleo_flow.flows import workbook_loader
 
         directories = [(workbook_loader.SHIPPED_DIR, True), (self.workbooks_dir, False)]
         stamp = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size)
                       for d, _ in directories for f in workbook_loader.workbook_files(d))
+        return directories, stamp
+
+    def _catalog(self) -> Catalog:
+        """The catalog, re-read only when a workbook file changed."""
+        from tripleo_flow.flows import workbook_loader
+
+        directories, stamp = self._catalog_files()
         state = self._wf_state()
         cached = state.get("catalog")
         if cached is not None and cached[0] == stamp:
@@ -86,6 +94,19 @@ class CatalogMixin:
                                                limits=self._workbook_limits())
         state["catalog"] = (stamp, catalog)
         return catalog
+
+    def _listed_catalog(self) -> Catalog:
+        """The workflows' catalog for listing them: the checked one when this process
+        has it up to date, else the files read without the checks (no action
+        registry, no expression compiled: :func:`~tripleo_flow.flows.workbook_loader.
+        read_catalog` lists the same workflows)."""
+        from tripleo_flow.flows import workbook_loader
+
+        directories, stamp = self._catalog_files()
+        cached = self._wf_state().get("catalog")
+        if cached is not None and cached[0] == stamp:
+            return cached[1]  # type: ignore[no-any-return]
+        return workbook_loader.read_catalog(directories, limits=self._workbook_limits())
 
     # -- actions -------------------------------------------------------------------
 

@@ -49,7 +49,7 @@ class JobsMixin:
     conf: Any
     _wf_state: Callable[[], dict[str, Any]]
     _runner: Callable[[], Runner]
-    list_workflows: Callable[[], Any]
+    list_workbooks: Callable[[], Any]
 
     def jobboard_settings(self) -> jobboard.BoardSettings | None:
         """``[jobboard]`` checked, or None when workflows run in-process."""
@@ -146,7 +146,7 @@ class JobsMixin:
             raise exceptions.InvalidInput(f"--max-jobs must be at least 1, not {max_jobs}.")
         runner = self._runner()
         runner.store.book()  # ready before the first claim: database, workbooks, actions
-        self.list_workflows()
+        self.list_workbooks()  # the checked catalog, its actions loaded
         board = jobboard.make_board(settings, runner.store.backend)
         conductor = Conductor(name or f"conductor-{socket.gethostname()}", board, runner,
                               concurrency, settings, max_jobs)

@@ -84,6 +84,19 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
             state["store"] = ExecutionStore(ExecutionBackend(url))
         return state["store"]  # type: ignore[no-any-return]
 
+    def _execution_reader(self) -> Any:
+        """What reads executions: the store once this process opened it (it sees its
+        deferred writes), else a read-only reader of a SQLite file, which loads neither
+        TaskFlow nor SQLAlchemy (:func:`~tripleo_flow.flows.execution_reader.open_url`:
+        the store for a file not made yet, an older schema, another database)."""
+        state = self._wf_state()
+        if "store" not in state and "reader" not in state:
+            from tripleo_flow.flows import execution_reader
+
+            state["reader"] = execution_reader.open_url(
+                self._wf_conf("connection"), Path(self.data_dir) / "executions.sqlite")
+        return state.get("store") or state["reader"] or self._execution_store()
+
     def _allow_plan_code(self, option: str = "allow_plan_code") -> bool:
         """``[api] allow_plan_code`` (or another ``[api]`` switch ``option``; False for a
         conf without that group: embedding)."""
@@ -142,6 +155,7 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         runner = state.pop("runner", None)
         if runner is not None:
             runner.close()
+        state.pop("reader", None)
         store = state.pop("store", None)
         if store is not None:
             store.backend.close()
@@ -149,8 +163,9 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
     # -- workflows ---------------------------------------------------------------
 
     def list_workflows(self) -> list[WorkflowSpec]:
-        """Every workflow of every loadable workbook, by full name."""
-        return sorted(self._catalog().workflows(), key=lambda w: w.full_name)
+        """Every workflow of every loadable workbook, by full name (read without
+        checking the workbooks: their problems are raised when one runs)."""
+        return sorted(self._listed_catalog().workflows(), key=lambda w: w.full_name)
 
     def get_workflow(self, name: str) -> WorkflowSpec:
         """The workflow ``name`` (full or unique short name); raises if its workbook is invalid."""
@@ -325,7 +340,7 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         (:mod:`~tripleo_flow.flows.pause_views`)."""
         from tripleo_flow.flows import pause_views
 
-        store = self._execution_store()
+        store = self._execution_reader()
         return pause_views.shown_one(store, store.get(execution_id))
 
     def list_executions(self, workflow: str | None = None) -> list[Execution]:
@@ -334,7 +349,7 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         SQL ``LIMIT``); :meth:`page_executions` reads one page."""
         from tripleo_flow.flows import pause_views
 
-        store = self._execution_store()
+        store = self._execution_reader()
         executions: list[Execution] = []
         marker = None
         while True:
@@ -360,7 +375,7 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
                            api.executions_page_max, sort_dir)
         from tripleo_flow.flows import pause_views
 
-        store = self._execution_store()
+        store = self._execution_reader()
         page, more = store.page(limit, marker, workflow, sort_dir == "desc")
         return pause_views.shown(store, page), (page[-1].id if more and page else None)
 

@@ -30,8 +30,12 @@ from typing import Any
 
 from tripleo_flow.actions.base import Action, reverter
 from tripleo_flow.exceptions import TaskFailed
-from tripleo_flow.flows import execution_scope, expressions, workbook_clauses
+from tripleo_flow.flows import workbook_clauses
 from tripleo_flow.flows.workbook_clauses import Collector
+
+# The expression language (YAQL) and the execution scope (TaskFlow) are imported where
+# a section is read or an action built: reading workbooks without one (the shipped
+# ones, to list their workflows) loads neither (tests/unit/test_cli_startup.py).
 
 ACTION_KEYS = {"base", "base-input", "input", "output", "description", "tags"}
 
@@ -56,6 +60,8 @@ def parse_actions(raw: Any, workbook: str, out: Collector) -> dict[str, AdhocSpe
     if not isinstance(raw, dict):
         out.add("'actions' must be a mapping of action names to definitions")
         return {}
+    from tripleo_flow.flows import expressions
+
     specs = {}
     for short, body in raw.items():
         where = f"action {short!r}"
@@ -124,6 +130,7 @@ def problems(spec: AdhocSpec, actions: Mapping[str, type[Action]]) -> list[str]:
 
 def build(spec: AdhocSpec, base: type[Action]) -> type[Action]:
     """An Action class running ``base`` with the inputs ``spec`` derives."""
+    from tripleo_flow.flows import execution_scope, expressions
 
     def base_inputs(given: Mapping[str, Any]) -> dict[str, Any]:
         data = {name: default for name, required, default in spec.inputs if not required}

@@ -49,19 +49,22 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import sqlalchemy as sa
 
 from tripleo_flow import exceptions
 from tripleo_flow.flows import pause_requests, side_tables
+from tripleo_flow.flows.cancel_views import (
+    FAILURE,
+    STOP_STATES,
+    SUCCESS,
+    Cancel,
+    output_of,
+    shown,
+)
 from tripleo_flow.flows.states import CANCELLED, ENDED, PAUSED
-
-#: The end states a stop gives besides CANCELLED (Mistral's ERROR is our FAILURE).
-FAILURE = "FAILURE"
-SUCCESS = "SUCCESS"
-STOP_STATES = (CANCELLED, FAILURE, SUCCESS)
 
 _METADATA = sa.MetaData()
 TABLE = sa.Table(
@@ -83,18 +86,6 @@ def create_table(engine: sa.engine.Engine) -> None:
     this with its own tables)."""
     side_tables.create_missing(TABLE, engine)
     side_tables.add_missing_columns(TABLE, engine)
-
-
-@dataclasses.dataclass(frozen=True)
-class Cancel:
-    """One execution's cancel (or stop): its message (``state_info``), when it was
-    asked and the state it ends in."""
-
-    state_info: str | None
-    cancelled_at: float
-    state: str = CANCELLED
-    #: The output evaluated when it was stopped (None: :func:`output_of` gives it).
-    output: Any = None
 
 
 class Cancels:
@@ -142,36 +133,6 @@ class Cancels:
                         row.state_info, row.cancelled_at, row.state or CANCELLED,
                         None if row.output is None else json.loads(row.output))
         return found
-
-
-def shown(cancels: Cancels, records: Iterable[Any]) -> list[Any]:
-    """Execution records (:class:`~.executions.Execution`) as readers see them: a
-    cancelled one reads CANCELLED, its ``state_info`` the message and its output
-    ``{"result": message}``, from the moment it was cancelled."""
-    records = list(records)
-    found = cancels.of([r.id for r in records])
-    if not found:
-        return records
-    return [_as_stopped(r, found[r.id]) if r.id in found else r for r in records]
-
-
-def output_of(stop: Cancel) -> Any:
-    """The output of an execution cancelled or stopped (``stop``): the one evaluated
-    then, else Mistral's ``{"result": state_info}`` (``{}`` for SUCCESS: its workflow
-    was no longer known)."""
-    if stop.output is not None:
-        return stop.output
-    return {} if stop.state == SUCCESS else {"result": stop.state_info}
-
-
-def _as_stopped(record: Any, stop: Cancel) -> Any:
-    """``record`` as a reader sees it once it was cancelled or stopped (``stop``)."""
-    info = stop.state_info
-    return dataclasses.replace(
-        record, state=stop.state, state_info=info,
-        output=output_of(stop), pausing=False,
-        error=info if stop.state == FAILURE else None, failed_task=None, error_api=None,
-        hints=None)
 
 
 def shown_tasks(store: Any, fd: Any, records: list[Any]) -> list[Any]:

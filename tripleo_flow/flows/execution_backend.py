@@ -39,14 +39,15 @@ import sqlalchemy as sa
 from taskflow import exceptions as tf_exc
 from taskflow import states
 from taskflow.persistence import models
-from taskflow.persistence.backends import impl_sqlalchemy
 
 from tripleo_flow import exceptions
 from tripleo_flow.flows import async_actions, cancels, pause_requests, undo_journal
 from tripleo_flow.flows.atom_updates import AtomUpdates
 from tripleo_flow.flows.redaction import Redactor
+from tripleo_flow.flows.taskflow_persistence import impl_sqlalchemy
 
-# alembic (imported by TaskFlow's persistence) logs its plugin set-up at INFO.
+# alembic (TaskFlow's persistence imports it to migrate MariaDB: taskflow_persistence)
+# logs its plugin set-up at INFO.
 logging.getLogger("alembic").setLevel(logging.WARNING)
 
 

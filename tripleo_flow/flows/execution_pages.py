@@ -34,6 +34,26 @@ def check_page(limit: int, maximum: int, sort_dir: str) -> int:
     return limit
 
 
+def check_request(limit: int, marker: str | None) -> None:
+    """Check a page request as both readers of the executions database do.
+
+    :raises InvalidInput: ``limit`` below 1, or ``marker`` is no execution id
+    """
+    if limit < 1:
+        raise exceptions.InvalidInput(f"The page size must be at least 1, not {limit}.")
+    if marker is not None and not UUID.fullmatch(marker):
+        raise exceptions.InvalidInput(
+            f"The marker {marker[:60]!r} is no execution id: pass the id of the last "
+            "execution of the previous page.")
+
+
+def marker_not_found(marker: str) -> exceptions.NotFound:
+    """The error of a page request whose ``marker`` names no execution."""
+    return exceptions.NotFound(
+        f"The marker {marker!r} is no execution (deleted, or of another "
+        "database): start again from the first page.")
+
+
 def flow_page(conn: Any, book_uuid: str, limit: int, marker: str | None = None,
               workflow: str | None = None, descending: bool = False) -> tuple[list[Any], bool]:
     """Up to ``limit`` lazy flow details of the book, and whether more follow.
@@ -50,12 +70,7 @@ def flow_page(conn: Any, book_uuid: str, limit: int, marker: str | None = None,
     import sqlalchemy as sa
     from taskflow.persistence import models
 
-    if limit < 1:
-        raise exceptions.InvalidInput(f"The page size must be at least 1, not {limit}.")
-    if marker is not None and not UUID.fullmatch(marker):
-        raise exceptions.InvalidInput(
-            f"The marker {marker[:60]!r} is no execution id: pass the id of the last "
-            "execution of the previous page.")
+    check_request(limit, marker)
     flush = getattr(conn, "flush", None)
     if flush is not None:
         flush()  # a connection that defers writes shows them first
@@ -69,9 +84,7 @@ def flow_page(conn: Any, book_uuid: str, limit: int, marker: str | None = None,
             after = db.execute(sa.select(table.c.created_at, table.c.uuid).where(
                 table.c.parent_uuid == book_uuid, table.c.uuid == marker)).first()
             if after is None:
-                raise exceptions.NotFound(
-                    f"The marker {marker!r} is no execution (deleted, or of another "
-                    "database): start again from the first page.")
+                raise marker_not_found(marker)
             later = sa.or_(table.c.created_at > after.created_at,
                            sa.and_(table.c.created_at == after.created_at,
                                    table.c.uuid > after.uuid))

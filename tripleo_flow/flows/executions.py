@@ -25,7 +25,6 @@ from taskflow.persistence import models
 from taskflow.types import failure
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import secrets
 from tripleo_flow.flows import error_records, execution_scope
 from tripleo_flow.flows.async_actions import RUNNING as ACTION_RUNNING
 from tripleo_flow.flows.async_actions import AsyncActions
@@ -34,21 +33,25 @@ from tripleo_flow.flows.cancels import shown as cancels_shown
 from tripleo_flow.flows.cancels import shown_tasks as cancels_shown_tasks
 from tripleo_flow.flows.execution_backend import ExecutionBackend
 from tripleo_flow.flows.execution_pages import flow_page
+from tripleo_flow.flows.execution_records import (
+    BOOK_NAME,
+    BOOK_UUID,
+    Execution,
+    to_execution,
+)
+from tripleo_flow.flows.execution_records import PAUSED as PAUSED
+from tripleo_flow.flows.execution_records import masked as _masked
 from tripleo_flow.flows.pause_requests import PauseRequests
 from tripleo_flow.flows.redaction import SECRET_RESULT
 from tripleo_flow.flows.states import CANCELLED_INFO, STARTED_AT
 from tripleo_flow.flows.states import SKIPPED as TASK_SKIPPED
 from tripleo_flow.flows.states import SUCCESS as TASK_SUCCESS
 
-BOOK_NAME = "tripleo-flow"
-#: The state of an execution a ``pause`` command (or ``pause-before``) stopped.
-PAUSED = "PAUSED"
 #: Outcome key of a ``workflow:`` task run apart: the ids of its child executions.
 CHILDREN = "executions"
 #: ``meta["origin"]`` of an execution an HTTP API user started: kept for its whole
 #: life, so whoever resumes it (any process, any interface) applies the same rules.
 ORIGIN_API = "api"
-BOOK_UUID = str(uuid.uuid5(uuid.NAMESPACE_URL, "tripleo-flow:executions"))
 
 
 @dataclass(frozen=True)
@@ -81,83 +84,6 @@ class TaskRecord:
     #: :attr:`error` in the HTTP API's words (its next steps as API requests), when it
     #: has next steps; the HTTP API shows this one as ``error``.
     error_api: str | None = None
-
-
-@dataclass(frozen=True)
-class Execution:
-    """An execution as stored: what ran, with what, and how it ended."""
-
-    id: str
-    workflow: str
-    state: str
-    input: dict[str, Any]
-    output: Any = None
-    error: str | None = None
-    failed_task: str | None = None
-    created_at: float | None = None
-    updated_at: float | None = None
-    finished_at: float | None = None
-    target: str | None = None
-    #: The execution's environment (Mistral's ``env``), read by ``env()``.
-    env: dict[str, Any] | None = None
-    #: ``error`` in the HTTP API's words (its next steps as its requests), and those
-    #: steps as data (:class:`~tripleo_flow.exceptions.Hint`), when the error had some.
-    error_api: str | None = None
-    hints: list[dict[str, Any]] | None = None
-    #: What the ``succeed``/``pause`` command that ended or paused the workflow said
-    #: (``succeed(msg=...)``: Mistral's ``state_info``; a failure's is ``error``).
-    state_info: str | None = None
-    #: A sub-workflow's execution: the parent execution and its task execution that
-    #: started it (Mistral's ``task_execution_id``).
-    parent_id: str | None = None
-    parent_task: str | None = None
-    #: Read PAUSED at once after a pause request, while the engine that runs it
-    #: (another process) still ends its running tasks; no new task starts
-    #: (:mod:`~tripleo_flow.flows.pause_views`).
-    pausing: bool = False
-    #: Mistral's execution ``description``: text a user gave (``execution update
-    #: --description``), shown as given.
-    description: str | None = None
-
-
-def _state(fd: Any) -> str:
-    meta = fd.meta or {}
-    state = fd.state or states.PENDING
-    if state in (states.RUNNING, states.PENDING) and meta.get("pid"):
-        if meta.get("host") == socket.gethostname() and not _alive(int(meta["pid"])):
-            # A PENDING one stays PENDING when a jobboard holds it (another conductor
-            # takes it); one this host was to run never starts now: interrupted.
-            if state == states.RUNNING or meta.get("local"):
-                return "INTERRUPTED"
-            return str(state)
-    if state == states.SUSPENDED and meta.get("paused_at"):
-        return PAUSED  # Mistral's name: a 'pause' stopped it (SUSPENDED: a conductor's
-        # SIGTERM or lost claim, its job back on the board)
-    return str(state)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def to_execution(fd: Any) -> Execution:
-    meta = fd.meta or {}
-    return Execution(
-        id=fd.uuid, workflow=str(meta.get("workflow", fd.name)), state=_state(fd),
-        input=_masked(dict(meta.get("input") or {})), output=_masked(meta.get("output")),
-        error=meta.get("error"), failed_task=meta.get("failed_task"),
-        created_at=meta.get("created_at"), updated_at=meta.get("updated_at"),
-        finished_at=meta.get("finished_at"), target=meta.get("target"),
-        env=_masked(dict(meta.get("env") or {})), error_api=meta.get("error_api"),
-        hints=meta.get("error_hints"), state_info=meta.get("state_info"),
-        parent_id=meta.get("parent_id"), parent_task=meta.get("parent_task"),
-        description=meta.get("description"))
 
 
 def command_message(fd: Any, ended: bool) -> str | None:
@@ -211,11 +137,6 @@ def task_records(fd: Any) -> list[TaskRecord]:
                                   error_api=error_api))
     records.sort(key=lambda r: (r.started_at is None, r.started_at or 0.0))
     return records
-
-
-def _masked(value: Any, everything: bool = False) -> Any:
-    """What a reader may see of a stored value (rows written before redaction too)."""
-    return secrets.redact(value, everything=everything)[0]
 
 
 _internal = execution_scope.internal

@@ -30,10 +30,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.flows.executions import PAUSED, Execution, TaskRecord, to_execution
+from tripleo_flow.flows.execution_records import PAUSED, Execution, to_execution
+
+if TYPE_CHECKING:  # the engine's store: readers of a list of executions never load it
+    from tripleo_flow.flows.executions import TaskRecord
 
 #: The states a pause request turns into PAUSED for readers (its engine still runs;
 #: SUSPENDING: a TaskFlow engine that saw it and waits for its running tasks).

@@ -19,7 +19,10 @@ import yaml
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
 from tripleo_flow.core import planenv
-from tripleo_flow.flows import action_aliases, adhoc_actions, workbook_validator
+from tripleo_flow.flows import adhoc_actions
+
+# What checks a workbook (its expressions, its actions' aliases) is imported by the
+# functions that check: reading workbooks to list their workflows loads no YAQL.
 from tripleo_flow.flows.workbook_model import (
     Problem,
     TaskSpec,
@@ -186,6 +189,8 @@ def validate(workbooks: Iterable[Workbook], catalog: Catalog,
              actions: Mapping[str, type[Action]],
              broken: Mapping[str, str]) -> dict[str, list[Problem]]:
     """Problems of each workbook (keyed by name), checked against ``catalog``."""
+    from tripleo_flow.flows import workbook_validator
+
     result: dict[str, list[Problem]] = {}
     for workbook in workbooks:
         problems: list[Problem] = []
@@ -210,6 +215,8 @@ def validate(workbooks: Iterable[Workbook], catalog: Catalog,
 def _first_tasks(workflow: WorkflowSpec) -> list[TaskSpec]:
     """The tasks of ``workflow`` that run whenever it runs: a direct workflow's start
     tasks, every task of a reverse one."""
+    from tripleo_flow.flows import workbook_validator
+
     if workflow.type == "reverse":
         return list(workflow.tasks.values())
     reached = {t for targets in workbook_validator.successors(workflow).values()
@@ -272,12 +279,13 @@ def _build_adhoc(catalog: Catalog, actions: Mapping[str, type[Action]]) -> None:
         waiting = later
 
 
-def load_catalog(directories: Iterable[tuple[Path, bool]], actions: Mapping[str, type[Action]],
-                 broken: Mapping[str, str] | None = None,
-                 extra_files: Iterable[Path] = (),
+def read_catalog(directories: Iterable[tuple[Path, bool]], extra_files: Iterable[Path] = (),
                  limits: WorkbookLimits = WorkbookLimits()) -> Catalog:
-    """Read and check every workbook of ``directories`` (``(dir, shipped)`` pairs); a
-    user file past ``limits`` is listed with that problem (shipped ones are trusted)."""
+    """Read every workbook of ``directories`` (``(dir, shipped)`` pairs) without checking
+    them against the actions and each other (:func:`load_catalog` does): its entries
+    hold only the problems of reading them, and :meth:`Catalog.workflows` lists the
+    same workflows as a checked catalog's (a check's problems leave a workflow
+    listed: running it raises them), which is all a listing needs."""
     entries = []
     sources = [(path, shipped) for directory, shipped in directories
                for path in workbook_files(directory)]
@@ -286,7 +294,18 @@ def load_catalog(directories: Iterable[tuple[Path, bool]], actions: Mapping[str,
         workbook, problems = read_file(path, TRUSTED if shipped else limits)
         name = workbook.name if workbook else path.stem
         entries.append(Entry(name, path, shipped, workbook, problems))
-    catalog = Catalog(entries)
+    return Catalog(entries)
+
+
+def load_catalog(directories: Iterable[tuple[Path, bool]], actions: Mapping[str, type[Action]],
+                 broken: Mapping[str, str] | None = None,
+                 extra_files: Iterable[Path] = (),
+                 limits: WorkbookLimits = WorkbookLimits()) -> Catalog:
+    """Read and check every workbook of ``directories`` (``(dir, shipped)`` pairs); a
+    user file past ``limits`` is listed with that problem (shipped ones are trusted)."""
+    from tripleo_flow.flows import action_aliases
+
+    catalog = read_catalog(directories, extra_files, limits)
     catalog.adhoc.update(action_aliases.alias_classes(actions))
     _build_adhoc(catalog, actions)
     checked = validate([e.workbook for e in catalog.entries.values() if e.workbook],
