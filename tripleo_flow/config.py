@@ -346,6 +346,15 @@ LIMITS_OPTS = [
                "or environment may hold (parameter set of that many parameters, a node "
                "list...), at any depth: a larger one is refused before the execution is "
                "recorded. YAQL expressions walk no more than expression_max_items anyway."),
+    cfg.IntOpt("input_max_size", default=2 << 20, min=1,
+               help="Largest input of a workflow execution (all its values together), "
+               "and largest environment (env), in bytes of the JSON the executions "
+               "database stores: a larger one is refused (400 over HTTP) before the "
+               "execution is recorded, whoever starts it. Its record keeps the input "
+               "several times over (task inputs, published values, output), so this "
+               "bounds what one execution adds to the database. The inputs of shipped "
+               "workflows whose actions take at most parameters_max_size (parameter "
+               "values, user environment files) are checked against it then too."),
     cfg.IntOpt("parameters_max_size", default=1 << 20, min=1,
                help="Largest parameter values one change may set, together, and largest "
                "user environment file (with the files it brings), in characters of their "
