@@ -14,7 +14,8 @@ from tripleo_flow.core import input_size
 
 
 @pytest.mark.parametrize("value", [
-    "", "abc", "\u20ac" * 10, "\U0001f600" * 3, "x" * 1000 + "\u20ac", "mixed \u00e9t\u00e9 \U0001f600",
+    "", "abc", "\u20ac" * 10, "\U0001f600" * 3, "x" * 1000 + "\u20ac",
+    "mixed \u00e9t\u00e9 \U0001f600",
     {"a": ["x", 1, None, True, 2.5]}, {"k\u20ac": "\u00e9", "n": 10 ** 30}, [[[]]], {},
 ])
 def test_stored_size_is_the_stored_json_or_a_little_more(value: Any) -> None:
