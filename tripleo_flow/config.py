@@ -270,6 +270,12 @@ API_OPTS = [
     cfg.IntOpt("executions_page_max", default=EXECUTIONS_PAGE_MAX, min=1,
                help="Most executions a request may ask for on one page (limit); a larger "
                "limit is refused (400)."),
+    cfg.IntOpt("executions_page_max_bytes", default=8 << 20, min=0,
+               help="Largest page of GET /v1/executions (and execution list), in bytes "
+               "of the executions' stored records (input, output, error): a page ends "
+               "before the execution that would take it past this, and always holds "
+               "one; its next link (--marker) names the rest. The records past it are "
+               "not read. 0 means no limit but the page size."),
     cfg.IntOpt("max_json_size", default=8 << 20, min=0,
                help="Largest JSON request body in bytes (workflow inputs, parameters, "
                "environment files); a larger one gets 413 before it is read. 0 means no "

@@ -356,7 +356,8 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         and the marker of the next page (None: this was the last).
 
         :param limit: most executions on the page (``[api] executions_page_size`` when
-            None; at most ``[api] executions_page_max``)
+            None; at most ``[api] executions_page_max``); fewer when their records
+            take over ``[api] executions_page_max_bytes`` (one at least)
         :param marker: the marker the previous page returned
         :raises InvalidInput: a bad limit, marker or sort_dir
         """
@@ -366,7 +367,8 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         from tripleo_flow.flows import pause_views
 
         store = self._execution_store()
-        page, more = store.page(limit, marker, workflow, sort_dir == "desc")
+        page, more = store.page(limit, marker, workflow, sort_dir == "desc",
+                                api.executions_page_max_bytes)
         return pause_views.shown(store, page), (page[-1].id if more and page else None)
 
     def execution_tasks(self, execution_id: str) -> list[TaskRecord]:
