@@ -6,20 +6,16 @@ early when its executions' records take over ``[api] executions_page_max_bytes``
 
 from __future__ import annotations
 
-import time
-import uuid
 from pathlib import Path
-
-from taskflow import states
-from taskflow.persistence import models
 
 from tests.functional.http.conftest import running_api
 from tests.functional.http.test_executions_paging import (  # noqa: F401 (a fixture)
+    add_executions,
     store,
     walk,
 )
 from tripleo_flow.config import API_OPTS
-from tripleo_flow.flows.executions import BOOK_NAME, ExecutionStore
+from tripleo_flow.flows.executions import ExecutionStore
 
 PAGE_BYTES = next(o.default for o in API_OPTS if o.name == "executions_page_max_bytes")
 MB = 1 << 20
@@ -30,20 +26,8 @@ def add_large(executions: ExecutionStore, count: int, input_size: int,
     """``count`` ended executions with an input and an output of these sizes (as
     executions recorded before ``[limits] input_max_size``, or whose workflow
     returned that much); their ids, oldest first."""
-    book = models.LogBook(BOOK_NAME, uuid=executions.book().uuid)
-    ids = []
-    now = time.time()
-    for n in range(count):
-        fd = models.FlowDetail("tripleo.plan.big", uuid=str(uuid.uuid4()))
-        fd.state = states.SUCCESS
-        fd.meta = {"workflow": "tripleo.plan.big", "input": {"v": "i" * input_size},
-                   "output": {"result": "o" * output_size}, "created_at": now + n,
-                   "updated_at": now + n, "finished_at": now + n}
-        book.add(fd)
-        ids.append(fd.uuid)
-    with executions._conn() as conn:
-        conn.save_logbook(book)
-    return ids
+    return add_executions(executions, count, "tripleo.plan.big", {
+        "input": {"v": "i" * input_size}, "output": {"result": "o" * output_size}})
 
 
 def test_the_list_leaves_outputs_out_unless_asked(tmp_path: Path) -> None:
