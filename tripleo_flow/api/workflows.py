@@ -204,7 +204,9 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
             allow, or an action gets a path from something else than a workflow input
         :raises WorkflowFailed: when it failed (its completed tasks were reverted)
         :raises InvalidInput: ``inputs`` nest deeper than ``[limits] yaml_max_depth``, hold
-            more than ``yaml_max_nodes`` values, a non-finite number or a lone surrogate
+            more than ``yaml_max_nodes`` values, a non-finite number or a lone surrogate,
+            or take over ``[limits] input_max_size`` bytes (``env`` too), before the
+            execution is recorded
         """
         from tripleo_flow.flows.executions import ORIGIN_API
         from tripleo_flow.flows.runner import check_env

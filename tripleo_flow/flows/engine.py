@@ -316,7 +316,9 @@ def load(flow: Any, **kwargs: Any) -> Any:
     engine = taskflow.engines.load(flow, **kwargs)
     engine_storage.install(engine)
     if store:
-        engine.storage.inject(store)
+        # In memory only: the runner rebuilds it from the execution's record at each
+        # run and resume (a persisted copy would add one of the whole input to it).
+        engine.storage.inject(store, transient=True)
     engine.compile()
     runtime = getattr(engine, "_runtime", None)
     cache = getattr(runtime, "_atom_cache", None)
