@@ -270,6 +270,12 @@ API_OPTS = [
     cfg.IntOpt("executions_page_max", default=EXECUTIONS_PAGE_MAX, min=1,
                help="Most executions a request may ask for on one page (limit); a larger "
                "limit is refused (400)."),
+    cfg.IntOpt("executions_page_max_bytes", default=8 << 20, min=0,
+               help="Largest page of GET /v1/executions (and execution list), in bytes "
+               "of the executions' stored records (input, output, error): a page ends "
+               "before the execution that would take it past this, and always holds "
+               "one; its next link (--marker) names the rest. The records past it are "
+               "not read. 0 means no limit but the page size."),
     cfg.IntOpt("max_json_size", default=8 << 20, min=0,
                help="Largest JSON request body in bytes (workflow inputs, parameters, "
                "environment files); a larger one gets 413 before it is read. 0 means no "
@@ -346,6 +352,15 @@ LIMITS_OPTS = [
                "or environment may hold (parameter set of that many parameters, a node "
                "list...), at any depth: a larger one is refused before the execution is "
                "recorded. YAQL expressions walk no more than expression_max_items anyway."),
+    cfg.IntOpt("input_max_size", default=2 << 20, min=1,
+               help="Largest input of a workflow execution (all its values together), "
+               "and largest environment (env), in bytes of the JSON the executions "
+               "database stores: a larger one is refused (400 over HTTP) before the "
+               "execution is recorded, whoever starts it. Its record keeps the input "
+               "several times over (task inputs, published values, output), so this "
+               "bounds what one execution adds to the database. The inputs of shipped "
+               "workflows whose actions take at most parameters_max_size (parameter "
+               "values, user environment files) are checked against it then too."),
     cfg.IntOpt("parameters_max_size", default=1 << 20, min=1,
                help="Largest parameter values one change may set, together, and largest "
                "user environment file (with the files it brings), in characters of their "

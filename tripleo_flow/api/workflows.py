@@ -214,7 +214,9 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
             allow, or an action gets a path from something else than a workflow input
         :raises WorkflowFailed: when it failed (its completed tasks were reverted)
         :raises InvalidInput: ``inputs`` nest deeper than ``[limits] yaml_max_depth``, hold
-            more than ``yaml_max_nodes`` values, a non-finite number or a lone surrogate
+            more than ``yaml_max_nodes`` values, a non-finite number or a lone surrogate,
+            or take over ``[limits] input_max_size`` bytes (``env`` too), before the
+            execution is recorded
         """
         from tripleo_flow.flows.executions import ORIGIN_API
         from tripleo_flow.flows.runner import check_env
@@ -366,7 +368,8 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         and the marker of the next page (None: this was the last).
 
         :param limit: most executions on the page (``[api] executions_page_size`` when
-            None; at most ``[api] executions_page_max``)
+            None; at most ``[api] executions_page_max``); fewer when their records
+            take over ``[api] executions_page_max_bytes`` (one at least)
         :param marker: the marker the previous page returned
         :raises InvalidInput: a bad limit, marker or sort_dir
         """
@@ -376,7 +379,8 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         from tripleo_flow.flows import pause_views
 
         store = self._execution_reader()
-        page, more = store.page(limit, marker, workflow, sort_dir == "desc")
+        page, more = store.page(limit, marker, workflow, sort_dir == "desc",
+                                api.executions_page_max_bytes)
         return pause_views.shown(store, page), (page[-1].id if more and page else None)
 
     def execution_tasks(self, execution_id: str) -> list[TaskRecord]:

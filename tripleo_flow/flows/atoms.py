@@ -525,8 +525,9 @@ class ExitAtom(_WorkbookAtom):
                                        self.runtime.execution, self.runtime.expression_limits,
                                        self._hooks()).evaluate(output) \
             if output is not None else ctx
-        if self.spec.name == "":  # the top-level workflow
-            return {"state": SUCCESS, "result": result, "ctx": ctx, "next": []}
+        if self.spec.name == "":  # the top-level workflow: its output, and no context
+            # (nothing reads it after the end; kept, it would double the record's input)
+            return {"state": SUCCESS, "result": result, "ctx": {}, "next": []}
         outcome = self._finish(parent, kwargs, result, None)
         self._wait("wait-after", self.spec.wait_after, self._evaluator(outcome["ctx"], kwargs))
         return outcome

@@ -354,7 +354,14 @@ def load(flow: Any, **kwargs: Any) -> Any:
     _tune_compiler(engine)
     engine_storage.install(engine)
     if store:
-        engine.storage.inject(store)
+        # In memory only: the runner rebuilds it from the execution's record at each
+        # run and resume (a persisted copy would add one of the whole input to it).
+        # An execution recorded with a persisted one (an older version) has it
+        # replaced, as before: a persisted value would be found first.
+        flow_detail = kwargs.get("flow_detail")
+        persisted = flow_detail is not None and any(
+            ad.name == engine.storage.injector_name for ad in flow_detail)
+        engine.storage.inject(store, transient=not persisted)
     engine.compile()
     runtime = getattr(engine, "_runtime", None)
     cache = getattr(runtime, "_atom_cache", None)

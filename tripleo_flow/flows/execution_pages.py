@@ -55,8 +55,14 @@ def marker_not_found(marker: str) -> exceptions.NotFound:
 
 
 def flow_page(conn: Any, book_uuid: str, limit: int, marker: str | None = None,
-              workflow: str | None = None, descending: bool = False) -> tuple[list[Any], bool]:
+              workflow: str | None = None, descending: bool = False,
+              max_bytes: int = 0) -> tuple[list[Any], bool]:
     """Up to ``limit`` lazy flow details of the book, and whether more follow.
+
+    With ``max_bytes`` (``[api] executions_page_max_bytes``), the page also ends
+    before the execution whose stored record (its meta: input, output, error...)
+    would take the page's records past that many bytes, and always holds one: the
+    sizes are read first, so the records past the bound are never loaded.
 
     :param conn: a TaskFlow SQLAlchemy connection of the executions database
     :param marker: the id of the last execution of the previous page
@@ -94,6 +100,26 @@ def flow_page(conn: Any, book_uuid: str, limit: int, marker: str | None = None,
             query = query.where(earlier if descending else later)
         order = (table.c.created_at.desc(), table.c.uuid.desc()) if descending \
             else (table.c.created_at.asc(), table.c.uuid.asc())
-        rows = db.execute(query.order_by(*order).limit(limit + 1)).all()
-    details = [models.FlowDetail.from_dict(dict(row._mapping)) for row in rows[:limit]]
-    return details, len(rows) > limit
+        sizes = db.execute(query.with_only_columns(
+            table.c.uuid, sa.func.coalesce(sa.func.length(table.c.meta), 0))
+            .order_by(*order).limit(limit + 1)).all()
+        chosen = within(sizes, limit, max_bytes)
+        rows = {row.uuid: row for row in db.execute(
+            sa.select(table).where(table.c.uuid.in_(chosen)).limit(len(chosen))).all()} \
+            if chosen else {}
+    details = [models.FlowDetail.from_dict(dict(rows[uuid]._mapping))
+               for uuid in chosen if uuid in rows]
+    return details, len(sizes) > len(chosen)
+
+
+def within(sizes: list[Any], limit: int, max_bytes: int) -> list[str]:
+    """The ids of the first ``(uuid, size)`` rows that fit: at most ``limit``, and
+    (``max_bytes`` > 0) at most ``max_bytes`` in all but always the first."""
+    chosen: list[str] = []
+    total = 0
+    for uuid, size in sizes[:limit]:
+        total += int(size)
+        if chosen and max_bytes and total > max_bytes:
+            break
+        chosen.append(uuid)
+    return chosen

@@ -32,7 +32,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.flows import cancel_views
-from tripleo_flow.flows.execution_pages import check_request, marker_not_found
+from tripleo_flow.flows.execution_pages import check_request, marker_not_found, within
 from tripleo_flow.flows.execution_records import BOOK_UUID, Execution, to_execution
 from tripleo_flow.flows.states import CANCELLED
 
@@ -157,10 +157,11 @@ class ExecutionReader:
         return cancel_views.shown(self.cancels, [self.raw(execution_id)])[0]
 
     def page(self, limit: int, marker: str | None = None, workflow: str | None = None,
-             descending: bool = False) -> tuple[list[Execution], bool]:
+             descending: bool = False, max_bytes: int = 0) -> tuple[list[Execution], bool]:
         """Up to ``limit`` executions after the one whose id is ``marker``, oldest
-        first (newest first with ``descending``), and whether more follow: the page
-        :func:`~.execution_pages.flow_page` reads, in the same order.
+        first (newest first with ``descending``), and whether more follow; with
+        ``max_bytes``, fewer when their records are larger: the page
+        :func:`~.execution_pages.flow_page` reads, in the same order (sizes first).
 
         :raises InvalidInput: ``limit`` below 1, or ``marker`` is no execution id
         :raises NotFound: no execution has the id ``marker``
@@ -181,12 +182,25 @@ class ExecutionReader:
                 where.append(f"(created_at {beyond} ? OR "
                              f"(created_at = ? AND uuid {beyond} ?))")
                 args += [after[0], after[0], after[1]]
-            rows = db.execute(
-                f"SELECT uuid, name, state, meta FROM flowdetails WHERE {' AND '.join(where)} "
-                f"ORDER BY created_at {order}, uuid {order} LIMIT ?",
-                (*args, limit + 1)).fetchall()
-        records = [to_execution(_flow(row)) for row in rows[:limit]]
-        return cancel_views.shown(self.cancels, records), len(rows) > limit
+            chosen = f"FROM flowdetails WHERE {' AND '.join(where)} " \
+                f"ORDER BY created_at {order}, uuid {order} LIMIT ?"
+            if max_bytes:
+                sizes = db.execute(f"SELECT uuid, COALESCE(LENGTH(meta), 0) {chosen}",
+                                   (*args, limit + 1)).fetchall()
+                ids = within(sizes, limit, max_bytes)
+                more = len(sizes) > len(ids)
+                marks = ", ".join("?" * len(ids))
+                found = {row[0]: row for row in db.execute(
+                    f"SELECT uuid, name, state, meta FROM flowdetails WHERE uuid IN ({marks})",
+                    ids).fetchall()} if ids else {}
+                rows = [found[i] for i in ids if i in found]
+            else:
+                rows = db.execute(f"SELECT uuid, name, state, meta {chosen}",
+                                  (*args, limit + 1)).fetchall()
+                more = len(rows) > limit
+                rows = rows[:limit]
+        records = [to_execution(_flow(row)) for row in rows]
+        return cancel_views.shown(self.cancels, records), more
 
     def close(self) -> None:
         """Nothing to close: each read opens and closes its own connection."""

@@ -291,11 +291,12 @@ class ExecutionStore:
         return result
 
     def page(self, limit: int, marker: str | None = None, workflow: str | None = None,
-             descending: bool = False) -> ExecutionPage:
+             descending: bool = False, max_bytes: int = 0) -> ExecutionPage:
         """Up to ``limit`` executions after the one whose id is ``marker``, oldest
-        first (newest first with ``descending``), and whether more follow
+        first (newest first with ``descending``), and whether more follow; with
+        ``max_bytes``, fewer when their records are larger
         (:func:`~tripleo_flow.flows.execution_pages.flow_page`)."""
         with self._conn() as conn:
             details, more = flow_page(conn, self.book().uuid, limit, marker, workflow,
-                                      descending)
+                                      descending, max_bytes)
         return cancels_shown(self.cancels, [to_execution(fd) for fd in details]), more

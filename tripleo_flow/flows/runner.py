@@ -36,7 +36,7 @@ from taskflow.types import failure, notifier
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, ActionContext
-from tripleo_flow.core import validation
+from tripleo_flow.core import input_size, validation
 from tripleo_flow.core.progress import Progress
 from tripleo_flow.flows import (
     atoms,
@@ -163,6 +163,10 @@ class Runner:
         limit = getattr(self._action_context, "limit", None)
         validation.check_inputs(workflow.full_name, given, env, None if limit is None
                                 else limit("input_max_items"))
+        # Before the record is written: inputs too large to keep.
+        input_size.check_execution_input(
+            workflow.full_name, given, env,
+            *(() if limit is None else (limit("input_max_size"), limit("parameters_max_size"))))
         # Before the record is written: inputs that are missing or that its vars reject.
         self._with_vars(workflow, workbook_model.apply_inputs(workflow, given),
                         self._evaluated_env(env or {}) if evaluate_env else dict(env or {}),

@@ -305,7 +305,9 @@ ROUTES: list[Route] = [
                          tags=TAGS_WF)}),
     Route("/v1/workflows/{name}/executions", "workflow_executions", {
         "post": Operation(
-            "Start workflow NAME in the background; 202 with the execution", status=202,
+            "Start workflow NAME in the background; 202 with the execution; 400, with "
+            "nothing recorded, for an input or env over [limits] input_max_size bytes",
+            status=202,
             body_required=False, tags=TAGS_WF,
             body={"type": "object", "properties": {"input": OBJECT, "target": STRING,
                                                    "env": OBJECT,
@@ -317,7 +319,10 @@ ROUTES: list[Route] = [
     *workbooks.ROUTES, *stackheat.ROUTES,
     Route("/v1/executions", "executions", {
         "get": Operation("List a page of executions, oldest first (sort_dir desc: newest "
-                         "first); a Link header with rel=\"next\" gives the next page",
+                         "first), without their output unless include_output=true (as "
+                         "Mistral's); a page ends early when its executions' records take "
+                         "over [api] executions_page_max_bytes; a Link header with "
+                         "rel=\"next\" gives the next page",
                          response=ARRAY, tags=TAGS_WF,
                          params=(Param("workflow", STRING),
                                  Param("limit", {"type": "integer", "minimum": 1,
@@ -329,7 +334,10 @@ ROUTES: list[Route] = [
                                        description="The id of the last execution of the "
                                        "previous page (404 when there is none)"),
                                  Param("sort_dir", {"type": "string",
-                                                    "enum": ["asc", "desc"]})))}),
+                                                    "enum": ["asc", "desc"]}),
+                                 Param("include_output", {"type": "boolean"},
+                                       description="Each execution with its output "
+                                       "(default: false)")))}),
     Route("/v1/executions/{execution_id}", "execution", {
         "get": Operation("Show an execution", tags=TAGS_WF),
         "put": Operation(

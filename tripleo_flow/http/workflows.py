@@ -107,7 +107,10 @@ class Executions:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """A page of executions (``limit``, ``marker``, ``sort_dir``, as Mistral pages
-        them); a ``Link: <...>; rel="next"`` header names the next page, if any."""
+        them); a ``Link: <...>; rel="next"`` header names the next page, if any.  As
+        Mistral's list, each execution comes without its output unless
+        ``include_output=true``, and a page holds fewer executions when their
+        records are large (``[api] executions_page_max_bytes``)."""
         workflow = req.get_param("workflow")
         limit_text = req.get_param("limit")
         limit = None
@@ -117,12 +120,17 @@ class Executions:
                     f"limit must be a positive whole number, not {limit_text[:40]!r}.")
             limit = int(limit_text)
         sort_dir = req.get_param("sort_dir") or "asc"
+        include_output = req.get_param_as_bool("include_output", default=False)
         page, marker = self.client.page_executions(limit, req.get_param("marker"), workflow,
                                                    sort_dir)
         resp.media = [execution_body(e) for e in page]
+        if not include_output:
+            for body in resp.media:
+                body.pop("output", None)
         if marker is not None:
             query = {"marker": marker, "sort_dir": sort_dir,
                      **({"limit": str(limit)} if limit is not None else {}),
+                     **({"include_output": "true"} if include_output else {}),
                      **({"workflow": workflow} if workflow else {})}
             resp.append_link("/v1/executions?" + urllib.parse.urlencode(query), "next")
 

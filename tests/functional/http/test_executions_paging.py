@@ -29,9 +29,10 @@ MANY = 3000
 LINK = re.compile(r'<([^>]*)>\s*;\s*rel="?next"?')
 
 
-def add_executions(store: ExecutionStore, count: int, workflow: str) -> list[str]:
-    """``count`` ended executions saved in one write (as fast as the database allows);
-    their ids, oldest first."""
+def add_executions(store: ExecutionStore, count: int, workflow: str,
+                   meta: dict[str, Any] | None = None) -> list[str]:
+    """``count`` ended executions saved in one write (as fast as the database allows),
+    with ``meta`` over their records' (an input, an output); their ids, oldest first."""
     book = models.LogBook(BOOK_NAME, uuid=store.book().uuid)
     ids = []
     now = time.time()
@@ -39,7 +40,7 @@ def add_executions(store: ExecutionStore, count: int, workflow: str) -> list[str
         fd = models.FlowDetail(workflow, uuid=str(uuid.uuid4()))
         fd.state = states.SUCCESS
         fd.meta = {"workflow": workflow, "input": {"n": n}, "created_at": now + n,
-                   "updated_at": now + n, "finished_at": now + n}
+                   "updated_at": now + n, "finished_at": now + n, **(meta or {})}
         book.add(fd)
         ids.append(fd.uuid)
     with store._conn() as conn:

@@ -124,3 +124,37 @@ def test_an_unknown_atom_is_not_found() -> None:
                  storage.get_task_progress):
         with pytest.raises(tf_exc.NotFound):
             call("nope")
+
+
+class _Echo(task.Task):  # type: ignore[misc]
+    def execute(self, given: Any) -> Any:
+        return given
+
+
+def test_the_store_is_kept_in_memory_or_replaces_a_persisted_one(tmp_path: Path) -> None:
+    """``store`` (a run's start context, rebuilt from the execution's record at each
+    run) is not written to the database (issue 29: a copy of the whole input); an
+    execution recorded with it persisted (by an older version) gets it replaced, so
+    that the new value, not the persisted one, is read."""
+    with futures.ThreadPoolExecutor(2) as pool:
+        loaded, db = _run(linear_flow.Flow("f").add(_Echo("echo")), tmp_path, pool)
+    assert loaded.storage.get("echo") == 1
+    assert set(_rows(db)) == {"echo"}  # no _TaskFlow_INJECTOR row
+
+    db = tmp_path / "old.db"
+    backend = ExecutionBackend(f"sqlite:///{db}")
+    book = models.LogBook("book")
+    fd = models.FlowDetail("flow", uuid="fd-2")
+    injector = models.TaskDetail(tf_storage.Storage.injector_name, uuid="inj-2")
+    injector.results, injector.state = {"given": "old"}, states.SUCCESS
+    fd.add(injector)
+    book.add(fd)
+    backend.get_connection().save_logbook(book)
+    with futures.ThreadPoolExecutor(2) as pool:
+        loaded = engine.load(linear_flow.Flow("f").add(_Echo("echo")), flow_detail=fd,
+                             book=book, backend=backend, engine="parallel", executor=pool,
+                             store={"given": "new"})
+        loaded.run()
+    backend.close()
+    assert loaded.storage.get("echo") == "new"
+    assert _rows(db)[tf_storage.Storage.injector_name][1] == {"given": "new"}

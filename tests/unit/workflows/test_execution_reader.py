@@ -82,11 +82,12 @@ def databases(tmp_path: Path) -> Iterator[tuple[ExecutionStore, ExecutionReader]
     host.close_workflows()
 
 
-def _pages(source: Any, limit: int, workflow: str | None, descending: bool) -> list[Any]:
+def _pages(source: Any, limit: int, workflow: str | None, descending: bool,
+           max_bytes: int = 0) -> list[Any]:
     """Every page of ``source`` walked with markers, as readers see them."""
     pages, marker = [], None
     while True:
-        page, more = source.page(limit, marker, workflow, descending)
+        page, more = source.page(limit, marker, workflow, descending, max_bytes)
         pages.append((pause_views.shown(source, page), more))
         if not (more and page):
             return pages
@@ -102,6 +103,19 @@ def test_the_reader_pages_as_the_store_does(
         for limit in (1, 3, 100):
             assert _pages(reader, limit, workflow, descending) == \
                 _pages(store, limit, workflow, descending)
+
+
+@pytest.mark.parametrize("max_bytes", [1, 2000, 5000, 1 << 20])
+def test_the_reader_bounds_a_page_in_bytes_as_the_store_does(
+        databases: tuple[ExecutionStore, ExecutionReader], max_bytes: int) -> None:
+    """``[api] executions_page_max_bytes``: the same shorter pages from both."""
+    store, reader = databases
+    for descending in (False, True):
+        for limit in (3, 100):
+            pages = _pages(store, limit, None, descending, max_bytes)
+            assert _pages(reader, limit, None, descending, max_bytes) == pages
+            if max_bytes == 1:  # one record a page, always at least one
+                assert all(len(page) == 1 for page, _more in pages)
 
 
 def test_the_reader_shows_every_state_as_the_store_does(
