@@ -1,7 +1,11 @@
-"""The workbook/workflow/action/execution commands, run as a real subprocess."""
+"""The workbook/workflow/action/execution commands, run in this process (cliff's app
+with its own stdout and stderr, the exit code ``main`` returns); a failed run is also
+run as a real subprocess, for the exit code the process itself ends with."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -13,6 +17,7 @@ import pytest
 
 from tests.engine_helpers import WORKBOOKS
 from tests.fixtures_plans import make_client
+from tripleo_flow.cli.main import main
 from tripleo_flow.plans.local import LocalStore
 
 GOOD = WORKBOOKS / "good" / "std_only.yaml"
@@ -23,10 +28,22 @@ class Cli:
         self.conf = tmp_path / "tripleo-flow.conf"
         self.conf.write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n")
 
-    def __call__(self, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run(
-            [sys.executable, "-m", "tripleo_flow.cli.main", "--config-file", str(self.conf),
-             *args], capture_output=True, text=True, timeout=120)
+    def __call__(self, *args: str, ok: bool = True,
+                 process: bool = False) -> subprocess.CompletedProcess[str]:
+        """Run the command (in this process unless ``process``): its exit code and
+        output, as a subprocess would give them."""
+        argv = ["--config-file", str(self.conf), *args]
+        if process:
+            done = subprocess.run([sys.executable, "-m", "tripleo_flow.cli.main", *argv],
+                                  capture_output=True, text=True, timeout=120)
+        else:
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    code = main(argv)
+                except SystemExit as exc:  # argparse: --help, a usage error
+                    code = exc.code if isinstance(exc.code, int) else 1
+            done = subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
         if ok:
             assert done.returncode == 0, done.stderr
         return done
@@ -109,8 +126,9 @@ def test_no_evaluate_env_keeps_the_expressions_of_the_env_as_text(cli: Cli) -> N
     assert json.loads(raw["Output"])["greeting"] == "<% env().word %> x"
 
 
-def test_failed_run_reports_task_and_exit_code(cli: Cli) -> None:
-    done = cli("workflow", "run", "std_only.broken", ok=False)
+@pytest.mark.parametrize("process", [False, True], ids=["in-process", "subprocess"])
+def test_failed_run_reports_task_and_exit_code(cli: Cli, process: bool) -> None:
+    done = cli("workflow", "run", "std_only.broken", ok=False, process=process)
     assert done.returncode == 6  # workflow failed
     assert "failed at task 'boom'" in done.stderr
     assert "Traceback" not in done.stderr
