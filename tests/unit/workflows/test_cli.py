@@ -4,8 +4,6 @@ run as a real subprocess, for the exit code the process itself ends with."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import subprocess
 import sys
@@ -15,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from tests import cli_inprocess
 from tests.engine_helpers import WORKBOOKS
 from tests.fixtures_plans import make_client
-from tripleo_flow.cli.main import main
 from tripleo_flow.plans.local import LocalStore
 
 GOOD = WORKBOOKS / "good" / "std_only.yaml"
@@ -37,13 +35,7 @@ class Cli:
             done = subprocess.run([sys.executable, "-m", "tripleo_flow.cli.main", *argv],
                                   capture_output=True, text=True, timeout=120)
         else:
-            out, err = io.StringIO(), io.StringIO()
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                try:
-                    code = main(argv)
-                except SystemExit as exc:  # argparse: --help, a usage error
-                    code = exc.code if isinstance(exc.code, int) else 1
-            done = subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
+            done = cli_inprocess.run(*argv)
         if ok:
             assert done.returncode == 0, done.stderr
         return done
