@@ -22,6 +22,7 @@ example database.  The terminal summary prints the number of cases
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -256,25 +257,52 @@ def _serve(store: PlanStore, tmp: Path) -> Iterator[Api]:
         yield api
 
 
-@pytest.fixture(scope="module", params=["local", "swift"])
-def fuzzer(request: pytest.FixtureRequest,
-           tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzzer]:
-    tmp = tmp_path_factory.mktemp(f"fuzz-{request.param}")
-    if request.param == "local":
-        store: PlanStore = LocalStore(tmp / "plans")
-        watcher: PlanStore = store
-    else:
-        server: SwiftServer = request.getfixturevalue("swift_server")
-        store = SwiftStore(server.auth_url, server.user, server.key)
-        watcher = SwiftStore(server.auth_url, server.user, server.key)
-        _empty_account(store)
-    try:
-        for api in _serve(store, tmp):
-            yield Fuzzer(api, watcher, request.param)
-    finally:
-        if isinstance(store, SwiftStore):
+class Fuzzers:
+    """One served client per store kind, made on first use and kept for the module:
+    every test of a kind shares its server and its two sample plans (each test starts
+    from :meth:`Fuzzer.fresh`), rather than a new server, store and plans per test."""
+
+    def __init__(self, tmp_path_factory: pytest.TempPathFactory) -> None:
+        self.tmp_path_factory = tmp_path_factory
+        self.made: dict[str, Fuzzer] = {}
+        self.stack = contextlib.ExitStack()
+
+    def get(self, kind: str, swift: SwiftServer | None) -> Fuzzer:
+        if kind not in self.made:
+            self.made[kind] = self.stack.enter_context(self._make(kind, swift))
+        return self.made[kind]
+
+    @contextlib.contextmanager
+    def _make(self, kind: str, swift: SwiftServer | None) -> Iterator[Fuzzer]:
+        tmp = self.tmp_path_factory.mktemp(f"fuzz-{kind}")
+        if swift is None:
+            store: PlanStore = LocalStore(tmp / "plans")
+            watcher: PlanStore = store
+        else:
+            store = SwiftStore(swift.auth_url, swift.user, swift.key)
+            watcher = SwiftStore(swift.auth_url, swift.user, swift.key)
             _empty_account(store)
-            watcher.close()
+        try:
+            for api in _serve(store, tmp):
+                yield Fuzzer(api, watcher, kind)
+        finally:
+            if isinstance(store, SwiftStore):
+                _empty_account(store)
+                watcher.close()
+
+
+@pytest.fixture(scope="module")
+def fuzzers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzzers]:
+    made = Fuzzers(tmp_path_factory)
+    with made.stack:
+        yield made
+
+
+@pytest.fixture(params=["local", "swift"])
+def fuzzer(request: pytest.FixtureRequest, fuzzers: Fuzzers) -> Fuzzer:
+    """The served client of the store kind ``request.param`` (the module's one)."""
+    swift = request.getfixturevalue("swift_server") if request.param == "swift" else None
+    return fuzzers.get(request.param, swift)
 
 
 def _params() -> list[Any]:

@@ -1,4 +1,6 @@
-"""The workbook/workflow/action/execution commands, run as a real subprocess."""
+"""The workbook/workflow/action/execution commands, run in this process (cliff's app
+with its own stdout and stderr, the exit code ``main`` returns); a failed run is also
+run as a real subprocess, for the exit code the process itself ends with."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests import cli_inprocess
 from tests.engine_helpers import WORKBOOKS
 from tests.fixtures_plans import make_client
 from tripleo_flow.plans.local import LocalStore
@@ -23,10 +26,16 @@ class Cli:
         self.conf = tmp_path / "tripleo-flow.conf"
         self.conf.write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n")
 
-    def __call__(self, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run(
-            [sys.executable, "-m", "tripleo_flow.cli.main", "--config-file", str(self.conf),
-             *args], capture_output=True, text=True, timeout=120)
+    def __call__(self, *args: str, ok: bool = True,
+                 process: bool = False) -> subprocess.CompletedProcess[str]:
+        """Run the command (in this process unless ``process``): its exit code and
+        output, as a subprocess would give them."""
+        argv = ["--config-file", str(self.conf), *args]
+        if process:
+            done = subprocess.run([sys.executable, "-m", "tripleo_flow.cli.main", *argv],
+                                  capture_output=True, text=True, timeout=120)
+        else:
+            done = cli_inprocess.run(*argv)
         if ok:
             assert done.returncode == 0, done.stderr
         return done
@@ -109,8 +118,9 @@ def test_no_evaluate_env_keeps_the_expressions_of_the_env_as_text(cli: Cli) -> N
     assert json.loads(raw["Output"])["greeting"] == "<% env().word %> x"
 
 
-def test_failed_run_reports_task_and_exit_code(cli: Cli) -> None:
-    done = cli("workflow", "run", "std_only.broken", ok=False)
+@pytest.mark.parametrize("process", [False, True], ids=["in-process", "subprocess"])
+def test_failed_run_reports_task_and_exit_code(cli: Cli, process: bool) -> None:
+    done = cli("workflow", "run", "std_only.broken", ok=False, process=process)
     assert done.returncode == 6  # workflow failed
     assert "failed at task 'boom'" in done.stderr
     assert "Traceback" not in done.stderr

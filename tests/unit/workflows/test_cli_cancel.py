@@ -4,8 +4,8 @@ INTERRUPTED: it reads CANCELLED with the message, ``execution resume`` then show
 unchanged (exit 0, as Mistral's resume of a workflow that is not paused) and runs
 nothing, ``execution pause`` is refused (exit 4), a second cancel leaves it as it is.
 
-The command runs in a CLI process of this tree (registered by hand until the
-package's entry points are installed again: ``pip install -e .``).
+The command runs in this process (:mod:`tests.cli_inprocess`); the ``kill -9`` is a
+real process's.
 """
 
 from __future__ import annotations
@@ -16,25 +16,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests import cli_inprocess
 from tests.engine_helpers import WORKBOOKS
 
 ROOT = Path(__file__).resolve().parents[3]
 
-#: The CLI with ``execution cancel`` registered when the installed entry points lack it.
-CLI = """\
-import sys
-from tripleo_flow.cli import main
-from tripleo_flow.cli.executions import CancelExecution
-app = main.TripleoFlowApp()
-if "execution cancel" not in dict(app.command_manager):
-    app.command_manager.add_command("execution cancel", CancelExecution)
-sys.exit(app.run(sys.argv[1:]))
-"""
-
 
 def _cli(conf: Path, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-c", CLI, "--config-file", str(conf), *args],
-                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    done = cli_inprocess.run("--config-file", str(conf), *args)
     assert done.returncode == code, done.stderr
     return done
 
@@ -43,14 +32,12 @@ def _json(conf: Path, *args: str) -> Any:
     return json.loads(_cli(conf, *args, "-f", "json").stdout)
 
 
-def interrupted(tmp_path: Path, cli: str = CLI) -> tuple[Path, str]:
+def interrupted(tmp_path: Path) -> tuple[Path, str]:
     """A configuration file over ``tmp_path`` and an execution of it a ``kill -9``
-    left INTERRUPTED before its first task (its workbook created with ``cli``)."""
+    left INTERRUPTED before its first task (its workbook created with the CLI)."""
     conf = tmp_path / "tripleo-flow.conf"
     conf.write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n")
-    subprocess.run([sys.executable, "-c", cli, "--config-file", str(conf), "workbook",
-                    "create", str(WORKBOOKS / "good" / "std_only.yaml")],
-                   check=True, capture_output=True, timeout=120, cwd=ROOT)
+    _cli(conf, "workbook", "create", str(WORKBOOKS / "good" / "std_only.yaml"))
     died = subprocess.run(
         [sys.executable, "-m", "tests.engine_helpers", "record-then-die",
          str(tmp_path / "data"), "std_only.greet", json.dumps({"who": "you"})],

@@ -6,34 +6,20 @@ Mistral's ERROR, with the text as its state info and error; nothing runs), then
 ``--state ERROR`` again leaves it as it is, an unknown state or a bad env is refused
 (exit 2) and an unknown id is not found (exit 3).
 
-The command runs in a CLI process of this tree (registered by hand until the
-package's entry points are installed again: ``pip install -e .``).
+The command runs in this process (:mod:`tests.cli_inprocess`); the ``kill -9`` is a
+real process's.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-from tests.unit.workflows import test_cli_cancel
-from tests.unit.workflows.test_cli_cancel import ROOT, interrupted
-
-CLI = test_cli_cancel.CLI.replace("CancelExecution", "UpdateExecution").replace(
-    '"execution cancel"', '"execution update"')
-assert CLI != test_cli_cancel.CLI
-
-
-def _cli(conf: Path, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-c", CLI, "--config-file", str(conf), *args],
-                          capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert done.returncode == code, done.stderr
-    return done
+from tests.unit.workflows.test_cli_cancel import _cli, interrupted
 
 
 def test_execution_update_from_the_cli(tmp_path: Path) -> None:
-    conf, ident = interrupted(tmp_path, CLI)
+    conf, ident = interrupted(tmp_path)
 
     helped = _cli(conf, "help", "execution", "update").stdout
     assert "--state" in helped and "--state-info" in helped and "--env" in helped
