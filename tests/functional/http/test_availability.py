@@ -399,11 +399,14 @@ def test_large_values_and_environments_are_refused_and_nothing_changes(api: Api)
     api.client.conf.set_override("parameters_max_size", 100_000, group="limits")
     assert api("POST", "/v1/plans", params={"name": "p", "sample": "true"}).status_code == 201
     before = _plan_environment(api, "p")
-    started = api("POST", UPDATE, json={"input": {"plan": "p", "parameters": {
+    executions = api("GET", "/v1/executions").json()
+    # Refused before anything is recorded (the workflow's own rule, applied at its
+    # start): no execution, nothing changed.
+    refused = api("POST", UPDATE, json={"input": {"plan": "p", "parameters": {
         "NtpServer": "a" * 200_000}}})
-    assert started.status_code == 202, started.text
-    body = finished(api, started.json()["id"])
-    assert body["state"] == "REVERTED" and "[limits] parameters_max_size" in body["error"]
+    assert refused.status_code == 400, refused.text[:300]
+    assert "[limits] parameters_max_size" in refused.json()["error"]["message"]
+    assert api("GET", "/v1/executions").json() == executions
     big = {"name": "big.yaml", "files": {
         "big.yaml": "parameter_defaults:\n  NtpServer: " + "a" * 200_000 + "\n"}}
     added = api("POST", "/v1/plans/p/environments", json={"environments": [big]})
