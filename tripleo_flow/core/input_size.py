@@ -37,31 +37,7 @@ def stored_size(value: object, limit: int) -> int:
     """About how many bytes ``value`` takes as the JSON the executions database
     writes (ASCII only, a non-ASCII character as its ``\\uXXXX`` escapes), counted
     until past ``limit`` (a large value is not serialized to be measured)."""
-    stack = [value]
-    total = 0
-    while stack and total <= limit:
-        item = stack.pop()
-        if isinstance(item, str):
-            total += len(item) + 2
-            if not item.isascii():
-                # each UTF-16 unit of a non-ASCII character is written as 6 bytes
-                ascii_count = len(item.encode("ascii", "ignore"))
-                units = len(item.encode("utf-16-le", "surrogatepass")) // 2 - ascii_count
-                total += 6 * units - (len(item) - ascii_count)
-        elif isinstance(item, Mapping):
-            total += 2
-            for key, inner in item.items():
-                stack.append(str(key))
-                total += 2
-                stack.append(inner)
-        elif isinstance(item, (list, tuple)):
-            total += 2 + len(item)
-            stack.extend(item)
-        elif isinstance(item, int) and not isinstance(item, bool):
-            total += item.bit_length() * 3 // 10 + 2
-        else:
-            total += 8
-    return total
+    return validation.json_size(value, limit, escaped=True)
 
 
 def check_execution_input(workflow: str, inputs: Mapping[str, object], env: object,

@@ -19,19 +19,21 @@ MAX_PARAMETER_NAME = 255
 _PARAMETER_NAME = re.compile(PARAMETER_NAME_PATTERN)
 
 
-def json_size(value: object, limit: int) -> int:
+def json_size(value: object, limit: int, escaped: bool = False) -> int:
     """About how many characters ``value`` takes as JSON, counted until past ``limit``
-    (a 50 MB value is not copied to be measured)."""
+    (a 50 MB value is not copied to be measured); with ``escaped``, in bytes of JSON
+    written ASCII only (a non-ASCII character as its ``\\uXXXX`` escapes, as the
+    executions database stores it)."""
     stack = [value]
     total = 0
     while stack and total <= limit:
         item = stack.pop()
         if isinstance(item, str):
-            total += len(item) + 2
+            total += _text_size(item, escaped) + 2
         elif isinstance(item, Mapping):
             total += 2
             for key, inner in item.items():
-                total += len(str(key)) + 4
+                total += _text_size(str(key), escaped) + 4
                 stack.append(inner)
         elif isinstance(item, (list, tuple)):
             total += 2 + len(item)
@@ -41,6 +43,16 @@ def json_size(value: object, limit: int) -> int:
         else:
             total += 8
     return total
+
+
+def _text_size(text: str, escaped: bool) -> int:
+    """``text``'s characters; with ``escaped``, 6 bytes for each UTF-16 unit of a
+    non-ASCII character (``\\uXXXX``)."""
+    if not escaped or text.isascii():
+        return len(text)
+    ascii_count = len(text.encode("ascii", "ignore"))
+    units = len(text.encode("utf-16-le", "surrogatepass")) // 2 - ascii_count
+    return ascii_count + 6 * units
 
 
 def check_size(value: object, limit: int, what: str) -> None:
