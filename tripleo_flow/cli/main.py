@@ -157,5 +157,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         root.setLevel(level)
 
 
+def console_main() -> None:
+    """The ``tripleo-flow`` console script: :func:`main`, then the process ends as soon
+    as its output is out.
+
+    Once the command is done, what is left of a normal interpreter exit is tearing down
+    every object the command loaded (TaskFlow, SQLAlchemy, networkx ...: about a quarter
+    of a workflow-running command's CPU).  So the exit handlers run (logging's flush,
+    temporary directories' clean-up, every ``atexit`` hook), standard streams are
+    flushed, and the process exits without that teardown.  Only when nothing else is
+    running: a non-daemon thread still alive gets the interpreter's normal exit, which
+    waits for it.  Callers in the same process (tests, embedding programs) call
+    :func:`main`, which never exits.
+    """
+    code = main()
+    fast_exit(code)
+
+
+def fast_exit(code: int) -> None:
+    """End the process with ``code`` after the exit handlers, without the interpreter's
+    teardown of its objects (see :func:`console_main`)."""
+    import atexit
+    import os
+    import threading
+
+    others = [t for t in threading.enumerate()
+              if t is not threading.current_thread() and not t.daemon and t.is_alive()]
+    if others:
+        sys.exit(code)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # closed, or a reader that went away (| head)
+            code = code or 1
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console_main()
