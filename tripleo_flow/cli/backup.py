@@ -32,9 +32,11 @@ def read_passphrase(path: str | None) -> str | None:
 
 
 class CreateBackup(ClientMixin, ShowOne):
-    """Back up the data directory (plans and their history, executions, deployments'
-    work dirs with Heat database dumps and config-download, validation results, the
-    local Ironic's nodes) into one .tar.gz archive, readable by its owner only.
+    """Back up the data directory into one .tar.gz archive, readable by its owner only.
+
+    The archive holds plans and their history, executions, deployments' work dirs with
+    Heat database dumps and config-download, validation results and the local Ironic's
+    nodes.
 
     Refused while a workflow execution or a launched Heat or Ironic runs, and when the
     configuration keeps state outside the data directory (Swift plan store, MariaDB

@@ -24,8 +24,9 @@ def _id_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 class ListExecutions(ClientMixin, Lister):
-    """List a page of executions, oldest first; when more follow, the ``--marker`` of
-    the next page is printed on stderr."""
+    """List a page of executions, oldest first.
+
+    When more follow, the ``--marker`` of the next page is printed on stderr."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
@@ -83,7 +84,8 @@ def _waiting(action: dict[str, Any]) -> str:
 
 
 class CompleteTask(ClientMixin, ShowOne):
-    """Complete the asynchronous action (std.async_noop...) a task execution waits for:
+    """Complete the asynchronous action (std.async_noop...) a task execution waits for.
+
     SUCCESS makes OUTPUT its result, ERROR its error (its on-error runs)."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
