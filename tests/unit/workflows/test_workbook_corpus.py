@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests import cli_inprocess
 from tests.engine_helpers import ACTIONS, WORKBOOKS, Host
 from tripleo_flow import exceptions
 from tripleo_flow.flows import workbook_loader
@@ -59,8 +59,7 @@ def test_validate_api_raises_invalid_workbook(path: Path, tmp_path: Path) -> Non
 def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     conf = tmp_path / "tf.conf"
     conf.write_text(f"[DEFAULT]\ndata_dir = {tmp_path}\n")
-    return subprocess.run([sys.executable, "-m", "tripleo_flow.cli.main", "--config-file",
-                           str(conf), *args], capture_output=True, text=True, timeout=120)
+    return cli_inprocess.run("--config-file", str(conf), *args)
 
 
 def test_cli_validate_prints_errors_without_traceback(tmp_path: Path) -> None:

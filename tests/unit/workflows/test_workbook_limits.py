@@ -4,13 +4,12 @@ none of its workflows runs."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests import cli_inprocess
 from tests.fixtures_plans import make_client
 from tripleo_flow import exceptions
 from tripleo_flow.api import Client
@@ -90,9 +89,7 @@ def test_cli_workbook_create_past_the_limit_exits_2(tmp_path: Path) -> None:
                     "[limits]\nworkbook_max_size = 2048\n")
     path = tmp_path / "big.yaml"
     path.write_text(workbook(2, padding=3000))
-    done = subprocess.run([sys.executable, "-m", "tripleo_flow.cli.main", "--config-file",
-                           str(conf), "workbook", "create", str(path)],
-                          capture_output=True, text=True, timeout=120, check=False)
+    done = cli_inprocess.run("--config-file", str(conf), "workbook", "create", str(path))
     assert done.returncode == 2, done.stderr
     assert "more than [limits] workbook_max_size (2048)" in done.stderr
     assert "Traceback" not in done.stderr
