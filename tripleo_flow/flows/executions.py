@@ -123,6 +123,8 @@ def task_records(fd: Any) -> list[TaskRecord]:
             if state == states.SUCCESS and result["state"] != TASK_SUCCESS or (
                     state == states.REVERTED and result["state"] == TASK_SKIPPED):
                 state = result["state"]  # a skipped task did nothing to undo
+            if result["state"] == TASK_SKIPPED:
+                started = None  # its atom ran only to decide that: the task never started
             error = error or result.get("error")
             published = _masked(published)
             result = _masked(result.get("result"), everything=bool(result.get(SECRET_RESULT)))

@@ -55,3 +55,26 @@ def test_a_running_task_shows_when_it_started(host: Host, tmp_path: Path, join: 
     assert ended.state == "SUCCESS"
     assert ended.started_at == pytest.approx(held.started_at, abs=1.0)
     assert ended.finished_at is not None and ended.finished_at >= ended.started_at
+
+
+def test_a_skipped_task_shows_no_start(host: Host, tmp_path: Path) -> None:
+    """A task no transition chose never started (its atom only decided it is skipped):
+    the tables showed a Started time for it."""
+    name = _install(host, tmp_path, """\
+        wf:
+          tasks:
+            first:
+              action: std.noop
+              on-success:
+                - chosen: <% true %>
+                - passed_over: <% false %>
+            chosen:
+              action: std.noop
+            passed_over:
+              action: std.noop
+        """)
+    ident = host.run_workflow(f"{name}.wf", {}).id
+    tasks = {t.name: t for t in host.execution_tasks(ident)}
+    assert tasks["passed_over"].state == "SKIPPED"
+    assert tasks["passed_over"].started_at is None
+    assert tasks["chosen"].state == "SUCCESS" and tasks["chosen"].started_at is not None
