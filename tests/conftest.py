@@ -15,3 +15,9 @@ pytest_plugins = ["tests.fixtures_plans", "tests.fixtures_services", "tests.fixt
                   "tests.fixtures_keystone", "tests.fixtures_ironic",
                   "tests.fuzz_report", "tests.overcloud_background", "tests.heat_images",
                   "tests.second_lane"]
+
+# The errors' next steps in the interfaces' words, as the CLI and the HTTP API register
+# them when they start (a test runs the API in this process without either).
+from tripleo_flow.http import hint_words  # noqa: E402
+
+hint_words.install()

@@ -8,6 +8,8 @@ import re
 import pytest
 
 from tripleo_flow import exceptions
+from tripleo_flow.exceptions import operations
+from tripleo_flow.http import hint_words
 from tripleo_flow.http.app import ROUTES
 
 #: Errors with hints, built as the library builds them.
@@ -45,14 +47,21 @@ def test_each_interface_words_the_next_steps_its_own_way(
     cli, api = str(error), error.render(exceptions.API)
     assert cli == error.render(exceptions.CLI) and cli.startswith(error.text)
     for hint in error.hints:
-        assert f"tripleo-flow {hint.command}" in cli
-        if hint.request is not None:
-            assert hint.request in api and f"tripleo-flow {hint.command}" not in api
-            assert _route(hint.request), f"{hint.request} is not a route of the HTTP API"
+        command, request = hint.as_json()["command"], hint.as_json()["request"]
+        assert command.startswith("tripleo-flow ") and command in cli
+        if request is not None:
+            assert request in api and command not in api
+            assert _route(request), f"{request} is not a route of the HTTP API"
         else:  # only someone on the server can do it: the API says so
-            assert f"on the server: tripleo-flow {hint.command}" in api
-        assert hint.as_json() == {"command": f"tripleo-flow {hint.command}",
-                                  "request": hint.request}
+            assert operations.OPERATIONS[hint.op].server_only
+            assert f"on the server: {command}" in api
+
+
+@pytest.mark.parametrize("op", sorted(hint_words.REQUESTS))
+def test_every_request_a_hint_names_is_a_route(op: str) -> None:
+    args = {a: "x" for a in operations.OPERATIONS[op].args}
+    request = hint_words.REQUESTS[op].format(**args)
+    assert _route(request), f"{request} is not a route of the HTTP API"
 
 
 def test_the_cli_message_is_unchanged_by_hints() -> None:

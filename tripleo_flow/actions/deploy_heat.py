@@ -54,8 +54,7 @@ def live_heat(context: ActionContext, plan: str, work_dir: str,
             f"The Heat of {work_dir} died with the process that launched it and its "
             "database did not outlive it, so the stack this deployment finished is lost "
             "with it;", hints=[exceptions.Hint(
-                "deploy again", f"deploy --plan {plan}",
-                "POST /v1/workflows/tripleo.deploy.deploy/executions")])
+                "deploy again", "deploy", {"plan": plan})])
     return HeatClient(endpoint.endpoint)
 
 

@@ -119,8 +119,7 @@ class UpdateDeployedServers(Action):
                     f"The managed instances {', '.join(unprovisioned)} of the baremetal "
                     f"deployment file have no node in plan {plan!r}: provision them first",
                     hints=[exceptions.Hint(
-                        "", f"node provision --plan {plan} --baremetal-deployment FILE",
-                        "POST /v1/workflows/tripleo.nodes.provision/executions", sep=" (",
+                        "", "node.provision", {"plan": plan}, sep=" (",
                         tail="), or set managed: false for servers that are already "
                              "installed.")])
             files = repo.names(plan)

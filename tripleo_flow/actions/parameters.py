@@ -107,8 +107,8 @@ class ResetParameters(Action):
             if unknown:
                 raise exceptions.InvalidParameter(
                     f"Plan {plan!r} has no value for {', '.join(sorted(unknown))};",
-                    hints=[exceptions.Hint("see them with", f"parameter show --plan {plan}",
-                                           f"GET /v1/plans/{plan}/parameters")])
+                    hints=[exceptions.Hint("see them with", "parameter.show",
+                                           {"plan": plan})])
             return {k: v for k, v in section.items() if k not in wanted}
 
         return edit_section(self.context, plan, key, change)

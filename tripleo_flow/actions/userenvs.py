@@ -205,8 +205,7 @@ class RemoveEnvironments(_Change):
                 isinstance(p, str) for p in paths):
             raise exceptions.InvalidInput(
                 "Give the path of one or more user environments",
-                hints=[exceptions.Hint("from", f"plan environment list {plan}",
-                                       f"GET /v1/plans/{plan}/environments",
+                hints=[exceptions.Hint("from", "plan.environments", {"plan": plan},
                                        sep=" (", tail=").")])
         repo = PlanRepository(self.context.store)
         repo.require(plan)
@@ -218,15 +217,13 @@ class RemoveEnvironments(_Change):
                     raise exceptions.InvalidInput(
                         f"Environment {path!r} is not among the environments of plan "
                         f"{plan!r};", hints=[exceptions.Hint(
-                            "list them with", f"plan environment list {plan}",
-                            f"GET /v1/plans/{plan}/environments")])
+                            "list them with", "plan.environments", {"plan": plan})])
                 if not userenvs.is_user_environment(path):
                     raise exceptions.InvalidInput(
                         f"Environment {path!r} of plan {plan!r} comes with the plan's "
                         "templates, not from the user:", hints=[exceptions.Hint(
-                            "disable it with",
-                            f"capabilities set --plan {plan} --disable {path}",
-                            f"PUT /v1/plans/{plan}/capabilities")])
+                            "disable it with", "capabilities.disable",
+                            {"plan": plan, "path": path})])
             dirs = {userenvs.directory(p) for p in paths}
             existing = self.context.store.list_objects(plan, prefix=userenvs.PREFIX)
             delete = sorted(o for o in existing if userenvs.directory(o) in dirs)

@@ -173,7 +173,7 @@ class CatalogMixin:
         if entry is None:
             raise exceptions.NotFound(
                 f"Workbook {name!r} does not exist.",
-                hints=[exceptions.Hint("List workbooks with", "workbook list")])
+                hints=[exceptions.Hint("List workbooks with", "workbook.list")])
         if entry.shipped:
             raise exceptions.Conflict(f"Workbook {name!r} ships with tripleo-flow and cannot "
                                       "be deleted.")
@@ -199,11 +199,11 @@ class CatalogMixin:
         if existing is not None and not replace:
             raise exceptions.Conflict(
                 f"Workbook {workbook.name!r} already exists.",
-                hints=[exceptions.Hint("Replace it with", f"workbook update {path}")])
+                hints=[exceptions.Hint("Replace it with", "workbook.update", {"path": path})])
         if existing is None and replace:
             raise exceptions.NotFound(
                 f"Workbook {workbook.name!r} does not exist.",
-                hints=[exceptions.Hint("Add it with", f"workbook create {path}")])
+                hints=[exceptions.Hint("Add it with", "workbook.create", {"path": path})])
         problems = self.validate_workbooks([path])
         if problems:
             raise workbook_loader.invalid(problems)

@@ -78,8 +78,8 @@ class CompletionsMixin:
         if record is None:
             raise exceptions.NotFound(
                 f"Execution {execution_id!r} has no task execution {task[:80]!r}.",
-                hints=[exceptions.Hint("List its tasks with", f"execution tasks {execution_id}",
-                                       f"GET /v1/executions/{execution_id}/tasks")])
+                hints=[exceptions.Hint("List its tasks with", "execution.tasks",
+                                       {"execution": execution_id})])
         actions = store.async_actions.of_task(execution_id, record.name)
         running = [a for a in actions if a.state == RUNNING]
         if item is not None:

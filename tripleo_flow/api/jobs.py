@@ -112,8 +112,7 @@ class JobsMixin:
                 raise exceptions.Conflict(
                     f"Execution {execution_id!r} has not ended after {timeout:g} s "
                     f"({execution.state});", hints=[exceptions.Hint(
-                        "follow it with", f"execution show {execution_id}",
-                        f"GET /v1/executions/{execution_id}")])
+                        "follow it with", "execution.show", {"execution": execution_id})])
             time.sleep(poll)
         succeeded, _, reverted = ENDED
         if execution.state not in (succeeded, CANCELLED):  # cancelled: not a failure

@@ -92,7 +92,8 @@ class TaskRerunsMixin:
             raise exceptions.Conflict(
                 f"Execution {execution_id!r} was not started through the HTTP API;",
                 hints=[exceptions.Hint("rerun its task where it was started, with",
-                                       f"task rerun {execution_id} {task[:80]}")])
+                                       "task.rerun_where_started",
+                                       {"execution": execution_id, "task": task[:80]})])
         with self.context.locks.hold_execution(execution_id):
             if store.get(execution_id).state not in task_reruns.FAILED:
                 # A cancelled one is CANCELLED only in its side table: not failed.

@@ -18,7 +18,7 @@ from cliff.app import App
 from cliff.commandmanager import CommandManager
 
 from tripleo_flow import __version__, exceptions
-from tripleo_flow.cli import command_table, help_list
+from tripleo_flow.cli import command_table, help_list, hint_words
 
 
 class TableEntry:
@@ -147,6 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # closed by then, nor every library's debug records made from then on.
     root = logging.getLogger()
     handlers, level = list(root.handlers), root.level
+    hint_words.install()  # errors name their next steps as tripleo-flow commands
     try:
         app = TripleoFlowApp()
         return int(app.run(list(sys.argv[1:] if argv is None else argv)))

@@ -46,11 +46,17 @@ def _flag(flags: tuple[str, ...], dest: str, why: str, hint: Hint | None = None,
 
 
 _PLAN_FILES = "the plan holds the templates, roles, networks and plan environment"
-_TEMPLATES = Hint("update the plan first with", "plan update NAME --templates DIR [-r FILE] "
-                  "[-n FILE]", "PUT /v1/plans/NAME with a .tar.gz of the templates",
+#: The hints' plan, the one refused (:func:`refusal`) named in its place.
+_PLAN = {"plan": "NAME"}
+_TEMPLATES = Hint("update the plan first with", "plan.update_files", _PLAN,
                   tail=", then run this again.")
-_PARAMETER = Hint("set it in the plan with", "parameter set --plan NAME {}=VALUE",
-                  "PUT /v1/plans/NAME/parameters", tail=".")
+
+
+def _parameter(name: str) -> Hint:
+    return Hint("set it in the plan with", "parameter.set",
+                {**_PLAN, "name": name, "value": "VALUE"}, tail=".")
+
+
 
 #: Options that ask for what tripleo-flow always does: accepted, nothing to do.
 ACCEPTED = (
@@ -80,12 +86,10 @@ REFUSED = (
     _flag(("--templates",), "templates", f"{_PLAN_FILES}: a deploy does not re-upload them",
           _TEMPLATES, nargs="?"),
     _flag(("-r", "--roles-file"), "roles_file", f"{_PLAN_FILES}: a deploy does not change "
-          "them", Hint("set the roles first with", "role set --plan NAME FILE",
-                       "PUT /v1/plans/NAME/roles", tail=".")),
+          "them", Hint("set the roles first with", "role.set", _PLAN, tail=".")),
     _flag(("-n", "--networks-file"), "networks_file", f"{_PLAN_FILES}: a deploy does not "
-          "change them", Hint("set the networks first with",
-                              "network set --plan NAME FILE",
-                              "PUT /v1/plans/NAME/networks", tail=".")),
+          "change them", Hint("set the networks first with", "network.set", _PLAN,
+                              tail=".")),
     _flag(("-p", "--plan-environment-file"), "plan_environment_file",
           f"{_PLAN_FILES}: a deploy does not change them", _TEMPLATES),
     _flag(("--answers-file",), "answers_file", "an answers file names templates and "
@@ -94,11 +98,9 @@ REFUSED = (
     _flag(("--update-plan-only",), "update_plan_only", "this command deploys",
           _TEMPLATES, nargs="0"),
     _flag(("--ntp-server",), "ntp_server", "tripleo-flow passes no parameter outside the "
-          "plan", dataclasses.replace(_PARAMETER, command=_PARAMETER.command.format(
-              "NtpServer"))),
+          "plan", _parameter("NtpServer")),
     _flag(("--libvirt-type",), "libvirt_type", "tripleo-flow passes no parameter outside "
-          "the plan", dataclasses.replace(_PARAMETER, command=_PARAMETER.command.format(
-              "NovaComputeLibvirtType"))),
+          "the plan", _parameter("NovaComputeLibvirtType")),
     _flag(("--no-proxy",), "no_proxy", "tripleo-flow talks to no overcloud endpoint (its "
           "Heat runs on this machine)"),
     _flag(("-t", "--timeout"), "timeout", "the deploy follows the stack until Heat "
@@ -110,15 +112,14 @@ REFUSED = (
           "deployments run again", nargs="0"),
     _flag(("--disable-password-generation",), "disable_password_generation",
           "the plan's passwords are generated once, when it is created, and kept",
-          Hint("see or change them with", "password show --plan NAME",
-               "GET /v1/plans/NAME/passwords", tail="."), nargs="0"),
+          Hint("see or change them with", "password.show", _PLAN, tail="."), nargs="0"),
     _flag(("--deployed-server",), "deployed_server",
           "pre-provisioned servers are described by a baremetal deployment file "
           "(managed: false): give it with --baremetal-deployment", nargs="0"),
     _flag(("--config-download-only",), "config_download_only",
           "a prepare or converge is a stack update", Hint(
               "re-run config-download on the kept stack with",
-              "deploy --plan NAME --config-download-only", None, tail="."), nargs="0"),
+              "deploy.config_download_only", _PLAN, tail="."), nargs="0"),
     _flag(("--output-dir",), "output_dir", "config-download is written into the "
           "deployment's work dir: give --work-dir"),
     _flag(("--override-ansible-cfg",), "override_ansible_cfg",
@@ -135,8 +136,8 @@ REFUSED = (
     _flag(("--validation-warnings-fatal",), "validation_warnings_fatal",
           "tripleo-flow has no built-in pre-checks", nargs="0"),
     _flag(("--dry-run",), "dry_run", "a prepare or converge changes the stack", Hint(
-        "run only the validations with", "validation run --group pre-deployment --plan NAME",
-        "POST /v1/validations/run", tail="."), nargs="0"),
+        "run only the validations with", "validation.run_pre_deployment", _PLAN, tail="."),
+        nargs="0"),
     _flag(("--skip-postconfig",), "skip_postconfig", "tripleo-flow runs no overcloud "
           "post-configuration (Keystone endpoints)", nargs="0"),
     _flag(("--force-postconfig",), "force_postconfig", "tripleo-flow runs no overcloud "
@@ -166,10 +167,7 @@ def refusal(option: ClientOption, command: str, plan: str = "NAME") -> exception
     having changed; ``plan`` fills the hint's commands."""
     hints = []
     if option.hint is not None:
-        hints.append(dataclasses.replace(
-            option.hint, command=option.hint.command.replace("NAME", plan),
-            request=(option.hint.request.replace("NAME", plan)
-                     if option.hint.request else None)))
+        hints.append(dataclasses.replace(option.hint, args={**option.hint.args, "plan": plan}))
     end = ";" if hints else "."
     return exceptions.InvalidInput(
         f"{' / '.join(option.flags)} is refused by tripleo-flow's {command}: {option.why}; "

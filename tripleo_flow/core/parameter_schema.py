@@ -125,8 +125,7 @@ def check_values(plan: str, schema: Mapping[str, Any], values: Mapping[str, Any]
         if entry is None:
             raise exceptions.InvalidParameter(
                 f"Plan {plan!r} has no parameter {name!r};", hints=[exceptions.Hint(
-                    "list them with", f"parameter show --plan {plan} --schema",
-                    f"GET /v1/plans/{plan}/parameters/schema")])
+                    "list them with", "parameter.schema", {"plan": plan})])
         kind = entry.get("type", "")
         check = _CHECKS.get(kind)
         if check is not None and not check(value):

@@ -161,9 +161,8 @@ def check_against_last(request: Mapping[str, Any],
             raise exceptions.InvalidInput(
                 f"Parameter {name} changed since the last deployment{change}; it cannot "
                 "change on a deployed cloud.",
-                hints=[exceptions.Hint("Set it back with",
-                                       f"parameter set --plan {plan} {name}=...",
-                                       f"PUT /v1/plans/{plan}/parameters")])
+                hints=[exceptions.Hint("Set it back with", "parameter.set",
+                                       {"plan": plan, "name": name, "value": "..."})])
     now_names = {heatfiles.object_name(url) for url in request["environment_files"]}
     gone = [heatfiles.object_name(p) for p in last_env.get("environment_files") or []]
     return [f"Environment {p} was used by the last deployment and is not used now."

@@ -1,52 +1,95 @@
 """The kinds of error: each maps once to an exit code and an HTTP status.
 
 An error may carry :class:`Hint` values, the next steps it suggests, which each
-interface words its own way: ``str(error)`` is the CLI's (and a Python caller's)
-message, naming ``tripleo-flow`` commands; the HTTP API answers
+interface words its own way (:mod:`.operations`: a hint names an operation, the
+interfaces register how they spell it): ``str(error)`` is the CLI's message, naming
+``tripleo-flow`` commands (a Python caller's too once it registered the CLI's
+words: ``tripleo_flow.cli.hint_words.install()``); the HTTP API answers
 :meth:`TripleoFlowError.render` ``(API)``, naming its own requests, with the hints
 also as data.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-#: The interfaces a message is worded for.
-CLI = "cli"
-API = "api"
+from tripleo_flow.exceptions import operations
+from tripleo_flow.exceptions.operations import API, CLI
 
 
 @dataclass(frozen=True)
 class Hint:
-    """One next step: the CLI command that does it, and the HTTP API request that does
-    it (None when only someone on the server can: launching Heat, installing).
+    """One next step: the operation that does it (one of
+    :data:`~tripleo_flow.exceptions.operations.OPERATIONS`) and its arguments,
+    which each interface spells its own way (the CLI as a ``tripleo-flow``
+    command, the HTTP API as a request, or "on the server: ..." when only the
+    server can do it).
 
     Worded as ``"{lead}: tripleo-flow {command}"`` (CLI) or ``"{lead}: {request}"``
-    (HTTP API), after ``sep``.
+    (HTTP API), after ``sep``.  ``command`` and ``request`` are set only on a hint
+    read back from a record an older version wrote, its words kept as they were.
     """
 
     lead: str
-    command: str
-    request: str | None = None
+    op: str = ""
+    args: Mapping[str, object] = field(default_factory=dict, hash=False)
     sep: str = " "
     #: Words after the step ("(or set [ironic] endpoint).").
     tail: str = ""
+    command: str | None = field(default=None, kw_only=True)
+    request: str | None = field(default=None, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if self.command is not None:
+            return
+        wanted = operations.OPERATIONS.get(self.op)
+        if wanted is None or set(wanted.args) != set(self.args):
+            raise ValueError(f"no operation {self.op!r} of arguments {sorted(self.args)}")
+        object.__setattr__(self, "args", {k: str(v) for k, v in self.args.items()})
+
+    def _command(self) -> str:
+        if self.command is not None:
+            return f"tripleo-flow {self.command}"
+        spelled = operations.spell(CLI, self.op, self.args)
+        return f"tripleo-flow {spelled}" if spelled else operations.neutral(self.op, self.args)
+
+    def _request(self) -> str | None:
+        if self.command is not None:
+            return self.request
+        return operations.spell(API, self.op, self.args)
 
     def words(self, interface: str = CLI) -> str:
         lead = f"{self.lead}: " if self.lead else ""
-        if interface == API and self.request:
-            step = f"{lead}{self.request}"
+        request = self._request() if interface == API else None
+        if request:
+            step = f"{lead}{request}"
         elif interface == API:
             where = f"{self.lead} on the server" if self.lead else "on the server"
-            step = f"{where}: tripleo-flow {self.command}"
+            step = f"{where}: {self._command()}"
         else:
-            step = f"{lead}tripleo-flow {self.command}"
+            step = f"{lead}{self._command()}"
         return f"{self.sep}{step}{self.tail}"
 
     def as_json(self) -> dict[str, Any]:
-        return {"command": f"tripleo-flow {self.command}", "request": self.request}
+        return {"command": self._command(), "request": self._request()}
+
+    def as_record(self) -> dict[str, Any]:
+        """What a record keeps of it (:meth:`from_record` reads it back, and what
+        older versions kept: the words themselves)."""
+        return {"lead": self.lead, "op": self.op, "args": dict(self.args), "sep": self.sep,
+                "tail": self.tail}
+
+    @classmethod
+    def from_record(cls, data: Mapping[str, Any]) -> Hint:
+        data = dict(data)
+        if "command" in data and "op" not in data:  # kept by an older version: its words
+            return cls(str(data.get("lead", "")), sep=str(data.get("sep", " ")),
+                       tail=str(data.get("tail", "")), command=str(data["command"]),
+                       request=data.get("request"))
+        return cls(str(data["lead"]), str(data["op"]), dict(data.get("args") or {}),
+                   str(data.get("sep", " ")), str(data.get("tail", "")))
 
 
 class TripleoFlowError(Exception):

@@ -62,9 +62,8 @@ class MissingParameters(InvalidInput):
         more = f"; and {len(missing) - self.SHOWN} more" if len(missing) > self.SHOWN else ""
         super().__init__(
             f"Plan {plan!r} leaves {len(missing)} required parameter(s) without a value: "
-            f"{shown}{more}.", hints=[Hint("Set them with",
-                                           f"parameter set --plan {plan} NAME=VALUE",
-                                           f"PUT /v1/plans/{plan}/parameters",
+            f"{shown}{more}.", hints=[Hint("Set them with", "parameter.set",
+                                           {"plan": plan, "name": "NAME", "value": "VALUE"},
                                            tail=" (or in an environment of the plan).")])
         self.plan = plan
         self.missing = missing
@@ -74,8 +73,7 @@ class UnknownEnvironment(InvalidInput):
     def __init__(self, plan: str, path: str) -> None:
         super().__init__(
             f"Environment {path!r} is not in plan {plan!r}.",
-            hints=[Hint("List the available ones with", f"capabilities show --plan {plan}",
-                        f"GET /v1/plans/{plan}/capabilities")])
+            hints=[Hint("List the available ones with", "capabilities.show", {"plan": plan})])
         self.plan = plan
         self.path = path
 
@@ -175,8 +173,7 @@ class PlanNotFound(NotFound):
     def __init__(self, name: str) -> None:
         super().__init__(
             f"Plan {name!r} does not exist.",
-            hints=[Hint("Create it with", f"plan create {name} --templates DIR",
-                        f"POST /v1/plans?name={name}")])
+            hints=[Hint("Create it with", "plan.create", {"plan": name})])
         self.name = name
 
 
@@ -197,8 +194,7 @@ class VersionNotFound(NotFound):
     def __init__(self, plan: str, version: str) -> None:
         super().__init__(
             f"Plan {plan!r} has no version {version!r}.",
-            hints=[Hint("List versions with", f"plan history {plan}",
-                        f"GET /v1/plans/{plan}/history")])
+            hints=[Hint("List versions with", "plan.history", {"plan": plan})])
         self.plan = plan
         self.version = version
 
@@ -207,7 +203,7 @@ class ActionNotFound(NotFound):
     def __init__(self, name: str) -> None:
         super().__init__(
             f"Action {name!r} is not registered.",
-            hints=[Hint("List actions with", "action list")])
+            hints=[Hint("List actions with", "action.list")])
         self.name = name
 
 
@@ -215,7 +211,7 @@ class WorkflowNotFound(NotFound):
     def __init__(self, name: str) -> None:
         super().__init__(
             f"Workflow {name!r} does not exist.",
-            hints=[Hint("List workflows with", "workflow list", "GET /v1/workflows")])
+            hints=[Hint("List workflows with", "workflow.list")])
         self.name = name
 
 
@@ -223,7 +219,7 @@ class ExecutionNotFound(NotFound):
     def __init__(self, execution_id: str) -> None:
         super().__init__(
             f"Execution {execution_id!r} does not exist.",
-            hints=[Hint("List executions with", "execution list", "GET /v1/executions")])
+            hints=[Hint("List executions with", "execution.list")])
         self.execution_id = execution_id
 
 
@@ -231,10 +227,8 @@ class PlanExists(Conflict):
     def __init__(self, name: str) -> None:
         super().__init__(
             f"Plan {name!r} already exists.",
-            hints=[Hint("Update it with", f"plan update {name} --templates DIR",
-                        f"PUT /v1/plans/{name}"),
-                   Hint("or delete it first with", f"plan delete {name}",
-                        f"DELETE /v1/plans/{name}", sep=", ")])
+            hints=[Hint("Update it with", "plan.update", {"plan": name}),
+                   Hint("or delete it first with", "plan.delete", {"plan": name}, sep=", ")])
         self.name = name
 
 
@@ -248,8 +242,7 @@ class RestoreWouldReplace(Conflict):
             f"Data directory {data_dir!r} already holds {', '.join(holding)}; restoring "
             "would replace them. Restore into an empty data directory, or replace them, "
             "keeping them aside,",
-            hints=[Hint("with", f"backup restore {archive} --force",
-                        'POST /v1/backups/restore with "force": true', tail=".")])
+            hints=[Hint("with", "backup.restore_force", {"archive": archive}, tail=".")])
         self.data_dir = data_dir
         self.holding = holding
 
@@ -274,8 +267,7 @@ class PlanUpdateUnfinished(Conflict):
             f"Plan {name!r} has a template update that has not finished: it is running, "
             "or it was killed and left the plan mixed. Wait for it to finish, or run the "
             "update again to repair the plan",
-            hints=[Hint("", f"plan update {name} --templates DIR", f"PUT /v1/plans/{name}",
-                        sep=" (", tail="), then deploy.")])
+            hints=[Hint("", "plan.update", {"plan": name}, sep=" (", tail="), then deploy.")])
         self.name = name
 
 
@@ -324,8 +316,7 @@ class ExecutionLockTimeout(Conflict):
         super().__init__(
             f"Execution {execution_id!r} is being resumed by another process (waited "
             f"{seconds:g} s for its lock).",
-            hints=[Hint("Follow it with", f"execution show {execution_id}",
-                        f"GET /v1/executions/{execution_id}")])
+            hints=[Hint("Follow it with", "execution.show", {"execution": execution_id})])
         self.execution_id = execution_id
         self.seconds = seconds
 

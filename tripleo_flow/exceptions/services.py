@@ -16,8 +16,7 @@ from tripleo_flow.exceptions.kinds import (
 
 
 def _deploy_hint(lead: str, plan: str) -> Hint:
-    return Hint(lead, f"deploy --plan {plan}",
-                "POST /v1/workflows/tripleo.deploy.deploy/executions")
+    return Hint(lead, "deploy", {"plan": plan})
 
 
 class InvalidNodes(InvalidInput):
@@ -59,7 +58,7 @@ class DumpNotFound(NotFound):
         super().__init__(
             f"No Heat database dump at {path!r} to restore. Launch without --restore-db, or "
             "kill a running Heat first to make one",
-            hints=[Hint("", "launch heat --kill ...", sep=" (", tail=").")])
+            hints=[Hint("", "heat.kill_any", sep=" (", tail=").")])
         self.path = path
 
 
@@ -129,8 +128,8 @@ class IronicNotConfigured(NotFound):
     def __init__(self, ironic_dir: str) -> None:
         super().__init__(
             f"No Ironic to talk to: [ironic] endpoint is unset and no Ironic runs from "
-            f"{ironic_dir!r}.", hints=[Hint("Launch one with",
-                                            f"launch ironic --ironic-dir {ironic_dir}",
+            f"{ironic_dir!r}.", hints=[Hint("Launch one with", "ironic.launch_in",
+                                            {"ironic_dir": ironic_dir},
                                             tail=" (or set [ironic] endpoint).")])
         self.ironic_dir = ironic_dir
 
@@ -139,7 +138,7 @@ class NodeNotFound(NotFound):
     def __init__(self, node: str) -> None:
         super().__init__(
             f"Node {node!r} does not exist in Ironic.",
-            hints=[Hint("List nodes with", "node list", "GET /v1/nodes")])
+            hints=[Hint("List nodes with", "node.list")])
         self.node = node
 
 
@@ -151,15 +150,14 @@ class NoNodesInState(Conflict):
         if total:
             found = ", ".join(f"{count} {label}" for label, count in counts.items())
             seen = f"Ironic's {total} node{'s' if total > 1 else ''}: {found}"
-            hints = [Hint("See them with", "node list", "GET /v1/nodes", tail=".")]
+            hints = [Hint("See them with", "node.list", tail=".")]
             if counts.get("enroll"):
-                hints = [Hint("Move those in enroll to manageable with", "node manage NODE...",
-                              "POST /v1/nodes/manage", tail=";"),
-                         Hint("see them with", "node list", "GET /v1/nodes", tail=".")]
+                hints = [Hint("Move those in enroll to manageable with", "node.manage",
+                              tail=";"),
+                         Hint("see them with", "node.list", tail=".")]
         else:
             seen = "Ironic has no node"
-            hints = [Hint("Register nodes with", "node import FILE", "POST /v1/nodes",
-                          tail=".")]
+            hints = [Hint("Register nodes with", "node.import", tail=".")]
         super().__init__(f"No node is {state} and out of maintenance, so nothing was done "
                          f"({seen}).", hints=hints)
         self.state = state
@@ -170,7 +168,7 @@ class HeatRunning(Conflict):
     def __init__(self, heat_dir: str, detail: str) -> None:
         super().__init__(
             f"A Heat is already running from {heat_dir!r} ({detail}). Use it, or",
-            hints=[Hint("stop it with", f"launch heat --heat-dir {heat_dir} --kill")])
+            hints=[Hint("stop it with", "heat.kill", {"heat_dir": heat_dir})])
         self.heat_dir = heat_dir
 
 
@@ -189,9 +187,7 @@ class TooManyLaunchedHeats(Conflict):
                 f"may run on after their execution on this server ([api] "
                 f"launched_heats_max), and {count} run{'s' if count == 1 else ''} (heat "
                 f"dirs: {', '.join(heat_dirs)}): no other is launched. Stop one first",
-                hints=[Hint("with", "launch heat --heat-dir DIR --kill",
-                            "POST /v1/workflows/tripleo.heat.kill/executions with input "
-                            "heat_dir", tail=".")])
+                hints=[Hint("with", "heat.kill", {"heat_dir": "DIR"}, tail=".")])
         self.limit = limit
         self.heat_dirs = list(heat_dirs)
 
@@ -209,7 +205,7 @@ class IronicRunning(Conflict):
     def __init__(self, ironic_dir: str, detail: str) -> None:
         super().__init__(
             f"An Ironic is already running from {ironic_dir!r} ({detail}). Use it, or",
-            hints=[Hint("stop it with", f"launch ironic --ironic-dir {ironic_dir} --kill")]
+            hints=[Hint("stop it with", "ironic.kill", {"ironic_dir": ironic_dir})]
         )
         self.ironic_dir = ironic_dir
 
@@ -248,8 +244,7 @@ class StackFailed(WorkflowFailed):
         TripleoFlowError.__init__(
             self,
             f"Stack {stack!r} ended {status}: {reason}{lines}.",
-            hints=[Hint("See them again with", f"deployment failures --plan {stack}",
-                        f"GET /v1/plans/{stack}/deployment/failures")],
+            hints=[Hint("See them again with", "deployment.failures", {"plan": stack})],
         )
         self.workflow = "deploy"
         self.task = "stack"
@@ -308,7 +303,6 @@ class DeploymentRunning(Conflict):
     def __init__(self, plan: str, owner: str) -> None:
         super().__init__(
             f"Plan {plan!r} is being deployed by {owner}. Wait for it to finish and",
-            hints=[Hint("see it with", f"deployment status --plan {plan}",
-                        f"GET /v1/plans/{plan}/deployment")])
+            hints=[Hint("see it with", "deployment.status", {"plan": plan})])
         self.plan = plan
         self.owner = owner

@@ -31,8 +31,7 @@ def describe(error: BaseException | None) -> dict[str, Any] | None:
     if getattr(exceptions, name, None) is not type(error):
         name = _known_base(type(error)).__name__
     return {"class": name, "text": error.text,
-            "hints": [{"lead": h.lead, "command": h.command, "request": h.request,
-                       "sep": h.sep, "tail": h.tail} for h in error.hints]}
+            "hints": [h.as_record() for h in error.hints]}
 
 
 def _known_base(cls: type) -> type:
@@ -62,8 +61,9 @@ def rebuild(data: Any) -> exceptions.TripleoFlowError | None:
     if not (isinstance(cls, type) and issubclass(cls, exceptions.TripleoFlowError)):
         return None
     try:
-        hints = [exceptions.Hint(**dict(h)) for h in data.get("hints") or ()]
-    except TypeError:
+        # an older version's hints kept their words (command, request): read as they are
+        hints = [exceptions.Hint.from_record(h) for h in data.get("hints") or ()]
+    except (TypeError, KeyError, ValueError, AttributeError):
         hints = []
     return _make(cls, data["text"], hints)
 

@@ -11,10 +11,13 @@ from __future__ import annotations
 import os
 import socket
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tripleo_flow import exceptions
 from tripleo_flow.core import secrets
+from tripleo_flow.flows import error_records
 from tripleo_flow.flows.states import PAUSED
 
 #: The logbook every execution is a flow detail of.
@@ -89,16 +92,27 @@ def to_execution(fd: Any) -> Execution:
     """The record of flow detail ``fd`` (anything with its ``uuid``, ``name``, ``state``
     and ``meta``), its stored secrets masked."""
     meta = fd.meta or {}
+    error_api, hints = _error_words(meta)
     return Execution(
         id=fd.uuid, workflow=str(meta.get("workflow", fd.name)), state=_state(fd),
         input=masked(dict(meta.get("input") or {})), output=masked(meta.get("output")),
         error=meta.get("error"), failed_task=meta.get("failed_task"),
         created_at=meta.get("created_at"), updated_at=meta.get("updated_at"),
         finished_at=meta.get("finished_at"), target=meta.get("target"),
-        env=masked(dict(meta.get("env") or {})), error_api=meta.get("error_api"),
-        hints=meta.get("error_hints"), state_info=meta.get("state_info"),
+        env=masked(dict(meta.get("env") or {})), error_api=error_api,
+        hints=hints, state_info=meta.get("state_info"),
         parent_id=meta.get("parent_id"), parent_task=meta.get("parent_task"),
         description=meta.get("description"))
+
+
+def _error_words(meta: Mapping[str, Any]) -> tuple[str | None, list[dict[str, Any]] | None]:
+    """The execution's error in the HTTP API's words and its next steps as data, worded
+    here, by the reader, from the error kept as data (an older version's record: the
+    words it kept, ``error_api`` and ``error_hints``)."""
+    kept = error_records.rebuild(meta.get(error_records.ERROR_RECORD))
+    if kept is not None and kept.hints and str(kept) == meta.get("error"):
+        return kept.render(exceptions.API), [h.as_json() for h in kept.hints]
+    return meta.get("error_api"), meta.get("error_hints")
 
 
 def masked(value: Any, everything: bool = False) -> Any:

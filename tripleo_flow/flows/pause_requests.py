@@ -256,7 +256,8 @@ def check_origin(store: Any, execution_id: str, origin: str | None,
         raise exceptions.Conflict(
             f"Execution {execution_id!r} was not started through the HTTP API;",
             hints=[exceptions.Hint(f"{verb} it where it was started, with",
-                                   f"execution {verb} {execution_id}")])
+                                   "execution.change_where_started",
+                                   {"verb": verb, "execution": execution_id})])
 
 
 def check_pausable(record: Any) -> None:
@@ -272,8 +273,8 @@ def check_pausable(record: Any) -> None:
                "INTERRUPTED": "was interrupted (its process stopped)"}[state]
         raise exceptions.Conflict(
             f"Execution {ident!r} {why}; only a running execution can be paused.",
-            hints=[exceptions.Hint("Continue it with", f"execution resume {ident}",
-                                   f"POST /v1/executions/{ident}/resume")])
+            hints=[exceptions.Hint("Continue it with", "execution.resume",
+                                   {"execution": ident})])
     raise exceptions.Conflict(
         f"Execution {ident!r} has already ended ({state}); only a running execution can "
         "be paused.")

@@ -367,8 +367,7 @@ class Runner:
             raise exceptions.Conflict(
                 f"Execution {execution_id!r} has already ended ({record.state}); nothing to "
                 "resume.", hints=[exceptions.Hint(
-                    "Run it again with", f"workflow run {record.workflow}",
-                    f"POST /v1/workflows/{record.workflow}/executions")])
+                    "Run it again with", "workflow.run", {"workflow": record.workflow})])
         if record.state in (states.RUNNING, states.PENDING, states.SUSPENDING) and \
                 self.store.pause_requests.requested([execution_id]):
             raise exceptions.Conflict(
@@ -595,16 +594,12 @@ class Runner:
         self.store.async_actions.cancel_execution(fd.uuid, "cancelled: the execution ended")
         self.store.pause_requests.clear(fd.uuid)
         # The error itself (raised here, in the task's process) knows its next steps:
-        # kept in the HTTP API's words too.
+        # kept as data (error_record), each reader words them (execution_records).
         if isinstance(exc, exceptions.TripleoFlowError) and getattr(exc, "several", False):
             cause = str(exc)  # several tasks' errors, each named (:mod:`.error_records`)
-        hinted = exc if isinstance(exc, exceptions.TripleoFlowError) and exc.hints and (
-            str(exc) == cause) else None
         self.store.update_meta(
             fd, error=cause, failed_task=failed_task, finished_at=time.time(),
             output=self._output_on_error(fresh, cause),
-            error_api=hinted.render(exceptions.API) if hinted else None,
-            error_hints=[h.as_json() for h in hinted.hints] if hinted else None,
             error_record=child_errors.kept(exc))  # its parent's task raises it again
         return failed_task, cause, reverted
 

@@ -78,8 +78,8 @@ def find(fd: Any, task: str) -> Any:
             return ad
     raise exceptions.NotFound(
         f"Execution {fd.uuid!r} has no task execution {task[:80]!r}.",
-        hints=[exceptions.Hint("List its tasks with", f"execution tasks {fd.uuid}",
-                               f"GET /v1/executions/{fd.uuid}/tasks")])
+        hints=[exceptions.Hint("List its tasks with", "execution.tasks",
+                               {"execution": fd.uuid})])
 
 
 def _graph(fd: Any) -> bool:

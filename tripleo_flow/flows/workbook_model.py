@@ -465,9 +465,8 @@ def apply_inputs(workflow: WorkflowSpec, given: Mapping[str, Any]) -> dict[str, 
         raise exceptions.InvalidInput(
             f"Workflow {workflow.full_name!r} needs input {', '.join(map(repr, missing))}.",
             hints=[exceptions.Hint(
-                "Pass it with", f"workflow run {workflow.full_name} --input {example}=VALUE",
-                request=(f"POST /v1/workflows/{workflow.full_name}/executions with "
-                         f'{{"input": {{"{example}": VALUE}}}}'), tail=".")])
+                "Pass it with", "workflow.run_with_input",
+                {"workflow": workflow.full_name, "input": example}, tail=".")])
     ctx = {i.name: i.default for i in workflow.inputs if not i.required}
     ctx.update(given)
     return ctx

@@ -116,7 +116,7 @@ class HeatClient:
         except (urllib.error.URLError, OSError) as exc:
             raise exceptions.HeatError(
                 f"Heat at {self.endpoint} does not answer ({exc});",
-                hints=[exceptions.Hint("check it runs with", "heat status", tail=".")]) from exc
+                hints=[exceptions.Hint("check it runs with", "heat.status", tail=".")]) from exc
         return json.loads(raw) if raw else None
 
     # -- stacks --------------------------------------------------------------------

@@ -475,9 +475,8 @@ class NativeLauncher:
             if db is None or not db.exists():
                 raise exceptions.HeatError(
                     f"No Heat database to dump for {self.work.root}:",
-                    hints=[exceptions.Hint("launch Heat first with",
-                                           f"launch heat --heat-dir {self.work.given}",
-                                           tail=".")])
+                    hints=[exceptions.Hint("launch Heat first with", "heat.launch",
+                                           {"heat_dir": self.work.given}, tail=".")])
             db.dump(self.work.dump_file)
             self.work.note_dump_type(self.heat_type)
             return self.work.dump_file

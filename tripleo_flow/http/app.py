@@ -28,6 +28,7 @@ from tripleo_flow.http import (
     errors,
     events,
     gui,
+    hint_words,
     login,
     media,
     nodes,
@@ -503,6 +504,7 @@ def make_app(client: Client, sse_interval: float = 0.2, threads: int | None = No
 
     :param threads: the request threads of the server (default ``[api] threads``): fewer
         event streams than these may be open at once"""
+    hint_words.install()  # errors name their next steps as this API's requests
     conf = client.conf
     auth.check_configured(conf)
     uploads.purge_expired(upload_dir(client), conf.api.upload_ttl)

@@ -93,12 +93,12 @@ def _reworded(error: exceptions.TripleoFlowError, tmp: str,
     if isinstance(error, exceptions.InvalidWorkbook):
         return exceptions.InvalidWorkbook(message)
     if isinstance(error, exceptions.Conflict):
-        hints = [exceptions.Hint("Replace it with", f"workbook update {path.name}",
-                                 "PUT /v1/workbooks")] if "already exists" in message else []
+        hints = [exceptions.Hint("Replace it with", "workbook.update",
+                                 {"path": path.name})] if "already exists" in message else []
         return exceptions.Conflict(message, hints=hints)
     if isinstance(error, exceptions.NotFound) and name:
         return exceptions.NotFound(message, hints=[exceptions.Hint(
-            "Add it with", f"workbook create {path.name}", "POST /v1/workbooks")])
+            "Add it with", "workbook.create", {"path": path.name})])
     return error
 
 
@@ -141,7 +141,7 @@ class Workbook:
             if entry.name == name:
                 return entry
         raise exceptions.NotFound(f"Workbook {name!r} does not exist.", hints=[
-            exceptions.Hint("List workbooks with", "workbook list", "GET /v1/workbooks")])
+            exceptions.Hint("List workbooks with", "workbook.list")])
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, workbook: str) -> None:
         entry = self._entry(workbook)

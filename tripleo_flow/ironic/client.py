@@ -57,7 +57,7 @@ class IronicClient:
         except (urllib.error.URLError, OSError) as exc:
             raise exceptions.IronicError(
                 f"Ironic at {self.endpoint} does not answer ({exc});",
-                hints=[exceptions.Hint("launch it with", "launch ironic",
+                hints=[exceptions.Hint("launch it with", "ironic.launch",
                                        tail=", or check [ironic] endpoint.")]) from exc
         return json.loads(raw) if raw else None
 

@@ -30,7 +30,9 @@ def config_files(options: Any) -> list[str]:
 def make_client(instance: Any) -> Any:
     """The tripleo-flow Python API for openstackclient's client manager."""
     from tripleo_flow.api import Client
+    from tripleo_flow.cli import hint_words
 
+    hint_words.install()  # errors name their next steps as tripleo-flow commands
     options = getattr(instance, "_cli_options", None)
     config = getattr(options, "config", None) or {}
     files = list(config.get("tripleo_config_file") or [])
