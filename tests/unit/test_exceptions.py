@@ -39,7 +39,8 @@ def _build(cls: type[exceptions.TripleoFlowError]) -> exceptions.TripleoFlowErro
     params = inspect.signature(cls.__init__).parameters
     if any(p.kind is p.VAR_POSITIONAL for p in params.values()):
         return cls("something went wrong")
-    kwargs = {n: SAMPLE_ARGS[n] for n in params if n != "self"}
+    kwargs = {n: SAMPLE_ARGS[n] for n, p in params.items()
+              if n != "self" and (n in SAMPLE_ARGS or p.default is p.empty)}
     return cls(**kwargs)
 
 

@@ -41,12 +41,6 @@ ROUTE = re.compile(r"/v1/({})\b".format("|".join(sorted(
 ALLOWED: dict[str, str] = {
     "config.py": "option help texts: they describe what an option is for, naming the "
                  "command or the request it is about; no error's next step",
-    "actions/deploy.py": "TODO: a deployment status message, stored as text",
-    "api/backup.py": "TODO", "api/paths.py": "TODO", "core/input_size.py": "TODO",
-    "exceptions/plans.py": "TODO", "exceptions/services.py": "TODO",
-    "flows/adhoc_actions.py": "TODO", "flows/workbook_validator.py": "TODO",
-    "heat/image.py": "TODO", "heat/install.py": "TODO", "heat/native.py": "TODO",
-    "workspace/start_gate.py": "TODO",
 }
 
 

@@ -176,10 +176,10 @@ class StartDeployment(Action):
         kept = (repo.deployment_status(plan) or {}).get("stack_status")
         if kept:  # recorded by DeployStack when this run's stack finished
             status["stack_status"] = kept
-            status["message"] = (
-                f"{reason}. The stack is {kept} and was kept with its outputs: re-run only "
-                f"the steps after it with: tripleo-flow deploy --plan {plan} "
-                "--config-download-only")
+            # kept as text, in the CLI's words (a status has no hints)
+            status["message"] = f"{reason}. The stack is {kept} and was kept with its " \
+                "outputs: re-run only the steps after it with:" + exceptions.Hint(
+                    "", "deploy.config_download_only", {"plan": plan}).words()
         repo.set_deployment_status(plan, status)
 
 

@@ -93,18 +93,18 @@ class BackupMixin:
             shown = ", ".join(f"{e.id} ({e.workflow}, {e.state})" for e in active[:5])
             raise exceptions.Conflict(
                 f"Refusing to back up or restore while executions run: {shown}. Wait for them "
-                "to end (tripleo-flow execution list), then retry.")
+                "to end", hints=[exceptions.Hint("", "execution.list", sep=" (",
+                                                  tail="), then retry.")])
         for name in ("heat-launcher", "ironic-launcher"):
             records = (r for top in backup_archive.KEPT
                        for r in sorted((self.data_dir / top).glob(f"**/{name}/run.json")))
             for record in records:
                 service = name.split("-")[0]
-                flag = "--heat-dir" if service == "heat" else "--ironic-dir"
                 raise exceptions.Conflict(
                     f"Refusing to back up or restore while a launched {service} runs from "
-                    f"{str(record.parent.parent)!r} (its database is live, not in its dump). "
-                    f"Stop it first: tripleo-flow launch {service} {flag} "
-                    f"{record.parent.parent} --kill")
+                    f"{str(record.parent.parent)!r} (its database is live, not in its dump).",
+                    hints=[exceptions.Hint("Stop it first", f"{service}.kill",
+                                           {f"{service}_dir": record.parent.parent})])
         return sorted((e.id, e.state, repr(e.updated_at)) for e in executions)
 
     def create_backup(self, output: str | os.PathLike[str],

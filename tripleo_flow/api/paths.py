@@ -117,8 +117,9 @@ class ServerPaths:
                 if value not in (None, False):
                     raise exceptions.PathNotAllowed(
                         workflow, f"input {name!r} must be false: the HTTP API never hands "
-                        "out a plan's secrets. Export with them on the server (tripleo-flow "
-                        "plan export).")
+                        "out a plan's secrets. Export with them on the server",
+                        hints=[exceptions.Hint("", "plan.export_with_secrets", sep=" (",
+                                               tail=").")])
                 continue
             if value is None:
                 continue
@@ -149,16 +150,18 @@ class ServerPaths:
             return real
         where = " or a path under [api] allowed_paths" if self.allowed else ""
         raise exceptions.PathNotAllowed(
-            workflow, f"input {name!r} ({value[:200]!r}) is not an upload{where}. Send the "
-            "archive with POST /v1/uploads and pass the 'path' it answers (the server's "
-            "administrator can allow directories with [api] allowed_paths).")
+            workflow, f"input {name!r} ({value[:200]!r}) is not an upload{where}.",
+            hints=[exceptions.Hint("", "upload.create", sep=" Send the archive with ",
+                                   tail=" and pass the 'path' it answers (the server's "
+                                   "administrator can allow directories with [api] "
+                                   "allowed_paths).")])
 
     def _output(self, workflow: str, name: str, value: str) -> str:
         if not PLAIN_NAME.match(value):
             raise exceptions.PathNotAllowed(
                 workflow, f"input {name!r} ({value[:200]!r}) must be a plain file name such "
                 "as 'overcloud.tar.gz': the server writes it to its download area, served "
-                "by GET /v1/downloads/ID.")
+                "by", hints=[exceptions.Hint("", "download.get", tail=".")])
         purge_downloads(self.downloads, self.ttl)
         self.downloads.mkdir(parents=True, exist_ok=True, mode=0o700)
         download_id = uuid.uuid4().hex

@@ -56,8 +56,10 @@ def check_execution_input(workflow: str, inputs: Mapping[str, object], env: obje
             raise exceptions.InvalidInput(
                 f"The {what} of workflow {workflow!r} takes over {max_size} bytes "
                 "([limits] input_max_size); nothing was recorded. Put large content in the "
-                "plan's files (POST /v1/uploads, or the plan's templates) and pass its "
-                "name, or raise [limits] input_max_size in the server's configuration.")
+                "plan's files", hints=[exceptions.Hint(
+                    "", "upload.create", sep=" (", tail=", or the plan's templates) and pass "
+                    "its name, or raise [limits] input_max_size in the server's "
+                    "configuration.")])
     if parameters_max_size is None:
         return
     for (name, key), what in PARAMETER_SIZED.items():

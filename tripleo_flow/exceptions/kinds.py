@@ -49,9 +49,12 @@ class Hint:
             raise ValueError(f"no operation {self.op!r} of arguments {sorted(self.args)}")
         object.__setattr__(self, "args", {k: str(v) for k, v in self.args.items()})
 
-    def _command(self) -> str:
+    def _command(self) -> str | None:
+        """The CLI's words (None: only the HTTP API does it)."""
         if self.command is not None:
             return f"tripleo-flow {self.command}"
+        if operations.OPERATIONS[self.op].api_only:
+            return None
         spelled = operations.spell(CLI, self.op, self.args)
         return f"tripleo-flow {spelled}" if spelled else operations.neutral(self.op, self.args)
 
@@ -63,13 +66,16 @@ class Hint:
     def words(self, interface: str = CLI) -> str:
         lead = f"{self.lead}: " if self.lead else ""
         request = self._request() if interface == API else None
+        command = self._command()
         if request:
             step = f"{lead}{request}"
         elif interface == API:
             where = f"{self.lead} on the server" if self.lead else "on the server"
-            step = f"{where}: {self._command()}"
+            step = f"{where}: {command}"
+        elif command is None:  # the CLI's user is told the request
+            step = f"{lead}{self._request() or operations.neutral(self.op, self.args)}"
         else:
-            step = f"{lead}{self._command()}"
+            step = f"{lead}{command}"
         return f"{self.sep}{step}{self.tail}"
 
     def as_json(self) -> dict[str, Any]:

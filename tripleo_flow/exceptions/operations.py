@@ -6,7 +6,9 @@ spells it as a ``tripleo-flow`` command, ``http/`` as a request.  The interfaces
 hand their spellings to :func:`register` when they start (nothing here imports
 them); :func:`check` is what the tests hold every spelling table to.  An operation
 marked ``server_only`` has no request: only someone on the server can do it
-(launching Heat), and the HTTP API says so ("on the server: tripleo-flow ...").
+(launching Heat), and the HTTP API says so ("on the server: tripleo-flow ...").  One
+marked ``api_only`` has no command (sending an upload): the CLI words it as the
+request.
 
 A spelling is a :meth:`str.format` template over the operation's arguments.
 """
@@ -27,6 +29,7 @@ class Operation:
 
     args: tuple[str, ...] = ()
     server_only: bool = False
+    api_only: bool = False
 
 
 #: Every operation a hint may name (the contract between the errors and the
@@ -48,12 +51,19 @@ OPERATIONS: dict[str, Operation] = {
     "network.set": Operation(("plan",)),
     "password.show": Operation(("plan",)),
     "backup.restore_force": Operation(("archive",)),
+    "plan.export_with_secrets": Operation(server_only=True),
+    # what only an HTTP API user does, or needs
+    "upload.create": Operation(api_only=True),
+    "download.get": Operation(api_only=True),
+    "execution.poll": Operation(("execution",), api_only=True),
     # deployments
     "deploy": Operation(("plan",)),
     "deploy.config_download_only": Operation(("plan",), server_only=True),
     "deployment.status": Operation(("plan",)),
     "deployment.failures": Operation(("plan",)),
     "validation.run_pre_deployment": Operation(("plan",)),
+    # (kind: update, upgrade)
+    "lifecycle.prepare": Operation(("kind", "plan")),
     # nodes
     "node.list": Operation(),
     "node.manage": Operation(),
@@ -80,6 +90,9 @@ OPERATIONS: dict[str, Operation] = {
     "heat.kill": Operation(("heat_dir",)),
     "heat.kill_any": Operation(server_only=True),
     "heat.status": Operation(server_only=True),
+    "heat.install": Operation(server_only=True),
+    "heat.install_force": Operation(server_only=True),
+    "heat.image_build": Operation(server_only=True),
     "ironic.launch": Operation(server_only=True),
     "ironic.launch_in": Operation(("ironic_dir",), server_only=True),
     "ironic.kill": Operation(("ironic_dir",), server_only=True),
@@ -105,10 +118,12 @@ def check(interface: str, spellings: Mapping[str, str]) -> list[str]:
     template naming an argument the operation has not."""
     problems = []
     for name, op in OPERATIONS.items():
-        if name not in spellings and not (interface == API and op.server_only):
+        unspelled = op.server_only if interface == API else op.api_only
+        if name not in spellings and not unspelled:
             problems.append(f"{name}: not spelled")
-        if name in spellings and interface == API and op.server_only:
-            problems.append(f"{name}: server only, yet spelled")
+        if name in spellings and unspelled:
+            problems.append(f"{name}: {'server' if interface == API else 'API'} only, "
+                            "yet spelled")
     for name, template in spellings.items():
         if name not in OPERATIONS:
             problems.append(f"{name}: no such operation")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from tripleo_flow.exceptions.kinds import (
@@ -89,9 +90,9 @@ class TooManyEventStreams(BackendUnavailable):
     def __init__(self, limit: int) -> None:
         super().__init__(
             f"{limit} execution event streams are open, the most this server allows "
-            "([api] max_event_streams). Close one, or poll GET /v1/executions/{id} until "
-            "its finished_at is set."
-        )
+            "([api] max_event_streams). Close one, or poll", hints=[Hint(
+                "", "execution.poll", {"execution": "{id}"},
+                tail=" until its finished_at is set.")])
         self.limit = limit
 
 
@@ -128,8 +129,9 @@ class BodyTooLarge(InvalidInput):
 class PathNotAllowed(InvalidInput):
     """A workflow started over the HTTP API would use a server path it may not."""
 
-    def __init__(self, workflow: str, reason: str) -> None:
-        super().__init__(f"Workflow {workflow!r} cannot be started over the HTTP API: {reason}")
+    def __init__(self, workflow: str, reason: str, hints: Sequence[Hint] = ()) -> None:
+        super().__init__(f"Workflow {workflow!r} cannot be started over the HTTP API: {reason}",
+                         hints=hints)
         self.workflow = workflow
         self.reason = reason
 

@@ -32,8 +32,14 @@ class InvalidNodes(InvalidInput):
 class HeatNotInstalled(NotFound):
     """A launcher needs something only an install command makes."""
 
-    def __init__(self, what: str, command: str) -> None:
-        super().__init__(f"{what} is missing. Create it with: {command}")
+    def __init__(self, what: str, command: str | Hint) -> None:
+        """:param command: what makes it: a command of the system's (``apt-get install
+            ...``), or a step of tripleo-flow's (a hint of lead "Create it with")"""
+        if isinstance(command, Hint):
+            super().__init__(f"{what} is missing.", hints=[command])
+            command = str(command.as_json()["command"])
+        else:
+            super().__init__(f"{what} is missing. Create it with: {command}")
         self.what = what
         self.command = command
 
@@ -97,9 +103,10 @@ class UpdateNotPrepared(Conflict):
     def __init__(self, plan: str, kind: str = "update") -> None:
         what = "major upgrade" if kind == "upgrade" else "minor update"
         super().__init__(
-            f"No {what} is prepared for plan {plan!r}: run first "
-            f"'tripleo-flow overcloud {kind} prepare --stack {plan}' (the stack updated "
-            f"with the {kind} environment), then {kind} run; nothing was changed.")
+            f"No {what} is prepared for plan {plan!r}: run first", hints=[Hint(
+                "", "lifecycle.prepare", {"kind": kind, "plan": plan}, sep=" '",
+                tail=f"' (the stack updated with the {kind} environment), then {kind} run; "
+                "nothing was changed.")])
         self.plan = plan
         self.kind = kind
 

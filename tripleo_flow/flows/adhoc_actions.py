@@ -29,13 +29,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from tripleo_flow.actions.base import Action, reverter
-from tripleo_flow.exceptions import TaskFailed
+from tripleo_flow.exceptions import Hint, TaskFailed
 from tripleo_flow.flows import workbook_clauses
 from tripleo_flow.flows.workbook_clauses import Collector
 
 # The expression language (YAQL) and the execution scope (TaskFlow) are imported where
 # a section is read or an action built: reading workbooks without one (the shipped
 # ones, to list their workflows) loads neither (tests/unit/test_cli_startup.py).
+
+#: A problem's next step when it names no known action (worded when the problem is).
+LIST_ACTIONS = Hint("list actions with", "action.list", sep=" (", tail=")")
 
 ACTION_KEYS = {"base", "base-input", "input", "output", "description", "tags"}
 
@@ -108,8 +111,7 @@ def problems(spec: AdhocSpec, actions: Mapping[str, type[Action]]) -> list[str]:
     base = actions.get(spec.base)
     where = f"action {spec.name.rsplit('.', 1)[-1]!r}"
     if base is None:
-        return [f"{where}: unknown base action {spec.base!r} (list actions with: "
-                "tripleo-flow action list)"]
+        return [f"{where}: unknown base action {spec.base!r}{LIST_ACTIONS.words()}"]
     found = []
     if isinstance(spec.base_input, dict):
         known = {name for name, _t, _r, _d in base.inputs()}

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tripleo_flow.actions.base import Action
-from tripleo_flow.flows import expressions
+from tripleo_flow.flows import adhoc_actions, expressions
 from tripleo_flow.flows.workbook_model import Problem, TaskSpec, WorkflowSpec
 
 #: Finds a workflow for a reference made from a workbook (None when unknown).
@@ -203,7 +203,7 @@ def _check_action_inputs(spec: TaskSpec, actions: Mapping[str, type[Action]],
         return [f"action {name!r} cannot be loaded: {broken[name]}"]
     cls = actions.get(name)
     if cls is None:
-        return [f"unknown action {name!r} (list actions with: tripleo-flow action list)"]
+        return [f"unknown action {name!r}{adhoc_actions.LIST_ACTIONS.words()}"]
     out = []
     inputs, takes_any = _signature(cls)
     known = {item[0] for item in inputs}

@@ -24,7 +24,7 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.heat.install import HEAT_VERSION, constraints_text
 
-BUILD_COMMAND = "tripleo-flow heat image build"
+BUILD_COMMAND = exceptions.Hint("Create it with", "heat.image_build")
 DEBIAN_MIRROR = "http://deb.debian.org/debian"
 BASE_PACKAGES = "python3-venv,ca-certificates,netbase,libstdc++6,tini"
 SERVICES_PACKAGES = "mariadb-server,mariadb-client,rabbitmq-server,netbase,tini"

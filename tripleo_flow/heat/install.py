@@ -86,6 +86,5 @@ def _run(argv: list[str], out: IO[bytes] | None) -> None:
         tail = (proc.stdout or b"").decode(errors="replace").strip().splitlines()[-10:]
         raise exceptions.HeatError(
             f"Installing Heat failed: {' '.join(argv[:3])}... exited {proc.returncode}.\n"
-            + "\n".join(tail) + "\nCheck that PyPI is reachable, then run: "
-            "tripleo-flow heat install --force"
-        )
+            + "\n".join(tail) + "\nCheck that PyPI is reachable, then run:",
+            hints=[exceptions.Hint("", "heat.install_force")])

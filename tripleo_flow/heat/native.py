@@ -43,7 +43,7 @@ from tripleo_flow.workspace import owner
 
 LOG = logging.getLogger(__name__)
 HOST = "127.0.0.1"
-INSTALL_COMMAND = "tripleo-flow heat install"
+INSTALL_COMMAND = exceptions.Hint("Create it with", "heat.install")
 #: Where in the Heat virtualenv the empty schema its db_sync makes is kept.
 SCHEMA_DIR = ".tripleo-flow"
 #: How the kept empty schema of each kind of database is named after its heads.

@@ -40,7 +40,11 @@ def make_client(instance: Any) -> Any:
 
 
 def build_option_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Add the plugin's global options to the ``openstack`` parser."""
+    """Add the plugin's global options to the ``openstack`` parser (and word errors'
+    next steps as tripleo-flow commands: openstackclient calls this first)."""
+    from tripleo_flow.cli import hint_words
+
+    hint_words.install()
     parser.add_argument(
         "--os-tripleo-api-version", metavar="<version>",
         default=os.environ.get("OS_TRIPLEO_API_VERSION", DEFAULT_API_VERSION),

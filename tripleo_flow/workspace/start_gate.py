@@ -59,7 +59,7 @@ def restoring(data_dir: Path) -> contextlib.AbstractContextManager[None]:
     """
     return _held(data_dir, fcntl.LOCK_EX, exceptions.Conflict(
         "Refusing to restore while a workflow is starting or runs: wait for it "
-        "to end (tripleo-flow execution list), then retry."))
+        "to end", hints=[exceptions.Hint("", "execution.list", sep=" (", tail="), then retry.")]))
 
 
 __all__ = ["LOCK_FILE", "restoring", "starting"]
