@@ -355,6 +355,11 @@ def _conductor(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    # A tripleo-flow process: its errors' next steps in the interfaces' words, as the
+    # CLI and the HTTP API register them when they start.
+    from tripleo_flow.http import hint_words
+
+    hint_words.install()
     if sys.argv[1] == "conductor":
         sys.exit(_conductor(sys.argv[2:]))
     if sys.argv[1] == "run":

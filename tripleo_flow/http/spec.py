@@ -28,7 +28,7 @@ ERROR_SCHEMA = {
         "properties": {"kind": {"type": "string"}, "message": {"type": "string"},
                        "hints": {"type": "array", "items": {
                            "type": "object", "required": ["command", "request"],
-                           "properties": {"command": {"type": "string"},
+                           "properties": {"command": {"type": "string", "nullable": True},
                                           "request": {"type": "string", "nullable": True}}}},
                        "reason": {"type": "string"}, "details": {"type": "object"}}}},
 }
@@ -129,7 +129,7 @@ def openapi(routes: list[Route]) -> dict[str, Any]:
                                 "{\"error\": {\"kind\", \"message\", \"hints\"}}: the "
                                 "next steps a message suggests are this API's requests "
                                 "(hints also name the CLI command that does the same on "
-                                "the server)."},
+                                "the server, null when only this API does it)."},
         "paths": paths,
         "components": {
             "schemas": {"Error": ERROR_SCHEMA},

@@ -95,4 +95,7 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    from tripleo_flow.http import hint_words  # as the CLI and the HTTP API do at start
+
+    hint_words.install()
     sys.exit(main(sys.argv[1:]))
