@@ -70,7 +70,7 @@ OPERATIONS: dict[str, Operation] = {
     "node.import": Operation(),
     "node.provision": Operation(("plan",)),
     # workflows, executions, workbooks
-    "action.list": Operation(server_only=True),
+    "action.list": Operation(),
     "workflow.list": Operation(),
     "workflow.run": Operation(("workflow",)),
     "workflow.run_with_input": Operation(("workflow", "input")),

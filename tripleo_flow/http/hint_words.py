@@ -40,6 +40,7 @@ REQUESTS: dict[str, str] = {
     "node.manage": "POST /v1/nodes/manage",
     "node.import": "POST /v1/nodes",
     "node.provision": "POST /v1/workflows/tripleo.nodes.provision/executions",
+    "action.list": "GET /v1/actions",
     "workflow.list": "GET /v1/workflows",
     "workflow.run": "POST /v1/workflows/{workflow}/executions",
     "workflow.run_with_input": ('POST /v1/workflows/{workflow}/executions with '

@@ -88,7 +88,8 @@ def _uploaded(media: dict[str, Any]) -> Iterator[Path]:
 
 def _reworded(error: exceptions.TripleoFlowError, tmp: str,
               path: Path) -> exceptions.TripleoFlowError:
-    message = str(error.args[0] if error.args else error).replace(f"{tmp}/", "")
+    # its text: its next steps are worded again below, naming the file as it was sent
+    message = error.text.replace(f"{tmp}/", "")
     name = re.search(r"Workbook '([^']*)'", message)
     if isinstance(error, exceptions.InvalidWorkbook):
         return exceptions.InvalidWorkbook(message)

@@ -37,7 +37,8 @@ def test_a_user_workbook_is_validated_created_updated_and_deleted(api: Api) -> N
     assert "std_only.greet" in names
     again = api("POST", "/v1/workbooks", json={"definition": GOOD, "filename": "mine.yaml"})
     assert again.status_code == 409 and "already exists" in _message(again)
-    assert "PUT /v1/workbooks" in _message(again)
+    assert _message(again) == ("Workbook 'std_only' already exists. Replace it with: "
+                               "PUT /v1/workbooks")  # the CLI's words not kept beside
 
     changed = GOOD.replace("Uses only", "Now uses only")
     updated = api("PUT", "/v1/workbooks", json={"definition": changed})
