@@ -5,7 +5,8 @@ its own terms, with ``details``).
 A :class:`~tripleo_flow.exceptions.TripleoFlowError` answers its message with its
 next steps (:class:`~tripleo_flow.exceptions.Hint`) worded as HTTP API requests,
 and lists them in ``hints`` (each its ``request`` and the ``command`` that does the
-same on the server, None when only this API does it: an upload); its status comes from :func:`tripleo_flow.exceptions.http_status`;
+same on the server, None when only this API does it: an upload); its status comes
+from :func:`tripleo_flow.exceptions.http_status`;
 falcon's own errors (unknown route, bad query value, 401) and waitress's (a body
 past its limit, a malformed request: :mod:`tripleo_flow.http.server`) get the same
 shape.
