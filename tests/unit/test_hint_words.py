@@ -171,3 +171,21 @@ def test_an_execution_record_words_its_error_as_the_reader_does() -> None:
     older = execution_records.to_execution(_Detail(
         {"error": "boom", "error_api": "kept words", "error_hints": [{"command": "c"}]}))
     assert (older.error_api, older.hints) == ("kept words", [{"command": "c"}])
+
+
+def test_a_worker_words_its_errors_as_the_process_that_started_it(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tripleo_flow.api import workflows
+
+    started: dict = {}
+    monkeypatch.setattr(workflows.subprocess, "Popen",
+                        lambda args, **kw: started.update(args=args, **kw))
+    workflows.WorkflowsMixin._spawn_worker(
+        type("C", (), {"data_dir": tmp_path, "conf": None})(), "e1")
+    assert started["args"][2] == "tripleo_flow.api.worker"
+    worded = str(exceptions.PlanNotFound("oc"))
+    monkeypatch.setattr(operations, "_SPELLINGS", {})  # the worker, as it starts
+    monkeypatch.setattr(operations.os, "environ", started["env"])
+    operations.install_exported()
+    assert str(exceptions.PlanNotFound("oc")) == worded
+    assert exceptions.PlanNotFound("oc").render(exceptions.API).endswith("POST /v1/plans?name=oc")

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from tripleo_flow import exceptions
+from tripleo_flow.exceptions import operations
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -20,6 +21,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from tripleo_flow import api
 
+    # its errors' next steps in the words of the process that started it
+    operations.install_exported()
     client = api.Client.from_config_files(args.config_file)
     if args.data_dir:
         client.data_dir = __import__("pathlib").Path(args.data_dir)

@@ -20,6 +20,7 @@ from tripleo_flow.actions.paths import INPUT_PATH, OUTPUT_PATH, WORK_DIR
 from tripleo_flow.api.catalog import CatalogMixin
 from tripleo_flow.api.jobs import JobsMixin
 from tripleo_flow.core import jsonvalues, lifecycle_options
+from tripleo_flow.exceptions import operations
 from tripleo_flow.flows.execution_pages import UUID_PATTERN, check_page
 from tripleo_flow.workspace import start_gate
 from tripleo_flow.workspace.interrupt import StopRequest
@@ -332,8 +333,10 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
                 "--data-dir", str(self.data_dir)]
         for path in getattr(self.conf, "config_file", None) or []:
             args += ["--config-file", str(path)]
+        # the worker words the errors it records as this process does (an interface's)
+        env = {**os.environ, **operations.exported()}
         subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, start_new_session=True)
+                         stderr=subprocess.DEVNULL, start_new_session=True, env=env)
 
     # -- executions ---------------------------------------------------------------
 

@@ -15,6 +15,8 @@ A spelling is a :meth:`str.format` template over the operation's arguments.
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -112,6 +114,23 @@ def registered(interface: str) -> bool:
     return interface in _SPELLINGS
 
 
+#: The environment variable a process started to run an execution (``api.worker``)
+#: finds its starter's words in: it words the errors it records as its starter would.
+ENVIRONMENT = "TRIPLEO_FLOW_HINT_WORDS"
+
+
+def exported() -> dict[str, str]:
+    """The environment a child process gets this process's words from."""
+    return {ENVIRONMENT: json.dumps(_SPELLINGS)} if _SPELLINGS else {}
+
+
+def install_exported() -> None:
+    """Register the words :func:`exported` handed this process (none: nothing)."""
+    given = os.environ.get(ENVIRONMENT)
+    for interface, spellings in (json.loads(given) if given else {}).items():
+        register(interface, spellings)
+
+
 def check(interface: str, spellings: Mapping[str, str]) -> list[str]:
     """What is wrong with ``spellings`` as ``interface``'s table (empty: nothing): every
     operation spelled (the HTTP API: every one not ``server_only``), none unknown, no
@@ -149,5 +168,5 @@ def neutral(op: str, args: Mapping[str, object]) -> str:
     return f"operation {op}({given})"
 
 
-__all__ = ["API", "CLI", "OPERATIONS", "Operation", "check", "neutral", "register",
-           "registered", "spell"]
+__all__ = ["API", "CLI", "ENVIRONMENT", "OPERATIONS", "Operation", "check", "exported",
+           "install_exported", "neutral", "register", "registered", "spell"]
