@@ -71,7 +71,7 @@ class Hint:
             step = f"{lead}{request}"
         elif interface == API:
             where = f"{self.lead} on the server" if self.lead else "on the server"
-            step = f"{where}: {command}"
+            step = f"{where}: {command or operations.neutral(self.op, self.args)}"
         elif command is None:  # the CLI's user is told the request
             step = f"{lead}{self._request() or operations.neutral(self.op, self.args)}"
         else:
