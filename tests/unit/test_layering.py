@@ -14,7 +14,12 @@ PACKAGE = Path(__file__).resolve().parents[2] / "tripleo_flow"
 FORBIDDEN = {
     "actions": ("flows", "api", "cli", "http"),
     "core": ("actions", "flows", "api", "cli", "http"),
+    # an error's hints name operations; the interfaces spell them (test_hint_words.py)
+    "exceptions": ("actions", "flows", "api", "cli", "http", "openstack"),
 }
+
+#: The interfaces: nothing else imports them (they register what they word themselves).
+INTERFACES = ("cli", "http", "openstack")
 
 
 def _imports(path: Path) -> set[str]:
@@ -40,6 +45,16 @@ def test_a_package_imports_nothing_above_it(package: str) -> None:
         if above:
             bad[str(module.relative_to(PACKAGE))] = above
     assert bad == {}
+
+
+def test_nothing_below_the_interfaces_imports_them() -> None:
+    below = sorted(m for m in PACKAGE.rglob("*.py")
+                   if m.relative_to(PACKAGE).parts[0] not in INTERFACES)
+    assert len(below) > 100
+    bad = {str(m.relative_to(PACKAGE)): sorted(
+        n for n in _imports(m) if any(n == f"tripleo_flow.{i}" or n.startswith(
+            f"tripleo_flow.{i}.") for i in INTERFACES)) for m in below}
+    assert {k: v for k, v in bad.items() if v} == {}
 
 
 def test_the_check_sees_an_import_from_above(tmp_path: Path) -> None:
