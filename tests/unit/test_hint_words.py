@@ -189,3 +189,15 @@ def test_a_worker_words_its_errors_as_the_process_that_started_it(
     operations.install_exported()
     assert str(exceptions.PlanNotFound("oc")) == worded
     assert exceptions.PlanNotFound("oc").render(exceptions.API).endswith("POST /v1/plans?name=oc")
+
+
+@pytest.mark.parametrize("op", sorted(cli_words.COMMANDS))
+def test_every_command_a_hint_names_is_a_command_of_the_cli(op: str) -> None:
+    args = {a: "x" for a in operations.OPERATIONS[op].args}
+    if "verb" in args:
+        args["verb"] = "pause"
+    if "kind" in args:
+        args["kind"] = "update"
+    words = cli_words.COMMANDS[op].format(**args)
+    names = set(command_table.COMMANDS) | set(getattr(command_table, "RENAMED", {}))
+    assert any(words == n or words.startswith(n + " ") for n in names), words
