@@ -57,7 +57,6 @@ from tripleo_flow.flows import (
 from tripleo_flow.flows import engine as tf_engine
 from tripleo_flow.flows.executions import ORIGIN_API, Execution, ExecutionStore, command_message
 from tripleo_flow.flows.workbook_loader import Catalog
-from tripleo_flow.plans.plan import PlanRepository
 from tripleo_flow.workspace.interrupt import StopRequest
 
 LOG = logging.getLogger(__name__)
@@ -564,10 +563,11 @@ class Runner:
         conf = getattr(self._action_context, "conf", None)
         if conf is not None:
             redactor.learn(redaction.config_secrets(conf))
-        store = getattr(self._action_context, "store", None)
-        if not isinstance(plan, str) or store is None:
+        # The secrets hook of the layer above: its context knows a plan's secrets.
+        plan_secrets = getattr(self._action_context, "plan_secrets", None)
+        if not isinstance(plan, str) or plan_secrets is None:
             return
-        redactor.learn(PlanRepository(store).secrets(plan))
+        redactor.learn(plan_secrets(plan))
 
     def _failed(self, fd: Any, workflow: str, exc: BaseException) -> Execution:
         failed_task, cause, reverted = self.record_failure(fd, exc)
