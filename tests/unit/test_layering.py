@@ -60,9 +60,7 @@ ENGINE_DEBT = {
     "flows/expressions.py": ["tripleo_flow.core"],
     "flows/paths.py": ["tripleo_flow.actions.base", "tripleo_flow.actions.paths"],
     "flows/redaction.py": ["tripleo_flow.core"],
-    "flows/runner.py": ["tripleo_flow.actions.base", "tripleo_flow.core",
-                        "tripleo_flow.workspace.interrupt"],
-    "flows/subworkflow.py": ["tripleo_flow.workspace.interrupt"],
+    "flows/runner.py": ["tripleo_flow.actions.base", "tripleo_flow.core"],
     "flows/workbook_loader.py": ["tripleo_flow.actions.base", "tripleo_flow.core"],
     "flows/workbook_validator.py": ["tripleo_flow.actions.base"],
 }

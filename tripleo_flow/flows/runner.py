@@ -56,8 +56,8 @@ from tripleo_flow.flows import (
 )
 from tripleo_flow.flows import engine as tf_engine
 from tripleo_flow.flows.executions import ORIGIN_API, Execution, ExecutionStore, command_message
+from tripleo_flow.flows.interrupt import StopRequest
 from tripleo_flow.flows.workbook_loader import Catalog
-from tripleo_flow.workspace.interrupt import StopRequest
 
 LOG = logging.getLogger(__name__)
 
