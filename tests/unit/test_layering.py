@@ -1,6 +1,7 @@
 """The packages depend downwards only: actions never import the workflow engine
-(``tripleo_flow.flows``), the API or the interfaces; ``core`` imports none of those; the
-workflow engine imports nothing of TripleO (its remaining debt listed, shrinking)."""
+(``tripleo_flow.flows``) but its action contract, which they implement, nor the API or
+the interfaces; ``core`` imports none of those; the workflow engine imports nothing of
+TripleO (its remaining debt listed, shrinking)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,11 @@ FORBIDDEN = {
     "actions": ("flows", "api", "cli", "http"),
     "core": ("actions", "flows", "api", "cli", "http"),
 }
+
+
+#: The engine's action contract, which actions implement: the one part of the engine
+#: below them (``Action``, ``Rerun``, ``reverter``).
+CONTRACT = "tripleo_flow.flows.action"
 
 
 def _imports(path: Path) -> set[str]:
@@ -37,7 +43,8 @@ def test_a_package_imports_nothing_above_it(package: str) -> None:
     for module in modules:
         above = sorted(name for name in _imports(module)
                        if any(name == f"tripleo_flow.{p}" or name.startswith(f"tripleo_flow.{p}.")
-                              for p in FORBIDDEN[package]))
+                              for p in FORBIDDEN[package])
+                       and name != CONTRACT and not name.startswith(f"{CONTRACT}."))
         if above:
             bad[str(module.relative_to(PACKAGE))] = above
     assert bad == {}
@@ -52,17 +59,13 @@ ENGINES = ("engine", "flows")
 #: The engine's imports of TripleO still to be replaced by the engine's own contract or
 #: an injected hook (issue 28 item 1): this list only shrinks.
 ENGINE_DEBT = {
-    "flows/action_aliases.py": ["tripleo_flow.actions.base"],
-    "flows/action_atom.py": ["tripleo_flow.actions.base", "tripleo_flow.core.progress"],
-    "flows/adhoc_actions.py": ["tripleo_flow.actions.base"],
-    "flows/atoms.py": ["tripleo_flow.actions.base"],
+    "flows/action_atom.py": ["tripleo_flow.actions.base"],
     "flows/execution_records.py": ["tripleo_flow.core"],
     "flows/expressions.py": ["tripleo_flow.core"],
-    "flows/paths.py": ["tripleo_flow.actions.base", "tripleo_flow.actions.paths"],
+    "flows/paths.py": ["tripleo_flow.actions.paths"],
     "flows/redaction.py": ["tripleo_flow.core"],
     "flows/runner.py": ["tripleo_flow.actions.base", "tripleo_flow.core"],
-    "flows/workbook_loader.py": ["tripleo_flow.actions.base", "tripleo_flow.core"],
-    "flows/workbook_validator.py": ["tripleo_flow.actions.base"],
+    "flows/workbook_loader.py": ["tripleo_flow.core"],
 }
 
 

@@ -35,7 +35,7 @@ from taskflow import states
 from taskflow.types import failure, notifier
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action, ActionContext
+from tripleo_flow.actions.base import ActionContext
 from tripleo_flow.core import input_size, validation
 from tripleo_flow.core.progress import Progress
 from tripleo_flow.flows import (
@@ -55,6 +55,7 @@ from tripleo_flow.flows import (
     workflow_outputs,
 )
 from tripleo_flow.flows import engine as tf_engine
+from tripleo_flow.flows.action import Action
 from tripleo_flow.flows.executions import ORIGIN_API, Execution, ExecutionStore, command_message
 from tripleo_flow.flows.interrupt import StopRequest
 from tripleo_flow.flows.workbook_loader import Catalog
