@@ -107,6 +107,11 @@ class ActionContext:
                 raise exceptions.PlanUpdateUnfinished(plan)
             yield
 
+    def plan_secrets(self, plan: str) -> set[str]:
+        """The secrets of ``plan`` the workflow engine masks in what it records (its
+        secrets hook: the engine knows no plan)."""
+        return PlanRepository(self.store).secrets(plan)
+
     def report(self, progress: Progress) -> None:
         """Tell the reporter, if any, how far the running action is."""
         if self.reporter is not None:

@@ -22,8 +22,8 @@ from tripleo_flow.api.jobs import JobsMixin
 from tripleo_flow.core import jsonvalues, lifecycle_options
 from tripleo_flow.exceptions import operations
 from tripleo_flow.flows.execution_pages import UUID_PATTERN, check_page
+from tripleo_flow.flows.interrupt import StopRequest
 from tripleo_flow.workspace import start_gate
-from tripleo_flow.workspace.interrupt import StopRequest
 
 if TYPE_CHECKING:
     from tripleo_flow.api.paths import ServerPaths

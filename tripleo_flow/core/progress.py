@@ -42,6 +42,11 @@ class StackProgress:
         return (f"Stack {self.stack} {self.status}: "
                 f"{self.complete}/{self.total} resources complete")
 
+    def stored(self) -> dict[str, Any]:
+        """The details the workflow engine stores with the task for this report."""
+        return {**_details("stack", self.complete, self.total, self.status),
+                "share": round(self.fraction(), 4)}
+
 
 #: What a deployment calls each time it looks at the stack.
 ProgressListener = Callable[[StackProgress], None]
@@ -150,6 +155,10 @@ class PlanProgress:
     done: int
     total: int
 
+    def stored(self) -> dict[str, Any]:
+        """The details the workflow engine stores with the task for this report."""
+        return _details(self.stage, self.done, self.total)
+
 
 #: What a plan create or update calls as it checks and uploads templates.
 PlanProgressListener = Callable[[PlanProgress], None]
@@ -165,6 +174,10 @@ class NodeProgress:
     node: str
     state: str
 
+    def stored(self) -> dict[str, Any]:
+        """One node of a with-items task changed provision state."""
+        return _details("node", 0, 1, f"{self.node}: {self.state}")
+
 
 @dataclass(frozen=True)
 class ValidationProgress:
@@ -173,9 +186,18 @@ class ValidationProgress:
     validation: str
     status: str
 
+    def stored(self) -> dict[str, Any]:
+        """One validation of a with-items task started or ended (status per host)."""
+        return _details("validation", 0, 1, f"{self.validation}: {self.status}")
+
 
 #: What a running action reports: one typed value for every interface.
 Progress = PlanProgress | StackProgress | NodeProgress | ValidationProgress
+
+
+def _details(stage: str, done: int, total: int, status: str = "") -> dict[str, Any]:
+    """The workflow engine's stored shape of a report (``stored()`` of each type)."""
+    return {"stage": stage, "done": done, "total": total, "status": status}
 
 #: Where an action's reports go (:attr:`ActionContext.reporter`).
 Reporter = Callable[[Progress], None]

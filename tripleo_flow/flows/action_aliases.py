@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action, reverter
+from tripleo_flow.flows.action import Action, reverter
 from tripleo_flow.flows.adhoc_actions import AdhocSpec, build
 
 #: TripleO's default plan (``constants.DEFAULT_CONTAINER_NAME``).

@@ -18,8 +18,7 @@ from taskflow import retry, task
 from taskflow.types import failure
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action, ActionContext, ExecutionInfo, reverter
-from tripleo_flow.core.progress import Progress
+from tripleo_flow.actions.base import ActionContext, ExecutionInfo
 from tripleo_flow.exceptions import BreakRetry, FailCommand, RetriesExhausted, TaskFailed
 from tripleo_flow.flows import (
     async_tasks,
@@ -33,6 +32,7 @@ from tripleo_flow.flows import (
     task_progress,
     undo_journal,
 )
+from tripleo_flow.flows.action import Action, reverter
 from tripleo_flow.flows.atoms import ERROR, INPUTS, SUCCESS, Links, Runtime, _WorkbookAtom
 from tripleo_flow.flows.workbook_model import TaskSpec
 
@@ -91,7 +91,7 @@ class ActionAtom(_WorkbookAtom):
                              "not an action name")
         self._action_name = name.strip()
 
-    def _progress(self, report: dict[str, Any], typed: Progress) -> None:
+    def _progress(self, report: dict[str, Any], typed: task_progress.Progress) -> None:
         """Report through TaskFlow (stored with the task: ``TaskRecord.progress``)."""
         self.notifier.notify(task.EVENT_UPDATE_PROGRESS,
                              {"progress": task_progress.fraction(report), **report})

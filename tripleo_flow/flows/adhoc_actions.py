@@ -28,9 +28,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tripleo_flow.actions.base import Action, reverter
 from tripleo_flow.exceptions import Hint, TaskFailed
 from tripleo_flow.flows import workbook_clauses
+from tripleo_flow.flows.action import Action, reverter
 from tripleo_flow.flows.workbook_clauses import Collector
 
 # The expression language (YAQL) and the execution scope (TaskFlow) are imported where

@@ -26,10 +26,10 @@ from typing import Any
 
 from taskflow import task
 
-from tripleo_flow.actions.base import Action
-from tripleo_flow.core.signatures import CachedSignatures
 from tripleo_flow.exceptions import FailCommand, TaskFailed
 from tripleo_flow.flows import error_records, execution_scope, expressions, workbook_clauses
+from tripleo_flow.flows.action import Action
+from tripleo_flow.flows.signatures import CachedSignatures
 from tripleo_flow.flows.states import CANCELLED, ERROR, SKIPPED, SUCCESS
 from tripleo_flow.flows.undo_journal import ExecutionUndoJournal
 from tripleo_flow.flows.workbook_clauses import COMMANDS

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action
 from tripleo_flow.actions.paths import path_inputs as action_path_inputs
 from tripleo_flow.flows import expressions
+from tripleo_flow.flows.action import Action
 from tripleo_flow.flows.workbook_loader import Catalog
 from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
 

@@ -35,7 +35,7 @@ from taskflow import states
 from taskflow.types import failure, notifier
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action, ActionContext
+from tripleo_flow.actions.base import ActionContext
 from tripleo_flow.core import input_size, validation
 from tripleo_flow.core.progress import Progress
 from tripleo_flow.flows import (
@@ -55,10 +55,10 @@ from tripleo_flow.flows import (
     workflow_outputs,
 )
 from tripleo_flow.flows import engine as tf_engine
+from tripleo_flow.flows.action import Action
 from tripleo_flow.flows.executions import ORIGIN_API, Execution, ExecutionStore, command_message
+from tripleo_flow.flows.interrupt import StopRequest
 from tripleo_flow.flows.workbook_loader import Catalog
-from tripleo_flow.plans.plan import PlanRepository
-from tripleo_flow.workspace.interrupt import StopRequest
 
 LOG = logging.getLogger(__name__)
 
@@ -563,10 +563,11 @@ class Runner:
         conf = getattr(self._action_context, "conf", None)
         if conf is not None:
             redactor.learn(redaction.config_secrets(conf))
-        store = getattr(self._action_context, "store", None)
-        if not isinstance(plan, str) or store is None:
+        # The secrets hook of the layer above: its context knows a plan's secrets.
+        plan_secrets = getattr(self._action_context, "plan_secrets", None)
+        if not isinstance(plan, str) or plan_secrets is None:
             return
-        redactor.learn(PlanRepository(store).secrets(plan))
+        redactor.learn(plan_secrets(plan))
 
     def _failed(self, fd: Any, workflow: str, exc: BaseException) -> Execution:
         failed_task, cause, reverted = self.record_failure(fd, exc)

@@ -56,10 +56,10 @@ from tripleo_flow import exceptions
 from tripleo_flow.exceptions import TaskFailed
 from tripleo_flow.flows import action_atom, child_errors, expressions, workbook_validator
 from tripleo_flow.flows.executions import CHILDREN, PAUSED
+from tripleo_flow.flows.interrupt import StopRequest
 from tripleo_flow.flows.states import CANCELLED
 from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
 from tripleo_flow.flows.workbook_validator import TASK_NAME
-from tripleo_flow.workspace.interrupt import StopRequest
 
 _NAMESPACE = uuid.UUID("4f9b5a52-6c1e-4f0e-9a57-3c7d1b2e8d10")
 #: How deep child executions may nest (a workflow calling itself without end).

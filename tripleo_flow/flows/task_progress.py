@@ -13,18 +13,17 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, cast
 
-from tripleo_flow.actions.base import ActionContext
-from tripleo_flow.core.progress import (
-    NodeProgress,
-    PlanProgress,
-    Progress,
-    StackProgress,
-    ValidationProgress,
-)
 
-Report = Callable[[dict[str, Any], Progress], None]
+class Progress(Protocol):
+    """A typed progress report: each type owns its stored details (the layer above
+    defines the types, the engine only stores what :meth:`stored` gives)."""
+
+    def stored(self) -> dict[str, Any]: ...
+
+
+Report = Callable[[dict[str, Any], Any], None]
 
 
 def details(stage: str, done: int, total: int, status: str = "") -> dict[str, Any]:
@@ -42,26 +41,18 @@ def fraction(report: dict[str, Any]) -> float:
 
 def stored(progress: Progress) -> dict[str, Any]:
     """The details stored for one typed report."""
-    if isinstance(progress, PlanProgress):
-        return details(progress.stage, progress.done, progress.total)
-    if isinstance(progress, StackProgress):
-        return {**details("stack", progress.complete, progress.total, progress.status),
-                "share": round(progress.fraction(), 4)}
-    if isinstance(progress, NodeProgress):
-        # One node of a with-items task changed provision state.
-        return details("node", 0, 1, f"{progress.node}: {progress.state}")
-    if isinstance(progress, ValidationProgress):
-        # One validation of a with-items task started or ended (status per host).
-        return details("validation", 0, 1, f"{progress.validation}: {progress.status}")
-    raise TypeError(f"not a progress report: {progress!r}")
+    if not callable(getattr(progress, "stored", None)):
+        raise TypeError(f"not a progress report: {progress!r}")
+    return progress.stored()
 
 
 def with_progress(context: Any, report: Report) -> Any:
     """``context`` with a reporter calling ``report`` (other contexts as given)."""
-    if not isinstance(context, ActionContext):
+    if isinstance(context, type) or not (dataclasses.is_dataclass(context)
+                                         and hasattr(context, "reporter")):
         return context
 
-    def reporter(progress: Progress) -> None:
+    def reporter(progress: Any) -> None:
         report(stored(progress), progress)
 
-    return dataclasses.replace(context, reporter=reporter)
+    return dataclasses.replace(cast(Any, context), reporter=reporter)

@@ -17,9 +17,9 @@ from pathlib import Path
 import yaml
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import Action
 from tripleo_flow.core import planenv
 from tripleo_flow.flows import adhoc_actions
+from tripleo_flow.flows.action import Action
 
 # What checks a workbook (its expressions, its actions' aliases) is imported by the
 # functions that check: reading workbooks to list their workflows loads no YAQL.

@@ -16,8 +16,8 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tripleo_flow.actions.base import Action
 from tripleo_flow.flows import adhoc_actions, expressions
+from tripleo_flow.flows.action import Action
 from tripleo_flow.flows.workbook_model import Problem, TaskSpec, WorkflowSpec
 
 #: Finds a workflow for a reference made from a workbook (None when unknown).

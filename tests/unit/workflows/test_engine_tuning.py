@@ -11,8 +11,7 @@ from taskflow import task
 from taskflow.patterns import graph_flow
 
 from tripleo_flow.actions import std
-from tripleo_flow.core import signatures
-from tripleo_flow.flows import action_atom, atoms, engine
+from tripleo_flow.flows import action_atom, atoms, engine, signatures
 from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
 
 

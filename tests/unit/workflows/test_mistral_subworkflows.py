@@ -356,7 +356,7 @@ def test_a_signal_during_a_child_execution_stops_the_parent(host: Host,
     not run: stopping is not an error a workbook handles); both revert."""
     import signal
 
-    from tripleo_flow.workspace.interrupt import StopRequest
+    from tripleo_flow.flows.interrupt import StopRequest
 
     log = tmp_path / "log"
     (tmp_path / "sig.yaml").write_text(textwrap.dedent("""
