@@ -48,8 +48,8 @@ from taskflow.persistence import backends, models
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.engine_helpers import Host  # noqa: E402
-from tripleo_flow.flows import compiler  # noqa: E402
-from tripleo_flow.flows import engine as tf_engine  # noqa: E402
+from tripleo_flow.engine.compile import compiler  # noqa: E402
+from tripleo_flow.engine.compile import engine as tf_engine  # noqa: E402
 
 
 class _Noop(task.Task):  # type: ignore[misc]

@@ -25,7 +25,7 @@ import pytest
 from tests.functional.test_backup import make_client, tree_state
 from tripleo_flow import exceptions
 from tripleo_flow.api import Client
-from tripleo_flow.flows.executions import Execution
+from tripleo_flow.engine.store.executions import Execution
 from tripleo_flow.workspace import backup_archive
 
 QUICK = ("version: '2.0'\nname: naps\nworkflows:\n  quick:\n    tasks:\n"

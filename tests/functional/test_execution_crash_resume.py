@@ -150,7 +150,7 @@ def test_a_change_killed_before_its_result_was_saved_is_still_undone(tmp_path: P
     values of before the first run: the re-run took its undo record from the journal
     the first run kept (not from the changed plan)."""
     from tests.plan_trees import basic_tree, write_tree
-    from tripleo_flow.flows.undo_journal import ExecutionUndoJournal
+    from tripleo_flow.engine.store.undo_journal import ExecutionUndoJournal
 
     data_dir = tmp_path / "data"
     host = Host(data_dir)

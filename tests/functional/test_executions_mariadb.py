@@ -50,7 +50,7 @@ def test_runs_and_lists_executions_in_mariadb(mariadb: str, tmp_path: Path) -> N
 def mariadb_contract(mariadb_server: PrivateMariaDB) -> type[Any]:
     """TaskFlow's persistence contract suite on a MariaDB database of its own."""
     from tests.unit.workflows.test_persistence_contract import ExecutionBackendContract
-    from tripleo_flow.flows.executions import ExecutionBackend
+    from tripleo_flow.engine.store.executions import ExecutionBackend
 
     name, where = new_database(mariadb_server, "contract")
 

@@ -2,7 +2,7 @@
 
 Real redis-server and ZooKeeper (private children), executions on the private
 MariaDB; the conductors are separate processes (``tests.engine_helpers
-conductor``: the conductor of :mod:`tripleo_flow.flows.conductor` with the test
+conductor``: the conductor of :mod:`tripleo_flow.engine.jobs.conductor` with the test
 actions).  Fails, not skips, when a service is missing.
 """
 

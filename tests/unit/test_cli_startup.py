@@ -30,9 +30,9 @@ ENGINE = ("taskflow", "networkx", "sqlalchemy", "alembic")
 HEAVY = (*ENGINE, "yaql", "oslo_config", "jinja2", "tooz", "futurist")
 
 #: The modules of the workflow engine proper: compiling workbooks, running them.
-COMPILER = ("tripleo_flow.flows.compiler", "tripleo_flow.flows.runner",
-            "tripleo_flow.flows.expressions", "tripleo_flow.flows.workbook_loader",
-            "tripleo_flow.flows.atoms", "tripleo_flow.actions.registry")
+COMPILER = ("tripleo_flow.engine.compile.compiler", "tripleo_flow.engine.compile.runner",
+            "tripleo_flow.engine.lang.expressions", "tripleo_flow.engine.lang.workbook_loader",
+            "tripleo_flow.engine.compile.atoms", "tripleo_flow.actions.registry")
 
 #: Runs the CLI as ``tripleo-flow`` does, then writes the modules it loaded, and the
 #: scans of installed distributions' metadata it made (cliff's search of the
@@ -154,7 +154,7 @@ def test_listing_executions_compiles_no_workflow_nor_builds_the_engine_s_store(
     assert workflows == ["tripleo.parameters.update_parameters",
                          "tripleo.plan.create_deployment_plan"]
     assert sorted(set(COMPILER) & set(loaded)) == []
-    # The SQLite file is read as it is (flows/execution_reader.py): no TaskFlow
+    # The SQLite file is read as it is (engine/store/execution_reader.py): no TaskFlow
     # persistence backend, SQLAlchemy or alembic.
     assert sorted(set(ENGINE) & packages(loaded)) == []
     shown, loaded = cli("execution", "show", json.loads(out)[0]["ID"], "-f", "json")
@@ -167,8 +167,8 @@ def test_listing_workflows_checks_no_workbook(cli: Cli) -> None:
     out, loaded = cli("workflow", "list", "-f", "json")
     assert "tripleo.plan.create_deployment_plan" in {row["Name"] for row in json.loads(out)}
     # The files are read, not checked: no action registry, no expression compiled.
-    assert sorted({"tripleo_flow.actions.registry", "tripleo_flow.flows.expressions",
-                   "tripleo_flow.flows.workbook_validator"} & set(loaded)) == []
+    assert sorted({"tripleo_flow.actions.registry", "tripleo_flow.engine.lang.expressions",
+                   "tripleo_flow.engine.lang.workbook_validator"} & set(loaded)) == []
     assert sorted({*ENGINE, "yaql"} & packages(loaded)) == []
 
 

@@ -18,8 +18,8 @@ import pytest
 from tripleo_flow import exceptions
 from tripleo_flow.cli import command_table
 from tripleo_flow.cli import hint_words as cli_words
+from tripleo_flow.engine.store import error_records, execution_records
 from tripleo_flow.exceptions import operations
-from tripleo_flow.flows import error_records, execution_records
 from tripleo_flow.http import hint_words as http_words
 from tripleo_flow.http.app import ROUTES
 

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tripleo_flow.flows.executions import Execution
+from tripleo_flow.engine.store.executions import Execution
 from tripleo_flow.http import ROUTES
 from tripleo_flow.http.events import ended, format_event
 from tripleo_flow.http.server import BODY_SLACK, waitress_body_limit

@@ -1,5 +1,5 @@
 """The packages depend downwards only: actions never import the workflow engine
-(``tripleo_flow.flows``) but its action contract, which they implement, nor the API or
+(``tripleo_flow.engine``) but its action contract, which they implement, nor the API or
 the interfaces; ``core`` imports none of those; the workflow engine imports nothing of
 TripleO (its remaining debt listed, shrinking)."""
 
@@ -26,7 +26,7 @@ INTERFACES = ("cli", "http", "openstack")
 
 #: The engine's action contract, which actions implement: the one part of the engine
 #: below them (``Action``, ``Rerun``, ``reverter``).
-CONTRACT = "tripleo_flow.flows.action"
+CONTRACT = "tripleo_flow.engine.lang.action"
 
 
 def _imports(path: Path) -> set[str]:
@@ -74,13 +74,13 @@ ENGINES = ("engine", "flows")
 #: The engine's imports of TripleO still to be replaced by the engine's own contract or
 #: an injected hook (issue 28 item 1): this list only shrinks.
 ENGINE_DEBT = {
-    "flows/action_atom.py": ["tripleo_flow.actions.base"],
-    "flows/execution_records.py": ["tripleo_flow.core"],
-    "flows/expressions.py": ["tripleo_flow.core"],
-    "flows/paths.py": ["tripleo_flow.actions.paths"],
-    "flows/redaction.py": ["tripleo_flow.core"],
-    "flows/runner.py": ["tripleo_flow.actions.base", "tripleo_flow.core"],
-    "flows/workbook_loader.py": ["tripleo_flow.core"],
+    "engine/compile/action_atom.py": ["tripleo_flow.actions.base"],
+    "engine/store/execution_records.py": ["tripleo_flow.core"],
+    "engine/lang/expressions.py": ["tripleo_flow.core"],
+    "engine/lang/paths.py": ["tripleo_flow.actions.paths"],
+    "engine/store/redaction.py": ["tripleo_flow.core"],
+    "engine/compile/runner.py": ["tripleo_flow.actions.base", "tripleo_flow.core"],
+    "engine/lang/workbook_loader.py": ["tripleo_flow.core"],
 }
 
 

@@ -116,7 +116,7 @@ def test_counting_reader_reports_positions_and_returns_the_data() -> None:
 
 
 def _event(task: str, event: str, progress: dict[str, object] | None = None) -> object:
-    from tripleo_flow.flows.runner import ProgressEvent
+    from tripleo_flow.engine.compile.runner import ProgressEvent
 
     return ProgressEvent("e", "wf", task, event, 0.0, progress=progress)
 

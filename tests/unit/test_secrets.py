@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from tripleo_flow.core import secrets
-from tripleo_flow.flows import redaction
-from tripleo_flow.flows.redaction import SECRET_RESULT, Redactor, masked_inputs
+from tripleo_flow.engine.store import redaction
+from tripleo_flow.engine.store.redaction import SECRET_RESULT, Redactor, masked_inputs
 
 MASK = secrets.MASK
 
@@ -84,7 +84,7 @@ def test_masked_inputs_names_inputs_that_lost_their_secret() -> None:
 
 def test_config_secrets_are_the_options_marked_secret() -> None:
     from tripleo_flow import config
-    from tripleo_flow.flows.redaction import config_secrets
+    from tripleo_flow.engine.store.redaction import config_secrets
 
     conf = config.new_conf()
     conf([], project="tripleo-flow", default_config_files=[], default_config_dirs=[])

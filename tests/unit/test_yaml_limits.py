@@ -15,7 +15,7 @@ import pytest
 from tripleo_flow import exceptions
 from tripleo_flow.cli import _format, common
 from tripleo_flow.core import planenv
-from tripleo_flow.flows import expressions, workbook_loader
+from tripleo_flow.engine.lang import expressions, workbook_loader
 from tripleo_flow.heat import render
 
 

@@ -3,7 +3,7 @@
 As Mistral's ``mistral_lib`` action, an action is a plain object a workflow task
 runs: it is built with its context, :meth:`execute` does the one thing it does
 and returns its result.  It is no TaskFlow atom: the workflow engine's own atom
-(:mod:`tripleo_flow.flows.action_atom`) evaluates the task's inputs, calls
+(:mod:`tripleo_flow.engine.compile.action_atom`) evaluates the task's inputs, calls
 :meth:`execute`, keeps the result and, when the workflow fails, calls ``revert``.
 
 An action is registered under the stevedore namespace ``tripleo_flow.actions``
@@ -25,13 +25,13 @@ from __future__ import annotations
 import base64
 
 # The context lives in its own module; its names stay importable here.  The contract
-# (Action, Rerun, reverter) is the workflow engine's (tripleo_flow.flows.action).
+# (Action, Rerun, reverter) is the workflow engine's (tripleo_flow.engine.lang.action).
 from tripleo_flow.actions.context import ActionContext as ActionContext
 from tripleo_flow.actions.context import ExecutionInfo as ExecutionInfo
 from tripleo_flow.actions.context import UndoJournal as UndoJournal
-from tripleo_flow.flows.action import Action as EngineAction
-from tripleo_flow.flows.action import Rerun as Rerun
-from tripleo_flow.flows.action import reverter as reverter
+from tripleo_flow.engine.lang.action import Action as EngineAction
+from tripleo_flow.engine.lang.action import Rerun as Rerun
+from tripleo_flow.engine.lang.action import reverter as reverter
 
 
 class Action(EngineAction):

@@ -33,7 +33,7 @@ class UndoJournal(Protocol):
     inputs; if the first run had already made its change, the second would compute
     its undo record from the changed state (the "previous" values would be the new
     ones) and a later revert could not restore the original.  The workflow runner's
-    journal (:mod:`tripleo_flow.flows.undo_journal`) keeps the first run's record,
+    journal (:mod:`tripleo_flow.engine.store.undo_journal`) keeps the first run's record,
     keyed by execution, task, attempt, item and inputs, and hands it to the re-run.
     """
 

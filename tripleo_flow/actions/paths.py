@@ -2,7 +2,7 @@
 
 An action declares such an input with one of these types in its ``execute``
 signature (``templates: InputPath``).  They are plain strings at run time; the
-type is metadata: :mod:`tripleo_flow.flows.paths` finds every such input a
+type is metadata: :mod:`tripleo_flow.engine.lang.paths` finds every such input a
 workflow reaches, so a workflow started over HTTP can only give them values the
 server allows (:mod:`tripleo_flow.api.paths`), while the CLI and Python callers
 keep passing any local path.

@@ -7,7 +7,7 @@ execution in Mistral's headers).
 Each connects from the machine the workflow runs on to a host the workbook names,
 with credentials the workbook gives, so an execution started over the HTTP API
 refuses them unless the server allows it (``[api] allow_outbound_actions``,
-checked in :mod:`tripleo_flow.flows.action_atom` through
+checked in :mod:`tripleo_flow.engine.compile.action_atom` through
 :attr:`~tripleo_flow.actions.base.Action.connects_out`).  A sent mail or a run
 command cannot be taken back: their reverts do nothing.
 """

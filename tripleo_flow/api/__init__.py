@@ -32,7 +32,7 @@ from tripleo_flow.api.task_reruns import TaskRerunsMixin
 from tripleo_flow.api.update import UpdateMixin
 from tripleo_flow.api.validations import ValidationsMixin
 from tripleo_flow.api.workflows import WorkflowsMixin
-from tripleo_flow.flows import jobboard
+from tripleo_flow.engine.jobs import jobboard
 from tripleo_flow.plans.lock import PlanLocks
 from tripleo_flow.plans.store import PlanStore
 

@@ -29,7 +29,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.workspace import backup_archive, start_gate
 
 if TYPE_CHECKING:
-    from tripleo_flow.flows.executions import Execution
+    from tripleo_flow.engine.store.executions import Execution
 
 #: Execution states that mean something still writes.
 _ACTIVE = ("RUNNING", "PENDING")

@@ -20,8 +20,8 @@ from tripleo_flow import exceptions
 
 if TYPE_CHECKING:
     from tripleo_flow.actions.registry import ActionInfo, ActionRegistry
-    from tripleo_flow.flows.workbook_loader import Catalog, Entry, WorkbookLimits
-    from tripleo_flow.flows.workbook_model import Problem
+    from tripleo_flow.engine.lang.workbook_loader import Catalog, Entry, WorkbookLimits
+    from tripleo_flow.engine.lang.workbook_model import Problem
 
 # The workbook language is imported by the methods that use it, on first use
 # (tests/unit/test_cli_startup.py).
@@ -59,7 +59,7 @@ class CatalogMixin:
         return int(getattr(self.conf.limits, name))
 
     def _workbook_limits(self) -> WorkbookLimits:
-        from tripleo_flow.flows import workbook_loader
+        from tripleo_flow.engine.lang import workbook_loader
 
         return workbook_loader.WorkbookLimits(self._limit("workbook_max_size"),
                                               self._limit("workbook_max_tasks"))
@@ -72,7 +72,7 @@ class CatalogMixin:
     def _catalog_files(self) -> tuple[list[tuple[Path, bool]], tuple[Any, ...]]:
         """The workbook directories (``(dir, shipped)``) and the stamp of their files
         (names, times, sizes: a catalog read with another stamp is stale)."""
-        from tripleo_flow.flows import workbook_loader
+        from tripleo_flow.engine.lang import workbook_loader
 
         directories = [(workbook_loader.SHIPPED_DIR, True), (self.workbooks_dir, False)]
         stamp = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size)
@@ -81,7 +81,7 @@ class CatalogMixin:
 
     def _catalog(self) -> Catalog:
         """The catalog, re-read only when a workbook file changed."""
-        from tripleo_flow.flows import workbook_loader
+        from tripleo_flow.engine.lang import workbook_loader
 
         directories, stamp = self._catalog_files()
         state = self._wf_state()
@@ -98,9 +98,9 @@ class CatalogMixin:
     def _listed_catalog(self) -> Catalog:
         """The workflows' catalog for listing them: the checked one when this process
         has it up to date, else the files read without the checks (no action
-        registry, no expression compiled: :func:`~tripleo_flow.flows.workbook_loader.
+        registry, no expression compiled: :func:`~tripleo_flow.engine.lang.workbook_loader.
         read_catalog` lists the same workflows)."""
-        from tripleo_flow.flows import workbook_loader
+        from tripleo_flow.engine.lang import workbook_loader
 
         directories, stamp = self._catalog_files()
         cached = self._wf_state().get("catalog")
@@ -129,7 +129,7 @@ class CatalogMixin:
         A file whose workbook name matches a user workbook is checked as its
         replacement.
         """
-        from tripleo_flow.flows import workbook_loader
+        from tripleo_flow.engine.lang import workbook_loader
 
         files = [Path(p) for p in paths]
         registry = self.action_registry
@@ -154,7 +154,7 @@ class CatalogMixin:
 
     def check_workbooks(self, paths: Iterable[str | os.PathLike[str]]) -> None:
         """Raise InvalidWorkbook listing every problem of ``paths`` (nothing when fine)."""
-        from tripleo_flow.flows import workbook_loader
+        from tripleo_flow.engine.lang import workbook_loader
 
         problems = self.validate_workbooks(paths)
         if problems:
@@ -180,7 +180,7 @@ class CatalogMixin:
         entry.path.unlink()
 
     def _install_workbook(self, path: Path, replace: bool) -> Entry:
-        from tripleo_flow.flows import workbook_loader
+        from tripleo_flow.engine.lang import workbook_loader
 
         workbook, problems = workbook_loader.read_file(path, self._workbook_limits())
         if workbook is None:

@@ -17,8 +17,8 @@ from tripleo_flow import exceptions
 from tripleo_flow.core import jsonvalues
 
 if TYPE_CHECKING:
-    from tripleo_flow.flows.async_actions import ActionExecution
-    from tripleo_flow.flows.runner import Runner
+    from tripleo_flow.engine.compile.async_actions import ActionExecution
+    from tripleo_flow.engine.compile.runner import Runner
 
 #: An execution no process runs (a crash, a restart, a server that stopped left it): a
 #: completion resumes it.
@@ -62,7 +62,7 @@ class CompletionsMixin:
         :raises Conflict: the task execution (or item) does not wait for a client:
             completed already, cancelled, not asynchronous, or past its ``timeout``
         """
-        from tripleo_flow.flows.async_actions import COMPLETIONS, RUNNING
+        from tripleo_flow.engine.compile.async_actions import COMPLETIONS, RUNNING
 
         if state not in COMPLETIONS:
             raise exceptions.InvalidInput(
@@ -99,7 +99,7 @@ class CompletionsMixin:
                 f"Task execution {record.name!r} waits for {len(running)} items ("
                 + ", ".join(str(a.item) for a in running) + "): say which one with item.")
         done = store.async_actions.complete(running[0].id, state, output)
-        from tripleo_flow.flows import paused_completions  # the engine: on first use
+        from tripleo_flow.engine.store import paused_completions  # the engine: on first use
 
         paused_completions.settle(self._runner(), execution_id)  # when PAUSED
         if store.get(execution_id).state in NOT_RUNNING:

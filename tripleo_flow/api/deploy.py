@@ -17,8 +17,8 @@ from tripleo_flow.workspace import owner
 if TYPE_CHECKING:
     from tripleo_flow.actions.context import ActionContext
     from tripleo_flow.api.environments import EnvironmentSource
-    from tripleo_flow.flows.executions import Execution
-    from tripleo_flow.flows.runner import Listener, ProgressEvent
+    from tripleo_flow.engine.compile.runner import Listener, ProgressEvent
+    from tripleo_flow.engine.store.executions import Execution
     from tripleo_flow.plans.store import PlanStore
 
 DEPLOY = workbooks.DEPLOY

@@ -20,7 +20,7 @@ from tripleo_flow.plans import sources
 
 if TYPE_CHECKING:
     from tripleo_flow.actions.context import ActionContext
-    from tripleo_flow.flows.executions import Execution
+    from tripleo_flow.engine.store.executions import Execution
 
 #: What may be given for an environment: a local path, or an environment as JSON
 #: (``{"name", "files": {path: text}}``, :class:`~tripleo_flow.core.userenvs.EnvironmentFile`).

@@ -26,12 +26,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.flows.states import UPDATE_STATES
+from tripleo_flow.engine.store.states import UPDATE_STATES
 
 if TYPE_CHECKING:
     from tripleo_flow.actions.context import ActionContext
-    from tripleo_flow.flows.executions import Execution
-    from tripleo_flow.flows.runner import Runner
+    from tripleo_flow.engine.compile.runner import Runner
+    from tripleo_flow.engine.store.executions import Execution
 
 #: The states an update may ask for (Mistral's names), in the order its message gives.
 STATES = UPDATE_STATES
@@ -82,7 +82,7 @@ class ExecutionUpdatesMixin:
         it reads that state at once with ``message`` as its ``state_info`` (ERROR: as
         its error too), its output evaluated then as Mistral's ``Workflow.stop`` does
         (SUCCESS: the workflow's ``output``; ERROR: ``{"result": message}`` with
-        ``output-on-error`` merged over it; :mod:`~tripleo_flow.flows.workflow_outputs`);
+        ``output-on-error`` merged over it; :mod:`~tripleo_flow.engine.compile.workflow_outputs`);
         its running tasks end, no new task starts, it is never resumed; its
         sub-workflows that still run run on to their ends (Mistral's ``stop_workflow``
         cancels them for CANCELLED only).  A sub-workflow stopped so ends its parent's
@@ -98,8 +98,8 @@ class ExecutionUpdatesMixin:
             transition: 400, as its) or whose ``output`` cannot be evaluated now
         :raises Conflict: (``api_user``) it was not started through the API
         """
-        from tripleo_flow.flows import pause_views
-        from tripleo_flow.flows.executions import ORIGIN_API
+        from tripleo_flow.engine.store import pause_views
+        from tripleo_flow.engine.store.executions import ORIGIN_API
 
         stopped = _STOPPED.get(state) if isinstance(state, str) else None
         if stopped is None:
@@ -158,7 +158,7 @@ class ExecutionUpdatesMixin:
             return self.cancel_execution(execution_id, state_info, api_user=api_user)
         if state is not None:
             return self.stop_execution(execution_id, state, state_info, api_user=api_user)
-        from tripleo_flow.flows import pause_views
+        from tripleo_flow.engine.store import pause_views
 
         store = self._runner().store
         return pause_views.shown_one(store, store.get(execution_id))
@@ -166,8 +166,8 @@ class ExecutionUpdatesMixin:
     def _update_env(self, execution_id: str, env: Mapping[str, Any], api_user: bool) -> None:
         """Merge ``env`` into the environment of ``execution_id``, PAUSED or failed
         (Mistral's ``update_workflow_execution_env``: IDLE, PAUSED or ERROR)."""
-        from tripleo_flow.flows import pause_requests, pause_views
-        from tripleo_flow.flows.executions import ORIGIN_API
+        from tripleo_flow.engine.store import pause_requests, pause_views
+        from tripleo_flow.engine.store.executions import ORIGIN_API
 
         store = self._runner().store
         pause_requests.check_origin(store, execution_id, ORIGIN_API if api_user else None,
@@ -186,8 +186,8 @@ class ExecutionUpdatesMixin:
     def _update_description(self, execution_id: str, description: str,
                             api_user: bool) -> None:
         """Keep ``description`` on ``execution_id``'s record (Mistral's, in any state)."""
-        from tripleo_flow.flows import pause_requests
-        from tripleo_flow.flows.executions import ORIGIN_API
+        from tripleo_flow.engine.store import pause_requests
+        from tripleo_flow.engine.store.executions import ORIGIN_API
 
         store = self._runner().store
         pause_requests.check_origin(store, execution_id, ORIGIN_API if api_user else None,

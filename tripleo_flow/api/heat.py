@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from oslo_config import cfg
 
     from tripleo_flow.actions.base import ActionContext
-    from tripleo_flow.flows.executions import Execution
-    from tripleo_flow.flows.runner import Listener
+    from tripleo_flow.engine.compile.runner import Listener
+    from tripleo_flow.engine.store.executions import Execution
 
 
 #: The shipped workflows whose Heat runs on after their execution ends.

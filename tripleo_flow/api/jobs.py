@@ -16,13 +16,13 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.flows import jobboard
-from tripleo_flow.flows.states import CANCELLED
+from tripleo_flow.engine.jobs import jobboard
+from tripleo_flow.engine.store.states import CANCELLED
 
 if TYPE_CHECKING:
-    from tripleo_flow.flows.conductor import Conductor
-    from tripleo_flow.flows.executions import Execution, TaskRecord
-    from tripleo_flow.flows.runner import Listener, Runner
+    from tripleo_flow.engine.compile.runner import Listener, Runner
+    from tripleo_flow.engine.jobs.conductor import Conductor
+    from tripleo_flow.engine.store.executions import Execution, TaskRecord
 
 #: Execution states after which nothing more happens: TaskFlow's SUCCESS, FAILURE
 #: and REVERTED (spelt out, so that this module loads without TaskFlow;
@@ -35,7 +35,7 @@ def _task_events() -> dict[str, str]:
     """The progress event a task's new state makes."""
     from taskflow import states
 
-    from tripleo_flow.flows import atoms
+    from tripleo_flow.engine.compile import atoms
 
     return {states.RUNNING: "started", states.SUCCESS: "succeeded",
             states.FAILURE: "failed", states.REVERTING: "reverting",
@@ -131,7 +131,7 @@ class JobsMixin:
         :param started: called with the conductor before it runs (to stop it from
             a signal handler)
         """
-        from tripleo_flow.flows.conductor import Conductor
+        from tripleo_flow.engine.jobs.conductor import Conductor
 
         settings = self.jobboard_settings()
         if settings is None:
@@ -160,7 +160,7 @@ class JobsMixin:
 def _emit(execution: Execution, task: TaskRecord, seen: dict[str, tuple[str, Any]],
           listeners: tuple[Listener, ...]) -> None:
     """Send an event for ``task`` when its state or its progress changed."""
-    from tripleo_flow.flows.runner import ProgressEvent
+    from tripleo_flow.engine.compile.runner import ProgressEvent
 
     before = seen.get(task.name)
     now = (task.state, task.progress)

@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from oslo_config import cfg
 
     from tripleo_flow.api.paths import ServerPaths
-    from tripleo_flow.flows.executions import Execution
-    from tripleo_flow.flows.runner import Listener
+    from tripleo_flow.engine.compile.runner import Listener
+    from tripleo_flow.engine.store.executions import Execution
     from tripleo_flow.ironic.client import IronicClient
     from tripleo_flow.ironic.launcher import IronicLauncher
 

@@ -1,6 +1,6 @@
 """The server paths a workflow started over the HTTP API may use.
 
-:func:`tripleo_flow.flows.paths.path_inputs` names the workflow inputs that
+:func:`tripleo_flow.engine.lang.paths.path_inputs` names the workflow inputs that
 become server paths and their kind; :class:`ServerPaths` checks or places their
 values before anything runs:
 

@@ -25,8 +25,8 @@ from tripleo_flow.plans.plan import PlanRepository
 if TYPE_CHECKING:
     from tripleo_flow.actions.base import Action
     from tripleo_flow.actions.context import ActionContext
-    from tripleo_flow.flows.executions import Execution
-    from tripleo_flow.flows.runner import Listener, ProgressEvent
+    from tripleo_flow.engine.compile.runner import Listener, ProgressEvent
+    from tripleo_flow.engine.store.executions import Execution
     from tripleo_flow.plans.store import PlanStore
 
 A = TypeVar("A", bound="Action")

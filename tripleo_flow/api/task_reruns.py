@@ -4,7 +4,7 @@
 
 :class:`TaskRerunsMixin` lives on :class:`~tripleo_flow.api.Client` beside
 :class:`~tripleo_flow.api.workflows.WorkflowsMixin`, whose resume it goes through
-once :mod:`tripleo_flow.flows.task_reruns` rewrote the failed execution.
+once :mod:`tripleo_flow.engine.compile.task_reruns` rewrote the failed execution.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from tripleo_flow.core import jsonvalues
 if TYPE_CHECKING:
     from tripleo_flow.actions.context import ActionContext
     from tripleo_flow.actions.registry import ActionRegistry
-    from tripleo_flow.flows.executions import Execution
-    from tripleo_flow.flows.runner import Listener, Runner
-    from tripleo_flow.flows.workbook_loader import Catalog
+    from tripleo_flow.engine.compile.runner import Listener, Runner
+    from tripleo_flow.engine.lang.workbook_loader import Catalog
+    from tripleo_flow.engine.store.executions import Execution
 
 
 class TaskRerunsMixin:
@@ -71,8 +71,8 @@ class TaskRerunsMixin:
             nothing is changed then
         :raises NotFound: no such execution or task execution
         """
-        from tripleo_flow.flows import task_reruns
-        from tripleo_flow.flows.executions import ORIGIN_API
+        from tripleo_flow.engine.compile import task_reruns
+        from tripleo_flow.engine.store.executions import ORIGIN_API
 
         if not isinstance(reset, bool):
             raise exceptions.InvalidInput(

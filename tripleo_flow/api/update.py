@@ -18,8 +18,8 @@ from tripleo_flow.core.progress import ProgressListener
 from tripleo_flow.plans.plan import check_plan_name
 
 if TYPE_CHECKING:
-    from tripleo_flow.flows.executions import Execution
-    from tripleo_flow.flows.runner import Listener
+    from tripleo_flow.engine.compile.runner import Listener
+    from tripleo_flow.engine.store.executions import Execution
 
 #: The workflows of each kind: prepare, run, converge, external run.
 _WORKFLOWS = {

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 
     from tripleo_flow.actions.context import ActionContext
     from tripleo_flow.api.paths import ServerPaths
-    from tripleo_flow.flows.executions import Execution, TaskRecord
-    from tripleo_flow.flows.runner import Listener
+    from tripleo_flow.engine.compile.runner import Listener
+    from tripleo_flow.engine.store.executions import Execution, TaskRecord
     from tripleo_flow.validations.catalog import Catalog
     from tripleo_flow.validations.results import ResultStore
 

@@ -20,16 +20,16 @@ from tripleo_flow.actions.paths import INPUT_PATH, OUTPUT_PATH, WORK_DIR
 from tripleo_flow.api.catalog import CatalogMixin
 from tripleo_flow.api.jobs import JobsMixin
 from tripleo_flow.core import jsonvalues, lifecycle_options
+from tripleo_flow.engine.compile.interrupt import StopRequest
+from tripleo_flow.engine.store.execution_pages import UUID_PATTERN, check_page
 from tripleo_flow.exceptions import operations
-from tripleo_flow.flows.execution_pages import UUID_PATTERN, check_page
-from tripleo_flow.flows.interrupt import StopRequest
 from tripleo_flow.workspace import start_gate
 
 if TYPE_CHECKING:
     from tripleo_flow.api.paths import ServerPaths
-    from tripleo_flow.flows.executions import Execution, ExecutionStore, TaskRecord
-    from tripleo_flow.flows.runner import Listener, Runner
-    from tripleo_flow.flows.workbook_model import WorkflowSpec
+    from tripleo_flow.engine.compile.runner import Listener, Runner
+    from tripleo_flow.engine.lang.workbook_model import WorkflowSpec
+    from tripleo_flow.engine.store.executions import Execution, ExecutionStore, TaskRecord
 
 # The workflow engine (TaskFlow, its SQLAlchemy persistence, the workbook language) is
 # imported by the methods that use it, on first use: a Client that only reads plans
@@ -54,7 +54,7 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
     def _runner(self) -> Runner:
         state = self._wf_state()
         if "runner" not in state:
-            from tripleo_flow.flows.runner import Runner
+            from tripleo_flow.engine.compile.runner import Runner
 
             state["runner"] = Runner(self._catalog, self.action_registry.get, self.context,
                                      self._execution_store(),
@@ -71,13 +71,13 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         nor action (:meth:`_runner` does)."""
         state = self._wf_state()
         if "store" not in state:
-            from tripleo_flow.flows.executions import ExecutionBackend, ExecutionStore
+            from tripleo_flow.engine.store.executions import ExecutionBackend, ExecutionStore
 
             url = self._wf_conf("connection")
             if not url:
                 Path(self.data_dir).mkdir(parents=True, exist_ok=True, mode=0o700)
                 db = Path(self.data_dir) / "executions.sqlite"
-                # Secrets are masked before they are written (flows/redaction.py);
+                # Secrets are masked before they are written (engine/store/redaction.py);
                 # the database stays the user's alone all the same.
                 db.touch(mode=0o600, exist_ok=True)
                 db.chmod(0o600)
@@ -88,11 +88,11 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
     def _execution_reader(self) -> Any:
         """What reads executions: the store once this process opened it (it sees its
         deferred writes), else a read-only reader of a SQLite file, which loads neither
-        TaskFlow nor SQLAlchemy (:func:`~tripleo_flow.flows.execution_reader.open_url`:
+        TaskFlow nor SQLAlchemy (:func:`~tripleo_flow.engine.store.execution_reader.open_url`:
         the store for a file not made yet, an older schema, another database)."""
         state = self._wf_state()
         if "store" not in state and "reader" not in state:
-            from tripleo_flow.flows import execution_reader
+            from tripleo_flow.engine.store import execution_reader
 
             state["reader"] = execution_reader.open_url(
                 self._wf_conf("connection"), Path(self.data_dir) / "executions.sqlite")
@@ -174,14 +174,14 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
 
     def workflow_dot(self, name: str) -> str:
         """The task graph of workflow ``name`` in Graphviz DOT."""
-        from tripleo_flow.flows import compiler
+        from tripleo_flow.engine.compile import compiler
 
         return compiler.to_dot(self.get_workflow(name))
 
     def workflow_graph(self, name: str) -> dict[str, Any]:
         """The task graph of workflow ``name`` as data
-        (:func:`~tripleo_flow.flows.compiler.to_graph`)."""
-        from tripleo_flow.flows import compiler
+        (:func:`~tripleo_flow.engine.compile.compiler.to_graph`)."""
+        from tripleo_flow.engine.compile import compiler
 
         return compiler.to_graph(self.get_workflow(name))
 
@@ -219,8 +219,8 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
             or take over ``[limits] input_max_size`` bytes (``env`` too), before the
             execution is recorded
         """
-        from tripleo_flow.flows.executions import ORIGIN_API
-        from tripleo_flow.flows.runner import check_env
+        from tripleo_flow.engine.compile.runner import check_env
+        from tripleo_flow.engine.store.executions import ORIGIN_API
 
         jsonvalues.check_value(dict(inputs or {}), self._limit("yaml_max_depth"),
                                self._limit("yaml_max_nodes"), "The workflow input")
@@ -304,7 +304,7 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         """``inputs`` with each relative local path (an input reaching an action's path
         input) made absolute against this process's directory, so that the execution
         keeps meaning the same file when it is resumed from another directory."""
-        from tripleo_flow.flows import paths as flow_paths
+        from tripleo_flow.engine.lang import paths as flow_paths
 
         try:
             kinds = flow_paths.path_inputs(self.get_workflow(name), self._catalog(),
@@ -317,8 +317,8 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
     def _server_inputs(self, name: str, inputs: Mapping[str, Any],
                        paths: ServerPaths) -> dict[str, Any]:
         """``inputs`` with every server path checked (or placed) by ``paths``."""
-        from tripleo_flow.flows import paths as flow_paths
-        from tripleo_flow.flows.workbook_model import apply_inputs
+        from tripleo_flow.engine.lang import paths as flow_paths
+        from tripleo_flow.engine.lang.workbook_model import apply_inputs
 
         workflow = self.get_workflow(name)
         kinds = flow_paths.path_inputs(workflow, self._catalog(), self.action_registry.get)
@@ -342,8 +342,8 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
 
     def get_execution(self, execution_id: str) -> Execution:
         """An execution's record; PAUSED at once once a pause was asked
-        (:mod:`~tripleo_flow.flows.pause_views`)."""
-        from tripleo_flow.flows import pause_views
+        (:mod:`~tripleo_flow.engine.store.pause_views`)."""
+        from tripleo_flow.engine.store import pause_views
 
         store = self._execution_reader()
         return pause_views.shown_one(store, store.get(execution_id))
@@ -352,7 +352,7 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         """Every execution (of ``workflow``: its full name, or without its workbook),
         oldest first, read a page of ``[api] executions_page_max`` at a time (each with
         SQL ``LIMIT``); :meth:`page_executions` reads one page."""
-        from tripleo_flow.flows import pause_views
+        from tripleo_flow.engine.store import pause_views
 
         store = self._execution_reader()
         executions: list[Execution] = []
@@ -379,7 +379,7 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         api = self.conf.api
         limit = check_page(api.executions_page_size if limit is None else limit,
                            api.executions_page_max, sort_dir)
-        from tripleo_flow.flows import pause_views
+        from tripleo_flow.engine.store import pause_views
 
         store = self._execution_reader()
         page, more = store.page(limit, marker, workflow, sort_dir == "desc",
@@ -388,7 +388,7 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
 
     def execution_tasks(self, execution_id: str) -> list[TaskRecord]:
         """The tasks of an execution; one whose sub-workflow is paused reads PAUSED."""
-        from tripleo_flow.flows import pause_views
+        from tripleo_flow.engine.store import pause_views
 
         store = self._execution_store()
         tasks = store.tasks(execution_id)
@@ -422,7 +422,7 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
     def _resume(self, execution_id: str, listeners: Iterable[Listener] | None,
                 wait: bool, detach: bool, api_user: bool) -> Execution:
         """:meth:`resume_execution` inside the start gate."""
-        from tripleo_flow.flows.executions import ORIGIN_API
+        from tripleo_flow.engine.store.executions import ORIGIN_API
 
         runner = self._runner()
         origin = ORIGIN_API if api_user else None
@@ -458,7 +458,7 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         process (a CLI run, the API server, a conductor), or not started yet (PENDING),
         gets a pause request that its engine reads before it starts its next tasks;
         its record reads PAUSED at once, with ``pausing`` true until its running tasks
-        ended (:mod:`~tripleo_flow.flows.pause_views`).
+        ended (:mod:`~tripleo_flow.engine.store.pause_views`).
 
         A paused execution is left as it is (Mistral's pause does nothing then).
 
@@ -467,8 +467,8 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         :raises Conflict: it is not running (it ended, was interrupted), or
             (``api_user``) was not started through the API
         """
-        from tripleo_flow.flows import pause_views
-        from tripleo_flow.flows.executions import ORIGIN_API
+        from tripleo_flow.engine.store import pause_views
+        from tripleo_flow.engine.store.executions import ORIGIN_API
 
         runner = self._runner()
         return pause_views.shown_one(
@@ -488,8 +488,8 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         :raises Conflict: (``api_user``) it was not started through the API
         :raises InvalidInput: ``message`` is not text
         """
-        from tripleo_flow.flows import pause_views
-        from tripleo_flow.flows.executions import ORIGIN_API
+        from tripleo_flow.engine.store import pause_views
+        from tripleo_flow.engine.store.executions import ORIGIN_API
 
         if message is not None and not isinstance(message, str):
             raise exceptions.InvalidInput(

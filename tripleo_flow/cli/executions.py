@@ -15,7 +15,7 @@ from tripleo_flow.cli._format import data, when
 from tripleo_flow.cli.common import ClientMixin
 from tripleo_flow.cli.progress import Progress
 from tripleo_flow.cli.workflows import TaskProgress, execution_row
-from tripleo_flow.flows.states import UPDATE_STATES as STATES
+from tripleo_flow.engine.store.states import UPDATE_STATES as STATES
 
 
 def _id_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:

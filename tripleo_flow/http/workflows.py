@@ -13,7 +13,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.api import idempotency
 from tripleo_flow.api.execution_updates import STATES
 from tripleo_flow.api.paths import ServerPaths
-from tripleo_flow.flows.cancels import ENDED
+from tripleo_flow.engine.store.cancels import ENDED
 from tripleo_flow.http import events, media
 from tripleo_flow.http.plans import field, json_object
 

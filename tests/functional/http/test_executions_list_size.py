@@ -15,7 +15,7 @@ from tests.functional.http.test_executions_paging import (  # noqa: F401 (a fixt
     walk,
 )
 from tripleo_flow.config import API_OPTS
-from tripleo_flow.flows.executions import ExecutionStore
+from tripleo_flow.engine.store.executions import ExecutionStore
 
 PAGE_BYTES = next(o.default for o in API_OPTS if o.name == "executions_page_max_bytes")
 MB = 1 << 20

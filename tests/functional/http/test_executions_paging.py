@@ -21,8 +21,8 @@ from tests.fixtures_services import new_database
 from tests.functional.http.conftest import Api, running_api
 from tests.functional.mariadb import PrivateMariaDB
 from tripleo_flow import exceptions
-from tripleo_flow.flows.execution_backend import ExecutionBackend
-from tripleo_flow.flows.executions import BOOK_NAME, ExecutionStore
+from tripleo_flow.engine.store.execution_backend import ExecutionBackend
+from tripleo_flow.engine.store.executions import BOOK_NAME, ExecutionStore
 from tripleo_flow.http.server import make_server
 
 MANY = 3000

@@ -1,4 +1,4 @@
-"""TripleO's Mistral-era action names as aliases of ours (flows/action_aliases.py)."""
+"""TripleO's Mistral-era action names as aliases of ours (engine/lang/action_aliases.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from tripleo_flow.actions.base import ActionContext
 from tripleo_flow.actions.registry import ActionRegistry
 from tripleo_flow.api import Client
 from tripleo_flow.core import passwords
-from tripleo_flow.flows import action_aliases, adhoc_actions, workbook_loader
+from tripleo_flow.engine.lang import action_aliases, adhoc_actions, workbook_loader
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.plan import PlanRepository
 

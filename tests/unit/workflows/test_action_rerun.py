@@ -36,7 +36,7 @@ from tests.plan_trees import basic_tree, write_tree
 from tripleo_flow import config, exceptions
 from tripleo_flow.actions.base import Action, ActionContext, Rerun
 from tripleo_flow.actions.registry import ActionRegistry
-from tripleo_flow.flows import workbook_loader, workbook_model
+from tripleo_flow.engine.lang import workbook_loader, workbook_model
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.lock import PlanLocks
 from tripleo_flow.plans.plan import OWN_CREATES

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from tripleo_flow.flows import cancels
+from tripleo_flow.engine.store import cancels
 
 
 def test_an_older_cancels_table_gains_the_state_and_output_columns(tmp_path: Path) -> None:

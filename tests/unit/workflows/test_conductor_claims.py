@@ -20,8 +20,8 @@ from taskflow.persistence.backends import impl_memory
 from taskflow.types import notifier
 from taskflow.utils import persistence_utils
 
-from tripleo_flow.flows import engine as tf_engine
-from tripleo_flow.flows.conductor import _ATOM_ENDS, Conductor, FenceableBackend, _Claim
+from tripleo_flow.engine.compile import engine as tf_engine
+from tripleo_flow.engine.jobs.conductor import _ATOM_ENDS, Conductor, FenceableBackend, _Claim
 
 
 class _Unreachable:

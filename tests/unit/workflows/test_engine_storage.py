@@ -1,4 +1,4 @@
-"""The engine's storage (:mod:`tripleo_flow.flows.engine_storage`): installed by
+"""The engine's storage (:mod:`tripleo_flow.engine.store.engine_storage`): installed by
 ``engine.load``, it saves what TaskFlow's own storage saves, in the executions database,
 including progress a task reports from a pool thread, and retries a failed save as
 TaskFlow does."""
@@ -18,8 +18,9 @@ from taskflow import storage as tf_storage
 from taskflow.patterns import graph_flow, linear_flow
 from taskflow.persistence import models
 
-from tripleo_flow.flows import engine, engine_storage
-from tripleo_flow.flows.execution_backend import ExecutionBackend
+from tripleo_flow.engine.compile import engine
+from tripleo_flow.engine.store import engine_storage
+from tripleo_flow.engine.store.execution_backend import ExecutionBackend
 
 
 class _Reporting(task.Task):  # type: ignore[misc]

@@ -11,8 +11,8 @@ from taskflow import task
 from taskflow.patterns import graph_flow
 
 from tripleo_flow.actions import std
-from tripleo_flow.flows import action_atom, atoms, engine, signatures
-from tripleo_flow.flows.workbook_model import TaskSpec, WorkflowSpec
+from tripleo_flow.engine.compile import action_atom, atoms, engine, signatures
+from tripleo_flow.engine.lang.workbook_model import TaskSpec, WorkflowSpec
 
 
 def _chain(n: int) -> Any:

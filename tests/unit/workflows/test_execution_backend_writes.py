@@ -13,7 +13,7 @@ from taskflow import states
 from taskflow.persistence import models
 
 from tripleo_flow.core import secrets
-from tripleo_flow.flows.execution_backend import ExecutionBackend
+from tripleo_flow.engine.store.execution_backend import ExecutionBackend
 
 
 def _rows(db: Path) -> dict[str, dict[str, Any]]:

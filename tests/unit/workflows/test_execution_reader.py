@@ -21,9 +21,9 @@ import pytest
 
 from tests.engine_helpers import ACTIONS, Host
 from tripleo_flow import exceptions
-from tripleo_flow.flows import execution_reader, pause_views
-from tripleo_flow.flows.execution_reader import ExecutionReader
-from tripleo_flow.flows.executions import ExecutionStore
+from tripleo_flow.engine.store import execution_reader, pause_views
+from tripleo_flow.engine.store.execution_reader import ExecutionReader
+from tripleo_flow.engine.store.executions import ExecutionStore
 
 
 def _dead_pid() -> int:

@@ -7,7 +7,7 @@ from typing import Any
 
 from taskflow import states
 
-from tripleo_flow.flows import execution_scope
+from tripleo_flow.engine.compile import execution_scope
 
 
 @dataclass

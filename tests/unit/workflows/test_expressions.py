@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tripleo_flow.flows import expressions
+from tripleo_flow.engine.lang import expressions
 
 DATA = {"n": 2, "names": ["a", "b"], "plan": "overcloud", "env": {"k": "v"}}
 

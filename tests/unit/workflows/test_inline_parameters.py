@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.engine_helpers import Host
-from tripleo_flow.flows.workbook_clauses import split_inline
+from tripleo_flow.engine.lang.workbook_clauses import split_inline
 
 
 @pytest.mark.parametrize("text, name, params", [

@@ -8,8 +8,8 @@ import pytest
 
 from tripleo_flow import config, exceptions
 from tripleo_flow.api import Client
-from tripleo_flow.flows import jobboard
-from tripleo_flow.flows.jobboard import BoardSettings
+from tripleo_flow.engine.jobs import jobboard
+from tripleo_flow.engine.jobs.jobboard import BoardSettings
 
 GOOD = [
     ("redis://127.0.0.1:6379", {"board": "redis", "namespace": "tripleo-flow",

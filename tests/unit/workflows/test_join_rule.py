@@ -1,4 +1,4 @@
-"""Mistral's join rule (tripleo_flow.flows.join_rule), table-driven."""
+"""Mistral's join rule (tripleo_flow.engine.compile.join_rule), table-driven."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tripleo_flow.flows import join_rule
+from tripleo_flow.engine.compile import join_rule
 
 # a and b lead to the join j; c leads to b; s (a start task) leads to c.
 INBOUND = {"s": [], "a": [], "c": ["s"], "b": ["c"], "j": ["a", "b"]}

@@ -27,7 +27,7 @@ import pytest
 
 from tests.engine_helpers import ACTIONS, Host
 from tripleo_flow import exceptions
-from tripleo_flow.flows.executions import Execution, TaskRecord
+from tripleo_flow.engine.store.executions import Execution, TaskRecord
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -462,7 +462,7 @@ def test_bad_completions_are_refused_and_change_nothing(host: Host, tmp_path: Pa
 
 
 def test_the_output_is_masked_as_other_records(host: Host, tmp_path: Path) -> None:
-    """The executions database keeps no secret (flows/redaction.py): the output is
+    """The executions database keeps no secret (engine/store/redaction.py): the output is
     masked before it is stored, and the workflow gets what was stored, as a resumed
     execution does (a task that needs the masked value stops with SecretNotPersisted)."""
     text = """

@@ -837,7 +837,7 @@ def test_a_dynamic_action_name_is_refused_where_server_paths_are_checked(
         host: Host, tmp_path: Path) -> None:
     """Stricter than Mistral: over the HTTP API every server path an action reads must
     be checked first, which needs the action known before the run."""
-    from tripleo_flow.flows import paths
+    from tripleo_flow.engine.lang import paths
 
     Run(host, tmp_path, """
         wf:

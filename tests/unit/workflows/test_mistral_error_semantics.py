@@ -20,8 +20,8 @@ import pytest
 from tests.engine_helpers import ACTIONS, Host
 from tests.unit.workflows.test_mistral_conformance import FAILED, Run
 from tripleo_flow import exceptions
-from tripleo_flow.flows import compiler
-from tripleo_flow.flows.workbook_model import parse_workbook
+from tripleo_flow.engine.compile import compiler
+from tripleo_flow.engine.lang.workbook_model import parse_workbook
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """Conformance with Mistral's engine tests (issue 26): direct workflows as a state
-machine (:mod:`tripleo_flow.flows.state_machine`).
+machine (:mod:`tripleo_flow.engine.compile.state_machine`).
 
 Each test runs, on the real engine with the executions database, the workflow of
 the Mistral test its docstring names (mistral/tests/unit/engine/...) and asserts

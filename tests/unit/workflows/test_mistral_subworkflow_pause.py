@@ -28,7 +28,7 @@ import pytest
 
 from tests.engine_helpers import ACTIONS, Host, until
 from tripleo_flow import exceptions
-from tripleo_flow.flows.executions import Execution
+from tripleo_flow.engine.store.executions import Execution
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -1,5 +1,5 @@
 """Conformance with Mistral's engine tests (issue 26): sub-workflows as executions of
-their own (:mod:`tripleo_flow.flows.subworkflow`).
+their own (:mod:`tripleo_flow.engine.compile.subworkflow`).
 
 Each test runs, on the real engine with the executions database, the workflow of the
 Mistral test its docstring names (mistral/tests/unit/engine/...) with its inputs, and
@@ -356,7 +356,7 @@ def test_a_signal_during_a_child_execution_stops_the_parent(host: Host,
     not run: stopping is not an error a workbook handles); both revert."""
     import signal
 
-    from tripleo_flow.flows.interrupt import StopRequest
+    from tripleo_flow.engine.compile.interrupt import StopRequest
 
     log = tmp_path / "log"
     (tmp_path / "sig.yaml").write_text(textwrap.dedent("""

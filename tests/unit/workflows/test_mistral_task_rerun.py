@@ -14,7 +14,7 @@ the state machine, without one it is a compiled TaskFlow graph.
 
 Where ours differs: the failed execution reads REVERTED (Mistral's ERROR); ours undoes
 the completed tasks of a failed execution, so an execution whose completed task has a
-real ``revert`` is refused (:mod:`tripleo_flow.flows.task_reruns`).
+real ``revert`` is refused (:mod:`tripleo_flow.engine.compile.task_reruns`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import pytest
 
 from tripleo_flow.actions.paths import InputPath, OutputPath, SecretsOut, WorkDir, path_kind
 from tripleo_flow.actions.registry import ActionRegistry
-from tripleo_flow.flows import paths, workbook_loader
+from tripleo_flow.engine.lang import paths, workbook_loader
 
 
 @pytest.mark.parametrize("annotation, kind", [

@@ -31,8 +31,8 @@ from tests.engine_helpers import ACTIONS, Host, gate_of
 from tests.unit.workflows.test_pause_requests import _effects, _tasks
 from tests.unit.workflows.test_pause_requests import host as host  # the fixture
 from tripleo_flow import exceptions
-from tripleo_flow.flows import pause_requests
-from tripleo_flow.flows import runner as runner_module
+from tripleo_flow.engine.compile import runner as runner_module
+from tripleo_flow.engine.store import pause_requests
 
 ENGINES = pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
 WHERE = pytest.mark.parametrize("where", ["here", "elsewhere"])
@@ -165,7 +165,7 @@ def test_the_tasks_listed_before_fail_start_once_resumed(host: Host, tmp_path: P
 def test_a_pause_asked_as_the_last_task_ends_keeps_the_run_paused(
         host: Host, tmp_path: Path, join: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """The engine trusts a check that found no request for a while
-    (:data:`~tripleo_flow.flows.pause_requests.CHECK_INTERVAL`); made an hour here, the
+    (:data:`~tripleo_flow.engine.store.pause_requests.CHECK_INTERVAL`); made an hour here, the
     "no" read as the last task started is still trusted when it ends: a request that
     arrived meanwhile must still be seen before the run ends, which then stays PAUSED
     (Mistral's ``check_and_complete`` does not complete a paused workflow) and

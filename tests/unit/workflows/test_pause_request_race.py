@@ -6,7 +6,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from tripleo_flow.flows import pause_requests
+from tripleo_flow.engine.store import pause_requests
 
 
 def test_a_request_written_between_the_look_and_the_insert_is_not_an_error(

@@ -1,7 +1,7 @@
 """TaskFlow's own persistence contract tests, run against the executions backend.
 
 ``taskflow/tests/unit/persistence/base.py`` is the suite every TaskFlow backend
-passes; :class:`~tripleo_flow.flows.execution_backend.ExecutionBackend` (SQLAlchemy with
+passes; :class:`~tripleo_flow.engine.store.execution_backend.ExecutionBackend` (SQLAlchemy with
 batched writes and a reused connection) must pass it too.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 from taskflow.tests.unit.persistence import base
 
-from tripleo_flow.flows.execution_backend import ExecutionBackend
+from tripleo_flow.engine.store.execution_backend import ExecutionBackend
 
 
 class ExecutionBackendContract(base.PersistenceTestMixin, unittest.TestCase):

@@ -15,7 +15,7 @@ from tests.engine_helpers import Host
 from tripleo_flow import exceptions
 from tripleo_flow.actions.ansible import CheckAnsible, RunAnsible
 from tripleo_flow.actions.base import Action
-from tripleo_flow.flows.executions import ORIGIN_API
+from tripleo_flow.engine.store.executions import ORIGIN_API
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tripleo_flow.core import secrets
-from tripleo_flow.flows.redaction import Redactor
+from tripleo_flow.engine.store.redaction import Redactor
 
 SECRET = "Zq8xW2vR5tY1kP0"
 #: Parameters enough to make a part worth remembering.

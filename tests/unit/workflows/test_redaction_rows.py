@@ -7,7 +7,7 @@ import json
 import yaml
 from taskflow.types import failure
 
-from tripleo_flow.flows.redaction import Redactor
+from tripleo_flow.engine.store.redaction import Redactor
 
 
 def test_a_failure_with_objects_in_its_arguments_becomes_json() -> None:

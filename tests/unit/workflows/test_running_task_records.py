@@ -3,7 +3,7 @@
 A running task's record had no start time until it ended (its outcome carries
 ``started_at``), so the CLI's and the GUI's task tables showed an empty Started cell
 for the one task a user watches.  The engine now keeps the time with the RUNNING
-state (one save, :class:`~tripleo_flow.flows.engine_storage.OneSaveTaskAction`).
+state (one save, :class:`~tripleo_flow.engine.store.engine_storage.OneSaveTaskAction`).
 Both engines (a ``join`` makes a workflow run on the state machine).
 """
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from tripleo_flow.flows import redaction, runner
+from tripleo_flow.engine.compile import runner
+from tripleo_flow.engine.store import redaction
 
 
 def _runner(context: object) -> runner.Runner:

@@ -8,7 +8,7 @@ import pytest
 
 from tripleo_flow.actions.base import Action
 from tripleo_flow.actions.registry import ActionRegistry
-from tripleo_flow.flows import workbook_loader
+from tripleo_flow.engine.lang import workbook_loader
 
 
 def _action(name: str, signature: str) -> type[Action]:

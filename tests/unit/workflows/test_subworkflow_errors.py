@@ -1,5 +1,5 @@
 """A failed child execution fails its parent's task with the child's error: its kind,
-message and next steps (:mod:`tripleo_flow.flows.child_errors`).
+message and next steps (:mod:`tripleo_flow.engine.compile.child_errors`).
 
 Mistral gives the parent's task the failed sub-workflow's ``state_info`` as its own
 (mistral/engine/workflows.py ``_send_result_to_parent_workflow``; test_subworkflows.py
@@ -26,7 +26,7 @@ import pytest
 from tests.engine_helpers import Host
 from tests.unit.workflows.test_mistral_reverse_subworkflows import host as host  # fixture
 from tripleo_flow import exceptions
-from tripleo_flow.flows import subworkflow
+from tripleo_flow.engine.compile import subworkflow
 
 ROOT = Path(__file__).resolve().parents[3]
 STEPS = [{"command": "tripleo-flow plan create nowhere --templates DIR",

@@ -8,7 +8,7 @@ import sys
 
 CHECK = """
 import sys
-from tripleo_flow.flows import execution_backend
+from tripleo_flow.engine.store import execution_backend
 from taskflow.persistence.backends.sqlalchemy import migration
 assert "alembic" not in sys.modules, "imported at once"
 sync = execution_backend.impl_sqlalchemy.migration.db_sync

@@ -25,7 +25,7 @@ import pytest
 
 from tests.engine_helpers import Host
 from tripleo_flow.actions.registry import ActionRegistry
-from tripleo_flow.flows import action_aliases, workbook_loader
+from tripleo_flow.engine.lang import action_aliases, workbook_loader
 
 ROOT = Path(__file__).resolve().parents[3]
 VERSION = "11.3.0"
@@ -150,7 +150,7 @@ BAREMETAL_READ: dict[tuple[str, str, str, str], str] = {
                        MISSING_NODE)},
 }
 
-#: The actions of ours (TripleO's names aliased: flows/action_aliases.py, and std.*)
+#: The actions of ours (TripleO's names aliased: engine/lang/action_aliases.py, and std.*)
 #: the 25 workbooks call: losing one turns its tasks into unknown actions.
 KNOWN_ACTIONS = {
     "std.echo", "std.noop",

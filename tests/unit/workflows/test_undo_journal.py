@@ -1,4 +1,4 @@
-"""The executions database's undo journal (:mod:`tripleo_flow.flows.undo_journal`)."""
+"""The executions database's undo journal (:mod:`tripleo_flow.engine.store.undo_journal`)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from tripleo_flow.flows.redaction import Redactor
-from tripleo_flow.flows.undo_journal import ExecutionUndoJournal, create_table
+from tripleo_flow.engine.store.redaction import Redactor
+from tripleo_flow.engine.store.undo_journal import ExecutionUndoJournal, create_table
 
 
 def _engine(tmp_path: Path) -> sa.engine.Engine:

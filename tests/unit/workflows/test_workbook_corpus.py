@@ -11,7 +11,7 @@ import pytest
 from tests import cli_inprocess
 from tests.engine_helpers import ACTIONS, WORKBOOKS, Host
 from tripleo_flow import exceptions
-from tripleo_flow.flows import workbook_loader
+from tripleo_flow.engine.lang import workbook_loader
 
 BROKEN = sorted((WORKBOOKS / "broken").glob("*.yaml"))
 

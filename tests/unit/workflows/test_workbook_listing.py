@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.engine_helpers import ACTIONS, WORKBOOKS, Host
 from tripleo_flow.actions.registry import ActionRegistry
-from tripleo_flow.flows import workbook_loader
+from tripleo_flow.engine.lang import workbook_loader
 
 SHADOWING = """\
 version: '2.0'

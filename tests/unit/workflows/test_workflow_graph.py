@@ -8,8 +8,8 @@ import textwrap
 import yaml
 
 from tests.unit.workflows.test_shipped_workbooks import REGISTRY, _catalog
-from tripleo_flow.flows import compiler
-from tripleo_flow.flows.workbook_model import parse_workbook
+from tripleo_flow.engine.compile import compiler
+from tripleo_flow.engine.lang.workbook_model import parse_workbook
 
 WORKBOOK = textwrap.dedent("""\
     version: '2.0'

@@ -1,4 +1,4 @@
-"""Simple YAQL expressions computed directly (:mod:`tripleo_flow.flows.yaql_fast`) give
+"""Simple YAQL expressions computed directly (:mod:`tripleo_flow.engine.lang.yaql_fast`) give
 exactly what YAQL gives, or leave the expression to YAQL (table-driven, YAQL itself is
 the oracle)."""
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tripleo_flow.flows import expressions, yaql_fast
+from tripleo_flow.engine.lang import expressions, yaql_fast
 
 #: Contexts the expressions below are evaluated over (every kind of value YAQL treats
 #: differently: numbers, bools, null, text, containers, a missing key).

@@ -1,0 +1,1 @@
+"""The workflow engine's compile part (README: Layout)."""

@@ -1,0 +1,166 @@
+"""A task whose action is asynchronous: start it, then wait for its client.
+
+:class:`~.action_atom.ActionAtom` hands a task whose action declares
+``asynchronous`` (``std.async_noop``, an ad-hoc action based on one) to
+:func:`run`.  Each run of the task (a task execution, again when it is run
+again) looks at its action executions (:mod:`.async_actions`) for the current
+attempt: one never started is started (the action's ``execute`` starts the
+work, then a RUNNING row is written: a crash between the two starts it again,
+at least once as any action); a RUNNING one whose deadline (the task's
+``timeout``) passed is recorded as timed out; a completed one gives its result
+(the action's :meth:`~tripleo_flow.actions.base.Action.completed` of the
+client's output) or its error.  ``with-items`` starts one action execution per
+item, at most ``concurrency`` of them RUNNING at once, as Mistral does.
+
+While any is RUNNING the run raises :class:`~.async_actions.Waiting`: the state
+machine (:mod:`.state_machine`) parks the task execution and runs it again once
+a row changed, holding no thread meanwhile.  A compiled graph (a reverse
+workflow, an action named by an expression) cannot park a task: there the run
+waits in its own thread, woken by a completion in this process, polling for one
+from another, and bounded by the task's ``timeout``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from tripleo_flow.engine.compile import async_actions, execution_scope
+from tripleo_flow.engine.compile.async_actions import RUNNING, SUCCESS, ActionExecution, Waiting
+from tripleo_flow.engine.store import undo_journal
+from tripleo_flow.exceptions import ActionFailed, TaskFailed
+
+if TYPE_CHECKING:
+    from tripleo_flow.engine.compile.action_atom import ActionAtom
+
+
+def run(atom: ActionAtom, all_inputs: list[dict[str, Any]], items: bool,
+        timeout: float | None, width: int) -> tuple[Any, Any]:
+    """The result(s) of the asynchronous action of ``atom`` run with ``all_inputs`` (one
+    mapping, or one per item with ``items``), and those inputs; raises
+    :class:`Waiting` while a client has not completed them (in the state machine)."""
+    while True:
+        try:
+            results = _step(atom, all_inputs, items, timeout, width)
+        except Waiting as waiting:
+            if atom.links.machine:
+                raise
+            _block(atom, waiting)
+            continue
+        if items:
+            return results, all_inputs
+        return results[0], all_inputs[0]
+
+
+def started_before(atom: ActionAtom) -> float | None:
+    """When the task execution of ``atom`` first started an asynchronous action (None:
+    it never did): a run of it again goes on waiting, without ``wait-before`` or the
+    ``safe-rerun`` refusal of a task a crash interrupted."""
+    store = atom.runtime.async_actions
+    if store is None:
+        return None
+    found = store.of_task(atom.runtime.scope.execution_id, atom.name)
+    return min((a.created_at or 0.0 for a in found), default=None)
+
+
+def _step(atom: ActionAtom, all_inputs: list[dict[str, Any]], items: bool,
+          timeout: float | None, width: int) -> list[Any]:
+    store = atom.runtime.async_actions
+    if store is None:
+        raise TaskFailed(f"task {atom.spec.name!r}: an asynchronous action needs the "
+                         "executions database to wait for its completion")
+    action = atom._get_action()
+    attempt = atom._attempt_no
+    keys: list[int | None] = list(range(len(all_inputs))) if items else [None]
+    rows = {row.item: row for row in store.of_task(atom.runtime.scope.execution_id, atom.name)
+            if row.attempt == attempt}
+    free = (width or len(keys)) - sum(1 for row in rows.values() if row.state == RUNNING)
+    results: list[Any] = [None] * len(keys)
+    done: list[int] = []
+    waiting: list[ActionExecution] = []
+    error: str | None = None
+    data: Any = None  # the output a client completed it in ERROR with
+    for index, key in enumerate(keys):
+        row = rows.get(key)
+        if row is not None and row.state == RUNNING and row.deadline is not None \
+                and row.deadline <= time.time():
+            store.time_out(row.id)
+            row = store.get(row.id) or row
+        if row is None:
+            if free <= 0 or error is not None:
+                continue  # it starts once another item's action is completed
+            try:
+                row = _start(atom, all_inputs[index], attempt, key, timeout)
+            except Exception as exc:
+                error = str(exc) or type(exc).__name__
+                continue
+            free -= 1
+        if row.state == RUNNING:
+            waiting.append(row)
+        elif row.state == SUCCESS:
+            results[index] = action.completed(row.output)
+            done.append(index)
+        elif error is None:
+            error, data = _error_text(row.output), row.output
+    if error is not None:
+        store.cancel([row.id for row in waiting], "another item of its task failed")
+        for index in sorted(done, reverse=True):
+            atom._undo(all_inputs[index], results[index])
+        if items:
+            raise TaskFailed(f"task {atom.spec.name!r}, one of {len(keys)} items failed: "
+                             f"{error}")
+        raise ActionFailed(error, data=data)
+    if waiting:
+        deadlines = [row.deadline for row in waiting if row.deadline is not None]
+        raise Waiting([row.id for row in waiting], min(deadlines) if deadlines else None)
+    return results
+
+
+def _start(atom: ActionAtom, inputs: Mapping[str, Any], attempt: int, item: int | None,
+           timeout: float | None) -> ActionExecution:
+    """Start the work (the action's ``execute``), then record its RUNNING execution."""
+    action = atom._get_action()
+    scope = atom.runtime.scope
+    with undo_journal.ExecutionUndoJournal.running(atom.name, attempt, item), \
+            execution_scope.acting_in(scope.env):
+        action.execute(**inputs)
+    store = atom.runtime.async_actions
+    return store.start(scope.execution_id, atom.name, scope.atom_id(atom.name), attempt,
+                       item, timeout)
+
+
+def _error_text(output: Any) -> str:
+    """The error a client gave (or a timeout's, a cancellation's) as the task's error."""
+    if isinstance(output, str):
+        return output
+    return json.dumps(output, sort_keys=True)
+
+
+def _block(atom: ActionAtom, waiting: Waiting) -> None:
+    """Wait in this thread until one of ``waiting``'s action executions is no longer
+    RUNNING or its deadline passed (a compiled graph's task); a stop request (Ctrl-C)
+    stops the wait."""
+    store = atom.runtime.async_actions
+    execution_id = atom.runtime.scope.execution_id
+    event = threading.Event()
+    async_actions.register(execution_id, event)
+    try:
+        while True:
+            if atom.runtime.stop_check is not None:
+                atom.runtime.stop_check(atom.spec.name)
+            states = store.states(waiting.ids)
+            if any(state != RUNNING for state, _deadline in states.values()):
+                return
+            pause = async_actions.POLL_INTERVAL
+            if waiting.deadline is not None:
+                left = waiting.deadline - time.time()
+                if left <= 0:
+                    return
+                pause = min(pause, left + 0.01)
+            event.wait(pause)
+            event.clear()
+    finally:
+        async_actions.unregister(execution_id, event)

@@ -1,0 +1,1 @@
+"""The workflow engine's jobs part (README: Layout)."""

@@ -1,0 +1,1 @@
+"""The workflow engine's lang part (README: Layout)."""

@@ -1,0 +1,316 @@
+"""Reading workbook files into a :class:`Catalog` of checked workflows.
+
+The catalog holds the shipped workbooks (``tripleo_flow/workbooks/``) and the
+user's (``[workflows] workbooks_dir``).  Every file is parsed and validated when
+the catalog is built; a file with problems stays listed with them, and running
+or showing one of its workflows raises :class:`InvalidWorkbook` naming each
+problem, so one broken file never hides the others.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from tripleo_flow import exceptions
+from tripleo_flow.core import planenv
+from tripleo_flow.engine.lang import adhoc_actions
+from tripleo_flow.engine.lang.action import Action
+
+# What checks a workbook (its expressions, its actions' aliases) is imported by the
+# functions that check: reading workbooks to list their workflows loads no YAQL.
+from tripleo_flow.engine.lang.workbook_model import (
+    Problem,
+    TaskSpec,
+    Workbook,
+    WorkflowSpec,
+    parse_workbook,
+)
+
+#: What the shipped workbooks are read with: no size or task limit.
+TRUSTED_SIZE = 1 << 62
+#: The shipped workbooks: ``workbooks/`` at the top of the source tree, seen by the
+#: package through the ``tripleo_flow/workbooks`` link (wheels hold the files).
+SHIPPED_DIR = Path(__file__).resolve().parents[2] / "workbooks"
+
+
+def invalid(problems: Iterable[Problem]) -> exceptions.InvalidWorkbook:
+    """One InvalidWorkbook listing ``problems``, one per line."""
+    lines = [str(p) for p in problems]
+    head = "Invalid workbook" if len(lines) == 1 else f"Invalid workbook ({len(lines)} problems)"
+    error = exceptions.InvalidWorkbook(f"{head}:\n  " + "\n  ".join(lines))
+    error.problems = list(problems)  # type: ignore[attr-defined]
+    return error
+
+
+@dataclass(frozen=True)
+class WorkbookLimits:
+    """``[limits] workbook_max_size`` (bytes of a file) and ``workbook_max_tasks``
+    (tasks of all its workflows)."""
+
+    max_size: int = 1 << 20
+    max_tasks: int = 1000
+
+
+def _count_tasks(document: object) -> int:
+    workflows = document.get("workflows") if isinstance(document, dict) else None
+    if not isinstance(workflows, dict):
+        return 0
+    return sum(len(wf["tasks"]) for wf in workflows.values()
+               if isinstance(wf, dict) and isinstance(wf.get("tasks"), dict))
+
+
+def read_file(path: Path, limits: WorkbookLimits = WorkbookLimits()) -> tuple[
+        Workbook | None, list[Problem]]:
+    """Parse ``path``; unreadable files, YAML errors and files past ``limits`` (checked
+    before the YAML is parsed for the size, before the workbook is for the tasks)
+    become problems."""
+    try:
+        size = path.stat().st_size
+        if size > limits.max_size:
+            return None, [Problem(str(path), f"the file has {size} bytes, more than [limits] "
+                                  f"workbook_max_size ({limits.max_size}); split it into "
+                                  "several workbooks")]
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [Problem(str(path), f"cannot read the file: {exc}")]
+    try:
+        document = planenv.parse_yaml(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        reason = getattr(exc, "problem", None) or str(exc)
+        return None, [Problem(str(path), f"not valid YAML{where}: {reason}")]
+    tasks = _count_tasks(document)
+    if tasks > limits.max_tasks:
+        return None, [Problem(str(path), f"the workbook has {tasks} tasks, more than [limits] "
+                              f"workbook_max_tasks ({limits.max_tasks}); split it into "
+                              "several workbooks")]
+    return parse_workbook(document, str(path))
+
+
+@dataclass
+class Entry:
+    """A workbook file in the catalog, with its problems."""
+
+    name: str
+    path: Path
+    shipped: bool
+    workbook: Workbook | None
+    problems: list[Problem] = field(default_factory=list)
+
+
+def shadowed(workbook: Workbook, shipped: Iterable[str]) -> list[str]:
+    """The workflows of ``workbook`` whose full names are among ``shipped`` (a user
+    workbook named ``tripleo`` with a workflow ``plan.create_deployment_plan``)."""
+    taken = set(shipped)
+    return sorted(wf.full_name for wf in workbook.workflows.values() if wf.full_name in taken)
+
+
+class Catalog:
+    """Every known workbook and workflow; short names resolve in their workbook first.
+
+    A user workbook never takes the place of a shipped one: one with a shipped
+    workbook's name, or a workflow with a shipped workflow's full name, is listed with
+    that problem and its workflows are left out; a short name that a user workflow
+    shares with one shipped workflow names the shipped one.
+    """
+
+    def __init__(self, entries: Iterable[Entry]) -> None:
+        ordered = sorted(entries, key=lambda e: not e.shipped)  # shipped ones first
+        shipped = [wf.full_name for e in ordered if e.shipped and e.workbook
+                   for wf in e.workbook.workflows.values()]
+        self.entries: dict[str, Entry] = {}
+        #: keys of the entries whose workflows are left out
+        self._ignored: set[str] = set()
+        for entry in ordered:
+            taken = shadowed(entry.workbook, shipped) if entry.workbook and not entry.shipped \
+                else []
+            if entry.name in self.entries or taken:
+                reason = (f"workbook name {entry.name!r} is also used by "
+                          f"{self.entries[entry.name].path}" if entry.name in self.entries
+                          else f"workflow(s) {', '.join(taken)} ship with tripleo-flow")
+                entry.problems.append(Problem(
+                    str(entry.path), f"{reason}; this file is ignored: give the workbook "
+                    "another name"))
+                key = f"{entry.name}@{entry.path}"
+                self._ignored.add(key)
+                self.entries[key] = entry
+            else:
+                self.entries[entry.name] = entry
+        #: The workbooks' ad-hoc actions as Action classes, by full name.
+        self.adhoc: dict[str, type[Action]] = {}
+
+    def action_lookup(self, registered: Callable[[str], type[Action]]
+                      ) -> Callable[[str], type[Action]]:
+        """Find an action: the workbooks' ad-hoc actions, then ``registered``."""
+        return lambda name: self.adhoc.get(name) or registered(name)
+
+    def workflows(self) -> list[WorkflowSpec]:
+        return [wf for key, e in self.entries.items() if e.workbook and key not in self._ignored
+                for wf in e.workbook.workflows.values()]
+
+    def lookup(self, name: str, near: str | None = None) -> WorkflowSpec | None:
+        """The workflow ``name`` (full, or short within ``near``, or a unique short name)."""
+        if near:
+            entry = self.entries.get(near)
+            if entry and entry.workbook and name in entry.workbook.workflows:
+                return entry.workbook.workflows[name]
+        candidates = [wf for wf in self.workflows() if wf.full_name == name]
+        if not candidates:
+            candidates = [wf for wf in self.workflows() if wf.name == name]
+        if len(candidates) > 1:
+            candidates = [wf for wf in candidates if self.entry_of(wf).shipped] or candidates
+        return candidates[0] if len(candidates) == 1 else None
+
+    def entry_of(self, workflow: WorkflowSpec) -> Entry:
+        return self.entries[workflow.workbook]
+
+    def get(self, name: str) -> WorkflowSpec:
+        """The workflow ``name``; WorkflowNotFound / InvalidWorkbook when it cannot run."""
+        found = self.lookup(name)
+        if found is None:
+            matches = [wf.full_name for wf in self.workflows() if wf.name == name]
+            if len(matches) > 1:
+                raise exceptions.WorkflowNotFound(
+                    f"{name} (ambiguous: use one of {', '.join(sorted(matches))})")
+            raise exceptions.WorkflowNotFound(name)
+        entry = self.entry_of(found)
+        if entry.problems:
+            raise invalid(entry.problems)
+        return found
+
+
+def validate(workbooks: Iterable[Workbook], catalog: Catalog,
+             actions: Mapping[str, type[Action]],
+             broken: Mapping[str, str]) -> dict[str, list[Problem]]:
+    """Problems of each workbook (keyed by name), checked against ``catalog``."""
+    from tripleo_flow.engine.lang import workbook_validator
+
+    result: dict[str, list[Problem]] = {}
+    for workbook in workbooks:
+        problems: list[Problem] = []
+        for workflow in workbook.workflows.values():
+            problems += workbook_validator.validate_workflow(
+                workflow, actions, broken,
+                lambda ref, near: catalog.lookup(ref, near))
+        # Mistral lets a workflow call itself; a cycle of calls made by tasks each
+        # workflow starts with can never stop, and is refused.
+        calls = {wf.full_name: [child.full_name for t in _first_tasks(wf) if t.workflow
+                                for child in [catalog.lookup(t.workflow, wf.workbook)] if child]
+                 for wf in catalog.workflows()}
+        for workflow in workbook.workflows.values():
+            cycle = _call_cycle(workflow.full_name, calls)
+            if cycle:
+                problems.append(Problem(workbook.path, "workflows call each other in a cycle: "
+                                        + " -> ".join(cycle), workflow.name))
+        result[workbook.name] = problems
+    return result
+
+
+def _first_tasks(workflow: WorkflowSpec) -> list[TaskSpec]:
+    """The tasks of ``workflow`` that run whenever it runs: a direct workflow's start
+    tasks, every task of a reverse one."""
+    from tripleo_flow.engine.lang import workbook_validator
+
+    if workflow.type == "reverse":
+        return list(workflow.tasks.values())
+    reached = {t for targets in workbook_validator.successors(workflow).values()
+               for t in targets}
+    return [spec for name, spec in workflow.tasks.items() if name not in reached]
+
+
+def _call_cycle(start: str, calls: Mapping[str, list[str]]) -> list[str] | None:
+    stack = [(start, [start])]
+    while stack:
+        node, path = stack.pop()
+        for child in calls.get(node, []):
+            if child == start:
+                return path + [child]
+            if child not in path:
+                stack.append((child, path + [child]))
+    return None
+
+
+def workbook_files(directory: Path) -> list[Path]:
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.iterdir()
+                  if p.suffix in (".yaml", ".yml") and p.is_file())
+
+
+TRUSTED = WorkbookLimits(TRUSTED_SIZE, TRUSTED_SIZE)
+
+
+def _build_adhoc(catalog: Catalog, actions: Mapping[str, type[Action]]) -> None:
+    """Make the ad-hoc actions of every workbook, each after the one it is based on
+    (``base``: a registered action, or an ad-hoc action by its full name or, in its own
+    workbook, by its short name, as Mistral allows)."""
+    waiting = [(entry, spec) for entry in catalog.entries.values()
+               for spec in (entry.workbook.actions.values() if entry.workbook else ())]
+    specs = {spec.name for _entry, spec in waiting}
+    while waiting:
+        later = []
+        for entry, spec in waiting:
+            prefix = spec.name.rsplit(".", 1)[0]
+            base = spec.base if spec.base in actions or f"{prefix}.{spec.base}" not in specs \
+                else f"{prefix}.{spec.base}"
+            if base in specs and base not in catalog.adhoc:
+                later.append((entry, spec))  # its base is made first
+                continue
+            spec = dataclasses.replace(spec, base=base)
+            known = {**actions, **catalog.adhoc}
+            found = adhoc_actions.problems(spec, known)
+            entry.problems += [Problem(str(entry.path), text) for text in found]
+            if not found:
+                catalog.adhoc[spec.name] = adhoc_actions.build(spec, known[base])
+            else:
+                specs.discard(spec.name)  # actions based on it report an unknown base
+        if len(later) == len(waiting):  # bases in a cycle
+            for entry, spec in later:
+                entry.problems.append(Problem(str(entry.path), (
+                    f"action {spec.name.rsplit('.', 1)[-1]!r}: its base {spec.base!r} is "
+                    "based on it in turn (ad-hoc actions in a cycle)")))
+            break
+        waiting = later
+
+
+def read_catalog(directories: Iterable[tuple[Path, bool]], extra_files: Iterable[Path] = (),
+                 limits: WorkbookLimits = WorkbookLimits()) -> Catalog:
+    """Read every workbook of ``directories`` (``(dir, shipped)`` pairs) without checking
+    them against the actions and each other (:func:`load_catalog` does): its entries
+    hold only the problems of reading them, and :meth:`Catalog.workflows` lists the
+    same workflows as a checked catalog's (a check's problems leave a workflow
+    listed: running it raises them), which is all a listing needs."""
+    entries = []
+    sources = [(path, shipped) for directory, shipped in directories
+               for path in workbook_files(directory)]
+    sources += [(Path(p), False) for p in extra_files]
+    for path, shipped in sources:
+        workbook, problems = read_file(path, TRUSTED if shipped else limits)
+        name = workbook.name if workbook else path.stem
+        entries.append(Entry(name, path, shipped, workbook, problems))
+    return Catalog(entries)
+
+
+def load_catalog(directories: Iterable[tuple[Path, bool]], actions: Mapping[str, type[Action]],
+                 broken: Mapping[str, str] | None = None,
+                 extra_files: Iterable[Path] = (),
+                 limits: WorkbookLimits = WorkbookLimits()) -> Catalog:
+    """Read and check every workbook of ``directories`` (``(dir, shipped)`` pairs); a
+    user file past ``limits`` is listed with that problem (shipped ones are trusted)."""
+    from tripleo_flow.engine.lang import action_aliases
+
+    catalog = read_catalog(directories, extra_files, limits)
+    catalog.adhoc.update(action_aliases.alias_classes(actions))
+    _build_adhoc(catalog, actions)
+    checked = validate([e.workbook for e in catalog.entries.values() if e.workbook],
+                       catalog, {**actions, **catalog.adhoc}, broken or {})
+    for entry in catalog.entries.values():
+        if entry.workbook:
+            entry.problems += checked.get(entry.workbook.name, [])
+    return catalog

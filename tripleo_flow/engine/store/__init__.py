@@ -1,0 +1,1 @@
+"""The workflow engine's store part (README: Layout)."""
