@@ -179,10 +179,12 @@ class ResumeExecution:
     def on_post(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
         if req.content_length:
             json_object(req)  # an empty object, or nothing: there is nothing to give
+        ended = self.client.get_execution(execution_id).state in ENDED
         execution = self.client.resume_execution(execution_id, wait=False, api_user=True)
-        # One that ended is returned unchanged (200), as Mistral's resume of a
-        # workflow that is not paused.
-        resp.status = falcon.HTTP_200 if execution.state in ENDED else falcon.HTTP_202
+        # One that had ended is returned unchanged (200), as Mistral's resume of a
+        # workflow that is not paused.  Decided before: a resumed run whose last task
+        # ends at once may read SUCCESS by the time its record is read back (202 still).
+        resp.status = falcon.HTTP_200 if ended else falcon.HTTP_202
         resp.location = f"/v1/executions/{execution.id}"
         resp.media = execution_body(execution)
 

@@ -135,7 +135,8 @@ def test_each_heat_action_run_twice(client: Client, tmp_path: Path) -> None:
     # heat.launch refuses a second run: the Heat it started goes on, untouched.
     first, second, state, after = twice(client, work, "heat.launch")
     assert isinstance(second, exceptions.HeatRunning)
-    assert str(work.root) in str(second) and "--kill" in str(second.hints)
+    assert str(work.root) in str(second) and "--kill" in str(second)
+    assert [h.op for h in second.hints] == ["heat.kill"]
     assert work.read_run() is not None
     assert state["processes"] == after["processes"] == 1
     assert state["status"]["running"] and state["status"]["api_answers"]
