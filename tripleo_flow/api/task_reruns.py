@@ -9,7 +9,8 @@ once :mod:`tripleo_flow.engine.compile.task_reruns` rewrote the failed execution
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import contextlib
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
@@ -56,7 +57,10 @@ class TaskRerunsMixin:
         environment first (as Mistral's ``env`` of a rerun).
 
         :param task: the task execution's name as ``execution tasks`` lists it
-            (``deploy``, ``poll[2]``) or its id
+            (``deploy``, ``poll[2]``, ``t2/s1`` for a task of the sub-workflow ``t2``
+            runs inline) or its id.  A sub-workflow's task (in a child execution) is
+            rerun in that child, whose parents go on too, as Mistral's; a failed
+            ``workflow:`` task runs its sub-workflow again (a new child execution)
         :param reset: Mistral's: false only for a ``with-items`` task: its failed items
             run again, the others keep their results (unless its action undid them)
         :param wait: return when it has ended (else at once, as ``resume_execution``)
@@ -65,10 +69,10 @@ class TaskRerunsMixin:
             is not in ERROR), or (``api_user``) it was not started through the API
         :raises InvalidInput: the task did not fail, ``reset`` false without
             ``with-items``, ``env`` past ``[limits] yaml_max_depth`` / ``yaml_max_nodes``
-            or not an
-            object, or a completed task of the execution was undone when it failed (its
-            action reverts: TripleO's workbooks), or the execution is a sub-workflow's;
-            nothing is changed then
+            or not an object, or a completed task of the execution (or of a parent) was
+            undone when it failed (its action reverts: TripleO's workbooks); nothing is
+            changed then
+        :raises Conflict: (a sub-workflow's task) a parent execution has not failed
         :raises NotFound: no such execution or task execution
         """
         from tripleo_flow.engine.compile import task_reruns
@@ -94,7 +98,10 @@ class TaskRerunsMixin:
                 hints=[exceptions.Hint("rerun its task where it was started, with",
                                        "task.rerun_where_started",
                                        {"execution": execution_id, "task": task[:80]})])
-        with self.context.locks.hold_execution(execution_id):
+        catalog = self._catalog()
+        actions = catalog.action_lookup(self.action_registry.get)
+        with contextlib.ExitStack() as held:
+            held.enter_context(self.context.locks.hold_execution(execution_id))
             if store.get(execution_id).state not in task_reruns.FAILED:
                 # A cancelled one is CANCELLED only in its side table: not failed.
                 raise exceptions.Conflict(
@@ -102,21 +109,54 @@ class TaskRerunsMixin:
                     "a task of a failed execution (FAILURE or REVERTED, Mistral's ERROR) "
                     "can be rerun.")
             fd = store.flow_detail(execution_id)
-            if (fd.meta or {}).get("parent_id"):
-                raise exceptions.InvalidInput(
-                    f"Execution {execution_id!r} is a sub-workflow of execution "
-                    f"{fd.meta['parent_id']!r}: rerunning its tasks is not supported here "
-                    "(its parent failed with it); run the parent's workflow again.")
-            catalog = self._catalog()
             workflow = catalog.get((fd.meta or {})["workflow"])
-            failed = task_reruns.check(fd, workflow, task, reset,
-                                       catalog.action_lookup(self.action_registry.get))
-            task_reruns.prepare(fd, workflow, failed, reset)
+            failed = task_reruns.check(fd, workflow, task, reset, actions, catalog.lookup)
+            # A sub-workflow's task: its parents, up to the top, run their task that ran
+            # it again, which goes on with it (Mistral sets them RUNNING again).
+            parents = _parents(store, fd, held, self.context.locks.hold_execution)
+            checked = [(parent, parent_workflow, task_reruns.check(
+                parent, parent_workflow, atom, True, actions, catalog.lookup))
+                for parent, parent_workflow, atom in (
+                    (p, catalog.get((p.meta or {})["workflow"]), a) for p, a in parents)]
+            task_reruns.prepare(fd, workflow, failed, reset, catalog.lookup)
             if env:
                 fd.meta["env"] = merged(fd.meta.get("env") or {}, env)
-            store.save_flow(fd)
+            for parent, parent_workflow, atom_detail in checked:
+                task_reruns.prepare(parent, parent_workflow, atom_detail, True, catalog.lookup,
+                                    new_child=False)
+                if env:
+                    parent.meta["env"] = merged(parent.meta.get("env") or {}, env)
+            for changed in (fd, *(parent for parent, _w, _a in checked)):
+                store.save_flow(changed)
         return self.resume_execution(execution_id, listeners, wait=wait, detach=detach,
                                      api_user=api_user)
+
+
+def _parents(store: Any, fd: Any, held: contextlib.ExitStack,
+             hold: Callable[[str], Any]) -> list[tuple[Any, str]]:
+    """The failed parents of child execution ``fd``, nearest first, each with the task
+    execution that ran the child below it (held locked in ``held``).
+
+    :raises Conflict: a parent has not failed (it is being rerun, or still runs)
+    """
+    from tripleo_flow.engine.compile.task_reruns import FAILED
+
+    found: list[tuple[Any, str]] = []
+    seen = {fd.uuid}
+    child = fd
+    while (parent_id := (child.meta or {}).get("parent_id")) and parent_id not in seen:
+        seen.add(parent_id)
+        held.enter_context(hold(parent_id))
+        state = store.get(parent_id).state
+        if state not in FAILED:
+            raise exceptions.Conflict(
+                f"Execution {child.uuid!r} is a sub-workflow of execution {parent_id!r}, "
+                f"which is {state}: a sub-workflow's task is rerun while its parent has "
+                "failed too.")
+        parent = store.flow_detail(parent_id)
+        found.append((parent, str((child.meta or {}).get("parent_task") or "")))
+        child = parent
+    return found
 
 
 __all__ = ["TaskRerunsMixin"]

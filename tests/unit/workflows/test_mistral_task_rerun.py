@@ -311,35 +311,6 @@ def test_refused_when_a_completed_task_was_undone(host: Host, tmp_path: Path) ->
     assert _calls(tmp_path / "c2") == 1
 
 
-def test_refused_for_sub_workflows(host: Host, tmp_path: Path) -> None:
-    """Ours, not yet Mistral's ``test_rerun_subflow``: neither the parent's ``workflow:``
-    task nor a task of the failed child execution is rerun (400); nothing changes."""
-    name = _install(host, tmp_path, """\
-        wf:
-          input: [c2]
-          tasks:
-            t1:
-              workflow: sub c2=<% $.c2 %>
-              timeout: 60  # (run as a child execution of its own)
-        sub:
-          input: [c2]
-          tasks:
-            s1:
-              action: test.flaky counter=<% $.c2 %> failures=1
-        """)
-    with pytest.raises(exceptions.WorkflowFailed):
-        host.run_workflow(f"{name}.wf", {"c2": str(tmp_path / "c2")})
-    executions = host.list_executions()
-    (parent,) = [e.id for e in executions if e.parent_id is None]
-    (child,) = [e.id for e in executions if e.parent_id == parent]
-    with pytest.raises(exceptions.InvalidInput, match="runs a sub-workflow"):
-        host.rerun_task(parent, "t1")
-    with pytest.raises(exceptions.InvalidInput, match="is a sub-workflow of execution"):
-        host.rerun_task(child, "s1")
-    assert _calls(tmp_path / "c2") == 1
-    assert host.get_execution(parent).state in ("REVERTED", "FAILURE")
-
-
 @ENGINES
 def test_rerun_of_a_task_whose_on_complete_ran(host: Host, tmp_path: Path, join: bool) -> None:
     """t1 failed and its on-complete ran t2 (the workflow still fails, as Mistral's).

@@ -109,6 +109,9 @@ class Scope:
         #: A rerun without reset: the results of the items that had succeeded, by atom
         #: (:mod:`.item_results`), taken once by the task's next run.
         self.kept_items: dict[str, dict[int, Any]] = {}
+        #: How many times a ``workflow:`` task was rerun, by atom: each rerun starts new
+        #: child executions (:func:`.subworkflow.child_id`).
+        self.child_reruns: dict[str, int] = {}
         self._globals: dict[str, Any] = {}
         self._ended: set[str] = set()
         self._failed_by: set[str] = set()
@@ -256,6 +259,9 @@ class Scope:
             if detail.state == states.RUNNING and not internal(detail.name):
                 running.add(detail.name)
             kept = (getattr(detail, "meta", None) or {}).get(item_results.RERUN)
+            reruns = (getattr(detail, "meta", None) or {}).get(item_results.CHILD_RERUNS)
+            if isinstance(reruns, int) and reruns > 0:
+                self.child_reruns[detail.name] = reruns
             if kept and detail.state != states.SUCCESS:
                 self.kept_items[detail.name] = item_results.kept(kept)
             results = detail.results

@@ -22,6 +22,9 @@ from typing import Any
 DONE = "items_done"
 #: Where a rerun without reset leaves them for the task's next run.
 RERUN = "items_kept"
+#: In a rerun ``workflow:`` task's atom metadata: how many times it was rerun (its
+#: new child executions' ids count them: :func:`.subworkflow.child_id`).
+CHILD_RERUNS = "child_reruns"
 _ATTRIBUTE = "tripleo_flow_items_done"
 
 
@@ -44,4 +47,4 @@ def kept(pairs: Any) -> dict[int, Any]:
             if isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], int)}
 
 
-__all__ = ["DONE", "RERUN", "attach", "kept", "of"]
+__all__ = ["CHILD_RERUNS", "DONE", "RERUN", "attach", "kept", "of"]

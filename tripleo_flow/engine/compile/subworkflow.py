@@ -67,10 +67,14 @@ _NAMESPACE = uuid.UUID("4f9b5a52-6c1e-4f0e-9a57-3c7d1b2e8d10")
 MAX_DEPTH = 64
 
 
-def child_id(parent_id: str, task_atom: str, attempt: int, item: int | None) -> str:
+def child_id(parent_id: str, task_atom: str, attempt: int, item: int | None,
+             rerun: int = 0) -> str:
     """The id of the child execution that ``task_atom`` of execution ``parent_id``
-    starts for its ``attempt`` and ``item``: the same again after a resume."""
-    return str(uuid.uuid5(_NAMESPACE, f"{parent_id}/{task_atom}/{attempt}/{item}"))
+    starts for its ``attempt`` and ``item``: the same again after a resume.  ``rerun``
+    counts the task's reruns (:mod:`.task_reruns`): each starts new child executions,
+    as Mistral's rerun of a failed ``workflow:`` task does."""
+    key = f"{parent_id}/{task_atom}/{attempt}/{item}" + (f"/rerun {rerun}" if rerun else "")
+    return str(uuid.uuid5(_NAMESPACE, key))
 
 
 def dynamic(spec: TaskSpec) -> bool:
@@ -188,10 +192,12 @@ class SubWorkflowAtom(action_atom.ActionAtom):
         target = None
         if self._child is not None:
             inputs, target = split_target(self.spec.name, self._child, inputs)
-        ident = child_id(children.parent_id, self.name, self._attempt_no, item)
+        rerun = self.runtime.scope.child_reruns.get(self.name, 0)
+        ident = child_id(children.parent_id, self.name, self._attempt_no, item, rerun)
         self._started.append((item, ident))
         name = self._child.full_name if self._child else self.spec.workflow or ""
-        return children.run(self.name, name, inputs, self._attempt_no, item, timeout, target)
+        return children.run(self.name, name, inputs, self._attempt_no, item, timeout, target,
+                            rerun)
 
     def _undo(self, inputs: dict[str, Any], result: Any,
               flow_failures: Mapping[str, Any] | None = None) -> None:
@@ -256,11 +262,13 @@ class ChildRuns:
         self.pause_parent: Callable[[], None] | None = None
 
     def run(self, task_atom: str, workflow: str, inputs: dict[str, Any], attempt: int,
-            item: int | None, timeout: float | None, target: str | None = None) -> Any:
+            item: int | None, timeout: float | None, target: str | None = None,
+            rerun: int = 0) -> Any:
         """The output of the child execution of ``task_atom`` for ``attempt`` and
-        ``item`` (of a reverse workflow: run to ``target``): started, resumed or
-        (completed before) read back."""
-        ident = child_id(self.parent_id, task_atom, attempt, item)
+        ``item`` (of a reverse workflow: run to ``target``; of the task's ``rerun``):
+        started, resumed or (completed before) read back; one made ready to go on by a
+        rerun of its failed task (SUSPENDED, :mod:`.task_reruns`) goes on."""
+        ident = child_id(self.parent_id, task_atom, attempt, item, rerun)
         fd = self._existing(ident)
         if fd is not None:
             record = self.store.get(ident)
@@ -278,7 +286,8 @@ class ChildRuns:
         else:
             fd = self._start(workflow, inputs, ident, {
                 "parent_id": self.parent_id, "parent_task": task_atom,
-                "attempt": attempt, "item": item, "depth": self.depth + 1}, target)
+                "attempt": attempt, "item": item, "depth": self.depth + 1,
+                **({"rerun": rerun} if rerun else {})}, target)
         if timeout is None:
             return self._finish(workflow, fd, None)
         deadline = _Deadline(task_atom, timeout, self.stop)
