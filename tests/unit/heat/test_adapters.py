@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tripleo_flow import config, exceptions
-from tripleo_flow.heat import HEAT_TYPES, make_launcher
+from tripleo_flow.heat import HEAT_TYPES, make_launcher, workdir
 from tripleo_flow.heat.db_mariadb import ServerAddress, _check_dump
 from tripleo_flow.heat.db_sqlite import SqliteDatabase, autoincrement_sql
 from tripleo_flow.heat.ports import PortHold
@@ -30,7 +30,8 @@ def test_private_files_and_dirs(tmp_path: Path) -> None:
     assert stat.S_IMODE(work.conf_file.stat().st_mode) == 0o600
 
 
-def test_lock_refuses_a_second_holder(tmp_path: Path) -> None:
+def test_lock_refuses_a_second_holder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workdir, "LOCK_WAIT", 0.3)  # refused all the same, sooner
     work = HeatDir(tmp_path)
     with work.locked(), pytest.raises(exceptions.HeatRunning), HeatDir(tmp_path).locked():
         pass

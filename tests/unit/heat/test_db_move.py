@@ -11,7 +11,9 @@ import sys
 import threading
 from pathlib import Path
 
-from tripleo_flow.heat import db_move
+import pytest
+
+from tripleo_flow.heat import db_move, workdir
 from tripleo_flow.heat.workdir import HeatDir
 
 STARTED = "2026-11-26T23:00:00+00:00"
@@ -72,7 +74,9 @@ def test_another_launch_s_database_is_left_alone(tmp_path: Path) -> None:
     assert "another launch" in said and db.exists() and not work.moved_db.exists()
 
 
-def test_held_past_the_timeout_it_is_left_where_it_is(tmp_path: Path) -> None:
+def test_held_past_the_timeout_it_is_left_where_it_is(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workdir, "LOCK_WAIT", 0.3)  # refused all the same, sooner
     work, db = _launch(tmp_path)
     with db.open("rb"), work.locked():  # held by this process: not counted; the lock is
         said = db_move.run(work.root, db, STARTED, timeout=0.5)

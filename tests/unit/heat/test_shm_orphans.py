@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tripleo_flow.heat import shm_orphans
+from tripleo_flow.heat import shm_orphans, workdir
 from tripleo_flow.heat.workdir import HeatDir
 from tripleo_flow.workspace import owner
 
@@ -76,7 +76,9 @@ def test_a_live_owners_file_and_a_held_file_are_left_alone(tmp_path: Path) -> No
     assert live.exists()
 
 
-def test_a_heat_dir_being_launched_is_not_raced(tmp_path: Path) -> None:
+def test_a_heat_dir_being_launched_is_not_raced(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workdir, "LOCK_WAIT", 0.3)  # refused all the same, sooner
     work, db = _run(tmp_path, "a", _dead_owner())
     with work.locked():
         assert shm_orphans.sweep(db.parent) == []

@@ -281,9 +281,10 @@ def context(tmp_path: Path) -> ActionContext:
 
 
 @pytest.fixture
-def any_context(tmp_path: Path, plan_store: PlanStore) -> ActionContext:
-    """On each plan store: the local one, and a real Swift."""
-    return _context(tmp_path, plan_store)
+def any_context(tmp_path: Path) -> ActionContext:
+    """On the local plan store here; ``tests/functional/test_action_rerun_swift.py``
+    runs the same tests on a real Swift."""
+    return _context(tmp_path, LocalStore(tmp_path / "plans"))
 
 
 def _run(context: ActionContext, name: str, inputs: dict[str, Any]) -> Any:

@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 
 from tests.engine_helpers import ACTIONS, Host, gate_of
-from tests.unit.workflows.test_pause_requests import _effects, _tasks
-from tests.unit.workflows.test_pause_requests import host as host  # the fixture
+from tests.pause_helpers import _effects, _tasks
+from tests.pause_helpers import host as host  # the fixture
 from tripleo_flow import exceptions
 
 ENGINES = pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.engine_helpers import Host
-from tests.unit.workflows.test_pause_requests import _tasks
-from tests.unit.workflows.test_pause_requests import host as host  # the fixture
+from tests.pause_helpers import _tasks
+from tests.pause_helpers import host as host  # the fixture
 
 ENGINES = pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
 

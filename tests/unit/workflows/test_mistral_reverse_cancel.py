@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 
 from tests.engine_helpers import Host
+from tests.pause_helpers import _effects
+from tests.pause_helpers import host as host  # the fixture
 from tests.unit.workflows.test_mistral_cancel import (
     SUB,
     WHERE,
@@ -29,8 +31,6 @@ from tests.unit.workflows.test_mistral_cancel import (
     _task_states,
     cancel_child_then_end,
 )
-from tests.unit.workflows.test_pause_requests import _effects
-from tests.unit.workflows.test_pause_requests import host as host  # the fixture
 
 #: SUB's parent made a reverse workflow with another branch (held at ``gate2``).
 REVERSE = SUB.replace("""\

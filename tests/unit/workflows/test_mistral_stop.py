@@ -25,6 +25,8 @@ from typing import Any
 import pytest
 
 from tests.engine_helpers import ACTIONS, Host
+from tests.pause_helpers import _effects, _tasks
+from tests.pause_helpers import host as host  # the fixture
 from tests.unit.workflows.test_mistral_cancel import (
     SUB,
     _ended,
@@ -32,8 +34,6 @@ from tests.unit.workflows.test_mistral_cancel import (
     _start,
     _wf,
 )
-from tests.unit.workflows.test_pause_requests import _effects, _tasks
-from tests.unit.workflows.test_pause_requests import host as host  # the fixture
 from tripleo_flow import exceptions
 
 ENGINES = pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])

@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 from tests.engine_helpers import Host, until
+from tests.pause_helpers import _effects
 from tests.unit.workflows.test_mistral_async_actions import _start
 from tests.unit.workflows.test_mistral_async_actions import host as host  # the fixture
 from tests.unit.workflows.test_mistral_cancel import (
@@ -38,7 +39,6 @@ from tests.unit.workflows.test_mistral_cancel import (
 )
 from tests.unit.workflows.test_mistral_cancel import _start as _held
 from tests.unit.workflows.test_mistral_stop import _stop
-from tests.unit.workflows.test_pause_requests import _effects
 from tripleo_flow import exceptions
 
 #: ``ended`` completes and fires nothing (an end task of Mistral's), ``started`` fires

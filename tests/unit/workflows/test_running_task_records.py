@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.engine_helpers import Host
+from tests.pause_helpers import host as host  # the fixture
 from tests.unit.workflows.test_mistral_cancel import _install, _start
-from tests.unit.workflows.test_pause_requests import host as host  # the fixture
 
 ENGINES = pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
 

@@ -20,14 +20,14 @@ from pathlib import Path
 import pytest
 
 from tests.engine_helpers import ACTIONS, Host, until
-from tests.unit.workflows.test_pause_requests import (
+from tests.pause_helpers import (
     _effects,
     _elsewhere,
     _ended_elsewhere,
     _slow_runs,
     _tasks,
 )
-from tests.unit.workflows.test_pause_requests import _workbook as pausing_workbook
+from tests.pause_helpers import _workbook as pausing_workbook
 from tripleo_flow import exceptions
 
 
