@@ -212,3 +212,30 @@ def test_a_sub_workflow_stopped_with_success_gives_its_output_to_its_task(
     assert (taskx.name, taskx.state, taskx.result) == ("taskx", "SUCCESS",
                                                       {"stopped": str(log)})
     assert _effects(log) == []
+
+
+@pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
+@pytest.mark.parametrize(("stop", "completion", "task"), [
+    ("SUCCESS", "SUCCESS", "SUCCESS"), ("ERROR", "ERROR", "ERROR")])
+def test_a_completion_after_the_stop_is_recorded(host: Host, tmp_path: Path, join: bool,
+                                                 stop: str, completion: str,
+                                                 task: str) -> None:
+    """Mistral's ``on_action_complete`` after ``stop_workflow``: the stop leaves ``held``
+    and its action execution RUNNING; a client's completion then is recorded (the action
+    execution takes its state and output, ``Action.complete``) and completes the task
+    (``RegularTask.on_action_complete``: its state, its result the output, the error
+    as its ``state_info``); the workflow keeps the state and output the stop gave it and
+    ``after`` never runs (``continue_workflow`` of a completed workflow)."""
+    ident, _asked = _stopped(host, tmp_path, "", stop, join=join)
+    before = _finished(host, ident)
+    assert {t.name: t.state for t in host.execution_tasks(ident)}["held"] == "RUNNING"
+    done = host.complete_task(ident, "held", completion, "late")
+    assert (done.state, done.output) == (completion, "late")
+    held = {t.name: t for t in host.execution_tasks(ident)}["held"]
+    assert (held.state, held.result, held.waiting) == (task, "late", [])
+    assert held.state_info == (None if task == "SUCCESS" else "late")
+    after = host.get_execution(ident)
+    assert (after.state, after.output) == (before.state, before.output)
+    assert "after" not in {t.name for t in host.execution_tasks(ident)}
+    with pytest.raises(exceptions.Conflict, match="does not wait"):
+        host.complete_task(ident, "held", "SUCCESS", "again")  # completed once only

@@ -55,7 +55,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from tripleo_flow import exceptions
-from tripleo_flow.engine.store import pause_requests, side_tables
+from tripleo_flow.engine.store import pause_requests, side_tables, stopped_completions
 from tripleo_flow.engine.store.cancel_views import (
     FAILURE,
     STOP_STATES,
@@ -147,6 +147,10 @@ def shown_tasks(store: Any, fd: Any, records: list[Any]) -> list[Any]:
       action a client no longer may complete, a task a crash interrupted): the
       execution's message.  Until then its running action ends as it does.
 
+    A stopped one (SUCCESS or ERROR) shows a task whose asynchronous action a client
+    may still complete RUNNING, then as the completion left it
+    (:func:`~.stopped_completions.view`).
+
     The stored records stay as the engine wrote them; only RUNNING ones are looked
     at, so an execution with none costs no query."""
     if not any(r.state == "RUNNING" for r in records):
@@ -159,10 +163,17 @@ def shown_tasks(store: Any, fd: Any, records: list[Any]) -> list[Any]:
     for child in store.children(fd.uuid):
         kids.setdefault(str((child.meta or {}).get("parent_task")), []).append(child.uuid)
     found = store.cancels.of([ident for ids in kids.values() for ident in ids])
+    actions: dict[str, list[Any]] = {}
+    if cancelled.state != CANCELLED:  # stopped: its async tasks a client may complete
+        for action in store.async_actions.of_execution(fd.uuid):
+            actions.setdefault(action.task, []).append(action)
 
     def view(r: Any) -> Any:
         if r.state != "RUNNING":
             return r
+        completed = stopped_completions.view(r, actions.get(r.name, []))
+        if completed is not None:
+            return completed
         mine = kids.get(r.name, [])
         hit = [found[ident] for ident in mine if ident in found]
         if len(mine) > 1 and hit:
@@ -184,7 +195,8 @@ def finish(store: Any, fd: Any, journal: Any = None) -> bool:
     """Record the end of cancelled execution ``fd`` (of ``store``, an
     :class:`~.executions.ExecutionStore`), whose engine stopped or which no process
     runs: its end time; its waiting asynchronous actions are cancelled (a completion
-    is then refused), its undo ``journal`` (given) forgotten: no task of it runs
+    is then refused; a stop with SUCCESS or ERROR leaves them to a client, as Mistral's:
+    :mod:`.stopped_completions`), its undo ``journal`` (given) forgotten: no task of it runs
     again.  A sub-workflow whose ancestor was cancelled (it started meanwhile, and
     stopped on its ancestor's request) is cancelled with it.  False (nothing
     written) when neither was cancelled."""
@@ -202,7 +214,9 @@ def finish(store: Any, fd: Any, journal: Any = None) -> bool:
                       state_info=found.state_info,
                       error=found.state_info if found.state == FAILURE else None,
                       output=output_of(found))
-    store.async_actions.cancel_execution(fd.uuid, "cancelled: the execution was cancelled")
+    if found.state == CANCELLED:  # a stop leaves them to a client (Mistral's)
+        store.async_actions.cancel_execution(fd.uuid,
+                                             "cancelled: the execution was cancelled")
     if journal is not None:
         journal.forget()
     return True
