@@ -179,7 +179,7 @@ def test_a_render_is_an_execution_from_every_interface(shared: tuple[Api, Cli],
     proc = cli("plan", "render", "ghost", check=False)
     assert proc.returncode == 3 and "Plan 'ghost' does not exist" in proc.stderr
     assert _runs(client, RENDER) == {"overcloud": ("SUCCESS", _done("process_templates")),
-                                     "ghost": ("REVERTED", ["process_templates REVERTED"])}
+                                     "ghost": ("REVERTED", ["process_templates ERROR"])}
     assert len(client.list_executions(RENDER)) == 4
 
 

@@ -72,10 +72,10 @@ class ExecutionTasks(ClientMixin, Lister):
         rows = [(t.name, t.state, data(t.result), data(t.published),
                  t.error or t.state_info or "",
                  when(t.started_at), when(t.finished_at), " ".join(t.executions), t.id or "",
-                 " ".join(_waiting(w) for w in t.waiting))
+                 " ".join(_waiting(w) for w in t.waiting), "yes" if t.reverted else "")
                 for t in self.client.execution_tasks(parsed_args.execution_id)]
         return ("Task", "State", "Result", "Published", "Error", "Started", "Finished",
-                "Sub-executions", "ID", "Waiting for"), rows
+                "Sub-executions", "ID", "Waiting for", "Reverted"), rows
 
 
 def _waiting(action: dict[str, Any]) -> str:

@@ -85,11 +85,11 @@ def test_each_heat_change_from_the_python_api_is_an_execution(client: Client,
     assert client.heat_status(empty, "native")["running"] is False
 
     assert _runs(client, "launch") == [("SUCCESS", "work", ["launch_heat SUCCESS"]),
-                                       ("REVERTED", "work", ["launch_heat REVERTED"])]
+                                       ("REVERTED", "work", ["launch_heat ERROR"])]
     assert _runs(client, "dump_db") == [("SUCCESS", "work", ["dump_db SUCCESS"]),
-                                        ("REVERTED", "work", ["dump_db REVERTED"])]
+                                        ("REVERTED", "work", ["dump_db ERROR"])]
     assert _runs(client, "restore_db") == [("SUCCESS", "work", ["restore_db SUCCESS"]),
-                                           ("REVERTED", "empty", ["restore_db REVERTED"])]
+                                           ("REVERTED", "empty", ["restore_db ERROR"])]
     assert _runs(client, "kill") == [("SUCCESS", "work", ["kill_heat SUCCESS"])]
     failed = [e.failed_task for e in client.list_executions() if e.state == "REVERTED"]
     assert failed == ["launch_heat", "dump_db", "restore_db"]
@@ -135,9 +135,9 @@ def test_launch_heat_from_the_cli_is_an_execution(tmp_path: Path, heat_venv: Pat
 
         assert _runs(client, "launch") == [
             ("SUCCESS", "work", ["launch_heat SUCCESS"]),
-            ("REVERTED", "work", ["launch_heat REVERTED"]),
+            ("REVERTED", "work", ["launch_heat ERROR"]),
             ("SUCCESS", "work", ["launch_heat SUCCESS"]),
-            ("REVERTED", "empty", ["launch_heat REVERTED"])]
+            ("REVERTED", "empty", ["launch_heat ERROR"])]
         assert _runs(client, "kill") == [("SUCCESS", "work", ["kill_heat SUCCESS"])] * 2
         assert [e.input.get("restore_db") for e in client.list_executions(HEAT + "launch")] == [
             False, False, True, True]

@@ -67,6 +67,10 @@ class Run:
 
 
 FAILED = "REVERTED"  # Mistral: ERROR (ours undoes what the completed tasks did)
+#: A failed task reads ERROR, as Mistral's (its undo ran: its record's ``reverted``).
+TASK_FAILED = "ERROR"
+#: A completed task of a failed execution, undone (Mistral's reads SUCCESS).
+UNDONE = "REVERTED"
 
 
 def test_a_condition_that_is_false_does_not_handle_the_error(host: Host, tmp_path: Path
@@ -88,7 +92,7 @@ def test_a_condition_that_is_false_does_not_handle_the_error(host: Host, tmp_pat
               action: std.noop
         """)
     assert run.state == FAILED and run.error is not None and run.error.task == "task1"
-    assert run.tasks == {"task1": FAILED}  # task1 ERROR, then reverted; no other ran
+    assert run.tasks == {"task1": TASK_FAILED}  # task1 ERROR, then reverted; no other ran
 
 
 def test_commands_after_succeed_are_never_processed(host: Host, tmp_path: Path) -> None:
@@ -226,7 +230,7 @@ def test_on_complete_does_not_handle_an_error(host: Host, tmp_path: Path) -> Non
     assert "task 'task1' failed and no 'on-error' transition handled it: " \
            "std.fail was called: disk full" in str(run.error)
     assert log.read_text().splitlines() == ["do cleanup", "undo cleanup"]
-    assert run.tasks == {"task1": FAILED, "cleanup": FAILED}
+    assert run.tasks == {"task1": TASK_FAILED, "cleanup": UNDONE}
 
 
 def test_first_task_error(host: Host, tmp_path: Path) -> None:
@@ -240,7 +244,7 @@ def test_first_task_error(host: Host, tmp_path: Path) -> None:
             task2:
               action: std.noop
         """)
-    assert run.state == FAILED and run.tasks == {"task1": FAILED}
+    assert run.state == FAILED and run.tasks == {"task1": TASK_FAILED}
 
 
 def test_an_error_in_publish_is_not_handled_by_on_error(host: Host, tmp_path: Path) -> None:
@@ -260,7 +264,7 @@ def test_an_error_in_publish_is_not_handled_by_on_error(host: Host, tmp_path: Pa
             task3:
               action: std.noop
         """)
-    assert run.state == FAILED and run.tasks == {"task1": FAILED}
+    assert run.state == FAILED and run.tasks == {"task1": TASK_FAILED}
 
 
 def test_an_invalid_task_input_fails_the_workflow(host: Host, tmp_path: Path) -> None:
@@ -276,7 +280,7 @@ def test_an_invalid_task_input_fails_the_workflow(host: Host, tmp_path: Path) ->
               action: std.echo output=<% $.non_existing_function_AAA() %>
         """)
     assert run.state == FAILED and run.error is not None and run.error.task == "task2"
-    assert run.tasks == {"task1": FAILED, "task2": FAILED}
+    assert run.tasks == {"task1": UNDONE, "task2": TASK_FAILED}
 
 
 ERROR_RESULT = """
@@ -328,7 +332,7 @@ def test_no_condition_matching_the_error_fails_the_workflow(host: Host, tmp_path
     """The workflow of test_error_result.py with an error neither condition expects:
     nothing handles it, so (as Mistral's all_errors_handled decides) it fails."""
     run = Run(host, tmp_path, ERROR_RESULT, success_result=None, error_result=4)
-    assert run.state == FAILED and run.tasks == {"task1": FAILED}
+    assert run.state == FAILED and run.tasks == {"task1": TASK_FAILED}
 
 
 def test_publish_on_error_and_output_on_error(host: Host, tmp_path: Path) -> None:

@@ -18,10 +18,11 @@ from pathlib import Path
 import pytest
 
 from tests.engine_helpers import ACTIONS, Host
-from tests.unit.workflows.test_mistral_conformance import FAILED, Run
+from tests.unit.workflows.test_mistral_conformance import FAILED, TASK_FAILED, UNDONE, Run
 from tripleo_flow import exceptions
 from tripleo_flow.engine.compile import compiler
 from tripleo_flow.engine.lang.workbook_model import parse_workbook
+from tripleo_flow.http import media
 
 
 @pytest.fixture
@@ -49,8 +50,8 @@ def _on(engine: str, text: str) -> str:
 
 
 @pytest.mark.parametrize("commands, started", [
-    ("[task2, fail]", {"task1": FAILED, "task2": FAILED}),
-    ("[fail, task2]", {"task1": FAILED}),
+    ("[task2, fail]", {"task1": UNDONE, "task2": UNDONE}),
+    ("[fail, task2]", {"task1": TASK_FAILED}),  # ours: the graph fails the task taking fail
 ], ids=["test_fail_second", "test_fail_first"])
 def test_tasks_listed_before_fail_start(host: Host, tmp_path: Path, commands: str,
                                         started: dict[str, str]) -> None:
@@ -217,7 +218,7 @@ def test_a_sub_workflow_ended_by_fail_fails_an_unhandling_parent(host: Host,
         """ + FAIL_ALONE)
     assert run.state == FAILED and run.error is not None
     assert "reached a 'fail' transition" in str(run.error)
-    assert run.tasks["after"] == FAILED  # its on-complete ran first, as Mistral's
+    assert run.tasks["after"] == UNDONE  # its on-complete ran first, as Mistral's
 
 
 @pytest.mark.parametrize("engine", ["graph", "machine"])
@@ -256,7 +257,7 @@ def test_an_unhandled_error_lets_the_other_branch_finish(host: Host, tmp_path: P
     assert str(run.error.__cause__) == "std.fail was called: disk full"
     assert log.read_text().splitlines() == ["do a1", "do a2", "do a3",
                                             "undo a3", "undo a2", "undo a1"]
-    assert run.tasks["broken"] == FAILED
+    assert run.tasks["broken"] == TASK_FAILED
 
 
 
@@ -279,7 +280,7 @@ def test_an_error_in_a_sub_workflow_keeps_its_kind(host: Host, tmp_path: Path) -
         """)
     assert run.state == FAILED and run.error is not None
     assert str(run.error.__cause__) == "std.fail was called: disk full"
-    assert run.tasks["other"] == FAILED
+    assert run.tasks["other"] == UNDONE
 
 
 def test_a_pending_error_survives_a_pause(host: Host, tmp_path: Path) -> None:
@@ -319,3 +320,30 @@ workflows:
         host.resume_execution(execution.id)
     assert info.value.task == "broken" and "disk full" in str(info.value)
     assert log.read_text().splitlines() == ["do later", "undo later"]
+
+
+@pytest.mark.parametrize("join", [False, True], ids=["graph", "machine"])
+def test_a_failed_task_reads_error_its_undo_kept_apart(host: Host, tmp_path: Path,
+                                                       join: bool) -> None:
+    """Mistral's task states of a failed workflow: the failed task reads ERROR with its
+    error (``state_info``), as Mistral's; that ours undid it (the workflow reverted) is
+    its record's ``reverted``, shown by the API beside its state; a completed task ours
+    undid reads REVERTED (Mistral's: SUCCESS), ``reverted`` too."""
+    run = Run(host, tmp_path, f"""
+        wf:
+          tasks:
+            task1:
+              action: std.echo output=1
+              on-success: [task2]
+            task2:
+              {"join: all" if join else ""}
+              action: std.fail error_data="disk full"
+        """)
+    assert run.state == FAILED and run.error is not None
+    (execution,) = host.list_executions()
+    tasks = {t.name: t for t in host.execution_tasks(execution.id)}
+    assert [(t.state, t.reverted) for t in (tasks["task1"], tasks["task2"])] == [
+        (UNDONE, True), (TASK_FAILED, True)]
+    assert "disk full" in (tasks["task2"].error or "")
+    body = media.task(tasks["task2"])
+    assert (body["state"], body["reverted"]) == ("ERROR", True)

@@ -293,9 +293,9 @@ def test_an_impossible_join_fails_it_and_the_workflow(host: Host, tmp_path: Path
               action: std.echo output=4
         """)
     assert run.state == FAILED
-    # (the failed join reads REVERTED with its error, as a failed task of the graph
-    # engine does once the workflow reverted; Mistral: ERROR)
-    assert run.tasks == {"task1": "REVERTED", "task2": "REVERTED", "task3": "REVERTED",
+    # (the failed join reads ERROR with its error, as Mistral's; the completed tasks
+    # read REVERTED: ours undid them, Mistral's read SUCCESS)
+    assert run.tasks == {"task1": "REVERTED", "task2": "REVERTED", "task3": "ERROR",
                          "task4": "REVERTED"}
     assert run.error is not None and run.error.task == "task3"
     assert "join 'task3' can no longer fire" in str(run.error)
@@ -532,7 +532,7 @@ def test_an_unhandled_error_lets_the_other_branches_finish_then_reverts(
     effects = log.read_text().splitlines()
     done = [f"step-{n}" for n in range(20)]  # the loop ran to its end
     assert effects == [f"do {v}" for v in done] + [f"undo {v}" for v in reversed(done)]
-    assert run.tasks["broken"] == "REVERTED"  # failed, its error kept
+    assert run.tasks["broken"] == "ERROR"  # failed, its error kept (Mistral's ERROR)
 
 
 def test_progress_events_name_each_task_execution(host: Host, tmp_path: Path) -> None:

@@ -120,10 +120,9 @@ def test_a_command_or_an_error_met_while_pausing_waits_for_the_resume(
     assert (ended.state, ended.pausing, ended.error) == ("PAUSED", False, None)
     assert _effects(run.log) == ["do first"]
     # Mistral: the held task SUCCESS (fail, succeed), ERROR (errs).  Named differences:
-    # the graph raises 'fail' in the task's atom (it reads FAILURE); a failed task
-    # execution of the state machine reads FAILURE until the workflow's end.
-    held = {"succeeds": "SUCCESS", "fails": "SUCCESS" if join else "FAILURE",
-            "errs": "FAILURE" if join else "ERROR"}[workflow]
+    # the graph raises 'fail' in the task's atom (it reads ERROR).
+    held = {"succeeds": "SUCCESS", "fails": "SUCCESS" if join else "ERROR",
+            "errs": "ERROR"}[workflow]
     assert _tasks(host, run.id) == {"first": "SUCCESS", "held": held}  # here or elsewhere
     if workflow == "succeeds":
         assert host.resume_execution(run.id).state == "SUCCESS"

@@ -45,6 +45,7 @@ from tripleo_flow.engine.store.execution_records import masked as _masked
 from tripleo_flow.engine.store.pause_requests import PauseRequests
 from tripleo_flow.engine.store.redaction import SECRET_RESULT
 from tripleo_flow.engine.store.states import CANCELLED_INFO, STARTED_AT
+from tripleo_flow.engine.store.states import ERROR as TASK_ERROR
 from tripleo_flow.engine.store.states import SKIPPED as TASK_SKIPPED
 from tripleo_flow.engine.store.states import SUCCESS as TASK_SUCCESS
 
@@ -85,6 +86,10 @@ class TaskRecord:
     #: :attr:`error` in the HTTP API's words (its next steps as API requests), when it
     #: has next steps; the HTTP API shows this one as ``error``.
     error_api: str | None = None
+    #: Its undo ran as its execution failed (its atom REVERTED): a failed task reads
+    #: ERROR as Mistral's, this says that what it did was undone; a completed task
+    #: that was undone reads REVERTED.
+    reverted: bool = False
 
 
 def command_message(fd: Any, ended: bool) -> str | None:
@@ -129,6 +134,9 @@ def task_records(fd: Any) -> list[TaskRecord]:
             error = error or result.get("error")
             published = _masked(published)
             result = _masked(result.get("result"), everything=bool(result.get(SECRET_RESULT)))
+        reverted = state in (states.REVERTED, states.REVERT_FAILURE)
+        if error is not None and state in (states.REVERTED, states.FAILURE):
+            state = TASK_ERROR  # a failed task: Mistral's ERROR (its undo: ``reverted``)
         error_api = _api_words(error, result_record, ad.meta)
         if started is None and state == states.RUNNING:
             started = (ad.meta or {}).get(STARTED_AT)  # it runs now
@@ -137,7 +145,7 @@ def task_records(fd: Any) -> list[TaskRecord]:
                     if reported.get("details") and state == states.RUNNING else None)
         records.append(TaskRecord(ad.name, str(state), result, error, published, started,
                                   finished, progress, children, ad.uuid, state_info=info,
-                                  error_api=error_api))
+                                  error_api=error_api, reverted=reverted))
     records.sort(key=lambda r: (r.started_at is None, r.started_at or 0.0))
     return records
 

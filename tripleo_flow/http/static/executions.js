@@ -186,7 +186,8 @@ export async function executionView(app, id) {
     const row = h("tr", { "data-task": task.name },
       h("td", {}, task.name, childLinks(task, children.get(task.name) || [])),
       h("td", { text: when(task.started_at) }),
-      h("td", {}, state(task.state), failed && task.error ? [" ", rerunButton(task)] : null),
+      h("td", {}, state(task.state), task.reverted ? " (undone)" : null,
+        failed && task.error ? [" ", rerunButton(task)] : null),
       h("td", {}, task.error ? h("pre", { class: "error", text: task.error }) : null,
         Object.keys(task.published || {}).length ? h("pre", { text: JSON.stringify(task.published, null, 2) }) : null));
     if (tasks.has(task.name)) tasks.get(task.name).replaceWith(row);
