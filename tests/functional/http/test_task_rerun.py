@@ -175,6 +175,8 @@ def test_rerun_from_the_gui(tmp_path: Path) -> None:
             page.get_by_role("link", name=ident).click()
             rerun = page.get_by_role("button", name="Rerun task check")
             expect(rerun).to_be_visible()
+            # The failed task reads ERROR, as Mistral's; ours undid it: "(undone)".
+            expect(page.locator("tr[data-task=check]")).to_contain_text("ERROR (undone)")
             expect(page.get_by_role("button", name="Rerun task first")).to_have_count(0)
             expect(page.get_by_role("button", name="Rerun task last")).to_have_count(0)
             shot("failed")
