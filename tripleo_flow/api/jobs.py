@@ -99,7 +99,7 @@ class JobsMixin:
         poll = settings.poll_interval if settings is not None else 0.5
         store = self._runner().store
         listeners = tuple(listeners)
-        seen: dict[str, tuple[str, Any]] = {}
+        seen: dict[str, tuple[str, Any, bool]] = {}
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             execution = store.get(execution_id)
@@ -157,19 +157,23 @@ class JobsMixin:
             board.close()
 
 
-def _emit(execution: Execution, task: TaskRecord, seen: dict[str, tuple[str, Any]],
+def _emit(execution: Execution, task: TaskRecord, seen: dict[str, tuple[str, Any, bool]],
           listeners: tuple[Listener, ...]) -> None:
     """Send an event for ``task`` when its state or its progress changed."""
     from tripleo_flow.engine.compile.runner import ProgressEvent
 
     before = seen.get(task.name)
-    now = (task.state, task.progress)
+    now = (task.state, task.progress, task.reverted)
     if before == now:
         return
     seen[task.name] = now
     at = time.time()
+    events = []
     if before is None or before[0] != task.state:
-        event = _task_events().get(task.state)
+        events.append(_task_events().get(task.state))
+    if task.reverted and task.state != "REVERTED" and not (before and before[2]):
+        events.append("reverted")  # a failed task reads ERROR; its undo is this event
+    for event in events:
         if event is not None:
             progress = ProgressEvent(execution.id, execution.workflow, task.name, event, at,
                                      task.result, task.error)

@@ -1,0 +1,33 @@
+"""The progress events of a jobboard run (:func:`tripleo_flow.api.jobs._emit`), read
+from the stored task records: a failed task reads ERROR (as Mistral's) and its undo,
+the record's ``reverted``, is still a ``reverted`` event, as it was when the task read
+REVERTED."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tripleo_flow.api.jobs import _emit
+from tripleo_flow.engine.store.executions import Execution, TaskRecord
+
+
+def _events(*records: TaskRecord) -> list[tuple[str, str]]:
+    execution = Execution("e1", "wb.wf", "RUNNING", {})
+    seen: dict[str, Any] = {}
+    got: list[Any] = []
+    for record in records:
+        _emit(execution, record, seen, (got.append,))
+    return [(event.task, event.event) for event in got]
+
+
+def test_a_failed_task_then_undone() -> None:
+    assert _events(TaskRecord("t", "RUNNING"), TaskRecord("t", "ERROR", error="boom"),
+                   TaskRecord("t", "ERROR", error="boom", reverted=True),
+                   TaskRecord("t", "ERROR", error="boom", reverted=True)) == [
+        ("t", "started"), ("t", "failed"), ("t", "reverted")]
+
+
+def test_a_failed_and_undone_task_seen_at_once_and_a_completed_one_undone() -> None:
+    assert _events(TaskRecord("t", "ERROR", error="boom", reverted=True),
+                   TaskRecord("u", "SUCCESS"), TaskRecord("u", "REVERTED", reverted=True)) == [
+        ("t", "failed"), ("t", "reverted"), ("u", "succeeded"), ("u", "reverted")]
