@@ -1,7 +1,7 @@
 """Server-sent events of an execution, built by following its stored state.
 
 :func:`follow` polls the execution and its tasks through the Python API and
-yields one ``task`` event per task state change (and per progress its action
+yields one ``task`` event per task state change or undo (and per progress its action
 reports while it runs: ``progress``, e.g. stack resources complete of total)
 and a last ``execution`` event when the execution has ended, so it works for executions run by any
 process.  :func:`format_event` is the SSE wire format (pure).
@@ -112,7 +112,7 @@ def follow(client: Client, execution_id: str, interval: float = 0.2, keepalive: 
         tasks = client.execution_tasks(execution_id)
         for task in tasks:
             key = (task.state, task.started_at, task.finished_at,
-                   json.dumps(task.progress, sort_keys=True))
+                   json.dumps(task.progress, sort_keys=True), task.reverted)
             if seen.get(task.name) == key:
                 continue
             seen[task.name] = key
