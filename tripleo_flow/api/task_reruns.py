@@ -113,20 +113,23 @@ class TaskRerunsMixin:
             failed = task_reruns.check(fd, workflow, task, reset, actions, catalog.lookup)
             # A sub-workflow's task: its parents, up to the top, run their task that ran
             # it again, which goes on with it (Mistral sets them RUNNING again).
-            parents = _parents(store, fd, held, self.context.locks.hold_execution)
-            checked = [(parent, parent_workflow, task_reruns.check(
-                parent, parent_workflow, atom, True, actions, catalog.lookup))
-                for parent, parent_workflow, atom in (
-                    (p, catalog.get((p.meta or {})["workflow"]), a) for p, a in parents)]
+            parents = []  # (flow detail, workflow, the task execution that ran the child)
+            for parent, atom in _parents(store, fd, held, self.context.locks.hold_execution):
+                parent_workflow = catalog.get((parent.meta or {})["workflow"])
+                parents.append((parent, parent_workflow, task_reruns.check(
+                    parent, parent_workflow, atom, True, actions, catalog.lookup)))
             task_reruns.prepare(fd, workflow, failed, reset, catalog.lookup)
             if env:
                 fd.meta["env"] = merged(fd.meta.get("env") or {}, env)
-            for parent, parent_workflow, atom_detail in checked:
+            for parent, parent_workflow, atom_detail in parents:
                 task_reruns.prepare(parent, parent_workflow, atom_detail, True, catalog.lookup,
                                     new_child=False)
                 if env:
                     parent.meta["env"] = merged(parent.meta.get("env") or {}, env)
-            for changed in (fd, *(parent for parent, _w, _a in checked)):
+            # Saved from the top down, the child last: killed in between, the top resumed
+            # runs its task again, which meets the child still failed and fails as before,
+            # after which the rerun can be asked again.
+            for changed in (*(parent for parent, _w, _a in reversed(parents)), fd):
                 store.save_flow(changed)
         return self.resume_execution(execution_id, listeners, wait=wait, detach=detach,
                                      api_user=api_user)

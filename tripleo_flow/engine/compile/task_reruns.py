@@ -254,22 +254,14 @@ def prepare(fd: Any, workflow: WorkflowSpec, failed: Any, reset: bool = True,
         # join the failed task could not reach waits again once created (its FAILURE
         # record is reused when it fires).
         pending = [failed]
-    _reset(fd, pending, failed, graph, done if not reset else None)
-    if apart and new_child:
-        failed.meta[item_results.CHILD_RERUNS] = int(
-            (failed.meta or {}).get(item_results.CHILD_RERUNS) or 0) + 1
-    fd.state = states.SUSPENDED
-    fd.meta = {k: v for k, v in (fd.meta or {}).items() if k not in _ENDED_META}
-
-
-def _reset(fd: Any, pending: list[Any], failed: Any, graph: bool, kept: Any) -> None:
+    again_ids = {id(ad) for ad in pending}
     for ad in fd:
-        if any(ad is p for p in pending):
+        if id(ad) in again_ids:
             ad.reset(states.PENDING)
             ad.meta = {k: v for k, v in (ad.meta or {}).items()
                        if k not in (STARTED_AT, item_results.DONE, item_results.RERUN)}
-            if ad is failed and kept:
-                ad.meta[item_results.RERUN] = kept
+            if ad is failed and not reset and done:
+                ad.meta[item_results.RERUN] = done
         elif ad.state != states.REVERTED:
             continue
         elif not graph and ad.failure is not None:
@@ -277,6 +269,11 @@ def _reset(fd: Any, pending: list[Any], failed: Any, graph: bool, kept: Any) -> 
         elif graph or isinstance(ad.results, Mapping) and MACHINE in ad.results:
             ad.state = states.SUCCESS  # completed: its undo did nothing (see check)
             ad.intention = states.EXECUTE
+    if apart and new_child:
+        failed.meta[item_results.CHILD_RERUNS] = int(
+            (failed.meta or {}).get(item_results.CHILD_RERUNS) or 0) + 1
+    fd.state = states.SUSPENDED
+    fd.meta = {k: v for k, v in (fd.meta or {}).items() if k not in _ENDED_META}
 
 
 __all__ = ["FAILED", "check", "find", "levels", "prepare"]
