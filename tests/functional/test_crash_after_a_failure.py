@@ -72,7 +72,7 @@ def test_a_task_that_failed_before_a_kill_is_not_run_again(tmp_path: Path,
         # The other branch ran to its end once (then, ours, its effect was undone).
         assert log.read_text().splitlines() == ["do after", "undo after"]
         ended = host.get_execution(execution.id)
-        assert (ended.state, ended.failed_task) == ("REVERTED", "bad")
+        assert (ended.state, ended.failed_task) == ("ERROR", "bad")
         assert "flaky call 1" in (ended.error or "")
     finally:
         host.close_workflows()

@@ -35,7 +35,7 @@ def test_runs_and_lists_executions_in_mariadb(mariadb: str, tmp_path: Path) -> N
         with pytest.raises(exceptions.WorkflowFailed):
             host.run_workflow("linear", {"log": str(log), "fail_at": "b"})
         states = [e.state for e in host.list_executions()]
-        assert states[-2:] == ["SUCCESS", "REVERTED"]
+        assert states[-2:] == ["SUCCESS", "ERROR"]
         assert [t.name for t in host.execution_tasks(done.id)] == ["a", "b", "c"]
         assert not (tmp_path / "data" / "executions.sqlite").exists()
         # Listed in the order they were started, also within one second (MariaDB's

@@ -179,7 +179,7 @@ def test_a_render_is_an_execution_from_every_interface(shared: tuple[Api, Cli],
     proc = cli("plan", "render", "ghost", check=False)
     assert proc.returncode == 3 and "Plan 'ghost' does not exist" in proc.stderr
     assert _runs(client, RENDER) == {"overcloud": ("SUCCESS", _done("process_templates")),
-                                     "ghost": ("REVERTED", ["process_templates ERROR"])}
+                                     "ghost": ("ERROR", ["process_templates ERROR"])}
     assert len(client.list_executions(RENDER)) == 4
 
 
@@ -205,9 +205,9 @@ def test_a_refused_operation_fails_the_same_way_from_every_interface(
 
     creates = client.list_executions(CREATE)
     assert [(e.state, e.failed_task) for e in creates] == [
-        ("SUCCESS", None), ("REVERTED", "create_plan"), ("REVERTED", "create_plan")]
+        ("SUCCESS", None), ("ERROR", "create_plan"), ("ERROR", "create_plan")]
     deletes = client.list_executions(DELETE)
-    assert [(e.state, e.failed_task) for e in deletes] == [("REVERTED", "delete_plan")] * 2
+    assert [(e.state, e.failed_task) for e in deletes] == [("ERROR", "delete_plan")] * 2
     assert [p["name"] for p in client.list_plans()] == ["taken"]
 
 
@@ -227,7 +227,7 @@ def test_the_new_workflow_inputs_refuse_what_is_not_plan_data(shared: tuple[Api,
                       json={"input": {"plan": "hostile", "templates": upload["path"], **extra}})
         assert started.status_code == 202, started.text
         ended = finished(api, started.json()["id"])
-        assert ended["state"] == "REVERTED", ended
+        assert ended["state"] == "ERROR", ended
         assert message in ended["error"]
     assert api("GET", "/v1/plans/hostile").status_code == 404
     assert not list(tmp_path.rglob("escaped.yaml"))

@@ -442,8 +442,8 @@ def test_deploy_with_environment_files_updates_the_plan_first(tmp_path: Path) ->
                           environments=[envs / "params.yaml"])
         [failed] = [e for e in client.list_executions("tripleo.deploy.deploy")
                     if e.failed_task]
-        assert failed.state == "REVERTED"
-        stored = [t.name for t in client.execution_tasks(failed.id) if t.state == "REVERTED"]
+        assert failed.state == "ERROR"
+        stored = [t.name for t in client.execution_tasks(failed.id) if t.reverted]
         assert "set_environments" in stored  # it was stored, then put back
         assert _user(client) == []
         objects = _state(client.store)[0]

@@ -51,7 +51,7 @@ def test_failed_create_workflow_leaves_no_plan(client: Client, tmp_path: Path) -
                             {"plan": "overcloud", "templates": str(bad)})
     assert failed.value.task == "process_templates" and failed.value.reverted
     [execution] = client.list_executions()
-    assert execution.state == "REVERTED" and execution.failed_task == "process_templates"
+    assert execution.state == "ERROR" and execution.failed_task == "process_templates"
     assert not client.store.container_exists("overcloud")
     assert client.list_plans() == []
 
@@ -129,7 +129,7 @@ def test_a_failed_task_is_recorded_with_its_error(client: Client, tmp_path: Path
         client.create_plan("bad", write_tree(tmp_path / "bad", tree))
     [execution] = [e for e in client.list_executions()
                    if e.workflow.endswith("create_deployment_plan")]
-    assert execution.state == "REVERTED" and execution.failed_task == "create_plan"
+    assert execution.state == "ERROR" and execution.failed_task == "create_plan"
     tasks = {t.name: t for t in client.execution_tasks(execution.id)}
     assert (tasks["create_plan"].state, tasks["create_plan"].reverted) == ("ERROR", True)
     assert "YAML error at line 2" in (tasks["create_plan"].error or "")

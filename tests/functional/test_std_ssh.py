@@ -136,7 +136,7 @@ def test_the_key_given_as_text_and_a_list_of_hosts(host: Host, tmp_path: Path,
 def test_a_failing_command_fails_the_task_or_is_returned(host: Host, tmp_path: Path,
                                                          sshd: Sshd) -> None:
     run = Run(host, tmp_path, SSH, **_inputs(sshd, cmd="echo out; echo bad >&2; exit 3"))
-    assert run.state == "REVERTED" and run.error is not None
+    assert run.state == "ERROR" and run.error is not None
     assert "std.ssh command 'echo out; echo bad >&2; exit 3' on 127.0.0.1: exited with 3: " \
            "bad" in str(run.error)
     kept = Run(host, tmp_path / "kept", SSH,
@@ -150,14 +150,14 @@ def test_a_wrong_key_cannot_log_in(host: Host, tmp_path: Path, sshd: Sshd) -> No
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(other)],
                    check=True)
     run = Run(host, tmp_path, SSH, **_inputs(sshd, key_file=str(other)))
-    assert run.state == "REVERTED" and run.error is not None
+    assert run.state == "ERROR" and run.error is not None
     assert "on 127.0.0.1: could not connect or log in" in str(run.error)
 
 
 def test_a_host_that_reads_as_an_option_is_refused(host: Host, tmp_path: Path,
                                                    sshd: Sshd) -> None:
     run = Run(host, tmp_path, SSH, **_inputs(sshd, hosts="-oProxyCommand=touch /tmp/x"))
-    assert run.state == "REVERTED" and run.error is not None
+    assert run.state == "ERROR" and run.error is not None
     assert "std.ssh 'host' must be a name without spaces, not starting with '-'" \
         in str(run.error)
 
@@ -233,7 +233,7 @@ def test_a_command_runs_through_a_gateway(host: Host, tmp_path: Path, sshd: Sshd
 def test_a_gateway_that_does_not_answer_fails_the_task(host: Host, tmp_path: Path,
                                                        sshd: Sshd) -> None:
     run = Run(host, tmp_path, PROXIED, **_inputs(sshd, gateway_port=_free_port()))
-    assert run.state == "REVERTED" and run.error is not None
+    assert run.state == "ERROR" and run.error is not None
     assert "could not connect or log in" in str(run.error)
 
 
@@ -245,7 +245,7 @@ def test_a_gateway_a_shell_would_read_is_refused(host: Host, tmp_path: Path, ssh
     """Ours is stricter: Mistral runs a given 'proxy_command' on its executor."""
     run = Run(host, tmp_path, PROXIED, **_inputs(sshd, gateway_port=sshd.port,
                                                  **{name: value}))
-    assert run.state == "REVERTED" and run.error is not None
+    assert run.state == "ERROR" and run.error is not None
     assert "std.ssh_proxied" in str(run.error) and "must be" in str(run.error) \
         or "not supported" in str(run.error)
 

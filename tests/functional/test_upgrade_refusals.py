@@ -123,13 +123,13 @@ def test_upgrade_runs_before_a_prepare_are_refused_everywhere(tmp_path: Path) ->
                     "input": {"plan": PLAN, "work_dir": work, "limit": "Compute"}})
                 assert started.status_code == 202, started.text
                 ended = finished(api, started.json()["id"])
-                assert ended["state"] == "REVERTED"
+                assert ended["state"] == "ERROR"
                 assert expected in json.dumps(ended)
             # Without a limit: the execution starts, its first task refuses it.
             started = api("POST", f"/v1/workflows/{workbooks.UPGRADE_RUN}/executions",
                           json={"input": {"plan": PLAN, "work_dir": work}})
             ended = finished(api, started.json()["id"])
-            assert ended["state"] == "REVERTED" and "needs --limit" in json.dumps(ended)
+            assert ended["state"] == "ERROR" and "needs --limit" in json.dumps(ended)
             # tripleoclient's run options, hostile: refused by the first task (no Ansible
             # run, nothing changed), or before any execution for a server path.
             for inputs, expected in (
@@ -144,7 +144,7 @@ def test_upgrade_runs_before_a_prepare_are_refused_everywhere(tmp_path: Path) ->
                                                             **inputs}})
                 assert started.status_code == 202, started.text
                 ended = finished(api, started.json()["id"])
-                assert ended["state"] == "REVERTED" and expected in json.dumps(ended), ended
+                assert ended["state"] == "ERROR" and expected in json.dumps(ended), ended
             started = api("POST", f"/v1/workflows/{workbooks.UPGRADE_RUN}/executions",
                           json={"input": {"plan": PLAN, "work_dir": work, "limit": "c",
                                           "static_inventory": "/etc/hosts"}})
@@ -154,11 +154,11 @@ def test_upgrade_runs_before_a_prepare_are_refused_everywhere(tmp_path: Path) ->
             started = api("POST", f"/v1/workflows/{workbooks.DEPLOY}/executions", json={
                 "input": {"plan": PLAN, "work_dir": work, "lifecycle": "sideways"}})
             ended = finished(api, started.json()["id"])
-            assert ended["state"] == "REVERTED" and "Unknown lifecycle" in json.dumps(ended)
+            assert ended["state"] == "ERROR" and "Unknown lifecycle" in json.dumps(ended)
         runs = [e.state for e in client.list_executions(workbooks.UPGRADE_RUN)]
     # The API's run without a prepare, the CLI's, openstack's, the HTTP two; the others
     # were refused before any execution.
-    assert runs == ["REVERTED"] * 5, runs
+    assert runs == ["ERROR"] * 5, runs
     assert _state(conf) == before
     assert not (tmp_path / "work").exists()
 
@@ -211,7 +211,7 @@ def test_tripleoclients_deploy_options_are_refused_by_name_everywhere(tmp_path: 
                                           "ansible_verbosity": 9}})
             assert started.status_code == 202, started.text
             ended = finished(api, started.json()["id"])
-            assert ended["state"] == "REVERTED" and "ansible_verbosity must be" in \
+            assert ended["state"] == "ERROR" and "ansible_verbosity must be" in \
                 json.dumps(ended), ended
     assert _state(conf) == before
     assert not (tmp_path / "work").exists()

@@ -26,7 +26,7 @@ def test_format_event(event: str, data: object, event_id: int | None, expected: 
 
 @pytest.mark.parametrize(("state", "finished_at", "over"), [
     ("RUNNING", None, False), ("PENDING", None, False), ("SUCCESS", None, False),
-    ("SUCCESS", 1.0, True), ("REVERTED", 2.0, True), ("INTERRUPTED", None, True),
+    ("SUCCESS", 1.0, True), ("ERROR", 2.0, True), ("INTERRUPTED", None, True),
 ])
 def test_ended(state: str, finished_at: float | None, over: bool) -> None:
     assert ended(Execution("id", "wf", state, {}, finished_at=finished_at)) is over

@@ -35,11 +35,10 @@ if TYPE_CHECKING:
 
 #: The states an update may ask for (Mistral's names), in the order its message gives.
 STATES = UPDATE_STATES
-#: Mistral's ERROR is our FAILURE (TaskFlow's name, which the records show).
+#: Mistral's ERROR is stored FAILURE (TaskFlow's name); records read it ERROR.
 _STOPPED = {"ERROR": "FAILURE", "FAILURE": "FAILURE", "SUCCESS": "SUCCESS"}
-#: The states whose env may be updated: Mistral's PAUSED and ERROR (ours: FAILURE, or
-#: REVERTED once its completed tasks were undone).
-_ENV_STATES = ("PAUSED", "FAILURE", "REVERTED")
+#: The states whose env may be updated: Mistral's PAUSED and ERROR.
+_ENV_STATES = ("PAUSED", "ERROR")
 #: The longest description kept (Mistral's ``description`` column: String(255)).
 DESCRIPTION_MAX = 255
 
@@ -77,8 +76,8 @@ class ExecutionUpdatesMixin:
 
     def stop_execution(self, execution_id: str, state: str, message: str | None = None,
                        api_user: bool = False) -> Execution:
-        """Stop a running execution in ``state`` ERROR (it reads FAILURE, the name our
-        records give) or SUCCESS, as Mistral's ``execution-update -s ERROR|SUCCESS``:
+        """Stop a running execution in ``state`` ERROR (stored FAILURE, read ERROR) or
+        SUCCESS, as Mistral's ``execution-update -s ERROR|SUCCESS``:
         it reads that state at once with ``message`` as its ``state_info`` (ERROR: as
         its error too), its output evaluated then as Mistral's ``Workflow.stop`` does
         (SUCCESS: the workflow's ``output``; ERROR: ``{"result": message}`` with

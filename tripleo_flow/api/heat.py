@@ -2,7 +2,7 @@
 
 Each change of a Heat (launch, kill, dump, restore) runs a one-task workflow of
 ``workbooks/heat.yaml`` (``tripleo.heat.*``) with :meth:`run_operation`: a named,
-recorded execution, as every other operation; a refusal is recorded REVERTED and
+recorded execution, as every other operation; a refusal is recorded ERROR and
 raised with its kind (the CLI's exit code).  A launched Heat is not tied to the
 execution: it runs on after it ends, until a kill.  Reading a Heat's status runs its
 action directly (a getter records nothing).  Installing Heat and building its images

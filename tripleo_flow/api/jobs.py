@@ -24,10 +24,9 @@ if TYPE_CHECKING:
     from tripleo_flow.engine.jobs.conductor import Conductor
     from tripleo_flow.engine.store.executions import Execution, TaskRecord
 
-#: Execution states after which nothing more happens: TaskFlow's SUCCESS, FAILURE
-#: and REVERTED (spelt out, so that this module loads without TaskFlow;
-#: ``tests/unit/test_cli_startup.py`` checks they are TaskFlow's).
-ENDED = ("SUCCESS", "FAILURE", "REVERTED")
+#: Execution states (as records read them) after which nothing more happens by itself:
+#: SUCCESS and ERROR (Mistral's names; a stored FAILURE or REVERTED reads ERROR).
+ENDED = ("SUCCESS", "ERROR")
 
 
 @functools.cache
@@ -114,11 +113,10 @@ class JobsMixin:
                     f"({execution.state});", hints=[exceptions.Hint(
                         "follow it with", "execution.show", {"execution": execution_id})])
             time.sleep(poll)
-        succeeded, _, reverted = ENDED
-        if execution.state not in (succeeded, CANCELLED):  # cancelled: not a failure
+        if execution.state not in ("SUCCESS", CANCELLED):  # cancelled: not a failure
             raise exceptions.WorkflowFailed(execution.workflow, execution.failed_task,
                                             execution.error or execution.state,
-                                            execution.state == reverted)
+                                            execution.reverted)
         return execution
 
     def run_conductor(self, name: str | None = None, concurrency: int = 4,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from tripleo_flow import exceptions
 from tripleo_flow.api.execution_updates import merged
 from tripleo_flow.core import jsonvalues
+from tripleo_flow.engine.store.states import ERROR
 
 if TYPE_CHECKING:
     from tripleo_flow.actions.context import ActionContext
@@ -102,11 +103,11 @@ class TaskRerunsMixin:
         actions = catalog.action_lookup(self.action_registry.get)
         with contextlib.ExitStack() as held:
             held.enter_context(self.context.locks.hold_execution(execution_id))
-            if store.get(execution_id).state not in task_reruns.FAILED:
+            if store.get(execution_id).state != ERROR:
                 # A cancelled one is CANCELLED only in its side table: not failed.
                 raise exceptions.Conflict(
                     f"Execution {execution_id!r} is {store.get(execution_id).state}: only "
-                    "a task of a failed execution (FAILURE or REVERTED, Mistral's ERROR) "
+                    "a task of a failed execution (ERROR) "
                     "can be rerun.")
             fd = store.flow_detail(execution_id)
             workflow = catalog.get((fd.meta or {})["workflow"])
@@ -142,8 +143,6 @@ def _parents(store: Any, fd: Any, held: contextlib.ExitStack,
 
     :raises Conflict: a parent has not failed (it is being rerun, or still runs)
     """
-    from tripleo_flow.engine.compile.task_reruns import FAILED
-
     found: list[tuple[Any, str]] = []
     seen = {fd.uuid}
     child = fd
@@ -151,7 +150,7 @@ def _parents(store: Any, fd: Any, held: contextlib.ExitStack,
         seen.add(parent_id)
         held.enter_context(hold(parent_id))
         state = store.get(parent_id).state
-        if state not in FAILED:
+        if state != ERROR:
             raise exceptions.Conflict(
                 f"Execution {child.uuid!r} is a sub-workflow of execution {parent_id!r}, "
                 f"which is {state}: a sub-workflow's task is rerun while its parent has "

@@ -198,10 +198,11 @@ class TaskProgress:
 
 
 def execution_row(execution: Any) -> tuple[Any, Any]:
-    return (("ID", "Workflow", "State", "State info", "Input", "Output", "Error",
+    return (("ID", "Workflow", "State", "Reverted", "State info", "Input", "Output", "Error",
              "Failed task", "Created", "Finished", "Env", "Parent execution", "Parent task",
              "Description"),
-            (execution.id, execution.workflow, execution.state, execution.state_info or "",
+            (execution.id, execution.workflow, execution.state,
+             execution.reverted, execution.state_info or "",
              data(execution.input), data(execution.output), execution.error or "",
              execution.failed_task or "", when(execution.created_at),
              when(execution.finished_at), data(execution.env or {}),

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 #: Seconds between keepalive comments of an HTTP event stream.
 STREAM_KEEPALIVE = 1.0
-ENDED = frozenset({"SUCCESS", "FAILURE", "REVERTED", "CANCELLED", "INTERRUPTED", "PAUSED"})
+ENDED = frozenset({"SUCCESS", "ERROR", "CANCELLED", "INTERRUPTED", "PAUSED"})
 #: States that stop without a recorded end: the process died, or a ``pause`` command
 #: stopped the execution until it is resumed.
 STOPPED = frozenset({"INTERRUPTED", "PAUSED"})

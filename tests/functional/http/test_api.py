@@ -216,7 +216,7 @@ def test_a_failed_workflow_streams_its_failure(api: Api, tmp_path: Path) -> None
     started = api("POST", "/v1/workflows/create_deployment_plan/executions",
                   json={"input": {"plan": "bad", "templates": upload["path"]}}).json()
     final = _wait_ended(api, started["id"])
-    assert final["state"] == "REVERTED" and final["failed_task"] == "process_templates"
+    assert final["state"] == "ERROR" and final["failed_task"] == "process_templates"
     assert api("GET", "/v1/plans/bad").status_code == 404
 
 
@@ -292,7 +292,7 @@ def test_a_failed_executions_error_is_in_the_apis_words(api: Api) -> None:
                   json={"input": {"plan": "ghost", "parameters": {"A": 1}}})
     assert started.status_code == 202, started.text
     body = finished(api, started.json()["id"])
-    assert body["state"] == "REVERTED" and body["failed_task"] == "update_parameters"
+    assert body["state"] == "ERROR" and body["failed_task"] == "update_parameters"
     assert body["error"] == "Plan 'ghost' does not exist. Create it with: POST /v1/plans?name=ghost"
     assert body["hints"] == [{"command": "tripleo-flow plan create ghost --templates DIR",
                               "request": "POST /v1/plans?name=ghost"}]

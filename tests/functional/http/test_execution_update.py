@@ -70,10 +70,10 @@ def test_stop_with_error_over_http_and_what_is_refused(tmp_path: Path) -> None:
         asked = api("PUT", url, json={"state": "ERROR", "state_info": "Failure"})
         assert asked.status_code == 200, asked.text
         assert (asked.json()["state"], asked.json()["state_info"],
-                asked.json()["error"]) == ("FAILURE", "Failure", "Failure")
+                asked.json()["error"]) == ("ERROR", "Failure", "Failure")
         done = finished(api, ident)
         assert (done["state"], done["state_info"], done["output"]) == (
-            "FAILURE", "Failure", {"result": "Failure"})
+            "ERROR", "Failure", {"result": "Failure"})
         states = _states(api, ident)
         assert states["first"] == "SUCCESS" and states.get("after", "PENDING") == "PENDING"
 
@@ -83,7 +83,7 @@ def test_stop_with_error_over_http_and_what_is_refused(tmp_path: Path) -> None:
         assert unchanged.status_code == 200
         assert unchanged.json()["state_info"] == "Failure"
         resumed = api("PUT", url, json={"state": "RUNNING"})
-        assert resumed.status_code == 200 and resumed.json()["state"] == "FAILURE"
+        assert resumed.status_code == 200 and resumed.json()["state"] == "ERROR"
         time.sleep(0.5)  # a resume would have started a task by now
         assert _states(api, ident).get("after", "PENDING") == "PENDING"
 
@@ -132,10 +132,10 @@ def test_fail_from_the_gui(tmp_path: Path) -> None:
             page.get_by_role("link", name=ident).click()
             expect(page.get_by_role("button", name="Succeed")).to_be_visible()
             page.get_by_role("button", name="Fail").click()
-            expect(page.get_by_text("FAILURE").first).to_be_visible(timeout=30_000)
+            expect(page.get_by_text("ERROR").first).to_be_visible(timeout=30_000)
             for name in ("Pause", "Cancel", "Fail", "Succeed"):
                 expect(page.get_by_role("button", name=name)).to_have_count(0)
             shot("failed")
         done = finished(api, ident)
-        assert done["state"] == "FAILURE", done
+        assert done["state"] == "ERROR", done
         assert _states(api, ident).get("after", "PENDING") == "PENDING"

@@ -65,7 +65,7 @@ def test_the_gui_runs_every_node_operation(node_api: Api, ironic_endpoint: str,
         # Nothing to introspect: the refusal says what to run, as the CLI's does.
         page.get_by_label("every manageable node").check()
         page.get_by_role("button", name="Introspect").click()
-        expect(page.locator("#node-end")).to_contain_text("REVERTED", timeout=STEP_MS)
+        expect(page.locator("#node-end")).to_contain_text("ERROR", timeout=STEP_MS)
         expect(page.locator("#node-end")).to_contain_text("No node is manageable")
         expect(page.locator("#node-end")).to_contain_text("tripleo-flow node import FILE")
         shot("nothing-to-introspect")

@@ -70,7 +70,7 @@ def test_the_gui_runs_validations_and_shows_their_results(vapi: Api, tmp_path: P
         page.get_by_label("Extra vars (JSON)").fill("")
         page.get_by_label("Plan", exact=True).select_option("oc")
         page.get_by_role("button", name="Run selected").click()
-        expect(page.locator("#validation-end")).to_contain_text("REVERTED", timeout=STEP_MS)
+        expect(page.locator("#validation-end")).to_contain_text("ERROR", timeout=STEP_MS)
         expect(page.locator("#validation-end")).to_contain_text("oc")
         expect(page.locator("#validation-end [role=alert]")).to_contain_text("inventory")
         shot("no-inventory")
@@ -125,7 +125,7 @@ def test_the_gui_runs_validations_and_shows_their_results(vapi: Api, tmp_path: P
                                                                    timeout=STEP_MS)
         page.wait_for_timeout(1000)  # let ansible-playbook start
         page.get_by_role("button", name="Stop").click()
-        expect(page.locator("#validation-end")).to_contain_text("REVERTED", timeout=STEP_MS)
+        expect(page.locator("#validation-end")).to_contain_text("ERROR", timeout=STEP_MS)
         expect(page.locator("#validation-end [role=alert]")).to_contain_text("stopped")
         expect(page.locator('#validation-results tr[data-validation="slow-sleep"]')
                ).to_contain_text("STOPPED")

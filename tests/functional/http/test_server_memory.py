@@ -58,4 +58,4 @@ def test_a_stopped_render_leaves_no_template_environment_behind(tmp_path: Path) 
         assert _alive(PlanSandbox) <= before, before
         # the failed executions are recorded, with their error
         failed = api("GET", "/v1/executions", params={"sort_dir": "desc", "limit": 3}).json()
-        assert [e["state"] for e in failed] == ["REVERTED"] * 3, failed
+        assert [e["state"] for e in failed] == ["ERROR"] * 3, failed

@@ -72,7 +72,7 @@ def test_rerun_over_http_and_what_is_refused(tmp_path: Path) -> None:
         assert started.status_code == 202, started.text
         ident = str(started.json()["id"])
         failed = finished(api, ident)
-        assert (failed["state"], failed["failed_task"]) == ("REVERTED", "check"), failed
+        assert (failed["state"], failed["failed_task"]) == ("ERROR", "check"), failed
         first_started = _started(api, ident, "first")
         url = f"/v1/executions/{ident}/tasks/check"
         bodies = [{}, {"state": "SUCCESS"}, {"state": "ERROR"}, {"state": 3},
@@ -95,7 +95,7 @@ def test_rerun_over_http_and_what_is_refused(tmp_path: Path) -> None:
                    json={"state": "RUNNING"}).status_code == 404
         assert api("PUT", f"/v1/executions/{ident}/tasks/nope",
                    json={"state": "RUNNING"}).status_code == 404
-        assert api("GET", f"/v1/executions/{ident}").json()["state"] == "REVERTED"
+        assert api("GET", f"/v1/executions/{ident}").json()["state"] == "ERROR"
 
         rerun = api("PUT", url, json={"state": "RUNNING", "reset": True,
                                       "env": {"ok": True}})
@@ -162,7 +162,7 @@ def test_rerun_from_the_gui(tmp_path: Path) -> None:
         started = api("POST", "/v1/workflows/rerun_http.chain/executions",
                       json={"env": {"ok": False}})
         ident = str(started.json()["id"])
-        assert finished(api, ident)["state"] == "REVERTED"
+        assert finished(api, ident)["state"] == "ERROR"
         fixed = api("PUT", f"/v1/executions/{ident}", json={"params": {"env": {"ok": True}}})
         assert fixed.status_code == 200, fixed.text
         with chromium_page() as page:

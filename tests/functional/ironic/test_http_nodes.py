@@ -48,7 +48,7 @@ def test_import_to_a_state_and_an_empty_selection_over_http(node_api: Api) -> No
     started = node_api("POST", "/v1/nodes/introspect", json={"all_manageable": True})
     assert started.status_code == 202, started.text
     done = finished(node_api, started.json()["id"])
-    assert done["state"] == "REVERTED" and done["failed_task"] == "select_nodes", done
+    assert done["state"] == "ERROR" and done["failed_task"] == "select_nodes", done
     assert "No node is manageable and out of maintenance, so nothing was done (Ironic has " \
            "no node). Register nodes with: POST /v1/nodes." in done["error"]
     assert done["hints"] == [{"command": "tripleo-flow node import FILE",

@@ -244,11 +244,11 @@ def test_refusals_change_nothing_from_every_interface(
                                       "run_ansible": False}})
         assert started.status_code == 202, started.text
         ended = finished(api, started.json()["id"])
-        assert ended["state"] == "REVERTED"
+        assert ended["state"] == "ERROR"
         assert "has no server 'compute-9'" in json.dumps(ended)
         runs = [e.state for e in api.client.list_executions(workbooks.DELETE_NODES)]
     # The unconfirmed CLI run started nothing; the others failed at their first task.
-    assert runs == ["REVERTED"] * 6
+    assert runs == ["ERROR"] * 6
     assert _plan_state(copy) == before
 
 

@@ -123,12 +123,12 @@ def test_update_run_is_refused_before_a_prepare_from_every_interface(
                       json={"input": {"plan": plan, "work_dir": work, "limit": "Compute"}})
         assert started.status_code == 202, started.text
         ended = finished(api, started.json()["id"])
-        assert ended["state"] == "REVERTED"
+        assert ended["state"] == "ERROR"
         assert "No minor update is prepared" in json.dumps(ended)
         runs = [e.state for e in api.client.list_executions(workbooks.UPDATE_RUN)]
     # Started and failed at their first task: the API's and the CLI's run without a
     # prepare, and the HTTP one; the others were refused before any execution.
-    assert runs == ["REVERTED"] * 3
+    assert runs == ["ERROR"] * 3
     assert _plan_state(copy) == before
 
 

@@ -43,7 +43,7 @@ def test_a_failed_pre_deployment_validation_stops_the_deploy(
         assert not (tmp_path / "work").exists()
         [execution] = [e for e in client.list_executions()
                        if e.workflow.startswith("tripleo.deploy.")]
-        assert execution.state == "REVERTED" and execution.failed_task == "check_validations"
+        assert execution.state == "ERROR" and execution.failed_task == "check_validations"
         kept = {r["validation"]: r["status"] for r in client.validation_results(plan="oc")}
         assert kept["always-fails"] == "FAILED" and kept["undercloud-debug"] == "SKIPPED"
     finally:

@@ -80,6 +80,6 @@ def test_stop_over_http(vapi: Api) -> None:
     stopped = vapi("POST", "/v1/validations/stop", json={"execution": execution})
     assert stopped.status_code == 200, stopped.text
     done = finished(vapi, execution)
-    assert done["state"] == "REVERTED" and "stopped" in done["error"]
+    assert done["state"] == "ERROR" and "stopped" in done["error"]
     again = vapi("POST", "/v1/validations/stop", json={"execution": execution})
     assert again.status_code == 409

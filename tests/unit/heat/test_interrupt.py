@@ -117,7 +117,7 @@ def test_a_signal_fails_the_next_task_and_the_run_reverts(host: Any, tmp_path: P
     assert str(error).startswith(f"Test run was interrupted by {signal.Signals(sig).name}")
     assert exceptions.exit_code(error) == 130
     [execution] = host.list_executions()
-    assert execution.state == "REVERTED" and "interrupted by" in execution.error
+    assert execution.state == "ERROR" and "interrupted by" in execution.error
 
 
 def test_a_running_task_that_looks_stops_at_its_next_look(host: Any, tmp_path: Path) -> None:

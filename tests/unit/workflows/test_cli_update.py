@@ -33,19 +33,19 @@ def test_execution_update_from_the_cli(tmp_path: Path) -> None:
     done = json.loads(_cli(conf, "execution", "update", ident, "--state", "ERROR",
                            "--state-info", "Failure", "-f", "json").stdout)
     assert (done["State"], done["State info"], done["Error"]) == (
-        "FAILURE", "Failure", "Failure")
+        "ERROR", "Failure", "Failure")
     assert json.loads(done["Output"]) == {"result": "Failure"} and done["Finished"]
 
     ended = _cli(conf, "execution", "update", ident, "-s", "SUCCESS", code=2)
     assert "cannot be stopped with state SUCCESS" in ended.stderr
     again = json.loads(_cli(conf, "execution", "update", ident, "-s", "ERROR", "-i", "x",
                             "-f", "json").stdout)
-    assert (again["State"], again["State info"]) == ("FAILURE", "Failure")
+    assert (again["State"], again["State info"]) == ("ERROR", "Failure")
     with_state = _cli(conf, "execution", "update", ident, "-s", "ERROR", "-d", "x", code=2)
     assert "apart from its state" in with_state.stderr
     described = json.loads(_cli(conf, "execution", "update", ident, "--description",
                                 "retried by hand", "-f", "json").stdout)
-    assert (described["State"], described["Description"]) == ("FAILURE", "retried by hand")
+    assert (described["State"], described["Description"]) == ("ERROR", "retried by hand")
     tasks = json.loads(_cli(conf, "execution", "tasks", ident, "-f", "json").stdout)
     assert all(t["State"] == "PENDING" for t in tasks), tasks  # nothing ran
     missing = _cli(conf, "execution", "update", "no-such-execution", "-s", "ERROR", code=3)

@@ -49,6 +49,7 @@ def _every_state(store: ExecutionStore) -> None:
     _add(store, "wb.child", "SUCCESS", parent_id=parent, parent_task="sub")
     _add(store, "wb.A_B", "FAILURE", error="boom", failed_task="t", error_api="boom (API)",
          error_hints=[{"say": "retry"}], finished_at=time.time())
+    _add(store, "wb.undone", "REVERTED", error="boom", failed_task="t", finished_at=time.time())
     _add(store, "wb.axb", "RUNNING", **here)
     _add(store, "wb.axb", "RUNNING", pid=_dead_pid(), host=socket.gethostname())
     _add(store, "wb.pending", "PENDING")
@@ -124,7 +125,10 @@ def test_the_reader_shows_every_state_as_the_store_does(
     every, _ = store.page(100)
     shown = pause_views.shown(store, every)
     assert sorted({e.state for e in shown}) == [
-        "CANCELLED", "FAILURE", "INTERRUPTED", "PAUSED", "PENDING", "RUNNING", "SUCCESS"]
+        "CANCELLED", "ERROR", "INTERRUPTED", "PAUSED", "PENDING", "RUNNING", "SUCCESS"]
+    # stored FAILURE (its undo failed) and REVERTED (undone) both read ERROR (Mistral's)
+    assert sorted((e.workflow, e.reverted) for e in shown if e.state == "ERROR") == [
+        ("wb.A_B", False), ("wb.stop", False), ("wb.undone", True)]
     assert any(e.pausing for e in shown) and any(e.parent_id for e in shown)
     assert all(e.input["AdminPassword"] != "s3cret" for e in shown)
     for execution in every:

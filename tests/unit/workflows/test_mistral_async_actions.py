@@ -7,7 +7,7 @@ client completes its action execution, as Mistral's ``on_action_complete`` /
 ``tests/functional/http/test_async_completion.py``).  Each test names the Mistral test
 whose workflow and assertions it ports (mistral/tests/unit/engine/...), run on the
 real engine with the executions database.  Our deliberate difference, as everywhere:
-a failed workflow reverts what its completed tasks did (REVERTED; Mistral: ERROR).
+a failed workflow reverts what its completed tasks did (it reads ERROR as Mistral's).
 """
 
 from __future__ import annotations
@@ -209,7 +209,7 @@ def test_an_unhandled_error_completion_fails_the_workflow(host: Host, tmp_path: 
     # Without an output, the error is Mistral's 'Unknown error'.
     host.complete_task(execution_id, "branch2", "ERROR")
     execution = _ended(host, execution_id)
-    assert execution.state == "REVERTED"  # Mistral: ERROR
+    assert execution.state == "ERROR"  # Mistral: ERROR
     assert execution.failed_task == "branch2" and "Unknown error" in (execution.error or "")
     assert "never" not in _states(host, execution_id)
 
@@ -263,7 +263,7 @@ def test_timeout_policy_without_on_error_fails_the_workflow(host: Host,
     """
     execution_id = _start(host, tmp_path, text)
     execution = _ended(host, execution_id)
-    assert execution.state == "REVERTED" and execution.failed_task == "task1"
+    assert execution.state == "ERROR" and execution.failed_task == "task1"
     assert "timed out" in (execution.error or "")
     time.sleep(1)
     assert list(_states(host, execution_id)) == ["task1"]
@@ -711,7 +711,7 @@ def test_an_ended_execution_cancels_what_still_waits(host: Host, tmp_path: Path)
     """
     execution_id = _start(host, tmp_path, text)
     execution = _ended(host, execution_id)
-    assert execution.state == "REVERTED"
+    assert execution.state == "ERROR"
     actions = host._runner().store.async_actions.of_task(execution_id, "wait")
     assert [a.state for a in actions] == ["CANCELLED"]
     with pytest.raises(exceptions.Conflict, match="CANCELLED"):

@@ -2,11 +2,11 @@
 
 Each test runs, on the real engine, the workflow of the Mistral test its docstring
 names (mistral/tests/unit/engine/...) and asserts the same outcome: the workflow's
-state, which tasks ran and in which state, the output.  Two deliberate differences
-run through them: a failed workflow reverts what its completed tasks did, so the
-execution ends REVERTED (Mistral: ERROR) and its completed tasks read REVERTED
-(Mistral: SUCCESS).  As in Mistral, an unhandled error lets the other branches
-finish first (``test_mistral_error_semantics.py``).  Inline parameters:
+state, which tasks ran and in which state, the output.  One deliberate difference
+runs through them: a failed workflow reverts what its completed tasks did; the
+execution reads ERROR and its completed tasks SUCCESS all the same, as Mistral's,
+with the undo in their records' ``reverted``.  As in Mistral, an unhandled error lets
+the other branches finish first (``test_mistral_error_semantics.py``).  Inline parameters:
 ``test_inline_parameters.py``.
 """
 
@@ -66,11 +66,13 @@ class Run:
         self.results = {t.name: t.result for t in host.execution_tasks(execution.id)}
 
 
-FAILED = "REVERTED"  # Mistral: ERROR (ours undoes what the completed tasks did)
+#: A failed execution reads ERROR, as Mistral's (its undo: its record's ``reverted``).
+FAILED = "ERROR"
 #: A failed task reads ERROR, as Mistral's (its undo ran: its record's ``reverted``).
 TASK_FAILED = "ERROR"
-#: A completed task of a failed execution, undone (Mistral's reads SUCCESS).
-UNDONE = "REVERTED"
+#: A completed task of a failed execution, undone: it reads SUCCESS, as Mistral's (its
+#: undo: its record's ``reverted``).
+UNDONE = "SUCCESS"
 
 
 def test_a_condition_that_is_false_does_not_handle_the_error(host: Host, tmp_path: Path

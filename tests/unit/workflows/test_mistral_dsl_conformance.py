@@ -97,7 +97,7 @@ def test_a_policy_value_that_is_not_a_number_fails_the_task(
     WaitBeforePolicy').  A fraction is seconds for wait/timeout/delay (ours accepts
     1.5 s; Mistral's schema wants whole seconds) but not a count."""
     run = Run(host, tmp_path, POLICY_FROM_VAR.format(policy=POLICIES[policy]), value=value)
-    assert run.state == "REVERTED" and run.error is not None
+    assert run.state == "ERROR" and run.error is not None
     assert run.error.task == "task1"
     message = str(run.error)
     assert f"{policy!r} is '<% $.value %>', which gave {value!r}" in message
@@ -155,7 +155,7 @@ def test_fail_with_a_message_written_as_a_call(host: Host, tmp_path: Path) -> No
     """Ported from test_commands.py: SimpleEngineCmdsWithMsgTest.test_fail (the
     message is the reason the execution failed: Mistral's state_info)."""
     run = Run(host, tmp_path, COMMANDS_WITH_MSG, my_var=1)
-    assert run.state == "REVERTED" and run.error is not None
+    assert run.state == "ERROR" and run.error is not None
     assert "reached a 'fail' transition: my_var value is 1" in str(run.error)
     assert "task2" not in run.tasks
 
@@ -183,7 +183,7 @@ def test_a_call_whose_message_is_a_whole_expression(host: Host, tmp_path: Path) 
               on-success:
                 - fail(msg=<% "Failed. Status:{}".format($.get('status')) %>): <% $.x %>
         """, status="FAILED", x=True)
-    assert run.state == "REVERTED" and run.error is not None
+    assert run.state == "ERROR" and run.error is not None
     assert "Failed. Status:FAILED" in str(run.error)
 
 
@@ -231,7 +231,7 @@ def test_retry_on_one_line(host: Host, tmp_path: Path) -> None:
               action: test.flaky counter="{counter}" failures=10
               retry: count=3 delay=0
         """)
-    assert run.state == "REVERTED" and run.error is not None
+    assert run.state == "ERROR" and run.error is not None
     assert counter.read_text() == "4"
 
 
@@ -266,7 +266,7 @@ def test_retry_on_one_line_that_does_not_read_is_refused(host: Host, tmp_path: P
 # -- fail-on ------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("condition", "state"), [
-    ("<% task(task1).result <= 4 %>", "REVERTED"), ("<% task(task1).result != 4 %>", "SUCCESS")])
+    ("<% task(task1).result <= 4 %>", "ERROR"), ("<% task(task1).result != 4 %>", "SUCCESS")])
 def test_fail_on(host: Host, tmp_path: Path, condition: str, state: str) -> None:
     """Ported from test_policies.py: test_fail_on_true_condition and
     test_fail_on_false_condition."""
@@ -278,7 +278,7 @@ def test_fail_on(host: Host, tmp_path: Path, condition: str, state: str) -> None
               fail-on: {condition}
         """)
     assert run.state == state
-    if state == "REVERTED":
+    if state == "ERROR":
         assert run.error is not None
         assert "failed by its 'fail-on' condition" in str(run.error)
 
@@ -293,7 +293,7 @@ def test_fail_on_from_task_defaults(host: Host, tmp_path: Path) -> None:
             task1:
               action: std.echo output=4
         """)
-    assert run.state == "REVERTED" and run.error is not None and run.error.task == "task1"
+    assert run.state == "ERROR" and run.error is not None and run.error.task == "task1"
 
 
 def test_fail_on_with_retry(host: Host, tmp_path: Path) -> None:
@@ -750,7 +750,7 @@ def test_with_items_with_concurrency_1_runs_one_item_at_a_time(tmp_path: Path) -
             """)
     finally:
         host.close_workflows()
-    assert run.state == "REVERTED" and "item a ran alone" in str(run.error)
+    assert run.state == "ERROR" and "item a ran alone" in str(run.error)
 
 
 # -- action names given as expressions --------------------------------------------
@@ -812,7 +812,7 @@ def test_a_dynamic_action_is_undone_when_the_workflow_fails(host: Host, tmp_path
             task2:
               action: std.fail
         """, name="test.record", path=str(log))
-    assert run.state == "REVERTED"
+    assert run.state == "ERROR"
     assert log.read_text() == "do a\nundo a\n"
 
 
@@ -829,7 +829,7 @@ def test_a_dynamic_action_name_that_gives_no_action_fails_the_task(
             task1:
               action: <% $.name %>
         """, name=name)
-    assert run.state == "REVERTED" and run.error is not None
+    assert run.state == "ERROR" and run.error is not None
     assert run.error.task == "task1" and message in str(run.error)
 
 

@@ -111,7 +111,7 @@ def test_a_full_workflow_name_from_an_expression(host: Host, tmp_path: Path) -> 
 @pytest.mark.parametrize("name", ["not_existing_wf", None])
 def test_dynamic_subworkflow_call_failure(host: Host, tmp_path: Path, name: Any) -> None:
     """test_dynamic_subworkflow_call_failure: the workflow fails naming the name (ours
-    reverts: REVERTED, Mistral's ERROR); no child execution is started."""
+    reverts, reading ERROR as Mistral's); no child execution is started."""
     run = Run(host, tmp_path, DYNAMIC.format(input=""), wf_name=name)
     assert run.state == FAILED and run.error is not None
     assert run.error.task == "task1"

@@ -7,7 +7,7 @@ tasks listed before ``fail`` in a transition list start, ``task().result`` after
 error is the action's error data, a sub-workflow that ends ERROR by ``fail`` fails
 its task (whose ``on-error`` decides), and an unhandled error lets the other
 branches finish first.  Deliberate difference kept: a failed workflow reverts what
-its completed tasks did (REVERTED; Mistral: ERROR).
+its completed tasks did (states read as Mistral's; the undo: ``reverted``).
 """
 
 from __future__ import annotations
@@ -328,7 +328,7 @@ def test_a_failed_task_reads_error_its_undo_kept_apart(host: Host, tmp_path: Pat
     """Mistral's task states of a failed workflow: the failed task reads ERROR with its
     error (``state_info``), as Mistral's; that ours undid it (the workflow reverted) is
     its record's ``reverted``, shown by the API beside its state; a completed task ours
-    undid reads REVERTED (Mistral's: SUCCESS), ``reverted`` too."""
+    undid reads SUCCESS (Mistral's), ``reverted`` too."""
     run = Run(host, tmp_path, f"""
         wf:
           tasks:

@@ -146,7 +146,7 @@ def test_task_function_non_existing(host: Host, tmp_path: Path) -> None:
             task1:
               action: std.noop
         """)
-    assert run.state == "REVERTED" and "non_existing_task" in str(run.error)
+    assert run.state == "ERROR" and "non_existing_task" in str(run.error)
 
 
 def test_execution_function(host: Host, tmp_path: Path) -> None:
@@ -194,7 +194,7 @@ def test_an_execution_error_names_each_failed_task(host: Host, tmp_path: Path) -
             task3:
               action: std.noop
         """)
-    assert run.state == "REVERTED" and run.error is not None
+    assert run.state == "ERROR" and run.error is not None
     message = str(run.error)
     assert "tasks 'task1', 'task2' failed" in message or \
         "tasks 'task2', 'task1' failed" in message, message

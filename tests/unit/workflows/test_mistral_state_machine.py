@@ -6,7 +6,8 @@ the Mistral test its docstring names (mistral/tests/unit/engine/...) and asserts
 its outcome.  The N-th execution of a task reads
 ``task[N]``.  Deliberate difference, kept from the compiled engine and named in
 ``test_an_impossible_join_fails_it_and_the_workflow``: a failed workflow reverts
-what its completed task executions did (REVERTED; Mistral: ERROR), once the other
+what its completed task executions did (each still reads as Mistral's, with its
+record's ``reverted``), once the other
 branches went on to their end as Mistral's do: an unhandled error means the run is
 wrong, and undoing what it did is what a deployment tool's user wants rather than
 a half-run plan.
@@ -293,10 +294,10 @@ def test_an_impossible_join_fails_it_and_the_workflow(host: Host, tmp_path: Path
               action: std.echo output=4
         """)
     assert run.state == FAILED
-    # (the failed join reads ERROR with its error, as Mistral's; the completed tasks
-    # read REVERTED: ours undid them, Mistral's read SUCCESS)
-    assert run.tasks == {"task1": "REVERTED", "task2": "REVERTED", "task3": "ERROR",
-                         "task4": "REVERTED"}
+    # (the failed join reads ERROR with its error, the completed tasks SUCCESS, as
+    # Mistral's; ours undid them: their records' ``reverted``)
+    assert run.tasks == {"task1": "SUCCESS", "task2": "SUCCESS", "task3": "ERROR",
+                         "task4": "SUCCESS"}
     assert run.error is not None and run.error.task == "task3"
     assert "join 'task3' can no longer fire" in str(run.error)
 
@@ -350,7 +351,7 @@ def test_engine_commands_apply_in_list_order(host: Host, tmp_path: Path) -> None
         """)
     assert run.state == FAILED
     assert "reached a 'fail' transition" in str(run.error)
-    assert run.tasks["task2"] == "REVERTED"
+    assert run.tasks["task2"] == "SUCCESS"  # undone (``reverted``): Mistral's SUCCESS
     assert "task3" not in run.tasks
     assert run.error is not None and run.error.task in ("task1", "task1[2]")
 

@@ -11,7 +11,7 @@ both; a child that fails once resumed fails its parent's task as any failed chil
 does.
 
 Difference kept, asserted where it shows: a failed workflow reverts what its
-completed tasks did (REVERTED; Mistral: ERROR).
+completed tasks did (it reads ERROR as Mistral's; its undo: ``reverted``).
 """
 
 from __future__ import annotations
@@ -300,7 +300,7 @@ def test_a_child_that_fails_once_resumed_fails_the_parent_task(host: Host,
     assert host.get_execution(child.id).state == "PAUSED"
     ended = host.resume_execution(parent.id)
     assert ended.state == "SUCCESS" and ended.output == {"handled": "handled"}
-    assert host.get_execution(child.id).state == "REVERTED"  # Mistral: ERROR
+    assert host.get_execution(child.id).state == "ERROR"  # Mistral: ERROR
     tasks = {t.name: t for t in host.execution_tasks(parent.id)}
     # The task's error is the child's, as Mistral's task state_info is its sub-workflow's.
     failed = host.get_execution(child.id).error

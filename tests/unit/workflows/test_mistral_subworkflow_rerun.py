@@ -14,7 +14,7 @@ tasks are listed as the parent's ``t2/s1``: that is the task execution rerun), a
 child execution of its own (a ``timeout`` on the ``workflow:`` task) and on the state
 machine (a transition back to t2 that never fires: a workflow that loops runs there,
 and its ``workflow:`` tasks always run child executions).  Where ours
-differs: a failed execution reads REVERTED (Mistral's ERROR), and an inline
+differs: a failed execution (ERROR, as Mistral's) was undone, and an inline
 sub-workflow has no execution record of its own.
 """
 
@@ -72,7 +72,7 @@ def _failed(host: Any, workflow: str, inputs: dict[str, Any]) -> str:
     with pytest.raises(exceptions.WorkflowFailed):
         host.run_workflow(workflow, inputs)
     (ident,) = [e.id for e in host.list_executions() if e.parent_id is None]
-    assert host.get_execution(ident).state == "REVERTED"  # Mistral's ERROR
+    assert host.get_execution(ident).state == "ERROR"  # Mistral's ERROR
     return ident
 
 
@@ -108,7 +108,7 @@ def test_rerun_subflow(host: Any, tmp_path: Path, way: str) -> None:
         assert children == []
         assert _tasks(host, ident)["t2/s1"] == "SUCCESS"
         return
-    assert sorted(c.state for c in children) == ["REVERTED", "SUCCESS"]
+    assert sorted(c.state for c in children) == ["ERROR", "SUCCESS"]
     assert {c.parent_task for c in children} == {"t2"}
     ok = next(c for c in children if c.state == "SUCCESS")
     assert _tasks(host, ok.id) == {"s1": "SUCCESS"}
@@ -129,7 +129,7 @@ def test_rerun_subflow_task(host: Any, tmp_path: Path, way: str) -> None:
         assert _children(host, ident) == []
     else:
         (child,) = _children(host, ident)
-        assert child.state == "REVERTED"
+        assert child.state == "ERROR"
         done = host.rerun_task(child.id, "s1")
         assert (done.id, done.state, done.error) == (child.id, "SUCCESS", None)
         (again,) = _children(host, ident)  # the same child, no new one
@@ -174,7 +174,7 @@ def test_rerun_sub_workflow(host: Any, tmp_path: Path, apart: bool) -> None:
         assert [e.id for e in executions] == [top]
         done = host.rerun_task(top, "task1/task2/task3")
     else:
-        assert sorted(e.state for e in executions) == ["REVERTED"] * 3
+        assert sorted(e.state for e in executions) == ["ERROR"] * 3
         (wf3,) = [e for e in executions if e.workflow.endswith(".wf3")]
         done = host.rerun_task(wf3.id, "task3")
     assert done.state == "SUCCESS"
@@ -195,7 +195,7 @@ def test_a_child_task_is_rerun_only_while_its_parent_has_failed(host: Any,
     assert host.rerun_task(ident, "t2").state == "SUCCESS"
     with pytest.raises(exceptions.Conflict, match="which is SUCCESS"):
         host.rerun_task(old.id, "s1")
-    assert host.get_execution(old.id).state == "REVERTED"
+    assert host.get_execution(old.id).state == "ERROR"
     assert _counts(base) == (1, 2, 1)
 
 
@@ -205,4 +205,4 @@ def test_an_inline_sub_workflow_s_enter_atom_is_no_task(host: Any, tmp_path: Pat
     ident = _failed(host, f"{name}.wf", {"c": str(tmp_path / "c")})
     with pytest.raises(exceptions.NotFound, match="no task execution"):
         host.rerun_task(ident, "t2/__enter__")
-    assert host.get_execution(ident).state == "REVERTED"
+    assert host.get_execution(ident).state == "ERROR"

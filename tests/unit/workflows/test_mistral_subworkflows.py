@@ -8,7 +8,7 @@ asserts its outcome: ``with-items``, ``retry`` and ``timeout`` apply to a
 execution linked to its parent's task (``parent_id``, ``parent_task``); a workflow
 that loops can be a sub-workflow, a looping workflow can call one, and a workflow can
 call itself.  Deliberate difference kept: a failed workflow reverts what its completed
-tasks did (REVERTED; Mistral: ERROR).
+tasks did (it reads ERROR as Mistral's; its undo: ``reverted``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import pytest
 from tests.engine_helpers import ACTIONS, Host
 from tripleo_flow import exceptions
 
-FAILED = "REVERTED"
+FAILED = "ERROR"
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ first call(s) and counts every call in a file, so a test sees which task ran aga
 Both engines: a ``join`` (or a task several tasks lead to) runs a direct workflow on
 the state machine, without one it is a compiled TaskFlow graph.
 
-Where ours differs: the failed execution reads REVERTED (Mistral's ERROR); ours undoes
+Where ours differs: the failed execution (ERROR, as Mistral's) was undone; ours undoes
 the completed tasks of a failed execution, so an execution whose completed task has a
 real ``revert`` is refused (:mod:`tripleo_flow.engine.compile.task_reruns`).
 """
@@ -48,7 +48,7 @@ def _failed(host: Host, workflow: str, inputs: dict[str, Any],
     with pytest.raises(exceptions.WorkflowFailed):
         host.run_workflow(workflow, inputs, env=env)
     (ident,) = [e.id for e in host.list_executions()]
-    assert host.get_execution(ident).state == "REVERTED"  # Mistral's ERROR
+    assert host.get_execution(ident).state == "ERROR"  # Mistral's ERROR
     return ident
 
 
@@ -263,7 +263,7 @@ def test_rerun_from_prev_step(host: Host, tmp_path: Path) -> None:
     ident = _failed(host, f"{name}.wf", paths)
     with pytest.raises(exceptions.InvalidInput, match="only a failed task can be rerun"):
         host.rerun_task(ident, "t1")
-    assert host.get_execution(ident).state == "REVERTED"
+    assert host.get_execution(ident).state == "ERROR"
     assert _calls(tmp_path / "c1") == 1
 
 
@@ -279,7 +279,7 @@ def test_refusals(host: Host, tmp_path: Path) -> None:
         host.rerun_task(ident, "nope")
     with pytest.raises(exceptions.InvalidInput, match="env must be a JSON object"):
         host.rerun_task(ident, "t2", env=["x"])  # type: ignore[arg-type]
-    assert host.get_execution(ident).state == "REVERTED"
+    assert host.get_execution(ident).state == "ERROR"
     assert host.rerun_task(ident, "t2").state == "SUCCESS"
     with pytest.raises(exceptions.Conflict, match="is SUCCESS: only a task of a failed"):
         host.rerun_task(ident, "t2")
@@ -306,7 +306,7 @@ def test_refused_when_a_completed_task_was_undone(host: Host, tmp_path: Path) ->
     assert log.read_text().splitlines() == ["do t1", "undo t1"]
     with pytest.raises(exceptions.InvalidInput, match=r"task\(s\) t1 were undone"):
         host.rerun_task(ident, "t2")
-    assert host.get_execution(ident).state == "REVERTED"
+    assert host.get_execution(ident).state == "ERROR"
     assert log.read_text().splitlines() == ["do t1", "undo t1"]
     assert _calls(tmp_path / "c2") == 1
 
@@ -333,7 +333,7 @@ def test_rerun_of_a_task_whose_on_complete_ran(host: Host, tmp_path: Path, join:
     if join:
         with pytest.raises(exceptions.InvalidInput, match="on-complete transitions ran"):
             host.rerun_task(ident, "t1")
-        assert host.get_execution(ident).state == "REVERTED"
+        assert host.get_execution(ident).state == "ERROR"
         assert (_calls(c1), _calls(c2)) == (1, 1)
         return
     assert host.rerun_task(ident, "t1").state == "SUCCESS"

@@ -133,7 +133,7 @@ def test_a_command_or_an_error_met_while_pausing_waits_for_the_resume(
     with pytest.raises(exceptions.WorkflowFailed):
         host.resume_execution(run.id)
     resumed = host.get_execution(run.id)
-    assert (resumed.state, resumed.failed_task) == ("REVERTED", "held")
+    assert (resumed.state, resumed.failed_task) == ("ERROR", "held")
     assert _effects(run.log) == ["do first", "undo first"]
     assert run.gate.calls == 1  # the held task did not run again
 
@@ -148,14 +148,14 @@ def test_the_tasks_listed_before_fail_start_once_resumed(host: Host, tmp_path: P
     first = Run(host, unpaused, "fails_after", join=False)
     first.gate.opened.set()
     host._runner().wait_background(60)
-    assert host.get_execution(first.id).state == "REVERTED"
+    assert host.get_execution(first.id).state == "ERROR"
     run = Run(host, tmp_path, "fails_after", join=None)
     _pause(host, tmp_path, run.id, "elsewhere")
     assert run.end().state == "PAUSED"
     assert _effects(run.log) == ["do first"]
     with pytest.raises(exceptions.WorkflowFailed):
         host.resume_execution(run.id)
-    assert host.get_execution(run.id).state == "REVERTED"
+    assert host.get_execution(run.id).state == "ERROR"
     assert _effects(run.log) == _effects(first.log)
     assert "do after" in _effects(run.log)
 

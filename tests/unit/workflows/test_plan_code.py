@@ -54,7 +54,7 @@ def test_an_api_execution_is_refused_before_the_action_runs(host: Any, tmp_path:
     # Not run, not retried, not handled by on-error; the earlier task undone.
     assert lines(log) == ["do before", "undo before"]
     record = host.list_executions("guarded")[-1]
-    assert record.state == "REVERTED" and record.failed_task == "code"
+    assert record.state == "ERROR" and record.failed_task == "code"
 
 
 def test_the_server_option_allows_plan_code(host: Any, tmp_path: Path) -> None:

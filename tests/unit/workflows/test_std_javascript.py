@@ -70,7 +70,7 @@ def test_a_failing_script_fails_the_task(host: Host, tmp_path: Path, script: str
               input:
                 script: "{script}"
         """)
-    assert run.state == "REVERTED" and run.error is not None
+    assert run.state == "ERROR" and run.error is not None
     assert "std.javascript failed" in str(run.error) and expected in str(run.error)
 
 
@@ -85,6 +85,6 @@ def test_a_script_that_never_ends_is_stopped(host: Host, tmp_path: Path,
               input:
                 script: "while (true) {}"
         """)
-    assert run.state == "REVERTED" and run.error is not None
+    assert run.state == "ERROR" and run.error is not None
     assert "std.javascript failed" in str(run.error)
     assert "Timeout" in str(run.error)

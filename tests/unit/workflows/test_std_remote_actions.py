@@ -96,7 +96,7 @@ def test_echo_refuses_a_negative_delay(host: Host, tmp_path: Path) -> None:
             task1:
               action: std.echo output="Hi" delay=<% -1 %>
         """)
-    assert run.state == "REVERTED" and run.error is not None
+    assert run.state == "ERROR" and run.error is not None
     assert "std.echo 'delay' must be a number of seconds >= 0 (got -1)" in str(run.error)
 
 
@@ -142,7 +142,7 @@ def test_email_to_a_server_that_does_not_answer_fails_the_task(host: Host,
                                                                tmp_path: Path) -> None:
     port = _free_port()  # nothing listens there
     run = Run(host, tmp_path, EMAIL, server=f"127.0.0.1:{port}")
-    assert run.state == "REVERTED" and run.error is not None
+    assert run.state == "ERROR" and run.error is not None
     assert f"std.email could not send through 127.0.0.1:{port}" in str(run.error)
 
 
@@ -152,7 +152,7 @@ def test_email_refuses_a_header_with_a_line_break(host: Host, tmp_path: Path,
     run = Run(host, tmp_path, EMAIL.replace("ops@example.com",
                                             '"ops@example.com\\nBcc: evil@example.com"'),
               server=server)
-    assert run.state == "REVERTED" and "line break" in str(run.error)
+    assert run.state == "ERROR" and "line break" in str(run.error)
     assert inbox.received == []
 
 

@@ -53,7 +53,7 @@ def _progress_of(host: Any, execution_id: str, task: str, deadline: float) -> An
 
 
 def _ended(host: Any, execution_id: str, deadline: float) -> None:
-    while host.get_execution(execution_id).state not in ("SUCCESS", "FAILURE"):
+    while host.get_execution(execution_id).state not in ("SUCCESS", "ERROR"):
         assert time.monotonic() < deadline
         time.sleep(0.05)
 

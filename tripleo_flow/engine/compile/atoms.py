@@ -130,6 +130,10 @@ class Runtime:
     #: The asynchronous action executions of the executions database
     #: (:class:`~.async_actions.AsyncActions`).
     async_actions: Any = None
+    #: Other executions and their tasks for ``executions()`` and ``tasks(id)``
+    #: (:class:`~tripleo_flow.engine.store.execution_queries.ExecutionQueries`; None:
+    #: only this execution is known).
+    queries: Any = None
 
 
 @dataclass(frozen=True)
@@ -254,14 +258,35 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
     def _hooks(self) -> dict[str, Any]:
         scope, execution = self.runtime.scope, self.runtime.execution
 
-        def executions(ex_id: str | None = None, state: str | None = None) -> list[Any]:
+        queries, prefix = self.runtime.queries, self.links.prefix
+
+        def executions(ex_id: str | None = None, root: str | None = None,
+                       state: str | None = None, from_time: Any = None,
+                       to_time: Any = None) -> list[Any]:
+            if queries is not None:
+                return [{**found, **execution, "state": found["state"]}
+                        if found["id"] == execution.get("id") else found
+                        for found in queries.executions(ex_id, root, state, from_time,
+                                                        to_time)]
             mine = {**execution, "state": "RUNNING"}
-            keep = ex_id in (None, mine.get("id")) and state in (None, "RUNNING")
+            keep = ex_id in (None, mine.get("id")) and root is None and \
+                state in (None, "RUNNING")
             return [mine] if keep else []
 
-        return {"tasks": lambda ex_id=None, recursive=False, state=None: scope.tasks(
-                    self.links.prefix, bool(recursive), state),
-                "executions": executions, "global": scope.get_global,
+        def tasks(ex_id: str | None = None, recursive: bool = False,
+                  state: str | None = None, flat: bool = False) -> list[Any]:
+            """Mistral's ``tasks()``: this execution's (read from its engine), another's
+            (``ex_id``: from the database), or with no id every execution's."""
+            mine = execution.get("id")
+            if ex_id == mine or queries is None:
+                return scope.tasks(prefix, bool(recursive), state)
+            if ex_id is not None:
+                return queries.tasks(ex_id, bool(recursive), state, bool(flat))
+            return [*scope.tasks("", True, state),
+                    *(t for t in queries.tasks(None, True, state, bool(flat))
+                      if t["workflow_execution_id"] != mine)]
+
+        return {"tasks": tasks, "executions": executions, "global": scope.get_global,
                 "env": lambda: dict(scope.env)}
 
     def _task_input(self, evaluator: expressions.Evaluator) -> dict[str, Any]:

@@ -53,12 +53,15 @@ from tripleo_flow.engine.lang import expressions, workbook_model
 from tripleo_flow.engine.lang.action import Action
 from tripleo_flow.engine.lang.workbook_loader import Catalog
 from tripleo_flow.engine.store import cancels, pause_requests, pause_views, redaction, undo_journal
+from tripleo_flow.engine.store.execution_queries import ExecutionQueries
 from tripleo_flow.engine.store.executions import (
+    ENTER,
     ORIGIN_API,
     Execution,
     ExecutionStore,
     command_message,
 )
+from tripleo_flow.engine.store.states import ERROR
 
 LOG = logging.getLogger(__name__)
 
@@ -363,7 +366,7 @@ class Runner:
         given) when it was not started from that origin."""
         record = self.store.get(execution_id)
         pause_requests.check_origin(self.store, execution_id, origin, "resume")
-        if record.state in (states.SUCCESS, states.REVERTED, states.FAILURE):
+        if record.state in (states.SUCCESS, ERROR):
             raise exceptions.Conflict(
                 f"Execution {execution_id!r} has already ended ({record.state}); nothing to "
                 "resume.", hints=[exceptions.Hint(
@@ -402,6 +405,14 @@ class Runner:
             raise exceptions.InvalidInput(
                 f"Workflow {workflow.full_name!r}: its 'vars' cannot be evaluated over these "
                 f"inputs: {exc}") from exc
+
+    def _queries(self, catalog: Catalog) -> ExecutionQueries:
+        """``executions()`` and ``tasks(id)`` over this runner's executions database."""
+        def spec_of(name: str) -> dict[str, Any]:
+            found = catalog.lookup(name)
+            return {} if found is None else {"version": "2.0", **found.raw}
+
+        return ExecutionQueries(self.store, self._expression_limits().max_items, spec_of)
 
     def _expression_limits(self) -> expressions.Limits:
         limit = getattr(self._action_context, "limit", None)
@@ -487,7 +498,8 @@ class Runner:
                                 undo_journal=journal,
                                 children=subworkflow.child_runs(self, fd, listeners, stop,
                                                                 catalog.lookup),
-                                async_actions=self.store.async_actions)
+                                async_actions=self.store.async_actions,
+                                queries=self._queries(catalog))
         # A resumed execution is no longer paused (a later suspension may be another's).
         self.store.update_meta(fd, pid=os.getpid(), host=socket.gethostname(), paused_at=None)
         pause = pause_requests.check_for(self.store, fd)  # and forget its own request
@@ -580,6 +592,8 @@ class Runner:
         for ad in fresh:
             if ad.failure is not None and "#retry" not in ad.name:
                 failed_task = None if ad.name == compiler.END_ATOM else ad.name
+                if failed_task is not None and failed_task.endswith(ENTER):
+                    failed_task = failed_task[:-len(ENTER)]  # its inline sub-workflow's input
                 cause = str(ad.failure.exception_str) if isinstance(
                     ad.failure, failure.Failure) else str(ad.failure)
                 break

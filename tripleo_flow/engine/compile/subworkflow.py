@@ -59,7 +59,7 @@ from tripleo_flow.engine.lang import expressions, workbook_validator
 from tripleo_flow.engine.lang.workbook_model import TaskSpec, WorkflowSpec
 from tripleo_flow.engine.lang.workbook_validator import TASK_NAME
 from tripleo_flow.engine.store.executions import CHILDREN, PAUSED
-from tripleo_flow.engine.store.states import CANCELLED
+from tripleo_flow.engine.store.states import CANCELLED, ERROR
 from tripleo_flow.exceptions import TaskFailed
 
 _NAMESPACE = uuid.UUID("4f9b5a52-6c1e-4f0e-9a57-3c7d1b2e8d10")
@@ -274,7 +274,7 @@ class ChildRuns:
             record = self.store.get(ident)
             if record.state == states.SUCCESS:
                 return (fd.meta or {}).get("output")
-            if record.state in (states.REVERTED, states.FAILURE):
+            if record.state == ERROR:
                 raise child_errors.child_error(self.store, ident, workflow)
             if record.state == states.RUNNING:
                 raise TaskFailed(f"sub-workflow execution {ident!r} still runs in another "
@@ -324,7 +324,7 @@ class ChildRuns:
                 raise exceptions.Interrupted(self.stop.what, signal.Signals(
                     self.stop.received).name, (fd.meta or {}).get("parent_task")) from exc
             raise child_errors.child_error(self.store, fd.uuid, workflow) from exc
-        if record.state == "FAILURE":  # stopped with ERROR by a client (:mod:`.cancels`):
+        if record.state == ERROR:  # stopped with ERROR by a client (:mod:`.cancels`):
             # the parent's task fails with the child's message, as Mistral's state_info
             raise TaskFailed(str(record.error or f"Failed sub-workflow {workflow!r} "
                                  f"[execution_id={record.id}]"))

@@ -159,7 +159,7 @@ def check(fd: Any, workflow: WorkflowSpec, task: str, reset: bool,
     if fd.state not in FAILED:
         raise exceptions.Conflict(
             f"Execution {fd.uuid!r} is {fd.state}: only a task of a failed execution "
-            "(FAILURE or REVERTED, Mistral's ERROR) can be rerun.")
+            "(ERROR) can be rerun.")
     ad = find(fd, task)
     spec = _spec(workflow, ad.name, lookup)
     if _is_join_failure(ad):

@@ -139,7 +139,7 @@ def _y_execution(context: Any) -> Any:
 @specs.inject("context", yaqltypes.Context())
 def _y_tasks(context: Any, workflow_execution_id: str | None = None, recursive: bool = False,
              state: str | None = None, flat: bool = False) -> Any:
-    return context["$__evaluator"].call("tasks", workflow_execution_id, recursive, state)
+    return context["$__evaluator"].call("tasks", workflow_execution_id, recursive, state, flat)
 
 
 @specs.parameter("id", nullable=True)
@@ -150,7 +150,8 @@ def _y_tasks(context: Any, workflow_execution_id: str | None = None, recursive: 
 @specs.inject("context", yaqltypes.Context())
 def _y_executions(context: Any, id: str | None = None, root_execution_id: str | None = None,
                   state: str | None = None, from_time: Any = None, to_time: Any = None) -> Any:
-    return context["$__evaluator"].call("executions", id, state)
+    return context["$__evaluator"].call("executions", id, root_execution_id, state, from_time,
+                                        to_time)
 
 
 @specs.inject("context", yaqltypes.Context())
@@ -348,8 +349,11 @@ class Evaluator:
         hook = self._hooks.get(name)
         if hook is not None:
             return hook(*args)
-        if name == "executions":
-            return [self._execution] if self._execution else []
+        if name == "executions":  # (id, root_execution_id, state, ...): the current one
+            ident, root, state = (list(args) + [None] * 3)[:3]
+            keep = self._execution and ident in (None, self._execution.get("id")) and \
+                root is None and state in (None, "RUNNING")
+            return [self._execution] if keep else []
         return {"tasks": [], "env": {}}.get(name)
 
     def task(self, name: str | None = None) -> Any:
@@ -391,9 +395,10 @@ class Evaluator:
                 "yaml_parse": _y_yaml_parse, "uuid": _uuid,
                 "json_pp": lambda v=None: _json_pp(self.data if v is None else v),
                 "tasks": lambda workflow_execution_id=None, recursive=False, state=None,
-                flat=False: self.call("tasks", workflow_execution_id, recursive, state),
+                flat=False: self.call("tasks", workflow_execution_id, recursive, state, flat),
                 "executions": lambda id=None, root_execution_id=None, state=None,
-                from_time=None, to_time=None: self.call("executions", id, state),
+                from_time=None, to_time=None: self.call("executions", id, root_execution_id,
+                                                        state, from_time, to_time),
                 "global": lambda name: self.call("global", name),
                 "env": lambda: self.call("env")}
 

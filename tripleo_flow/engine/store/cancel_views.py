@@ -11,9 +11,10 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-from tripleo_flow.engine.store.states import CANCELLED
+from tripleo_flow.engine.store.states import CANCELLED, ERROR
 
-#: The end states a stop gives besides CANCELLED (Mistral's ERROR is our FAILURE).
+#: The end states a stop gives besides CANCELLED, as stored (a stop with Mistral's
+#: ERROR is stored FAILURE and reads ERROR).
 FAILURE = "FAILURE"
 SUCCESS = "SUCCESS"
 STOP_STATES = (CANCELLED, FAILURE, SUCCESS)
@@ -56,7 +57,7 @@ def _as_stopped(record: Any, stop: Cancel) -> Any:
     """``record`` as a reader sees it once it was cancelled or stopped (``stop``)."""
     info = stop.state_info
     return dataclasses.replace(
-        record, state=stop.state, state_info=info,
+        record, state=ERROR if stop.state == FAILURE else stop.state, state_info=info,
         output=output_of(stop), pausing=False,
         error=info if stop.state == FAILURE else None, failed_task=None, error_api=None,
         hints=None)

@@ -18,7 +18,7 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.core import secrets
 from tripleo_flow.engine.store import error_records
-from tripleo_flow.engine.store.states import PAUSED
+from tripleo_flow.engine.store.states import ERROR, PAUSED, STORED_FAILED
 
 #: The logbook every execution is a flow detail of.
 BOOK_NAME = "tripleo-flow"
@@ -60,6 +60,10 @@ class Execution:
     #: Mistral's execution ``description``: text a user gave (``execution update
     #: --description``), shown as given.
     description: str | None = None
+    #: It failed (reads ERROR, Mistral's name) and what its completed tasks did was
+    #: undone (its flow ended REVERTED); False when the undo itself failed, or nothing
+    #: failed.
+    reverted: bool = False
 
 
 def _state(fd: Any) -> str:
@@ -75,6 +79,8 @@ def _state(fd: Any) -> str:
     if state == "SUSPENDED" and meta.get("paused_at"):
         return PAUSED  # Mistral's name: a 'pause' stopped it (SUSPENDED: a conductor's
         # SIGTERM or lost claim, its job back on the board)
+    if state in STORED_FAILED:
+        return ERROR  # Mistral's name; the undo is ``reverted``
     return str(state)
 
 
@@ -102,7 +108,7 @@ def to_execution(fd: Any) -> Execution:
         env=masked(dict(meta.get("env") or {})), error_api=error_api,
         hints=hints, state_info=meta.get("state_info"),
         parent_id=meta.get("parent_id"), parent_task=meta.get("parent_task"),
-        description=meta.get("description"))
+        description=meta.get("description"), reverted=fd.state == "REVERTED")
 
 
 def _error_words(meta: Mapping[str, Any]) -> tuple[str | None, list[dict[str, Any]] | None]:

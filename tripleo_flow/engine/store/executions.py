@@ -87,8 +87,8 @@ class TaskRecord:
     #: has next steps; the HTTP API shows this one as ``error``.
     error_api: str | None = None
     #: Its undo ran as its execution failed (its atom REVERTED): a failed task reads
-    #: ERROR as Mistral's, this says that what it did was undone; a completed task
-    #: that was undone reads REVERTED.
+    #: ERROR and a completed one SUCCESS, as Mistral's; this says that what it did was
+    #: undone (REVERT_FAILURE: its undo failed).
     reverted: bool = False
 
 
@@ -106,9 +106,17 @@ def command_message(fd: Any, ended: bool) -> str | None:
     return max(said)[1] if said else None
 
 
+#: The internal atom of a ``workflow:`` task run inline that evaluates its input.
+ENTER = "/__enter__"
+
+
 def task_records(fd: Any) -> list[TaskRecord]:
     """The workbook tasks of a flow detail (internal atoms left out), in run order."""
     records = []
+    # A ``workflow:`` task run inline whose input failed to evaluate: its entry atom
+    # failed, the task never started; it reads ERROR with that error, as Mistral's.
+    entered = {ad.name[:-len(ENTER)]: ad for ad in fd
+               if ad.name.endswith(ENTER) and ad.failure is not None}
     for ad in fd:
         if _internal(ad.name) or not isinstance(ad, models.TaskDetail):
             continue
@@ -121,6 +129,7 @@ def task_records(fd: Any) -> list[TaskRecord]:
         result_record = result if isinstance(result, Mapping) else None
         if ad.failure is not None:
             error = _failure_text(ad.failure)
+        outcome = result.get("state") if isinstance(result, dict) else None
         if isinstance(result, dict) and "state" in result:
             published = dict(result.get("published") or {})
             started, finished = result.get("started_at"), result.get("finished_at")
@@ -135,8 +144,14 @@ def task_records(fd: Any) -> list[TaskRecord]:
             published = _masked(published)
             result = _masked(result.get("result"), everything=bool(result.get(SECRET_RESULT)))
         reverted = state in (states.REVERTED, states.REVERT_FAILURE)
+        if ad.name in entered and state in (states.PENDING, states.REVERTED) and error is None:
+            enter = entered[ad.name]
+            error, state = _failure_text(enter.failure), states.FAILURE
+            reverted = enter.state in (states.REVERTED, states.REVERT_FAILURE)
         if error is not None and state in (states.REVERTED, states.FAILURE):
             state = TASK_ERROR  # a failed task: Mistral's ERROR (its undo: ``reverted``)
+        elif state == states.REVERTED and outcome == TASK_SUCCESS:
+            state = TASK_SUCCESS  # it completed, then was undone: Mistral's SUCCESS
         error_api = _api_words(error, result_record, ad.meta)
         if started is None and state == states.RUNNING:
             started = (ad.meta or {}).get(STARTED_AT)  # it runs now

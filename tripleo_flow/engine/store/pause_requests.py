@@ -152,7 +152,7 @@ def note(store: Any, execution_id: str) -> Any:
     process running it, done already): its record.  Nothing is kept once it ended."""
     store.pause_requests.request(execution_id)
     record = store.get(execution_id)
-    if record.state in ("SUCCESS", "FAILURE", "REVERTED"):
+    if record.state in ("SUCCESS", "ERROR"):
         store.pause_requests.clear(execution_id)  # it ended meanwhile: nothing to pause
     return record
 

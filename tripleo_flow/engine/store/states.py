@@ -10,8 +10,13 @@ CANCELLED = "CANCELLED"
 CANCELLED_INFO = "cancelled"
 #: The state of an execution a pause stopped (Mistral's name).
 PAUSED = "PAUSED"
-#: The states of an execution that ended by itself; a cancel leaves them as they are.
-ENDED = ("SUCCESS", "FAILURE", "REVERTED", CANCELLED)
+#: The stored (TaskFlow) states of a failed execution: FAILURE when its undo failed,
+#: REVERTED once its completed tasks were undone.  Readers see both as ERROR
+#: (Mistral's name), the undo as the record's ``reverted``.
+STORED_FAILED = ("FAILURE", "REVERTED")
+#: The states of an execution that ended by itself; a cancel leaves them as they are
+#: (as readers see them, and as stored).
+ENDED = ("SUCCESS", "ERROR", CANCELLED, *STORED_FAILED)
 #: The states an execution update (Mistral's ``PUT /v2/executions/{id}``) may ask for:
 #: RUNNING resumes, PAUSED pauses, CANCELLED cancels, ERROR/SUCCESS stop.
 UPDATE_STATES = ("RUNNING", "PAUSED", "SUCCESS", "ERROR", "CANCELLED")

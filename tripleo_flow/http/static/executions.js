@@ -47,7 +47,7 @@ const RESUMABLE = new Set(["INTERRUPTED", "PAUSED", "SUSPENDED"]);
 // States an execution can be cancelled from (one that ended is left as it is).
 const CANCELLABLE = new Set(["RUNNING", "PENDING", ...RESUMABLE]);
 // States of a failed execution (Mistral's ERROR): its failed tasks can be rerun.
-const FAILED = new Set(["FAILURE", "REVERTED"]);
+const FAILED = new Set(["ERROR"]);
 // States an execution can be stopped with ERROR from (a paused one is left as it is).
 const STOPPABLE = new Set(["RUNNING", "PENDING", "SUSPENDED", "INTERRUPTED"]);
 
@@ -76,7 +76,9 @@ export async function executionView(app, id) {
   const execution = await call("GET", `/v1/executions/${enc(id)}`);
   const graph = await call("GET", `/v1/workflows/${enc(execution.workflow)}`);
   const picture = h("div", { class: "graph", id: "graph" });
-  const stateBox = h("span", {}, state(execution.state));
+  // A failed execution reads ERROR (Mistral's); "(undone)" when its completed tasks were undone.
+  const shownState = (e) => [state(e.state), e.reverted ? " (undone)" : ""];
+  const stateBox = h("span", {}, ...shownState(execution));
   const resumeProblem = h("span", { class: "error", role: "alert" });
   // A button that POSTs to /v1/executions/ID/<verb> (with `stop`: PUTs its state there,
   // as Mistral's execution update), then says so (409... shown beside it).
@@ -198,7 +200,7 @@ export async function executionView(app, id) {
   await events(`/v1/executions/${enc(id)}/events`, (kind, data) => {
     if (kind === "task") record(data);
     else if (kind === "execution") {
-      stateBox.replaceChildren(state(data.state));
+      stateBox.replaceChildren(...shownState(data));
       if (resume && !RESUMABLE.has(data.state)) resume.remove();
       if (pause && data.state !== "RUNNING") pause.remove();
       if (cancel && !CANCELLABLE.has(data.state)) cancel.remove();

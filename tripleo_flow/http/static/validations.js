@@ -176,7 +176,7 @@ async function startAndFollow(ui, body, box, after) {
                && Array.isArray(data.result.validations)) {
       data.result.validations.forEach(row);  // the validations chosen, pending
     }
-    if (!p && ["SUCCESS", "FAILURE", "REVERTED"].includes(data.state)) {
+    if (!p && ["SUCCESS", "ERROR"].includes(data.state)) {
       log.append(h("li", { class: "muted", text: `${data.name}: ${data.state}` }));
     }
   }, ui.signal());
