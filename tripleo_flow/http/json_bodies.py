@@ -113,8 +113,10 @@ def _where(path: Iterable[Any]) -> str:
 
 
 def _described(message: str, schema: Any) -> str:
-    description = schema.get("description") if isinstance(schema, dict) else None
-    return f"{message}. {description}" if description else f"{message}."
+    description = schema.get("description", "") if isinstance(schema, dict) else ""
+    if not description:
+        return f"{message}."
+    return f"{message}. {description}" + ("" if description.endswith(".") else ".")
 
 
 def refusal(error: jsonschema.ValidationError) -> str:
