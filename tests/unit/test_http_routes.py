@@ -16,6 +16,8 @@ import pytest
 
 from tests.fixtures_plans import make_client
 from tripleo_flow.http import ROUTES, gui, make_app
+from tripleo_flow.http.json_bodies import JsonBodies, first_problem
+from tripleo_flow.http.routes import JSON, Operation, Route
 from tripleo_flow.http.spec import openapi
 from tripleo_flow.plans.local import LocalStore
 
@@ -194,3 +196,75 @@ def test_a_login_on_a_token_server_says_so_before_its_body_is_checked(
                                                           json={"username": "u"})
     assert answer.status_code == 400
     assert "auth_strategy = token" in answer.json["error"]["message"]
+
+
+def _schema(method: str, path: str) -> dict[str, Any]:
+    template = next(r for r in ROUTES if _matches(r.path, path))
+    body = template.operations[method.lower()].body
+    assert body is not None
+    return body
+
+
+def _matches(template: str, path: str) -> bool:
+    parts, given = template.split("/"), path.split("/")
+    return len(parts) == len(given) and all(
+        p == g or (p.startswith("{") and p.endswith("}")) for p, g in zip(parts, given,
+                                                                          strict=True))
+
+
+#: Bodies the schemas accept (a null field counts as left out: not sent here).
+ACCEPTED = [
+    ("PUT", "/v1/plans/p/parameters", {"parameters": {"A": [1, {"b": None}]}, "validate": True}),
+    ("PUT", "/v1/plans/p/roles", {"yaml": "- name: Controller\n"}),
+    ("PUT", "/v1/plans/p/networks", {"networks": [{"name": "External"}]}),
+    ("POST", "/v1/plans/p/environments",
+     {"environments": [{"name": "e.yaml", "files": {"a.yaml": "{}"}}], "position": 2}),
+    ("PUT", "/v1/executions/e1", {"state": "ERROR", "params": {"env": {"a": 1}}}),
+    ("POST", "/v1/executions/e1/tasks/t/complete", {"state": "ERROR", "output": [None], "item": 0}),
+    ("POST", "/v1/executions/e1/cancel", {"state": "CANCELLED", "state_info": "why"}),
+    ("POST", "/v1/validations/run", {"group": "pre-deployment", "plan": "oc",
+                                     "inventory": "localhost", "extra_vars": {}}),
+    ("POST", "/v1/auth/tokens", {"username": "u", "password": "p", "project": "x"}),
+    ("POST", "/v1/nodes", {"nodes": [{"name": "n"}], "initial_state": "manageable"}),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "body", "accepted"),
+                         [(m, p, b, False) for m, p, b, _ in REFUSED]
+                         + [(m, p, b, True) for m, p, b in ACCEPTED])
+def test_the_checker_agrees_with_jsonschema(method: str, path: str, body: Any,
+                                            accepted: bool) -> None:
+    """The server's checker of the keywords the schemas use says what JSON Schema (draft 7,
+    the jsonschema package TaskFlow brings) says."""
+    import jsonschema
+
+    schema = _schema(method, path)
+    assert jsonschema.Draft7Validator(schema).is_valid(body) is accepted
+    assert (first_problem(schema, body) is None) is accepted
+
+
+def test_every_declared_body_is_a_json_schema_the_checker_checks_whole() -> None:
+    import jsonschema
+
+    bodies = [op.body for r in ROUTES for op in r.operations.values()
+              if op.body and op.body_type == JSON]
+    assert len(bodies) > 25
+    for body in bodies:
+        jsonschema.Draft7Validator.check_schema(body)
+    JsonBodies(ROUTES)  # every keyword checked (or it raises)
+
+
+def test_a_schema_with_a_keyword_the_checker_does_not_check_is_refused() -> None:
+    route = Route("/v1/things", "things", lambda services: None, {
+        "post": Operation("Make", body={"type": "object", "properties": {
+            "a": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}})})
+    with pytest.raises(ValueError, match=r"POST /v1/things/properties/a.*anyOf"):
+        JsonBodies([route])
+
+
+def test_a_million_values_are_checked_and_the_first_bad_one_named() -> None:
+    schema = _schema("POST", "/v1/plans/p/environments/remove")
+    paths: list[Any] = ["p"] * 1_000_000
+    assert first_problem(schema, {"paths": paths}) is None
+    paths[-1] = 1
+    assert first_problem(schema, {"paths": paths}) == "'paths[999999]' must be of type str."
