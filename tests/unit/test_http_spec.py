@@ -43,7 +43,7 @@ def test_a_paused_execution_is_followed_while_a_task_awaits_its_completion(
 
 
 def test_openapi_documents_statuses_security_and_path_parameters() -> None:
-    doc = openapi([Route("/v1/things/{name}", "thing", {
+    doc = openapi([Route("/v1/things/{name}", "thing", lambda services: None, {
         "get": Operation("Show"), "delete": Operation("Delete", status=204, response=None)})])
     get = doc["paths"]["/v1/things/{name}"]["get"]
     assert sorted(get["responses"]) == ["200", "400", "401", "403", "404", "409", "503"]

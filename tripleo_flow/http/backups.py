@@ -22,23 +22,21 @@ from typing import TYPE_CHECKING
 import falcon
 
 from tripleo_flow import exceptions
-from tripleo_flow.http.plans import field, json_object
+from tripleo_flow.http.json_bodies import body
+from tripleo_flow.http.routes import BOOL, UPLOAD_ERRORS, Operation, Route, with_client
 from tripleo_flow.http.uploads import Upload
 
 if TYPE_CHECKING:
     from tripleo_flow.api import Client
 
-#: What ``POST /v1/backups/restore`` takes.
-RESTORE_KEYS = ("upload", "passphrase", "force")
-
-
-def _passphrase(body: dict[str, object]) -> str:
-    value = body.get("passphrase")
-    if not isinstance(value, str) or not value:
-        raise exceptions.InvalidInput(
-            "The request body needs 'passphrase' (a non-empty string): over the HTTP API a "
-            "backup is always encrypted.")
-    return value
+#: A passphrase (a backup over HTTP is always encrypted).
+PASSPHRASE = {"type": "string", "minLength": 1, "format": "password",
+              "description": "Over the HTTP API a backup is always encrypted."}
+#: A backup kept on the server, as listed.
+BACKUP = {"type": "object", "required": ["id", "created", "size", "encrypted"],
+          "properties": {"id": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
+                         "created": {"type": "string", "format": "date-time"},
+                         "size": {"type": "integer"}, "encrypted": BOOL}}
 
 
 class Backups:
@@ -51,11 +49,7 @@ class Backups:
         resp.media = self.client.list_backups()
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = json_object(req)
-        unknown = sorted(set(body) - {"passphrase"})
-        if unknown:
-            raise exceptions.InvalidInput(f"Unknown keys {unknown[:10]}: give 'passphrase'.")
-        made = self.client.store_backup(_passphrase(body))
+        made = self.client.store_backup(body(req)["passphrase"])
         resp.status = falcon.HTTP_201
         resp.location = f"/v1/backups/{made['id']}"
         resp.media = made
@@ -92,14 +86,9 @@ class RestoreBackup:
         self.uploads = uploads
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = json_object(req)
-        unknown = sorted(set(body) - set(RESTORE_KEYS))
-        if unknown:
-            raise exceptions.InvalidInput(
-                f"Unknown keys {unknown[:10]}: give {list(RESTORE_KEYS)}.")
-        upload_id = field(body, "upload", str, what=" (the id POST /v1/uploads answered)")
-        passphrase = _passphrase(body)
-        force = field(body, "force", bool, False)
+        given = body(req)
+        upload_id, passphrase = given["upload"], given["passphrase"]
+        force = given.get("force", False)
         archive = self.uploads.path(upload_id)
         try:
             restored = self.client.restore_backup(archive, force=force, passphrase=passphrase)
@@ -107,3 +96,42 @@ class RestoreBackup:
             raise exceptions.InvalidArchive(f"upload {upload_id}", exc.reason) from None
         archive.unlink(missing_ok=True)
         resp.media = restored
+
+
+TAGS = ("backups",)
+
+ROUTES = [
+    Route("/v1/backups", "backups", with_client(Backups), {
+        "get": Operation("Backups kept on the server (id, created, size, encrypted), newest "
+                         "first", response={"type": "array", "items": BACKUP}, errors=(503,),
+                         tags=TAGS),
+        "post": Operation(
+            "Back up everything tripleo-flow keeps (as backup create) into a new backup "
+            "kept on the server, encrypted with the passphrase (required: at least [api] "
+            "backup_passphrase_min_length characters); refused while a workflow runs, "
+            "and once [api] max_stored_backups are kept",
+            status=201, response=BACKUP, tags=TAGS,
+            body={"type": "object", "required": ["passphrase"], "additionalProperties": False,
+                  "properties": {"passphrase": PASSPHRASE}})}),
+    Route("/v1/backups/restore", "backup_restore",
+          lambda s: RestoreBackup(s.client, s.upload), {
+              "post": Operation(
+                  "Make the data directory what an uploaded backup archive holds (as backup "
+                  "restore): send the archive to POST /v1/uploads first; force replaces the "
+                  "state the data directory holds (kept aside). A wrong passphrase or a "
+                  "corrupt archive is refused and changes nothing; the upload is deleted "
+                  "once restored",
+                  tags=TAGS, errors=UPLOAD_ERRORS,
+                  body={"type": "object", "required": ["upload", "passphrase"],
+                        "additionalProperties": False,
+                        "properties": {"upload": {"type": "string", "description":
+                                                  "The id POST /v1/uploads answered."},
+                                       "passphrase": PASSPHRASE, "force": BOOL}})}),
+    Route("/v1/backups/{backup_id}", "backup", with_client(Backup), {
+        "get": Operation("Download a backup: its encrypted archive (an unencrypted one is "
+                         "never served: 409); with Keystone, only for a writer role",
+                         response={}, response_type="application/octet-stream",
+                         errors=(404, 409), tags=TAGS),
+        "delete": Operation("Delete a backup", status=204, response=None, errors=(404,),
+                            tags=TAGS)}),
+]

@@ -17,6 +17,7 @@ import falcon
 
 from tripleo_flow import exceptions
 from tripleo_flow.api.paths import DOWNLOAD_ID
+from tripleo_flow.http.routes import Operation, Route
 
 CHUNK = 1 << 20
 
@@ -48,3 +49,11 @@ class Download:
         resp.content_type = ("application/gzip" if entry.name.endswith((".tar.gz", ".tgz"))
                              else "application/octet-stream")
         resp.downloadable_as = entry.name
+
+
+ROUTES = [
+    Route("/v1/downloads/{download_id}", "download", lambda s: Download(s.paths.downloads), {
+        "get": Operation("A file written by a workflow started here (an output-path input)",
+                         response={}, response_type="application/octet-stream",
+                         errors=(404,), tags=("workflows",))}),
+]

@@ -16,13 +16,16 @@ from typing import Any
 import falcon
 
 from tripleo_flow import exceptions
-from tripleo_flow.http.plans import field, json_object
+from tripleo_flow.http.json_bodies import body
+from tripleo_flow.http.routes import Operation, Route
 
 LOG = logging.getLogger(__name__)
 
 #: Longest user name, project or domain name Keystone stores; longest password sent.
 MAX_NAME = 255
 MAX_PASSWORD = 4096
+#: A user, project or domain name: 1 to MAX_NAME characters, no NUL.
+NAME = {"type": "string", "minLength": 1, "maxLength": MAX_NAME, "pattern": "^[^\\x00]*$"}
 
 
 class AuthInfo:
@@ -49,13 +52,6 @@ def keystone_url(conf: Any) -> str:
         "[keystone_authtoken] section of its configuration file.")
 
 
-def _name(media: dict[str, Any], key: str, default: Any = ...) -> str:
-    value = field(media, key, str, default)
-    if not value or len(value) > MAX_NAME or "\x00" in value:
-        raise exceptions.InvalidInput(f"{key!r} must be 1 to {MAX_NAME} characters.")
-    return str(value)
-
-
 class Tokens:
     """``POST /v1/auth/tokens`` with ``username``, ``password``, ``project`` (and
     ``user_domain`` / ``project_domain``, ``Default`` unless given): a Keystone token
@@ -64,19 +60,19 @@ class Tokens:
     def __init__(self, conf: Any) -> None:
         self.conf = conf
 
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+    def refuse_early(self, req: falcon.Request) -> None:
+        """Before the body is checked: this server may have no login at all."""
         if self.conf.api.auth_strategy != "keystone":
             raise exceptions.InvalidInput(
                 "This server does not use Keystone ([api] auth_strategy = token): send its "
                 "API token in the X-Auth-Token header instead of logging in.")
-        media = json_object(req)
-        username = _name(media, "username")
-        password = field(media, "password", str)
-        if not password or len(password) > MAX_PASSWORD:
-            raise exceptions.InvalidInput(f"'password' must be 1 to {MAX_PASSWORD} characters.")
-        project = _name(media, "project")
-        user_domain = _name(media, "user_domain", "Default")
-        project_domain = _name(media, "project_domain", "Default")
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        self.refuse_early(req)
+        media = body(req)
+        username, password, project = media["username"], media["password"], media["project"]
+        user_domain = media.get("user_domain", "Default")
+        project_domain = media.get("project_domain", "Default")
         from keystoneauth1 import exceptions as ks_exceptions
         from keystoneauth1 import session
         from keystoneauth1.identity import v3
@@ -102,3 +98,21 @@ class Tokens:
         expires = access.expires.isoformat() if access.expires else None
         resp.media = {"token": access.auth_token, "expires_at": expires,
                       "user": username, "project": project}
+
+
+ROUTES = [
+    Route("/v1/auth", "auth_info", lambda s: AuthInfo(s.client.conf), {
+        "get": Operation("How this server authenticates: token or keystone", public=True,
+                         errors=(), tags=("auth",))}),
+    Route("/v1/auth/tokens", "auth_tokens", lambda s: Tokens(s.client.conf), {
+        "post": Operation(
+            "Log in with a Keystone user name and password (auth_strategy keystone): a "
+            "token scoped to the project", public=True, tags=("auth",),
+            errors=(400, 401, 503),
+            body={"type": "object", "required": ["username", "password", "project"],
+                  "properties": {"username": NAME,
+                                 "password": {"type": "string", "minLength": 1,
+                                              "maxLength": MAX_PASSWORD},
+                                 "project": NAME, "user_domain": NAME,
+                                 "project_domain": NAME}})}),
+]

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 import falcon
 
-from tripleo_flow.http.plans import json_object
+from tripleo_flow.core.nodes import INITIAL_STATES
+from tripleo_flow.http.json_bodies import body
+from tripleo_flow.http.routes import ARRAY, BOOL, OBJECT, STRING, Operation, Route, with_client
 from tripleo_flow.http.workflows import execution_body
 
 if TYPE_CHECKING:
@@ -49,9 +51,9 @@ class Nodes:
         resp.media = self.client.list_nodes()
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = json_object(req)
-        options = {k: body[k] for k in IMPORT_KEYS if body.get(k) is not None}
-        _start(self.client, resp, "register", {"nodes": body.get("nodes"), **options})
+        given = body(req)
+        options = {k: given[k] for k in IMPORT_KEYS if k in given}
+        _start(self.client, resp, "register", {"nodes": given["nodes"], **options})
 
 
 class Node:
@@ -70,6 +72,62 @@ class NodeWorkflow:
         self.verb = verb
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = json_object(req) if req.content_length else {}
-        inputs = {k: body[k] for k in VERBS[self.verb] if body.get(k) is not None}
+        given = body(req)
+        inputs = {k: given[k] for k in VERBS[self.verb] if k in given}
         _start(self.client, resp, self.verb, inputs)
+
+
+TAGS = ("nodes",)
+#: Inputs of the node workflows, as request body properties.
+NODE_INPUTS: dict[str, Any] = {
+    "nodes": {"type": "array", "items": STRING, "description": "Node names or UUIDs."},
+    "all_manageable": BOOL, "provide": BOOL,
+    "steps": {"type": "array", "items": OBJECT,
+              "description": "Manual clean steps (default: erase devices' metadata)."},
+    "plan": {**STRING, "description": "The plan the nodes are provisioned for (default "
+                                      "overcloud)."},
+    "baremetal_deployment": {**STRING, "description": "TripleO's baremetal deployment "
+                                                      "file (its YAML text)."},
+    "hostnames": {"type": "array", "items": STRING,
+                  "description": "Host names whose nodes are released."},
+    "all_nodes": BOOL,
+}
+#: What an import does after registering (workflow tripleo.nodes.register).
+IMPORT_INPUTS: dict[str, Any] = {
+    "initial_state": {"type": "string", "enum": list(INITIAL_STATES),
+                      "description": "Where the nodes found in enroll are left (default "
+                                     "manageable, as TripleO)."},
+    "introspect": {**BOOL, "description": "Then introspect every node of the list."},
+    "provide": {**BOOL, "description": "Then make every node of the list available."},
+}
+
+
+def _verb_route(verb: str, keys: tuple[str, ...]) -> Route:
+    """``POST /v1/nodes/<verb>``: every input is optional but provision's (an empty body
+    starts the workflow with its defaults)."""
+    return Route(f"/v1/nodes/{verb}", f"nodes_{verb}",
+                 lambda s: NodeWorkflow(s.client, verb), {
+        "post": Operation(f"Start workflow tripleo.nodes.{verb}; 202 with the execution",
+                          status=202, tags=TAGS, body_required=verb == "provision",
+                          body={"type": "object",
+                                "properties": {k: NODE_INPUTS[k] for k in keys},
+                                **({"required": ["baremetal_deployment"]}
+                                   if verb == "provision" else {})})})
+
+
+ROUTES = [
+    Route("/v1/nodes", "nodes", with_client(Nodes), {
+        "get": Operation("Bare metal nodes in Ironic, with their (introspected) properties",
+                         response=ARRAY, errors=(404, 503), tags=TAGS),
+        "post": Operation(
+            "Register or update nodes (instackenv.json's node list) with workflow "
+            "tripleo.nodes.register; 202 with the execution", status=202, tags=TAGS,
+            body={"type": "object", "required": ["nodes"],
+                  "properties": {"nodes": {"type": "array", "minItems": 1,
+                                           "items": OBJECT},
+                                 **IMPORT_INPUTS}})}),
+    *(_verb_route(verb, keys) for verb, keys in VERBS.items()),
+    Route("/v1/nodes/{node}", "node", with_client(Node), {
+        "get": Operation("Show a node (name or UUID): states, properties, capabilities, "
+                         "ports", tags=TAGS)}),
+]

@@ -15,6 +15,20 @@ import falcon
 from tripleo_flow import exceptions
 from tripleo_flow.core import secrets
 from tripleo_flow.http.bodies import save_body
+from tripleo_flow.http.json_bodies import body
+from tripleo_flow.http.routes import (
+    ARRAY,
+    BOOL,
+    GZIP,
+    OBJECT,
+    PLAN_NAME,
+    STRING,
+    UPLOAD_ERRORS,
+    Operation,
+    Param,
+    Route,
+    with_client,
+)
 from tripleo_flow.plans import sources
 
 if TYPE_CHECKING:
@@ -24,42 +38,6 @@ if TYPE_CHECKING:
 #: networks or VIP data (the CLI's -r, -n and --vip-file), and the plan file each becomes.
 DATA_FILE_PARAMS = {"roles_file": "roles_data.yaml", "networks_file": "network_data.yaml",
                     "vip_file": "vip_data.yaml"}
-
-
-def json_object(req: falcon.Request) -> dict[str, Any]:
-    """The request's JSON body, which must be an object."""
-    try:
-        media = req.get_media(default_when_empty=None)
-    except falcon.MediaMalformedError as exc:
-        cause = exc.__cause__
-        if isinstance(cause, exceptions.TripleoFlowError):  # refused by http.media.loads
-            raise cause from None
-        raise exceptions.InvalidInput(
-            f"The request body is not valid JSON: {cause or exc}") from exc
-    if not isinstance(media, dict):
-        raise exceptions.InvalidInput("The request body must be a JSON object.")
-    return media
-
-
-def field(media: dict[str, Any], name: str, kind: type | tuple[type, ...],
-          default: Any = ..., what: str = "") -> Any:
-    """``media[name]`` checked against ``kind`` (required unless a default is given)."""
-    if name not in media or media[name] is None:
-        if default is ...:
-            raise exceptions.InvalidInput(f"The request body needs {name!r}{what}.")
-        return default
-    value = media[name]
-    if not isinstance(value, kind):
-        names = "/".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
-        raise exceptions.InvalidInput(f"{name!r} must be of type {names}{what}.")
-    return value
-
-
-def string_list(media: dict[str, Any], name: str) -> list[str] | None:
-    value = field(media, name, list, None)
-    if value is not None and not all(isinstance(v, str) for v in value):
-        raise exceptions.InvalidInput(f"{name!r} must be a list of strings.")
-    return value
 
 
 @contextmanager
@@ -181,10 +159,9 @@ class PlanRestore:
         self.client = client
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        media = json_object(req)
-        version = field(media, "version", str)
-        keep = field(media, "keep_passwords", bool, True)
-        resp.media = self.client.restore_plan(name, version, keep_passwords=keep)
+        media = body(req)
+        resp.media = self.client.restore_plan(
+            name, media["version"], keep_passwords=media.get("keep_passwords", True))
 
 
 class Capabilities:
@@ -195,13 +172,9 @@ class Capabilities:
         resp.media = self.client.get_capabilities(name)
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        media = json_object(req)
-        environments = field(media, "environments", dict)
-        if not all(isinstance(v, bool) for v in environments.values()):
-            raise exceptions.InvalidInput("'environments' maps environment paths to true/false.")
-        purge = field(media, "purge", bool, False)
-        resp.media = {"environments": self.client.update_capabilities(name, environments,
-                                                                      purge)}
+        media = body(req)
+        resp.media = {"environments": self.client.update_capabilities(
+            name, media["environments"], media.get("purge", False))}
 
 
 class Environments:
@@ -212,15 +185,9 @@ class Environments:
         resp.media = self.client.list_environments(name)
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        media = json_object(req)
-        environments = field(media, "environments", list)
-        if not all(isinstance(e, dict) for e in environments):
-            raise exceptions.InvalidInput(
-                "'environments' is a list of {\"name\": FILE, \"files\": {PATH: TEXT}}.")
-        position = field(media, "position", int, None)
-        if isinstance(position, bool):
-            raise exceptions.InvalidInput("'position' must be an integer.")
-        added = self.client.add_environments(name, environments, position=position)
+        media = body(req)
+        added = self.client.add_environments(name, media["environments"],
+                                             position=media.get("position"))
         resp.media = {"added": added, "environments": self.client.list_environments(name)}
 
 
@@ -229,11 +196,7 @@ class EnvironmentsRemove:
         self.client = client
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        paths = string_list(json_object(req), "paths")
-        if not paths:
-            raise exceptions.InvalidInput("The request body needs 'paths' (a list of the "
-                                          "user environments' plan paths).")
-        removed = self.client.remove_environments(name, paths)
+        removed = self.client.remove_environments(name, body(req)["paths"])
         resp.media = {"removed": removed, "environments": self.client.list_environments(name)}
 
 
@@ -251,9 +214,8 @@ class Parameters:
                                                _known_secrets(self.client, name))
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        media = json_object(req)
-        values = field(media, "parameters", dict)
-        validate = field(media, "validate", bool, False)
+        media = body(req)
+        values, validate = media["parameters"], media.get("validate", False)
         if secrets.is_masked(values):
             raise exceptions.InvalidInput(
                 f"A parameter value holds {secrets.MASK}, the mask this API shows in place "
@@ -266,7 +228,7 @@ class ParametersReset:
         self.client = client
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        names = string_list(json_object(req), "names") if req.content_length else None
+        names = body(req).get("names")
         resp.media = {"reset": self.client.reset_parameters(name, names)}
 
 
@@ -282,14 +244,16 @@ class ParameterSchema:
 def data_list(req: falcon.Request, noun: str) -> list[Any] | str:
     """The body's ``noun`` list, or its ``yaml``: the text of a file holding it (as
     ``role set FILE`` reads; parsed by the Python API within the YAML limits)."""
-    media = json_object(req)
-    if (noun in media) == ("yaml" in media):
-        raise exceptions.InvalidInput(
-            f"The request body needs either {noun!r} (a list) or 'yaml' (the text of a "
-            f"YAML file holding the list of {noun}).")
-    if "yaml" in media:
-        return field(media, "yaml", str)  # type: ignore[no-any-return]
-    return field(media, noun, list)  # type: ignore[no-any-return]
+    media = body(req)
+    return media["yaml"] if "yaml" in media else media[noun]  # type: ignore[no-any-return]
+
+
+def data_list_body(noun: str) -> dict[str, Any]:
+    """The body of ``PUT .../roles`` or ``.../networks``: the list, or a file's text."""
+    return {"type": "object", "oneOf": [{"required": [noun]}, {"required": ["yaml"]}],
+            "properties": {noun: {"type": "array", "items": OBJECT},
+                           "yaml": {**STRING, "description": "The text of a YAML file "
+                                    f"holding the list of {noun}."}}}
 
 
 class Roles:
@@ -353,3 +317,110 @@ class DeploymentFailures:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         resp.media = self.client.deployment_failures(name)
+
+
+TAGS = ("plans",)
+#: An environment file and the files it refers to, by path relative to its directory.
+ENVIRONMENT_FILE = {"type": "object", "required": ["name", "files"], "properties": {
+    "name": STRING, "files": {"type": "object", "additionalProperties": STRING}}}
+#: Files of the uploaded tree to use as roles, networks, VIP data (CLI -r, -n, --vip-file).
+DATA_FILE_QUERY = tuple(Param(name, STRING) for name in DATA_FILE_PARAMS)
+
+
+def _uploading(resource: Any) -> Any:
+    """``make`` for a resource that takes a plan archive within ``[api] max_upload_size``."""
+    return lambda s: resource(s.client, s.client.conf.api.max_upload_size)
+
+
+ROUTES = [
+    Route("/v1/plans", "plans", _uploading(Plans), {
+        "get": Operation("List plans", response=ARRAY, errors=(503,), tags=TAGS),
+        "post": Operation(
+            "Create a plan from a .tar.gz body (or the shipped sample)", status=201,
+            body={}, body_type=GZIP, body_required=False, tags=TAGS, errors=UPLOAD_ERRORS,
+            params=(Param("name", PLAN_NAME, required=True), Param("description", STRING),
+                    Param("sample", BOOL), *DATA_FILE_QUERY))}),
+    Route("/v1/plans/{name}", "plan", _uploading(Plan), {
+        "get": Operation("Show a plan", tags=TAGS),
+        "put": Operation("Replace a plan's templates from a .tar.gz body", body={},
+                         body_type=GZIP, tags=TAGS, errors=UPLOAD_ERRORS,
+                         params=DATA_FILE_QUERY),
+        "delete": Operation("Delete a plan", status=204, response=None,
+                            params=(Param("force", BOOL),), tags=TAGS)}),
+    Route("/v1/plans/{name}/export", "plan_export", with_client(PlanExport), {
+        "get": Operation("Download a plan as .tar.gz (without its secrets)", response={},
+                         response_type=GZIP, tags=TAGS)}),
+    Route("/v1/plans/{name}/history", "plan_history", with_client(PlanHistory), {
+        "get": Operation("Versions of plan-environment.yaml, newest first", response=ARRAY,
+                         tags=TAGS)}),
+    Route("/v1/plans/{name}/restore", "plan_restore", with_client(PlanRestore), {
+        "post": Operation("Make an earlier plan-environment.yaml current (the current "
+                          "passwords kept unless keep_passwords is false)", tags=TAGS,
+                          body={"type": "object", "required": ["version"],
+                                "properties": {"version": STRING,
+                                               "keep_passwords": BOOL}})}),
+    Route("/v1/plans/{name}/capabilities", "capabilities", with_client(Capabilities), {
+        "get": Operation("Capabilities map with the enabled environments", tags=TAGS),
+        "put": Operation("Enable or disable environments", tags=TAGS, body={
+            "type": "object", "required": ["environments"],
+            "properties": {"environments": {"type": "object", "additionalProperties": BOOL,
+                                            "description": "Environment paths to true "
+                                                           "or false."},
+                           "purge": BOOL}})}),
+    Route("/v1/plans/{name}/environments", "environments", with_client(Environments), {
+        "get": Operation("The plan's environments in order (user ones last)", response=ARRAY,
+                         tags=TAGS),
+        "post": Operation(
+            "Add user environment files, each with the files it refers to", tags=TAGS,
+            body={"type": "object", "required": ["environments"], "properties": {
+                "environments": {"type": "array", "minItems": 1, "items": ENVIRONMENT_FILE},
+                "position": {"type": "integer", "minimum": 1}}})}),
+    Route("/v1/plans/{name}/environments/remove", "environments_remove",
+          with_client(EnvironmentsRemove), {
+              "post": Operation("Remove user environments (by plan path) and their files",
+                                tags=TAGS, body={
+                                    "type": "object", "required": ["paths"], "properties": {
+                                        "paths": {"type": "array", "minItems": 1,
+                                                  "items": STRING,
+                                                  "description": "The user environments' "
+                                                                 "plan paths."}}})}),
+    Route("/v1/plans/{name}/parameters", "parameters", with_client(Parameters), {
+        "get": Operation("Parameter values set on the plan", tags=TAGS),
+        "put": Operation("Set parameter values", tags=TAGS, body={
+            "type": "object", "required": ["parameters"],
+            "properties": {"parameters": OBJECT, "validate": BOOL}})}),
+    Route("/v1/plans/{name}/parameters/reset", "parameters_reset",
+          with_client(ParametersReset), {
+              "post": Operation("Remove parameter values (all unless names are given)",
+                                tags=TAGS, body_required=False, body={
+                                    "type": "object", "properties": {
+                                        "names": {"type": "array", "items": STRING}}})}),
+    Route("/v1/plans/{name}/parameters/schema", "parameter_schema",
+          with_client(ParameterSchema), {
+              "get": Operation("Every parameter of the stack tree (validated by an "
+                               "ephemeral Heat)", tags=TAGS)}),
+    Route("/v1/plans/{name}/roles", "roles", with_client(Roles), {
+        "get": Operation("Roles of the plan", response=ARRAY, params=(Param("detail", BOOL),),
+                         tags=TAGS),
+        "put": Operation("Replace the plan's roles: a list, or the text of a "
+                         "roles_data.yaml", tags=TAGS, body=data_list_body("roles"))}),
+    Route("/v1/plans/{name}/networks", "networks", with_client(Networks), {
+        "get": Operation("Networks of the plan", response=ARRAY,
+                         params=(Param("detail", BOOL),), tags=TAGS),
+        "put": Operation("Replace the plan's networks: a list, or the text of a "
+                         "network_data.yaml", tags=TAGS, body=data_list_body("networks"))}),
+    Route("/v1/plans/{name}/passwords", "passwords", with_client(Passwords), {
+        "get": Operation("Password names (their values are never served)",
+                         response={"type": "array", "items": STRING}, tags=TAGS)}),
+    Route("/v1/plans/{name}/deployment", "deployment", with_client(Deployment), {
+        "get": Operation("The plan's last deployment status", tags=TAGS)}),
+    Route("/v1/plans/{name}/deployment/servers", "deployment_servers",
+          with_client(DeploymentServers), {
+              "get": Operation("The servers of the last deployment (host names by role), "
+                               "as workflow tripleo.scale.delete_nodes takes them",
+                               tags=TAGS)}),
+    Route("/v1/plans/{name}/deployment/failures", "deployment_failures",
+          with_client(DeploymentFailures), {
+              "get": Operation("Resources that failed in the last deployment",
+                               response=ARRAY, tags=TAGS)}),
+]

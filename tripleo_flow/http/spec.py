@@ -1,24 +1,18 @@
-"""The route table of the HTTP API and the OpenAPI document built from it.
-
-Each :class:`Route` names a path, the resource that serves it and one
-:class:`Operation` per method; :func:`openapi` turns the table into an
-OpenAPI 3.0 document, so the document cannot drift from what is served.
-No I/O here.
+"""The OpenAPI document of the HTTP API, built from the routes the resource modules
+declare (:mod:`tripleo_flow.http.routes`), so the document cannot drift from what is
+served; and ``GET /v1/openapi.json``, which serves it.  No I/O here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
-from tripleo_flow import __version__
+import falcon
 
-PLAN_NAME = {"type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9-]*$", "maxLength": 128}
-OBJECT: dict[str, Any] = {"type": "object"}
-ARRAY: dict[str, Any] = {"type": "array", "items": {}}
-GZIP = "application/gzip"
-JSON = "application/json"
-SSE = "text/event-stream"
+from tripleo_flow import __version__
+from tripleo_flow.http.routes import GZIP, JSON, PLAN_NAME, Operation, Param, Route
+
+__all__ = ["GZIP", "JSON", "PLAN_NAME", "ROUTES", "Operation", "Param", "Route", "openapi"]
 
 ERROR_SCHEMA = {
     "type": "object",
@@ -32,41 +26,6 @@ ERROR_SCHEMA = {
                                           "request": {"type": "string", "nullable": True}}}},
                        "reason": {"type": "string"}, "details": {"type": "object"}}}},
 }
-
-
-@dataclass(frozen=True)
-class Param:
-    """A query or header parameter."""
-
-    name: str
-    schema: dict[str, Any]
-    where: str = "query"
-    required: bool = False
-    description: str = ""
-
-
-@dataclass(frozen=True)
-class Operation:
-    """One method of a route: what it does, what it takes, what it answers."""
-
-    summary: str
-    status: int = 200
-    response: dict[str, Any] | None = field(default_factory=lambda: OBJECT)
-    response_type: str = JSON
-    body: dict[str, Any] | None = None
-    body_type: str = JSON
-    body_required: bool = True
-    params: tuple[Param, ...] = ()
-    errors: tuple[int, ...] = (400, 404, 409, 503)
-    public: bool = False
-    tags: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Route:
-    path: str
-    resource: str
-    operations: dict[str, Operation]
 
 
 def _path_params(path: str) -> list[dict[str, Any]]:
@@ -98,7 +57,7 @@ def _operation(route: Route, method: str, op: Operation) -> dict[str, Any]:
         responses[str(code)] = {"description": "Error", "content": {
             JSON: {"schema": {"$ref": "#/components/schemas/Error"}}}}
     doc: dict[str, Any] = {
-        "operationId": f"{method}_{route.resource}",
+        "operationId": f"{method}_{route.name}",
         "summary": op.summary,
         "parameters": _path_params(route.path) + [
             {"name": p.name, "in": p.where, "required": p.required, "schema": p.schema,
@@ -116,7 +75,7 @@ def _operation(route: Route, method: str, op: Operation) -> dict[str, Any]:
     return doc
 
 
-def openapi(routes: list[Route]) -> dict[str, Any]:
+def openapi(routes: list[Route] | tuple[Route, ...]) -> dict[str, Any]:
     """The OpenAPI 3.0 document of ``routes``."""
     paths: dict[str, Any] = {}
     for route in routes:
@@ -137,3 +96,19 @@ def openapi(routes: list[Route]) -> dict[str, Any]:
                                           "name": "X-Auth-Token"}},
         },
     }
+
+
+class OpenAPI:
+    """``GET /v1/openapi.json``: the document of every route the app serves."""
+
+    def __init__(self, document: dict[str, Any]) -> None:
+        self.document = document
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = self.document
+
+
+ROUTES = [
+    Route("/v1/openapi.json", "openapi", lambda s: OpenAPI(openapi(s.routes)), {
+        "get": Operation("This OpenAPI document", public=True, errors=())}),
+]

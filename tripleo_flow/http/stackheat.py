@@ -5,24 +5,16 @@ other (``POST /v1/workflows/{name}/executions``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import falcon
 
 from tripleo_flow.api.paths import WORK_DIR, ServerPaths
 from tripleo_flow.api.workbooks import heat_workflow
-from tripleo_flow.http.spec import Operation, Route
+from tripleo_flow.http.routes import Operation, Route
 
 if TYPE_CHECKING:
     from tripleo_flow.api import Client
-
-ROUTES = [
-    Route("/v1/plans/{name}/deployment/heat", "deployment_heat", {
-        "get": Operation("Whether the ephemeral Heat of the plan's deployment (its work dir, "
-                         "named as the plan) runs and answers: heat status, no workflow",
-                         tags=("plans",))}),
-]
-
 
 class DeploymentHeat:
     def __init__(self, client: Client, paths: ServerPaths) -> None:
@@ -36,5 +28,10 @@ class DeploymentHeat:
         resp.media = self.client.heat_status(heat_dir)
 
 
-def resources(client: Client, paths: ServerPaths) -> dict[str, Any]:
-    return {"deployment_heat": DeploymentHeat(client, paths)}
+ROUTES = [
+    Route("/v1/plans/{name}/deployment/heat", "deployment_heat",
+          lambda s: DeploymentHeat(s.client, s.paths), {
+        "get": Operation("Whether the ephemeral Heat of the plan's deployment (its work dir, "
+                         "named as the plan) runs and answers: heat status, no workflow",
+                         tags=("plans",))}),
+]

@@ -22,6 +22,7 @@ import falcon
 
 from tripleo_flow import exceptions
 from tripleo_flow.http.bodies import save_body
+from tripleo_flow.http.routes import GZIP, UPLOAD_ERRORS, Operation, Route
 
 LOG = logging.getLogger(__name__)
 
@@ -98,3 +99,17 @@ class Upload:
     def on_get(self, req: falcon.Request, resp: falcon.Response, upload_id: str) -> Any:
         path = self.path(upload_id)
         resp.media = {"id": upload_id, "path": str(path), "size": path.stat().st_size}
+
+
+ROUTES = [
+    Route("/v1/uploads", "uploads", lambda s: Uploads(
+        s.upload_dir, s.client.conf.api.max_upload_size, s.client.conf.api.upload_ttl), {
+        "post": Operation("Keep a .tar.gz on the server (its path can be a workflow input), "
+                          "or a backup archive to restore",
+                          status=201, body={}, body_type=GZIP, tags=("workflows",),
+                          errors=UPLOAD_ERRORS)}),
+    Route("/v1/uploads/{upload_id}", "upload", lambda s: s.upload, {
+        "get": Operation("Show an upload", tags=("workflows",)),
+        "delete": Operation("Delete an upload", status=204, response=None,
+                            tags=("workflows",))}),
+]

@@ -8,29 +8,26 @@ validation's progress).  Over HTTP a run's inventory is never a path of this ser
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import falcon
 
-from tripleo_flow import exceptions
 from tripleo_flow.core import validations as core
-from tripleo_flow.http.plans import json_object
+from tripleo_flow.http.json_bodies import body
+from tripleo_flow.http.routes import (
+    ARRAY,
+    OBJECT,
+    PLAN_NAME,
+    STRING,
+    Operation,
+    Param,
+    Route,
+    with_client,
+)
 from tripleo_flow.http.workflows import execution_body
 
 if TYPE_CHECKING:
     from tripleo_flow.api import Client
-
-#: What ``POST /v1/validations/run`` takes.
-RUN_KEYS = ("validations", "group", "plan", "inventory", "extra_vars")
-
-
-def _string(value: Any, what: str) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value:
-        raise exceptions.InvalidInput(f"{what} must be a non-empty string.")
-    return value
-
 
 class Validations:
     """``GET /v1/validations[?group=G&category=C]``."""
@@ -60,26 +57,11 @@ class RunValidations:
         self.client = client
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = json_object(req)
-        unknown = sorted(set(body) - set(RUN_KEYS))
-        if unknown:
-            raise exceptions.InvalidInput(f"Unknown keys {unknown}: give {list(RUN_KEYS)}.")
-        names = body.get("validations")
-        if names is not None and not (isinstance(names, list)
-                                      and all(isinstance(n, str) for n in names)):
-            raise exceptions.InvalidInput("validations must be a list of validation names.")
-        inventory = _string(body.get("inventory"), "inventory")
-        if inventory not in (None, core.LOCALHOST):
-            raise exceptions.InvalidInput(
-                "Over the HTTP API the inventory is 'localhost', or left out for the plan's "
-                "last config-download inventory; an inventory file is for the CLI.")
-        extra_vars = body.get("extra_vars")
-        if extra_vars is not None and not isinstance(extra_vars, dict):
-            raise exceptions.InvalidInput("extra_vars must be an object.")
+        given = body(req)
         execution = self.client.start_validations(
-            names, group=_string(body.get("group"), "group"),
-            plan=_string(body.get("plan"), "plan"), localhost=inventory == core.LOCALHOST,
-            extra_vars=extra_vars, api_user=True)
+            given.get("validations"), group=given.get("group"), plan=given.get("plan"),
+            localhost=given.get("inventory") == core.LOCALHOST,
+            extra_vars=given.get("extra_vars"), api_user=True)
         resp.status = falcon.HTTP_202
         resp.location = f"/v1/executions/{execution.id}"
         resp.media = execution_body(execution)
@@ -92,9 +74,7 @@ class StopValidations:
         self.client = client
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        execution = _string(json_object(req).get("execution"), "execution")
-        if execution is None:
-            raise exceptions.InvalidInput("Give the execution to stop: {\"execution\": ID}.")
+        execution = body(req)["execution"]
         resp.media = self.client.stop_validations(execution)
 
 
@@ -117,3 +97,42 @@ class Result:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, result_id: str) -> None:
         resp.media = self.client.show_validation_result(result_id, req.get_param("plan"))
+
+
+TAGS = ("validations",)
+NAME = {"type": "string", "minLength": 1}
+
+ROUTES = [
+    Route("/v1/validations", "validations", with_client(Validations), {
+        "get": Operation("Installed validations with their metadata and parameters",
+                         response=ARRAY, errors=(404,), tags=TAGS,
+                         params=(Param("group", STRING), Param("category", STRING)))}),
+    Route("/v1/validations/run", "validations_run", with_client(RunValidations), {
+        "post": Operation(
+            "Run validations with workflow tripleo.validations.run; 202 with the execution",
+            status=202, tags=TAGS, body={
+                "type": "object", "additionalProperties": False, "properties": {
+                    "validations": {"type": "array", "items": STRING, "minItems": 1,
+                                    "description": "Validation names."},
+                    "group": NAME, "plan": PLAN_NAME,
+                    "inventory": {"type": "string", "enum": [core.LOCALHOST],
+                                  "description": "Left out: the plan's last config-download "
+                                                 "inventory (an inventory file is for the "
+                                                 "CLI)."},
+                    "extra_vars": OBJECT}})}),
+    Route("/v1/validations/stop", "validations_stop", with_client(StopValidations), {
+        "post": Operation("Stop a validation run (its Ansible processes end)", tags=TAGS,
+                          body={"type": "object", "required": ["execution"],
+                                "properties": {"execution": {
+                                    **NAME, "description": "The run's execution id."}}})}),
+    Route("/v1/validations/results", "validation_results", with_client(Results), {
+        "get": Operation("Stored validation results (of a plan), newest first",
+                         response=ARRAY, tags=TAGS,
+                         params=(Param("plan", PLAN_NAME), Param("validation", STRING)))}),
+    Route("/v1/validations/results/{result_id}", "validation_result", with_client(Result), {
+        "get": Operation("One validation result with its log", tags=TAGS,
+                         params=(Param("plan", PLAN_NAME),))}),
+    Route("/v1/validations/{validation}", "validation", with_client(Validation), {
+        "get": Operation("A validation's metadata and parameters", errors=(404,),
+                         tags=TAGS)}),
+]

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 import falcon
 
 from tripleo_flow import exceptions
-from tripleo_flow.http.plans import field, json_object
-from tripleo_flow.http.spec import ARRAY, Operation, Route
+from tripleo_flow.http.json_bodies import body
+from tripleo_flow.http.routes import ARRAY, Operation, Route, with_client
 
 if TYPE_CHECKING:
     from tripleo_flow.api import Client
@@ -30,29 +30,6 @@ _DEFINITION = {"type": "object", "required": ["definition"], "properties": {
     "definition": {"type": "string", "description": "The workbook's YAML text."},
     "filename": {"type": "string", "description": "Its file name, used in the refusals "
                                                   "(default workbook.yaml)."}}}
-
-ROUTES = [
-    Route("/v1/workbooks", "workbooks", {
-        "get": Operation("List the shipped and user workbooks, their workflows and "
-                         "problems", response=ARRAY, tags=TAGS),
-        "post": Operation("Add a user workbook (checked first)", status=201,
-                          body=_DEFINITION, tags=TAGS),
-        "put": Operation("Replace the user workbook of the same name (checked first)",
-                         body=_DEFINITION, tags=TAGS)}),
-    Route("/v1/workbooks/validate", "workbooks_validate", {
-        "post": Operation("Check a workbook without adding it: 200 when valid, 400 with "
-                          "every problem otherwise", body=_DEFINITION, tags=TAGS)}),
-    Route("/v1/workbooks/{workbook}", "workbook", {
-        "get": Operation("A workbook and its YAML text", tags=TAGS),
-        "delete": Operation("Delete a user workbook", status=204, response=None,
-                            tags=TAGS)}),
-    Route("/v1/actions", "actions", {
-        "get": Operation("List the actions workbook tasks may run, with their inputs",
-                         response=ARRAY, tags=TAGS)}),
-    Route("/v1/actions/{action}", "action", {
-        "get": Operation("An action: its description, inputs and entry point", tags=TAGS)}),
-]
-
 
 def entry_body(entry: Any) -> dict[str, Any]:
     """A catalog entry as the API shows it (its file by name only)."""
@@ -68,7 +45,7 @@ def _problem(problem: Any, name: str) -> str:
 
 
 def _filename(media: dict[str, Any]) -> str:
-    name = field(media, "filename", str, "workbook.yaml")
+    name = media.get("filename", "workbook.yaml")
     name = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(name).name)[:100].lstrip(".")
     return name if name.endswith((".yaml", ".yml")) else f"{name or 'workbook'}.yaml"
 
@@ -76,7 +53,7 @@ def _filename(media: dict[str, Any]) -> str:
 @contextmanager
 def _uploaded(media: dict[str, Any]) -> Iterator[Path]:
     """The body's workbook as a file; a refusal names the file, not where it was kept."""
-    text = field(media, "definition", str)
+    text = media["definition"]
     with tempfile.TemporaryDirectory(prefix="tripleo-flow-workbook-") as tmp:
         path = Path(tmp) / _filename(media)
         path.write_text(text, encoding="utf-8")
@@ -111,7 +88,7 @@ class Workbooks:
         resp.media = [entry_body(e) for e in self.client.list_workbooks()]
 
     def _install(self, req: falcon.Request, install: Callable[[Path], Any]) -> dict[str, Any]:
-        with _uploaded(json_object(req)) as path:
+        with _uploaded(body(req)) as path:
             return entry_body(install(path))
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
@@ -128,7 +105,7 @@ class ValidateWorkbook:
         self.client = client
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        with _uploaded(json_object(req)) as path:
+        with _uploaded(body(req)) as path:
             self.client.check_workbooks([path])
         resp.media = {"valid": True}
 
@@ -178,9 +155,24 @@ class Action:
         resp.media = action_body(self.client.get_action(action))
 
 
-def resources(client: Client) -> dict[str, Any]:
-    """The resources of :data:`ROUTES`, by name."""
-    return {"workbooks": Workbooks(client), "workbooks_validate": ValidateWorkbook(client),
-            "workbook": Workbook(client), "actions": Actions(client),
-            "action": Action(client)}
-
+ROUTES = [
+    Route("/v1/workbooks", "workbooks", with_client(Workbooks), {
+        "get": Operation("List the shipped and user workbooks, their workflows and "
+                         "problems", response=ARRAY, tags=TAGS),
+        "post": Operation("Add a user workbook (checked first)", status=201,
+                          body=_DEFINITION, tags=TAGS),
+        "put": Operation("Replace the user workbook of the same name (checked first)",
+                         body=_DEFINITION, tags=TAGS)}),
+    Route("/v1/workbooks/validate", "workbooks_validate", with_client(ValidateWorkbook), {
+        "post": Operation("Check a workbook without adding it: 200 when valid, 400 with "
+                          "every problem otherwise", body=_DEFINITION, tags=TAGS)}),
+    Route("/v1/workbooks/{workbook}", "workbook", with_client(Workbook), {
+        "get": Operation("A workbook and its YAML text", tags=TAGS),
+        "delete": Operation("Delete a user workbook", status=204, response=None,
+                            tags=TAGS)}),
+    Route("/v1/actions", "actions", with_client(Actions), {
+        "get": Operation("List the actions workbook tasks may run, with their inputs",
+                         response=ARRAY, tags=TAGS)}),
+    Route("/v1/actions/{action}", "action", with_client(Action), {
+        "get": Operation("An action: its description, inputs and entry point", tags=TAGS)}),
+]

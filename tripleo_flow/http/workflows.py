@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import urllib.parse
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import falcon
 
@@ -13,9 +13,22 @@ from tripleo_flow import exceptions
 from tripleo_flow.api import idempotency
 from tripleo_flow.api.execution_updates import STATES
 from tripleo_flow.api.paths import ServerPaths
+from tripleo_flow.api.workflows import EXECUTION_ID_PATTERN
+from tripleo_flow.config import EXECUTIONS_PAGE_MAX
 from tripleo_flow.engine.store.cancels import ENDED
 from tripleo_flow.http import events, media
-from tripleo_flow.http.plans import field, json_object
+from tripleo_flow.http.json_bodies import body
+from tripleo_flow.http.routes import (
+    ARRAY,
+    OBJECT,
+    SSE,
+    STRING,
+    UPLOAD_ERRORS,
+    Operation,
+    Param,
+    Route,
+    with_client,
+)
 
 if TYPE_CHECKING:
     from tripleo_flow.api import Client
@@ -37,7 +50,8 @@ UPDATE_BODY = {"type": "object", "additionalProperties": False, "properties": {
 #: The body of ``PUT /v1/executions/{id}/tasks/{task}`` (Mistral's task rerun).
 RERUN_BODY = {"type": "object", "required": ["state"], "additionalProperties": False,
               "properties": {
-                  "state": {"type": "string", "enum": ["RUNNING"]},
+                  "state": {"type": "string", "enum": ["RUNNING"],
+                            "description": "Only a rerun updates a task."},
                   "reset": {"type": "boolean", "default": True,
                             "description": "false: a with-items task reruns its failed "
                                            "items only"},
@@ -79,11 +93,9 @@ class WorkflowExecutions:
         self.paths = paths
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        media = json_object(req) if req.content_length else {}
-        inputs = field(media, "input", dict, {})
-        target = field(media, "target", str, None)
-        env = field(media, "env", dict, None)
-        evaluate_env = field(media, "evaluate_env", bool, True)
+        given = body(req)
+        inputs, target = given.get("input", {}), given.get("target")
+        env, evaluate_env = given.get("env"), given.get("evaluate_env", True)
         key = req.get_header(IDEMPOTENCY_HEADER)
         if key is None:
             execution = self.client.run_workflow(name, inputs, wait=False, target=target,
@@ -149,22 +161,13 @@ class Execution:
         resp.media = execution_body(self.client.get_execution(execution_id))
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
-        body = json_object(req)
-        unknown = sorted(set(body) - {"id", "state", "state_info", "params", "description"})
-        if unknown:
-            raise exceptions.InvalidInput(
-                f"Unknown field(s) {', '.join(repr(k[:40]) for k in unknown[:5])}: an "
-                "execution update takes 'state', 'state_info', 'description' and 'params' "
-                "({'env': {...}}).")
-        if body.get("id") not in (None, execution_id):
+        given = body(req)
+        if given.get("id") not in (None, execution_id):
             raise exceptions.InvalidInput("The body's 'id' is not the execution's.")
-        params = field(body, "params", dict, {})
-        if set(params) - {"env"}:
-            raise exceptions.InvalidInput("An execution update's 'params' takes 'env' only.")
         execution = self.client.update_execution(
-            execution_id, field(body, "state", str, None), field(body, "state_info", str, None),
-            field(params, "env", dict, None), api_user=True,
-            description=field(body, "description", str, None))
+            execution_id, given.get("state"), given.get("state_info"),
+            given.get("params", {}).get("env"), api_user=True,
+            description=given.get("description"))
         resp.location = f"/v1/executions/{execution.id}"
         resp.media = execution_body(execution)
 
@@ -177,8 +180,6 @@ class ResumeExecution:
         self.client = client
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
-        if req.content_length:
-            json_object(req)  # an empty object, or nothing: there is nothing to give
         ended = self.client.get_execution(execution_id).state in ENDED
         execution = self.client.resume_execution(execution_id, wait=False, api_user=True)
         # One that had ended is returned unchanged (200), as Mistral's resume of a
@@ -199,15 +200,6 @@ class PauseExecution:
         self.client = client
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
-        media = json_object(req) if req.content_length else {}
-        if set(media) - {"state"}:
-            raise exceptions.InvalidInput(
-                'A pause request takes no field but "state": its body is empty, {} or '
-                '{"state": "PAUSED"}.')
-        if media.get("state", "PAUSED") != "PAUSED":
-            raise exceptions.InvalidInput(
-                'A pause request sets the state PAUSED only ({"state": "PAUSED"}); '
-                "resume an execution with POST /v1/executions/ID/resume.")
         execution = self.client.pause_execution(execution_id, api_user=True)
         resp.status = falcon.HTTP_202
         resp.location = f"/v1/executions/{execution.id}"
@@ -225,17 +217,7 @@ class CancelExecution:
         self.client = client
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
-        media = json_object(req) if req.content_length else {}
-        if set(media) - {"state", "state_info"}:
-            raise exceptions.InvalidInput(
-                'A cancel request takes no field but "state" and "state_info": its body is '
-                'empty, {} or {"state": "CANCELLED", "state_info": "why"}.')
-        if media.get("state", "CANCELLED") != "CANCELLED":
-            raise exceptions.InvalidInput(
-                'A cancel request sets the state CANCELLED only ({"state": "CANCELLED"}).')
-        message = media.get("state_info")
-        if message is not None and not isinstance(message, str):
-            raise exceptions.InvalidInput('A cancel request\'s "state_info" must be text.')
+        message = body(req).get("state_info")
         before = self.client.get_execution(execution_id)
         execution = self.client.cancel_execution(execution_id, message, api_user=True)
         resp.status = falcon.HTTP_200 if before.state in ENDED else falcon.HTTP_202
@@ -253,16 +235,10 @@ class CompleteTask:
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, execution_id: str,
                 task: str) -> None:
-        body = json_object(req)
-        unknown = sorted(set(body) - {"state", "output", "item"})
-        if unknown:
-            raise exceptions.InvalidInput(
-                f"Unknown field(s) {', '.join(repr(k[:40]) for k in unknown[:5])}: a completion "
-                "takes 'state', 'output' and 'item'.")
-        state = field(body, "state", str)
-        item = field(body, "item", int, None)  # (a boolean is refused by complete_task)
-        done = self.client.complete_task(execution_id, task, state, body.get("output"),
-                                         item=item, api_user=True)
+        given = body(req)
+        done = self.client.complete_task(execution_id, task, given["state"],
+                                         given.get("output"), item=given.get("item"),
+                                         api_user=True)
         resp.media = media.fields(done)
 
 
@@ -278,19 +254,10 @@ class ExecutionTask:
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, execution_id: str,
                task: str) -> None:
-        body = json_object(req)
-        unknown = sorted(set(body) - {"state", "reset", "env"})
-        if unknown:
-            raise exceptions.InvalidInput(
-                f"Unknown field(s) {', '.join(repr(k[:40]) for k in unknown[:5])}: a task "
-                "rerun takes 'state' (RUNNING), 'reset' and 'env'.")
-        if body.get("state") != "RUNNING":
-            raise exceptions.InvalidInput(
-                'Only a rerun updates a task: send {"state": "RUNNING"} (with "reset" and '
-                '"env" if needed).')
+        given = body(req)
         execution = self.client.rerun_task(
-            execution_id, task, field(body, "reset", bool, True), field(body, "env", dict, None),
-            wait=False, api_user=True)
+            execution_id, task, given.get("reset", True), given.get("env"), wait=False,
+            api_user=True)
         resp.status = falcon.HTTP_202
         resp.location = f"/v1/executions/{execution.id}"
         resp.media = execution_body(execution)
@@ -327,3 +294,132 @@ class ExecutionEvents:
         resp.stream = self.slots.open(messages) if self.slots else messages
         resp.content_type = "text/event-stream"
         resp.cache_control = ["no-cache"]
+
+
+TAGS = ("workflows",)
+#: The body of ``POST /v1/executions/{id}/pause``: empty, {} or Mistral's.
+PAUSE_BODY = {"type": "object", "additionalProperties": False, "properties": {
+    "state": {"type": "string", "enum": ["PAUSED"],
+              "description": "Resume an execution with POST /v1/executions/ID/resume."}}}
+#: The body of ``POST /v1/executions/{id}/cancel``: empty, {} or Mistral's.
+CANCEL_BODY = {"type": "object", "additionalProperties": False, "properties": {
+    "state": {"type": "string", "enum": ["CANCELLED"]}, "state_info": STRING}}
+#: The body of ``POST /v1/executions/{id}/tasks/{task}/complete``.
+COMPLETE_BODY = {"type": "object", "required": ["state"], "additionalProperties": False,
+                 "properties": {
+                     "state": {"type": "string", "enum": ["SUCCESS", "ERROR"]},
+                     "output": {"description": "Any JSON value: the action's result, or its "
+                                               "error (masked as other records)"},
+                     "item": {"type": "integer", "minimum": 0,
+                              "description": "The item of a with-items task (when several "
+                                             "wait)"}}}
+EXECUTIONS_QUERY = (
+    Param("workflow", STRING),
+    Param("limit", {"type": "integer", "minimum": 1, "maximum": EXECUTIONS_PAGE_MAX},
+          description=f"At most [api] executions_page_max ({EXECUTIONS_PAGE_MAX} unless "
+                      "configured)"),
+    Param("marker", {"type": "string", "pattern": EXECUTION_ID_PATTERN},
+          description="The id of the last execution of the previous page (404 when there "
+                      "is none)"),
+    Param("sort_dir", {"type": "string", "enum": ["asc", "desc"]}),
+    Param("include_output", {"type": "boolean"},
+          description="Each execution with its output (default: false)"))
+
+
+def _events(s: Any) -> ExecutionEvents:
+    return ExecutionEvents(s.client, s.sse_interval, s.redact, s.stream_slots)
+
+
+WORKFLOW_ROUTES = [
+    Route("/v1/workflows", "workflows", with_client(Workflows), {
+        "get": Operation("List workflows with their inputs", response=ARRAY, errors=(503,),
+                         tags=TAGS)}),
+    Route("/v1/workflows/{name}", "workflow", with_client(Workflow), {
+        "get": Operation("A workflow's task graph: its tasks and their transitions",
+                         tags=TAGS)}),
+    Route("/v1/workflows/{name}/executions", "workflow_executions",
+          lambda s: WorkflowExecutions(s.client, s.paths), {
+              "post": Operation(
+                  "Start workflow NAME in the background; 202 with the execution; 400, with "
+                  "nothing recorded, for an input or env over [limits] input_max_size bytes",
+                  status=202, body_required=False, tags=TAGS,
+                  body={"type": "object", "properties": {
+                      "input": OBJECT, "target": STRING, "env": OBJECT,
+                      "evaluate_env": {"type": "boolean"}}},
+                  params=(Param(IDEMPOTENCY_HEADER, {"type": "string", "maxLength": 255},
+                                where="header",
+                                description="A retried start with the same key returns the "
+                                            "same execution."),))}),
+]
+
+EXECUTION_ROUTES = [
+    Route("/v1/executions", "executions", with_client(Executions), {
+        "get": Operation("List a page of executions, oldest first (sort_dir desc: newest "
+                         "first), without their output unless include_output=true (as "
+                         "Mistral's); a page ends early when its executions' records take "
+                         "over [api] executions_page_max_bytes; a Link header with "
+                         "rel=\"next\" gives the next page",
+                         response=ARRAY, tags=TAGS, params=EXECUTIONS_QUERY)}),
+    Route("/v1/executions/{execution_id}", "execution", with_client(Execution), {
+        "get": Operation("Show an execution", tags=TAGS),
+        "put": Operation(
+            "Change an execution's state as Mistral's PUT /v2/executions/{id} (RUNNING "
+            "resumes, PAUSED, CANCELLED, ERROR or SUCCESS stops it); 200 with the execution, "
+            "400 for a transition Mistral refuses (SUCCESS of a paused or ended one), 409 "
+            "when it cannot change so now", body=UPDATE_BODY, tags=TAGS,
+            errors=UPLOAD_ERRORS)}),
+    Route("/v1/executions/{execution_id}/resume", "execution_resume",
+          with_client(ResumeExecution), {
+              "post": Operation(
+                  "Continue a paused, suspended or interrupted execution that was started "
+                  "through this API, in the background (on a conductor with a jobboard); "
+                  "202 with the execution (200 with one that ended, left unchanged, as "
+                  "Mistral's resume)", status=202,
+                  body_required=False, body={"type": "object"}, tags=TAGS)}),
+    Route("/v1/executions/{execution_id}/cancel", "execution_cancel",
+          with_client(CancelExecution), {
+              "post": Operation(
+                  "Cancel a running, paused or interrupted execution that was started "
+                  "through this API, wherever it runs, with its sub-workflow executions: it "
+                  "reads CANCELLED at once (state_info: the message given, output: "
+                  "{\"result\": message}), its running tasks end, no new one starts and it "
+                  "is never resumed; body empty, {} or {\"state\": \"CANCELLED\", "
+                  "\"state_info\": \"why\"}; 202 with the execution (200 with one that "
+                  "ended, left unchanged, as Mistral's cancel)",
+                  status=202, body_required=False, body=CANCEL_BODY, tags=TAGS)}),
+    Route("/v1/executions/{execution_id}/pause", "execution_pause",
+          with_client(PauseExecution), {
+              "post": Operation(
+                  "Pause a running execution that was started through this API, wherever "
+                  "it runs: its running tasks end and no new one starts (then it reads "
+                  "PAUSED; resume continues it); 202 with the execution (a paused one is "
+                  "left as it is), 409 when it ended or was interrupted",
+                  status=202, body_required=False, body=PAUSE_BODY, tags=TAGS)}),
+    Route("/v1/executions/{execution_id}/tasks", "execution_tasks",
+          with_client(ExecutionTasks), {
+              "get": Operation("Tasks of an execution; a workflow: task that has ended "
+                               "lists its child executions in executions (one per item and "
+                               "attempt), each naming it in its parent_id and parent_task",
+                               response=ARRAY, tags=TAGS)}),
+    Route("/v1/executions/{execution_id}/tasks/{task}", "execution_task",
+          with_client(ExecutionTask), {
+              "put": Operation(
+                  "Rerun a failed task execution (its name, as poll[2], or id) of a failed "
+                  "execution that was started through this API, as Mistral's PUT "
+                  "/v2/tasks/{id}: the tasks that completed keep their results, it runs "
+                  "again and the execution goes on in the background; 202 with the "
+                  "execution, 400 when the task did not fail, reset is false without "
+                  "with-items or a completed task was undone (its action reverts), 409 "
+                  "when the execution did not fail",
+                  status=202, body=RERUN_BODY, tags=TAGS)}),
+    Route("/v1/executions/{execution_id}/tasks/{task}/complete", "execution_task_complete",
+          with_client(CompleteTask), {
+              "post": Operation(
+                  "Complete the asynchronous action (std.async_noop...) a task execution "
+                  "waits for, named by its name (poll[2]) or id: SUCCESS makes output its "
+                  "result, ERROR its error (its on-error runs); 409 when it does not wait",
+                  tags=TAGS, body=COMPLETE_BODY)}),
+    Route("/v1/executions/{execution_id}/events", "execution_events", _events, {
+        "get": Operation("Server-sent events (task, then execution at the end)",
+                         response={}, response_type=SSE, tags=TAGS)}),
+]
