@@ -271,6 +271,8 @@ class Host(WorkflowsMixin, CompletionsMixin, ExecutionUpdatesMixin):
         self.data_dir = Path(data_dir)
         self.conf = config.new_conf()
         self.conf([], default_config_files=[], default_config_dirs=[])
+        # Following an execution another process runs looks at its record this often.
+        self.conf.set_override("poll_interval", 0.05, group="jobboard")
         locks = PlanLocks(f"file://{self.data_dir / 'locks'}")
         self.context = ActionContext(store=LocalStore(self.data_dir / "plans"), locks=locks,
                                      conf=self.conf)
