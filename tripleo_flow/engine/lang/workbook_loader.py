@@ -67,16 +67,19 @@ def _count_tasks(document: object) -> int:
                if isinstance(wf, dict) and isinstance(wf.get("tasks"), dict))
 
 
-#: The workbooks parsed lately, by (path, limits, digest of the text): a catalog is read
-#: again whenever one of its files changes, by every new client of this process, and to
-#: check a workbook before it is installed, while the shipped files never change.  The
-#: parsed workbook is a frozen value no reader changes; a catalog already shares it
-#: between all the runs of its workflows.
-_PARSED: OrderedDict[tuple[str, WorkbookLimits, bytes], tuple[Workbook | None, list[Problem]]] \
-    = OrderedDict()
+#: The workbooks parsed lately, by (path, limits, length and digest of the text): a
+#: catalog is read again whenever one of its files changes, by every new client of this
+#: process, and to check a workbook before it is installed, while the shipped files never
+#: change.  The parsed workbook is a frozen value no reader changes; a catalog already
+#: shares it between all the runs of its workflows.
+_PARSED: OrderedDict[tuple[str, WorkbookLimits, int, bytes],
+                     tuple[Workbook | None, list[Problem]]] = OrderedDict()
 _PARSED_LOCK = threading.Lock()
-#: How many parsed workbooks :data:`_PARSED` keeps (the least recently read go first).
-PARSED_KEPT = 128
+#: How many parsed workbooks :data:`_PARSED` keeps, and from how much text (characters)
+#: at most: the least recently read go first (a server checks what its clients send).
+PARSED_KEPT = 256
+PARSED_TEXT_KEPT = 4 << 20
+_parsed_text = [0]
 
 
 def read_file(path: Path, limits: WorkbookLimits = WorkbookLimits()) -> tuple[
@@ -93,18 +96,26 @@ def read_file(path: Path, limits: WorkbookLimits = WorkbookLimits()) -> tuple[
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return None, [Problem(str(path), f"cannot read the file: {exc}")]
-    key = (str(path), limits, hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
+    key = (str(path), limits, len(text),
+           hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
     with _PARSED_LOCK:
         known = _PARSED.get(key)
         if known is not None:
             _PARSED.move_to_end(key)
     if known is None:
         known = _parse_text(path, text, limits)
-        with _PARSED_LOCK:
-            _PARSED[key] = known
-            while len(_PARSED) > PARSED_KEPT:
-                _PARSED.popitem(last=False)
+        _keep(key, known)
     return known[0], list(known[1])  # the caller may add to its problems
+
+
+def _keep(key: tuple[str, WorkbookLimits, int, bytes],
+          parsed: tuple[Workbook | None, list[Problem]]) -> None:
+    with _PARSED_LOCK:
+        if key not in _PARSED and key[2] <= PARSED_TEXT_KEPT:
+            _PARSED[key] = parsed
+            _parsed_text[0] += key[2]
+        while _PARSED and (len(_PARSED) > PARSED_KEPT or _parsed_text[0] > PARSED_TEXT_KEPT):
+            _parsed_text[0] -= _PARSED.popitem(last=False)[0][2]
 
 
 def _parse_text(path: Path, text: str, limits: WorkbookLimits) -> tuple[

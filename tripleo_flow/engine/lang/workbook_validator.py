@@ -100,11 +100,12 @@ class _Local:
     tail: list[Problem]
 
 
-#: :class:`_Local` of the workflows checked lately, by id (with the workflow, which keeps
-#: its id taken): a parsed workbook is shared while its text is unchanged
+#: :class:`_Local` of the workflows checked lately, by id (with a weak reference to the
+#: workflow, which tells a workflow since made at the same address): a parsed workbook is
+#: shared while its text is unchanged
 #: (:func:`~tripleo_flow.engine.lang.workbook_loader.read_file`), and each catalog read
 #: checks every workflow again with what changed around it.
-_LOCAL: OrderedDict[int, tuple[WorkflowSpec, _Local]] = OrderedDict()
+_LOCAL: OrderedDict[int, tuple[weakref.ref[WorkflowSpec], _Local]] = OrderedDict()
 _LOCAL_LOCK = threading.Lock()
 #: How many workflows :data:`_LOCAL` keeps (the least recently checked go first).
 LOCAL_KEPT = 1024
@@ -113,12 +114,12 @@ LOCAL_KEPT = 1024
 def _local_problems(workflow: WorkflowSpec) -> _Local:
     with _LOCAL_LOCK:
         known = _LOCAL.get(id(workflow))
-        if known is not None and known[0] is workflow:
+        if known is not None and known[0]() is workflow:
             _LOCAL.move_to_end(id(workflow))
             return known[1]
     local = _check_local(workflow)
     with _LOCAL_LOCK:
-        _LOCAL[id(workflow)] = (workflow, local)
+        _LOCAL[id(workflow)] = (weakref.ref(workflow), local)
         while len(_LOCAL) > LOCAL_KEPT:
             _LOCAL.popitem(last=False)
     return local
