@@ -6,6 +6,8 @@ event named KILL_EVENT arrives (for the crash/resume test).
 ``python -m tests.engine_helpers resume DATA_DIR EXECUTION_ID ALLOW_PLAN_CODE`` resumes
 an execution in a new process (``ALLOW_PLAN_CODE``: ``true`` or ``false``) and prints
 how it ended.
+``python -m tests.engine_helpers start-then-wait DATA_DIR WORKFLOW JSON_INPUT`` starts a
+workflow without waiting for it, prints its id, then sleeps (for a test to kill it).
 ``python -m tests.engine_helpers conductor DATA_DIR JSON_OVERRIDES NAME [CONCURRENCY]`` runs a
 conductor (with these test actions) until SIGTERM; JSON_OVERRIDES maps
 ``group.option`` to a value (``jobboard.backend_url``, ``workflows.connection``...).
@@ -271,6 +273,8 @@ class Host(WorkflowsMixin, CompletionsMixin, ExecutionUpdatesMixin):
         self.data_dir = Path(data_dir)
         self.conf = config.new_conf()
         self.conf([], default_config_files=[], default_config_dirs=[])
+        # Following an execution another process runs looks at its record this often.
+        self.conf.set_override("poll_interval", 0.05, group="jobboard")
         locks = PlanLocks(f"file://{self.data_dir / 'locks'}")
         self.context = ActionContext(store=LocalStore(self.data_dir / "plans"), locks=locks,
                                      conf=self.conf)
@@ -299,6 +303,16 @@ def _run(argv: list[str]) -> int:
     execution = host.run_workflow(workflow, json.loads(raw_input), listeners=[killer])
     sys.stdout.write(json.dumps({"finished": execution.id}) + "\n")
     return 0
+
+
+def _start_then_wait(argv: list[str]) -> int:
+    """Start a workflow running in this process, print its id, then wait to be killed."""
+    data_dir, workflow, raw_input = argv
+    host = Host(Path(data_dir))
+    sys.stdout.write(host.run_workflow(workflow, json.loads(raw_input), wait=False).id + "\n")
+    sys.stdout.flush()
+    time.sleep(120)
+    return 1
 
 
 def _record_then_die(argv: list[str]) -> int:
@@ -364,6 +378,8 @@ if __name__ == "__main__":
         sys.exit(_conductor(sys.argv[2:]))
     if sys.argv[1] == "run":
         sys.exit(_run(sys.argv[2:]))
+    if sys.argv[1] == "start-then-wait":
+        sys.exit(_start_then_wait(sys.argv[2:]))
     if sys.argv[1] == "record-then-die":
         sys.exit(_record_then_die(sys.argv[2:]))
     if sys.argv[1] == "resume":

@@ -95,7 +95,8 @@ class JobsMixin:
         :raises Conflict: it had not ended after ``timeout`` s
         """
         settings = self.jobboard_settings()
-        poll = settings.poll_interval if settings is not None else 0.5
+        poll = settings.poll_interval if settings is not None \
+            else float(self.conf.jobboard.poll_interval)  # a worker runs it: the same look
         store = self._runner().store
         listeners = tuple(listeners)
         seen: dict[str, tuple[str, Any, bool]] = {}

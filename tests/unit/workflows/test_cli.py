@@ -137,7 +137,7 @@ def test_no_wait_runs_in_background(cli: Cli) -> None:
     deadline = time.monotonic() + 60
     state = started["State"]
     while state != "SUCCESS" and time.monotonic() < deadline:
-        time.sleep(0.5)
+        time.sleep(0.1)
         state = cli.json("execution", "show", started["ID"])["State"]
     assert state == "SUCCESS"
 
@@ -221,7 +221,7 @@ def test_execution_complete_finishes_a_waiting_task(cli: Cli, tmp_path: Path) ->
         tasks = cli.json("execution", "tasks", started["ID"])
         if tasks and tasks[0]["Waiting for"] or time.monotonic() > deadline:
             break
-        time.sleep(0.3)
+        time.sleep(0.1)
     (task,) = tasks
     assert task["State"] == "RUNNING" and task["ID"] and task["Waiting for"]
     refused = cli("execution", "complete", started["ID"], "nope", ok=False)
@@ -232,7 +232,7 @@ def test_execution_complete_finishes_a_waiting_task(cli: Cli, tmp_path: Path) ->
     assert done["Task ID"] == task["ID"] and json.loads(done["Output"]) == {"ok": 1}
     state = ""
     while state != "SUCCESS" and time.monotonic() < deadline:
-        time.sleep(0.3)
+        time.sleep(0.1)
         state = cli.json("execution", "show", started["ID"])["State"]
     assert state == "SUCCESS"
     again = cli("execution", "complete", started["ID"], "approve", ok=False)

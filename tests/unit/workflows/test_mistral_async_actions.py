@@ -13,10 +13,6 @@ a failed workflow reverts what its completed tasks did (it reads ERROR as Mistra
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import textwrap
 import time
 from collections.abc import Iterator
@@ -28,8 +24,6 @@ import pytest
 from tests.engine_helpers import ACTIONS, Host
 from tripleo_flow import exceptions
 from tripleo_flow.engine.store.executions import Execution, TaskRecord
-
-ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
@@ -639,61 +633,6 @@ def test_pause_while_waiting_then_fail_a_retried_task(host: Host, tmp_path: Path
     assert _waiting(host, execution_id, "wait").waiting[0]["attempt"] == 2
     host.complete_task(execution_id, "wait", "SUCCESS", "ok")
     assert _ended(host, execution_id).state == "SUCCESS"
-
-
-#: Runs ASYNC_WB's workflow in this child process, which the test kills while it waits.
-CHILD = textwrap.dedent("""\
-    import sys, time
-    from pathlib import Path
-    from tests.engine_helpers import Host
-    host = Host(Path(sys.argv[1]))
-    print(host.run_workflow(sys.argv[2], {"marker": sys.argv[3]}, wait=False).id, flush=True)
-    time.sleep(120)
-    """)
-
-
-def test_kill_9_while_waiting_then_complete_resumes_it(host: Host, tmp_path: Path) -> None:
-    """The process running the execution is killed (``kill -9``, a server restart)
-    while its task waits: the execution is INTERRUPTED with the task RUNNING and still
-    completable; the completion resumes it here, the action is not started again
-    (its side effect happened once), and the workflow goes on with the output."""
-    text = """
-    actions:
-      notify:
-        base: test.async_record
-        input: [marker]
-        base-input:
-          path: <% $.marker %>
-    workflows:
-      wf:
-        input: [marker]
-        tasks:
-          approve:
-            action: notify marker=<% $.marker %>
-            on-success: [deploy]
-          deploy:
-            action: std.echo output=<% task(approve).result %>
-    """
-    name = _install(host, tmp_path, text)
-    marker = tmp_path / "started"
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path / "data"), name,
-                              str(marker)], cwd=ROOT, stdout=subprocess.PIPE, text=True,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)})
-    try:
-        assert child.stdout is not None
-        execution_id = child.stdout.readline().strip()
-        _waiting(host, execution_id, "approve")
-        os.kill(child.pid, signal.SIGKILL)
-    finally:
-        child.wait(30)
-    assert host.get_execution(execution_id).state == "INTERRUPTED"
-    assert _states(host, execution_id) == {"approve": "RUNNING"}
-    host.complete_task(execution_id, "approve", "SUCCESS", {"ok": True})
-    execution = _ended(host, execution_id)
-    assert execution.state == "SUCCESS"
-    assert {t.name: t.result for t in host.execution_tasks(execution_id)}["deploy"] == {
-        "ok": True}
-    assert marker.read_text().splitlines() == ["started"]  # started once, not again
 
 
 def test_an_ended_execution_cancels_what_still_waits(host: Host, tmp_path: Path) -> None:

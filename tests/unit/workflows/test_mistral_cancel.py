@@ -12,9 +12,6 @@ second host on the same executions database: a request its engine reads).
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import textwrap
 import time
 import uuid
@@ -31,7 +28,6 @@ from tripleo_flow import exceptions
 ENGINES = pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
 WHERE = pytest.mark.parametrize("where", ["here", "elsewhere"])
 MSG = "Cancelled by user."
-ROOT = Path(__file__).resolve().parents[3]
 
 
 def _install(host: Host, tmp_path: Path, text: str) -> str:
@@ -285,34 +281,6 @@ def test_a_cancel_is_refused_to_what_is_not_text(host: Host, tmp_path: Path) -> 
         host.cancel_execution("no-such-execution")
     _ended(host, gate)
     assert host.get_execution(ident).state == "SUCCESS"
-
-
-def test_a_cancelled_crashed_execution_is_never_run_again(host: Host, tmp_path: Path) -> None:
-    """An execution whose process was killed (kill -9 before its first task: INTERRUPTED)
-    is cancelled at once; neither a resume nor a conductor-like continuation of its
-    flow detail (what a claimed job runs) starts a task of it."""
-    name = _install(host, tmp_path, """\
-        wf:
-          input: [log]
-          tasks:
-            task1:
-              action: test.record path=<% $.log %> value="task1"
-        """)
-    log = tmp_path / "log"
-    out = subprocess.run(
-        [sys.executable, "-m", "tests.engine_helpers", "record-then-die",
-         str(tmp_path / "data"), f"{name}.wf", json.dumps({"log": str(log)})],
-        cwd=ROOT, capture_output=True, text=True, timeout=120)
-    ident = json.loads(out.stdout.splitlines()[0])["recorded"]
-    assert host.get_execution(ident).state == "INTERRUPTED"
-    done = host.cancel_execution(ident, MSG)
-    assert (done.state, done.state_info) == ("CANCELLED", MSG)
-    assert done.finished_at is not None
-    assert host.resume_execution(ident).state == "CANCELLED"
-    runner = host._runner()
-    assert runner.execute(runner.store.flow_detail(ident)).state == "CANCELLED"
-    assert _effects(log) == []
-    assert host.get_execution(ident).state == "CANCELLED"
 
 
 @WHERE

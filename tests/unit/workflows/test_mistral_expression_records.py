@@ -220,7 +220,8 @@ class _Recorder(BaseHTTPRequestHandler):
 def server() -> Iterator[str]:
     _Recorder.headers_seen = []
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    # shutdown() waits for serve_forever's next look (every 0.5 s by default)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()

@@ -3,9 +3,6 @@ user started, unless ``[api] allow_plan_code``; the mark lives with the executio
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +12,6 @@ from tests.engine_helpers import Host
 from tripleo_flow import exceptions
 from tripleo_flow.actions.ansible import CheckAnsible, RunAnsible
 from tripleo_flow.actions.base import Action
-from tripleo_flow.engine.store.executions import ORIGIN_API
-
-ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
@@ -63,29 +57,6 @@ def test_the_server_option_allows_plan_code(host: Any, tmp_path: Path) -> None:
     execution = host.run_workflow("guarded", {"log": str(log)}, api_user=True)
     assert execution.state == "SUCCESS"
     assert lines(log) == ["do before", "do code", "do after"]
-
-
-def _resume_elsewhere(data_dir: Path, execution_id: str, allow: bool) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.engine_helpers", "resume", str(data_dir), execution_id,
-         "true" if allow else "false"],
-        cwd=ROOT, capture_output=True, text=True, check=True, timeout=120)
-    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
-
-
-@pytest.mark.parametrize("origin", [ORIGIN_API, None])
-def test_the_mark_holds_when_another_process_resumes(host: Any, tmp_path: Path,
-                                                     origin: str | None) -> None:
-    log = tmp_path / "log"
-    fd = host._runner().start("guarded", {"log": str(log)}, origin=origin)
-    host.close_workflows()
-    ended = _resume_elsewhere(tmp_path / "data", fd.uuid, allow=False)
-    if origin == ORIGIN_API:
-        assert "allow_plan_code" in ended["failed"], ended
-        assert lines(log) == ["do before", "undo before"]
-    else:
-        assert ended == {"state": "SUCCESS"}
-        assert lines(log) == ["do before", "do code", "do after"]
 
 
 def test_paths_imply_an_api_user(host: Any, tmp_path: Path) -> None:

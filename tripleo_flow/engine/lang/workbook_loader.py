@@ -10,6 +10,9 @@ problem, so one broken file never hides the others.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,11 +67,26 @@ def _count_tasks(document: object) -> int:
                if isinstance(wf, dict) and isinstance(wf.get("tasks"), dict))
 
 
+#: The workbooks parsed lately, by (path, limits, length and digest of the text): a
+#: catalog is read again whenever one of its files changes, by every new client of this
+#: process, and to check a workbook before it is installed, while the shipped files never
+#: change.  The parsed workbook is a frozen value no reader changes; a catalog already
+#: shares it between all the runs of its workflows.
+_PARSED: OrderedDict[tuple[str, WorkbookLimits, int, bytes],
+                     tuple[Workbook | None, list[Problem]]] = OrderedDict()
+_PARSED_LOCK = threading.Lock()
+#: How many parsed workbooks :data:`_PARSED` keeps, and from how much text (characters)
+#: at most: the least recently read go first (a server checks what its clients send).
+PARSED_KEPT = 256
+PARSED_TEXT_KEPT = 4 << 20
+_parsed_text = [0]
+
+
 def read_file(path: Path, limits: WorkbookLimits = WorkbookLimits()) -> tuple[
         Workbook | None, list[Problem]]:
     """Parse ``path``; unreadable files, YAML errors and files past ``limits`` (checked
     before the YAML is parsed for the size, before the workbook is for the tasks)
-    become problems."""
+    become problems.  A text read before at this path is not parsed again."""
     try:
         size = path.stat().st_size
         if size > limits.max_size:
@@ -78,6 +96,30 @@ def read_file(path: Path, limits: WorkbookLimits = WorkbookLimits()) -> tuple[
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return None, [Problem(str(path), f"cannot read the file: {exc}")]
+    key = (str(path), limits, len(text),
+           hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
+    with _PARSED_LOCK:
+        known = _PARSED.get(key)
+        if known is not None:
+            _PARSED.move_to_end(key)
+    if known is None:
+        known = _parse_text(path, text, limits)
+        _keep(key, known)
+    return known[0], list(known[1])  # the caller may add to its problems
+
+
+def _keep(key: tuple[str, WorkbookLimits, int, bytes],
+          parsed: tuple[Workbook | None, list[Problem]]) -> None:
+    with _PARSED_LOCK:
+        if key not in _PARSED and key[2] <= PARSED_TEXT_KEPT:
+            _PARSED[key] = parsed
+            _parsed_text[0] += key[2]
+        while _PARSED and (len(_PARSED) > PARSED_KEPT or _parsed_text[0] > PARSED_TEXT_KEPT):
+            _parsed_text[0] -= _PARSED.popitem(last=False)[0][2]
+
+
+def _parse_text(path: Path, text: str, limits: WorkbookLimits) -> tuple[
+        Workbook | None, list[Problem]]:
     try:
         document = planenv.parse_yaml(text)
     except yaml.YAMLError as exc:
@@ -191,6 +233,11 @@ def validate(workbooks: Iterable[Workbook], catalog: Catalog,
     """Problems of each workbook (keyed by name), checked against ``catalog``."""
     from tripleo_flow.engine.lang import workbook_validator
 
+    # Mistral lets a workflow call itself; a cycle of calls made by tasks each
+    # workflow starts with can never stop, and is refused.
+    calls = {wf.full_name: [child.full_name for t in _first_tasks(wf) if t.workflow
+                            for child in [catalog.lookup(t.workflow, wf.workbook)] if child]
+             for wf in catalog.workflows()}
     result: dict[str, list[Problem]] = {}
     for workbook in workbooks:
         problems: list[Problem] = []
@@ -198,11 +245,6 @@ def validate(workbooks: Iterable[Workbook], catalog: Catalog,
             problems += workbook_validator.validate_workflow(
                 workflow, actions, broken,
                 lambda ref, near: catalog.lookup(ref, near))
-        # Mistral lets a workflow call itself; a cycle of calls made by tasks each
-        # workflow starts with can never stop, and is refused.
-        calls = {wf.full_name: [child.full_name for t in _first_tasks(wf) if t.workflow
-                                for child in [catalog.lookup(t.workflow, wf.workbook)] if child]
-                 for wf in catalog.workflows()}
         for workflow in workbook.workflows.values():
             cycle = _call_cycle(workflow.full_name, calls)
             if cycle:

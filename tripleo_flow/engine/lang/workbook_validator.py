@@ -12,8 +12,11 @@ task.  Pure: the caller passes the actions as a name -> class mapping.
 from __future__ import annotations
 
 import inspect
+import threading
 import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from tripleo_flow.engine.lang import adhoc_actions, expressions
@@ -77,21 +80,66 @@ def find_cycle(graph: Mapping[str, list[str]]) -> list[str] | None:
 def validate_workflow(workflow: WorkflowSpec, actions: Mapping[str, type[Action]],
                       broken: Mapping[str, str], lookup: WorkflowLookup) -> list[Problem]:
     """Every problem of ``workflow`` (empty when it can run)."""
-    problems: list[Problem] = []
+    local = _local_problems(workflow)
+    problems = list(local.head)
+    for name, spec in workflow.tasks.items():
+        messages = local.tasks[name] + _check_calls(workflow, spec, actions, broken, lookup)
+        problems += [Problem(workflow.path, message, workflow.name, name)
+                     for message in messages]
+    return problems + local.tail
 
-    def add(message: str, task: str | None = None) -> None:
-        problems.append(Problem(workflow.path, message, workflow.name, task))
+
+@dataclass(frozen=True)
+class _Local:
+    """The problems of a workflow that it alone decides (its expressions, transitions,
+    graph), in the order :func:`validate_workflow` lists them: ``head`` before the
+    tasks', ``tasks`` each task's messages before its calls', ``tail`` after."""
+
+    head: list[Problem]
+    tasks: dict[str, list[str]]
+    tail: list[Problem]
+
+
+#: :class:`_Local` of the workflows checked lately, by id (with a weak reference to the
+#: workflow, which tells a workflow since made at the same address): a parsed workbook is
+#: shared while its text is unchanged
+#: (:func:`~tripleo_flow.engine.lang.workbook_loader.read_file`), and each catalog read
+#: checks every workflow again with what changed around it.
+_LOCAL: OrderedDict[int, tuple[weakref.ref[WorkflowSpec], _Local]] = OrderedDict()
+_LOCAL_LOCK = threading.Lock()
+#: How many workflows :data:`_LOCAL` keeps (the least recently checked go first).
+LOCAL_KEPT = 1024
+
+
+def _local_problems(workflow: WorkflowSpec) -> _Local:
+    with _LOCAL_LOCK:
+        known = _LOCAL.get(id(workflow))
+        if known is not None and known[0]() is workflow:
+            _LOCAL.move_to_end(id(workflow))
+            return known[1]
+    local = _check_local(workflow)
+    with _LOCAL_LOCK:
+        _LOCAL[id(workflow)] = (weakref.ref(workflow), local)
+        while len(_LOCAL) > LOCAL_KEPT:
+            _LOCAL.popitem(last=False)
+    return local
+
+
+def _check_local(workflow: WorkflowSpec) -> _Local:
+    head: list[Problem] = []
+    tail: list[Problem] = []
+
+    def add(out: list[Problem], message: str, task: str | None = None) -> None:
+        out.append(Problem(workflow.path, message, workflow.name, task))
 
     for text in expressions.check(workflow.output):
-        add(f"bad expression in 'output': {text}")
+        add(head, f"bad expression in 'output': {text}")
     for text in expressions.check(dict(workflow.vars)):
-        add(f"bad expression in 'vars': {text}")
+        add(head, f"bad expression in 'vars': {text}")
     for item in workflow.inputs:
         for text in expressions.check(item.default):
-            add(f"bad expression in the default of input {item.name!r}: {text}")
-    for name, spec in workflow.tasks.items():
-        for message in _check_task(workflow, spec, actions, broken, lookup):
-            add(message, name)
+            add(head, f"bad expression in the default of input {item.name!r}: {text}")
+    tasks = {name: _check_task(workflow, spec) for name, spec in workflow.tasks.items()}
     graph = successors(workflow)
     inbound = {t for targets in graph.values() for t in targets}
     starts = [t for t in workflow.tasks if t not in inbound]
@@ -104,17 +152,17 @@ def validate_workflow(workflow: WorkflowSpec, actions: Mapping[str, type[Action]
                 todo.append(nxt)
     for name in workflow.tasks:
         if name not in reached:
-            add("unreachable: no start task leads to it (only tasks in a cycle lead here)",
-                name)
+            add(tail, "unreachable: no start task leads to it (only tasks in a cycle lead "
+                "here)", name)
     cycle = find_cycle(graph)
     if cycle and workflow.type == "reverse":
-        add(f"cycle {' -> '.join(cycle)}: a task cannot require itself, "
+        add(tail, f"cycle {' -> '.join(cycle)}: a task cannot require itself, "
             "even through other tasks", cycle[0])
-    return problems
+    return _Local(head, tasks, tail)
 
 
-def _check_task(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, type[Action]],
-                broken: Mapping[str, str], lookup: WorkflowLookup) -> list[str]:
+def _check_task(workflow: WorkflowSpec, spec: TaskSpec) -> list[str]:
+    """The problems of ``spec`` that its workflow alone decides."""
     out: list[str] = []
     fields: dict[str, Any] = {
         "input": spec.input, "publish": spec.publish, "publish-on-error": spec.publish_on_error,
@@ -130,8 +178,7 @@ def _check_task(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, ty
     }
     if spec.input_expr is not None:
         fields["input"] = [spec.input, spec.input_expr]
-    dynamic_workflow = expressions.has_expression(spec.workflow or "")
-    if dynamic_workflow:
+    if expressions.has_expression(spec.workflow or ""):
         fields["workflow"] = spec.workflow
     if spec.with_items:
         fields["with-items"] = [expr for _var, expr in spec.with_items.bindings]
@@ -164,9 +211,16 @@ def _check_task(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, ty
             if not item.is_command and item.target not in workflow.tasks:
                 out.append(f"transition to {item.target!r}, which is not a task of this "
                            "workflow")
+    return out
+
+
+def _check_calls(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, type[Action]],
+                 broken: Mapping[str, str], lookup: WorkflowLookup) -> list[str]:
+    """The problems of what ``spec`` calls: its action, or its sub-workflow."""
+    out: list[str] = []
     if spec.action is not None:
         out += _check_action_inputs(spec, actions, broken)
-    elif spec.workflow is not None and not dynamic_workflow:
+    elif spec.workflow is not None and not expressions.has_expression(spec.workflow):
         # A workflow named by an expression is known when the task runs (Mistral's
         # dynamic sub-workflow): only the expression (above) is checked here.
         child = lookup(spec.workflow, workflow.workbook)

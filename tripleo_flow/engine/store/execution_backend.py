@@ -29,6 +29,7 @@ execution and all their atoms first).  MariaDB URLs work unchanged.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import threading
 import time
@@ -74,6 +75,16 @@ def _data(ad: Any) -> tuple[Any, ...]:
             ad.revert_failure, ad.version)
 
 
+@functools.cache
+def _taskflow_tables() -> tuple[sa.MetaData, Any]:
+    """TaskFlow's tables (and their metadata): a schema, bound to no database, so one
+    serves every connection of the process."""
+    from taskflow.persistence.backends.sqlalchemy import tables
+
+    metadata = sa.MetaData()
+    return metadata, tables.fetch(metadata)
+
+
 class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
     """A TaskFlow connection that writes each atom once per durable state change.
 
@@ -84,7 +95,14 @@ class BatchingConnection(impl_sqlalchemy.Connection):  # type: ignore[misc]
     """
 
     def __init__(self, backend: Any, upgrade_lock: Any) -> None:
-        super().__init__(backend, upgrade_lock)
+        # TaskFlow's Connection.__init__, with its table objects made once per process
+        # (it builds them for every connection object: about half the cost of opening
+        # an executions database).
+        self._backend = backend
+        self._upgrade_lock = upgrade_lock
+        self._engine = backend.engine
+        self._metadata, self._tables = _taskflow_tables()
+        self._converter = impl_sqlalchemy._Alchemist(self._tables)
         self._known: dict[str, Any] = {}
         self._known_flows: dict[str, Any] = {}
         self._pending: dict[str, Any] = {}
