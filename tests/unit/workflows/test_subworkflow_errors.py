@@ -82,7 +82,7 @@ def _check_kept(host: Host, cause: BaseException | None, message: str) -> None:
     assert str(cause) == message
     assert [h.as_json() for h in cause.hints] == STEPS
     parent, _children = _parent_and_child(host)
-    assert (parent.state, parent.failed_task) == ("REVERTED", "call")
+    assert (parent.state, parent.failed_task) == ("ERROR", "call")
     assert parent.error == message and parent.hints == STEPS
     assert "POST /v1/plans?name=nowhere" in (parent.error_api or "")
     call = next(t for t in host.execution_tasks(parent.id) if t.name == "call")
@@ -96,7 +96,7 @@ def test_a_failed_child_fails_its_task_with_its_kind(host: Host, tmp_path: Path,
     with pytest.raises(exceptions.WorkflowFailed) as failed:
         host.run_workflow("kinds.wf", {"plans": []})
     _parent, [child] = _parent_and_child(host)
-    assert child.state == "REVERTED" and child.hints == STEPS
+    assert child.state == "ERROR" and child.hints == STEPS
     # The parent task's error is the child's, as Mistral's state_info.
     _check_kept(host, failed.value.__cause__, child.error or "")
 
@@ -174,7 +174,7 @@ def test_a_child_that_ended_before_its_task_ran_again(host: Host, tmp_path: Path
         "depth": 1})
     with pytest.raises(exceptions.WorkflowFailed):
         runner.execute(child)
-    assert host.get_execution(ident).state == "REVERTED"
+    assert host.get_execution(ident).state == "ERROR"
     with pytest.raises(exceptions.WorkflowFailed) as failed:
         runner.execute(runner.store.flow_detail(parent.uuid))
     assert [e.id for e in host.list_executions() if e.parent_id == parent.uuid] == [ident]
