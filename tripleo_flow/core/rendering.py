@@ -34,7 +34,7 @@ from __future__ import annotations
 import copy
 import posixpath
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
 from typing import Any, NoReturn
 
@@ -307,6 +307,16 @@ def _prepare_networks(networks: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if not network.get("name_lower"):
             network["name_lower"] = str(network["name"]).lower()
     return prepared
+
+
+def render_inputs(names: Iterable[str], *, roles_file: str = ROLES_FILE,
+                  networks_file: str = NETWORKS_FILE,
+                  excludes_file: str = EXCLUDES_FILE) -> list[str]:
+    """Which of a plan's files ``names`` :func:`render_plan` reads (its templates'
+    includes aside): the data files and every template it renders."""
+    data = {roles_file, networks_file, excludes_file}
+    return sorted(n for n in names
+                  if n in data or (n.endswith(J2_SUFFIX) and not _hidden(n)))
 
 
 def render_plan(
