@@ -43,7 +43,7 @@ import yaml
 
 from tripleo_flow import exceptions
 from tripleo_flow.core import time_budget
-from tripleo_flow.core.planenv import describe_yaml_error, load_yaml, parse_yaml
+from tripleo_flow.core.planenv import check_yaml_text, describe_yaml_error, load_yaml
 from tripleo_flow.core.template_sandbox import DEFAULT_MAX_SIZE, PlanSandbox, SecurityError
 
 #: Default of ``[limits] render_timeout``: seconds a whole plan may take to render
@@ -261,7 +261,7 @@ class _Renderer:
                 source, f"rendering {out_path} failed: {type(exc).__name__}: {exc}"
             ) from exc
         try:
-            parse_yaml(rendered)
+            check_yaml_text(rendered)
         except yaml.YAMLError as exc:
             raise exceptions.InvalidTemplate(
                 out_path, f"rendered from {source} but is not valid YAML: "
