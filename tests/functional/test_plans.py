@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import tarfile
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from tests.fixtures_plans import make_client, snapshot
 from tests.plan_trees import basic_tree, write_tree
 from tripleo_flow import exceptions
 from tripleo_flow.api import Client
+from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.plan import PLAN_ENV, PlanRepository
 
 
@@ -428,3 +430,45 @@ def test_missing_plan_errors(client: Client) -> None:
         with pytest.raises(exceptions.PlanNotFound, match="'ghost' does not exist"):
             call()
 
+
+
+class _CountingStore(LocalStore):
+    """A LocalStore that records which objects are read one by one and which at once."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.singles: list[str] = []
+        self.batched: set[str] = set()
+        self._in_batch = False
+
+    def get_object(self, container: str, name: str, version_id: str | None = None) -> bytes:
+        if not self._in_batch:
+            self.singles.append(name)
+        return super().get_object(container, name, version_id)
+
+    def get_objects(self, container: str, names: Iterable[str]) -> dict[str, bytes]:
+        names = list(names)
+        self.batched.update(names)
+        self._in_batch = True
+        try:
+            return super().get_objects(container, names)
+        finally:
+            self._in_batch = False
+
+
+def test_render_reads_its_templates_at_once(templates: Path, tmp_path: Path) -> None:
+    """One request per template, one after the other, is what made a render on Swift
+    wait: the templates and data files are read in one batch (parallel on Swift)."""
+    store = _CountingStore(tmp_path / "plans")
+    counted = make_client(tmp_path, store)
+    try:
+        counted.create_plan("overcloud", templates)
+        store.singles.clear()
+        store.batched.clear()
+        counted.render_plan("overcloud")
+    finally:
+        counted.close()
+    read = {n for n in store.list_objects("overcloud")
+            if n.endswith(".j2.yaml") or n in ("roles_data.yaml", "network_data.yaml")}
+    assert read and read <= store.batched
+    assert not read & set(store.singles)

@@ -151,6 +151,16 @@ def test_get_missing_object_raises_object_not_found(plan_store: PlanStore) -> No
     assert "'missing.yaml'" in str(info.value)
 
 
+def test_get_objects_reads_many_and_leaves_out_missing_ones(plan_store: PlanStore) -> None:
+    plan_store.create_container("overcloud")
+    stored = {f"dir{i % 3}/f{i:02d}.yaml": f"content {i}".encode() for i in range(20)}
+    plan_store.put_objects("overcloud", stored)
+    wanted = [*stored, "missing.yaml", "dir0/missing.yaml"]
+    assert plan_store.get_objects("overcloud", wanted) == stored
+    assert plan_store.get_objects("overcloud", []) == {}
+    assert plan_store.get_objects("nope", ["x"]) == {}  # its own read reports it
+
+
 _ON_MISSING_CONTAINER: list[tuple[str, Callable[[PlanStore], Any]]] = [
     ("get_container_metadata", lambda s: s.get_container_metadata("nope")),
     ("set_container_metadata", lambda s: s.set_container_metadata("nope", {"a": "b"})),

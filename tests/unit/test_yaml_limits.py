@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tripleo_flow import exceptions
 from tripleo_flow.cli import _format, common
@@ -172,3 +173,57 @@ def test_a_number_too_long_for_python_is_refused_with_its_line() -> None:
     assert planenv.load_yaml(f"c: '{digits}'\n", "big.yaml") == {"c": digits}
     with pytest.raises(exceptions.InvalidInput, match="Bad value for 'ComputeCount'.*4300"):
         common.parse_assignments([f"ComputeCount={digits}"])
+
+
+def _outcome(text: str, build: bool) -> tuple[str, str]:
+    try:
+        if build:
+            planenv.load_yaml(text, "t.yaml")
+        else:
+            planenv.check_yaml(text, "t.yaml")
+    except Exception as exc:  # noqa: BLE001 - compared as they are, whatever they are
+        return type(exc).__name__, str(exc)
+    return "ok", ""
+
+
+@pytest.mark.parametrize("text", [
+    "a: !!bool maybe\n",
+    "a: !!int abc\n",
+    "a: [1, !!float x]\n",
+    "a: !custom x\n",
+    "? [a]\n: b\n",
+    "{a: 1, ? {b: 2} : c}\n",
+    "<<: 5\n",
+    "base: &b 1\n<<: *b\n",
+    "day: 2020-02-30\n",
+    "a: !!map x\n",
+    "- !!str [a]\n",
+    "- !!set {a, b}\n- !!omap 3\n",
+    f"a: b\nc: [1, {'1' * 5000}]\n",
+    "a: !!binary a\n",
+], ids=lambda t: t[:24])
+def test_a_check_without_building_fails_as_loading(text: str) -> None:
+    """check_yaml (the plan create's check of every file; check_yaml_text, of rendered
+    output) raises exactly what loading raises, whatever building would refuse."""
+    failed = _outcome(text, build=True)
+    assert failed[0] != "ok"
+    assert _outcome(text, build=False) == failed
+
+
+def test_a_check_of_a_plain_document_builds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Building every Python object of a valid template was half of the check's time."""
+    text = ("heat_template_version: rocky\nparameters:\n  Count: {type: number, default: 3}\n"
+            "  On: {default: true}\n  Ratio: {default: 1.5}\n  Day: {default: 2024-01-31}\n"
+            "  Off: ~\nanchored: &x {a: [1, 2]}\nagain: *x\n'quoted': \"text\"\n")
+    assert planenv.load_yaml(text, "t.yaml")["again"] == {"a": [1, 2]}
+
+    def refuse(self: Any, node: Any) -> Any:
+        raise AssertionError("built")
+
+    monkeypatch.setattr(yaml.constructor.BaseConstructor, "construct_document", refuse)
+    if hasattr(yaml, "CSafeLoader"):
+        monkeypatch.setattr(yaml.CSafeLoader, "construct_document", refuse)
+    planenv.check_yaml(text, "t.yaml")
+    planenv.check_yaml_text(text)
+    with pytest.raises(AssertionError, match="built"):
+        planenv.load_yaml(text, "t.yaml")

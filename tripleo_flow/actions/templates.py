@@ -27,6 +27,7 @@ class ProcessTemplates(Action):
             unrendered = repo.unrendered(plan)
             files = repo.files(plan)
             manifest = repo.manifest(plan)
+            files.prefetch(rendering.render_inputs(files))  # one request each, at once
             rendered = rendering.render_plan(
                 files, max_size=self.context.limit("render_max_size"),
             timeout=self.context.seconds("render_timeout"))
@@ -34,6 +35,7 @@ class ProcessTemplates(Action):
             stale = sorted(p for p in manifest.rendered if p not in rendered and p in existing)
             backup: dict[str, bytes] = {MANIFEST: manifest.to_bytes()}
             changed: dict[str, bytes] = {}
+            files.prefetch([p for p in rendered if p in existing] + stale)
             for path, data in rendered.items():
                 if path in existing:
                     old = files[path]

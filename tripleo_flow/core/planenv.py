@@ -36,6 +36,7 @@ from yaml.composer import ComposerError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from tripleo_flow import exceptions
+from tripleo_flow.core.yaml_build import builds as _builds
 
 #: Name of the plan environment file at the root of a plan.
 PLAN_ENVIRONMENT = "plan-environment.yaml"
@@ -88,6 +89,17 @@ def load_yaml(data: bytes | str, path: str, *, max_nodes: int = DEFAULT_MAX_NODE
     :raises InvalidTemplate: naming ``path`` and the line of the problem: bad
         YAML, not UTF-8, over a limit, or a recursive alias.
     """
+    return _read(data, path, max_nodes, max_depth, True)
+
+
+def check_yaml(data: bytes | str, path: str, *, max_nodes: int = DEFAULT_MAX_NODES,
+               max_depth: int = DEFAULT_MAX_DEPTH) -> None:
+    """Raise what :func:`load_yaml` raises for ``data``, building its Python objects
+    only when building could fail (:func:`~tripleo_flow.core.yaml_build.builds`)."""
+    _read(data, path, max_nodes, max_depth, False)
+
+
+def _read(data: bytes | str, path: str, max_nodes: int, max_depth: int, build: bool) -> Any:
     if isinstance(data, bytes):
         try:
             text = data.decode("utf-8")
@@ -96,7 +108,7 @@ def load_yaml(data: bytes | str, path: str, *, max_nodes: int = DEFAULT_MAX_NODE
     else:
         text = data
     try:
-        return parse_yaml(text, max_nodes=max_nodes, max_depth=max_depth)
+        return _parse(text, max_nodes, max_depth, build)
     except yaml.YAMLError as exc:
         raise exceptions.InvalidTemplate(path, describe_yaml_error(exc)) from exc
 
@@ -112,6 +124,16 @@ def parse_yaml(text: str, *, max_nodes: int = DEFAULT_MAX_NODES,
     :raises yaml.YAMLError: from the pure-Python parser, or :class:`YamlRefused`
         (a YAMLError too) for a limit, a recursive alias or a lone surrogate.
     """
+    return _parse(text, max_nodes, max_depth, True)
+
+
+def check_yaml_text(text: str, *, max_nodes: int = DEFAULT_MAX_NODES,
+                    max_depth: int = DEFAULT_MAX_DEPTH) -> None:
+    """Raise what :func:`parse_yaml` raises for ``text``; as :func:`check_yaml`."""
+    _parse(text, max_nodes, max_depth, False)
+
+
+def _parse(text: str, max_nodes: int, max_depth: int, build: bool) -> Any:
     surrogate = _LONE_SURROGATE.search(text)
     if surrogate is not None:
         line = text.count("\n", 0, surrogate.start())
@@ -120,16 +142,16 @@ def parse_yaml(text: str, *, max_nodes: int = DEFAULT_MAX_NODES,
                       yaml.Mark("<text>", surrogate.start(), line, column, None, 0))
     if _CLoader is not None:
         try:
-            return _load(_CLoader, text, max_nodes, max_depth)
+            return _load(_CLoader, text, max_nodes, max_depth, build)
         except YamlRefused:
             raise  # the document parsed: the same answer from either parser
         except yaml.YAMLError:
             pass
-    return _load(yaml.SafeLoader, text, max_nodes, max_depth)
+    return _load(yaml.SafeLoader, text, max_nodes, max_depth, build)
 
 
 def _load(loader_class: type[yaml.SafeLoader], text: str, max_nodes: int,
-          max_depth: int) -> Any:
+          max_depth: int, build: bool = True) -> Any:
     loader = loader_class(text)
     try:
         if loader_class is _CLoader and _surely_shallow(text):
@@ -140,7 +162,8 @@ def _load(loader_class: type[yaml.SafeLoader], text: str, max_nodes: int,
                 raise _refuse("over [limits] yaml_max_nodes or yaml_max_depth", node.start_mark)
         else:
             node = _compose(loader, max_nodes, max_depth)
-        if node is None:
+        if node is None or (not build and max_depth <= DEFAULT_MAX_DEPTH
+                            and _builds(loader, node)):
             return None
         try:
             return loader.construct_document(node)

@@ -34,7 +34,7 @@ from __future__ import annotations
 import copy
 import posixpath
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
 from typing import Any, NoReturn
 
@@ -43,7 +43,7 @@ import yaml
 
 from tripleo_flow import exceptions
 from tripleo_flow.core import time_budget
-from tripleo_flow.core.planenv import describe_yaml_error, load_yaml, parse_yaml
+from tripleo_flow.core.planenv import check_yaml_text, describe_yaml_error, load_yaml
 from tripleo_flow.core.template_sandbox import DEFAULT_MAX_SIZE, PlanSandbox, SecurityError
 
 #: Default of ``[limits] render_timeout``: seconds a whole plan may take to render
@@ -261,7 +261,7 @@ class _Renderer:
                 source, f"rendering {out_path} failed: {type(exc).__name__}: {exc}"
             ) from exc
         try:
-            parse_yaml(rendered)
+            check_yaml_text(rendered)
         except yaml.YAMLError as exc:
             raise exceptions.InvalidTemplate(
                 out_path, f"rendered from {source} but is not valid YAML: "
@@ -307,6 +307,16 @@ def _prepare_networks(networks: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if not network.get("name_lower"):
             network["name_lower"] = str(network["name"]).lower()
     return prepared
+
+
+def render_inputs(names: Iterable[str], *, roles_file: str = ROLES_FILE,
+                  networks_file: str = NETWORKS_FILE,
+                  excludes_file: str = EXCLUDES_FILE) -> list[str]:
+    """Which of a plan's files ``names`` :func:`render_plan` reads (its templates'
+    includes aside): the data files and every template it renders."""
+    data = {roles_file, networks_file, excludes_file}
+    return sorted(n for n in names
+                  if n in data or (n.endswith(J2_SUFFIX) and not _hidden(n)))
 
 
 def render_plan(

@@ -184,7 +184,7 @@ def check_yaml_files(files: Mapping[str, bytes],
     """
     paths = [p for p in sorted(files) if p.endswith(_YAML_SUFFIXES) and not is_j2(p)]
     for checked, path in enumerate(paths, 1):
-        planenv.load_yaml(files[path], path)
+        planenv.check_yaml(files[path], path)
         if progress is not None:
             progress(checked, len(paths))
     return len(paths)

@@ -192,6 +192,14 @@ class PlanFiles(Mapping[str, bytes]):
             self._cache[name] = self._store.get_object(self._plan, name)
         return self._cache[name]
 
+    def prefetch(self, names: Iterable[str]) -> None:
+        """Read those of ``names`` the plan has and were not read yet, at once (the
+        store reads them in parallel where it can); one that cannot be read now is
+        left for its first access to report."""
+        wanted = sorted({n for n in names if n in self._names and n not in self._cache})
+        if wanted:
+            self._cache.update(self._store.get_objects(self._plan, wanted))
+
     def __iter__(self) -> Iterator[str]:
         return iter(sorted(self._names))
 

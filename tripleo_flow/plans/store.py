@@ -192,6 +192,12 @@ class PlanStore(Protocol):
         :meth:`list_versions` (any other id raises ObjectNotFound)."""
         ...
 
+    def get_objects(self, container: str, names: Iterable[str]) -> dict[str, bytes]:
+        """The content of each of ``names`` that could be read, read at once (in
+        parallel where the store can); one missing or unreadable is left out, for
+        :meth:`get_object` to report."""
+        ...
+
     def put_object(self, container: str, name: str, data: bytes) -> None: ...
 
     def put_objects(self, container: str, objects: Mapping[str, bytes],

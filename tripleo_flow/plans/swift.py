@@ -243,6 +243,19 @@ class SwiftStore:
                 raise
             self._not_found(container, f"{name}?version-id={version_id}", exc)
 
+    def get_objects(self, container: str, names: Iterable[str]) -> dict[str, bytes]:
+        found: dict[str, bytes] = {}
+
+        def get(name: str) -> Failures:
+            try:
+                found[name] = self.get_object(container, name)
+            except exceptions.TripleoFlowError as exc:
+                return [(name, str(exc))]  # its own read reports it
+            return []
+
+        self.session.parallel(get, list(names))
+        return found
+
     def put_object(self, container: str, name: str, data: bytes) -> None:
         self._put(container, name, data)
         _versions.prune(self.session, container, [name], self.history_max)
