@@ -175,6 +175,28 @@ def test_a_number_too_long_for_python_is_refused_with_its_line() -> None:
         common.parse_assignments([f"ComputeCount={digits}"])
 
 
+@pytest.mark.parametrize(("text", "where", "value", "kind"), [
+    ("a: !!bool maybe\n", "line 1, column 4", "'maybe'", "bool"),
+    ("a: b\nc:\n  - !!int abc\n", "line 3, column 5", "'abc'", "int"),
+    ("a: [1, !!float x]\n", "line 1, column 8", "'x'", "float"),
+    ("x: 1\nday: 2020-02-30\n", "line 2, column 6", "'2020-02-30'", "timestamp"),
+    ("a: !!timestamp 2020-13-01\n", "line 1, column 4", "'2020-13-01'", "timestamp"),
+], ids=lambda v: str(v)[:20])
+def test_a_value_its_tag_cannot_read_is_an_invalid_template(text: str, where: str,
+                                                            value: str, kind: str) -> None:
+    """PyYAML's constructors raise KeyError or ValueError for a scalar its tag cannot
+    read (``!!bool maybe``, the date ``2020-02-30``): a hostile or mistyped template
+    was a server error (500) and a traceback in the CLI; it is an invalid template
+    naming the value, its line and how to keep it, from loading and from checking."""
+    for read in (planenv.load_yaml, planenv.check_yaml):
+        with pytest.raises(exceptions.InvalidTemplate) as refused:
+            read(text, "t.yaml")
+        message = str(refused.value)
+        assert where in message and f"{value}, which is not a valid {kind}" in message
+        assert "quote it" in message
+    assert planenv.load_yaml('day: "2020-02-30"\n', "t.yaml") == {"day": "2020-02-30"}
+
+
 def _outcome(text: str, build: bool) -> tuple[str, str]:
     try:
         if build:

@@ -171,16 +171,42 @@ def _load(loader_class: type[yaml.SafeLoader], text: str, max_nodes: int,
             raise _refuse("nested too deeply to build", node.start_mark) from None
         except ValueError as exc:  # Python's own limit on int("...") (4300 digits)
             if "integer string conversion" not in str(exc):
-                raise
+                raise _unreadable(loader, node, exc) from None
             raise _refuse(f"holds an integer of more than {sys.get_int_max_str_digits()} "
                           "digits, too long to read as a number (quote it to keep it as "
                           "text)", _long_number(node) or node.start_mark) from None
+        except (KeyError, TypeError, OverflowError) as exc:  # ``!!bool maybe`` ...
+            raise _unreadable(loader, node, exc) from None
     finally:
         loader.dispose()
 
 
+def _unreadable(loader: Any, root: Node, exc: BaseException) -> YamlRefused:
+    """The refusal of a document whose scalar its tag cannot read (``!!int abc``,
+    ``!!bool maybe``, the date ``2020-02-30``): PyYAML's constructors raise plain
+    Python errors there, not a YAML error; this names the first such scalar's line."""
+    for node in _scalars(root):
+        build = loader.yaml_constructors.get(node.tag)
+        if build is None:
+            continue
+        try:
+            build(loader, node)
+        except (ValueError, KeyError, TypeError, OverflowError):
+            kind = node.tag.rsplit(":", 1)[-1]
+            return _refuse(f"holds {node.value[:60]!r}, which is not a valid {kind} (quote "
+                           "it to keep it as text)", node.start_mark)
+    return _refuse(f"holds a value that cannot be read ({type(exc).__name__})",
+                   root.start_mark)
+
+
 def _long_number(root: Node) -> Any:
     """Where the first number too long for ``int()`` is under ``root`` (None if none)."""
+    return next((node.start_mark for node in _scalars(root) if node.tag.endswith(":int")
+                 and len(node.value) > sys.get_int_max_str_digits()), None)
+
+
+def _scalars(root: Node) -> Iterator[ScalarNode]:
+    """The scalar nodes under ``root`` in document order, each once (aliases shared)."""
     seen: set[int] = set()
     todo = [root]
     while todo:
@@ -189,11 +215,9 @@ def _long_number(root: Node) -> Any:
             continue
         seen.add(id(node))
         if isinstance(node, ScalarNode):
-            if node.tag.endswith(":int") and len(node.value) > sys.get_int_max_str_digits():
-                return node.start_mark
+            yield node
         else:
             todo.extend(reversed(list(_children(node))))
-    return None
 
 
 def _surely_shallow(text: str) -> bool:
