@@ -347,6 +347,9 @@ def _failure(lane: dict[str, Any]) -> str:
     lane["took"] = float(suite.get("time", "0"))
     if ran != expected:
         return f"{who} ran {ran} tests of the {expected} in the {len(taken)} files it claimed"
+    failed = int(suite.get("failures", "0")) + int(suite.get("errors", "0"))
+    if failed:  # its report says so, whatever its exit status (one read 0 with failures)
+        return f"{who} failed: {failed} tests failed or erred (exit {process.returncode})"
     if process.returncode not in (0, pytest.ExitCode.NO_TESTS_COLLECTED) or (
             process.returncode == pytest.ExitCode.NO_TESTS_COLLECTED and expected):
         return f"{who} failed (exit {process.returncode})"

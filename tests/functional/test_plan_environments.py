@@ -337,7 +337,7 @@ def test_environments_over_http(api: Api, tmp_path: Path) -> None:
             ({"environments": [escaping]}, 400, "outside the environment's directory"),
             ({"environments": [{"name": "b.yaml", "files": {"b.yaml": "a: [\n"}}]}, 400,
              "YAML error"),
-            ({"environments": ["net.yaml"]}, 400, "'environments' is a list of"),
+            ({"environments": ["net.yaml"]}, 400, "'environments[0]' must be of type dict"),
             ({"environments": [net], "position": 9}, 400, "give a number from 1 to 3"),
             ({}, 400, "needs 'environments'")]:
         response = api("POST", "/v1/plans/overcloud/environments", json=body)

@@ -101,3 +101,30 @@ def test_no_lane_starts_while_every_core_works_or_before_a_whole_window_was_seen
                             background_done=True, files_left=50)
     young = _steady(0.0, 60)  # all idle, but only 60 s of samples
     assert not wants_a_lane(young, 60, 1, None, background_done=True, files_left=50)
+
+
+def test_a_lane_whose_report_has_failures_fails_the_run_whatever_its_exit_status(
+        tmp_path, monkeypatch):
+    """A CI run ended 0 although lane1's report counted 2 failures (its process had
+    exited 0): the report decides, not only the exit status."""
+    from tests import second_lane
+
+    base = tmp_path
+    assert second_lane.claim(base, "tests/functional/test_x.py", "lane1")
+    plan = {"tests/functional/test_x.py": ["tests/functional/test_x.py::a",
+                                           "tests/functional/test_x.py::b"]}
+    monkeypatch.setattr(second_lane, "_lane", {"base": str(base), "plan": plan})
+
+    class Exited:
+        returncode = 0
+
+    def report(failures: int) -> None:
+        (base / "lane1.xml").write_text(
+            f'<testsuites><testsuite tests="2" failures="{failures}" errors="0" '
+            f'time="1.0"></testsuite></testsuites>')
+
+    report(0)
+    assert second_lane._failure({"who": "lane1", "process": Exited()}) == ""
+    report(2)
+    assert second_lane._failure({"who": "lane1", "process": Exited()}) == (
+        "lane1 failed: 2 tests failed or erred (exit 0)")
