@@ -285,3 +285,31 @@ read:
                         lambda self: expressions.Limits(max_items=2))
     with pytest.raises(exceptions.WorkflowFailed, match="expression_max_items"):
         host.run_workflow("ex.probe", {"query": {}})
+
+
+def test_reading_many_executions_stops_at_the_expression_s_time_limit() -> None:
+    """Each execution a query reads counts against ``[limits] expression_timeout``: a
+    workbook over HTTP cannot make one expression read a large history for ever (a
+    store whose reads are slow stands for a large one: pure logic)."""
+    import time as clock
+
+    from tripleo_flow.core import time_budget
+    from tripleo_flow.engine.store.execution_queries import ExecutionQueries
+    from tripleo_flow.engine.store.execution_records import Execution
+
+    class SlowStore:
+        reads = 0
+
+        def list(self) -> list[Execution]:
+            return [Execution(f"e{n}", "wb.wf", "SUCCESS", {}) for n in range(100)]
+
+        def tasks(self, ident: str) -> list[Any]:
+            SlowStore.reads += 1
+            clock.sleep(0.01)
+            return []
+
+    queries = ExecutionQueries(SlowStore(), max_items=1000)
+    with time_budget.limit(0.1, "[limits] expression_timeout"), \
+            pytest.raises(time_budget.TimeLimitExceeded, match="expression_timeout"):
+        queries.tasks(None)
+    assert SlowStore.reads < 100

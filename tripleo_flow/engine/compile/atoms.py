@@ -283,8 +283,7 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
             if ex_id is not None:
                 return queries.tasks(ex_id, bool(recursive), state, bool(flat))
             return [*scope.tasks("", True, state),
-                    *(t for t in queries.tasks(None, True, state, bool(flat))
-                      if t["workflow_execution_id"] != mine)]
+                    *queries.tasks(None, True, state, bool(flat), skip=mine)]
 
         return {"tasks": tasks, "executions": executions, "global": scope.get_global,
                 "env": lambda: dict(scope.env)}

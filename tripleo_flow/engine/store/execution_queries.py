@@ -5,7 +5,8 @@ Mistral lists every execution and task execution of the caller's project.  Ours 
 one project: an expression sees what ``GET /v1/executions`` shows whoever started its
 execution, the same records with the same secrets masked, read from the executions
 database.  How many it may return is ``[limits] expression_max_items`` (a narrower
-filter lists more distant history).  The running execution's own tasks are read from
+filter lists more distant history), and each execution read counts against the
+expression's ``[limits] expression_timeout``.  The running execution's own tasks are read from
 its engine instead (:meth:`~tripleo_flow.engine.compile.execution_scope.Scope.tasks`),
 as they are not all in the database yet.
 """
@@ -18,6 +19,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.core import time_budget
 from tripleo_flow.engine.store import pause_views
 from tripleo_flow.engine.store.execution_records import Execution
 from tripleo_flow.engine.store.states import SKIPPED
@@ -81,8 +83,10 @@ class ExecutionQueries:
             records = self.store.list()
         records = pause_views.shown(self.store, records)
         parents = {r.id: r.parent_id for r in records} if id is None else {}
+        parent_tasks: dict[str, list[Any]] = {}  # read once per parent, not per child
         found = []
         for record in records:
+            time_budget.check()
             created = record.created_at or 0.0
             if (state is not None and record.state != state
                     or start is not None and created < start
@@ -91,18 +95,21 @@ class ExecutionQueries:
             root = self._root(record, parents)
             if root_execution_id is not None and root != root_execution_id:
                 continue
-            found.append(self._model(record, root, self._parent_task_id(record)))
+            found.append(self._model(record, root, self._parent_task_id(record,
+                                                                        parent_tasks)))
             self._check(len(found), "executions()")
         return found
 
     def tasks(self, execution_id: str | None, recursive: bool = False,
-              state: str | None = None, flat: bool = False) -> list[dict[str, Any]]:
+              state: str | None = None, flat: bool = False,
+              skip: str | None = None) -> list[dict[str, Any]]:
         """Mistral's ``tasks()`` of another execution (``execution_id``; with
         ``recursive``, those of its sub-workflows too) or, with None, of every
-        execution; ``flat``: a ``workflow:`` task only when none of its sub-workflow
-        executions ended in its own state."""
+        execution but ``skip`` (the running one, read from its engine); ``flat``: a
+        ``workflow:`` task only when none of its sub-workflow executions ended in its
+        own state."""
         if execution_id is None:
-            idents = [r.id for r in self.store.list()]
+            idents = [r.id for r in self.store.list() if r.id != skip]
             recursive = True  # every execution's, once: inline sub-workflows' too
             children = False  # each child execution is listed on its own
         else:
@@ -117,6 +124,7 @@ class ExecutionQueries:
 
     def _tasks_of(self, ident: str, recursive: bool, children: bool,
                   flat: bool) -> Iterator[dict[str, Any]]:
+        time_budget.check()
         try:
             records = self.store.tasks(ident)
         except exceptions.ExecutionNotFound:
@@ -177,16 +185,18 @@ class ExecutionQueries:
                 break
         return root
 
-    def _parent_task_id(self, record: Execution) -> str | None:
+    def _parent_task_id(self, record: Execution, read: dict[str, list[Any]]) -> str | None:
         """Mistral's ``task_execution_id``: the id of the parent's task execution that
-        started this sub-workflow execution."""
-        if record.parent_id is None:
+        started this sub-workflow execution (the parents' tasks kept in ``read``)."""
+        parent = record.parent_id
+        if parent is None:
             return None
-        try:
-            parent_tasks = self.store.tasks(record.parent_id)
-        except exceptions.ExecutionNotFound:
-            return None
-        return next((t.id for t in parent_tasks if record.id in t.executions), None)
+        if parent not in read:
+            try:
+                read[parent] = self.store.tasks(parent)
+            except exceptions.ExecutionNotFound:
+                read[parent] = []
+        return next((t.id for t in read[parent] if record.id in t.executions), None)
 
     def _model(self, record: Execution, root: str | None,
                task_execution_id: str | None) -> dict[str, Any]:
