@@ -17,7 +17,7 @@ import pytest
 from tests.fixtures_plans import make_client
 from tripleo_flow.http import ROUTES, gui, make_app
 from tripleo_flow.http.json_bodies import JsonBodies, first_problem
-from tripleo_flow.http.routes import JSON, Operation, Route
+from tripleo_flow.http.routes import JSON, Operation, Route, shadows
 from tripleo_flow.http.spec import openapi
 from tripleo_flow.plans.local import LocalStore
 
@@ -51,7 +51,12 @@ def routed(app: falcon.App) -> dict[str, set[str]]:
 
 
 def declared() -> dict[str, set[str]]:
-    return {r.path: {m.upper() for m in r.operations} for r in ROUTES}
+    """Each declared path with its methods, and a literal path also with the methods of
+    the templated sibling it hides (:func:`tripleo_flow.http.routes.shadows`)."""
+    found = {r.path: {m.upper() for m in r.operations} for r in ROUTES}
+    for shadow in shadows(ROUTES):
+        found[shadow.literal.path] |= {m.upper() for m in shadow.methods}
+    return found
 
 
 def test_each_path_is_declared_once() -> None:
@@ -67,7 +72,40 @@ def test_the_openapi_document_lists_every_route_and_method_once(app: falcon.App)
     served = falcon.testing.TestClient(app).simulate_get("/v1/openapi.json").json
     assert served == json.loads(json.dumps(openapi(ROUTES)))
     assert {path: {m.upper() for m in item} for path, item in served["paths"].items()} \
-        == routed(app)
+        == {r.path: {m.upper() for m in r.operations} for r in ROUTES}
+
+
+def test_the_literal_paths_hiding_a_templated_route_are_known() -> None:
+    assert {(s.literal.path, s.templated.path, tuple(sorted(s.methods)))
+            for s in shadows(ROUTES)} == {
+        ("/v1/workbooks/validate", "/v1/workbooks/{workbook}", ("delete", "get")),
+        ("/v1/backups/restore", "/v1/backups/{backup_id}", ("delete", "get")),
+        ("/v1/validations/run", "/v1/validations/{validation}", ("get",)),
+        ("/v1/validations/stop", "/v1/validations/{validation}", ("get",))} | {
+        (f"/v1/nodes/{verb}", "/v1/nodes/{node}", ("get",)) for verb in (
+            "introspect", "provide", "manage", "clean", "delete", "provision", "unprovision")}
+
+
+def test_a_workbook_named_like_a_literal_route_is_read_and_deleted(app: falcon.App) -> None:
+    """``GET /v1/workbooks/validate`` answered 405 (falcon routes the literal
+    ``validate``), where the OpenAPI document promises ``/v1/workbooks/{workbook}``:
+    schemathesis found it.  Now the workbook of that name answers."""
+    api = falcon.testing.TestClient(app, headers={"X-Auth-Token": TOKEN})
+    missing = api.simulate_get("/v1/workbooks/validate")
+    assert missing.status_code == 404, missing.text
+    assert "validate" in missing.json["error"]["message"]
+    definition = ("version: '2.0'\nname: validate\nworkflows:\n  w:\n    tasks:\n"
+                  "      t:\n        action: std.noop\n")
+    made = api.simulate_post("/v1/workbooks", json={"definition": definition})
+    assert made.status_code == 201, made.text
+    read = api.simulate_get("/v1/workbooks/validate")
+    assert read.status_code == 200, read.text
+    assert read.json["name"] == "validate"
+    checked = api.simulate_post("/v1/workbooks/validate", json={"definition": definition})
+    assert checked.status_code == 200, checked.text
+    assert api.simulate_delete("/v1/workbooks/validate").status_code == 204
+    assert api.simulate_get("/v1/workbooks/validate").status_code == 404
+    assert api.simulate_get("/v1/validations/run").status_code == 404
 
 
 def test_a_route_added_without_a_declaration_is_caught(app: falcon.App) -> None:

@@ -16,6 +16,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "tripleo_flow"
 FORBIDDEN = {
     "actions": ("flows", "engine", "api", "cli", "http"),
     "core": ("actions", "flows", "engine", "api", "cli", "http"),
+    "common": ("core", "plans", "actions", "flows", "engine", "api", "cli", "http",
+               "openstack", "heat", "ironic", "workspace", "validations"),
     # an error's hints name operations; the interfaces spell them (test_hint_words.py)
     "exceptions": ("actions", "flows", "engine", "api", "cli", "http", "openstack"),
 }
@@ -43,7 +45,7 @@ def _imports(path: Path) -> set[str]:
 @pytest.mark.parametrize("package", sorted(FORBIDDEN))
 def test_a_package_imports_nothing_above_it(package: str) -> None:
     modules = sorted((PACKAGE / package).rglob("*.py"))
-    assert len(modules) > 5
+    assert len(modules) >= 3
     bad = {}
     for module in modules:
         above = sorted(name for name in _imports(module)

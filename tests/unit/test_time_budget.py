@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from tripleo_flow.core import time_budget
+from tripleo_flow.common import time_budget
 
 
 def _spin(seconds: float) -> None:

@@ -42,7 +42,7 @@ import jinja2
 import yaml
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import time_budget
+from tripleo_flow.common import time_budget
 from tripleo_flow.core.planenv import check_yaml_text, describe_yaml_error, load_yaml
 from tripleo_flow.core.template_sandbox import DEFAULT_MAX_SIZE, PlanSandbox, SecurityError
 

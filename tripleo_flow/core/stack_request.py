@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import yaql_compat
 from tripleo_flow.core import (
     container_images,
     heatfiles,
     parameter_tree,
     planenv,
     secrets,
-    yaql_compat,
 )
 
 #: Parameters that must not change between deployments (changing them breaks the cloud).

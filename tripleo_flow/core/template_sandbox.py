@@ -20,9 +20,9 @@ Refusals raise :class:`jinja2.sandbox.SecurityError`; the renderer turns them
 into :class:`~tripleo_flow.exceptions.InvalidTemplate` with the file and line.
 
 Time is bounded too: each ``{% for %}`` iteration, call (macros included) and
-filter checks the thread's deadline (:mod:`tripleo_flow.core.time_budget`), so
+filter checks the thread's deadline (:mod:`tripleo_flow.common.time_budget`), so
 nested ``range(100000)`` loops stop with
-:class:`~tripleo_flow.core.time_budget.TimeLimitExceeded` once the caller's
+:class:`~tripleo_flow.common.time_budget.TimeLimitExceeded` once the caller's
 limit has passed.
 """
 
@@ -40,7 +40,7 @@ import jinja2.nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError, modifies_known_mutable
 from jinja2.utils import Namespace
 
-from tripleo_flow.core import time_budget
+from tripleo_flow.common import time_budget
 
 #: Default of ``[limits] render_max_size``: 16 MiB characters.
 DEFAULT_MAX_SIZE = 16 << 20

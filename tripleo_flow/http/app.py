@@ -40,7 +40,7 @@ from tripleo_flow.http import (
     workbooks,
     workflows,
 )
-from tripleo_flow.http.routes import Route, Services
+from tripleo_flow.http.routes import Route, Services, Shadow, shadows
 
 if TYPE_CHECKING:
     from tripleo_flow.api import Client
@@ -100,6 +100,19 @@ def services(client: Client, sse_interval: float, redact: PathRedactor,
                     routes=tuple(ROUTES))
 
 
+def _falling_back(shadow: Shadow, literal: Any, templated: Any) -> Any:
+    """``literal``'s resource, with the methods it lacks answered by ``templated``'s for
+    the value the literal path names (:class:`~tripleo_flow.http.routes.Shadow`)."""
+    responders = {}
+    for method in shadow.methods:
+        def respond(_self: Any, req: Any, resp: Any, _m: str = method) -> None:
+            getattr(templated, f"on_{_m}")(req, resp, **{shadow.param: shadow.value})
+        responders[f"on_{method}"] = respond
+    # falcon finds a resource's responders on its class
+    return type(f"{type(literal).__name__}OrNamed", (), {
+        **responders, "__getattr__": lambda self, name: getattr(literal, name)})()
+
+
 def make_app(client: Client, sse_interval: float = 0.2, threads: int | None = None) -> Any:
     """The WSGI app over ``client`` (a :class:`tripleo_flow.api.Client`); its ``[api]``
     options choose the authentication and the upload limits.  Uploads older than
@@ -127,7 +140,11 @@ def make_app(client: Client, sse_interval: float = 0.2, threads: int | None = No
     app.resp_options.media_handlers[falcon.MEDIA_JSON] = json_handler
     errors.install(app)
     built = services(client, sse_interval, redact, threads or conf.api.threads)
-    for route in ROUTES:
-        app.add_route(route.path, route.make(built))
+    made = {route.path: route.make(built) for route in ROUTES}
+    for shadow in shadows(ROUTES):
+        made[shadow.literal.path] = _falling_back(shadow, made[shadow.literal.path],
+                                                  made[shadow.templated.path])
+    for path, resource in made.items():
+        app.add_route(path, resource)
     gui.add_routes(app)
     return auth.wrap_keystone(app, conf, public) if keystone else app

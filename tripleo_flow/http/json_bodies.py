@@ -20,7 +20,7 @@ from typing import Any
 import falcon
 
 from tripleo_flow import exceptions
-from tripleo_flow.http.routes import JSON, Route
+from tripleo_flow.http.routes import JSON, Route, shadows
 from tripleo_flow.http.schema_check import Problem, problems, supported
 
 #: JSON types as the refusals name them (as the Python API's checks always did).
@@ -68,12 +68,15 @@ class JsonBodies:
 
     def __init__(self, routes: Iterable[Route]) -> None:
         self.checks: dict[tuple[str, str], tuple[bool, dict[str, Any]]] = {}
-        for route in routes:
-            for method, op in route.operations.items():
+        routes = list(routes)
+        served = [(route.path, route.operations) for route in routes] + [
+            (shadow.literal.path, shadow.methods) for shadow in shadows(routes)]
+        for path, operations in served:
+            for method, op in operations.items():
                 if op.body is None or op.body_type != JSON:
                     continue
-                supported(op.body, f"{method.upper()} {route.path}")
-                self.checks[(route.path, method.upper())] = (op.body_required, op.body)
+                supported(op.body, f"{method.upper()} {path}")
+                self.checks[(path, method.upper())] = (op.body_required, op.body)
 
     def process_resource(self, req: falcon.Request, resp: falcon.Response, resource: Any,
                          params: dict[str, Any]) -> None:

@@ -89,6 +89,45 @@ class Route:
     operations: dict[str, Operation]
 
 
+@dataclass(frozen=True)
+class Shadow:
+    """A literal path that hides a templated sibling's value: falcon routes
+    ``/v1/workbooks/validate`` to the literal route, so a workbook named ``validate``
+    would answer 405 to GET and DELETE.  The methods the literal route lacks are served by
+    the templated route with its parameter set to the literal segment (as the OpenAPI
+    document promises for ``/v1/workbooks/{workbook}``)."""
+
+    literal: Route
+    templated: Route
+    param: str
+    value: str
+
+    @property
+    def methods(self) -> dict[str, Operation]:
+        """The templated route's operations the literal route does not serve itself."""
+        return {m: op for m, op in self.templated.operations.items()
+                if m not in self.literal.operations}
+
+
+def shadows(routes: tuple[Route, ...] | list[Route]) -> list[Shadow]:
+    """Every literal route of ``routes`` whose last segment is also a valid value of a
+    templated sibling (same parent path, last segment ``{param}``)."""
+    templated = {}
+    for route in routes:
+        parent, _, last = route.path.rpartition("/")
+        if last.startswith("{") and last.endswith("}"):
+            templated[parent] = (route, last[1:-1])
+    found = []
+    for route in routes:
+        parent, _, last = route.path.rpartition("/")
+        if "{" not in last and parent in templated:
+            sibling, param = templated[parent]
+            shadow = Shadow(route, sibling, param, last)
+            if shadow.methods:
+                found.append(shadow)
+    return found
+
+
 def with_client(resource: Callable[[Any], Any]) -> Callable[[Services], Any]:
     """``make`` for a resource built from the Python API alone."""
     return lambda services: resource(services.client)

@@ -293,7 +293,7 @@ def test_reading_many_executions_stops_at_the_expression_s_time_limit() -> None:
     store whose reads are slow stands for a large one: pure logic)."""
     import time as clock
 
-    from tripleo_flow.core import time_budget
+    from tripleo_flow.common import time_budget
     from tripleo_flow.engine.store.execution_queries import ExecutionQueries
     from tripleo_flow.engine.store.execution_records import Execution
 

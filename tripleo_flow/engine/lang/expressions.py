@@ -20,7 +20,7 @@ templates' size-checked sandbox
 (:class:`~tripleo_flow.core.template_sandbox.PlanSandbox`, which also never
 folds ``'a' * 10**9`` while a workbook is checked), YAQL with its memory quota
 and collection limit; both check the deadline of
-:mod:`~tripleo_flow.core.time_budget` at every call (in YAQL, every function
+:mod:`~tripleo_flow.common.time_budget` at every call (in YAQL, every function
 looked up in the root context), so ``range(0, 100000).select(range(0,
 100000).len()).sum()`` stops after ``expression_timeout`` seconds.
 """
@@ -44,7 +44,8 @@ import yaql
 from yaql.language import contexts, conventions, factory, specs, yaqltypes
 from yaql.language import exceptions as yaql_exc
 
-from tripleo_flow.core import planenv, time_budget, yaql_compat
+from tripleo_flow.common import time_budget, yaql_compat
+from tripleo_flow.core import planenv
 from tripleo_flow.core.template_sandbox import DEFAULT_MAX_SIZE, PlanSandbox
 from tripleo_flow.engine.lang import yaql_fast
 from tripleo_flow.exceptions import ExpressionError

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import time_budget
+from tripleo_flow.common import time_budget
 from tripleo_flow.engine.store import pause_views
 from tripleo_flow.engine.store.execution_records import Execution
 from tripleo_flow.engine.store.states import SKIPPED
