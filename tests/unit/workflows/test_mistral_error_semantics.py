@@ -51,7 +51,7 @@ def _on(engine: str, text: str) -> str:
 
 @pytest.mark.parametrize("commands, started", [
     ("[task2, fail]", {"task1": UNDONE, "task2": UNDONE}),
-    ("[fail, task2]", {"task1": TASK_FAILED}),  # ours: the graph fails the task taking fail
+    ("[fail, task2]", {"task1": UNDONE}),  # a graph: task1 read ERROR before
 ], ids=["test_fail_second", "test_fail_first"])
 def test_tasks_listed_before_fail_start(host: Host, tmp_path: Path, commands: str,
                                         started: dict[str, str]) -> None:
@@ -59,7 +59,9 @@ def test_tasks_listed_before_fail_start(host: Host, tmp_path: Path, commands: st
     test_fail_first: task2, listed before ``fail``, starts and succeeds; listed after
     it, never; the workflow fails and task1, which took ``fail``, succeeded (ours then
     reverts what ran).  Without a loop or a join this workflow used to run as one
-    graph, where task2 never started."""
+    graph, where task2 never started; with ``[fail, task2]`` the graph's task1 read
+    ERROR (its atom failed to stop the flow): any workflow that may take ``fail`` runs
+    on the state machine now (:func:`~tripleo_flow.engine.compile.compiler.takes_fail`)."""
     run = Run(host, tmp_path, f"""
         wf:
           tasks:
@@ -91,7 +93,31 @@ def test_which_workflows_run_as_a_state_machine_for_fail(clauses: dict[str, list
         "wf": {"tasks": {"task1": {"action": "std.noop", **clauses},
                          "task2": {"action": "std.noop"}}}}}, "wb.yaml")
     assert workbook is not None, problems
-    assert compiler.runs_as_state_machine(next(iter(workbook.workflows.values()))) is machine
+    workflow = next(iter(workbook.workflows.values()))
+    assert compiler.runs_as_state_machine(workflow) is machine
+    assert compiler.takes_fail(workflow)  # run as an execution: on the machine whatever
+
+
+def test_a_start_task_beside_the_one_taking_fail_runs_and_its_successor_never_starts(
+        host: Host, tmp_path: Path) -> None:
+    """Mistral creates both start tasks at once; ``a``'s ``fail`` fails the workflow
+    (``_fail_workflow``) while ``b`` runs, whose completion then starts nothing.  ``a``
+    succeeded.  As a graph (before) ``a`` read ERROR, its atom failed to stop the flow."""
+    run = Run(host, tmp_path, """
+        wf:
+          tasks:
+            a:
+              action: std.noop
+              on-success: [fail]
+            b:
+              action: std.sleep seconds=1
+              on-success: [c]
+            c:
+              action: std.noop
+        """)
+    assert run.state == FAILED and run.error is not None
+    assert "task 'a' reached a 'fail' transition" in str(run.error)
+    assert run.tasks == {"a": UNDONE, "b": UNDONE}
 
 
 @pytest.mark.parametrize("engine", ["graph", "machine"])

@@ -90,6 +90,17 @@ def runs_as_state_machine(workflow: WorkflowSpec,
             or any(spec.join is not None for spec in workflow.tasks.values()))
 
 
+def takes_fail(workflow: WorkflowSpec) -> bool:
+    """Whether a transition of ``workflow`` may fire ``fail``.  Run as an execution, such
+    a workflow runs on the state machine: Mistral's task that takes ``fail`` succeeds
+    while its workflow fails, and the tasks created before run on, where a graph fails
+    the task's atom to stop the flow.  (A sub-workflow run inline in its parent's graph
+    stops its own scope instead, and its task reads SUCCESS.)"""
+    return workflow.type == "direct" and any(
+        item.target == "fail" for spec in workflow.tasks.values()
+        for item in spec.on_success + spec.on_error + spec.on_complete)
+
+
 def starts_before_fail(spec: TaskSpec) -> bool:
     """Whether a ``fail`` of ``spec``'s transitions comes after a task they start
     (``on-success`` or ``on-error``, then ``on-complete``, in list order): Mistral

@@ -508,6 +508,7 @@ class Runner:
         is_async = compiler.asynchronous(runtime.actions)
         if meta.get("target") is None and workflow.type == "direct" and (
                 compiler.runs_as_state_machine(workflow, is_async)
+                or compiler.takes_fail(workflow)
                 or compiler.starts_children(workflow, catalog, is_async)):
             engine = state_machine.Machine(workflow, runtime, fd, backend or self.store.backend,
                                            ctx, engine_pool)
