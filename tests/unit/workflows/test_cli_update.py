@@ -1,7 +1,7 @@
 """``tripleo-flow execution update ID --state STATE [--state-info TEXT] [--env JSON]``
 (issue 26), as ``mistral execution-update``: on an execution a ``kill -9`` left
-INTERRUPTED, ``--state ERROR`` stops it at once (it reads FAILURE, our name for
-Mistral's ERROR, with the text as its state info and error; nothing runs), then
+INTERRUPTED, ``--state ERROR`` stops it at once (it reads ERROR, as Mistral's, with the text as
+its state info and error; nothing runs), then
 ``--state SUCCESS`` is refused (exit 4: no such transition from an ended execution),
 ``--state ERROR`` again leaves it as it is, an unknown state or a bad env is refused
 (exit 2) and an unknown id is not found (exit 3).

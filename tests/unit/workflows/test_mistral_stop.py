@@ -11,7 +11,7 @@ returns), a stopped sub-workflow's end sent to its parent task
 ``params.env``).  As in ``test_mistral_cancel``, the running task waits at a gate the
 test opens instead of Mistral's ``wait-before``.
 
-Where ours differs from Mistral: our records name ERROR ``FAILURE``.  A refused
+A stopped execution reads ERROR as Mistral's (its stored TaskFlow state is FAILURE).  A refused
 transition is invalid input (400), as Mistral's ``set_state`` WorkflowException.  The
 output a stop evaluates (``output`` / ``output-on-error``) and the sub-workflows a
 stop lets run on: ``test_mistral_stop_outputs``.
@@ -80,7 +80,7 @@ def test_stop_failed(host: Host, tmp_path: Path, join: bool, where: str) -> None
 @WHERE
 def test_stop_succeeded(host: Host, tmp_path: Path, join: bool, where: str) -> None:
     """Mistral's ``test_stop_succeeded``: stopped with ERROR and "Failure" it reads
-    ERROR (our FAILURE) with that state_info, its error and output
+    ERROR with that state_info, its error and output
     ``{"result": "Failure"}``; task2 never runs."""
     name = _install(host, tmp_path, _wf(join))
     log = tmp_path / "log"
