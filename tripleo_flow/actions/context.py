@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from tripleo_flow import exceptions
+from tripleo_flow.engine.lang.action import ExecutionInfo as ExecutionInfo
 from tripleo_flow.plans.plan import PlanRepository
 
 if TYPE_CHECKING:
@@ -41,17 +42,6 @@ class UndoJournal(Protocol):
         """The record (or the named ``part`` of it) kept for the running task, or
         ``make()`` kept now."""
         ...
-
-
-@dataclass(frozen=True)
-class ExecutionInfo:
-    """Which workflow execution and task execution an action runs in (what
-    ``std.mistral_http`` sends as Mistral's execution headers)."""
-
-    workflow_name: str
-    execution_id: str
-    task_name: str
-    task_id: str
 
 
 @dataclass(frozen=True)

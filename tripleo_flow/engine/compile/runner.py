@@ -20,7 +20,6 @@ engine reads before it starts tasks (:mod:`~.pause_requests`).
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 import socket
@@ -35,9 +34,7 @@ from taskflow import states
 from taskflow.types import failure, notifier
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import ActionContext
 from tripleo_flow.core import input_size, validation
-from tripleo_flow.core.progress import Progress
 from tripleo_flow.engine.compile import (
     atoms,
     child_errors,
@@ -45,12 +42,13 @@ from tripleo_flow.engine.compile import (
     execution_scope,
     state_machine,
     subworkflow,
+    task_progress,
     workflow_outputs,
 )
 from tripleo_flow.engine.compile import engine as tf_engine
 from tripleo_flow.engine.compile.interrupt import StopRequest
 from tripleo_flow.engine.lang import expressions, workbook_model
-from tripleo_flow.engine.lang.action import Action
+from tripleo_flow.engine.lang.action import Action, with_run
 from tripleo_flow.engine.lang.workbook_loader import Catalog
 from tripleo_flow.engine.store import cancels, pause_requests, pause_views, redaction, undo_journal
 from tripleo_flow.engine.store.execution_queries import ExecutionQueries
@@ -83,8 +81,8 @@ class ProgressEvent:
     #: For ``progress``: what the task's action reported (stage, done, total, status).
     progress: dict[str, Any] | None = None
     #: For ``progress`` in the process that runs the task: the action's own typed
-    #: report (:data:`~tripleo_flow.core.progress.Progress`: a stack's events too).
-    report: Progress | None = None
+    #: report (the layer above's type: TripleO's stack progress has its events too).
+    report: task_progress.Progress | None = None
 
 
 Listener = Callable[[ProgressEvent], None]
@@ -467,19 +465,17 @@ class Runner:
         engine_pool, item_pool = self._pools()
         listeners = tuple(listeners)
 
-        def on_progress(task_name: str, details: dict[str, Any], typed: Progress) -> None:
+        def on_progress(task_name: str, details: dict[str, Any],
+                        typed: task_progress.Progress) -> None:
             event = ProgressEvent(fd.uuid, workflow.full_name, task_name, "progress",
                                   time.time(), progress=dict(details), report=typed)
             for listener in listeners:
                 listener(event)
 
         journal = self._journal(fd.uuid)
-        action_context = self._action_context
-        if isinstance(action_context, ActionContext):
-            action_context = dataclasses.replace(
-                action_context, undo_journal=journal,
-                stop_check=stop.check if stop is not None else action_context.stop_check,
-                api_user=meta.get("origin") == ORIGIN_API)
+        action_context = with_run(self._action_context, undo_journal=journal,
+                                  api_user=meta.get("origin") == ORIGIN_API,
+                                  **({} if stop is None else {"stop_check": stop.check}))
         runtime = atoms.Runtime(catalog.action_lookup(self._actions), action_context,
                                 item_pool,
                                 execution_scope.execution_model(

@@ -6,14 +6,44 @@ undone.  It is no TaskFlow atom: the engine's own atom
 (:mod:`tripleo_flow.engine.compile.action_atom`) evaluates the task's inputs, calls
 :meth:`Action.execute`, keeps the result and, when the workflow fails, calls ``revert``.
 TripleO's actions (:mod:`tripleo_flow.actions.base`) implement it.
+
+The engine tells the context which execution and task the action runs in
+(:class:`ExecutionInfo`) and how the run goes (:func:`with_run`) when the context
+takes it: a dataclass with those fields (TripleO's ``ActionContext``); any other
+context is passed on as given.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import inspect
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
+
+
+@dataclasses.dataclass(frozen=True)
+class ExecutionInfo:
+    """Which workflow execution and task execution an action runs in (what
+    ``std.mistral_http`` sends as Mistral's execution headers)."""
+
+    workflow_name: str
+    execution_id: str
+    task_name: str
+    task_id: str
+
+
+def with_run(context: Any, **fields: Any) -> Any:
+    """``context`` with ``fields`` set when it takes them all (a dataclass with those
+    fields), else as given: how the engine tells a context of the run an action runs
+    in: ``execution`` (:class:`ExecutionInfo`), ``undo_journal`` (where the running
+    task keeps its undo record), ``stop_check`` (raises once the run should stop),
+    ``api_user`` (an HTTP API user started it)."""
+    if isinstance(context, type) or not dataclasses.is_dataclass(context):
+        return context
+    if not set(fields) <= {field.name for field in dataclasses.fields(context)}:
+        return context
+    return dataclasses.replace(cast(Any, context), **fields)
 
 
 class Rerun(enum.Enum):
