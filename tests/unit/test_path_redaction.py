@@ -64,8 +64,8 @@ def test_server_paths_take_back_what_answers_name(tmp_path) -> None:  # type: ig
     import pytest
 
     from tripleo_flow import exceptions
-    from tripleo_flow.actions.paths import INPUT_PATH, WORK_DIR
     from tripleo_flow.api.paths import ServerPaths
+    from tripleo_flow.engine.lang.action import INPUT_PATH, WORK_DIR
 
     data = tmp_path / "data"
     (data / "uploads").mkdir(parents=True)

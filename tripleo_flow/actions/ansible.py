@@ -22,10 +22,10 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
-from tripleo_flow.actions.paths import InputPath, WorkDir
 from tripleo_flow.core import ansible, crashpoints, planenv, run_options, scale, update
 from tripleo_flow.core import config_download as layout
 from tripleo_flow.core.inventory import EXCLUDED
+from tripleo_flow.engine.lang.action import InputPath, WorkDir
 from tripleo_flow.workspace import files as private_files
 from tripleo_flow.workspace import tethered
 

@@ -23,10 +23,10 @@ from tripleo_flow.actions.deploy import (
 )
 from tripleo_flow.actions.deploy_heat import live_heat
 from tripleo_flow.actions.deploy_stack import load_request
-from tripleo_flow.actions.paths import InputPath, WorkDir
 from tripleo_flow.core import config_download, network_config, planenv
 from tripleo_flow.core import deployments as core_deployments
 from tripleo_flow.core import stack_request as requests
+from tripleo_flow.engine.lang.action import InputPath, WorkDir
 from tripleo_flow.heat import client as heat_client
 from tripleo_flow.workspace import files as private_files
 from tripleo_flow.workspace import git as git_dir

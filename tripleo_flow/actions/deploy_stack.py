@@ -15,9 +15,9 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, ActionContext, Rerun
 from tripleo_flow.actions.deploy import ENVIRONMENT_FILE, REQUEST_FILE, pointer, read_pointer
 from tripleo_flow.actions.deploy_heat import PRE_DEPLOY_DUMP, live_heat
-from tripleo_flow.actions.paths import WorkDir
 from tripleo_flow.core import planenv, progress, rendering, update
 from tripleo_flow.core import stack_request as requests
+from tripleo_flow.engine.lang.action import WorkDir
 from tripleo_flow.heat.client import HeatClient
 from tripleo_flow.heat.workdir import HeatDir
 from tripleo_flow.plans.plan import PlanRepository

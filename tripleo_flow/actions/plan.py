@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
-from tripleo_flow.actions.paths import InputPath, OutputPath, SecretsOut
 from tripleo_flow.core import (
     capabilities,
     crashpoints,
@@ -26,6 +25,7 @@ from tripleo_flow.core import (
     validation,
 )
 from tripleo_flow.core.progress import PlanProgressListener, plan_stage
+from tripleo_flow.engine.lang.action import InputPath, OutputPath, SecretsOut
 from tripleo_flow.plans import sources
 from tripleo_flow.plans.plan import (
     OWN_CREATES,

@@ -14,8 +14,8 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.deploy import CONFIG_DIR, ENVIRONMENT_FILE, OUTPUTS_FILE
-from tripleo_flow.actions.paths import WorkDir
 from tripleo_flow.core import planenv, scale
+from tripleo_flow.engine.lang.action import WorkDir
 from tripleo_flow.plans.plan import PlanRepository
 from tripleo_flow.workspace import owner
 

@@ -15,8 +15,8 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.deploy import CONFIG_DIR
-from tripleo_flow.actions.paths import InputPath, WorkDir
 from tripleo_flow.core import planenv, run_options, update
+from tripleo_flow.engine.lang.action import InputPath, WorkDir
 from tripleo_flow.plans.plan import PlanRepository
 
 
