@@ -43,7 +43,7 @@ import yaml
 
 from tripleo_flow import exceptions
 from tripleo_flow.common import time_budget
-from tripleo_flow.core.planenv import check_yaml_text, describe_yaml_error, load_yaml
+from tripleo_flow.common.safe_yaml import check_yaml_text, describe_yaml_error, load_yaml
 from tripleo_flow.core.template_sandbox import DEFAULT_MAX_SIZE, PlanSandbox, SecurityError
 
 #: Default of ``[limits] render_timeout``: seconds a whole plan may take to render

@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.common.safe_yaml import DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES, load_yaml
 from tripleo_flow.core import validation
-from tripleo_flow.core.planenv import DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES, load_yaml
 
 #: Where a plan keeps its user environments.
 PREFIX = "user-environments/"

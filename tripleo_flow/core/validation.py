@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 import yaml
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import planenv
+from tripleo_flow.common import safe_yaml
 
 _YAML_SUFFIXES = (".yaml", ".yml")
 #: Heat parameter names as tripleo-heat-templates writes them (every one of its
@@ -184,7 +184,7 @@ def check_yaml_files(files: Mapping[str, bytes],
     """
     paths = [p for p in sorted(files) if p.endswith(_YAML_SUFFIXES) and not is_j2(p)]
     for checked, path in enumerate(paths, 1):
-        planenv.check_yaml(files[path], path)
+        safe_yaml.check_yaml(files[path], path)
         if progress is not None:
             progress(checked, len(paths))
     return len(paths)

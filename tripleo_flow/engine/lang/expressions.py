@@ -44,8 +44,7 @@ import yaql
 from yaql.language import contexts, conventions, factory, specs, yaqltypes
 from yaql.language import exceptions as yaql_exc
 
-from tripleo_flow.common import time_budget, yaql_compat
-from tripleo_flow.core import planenv
+from tripleo_flow.common import safe_yaml, time_budget, yaql_compat
 from tripleo_flow.core.template_sandbox import DEFAULT_MAX_SIZE, PlanSandbox
 from tripleo_flow.engine.lang import yaql_fast
 from tripleo_flow.exceptions import ExpressionError
@@ -205,10 +204,10 @@ def _plain(value: Any) -> Any:
 def _y_yaml_parse(text: str) -> Any:
     """``text`` as YAML, within the default ``[limits]`` (no billion laughs)."""
     try:
-        return planenv.parse_yaml(text)
+        return safe_yaml.parse_yaml(text)
     except yaml.YAMLError as exc:
         raise ExpressionError(f"yaml_parse({text[:40]!r})",
-                              planenv.describe_yaml_error(exc)) from exc
+                              safe_yaml.describe_yaml_error(exc)) from exc
 
 
 #: yaql's parser (ply) keeps its state in the lexer: one parse at a time.

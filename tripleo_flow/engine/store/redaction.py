@@ -40,7 +40,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tripleo_flow import config, exceptions
-from tripleo_flow.core import jsonvalues, planenv, secrets, validation
+from tripleo_flow.common import safe_yaml
+from tripleo_flow.core import jsonvalues, secrets, validation
 
 #: Outcome key set by a task whose action declares its result secret.
 SECRET_RESULT = "secret_result"
@@ -255,8 +256,8 @@ def config_secrets(conf: Any) -> set[str]:
 
 
 def environment_file_secrets(inputs: Mapping[str, Any],
-                             max_nodes: int = planenv.DEFAULT_MAX_NODES,
-                             max_depth: int = planenv.DEFAULT_MAX_DEPTH,
+                             max_nodes: int = safe_yaml.DEFAULT_MAX_NODES,
+                             max_depth: int = safe_yaml.DEFAULT_MAX_DEPTH,
                              max_items: int | None = None) -> set[str]:
     """The secret values in the environment files an execution's inputs carry as text
     (``user_environments``: ``[{"name", "files": {path: text}}]``), so the record of
@@ -275,7 +276,7 @@ def environment_file_secrets(inputs: Mapping[str, Any],
             if max_items is not None:
                 validation.check_yaml_entries(text, max_items, f"Environment file {path!r}")
             try:
-                parsed = planenv.load_yaml(text, str(path), max_nodes=max_nodes,
+                parsed = safe_yaml.load_yaml(text, str(path), max_nodes=max_nodes,
                                            max_depth=max_depth)
             except exceptions.TripleoFlowError:
                 continue
