@@ -78,7 +78,6 @@ ENGINES = ("engine", "flows")
 ENGINE_DEBT = {
     "engine/store/execution_records.py": ["tripleo_flow.core"],
     "engine/store/redaction.py": ["tripleo_flow.core"],
-    "engine/compile/runner.py": ["tripleo_flow.core"],
 }
 
 

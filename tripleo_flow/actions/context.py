@@ -8,11 +8,12 @@ re-exports its names: the Python API builds its context from this module alone.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from tripleo_flow import exceptions
+from tripleo_flow.core import input_size
 from tripleo_flow.engine.lang.action import ExecutionInfo as ExecutionInfo
 from tripleo_flow.plans.plan import PlanRepository
 
@@ -101,6 +102,12 @@ class ActionContext:
         """The secrets of ``plan`` the workflow engine masks in what it records (its
         secrets hook: the engine knows no plan)."""
         return PlanRepository(self.store).secrets(plan)
+
+    def check_input(self, workflow: str, inputs: Mapping[str, object]) -> None:
+        """Refuse an execution's input before it is recorded, as the workflow's actions
+        would (the workflow engine's input hook: parameter values and user environment
+        files within ``[limits] parameters_max_size``)."""
+        input_size.check_parameter_sizes(workflow, inputs, self.limit("parameters_max_size"))
 
     def report(self, progress: Progress) -> None:
         """Tell the reporter, if any, how far the running action is."""

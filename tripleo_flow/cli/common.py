@@ -9,8 +9,7 @@ import yaml
 
 from tripleo_flow import exceptions
 from tripleo_flow.cli.command_table import RENAMED
-from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import validation
+from tripleo_flow.common import safe_yaml, value_limits
 
 if TYPE_CHECKING:
     from tripleo_flow.api import Client
@@ -43,7 +42,7 @@ def read_yaml_file(path: str, limits: Any = None) -> Any:
     if b"\0" in data:
         raise exceptions.InvalidInput(
             f"File {path!r} is binary, not a YAML text file. Give a YAML file.")
-    validation.check_yaml_entries(data, validation.INPUT_MAX_ITEMS if limits is None
+    value_limits.check_yaml_entries(data, value_limits.INPUT_MAX_ITEMS if limits is None
                                   else limits.input_max_items, f"File {path!r}")
     try:
         return safe_yaml.load_yaml(data, path, **yaml_limits(limits))

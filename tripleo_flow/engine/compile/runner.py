@@ -34,7 +34,7 @@ from taskflow import states
 from taskflow.types import failure, notifier
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import input_size, validation
+from tripleo_flow.common import value_limits
 from tripleo_flow.engine.compile import (
     atoms,
     child_errors,
@@ -162,12 +162,15 @@ class Runner:
         workflow = self._catalog().get(name)
         given = dict(inputs or {})
         limit = getattr(self._action_context, "limit", None)
-        validation.check_inputs(workflow.full_name, given, env, None if limit is None
-                                else limit("input_max_items"))
-        # Before the record is written: inputs too large to keep.
-        input_size.check_execution_input(
-            workflow.full_name, given, env,
-            *(() if limit is None else (limit("input_max_size"), limit("parameters_max_size"))))
+        value_limits.check_inputs(workflow.full_name, given, env, None if limit is None
+                                  else limit("input_max_items"))
+        # Before the record is written: inputs too large to keep, then the layer above's
+        # own checks (its input hook: TripleO's parameter values and environment files).
+        value_limits.check_execution_input(
+            workflow.full_name, given, env, *(() if limit is None else (limit("input_max_size"),)))
+        check_input = getattr(self._action_context, "check_input", None)
+        if check_input is not None:
+            check_input(workflow.full_name, given)
         # Before the record is written: inputs that are missing or that its vars reject.
         self._with_vars(workflow, workbook_model.apply_inputs(workflow, given),
                         self._evaluated_env(env or {}) if evaluate_env else dict(env or {}),

@@ -40,8 +40,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tripleo_flow import config, exceptions
-from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import jsonvalues, secrets, validation
+from tripleo_flow.common import safe_yaml, value_limits
+from tripleo_flow.core import jsonvalues, secrets
 
 #: Outcome key set by a task whose action declares its result secret.
 SECRET_RESULT = "secret_result"
@@ -274,7 +274,7 @@ def environment_file_secrets(inputs: Mapping[str, Any],
             if not isinstance(text, str):
                 continue
             if max_items is not None:
-                validation.check_yaml_entries(text, max_items, f"Environment file {path!r}")
+                value_limits.check_yaml_entries(text, max_items, f"Environment file {path!r}")
             try:
                 parsed = safe_yaml.load_yaml(text, str(path), max_nodes=max_nodes,
                                            max_depth=max_depth)
