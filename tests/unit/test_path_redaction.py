@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tripleo_flow.core.jsonvalues import dumps
+from tripleo_flow.common.jsonvalues import dumps
 from tripleo_flow.core.path_redaction import DATA, SERVER, TMP, PathRedactor, server_roots
 
 REDACTOR = PathRedactor([("/srv/tf", DATA), ("/srv/tf/venvs/heat", SERVER), ("/tmp", TMP),

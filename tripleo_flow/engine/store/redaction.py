@@ -40,8 +40,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tripleo_flow import config, exceptions
-from tripleo_flow.common import safe_yaml, value_limits
-from tripleo_flow.core import jsonvalues, secrets
+from tripleo_flow.common import jsonvalues, safe_yaml, value_limits
+from tripleo_flow.core import secrets
 
 #: Outcome key set by a task whose action declares its result secret.
 SECRET_RESULT = "secret_result"
