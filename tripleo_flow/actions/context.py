@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import input_size
+from tripleo_flow.core import input_size, secrets
 from tripleo_flow.engine.lang.action import ExecutionInfo as ExecutionInfo
 from tripleo_flow.plans.plan import PlanRepository
 
@@ -108,6 +108,16 @@ class ActionContext:
         would (the workflow engine's input hook: parameter values and user environment
         files within ``[limits] parameters_max_size``)."""
         input_size.check_parameter_sizes(workflow, inputs, self.limit("parameters_max_size"))
+
+    def input_secrets(self, inputs: Mapping[str, object]) -> set[str]:
+        """The secrets an execution's inputs carry (the workflow engine's input secrets
+        hook: those of the environment files given as text, within the YAML limits).
+
+        :raises InvalidInput: a file with a mapping or list of over ``[limits]
+            input_max_items`` entries: the execution is refused"""
+        return secrets.environment_file_secrets(
+            inputs, max_nodes=self.limit("yaml_max_nodes"),
+            max_depth=self.limit("yaml_max_depth"), max_items=self.limit("input_max_items"))
 
     def report(self, progress: Progress) -> None:
         """Tell the reporter, if any, how far the running action is."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.common import safe_yaml, yaql_compat
+from tripleo_flow.common import safe_yaml, secret_masking, yaql_compat
 from tripleo_flow.core import (
     container_images,
     heatfiles,
@@ -155,7 +155,7 @@ def check_against_last(request: Mapping[str, Any],
     for name in IMMUTABLE_PARAMETERS:
         if name in before and now.get(name) != before[name]:
             plan = request["stack_name"]
-            change = ("" if secrets.is_secret_name(name)  # its values are not shown
+            change = ("" if secret_masking.is_secret_name(name)  # its values are not shown
                       else f" ({before[name]!r} -> {now.get(name)!r})")
             raise exceptions.InvalidInput(
                 f"Parameter {name} changed since the last deployment{change}; it cannot "

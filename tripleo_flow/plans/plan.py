@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.common import safe_yaml
+from tripleo_flow.common import safe_yaml, secret_masking
 from tripleo_flow.core import planenv, secrets
 from tripleo_flow.plans.store import ObjectVersion, PlanStore, check_object_name
 
@@ -425,7 +425,7 @@ class PlanRepository:
     def set_deployment_status(self, plan: str, status: Mapping[str, Any]) -> None:
         """Record the plan's deployment status, its secrets masked: its message and
         failed resources quote Heat, which a template can make quote a password."""
-        status = secrets.redact(dict(status), self.secrets(plan))[0]
+        status = secret_masking.redact(dict(status), self.secrets(plan))[0]
         container = plan + MESSAGES_SUFFIX
         if not self.store.container_exists(container):
             self.store.create_container(container)

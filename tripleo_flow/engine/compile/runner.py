@@ -177,13 +177,12 @@ class Runner:
                         {"name": workflow.full_name, "input": given})
         if target is not None:
             compiler._selection(workflow, target, compiler._preds(workflow))
-        yaml_limits = {} if limit is None else {"max_nodes": limit("yaml_max_nodes"),
-                                                "max_depth": limit("yaml_max_depth"),
-                                                "max_items": limit("input_max_items")}
-        # Before the record is written: secrets in environment files given as text, and
-        # those of the plan (its first record is then masked as its later ones are).
-        self.store.backend.redactor.learn(
-            redaction.environment_file_secrets(given, **yaml_limits))
+        # Before the record is written: the secrets its inputs carry, as the layer above
+        # finds them (its input_secrets hook: TripleO's environment files given as text),
+        # and those of the plan (its first record is then masked as its later ones are).
+        input_secrets = getattr(self._action_context, "input_secrets", None)
+        if input_secrets is not None:
+            self.store.backend.redactor.learn(input_secrets(given))
         self._learn_secrets(given.get("plan"))
         fd = self.store.create(workflow.full_name, given, target, origin, dict(env or {}),
                                local=local, execution_id=execution_id, parent=parent,
