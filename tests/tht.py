@@ -72,12 +72,13 @@ def plan_with_environment(client: Any, version: str, environment: dict[str, Any]
                           plan: str = "overcloud") -> tuple[dict[str, bytes], dict[str, Any]]:
     """Create ``plan`` from THT ``version`` with ``environment`` added last (a file at the
     tree's root); return its files (rendered ones included) and its plan-environment."""
-    from tripleo_flow.core import planenv, rendering
+    from tripleo_flow.common import safe_yaml
+    from tripleo_flow.core import rendering
     from tripleo_flow.plans.plan import PlanRepository
 
     client.create_plan(plan, fetch_tree_dir(version))
     repo = PlanRepository(client.store)
-    repo.store.put_object(plan, ENVIRONMENT_NAME, planenv.dump_yaml(environment))
+    repo.store.put_object(plan, ENVIRONMENT_NAME, safe_yaml.dump_yaml(environment))
     env = repo.environment(plan)
     env["environments"] = [*env["environments"], {"path": ENVIRONMENT_NAME}]
     files = dict(repo.read_all(plan))

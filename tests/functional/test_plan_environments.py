@@ -19,7 +19,8 @@ from tests.functional.http.conftest import Api, serving
 from tests.plan_trees import ROLES, basic_tree, write_tree
 from tripleo_flow import exceptions
 from tripleo_flow.api import Client
-from tripleo_flow.core import heatfiles, planenv
+from tripleo_flow.common import safe_yaml
+from tripleo_flow.core import heatfiles
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.store import PlanStore
 
@@ -64,7 +65,7 @@ def _applied(client: Client, plan: str = "overcloud") -> tuple[list[str], dict[s
     names = [heatfiles.object_name(u) for u in request["environment_files"]]
     values: dict[str, Any] = {}
     for url in request["environment_files"][:-1]:
-        values.update(planenv.load_yaml(request["files"][url], url).get("parameter_defaults")
+        values.update(safe_yaml.load_yaml(request["files"][url], url).get("parameter_defaults")
                       or {})
     return names, values
 

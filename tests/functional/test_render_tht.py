@@ -18,6 +18,7 @@ import pytest
 
 from tests.tht import FETCHER, fetch_tree
 from tripleo_flow import exceptions
+from tripleo_flow.common import safe_yaml
 from tripleo_flow.core import capabilities, planenv, rendering, roles
 
 pytestmark = pytest.mark.functional
@@ -40,10 +41,10 @@ def rendered12(tht12: dict[str, bytes]) -> dict[str, bytes]:
 
 def expected_outputs(files: dict[str, bytes], networks_file: str) -> set[str]:
     """What TripleO renders, derived independently from the tree's own data."""
-    role_list = planenv.load_yaml(files["roles_data.yaml"], "roles_data.yaml")
-    net_list = planenv.load_yaml(files[networks_file], networks_file) or []
+    role_list = safe_yaml.load_yaml(files["roles_data.yaml"], "roles_data.yaml")
+    net_list = safe_yaml.load_yaml(files[networks_file], networks_file) or []
     enabled = [n for n in net_list if n.get("enabled", True) is not False]
-    excludes = set(planenv.load_yaml(files["j2_excludes.yaml"], "j2_excludes.yaml")["name"])
+    excludes = set(safe_yaml.load_yaml(files["j2_excludes.yaml"], "j2_excludes.yaml")["name"])
     expected = set()
     for path in files:
         directory, base = posixpath.split(path)
@@ -70,7 +71,7 @@ def expected_outputs(files: dict[str, bytes], networks_file: str) -> set[str]:
 def test_12_renders_every_template(tht12: dict[str, bytes], rendered12: dict[str, bytes]) -> None:
     assert set(rendered12) == expected_outputs(tht12, "network_data.yaml")
     for path, data in rendered12.items():
-        planenv.load_yaml(data, path)  # every output is YAML
+        safe_yaml.load_yaml(data, path)  # every output is YAML
 
 
 def test_12_role_files_for_every_role(rendered12: dict[str, bytes],
@@ -80,7 +81,7 @@ def test_12_role_files_for_every_role(rendered12: dict[str, bytes],
         "Controller", "Compute", "BlockStorage", "ObjectStorage", "CephStorage"]
     for role in role_list:
         lower = role["name"].lower()
-        template = planenv.load_yaml(rendered12[f"puppet/{lower}-role.yaml"], lower)
+        template = safe_yaml.load_yaml(rendered12[f"puppet/{lower}-role.yaml"], lower)
         server = role.get("deprecated_server_resource_name", role["name"])
         assert server in template["resources"], role["name"]
         assert f"common/services/{lower}-role.yaml" in rendered12
@@ -101,17 +102,17 @@ def test_12_network_files_for_enabled_networks(rendered12: dict[str, bytes],
                      f"network/ports/{lower}.yaml", f"network/ports/{lower}_from_pool.yaml",
                      f"network/ports/external_resource_{lower}.yaml"):
             assert path in rendered12
-        template = planenv.load_yaml(rendered12[f"network/{lower}.yaml"], lower)
+        template = safe_yaml.load_yaml(rendered12[f"network/{lower}.yaml"], lower)
         assert f"{net['name']}NetCidr" in template["parameters"]
 
 
 def test_12_overcloud_yaml(rendered12: dict[str, bytes]) -> None:
-    overcloud = planenv.load_yaml(rendered12["overcloud.yaml"], "overcloud.yaml")
+    overcloud = safe_yaml.load_yaml(rendered12["overcloud.yaml"], "overcloud.yaml")
     assert "heat_template_version" in overcloud
     for name in ("Controller", "Compute", "BlockStorage", "ObjectStorage", "CephStorage"):
         assert f"{name}Count" in overcloud["parameters"]
         assert name in overcloud["resources"]
-    registry = planenv.load_yaml(rendered12["overcloud-resource-registry-puppet.yaml"], "r")
+    registry = safe_yaml.load_yaml(rendered12["overcloud-resource-registry-puppet.yaml"], "r")
     assert registry["resource_registry"]["OS::TripleO::Controller"] == (
         "puppet/controller-role.yaml")
 
@@ -135,7 +136,7 @@ def test_12_roles_networks_validate(tht12: dict[str, bytes]) -> None:
 
 
 def test_12_capabilities(tht12: dict[str, bytes]) -> None:
-    cap_map = planenv.load_yaml(tht12["capabilities-map.yaml"], "capabilities-map.yaml")
+    cap_map = safe_yaml.load_yaml(tht12["capabilities-map.yaml"], "capabilities-map.yaml")
     env = planenv.parse_plan_environment(tht12["plan-environment.yaml"])
     assert env["environments"] == [{"path": "overcloud-resource-registry-puppet.yaml"}]
     caps = capabilities.get_capabilities(cap_map, env, tht12)

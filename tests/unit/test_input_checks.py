@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tripleo_flow import config, exceptions
+from tripleo_flow.common import value_limits
 from tripleo_flow.core import capabilities, validation
 from tripleo_flow.http.spec import PLAN_NAME
 from tripleo_flow.plans import plan, sources, store
@@ -248,13 +249,13 @@ def test_usable_capabilities_maps(cmap: Any) -> None:
     ({f"P{i}": i for i in range(300_000)}, 100_000, 300_000),
 ])
 def test_largest_collection(value: Any, limit: int, largest: int) -> None:
-    assert validation.largest_collection(value, limit) == largest
+    assert value_limits.largest_collection(value, limit) == largest
 
 
 def test_a_collection_past_input_max_items_is_refused_naming_the_option() -> None:
-    validation.check_items({"P": list(range(5))}, 5, "Input 'parameters'")
+    value_limits.check_items({"P": list(range(5))}, 5, "Input 'parameters'")
     with pytest.raises(exceptions.InvalidInput) as info:
-        validation.check_items({"P": list(range(6))}, 5, "Input 'parameters'")
+        value_limits.check_items({"P": list(range(6))}, 5, "Input 'parameters'")
     message = str(info.value)
     assert message.startswith("Input 'parameters' holds 6 entries")
     assert "[limits] input_max_items" in message
@@ -264,15 +265,15 @@ def test_a_deep_value_is_walked_without_recursion() -> None:
     value: Any = [1, 2]
     for _ in range(10_000):
         value = [value]
-    assert validation.largest_collection(value, 5) == 2
+    assert value_limits.largest_collection(value, 5) == 2
 
 
 def test_an_execution_names_the_input_or_environment_past_the_limit() -> None:
-    validation.check_inputs("w", {"a": [1, 2]}, {"e": [1, 2]}, limit=2)
+    value_limits.check_inputs("w", {"a": [1, 2]}, {"e": [1, 2]}, limit=2)
     for inputs, env, named in (({"a": [1, 2, 3]}, None, "Input 'a' of workflow 'w'"),
                                ({"a": 1}, {"e": [1, 2, 3]}, "The environment of workflow 'w'")):
         with pytest.raises(exceptions.InvalidInput, match=named):
-            validation.check_inputs("w", inputs, env, limit=2)
+            value_limits.check_inputs("w", inputs, env, limit=2)
 
 
 @pytest.mark.parametrize(("text", "line"), [
@@ -284,7 +285,7 @@ def test_an_execution_names_the_input_or_environment_past_the_limit() -> None:
 ])
 def test_yaml_with_too_many_entries_is_refused_before_it_is_built(text: str, line: int) -> None:
     with pytest.raises(exceptions.InvalidInput) as caught:
-        validation.check_yaml_entries(text, 3, "File 'p.yaml'")
+        value_limits.check_yaml_entries(text, 3, "File 'p.yaml'")
     message = str(caught.value)
     assert message.startswith("File 'p.yaml' holds more than 3 entries")
     assert f"(line {line})" in message and "[limits] input_max_items" in message
@@ -296,10 +297,10 @@ def test_yaml_with_too_many_entries_is_refused_before_it_is_built(text: str, lin
     "{unclosed: [1, 2", "", "just text",  # not the count's business: the parser's
 ])
 def test_yaml_within_the_entries_limit_passes(text: str) -> None:
-    validation.check_yaml_entries(text, 3, "File 'p.yaml'")
+    value_limits.check_yaml_entries(text, 3, "File 'p.yaml'")
 
 
 def test_300000_parameters_are_refused_at_the_first_entry_past_the_limit() -> None:
     text = "parameter_defaults:\n" + "".join(f"  P{i}: {i}\n" for i in range(300_000))
     with pytest.raises(exceptions.InvalidInput, match=r"\(line 100002\)"):
-        validation.check_yaml_entries(text.encode(), validation.INPUT_MAX_ITEMS, "File 'p'")
+        value_limits.check_yaml_entries(text.encode(), value_limits.INPUT_MAX_ITEMS, "File 'p'")

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import value_limits
 from tripleo_flow.core import input_size
 
 
@@ -20,19 +21,19 @@ from tripleo_flow.core import input_size
 ])
 def test_stored_size_is_the_stored_json_or_a_little_more(value: Any) -> None:
     stored = len(json.dumps(value, separators=(",", ":")))  # ensure_ascii, as stored
-    assert stored <= input_size.stored_size(value, 1 << 30) <= 2 * stored + 8
+    assert stored <= value_limits.stored_size(value, 1 << 30) <= 2 * stored + 8
 
 
 def test_stored_size_stops_counting_past_the_limit() -> None:
-    assert 100 < input_size.stored_size(["x" * 100] * 100_000, 100) < 1_000_000  # of 10 MB
+    assert 100 < value_limits.stored_size(["x" * 100] * 100_000, 100) < 1_000_000  # of 10 MB
 
 
 def test_the_input_and_the_environment_are_each_within_the_limit() -> None:
-    input_size.check_execution_input("w", {"a": "x" * 90}, {"e": "y" * 90}, 100)
+    value_limits.check_execution_input("w", {"a": "x" * 90}, {"e": "y" * 90}, 100)
     for inputs, env, named in (({"a": "x" * 100}, None, "The input of workflow 'w'"),
                                ({}, {"e": "\u20ac" * 20}, r"The environment \(env\)")):
         with pytest.raises(exceptions.InvalidInput, match=named) as info:
-            input_size.check_execution_input("w", inputs, env, 100)
+            value_limits.check_execution_input("w", inputs, env, 100)
         assert "[limits] input_max_size" in str(info.value)
 
 
@@ -42,7 +43,7 @@ def test_the_input_and_the_environment_are_each_within_the_limit() -> None:
 ])
 def test_shipped_workflows_inputs_are_within_their_actions_limit(
         workflow: str, inputs: dict[str, Any]) -> None:
-    input_size.check_execution_input(workflow, inputs, None, 1000)  # not checked
+    input_size.check_parameter_sizes(workflow, inputs, 1000)
     with pytest.raises(exceptions.InvalidParameter, match=r"\[limits\] parameters_max_size"):
-        input_size.check_execution_input(workflow, inputs, None, 1000, 50)
-    input_size.check_execution_input("mine.update_parameters", inputs, None, 1000, 50)
+        input_size.check_parameter_sizes(workflow, inputs, 50)
+    input_size.check_parameter_sizes("mine.update_parameters", inputs, 50)

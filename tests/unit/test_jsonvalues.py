@@ -1,4 +1,4 @@
-"""core.jsonvalues: strict checks on the way in, an encoding that never fails on the way out."""
+"""common.jsonvalues: strict checks on the way in, an encoding that never fails on the way out."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import jsonvalues
+from tripleo_flow.common import jsonvalues
 
 
 def nested(depth: int) -> Any:

@@ -75,15 +75,7 @@ ENGINES = ("engine", "flows")
 
 #: The engine's imports of TripleO still to be replaced by the engine's own contract or
 #: an injected hook (issue 28 item 1): this list only shrinks.
-ENGINE_DEBT = {
-    "engine/compile/action_atom.py": ["tripleo_flow.actions.base"],
-    "engine/store/execution_records.py": ["tripleo_flow.core"],
-    "engine/lang/expressions.py": ["tripleo_flow.core"],
-    "engine/lang/paths.py": ["tripleo_flow.actions.paths"],
-    "engine/store/redaction.py": ["tripleo_flow.core"],
-    "engine/compile/runner.py": ["tripleo_flow.actions.base", "tripleo_flow.core"],
-    "engine/lang/workbook_loader.py": ["tripleo_flow.core"],
-}
+ENGINE_DEBT: dict[str, list[str]] = {}
 
 
 def _tripleo_imports(module: Path) -> list[str]:

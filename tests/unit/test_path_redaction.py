@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tripleo_flow.core.jsonvalues import dumps
+from tripleo_flow.common.jsonvalues import dumps
 from tripleo_flow.core.path_redaction import DATA, SERVER, TMP, PathRedactor, server_roots
 
 REDACTOR = PathRedactor([("/srv/tf", DATA), ("/srv/tf/venvs/heat", SERVER), ("/tmp", TMP),
@@ -64,8 +64,8 @@ def test_server_paths_take_back_what_answers_name(tmp_path) -> None:  # type: ig
     import pytest
 
     from tripleo_flow import exceptions
-    from tripleo_flow.actions.paths import INPUT_PATH, WORK_DIR
     from tripleo_flow.api.paths import ServerPaths
+    from tripleo_flow.engine.lang.action import INPUT_PATH, WORK_DIR
 
     data = tmp_path / "data"
     (data / "uploads").mkdir(parents=True)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import yaml
 
+from tripleo_flow.common.secret_masking import MASK
 from tripleo_flow.core import plan_export
-from tripleo_flow.core.secrets import MASK, mask_parameters, without_secrets
+from tripleo_flow.core.secrets import mask_parameters, without_secrets
 
 PASSWORD = "generated-password-1"
 

@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import safe_yaml
 from tripleo_flow.core import planenv
 
 
@@ -90,7 +91,7 @@ def test_parse_plan_environment_errors(data: bytes, fragments: list[str]) -> Non
 )
 def test_load_yaml_error_names_line(data: bytes, line: int, column: int) -> None:
     with pytest.raises(exceptions.InvalidTemplate) as info:
-        planenv.load_yaml(data, "x.yaml")
+        safe_yaml.load_yaml(data, "x.yaml")
     assert "'x.yaml'" in str(info.value)
     assert f"line {line}, column {column}" in str(info.value)
 
@@ -107,14 +108,14 @@ def test_load_yaml_error_names_line(data: bytes, line: int, column: int) -> None
     ],
 )
 def test_dump_yaml_round_trips(obj: Any) -> None:
-    data = planenv.dump_yaml(obj)
+    data = safe_yaml.dump_yaml(obj)
     assert isinstance(data, bytes)
-    assert planenv.load_yaml(data, "x.yaml") == obj
+    assert safe_yaml.load_yaml(data, "x.yaml") == obj
 
 
 def test_dump_yaml_style() -> None:
     shared = {"a": 1}
-    text = planenv.dump_yaml({"z": [shared, shared], "a": "x\ny\n", "m": {"k": "v"}}).decode()
+    text = safe_yaml.dump_yaml({"z": [shared, shared], "a": "x\ny\n", "m": {"k": "v"}}).decode()
     assert text == "z:\n- a: 1\n- a: 1\na: |\n  x\n  y\nm:\n  k: v\n"
     assert "&" not in text and "{" not in text
 
@@ -132,4 +133,4 @@ def test_available_files(files: list[str], expected: set[str]) -> None:
 
 
 def test_yaml_parser_fallback() -> None:
-    assert yaml.safe_load("a: {b:[c, d]}") == planenv.load_yaml(b"a: {b:[c, d]}", "x")
+    assert yaml.safe_load("a: {b:[c, d]}") == safe_yaml.load_yaml(b"a: {b:[c, d]}", "x")

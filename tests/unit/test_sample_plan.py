@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tripleo_flow.common import safe_yaml
 from tripleo_flow.core import capabilities, planenv, rendering, roles
 
 SAMPLE = pathlib.Path(__file__).resolve().parents[2] / "tripleo_flow" / "sample_plan"
@@ -65,7 +66,7 @@ def test_roles_and_networks_validate(files: dict[str, bytes]) -> None:
 def test_plan_environment_and_capabilities(files: dict[str, bytes]) -> None:
     env = planenv.parse_plan_environment(files["plan-environment.yaml"])
     assert env["template"] == "overcloud.yaml"
-    cap_map = planenv.load_yaml(files["capabilities-map.yaml"], "capabilities-map.yaml")
+    cap_map = safe_yaml.load_yaml(files["capabilities-map.yaml"], "capabilities-map.yaml")
     caps = capabilities.get_capabilities(cap_map, env, files)
     enabled = {
         e["file"]: e["enabled"]

@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 
+from tripleo_flow.common import secret_masking
 from tripleo_flow.core import secrets
 from tripleo_flow.engine.store import redaction
 from tripleo_flow.engine.store.redaction import SECRET_RESULT, Redactor, masked_inputs
 
-MASK = secrets.MASK
+MASK = secret_masking.MASK
 
 
 @pytest.mark.parametrize(("name", "secret"), [
@@ -27,7 +28,7 @@ MASK = secrets.MASK
     ("ssh_private_key", True), ("api_key", True), ("client_secret", True),
 ])
 def test_secret_names(name: Any, secret: bool) -> None:
-    assert secrets.is_secret_name(name) is secret
+    assert secret_masking.is_secret_name(name) is secret
 
 
 @pytest.mark.parametrize(("value", "known", "everything", "expected"), [
@@ -51,7 +52,7 @@ def test_secret_names(name: Any, secret: bool) -> None:
     ("nothing secret", (), False, "nothing secret"),
 ])
 def test_redact(value: Any, known: tuple[str, ...], everything: bool, expected: Any) -> None:
-    assert secrets.redact(value, known, everything=everything)[0] == expected
+    assert secret_masking.redact(value, known, everything=everything)[0] == expected
 
 
 def test_environment_secrets() -> None:
@@ -99,13 +100,13 @@ def test_redaction_of_a_value_nested_past_the_limit_keeps_no_part_of_it() -> Non
     nested: Any = "AdminPasswordValue"
     for _ in range(900):
         nested = [nested]
-    masked, found = secrets.redact({"passwords": {"AdminPassword": "s3cr3t-value"},
+    masked, found = secret_masking.redact({"passwords": {"AdminPassword": "s3cr3t-value"},
                                     "Deep": nested})
-    assert masked["passwords"]["AdminPassword"] == secrets.MASK
+    assert masked["passwords"]["AdminPassword"] == secret_masking.MASK
     deepest = masked["Deep"]
-    for _ in range(secrets.MAX_DEPTH):
+    for _ in range(secret_masking.MAX_DEPTH):
         deepest = deepest[0]
-    assert deepest == secrets.TOO_DEEP
+    assert deepest == secret_masking.TOO_DEEP
     assert "s3cr3t-value" in found
 
 
@@ -122,18 +123,19 @@ def test_redaction_of_a_value_nested_past_the_limit_keeps_no_part_of_it() -> Non
     ({"plan": "oc"}, set()),
 ])
 def test_environment_file_secrets(inputs: dict[str, Any], expected: set[str]) -> None:
-    assert redaction.environment_file_secrets(inputs) == expected
+    assert secrets.environment_file_secrets(inputs) == expected
 
 
 def test_redacting_with_needles_sorted_once_gives_the_same_copy() -> None:
     known = ["short", "known-secret", "known-secret-longer", "x"]
     value = {"a": "has known-secret-longer", "b": ["known-secret here", "short"],
              "admin_password": "found-in-value", "c": "also found-in-value"}
-    expected = secrets.redact(value, known)
-    assert secrets.redact_sorted(value, secrets.needles(known)) == expected
+    expected = secret_masking.redact(value, known)
+    assert secret_masking.redact_sorted(value, secret_masking.needles(known)) == expected
     assert expected[0]["c"] == MASK and expected[1] == {"found-in-value"}
-    assert secrets.is_secret_name("AdminPassword") and secrets.is_secret_name("AdminPassword")
-    assert not secrets.is_secret_name(("AdminPassword",))
+    assert secret_masking.is_secret_name("AdminPassword")
+    assert secret_masking.is_secret_name("AdminPassword")
+    assert not secret_masking.is_secret_name(("AdminPassword",))
 
 
 PW = "ygyw31SpDYVmgka4xHYCdlpGr"
@@ -150,18 +152,28 @@ PW = "ygyw31SpDYVmgka4xHYCdlpGr"
     (f"receiver {__import__('base64').b64encode(b'xy' + PW.encode()).decode()}", True),
     (f"receiver {PW[2:16]}", True),                      # a part of it
     ("every AdminPassword and other-secret-words", False),  # words of a secret: no
-    (f"receiver {PW[4:4 + secrets.WINDOW - 1]}", False),  # shorter than a window: let through
+    # shorter than a window: let through
+    (f"receiver {PW[4:4 + secret_masking.WINDOW - 1]}", False),
     ("Property error: resources.Leak.properties.length: Value 'abc' is not an integer", False),
     ("", False),
 ])
 def test_needles_find_a_secret_derived_into_a_message(text: str, held: bool) -> None:
-    assert secrets.needles([PW, "other-secret-words-1234"]).found_in(text) is held
-    assert (secrets.redact({"error": text}, [PW])[0]["error"] == MASK) is held
+    assert secret_masking.needles([PW, "other-secret-words-1234"]).found_in(text) is held
+    assert (secret_masking.redact({"error": text}, [PW])[0]["error"] == MASK) is held
+
+
+def test_every_tripleo_password_name_and_secret_section_is_secret_by_the_name_rule() -> None:
+    """The engine masks by the generic name rule alone: a TripleO password name (or a
+    plan-environment section of secrets) it missed would be kept in execution records."""
+    from tripleo_flow.core.passwords import PASSWORD_NAMES
+
+    names = [*PASSWORD_NAMES, *secrets.SECRET_SECTIONS]
+    assert [name for name in names if not secret_masking.is_secret_name(name)] == []
 
 
 def test_a_short_secret_is_found_spelled_out_whole() -> None:
-    assert secrets.needles(["abc123"]).found_in("value 'a b c 1 2 3'")
-    assert not secrets.needles(["abc123"]).found_in("value 'a b c 1 2'")
+    assert secret_masking.needles(["abc123"]).found_in("value 'a b c 1 2 3'")
+    assert not secret_masking.needles(["abc123"]).found_in("value 'a b c 1 2'")
 
 
 def test_the_quick_look_at_a_names_last_word_never_changes_the_answer() -> None:
@@ -170,11 +182,9 @@ def test_the_quick_look_at_a_names_last_word_never_changes_the_answer() -> None:
     must be what the patterns alone give."""
 
     def by_patterns(name: str) -> bool:
-        if name in secrets._NAMES or name in secrets.SECRET_SECTIONS:
-            return True
         tail = name.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
-        suffix = secrets._SUFFIX if tail[:1].isupper() else secrets._PLAIN_SUFFIX
-        return bool(suffix.search(tail)) and not secrets._NOT_SECRET.search(tail)
+        suffix = secret_masking._SUFFIX if tail[:1].isupper() else secret_masking._PLAIN_SUFFIX
+        return bool(suffix.search(tail)) and not secret_masking._NOT_SECRET.search(tail)
 
     words = ["password", "Password", "PASSWD", "secret", "Secrets", "key", "Key", "keys",
              "kek", "passphrase", "token", "Tokens", "cookie", "authkey", "credential",
@@ -185,8 +195,8 @@ def test_the_quick_look_at_a_names_last_word_never_changes_the_answer() -> None:
     secret = 0
     for _ in range(20000):
         name = "".join(rnd.choice(words) for _ in range(rnd.randint(1, 4)))
-        secrets._secret_name.cache_clear()
-        assert secrets._secret_name(name) == by_patterns(name), name
+        secret_masking._secret_name.cache_clear()
+        assert secret_masking._secret_name(name) == by_patterns(name), name
         secret += by_patterns(name)
     assert 1000 < secret < 19000, "both kinds of names were tried"
 
@@ -210,29 +220,30 @@ def _deep(levels: int, leaf: Any) -> Any:
     return leaf
 
 
-@pytest.mark.parametrize("value", [*_SMALL_VALUES, _deep(secrets.MAX_DEPTH + 3, "pw-abcdef"),
-                                   _deep(secrets.MAX_DEPTH + 2, {"x": 1})])
+@pytest.mark.parametrize("value", [*_SMALL_VALUES, _deep(secret_masking.MAX_DEPTH + 3, "pw-abcdef"),
+                                   _deep(secret_masking.MAX_DEPTH + 2, {"x": 1})])
 @pytest.mark.parametrize("known", [(), ("pw-abcdef", "ab"), ("pw-123456", "d-secret", "ab")])
 def test_masking_a_small_value_in_one_walk_gives_what_redaction_gives(
         value: Any, known: tuple[str, ...]) -> None:
-    """:func:`secrets.mask_small` (one walk, the redactor's way for small values) gives
-    the copy and the secrets :func:`secrets.redact_sorted` gives, once every secret it
+    """:func:`secret_masking.mask_small` (one walk, the redactor's way for small values) gives
+    the copy and the secrets :func:`secret_masking.redact_sorted` gives, once every secret it
     found is among the known ones; short of that the caller masks again."""
-    masked, found = secrets.mask_small(value, secrets.needles(known), budget=10_000)
-    expected, expected_found = secrets.redact_sorted(value, secrets.needles(known))
+    masked, found = secret_masking.mask_small(value, secret_masking.needles(known), budget=10_000)
+    expected, expected_found = secret_masking.redact_sorted(value, secret_masking.needles(known))
     assert found == expected_found
-    if found <= set(known) | {s for s in found if len(s) < secrets.MIN_LENGTH}:
+    if found <= set(known) | {s for s in found if len(s) < secret_masking.MIN_LENGTH}:
         assert masked == expected
-    again, _ = secrets.mask_small(value, secrets.needles({*known, *found}), budget=10_000)
+    again, _ = secret_masking.mask_small(value, secret_masking.needles({*known, *found}),
+                                         budget=10_000)
     assert again == expected
 
 
 def test_masking_in_one_walk_stops_past_its_budget() -> None:
-    with pytest.raises(secrets.TooLarge):
-        secrets.mask_small({"k": "x" * 100}, secrets.needles(()), budget=50)
-    with pytest.raises(secrets.TooLarge):
-        secrets.mask_small(list(range(100)), secrets.needles(()), budget=50)
-    assert secrets.mask_small({"k": "x" * 10}, secrets.needles(()), budget=50)[0] == {
+    with pytest.raises(secret_masking.TooLarge):
+        secret_masking.mask_small({"k": "x" * 100}, secret_masking.needles(()), budget=50)
+    with pytest.raises(secret_masking.TooLarge):
+        secret_masking.mask_small(list(range(100)), secret_masking.needles(()), budget=50)
+    assert secret_masking.mask_small({"k": "x" * 10}, secret_masking.needles(()), budget=50)[0] == {
         "k": "x" * 10}
 
 

@@ -13,12 +13,12 @@ from collections.abc import Callable
 
 import pytest
 
-from tripleo_flow.core import secrets
+from tripleo_flow.common import secret_masking
 from tripleo_flow.core.passwords import fernet_key, ssh_key_pair
 from tripleo_flow.core.spelled import Spelling
 from tripleo_flow.core.stack_request import request_secrets
 
-MASK = secrets.MASK
+MASK = secret_masking.MASK
 _ALPHABET = string.ascii_letters + string.digits
 
 

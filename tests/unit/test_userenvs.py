@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import capabilities, planenv, planmerge, roles, userenvs
+from tripleo_flow.common import safe_yaml
+from tripleo_flow.core import capabilities, planmerge, roles, userenvs
 
 REG = "overcloud-resource-registry-puppet.yaml"
 
@@ -147,7 +148,7 @@ def test_enabling_a_capability_keeps_the_user_environments_last() -> None:
 
 def test_plan_update_keeps_the_user_environments_last() -> None:
     old = {"name": "oc", "environments": _entries(REG, U1, "environments/a.yaml")}
-    new_env = planenv.dump_yaml({"environments": _entries(REG, "environments/n.yaml")})
+    new_env = safe_yaml.dump_yaml({"environments": _entries(REG, "environments/n.yaml")})
     env, dropped = planmerge.merge_for_update(
         old, new_env, "oc", {REG, "environments/n.yaml", "environments/a.yaml", U1})
     assert env["environments"] == _entries(REG, "environments/n.yaml", "environments/a.yaml",

@@ -1,7 +1,7 @@
 """YAML resource limits: alias expansion, depth, recursive anchors (table-driven).
 
-Every entry point reads YAML through :func:`planenv.load_yaml` /
-:func:`planenv.parse_yaml`; a hostile document is refused quickly, with its
+Every entry point reads YAML through :func:`safe_yaml.load_yaml` /
+:func:`safe_yaml.parse_yaml`; a hostile document is refused quickly, with its
 line, and never expanded.
 """
 
@@ -15,6 +15,7 @@ import yaml
 
 from tripleo_flow import exceptions
 from tripleo_flow.cli import _format, common
+from tripleo_flow.common import safe_yaml
 from tripleo_flow.core import planenv
 from tripleo_flow.engine.lang import expressions, workbook_loader
 from tripleo_flow.heat import render
@@ -55,7 +56,7 @@ BILLION_LAUGHS = laughs()
 def test_hostile_documents_are_refused_with_their_line(text: str, fragments: list[str],
                                                        line: int) -> None:
     with pytest.raises(exceptions.InvalidTemplate) as info:
-        planenv.load_yaml(text, "hostile.yaml")
+        safe_yaml.load_yaml(text, "hostile.yaml")
     message = str(info.value)
     assert info.value.path == "hostile.yaml"
     assert f"line {line}," in message
@@ -80,7 +81,7 @@ def test_hostile_documents_are_refused_with_their_line(text: str, fragments: lis
 )
 def test_documents_within_the_limits_load(text: str, max_nodes: int, max_depth: int,
                                           expected: Any) -> None:
-    assert planenv.load_yaml(text, "f.yaml", max_nodes=max_nodes,
+    assert safe_yaml.load_yaml(text, "f.yaml", max_nodes=max_nodes,
                              max_depth=max_depth) == expected
 
 
@@ -97,7 +98,7 @@ def test_documents_within_the_limits_load(text: str, max_nodes: int, max_depth: 
 def test_limits_are_parameters(text: str, max_nodes: int, max_depth: int,
                                fragment: str) -> None:
     with pytest.raises(exceptions.InvalidTemplate, match=fragment):
-        planenv.load_yaml(text, "f.yaml", max_nodes=max_nodes, max_depth=max_depth)
+        safe_yaml.load_yaml(text, "f.yaml", max_nodes=max_nodes, max_depth=max_depth)
 
 
 def write(tmp_path: Path, data: str | bytes, name: str = "in.yaml") -> str:
@@ -166,11 +167,11 @@ def test_a_number_too_long_for_python_is_refused_with_its_line() -> None:
     and how to keep it (issue 29)."""
     digits = "1" * 100_000
     with pytest.raises(exceptions.InvalidTemplate) as refused:
-        planenv.load_yaml(f"a: b\nc: [1, {digits}]\n", "big.yaml")
+        safe_yaml.load_yaml(f"a: b\nc: [1, {digits}]\n", "big.yaml")
     message = str(refused.value)
     assert "line 2, column 8" in message and "more than 4300 digits" in message
     assert "quote it" in message and "set_int_max_str_digits" not in message
-    assert planenv.load_yaml(f"c: '{digits}'\n", "big.yaml") == {"c": digits}
+    assert safe_yaml.load_yaml(f"c: '{digits}'\n", "big.yaml") == {"c": digits}
     with pytest.raises(exceptions.InvalidInput, match="Bad value for 'ComputeCount'.*4300"):
         common.parse_assignments([f"ComputeCount={digits}"])
 
@@ -188,21 +189,21 @@ def test_a_value_its_tag_cannot_read_is_an_invalid_template(text: str, where: st
     read (``!!bool maybe``, the date ``2020-02-30``): a hostile or mistyped template
     was a server error (500) and a traceback in the CLI; it is an invalid template
     naming the value, its line and how to keep it, from loading and from checking."""
-    for read in (planenv.load_yaml, planenv.check_yaml):
+    for read in (safe_yaml.load_yaml, safe_yaml.check_yaml):
         with pytest.raises(exceptions.InvalidTemplate) as refused:
             read(text, "t.yaml")
         message = str(refused.value)
         assert where in message and f"{value}, which is not a valid {kind}" in message
         assert "quote it" in message
-    assert planenv.load_yaml('day: "2020-02-30"\n', "t.yaml") == {"day": "2020-02-30"}
+    assert safe_yaml.load_yaml('day: "2020-02-30"\n', "t.yaml") == {"day": "2020-02-30"}
 
 
 def _outcome(text: str, build: bool) -> tuple[str, str]:
     try:
         if build:
-            planenv.load_yaml(text, "t.yaml")
+            safe_yaml.load_yaml(text, "t.yaml")
         else:
-            planenv.check_yaml(text, "t.yaml")
+            safe_yaml.check_yaml(text, "t.yaml")
     except Exception as exc:  # noqa: BLE001 - compared as they are, whatever they are
         return type(exc).__name__, str(exc)
     return "ok", ""
@@ -237,7 +238,7 @@ def test_a_check_of_a_plain_document_builds_nothing(monkeypatch: pytest.MonkeyPa
     text = ("heat_template_version: rocky\nparameters:\n  Count: {type: number, default: 3}\n"
             "  On: {default: true}\n  Ratio: {default: 1.5}\n  Day: {default: 2024-01-31}\n"
             "  Off: ~\nanchored: &x {a: [1, 2]}\nagain: *x\n'quoted': \"text\"\n")
-    assert planenv.load_yaml(text, "t.yaml")["again"] == {"a": [1, 2]}
+    assert safe_yaml.load_yaml(text, "t.yaml")["again"] == {"a": [1, 2]}
 
     def refuse(self: Any, node: Any) -> Any:
         raise AssertionError("built")
@@ -245,7 +246,7 @@ def test_a_check_of_a_plain_document_builds_nothing(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(yaml.constructor.BaseConstructor, "construct_document", refuse)
     if hasattr(yaml, "CSafeLoader"):
         monkeypatch.setattr(yaml.CSafeLoader, "construct_document", refuse)
-    planenv.check_yaml(text, "t.yaml")
-    planenv.check_yaml_text(text)
+    safe_yaml.check_yaml(text, "t.yaml")
+    safe_yaml.check_yaml_text(text)
     with pytest.raises(AssertionError, match="built"):
-        planenv.load_yaml(text, "t.yaml")
+        safe_yaml.load_yaml(text, "t.yaml")

@@ -22,10 +22,11 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
-from tripleo_flow.actions.paths import InputPath, WorkDir
-from tripleo_flow.core import ansible, crashpoints, planenv, run_options, scale, update
+from tripleo_flow.common import safe_yaml
+from tripleo_flow.core import ansible, crashpoints, run_options, scale, update
 from tripleo_flow.core import config_download as layout
 from tripleo_flow.core.inventory import EXCLUDED
+from tripleo_flow.engine.lang.action import InputPath, WorkDir
 from tripleo_flow.workspace import files as private_files
 from tripleo_flow.workspace import tethered
 
@@ -128,7 +129,7 @@ class RunAnsible(Action):
         work = Path(work_dir)
         project = Path(config_download["path"])
         path = Path(static_inventory) if static_inventory else project / layout.INVENTORY
-        inventory = planenv.load_yaml(path.read_bytes(), str(path)) or {}
+        inventory = safe_yaml.load_yaml(path.read_bytes(), str(path)) or {}
         inventories = [str(path)]
         if ansible_connection or ssh_user:
             overlay = ansible.connection_inventory(inventory, ansible_connection,

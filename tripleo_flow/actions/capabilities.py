@@ -6,7 +6,8 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
-from tripleo_flow.core import capabilities, planenv
+from tripleo_flow.common import safe_yaml
+from tripleo_flow.core import capabilities
 from tripleo_flow.plans.plan import PlanRepository
 
 CAPABILITIES_MAP = "capabilities-map.yaml"
@@ -15,7 +16,7 @@ CAPABILITIES_MAP = "capabilities-map.yaml"
 def _capabilities_map(repo: PlanRepository, plan: str, plan_files: list[str]) -> Any:
     if CAPABILITIES_MAP not in plan_files:
         return None
-    return planenv.load_yaml(repo.store.get_object(plan, CAPABILITIES_MAP), CAPABILITIES_MAP)
+    return safe_yaml.load_yaml(repo.store.get_object(plan, CAPABILITIES_MAP), CAPABILITIES_MAP)
 
 
 class GetCapabilities(Action):

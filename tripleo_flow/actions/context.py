@@ -8,11 +8,13 @@ re-exports its names: the Python API builds its context from this module alone.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from tripleo_flow import exceptions
+from tripleo_flow.core import input_size, secrets
+from tripleo_flow.engine.lang.action import ExecutionInfo as ExecutionInfo
 from tripleo_flow.plans.plan import PlanRepository
 
 if TYPE_CHECKING:
@@ -41,17 +43,6 @@ class UndoJournal(Protocol):
         """The record (or the named ``part`` of it) kept for the running task, or
         ``make()`` kept now."""
         ...
-
-
-@dataclass(frozen=True)
-class ExecutionInfo:
-    """Which workflow execution and task execution an action runs in (what
-    ``std.mistral_http`` sends as Mistral's execution headers)."""
-
-    workflow_name: str
-    execution_id: str
-    task_name: str
-    task_id: str
 
 
 @dataclass(frozen=True)
@@ -111,6 +102,22 @@ class ActionContext:
         """The secrets of ``plan`` the workflow engine masks in what it records (its
         secrets hook: the engine knows no plan)."""
         return PlanRepository(self.store).secrets(plan)
+
+    def check_input(self, workflow: str, inputs: Mapping[str, object]) -> None:
+        """Refuse an execution's input before it is recorded, as the workflow's actions
+        would (the workflow engine's input hook: parameter values and user environment
+        files within ``[limits] parameters_max_size``)."""
+        input_size.check_parameter_sizes(workflow, inputs, self.limit("parameters_max_size"))
+
+    def input_secrets(self, inputs: Mapping[str, object]) -> set[str]:
+        """The secrets an execution's inputs carry (the workflow engine's input secrets
+        hook: those of the environment files given as text, within the YAML limits).
+
+        :raises InvalidInput: a file with a mapping or list of over ``[limits]
+            input_max_items`` entries: the execution is refused"""
+        return secrets.environment_file_secrets(
+            inputs, max_nodes=self.limit("yaml_max_nodes"),
+            max_depth=self.limit("yaml_max_depth"), max_items=self.limit("input_max_items"))
 
     def report(self, progress: Progress) -> None:
         """Tell the reporter, if any, how far the running action is."""

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun, encode_blobs
 from tripleo_flow.actions.undo import restore_objects
-from tripleo_flow.core import planenv
+from tripleo_flow.common import safe_yaml
 from tripleo_flow.plans.plan import PlanRepository
 
 
@@ -34,7 +34,7 @@ class DataFileAction(Action):
             data = self.context.store.get_object(plan, self.filename)
         except exceptions.ObjectNotFound:
             return []
-        items = planenv.load_yaml(data, self.filename)
+        items = safe_yaml.load_yaml(data, self.filename)
         if not isinstance(items, list):
             raise exceptions.InvalidTemplate(self.filename, "must be a list")
         return items
@@ -54,7 +54,7 @@ class DataFileAction(Action):
         repo.require(plan)
         with self.context.hold_plan(plan):
             record = self.context.undo_record(lambda: self._backup(plan))
-            self.context.store.put_object(plan, self.filename, planenv.dump_yaml(items))
+            self.context.store.put_object(plan, self.filename, safe_yaml.dump_yaml(items))
         return {"names": [i.get("name") for i in items], **record}
 
     def _backup(self, plan: str) -> dict[str, Any]:

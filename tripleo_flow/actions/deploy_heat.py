@@ -11,7 +11,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, ActionContext, Rerun
-from tripleo_flow.actions.paths import WorkDir
+from tripleo_flow.engine.lang.action import WorkDir
 from tripleo_flow.heat import make_launcher
 from tripleo_flow.heat.client import HeatClient
 from tripleo_flow.heat.workdir import HeatDir

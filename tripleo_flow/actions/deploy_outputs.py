@@ -23,10 +23,11 @@ from tripleo_flow.actions.deploy import (
 )
 from tripleo_flow.actions.deploy_heat import live_heat
 from tripleo_flow.actions.deploy_stack import load_request
-from tripleo_flow.actions.paths import InputPath, WorkDir
-from tripleo_flow.core import config_download, network_config, planenv
+from tripleo_flow.common import safe_yaml
+from tripleo_flow.core import config_download, network_config
 from tripleo_flow.core import deployments as core_deployments
 from tripleo_flow.core import stack_request as requests
+from tripleo_flow.engine.lang.action import InputPath, WorkDir
 from tripleo_flow.heat import client as heat_client
 from tripleo_flow.workspace import files as private_files
 from tripleo_flow.workspace import git as git_dir
@@ -103,11 +104,11 @@ class SaveStackOutputs(Action):
                            for cid in network_config.config_ids(outputs)}
         environment = {"parameters": requests.effective_parameters(stack_request),
                        "environment_files": stack_request["environment_files"]}
-        saved = {OUTPUTS_FILE: planenv.dump_yaml({"outputs": outputs,
+        saved = {OUTPUTS_FILE: safe_yaml.dump_yaml({"outputs": outputs,
                                                   "deployments": deployments,
                                                   "stack_environment": stack_environment,
                                                   "network_configs": network_configs}),
-                 ENVIRONMENT_FILE: planenv.dump_yaml(environment)}
+                 ENVIRONMENT_FILE: safe_yaml.dump_yaml(environment)}
         backup = private_files.write(Path(work_dir), saved, self.context.undo_record)
         return {**pointer(Path(work_dir) / OUTPUTS_FILE, saved[OUTPUTS_FILE]),
                 "servers": sorted(deployments), "backup": backup}
@@ -147,7 +148,7 @@ class WriteConfigDownload(Action):
                 overcloud_ssh_key: InputPath | None = None) -> dict[str, Any]:
         connection = _connection(self.context.conf, overcloud_ssh_user, overcloud_ssh_key)
         if "file" in stack_outputs:  # a pointer to outputs.yaml (older results held them)
-            stack_outputs = planenv.load_yaml(read_pointer(stack_outputs), OUTPUTS_FILE)
+            stack_outputs = safe_yaml.load_yaml(read_pointer(stack_outputs), OUTPUTS_FILE)
         deployments = {server: [config_download.Deployment(**d) for d in deps]
                        for server, deps in stack_outputs["deployments"].items()}
         files = config_download.render(plan, stack_outputs["outputs"], deployments,

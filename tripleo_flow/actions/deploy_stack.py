@@ -15,9 +15,10 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, ActionContext, Rerun
 from tripleo_flow.actions.deploy import ENVIRONMENT_FILE, REQUEST_FILE, pointer, read_pointer
 from tripleo_flow.actions.deploy_heat import PRE_DEPLOY_DUMP, live_heat
-from tripleo_flow.actions.paths import WorkDir
-from tripleo_flow.core import planenv, progress, rendering, update
+from tripleo_flow.common import safe_yaml
+from tripleo_flow.core import progress, rendering, update
 from tripleo_flow.core import stack_request as requests
+from tripleo_flow.engine.lang.action import WorkDir
 from tripleo_flow.heat.client import HeatClient
 from tripleo_flow.heat.workdir import HeatDir
 from tripleo_flow.plans.plan import PlanRepository
@@ -148,7 +149,7 @@ class CheckPlan(Action):
             raise exceptions.MissingParameters(plan, [str(m) for m in checked.missing])
         request = checked.request
         last = Path(work_dir) / ENVIRONMENT_FILE
-        last_env = planenv.load_yaml(last.read_bytes(), str(last)) if last.exists() else None
+        last_env = safe_yaml.load_yaml(last.read_bytes(), str(last)) if last.exists() else None
         for warning in requests.check_against_last(request, last_env):
             LOG.warning("%s", warning)
         data = json.dumps(request, sort_keys=True).encode()

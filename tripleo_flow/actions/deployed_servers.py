@@ -16,10 +16,10 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, ActionContext, Rerun
+from tripleo_flow.common import safe_yaml
 from tripleo_flow.core import (
     baremetal,
     deployed_servers,
-    planenv,
     provision,
     roles,
     userenvs,
@@ -41,7 +41,7 @@ def subnet_of(context: ActionContext) -> baremetal.Subnet:
 
 def load(context: ActionContext, data: bytes | str, path: str) -> Any:
     """YAML of ``path`` within the ``[limits]``."""
-    return planenv.load_yaml(data, path, max_nodes=context.limit("yaml_max_nodes"),
+    return safe_yaml.load_yaml(data, path, max_nodes=context.limit("yaml_max_nodes"),
                              max_depth=context.limit("yaml_max_depth"))
 
 
@@ -144,7 +144,7 @@ class UpdateDeployedServers(Action):
                     f"Plan {plan!r} cannot take pre-provisioned servers: its templates have "
                     f"no {', '.join(missing)} (tripleo-heat-templates have them). Update "
                     "the plan with the templates that do.")
-            content = planenv.dump_yaml(env)
+            content = safe_yaml.dump_yaml(env)
             plan_env = repo.environment(plan)
             entries = list(plan_env.get("environments") or [])
             wanted = _entries(entries)

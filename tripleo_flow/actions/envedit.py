@@ -6,7 +6,7 @@ that it was absent; their revert puts exactly those keys back, so a revert
 never undoes a concurrent writer's change to other keys.
 
 Secret values (every value of ``passwords``, parameters with secret names:
-:func:`tripleo_flow.core.secrets.is_secret_name`) are not copied into the
+:func:`tripleo_flow.common.secret_masking.is_secret_name`) are not copied into the
 record, which is persisted in the executions database: a *sealed* record names
 the changed keys and the plan-environment version that holds their old values
 (plan containers keep versions), and the revert reads them from there.  Every
@@ -22,6 +22,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import ActionContext
+from tripleo_flow.common import secret_masking
 from tripleo_flow.core import planenv, secrets
 from tripleo_flow.plans.plan import PLAN_ENV, PlanRepository
 
@@ -84,7 +85,7 @@ def edit_section(
 
 
 def _secret(section: str, key: str) -> bool:
-    return section in secrets.SECRET_SECTIONS or secrets.is_secret_name(key)
+    return section in secrets.SECRET_SECTIONS or secret_masking.is_secret_name(key)
 
 
 def previous_version(repo: PlanRepository, plan: str, holds: Callable[[bytes], bool]) -> str:

@@ -14,7 +14,7 @@ import shutil
 from typing import Any
 
 from tripleo_flow.actions.base import Action, Rerun
-from tripleo_flow.actions.paths import WorkDir
+from tripleo_flow.engine.lang.action import WorkDir
 from tripleo_flow.heat import launched, make_launcher
 from tripleo_flow.heat.launcher import HeatLauncher
 from tripleo_flow.heat.workdir import HeatDir

@@ -10,7 +10,8 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, ActionContext, Rerun
 from tripleo_flow.actions.envedit import edit_section, undo_section
 from tripleo_flow.actions.schema import load_schema
-from tripleo_flow.core import parameter_schema, planenv, roles, validation
+from tripleo_flow.common import safe_yaml
+from tripleo_flow.core import parameter_schema, roles, validation
 from tripleo_flow.core.rendering import ROLES_FILE
 from tripleo_flow.plans.plan import check_plan_name
 
@@ -35,7 +36,7 @@ def _role_names(context: ActionContext, plan: str) -> list[str]:
         data = context.store.get_object(plan, ROLES_FILE)
     except exceptions.NotFound:  # no such file, or no such plan (said when it is edited)
         return []
-    listed = planenv.load_yaml(data, ROLES_FILE, max_nodes=context.limit("yaml_max_nodes"),
+    listed = safe_yaml.load_yaml(data, ROLES_FILE, max_nodes=context.limit("yaml_max_nodes"),
                                max_depth=context.limit("yaml_max_depth"))
     return [r["name"] for r in listed or [] if isinstance(r, Mapping)
             and isinstance(r.get("name"), str)] if isinstance(listed, list) else []

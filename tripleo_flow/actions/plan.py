@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
-from tripleo_flow.actions.paths import InputPath, OutputPath, SecretsOut
+from tripleo_flow.common import safe_yaml
 from tripleo_flow.core import (
     capabilities,
     crashpoints,
@@ -26,6 +26,7 @@ from tripleo_flow.core import (
     validation,
 )
 from tripleo_flow.core.progress import PlanProgressListener, plan_stage
+from tripleo_flow.engine.lang.action import InputPath, OutputPath, SecretsOut
 from tripleo_flow.plans import sources
 from tripleo_flow.plans.plan import (
     OWN_CREATES,
@@ -61,14 +62,15 @@ def load_checked_tree(plan: str, templates: str, listener: PlanProgressListener 
     if PLAN_ENV in files:
         planenv.parse_plan_environment(files[PLAN_ENV], PLAN_ENV)
     if "roles_data.yaml" in files:
-        roles.validate_roles(planenv.load_yaml(files["roles_data.yaml"], "roles_data.yaml"),
+        roles.validate_roles(safe_yaml.load_yaml(files["roles_data.yaml"], "roles_data.yaml"),
                              max_count=conf.limits.nodes_max)
     if "network_data.yaml" in files:
-        roles.validate_networks(planenv.load_yaml(files["network_data.yaml"], "network_data.yaml"))
+        roles.validate_networks(safe_yaml.load_yaml(files["network_data.yaml"],
+                                                    "network_data.yaml"))
     if roles.VIP_DATA in files:
-        roles.validate_vips(planenv.load_yaml(files[roles.VIP_DATA], roles.VIP_DATA))
+        roles.validate_vips(safe_yaml.load_yaml(files[roles.VIP_DATA], roles.VIP_DATA))
     if capabilities.CAPABILITIES_MAP in files:
-        capabilities.check_capabilities_map(planenv.load_yaml(
+        capabilities.check_capabilities_map(safe_yaml.load_yaml(
             files[capabilities.CAPABILITIES_MAP], capabilities.CAPABILITIES_MAP))
     return files
 
@@ -99,7 +101,7 @@ class CreatePlan(Action):
                 env["description"] = description
         else:
             env = planenv.default_plan_environment(plan, description, plan_files=list(files))
-        files[PLAN_ENV] = planenv.dump_yaml(env)
+        files[PLAN_ENV] = safe_yaml.dump_yaml(env)
         manifest = Manifest(templates={p: digest(d) for p, d in files.items() if p != PLAN_ENV})
         create_id = uuid.uuid4().hex
         with self.context.locks.hold(plan):

@@ -11,10 +11,11 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun, decode_blobs, encode_blobs
-from tripleo_flow.actions.paths import InputPath
 from tripleo_flow.actions.plan import load_checked_tree
+from tripleo_flow.common import safe_yaml
 from tripleo_flow.core import crashpoints, planenv, planmerge, rendering
 from tripleo_flow.core.progress import plan_stage
+from tripleo_flow.engine.lang.action import InputPath
 from tripleo_flow.plans import sources
 from tripleo_flow.plans.plan import (
     MANIFEST,
@@ -177,7 +178,7 @@ def _plan_update(repo: PlanRepository, plan: str, new: dict[str, bytes],
     try:
         old_env = store.get_object(plan, PLAN_ENV)
     except exceptions.ObjectNotFound:
-        old_env = planenv.dump_yaml(repo.environment(plan))  # raises the usual error
+        old_env = safe_yaml.dump_yaml(repo.environment(plan))  # raises the usual error
     new_env, dropped = planmerge.merge_for_update(
         planenv.parse_plan_environment(old_env, PLAN_ENV), new.get(PLAN_ENV), plan,
         planenv.available_files(set(new) | user_files))
@@ -190,7 +191,7 @@ def _plan_update(repo: PlanRepository, plan: str, new: dict[str, bytes],
     created = sorted(set(to_write) - old_names)
     return _Change(
         to_write=to_write, to_delete=to_delete, created=created,
-        new_env=planenv.dump_yaml(new_env), old_env=old_env,
+        new_env=safe_yaml.dump_yaml(new_env), old_env=old_env,
         manifest=Manifest(templates={p: digest(d) for p, d in ours.items()},
                           rendered=manifest.rendered),
         backup={p: store.get_object(plan, p) for p in sorted(backup_names)},
@@ -198,7 +199,7 @@ def _plan_update(repo: PlanRepository, plan: str, new: dict[str, bytes],
                                                       set(to_delete))),
         had_journal=pending is not None, unrendered=repo.unrendered(plan), dropped=dropped,
         files_after={**{n: store.get_object(plan, n) for n in sorted(user_files)}, **ours,
-                     PLAN_ENV: planenv.dump_yaml(new_env)})
+                     PLAN_ENV: safe_yaml.dump_yaml(new_env)})
 
 
 def _restore_unrendered(repo: PlanRepository, plan: str, earlier: str | None) -> None:

@@ -9,6 +9,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.envedit import previous_version
 from tripleo_flow.actions.undo import restore_objects
+from tripleo_flow.common import safe_yaml
 from tripleo_flow.core import planenv
 from tripleo_flow.plans.plan import PLAN_ENV, PlanRepository
 
@@ -45,7 +46,7 @@ class RestorePlan(Action):
             current = self.context.store.get_object(plan, PLAN_ENV)
             kept = keep_passwords and _passwords_differ(old_env, current)
             if kept:
-                old = planenv.dump_yaml(_with_passwords(old_env, current))
+                old = safe_yaml.dump_yaml(_with_passwords(old_env, current))
             outcome = {"plan": plan, "version": version, "passwords_kept": kept}
             if current == old:  # already current: nothing to write; a re-run (a resumed
                 # job) gets the version its first run named, if it got that far

@@ -19,7 +19,8 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.deployed_servers import deployment_roles, read_record
 from tripleo_flow.actions.nodes import NodeAction
-from tripleo_flow.core import planenv, provision
+from tripleo_flow.common import safe_yaml
+from tripleo_flow.core import provision
 from tripleo_flow.plans.plan import PlanRepository
 
 #: Provision states from which ``deleted`` undeploys a node.
@@ -136,7 +137,7 @@ class RecordNodes(Action):
 def _write_record(action: Action, plan: str, record: dict[str, Any]) -> None:
     """Store ``record`` as the plan's record (none when empty); the caller holds the lock."""
     if record:
-        action.context.store.put_object(plan, provision.RECORD, planenv.dump_yaml(record))
+        action.context.store.put_object(plan, provision.RECORD, safe_yaml.dump_yaml(record))
     else:
         action.context.store.delete_objects(plan, [provision.RECORD])
 

@@ -8,7 +8,8 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Rerun
 from tripleo_flow.actions.datafiles import DataFileAction, ListDataFile, UpdateDataFile
-from tripleo_flow.core import planenv, roles
+from tripleo_flow.common import safe_yaml
+from tripleo_flow.core import roles
 from tripleo_flow.plans.plan import PlanRepository
 
 
@@ -46,7 +47,7 @@ class RoleCounts(_RolesFile):
                 data = repo.store.get_object(plan, path)
             except exceptions.ObjectNotFound:
                 continue
-            loaded = planenv.load_yaml(data, path,
+            loaded = safe_yaml.load_yaml(data, path,
                                        max_nodes=self.context.limit("yaml_max_nodes"),
                                        max_depth=self.context.limit("yaml_max_depth"))
             sources.append(loaded if isinstance(loaded, Mapping) else {})

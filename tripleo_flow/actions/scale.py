@@ -14,8 +14,9 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.deploy import CONFIG_DIR, ENVIRONMENT_FILE, OUTPUTS_FILE
-from tripleo_flow.actions.paths import WorkDir
-from tripleo_flow.core import planenv, scale
+from tripleo_flow.common import safe_yaml
+from tripleo_flow.core import scale
+from tripleo_flow.engine.lang.action import WorkDir
 from tripleo_flow.plans.plan import PlanRepository
 from tripleo_flow.workspace import owner
 
@@ -26,7 +27,7 @@ def _saved(work: Path, name: str, plan: str) -> dict[str, Any]:
         data = path.read_bytes()
     except FileNotFoundError:
         raise exceptions.NoKeptStack(plan, str(work)) from None
-    return dict(planenv.load_yaml(data, str(path)) or {})
+    return dict(safe_yaml.load_yaml(data, str(path)) or {})
 
 
 def kept_servers(work: Path, plan: str) -> dict[str, list[str]]:
@@ -56,7 +57,7 @@ class SelectServers(Action):
                 "deployment file (its instances marked provisioned: false), not both.")
         if baremetal_deployment is not None:
             hosts = scale.unprovisioned_hosts(
-                planenv.load_yaml(baremetal_deployment.encode(), "baremetal deployment"))
+                safe_yaml.load_yaml(baremetal_deployment.encode(), "baremetal deployment"))
             if not hosts:
                 raise exceptions.InvalidInput(
                     "No instance of the baremetal deployment file is marked provisioned: "

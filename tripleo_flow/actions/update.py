@@ -15,8 +15,9 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.deploy import CONFIG_DIR
-from tripleo_flow.actions.paths import InputPath, WorkDir
-from tripleo_flow.core import planenv, run_options, update
+from tripleo_flow.common import safe_yaml
+from tripleo_flow.core import run_options, update
+from tripleo_flow.engine.lang.action import InputPath, WorkDir
 from tripleo_flow.plans.plan import PlanRepository
 
 
@@ -63,7 +64,7 @@ class SetUpdateStage(Action):
                     data = self.context.store.get_object(plan, path)
                 except exceptions.ObjectNotFound:
                     continue  # the deploy names it missing
-                documents.append((path, planenv.load_yaml(data, path)))
+                documents.append((path, safe_yaml.load_yaml(data, path)))
         return documents
 
     def revert(self, plan: str, result: Any, **kwargs: Any) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import jsonvalues
+from tripleo_flow.common import jsonvalues
 
 if TYPE_CHECKING:
     from tripleo_flow.engine.compile.async_actions import ActionExecution

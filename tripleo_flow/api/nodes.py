@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions, ironic
 from tripleo_flow.api.deploy import read_baremetal
+from tripleo_flow.common import safe_yaml
 from tripleo_flow.core import nodes as node_files
-from tripleo_flow.core import planenv
 from tripleo_flow.plans.plan import check_plan_name
 
 if TYPE_CHECKING:
@@ -268,7 +268,7 @@ def _read(path: Path, limits: Any) -> Any:
     except OSError as exc:
         raise exceptions.InvalidInput(f"Cannot read {str(path)!r}: {exc.strerror}.") from exc
     try:
-        return planenv.load_yaml(data, str(path), max_nodes=limits.yaml_max_nodes,
+        return safe_yaml.load_yaml(data, str(path), max_nodes=limits.yaml_max_nodes,
                                  max_depth=limits.yaml_max_depth)
     except exceptions.InvalidTemplate as exc:
         raise exceptions.InvalidInput(

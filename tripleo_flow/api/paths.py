@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.paths import INPUT_PATH, OUTPUT_PATH, SECRETS_OUT, WORK_DIR
 from tripleo_flow.core import path_redaction
+from tripleo_flow.engine.lang.action import INPUT_PATH, OUTPUT_PATH, SECRETS_OUT, WORK_DIR
 
 LOG = logging.getLogger(__name__)
 

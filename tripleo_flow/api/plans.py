@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from tripleo_flow import exceptions
 from tripleo_flow.api import workbooks
 from tripleo_flow.api.environments import EnvironmentsMixin, EnvironmentSource, read_data_files
-from tripleo_flow.core import planenv, validation
+from tripleo_flow.common import safe_yaml
+from tripleo_flow.core import validation
 from tripleo_flow.core.progress import PlanProgress, PlanProgressListener
 from tripleo_flow.plans.plan import PlanRepository
 
@@ -262,7 +263,7 @@ class PlansMixin(EnvironmentsMixin):
             raise exceptions.InvalidInput(
                 f"The {source} is binary, not a YAML text file: give a YAML list of {noun}.")
         try:
-            parsed = planenv.load_yaml(value, source, max_nodes=limits.yaml_max_nodes,
+            parsed = safe_yaml.load_yaml(value, source, max_nodes=limits.yaml_max_nodes,
                                        max_depth=limits.yaml_max_depth)
         except exceptions.InvalidTemplate as exc:
             raise exceptions.InvalidInput(

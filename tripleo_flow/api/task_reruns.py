@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.api.execution_updates import merged
-from tripleo_flow.core import jsonvalues
+from tripleo_flow.common import jsonvalues
 from tripleo_flow.engine.store.states import ERROR
 
 if TYPE_CHECKING:

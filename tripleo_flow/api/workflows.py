@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.paths import INPUT_PATH, OUTPUT_PATH, WORK_DIR
 from tripleo_flow.api.catalog import CatalogMixin
 from tripleo_flow.api.jobs import JobsMixin
-from tripleo_flow.core import jsonvalues, lifecycle_options
+from tripleo_flow.common import jsonvalues
+from tripleo_flow.core import lifecycle_options
 from tripleo_flow.engine.compile.interrupt import StopRequest
+from tripleo_flow.engine.lang.action import INPUT_PATH, OUTPUT_PATH, WORK_DIR
 from tripleo_flow.engine.store.execution_pages import UUID_PATTERN, check_page
 from tripleo_flow.exceptions import operations
 from tripleo_flow.workspace import start_gate

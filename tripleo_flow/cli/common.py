@@ -9,7 +9,7 @@ import yaml
 
 from tripleo_flow import exceptions
 from tripleo_flow.cli.command_table import RENAMED
-from tripleo_flow.core import planenv, validation
+from tripleo_flow.common import safe_yaml, value_limits
 
 if TYPE_CHECKING:
     from tripleo_flow.api import Client
@@ -23,7 +23,7 @@ def add_plan_argument(parser: argparse.ArgumentParser) -> None:
 def yaml_limits(limits: Any = None) -> dict[str, int]:
     """``load_yaml`` keyword arguments from the ``[limits]`` group (defaults when None)."""
     if limits is None:
-        return {"max_nodes": planenv.DEFAULT_MAX_NODES, "max_depth": planenv.DEFAULT_MAX_DEPTH}
+        return {"max_nodes": safe_yaml.DEFAULT_MAX_NODES, "max_depth": safe_yaml.DEFAULT_MAX_DEPTH}
     return {"max_nodes": limits.yaml_max_nodes, "max_depth": limits.yaml_max_depth}
 
 
@@ -42,10 +42,10 @@ def read_yaml_file(path: str, limits: Any = None) -> Any:
     if b"\0" in data:
         raise exceptions.InvalidInput(
             f"File {path!r} is binary, not a YAML text file. Give a YAML file.")
-    validation.check_yaml_entries(data, validation.INPUT_MAX_ITEMS if limits is None
+    value_limits.check_yaml_entries(data, value_limits.INPUT_MAX_ITEMS if limits is None
                                   else limits.input_max_items, f"File {path!r}")
     try:
-        return planenv.load_yaml(data, path, **yaml_limits(limits))
+        return safe_yaml.load_yaml(data, path, **yaml_limits(limits))
     except exceptions.InvalidTemplate as exc:
         raise exceptions.InvalidInput(f"File {path!r} is not valid YAML: {exc.reason}") from exc
 
@@ -61,10 +61,10 @@ def parse_assignments(items: list[str], limits: Any = None) -> dict[str, Any]:
         if not sep or not name:
             raise exceptions.InvalidInput(f"Bad value {item!r}: use NAME=VALUE.")
         try:
-            values[name] = planenv.parse_yaml(raw, **yaml_limits(limits)) if raw else ""
-        except planenv.YamlRefused as exc:
+            values[name] = safe_yaml.parse_yaml(raw, **yaml_limits(limits)) if raw else ""
+        except safe_yaml.YamlRefused as exc:
             raise exceptions.InvalidInput(
-                f"Bad value for {name!r}: {planenv.describe_yaml_error(exc)}") from exc
+                f"Bad value for {name!r}: {safe_yaml.describe_yaml_error(exc)}") from exc
         except yaml.YAMLError:
             values[name] = raw
     return values

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.core.planenv import load_yaml
+from tripleo_flow.common.safe_yaml import load_yaml
 
 #: Service resource type -> why it should not be enabled.
 DEPRECATED_SERVICES: Mapping[str, str] = {

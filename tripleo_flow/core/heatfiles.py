@@ -18,8 +18,9 @@ from typing import Any
 from urllib.parse import urljoin
 
 from tripleo_flow import exceptions
+from tripleo_flow.common.safe_yaml import load_yaml
 from tripleo_flow.core import secrets
-from tripleo_flow.core.planenv import PLAN_ENVIRONMENT, load_yaml
+from tripleo_flow.core.planenv import PLAN_ENVIRONMENT
 
 #: Where a plan's objects live in the URLs sent to Heat.
 BASE_URL = "file:///plan/"

@@ -11,7 +11,7 @@ position and name).  An entry becomes a :data:`NodeSpec` mapping::
 
 ``driver_info`` holds the BMC password under the driver's own key
 (``ipmi_password``, ``redfish_password``), a secret name for
-:mod:`tripleo_flow.core.secrets`, so execution records mask it.
+:mod:`tripleo_flow.common.secret_masking`, so execution records mask it.
 """
 
 from __future__ import annotations

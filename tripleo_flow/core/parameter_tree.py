@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tripleo_flow.common.safe_yaml import load_yaml
 from tripleo_flow.core import heatfiles
-from tripleo_flow.core.planenv import load_yaml
 
 GROUP = "OS::Heat::ResourceGroup"
 CHAIN = "OS::Heat::ResourceChain"

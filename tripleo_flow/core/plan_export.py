@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import safe_yaml
 from tripleo_flow.core import planenv, secrets
 
 #: What a file must contain for it to be read at all (most of a tree is templates).
@@ -25,7 +26,7 @@ def _environment(name: str, data: bytes) -> dict[str, Any] | None:
     if not any(section in data for section in _SECTIONS) or b"heat_template_version" in data:
         return None
     try:
-        loaded = planenv.load_yaml(data, name)
+        loaded = safe_yaml.load_yaml(data, name)
     except exceptions.TripleoFlowError:
         return None
     return loaded if isinstance(loaded, dict) else None
@@ -40,5 +41,5 @@ def without_secrets(files: dict[str, bytes]) -> dict[str, bytes]:
         env = _environment(name, data)
         stripped = secrets.without_secrets(env, known) if env is not None else None
         if stripped is not None:
-            result[name] = planenv.dump_yaml(stripped)
+            result[name] = safe_yaml.dump_yaml(stripped)
     return result

@@ -23,7 +23,7 @@ Output paths listed under ``name:`` in ``j2_excludes.yaml`` are skipped.
 ``{% include %}`` and ``{% import %}`` resolve against the template's own
 directory first, then the plan root.  Every output must parse as YAML.
 
-Templates render in :class:`~tripleo_flow.core.template_sandbox.PlanSandbox`:
+Templates render in :class:`~tripleo_flow.common.template_sandbox.TemplateSandbox`:
 no Python internals, read-only input, no value or output larger than
 ``max_size`` characters (``[limits] render_max_size``), and the whole plan
 rendered within ``timeout`` seconds (``[limits] render_timeout``).
@@ -43,8 +43,8 @@ import yaml
 
 from tripleo_flow import exceptions
 from tripleo_flow.common import time_budget
-from tripleo_flow.core.planenv import check_yaml_text, describe_yaml_error, load_yaml
-from tripleo_flow.core.template_sandbox import DEFAULT_MAX_SIZE, PlanSandbox, SecurityError
+from tripleo_flow.common.safe_yaml import check_yaml_text, describe_yaml_error, load_yaml
+from tripleo_flow.common.template_sandbox import DEFAULT_MAX_SIZE, SecurityError, TemplateSandbox
 
 #: Default of ``[limits] render_timeout``: seconds a whole plan may take to render
 #: (tripleo-heat-templates 18.0.0 takes about 2 s on one core).
@@ -173,13 +173,13 @@ class _Renderer:
     def __init__(self, files: Mapping[str, bytes], max_size: int = DEFAULT_MAX_SIZE) -> None:
         self.files = files
         self.max_size = max_size
-        self._environments: dict[str, PlanSandbox] = {}
+        self._environments: dict[str, TemplateSandbox] = {}
         self._templates: dict[str, jinja2.Template] = {}
 
-    def environment(self, directory: str) -> PlanSandbox:
+    def environment(self, directory: str) -> TemplateSandbox:
         env = self._environments.get(directory)
         if env is None:
-            env = PlanSandbox(
+            env = TemplateSandbox(
                 loader=PlanLoader(self.files, directory),
                 keep_trailing_newline=True,
                 max_size=self.max_size,

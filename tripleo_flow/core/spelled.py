@@ -41,7 +41,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 
-from tripleo_flow.core.secrets import MASK, MIN_LENGTH
+from tripleo_flow.common.secret_masking import MASK, MIN_LENGTH
 
 #: Characters of a secret in a row (or at a constant step) that spell it.
 RUN = 8

@@ -15,12 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.common import yaql_compat
+from tripleo_flow.common import safe_yaml, secret_masking, yaql_compat
 from tripleo_flow.core import (
     container_images,
     heatfiles,
     parameter_tree,
-    planenv,
     secrets,
 )
 
@@ -62,7 +61,7 @@ def add_environment(request: Mapping[str, Any], name: str, parameter_defaults: M
     url = heatfiles.BASE_URL + name
     envs = [u for u in request["environment_files"] if u != url]
     files = {**request["files"],
-             url: planenv.dump_yaml({"parameter_defaults": dict(parameter_defaults)}).decode()}
+             url: safe_yaml.dump_yaml({"parameter_defaults": dict(parameter_defaults)}).decode()}
     return {**request, "files": files,
             "environment_files": [url, *envs] if first else [*envs, url]}
 
@@ -87,7 +86,7 @@ def set_stack_action(request: Mapping[str, Any], action: str) -> dict[str, Any]:
     text = request["files"].get(url)
     if text is None:
         return dict(request)
-    env = planenv.load_yaml(text, CLIENT_ENVIRONMENT) or {}
+    env = safe_yaml.load_yaml(text, CLIENT_ENVIRONMENT) or {}
     values = dict(env.get("parameter_defaults") or {})
     if "StackAction" not in values:
         return dict(request)
@@ -137,7 +136,7 @@ def effective_parameters(request: Mapping[str, Any]) -> dict[str, Any]:
     """Parameter values the request sets, environment files merged in order."""
     values: dict[str, Any] = {}
     for path in request["environment_files"]:
-        env = planenv.load_yaml(request["files"][path], path) or {}
+        env = safe_yaml.load_yaml(request["files"][path], path) or {}
         for key in ("parameters", "parameter_defaults"):
             values.update(env.get(key) or {})
     return values
@@ -156,7 +155,7 @@ def check_against_last(request: Mapping[str, Any],
     for name in IMMUTABLE_PARAMETERS:
         if name in before and now.get(name) != before[name]:
             plan = request["stack_name"]
-            change = ("" if secrets.is_secret_name(name)  # its values are not shown
+            change = ("" if secret_masking.is_secret_name(name)  # its values are not shown
                       else f" ({before[name]!r} -> {now.get(name)!r})")
             raise exceptions.InvalidInput(
                 f"Parameter {name} changed since the last deployment{change}; it cannot "
@@ -180,7 +179,7 @@ def request_secrets(request: Mapping[str, Any]) -> set[str]:
     for source in sources:
         if isinstance(source, (str, bytes)):
             try:
-                source = planenv.load_yaml(source, "environment")
+                source = safe_yaml.load_yaml(source, "environment")
             except exceptions.TripleoFlowError:
                 continue  # Heat refuses it before any template runs
         found |= secrets.environment_secrets(source)

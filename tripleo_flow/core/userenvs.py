@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import validation
-from tripleo_flow.core.planenv import DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES, load_yaml
+from tripleo_flow.common import value_limits
+from tripleo_flow.common.safe_yaml import DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES, load_yaml
 
 #: Where a plan keeps its user environments.
 PREFIX = "user-environments/"
@@ -172,7 +172,7 @@ def gather(name: str, read: Callable[[str], bytes | None], source: str = "",
     if data is None:
         raise exceptions.InvalidTemplate(source, "the file does not exist.")
     if max_items is not None:
-        validation.check_yaml_entries(data, max_items, f"Environment {source!r}")
+        value_limits.check_yaml_entries(data, max_items, f"Environment {source!r}")
     env = _load_mapping(data, source, source, "an environment", max_nodes, max_depth)
     unknown = sorted(str(k) for k in env if k not in ENVIRONMENT_KEYS)
     if unknown:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from tripleo_flow.core import planenv
+from tripleo_flow.common import safe_yaml
 
 #: Section and option names are Heat's; values come from :class:`HeatSettings`.
 _FAKE_KEYSTONE = "heat.engine.clients.os.keystone.fake_keystoneclient.FakeKeystoneClient"
@@ -133,7 +133,7 @@ def clouds_entry(endpoint: str) -> dict[str, object]:
 
 def merge_clouds_yaml(existing: str, name: str, entry: dict[str, object]) -> str:
     """``existing`` clouds.yaml text with cloud ``name`` set to ``entry``."""
-    data = planenv.load_yaml(existing, "clouds.yaml") if existing.strip() else {}
+    data = safe_yaml.load_yaml(existing, "clouds.yaml") if existing.strip() else {}
     if not isinstance(data, dict):
         data = {}
     clouds = data.get("clouds")

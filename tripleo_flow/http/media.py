@@ -2,9 +2,9 @@
 
 Request bodies are refused (400) when they hold what Python's :mod:`json` accepts
 but JSON does not, or what would break a later answer once stored
-(:func:`tripleo_flow.core.jsonvalues.loads`, within ``[limits] yaml_max_depth``
+(:func:`tripleo_flow.common.jsonvalues.loads`, within ``[limits] yaml_max_depth``
 and ``yaml_max_nodes``); answers are written by
-:func:`tripleo_flow.core.jsonvalues.dumps`, which never fails on a stored value.
+:func:`tripleo_flow.common.jsonvalues.dumps`, which never fails on a stored value.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from falcon import media
 
-from tripleo_flow.core.jsonvalues import dumps, fields, loads
+from tripleo_flow.common.jsonvalues import dumps, fields, loads
 
 __all__ = ["dumps", "execution", "fields", "handler", "loads", "task"]
 

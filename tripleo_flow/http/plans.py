@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 import falcon
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import secret_masking
 from tripleo_flow.core import secrets
 from tripleo_flow.http.bodies import save_body
 from tripleo_flow.http.json_bodies import body
@@ -216,9 +217,9 @@ class Parameters:
     def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         media = body(req)
         values, validate = media["parameters"], media.get("validate", False)
-        if secrets.is_masked(values):
+        if secret_masking.is_masked(values):
             raise exceptions.InvalidInput(
-                f"A parameter value holds {secrets.MASK}, the mask this API shows in place "
+                f"A parameter value holds {secret_masking.MASK}, the mask this API shows in place "
                 "of a secret: send the real value, or leave that parameter out.")
         resp.media = {"changed": self.client.set_parameters(name, values, validate)}
 

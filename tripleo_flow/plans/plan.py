@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import safe_yaml, secret_masking
 from tripleo_flow.core import planenv, secrets
 from tripleo_flow.plans.store import ObjectVersion, PlanStore, check_object_name
 
@@ -310,13 +311,13 @@ class PlanRepository:
                 continue
             try:
                 data = self.store.get_object(plan, str(entry.get("path")))
-                found |= secrets.environment_secrets(planenv.load_yaml(data, "environment"))
+                found |= secrets.environment_secrets(safe_yaml.load_yaml(data, "environment"))
             except exceptions.TripleoFlowError:
                 continue  # missing or unparsable: refused where it is used
         return found
 
     def save_environment(self, plan: str, env: Mapping[str, Any]) -> None:
-        self.store.put_object(plan, PLAN_ENV, planenv.dump_yaml(dict(env)))
+        self.store.put_object(plan, PLAN_ENV, safe_yaml.dump_yaml(dict(env)))
 
     def set_environments(self, plan: str, environments: list[Any]) -> bool:
         """Make ``environments`` the plan's environment list (what an undo puts back);
@@ -418,14 +419,14 @@ class PlanRepository:
             data = self.store.get_object(container, DEPLOYMENT_STATUS)
         except (exceptions.ContainerNotFound, exceptions.ObjectNotFound):
             return None
-        status = planenv.load_yaml(data, f"{container}/{DEPLOYMENT_STATUS}")
+        status = safe_yaml.load_yaml(data, f"{container}/{DEPLOYMENT_STATUS}")
         return status if isinstance(status, dict) else None
 
     def set_deployment_status(self, plan: str, status: Mapping[str, Any]) -> None:
         """Record the plan's deployment status, its secrets masked: its message and
         failed resources quote Heat, which a template can make quote a password."""
-        status = secrets.redact(dict(status), self.secrets(plan))[0]
+        status = secret_masking.redact(dict(status), self.secrets(plan))[0]
         container = plan + MESSAGES_SUFFIX
         if not self.store.container_exists(container):
             self.store.create_container(container)
-        self.store.put_object(container, DEPLOYMENT_STATUS, planenv.dump_yaml(dict(status)))
+        self.store.put_object(container, DEPLOYMENT_STATUS, safe_yaml.dump_yaml(dict(status)))

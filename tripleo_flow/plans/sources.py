@@ -20,8 +20,8 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from tripleo_flow import exceptions
+from tripleo_flow.common.safe_yaml import DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES
 from tripleo_flow.core import userenvs
-from tripleo_flow.core.planenv import DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES
 from tripleo_flow.plans.plan import check_file_names
 
 #: Files never uploaded from a template directory.

@@ -23,8 +23,8 @@ from typing import Any
 
 import yaml
 
+from tripleo_flow.common import secret_masking
 from tripleo_flow.core import ansible
-from tripleo_flow.core import secrets as secret_values
 from tripleo_flow.core import validations as core
 from tripleo_flow.validations import SHARE
 from tripleo_flow.validations.catalog import Found
@@ -118,7 +118,7 @@ def run(venv: Path, found: Found, inventory: Path, inventory_label: str,
     validation = found.validation
     work = run_dir / validation.id
     started, clock = _now(), time.monotonic()
-    shown_vars, _ = secret_values.redact(dict(extra_vars))
+    shown_vars, _ = secret_masking.redact(dict(extra_vars))
     record: dict[str, Any] = {
         "id": f"{run_id}-{validation.id}", "run_id": run_id, "validation": validation.id,
         "name": validation.name, "groups": list(validation.groups),

@@ -33,7 +33,7 @@ from tests.functional.validations.conftest import DEFAULT_VALIDATIONS_VENV
 from tripleo_flow import exceptions
 from tripleo_flow.api import Client
 from tripleo_flow.api.plans import sample_plan_dir
-from tripleo_flow.core.secrets import is_masked
+from tripleo_flow.common.secret_masking import is_masked
 from tripleo_flow.plans.local import LocalStore
 
 pytestmark = pytest.mark.functional

@@ -20,7 +20,7 @@ from tests.functional.heat.conftest import heat_processes
 from tests.tht import DEPLOYED_SERVERS_18, plan_with_environment
 from tripleo_flow.actions.schema import validate_with_heat
 from tripleo_flow.api import Client
-from tripleo_flow.core import planenv
+from tripleo_flow.common import safe_yaml
 from tripleo_flow.core import stack_request as requests
 
 pytestmark = pytest.mark.functional
@@ -48,7 +48,7 @@ def test_heat_validates_the_deploy_request_of_tht18(client: Client, heat_venv: P
     assert "ControllerServiceChain" in answer["NestedParameters"]
     images = set(checked.images.parameters)
     assert len(images) == 57 and images <= _parameter_names(answer)
-    values = planenv.load_yaml(request["files"][request["environment_files"][0]], "computed")
+    values = safe_yaml.load_yaml(request["files"][request["environment_files"][0]], "computed")
     assert values["parameter_defaults"]["ContainerKeystoneImage"] == (
         "quay.io/tripleomastercentos9/openstack-keystone:current-tripleo")
     assert heat_processes(client.data_dir / "parameters-heat") == []

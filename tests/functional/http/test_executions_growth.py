@@ -10,8 +10,8 @@ import re
 from pathlib import Path
 
 from tests.functional.http.conftest import Api, finished, running_api
+from tripleo_flow.common.value_limits import json_size
 from tripleo_flow.config import LIMITS_OPTS
-from tripleo_flow.core.validation import json_size
 
 UPDATE = "/v1/workflows/tripleo.parameters.update_parameters/executions"
 LIMIT = next(o.default for o in LIMITS_OPTS if o.name == "parameters_max_size")

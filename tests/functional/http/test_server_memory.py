@@ -15,7 +15,7 @@ from tests.functional.http.conftest import Api, running_api
 from tests.functional.http.test_api import tarball
 from tests.functional.http.test_soak import NESTED_LOOPS
 from tests.plan_trees import write_tree
-from tripleo_flow.core.template_sandbox import PlanSandbox
+from tripleo_flow.common.template_sandbox import TemplateSandbox
 
 
 def _alive(kind: type) -> int:
@@ -48,14 +48,14 @@ def test_a_stopped_render_leaves_no_template_environment_behind(tmp_path: Path) 
         "roles_data.yaml": "- name: Controller\n", "loops.j2.yaml": NESTED_LOOPS}))
     # Counted in the whole test process: what earlier tests of the session left alive
     # (CI's session found 2) is the baseline, and these renders add nothing to it.
-    before = _alive(PlanSandbox)
+    before = _alive(TemplateSandbox)
     with running_api(tmp_path, {"limits": {"render_timeout": 0.5}}) as api:
         for _ in range(3):
             refused = api("POST", "/v1/plans", params={"name": "loops"}, data=loops,
                           headers={"Content-Type": "application/gzip"})
             assert refused.status_code == 400, refused.text[:300]
             assert "[limits] render_timeout" in refused.text
-        assert _alive(PlanSandbox) <= before, before
+        assert _alive(TemplateSandbox) <= before, before
         # the failed executions are recorded, with their error
         failed = api("GET", "/v1/executions", params={"sort_dir": "desc", "limit": 3}).json()
         assert [e["state"] for e in failed] == ["ERROR"] * 3, failed

@@ -12,7 +12,7 @@ from typing import Any
 from taskflow import states
 from taskflow.persistence import models
 
-from tripleo_flow.core import secrets
+from tripleo_flow.common import secret_masking
 from tripleo_flow.engine.store.execution_backend import ExecutionBackend
 
 
@@ -103,7 +103,8 @@ def test_no_secret_in_bulk_inserts_nor_in_meta_only_updates(tmp_path: Path) -> N
         rows = _rows(db)
         assert len(rows) == len(names)
         for row in rows.values():
-            assert row["results"] == {"admin_password": secrets.MASK, "note": secrets.MASK}
+            assert row["results"] == {"admin_password": secret_masking.MASK,
+                                      "note": secret_masking.MASK}
         t0 = fd.find("ad-t0").copy()
         t0.meta = {"progress": 0.5, "progress_details": {
             "at_progress": 0.5, "details": {"status": "token known-secret-value"}}}
@@ -111,7 +112,7 @@ def test_no_secret_in_bulk_inserts_nor_in_meta_only_updates(tmp_path: Path) -> N
         conn.flush()
         meta = _rows(db)["t0"]["meta"]
         assert meta["progress"] == 0.5
-        assert meta["progress_details"]["details"]["status"] == secrets.MASK
+        assert meta["progress_details"]["details"]["status"] == secret_masking.MASK
         for stored in tmp_path.glob("executions.db*"):  # the WAL too
             assert b"known-secret-value" not in stored.read_bytes()
             assert b"hunter2hunter2" not in stored.read_bytes()
@@ -141,7 +142,7 @@ def test_a_large_unchanged_input_is_masked_once_over_the_saves_of_its_flow(
         with sqlite3.connect(db) as other:
             stored = json.loads(other.execute("SELECT meta FROM flowdetails").fetchone()[0])
         assert stored["pid"] == 99
-        assert stored["input"]["parameters"]["Motd"] == secrets.MASK
+        assert stored["input"]["parameters"]["Motd"] == secret_masking.MASK
         assert stored["input"]["parameters"]["P7"] == "value-7"
     finally:
         backend.close()
@@ -221,7 +222,7 @@ def test_a_new_execution_is_added_without_reading_the_others(tmp_path: Path) -> 
             flows = {fd.uuid: fd for fd in read}
             assert set(flows) == {"fd-1", "fd-2"}
             assert len(flows["fd-1"]) == 50 and [ad.name for ad in flows["fd-2"]] == ["n0"]
-            assert flows["fd-2"].meta == {"input": {"admin_password": secrets.MASK}}
+            assert flows["fd-2"].meta == {"input": {"admin_password": secret_masking.MASK}}
         finally:
             fresh.close()
         again = models.LogBook("book", uuid=book.uuid)  # an existing flow: TaskFlow's save

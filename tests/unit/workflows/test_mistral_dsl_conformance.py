@@ -18,7 +18,7 @@ from tests.engine_helpers import ACTIONS, Host
 from tests.unit.workflows.test_mistral_conformance import ErrorOrResult, Run
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
-from tripleo_flow.core import secrets
+from tripleo_flow.common import secret_masking
 
 
 @pytest.fixture
@@ -52,8 +52,8 @@ def test_ordinary_keys_are_recorded_as_they_are(host: Host, tmp_path: Path) -> N
         """)
     assert run.state == "SUCCESS"
     assert run.output == {"result": {"key1": "value2", "cache_key": "k-1",
-                                     "KeystoneFernetKey0": secrets.MASK},
-                          "admin_password": secrets.MASK}
+                                     "KeystoneFernetKey0": secret_masking.MASK},
+                          "admin_password": secret_masking.MASK}
     assert run.published["task1"]["data"]["key1"] == "value2"
     assert run.results["task1"]["key1"] == "value2"
 

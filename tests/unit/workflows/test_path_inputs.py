@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from tripleo_flow.actions.paths import InputPath, OutputPath, SecretsOut, WorkDir, path_kind
 from tripleo_flow.actions.registry import ActionRegistry
 from tripleo_flow.engine.lang import paths, workbook_loader
+from tripleo_flow.engine.lang.action import InputPath, OutputPath, SecretsOut, WorkDir, path_kind
 
 
 @pytest.mark.parametrize("annotation, kind", [

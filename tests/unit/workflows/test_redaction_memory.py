@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tripleo_flow.core import secrets
+from tripleo_flow.common import secret_masking
 from tripleo_flow.engine.store.redaction import Redactor
 
 SECRET = "Zq8xW2vR5tY1kP0"
@@ -19,7 +19,7 @@ MANY = {f"P{i}": f"value-{i}" for i in range(2000)}
 
 def _fresh(value: Any, known: tuple[str, ...] = (), everything: bool = False) -> Any:
     """What masking ``value`` afresh gives, as the database stores it."""
-    return json.loads(json.dumps(secrets.redact(value, known, everything=everything)[0]))
+    return json.loads(json.dumps(secret_masking.redact(value, known, everything=everything)[0]))
 
 
 def _stored(value: Any) -> Any:
@@ -48,7 +48,7 @@ def test_a_secret_learned_later_is_masked_in_a_remembered_part() -> None:
     value = {"input": {**MANY, "Motd": f"welcome {SECRET}"}}
     assert redactor.value(value)["input"]["Motd"] == f"welcome {SECRET}"
     redactor.learn([SECRET])
-    assert redactor.value(value)["input"]["Motd"] == secrets.MASK
+    assert redactor.value(value)["input"]["Motd"] == secret_masking.MASK
     assert redactor.value(value) == _fresh(value, (SECRET,))
 
 
@@ -59,7 +59,7 @@ def test_a_secret_found_in_one_part_is_masked_in_the_others() -> None:
     # the input is read back (its secret not looked for again): still masked in a new part
     second = {**first, "output": {"log": f"connected with {SECRET}", "more": dict(MANY)}}
     masked = redactor.value(second)
-    assert masked["output"]["log"] == secrets.MASK
+    assert masked["output"]["log"] == secret_masking.MASK
     assert SECRET not in json.dumps(masked)
     assert masked == _fresh(second)
 
@@ -68,11 +68,11 @@ def test_a_part_and_the_same_one_under_a_secret_name_differ() -> None:
     redactor = Redactor()
     assert redactor.value({"plain": dict(MANY)})["plain"] == MANY
     hidden = redactor.value({"db_password": dict(MANY)})["db_password"]
-    assert set(hidden.values()) == {secrets.MASK}
+    assert set(hidden.values()) == {secret_masking.MASK}
     redactor = Redactor()
     assert redactor.value(dict(MANY)) == MANY
     everything = redactor.value(dict(MANY), everything=True)
-    assert set(everything.values()) == {secrets.MASK}
+    assert set(everything.values()) == {secret_masking.MASK}
 
 
 def test_a_new_secret_in_another_thread_of_work_forgets_every_remembered_part() -> None:

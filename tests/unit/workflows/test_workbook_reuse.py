@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tripleo_flow.actions import std
-from tripleo_flow.core import planenv
+from tripleo_flow.common import safe_yaml
 from tripleo_flow.engine.lang import expressions, workbook_loader, workbook_validator
 from tripleo_flow.engine.lang.workbook_loader import WorkbookLimits
 
@@ -38,8 +38,8 @@ def _write(path: Path, said: str = "hello") -> Path:
 def test_the_same_text_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                       ) -> None:
     parsed: list[str] = []
-    parse = planenv.parse_yaml
-    monkeypatch.setattr(planenv, "parse_yaml", lambda text: parsed.append(text) or parse(text))
+    parse = safe_yaml.parse_yaml
+    monkeypatch.setattr(safe_yaml, "parse_yaml", lambda text: parsed.append(text) or parse(text))
     path = _write(tmp_path / "reuse.yaml")
     first, problems = workbook_loader.read_file(path)
     again, _ = workbook_loader.read_file(path)

@@ -18,7 +18,6 @@ from taskflow import retry, task
 from taskflow.types import failure
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import ActionContext, ExecutionInfo
 from tripleo_flow.engine.compile import (
     async_tasks,
     atoms,
@@ -29,7 +28,7 @@ from tripleo_flow.engine.compile import (
 )
 from tripleo_flow.engine.compile.atoms import ERROR, INPUTS, SUCCESS, Links, Runtime, _WorkbookAtom
 from tripleo_flow.engine.lang import expressions
-from tripleo_flow.engine.lang.action import Action, reverter
+from tripleo_flow.engine.lang.action import Action, ExecutionInfo, reverter, with_run
 from tripleo_flow.engine.lang.workbook_model import TaskSpec
 from tripleo_flow.engine.store import error_records, redaction, undo_journal
 from tripleo_flow.exceptions import BreakRetry, FailCommand, RetriesExhausted, TaskFailed
@@ -66,11 +65,10 @@ class ActionAtom(_WorkbookAtom):
             cls = self.runtime.actions(self._action_label())
             context = task_progress.with_progress(self.runtime.action_context,
                                                   self._progress)
-            if isinstance(context, ActionContext):
-                scope = self.runtime.scope
-                context = dataclasses.replace(context, execution=ExecutionInfo(
-                    str(self.runtime.execution.get("name") or ""), scope.execution_id,
-                    self.spec.name, scope.atom_id(self.name)))
+            scope = self.runtime.scope
+            context = with_run(context, execution=ExecutionInfo(
+                str(self.runtime.execution.get("name") or ""), scope.execution_id,
+                self.spec.name, scope.atom_id(self.name)))
             self._action = cls(context)
         return self._action
 

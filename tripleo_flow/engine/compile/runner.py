@@ -20,7 +20,6 @@ engine reads before it starts tasks (:mod:`~.pause_requests`).
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 import socket
@@ -35,9 +34,7 @@ from taskflow import states
 from taskflow.types import failure, notifier
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.base import ActionContext
-from tripleo_flow.core import input_size, validation
-from tripleo_flow.core.progress import Progress
+from tripleo_flow.common import value_limits
 from tripleo_flow.engine.compile import (
     atoms,
     child_errors,
@@ -45,12 +42,13 @@ from tripleo_flow.engine.compile import (
     execution_scope,
     state_machine,
     subworkflow,
+    task_progress,
     workflow_outputs,
 )
 from tripleo_flow.engine.compile import engine as tf_engine
 from tripleo_flow.engine.compile.interrupt import StopRequest
 from tripleo_flow.engine.lang import expressions, workbook_model
-from tripleo_flow.engine.lang.action import Action
+from tripleo_flow.engine.lang.action import Action, with_run
 from tripleo_flow.engine.lang.workbook_loader import Catalog
 from tripleo_flow.engine.store import cancels, pause_requests, pause_views, redaction, undo_journal
 from tripleo_flow.engine.store.execution_queries import ExecutionQueries
@@ -83,8 +81,8 @@ class ProgressEvent:
     #: For ``progress``: what the task's action reported (stage, done, total, status).
     progress: dict[str, Any] | None = None
     #: For ``progress`` in the process that runs the task: the action's own typed
-    #: report (:data:`~tripleo_flow.core.progress.Progress`: a stack's events too).
-    report: Progress | None = None
+    #: report (the layer above's type: TripleO's stack progress has its events too).
+    report: task_progress.Progress | None = None
 
 
 Listener = Callable[[ProgressEvent], None]
@@ -164,25 +162,27 @@ class Runner:
         workflow = self._catalog().get(name)
         given = dict(inputs or {})
         limit = getattr(self._action_context, "limit", None)
-        validation.check_inputs(workflow.full_name, given, env, None if limit is None
-                                else limit("input_max_items"))
-        # Before the record is written: inputs too large to keep.
-        input_size.check_execution_input(
-            workflow.full_name, given, env,
-            *(() if limit is None else (limit("input_max_size"), limit("parameters_max_size"))))
+        value_limits.check_inputs(workflow.full_name, given, env, None if limit is None
+                                  else limit("input_max_items"))
+        # Before the record is written: inputs too large to keep, then the layer above's
+        # own checks (its input hook: TripleO's parameter values and environment files).
+        value_limits.check_execution_input(
+            workflow.full_name, given, env, *(() if limit is None else (limit("input_max_size"),)))
+        check_input = getattr(self._action_context, "check_input", None)
+        if check_input is not None:
+            check_input(workflow.full_name, given)
         # Before the record is written: inputs that are missing or that its vars reject.
         self._with_vars(workflow, workbook_model.apply_inputs(workflow, given),
                         self._evaluated_env(env or {}) if evaluate_env else dict(env or {}),
                         {"name": workflow.full_name, "input": given})
         if target is not None:
             compiler._selection(workflow, target, compiler._preds(workflow))
-        yaml_limits = {} if limit is None else {"max_nodes": limit("yaml_max_nodes"),
-                                                "max_depth": limit("yaml_max_depth"),
-                                                "max_items": limit("input_max_items")}
-        # Before the record is written: secrets in environment files given as text, and
-        # those of the plan (its first record is then masked as its later ones are).
-        self.store.backend.redactor.learn(
-            redaction.environment_file_secrets(given, **yaml_limits))
+        # Before the record is written: the secrets its inputs carry, as the layer above
+        # finds them (its input_secrets hook: TripleO's environment files given as text),
+        # and those of the plan (its first record is then masked as its later ones are).
+        input_secrets = getattr(self._action_context, "input_secrets", None)
+        if input_secrets is not None:
+            self.store.backend.redactor.learn(input_secrets(given))
         self._learn_secrets(given.get("plan"))
         fd = self.store.create(workflow.full_name, given, target, origin, dict(env or {}),
                                local=local, execution_id=execution_id, parent=parent,
@@ -467,19 +467,17 @@ class Runner:
         engine_pool, item_pool = self._pools()
         listeners = tuple(listeners)
 
-        def on_progress(task_name: str, details: dict[str, Any], typed: Progress) -> None:
+        def on_progress(task_name: str, details: dict[str, Any],
+                        typed: task_progress.Progress) -> None:
             event = ProgressEvent(fd.uuid, workflow.full_name, task_name, "progress",
                                   time.time(), progress=dict(details), report=typed)
             for listener in listeners:
                 listener(event)
 
         journal = self._journal(fd.uuid)
-        action_context = self._action_context
-        if isinstance(action_context, ActionContext):
-            action_context = dataclasses.replace(
-                action_context, undo_journal=journal,
-                stop_check=stop.check if stop is not None else action_context.stop_check,
-                api_user=meta.get("origin") == ORIGIN_API)
+        action_context = with_run(self._action_context, undo_journal=journal,
+                                  api_user=meta.get("origin") == ORIGIN_API,
+                                  **({} if stop is None else {"stop_check": stop.check}))
         runtime = atoms.Runtime(catalog.action_lookup(self._actions), action_context,
                                 item_pool,
                                 execution_scope.execution_model(

@@ -6,14 +6,51 @@ undone.  It is no TaskFlow atom: the engine's own atom
 (:mod:`tripleo_flow.engine.compile.action_atom`) evaluates the task's inputs, calls
 :meth:`Action.execute`, keeps the result and, when the workflow fails, calls ``revert``.
 TripleO's actions (:mod:`tripleo_flow.actions.base`) implement it.
+
+The engine tells the context which execution and task the action runs in
+(:class:`ExecutionInfo`) and how the run goes (:func:`with_run`) when the context
+takes it: a dataclass with those fields (TripleO's ``ActionContext``); any other
+context is passed on as given.
+
+An input naming a file or directory on the server is declared with a path type in
+``execute``'s signature (``templates: InputPath``): a plain string at run time, the
+type is metadata: :mod:`tripleo_flow.engine.lang.paths` finds every such input a
+workflow reaches, so a workflow started over HTTP can only give them values the
+server allows (:mod:`tripleo_flow.api.paths`), while the CLI and Python callers keep
+passing any local path.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import inspect
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar, cast
+
+
+@dataclasses.dataclass(frozen=True)
+class ExecutionInfo:
+    """Which workflow execution and task execution an action runs in (what
+    ``std.mistral_http`` sends as Mistral's execution headers)."""
+
+    workflow_name: str
+    execution_id: str
+    task_name: str
+    task_id: str
+
+
+def with_run(context: Any, **fields: Any) -> Any:
+    """``context`` with ``fields`` set when it takes them all (a dataclass with those
+    fields), else as given: how the engine tells a context of the run an action runs
+    in: ``execution`` (:class:`ExecutionInfo`), ``undo_journal`` (where the running
+    task keeps its undo record), ``stop_check`` (raises once the run should stop),
+    ``api_user`` (an HTTP API user started it)."""
+    if isinstance(context, type) or not dataclasses.is_dataclass(context):
+        return context
+    if not set(fields) <= {field.name for field in dataclasses.fields(context)}:
+        return context
+    return dataclasses.replace(cast(Any, context), **fields)
 
 
 class Rerun(enum.Enum):
@@ -117,3 +154,45 @@ def _hints(func: Callable[..., Any]) -> dict[str, str]:
     annotations = getattr(func, "__annotations__", {})
     return {k: (v if isinstance(v, str) else getattr(v, "__name__", str(v)))
             for k, v in annotations.items() if k != "return"}
+
+
+INPUT_PATH, OUTPUT_PATH, WORK_DIR = "input-path", "output-path", "work-dir"
+#: Not a path but checked with them: an input that, true, makes the action hand the
+#: plan's secrets to its caller (an export with the passwords).
+SECRETS_OUT = "secrets-out"
+
+#: A file or directory the action reads (a template tree, a tarball, a playbook).
+InputPath = Annotated[str, INPUT_PATH]
+#: A file the action writes (an export).
+OutputPath = Annotated[str, OUTPUT_PATH]
+#: A directory the action reads and writes (a deployment's working directory).
+WorkDir = Annotated[str, WORK_DIR]
+
+#: Whether what the action writes for its caller holds the plan's secrets: over the
+#: HTTP API always false (nothing secret is handed to an API user).
+SecretsOut = Annotated[bool, SECRETS_OUT]
+
+#: The kind of each path type, by its name as it appears in an action's signature.
+KINDS = {"InputPath": INPUT_PATH, "OutputPath": OUTPUT_PATH, "WorkDir": WORK_DIR,
+         "SecretsOut": SECRETS_OUT}
+
+
+def path_kind(annotation: Any) -> str | None:
+    """The path kind of an input's annotation (the type, or its text under ``from
+    __future__ import annotations``: ``"InputPath | None"`` too), None if not a path."""
+    if isinstance(annotation, str):
+        for part in annotation.replace("Optional[", "").replace("]", "").split("|"):
+            if part.strip() in KINDS:
+                return KINDS[part.strip()]
+        return None
+    for kind in getattr(annotation, "__metadata__", ()):
+        if kind in KINDS.values():
+            return str(kind)
+    return None
+
+
+def path_inputs(execute: Any) -> dict[str, str]:
+    """``{input name: path kind}`` of an action's ``execute`` method."""
+    annotations = inspect.get_annotations(execute)
+    found = {name: path_kind(value) for name, value in annotations.items() if name != "return"}
+    return {name: kind for name, kind in found.items() if kind}

@@ -15,9 +15,9 @@ Functions that need the running execution come as *hooks* from the caller
 
 A workbook may come from anyone who can write to the HTTP API, so expressions
 are bounded by :class:`Limits` (``[limits] render_max_size``,
-``expression_max_items`` and ``expression_timeout``): Jinja runs in the plan
-templates' size-checked sandbox
-(:class:`~tripleo_flow.core.template_sandbox.PlanSandbox`, which also never
+``expression_max_items`` and ``expression_timeout``): Jinja runs in the
+size-checked sandbox plan templates render in too
+(:class:`~tripleo_flow.common.template_sandbox.TemplateSandbox`, which also never
 folds ``'a' * 10**9`` while a workbook is checked), YAQL with its memory quota
 and collection limit; both check the deadline of
 :mod:`~tripleo_flow.common.time_budget` at every call (in YAQL, every function
@@ -44,9 +44,8 @@ import yaql
 from yaql.language import contexts, conventions, factory, specs, yaqltypes
 from yaql.language import exceptions as yaql_exc
 
-from tripleo_flow.common import time_budget, yaql_compat
-from tripleo_flow.core import planenv
-from tripleo_flow.core.template_sandbox import DEFAULT_MAX_SIZE, PlanSandbox
+from tripleo_flow.common import safe_yaml, time_budget, yaql_compat
+from tripleo_flow.common.template_sandbox import DEFAULT_MAX_SIZE, TemplateSandbox
 from tripleo_flow.engine.lang import yaql_fast
 from tripleo_flow.exceptions import ExpressionError
 
@@ -205,10 +204,10 @@ def _plain(value: Any) -> Any:
 def _y_yaml_parse(text: str) -> Any:
     """``text`` as YAML, within the default ``[limits]`` (no billion laughs)."""
     try:
-        return planenv.parse_yaml(text)
+        return safe_yaml.parse_yaml(text)
     except yaml.YAMLError as exc:
         raise ExpressionError(f"yaml_parse({text[:40]!r})",
-                              planenv.describe_yaml_error(exc)) from exc
+                              safe_yaml.describe_yaml_error(exc)) from exc
 
 
 #: yaql's parser (ply) keeps its state in the lexer: one parse at a time.
@@ -238,9 +237,9 @@ def _fast_yaql(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
 
 
 @functools.cache
-def _jinja_env(limits: Limits = DEFAULT_LIMITS) -> PlanSandbox:
+def _jinja_env(limits: Limits = DEFAULT_LIMITS) -> TemplateSandbox:
     """The size-checked sandbox; nothing in a workflow's data is frozen (as in Mistral)."""
-    return PlanSandbox(max_size=limits.max_size, undefined=jinja2.StrictUndefined)
+    return TemplateSandbox(max_size=limits.max_size, undefined=jinja2.StrictUndefined)
 
 
 @functools.lru_cache(maxsize=4096)

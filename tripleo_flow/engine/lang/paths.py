@@ -1,7 +1,7 @@
 """Which inputs of a workflow end up as server paths in its actions.
 
 An action marks an input that names a server file or directory with a path type
-(:mod:`tripleo_flow.actions.paths`).  :func:`path_inputs` follows every task of a
+(:mod:`tripleo_flow.engine.lang.action`).  :func:`path_inputs` follows every task of a
 workflow, and of the workflows it calls, and returns the workflow inputs that
 reach such an action input, with their kind.  It refuses (``PathNotAllowed``)
 a workflow where a path input of an action gets anything else than a workflow
@@ -18,9 +18,9 @@ from collections.abc import Callable
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.actions.paths import path_inputs as action_path_inputs
 from tripleo_flow.engine.lang import expressions
 from tripleo_flow.engine.lang.action import Action
+from tripleo_flow.engine.lang.action import path_inputs as action_path_inputs
 from tripleo_flow.engine.lang.workbook_loader import Catalog
 from tripleo_flow.engine.lang.workbook_model import TaskSpec, WorkflowSpec
 
@@ -107,7 +107,7 @@ class _Tracer:
 def path_inputs(workflow: WorkflowSpec, catalog: Catalog,
                 actions: Callable[[str], type[Action]]) -> dict[str, str]:
     """``{input name: path kind}`` of ``workflow``'s inputs that reach an action as a
-    server path (kinds: :data:`tripleo_flow.actions.paths.KINDS` values).
+    server path (kinds: :data:`tripleo_flow.engine.lang.action.KINDS` values).
 
     :raises PathNotAllowed: some action path input gets another value (each is named)
     """

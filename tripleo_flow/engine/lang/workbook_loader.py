@@ -20,7 +20,7 @@ from pathlib import Path
 import yaml
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import planenv
+from tripleo_flow.common import safe_yaml
 from tripleo_flow.engine.lang import adhoc_actions
 from tripleo_flow.engine.lang.action import Action
 
@@ -121,7 +121,7 @@ def _keep(key: tuple[str, WorkbookLimits, int, bytes],
 def _parse_text(path: Path, text: str, limits: WorkbookLimits) -> tuple[
         Workbook | None, list[Problem]]:
     try:
-        document = planenv.parse_yaml(text)
+        document = safe_yaml.parse_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import secrets
+from tripleo_flow.common import secret_masking
 from tripleo_flow.engine.store import error_records
 from tripleo_flow.engine.store.states import ERROR, PAUSED, STORED_FAILED
 
@@ -123,7 +123,7 @@ def _error_words(meta: Mapping[str, Any]) -> tuple[str | None, list[dict[str, An
 
 def masked(value: Any, everything: bool = False) -> Any:
     """What a reader may see of a stored value (rows written before redaction too)."""
-    return secrets.redact(value, everything=everything)[0]
+    return secret_masking.redact(value, everything=everything)[0]
 
 
 __all__ = ["BOOK_NAME", "BOOK_UUID", "PAUSED", "Execution", "masked",

@@ -2,7 +2,7 @@
 
 Every row the execution backend writes (a task's outcome, its failure, its
 revert result; an execution's input and output) goes through one
-:class:`Redactor` first, which applies :func:`tripleo_flow.core.secrets.redact`:
+:class:`Redactor` first, which applies :func:`tripleo_flow.common.secret_masking.redact`:
 values under secret names, strings holding a known secret, and the whole
 result of a task whose action declares ``secret_result`` read ``<secret>``.
 The in-memory copies the running engine hands from task to task keep the real
@@ -39,8 +39,8 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tripleo_flow import config, exceptions
-from tripleo_flow.core import jsonvalues, planenv, secrets, validation
+from tripleo_flow import config
+from tripleo_flow.common import jsonvalues, secret_masking
 
 #: Outcome key set by a task whose action declares its result secret.
 SECRET_RESULT = "secret_result"
@@ -64,7 +64,7 @@ _SPLIT_DEPTH = 8
 
 @dataclasses.dataclass
 class _Part:
-    """A value being masked, or one inside it, as :func:`secrets.mask_part` reaches it:
+    """A value being masked, or one inside it, as :func:`secret_masking.mask_part` reaches it:
     ``secret`` as a whole or not, at ``depth``.  It is remembered (``masked``), split
     into ``entries`` (a large mapping or list seen for the first time: its unchanged
     entries are), or masked whole."""
@@ -84,8 +84,8 @@ class Redactor:
 
     def __init__(self, remember_bytes: int = 32 << 20) -> None:
         self._known: set[str] = set()
-        #: :func:`secrets.needles` of ``_known`` (sorted once per change, not per row).
-        self._needles = secrets.Needles()
+        #: :func:`secret_masking.needles` of ``_known`` (sorted once per change, not per row).
+        self._needles = secret_masking.Needles()
         #: bumped by each new secret: parts remembered before are forgotten
         self._generation = 0
         #: digest of a part -> its masked JSON (all masked with the current secrets)
@@ -103,7 +103,7 @@ class Redactor:
             new = {v for v in values if isinstance(v, str) and v} - self._known
             if new:
                 self._known.update(new)
-                self._needles = secrets.needles(self._known)
+                self._needles = secret_masking.needles(self._known)
                 self._generation += 1
                 self._remembered.clear()
                 self._remembered_bytes = 0
@@ -119,8 +119,8 @@ class Redactor:
             generation, needles = self._generation, self._needles
         if not everything:
             try:  # a small value (a task's outcome, its progress): one walk, nothing kept
-                masked, held = secrets.mask_small(data, needles, _REMEMBER_FROM)
-            except secrets.TooLarge:
+                masked, held = secret_masking.mask_small(data, needles, _REMEMBER_FROM)
+            except secret_masking.TooLarge:
                 pass
             else:
                 with self._lock:  # no secret new to it, nor learned meanwhile
@@ -130,7 +130,7 @@ class Redactor:
         root = self._plan(data, everything, 0, todo)
         found: set[str] = set()
         for part in todo:
-            found |= secrets.collect_secrets(part.value, part.secret, part.depth)
+            found |= secret_masking.collect_secrets(part.value, part.secret, part.depth)
         self.learn(found)
         with self._lock:
             if self._generation != generation:
@@ -151,7 +151,7 @@ class Redactor:
         if part.digest is not None and depth < _SPLIT_DEPTH:
             if isinstance(value, Mapping) and 0 < len(value) <= _MOST_PARTS:
                 part.is_mapping = True
-                part.entries = [(key, self._plan(item, secret or secrets.entry_is_secret(
+                part.entries = [(key, self._plan(item, secret or secret_masking.entry_is_secret(
                     value, key), depth + 1, todo)) for key, item in value.items()]
                 return part
             if isinstance(value, (list, tuple)) and 0 < len(value) <= _MOST_PARTS:
@@ -161,13 +161,13 @@ class Redactor:
         todo.append(part)
         return part
 
-    def _finish(self, part: _Part, needles: secrets.Needles, generation: int) -> Any:
+    def _finish(self, part: _Part, needles: secret_masking.Needles, generation: int) -> Any:
         """``part`` masked with ``needles`` (every secret it holds among them)."""
         if part.masked is not None:
             return json.loads(part.masked)
         if part.entries is None:
             self.parts_masked += part.digest is not None
-            out: Any = secrets.mask_part(part.value, part.secret, needles, part.depth)
+            out: Any = secret_masking.mask_part(part.value, part.secret, needles, part.depth)
         elif part.is_mapping:
             out = {key: self._finish(entry, needles, generation)
                    for key, entry in part.entries}
@@ -228,7 +228,7 @@ def _digest(value: Any, secret: bool) -> bytes | None:
     whether it is secret as a whole (None: not remembered: small, or not JSON).
 
     Where it lies does not count: masked higher up, it was looked into at least as
-    deep (past :data:`secrets.MAX_DEPTH` the rest reads ``TOO_DEEP``, never more)."""
+    deep (past :data:`secret_masking.MAX_DEPTH` the rest reads ``TOO_DEEP``, never more)."""
     if value is None or isinstance(value, (int, float)) or (
             isinstance(value, str) and len(value) < _REMEMBER_FROM):
         return None
@@ -250,39 +250,10 @@ def config_secrets(conf: Any) -> set[str]:
         for opt in opts:
             if opt.secret and section is not None:
                 value = getattr(section, opt.dest, None)
-                found.update(secrets.leaves(value) if value else ())
-    return found
-
-
-def environment_file_secrets(inputs: Mapping[str, Any],
-                             max_nodes: int = planenv.DEFAULT_MAX_NODES,
-                             max_depth: int = planenv.DEFAULT_MAX_DEPTH,
-                             max_items: int | None = None) -> set[str]:
-    """The secret values in the environment files an execution's inputs carry as text
-    (``user_environments``: ``[{"name", "files": {path: text}}]``), so the record of
-    that text is masked as the plan's own secrets are.  A file that does not parse
-    (within the YAML limits) holds none: the action refuses it.
-
-    :raises InvalidInput: a file with a mapping or list of over ``max_items`` entries
-        (``[limits] input_max_items``), before it is built: the execution is refused."""
-    found: set[str] = set()
-    environments = inputs.get("user_environments")
-    for env in environments if isinstance(environments, list) else ():
-        files = env.get("files") if isinstance(env, Mapping) else None
-        for path, text in files.items() if isinstance(files, Mapping) else ():
-            if not isinstance(text, str):
-                continue
-            if max_items is not None:
-                validation.check_yaml_entries(text, max_items, f"Environment file {path!r}")
-            try:
-                parsed = planenv.load_yaml(text, str(path), max_nodes=max_nodes,
-                                           max_depth=max_depth)
-            except exceptions.TripleoFlowError:
-                continue
-            found |= secrets.environment_secrets(parsed)
+                found.update(secret_masking.leaves(value) if value else ())
     return found
 
 
 def masked_inputs(inputs: Mapping[str, Any]) -> list[str]:
     """Names of the inputs that hold a mask instead of a value (a resumed execution)."""
-    return sorted(name for name, value in inputs.items() if secrets.is_masked(value))
+    return sorted(name for name, value in inputs.items() if secret_masking.is_masked(value))

@@ -1,6 +1,6 @@
 """Whether building a composed YAML document can fail, without building it.
 
-:func:`tripleo_flow.core.planenv.check_yaml` checks a file as a load would (the
+:func:`tripleo_flow.common.safe_yaml.check_yaml` checks a file as a load would (the
 plan create checks every YAML file of a template tree, the render every file it
 renders) but builds no Python objects when :func:`builds` shows that building
 would succeed: half the time of a load.

@@ -1,8 +1,9 @@
-"""The jinja2 sandbox plan templates render in.
+"""The jinja2 sandbox templates from untrusted authors render in (a plan's templates,
+a workflow's Jinja expressions).
 
-A plan template comes from whoever can upload a plan, so it must neither reach
+Such a template comes from whoever can upload it, so it must neither reach
 Python internals (``cycler.__init__.__globals__.os``) nor exhaust the server's
-memory (``{{ 'a' * 3000000000 }}``).  :class:`PlanSandbox` is jinja2's
+memory (``{{ 'a' * 3000000000 }}``).  :class:`TemplateSandbox` is jinja2's
 immutable sandbox with two changes:
 
 * the data a template is given (roles, networks) is read-only, but lists and
@@ -191,7 +192,7 @@ class _CodeGenerator(jinja2.compiler.CodeGenerator):
         self.write("))")
 
 
-class PlanSandbox(ImmutableSandboxedEnvironment):
+class TemplateSandbox(ImmutableSandboxedEnvironment):
     """The immutable sandbox, where only the template's own containers may change."""
 
     code_generator_class = _CodeGenerator
@@ -365,4 +366,4 @@ def _filter_growth(meter: _Meter, name: str, args: list[Any], kwargs: dict[str, 
     return 0
 
 
-__all__ = ["DEFAULT_MAX_SIZE", "PlanSandbox", "SecurityError"]
+__all__ = ["DEFAULT_MAX_SIZE", "TemplateSandbox", "SecurityError"]
