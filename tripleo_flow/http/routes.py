@@ -5,7 +5,7 @@ method (its OpenAPI summary, parameters, responses and JSON body schema).
 The app (:mod:`tripleo_flow.http.app`) routes exactly what the modules declare, the
 OpenAPI document (:mod:`tripleo_flow.http.spec`) is built from the same declarations, and
 a request body is checked against its operation's schema before the handler runs
-(:class:`tripleo_flow.http.bodies.JsonBodies`).  No I/O here.
+(:class:`tripleo_flow.http.json_bodies.JsonBodies`).  No I/O here.
 """
 
 from __future__ import annotations
