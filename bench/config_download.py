@@ -25,8 +25,8 @@ from typing import Any
 
 import yaml
 
-from tripleo_flow.core import config_download as cd
-from tripleo_flow.core import network_config as nc
+from tripleo_flow.core.deploy import config_download as cd
+from tripleo_flow.core.deploy import network_config as nc
 
 EXTRA_SCRIPT = "#!/bin/bash\nset -eu\necho configured > /etc/extra-config\n" * 5
 ROLES = ("Controller", "Compute", "CephStorage")

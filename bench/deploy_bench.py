@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.functional.mariadb import free_port  # noqa: E402
 from tripleo_flow import config  # noqa: E402
-from tripleo_flow.api import Client  # noqa: E402
+from tripleo_flow.client import Client  # noqa: E402
 from tripleo_flow.heat import podman_api  # noqa: E402
 from tripleo_flow.plans.local import LocalStore  # noqa: E402
 

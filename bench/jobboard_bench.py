@@ -37,8 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.engine_helpers import WORKBOOKS  # noqa: E402
 from tests.fixtures_services import free_port, wait_for_port  # noqa: E402
 from tests.functional.mariadb import PrivateMariaDB  # noqa: E402
-from tripleo_flow.api import Client  # noqa: E402
-from tripleo_flow.api.plans import sample_plan_dir  # noqa: E402
+from tripleo_flow.client import Client  # noqa: E402
+from tripleo_flow.client.plans import sample_plan_dir  # noqa: E402
 
 EXE = str(Path(sys.executable).parent / "tripleo-flow")
 WORKBOOK = """---

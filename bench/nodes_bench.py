@@ -33,7 +33,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.functional.ironic.conftest import fake_nodes  # noqa: E402
-from tripleo_flow.api import Client  # noqa: E402
+from tripleo_flow.client import Client  # noqa: E402
 from tripleo_flow.ironic.client import IronicClient  # noqa: E402
 from tripleo_flow.ironic.launcher import IronicLauncher  # noqa: E402
 

@@ -53,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.deploy_bench import DEFAULT_IMAGE, DEFAULT_VENV, make_client  # noqa: E402
 from tests.tht import fetch_tree_dir  # noqa: E402
-from tripleo_flow.core.progress import StackProgress  # noqa: E402
+from tripleo_flow.core.deploy.progress import StackProgress  # noqa: E402
 from tripleo_flow.heat import podman_api  # noqa: E402
 from tripleo_flow.heat.client import HeatClient  # noqa: E402
 

@@ -19,7 +19,7 @@ import time
 
 import jinja2
 
-from tripleo_flow.core import rendering
+from tripleo_flow.core.plan import rendering
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 

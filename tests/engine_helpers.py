@@ -33,9 +33,9 @@ from tripleo_flow.actions import std
 from tripleo_flow.actions.base import Action, ActionContext, Rerun, reverter
 from tripleo_flow.actions.parameters import UpdateParameters
 from tripleo_flow.actions.registry import ActionRegistry
-from tripleo_flow.api.completions import CompletionsMixin
-from tripleo_flow.api.execution_updates import ExecutionUpdatesMixin
-from tripleo_flow.api.workflows import WorkflowsMixin
+from tripleo_flow.client.completions import CompletionsMixin
+from tripleo_flow.client.execution_updates import ExecutionUpdatesMixin
+from tripleo_flow.client.workflows import WorkflowsMixin
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.lock import PlanLocks
 

@@ -9,7 +9,7 @@ import pytest
 
 from tests.plan_trees import basic_tree, write_tree
 from tripleo_flow import config
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.plans.lock import PlanLocks
 from tripleo_flow.plans.store import PlanStore
 

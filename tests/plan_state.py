@@ -16,7 +16,7 @@ from swiftclient.exceptions import ClientException
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.schema import CACHE_OBJECT
-from tripleo_flow.core.planenv import PLAN_ENVIRONMENT
+from tripleo_flow.core.plan.planenv import PLAN_ENVIRONMENT
 from tripleo_flow.plans.store import PlanStore
 from tripleo_flow.plans.swift import SwiftStore
 

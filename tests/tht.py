@@ -73,7 +73,7 @@ def plan_with_environment(client: Any, version: str, environment: dict[str, Any]
     """Create ``plan`` from THT ``version`` with ``environment`` added last (a file at the
     tree's root); return its files (rendered ones included) and its plan-environment."""
     from tripleo_flow.common import safe_yaml
-    from tripleo_flow.core import rendering
+    from tripleo_flow.core.plan import rendering
     from tripleo_flow.plans.plan import PlanRepository
 
     client.create_plan(plan, fetch_tree_dir(version))

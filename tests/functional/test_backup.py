@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from tripleo_flow import config, exceptions
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 
 SLEEPER = ("version: '2.0'\nname: naps\nworkflows:\n  long:\n    tasks:\n"
            "      nap:\n        action: std.sleep seconds=4\n")

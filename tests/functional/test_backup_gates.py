@@ -24,7 +24,7 @@ import pytest
 
 from tests.functional.test_backup import make_client, tree_state
 from tripleo_flow import exceptions
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.engine.store.executions import Execution
 from tripleo_flow.workspace import backup_archive
 
@@ -117,7 +117,7 @@ def test_a_restore_during_a_workflow_start_is_refused(used: tuple[Path, Path]) -
 WRITER = textwrap.dedent("""
     import sys
     from tests.functional.test_backup import make_client
-    from tripleo_flow.api import Client
+    from tripleo_flow.client import Client
 
     class Stopped(Client):
         seen = 0

@@ -21,7 +21,7 @@ import pytest
 from tests.fixtures_plans import make_client, snapshot
 from tests.plan_trees import basic_tree, write_tree
 from tripleo_flow import exceptions
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.store import PlanStore
 

@@ -12,8 +12,8 @@ import yaml
 from tests.fixtures_plans import snapshot
 from tests.plan_trees import basic_tree, write_tree
 from tripleo_flow import exceptions
-from tripleo_flow.api import Client
-from tripleo_flow.core import heatfiles
+from tripleo_flow.client import Client
+from tripleo_flow.core.plan import heatfiles
 from tripleo_flow.plans.store import PlanStore
 
 pytestmark = pytest.mark.functional

@@ -19,8 +19,8 @@ import requests
 from tests.engine_helpers import WORKBOOKS
 from tests.fixtures_services import free_port, new_database
 from tests.functional.mariadb import PrivateMariaDB
-from tripleo_flow.api import Client
-from tripleo_flow.api.plans import sample_plan_dir
+from tripleo_flow.client import Client
+from tripleo_flow.client.plans import sample_plan_dir
 
 EXE = str(Path(sys.executable).parent / "tripleo-flow")
 TOKEN = "jobboard-test-token"

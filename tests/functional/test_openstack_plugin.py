@@ -78,8 +78,8 @@ def test_the_adapted_command_builds_its_client_from_the_config(tmp_path: Path) -
 
 def test_openstack_tripleo_workflow_run_and_execution_resume_async(tmp_path: Path) -> None:
     """``--async`` works as in tripleo-flow: the run goes on in a detached process."""
-    from tripleo_flow.api import Client
-    from tripleo_flow.api.plans import sample_plan_dir
+    from tripleo_flow.client import Client
+    from tripleo_flow.client.plans import sample_plan_dir
 
     started = openstack(tmp_path, "workflow", "run", "create_deployment_plan", "--async",
                         "--input", "plan=overcloud", "--input", f"templates={sample_plan_dir()}",

@@ -20,7 +20,7 @@ from tests.functional.http.conftest import Api, finished, serving
 from tests.functional.http.test_api import tarball
 from tests.plan_trees import basic_tree, write_tree
 from tripleo_flow import config
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.lock import PlanLocks
 from tripleo_flow.plans.plan import PlanRepository

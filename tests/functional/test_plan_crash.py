@@ -5,7 +5,7 @@ Python API in the test's process (the CLI's start-up, seconds of CPU a run, prov
 nothing more there).
 
 The processes kill themselves with SIGKILL at a crash point named by
-``TRIPLEO_FLOW_TEST_CRASH_AT`` (:mod:`tripleo_flow.core.crashpoints`), so each
+``TRIPLEO_FLOW_TEST_CRASH_AT`` (:mod:`tripleo_flow.common.crashpoints`), so each
 run stops at the same place.
 """
 
@@ -30,9 +30,9 @@ from tests.plan_trees import basic_tree, write_tree
 from tests.swift_server import SwiftServer
 from tests.tht import fetch_tree_dir
 from tripleo_flow import exceptions
-from tripleo_flow.api import Client
-from tripleo_flow.api.plans import sample_plan_dir
-from tripleo_flow.core.crashpoints import ENV as CRASH_ENV
+from tripleo_flow.client import Client
+from tripleo_flow.client.plans import sample_plan_dir
+from tripleo_flow.common.crashpoints import ENV as CRASH_ENV
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.plan import JOURNAL, MANIFEST, PLAN_ENV, Manifest, digest
 from tripleo_flow.plans.store import PlanStore

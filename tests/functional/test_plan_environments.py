@@ -18,9 +18,9 @@ from tests.fixtures_plans import make_client, snapshot
 from tests.functional.http.conftest import Api, serving
 from tests.plan_trees import ROLES, basic_tree, write_tree
 from tripleo_flow import exceptions
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import heatfiles
+from tripleo_flow.core.plan import heatfiles
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.store import PlanStore
 

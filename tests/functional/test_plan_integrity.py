@@ -24,7 +24,7 @@ from tests.fixtures_plans import snapshot
 from tests.plan_trees import basic_tree, write_tree
 from tripleo_flow import exceptions
 from tripleo_flow.actions.plan_update import UpdatePlan
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.plans.plan import CREATING, PLAN_ENV, Journal, PlanRepository
 
 pytestmark = pytest.mark.functional

@@ -7,7 +7,7 @@ import yaml
 
 from tests.tht import fetch_tree_dir
 from tripleo_flow import exceptions
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.plans.plan import PLAN_ENV
 
 pytestmark = pytest.mark.functional

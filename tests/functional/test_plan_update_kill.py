@@ -33,7 +33,7 @@ from tests.functional.test_plan_crash import (
 from tests.plan_state import md5, object_digests
 from tests.plan_trees import write_tree
 from tripleo_flow import exceptions
-from tripleo_flow.core import rendering
+from tripleo_flow.core.plan import rendering
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.plan import JOURNAL, PLAN_ENV, PlanRepository
 from tripleo_flow.plans.store import PlanStore

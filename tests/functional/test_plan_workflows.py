@@ -10,7 +10,7 @@ import yaml
 from tests.fixtures_plans import snapshot
 from tests.plan_trees import basic_tree, write_tree
 from tripleo_flow import exceptions
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.plans.plan import PLAN_ENV
 
 

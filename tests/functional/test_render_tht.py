@@ -19,7 +19,7 @@ import pytest
 from tests.tht import FETCHER, fetch_tree
 from tripleo_flow import exceptions
 from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import capabilities, planenv, rendering, roles
+from tripleo_flow.core.plan import capabilities, planenv, rendering, roles
 
 pytestmark = pytest.mark.functional
 

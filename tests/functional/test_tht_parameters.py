@@ -15,9 +15,9 @@ import pytest
 
 from tests.fixtures_plans import make_client
 from tests.tht import DEPLOYED_SERVERS_12, DEPLOYED_SERVERS_18, plan_with_environment
-from tripleo_flow.api import Client
-from tripleo_flow.core import container_images, parameter_tree
-from tripleo_flow.core import stack_request as requests
+from tripleo_flow.client import Client
+from tripleo_flow.core.plan import container_images, parameter_tree
+from tripleo_flow.core.plan import stack_request as requests
 from tripleo_flow.plans.local import LocalStore
 
 pytestmark = pytest.mark.functional

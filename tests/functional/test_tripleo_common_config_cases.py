@@ -6,7 +6,7 @@ cases that need no software deployment: per-role task files and their per-step s
 external tasks, ``RoleGroupVars`` and ``AnsibleHostVarsMap``.  Fixture outputs of our
 own making; tripleo-common itself (``tests/oracle/tripleo_common_config.py`` in its
 pinned virtualenv, with a Heat client of its own making) writes the project, and
-:func:`tripleo_flow.core.config_download.render` renders ours: every file both write
+:func:`tripleo_flow.core.deploy.config_download.render` renders ours: every file both write
 must load to the same data; the files only we write, and the outcomes that differ,
 are named with the reason.
 
@@ -31,7 +31,7 @@ import pytest
 
 from tests.functional.test_tripleo_common_inventory_cases import BASE, ENVIRONMENT
 from tests.oracle import reference as oracle
-from tripleo_flow.core import config_download
+from tripleo_flow.core.deploy import config_download
 
 pytestmark = pytest.mark.functional
 

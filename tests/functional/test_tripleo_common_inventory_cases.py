@@ -8,7 +8,7 @@ ceph groups, services of the undercloud, a stack without outputs), with fixture 
 of our own making in the shape of Heat's outputs.  For each, tripleo-common itself
 (``tests/oracle/tripleo_common_inventory.py`` in its pinned virtualenv, given a Heat
 client of its own making: no Heat server) writes the inventory as a deploy does, and
-:mod:`tripleo_flow.core.inventory` renders it in-process: both must load to the same
+:mod:`tripleo_flow.core.deploy.inventory` renders it in-process: both must load to the same
 data, or both refuse.  Where we differ on purpose, the case names the difference and
 why (``allowed``); each named difference must still be there.
 
@@ -36,7 +36,7 @@ from typing import Any
 import pytest
 
 from tests.oracle import reference as oracle
-from tripleo_flow.core import inventory
+from tripleo_flow.core.deploy import inventory
 
 pytestmark = pytest.mark.functional
 

@@ -20,7 +20,7 @@ import pytest
 from tests.functional.heat.lifecycle import lifecycle_templates
 from tests.functional.http.conftest import finished, serving
 from tripleo_flow import exceptions
-from tripleo_flow.api import Client, workbooks
+from tripleo_flow.client import Client, workbooks
 
 pytestmark = pytest.mark.functional
 

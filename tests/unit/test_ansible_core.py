@@ -9,7 +9,7 @@ import pytest
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions import ansible as actions_ansible
-from tripleo_flow.core import ansible
+from tripleo_flow.core.deploy import ansible
 
 INVENTORY = {
     "Controller": {"hosts": {"c-0": {"ansible_host": "10.0.0.1"}}},

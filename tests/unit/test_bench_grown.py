@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bench.config_download import grown
-from tripleo_flow.core import config_download as cd
+from tripleo_flow.core.deploy import config_download as cd
 
 
 def saved() -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Table-driven tests of tripleo_flow.core.capabilities."""
+"""Table-driven tests of tripleo_flow.core.plan.capabilities."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import capabilities
+from tripleo_flow.core.plan import capabilities
 
 REGISTRY = "overcloud-resource-registry-puppet.yaml"
 ISOLATION = "environments/network-isolation.yaml"

@@ -184,7 +184,7 @@ def test_a_workflow_run_on_sqlite_loads_no_migrations(cli: Cli) -> None:
 def test_the_ended_states_spelt_out_are_taskflow_s_as_records_read_them() -> None:
     from taskflow import states
 
-    from tripleo_flow.api import jobs
+    from tripleo_flow.client import jobs
     from tripleo_flow.engine.store import states as ours
 
     assert set(ours.STORED_FAILED) == {states.FAILURE, states.REVERTED}  # both read ERROR

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import config_download as cd
+from tripleo_flow.core.deploy import config_download as cd
 
 TASK_ALL = {"name": "every step", "debug": {"msg": "x"}}
 TASK_2 = {"name": "step two", "debug": {"msg": "y"}, "when": ["step|int == 2"]}

@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from tests import tripleo_layout
-from tripleo_flow.core import config_download as cd
-from tripleo_flow.core import deployments as deps
+from tripleo_flow.core.deploy import config_download as cd
+from tripleo_flow.core.deploy import deployments as deps
 
 EVERY = {"name": "every", "debug": {}}
 TWO = {"name": "two", "debug": {}, "when": ["step|int == 2"]}

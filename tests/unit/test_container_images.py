@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import container_images as ci
+from tripleo_flow.core.plan import container_images as ci
 
 NS = "quay.io/tripleomastercentos9"
 

@@ -16,7 +16,7 @@ import pytest
 
 from tripleo_flow import config, exceptions
 from tripleo_flow.actions.deploy import StartDeployment
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.plan import PlanRepository
 from tripleo_flow.workspace import owner

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import baremetal, deployed_servers
+from tripleo_flow.core.servers import baremetal, deployed_servers
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Hand-made facts about the real templates, carried by the tests (tests/reference/README.md).

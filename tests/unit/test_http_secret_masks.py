@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tripleo_flow.common import secret_masking
-from tripleo_flow.core import secrets
+from tripleo_flow.core.plan import secrets
 
 KNOWN = ["s3cr3t-admin-password"]
 

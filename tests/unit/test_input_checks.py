@@ -14,7 +14,7 @@ import pytest
 
 from tripleo_flow import config, exceptions
 from tripleo_flow.common import value_limits
-from tripleo_flow.core import capabilities, validation
+from tripleo_flow.core.plan import capabilities, validation
 from tripleo_flow.http.spec import PLAN_NAME
 from tripleo_flow.plans import plan, sources, store
 

@@ -11,7 +11,7 @@ import pytest
 
 from tripleo_flow import exceptions
 from tripleo_flow.common import value_limits
-from tripleo_flow.core import input_size
+from tripleo_flow.core.plan import input_size
 
 
 @pytest.mark.parametrize("value", [

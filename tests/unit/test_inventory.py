@@ -1,4 +1,4 @@
-"""TripleO's inventory from stack outputs (core/inventory.py): table-driven, no mocks.
+"""TripleO's inventory from stack outputs (core/deploy/inventory.py): table-driven, no mocks.
 
 The rules are tripleo-common 18.0.0's (``TripleoInventory`` merged by
 ``TripleoInventories``); the differential test holds them against tripleo-common itself
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tripleo_flow.core import inventory as inv
+from tripleo_flow.core.deploy import inventory as inv
 
 
 def outputs() -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import baremetal, deployed_servers, isolated_networks
+from tripleo_flow.core.servers import baremetal, deployed_servers, isolated_networks
 
 SUBNET = baremetal.Subnet()
 FILES = [deployed_servers.DEPLOYED_NETWORKS]

@@ -1,4 +1,4 @@
-"""The progress events of a jobboard run (:func:`tripleo_flow.api.jobs._emit`), read
+"""The progress events of a jobboard run (:func:`tripleo_flow.client.jobs._emit`), read
 from the stored task records: a failed task reads ERROR and a completed one that was
 undone SUCCESS (as Mistral's); the undo, the record's ``reverted``, is still a
 ``reverted`` event."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tripleo_flow.api.jobs import _emit
+from tripleo_flow.client.jobs import _emit
 from tripleo_flow.engine.store.executions import Execution, TaskRecord
 
 

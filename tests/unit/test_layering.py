@@ -14,12 +14,12 @@ PACKAGE = Path(__file__).resolve().parents[2] / "tripleo_flow"
 
 #: package -> packages of tripleo_flow it must not import
 FORBIDDEN = {
-    "actions": ("flows", "engine", "api", "cli", "http"),
-    "core": ("actions", "flows", "engine", "api", "cli", "http"),
-    "common": ("core", "plans", "actions", "flows", "engine", "api", "cli", "http",
+    "actions": ("flows", "engine", "client", "cli", "http"),
+    "core": ("actions", "flows", "engine", "client", "cli", "http"),
+    "common": ("core", "plans", "actions", "flows", "engine", "client", "cli", "http",
                "openstack", "heat", "ironic", "workspace", "validations"),
     # an error's hints name operations; the interfaces spell them (test_hint_words.py)
-    "exceptions": ("actions", "flows", "engine", "api", "cli", "http", "openstack"),
+    "exceptions": ("actions", "flows", "engine", "client", "cli", "http", "openstack"),
 }
 
 #: The interfaces: nothing else imports them (they register what they word themselves).
@@ -69,7 +69,7 @@ def test_nothing_below_the_interfaces_imports_them() -> None:
 
 #: The TripleO packages: the workflow engine (``engine/``; ``flows/`` until the move)
 #: imports none of them, they are injected from above (issue 28).
-TRIPLEO = ("core", "plans", "actions", "api", "cli", "http", "openstack", "heat", "ironic",
+TRIPLEO = ("core", "plans", "actions", "client", "cli", "http", "openstack", "heat", "ironic",
            "workspace", "validations", "sample_plan")
 ENGINES = ("engine", "flows")
 
@@ -95,8 +95,8 @@ def test_the_engine_imports_nothing_of_tripleo() -> None:
 
 def test_the_check_sees_an_import_from_above(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
-    module.write_text("from tripleo_flow import api\nimport tripleo_flow.cli.deploy\n")
-    assert {"tripleo_flow.api", "tripleo_flow.cli.deploy"} <= _imports(module)
+    module.write_text("from tripleo_flow import client\nimport tripleo_flow.cli.deploy\n")
+    assert {"tripleo_flow.client", "tripleo_flow.cli.deploy"} <= _imports(module)
 
 
 #: Reference implementations the tests run as oracles: never imported by the product.

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from tripleo_flow import exceptions
-from tripleo_flow.api.deploy import environment_files
 from tripleo_flow.cli.deploy import Deploy, deploy_options, verbosity
 from tripleo_flow.cli.update import (
     ExternalUpgradeRun,
@@ -22,7 +21,8 @@ from tripleo_flow.cli.update import (
     UpgradeConverge,
     UpgradePrepare,
 )
-from tripleo_flow.core import lifecycle_options, run_options
+from tripleo_flow.client.deploy import environment_files
+from tripleo_flow.core.deploy import lifecycle_options, run_options
 from tripleo_flow.exceptions.kinds import API
 
 #: Every option of python-tripleoclient's DeployOvercloud parser (master, Feb 2021:

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from tripleo_flow.core import config_download as cd
-from tripleo_flow.core import network_config as nc
+from tripleo_flow.core.deploy import config_download as cd
+from tripleo_flow.core.deploy import network_config as nc
 
 SCRIPT = "#!/bin/bash\nos-net-config -c /etc/os-net-config/config.json\n"
 SERVERS = [("controller-0", "Controller"), ("controller-1", "Controller"),

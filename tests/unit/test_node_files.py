@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tripleo_flow.core.nodes import (
+from tripleo_flow.core.servers.nodes import (
     NodeFileError,
     capabilities,
     check_import_options,

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import heatfiles, parameter_schema
+from tripleo_flow.core.plan import heatfiles, parameter_schema
 
 SCHEMA = {n: {"type": t} for n, t in [("S", "string"), ("N", "number"), ("J", "json"),
                                       ("L", "comma_delimited_list"), ("B", "boolean")]}

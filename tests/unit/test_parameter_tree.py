@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 import yaml
 
-from tripleo_flow.core import parameter_tree
-from tripleo_flow.core import stack_request as sr
+from tripleo_flow.core.plan import parameter_tree
+from tripleo_flow.core.plan import stack_request as sr
 
 CHILD = {"parameters": {"Needed": {"type": "string"}, "Opt": {"type": "string", "default": ""}}}
 

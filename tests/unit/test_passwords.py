@@ -1,4 +1,4 @@
-"""Tests of tripleo_flow.core.passwords: formats, keeping values, rotation."""
+"""Tests of tripleo_flow.core.plan.passwords: formats, keeping values, rotation."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import passwords
+from tripleo_flow.core.plan import passwords
 
 ALNUM = set(string.ascii_letters + string.digits)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from tripleo_flow.common.jsonvalues import dumps
-from tripleo_flow.core.path_redaction import DATA, SERVER, TMP, PathRedactor, server_roots
+from tripleo_flow.common.path_redaction import DATA, SERVER, TMP, PathRedactor, server_roots
 
 REDACTOR = PathRedactor([("/srv/tf", DATA), ("/srv/tf/venvs/heat", SERVER), ("/tmp", TMP),
                          ("/", SERVER), ("relative/dir", SERVER)])
@@ -64,7 +64,7 @@ def test_server_paths_take_back_what_answers_name(tmp_path) -> None:  # type: ig
     import pytest
 
     from tripleo_flow import exceptions
-    from tripleo_flow.api.paths import ServerPaths
+    from tripleo_flow.client.paths import ServerPaths
     from tripleo_flow.engine.lang.action import INPUT_PATH, WORK_DIR
 
     data = tmp_path / "data"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import yaml
 
 from tripleo_flow.common.secret_masking import MASK
-from tripleo_flow.core import plan_export
-from tripleo_flow.core.secrets import mask_parameters, without_secrets
+from tripleo_flow.core.plan import plan_export
+from tripleo_flow.core.plan.secrets import mask_parameters, without_secrets
 
 PASSWORD = "generated-password-1"
 

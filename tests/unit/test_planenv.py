@@ -1,4 +1,4 @@
-"""Table-driven tests of tripleo_flow.core.planenv."""
+"""Table-driven tests of tripleo_flow.core.plan.planenv."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import yaml
 
 from tripleo_flow import exceptions
 from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import planenv
+from tripleo_flow.core.plan import planenv
 
 
 @pytest.mark.parametrize(

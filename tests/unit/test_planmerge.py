@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from tripleo_flow.core import planenv
-from tripleo_flow.core.planmerge import merge_for_update
+from tripleo_flow.core.plan import planenv
+from tripleo_flow.core.plan.planmerge import merge_for_update
 
 REG = "overcloud-resource-registry-puppet.yaml"
 TEMPLATES = {"overcloud-resource-registry-puppet.j2.yaml", "environments/a.yaml",

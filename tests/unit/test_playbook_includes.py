@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tripleo_flow.core import playbook_includes as pi
+from tripleo_flow.core.deploy import playbook_includes as pi
 
 
 def project(**files: Any) -> dict[str, bytes]:

@@ -7,7 +7,7 @@ import io
 import pytest
 
 from tripleo_flow.cli.progress import Progress, render_bar
-from tripleo_flow.core.progress import (
+from tripleo_flow.core.deploy.progress import (
     PercentSteps,
     PlanProgress,
     StackProgress,

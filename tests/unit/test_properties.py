@@ -21,7 +21,7 @@ from tests import hostile
 from tests.fuzz_report import count
 from tripleo_flow import exceptions
 from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import capabilities, parameter_schema, planenv, roles
+from tripleo_flow.core.plan import capabilities, parameter_schema, planenv, roles
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "6")) * 25
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,

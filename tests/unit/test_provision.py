@@ -1,4 +1,4 @@
-"""Which node serves which managed instance (core/provision.py): table-driven, no mocks."""
+"""Which node serves which managed instance (core/servers/provision.py): table-driven, no mocks."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import baremetal, provision
+from tripleo_flow.core.servers import baremetal, provision
 
 SUBNET = baremetal.Subnet()
 

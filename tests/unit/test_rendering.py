@@ -1,4 +1,4 @@
-"""Table-driven tests of tripleo_flow.core.rendering."""
+"""Table-driven tests of tripleo_flow.core.plan.rendering."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import rendering
+from tripleo_flow.core.plan import rendering
 
 ROLES = b"""
 - name: Controller

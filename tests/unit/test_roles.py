@@ -1,4 +1,4 @@
-"""Table-driven tests of tripleo_flow.core.roles."""
+"""Table-driven tests of tripleo_flow.core.plan.roles."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import roles as core_roles
+from tripleo_flow.core.plan import roles as core_roles
 
 CONTROLLER = {"name": "Controller", "tags": ["primary", "controller"], "CountDefault": 1,
               "ServicesDefault": ["OS::TripleO::Services::Keystone"]}

@@ -1,6 +1,6 @@
-"""tripleoclient's options of the lifecycle runs (:mod:`tripleo_flow.core.run_options`),
+"""tripleoclient's options of the lifecycle runs (:mod:`tripleo_flow.core.deploy.run_options`),
 the host overrides they put in the overlay inventory, and upgrade converge's forbidden
-parameters (:mod:`tripleo_flow.core.update`): table-driven, no I/O."""
+parameters (:mod:`tripleo_flow.core.deploy.update`): table-driven, no I/O."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from tripleo_flow import exceptions
 from tripleo_flow.cli.deploy import Deploy
 from tripleo_flow.cli.update import ExternalUpdateRun, UpdateRun, UpgradeConverge, UpgradeRun
-from tripleo_flow.core import ansible, run_options, update
+from tripleo_flow.core.deploy import ansible, run_options, update
 
 
 @pytest.mark.parametrize(("given", "merged"), [

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import capabilities, planenv, rendering, roles
+from tripleo_flow.core.plan import capabilities, planenv, rendering, roles
 
 SAMPLE = pathlib.Path(__file__).resolve().parents[2] / "tripleo_flow" / "sample_plan"
 

@@ -1,4 +1,4 @@
-"""Which group members a scale-down removes, and the parameters sent (core/scale.py).
+"""Which group members a scale-down removes, and the parameters sent (core/deploy/scale.py).
 
 The parameter values are tripleo-common's ``ScaleDownAction`` (12.1.0,
 ``_get_removal_params_from_heat``): per role, ``{Role}Count`` = the members the stack
@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import scale
-from tripleo_flow.core.scale import Member
+from tripleo_flow.core.deploy import scale
+from tripleo_flow.core.deploy.scale import Member
 
 STACK = "overcloud18"
 #: The stack outputs of the redeploy (THT 18.0.0): one controller, two computes.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tripleo_flow.core import sealing
+from tripleo_flow.common import sealing
 
 DATA = b"\x1f\x8b a backup archive " * 50
 SEALED = sealing.seal(DATA, "pass phrase")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tripleo_flow.common import secret_masking
-from tripleo_flow.core import secrets
+from tripleo_flow.core.plan import secrets
 from tripleo_flow.engine.store import redaction
 from tripleo_flow.engine.store.redaction import SECRET_RESULT, Redactor, masked_inputs
 
@@ -165,7 +165,7 @@ def test_needles_find_a_secret_derived_into_a_message(text: str, held: bool) -> 
 def test_every_tripleo_password_name_and_secret_section_is_secret_by_the_name_rule() -> None:
     """The engine masks by the generic name rule alone: a TripleO password name (or a
     plan-environment section of secrets) it missed would be kept in execution records."""
-    from tripleo_flow.core.passwords import PASSWORD_NAMES
+    from tripleo_flow.core.plan.passwords import PASSWORD_NAMES
 
     names = [*PASSWORD_NAMES, *secrets.SECRET_SECTIONS]
     assert [name for name in names if not secret_masking.is_secret_name(name)] == []

@@ -14,9 +14,9 @@ from collections.abc import Callable
 import pytest
 
 from tripleo_flow.common import secret_masking
-from tripleo_flow.core.passwords import fernet_key, ssh_key_pair
-from tripleo_flow.core.spelled import Spelling
-from tripleo_flow.core.stack_request import request_secrets
+from tripleo_flow.core.plan.passwords import fernet_key, ssh_key_pair
+from tripleo_flow.core.plan.spelled import Spelling
+from tripleo_flow.core.plan.stack_request import request_secrets
 
 MASK = secret_masking.MASK
 _ALPHABET = string.ascii_letters + string.digits

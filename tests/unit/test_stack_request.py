@@ -8,8 +8,8 @@ import pytest
 import yaml
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import heatfiles
-from tripleo_flow.core import stack_request as sr
+from tripleo_flow.core.plan import heatfiles
+from tripleo_flow.core.plan import stack_request as sr
 
 TEMPLATE = b"""heat_template_version: wallaby
 parameters:

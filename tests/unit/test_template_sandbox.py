@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import rendering
+from tripleo_flow.core.plan import rendering
 
 ROLES = b"- name: Controller\n  tags: [primary]\n- name: Compute\n"
 LIMIT = 1000

@@ -1,4 +1,4 @@
-"""The minor update's pure rules (:mod:`tripleo_flow.core.update`), the plan's
+"""The minor update's pure rules (:mod:`tripleo_flow.core.deploy.update`), the plan's
 environments list it changes and the CLI's required ``--limit``."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from tripleo_flow import exceptions
 from tripleo_flow.cli.update import UpdateRun
-from tripleo_flow.core import update
+from tripleo_flow.core.deploy import update
 
 OWN = [{"path": "overcloud-resource-registry-puppet.yaml"},
        {"path": "deployed-servers-environment.yaml"}]

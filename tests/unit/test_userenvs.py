@@ -8,7 +8,7 @@ import pytest
 
 from tripleo_flow import exceptions
 from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import capabilities, planmerge, roles, userenvs
+from tripleo_flow.core.plan import capabilities, planmerge, roles, userenvs
 
 REG = "overcloud-resource-registry-puppet.yaml"
 

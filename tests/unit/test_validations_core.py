@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tripleo_flow.core import validations as core
+from tripleo_flow.core.deploy import validations as core
 
 PLAYBOOK = b"""
 - hosts: undercloud

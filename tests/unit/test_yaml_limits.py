@@ -16,7 +16,7 @@ import yaml
 from tripleo_flow import exceptions
 from tripleo_flow.cli import _format, common
 from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import planenv
+from tripleo_flow.core.plan import planenv
 from tripleo_flow.engine.lang import expressions, workbook_loader
 from tripleo_flow.heat import render
 

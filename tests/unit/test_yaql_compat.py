@@ -8,7 +8,7 @@ import pytest
 
 from tripleo_flow import exceptions
 from tripleo_flow.common import yaql_compat
-from tripleo_flow.core import stack_request as sr
+from tripleo_flow.core.plan import stack_request as sr
 
 # The shapes THT 12.1.0/18.0.0 use (puppet/role.role.j2.yaml, nova-libvirt-common.yaml).
 CIDR = 'str("{0}".format($.data).split("/")[-1])'

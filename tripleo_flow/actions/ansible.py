@@ -22,10 +22,10 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
-from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import ansible, crashpoints, run_options, scale, update
-from tripleo_flow.core import config_download as layout
-from tripleo_flow.core.inventory import EXCLUDED
+from tripleo_flow.common import crashpoints, safe_yaml
+from tripleo_flow.core.deploy import ansible, run_options, scale, update
+from tripleo_flow.core.deploy import config_download as layout
+from tripleo_flow.core.deploy.inventory import EXCLUDED
 from tripleo_flow.engine.lang.action import InputPath, WorkDir
 from tripleo_flow.workspace import files as private_files
 from tripleo_flow.workspace import tethered
@@ -93,7 +93,7 @@ class CheckAnsible(Action):
 
 class RunAnsible(Action):
     """Run a config-download playbook with ansible-playbook as tripleoclient's deploy
-    does (:func:`~tripleo_flow.core.ansible.deploy_settings`: SSH options, become, forks,
+    does (:func:`~tripleo_flow.core.deploy.ansible.deploy_settings`: SSH options, become, forks,
     fact gathering and cache, the tripleo_dense output; ``opendev-validation`` skipped,
     excluded hosts left out); fail with its output's tail (with ``ignore_unreachable``,
     unreachable hosts alone do not fail it, as tripleoclient's scale-down run).

@@ -7,7 +7,7 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import capabilities
+from tripleo_flow.core.plan import capabilities
 from tripleo_flow.plans.plan import PlanRepository
 
 CAPABILITIES_MAP = "capabilities-map.yaml"

@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import input_size, secrets
+from tripleo_flow.core.plan import input_size, secrets
 from tripleo_flow.engine.lang.action import ExecutionInfo as ExecutionInfo
 from tripleo_flow.plans.plan import PlanRepository
 
 if TYPE_CHECKING:
     from oslo_config import cfg
 
-    from tripleo_flow.core.progress import Progress, Reporter
+    from tripleo_flow.core.deploy.progress import Progress, Reporter
     from tripleo_flow.plans.lock import PlanLocks
     from tripleo_flow.plans.store import PlanStore
 

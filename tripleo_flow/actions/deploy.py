@@ -33,7 +33,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
-from tripleo_flow.core import run_options, update
+from tripleo_flow.core.deploy import run_options, update
 from tripleo_flow.engine.lang.action import WorkDir
 from tripleo_flow.heat import resolve_type
 from tripleo_flow.plans.plan import PlanRepository, check_plan_name

@@ -24,9 +24,9 @@ from tripleo_flow.actions.deploy import (
 from tripleo_flow.actions.deploy_heat import live_heat
 from tripleo_flow.actions.deploy_stack import load_request
 from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import config_download, network_config
-from tripleo_flow.core import deployments as core_deployments
-from tripleo_flow.core import stack_request as requests
+from tripleo_flow.core.deploy import config_download, network_config
+from tripleo_flow.core.deploy import deployments as core_deployments
+from tripleo_flow.core.plan import stack_request as requests
 from tripleo_flow.engine.lang.action import InputPath, WorkDir
 from tripleo_flow.heat import client as heat_client
 from tripleo_flow.workspace import files as private_files
@@ -35,7 +35,7 @@ from tripleo_flow.workspace import git as git_dir
 
 class SaveStackOutputs(Action):
     """Save the stack outputs, the servers' deployments and network configs (the software
-    configs the outputs name, :mod:`~tripleo_flow.core.network_config`) and the
+    configs the outputs name, :mod:`~tripleo_flow.core.deploy.network_config`) and the
     environment in the work dir.
 
     The result points at ``outputs.yaml`` (they hold passwords) and names the

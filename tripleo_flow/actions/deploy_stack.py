@@ -16,8 +16,9 @@ from tripleo_flow.actions.base import Action, ActionContext, Rerun
 from tripleo_flow.actions.deploy import ENVIRONMENT_FILE, REQUEST_FILE, pointer, read_pointer
 from tripleo_flow.actions.deploy_heat import PRE_DEPLOY_DUMP, live_heat
 from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import progress, rendering, update
-from tripleo_flow.core import stack_request as requests
+from tripleo_flow.core.deploy import progress, update
+from tripleo_flow.core.plan import rendering
+from tripleo_flow.core.plan import stack_request as requests
 from tripleo_flow.engine.lang.action import WorkDir
 from tripleo_flow.heat.client import HeatClient
 from tripleo_flow.heat.workdir import HeatDir
@@ -129,7 +130,7 @@ class CheckPlan(Action):
                 lifecycle: str | None = None) -> dict[str, Any]:
         """``lifecycle``: the kind (update, upgrade) of the prepare or converge this
         deploy makes; its lifecycle environments are sent, no other's
-        (:func:`~tripleo_flow.core.update.sent_environments`)."""
+        (:func:`~tripleo_flow.core.deploy.update.sent_environments`)."""
         repo = PlanRepository(self.context.store)
         plan_env = dict(repo.environment(plan))
         plan_env["environments"] = update.sent_environments(

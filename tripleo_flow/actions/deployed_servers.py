@@ -1,6 +1,6 @@
 """The deployed-servers environment of a plan, from a baremetal deployment file.
 
-``deployed_servers.update`` generates (:mod:`tripleo_flow.core.deployed_servers`)
+``deployed_servers.update`` generates (:mod:`tripleo_flow.core.servers.deployed_servers`)
 what the provision steps would for pre-provisioned servers and stores it as the
 plan file ``deployed-servers-environment.yaml``, enabled after the plan's own
 environments and before the user's (so ``-e`` files still win).  The addresses
@@ -17,13 +17,8 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, ActionContext, Rerun
 from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import (
-    baremetal,
-    deployed_servers,
-    provision,
-    roles,
-    userenvs,
-)
+from tripleo_flow.core.plan import roles, userenvs
+from tripleo_flow.core.servers import baremetal, deployed_servers, provision
 from tripleo_flow.plans.plan import PlanRepository
 
 LOG = logging.getLogger(__name__)

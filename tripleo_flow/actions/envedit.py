@@ -23,7 +23,7 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import ActionContext
 from tripleo_flow.common import secret_masking
-from tripleo_flow.core import planenv, secrets
+from tripleo_flow.core.plan import planenv, secrets
 from tripleo_flow.plans.plan import PLAN_ENV, PlanRepository
 
 

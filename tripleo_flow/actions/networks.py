@@ -6,7 +6,7 @@ from typing import Any
 
 from tripleo_flow.actions.base import Rerun
 from tripleo_flow.actions.datafiles import DataFileAction, ListDataFile, UpdateDataFile
-from tripleo_flow.core import roles
+from tripleo_flow.core.plan import roles
 
 
 class _NetworksFile(DataFileAction):

@@ -7,7 +7,7 @@ gets one result per node.  Results never hold a BMC password (Ironic masks
 ``driver_info`` secrets, and a result carries no driver_info at all).
 
 While it waits, an action reports the node's provision states to the context's
-reporter, as :class:`~tripleo_flow.core.progress.NodeProgress` values.
+reporter, as :class:`~tripleo_flow.core.deploy.progress.NodeProgress` values.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 
 from tripleo_flow import exceptions, ironic
 from tripleo_flow.actions.base import Action, Rerun
-from tripleo_flow.core import nodes as node_files
-from tripleo_flow.core import progress
+from tripleo_flow.core.deploy import progress
+from tripleo_flow.core.servers import nodes as node_files
 from tripleo_flow.ironic import watch
 from tripleo_flow.ironic.client import IronicClient
 

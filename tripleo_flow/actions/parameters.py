@@ -11,8 +11,8 @@ from tripleo_flow.actions.base import Action, ActionContext, Rerun
 from tripleo_flow.actions.envedit import edit_section, undo_section
 from tripleo_flow.actions.schema import load_schema
 from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import parameter_schema, roles, validation
-from tripleo_flow.core.rendering import ROLES_FILE
+from tripleo_flow.core.plan import parameter_schema, roles, validation
+from tripleo_flow.core.plan.rendering import ROLES_FILE
 from tripleo_flow.plans.plan import check_plan_name
 
 

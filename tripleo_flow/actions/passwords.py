@@ -6,7 +6,7 @@ from typing import Any
 
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.envedit import edit_section, undo_section
-from tripleo_flow.core import passwords
+from tripleo_flow.core.plan import passwords
 from tripleo_flow.plans.plan import PlanRepository
 
 

@@ -16,16 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
-from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import (
-    capabilities,
-    crashpoints,
-    plan_export,
-    planenv,
-    roles,
-    validation,
-)
-from tripleo_flow.core.progress import PlanProgressListener, plan_stage
+from tripleo_flow.common import crashpoints, safe_yaml
+from tripleo_flow.core.deploy.progress import PlanProgressListener, plan_stage
+from tripleo_flow.core.plan import capabilities, plan_export, planenv, roles, validation
 from tripleo_flow.engine.lang.action import InputPath, OutputPath, SecretsOut
 from tripleo_flow.plans import sources
 from tripleo_flow.plans.plan import (
@@ -220,7 +213,7 @@ class ExportPlan(Action):
     def execute(self, plan: str, output: OutputPath, secrets: SecretsOut = False) -> str:
         """With ``secrets`` the archive is the whole plan, passwords included (a
         backup); without, each environment's secrets are left out (what the HTTP
-        API hands out: :mod:`tripleo_flow.core.plan_export`)."""
+        API hands out: :mod:`tripleo_flow.core.plan.plan_export`)."""
         repo = PlanRepository(self.context.store)
         repo.require(plan)
         target = Path(output)

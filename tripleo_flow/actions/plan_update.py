@@ -12,9 +12,9 @@ from typing import Any
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun, decode_blobs, encode_blobs
 from tripleo_flow.actions.plan import load_checked_tree
-from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import crashpoints, planenv, planmerge, rendering
-from tripleo_flow.core.progress import plan_stage
+from tripleo_flow.common import crashpoints, safe_yaml
+from tripleo_flow.core.deploy.progress import plan_stage
+from tripleo_flow.core.plan import planenv, planmerge, rendering
 from tripleo_flow.engine.lang.action import InputPath
 from tripleo_flow.plans import sources
 from tripleo_flow.plans.plan import (

@@ -10,7 +10,7 @@ from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.envedit import previous_version
 from tripleo_flow.actions.undo import restore_objects
 from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import planenv
+from tripleo_flow.core.plan import planenv
 from tripleo_flow.plans.plan import PLAN_ENV, PlanRepository
 
 

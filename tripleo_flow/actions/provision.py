@@ -1,7 +1,7 @@
 """Actions that deploy and undeploy Ironic nodes for a plan's managed instances.
 
 ``nodes.choose`` picks a node per ``managed: true`` instance of a baremetal
-deployment file (:mod:`tripleo_flow.core.provision`), ``nodes.deploy`` deploys one
+deployment file (:mod:`tripleo_flow.core.servers.provision`), ``nodes.deploy`` deploys one
 (provision state ``active``, the node's ``instance_info`` naming the image and
 the host name), ``nodes.record`` keeps the choice with the plan
 (``provisioned-nodes.yaml``).  ``nodes.unprovision_select``, ``nodes.undeploy``
@@ -20,7 +20,7 @@ from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.deployed_servers import deployment_roles, read_record
 from tripleo_flow.actions.nodes import NodeAction
 from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import provision
+from tripleo_flow.core.servers import provision
 from tripleo_flow.plans.plan import PlanRepository
 
 #: Provision states from which ``deleted`` undeploys a node.

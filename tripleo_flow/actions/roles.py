@@ -9,7 +9,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Rerun
 from tripleo_flow.actions.datafiles import DataFileAction, ListDataFile, UpdateDataFile
 from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import roles
+from tripleo_flow.core.plan import roles
 from tripleo_flow.plans.plan import PlanRepository
 
 

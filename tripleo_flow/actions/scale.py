@@ -1,5 +1,5 @@
 """Scale-down action: which servers leave and the parameters that remove them
-(:mod:`tripleo_flow.core.scale`), read from the deployment kept in the work dir.
+(:mod:`tripleo_flow.core.deploy.scale`), read from the deployment kept in the work dir.
 
 The playbook run on the leaving servers is ``deploy.run_ansible``; the parameters are
 set with ``parameters.update``; the stack update is the deploy workflow: the
@@ -15,7 +15,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.deploy import CONFIG_DIR, ENVIRONMENT_FILE, OUTPUTS_FILE
 from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import scale
+from tripleo_flow.core.deploy import scale
 from tripleo_flow.engine.lang.action import WorkDir
 from tripleo_flow.plans.plan import PlanRepository
 from tripleo_flow.workspace import owner

@@ -26,7 +26,7 @@ from typing import Any
 
 from tripleo_flow import config, exceptions
 from tripleo_flow.actions.base import ActionContext
-from tripleo_flow.core import heatfiles, parameter_schema
+from tripleo_flow.core.plan import heatfiles, parameter_schema
 from tripleo_flow.heat import make_launcher
 from tripleo_flow.heat.validate import validate_template
 from tripleo_flow.plans.plan import DATA_FILES, PLAN_ENV, PlanRepository, digest

@@ -6,7 +6,8 @@ from typing import Any
 
 from tripleo_flow.actions.base import Action, Rerun, encode_blobs
 from tripleo_flow.actions.undo import restore_objects
-from tripleo_flow.core import crashpoints, rendering
+from tripleo_flow.common import crashpoints
+from tripleo_flow.core.plan import rendering
 from tripleo_flow.plans.plan import MANIFEST, UNRENDERED, PlanRepository
 
 

@@ -1,4 +1,4 @@
-"""Minor update and major upgrade actions (:mod:`tripleo_flow.core.update`): put a plan in
+"""Minor update and major upgrade actions (:mod:`tripleo_flow.core.deploy.update`): put a plan in
 the prepare or converge stage of a kind (its lifecycle environment in the
 ``environments`` list), and check that one is prepared before ``update run``,
 ``upgrade run`` or an external run.
@@ -16,7 +16,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
 from tripleo_flow.actions.deploy import CONFIG_DIR
 from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import run_options, update
+from tripleo_flow.core.deploy import run_options, update
 from tripleo_flow.engine.lang.action import InputPath, WorkDir
 from tripleo_flow.plans.plan import PlanRepository
 
@@ -51,7 +51,7 @@ class SetUpdateStage(Action):
     def _documents(self, plan: str, env: dict[str, Any], entries: list[Any],
                    kind: str) -> list[tuple[str, Any]]:
         """The environments the converge deploy sends (the plan's own parameters
-        first), loaded, for :func:`~tripleo_flow.core.update.check_converge`."""
+        first), loaded, for :func:`~tripleo_flow.core.deploy.update.check_converge`."""
         documents: list[tuple[str, Any]] = [("plan parameters", env)]
         if update.lifecycle(kind).kind != "upgrade":
             return documents
@@ -86,7 +86,7 @@ class CheckUpdatePrepared(Action):
     ``external``: the kind's external steps playbook (``external-<kind> run``), whose
     limit is optional and whose playbook is fixed, as tripleoclient's.
 
-    The run's Ansible options (:mod:`tripleo_flow.core.run_options`) are checked here,
+    The run's Ansible options (:mod:`tripleo_flow.core.deploy.run_options`) are checked here,
     before anything runs: ``extra_vars`` only for an external run, as tripleoclient.
 
     :raises UpdateNotPrepared: nothing of that kind is prepared (run its prepare first).

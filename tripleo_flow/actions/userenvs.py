@@ -1,5 +1,5 @@
 """User environments actions: list, add (or replace) and remove a plan's own
-environment files (:mod:`tripleo_flow.core.userenvs`).
+environment files (:mod:`tripleo_flow.core.plan.userenvs`).
 
 Their undo records hold no file content (an environment may hold passwords): the
 objects they add are named, the ones they delete are named with the stored version
@@ -15,7 +15,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, ActionContext, Rerun
-from tripleo_flow.core import userenvs, validation
+from tripleo_flow.core.plan import userenvs, validation
 from tripleo_flow.plans.plan import PlanRepository
 
 LOG = logging.getLogger(__name__)

@@ -12,9 +12,9 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
-from tripleo_flow.core import config_download as layout
-from tripleo_flow.core import validations as core
-from tripleo_flow.core.progress import ValidationProgress
+from tripleo_flow.core.deploy import config_download as layout
+from tripleo_flow.core.deploy import validations as core
+from tripleo_flow.core.deploy.progress import ValidationProgress
 from tripleo_flow.engine.lang.action import InputPath
 from tripleo_flow.plans.plan import PlanRepository, check_plan_name
 from tripleo_flow.validations import results_dir, runner, runs_dir, venv_path

@@ -12,7 +12,7 @@ from tripleo_flow.cli.command_table import RENAMED
 from tripleo_flow.common import safe_yaml, value_limits
 
 if TYPE_CHECKING:
-    from tripleo_flow.api import Client
+    from tripleo_flow.client import Client
 
 
 def add_plan_argument(parser: argparse.ArgumentParser) -> None:

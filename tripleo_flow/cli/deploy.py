@@ -12,8 +12,9 @@ from tripleo_flow import exceptions
 from tripleo_flow.cli.common import ClientMixin, add_plan_argument, show
 from tripleo_flow.cli.plan import add_environment_argument
 from tripleo_flow.cli.progress import Progress
-from tripleo_flow.core import deprecated_services, run_options
-from tripleo_flow.core.progress import StackProgress
+from tripleo_flow.core.deploy import run_options
+from tripleo_flow.core.deploy.progress import StackProgress
+from tripleo_flow.core.plan import deprecated_services
 from tripleo_flow.heat import HEAT_TYPES
 
 #: ansible-playbook's selection options, as ``openstack overcloud deploy`` names them.

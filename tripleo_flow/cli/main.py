@@ -1,4 +1,4 @@
-"""The ``tripleo-flow`` command: a thin cliff app over :mod:`tripleo_flow.api`.
+"""The ``tripleo-flow`` command: a thin cliff app over :mod:`tripleo_flow.client`.
 
 Commands are listed in :mod:`tripleo_flow.cli.command_table` (also registered under
 the entry point namespace ``tripleo_flow.cli``: ``plan_create`` is ``tripleo-flow
@@ -120,7 +120,7 @@ class TripleoFlowApp(App):  # type: ignore[misc]
     def client(self) -> Any:
         """The Python API session every command calls (built on first use)."""
         if self._client is None:
-            from tripleo_flow import api
+            from tripleo_flow import client as api
 
             self._client = api.Client.from_config_files(self.options.config_file)
         return self._client

@@ -13,7 +13,7 @@ from cliff.show import ShowOne
 from tripleo_flow import exceptions
 from tripleo_flow.cli._format import when
 from tripleo_flow.cli.common import ClientMixin, show
-from tripleo_flow.core.nodes import INITIAL_STATES
+from tripleo_flow.core.servers.nodes import INITIAL_STATES
 
 LIST_COLUMNS = ("uuid", "name", "driver", "provision_state", "power_state", "properties",
                 "inspection_finished_at", "last_error")

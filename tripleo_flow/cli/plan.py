@@ -14,7 +14,7 @@ from cliff.show import ShowOne
 
 from tripleo_flow.cli.common import ClientMixin, show
 from tripleo_flow.cli.progress import Progress
-from tripleo_flow.core.progress import PlanProgress
+from tripleo_flow.core.deploy.progress import PlanProgress
 
 
 class PlanProgressView:

@@ -11,7 +11,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.cli.common import ClientMixin, show
 from tripleo_flow.cli.deploy import add_deployment_arguments, show_stack_progress
 from tripleo_flow.cli.progress import Progress
-from tripleo_flow.core.progress import StackProgress
+from tripleo_flow.core.deploy.progress import StackProgress
 
 
 class DeleteOvercloudNodes(ClientMixin, ShowOne):

@@ -23,8 +23,8 @@ from tripleo_flow.cli.deploy import (
     verbosity,
 )
 from tripleo_flow.cli.progress import Progress
-from tripleo_flow.core import lifecycle_options, update
-from tripleo_flow.core.progress import StackProgress
+from tripleo_flow.core.deploy import lifecycle_options, update
+from tripleo_flow.core.deploy.progress import StackProgress
 
 _PROMPT = ("You are about to run an {KIND} command. Take a backup first. Are you sure "
            "you want to {kind} [y/N]? ")

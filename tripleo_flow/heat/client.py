@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.core.spelled import Spelling
-from tripleo_flow.core.stack_request import request_secrets
+from tripleo_flow.core.plan.spelled import Spelling
+from tripleo_flow.core.plan.stack_request import request_secrets
 
 LOG = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ class HeatClient:
     The texts Heat writes that a template controls (its refusals, the reasons of a
     stack, of its resources and events) come back with the secrets this client sent
     it (``secrets``, and those of each stack request it sent) masked however a
-    template spelled them (:class:`~tripleo_flow.core.spelled.Spelling`)."""
+    template spelled them (:class:`~tripleo_flow.core.plan.spelled.Spelling`)."""
 
     def __init__(self, endpoint: str, timeout: float = 60.0,
                  secrets: Iterable[str] = ()) -> None:

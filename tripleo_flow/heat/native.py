@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import crashpoints
+from tripleo_flow.common import crashpoints
 from tripleo_flow.heat import database, db_move, ports, process, render, shm_orphans, unpaced
 from tripleo_flow.heat import launcher as common
 from tripleo_flow.heat.database import HeatDatabase

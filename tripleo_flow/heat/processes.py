@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import crashpoints
+from tripleo_flow.common import crashpoints
 from tripleo_flow.heat import launcher as common
 from tripleo_flow.heat import process, render, services, shm_orphans
 from tripleo_flow.heat.database import HeatDatabase

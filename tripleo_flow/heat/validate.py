@@ -8,8 +8,8 @@ import urllib.request
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.core.spelled import Spelling
-from tripleo_flow.core.stack_request import request_secrets
+from tripleo_flow.core.plan.spelled import Spelling
+from tripleo_flow.core.plan.stack_request import request_secrets
 
 
 def _heat_message(body: bytes) -> str:

@@ -1,4 +1,4 @@
-"""The HTTP API (GUI backend): a WSGI app over :class:`tripleo_flow.api.Client`.
+"""The HTTP API (GUI backend): a WSGI app over :class:`tripleo_flow.client.Client`.
 
     >>> from tripleo_flow.http import make_app, serve
     >>> app = make_app(client)            # any WSGI server

@@ -2,7 +2,7 @@
 each resource module declares (:mod:`tripleo_flow.http.routes`), their request bodies
 checked against their declared schemas (:mod:`tripleo_flow.http.json_bodies`).
 
-Handlers call only :class:`tripleo_flow.api.Client`; errors come back as
+Handlers call only :class:`tripleo_flow.client.Client`; errors come back as
 ``{"error": {"kind", "message"}}`` (:mod:`tripleo_flow.http.errors`).
 """
 
@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import falcon
 
 import tripleo_flow
-from tripleo_flow.api.paths import ServerPaths, purge_downloads
-from tripleo_flow.core.path_redaction import PathRedactor, server_roots
+from tripleo_flow.client.paths import ServerPaths, purge_downloads
+from tripleo_flow.common.path_redaction import PathRedactor, server_roots
 from tripleo_flow.http import (
     auth,
     backups,
@@ -43,7 +43,7 @@ from tripleo_flow.http import (
 from tripleo_flow.http.routes import Route, Services, Shadow, shadows
 
 if TYPE_CHECKING:
-    from tripleo_flow.api import Client
+    from tripleo_flow.client import Client
 
 #: Every route of the API, as the resource modules declare them: the app serves these
 #: and nothing else (but the GUI's files), and the OpenAPI document lists them.
@@ -72,14 +72,14 @@ def upload_dir(client: Client) -> Path:
 
 
 def server_paths(client: Client) -> ServerPaths:
-    """What a workflow started over HTTP may read and write (:mod:`tripleo_flow.api.paths`)."""
+    """What a workflow started over HTTP may read and write (:mod:`tripleo_flow.client.paths`)."""
     api = client.conf.api
     return ServerPaths.for_data_dir(Path(client.data_dir), api.allowed_paths, api.upload_ttl)
 
 
 def redactor(client: Client) -> PathRedactor:
     """What takes the server's paths out of every answer
-    (:mod:`tripleo_flow.core.path_redaction`)."""
+    (:mod:`tripleo_flow.common.path_redaction`)."""
     conf = client.conf
     others = [conf.heat.venv, conf.ironic.venv, conf.ansible.venv, conf.validations.venv,
               sys.prefix, str(Path.home()), str(Path(tripleo_flow.__file__).parents[1]),
@@ -114,7 +114,7 @@ def _falling_back(shadow: Shadow, literal: Any, templated: Any) -> Any:
 
 
 def make_app(client: Client, sse_interval: float = 0.2, threads: int | None = None) -> Any:
-    """The WSGI app over ``client`` (a :class:`tripleo_flow.api.Client`); its ``[api]``
+    """The WSGI app over ``client`` (a :class:`tripleo_flow.client.Client`); its ``[api]``
     options choose the authentication and the upload limits.  Uploads older than
     ``[api] upload_ttl`` are deleted here, as the server starts.
 

@@ -4,7 +4,7 @@ restore one that was uploaded.
 The same Python API as ``tripleo-flow backup create|restore``, with what HTTP adds: a
 backup is always encrypted (a passphrase of at least ``[api]
 backup_passphrase_min_length`` characters is required), kept on the server under an id
-it draws (:mod:`tripleo_flow.api.stored_backups`), and only its sealed bytes are served.
+it draws (:mod:`tripleo_flow.client.stored_backups`), and only its sealed bytes are served.
 A restore reads an archive sent first to ``POST /v1/uploads`` (so ``[api]
 max_upload_size`` and ``upload_ttl`` bound it), with its passphrase and ``force`` as the
 CLI's; the upload is deleted once restored.  Passphrases travel in JSON bodies only:
@@ -27,7 +27,7 @@ from tripleo_flow.http.routes import BOOL, UPLOAD_ERRORS, Operation, Route, with
 from tripleo_flow.http.uploads import Upload
 
 if TYPE_CHECKING:
-    from tripleo_flow.api import Client
+    from tripleo_flow.client import Client
 
 #: A passphrase (a backup over HTTP is always encrypted).
 PASSPHRASE = {"type": "string", "minLength": 1, "format": "password",

@@ -2,7 +2,7 @@
 
 An output-path input of a workflow started over HTTP (``export_deployment_plan``'s
 ``output``) is a plain file name the server places in a new directory
-``<data_dir>/downloads/<id>/`` (:mod:`tripleo_flow.api.paths`); this route serves
+``<data_dir>/downloads/<id>/`` (:mod:`tripleo_flow.client.paths`); this route serves
 the one file there once the workflow has written it.  Directories older than
 ``[api] upload_ttl`` are deleted when the application is built and whenever a new
 one is made.
@@ -16,7 +16,7 @@ from pathlib import Path
 import falcon
 
 from tripleo_flow import exceptions
-from tripleo_flow.api.paths import DOWNLOAD_ID
+from tripleo_flow.client.paths import DOWNLOAD_ID
 from tripleo_flow.http.routes import Operation, Route
 
 CHUNK = 1 << 20

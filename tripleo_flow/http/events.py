@@ -26,7 +26,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.http import media
 
 if TYPE_CHECKING:
-    from tripleo_flow.api import Client
+    from tripleo_flow.client import Client
 
 #: Seconds between keepalive comments of an HTTP event stream.
 STREAM_KEEPALIVE = 1.0

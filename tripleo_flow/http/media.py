@@ -43,7 +43,7 @@ def handler(max_depth: int = 100, max_nodes: int = 1_000_000,
             redact: Callable[[bytes], bytes] = lambda data: data) -> media.JSONHandler:
     """The falcon JSON handler with :func:`loads` and :func:`dumps` at these limits;
     every answer passes through ``redact`` (the server paths' labels, see
-    :mod:`tripleo_flow.core.path_redaction`)."""
+    :mod:`tripleo_flow.common.path_redaction`)."""
     return media.JSONHandler(
         dumps=lambda value: redact(dumps(value, max_depth)),
         loads=lambda text: loads(text, max_depth, max_nodes))

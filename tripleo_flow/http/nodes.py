@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 import falcon
 
-from tripleo_flow.core.nodes import INITIAL_STATES
+from tripleo_flow.core.servers.nodes import INITIAL_STATES
 from tripleo_flow.http.json_bodies import body
 from tripleo_flow.http.routes import ARRAY, BOOL, OBJECT, STRING, Operation, Route, with_client
 from tripleo_flow.http.workflows import execution_body
 
 if TYPE_CHECKING:
-    from tripleo_flow.api import Client
+    from tripleo_flow.client import Client
 
 #: What ``POST /v1/nodes`` (workflow register) takes besides the node list.
 IMPORT_KEYS = ("initial_state", "introspect", "provide")

@@ -1,6 +1,6 @@
 """Plan resources: plans, capabilities, environments, parameters, roles, networks,
 passwords and the deployment status.  Each handler reads the request, calls one method of
-:class:`tripleo_flow.api.Client` and writes its result."""
+:class:`tripleo_flow.client.Client` and writes its result."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import falcon
 
 from tripleo_flow import exceptions
 from tripleo_flow.common import secret_masking
-from tripleo_flow.core import secrets
+from tripleo_flow.core.plan import secrets
 from tripleo_flow.http.bodies import save_body
 from tripleo_flow.http.json_bodies import body
 from tripleo_flow.http.routes import (
@@ -33,7 +33,7 @@ from tripleo_flow.http.routes import (
 from tripleo_flow.plans import sources
 
 if TYPE_CHECKING:
-    from tripleo_flow.api import Client
+    from tripleo_flow.client import Client
 
 #: Query parameters naming a file of the uploaded tree to use as the plan's roles,
 #: networks or VIP data (the CLI's -r, -n and --vip-file), and the plan file each becomes.

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tripleo_flow.api import Client
-    from tripleo_flow.api.paths import ServerPaths
+    from tripleo_flow.client import Client
+    from tripleo_flow.client.paths import ServerPaths
     from tripleo_flow.http.events import StreamSlots
 
 PLAN_NAME = {"type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9-]*$", "maxLength": 128}

@@ -41,7 +41,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.http import auth, errors
 
 if TYPE_CHECKING:
-    from tripleo_flow.api import Client
+    from tripleo_flow.client import Client
 
 LOG = logging.getLogger(__name__)
 

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 
 import falcon
 
-from tripleo_flow.api.paths import WORK_DIR, ServerPaths
-from tripleo_flow.api.workbooks import heat_workflow
+from tripleo_flow.client.paths import WORK_DIR, ServerPaths
+from tripleo_flow.client.workbooks import heat_workflow
 from tripleo_flow.http.routes import Operation, Route
 
 if TYPE_CHECKING:
-    from tripleo_flow.api import Client
+    from tripleo_flow.client import Client
 
 class DeploymentHeat:
     def __init__(self, client: Client, paths: ServerPaths) -> None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import falcon
 
-from tripleo_flow.core import validations as core
+from tripleo_flow.core.deploy import validations as core
 from tripleo_flow.http.json_bodies import body
 from tripleo_flow.http.routes import (
     ARRAY,
@@ -27,7 +27,7 @@ from tripleo_flow.http.routes import (
 from tripleo_flow.http.workflows import execution_body
 
 if TYPE_CHECKING:
-    from tripleo_flow.api import Client
+    from tripleo_flow.client import Client
 
 class Validations:
     """``GET /v1/validations[?group=G&category=C]``."""

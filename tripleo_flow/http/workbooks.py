@@ -23,7 +23,7 @@ from tripleo_flow.http.json_bodies import body
 from tripleo_flow.http.routes import ARRAY, Operation, Route, with_client
 
 if TYPE_CHECKING:
-    from tripleo_flow.api import Client
+    from tripleo_flow.client import Client
 
 TAGS = ("workbooks",)
 _DEFINITION = {"type": "object", "required": ["definition"], "properties": {

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 import falcon
 
 from tripleo_flow import exceptions
-from tripleo_flow.api import idempotency
-from tripleo_flow.api.execution_updates import STATES
-from tripleo_flow.api.paths import ServerPaths
-from tripleo_flow.api.workflows import EXECUTION_ID_PATTERN
+from tripleo_flow.client import idempotency
+from tripleo_flow.client.execution_updates import STATES
+from tripleo_flow.client.paths import ServerPaths
+from tripleo_flow.client.workflows import EXECUTION_ID_PATTERN
 from tripleo_flow.config import EXECUTIONS_PAGE_MAX
 from tripleo_flow.engine.store.cancels import ENDED
 from tripleo_flow.http import events, media
@@ -31,7 +31,7 @@ from tripleo_flow.http.routes import (
 )
 
 if TYPE_CHECKING:
-    from tripleo_flow.api import Client
+    from tripleo_flow.client import Client
 
 IDEMPOTENCY_HEADER = idempotency.HEADER
 

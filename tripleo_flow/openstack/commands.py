@@ -3,7 +3,7 @@
 Each attribute (``plan_list``, ``parameters_set`` ...) is the command class
 registered under the same name in ``tripleo_flow.cli``, subclassed so that
 ``self.app.client`` (what the commands call) is a tripleo-flow
-:class:`~tripleo_flow.api.Client` built from the configuration files given
+:class:`~tripleo_flow.client.Client` built from the configuration files given
 with ``--tripleo-config-file``.  Nothing else changes: same parser, same
 ``take_action``.
 """
@@ -33,7 +33,7 @@ class AppShim:
     @property
     def client(self) -> Any:
         if self._client is None:
-            from tripleo_flow.api import Client
+            from tripleo_flow.client import Client
 
             options = getattr(self._app, "options", None)
             self._client = Client.from_config_files(plugin.config_files(options))

@@ -29,8 +29,8 @@ def config_files(options: Any) -> list[str]:
 
 def make_client(instance: Any) -> Any:
     """The tripleo-flow Python API for openstackclient's client manager."""
-    from tripleo_flow.api import Client
     from tripleo_flow.cli import hint_words
+    from tripleo_flow.client import Client
 
     hint_words.install()  # errors name their next steps as tripleo-flow commands
     options = getattr(instance, "_cli_options", None)

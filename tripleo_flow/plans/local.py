@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from tripleo_flow import exceptions
-from tripleo_flow.core.progress import CountListener
+from tripleo_flow.core.deploy.progress import CountListener
 from tripleo_flow.plans.store import (
     DEFAULT_HISTORY_MAX,
     ContainerInfo,

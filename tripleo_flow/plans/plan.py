@@ -34,7 +34,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.common import safe_yaml, secret_masking
-from tripleo_flow.core import planenv, secrets
+from tripleo_flow.core.plan import planenv, secrets
 from tripleo_flow.plans.store import ObjectVersion, PlanStore, check_object_name
 
 PLAN_ENV = "plan-environment.yaml"

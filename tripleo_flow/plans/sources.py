@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 
 from tripleo_flow import exceptions
 from tripleo_flow.common.safe_yaml import DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES
-from tripleo_flow.core import userenvs
+from tripleo_flow.core.plan import userenvs
 from tripleo_flow.plans.plan import check_file_names
 
 #: Files never uploaded from a template directory.
@@ -186,7 +186,7 @@ def read_environment_file(path: str | os.PathLike[str], max_nodes: int = DEFAULT
                           max_depth: int = DEFAULT_MAX_DEPTH,
                           max_items: int | None = None) -> userenvs.EnvironmentFile:
     """Read an environment file from disk with the files it references
-    (:func:`~tripleo_flow.core.userenvs.gather`); a link may not lead out of the
+    (:func:`~tripleo_flow.core.plan.userenvs.gather`); a link may not lead out of the
     environment's directory.
 
     :raises InvalidTemplate: for a missing or bad file or a reference leaving the

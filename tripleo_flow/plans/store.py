@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from tripleo_flow import exceptions
-from tripleo_flow.core.progress import CountListener
+from tripleo_flow.core.deploy.progress import CountListener
 
 _META_KEY = re.compile(r"^[a-z0-9][a-z0-9-]{0,127}$")
 MAX_META_VALUE_BYTES = 256

@@ -29,7 +29,7 @@ from oslo_config import cfg
 from swiftclient.exceptions import ClientException
 
 from tripleo_flow import exceptions
-from tripleo_flow.core.progress import CountListener
+from tripleo_flow.core.deploy.progress import CountListener
 from tripleo_flow.plans import store as _store
 from tripleo_flow.plans import swift_versions as _versions
 from tripleo_flow.plans.store import ContainerInfo, ObjectVersion

@@ -11,8 +11,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Hashable
 
-from tripleo_flow.core import crashpoints
-from tripleo_flow.core.progress import CountListener
+from tripleo_flow.common import crashpoints
+from tripleo_flow.core.deploy.progress import CountListener
 
 
 class TransferMeter:

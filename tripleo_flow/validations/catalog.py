@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import validations as core
+from tripleo_flow.core.deploy import validations as core
 from tripleo_flow.validations import SHARE
 
 #: Largest playbook read (a validation playbook is a few hundred bytes).

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.core import validations as core
+from tripleo_flow.core.deploy import validations as core
 from tripleo_flow.plans.plan import MESSAGES_SUFFIX, check_plan_name
 from tripleo_flow.plans.store import PlanStore
 from tripleo_flow.workspace import files as private_files

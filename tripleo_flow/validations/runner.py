@@ -24,8 +24,8 @@ from typing import Any
 import yaml
 
 from tripleo_flow.common import secret_masking
-from tripleo_flow.core import ansible
-from tripleo_flow.core import validations as core
+from tripleo_flow.core.deploy import ansible
+from tripleo_flow.core.deploy import validations as core
 from tripleo_flow.validations import SHARE
 from tripleo_flow.validations.catalog import Found
 from tripleo_flow.workspace import files as private_files
@@ -112,7 +112,7 @@ def run(venv: Path, found: Found, inventory: Path, inventory_label: str,
     """Run ``found`` against ``inventory``; the result record (not stored here).
 
     :raises ValueError: an extra var is not a validation parameter
-        (:func:`~tripleo_flow.core.validations.check_extra_vars`).
+        (:func:`~tripleo_flow.core.deploy.validations.check_extra_vars`).
     """
     core.check_extra_vars(extra_vars)
     validation = found.validation

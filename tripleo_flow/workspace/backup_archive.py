@@ -40,7 +40,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from tripleo_flow import __version__, exceptions
-from tripleo_flow.core import sealing
+from tripleo_flow.common import sealing
 from tripleo_flow.plans.sources import read_tarball
 from tripleo_flow.workspace.files import DIR_MODE, FILE_MODE, make_dirs
 
@@ -165,7 +165,7 @@ def write_archive(data_dir: Path, target: Path, details: Mapping[str, Any],
     """Write the backup of ``data_dir`` to ``target`` (which must not exist);
     return its manifest.  ``before_publish`` runs once everything is written and
     before the rename: an error it raises leaves no archive behind.  With
-    ``passphrase``, the archive is sealed (:mod:`tripleo_flow.core.sealing`).
+    ``passphrase``, the archive is sealed (:mod:`tripleo_flow.common.sealing`).
 
     :raises InvalidInput: ``target`` exists, the data directory holds a link, or
         the archive would pass ``[limits]`` (a restore would refuse it).

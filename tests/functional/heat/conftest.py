@@ -18,8 +18,8 @@ import pytest
 from tests.functional.conftest import DEFAULT_HEAT_VENV
 from tests.functional.mariadb import PrivateMariaDB
 from tripleo_flow import config
-from tripleo_flow.api import Client
-from tripleo_flow.core.progress import StackProgress
+from tripleo_flow.client import Client
+from tripleo_flow.core.deploy.progress import StackProgress
 
 DEFAULT_VENV = DEFAULT_HEAT_VENV
 

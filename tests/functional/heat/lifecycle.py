@@ -12,8 +12,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from tripleo_flow.api.plans import sample_plan_dir
-from tripleo_flow.core import update
+from tripleo_flow.client.plans import sample_plan_dir
+from tripleo_flow.core.deploy import update
 
 #: As THT 18.0.0's lifecycle environments: their resource_registry, and parameters the
 #: sample plan does not declare (Heat ignores those) beside one it does not either but

@@ -11,7 +11,7 @@ import pytest
 
 from tests.functional.heat.conftest import OpenStack, make_conf
 from tripleo_flow import exceptions
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 
 pytestmark = pytest.mark.functional
 TEMPLATE = str(Path(__file__).with_name("small-stack.yaml"))

@@ -13,7 +13,7 @@ import pytest
 
 from tests.functional.heat.conftest import OpenStack, make_conf
 from tripleo_flow import exceptions
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.heat import make_launcher, podman_api, process
 from tripleo_flow.heat.workdir import HeatDir
 

@@ -12,9 +12,9 @@ import yaml
 
 from tests.functional.heat.conftest import check_create_progress, heat_processes, make_conf
 from tripleo_flow import exceptions
-from tripleo_flow.api import Client
-from tripleo_flow.api.plans import sample_plan_dir
-from tripleo_flow.core.progress import StackProgress
+from tripleo_flow.client import Client
+from tripleo_flow.client.plans import sample_plan_dir
+from tripleo_flow.core.deploy.progress import StackProgress
 from tripleo_flow.heat.workdir import HeatDir
 from tripleo_flow.plans.local import LocalStore
 

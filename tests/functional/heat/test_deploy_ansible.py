@@ -14,8 +14,8 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.ansible import find_ansible_playbook
 from tripleo_flow.actions.base import Rerun
 from tripleo_flow.actions.registry import ActionRegistry
-from tripleo_flow.api import Client
-from tripleo_flow.api.plans import sample_plan_dir
+from tripleo_flow.client import Client
+from tripleo_flow.client.plans import sample_plan_dir
 from tripleo_flow.heat.workdir import HeatDir
 
 pytestmark = pytest.mark.functional

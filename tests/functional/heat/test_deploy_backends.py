@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from tests.functional.heat.conftest import heat_processes, make_conf
-from tripleo_flow.api import Client
-from tripleo_flow.core.progress import StackProgress
+from tripleo_flow.client import Client
+from tripleo_flow.core.deploy.progress import StackProgress
 from tripleo_flow.heat import podman_api, process
 from tripleo_flow.heat.workdir import HeatDir
 from tripleo_flow.plans.store import PlanStore

@@ -29,8 +29,8 @@ import pytest
 from tests.functional.heat.conftest import heat_processes
 from tests.functional.heat.test_deploy_progress import _conf_file
 from tripleo_flow import exceptions
-from tripleo_flow.api import Client
-from tripleo_flow.core.crashpoints import ENV as CRASH_ENV
+from tripleo_flow.client import Client
+from tripleo_flow.common.crashpoints import ENV as CRASH_ENV
 from tripleo_flow.heat import process
 from tripleo_flow.heat.client import HeatClient
 from tripleo_flow.heat.workdir import HeatDir

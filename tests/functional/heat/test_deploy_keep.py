@@ -18,7 +18,7 @@ import yaml
 from tests.functional.heat.conftest import heat_processes, make_conf
 from tripleo_flow import exceptions
 from tripleo_flow.actions.deploy_heat import FAILED_DUMP, PRE_DEPLOY_DUMP
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.heat.workdir import HeatDir
 from tripleo_flow.plans.local import LocalStore
 

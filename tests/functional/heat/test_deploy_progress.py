@@ -10,9 +10,9 @@ import pytest
 
 from tests.functional.heat.conftest import heat_processes
 from tests.functional.heat.test_deploy import FAILING_RESOURCE
-from tripleo_flow.api import Client
-from tripleo_flow.api.plans import sample_plan_dir
 from tripleo_flow.cli.main import main
+from tripleo_flow.client import Client
+from tripleo_flow.client.plans import sample_plan_dir
 from tripleo_flow.heat.workdir import HeatDir
 
 pytestmark = pytest.mark.functional

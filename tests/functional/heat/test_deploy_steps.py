@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.functional.heat.conftest import heat_processes, make_conf
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.heat.workdir import HeatDir
 from tripleo_flow.plans.local import LocalStore
 

@@ -31,8 +31,8 @@ from tests.functional.heat.test_deploy import FAILING_RESOURCE
 from tests.functional.http.conftest import serving
 from tests.functional.validations.conftest import DEFAULT_VALIDATIONS_VENV
 from tripleo_flow import exceptions
-from tripleo_flow.api import Client
-from tripleo_flow.api.plans import sample_plan_dir
+from tripleo_flow.client import Client
+from tripleo_flow.client.plans import sample_plan_dir
 from tripleo_flow.common.secret_masking import is_masked
 from tripleo_flow.plans.local import LocalStore
 

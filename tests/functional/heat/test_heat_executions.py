@@ -26,8 +26,8 @@ from tests.functional.heat.conftest import heat_processes, make_conf
 from tests.functional.heat.test_deploy_progress import _conf_file
 from tests.functional.http.conftest import finished, serving
 from tripleo_flow import exceptions
-from tripleo_flow.api import Client
 from tripleo_flow.cli.main import main
+from tripleo_flow.client import Client
 from tripleo_flow.heat.workdir import HeatDir
 
 pytestmark = pytest.mark.functional

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.functional.heat.conftest import make_conf
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.heat import process
 from tripleo_flow.heat.client import HeatClient
 from tripleo_flow.heat.workdir import HeatDir

@@ -27,9 +27,10 @@ from tests.functional.heat.lifecycle import SLEEP_ENV, TRACE_ENV, lifecycle_temp
 from tests.functional.heat.test_deploy_crash import ROOT, Deploy
 from tests.functional.heat.test_deploy_progress import _conf_file
 from tripleo_flow.actions.ansible import PGID_FILE
-from tripleo_flow.api import Client, workbooks
-from tripleo_flow.core import heatfiles, update
-from tripleo_flow.core.crashpoints import ENV as CRASH_ENV
+from tripleo_flow.client import Client, workbooks
+from tripleo_flow.common.crashpoints import ENV as CRASH_ENV
+from tripleo_flow.core.deploy import update
+from tripleo_flow.core.plan import heatfiles
 from tripleo_flow.workspace import tethered
 
 pytestmark = pytest.mark.functional

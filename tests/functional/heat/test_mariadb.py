@@ -10,7 +10,7 @@ import pytest
 
 from tests.functional.heat.conftest import OpenStack, heat_processes, make_conf
 from tests.functional.mariadb import PrivateMariaDB
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.heat.workdir import HeatDir
 
 pytestmark = pytest.mark.functional

@@ -19,7 +19,7 @@ from tests.engine_helpers import ActionTask
 from tests.functional.heat.conftest import OpenStack, heat_processes, make_conf
 from tripleo_flow import exceptions
 from tripleo_flow.actions.heat import LaunchHeat
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.heat import database, native, process
 from tripleo_flow.heat.db_sqlite import SqliteDatabase
 from tripleo_flow.heat.workdir import HeatDir

@@ -9,7 +9,7 @@ import pytest
 from tests.functional.heat.conftest import heat_processes
 from tripleo_flow import exceptions
 from tripleo_flow.actions.schema import CACHE_OBJECT
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.plans.plan import PLAN_ENV, PlanRepository
 
 pytestmark = pytest.mark.functional

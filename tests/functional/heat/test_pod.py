@@ -11,7 +11,7 @@ import pytest
 
 from tests.functional.heat.conftest import OpenStack, make_conf
 from tests.functional.heat.test_container import eventually, kill_owner_after_launch, watchers
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.heat import podman_api
 from tripleo_flow.heat.workdir import HeatDir
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.functional.heat.conftest import OpenStack, make_conf
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.heat.workdir import HeatDir
 
 TEMPLATE = str(Path(__file__).with_name("small-stack.yaml"))

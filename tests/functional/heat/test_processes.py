@@ -13,7 +13,7 @@ import pytest
 from tests.functional.heat.conftest import OpenStack, heat_processes, make_conf
 from tests.functional.heat.test_container import eventually, kill_owner_after_launch
 from tripleo_flow import exceptions
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.heat import database, native, process
 from tripleo_flow.heat.workdir import HeatDir
 

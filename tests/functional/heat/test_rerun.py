@@ -31,8 +31,8 @@ from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Rerun
 from tripleo_flow.actions.registry import ActionRegistry
 from tripleo_flow.actions.schema import CACHE_OBJECT
-from tripleo_flow.api import Client
-from tripleo_flow.api.plans import sample_plan_dir
+from tripleo_flow.client import Client
+from tripleo_flow.client.plans import sample_plan_dir
 from tripleo_flow.heat.client import HeatClient
 from tripleo_flow.heat.workdir import HeatDir
 

@@ -16,7 +16,7 @@ import pytest
 
 from tests.functional.heat.test_deploy_crash import ROOT, Deploy, _heat_pids, _shm_files
 from tests.functional.heat.test_deploy_progress import _conf_file
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.heat import process
 from tripleo_flow.heat.workdir import HeatDir
 

@@ -14,7 +14,7 @@ import pytest
 
 from tests.functional.heat.conftest import make_conf
 from tests.functional.killed_owner import launch_then_kill_watcher_and_owner
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.heat import process
 from tripleo_flow.heat.workdir import HeatDir
 

@@ -19,9 +19,9 @@ import pytest
 from tests.functional.heat.conftest import heat_processes
 from tests.tht import DEPLOYED_SERVERS_18, plan_with_environment
 from tripleo_flow.actions.schema import validate_with_heat
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.common import safe_yaml
-from tripleo_flow.core import stack_request as requests
+from tripleo_flow.core.plan import stack_request as requests
 
 pytestmark = pytest.mark.functional
 

@@ -19,8 +19,9 @@ from tests.functional.heat.lifecycle import lifecycle_templates
 from tests.functional.overcloud import testhosts
 from tripleo_flow import exceptions
 from tripleo_flow.actions.ansible import find_ansible_playbook
-from tripleo_flow.api import Client
-from tripleo_flow.core import heatfiles, update
+from tripleo_flow.client import Client
+from tripleo_flow.core.deploy import update
+from tripleo_flow.core.plan import heatfiles
 
 pytestmark = pytest.mark.functional
 

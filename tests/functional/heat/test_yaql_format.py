@@ -19,8 +19,8 @@ import yaml
 
 from tests.functional.heat.conftest import make_conf
 from tripleo_flow import exceptions
-from tripleo_flow.api import Client
-from tripleo_flow.api.plans import sample_plan_dir
+from tripleo_flow.client import Client
+from tripleo_flow.client.plans import sample_plan_dir
 from tripleo_flow.plans.local import LocalStore
 
 pytestmark = pytest.mark.functional

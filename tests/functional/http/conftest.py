@@ -17,7 +17,7 @@ import requests
 from waitress import wasyncore
 
 from tests.fixtures_plans import make_client
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.http.server import make_server
 from tripleo_flow.plans.local import LocalStore
 

@@ -27,8 +27,8 @@ import pytest
 from tests.functional.http.conftest import Api, finished, serving
 from tests.functional.http.test_async_completion import WORKBOOK, _complete, _start, _waiting
 from tripleo_flow import config
-from tripleo_flow.api import Client
-from tripleo_flow.core import sealing
+from tripleo_flow.client import Client
+from tripleo_flow.common import sealing
 
 pytestmark = pytest.mark.functional
 

@@ -16,7 +16,7 @@ import pytest
 
 from tests.functional.http.test_backups_api import PASSPHRASE, served, state
 from tests.functional.http.test_gui_browser import Shots, chromium_page, log_in
-from tripleo_flow.core import sealing
+from tripleo_flow.common import sealing
 
 pytestmark = pytest.mark.functional
 

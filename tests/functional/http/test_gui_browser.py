@@ -27,7 +27,7 @@ from tests.functional.heat.conftest import DEFAULT_VENV
 from tests.functional.heat.test_deploy import FAILING_RESOURCE
 from tests.functional.http.conftest import Api, serving
 from tests.functional.mariadb import free_port
-from tripleo_flow.api.plans import sample_plan_dir
+from tripleo_flow.client.plans import sample_plan_dir
 
 CHROMIUM = Path("/usr/bin/chromium")
 #: Milliseconds a page may take to show what a step waits for (the deploy takes longer).

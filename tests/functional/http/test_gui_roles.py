@@ -17,7 +17,7 @@ import yaml
 
 from tests.functional.http.conftest import Api
 from tests.functional.http.test_gui_browser import STEP_MS, Shots, chromium_page, log_in
-from tripleo_flow.api.plans import sample_plan_dir
+from tripleo_flow.client.plans import sample_plan_dir
 
 pytestmark = pytest.mark.functional
 

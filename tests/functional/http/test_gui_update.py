@@ -36,7 +36,7 @@ from tests.functional.http.test_gui_browser import (
 )
 from tests.functional.overcloud import testhosts
 from tripleo_flow import exceptions
-from tripleo_flow.core import update
+from tripleo_flow.core.deploy import update
 
 pytestmark = pytest.mark.functional
 

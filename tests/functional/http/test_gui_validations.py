@@ -20,7 +20,7 @@ from tests.functional.validations.conftest import (  # noqa: F401 (a fixture)
     TEST_VALIDATIONS,
     validations_venv,
 )
-from tripleo_flow.api.plans import sample_plan_dir
+from tripleo_flow.client.plans import sample_plan_dir
 
 pytestmark = pytest.mark.functional
 

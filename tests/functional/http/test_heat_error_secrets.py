@@ -23,7 +23,7 @@ from tests.functional.heat.test_deploy import FAILING_RESOURCE
 from tests.functional.http.conftest import Api
 from tests.functional.http.test_api import sse, tarball
 from tests.functional.http.test_gui_browser import use_native_heat
-from tripleo_flow.api.plans import sample_plan_dir
+from tripleo_flow.client.plans import sample_plan_dir
 
 pytestmark = pytest.mark.functional
 

@@ -24,7 +24,7 @@ from tests.functional.http.conftest import Api, running_api
 from tests.functional.http.test_api import sse
 from tests.functional.http.test_serve_command import free_port
 from tests.functional.test_executions_mariadb import mariadb  # noqa: F401 (fixture)
-from tripleo_flow.api.idempotency import KEYS, _sha256
+from tripleo_flow.client.idempotency import KEYS, _sha256
 
 START = "/v1/workflows/update_parameters/executions"
 BODY = {"input": {"plan": "p1", "parameters": {"ComputeCount": 2}}}

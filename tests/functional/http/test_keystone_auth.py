@@ -16,7 +16,7 @@ from tests.functional.http.conftest import Api, serving
 from tests.functional.http.test_serve_command import api_serve
 from tests.keystone_server import User
 from tripleo_flow import config
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.lock import PlanLocks
 

@@ -20,7 +20,7 @@ import pytest
 from tests.functional.http.conftest import Api, finished, running_api
 from tests.functional.http.test_api import tarball
 from tests.plan_trees import basic_tree, write_tree
-from tripleo_flow.api.paths import purge_downloads
+from tripleo_flow.client.paths import purge_downloads
 
 CREATE = "/v1/workflows/create_deployment_plan/executions"
 EXPORT = "/v1/workflows/export_deployment_plan/executions"

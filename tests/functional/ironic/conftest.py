@@ -11,7 +11,7 @@ import pytest
 
 from tests.fixtures_ironic import remove_all_nodes
 from tests.fixtures_services import free_port
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 
 from . import sushy
 

@@ -18,7 +18,7 @@ import pytest
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.nodes import LISTING_FROM, RESULT_FIELDS, named_nodes
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.ironic.client import IronicClient
 
 from .conftest import fake_nodes

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from tripleo_flow import exceptions
-from tripleo_flow.api import Client
 from tripleo_flow.cli.main import main
+from tripleo_flow.client import Client
 from tripleo_flow.ironic.client import IronicClient
 
 from .conftest import fake_nodes

@@ -14,9 +14,9 @@ import yaml
 from tests.fixtures_ironic import remove_all_nodes
 from tests.functional.heat.conftest import make_conf
 from tripleo_flow import exceptions
-from tripleo_flow.api import Client
-from tripleo_flow.api.plans import sample_plan_dir
 from tripleo_flow.cli.main import main
+from tripleo_flow.client import Client
+from tripleo_flow.client.plans import sample_plan_dir
 from tripleo_flow.ironic.client import IronicClient
 from tripleo_flow.plans.local import LocalStore
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 
 from .sushy import VirtualServer
 

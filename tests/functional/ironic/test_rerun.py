@@ -27,7 +27,7 @@ from tests.plan_state import store_state
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import ActionContext, Rerun
 from tripleo_flow.actions.registry import ActionRegistry
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.ironic.client import IronicClient
 
 from .conftest import fake_nodes

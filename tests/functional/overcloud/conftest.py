@@ -41,9 +41,9 @@ import yaml
 
 from tests import overcloud_background
 from tests.tht import fetch_tree_dir
-from tripleo_flow.api import Client, workbooks
-from tripleo_flow.core.crashpoints import ENV as CRASH_ENV
-from tripleo_flow.core.progress import StackProgress
+from tripleo_flow.client import Client, workbooks
+from tripleo_flow.common.crashpoints import ENV as CRASH_ENV
+from tripleo_flow.core.deploy.progress import StackProgress
 
 ROOT = Path(__file__).resolve().parents[3]
 THT_VERSION = "18.0.0"
@@ -351,7 +351,7 @@ DELETE_KILLED_AT = "heat.kill:dumped"
 #: The delete, as a process of its own (CONF PLAN HOST WORK_DIR).
 _DELETE = (
     "import sys\n"
-    "from tripleo_flow.api import Client\n"
+    "from tripleo_flow.client import Client\n"
     "conf, plan, host, work = sys.argv[1:]\n"
     "with Client.from_config_files([conf]) as client:\n"
     "    client.delete_overcloud_nodes(plan, [host], work_dir=work, run_ansible=False)\n")

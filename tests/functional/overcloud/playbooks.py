@@ -9,8 +9,8 @@ import subprocess
 from pathlib import Path
 
 from tripleo_flow.actions.ansible import content_paths, find_ansible_playbook
-from tripleo_flow.core import ansible
-from tripleo_flow.core import config_download as layout
+from tripleo_flow.core.deploy import ansible
+from tripleo_flow.core.deploy import config_download as layout
 
 #: Playbooks that need content nothing installable here provides, with the reason
 #: Ansible gives: THT's pacemaker update tasks use ``pacemaker_resource`` from

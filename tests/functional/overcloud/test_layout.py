@@ -4,7 +4,7 @@ Each project is held against what TripleO's config-download writes for the same
 stack (tests/tripleo_layout.py, from the saved outputs), and every file that a
 playbook or task file includes statically (``import_playbook``, ``include_tasks``,
 ``import_tasks``, ``script``, and ``tasks_from`` in tripleo-ansible's roles) must
-exist (tripleo_flow/core/playbook_includes.py).
+exist (tripleo_flow/core/deploy/playbook_includes.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import yaml
 from tests import tripleo_layout
 from tests.functional.overcloud.conftest import Deployment
 from tripleo_flow.actions.ansible import content_paths
-from tripleo_flow.core import playbook_includes
+from tripleo_flow.core.deploy import playbook_includes
 
 pytestmark = pytest.mark.functional
 

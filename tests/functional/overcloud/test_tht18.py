@@ -18,7 +18,7 @@ from tests.functional.overcloud.conftest import (
     copy_deployment,
 )
 from tripleo_flow import exceptions
-from tripleo_flow.core.progress import StackProgress
+from tripleo_flow.core.deploy.progress import StackProgress
 
 pytestmark = pytest.mark.functional
 

@@ -35,7 +35,7 @@ from tests.functional.overcloud.conftest import (
     copy_deployment,
 )
 from tripleo_flow import exceptions
-from tripleo_flow.api import workbooks
+from tripleo_flow.client import workbooks
 
 pytestmark = pytest.mark.functional
 

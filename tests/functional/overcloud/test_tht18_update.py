@@ -27,8 +27,9 @@ from tests.functional.http.conftest import finished, serving
 from tests.functional.overcloud.conftest import Deployment, ScaleDown, copy_deployment
 from tests.functional.overcloud.test_tht18_scaledown import _cli, _plan_environment, _plan_state
 from tripleo_flow import exceptions
-from tripleo_flow.api import workbooks
-from tripleo_flow.core import heatfiles, update
+from tripleo_flow.client import workbooks
+from tripleo_flow.core.deploy import update
+from tripleo_flow.core.plan import heatfiles
 
 pytestmark = pytest.mark.functional
 

@@ -30,7 +30,7 @@ import yaml
 from tests.functional.overcloud.conftest import Deployment, Redeployment, ScaleDown
 from tests.oracle import reference as oracle
 from tripleo_flow.actions.ansible import content_paths, find_ansible_playbook
-from tripleo_flow.core import ansible
+from tripleo_flow.core.deploy import ansible
 
 pytestmark = pytest.mark.functional
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tripleo_flow.api import Client
-from tripleo_flow.api.plans import sample_plan_dir
+from tripleo_flow.client import Client
+from tripleo_flow.client.plans import sample_plan_dir
 
 DEFAULT_VALIDATIONS_VENV = Path.home() / ".local/share/tripleo-flow/validations-venv"
 #: Test-only validation playbooks (a slow one, for stop).

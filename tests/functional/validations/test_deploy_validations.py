@@ -13,7 +13,7 @@ import pytest
 
 from tests.functional.validations.conftest import make_client
 from tripleo_flow import exceptions
-from tripleo_flow.api.plans import sample_plan_dir
+from tripleo_flow.client.plans import sample_plan_dir
 
 pytestmark = pytest.mark.functional
 

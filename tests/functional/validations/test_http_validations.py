@@ -10,7 +10,7 @@ import pytest
 
 from tests.functional.http.conftest import Api, finished, running_api
 from tests.functional.validations.conftest import TEST_VALIDATIONS
-from tripleo_flow.api.plans import sample_plan_dir
+from tripleo_flow.client.plans import sample_plan_dir
 
 pytestmark = pytest.mark.functional
 

@@ -21,7 +21,7 @@ import pytest
 from tests.plan_state import store_state
 from tripleo_flow.actions.base import Rerun
 from tripleo_flow.actions.registry import ActionRegistry
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.plans.plan import MESSAGES_SUFFIX
 from tripleo_flow.validations import runner, runs_dir
 

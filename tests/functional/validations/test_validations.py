@@ -21,7 +21,7 @@ import yaml
 
 from tests.functional.validations.conftest import TEST_VALIDATIONS, make_client
 from tripleo_flow import exceptions
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.plans.plan import PlanRepository
 from tripleo_flow.validations import runner, runs_dir
 

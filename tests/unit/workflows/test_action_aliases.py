@@ -14,8 +14,8 @@ from tests.plan_trees import basic_tree, write_tree
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import ActionContext
 from tripleo_flow.actions.registry import ActionRegistry
-from tripleo_flow.api import Client
-from tripleo_flow.core import passwords
+from tripleo_flow.client import Client
+from tripleo_flow.core.plan import passwords
 from tripleo_flow.engine.lang import action_aliases, adhoc_actions, workbook_loader
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.plan import PlanRepository

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tripleo_flow import config, exceptions
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.engine.jobs import jobboard
 from tripleo_flow.engine.jobs.jobboard import BoardSettings
 

@@ -25,7 +25,7 @@ import pytest
 from tests.engine_helpers import ACTIONS, Host
 from tests.unit.workflows.test_mistral_subworkflows import FAILED, Run
 from tripleo_flow import exceptions
-from tripleo_flow.api.paths import ServerPaths
+from tripleo_flow.client.paths import ServerPaths
 from tripleo_flow.engine.lang import paths, workbook_loader
 
 #: Mistral's WB3 and WB4 (one workbook): wf1 calls the workflow ``wf_name`` names.

@@ -27,13 +27,13 @@ import pytest
 from tests.engine_helpers import ACTIONS, Host
 from tests.unit.workflows.test_mistral_cancel import _install
 from tripleo_flow import exceptions
-from tripleo_flow.api.task_reruns import TaskRerunsMixin
+from tripleo_flow.client.task_reruns import TaskRerunsMixin
 
 ENGINES = pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
 
 
 class RerunHost(Host, TaskRerunsMixin):
-    """The test host with the task rerun of :class:`~tripleo_flow.api.Client`."""
+    """The test host with the task rerun of :class:`~tripleo_flow.client.Client`."""
 
 
 @pytest.fixture

@@ -60,7 +60,7 @@ def test_the_server_option_allows_plan_code(host: Any, tmp_path: Path) -> None:
 
 
 def test_paths_imply_an_api_user(host: Any, tmp_path: Path) -> None:
-    from tripleo_flow.api.paths import ServerPaths
+    from tripleo_flow.client.paths import ServerPaths
 
     log = tmp_path / "log"
     paths = ServerPaths.for_data_dir(tmp_path / "server")

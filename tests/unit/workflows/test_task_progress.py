@@ -10,7 +10,7 @@ from typing import Any
 
 from tests.engine_helpers import ACTIONS, Host
 from tripleo_flow.actions.base import Action
-from tripleo_flow.core.progress import PlanProgress, StackProgress
+from tripleo_flow.core.deploy.progress import PlanProgress, StackProgress
 
 STACK = StackProgress("oc", "CREATE_IN_PROGRESS", 5, 12,
                       ("2026-11-26 oc.Controller CREATE_IN_PROGRESS state changed",))

@@ -3,7 +3,7 @@
 The workbooks come from tripleo-common's PyPI sdist, fetched once into a cache by
 ``tools/fetch_sdist.py tripleo-common 11.3.0`` (``tools/run-tests.sh`` does it).
 Every file is checked with the API call ``tripleo-flow workbook validate`` makes
-(:meth:`~tripleo_flow.api.workflows.WorkflowsMixin.validate_workbooks`, the real
+(:meth:`~tripleo_flow.client.workflows.WorkflowsMixin.validate_workbooks`, the real
 action registry).  The OpenStack and TripleO actions we do not have (``swift.*``,
 ``nova.*``, ``tripleo.deployment.config`` ...) are unknown actions, left out here;
 every other problem is listed below with the reason we differ from Mistral, so a

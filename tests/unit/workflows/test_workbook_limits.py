@@ -12,7 +12,7 @@ import pytest
 from tests import cli_inprocess
 from tests.fixtures_plans import make_client
 from tripleo_flow import exceptions
-from tripleo_flow.api import Client
+from tripleo_flow.client import Client
 from tripleo_flow.engine.lang import workbook_loader
 from tripleo_flow.engine.lang.workbook_loader import WorkbookLimits
 from tripleo_flow.plans.local import LocalStore

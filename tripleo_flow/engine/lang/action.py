@@ -16,7 +16,7 @@ An input naming a file or directory on the server is declared with a path type i
 ``execute``'s signature (``templates: InputPath``): a plain string at run time, the
 type is metadata: :mod:`tripleo_flow.engine.lang.paths` finds every such input a
 workflow reaches, so a workflow started over HTTP can only give them values the
-server allows (:mod:`tripleo_flow.api.paths`), while the CLI and Python callers keep
+server allows (:mod:`tripleo_flow.client.paths`), while the CLI and Python callers keep
 passing any local path.
 """
 

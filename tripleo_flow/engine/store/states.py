@@ -1,5 +1,5 @@
 """Execution state names that readers need without the engine (no TaskFlow, no
-SQLAlchemy): the CLI's plan commands import :mod:`tripleo_flow.api`, which names them."""
+SQLAlchemy): the CLI's plan commands import :mod:`tripleo_flow.client`, which names them."""
 
 from __future__ import annotations
 
