@@ -1,13 +1,13 @@
 """The workbook/workflow/action/execution commands, run in this process (cliff's app
-with its own stdout and stderr, the exit code ``main`` returns); a failed run is also
-run as a real subprocess, for the exit code the process itself ends with."""
+with its own stdout and stderr, the exit code ``main`` returns).  What needs a second
+process (a failed run's own exit code, ``--no-wait``'s detached run) is in
+``tests/functional/cli/test_cli_processes.py``."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -118,9 +118,8 @@ def test_no_evaluate_env_keeps_the_expressions_of_the_env_as_text(cli: Cli) -> N
     assert json.loads(raw["Output"])["greeting"] == "<% env().word %> x"
 
 
-@pytest.mark.parametrize("process", [False, True], ids=["in-process", "subprocess"])
-def test_failed_run_reports_task_and_exit_code(cli: Cli, process: bool) -> None:
-    done = cli("workflow", "run", "std_only.broken", ok=False, process=process)
+def test_failed_run_reports_task_and_exit_code(cli: Cli) -> None:
+    done = cli("workflow", "run", "std_only.broken", ok=False)
     assert done.returncode == 6  # workflow failed
     assert "failed at task 'boom'" in done.stderr
     assert "Traceback" not in done.stderr
@@ -130,16 +129,6 @@ def test_bad_input_is_refused(cli: Cli) -> None:
     done = cli("workflow", "run", "greet", "--input", "nobody", ok=False)
     assert done.returncode == 2  # invalid input
     assert "use NAME=VALUE" in done.stderr
-
-
-def test_no_wait_runs_in_background(cli: Cli) -> None:
-    started = cli.json("workflow", "run", "greet", "--input", "who=bg", "--no-wait")
-    deadline = time.monotonic() + 60
-    state = started["State"]
-    while state != "SUCCESS" and time.monotonic() < deadline:
-        time.sleep(0.1)
-        state = cli.json("execution", "show", started["ID"])["State"]
-    assert state == "SUCCESS"
 
 
 def test_actions_are_listed_and_shown(cli: Cli) -> None:
@@ -201,39 +190,3 @@ workflows:
         assert (shown["Parent execution"], shown["Parent task"]) == (run["ID"], "each")
         assert json.loads(shown["Input"]) == {"who": who}
     assert {row["ID"] for row in cli.json("execution", "list")} == {run["ID"], *children}
-
-
-def test_execution_complete_finishes_a_waiting_task(cli: Cli, tmp_path: Path) -> None:
-    """``execution complete`` completes the asynchronous action a task waits for (the
-    task is found with ``execution tasks``: RUNNING, its ID, what it waits for); the
-    background run goes on with the output."""
-    workbook = tmp_path / "approvals.yaml"
-    workbook.write_text(
-        "version: '2.0'\nname: approvals\nworkflows:\n  wf:\n    output:\n"
-        "      answer: <% $.answer %>\n    tasks:\n      approve:\n"
-        "        action: std.async_noop\n        publish:\n"
-        "          answer: <% task().result %>\n")
-    cli("workbook", "create", str(workbook))
-    assert "--state {SUCCESS,ERROR}" in cli("execution", "complete", "--help").stdout
-    started = cli.json("workflow", "run", "approvals.wf", "--no-wait")
-    deadline = time.monotonic() + 60
-    while True:
-        tasks = cli.json("execution", "tasks", started["ID"])
-        if tasks and tasks[0]["Waiting for"] or time.monotonic() > deadline:
-            break
-        time.sleep(0.1)
-    (task,) = tasks
-    assert task["State"] == "RUNNING" and task["ID"] and task["Waiting for"]
-    refused = cli("execution", "complete", started["ID"], "nope", ok=False)
-    assert refused.returncode != 0 and "has no task execution 'nope'" in refused.stderr
-    done = cli.json("execution", "complete", started["ID"], "approve", "--output",
-                    '{"ok": 1}')
-    assert done["State"] == "SUCCESS" and done["Action execution"] == task["Waiting for"]
-    assert done["Task ID"] == task["ID"] and json.loads(done["Output"]) == {"ok": 1}
-    state = ""
-    while state != "SUCCESS" and time.monotonic() < deadline:
-        time.sleep(0.1)
-        state = cli.json("execution", "show", started["ID"])["State"]
-    assert state == "SUCCESS"
-    again = cli("execution", "complete", started["ID"], "approve", ok=False)
-    assert again.returncode != 0 and "does not wait" in again.stderr

@@ -8,7 +8,9 @@ YAQL, no workbook, no TaskFlow engine) and reads the executions database without
 TaskFlow's persistence (SQLAlchemy, alembic); listing workflows checks no workbook
 (no action registry, no YAQL).
 
-The speed itself is measured by ``bench/cli_startup.py``, never asserted here.
+The speed itself is measured by ``bench/cli_startup.py``, never asserted here.  Each
+command runs in a fresh Python process (what it imports is the point), hence a
+functional test, not a unit one.
 """
 
 from __future__ import annotations

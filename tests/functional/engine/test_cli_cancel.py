@@ -5,7 +5,7 @@ unchanged (exit 0, as Mistral's resume of a workflow that is not paused) and run
 nothing, ``execution pause`` is refused (exit 4), a second cancel leaves it as it is.
 
 The command runs in this process (:mod:`tests.cli_inprocess`); the ``kill -9`` is a
-real process's.
+real second process's, hence a functional test.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ its state info and error; nothing runs), then
 (exit 2) and an unknown id is not found (exit 3).
 
 The command runs in this process (:mod:`tests.cli_inprocess`); the ``kill -9`` is a
-real process's.
+real second process's, hence a functional test.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.unit.workflows.test_cli_cancel import _cli, interrupted
+from tests.functional.engine.test_cli_cancel import _cli, interrupted
 
 
 def test_execution_update_from_the_cli(tmp_path: Path) -> None:
