@@ -1,7 +1,7 @@
 """The workflow commands that need a second process: a failed run as a real
 subprocess (the exit code the process itself ends with), and ``workflow run --no-wait``,
 whose run goes on in a detached process (hence here, not in the unit tier).  The other
-commands: ``tests/unit/workflows/test_cli.py``."""
+commands: ``tests/unit/cli/test_cli.py``."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import json
 import time
 from pathlib import Path
 
-from tests.unit.workflows.test_cli import Cli
-from tests.unit.workflows.test_cli import cli as cli  # the fixture
+from tests.unit.cli.test_cli import Cli
+from tests.unit.cli.test_cli import cli as cli  # the fixture
 
 
 def test_a_failed_run_s_process_exits_with_its_code(cli: Cli) -> None:
