@@ -2,7 +2,8 @@
 
 Real processes: an owner starts :mod:`tripleo_flow.heat.tether` around a
 sleeper (one that leaves its process group, as heat-all does, and one that
-stays), prints the pids and is killed with SIGKILL.
+stays), prints the pids and is killed with SIGKILL: a functional test (processes are
+its subject), though it needs no service.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The console script's exit (:func:`tripleo_flow.cli.main.fast_exit`): exit handlers
 run and output is flushed, the interpreter's teardown of every object is skipped, and
-a process with another thread still running exits normally (waiting for it)."""
+a process with another thread still running exits normally (waiting for it).  A
+process's own exit is the subject: a functional test, though it needs no service."""
 
 from __future__ import annotations
 
