@@ -28,7 +28,7 @@ rebuild it every run: 0.17 s more of CPU here).
 Prints every run's wall-clock and CPU seconds (user + system, of the child), then
 the medians and each median's ratio to the baseline's.  A command that reads a plan
 should cost about what ``openstack --version`` costs (the issue's goal: under 0.3 s
-of CPU on an idle machine); ``tests/unit/test_cli_startup.py`` keeps the workflow
+of CPU on an idle machine); ``tests/functional/cli/test_cli_startup.py`` keeps the workflow
 engine out of such commands, this measures what they still cost.
 """
 

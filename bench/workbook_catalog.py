@@ -20,7 +20,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.unit.workflows.test_workbook_limits import workbook  # noqa: E402
+from tests.unit.engine.lang.test_workbook_limits import workbook  # noqa: E402
 from tripleo_flow.actions.registry import ActionRegistry  # noqa: E402
 from tripleo_flow.engine.lang import workbook_loader  # noqa: E402
 

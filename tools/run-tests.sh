@@ -108,7 +108,7 @@ done
 step "tripleo-heat-templates trees (PyPI sdists, cached)"
 .venv/bin/python tools/fetch_tht.py 12.1.0 >/dev/null
 .venv/bin/python tools/fetch_tht.py 18.0.0 >/dev/null
-# TripleO's own Train workbooks (tests/unit/workflows/test_train_workbooks.py validates them).
+# TripleO's own Train workbooks (tests/unit/engine/test_train_workbooks.py validates them).
 step "tripleo-common 11.3.0 sdist (its Train Mistral workbooks, cached)"
 .venv/bin/python tools/fetch_sdist.py tripleo-common 11.3.0 >/dev/null
 

@@ -1,5 +1,5 @@
 """The plan actions run twice, and reverted after a second run
-(``tests/unit/workflows/test_action_rerun.py``), on a real Swift: the same tests, with
+(``tests/unit/actions/test_action_rerun.py``), on a real Swift: the same tests, with
 the action context on the test Swift's plan store instead of the local one."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.workflows.test_action_rerun import (  # noqa: F401  (collected here too)
+from tests.unit.actions.test_action_rerun import (  # noqa: F401  (collected here too)
     _context,
     test_a_revert_after_a_second_run_restores_the_state_before_the_first,
     test_a_second_run_changes_nothing_more,

@@ -49,7 +49,7 @@ def test_runs_and_lists_executions_in_mariadb(mariadb: str, tmp_path: Path) -> N
 @pytest.fixture(scope="module")
 def mariadb_contract(mariadb_server: PrivateMariaDB) -> type[Any]:
     """TaskFlow's persistence contract suite on a MariaDB database of its own."""
-    from tests.unit.workflows.test_persistence_contract import ExecutionBackendContract
+    from tests.unit.engine.store.test_persistence_contract import ExecutionBackendContract
     from tripleo_flow.engine.store.executions import ExecutionBackend
 
     name, where = new_database(mariadb_server, "contract")

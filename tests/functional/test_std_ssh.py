@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.engine_helpers import ACTIONS, Host
-from tests.unit.workflows.test_mistral_conformance import Run
+from tests.unit.engine.test_mistral_conformance import Run
 from tripleo_flow import exceptions
 from tripleo_flow.actions import std_remote
 from tripleo_flow.actions.base import Rerun

@@ -7,7 +7,7 @@ without importing their modules (each loads its own libraries).  A command's mod
 imported only when it runs, or when ``help NAME`` / ``NAME --help`` describes it.
 
 The ``tripleo_flow.cli`` entry points in ``setup.cfg`` stay (other tools find the
-commands there, ``openstack tripleo ...`` among them); ``tests/unit/test_command_table.py``
+commands there, ``openstack tripleo ...`` among them); ``tests/unit/cli/test_command_table.py``
 checks that this table names the same commands and that each summary is the first
 line of its class's docstring.  A command added only as an entry point still runs
 (the entry points are read when a name is not in this table) but is missing from

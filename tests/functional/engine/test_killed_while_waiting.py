@@ -13,11 +13,7 @@ import sys
 from pathlib import Path
 
 from tests.engine_helpers import Host
-from tests.unit.workflows.test_mistral_async_actions import _ended as ended
-from tests.unit.workflows.test_mistral_async_actions import _install as install_async
-from tests.unit.workflows.test_mistral_async_actions import _states as states
-from tests.unit.workflows.test_mistral_async_actions import _waiting as waiting
-from tests.unit.workflows.test_mistral_subworkflow_pause import (
+from tests.unit.engine.test_mistral_subworkflow_pause import (
     CASCADE,
     _child,
     _finish_cascade,
@@ -25,7 +21,11 @@ from tests.unit.workflows.test_mistral_subworkflow_pause import (
     _state,
     _waits,
 )
-from tests.unit.workflows.test_mistral_subworkflow_pause import host as host  # the fixture
+from tests.unit.engine.test_mistral_subworkflow_pause import host as host  # the fixture
+from tests.unit.workflows.test_mistral_async_actions import _ended as ended
+from tests.unit.workflows.test_mistral_async_actions import _install as install_async
+from tests.unit.workflows.test_mistral_async_actions import _states as states
+from tests.unit.workflows.test_mistral_async_actions import _waiting as waiting
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -1,4 +1,4 @@
-"""The plan-code mark of an execution (``tests/unit/workflows/test_plan_code.py``) holds
+"""The plan-code mark of an execution (``tests/unit/actions/test_plan_code.py``) holds
 when another process resumes it: a second Python process, hence here, not in the unit tier."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.unit.workflows.test_plan_code import host as host  # the fixture
-from tests.unit.workflows.test_plan_code import lines
+from tests.unit.actions.test_plan_code import host as host  # the fixture
+from tests.unit.actions.test_plan_code import lines
 from tripleo_flow.engine.store.executions import ORIGIN_API
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -1,5 +1,5 @@
 """A child execution's error kept when the process running it and its parent is killed
-(``kill -9``) as it fails (``tests/unit/workflows/test_subworkflow_errors.py``): the run is
+(``kill -9``) as it fails (``tests/unit/engine/compile/test_subworkflow_errors.py``): the run is
 made in a second Python process, hence here, not in the unit tier."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.engine_helpers import Host
-from tests.unit.workflows.test_subworkflow_errors import (
+from tests.unit.engine.compile.test_subworkflow_errors import (
     STEPS,
     _check_kept,
     _install,

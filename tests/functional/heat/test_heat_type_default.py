@@ -5,7 +5,7 @@ is deployed on ``processes`` Heat (MariaDB dump) while ``[heat] heat_type`` is
 ``native`` (SQLite), then updated and its Heat launched from the dump and killed, none
 of them naming a type: each uses ``processes`` (``native`` could not load the dump).
 Scale-down runs the same deploy sub-workflow with the same null input (checked in
-tests/unit/workflows/test_shipped_workbooks.py).
+tests/unit/engine/test_shipped_workbooks.py).
 """
 
 from __future__ import annotations

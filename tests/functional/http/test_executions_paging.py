@@ -209,7 +209,7 @@ def test_the_gui_lists_executions_newest_first_and_follows_pages(
 
 
 def test_execution_list_pages_on_the_command_line(tmp_path: Path) -> None:
-    from tests.unit.workflows.test_cli import Cli
+    from tests.unit.cli.test_cli import Cli
 
     backend = ExecutionBackend(f"sqlite:///{tmp_path / 'data' / 'executions.sqlite'}") \
         if (tmp_path / "data").mkdir() is None else None

@@ -31,7 +31,7 @@ needs any of that (:func:`~.compiler.runs_as_state_machine`) runs here instead:
   fire, a join the failed task can no longer reach fails); once nothing is left
   to run, the completed ones are reverted and the workflow fails: reverting is our
   deliberate difference from Mistral (which never reverts), kept for both engines
-  (see ``tests/unit/workflows/test_mistral_conformance.py``).  A ``fail`` command
+  (see ``tests/unit/engine/test_mistral_conformance.py``).  A ``fail`` command
   stops new task executions at once, after the targets listed before it started;
   the task that took it keeps its own state.
 

@@ -58,7 +58,7 @@ class Rerun(enum.Enum):
 
     A job resumed from its logbook (a conductor killed, or its claim lost) runs
     the interrupted task again from its start: every action declares which of
-    these holds (``tests/unit/workflows/test_action_rerun.py`` proves it).
+    these holds (``tests/unit/actions/test_action_rerun.py`` proves it).
     """
 
     #: It changes nothing; a second run returns what the first did.

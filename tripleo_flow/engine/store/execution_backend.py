@@ -2,7 +2,7 @@
 
 This is the TaskFlow backend adapter; :mod:`.executions` reads executions from
 it.  TaskFlow's own persistence contract suite runs against it
-(``tests/unit/workflows/test_persistence_contract.py``, MariaDB too).
+(``tests/unit/engine/store/test_persistence_contract.py``, MariaDB too).
 
 Every execution is one TaskFlow flow detail in the logbook ``tripleo-flow``;
 its ``meta`` holds the workflow name, inputs, output, error and timestamps.
