@@ -12,7 +12,7 @@ import yaml
 from tripleo_flow import exceptions
 from tripleo_flow.core.servers import baremetal, deployed_servers
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 #: Hand-made facts about the real templates, carried by the tests (tests/reference/README.md).
 REFERENCE = ROOT / "tests" / "reference"
 EXAMPLE = ROOT / "tripleo_flow" / "examples" / "baremetal-deployment.yaml"

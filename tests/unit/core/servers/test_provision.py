@@ -133,7 +133,7 @@ def test_a_broken_record_is_refused(data: Any) -> None:
 
 
 def test_the_shipped_managed_example_parses() -> None:
-    path = (Path(__file__).resolve().parents[3] / "tripleo_flow" / "examples"
+    path = (Path(__file__).resolve().parents[4] / "tripleo_flow" / "examples"
             / "baremetal-deployment-managed.yaml")
     roles = _roles(yaml.safe_load(path.read_text()), stack="overcloud")
     assert [(i.hostname, i.profile, i.fixed_ip) for r in roles for i in r.instances] == [
