@@ -102,14 +102,16 @@ def takes_fail(workflow: WorkflowSpec) -> bool:
 
 
 def starts_before_fail(spec: TaskSpec) -> bool:
-    """Whether a ``fail`` of ``spec``'s transitions comes after a task they start
-    (``on-success`` or ``on-error``, then ``on-complete``, in list order): Mistral
-    starts that task, then fails the workflow, which the machine does and a graph
-    cannot (its failed atom stops the flow before the task's atom)."""
+    """Whether a ``fail`` or a ``pause`` of ``spec``'s transitions comes after a task
+    they start (``on-success`` or ``on-error``, then ``on-complete``, in list order):
+    Mistral starts that task, then fails or pauses the workflow (its dispatcher runs
+    the task commands listed before the state change), which the machine does and a
+    graph cannot (its failed atom stops the flow, its pause suspends the engine,
+    before the task's atom)."""
     for first in (spec.on_success, spec.on_error):
         started = False
         for item in first + spec.on_complete:
-            if item.target == "fail" and started:
+            if item.target in ("fail", "pause") and started:
                 return True
             started = started or item.target not in workbook_clauses.COMMANDS
     return False

@@ -158,6 +158,9 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
         self._errors: list[tuple[str, BaseException]] = []
         #: Task executions created before a ``fail`` in the same transition list.
         self._forced: list[_TaskEx] = []
+        #: Fired before a 'pause' in its transition list: they start though the
+        #: execution pauses (Mistral's dispatcher runs the task commands before it).
+        self._before_pause: list[_TaskEx] = []
         #: Task executions whose asynchronous action waits for a client (parked), and
         #: those to run again (a completion or a deadline).
         self._waiting: list[_TaskEx] = []
@@ -212,6 +215,11 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
         """Run task executions until none is left to run: True when it suspended."""
         running: dict[futures.Future[Any], _TaskEx] = {}
         while True:
+            if self._before_pause:  # started whether the pause has come or not
+                starting, self._before_pause = self._before_pause, []
+                for tex in starting:
+                    self._start(tex)
+                    running[self.pool.submit(self._execute, tex)] = tex
             if not self._suspend.is_set():
                 if self._failing is None:
                     starting, self._ready = self._ready, []
@@ -441,7 +449,7 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
         # Replayed: the scope rebuilt its globals and unhandled errors from the details.
         if tex.task in self._joins and self._joins[tex.task] is tex:
             del self._joins[tex.task]
-        created = len(self._ready)
+        created, pausing = len(self._ready), False
         for target, message in outcome.get(atoms.STEPS) or []:
             if self._ended or self._failing is not None:
                 break
@@ -459,6 +467,9 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
                 break
             if target == "pause":
                 if live:  # what follows in the list is applied when resumed (replayed)
+                    # (a pause asked before, here or elsewhere: nothing starts until
+                    # the resume, as Mistral's unprocessed task)
+                    pausing = not self._pause_pending()
                     self.suspend()
                     break
                 continue
@@ -466,6 +477,9 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
                 continue
             self._fire(tex, target)
         self._check_joins()
+        if pausing:  # what it fired before the 'pause' (a join it completed) starts
+            self._before_pause += self._ready[created:]
+            del self._ready[created:]
 
     def _fire(self, source: _TaskEx, target: str) -> None:
         if self.workflow.tasks[target].join is None:

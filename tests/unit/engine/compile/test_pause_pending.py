@@ -39,7 +39,8 @@ WHERE = pytest.mark.parametrize("where", ["here", "elsewhere"])
 
 #: What the held task does once its gate opens, by workflow.
 ENDS = {"fails": "on-success: [fail]", "succeeds": "on-success: [succeed]",
-        "errs": "", "ends": "", "fails_after": "on-success: [after, fail]"}
+        "errs": "", "ends": "", "fails_after": "on-success: [after, fail]",
+        "pauses_after": "on-success: [after, pause]"}
 
 
 AFTER = """\
@@ -157,6 +158,20 @@ def test_the_tasks_listed_before_fail_start_once_resumed(host: Host, tmp_path: P
     assert host.get_execution(run.id).state == "ERROR"
     assert _effects(run.log) == _effects(first.log)
     assert "do after" in _effects(run.log)
+
+
+@WHERE
+def test_a_pause_command_met_while_pausing_starts_nothing_before_the_resume(
+        host: Host, tmp_path: Path, where: str) -> None:
+    """``on-success: [after, pause]``: unpaused, ``after`` starts before the execution
+    pauses (test_mistral_resume's ``test_resume_direct``); met once a pause was asked,
+    the held task's commands wait for the resume, as Mistral's unprocessed task: nothing
+    starts."""
+    run = Run(host, tmp_path, "pauses_after", join=False)
+    _pause(host, tmp_path, run.id, where)
+    assert run.end().state == "PAUSED"
+    assert _effects(run.log) == ["do first"]
+    assert _tasks(host, run.id).get("after", "PENDING") == "PENDING"
 
 
 @ENGINES
