@@ -148,3 +148,24 @@ def test_what_it_publishes_is_masked_as_every_record(host: Host, tmp_path: Path)
     ident, _before = _stopped(host, tmp_path, "SUCCESS", "pw: <% $.who %>", who=secret)
     host.complete_task(ident, "held", "SUCCESS", "late")
     assert _held(host, ident).published == {"pw": "<secret>"}
+
+
+@pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
+def test_a_completion_as_the_stop_ends_the_engine_publishes(host: Host, tmp_path: Path,
+                                                            join: bool) -> None:
+    """A completion right after the stop, before or after its engine recorded the end:
+    the same task SUCCESS with what it published, the workflow as the stop left it."""
+    ident = _start(host, tmp_path, WORKBOOK.format(
+        publish="got: <% task().result %>", items="",
+        join="join: all\n            " if join else ""), who="me")
+    until("held waits", lambda: any(t.name == "held" and t.waiting
+                                    for t in host.execution_tasks(ident)))
+    asked = host.stop_execution(ident, "SUCCESS", "Stopped")
+    host.complete_task(ident, "held", "SUCCESS", "late")
+    done = until("its end recorded", lambda: (lambda found: found if found.finished_at
+                                              else None)(host.get_execution(ident)))
+    assert (done.state, done.output) == ("SUCCESS", asked.output)
+    held = until("held completed", lambda: (lambda found: found if found.state != "RUNNING"
+                                            else None)(_held(host, ident)))
+    assert (held.state, held.result, held.published) == ("SUCCESS", "late", {"got": "late"})
+    assert "after" not in {t.name for t in host.execution_tasks(ident)}
