@@ -27,7 +27,7 @@ from taskflow import states
 from taskflow.types import failure
 
 from tripleo_flow.engine.compile import item_results
-from tripleo_flow.engine.store import error_records
+from tripleo_flow.engine.store import error_records, stopped_completions
 from tripleo_flow.engine.store.states import CANCELLED_INFO
 
 #: Outcome key of the values a task published to the global scope.
@@ -48,7 +48,7 @@ ERROR_CONTEXT = "error_ctx"
 #: for a client (Mistral's ``in_context`` of its task execution): what its ``publish``
 #: is evaluated over when a client completes it after the execution was stopped
 #: (:mod:`.stopped_publish`).
-WAIT_CONTEXT = "wait_ctx"
+WAIT_CONTEXT = stopped_completions.WAIT_CONTEXT
 
 
 #: The environment of the execution whose action runs in this thread (``env()`` of an

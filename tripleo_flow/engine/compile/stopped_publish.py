@@ -52,6 +52,7 @@ def settle(runner: Runner, execution_id: str) -> list[str]:
     stop = store.cancels.of([execution_id]).get(execution_id)
     if stop is None or stop.state == CANCELLED:
         return []
+    store.backend.flush()  # what its engine deferred, read as it left it
     fd = store.flow_detail(execution_id)
     meta = fd.meta or {}
     if meta.get("finished_at") is None:
@@ -66,14 +67,15 @@ def settle(runner: Runner, execution_id: str) -> list[str]:
     try:
         workflow = runner._catalog().get(meta["workflow"])
     except (KeyError, exceptions.TripleoFlowError):
-        return []  # a workflow no longer known: shown as completed, publishing nothing
+        workflow = None  # no longer known: it completes, publishing nothing
     done = []
     for ad in todo:
-        task = workflow_outputs.task_of(ad.name, workflow)
         completed = stopped_completions.completed(rows[ad.name])
-        if task is None or completed is None:
+        if completed is None:
             continue
-        kept = publish(fd, workflow, ad, task, completed, runner._expression_limits())
+        task = None if workflow is None else workflow_outputs.task_of(ad.name, workflow)
+        kept = {"published": {}} if task is None else publish(
+            fd, workflow, ad, task, completed, runner._expression_limits())
         store.update_atom_meta(ad, **{stopped_completions.KEPT: kept})
         done.append(ad.name)
     return done

@@ -168,8 +168,7 @@ def shown_tasks(store: Any, fd: Any, records: list[Any]) -> list[Any]:
     if cancelled.state != CANCELLED:  # stopped: its async tasks a client may complete
         for action in store.async_actions.of_execution(fd.uuid):
             actions.setdefault(action.task, []).append(action)
-        kept = {ad.name: (ad.meta or {}).get(stopped_completions.KEPT) for ad in fd
-                if ad.name in actions}
+        kept = {ad.name: ad.meta for ad in fd if ad.name in actions}
 
     def view(r: Any) -> Any:
         if r.state != "RUNNING":

@@ -34,6 +34,9 @@ SUCCESS, ERROR, RUNNING = "SUCCESS", "ERROR", "RUNNING"
 #: Atom metadata key of what a completion after the stop published
 #: (``{"published": {...}}``), or the error its ``publish`` raised (``{"error": ...}``).
 KEPT = "stopped_publish"
+#: Atom metadata key of the inbound context a task kept as its asynchronous action
+#: first waited (:meth:`~tripleo_flow.engine.compile.execution_scope.Scope.keep_wait_context`).
+WAIT_CONTEXT = "wait_ctx"
 
 
 def _latest(actions: list[Any]) -> list[Any]:
@@ -59,11 +62,14 @@ def completed(actions: list[Any]) -> tuple[str, Any, str | None] | None:
             str(failed[0].output) if failed else None)
 
 
-def view(record: Any, actions: list[Any], kept: Any = None) -> Any:
+def view(record: Any, actions: list[Any], meta: Any = None) -> Any:
     """Task record ``record`` (RUNNING when the execution was stopped) as its action
     executions ``actions`` (of that task, any state) leave it, with what its completion
-    published (``kept``: its atom's :data:`KEPT`); None when it has none (it was not
-    waiting for a client: the caller shows it as it shows others)."""
+    published (its atom's ``meta``: :data:`KEPT`); None when it has none (it was not
+    waiting for a client: the caller shows it as it shows others).  Completed, it
+    reads RUNNING until its publish was evaluated (as Mistral's task completes and
+    publishes in one transaction), unless it kept no context to evaluate it over (it
+    waited before contexts were kept: it completes publishing nothing)."""
     found = _latest(actions)
     if not found:
         return None
@@ -73,6 +79,10 @@ def view(record: Any, actions: list[Any], kept: Any = None) -> Any:
     if done is None:
         return None  # cancelled (a cancel came after the stop)
     state, result, error = done
+    meta = meta if isinstance(meta, dict) else {}
+    kept = meta.get(KEPT)
+    if kept is None and WAIT_CONTEXT in meta:
+        return record  # its publish is being evaluated (:mod:`...compile.stopped_publish`)
     kept = kept if isinstance(kept, dict) else {}
     if kept.get("error") is not None:  # its publish failed: Mistral's force_fail_task
         state, error = ERROR, str(kept["error"])
@@ -82,4 +92,4 @@ def view(record: Any, actions: list[Any], kept: Any = None) -> Any:
         finished_at=max(a.updated_at or 0.0 for a in found) or record.finished_at)
 
 
-__all__ = ["KEPT", "completed", "view"]
+__all__ = ["KEPT", "WAIT_CONTEXT", "completed", "view"]
