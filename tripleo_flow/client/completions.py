@@ -102,6 +102,9 @@ class CompletionsMixin:
         from tripleo_flow.engine.store import paused_completions  # the engine: on first use
 
         paused_completions.settle(self._runner(), execution_id)  # when PAUSED
+        from tripleo_flow.engine.compile import stopped_publish
+
+        stopped_publish.settle(self._runner(), execution_id)  # when stopped: its publish
         if store.get(execution_id).state in NOT_RUNNING:
             try:
                 self.resume_execution(execution_id, wait=False, detach=detach,

@@ -162,7 +162,7 @@ class ActionAtom(_WorkbookAtom):
         if self._get_action().asynchronous:
             return async_tasks.run(self, [self._inputs(ctx, kwargs, None)] if items is None
                                    else [self._inputs(ctx, kwargs, item) for item in items],
-                                   items is not None, timeout, width)
+                                   items is not None, timeout, width, ctx)
         if items is None:
             inputs = self._inputs(ctx, kwargs, None)
             try:

@@ -38,14 +38,20 @@ if TYPE_CHECKING:
 
 
 def run(atom: ActionAtom, all_inputs: list[dict[str, Any]], items: bool,
-        timeout: float | None, width: int) -> tuple[Any, Any]:
+        timeout: float | None, width: int, ctx: Mapping[str, Any]) -> tuple[Any, Any]:
     """The result(s) of the asynchronous action of ``atom`` run with ``all_inputs`` (one
     mapping, or one per item with ``items``), and those inputs; raises
-    :class:`Waiting` while a client has not completed them (in the state machine)."""
+    :class:`Waiting` while a client has not completed them (in the state machine).
+    As it first waits, the task's inbound context ``ctx`` is persisted: a completion
+    after the execution was stopped publishes over it (:mod:`.stopped_publish`)."""
+    kept = atom._first_start is not None  # run again: kept when it first waited
     while True:
         try:
             results = _step(atom, all_inputs, items, timeout, width)
         except Waiting as waiting:
+            if not kept:
+                atom.runtime.scope.keep_wait_context(atom.name, ctx)
+                kept = True
             if atom.links.machine:
                 raise
             _block(atom, waiting)

@@ -89,6 +89,25 @@ def merge_contexts(outcomes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return merge_dicts(ctx, published)
 
 
+def evaluate_publish(spec: TaskSpec, evaluator: expressions.Evaluator,
+                     failed: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What task ``spec`` publishes as it completes (``failed``: in ERROR), evaluated
+    by ``evaluator``: its branch variables (``publish`` or ``publish-on-error``, then
+    the ``publish`` of its fired clause and of ``on-complete``) and its global ones, as
+    Mistral's ``TaskSpec.get_publish(state)`` gathers them.
+
+    :raises ExpressionError: an expression cannot be evaluated"""
+    publish = spec.publish_on_error if failed else spec.publish
+    published = {k: evaluator.evaluate(v) for k, v in publish.items()}
+    global_values: dict[str, Any] = {}
+    for clause in ("on-error" if failed else "on-success", "on-complete"):
+        scopes = spec.clause_publish.get(clause) or {}
+        for scope, into in (("branch", published), ("global", global_values)):
+            into.update({k: evaluator.evaluate(v)
+                         for k, v in (scopes.get(scope) or {}).items()})
+    return published, global_values
+
+
 def start_context(workflow: WorkflowSpec, ctx: dict[str, Any],
                   evaluator: Callable[[Mapping[str, Any]], expressions.Evaluator]
                   ) -> dict[str, Any]:
@@ -357,15 +376,7 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
         current = {"name": self.spec.name, "state": state,
                    "result": error if error is not None and result is None else result}
         evaluator = self._evaluator(ctx, kwargs, current)
-        publish = self.spec.publish_on_error if error is not None else self.spec.publish
-        published = {k: evaluator.evaluate(v) for k, v in publish.items()}
-        clauses = ("on-error" if error is not None else "on-success", "on-complete")
-        global_values: dict[str, Any] = {}
-        for clause in clauses:
-            scopes = self.spec.clause_publish.get(clause) or {}
-            for scope, into in (("branch", published), ("global", global_values)):
-                into.update({k: evaluator.evaluate(v)
-                             for k, v in (scopes.get(scope) or {}).items()})
+        published, global_values = evaluate_publish(self.spec, evaluator, error is not None)
         new_ctx = {**ctx, **published}
         evaluator = self._evaluator(new_ctx, kwargs, {**current, "published": published})
         targets: list[Transition] = []

@@ -30,7 +30,9 @@ Running a chain, the parallel engine hands every task to a pool thread and
 waits for it: two thread switches per task, contended for the GIL.
 :class:`HeldExecutor` (per engine) keeps what the engine submits until the
 engine waits; a task that is then all the engine waits for runs in the
-engine's own thread, anything else goes to the pool as before.  Given a
+engine's own thread, anything else goes to the pool as before; handed over, a
+task has started (its future running), so an engine that suspends meanwhile (a
+pause) lets it end rather than cancel it while it is queued.  Given a
 ``guard``, it asks it right before it starts anything: refused, nothing held
 starts (its futures end cancelled, which TaskFlow treats as work left for a
 resumed run), so a task never starts in an engine that must stop (a conductor
@@ -273,6 +275,12 @@ class HeldExecutor(futures.Executor):
                 if self._on_refused is not None:
                     self._on_refused(names)
                 held = []
+        # Handed over, each future is running: TaskFlow's cancel of a suspending
+        # engine's futures (``cancel_futures``) no longer drops one still queued on a
+        # busy pool, which it had marked RUNNING and would leave so (the task never
+        # ran; the run then ended REVERTED, or a resume ran it as new).  A task
+        # scheduled before a pause runs to its end, as Mistral's started task does.
+        held = [item for item in held if item[0].set_running_or_notify_cancel()]
         if len(held) == 1 and fs == [held[0][0]]:
             _run(*held[0], inline=True)
         else:
@@ -286,8 +294,7 @@ class HeldExecutor(futures.Executor):
 
 def _run(future: futures.Future[Any], fn: Callable[..., Any], args: Any, kwargs: Any,
          inline: bool = False) -> None:
-    if not future.set_running_or_notify_cancel():
-        return  # cancelled while held (a suspending engine)
+    """Run ``fn`` for ``future`` (running already: :meth:`HeldExecutor.wait_for_any`)."""
     try:
         result = fn(*args, **kwargs)
     except BaseException as exc:

@@ -27,7 +27,7 @@ from taskflow import states
 from taskflow.types import failure
 
 from tripleo_flow.engine.compile import item_results
-from tripleo_flow.engine.store import error_records
+from tripleo_flow.engine.store import error_records, stopped_completions
 from tripleo_flow.engine.store.states import CANCELLED_INFO
 
 #: Outcome key of the values a task published to the global scope.
@@ -44,6 +44,11 @@ FAILED_BY = "failed_workflow"
 UNHANDLED = "unhandled"
 #: Atom metadata key of the context of a task that failed its workflow.
 ERROR_CONTEXT = "error_ctx"
+#: Atom metadata key of the inbound context of a task whose asynchronous action waits
+#: for a client (Mistral's ``in_context`` of its task execution): what its ``publish``
+#: is evaluated over when a client completes it after the execution was stopped
+#: (:mod:`.stopped_publish`).
+WAIT_CONTEXT = stopped_completions.WAIT_CONTEXT
 
 
 #: The environment of the execution whose action runs in this thread (``env()`` of an
@@ -238,6 +243,13 @@ class Scope:
             if record is not None:
                 meta[error_records.ERROR_RECORD] = record
             self._storage.update_atom_metadata(atom, meta)
+
+    def keep_wait_context(self, atom: str, ctx: Mapping[str, Any]) -> None:
+        """Persist the inbound context of task ``atom`` as its asynchronous action
+        starts waiting for a client, in its atom's metadata (:data:`WAIT_CONTEXT`,
+        masked as every record)."""
+        if self._storage is not None:
+            self._storage.update_atom_metadata(atom, {WAIT_CONTEXT: dict(ctx)})
 
     # -- the engine -----------------------------------------------------------
 

@@ -41,6 +41,7 @@ from tripleo_flow.engine.compile import (
     compiler,
     execution_scope,
     state_machine,
+    stopped_publish,
     subworkflow,
     task_progress,
     workflow_outputs,
@@ -546,6 +547,7 @@ class Runner:
         command stopped it, that it is PAUSED until resumed)."""
         if engine.storage.get_flow_state() == states.SUSPENDED:
             if cancels.finish(self.store, fd, self._journal(fd.uuid)):  # never resumed
+                stopped_publish.settle(self, fd.uuid)  # completed since a stop: publish
                 return self.store.get(fd.uuid)
             if self._closing:  # this process stops: SUSPENDED, as a conductor leaves it
                 self.store.update_meta(fd)

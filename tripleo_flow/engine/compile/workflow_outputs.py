@@ -31,7 +31,7 @@ from tripleo_flow.engine.compile import atoms, execution_scope
 from tripleo_flow.engine.lang import expressions, workbook_model
 
 
-def _task_of(atom: str, workflow: workbook_model.WorkflowSpec) -> str | None:
+def task_of(atom: str, workflow: workbook_model.WorkflowSpec) -> str | None:
     """The top-level task whose execution atom ``atom`` is (``task`` or, run again by
     a state machine, ``task[N]``), else None."""
     if execution_scope.internal(atom):
@@ -48,7 +48,7 @@ def _ends(fresh: Any, workflow: workbook_model.WorkflowSpec,
     it received, with what it published on error)."""
     ends: list[Mapping[str, Any]] = []
     for ad in fresh:
-        if _task_of(ad.name, workflow) is None:
+        if task_of(ad.name, workflow) is None:
             continue
         results = ad.results
         if isinstance(results, Mapping) and results.get("state") in (atoms.SUCCESS, atoms.ERROR) \
@@ -81,10 +81,13 @@ def final_context(fresh: Any, workflow: workbook_model.WorkflowSpec) -> dict[str
     return atoms.merge_contexts(ends) if ends else {}
 
 
-def _evaluator(fresh: Any, workflow: workbook_model.WorkflowSpec, ctx: Mapping[str, Any],
-               limits: expressions.Limits) -> expressions.Evaluator:
+def evaluator(fresh: Any, workflow: workbook_model.WorkflowSpec, ctx: Mapping[str, Any],
+              limits: expressions.Limits, current: Mapping[str, Any] | None = None,
+              globals_: Mapping[str, Any] | None = None) -> expressions.Evaluator:
     """An evaluator over ``ctx`` above the inputs and ``vars`` of ``fresh``'s execution,
-    with ``task(name)`` the last execution of that task (null when it did not run)."""
+    with ``task(name)`` the last execution of that task (null when it did not run);
+    ``current``: the model of the task ``task()`` (and ``task(its name)``) reads;
+    ``globals_``: what ``global(name)`` reads."""
     meta = fresh.meta or {}
     view = workbook_model.apply_inputs(workflow, meta.get("input") or {})
     env = dict(meta.get("env") or {})
@@ -96,12 +99,14 @@ def _evaluator(fresh: Any, workflow: workbook_model.WorkflowSpec, ctx: Mapping[s
     view.update(ctx)
     latest: dict[str, Any] = {}
     for ad in fresh:
-        task = _task_of(ad.name, workflow)
+        task = task_of(ad.name, workflow)
         if task is not None and isinstance(ad.results, Mapping) \
                 and ad.results.get("state") in (atoms.SUCCESS, atoms.ERROR):
             latest[task] = ad.results
 
     def lookup(name: str | None) -> Any:
+        if current is not None and name in (None, current["name"]):
+            return dict(current)
         outcome = latest.get(name or "")
         if outcome is not None:
             return {"name": name, "state": outcome.get("state"),
@@ -111,7 +116,10 @@ def _evaluator(fresh: Any, workflow: workbook_model.WorkflowSpec, ctx: Mapping[s
             return None
         raise expressions.ExpressionError(f"task({name!r})", "unknown task")
 
-    return expressions.Evaluator(view, lookup, execution, limits, {"env": lambda: dict(env)})
+    hooks: dict[str, Any] = {"env": lambda: dict(env)}
+    if globals_ is not None:
+        hooks["global"] = dict(globals_).get
+    return expressions.Evaluator(view, lookup, execution, limits, hooks)
 
 
 def on_error(fresh: Any, workflow: workbook_model.WorkflowSpec, ctx: dict[str, Any],
@@ -123,7 +131,7 @@ def on_error(fresh: Any, workflow: workbook_model.WorkflowSpec, ctx: dict[str, A
     stays what the user reads first, as Mistral's message names both)."""
     output: dict[str, Any] = {"result": cause}
     try:
-        value = _evaluator(fresh, workflow, ctx, limits).evaluate(workflow.output_on_error)
+        value = evaluator(fresh, workflow, ctx, limits).evaluate(workflow.output_on_error)
     except Exception as exc:
         return {"result": f"{cause} (output-on-error could not be evaluated: {exc})"}
     value = value or ctx  # none given (or empty): the context itself, as Mistral
@@ -144,7 +152,7 @@ def on_success(fresh: Any, workflow: workbook_model.WorkflowSpec, ctx: dict[str,
     if workflow.output is None:
         return ctx
     try:
-        value = _evaluator(fresh, workflow, ctx, limits).evaluate(workflow.output)
+        value = evaluator(fresh, workflow, ctx, limits).evaluate(workflow.output)
     except Exception as exc:
         raise exceptions.InvalidInput(
             f"Execution {fresh.uuid!r} cannot end SUCCESS: its workflow's output cannot "
@@ -166,4 +174,5 @@ def stopped(fresh: Any, workflow: workbook_model.WorkflowSpec, state: str,
     return on_error(fresh, workflow, ctx, message, limits)
 
 
-__all__ = ["failure_context", "final_context", "on_error", "on_success", "stopped"]
+__all__ = ["evaluator", "failure_context", "final_context", "on_error", "on_success",
+           "stopped", "task_of"]

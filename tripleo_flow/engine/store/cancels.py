@@ -148,7 +148,7 @@ def shown_tasks(store: Any, fd: Any, records: list[Any]) -> list[Any]:
       execution's message.  Until then its running action ends as it does.
 
     A stopped one (SUCCESS or ERROR) shows a task whose asynchronous action a client
-    may still complete RUNNING, then as the completion left it
+    may still complete RUNNING, then as the completion left it, with what it published
     (:func:`~.stopped_completions.view`).
 
     The stored records stay as the engine wrote them; only RUNNING ones are looked
@@ -164,14 +164,16 @@ def shown_tasks(store: Any, fd: Any, records: list[Any]) -> list[Any]:
         kids.setdefault(str((child.meta or {}).get("parent_task")), []).append(child.uuid)
     found = store.cancels.of([ident for ids in kids.values() for ident in ids])
     actions: dict[str, list[Any]] = {}
+    kept: dict[str, Any] = {}
     if cancelled.state != CANCELLED:  # stopped: its async tasks a client may complete
         for action in store.async_actions.of_execution(fd.uuid):
             actions.setdefault(action.task, []).append(action)
+        kept = {ad.name: ad.meta for ad in fd if ad.name in actions}
 
     def view(r: Any) -> Any:
         if r.state != "RUNNING":
             return r
-        completed = stopped_completions.view(r, actions.get(r.name, []))
+        completed = stopped_completions.view(r, actions.get(r.name, []), kept.get(r.name))
         if completed is not None:
             return completed
         mine = kids.get(r.name, [])

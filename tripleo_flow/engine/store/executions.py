@@ -271,6 +271,15 @@ class ExecutionStore:
         with self._conn() as conn:
             conn.update_flow_details(fd.copy(retain_contents=False))
 
+    def update_atom_meta(self, ad: Any, **values: Any) -> None:
+        """Save ``values`` into the meta of atom detail ``ad`` (read from this store) of
+        an execution no engine runs any more (:mod:`.stopped_completions`), now (the
+        connection defers the writes of a RUNNING atom)."""
+        ad.meta = {**(ad.meta or {}), **values}
+        with self._conn() as conn:
+            conn.update_atom_details(ad)
+        self.backend.flush()
+
     def save_flow(self, fd: Any) -> None:
         """Save the flow detail ``fd`` with its atoms (a reverted child execution)."""
         fd.meta = {**(fd.meta or {}), "updated_at": time.time()}

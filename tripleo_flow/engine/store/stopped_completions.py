@@ -13,9 +13,13 @@ completed workflow, whose state and output stay what the stop gave them.
 Here a stop leaves the waiting action executions RUNNING (a cancel still cancels
 them), and :func:`view` shows the task execution a reader sees: RUNNING while one of
 its action executions waits, then SUCCESS or ERROR with the completion's output.  The
-engine of a stopped execution no longer runs, so the task's ``publish`` is not
-evaluated (Mistral publishes into the task execution only: the workflow's output is
-not changed by it either).
+engine of a stopped execution no longer runs: the completion itself evaluates the
+task's ``publish`` (``publish-on-error`` after an error) as Mistral's
+``data_flow.publish_variables`` (:mod:`~tripleo_flow.engine.compile.stopped_publish`)
+and keeps it in the task's atom metadata (:data:`KEPT`, masked as every record): it
+is the task's ``published``; an expression that fails makes the task ERROR with the
+error as its ``state_info`` (Mistral's ``force_fail_task``).  Neither changes the
+workflow's state or output.
 """
 
 from __future__ import annotations
@@ -23,32 +27,69 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from tripleo_flow.engine.store.execution_records import masked
+
 #: The task states a stopped execution's completed asynchronous task reads.
 SUCCESS, ERROR, RUNNING = "SUCCESS", "ERROR", "RUNNING"
+#: Atom metadata key of what a completion after the stop published
+#: (``{"published": {...}}``), or the error its ``publish`` raised (``{"error": ...}``).
+KEPT = "stopped_publish"
+#: Atom metadata key of the inbound context a task kept as its asynchronous action
+#: first waited (:meth:`~tripleo_flow.engine.compile.execution_scope.Scope.keep_wait_context`).
+WAIT_CONTEXT = "wait_ctx"
 
 
-def view(record: Any, actions: list[Any]) -> Any:
-    """Task record ``record`` (RUNNING when the execution was stopped) as its action
-    executions ``actions`` (of that task, any state) leave it; None when it has none
-    (it was not waiting for a client: the caller shows it as it shows others)."""
+def _latest(actions: list[Any]) -> list[Any]:
+    """The last attempt of each item of ``actions``, in item order."""
     latest: dict[Any, Any] = {}
-    for action in actions:  # the last attempt of each item
+    for action in actions:
         if action.item not in latest or action.attempt >= latest[action.item].attempt:
             latest[action.item] = action
-    if not latest:
+    return [latest[item] for item in sorted(latest, key=lambda i: -1 if i is None else i)]
+
+
+def completed(actions: list[Any]) -> tuple[str, Any, str | None] | None:
+    """``(state, result, error)`` of the task whose action executions are ``actions``
+    (of that task, any state) once a client completed all (the last attempt of each
+    item; ``with-items``: the result lists the items' outputs, as Mistral's); None
+    while one waits, when one was cancelled, or there is none."""
+    found = _latest(actions)
+    if not found or any(a.state not in (SUCCESS, ERROR) for a in found):
         return None
-    found = [latest[item] for item in sorted(latest, key=lambda i: -1 if i is None else i)]
+    failed = [a for a in found if a.state == ERROR]
+    result = found[0].output if found[0].item is None else [a.output for a in found]
+    return (ERROR if failed else SUCCESS, result,
+            str(failed[0].output) if failed else None)
+
+
+def view(record: Any, actions: list[Any], meta: Any = None) -> Any:
+    """Task record ``record`` (RUNNING when the execution was stopped) as its action
+    executions ``actions`` (of that task, any state) leave it, with what its completion
+    published (its atom's ``meta``: :data:`KEPT`); None when it has none (it was not
+    waiting for a client: the caller shows it as it shows others).  Completed, it
+    reads RUNNING until its publish was evaluated (as Mistral's task completes and
+    publishes in one transaction), unless it kept no context to evaluate it over (it
+    waited before contexts were kept: it completes publishing nothing)."""
+    found = _latest(actions)
+    if not found:
+        return None
     if any(a.state == RUNNING for a in found):
         return record  # a client may still complete it (Mistral's task stays RUNNING)
-    if any(a.state not in (SUCCESS, ERROR) for a in found):
+    done = completed(found)
+    if done is None:
         return None  # cancelled (a cancel came after the stop)
-    failed = [a for a in found if a.state == ERROR]
-    result = found[0].output if None in latest else [a.output for a in found]
+    state, result, error = done
+    meta = meta if isinstance(meta, dict) else {}
+    kept = meta.get(KEPT)
+    if kept is None and WAIT_CONTEXT in meta:
+        return record  # its publish is being evaluated (:mod:`...compile.stopped_publish`)
+    kept = kept if isinstance(kept, dict) else {}
+    if kept.get("error") is not None:  # its publish failed: Mistral's force_fail_task
+        state, error = ERROR, str(kept["error"])
     return dataclasses.replace(
-        record, state=ERROR if failed else SUCCESS, result=result,
-        error=str(failed[0].output) if failed else None,
-        state_info=str(failed[0].output) if failed else None, waiting=[], progress=None,
+        record, state=state, result=result, error=error, state_info=error,
+        published=masked(dict(kept.get("published") or {})), waiting=[], progress=None,
         finished_at=max(a.updated_at or 0.0 for a in found) or record.finished_at)
 
 
-__all__ = ["view"]
+__all__ = ["KEPT", "WAIT_CONTEXT", "completed", "view"]

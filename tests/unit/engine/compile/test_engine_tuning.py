@@ -242,3 +242,23 @@ def test_held_tasks_a_guard_refuses_never_start_and_end_cancelled() -> None:
         done, _ = held.wait_for_any([allowed], timeout=5)
     assert allowed in done and not allowed.cancelled() and ran == ["z"]
     assert answers == []  # asked once per start, not per task
+
+
+def test_a_task_handed_to_a_busy_pool_runs_though_the_engine_suspends() -> None:
+    """TaskFlow cancels the futures of a suspending engine (a ``pause`` transition of
+    another task) that have not ended; one handed over is running, so a task still
+    queued on a busy pool is not dropped (TaskFlow had marked it RUNNING: the run
+    ended REVERTED, or its resume ran it as new) but runs, as Mistral's started task."""
+    ran: list[str] = []
+    gate = threading.Event()
+    with futures.ThreadPoolExecutor(1) as pool:
+        busy = pool.submit(gate.wait, 5)  # the pool's one thread is taken
+        held = engine.HeldExecutor(pool)
+        handed = [held.submit(ran.append, "x"), held.submit(ran.append, "y")]
+        _done, not_done = held.wait_for_any(handed, timeout=0.01)
+        assert set(not_done) == set(handed)  # queued behind the busy one
+        assert not any(f.cancel() for f in handed)  # TaskFlow's cancel_futures
+        gate.set()
+        futures.wait(handed, timeout=5)
+        assert busy.result() is True
+    assert not any(f.cancelled() for f in handed) and sorted(ran) == ["x", "y"]
