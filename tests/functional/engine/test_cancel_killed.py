@@ -1,5 +1,5 @@
 """Cancelling an execution whose process was killed (``kill -9``)
-(``tests/unit/workflows/test_mistral_cancel.py``): it is recorded by a second Python
+(``tests/unit/engine/test_mistral_cancel.py``): it is recorded by a second Python
 process, hence here, not in the unit tier."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 from tests.engine_helpers import Host
 from tests.pause_helpers import _effects
 from tests.pause_helpers import host as host  # the fixture
-from tests.unit.workflows.test_mistral_cancel import MSG, _install
+from tests.unit.engine.test_mistral_cancel import MSG, _install
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -1,6 +1,6 @@
 """Executions whose process is killed (``kill -9``) while tasks wait for a client: the
 run is made in a second Python process, hence here, not in the unit tier (from
-``tests/unit/workflows/test_mistral_async_actions.py`` and
+``tests/unit/engine/test_mistral_async_actions.py`` and
 ``test_mistral_subworkflow_pause.py``, whose helpers they use)."""
 
 from __future__ import annotations
@@ -13,6 +13,10 @@ import sys
 from pathlib import Path
 
 from tests.engine_helpers import Host
+from tests.unit.engine.test_mistral_async_actions import _ended as ended
+from tests.unit.engine.test_mistral_async_actions import _install as install_async
+from tests.unit.engine.test_mistral_async_actions import _states as states
+from tests.unit.engine.test_mistral_async_actions import _waiting as waiting
 from tests.unit.engine.test_mistral_subworkflow_pause import (
     CASCADE,
     _child,
@@ -22,10 +26,6 @@ from tests.unit.engine.test_mistral_subworkflow_pause import (
     _waits,
 )
 from tests.unit.engine.test_mistral_subworkflow_pause import host as host  # the fixture
-from tests.unit.workflows.test_mistral_async_actions import _ended as ended
-from tests.unit.workflows.test_mistral_async_actions import _install as install_async
-from tests.unit.workflows.test_mistral_async_actions import _states as states
-from tests.unit.workflows.test_mistral_async_actions import _waiting as waiting
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -24,7 +24,7 @@ import pytest
 from tests.engine_helpers import Host
 from tests.pause_helpers import _effects
 from tests.pause_helpers import host as host  # the fixture
-from tests.unit.workflows.test_mistral_cancel import (
+from tests.unit.engine.test_mistral_cancel import (
     SUB,
     WHERE,
     _install,

@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 
 from tests.engine_helpers import ACTIONS
+from tests.unit.engine.test_mistral_cancel import _install
 from tests.unit.engine.test_mistral_task_rerun import RerunHost, _calls
-from tests.unit.workflows.test_mistral_cancel import _install
 from tripleo_flow import exceptions
 
 WAYS = pytest.mark.parametrize("way", ["inline", "apart", "state-machine"])

@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 
 from tests.engine_helpers import Host
-from tests.unit.workflows.test_mistral_async_actions import (
+from tests.unit.engine.test_mistral_async_actions import (
     _ended,
     _install,
     _start,
     _states,
     _waiting,
 )
-from tests.unit.workflows.test_mistral_async_actions import host as host  # the fixture
+from tests.unit.engine.test_mistral_async_actions import host as host  # the fixture
 
 ENGINES = pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
 

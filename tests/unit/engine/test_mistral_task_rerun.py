@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from tests.engine_helpers import ACTIONS, Host
-from tests.unit.workflows.test_mistral_cancel import _install
+from tests.unit.engine.test_mistral_cancel import _install
 from tripleo_flow import exceptions
 from tripleo_flow.client.task_reruns import TaskRerunsMixin
 

@@ -16,7 +16,7 @@ import pytest
 
 from tests.engine_helpers import Host
 from tests.pause_helpers import host as host  # the fixture
-from tests.unit.workflows.test_mistral_cancel import _install, _start
+from tests.unit.engine.test_mistral_cancel import _install, _start
 
 ENGINES = pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
 

@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from tests.engine_helpers import Host, until
-from tests.unit.workflows.test_mistral_async_actions import _start
-from tests.unit.workflows.test_mistral_async_actions import host as host  # the fixture
+from tests.unit.engine.test_mistral_async_actions import _start
+from tests.unit.engine.test_mistral_async_actions import host as host  # the fixture
 
 #: ``started`` publishes ``y`` and fires ``held``, which waits for a client.
 WORKBOOK = """\

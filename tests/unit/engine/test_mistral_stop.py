@@ -27,7 +27,7 @@ import pytest
 from tests.engine_helpers import ACTIONS, Host
 from tests.pause_helpers import _effects, _tasks
 from tests.pause_helpers import host as host  # the fixture
-from tests.unit.workflows.test_mistral_cancel import (
+from tests.unit.engine.test_mistral_cancel import (
     SUB,
     _ended,
     _install,

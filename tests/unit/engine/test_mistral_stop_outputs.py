@@ -28,17 +28,17 @@ import pytest
 
 from tests.engine_helpers import Host, until
 from tests.pause_helpers import _effects
-from tests.unit.workflows.test_mistral_async_actions import _start
-from tests.unit.workflows.test_mistral_async_actions import host as host  # the fixture
-from tests.unit.workflows.test_mistral_cancel import (
+from tests.unit.engine.test_mistral_async_actions import _start
+from tests.unit.engine.test_mistral_async_actions import host as host  # the fixture
+from tests.unit.engine.test_mistral_cancel import (
     SUB,
     _ended,
     _family,
     _install,
     _task_states,
 )
-from tests.unit.workflows.test_mistral_cancel import _start as _held
-from tests.unit.workflows.test_mistral_stop import _stop
+from tests.unit.engine.test_mistral_cancel import _start as _held
+from tests.unit.engine.test_mistral_stop import _stop
 from tripleo_flow import exceptions
 
 #: ``ended`` completes and fires nothing (an end task of Mistral's), ``started`` fires
