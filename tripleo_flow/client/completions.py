@@ -37,6 +37,19 @@ class CompletionsMixin:
     def resume_execution(self, execution_id: str, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError
 
+    def _settled(self, execution_id: str) -> bool:
+        """What completions of ``execution_id`` leave to do when no engine runs it,
+        done: a PAUSED one's tasks completed, a stopped one's publish evaluated.  A
+        completion killed between its record and this is repaired by the next
+        completion asked (refused then, as the task no longer waits); whether anything
+        was done."""
+        from tripleo_flow.engine.compile import stopped_publish
+        from tripleo_flow.engine.store import paused_completions  # the engine: on first use
+
+        paused = paused_completions.settle(self._runner(), execution_id)  # when PAUSED
+        published = stopped_publish.settle(self._runner(), execution_id)  # when stopped
+        return bool(paused) or bool(published)
+
     def complete_task(self, execution_id: str, task: str, state: str = "SUCCESS",
                       output: Any = None, item: int | None = None, api_user: bool = False,
                       detach: bool = False) -> ActionExecution:
@@ -89,6 +102,8 @@ class CompletionsMixin:
                     f"action execution for item {item}.")
             running = [a for a in running if a.item == item]
         if not running:
+            if actions and self._settled(execution_id):  # a completion a kill cut short
+                record = next(t for t in store.tasks(execution_id) if t.name == record.name)
             raise exceptions.Conflict(
                 f"Task execution {record.name!r} of execution {execution_id!r} does not wait "
                 f"for a client (it is {record.state}"
@@ -99,12 +114,7 @@ class CompletionsMixin:
                 f"Task execution {record.name!r} waits for {len(running)} items ("
                 + ", ".join(str(a.item) for a in running) + "): say which one with item.")
         done = store.async_actions.complete(running[0].id, state, output)
-        from tripleo_flow.engine.store import paused_completions  # the engine: on first use
-
-        paused_completions.settle(self._runner(), execution_id)  # when PAUSED
-        from tripleo_flow.engine.compile import stopped_publish
-
-        stopped_publish.settle(self._runner(), execution_id)  # when stopped: its publish
+        self._settled(execution_id)
         if store.get(execution_id).state in NOT_RUNNING:
             try:
                 self.resume_execution(execution_id, wait=False, detach=detach,

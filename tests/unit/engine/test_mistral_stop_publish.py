@@ -24,6 +24,7 @@ import pytest
 from tests.engine_helpers import Host, until
 from tests.unit.engine.test_mistral_async_actions import _start
 from tests.unit.engine.test_mistral_async_actions import host as host  # the fixture
+from tripleo_flow import exceptions
 
 #: ``started`` publishes ``y`` and fires ``held``, which waits for a client.
 WORKBOOK = """\
@@ -169,3 +170,21 @@ def test_a_completion_as_the_stop_ends_the_engine_publishes(host: Host, tmp_path
                                             else None)(_held(host, ident)))
     assert (held.state, held.result, held.published) == ("SUCCESS", "late", {"got": "late"})
     assert "after" not in {t.name for t in host.execution_tasks(ident)}
+
+
+def test_a_completion_killed_before_its_publish_is_repaired_by_a_retry(
+        host: Host, tmp_path: Path) -> None:
+    """A completion recorded, then its process killed before the publish was evaluated
+    (the task reads RUNNING, as before a completion): asking the completion again is
+    refused, the task no longer waiting, and repairs it: it reads SUCCESS, published."""
+    ident, before = _stopped(host, tmp_path, "SUCCESS")
+    store = host._runner().store
+    [waiting] = store.async_actions.of_task(ident, "held")
+    store.async_actions.complete(waiting.id, "SUCCESS", {"a": 1})  # then a kill -9
+    assert _held(host, ident).state == "RUNNING"
+    with pytest.raises(exceptions.Conflict, match=r"does not wait for a client \(it is SUCCESS"):
+        host.complete_task(ident, "held", "SUCCESS", {"a": 2})
+    held = _held(host, ident)
+    assert (held.state, held.result) == ("SUCCESS", {"a": 1})
+    assert held.published["got"] == {"a": 1}
+    _unchanged(host, ident, before)
