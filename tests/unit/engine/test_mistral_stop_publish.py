@@ -113,7 +113,11 @@ def test_an_error_completion_after_the_stop_publishes_on_error(host: Host, tmp_p
 def test_a_publish_that_fails_after_the_stop_fails_the_task(host: Host, tmp_path: Path,
                                                             join: bool) -> None:
     """Mistral's ``force_fail_task``: the task ERROR with the evaluation error as its
-    ``state_info``, nothing published; the action execution keeps its completion."""
+    ``state_info``, nothing published; the action execution keeps its completion.
+    Worded differently, on purpose: Mistral's ``state_info`` is "Failed to handle
+    action completion [...]" and a server traceback; ours is the task and the error,
+    as a publish that fails in a running execution reads (a record readers of the
+    HTTP API see carries no server internals)."""
     ident, before = _stopped(host, tmp_path, "SUCCESS", "bad: <% $.who.nothing %>",
                              join=join)
     done = host.complete_task(ident, "held", "SUCCESS", "late")
