@@ -14,7 +14,11 @@ not trusting a recent "no": :class:`~.pause_requests.PauseCheck`): then
   of ending;
 * a ``fail`` or ``succeed`` command a completing task execution reaches is not
   applied: its completion is recorded with the targets it fired, so the resumed
-  execution replays it and applies the command then (it fails, or succeeds).
+  execution replays it and applies the command then (it fails, or succeeds);
+* a ``pause`` command likewise starts nothing; the resume ignores it, as Mistral's
+  (``Workflow._continue_workflow`` drops the pause commands of the tasks that completed
+  while paused), and applies the rest of its list.  Met with no pause pending, a
+  ``pause`` starts the tasks listed before it, then pauses.
 
 Split from the machine, whose state these methods read and change.
 """
@@ -32,6 +36,20 @@ class Pauses:
     _failing: BaseException | None
     _ended: bool
     pause_check: Any
+
+    def _pause_command(self, live: bool) -> bool | None:
+        """A completing task execution met a ``pause`` command (``live``: it completed
+        now, else replayed): None when it is not applied (replayed: it was applied as
+        it completed, or it met a pending pause, and a resume ignores it as Mistral's
+        ``_continue_workflow`` ignores pause commands: what follows in its list applies
+        now), else the execution pauses and whether the tasks its list fired before it
+        start now (as Mistral's dispatcher runs the task commands before a state
+        change; not when a pause was pending: nothing starts until the resume)."""
+        if not live:
+            return None
+        starting = not self._pause_pending()
+        self.suspend()
+        return starting
 
     def suspend(self) -> None:
         raise NotImplementedError

@@ -466,13 +466,11 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
                 self._joins.clear()
                 break
             if target == "pause":
-                if live:  # what follows in the list is applied when resumed (replayed)
-                    # (a pause asked before, here or elsewhere: nothing starts until
-                    # the resume, as Mistral's unprocessed task)
-                    pausing = not self._pause_pending()
-                    self.suspend()
-                    break
-                continue
+                applied = self._pause_command(live)
+                if applied is None:
+                    continue  # replayed: applied when it completed
+                pausing = applied
+                break
             if target == "noop":
                 continue
             self._fire(tex, target)

@@ -166,12 +166,17 @@ def test_a_pause_command_met_while_pausing_starts_nothing_before_the_resume(
     """``on-success: [after, pause]``: unpaused, ``after`` starts before the execution
     pauses (test_mistral_resume's ``test_resume_direct``); met once a pause was asked,
     the held task's commands wait for the resume, as Mistral's unprocessed task: nothing
-    starts."""
+    starts.  The resume applies them but the pause, as Mistral's
+    ``Workflow._continue_workflow`` (it drops the pause commands of the tasks completed
+    while paused): ``after`` starts and the execution ends."""
     run = Run(host, tmp_path, "pauses_after", join=False)
     _pause(host, tmp_path, run.id, where)
     assert run.end().state == "PAUSED"
     assert _effects(run.log) == ["do first"]
     assert _tasks(host, run.id).get("after", "PENDING") == "PENDING"
+    assert host.resume_execution(run.id).state == "SUCCESS"
+    assert _effects(run.log) == ["do first", "do after"]
+    assert _tasks(host, run.id) == {"first": "SUCCESS", "held": "SUCCESS", "after": "SUCCESS"}
 
 
 @ENGINES
