@@ -448,6 +448,21 @@ def list_opts() -> list[tuple[str, list[Any]]]:
     ]
 
 
+def secret_values(conf: Any) -> set[str]:
+    """The values of the options marked ``secret`` (Swift key, API token, database
+    URLs...): what the workflow engine must mask wherever they appear."""
+    from tripleo_flow.common import secret_masking
+
+    found: set[str] = set()
+    for group, opts in list_opts():
+        section = conf if group == "DEFAULT" else getattr(conf, group, None)
+        for opt in opts:
+            if opt.secret and section is not None:
+                value = getattr(section, opt.dest, None)
+                found.update(secret_masking.leaves(value) if value else ())
+    return found
+
+
 #: Environment variables that give an option its default (a config file still wins).
 ENVIRONMENT_DEFAULTS = {
     "TRIPLEO_FLOW_HEAT_VENV": ("heat", "venv"),

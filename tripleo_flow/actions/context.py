@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from tripleo_flow import exceptions
+from tripleo_flow import config, exceptions
 from tripleo_flow.core.plan import input_size, secrets
 from tripleo_flow.engine.lang.action import ExecutionInfo as ExecutionInfo
 from tripleo_flow.plans.plan import PlanRepository
@@ -102,6 +102,11 @@ class ActionContext:
         """The secrets of ``plan`` the workflow engine masks in what it records (its
         secrets hook: the engine knows no plan)."""
         return PlanRepository(self.store).secrets(plan)
+
+    def config_secrets(self) -> set[str]:
+        """The values of the configuration's secret options (the workflow engine's
+        configuration secrets hook: the engine knows no TripleO option)."""
+        return config.secret_values(self.conf)
 
     def check_input(self, workflow: str, inputs: Mapping[str, object]) -> None:
         """Refuse an execution's input before it is recorded, as the workflow's actions

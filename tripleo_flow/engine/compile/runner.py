@@ -51,7 +51,7 @@ from tripleo_flow.engine.compile.interrupt import StopRequest
 from tripleo_flow.engine.lang import expressions, workbook_model
 from tripleo_flow.engine.lang.action import Action, with_run
 from tripleo_flow.engine.lang.workbook_loader import Catalog
-from tripleo_flow.engine.store import cancels, pause_requests, pause_views, redaction, undo_journal
+from tripleo_flow.engine.store import cancels, pause_requests, pause_views, undo_journal
 from tripleo_flow.engine.store.execution_queries import ExecutionQueries
 from tripleo_flow.engine.store.executions import (
     ENTER,
@@ -573,10 +573,11 @@ class Runner:
         of the configuration, so it masks them wherever they appear
         (:mod:`tripleo_flow.engine.store.redaction`)."""
         redactor = self.store.backend.redactor
-        conf = getattr(self._action_context, "conf", None)
-        if conf is not None:
-            redactor.learn(redaction.config_secrets(conf))
-        # The secrets hook of the layer above: its context knows a plan's secrets.
+        # The hooks of the layer above: the secret values of its configuration ...
+        config_secrets = getattr(self._action_context, "config_secrets", None)
+        if config_secrets is not None:
+            redactor.learn(config_secrets())
+        # ... and a plan's secrets, which its context knows.
         plan_secrets = getattr(self._action_context, "plan_secrets", None)
         if not isinstance(plan, str) or plan_secrets is None:
             return

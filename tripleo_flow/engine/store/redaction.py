@@ -39,7 +39,6 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tripleo_flow import config
 from tripleo_flow.common import jsonvalues, secret_masking
 
 #: Outcome key set by a task whose action declares its result secret.
@@ -239,19 +238,6 @@ def _digest(value: Any, secret: bool) -> bytes | None:
     if len(text) < _REMEMBER_FROM:
         return None
     return hashlib.sha256(b"%d:%s" % (secret, text.encode("ascii"))).digest()
-
-
-def config_secrets(conf: Any) -> set[str]:
-    """The values of the configuration options marked ``secret`` (Swift key, API token,
-    database URLs...)."""
-    found: set[str] = set()
-    for group, opts in config.list_opts():
-        section = conf if group == "DEFAULT" else getattr(conf, group, None)
-        for opt in opts:
-            if opt.secret and section is not None:
-                value = getattr(section, opt.dest, None)
-                found.update(secret_masking.leaves(value) if value else ())
-    return found
 
 
 def masked_inputs(inputs: Mapping[str, Any]) -> list[str]:

@@ -85,13 +85,12 @@ def test_masked_inputs_names_inputs_that_lost_their_secret() -> None:
 
 def test_config_secrets_are_the_options_marked_secret() -> None:
     from tripleo_flow import config
-    from tripleo_flow.engine.store.redaction import config_secrets
 
     conf = config.new_conf()
     conf([], project="tripleo-flow", default_config_files=[], default_config_dirs=[])
     conf.set_override("auth_token", "api-token-0123456789abcdef", group="api")
     conf.set_override("key", "swift-key-secret", group="swift")
-    found = config_secrets(conf)
+    found = config.secret_values(conf)
     assert {"api-token-0123456789abcdef", "swift-key-secret"} <= found
     assert "tripleo-flow" not in found and "native" not in found
 
