@@ -4,7 +4,7 @@ the executions database, and the storage surface the runner, the execution scope
 and conductors read of an engine (``get_flow_state``, ``fetch``, ``get`` ...).
 
 The executions database's connection adds a new atom without comparing the
-flow's other atoms (:meth:`~.execution_backend.BatchingConnection.add_atom_detail`);
+flow's other atoms (:meth:`~.batching_connection.BatchingConnection.add_atom_detail`);
 another connection (a fenced conductor's memory) saves the whole flow detail.
 """
 

@@ -21,10 +21,10 @@ guarded:
   (:class:`OneSaveTaskAction`: RUNNING with progress 0.0 and the time it started,
   :data:`~.states.STARTED_AT`, which readers show while it runs; the result with 1.0),
   and what the executions database gets back is not copied again
-  (:meth:`~.execution_backend.BatchingConnection.save_atom`).
+  (:meth:`~.batching_connection.BatchingConnection.save_atom`).
 
 Each completed task is still saved, whole, and committed (by
-:class:`~.execution_backend.BatchingConnection`) before the engine schedules the
+:class:`~.batching_connection.BatchingConnection`) before the engine schedules the
 next one: a ``kill -9`` at any moment resumes after the last completed task.
 """
 
