@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.functional.mariadb import PrivateMariaDB
+from tests.swift_server import _die_with_parent
 
 
 def free_port() -> int:
@@ -32,6 +33,14 @@ def wait_for_port(port: int, timeout: float = 20.0) -> None:
     raise RuntimeError(f"nothing answered on 127.0.0.1:{port} after {timeout:g} s")
 
 
+def start_redis(exe: str, workdir: Path, port: int) -> subprocess.Popen[bytes]:
+    """A redis-server on 127.0.0.1:``port`` that dies with this process."""
+    return subprocess.Popen(
+        [exe, "--bind", "127.0.0.1", "--port", str(port), "--dir", str(workdir),
+         "--save", "", "--appendonly", "no", "--protected-mode", "yes"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+
+
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A private redis-server; the test FAILS when Redis is not installed."""
@@ -39,12 +48,8 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if exe is None:
         pytest.fail("redis-server is not installed: run tools/run-tests.sh (apt-get install "
                     "redis-server)")
-    workdir: Path = tmp_path_factory.mktemp("redis")
     port = free_port()
-    proc = subprocess.Popen(
-        [exe, "--bind", "127.0.0.1", "--port", str(port), "--dir", str(workdir),
-         "--save", "", "--appendonly", "no", "--protected-mode", "yes"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = start_redis(exe, tmp_path_factory.mktemp("redis"), port)
     try:
         wait_for_port(port)
         yield f"redis://127.0.0.1:{port}"
@@ -85,7 +90,7 @@ def zookeeper_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     proc = subprocess.Popen(
         [java, "-Xmx256m", "-cp", str(ZOOKEEPER_JAR),
          "org.apache.zookeeper.server.ZooKeeperServerMain", str(conf)],
-        stdout=log, stderr=subprocess.STDOUT)
+        stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
     try:
         deadline = time.monotonic() + 60
         while not _zookeeper_answers(port):

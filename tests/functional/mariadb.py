@@ -15,6 +15,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from tests.swift_server import _die_with_parent
+
 
 def ephemeral_range() -> tuple[int, int]:
     """The kernel's range of ports for automatic binds (``ip_local_port_range``)."""
@@ -80,7 +82,9 @@ class PrivateMariaDB:
              f"--port={self.port}", "--bind-address=127.0.0.1", "--user=root",
              "--skip-name-resolve", "--innodb-flush-log-at-trx-commit=2",
              f"--pid-file={self.base / 'mariadbd.pid'}"],
-            stdout=out, stderr=out, start_new_session=True)
+            # Its own session (a stop kills the group), and SIGTERM when the test
+            # process dies, even killed: no mariadbd outlives its session.
+            stdout=out, stderr=out, start_new_session=True, preexec_fn=_die_with_parent)
         out.close()
         self._wait()
         import pymysql
