@@ -70,7 +70,7 @@ def test_nothing_below_the_interfaces_imports_them() -> None:
 #: The TripleO packages: the workflow engine (``engine/``; ``flows/`` until the move)
 #: imports none of them, they are injected from above (issue 28).
 TRIPLEO = ("core", "plans", "actions", "client", "cli", "http", "openstack", "heat", "ironic",
-           "workspace", "validations", "sample_plan", "config")
+           "workspace", "validations", "sample_plan", "config", "config_api")
 ENGINES = ("engine", "flows")
 
 #: The engine's imports of TripleO still to be replaced by the engine's own contract or
