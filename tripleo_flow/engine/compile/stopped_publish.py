@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from taskflow import states
 
 from tripleo_flow import exceptions
-from tripleo_flow.engine.compile import atoms, execution_scope, workflow_outputs
+from tripleo_flow.engine.compile import atoms, execution_scope, stopped_items, workflow_outputs
 from tripleo_flow.engine.store import stopped_completions
 from tripleo_flow.engine.store.states import CANCELLED, ERROR
 
@@ -70,7 +70,8 @@ def settle(runner: Runner, execution_id: str) -> list[str]:
         workflow = None  # no longer known: it completes, publishing nothing
     done = []
     for ad in todo:
-        completed = stopped_completions.completed(rows[ad.name])
+        actions = stopped_items.advance(runner, fd, ad, rows[ad.name])  # timeout, next items
+        completed = stopped_completions.completed(actions, stopped_completions.count(ad.meta))
         if completed is None:
             continue
         task = None if workflow is None else workflow_outputs.task_of(ad.name, workflow)
