@@ -273,3 +273,38 @@ def test_a_timeout_after_the_stop_is_seen_by_a_late_completion(
     meta = next(ad for ad in store.flow_detail(ident) if ad.name == "held").meta or {}
     assert meta["stopped_publish"]["published"]["state"] == "ERROR"
     _unchanged(host, ident, before)
+
+
+def _as_an_older_version_kept_it(host: Host, ident: str) -> None:
+    """The atom metadata of ``held`` as a version that kept no inbound context wrote it."""
+    store = host._runner().store
+    ad = next(ad for ad in store.flow_detail(ident) if ad.name == "held")
+    ad.meta.pop("wait_ctx")
+    store.update_atom_meta(ad)
+
+
+def test_a_task_that_waited_under_an_older_version_fails_its_publish(
+        host: Host, tmp_path: Path) -> None:
+    """A DIFFERENCE, named: a task whose action started waiting under a version that kept
+    no inbound context has nothing to evaluate its ``publish`` over.  Mistral always has
+    it (``in_context``); rebuilding it from our records would take a replay of the whole
+    machine (joins, engine commands, pauses), so instead of publishing nothing (or a
+    guess) the task fails as a publish that cannot be evaluated does
+    (``force_fail_task``), saying why; one with nothing to publish completes as
+    Mistral's.  The workflow stays as stopped."""
+    ident, before = _stopped(host, tmp_path, "SUCCESS")
+    _as_an_older_version_kept_it(host, ident)
+    host.complete_task(ident, "held", "SUCCESS", "late")
+    held = _held(host, ident)
+    assert (held.state, held.result, held.published) == ("ERROR", "late", {})
+    assert "older tripleo-flow" in (held.state_info or "")
+    _unchanged(host, ident, before)
+    # With nothing to publish on its path (its publish-on-error alone is set, not
+    # evaluated), it completes as Mistral's: SUCCESS.
+    ident, before = _stopped(host, tmp_path, "SUCCESS", publish="{}")
+    _as_an_older_version_kept_it(host, ident)
+    host.complete_task(ident, "held", "SUCCESS", "late")
+    held = _held(host, ident)
+    assert (held.state, held.result, held.published, held.state_info) == (
+        "SUCCESS", "late", {}, None)
+    _unchanged(host, ident, before)

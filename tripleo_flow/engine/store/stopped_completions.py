@@ -101,7 +101,8 @@ def view(record: Any, actions: list[Any], meta: Any = None) -> Any:
     waiting for a client: the caller shows it as it shows others).  Completed, it
     reads RUNNING until its publish was evaluated (as Mistral's task completes and
     publishes in one transaction), unless it kept no context to evaluate it over (it
-    waited before contexts were kept: it completes publishing nothing)."""
+    waited before contexts were kept: it completes publishing nothing, or fails when
+    it had something to publish, once settled)."""
     found = _latest(actions)
     if not found:
         return None
