@@ -308,3 +308,44 @@ def test_a_task_that_waited_under_an_older_version_fails_its_publish(
     assert (held.state, held.result, held.published, held.state_info) == (
         "SUCCESS", "late", {}, None)
     _unchanged(host, ident, before)
+
+
+#: An ad-hoc action based on ``std.async_noop`` whose ``output`` reshapes the
+#: completion's, run per item two at a time.
+ADHOC = """\
+    actions:
+      my_action:
+        input:
+          - my_param
+        base: std.async_noop
+        output: (((<% $ %>)))
+    workflows:
+      wf:
+        tasks:
+          held:
+            with-items: i in <% [1, 2, 3] %>
+            concurrency: 2
+            action: my_action my_param=<% $.i %>
+            publish:
+              got: <% task().result %>
+    """
+
+
+def test_an_adhoc_action_reshapes_the_completions_after_the_stop(
+        host: Host, tmp_path: Path) -> None:
+    """An ad-hoc action's ``output`` reshapes each completion after the stop too (as
+    Mistral's ad-hoc action transforms its output as it completes, and as our running
+    task does): the task's result and what it publishes; its third item, started by a
+    completion after the stop, runs the ad-hoc action."""
+    ident = _start(host, tmp_path, ADHOC)
+    until("two items wait", lambda: len(_held(host, ident).waiting) == 2
+          if host.execution_tasks(ident) else False)
+    host.stop_execution(ident, "SUCCESS", "Stopped")
+    until("its end recorded", lambda: host.get_execution(ident).finished_at)
+    host.complete_task(ident, "held", "SUCCESS", "a", item=1)
+    assert _waiting_items(host, ident) == [0, 2]
+    host.complete_task(ident, "held", "SUCCESS", "b", item=0)
+    host.complete_task(ident, "held", "SUCCESS", "c", item=2)
+    held = _held(host, ident)
+    assert (held.state, held.result) == ("SUCCESS", ["(((b)))", "(((a)))", "(((c)))"])
+    assert held.published == {"got": ["(((b)))", "(((a)))", "(((c)))"]}

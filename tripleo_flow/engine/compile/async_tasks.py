@@ -53,8 +53,8 @@ def run(atom: ActionAtom, all_inputs: list[dict[str, Any]], items: bool,
         except Waiting as waiting:
             if not kept:
                 atom.runtime.scope.keep_wait_context(
-                    atom.name, ctx, stopped_items.keep(atom, all_inputs, width, timeout)
-                    if items else None)
+                    atom.name, ctx, atom._action_label(),
+                    stopped_items.keep(atom, all_inputs, width, timeout) if items else None)
                 kept = True
             if atom.links.machine:
                 raise

@@ -1,6 +1,7 @@
 """What a task that waits for a client does after its execution was stopped with
 SUCCESS or ERROR, before its completion publishes (:mod:`.stopped_publish`): its
-``timeout`` passes, its next ``with-items`` items start.
+``timeout`` passes, its next ``with-items`` items start, its action reshapes the
+completions.
 
 Mistral's ``stop_workflow`` leaves such a task RUNNING, and nothing of the task looks
 at the workflow's state afterwards:
@@ -24,6 +25,10 @@ are started from the inputs, width and timeout the task kept as it first waited
 RUNNING row, each item with its own deadline as here).  An item whose kept inputs
 lost a secret to masking is not run with the mask: it fails, as a resumed task
 would (:class:`~tripleo_flow.exceptions.SecretNotPersisted`).
+
+Once completed, the task's result is what its action gives of the completions
+(:func:`reshaped`): an ad-hoc action's ``output`` reshapes each, as Mistral's ad-hoc
+action transforms its output as it completes, and as the running task does.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow.engine.compile import execution_scope
-from tripleo_flow.engine.compile.async_actions import ERROR, RUNNING
+from tripleo_flow.engine.compile.async_actions import ERROR, RUNNING, SUCCESS
 from tripleo_flow.engine.lang.action import ExecutionInfo, with_run
 from tripleo_flow.engine.store import redaction, stopped_completions
 from tripleo_flow.engine.store.executions import ORIGIN_API
@@ -50,7 +55,7 @@ def keep(atom: ActionAtom, all_inputs: list[dict[str, Any]], width: int,
     if not width or width >= len(all_inputs):
         return None
     return {"count": len(all_inputs), "inputs": all_inputs, "width": width,
-            "timeout": timeout, "action": atom._action_label()}
+            "timeout": timeout}
 
 
 def advance(runner: Runner, fd: Any, ad: Any, actions: list[Any]) -> list[Any]:
@@ -91,7 +96,6 @@ def _start(runner: Runner, fd: Any, ad: Any, kept: Mapping[str, Any], attempt: i
     """Start item ``item``: the action's ``execute``, then its RUNNING row; one that
     cannot start (a masked secret, ``execute`` raised) is recorded failed."""
     store = runner.store.async_actions
-    meta = fd.meta or {}
     timeout = kept.get("timeout")
     error: str | None = None
     task = ad.name.partition("[")[0]
@@ -101,14 +105,8 @@ def _start(runner: Runner, fd: Any, ad: Any, kept: Mapping[str, Any], attempt: i
                  "executions database does not keep: it cannot start after the stop")
     else:
         try:
-            action = runner._catalog().action_lookup(runner._actions)(str(kept["action"]))
-            context = with_run(runner._action_context, api_user=meta.get("origin") == ORIGIN_API,
-                               execution=ExecutionInfo(str(meta.get("workflow") or ""), fd.uuid,
-                                                       task, ad.uuid))
-            env = meta.get("env") or {}
-            with execution_scope.acting_in(runner._evaluated_env(env)
-                                           if meta.get("evaluate_env", True) else env):
-                action(context).execute(**inputs)
+            with execution_scope.acting_in(_env(runner, fd)):
+                _action(runner, fd, ad).execute(**inputs)
         except Exception as exc:  # Mistral's _schedule_actions: the task fails with it
             error = str(exc) or type(exc).__name__
     row = store.start(fd.uuid, ad.name, ad.uuid, attempt, item,
@@ -117,4 +115,45 @@ def _start(runner: Runner, fd: Any, ad: Any, kept: Mapping[str, Any], attempt: i
         store.complete(row.id, ERROR, error)
 
 
-__all__ = ["advance", "keep"]
+def reshaped(runner: Runner, fd: Any, ad: Any, actions: list[Any],
+             completed: tuple[str, Any, str | None]) -> Any:
+    """The result of ``completed`` (of the task of atom detail ``ad``, its action
+    executions ``actions``) as its action gives it: an ad-hoc action's ``output``
+    reshapes each completion's output, as the running task's does (Mistral's ad-hoc
+    action transforms its output as it completes); the error data of a failed item
+    stays as it came.  The raw result when the action is no longer known."""
+    _state, result, _error = completed
+    try:
+        action = _action(runner, fd, ad)
+        with execution_scope.acting_in(_env(runner, fd)):
+            if all(a.item is None for a in actions):
+                row = stopped_completions.latest(actions)[0]
+                return action.completed(result) if row.state == SUCCESS else result
+            return [action.completed(a.output) if a.state == SUCCESS else a.output
+                    for a in stopped_completions.latest(actions)]
+    except Exception:  # an action no longer known, an output it cannot reshape
+        return result
+
+
+def _action(runner: Runner, fd: Any, ad: Any) -> Any:
+    """The action the task of atom detail ``ad`` (of flow detail ``fd``) waited for."""
+    meta = fd.meta or {}
+    name = (ad.meta or {}).get(stopped_completions.WAIT_ACTION)
+    if not isinstance(name, str):  # kept by an older version: as the task names it
+        workflow = runner._catalog().get(meta["workflow"])
+        name = workflow.tasks[ad.name.partition("[")[0]].action
+    cls = runner._catalog().action_lookup(runner._actions)(str(name))
+    return cls(with_run(with_run(runner._action_context,
+                                 api_user=meta.get("origin") == ORIGIN_API),
+                        execution=ExecutionInfo(str(meta.get("workflow") or ""), fd.uuid,
+                                                ad.name.partition("[")[0], ad.uuid)))
+
+
+def _env(runner: Runner, fd: Any) -> Any:
+    """The environment the actions of the execution of flow detail ``fd`` act in."""
+    meta = fd.meta or {}
+    env = meta.get("env") or {}
+    return runner._evaluated_env(env) if meta.get("evaluate_env", True) else env
+
+
+__all__ = ["advance", "keep", "reshaped"]

@@ -77,9 +77,13 @@ def settle(runner: Runner, execution_id: str) -> list[str]:
         completed = stopped_completions.completed(actions, stopped_completions.count(ad.meta))
         if completed is None:
             continue
+        state, raw, error = completed
+        result = stopped_items.reshaped(runner, fd, ad, actions, completed)
         task = None if workflow is None else workflow_outputs.task_of(ad.name, workflow)
         kept = {"published": {}} if task is None else publish(
-            fd, workflow, ad, task, completed, runner._expression_limits())
+            fd, workflow, ad, task, (state, result, error), runner._expression_limits())
+        if result != raw:  # an ad-hoc action's ``output`` reshaped it: readers show it
+            kept["result"] = result
         store.update_atom_meta(ad, **{stopped_completions.KEPT: kept})
         done.append(ad.name)
     return done

@@ -50,15 +50,18 @@ WAIT_CONTEXT = "wait_ctx"
 #: unstarted kept as it first waited: ``{"count": N, "inputs": [...], "width": W,
 #: "timeout": T, "action": NAME}`` (:mod:`~tripleo_flow.engine.compile.stopped_items`).
 WAIT_ITEMS = "wait_items"
+#: Atom metadata key of the name of the action a task waited for (an ad-hoc action's
+#: ``output`` reshapes a completion's: :data:`KEPT` holds the ``result`` then).
+WAIT_ACTION = "wait_action"
 
 
-def _latest(actions: list[Any]) -> list[Any]:
+def latest(actions: list[Any]) -> list[Any]:
     """The last attempt of each item of ``actions``, in item order."""
-    latest: dict[Any, Any] = {}
+    found: dict[Any, Any] = {}
     for action in actions:
-        if action.item not in latest or action.attempt >= latest[action.item].attempt:
-            latest[action.item] = action
-    return [latest[item] for item in sorted(latest, key=lambda i: -1 if i is None else i)]
+        if action.item not in found or action.attempt >= found[action.item].attempt:
+            found[action.item] = action
+    return [found[item] for item in sorted(found, key=lambda i: -1 if i is None else i)]
 
 
 def timed_out(action: Any) -> bool:
@@ -83,7 +86,7 @@ def completed(actions: list[Any], total: int | None = None
     outputs, as Mistral's), or once one timed out (ERROR with its error, at once, as
     Mistral's ``TimeoutPolicy``); None while one waits or is not started yet, when one
     was cancelled, or there is none."""
-    found = _latest(actions)
+    found = latest(actions)
     late = next((a for a in found if timed_out(a)), None)
     if late is None and (not found or any(a.state not in (SUCCESS, ERROR) for a in found)
                          or (total is not None and len(found) < total)):
@@ -103,7 +106,7 @@ def view(record: Any, actions: list[Any], meta: Any = None) -> Any:
     publishes in one transaction), unless it kept no context to evaluate it over (it
     waited before contexts were kept: it completes publishing nothing, or fails when
     it had something to publish, once settled)."""
-    found = _latest(actions)
+    found = latest(actions)
     if not found:
         return None
     meta = meta if isinstance(meta, dict) else {}
@@ -118,6 +121,8 @@ def view(record: Any, actions: list[Any], meta: Any = None) -> Any:
     if kept is None and WAIT_CONTEXT in meta:
         return record  # its publish is being evaluated (:mod:`...compile.stopped_publish`)
     kept = kept if isinstance(kept, dict) else {}
+    if "result" in kept:  # reshaped by its ad-hoc action's ``output``
+        result = masked(kept["result"])
     if kept.get("error") is not None:  # its publish failed: Mistral's force_fail_task
         state, error = ERROR, str(kept["error"])
     return dataclasses.replace(
@@ -126,4 +131,5 @@ def view(record: Any, actions: list[Any], meta: Any = None) -> Any:
         finished_at=max(a.updated_at or 0.0 for a in found) or record.finished_at)
 
 
-__all__ = ["KEPT", "WAIT_CONTEXT", "WAIT_ITEMS", "completed", "count", "timed_out", "view"]
+__all__ = ["KEPT", "WAIT_ACTION", "WAIT_CONTEXT", "WAIT_ITEMS", "completed", "count", "latest",
+           "timed_out", "view"]
