@@ -314,18 +314,17 @@ def test_a_task_that_waited_under_an_older_version_fails_its_publish(
 #: completion's, run per item two at a time.
 ADHOC = """\
     actions:
-      my_action:
-        input:
-          - my_param
+      wrapped:
         base: std.async_noop
-        output: (((<% $ %>)))
+        input: [tag]
+        output: <% [$] %>
     workflows:
       wf:
         tasks:
           held:
             with-items: i in <% [1, 2, 3] %>
             concurrency: 2
-            action: my_action my_param=<% $.i %>
+            action: wrapped tag=<% $.i %>
             publish:
               got: <% task().result %>
     """
@@ -347,5 +346,5 @@ def test_an_adhoc_action_reshapes_the_completions_after_the_stop(
     host.complete_task(ident, "held", "SUCCESS", "b", item=0)
     host.complete_task(ident, "held", "SUCCESS", "c", item=2)
     held = _held(host, ident)
-    assert (held.state, held.result) == ("SUCCESS", ["(((b)))", "(((a)))", "(((c)))"])
-    assert held.published == {"got": ["(((b)))", "(((a)))", "(((c)))"]}
+    assert (held.state, held.result) == ("SUCCESS", [["b"], ["a"], ["c"]])
+    assert held.published == {"got": [["b"], ["a"], ["c"]]}
