@@ -39,7 +39,8 @@ class CompletionsMixin:
 
     def _settled(self, execution_id: str) -> bool:
         """What completions of ``execution_id`` leave to do when no engine runs it,
-        done: a PAUSED one's tasks completed, a stopped one's publish evaluated.  A
+        done: a PAUSED one's tasks completed, a stopped one's timeouts applied, next
+        items started and publish evaluated.  A
         completion killed between its record and this is repaired by the next
         completion asked (refused then, as the task no longer waits); whether anything
         was done."""
@@ -113,7 +114,11 @@ class CompletionsMixin:
             raise exceptions.InvalidInput(
                 f"Task execution {record.name!r} waits for {len(running)} items ("
                 + ", ".join(str(a.item) for a in running) + "): say which one with item.")
-        done = store.async_actions.complete(running[0].id, state, output)
+        try:
+            done = store.async_actions.complete(running[0].id, state, output)
+        except exceptions.Conflict:
+            self._settled(execution_id)  # its timeout passed: a stopped one's task fails
+            raise
         self._settled(execution_id)
         if store.get(execution_id).state in NOT_RUNNING:
             try:

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -388,11 +389,19 @@ class WorkflowsMixin(CatalogMixin, JobsMixin):
         return pause_views.shown(store, page), (page[-1].id if more and page else None)
 
     def execution_tasks(self, execution_id: str) -> list[TaskRecord]:
-        """The tasks of an execution; one whose sub-workflow is paused reads PAUSED."""
+        """The tasks of an execution; one whose sub-workflow is paused reads PAUSED.  A
+        task of a stopped execution whose ``timeout`` passed while it waited for a client
+        is completed first (:mod:`~tripleo_flow.engine.compile.stopped_items`)."""
         from tripleo_flow.engine.store import pause_views
 
         store = self._execution_store()
         tasks = store.tasks(execution_id)
+        now = time.time()
+        if any((w.get("deadline") or now) < now for t in tasks for w in t.waiting):
+            from tripleo_flow.engine.compile import stopped_publish
+
+            if stopped_publish.settle(self._runner(), execution_id):  # when stopped
+                tasks = store.tasks(execution_id)
         return pause_views.shown_tasks(store, self.get_execution(execution_id), tasks)
 
     def resume_execution(self, execution_id: str, listeners: Iterable[Listener] | None = None,

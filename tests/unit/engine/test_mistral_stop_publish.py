@@ -16,6 +16,7 @@ starts.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -192,3 +193,158 @@ def test_a_completion_killed_before_its_publish_is_repaired_by_a_retry(
     assert (held.state, held.result) == ("SUCCESS", {"a": 1})
     assert held.published["got"] == {"a": 1}
     _unchanged(host, ident, before)
+
+
+#: ``items``: three items, one at a time.
+ONE_AT_A_TIME = "with-items: i in <% [1, 2, 3] %>\n            concurrency: 1\n            "
+
+
+def _waiting_items(host: Host, ident: str) -> list[Any]:
+    return [w.get("item") for w in _held(host, ident).waiting]
+
+
+def test_a_with_items_task_with_concurrency_starts_its_next_items_after_the_stop(
+        host: Host, tmp_path: Path) -> None:
+    """``with-items`` with ``concurrency``: Mistral's ``WithItemsTask.on_action_complete``
+    looks at no workflow state: each completed item frees a place and
+    ``_schedule_actions`` starts the next item, after a stop too; the task completes
+    (and publishes) once every item was completed.  The workflow stays as stopped."""
+    ident, before = _stopped(host, tmp_path, "SUCCESS", "got: <% task().result %>",
+                             items=ONE_AT_A_TIME)
+    assert _waiting_items(host, ident) == [0]
+    host.complete_task(ident, "held", "SUCCESS", "first")
+    held = _held(host, ident)
+    assert (held.state, held.published) == ("RUNNING", {})
+    assert _waiting_items(host, ident) == [1]
+    host.complete_task(ident, "held", "SUCCESS", "second")
+    assert _waiting_items(host, ident) == [2]
+    host.complete_task(ident, "held", "SUCCESS", "third")
+    held = _held(host, ident)
+    assert (held.state, held.result) == ("SUCCESS", ["first", "second", "third"])
+    assert held.published == {"got": ["first", "second", "third"]}
+    _unchanged(host, ident, before)
+
+
+def test_a_with_items_task_whose_item_failed_after_the_stop_runs_its_other_items(
+        host: Host, tmp_path: Path) -> None:
+    """An item completed with ERROR after the stop: Mistral's with-items task still
+    starts the next items (``_has_more_iterations``) and completes ERROR once every
+    item was completed, publishing on error."""
+    ident, before = _stopped(host, tmp_path, "ERROR", "got: <% task().result %>",
+                             items=ONE_AT_A_TIME)
+    host.complete_task(ident, "held", "ERROR", "boom")
+    assert _waiting_items(host, ident) == [1]
+    host.complete_task(ident, "held", "SUCCESS", "second")
+    host.complete_task(ident, "held", "SUCCESS", "third")
+    held = _held(host, ident)
+    assert (held.state, held.result) == ("ERROR", ["boom", "second", "third"])
+    assert held.published == {"err": ["boom", "second", "third"], "state": "ERROR",
+                              "seen": "started"}
+    _unchanged(host, ident, before)
+
+
+def test_a_timeout_after_the_stop_fails_the_task_and_publishes_on_error(
+        host: Host, tmp_path: Path) -> None:
+    """``timeout`` passing after the stop: Mistral's ``TimeoutPolicy`` completes the task
+    ERROR (``complete_task``), so its ``publish-on-error`` is evaluated; the workflow
+    stays as stopped, a completion after it is refused.  (Worded as our running
+    engine's timeout, not Mistral's ``Task timed out [timeout(s)=1].``)"""
+    ident, before = _stopped(host, tmp_path, "SUCCESS", items="timeout: 1\n            ")
+    held = until("held timed out", lambda: (lambda found: found if found.state != "RUNNING"
+                                            else None)(_held(host, ident)))
+    assert held.state == "ERROR" and "timed out after 1 s" in (held.state_info or "")
+    assert held.published == {"err": held.state_info, "state": "ERROR", "seen": "started"}
+    with pytest.raises(exceptions.Conflict, match="does not wait"):
+        host.complete_task(ident, "held", "SUCCESS", "too late")
+    assert _held(host, ident).published == held.published
+    _unchanged(host, ident, before)
+
+
+def test_a_timeout_after_the_stop_is_seen_by_a_late_completion(
+        host: Host, tmp_path: Path) -> None:
+    """A completion asked after the timeout passed, before anyone read the task: it is
+    refused (the task timed out) and the task has published on error."""
+    ident, before = _stopped(host, tmp_path, "ERROR", items="timeout: 1\n            ")
+    store = host._runner().store
+    [waiting] = store.async_actions.of_task(ident, "held")
+    until("its deadline passed", lambda: time.time() > (waiting.deadline or 0) + 0.05)
+    with pytest.raises(exceptions.Conflict, match="timed out"):
+        host.complete_task(ident, "held", "SUCCESS", "too late")
+    meta = next(ad for ad in store.flow_detail(ident) if ad.name == "held").meta or {}
+    assert meta["stopped_publish"]["published"]["state"] == "ERROR"
+    _unchanged(host, ident, before)
+
+
+def _as_an_older_version_kept_it(host: Host, ident: str) -> None:
+    """The atom metadata of ``held`` as a version that kept no inbound context wrote it."""
+    store = host._runner().store
+    ad = next(ad for ad in store.flow_detail(ident) if ad.name == "held")
+    ad.meta.pop("wait_ctx")
+    store.update_atom_meta(ad)
+
+
+def test_a_task_that_waited_under_an_older_version_fails_its_publish(
+        host: Host, tmp_path: Path) -> None:
+    """A DIFFERENCE, named: a task whose action started waiting under a version that kept
+    no inbound context has nothing to evaluate its ``publish`` over.  Mistral always has
+    it (``in_context``); rebuilding it from our records would take a replay of the whole
+    machine (joins, engine commands, pauses), so instead of publishing nothing (or a
+    guess) the task fails as a publish that cannot be evaluated does
+    (``force_fail_task``), saying why; one with nothing to publish completes as
+    Mistral's.  The workflow stays as stopped."""
+    ident, before = _stopped(host, tmp_path, "SUCCESS")
+    _as_an_older_version_kept_it(host, ident)
+    host.complete_task(ident, "held", "SUCCESS", "late")
+    held = _held(host, ident)
+    assert (held.state, held.result, held.published) == ("ERROR", "late", {})
+    assert "older tripleo-flow" in (held.state_info or "")
+    _unchanged(host, ident, before)
+    # With nothing to publish on its path (its publish-on-error alone is set, not
+    # evaluated), it completes as Mistral's: SUCCESS.
+    ident, before = _stopped(host, tmp_path, "SUCCESS", publish="{}")
+    _as_an_older_version_kept_it(host, ident)
+    host.complete_task(ident, "held", "SUCCESS", "late")
+    held = _held(host, ident)
+    assert (held.state, held.result, held.published, held.state_info) == (
+        "SUCCESS", "late", {}, None)
+    _unchanged(host, ident, before)
+
+
+#: An ad-hoc action based on ``std.async_noop`` whose ``output`` reshapes the
+#: completion's, run per item two at a time.
+ADHOC = """\
+    actions:
+      wrapped:
+        base: std.async_noop
+        input: [tag]
+        output: <% [$] %>
+    workflows:
+      wf:
+        tasks:
+          held:
+            with-items: i in <% [1, 2, 3] %>
+            concurrency: 2
+            action: wrapped tag=<% $.i %>
+            publish:
+              got: <% task().result %>
+    """
+
+
+def test_an_adhoc_action_reshapes_the_completions_after_the_stop(
+        host: Host, tmp_path: Path) -> None:
+    """An ad-hoc action's ``output`` reshapes each completion after the stop too (as
+    Mistral's ad-hoc action transforms its output as it completes, and as our running
+    task does): the task's result and what it publishes; its third item, started by a
+    completion after the stop, runs the ad-hoc action."""
+    ident = _start(host, tmp_path, ADHOC)
+    until("two items wait", lambda: len(_held(host, ident).waiting) == 2
+          if host.execution_tasks(ident) else False)
+    host.stop_execution(ident, "SUCCESS", "Stopped")
+    until("its end recorded", lambda: host.get_execution(ident).finished_at)
+    host.complete_task(ident, "held", "SUCCESS", "a", item=1)
+    assert _waiting_items(host, ident) == [0, 2]
+    host.complete_task(ident, "held", "SUCCESS", "b", item=0)
+    host.complete_task(ident, "held", "SUCCESS", "c", item=2)
+    held = _held(host, ident)
+    assert (held.state, held.result) == ("SUCCESS", [["b"], ["a"], ["c"]])
+    assert held.published == {"got": [["b"], ["a"], ["c"]]}

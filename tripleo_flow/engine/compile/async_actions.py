@@ -255,7 +255,8 @@ class AsyncActions:
             message = timed_out(row.task, row.deadline - row.created_at)
             return bool(conn.execute(sa.update(TABLE).where(
                 (TABLE.c.id == ident) & (TABLE.c.state == RUNNING)).values(
-                    state=ERROR, updated_at=now, output=json.dumps(message))).rowcount)
+                    state=ERROR, updated_at=row.deadline,  # when it timed out
+                    output=json.dumps(message))).rowcount)
 
     def cancel(self, ids: Iterable[str], reason: str) -> None:
         """Record the RUNNING ones of ``ids`` as CANCELLED (their task no longer waits)."""

@@ -28,7 +28,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from tripleo_flow.engine.compile import async_actions, execution_scope
+from tripleo_flow.engine.compile import async_actions, execution_scope, stopped_items
 from tripleo_flow.engine.compile.async_actions import RUNNING, SUCCESS, ActionExecution, Waiting
 from tripleo_flow.engine.store import undo_journal
 from tripleo_flow.exceptions import ActionFailed, TaskFailed
@@ -43,14 +43,18 @@ def run(atom: ActionAtom, all_inputs: list[dict[str, Any]], items: bool,
     mapping, or one per item with ``items``), and those inputs; raises
     :class:`Waiting` while a client has not completed them (in the state machine).
     As it first waits, the task's inbound context ``ctx`` is persisted: a completion
-    after the execution was stopped publishes over it (:mod:`.stopped_publish`)."""
+    after the execution was stopped publishes over it (:mod:`.stopped_publish`); so are
+    the items ``concurrency`` (``width``) left unstarted: a completion after the stop
+    starts them (:mod:`.stopped_items`)."""
     kept = atom._first_start is not None  # run again: kept when it first waited
     while True:
         try:
             results = _step(atom, all_inputs, items, timeout, width)
         except Waiting as waiting:
             if not kept:
-                atom.runtime.scope.keep_wait_context(atom.name, ctx)
+                atom.runtime.scope.keep_wait_context(
+                    atom.name, ctx, atom._action_label(),
+                    stopped_items.keep(atom, all_inputs, width, timeout) if items else None)
                 kept = True
             if atom.links.machine:
                 raise

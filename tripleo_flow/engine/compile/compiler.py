@@ -70,11 +70,11 @@ def runs_as_state_machine(workflow: WorkflowSpec,
     or one with a task whose action is asynchronous (``is_async``: the machine parks
     a task that waits for its client; a graph would hold a thread), or one with a
     ``workflow:`` task that runs child executions (the runner asks
-    :func:`starts_children` too, which needs the catalog), or one where a ``fail``
-    follows a task in a transition list (:func:`starts_before_fail`)."""
+    :func:`starts_children` too, which needs the catalog), or one where a ``fail`` or
+    a ``pause`` follows a task in a transition list (:func:`starts_before_command`)."""
     if workflow.type != "direct":
         return False
-    if any(starts_before_fail(spec) for spec in workflow.tasks.values()):
+    if any(starts_before_command(spec) for spec in workflow.tasks.values()):
         return True
     if is_async is not None and any(is_async(spec.action) for spec in workflow.tasks.values()):
         return True
@@ -101,13 +101,14 @@ def takes_fail(workflow: WorkflowSpec) -> bool:
         for item in spec.on_success + spec.on_error + spec.on_complete)
 
 
-def starts_before_fail(spec: TaskSpec) -> bool:
+def starts_before_command(spec: TaskSpec) -> bool:
     """Whether a ``fail`` or a ``pause`` of ``spec``'s transitions comes after a task
     they start (``on-success`` or ``on-error``, then ``on-complete``, in list order):
     Mistral starts that task, then fails or pauses the workflow (its dispatcher runs
     the task commands listed before the state change), which the machine does and a
     graph cannot (its failed atom stops the flow, its pause suspends the engine,
-    before the task's atom)."""
+    before the task's atom).  A ``succeed`` after a task needs no machine: the graph
+    starts the tasks listed before it and drops what follows (Mistral's dispatcher)."""
     for first in (spec.on_success, spec.on_error):
         started = False
         for item in first + spec.on_complete:

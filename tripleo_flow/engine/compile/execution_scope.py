@@ -244,12 +244,16 @@ class Scope:
                 meta[error_records.ERROR_RECORD] = record
             self._storage.update_atom_metadata(atom, meta)
 
-    def keep_wait_context(self, atom: str, ctx: Mapping[str, Any]) -> None:
-        """Persist the inbound context of task ``atom`` as its asynchronous action
+    def keep_wait_context(self, atom: str, ctx: Mapping[str, Any], action: str,
+                          items: Mapping[str, Any] | None = None) -> None:
+        """Persist the inbound context of task ``atom`` as its asynchronous ``action``
         starts waiting for a client, in its atom's metadata (:data:`WAIT_CONTEXT`,
-        masked as every record)."""
+        masked as every record), with the action's name and the ``items`` it has not
+        started yet (:mod:`~tripleo_flow.engine.store.stopped_completions`)."""
         if self._storage is not None:
-            self._storage.update_atom_metadata(atom, {WAIT_CONTEXT: dict(ctx)})
+            self._storage.update_atom_metadata(atom, {
+                WAIT_CONTEXT: dict(ctx), stopped_completions.WAIT_ACTION: action,
+                **({} if items is None else {stopped_completions.WAIT_ITEMS: dict(items)})})
 
     # -- the engine -----------------------------------------------------------
 

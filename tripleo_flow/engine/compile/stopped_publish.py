@@ -24,7 +24,10 @@ once; readers show it (:func:`~tripleo_flow.engine.store.stopped_completions.vie
 Global variables it publishes change nothing visible (the output was evaluated by the
 stop), so they are evaluated (an error fails the task) but not kept.  A task that
 waited before contexts were kept (an execution started by an older version) publishes
-nothing.
+nothing when it has nothing to publish; else it fails with the reason (as a publish
+that cannot be evaluated does): its inbound context is not rebuilt from the records,
+since only a replay of the whole machine (joins, commands, pauses) would give it
+exactly.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from taskflow import states
 
 from tripleo_flow import exceptions
-from tripleo_flow.engine.compile import atoms, execution_scope, workflow_outputs
+from tripleo_flow.engine.compile import atoms, execution_scope, stopped_items, workflow_outputs
 from tripleo_flow.engine.store import stopped_completions
 from tripleo_flow.engine.store.states import CANCELLED, ERROR
 
@@ -70,12 +73,17 @@ def settle(runner: Runner, execution_id: str) -> list[str]:
         workflow = None  # no longer known: it completes, publishing nothing
     done = []
     for ad in todo:
-        completed = stopped_completions.completed(rows[ad.name])
+        actions = stopped_items.advance(runner, fd, ad, rows[ad.name])  # timeout, next items
+        completed = stopped_completions.completed(actions, stopped_completions.count(ad.meta))
         if completed is None:
             continue
+        state, raw, error = completed
+        result = stopped_items.reshaped(runner, fd, ad, actions, completed)
         task = None if workflow is None else workflow_outputs.task_of(ad.name, workflow)
         kept = {"published": {}} if task is None else publish(
-            fd, workflow, ad, task, completed, runner._expression_limits())
+            fd, workflow, ad, task, (state, result, error), runner._expression_limits())
+        if result != raw:  # an ad-hoc action's ``output`` reshaped it: readers show it
+            kept["result"] = result
         store.update_atom_meta(ad, **{stopped_completions.KEPT: kept})
         done.append(ad.name)
     return done
@@ -87,10 +95,14 @@ def publish(fd: Any, workflow: Any, ad: Any, task: str,
     ``fd``) completed as ``completed`` (``(state, result, error)``), or ``{"error":
     why}`` when an expression of its ``publish`` fails."""
     state, result, error = completed
-    ctx = (ad.meta or {}).get(execution_scope.WAIT_CONTEXT)
-    if not isinstance(ctx, Mapping):
-        return {"published": {}}  # waited before contexts were kept
     spec = workflow.tasks[task]
+    ctx = (ad.meta or {}).get(execution_scope.WAIT_CONTEXT)
+    if not isinstance(ctx, Mapping):  # it waited before contexts were kept
+        if not _publishes(spec, state == ERROR):
+            return {"published": {}}  # nothing to evaluate: as Mistral's
+        return {"error": f"task {task!r}: its publish cannot be evaluated: it started "
+                         "waiting for its client under an older tripleo-flow, which kept "
+                         "no inbound context to evaluate it over"}
     current = {"id": ad.uuid, "name": task, "spec": dict(getattr(spec, "raw", None) or {}),
                "state": state, "state_info": error, "result": result, "published": {},
                "type": "ACTION", "workflow_execution_id": fd.uuid}
@@ -102,6 +114,15 @@ def publish(fd: Any, workflow: Any, ad: Any, task: str,
     except Exception as exc:  # Mistral's force_fail_task: the task fails with it
         return {"error": f"task {task!r}: {exc}"}
     return {"published": published}
+
+
+def _publishes(spec: Any, failed: bool) -> bool:
+    """Whether task ``spec`` completed so (``failed``: ERROR) has anything to publish
+    (what :func:`.atoms.evaluate_publish` would evaluate)."""
+    clauses = ("on-error" if failed else "on-success", "on-complete")
+    return bool(spec.publish_on_error if failed else spec.publish) or any(
+        (spec.clause_publish.get(clause) or {}).get(scope)
+        for clause in clauses for scope in ("branch", "global"))
 
 
 def _globals(fd: Any) -> dict[str, Any]:
