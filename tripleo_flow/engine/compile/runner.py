@@ -27,70 +27,38 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent import futures
-from dataclasses import dataclass
 from typing import Any
-
-from taskflow import states
-from taskflow.types import failure, notifier
 
 from tripleo_flow import exceptions
 from tripleo_flow.common import value_limits
 from tripleo_flow.engine.compile import (
     atoms,
-    child_errors,
     compiler,
     execution_scope,
+    progress_events,
+    resumes,
+    run_outcomes,
     state_machine,
-    stopped_publish,
     subworkflow,
     task_progress,
-    workflow_outputs,
 )
 from tripleo_flow.engine.compile import engine as tf_engine
 from tripleo_flow.engine.compile.interrupt import StopRequest
+from tripleo_flow.engine.compile.progress_events import Listener, ProgressEvent
 from tripleo_flow.engine.lang import expressions, workbook_model
 from tripleo_flow.engine.lang.action import Action, with_run
 from tripleo_flow.engine.lang.workbook_loader import Catalog
-from tripleo_flow.engine.store import cancels, pause_requests, pause_views, undo_journal
+from tripleo_flow.engine.store import cancels, pause_requests, undo_journal
 from tripleo_flow.engine.store.execution_queries import ExecutionQueries
 from tripleo_flow.engine.store.executions import (
-    ENTER,
     ORIGIN_API,
     Execution,
     ExecutionStore,
-    command_message,
 )
-from tripleo_flow.engine.store.states import ERROR
 
 LOG = logging.getLogger(__name__)
 
-#: How long a resume waits for a pause of an execution run here to settle (s).
-PAUSE_SETTLE = 30.0
 
-
-@dataclass(frozen=True)
-class ProgressEvent:
-    """A task of an execution changed state."""
-
-    execution_id: str
-    workflow: str
-    task: str
-    event: str  # started, succeeded, skipped, failed, reverting, reverted, retrying, progress
-    timestamp: float
-    result: Any = None
-    error: str | None = None
-    #: For ``progress``: what the task's action reported (stage, done, total, status).
-    progress: dict[str, Any] | None = None
-    #: For ``progress`` in the process that runs the task: the action's own typed
-    #: report (the layer above's type: TripleO's stack progress has its events too).
-    report: task_progress.Progress | None = None
-
-
-Listener = Callable[[ProgressEvent], None]
-
-_EVENTS = {states.RUNNING: "started", states.SUCCESS: "succeeded", states.FAILURE: "failed",
-           states.REVERTING: "reverting", states.REVERTED: "reverted",
-           states.RETRYING: "retrying"}
 
 
 def check_env(env: Any) -> None:
@@ -227,93 +195,17 @@ class Runner:
     def resume(self, execution_id: str, listeners: Iterable[Listener] = (),
                wait: bool = True, origin: str | None = None) -> Execution:
         """Continue an interrupted execution from its last completed task; with ``wait``
-        False return while it runs in a thread.  A second resume of the same execution
-        while this process runs one is refused.
-
-        An execution this process runs that is still pausing (its running tasks end)
-        is continued once it paused, as Mistral resumes a paused workflow at once
-        (readers show it PAUSED): with ``wait`` the caller waits (up to
-        :data:`PAUSE_SETTLE` s), without it the resume is accepted at once (its
-        record as readers show it: PAUSED, pausing) and its thread waits (an HTTP
-        request holds no server thread meanwhile).
-
-        :param origin: :data:`~tripleo_flow.engine.store.executions.ORIGIN_API` when an HTTP API
-            user asks: only an execution an API user started may then be resumed (it
-            runs with the rights of whoever started it)
-        """
-        if (ended := self.ended(execution_id, origin)) is not None:
-            return ended
-        top = self.resume_target(execution_id)
-        if top != execution_id:  # a paused parent: it resumes this child in its task
-            self.resume(top, listeners, wait, origin)
-            return self.store.get(execution_id)
-        pausing = self._pausing_here(execution_id)
-        if pausing and not wait:
-            pause_requests.check_origin(self.store, execution_id, origin, "resume")
-            self._claim_resume(execution_id)
-
-            def paused() -> Any:
-                self._settle_pause(execution_id, None)
-                return self.resumable(execution_id, origin)
-
-            # As readers show it: PAUSED, pausing, until its running tasks ended.
-            return pause_views.shown_one(self.store, self._in_thread(
-                execution_id, listeners, paused))
-        if pausing:
-            self._settle_pause(execution_id, PAUSE_SETTLE)
-        fd = self.resumable(execution_id, origin)
-        self._claim_resume(execution_id)
-        if wait:
-            try:
-                return self.execute(fd, listeners)
-            finally:
-                self._resuming.discard(execution_id)
-        return self._in_thread(execution_id, listeners, lambda: fd)
+        False return while it runs in a thread (:func:`.resumes.resume`)."""
+        return resumes.resume(self, execution_id, listeners, wait, origin)
 
     def _claim_resume(self, execution_id: str) -> None:
         """Note that ``execution_id`` is being resumed here; Conflict if it is already."""
-        with self._resume_lock:
-            if execution_id in self._resuming:
-                raise exceptions.Conflict(
-                    f"Execution {execution_id!r} is being resumed already; follow it.")
-            self._resuming.add(execution_id)
+        resumes.claim_resume(self, execution_id)
 
-    def _in_thread(self, execution_id: str, listeners: Iterable[Listener],
-                   flow_detail: Callable[[], Any]) -> Execution:
-        """Continue ``execution_id`` (its flow detail: ``flow_detail()``, in the thread)
-        in a thread of this process; its record as the thread starts."""
-        listeners = tuple(listeners)
-
-        def run() -> None:
-            try:
-                if not self._closing:  # a resume waiting for its pause while this stops
-                    self._quiet(flow_detail(), listeners)
-            except exceptions.TripleoFlowError as exc:
-                LOG.info("execution %s was not resumed: %s", execution_id, exc)
-            except Exception:  # a background resume must not die silently
-                LOG.exception("execution %s could not be resumed", execution_id)
-            finally:
-                self._resuming.discard(execution_id)
-
-        thread = threading.Thread(target=run, name=f"execution-{execution_id}", daemon=True)
-        self._background.append(thread)
-        thread.start()
-        return self.store.get(execution_id)
-
-    def _pausing_here(self, execution_id: str) -> bool:
-        """Whether an execution this process runs is pausing (asked to, still running)."""
-        return execution_id in self._live and self.store.pause_requests.requested(
-            [execution_id])
-
-    def _settle_pause(self, execution_id: str, limit: float | None) -> None:
-        """Wait (up to ``limit`` s; None: as long as it takes, unless this runner closes)
-        while an execution this process runs is still pausing (its engine lets its
-        running tasks end).  Another process's execution is not waited for
-        (:meth:`resumable` refuses it while it pauses)."""
-        deadline = None if limit is None else time.monotonic() + limit
-        while execution_id in self._live and not self._closing and (
-                deadline is None or time.monotonic() < deadline):
-            time.sleep(0.02)
+    def resumable(self, execution_id: str, origin: str | None = None) -> Any:
+        """The flow detail of an execution that can be continued
+        (:func:`.resumes.resumable`)."""
+        return resumes.resumable(self, execution_id, origin)
 
     def resume_target(self, execution_id: str) -> str:
         """The execution to resume to continue ``execution_id``: its topmost paused
@@ -360,29 +252,6 @@ class Runner:
     def ended(self, execution_id: str, origin: str | None = None) -> Execution | None:
         """Its record when it has ended (a resume returns it unchanged, as Mistral's)."""
         return cancels.ended(self.store, execution_id, origin)
-
-    def resumable(self, execution_id: str, origin: str | None = None) -> Any:
-        """The flow detail of an execution that can be continued (paused, suspended,
-        interrupted by a crash); Conflict when it ended or still runs, or (``origin``
-        given) when it was not started from that origin."""
-        record = self.store.get(execution_id)
-        pause_requests.check_origin(self.store, execution_id, origin, "resume")
-        if record.state in (states.SUCCESS, ERROR):
-            raise exceptions.Conflict(
-                f"Execution {execution_id!r} has already ended ({record.state}); nothing to "
-                "resume.", hints=[exceptions.Hint(
-                    "Run it again with", "workflow.run", {"workflow": record.workflow})])
-        if record.state in (states.RUNNING, states.PENDING, states.SUSPENDING) and \
-                self.store.pause_requests.requested([execution_id]):
-            raise exceptions.Conflict(
-                f"Execution {execution_id!r} is pausing: the process that runs it lets its "
-                "running tasks end first (no new task starts); resume it once they ended.")
-        if record.state == states.RUNNING:
-            raise exceptions.Conflict(
-                f"Execution {execution_id!r} is still running in another process; wait for it "
-                "or stop that process first.")
-        self.store.pause_requests.clear(execution_id)  # resumed: no longer asked to pause
-        return self.store.flow_detail(execution_id)
 
     def _evaluated_env(self, env: Mapping[str, Any]) -> dict[str, Any]:
         """The execution's environment with the expressions in its values evaluated, once,
@@ -514,7 +383,7 @@ class Runner:
             engine.pause_check = pause
             runtime.scope.attach(engine, fd, engine.atom_names, self.store.backend.flush)
             if listeners:
-                self._listen(engine, fd.uuid, workflow.full_name, listeners)
+                progress_events.listen(engine, fd.uuid, workflow.full_name, listeners)
             return engine, workflow.full_name
         compiled = compiler.compile_workflow(workflow, catalog, runtime, meta.get("target"))
         start = {"state": atoms.SUCCESS, "ctx": ctx, "next": ["*"]}
@@ -531,7 +400,7 @@ class Runner:
         runtime.scope.attach(engine, fd, compiled.atoms, self.store.backend.flush)
         engine.workbook_atoms = compiled.atoms  # what undoes a completed child execution
         if listeners:
-            self._listen(engine, fd.uuid, workflow.full_name, listeners)
+            progress_events.listen(engine, fd.uuid, workflow.full_name, listeners)
         return engine, workflow.full_name
 
     def child_runner(self) -> Runner:
@@ -543,26 +412,9 @@ class Runner:
         return child
 
     def succeeded(self, fd: Any, engine: Any) -> Execution:
-        """Record the output of the finished engine of ``fd`` (or, when a ``pause``
-        command stopped it, that it is PAUSED until resumed)."""
-        if engine.storage.get_flow_state() == states.SUSPENDED:
-            if cancels.finish(self.store, fd, self._journal(fd.uuid)):  # never resumed
-                stopped_publish.settle(self, fd.uuid)  # completed since a stop: publish
-                return self.store.get(fd.uuid)
-            if self._closing:  # this process stops: SUSPENDED, as a conductor leaves it
-                self.store.update_meta(fd)
-            else:
-                self.store.update_meta(fd, paused_at=time.time(),
-                                       state_info=command_message(fd, ended=False))
-            return self.store.get(fd.uuid)
-        output = (engine.storage.fetch(atoms.OUTPUT_SYMBOL) or {}).get("result")
-        self.store.update_meta(fd, output=output, finished_at=time.time(), error=None,
-                               failed_task=None,
-                               state_info=command_message(fd, ended=True))
-        self._journal(fd.uuid).forget()
-        self.store.async_actions.cancel_execution(fd.uuid, "cancelled: the execution ended")
-        self.store.pause_requests.clear(fd.uuid)
-        return self.store.get(fd.uuid)
+        """Record the end of the finished engine of ``fd``
+        (:func:`.run_outcomes.succeeded`)."""
+        return run_outcomes.succeeded(self, fd, engine)
 
     def _journal(self, execution_id: str) -> undo_journal.ExecutionUndoJournal:
         return undo_journal.ExecutionUndoJournal(self.store.backend.engine, execution_id,
@@ -588,96 +440,14 @@ class Runner:
         raise exceptions.WorkflowFailed(workflow, failed_task, cause, reverted) from exc
 
     def record_failure(self, fd: Any, exc: BaseException) -> tuple[str | None, str, bool]:
-        """Record why the engine of ``fd`` failed: ``(failed task, cause, reverted)``."""
-        fresh = self.store.flow_detail(fd.uuid)
-        failed_task, cause = None, str(exc) or type(exc).__name__
-        for ad in fresh:
-            if ad.failure is not None and "#retry" not in ad.name:
-                failed_task = None if ad.name == compiler.END_ATOM else ad.name
-                if failed_task is not None and failed_task.endswith(ENTER):
-                    failed_task = failed_task[:-len(ENTER)]  # its inline sub-workflow's input
-                cause = str(ad.failure.exception_str) if isinstance(
-                    ad.failure, failure.Failure) else str(ad.failure)
-                break
-        if failed_task is None:  # the workflow's end: a task that went on with on-complete,
-            # or (state machine) one that took a 'fail' transition
-            failed_task = next((ad.name for ad in fresh if isinstance(ad.results, Mapping)
-                                and (ad.results.get(atoms.UNHANDLED) or any(
-                                    step[0] == "fail"
-                                    for step in ad.results.get(atoms.STEPS) or ()))), None)
-        reverted = fresh.state == states.REVERTED
-        fd.state = fresh.state
-        self._journal(fd.uuid).forget()  # ended: no task of it runs again
-        self.store.async_actions.cancel_execution(fd.uuid, "cancelled: the execution ended")
-        self.store.pause_requests.clear(fd.uuid)
-        # The error itself (raised here, in the task's process) knows its next steps:
-        # kept as data (error_record), each reader words them (execution_records).
-        if isinstance(exc, exceptions.TripleoFlowError) and getattr(exc, "several", False):
-            cause = str(exc)  # several tasks' errors, each named (:mod:`.error_records`)
-        self.store.update_meta(
-            fd, error=cause, failed_task=failed_task, finished_at=time.time(),
-            output=self._output_on_error(fresh, cause),
-            error_record=child_errors.kept(exc))  # its parent's task raises it again
-        return failed_task, cause, reverted
-
-    def _output_on_error(self, fresh: Any, cause: str) -> Any:
-        """The output of a failed execution, as Mistral gives it: ``{"result": the
-        error}`` merged with the workflow's ``output-on-error`` (without one, with the
-        context itself), evaluated over the inputs and what the top-level tasks
-        published at the end (the failed task's ``publish-on-error`` too), Mistral's final
-        context (:func:`.workflow_outputs.failure_context`)."""
-        meta = fresh.meta or {}
-        try:
-            workflow = self._catalog().get(meta["workflow"])
-            ctx = workbook_model.apply_inputs(workflow, meta.get("input") or {})
-        except (KeyError, exceptions.TripleoFlowError):
-            return {"result": cause}
-        return workflow_outputs.on_error(
-            fresh, workflow, workflow_outputs.failure_context(fresh, workflow, ctx), cause,
-            self._expression_limits())
+        """Record why the engine of ``fd`` failed: ``(failed task, cause, reverted)``
+        (:func:`.run_outcomes.record_failure`)."""
+        return run_outcomes.record_failure(self, fd, exc)
 
     def stopped_output(self, execution_id: str, state: str, message: str | None) -> Any:
-        """The output of ``execution_id`` stopped now in ``state`` (SUCCESS or FAILURE)
-        with ``message``, as Mistral's ``Workflow.stop`` evaluates it
-        (:func:`.workflow_outputs.stopped`); None for a workflow no longer known.
-
-        :raises InvalidInput: SUCCESS and the workflow's output cannot be evaluated
-        """
-        fresh = self.store.flow_detail(execution_id)
-        meta = fresh.meta or {}
-        try:
-            workflow = self._catalog().get(meta["workflow"])
-        except (KeyError, exceptions.TripleoFlowError):
-            return None
-        output = workflow_outputs.stopped(fresh, workflow, state, message,
-                                          self._expression_limits())
-        return self.store.backend.redactor.value(output)  # kept beside the records
-
-    @staticmethod
-    def _listen(engine: Any, execution_id: str, workflow: str,
-                listeners: tuple[Listener, ...]) -> None:
-        """Forward the engine's atom state changes (its ``atom_notifier``) to listeners."""
-
-        def on_state(event_type: str, details: Mapping[str, Any]) -> None:
-            name = details.get("task_name")
-            event = _EVENTS.get(event_type)
-            if event is None or not name or execution_scope.internal(name):
-                return
-            result, error = details.get("result"), None
-            if isinstance(result, failure.Failure):
-                error, result = str(result.exception_str), None
-            elif isinstance(result, Mapping) and "state" in result:
-                if result["state"] == atoms.SKIPPED:
-                    event = "skipped"
-                elif result["state"] == atoms.ERROR:
-                    event, error = "failed", result.get("error")
-                result = result.get("result")
-            progress = ProgressEvent(execution_id, workflow, name, event, time.time(),
-                                     result, error)
-            for listener in listeners:
-                listener(progress)
-
-        engine.atom_notifier.register(notifier.Notifier.ANY, on_state)
+        """The output of ``execution_id`` stopped now in ``state`` with ``message``
+        (:func:`.run_outcomes.stopped_output`)."""
+        return run_outcomes.stopped_output(self, execution_id, state, message)
 
     def wait_background(self, timeout: float | None = None) -> None:
         """Wait for executions started with ``wait=False`` (tests, shutdown)."""

@@ -31,7 +31,7 @@ from tests.engine_helpers import ACTIONS, Host, gate_of
 from tests.pause_helpers import _effects, _tasks
 from tests.pause_helpers import host as host  # the fixture
 from tripleo_flow import exceptions
-from tripleo_flow.engine.compile import runner as runner_module
+from tripleo_flow.engine.compile import resumes
 from tripleo_flow.engine.store import pause_requests
 
 ENGINES = pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
@@ -240,7 +240,7 @@ def test_a_resume_while_pausing_is_accepted_at_once_and_goes_on_once_paused(
     SUCCESS, each task once.
     (The caller's own wait, for a resume waited for, is cut to 0.5 s here: the old
     wait-then-refuse would answer Conflict.)"""
-    monkeypatch.setattr(runner_module, "PAUSE_SETTLE", 0.5)
+    monkeypatch.setattr(resumes, "PAUSE_SETTLE", 0.5)
     run = Run(host, tmp_path, "ends", join)
     _pause(host, tmp_path, run.id, "here")
     accepted = host.resume_execution(run.id, wait=False)
