@@ -28,6 +28,11 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from tripleo_flow.engine.lang.workbook_model import WorkflowSpec
+
+#: Atom metadata of a task execution that paused the execution before it started.
+PAUSED_BEFORE = "paused_before"
+
 
 class Pauses:
     """The pause handling the :class:`~.state_machine.Machine` inherits."""
@@ -36,6 +41,39 @@ class Pauses:
     _failing: BaseException | None
     _ended: bool
     pause_check: Any
+    workflow: WorkflowSpec
+    storage: Any
+    runtime: Any
+
+    def _atom(self, tex: Any) -> Any:
+        raise NotImplementedError
+
+    def _kwargs(self, tex: Any, attempt: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _pauses_before(self, tex: Any) -> bool:
+        """``pause-before``: whether ``tex`` pauses the execution now (it is recorded,
+        PENDING, with :data:`PAUSED_BEFORE`; once resumed it starts)."""
+        spec = self.workflow.tasks[tex.task]
+        detail = tex.detail or self.storage.details.get(tex.name)
+        if spec.pause_before in (None, False) or (
+                detail is not None and (detail.meta or {}).get(PAUSED_BEFORE)):
+            return False
+        atom = self._atom(tex)
+        if not atom._evaluator(tex.ctx, self._kwargs(tex, 1)).evaluate(spec.pause_before):
+            return False
+        tex.detail = self.storage.detail(tex.name)
+        self.storage.update_atom_metadata(tex.name, {PAUSED_BEFORE: True})
+        return True
+
+    def _pause_for_child(self, tex: Any) -> None:
+        """The child execution of ``tex`` paused: ``tex`` stays RUNNING (its attempt
+        durable, so the resumed execution finds the same child) and the execution
+        pauses once its running task executions end, as Mistral's parent does."""
+        self.storage.update_atom_metadata(tex.name, {"attempt": tex.attempt})
+        self.runtime.scope.mark_running()
+        self.suspend()
+
 
     def _pause_command(self, live: bool) -> bool | None:
         """A completing task execution met a ``pause`` command (``live``: it completed

@@ -45,7 +45,8 @@ task runs its workflow as a child execution (:mod:`.subworkflow`); when that chi
 pauses, the task execution stays RUNNING and the execution pauses (resumed, the task
 execution runs again and resumes its child).  ``pause-before`` pauses
 the execution before the task execution starts; the pause is recorded with it
-(:data:`PAUSED_BEFORE`), so a resumed execution starts it instead of pausing again.
+(:data:`.machine_pauses.PAUSED_BEFORE`), so a resumed execution starts it instead of
+pausing again.
 A pause asked by another process (``pause_check``: :mod:`.pause_requests`) is read
 before task executions start: they wait, unstarted, for the execution's resume.
 While a pause is pending the run does not end, and a ``fail`` or ``succeed``
@@ -65,7 +66,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taskflow import states, task
-from taskflow.types import failure, notifier
+from taskflow.types import notifier
 
 from tripleo_flow import exceptions
 from tripleo_flow.engine.compile import (
@@ -73,6 +74,7 @@ from tripleo_flow.engine.compile import (
     async_actions,
     atoms,
     machine_cancels,
+    machine_ends,
     machine_errors,
     machine_joins,
     machine_pauses,
@@ -80,13 +82,11 @@ from tripleo_flow.engine.compile import (
     machine_waits,
     subworkflow,
 )
-from tripleo_flow.engine.lang import expressions, workbook_validator
+from tripleo_flow.engine.lang import workbook_validator
 from tripleo_flow.engine.lang.workbook_model import TaskSpec, WorkflowSpec
 from tripleo_flow.engine.store.states import STARTED_AT
 from tripleo_flow.exceptions import FailCommand
 
-#: Atom metadata of a task execution that paused the execution before it started.
-PAUSED_BEFORE = "paused_before"
 #: Outcome key of a task execution's place in the machine: ``{"order": completion index}``.
 MACHINE = "machine"
 _RETRY_STOPS = (exceptions.BreakRetry, FailCommand, exceptions.RetriesExhausted,
@@ -115,7 +115,7 @@ class _TaskEx:
 
 
 class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWaits,
-              machine_pauses.Pauses, machine_cancels.Cancels):
+              machine_pauses.Pauses, machine_cancels.Cancels, machine_ends.Ends):
     """The engine of one direct workflow execution run as a state machine.
 
     It offers what the runner and the conductor use of a TaskFlow engine:
@@ -326,21 +326,6 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
             self._ready.remove(tex)
             self._again.append(tex)
 
-    def _pauses_before(self, tex: _TaskEx) -> bool:
-        """``pause-before``: whether ``tex`` pauses the execution now (it is recorded,
-        PENDING, with :data:`PAUSED_BEFORE`; once resumed it starts)."""
-        spec = self.workflow.tasks[tex.task]
-        detail = tex.detail or self.storage.details.get(tex.name)
-        if spec.pause_before in (None, False) or (
-                detail is not None and (detail.meta or {}).get(PAUSED_BEFORE)):
-            return False
-        atom = self._atom(tex)
-        if not atom._evaluator(tex.ctx, self._kwargs(tex, 1)).evaluate(spec.pause_before):
-            return False
-        tex.detail = self.storage.detail(tex.name)
-        self.storage.update_atom_metadata(tex.name, {PAUSED_BEFORE: True})
-        return True
-
     def _start(self, tex: _TaskEx) -> None:
         if tex.again:  # it waited for a client: it has started already
             tex.again = False
@@ -370,14 +355,6 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
         atom.notifier.register(task.EVENT_UPDATE_PROGRESS,
                                functools.partial(self._store_progress, tex.name))
         return atom
-
-    def _pause_for_child(self, tex: _TaskEx) -> None:
-        """The child execution of ``tex`` paused: ``tex`` stays RUNNING (its attempt
-        durable, so the resumed execution finds the same child) and the execution
-        pauses once its running task executions end, as Mistral's parent does."""
-        self.storage.update_atom_metadata(tex.name, {"attempt": tex.attempt})
-        self.runtime.scope.mark_running()
-        self.suspend()
 
     def _store_progress(self, name: str, _event: str, details: dict[str, Any]) -> None:
         """Keep what the task's action reports while it runs, as TaskFlow's engine keeps
@@ -501,65 +478,3 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
         self.storage.save(tex.detail)
         self.atom_notifier.notify(state, {"task_name": tex.name, "task_uuid": tex.detail.uuid,
                                           "result": result})
-
-    def _revert(self) -> None:
-        """Undo the completed task executions, newest first; the flow ends REVERTED
-        (FAILURE when a revert failed)."""
-        self.storage.set_flow_state(states.REVERTING)
-        failures = {}
-        if self._failed_name is not None and self._failing is not None:
-            failures[self._failed_name] = failure.Failure.from_exception(self._failing)
-        ok = True
-        # The failed task executions undid their own action before failing: they read
-        # REVERTED with their error kept, as the graph engine reports them.
-        for detail in list(self.storage.details.values()):
-            if detail.state == states.FAILURE:
-                detail.state = states.REVERTED
-                self.storage.save(detail)
-                self.atom_notifier.notify(states.REVERTED, {
-                    "task_name": detail.name, "task_uuid": detail.uuid, "result": None})
-        for tex in reversed(self._done):
-            detail = tex.detail or self.storage.details.get(tex.name)
-            if detail is None or detail.state != states.SUCCESS:
-                continue
-            info = {"task_name": tex.name, "task_uuid": detail.uuid, "result": None}
-            self.atom_notifier.notify(states.REVERTING, info)
-            try:
-                self._atom(tex).revert(result=tex.outcome, flow_failures=failures)
-            except Exception as exc:
-                ok = False
-                detail.state = states.REVERT_FAILURE
-                detail.revert_failure = failure.Failure.from_exception(exc)
-                self.storage.save(detail)
-                continue
-            detail.state = states.REVERTED
-            self.storage.save(detail)
-            self.atom_notifier.notify(states.REVERTED, info)
-        self.storage.set_flow_state(states.REVERTED if ok else states.FAILURE)
-
-    def _output(self) -> Any:
-        ends = [t.outcome for t in self._done if t.outcome is not None
-                and not t.outcome.get("next")]
-        ctx = atoms.merge_contexts(ends) if ends else dict(self._start_ctx)
-        if self.workflow.output is None:
-            return ctx
-
-        def lookup(name: str | None) -> Any:
-            tex = self._latest.get(name or "")
-            if tex is not None and tex.outcome is not None:
-                return self.runtime.scope.outcome_model("", tex.name, tex.task, tex.outcome)
-            if name in self.workflow.tasks:
-                return None  # a task of the workflow that did not run: null, as Mistral
-            raise expressions.ExpressionError(f"task({name!r})", "unknown task")
-
-        return expressions.Evaluator(self.runtime.scope.with_globals(ctx), lookup,
-                                     self.runtime.execution,
-                                     self.runtime.expression_limits,
-                                     _hooks(self.runtime)).evaluate(self.workflow.output)
-
-
-def _hooks(runtime: atoms.Runtime) -> dict[str, Any]:
-    scope = runtime.scope
-    return {"tasks": lambda ex_id=None, recursive=False, state=None: scope.tasks(
-                "", bool(recursive), state),
-            "global": scope.get_global, "env": lambda: dict(scope.env)}
