@@ -27,7 +27,13 @@ from typing import Any
 from taskflow.patterns import graph_flow, linear_flow
 
 from tripleo_flow import exceptions
-from tripleo_flow.engine.compile import action_atom, atoms, graph_cancels, subworkflow
+from tripleo_flow.engine.compile import (
+    action_atom,
+    atoms,
+    graph_cancels,
+    subworkflow,
+    workflow_atoms,
+)
 from tripleo_flow.engine.lang import expressions, workbook_clauses, workbook_validator
 from tripleo_flow.engine.lang.workbook_loader import Catalog
 from tripleo_flow.engine.lang.workbook_model import TaskSpec, WorkflowSpec
@@ -258,7 +264,7 @@ class _Builder:
                 return self._action(spec, atom_name, links, gate, apart)
             links = dataclasses.replace(links, retry=False)
             child_prefix = atom_name + "/"
-            enter = atoms.EnterAtom(child_prefix + "__enter__", spec, links, self.runtime,
+            enter = workflow_atoms.EnterAtom(child_prefix + "__enter__", spec, links, self.runtime,
                                     child, child_prefix, gate)
             self.items.append(self._keep(enter))
             child_atoms = self.workflow(child, child_prefix, None,
@@ -266,7 +272,7 @@ class _Builder:
                                         or links.contained)
             exit_links = atoms.Links(prefix=links.prefix, preds=(), refs=links.refs,
                                      contained=links.contained)
-            self.items.append(self._keep(atoms.ExitAtom(
+            self.items.append(self._keep(workflow_atoms.ExitAtom(
                 atom_name, spec, exit_links, self.runtime, child, child_prefix, child_atoms)))
             return atom_name
         return self._action(spec, atom_name, links, gate, action_atom.ActionAtom)

@@ -24,7 +24,7 @@ import time
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.engine.compile import atoms
+from tripleo_flow.engine.compile import atoms, workflow_atoms
 from tripleo_flow.engine.store.states import CANCELLED, CANCELLED_INFO
 
 
@@ -37,7 +37,7 @@ def outcome(ctx: dict[str, Any], cancelled: exceptions.ChildCancelled) -> dict[s
             atoms.STEPS: [], "next": []}
 
 
-class CancellingExit(atoms.ExitAtom):
+class CancellingExit(workflow_atoms.ExitAtom):
     """The end of a compiled top-level workflow: once every task ended, the execution
     ends CANCELLED when one of its tasks did."""
 
