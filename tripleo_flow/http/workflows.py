@@ -13,7 +13,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.client import idempotency
 from tripleo_flow.client.execution_updates import STATES
 from tripleo_flow.client.paths import ServerPaths
-from tripleo_flow.client.workflows import EXECUTION_ID_PATTERN
+from tripleo_flow.client.executions import EXECUTION_ID_PATTERN
 from tripleo_flow.config import EXECUTIONS_PAGE_MAX
 from tripleo_flow.engine.store.cancels import ENDED
 from tripleo_flow.http import events, media
