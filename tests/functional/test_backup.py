@@ -206,13 +206,18 @@ def test_backup_during_a_running_execution_is_refused(tmp_path: Path) -> None:
     assert restored[running.id] == "SUCCESS" and len(restored) == 2
 
 
-class RacedClient(Client):
+def raced_client(data: Path) -> Client:
     """A client that starts an execution while its backup is being taken (after the
     check for running executions: when it lists the plans)."""
+    made = make_client(data)
+    listed = made.plans.list
 
-    def list_plans(self) -> list[dict[str, Any]]:
-        self.executions.create("naps.quick")
-        return super().list_plans()
+    def racing_list() -> list[dict[str, Any]]:
+        made.executions.create("naps.quick")
+        return listed()
+
+    made.plans.list = racing_list  # type: ignore[method-assign]
+    return made
 
 
 def test_an_execution_started_during_the_backup_discards_it(tmp_path: Path) -> None:
@@ -221,7 +226,7 @@ def test_an_execution_started_during_the_backup_discards_it(tmp_path: Path) -> N
     workbook.write_text(SLEEPER + "  quick:\n    tasks:\n      hi:\n        action: std.noop\n")
     with make_client(data) as client:
         client.workbooks.create(workbook)
-    raced = RacedClient(make_client(data).conf)
+    raced = raced_client(data)
     archive = tmp_path / "backup.tar.gz"
     with raced, pytest.raises(exceptions.Conflict, match="started or changed while"):
         raced.backups.create(archive)

@@ -4,7 +4,7 @@ restore one that was uploaded.
 The same Python API as ``tripleo-flow backup create|restore``, with what HTTP adds: a
 backup is always encrypted (a passphrase of at least ``[api]
 backup_passphrase_min_length`` characters is required), kept on the server under an id
-it draws (:mod:`tripleo_flow.client.stored_backups`), and only its sealed bytes are served.
+it draws (:class:`tripleo_flow.client.backup.BackupManager`), and only its sealed bytes are served.
 A restore reads an archive sent first to ``POST /v1/uploads`` (so ``[api]
 max_upload_size`` and ``upload_ttl`` bound it), with its passphrase and ``force`` as the
 CLI's; the upload is deleted once restored.  Passphrases travel in JSON bodies only:
