@@ -88,7 +88,7 @@ def deploy(base: Path, templates: Path | None, baremetal: Path | None, heat_type
         phases = Phases()
         start = time.monotonic()
         result = client.deployments.create(PLAN, heat_type=heat_type, work_dir=base / "work",
-                               progress=phases, baremetal_deployment=baremetal)
+                                           progress=phases, baremetal_deployment=baremetal)
         end = time.monotonic()
         posted = stack_task_time(client)
     finally:

@@ -37,7 +37,7 @@ def test_the_python_api_names_each_enabled_service(tmp_path: Path) -> None:
             [envs["plain.yaml"], envs["off.yaml"], envs["odl.yaml"]])
         assert warning.startswith(f"service {ODL} is enabled in odl.yaml. OpenDaylight")
         assert client.deployments.deprecated_services([envs["off.yaml"],
-                                                   envs["plain.yaml"]]) == []
+                                                       envs["plain.yaml"]]) == []
     finally:
         client.close()
 

@@ -98,7 +98,7 @@ def _one_running(host: Any, conductors: Conductors, name: str, log: Path,
     """Conductor ``name`` running ``steps``, its first task done (in its pause)."""
     proc = conductors.start(name)
     execution = host.executions.create("jobs_demo.steps", {"log": str(log), "pause": pause},
-                                  wait=False)
+                                       wait=False)
     deadline = time.monotonic() + 60
     while not (log.exists() and log.read_text()):
         assert time.monotonic() < deadline, "no conductor ran the job"
@@ -110,7 +110,7 @@ def test_two_conductors_run_twenty_workflows(host: Any, conductors: Conductors,
                                              tmp_path: Path) -> None:
     first, second = conductors.start("c1"), conductors.start("c2")
     started = [host.executions.create("jobs_demo.steps",
-                                 {"log": str(tmp_path / f"log{i}"), "pause": 0.5}, wait=False)
+                                      {"log": str(tmp_path / f"log{i}"), "pause": 0.5}, wait=False)
                for i in range(20)]
     assert {e.state for e in started} == {"PENDING"}  # posted, not run here
     done = [host.executions.follow(e.id, timeout=120) for e in started]
@@ -164,7 +164,7 @@ def test_a_loop_suspended_by_sigterm_is_finished_by_another_conductor(
     log = tmp_path / "log"
     leaving = conductors.start("leaving")
     execution = host.executions.create("jobs_demo.loop", {"log": str(log), "pause": 2},
-                                  wait=False)
+                                       wait=False)
     deadline = time.monotonic() + 60
     while not (log.exists() and log.read_text()):
         assert time.monotonic() < deadline, "no conductor ran the job"
@@ -192,7 +192,7 @@ def test_a_job_longer_than_the_claim_expiry_runs_once(
     conductors.start("c1", concurrency=1)
     conductors.start("c2", concurrency=1)
     execution = host.executions.create("jobs_demo.slow", {"counter": str(counter), "pause": 9},
-                                  wait=False)
+                                       wait=False)
     assert host.executions.follow(execution.id, timeout=60).state == "SUCCESS"
     time.sleep(10)  # a second run would have counted by now
     assert counter.read_text() == "1"
@@ -208,7 +208,7 @@ def test_a_conductor_that_lost_its_claim_stops_and_the_other_takes_over(
     counter = tmp_path / "counter"
     stalled = conductors.start("stalled", concurrency=1)
     execution = host.executions.create("jobs_demo.slow", {"counter": str(counter), "pause": 3},
-                                  wait=False)
+                                       wait=False)
     deadline = time.monotonic() + 30
     while host.executions.get(execution.id).state != "RUNNING":
         assert time.monotonic() < deadline, "the conductor did not start the job"

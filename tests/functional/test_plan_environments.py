@@ -91,7 +91,7 @@ def test_create_with_environments_and_data_files(client: Client, tmp_path: Path)
     templates = write_tree(tmp_path / "t", basic_tree())
     created = client.plans.create("overcloud", templates, environments=[
         envs / "net.yaml", envs / "params.yaml"], roles_file=roles, networks_file=nets,
-        vip_file=vips)
+                                  vip_file=vips)
     assert created["environments"] == ["user-environments/1/net.yaml",
                                        "user-environments/2/params.yaml"]
     store = client._session.store
@@ -117,7 +117,7 @@ def test_create_with_environments_and_data_files(client: Client, tmp_path: Path)
 def test_add_remove_and_update_keep_the_order(client: Client, tmp_path: Path) -> None:
     envs = _env_dir(tmp_path / "envs")
     client.plans.create("overcloud", write_tree(tmp_path / "t", basic_tree()),
-                       environments=[envs / "params.yaml"])
+                        environments=[envs / "params.yaml"])
     assert client.environments.add("overcloud", [envs / "later.yaml"]) == [
         "user-environments/2/later.yaml"]
     client.environments.add("overcloud", [envs / "net.yaml"], position=1)
@@ -138,7 +138,7 @@ def test_add_remove_and_update_keep_the_order(client: Client, tmp_path: Path) ->
     client.plans.update("overcloud", write_tree(tmp_path / "t2", basic_tree()))
     assert _user(client) == ["user-environments/3/net.yaml", "user-environments/1/params.yaml"]
     client.plans.update("overcloud", write_tree(tmp_path / "t3", basic_tree()),
-                       environments=[envs / "later.yaml", envs / "params.yaml"])
+                        environments=[envs / "later.yaml", envs / "params.yaml"])
     assert _user(client) == ["user-environments/4/later.yaml",
                              "user-environments/5/params.yaml"]
     assert sorted({n.split("/")[1] for n in client._session.store.list_objects("overcloud")
@@ -159,7 +159,7 @@ def test_a_bad_environment_leaves_the_plan_unchanged(client: Client, tmp_path: P
     before = _state(client._session.store)
     calls = [lambda: client.environments.add("overcloud", [envs / "later.yaml", envs / name]),
              lambda: client.plans.update("overcloud", templates,
-                                        environments=[envs / "later.yaml", envs / name]),
+                                         environments=[envs / "later.yaml", envs / name]),
              lambda: client.environments.set("overcloud", [envs / name])]
     for call in calls:
         with pytest.raises(exceptions.InvalidTemplate) as caught:
@@ -178,12 +178,12 @@ def test_a_failure_after_the_environments_are_stored_reverts_them(client: Client
     plan back: the earlier user environments and their files included."""
     envs = _env_dir(tmp_path / "envs")
     client.plans.create("overcloud", write_tree(tmp_path / "t", basic_tree()),
-                       environments=[envs / "net.yaml"])
+                        environments=[envs / "net.yaml"])
     before = _state(client._session.store)[0]
     broken = {**basic_tree(), "overcloud.j2.yaml": "{% for x in %}\n"}
     with pytest.raises(exceptions.InvalidTemplate):
         client.plans.update("overcloud", write_tree(tmp_path / "bad", broken),
-                           environments=[envs / "params.yaml"])
+                            environments=[envs / "params.yaml"])
     after = _state(client._session.store)[0]
     assert after == before
 
@@ -435,13 +435,13 @@ def test_deploy_with_environment_files_updates_the_plan_first(tmp_path: Path) ->
         before = _state(client._session.store)
         with pytest.raises(exceptions.InvalidTemplate, match="outside the environment"):
             client.deployments.create("overcloud", work_dir=tmp_path / "work",
-                          environments=[envs / "outside.yaml"])
+                                      environments=[envs / "outside.yaml"])
         assert _state(client._session.store) == before
         assert client.deployments.status("overcloud")["deployment_status"] == "NONE"
         with pytest.raises(exceptions.InvalidInput, match="no-such-heat"):
             client.deployments.create("overcloud", work_dir=tmp_path / "work",
                                       heat_type="no-such-heat",
-                          environments=[envs / "params.yaml"])
+                                      environments=[envs / "params.yaml"])
         [failed] = [e for e in client.executions.list("tripleo.deploy.deploy")
                     if e.failed_task]
         assert failed.state == "ERROR"

@@ -131,7 +131,7 @@ def test_update_undo_record_names_a_version_and_holds_no_password(
     new = write_tree(tmp_path / "new", basic_tree() | {"environments/new.yaml": "a: 1\n"})
 
     execution = client.executions.create("update_deployment_plan",
-                                    {"plan": "overcloud", "templates": str(new)})
+                                         {"plan": "overcloud", "templates": str(new)})
     assert execution.state == "SUCCESS", execution.error
     database = _database(client)
     assert b"environments/new.yaml" in database  # the record is there, in the clear

@@ -16,24 +16,24 @@ from tripleo_flow.plans.plan import PLAN_ENV
 
 def test_plan_workbooks_end_to_end(client: Client, templates: Path, tmp_path: Path) -> None:
     done = client.executions.create("create_deployment_plan",
-                               {"plan": "overcloud", "templates": str(templates)})
+                                    {"plan": "overcloud", "templates": str(templates)})
     assert done.state == "SUCCESS", done.error
     assert "puppet/controller-role.yaml" in client._session.store.list_objects("overcloud")
 
     done = client.executions.create("update_parameters",
-                               {"plan": "overcloud", "parameters": {"ComputeCount": 4}})
+                                    {"plan": "overcloud", "parameters": {"ComputeCount": 4}})
     assert done.state == "SUCCESS", done.error
     assert client.parameters.get("overcloud") == {"ComputeCount": 4}
 
     before = client.passwords.get("overcloud")
     done = client.executions.create("rotate_passwords",
-                               {"plan": "overcloud", "rotate": ["AdminPassword"]})
+                                    {"plan": "overcloud", "rotate": ["AdminPassword"]})
     assert done.state == "SUCCESS", done.error
     assert client.passwords.get("overcloud")["AdminPassword"] != before["AdminPassword"]
 
     archive = tmp_path / "overcloud.tar.gz"
     done = client.executions.create("export_deployment_plan",
-                               {"plan": "overcloud", "output": str(archive)})
+                                    {"plan": "overcloud", "output": str(archive)})
     assert done.state == "SUCCESS", done.error
     assert archive.stat().st_size > 0
 
@@ -48,7 +48,7 @@ def test_failed_create_workflow_leaves_no_plan(client: Client, tmp_path: Path) -
     bad = write_tree(tmp_path / "bad", basic_tree() | {"broken.j2.yaml": "{% for %}\n"})
     with pytest.raises(exceptions.WorkflowFailed, match="broken.j2.yaml.*reverted") as failed:
         client.executions.create("create_deployment_plan",
-                            {"plan": "overcloud", "templates": str(bad)})
+                                 {"plan": "overcloud", "templates": str(bad)})
     assert failed.value.task == "process_templates" and failed.value.reverted
     [execution] = client.executions.list()
     assert execution.state == "ERROR" and execution.failed_task == "process_templates"
@@ -65,7 +65,7 @@ def test_failed_update_workflow_restores_the_plan(client: Client, templates: Pat
                                                        "new.yaml": "a: 1\n"})
     with pytest.raises(exceptions.WorkflowFailed, match="reverted"):
         client.executions.create("update_deployment_plan",
-                            {"plan": "overcloud", "templates": str(bad)})
+                                 {"plan": "overcloud", "templates": str(bad)})
     after = snapshot(client._session.store, "overcloud")
     assert set(after) == set(before)
     assert yaml.safe_load(after[PLAN_ENV]) == yaml.safe_load(before[PLAN_ENV])
@@ -74,7 +74,7 @@ def test_failed_update_workflow_restores_the_plan(client: Client, templates: Pat
 
 def test_executions_database_is_private(client: Client, templates: Path) -> None:
     client.executions.create("create_deployment_plan",
-                        {"plan": "overcloud", "templates": str(templates)})
+                             {"plan": "overcloud", "templates": str(templates)})
     client.executions.create("rotate_passwords", {"plan": "overcloud", "rotate": ["AdminPassword"]})
     db = client.data_dir / "executions.sqlite"
     assert db.stat().st_mode & 0o777 == 0o600
@@ -108,7 +108,7 @@ def test_tripleo_mistral_action_names_run_as_aliases(client: Client, templates: 
                                                      tmp_path: Path) -> None:
     """A workbook written with TripleO's Mistral-era names drives our actions."""
     done = client.executions.create("create_deployment_plan",
-                               {"plan": "overcloud", "templates": str(templates)})
+                                    {"plan": "overcloud", "templates": str(templates)})
     assert done.state == "SUCCESS", done.error
     path = tmp_path / "mistral_era.yaml"
     path.write_text(MISTRAL_ERA)

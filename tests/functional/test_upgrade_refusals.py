@@ -192,7 +192,7 @@ def test_tripleoclients_deploy_options_are_refused_by_name_everywhere(tmp_path: 
     with Client.from_config_files([str(conf)]) as client:
         with pytest.raises(exceptions.InvalidInput, match="takes tripleoclient's 'stack'"):
             client.executions.create(workbooks.UPDATE_PREPARE, {"plan": PLAN, "stack": PLAN,
-                                                           "work_dir": work})
+                                                                "work_dir": work})
         client.conf.set_override("auth_token", "t0ken", group="api")
         client.conf.set_override("allowed_paths", [str(tmp_path)], group="api")
         with serving(client, "t0ken") as api:

@@ -53,7 +53,7 @@ class CreateBackup(ClientMixin, ShowOne):
 
     def take_action(self, args: argparse.Namespace) -> Any:
         return show(self.client.backups.create(args.output,
-                                              read_passphrase(args.passphrase_file)))
+                                               read_passphrase(args.passphrase_file)))
 
 
 class RestoreBackup(ClientMixin, ShowOne):
@@ -75,4 +75,4 @@ class RestoreBackup(ClientMixin, ShowOne):
 
     def take_action(self, args: argparse.Namespace) -> Any:
         return show(self.client.backups.restore(args.archive, force=args.force,
-                                               passphrase=read_passphrase(args.passphrase_file)))
+                                                passphrase=read_passphrase(args.passphrase_file)))

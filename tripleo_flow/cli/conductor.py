@@ -44,7 +44,7 @@ class RunConductor(ClientMixin, Command):
 
         try:
             self.client.conductors.run(parsed_args.name, parsed_args.concurrency,
-                                      parsed_args.max_jobs, started=started)
+                                       parsed_args.max_jobs, started=started)
         finally:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)

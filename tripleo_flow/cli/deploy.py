@@ -157,16 +157,17 @@ class Deploy(ClientMixin, ShowOne):
             check_deprecated_services(self, args)
             options = deploy_options(args)
             result = self.client.deployments.create(args.plan, heat_type=args.heat_type,
-                                        work_dir=args.work_dir, progress=self._show_progress,
-                                        run_ansible=args.run_ansible,
-                                        ansible_connection=args.ansible_connection,
-                                        ansible_tags=args.tags,
-                                        ansible_skip_tags=args.skip_tags,
-                                        ansible_limit=args.limit,
-                                        ansible_forks=args.ansible_forks,
-                                        ansible_verbosity=verbosity(self),
-                                        config_download_only=args.config_download_only,
-                                        **options)
+                                                    work_dir=args.work_dir,
+                                                    progress=self._show_progress,
+                                                    run_ansible=args.run_ansible,
+                                                    ansible_connection=args.ansible_connection,
+                                                    ansible_tags=args.tags,
+                                                    ansible_skip_tags=args.skip_tags,
+                                                    ansible_limit=args.limit,
+                                                    ansible_forks=args.ansible_forks,
+                                                    ansible_verbosity=verbosity(self),
+                                                    config_download_only=args.config_download_only,
+                                                    **options)
         finally:
             self._bar.finish()
         return show({k: v for k, v in result.items() if k != "failures"})

@@ -110,8 +110,8 @@ class CompleteTask(ClientMixin, ShowOne):
             except ValueError:
                 pass  # text, as given
         done = self.client.tasks.complete(parsed_args.execution_id, parsed_args.task,
-                                         parsed_args.state, output, item=parsed_args.item,
-                                         detach=True)
+                                          parsed_args.state, output, item=parsed_args.item,
+                                          detach=True)
         return (("Action execution", "Execution", "Task", "Task ID", "Item", "Attempt",
                  "State", "Output"),
                 (done.id, done.execution_id, done.task, done.task_id,
@@ -142,7 +142,7 @@ class CancelExecution(ClientMixin, ShowOne):
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         return execution_row(self.client.executions.cancel(parsed_args.execution_id,
-                                                          parsed_args.message))
+                                                           parsed_args.message))
 
 
 class UpdateExecution(ClientMixin, ShowOne):
@@ -191,7 +191,7 @@ class ResumeExecution(ClientMixin, ShowOne):
         api = self.client
         if parsed_args.no_wait:
             return execution_row(api.executions.resume(parsed_args.execution_id, wait=False,
-                                                      detach=True))
+                                                       detach=True))
         total = len(api.tasks.list(parsed_args.execution_id))
         bar = Progress(sys.stderr, "tasks done")
         try:

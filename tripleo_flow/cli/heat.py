@@ -34,7 +34,7 @@ class LaunchHeat(ClientMixin, ShowOne):
         if parsed_args.kill:
             return show(client.heat.kill(parsed_args.heat_dir, parsed_args.heat_type))
         return show(client.heat.launch(parsed_args.heat_dir, parsed_args.heat_type,
-                                        restore_db=parsed_args.restore_db))
+                                       restore_db=parsed_args.restore_db))
 
 
 class HeatStatus(ClientMixin, ShowOne):

@@ -90,10 +90,10 @@ class ImportNodes(ClientMixin, Lister):
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
         done = self.client.nodes.register(parsed_args.file,
-                                        initial_state=parsed_args.initial_state,
-                                        introspect=parsed_args.introspect,
-                                        provide=parsed_args.provide,
-                                        listeners=[NodeProgress()])
+                                          initial_state=parsed_args.initial_state,
+                                          introspect=parsed_args.introspect,
+                                          provide=parsed_args.provide,
+                                          listeners=[NodeProgress()])
         return _rows(done, ("uuid", "name", "created", "provision_state"))
 
 

@@ -216,7 +216,7 @@ class RestorePlan(ClientMixin, ShowOne):
 
     def take_action(self, args: argparse.Namespace) -> Any:
         return show(self.client.plans.restore(args.name, args.version,
-                                             keep_passwords=not args.restore_passwords))
+                                              keep_passwords=not args.restore_passwords))
 
 
 class RenderPlan(ClientMixin, ShowOne):

@@ -133,7 +133,7 @@ class ListResults(ClientMixin, Lister):
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
         return _result_rows(self.client.validations.results(parsed_args.plan,
-                                                           parsed_args.validation))
+                                                            parsed_args.validation))
 
 
 class ShowResult(ClientMixin, ShowOne):

@@ -139,13 +139,13 @@ class DeploymentManager(Manager):
             "ansible_skip_tags": ansible_skip_tags, "ansible_limit": ansible_limit,
             "ansible_forks": ansible_forks, "ansible_verbosity": ansible_verbosity,
             **self.options(environments, baremetal_deployment, run_validations,
-                                  overcloud_ssh_user, overcloud_ssh_key,
-                                  environment_directories,
-                                  default_environment_directory)}
+                           overcloud_ssh_user, overcloud_ssh_key,
+                           environment_directories,
+                           default_environment_directory)}
         workflow = CONFIG_DOWNLOAD_ONLY if config_download_only else DEPLOY
         listeners = [] if progress is None else [stack_progress_events(progress)]
         execution = self._session.run_operation(workflow, inputs, listeners,
-                                       interruptible=f"Deployment of plan {plan!r}")
+                                                interruptible=f"Deployment of plan {plan!r}")
         finished: dict[str, Any] = dict((execution.output or {})["deployment"])
         return finished
 
@@ -200,7 +200,7 @@ class DeploymentManager(Manager):
         check_plan_name(plan)
         text = read_baremetal(baremetal_deployment)
         execution = self._session.run_operation(workbooks.plan_workflow("update_deployed_servers"),
-                                       {"plan": plan, "baremetal_deployment": text})
+                                                {"plan": plan, "baremetal_deployment": text})
         done: dict[str, Any] = dict((execution.output or {})["result"])
         return {k: done[k] for k in ("path", "counts", "hosts", "changed")}
 
@@ -295,7 +295,7 @@ class DeploymentManager(Manager):
                   "ansible_connection": ansible_connection}
         listeners = [] if progress is None else [stack_progress_events(progress)]
         execution = self._session.run_operation(DELETE_NODES, inputs, listeners,
-                                       interruptible=f"Scale-down of plan {plan!r}")
+                                                interruptible=f"Scale-down of plan {plan!r}")
         output = dict(execution.output or {})
         return {"deployment": dict(output["deployment"]), "removed": dict(output["removed"]),
                 "parameters": dict(output["parameters"])}

@@ -134,7 +134,7 @@ def update(executions: ExecutionManager, session: Session, execution_id: str,
         return executions.pause(execution_id, api_user=api_user)
     if state == "RUNNING":
         return executions.resume(execution_id, wait=False, detach=detach,
-                                     api_user=api_user)
+                                 api_user=api_user)
     if state == "CANCELLED":
         return executions.cancel(execution_id, state_info, api_user=api_user)
     if state is not None:

@@ -104,7 +104,7 @@ class NodeManager(Manager):
             given.pop("steps", None)  # the workbook's default: TripleO's metadata erase
         given.setdefault("concurrency", self._session.conf.ironic.concurrency)
         return self._executions.create(f"{WORKBOOK}.{workflow}", given, wait=False,
-                                 api_user=api_user)
+                                       api_user=api_user)
 
     def register(self, source: str | os.PathLike[str] | list[Any] | dict[str, Any],
                  initial_state: str = "manageable", introspect: bool = False,

@@ -154,7 +154,7 @@ def _data_list(limits: Any, value: Any, noun: str, source: str) -> Any:
             f"The {source} is binary, not a YAML text file: give a YAML list of {noun}.")
     try:
         parsed = safe_yaml.load_yaml(value, source, max_nodes=limits.yaml_max_nodes,
-                                   max_depth=limits.yaml_max_depth)
+                                     max_depth=limits.yaml_max_depth)
     except exceptions.InvalidTemplate as exc:
         raise exceptions.InvalidInput(
             f"The {source} is not valid YAML: {exc.reason}. Nothing was changed.") from exc

@@ -69,7 +69,7 @@ class Session:
         lock_url = conf.plan_store.lock_url or (
             jobboard.lock_url(board) if board is not None else f"file://{self.data_dir / 'locks'}")
         self.locks = locks if locks is not None else PlanLocks(lock_url,
-                                                                conf.plan_store.lock_timeout)
+                                                               conf.plan_store.lock_timeout)
         self.context = ActionContext(store=self.store, locks=self.locks, conf=conf)
         self._opened: dict[str, Any] = {}
 
@@ -269,7 +269,7 @@ class Session:
                     return self.runner().run(name, inputs, listeners=listeners, wait=True)
                 with stop.installed():
                     return self.runner().run(name, inputs, listeners=listeners, wait=True,
-                                              stop=stop)
+                                             stop=stop)
         except exceptions.WorkflowFailed as failed:
             cause = failed.__cause__
             if isinstance(cause, Exception) and not isinstance(

@@ -136,7 +136,7 @@ class TaskManager(Manager):
         if store.get(execution_id).state in NOT_RUNNING:
             try:
                 self._executions.resume(execution_id, wait=False, detach=detach,
-                                      api_user=api_user)
+                                        api_user=api_user)
             except exceptions.Conflict:
                 pass  # it stays completed; whoever may resume it goes on from here
         return done
@@ -228,7 +228,7 @@ class TaskManager(Manager):
             for changed in (*(parent for parent, _w, _a in reversed(parents)), fd):
                 store.save_flow(changed)
         return self._executions.resume(execution_id, listeners, wait=wait, detach=detach,
-                                     api_user=api_user)
+                                       api_user=api_user)
 
 
 def _parents(store: Any, fd: Any, held: contextlib.ExitStack,

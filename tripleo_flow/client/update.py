@@ -74,8 +74,8 @@ class LifecycleManager(Manager):
         listeners = [] if progress is None else [stack_progress_events(progress)]
         what = "prepare" if stage == 0 else "converge"
         execution = self._session.run_operation(name, inputs, listeners,
-                                       interruptible=f"{kind.capitalize()} {what} of plan "
-                                                     f"{plan!r}")
+                                                interruptible=f"{kind.capitalize()} {what} of plan "
+                                                f"{plan!r}")
         return dict((execution.output or {})["deployment"])
 
     def _playbooks_run(self, kind: str, plan: str, inputs: dict[str, Any],
@@ -85,7 +85,7 @@ class LifecycleManager(Manager):
         name = _WORKFLOWS[update.lifecycle(kind).kind][3 if external else 1]
         what = f"External {kind} run" if external else f"{kind.capitalize()} run"
         execution = self._session.run_operation(name, inputs,
-                                       interruptible=f"{what} of plan {plan!r}")
+                                                interruptible=f"{what} of plan {plan!r}")
         output = dict(execution.output or {})
         return {"playbooks": list(output["playbooks"]), "limit": output["limit"],
                 "runs": list(output.get("runs") or [])}

@@ -212,7 +212,7 @@ class Parameters:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         resp.media = secrets.mask_parameters(self.client.parameters.get(name),
-                                               _known_secrets(self.client, name))
+                                             _known_secrets(self.client, name))
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         media = body(req)
@@ -239,7 +239,7 @@ class ParameterSchema:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         resp.media = secrets.mask_schema(self.client.parameters.schema(name),
-                                           _known_secrets(self.client, name))
+                                         _known_secrets(self.client, name))
 
 
 def data_list(req: falcon.Request, noun: str) -> list[Any] | str:

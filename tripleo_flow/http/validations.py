@@ -86,7 +86,7 @@ class Results:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = self.client.validations.results(req.get_param("plan"),
-                                                    req.get_param("validation"))
+                                                     req.get_param("validation"))
 
 
 class Result:

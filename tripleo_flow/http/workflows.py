@@ -99,8 +99,8 @@ class WorkflowExecutions:
         key = req.get_header(IDEMPOTENCY_HEADER)
         if key is None:
             execution = self.client.executions.create(name, inputs, wait=False, target=target,
-                                                 paths=self.paths, api_user=True, env=env,
-                                                 evaluate_env=evaluate_env)
+                                                      paths=self.paths, api_user=True, env=env,
+                                                      evaluate_env=evaluate_env)
         else:
             execution = self.client.executions.create_once(
                 key, name, inputs, target=target, env=env, paths=self.paths, api_user=True,
@@ -237,8 +237,8 @@ class CompleteTask:
                 task: str) -> None:
         given = body(req)
         done = self.client.tasks.complete(execution_id, task, given["state"],
-                                         given.get("output"), item=given.get("item"),
-                                         api_user=True)
+                                          given.get("output"), item=given.get("item"),
+                                          api_user=True)
         resp.media = media.fields(done)
 
 

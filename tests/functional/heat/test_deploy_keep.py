@@ -90,7 +90,7 @@ def test_failed_ansible_keeps_the_updated_stack(client: Client, tmp_path: Path) 
     client.parameters.set("oc", {"ComputeCount": 2})
     with pytest.raises(exceptions.AnsibleFailed):
         client.deployments.create("oc", work_dir=work, run_ansible=True,
-                      ansible_connection="no_such_connection_plugin")
+                                  ansible_connection="no_such_connection_plugin")
     status = client.deployments.status("oc")
     assert status["deployment_status"] == "DEPLOY_FAILED"
     assert status["stack_status"] == "UPDATE_COMPLETE"
@@ -107,7 +107,7 @@ def test_failed_ansible_keeps_the_updated_stack(client: Client, tmp_path: Path) 
 
     # Only the steps after the stack run again, this time with a working connection.
     result = client.deployments.create("oc", work_dir=work, config_download_only=True,
-                           run_ansible=True, ansible_connection="local")
+                                       run_ansible=True, ansible_connection="local")
     assert result["deployment_status"] == "DEPLOY_SUCCESS"
     assert result["stack_status"] == "UPDATE_COMPLETE"
     assert _stack_ids(work) == updated
@@ -117,7 +117,7 @@ def test_failed_ansible_keeps_the_updated_stack(client: Client, tmp_path: Path) 
     # -e or a baremetal file with --config-download-only would be silently ignored.
     with pytest.raises(exceptions.InvalidInput, match="config-download-only"):
         client.deployments.create("oc", work_dir=work, config_download_only=True,
-                      baremetal_deployment="- name: Controller\n  count: 1\n")
+                                  baremetal_deployment="- name: Controller\n  count: 1\n")
     # So would Ansible's tags without --run-ansible.
     with pytest.raises(exceptions.InvalidInput, match="with --run-ansible"):
         client.deployments.create("oc", work_dir=work, config_download_only=True,

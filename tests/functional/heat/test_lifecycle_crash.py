@@ -79,8 +79,8 @@ def test_an_upgrade_prepare_killed_while_the_stack_is_updated_resumes(
         assert heat["environment_files"] == sent
         # Prepared: upgrade run now goes past its check (to the playbooks).
         done = client.upgrades.run("oc", "oc-controller-0", work_dir=deploy.work,
-                                  playbooks=["deploy_steps_playbook.yaml"],
-                                  ansible_connection="local")
+                                   playbooks=["deploy_steps_playbook.yaml"],
+                                   ansible_connection="local")
         assert done["limit"] == "oc-controller-0"
     deploy.assert_no_heat([])
 

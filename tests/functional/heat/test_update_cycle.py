@@ -55,8 +55,8 @@ def test_prepare_run_converge(tmp_path: Path, heat_venv: Path) -> None:
             (envs / name).write_text("parameter_defaults: {}\n")
         (tmp_path / "last.yaml").write_text("parameter_defaults: {}\n")
         prepared = client.updates.prepare(PLAN, work_dir=work, environment_directories=[envs],
-                                         environments=[str(tmp_path / "last.yaml")],
-                                         overcloud_ssh_user="ops-admin")
+                                          environments=[str(tmp_path / "last.yaml")],
+                                          overcloud_ssh_user="ops-admin")
         assert (prepared["deployment_status"], prepared["stack_status"]) == (
             "DEPLOY_SUCCESS", "UPDATE_COMPLETE")
         users = [e["path"] for e in client.environments.list(PLAN) if e["user"]]
@@ -72,9 +72,9 @@ def test_prepare_run_converge(tmp_path: Path, heat_venv: Path) -> None:
         assert PREPARE_URL in environment["environment_files"]
 
         done = client.updates.run(PLAN, "oc-controller-0", work_dir=work,
-                                 playbooks=["deploy_steps_playbook.yaml"],
-                                 ansible_connection="local", ansible_forks=3,
-                                 ansible_verbosity=2)
+                                  playbooks=["deploy_steps_playbook.yaml"],
+                                  ansible_connection="local", ansible_forks=3,
+                                  ansible_verbosity=2)
         assert done["playbooks"] == ["deploy_steps_playbook.yaml"]
         assert done["limit"] == "oc-controller-0"
         [run] = done["runs"]
@@ -96,7 +96,7 @@ def test_prepare_run_converge(tmp_path: Path, heat_venv: Path) -> None:
             client.upgrades.run(PLAN, "oc-controller-0", work_dir=work)
 
         converged = client.updates.converge(PLAN, work_dir=work, ansible_connection="local",
-                                           ansible_verbosity=1)
+                                            ansible_verbosity=1)
         assert (converged["deployment_status"], converged["stack_status"]) == (
             "DEPLOY_SUCCESS", "UPDATE_COMPLETE")
         # -v reached the deploy steps run: ansible-playbook names its config file.
@@ -126,8 +126,9 @@ def _external_run_options(client: Client, tmp_path: Path, work: Path) -> None:
     static.write_text(yaml.safe_dump(inventory))
     done = client.updates.external_run(PLAN, work_dir=work, ansible_connection="local",
                                        ansible_forks=2,
-        ssh_user="tripleo-admin", static_inventory=static,
-        extra_vars=["sample_extra=one sample_more=overridden", f"@{tmp_path / 'vars.yaml'}"])
+                                       ssh_user="tripleo-admin", static_inventory=static,
+                                       extra_vars=["sample_extra=one sample_more=overridden",
+                                                   f"@{tmp_path / 'vars.yaml'}"])
     assert json.loads(report.read_text()) == {
         "extra": "one", "more": [1, {"b": 2}], "forks": 2, "user": "tripleo-admin",
         "inventory": "static"}

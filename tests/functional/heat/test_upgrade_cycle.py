@@ -135,7 +135,7 @@ def test_upgrade_prepare_run_external_converge(tmp_path: Path, heat_venv: Path) 
 
         # external-upgrade run: from the undercloud, no limit needed.
         done = client.upgrades.external_run(PLAN, work_dir=work, ansible_connection="local",
-                                   ansible_skip_tags="opendev-validation")
+                                            ansible_skip_tags="opendev-validation")
         assert done["playbooks"] == ["external_upgrade_steps_playbook.yaml"]
         assert done["limit"] is None
         recap = _recap(work)
@@ -146,7 +146,7 @@ def test_upgrade_prepare_run_external_converge(tmp_path: Path, heat_venv: Path) 
         client.deployments.create(PLAN, work_dir=work)
         assert _request(work)["environment_files"] == deployed["environment_files"]
         client.upgrades.run(PLAN, CONTROLLER, work_dir=work, ansible_connection="local",
-                           playbooks=["post_upgrade_steps_playbook.yaml"])
+                            playbooks=["post_upgrade_steps_playbook.yaml"])
 
         converged = client.upgrades.converge(PLAN, work_dir=work, ansible_connection="local")
         assert converged["stack_status"] == "UPDATE_COMPLETE"

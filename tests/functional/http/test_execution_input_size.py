@@ -70,7 +70,7 @@ def test_inputs_too_large_to_keep_are_refused_before_the_record(tmp_path: Path) 
         ids = _ids(api)
         with pytest.raises(exceptions.InvalidInput, match=r"\[limits\] input_max_size"):
             api.client.executions.create("tripleo.parameters.reset_parameters",
-                                    {"plan": "p", "names": ["x" * INPUT_LIMIT]})
+                                         {"plan": "p", "names": ["x" * INPUT_LIMIT]})
         assert _ids(api) == ids
 
 

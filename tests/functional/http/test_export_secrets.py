@@ -97,7 +97,7 @@ def test_nested_secrets_leave_exports_where_parameters_mask_them(api: Api,
 
     # The CLI's --without-secrets is the same rule; a backup keeps every value.
     lean = _files(Path(api.client.plans.export("p", tmp_path / "l.tar.gz",
-                                              secrets=False)).read_bytes())
+                                               secrets=False)).read_bytes())
     assert lean == exported
     backup = b"".join(_files(Path(api.client.plans.export(
         "p", tmp_path / "b.tar.gz")).read_bytes()).values())

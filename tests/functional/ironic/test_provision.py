@@ -189,7 +189,7 @@ def test_register_introspect_provide_provision_deploy(ironic_endpoint: str, heat
         assert set(hosts) == {"oc-controller-0", "oc-novacompute-0", "oc-novacompute-1"}
 
         result = client.deployments.create("oc", heat_type="native", work_dir=work,
-                               baremetal_deployment=FILE)
+                                           baremetal_deployment=FILE)
         assert result["deployment_status"] == "DEPLOY_SUCCESS"
         inventory = yaml.safe_load((work / "config-download" /
                                     "tripleo-ansible-inventory.yaml").read_text())

@@ -121,7 +121,7 @@ def _deploy(root: Path, heat_venv: Path, version: str, plan: str,
         client.plans.create(plan, templates, networks_file=networks_file)
         reports: list[StackProgress] = []
         result = client.deployments.create(plan, heat_type=HEAT_TYPES[version], work_dir=work,
-                               baremetal_deployment=BAREMETAL, progress=reports.append)
+                                           baremetal_deployment=BAREMETAL, progress=reports.append)
     finally:
         client.close()
     deployment = Deployment(root, conf_file, plan, work, result)
@@ -271,9 +271,10 @@ def _redeploy(first: Deployment, root: Path, heat_venv: Path) -> Redeployment:
     client = Client.from_config_files([str(conf_file)])
     try:
         client.plans.update(first.plan, templates, networks_file=templates / NETISO_NETWORKS,
-                           vip_file=templates / NETISO_VIPS)
+                            vip_file=templates / NETISO_VIPS)
         result = client.deployments.create(first.plan, work_dir=root / "work",
-                               baremetal_deployment=baremetal, environments=[post_deploy])
+                                           baremetal_deployment=baremetal,
+                                           environments=[post_deploy])
     finally:
         client.close()
     (root / "deployed.json").write_text(json.dumps({"result": result}))

@@ -200,9 +200,10 @@ def test_step_0_and_host_prep_run_over_ssh_on_two_hosts(
             with pytest.raises(exceptions.AnsibleFailed):
                 client.deployments.create(copy.plan, work_dir=copy.work_dir,
                                           config_download_only=True,
-                              run_ansible=True, ansible_tags=tags,
-                              ansible_skip_tags="external",
-                              overcloud_ssh_user=testhosts.USER, overcloud_ssh_key=hosts.key)
+                                          run_ansible=True, ansible_tags=tags,
+                                          ansible_skip_tags="external",
+                                          overcloud_ssh_user=testhosts.USER,
+                                          overcloud_ssh_key=hosts.key)
             out = log.read_text()
             return testhosts.recap(out), out
 

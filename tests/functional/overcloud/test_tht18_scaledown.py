@@ -217,11 +217,11 @@ def test_refusals_change_nothing_from_every_interface(
         roles = yaml.safe_load(BAREMETAL.read_text())
         with pytest.raises(exceptions.InvalidInput, match="nothing to delete"):
             client.deployments.delete_nodes(plan, baremetal_deployment=yaml.safe_dump(roles),
-                                          work_dir=work)
+                                            work_dir=work)
         roles[1]["instances"].append({"hostname": "compute-9", "provisioned": False})
         with pytest.raises(exceptions.ServersNotInStack, match="'compute-9'"):
             client.deployments.delete_nodes(plan, baremetal_deployment=yaml.safe_dump(roles),
-                                          work_dir=work)
+                                            work_dir=work)
     finally:
         client.close()
 
@@ -276,7 +276,7 @@ def test_the_scale_playbook_runs_on_the_leaving_server_only(
             for _ in range(2):
                 with pytest.raises(exceptions.AnsibleFailed) as raised:
                     client.deployments.delete_nodes(copy.plan, ["compute-0"],
-                                                  work_dir=copy.work_dir)
+                                                    work_dir=copy.work_dir)
                 assert raised.value.playbook == "scale_playbook.yaml"
                 out = (copy.work_dir / "ansible.log").read_text()
                 counts = testhosts.recap(out)

@@ -150,7 +150,7 @@ def test_update_run_runs_the_update_steps_with_the_limit(
             # kind (its hints and exit code), as a deploy's Ansible step does.
             with pytest.raises(exceptions.AnsibleFailed) as raised:
                 client.updates.run(copy.plan, "compute-1", work_dir=copy.work_dir,
-                                  ansible_tags="setup_packages")
+                                   ansible_tags="setup_packages")
             assert "Playbook 'update_steps_playbook.yaml'" in str(raised.value)
             assert "exit 4" in str(raised.value)
             out = (copy.work_dir / "ansible.log").read_text()

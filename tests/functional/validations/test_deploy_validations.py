@@ -33,7 +33,7 @@ def test_a_failed_pre_deployment_validation_stops_the_deploy(
                 client.deployments.create("oc", work_dir=tmp_path / "work", run_validations=True)
             elif through == "config-download-only":  # one execution: validations first
                 client.deployments.create("oc", work_dir=tmp_path / "work", run_validations=True,
-                              config_download_only=True)
+                                          config_download_only=True)
             else:
                 client.executions.create("tripleo.deploy.deploy", {
                     "plan": "oc", "work_dir": str(tmp_path / "work"), "run_validations": True})

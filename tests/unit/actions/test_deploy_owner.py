@@ -98,7 +98,7 @@ def test_deploying_record_of_another_host_still_blocks(client: Client, tmp_path:
     assert client.deployments.status("oc")["process"] == "pid 1 on elsewhere (unknown)"
     with pytest.raises(exceptions.DeploymentRunning, match="pid 1 on elsewhere"):
         StartDeployment(client._session.context).execute(plan="oc", work_dir=str(tmp_path / "w"),
-                                            heat_type="native")
+                                                         heat_type="native")
 
 
 
@@ -120,5 +120,5 @@ def test_a_deploy_naming_no_heat_type_uses_the_one_its_work_dir_was_deployed_wit
                                       "work_dir": work, "heat_type": "processes"})
     elsewhere = StartDeployment(client._session.context).execute(plan="oc",
                                                                  work_dir=work + "-other",
-                                                    heat_type=None)
+                                                                 heat_type=None)
     assert elsewhere["heat_type"] == client.conf.heat.heat_type

@@ -477,7 +477,7 @@ def test_the_output_is_masked_as_other_records(host: Host, tmp_path: Path) -> No
     execution_id = _start(host, tmp_path, alone)
     _waiting(host, execution_id, "task1")
     done = host.tasks.complete(execution_id, "task1", "SUCCESS",
-                              {"admin_password": "hunter2-secret", "user": "admin"})
+                               {"admin_password": "hunter2-secret", "user": "admin"})
     assert done.output == {"admin_password": "<secret>", "user": "admin"}
     execution = _ended(host, execution_id)
     assert execution.state == "SUCCESS" and execution.output == {"user": "admin"}

@@ -362,7 +362,7 @@ def test_cancel_with_items_child_workflow(host: Host, tmp_path: Path, fail: bool
     log = tmp_path / "log"
     first, second = (uuid.uuid4().hex for _ in range(2))
     ident = host.executions.create(f"{name}.wf", {"log": str(log), "gates": [first, second],
-                                             "fails": [False, fail]}, wait=False).id
+                                                  "fails": [False, fail]}, wait=False).id
     assert gate_of(first).reached.wait(60) and gate_of(second).reached.wait(60)
     children = {e.input["gate"]: e.id for e in host.executions.list()
                 if e.parent_id == ident}

@@ -303,7 +303,7 @@ def test_refused_where_server_paths_are_checked(host: Host, tmp_path: Path) -> N
     # What the HTTP API's start does: nothing is recorded, nothing runs.
     with pytest.raises(exceptions.PathNotAllowed, match="names its workflow"):
         host.executions.create("dyn.wf", {"wf_name": "wf2"},
-                          paths=ServerPaths.for_data_dir(tmp_path / "data"), api_user=True)
+                               paths=ServerPaths.for_data_dir(tmp_path / "data"), api_user=True)
     assert host.executions.list() == []
     # The CLI and the Python API run it.
     assert host.executions.create("dyn.wf", {"wf_name": "wf2"}).state == "SUCCESS"

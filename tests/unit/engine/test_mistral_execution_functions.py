@@ -187,7 +187,7 @@ def test_tasks_function(host: Host, tmp_path: Path) -> None:
              "  tasks:\n    main_task:\n      action: std.noop\n      publish:\n"
              + publish)
     done = host.executions.create("probe.test_tasks_function",
-                             {k: e.id for k, e in ran.items()})
+                                  {k: e.id for k, e in ran.items()})
     (main,) = host.tasks.list(done.id)
     for key, expected in EXPECTED.items():
         for language in ("yaql", "jinja"):

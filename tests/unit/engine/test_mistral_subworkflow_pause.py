@@ -54,7 +54,7 @@ def _install(host: Host, tmp_path: Path, text: str) -> str:
 
 def _state(host: Host, execution_id: str, state: str) -> Execution:
     return until(f"{execution_id} {state} (now {host.executions.get(execution_id).state})",
-                  lambda: (e := host.executions.get(execution_id)).state == state and e)
+                 lambda: (e := host.executions.get(execution_id)).state == state and e)
 
 
 def _child(host: Host, parent_id: str, workflow: str) -> Execution:

@@ -114,7 +114,7 @@ def test_task_function_reverse_not_required(host: Host, tmp_path: Path) -> None:
     """A reverse workflow (always compiled to the graph): ``task3`` requires ``task1``
     only; ``task2`` (not required, so never run) reads null there, as Mistral's."""
     execution_id = host.executions.create(_install_reverse(host, tmp_path), {},
-                                     wait=False, target="task3").id
+                                          wait=False, target="task3").id
     execution = _ended(host, execution_id)
     assert execution.state == "SUCCESS", execution.state_info
     assert execution.output == {"other": None}

@@ -124,7 +124,7 @@ def test_rerun_reverse_workflow(host: Host, tmp_path: Path) -> None:
     c1, c2, c3 = (tmp_path / n for n in ("c1", "c2", "c3"))
     with pytest.raises(exceptions.WorkflowFailed):
         host.executions.create(f"{name}.wf", {"c1": str(c1), "c2": str(c2), "c3": str(c3)},
-                          target="t3")
+                               target="t3")
     (ident,) = [e.id for e in host.executions.list()]
     assert host.tasks.rerun(ident, "t2").state == "SUCCESS"
     assert (_calls(c1), _calls(c2), _calls(c3)) == (1, 2, 1)

@@ -147,7 +147,7 @@ def test_without_interruptible_a_signal_is_not_taken_over(host: Any, tmp_path: P
     previous = signal.signal(signal.SIGUSR1, lambda signum, frame: got.append(signum))
     try:
         host._session.run_operation("stopping.three", {"log": str(tmp_path / "log"),
-                                              "sig": signal.SIGUSR1, "in_revert": False})
+                                                       "sig": signal.SIGUSR1, "in_revert": False})
     finally:
         signal.signal(signal.SIGUSR1, previous)
     assert got == [signal.SIGUSR1]  # one sent it (two only would, in a revert)

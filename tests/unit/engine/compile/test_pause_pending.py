@@ -80,7 +80,7 @@ class Run:
         name = uuid.uuid4().hex
         self.gate = gate_of(name)
         self.id = host.executions.create(f"pending.{workflow}", {"log": str(self.log),
-                                                              "gate": name}, wait=False).id
+                                                                 "gate": name}, wait=False).id
         assert self.gate.reached.wait(60), "the held task did not start"
 
     def end(self) -> Any:

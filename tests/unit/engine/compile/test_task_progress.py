@@ -67,7 +67,7 @@ def test_progress_is_stored_while_the_task_runs(tmp_path: Path) -> None:
     heard: list[Any] = []
     try:
         execution = host.executions.create("report", {"gate": str(gate)}, wait=False,
-                                      listeners=[heard.append])
+                                           listeners=[heard.append])
         deadline = time.monotonic() + 30
         progress = _progress_of(host, execution.id, "report", deadline)
         # The stack report came last: it is what the task shows now.
@@ -120,7 +120,7 @@ def test_progress_is_stored_on_the_state_machine_too(tmp_path: Path) -> None:
     gate = tmp_path / "gate"
     try:
         execution = host.executions.create("progress_joined.report", {"gate": str(gate)},
-                                      wait=False)
+                                           wait=False)
         deadline = time.monotonic() + 30
         progress = _progress_of(host, execution.id, "report", deadline)
         assert progress == {"stage": "stack", "done": 5, "total": 12,

@@ -159,7 +159,7 @@ def test_a_failed_workflow_puts_the_rotated_passwords_back(train_client: Client)
     before = _env(train_client)["passwords"]
     with pytest.raises(exceptions.WorkflowFailed, match="at task 'boom'"):
         train_client.executions.create("train_inputs.rotate",
-                                  {"names": ["AdminPassword"], "then_fail": True})
+                                       {"names": ["AdminPassword"], "then_fail": True})
     assert _env(train_client)["passwords"] == before
 
 
