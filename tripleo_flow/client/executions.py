@@ -140,7 +140,7 @@ class ExecutionManager(Manager):
                                  + ([dict(env)] if env else [])
                                  + ([] if evaluate_env else ["raw env"]),
                                  sort_keys=True, default=str)
-        state = self._session._wf_state()
+        state = self._session.opened()
         if "idempotency" not in state:
             state["idempotency"] = idempotency.IdempotencyKeys(
                 lambda: self._session.executions_engine, self._session.idempotency_ttl())

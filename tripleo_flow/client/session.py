@@ -78,14 +78,14 @@ class Session:
         self.close_workflows()
         self.locks.close()
 
-    def _wf_state(self) -> dict[str, Any]:
+    def opened(self) -> dict[str, Any]:
         """What the engine opened so far (runner, executions store or reader, catalog,
         action registry, jobboard, Idempotency-Keys), each on first use."""
         return self._opened
 
     @property
     def action_registry(self) -> ActionRegistry:
-        state = self._wf_state()
+        state = self.opened()
         if "registry" not in state:
             from tripleo_flow.actions.registry import ActionRegistry
 
@@ -95,7 +95,7 @@ class Session:
     @action_registry.setter
     def action_registry(self, registry: ActionRegistry) -> None:
         """Use ``registry`` instead of the installed actions (tests, embedding)."""
-        self._wf_state()["registry"] = registry
+        self.opened()["registry"] = registry
 
     def wf_conf(self, name: str) -> Any:
         return getattr(self.conf.workflows, name)
@@ -130,7 +130,7 @@ class Session:
         from tripleo_flow.engine.lang import workbook_loader
 
         directories, stamp = self.catalog_files()
-        state = self._wf_state()
+        state = self.opened()
         cached = state.get("catalog")
         if cached is not None and cached[0] == stamp:
             return cached[1]  # type: ignore[no-any-return]
@@ -154,7 +154,7 @@ class Session:
         from tripleo_flow.engine.lang import workbook_loader
 
         directories, stamp = self.catalog_files()
-        cached = self._wf_state().get("catalog")
+        cached = self.opened().get("catalog")
         if cached is not None and cached[0] == stamp:
             return cached[1]  # type: ignore[no-any-return]
         return workbook_loader.read_catalog(directories, limits=self.workbook_limits())
@@ -162,7 +162,7 @@ class Session:
     # -- wiring -----------------------------------------------------------------
 
     def runner(self) -> Runner:
-        state = self._wf_state()
+        state = self.opened()
         if "runner" not in state:
             from tripleo_flow.engine.compile.runner import Runner
 
@@ -179,7 +179,7 @@ class Session:
         the data directory), opened once; the runner uses it too.  Readers use it
         alone: listing or showing executions compiles no workflow, loads no workbook
         nor action (:meth:`_runner` does)."""
-        state = self._wf_state()
+        state = self.opened()
         if "store" not in state:
             from tripleo_flow.engine.store.executions import ExecutionBackend, ExecutionStore
 
@@ -200,7 +200,7 @@ class Session:
         deferred writes), else a read-only reader of a SQLite file, which loads neither
         TaskFlow nor SQLAlchemy (:func:`~tripleo_flow.engine.store.execution_reader.open_url`:
         the store for a file not made yet, an older schema, another database)."""
-        state = self._wf_state()
+        state = self.opened()
         if "store" not in state and "reader" not in state:
             from tripleo_flow.engine.store import execution_reader
 
@@ -231,7 +231,7 @@ class Session:
     def close_workflows(self) -> None:
         """Wait for background executions and release the database."""
         self.close_jobboard()
-        state = self._wf_state()
+        state = self.opened()
         runner = state.pop("runner", None)
         if runner is not None:
             runner.close()
@@ -320,7 +320,7 @@ class Session:
         return jobboard.BoardSettings.from_conf(self.conf)
 
     def board(self) -> Any:
-        state = self._wf_state()
+        state = self.opened()
         if "board" not in state:
             settings = self.jobboard_settings()
             if settings is None:
@@ -331,7 +331,7 @@ class Session:
         return state["board"]
 
     def close_jobboard(self) -> None:
-        board = self._wf_state().pop("board", None)
+        board = self.opened().pop("board", None)
         if board is not None:
             board.close()
 

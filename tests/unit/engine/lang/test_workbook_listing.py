@@ -56,7 +56,7 @@ def test_listing_workflows_runs_no_check(tmp_path: Path) -> None:
     shutil.copytree(_user_dir(tmp_path), host._session.workbooks_dir)
     try:
         listed = host.workflows.list()
-        assert "catalog" not in host._session._wf_state()  # nothing was checked for it
+        assert "catalog" not in host._session.opened()  # nothing was checked for it
         assert listed == sorted(host._session.catalog().workflows(), key=lambda w: w.full_name)
         assert host.workflows.list() == listed  # from the checked catalog, up to date
     finally:

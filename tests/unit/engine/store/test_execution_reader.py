@@ -165,7 +165,7 @@ def test_the_api_reads_with_the_reader_alone_and_shows_the_same(tmp_path: Path) 
         assert fresh.executions.list() == writer.executions.list()
         for execution in writer.executions.list():
             assert fresh.executions.get(execution.id) == writer.executions.get(execution.id)
-        assert "store" not in fresh._session._wf_state()  # it never built TaskFlow's backend
+        assert "store" not in fresh._session.opened()  # it never built TaskFlow's backend
     finally:
         writer._session.close_workflows()
         fresh._session.close_workflows()
@@ -213,7 +213,7 @@ def test_an_older_schema_is_left_to_the_store_which_upgrades_it(tmp_path: Path) 
     host = Host(tmp_path / "data", ACTIONS)
     try:
         listed = host.executions.list()
-        assert "store" in host._session._wf_state()
+        assert "store" in host._session.opened()
         stopped = {e.id: e for e in expected if e.workflow == "wb.stop"}
         # The column a stop's output was kept in is gone: Mistral's default output.
         assert [e for e in listed if e.id not in stopped] == \
