@@ -199,7 +199,7 @@ def test_introspect_all_manageable_then_provide_after_a_default_import(
 @pytest.mark.parametrize("workflow", ["introspect", "provide", "clean"])
 def test_an_empty_selection_fails_naming_the_states_and_what_to_run(
         node_client: Client, tmp_path: Path, workflow: str) -> None:
-    run = getattr(node_client, f"{workflow}_nodes")
+    run = getattr(node_client.nodes, workflow)
     with pytest.raises(exceptions.WorkflowFailed, match=r"select_nodes.*No node is "
                        r"manageable.*\(Ironic has no node\).*tripleo-flow node import FILE"):
         run(all_manageable=True)
