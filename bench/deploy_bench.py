@@ -1,7 +1,7 @@
 """Whole deployment of the shipped sample plan: pod Heat against native heat-all.
 
 Each round creates the sample plan in a fresh local store and times
-``Client.deploy()`` end to end (status, plan check, Heat launch, stack create,
+``Client.deployments.create()`` end to end (status, plan check, Heat launch, stack create,
 outputs, config-download, Heat kill with its database dump, status) with
 ``heat_type`` native (the baseline) and pod (heat-api + heat-engine on MariaDB
 and RabbitMQ).  Prints the medians and pod/native.
@@ -51,9 +51,9 @@ def deploy_once(base: Path, heat_type: str, venv: Path, podman_url: str, image: 
     shutil.rmtree(base, ignore_errors=True)
     base.mkdir(parents=True)
     client = make_client(base, venv, podman_url, image, engine_workers)
-    client.create_plan("oc", sample=True)
+    client.plans.create("oc", sample=True)
     start = time.monotonic()
-    result = client.deploy("oc", heat_type=heat_type, work_dir=base / "work")
+    result = client.deployments.create("oc", heat_type=heat_type, work_dir=base / "work")
     elapsed = time.monotonic() - start
     assert result["deployment_status"] == "DEPLOY_SUCCESS", result
     client.close()

@@ -97,7 +97,7 @@ def run_case(conf: Path, conductors: int, concurrency: int,
     """Seconds from the first conductor being ready, every job posted before, until
     the last job has ended (posting is one client's work: it is left out)."""
     client = Client.from_config_files([str(conf)])
-    posted = [client.run_workflow(name, inputs, wait=False) for name, inputs in jobs]
+    posted = [client.executions.create(name, inputs, wait=False) for name, inputs in jobs]
     ready: list[float] = []
     procs: list[subprocess.Popen[str]] = [
         subprocess.Popen([EXE, "--config-file", str(conf), "conductor", "--name", f"c{i}",
@@ -114,9 +114,9 @@ def run_case(conf: Path, conductors: int, concurrency: int,
         for waiter in waiters:
             waiter.start()
         for execution in posted:
-            done = client.follow_execution(execution.id, timeout=1800)
+            done = client.executions.follow(execution.id, timeout=1800)
             assert done.state == "SUCCESS", (done.id, done.error)
-        end = max(e.finished_at or 0.0 for e in client.list_executions()
+        end = max(e.finished_at or 0.0 for e in client.executions.list()
                   if e.id in {p.id for p in posted})
         for waiter in waiters:
             waiter.join()
@@ -155,8 +155,8 @@ def main() -> int:
         book.write_text(WORKBOOK)
         setup = Client.from_config_files([str(write_conf(workdir, board_url, database,
                                                          "setup"))])
-        setup.create_workbook(book)
-        setup.create_workbook(WORKBOOKS / "good" / "naps.yaml")
+        setup.workbooks.create(book)
+        setup.workbooks.create(WORKBOOKS / "good" / "naps.yaml")
         setup.close()
         print(f"board {args.board}, {args.concurrency} jobs at once per conductor, "
               f"poll every {args.poll:g} s; load average {os.getloadavg()[0]:.1f}")

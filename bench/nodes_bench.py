@@ -4,9 +4,9 @@ Measured (seconds per node, best of the rounds):
 
 1. ``import``: workflow ``tripleo.nodes.register`` (check, then register and manage
    tasks with-items, ``[ironic] concurrency`` at a time, then a read of the states:
-   TripleO's import leaves the nodes manageable) through ``Client.import_nodes``.
+   TripleO's import leaves the nodes manageable) through ``Client.nodes.register``.
 2. ``introspect``: workflow ``tripleo.nodes.introspect`` (select, manage: already
-   manageable, inspect: with-items) through ``Client.introspect_nodes``.
+   manageable, inspect: with-items) through ``Client.nodes.introspect``.
 3. Baseline, in the same run on the same Ironic: the same Ironic calls made one
    node after the other by hand with :class:`~tripleo_flow.ironic.client.IronicClient`
    (create node and port, manage, wait; inspect, wait; polled every 20 ms), no
@@ -73,10 +73,10 @@ def by_hand(ironic: IronicClient, document: dict[str, Any]) -> tuple[float, floa
 
 def with_workflows(client: Client, document: dict[str, Any]) -> tuple[float, float]:
     start = time.monotonic()
-    client.import_nodes(document)
+    client.nodes.register(document)
     registered = time.monotonic() - start
     start = time.monotonic()
-    client.introspect_nodes([n["name"] for n in document["nodes"]])
+    client.nodes.introspect([n["name"] for n in document["nodes"]])
     return registered, time.monotonic() - start
 
 

@@ -5,7 +5,7 @@ store with the shipped baremetal deployment file (one controller, one compute,
 ``managed: false``), as the README's main command does:
 
 ``native``
-    ``Client.deploy()`` on native heat-all as the product runs it (``[heat]
+    ``Client.deployments.create()`` on native heat-all as the product runs it (``[heat]
     pace_leaves`` false: Heat's one-second wait after starting each leaf off);
 ``native-paced``
     the same with Heat's own pacing (heat-all as shipped, as before);
@@ -82,13 +82,13 @@ def deploy(base: Path, templates: Path | None, baremetal: Path | None, heat_type
     client = make_client(base, venv, podman_url, image, workers, pace_leaves=paced)
     try:
         if templates is None:
-            client.create_plan(PLAN, sample=True)
+            client.plans.create(PLAN, sample=True)
         else:
-            client.create_plan(PLAN, templates)
+            client.plans.create(PLAN, templates)
         phases = Phases()
         start = time.monotonic()
-        result = client.deploy(PLAN, heat_type=heat_type, work_dir=base / "work",
-                               progress=phases, baremetal_deployment=baremetal)
+        result = client.deployments.create(PLAN, heat_type=heat_type, work_dir=base / "work",
+                                           progress=phases, baremetal_deployment=baremetal)
         end = time.monotonic()
         posted = stack_task_time(client)
     finally:
@@ -103,8 +103,8 @@ def deploy(base: Path, templates: Path | None, baremetal: Path | None, heat_type
 def stack_task_time(client: Any) -> float:
     """How long the deploy's ``deploy_stack`` task took: from its POST of the stack
     request to the stack's end, what the floor times (its validation by Heat included)."""
-    deploys = [e for e in client.list_executions("tripleo.deploy.deploy")]
-    task = next(t for t in client.execution_tasks(deploys[-1].id) if t.name == "deploy_stack")
+    deploys = [e for e in client.executions.list("tripleo.deploy.deploy")]
+    task = next(t for t in client.tasks.list(deploys[-1].id) if t.name == "deploy_stack")
     assert task.started_at is not None and task.finished_at is not None
     return float(task.finished_at - task.started_at)
 
@@ -113,7 +113,7 @@ def floor(base: Path, request_file: Path, venv: Path) -> dict[str, float]:
     client = make_client(base, venv, "", DEFAULT_IMAGE, 2, pace_leaves=True)
     heat_dir = str(base / "heat")
     try:
-        endpoint = client.launch_heat(heat_dir, "native")
+        endpoint = client.heat.launch(heat_dir, "native")
         heat = HeatClient(endpoint["endpoint"], timeout=300.0)
         body = json.loads(request_file.read_text())
         start = time.monotonic()
@@ -122,7 +122,7 @@ def floor(base: Path, request_file: Path, venv: Path) -> dict[str, float]:
         end = time.monotonic()
         assert stack["stack_status"] == "CREATE_COMPLETE", stack.get("stack_status_reason")
     finally:
-        client.kill_heat(heat_dir)
+        client.heat.kill(heat_dir)
         client.close()
     return {"total": end - start, "stack": end - start}
 

@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         cli_env = dict(os.environ, **server.env_for_cli())
 
         def plan_create(name: str) -> None:
-            client.create_plan(name, tree)
+            client.plans.create(name, tree)
 
         def swift_upload(name: str) -> None:
             subprocess.run([swift_cli, "upload", "--object-threads", str(args.threads),

@@ -154,7 +154,7 @@ def main() -> int:
         def ours(name: str, inputs: dict[str, Any], host: Host) -> Callable[[], float]:
             def run() -> float:
                 start = time.perf_counter()
-                host.run_workflow(name, inputs)
+                host.executions.create(name, inputs)
                 return time.perf_counter() - start
             return run
 
@@ -169,11 +169,11 @@ def main() -> int:
         # The chain is past the default [limits] workbook_max_tasks: an operator's choice.
         host.conf.set_override("workbook_max_tasks", max(args.tasks, args.chain) + 3,
                                group="limits")
-        host.create_workbook(small)
+        host.workbooks.create(small)
         start = time.perf_counter()
-        host.create_workbook(work / "wb.yaml")
+        host.workbooks.create(work / "wb.yaml")
         results["chain workbook create"] = time.perf_counter() - start
-        host.run_workflow("small.items", {"n": 2})  # warm-up (imports, database)
+        host.executions.create("small.items", {"n": 2})  # warm-up (imports, database)
         results["ours, sqlite"] = best(args.runs, ours("small.chain", {}, host))
         results["ours, with-items"] = best(args.runs, ours("bench.items", {}, host))
         with _Timed(compiler, "compile_workflow") as compiling, \
@@ -187,7 +187,7 @@ def main() -> int:
         results["ours, loop"] = ours("bench.loop", {"n": args.loop}, host)()
         if args.chain <= args.raw_chain_max:
             results["raw linear, memory, chain"] = raw(args.chain, False, True)()
-        host.close_workflows()
+        host._session.close_workflows()
     finally:
         pool.shutdown()
         shutil.rmtree(work, ignore_errors=True)

@@ -30,12 +30,10 @@ from taskflow.types import failure
 
 from tripleo_flow import config, exceptions
 from tripleo_flow.actions import std
-from tripleo_flow.actions.base import Action, ActionContext, Rerun, reverter
+from tripleo_flow.actions.base import Action, Rerun, reverter
 from tripleo_flow.actions.parameters import UpdateParameters
 from tripleo_flow.actions.registry import ActionRegistry
-from tripleo_flow.client.completions import CompletionsMixin
-from tripleo_flow.client.execution_updates import ExecutionUpdatesMixin
-from tripleo_flow.client.workflows import WorkflowsMixin
+from tripleo_flow.client import Client
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.lock import PlanLocks
 
@@ -266,24 +264,23 @@ ACTIONS: dict[str, type[Action]] = {
 }
 
 
-class Host(WorkflowsMixin, CompletionsMixin, ExecutionUpdatesMixin):
-    """The three attributes WorkflowsMixin relies on, with a test registry."""
+class Host(Client):
+    """A client over a plain configuration and ``data_dir``, with a test registry."""
 
     def __init__(self, data_dir: Path, actions: dict[str, type[Action]] | None = None) -> None:
-        self.data_dir = Path(data_dir)
-        self.conf = config.new_conf()
-        self.conf([], default_config_files=[], default_config_dirs=[])
+        conf = config.new_conf()
+        conf([], default_config_files=[], default_config_dirs=[])
+        conf.set_override("data_dir", str(data_dir))
         # Following an execution another process runs looks at its record this often.
-        self.conf.set_override("poll_interval", 0.05, group="jobboard")
-        locks = PlanLocks(f"file://{self.data_dir / 'locks'}")
-        self.context = ActionContext(store=LocalStore(self.data_dir / "plans"), locks=locks,
-                                     conf=self.conf)
-        self._wf_state()["registry"] = ActionRegistry.from_classes(actions or ACTIONS)
+        conf.set_override("poll_interval", 0.05, group="jobboard")
+        super().__init__(conf, store=LocalStore(Path(data_dir) / "plans"),
+                         locks=PlanLocks(f"file://{Path(data_dir) / 'locks'}"))
+        self._session.action_registry = ActionRegistry.from_classes(actions or ACTIONS)
 
     def install(self, *names: str) -> None:
         """Copy tests/workbooks/good/NAME.yaml into the user workbooks dir."""
         for name in names:
-            self.create_workbook(WORKBOOKS / "good" / f"{name}.yaml")
+            self.workbooks.create(WORKBOOKS / "good" / f"{name}.yaml")
 
 
 def _run(argv: list[str]) -> int:
@@ -300,7 +297,7 @@ def _run(argv: list[str]) -> int:
                 os.kill(os.getpid(), signal.SIGKILL)
                 time.sleep(10)
 
-    execution = host.run_workflow(workflow, json.loads(raw_input), listeners=[killer])
+    execution = host.executions.create(workflow, json.loads(raw_input), listeners=[killer])
     sys.stdout.write(json.dumps({"finished": execution.id}) + "\n")
     return 0
 
@@ -309,7 +306,7 @@ def _start_then_wait(argv: list[str]) -> int:
     """Start a workflow running in this process, print its id, then wait to be killed."""
     data_dir, workflow, raw_input = argv
     host = Host(Path(data_dir))
-    sys.stdout.write(host.run_workflow(workflow, json.loads(raw_input), wait=False).id + "\n")
+    sys.stdout.write(host.executions.create(workflow, json.loads(raw_input), wait=False).id + "\n")
     sys.stdout.flush()
     time.sleep(120)
     return 1
@@ -318,7 +315,7 @@ def _start_then_wait(argv: list[str]) -> int:
 def _record_then_die(argv: list[str]) -> int:
     """Record an execution to run here, then SIGKILL this process before its first task."""
     data_dir, workflow, raw_input = argv
-    fd = Host(Path(data_dir))._runner().start(workflow, json.loads(raw_input))
+    fd = Host(Path(data_dir))._session.runner().start(workflow, json.loads(raw_input))
     sys.stdout.write(json.dumps({"recorded": fd.uuid}) + "\n")
     sys.stdout.flush()
     os.kill(os.getpid(), signal.SIGKILL)
@@ -331,12 +328,12 @@ def _resume(argv: list[str]) -> int:
     host = Host(Path(data_dir))
     host.conf.set_override("allow_plan_code", allow == "true", group="api")
     try:
-        execution = host.resume_execution(execution_id)
+        execution = host.executions.resume(execution_id)
         sys.stdout.write(json.dumps({"state": execution.state}) + "\n")
     except exceptions.WorkflowFailed as exc:
         sys.stdout.write(json.dumps({"failed": str(exc)}) + "\n")
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
     return 0
 
 
@@ -362,9 +359,9 @@ def _conductor(argv: list[str]) -> int:
         sys.stdout.flush()
 
     try:
-        host.run_conductor(name, concurrency=concurrency, started=started)
+        host.conductors.run(name, concurrency=concurrency, started=started)
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
     return 0
 
 

@@ -26,11 +26,11 @@ RUN_ELSEWHERE = textwrap.dedent("""\
     from pathlib import Path
     from tests.engine_helpers import Host
     host = Host(Path(sys.argv[1]))
-    runner = host._runner()
+    runner = host._session.runner()
     fd = runner.start(sys.argv[2], json.loads(sys.argv[3]))
     print(fd.uuid, flush=True)
     print(runner.execute(fd).state, flush=True)
-    host.close_workflows()
+    host._session.close_workflows()
     """)
 
 
@@ -70,11 +70,11 @@ def _workbook(join: bool) -> str:
 def host(tmp_path: Path) -> Iterator[Host]:
     host = Host(tmp_path / "data", ACTIONS)
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 def _tasks(host: Host, execution_id: str) -> dict[str, str]:
-    return {t.name: t.state for t in host.execution_tasks(execution_id)}
+    return {t.name: t.state for t in host.tasks.list(execution_id)}
 
 
 def _elsewhere(host: Host, tmp_path: Path, workflow: str, join: bool = False,
@@ -83,7 +83,7 @@ def _elsewhere(host: Host, tmp_path: Path, workflow: str, join: bool = False,
     process; it, the execution's id, its log."""
     path = tmp_path / "pausing.yaml"
     path.write_text(workbook or _workbook(join))
-    host.create_workbook(path)
+    host.workbooks.create(path)
     log = tmp_path / "effects.log"
     proc = subprocess.Popen(
         [sys.executable, "-c", RUN_ELSEWHERE, str(tmp_path / "data"), f"pausing.{workflow}",
@@ -102,7 +102,7 @@ def _slow_runs(host: Host, execution_id: str, log: Path) -> None:
     with its result, so it cannot be read yet): its 4 s sleep has long begun 0.5 s on."""
     until("the first task done", lambda: _effects(log) == ["do first"])
     time.sleep(0.5)
-    assert host.get_execution(execution_id).state == "RUNNING"
+    assert host.executions.get(execution_id).state == "RUNNING"
     assert _tasks(host, execution_id).get("slow") != "SUCCESS"
 
 

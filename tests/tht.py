@@ -76,8 +76,8 @@ def plan_with_environment(client: Any, version: str, environment: dict[str, Any]
     from tripleo_flow.core.plan import rendering
     from tripleo_flow.plans.plan import PlanRepository
 
-    client.create_plan(plan, fetch_tree_dir(version))
-    repo = PlanRepository(client.store)
+    client.plans.create(plan, fetch_tree_dir(version))
+    repo = PlanRepository(client._session.store)
     repo.store.put_object(plan, ENVIRONMENT_NAME, safe_yaml.dump_yaml(environment))
     env = repo.environment(plan)
     env["environments"] = [*env["environments"], {"path": ENVIRONMENT_NAME}]

@@ -59,8 +59,8 @@ def deployed(tmp_path: Path) -> tuple[Path, Path]:
     work dir and a validation result; and its backup archive."""
     data = tmp_path / "a"
     with make_client(data) as client:
-        client.create_plan("oc", sample=True)
-        client.set_parameters("oc", {"ComputeCount": 3})
+        client.plans.create("oc", sample=True)
+        client.parameters.set("oc", {"ComputeCount": 3})
         dump = data / "deployments/oc/heat-launcher/heat-db-dump.sql"
         dump.parent.mkdir(parents=True, mode=0o700)
         dump.write_text("-- a Heat dump\n")
@@ -71,7 +71,7 @@ def deployed(tmp_path: Path) -> tuple[Path, Path]:
         (data / "heat-venv").mkdir()
         (data / "heat-venv/marker").write_text("venv")
         archive = tmp_path / "backup.tar.gz"
-        client.create_backup(archive)
+        client.backups.create(archive)
     return data, archive
 
 
@@ -145,27 +145,27 @@ def test_bad_archives_are_refused_and_nothing_changes(deployed: tuple[Path, Path
         before = tree_state(tmp_path)
         with make_client(data, limits__archive_max_size=1 << 20) as client:
             with pytest.raises(exceptions.InvalidArchive) as error:
-                client.restore_backup(path, force=True)
+                client.backups.restore(path, force=True)
         assert "Refusing archive" in str(error.value), name
         assert tree_state(tmp_path) == before, f"{name}: the state changed"
     # the genuine archive, under the same limit, is restored
     with make_client(tmp_path / "fresh", limits__archive_max_size=1 << 20) as client:
-        assert client.restore_backup(archive)["plans"] == ["oc"]
+        assert client.backups.restore(archive)["plans"] == ["oc"]
 
 
 def test_restore_into_a_used_data_dir_needs_force_and_keeps_the_old_aside(
         deployed: tuple[Path, Path], tmp_path: Path) -> None:
     data, archive = deployed
     with make_client(data) as client:
-        client.set_parameters("oc", {"ComputeCount": 7})
+        client.parameters.set("oc", {"ComputeCount": 7})
         before = tree_state(tmp_path)
         with pytest.raises(exceptions.Conflict, match="--force"):
-            client.restore_backup(archive)
+            client.backups.restore(archive)
         assert tree_state(tmp_path) == before
     with make_client(data) as client:
-        done = client.restore_backup(archive, force=True)
+        done = client.backups.restore(archive, force=True)
     with make_client(data) as client:
-        assert client.get_parameters("oc")["ComputeCount"] == 3
+        assert client.parameters.get("oc")["ComputeCount"] == 3
     previous = Path(done["previous"])
     assert (previous / "plans/oc").is_dir() and previous.parent == data.parent
     # what a backup does not hold (a virtualenv) stays in the data directory
@@ -181,38 +181,43 @@ def test_backup_during_a_running_execution_is_refused(tmp_path: Path) -> None:
     workbook.write_text(WAITER)
     archive = tmp_path / "backup.tar.gz"
     with make_client(data) as client:
-        client.create_plan("oc", sample=True)
-        client.create_workbook(workbook)
-        running = client.run_workflow("waits.long", wait=False)
+        client.plans.create("oc", sample=True)
+        client.workbooks.create(workbook)
+        running = client.executions.create("waits.long", wait=False)
         deadline = time.monotonic() + 60
-        while not [t for t in client.execution_tasks(running.id) if t.waiting]:
+        while not [t for t in client.tasks.list(running.id) if t.waiting]:
             assert time.monotonic() < deadline
             time.sleep(0.05)
         with make_client(data) as other:
             with pytest.raises(exceptions.Conflict, match=f"executions run: {running.id}"):
-                other.create_backup(archive)
+                other.backups.create(archive)
         assert not archive.exists() and not list(tmp_path.glob(".backup*"))
-        client.complete_task(running.id, "nap")
-        while client.get_execution(running.id).state == "RUNNING":
+        client.tasks.complete(running.id, "nap")
+        while client.executions.get(running.id).state == "RUNNING":
             assert time.monotonic() < deadline
             time.sleep(0.1)
         # The writer keeps its connection: the last commits are still in the WAL file,
         # and the online backup copies them.
         assert (data / "executions.sqlite-wal").stat().st_size > 0
-        assert client.create_backup(archive)["executions"] == 2
+        assert client.backups.create(archive)["executions"] == 2
     with make_client(tmp_path / "fresh") as client:
-        client.restore_backup(archive)
-        restored = {e.id: e.state for e in client.list_executions()}
+        client.backups.restore(archive)
+        restored = {e.id: e.state for e in client.executions.list()}
     assert restored[running.id] == "SUCCESS" and len(restored) == 2
 
 
-class RacedClient(Client):
+def raced_client(data: Path) -> Client:
     """A client that starts an execution while its backup is being taken (after the
     check for running executions: when it lists the plans)."""
+    made = make_client(data)
+    listed = made.plans.list
 
-    def list_plans(self) -> list[dict[str, Any]]:
-        self.run_workflow("naps.quick")
-        return super().list_plans()
+    def racing_list() -> list[dict[str, Any]]:
+        made.executions.create("naps.quick")
+        return listed()
+
+    made.plans.list = racing_list  # type: ignore[method-assign]
+    return made
 
 
 def test_an_execution_started_during_the_backup_discards_it(tmp_path: Path) -> None:
@@ -220,11 +225,11 @@ def test_an_execution_started_during_the_backup_discards_it(tmp_path: Path) -> N
     workbook = tmp_path / "naps.yaml"
     workbook.write_text(SLEEPER + "  quick:\n    tasks:\n      hi:\n        action: std.noop\n")
     with make_client(data) as client:
-        client.create_workbook(workbook)
-    raced = RacedClient(make_client(data).conf)
+        client.workbooks.create(workbook)
+    raced = raced_client(data)
     archive = tmp_path / "backup.tar.gz"
     with raced, pytest.raises(exceptions.Conflict, match="started or changed while"):
-        raced.create_backup(archive)
+        raced.backups.create(archive)
     assert not archive.exists() and not list(tmp_path.glob(".backup*"))
 
 
@@ -240,8 +245,8 @@ def test_state_outside_the_data_dir_is_refused_by_name(tmp_path: Path, overrides
                                                        named: str) -> None:
     (tmp_path / "a").mkdir()
     with make_client(tmp_path / "a", **overrides) as client:
-        for call in (lambda: client.create_backup(tmp_path / "b.tar.gz"),
-                     lambda: client.restore_backup(tmp_path / "b.tar.gz")):
+        for call in (lambda: client.backups.create(tmp_path / "b.tar.gz"),
+                     lambda: client.backups.restore(tmp_path / "b.tar.gz")):
             with pytest.raises(exceptions.InvalidInput) as error:
                 call()
             assert named in str(error.value) and "secret" not in str(error.value)
@@ -253,7 +258,7 @@ def test_a_launched_heat_refuses_the_backup(deployed: tuple[Path, Path], tmp_pat
     (data / "deployments/oc/heat-launcher/run.json").write_text("{}")
     with make_client(data) as client, pytest.raises(exceptions.Conflict,
                                                     match="launch heat --heat-dir"):
-        client.create_backup(tmp_path / "second.tar.gz")
+        client.backups.create(tmp_path / "second.tar.gz")
 
 
 def test_round_trip_through_the_cli(tmp_path: Path) -> None:
@@ -305,7 +310,7 @@ def test_an_encrypted_backup_opens_only_with_its_passphrase(deployed: tuple[Path
     data, plain = deployed
     sealed = tmp_path / "sealed.tar.gz"
     with make_client(data) as client:
-        assert client.create_backup(sealed, passphrase="correct horse")["encrypted"] is True
+        assert client.backups.create(sealed, passphrase="correct horse")["encrypted"] is True
     raw = sealed.read_bytes()
     assert sealed.stat().st_mode & 0o777 == 0o600
     assert not raw.startswith(b"\x1f\x8b") and b"manifest" not in raw
@@ -322,8 +327,8 @@ def test_an_encrypted_backup_opens_only_with_its_passphrase(deployed: tuple[Path
     for archive, passphrase, kind, said in refusals:
         with make_client(fresh) as client:
             with pytest.raises(kind, match=said):
-                client.restore_backup(archive, passphrase=passphrase)
+                client.backups.restore(archive, passphrase=passphrase)
         assert not fresh.exists() or not any(fresh.iterdir()), archive
     with make_client(fresh) as client:
-        assert client.restore_backup(sealed, passphrase="correct horse")["plans"] == ["oc"]
-        assert client.get_parameters("oc")["ComputeCount"] == 3
+        assert client.backups.restore(sealed, passphrase="correct horse")["plans"] == ["oc"]
+        assert client.parameters.get("oc")["ComputeCount"] == 3

@@ -41,10 +41,10 @@ def used(tmp_path: Path) -> tuple[Path, Path]:
     workbook.write_text(QUICK)
     archive = tmp_path / "backup.tar.gz"
     with make_client(data) as client:
-        client.create_plan("oc", sample=True)
-        client.create_workbook(workbook)
-        client.run_workflow("naps.quick")
-        client.create_backup(archive)
+        client.plans.create("oc", sample=True)
+        client.workbooks.create(workbook)
+        client.executions.create("naps.quick")
+        client.backups.create(archive)
     return data, archive
 
 
@@ -63,19 +63,19 @@ def test_a_workflow_start_during_a_restore_is_refused(
     results: list[object] = []
     with make_client(data) as restorer, make_client(data) as starter:
         thread = threading.Thread(target=lambda: results.append(
-            restorer.restore_backup(archive, force=True)))
+            restorer.backups.restore(archive, force=True)))
         thread.start()
         try:
             assert checked.wait(60)
             with pytest.raises(exceptions.Conflict, match="while a backup restore"):
-                starter.run_workflow("naps.quick")
+                starter.executions.create("naps.quick")
         finally:
             go.set()
             thread.join()
     assert isinstance(results[0], dict)
     with make_client(data) as client:  # the restored database, and starts work again
-        assert len(client.list_executions()) == results[0]["executions"] == 2
-        assert client.run_workflow("naps.quick").state == "SUCCESS"
+        assert len(client.executions.list()) == results[0]["executions"] == 2
+        assert client.executions.create("naps.quick").state == "SUCCESS"
 
 
 class HeldStart(Client):
@@ -99,19 +99,19 @@ def test_a_restore_during_a_workflow_start_is_refused(used: tuple[Path, Path]) -
     started: list[Execution] = []
     with HeldStart(make_client(data).conf) as starter, make_client(data) as restorer:
         thread = threading.Thread(target=lambda: started.append(
-            starter.run_workflow("naps.quick")))
+            starter.executions.create("naps.quick")))
         thread.start()
         try:
             assert HeldStart.reached.wait(60)
             before = tree_state(data.parent)
             with pytest.raises(exceptions.Conflict, match="while a workflow is starting"):
-                restorer.restore_backup(archive, force=True)
+                restorer.backups.restore(archive, force=True)
             assert tree_state(data.parent) == before
         finally:
             HeldStart.go.set()
             thread.join()
         assert started[0].state == "SUCCESS"
-        assert len(starter.list_executions()) == 3  # recorded where it was started
+        assert len(starter.executions.list()) == 3  # recorded where it was started
 
 
 WRITER = textwrap.dedent("""
@@ -130,7 +130,7 @@ WRITER = textwrap.dedent("""
             return super()._check_quiet()
 
     with Stopped(make_client(sys.argv[1]).conf) as client:
-        client.store_backup("a long enough passphrase")
+        client.backups.store("a long enough passphrase")
 """)
 
 
@@ -157,7 +157,7 @@ def test_a_backup_killed_while_written_is_swept_at_the_next_listing(
             writer.wait()
     assert len(partials(backups)) == 1
     with make_client(data) as client:
-        assert client.list_backups() == []
+        assert client.backups.list() == []
         assert partials(backups) == [] and os.listdir(backups) == []
 
 
@@ -174,10 +174,10 @@ def test_a_partial_backup_older_than_the_stale_age_is_swept(used: tuple[Path, Pa
     with make_client(data) as client:
         age = client.conf.api.stale_backup_age
         os.utime(old, (time.time() - age - 60, time.time() - age - 60))
-        made = client.store_backup("a long enough passphrase")
+        made = client.backups.store("a long enough passphrase")
         assert sorted(os.listdir(backups)) == sorted(
             [fresh.name, other.name, f"{made['id']}.tfbackup"])
         client.conf.set_override("stale_backup_age", 1, group="api")
         os.utime(fresh, (time.time() - 120, time.time() - 120))
-        assert [b["id"] for b in client.list_backups()] == [made["id"]]
+        assert [b["id"] for b in client.backups.list()] == [made["id"]]
         assert partials(backups) == []

@@ -52,8 +52,8 @@ def test_a_chain_killed_at_any_moment_resumes_after_its_last_committed_task(
     _chain_workbook(tmp_path / "long.yaml")
     host = Host(data_dir)
     host.conf.set_override("workbook_max_tasks", len(TASKS) + 1, group="limits")
-    host.create_workbook(tmp_path / "long.yaml")
-    host.close_workflows()
+    host.workbooks.create(tmp_path / "long.yaml")
+    host._session.close_workflows()
     run = subprocess.Popen(
         [sys.executable, "-m", "tests.engine_helpers", "run", str(data_dir), "long.chain",
          json.dumps({"log": str(log)}), "no-such-event", "1"],
@@ -77,11 +77,11 @@ def test_a_chain_killed_at_any_moment_resumes_after_its_last_committed_task(
     assert before in ([f"do {t}" for t in TASKS[:done]], [f"do {t}" for t in TASKS[:done + 1]])
     host = Host(data_dir)
     try:
-        [execution] = host.list_executions()
+        [execution] = host.executions.list()
         assert execution.state == "INTERRUPTED"
-        assert host.resume_execution(execution.id).state == "SUCCESS"
+        assert host.executions.resume(execution.id).state == "SUCCESS"
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
     effects = log.read_text().splitlines()
     # Resumed at the first task not committed: no completed task ran again.
     assert effects == before + [f"do {t}" for t in TASKS[done:]]

@@ -93,7 +93,7 @@ def _create(cli: Cli, files: dict[str, str] | None = None, through_cli: bool = F
     if through_cli:
         cli.run("plan", "create", "overcloud", "--templates", str(templates))
     else:
-        cli.client.create_plan("overcloud", templates)
+        cli.client.plans.create("overcloud", templates)
     return templates
 
 

@@ -50,7 +50,7 @@ def test_a_task_that_failed_before_a_kill_is_not_run_again(tmp_path: Path,
                                                           machine: bool) -> None:
     data_dir, log, counter = tmp_path / "data", tmp_path / "effects.log", tmp_path / "calls"
     (tmp_path / "crashing.yaml").write_text(_workbook(machine))
-    Host(data_dir).create_workbook(tmp_path / "crashing.yaml")
+    Host(data_dir).workbooks.create(tmp_path / "crashing.yaml")
     done = subprocess.run(
         [sys.executable, "-m", "tests.engine_helpers", "run", str(data_dir),
          "crashing.branches", json.dumps({"log": str(log), "counter": str(counter)}),
@@ -59,23 +59,23 @@ def test_a_task_that_failed_before_a_kill_is_not_run_again(tmp_path: Path,
     assert json.loads(done.stdout.splitlines()[-1])["killed_after"] == "bad"
     host = Host(data_dir)
     try:
-        [execution] = host.list_executions()
+        [execution] = host.executions.list()
         assert execution.state == "INTERRUPTED"
-        tasks = {t.name: t.state for t in host.execution_tasks(execution.id)}
+        tasks = {t.name: t.state for t in host.tasks.list(execution.id)}
         assert tasks["bad"] == "ERROR", tasks  # as Mistral's, on both engines
         assert tasks.get("slow") != "SUCCESS"  # killed while it slept
         assert counter.read_text() == "1" and not log.exists()
         with pytest.raises(exceptions.WorkflowFailed) as failed:
-            host.resume_execution(execution.id)
+            host.executions.resume(execution.id)
         assert counter.read_text() == "1"  # the failed task's action was not called again
         assert "flaky call 1" in str(failed.value)
         # The other branch ran to its end once (then, ours, its effect was undone).
         assert log.read_text().splitlines() == ["do after", "undo after"]
-        ended = host.get_execution(execution.id)
+        ended = host.executions.get(execution.id)
         assert (ended.state, ended.failed_task) == ("ERROR", "bad")
         assert "flaky call 1" in (ended.error or "")
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
 
 
 def _missing_plan_workbook(machine: bool) -> str:
@@ -93,17 +93,17 @@ def test_a_resumed_execution_reports_the_error_as_the_first_process(tmp_path: Pa
     (tmp_path / "planless.yaml").write_text(_missing_plan_workbook(machine))
     inputs = {"log": str(tmp_path / "effects.log"), "counter": str(tmp_path / "calls")}
     whole = Host(tmp_path / "whole")
-    whole.create_workbook(tmp_path / "planless.yaml")
+    whole.workbooks.create(tmp_path / "planless.yaml")
     try:
         with pytest.raises(exceptions.WorkflowFailed) as run:
-            whole.run_workflow("planless.branches", inputs)
+            whole.executions.create("planless.branches", inputs)
         first = run.value.__cause__
         assert isinstance(first, exceptions.PlanNotFound)
-        [reference] = whole.list_executions()
+        [reference] = whole.executions.list()
     finally:
-        whole.close_workflows()
+        whole._session.close_workflows()
     data_dir = tmp_path / "data"
-    Host(data_dir).create_workbook(tmp_path / "planless.yaml")
+    Host(data_dir).workbooks.create(tmp_path / "planless.yaml")
     done = subprocess.run(
         [sys.executable, "-m", "tests.engine_helpers", "run", str(data_dir),
          "planless.branches", json.dumps(inputs), "failed", "1"],
@@ -111,18 +111,18 @@ def test_a_resumed_execution_reports_the_error_as_the_first_process(tmp_path: Pa
     assert done.returncode == -9, (done.returncode, done.stderr[-2000:])
     host = Host(data_dir)
     try:
-        [execution] = host.list_executions()
+        [execution] = host.executions.list()
         with pytest.raises(exceptions.WorkflowFailed) as resumed:
-            host.resume_execution(execution.id)
+            host.executions.resume(execution.id)
         cause = resumed.value.__cause__
         assert isinstance(cause, exceptions.NotFound)
         assert str(resumed.value) == str(run.value)
         assert str(cause) == str(first)
         assert cause.render(exceptions.API) == first.render(exceptions.API)
-        ended = host.get_execution(execution.id)
+        ended = host.executions.get(execution.id)
         assert (ended.error, ended.error_api, ended.hints, ended.failed_task) == (
             reference.error, reference.error_api, reference.hints, reference.failed_task)
         assert ended.hints == [{"command": "tripleo-flow plan create nowhere --templates DIR",
                                 "request": "POST /v1/plans?name=nowhere"}]
     finally:
-        host.close_workflows()
+        host._session.close_workflows()

@@ -31,42 +31,42 @@ def _plan(client: Client, tmp_path: Path) -> None:
     port = "heat_template_version: rocky\nresources: {}\n"
     tree = {**basic_tree(), "deployed-server/deployed-neutron-port.yaml": port,
             "network/ports/noop.yaml": port, "deployed-server/deployed-server.yaml": port}
-    client.create_plan("overcloud", write_tree(tmp_path / "t", tree))
+    client.plans.create("overcloud", write_tree(tmp_path / "t", tree))
     env = tmp_path / "params.yaml"
     env.write_text("parameter_defaults: {ComputeCount: 7}\n")
-    client.add_environments("overcloud", [env])
+    client.environments.add("overcloud", [env])
 
 
 def test_generated_enabled_between_the_plans_own_and_the_users(client: Client,
                                                                tmp_path: Path) -> None:
     _plan(client, tmp_path)
-    done = client.update_deployed_servers("overcloud", EXAMPLE)
+    done = client.deployments.update_servers("overcloud", EXAMPLE)
     assert done == {"path": PATH, "counts": {"Controller": 1, "Compute": 1},
                     "hosts": ["compute-0", "controller-0"], "changed": True}
-    listed = [e["path"] for e in client.list_environments("overcloud")]
+    listed = [e["path"] for e in client.environments.list("overcloud")]
     assert listed[-2:] == [PATH, "user-environments/1/params.yaml"]
-    env = yaml.safe_load(client.store.get_object("overcloud", PATH))
+    env = yaml.safe_load(client._session.store.get_object("overcloud", PATH))
     params = env["parameter_defaults"]
     assert params["HostnameMap"] == {"overcloud-controller-0": "controller-0",
                                      "overcloud-novacompute-0": "compute-0"}
     # The user's own file still wins (it comes later in the request).
-    request = heatfiles.build_request(dict(client._repo.read_all("overcloud")),
-                                      client._repo.environment("overcloud"))
+    request = heatfiles.build_request(dict(client.plans._repo.read_all("overcloud")),
+                                      client.plans._repo.environment("overcloud"))
     order = [heatfiles.object_name(u) for u in request["environment_files"]]
     assert order.index(PATH) < order.index("user-environments/1/params.yaml")
 
     # roles list shows the effective counts: the generated ones, then the user's file.
-    assert client.role_counts("overcloud") == {"Controller": 1, "Compute": 7}
-    client.remove_environments("overcloud", ["user-environments/1/params.yaml"])
-    assert client.role_counts("overcloud") == {"Controller": 1, "Compute": 1}
-    client.set_parameters("overcloud", {"ComputeCount": 3})
-    assert client.role_counts("overcloud") == {"Controller": 1, "Compute": 3}
-    client.reset_parameters("overcloud", ["ComputeCount"])
+    assert client.roles.counts("overcloud") == {"Controller": 1, "Compute": 7}
+    client.environments.remove("overcloud", ["user-environments/1/params.yaml"])
+    assert client.roles.counts("overcloud") == {"Controller": 1, "Compute": 1}
+    client.parameters.set("overcloud", {"ComputeCount": 3})
+    assert client.roles.counts("overcloud") == {"Controller": 1, "Compute": 3}
+    client.parameters.reset("overcloud", ["ComputeCount"])
 
     # The same file again changes nothing, not even the history.
-    before = _state(client.store)
-    assert client.update_deployed_servers("overcloud", EXAMPLE)["changed"] is False
-    assert _state(client.store) == before
+    before = _state(client._session.store)
+    assert client.deployments.update_servers("overcloud", EXAMPLE)["changed"] is False
+    assert _state(client._session.store) == before
 
 
 def test_a_redeploy_with_one_more_server_keeps_the_addresses(client: Client,
@@ -74,13 +74,15 @@ def test_a_redeploy_with_one_more_server_keeps_the_addresses(client: Client,
     _plan(client, tmp_path)
     data = yaml.safe_load(EXAMPLE.read_text())
     del data[1]["instances"][0]["networks"]
-    client.update_deployed_servers("overcloud", yaml.safe_dump(data))
-    first = yaml.safe_load(client.store.get_object("overcloud", PATH))["parameter_defaults"]
+    client.deployments.update_servers("overcloud", yaml.safe_dump(data))
+    first = yaml.safe_load(client._session.store.get_object("overcloud",
+                                                            PATH))["parameter_defaults"]
     data[1]["count"] = 2
     data[1]["instances"].append({"hostname": "compute-1", "managed": False})
-    assert client.update_deployed_servers("overcloud", yaml.safe_dump(data))["counts"] == {
+    assert client.deployments.update_servers("overcloud", yaml.safe_dump(data))["counts"] == {
         "Controller": 1, "Compute": 2}
-    second = yaml.safe_load(client.store.get_object("overcloud", PATH))["parameter_defaults"]
+    second = yaml.safe_load(client._session.store.get_object("overcloud",
+                                                             PATH))["parameter_defaults"]
     # (These templates take the Ussuri port map: the VIP is its control_virtual_ip.)
     assert "control_virtual_ip" in first["DeployedServerPortMap"]
     for host, port in first["DeployedServerPortMap"].items():
@@ -106,7 +108,7 @@ def _deployed_networks_plan(client: Client, tmp_path: Path, pool_end: str) -> No
                 "network/ports/deployed_vip_ctlplane.yaml",
                 "network/ports/deployed_internal_api.yaml",
                 "network/ports/deployed_vip_internal_api.yaml")}}
-    client.create_plan("overcloud", write_tree(tmp_path / "t", tree))
+    client.plans.create("overcloud", write_tree(tmp_path / "t", tree))
 
 
 def test_isolated_addresses_are_stored_with_the_plan_and_kept(client: Client,
@@ -115,8 +117,8 @@ def test_isolated_addresses_are_stored_with_the_plan_and_kept(client: Client,
     data = yaml.safe_load(EXAMPLE.read_text())
     data[0]["instances"][0]["networks"].append({"network": "internal_api",
                                                 "fixed_ip": "172.16.2.9"})
-    client.update_deployed_servers("overcloud", yaml.safe_dump(data))
-    env = yaml.safe_load(client.store.get_object("overcloud", PATH))
+    client.deployments.update_servers("overcloud", yaml.safe_dump(data))
+    env = yaml.safe_load(client._session.store.get_object("overcloud", PATH))
     params = env["parameter_defaults"]
     assert params["NodePortMap"]["controller-0"]["internal_api"]["ip_subnet"] == \
         "172.16.2.9/24"
@@ -126,28 +128,28 @@ def test_isolated_addresses_are_stored_with_the_plan_and_kept(client: Client,
         "network/ports/deployed_internal_api.yaml"
     # Without its fixed IP the controller keeps the address it had.
     data[0]["instances"][0]["networks"].pop()
-    assert client.update_deployed_servers("overcloud", yaml.safe_dump(data))["changed"] \
+    assert client.deployments.update_servers("overcloud", yaml.safe_dump(data))["changed"] \
         is False
 
 
 def test_an_exhausted_isolated_pool_changes_nothing(client: Client, tmp_path: Path) -> None:
     # One address: the VIP's; the controller finds none.
     _deployed_networks_plan(client, tmp_path, "172.16.2.4")
-    before = _state(client.store)
+    before = _state(client._session.store)
     with pytest.raises(exceptions.InvalidInput,
                        match="internal_api .* no address left for host controller-0 of "
                              "role Controller"):
-        client.update_deployed_servers("overcloud", EXAMPLE)
-    assert _state(client.store) == before
+        client.deployments.update_servers("overcloud", EXAMPLE)
+    assert _state(client._session.store) == before
 
 
 def test_templates_without_deployed_server_support_are_named(client: Client,
                                                              tmp_path: Path) -> None:
-    client.create_plan("overcloud", write_tree(tmp_path / "t", basic_tree()))
-    before = _state(client.store)
+    client.plans.create("overcloud", write_tree(tmp_path / "t", basic_tree()))
+    before = _state(client._session.store)
     with pytest.raises(exceptions.InvalidInput, match="deployed-server/deployed-neutron-port"):
-        client.update_deployed_servers("overcloud", EXAMPLE)
-    assert _state(client.store) == before
+        client.deployments.update_servers("overcloud", EXAMPLE)
+    assert _state(client._session.store) == before
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -159,10 +161,10 @@ def test_templates_without_deployed_server_support_are_named(client: Client,
 def test_a_bad_file_changes_nothing(client: Client, tmp_path: Path, text: str,
                                     message: str) -> None:
     _plan(client, tmp_path)
-    before = _state(client.store)
+    before = _state(client._session.store)
     with pytest.raises(exceptions.InvalidInput, match=message):
-        client.update_deployed_servers("overcloud", text)
-    assert _state(client.store) == before
+        client.deployments.update_servers("overcloud", text)
+    assert _state(client._session.store) == before
 
 
 def test_the_cli_deploy_refuses_a_bad_file_before_anything(tmp_path: Path) -> None:

@@ -33,11 +33,11 @@ def test_the_python_api_names_each_enabled_service(tmp_path: Path) -> None:
     envs = _envs(tmp_path / "envs")
     client = make_client(tmp_path, LocalStore(tmp_path / "plans"))
     try:
-        [warning] = client.deprecated_services_enabled(
+        [warning] = client.deployments.deprecated_services(
             [envs["plain.yaml"], envs["off.yaml"], envs["odl.yaml"]])
         assert warning.startswith(f"service {ODL} is enabled in odl.yaml. OpenDaylight")
-        assert client.deprecated_services_enabled([envs["off.yaml"],
-                                                   envs["plain.yaml"]]) == []
+        assert client.deployments.deprecated_services([envs["off.yaml"],
+                                                       envs["plain.yaml"]]) == []
     finally:
         client.close()
 

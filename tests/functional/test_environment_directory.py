@@ -37,7 +37,7 @@ def test_the_default_directory_comes_first_and_the_variable_last(
     client = make_client(tmp_path, LocalStore(tmp_path / "plans"))
     try:
         def names(**options: object) -> list[str]:
-            found = client.deploy_options(**options)["user_environments"]
+            found = client.deployments.options(**options)["user_environments"]
             return [env["name"] for env in found]
 
         assert names(environments=[extra], environment_directories=[given]) == [
@@ -50,7 +50,7 @@ def test_the_default_directory_comes_first_and_the_variable_last(
         monkeypatch.setenv("TRIPLEO_ENVIRONMENT_DIRECTORY", str(tmp_path / "gone"))
         assert names(environments=[extra]) == ["e.yaml"]
         with pytest.raises(exceptions.InvalidInput, match="is not a directory"):
-            client.deploy_options(environment_directories=[tmp_path / "gone"])
+            client.deployments.options(environment_directories=[tmp_path / "gone"])
     finally:
         client.close()
 

@@ -38,20 +38,20 @@ def test_kill_at_task_boundary_then_resume(tmp_path: Path, event: str, nth: int)
     assert killed_at == TASKS[nth - 1]
     host = Host(data_dir)
     try:
-        [execution] = host.list_executions()
+        [execution] = host.executions.list()
         assert execution.state == "INTERRUPTED"
         before = log.read_text().splitlines() if log.exists() else []
-        done = {t.name for t in host.execution_tasks(execution.id) if t.state == "SUCCESS"}
+        done = {t.name for t in host.tasks.list(execution.id) if t.state == "SUCCESS"}
         expected_done = set(TASKS[:nth]) if event == "succeeded" else set(TASKS[:nth - 1])
         assert done == expected_done
-        resumed = host.resume_execution(execution.id)
+        resumed = host.executions.resume(execution.id)
         assert resumed.state == "SUCCESS"
         effects = log.read_text().splitlines()
         assert effects == [f"do {t}" for t in TASKS]  # each side effect exactly once
         assert effects[:len(before)] == before
-        assert [t.state for t in host.execution_tasks(execution.id)] == ["SUCCESS"] * 4
+        assert [t.state for t in host.tasks.list(execution.id)] == ["SUCCESS"] * 4
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
 
 
 def test_killed_before_its_first_task_reads_interrupted_and_resumes(tmp_path: Path) -> None:
@@ -66,13 +66,13 @@ def test_killed_before_its_first_task_reads_interrupted_and_resumes(tmp_path: Pa
     recorded = json.loads(done.stdout.splitlines()[-1])["recorded"]
     host = Host(data_dir)
     try:
-        [execution] = host.list_executions()
+        [execution] = host.executions.list()
         assert (execution.id, execution.state) == (recorded, "INTERRUPTED")
         assert not log.exists()  # no task ran
-        assert host.resume_execution(recorded).state == "SUCCESS"
+        assert host.executions.resume(recorded).state == "SUCCESS"
         assert log.read_text().splitlines() == [f"do {t}" for t in TASKS]
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
 
 
 def test_a_secret_handed_between_tasks_is_not_persisted_and_a_resume_says_so(
@@ -86,26 +86,26 @@ def test_a_secret_handed_between_tasks_is_not_persisted_and_a_resume_says_so(
     Host(data_dir).install("secret_handoff")
     host = Host(data_dir)
     try:
-        done = host.run_workflow("handoff", {"log": str(log)})
+        done = host.executions.create("handoff", {"log": str(log)})
         assert done.state == "SUCCESS"
         assert log.read_text() == f"do {Secret.VALUE}\n"
         assert done.output == {"used": "<secret>"}
-        published = {t.name: t.published for t in host.execution_tasks(done.id)}
+        published = {t.name: t.published for t in host.tasks.list(done.id)}
         assert published == {"get": {"pw": "<secret>"}, "use": {"used": "<secret>"}}
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
     log.unlink()
 
     killed_at = _run_until_killed(data_dir, log, "succeeded", 1, "secret_handoff.handoff")
     assert killed_at == "get"
     host = Host(data_dir)
     try:
-        interrupted = [e for e in host.list_executions() if e.state == "INTERRUPTED"]
+        interrupted = [e for e in host.executions.list() if e.state == "INTERRUPTED"]
         assert len(interrupted) == 1
         with pytest.raises(exceptions.WorkflowFailed, match="does not keep"):
-            host.resume_execution(interrupted[0].id)
+            host.executions.resume(interrupted[0].id)
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
     assert not log.exists()  # the task never ran with the mask
     database = b"".join(f.read_bytes() for f in data_dir.glob("executions.sqlite*"))
     assert Secret.VALUE.encode() not in database
@@ -129,18 +129,18 @@ def test_safe_rerun_false_task_interrupted_is_not_run_again(tmp_path: Path, safe
     assert marker.exists()  # t2's action was running
     host = Host(data_dir)
     try:
-        [execution] = host.list_executions()
+        [execution] = host.executions.list()
         if safe:
-            assert host.resume_execution(execution.id).state == "SUCCESS"
+            assert host.executions.resume(execution.id).state == "SUCCESS"
             assert log.read_text().splitlines() == ["do t1"]
             return
         with pytest.raises(exceptions.WorkflowFailed) as info:
-            host.resume_execution(execution.id)
+            host.executions.resume(execution.id)
         assert info.value.task == "t2"
         assert "marked 'safe-rerun: false': it is not run again" in str(info.value)
         assert log.read_text().splitlines() == ["do t1", "undo t1"]
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
 
 
 def test_a_change_killed_before_its_result_was_saved_is_still_undone(tmp_path: Path) -> None:
@@ -155,14 +155,14 @@ def test_a_change_killed_before_its_result_was_saved_is_still_undone(tmp_path: P
     data_dir = tmp_path / "data"
     host = Host(data_dir)
     host.install("undo_demo")
-    context = host.context
+    context = host._session.context
     for name, inputs in (
             ("plan.create", {"plan": "p1", "templates": str(write_tree(tmp_path / "t",
                                                                          basic_tree()))}),
             ("plan.publish", {"plan": "p1"}),
             ("parameters.update", {"plan": "p1", "parameters": {"A": 1}})):
         ActionRegistry.load().get(name)(context).execute(**inputs)
-    host.close_workflows()
+    host._session.close_workflows()
 
     def values() -> dict[str, Any]:
         env = PlanRepository(context.store).environment("p1")
@@ -179,17 +179,17 @@ def test_a_change_killed_before_its_result_was_saved_is_still_undone(tmp_path: P
 
     host = Host(data_dir)
     try:
-        [execution] = host.list_executions()
+        [execution] = host.executions.list()
         assert execution.state == "INTERRUPTED"
-        journal = ExecutionUndoJournal(host._runner().store.backend.engine, execution.id)
+        journal = ExecutionUndoJournal(host._session.runner().store.backend.engine, execution.id)
         assert journal.entries() == [("set_parameters", "1/-/")]  # kept before the change
         with pytest.raises(exceptions.WorkflowFailed, match="a later task failed"):
-            host.resume_execution(execution.id)
+            host.executions.resume(execution.id)
         assert values() == {"A": 1}  # B removed, A put back: the state before the first run
-        assert host.get_execution(execution.id).state == "ERROR"
+        assert host.executions.get(execution.id).state == "ERROR"
         assert journal.entries() == []  # the execution ended: its journal is gone
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
 
 
 LOOP = """
@@ -225,25 +225,25 @@ def test_kill_in_a_loop_then_resume(tmp_path: Path, event: str) -> None:
     data_dir, log = tmp_path / "data", tmp_path / "effects.log"
     (tmp_path / "loop_demo.yaml").write_text(LOOP)
     host = Host(data_dir)
-    host.create_workbook(tmp_path / "loop_demo.yaml")
-    host.close_workflows()
+    host.workbooks.create(tmp_path / "loop_demo.yaml")
+    host._session.close_workflows()
     killed_at = _run_until_killed(data_dir, log, event, 3, workflow="loop_demo.poll")
     assert killed_at == "poll[2]"
     host = Host(data_dir)
     try:
-        [execution] = host.list_executions()
+        [execution] = host.executions.list()
         assert execution.state == "INTERRUPTED"
-        done = [t.name for t in host.execution_tasks(execution.id) if t.state == "SUCCESS"]
+        done = [t.name for t in host.tasks.list(execution.id) if t.state == "SUCCESS"]
         assert done == (["start", "poll", "poll[2]"] if event == "succeeded"
                         else ["start", "poll"])
-        resumed = host.resume_execution(execution.id)
+        resumed = host.executions.resume(execution.id)
         assert resumed.state == "SUCCESS"
         assert resumed.output == {"n": 4}
         assert log.read_text().splitlines() == [f"do poll-{i}" for i in range(4)]
-        assert [t.name for t in host.execution_tasks(execution.id)] == \
+        assert [t.name for t in host.tasks.list(execution.id)] == \
             ["start", "poll", "poll[2]", "poll[3]", "poll[4]"]
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
 
 
 SUB_EFFECTS = ["do first", "do a", "do a-after", "do b", "do b-after", "do c", "do c-after",
@@ -264,15 +264,15 @@ def test_kill_mid_with_items_over_sub_workflows_then_resume(tmp_path: Path, nth:
     assert killed_at == SUB_EVENTS[nth - 1]
     host = Host(data_dir)
     try:
-        [parent] = [e for e in host.list_executions() if e.parent_id is None]
+        [parent] = [e for e in host.executions.list() if e.parent_id is None]
         assert parent.state == "INTERRUPTED"
         before = log.read_text().splitlines()
         assert before == SUB_EFFECTS[:min(nth, 7)]  # the 8th event: "each" itself
-        resumed = host.resume_execution(parent.id)
+        resumed = host.executions.resume(parent.id)
         assert resumed.state == "SUCCESS"
         assert log.read_text().splitlines() == SUB_EFFECTS  # each side effect once
-        children = [e for e in host.list_executions() if e.parent_id == parent.id]
+        children = [e for e in host.executions.list() if e.parent_id == parent.id]
         assert len(children) == 3
         assert {(c.parent_task, c.state) for c in children} == {("each", "SUCCESS")}
     finally:
-        host.close_workflows()
+        host._session.close_workflows()

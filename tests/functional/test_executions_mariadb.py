@@ -30,20 +30,20 @@ def test_runs_and_lists_executions_in_mariadb(mariadb: str, tmp_path: Path) -> N
     host.install("engine_demo")
     log = tmp_path / "log"
     try:
-        done = host.run_workflow("linear", {"log": str(log)})
+        done = host.executions.create("linear", {"log": str(log)})
         assert done.output == {"last": "c"}
         with pytest.raises(exceptions.WorkflowFailed):
-            host.run_workflow("linear", {"log": str(log), "fail_at": "b"})
-        states = [e.state for e in host.list_executions()]
+            host.executions.create("linear", {"log": str(log), "fail_at": "b"})
+        states = [e.state for e in host.executions.list()]
         assert states[-2:] == ["SUCCESS", "ERROR"]
-        assert [t.name for t in host.execution_tasks(done.id)] == ["a", "b", "c"]
+        assert [t.name for t in host.tasks.list(done.id)] == ["a", "b", "c"]
         assert not (tmp_path / "data" / "executions.sqlite").exists()
         # Listed in the order they were started, also within one second (MariaDB's
         # DATETIME kept whole seconds: ties came in the order of their random ids).
-        started = [host.run_workflow("linear", {"log": str(log)}).id for _ in range(6)]
-        assert [e.id for e in host.list_executions() if e.id in started] == started
+        started = [host.executions.create("linear", {"log": str(log)}).id for _ in range(6)]
+        assert [e.id for e in host.executions.list() if e.id in started] == started
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
 
 
 @pytest.fixture(scope="module")

@@ -79,7 +79,7 @@ def host(tmp_path: Path, settings: dict[str, Any]) -> Iterator[Any]:
     Host(data_dir).install("jobs_demo")
     client = configured(data_dir, settings)
     yield client
-    client.close_workflows()
+    client._session.close_workflows()
 
 
 @pytest.fixture
@@ -90,15 +90,15 @@ def conductors(host: Any, settings: dict[str, Any]) -> Iterator[Conductors]:
 
 
 def _ran_by(host: Any, execution_id: str) -> int:
-    return int(host._runner().store.flow_detail(execution_id, lazy=True).meta["pid"])
+    return int(host._session.runner().store.flow_detail(execution_id, lazy=True).meta["pid"])
 
 
 def _one_running(host: Any, conductors: Conductors, name: str, log: Path,
                  pause: float) -> tuple[subprocess.Popen[str], Any]:
     """Conductor ``name`` running ``steps``, its first task done (in its pause)."""
     proc = conductors.start(name)
-    execution = host.run_workflow("jobs_demo.steps", {"log": str(log), "pause": pause},
-                                  wait=False)
+    execution = host.executions.create("jobs_demo.steps", {"log": str(log), "pause": pause},
+                                       wait=False)
     deadline = time.monotonic() + 60
     while not (log.exists() and log.read_text()):
         assert time.monotonic() < deadline, "no conductor ran the job"
@@ -109,11 +109,11 @@ def _one_running(host: Any, conductors: Conductors, name: str, log: Path,
 def test_two_conductors_run_twenty_workflows(host: Any, conductors: Conductors,
                                              tmp_path: Path) -> None:
     first, second = conductors.start("c1"), conductors.start("c2")
-    started = [host.run_workflow("jobs_demo.steps",
-                                 {"log": str(tmp_path / f"log{i}"), "pause": 0.5}, wait=False)
+    started = [host.executions.create("jobs_demo.steps",
+                                      {"log": str(tmp_path / f"log{i}"), "pause": 0.5}, wait=False)
                for i in range(20)]
     assert {e.state for e in started} == {"PENDING"}  # posted, not run here
-    done = [host.follow_execution(e.id, timeout=120) for e in started]
+    done = [host.executions.follow(e.id, timeout=120) for e in started]
     assert [e.state for e in done] == ["SUCCESS"] * 20
     assert [e.output for e in done] == [{"last": "third"}] * 20
     for i in range(20):
@@ -128,14 +128,14 @@ def test_kill_9_of_a_conductor_mid_workflow_the_other_finishes_it(
     os.kill(doomed.pid, signal.SIGKILL)  # in the middle of the 'wait' task
     doomed.wait(10)
     killed_at = time.monotonic()
-    assert host.get_execution(execution.id).state == "INTERRUPTED"
+    assert host.executions.get(execution.id).state == "INTERRUPTED"
     survivor = conductors.start("survivor")
-    done = host.follow_execution(execution.id, timeout=120)
+    done = host.executions.follow(execution.id, timeout=120)
     took = time.monotonic() - killed_at
     assert done.state == "SUCCESS"
     assert log.read_text().splitlines() == EFFECTS  # each side effect exactly once
     assert _ran_by(host, execution.id) == survivor.pid
-    tasks = {t.name: t.state for t in host.execution_tasks(execution.id)}
+    tasks = {t.name: t.state for t in host.tasks.list(execution.id)}
     assert tasks == {"first": "SUCCESS", "wait": "SUCCESS", "second": "SUCCESS",
                      "third": "SUCCESS"}
     # Redis: claim expiry (6 s) + the pause run again (4 s); ZooKeeper: session timeout.
@@ -149,9 +149,9 @@ def test_sigterm_suspends_and_another_conductor_continues(
     leaving, execution = _one_running(host, conductors, "leaving", log, pause=2)
     leaving.terminate()
     assert leaving.wait(30) == 0  # the running task ended, the job went back to the board
-    assert host.get_execution(execution.id).state == "SUSPENDED"
+    assert host.executions.get(execution.id).state == "SUSPENDED"
     conductors.start("next")
-    done = host.follow_execution(execution.id, timeout=60)
+    done = host.executions.follow(execution.id, timeout=60)
     assert done.state == "SUCCESS"
     assert log.read_text().splitlines() == EFFECTS
 
@@ -163,21 +163,21 @@ def test_a_loop_suspended_by_sigterm_is_finished_by_another_conductor(
     completed task execution."""
     log = tmp_path / "log"
     leaving = conductors.start("leaving")
-    execution = host.run_workflow("jobs_demo.loop", {"log": str(log), "pause": 2},
-                                  wait=False)
+    execution = host.executions.create("jobs_demo.loop", {"log": str(log), "pause": 2},
+                                       wait=False)
     deadline = time.monotonic() + 60
     while not (log.exists() and log.read_text()):
         assert time.monotonic() < deadline, "no conductor ran the job"
         time.sleep(0.05)
     leaving.terminate()
     assert leaving.wait(30) == 0
-    assert host.get_execution(execution.id).state == "SUSPENDED"
+    assert host.executions.get(execution.id).state == "SUSPENDED"
     conductors.start("next")
-    done = host.follow_execution(execution.id, timeout=60)
+    done = host.executions.follow(execution.id, timeout=60)
     assert done.state == "SUCCESS"
     assert done.output == {"n": 3}
     assert log.read_text().splitlines() == ["do step-0", "do step-1", "do step-2"]
-    assert [t.name for t in host.execution_tasks(execution.id)] == [
+    assert [t.name for t in host.tasks.list(execution.id)] == [
         "begin", "step", "wait", "step[2]", "wait[2]", "step[3]", "wait[3]"]
 
 
@@ -191,9 +191,9 @@ def test_a_job_longer_than_the_claim_expiry_runs_once(
     counter = tmp_path / "counter"
     conductors.start("c1", concurrency=1)
     conductors.start("c2", concurrency=1)
-    execution = host.run_workflow("jobs_demo.slow", {"counter": str(counter), "pause": 9},
-                                  wait=False)
-    assert host.follow_execution(execution.id, timeout=60).state == "SUCCESS"
+    execution = host.executions.create("jobs_demo.slow", {"counter": str(counter), "pause": 9},
+                                       wait=False)
+    assert host.executions.follow(execution.id, timeout=60).state == "SUCCESS"
     time.sleep(10)  # a second run would have counted by now
     assert counter.read_text() == "1"
 
@@ -207,16 +207,16 @@ def test_a_conductor_that_lost_its_claim_stops_and_the_other_takes_over(
     nor changes the finished execution."""
     counter = tmp_path / "counter"
     stalled = conductors.start("stalled", concurrency=1)
-    execution = host.run_workflow("jobs_demo.slow", {"counter": str(counter), "pause": 3},
-                                  wait=False)
+    execution = host.executions.create("jobs_demo.slow", {"counter": str(counter), "pause": 3},
+                                       wait=False)
     deadline = time.monotonic() + 30
-    while host.get_execution(execution.id).state != "RUNNING":
+    while host.executions.get(execution.id).state != "RUNNING":
         assert time.monotonic() < deadline, "the conductor did not start the job"
         time.sleep(0.05)
     os.kill(stalled.pid, signal.SIGSTOP)  # in the 3 s pause
     try:
         taker = conductors.start("taker", concurrency=1)
-        done = host.follow_execution(execution.id, timeout=60)
+        done = host.executions.follow(execution.id, timeout=60)
         assert done.state == "SUCCESS"
         assert _ran_by(host, execution.id) == taker.pid
     finally:
@@ -224,9 +224,9 @@ def test_a_conductor_that_lost_its_claim_stops_and_the_other_takes_over(
     time.sleep(4)  # the stalled conductor's pause ends and its heartbeat runs
     assert stalled.poll() is None
     assert counter.read_text() == "1"  # the counted step ran once
-    after = host.get_execution(execution.id)
+    after = host.executions.get(execution.id)
     assert (after.state, after.output) == ("SUCCESS", done.output)
-    assert {t.name: t.state for t in host.execution_tasks(execution.id)} == {
+    assert {t.name: t.state for t in host.tasks.list(execution.id)} == {
         "wait": "SUCCESS", "count": "SUCCESS"}
 
 
@@ -238,32 +238,32 @@ def test_a_paused_execution_resumes_through_the_jobboard(
     whose job is back on the board is not posted twice."""
     log = tmp_path / "log"
     conductors.start("c1", concurrency=1)
-    execution = host.run_workflow("jobs_demo.paused", {"log": str(log)}, wait=False)
+    execution = host.executions.create("jobs_demo.paused", {"log": str(log)}, wait=False)
     deadline = time.monotonic() + 60
-    while host.get_execution(execution.id).state != "PAUSED":
-        assert time.monotonic() < deadline, host.get_execution(execution.id).state
+    while host.executions.get(execution.id).state != "PAUSED":
+        assert time.monotonic() < deadline, host.executions.get(execution.id).state
         time.sleep(0.1)
     time.sleep(1)  # nothing goes on while it is paused
     assert log.read_text().splitlines() == ["do first"]
-    assert host.get_execution(execution.id).state == "PAUSED"
-    resumed = host.resume_execution(execution.id, wait=False)
+    assert host.executions.get(execution.id).state == "PAUSED"
+    resumed = host.executions.resume(execution.id, wait=False)
     assert resumed.state == "PAUSED"  # posted, not run here
-    done = host.follow_execution(execution.id, timeout=60)
+    done = host.executions.follow(execution.id, timeout=60)
     assert done.state == "SUCCESS"
     assert log.read_text().splitlines() == EFFECTS
     # Ended: returned unchanged (Mistral's resume), nothing posted to the board.
-    assert host.resume_execution(execution.id, wait=False).state == "SUCCESS"
+    assert host.executions.resume(execution.id, wait=False).state == "SUCCESS"
 
     conductors.stop_all()
     log2 = tmp_path / "log2"
     leaving, suspended = _one_running(host, conductors, "leaving", log2, pause=2)
     leaving.terminate()
     assert leaving.wait(30) == 0
-    assert host.get_execution(suspended.id).state == "SUSPENDED"
+    assert host.executions.get(suspended.id).state == "SUSPENDED"
     with pytest.raises(exceptions.Conflict, match="already waits on the jobboard"):
-        host.resume_execution(suspended.id, wait=False)
+        host.executions.resume(suspended.id, wait=False)
     conductors.start("next")
-    assert host.follow_execution(suspended.id, timeout=60).state == "SUCCESS"
+    assert host.executions.follow(suspended.id, timeout=60).state == "SUCCESS"
     assert log2.read_text().splitlines() == EFFECTS
 
 
@@ -276,16 +276,16 @@ def test_pausing_an_execution_a_conductor_runs(host: Any, conductors: Conductors
     that a conductor runs to SUCCESS, each side effect once."""
     log = tmp_path / "log"
     _proc, execution = _one_running(host, conductors, "c1", log, pause=3)
-    asked = host.pause_execution(execution.id)  # PAUSED at once; 'wait' ends first
+    asked = host.executions.pause(execution.id)  # PAUSED at once; 'wait' ends first
     assert (asked.state, asked.pausing) == ("PAUSED", True)
-    until("its engine stopped", lambda: not host.get_execution(execution.id).pausing)
-    assert host.get_execution(execution.id).state == "PAUSED"
+    until("its engine stopped", lambda: not host.executions.get(execution.id).pausing)
+    assert host.executions.get(execution.id).state == "PAUSED"
     time.sleep(1)  # nothing goes on while it is paused
     assert log.read_text().splitlines() == ["do first"]
-    assert {t.name: t.state for t in host.execution_tasks(execution.id)}.get(
+    assert {t.name: t.state for t in host.tasks.list(execution.id)}.get(
         "second", "PENDING") == "PENDING"  # never started
-    assert host.pause_execution(execution.id).state == "PAUSED"  # left as it is
-    host.resume_execution(execution.id, wait=False)
-    assert host.follow_execution(execution.id, timeout=60).state == "SUCCESS"
+    assert host.executions.pause(execution.id).state == "PAUSED"  # left as it is
+    host.executions.resume(execution.id, wait=False)
+    assert host.executions.follow(execution.id, timeout=60).state == "SUCCESS"
     assert log.read_text().splitlines() == EFFECTS
-    assert host._runner().store.pause_requests.pending() == []
+    assert host._session.runner().store.pause_requests.pending() == []

@@ -68,13 +68,13 @@ def test_sample_plan_workflows_through_a_conductor(conf_file: Path,
     assert started["State"] == "PENDING"
     client = Client.from_config_files([str(conf_file)])
     try:
-        done = client.follow_execution(started["ID"], timeout=120)
+        done = client.executions.follow(started["ID"], timeout=120)
         assert done.state == "SUCCESS", done.error
-        assert client.get_parameters("overcloud")["ComputeCount"] == 3
-        assert [p["name"] for p in client.list_plans()] == ["overcloud"]
-        ran_by = client._runner().store.flow_detail(created["ID"], lazy=True).meta["pid"]
+        assert client.parameters.get("overcloud")["ComputeCount"] == 3
+        assert [p["name"] for p in client.plans.list()] == ["overcloud"]
+        ran_by = client._session.runner().store.flow_detail(created["ID"], lazy=True).meta["pid"]
         assert ran_by == conductor.pid
-        assert client.locks.url == client.conf.jobboard.backend_url
+        assert client._session.locks.url == client.conf.jobboard.backend_url
     finally:
         client.close()
 
@@ -151,8 +151,8 @@ def _paused(client: Client, conf_file: Path, url: str | None = None) -> str:
         assert answer.status_code == 202, answer.text
         execution_id = str(answer.json()["id"])
     deadline = time.monotonic() + 60
-    while client.get_execution(execution_id).state != "PAUSED":
-        assert time.monotonic() < deadline, client.get_execution(execution_id).state
+    while client.executions.get(execution_id).state != "PAUSED":
+        assert time.monotonic() < deadline, client.executions.get(execution_id).state
         time.sleep(0.1)
     return execution_id
 
@@ -171,21 +171,21 @@ def test_execution_resume_through_the_jobboard_cli_and_http(
         by_cli = _paused(client, conf_file)
         resumed = _cli(conf_file, "execution", "resume", by_cli)  # follows it to its end
         assert resumed["State"] == "SUCCESS", resumed
-        assert client.get_execution(by_cli).output == {"last": "two"}
+        assert client.executions.get(by_cli).output == {"last": "two"}
 
         # Over HTTP only an execution started through the API can be resumed.
         not_mine = _paused(client, conf_file)
         refused = requests.post(f"{url}/executions/{not_mine}/resume", headers=headers,
                                 timeout=30)
         assert refused.status_code == 409 and "not started through the HTTP API" in refused.text
-        assert client.get_execution(not_mine).state == "PAUSED"
+        assert client.executions.get(not_mine).state == "PAUSED"
 
         by_http = _paused(client, conf_file, url)
         answer = requests.post(f"{url}/executions/{by_http}/resume", headers=headers,
                                timeout=30)
         assert answer.status_code == 202, answer.text
         assert answer.json()["id"] == by_http
-        done = client.follow_execution(by_http, timeout=60)
+        done = client.executions.follow(by_http, timeout=60)
         assert (done.state, done.output) == ("SUCCESS", {"last": "two"})
         again = requests.post(f"{url}/executions/{by_http}/resume", headers=headers,
                               timeout=30)
@@ -194,7 +194,7 @@ def test_execution_resume_through_the_jobboard_cli_and_http(
         missing = requests.post(f"{url}/executions/{uuid.uuid4()}/resume", headers=headers,
                                 timeout=30)
         assert missing.status_code == 404, missing.text
-        assert {t.name: t.state for t in client.execution_tasks(by_http)} == {
+        assert {t.name: t.state for t in client.tasks.list(by_http)} == {
             "first": "SUCCESS", "second": "SUCCESS"}
     finally:
         server.send_signal(signal.SIGINT)

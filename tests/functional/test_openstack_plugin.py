@@ -89,9 +89,9 @@ def test_openstack_tripleo_workflow_run_and_execution_resume_async(tmp_path: Pat
     assert execution["State"] in ("PENDING", "RUNNING")
     client = Client.from_config_files([str(tmp_path / "tripleo-flow.conf")])
     try:
-        done = client.follow_execution(execution["ID"], timeout=120)
+        done = client.executions.follow(execution["ID"], timeout=120)
         assert done.state == "SUCCESS", done.error
-        assert [p["name"] for p in client.list_plans()] == ["overcloud"]
+        assert [p["name"] for p in client.plans.list()] == ["overcloud"]
     finally:
         client.close()
     # Ended: returned unchanged, as Mistral's resume of a workflow that is not paused.

@@ -70,8 +70,8 @@ def _runs(client: Client, workflow: str) -> dict[str, tuple[str, list[str]]]:
     ``workflow`` (a task no transition reached is not listed: the plan workflows run
     on Mistral's state machine, where it has no task execution)."""
     runs = {}
-    for execution in client.list_executions(workflow):
-        tasks = sorted(client.execution_tasks(execution.id), key=lambda t: t.started_at or 0)
+    for execution in client.executions.list(workflow):
+        tasks = sorted(client.tasks.list(execution.id), key=lambda t: t.started_at or 0)
         runs[execution.input["plan"]] = (execution.state, [f"{t.name} {t.state}" for t in tasks])
     return runs
 
@@ -89,7 +89,7 @@ def test_every_interface_runs_the_same_plan_workflows(shared: tuple[Api, Cli],
     env.write_text("parameter_defaults:\n  NtpServer: [pool.ntp.org]\n")
 
     # create, the same templates, from each interface
-    made = client.create_plan("by-client", tree)
+    made = client.plans.create("by-client", tree)
     shown = json.loads(cli("plan", "create", "by-cli", "--templates", str(tree),
                            "-f", "json").stdout)
     posted = api("POST", "/v1/plans", params={"name": "by-http"}, data=tarball(tree),
@@ -116,7 +116,7 @@ def test_every_interface_runs_the_same_plan_workflows(shared: tuple[Api, Cli],
                           "generate_passwords", "publish_plan", skipped="add_environments"))] * 4
 
     # with user environments: one more task, whichever interface
-    with_env = client.create_plan("env-client", tree, environments=[str(env)])
+    with_env = client.plans.create("env-client", tree, environments=[str(env)])
     assert with_env["environments"] == ["user-environments/1/env.yaml"]
     cli("plan", "create", "env-cli", "--templates", str(tree), "-e", str(env))
     creates = _runs(client, CREATE)
@@ -125,17 +125,17 @@ def test_every_interface_runs_the_same_plan_workflows(shared: tuple[Api, Cli],
                          "generate_passwords", "publish_plan"))
 
     # update, export, delete
-    client.update_plan("by-client", tree)
+    client.plans.update("by-client", tree)
     cli("plan", "update", "by-cli", "--templates", str(tree))
     assert api("PUT", "/v1/plans/by-http", data=tarball(tree),
                headers={"Content-Type": "application/gzip"}).status_code == 200
-    client.export_plan("by-client", tmp_path / "client.tar.gz")
+    client.plans.export("by-client", tmp_path / "client.tar.gz")
     cli("plan", "export", "by-cli", "-o", str(tmp_path / "cli.tar.gz"))
     exported = api("GET", "/v1/plans/by-http/export")
     assert exported.status_code == 200 and exported.content[:2] == b"\x1f\x8b"
     assert (tmp_path / "client.tar.gz").stat().st_size > 0
     assert (tmp_path / "cli.tar.gz").stat().st_size > 0
-    client.delete_plan("by-client")
+    client.plans.delete("by-client")
     cli("plan", "delete", "by-cli")
     assert api("DELETE", "/v1/plans/by-http").status_code == 204
     for workflow, tasks in ((UPDATE, _done("update_plan", "add_environments",
@@ -144,29 +144,29 @@ def test_every_interface_runs_the_same_plan_workflows(shared: tuple[Api, Cli],
                             (EXPORT, _done("export_plan")), (DELETE, _done("delete_plan"))):
         runs = _runs(client, workflow)
         assert runs == {p: ("SUCCESS", tasks) for p in ("by-client", "by-cli", "by-http")}
-    assert [p["name"] for p in client.list_plans()] == ["by-gui", "env-cli", "env-client"]
+    assert [p["name"] for p in client.plans.list()] == ["by-gui", "env-cli", "env-client"]
 
     # The CLI lists every execution, whoever started it.
     listed = json.loads(cli("execution", "list", "-f", "json").stdout)
-    assert sorted(row["ID"] for row in listed) == sorted(e.id for e in client.list_executions())
+    assert sorted(row["ID"] for row in listed) == sorted(e.id for e in client.executions.list())
     assert len(listed) == 6 + 3 * 3
 
 
 def test_a_render_is_an_execution_from_every_interface(shared: tuple[Api, Cli],
                                                       tmp_path: Path) -> None:
-    """``plan render`` (CLI), ``Client.render_plan`` and the HTTP API run the workflow
+    """``plan render`` (CLI), ``Client.plans.render`` and the HTTP API run the workflow
     ``tripleo.plan.render_deployment_plan`` (issue 28: the Python API and the CLI ran
     its action outside any workflow, recording nothing); each shows what it did as
     before, and a refused render is recorded, reverted, with the error's kind."""
     api, cli = shared
     client = api.client
-    client.create_plan("overcloud", write_tree(tmp_path / "tree", basic_tree()))
-    rendered = len(PlanRepository(client.store).manifest("overcloud").rendered)
+    client.plans.create("overcloud", write_tree(tmp_path / "tree", basic_tree()))
+    rendered = len(PlanRepository(client._session.store).manifest("overcloud").rendered)
     # A rendered file edited by hand: the first render writes it back, the next ones
     # find nothing to write.
-    [edited] = PlanRepository(client.store).manifest("overcloud").rendered[:1]
-    client.store.put_objects("overcloud", {edited: b"edited: by hand\n"})
-    shown = client.render_plan("overcloud")
+    [edited] = PlanRepository(client._session.store).manifest("overcloud").rendered[:1]
+    client._session.store.put_objects("overcloud", {edited: b"edited: by hand\n"})
+    shown = client.plans.render("overcloud")
     assert shown == {"name": "overcloud", "rendered": rendered, "written": 1, "removed": 0}
     again = json.loads(cli("plan", "render", "overcloud", "-f", "json").stdout)
     assert again == {**shown, "written": 0}
@@ -180,7 +180,7 @@ def test_a_render_is_an_execution_from_every_interface(shared: tuple[Api, Cli],
     assert proc.returncode == 3 and "Plan 'ghost' does not exist" in proc.stderr
     assert _runs(client, RENDER) == {"overcloud": ("SUCCESS", _done("process_templates")),
                                      "ghost": ("ERROR", ["process_templates ERROR"])}
-    assert len(client.list_executions(RENDER)) == 4
+    assert len(client.executions.list(RENDER)) == 4
 
 
 def test_a_refused_operation_fails_the_same_way_from_every_interface(
@@ -189,7 +189,7 @@ def test_a_refused_operation_fails_the_same_way_from_every_interface(
     exit code, HTTP status, message), and the failed run is recorded, reverted."""
     api, cli = shared
     client = api.client
-    client.create_plan("taken", sample=True)
+    client.plans.create("taken", sample=True)
 
     proc = cli("plan", "create", "taken", "--sample", check=False)
     assert proc.returncode == 4, proc.stderr  # conflict
@@ -203,12 +203,12 @@ def test_a_refused_operation_fails_the_same_way_from_every_interface(
     assert proc.returncode == 3 and "Plan 'ghost' does not exist" in proc.stderr
     assert api("DELETE", "/v1/plans/ghost").status_code == 404
 
-    creates = client.list_executions(CREATE)
+    creates = client.executions.list(CREATE)
     assert [(e.state, e.failed_task) for e in creates] == [
         ("SUCCESS", None), ("ERROR", "create_plan"), ("ERROR", "create_plan")]
-    deletes = client.list_executions(DELETE)
+    deletes = client.executions.list(DELETE)
     assert [(e.state, e.failed_task) for e in deletes] == [("ERROR", "delete_plan")] * 2
-    assert [p["name"] for p in client.list_plans()] == ["taken"]
+    assert [p["name"] for p in client.plans.list()] == ["taken"]
 
 
 def test_the_new_workflow_inputs_refuse_what_is_not_plan_data(shared: tuple[Api, Cli],
@@ -241,12 +241,12 @@ def test_secrets_of_user_environments_stay_out_of_the_executions_database(
     secret = "hunter2-" + secrets.token_hex(8)
     env = tmp_path / "secret-env.yaml"
     env.write_text(f"parameter_defaults:\n  AdminPassword: {secret}\n  NtpServer: ntp.example\n")
-    api.client.create_plan("by-client", sample=True, environments=[str(env)])
+    api.client.plans.create("by-client", sample=True, environments=[str(env)])
     cli("plan", "create", "by-cli", "--sample", "-e", str(env))
     for name in ("by-client", "by-cli"):
-        [stored] = [e["path"] for e in api.client.list_environments(name) if e.get("user")]
-        assert secret in api.client.store.get_object(name, stored).decode()
-    records = api.client.list_executions(CREATE)
+        [stored] = [e["path"] for e in api.client.environments.list(name) if e.get("user")]
+        assert secret in api.client._session.store.get_object(name, stored).decode()
+    records = api.client.executions.list(CREATE)
     assert len(records) == 2
     for record in records:
         [given] = record.input["user_environments"]
@@ -269,31 +269,31 @@ def test_every_interface_runs_the_same_plan_change_workflows(shared: tuple[Api, 
     env.write_text("parameter_defaults:\n  NtpServer: [pool.ntp.org]\n")
     plans = ("by-client", "by-cli", "by-http")
     for plan in plans:
-        client.create_plan(plan, tree)
+        client.plans.create(plan, tree)
 
-    assert client.set_parameters("by-client", {"Keep": 1, "Drop": "x"}) == ["Drop", "Keep"]
+    assert client.parameters.set("by-client", {"Keep": 1, "Drop": "x"}) == ["Drop", "Keep"]
     cli("parameters", "set", "--plan", "by-cli", "Keep=1", "Drop=x")
     put = api("PUT", "/v1/plans/by-http/parameters",
               json={"parameters": {"Keep": 1, "Drop": "x"}})
     assert put.status_code == 200, put.text
-    assert client.reset_parameters("by-client", ["Drop"]) == ["Drop"]
+    assert client.parameters.reset("by-client", ["Drop"]) == ["Drop"]
     cli("parameters", "reset", "--plan", "by-cli", "Drop")
     reset = api("POST", "/v1/plans/by-http/parameters/reset", json={"names": ["Drop"]})
     assert reset.status_code == 200, reset.text
 
-    added = client.add_environments("by-client", [str(env)])
+    added = client.environments.add("by-client", [str(env)])
     assert added == ["user-environments/1/env.yaml"]
     cli("plan", "environment", "add", "by-cli", str(env))
     posted = api("POST", "/v1/plans/by-http/environments", json={"environments": [
         {"name": "env.yaml", "files": {"env.yaml": env.read_text()}}]})
     assert posted.status_code in (200, 201), posted.text
-    assert client.remove_environments("by-client", added) == added
+    assert client.environments.remove("by-client", added) == added
     cli("plan", "environment", "remove", "by-cli", added[0])
     removed = api("POST", "/v1/plans/by-http/environments/remove", json={"paths": added})
     assert removed.status_code == 200, removed.text
 
-    before = {p: client.get_passwords(p) for p in plans}
-    client.rotate_passwords("by-client")
+    before = {p: client.passwords.get(p) for p in plans}
+    client.passwords.rotate("by-client")
     cli("passwords", "rotate", "--plan", "by-cli")
     started = api("POST", "/v1/workflows/tripleo.parameters.rotate_passwords/executions",
                   json={"input": {"plan": "by-http"}})
@@ -309,9 +309,9 @@ def test_every_interface_runs_the_same_plan_change_workflows(shared: tuple[Api, 
         assert _runs(client, workflow) == {p: ("SUCCESS", tasks) for p in plans}, workflow
     changed = []
     for plan in plans:
-        assert client.get_parameters(plan) == {"Keep": 1}
-        assert [e["path"] for e in client.list_environments(plan) if e["user"]] == []
-        rotated = client.get_passwords(plan)
+        assert client.parameters.get(plan) == {"Keep": 1}
+        assert [e["path"] for e in client.environments.list(plan) if e["user"]] == []
+        rotated = client.passwords.get(plan)
         assert set(rotated) == set(before[plan])
         changed.append(sorted(k for k in rotated if rotated[k] != before[plan][k]))
     assert changed[0] and changed == [changed[0]] * 3  # the same passwords rotated

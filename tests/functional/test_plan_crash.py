@@ -126,7 +126,7 @@ def _tree(version: str, count: int = 120) -> dict[str, str]:
 def _assert_complete(cli: Cli, tree: dict[str, str], user: dict[str, bytes]) -> None:
     """The plan holds exactly ``tree`` (plus rendered and user files), complete."""
     store = cli.store
-    assert [p["name"] for p in cli.client.list_plans()] == [PLAN]
+    assert [p["name"] for p in cli.client.plans.list()] == [PLAN]
     # Each object's MD5 (on Swift from one listing, not a GET per object).
     held = object_digests(store, PLAN)
     names = set(held)
@@ -142,7 +142,7 @@ def _assert_complete(cli: Cli, tree: dict[str, str], user: dict[str, bytes]) -> 
     assert names == set(tree) | rendered | set(user) | {PLAN_ENV, MANIFEST}
     for name, data in user.items():
         assert store.get_object(PLAN, name) == data
-    shown = cli.client.show_plan(PLAN)
+    shown = cli.client.plans.get(PLAN)
     assert shown["passwords"] > 10 and shown["rendered_files"] == len(rendered)
     env = yaml.safe_load(store.get_object(PLAN, PLAN_ENV))
     assert env["environments"][0] == {"path": "overcloud-resource-registry-puppet.yaml"}
@@ -163,10 +163,10 @@ def _settled(store: PlanStore, plan: str) -> list[str]:
 
 
 def _assert_invisible(cli: Cli) -> None:
-    assert cli.client.list_plans() == []
-    for call in (lambda: cli.client.show_plan(PLAN),
-                 lambda: cli.client.set_parameters(PLAN, {"A": 1}),
-                 lambda: cli.client.update_plan(PLAN, str(sample_plan_dir()))):
+    assert cli.client.plans.list() == []
+    for call in (lambda: cli.client.plans.get(PLAN),
+                 lambda: cli.client.parameters.set(PLAN, {"A": 1}),
+                 lambda: cli.client.plans.update(PLAN, str(sample_plan_dir()))):
         with pytest.raises(exceptions.PlanNotFound):
             call()
 
@@ -183,7 +183,7 @@ def test_killed_create_leaves_no_visible_plan_and_a_retry_succeeds(
     assert len(left) <= len(tree) + 2  # the templates, plan-environment and manifest
     _assert_invisible(cli)
 
-    cli.client.create_plan(PLAN, templates)
+    cli.client.plans.create(PLAN, templates)
     _assert_complete(cli, tree, {})
 
 
@@ -194,11 +194,11 @@ def test_killed_update_is_repaired_by_the_next_update(
         cli: Cli, tmp_path: Path, point: str, rerun: str) -> None:
     trees = {"a": _tree("a"), "b": _tree("b")}
     dirs = {k: write_tree(tmp_path / k, t) for k, t in trees.items()}
-    cli.client.create_plan(PLAN, dirs["a"])
+    cli.client.plans.create(PLAN, dirs["a"])
     user = {"user/mine.yaml": b"parameter_defaults: {Mine: 1}\n"}
     for name, data in user.items():
         cli.store.put_object(PLAN, name, data)
-    cli.client.set_parameters(PLAN, {"NtpServer": "pool.ntp.org"})
+    cli.client.parameters.set(PLAN, {"NtpServer": "pool.ntp.org"})
     passwords = yaml.safe_load(cli.store.get_object(PLAN, PLAN_ENV))["passwords"]
 
     cli.run("plan", "update", PLAN, "--templates", str(dirs["b"]), crash=point)
@@ -210,7 +210,7 @@ def test_killed_update_is_repaired_by_the_next_update(
                  and trees["a"].get(p) != trees["b"][p]}
         assert mixed and len(mixed) < len(trees["b"])  # killed half-way: a mixed tree
 
-    cli.client.update_plan(PLAN, dirs[rerun])
+    cli.client.plans.update(PLAN, dirs[rerun])
     _assert_complete(cli, trees[rerun], user)
     env = yaml.safe_load(cli.store.get_object(PLAN, PLAN_ENV))
     assert env["parameter_defaults"] == {"NtpServer": "pool.ntp.org"}
@@ -223,8 +223,8 @@ def test_killed_create_of_tht_18_on_swift(swift_cli: Cli) -> None:
     cli.run("plan", "create", PLAN, "--templates", str(tree), crash="upload:0.5")
     assert 0 < len(_settled(cli.store, PLAN)) < 1700  # hundreds of files left behind
     _assert_invisible(cli)
-    cli.client.create_plan(PLAN, tree)
-    shown = cli.client.show_plan(PLAN)
+    cli.client.plans.create(PLAN, tree)
+    shown = cli.client.plans.get(PLAN)
     assert shown["files"] > 1700
     assert shown["rendered_files"] >= 50
     assert shown["passwords"] > 10

@@ -54,14 +54,14 @@ def _state(store: PlanStore, plan: str = "overcloud") -> tuple[dict[str, bytes],
 
 
 def _user(client: Client, plan: str = "overcloud") -> list[str]:
-    return [e["path"] for e in client.list_environments(plan) if e["user"]]
+    return [e["path"] for e in client.environments.list(plan) if e["user"]]
 
 
 def _applied(client: Client, plan: str = "overcloud") -> tuple[list[str], dict[str, Any]]:
     """The environment files of the stack request, in order, and the parameter values
     they set (the later ones win), without the plan's own parameter_defaults."""
-    files = dict(client._repo.read_all(plan))
-    request = heatfiles.build_request(files, client._repo.environment(plan))
+    files = dict(client.plans._repo.read_all(plan))
+    request = heatfiles.build_request(files, client.plans._repo.environment(plan))
     names = [heatfiles.object_name(u) for u in request["environment_files"]]
     values: dict[str, Any] = {}
     for url in request["environment_files"][:-1]:
@@ -89,19 +89,19 @@ def test_create_with_environments_and_data_files(client: Client, tmp_path: Path)
     vips = tmp_path / "my_vips.yaml"
     vips.write_text("- network: storage\n  ip_address: 172.16.1.5\n")
     templates = write_tree(tmp_path / "t", basic_tree())
-    created = client.create_plan("overcloud", templates, environments=[
+    created = client.plans.create("overcloud", templates, environments=[
         envs / "net.yaml", envs / "params.yaml"], roles_file=roles, networks_file=nets,
-        vip_file=vips)
+                                  vip_file=vips)
     assert created["environments"] == ["user-environments/1/net.yaml",
                                        "user-environments/2/params.yaml"]
-    store = client.store
+    store = client._session.store
     names = store.list_objects("overcloud")
     assert {"user-environments/1/net.yaml", "user-environments/1/nic/ctl.yaml",
             "user-environments/1/scripts/hi.sh", "user-environments/2/params.yaml"} <= set(names)
-    assert client.list_roles("overcloud") == ["Controller", "Worker"]
-    assert client.list_networks("overcloud") == ["Storage"]
+    assert client.roles.list("overcloud") == ["Controller", "Worker"]
+    assert client.networks.list("overcloud") == ["Storage"]
     assert store.get_object("overcloud", "vip_data.yaml") == vips.read_bytes()
-    assert client.list_environments("overcloud") == [
+    assert client.environments.list("overcloud") == [
         {"order": 1, "path": REG, "user": False},
         {"order": 2, "path": "user-environments/1/net.yaml", "user": True},
         {"order": 3, "path": "user-environments/2/params.yaml", "user": True}]
@@ -109,45 +109,45 @@ def test_create_with_environments_and_data_files(client: Client, tmp_path: Path)
     assert order[-3:] == ["user-environments/1/net.yaml", "user-environments/2/params.yaml",
                           heatfiles.USER_ENVIRONMENT]
     assert values["ComputeCount"] == 5 and values["Tag"] == "params"  # the last one wins
-    request = heatfiles.build_request(dict(client._repo.read_all("overcloud")),
-                                      client._repo.environment("overcloud"))
+    request = heatfiles.build_request(dict(client.plans._repo.read_all("overcloud")),
+                                      client.plans._repo.environment("overcloud"))
     assert heatfiles.BASE_URL + "user-environments/1/scripts/hi.sh" in request["files"]
 
 
 def test_add_remove_and_update_keep_the_order(client: Client, tmp_path: Path) -> None:
     envs = _env_dir(tmp_path / "envs")
-    client.create_plan("overcloud", write_tree(tmp_path / "t", basic_tree()),
-                       environments=[envs / "params.yaml"])
-    assert client.add_environments("overcloud", [envs / "later.yaml"]) == [
+    client.plans.create("overcloud", write_tree(tmp_path / "t", basic_tree()),
+                        environments=[envs / "params.yaml"])
+    assert client.environments.add("overcloud", [envs / "later.yaml"]) == [
         "user-environments/2/later.yaml"]
-    client.add_environments("overcloud", [envs / "net.yaml"], position=1)
+    client.environments.add("overcloud", [envs / "net.yaml"], position=1)
     assert _user(client) == ["user-environments/3/net.yaml", "user-environments/1/params.yaml",
                              "user-environments/2/later.yaml"]
     assert _applied(client)[1]["Tag"] == "later"
-    client.update_capabilities("overcloud", {"environments/storage.yaml": True})
-    listed = client.list_environments("overcloud")
+    client.capabilities.update("overcloud", {"environments/storage.yaml": True})
+    listed = client.environments.list("overcloud")
     assert "environments/storage.yaml" in [e["path"] for e in listed]
     assert [e["user"] for e in listed] == [False] * (len(listed) - 3) + [True] * 3
 
-    client.remove_environments("overcloud", ["user-environments/2/later.yaml"])
+    client.environments.remove("overcloud", ["user-environments/2/later.yaml"])
     assert _applied(client)[1]["Tag"] == "params"
     assert not any(n.startswith("user-environments/2/")
-                   for n in client.store.list_objects("overcloud"))
+                   for n in client._session.store.list_objects("overcloud"))
 
     # An update without -e keeps them; with -e they become exactly the given ones.
-    client.update_plan("overcloud", write_tree(tmp_path / "t2", basic_tree()))
+    client.plans.update("overcloud", write_tree(tmp_path / "t2", basic_tree()))
     assert _user(client) == ["user-environments/3/net.yaml", "user-environments/1/params.yaml"]
-    client.update_plan("overcloud", write_tree(tmp_path / "t3", basic_tree()),
-                       environments=[envs / "later.yaml", envs / "params.yaml"])
+    client.plans.update("overcloud", write_tree(tmp_path / "t3", basic_tree()),
+                        environments=[envs / "later.yaml", envs / "params.yaml"])
     assert _user(client) == ["user-environments/4/later.yaml",
                              "user-environments/5/params.yaml"]
-    assert sorted({n.split("/")[1] for n in client.store.list_objects("overcloud")
+    assert sorted({n.split("/")[1] for n in client._session.store.list_objects("overcloud")
                    if n.startswith("user-environments/")}) == ["4", "5"]
     # The same files again (as a repeated deploy -e) change nothing.
-    before = _state(client.store)
-    assert client.set_environments("overcloud", [envs / "later.yaml", envs / "params.yaml"]) \
+    before = _state(client._session.store)
+    assert client.environments.set("overcloud", [envs / "later.yaml", envs / "params.yaml"]) \
         == ["user-environments/4/later.yaml", "user-environments/5/params.yaml"]
-    assert _state(client.store) == before
+    assert _state(client._session.store) == before
 
 
 @pytest.mark.parametrize(("name", "expected"), BAD)
@@ -155,20 +155,20 @@ def test_a_bad_environment_leaves_the_plan_unchanged(client: Client, tmp_path: P
                                                      name: str, expected: str) -> None:
     envs = _env_dir(tmp_path / "envs")
     templates = write_tree(tmp_path / "t", basic_tree())
-    client.create_plan("overcloud", templates, environments=[envs / "params.yaml"])
-    before = _state(client.store)
-    calls = [lambda: client.add_environments("overcloud", [envs / "later.yaml", envs / name]),
-             lambda: client.update_plan("overcloud", templates,
-                                        environments=[envs / "later.yaml", envs / name]),
-             lambda: client.set_environments("overcloud", [envs / name])]
+    client.plans.create("overcloud", templates, environments=[envs / "params.yaml"])
+    before = _state(client._session.store)
+    calls = [lambda: client.environments.add("overcloud", [envs / "later.yaml", envs / name]),
+             lambda: client.plans.update("overcloud", templates,
+                                         environments=[envs / "later.yaml", envs / name]),
+             lambda: client.environments.set("overcloud", [envs / name])]
     for call in calls:
         with pytest.raises(exceptions.InvalidTemplate) as caught:
             call()
         assert expected in str(caught.value)
-        assert _state(client.store) == before
+        assert _state(client._session.store) == before
     with pytest.raises(exceptions.InvalidTemplate):
-        client.create_plan("other", templates, environments=[envs / name])
-    assert client.list_plans() == [{"name": "overcloud", "description": "",
+        client.plans.create("other", templates, environments=[envs / name])
+    assert client.plans.list() == [{"name": "overcloud", "description": "",
                                     "deployment_status": ""}]
 
 
@@ -177,44 +177,44 @@ def test_a_failure_after_the_environments_are_stored_reverts_them(client: Client
     """An update whose rendering fails after its environments were stored puts the
     plan back: the earlier user environments and their files included."""
     envs = _env_dir(tmp_path / "envs")
-    client.create_plan("overcloud", write_tree(tmp_path / "t", basic_tree()),
-                       environments=[envs / "net.yaml"])
-    before = _state(client.store)[0]
+    client.plans.create("overcloud", write_tree(tmp_path / "t", basic_tree()),
+                        environments=[envs / "net.yaml"])
+    before = _state(client._session.store)[0]
     broken = {**basic_tree(), "overcloud.j2.yaml": "{% for x in %}\n"}
     with pytest.raises(exceptions.InvalidTemplate):
-        client.update_plan("overcloud", write_tree(tmp_path / "bad", broken),
-                           environments=[envs / "params.yaml"])
-    after = _state(client.store)[0]
+        client.plans.update("overcloud", write_tree(tmp_path / "bad", broken),
+                            environments=[envs / "params.yaml"])
+    after = _state(client._session.store)[0]
     assert after == before
 
 
 def test_bad_data_files_and_unknown_plans_are_refused(client: Client, tmp_path: Path) -> None:
     envs = _env_dir(tmp_path / "envs")
     templates = write_tree(tmp_path / "t", basic_tree())
-    client.create_plan("overcloud", templates)
-    before = _state(client.store)
+    client.plans.create("overcloud", templates)
+    before = _state(client._session.store)
     bad_roles = tmp_path / "roles.yaml"
     bad_roles.write_text("- name: Controller\n- name: controller\n")
     with pytest.raises(exceptions.InvalidRoles, match="defined as 'Controller' and"):
-        client.update_plan("overcloud", templates, roles_file=bad_roles)
+        client.plans.update("overcloud", templates, roles_file=bad_roles)
     bad_nets = tmp_path / "nets.yaml"
     bad_nets.write_text("- name: Ext\n  vlan: 5000\n")
     with pytest.raises(exceptions.InvalidNetworks, match="vlan 5000"):
-        client.update_plan("overcloud", templates, networks_file=bad_nets)
+        client.plans.update("overcloud", templates, networks_file=bad_nets)
     with pytest.raises(exceptions.InvalidInput, match="Cannot read"):
-        client.update_plan("overcloud", templates, vip_file=tmp_path / "none.yaml")
+        client.plans.update("overcloud", templates, vip_file=tmp_path / "none.yaml")
     with pytest.raises(exceptions.PlanNotFound):
-        client.add_environments("ghost", [envs / "params.yaml"])
+        client.environments.add("ghost", [envs / "params.yaml"])
     with pytest.raises(exceptions.InvalidInput, match="comes with the plan's templates"):
-        client.remove_environments("overcloud", [REG])
+        client.environments.remove("overcloud", [REG])
     with pytest.raises(exceptions.InvalidInput, match="is not among the environments"):
-        client.remove_environments("overcloud", ["user-environments/9/x.yaml"])
+        client.environments.remove("overcloud", ["user-environments/9/x.yaml"])
     with pytest.raises(exceptions.InvalidInput, match="give a number from 1 to 1"):
-        client.add_environments("overcloud", [envs / "params.yaml"], position=3)
-    assert _state(client.store) == before
+        client.environments.add("overcloud", [envs / "params.yaml"], position=3)
+    assert _state(client._session.store) == before
     with pytest.raises(exceptions.InvalidRoles):
-        client.create_plan("other", templates, roles_file=bad_roles)
-    assert [p["name"] for p in client.list_plans()] == ["overcloud"]
+        client.plans.create("other", templates, roles_file=bad_roles)
+    assert [p["name"] for p in client.plans.list()] == ["overcloud"]
 
 
 # -- CLI (python -m tripleo_flow.cli.main) ---------------------------------------
@@ -308,7 +308,7 @@ def _as_json(path: Path) -> dict[str, Any]:
 
 def test_environments_over_http(api: Api, tmp_path: Path) -> None:
     envs = _env_dir(tmp_path / "envs")
-    api.client.create_plan("overcloud", write_tree(tmp_path / "t", basic_tree()))
+    api.client.plans.create("overcloud", write_tree(tmp_path / "t", basic_tree()))
     added = api("POST", "/v1/plans/overcloud/environments",
                 json={"environments": [_as_json(envs / "net.yaml"),
                                        _as_json(envs / "params.yaml")]})
@@ -328,7 +328,7 @@ def test_environments_over_http(api: Api, tmp_path: Path) -> None:
     assert removed.status_code == 200, removed.text
     assert _applied(api.client)[1]["Tag"] == "net"
 
-    before = _state(api.client.store)
+    before = _state(api.client._session.store)
     net = _as_json(envs / "net.yaml")
     missing = {"name": "net.yaml", "files": {"net.yaml": net["files"]["net.yaml"]}}
     escaping = {"name": "e.yaml", "files": {"e.yaml": "resource_registry: {OS::X: ../x.yaml}\n",
@@ -348,7 +348,7 @@ def test_environments_over_http(api: Api, tmp_path: Path) -> None:
                json={"environments": [net]}).status_code == 404
     assert api("POST", "/v1/plans/overcloud/environments/remove",
                json={"paths": [REG]}).status_code == 400
-    assert _state(api.client.store) == before
+    assert _state(api.client._session.store) == before
 
 
 def test_data_files_of_the_upload_over_http(api: Api, tmp_path: Path) -> None:
@@ -366,9 +366,9 @@ def test_data_files_of_the_upload_over_http(api: Api, tmp_path: Path) -> None:
                   "&networks_file=./custom/nets.yaml&vip_file=custom/vips.yaml",
                   data=body, headers=gzip)
     assert created.status_code == 201, created.text
-    assert api.client.list_roles("overcloud") == ["Controller", "Worker"]
-    assert api.client.list_networks("overcloud") == ["Storage"]
-    assert api.client.store.get_object("overcloud", "vip_data.yaml") == \
+    assert api.client.roles.list("overcloud") == ["Controller", "Worker"]
+    assert api.client.networks.list("overcloud") == ["Storage"]
+    assert api.client._session.store.get_object("overcloud", "vip_data.yaml") == \
         tree["custom/vips.yaml"].encode()
 
     tree["custom/other_roles.yaml"] = ROLES.replace("Compute", "Storage")
@@ -376,9 +376,9 @@ def test_data_files_of_the_upload_over_http(api: Api, tmp_path: Path) -> None:
     updated = api("PUT", "/v1/plans/overcloud?roles_file=custom/other_roles.yaml",
                   data=body, headers=gzip)
     assert updated.status_code == 200, updated.text
-    assert api.client.list_roles("overcloud") == ["Controller", "Storage"]
+    assert api.client.roles.list("overcloud") == ["Controller", "Storage"]
 
-    before = _state(api.client.store)
+    before = _state(api.client._session.store)
     for method, url, expected in [
             ("PUT", "/v1/plans/overcloud?roles_file=../etc/passwd", "is not a file of the upload"),
             ("PUT", "/v1/plans/overcloud?roles_file=/etc/passwd", "is not a file of the upload"),
@@ -388,8 +388,8 @@ def test_data_files_of_the_upload_over_http(api: Api, tmp_path: Path) -> None:
         response = api(method, url, data=body, headers=gzip)
         assert response.status_code == 400, response.text
         assert expected in response.json()["error"]["message"]
-    assert _state(api.client.store) == before
-    assert [p["name"] for p in api.client.list_plans()] == ["overcloud"]
+    assert _state(api.client._session.store) == before
+    assert [p["name"] for p in api.client.plans.list()] == ["overcloud"]
 
 
 # -- the real THT 18.0.0 -----------------------------------------------------------
@@ -408,8 +408,8 @@ def test_tht_18_plan_with_an_environment_file(tmp_path: Path) -> None:
                    "  ControllerCount: 1\n")
     tree = fetch_tree_dir("18.0.0")
     try:
-        client.create_plan("overcloud", tree, environments=[env])
-        store = client.store
+        client.plans.create("overcloud", tree, environments=[env])
+        store = client._session.store
         assert store.get_object("overcloud", "network_data.yaml") == \
             (tree / "network_data_default.yaml").read_bytes()
         assert store.get_object("overcloud", "vip_data.yaml") == \
@@ -418,7 +418,7 @@ def test_tht_18_plan_with_an_environment_file(tmp_path: Path) -> None:
         assert order[0] == REG
         assert order[-2:] == ["user-environments/1/ntp.yaml", heatfiles.USER_ENVIRONMENT]
         assert values["NtpServer"] == ["ntp.example.com"]
-        assert client.get_parameters("overcloud") == {}  # a file's values stay in the file
+        assert client.parameters.get("overcloud") == {}  # a file's values stay in the file
     finally:
         client.close()
 
@@ -431,23 +431,24 @@ def test_deploy_with_environment_files_updates_the_plan_first(tmp_path: Path) ->
     envs = _env_dir(tmp_path / "envs")
     client = make_client(tmp_path, LocalStore(tmp_path / "plans"))
     try:
-        client.create_plan("overcloud", sample=True)
-        before = _state(client.store)
+        client.plans.create("overcloud", sample=True)
+        before = _state(client._session.store)
         with pytest.raises(exceptions.InvalidTemplate, match="outside the environment"):
-            client.deploy("overcloud", work_dir=tmp_path / "work",
-                          environments=[envs / "outside.yaml"])
-        assert _state(client.store) == before
-        assert client.deployment_status("overcloud")["deployment_status"] == "NONE"
+            client.deployments.create("overcloud", work_dir=tmp_path / "work",
+                                      environments=[envs / "outside.yaml"])
+        assert _state(client._session.store) == before
+        assert client.deployments.status("overcloud")["deployment_status"] == "NONE"
         with pytest.raises(exceptions.InvalidInput, match="no-such-heat"):
-            client.deploy("overcloud", work_dir=tmp_path / "work", heat_type="no-such-heat",
-                          environments=[envs / "params.yaml"])
-        [failed] = [e for e in client.list_executions("tripleo.deploy.deploy")
+            client.deployments.create("overcloud", work_dir=tmp_path / "work",
+                                      heat_type="no-such-heat",
+                                      environments=[envs / "params.yaml"])
+        [failed] = [e for e in client.executions.list("tripleo.deploy.deploy")
                     if e.failed_task]
         assert failed.state == "ERROR"
-        stored = [t.name for t in client.execution_tasks(failed.id) if t.reverted]
+        stored = [t.name for t in client.tasks.list(failed.id) if t.reverted]
         assert "set_environments" in stored  # it was stored, then put back
         assert _user(client) == []
-        objects = _state(client.store)[0]
+        objects = _state(client._session.store)[0]
         assert not [name for name in objects if name.startswith("user-environments/")]
         assert objects["plan-environment.yaml"] == before[0]["plan-environment.yaml"]
     finally:
@@ -461,9 +462,9 @@ def test_a_link_leading_out_of_the_environment_directory_is_refused(client: Clie
     (envs / "linked").mkdir()
     (envs / "linked" / "x.yaml").symlink_to(tmp_path / "secret.yaml")
     (envs / "uses-link.yaml").write_text("resource_registry: {OS::X: linked/x.yaml}\n")
-    client.create_plan("overcloud", write_tree(tmp_path / "t", basic_tree()))
-    before = _state(client.store)
+    client.plans.create("overcloud", write_tree(tmp_path / "t", basic_tree()))
+    before = _state(client._session.store)
     with pytest.raises(exceptions.InvalidTemplate,
                        match="'linked/x.yaml' links outside the environment's directory"):
-        client.add_environments("overcloud", [envs / "uses-link.yaml"])
-    assert _state(client.store) == before
+        client.environments.add("overcloud", [envs / "uses-link.yaml"])
+    assert _state(client._session.store) == before

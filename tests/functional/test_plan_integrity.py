@@ -42,31 +42,31 @@ def _tarball(path: Path, members: list[tuple[str, bytes]]) -> Path:
 
 
 def _env(client: Client, plan: str = "overcloud") -> dict:
-    return yaml.safe_load(client.store.get_object(plan, PLAN_ENV))
+    return yaml.safe_load(client._session.store.get_object(plan, PLAN_ENV))
 
 
 def test_update_with_a_file_and_a_directory_of_one_name_is_refused(
         client: Client, templates: Path, tmp_path: Path) -> None:
-    client.create_plan("overcloud", templates)
-    client.store.put_object("overcloud", "user/mine.yaml", b"a: 1\n")
-    before = snapshot(client.store, "overcloud")
+    client.plans.create("overcloud", templates)
+    client._session.store.put_object("overcloud", "user/mine.yaml", b"a: 1\n")
+    before = snapshot(client._session.store, "overcloud")
     members = [(name, text.encode()) for name, text in basic_tree().items()]
     members += [("zz/b.yaml", b"b: 1\n"), ("zz", b"c: 1\n")]
     archive = _tarball(tmp_path / "clash.tar.gz", members)
     with pytest.raises(exceptions.InvalidArchive, match="'zz'.*both a file and a directory"):
-        client.update_plan("overcloud", archive)
-    assert snapshot(client.store, "overcloud") == before
+        client.plans.update("overcloud", archive)
+    assert snapshot(client._session.store, "overcloud") == before
 
 
 def test_update_refuses_a_template_where_a_user_file_is_a_directory(
         client: Client, templates: Path, tmp_path: Path) -> None:
-    client.create_plan("overcloud", templates)
-    client.store.put_object("overcloud", "user/mine.yaml", b"a: 1\n")
-    before = snapshot(client.store, "overcloud")
+    client.plans.create("overcloud", templates)
+    client._session.store.put_object("overcloud", "user/mine.yaml", b"a: 1\n")
+    before = snapshot(client._session.store, "overcloud")
     clash = write_tree(tmp_path / "new", basic_tree() | {"user": "a: 2\n"})
     with pytest.raises(exceptions.InvalidInput, match="'user'"):
-        client.update_plan("overcloud", clash)
-    assert snapshot(client.store, "overcloud") == before
+        client.plans.update("overcloud", clash)
+    assert snapshot(client._session.store, "overcloud") == before
 
 
 def _rendered_registry_tree() -> dict[str, str]:
@@ -81,21 +81,21 @@ def _rendered_registry_tree() -> dict[str, str]:
 def test_update_with_the_same_templates_keeps_the_rendered_registry_first(
         client: Client, tmp_path: Path) -> None:
     templates = write_tree(tmp_path / "t", _rendered_registry_tree())
-    client.create_plan("overcloud", templates)
-    client.update_capabilities("overcloud", {"environments/storage.yaml": True})
-    client.store.put_object("overcloud", "user/mine.yaml", b"parameter_defaults: {}\n")
+    client.plans.create("overcloud", templates)
+    client.capabilities.update("overcloud", {"environments/storage.yaml": True})
+    client._session.store.put_object("overcloud", "user/mine.yaml", b"parameter_defaults: {}\n")
     env = _env(client)
     env["environments"].append({"path": "user/mine.yaml"})
-    client.store.put_object("overcloud", PLAN_ENV, yaml.safe_dump(env).encode())
+    client._session.store.put_object("overcloud", PLAN_ENV, yaml.safe_dump(env).encode())
     expected = [REGISTRY, "environments/base.yaml", "environments/storage.yaml", "user/mine.yaml"]
     assert [e["path"] for e in _env(client)["environments"]] == expected
 
-    result = client.update_plan("overcloud", templates)
+    result = client.plans.update("overcloud", templates)
     assert result["dropped_environments"] == []
     assert [e["path"] for e in _env(client)["environments"]] == expected
-    assert REGISTRY in client.store.list_objects("overcloud")
+    assert REGISTRY in client._session.store.list_objects("overcloud")
     # Twice: nothing moves either.
-    client.update_plan("overcloud", templates)
+    client.plans.update("overcloud", templates)
     assert [e["path"] for e in _env(client)["environments"]] == expected
 
 
@@ -123,15 +123,15 @@ def _decoded_base64(data: bytes) -> bytes:
 
 def test_update_undo_record_names_a_version_and_holds_no_password(
         client: Client, templates: Path, tmp_path: Path) -> None:
-    client.create_plan("overcloud", templates)
-    client.set_parameters("overcloud", {"Keep": "me"})
-    passwords = client.get_passwords("overcloud")
+    client.plans.create("overcloud", templates)
+    client.parameters.set("overcloud", {"Keep": "me"})
+    passwords = client.passwords.get("overcloud")
     secrets = [v for v in passwords.values() if isinstance(v, str) and len(v) >= 8]
     assert len(secrets) > 10
     new = write_tree(tmp_path / "new", basic_tree() | {"environments/new.yaml": "a: 1\n"})
 
-    execution = client.run_workflow("update_deployment_plan",
-                                    {"plan": "overcloud", "templates": str(new)})
+    execution = client.executions.create("update_deployment_plan",
+                                         {"plan": "overcloud", "templates": str(new)})
     assert execution.state == "SUCCESS", execution.error
     database = _database(client)
     assert b"environments/new.yaml" in database  # the record is there, in the clear
@@ -140,32 +140,33 @@ def test_update_undo_record_names_a_version_and_holds_no_password(
 
     # A failure after the update: the revert puts the plan-environment back
     # from the stored version the record names.
-    before = snapshot(client.store, "overcloud")
+    before = snapshot(client._session.store, "overcloud")
 
     class Boom(task.Task):  # type: ignore[misc]
         def execute(self) -> None:
             raise RuntimeError("boom")
 
     newer = write_tree(tmp_path / "newer", basic_tree() | {"environments/x.yaml": "a: 2\n"})
-    flow = linear_flow.Flow("t").add(ActionTask(UpdatePlan(client.context)), Boom())
+    flow = linear_flow.Flow("t").add(ActionTask(UpdatePlan(client._session.context)), Boom())
     with pytest.raises(RuntimeError, match="boom"):
         run_flow(flow, {"plan": "overcloud", "templates": str(newer)})
-    assert snapshot(client.store, "overcloud") == before
-    assert client.get_passwords("overcloud") == passwords
+    assert snapshot(client._session.store, "overcloud") == before
+    assert client.passwords.get("overcloud") == passwords
 
 
 def test_a_live_create_is_not_taken_for_a_crashed_one(client: Client, templates: Path,
                                                       tmp_path: Path) -> None:
     """A create still running in another process (its lease held) is left alone; once
     that process is gone, its incomplete plan is removed by the next create."""
-    repo = PlanRepository(client.store)
-    client.store.create_container("overcloud", {"usage-tripleo": "plan", CREATING: "other"})
-    client.store.put_object("overcloud", "half.yaml", b"a: 1\n")
+    repo = PlanRepository(client._session.store)
+    client._session.store.create_container("overcloud", {"usage-tripleo": "plan",
+                                                         CREATING: "other"})
+    client._session.store.put_object("overcloud", "half.yaml", b"a: 1\n")
     holder = subprocess.Popen(
         [sys.executable, "-c",
          "import sys, time\n"
          "from tripleo_flow.plans.lock import PlanLocks\n"
-         f"locks = PlanLocks({client.locks.url!r})\n"
+         f"locks = PlanLocks({client._session.locks.url!r})\n"
          "assert locks.take_lease('create-overcloud')\n"
          "print('held', flush=True)\n"
          "time.sleep(600)\n"],
@@ -173,28 +174,28 @@ def test_a_live_create_is_not_taken_for_a_crashed_one(client: Client, templates:
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         with pytest.raises(exceptions.PlanBeingCreated, match="being created"):
-            client.create_plan("overcloud", templates)
-        assert client.store.list_objects("overcloud") == ["half.yaml"]
-        assert client.list_plans() == [] and not repo.exists("overcloud")
+            client.plans.create("overcloud", templates)
+        assert client._session.store.list_objects("overcloud") == ["half.yaml"]
+        assert client.plans.list() == [] and not repo.exists("overcloud")
     finally:
         holder.kill()
         holder.wait()
-    client.create_plan("overcloud", templates)
-    assert "half.yaml" not in client.store.list_objects("overcloud")
-    assert client.list_plans()[0]["name"] == "overcloud"
-    assert repo.creating("overcloud") is None and len(client.get_passwords("overcloud")) > 10
+    client.plans.create("overcloud", templates)
+    assert "half.yaml" not in client._session.store.list_objects("overcloud")
+    assert client.plans.list()[0]["name"] == "overcloud"
+    assert repo.creating("overcloud") is None and len(client.passwords.get("overcloud")) > 10
 
 
 def test_deploy_refuses_a_plan_whose_update_did_not_finish(
         client: Client, templates: Path, tmp_path: Path) -> None:
-    client.create_plan("overcloud", templates)
-    repo = PlanRepository(client.store)
+    client.plans.create("overcloud", templates)
+    repo = PlanRepository(client._session.store)
     repo.save_journal("overcloud", Journal(written={"overcloud.yaml"}))
-    before = snapshot(client.store, "overcloud")
+    before = snapshot(client._session.store, "overcloud")
     with pytest.raises(exceptions.TripleoFlowError, match="update that has not finished"):
-        client.deploy("overcloud", work_dir=tmp_path / "work")
-    assert snapshot(client.store, "overcloud") == before
-    assert client.deployment_status("overcloud")["deployment_status"] != "DEPLOYING"
+        client.deployments.create("overcloud", work_dir=tmp_path / "work")
+    assert snapshot(client._session.store, "overcloud") == before
+    assert client.deployments.status("overcloud")["deployment_status"] != "DEPLOYING"
     assert not (tmp_path / "work" / "heat-launcher").exists()
 
 
@@ -202,30 +203,30 @@ def test_a_plan_a_killed_update_left_is_flagged_and_every_other_change_refused(
         client: Client, templates: Path, tmp_path: Path) -> None:
     """Its tree is part old, part new: nothing but the update (run again) may change
     or read it whole; each refusal names the update to run, and changes nothing."""
-    client.create_plan("overcloud", templates)
-    assert client.show_plan("overcloud")["update_unfinished"] is False
-    repo = PlanRepository(client.store)
+    client.plans.create("overcloud", templates)
+    assert client.plans.get("overcloud")["update_unfinished"] is False
+    repo = PlanRepository(client._session.store)
     repo.save_journal("overcloud", Journal(written={"overcloud.yaml"}))
-    assert client.show_plan("overcloud")["update_unfinished"] is True
-    before = snapshot(client.store, "overcloud")
+    assert client.plans.get("overcloud")["update_unfinished"] is True
+    before = snapshot(client._session.store, "overcloud")
     env = tmp_path / "mine.yaml"
     env.write_text("parameter_defaults: {Mine: 1}\n")
     for change in (
-            lambda: client.set_parameters("overcloud", {"NtpServer": "x"}),
-            lambda: client.reset_parameters("overcloud"),
-            lambda: client.add_environments("overcloud", [str(env)]),
-            lambda: client.update_capabilities("overcloud",
+            lambda: client.parameters.set("overcloud", {"NtpServer": "x"}),
+            lambda: client.parameters.reset("overcloud"),
+            lambda: client.environments.add("overcloud", [str(env)]),
+            lambda: client.capabilities.update("overcloud",
                                                {"environments/storage.yaml": True}),
-            lambda: client.render_plan("overcloud"),
-            lambda: client.export_plan("overcloud", tmp_path / "x.tar.gz"),
-            lambda: client.get_parameter_schema("overcloud")):
+            lambda: client.plans.render("overcloud"),
+            lambda: client.plans.export("overcloud", tmp_path / "x.tar.gz"),
+            lambda: client.parameters.schema("overcloud")):
         with pytest.raises(exceptions.PlanUpdateUnfinished, match="plan update overcloud"):
             change()
-    assert snapshot(client.store, "overcloud") == before
+    assert snapshot(client._session.store, "overcloud") == before
     assert not (tmp_path / "x.tar.gz").exists()
-    client.update_plan("overcloud", templates)  # the repair
-    assert client.show_plan("overcloud")["update_unfinished"] is False
-    assert client.set_parameters("overcloud", {"NtpServer": "x"}) == ["NtpServer"]
+    client.plans.update("overcloud", templates)  # the repair
+    assert client.plans.get("overcloud")["update_unfinished"] is False
+    assert client.parameters.set("overcloud", {"NtpServer": "x"}) == ["NtpServer"]
 
 
 def test_an_update_adds_its_environments_before_rendering_and_ends_unflagged(
@@ -234,24 +235,24 @@ def test_an_update_adds_its_environments_before_rendering_and_ends_unflagged(
     the old templates'), yet the update's own next task (adding the user environments)
     goes ahead; a writer of another execution is refused there, and once rendered, the
     plan is no longer flagged."""
-    client.create_plan("overcloud", templates)
+    client.plans.create("overcloud", templates)
     env = tmp_path / "mine.yaml"
     env.write_text("parameter_defaults:\n  NtpServer: ntp.example\n")
     roles = basic_tree()["roles_data.yaml"] + "- name: Storage\n  CountDefault: 1\n"
     new = write_tree(tmp_path / "new", basic_tree() | {"roles_data.yaml": roles})
-    client.update_plan("overcloud", new, environments=[str(env)])
-    shown = client.show_plan("overcloud")
+    client.plans.update("overcloud", new, environments=[str(env)])
+    shown = client.plans.get("overcloud")
     assert shown["update_unfinished"] is False
-    assert "puppet/storage-role.yaml" in PlanRepository(client.store).manifest(
+    assert "puppet/storage-role.yaml" in PlanRepository(client._session.store).manifest(
         "overcloud").rendered
-    assert [e["path"] for e in client.list_environments("overcloud") if e.get("user")]
+    assert [e["path"] for e in client.environments.list("overcloud") if e.get("user")]
     # The state a kill in that window leaves: another execution's writer is refused.
-    PlanRepository(client.store).mark_unrendered("overcloud", "another-execution")
-    before = snapshot(client.store, "overcloud")
+    PlanRepository(client._session.store).mark_unrendered("overcloud", "another-execution")
+    before = snapshot(client._session.store, "overcloud")
     with pytest.raises(exceptions.PlanUpdateUnfinished):
-        client.set_parameters("overcloud", {"NtpServer": "evil.example"})
-    assert snapshot(client.store, "overcloud") == before
-    assert client.show_plan("overcloud")["update_unfinished"] is True
-    client.render_plan("overcloud")  # rendering is what the update had left to do
-    assert client.show_plan("overcloud")["update_unfinished"] is False
-    client.set_parameters("overcloud", {"NtpServer": "pool.example"})
+        client.parameters.set("overcloud", {"NtpServer": "evil.example"})
+    assert snapshot(client._session.store, "overcloud") == before
+    assert client.plans.get("overcloud")["update_unfinished"] is True
+    client.plans.render("overcloud")  # rendering is what the update had left to do
+    assert client.plans.get("overcloud")["update_unfinished"] is False
+    client.parameters.set("overcloud", {"NtpServer": "pool.example"})

@@ -69,10 +69,10 @@ def _state(store: PlanStore, trees: dict[str, dict[str, str]]) -> str:
 def _setup(cli: Cli, tmp_path: Path) -> tuple[dict[str, dict[str, str]], dict[str, Path]]:
     trees = {"a": _tree("a", COUNT), "b": _tree("b", COUNT)}
     dirs = {k: write_tree(tmp_path / k, t) for k, t in trees.items()}
-    cli.client.create_plan(PLAN, dirs["a"])
+    cli.client.plans.create(PLAN, dirs["a"])
     for name, data in USER.items():
         cli.store.put_object(PLAN, name, data)
-    cli.client.set_parameters(PLAN, {"NtpServer": "pool.ntp.org"})
+    cli.client.parameters.set(PLAN, {"NtpServer": "pool.ntp.org"})
     return trees, dirs
 
 
@@ -106,7 +106,7 @@ def _check_left(cli: Cli, trees: dict[str, dict[str, str]], through_cli: bool = 
     ``through_cli`` through the CLI too (exit 4, with what to run next)."""
     _settled(cli.store, PLAN)
     state = _state(cli.store, trees)
-    unfinished = cli.client.show_plan(PLAN)["update_unfinished"]
+    unfinished = cli.client.plans.get(PLAN)["update_unfinished"]
     if JOURNAL in cli.store.list_objects(PLAN):
         assert unfinished, "a journal is left, yet the plan is not flagged"
     if not unfinished:
@@ -116,8 +116,8 @@ def _check_left(cli: Cli, trees: dict[str, dict[str, str]], through_cli: bool = 
         return state
     before = object_digests(cli.store, PLAN)
     output = cli.home / "x.tar.gz"
-    for change in (lambda: cli.client.set_parameters(PLAN, {"NtpServer": "evil.example.org"}),
-                   lambda: cli.client.export_plan(PLAN, output)):
+    for change in (lambda: cli.client.parameters.set(PLAN, {"NtpServer": "evil.example.org"}),
+                   lambda: cli.client.plans.export(PLAN, output)):
         with pytest.raises(exceptions.PlanUpdateUnfinished,
                            match=f"has a template update that has not finished.*"
                                  f"plan update {PLAN} --templates DIR"):
@@ -137,9 +137,9 @@ def _repair(cli: Cli, how: str, templates: Path) -> None:
     """Update again (through the Python API), or resume the killed update's execution
     with ``tripleo-flow execution resume``."""
     if how == "retry":
-        cli.client.update_plan(PLAN, templates)
+        cli.client.plans.update(PLAN, templates)
         return
-    [killed] = [e for e in cli.client.list_executions()
+    [killed] = [e for e in cli.client.executions.list()
                 if "update" in e.workflow and e.state == "INTERRUPTED"]
     shown = json.loads(cli.run("execution", "resume", killed.id, "-f", "json").stdout)
     assert shown["State"] == "SUCCESS", shown
@@ -168,7 +168,7 @@ def test_update_killed_at_a_crash_point(cli: Cli, tmp_path: Path, point: str,
         assert state == "mixed"
     else:  # the new tree, not (wholly) rendered yet: flagged
         assert state == "b"
-        assert cli.client.show_plan(PLAN)["update_unfinished"]
+        assert cli.client.plans.get(PLAN)["update_unfinished"]
     _repair(cli, how, dirs["b"])
     _assert_complete(cli, trees["b"], USER)
     env = cli.store.get_object(PLAN, PLAN_ENV)

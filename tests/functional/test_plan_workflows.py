@@ -15,67 +15,67 @@ from tripleo_flow.plans.plan import PLAN_ENV
 
 
 def test_plan_workbooks_end_to_end(client: Client, templates: Path, tmp_path: Path) -> None:
-    done = client.run_workflow("create_deployment_plan",
-                               {"plan": "overcloud", "templates": str(templates)})
+    done = client.executions.create("create_deployment_plan",
+                                    {"plan": "overcloud", "templates": str(templates)})
     assert done.state == "SUCCESS", done.error
-    assert "puppet/controller-role.yaml" in client.store.list_objects("overcloud")
+    assert "puppet/controller-role.yaml" in client._session.store.list_objects("overcloud")
 
-    done = client.run_workflow("update_parameters",
-                               {"plan": "overcloud", "parameters": {"ComputeCount": 4}})
+    done = client.executions.create("update_parameters",
+                                    {"plan": "overcloud", "parameters": {"ComputeCount": 4}})
     assert done.state == "SUCCESS", done.error
-    assert client.get_parameters("overcloud") == {"ComputeCount": 4}
+    assert client.parameters.get("overcloud") == {"ComputeCount": 4}
 
-    before = client.get_passwords("overcloud")
-    done = client.run_workflow("rotate_passwords",
-                               {"plan": "overcloud", "rotate": ["AdminPassword"]})
+    before = client.passwords.get("overcloud")
+    done = client.executions.create("rotate_passwords",
+                                    {"plan": "overcloud", "rotate": ["AdminPassword"]})
     assert done.state == "SUCCESS", done.error
-    assert client.get_passwords("overcloud")["AdminPassword"] != before["AdminPassword"]
+    assert client.passwords.get("overcloud")["AdminPassword"] != before["AdminPassword"]
 
     archive = tmp_path / "overcloud.tar.gz"
-    done = client.run_workflow("export_deployment_plan",
-                               {"plan": "overcloud", "output": str(archive)})
+    done = client.executions.create("export_deployment_plan",
+                                    {"plan": "overcloud", "output": str(archive)})
     assert done.state == "SUCCESS", done.error
     assert archive.stat().st_size > 0
 
-    done = client.run_workflow("delete_deployment_plan", {"plan": "overcloud"})
+    done = client.executions.create("delete_deployment_plan", {"plan": "overcloud"})
     assert done.state == "SUCCESS", done.error
-    assert not client.store.container_exists("overcloud")
-    tasks = client.execution_tasks(done.id)
+    assert not client._session.store.container_exists("overcloud")
+    tasks = client.tasks.list(done.id)
     assert [t.state for t in tasks] and all(t.state == "SUCCESS" for t in tasks)
 
 
 def test_failed_create_workflow_leaves_no_plan(client: Client, tmp_path: Path) -> None:
     bad = write_tree(tmp_path / "bad", basic_tree() | {"broken.j2.yaml": "{% for %}\n"})
     with pytest.raises(exceptions.WorkflowFailed, match="broken.j2.yaml.*reverted") as failed:
-        client.run_workflow("create_deployment_plan",
-                            {"plan": "overcloud", "templates": str(bad)})
+        client.executions.create("create_deployment_plan",
+                                 {"plan": "overcloud", "templates": str(bad)})
     assert failed.value.task == "process_templates" and failed.value.reverted
-    [execution] = client.list_executions()
+    [execution] = client.executions.list()
     assert execution.state == "ERROR" and execution.failed_task == "process_templates"
-    assert not client.store.container_exists("overcloud")
-    assert client.list_plans() == []
+    assert not client._session.store.container_exists("overcloud")
+    assert client.plans.list() == []
 
 
 def test_failed_update_workflow_restores_the_plan(client: Client, templates: Path,
                                                   tmp_path: Path) -> None:
-    client.create_plan("overcloud", templates)
-    client.set_parameters("overcloud", {"Keep": "me"})
-    before = snapshot(client.store, "overcloud")
+    client.plans.create("overcloud", templates)
+    client.parameters.set("overcloud", {"Keep": "me"})
+    before = snapshot(client._session.store, "overcloud")
     bad = write_tree(tmp_path / "bad", basic_tree() | {"broken.j2.yaml": "{% if %}\n",
                                                        "new.yaml": "a: 1\n"})
     with pytest.raises(exceptions.WorkflowFailed, match="reverted"):
-        client.run_workflow("update_deployment_plan",
-                            {"plan": "overcloud", "templates": str(bad)})
-    after = snapshot(client.store, "overcloud")
+        client.executions.create("update_deployment_plan",
+                                 {"plan": "overcloud", "templates": str(bad)})
+    after = snapshot(client._session.store, "overcloud")
     assert set(after) == set(before)
     assert yaml.safe_load(after[PLAN_ENV]) == yaml.safe_load(before[PLAN_ENV])
     assert after == before
 
 
 def test_executions_database_is_private(client: Client, templates: Path) -> None:
-    client.run_workflow("create_deployment_plan",
-                        {"plan": "overcloud", "templates": str(templates)})
-    client.run_workflow("rotate_passwords", {"plan": "overcloud", "rotate": ["AdminPassword"]})
+    client.executions.create("create_deployment_plan",
+                             {"plan": "overcloud", "templates": str(templates)})
+    client.executions.create("rotate_passwords", {"plan": "overcloud", "rotate": ["AdminPassword"]})
     db = client.data_dir / "executions.sqlite"
     assert db.stat().st_mode & 0o777 == 0o600
 
@@ -107,16 +107,16 @@ workflows:
 def test_tripleo_mistral_action_names_run_as_aliases(client: Client, templates: Path,
                                                      tmp_path: Path) -> None:
     """A workbook written with TripleO's Mistral-era names drives our actions."""
-    done = client.run_workflow("create_deployment_plan",
-                               {"plan": "overcloud", "templates": str(templates)})
+    done = client.executions.create("create_deployment_plan",
+                                    {"plan": "overcloud", "templates": str(templates)})
     assert done.state == "SUCCESS", done.error
     path = tmp_path / "mistral_era.yaml"
     path.write_text(MISTRAL_ERA)
-    client.create_workbook(path)
-    done = client.run_workflow("mistral_era.set_counts", {"counts": {"ComputeCount": 2}})
+    client.workbooks.create(path)
+    done = client.executions.create("mistral_era.set_counts", {"counts": {"ComputeCount": 2}})
     assert done.state == "SUCCESS", done.error
     assert done.output == {"plans": ["overcloud"]}
-    assert client.get_parameters("overcloud") == {"ComputeCount": 2}
+    assert client.parameters.get("overcloud") == {"ComputeCount": 2}
 
 
 def test_a_failed_task_is_recorded_with_its_error(client: Client, tmp_path: Path) -> None:
@@ -126,11 +126,11 @@ def test_a_failed_task_is_recorded_with_its_error(client: Client, tmp_path: Path
     tree = basic_tree()
     tree["environments/base.yaml"] = "a: [\n"
     with pytest.raises(exceptions.TripleoFlowError, match="base.yaml"):
-        client.create_plan("bad", write_tree(tmp_path / "bad", tree))
-    [execution] = [e for e in client.list_executions()
+        client.plans.create("bad", write_tree(tmp_path / "bad", tree))
+    [execution] = [e for e in client.executions.list()
                    if e.workflow.endswith("create_deployment_plan")]
     assert execution.state == "ERROR" and execution.failed_task == "create_plan"
-    tasks = {t.name: t for t in client.execution_tasks(execution.id)}
+    tasks = {t.name: t for t in client.tasks.list(execution.id)}
     assert (tasks["create_plan"].state, tasks["create_plan"].reverted) == ("ERROR", True)
     assert "YAML error at line 2" in (tasks["create_plan"].error or "")
     # the workflow runs as Mistral's state machine: a task no transition reached has no

@@ -23,7 +23,7 @@ from tripleo_flow.plans.plan import PLAN_ENV, PlanRepository
 
 
 def _env(client: Client, plan: str) -> dict:
-    return yaml.safe_load(client.store.get_object(plan, PLAN_ENV))
+    return yaml.safe_load(client._session.store.get_object(plan, PLAN_ENV))
 
 
 def _tarball(path: Path, members: list[tarfile.TarInfo | tuple[str, bytes]]) -> Path:
@@ -40,10 +40,10 @@ def _tarball(path: Path, members: list[tarfile.TarInfo | tuple[str, bytes]]) -> 
 
 
 def test_create_renders_and_generates_passwords(client: Client, templates: Path) -> None:
-    summary = client.create_plan("overcloud", templates, description="test plan")
+    summary = client.plans.create("overcloud", templates, description="test plan")
     assert summary["name"] == "overcloud"
     assert summary["files"] == len(basic_tree()) + 1  # + the default plan-environment
-    names = set(client.store.list_objects("overcloud"))
+    names = set(client._session.store.list_objects("overcloud"))
     assert {"overcloud.yaml", "puppet/controller-role.yaml", "puppet/compute-role.yaml",
             "network/internal_api.yaml", "network/storage.yaml"} <= names
     env = _env(client, "overcloud")
@@ -51,15 +51,15 @@ def test_create_renders_and_generates_passwords(client: Client, templates: Path)
     assert env["description"] == "test plan"
     assert {"path": "overcloud-resource-registry-puppet.yaml"} in env["environments"]
     assert len(env["passwords"]["AdminPassword"]) == 25
-    assert [p["name"] for p in client.list_plans()] == ["overcloud"]
-    assert client.show_plan("overcloud")["rendered_files"] == summary["rendered"]
+    assert [p["name"] for p in client.plans.list()] == ["overcloud"]
+    assert client.plans.get("overcloud")["rendered_files"] == summary["rendered"]
 
 
 def test_create_from_tarball_with_top_directory(client: Client, tmp_path: Path) -> None:
     files = [(f"tht-1.0/{n}", t.encode()) for n, t in basic_tree().items()]
     archive = _tarball(tmp_path / "plan.tar.gz", files)
-    client.create_plan("from-tar", archive)
-    assert "roles_data.yaml" in client.store.list_objects("from-tar")
+    client.plans.create("from-tar", archive)
+    assert "roles_data.yaml" in client._session.store.list_objects("from-tar")
 
 
 @pytest.mark.parametrize("member, reason", [
@@ -81,61 +81,62 @@ def test_unsafe_archive_is_refused_and_creates_nothing(
         member = info
     archive = _tarball(tmp_path / "bad.tar.gz", [("roles_data.yaml", b"[]\n"), member])  # type: ignore[list-item]
     with pytest.raises(exceptions.InvalidArchive, match=reason):
-        client.create_plan("bad", archive)
-    assert not client.store.container_exists("bad")
+        client.plans.create("bad", archive)
+    assert not client._session.store.container_exists("bad")
 
 
 def test_malformed_yaml_names_the_file_and_creates_nothing(client: Client, tmp_path: Path) -> None:
     files = basic_tree() | {"environments/broken.yaml": "a: [1, 2\n"}
     with pytest.raises(exceptions.InvalidTemplate, match="environments/broken.yaml.*line"):
-        client.create_plan("broken", write_tree(tmp_path / "t", files))
-    assert not client.store.container_exists("broken")
+        client.plans.create("broken", write_tree(tmp_path / "t", files))
+    assert not client._session.store.container_exists("broken")
 
 
 def test_render_failure_reverts_the_create(client: Client, tmp_path: Path) -> None:
     files = basic_tree() | {"bad.j2.yaml": "{% for x in %}\n"}
     with pytest.raises(exceptions.InvalidTemplate, match="bad.j2.yaml"):
-        client.create_plan("halfway", write_tree(tmp_path / "t", files))
-    assert not client.store.container_exists("halfway")
-    assert client.list_plans() == []
+        client.plans.create("halfway", write_tree(tmp_path / "t", files))
+    assert not client._session.store.container_exists("halfway")
+    assert client.plans.list() == []
 
 
 def test_duplicate_roles_refused(client: Client, tmp_path: Path) -> None:
     files = basic_tree() | {"roles_data.yaml": "- name: A\n  tags: [primary]\n- name: A\n"}
     with pytest.raises(exceptions.InvalidRoles, match="A"):
-        client.create_plan("dup", write_tree(tmp_path / "t", files))
-    assert not client.store.container_exists("dup")
+        client.plans.create("dup", write_tree(tmp_path / "t", files))
+    assert not client._session.store.container_exists("dup")
 
 
 @pytest.mark.parametrize("name", ["bad_name", "has space", "", "dot.name", "../x"])
 def test_invalid_plan_names(client: Client, templates: Path, name: str) -> None:
     with pytest.raises(exceptions.InvalidPlanName):
-        client.create_plan(name, templates)
+        client.plans.create(name, templates)
 
 
 def test_existing_plan_is_refused_and_unchanged(client: Client, templates: Path) -> None:
-    client.create_plan("overcloud", templates)
-    before = snapshot(client.store, "overcloud")
+    client.plans.create("overcloud", templates)
+    before = snapshot(client._session.store, "overcloud")
     with pytest.raises(exceptions.PlanExists, match="plan update"):
-        client.create_plan("overcloud", templates)
-    assert snapshot(client.store, "overcloud") == before
+        client.plans.create("overcloud", templates)
+    assert snapshot(client._session.store, "overcloud") == before
 
 
 def test_update_keeps_user_values_and_files(client: Client, templates: Path,
                                             tmp_path: Path) -> None:
-    client.create_plan("overcloud", templates)
-    client.set_parameters("overcloud", {"NtpServer": ["pool.ntp.org"], "ComputeCount": 5})
-    client.update_capabilities("overcloud", {"environments/storage.yaml": True})
-    client.store.put_object("overcloud", "user-environments/mine.yaml", b"parameter_defaults: {}\n")
-    passwords = client.get_passwords("overcloud")
+    client.plans.create("overcloud", templates)
+    client.parameters.set("overcloud", {"NtpServer": ["pool.ntp.org"], "ComputeCount": 5})
+    client.capabilities.update("overcloud", {"environments/storage.yaml": True})
+    client._session.store.put_object("overcloud", "user-environments/mine.yaml",
+                                     b"parameter_defaults: {}\n")
+    passwords = client.passwords.get("overcloud")
 
     new = basic_tree()
     del new["environments/other.yaml"]
     new["environments/new.yaml"] = "parameter_defaults: {New: 1}\n"
     new["roles_data.yaml"] += "- name: Storage\n  CountDefault: 1\n"
-    result = client.update_plan("overcloud", write_tree(tmp_path / "new", new))
+    result = client.plans.update("overcloud", write_tree(tmp_path / "new", new))
 
-    names = set(client.store.list_objects("overcloud"))
+    names = set(client._session.store.list_objects("overcloud"))
     assert "environments/other.yaml" not in names
     assert "environments/new.yaml" in names
     assert "user-environments/mine.yaml" in names
@@ -155,26 +156,26 @@ def test_update_keeps_user_values_and_files(client: Client, templates: Path,
 def test_failed_update_leaves_plan_exactly_as_it_was(
         client: Client, templates: Path, tmp_path: Path,
         bad_file: str, content: str, error: type[Exception]) -> None:
-    client.create_plan("overcloud", templates)
-    client.set_parameters("overcloud", {"Foo": "bar"})
-    before = snapshot(client.store, "overcloud")
+    client.plans.create("overcloud", templates)
+    client.parameters.set("overcloud", {"Foo": "bar"})
+    before = snapshot(client._session.store, "overcloud")
     new = basic_tree() | {bad_file: content, "environments/added.yaml": "a: 1\n"}
     del new["environments/other.yaml"]
     with pytest.raises(error):
-        client.update_plan("overcloud", write_tree(tmp_path / "new", new))
-    assert snapshot(client.store, "overcloud") == before
+        client.plans.update("overcloud", write_tree(tmp_path / "new", new))
+    assert snapshot(client._session.store, "overcloud") == before
 
 
 def test_parameters_set_show_reset(client: Client, templates: Path) -> None:
-    client.create_plan("overcloud", templates)
-    assert client.set_parameters("overcloud", {"A": 1, "B": [1, 2]}) == ["A", "B"]
-    assert client.get_parameters("overcloud") == {"A": 1, "B": [1, 2]}
-    assert client.reset_parameters("overcloud", ["A"]) == ["A"]
-    assert client.get_parameters("overcloud") == {"B": [1, 2]}
+    client.plans.create("overcloud", templates)
+    assert client.parameters.set("overcloud", {"A": 1, "B": [1, 2]}) == ["A", "B"]
+    assert client.parameters.get("overcloud") == {"A": 1, "B": [1, 2]}
+    assert client.parameters.reset("overcloud", ["A"]) == ["A"]
+    assert client.parameters.get("overcloud") == {"B": [1, 2]}
     with pytest.raises(exceptions.InvalidParameter, match="Missing"):
-        client.reset_parameters("overcloud", ["Missing"])
-    assert client.reset_parameters("overcloud") == ["B"]
-    assert client.get_parameters("overcloud") == {}
+        client.parameters.reset("overcloud", ["Missing"])
+    assert client.parameters.reset("overcloud") == ["B"]
+    assert client.parameters.get("overcloud") == {}
 
 
 def test_parameter_change_reverts_when_a_later_task_fails(client: Client, templates: Path) -> None:
@@ -189,14 +190,15 @@ def test_parameter_change_reverts_when_a_later_task_fails(client: Client, templa
         def execute(self) -> None:
             raise RuntimeError("boom")
 
-    client.create_plan("overcloud", templates)
-    client.set_parameters("overcloud", {"Keep": 1, "Change": "old"})
-    before = snapshot(client.store, "overcloud")[PLAN_ENV]
-    flow = linear_flow.Flow("t").add(ActionTask(UpdateParameters(client.context)), Boom())
+    client.plans.create("overcloud", templates)
+    client.parameters.set("overcloud", {"Keep": 1, "Change": "old"})
+    before = snapshot(client._session.store, "overcloud")[PLAN_ENV]
+    flow = linear_flow.Flow("t").add(ActionTask(UpdateParameters(client._session.context)), Boom())
     with pytest.raises(RuntimeError, match="boom"):
         run_flow(flow, {"plan": "overcloud", "parameters": {"Change": "new", "Added": 2},
                         "key": "parameter_defaults"})
-    assert yaml.safe_load(client.store.get_object("overcloud", PLAN_ENV)) == yaml.safe_load(before)
+    assert yaml.safe_load(client._session.store.get_object("overcloud",
+                                                           PLAN_ENV)) == yaml.safe_load(before)
 
 
 @pytest.mark.parametrize("lock_service", ["file", "redis", "mysql"])
@@ -211,14 +213,14 @@ def test_concurrent_writers_lose_no_update(client: Client, templates: Path, tmp_
     fixtures = {"redis": "redis_url", "mysql": "mysql_lock_url"}
     lock_url = (request.getfixturevalue(fixtures[lock_service])
                 if lock_service in fixtures else None)
-    client.create_plan("overcloud", templates)
+    client.plans.create("overcloud", templates)
     errors: list[BaseException] = []
 
     def writer(i: int) -> None:
-        own = make_client(tmp_path, client.store, lock_url=lock_url)
+        own = make_client(tmp_path, client._session.store, lock_url=lock_url)
         try:
             for j in range(5):
-                own.set_parameters("overcloud", {f"P{i}_{j}": j})
+                own.parameters.set("overcloud", {f"P{i}_{j}": j})
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
         finally:
@@ -230,104 +232,104 @@ def test_concurrent_writers_lose_no_update(client: Client, templates: Path, tmp_
     for t in threads:
         t.join()
     assert errors == []
-    assert len(client.get_parameters("overcloud")) == 25
+    assert len(client.parameters.get("overcloud")) == 25
 
 
 def test_history_and_restore(client: Client, templates: Path) -> None:
-    client.create_plan("overcloud", templates)
-    client.set_parameters("overcloud", {"A": 1})
-    client.set_parameters("overcloud", {"A": 2})
-    history = client.plan_history("overcloud")
+    client.plans.create("overcloud", templates)
+    client.parameters.set("overcloud", {"A": 1})
+    client.parameters.set("overcloud", {"A": 2})
+    history = client.plans.history("overcloud")
     assert history[0]["current"] is True
     assert len(history) >= 3
     # Find the version that had A == 1 and roll back to it.
     target = next(v["version"] for v in history[1:]
-                  if yaml.safe_load(client.store.get_object(
+                  if yaml.safe_load(client._session.store.get_object(
                       "overcloud", PLAN_ENV, version_id=v["version"]))
                   .get("parameter_defaults") == {"A": 1})
-    client.restore_plan("overcloud", target)
-    assert client.get_parameters("overcloud") == {"A": 1}
+    client.plans.restore("overcloud", target)
+    assert client.parameters.get("overcloud") == {"A": 1}
     with pytest.raises(exceptions.VersionNotFound):
-        client.restore_plan("overcloud", "no-such-version")
+        client.plans.restore("overcloud", "no-such-version")
 
 
 def test_export_then_create_from_export(client: Client, templates: Path, tmp_path: Path) -> None:
-    client.create_plan("overcloud", templates)
-    client.set_parameters("overcloud", {"A": 1})
-    archive = client.export_plan("overcloud", tmp_path / "export.tar.gz")
+    client.plans.create("overcloud", templates)
+    client.parameters.set("overcloud", {"A": 1})
+    archive = client.plans.export("overcloud", tmp_path / "export.tar.gz")
     with pytest.raises(exceptions.InvalidInput, match="already exists"):
-        client.export_plan("overcloud", archive)
-    client.create_plan("copy", archive)
-    original = PlanRepository(client.store).read_all("overcloud")
-    copy = PlanRepository(client.store).read_all("copy")
+        client.plans.export("overcloud", archive)
+    client.plans.create("copy", archive)
+    original = PlanRepository(client._session.store).read_all("overcloud")
+    copy = PlanRepository(client._session.store).read_all("copy")
     assert set(copy) == set(original)
     assert _env(client, "copy")["parameter_defaults"] == {"A": 1}
 
 
 def test_delete_refused_while_deployment_recorded(client: Client, templates: Path) -> None:
-    client.create_plan("overcloud", templates)
-    PlanRepository(client.store).set_deployment_status(
+    client.plans.create("overcloud", templates)
+    PlanRepository(client._session.store).set_deployment_status(
         "overcloud", {"deployment_status": "DEPLOYING"})
     with pytest.raises(exceptions.PlanBusy, match="DEPLOYING.*--force"):
-        client.delete_plan("overcloud")
-    assert client.store.container_exists("overcloud")
-    client.delete_plan("overcloud", force=True)
-    assert not client.store.container_exists("overcloud")
-    assert not client.store.container_exists("overcloud-messages")
+        client.plans.delete("overcloud")
+    assert client._session.store.container_exists("overcloud")
+    client.plans.delete("overcloud", force=True)
+    assert not client._session.store.container_exists("overcloud")
+    assert not client._session.store.container_exists("overcloud-messages")
     with pytest.raises(exceptions.PlanNotFound, match="plan create overcloud"):
-        client.delete_plan("overcloud")
+        client.plans.delete("overcloud")
 
 
 def test_capabilities(client: Client, templates: Path) -> None:
-    client.create_plan("overcloud", templates)
-    caps = client.get_capabilities("overcloud")
+    client.plans.create("overcloud", templates)
+    caps = client.capabilities.get("overcloud")
     titles = list(caps)
     assert "Basic" in titles and "Other" in titles
-    envs = client.update_capabilities("overcloud", {"environments/storage.yaml": True})
+    envs = client.capabilities.update("overcloud", {"environments/storage.yaml": True})
     paths = [e["path"] for e in envs]
     assert paths.index("environments/base.yaml") < paths.index("environments/storage.yaml")
-    before = snapshot(client.store, "overcloud")
+    before = snapshot(client._session.store, "overcloud")
     with pytest.raises(exceptions.UnknownEnvironment, match="environments/nope.yaml"):
-        client.update_capabilities("overcloud", {"environments/nope.yaml": True})
-    assert snapshot(client.store, "overcloud") == before
-    envs = client.update_capabilities("overcloud", {"environments/other.yaml": True}, purge=True)
+        client.capabilities.update("overcloud", {"environments/nope.yaml": True})
+    assert snapshot(client._session.store, "overcloud") == before
+    envs = client.capabilities.update("overcloud", {"environments/other.yaml": True}, purge=True)
     assert [e["path"] for e in envs] == ["environments/other.yaml"]
 
 
 def test_roles_and_networks(client: Client, templates: Path) -> None:
-    client.create_plan("overcloud", templates)
-    assert client.list_roles("overcloud") == ["Controller", "Compute"]
-    client.set_roles("overcloud", [{"name": "Controller", "tags": ["primary", "controller"]},
+    client.plans.create("overcloud", templates)
+    assert client.roles.list("overcloud") == ["Controller", "Compute"]
+    client.roles.set("overcloud", [{"name": "Controller", "tags": ["primary", "controller"]},
                                    {"name": "Edge"}])
-    names = set(client.store.list_objects("overcloud"))
+    names = set(client._session.store.list_objects("overcloud"))
     assert "puppet/edge-role.yaml" in names
     assert "puppet/compute-role.yaml" not in names  # stale rendering removed
-    before = snapshot(client.store, "overcloud")
+    before = snapshot(client._session.store, "overcloud")
     with pytest.raises(exceptions.InvalidRoles):
-        client.set_roles("overcloud", [{"name": "X", "tags": ["primary"]}, {"name": "X"}])
+        client.roles.set("overcloud", [{"name": "X", "tags": ["primary"]}, {"name": "X"}])
     with pytest.raises(exceptions.InvalidNetworks):
-        client.set_networks("overcloud", [{"name": "N", "ip_subnet": "not-a-subnet"}])
-    assert snapshot(client.store, "overcloud") == before
-    assert client.list_networks("overcloud") == ["InternalApi", "Storage"]
+        client.networks.set("overcloud", [{"name": "N", "ip_subnet": "not-a-subnet"}])
+    assert snapshot(client._session.store, "overcloud") == before
+    assert client.networks.list("overcloud") == ["InternalApi", "Storage"]
 
 
 def test_passwords_rotate(client: Client, templates: Path) -> None:
-    client.create_plan("overcloud", templates)
-    before = client.get_passwords("overcloud")
-    assert client.rotate_passwords("overcloud", rotate=["AdminPassword"]) == ["AdminPassword"]
-    after = client.get_passwords("overcloud")
+    client.plans.create("overcloud", templates)
+    before = client.passwords.get("overcloud")
+    assert client.passwords.rotate("overcloud", rotate=["AdminPassword"]) == ["AdminPassword"]
+    after = client.passwords.get("overcloud")
     assert after["AdminPassword"] != before["AdminPassword"]
     assert {k: v for k, v in after.items() if k != "AdminPassword"} == {
         k: v for k, v in before.items() if k != "AdminPassword"}
     # A name both to rotate and not to rotate is refused, and nothing changes.
     with pytest.raises(exceptions.InvalidParameter, match="NovaPassword"):
-        client.rotate_passwords("overcloud", rotate=["NovaPassword"],
+        client.passwords.rotate("overcloud", rotate=["NovaPassword"],
                                 do_not_rotate=["NovaPassword"])
-    assert client.get_passwords("overcloud") == after
+    assert client.passwords.get("overcloud") == after
     # Rotating everything keeps the default do-not-rotate names (cluster identity).
-    rotated = client.rotate_passwords("overcloud")
+    rotated = client.passwords.rotate("overcloud")
     assert "CephClusterFSID" not in rotated and "AdminPassword" in rotated
-    assert client.get_passwords("overcloud")["CephClusterFSID"] == before["CephClusterFSID"]
+    assert client.passwords.get("overcloud")["CephClusterFSID"] == before["CephClusterFSID"]
 
 
 def test_rotation_reverts_from_the_stored_version_and_persists_no_secret(
@@ -343,19 +345,19 @@ def test_rotation_reverts_from_the_stored_version_and_persists_no_secret(
         def execute(self) -> None:
             raise RuntimeError("boom")
 
-    client.create_plan("overcloud", templates)
-    client.set_parameters("overcloud", {"Keep": 1})   # a writer's change before the rotation
-    before = client.get_passwords("overcloud")
-    flow = linear_flow.Flow("t").add(ActionTask(RotatePasswords(client.context)), Boom())
+    client.plans.create("overcloud", templates)
+    client.parameters.set("overcloud", {"Keep": 1})   # a writer's change before the rotation
+    before = client.passwords.get("overcloud")
+    flow = linear_flow.Flow("t").add(ActionTask(RotatePasswords(client._session.context)), Boom())
     with pytest.raises(RuntimeError, match="boom"):
         run_flow(flow, {"plan": "overcloud", "rotate": None, "do_not_rotate": None})
-    assert client.get_passwords("overcloud") == before
-    assert client.get_parameters("overcloud") == {"Keep": 1}
+    assert client.passwords.get("overcloud") == before
+    assert client.parameters.get("overcloud") == {"Keep": 1}
 
     # Through a persisted workflow: the executions database never sees a password.
-    execution = client.run_workflow("rotate_passwords", {"plan": "overcloud"})
+    execution = client.executions.create("rotate_passwords", {"plan": "overcloud"})
     assert execution.state == "SUCCESS"
-    after = client.get_passwords("overcloud")
+    after = client.passwords.get("overcloud")
     changed = [k for k in before if after[k] != before[k]]
     assert "AdminPassword" in changed
     database = (tmp_path / "data" / "executions.sqlite").read_bytes()
@@ -398,23 +400,23 @@ def test_secret_parameter_and_restore_revert_from_stored_versions(
         with pytest.raises(RuntimeError, match="boom"):
             run_flow(flow, {"plan": "overcloud", **inputs})
 
-    client.create_plan("overcloud", templates)
-    client.set_parameters("overcloud", {"DbSecret": "old-secret-0a1b2c", "Count": 1})
+    client.plans.create("overcloud", templates)
+    client.parameters.set("overcloud", {"DbSecret": "old-secret-0a1b2c", "Count": 1})
     before = _env(client, "overcloud")
 
-    fails(UpdateParameters(client.context),
+    fails(UpdateParameters(client._session.context),
           {"parameters": {"DbSecret": "new-secret-3d4e5f", "Count": 2}})
-    fails(ResetParameters(client.context), {"names": ["DbSecret"]})
-    client.set_parameters("overcloud", {"DbSecret": "new-secret-3d4e5f"})
+    fails(ResetParameters(client._session.context), {"names": ["DbSecret"]})
+    client.parameters.set("overcloud", {"DbSecret": "new-secret-3d4e5f"})
     # The id of the version that held the old secret (on the local store the newest
     # is named 'current', which now holds the new one: restoring it changes nothing).
-    store = client.context.store
-    with_old = next(v["version"] for v in client.plan_history("overcloud")
+    store = client._session.context.store
+    with_old = next(v["version"] for v in client.plans.history("overcloud")
                     if not v["current"] and b"old-secret-0a1b2c" in store.get_object(
                         "overcloud", "plan-environment.yaml", version_id=v["version"]))
-    fails(RestorePlan(client.context), {"version": with_old})
+    fails(RestorePlan(client._session.context), {"version": with_old})
     assert _env(client, "overcloud")["parameter_defaults"]["DbSecret"] == "new-secret-3d4e5f"
-    client.set_parameters("overcloud", {"DbSecret": "old-secret-0a1b2c"})
+    client.parameters.set("overcloud", {"DbSecret": "old-secret-0a1b2c"})
     assert _env(client, "overcloud")["parameter_defaults"] == before["parameter_defaults"]
 
     assert len(undo) == 3
@@ -424,9 +426,9 @@ def test_secret_parameter_and_restore_revert_from_stored_versions(
 
 
 def test_missing_plan_errors(client: Client) -> None:
-    for call in (lambda: client.show_plan("ghost"), lambda: client.get_parameters("ghost"),
-                 lambda: client.set_parameters("ghost", {"A": 1}),
-                 lambda: client.get_capabilities("ghost"), lambda: client.list_roles("ghost")):
+    for call in (lambda: client.plans.get("ghost"), lambda: client.parameters.get("ghost"),
+                 lambda: client.parameters.set("ghost", {"A": 1}),
+                 lambda: client.capabilities.get("ghost"), lambda: client.roles.list("ghost")):
         with pytest.raises(exceptions.PlanNotFound, match="'ghost' does not exist"):
             call()
 
@@ -462,10 +464,10 @@ def test_render_reads_its_templates_at_once(templates: Path, tmp_path: Path) -> 
     store = _CountingStore(tmp_path / "plans")
     counted = make_client(tmp_path, store)
     try:
-        counted.create_plan("overcloud", templates)
+        counted.plans.create("overcloud", templates)
         store.singles.clear()
         store.batched.clear()
-        counted.render_plan("overcloud")
+        counted.plans.render("overcloud")
     finally:
         counted.close()
     read = {n for n in store.list_objects("overcloud")

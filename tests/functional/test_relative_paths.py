@@ -27,10 +27,10 @@ def test_a_relative_templates_path_is_stored_absolute(
         local_client: Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write_tree(tmp_path / "work" / "tht", basic_tree())
     monkeypatch.chdir(tmp_path / "work")
-    local_client.create_plan("rel", "tht")
-    local_client.update_plan("rel", "./tht/../tht")
+    local_client.plans.create("rel", "tht")
+    local_client.plans.update("rel", "./tht/../tht")
     monkeypatch.chdir(tmp_path)  # elsewhere: the stored paths still name the tree
-    runs = [e for e in local_client.list_executions() if "templates" in e.input]
+    runs = [e for e in local_client.executions.list() if "templates" in e.input]
     assert len(runs) == 2
     for run in runs:
         stored = run.input["templates"]
@@ -44,9 +44,9 @@ def test_a_workflow_run_stores_absolute_paths_and_leaves_other_inputs(
     monkeypatch.chdir(tmp_path)
     inputs = {"plan": "wfrel", "templates": "tht"}
     try:
-        local_client.run_workflow("tripleo.plan.create_deployment_plan", inputs)
+        local_client.executions.create("tripleo.plan.create_deployment_plan", inputs)
     except Exception:  # noqa: BLE001 - only what was stored matters here
         pass
-    [run] = local_client.list_executions("create_deployment_plan")
+    [run] = local_client.executions.list("create_deployment_plan")
     assert run.input["templates"] == str(tmp_path / "tht")
     assert run.input["plan"] == "wfrel"

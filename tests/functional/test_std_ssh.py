@@ -81,7 +81,7 @@ def host(tmp_path: Path) -> Iterator[Host]:
     host = Host(tmp_path / "data", {**ACTIONS, "std.ssh": std_remote.Ssh,
                                     "std.ssh_proxied": std_remote.SshProxied})
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 SSH = """
@@ -168,14 +168,14 @@ def test_an_api_user_cannot_run_ssh_unless_the_server_allows_it(
     path = tmp_path / "api.yaml"
     path.write_text("version: '2.0'\nname: api\nworkflows:\n" + "\n".join(
         "  " + line[4:] for line in SSH.strip("\n").splitlines()) + "\n")
-    host.create_workbook(path)
+    host.workbooks.create(path)
     inputs = _inputs(sshd, cmd=f"touch {marker}")
     with pytest.raises(exceptions.WorkflowFailed, match=r"\[api\] allow_outbound_actions"):
-        host.run_workflow("api.wf", inputs, api_user=True)
+        host.executions.create("api.wf", inputs, api_user=True)
     assert not marker.exists()
-    host.close_workflows()
+    host._session.close_workflows()
     host.conf.set_override("allow_outbound_actions", True, group="api")
-    assert host.run_workflow("api.wf", inputs, api_user=True).state == "SUCCESS"
+    assert host.executions.create("api.wf", inputs, api_user=True).state == "SUCCESS"
     assert marker.exists()
 
 
@@ -255,13 +255,13 @@ def test_an_api_user_cannot_run_ssh_proxied_unless_the_server_allows_it(
     path = tmp_path / "api.yaml"
     path.write_text("version: '2.0'\nname: api\nworkflows:\n" + "\n".join(
         "  " + line[4:] for line in PROXIED.strip("\n").splitlines()) + "\n")
-    host.create_workbook(path)
+    host.workbooks.create(path)
     inputs = _inputs(sshd, gateway_port=sshd.port)
     with pytest.raises(exceptions.WorkflowFailed, match=r"\[api\] allow_outbound_actions"):
-        host.run_workflow("api.wf", inputs, api_user=True)
-    host.close_workflows()
+        host.executions.create("api.wf", inputs, api_user=True)
+    host._session.close_workflows()
     host.conf.set_override("allow_outbound_actions", True, group="api")
-    assert host.run_workflow("api.wf", inputs, api_user=True).state == "SUCCESS"
+    assert host.executions.create("api.wf", inputs, api_user=True).state == "SUCCESS"
 
 
 def test_a_second_run_through_a_gateway_runs_the_command_again(host: Host, tmp_path: Path,

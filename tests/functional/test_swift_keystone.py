@@ -69,9 +69,9 @@ def test_plan_create_on_swift_with_keystone(tmp_path: Path, operator_store: Swif
                                             templates: Path) -> None:
     client = make_client(tmp_path, operator_store)
     try:
-        summary = client.create_plan("overcloud", templates)
+        summary = client.plans.create("overcloud", templates)
         assert summary["name"] == "overcloud"
-        assert [plan["name"] for plan in client.list_plans()] == ["overcloud"]
+        assert [plan["name"] for plan in client.plans.list()] == ["overcloud"]
         assert b"name: overcloud" in operator_store.get_object("overcloud",
                                                                "plan-environment.yaml")
     finally:

@@ -21,6 +21,7 @@ from tests.functional.heat.lifecycle import lifecycle_templates
 from tests.functional.http.conftest import finished, serving
 from tripleo_flow import exceptions
 from tripleo_flow.client import Client, workbooks
+from tripleo_flow.client.update import LifecycleManager
 
 pytestmark = pytest.mark.functional
 
@@ -35,8 +36,8 @@ def _run(exe: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess[s
 
 def _state(conf: Path) -> tuple[bytes, bytes, list[str]]:
     with Client.from_config_files([str(conf)]) as client:
-        plans = [client.store.get_object(p, "plan-environment.yaml") for p in (PLAN, BARE)]
-        listed = sorted(json.dumps(p, sort_keys=True) for p in client.list_plans())
+        plans = [client._session.store.get_object(p, "plan-environment.yaml") for p in (PLAN, BARE)]
+        listed = sorted(json.dumps(p, sort_keys=True) for p in client.plans.list())
         return plans[0], plans[1], listed
 
 
@@ -46,8 +47,8 @@ def _plans(tmp_path: Path) -> tuple[Path, str]:
     conf = tmp_path / "tripleo-flow.conf"
     conf.write_text(f"[DEFAULT]\ndata_dir = {tmp_path / 'data'}\n")
     with Client.from_config_files([str(conf)]) as client:
-        client.create_plan(PLAN, lifecycle_templates(tmp_path / "t1"))
-        client.create_plan(BARE, lifecycle_templates(tmp_path / "t2", environments=False))
+        client.plans.create(PLAN, lifecycle_templates(tmp_path / "t1"))
+        client.plans.create(BARE, lifecycle_templates(tmp_path / "t2", environments=False))
     return conf, str(tmp_path / "work")
 
 
@@ -58,31 +59,32 @@ def test_upgrade_runs_before_a_prepare_are_refused_everywhere(tmp_path: Path) ->
         stein = tmp_path / "stein.yaml"
         stein.write_text("parameter_defaults:\n  ContainerImagePrepare:\n"
                          "    - set: {namespace_stein: old, tag: t}\n")
-        client.add_environments(PLAN, [str(stein)])
+        client.environments.add(PLAN, [str(stein)])
     before = _state(conf)
 
     with Client.from_config_files([str(conf)]) as client:
         with pytest.raises(exceptions.UpdateNotPrepared, match="major upgrade") as raised:
-            client.upgrade_run(PLAN, "Compute", work_dir=work)
+            client.upgrades.run(PLAN, "Compute", work_dir=work)
         assert f"overcloud upgrade prepare --stack {PLAN}" in str(raised.value)
         with pytest.raises(exceptions.UpdateNotPrepared, match="upgrade prepare"):
-            client.external_run("upgrade", PLAN, work_dir=work)
+            client.upgrades.external_run(PLAN, work_dir=work)
         with pytest.raises(exceptions.UpdateNotPrepared, match="update prepare"):
-            client.external_run("update", PLAN, work_dir=work)
+            client.updates.external_run(PLAN, work_dir=work)
         with pytest.raises(exceptions.InvalidInput, match="needs --limit"):
-            client.upgrade_run(PLAN, "", work_dir=work)
+            client.upgrades.run(PLAN, "", work_dir=work)
         with pytest.raises(exceptions.InvalidInput, match="not a playbook"):
-            client.upgrade_run(PLAN, "Compute", playbooks=["../x.yaml"], work_dir=work)
+            client.upgrades.run(PLAN, "Compute", playbooks=["../x.yaml"], work_dir=work)
         with pytest.raises(exceptions.InvalidInput, match="Unknown lifecycle"):
-            client.external_run("sideways", PLAN, work_dir=work)
+            LifecycleManager(client._session, "sideways", client.deployments).external_run(
+                PLAN, work_dir=work)
         with pytest.raises(exceptions.TripleoFlowError, match="upgrade-prepare.yaml"):
-            client.upgrade_prepare(BARE, work_dir=work)
+            client.upgrades.prepare(BARE, work_dir=work)
         # As tripleoclient's check_forbidden_params: before the stack is touched.
         with pytest.raises(exceptions.TripleoFlowError,
                            match=r"Upgrade converge refused.*stein.yaml: namespace_stein"):
-            client.upgrade_converge(PLAN, work_dir=work)
+            client.upgrades.converge(PLAN, work_dir=work)
         with pytest.raises(exceptions.InvalidInput, match="ansible_forks"):
-            client.upgrade_converge(PLAN, work_dir=work, ansible_forks=-2)
+            client.upgrades.converge(PLAN, work_dir=work, ansible_forks=-2)
 
     cli = ("tripleo-flow", "--config-file", str(conf), "overcloud")
     done = _run(*cli, "upgrade", "run", "--stack", PLAN, "-y", "--work-dir", work)
@@ -155,7 +157,7 @@ def test_upgrade_runs_before_a_prepare_are_refused_everywhere(tmp_path: Path) ->
                 "input": {"plan": PLAN, "work_dir": work, "lifecycle": "sideways"}})
             ended = finished(api, started.json()["id"])
             assert ended["state"] == "ERROR" and "Unknown lifecycle" in json.dumps(ended)
-        runs = [e.state for e in client.list_executions(workbooks.UPGRADE_RUN)]
+        runs = [e.state for e in client.executions.list(workbooks.UPGRADE_RUN)]
     # The API's run without a prepare, the CLI's, openstack's, the HTTP two; the others
     # were refused before any execution.
     assert runs == ["ERROR"] * 5, runs
@@ -189,8 +191,8 @@ def test_tripleoclients_deploy_options_are_refused_by_name_everywhere(tmp_path: 
 
     with Client.from_config_files([str(conf)]) as client:
         with pytest.raises(exceptions.InvalidInput, match="takes tripleoclient's 'stack'"):
-            client.run_workflow(workbooks.UPDATE_PREPARE, {"plan": PLAN, "stack": PLAN,
-                                                           "work_dir": work})
+            client.executions.create(workbooks.UPDATE_PREPARE, {"plan": PLAN, "stack": PLAN,
+                                                                "work_dir": work})
         client.conf.set_override("auth_token", "t0ken", group="api")
         client.conf.set_override("allowed_paths", [str(tmp_path)], group="api")
         with serving(client, "t0ken") as api:

@@ -60,14 +60,14 @@ def reference_project(client: Any, heat_dir: Path, plan: str, version: str,
     written to ``out``; returns what the oracle printed (its version and Python)."""
     python = venv(version) / "bin" / "python"
     # No type named: the Heat that made the stack (its dump's kind) is started again.
-    launched = client.launch_heat(str(heat_dir), None, restore_db=True)
+    launched = client.heat.launch(str(heat_dir), None, restore_db=True)
     try:
         done = subprocess.run(
             [str(python), str(RENDER), "--endpoint", launched["endpoint"], "--plan", plan,
              "--out", str(out)],
             capture_output=True, text=True, timeout=600, check=False)
     finally:
-        client.kill_heat(str(heat_dir))
+        client.heat.kill(str(heat_dir))
     assert done.returncode == 0, f"tripleo-common {version} failed:\n{done.stderr[-4000:]}"
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 

@@ -41,6 +41,7 @@ ROUTE = re.compile(r"/v1/({})\b".format("|".join(sorted(
 ALLOWED: dict[str, str] = {
     "config.py": "option help texts: they describe what an option is for, naming the "
                  "command or the request it is about; no error's next step",
+    "config_api.py": "the same, for the [api] and [limits] options (split from config.py)",
 }
 
 
@@ -175,13 +176,13 @@ def test_an_execution_record_words_its_error_as_the_reader_does() -> None:
 
 def test_a_worker_words_its_errors_as_the_process_that_started_it(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from tripleo_flow.client import workflows
+    from tripleo_flow.client import session
 
     started: dict = {}
-    monkeypatch.setattr(workflows.subprocess, "Popen",
+    monkeypatch.setattr(session.subprocess, "Popen",
                         lambda args, **kw: started.update(args=args, **kw))
-    workflows.WorkflowsMixin._spawn_worker(
-        type("C", (), {"data_dir": tmp_path, "conf": None})(), "e1")
+    session.Session.spawn_worker(
+        type("C", (), {"data_dir": tmp_path, "conf": None})(), "e1")  # type: ignore[arg-type]
     assert started["args"][2] == "tripleo_flow.client.worker"
     worded = str(exceptions.PlanNotFound("oc"))
     monkeypatch.setattr(operations, "_SPELLINGS", {})  # the worker, as it starts

@@ -22,7 +22,7 @@ class ListActions(ClientMixin, Lister):
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         rows = [(a.name, _inputs(a), a.description if not a.error else f"BROKEN: {a.error}")
-                for a in self.client.list_actions()]
+                for a in self.client.actions.list()]
         return ("Name", "Input", "Description"), rows
 
 
@@ -35,7 +35,7 @@ class ShowAction(ClientMixin, ShowOne):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
-        info = self.client.get_action(parsed_args.name)
+        info = self.client.actions.get(parsed_args.name)
         inputs = "\n".join(
             f"{i.name}: {i.type}" + ("" if i.required else f" = {data(i.default) or 'null'}")
             for i in info.inputs)

@@ -52,8 +52,8 @@ class CreateBackup(ClientMixin, ShowOne):
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        return show(self.client.create_backup(args.output,
-                                              read_passphrase(args.passphrase_file)))
+        return show(self.client.backups.create(args.output,
+                                               read_passphrase(args.passphrase_file)))
 
 
 class RestoreBackup(ClientMixin, ShowOne):
@@ -74,5 +74,5 @@ class RestoreBackup(ClientMixin, ShowOne):
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        return show(self.client.restore_backup(args.archive, force=args.force,
-                                               passphrase=read_passphrase(args.passphrase_file)))
+        return show(self.client.backups.restore(args.archive, force=args.force,
+                                                passphrase=read_passphrase(args.passphrase_file)))

@@ -19,7 +19,7 @@ class ShowCapabilities(ClientMixin, Lister):
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        caps = self.client.get_capabilities(args.plan)
+        caps = self.client.capabilities.get(args.plan)
         rows = []
         for topic in caps.values():
             for group in topic.get("environment_groups", []):
@@ -47,5 +47,5 @@ class SetCapabilities(ClientMixin, Lister):
     def take_action(self, args: argparse.Namespace) -> Any:
         selection = {p: True for p in args.enable}
         selection.update({p: False for p in args.disable})
-        envs = self.client.update_capabilities(args.plan, selection, purge=args.purge)
+        envs = self.client.capabilities.update(args.plan, selection, purge=args.purge)
         return ("environment",), [(e.get("path", "(inline data)"),) for e in envs]

@@ -43,8 +43,8 @@ class RunConductor(ClientMixin, Command):
             self.app.stdout.flush()
 
         try:
-            self.client.run_conductor(parsed_args.name, parsed_args.concurrency,
-                                      parsed_args.max_jobs, started=started)
+            self.client.conductors.run(parsed_args.name, parsed_args.concurrency,
+                                       parsed_args.max_jobs, started=started)
         finally:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)

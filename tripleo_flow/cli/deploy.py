@@ -84,7 +84,7 @@ def check_deprecated_services(command: Any, args: argparse.Namespace) -> None:
     """tripleoclient's check before deploy and update/upgrade prepare: a warning for
     each deprecated service the ``-e`` files enable, then its question; anything but
     yes (or no terminal answering it: -y does not skip it there either) stops here."""
-    warnings = command.client.deprecated_services_enabled(args.environments or [])
+    warnings = command.client.deployments.deprecated_services(args.environments or [])
     if not warnings:
         return
     for warning in warnings:
@@ -156,17 +156,18 @@ class Deploy(ClientMixin, ShowOne):
         try:
             check_deprecated_services(self, args)
             options = deploy_options(args)
-            result = self.client.deploy(args.plan, heat_type=args.heat_type,
-                                        work_dir=args.work_dir, progress=self._show_progress,
-                                        run_ansible=args.run_ansible,
-                                        ansible_connection=args.ansible_connection,
-                                        ansible_tags=args.tags,
-                                        ansible_skip_tags=args.skip_tags,
-                                        ansible_limit=args.limit,
-                                        ansible_forks=args.ansible_forks,
-                                        ansible_verbosity=verbosity(self),
-                                        config_download_only=args.config_download_only,
-                                        **options)
+            result = self.client.deployments.create(args.plan, heat_type=args.heat_type,
+                                                    work_dir=args.work_dir,
+                                                    progress=self._show_progress,
+                                                    run_ansible=args.run_ansible,
+                                                    ansible_connection=args.ansible_connection,
+                                                    ansible_tags=args.tags,
+                                                    ansible_skip_tags=args.skip_tags,
+                                                    ansible_limit=args.limit,
+                                                    ansible_forks=args.ansible_forks,
+                                                    ansible_verbosity=verbosity(self),
+                                                    config_download_only=args.config_download_only,
+                                                    **options)
         finally:
             self._bar.finish()
         return show({k: v for k, v in result.items() if k != "failures"})
@@ -184,7 +185,7 @@ class DeploymentStatus(ClientMixin, ShowOne):
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        return show(self.client.deployment_status(args.plan))
+        return show(self.client.deployments.status(args.plan))
 
 
 class DeploymentFailures(ClientMixin, Lister):
@@ -197,5 +198,5 @@ class DeploymentFailures(ClientMixin, Lister):
 
     def take_action(self, args: argparse.Namespace) -> Any:
         columns = ("stack", "resource", "type", "status", "reason")
-        rows = self.client.deployment_failures(args.plan)
+        rows = self.client.deployments.failures(args.plan)
         return columns, [tuple(r.get(c, "") for c in columns) for r in rows]

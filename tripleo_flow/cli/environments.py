@@ -25,7 +25,7 @@ class ListEnvironments(ClientMixin, Lister):
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        return _rows(self.client.list_environments(args.name))
+        return _rows(self.client.environments.list(args.name))
 
 
 class AddEnvironments(ClientMixin, Lister):
@@ -41,8 +41,8 @@ class AddEnvironments(ClientMixin, Lister):
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        self.client.add_environments(args.name, args.files, position=args.position)
-        return _rows(self.client.list_environments(args.name))
+        self.client.environments.add(args.name, args.files, position=args.position)
+        return _rows(self.client.environments.list(args.name))
 
 
 class RemoveEnvironments(ClientMixin, Lister):
@@ -56,5 +56,5 @@ class RemoveEnvironments(ClientMixin, Lister):
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        self.client.remove_environments(args.name, args.paths)
-        return _rows(self.client.list_environments(args.name))
+        self.client.environments.remove(args.name, args.paths)
+        return _rows(self.client.environments.list(args.name))

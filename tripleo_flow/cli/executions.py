@@ -42,7 +42,7 @@ class ListExecutions(ClientMixin, Lister):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
-        page, marker = self.client.page_executions(parsed_args.limit, parsed_args.marker,
+        page, marker = self.client.executions.page(parsed_args.limit, parsed_args.marker,
                                                    parsed_args.workflow, parsed_args.sort_dir)
         rows = [(e.id, e.workflow, e.state, when(e.created_at), when(e.finished_at))
                 for e in page]
@@ -59,7 +59,7 @@ class ShowExecution(ClientMixin, ShowOne):
         return _id_parser(super().get_parser(prog_name))
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
-        return execution_row(self.client.get_execution(parsed_args.execution_id))
+        return execution_row(self.client.executions.get(parsed_args.execution_id))
 
 
 class ExecutionTasks(ClientMixin, Lister):
@@ -73,7 +73,7 @@ class ExecutionTasks(ClientMixin, Lister):
                  t.error or t.state_info or "",
                  when(t.started_at), when(t.finished_at), " ".join(t.executions), t.id or "",
                  " ".join(_waiting(w) for w in t.waiting), "yes" if t.reverted else "")
-                for t in self.client.execution_tasks(parsed_args.execution_id)]
+                for t in self.client.tasks.list(parsed_args.execution_id)]
         return ("Task", "State", "Result", "Published", "Error", "Started", "Finished",
                 "Sub-executions", "ID", "Waiting for", "Reverted"), rows
 
@@ -109,9 +109,9 @@ class CompleteTask(ClientMixin, ShowOne):
                 output = json.loads(output)
             except ValueError:
                 pass  # text, as given
-        done = self.client.complete_task(parsed_args.execution_id, parsed_args.task,
-                                         parsed_args.state, output, item=parsed_args.item,
-                                         detach=True)
+        done = self.client.tasks.complete(parsed_args.execution_id, parsed_args.task,
+                                          parsed_args.state, output, item=parsed_args.item,
+                                          detach=True)
         return (("Action execution", "Execution", "Task", "Task ID", "Item", "Attempt",
                  "State", "Output"),
                 (done.id, done.execution_id, done.task, done.task_id,
@@ -126,7 +126,7 @@ class PauseExecution(ClientMixin, ShowOne):
         return _id_parser(super().get_parser(prog_name))
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
-        return execution_row(self.client.pause_execution(parsed_args.execution_id))
+        return execution_row(self.client.executions.pause(parsed_args.execution_id))
 
 
 class CancelExecution(ClientMixin, ShowOne):
@@ -141,8 +141,8 @@ class CancelExecution(ClientMixin, ShowOne):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
-        return execution_row(self.client.cancel_execution(parsed_args.execution_id,
-                                                          parsed_args.message))
+        return execution_row(self.client.executions.cancel(parsed_args.execution_id,
+                                                           parsed_args.message))
 
 
 class UpdateExecution(ClientMixin, ShowOne):
@@ -172,7 +172,7 @@ class UpdateExecution(ClientMixin, ShowOne):
                 env = json.loads(parsed_args.env)
             except ValueError as exc:
                 raise exceptions.InvalidInput(f"--env is not JSON: {exc}") from exc
-        return execution_row(self.client.update_execution(
+        return execution_row(self.client.executions.update(
             parsed_args.execution_id, parsed_args.state, parsed_args.state_info, env,
             detach=True, description=parsed_args.description))
 
@@ -190,12 +190,12 @@ class ResumeExecution(ClientMixin, ShowOne):
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         api = self.client
         if parsed_args.no_wait:
-            return execution_row(api.resume_execution(parsed_args.execution_id, wait=False,
-                                                      detach=True))
-        total = len(api.execution_tasks(parsed_args.execution_id))
+            return execution_row(api.executions.resume(parsed_args.execution_id, wait=False,
+                                                       detach=True))
+        total = len(api.tasks.list(parsed_args.execution_id))
         bar = Progress(sys.stderr, "tasks done")
         try:
-            return execution_row(api.resume_execution(
+            return execution_row(api.executions.resume(
                 parsed_args.execution_id, listeners=[TaskProgress(bar, total)]))
         finally:
             bar.finish()

@@ -32,9 +32,9 @@ class LaunchHeat(ClientMixin, ShowOne):
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
         client = self.client
         if parsed_args.kill:
-            return show(client.kill_heat(parsed_args.heat_dir, parsed_args.heat_type))
-        return show(client.launch_heat(parsed_args.heat_dir, parsed_args.heat_type,
-                                        restore_db=parsed_args.restore_db))
+            return show(client.heat.kill(parsed_args.heat_dir, parsed_args.heat_type))
+        return show(client.heat.launch(parsed_args.heat_dir, parsed_args.heat_type,
+                                       restore_db=parsed_args.restore_db))
 
 
 class HeatStatus(ClientMixin, ShowOne):
@@ -48,7 +48,7 @@ class HeatStatus(ClientMixin, ShowOne):
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
         client = self.client
-        return show(client.heat_status(parsed_args.heat_dir, parsed_args.heat_type))
+        return show(client.heat.status(parsed_args.heat_dir, parsed_args.heat_type))
 
 
 class InstallHeat(ClientMixin, ShowOne):
@@ -62,7 +62,7 @@ class InstallHeat(ClientMixin, ShowOne):
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
         client = self.client
-        return show(client.install_heat(force=parsed_args.force))
+        return show(client.heat.install(force=parsed_args.force))
 
 
 class BuildHeatImage(ClientMixin, ShowOne):
@@ -76,4 +76,4 @@ class BuildHeatImage(ClientMixin, ShowOne):
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
         client = self.client
-        return show(client.build_heat_image(force=parsed_args.force))
+        return show(client.heat.build_image(force=parsed_args.force))

@@ -13,7 +13,7 @@ class ListNetworks(ListPlanFile):
     columns = ("name", "name_lower", "enabled", "ip_subnet", "vip")
 
     def fetch(self, plan: str) -> list[Any]:
-        return self.client.list_networks(plan, detail=True)
+        return self.client.networks.list(plan, detail=True)
 
     def row(self, item: dict[str, Any]) -> tuple[Any, ...]:
         return (item.get("name"), item.get("name_lower", str(item.get("name", "")).lower()),
@@ -26,4 +26,4 @@ class SetNetworks(SetPlanFile):
     noun = "networks"
 
     def store(self, plan: str, items: list[Any]) -> list[str]:
-        return self.client.set_networks(plan, items)
+        return self.client.networks.set(plan, items)

@@ -67,8 +67,8 @@ class LaunchIronic(ClientMixin, ShowOne):
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
         if parsed_args.kill:
-            return show(self.client.kill_ironic(parsed_args.ironic_dir))
-        return show(self.client.launch_ironic(parsed_args.ironic_dir))
+            return show(self.client.ironic.kill(parsed_args.ironic_dir))
+        return show(self.client.ironic.launch(parsed_args.ironic_dir))
 
 
 class ImportNodes(ClientMixin, Lister):
@@ -89,11 +89,11 @@ class ImportNodes(ClientMixin, Lister):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        done = self.client.import_nodes(parsed_args.file,
-                                        initial_state=parsed_args.initial_state,
-                                        introspect=parsed_args.introspect,
-                                        provide=parsed_args.provide,
-                                        listeners=[NodeProgress()])
+        done = self.client.nodes.register(parsed_args.file,
+                                          initial_state=parsed_args.initial_state,
+                                          introspect=parsed_args.introspect,
+                                          provide=parsed_args.provide,
+                                          listeners=[NodeProgress()])
         return _rows(done, ("uuid", "name", "created", "provision_state"))
 
 
@@ -108,7 +108,7 @@ class IntrospectNodes(ClientMixin, Lister):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        done = self.client.introspect_nodes(provide=parsed_args.provide,
+        done = self.client.nodes.introspect(provide=parsed_args.provide,
                                             listeners=[NodeProgress()],
                                             **_selection(parsed_args))
         return _rows(done, RESULT_COLUMNS)
@@ -123,7 +123,7 @@ class ProvideNodes(ClientMixin, Lister):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        done = self.client.provide_nodes(listeners=[NodeProgress()], **_selection(parsed_args))
+        done = self.client.nodes.provide(listeners=[NodeProgress()], **_selection(parsed_args))
         return _rows(done, RESULT_COLUMNS)
 
 
@@ -136,7 +136,7 @@ class ManageNodes(ClientMixin, Lister):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        done = self.client.manage_nodes(parsed_args.nodes, listeners=[NodeProgress()])
+        done = self.client.nodes.manage(parsed_args.nodes, listeners=[NodeProgress()])
         return _rows(done, RESULT_COLUMNS)
 
 
@@ -158,7 +158,7 @@ class CleanNodes(ClientMixin, Lister):
                 steps = json.loads(parsed_args.steps)
             except ValueError as exc:
                 raise exceptions.InvalidInput(f"--steps is not JSON: {exc}.") from exc
-        done = self.client.clean_nodes(steps=steps, listeners=[NodeProgress()],
+        done = self.client.nodes.clean(steps=steps, listeners=[NodeProgress()],
                                        **_selection(parsed_args))
         return _rows(done, RESULT_COLUMNS)
 
@@ -172,7 +172,7 @@ class DeleteNodes(ClientMixin, Lister):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        done = self.client.delete_nodes(parsed_args.nodes, listeners=[NodeProgress()])
+        done = self.client.nodes.delete(parsed_args.nodes, listeners=[NodeProgress()])
         return _rows(done, ("uuid", "name", "deleted"))
 
 
@@ -180,7 +180,7 @@ class ListNodes(ClientMixin, Lister):
     """List nodes with their states and (introspected) properties."""
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        return _rows(self.client.list_nodes(), LIST_COLUMNS)
+        return _rows(self.client.nodes.list(), LIST_COLUMNS)
 
 
 class ShowNode(ClientMixin, ShowOne):
@@ -192,4 +192,4 @@ class ShowNode(ClientMixin, ShowOne):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        return show(self.client.show_node(parsed_args.node))
+        return show(self.client.nodes.get(parsed_args.node))

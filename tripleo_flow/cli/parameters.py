@@ -29,12 +29,12 @@ class ShowParameters(ClientMixin, Lister):
 
     def take_action(self, args: argparse.Namespace) -> Any:
         if args.schema:
-            schema = self.client.get_parameter_schema(args.plan)["parameters"]
+            schema = self.client.parameters.schema(args.plan)["parameters"]
             rows = [(name, e["type"], e["default"], e["value"],
                      ", ".join(p or "(top)" for p in e["paths"]))
                     for name, e in sorted(schema.items())]
             return ("name", "type", "default", "value", "nested path"), rows
-        values = self.client.get_parameters(args.plan)
+        values = self.client.parameters.get(args.plan)
         return ("name", "value"), sorted(values.items())
 
 
@@ -65,7 +65,7 @@ class SetParameters(ClientMixin, Lister):
         values.update(parse_assignments(args.values, self.client.conf.limits))
         if not values:
             raise exceptions.InvalidInput("Give NAME=VALUE pairs or --file FILE.")
-        changed = self.client.set_parameters(args.plan, values, validate=args.validate)
+        changed = self.client.parameters.set(args.plan, values, validate=args.validate)
         return ("changed",), [(name,) for name in changed]
 
 
@@ -79,5 +79,5 @@ class ResetParameters(ClientMixin, Lister):
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        removed = self.client.reset_parameters(args.plan, args.names or None)
+        removed = self.client.parameters.reset(args.plan, args.names or None)
         return ("reset",), [(name,) for name in removed]

@@ -21,7 +21,7 @@ class ShowPasswords(ClientMixin, Lister):
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        secrets = self.client.get_passwords(args.plan)
+        secrets = self.client.passwords.get(args.plan)
         if args.show_values:
             return ("name", "value"), sorted(secrets.items())
         return ("name",), [(name,) for name in sorted(secrets)]
@@ -40,5 +40,5 @@ class RotatePasswords(ClientMixin, Lister):
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        changed = self.client.rotate_passwords(args.plan, args.rotate, args.do_not_rotate)
+        changed = self.client.passwords.rotate(args.plan, args.rotate, args.do_not_rotate)
         return ("rotated",), [(name,) for name in changed]

@@ -88,7 +88,7 @@ class CreatePlan(ClientMixin, ShowOne):
     def take_action(self, args: argparse.Namespace) -> Any:
         view = PlanProgressView(self.app.stderr)
         try:
-            return show(self.client.create_plan(
+            return show(self.client.plans.create(
                 args.name, args.templates, args.description, sample=args.sample,
                 progress=view, environments=args.environments, roles_file=args.roles_file,
                 networks_file=args.networks_file, vip_file=args.vip_file))
@@ -110,7 +110,7 @@ class UpdatePlan(ClientMixin, ShowOne):
     def take_action(self, args: argparse.Namespace) -> Any:
         view = PlanProgressView(self.app.stderr)
         try:
-            return show(self.client.update_plan(
+            return show(self.client.plans.update(
                 args.name, args.templates, progress=view, environments=args.environments,
                 roles_file=args.roles_file, networks_file=args.networks_file,
                 vip_file=args.vip_file))
@@ -122,7 +122,7 @@ class ListPlans(ClientMixin, Lister):
     """List plans."""
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        rows = self.client.list_plans()
+        rows = self.client.plans.list()
         columns = ("name", "description", "deployment_status")
         return columns, [tuple(r[c] for c in columns) for r in rows]
 
@@ -136,7 +136,7 @@ class ShowPlan(ClientMixin, ShowOne):
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        return show(self.client.show_plan(args.name))
+        return show(self.client.plans.get(args.name))
 
 
 class ExportPlan(ClientMixin, Command):
@@ -161,10 +161,10 @@ class ExportPlan(ClientMixin, Command):
         secrets = not args.without_secrets
         if output == "-":
             with tempfile.TemporaryDirectory() as tmp:
-                path = self.client.export_plan(args.name, Path(tmp) / "plan.tar.gz", secrets)
+                path = self.client.plans.export(args.name, Path(tmp) / "plan.tar.gz", secrets)
                 sys.stdout.buffer.write(Path(path).read_bytes())
             return 0
-        path = self.client.export_plan(args.name, output, secrets)
+        path = self.client.plans.export(args.name, output, secrets)
         self.app.stdout.write(f"Plan {args.name!r} exported to {path}"
                               f"{'' if secrets else ' (without secrets)'}\n")
         return 0
@@ -181,7 +181,7 @@ class DeletePlan(ClientMixin, Command):
         return parser
 
     def take_action(self, args: argparse.Namespace) -> int:
-        self.client.delete_plan(args.name, force=args.force)
+        self.client.plans.delete(args.name, force=args.force)
         self.app.stdout.write(f"Plan {args.name!r} deleted.\n")
         return 0
 
@@ -196,7 +196,7 @@ class PlanHistory(ClientMixin, Lister):
 
     def take_action(self, args: argparse.Namespace) -> Any:
         columns = ("version", "last_modified", "size", "current")
-        rows = self.client.plan_history(args.name)
+        rows = self.client.plans.history(args.name)
         return columns, [tuple(r[c] for c in columns) for r in rows]
 
 
@@ -215,8 +215,8 @@ class RestorePlan(ClientMixin, ShowOne):
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        return show(self.client.restore_plan(args.name, args.version,
-                                             keep_passwords=not args.restore_passwords))
+        return show(self.client.plans.restore(args.name, args.version,
+                                              keep_passwords=not args.restore_passwords))
 
 
 class RenderPlan(ClientMixin, ShowOne):
@@ -228,4 +228,4 @@ class RenderPlan(ClientMixin, ShowOne):
         return parser
 
     def take_action(self, args: argparse.Namespace) -> Any:
-        return show(self.client.render_plan(args.name))
+        return show(self.client.plans.render(args.name))

@@ -27,7 +27,7 @@ class ProvisionNodes(ClientMixin, Lister):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        done = self.client.provision_nodes(parsed_args.baremetal_deployment,
+        done = self.client.nodes.provision(parsed_args.baremetal_deployment,
                                            plan=parsed_args.plan, listeners=[NodeProgress()])
         return _rows(done, (*COLUMNS, "deployed"))
 
@@ -53,7 +53,7 @@ class UnprovisionNodes(ClientMixin, Lister):
         if sum(given) != 1:
             raise exceptions.InvalidInput(
                 "Give one of --baremetal-deployment FILE, --hostname HOSTNAME or --all.")
-        done = self.client.unprovision_nodes(
+        done = self.client.nodes.unprovision(
             plan=parsed_args.plan, baremetal_deployment=parsed_args.baremetal_deployment,
             hostnames=parsed_args.hostnames, all_nodes=parsed_args.all_nodes,
             listeners=[NodeProgress()])

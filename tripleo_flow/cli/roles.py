@@ -13,9 +13,9 @@ class ListRoles(ListPlanFile):
     columns = ("name", "count", "primary", "services")
 
     def fetch(self, plan: str) -> list[Any]:
-        counts = self.client.role_counts(plan)
+        counts = self.client.roles.counts(plan)
         return [{**item, "count": counts.get(item.get("name"), 0)}
-                for item in self.client.list_roles(plan, detail=True)]
+                for item in self.client.roles.list(plan, detail=True)]
 
     def row(self, item: dict[str, Any]) -> tuple[Any, ...]:
         return (item.get("name"), item["count"],
@@ -28,4 +28,4 @@ class SetRoles(SetPlanFile):
     noun = "roles"
 
     def store(self, plan: str, items: list[Any]) -> list[str]:
-        return self.client.set_roles(plan, items)
+        return self.client.roles.set(plan, items)

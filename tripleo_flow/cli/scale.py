@@ -50,7 +50,7 @@ class DeleteOvercloudNodes(ClientMixin, ShowOne):
             show_stack_progress(bar, report)
 
         try:
-            done = self.client.delete_overcloud_nodes(
+            done = self.client.deployments.delete_nodes(
                 args.plan, args.hosts, baremetal_deployment=args.baremetal_deployment,
                 work_dir=args.work_dir, heat_type=args.heat_type,
                 run_ansible=not args.skip_scale_playbook,

@@ -44,13 +44,13 @@ class RerunTask(ClientMixin, ShowOne):
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         api, env = self.client, parsed_args.env
         if parsed_args.no_wait:
-            return execution_row(api.rerun_task(
+            return execution_row(api.tasks.rerun(
                 parsed_args.execution_id, parsed_args.task, parsed_args.reset, env,
                 wait=False, detach=True))
-        total = len(api.execution_tasks(parsed_args.execution_id))  # as execution resume
+        total = len(api.tasks.list(parsed_args.execution_id))  # as execution resume
         bar = Progress(sys.stderr, "tasks done")
         try:
-            return execution_row(api.rerun_task(
+            return execution_row(api.tasks.rerun(
                 parsed_args.execution_id, parsed_args.task, parsed_args.reset, env,
                 listeners=[TaskProgress(bar, total)]))
         finally:

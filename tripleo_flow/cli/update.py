@@ -6,7 +6,7 @@ class serves both kinds through its ``kind``)."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cliff.show import ShowOne
 
@@ -26,6 +26,9 @@ from tripleo_flow.cli.progress import Progress
 from tripleo_flow.core.deploy import lifecycle_options, update
 from tripleo_flow.core.deploy.progress import StackProgress
 
+if TYPE_CHECKING:
+    from tripleo_flow.client.update import LifecycleManager
+
 _PROMPT = ("You are about to run an {KIND} command. Take a backup first. Are you sure "
            "you want to {kind} [y/N]? ")
 
@@ -41,6 +44,10 @@ class _UpdateCommand(ClientMixin, ShowOne):
         parser.add_argument("-y", "--yes", action="store_true",
                             help="Skip the yes/no prompt (assume yes).")
         return parser
+
+    def lifecycle(self) -> LifecycleManager:
+        """``client.updates`` or ``client.upgrades``, as :attr:`kind` says."""
+        return self.client.upgrades if self.kind == "upgrade" else self.client.updates
 
     def confirm(self, args: argparse.Namespace) -> None:
         if args.yes:
@@ -146,7 +153,7 @@ class UpdatePrepare(_UpdateCommand):
         self.refuse_client_options(args, "prepare")
         self.confirm(args)
         check_deprecated_services(self, args)
-        return self.deploy_with_progress(self.client.lifecycle_prepare, self.kind, args.plan,
+        return self.deploy_with_progress(self.lifecycle().prepare, args.plan,
                                          work_dir=args.work_dir, heat_type=args.heat_type,
                                          **deploy_options(args))
 
@@ -171,8 +178,8 @@ class UpdateRun(_UpdateCommand):
 
     def take_action(self, args: argparse.Namespace) -> Any:
         self.confirm(args)
-        return self.show_run(self.client.lifecycle_run(
-            self.kind, args.plan, args.limit, playbooks=args.playbook,
+        return self.show_run(self.lifecycle().run(
+            args.plan, args.limit, playbooks=args.playbook,
             **self.run_options(args)))
 
 
@@ -199,7 +206,7 @@ class UpdateConverge(_UpdateCommand):
         self.confirm(args)
         check_deprecated_services(self, args)
         return self.deploy_with_progress(
-            self.client.lifecycle_converge, self.kind, args.plan, work_dir=args.work_dir,
+            self.lifecycle().converge, args.plan, work_dir=args.work_dir,
             heat_type=args.heat_type, run_ansible=not args.stack_only,
             ansible_connection=args.ansible_connection, ansible_tags=args.tags,
             ansible_skip_tags=args.skip_tags, ansible_limit=args.limit,
@@ -224,8 +231,8 @@ class ExternalUpdateRun(_UpdateCommand):
 
     def take_action(self, args: argparse.Namespace) -> Any:
         self.confirm(args)
-        return self.show_run(self.client.external_run(
-            self.kind, args.plan, args.limit, extra_vars=args.extra_vars,
+        return self.show_run(self.lifecycle().external_run(
+            args.plan, args.limit, extra_vars=args.extra_vars,
             **self.run_options(args)))
 
 

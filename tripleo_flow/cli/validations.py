@@ -56,7 +56,7 @@ class ListValidations(ClientMixin, Lister):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        found = self.client.list_validations(parsed_args.group, parsed_args.category)
+        found = self.client.validations.list(parsed_args.group, parsed_args.category)
         return LIST_COLUMNS, [tuple(v[c] for c in LIST_COLUMNS) for v in found]
 
 
@@ -69,7 +69,7 @@ class ShowValidation(ClientMixin, ShowOne):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        return show(self.client.show_validation(parsed_args.name))
+        return show(self.client.validations.get(parsed_args.name))
 
 
 class RunValidations(ClientMixin, Lister):
@@ -93,7 +93,7 @@ class RunValidations(ClientMixin, Lister):
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
         names = [n for n in (parsed_args.validation or "").split(",") if n] or None
-        done = self.client.run_validations(
+        done = self.client.validations.run(
             names, group=parsed_args.group, plan=parsed_args.plan,
             inventory=parsed_args.inventory,
             extra_vars=parse_assignments(parsed_args.extra_vars, self.client.conf.limits),
@@ -118,7 +118,7 @@ class StopValidations(ClientMixin, ShowOne):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        return show(self.client.stop_validations(parsed_args.execution))
+        return show(self.client.validations.stop(parsed_args.execution))
 
 
 class ListResults(ClientMixin, Lister):
@@ -132,8 +132,8 @@ class ListResults(ClientMixin, Lister):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        return _result_rows(self.client.validation_results(parsed_args.plan,
-                                                           parsed_args.validation))
+        return _result_rows(self.client.validations.results(parsed_args.plan,
+                                                            parsed_args.validation))
 
 
 class ShowResult(ClientMixin, ShowOne):
@@ -147,4 +147,4 @@ class ShowResult(ClientMixin, ShowOne):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> Any:
-        return show(self.client.show_validation_result(parsed_args.id, parsed_args.plan))
+        return show(self.client.validations.get_result(parsed_args.id, parsed_args.plan))

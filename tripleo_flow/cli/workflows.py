@@ -22,7 +22,7 @@ class ListWorkbooks(ClientMixin, Lister):
         rows = [(e.name, "shipped" if e.shipped else "user", str(e.path),
                  "ok" if not e.problems else f"{len(e.problems)} problem(s)",
                  ", ".join(sorted(e.workbook.workflows)) if e.workbook else "")
-                for e in self.client.list_workbooks()]
+                for e in self.client.workbooks.list()]
         return ("Name", "Origin", "Path", "Status", "Workflows"), rows
 
 
@@ -35,7 +35,7 @@ class ValidateWorkbooks(ClientMixin, Command):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> int:
-        self.client.check_workbooks(parsed_args.files)
+        self.client.workbooks.check(parsed_args.files)
         for path in parsed_args.files:
             self.app.stdout.write(f"{path}: valid\n")
         return 0
@@ -53,7 +53,7 @@ class CreateWorkbook(ClientMixin, ShowOne):
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         api = self.client
-        entry = (api.update_workbook if self.replace else api.create_workbook)(
+        entry = (api.workbooks.update if self.replace else api.workbooks.create)(
             parsed_args.file)
         workflows = ", ".join(sorted(entry.workbook.workflows)) if entry.workbook else ""
         return ("Name", "Path", "Workflows"), (entry.name, str(entry.path), workflows)
@@ -74,7 +74,7 @@ class DeleteWorkbook(ClientMixin, Command):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace) -> int:
-        self.client.delete_workbook(parsed_args.name)
+        self.client.workbooks.delete(parsed_args.name)
         return 0
 
 
@@ -83,7 +83,7 @@ class ListWorkflows(ClientMixin, Lister):
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         rows = [(w.full_name, w.type, ", ".join(_input(i) for i in w.inputs), w.description)
-                for w in self.client.list_workflows()]
+                for w in self.client.workflows.list()]
         return ("Name", "Type", "Input", "Description"), rows
 
 
@@ -101,14 +101,14 @@ class ShowWorkflow(ClientMixin, ShowOne):
 
     def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
         api = self.client
-        wf = api.get_workflow(parsed_args.name)
+        wf = api.workflows.get(parsed_args.name)
         tasks = "\n".join(
             f"{t.name}: {'action ' + t.action if t.action else 'workflow ' + str(t.workflow)}"
             for t in wf.tasks.values())
         return (("Name", "Type", "Description", "Input", "Output", "Tasks", "Graph"),
                 (wf.full_name, wf.type, wf.description,
                  "\n".join(_input(i) for i in wf.inputs), data(wf.output), tasks,
-                 api.workflow_dot(wf.full_name)))
+                 api.workflows.dot(wf.full_name)))
 
 
 class RunWorkflow(ClientMixin, ShowOne):
@@ -146,9 +146,9 @@ class RunWorkflow(ClientMixin, ShowOne):
         bar = None
         if not parsed_args.no_wait:
             bar = Progress(sys.stderr, "tasks done")
-            listeners = [TaskProgress(bar, len(api.get_workflow(parsed_args.name).tasks))]
+            listeners = [TaskProgress(bar, len(api.workflows.get(parsed_args.name).tasks))]
         try:
-            execution = api.run_workflow(
+            execution = api.executions.create(
                 parsed_args.name, inputs, wait=not parsed_args.no_wait, listeners=listeners,
                 target=parsed_args.target, detach=parsed_args.no_wait, env=env,
                 evaluate_env=parsed_args.evaluate_env)

@@ -2,11 +2,16 @@
 
     >>> from tripleo_flow.client import Client
     >>> client = Client.from_config_files([])      # local store under ~/.local/share
-    >>> client.create_plan("overcloud", "/path/to/templates")
-    >>> client.list_plans()
+    >>> client.plans.create("overcloud", "/path/to/templates")
+    >>> client.plans.list()
+    >>> execution = client.executions.create("tripleo.plan.export", {...})
+    >>> client.executions.resume(execution.id)
 
-Each area (plans, workflows, heat ...) is a mixin in its own module; every
-operation is one method, and no interface adds logic of its own.
+As python-mistralclient's ``Client``, it is composed of one manager per area
+(``plans``, ``executions``, ``nodes`` ...), each in its own module; every operation
+is one manager method, and no interface adds logic of its own.  The managers share
+one private :class:`~tripleo_flow.client.session.Session` (configuration, plan store,
+locks, the workflow engine); none of that is on the client's public surface.
 """
 
 from __future__ import annotations
@@ -18,55 +23,76 @@ from typing import Any
 from oslo_config import cfg
 
 from tripleo_flow import config
-from tripleo_flow.actions.context import ActionContext
-from tripleo_flow.client.backup import BackupMixin
-from tripleo_flow.client.completions import CompletionsMixin
-from tripleo_flow.client.deploy import DeployMixin
-from tripleo_flow.client.execution_updates import ExecutionUpdatesMixin
-from tripleo_flow.client.heat import HeatMixin
-from tripleo_flow.client.nodes import NodesMixin
-from tripleo_flow.client.plans import PlansMixin
-from tripleo_flow.client.scale import ScaleMixin
-from tripleo_flow.client.stored_backups import StoredBackupsMixin
-from tripleo_flow.client.task_reruns import TaskRerunsMixin
-from tripleo_flow.client.update import UpdateMixin
-from tripleo_flow.client.validations import ValidationsMixin
-from tripleo_flow.client.workflows import WorkflowsMixin
-from tripleo_flow.engine.jobs import jobboard
+from tripleo_flow.client.backup import BackupManager
+from tripleo_flow.client.catalog import ActionManager, WorkbookManager
+from tripleo_flow.client.deploy import DeploymentManager
+from tripleo_flow.client.environments import EnvironmentManager
+from tripleo_flow.client.executions import ExecutionManager
+from tripleo_flow.client.heat import HeatManager
+from tripleo_flow.client.jobs import ConductorManager
+from tripleo_flow.client.nodes import IronicManager, NodeManager
+from tripleo_flow.client.plan_data import (
+    CapabilityManager,
+    NetworkManager,
+    ParameterManager,
+    PasswordManager,
+    RoleManager,
+)
+from tripleo_flow.client.plans import PlanManager
+from tripleo_flow.client.session import Session, make_store
+from tripleo_flow.client.tasks import TaskManager
+from tripleo_flow.client.update import LifecycleManager
+from tripleo_flow.client.validations import ValidationManager
+from tripleo_flow.client.workflows import WorkflowManager
 from tripleo_flow.plans.lock import PlanLocks
 from tripleo_flow.plans.store import PlanStore
 
 __all__ = ["Client", "make_store"]
 
-
-def make_store(conf: cfg.ConfigOpts, data_dir: Path) -> PlanStore:
-    """The plan store the configuration names (the local store by default)."""
-    if conf.plan_store.backend == "swift":
-        from tripleo_flow.plans.swift import SwiftStore
-
-        return SwiftStore.from_conf(conf)
-    from tripleo_flow.plans.local import LocalStore
-
-    return LocalStore(conf.plan_store.local_root or data_dir / "plans",
-                      history_max=conf.limits.plan_history_max)
+#: The client's public members that are not managers.
+TOP_LEVEL = ("conf", "data_dir", "from_config_files", "close")
 
 
-class Client(PlansMixin, WorkflowsMixin, CompletionsMixin, ExecutionUpdatesMixin, HeatMixin,
-             DeployMixin, NodesMixin, ValidationsMixin, ScaleMixin, UpdateMixin, BackupMixin,
-             StoredBackupsMixin, TaskRerunsMixin):
-    """A session of the Python API over one configuration."""
+class Client:
+    """A session of the Python API over one configuration, as one manager per area."""
 
     def __init__(self, conf: cfg.ConfigOpts, store: PlanStore | None = None,
                  locks: PlanLocks | None = None) -> None:
-        self.conf = conf
-        self.data_dir = config.data_dir(conf)
-        self.store = store if store is not None else make_store(conf, self.data_dir)
-        board = jobboard.BoardSettings.from_conf(conf)
-        lock_url = conf.plan_store.lock_url or (
-            jobboard.lock_url(board) if board is not None else f"file://{self.data_dir / 'locks'}")
-        self.locks = locks if locks is not None else PlanLocks(lock_url,
-                                                                conf.plan_store.lock_timeout)
-        self.context = ActionContext(store=self.store, locks=self.locks, conf=conf)
+        session = self._session = Session(conf, store, locks)
+        # plans and what they hold
+        self.environments = EnvironmentManager(session)
+        self.plans = PlanManager(session, self.environments)
+        self.capabilities = CapabilityManager(session)
+        self.roles = RoleManager(session)
+        self.networks = NetworkManager(session)
+        self.passwords = PasswordManager(session)
+        self.parameters = ParameterManager(session)
+        # the workflow engine (python-mistralclient's managers)
+        self.workbooks = WorkbookManager(session)
+        self.actions = ActionManager(session)
+        self.workflows = WorkflowManager(session)
+        self.executions = ExecutionManager(session)
+        self.tasks = TaskManager(session, self.executions)
+        self.conductors = ConductorManager(session)
+        # services, nodes, deployments
+        self.heat = HeatManager(session)
+        self.ironic = IronicManager(session)
+        self.nodes = NodeManager(session, self.executions)
+        self.validations = ValidationManager(session, self.executions, self.tasks)
+        self.deployments = DeploymentManager(session, self.environments)
+        self.updates = LifecycleManager(session, "update", self.deployments)
+        self.upgrades = LifecycleManager(session, "upgrade", self.deployments)
+        self.backups = BackupManager(session, self.executions, self.plans, self.deployments)
+
+    @property
+    def conf(self) -> cfg.ConfigOpts:
+        """The configuration (read its options; set overrides before the first use)."""
+        return self._session.conf
+
+    @property
+    def data_dir(self) -> Path:
+        """The state directory (``data_dir``, else ``$XDG_DATA_HOME/tripleo-flow``)."""
+        return self._session.data_dir
 
     @classmethod
     def from_config_files(cls, files: Sequence[str] = (), **overrides: Any) -> Client:
@@ -78,8 +104,8 @@ class Client(PlansMixin, WorkflowsMixin, CompletionsMixin, ExecutionUpdatesMixin
         return cls(conf)
 
     def close(self) -> None:
-        self.close_workflows()
-        self.locks.close()
+        """Wait for background executions, release the executions database and locks."""
+        self._session.close()
 
     def __enter__(self) -> Client:
         return self

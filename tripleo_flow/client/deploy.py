@@ -1,28 +1,29 @@
-"""Deployment operations of the Python API (mixed into :class:`tripleo_flow.client.Client`)."""
+"""Deployments: ``client.deployments`` deploys a plan, updates or scales down its
+deployment and reads its status and failures."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.client import workbooks
+from tripleo_flow.client.base import Manager
 from tripleo_flow.core.deploy.progress import ProgressListener, StackProgress
 from tripleo_flow.core.plan import deprecated_services
 from tripleo_flow.plans.plan import PlanRepository, check_plan_name
 from tripleo_flow.workspace import owner
 
 if TYPE_CHECKING:
-    from tripleo_flow.actions.context import ActionContext
-    from tripleo_flow.client.environments import EnvironmentSource
+    from tripleo_flow.client.environments import EnvironmentManager, EnvironmentSource
+    from tripleo_flow.client.session import Session
     from tripleo_flow.engine.compile.runner import Listener, ProgressEvent
-    from tripleo_flow.engine.store.executions import Execution
-    from tripleo_flow.plans.store import PlanStore
 
 DEPLOY = workbooks.DEPLOY
 CONFIG_DOWNLOAD_ONLY = workbooks.CONFIG_DOWNLOAD_ONLY
+DELETE_NODES = workbooks.DELETE_NODES
 
 
 def stack_progress_events(listener: ProgressListener) -> Listener:
@@ -36,29 +37,15 @@ def stack_progress_events(listener: ProgressListener) -> Listener:
     return on_event
 
 
-class DeployMixin:
-    """Deploy a plan; read its deployment status and failures."""
+class DeploymentManager(Manager):
+    """Deploy a plan, update or scale down its deployment; read its status and failures
+    (``client.deployments``)."""
 
-    context: ActionContext
-    store: PlanStore
-    data_dir: Path
+    def __init__(self, session: Session, environments: EnvironmentManager) -> None:
+        super().__init__(session)
+        self._environments = environments
 
-    if TYPE_CHECKING:
-        def read_environments(self, environments: Iterable[EnvironmentSource]
-                              ) -> list[dict[str, Any]]: ...
-
-        def run_operation(self, name: str, inputs: Mapping[str, Any],
-                          listeners: Iterable[Listener] = (),
-                          interruptible: str | None = None) -> Execution: ...
-
-        def run_validations(self, validations: Sequence[str] | None = None,
-                            group: str | None = None, plan: str | None = None,
-                            inventory: str | Path | None = None,
-                            extra_vars: Mapping[str, Any] | None = None,
-                            require_passed: bool = False,
-                            listeners: Iterable[Listener] | None = None) -> dict[str, Any]: ...
-
-    def deploy(self, plan: str, heat_type: str | None = None,
+    def create(self, plan: str, heat_type: str | None = None,
                work_dir: str | Path | None = None,
                progress: ProgressListener | None = None, run_ansible: bool = False,
                ansible_connection: str | None = None,
@@ -107,7 +94,7 @@ class DeployMixin:
             ``[ansible] ssh_private_key``, else none named: Ansible's own); its path
             goes into the project, never its content.
         :param environments: when given, they first become the plan's user environments
-            (a plan change with history, as :meth:`set_environments`; nothing changes
+            (a plan change with history, as ``client.environments.set``; nothing changes
             when they are those already stored; a failed deployment puts the earlier
             ones back).
         :param environment_directories: directories whose ``*.yaml`` files (in name
@@ -121,7 +108,7 @@ class DeployMixin:
             YAML text) describing pre-provisioned servers (``managed: false``): first
             the plan's deployed-servers environment is generated from it (addresses
             on the ``[ctlplane]`` subnet, kept across redeploys; VIP; host names;
-            role counts) as :meth:`update_deployed_servers` does.
+            role counts) as :meth:`update_servers` does.
         :param config_download_only: neither create nor update the stack: restore the
             stack an earlier deploy kept in the work dir, save its outputs, write
             config-download (and run Ansible with ``run_ansible``). This re-runs what
@@ -144,26 +131,26 @@ class DeployMixin:
         # environments, ...) are its first task, deploy.check_inputs, so that a start
         # over HTTP keeps them; the plan name is checked here as it makes a path.
         check_plan_name(plan)
-        work = Path(work_dir) if work_dir else self.data_dir / "deployments" / plan
+        work = Path(work_dir) if work_dir else self._session.data_dir / "deployments" / plan
         inputs: dict[str, Any] = {
             "plan": plan, "work_dir": str(work.expanduser().absolute()),
             "heat_type": heat_type, "run_ansible": run_ansible,
             "ansible_connection": ansible_connection, "ansible_tags": ansible_tags,
             "ansible_skip_tags": ansible_skip_tags, "ansible_limit": ansible_limit,
             "ansible_forks": ansible_forks, "ansible_verbosity": ansible_verbosity,
-            **self.deploy_options(environments, baremetal_deployment, run_validations,
-                                  overcloud_ssh_user, overcloud_ssh_key,
-                                  environment_directories,
-                                  default_environment_directory)}
+            **self.options(environments, baremetal_deployment, run_validations,
+                           overcloud_ssh_user, overcloud_ssh_key,
+                           environment_directories,
+                           default_environment_directory)}
         workflow = CONFIG_DOWNLOAD_ONLY if config_download_only else DEPLOY
         listeners = [] if progress is None else [stack_progress_events(progress)]
-        execution = self.run_operation(workflow, inputs, listeners,
-                                       interruptible=f"Deployment of plan {plan!r}")
+        execution = self._session.run_operation(workflow, inputs, listeners,
+                                                interruptible=f"Deployment of plan {plan!r}")
         finished: dict[str, Any] = dict((execution.output or {})["deployment"])
         return finished
 
-    def deprecated_services_enabled(self, environments: Sequence[EnvironmentSource]
-                                    ) -> list[str]:
+    def deprecated_services(self, environments: Sequence[EnvironmentSource]
+                            ) -> list[str]:
         """tripleoclient's warnings for deprecated services that the ``-e`` files
         ``environments`` enable (``check_deprecated_service_is_enabled``, run before
         deploy and update/upgrade prepare): one line per service and file; the CLI
@@ -172,16 +159,16 @@ class DeployMixin:
         :raises InvalidInput: a file that cannot be read.
         """
         return deprecated_services.enabled_deprecated_services(
-            self.read_environments(environments))
+            self._environments.read(environments))
 
-    def deploy_options(self, environments: Sequence[EnvironmentSource] | None = None,
-                       baremetal_deployment: str | Path | None = None,
-                       run_validations: bool = False,
-                       overcloud_ssh_user: str | None = None,
-                       overcloud_ssh_key: str | Path | None = None,
-                       environment_directories: Sequence[str | Path] = (),
-                       default_environment_directory: bool = True,
-                       ) -> dict[str, Any]:
+    def options(self, environments: Sequence[EnvironmentSource] | None = None,
+                baremetal_deployment: str | Path | None = None,
+                run_validations: bool = False,
+                overcloud_ssh_user: str | None = None,
+                overcloud_ssh_key: str | Path | None = None,
+                environment_directories: Sequence[str | Path] = (),
+                default_environment_directory: bool = True,
+                ) -> dict[str, Any]:
         """The deploy workflow's inputs for tripleoclient's deploy options (those of
         :meth:`deploy`; also taken by a lifecycle prepare and converge): local files read
         here, the key file's path made absolute.  ``environment_directories``: each
@@ -195,7 +182,7 @@ class DeployMixin:
         found = [*environment_files(environment_directories,
                                     default=default_environment_directory),
                  *(environments or ())]
-        return {"user_environments": self.read_environments(found),
+        return {"user_environments": self._environments.read(found),
                 "baremetal_deployment": (None if baremetal_deployment is None
                                          else read_baremetal(baremetal_deployment)),
                 "run_validations": run_validations,
@@ -203,8 +190,8 @@ class DeployMixin:
                 "overcloud_ssh_key": (str(Path(overcloud_ssh_key).expanduser().absolute())
                                       if overcloud_ssh_key else None)}
 
-    def update_deployed_servers(self, plan: str,
-                                baremetal_deployment: str | Path) -> dict[str, Any]:
+    def update_servers(self, plan: str,
+                       baremetal_deployment: str | Path) -> dict[str, Any]:
         """Generate the plan's deployed-servers environment from a baremetal deployment
         file (a local path, or the file's YAML text) and enable it.
 
@@ -212,12 +199,12 @@ class DeployMixin:
         """
         check_plan_name(plan)
         text = read_baremetal(baremetal_deployment)
-        execution = self.run_operation(workbooks.plan_workflow("update_deployed_servers"),
-                                       {"plan": plan, "baremetal_deployment": text})
+        execution = self._session.run_operation(workbooks.plan_workflow("update_deployed_servers"),
+                                                {"plan": plan, "baremetal_deployment": text})
         done: dict[str, Any] = dict((execution.output or {})["result"])
         return {k: done[k] for k in ("path", "counts", "hosts", "changed")}
 
-    def deployment_status(self, plan: str) -> dict[str, Any]:
+    def status(self, plan: str) -> dict[str, Any]:
         """The plan's last deployment status (``deployment_status`` is NONE if never).
 
         While DEPLOYING, ``process`` names the deploying process and whether it is
@@ -226,7 +213,7 @@ class DeployMixin:
         ``DEPLOY_INTERRUPTED``: nothing runs it any more, and a new deploy is allowed
         (it also stops the Heat such a run may have left).
         """
-        repo = PlanRepository(self.store)
+        repo = PlanRepository(self._session.store)
         repo.require(plan)
         status = repo.deployment_status(plan)
         if status is None:
@@ -243,9 +230,9 @@ class DeployMixin:
                                     "was killed); deploy again to replace this deployment.")
         return shown
 
-    def deployment_failures(self, plan: str) -> list[dict[str, str]]:
+    def failures(self, plan: str) -> list[dict[str, str]]:
         """The resources that failed in the plan's last deployment, with their reasons."""
-        repo = PlanRepository(self.store)
+        repo = PlanRepository(self._session.store)
         repo.require(plan)
         status = repo.deployment_status(plan) or {}
         failures = list(status.get("failures") or [])
@@ -255,7 +242,63 @@ class DeployMixin:
         return failures
 
 
-__all__ = ["DeployMixin"]
+    def servers(self, plan: str) -> dict[str, list[str]]:
+        """The servers of ``plan``'s last deployment: host names by role, as
+        :meth:`delete_nodes` takes them (read from the work dir the deploy
+        recorded, else ``<data_dir>/deployments/<plan>``).
+
+        :raises NoKeptStack: the plan has no deployment kept there.
+        """
+        from tripleo_flow.actions.scale import kept_servers
+
+        check_plan_name(plan)
+        recorded = self.status(plan).get("work_dir")
+        work = Path(recorded) if recorded else self._session.data_dir / "deployments" / plan
+        return kept_servers(work, plan)
+
+    def delete_nodes(self, plan: str, hosts: Sequence[str] = (),
+                     baremetal_deployment: str | os.PathLike[str] | None = None,
+                     work_dir: str | Path | None = None,
+                     heat_type: str | None = None,
+                     run_ansible: bool = True, ansible_connection: str | None = None,
+                     progress: ProgressListener | None = None) -> dict[str, Any]:
+        """Remove the servers ``hosts`` (host names) from the deployment of ``plan``, as
+        TripleO's ``overcloud node delete``.
+
+        Runs the workflow ``tripleo.scale.delete_nodes`` (a named execution, persisted;
+        ``execution resume`` continues one a crash left behind): each host's member of
+        its role's ResourceGroup is found in the deployment kept in ``work_dir``, the
+        scale-down playbook runs on those servers only (``run_ansible``), the plan gets
+        ``{Role}Count``, ``{Role}RemovalPolicies`` (merged with earlier ones) and
+        ``{Role}RemovalPoliciesMode: append``, and the plan is deployed again.
+
+        :param baremetal_deployment: instead of ``hosts``, TripleO's baremetal
+            deployment file (a path, or its YAML text): the servers to remove are its
+            instances marked ``provisioned: false`` (an Ironic node of a managed one is
+            not undeployed here: ``client.nodes.unprovision`` does that).
+        :param work_dir: the deployment's work dir (default:
+            ``<data_dir>/deployments/<plan>``, as :meth:`deploy`).
+        :returns: ``deployment`` (the DEPLOY_SUCCESS status record), ``removed`` (host
+            name -> role and group member) and ``parameters`` (what was set).
+        :raises ServersNotInStack: a host is not a server of the stack; nothing changed.
+        """
+        check_plan_name(plan)
+        if isinstance(hosts, str) or bool(hosts) == (baremetal_deployment is not None):
+            raise exceptions.InvalidInput(
+                "Name the servers to delete: a list of host names, or a baremetal "
+                "deployment file (its instances marked provisioned: false), not both.")
+        work = Path(work_dir) if work_dir else self._session.data_dir / "deployments" / plan
+        inputs = {"plan": plan, "hosts": list(hosts) or None, "heat_type": heat_type,
+                  "baremetal_deployment": (None if baremetal_deployment is None
+                                           else read_baremetal(baremetal_deployment)),
+                  "work_dir": str(work.expanduser().absolute()), "run_ansible": run_ansible,
+                  "ansible_connection": ansible_connection}
+        listeners = [] if progress is None else [stack_progress_events(progress)]
+        execution = self._session.run_operation(DELETE_NODES, inputs, listeners,
+                                                interruptible=f"Scale-down of plan {plan!r}")
+        output = dict(execution.output or {})
+        return {"deployment": dict(output["deployment"]), "removed": dict(output["removed"]),
+                "parameters": dict(output["parameters"])}
 
 
 def read_baremetal(source: str | os.PathLike[str]) -> str:

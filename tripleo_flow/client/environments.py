@@ -9,34 +9,33 @@ interface stores and deploys the same thing.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.client import workbooks
+from tripleo_flow.client.base import Manager
 from tripleo_flow.core.plan import roles
 from tripleo_flow.plans import sources
 
 if TYPE_CHECKING:
-    from tripleo_flow.actions.context import ActionContext
-    from tripleo_flow.engine.store.executions import Execution
+    import builtins
+
+    pass
 
 #: What may be given for an environment: a local path, or an environment as JSON
 #: (``{"name", "files": {path: text}}``, :class:`~tripleo_flow.core.plan.userenvs.EnvironmentFile`).
 EnvironmentSource = str | os.PathLike[str] | Mapping[str, Any]
 
 
-class EnvironmentsMixin:
-    """Needs ``self.context``."""
+class EnvironmentManager(Manager):
+    """A plan's own environment files (``client.environments``)."""
 
-    context: ActionContext
-    run_operation: Callable[..., Execution]  # WorkflowsMixin's
-
-    def read_environments(self, environments: Iterable[EnvironmentSource]) -> list[dict[str, Any]]:
+    def read(self, environments: Iterable[EnvironmentSource]) -> list[dict[str, Any]]:
         """Local environment files (with the files they reference) as JSON values;
         JSON values are passed through (they are checked when stored)."""
-        conf = self.context.conf
+        conf = self._session.context.conf
         limits = {"max_nodes": conf.limits.yaml_max_nodes,
                   "max_depth": conf.limits.yaml_max_depth,
                   "max_items": conf.limits.input_max_items}
@@ -48,39 +47,39 @@ class EnvironmentsMixin:
                 result.append(sources.read_environment_file(env, **limits).to_json())
         return result
 
-    def list_environments(self, name: str) -> list[dict[str, Any]]:
+    def list(self, name: str) -> list[dict[str, Any]]:
         """The plan's environments in the order they apply: ``order``, ``path`` and
-        ``user`` (true for the user's own, added with ``-e`` or :meth:`add_environments`)."""
+        ``user`` (true for the user's own, added with ``-e`` or :meth:`add`)."""
         from tripleo_flow.actions import userenvs
 
-        return userenvs.ListEnvironments(self.context).execute(plan=name)
+        return userenvs.ListEnvironments(self._session.context).execute(plan=name)
 
-    def add_environments(self, name: str, environments: Sequence[EnvironmentSource],
-                         position: int | None = None) -> list[str]:
+    def add(self, name: str, environments: Sequence[EnvironmentSource],
+            position: int | None = None) -> builtins.list[str]:
         """Store environment files (and the local files they reference) in the plan as
         user environments, at ``position`` among them (1-based; default last).
 
         :returns: the plan paths of the added environments.
         """
         return self._environments_changed("add_environments", {
-            "plan": name, "user_environments": self.read_environments(environments),
+            "plan": name, "user_environments": self.read(environments),
             "position": position, "replace": False})
 
-    def set_environments(self, name: str, environments: Sequence[EnvironmentSource]) -> list[str]:
+    def set(self, name: str, environments: Sequence[EnvironmentSource]) -> builtins.list[str]:
         """Make ``environments`` the plan's only user environments, in this order (as
         ``deploy -e``); nothing changes when they are the ones already stored."""
         return self._environments_changed("add_environments", {
-            "plan": name, "user_environments": self.read_environments(environments),
+            "plan": name, "user_environments": self.read(environments),
             "position": None, "replace": True})
 
-    def remove_environments(self, name: str, paths: Sequence[str]) -> list[str]:
+    def remove(self, name: str, paths: Sequence[str]) -> builtins.list[str]:
         """Remove user environments (by plan path, as listed) and their files."""
         return self._environments_changed("remove_environments",
                                           {"plan": name, "paths": list(paths)})
 
-    def _environments_changed(self, workflow: str, inputs: dict[str, Any]) -> list[str]:
+    def _environments_changed(self, workflow: str, inputs: dict[str, Any]) -> builtins.list[str]:
         """Run ``workflow`` of ``workbooks/plan.yaml``; the plan paths it changed."""
-        execution = self.run_operation(workbooks.plan_workflow(workflow), inputs)
+        execution = self._session.run_operation(workbooks.plan_workflow(workflow), inputs)
         return list((execution.output or {})["result"]["paths"])
 
 

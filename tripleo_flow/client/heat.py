@@ -1,7 +1,8 @@
-"""Python API for the ephemeral Heat (mixed into :class:`tripleo_flow.client.Client`).
+"""The ephemeral Heats of the Python API (``client.heat``).
 
 Each change of a Heat (launch, kill, dump, restore) runs a one-task workflow of
-``workbooks/heat.yaml`` (``tripleo.heat.*``) with :meth:`run_operation`: a named,
+``workbooks/heat.yaml`` (``tripleo.heat.*``) with
+:meth:`~tripleo_flow.client.session.Session.run_operation`: a named,
 recorded execution, as every other operation; a refusal is recorded ERROR and
 raised with its kind (the CLI's exit code).  A launched Heat is not tied to the
 execution: it runs on after it ends, until a kill.  Reading a Heat's status runs its
@@ -12,22 +13,18 @@ prepare this machine, not a Heat: no workflow either.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow.client import workbooks
+from tripleo_flow.client.base import Manager
 from tripleo_flow.heat import install as heat_install
 from tripleo_flow.heat import venv_path
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
     from types import ModuleType
 
     from oslo_config import cfg
 
-    from tripleo_flow.actions.base import ActionContext
-    from tripleo_flow.engine.compile.runner import Listener
-    from tripleo_flow.engine.store.executions import Execution
 
 
 #: The shipped workflows whose Heat runs on after their execution ends.
@@ -59,67 +56,59 @@ def _actions() -> ModuleType:
     return heat
 
 
-class HeatMixin:
-    """Launch, inspect, dump, restore and kill ephemeral Heats; install Heat."""
-
-    context: ActionContext
-    conf: cfg.ConfigOpts
-    data_dir: Path
-
-    if TYPE_CHECKING:
-        def run_operation(self, name: str, inputs: Mapping[str, Any],
-                          listeners: Iterable[Listener] = (),
-                          interruptible: str | None = None) -> Execution: ...
+class HeatManager(Manager):
+    """Launch, inspect, dump, restore and kill ephemeral Heats; install Heat (``client.heat``)."""
 
     def _run_heat_workflow(self, workflow: str, output: str, **inputs: Any) -> Any:
         """Output ``output`` of Heat workflow ``workflow`` run with ``inputs``."""
-        execution = self.run_operation(workbooks.heat_workflow(workflow), inputs)
+        execution = self._session.run_operation(workbooks.heat_workflow(workflow), inputs)
         return (execution.output or {})[output]
 
-    def launch_heat(self, heat_dir: str, heat_type: str | None = None,
-                    restore_db: bool = False) -> dict[str, Any]:
+    def launch(self, heat_dir: str, heat_type: str | None = None,
+               restore_db: bool = False) -> dict[str, Any]:
         """Launch Heat for ``heat_dir`` and return its endpoint once it is ready (the
         workflow ``tripleo.heat.launch``; the Heat runs on after it)."""
         return dict(self._run_heat_workflow("launch", "endpoint", heat_dir=heat_dir,
                                             heat_type=heat_type, restore_db=restore_db))
 
-    def kill_heat(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
+    def kill(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
         """Dump, wipe and stop the Heat of ``heat_dir`` (nothing to do is not an error;
         the workflow ``tripleo.heat.kill``)."""
         return dict(self._run_heat_workflow("kill", "killed", heat_dir=heat_dir,
                                             heat_type=heat_type))
 
-    def dump_heat_db(self, heat_dir: str, heat_type: str | None = None) -> str:
+    def dump_db(self, heat_dir: str, heat_type: str | None = None) -> str:
         """Dump the running Heat's database; return the dump's path (the workflow
         ``tripleo.heat.dump_db``)."""
         return str(self._run_heat_workflow("dump_db", "dump", heat_dir=heat_dir,
                                            heat_type=heat_type))
 
-    def restore_heat_db(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
+    def restore_db(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
         """Restart Heat on a fresh database loaded from the heat-dir's dump (the
         workflow ``tripleo.heat.restore_db``)."""
         return dict(self._run_heat_workflow("restore_db", "endpoint", heat_dir=heat_dir,
                                             heat_type=heat_type))
 
-    def heat_status(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
+    def status(self, heat_dir: str, heat_type: str | None = None) -> dict[str, Any]:
         """Whether the Heat of ``heat_dir`` runs and answers (read: no workflow)."""
-        result: dict[str, Any] = _actions().GetHeatStatus(self.context).execute(
+        result: dict[str, Any] = _actions().GetHeatStatus(self._session.context).execute(
             heat_dir=heat_dir, heat_type=heat_type)
         return result
 
-    def install_heat(self, force: bool = False) -> dict[str, object]:
+    def install(self, force: bool = False) -> dict[str, object]:
         """Create Heat's virtualenv (``[heat] venv``, default ``data_dir/heat-venv``)."""
-        venv = venv_path(self.conf)
-        log = self.data_dir / "heat-install.log"
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        return heat_install.install(venv, python=self.conf.heat.python, force=force,
+        venv = venv_path(self._session.conf)
+        log = self._session.data_dir / "heat-install.log"
+        self._session.data_dir.mkdir(parents=True, exist_ok=True)
+        return heat_install.install(venv, python=self._session.conf.heat.python, force=force,
                                     log=log).as_dict()
 
-    def build_heat_image(self, force: bool = False) -> dict[str, object]:
+    def build_image(self, force: bool = False) -> dict[str, object]:
         """Build the local base and Heat images (``[heat] base_image`` and ``image``)."""
         from tripleo_flow.heat import image, podman_api
 
-        client = podman_api.connect(self.conf.heat.podman_url, self.data_dir / "podman")
+        heat = self._session.conf.heat
+        client = podman_api.connect(heat.podman_url, self._session.data_dir / "podman")
         with client:
-            return image.build(client, self.conf.heat.base_image, self.conf.heat.image,
-                               self.conf.heat.services_image, force=force).as_dict()
+            return image.build(client, heat.base_image, heat.image,
+                               self._session.conf.heat.services_image, force=force).as_dict()

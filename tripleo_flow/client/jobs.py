@@ -1,10 +1,11 @@
-"""The Python API of jobboard execution: posting runs as jobs, following them, conductors.
+"""Jobboard execution: ``client.conductors`` runs the executions posted as jobs.
 
-With ``[jobboard] backend_url`` set, :meth:`WorkflowsMixin.run_workflow
-<tripleo_flow.client.workflows.WorkflowsMixin.run_workflow>` records the execution
-and posts it here instead of running it; ``tripleo-flow conductor`` processes
-(:meth:`JobsMixin.run_conductor`) claim and run the jobs.  :class:`JobsMixin`
-needs the attributes :class:`~tripleo_flow.client.workflows.WorkflowsMixin` needs.
+With ``[jobboard] backend_url`` set, :meth:`client.executions.create
+<tripleo_flow.client.executions.ExecutionManager.create>` records the execution and
+posts it (:meth:`~tripleo_flow.client.session.Session.post_execution`) instead of
+running it; ``tripleo-flow conductor`` processes (:meth:`ConductorManager.run`) claim
+and run the jobs, and :meth:`~tripleo_flow.client.executions.ExecutionManager.follow`
+reads the record of one until it ends (:func:`_emit` makes its progress events).
 """
 
 from __future__ import annotations
@@ -12,15 +13,15 @@ from __future__ import annotations
 import functools
 import socket
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.client.base import Manager
 from tripleo_flow.engine.jobs import jobboard
-from tripleo_flow.engine.store.states import CANCELLED
 
 if TYPE_CHECKING:
-    from tripleo_flow.engine.compile.runner import Listener, Runner
+    from tripleo_flow.engine.compile.runner import Listener
     from tripleo_flow.engine.jobs.conductor import Conductor
     from tripleo_flow.engine.store.executions import Execution, TaskRecord
 
@@ -42,87 +43,13 @@ def _task_events() -> dict[str, str]:
             atoms.SKIPPED: "skipped", atoms.ERROR: "failed"}
 
 
-class JobsMixin:
-    """Jobboard wiring of the workflows API (inert without ``[jobboard] backend_url``)."""
+class ConductorManager(Manager):
+    """Conductors: processes that run the executions posted on the jobboard
+    (``client.conductors``)."""
 
-    conf: Any
-    _wf_state: Callable[[], dict[str, Any]]
-    _runner: Callable[[], Runner]
-    list_workbooks: Callable[[], Any]
-
-    def jobboard_settings(self) -> jobboard.BoardSettings | None:
-        """``[jobboard]`` checked, or None when workflows run in-process."""
-        return jobboard.BoardSettings.from_conf(self.conf)
-
-    def _board(self) -> Any:
-        state = self._wf_state()
-        if "board" not in state:
-            settings = self.jobboard_settings()
-            if settings is None:
-                raise exceptions.InvalidInput(
-                    "No jobboard is configured: set [jobboard] backend_url (redis://... or "
-                    "zookeeper://...) to run workflows on conductors.")
-            state["board"] = jobboard.make_board(settings, self._runner().store.backend)
-        return state["board"]
-
-    def close_jobboard(self) -> None:
-        board = self._wf_state().pop("board", None)
-        if board is not None:
-            board.close()
-
-    def _post_execution(self, fd: Any) -> None:
-        """Post the job that runs the recorded execution ``fd``."""
-        runner = self._runner()
-        shown = runner.store.backend.redactor.value(dict((fd.meta or {}).get("input") or {}))
-        jobboard.post(self._board(), runner.store.book().uuid, fd, shown)
-
-    def _execution_job(self, execution_id: str) -> Any:
-        """The job of the execution on the board (claimed or not), or None."""
-        for job in self._board().iterjobs(ensure_fresh=True):
-            if (job.details or {}).get(jobboard.EXECUTION_KEY) == execution_id:
-                return job
-        return None
-
-    def follow_execution(self, execution_id: str, listeners: Iterable[Listener] = (),
-                         timeout: float | None = None) -> Execution:
-        """Wait for an execution that runs elsewhere (a conductor) to end.
-
-        Task changes seen in its record go to ``listeners`` as progress events.
-
-        A cancelled execution is returned once its running tasks ended (CANCELLED).
-
-        :raises WorkflowFailed: when it failed (its completed tasks were reverted)
-        :raises Conflict: it had not ended after ``timeout`` s
-        """
-        settings = self.jobboard_settings()
-        poll = settings.poll_interval if settings is not None \
-            else float(self.conf.jobboard.poll_interval)  # a worker runs it: the same look
-        store = self._runner().store
-        listeners = tuple(listeners)
-        seen: dict[str, tuple[str, Any, bool]] = {}
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            execution = store.get(execution_id)
-            if listeners:
-                for task in store.tasks(execution_id):
-                    _emit(execution, task, seen, listeners)
-            if execution.state in (*ENDED, CANCELLED) and execution.finished_at is not None:
-                break
-            if deadline is not None and time.monotonic() > deadline:
-                raise exceptions.Conflict(
-                    f"Execution {execution_id!r} has not ended after {timeout:g} s "
-                    f"({execution.state});", hints=[exceptions.Hint(
-                        "follow it with", "execution.show", {"execution": execution_id})])
-            time.sleep(poll)
-        if execution.state not in ("SUCCESS", CANCELLED):  # cancelled: not a failure
-            raise exceptions.WorkflowFailed(execution.workflow, execution.failed_task,
-                                            execution.error or execution.state,
-                                            execution.reverted)
-        return execution
-
-    def run_conductor(self, name: str | None = None, concurrency: int = 4,
-                      max_jobs: int | None = None,
-                      started: Callable[[Conductor], None] | None = None) -> None:
+    def run(self, name: str | None = None, concurrency: int = 4,
+            max_jobs: int | None = None,
+            started: Callable[[Conductor], None] | None = None) -> None:
         """Claim and run posted executions until stopped (``conductor.stop()``).
 
         :param concurrency: executions this process runs at the same time
@@ -132,7 +59,7 @@ class JobsMixin:
         """
         from tripleo_flow.engine.jobs.conductor import Conductor
 
-        settings = self.jobboard_settings()
+        settings = self._session.jobboard_settings()
         if settings is None:
             raise exceptions.InvalidInput(
                 "A conductor needs a jobboard: set [jobboard] backend_url (redis://... or "
@@ -142,9 +69,9 @@ class JobsMixin:
                 f"--concurrency must be at least 1, not {concurrency}.")
         if max_jobs is not None and max_jobs < 1:
             raise exceptions.InvalidInput(f"--max-jobs must be at least 1, not {max_jobs}.")
-        runner = self._runner()
+        runner = self._session.runner()
         runner.store.book()  # ready before the first claim: database, workbooks, actions
-        self.list_workbooks()  # the checked catalog, its actions loaded
+        self._session.catalog()  # the checked catalog, its actions loaded
         board = jobboard.make_board(settings, runner.store.backend)
         conductor = Conductor(name or f"conductor-{socket.gethostname()}", board, runner,
                               concurrency, settings, max_jobs)
@@ -185,4 +112,4 @@ def _emit(execution: Execution, task: TaskRecord, seen: dict[str, tuple[str, Any
             listener(report)
 
 
-__all__ = ["ENDED", "JobsMixin"]
+__all__ = ["ENDED", "ConductorManager"]

@@ -1,5 +1,5 @@
-"""Bare metal nodes in Ironic, and the local Ironic (mixed into
-:class:`tripleo_flow.client.Client`).
+"""Bare metal nodes in Ironic (``client.nodes``), and the local Ironic
+(``client.ironic``).
 
 Every node operation that changes something runs a workflow of the shipped
 ``tripleo.nodes`` workbook (``workbooks/nodes.yaml``), the same one the HTTP
@@ -14,15 +14,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions, ironic
+from tripleo_flow.client.base import Manager
 from tripleo_flow.client.deploy import read_baremetal
 from tripleo_flow.common import safe_yaml
 from tripleo_flow.core.servers import nodes as node_files
 from tripleo_flow.plans.plan import check_plan_name
 
 if TYPE_CHECKING:
-    from oslo_config import cfg
-
-    from tripleo_flow.client.paths import ServerPaths
+    from tripleo_flow.client.executions import ExecutionManager
+    from tripleo_flow.client.session import Session
     from tripleo_flow.engine.compile.runner import Listener
     from tripleo_flow.engine.store.executions import Execution
     from tripleo_flow.ironic.client import IronicClient
@@ -33,29 +33,18 @@ WORKBOOK = "tripleo.nodes"
 _LINKS = frozenset({"states", "portgroups", "volume", "ports", "firmware"})
 
 
-class NodesMixin:
-    """Import, introspect, provide, manage, clean, delete, list and show nodes."""
-
-    conf: cfg.ConfigOpts
-
-    if TYPE_CHECKING:
-        def run_workflow(self, name: str, inputs: Mapping[str, Any] | None = None,
-                         wait: bool = True, listeners: Iterable[Listener] | None = None,
-                         target: str | None = None, detach: bool = False,
-                         paths: ServerPaths | None = None,
-                         api_user: bool = False) -> Execution: ...
-
-    # -- the local Ironic ------------------------------------------------------------
+class IronicManager(Manager):
+    """The local all-in-one Ironic (``client.ironic``)."""
 
     def _ironic_launcher(self, ironic_dir: str | os.PathLike[str] | None) -> IronicLauncher:
         from tripleo_flow.ironic.launcher import IronicLauncher
 
-        return IronicLauncher(ironic_dir or ironic.ironic_dir(self.conf),
-                              ironic.venv_path(self.conf),
-                              api_timeout=self.conf.ironic.api_timeout)
+        return IronicLauncher(ironic_dir or ironic.ironic_dir(self._session.conf),
+                              ironic.venv_path(self._session.conf),
+                              api_timeout=self._session.conf.ironic.api_timeout)
 
-    def launch_ironic(self, ironic_dir: str | os.PathLike[str] | None = None,
-                      owned_by: str | None = None) -> dict[str, Any]:
+    def launch(self, ironic_dir: str | os.PathLike[str] | None = None,
+               owned_by: str | None = None) -> dict[str, Any]:
         """Start a local all-in-one Ironic for ``ironic_dir`` (default ``[ironic] ironic_dir``).
 
         :param owned_by: it then stops when this process exits, however it exits.
@@ -63,28 +52,37 @@ class NodesMixin:
         """
         return self._ironic_launcher(ironic_dir).launch(owned_by=owned_by).as_dict()
 
-    def kill_ironic(self, ironic_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    def kill(self, ironic_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         """Stop the local Ironic of ``ironic_dir``, saving its node database."""
         return self._ironic_launcher(ironic_dir).kill().as_dict()
 
-    def ironic_status(self, ironic_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    def status(self, ironic_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         return self._ironic_launcher(ironic_dir).status()
+
+
+class NodeManager(Manager):
+    """Register, introspect, provide, manage, clean, delete, provision, list and show
+    nodes (``client.nodes``)."""
+
+    def __init__(self, session: Session, executions: ExecutionManager) -> None:
+        super().__init__(session)
+        self._executions = executions
 
     def _ironic(self) -> IronicClient:
         from tripleo_flow.ironic.client import IronicClient
 
-        return IronicClient(ironic.endpoint(self.conf))
+        return IronicClient(ironic.endpoint(self._session.conf))
 
     # -- workflows -------------------------------------------------------------------
 
     def _run_nodes(self, workflow: str, inputs: dict[str, Any],
                    listeners: Iterable[Listener] | None) -> list[dict[str, Any]]:
-        inputs.setdefault("concurrency", self.conf.ironic.concurrency)
-        execution = self.run_workflow(f"{WORKBOOK}.{workflow}", inputs, listeners=listeners)
+        inputs.setdefault("concurrency", self._session.conf.ironic.concurrency)
+        execution = self._executions.create(f"{WORKBOOK}.{workflow}", inputs, listeners=listeners)
         return list((execution.output or {}).get("nodes") or [])
 
-    def start_nodes_workflow(self, workflow: str, inputs: Mapping[str, Any],
-                             api_user: bool = False) -> Execution:
+    def start_workflow(self, workflow: str, inputs: Mapping[str, Any],
+                       api_user: bool = False) -> Execution:
         """Start ``tripleo.nodes.<workflow>`` in the background (what the HTTP API does).
 
         A node list to ``register`` is checked first, so a bad entry (:class:`InvalidNodes`)
@@ -95,7 +93,7 @@ class NodesMixin:
         if workflow == "register":
             _check_import_options(given)
             try:
-                node_files.parse_nodes(given.get("nodes"), self.conf.limits.nodes_max)
+                node_files.parse_nodes(given.get("nodes"), self._session.conf.limits.nodes_max)
             except node_files.NodeFileError as exc:
                 raise exceptions.InvalidNodes("The node list", exc.entry, exc.reason) from exc
         if workflow in ("provision", "unprovision"):
@@ -104,14 +102,14 @@ class NodesMixin:
             _check_release(given)
         if workflow == "clean" and not given.get("steps"):
             given.pop("steps", None)  # the workbook's default: TripleO's metadata erase
-        given.setdefault("concurrency", self.conf.ironic.concurrency)
-        return self.run_workflow(f"{WORKBOOK}.{workflow}", given, wait=False,
-                                 api_user=api_user)
+        given.setdefault("concurrency", self._session.conf.ironic.concurrency)
+        return self._executions.create(f"{WORKBOOK}.{workflow}", given, wait=False,
+                                       api_user=api_user)
 
-    def import_nodes(self, source: str | os.PathLike[str] | list[Any] | dict[str, Any],
-                     initial_state: str = "manageable", introspect: bool = False,
-                     provide: bool = False, listeners: Iterable[Listener] | None = None
-                     ) -> list[dict[str, Any]]:
+    def register(self, source: str | os.PathLike[str] | list[Any] | dict[str, Any],
+                 initial_state: str = "manageable", introspect: bool = False,
+                 provide: bool = False, listeners: Iterable[Listener] | None = None
+                 ) -> list[dict[str, Any]]:
         """Register or update the nodes of an instackenv.json / nodes YAML file (a path, or
         its parsed document), idempotent by name or MAC; as TripleO's import, leave the
         nodes found in enroll (the new ones) ``manageable``, or in ``initial_state``.
@@ -136,17 +134,17 @@ class NodesMixin:
         document: Any = source
         if isinstance(source, (str, os.PathLike)):
             label = str(source)
-            document = _read(Path(source), self.conf.limits)
+            document = _read(Path(source), self._session.conf.limits)
         try:
-            node_files.parse_nodes(document, self.conf.limits.nodes_max)
+            node_files.parse_nodes(document, self._session.conf.limits.nodes_max)
         except node_files.NodeFileError as exc:
             raise exceptions.InvalidNodes(label, exc.entry, exc.reason) from exc
         entries = document.get("nodes") if isinstance(document, dict) else document
         return self._run_nodes("register", {"nodes": entries, **options}, listeners)
 
-    def introspect_nodes(self, nodes: list[str] | None = None, all_manageable: bool = False,
-                         provide: bool = False, listeners: Iterable[Listener] | None = None,
-                         ) -> list[dict[str, Any]]:
+    def introspect(self, nodes: list[str] | None = None, all_manageable: bool = False,
+                   provide: bool = False, listeners: Iterable[Listener] | None = None,
+                   ) -> list[dict[str, Any]]:
         """Introspect ``nodes`` (or every manageable node out of maintenance), then
         provide them if asked.
 
@@ -158,39 +156,39 @@ class NodesMixin:
                                               "all_manageable": all_manageable,
                                               "provide": provide}, listeners)
 
-    def provide_nodes(self, nodes: list[str] | None = None, all_manageable: bool = False,
-                      listeners: Iterable[Listener] | None = None) -> list[dict[str, Any]]:
+    def provide(self, nodes: list[str] | None = None, all_manageable: bool = False,
+                listeners: Iterable[Listener] | None = None) -> list[dict[str, Any]]:
         """Make ``nodes`` (or every manageable node out of maintenance) available.
 
         :raises WorkflowFailed: with ``all_manageable``, no node is manageable (as
-            :meth:`introspect_nodes`).
+            :meth:`introspect`).
         """
         return self._run_nodes("provide", {"nodes": nodes or None,
                                            "all_manageable": all_manageable}, listeners)
 
-    def manage_nodes(self, nodes: list[str],
-                     listeners: Iterable[Listener] | None = None) -> list[dict[str, Any]]:
+    def manage(self, nodes: list[str],
+               listeners: Iterable[Listener] | None = None) -> list[dict[str, Any]]:
         """Move ``nodes`` to manageable."""
         return self._run_nodes("manage", {"nodes": nodes}, listeners)
 
-    def clean_nodes(self, nodes: list[str] | None = None, all_manageable: bool = False,
-                    steps: list[dict[str, Any]] | None = None,
-                    listeners: Iterable[Listener] | None = None) -> list[dict[str, Any]]:
+    def clean(self, nodes: list[str] | None = None, all_manageable: bool = False,
+              steps: list[dict[str, Any]] | None = None,
+              listeners: Iterable[Listener] | None = None) -> list[dict[str, Any]]:
         """Run manual clean ``steps`` (default: erase devices' metadata) on ``nodes`` (or
-        every manageable node out of maintenance: none fails, as :meth:`introspect_nodes`)."""
+        every manageable node out of maintenance: none fails, as :meth:`introspect`)."""
         inputs: dict[str, Any] = {"nodes": nodes or None, "all_manageable": all_manageable}
         if steps:
             inputs["steps"] = steps
         return self._run_nodes("clean", inputs, listeners)
 
-    def delete_nodes(self, nodes: list[str],
-                     listeners: Iterable[Listener] | None = None) -> list[dict[str, Any]]:
+    def delete(self, nodes: list[str],
+               listeners: Iterable[Listener] | None = None) -> list[dict[str, Any]]:
         """Delete ``nodes`` from Ironic."""
         return self._run_nodes("delete", {"nodes": nodes}, listeners)
 
-    def provision_nodes(self, baremetal_deployment: str | os.PathLike[str],
-                        plan: str = "overcloud",
-                        listeners: Iterable[Listener] | None = None) -> list[dict[str, Any]]:
+    def provision(self, baremetal_deployment: str | os.PathLike[str],
+                  plan: str = "overcloud",
+                  listeners: Iterable[Listener] | None = None) -> list[dict[str, Any]]:
         """Deploy a node for each managed instance (``managed: true``) of a baremetal
         deployment file (a path, or its YAML text) and record them with ``plan``.
 
@@ -207,11 +205,11 @@ class NodesMixin:
             "plan": plan, "baremetal_deployment": read_baremetal(baremetal_deployment)},
             listeners)
 
-    def unprovision_nodes(self, plan: str = "overcloud",
-                          baremetal_deployment: str | os.PathLike[str] | None = None,
-                          hostnames: list[str] | None = None, all_nodes: bool = False,
-                          listeners: Iterable[Listener] | None = None
-                          ) -> list[dict[str, Any]]:
+    def unprovision(self, plan: str = "overcloud",
+                    baremetal_deployment: str | os.PathLike[str] | None = None,
+                    hostnames: list[str] | None = None, all_nodes: bool = False,
+                    listeners: Iterable[Listener] | None = None
+                    ) -> list[dict[str, Any]]:
         """Undeploy the nodes provisioned for ``plan`` (those of the file's managed
         instances, the named ``hostnames``, or all) and drop them from its record."""
         check_plan_name(plan)
@@ -223,11 +221,11 @@ class NodesMixin:
 
     # -- reads -----------------------------------------------------------------------
 
-    def list_nodes(self) -> list[dict[str, Any]]:
+    def list(self) -> list[dict[str, Any]]:
         """Every node with its state and (introspected) properties."""
         return self._ironic().list_nodes()
 
-    def show_node(self, node: str) -> dict[str, Any]:
+    def get(self, node: str) -> dict[str, Any]:
         """One node (name or UUID) with its properties, ports and capabilities.
 
         BMC passwords read as Ironic masks them (``******``).
@@ -276,4 +274,4 @@ def _read(path: Path, limits: Any) -> Any:
             f"{str(path)!r} is neither JSON nor YAML: {exc.reason}") from exc
 
 
-__all__ = ["NodesMixin"]
+__all__ = ["IronicManager", "NodeManager"]

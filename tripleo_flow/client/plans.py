@@ -10,25 +10,24 @@ that use them: a command that reads a plan loads neither TaskFlow nor SQLAlchemy
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from tripleo_flow import exceptions
 from tripleo_flow.client import workbooks
-from tripleo_flow.client.environments import EnvironmentsMixin, EnvironmentSource, read_data_files
-from tripleo_flow.common import safe_yaml
+from tripleo_flow.client.base import Manager
+from tripleo_flow.client.environments import EnvironmentSource, read_data_files
 from tripleo_flow.core.deploy.progress import PlanProgress, PlanProgressListener
-from tripleo_flow.core.plan import validation
-from tripleo_flow.plans.plan import PlanRepository
 
 if TYPE_CHECKING:
+    import builtins
+
     from tripleo_flow.actions.base import Action
-    from tripleo_flow.actions.context import ActionContext
+    from tripleo_flow.client.environments import EnvironmentManager
+    from tripleo_flow.client.session import Session
     from tripleo_flow.engine.compile.runner import Listener, ProgressEvent
-    from tripleo_flow.engine.store.executions import Execution
-    from tripleo_flow.plans.store import PlanStore
 
 A = TypeVar("A", bound="Action")
 
@@ -54,43 +53,32 @@ def plan_progress_events(name: str, listener: PlanProgressListener) -> Listener:
     return on_event
 
 
-class PlansMixin(EnvironmentsMixin):
-    """Plan management; needs ``self.context`` and ``self.store``."""
+class PlanManager(Manager):
+    """Plans: create, update, list, get, render, export, delete, history, restore
+    (``client.plans``)."""
 
-    context: ActionContext
-    store: PlanStore
-    run_operation: Callable[..., Execution]  # WorkflowsMixin's
-
-    def _action(self, cls: type[A]) -> A:
-        return cls(self.context)
-
-    @property
-    def _repo(self) -> PlanRepository:
-        return PlanRepository(self.store)
+    def __init__(self, session: Session, environments: EnvironmentManager) -> None:
+        super().__init__(session)
+        self._environments = environments
 
     # -- plans -------------------------------------------------------------
-
-    def _operation(self, workbook: str, workflow: str,
-                   inputs: dict[str, Any]) -> dict[str, Any]:
-        """Run ``workflow`` of ``workbook`` (a plan change); its ``result`` output."""
-        execution = self.run_operation(f"{workbook}.{workflow}", inputs)
-        return dict((execution.output or {})["result"])
 
     def _run_plan_workflow(self, workflow: str, name: str, inputs: dict[str, Any],
                            progress: PlanProgressListener | None) -> dict[str, Any]:
         """Run plan workflow ``workflow`` of the plan workbook for plan ``name``; its
         output.  ``progress`` hears the template check and upload of its tasks."""
         listeners = [] if progress is None else [plan_progress_events(name, progress)]
-        execution = self.run_operation(workbooks.plan_workflow(workflow), inputs, listeners)
+        execution = self._session.run_operation(workbooks.plan_workflow(workflow), inputs,
+                                                listeners)
         return dict(execution.output or {})
 
-    def create_plan(self, name: str, templates: str | Path | None = None,
-                    description: str = "", sample: bool = False,
-                    progress: PlanProgressListener | None = None,
-                    environments: Sequence[EnvironmentSource] = (),
-                    roles_file: str | Path | None = None,
-                    networks_file: str | Path | None = None,
-                    vip_file: str | Path | None = None) -> dict[str, Any]:
+    def create(self, name: str, templates: str | Path | None = None,
+               description: str = "", sample: bool = False,
+               progress: PlanProgressListener | None = None,
+               environments: Sequence[EnvironmentSource] = (),
+               roles_file: str | Path | None = None,
+               networks_file: str | Path | None = None,
+               vip_file: str | Path | None = None) -> dict[str, Any]:
         """Create plan ``name`` from a directory or .tar.gz (or the sample plan), render
         its templates and generate its passwords; on any failure no plan is left.
 
@@ -109,7 +97,7 @@ class PlansMixin(EnvironmentsMixin):
         source = sample_plan_dir() if sample else templates
         if source is None:
             raise exceptions.InvalidInput("Give the templates (a directory or .tar.gz) or sample.")
-        envs = self.read_environments(environments)
+        envs = self._environments.read(environments)
         output = self._run_plan_workflow("create_deployment_plan", name, {
             "plan": name, "templates": str(source), "description": description,
             "data_files": read_data_files(roles_file, networks_file, vip_file),
@@ -118,22 +106,22 @@ class PlansMixin(EnvironmentsMixin):
                 "passwords": output["passwords_generated"],
                 "environments": list(output.get("environments") or [])}
 
-    def update_plan(self, name: str, templates: str | Path,
-                    progress: PlanProgressListener | None = None,
-                    environments: Sequence[EnvironmentSource] | None = None,
-                    roles_file: str | Path | None = None,
-                    networks_file: str | Path | None = None,
-                    vip_file: str | Path | None = None) -> dict[str, Any]:
+    def update(self, name: str, templates: str | Path,
+               progress: PlanProgressListener | None = None,
+               environments: Sequence[EnvironmentSource] | None = None,
+               roles_file: str | Path | None = None,
+               networks_file: str | Path | None = None,
+               vip_file: str | Path | None = None) -> dict[str, Any]:
         """Replace the templates of ``name``, keeping the user's values and files.
 
         Runs the workflow ``tripleo.plan.update_deployment_plan``.
 
-        :param progress: as for :meth:`create_plan` (the upload counts changed files only).
+        :param progress: as for :meth:`create` (the upload counts changed files only).
         :param environments: when given, they become the plan's user environments
             (replacing the earlier ones); otherwise those are kept.
-        :param roles_file: as for :meth:`create_plan`, with ``networks_file`` and ``vip_file``.
+        :param roles_file: as for :meth:`create`, with ``networks_file`` and ``vip_file``.
         """
-        envs = self.read_environments(environments or ())
+        envs = self._environments.read(environments or ())
         output = self._run_plan_workflow("update_deployment_plan", name, {
             "plan": name, "templates": str(templates),
             "data_files": read_data_files(roles_file, networks_file, vip_file),
@@ -142,7 +130,7 @@ class PlansMixin(EnvironmentsMixin):
                 "rendered": output["rendered"],
                 "dropped_environments": output["dropped_environments"]}
 
-    def list_plans(self) -> list[dict[str, Any]]:
+    def list(self) -> list[dict[str, Any]]:
         """Every plan with its description and deployment status."""
         repo = self._repo
         rows = []
@@ -156,7 +144,7 @@ class PlansMixin(EnvironmentsMixin):
                          "deployment_status": status.get("deployment_status", "")})
         return rows
 
-    def show_plan(self, name: str) -> dict[str, Any]:
+    def get(self, name: str) -> dict[str, Any]:
         repo = self._repo
         repo.require(name)
         env = repo.environment(name)
@@ -176,7 +164,7 @@ class PlansMixin(EnvironmentsMixin):
             "update_unfinished": repo.update_unfinished(name),
         }
 
-    def render_plan(self, name: str) -> dict[str, Any]:
+    def render(self, name: str) -> dict[str, Any]:
         """Render the plan's j2 templates again (after editing roles, networks or files):
         the workflow ``tripleo.plan.render_deployment_plan``, a recorded execution."""
         output = self._run_plan_workflow("render_deployment_plan", name, {"plan": name},
@@ -184,7 +172,7 @@ class PlansMixin(EnvironmentsMixin):
         return {"name": name, "rendered": output["rendered"], "written": output["written"],
                 "removed": output["removed"]}
 
-    def export_plan(self, name: str, output: str | Path, secrets: bool = True) -> str:
+    def export(self, name: str, output: str | Path, secrets: bool = True) -> str:
         """Write the plan as a .tar.gz archive to ``output`` (the workflow
         ``tripleo.plan.export_deployment_plan``); the archive's path.  Without
         ``secrets`` the passwords and secret parameters are left out."""
@@ -193,20 +181,20 @@ class PlansMixin(EnvironmentsMixin):
             {"plan": name, "output": str(output), "secrets": secrets}, None)
         return str(output_path["export"])
 
-    def delete_plan(self, name: str, force: bool = False) -> str:
+    def delete(self, name: str, force: bool = False) -> str:
         """Delete plan ``name`` (the workflow ``tripleo.plan.delete_deployment_plan``);
         refused while a deployment is recorded unless ``force``."""
         return str(self._run_plan_workflow("delete_deployment_plan", name,
                                            {"plan": name, "force": force}, None)["deleted"])
 
-    def plan_history(self, name: str) -> list[dict[str, Any]]:
+    def history(self, name: str) -> builtins.list[dict[str, Any]]:
         """The stored versions of the plan's plan-environment.yaml, newest first."""
         from tripleo_flow.actions import plan_versions
 
         return self._action(plan_versions.PlanHistory).execute(plan=name)
 
-    def restore_plan(self, name: str, version: str,
-                     keep_passwords: bool = True) -> dict[str, Any]:
+    def restore(self, name: str, version: str,
+                keep_passwords: bool = True) -> dict[str, Any]:
         """Make an earlier plan-environment.yaml the current one (the workflow
         ``tripleo.plan.restore_deployment_plan``), keeping the plan's current passwords
         unless ``keep_passwords`` is false (then the version's own are restored:
@@ -215,129 +203,3 @@ class PlansMixin(EnvironmentsMixin):
             "plan": name, "version": version, "keep_passwords": keep_passwords}, None)
         return {"name": name, "restored": version,
                 "passwords_kept": bool(output.get("passwords_kept"))}
-
-    # -- capabilities ------------------------------------------------------
-
-    def get_capabilities(self, name: str) -> dict[str, Any]:
-        from tripleo_flow.actions import capabilities
-
-        return self._action(capabilities.GetCapabilities).execute(plan=name)
-
-    def update_capabilities(self, name: str, environments: Mapping[str, bool],
-                            purge: bool = False) -> list[Any]:
-        result = self._operation(workbooks.PLAN, "update_capabilities", {
-            "plan": name, "environments": dict(environments), "purge": purge})
-        return list(result["environments"])
-
-    # -- roles and networks ------------------------------------------------
-
-    def list_roles(self, name: str, detail: bool = False) -> list[Any]:
-        from tripleo_flow.actions import roles
-
-        return self._action(roles.ListRoles).execute(plan=name, detail=detail)
-
-    def role_counts(self, name: str) -> dict[str, int]:
-        """Each role's effective count (CountDefault, then the plan's environments in
-        order, then its own parameter values)."""
-        from tripleo_flow.actions import roles
-
-        return self._action(roles.RoleCounts).execute(plan=name)
-
-    def set_roles(self, name: str, role_list: list[dict[str, Any]] | str) -> list[str]:
-        """Replace the plan's roles (workflow ``update_roles``), as ``role set FILE``.
-
-        :param role_list: the roles, or the text of a roles_data.yaml holding them
-        :raises InvalidInput: text that is not YAML, over a ``[limits]`` YAML limit, or
-            not a list; roles the workflow refuses
-        """
-        result = self._operation(workbooks.PLAN, "update_roles", {
-            "plan": name, "roles": self._data_list(role_list, "roles", "roles file")})
-        return list(result["names"])
-
-    def _data_list(self, value: Any, noun: str, source: str) -> Any:
-        """``value``, or the YAML text it is parsed within the ``[limits]`` (then it must
-        be a list of ``noun``, as ``role set FILE`` reads its file)."""
-        if not isinstance(value, str):
-            return value
-        limits = self.context.conf.limits
-        if "\0" in value:
-            raise exceptions.InvalidInput(
-                f"The {source} is binary, not a YAML text file: give a YAML list of {noun}.")
-        try:
-            parsed = safe_yaml.load_yaml(value, source, max_nodes=limits.yaml_max_nodes,
-                                       max_depth=limits.yaml_max_depth)
-        except exceptions.InvalidTemplate as exc:
-            raise exceptions.InvalidInput(
-                f"The {source} is not valid YAML: {exc.reason}. Nothing was changed.") from exc
-        if not isinstance(parsed, list):
-            kind = "a mapping" if isinstance(parsed, dict) else "a single value"
-            raise exceptions.InvalidInput(
-                f"The {source} must hold a YAML list of {noun}, not {kind}. Nothing was "
-                "changed.")
-        return parsed
-
-    def list_networks(self, name: str, detail: bool = False) -> list[Any]:
-        from tripleo_flow.actions import networks
-
-        return self._action(networks.ListNetworks).execute(plan=name, detail=detail)
-
-    def set_networks(self, name: str, network_list: list[dict[str, Any]] | str) -> list[str]:
-        """Replace the plan's networks (workflow ``update_networks``), as ``network set
-        FILE``.
-
-        :param network_list: the networks, or the text of a network_data.yaml holding them
-        :raises InvalidInput: as :meth:`set_roles`
-        """
-        result = self._operation(workbooks.PLAN, "update_networks", {
-            "plan": name,
-            "networks": self._data_list(network_list, "networks", "networks file")})
-        return list(result["names"])
-
-    # -- passwords ---------------------------------------------------------
-
-    def get_passwords(self, name: str) -> dict[str, Any]:
-        from tripleo_flow.actions import passwords
-
-        return self._action(passwords.GetPasswords).execute(plan=name)
-
-    def rotate_passwords(self, name: str, rotate: list[str] | None = None,
-                         do_not_rotate: list[str] | None = None) -> list[str]:
-        """Rotate passwords; returns the names that changed."""
-        from tripleo_flow.actions.envedit import changed_keys
-
-        return changed_keys(self._operation(workbooks.PARAMETERS, "rotate_passwords", {
-            "plan": name, "rotate": rotate, "do_not_rotate": do_not_rotate}))
-
-    # -- parameters --------------------------------------------------------
-
-    def get_parameters(self, name: str) -> dict[str, Any]:
-        """The plan's parameter_defaults (the values set by the user)."""
-        repo = self._repo
-        repo.require(name)
-        return dict(repo.environment(name).get("parameter_defaults") or {})
-
-    def get_parameter_schema(self, name: str) -> dict[str, Any]:
-        """Every parameter of the plan's stack tree (validated by an ephemeral Heat, cached
-        by plan content): ``{"plan", "key", "cached", "parameters": {name: entry}}``."""
-        from tripleo_flow.actions import parameters
-
-        return self._action(parameters.GetParameters).execute(plan=name)
-
-    def set_parameters(self, name: str, values: Mapping[str, Any],
-                       validate: bool = False) -> list[str]:
-        """Set parameter values; returns the names that changed.  With ``validate``,
-        names and types are checked against the parameter schema first.  Values over
-        ``[limits] parameters_max_size`` are refused before the execution is recorded."""
-        from tripleo_flow.actions.envedit import changed_keys
-
-        validation.check_size(values, self.context.limit("parameters_max_size"),
-                              "The parameter values")
-        return changed_keys(self._operation(workbooks.PARAMETERS, "update_parameters", {
-            "plan": name, "parameters": dict(values), "key": "parameter_defaults",
-            "validate": validate}))
-
-    def reset_parameters(self, name: str, parameter_names: list[str] | None = None) -> list[str]:
-        """Remove parameter values (all when no names are given); returns the removed names."""
-        result = self._operation(workbooks.PARAMETERS, "reset_parameters",
-                                 {"plan": name, "names": parameter_names})
-        return sorted(result["previous"])

@@ -1,10 +1,10 @@
-"""TripleO's validations (mixed into :class:`tripleo_flow.client.Client`).
+"""TripleO's validations (``client.validations``).
 
 Listing and showing read the validation playbooks' metadata; a run is the
 ``tripleo.validations.run`` workflow (``workbooks/validations.yaml``), the same one
 the HTTP API and ``workflow run`` start, so it is persisted, listed and resumable
 like any execution; its result records are kept with the plan (or in the data
-directory without one) and read back by :meth:`validation_results`.
+directory without one) and read back by :meth:`ValidationManager.results`.
 """
 
 from __future__ import annotations
@@ -17,16 +17,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.client.base import Manager
 from tripleo_flow.core.deploy import validations as core
 from tripleo_flow.validations import runner, runs_dir
 
 if TYPE_CHECKING:
-    from oslo_config import cfg
+    import builtins
 
     from tripleo_flow.actions.context import ActionContext
-    from tripleo_flow.client.paths import ServerPaths
+    from tripleo_flow.client.executions import ExecutionManager
+    from tripleo_flow.client.session import Session
+    from tripleo_flow.client.tasks import TaskManager
     from tripleo_flow.engine.compile.runner import Listener
-    from tripleo_flow.engine.store.executions import Execution, TaskRecord
+    from tripleo_flow.engine.store.executions import Execution
     from tripleo_flow.validations.catalog import Catalog
     from tripleo_flow.validations.results import ResultStore
 
@@ -48,37 +51,28 @@ def result_store(context: ActionContext) -> ResultStore:
     return validations.result_store(context)
 
 
-class ValidationsMixin:
-    """List, show, run and stop validations; read their results."""
+class ValidationManager(Manager):
+    """List, show, run and stop validations; read their results (``client.validations``)."""
 
-    conf: cfg.ConfigOpts
-    context: ActionContext
+    def __init__(self, session: Session, executions: ExecutionManager, tasks: TaskManager) -> None:
+        super().__init__(session)
+        self._executions = executions
+        self._tasks = tasks
 
-    if TYPE_CHECKING:
-        def run_workflow(self, name: str, inputs: Mapping[str, Any] | None = None,
-                         wait: bool = True, listeners: Iterable[Listener] | None = None,
-                         target: str | None = None, detach: bool = False,
-                         paths: ServerPaths | None = None,
-                         api_user: bool = False) -> Execution: ...
-
-        def get_execution(self, execution_id: str) -> Execution: ...
-
-        def execution_tasks(self, execution_id: str) -> list[TaskRecord]: ...
-
-    def list_validations(self, group: str | None = None,
-                         category: str | None = None) -> list[dict[str, Any]]:
+    def list(self, group: str | None = None,
+             category: str | None = None) -> list[dict[str, Any]]:
         """The installed validations (of ``group`` / ``category`` when given), by id.
 
         :raises ValidationsNotInstalled: no validations virtualenv.
         """
-        found = catalog_of(self.context).select(None, group, category) if (
-            group or category) else catalog_of(self.context).all()
+        found = catalog_of(self._session.context).select(None, group, category) if (
+            group or category) else catalog_of(self._session.context).all()
         return [f.validation.as_dict() for f in found]
 
-    def show_validation(self, name: str) -> dict[str, Any]:
+    def get(self, name: str) -> dict[str, Any]:
         """One validation's metadata and parameters (its play vars, which
         ``extra_vars`` override), and its playbook's path."""
-        found = catalog_of(self.context).get(name)
+        found = catalog_of(self._session.context).get(name)
         return {**found.validation.as_dict(), "path": str(found.path)}
 
     def _validation_inputs(self, validations: Sequence[str] | None, group: str | None,
@@ -108,12 +102,12 @@ class ValidationsMixin:
                 "extra_vars": dict(extra_vars or {}), "run_id": runner.new_run_id(),
                 "require_passed": require_passed}
 
-    def run_validations(self, validations: Sequence[str] | None = None,
-                        group: str | None = None, plan: str | None = None,
-                        inventory: str | Path | None = None,
-                        extra_vars: Mapping[str, Any] | None = None,
-                        require_passed: bool = False,
-                        listeners: Iterable[Listener] | None = None) -> dict[str, Any]:
+    def run(self, validations: Sequence[str] | None = None,
+            group: str | None = None, plan: str | None = None,
+            inventory: str | Path | None = None,
+            extra_vars: Mapping[str, Any] | None = None,
+            require_passed: bool = False,
+            listeners: Iterable[Listener] | None = None) -> dict[str, Any]:
         """Run ``validations`` (names) or those of ``group``, one after the other.
 
         :param plan: results are stored with this plan; without ``inventory``, its last
@@ -131,30 +125,30 @@ class ValidationsMixin:
         """
         inputs = self._validation_inputs(validations, group, plan, inventory, extra_vars,
                                          require_passed)
-        with _stopped_by_signals(runs_dir(self.conf) / inputs["run_id"]):
-            execution = self.run_workflow(WORKFLOW, inputs, listeners=listeners)
+        with _stopped_by_signals(runs_dir(self._session.conf) / inputs["run_id"]):
+            execution = self._executions.create(WORKFLOW, inputs, listeners=listeners)
         return {"execution": execution.id, **dict(execution.output or {})}
 
-    def start_validations(self, validations: Sequence[str] | None = None,
-                          group: str | None = None, plan: str | None = None,
-                          localhost: bool = False,
-                          extra_vars: Mapping[str, Any] | None = None,
-                          api_user: bool = False) -> Execution:
+    def start(self, validations: Sequence[str] | None = None,
+              group: str | None = None, plan: str | None = None,
+              localhost: bool = False,
+              extra_vars: Mapping[str, Any] | None = None,
+              api_user: bool = False) -> Execution:
         """Start a run in the background (what the HTTP API does): ``localhost``, or the
         plan's own inventory; never a path of this server."""
         inputs = self._validation_inputs(validations, group, plan,
                                          core.LOCALHOST if localhost or not plan else None,
                                          extra_vars)
-        return self.run_workflow(WORKFLOW, inputs, wait=False, api_user=api_user)
+        return self._executions.create(WORKFLOW, inputs, wait=False, api_user=api_user)
 
     def _run_id(self, execution_id: str) -> str:
-        execution = self.get_execution(execution_id)
+        execution = self._executions.get(execution_id)
         if execution.workflow != WORKFLOW:
             raise exceptions.InvalidInput(
                 f"Execution {execution_id!r} runs {execution.workflow!r}, not validations.")
         run_id = (execution.input or {}).get("run_id")
         if not run_id:
-            for task in self.execution_tasks(execution_id):
+            for task in self._tasks.list(execution_id):
                 if task.name == "select_validations" and isinstance(task.result, dict):
                     run_id = task.result.get("run_id")
         try:
@@ -162,32 +156,32 @@ class ValidationsMixin:
         except ValueError:
             raise exceptions.ValidationsNotRunning(execution_id, execution.state) from None
 
-    def stop_validations(self, execution_id: str) -> dict[str, Any]:
+    def stop(self, execution_id: str) -> dict[str, Any]:
         """Stop a validation run: the running validation's Ansible processes are ended
         (SIGTERM, then SIGKILL) and no further validation of it starts; the workflow then
         fails with the validations STOPPED.
 
         :raises ValidationsNotRunning: the execution has ended.
         """
-        execution = self.get_execution(execution_id)
+        execution = self._executions.get(execution_id)
         run_id = self._run_id(execution_id)
         if execution.state not in ("RUNNING", "PENDING") and not execution.pausing:
             raise exceptions.ValidationsNotRunning(execution_id, execution.state)
-        stopped = runner.stop(runs_dir(self.conf) / run_id)
+        stopped = runner.stop(runs_dir(self._session.conf) / run_id)
         return {"execution": execution_id, "run_id": run_id, "stopped": stopped}
 
-    def validation_results(self, plan: str | None = None,
-                           validation: str | None = None) -> list[dict[str, Any]]:
+    def results(self, plan: str | None = None,
+                validation: str | None = None) -> builtins.list[dict[str, Any]]:
         """Result records of ``plan`` (None: runs without a plan), newest first, without
         their logs."""
-        return result_store(self.context).list(plan, validation)
+        return result_store(self._session.context).list(plan, validation)
 
-    def show_validation_result(self, record_id: str, plan: str | None = None) -> dict[str, Any]:
+    def get_result(self, record_id: str, plan: str | None = None) -> dict[str, Any]:
         """One result record with its log.
 
         :raises ValidationResultNotFound: none of that id (with that plan).
         """
-        return result_store(self.context).get(record_id, plan)
+        return result_store(self._session.context).get(record_id, plan)
 
 
 @contextlib.contextmanager
@@ -208,4 +202,4 @@ def _stopped_by_signals(run_dir: Path) -> Iterator[None]:
             signal.signal(sig, old)
 
 
-__all__ = ["WORKFLOW", "ValidationsMixin"]
+__all__ = ["WORKFLOW", "ValidationManager"]

@@ -23,11 +23,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     # its errors' next steps in the words of the process that started it
     operations.install_exported()
-    client = api.Client.from_config_files(args.config_file)
-    if args.data_dir:
-        client.data_dir = __import__("pathlib").Path(args.data_dir)
+    overrides = {"data_dir": args.data_dir} if args.data_dir else {}
+    client = api.Client.from_config_files(args.config_file, **overrides)
     try:
-        client.resume_execution(args.execution_id)
+        client.executions.resume(args.execution_id)
     except exceptions.TripleoFlowError as exc:
         sys.stderr.write(f"Error: {exc}\n")
         return exceptions.exit_code(exc)

@@ -4,7 +4,7 @@ restore one that was uploaded.
 The same Python API as ``tripleo-flow backup create|restore``, with what HTTP adds: a
 backup is always encrypted (a passphrase of at least ``[api]
 backup_passphrase_min_length`` characters is required), kept on the server under an id
-it draws (:mod:`tripleo_flow.client.stored_backups`), and only its sealed bytes are served.
+it draws (:class:`tripleo_flow.client.backup.BackupManager`), and only its sealed bytes are served.
 A restore reads an archive sent first to ``POST /v1/uploads`` (so ``[api]
 max_upload_size`` and ``upload_ttl`` bound it), with its passphrase and ``force`` as the
 CLI's; the upload is deleted once restored.  Passphrases travel in JSON bodies only:
@@ -46,10 +46,10 @@ class Backups:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = self.client.list_backups()
+        resp.media = self.client.backups.list()
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        made = self.client.store_backup(body(req)["passphrase"])
+        made = self.client.backups.store(body(req)["passphrase"])
         resp.status = falcon.HTTP_201
         resp.location = f"/v1/backups/{made['id']}"
         resp.media = made
@@ -66,7 +66,7 @@ class Backup:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, backup_id: str) -> None:
-        stream, shown = self.client.open_backup(backup_id)
+        stream, shown = self.client.backups.open(backup_id)
         resp.stream = stream
         resp.content_length = shown["size"]
         resp.content_type = "application/octet-stream"
@@ -74,7 +74,7 @@ class Backup:
         resp.downloadable_as = f"tripleo-flow-backup-{stamp}-{backup_id[:8]}.tfbackup"
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, backup_id: str) -> None:
-        self.client.delete_backup(backup_id)
+        self.client.backups.delete(backup_id)
         resp.status = falcon.HTTP_204
 
 
@@ -91,7 +91,7 @@ class RestoreBackup:
         force = given.get("force", False)
         archive = self.uploads.path(upload_id)
         try:
-            restored = self.client.restore_backup(archive, force=force, passphrase=passphrase)
+            restored = self.client.backups.restore(archive, force=force, passphrase=passphrase)
         except exceptions.InvalidArchive as exc:
             raise exceptions.InvalidArchive(f"upload {upload_id}", exc.reason) from None
         archive.unlink(missing_ok=True)

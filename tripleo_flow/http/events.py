@@ -108,8 +108,8 @@ def follow(client: Client, execution_id: str, interval: float = 0.2, keepalive: 
     sequence = 0
     quiet = 0.0
     while not gone():
-        execution = client.get_execution(execution_id)
-        tasks = client.execution_tasks(execution_id)
+        execution = client.executions.get(execution_id)
+        tasks = client.tasks.list(execution_id)
         for task in tasks:
             key = (task.state, task.started_at, task.finished_at,
                    json.dumps(task.progress, sort_keys=True), task.reverted)

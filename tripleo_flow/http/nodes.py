@@ -34,7 +34,7 @@ VERBS = {
 
 
 def _start(client: Client, resp: falcon.Response, workflow: str, inputs: dict[str, Any]) -> None:
-    execution = client.start_nodes_workflow(workflow, inputs, api_user=True)
+    execution = client.nodes.start_workflow(workflow, inputs, api_user=True)
     resp.status = falcon.HTTP_202
     resp.location = f"/v1/executions/{execution.id}"
     resp.media = execution_body(execution)
@@ -48,7 +48,7 @@ class Nodes:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = self.client.list_nodes()
+        resp.media = self.client.nodes.list()
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         given = body(req)
@@ -61,7 +61,7 @@ class Node:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, node: str) -> None:
-        resp.media = self.client.show_node(node)
+        resp.media = self.client.nodes.get(node)
 
 
 class NodeWorkflow:

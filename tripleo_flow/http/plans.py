@@ -100,17 +100,17 @@ class Plans:
         self.max_upload = max_upload
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = self.client.list_plans()
+        resp.media = self.client.plans.list()
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         name = req.get_param("name", required=True)
         description = req.get_param("description", default="")
         if req.get_param_as_bool("sample", default=False):
             data_files(req, None, self.client.conf.limits)
-            result = self.client.create_plan(name, description=description, sample=True)
+            result = self.client.plans.create(name, description=description, sample=True)
         else:
             with uploaded_tarball(req, self.max_upload) as path:
-                result = self.client.create_plan(
+                result = self.client.plans.create(
                     name, path, description, **data_files(req, path, self.client.conf.limits))
         resp.status = falcon.HTTP_201
         resp.location = f"/v1/plans/{name}"
@@ -123,15 +123,15 @@ class Plan:
         self.max_upload = max_upload
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        resp.media = self.client.show_plan(name)
+        resp.media = self.client.plans.get(name)
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         with uploaded_tarball(req, self.max_upload) as path:
-            resp.media = self.client.update_plan(
+            resp.media = self.client.plans.update(
                 name, path, **data_files(req, path, self.client.conf.limits))
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        self.client.delete_plan(name, force=req.get_param_as_bool("force", default=False))
+        self.client.plans.delete(name, force=req.get_param_as_bool("force", default=False))
         resp.status = falcon.HTTP_204
 
 
@@ -141,7 +141,7 @@ class PlanExport:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         with tempfile.TemporaryDirectory(prefix="tripleo-flow-export-") as tmp:
-            path = self.client.export_plan(name, Path(tmp) / f"{name}.tar.gz", secrets=False)
+            path = self.client.plans.export(name, Path(tmp) / f"{name}.tar.gz", secrets=False)
             resp.data = Path(path).read_bytes()
         resp.content_type = "application/gzip"
         resp.downloadable_as = f"{name}.tar.gz"
@@ -152,7 +152,7 @@ class PlanHistory:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        resp.media = self.client.plan_history(name)
+        resp.media = self.client.plans.history(name)
 
 
 class PlanRestore:
@@ -161,7 +161,7 @@ class PlanRestore:
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         media = body(req)
-        resp.media = self.client.restore_plan(
+        resp.media = self.client.plans.restore(
             name, media["version"], keep_passwords=media.get("keep_passwords", True))
 
 
@@ -170,11 +170,11 @@ class Capabilities:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        resp.media = self.client.get_capabilities(name)
+        resp.media = self.client.capabilities.get(name)
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         media = body(req)
-        resp.media = {"environments": self.client.update_capabilities(
+        resp.media = {"environments": self.client.capabilities.update(
             name, media["environments"], media.get("purge", False))}
 
 
@@ -183,13 +183,13 @@ class Environments:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        resp.media = self.client.list_environments(name)
+        resp.media = self.client.environments.list(name)
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         media = body(req)
-        added = self.client.add_environments(name, media["environments"],
+        added = self.client.environments.add(name, media["environments"],
                                              position=media.get("position"))
-        resp.media = {"added": added, "environments": self.client.list_environments(name)}
+        resp.media = {"added": added, "environments": self.client.environments.list(name)}
 
 
 class EnvironmentsRemove:
@@ -197,13 +197,13 @@ class EnvironmentsRemove:
         self.client = client
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        removed = self.client.remove_environments(name, body(req)["paths"])
-        resp.media = {"removed": removed, "environments": self.client.list_environments(name)}
+        removed = self.client.environments.remove(name, body(req)["paths"])
+        resp.media = {"removed": removed, "environments": self.client.environments.list(name)}
 
 
 def _known_secrets(client: Client, name: str) -> list[str]:
     """The plan's password values: masked wherever an answer would contain one."""
-    return [v for v in client.get_passwords(name).values() if isinstance(v, str)]
+    return [v for v in client.passwords.get(name).values() if isinstance(v, str)]
 
 
 class Parameters:
@@ -211,8 +211,8 @@ class Parameters:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        resp.media = secrets.mask_parameters(self.client.get_parameters(name),
-                                               _known_secrets(self.client, name))
+        resp.media = secrets.mask_parameters(self.client.parameters.get(name),
+                                             _known_secrets(self.client, name))
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         media = body(req)
@@ -221,7 +221,7 @@ class Parameters:
             raise exceptions.InvalidInput(
                 f"A parameter value holds {secret_masking.MASK}, the mask this API shows in place "
                 "of a secret: send the real value, or leave that parameter out.")
-        resp.media = {"changed": self.client.set_parameters(name, values, validate)}
+        resp.media = {"changed": self.client.parameters.set(name, values, validate)}
 
 
 class ParametersReset:
@@ -230,7 +230,7 @@ class ParametersReset:
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         names = body(req).get("names")
-        resp.media = {"reset": self.client.reset_parameters(name, names)}
+        resp.media = {"reset": self.client.parameters.reset(name, names)}
 
 
 class ParameterSchema:
@@ -238,8 +238,8 @@ class ParameterSchema:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        resp.media = secrets.mask_schema(self.client.get_parameter_schema(name),
-                                           _known_secrets(self.client, name))
+        resp.media = secrets.mask_schema(self.client.parameters.schema(name),
+                                         _known_secrets(self.client, name))
 
 
 def data_list(req: falcon.Request, noun: str) -> list[Any] | str:
@@ -262,11 +262,11 @@ class Roles:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        resp.media = self.client.list_roles(
+        resp.media = self.client.roles.list(
             name, detail=req.get_param_as_bool("detail", default=False))
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        resp.media = {"roles": self.client.set_roles(name, data_list(req, "roles"))}
+        resp.media = {"roles": self.client.roles.set(name, data_list(req, "roles"))}
 
 
 class Networks:
@@ -274,11 +274,11 @@ class Networks:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        resp.media = self.client.list_networks(
+        resp.media = self.client.networks.list(
             name, detail=req.get_param_as_bool("detail", default=False))
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        resp.media = {"networks": self.client.set_networks(name, data_list(req, "networks"))}
+        resp.media = {"networks": self.client.networks.set(name, data_list(req, "networks"))}
 
 
 class Passwords:
@@ -290,7 +290,7 @@ class Passwords:
             raise exceptions.InvalidInput(
                 "Password values are never served over the HTTP API: it lists their "
                 "names. Read the values on the server itself (the plan's passwords).")
-        resp.media = sorted(self.client.get_passwords(name))
+        resp.media = sorted(self.client.passwords.get(name))
 
 
 class Deployment:
@@ -298,7 +298,7 @@ class Deployment:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        resp.media = self.client.deployment_status(name)
+        resp.media = self.client.deployments.status(name)
 
 
 class DeploymentServers:
@@ -309,7 +309,7 @@ class DeploymentServers:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        resp.media = self.client.deployment_servers(name)
+        resp.media = self.client.deployments.servers(name)
 
 
 class DeploymentFailures:
@@ -317,7 +317,7 @@ class DeploymentFailures:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        resp.media = self.client.deployment_failures(name)
+        resp.media = self.client.deployments.failures(name)
 
 
 TAGS = ("plans",)

@@ -351,8 +351,8 @@ def make_server(client: Client, host: str | None = None, port: int | None = None
     app = make_app(client, threads=threads)
     # Warm the workflow engine so concurrent first requests share one runner (one
     # execution read: never every one).
-    client.list_workbooks()  # the checked catalog (listing workflows reads files alone)
-    client.page_executions(limit=1)
+    client.workbooks.list()  # the checked catalog (listing workflows reads files alone)
+    client.executions.page(limit=1)
     bind_port = conf.api.port if port is None else port
     if not 0 <= bind_port <= 65535:  # the socket layer would take it modulo 65536
         raise exceptions.InvalidInput(

@@ -22,10 +22,10 @@ class DeploymentHeat:
         self.paths = paths
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        self.client.deployment_status(name)  # 404 for a plan that does not exist
+        self.client.deployments.status(name)  # 404 for a plan that does not exist
         heat_dir = self.paths.apply(heat_workflow("launch"), {"heat_dir": WORK_DIR},
                                     {"heat_dir": name})["heat_dir"]
-        resp.media = self.client.heat_status(heat_dir)
+        resp.media = self.client.heat.status(heat_dir)
 
 
 ROUTES = [

@@ -36,7 +36,7 @@ class Validations:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = self.client.list_validations(req.get_param("group"),
+        resp.media = self.client.validations.list(req.get_param("group"),
                                                   req.get_param("category"))
 
 
@@ -45,7 +45,7 @@ class Validation:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, validation: str) -> None:
-        shown = self.client.show_validation(validation)
+        shown = self.client.validations.get(validation)
         shown.pop("path", None)  # a server path
         resp.media = shown
 
@@ -58,7 +58,7 @@ class RunValidations:
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         given = body(req)
-        execution = self.client.start_validations(
+        execution = self.client.validations.start(
             given.get("validations"), group=given.get("group"), plan=given.get("plan"),
             localhost=given.get("inventory") == core.LOCALHOST,
             extra_vars=given.get("extra_vars"), api_user=True)
@@ -75,7 +75,7 @@ class StopValidations:
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         execution = body(req)["execution"]
-        resp.media = self.client.stop_validations(execution)
+        resp.media = self.client.validations.stop(execution)
 
 
 class Results:
@@ -85,8 +85,8 @@ class Results:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = self.client.validation_results(req.get_param("plan"),
-                                                    req.get_param("validation"))
+        resp.media = self.client.validations.results(req.get_param("plan"),
+                                                     req.get_param("validation"))
 
 
 class Result:
@@ -96,7 +96,7 @@ class Result:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, result_id: str) -> None:
-        resp.media = self.client.show_validation_result(result_id, req.get_param("plan"))
+        resp.media = self.client.validations.get_result(result_id, req.get_param("plan"))
 
 
 TAGS = ("validations",)

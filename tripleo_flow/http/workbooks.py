@@ -85,19 +85,19 @@ class Workbooks:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = [entry_body(e) for e in self.client.list_workbooks()]
+        resp.media = [entry_body(e) for e in self.client.workbooks.list()]
 
     def _install(self, req: falcon.Request, install: Callable[[Path], Any]) -> dict[str, Any]:
         with _uploaded(body(req)) as path:
             return entry_body(install(path))
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = self._install(req, self.client.create_workbook)
+        resp.media = self._install(req, self.client.workbooks.create)
         resp.status = falcon.HTTP_201
         resp.location = f"/v1/workbooks/{resp.media['name']}"
 
     def on_put(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = self._install(req, self.client.update_workbook)
+        resp.media = self._install(req, self.client.workbooks.update)
 
 
 class ValidateWorkbook:
@@ -106,7 +106,7 @@ class ValidateWorkbook:
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         with _uploaded(body(req)) as path:
-            self.client.check_workbooks([path])
+            self.client.workbooks.check([path])
         resp.media = {"valid": True}
 
 
@@ -115,7 +115,7 @@ class Workbook:
         self.client = client
 
     def _entry(self, name: str) -> Any:
-        for entry in self.client.list_workbooks():
+        for entry in self.client.workbooks.list():
             if entry.name == name:
                 return entry
         raise exceptions.NotFound(f"Workbook {name!r} does not exist.", hints=[
@@ -127,7 +127,7 @@ class Workbook:
                       "definition": entry.path.read_text(encoding="utf-8", errors="replace")}
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, workbook: str) -> None:
-        self.client.delete_workbook(workbook)
+        self.client.workbooks.delete(workbook)
         resp.status = falcon.HTTP_204
 
 
@@ -144,7 +144,7 @@ class Actions:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = [action_body(a) for a in self.client.list_actions()]
+        resp.media = [action_body(a) for a in self.client.actions.list()]
 
 
 class Action:
@@ -152,7 +152,7 @@ class Action:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, action: str) -> None:
-        resp.media = action_body(self.client.get_action(action))
+        resp.media = action_body(self.client.actions.get(action))
 
 
 ROUTES = [

@@ -12,8 +12,8 @@ import falcon
 from tripleo_flow import exceptions
 from tripleo_flow.client import idempotency
 from tripleo_flow.client.execution_updates import STATES
+from tripleo_flow.client.executions import EXECUTION_ID_PATTERN
 from tripleo_flow.client.paths import ServerPaths
-from tripleo_flow.client.workflows import EXECUTION_ID_PATTERN
 from tripleo_flow.config_api import EXECUTIONS_PAGE_MAX
 from tripleo_flow.engine.store.cancels import ENDED
 from tripleo_flow.http import events, media
@@ -67,7 +67,7 @@ class Workflows:
         resp.media = [{"name": w.full_name, "workbook": w.workbook, "type": w.type,
                        "description": w.description,
                        "inputs": [media.fields(i) for i in w.inputs]}
-                      for w in self.client.list_workflows()]
+                      for w in self.client.workflows.list()]
 
 
 class Workflow:
@@ -75,7 +75,7 @@ class Workflow:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        resp.media = self.client.workflow_graph(name)
+        resp.media = self.client.workflows.graph(name)
 
 
 class WorkflowExecutions:
@@ -84,7 +84,7 @@ class WorkflowExecutions:
     With an ``Idempotency-Key`` header, a retried start (same key, same workflow,
     input and target) answers the execution the first one made, even from
     another server process sharing the executions database
-    (:meth:`Client.start_workflow_once`).  With Keystone, keys belong to the
+    (:meth:`Client.executions.create_once`).  With Keystone, keys belong to the
     user who sent them (``X-User-Id``), so two users never collide.
     """
 
@@ -98,11 +98,11 @@ class WorkflowExecutions:
         env, evaluate_env = given.get("env"), given.get("evaluate_env", True)
         key = req.get_header(IDEMPOTENCY_HEADER)
         if key is None:
-            execution = self.client.run_workflow(name, inputs, wait=False, target=target,
-                                                 paths=self.paths, api_user=True, env=env,
-                                                 evaluate_env=evaluate_env)
+            execution = self.client.executions.create(name, inputs, wait=False, target=target,
+                                                      paths=self.paths, api_user=True, env=env,
+                                                      evaluate_env=evaluate_env)
         else:
-            execution = self.client.start_workflow_once(
+            execution = self.client.executions.create_once(
                 key, name, inputs, target=target, env=env, paths=self.paths, api_user=True,
                 owner=getattr(req.context, "user_id", ""), evaluate_env=evaluate_env)
         resp.status = falcon.HTTP_202
@@ -133,7 +133,7 @@ class Executions:
             limit = int(limit_text)
         sort_dir = req.get_param("sort_dir") or "asc"
         include_output = req.get_param_as_bool("include_output", default=False)
-        page, marker = self.client.page_executions(limit, req.get_param("marker"), workflow,
+        page, marker = self.client.executions.page(limit, req.get_param("marker"), workflow,
                                                    sort_dir)
         resp.media = [execution_body(e) for e in page]
         if not include_output:
@@ -149,7 +149,7 @@ class Executions:
 
 class Execution:
     """``GET /v1/executions/{id}``; ``PUT``: change its state as Mistral's ``PUT
-    /v2/executions/{id}`` (:meth:`Client.update_execution`): ``{"state": "PAUSED" |
+    /v2/executions/{id}`` (:meth:`Client.executions.update`): ``{"state": "PAUSED" |
     "RUNNING" | "CANCELLED" | "ERROR" | "SUCCESS", "state_info": "why", "params":
     {"env": {...}}}`` or ``{"description": "text"}``, answering 200 with the execution,
     only one an API user started."""
@@ -158,13 +158,13 @@ class Execution:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
-        resp.media = execution_body(self.client.get_execution(execution_id))
+        resp.media = execution_body(self.client.executions.get(execution_id))
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
         given = body(req)
         if given.get("id") not in (None, execution_id):
             raise exceptions.InvalidInput("The body's 'id' is not the execution's.")
-        execution = self.client.update_execution(
+        execution = self.client.executions.update(
             execution_id, given.get("state"), given.get("state_info"),
             given.get("params", {}).get("env"), api_user=True,
             description=given.get("description"))
@@ -180,8 +180,8 @@ class ResumeExecution:
         self.client = client
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
-        ended = self.client.get_execution(execution_id).state in ENDED
-        execution = self.client.resume_execution(execution_id, wait=False, api_user=True)
+        ended = self.client.executions.get(execution_id).state in ENDED
+        execution = self.client.executions.resume(execution_id, wait=False, api_user=True)
         # One that had ended is returned unchanged (200), as Mistral's resume of a
         # workflow that is not paused.  Decided before: a resumed run whose last task
         # ends at once may read SUCCESS by the time its record is read back (202 still).
@@ -200,7 +200,7 @@ class PauseExecution:
         self.client = client
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
-        execution = self.client.pause_execution(execution_id, api_user=True)
+        execution = self.client.executions.pause(execution_id, api_user=True)
         resp.status = falcon.HTTP_202
         resp.location = f"/v1/executions/{execution.id}"
         resp.media = execution_body(execution)
@@ -218,8 +218,8 @@ class CancelExecution:
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
         message = body(req).get("state_info")
-        before = self.client.get_execution(execution_id)
-        execution = self.client.cancel_execution(execution_id, message, api_user=True)
+        before = self.client.executions.get(execution_id)
+        execution = self.client.executions.cancel(execution_id, message, api_user=True)
         resp.status = falcon.HTTP_200 if before.state in ENDED else falcon.HTTP_202
         resp.location = f"/v1/executions/{execution.id}"
         resp.media = execution_body(execution)
@@ -236,9 +236,9 @@ class CompleteTask:
     def on_post(self, req: falcon.Request, resp: falcon.Response, execution_id: str,
                 task: str) -> None:
         given = body(req)
-        done = self.client.complete_task(execution_id, task, given["state"],
-                                         given.get("output"), item=given.get("item"),
-                                         api_user=True)
+        done = self.client.tasks.complete(execution_id, task, given["state"],
+                                          given.get("output"), item=given.get("item"),
+                                          api_user=True)
         resp.media = media.fields(done)
 
 
@@ -255,7 +255,7 @@ class ExecutionTask:
     def on_put(self, req: falcon.Request, resp: falcon.Response, execution_id: str,
                task: str) -> None:
         given = body(req)
-        execution = self.client.rerun_task(
+        execution = self.client.tasks.rerun(
             execution_id, task, given.get("reset", True), given.get("env"), wait=False,
             api_user=True)
         resp.status = falcon.HTTP_202
@@ -268,7 +268,7 @@ class ExecutionTasks:
         self.client = client
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
-        resp.media = [media.task(t) for t in self.client.execution_tasks(execution_id)]
+        resp.media = [media.task(t) for t in self.client.tasks.list(execution_id)]
 
 
 class ExecutionEvents:
@@ -284,7 +284,7 @@ class ExecutionEvents:
         self.slots = slots
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, execution_id: str) -> None:
-        self.client.get_execution(execution_id)  # 404 before the stream starts
+        self.client.executions.get(execution_id)  # 404 before the stream starts
         # A keepalive each second: writing to a client that has left fails within
         # two, and waitress then says it is gone (or ends the stream itself).
         gone = req.env.get("waitress.client_disconnected") or (lambda: False)

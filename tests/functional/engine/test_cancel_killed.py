@@ -34,12 +34,12 @@ def test_a_cancelled_crashed_execution_is_never_run_again(host: Host, tmp_path: 
          str(tmp_path / "data"), f"{name}.wf", json.dumps({"log": str(log)})],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     ident = json.loads(out.stdout.splitlines()[0])["recorded"]
-    assert host.get_execution(ident).state == "INTERRUPTED"
-    done = host.cancel_execution(ident, MSG)
+    assert host.executions.get(ident).state == "INTERRUPTED"
+    done = host.executions.cancel(ident, MSG)
     assert (done.state, done.state_info) == ("CANCELLED", MSG)
     assert done.finished_at is not None
-    assert host.resume_execution(ident).state == "CANCELLED"
-    runner = host._runner()
+    assert host.executions.resume(ident).state == "CANCELLED"
+    runner = host._session.runner()
     assert runner.execute(runner.store.flow_detail(ident)).state == "CANCELLED"
     assert _effects(log) == []
-    assert host.get_execution(ident).state == "CANCELLED"
+    assert host.executions.get(ident).state == "CANCELLED"

@@ -64,12 +64,12 @@ def test_kill_9_while_waiting_then_complete_resumes_it(host: Host, tmp_path: Pat
         os.kill(child.pid, signal.SIGKILL)
     finally:
         child.wait(30)
-    assert host.get_execution(execution_id).state == "INTERRUPTED"
+    assert host.executions.get(execution_id).state == "INTERRUPTED"
     assert states(host, execution_id) == {"approve": "RUNNING"}
-    host.complete_task(execution_id, "approve", "SUCCESS", {"ok": True})
+    host.tasks.complete(execution_id, "approve", "SUCCESS", {"ok": True})
     execution = ended(host, execution_id)
     assert execution.state == "SUCCESS"
-    assert {t.name: t.result for t in host.execution_tasks(execution_id)}["deploy"] == {
+    assert {t.name: t.result for t in host.tasks.list(execution_id)}["deploy"] == {
         "ok": True}
     assert marker.read_text().splitlines() == ["started"]  # started once, not again
 
@@ -93,10 +93,10 @@ def test_kill_9_then_resuming_a_child_resumes_its_parent(host: Host, tmp_path: P
     finally:
         proc.wait(30)
     for ident in (wf1, wf2, wf3):
-        assert host.get_execution(ident).state == "INTERRUPTED"
-    returned = host.resume_execution(wf2, wait=False)
+        assert host.executions.get(ident).state == "INTERRUPTED"
+    returned = host.executions.resume(wf2, wait=False)
     assert returned.id == wf2
     for ident in (wf1, wf2, wf3):  # resumed by wf1's tasks before they are completed
         _state(host, ident, "RUNNING")
     _finish_cascade(host, wf1, wf2, wf3)
-    assert len(host.list_executions()) == 3
+    assert len(host.executions.list()) == 3

@@ -25,21 +25,21 @@ def test_a_run_in_another_process_pauses_then_resumes(host: Host, tmp_path: Path
                                                       join: bool) -> None:
     proc, ident, log = _elsewhere(host, tmp_path, "chain", join)
     _slow_runs(host, ident, log)
-    asked = host.pause_execution(ident)
+    asked = host.executions.pause(ident)
     # Mistral's PAUSED at once; its running task ends first (pausing)
     assert (asked.state, asked.pausing) == ("PAUSED", True)
-    assert host._runner().store.pause_requests.pending() == [ident]
+    assert host._session.runner().store.pause_requests.pending() == [ident]
     assert _ended_elsewhere(proc) == "PAUSED"
-    assert host.get_execution(ident).state == "PAUSED"
+    assert host.executions.get(ident).state == "PAUSED"
     assert _effects(log) == ["do first"]  # the next task never started
     tasks = _tasks(host, ident)
     assert tasks["first"] == tasks["slow"] == "SUCCESS"
     assert tasks.get("after", "PENDING") == "PENDING"
-    resumed = host.resume_execution(ident)
+    resumed = host.executions.resume(ident)
     assert resumed.state == "SUCCESS"
     assert _effects(log) == ["do first", "do after", "do last"]  # each once
     assert _tasks(host, ident) == dict.fromkeys(["first", "slow", "after", "last"], "SUCCESS")
-    assert host._runner().store.pause_requests.pending() == []
+    assert host._session.runner().store.pause_requests.pending() == []
 
 
 @pytest.mark.parametrize("paused", ["child", "parent"])
@@ -49,18 +49,18 @@ def test_a_request_on_a_child_or_its_parent_pauses_both(host: Host, tmp_path: Pa
     one on the parent pauses its running child; resuming the parent resumes both."""
     proc, parent, log = _elsewhere(host, tmp_path, "parent")
     child = until("the child execution", lambda: next(
-        (e.id for e in host.list_executions() if e.parent_id == parent), None))
+        (e.id for e in host.executions.list() if e.parent_id == parent), None))
     _slow_runs(host, child, log)
-    host.pause_execution(child if paused == "child" else parent)
+    host.executions.pause(child if paused == "child" else parent)
     assert _ended_elsewhere(proc) == "PAUSED"
-    assert host.get_execution(child).state == "PAUSED"
-    assert host.get_execution(parent).state == "PAUSED"
+    assert host.executions.get(child).state == "PAUSED"
+    assert host.executions.get(parent).state == "PAUSED"
     assert _effects(log) == ["do first"]
     assert _tasks(host, parent) == {"call": "PAUSED"}  # as Mistral's
-    assert host.resume_execution(parent).state == "SUCCESS"
-    assert host.get_execution(child).state == "SUCCESS"
+    assert host.executions.resume(parent).state == "SUCCESS"
+    assert host.executions.get(child).state == "SUCCESS"
     assert _effects(log) == ["do first", "do after", "do last", "do parent-done"]
-    assert host._runner().store.pause_requests.pending() == []
+    assert host._session.runner().store.pause_requests.pending() == []
 
 
 def test_refused_pauses_change_nothing(host: Host, tmp_path: Path) -> None:
@@ -69,18 +69,18 @@ def test_refused_pauses_change_nothing(host: Host, tmp_path: Path) -> None:
     is paused already)."""
     proc, ident, log = _elsewhere(host, tmp_path, "chain")
     _slow_runs(host, ident, log)
-    host.pause_execution(ident)
-    host.pause_execution(ident)  # asked twice while it runs: one request
+    host.executions.pause(ident)
+    host.executions.pause(ident)  # asked twice while it runs: one request
     assert _ended_elsewhere(proc) == "PAUSED"
-    again = host.pause_execution(ident)
+    again = host.executions.pause(ident)
     assert (again.state, again.pausing) == ("PAUSED", False)
-    assert host.get_execution(ident).state == "PAUSED"
-    assert host._runner().store.pause_requests.pending() == [ident]  # cleared on resume
-    assert host.resume_execution(ident).state == "SUCCESS"
+    assert host.executions.get(ident).state == "PAUSED"
+    assert host._session.runner().store.pause_requests.pending() == [ident]  # cleared on resume
+    assert host.executions.resume(ident).state == "SUCCESS"
     with pytest.raises(exceptions.Conflict, match=r"has already ended \(SUCCESS\)"):
-        host.pause_execution(ident)
-    assert host.get_execution(ident).state == "SUCCESS"
-    assert host._runner().store.pause_requests.pending() == []
+        host.executions.pause(ident)
+    assert host.executions.get(ident).state == "SUCCESS"
+    assert host._session.runner().store.pause_requests.pending() == []
     with pytest.raises(exceptions.ExecutionNotFound):
-        host.pause_execution("no-such-execution")
+        host.executions.pause("no-such-execution")
     assert _effects(log) == ["do first", "do after", "do last"]

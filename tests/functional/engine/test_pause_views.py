@@ -35,7 +35,7 @@ from tripleo_flow import exceptions
 def host(tmp_path: Path) -> Iterator[Host]:
     host = Host(tmp_path / "data", ACTIONS)
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 #: The first task of each workflow below.
@@ -83,24 +83,24 @@ def test_a_pause_from_another_process_reads_paused_at_once(host: Host, tmp_path:
     refused, with why (Mistral would go on at once: a difference named here)."""
     proc, ident, log = _elsewhere(host, tmp_path, "chain", join)  # the slow task: 4 s
     _slow_runs(host, ident, log)
-    asked = host.pause_execution(ident)
+    asked = host.executions.pause(ident)
     assert (asked.state, asked.pausing) == ("PAUSED", True)
-    shown = host.get_execution(ident)
+    shown = host.executions.get(ident)
     assert (shown.state, shown.pausing) == ("PAUSED", True)
-    assert [(e.state, e.pausing) for e in host.list_executions()] == [("PAUSED", True)]
-    page, _marker = host.page_executions()
+    assert [(e.state, e.pausing) for e in host.executions.list()] == [("PAUSED", True)]
+    page, _marker = host.executions.page()
     assert [(e.state, e.pausing) for e in page] == [("PAUSED", True)]
     assert _tasks(host, ident).get("slow") != "SUCCESS"  # its running task goes on
     with pytest.raises(exceptions.Conflict, match="is pausing"):
-        host.resume_execution(ident)
-    host.pause_execution(ident)  # asked again while pausing: Mistral's no-op
+        host.executions.resume(ident)
+    host.executions.pause(ident)  # asked again while pausing: Mistral's no-op
     assert _ended_elsewhere(proc) == "PAUSED"
-    ended = host.get_execution(ident)
+    ended = host.executions.get(ident)
     assert (ended.state, ended.pausing) == ("PAUSED", False)
     assert _effects(log) == ["do first"]  # the next task never started
-    assert host.resume_execution(ident).state == "SUCCESS"
+    assert host.executions.resume(ident).state == "SUCCESS"
     assert _effects(log) == ["do first", "do after", "do last"]
-    assert not host.get_execution(ident).pausing
+    assert not host.executions.get(ident).pausing
 
 
 @ENGINES
@@ -111,11 +111,11 @@ def test_a_run_whose_last_task_ends_after_a_pause_stays_paused(host: Host, tmp_p
     show), and completes once resumed."""
     proc, ident, log = _views(host, tmp_path, "ends", join)
     _slow_runs(host, ident, log)
-    assert host.pause_execution(ident).state == "PAUSED"
+    assert host.executions.pause(ident).state == "PAUSED"
     assert _ended_elsewhere(proc) == "PAUSED"
     assert _tasks(host, ident) == {"first": "SUCCESS", "slow": "SUCCESS"}
-    assert host.get_execution(ident).state == "PAUSED"
-    ended = host.resume_execution(ident)
+    assert host.executions.get(ident).state == "PAUSED"
+    ended = host.executions.resume(ident)
     assert ended.state == "SUCCESS"
     assert _effects(log) == ["do first"]
 
@@ -128,12 +128,12 @@ def test_an_unhandled_error_while_paused_fails_the_workflow_once_resumed(
     proc, ident, log = _views(host, tmp_path, "fails", join)
     until("the failed task", lambda: _tasks(host, ident).get("bad") in ("ERROR", "FAILURE"))
     assert _tasks(host, ident).get("slow") != "SUCCESS"
-    assert host.pause_execution(ident).state == "PAUSED"
+    assert host.executions.pause(ident).state == "PAUSED"
     assert _ended_elsewhere(proc) == "PAUSED"
-    assert host.get_execution(ident).state == "PAUSED"
+    assert host.executions.get(ident).state == "PAUSED"
     with pytest.raises(exceptions.WorkflowFailed):
-        host.resume_execution(ident)
-    ended = host.get_execution(ident)
+        host.executions.resume(ident)
+    ended = host.executions.get(ident)
     assert (ended.state, ended.failed_task) == ("ERROR", "bad")
     assert _effects(log) == ["do first", "undo first"]
 
@@ -145,16 +145,16 @@ def test_a_pending_execution_can_be_paused(host: Host, tmp_path: Path, join: boo
     and its engine starts no task; resumed, it runs to its end."""
     path = tmp_path / "pausing.yaml"
     path.write_text(pausing_workbook(join))
-    host.create_workbook(path)
+    host.workbooks.create(path)
     log = tmp_path / "effects.log"
-    runner = host._runner()
+    runner = host._session.runner()
     fd = runner.start("pausing.chain", {"log": str(log)}, local=False)
-    assert host.get_execution(fd.uuid).state == "PENDING"
-    asked = host.pause_execution(fd.uuid)
+    assert host.executions.get(fd.uuid).state == "PENDING"
+    asked = host.executions.pause(fd.uuid)
     assert (asked.state, asked.pausing) == ("PAUSED", True)
     assert runner.execute(fd).state == "PAUSED"  # as a conductor claiming it runs it
     assert not log.exists()  # no task started
-    assert host.get_execution(fd.uuid).state == "PAUSED"
-    assert host.resume_execution(fd.uuid).state == "SUCCESS"
+    assert host.executions.get(fd.uuid).state == "PAUSED"
+    assert host.executions.resume(fd.uuid).state == "SUCCESS"
     assert _effects(log) == ["do first", "do after", "do last"]
     assert runner.store.pause_requests.pending() == []

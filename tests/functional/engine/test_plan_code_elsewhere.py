@@ -30,8 +30,8 @@ def _resume_elsewhere(data_dir: Path, execution_id: str, allow: bool) -> dict[st
 def test_the_mark_holds_when_another_process_resumes(host: Any, tmp_path: Path,
                                                      origin: str | None) -> None:
     log = tmp_path / "log"
-    fd = host._runner().start("guarded", {"log": str(log)}, origin=origin)
-    host.close_workflows()
+    fd = host._session.runner().start("guarded", {"log": str(log)}, origin=origin)
+    host._session.close_workflows()
     ended = _resume_elsewhere(tmp_path / "data", fd.uuid, allow=False)
     if origin == ORIGIN_API:
         assert "allow_plan_code" in ended["failed"], ended

@@ -44,9 +44,9 @@ def test_killed_as_the_child_failed_then_resumed(tmp_path: Path, machine: bool) 
         parent, [child] = _parent_and_child(host)
         assert (parent.state, child.state) == ("INTERRUPTED", "INTERRUPTED")
         with pytest.raises(exceptions.WorkflowFailed) as failed:
-            host.resume_execution(parent.id)
+            host.executions.resume(parent.id)
         _parent, [child] = _parent_and_child(host)
         assert child.state == "ERROR" and child.hints == STEPS
         _check_kept(host, failed.value.__cause__, child.error or "")
     finally:
-        host.close_workflows()
+        host._session.close_workflows()

@@ -46,7 +46,7 @@ def make_conf(tmp_path: Path, venv: Path, **heat: object):  # type: ignore[no-un
 def client(tmp_path: Path, heat_venv: Path) -> Iterator[Client]:
     api = Client(make_conf(tmp_path, heat_venv))
     yield api
-    api.kill_heat(str(tmp_path / "work"))
+    api.heat.kill(str(tmp_path / "work"))
 
 
 class OpenStack:

@@ -25,25 +25,25 @@ def test_a_kept_heat_dump_is_restored_with_the_data_dir(tmp_path: Path, heat_ven
     with Client(make_conf(old, heat_venv)) as client:
         heat_dir = str(client.data_dir / "deployments" / "small")
         try:
-            ep = client.launch_heat(heat_dir, "native")
+            ep = client.heat.launch(heat_dir, "native")
             OpenStack(heat_venv, ep["clouds_yaml"])(
                 "stack", "create", "-t", TEMPLATE, "--parameter", "length=5", "--wait", "small")
             with pytest.raises(exceptions.Conflict, match="launched heat runs"):
-                client.create_backup(archive)
+                client.backups.create(archive)
             assert not archive.exists()
         finally:
-            client.kill_heat(heat_dir)
-        written = client.create_backup(archive)
+            client.heat.kill(heat_dir)
+        written = client.backups.create(archive)
     assert written["kept"] == ["deployments", "executions.sqlite"]
 
     with Client(make_conf(new, heat_venv)) as client:
-        client.restore_backup(archive)
+        client.backups.restore(archive)
         heat_dir = str(client.data_dir / "deployments" / "small")
         try:
-            ep = client.launch_heat(heat_dir, "native", restore_db=True)
+            ep = client.heat.launch(heat_dir, "native", restore_db=True)
             listed = json.loads(OpenStack(heat_venv, ep["clouds_yaml"])(
                 "stack", "list", "-f", "json"))
             assert [(s["Stack Name"], s["Stack Status"]) for s in listed] == [
                 ("small", "CREATE_COMPLETE")]
         finally:
-            client.kill_heat(heat_dir)
+            client.heat.kill(heat_dir)

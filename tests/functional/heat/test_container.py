@@ -26,7 +26,7 @@ def container_client(tmp_path: Path, heat_venv: Path, podman_url: str,
                      heat_image: str) -> Iterator[Client]:
     api = Client(make_conf(tmp_path, heat_venv, podman_url=podman_url, image=heat_image))
     yield api
-    api.kill_heat(str(tmp_path / "work"), "container")
+    api.heat.kill(str(tmp_path / "work"), "container")
 
 
 def _containers(podman_url: str, prefix: str) -> list[str]:
@@ -38,23 +38,23 @@ def test_container_life_cycle(container_client: Client, tmp_path: Path, heat_ven
                               podman_url: str) -> None:
     heat_dir = str(tmp_path / "work")
     name = f"tripleo-flow-heat-{HeatDir(heat_dir).token}"
-    ep = container_client.launch_heat(heat_dir, "container")
+    ep = container_client.heat.launch(heat_dir, "container")
     assert _containers(podman_url, name) == [name]
-    assert container_client.heat_status(heat_dir)["heat_type"] == "container"
+    assert container_client.heat.status(heat_dir)["heat_type"] == "container"
 
     osc = OpenStack(heat_venv, ep["clouds_yaml"])
     osc("stack", "create", "-t", TEMPLATE, "--wait", "in-container")
 
-    killed = container_client.kill_heat(heat_dir)  # type found from run.json
+    killed = container_client.heat.kill(heat_dir)  # type found from run.json
     assert f"container {name}" in killed["stopped"] and killed["dump"]
     assert _containers(podman_url, name) == []
 
-    container_client.launch_heat(heat_dir, "container", restore_db=True)
+    container_client.heat.launch(heat_dir, "container", restore_db=True)
     listed = json.loads(osc("stack", "list", "-f", "json"))
     assert [s["Stack Name"] for s in listed] == ["in-container"]
-    container_client.kill_heat(heat_dir)
+    container_client.heat.kill(heat_dir)
     assert _containers(podman_url, name) == []
-    assert container_client.kill_heat(heat_dir)["stopped"] == []
+    assert container_client.heat.kill(heat_dir)["stopped"] == []
 
 
 def test_missing_image_names_the_build_command(tmp_path: Path, heat_venv: Path,
@@ -62,7 +62,7 @@ def test_missing_image_names_the_build_command(tmp_path: Path, heat_venv: Path,
     api = Client(make_conf(tmp_path, heat_venv, podman_url=podman_url,
                            image="localhost/tripleo-flow/no-such-heat:0"))
     with pytest.raises(exceptions.HeatNotInstalled) as err:
-        api.launch_heat(str(tmp_path / "work"), "container")
+        api.heat.launch(str(tmp_path / "work"), "container")
     assert "tripleo-flow heat image build" in str(err.value)
     assert not HeatDir(tmp_path / "work").run_file.exists()
 
@@ -121,7 +121,7 @@ def test_killed_owners_container_dies_with_it(
     assert eventually(lambda: watchers(name) == [])
     assert "removed container " + name in (work.log_dir / "podman-watcher.log").read_text()
 
-    ep = container_client.launch_heat(heat_dir, "container")  # the second line of defence
+    ep = container_client.heat.launch(heat_dir, "container")  # the second line of defence
     assert list(ep["cleaned"]) == [
         f"container {name} left by a killed deploy (pid {record['owner']['pid']} on "
         f"{record['owner']['host']}) had already stopped; removed its database"]

@@ -55,15 +55,16 @@ def test_deploy_sample_plan_then_update_then_refuse_fsid_change(
         local_client: Client, tmp_path: Path) -> None:
     client = local_client
     work = tmp_path / "work"
-    client.create_plan("oc", sample=True)
-    client.set_parameters("oc", {"CephClusterFSID": "fsid-1"})
+    client.plans.create("oc", sample=True)
+    client.parameters.set("oc", {"CephClusterFSID": "fsid-1"})
 
     reports: list[StackProgress] = []
-    result = client.deploy("oc", heat_type="native", work_dir=work, progress=reports.append)
+    result = client.deployments.create("oc", heat_type="native", work_dir=work,
+                                       progress=reports.append)
     assert result["deployment_status"] == "DEPLOY_SUCCESS"
-    assert client.deployment_status("oc")["deployment_status"] == "DEPLOY_SUCCESS"
+    assert client.deployments.status("oc")["deployment_status"] == "DEPLOY_SUCCESS"
     check_create_progress(reports)
-    assert client.deployment_failures("oc") == []
+    assert client.deployments.failures("oc") == []
     _assert_heat_gone(work)
 
     cd = work / "config-download"
@@ -96,9 +97,9 @@ def test_deploy_sample_plan_then_update_then_refuse_fsid_change(
     assert saved["parameters"]["CephClusterFSID"] == "fsid-1"
 
     # An update restores Heat from the dump and adds one commit.
-    client.set_parameters("oc", {"ComputeCount": 2})
+    client.parameters.set("oc", {"ComputeCount": 2})
     reports = []
-    client.deploy("oc", heat_type="native", work_dir=work, progress=reports.append)
+    client.deployments.create("oc", heat_type="native", work_dir=work, progress=reports.append)
     updating = [r.fraction() for r in reports]
     assert updating == sorted(updating) and updating[-1] == 1.0
     assert reports[-1].status == "UPDATE_COMPLETE"
@@ -108,11 +109,11 @@ def test_deploy_sample_plan_then_update_then_refuse_fsid_change(
     dump_before = HeatDir(work).dump_file.read_bytes()
 
     # A changed CephClusterFSID is refused before Heat starts; nothing changes.
-    client.set_parameters("oc", {"CephClusterFSID": "fsid-2"})
+    client.parameters.set("oc", {"CephClusterFSID": "fsid-2"})
     with pytest.raises(exceptions.InvalidInput) as refused:
-        client.deploy("oc", heat_type="native", work_dir=work)
+        client.deployments.create("oc", heat_type="native", work_dir=work)
     assert "CephClusterFSID" in str(refused.value)
-    status = client.deployment_status("oc")
+    status = client.deployments.status("oc")
     assert status["deployment_status"] == "DEPLOY_FAILED"
     assert "CephClusterFSID" in status["message"]
     assert len(_commits(cd)) == 2
@@ -127,17 +128,17 @@ def test_failed_resource_rolls_back(local_client: Client, tmp_path: Path) -> Non
     text = root.read_text()
     root.write_text(text.replace("\noutputs:\n", FAILING_RESOURCE + "\noutputs:\n", 1))
     client = local_client
-    client.create_plan("broken", templates)
+    client.plans.create("broken", templates)
     work = tmp_path / "work"
 
     with pytest.raises(exceptions.StackFailed) as failed:
-        client.deploy("broken", heat_type="native", work_dir=work)
+        client.deployments.create("broken", heat_type="native", work_dir=work)
     assert "BrokenOnPurpose" in str(failed.value)
 
-    status = client.deployment_status("broken")
+    status = client.deployments.status("broken")
     assert status["deployment_status"] == "DEPLOY_FAILED"
     assert "CREATE_FAILED" in status["message"]
-    failures = client.deployment_failures("broken")
+    failures = client.deployments.failures("broken")
     assert any(f["resource"] == "BrokenOnPurpose" and "injected failure" in f["reason"]
                or f["resource"] == "BrokenOnPurpose" for f in failures)
     _assert_heat_gone(work)  # killed, database dumped and kept for debugging

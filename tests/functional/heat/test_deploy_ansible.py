@@ -29,8 +29,9 @@ def client(tmp_path: Path, heat_venv: Path) -> Client:
 
 def test_deploy_runs_the_deploy_steps_playbook_locally(client: Client, tmp_path: Path) -> None:
     work = tmp_path / "work"
-    client.create_plan("oc", sample=True)
-    result = client.deploy("oc", work_dir=work, run_ansible=True, ansible_connection="local")
+    client.plans.create("oc", sample=True)
+    result = client.deployments.create("oc", work_dir=work, run_ansible=True,
+                                       ansible_connection="local")
     assert result["deployment_status"] == "DEPLOY_SUCCESS"
     log = (work / "ansible.log").read_text()
     assert stat.S_IMODE((work / "ansible.log").stat().st_mode) == 0o600
@@ -52,7 +53,7 @@ def test_deploy_runs_the_deploy_steps_playbook_locally(client: Client, tmp_path:
     inputs = {"plan": "oc", "work_dir": str(work), "config_download": {"path": str(project)},
               "ansible_connection": "local"}
     (work / "ansible.log").write_text("the first run's log\n")
-    result = action(client.context).execute(**inputs)
+    result = action(client._session.context).execute(**inputs)
     assert result["returncode"] == 0
     log = (work / "ansible.log").read_text()
     assert "the first run's log" not in log and "Controller step 1" in log, log
@@ -64,20 +65,20 @@ def test_deploy_runs_the_deploy_steps_playbook_locally(client: Client, tmp_path:
 
 def test_deploy_workflow_runs_the_playbook_when_asked(client: Client, tmp_path: Path) -> None:
     work = tmp_path / "work"
-    client.create_plan("oc", sample=True)
-    execution = client.run_workflow("deploy", {
+    client.plans.create("oc", sample=True)
+    execution = client.executions.create("deploy", {
         "plan": "oc", "work_dir": str(work), "run_ansible": True,
         "ansible_connection": "local"})
     assert execution.state == "SUCCESS", execution
-    tasks = {t.name: t for t in client.execution_tasks(execution.id)}
+    tasks = {t.name: t for t in client.tasks.list(execution.id)}
     assert "run_ansible" not in tasks and tasks["finish"].state == "SUCCESS", tasks
     # finish ran the steps after the stack as a sub-workflow: the playbook among them
     [child] = tasks["finish"].executions
-    steps = {t.name: t.state for t in client.execution_tasks(child)}
+    steps = {t.name: t.state for t in client.tasks.list(child)}
     assert steps["run_ansible"] == steps["finish"] == "SUCCESS", steps
     log = (work / "ansible.log").read_text()
     assert "Controller step 1" in log and "failed=0" in log, log
-    assert client.deployment_status("oc")["deployment_status"] == "DEPLOY_SUCCESS"
+    assert client.deployments.status("oc")["deployment_status"] == "DEPLOY_SUCCESS"
 
 
 def test_failing_playbook_fails_the_deployment_and_keeps_the_stack(client: Client,
@@ -88,12 +89,12 @@ def test_failing_playbook_fails_the_deployment_and_keeps_the_stack(client: Clien
     text = role.read_text()
     assert "          debug:\n" in text
     role.write_text(text.replace("          debug:\n", "          fail:\n", 1))
-    client.create_plan("oc", templates)
+    client.plans.create("oc", templates)
     work = tmp_path / "work"
     with pytest.raises(exceptions.AnsibleFailed) as failed:
-        client.deploy("oc", work_dir=work, run_ansible=True, ansible_connection="local")
+        client.deployments.create("oc", work_dir=work, run_ansible=True, ansible_connection="local")
     assert "step 1" in str(failed.value) and "ansible.log" in str(failed.value)
-    status = client.deployment_status("oc")
+    status = client.deployments.status("oc")
     assert status["deployment_status"] == "DEPLOY_FAILED"
     assert "ansible-playbook exit" in status["message"]
     assert status["stack_status"] == "CREATE_COMPLETE"

@@ -46,8 +46,8 @@ def test_http_deploy_running_the_playbook_is_refused_before_heat(
     with running_api(tmp_path, _overrides(heat_venv, tmp_path)) as api:
         created = api("POST", "/v1/plans", params={"name": "oc", "sample": "true"})
         assert created.status_code == 201, created.text
-        parameters = api.client.get_parameters("oc")
-        history = api.client.plan_history("oc")
+        parameters = api.client.parameters.get("oc")
+        history = api.client.plans.history("oc")
         started = api("POST", "/v1/workflows/deploy/executions", json={"input": DEPLOY_INPUT})
         assert started.status_code == 202, started.text
         execution = finished(api, started.json()["id"])
@@ -74,8 +74,8 @@ def test_http_deploy_running_the_playbook_is_refused_before_heat(
         assert heat_processes(HeatDir(work).conf_file) == []
         status = api("GET", "/v1/plans/oc/deployment").json()
         assert status["deployment_status"] == "NONE", status
-        assert api.client.get_parameters("oc") == parameters
-        assert api.client.plan_history("oc") == history
+        assert api.client.parameters.get("oc") == parameters
+        assert api.client.plans.history("oc") == history
 
 
 def test_http_deploy_runs_the_playbook_when_the_server_allows_plan_code(

@@ -30,14 +30,15 @@ def _heat_containers(podman_url: str | None, work: Path) -> list[str]:
 
 def _deploy_and_check(client: Client, work: Path, heat_type: str,
                       podman_url: str | None) -> None:
-    client.create_plan("oc", sample=True)
+    client.plans.create("oc", sample=True)
     reports: list[StackProgress] = []
-    result = client.deploy("oc", heat_type=heat_type, work_dir=work, progress=reports.append)
+    result = client.deployments.create("oc", heat_type=heat_type, work_dir=work,
+                                       progress=reports.append)
     assert result["deployment_status"] == "DEPLOY_SUCCESS"
     assert result["heat_type"] == heat_type
     assert reports and reports[-1].status == "CREATE_COMPLETE"
     assert reports[-1].complete == reports[-1].total > 0
-    status = client.deployment_status("oc")  # read back from the plan store
+    status = client.deployments.status("oc")  # read back from the plan store
     assert status["deployment_status"] == "DEPLOY_SUCCESS"
     inventory = yaml.safe_load((work / "config-download/tripleo-ansible-inventory.yaml")
                                .read_text())
@@ -59,7 +60,7 @@ def test_deploy_sample_plan_with_container_heat(plan_store: PlanStore, tmp_path:
         if isinstance(plan_store, SwiftStore):  # the status lives in Swift, not on disk
             assert not (tmp_path / "data" / "plans").exists()
     finally:
-        client.kill_heat(str(work), "container")
+        client.heat.kill(str(work), "container")
 
 
 def test_deploy_sample_plan_with_pod_heat_on_mariadb(swift_store: SwiftStore, tmp_path: Path,
@@ -71,7 +72,7 @@ def test_deploy_sample_plan_with_pod_heat_on_mariadb(swift_store: SwiftStore, tm
     try:
         _deploy_and_check(client, work, "pod", podman_url)
     finally:
-        client.kill_heat(str(work), "pod")
+        client.heat.kill(str(work), "pod")
 
 
 def test_deploy_sample_plan_with_processes_heat(plan_store: PlanStore, tmp_path: Path,
@@ -83,4 +84,4 @@ def test_deploy_sample_plan_with_processes_heat(plan_store: PlanStore, tmp_path:
         services = Path("/dev/shm") / f"tripleo-flow-heat-{HeatDir(work).token}-services"
         assert process.find_naming(str(services)) == [] and not services.exists()
     finally:
-        client.kill_heat(str(work), "processes")
+        client.heat.kill(str(work), "processes")

@@ -198,7 +198,7 @@ def _deploy(tmp_path: Path, heat_venv: Path, heat_type: str = "native") -> Deplo
         conf.write_text(conf.read_text() + "engine_workers = 2\n")
     client = Client.from_config_files([str(conf)])
     try:
-        client.create_plan("oc", sample=True)
+        client.plans.create("oc", sample=True)
     finally:
         client.close()
     return Deploy(tmp_path, conf, heat_type)

@@ -50,18 +50,18 @@ def _hosts(work: Path) -> set[str]:
 def test_failed_config_download_keeps_the_created_stack(client: Client,
                                                         tmp_path: Path) -> None:
     work = tmp_path / "work"
-    client.create_plan("oc", sample=True)
+    client.plans.create("oc", sample=True)
     with pytest.raises(exceptions.NoKeptStack):  # nothing deployed yet: refused, no change
-        client.deploy("oc", work_dir=work, config_download_only=True)
-    assert client.deployment_status("oc")["deployment_status"] == "NONE"
+        client.deployments.create("oc", work_dir=work, config_download_only=True)
+    assert client.deployments.status("oc")["deployment_status"] == "NONE"
 
     work.mkdir()
     (work / "config-download").write_text("a file where the project goes\n")
     with pytest.raises(Exception) as failed:
-        client.deploy("oc", work_dir=work)
+        client.deployments.create("oc", work_dir=work)
     assert "config-download" in str(failed.value) or "Not a directory" in str(failed.value)
 
-    status = client.deployment_status("oc")
+    status = client.deployments.status("oc")
     assert status["deployment_status"] == "DEPLOY_FAILED"
     assert status["stack_status"] == "CREATE_COMPLETE"
     assert "tripleo-flow deploy --plan oc --config-download-only" in status["message"]
@@ -71,7 +71,7 @@ def test_failed_config_download_keeps_the_created_stack(client: Client,
     assert _hosts(work) == {"oc-controller-0", "oc-novacompute-0"}  # ... with its outputs
 
     (work / "config-download").unlink()
-    result = client.deploy("oc", work_dir=work, config_download_only=True)
+    result = client.deployments.create("oc", work_dir=work, config_download_only=True)
     assert result["deployment_status"] == "DEPLOY_SUCCESS"
     assert result["stack_status"] == "CREATE_COMPLETE"  # neither re-created nor updated
     assert _stack_ids(work) == created
@@ -82,16 +82,16 @@ def test_failed_config_download_keeps_the_created_stack(client: Client,
 
 def test_failed_ansible_keeps_the_updated_stack(client: Client, tmp_path: Path) -> None:
     work = tmp_path / "work"
-    client.create_plan("oc", sample=True)
-    client.deploy("oc", work_dir=work)
+    client.plans.create("oc", sample=True)
+    client.deployments.create("oc", work_dir=work)
     created = _stack_ids(work)
 
     # The update finishes, then Ansible fails (no such connection plugin).
-    client.set_parameters("oc", {"ComputeCount": 2})
+    client.parameters.set("oc", {"ComputeCount": 2})
     with pytest.raises(exceptions.AnsibleFailed):
-        client.deploy("oc", work_dir=work, run_ansible=True,
-                      ansible_connection="no_such_connection_plugin")
-    status = client.deployment_status("oc")
+        client.deployments.create("oc", work_dir=work, run_ansible=True,
+                                  ansible_connection="no_such_connection_plugin")
+    status = client.deployments.status("oc")
     assert status["deployment_status"] == "DEPLOY_FAILED"
     assert status["stack_status"] == "UPDATE_COMPLETE"
     assert "--config-download-only" in status["message"]
@@ -106,8 +106,8 @@ def test_failed_ansible_keeps_the_updated_stack(client: Client, tmp_path: Path) 
     assert _commits(cd) == 2 and (cd / "host_vars" / "oc-novacompute-1").is_file()
 
     # Only the steps after the stack run again, this time with a working connection.
-    result = client.deploy("oc", work_dir=work, config_download_only=True,
-                           run_ansible=True, ansible_connection="local")
+    result = client.deployments.create("oc", work_dir=work, config_download_only=True,
+                                       run_ansible=True, ansible_connection="local")
     assert result["deployment_status"] == "DEPLOY_SUCCESS"
     assert result["stack_status"] == "UPDATE_COMPLETE"
     assert _stack_ids(work) == updated
@@ -116,8 +116,9 @@ def test_failed_ansible_keeps_the_updated_stack(client: Client, tmp_path: Path) 
 
     # -e or a baremetal file with --config-download-only would be silently ignored.
     with pytest.raises(exceptions.InvalidInput, match="config-download-only"):
-        client.deploy("oc", work_dir=work, config_download_only=True,
-                      baremetal_deployment="- name: Controller\n  count: 1\n")
+        client.deployments.create("oc", work_dir=work, config_download_only=True,
+                                  baremetal_deployment="- name: Controller\n  count: 1\n")
     # So would Ansible's tags without --run-ansible.
     with pytest.raises(exceptions.InvalidInput, match="with --run-ansible"):
-        client.deploy("oc", work_dir=work, config_download_only=True, ansible_tags="step0")
+        client.deployments.create("oc", work_dir=work, config_download_only=True,
+                                  ansible_tags="step0")

@@ -54,10 +54,10 @@ def _deployed(work: Path) -> dict[str, str]:
 
 def test_deploy_sets_client_parameters_and_images(tmp_path: Path, heat_venv: Path) -> None:
     client = Client(make_conf(tmp_path, heat_venv), store=LocalStore(tmp_path / "plans"))
-    client.create_plan("oc", _templates(tmp_path))
+    client.plans.create("oc", _templates(tmp_path))
     work = tmp_path / "work"
 
-    client.deploy("oc", heat_type="native", work_dir=work)
+    client.deployments.create("oc", heat_type="native", work_dir=work)
     first = _deployed(work)
     assert first["StackAction"] == "CREATE" and first["RootStackName"] == "oc"
     assert first["ContainerKeystoneImage"] == (
@@ -65,9 +65,9 @@ def test_deploy_sets_client_parameters_and_images(tmp_path: Path, heat_venv: Pat
     assert int(first["DeployIdentifier"]) > 0
 
     # The operator's ContainerImagePrepare, then a redeploy: an update.
-    client.set_parameters("oc", {"ContainerImagePrepare": [
+    client.parameters.set("oc", {"ContainerImagePrepare": [
         {"set": {"namespace": "registry.example:5000/tripleo", "tag": "t1"}}]})
-    client.deploy("oc", heat_type="native", work_dir=work)
+    client.deployments.create("oc", heat_type="native", work_dir=work)
     second = _deployed(work)
     assert second["StackAction"] == "UPDATE"
     assert second["ContainerKeystoneImage"] == "registry.example:5000/tripleo/openstack-keystone:t1"

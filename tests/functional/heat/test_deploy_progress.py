@@ -69,8 +69,8 @@ def test_workflow_run_deploy_runs_end_to_end(
     assert (work / "config-download" / "tripleo-ansible-inventory.yaml").is_file()
     client = Client.from_config_files([conf[1]])
     try:
-        assert client.deployment_status("oc")["deployment_status"] == "DEPLOY_SUCCESS"
-        executions = client.list_executions("deploy")
+        assert client.deployments.status("oc")["deployment_status"] == "DEPLOY_SUCCESS"
+        executions = client.executions.list("deploy")
         assert [e.state for e in executions] == ["SUCCESS"]
     finally:
         client.close()
@@ -90,13 +90,13 @@ def test_failed_deploy_workflow_records_the_failing_reason(
                  "--input", f"work_dir={work}", "--input", "heat_type=native"]) == 6
     client = Client.from_config_files([conf[1]])
     try:
-        status = client.deployment_status("broken")
+        status = client.deployments.status("broken")
         assert status["deployment_status"] == "DEPLOY_FAILED"
         # The reason of the failing task, not a bare "deployment reverted".
         assert "deploy_stack" in status["message"] and "CREATE_FAILED" in status["message"]
-        assert [f["resource"] for f in client.deployment_failures("broken")] == [
+        assert [f["resource"] for f in client.deployments.failures("broken")] == [
             "BrokenOnPurpose"]
-        assert [e.state for e in client.list_executions("deploy")] == ["ERROR"]
+        assert [e.state for e in client.executions.list("deploy")] == ["ERROR"]
     finally:
         client.close()
     assert heat_processes(HeatDir(work).conf_file) == []

@@ -29,23 +29,23 @@ def client(tmp_path: Path, heat_venv: Path) -> Client:
 def test_the_steps_after_the_stack_run_alone_reach_the_work_dir_s_own_heat(
         client: Client, tmp_path: Path) -> None:
     work = tmp_path / "work"
-    client.create_plan("oc", sample=True)
-    client.deploy("oc", work_dir=work)
-    [deploy] = [e for e in client.list_executions() if e.workflow == "tripleo.deploy.deploy"]
-    tasks = {t.name: t for t in client.execution_tasks(deploy.id)}
+    client.plans.create("oc", sample=True)
+    client.deployments.create("oc", work_dir=work)
+    [deploy] = [e for e in client.executions.list() if e.workflow == "tripleo.deploy.deploy"]
+    tasks = {t.name: t for t in client.tasks.list(deploy.id)}
     [child_id] = tasks["finish"].executions
-    child = client.get_execution(child_id)
+    child = client.executions.get(child_id)
     assert (child.workflow, child.state, child.parent_id, child.parent_task) == (
         "tripleo.deploy.config_download_deploy", "SUCCESS", deploy.id, "finish")
     request = tasks["check_plan"].published["stack_request"]
     try:
-        client.launch_heat(str(work), "native", restore_db=True)
-        execution = client.run_workflow("tripleo.deploy.config_download_deploy", {
+        client.heat.launch(str(work), "native", restore_db=True)
+        execution = client.executions.create("tripleo.deploy.config_download_deploy", {
             "plan": "oc", "work_dir": str(work), "heat_type": "native",
             "heat": {"endpoint": "http://127.0.0.1:9/v1/admin", "heat_type": "native"},
             "stack_request": request})
         assert execution.state == "SUCCESS", execution
-        assert client.deployment_status("oc")["deployment_status"] == "DEPLOY_SUCCESS"
+        assert client.deployments.status("oc")["deployment_status"] == "DEPLOY_SUCCESS"
     finally:
-        client.kill_heat(str(work))
+        client.heat.kill(str(work))
     assert heat_processes(HeatDir(work).conf_file) == []

@@ -79,15 +79,15 @@ class Run:
         return str(_templates(self.tmp / name, broken, lifecycle))
 
     def ok(self, workflow: str, inputs: dict[str, Any]) -> None:
-        execution = self.client.run_workflow(workflow, inputs)
+        execution = self.client.executions.create(workflow, inputs)
         assert execution.state == "SUCCESS", execution
 
     def fails(self, workflow: str, inputs: dict[str, Any]) -> None:
         with pytest.raises(exceptions.WorkflowFailed):
-            self.client.run_workflow(workflow, inputs)
+            self.client.executions.create(workflow, inputs)
 
     def remember(self, plan: str) -> dict[str, Any]:
-        values = self.client.get_passwords(plan)
+        values = self.client.passwords.get(plan)
         self.seen.update(_secret_strings(values))
         return values
 
@@ -107,18 +107,18 @@ def _create(run: Run) -> None:
     run.remember("made")
     run.fails("create_deployment_plan",
               {"plan": "half", "templates": run.templates("t2", "render")})
-    assert "half" not in run.client.list_plans()
+    assert "half" not in run.client.plans.list()
 
 
 def _update(run: Run) -> None:
     before = run.remember("oc")
     run.ok("update_deployment_plan", {"plan": "oc", "templates": run.templates("t1")})
     run.fails("update_deployment_plan", {"plan": "oc", "templates": run.templates("t2", "render")})
-    assert run.client.get_passwords("oc") == before
+    assert run.client.passwords.get("oc") == before
 
 
 def _delete(run: Run) -> None:
-    run.client.create_plan("gone", run.templates("t1"))
+    run.client.plans.create("gone", run.templates("t1"))
     run.remember("gone")
     run.ok("delete_deployment_plan", {"plan": "gone"})
     run.fails("delete_deployment_plan", {"plan": "gone"})
@@ -132,10 +132,10 @@ def _export(run: Run) -> None:
 
 def _restore(run: Run) -> None:
     before = run.remember("oc")
-    run.client.set_parameters("oc", {"ComputeCount": 3})
-    first = run.client.plan_history("oc")[-1]["version"]
+    run.client.parameters.set("oc", {"ComputeCount": 3})
+    first = run.client.plans.history("oc")[-1]["version"]
     run.ok(PLAN + "restore_deployment_plan", {"plan": "oc", "version": first})
-    assert run.client.get_passwords("oc") == before
+    assert run.client.passwords.get("oc") == before
     run.fails(PLAN + "restore_deployment_plan", {"plan": "oc", "version": "no-such-version"})
 
 
@@ -167,16 +167,16 @@ def _rotate(run: Run) -> None:
 def _deploy(run: Run) -> None:
     for _ in range(2):  # a create, then an update (its undo keeps the first outputs)
         run.ok("deploy", {"plan": "oc", "work_dir": str(run.tmp / "work")})
-    run.client.create_plan("broken", run.templates("t3", "stack"))
+    run.client.plans.create("broken", run.templates("t3", "stack"))
     run.remember("broken")
     run.fails("deploy", {"plan": "broken", "work_dir": str(run.tmp / "work-broken")})
-    assert run.client.deployment_status("broken")["deployment_status"] == "DEPLOY_FAILED"
+    assert run.client.deployments.status("broken")["deployment_status"] == "DEPLOY_FAILED"
 
 
 def _config_download_deploy(run: Run) -> None:
     # Every deploy runs it as its task finish (a child execution); called alone with a
     # stack request no deploy wrote, it is refused before anything changes.
-    run.client.deploy("oc", work_dir=run.tmp / "work")
+    run.client.deployments.create("oc", work_dir=run.tmp / "work")
     broken = run.tmp / "work-broken"
     run.fails("tripleo.deploy.config_download_deploy", {
         "plan": "oc", "work_dir": str(broken), "heat": {},
@@ -184,7 +184,7 @@ def _config_download_deploy(run: Run) -> None:
 
 
 def _config_download_only(run: Run) -> None:
-    run.client.deploy("oc", work_dir=run.tmp / "work")
+    run.client.deployments.create("oc", work_dir=run.tmp / "work")
     run.ok("config_download_only", {"plan": "oc", "work_dir": str(run.tmp / "work")})
     run.fails("config_download_only", {"plan": "oc", "work_dir": str(run.tmp / "work-broken")})
 
@@ -193,7 +193,7 @@ def _scale_down(run: Run) -> None:
     # It reads the deployed stack's outputs (passwords among them) to find the servers;
     # a host the stack does not have is refused there. A successful delete needs the real
     # templates' outputs: tests/functional/overcloud/test_tht18_scaledown.py.
-    run.client.deploy("oc", work_dir=run.tmp / "work")
+    run.client.deployments.create("oc", work_dir=run.tmp / "work")
     run.fails("tripleo.scale.delete_nodes", {"plan": "oc", "work_dir": str(run.tmp / "work"),
                                              "hosts": ["ghost-0"], "run_ansible": False})
 
@@ -202,10 +202,10 @@ def _prepared(run: Run, kind: str = "update") -> dict[str, str]:
     """Plan "up" (the sample plan with THT's lifecycle environments and playbooks),
     deployed and prepared for a minor update or a major upgrade (``kind``); the inputs
     its lifecycle workflows take."""
-    run.client.create_plan("up", run.templates("up", lifecycle=True))
+    run.client.plans.create("up", run.templates("up", lifecycle=True))
     run.remember("up")
     inputs = {"plan": "up", "work_dir": str(run.tmp / "work-up")}
-    run.client.deploy("up", work_dir=inputs["work_dir"])
+    run.client.deployments.create("up", work_dir=inputs["work_dir"])
     run.ok(f"tripleo.{kind}.prepare", inputs)
     return inputs
 
@@ -227,7 +227,7 @@ def _lifecycle(kind: str) -> Callable[[Run], None]:
             run.fails(f"tripleo.{kind}.{name}", {"plan": "oc", "work_dir": str(run.tmp / "work"),
                                                  "limit": "oc-controller-0"})
         run.ok(f"tripleo.{kind}.converge", {**inputs, "run_ansible": False})
-        run.client.create_plan("broken", run.templates("t3", "stack"))
+        run.client.plans.create("broken", run.templates("t3", "stack"))
         run.remember("broken")  # its stack fails: the converge reverts the plan
         run.fails(f"tripleo.{kind}.converge", {"plan": "broken", "run_ansible": False,
                                                "work_dir": str(run.tmp / "work-broken")})
@@ -254,27 +254,27 @@ def _register(run: Run) -> None:
 
 
 def _introspect(run: Run) -> None:
-    run.client.import_nodes(_node_entries("n", 2), initial_state="enroll")
+    run.client.nodes.register(_node_entries("n", 2), initial_state="enroll")
     run.ok(NODES + "introspect", {"nodes": ["n-0", "n-1"], "provide": True})
     run.fails(NODES + "introspect", {"nodes": ["ghost"]})
 
 
 def _provide(run: Run) -> None:
-    run.client.import_nodes(_node_entries("n", 1), initial_state="enroll")
-    run.client.manage_nodes(["n-0"])
+    run.client.nodes.register(_node_entries("n", 1), initial_state="enroll")
+    run.client.nodes.manage(["n-0"])
     run.ok(NODES + "provide", {"nodes": ["n-0"]})
     run.fails(NODES + "provide", {"nodes": ["ghost"]})
 
 
 def _manage(run: Run) -> None:
-    run.client.import_nodes(_node_entries("n", 1), initial_state="enroll")
+    run.client.nodes.register(_node_entries("n", 1), initial_state="enroll")
     run.ok(NODES + "manage", {"nodes": ["n-0"]})
     run.fails(NODES + "manage", {"nodes": ["ghost"]})
 
 
 def _clean(run: Run) -> None:
-    run.client.import_nodes(_node_entries("n", 2), initial_state="enroll")
-    run.client.manage_nodes(["n-0", "n-1"])
+    run.client.nodes.register(_node_entries("n", 2), initial_state="enroll")
+    run.client.nodes.manage(["n-0", "n-1"])
     run.ok(NODES + "clean", {"nodes": ["n-0"],
                              "steps": [{"interface": "power", "step": "power_off"}]})
     # fake-hardware has no erase_devices_metadata step (the default): Ironic fails it.
@@ -282,15 +282,15 @@ def _clean(run: Run) -> None:
 
 
 def _delete_nodes(run: Run) -> None:
-    run.client.import_nodes(_node_entries("n", 1), initial_state="enroll")
+    run.client.nodes.register(_node_entries("n", 1), initial_state="enroll")
     run.ok(NODES + "delete", {"nodes": ["n-0", "n-bmc"]})
     run.fails(NODES + "delete", {"nodes": ["n-0"]})
 
 
 def _available(run: Run, count: int) -> None:
-    run.client.import_nodes(_node_entries("n", count), initial_state="enroll")
-    run.client.manage_nodes([f"n-{i}" for i in range(count)])
-    run.client.provide_nodes([f"n-{i}" for i in range(count)])
+    run.client.nodes.register(_node_entries("n", count), initial_state="enroll")
+    run.client.nodes.manage([f"n-{i}" for i in range(count)])
+    run.client.nodes.provide([f"n-{i}" for i in range(count)])
 
 
 PROVISION_FILE = "- name: Compute\n  count: 1\n"
@@ -306,7 +306,7 @@ def _provision(run: Run) -> None:
 
 def _unprovision(run: Run) -> None:
     _available(run, 1)
-    run.client.provision_nodes(PROVISION_FILE, plan="oc")
+    run.client.nodes.provision(PROVISION_FILE, plan="oc")
     run.ok(NODES + "unprovision", {"plan": "oc", "all_nodes": True})
     run.fails(NODES + "unprovision", {"plan": "oc", "hostnames": ["ghost"]})
 
@@ -319,13 +319,13 @@ def _validations(run: Run) -> None:
     run.ok("tripleo.validations.run", {"validations": ["no-op"], "plan": "oc",
                                        "localhost": True,
                                        "extra_vars": {"admin_password": secret}})
-    assert run.client.validation_results(plan="oc")[0]["status"] == "PASSED"
+    assert run.client.validations.results(plan="oc")[0]["status"] == "PASSED"
     run.fails("tripleo.validations.run", {"validations": ["ghost"], "localhost": True,
                                           "extra_vars": {"admin_password": secret}})
 
 
 def _capabilities(run: Run) -> None:
-    assert "environments/debug.yaml" in json.dumps(run.client.get_capabilities("oc"))
+    assert "environments/debug.yaml" in json.dumps(run.client.capabilities.get("oc"))
     run.ok(PLAN + "update_capabilities", {"plan": "oc",
                                           "environments": {"environments/debug.yaml": True}})
     run.fails(PLAN + "update_capabilities", {"plan": "oc",
@@ -333,13 +333,13 @@ def _capabilities(run: Run) -> None:
 
 
 def _roles(run: Run) -> None:
-    roles = run.client.list_roles("oc", detail=True)
+    roles = run.client.roles.list("oc", detail=True)
     run.ok(PLAN + "update_roles", {"plan": "oc", "roles": roles})
     run.fails(PLAN + "update_roles", {"plan": "oc", "roles": [{"no name": True}]})
 
 
 def _networks(run: Run) -> None:
-    networks = run.client.list_networks("oc", detail=True)
+    networks = run.client.networks.list("oc", detail=True)
     run.ok(PLAN + "update_networks", {"plan": "oc", "networks": networks})
     run.fails(PLAN + "update_networks", {"plan": "oc", "networks": [{"no name": True}]})
 
@@ -359,7 +359,7 @@ def _add_environments(run: Run) -> None:
 
 def _remove_environments(run: Run) -> None:
     run.seen.add(SECRET_IN_ENVIRONMENT)
-    [added] = run.client.add_environments("oc", [USER_ENVIRONMENT])
+    [added] = run.client.environments.add("oc", [USER_ENVIRONMENT])
     run.ok(PLAN + "remove_environments", {"plan": "oc", "paths": [added]})
     run.fails(PLAN + "remove_environments", {"plan": "oc", "paths": [added]})
 
@@ -385,26 +385,26 @@ def _launch_heat(run: Run) -> None:
     run.ok(HEAT + "launch", {"heat_dir": _heat_dir(run), "heat_type": "native"})
     # Refused: a Heat runs there already (it runs on).
     run.fails(HEAT + "launch", {"heat_dir": _heat_dir(run), "heat_type": "native"})
-    assert run.client.heat_status(_heat_dir(run))["api_answers"] is True
+    assert run.client.heat.status(_heat_dir(run))["api_answers"] is True
 
 
 def _kill_heat(run: Run) -> None:
-    run.client.launch_heat(_heat_dir(run), "native")
+    run.client.heat.launch(_heat_dir(run), "native")
     run.fails(HEAT + "kill", {"heat_dir": _heat_dir(run), "heat_type": "no-such-type"})
-    assert run.client.heat_status(_heat_dir(run))["running"] is True
+    assert run.client.heat.status(_heat_dir(run))["running"] is True
     run.ok(HEAT + "kill", {"heat_dir": _heat_dir(run)})
 
 
 def _dump_heat_db(run: Run) -> None:
-    run.client.launch_heat(_heat_dir(run), "native")
+    run.client.heat.launch(_heat_dir(run), "native")
     run.ok(HEAT + "dump_db", {"heat_dir": _heat_dir(run)})
-    run.client.kill_heat(_heat_dir(run))
+    run.client.heat.kill(_heat_dir(run))
     run.fails(HEAT + "dump_db", {"heat_dir": _heat_dir(run)})  # no Heat runs
 
 
 def _restore_heat_db(run: Run) -> None:
-    run.client.launch_heat(_heat_dir(run), "native")
-    run.client.kill_heat(_heat_dir(run))
+    run.client.heat.launch(_heat_dir(run), "native")
+    run.client.heat.kill(_heat_dir(run))
     run.ok(HEAT + "restore_db", {"heat_dir": _heat_dir(run)})
     run.fails(HEAT + "restore_db", {"heat_dir": str(run.tmp / "work-broken"),
                                     "heat_type": "native"})  # no dump there
@@ -465,8 +465,8 @@ KNOWN_LEAKS: dict[str, str] = {}
 
 def test_every_shipped_workflow_has_a_scenario(tmp_path: Path, heat_venv: Path) -> None:
     with Client(make_conf(tmp_path, heat_venv)) as client:
-        shipped = [w.full_name for w in client.list_workflows()
-                   if client._catalog().entry_of(w).shipped]
+        shipped = [w.full_name for w in client.workflows.list()
+                   if client._session.catalog().entry_of(w).shipped]
     assert sorted(shipped) == sorted(SCENARIOS)
 
 
@@ -497,13 +497,13 @@ def run(request: pytest.FixtureRequest, tmp_path: Path, heat_venv: Path) -> Iter
         endpoint = request.getfixturevalue("ironic_endpoint")
         conf.set_override("endpoint", endpoint, group="ironic")
     client = Client(conf, store=LocalStore(tmp_path / "plans"))
-    client.create_plan("oc", _templates(tmp_path / "oc"))
+    client.plans.create("oc", _templates(tmp_path / "oc"))
     scenario = Run(client, tmp_path)
     scenario.seen.update(PASSWORDS.values(), {SECRET_PARAMETER[1], BMC_PASSWORD})
     scenario.remember("oc")
     yield scenario
     for work in ("work", "work-broken"):
-        client.kill_heat(str(tmp_path / work))
+        client.heat.kill(str(tmp_path / work))
     if endpoint:
         remove_all_nodes(endpoint)
 
@@ -519,7 +519,7 @@ def _covered(case: str) -> list[str]:
 def test_no_secret_in_executions_after(workflow: str, run: Run, tmp_path: Path) -> None:
     covered = _covered(workflow)
     SCENARIOS[covered[0]](run)
-    executions = [e for e in run.client.list_executions() if e.workflow in covered]
+    executions = [e for e in run.client.executions.list() if e.workflow in covered]
     for name in covered:
         # a success and a failure (a refusal only where the sample plan cannot succeed)
         assert len([e for e in executions if e.workflow == name]) >= (
@@ -534,7 +534,7 @@ def test_no_secret_in_executions_after(workflow: str, run: Run, tmp_path: Path) 
     # Shipped workflows pass no secret from task to task (they point at the plan store
     # or the work dir), so nothing a resumed run needs was masked.
     masked = [record.name for execution in executions
-              for record in run.client.execution_tasks(execution.id)
+              for record in run.client.tasks.list(execution.id)
               if is_masked(record.published)]
     assert bool(masked) == bool(SECRET_IN_CONTEXT.intersection(covered)), masked
 

@@ -1,6 +1,6 @@
 """Each change of an ephemeral Heat is a recorded execution (issue 28 item 3).
 
-``Client.launch_heat``, ``kill_heat``, ``dump_heat_db`` and ``restore_heat_db`` (and
+``Client.heat.launch``, ``kill_heat``, ``dump_heat_db`` and ``restore_heat_db`` (and
 ``tripleo-flow launch heat [--restore-db|--kill]``, which call them) ran their Heat
 action outside any workflow, recording nothing: they run the workflows
 ``tripleo.heat.launch``, ``kill``, ``dump_db`` and ``restore_db`` now, on a real
@@ -38,15 +38,15 @@ def _runs(client: Client, workflow: str) -> list[tuple[str, str, list[str]]]:
     """``(state, heat_dir input, ["task STATE", ...])`` of each execution of Heat
     workflow ``workflow``, oldest first."""
     return [(e.state, Path(e.input["heat_dir"]).name,
-             [f"{t.name} {t.state}" for t in client.execution_tasks(e.id)])
-            for e in client.list_executions(HEAT + workflow)]
+             [f"{t.name} {t.state}" for t in client.tasks.list(e.id)])
+            for e in client.executions.list(HEAT + workflow)]
 
 
 @pytest.fixture
 def client(tmp_path: Path, heat_venv: Path) -> Iterator[Client]:
     with Client(make_conf(tmp_path, heat_venv)) as api:
         yield api
-        api.kill_heat(str(tmp_path / "work"))
+        api.heat.kill(str(tmp_path / "work"))
 
 
 def test_each_heat_change_from_the_python_api_is_an_execution(client: Client,
@@ -54,35 +54,35 @@ def test_each_heat_change_from_the_python_api_is_an_execution(client: Client,
     heat_dir = str(tmp_path / "work")
     work = HeatDir(heat_dir)
 
-    launched = client.launch_heat(heat_dir, "native")
+    launched = client.heat.launch(heat_dir, "native")
     assert launched["heat_type"] == "native" and launched["endpoint"].endswith("/v1/admin")
     # A second launch is refused; the running Heat goes on answering.
     with pytest.raises(exceptions.HeatRunning):
-        client.launch_heat(heat_dir, "native")
-    status = client.heat_status(heat_dir)
+        client.heat.launch(heat_dir, "native")
+    status = client.heat.status(heat_dir)
     assert status["running"] is True and status["api_answers"] is True
     assert status["endpoint"] == launched["endpoint"]
 
-    assert client.dump_heat_db(heat_dir) == str(work.dump_file)
-    restored = client.restore_heat_db(heat_dir)
+    assert client.heat.dump_db(heat_dir) == str(work.dump_file)
+    restored = client.heat.restore_db(heat_dir)
     # Restarted on a port of its own again, the one its run record names.
-    assert restored["endpoint"] == client.heat_status(heat_dir)["endpoint"]
+    assert restored["endpoint"] == client.heat.status(heat_dir)["endpoint"]
     assert restored["endpoint"].endswith(f":{(work.read_run() or {})['port']}/v1/admin")
     assert restored["heat_dir"] == launched["heat_dir"]
-    killed = client.kill_heat(heat_dir)
+    killed = client.heat.kill(heat_dir)
     assert killed["dump"] == str(work.dump_file) and killed["stopped"]
     assert heat_processes(work.conf_file) == []
 
     # Refused with nothing running: the dump the kill made is kept as it is.
     dump = work.dump_file.read_bytes()
     with pytest.raises(exceptions.HeatError, match="No Heat database to dump"):
-        client.dump_heat_db(heat_dir)
+        client.heat.dump_db(heat_dir)
     assert work.dump_file.read_bytes() == dump
     # Refused without a dump: no Heat started there.
     empty = str(tmp_path / "empty")
     with pytest.raises(exceptions.DumpNotFound):
-        client.restore_heat_db(empty, "native")
-    assert client.heat_status(empty, "native")["running"] is False
+        client.heat.restore_db(empty, "native")
+    assert client.heat.status(empty, "native")["running"] is False
 
     assert _runs(client, "launch") == [("SUCCESS", "work", ["launch_heat SUCCESS"]),
                                        ("ERROR", "work", ["launch_heat ERROR"])]
@@ -91,10 +91,10 @@ def test_each_heat_change_from_the_python_api_is_an_execution(client: Client,
     assert _runs(client, "restore_db") == [("SUCCESS", "work", ["restore_db SUCCESS"]),
                                            ("ERROR", "empty", ["restore_db ERROR"])]
     assert _runs(client, "kill") == [("SUCCESS", "work", ["kill_heat SUCCESS"])]
-    failed = [e.failed_task for e in client.list_executions() if e.state == "ERROR"]
+    failed = [e.failed_task for e in client.executions.list() if e.state == "ERROR"]
     assert failed == ["launch_heat", "dump_db", "restore_db"]
     # the status reads (three) are no executions
-    assert len(client.list_executions()) == 7
+    assert len(client.executions.list()) == 7
 
 
 def test_launch_heat_from_the_cli_is_an_execution(tmp_path: Path, heat_venv: Path,
@@ -139,9 +139,9 @@ def test_launch_heat_from_the_cli_is_an_execution(tmp_path: Path, heat_venv: Pat
             ("SUCCESS", "work", ["launch_heat SUCCESS"]),
             ("ERROR", "empty", ["launch_heat ERROR"])]
         assert _runs(client, "kill") == [("SUCCESS", "work", ["kill_heat SUCCESS"])] * 2
-        assert [e.input.get("restore_db") for e in client.list_executions(HEAT + "launch")] == [
+        assert [e.input.get("restore_db") for e in client.executions.list(HEAT + "launch")] == [
             False, False, True, True]
-        assert len(client.list_executions()) == 6
+        assert len(client.executions.list()) == 6
 
 
 def test_an_http_client_names_a_heat_dir_in_the_servers_work_area(tmp_path: Path) -> None:
@@ -159,7 +159,7 @@ def test_an_http_client_names_a_heat_dir_in_the_servers_work_area(tmp_path: Path
                               json={"input": {"heat_dir": hostile, "heat_type": "native"}})
                 assert refused.status_code == 400, refused.text
                 assert "must be a plain name" in refused.json()["error"]["message"]
-        assert client.list_executions() == []
+        assert client.executions.list() == []
         started = api("POST", f"/v1/workflows/{HEAT}kill/executions",
                       json={"input": {"heat_dir": "mine"}})
         assert started.status_code == 202, started.text

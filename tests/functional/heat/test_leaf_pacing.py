@@ -36,7 +36,7 @@ def _template() -> dict[str, object]:
 def _start_spread(client: Client, heat_dir: str) -> tuple[float, str]:
     """Create the stack of leaves on a launched Heat; the seconds between the first and
     the last leaf's CREATE_IN_PROGRESS event, and Heat's command line."""
-    endpoint = client.launch_heat(heat_dir, "native")
+    endpoint = client.heat.launch(heat_dir, "native")
     try:
         record = HeatDir(heat_dir).read_run()
         assert record is not None
@@ -52,7 +52,7 @@ def _start_spread(client: Client, heat_dir: str) -> tuple[float, str]:
         assert len(starts) == LEAVES, starts
         return (max(starts) - min(starts)).total_seconds(), command
     finally:
-        client.kill_heat(heat_dir, "native")
+        client.heat.kill(heat_dir, "native")
 
 
 def test_leaves_start_together_by_default(client: Client, tmp_path: Path) -> None:

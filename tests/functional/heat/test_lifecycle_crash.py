@@ -51,8 +51,8 @@ def test_an_upgrade_prepare_killed_while_the_stack_is_updated_resumes(
     conf = _conf_file(tmp_path, heat_venv)
     deploy = Deploy(tmp_path, conf)
     with Client.from_config_files([str(conf)]) as client:
-        client.create_plan("oc", lifecycle_templates(tmp_path / "templates"))
-        client.deploy("oc", work_dir=deploy.work)
+        client.plans.create("oc", lifecycle_templates(tmp_path / "templates"))
+        client.deployments.create("oc", work_dir=deploy.work)
 
     proc = deploy.start(command=("overcloud", "upgrade", "prepare", "--stack", "oc", "-y"))
     # Heat says the stack is being updated.
@@ -63,7 +63,7 @@ def test_an_upgrade_prepare_killed_while_the_stack_is_updated_resumes(
     assert killed["State"] == "INTERRUPTED", killed
     assert deploy.status()["deployment_status"] == "DEPLOY_INTERRUPTED"
     with Client.from_config_files([str(conf)]) as client:
-        entries = client.store.get_object("oc", "plan-environment.yaml")
+        entries = client._session.store.get_object("oc", "plan-environment.yaml")
     assert update.is_prepared(yaml.safe_load(entries)["environments"], "upgrade")
 
     resumed = _cli_json(deploy, "execution", "resume", killed["ID"])
@@ -72,15 +72,15 @@ def test_an_upgrade_prepare_killed_while_the_stack_is_updated_resumes(
     sent = json.loads((deploy.work / "stack-request.json").read_text())["environment_files"]
     assert sent.count(UPGRADE_URL) == 1, sent
     with Client.from_config_files([str(conf)]) as client:
-        plan_env = yaml.safe_load(client.store.get_object("oc", "plan-environment.yaml"))
+        plan_env = yaml.safe_load(client._session.store.get_object("oc", "plan-environment.yaml"))
         assert [e["path"] for e in plan_env["environments"]].count(
             update.UPGRADE.prepare_environment) == 1
         heat = yaml.safe_load((deploy.work / "environment.yaml").read_text())
         assert heat["environment_files"] == sent
         # Prepared: upgrade run now goes past its check (to the playbooks).
-        done = client.upgrade_run("oc", "oc-controller-0", work_dir=deploy.work,
-                                  playbooks=["deploy_steps_playbook.yaml"],
-                                  ansible_connection="local")
+        done = client.upgrades.run("oc", "oc-controller-0", work_dir=deploy.work,
+                                   playbooks=["deploy_steps_playbook.yaml"],
+                                   ansible_connection="local")
         assert done["limit"] == "oc-controller-0"
     deploy.assert_no_heat([])
 
@@ -114,9 +114,9 @@ def test_update_and_upgrade_runs_killed_between_playbooks_resume(
     deploy = Deploy(tmp_path, conf)
     trace = tmp_path / "trace"
     with Client.from_config_files([str(conf)]) as client:
-        client.create_plan("oc", lifecycle_templates(tmp_path / "templates"))
-        client.deploy("oc", work_dir=deploy.work)
-        client.upgrade_prepare("oc", work_dir=deploy.work)
+        client.plans.create("oc", lifecycle_templates(tmp_path / "templates"))
+        client.deployments.create("oc", work_dir=deploy.work)
+        client.upgrades.prepare("oc", work_dir=deploy.work)
 
     killed = _killed_run(deploy, trace, "upgrade", "deploy_steps_playbook.yaml",
                          "--ansible-forks", "3")
@@ -127,13 +127,13 @@ def test_update_and_upgrade_runs_killed_between_playbooks_resume(
     assert trace.read_text().splitlines() == ["upgrade_steps_playbook oc-controller-0",
                                               "post_upgrade_steps_playbook oc-controller-0"]
     with Client.from_config_files([str(conf)]) as client:
-        output = client.get_execution(killed).output or {}
+        output = client.executions.get(killed).output or {}
         assert [r["playbook"] for r in output["runs"]] == list(update.UPGRADE.playbooks)
         assert {r["forks"] for r in output["runs"]} == {"3"}  # the killed run's option
 
         # update run: prepared (the upgrade's environment out), then killed for real
         # while its first playbook runs.
-        client.update_prepare("oc", work_dir=deploy.work)
+        client.updates.prepare("oc", work_dir=deploy.work)
     trace.unlink()
     env = {**os.environ, "PYTHONPATH": str(ROOT), TRACE_ENV: str(trace), SLEEP_ENV: "600"}
     proc = subprocess.Popen(

@@ -23,7 +23,7 @@ def maria_client(tmp_path: Path, heat_venv: Path,
     api = Client(make_conf(tmp_path, heat_venv, database="mariadb",
                            mariadb_url=mariadb.admin_url))
     yield api
-    api.kill_heat(str(tmp_path / "work"))
+    api.heat.kill(str(tmp_path / "work"))
 
 
 def _schemas_and_users(server: PrivateMariaDB, name: str) -> tuple[int, int]:
@@ -43,7 +43,7 @@ def test_mariadb_life_cycle(maria_client: Client, tmp_path: Path, heat_venv: Pat
     heat_dir = str(tmp_path / "work")
     work = HeatDir(heat_dir)
     name = f"heat_{work.token}"
-    ep = maria_client.launch_heat(heat_dir, "native")
+    ep = maria_client.heat.launch(heat_dir, "native")
     assert _schemas_and_users(mariadb, name) == (1, 1)
     conf_text = work.conf_file.read_text()
     assert "mysql+pymysql://" in conf_text and mariadb.password not in conf_text
@@ -51,23 +51,23 @@ def test_mariadb_life_cycle(maria_client: Client, tmp_path: Path, heat_venv: Pat
     osc = OpenStack(heat_venv, ep["clouds_yaml"])
     osc("stack", "create", "-t", TEMPLATE, "--wait", "on-maria")
 
-    dumped = maria_client.dump_heat_db(heat_dir)
+    dumped = maria_client.heat.dump_db(heat_dir)
     assert dumped == str(work.dump_file)
     assert list(work.root.glob(".my-*")) == []  # the option file is gone
 
-    maria_client.kill_heat(heat_dir)
+    maria_client.heat.kill(heat_dir)
     assert _schemas_and_users(mariadb, name) == (0, 0)
     assert heat_processes(work.conf_file) == []
     text = work.dump_file.read_text()
     assert "CREATE TABLE `stack`" in text and text.rstrip().splitlines()[-1].startswith(
         "-- Dump completed")
-    assert maria_client.kill_heat(heat_dir)["stopped"] == []
+    assert maria_client.heat.kill(heat_dir)["stopped"] == []
 
-    maria_client.launch_heat(heat_dir, "native", restore_db=True)
+    maria_client.heat.launch(heat_dir, "native", restore_db=True)
     listed = json.loads(osc("stack", "list", "-f", "json"))
     assert [(s["Stack Name"], s["Stack Status"]) for s in listed] == [
         ("on-maria", "CREATE_COMPLETE")]
     nodes = json.loads(osc("stack", "output", "show", "on-maria", "nodes", "-f", "json"))
     assert nodes["output_value"] == ["node-0", "node-1"]
-    maria_client.kill_heat(heat_dir)
+    maria_client.heat.kill(heat_dir)
     assert _schemas_and_users(mariadb, name) == (0, 0)

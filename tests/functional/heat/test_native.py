@@ -42,7 +42,7 @@ def test_launch_stack_kill_restore_kill(client: Client, tmp_path: Path,
                                         heat_venv: Path) -> None:
     heat_dir = str(tmp_path / "work")
     work = HeatDir(heat_dir)
-    ep = client.launch_heat(heat_dir, "native")
+    ep = client.heat.launch(heat_dir, "native")
     record = work.read_run()
     assert record is not None  # the port it took is recorded for every later step
     assert ep["endpoint"] == f"http://127.0.0.1:{record['port']}/v1/admin"
@@ -66,11 +66,11 @@ def test_launch_stack_kill_restore_kill(client: Client, tmp_path: Path,
     assert "enforce_new_defaults = false" in work.conf_file.read_text()
     assert f"OS_ENDPOINT={ep['endpoint']}" in work.heatrc.read_text()
 
-    status = client.heat_status(heat_dir)
+    status = client.heat.status(heat_dir)
     assert status["running"] and status["api_answers"]
 
     with pytest.raises(exceptions.HeatRunning) as refused:
-        client.launch_heat(heat_dir, "native")
+        client.heat.launch(heat_dir, "native")
     assert "--kill" in str(refused.value)
 
     osc = OpenStack(heat_venv, ep["clouds_yaml"])
@@ -79,7 +79,7 @@ def test_launch_stack_kill_restore_kill(client: Client, tmp_path: Path,
 
     pids = heat_processes(work.conf_file)
     assert pids
-    killed = client.kill_heat(heat_dir)
+    killed = client.heat.kill(heat_dir)
     assert killed["dump"] == str(work.dump_file)
     assert heat_processes(work.conf_file) == []
     assert not db_file.exists() and not work.run_file.exists()
@@ -91,11 +91,11 @@ def test_launch_stack_kill_restore_kill(client: Client, tmp_path: Path,
     assert mem.execute("SELECT name FROM stack WHERE name = 'small'").fetchall() == [("small",)]
     mem.close()
 
-    again = client.kill_heat(heat_dir)
+    again = client.heat.kill(heat_dir)
     assert again == {"heat_dir": str(work.root), "dump": None, "stopped": []}
 
     syncs = _db_syncs(work)
-    client.launch_heat(heat_dir, "native", restore_db=True)
+    client.heat.launch(heat_dir, "native", restore_db=True)
     # The dump was at the schema heads of the venv's Heat: no db_sync (Heat's import).
     assert _db_syncs(work) == syncs
     listed = json.loads(osc("stack", "list", "-f", "json"))
@@ -108,19 +108,19 @@ def test_launch_stack_kill_restore_kill(client: Client, tmp_path: Path,
     resources = osc("stack", "resource", "list", "small", "-f", "value", "-c", "resource_name")
     assert sorted(resources.split()) == ["group", "secret"]
 
-    client.kill_heat(heat_dir)
+    client.heat.kill(heat_dir)
     assert heat_processes(work.conf_file) == []
     assert not _sqlite_db_exists(db_file)
 
     # A fresh launch elsewhere: the kept schema, no db_sync, a Heat that creates stacks.
     other = HeatDir(tmp_path / "other")
-    ep = client.launch_heat(str(other.root), "native")
+    ep = client.heat.launch(str(other.root), "native")
     try:
         assert _db_syncs(other) == 0
         OpenStack(heat_venv, ep["clouds_yaml"])(
             "stack", "create", "-t", TEMPLATE, "--parameter", "length=3", "--wait", "two")
     finally:
-        client.kill_heat(str(other.root))
+        client.heat.kill(str(other.root))
 
 
 def _db_syncs(work: HeatDir) -> int:
@@ -142,7 +142,7 @@ def test_fixed_port_in_use_is_refused_and_leaves_nothing(tmp_path: Path,
         port = busy.getsockname()[1]
         client = Client(make_conf(tmp_path, heat_venv, api_port=port))
         with pytest.raises(exceptions.PortInUse) as err:
-            client.launch_heat(heat_dir, "native")
+            client.heat.launch(heat_dir, "native")
     assert str(port) in str(err.value)
     assert not HeatDir(heat_dir).run_file.exists()
 
@@ -151,7 +151,7 @@ def test_crashed_run_is_cleaned_by_next_launch(client: Client, tmp_path: Path,
                                                heat_venv: Path) -> None:
     heat_dir = str(tmp_path / "work")
     work = HeatDir(heat_dir)
-    client.launch_heat(heat_dir, "native")
+    client.heat.launch(heat_dir, "native")
     OpenStack(heat_venv, str(work.clouds_yaml))(
         "stack", "create", "-t", TEMPLATE, "--wait", "before-crash")
     record = work.read_run()
@@ -164,10 +164,10 @@ def test_crashed_run_is_cleaned_by_next_launch(client: Client, tmp_path: Path,
         time.sleep(0.05)
     assert process.cmdline(record["pid"]) == []
 
-    status = client.heat_status(heat_dir)
+    status = client.heat.status(heat_dir)
     assert not status["running"] and "crashed" in status["detail"]
 
-    client.launch_heat(heat_dir, "native", restore_db=True)
+    client.heat.launch(heat_dir, "native", restore_db=True)
     names = OpenStack(heat_venv, str(work.clouds_yaml))("stack", "list", "-f", "value",
                                                         "-c", "Stack Name")
     assert names.split() == ["before-crash"]
@@ -181,7 +181,7 @@ def test_half_failed_launch_undoes_everything(client: Client, tmp_path: Path) ->
     work.ensure()
     work.write_private(work.dump_file, "this is not SQL;\n")
     with pytest.raises(exceptions.HeatError) as err:
-        client.launch_heat(heat_dir, "native", restore_db=True)
+        client.heat.launch(heat_dir, "native", restore_db=True)
     assert "Restoring the Heat database" in str(err.value)
     assert not work.run_file.exists()
     assert heat_processes(work.conf_file) == []
@@ -192,14 +192,14 @@ def test_half_failed_launch_undoes_everything(client: Client, tmp_path: Path) ->
 def test_missing_venv_names_the_install_command(tmp_path: Path) -> None:
     api = Client(make_conf(tmp_path, tmp_path / "no-venv"))
     with pytest.raises(exceptions.HeatNotInstalled) as err:
-        api.launch_heat(str(tmp_path / "work"), "native")
+        api.heat.launch(str(tmp_path / "work"), "native")
     assert "tripleo-flow heat install" in str(err.value)
     assert not HeatDir(tmp_path / "work").run_file.exists()
 
 
 def test_restore_without_dump_is_not_found(client: Client, tmp_path: Path) -> None:
     with pytest.raises(exceptions.DumpNotFound):
-        client.launch_heat(str(tmp_path / "work"), "native", restore_db=True)
+        client.heat.launch(str(tmp_path / "work"), "native", restore_db=True)
 
 
 class _Boom(task.Task):  # type: ignore[misc]
@@ -210,7 +210,7 @@ class _Boom(task.Task):  # type: ignore[misc]
 def test_launch_action_reverts_when_flow_fails(client: Client, tmp_path: Path) -> None:
     heat_dir = str(tmp_path / "work")
     work = HeatDir(heat_dir)
-    flow = linear_flow.Flow("deploy").add(ActionTask(LaunchHeat(client.context)), _Boom())
+    flow = linear_flow.Flow("deploy").add(ActionTask(LaunchHeat(client._session.context)), _Boom())
     with pytest.raises(RuntimeError, match="a later task failed"):
         engines.run(flow, store={"heat_dir": heat_dir, "heat_type": "native",
                                  "restore_db": False})
@@ -222,11 +222,11 @@ def test_launch_action_reverts_when_flow_fails(client: Client, tmp_path: Path) -
 def test_installed_type_starts_and_stops_nothing(client: Client, tmp_path: Path,
                                                  heat_venv: Path) -> None:
     native_dir = str(tmp_path / "work")
-    ep = client.launch_heat(native_dir, "native")
+    ep = client.heat.launch(native_dir, "native")
     conf = make_conf(tmp_path / "other", heat_venv, endpoint=ep["endpoint"])
     other = Client(conf)
-    got = other.launch_heat(str(tmp_path / "installed"), "installed")
+    got = other.heat.launch(str(tmp_path / "installed"), "installed")
     assert got["endpoint"] == ep["endpoint"]
-    assert other.kill_heat(str(tmp_path / "installed"), "installed")["stopped"] == []
+    assert other.heat.kill(str(tmp_path / "installed"), "installed")["stopped"] == []
     assert heat_processes(HeatDir(native_dir).conf_file)
     assert OpenStack(heat_venv, got["clouds_yaml"])("stack", "list").strip() == ""

@@ -32,8 +32,8 @@ def _break_heat_venv(client: Client, tmp_path: Path) -> None:
 
 def test_schema_of_sample_plan_is_cached_until_the_plan_changes(
         client: Client, tmp_path: Path, heat_venv: Path) -> None:
-    client.create_plan("p", sample=True)
-    first = client.get_parameter_schema("p")
+    client.plans.create("p", sample=True)
+    first = client.parameters.schema("p")
     assert first["cached"] is False
     params = first["parameters"]
     assert params["ControllerCount"]["type"] == "number"
@@ -48,63 +48,64 @@ def test_schema_of_sample_plan_is_cached_until_the_plan_changes(
     _assert_no_heat_left(client)
 
     _break_heat_venv(client, tmp_path)
-    second = client.get_parameter_schema("p")
+    second = client.parameters.schema("p")
     assert second["cached"] is True and second["parameters"] == params
     assert list(_heat_parent(client).iterdir()) == []
 
-    client.set_parameters("p", {"ComputeCount": 3})
+    client.parameters.set("p", {"ComputeCount": 3})
     with pytest.raises(exceptions.HeatNotInstalled):  # a miss: it tried to launch Heat
-        client.get_parameter_schema("p")
+        client.parameters.schema("p")
     _assert_no_heat_left(client)
 
     client.conf.set_override("venv", str(heat_venv), group="heat")
-    third = client.get_parameter_schema("p")
+    third = client.parameters.schema("p")
     assert third["cached"] is False and third["key"] != first["key"]
     assert third["parameters"]["ComputeCount"]["value"] == 3
-    assert client.get_parameter_schema("p")["cached"] is True
+    assert client.parameters.schema("p")["cached"] is True
     _assert_no_heat_left(client)
 
 
 def test_set_parameters_validate_refuses_unknown_names_and_wrong_types(
         client: Client, tmp_path: Path) -> None:
-    client.create_plan("p", sample=True)
-    client.get_parameter_schema("p")
+    client.plans.create("p", sample=True)
+    client.parameters.schema("p")
     _break_heat_venv(client, tmp_path)  # validation uses the cached schema
-    repo = PlanRepository(client.store)
-    before = client.store.get_object("p", PLAN_ENV)
+    repo = PlanRepository(client._session.store)
+    before = client._session.store.get_object("p", PLAN_ENV)
 
     with pytest.raises(exceptions.InvalidParameter) as unknown:
-        client.set_parameters("p", {"ComputeCount": 2, "NoSuchParameter": 1}, validate=True)
+        client.parameters.set("p", {"ComputeCount": 2, "NoSuchParameter": 1}, validate=True)
     assert "'NoSuchParameter'" in str(unknown.value) and "--schema" in str(unknown.value)
     with pytest.raises(exceptions.InvalidParameter) as wrong:
-        client.set_parameters("p", {"ControllerCount": "many"}, validate=True)
+        client.parameters.set("p", {"ControllerCount": "many"}, validate=True)
     assert "'ControllerCount'" in str(wrong.value) and "number" in str(wrong.value)
     with pytest.raises(exceptions.InvalidParameter) as wrong_json:
-        client.set_parameters("p", {"ControllerExtraConfig": "{not json"}, validate=True)
+        client.parameters.set("p", {"ControllerExtraConfig": "{not json"}, validate=True)
     assert "'ControllerExtraConfig'" in str(wrong_json.value)
-    assert client.store.get_object("p", PLAN_ENV) == before
+    assert client._session.store.get_object("p", PLAN_ENV) == before
 
-    assert client.set_parameters("p", {"ComputeCount": 2,
+    assert client.parameters.set("p", {"ComputeCount": 2,
                                        "ControllerExtraConfig": {"a": 1}},
                                  validate=True) == ["ComputeCount", "ControllerExtraConfig"]
     values = repo.environment("p")["parameter_defaults"]
     assert values["ComputeCount"] == 2 and values["ControllerExtraConfig"] == {"a": 1}
-    assert client.set_parameters("p", {"ControllerCount": 2, "NotAParameter": 1}) == [
+    assert client.parameters.set("p", {"ControllerCount": 2, "NotAParameter": 1}) == [
         "ControllerCount", "NotAParameter"]  # without validate: written as before
 
 
 def test_broken_template_raises_invalid_template_and_changes_nothing(
         client: Client) -> None:
-    client.create_plan("p", sample=True)
-    template = client.store.get_object("p", "overcloud.yaml")
+    client.plans.create("p", sample=True)
+    template = client._session.store.get_object("p", "overcloud.yaml")
     broken = template.replace(b"type: OS::TripleO::Controller\n", b"type: OS::No::SuchType\n")
     assert broken != template
-    client.store.put_object("p", "overcloud.yaml", broken)
-    before = {n: client.store.get_object("p", n) for n in client.store.list_objects("p")}
+    client._session.store.put_object("p", "overcloud.yaml", broken)
+    store = client._session.store
+    before = {n: store.get_object("p", n) for n in store.list_objects("p")}
 
     with pytest.raises(exceptions.InvalidTemplate) as bad:
-        client.get_parameter_schema("p")
+        client.parameters.schema("p")
     assert "OS::No::SuchType" in str(bad.value)
-    after = {n: client.store.get_object("p", n) for n in client.store.list_objects("p")}
+    after = {n: store.get_object("p", n) for n in store.list_objects("p")}
     assert after == before and CACHE_OBJECT not in after
     _assert_no_heat_left(client)

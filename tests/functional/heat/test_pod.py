@@ -48,7 +48,7 @@ def test_pod_life_cycle(tmp_path: Path, heat_venv: Path, podman_url: str,
     name = f"tripleo-flow-heat-pod-{work.token}"
     _, _, volumes_before = _pod_objects(podman_url, name)
     try:
-        ep = api.launch_heat(heat_dir, "pod")
+        ep = api.heat.launch(heat_dir, "pod")
         pods, containers, _ = _pod_objects(podman_url, name)
         assert pods == [name]
         assert sorted(c.rsplit("-", 1)[1] for c in containers) == [
@@ -58,18 +58,18 @@ def test_pod_life_cycle(tmp_path: Path, heat_venv: Path, podman_url: str,
 
         osc = OpenStack(heat_venv, ep["clouds_yaml"])
         osc("stack", "create", "-t", TEMPLATE, "--wait", "in-pod")
-        killed = api.kill_heat(heat_dir)
+        killed = api.heat.kill(heat_dir)
         assert killed["dump"] == str(work.dump_file)
         assert _pod_objects(podman_url, name) == ([], [], volumes_before)
 
-        api.launch_heat(heat_dir, "pod", restore_db=True)
+        api.heat.launch(heat_dir, "pod", restore_db=True)
         listed = json.loads(osc("stack", "list", "-f", "json"))
         assert [(s["Stack Name"], s["Stack Status"]) for s in listed] == [
             ("in-pod", "CREATE_COMPLETE")]
     finally:
-        api.kill_heat(heat_dir)
+        api.heat.kill(heat_dir)
     assert _pod_objects(podman_url, name) == ([], [], volumes_before)
-    assert api.kill_heat(heat_dir)["stopped"] == []
+    assert api.heat.kill(heat_dir)["stopped"] == []
 
 
 def test_killed_owners_pod_dies_with_it(tmp_path: Path, heat_venv: Path, podman_url: str,
@@ -89,5 +89,5 @@ def test_killed_owners_pod_dies_with_it(tmp_path: Path, heat_venv: Path, podman_
         assert eventually(lambda: watchers(name) == [])
         assert f"removed pod {name}" in (work.log_dir / "podman-watcher.log").read_text()
     finally:
-        api.kill_heat(heat_dir)
+        api.heat.kill(heat_dir)
     assert _pod_objects(podman_url, name) == ([], [], volumes_before)

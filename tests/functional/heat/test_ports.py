@@ -40,7 +40,7 @@ def _launch_both(clients: list[Client], dirs: list[str], heat_type: str,
                  **kwargs: Any) -> list[dict[str, Any]]:
     """Launch the Heats of ``dirs`` at the same time, one client each."""
     with concurrent.futures.ThreadPoolExecutor(len(dirs)) as pool:
-        return list(pool.map(lambda c, d: c.launch_heat(d, heat_type, **kwargs), clients, dirs))
+        return list(pool.map(lambda c, d: c.heat.launch(d, heat_type, **kwargs), clients, dirs))
 
 
 def test_two_heat_dirs_run_and_are_used_at_once(tmp_path: Path, heat_venv: Path) -> None:
@@ -53,7 +53,7 @@ def test_two_heat_dirs_run_and_are_used_at_once(tmp_path: Path, heat_venv: Path)
         for client, heat_dir, endpoint, port in zip(clients, dirs, endpoints, ports,
                                                     strict=True):
             assert endpoint["endpoint"] == f"http://127.0.0.1:{port}/v1/admin"
-            status = client.heat_status(heat_dir)
+            status = client.heat.status(heat_dir)
             assert status["endpoint"] == endpoint["endpoint"] and status["api_answers"]
             assert f"OS_ENDPOINT={endpoint['endpoint']}" in HeatDir(heat_dir).heatrc.read_text()
         # A stack in each at the same time, each seen only by its own Heat.
@@ -63,15 +63,15 @@ def test_two_heat_dirs_run_and_are_used_at_once(tmp_path: Path, heat_venv: Path)
         assert [_stack_names(heat_venv, d) for d in dirs] == [["in-a"], ["in-b"]]
 
         # One is stopped and restored (on a port of its own again) while the other runs.
-        assert clients[0].kill_heat(dirs[0])["dump"] == str(HeatDir(dirs[0]).dump_file)
-        assert clients[1].heat_status(dirs[1])["api_answers"]
-        restored = clients[0].launch_heat(dirs[0], restore_db=True)
+        assert clients[0].heat.kill(dirs[0])["dump"] == str(HeatDir(dirs[0]).dump_file)
+        assert clients[1].heat.status(dirs[1])["api_answers"]
+        restored = clients[0].heat.launch(dirs[0], restore_db=True)
         assert restored["endpoint"] == f"http://127.0.0.1:{_port(dirs[0])}/v1/admin"
         assert _stack_names(heat_venv, dirs[0]) == ["in-a"]
         assert _stack_names(heat_venv, dirs[1]) == ["in-b"]
     finally:
         for client, heat_dir in zip(clients, dirs, strict=True):
-            client.kill_heat(heat_dir)
+            client.heat.kill(heat_dir)
             client.close()
 
 
@@ -84,12 +84,12 @@ def test_two_processes_heats_run_at_once(tmp_path: Path, heat_venv: Path) -> Non
         taken = [{r["port"], *r["services"]["ports"].values()} for r in records]
         assert len(taken[0] | taken[1]) == 2 * 5, taken  # API, MariaDB, AMQP, dist, epmd
         for client, heat_dir, endpoint in zip(clients, dirs, endpoints, strict=True):
-            status = client.heat_status(heat_dir)
+            status = client.heat.status(heat_dir)
             assert status["endpoint"] == endpoint["endpoint"] and status["api_answers"]
             assert _stack_names(heat_venv, heat_dir) == []
     finally:
         for client, heat_dir in zip(clients, dirs, strict=True):
-            client.kill_heat(heat_dir)
+            client.heat.kill(heat_dir)
             client.close()
 
 
@@ -142,13 +142,13 @@ def test_a_port_taken_before_heat_binds_it_is_left_and_heat_launches_on_another(
     heat_dir = str(tmp_path / "work")
     try:
         with _squatter(HeatDir(heat_dir)) as taken:
-            endpoint = client.launch_heat(heat_dir, "native")
+            endpoint = client.heat.launch(heat_dir, "native")
             assert "port" in taken, "the other program never got the port"
             # The launch saw that what answered there was not its Heat.
             assert _port(heat_dir) != taken["port"]
             assert endpoint["endpoint"] == f"http://127.0.0.1:{_port(heat_dir)}/v1/admin"
-            assert client.heat_status(heat_dir)["api_answers"]
+            assert client.heat.status(heat_dir)["api_answers"]
             assert _stack_names(heat_venv, heat_dir) == []
     finally:
-        client.kill_heat(heat_dir)
+        client.heat.kill(heat_dir)
         client.close()

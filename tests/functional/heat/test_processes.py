@@ -59,7 +59,7 @@ def test_processes_life_cycle(tmp_path: Path, heat_venv: Path) -> None:
     heat_dir = str(tmp_path / "work")
     work = HeatDir(heat_dir)
     try:
-        ep = api.launch_heat(heat_dir, "processes")
+        ep = api.heat.launch(heat_dir, "processes")
         record = work.read_run()
         assert record is not None and record["ready"]
         assert sorted(record["children"]) == ["api", "engine", "epmd", "mariadb", "rabbitmq"]
@@ -68,7 +68,7 @@ def test_processes_life_cycle(tmp_path: Path, heat_venv: Path) -> None:
         # No server read /etc: each one's configuration is the run's own.
         rabbit_conf = Path(record["services"]["root"]) / "rabbitmq" / "rabbitmq.conf"
         assert f"127.0.0.1:{record['services']['ports']['amqp']}" in rabbit_conf.read_text()
-        status = api.heat_status(heat_dir)
+        status = api.heat.status(heat_dir)
         assert status["running"] and status["api_answers"] and status["database"] == "mariadb"
         # heat-api and heat-engine on RabbitMQ: their RPC replies looked for quickly
         # (tripleo_flow/heat/unpaced.py), the engines also without leaf pacing.
@@ -96,17 +96,17 @@ def test_processes_life_cycle(tmp_path: Path, heat_venv: Path) -> None:
         assert (heat_venv / native.SCHEMA_DIR /
                 f"heat-schema-{'-'.join(sorted(heads))}.mariadb.sql").is_file()
         with pytest.raises(exceptions.HeatRunning):
-            api.launch_heat(heat_dir, "processes")
+            api.heat.launch(heat_dir, "processes")
 
         osc = OpenStack(heat_venv, ep["clouds_yaml"])
         osc("stack", "create", "-t", TEMPLATE, "--parameter", "length=7", "--wait", "procs")
-        killed = api.kill_heat(heat_dir)  # the type is read from run.json
+        killed = api.heat.kill(heat_dir)  # the type is read from run.json
         assert killed["dump"] == str(work.dump_file)
         assert work.dump_file.read_bytes().lstrip().startswith((b"-- MariaDB dump", b"/*M!"))
         assert _leftovers(work, record) == NOTHING
         assert not work.run_file.exists()
 
-        api.launch_heat(heat_dir, "processes", restore_db=True)
+        api.heat.launch(heat_dir, "processes", restore_db=True)
         listed = json.loads(osc("stack", "list", "-f", "json"))
         assert [(s["Stack Name"], s["Stack Status"]) for s in listed] == [
             ("procs", "CREATE_COMPLETE")]
@@ -116,20 +116,20 @@ def test_processes_life_cycle(tmp_path: Path, heat_venv: Path) -> None:
         restored = work.read_run()
         assert restored is not None
     finally:
-        api.kill_heat(heat_dir)
+        api.heat.kill(heat_dir)
     assert _leftovers(work, restored) == NOTHING
-    assert api.kill_heat(heat_dir)["stopped"] == []
+    assert api.heat.kill(heat_dir)["stopped"] == []
 
     # A fresh launch elsewhere loads the kept schema: no db_sync, a Heat that works.
     other = HeatDir(tmp_path / "other")
-    ep = api.launch_heat(str(other.root), "processes")
+    ep = api.heat.launch(str(other.root), "processes")
     try:
         log = other.log_dir / "heat-manage.log"
         assert not log.exists() or "Applying migration" not in log.read_text()
         OpenStack(heat_venv, ep["clouds_yaml"])(
             "stack", "create", "-t", TEMPLATE, "--parameter", "length=3", "--wait", "two")
     finally:
-        api.kill_heat(str(other.root))
+        api.heat.kill(str(other.root))
 
 
 def test_killed_owners_processes_die_with_it(tmp_path: Path, heat_venv: Path) -> None:
@@ -144,7 +144,7 @@ def test_killed_owners_processes_die_with_it(tmp_path: Path, heat_venv: Path) ->
         assert eventually(lambda: _leftovers(work, record) == gone), \
             _leftovers(work, record)
 
-        ep = api.launch_heat(heat_dir, "processes")  # cleans up after the killed owner
+        ep = api.heat.launch(heat_dir, "processes")  # cleans up after the killed owner
         assert len(ep["cleaned"]) == 1
         assert "left by a killed deploy" in ep["cleaned"][0]
         assert ep["cleaned"][0].endswith("had already stopped; removed its database")
@@ -152,7 +152,7 @@ def test_killed_owners_processes_die_with_it(tmp_path: Path, heat_venv: Path) ->
         assert fresh is not None and fresh["owner"] is None  # a plain launch: owned by nobody
         assert fresh["services"]["admin_password"] != record["services"]["admin_password"]
     finally:
-        api.kill_heat(heat_dir)
+        api.heat.kill(heat_dir)
     assert _leftovers(work, record) == NOTHING
 
 
@@ -163,7 +163,7 @@ def test_half_failed_launch_undoes_everything(tmp_path: Path, heat_venv: Path) -
     work.ensure()
     work.write_private(work.dump_file, "-- MariaDB dump\nthis is not SQL;\n")
     with pytest.raises(exceptions.HeatError, match="Restoring the Heat database"):
-        api.launch_heat(heat_dir, "processes", restore_db=True)
+        api.heat.launch(heat_dir, "processes", restore_db=True)
     assert not work.run_file.exists()
     root = Path("/dev/shm") / f"tripleo-flow-heat-{work.token}-services"
     assert heat_processes(work.conf_file) == [] and process.find_naming(str(root)) == []

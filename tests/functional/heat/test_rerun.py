@@ -63,7 +63,7 @@ def _dumped_stacks(dump: Path) -> list[tuple[str, str, str]]:
 
 def _state(client: Client, work: HeatDir) -> dict[str, Any]:
     record = work.read_run()
-    status = REGISTRY.get("heat.status")(client.context).execute(
+    status = REGISTRY.get("heat.status")(client._session.context).execute(
         heat_dir=str(work.root), heat_type="native")
     stacks = None
     if status["api_answers"]:
@@ -88,7 +88,7 @@ def _any_port(text: str) -> str:
 
 def _outcome(client: Client, name: str, inputs: dict[str, Any]) -> Any:
     try:
-        return REGISTRY.get(name)(client.context).execute(**inputs)
+        return REGISTRY.get(name)(client._session.context).execute(**inputs)
     except exceptions.TripleoFlowError as exc:
         return exc
 
@@ -167,7 +167,7 @@ def test_each_heat_action_run_twice(client: Client, tmp_path: Path) -> None:
     # Re-run by a resumed execution (with the task's undo journal), it keeps the copy
     # of the dump there was before its first run, which a revert then puts back.
     work.dump_file.write_bytes(b"-- the dump before\n")
-    journaled = dataclasses.replace(client.context, undo_journal=MemoryJournal())
+    journaled = dataclasses.replace(client._session.context, undo_journal=MemoryJournal())
     action = REGISTRY.get("heat.dump_db")(journaled)
     inputs = {"heat_dir": str(work.root), "heat_type": "native"}
     action.execute(**inputs)
@@ -175,7 +175,8 @@ def test_each_heat_action_run_twice(client: Client, tmp_path: Path) -> None:
     assert previous.read_bytes() == b"-- the dump before\n"
     action.revert(result=result, **inputs)
     assert work.dump_file.read_bytes() == b"-- the dump before\n"
-    REGISTRY.get("heat.dump_db")(client.context).execute(**inputs)  # the stack's dump again
+    # the stack's dump again
+    REGISTRY.get("heat.dump_db")(client._session.context).execute(**inputs)
 
     # heat.restore_db converges: one Heat again, on the dump's stack (a new process).
     first, second, state, after = twice(client, work, "heat.restore_db")
@@ -204,15 +205,16 @@ def test_parameters_get_twice_reads_the_same_schema(client: Client) -> None:
     """parameters.get reads: the plan is unchanged and the schema is the same.  The
     first run launches a private Heat (and caches the schema with the plan, derived
     data :mod:`tests.plan_state` leaves out); the second answers from that cache."""
-    client.create_plan("p", sample=True)
-    before = store_state(client.store)
+    client.plans.create("p", sample=True)
+    before = store_state(client._session.store)
     first = _outcome(client, "parameters.get", {"plan": "p"})
-    middle = store_state(client.store)
-    cache = client.store.get_object("p", CACHE_OBJECT)
+    middle = store_state(client._session.store)
+    cache = client._session.store.get_object("p", CACHE_OBJECT)
     second = _outcome(client, "parameters.get", {"plan": "p"})
     assert REGISTRY.get("parameters.get").rerun is Rerun.READS
-    assert state_diff(before, middle) == [] and state_diff(middle, store_state(client.store)) == []
-    assert client.store.get_object("p", CACHE_OBJECT) == cache
+    assert state_diff(before, middle) == [] and state_diff(middle,
+                                                           store_state(client._session.store)) == []
+    assert client._session.store.get_object("p", CACHE_OBJECT) == cache
     assert (first["cached"], second["cached"]) == (False, True)
     assert {**second, "cached": False} == first
     assert first["parameters"]["ControllerCount"]["value"] == 1
@@ -249,7 +251,7 @@ def _work_files(work: Path) -> dict[str, str | None]:
 
 def _deploy_state(client: Client, work: Path) -> dict[str, Any]:
     cd = work / "config-download"
-    return {"files": _work_files(work), "store": store_state(client.store),
+    return {"files": _work_files(work), "store": store_state(client._session.store),
             "config_download": (_git(cd, "rev-parse", "HEAD^{tree}"),
                                 _git(cd, "rev-list", "--count", "HEAD"))}
 
@@ -265,8 +267,8 @@ def test_deploy_steps_after_the_stack_twice(client: Client, tmp_path: Path) -> N
     runs, on the stack a deploy of the sample plan kept), each twice with the inputs
     the workflow gives it."""
     work = tmp_path / "work"
-    client.create_plan("oc", sample=True)
-    client.deploy("oc", heat_type="native", work_dir=work)
+    client.plans.create("oc", sample=True)
+    client.deployments.create("oc", heat_type="native", work_dir=work)
     ids = {"plan": "oc", "work_dir": str(work)}
 
     request, _, state, _ = _deploy_twice(client, work, "deploy.kept_stack", **ids)
@@ -290,7 +292,7 @@ def test_deploy_steps_after_the_stack_twice(client: Client, tmp_path: Path) -> N
                                                 heat=elsewhere, **ids)
     assert first["status"] == second["status"] == "CREATE_COMPLETE"
     assert after == state  # the stack status recorded once, the same again
-    status = client.deployment_status("oc")
+    status = client.deployments.status("oc")
     assert (status["deployment_status"], status["stack_status"]) == ("DEPLOYING",
                                                                      "CREATE_COMPLETE")
 
@@ -317,7 +319,7 @@ def test_deploy_steps_after_the_stack_twice(client: Client, tmp_path: Path) -> N
     assert done["deployment_status"] == "DEPLOY_SUCCESS"
     assert done["commit"] == second["commit"] == cd_first["commit"]
     assert {**second, "updated_at": None} == {**done, "updated_at": None}
-    status = client.deployment_status("oc")
+    status = client.deployments.status("oc")
     assert (status["deployment_status"], status["commit"]) == ("DEPLOY_SUCCESS",
                                                                cd_first["commit"])
 
@@ -339,13 +341,13 @@ def test_deploy_check_twice_writes_the_same_request(client: Client, tmp_path: Pa
     root.write_text(root.read_text().replace(
         "parameters:\n", "parameters:\n  DeployIdentifier:\n    type: number\n"
         "    default: 0\n", 1))
-    client.create_plan("oc", templates)
+    client.plans.create("oc", templates)
     work = tmp_path / "work"
     work.mkdir()
     (work / "stack-request.json").write_bytes(b'{"the": "request before"}')
     inputs = {"plan": "oc", "work_dir": str(work)}
     action = REGISTRY.get("deploy.check")(
-        dataclasses.replace(client.context, undo_journal=MemoryJournal()))
+        dataclasses.replace(client._session.context, undo_journal=MemoryJournal()))
     first = action.execute(**inputs)
     request = (work / "stack-request.json").read_bytes()
     second = action.execute(**inputs)
@@ -356,5 +358,5 @@ def test_deploy_check_twice_writes_the_same_request(client: Client, tmp_path: Pa
     action.revert(result=second, **inputs)
     assert (work / "stack-request.json").read_bytes() == b'{"the": "request before"}'
     # Without a journal (two checks, not a re-run): a new identifier each time.
-    plain = REGISTRY.get("deploy.check")(client.context)
+    plain = REGISTRY.get("deploy.check")(client._session.context)
     assert plain.execute(**inputs)["sha256"] != plain.execute(**inputs)["sha256"]

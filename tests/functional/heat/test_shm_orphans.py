@@ -40,7 +40,7 @@ def test_a_later_launch_moves_a_dead_runs_database_home_and_spares_a_live_one(
     conf = _conf_file(tmp_path, heat_venv)
     client = Client.from_config_files([str(conf)])
     try:
-        client.create_plan("oc", sample=True)
+        client.plans.create("oc", sample=True)
     finally:
         client.close()
     deploy = Deploy(tmp_path, conf)

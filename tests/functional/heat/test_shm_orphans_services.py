@@ -42,7 +42,7 @@ def test_a_later_launch_moves_a_dead_runs_servers_data_home_and_spares_a_live_on
         tmp_path: Path, heat_venv: Path) -> None:
     dead, live, later = (HeatDir(tmp_path / n) for n in ("dead", "live", "later"))
     live_api = Client(make_conf(tmp_path / "l", heat_venv, engine_workers=1))
-    live_api.launch_heat(str(live.given), "processes")  # a live run owned by nobody
+    live_api.heat.launch(str(live.given), "processes")  # a live run owned by nobody
     try:
         _killed_with_its_watcher(tmp_path, heat_venv)
         record = dead.read_run()
@@ -65,21 +65,21 @@ def test_a_later_launch_moves_a_dead_runs_servers_data_home_and_spares_a_live_on
                 "the dead run's data is neither on /dev/shm nor moved home")
 
         later_api = Client(make_conf(tmp_path / "n", heat_venv))
-        later_api.launch_heat(str(later.given), "native")  # any later launch
-        later_api.kill_heat(str(later.given))
+        later_api.heat.launch(str(later.given), "native")  # any later launch
+        later_api.heat.kill(str(later.given))
         assert not left.exists() and not Path(f"{left}.heat-dir").exists()
         assert (dead.moved_mariadb / "mysql").is_dir()
         modes = {p.stat().st_mode & 0o777 for p in dead.moved_mariadb.rglob("*")}
         assert modes <= {0o700, 0o600}, modes
         assert (_services(live) / "mariadb" / "mysql").is_dir()
-        status = live_api.heat_status(str(live.given))
+        status = live_api.heat.status(str(live.given))
         assert status["running"] and status["api_answers"], status
         # The killed run's next launch takes it over from there (its data, then removed).
-        ep = later_api.launch_heat(str(dead.given), "processes")
+        ep = later_api.heat.launch(str(dead.given), "processes")
         assert any("left by a killed deploy" in line for line in ep["cleaned"]), ep
-        assert later_api.heat_status(str(dead.given))["api_answers"]
+        assert later_api.heat.status(str(dead.given))["api_answers"]
     finally:
-        Client(make_conf(tmp_path / "k", heat_venv)).kill_heat(str(dead.given))
-        live_api.kill_heat(str(live.given))
+        Client(make_conf(tmp_path / "k", heat_venv)).heat.kill(str(dead.given))
+        live_api.heat.kill(str(live.given))
     assert not _services(live).exists() and not _services(dead).exists()
     assert not dead.moved_mariadb.exists()

@@ -41,7 +41,7 @@ def test_heat_validates_the_deploy_request_of_tht18(client: Client, heat_venv: P
     request = checked.request
     body = {key: request[key] for key in ("template", "files", "environment_files",
                                           "environment")}
-    answer = validate_with_heat(client.context, body, "overcloud.yaml")
+    answer = validate_with_heat(client._session.context, body, "overcloud.yaml")
 
     # Heat walked the nested stacks down to the services (reached through relative
     # type references) and knows every image parameter we computed.

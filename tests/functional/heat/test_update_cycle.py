@@ -39,12 +39,12 @@ def test_prepare_run_converge(tmp_path: Path, heat_venv: Path) -> None:
     work = tmp_path / "work"
     client = Client(make_conf(tmp_path, heat_venv))
     try:
-        client.create_plan(PLAN, templates)
-        first = client.deploy(PLAN, work_dir=work)
+        client.plans.create(PLAN, templates)
+        first = client.deployments.create(PLAN, work_dir=work)
         assert first["stack_status"] == "CREATE_COMPLETE"
         assert PREPARE_URL not in _sent(work)
         with pytest.raises(exceptions.UpdateNotPrepared):
-            client.update_run(PLAN, "oc-controller-0", work_dir=work)
+            client.updates.run(PLAN, "oc-controller-0", work_dir=work)
 
         # tripleoclient's deploy options on the prepare: --environment-directory's files
         # (name order) then -e's become the plan's user environments, sent after THT's
@@ -54,12 +54,12 @@ def test_prepare_run_converge(tmp_path: Path, heat_venv: Path) -> None:
         for name in ("20-second.yaml", "10-first.yaml"):
             (envs / name).write_text("parameter_defaults: {}\n")
         (tmp_path / "last.yaml").write_text("parameter_defaults: {}\n")
-        prepared = client.update_prepare(PLAN, work_dir=work, environment_directories=[envs],
-                                         environments=[str(tmp_path / "last.yaml")],
-                                         overcloud_ssh_user="ops-admin")
+        prepared = client.updates.prepare(PLAN, work_dir=work, environment_directories=[envs],
+                                          environments=[str(tmp_path / "last.yaml")],
+                                          overcloud_ssh_user="ops-admin")
         assert (prepared["deployment_status"], prepared["stack_status"]) == (
             "DEPLOY_SUCCESS", "UPDATE_COMPLETE")
-        users = [e["path"] for e in client.list_environments(PLAN) if e["user"]]
+        users = [e["path"] for e in client.environments.list(PLAN) if e["user"]]
         assert [p.rsplit("/", 1)[1] for p in users] == [
             "10-first.yaml", "20-second.yaml", "last.yaml"], users
         sent = _sent(work)
@@ -71,10 +71,10 @@ def test_prepare_run_converge(tmp_path: Path, heat_venv: Path) -> None:
         environment = yaml.safe_load((work / "environment.yaml").read_text())
         assert PREPARE_URL in environment["environment_files"]
 
-        done = client.update_run(PLAN, "oc-controller-0", work_dir=work,
-                                 playbooks=["deploy_steps_playbook.yaml"],
-                                 ansible_connection="local", ansible_forks=3,
-                                 ansible_verbosity=2)
+        done = client.updates.run(PLAN, "oc-controller-0", work_dir=work,
+                                  playbooks=["deploy_steps_playbook.yaml"],
+                                  ansible_connection="local", ansible_forks=3,
+                                  ansible_verbosity=2)
         assert done["playbooks"] == ["deploy_steps_playbook.yaml"]
         assert done["limit"] == "oc-controller-0"
         [run] = done["runs"]
@@ -87,16 +87,16 @@ def test_prepare_run_converge(tmp_path: Path, heat_venv: Path) -> None:
         assert set(recap) == {"oc-controller-0"}, recap  # the limit only
         assert recap["oc-controller-0"]["failed"] == 0
         # external-update run: from the undercloud; no limit needed; no upgrade prepared.
-        done = client.external_run("update", PLAN, work_dir=work, ansible_connection="local")
+        done = client.updates.external_run(PLAN, work_dir=work, ansible_connection="local")
         assert (done["playbooks"], done["limit"]) == (["external_update_steps_playbook.yaml"],
                                                       None)
         assert set(testhosts.recap((work / "ansible.log").read_text())) == {"undercloud"}
         _external_run_options(client, tmp_path, work)
         with pytest.raises(exceptions.UpdateNotPrepared, match="upgrade prepare"):
-            client.upgrade_run(PLAN, "oc-controller-0", work_dir=work)
+            client.upgrades.run(PLAN, "oc-controller-0", work_dir=work)
 
-        converged = client.update_converge(PLAN, work_dir=work, ansible_connection="local",
-                                           ansible_verbosity=1)
+        converged = client.updates.converge(PLAN, work_dir=work, ansible_connection="local",
+                                            ansible_verbosity=1)
         assert (converged["deployment_status"], converged["stack_status"]) == (
             "DEPLOY_SUCCESS", "UPDATE_COMPLETE")
         # -v reached the deploy steps run: ansible-playbook names its config file.
@@ -106,7 +106,7 @@ def test_prepare_run_converge(tmp_path: Path, heat_venv: Path) -> None:
         assert set(recap) == {"oc-controller-0", "oc-novacompute-0"}, recap
         # Converged: no update prepared any more.
         with pytest.raises(exceptions.UpdateNotPrepared):
-            client.update_run(PLAN, "oc-controller-0", work_dir=work)
+            client.updates.run(PLAN, "oc-controller-0", work_dir=work)
     finally:
         client.close()
 
@@ -124,10 +124,11 @@ def _external_run_options(client: Client, tmp_path: Path, work: Path) -> None:
     inventory["Undercloud"].setdefault("vars", {})["sample_inventory"] = "static"
     static = tmp_path / "static-inventory.yaml"
     static.write_text(yaml.safe_dump(inventory))
-    done = client.external_run(
-        "update", PLAN, work_dir=work, ansible_connection="local", ansible_forks=2,
-        ssh_user="tripleo-admin", static_inventory=static,
-        extra_vars=["sample_extra=one sample_more=overridden", f"@{tmp_path / 'vars.yaml'}"])
+    done = client.updates.external_run(PLAN, work_dir=work, ansible_connection="local",
+                                       ansible_forks=2,
+                                       ssh_user="tripleo-admin", static_inventory=static,
+                                       extra_vars=["sample_extra=one sample_more=overridden",
+                                                   f"@{tmp_path / 'vars.yaml'}"])
     assert json.loads(report.read_text()) == {
         "extra": "one", "more": [1, {"b": 2}], "forks": 2, "user": "tripleo-admin",
         "inventory": "static"}
@@ -139,10 +140,10 @@ def _external_run_options(client: Client, tmp_path: Path, work: Path) -> None:
     assert json.loads(extra.read_text())["sample_extra"] == "one"
     # Without options, the run is as before: the project's inventory, no extra vars.
     report.unlink()
-    done = client.external_run("update", PLAN, work_dir=work, ansible_connection="local")
+    done = client.updates.external_run(PLAN, work_dir=work, ansible_connection="local")
     assert "--extra-vars" not in done["runs"][0]["command"] and not extra.exists()
     assert not report.exists()
     with pytest.raises(exceptions.InvalidInput, match="not a file"):
-        client.external_run("update", PLAN, work_dir=work, static_inventory=tmp_path / "no")
+        client.updates.external_run(PLAN, work_dir=work, static_inventory=tmp_path / "no")
     with pytest.raises(exceptions.InvalidInput, match="Invalid format"):
-        client.external_run("update", PLAN, work_dir=work, extra_vars=["novalue"])
+        client.updates.external_run(PLAN, work_dir=work, extra_vars=["novalue"])

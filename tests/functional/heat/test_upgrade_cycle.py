@@ -84,19 +84,19 @@ def test_upgrade_prepare_run_external_converge(tmp_path: Path, heat_venv: Path) 
     work = tmp_path / "work"
     client = Client(make_conf(tmp_path, heat_venv))
     try:
-        client.create_plan(PLAN, lifecycle_templates(tmp_path / "templates"))
-        client.add_environments(PLAN, [USER_ENVIRONMENT])
-        client.deploy(PLAN, work_dir=work)
+        client.plans.create(PLAN, lifecycle_templates(tmp_path / "templates"))
+        client.environments.add(PLAN, [USER_ENVIRONMENT])
+        client.deployments.create(PLAN, work_dir=work)
         deployed = _request(work)
         # Nothing prepared: every run of the upgrade refused before anything runs.
         with pytest.raises(exceptions.UpdateNotPrepared, match="upgrade prepare"):
-            client.upgrade_run(PLAN, CONTROLLER, work_dir=work)
+            client.upgrades.run(PLAN, CONTROLLER, work_dir=work)
         with pytest.raises(exceptions.UpdateNotPrepared, match="upgrade prepare"):
-            client.external_run("upgrade", PLAN, work_dir=work)
+            client.upgrades.external_run(PLAN, work_dir=work)
         with pytest.raises(exceptions.InvalidInput, match="needs --limit"):
-            client.upgrade_run(PLAN, " , ", work_dir=work)
+            client.upgrades.run(PLAN, " , ", work_dir=work)
 
-        prepared = client.upgrade_prepare(PLAN, work_dir=work)
+        prepared = client.upgrades.prepare(PLAN, work_dir=work)
         assert (prepared["deployment_status"], prepared["stack_status"]) == (
             "DEPLOY_SUCCESS", "UPDATE_COMPLETE")
         sent = _request(work)
@@ -115,17 +115,17 @@ def test_upgrade_prepare_run_external_converge(tmp_path: Path, heat_venv: Path) 
         assert heat["environment_files"] == sent["environment_files"]
         # An upgrade prepared is not an update prepared.
         with pytest.raises(exceptions.UpdateNotPrepared, match="update prepare"):
-            client.external_run("update", PLAN, work_dir=work)
+            client.updates.external_run(PLAN, work_dir=work)
 
         # A failed run says what it left: nothing is reverted (the hosts keep what ran).
         with pytest.raises(exceptions.AnsibleFailed) as raised:  # the item's kind
-            client.upgrade_run(PLAN, "no-such-host", work_dir=work, ansible_connection="local")
+            client.upgrades.run(PLAN, "no-such-host", work_dir=work, ansible_connection="local")
         assert "Playbook 'upgrade_steps_playbook.yaml'" in str(raised.value)
         assert "nothing was reverted" in str(raised.value)
         assert "the deployment was reverted" not in str(raised.value)
 
         # upgrade run: the three playbooks, in tripleoclient's order, on the limit only.
-        done = client.upgrade_run(PLAN, CONTROLLER, work_dir=work, ansible_connection="local")
+        done = client.upgrades.run(PLAN, CONTROLLER, work_dir=work, ansible_connection="local")
         assert done["playbooks"] == list(update.UPGRADE.playbooks)
         assert done["limit"] == CONTROLLER
         assert [r["playbook"] for r in done["runs"]] == done["playbooks"]
@@ -134,8 +134,8 @@ def test_upgrade_prepare_run_external_converge(tmp_path: Path, heat_venv: Path) 
         assert "post_upgrade_steps_playbook" in (work / "ansible.log").read_text()
 
         # external-upgrade run: from the undercloud, no limit needed.
-        done = client.external_run("upgrade", PLAN, work_dir=work, ansible_connection="local",
-                                   ansible_skip_tags="opendev-validation")
+        done = client.upgrades.external_run(PLAN, work_dir=work, ansible_connection="local",
+                                            ansible_skip_tags="opendev-validation")
         assert done["playbooks"] == ["external_upgrade_steps_playbook.yaml"]
         assert done["limit"] is None
         recap = _recap(work)
@@ -143,17 +143,17 @@ def test_upgrade_prepare_run_external_converge(tmp_path: Path, heat_venv: Path) 
 
         # A plain deploy meanwhile sends no lifecycle environment (tripleoclient's
         # overcloud deploy sends the -e files given); the upgrade stays prepared.
-        client.deploy(PLAN, work_dir=work)
+        client.deployments.create(PLAN, work_dir=work)
         assert _request(work)["environment_files"] == deployed["environment_files"]
-        client.upgrade_run(PLAN, CONTROLLER, work_dir=work, ansible_connection="local",
-                           playbooks=["post_upgrade_steps_playbook.yaml"])
+        client.upgrades.run(PLAN, CONTROLLER, work_dir=work, ansible_connection="local",
+                            playbooks=["post_upgrade_steps_playbook.yaml"])
 
-        converged = client.upgrade_converge(PLAN, work_dir=work, ansible_connection="local")
+        converged = client.upgrades.converge(PLAN, work_dir=work, ansible_connection="local")
         assert converged["stack_status"] == "UPDATE_COMPLETE"
         assert UPGRADE_URL not in _request(work)["environment_files"]
         assert _request(work)["environment_files"] == deployed["environment_files"]
         assert set(_recap(work)) == {CONTROLLER, COMPUTE}
         with pytest.raises(exceptions.UpdateNotPrepared):
-            client.upgrade_run(PLAN, CONTROLLER, work_dir=work)
+            client.upgrades.run(PLAN, CONTROLLER, work_dir=work)
     finally:
         client.close()

@@ -65,10 +65,10 @@ def _templates(tmp_path: Path, nested: str) -> Path:
 
 def test_tht_format_expressions_deploy_on_yaql_3(tmp_path: Path, heat_venv: Path) -> None:
     client = Client(make_conf(tmp_path, heat_venv), store=LocalStore(tmp_path / "plans"))
-    client.create_plan("oc", _templates(tmp_path, NESTED))
+    client.plans.create("oc", _templates(tmp_path, NESTED))
     work = tmp_path / "work"
 
-    client.deploy("oc", heat_type="native", work_dir=work)
+    client.deployments.create("oc", heat_type="native", work_dir=work)
 
     saved = yaml.safe_load((work / "outputs.yaml").read_text())
     outputs = saved["outputs"]["YaqlFormat"]["formatted"]
@@ -81,11 +81,11 @@ def test_tht_format_expressions_deploy_on_yaql_3(tmp_path: Path, heat_venv: Path
 def test_a_hostile_format_is_refused_before_heat_starts(tmp_path: Path, heat_venv: Path) -> None:
     hostile = NESTED.replace('"{0}".format', '"{0.__class__.__mro__}".format')
     client = Client(make_conf(tmp_path, heat_venv), store=LocalStore(tmp_path / "plans"))
-    client.create_plan("oc", _templates(tmp_path, hostile))
+    client.plans.create("oc", _templates(tmp_path, hostile))
     work = tmp_path / "work"
 
     with pytest.raises(exceptions.InvalidTemplate) as refused:
-        client.deploy("oc", heat_type="native", work_dir=work)
+        client.deployments.create("oc", heat_type="native", work_dir=work)
     assert "yaql/format.yaml" in str(refused.value) and "__class__" in str(refused.value)
     assert not (work / "outputs.yaml").exists()
 
@@ -109,10 +109,10 @@ resources:
 def test_first_on_empty_data_is_named_before_heat_fails_it(
         tmp_path: Path, heat_venv: Path, caplog: pytest.LogCaptureFixture) -> None:
     client = Client(make_conf(tmp_path, heat_venv), store=LocalStore(tmp_path / "plans"))
-    client.create_plan("oc", _templates(tmp_path, EMPTY_FIRST))
+    client.plans.create("oc", _templates(tmp_path, EMPTY_FIRST))
 
     with caplog.at_level("WARNING"), pytest.raises(exceptions.StackFailed) as failed:
-        client.deploy("oc", heat_type="native", work_dir=tmp_path / "work")
+        client.deployments.create("oc", heat_type="native", work_dir=tmp_path / "work")
     # yaql's StopIteration: an error without a message, on the property.
     assert "resources.Cidr.properties.value: ." in str(failed.value)
     # The request check (before Heat is launched) named the file and the expression.

@@ -93,7 +93,7 @@ def test_plan_lifecycle(api: Api, tmp_path: Path) -> None:
     # Secrets never leave the server: no password values, secret parameters masked.
     refused = api("GET", "/v1/plans/overcloud/passwords", params={"values": "true"})
     assert refused.status_code == 400 and "never served" in refused.json()["error"]["message"]
-    password = api.client.get_passwords("overcloud")[names[0]]
+    password = api.client.passwords.get("overcloud")[names[0]]
     assert password not in refused.text
 
     changed = api("PUT", "/v1/plans/overcloud/parameters",
@@ -108,7 +108,7 @@ def test_plan_lifecycle(api: Api, tmp_path: Path) -> None:
     masked = api("PUT", "/v1/plans/overcloud/parameters",
                  json={"parameters": {"MySecretPassword": "<secret>"}})
     assert masked.status_code == 400, masked.text
-    assert api.client.get_parameters("overcloud")["MySecretPassword"] == "hunter22"
+    assert api.client.parameters.get("overcloud")["MySecretPassword"] == "hunter22"
     assert api("POST", "/v1/plans/overcloud/parameters/reset",
                json={"names": ["MySecretPassword", "ExtraConfig"]}).status_code == 200
     assert api("GET", "/v1/plans/overcloud/parameters").json() == {"ComputeCount": 3}
@@ -245,7 +245,7 @@ def test_a_workflow_started_with_an_env_reads_it(api: Api) -> None:
     from tests.engine_helpers import WORKBOOKS
     from tests.functional.http.conftest import finished
 
-    api.client.create_workbook(WORKBOOKS / "good" / "std_only.yaml")
+    api.client.workbooks.create(WORKBOOKS / "good" / "std_only.yaml")
     started = api("POST", "/v1/workflows/std_only.greet/executions", json={
         "input": {"who": "api", "times": 0}, "env": {"salutation": "hey"}})
     assert started.status_code == 202, started.text
@@ -271,7 +271,7 @@ def test_a_workflow_started_with_evaluate_env_false_reads_its_env_as_given(api: 
     from tests.engine_helpers import WORKBOOKS
     from tests.functional.http.conftest import finished
 
-    api.client.create_workbook(WORKBOOKS / "good" / "std_only.yaml")
+    api.client.workbooks.create(WORKBOOKS / "good" / "std_only.yaml")
     env = {"salutation": "<% env().word %>", "word": "yo"}
     for evaluate, greeting in ((True, "yo api"), (False, "<% env().word %> api")):
         started = api("POST", "/v1/workflows/std_only.greet/executions", json={
@@ -300,7 +300,7 @@ def test_a_failed_executions_error_is_in_the_apis_words(api: Api) -> None:
     [listed] = [e for e in api("GET", "/v1/executions").json() if e["id"] == body["id"]]
     assert listed["error"] == body["error"]
     # The CLI and Python callers read the CLI's words.
-    record = api.client.get_execution(body["id"])
+    record = api.client.executions.get(body["id"])
     assert record.error == str(exceptions.PlanNotFound("ghost"))
     ok = api("POST", "/v1/workflows/tripleo.parameters.update_parameters/executions",
              json={"input": {"plan": "ghost2", "parameters": {}}})

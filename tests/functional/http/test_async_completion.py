@@ -65,7 +65,7 @@ def test_complete_over_http(tmp_path: Path) -> None:
     workbook = tmp_path / "approvals.yaml"
     workbook.write_text(WORKBOOK)
     with running_api(tmp_path, {"api": {"max_json_size": 4096}}) as api:
-        api.client.create_workbook(workbook)
+        api.client.workbooks.create(workbook)
         execution_id = _start(api)
         task = _waiting(api, execution_id)
         assert task["state"] == "RUNNING" and task["id"]
@@ -137,7 +137,7 @@ def test_a_server_stopped_while_a_task_waits(tmp_path: Path) -> None:
     workbook = tmp_path / "approvals.yaml"
     workbook.write_text(WORKBOOK)
     with running_api(tmp_path) as api:
-        api.client.create_workbook(workbook)
+        api.client.workbooks.create(workbook)
         execution_id = _start(api)
         _waiting(api, execution_id)
     with running_api(tmp_path) as api:

@@ -152,8 +152,8 @@ def test_workflow_expressions_that_run_for_hours_stop(api: Api, tmp_path: Path) 
         "  jinja:\n    tasks:\n      spin:\n        action: std.noop\n        publish:\n"
         "          n: \"{% for i in range(100000) %}{% for j in range(100000) %}"
         "{% endfor %}{% endfor %}\"\n")
-    api.client.create_workbook(workbook)
-    api.client.create_workbook(WORKBOOKS / "good" / "std_only.yaml")
+    api.client.workbooks.create(workbook)
+    api.client.workbooks.create(WORKBOOKS / "good" / "std_only.yaml")
     with Bystander(api) as bystander:
         slow = [api("POST", f"/v1/workflows/slow.{name}/executions", json={})
                 for name in ("yaql", "jinja") * 4]
@@ -260,7 +260,7 @@ def test_event_streams_leave_threads_for_others_and_free_them_when_clients_leave
     workbook.write_text("version: '2.0'\nname: waits\nworkflows:\n  long:\n    tasks:\n"
                         "      nap:\n        action: std.async_noop\n")
     with running_api(tmp_path, {"api": {"max_event_streams": 2}}) as api:
-        api.client.create_workbook(workbook)
+        api.client.workbooks.create(workbook)
         execution_id = api("POST", "/v1/workflows/waits.long/executions", json={}).json()["id"]
         deadline = time.monotonic() + PATIENCE
         while not api("GET", f"/v1/executions/{execution_id}/tasks").json():
@@ -324,12 +324,12 @@ def test_a_user_workbook_never_replaces_a_shipped_workflow(api: Api, tmp_path: P
     path.write_text(SHADOW.format(name=name, workflow=workflow))
     if name != "mine":
         with pytest.raises(exceptions.Conflict, match="another name"):
-            api.client.create_workbook(path)
+            api.client.workbooks.create(path)
         # one put there by hand is ignored, and says why
-        api.client.workbooks_dir.mkdir(parents=True, exist_ok=True)
-        (api.client.workbooks_dir / "shadow.yaml").write_text(path.read_text())
+        api.client._session.workbooks_dir.mkdir(parents=True, exist_ok=True)
+        (api.client._session.workbooks_dir / "shadow.yaml").write_text(path.read_text())
     else:
-        api.client.create_workbook(path)  # its own namespace: fine
+        api.client.workbooks.create(path)  # its own namespace: fine
     assert api("POST", "/v1/plans", params={"name": "p", "sample": "true"}).status_code == 201
     for ref in ("create_deployment_plan", "tripleo.plan.create_deployment_plan"):
         shown = api("GET", f"/v1/workflows/{ref}")
@@ -343,7 +343,7 @@ UPDATE = "/v1/workflows/tripleo.parameters.update_parameters/executions"
 
 
 def _plan_environment(api: Api, plan: str) -> bytes:
-    return api.client.context.store.get_object(plan, "plan-environment.yaml")
+    return api.client._session.context.store.get_object(plan, "plan-environment.yaml")
 
 
 def test_a_50_mb_value_is_refused_at_once(tmp_path: Path) -> None:

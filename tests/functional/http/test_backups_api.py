@@ -76,8 +76,8 @@ def refused(api: Api, body: dict[str, object], status: int, words: str) -> str:
 def source(tmp_path: Path) -> Iterator[Api]:
     """A server with a plan whose parameter was set (a plan history of two versions)."""
     with served(tmp_path / "a") as api:
-        api.client.create_plan("oc", sample=True)
-        api.client.set_parameters("oc", {"ComputeCount": 3})
+        api.client.plans.create("oc", sample=True)
+        api.client.parameters.set("oc", {"ComputeCount": 3})
         yield api
 
 
@@ -194,7 +194,7 @@ def test_refusals_change_nothing(source: Api, tmp_path: Path) -> None:
     finally:
         source.client.conf.clear_override("max_stored_backups", group="api")
     assert over.status_code == 409 and "max_stored_backups" in over.text, over.text
-    assert sorted(os.listdir(source.client.backups_dir)) == [f"{made['id']}.tfbackup"]
+    assert sorted(os.listdir(source.client._session.backups_dir)) == [f"{made['id']}.tfbackup"]
 
     # Restores that must be refused; the data directory is left as it was.
     upload_id = upload(source, sealed)
@@ -217,7 +217,7 @@ def test_refusals_change_nothing(source: Api, tmp_path: Path) -> None:
     refused(source, {"upload": truncated, "passphrase": PASSPHRASE, "force": True}, 400,
             f"upload {truncated}")
     plain_archive = tmp_path / "plain.tar.gz"
-    source.client.create_backup(plain_archive)
+    source.client.backups.create(plain_archive)
     plain = upload(source, plain_archive.read_bytes())
     refused(source, {"upload": plain, "passphrase": PASSPHRASE, "force": True}, 400,
             "not encrypted")
@@ -250,7 +250,7 @@ def test_refused_while_an_execution_runs(source: Api, tmp_path: Path) -> None:
     sealed = source("GET", f"/v1/backups/{made['id']}").content
     workbook = tmp_path / "approvals.yaml"
     workbook.write_text(WORKBOOK)
-    source.client.create_workbook(workbook)
+    source.client.workbooks.create(workbook)
     execution_id = _start(source)
     _waiting(source, execution_id)  # RUNNING until its task is completed
     before = state(source.client.data_dir)

@@ -69,8 +69,8 @@ def test_inputs_too_large_to_keep_are_refused_before_the_record(tmp_path: Path) 
         # the Python API (and the CLI through it) refuses the same, nothing recorded
         ids = _ids(api)
         with pytest.raises(exceptions.InvalidInput, match=r"\[limits\] input_max_size"):
-            api.client.run_workflow("tripleo.parameters.reset_parameters",
-                                    {"plan": "p", "names": ["x" * INPUT_LIMIT]})
+            api.client.executions.create("tripleo.parameters.reset_parameters",
+                                         {"plan": "p", "names": ["x" * INPUT_LIMIT]})
         assert _ids(api) == ids
 
 

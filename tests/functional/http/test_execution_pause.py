@@ -63,11 +63,11 @@ RUN_AS_API_USER = textwrap.dedent("""\
     from pathlib import Path
     from tests.engine_helpers import Host
     host = Host(Path(sys.argv[1]))
-    runner = host._runner()
+    runner = host._session.runner()
     fd = runner.start("pausing_http.held", {}, origin="api")
     print(fd.uuid, flush=True)
     print(runner.execute(fd).state, flush=True)
-    host.close_workflows()
+    host._session.close_workflows()
     """)
 
 
@@ -88,11 +88,11 @@ def _install(data_dir: Path, run_from_cli: bool = False) -> str | None:
     (data_dir.parent / "pausing_http.yaml").write_text(WORKBOOK)
     host = Host(data_dir)
     try:
-        host.create_workbook(data_dir.parent / "pausing_http.yaml")
-        return host.run_workflow("pausing_http.chain", {"seconds": 0}).id if run_from_cli \
+        host.workbooks.create(data_dir.parent / "pausing_http.yaml")
+        return host.executions.create("pausing_http.chain", {"seconds": 0}).id if run_from_cli \
             else None
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
 
 
 def test_pause_over_http_an_execution_another_process_runs(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ KILLED_RUN = textwrap.dedent("""\
             os.kill(os.getpid(), signal.SIGKILL)
             time.sleep(10)
 
-    Host(Path(sys.argv[1])).run_workflow("std_only.greet", {"who": "gui"},
+    Host(Path(sys.argv[1])).executions.create("std_only.greet", {"who": "gui"},
                                          listeners=[killer], api_user=sys.argv[2] == "api")
     """)
 
@@ -49,7 +49,7 @@ def test_resume_over_http_and_from_the_gui(tmp_path: Path) -> None:
     try:
         host.install("std_only")
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
     _interrupted(data_dir, "cli")
     _interrupted(data_dir, "api")
     _interrupted(data_dir, "api")

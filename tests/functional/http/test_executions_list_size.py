@@ -32,7 +32,7 @@ def add_large(executions: ExecutionStore, count: int, input_size: int,
 
 def test_the_list_leaves_outputs_out_unless_asked(tmp_path: Path) -> None:
     with running_api(tmp_path) as api:
-        ids = add_large(api.client._runner().store, 7, 100, 3 * MB)
+        ids = add_large(api.client._session.runner().store, 7, 100, 3 * MB)
         answer = api("GET", "/v1/executions", params={"limit": 1000})
         assert answer.status_code == 200, answer.text[:300]
         assert all("output" not in e and e["input"] == {"v": "i" * 100}
@@ -59,14 +59,14 @@ def test_pages_end_within_the_byte_bound(tmp_path: Path) -> None:
     """Large inputs (kept in the list, as Mistral's): each page holds what fits in
     [api] executions_page_max_bytes, one at least; the next links reach every one."""
     with running_api(tmp_path, {"api": {"executions_page_max_bytes": 5 * MB}}) as api:
-        ids = add_large(api.client._runner().store, 7, 2 * MB, 10)
+        ids = add_large(api.client._session.runner().store, 7, 2 * MB, 10)
         listed, sizes = walk(api, "/v1/executions?limit=1000")
         assert listed == ids
         assert len(sizes) == 4 and max(sizes) <= 5 * MB  # 2 + 2 + 2 + 1 of them
-        first, marker = api.client.page_executions(limit=1000)
+        first, marker = api.client.executions.page(limit=1000)
         assert len(first) == 2 and marker == first[-1].id
     with running_api(tmp_path / "one", {"api": {"executions_page_max_bytes": MB}}) as api:
-        ids = add_large(api.client._runner().store, 3, 2 * MB, 10)
+        ids = add_large(api.client._session.runner().store, 3, 2 * MB, 10)
         listed, sizes = walk(api, "/v1/executions")
         assert listed == ids and len(sizes) == 3  # one a page, each larger than the bound
 

@@ -68,7 +68,7 @@ def walk(api: Api, path: str) -> tuple[list[str], list[int]]:
 @pytest.fixture
 def many(tmp_path: Path) -> Iterator[tuple[Api, list[str]]]:
     with running_api(tmp_path, {"api": {"executions_page_size": 50}}) as api:
-        store = api.client._runner().store
+        store = api.client._session.runner().store
         ids = add_executions(store, MANY, "tripleo.plan.noop")
         yield api, ids
 
@@ -94,12 +94,12 @@ def test_pages_are_bounded_and_following_them_reaches_every_execution(
 def test_python_client_pages(many: tuple[Api, list[str]]) -> None:
     api, ids = many
     with pytest.raises(exceptions.InvalidInput, match="executions_page_max"):
-        api.client.page_executions(limit=2000)
-    first, marker = api.client.page_executions(limit=1000, sort_dir="desc")
+        api.client.executions.page(limit=2000)
+    first, marker = api.client.executions.page(limit=1000, sort_dir="desc")
     assert len(first) == 1000 and marker == first[-1].id
     seen = [e.id for e in first]
     while marker is not None:
-        page, marker = api.client.page_executions(limit=1000, marker=marker, sort_dir="desc")
+        page, marker = api.client.executions.page(limit=1000, marker=marker, sort_dir="desc")
         seen += [e.id for e in page]
     assert sorted(seen) == sorted(ids) and len(set(seen)) == MANY
 
@@ -185,8 +185,8 @@ def test_the_gui_lists_executions_newest_first_and_follows_pages(
 
     with running_api(tmp_path, {"api": {"executions_page_size": 40}}) as api, \
             chromium_page() as raw_page:
-        ids = add_executions(api.client._runner().store, 100, "tripleo.plan.noop")
-        newest_first = [e.id for e in api.client.page_executions(100, sort_dir="desc")[0]]
+        ids = add_executions(api.client._session.runner().store, 100, "tripleo.plan.noop")
+        newest_first = [e.id for e in api.client.executions.page(100, sort_dir="desc")[0]]
         assert sorted(newest_first) == sorted(ids)
         page: Page = raw_page  # type: ignore[assignment]
         shot = Shots(page, tmp_path / "screenshots", "executions")
@@ -258,20 +258,20 @@ class Statements:
 
 
 def test_list_executions_reads_page_by_page(tmp_path: Path) -> None:
-    """Client.list_executions() reads [api] executions_page_max at a time (it read every
+    """Client.executions.list() reads [api] executions_page_max at a time (it read every
     execution in one query): all of them, oldest first, the filter in SQL."""
     with running_api(tmp_path, {"api": {"executions_page_max": 40}}) as api:
-        store = api.client._runner().store
+        store = api.client._session.runner().store
         ids = add_executions(store, 50, "tripleo.plan.noop")
         ids += add_executions(store, 45, "mine.other")
         with Statements(store.backend.engine) as statements:
-            listed = api.client.list_executions()
-            noop = api.client.list_executions("noop")
-            other = api.client.list_executions("mine.other")
+            listed = api.client.executions.list()
+            noop = api.client.executions.list("noop")
+            other = api.client.executions.list("mine.other")
         assert sorted(e.id for e in listed) == sorted(ids) and len(listed) == len(ids)
         assert sorted(e.id for e in noop) == sorted(ids[:50])
         assert sorted(e.id for e in other) == sorted(ids[50:])
-        first, _ = api.client.page_executions(limit=40)
+        first, _ = api.client.executions.page(limit=40)
         assert [e.id for e in listed[:40]] == [e.id for e in first]  # in the pages' order
         assert statements.selects and statements.unbounded() == []
         assert len(statements.selects) >= 3 + 2 + 2  # pages of 40
@@ -279,7 +279,7 @@ def test_list_executions_reads_page_by_page(tmp_path: Path) -> None:
 
 def test_the_server_warms_up_without_reading_every_execution(tmp_path: Path) -> None:
     with running_api(tmp_path) as api:
-        store = api.client._runner().store
+        store = api.client._session.runner().store
         add_executions(store, 500, "tripleo.plan.noop")
         with Statements(store.backend.engine) as statements:
             make_server(api.client, "127.0.0.1", 0, threads=2).close()

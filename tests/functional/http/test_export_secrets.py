@@ -24,7 +24,7 @@ def _files(archive: bytes) -> dict[str, bytes]:
 
 
 def _secrets(api: Api) -> list[str]:
-    passwords = api.client.get_passwords("p")
+    passwords = api.client.passwords.get("p")
     assert passwords, "the plan has passwords"
     return [SECRET, *(str(v) for v in passwords.values())]
 
@@ -41,7 +41,7 @@ def _check_without(files: dict[str, bytes], secrets: list[str]) -> None:
 
 def test_exports_over_http_leave_the_secrets_out(api: Api, tmp_path: Path) -> None:
     assert api("POST", "/v1/plans?name=p&sample=true").status_code == 201
-    api.client.set_parameters("p", {"ComputeCount": 2, "MyServiceSecret": SECRET})
+    api.client.parameters.set("p", {"ComputeCount": 2, "MyServiceSecret": SECRET})
     secrets = _secrets(api)
 
     exported = api("GET", "/v1/plans/p/export")
@@ -56,10 +56,10 @@ def test_exports_over_http_leave_the_secrets_out(api: Api, tmp_path: Path) -> No
     _check_without(_files(api("GET", started.json()["downloads"]["output"]).content), secrets)
 
     # On the server the export is a backup, passwords included; or not, if asked.
-    backup = _files(Path(api.client.export_plan("p", tmp_path / "b.tar.gz")).read_bytes())
+    backup = _files(Path(api.client.plans.export("p", tmp_path / "b.tar.gz")).read_bytes())
     env = yaml.safe_load(backup["plan-environment.yaml"])
     assert env["passwords"] and env["parameter_defaults"]["MyServiceSecret"] == SECRET
-    lean = api.client.export_plan("p", tmp_path / "l.tar.gz", secrets=False)
+    lean = api.client.plans.export("p", tmp_path / "l.tar.gz", secrets=False)
     _check_without(_files(Path(lean).read_bytes()), secrets)
 
 
@@ -96,9 +96,9 @@ def test_nested_secrets_leave_exports_where_parameters_mask_them(api: Api,
             assert secret.encode() not in data, (name, secret)
 
     # The CLI's --without-secrets is the same rule; a backup keeps every value.
-    lean = _files(Path(api.client.export_plan("p", tmp_path / "l.tar.gz",
-                                              secrets=False)).read_bytes())
+    lean = _files(Path(api.client.plans.export("p", tmp_path / "l.tar.gz",
+                                               secrets=False)).read_bytes())
     assert lean == exported
-    backup = b"".join(_files(Path(api.client.export_plan(
+    backup = b"".join(_files(Path(api.client.plans.export(
         "p", tmp_path / "b.tar.gz")).read_bytes()).values())
     assert all(secret.encode() in backup for secret in NESTED_SECRETS)

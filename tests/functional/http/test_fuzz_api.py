@@ -116,11 +116,11 @@ class Fuzzer:
         """Put the two sample plans back and drop any other one, then take the new state."""
         for info in self.store.list_containers():
             if info.metadata.get("usage-tripleo") == "plan" and info.name not in PLANS:
-                self.api.client.delete_plan(info.name, force=True)
-        present = {p["name"] for p in self.api.client.list_plans()}
+                self.api.client.plans.delete(info.name, force=True)
+        present = {p["name"] for p in self.api.client.plans.list()}
         for plan in PLANS:
             if plan not in present:
-                self.api.client.create_plan(plan, sample=True)
+                self.api.client.plans.create(plan, sample=True)
         self.state = store_state(self.store)
 
     def fresh(self) -> None:
@@ -136,7 +136,7 @@ class Fuzzer:
             self.reads_still_work("the previous test")
         except AssertionError:
             for plan in PLANS:
-                self.api.client.delete_plan(plan, force=True)
+                self.api.client.plans.delete(plan, force=True)
             self.restore_plans()
         else:
             self.reads_ok = self.state
@@ -253,7 +253,7 @@ def _serve(store: PlanStore, tmp: Path) -> Iterator[Api]:
     client.conf.set_override("auth_token", token, group="api")
     with serving(client, token) as api:
         for plan in PLANS:
-            client.create_plan(plan, sample=True)
+            client.plans.create(plan, sample=True)
         yield api
 
 

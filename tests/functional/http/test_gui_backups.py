@@ -25,8 +25,8 @@ def test_the_gui_makes_lists_downloads_restores_and_deletes_a_backup(tmp_path: P
     from playwright.sync_api import Page, expect
 
     with served(tmp_path / "a") as api, chromium_page() as opened:
-        api.client.create_plan("oc", sample=True)
-        api.client.set_parameters("oc", {"ComputeCount": 3})
+        api.client.plans.create("oc", sample=True)
+        api.client.parameters.set("oc", {"ComputeCount": 3})
         data_dir = api.client.data_dir
         page: Page = opened  # type: ignore[assignment]
         console_errors: list[str] = []
@@ -64,7 +64,7 @@ def test_the_gui_makes_lists_downloads_restores_and_deletes_a_backup(tmp_path: P
         assert downloaded.read_bytes() == kept and sealing.is_sealed(kept)
 
         # Restore from that file: a wrong passphrase, then no force: refused, unchanged.
-        api.client.set_parameters("oc", {"ComputeCount": 5})
+        api.client.parameters.set("oc", {"ComputeCount": 5})
         before = state(data_dir)
         page.get_by_label("Archive").set_input_files(str(downloaded))
         page.get_by_label("Its passphrase").fill("not the passphrase")

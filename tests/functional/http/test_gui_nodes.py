@@ -47,7 +47,7 @@ def test_the_gui_runs_every_node_operation(node_api: Api, ironic_endpoint: str,
     instackenv.write_text(json.dumps(nodes))
     baremetal = tmp_path / "baremetal.yaml"
     baremetal.write_text("- name: Controller\n  count: 1\n  defaults: {profile: control}\n")
-    node_api.client.create_plan("overcloud", sample_tree(tmp_path / "templates"))
+    node_api.client.plans.create("overcloud", sample_tree(tmp_path / "templates"))
 
     with chromium_page() as opened:
         page: Page = opened  # type: ignore[assignment]

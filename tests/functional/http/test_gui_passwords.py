@@ -22,8 +22,8 @@ pytestmark = pytest.mark.functional
 def test_the_gui_rotates_chosen_passwords_showing_names_only(api: Api, tmp_path: Path) -> None:
     from playwright.sync_api import Page, expect
 
-    api.client.create_plan("oc", sample=True)
-    before = api.client.get_passwords("oc")
+    api.client.plans.create("oc", sample=True)
+    before = api.client.passwords.get("oc")
     chosen, other = sorted(before)[:2]
     shots = tmp_path / "screenshots"
     with gui.gui_at(api, "plans/oc/passwords", shots, "passwords") as (opened, shot, errors):
@@ -45,7 +45,7 @@ def test_the_gui_rotates_chosen_passwords_showing_names_only(api: Api, tmp_path:
         assert said == [f"Rotate 1 password(s) ({chosen}) of plan oc? A deployed cloud gets "
                         "the new values at its next deploy; anything using the old ones must "
                         "be updated too."] * 2
-        after = api.client.get_passwords("oc")
+        after = api.client.passwords.get("oc")
         assert after[chosen] != before[chosen] and after[other] == before[other]
         # One rotation only: the dismissed confirmation started none.
         [run] = api("GET", "/v1/executions?workflow=tripleo.parameters.rotate_passwords").json()

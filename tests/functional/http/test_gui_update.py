@@ -306,9 +306,9 @@ def test_the_gui_runs_a_minor_update_cycle(tmp_path: Path, ansible_venv: Path) -
         # an environment referring outside its directory, a baremetal file not YAML.
         # (the CLI's words: what its Python API call answers)
         with pytest.raises(exceptions.InvalidTemplate) as cli_env:
-            api.client.upgrade_prepare(PLAN, environments=[str(hostile_env)])
+            api.client.upgrades.prepare(PLAN, environments=[str(hostile_env)])
         with pytest.raises(exceptions.TripleoFlowError) as cli_servers:
-            api.client.upgrade_prepare(PLAN, baremetal_deployment=str(bad_servers))
+            api.client.upgrades.prepare(PLAN, baremetal_deployment=str(bad_servers))
         before = api("GET", f"/v1/plans/{PLAN}/environments").json()
         upgrade_prepare = upgrade.locator("form[data-operation=prepare]")
         upgrade_prepare.get_by_label("Environment files").set_input_files(str(hostile_env))

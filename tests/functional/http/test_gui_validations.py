@@ -36,7 +36,7 @@ def vapi(tmp_path: Path, validations_venv: Path) -> Iterator[Api]:  # noqa: F811
 def test_the_gui_runs_validations_and_shows_their_results(vapi: Api, tmp_path: Path) -> None:
     from playwright.sync_api import Page, expect
 
-    vapi.client.create_plan("oc", sample_plan_dir())
+    vapi.client.plans.create("oc", sample_plan_dir())
     with chromium_page() as opened:
         page: Page = opened  # type: ignore[assignment]
         console_errors: list[str] = []
@@ -59,12 +59,12 @@ def test_the_gui_runs_validations_and_shows_their_results(vapi: Api, tmp_path: P
         shot("listed")
 
         # Extra vars that are not JSON: said at once, nothing started.
-        before = len(vapi.client.list_executions())
+        before = len(vapi.client.executions.list())
         page.get_by_label("Select no-op").check()
         page.get_by_label("Extra vars (JSON)").fill("minimal_cpu_count=3")
         page.get_by_role("button", name="Run selected").click()
         expect(page.locator("#run-problem")).to_contain_text("Extra vars are not JSON")
-        assert len(vapi.client.list_executions()) == before
+        assert len(vapi.client.executions.list()) == before
 
         # A plan never deployed has no inventory: the workflow's refusal, as the CLI's.
         page.get_by_label("Extra vars (JSON)").fill("")

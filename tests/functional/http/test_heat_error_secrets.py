@@ -76,7 +76,7 @@ def _deploy(api: Api, tmp_path: Path, name: str, resources: str) -> tuple[str, l
     assert created.status_code == 202, created.text
     with api("GET", f"/v1/executions/{created.json()['id']}/events", stream=True) as response:
         assert sse(response)[-1][1]["state"] == "SUCCESS"
-    password = api.client.get_passwords(name)["AdminPassword"]
+    password = api.client.passwords.get(name)["AdminPassword"]
     started = api("POST", "/v1/workflows/deploy/executions",
                   json={"input": {"plan": name, "heat_type": "native", "work_dir": name}})
     assert started.status_code == 202, started.text
@@ -115,7 +115,7 @@ def test_heat_cannot_be_made_to_spell_a_password(api: Api, tmp_path: Path,
         assert "<secret>" in text  # the error was there, masked
         assert "is not an integer" in text  # and the rest of Heat's message
     finally:
-        api.client.kill_heat(str(api.client.data_dir / "work" / "leak"))
+        api.client.heat.kill(str(api.client.data_dir / "work" / "leak"))
 
 
 def test_an_error_quoting_no_secret_is_shown(api: Api, tmp_path: Path) -> None:
@@ -127,7 +127,7 @@ def test_an_error_quoting_no_secret_is_shown(api: Api, tmp_path: Path) -> None:
                    for f in failures), failures
         assert "BrokenOnPurpose" in api("GET", f"/v1/executions/{execution_id}").text
     finally:
-        api.client.kill_heat(str(api.client.data_dir / "work" / "broken"))
+        api.client.heat.kill(str(api.client.data_dir / "work" / "broken"))
 
 
 #: A resource whose value is the plan-environment file itself: every password.
@@ -154,4 +154,4 @@ def test_a_template_reading_the_plan_environment_never_reaches_heat(api: Api,
         assert api("GET", "/v1/plans/leak/deployment").json()["deployment_status"] \
             != "DEPLOY_SUCCESS"
     finally:
-        api.client.kill_heat(str(api.client.data_dir / "work" / "leak"))
+        api.client.heat.kill(str(api.client.data_dir / "work" / "leak"))

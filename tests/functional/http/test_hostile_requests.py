@@ -194,12 +194,12 @@ def test_stored_values_never_break_an_answer(api: Api, tmp_path: Path) -> None:
     # (The Python API's set_parameters refuses such values now: it runs a workflow,
     # whose inputs must be JSON. The action itself, as an older version did, stores them.)
     from tripleo_flow.actions.parameters import UpdateParameters
-    UpdateParameters(client.context).execute(
+    UpdateParameters(client._session.context).execute(
         plan="p", parameters={"Bad": "x\ud800y", "Big": float("inf"), "Small": float("nan")})
     nested: Any = "end"
     for _ in range(900):
         nested = [nested]
-    runner = client._runner()
+    runner = client._session.runner()
     runner.store.create("tripleo.parameters.update_parameters",
                         {"plan": "p", "parameters": {"Deep": nested, "S": "\udc80"}}, None)
     answers = _get_all(api, ids)
@@ -226,7 +226,7 @@ def test_a_template_escaping_the_sandbox_is_refused_over_http(api: Api, tmp_path
         "a: 1\n\nb: {{ cycler.__init__.__globals__.os.popen('touch PWNED').read() }}\n"
     ).replace("PWNED", str(pwned))
     archive = tarball(write_tree(tmp_path / "hostile", tree))
-    before = store_state(api.client.store)
+    before = store_state(api.client._session.store)
     for method, path in (("POST", "/v1/plans?name=q"), ("PUT", "/v1/plans/p")):
         response = api(method, path, data=archive, headers={"Content-Type": "application/gzip"})
         assert response.status_code == 400, (method, response.text)
@@ -234,5 +234,5 @@ def test_a_template_escaping_the_sandbox_is_refused_over_http(api: Api, tmp_path
         assert "'puppet/hostile.j2.yaml'" in message and "line 3" in message, message
         assert "Traceback" not in response.text
         assert not pwned.exists()
-        assert state_diff(before, store_state(api.client.store)) == []
+        assert state_diff(before, store_state(api.client._session.store)) == []
     assert [plan["name"] for plan in api("GET", "/v1/plans").json()] == ["p"]

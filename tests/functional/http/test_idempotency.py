@@ -47,7 +47,7 @@ STARTED = {"workflow": "update_parameters"}
 
 
 def _rows(api: Api) -> list[Any]:
-    with api.client.executions_engine.connect() as conn:
+    with api.client._session.executions_engine.connect() as conn:
         return list(conn.execute(sa.select(KEYS)))
 
 
@@ -168,7 +168,7 @@ def test_an_expired_key_starts_a_new_execution(tmp_path: Path) -> None:
             == 201
         first = _start(api, "old-1").json()["id"]
         _wait_ended(api, first)
-        with api.client.executions_engine.begin() as conn:
+        with api.client._session.executions_engine.begin() as conn:
             conn.execute(sa.update(KEYS).values(created_at=int(time.time()) - 3601))
         second = _start(api, "old-1")
         assert second.status_code == 202 and second.json()["id"] != first
@@ -183,7 +183,7 @@ def test_an_abandoned_claim_is_taken_over(api: Api) -> None:
     assert api("POST", "/v1/plans", params={"name": "p1", "sample": "true"}).status_code == 201
     assert _start(api, "warm-up").status_code == 202  # creates the table
     fingerprint = json.dumps(["update_parameters", BODY["input"], None], sort_keys=True)
-    with api.client.executions_engine.begin() as conn:
+    with api.client._session.executions_engine.begin() as conn:
         conn.execute(sa.insert(KEYS).values(
             key_hash=_sha256("crashed-1"), fingerprint=_sha256(fingerprint), claim="0" * 32,
             execution_id=None, created_at=int(time.time()) - 600))

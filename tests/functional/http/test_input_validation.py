@@ -44,7 +44,7 @@ def api(tmp_path: Path, plan_store: PlanStore) -> Iterator[Api]:
 
 
 def _plan(api: Api) -> dict[str, bytes]:
-    return snapshot(api.client.store, "overcloud")
+    return snapshot(api.client._session.store, "overcloud")
 
 
 def _error(response: requests.Response, status: int) -> str:
@@ -130,8 +130,8 @@ def test_archives_past_the_limits_are_refused(api: Api) -> None:
 
 
 def test_a_wrong_shape_capabilities_map_is_a_400_naming_the_entry(api: Api) -> None:
-    api.client.store.put_object("overcloud", "capabilities-map.yaml",
-                                b"topics:\n  - title: T\n    environment_groups: [[1]]\n")
+    api.client._session.store.put_object("overcloud", "capabilities-map.yaml",
+                                         b"topics:\n  - title: T\n    environment_groups: [[1]]\n")
     before = _plan(api)
     for method, body in (("GET", None), ("PUT", {"environments": {"environments/base.yaml":
                                                                    True}})):
@@ -178,8 +178,9 @@ def test_config_download_only_refuses_what_it_would_not_read_over_http(
     the message the CLI and the Python API give, and nothing changes (issue 28)."""
     before = (_plan(api), api("GET", "/v1/plans/overcloud/deployment").json())
     with pytest.raises(exceptions.InvalidInput) as raised:  # the Python API's refusal
-        api.client.deploy("overcloud", work_dir=tmp_path / "py", config_download_only=True,
-                          **given)
+        api.client.deployments.create("overcloud", work_dir=tmp_path / "py",
+                                      config_download_only=True,
+                                      **given)
     started = api("POST", "/v1/workflows/tripleo.deploy.config_download_only/executions",
                   json={"input": {"plan": "overcloud", "work_dir": "w", **refused}})
     assert started.status_code in (201, 202), started.text

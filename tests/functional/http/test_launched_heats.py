@@ -62,7 +62,7 @@ def test_a_heat_left_running_over_http_blocks_nobody_and_is_limited(
             _run(api, LAUNCH, "second")
         finally:
             for name in ("left", "second"):
-                api.client.kill_heat(str(work / name))
+                api.client.heat.kill(str(work / name))
 
 
 def test_two_launches_started_at_once_take_the_last_place_once(
@@ -84,7 +84,7 @@ def test_two_launches_started_at_once_take_the_last_place_once(
             assert len(running) == 1, running
         finally:
             for name in ("one", "two"):
-                api.client.kill_heat(str(work / name))
+                api.client.heat.kill(str(work / name))
 
 
 #: A user's own workflow that reaches the launch action (not the shipped workflow).
@@ -114,7 +114,7 @@ def test_another_workflow_reaching_the_launch_fails_naming_the_limit(
     workbook.write_text(OWN_LAUNCH)
     with running_api(tmp_path, options) as api:
         work = Path(api.client.data_dir) / "work"
-        api.client.create_workbook(workbook)
+        api.client.workbooks.create(workbook)
         # The shipped workflow is refused at its start ...
         refused = api("POST", LAUNCH, json={"input": {"heat_dir": "shipped"}})
         assert refused.status_code == 409, refused.text
@@ -130,4 +130,4 @@ def test_another_workflow_reaching_the_launch_fails_naming_the_limit(
             assert not HeatDir(work / "own").run_file.exists()
             assert not HeatDir(work / "shipped").run_file.exists()
         finally:
-            api.client.kill_heat(str(work / "own"))
+            api.client.heat.kill(str(work / "own"))

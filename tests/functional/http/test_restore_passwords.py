@@ -23,7 +23,7 @@ RESTORE = "tripleo.plan.restore_deployment_plan"
 def _first_version(api: Api, plan: str) -> str:
     history = api("GET", f"/v1/plans/{plan}/history").json()
     first = history[-1]["version"]
-    data = api.client.store.get_object(plan, "plan-environment.yaml", version_id=first)
+    data = api.client._session.store.get_object(plan, "plan-environment.yaml", version_id=first)
     assert not yaml.safe_load(data).get("passwords")  # before they were generated
     return first
 
@@ -32,15 +32,15 @@ def test_restoring_the_first_version_over_http_keeps_the_passwords(api: Api) -> 
     assert api("POST", "/v1/plans?name=p&sample=true").status_code == 201
     assert api("PUT", "/v1/plans/p/parameters",
                json={"parameters": {"ComputeCount": 3}}).status_code == 200
-    passwords = api.client.get_passwords("p")
+    passwords = api.client.passwords.get("p")
     assert len(passwords) > 20
     first = _first_version(api, "p")
 
     restored = api("POST", "/v1/plans/p/restore", json={"version": first})
     assert restored.status_code == 200, restored.text
     assert restored.json()["passwords_kept"] is True
-    assert api.client.get_passwords("p") == passwords
-    assert api.client.get_parameters("p")["ComputeCount"] == 1  # the version is restored
+    assert api.client.passwords.get("p") == passwords
+    assert api.client.parameters.get("p")["ComputeCount"] == 1  # the version is restored
     [execution] = api("GET", "/v1/executions", params={"workflow": RESTORE}).json()
     assert execution["state"] == "SUCCESS"
     assert not any(value in json.dumps(execution) for value in map(str, passwords.values()))
@@ -49,7 +49,7 @@ def test_restoring_the_first_version_over_http_keeps_the_passwords(api: Api) -> 
     dropped = api("POST", "/v1/plans/p/restore",
                   json={"version": first, "keep_passwords": False})
     assert dropped.status_code == 200 and dropped.json()["passwords_kept"] is False
-    assert not api.client.get_passwords("p")
+    assert not api.client.passwords.get("p")
     # A bad version is refused as before, and recorded as a failed execution.
     missing = api("POST", "/v1/plans/p/restore", json={"version": "no-such-version"})
     assert missing.status_code == 404, missing.text

@@ -205,7 +205,7 @@ def user_api(tmp_path: Path, secret_tree: Path) -> Iterator[Api]:
     with running_api(tmp_path / "srv") as api:
         book = tmp_path / "mine.yaml"
         book.write_text(USER_WORKBOOK.format(templates=secret_tree))
-        api.client.create_workbook(book)
+        api.client.workbooks.create(book)
         yield api
 
 
@@ -235,9 +235,9 @@ def test_a_path_passed_through_a_sub_workflow_is_checked(user_api: Api,
 
 
 def test_the_python_api_keeps_local_paths(user_api: Api, secret_tree: Path) -> None:
-    execution = user_api.client.run_workflow("mine.literal", {"plan": "local"})
+    execution = user_api.client.executions.create("mine.literal", {"plan": "local"})
     assert execution.state == "SUCCESS"
-    assert user_api.client.run_workflow(
+    assert user_api.client.executions.create(
         "create_deployment_plan", {"plan": "local2", "templates": str(secret_tree)}
     ).state == "SUCCESS"
 
@@ -249,8 +249,8 @@ def test_a_cli_path_under_no_server_root_is_not_shown(api: Api) -> None:
     outside = Path(tempfile.mkdtemp(prefix="s29-tht-", dir="/var/tmp"))
     try:
         templates = write_tree(outside / "tht", basic_tree())
-        api.client.create_plan("cli", templates)
-        [execution] = api.client.list_executions()
+        api.client.plans.create("cli", templates)
+        [execution] = api.client.executions.list()
         assert execution.input["templates"] == str(templates)
         answers = [api("GET", "/v1/executions").text,
                    api("GET", f"/v1/executions/{execution.id}").text,

@@ -49,9 +49,9 @@ def _install(data_dir: Path) -> None:
     (data_dir.parent / "rerun_http.yaml").write_text(WORKBOOK)
     host = Host(data_dir)
     try:
-        host.create_workbook(data_dir.parent / "rerun_http.yaml")
+        host.workbooks.create(data_dir.parent / "rerun_http.yaml")
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
 
 
 def _tasks(api: Api, ident: str) -> dict[str, tuple[str, Any]]:

@@ -51,9 +51,9 @@ def _node_gets(seen: list[tuple[str, str]], fields: tuple[str, ...]) -> list[str
 def test_introspect_of_named_nodes_lists_them_once(node_client: Client,
                                                    requests: list[tuple[str, str]]) -> None:
     names = [f"node-{i}" for i in range(COUNT)]
-    node_client.import_nodes(fake_nodes(COUNT))
+    node_client.nodes.register(fake_nodes(COUNT))
     requests.clear()
-    done = node_client.introspect_nodes(names)
+    done = node_client.nodes.introspect(names)
     # The selection: one listing, not a GET per name.
     assert _node_gets(requests, ("uuid", "name", "provision_state")) == []
     # The nodes already manageable: read through the shared poller, not one by one.
@@ -68,18 +68,18 @@ def test_introspect_of_named_nodes_lists_them_once(node_client: Client,
 
 def test_import_reads_the_final_states_in_one_listing(node_client: Client,
                                                       requests: list[tuple[str, str]]) -> None:
-    done = node_client.import_nodes(fake_nodes(COUNT))
+    done = node_client.nodes.register(fake_nodes(COUNT))
     assert _node_gets(requests, ("uuid", "name", "provision_state")) == []
     assert [(n["name"], n["created"], n["provision_state"]) for n in done] == [
         (f"node-{i}", True, "manageable") for i in range(COUNT)]
 
 
 def test_a_missing_name_among_many_is_named_and_nothing_moves(node_client: Client) -> None:
-    node_client.import_nodes(fake_nodes(COUNT))
+    node_client.nodes.register(fake_nodes(COUNT))
     names = [f"node-{i}" for i in range(COUNT)] + ["no-such-node"]
     with pytest.raises(exceptions.WorkflowFailed, match="no-such-node"):
-        node_client.introspect_nodes(names)
-    listed = node_client.list_nodes()
+        node_client.nodes.introspect(names)
+    listed = node_client.nodes.list()
     assert {(n["name"], n["provision_state"]) for n in listed} == {
         (f"node-{i}", "manageable") for i in range(COUNT)}
     assert not any(n.get("inspection_finished_at") for n in listed)
@@ -87,7 +87,7 @@ def test_a_missing_name_among_many_is_named_and_nothing_moves(node_client: Clien
 
 def test_nodes_named_by_uuid_and_name_are_what_ironic_answers_for_each(
         node_client: Client, requests: list[tuple[str, str]]) -> None:
-    imported = node_client.import_nodes(fake_nodes(COUNT))
+    imported = node_client.nodes.register(fake_nodes(COUNT))
     ironic = IronicClient(node_client.conf.ironic.endpoint)
     # UUIDs and names mixed, one twice, in no particular order.
     names = [imported[2]["uuid"], "node-0", imported[1]["uuid"], "node-3", "node-0"]

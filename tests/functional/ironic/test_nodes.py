@@ -25,24 +25,24 @@ def _write(tmp_path: Path, document: Any, name: str = "instackenv.json") -> Path
 
 
 def _names(client: Client) -> set[str]:
-    return {n["name"] for n in client.list_nodes()}
+    return {n["name"] for n in client.nodes.list()}
 
 
 def _states(client: Client) -> dict[str, str]:
-    return {n["name"]: n["provision_state"] for n in client.list_nodes()}
+    return {n["name"]: n["provision_state"] for n in client.nodes.list()}
 
 
 def test_import_registers_nodes_and_is_idempotent(node_client: Client, tmp_path: Path) -> None:
     path = _write(tmp_path, fake_nodes(3))
-    first = node_client.import_nodes(path)
+    first = node_client.nodes.register(path)
     assert [(n["name"], n["created"], n["provision_state"]) for n in first] == [
         ("node-0", True, "manageable"), ("node-1", True, "manageable"),
         ("node-2", True, "manageable")]
-    again = node_client.import_nodes(path)
+    again = node_client.nodes.register(path)
     assert [(n["created"], n["provision_state"]) for n in again] == [(False, "manageable")] * 3
     assert [n["uuid"] for n in again] == [n["uuid"] for n in first]
     assert _names(node_client) == {"node-0", "node-1", "node-2"}
-    shown = node_client.show_node("node-1")
+    shown = node_client.nodes.get("node-1")
     assert shown["properties"]["memory_mb"] == 8192
     assert shown["capabilities"] == {"profile": "compute", "boot_option": "local"}
     assert shown["ports"] == [fake_nodes(3)["nodes"][1]["mac"][0]]
@@ -50,12 +50,12 @@ def test_import_registers_nodes_and_is_idempotent(node_client: Client, tmp_path:
 
 def test_import_matches_an_existing_node_by_mac(node_client: Client, tmp_path: Path) -> None:
     document = fake_nodes(1)
-    node_client.import_nodes(_write(tmp_path, document))
+    node_client.nodes.register(_write(tmp_path, document))
     unnamed = {k: v for k, v in document["nodes"][0].items() if k != "name"}
     unnamed["memory"] = 16384
-    done = node_client.import_nodes(_write(tmp_path, [unnamed], "nodes.yaml"))
+    done = node_client.nodes.register(_write(tmp_path, [unnamed], "nodes.yaml"))
     assert done[0]["created"] is False
-    assert node_client.show_node("node-0")["properties"]["memory_mb"] == 16384
+    assert node_client.nodes.get("node-0")["properties"]["memory_mb"] == 16384
     assert _names(node_client) == {"node-0"}
 
 
@@ -64,14 +64,14 @@ def test_a_bad_entry_is_named_and_nothing_is_registered(node_client: Client,
     document = fake_nodes(3)
     document["nodes"][2]["mac"] = ["not-a-mac"]
     with pytest.raises(exceptions.InvalidNodes, match=r"node 3 \('node-2'\).*MAC"):
-        node_client.import_nodes(_write(tmp_path, document))
+        node_client.nodes.register(_write(tmp_path, document))
     assert _names(node_client) == set()
 
 
 def test_a_failure_mid_way_removes_only_the_nodes_this_run_created(
         node_client: Client, tmp_path: Path) -> None:
-    node_client.import_nodes(_write(tmp_path, fake_nodes(1, prefix="kept")))
-    before = node_client.show_node("kept-0")
+    node_client.nodes.register(_write(tmp_path, fake_nodes(1, prefix="kept")))
+    before = node_client.nodes.get("kept-0")
     document = fake_nodes(1, prefix="kept")
     document["nodes"][0]["memory"] = 1  # an update, to be put back
     document["nodes"] += fake_nodes(2, prefix="new")["nodes"]
@@ -79,15 +79,15 @@ def test_a_failure_mid_way_removes_only_the_nodes_this_run_created(
     document["nodes"].append({"name": "bad-0", "pm_type": "manual-management",
                               "mac": ["52:54:00:ff:ff:01"]})
     with pytest.raises(exceptions.WorkflowFailed, match=r"node 4 \('bad-0'\)"):
-        node_client.import_nodes(_write(tmp_path, document))
+        node_client.nodes.register(_write(tmp_path, document))
     assert _names(node_client) == {"kept-0"}
-    assert node_client.show_node("kept-0")["properties"] == before["properties"]
+    assert node_client.nodes.get("kept-0")["properties"] == before["properties"]
 
 
 def test_introspect_and_provide_report_each_node(node_client: Client, tmp_path: Path) -> None:
-    node_client.import_nodes(_write(tmp_path, fake_nodes(3)))
+    node_client.nodes.register(_write(tmp_path, fake_nodes(3)))
     events: list[Any] = []
-    done = node_client.introspect_nodes(["node-0", "node-1", "node-2"], provide=True,
+    done = node_client.nodes.introspect(["node-0", "node-1", "node-2"], provide=True,
                                         listeners=[events.append])
     assert sorted((n["name"], n["provision_state"]) for n in done) == [
         ("node-0", "available"), ("node-1", "available"), ("node-2", "available")]
@@ -97,7 +97,7 @@ def test_introspect_and_provide_report_each_node(node_client: Client, tmp_path: 
     for name in ("node-0", "node-1", "node-2"):
         assert f"{name}: inspect requested" in statuses
         assert f"{name}: available" in statuses
-    listed = {n["name"]: n for n in node_client.list_nodes()}
+    listed = {n["name"]: n for n in node_client.nodes.list()}
     assert listed["node-1"]["provision_state"] == "available"
     assert listed["node-1"]["properties"]["local_gb"] == 40
 
@@ -105,16 +105,16 @@ def test_introspect_and_provide_report_each_node(node_client: Client, tmp_path: 
 def test_import_leaves_new_nodes_in_the_initial_state_asked(node_client: Client,
                                                             tmp_path: Path) -> None:
     path = _write(tmp_path, fake_nodes(2))
-    done = node_client.import_nodes(path, initial_state="enroll")
+    done = node_client.nodes.register(path, initial_state="enroll")
     assert [n["provision_state"] for n in done] == ["enroll", "enroll"]
     assert _states(node_client) == {"node-0": "enroll", "node-1": "enroll"}
     # Found in enroll: moved on, as new ones are.
-    done = node_client.import_nodes(path, initial_state="available")
+    done = node_client.nodes.register(path, initial_state="available")
     assert [(n["created"], n["provision_state"]) for n in done] == [(False, "available")] * 2
     assert _states(node_client) == {"node-0": "available", "node-1": "available"}
     # Nodes past enroll are left where they are (TripleO moves only those in enroll).
     document = fake_nodes(3)
-    done = node_client.import_nodes(document)
+    done = node_client.nodes.register(document)
     assert [(n["name"], n["created"], n["provision_state"]) for n in done] == [
         ("node-0", False, "available"), ("node-1", False, "available"),
         ("node-2", True, "manageable")]
@@ -122,20 +122,20 @@ def test_import_leaves_new_nodes_in_the_initial_state_asked(node_client: Client,
 
 def test_import_introspects_and_provides_every_node_when_asked(node_client: Client,
                                                                tmp_path: Path) -> None:
-    node_client.import_nodes(fake_nodes(1), initial_state="available")  # node-0, available
-    done = node_client.import_nodes(fake_nodes(2), introspect=True)
+    node_client.nodes.register(fake_nodes(1), initial_state="available")  # node-0, available
+    done = node_client.nodes.register(fake_nodes(2), introspect=True)
     # Every node of the file introspected: the available one moved to manageable for it.
     assert [(n["name"], n["provision_state"]) for n in done] == [
         ("node-0", "manageable"), ("node-1", "manageable")]
-    assert all(n["inspection_finished_at"] for n in node_client.list_nodes())
-    done = node_client.import_nodes(fake_nodes(3), introspect=True, provide=True)
+    assert all(n["inspection_finished_at"] for n in node_client.nodes.list())
+    done = node_client.nodes.register(fake_nodes(3), introspect=True, provide=True)
     assert [n["provision_state"] for n in done] == ["available"] * 3
-    listed = {n["name"]: n for n in node_client.list_nodes()}
+    listed = {n["name"]: n for n in node_client.nodes.list()}
     assert listed["node-2"]["inspection_finished_at"]
     assert listed["node-2"]["properties"]["cpu_arch"] == "x86_64"
-    done = node_client.import_nodes(fake_nodes(4), provide=True)
+    done = node_client.nodes.register(fake_nodes(4), provide=True)
     assert [n["provision_state"] for n in done] == ["available"] * 4
-    assert not {n["name"]: n for n in node_client.list_nodes()}["node-3"][
+    assert not {n["name"]: n for n in node_client.nodes.list()}["node-3"][
         "inspection_finished_at"]
 
 
@@ -147,9 +147,9 @@ def test_import_introspects_and_provides_every_node_when_asked(node_client: Clie
 def test_import_options_are_checked_before_anything_is_registered(
         node_client: Client, tmp_path: Path, options: dict[str, Any], message: str) -> None:
     with pytest.raises(exceptions.InvalidInput, match=message):
-        node_client.import_nodes(_write(tmp_path, fake_nodes(1)), **options)
+        node_client.nodes.register(_write(tmp_path, fake_nodes(1)), **options)
     assert _names(node_client) == set()
-    assert node_client.list_executions() == []
+    assert node_client.executions.list() == []
 
 
 def test_a_node_that_cannot_be_managed_fails_the_import_and_nothing_stays(
@@ -163,10 +163,10 @@ def test_a_node_that_cannot_be_managed_fails_the_import_and_nothing_stays(
                               "mac": ["52:54:00:ee:00:09"]})
     with pytest.raises(exceptions.WorkflowFailed, match=r"at task 'manage_nodes'.* Node "
                        r"'lost-0' ended in 'enroll' instead of 'manageable'.*reverted"):
-        node_client.import_nodes(_write(tmp_path, document))
+        node_client.nodes.register(_write(tmp_path, document))
     assert _names(node_client) == set()  # the nodes this run created were deleted
     # The same file left in enroll registers them all: the BMC is checked when managed.
-    done = node_client.import_nodes(_write(tmp_path, document), initial_state="enroll")
+    done = node_client.nodes.register(_write(tmp_path, document), initial_state="enroll")
     assert [n["provision_state"] for n in done] == ["enroll"] * 3
 
 
@@ -199,11 +199,11 @@ def test_introspect_all_manageable_then_provide_after_a_default_import(
 @pytest.mark.parametrize("workflow", ["introspect", "provide", "clean"])
 def test_an_empty_selection_fails_naming_the_states_and_what_to_run(
         node_client: Client, tmp_path: Path, workflow: str) -> None:
-    run = getattr(node_client, f"{workflow}_nodes")
+    run = getattr(node_client.nodes, workflow)
     with pytest.raises(exceptions.WorkflowFailed, match=r"select_nodes.*No node is "
                        r"manageable.*\(Ironic has no node\).*tripleo-flow node import FILE"):
         run(all_manageable=True)
-    node_client.import_nodes(_write(tmp_path, fake_nodes(2)), initial_state="enroll")
+    node_client.nodes.register(_write(tmp_path, fake_nodes(2)), initial_state="enroll")
     with pytest.raises(exceptions.WorkflowFailed) as failed:
         run(all_manageable=True)
     assert "(Ironic's 2 nodes: 2 enroll). Move those in enroll to manageable with: " \
@@ -215,46 +215,46 @@ def test_an_empty_selection_fails_naming_the_states_and_what_to_run(
 def test_all_manageable_leaves_out_nodes_in_maintenance(node_client: Client,
                                                         tmp_path: Path,
                                                         ironic_endpoint: str) -> None:
-    node_client.import_nodes(_write(tmp_path, fake_nodes(2)))
+    node_client.nodes.register(_write(tmp_path, fake_nodes(2)))
     IronicClient(ironic_endpoint).patch_node(
         "node-1", [{"op": "replace", "path": "/maintenance", "value": True}])
-    assert [n["name"] for n in node_client.provide_nodes(all_manageable=True)] == ["node-0"]
+    assert [n["name"] for n in node_client.nodes.provide(all_manageable=True)] == ["node-0"]
     with pytest.raises(exceptions.WorkflowFailed, match=r"1 available, 1 manageable in "
                                                         r"maintenance"):
-        node_client.introspect_nodes(all_manageable=True)
+        node_client.nodes.introspect(all_manageable=True)
 
 
 def test_all_manageable_selects_only_manageable_nodes(node_client: Client,
                                                       tmp_path: Path) -> None:
-    node_client.import_nodes(_write(tmp_path, fake_nodes(3)), initial_state="enroll")
-    node_client.manage_nodes(["node-0", "node-2"])
-    done = node_client.introspect_nodes(all_manageable=True)
+    node_client.nodes.register(_write(tmp_path, fake_nodes(3)), initial_state="enroll")
+    node_client.nodes.manage(["node-0", "node-2"])
+    done = node_client.nodes.introspect(all_manageable=True)
     assert sorted(n["name"] for n in done) == ["node-0", "node-2"]
-    assert node_client.show_node("node-1")["provision_state"] == "enroll"
-    provided = node_client.provide_nodes(all_manageable=True)
+    assert node_client.nodes.get("node-1")["provision_state"] == "enroll"
+    provided = node_client.nodes.provide(all_manageable=True)
     assert sorted(n["name"] for n in provided) == ["node-0", "node-2"]
 
 
 def test_clean_runs_steps_and_a_failed_clean_is_put_back(node_client: Client,
                                                          tmp_path: Path) -> None:
-    node_client.import_nodes(_write(tmp_path, fake_nodes(2)))
-    node_client.manage_nodes(["node-0", "node-1"])
-    done = node_client.clean_nodes(["node-0"],
+    node_client.nodes.register(_write(tmp_path, fake_nodes(2)))
+    node_client.nodes.manage(["node-0", "node-1"])
+    done = node_client.nodes.clean(["node-0"],
                                    steps=[{"interface": "power", "step": "power_off"}])
     assert done[0]["provision_state"] == "manageable"
     # fake-hardware has no erase_devices_metadata step (the default): Ironic fails it.
     with pytest.raises(exceptions.WorkflowFailed, match="node-1.*clean failed"):
-        node_client.clean_nodes(["node-1"])
-    assert node_client.show_node("node-1")["provision_state"] == "manageable"
+        node_client.nodes.clean(["node-1"])
+    assert node_client.nodes.get("node-1")["provision_state"] == "manageable"
 
 
 def test_delete_refuses_a_missing_node_and_deletes_nothing(node_client: Client,
                                                            tmp_path: Path) -> None:
-    node_client.import_nodes(_write(tmp_path, fake_nodes(2)))
+    node_client.nodes.register(_write(tmp_path, fake_nodes(2)))
     with pytest.raises(exceptions.WorkflowFailed, match="'missing-9' does not exist"):
-        node_client.delete_nodes(["node-0", "missing-9"])
+        node_client.nodes.delete(["node-0", "missing-9"])
     assert _names(node_client) == {"node-0", "node-1"}
-    done = node_client.delete_nodes(["node-0", "node-1"])
+    done = node_client.nodes.delete(["node-0", "node-1"])
     assert [n["deleted"] for n in done] == [True, True]
     assert _names(node_client) == set()
 
@@ -280,5 +280,5 @@ def test_bmc_passwords_are_never_printed_nor_recorded(node_client: Client, tmp_p
     assert BMC_PASSWORD not in out + err
     stored = [p for p in data.rglob("*") if p.is_file() and BMC_PASSWORD.encode() in p.read_bytes()]
     assert stored == []
-    execution = node_client.list_executions("tripleo.nodes.register")
+    execution = node_client.executions.list("tripleo.nodes.register")
     assert BMC_PASSWORD not in repr(execution)

@@ -58,10 +58,10 @@ def _available(client: Client, tmp_path: Path) -> dict[str, str]:
     document["nodes"] += fake_nodes(1, "ctl", capabilities="profile:control")["nodes"]
     path = tmp_path / "instackenv.json"
     path.write_text(json.dumps(document))
-    done = client.import_nodes(path)
+    done = client.nodes.register(path)
     names = [n["name"] for n in done]
-    client.manage_nodes(names)
-    client.provide_nodes(names)
+    client.nodes.manage(names)
+    client.nodes.provide(names)
     return {n["name"]: n["uuid"] for n in done}
 
 
@@ -74,7 +74,7 @@ def _state(ironic: IronicClient) -> dict[str, tuple[str, Any, Any]]:
 
 def _record(client: Client, plan: str = "overcloud") -> dict[str, Any]:
     try:
-        return yaml.safe_load(client.store.get_object(plan, RECORD))
+        return yaml.safe_load(client._session.store.get_object(plan, RECORD))
     except exceptions.ObjectNotFound:
         return {}
 
@@ -89,8 +89,8 @@ def test_provision_picks_by_profile_is_idempotent_and_unprovision_releases(
         capsys: pytest.CaptureFixture[str]) -> None:
     client = node_client
     uuids = _available(client, tmp_path)
-    client.create_plan("overcloud", sample_tree(tmp_path / "t"))
-    done = client.provision_nodes(FILE)
+    client.plans.create("overcloud", sample_tree(tmp_path / "t"))
+    done = client.nodes.provision(FILE)
     served = {d["hostname"]: d["node_name"] for d in done}
     assert served == {"overcloud-controller-0": "ctl-0", "overcloud-novacompute-0": "node-0",
                       "overcloud-novacompute-1": "node-1"}
@@ -117,14 +117,14 @@ def test_provision_picks_by_profile_is_idempotent_and_unprovision_releases(
     assert _state(ironic) == nodes
 
     # deploy takes the file: the deployed-servers environment names the provisioned hosts.
-    assert client.update_deployed_servers("overcloud", FILE)["hosts"] == sorted(served)
+    assert client.deployments.update_servers("overcloud", FILE)["hosts"] == sorted(served)
 
     # Unprovision one host name through the CLI, then the rest by the file.
     assert main(["--config-file", str(conf), "node", "unprovision", "--hostname",
                  "overcloud-novacompute-1", "-f", "json"]) == 0
     assert _state(ironic)["node-1"] == ("available", None, None)
     assert set(_record(client)) == {"overcloud-controller-0", "overcloud-novacompute-0"}
-    released = client.unprovision_nodes(baremetal_deployment=FILE)
+    released = client.nodes.unprovision(baremetal_deployment=FILE)
     assert {r["hostname"] for r in released} == {"overcloud-controller-0",
                                                 "overcloud-novacompute-0"}
     assert {v[0] for v in _state(ironic).values()} == {"available"}
@@ -132,15 +132,15 @@ def test_provision_picks_by_profile_is_idempotent_and_unprovision_releases(
 
     # Not provisioned any more: deploy refuses the file, naming node provision.
     with pytest.raises(exceptions.InvalidInput, match="node provision"):
-        client.update_deployed_servers("overcloud", FILE)
+        client.deployments.update_servers("overcloud", FILE)
 
 
 def test_a_failure_undeploys_only_this_runs_nodes(node_client: Client, ironic: IronicClient,
                                                   tmp_path: Path) -> None:
     client = node_client
     _available(client, tmp_path)
-    client.create_plan("overcloud", sample=True)
-    client.provision_nodes("- name: Controller\n  count: 1\n  defaults: {profile: control}\n")
+    client.plans.create("overcloud", sample=True)
+    client.nodes.provision("- name: Controller\n  count: 1\n  defaults: {profile: control}\n")
     before = _state(ironic)
     record = _record(client)
     # node-2 cannot deploy: the direct deploy interface needs what this Ironic lacks.
@@ -149,7 +149,7 @@ def test_a_failure_undeploys_only_this_runs_nodes(node_client: Client, ironic: I
     text = FILE.replace("count: 2\n", "count: 2\n  instances:\n    - {hostname: c-0}\n"
                         "    - {hostname: c-bad, name: node-2}\n")
     with pytest.raises(exceptions.WorkflowFailed, match="node-2"):
-        client.provision_nodes(text)
+        client.nodes.provision(text)
     assert _state(ironic) == before
     assert before["ctl-0"][0] == "active"
     assert _record(client) == record
@@ -160,11 +160,11 @@ def test_no_fitting_node_is_named_and_nothing_deploys(node_client: Client,
                                                       tmp_path: Path) -> None:
     client = node_client
     _available(client, tmp_path)
-    client.create_plan("overcloud", sample=True)
+    client.plans.create("overcloud", sample=True)
     before = _state(ironic)
     with pytest.raises(exceptions.WorkflowFailed,
                        match=r"No available node fits overcloud-controller-1"):
-        client.provision_nodes(FILE.replace("count: 1", "count: 2"))
+        client.nodes.provision(FILE.replace("count: 1", "count: 2"))
     assert _state(ironic) == before
     assert _record(client) == {}
 
@@ -179,23 +179,24 @@ def test_register_introspect_provide_provision_deploy(ironic_endpoint: str, heat
     try:
         document = fake_nodes(2)
         document["nodes"] += fake_nodes(1, "ctl", capabilities="profile:control")["nodes"]
-        client.import_nodes(document)
-        inspected = client.introspect_nodes(all_manageable=False,
+        client.nodes.register(document)
+        inspected = client.nodes.introspect(all_manageable=False,
                                             nodes=["node-0", "node-1", "ctl-0"], provide=True)
         assert {n["provision_state"] for n in inspected} == {"available"}
-        client.create_plan("oc", sample_tree(tmp_path / "t"))
-        done = client.provision_nodes(FILE, plan="oc")
+        client.plans.create("oc", sample_tree(tmp_path / "t"))
+        done = client.nodes.provision(FILE, plan="oc")
         hosts = {d["hostname"]: d["node"] for d in done}
         assert set(hosts) == {"oc-controller-0", "oc-novacompute-0", "oc-novacompute-1"}
 
-        result = client.deploy("oc", heat_type="native", work_dir=work,
-                               baremetal_deployment=FILE)
+        result = client.deployments.create("oc", heat_type="native", work_dir=work,
+                                           baremetal_deployment=FILE)
         assert result["deployment_status"] == "DEPLOY_SUCCESS"
         inventory = yaml.safe_load((work / "config-download" /
                                     "tripleo-ansible-inventory.yaml").read_text())
         assert set(inventory["oc_Compute"]["hosts"]) == {"oc-novacompute-0", "oc-novacompute-1"}
         assert set(inventory["oc_Controller"]["hosts"]) == {"oc-controller-0"}
-        env = yaml.safe_load(client.store.get_object("oc", "deployed-servers-environment.yaml"))
+        env = yaml.safe_load(client._session.store.get_object("oc",
+                                                              "deployed-servers-environment.yaml"))
         ports = env["parameter_defaults"]["DeployedServerPortMap"]
         addresses = {h: ports[f"{h}-ctlplane"]["fixed_ips"][0]["ip_address"] for h in hosts}
         assert len(set(addresses.values())) == 3
@@ -204,6 +205,6 @@ def test_register_introspect_provide_provision_deploy(ironic_endpoint: str, heat
             assert host in saved and address in saved, host
         assert {ironic.get_node(u)["provision_state"] for u in hosts.values()} == {"active"}
     finally:
-        client.kill_heat(str(work))
+        client.heat.kill(str(work))
         client.close()
         remove_all_nodes(ironic_endpoint)

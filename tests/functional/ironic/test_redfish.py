@@ -23,12 +23,12 @@ def test_redfish_inspection_finds_memory_cpus_disk_and_macs(
     url, machines = redfish_servers
     path = tmp_path / "instackenv.json"
     path.write_text(json.dumps(_instackenv(url, machines)))
-    imported = node_client.import_nodes(path)
+    imported = node_client.nodes.register(path)
     # Manageable: Ironic reached each BMC (and noted its vendor), nothing more is known.
     assert {n["provision_state"] for n in imported} == {"manageable"}
-    assert {n["name"]: n["properties"] for n in node_client.list_nodes()}["bm-0"] == {
+    assert {n["name"]: n["properties"] for n in node_client.nodes.list()}["bm-0"] == {
         "capabilities": "profile:control", "vendor": "Sushy Emulator"}
-    done = node_client.introspect_nodes([m.name for m in machines], provide=True)
+    done = node_client.nodes.introspect([m.name for m in machines], provide=True)
     by_name = {n["name"]: n for n in done}
     for machine in machines:
         props = by_name[machine.name]["properties"]
@@ -38,6 +38,6 @@ def test_redfish_inspection_finds_memory_cpus_disk_and_macs(
         assert int(props["local_gb"]) == machine.disk_gib - 1  # Ironic keeps 1 GiB back
         assert props["capabilities"] == "profile:control"  # kept by inspection
         assert by_name[machine.name]["provision_state"] == "available"
-        shown = node_client.show_node(machine.name)
+        shown = node_client.nodes.get(machine.name)
         assert shown["ports"] == [machine.mac]
         assert shown["power_state"] == "power on"

@@ -64,7 +64,7 @@ def _state(client: Client) -> dict[str, Any]:
         nodes[node["uuid"]] = {
             **{k: node.get(k) for k in FIELDS},
             "ports": sorted(p["address"] for p in ironic.node_ports(node["uuid"]))}
-    return {"nodes": nodes, "store": store_state(client.store)}
+    return {"nodes": nodes, "store": store_state(client._session.store)}
 
 
 def twice(client: Client, name: str, inputs: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
@@ -72,10 +72,10 @@ def twice(client: Client, name: str, inputs: dict[str, Any]) -> tuple[Any, Any, 
     outcomes and the state after the first run."""
     rerun = REGISTRY.get(name).rerun
     before = _state(client)
-    first = _outcome(client.context, name, inputs)
+    first = _outcome(client._session.context, name, inputs)
     assert not isinstance(first, exceptions.TripleoFlowError), f"{name} failed: {first}"
     middle = _state(client)
-    second = _outcome(client.context, name, inputs)
+    second = _outcome(client._session.context, name, inputs)
     after = _state(client)
     assert after == middle, f"a second {name} changed Ironic or the plan store"
     if rerun is Rerun.READS:
@@ -92,8 +92,8 @@ def twice(client: Client, name: str, inputs: dict[str, Any]) -> tuple[Any, Any, 
 
 
 def _register(client: Client, document: dict[str, Any]) -> list[dict[str, Any]]:
-    specs = _run(client.context, "nodes.check", nodes=document)
-    return [_run(client.context, "nodes.register", node=spec) for spec in specs]
+    specs = _run(client._session.context, "nodes.check", nodes=document)
+    return [_run(client._session.context, "nodes.register", node=spec) for spec in specs]
 
 
 def _states(state: dict[str, Any]) -> dict[str, str]:
@@ -102,7 +102,7 @@ def _states(state: dict[str, Any]) -> dict[str, str]:
 
 def test_register_twice_registers_each_node_and_port_once(node_client: Client) -> None:
     document = fake_nodes(2)
-    specs = _run(node_client.context, "nodes.check", nodes=document)
+    specs = _run(node_client._session.context, "nodes.check", nodes=document)
     for spec in specs:
         first, second, state = twice(node_client, "nodes.register", {"node": spec})
         assert first["created"] is True and second["created"] is False
@@ -120,7 +120,7 @@ def test_find_existing_then_register_twice_converges(node_client: Client) -> Non
     document = fake_nodes(3)
     _register(node_client, {"nodes": document["nodes"][:1]})  # node-0 already there
     del document["nodes"][1]["name"]  # found by its MAC alone once registered
-    specs = _run(node_client.context, "nodes.check", nodes=document)
+    specs = _run(node_client._session.context, "nodes.check", nodes=document)
     found, again, _ = twice(node_client, "nodes.find_existing", {"specs": specs})
     assert found == again
     uuid0 = next(u for u, n in _state(node_client)["nodes"].items() if n["name"] == "node-0")
@@ -129,7 +129,7 @@ def test_find_existing_then_register_twice_converges(node_client: Client) -> Non
         first, second, _ = twice(node_client, "nodes.register", {"node": spec})
         assert first["created"] is True and second["created"] is False
         assert second["uuid"] == first["uuid"] and second["ports"] == []
-    refound = _run(node_client.context, "nodes.find_existing", specs=specs)
+    refound = _run(node_client._session.context, "nodes.find_existing", specs=specs)
     assert all(s["existing"] for s in refound), "found by name, and by MAC when unnamed"
     state = _state(node_client)
     assert len(state["nodes"]) == 3
@@ -183,9 +183,9 @@ def test_choose_deploy_unprovision_undeploy_twice(node_client: Client,
                                                   tmp_path: Path) -> None:
     client = node_client
     for node in _register(client, fake_nodes(2)):
-        _run(client.context, "nodes.manage", node=node["uuid"])
-        _run(client.context, "nodes.provide", node=node["uuid"])
-    client.create_plan(PLAN, sample_tree(tmp_path / "t"))
+        _run(client._session.context, "nodes.manage", node=node["uuid"])
+        _run(client._session.context, "nodes.provide", node=node["uuid"])
+    client.plans.create(PLAN, sample_tree(tmp_path / "t"))
     inputs = {"plan": PLAN, "baremetal_deployment": COMPUTE_FILE}
     chosen, _, _ = twice(client, "nodes.choose", inputs)
     assert [(a["hostname"], a["node_name"], a["deploy"]) for a in chosen] == [
@@ -201,7 +201,7 @@ def test_choose_deploy_unprovision_undeploy_twice(node_client: Client,
     assert node["instance_info"]["display_name"] == "overcloud-novacompute-0"
     assert _states(state) == {"node-0": "active", "node-1": "available"}
 
-    _run(client.context, "nodes.record", plan=PLAN, nodes=[first])
+    _run(client._session.context, "nodes.record", plan=PLAN, nodes=[first])
     released, _, _ = twice(client, "nodes.unprovision_select",
                            {"plan": PLAN, "hostnames": ["overcloud-novacompute-0"]})
     assert [(r["hostname"], r["node"]) for r in released] == [

@@ -63,7 +63,7 @@ class Deployment:
     conf_file: Path       #: the tripleo-flow configuration used
     plan: str             #: the plan (= stack) name
     work_dir: Path        #: the deploy work dir (heat-launcher/, outputs.yaml, config-download/)
-    result: dict[str, Any]  #: what ``Client.deploy`` returned
+    result: dict[str, Any]  #: what ``Client.deployments.create`` returned
 
     @property
     def config_download(self) -> Path:
@@ -118,10 +118,10 @@ def _deploy(root: Path, heat_venv: Path, version: str, plan: str,
         if networks is not None:
             networks_file = root / "network_data.yaml"
             networks_file.write_text(networks)
-        client.create_plan(plan, templates, networks_file=networks_file)
+        client.plans.create(plan, templates, networks_file=networks_file)
         reports: list[StackProgress] = []
-        result = client.deploy(plan, heat_type=HEAT_TYPES[version], work_dir=work,
-                               baremetal_deployment=BAREMETAL, progress=reports.append)
+        result = client.deployments.create(plan, heat_type=HEAT_TYPES[version], work_dir=work,
+                                           baremetal_deployment=BAREMETAL, progress=reports.append)
     finally:
         client.close()
     deployment = Deployment(root, conf_file, plan, work, result)
@@ -270,10 +270,11 @@ def _redeploy(first: Deployment, root: Path, heat_venv: Path) -> Redeployment:
     post_deploy = _post_deploy_environment(root / "post-deploy")
     client = Client.from_config_files([str(conf_file)])
     try:
-        client.update_plan(first.plan, templates, networks_file=templates / NETISO_NETWORKS,
-                           vip_file=templates / NETISO_VIPS)
-        result = client.deploy(first.plan, work_dir=root / "work",
-                               baremetal_deployment=baremetal, environments=[post_deploy])
+        client.plans.update(first.plan, templates, networks_file=templates / NETISO_NETWORKS,
+                            vip_file=templates / NETISO_VIPS)
+        result = client.deployments.create(first.plan, work_dir=root / "work",
+                                           baremetal_deployment=baremetal,
+                                           environments=[post_deploy])
     finally:
         client.close()
     (root / "deployed.json").write_text(json.dumps({"result": result}))
@@ -354,7 +355,7 @@ _DELETE = (
     "from tripleo_flow.client import Client\n"
     "conf, plan, host, work = sys.argv[1:]\n"
     "with Client.from_config_files([conf]) as client:\n"
-    "    client.delete_overcloud_nodes(plan, [host], work_dir=work, run_ansible=False)\n")
+    "    client.deployments.delete_nodes(plan, [host], work_dir=work, run_ansible=False)\n")
 
 
 def _delete_killed_then_resumed(copy: Deployment, client: Client) -> dict[str, Any]:
@@ -368,11 +369,11 @@ def _delete_killed_then_resumed(copy: Deployment, client: Client) -> dict[str, A
     if done.returncode != -signal.SIGKILL:
         raise RuntimeError(f"the delete was not killed at {DELETE_KILLED_AT} "
                            f"(exit {done.returncode}): {done.stderr[-3000:]}")
-    [killed] = client.list_executions(workbooks.DELETE_NODES)
+    [killed] = client.executions.list(workbooks.DELETE_NODES)
     if killed.state != "INTERRUPTED":
         raise RuntimeError(f"the killed delete reads {killed.state}, not INTERRUPTED")
-    status = client.deployment_status(copy.plan)["deployment_status"]
-    execution = client.resume_execution(killed.id)
+    status = client.deployments.status(copy.plan)["deployment_status"]
+    execution = client.executions.resume(killed.id)
     output = dict(execution.output or {})
     return {"deployment": output["deployment"], "removed": output["removed"],
             "parameters": output["parameters"],
@@ -392,7 +393,7 @@ def _scale_down(redeployed: Deployment, root: Path, heat_venv: Path) -> ScaleDow
         # removal policies again all the same; one stack update proves both).
         deleted = _delete_killed_then_resumed(copy, client)
         _keep_after_delete(copy.work_dir, root / AFTER_DELETE)
-        result = client.update_prepare(copy.plan, work_dir=copy.work_dir)
+        result = client.updates.prepare(copy.plan, work_dir=copy.work_dir)
     finally:
         client.close()
     (root / "deployed.json").write_text(json.dumps({"result": result, "deleted": deleted}))

@@ -17,9 +17,9 @@ def test_the_deploy_succeeded_with_the_ussuri_port_map(tht12_deployment: Deploym
     assert tht12_deployment.result["deployment_status"] == "DEPLOY_SUCCESS"
     client = tht12_deployment.client()
     try:
-        assert client.deployment_status(tht12_deployment.plan)["deployment_status"] == \
+        assert client.deployments.status(tht12_deployment.plan)["deployment_status"] == \
             "DEPLOY_SUCCESS"
-        env = yaml.safe_load(client.store.get_object(
+        env = yaml.safe_load(client._session.store.get_object(
             tht12_deployment.plan, "deployed-servers-environment.yaml"))
     finally:
         client.close()

@@ -27,7 +27,7 @@ def test_the_deploy_succeeded_and_its_status_says_so(tht18_deployment: Deploymen
     assert tht18_deployment.result["deployment_status"] == "DEPLOY_SUCCESS"
     client = tht18_deployment.client()
     try:
-        status = client.deployment_status(tht18_deployment.plan)
+        status = client.deployments.status(tht18_deployment.plan)
     finally:
         client.close()
     assert status["deployment_status"] == "DEPLOY_SUCCESS", status
@@ -80,11 +80,11 @@ def _restored(deployment: Deployment, heat_venv: Path) -> tuple[list[Any], dict[
     heat_dir = str(deployment.work_dir)
     osc = OpenStack(heat_venv, str(deployment.root / "clouds.yaml"))
     try:
-        client.launch_heat(heat_dir, restore_db=True)  # the type the dump was made by
+        client.heat.launch(heat_dir, restore_db=True)  # the type the dump was made by
         listed = json.loads(osc("stack", "list", "-f", "json"))
         shown = json.loads(osc("stack", "show", deployment.plan, "-f", "json"))
     finally:
-        client.kill_heat(heat_dir)
+        client.heat.kill(heat_dir)
         client.close()
     return [(s["Stack Name"], s["Stack Status"]) for s in listed], shown
 
@@ -114,7 +114,7 @@ def test_a_redeploy_with_one_more_compute_updates_the_stack(
     assert after.result["stack_status"] == "UPDATE_COMPLETE"
     client = after.client()
     try:
-        assert client.deployment_status(after.plan)["stack_status"] == "UPDATE_COMPLETE"
+        assert client.deployments.status(after.plan)["stack_status"] == "UPDATE_COMPLETE"
     finally:
         client.close()
     # THT 18 has no StackAction parameter (removed upstream): a new DeployIdentifier
@@ -198,10 +198,12 @@ def test_step_0_and_host_prep_run_over_ssh_on_two_hosts(
 
         def run(tags: str) -> tuple[dict[str, dict[str, int]], str]:
             with pytest.raises(exceptions.AnsibleFailed):
-                client.deploy(copy.plan, work_dir=copy.work_dir, config_download_only=True,
-                              run_ansible=True, ansible_tags=tags,
-                              ansible_skip_tags="external",
-                              overcloud_ssh_user=testhosts.USER, overcloud_ssh_key=hosts.key)
+                client.deployments.create(copy.plan, work_dir=copy.work_dir,
+                                          config_download_only=True,
+                                          run_ansible=True, ansible_tags=tags,
+                                          ansible_skip_tags="external",
+                                          overcloud_ssh_user=testhosts.USER,
+                                          overcloud_ssh_key=hosts.key)
             out = log.read_text()
             return testhosts.recap(out), out
 
@@ -222,7 +224,7 @@ def test_step_0_and_host_prep_run_over_ssh_on_two_hosts(
                 made = hosts.run(server, "test -x /var/lib/container-puppet/"
                                          "container-puppet.sh && test -d /var/log/journal")
                 assert made.returncode == 0, (server, made.stderr)
-            status = client.deployment_status(copy.plan)
+            status = client.deployments.status(copy.plan)
             assert status["deployment_status"] == "DEPLOY_FAILED"
             assert status["stack_status"] == "CREATE_COMPLETE"  # kept, to re-run Ansible
 
@@ -233,5 +235,5 @@ def test_step_0_and_host_prep_run_over_ssh_on_two_hosts(
                        for s in servers), counts
             assert f"tripleo_firewall : {STOPPED_BY_OS}" in out
         finally:
-            client.kill_heat(str(copy.work_dir))
+            client.heat.kill(str(copy.work_dir))
             client.close()

@@ -30,7 +30,7 @@ ROLE_NETWORKS = {"controller-0": {"external", "internal_api", "storage", "storag
 def _environment(deployment: Deployment) -> dict[str, Any]:
     client = deployment.client()
     try:
-        return yaml.safe_load(client.store.get_object(
+        return yaml.safe_load(client._session.store.get_object(
             deployment.plan, "deployed-servers-environment.yaml"))
     finally:
         client.close()

@@ -109,7 +109,7 @@ def test_the_delete_killed_after_its_stack_update_resumes_as_if_never_killed(
         "INTERRUPTED", "DEPLOY_INTERRUPTED", "SUCCESS"), killed
     after = tht18_scale_down.after
     with after.client() as client:
-        deletes = client.list_executions(workbooks.DELETE_NODES)
+        deletes = client.executions.list(workbooks.DELETE_NODES)
     assert [(e.id, e.state) for e in deletes] == [(killed["execution"], "SUCCESS")]
     left = [p.relative_to(after.work_dir) for pattern in ("run.json", "heat-mariadb*")
             for p in after.work_dir.rglob(pattern)]
@@ -192,7 +192,7 @@ def _cli(conf: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess
 def _plan_state(deployment: Deployment) -> tuple[Any, Any]:
     client = deployment.client()
     try:
-        return (client.deployment_status(deployment.plan),
+        return (client.deployments.status(deployment.plan),
                 _plan_environment(deployment).read_bytes())
     finally:
         client.close()
@@ -209,19 +209,19 @@ def test_refusals_change_nothing_from_every_interface(
     client = copy.client()
     try:
         with pytest.raises(exceptions.ServersNotInStack) as raised:
-            client.delete_overcloud_nodes(plan, ["compute-9"], work_dir=work)
+            client.deployments.delete_nodes(plan, ["compute-9"], work_dir=work)
         assert raised.value.servers == ["compute-0", "controller-0"]
         with pytest.raises(exceptions.InvalidInput, match="would leave role Controller"):
-            client.delete_overcloud_nodes(plan, ["controller-0"], work_dir=work)
+            client.deployments.delete_nodes(plan, ["controller-0"], work_dir=work)
         # --baremetal-deployment: the instances marked provisioned: false are the hosts.
         roles = yaml.safe_load(BAREMETAL.read_text())
         with pytest.raises(exceptions.InvalidInput, match="nothing to delete"):
-            client.delete_overcloud_nodes(plan, baremetal_deployment=yaml.safe_dump(roles),
-                                          work_dir=work)
+            client.deployments.delete_nodes(plan, baremetal_deployment=yaml.safe_dump(roles),
+                                            work_dir=work)
         roles[1]["instances"].append({"hostname": "compute-9", "provisioned": False})
         with pytest.raises(exceptions.ServersNotInStack, match="'compute-9'"):
-            client.delete_overcloud_nodes(plan, baremetal_deployment=yaml.safe_dump(roles),
-                                          work_dir=work)
+            client.deployments.delete_nodes(plan, baremetal_deployment=yaml.safe_dump(roles),
+                                            work_dir=work)
     finally:
         client.close()
 
@@ -246,7 +246,7 @@ def test_refusals_change_nothing_from_every_interface(
         ended = finished(api, started.json()["id"])
         assert ended["state"] == "ERROR"
         assert "has no server 'compute-9'" in json.dumps(ended)
-        runs = [e.state for e in api.client.list_executions(workbooks.DELETE_NODES)]
+        runs = [e.state for e in api.client.executions.list(workbooks.DELETE_NODES)]
     # The unconfirmed CLI run started nothing; the others failed at their first task.
     assert runs == ["ERROR"] * 6
     assert _plan_state(copy) == before
@@ -275,8 +275,8 @@ def test_the_scale_playbook_runs_on_the_leaving_server_only(
             # same run, the same stop, nothing changed either time.
             for _ in range(2):
                 with pytest.raises(exceptions.AnsibleFailed) as raised:
-                    client.delete_overcloud_nodes(copy.plan, ["compute-0"],
-                                                  work_dir=copy.work_dir)
+                    client.deployments.delete_nodes(copy.plan, ["compute-0"],
+                                                    work_dir=copy.work_dir)
                 assert raised.value.playbook == "scale_playbook.yaml"
                 out = (copy.work_dir / "ansible.log").read_text()
                 counts = testhosts.recap(out)

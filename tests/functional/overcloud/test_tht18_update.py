@@ -98,11 +98,11 @@ def test_update_run_is_refused_before_a_prepare_from_every_interface(
     client = copy.client()
     try:
         with pytest.raises(exceptions.UpdateNotPrepared, match="update prepare"):
-            client.update_run(plan, "compute-0", work_dir=work)
+            client.updates.run(plan, "compute-0", work_dir=work)
         with pytest.raises(exceptions.InvalidInput, match="needs --limit"):
-            client.update_run(plan, "", work_dir=work)
+            client.updates.run(plan, "", work_dir=work)
         with pytest.raises(exceptions.InvalidInput, match="not a playbook"):
-            client.update_run(plan, "Compute", playbooks=["../../etc/x.yaml"], work_dir=work)
+            client.updates.run(plan, "Compute", playbooks=["../../etc/x.yaml"], work_dir=work)
     finally:
         client.close()
     done = _cli(copy.conf_file, "overcloud", "update", "run", "--stack", plan, "-y",
@@ -126,7 +126,7 @@ def test_update_run_is_refused_before_a_prepare_from_every_interface(
         ended = finished(api, started.json()["id"])
         assert ended["state"] == "ERROR"
         assert "No minor update is prepared" in json.dumps(ended)
-        runs = [e.state for e in api.client.list_executions(workbooks.UPDATE_RUN)]
+        runs = [e.state for e in api.client.executions.list(workbooks.UPDATE_RUN)]
     # Started and failed at their first task: the API's and the CLI's run without a
     # prepare, and the HTTP one; the others were refused before any execution.
     assert runs == ["ERROR"] * 3
@@ -149,8 +149,8 @@ def test_update_run_runs_the_update_steps_with_the_limit(
             # The with-items task of the playbooks reports the item's failure, of its
             # kind (its hints and exit code), as a deploy's Ansible step does.
             with pytest.raises(exceptions.AnsibleFailed) as raised:
-                client.update_run(copy.plan, "compute-1", work_dir=copy.work_dir,
-                                  ansible_tags="setup_packages")
+                client.updates.run(copy.plan, "compute-1", work_dir=copy.work_dir,
+                                   ansible_tags="setup_packages")
             assert "Playbook 'update_steps_playbook.yaml'" in str(raised.value)
             assert "exit 4" in str(raised.value)
             out = (copy.work_dir / "ansible.log").read_text()

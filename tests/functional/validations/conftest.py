@@ -43,5 +43,5 @@ def vclient(tmp_path: Path, validations_venv: Path) -> Iterator[Client]:
 
 @pytest.fixture
 def plan(vclient: Client) -> str:
-    vclient.create_plan("oc", sample_plan_dir())
+    vclient.plans.create("oc", sample_plan_dir())
     return "oc"

@@ -27,24 +27,24 @@ def test_a_failed_pre_deployment_validation_stops_the_deploy(
     client = make_client(tmp_path / "data", validations_venv)
     client.conf.set_override("validations_dirs", [str(ALWAYS_FAILS)], group="validations")
     try:
-        client.create_plan("oc", sample_plan_dir())
+        client.plans.create("oc", sample_plan_dir())
         with pytest.raises(exceptions.WorkflowFailed) as failed:
             if through == "client":
-                client.deploy("oc", work_dir=tmp_path / "work", run_validations=True)
+                client.deployments.create("oc", work_dir=tmp_path / "work", run_validations=True)
             elif through == "config-download-only":  # one execution: validations first
-                client.deploy("oc", work_dir=tmp_path / "work", run_validations=True,
-                              config_download_only=True)
+                client.deployments.create("oc", work_dir=tmp_path / "work", run_validations=True,
+                                          config_download_only=True)
             else:
-                client.run_workflow("tripleo.deploy.deploy", {
+                client.executions.create("tripleo.deploy.deploy", {
                     "plan": "oc", "work_dir": str(tmp_path / "work"), "run_validations": True})
         assert REASON in str(failed.value)
         assert "deploy without --run-validations" in str(failed.value)
-        assert client.deployment_status("oc")["deployment_status"] == "NONE"
+        assert client.deployments.status("oc")["deployment_status"] == "NONE"
         assert not (tmp_path / "work").exists()
-        [execution] = [e for e in client.list_executions()
+        [execution] = [e for e in client.executions.list()
                        if e.workflow.startswith("tripleo.deploy.")]
         assert execution.state == "ERROR" and execution.failed_task == "check_validations"
-        kept = {r["validation"]: r["status"] for r in client.validation_results(plan="oc")}
+        kept = {r["validation"]: r["status"] for r in client.validations.results(plan="oc")}
         assert kept["always-fails"] == "FAILED" and kept["undercloud-debug"] == "SKIPPED"
     finally:
         client.close()

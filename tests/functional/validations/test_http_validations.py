@@ -30,7 +30,7 @@ def test_list_show_run_and_results_over_http(vapi: Api) -> None:
     assert shown["parameters"] == {"minimal_cpu_count": 8} and "path" not in shown
     assert vapi("GET", "/v1/validations/ghost").status_code == 404
 
-    vapi.client.create_plan("oc", sample_plan_dir())
+    vapi.client.plans.create("oc", sample_plan_dir())
     started = vapi("POST", "/v1/validations/run", json={
         "validations": ["no-op", "check-cpu"], "plan": "oc", "inventory": "localhost",
         "extra_vars": {"minimal_cpu_count": 100000}})
@@ -58,10 +58,10 @@ def test_list_show_run_and_results_over_http(vapi: Api) -> None:
     {"inventory": "localhost"},
 ])
 def test_bad_run_requests_start_nothing(vapi: Api, body: dict) -> None:  # type: ignore[type-arg]
-    before = len(vapi.client.list_executions())
+    before = len(vapi.client.executions.list())
     answer = vapi("POST", "/v1/validations/run", json=body)
     assert answer.status_code == 400, answer.text
-    assert len(vapi.client.list_executions()) == before
+    assert len(vapi.client.executions.list()) == before
 
 
 def test_stop_over_http(vapi: Api) -> None:

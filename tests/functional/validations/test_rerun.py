@@ -31,7 +31,7 @@ REGISTRY = ActionRegistry.load()
 
 
 def _run(client: Client, name: str, **inputs: Any) -> Any:
-    return REGISTRY.get(name)(client.context).execute(**inputs)
+    return REGISTRY.get(name)(client._session.context).execute(**inputs)
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -46,7 +46,7 @@ def test_select_converges_and_run_keeps_one_record(
     runs = runs_dir(vclient.conf)
     inputs = {"validations": ["no-op"], "group": None, "category": None, "plan": plan,
               "inventory": None, "localhost": True, "run_id": runner.new_run_id()}
-    store_before = store_state(vclient.store)
+    store_before = store_state(vclient._session.store)
     selection = _run(vclient, "validations.select", **inputs)
     files = _files(runs)
     again = _run(vclient, "validations.select", **inputs)
@@ -54,13 +54,13 @@ def test_select_converges_and_run_keeps_one_record(
     assert selection["validations"] == ["no-op"] and selection["run_id"] == inputs["run_id"]
     assert list(files) == [f"{inputs['run_id']}/{Path(selection['inventory']).name}"]
     assert _files(runs) == files  # the inventory, written once
-    assert store_state(vclient.store) == store_before
+    assert store_state(vclient._session.store) == store_before
 
     messages = plan + MESSAGES_SUFFIX
     first = _run(vclient, "validations.run", validation="no-op", selection=selection)
-    after_first = store_state(vclient.store)
+    after_first = store_state(vclient._session.store)
     second = _run(vclient, "validations.run", validation="no-op", selection=selection)
-    after_second = store_state(vclient.store)
+    after_second = store_state(vclient._session.store)
     assert first["status"] == second["status"] == "PASSED"
     assert first["id"] == second["id"] == f"{inputs['run_id']}-no-op"
     # One record, stored twice: the second run's replaces the first's.
@@ -68,7 +68,7 @@ def test_select_converges_and_run_keeps_one_record(
     records = after_second[messages][1]
     assert list(records) == list(after_first[messages][1])
     assert len(records) == 1
-    stored = json.loads(vclient.store.get_object(messages, next(iter(records))))
+    stored = json.loads(vclient._session.store.get_object(messages, next(iter(records))))
     assert (stored["id"], stored["status"], stored["started_at"]) == (
         second["id"], "PASSED", second["started_at"])
     # The plan itself is not touched by either run.

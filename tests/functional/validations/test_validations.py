@@ -32,27 +32,27 @@ PASS_CPU, FAIL_CPU = {"minimal_cpu_count": 1}, {"minimal_cpu_count": 100000}
 
 
 def test_list_and_show_read_the_playbooks_metadata(vclient: Client) -> None:
-    every = {v["id"]: v for v in vclient.list_validations()}
+    every = {v["id"]: v for v in vclient.validations.list()}
     assert {"no-op", "check-cpu", "check-ram", "dns", "undercloud-debug"} <= set(every)
     assert len(every) > 60  # validations-common + tripleo-validations
     assert every["slow-sleep"]["groups"] == ["tripleo-flow-tests"]  # validations_dirs
-    assert [v["id"] for v in vclient.list_validations(group="no-op")] == ["no-op"]
-    assert "dns" in [v["id"] for v in vclient.list_validations(category="networking")]
-    pre = [v["id"] for v in vclient.list_validations(group="pre-deployment")]
+    assert [v["id"] for v in vclient.validations.list(group="no-op")] == ["no-op"]
+    assert "dns" in [v["id"] for v in vclient.validations.list(category="networking")]
+    pre = [v["id"] for v in vclient.validations.list(group="pre-deployment")]
     assert "dns" in pre and "no-op" not in pre
-    cpu = vclient.show_validation("check-cpu")
+    cpu = vclient.validations.get("check-cpu")
     assert cpu["parameters"] == {"minimal_cpu_count": 8}
     assert cpu["hosts"] == "localhost" and "prep" in cpu["groups"]
     assert cpu["path"].endswith("validation-playbooks/check-cpu.yaml")
     with pytest.raises(exceptions.ValidationNotFound, match="validation list"):
-        vclient.show_validation("no-such-validation")
+        vclient.validations.get("no-such-validation")
     with pytest.raises(exceptions.ValidationNotFound):
-        vclient.show_validation("../../etc/passwd")
+        vclient.validations.get("../../etc/passwd")
 
 
 def test_pass_fail_and_skip_with_results_kept_with_the_plan(
         vclient: Client, plan: str, tmp_path: Path, validations_venv: Path) -> None:
-    done = vclient.run_validations(["no-op", "check-cpu", "undercloud-debug"], plan=plan,
+    done = vclient.validations.run(["no-op", "check-cpu", "undercloud-debug"], plan=plan,
                                    inventory="localhost", extra_vars=PASS_CPU)
     by_name = {r["validation"]: r for r in done["results"]}
     assert by_name["no-op"]["status"] == "PASSED"
@@ -64,7 +64,7 @@ def test_pass_fail_and_skip_with_results_kept_with_the_plan(
     assert skipped["reasons"][0]["reason"] == "skipped: needs undercloud in the inventory"
     assert done["counts"] == {"PASSED": 2, "SKIPPED": 1}
 
-    failed = vclient.run_validations(["check-cpu"], plan=plan, inventory="localhost",
+    failed = vclient.validations.run(["check-cpu"], plan=plan, inventory="localhost",
                                      extra_vars=FAIL_CPU)["results"][0]
     assert failed["status"] == "FAILED"
     assert failed["hosts"] == {"localhost": "FAILED"}
@@ -73,49 +73,49 @@ def test_pass_fail_and_skip_with_results_kept_with_the_plan(
     # A new Client (a restart) reads them back from the plan store.
     again = make_client(tmp_path / "data", validations_venv)
     try:
-        kept = again.validation_results(plan=plan, validation="check-cpu")
+        kept = again.validations.results(plan=plan, validation="check-cpu")
         assert [r["status"] for r in kept] == ["FAILED", "PASSED"]
         assert "log" not in kept[0]
-        shown = again.show_validation_result(failed["id"], plan=plan)
+        shown = again.validations.get_result(failed["id"], plan=plan)
         assert "PLAY RECAP" in shown["log"] and shown["extra_vars"] == FAIL_CPU
-        assert again.validation_results() == []  # none kept without a plan
-        store_names = again.store.list_objects(plan + "-messages", prefix="validations/")
+        assert again.validations.results() == []  # none kept without a plan
+        store_names = again._session.store.list_objects(plan + "-messages", prefix="validations/")
         assert len(store_names) == 4
     finally:
         again.close()
     with pytest.raises(exceptions.ValidationResultNotFound):
-        vclient.show_validation_result(failed["id"])  # it is the plan's, not local
+        vclient.validations.get_result(failed["id"])  # it is the plan's, not local
 
 
 def test_the_plans_inventory_is_the_default(vclient: Client, plan: str,
                                             tmp_path: Path) -> None:
     with pytest.raises(exceptions.WorkflowFailed, match="no deployment with a config-download"):
-        vclient.run_validations(["no-op"], plan=plan)
+        vclient.validations.run(["no-op"], plan=plan)
     project = tmp_path / "config-download"
     project.mkdir()
     (project / "tripleo-ansible-inventory.yaml").write_text(yaml.safe_dump(
         {"Controller": {"hosts": {"localhost": {"ansible_connection": "local"}}}}))
-    PlanRepository(vclient.store).set_deployment_status(
+    PlanRepository(vclient._session.store).set_deployment_status(
         plan, {"deployment_status": "DEPLOY_SUCCESS", "config_download": str(project)})
-    done = vclient.run_validations(["no-op"], plan=plan)
+    done = vclient.validations.run(["no-op"], plan=plan)
     assert done["inventory"] == f"plan {plan}"
     assert done["results"][0]["status"] == "PASSED"
     # An inventory file is recorded by its name only: records are shown over HTTP,
     # which never names a path of the server.
-    by_file = vclient.run_validations(
+    by_file = vclient.validations.run(
         ["no-op"], inventory=str(project / "tripleo-ansible-inventory.yaml"))
     assert by_file["inventory"] == "file tripleo-ansible-inventory.yaml"
-    assert str(tmp_path) not in json.dumps(vclient.validation_results())
+    assert str(tmp_path) not in json.dumps(vclient.validations.results())
 
 
 def test_bad_input_changes_nothing(vclient: Client, tmp_path: Path) -> None:
     with pytest.raises(exceptions.InvalidInput, match="not a validation name"):
-        vclient.run_validations(["no-op;rm"])
+        vclient.validations.run(["no-op;rm"])
     with pytest.raises(exceptions.WorkflowFailed, match="is not a file"):
-        vclient.run_validations(["no-op"], inventory=str(tmp_path / "missing.yaml"))
+        vclient.validations.run(["no-op"], inventory=str(tmp_path / "missing.yaml"))
     with pytest.raises(exceptions.WorkflowFailed, match="No validation 'ghost'"):
-        vclient.run_validations(["ghost"], inventory="localhost")
-    assert vclient.validation_results() == []
+        vclient.validations.run(["ghost"], inventory="localhost")
+    assert vclient.validations.results() == []
 
 
 def _processes_with(text: str) -> list[str]:
@@ -133,7 +133,7 @@ def _processes_with(text: str) -> list[str]:
 
 
 def test_stop_leaves_no_ansible_process(vclient: Client) -> None:
-    execution = vclient.run_workflow("tripleo.validations.run", {
+    execution = vclient.executions.create("tripleo.validations.run", {
         "validations": ["slow-sleep", "no-op"], "localhost": True,
         "extra_vars": {"sleep_seconds": 3141}, "run_id": runner.new_run_id()}, wait=False)
     run_dir = runs_dir(vclient.conf) / execution.input["run_id"]
@@ -144,7 +144,7 @@ def test_stop_leaves_no_ansible_process(vclient: Client) -> None:
     pgid = runner.running(run_dir)["slow-sleep"]
     assert _processes_with(str(run_dir))  # ansible-playbook itself
 
-    stopped = vclient.stop_validations(execution.id)
+    stopped = vclient.validations.stop(execution.id)
     assert stopped["stopped"] == ["slow-sleep"]
     assert _processes_with("sleep 3141") == []
     assert _processes_with(str(run_dir)) == []
@@ -152,16 +152,16 @@ def test_stop_leaves_no_ansible_process(vclient: Client) -> None:
         os.killpg(pgid, 0)
 
     deadline = time.monotonic() + 30
-    while vclient.get_execution(execution.id).state in ("RUNNING", "PENDING"):
+    while vclient.executions.get(execution.id).state in ("RUNNING", "PENDING"):
         assert time.monotonic() < deadline
         time.sleep(0.2)
-    ended = vclient.get_execution(execution.id)
+    ended = vclient.executions.get(execution.id)
     assert ended.state == "ERROR", ended
     assert "slow-sleep: stopped" in (ended.error or "")
-    statuses = {r["validation"]: r["status"] for r in vclient.validation_results()}
+    statuses = {r["validation"]: r["status"] for r in vclient.validations.results()}
     assert statuses == {"slow-sleep": "STOPPED", "no-op": "STOPPED"}  # no-op never started
     with pytest.raises(exceptions.ValidationsNotRunning):
-        vclient.stop_validations(execution.id)
+        vclient.validations.stop(execution.id)
 
 
 @pytest.fixture
@@ -209,7 +209,7 @@ def test_a_missing_venv_says_how_to_build_it(tmp_path: Path) -> None:
     client = make_client(tmp_path / "data", tmp_path / "no-venv")
     try:
         with pytest.raises(exceptions.ValidationsNotInstalled, match="setup-validations.sh"):
-            client.list_validations()
+            client.validations.list()
     finally:
         client.close()
 
@@ -219,15 +219,15 @@ def test_parameters_are_never_templates_nor_ansible_settings(vclient: Client,
                                                              tmp_path: Path) -> None:
     marker = tmp_path / "templated"
     template = "{{ lookup('pipe', 'touch " + str(marker) + "') }}"
-    done = vclient.run_validations(["dns"], inventory="localhost",
+    done = vclient.validations.run(["dns"], inventory="localhost",
                                    extra_vars={"server_to_lookup": template})
     assert done["results"][0]["status"] == "FAILED"  # getent of the literal text
     assert not marker.exists()
     with pytest.raises(exceptions.InvalidInput, match="Ansible connection"):
-        vclient.run_validations(["no-op"], inventory="localhost",
+        vclient.validations.run(["no-op"], inventory="localhost",
                                 extra_vars={"ansible_python_interpreter": "/bin/sh"})
     with pytest.raises(exceptions.WorkflowFailed, match="Ansible connection"):
-        vclient.run_workflow("tripleo.validations.run", {
+        vclient.executions.create("tripleo.validations.run", {
             "validations": ["no-op"], "localhost": True,
             "extra_vars": {"ansible_connection": "ssh"}})
 
@@ -241,7 +241,7 @@ def test_a_rerun_kills_what_a_crashed_attempt_left(vclient: Client) -> None:
     leftover = subprocess.Popen(["sleep", "3142"], start_new_session=True)
     try:
         (work / "pgid").write_text(str(leftover.pid))
-        done = vclient.run_workflow("tripleo.validations.run", {
+        done = vclient.executions.create("tripleo.validations.run", {
             "validations": ["no-op"], "localhost": True, "run_id": run_id})
         assert done.output["results"][0]["status"] == "PASSED"
         assert leftover.wait(timeout=10) == -9

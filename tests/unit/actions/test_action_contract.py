@@ -57,7 +57,7 @@ def host(tmp_path: Path) -> Iterator[Host]:
     host = Host(tmp_path / "data", {**ACTIONS, "validations.check":
                                     validations.CheckValidations})
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 def _install(host: Host, tmp_path: Path, action: str) -> None:
@@ -78,7 +78,7 @@ def _install(host: Host, tmp_path: Path, action: str) -> None:
                   counts: <% task().result.counts %>
                 keep-result: false
         """))
-    host.create_workbook(path)
+    host.workbooks.create(path)
 
 
 def test_keep_result_false_runs_where_the_action_has_no_revert(host: Host,
@@ -87,10 +87,10 @@ def test_keep_result_false_runs_where_the_action_has_no_revert(host: Host,
     refused ``keep-result: false``): its task publishes from the result and drops it."""
     _install(host, tmp_path, "validations.check")
     results = [{"status": "PASSED"}, {"status": "FAILED"}, {"status": "PASSED"}]
-    execution = host.run_workflow("keep.wf", {"results": results})
+    execution = host.executions.create("keep.wf", {"results": results})
     assert execution.state == "SUCCESS", execution.error
     assert execution.output == {"counts": {"PASSED": 2, "FAILED": 1}}
-    [task] = host.execution_tasks(execution.id)
+    [task] = host.tasks.list(execution.id)
     assert task.result is None and task.published == {"counts": {"PASSED": 2, "FAILED": 1}}
 
 
@@ -109,7 +109,7 @@ def test_keep_result_false_is_still_refused_where_a_revert_needs_the_result(
         """))
     with pytest.raises(exceptions.TripleoFlowError, match="'keep-result: false' cannot be "
                        "used with action 'test.record': undoing it needs its result"):
-        host.create_workbook(path)
+        host.workbooks.create(path)
 
 
 def test_a_registered_action_is_built_with_its_context_alone() -> None:

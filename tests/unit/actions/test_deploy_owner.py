@@ -42,7 +42,7 @@ def client(tmp_path: Path) -> Client:
     conf([], project="tripleo-flow", default_config_files=[], default_config_dirs=[])
     conf.set_override("data_dir", str(tmp_path / "data"))
     api = Client(conf, store=LocalStore(tmp_path / "plans"))
-    api.create_plan("oc", sample=True)
+    api.plans.create("oc", sample=True)
     return api
 
 
@@ -71,32 +71,34 @@ def test_crashed_deploy_is_shown_and_a_new_deploy_is_allowed(
         text=True, check=False)
     assert crashed.returncode == 9, crashed.stderr
 
-    status = client.deployment_status("oc")
+    status = client.deployments.status("oc")
     assert status["deployment_status"] == "DEPLOY_INTERRUPTED"
     assert status["process"].endswith("(gone)") and "pid " in status["process"]
     assert "deploy again" in status["message"]
 
-    StartDeployment(client.context).execute(plan="oc", work_dir=str(work), heat_type="native")
-    record = PlanRepository(client.store).deployment_status("oc")
+    StartDeployment(client._session.context).execute(plan="oc", work_dir=str(work),
+                                                     heat_type="native")
+    record = PlanRepository(client._session.store).deployment_status("oc")
     assert record is not None and record["owner"]["pid"] == os.getpid()
-    status = client.deployment_status("oc")
+    status = client.deployments.status("oc")
     assert status["process"].endswith("(running)")
 
     # Now this live process owns it: another deployment is refused, naming it.
     with pytest.raises(exceptions.DeploymentRunning) as refused:
-        StartDeployment(client.context).execute(plan="oc", work_dir=str(work), heat_type="native")
+        StartDeployment(client._session.context).execute(plan="oc", work_dir=str(work),
+                                                         heat_type="native")
     assert f"pid {os.getpid()}" in str(refused.value)
     assert "deployment status --plan oc" in str(refused.value)
 
 
 def test_deploying_record_of_another_host_still_blocks(client: Client, tmp_path: Path) -> None:
-    repo = PlanRepository(client.store)
+    repo = PlanRepository(client._session.store)
     repo.set_deployment_status("oc", {"deployment_status": "DEPLOYING", "message": "",
                                       "owner": {"host": "elsewhere", "pid": 1, "started": 1}})
-    assert client.deployment_status("oc")["process"] == "pid 1 on elsewhere (unknown)"
+    assert client.deployments.status("oc")["process"] == "pid 1 on elsewhere (unknown)"
     with pytest.raises(exceptions.DeploymentRunning, match="pid 1 on elsewhere"):
-        StartDeployment(client.context).execute(plan="oc", work_dir=str(tmp_path / "w"),
-                                            heat_type="native")
+        StartDeployment(client._session.context).execute(plan="oc", work_dir=str(tmp_path / "w"),
+                                                         heat_type="native")
 
 
 
@@ -105,16 +107,18 @@ def test_a_deploy_naming_no_heat_type_uses_the_one_its_work_dir_was_deployed_wit
         client: Client, tmp_path: Path) -> None:
     """The deployment status' heat type counts for its own work dir only (a heat-dir
     whose dump records its type: tests/unit/heat/test_heat_type_resolution.py)."""
-    repo = PlanRepository(client.store)
+    repo = PlanRepository(client._session.store)
     work = str(tmp_path / "work")
     repo.set_deployment_status("oc", {"deployment_status": "DEPLOY_SUCCESS", "message": "",
                                       "work_dir": work, "heat_type": "processes"})
-    started = StartDeployment(client.context).execute(plan="oc", work_dir=work, heat_type=None)
+    started = StartDeployment(client._session.context).execute(plan="oc", work_dir=work,
+                                                               heat_type=None)
     assert started["heat_type"] == "processes"
     assert (repo.deployment_status("oc") or {})["heat_type"] == "processes"
 
     repo.set_deployment_status("oc", {"deployment_status": "DEPLOY_SUCCESS", "message": "",
                                       "work_dir": work, "heat_type": "processes"})
-    elsewhere = StartDeployment(client.context).execute(plan="oc", work_dir=work + "-other",
-                                                    heat_type=None)
+    elsewhere = StartDeployment(client._session.context).execute(plan="oc",
+                                                                 work_dir=work + "-other",
+                                                                 heat_type=None)
     assert elsewhere["heat_type"] == client.conf.heat.heat_type

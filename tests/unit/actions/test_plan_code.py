@@ -19,7 +19,7 @@ def host(tmp_path: Path) -> Any:
     host = Host(tmp_path / "data")
     host.install("plan_code")
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 def lines(log: Path) -> list[str]:
@@ -33,7 +33,7 @@ def test_ansible_actions_declare_they_run_plan_code() -> None:
 
 def test_a_local_execution_runs_plan_code(host: Any, tmp_path: Path) -> None:
     log = tmp_path / "log"
-    execution = host.run_workflow("guarded", {"log": str(log)})
+    execution = host.executions.create("guarded", {"log": str(log)})
     assert execution.state == "SUCCESS"
     assert lines(log) == ["do before", "do code", "do after"]
 
@@ -41,20 +41,20 @@ def test_a_local_execution_runs_plan_code(host: Any, tmp_path: Path) -> None:
 def test_an_api_execution_is_refused_before_the_action_runs(host: Any, tmp_path: Path) -> None:
     log = tmp_path / "log"
     with pytest.raises(exceptions.WorkflowFailed) as failed:
-        host.run_workflow("guarded", {"log": str(log)}, api_user=True)
+        host.executions.create("guarded", {"log": str(log)}, api_user=True)
     message = str(failed.value)
     assert "'code'" in message and "test.plan_code" in message
     assert "[api] allow_plan_code" in message
     # Not run, not retried, not handled by on-error; the earlier task undone.
     assert lines(log) == ["do before", "undo before"]
-    record = host.list_executions("guarded")[-1]
+    record = host.executions.list("guarded")[-1]
     assert record.state == "ERROR" and record.failed_task == "code"
 
 
 def test_the_server_option_allows_plan_code(host: Any, tmp_path: Path) -> None:
     host.conf.set_override("allow_plan_code", True, group="api")
     log = tmp_path / "log"
-    execution = host.run_workflow("guarded", {"log": str(log)}, api_user=True)
+    execution = host.executions.create("guarded", {"log": str(log)}, api_user=True)
     assert execution.state == "SUCCESS"
     assert lines(log) == ["do before", "do code", "do after"]
 
@@ -65,5 +65,5 @@ def test_paths_imply_an_api_user(host: Any, tmp_path: Path) -> None:
     log = tmp_path / "log"
     paths = ServerPaths.for_data_dir(tmp_path / "server")
     with pytest.raises(exceptions.WorkflowFailed, match="allow_plan_code"):
-        host.run_workflow("guarded", {"log": str(log)}, paths=paths)
+        host.executions.create("guarded", {"log": str(log)}, paths=paths)
     assert "do code" not in lines(log)

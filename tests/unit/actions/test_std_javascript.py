@@ -18,7 +18,7 @@ def host(tmp_path: Path) -> Iterator[Host]:
     host = Host(tmp_path / "data", {**ACTIONS, "std.javascript": javascript.JavaScript,
                                     "std.js": javascript.Js})
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 def test_a_script_reads_its_context_and_returns_json_data(host: Host, tmp_path: Path

@@ -57,7 +57,7 @@ def host(tmp_path: Path) -> Iterator[Host]:
                                         "std.email": std_remote.Email}
     host = Host(tmp_path / "data", actions)
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 def test_echo_waits_its_delay_and_test_dict_builds_a_mapping(host: Host, tmp_path: Path
@@ -131,7 +131,7 @@ def test_email_is_delivered_to_a_real_smtp_server(host: Host, tmp_path: Path,
     assert message["To"] == "ops@example.com" and message["Cc"] == "lead@example.com"
     assert message["Bcc"] is None and message["Reply-To"] == "noreply@example.com"
     assert str(email.header.make_header(email.header.decode_header(message["Subject"]))) \
-        == f"Deployment {host.list_executions()[-1].workflow} done"
+        == f"Deployment {host.executions.list()[-1].workflow} done"
     parts = {p.get_content_type(): p.get_payload(decode=True).decode()
              for p in message.walk() if not p.is_multipart()}
     assert parts == {"text/plain": "The overcloud is up.",
@@ -162,15 +162,15 @@ def test_an_api_user_cannot_send_email_unless_the_server_allows_it(
     path = tmp_path / "api.yaml"
     path.write_text("version: '2.0'\nname: api\nworkflows:\n" + "\n".join(
         "  " + line[4:] for line in EMAIL.strip("\n").splitlines()) + "\n")
-    host.create_workbook(path)
+    host.workbooks.create(path)
     with pytest.raises(exceptions.WorkflowFailed) as failed:
-        host.run_workflow("api.wf", {"server": server}, api_user=True)
+        host.executions.create("api.wf", {"server": server}, api_user=True)
     assert "[api] allow_outbound_actions" in str(failed.value)
     assert "'send' (action std.email)" in str(failed.value)
     assert inbox.received == []
-    host.close_workflows()
+    host._session.close_workflows()
     host.conf.set_override("allow_outbound_actions", True, group="api")
-    assert host.run_workflow("api.wf", {"server": server}, api_user=True).state == "SUCCESS"
+    assert host.executions.create("api.wf", {"server": server}, api_user=True).state == "SUCCESS"
     assert len(inbox.received) == 1
     assert std_remote.Email.connects_out and not std.Http.connects_out
     assert isinstance(exceptions.OutboundActionNotAllowed("std.email", "send"),

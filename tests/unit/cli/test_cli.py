@@ -51,7 +51,7 @@ def cli(tmp_path: Path) -> Cli:
     cli = Cli(tmp_path)
     client = make_client(tmp_path, LocalStore(tmp_path / "data" / "plans"))
     try:
-        client.create_workbook(GOOD)
+        client.workbooks.create(GOOD)
     finally:
         client.close()
     return cli

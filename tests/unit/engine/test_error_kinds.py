@@ -41,7 +41,7 @@ MACHINE = ("go:\n        on-success: [joined]\n      joined:\n        join: all\
 def host(tmp_path: Path) -> Iterator[Host]:
     host = Host(tmp_path / "data", ACTIONS)
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 @pytest.mark.parametrize("machine", [False, True], ids=["graph", "state-machine"])
@@ -49,16 +49,16 @@ def test_several_failed_tasks_keep_their_kind_and_next_steps(host: Host, tmp_pat
                                                              machine: bool) -> None:
     path = tmp_path / "kinds.yaml"
     path.write_text(textwrap.dedent(WORKBOOK).format(extra=MACHINE if machine else ""))
-    host.create_workbook(path)
+    host.workbooks.create(path)
     with pytest.raises(exceptions.WorkflowFailed) as failed:
-        host.run_workflow("kinds.wf", {})
+        host.executions.create("kinds.wf", {})
     cause = failed.value.__cause__
     assert isinstance(cause, exceptions.NotFound), repr(cause)
     assert exceptions.exit_code(cause) == 3
     assert "'one'" in str(cause) and "'two'" in str(cause)
     steps = [{"command": f"tripleo-flow plan create {name} --templates DIR",
               "request": f"POST /v1/plans?name={name}"} for name in ("one", "two")]
-    [record] = host.list_executions()
+    [record] = host.executions.list()
     assert sorted(record.hints or [], key=str) == steps
     assert record.error == str(cause)
     assert "POST /v1/plans?name=one" in (record.error_api or "")
@@ -70,12 +70,12 @@ def test_errors_of_different_kinds_are_a_task_failure_with_both_next_steps(
     path = tmp_path / "kinds.yaml"
     path.write_text(textwrap.dedent(WORKBOOK).format(extra="").replace(
         'action: test.missing_plan plan="two"', "action: std.fail"))
-    host.create_workbook(path)
+    host.workbooks.create(path)
     with pytest.raises(exceptions.WorkflowFailed) as failed:
-        host.run_workflow("kinds.wf", {})
+        host.executions.create("kinds.wf", {})
     cause = failed.value.__cause__
     assert type(cause) is exceptions.TaskFailed
-    [record] = host.list_executions()
+    [record] = host.executions.list()
     assert record.hints == [{"command": "tripleo-flow plan create one --templates DIR",
                              "request": "POST /v1/plans?name=one"}]
 
@@ -99,11 +99,11 @@ def test_a_failed_task_reads_its_next_steps_in_each_interfaces_words(
                 action: test.missing_plan plan="one"
               {extra}
         """).format(extra=MACHINE if machine else ""))
-    host.create_workbook(path)
+    host.workbooks.create(path)
     with pytest.raises(exceptions.WorkflowFailed):
-        host.run_workflow("one.wf", {})
-    [record] = host.list_executions()
-    task = {t.name: t for t in host.execution_tasks(record.id)}["one"]
+        host.executions.create("one.wf", {})
+    [record] = host.executions.list()
+    task = {t.name: t for t in host.tasks.list(record.id)}["one"]
     assert "tripleo-flow plan create one --templates DIR" in (task.error or "")
     assert "POST /v1/plans?name=one" not in (task.error or "")
     shown = media.task(task)

@@ -30,20 +30,20 @@ from tripleo_flow.engine.store.executions import Execution, TaskRecord
 def host(tmp_path: Path) -> Iterator[Host]:
     host = Host(tmp_path / "data", ACTIONS)
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 def _install(host: Host, tmp_path: Path, text: str) -> str:
     """Install a workbook of workflow ``wf`` (and its ``actions:``); its full name."""
-    name = f"async_{len(host.list_workbooks())}"
+    name = f"async_{len(host.workbooks.list())}"
     path = tmp_path / f"{name}.yaml"
     path.write_text(f"version: '2.0'\nname: {name}\n" + textwrap.dedent(text))
-    host.create_workbook(path)
+    host.workbooks.create(path)
     return f"{name}.wf"
 
 
 def _start(host: Host, tmp_path: Path, text: str, **inputs: Any) -> str:
-    return host.run_workflow(_install(host, tmp_path, text), inputs, wait=False).id
+    return host.executions.create(_install(host, tmp_path, text), inputs, wait=False).id
 
 
 def _waiting(host: Host, execution_id: str, task: str, count: int = 1,
@@ -51,28 +51,28 @@ def _waiting(host: Host, execution_id: str, task: str, count: int = 1,
     """Task execution ``task`` once it waits for ``count`` action executions."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        found = {t.name: t for t in host.execution_tasks(execution_id)}
+        found = {t.name: t for t in host.tasks.list(execution_id)}
         if task in found and len(found[task].waiting) == count:
             return found[task]
         time.sleep(0.05)
     raise AssertionError(f"{task} does not wait for {count}: "
-                         f"{host.execution_tasks(execution_id)}")
+                         f"{host.tasks.list(execution_id)}")
 
 
 def _ended(host: Host, execution_id: str, timeout: float = 30) -> Execution:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        execution = host.get_execution(execution_id)
+        execution = host.executions.get(execution_id)
         if execution.finished_at is not None:
-            host._runner().wait_background(10)
-            return host.get_execution(execution_id)
+            host._session.runner().wait_background(10)
+            return host.executions.get(execution_id)
         time.sleep(0.05)
     raise AssertionError(f"execution {execution_id} did not end: "
-                         f"{host.get_execution(execution_id)}")
+                         f"{host.executions.get(execution_id)}")
 
 
 def _states(host: Host, execution_id: str) -> dict[str, str]:
-    return {t.name: t.state for t in host.execution_tasks(execution_id)}
+    return {t.name: t.state for t in host.tasks.list(execution_id)}
 
 
 ON_SUCCESS = """
@@ -101,30 +101,30 @@ def test_the_task_waits_running_until_a_client_completes_it(host: Host,
     execution_id = _start(host, tmp_path, ON_SUCCESS)
     task1 = _waiting(host, execution_id, "task1")
     time.sleep(0.3)
-    assert host.get_execution(execution_id).state == "RUNNING"
+    assert host.executions.get(execution_id).state == "RUNNING"
     assert _states(host, execution_id) == {"task1": "RUNNING"}
     assert task1.id and task1.started_at is not None
     (action,) = task1.waiting
     assert action["attempt"] == 1 and action["item"] is None
-    done = host.complete_task(execution_id, "task1", "SUCCESS", {"answer": 42})
+    done = host.tasks.complete(execution_id, "task1", "SUCCESS", {"answer": 42})
     assert (done.id, done.state, done.output) == (action["id"], "SUCCESS", {"answer": 42})
     assert done.task_id == task1.id
     execution = _ended(host, execution_id)
     assert execution.state == "SUCCESS"
     assert execution.output == {"got": {"answer": 42}}
-    tasks = {t.name: t for t in host.execution_tasks(execution_id)}
+    tasks = {t.name: t for t in host.tasks.list(execution_id)}
     assert tasks["task1"].result == {"answer": 42} and tasks["task1"].waiting == []
     assert tasks["task2"].result == {"answer": 42}
     # Completed once: a second completion is refused (Mistral's test_retry_async_action).
     with pytest.raises(exceptions.Conflict, match="does not wait"):
-        host.complete_task(execution_id, "task1", "SUCCESS", 1)
+        host.tasks.complete(execution_id, "task1", "SUCCESS", 1)
 
 
 def test_the_task_is_named_by_its_id_too(host: Host, tmp_path: Path) -> None:
     execution_id = _start(host, tmp_path, ON_SUCCESS)
     task1 = _waiting(host, execution_id, "task1")
     assert task1.id is not None
-    host.complete_task(execution_id, task1.id, "SUCCESS", "by id")
+    host.tasks.complete(execution_id, task1.id, "SUCCESS", "by id")
     assert _ended(host, execution_id).output == {"got": "by id"}
 
 
@@ -148,10 +148,10 @@ def test_an_error_completion_runs_on_error(host: Host, tmp_path: Path) -> None:
     """
     execution_id = _start(host, tmp_path, text)
     _waiting(host, execution_id, "task1")
-    host.complete_task(execution_id, "task1", "ERROR", "disk full")
+    host.tasks.complete(execution_id, "task1", "ERROR", "disk full")
     execution = _ended(host, execution_id)
     assert execution.state == "SUCCESS"
-    tasks = {t.name: t for t in host.execution_tasks(execution_id)}
+    tasks = {t.name: t for t in host.tasks.list(execution_id)}
     assert tasks["task1"].state == "ERROR" and tasks["task1"].error == "disk full"
     assert tasks["handle"].result == "disk full"
 
@@ -177,11 +177,11 @@ def test_an_error_completion_s_output_is_the_task_result(host: Host, tmp_path: P
     """
     execution_id = _start(host, tmp_path, text)
     _waiting(host, execution_id, "task1")
-    host.complete_task(execution_id, "task1", "ERROR", {"code": 2})
+    host.tasks.complete(execution_id, "task1", "ERROR", {"code": 2})
     execution = _ended(host, execution_id)
     assert execution.state == "SUCCESS"
     assert _states(host, execution_id) == {"task1": "ERROR", "task2": "SUCCESS"}
-    tasks = {t.name: t for t in host.execution_tasks(execution_id)}
+    tasks = {t.name: t for t in host.tasks.list(execution_id)}
     assert tasks["task1"].result == {"code": 2}
 
 
@@ -201,7 +201,7 @@ def test_an_unhandled_error_completion_fails_the_workflow(host: Host, tmp_path: 
     execution_id = _start(host, tmp_path, text)
     _waiting(host, execution_id, "branch2")
     # Without an output, the error is Mistral's 'Unknown error'.
-    host.complete_task(execution_id, "branch2", "ERROR")
+    host.tasks.complete(execution_id, "branch2", "ERROR")
     execution = _ended(host, execution_id)
     assert execution.state == "ERROR"  # Mistral: ERROR
     assert execution.failed_task == "branch2" and "Unknown error" in (execution.error or "")
@@ -235,12 +235,12 @@ def test_timeout_policy(host: Host, tmp_path: Path) -> None:
     execution = _ended(host, execution_id)
     assert execution.state == "SUCCESS"
     assert 1.0 <= time.monotonic() - started < 10
-    tasks = {t.name: t for t in host.execution_tasks(execution_id)}
+    tasks = {t.name: t for t in host.tasks.list(execution_id)}
     assert tasks["task1"].state == "ERROR" and "timed out after 1 s" in (tasks["task1"].error
                                                                           or "")
     assert tasks["task2"].result == "Hi!"
     with pytest.raises(exceptions.Conflict, match="does not wait"):
-        host.complete_task(execution_id, "task1", "SUCCESS", "too late")
+        host.tasks.complete(execution_id, "task1", "SUCCESS", "too late")
 
 
 def test_timeout_policy_without_on_error_fails_the_workflow(host: Host,
@@ -281,9 +281,9 @@ def test_adhoc_async_action(host: Host, tmp_path: Path) -> None:
     """
     execution_id = _start(host, tmp_path, text)
     _waiting(host, execution_id, "task1")
-    host.complete_task(execution_id, "task1", "SUCCESS", "Hi!")
+    host.tasks.complete(execution_id, "task1", "SUCCESS", "Hi!")
     assert _ended(host, execution_id).state == "SUCCESS"
-    (task1,) = host.execution_tasks(execution_id)
+    (task1,) = host.tasks.list(execution_id)
     assert task1.result == "(((Hi!)))"
 
 
@@ -306,9 +306,9 @@ def test_with_items_concurrency_1(host: Host, tmp_path: Path) -> None:
     for index, name in enumerate(["John", "Ivan", "Mistral"]):
         (action,) = _waiting(host, execution_id, "task1").waiting
         assert action["item"] == index
-        host.complete_task(execution_id, "task1", "SUCCESS", name)
+        host.tasks.complete(execution_id, "task1", "SUCCESS", name)
     assert _ended(host, execution_id).state == "SUCCESS"
-    (task1,) = host.execution_tasks(execution_id)
+    (task1,) = host.tasks.list(execution_id)
     assert task1.result == ["John", "Ivan", "Mistral"]
 
 
@@ -329,14 +329,14 @@ def test_with_items_every_item_at_once_needs_the_item(host: Host, tmp_path: Path
     task1 = _waiting(host, execution_id, "task1", count=2)
     assert sorted(a["item"] for a in task1.waiting) == [0, 1]
     with pytest.raises(exceptions.InvalidInput, match="say which one with item"):
-        host.complete_task(execution_id, "task1", "SUCCESS", "x")
+        host.tasks.complete(execution_id, "task1", "SUCCESS", "x")
     with pytest.raises(exceptions.NotFound, match="no action execution for item 5"):
-        host.complete_task(execution_id, "task1", "SUCCESS", "x", item=5)
-    host.complete_task(execution_id, "task1", "SUCCESS", "second", item=1)
+        host.tasks.complete(execution_id, "task1", "SUCCESS", "x", item=5)
+    host.tasks.complete(execution_id, "task1", "SUCCESS", "second", item=1)
     _waiting(host, execution_id, "task1", count=1)
-    host.complete_task(execution_id, "task1", "SUCCESS", "first", item=0)
+    host.tasks.complete(execution_id, "task1", "SUCCESS", "first", item=0)
     assert _ended(host, execution_id).state == "SUCCESS"
-    assert host.execution_tasks(execution_id)[0].result == ["first", "second"]
+    assert host.tasks.list(execution_id)[0].result == ["first", "second"]
 
 
 def test_retry_async_action(host: Host, tmp_path: Path) -> None:
@@ -355,7 +355,7 @@ def test_retry_async_action(host: Host, tmp_path: Path) -> None:
     """
     execution_id = _start(host, tmp_path, text)
     (first,) = _waiting(host, execution_id, "async_task").waiting
-    host.complete_task(execution_id, "async_task", "ERROR", "mock")
+    host.tasks.complete(execution_id, "async_task", "ERROR", "mock")
     deadline = time.monotonic() + 30
     while True:
         (second,) = _waiting(host, execution_id, "async_task").waiting
@@ -363,10 +363,10 @@ def test_retry_async_action(host: Host, tmp_path: Path) -> None:
             break
         time.sleep(0.05)
     assert second["attempt"] == 2 and second["id"] != first["id"]
-    store = host._runner().store.async_actions
+    store = host._session.runner().store.async_actions
     with pytest.raises(exceptions.Conflict, match="is ERROR"):
         store.complete(first["id"], "ERROR", "mock")
-    host.complete_task(execution_id, "async_task", "SUCCESS", "mock")
+    host.tasks.complete(execution_id, "async_task", "SUCCESS", "mock")
     assert _ended(host, execution_id).state == "SUCCESS"
     actions = store.of_task(execution_id, "async_task")
     assert [(a.attempt, a.state) for a in actions] == [(1, "ERROR"), (2, "SUCCESS")]
@@ -401,10 +401,10 @@ def test_parallel_async_branches_join(host: Host, tmp_path: Path) -> None:
     execution_id = _start(host, tmp_path, text)
     _waiting(host, execution_id, "left")
     _waiting(host, execution_id, "right")
-    host.complete_task(execution_id, "right", "SUCCESS", "R")
+    host.tasks.complete(execution_id, "right", "SUCCESS", "R")
     time.sleep(0.3)
     assert "together" not in _states(host, execution_id)
-    host.complete_task(execution_id, "left", "SUCCESS", "L")
+    host.tasks.complete(execution_id, "left", "SUCCESS", "L")
     execution = _ended(host, execution_id)
     assert execution.state == "SUCCESS" and execution.output == {"both": ["L", "R"]}
 
@@ -423,11 +423,11 @@ def test_a_reverse_workflow_waits_in_its_task(host: Host, tmp_path: Path) -> Non
             requires: [approve]
     """
     name = _install(host, tmp_path, text)
-    execution_id = host.run_workflow(name, {}, wait=False, target="deploy").id
+    execution_id = host.executions.create(name, {}, wait=False, target="deploy").id
     _waiting(host, execution_id, "approve")
-    host.complete_task(execution_id, "approve", "SUCCESS", "approved")
+    host.tasks.complete(execution_id, "approve", "SUCCESS", "approved")
     assert _ended(host, execution_id).state == "SUCCESS"
-    assert {t.name: t.result for t in host.execution_tasks(execution_id)}["deploy"] == \
+    assert {t.name: t.result for t in host.tasks.list(execution_id)}["deploy"] == \
         "approved"
 
 
@@ -435,24 +435,24 @@ def test_bad_completions_are_refused_and_change_nothing(host: Host, tmp_path: Pa
     execution_id = _start(host, tmp_path, ON_SUCCESS)
     _waiting(host, execution_id, "task1")
     with pytest.raises(exceptions.ExecutionNotFound):
-        host.complete_task("no-such-execution", "task1", "SUCCESS", 1)
+        host.tasks.complete("no-such-execution", "task1", "SUCCESS", 1)
     with pytest.raises(exceptions.NotFound, match="has no task execution 'nope'"):
-        host.complete_task(execution_id, "nope", "SUCCESS", 1)
+        host.tasks.complete(execution_id, "nope", "SUCCESS", 1)
     with pytest.raises(exceptions.InvalidInput, match="SUCCESS or ERROR"):
-        host.complete_task(execution_id, "task1", "CANCELLED", 1)
+        host.tasks.complete(execution_id, "task1", "CANCELLED", 1)
     deep: Any = 1
     for _ in range(200):
         deep = [deep]
     with pytest.raises(exceptions.InvalidInput, match="output"):
-        host.complete_task(execution_id, "task1", "SUCCESS", deep)
+        host.tasks.complete(execution_id, "task1", "SUCCESS", deep)
     with pytest.raises(exceptions.InvalidInput, match="item"):
-        host.complete_task(execution_id, "task1", "SUCCESS", 1, item=-1)
+        host.tasks.complete(execution_id, "task1", "SUCCESS", 1, item=-1)
     assert _waiting(host, execution_id, "task1").waiting
-    host.complete_task(execution_id, "task1", "SUCCESS", "fine")
+    host.tasks.complete(execution_id, "task1", "SUCCESS", "fine")
     assert _ended(host, execution_id).state == "SUCCESS"
     # task2 (std.echo) never waited: not a task a client completes.
     with pytest.raises(exceptions.Conflict, match="not asynchronous"):
-        host.complete_task(execution_id, "task2", "SUCCESS", 1)
+        host.tasks.complete(execution_id, "task2", "SUCCESS", 1)
 
 
 def test_the_output_is_masked_as_other_records(host: Host, tmp_path: Path) -> None:
@@ -476,16 +476,16 @@ def test_the_output_is_masked_as_other_records(host: Host, tmp_path: Path) -> No
     alone = text.split("            on-success: [task2]")[0]
     execution_id = _start(host, tmp_path, alone)
     _waiting(host, execution_id, "task1")
-    done = host.complete_task(execution_id, "task1", "SUCCESS",
-                              {"admin_password": "hunter2-secret", "user": "admin"})
+    done = host.tasks.complete(execution_id, "task1", "SUCCESS",
+                               {"admin_password": "hunter2-secret", "user": "admin"})
     assert done.output == {"admin_password": "<secret>", "user": "admin"}
     execution = _ended(host, execution_id)
     assert execution.state == "SUCCESS" and execution.output == {"user": "admin"}
-    tasks = {t.name: t for t in host.execution_tasks(execution_id)}
+    tasks = {t.name: t for t in host.tasks.list(execution_id)}
     assert tasks["task1"].result["admin_password"] == "<secret>"
     execution_id = _start(host, tmp_path, text)
     _waiting(host, execution_id, "task1")
-    host.complete_task(execution_id, "task1", "SUCCESS", {"admin_password": "hunter2-secret"})
+    host.tasks.complete(execution_id, "task1", "SUCCESS", {"admin_password": "hunter2-secret"})
     execution = _ended(host, execution_id)
     assert execution.failed_task == "task2" and "held a secret" in (execution.error or "")
     for stored in (tmp_path / "data").glob("executions.sqlite*"):
@@ -495,10 +495,10 @@ def test_the_output_is_masked_as_other_records(host: Host, tmp_path: Path) -> No
 def _until_paused(host: Host, execution_id: str) -> None:
     """Once ``execution_id`` is PAUSED and its engine stopped."""
     deadline = time.monotonic() + 30
-    while host.get_execution(execution_id).state != "PAUSED":
+    while host.executions.get(execution_id).state != "PAUSED":
         assert time.monotonic() < deadline
         time.sleep(0.05)
-    host._runner().wait_background(10)
+    host._session.runner().wait_background(10)
 
 
 def _paused_while_waiting(host: Host, tmp_path: Path, transition: str, then: str) -> str:
@@ -532,17 +532,17 @@ def test_pause_while_waiting_then_complete_then_resume(host: Host, tmp_path: Pat
     resumed execution goes on with the completion."""
     execution_id = _paused_while_waiting(host, tmp_path, "on-success", "after")
     assert _waiting(host, execution_id, "wait").state == "RUNNING"
-    host.complete_task(execution_id, "wait", "SUCCESS", "done")
-    assert host.get_execution(execution_id).state == "PAUSED"  # a pause holds
-    tasks = {t.name: t for t in host.execution_tasks(execution_id)}
+    host.tasks.complete(execution_id, "wait", "SUCCESS", "done")
+    assert host.executions.get(execution_id).state == "PAUSED"  # a pause holds
+    tasks = {t.name: t for t in host.tasks.list(execution_id)}
     assert {n: t.state for n, t in tasks.items()} == {"wait": "SUCCESS", "stop": "SUCCESS"}
     assert tasks["wait"].result == "done" and tasks["wait"].waiting == []
     with pytest.raises(exceptions.Conflict, match="does not wait"):
-        host.complete_task(execution_id, "wait", "SUCCESS", "again")
-    execution = host.resume_execution(execution_id)
+        host.tasks.complete(execution_id, "wait", "SUCCESS", "again")
+    execution = host.executions.resume(execution_id)
     assert execution.state == "SUCCESS"
     assert _states(host, execution_id) == dict.fromkeys(["wait", "stop", "after"], "SUCCESS")
-    assert {t.name: t.result for t in host.execution_tasks(execution_id)}["after"] == "done"
+    assert {t.name: t.result for t in host.tasks.list(execution_id)}["after"] == "done"
 
 
 def test_pause_while_waiting_then_fail_it_then_resume(host: Host, tmp_path: Path) -> None:
@@ -551,12 +551,12 @@ def test_pause_while_waiting_then_fail_it_then_resume(host: Host, tmp_path: Path
     ``on-error`` target waits for the resume, then runs (Mistral's task whose action
     fails while its workflow is paused)."""
     execution_id = _paused_while_waiting(host, tmp_path, "on-error", "handled")
-    host.complete_task(execution_id, "wait", "ERROR", "disk full")
-    assert host.get_execution(execution_id).state == "PAUSED"
-    tasks = {t.name: t for t in host.execution_tasks(execution_id)}
+    host.tasks.complete(execution_id, "wait", "ERROR", "disk full")
+    assert host.executions.get(execution_id).state == "PAUSED"
+    tasks = {t.name: t for t in host.tasks.list(execution_id)}
     assert {n: t.state for n, t in tasks.items()} == {"wait": "ERROR", "stop": "SUCCESS"}
     assert tasks["wait"].error == "disk full"
-    execution = host.resume_execution(execution_id)
+    execution = host.executions.resume(execution_id)
     assert execution.state == "SUCCESS"
     assert _states(host, execution_id) == {"wait": "ERROR", "stop": "SUCCESS",
                                            "handled": "SUCCESS"}
@@ -587,24 +587,24 @@ def test_pause_while_items_wait_then_complete_them(host: Host, tmp_path: Path,
     """)
     _until_paused(host, execution_id)
     _waiting(host, execution_id, "wait", count=concurrency or 2)
-    host.complete_task(execution_id, "wait", "SUCCESS", "one", item=0)
-    assert host.get_execution(execution_id).state == "PAUSED"
+    host.tasks.complete(execution_id, "wait", "SUCCESS", "one", item=0)
+    assert host.executions.get(execution_id).state == "PAUSED"
     assert _states(host, execution_id)["wait"] == "RUNNING"
-    store = host._runner().store.async_actions
+    store = host._session.runner().store.async_actions
     if concurrency:
         assert [a.item for a in store.of_task(execution_id, "wait")] == [0]  # none started
-        host.resume_execution(execution_id, wait=False)
+        host.executions.resume(execution_id, wait=False)
         _waiting(host, execution_id, "wait")
     else:
         assert _waiting(host, execution_id, "wait").waiting[0]["item"] == 1
-    host.complete_task(execution_id, "wait", "SUCCESS", "two", item=1)
+    host.tasks.complete(execution_id, "wait", "SUCCESS", "two", item=1)
     if not concurrency:
-        assert host.get_execution(execution_id).state == "PAUSED"
+        assert host.executions.get(execution_id).state == "PAUSED"
         assert _states(host, execution_id) == {"wait": "SUCCESS", "stop": "SUCCESS"}
-        host.resume_execution(execution_id)
+        host.executions.resume(execution_id)
     execution = _ended(host, execution_id)
     assert execution.state == "SUCCESS"
-    results = {t.name: t.result for t in host.execution_tasks(execution_id)}
+    results = {t.name: t.result for t in host.tasks.list(execution_id)}
     assert results["wait"] == results["after"] == ["one", "two"]
 
 
@@ -625,13 +625,13 @@ def test_pause_while_waiting_then_fail_a_retried_task(host: Host, tmp_path: Path
     """)
     _until_paused(host, execution_id)
     _waiting(host, execution_id, "wait")
-    host.complete_task(execution_id, "wait", "ERROR", "try again")
-    assert host.get_execution(execution_id).state == "PAUSED"
-    store = host._runner().store.async_actions
+    host.tasks.complete(execution_id, "wait", "ERROR", "try again")
+    assert host.executions.get(execution_id).state == "PAUSED"
+    store = host._session.runner().store.async_actions
     assert [a.attempt for a in store.of_task(execution_id, "wait")] == [1]
-    host.resume_execution(execution_id, wait=False)
+    host.executions.resume(execution_id, wait=False)
     assert _waiting(host, execution_id, "wait").waiting[0]["attempt"] == 2
-    host.complete_task(execution_id, "wait", "SUCCESS", "ok")
+    host.tasks.complete(execution_id, "wait", "SUCCESS", "ok")
     assert _ended(host, execution_id).state == "SUCCESS"
 
 
@@ -651,8 +651,8 @@ def test_an_ended_execution_cancels_what_still_waits(host: Host, tmp_path: Path)
     execution_id = _start(host, tmp_path, text)
     execution = _ended(host, execution_id)
     assert execution.state == "ERROR"
-    actions = host._runner().store.async_actions.of_task(execution_id, "wait")
+    actions = host._session.runner().store.async_actions.of_task(execution_id, "wait")
     assert [a.state for a in actions] == ["CANCELLED"]
     with pytest.raises(exceptions.Conflict, match="CANCELLED"):
-        host.complete_task(execution_id, "wait", "SUCCESS", 1)
+        host.tasks.complete(execution_id, "wait", "SUCCESS", 1)
     assert json.dumps(actions[0].output).startswith('"cancelled')

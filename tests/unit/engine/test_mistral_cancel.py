@@ -35,7 +35,7 @@ def _install(host: Host, tmp_path: Path, text: str) -> str:
     path = tmp_path / f"{name}.yaml"
     path.write_text(f"version: '2.0'\nname: {name}\nworkflows:\n"
                     + textwrap.indent(textwrap.dedent(text), "  "))
-    host.create_workbook(path)
+    host.workbooks.create(path)
     return name
 
 
@@ -58,30 +58,30 @@ def _wf(join: bool) -> str:
 def _cancel(host: Host, tmp_path: Path, ident: str, where: str,
             message: str | None = MSG) -> Any:
     if where == "here":
-        return host.cancel_execution(ident, message)
+        return host.executions.cancel(ident, message)
     other = Host(tmp_path / "data", ACTIONS)
     try:
-        return other.cancel_execution(ident, message)
+        return other.executions.cancel(ident, message)
     finally:
-        other.close_workflows()
+        other._session.close_workflows()
 
 
 def _start(host: Host, tmp_path: Path, workflow: str, **inputs: Any) -> tuple[str, Any]:
     gate_name = uuid.uuid4().hex
     gate = gate_of(gate_name)
-    ident = host.run_workflow(workflow, {**inputs, "gate": gate_name}, wait=False).id
+    ident = host.executions.create(workflow, {**inputs, "gate": gate_name}, wait=False).id
     assert gate.reached.wait(60), "the held task did not start"
     return ident, gate
 
 
 def _task_states(host: Host, ident: str) -> dict[str, tuple[str, str | None]]:
     """Each task of ``ident``: its state and ``state_info`` (Mistral's)."""
-    return {t.name: (t.state, t.state_info) for t in host.execution_tasks(ident)}
+    return {t.name: (t.state, t.state_info) for t in host.tasks.list(ident)}
 
 
 def _ended(host: Host, gate: Any) -> None:
     gate.opened.set()
-    host._runner().wait_background(60)
+    host._session.runner().wait_background(60)
 
 
 @ENGINES
@@ -95,20 +95,20 @@ def test_cancel_workflow(host: Host, tmp_path: Path, join: bool, where: str) -> 
     ident, gate = _start(host, tmp_path, f"{name}.wf", log=str(log))
     asked = _cancel(host, tmp_path, ident, where)
     assert (asked.state, asked.state_info) == ("CANCELLED", MSG)
-    assert host.get_execution(ident).state == "CANCELLED"  # before task1 ended
+    assert host.executions.get(ident).state == "CANCELLED"  # before task1 ended
     _ended(host, gate)
-    done = host.get_execution(ident)
+    done = host.executions.get(ident)
     assert (done.state, done.state_info, done.output) == ("CANCELLED", MSG, {"result": MSG})
     assert done.finished_at is not None
     tasks = _tasks(host, ident)
     assert tasks["task1"] == "SUCCESS" and tasks.get("task2", "PENDING") == "PENDING"
     assert _effects(log) == []
-    again = host.resume_execution(ident)
+    again = host.executions.resume(ident)
     assert (again.state, again.state_info) == ("CANCELLED", MSG)
     assert _effects(log) == [] and gate.calls == 1
     with pytest.raises(exceptions.Conflict, match=r"has already ended \(CANCELLED\)"):
-        host.pause_execution(ident)
-    assert host._runner().store.pause_requests.pending() == [ident]  # never runs again
+        host.executions.pause(ident)
+    assert host._session.runner().store.pause_requests.pending() == [ident]  # never runs again
 
 
 @ENGINES
@@ -118,19 +118,19 @@ def test_cancel_paused_workflow(host: Host, tmp_path: Path, join: bool) -> None:
     name = _install(host, tmp_path, _wf(join))
     log = tmp_path / "log"
     ident, gate = _start(host, tmp_path, f"{name}.wf", log=str(log))
-    host.pause_execution(ident)
+    host.executions.pause(ident)
     _ended(host, gate)
-    assert host.get_execution(ident).state == "PAUSED"
-    done = host.cancel_execution(ident, MSG)
+    assert host.executions.get(ident).state == "PAUSED"
+    done = host.executions.cancel(ident, MSG)
     assert (done.state, done.state_info, done.output) == ("CANCELLED", MSG, {"result": MSG})
     assert done.finished_at is not None
-    assert host.resume_execution(ident).state == "CANCELLED"
-    host._runner().wait_background(60)
+    assert host.executions.resume(ident).state == "CANCELLED"
+    host._session.runner().wait_background(60)
     assert _tasks(host, ident)["task1"] == "SUCCESS"
     assert _effects(log) == [] and gate.calls == 1
-    assert host.follow_execution(ident, timeout=60).state == "CANCELLED"  # ended
+    assert host.executions.follow(ident, timeout=60).state == "CANCELLED"  # ended
     # What a conductor that claims its job again (or a crash-resume) runs: nothing.
-    runner = host._runner()
+    runner = host._session.runner()
     assert runner.execute(runner.store.flow_detail(ident)).state == "CANCELLED"
     assert _effects(log) == [] and gate.calls == 1
 
@@ -144,11 +144,11 @@ def test_cancel_completed_workflow(host: Host, tmp_path: Path) -> None:
             task1:
               action: std.echo output="Echo"
         """)
-    done = host.run_workflow(f"{name}.wf", {})
+    done = host.executions.create(f"{name}.wf", {})
     assert done.state == "SUCCESS"
-    after = host.cancel_execution(done.id, MSG)
+    after = host.executions.cancel(done.id, MSG)
     assert (after.state, after.state_info) == ("SUCCESS", None)
-    assert host.get_execution(done.id) == done
+    assert host.executions.get(done.id) == done
     assert _tasks(host, done.id) == {"task1": "SUCCESS"}
 
 
@@ -167,14 +167,14 @@ def test_resume_of_an_ended_execution_returns_it_unchanged(host: Host, tmp_path:
               action: std.fail
         """)
     log = tmp_path / "log"
-    done = host.run_workflow(f"{name}.ok", {"log": str(log)})
-    assert host.resume_execution(done.id) == host.get_execution(done.id)
-    assert host.resume_execution(done.id, wait=False).state == "SUCCESS"
+    done = host.executions.create(f"{name}.ok", {"log": str(log)})
+    assert host.executions.resume(done.id) == host.executions.get(done.id)
+    assert host.executions.resume(done.id, wait=False).state == "SUCCESS"
     assert _effects(log) == ["do ok"]
     with pytest.raises(exceptions.WorkflowFailed):
-        host.run_workflow(f"{name}.bad", {})
-    failed = next(e for e in host.list_executions() if e.workflow == f"{name}.bad")
-    again = host.resume_execution(failed.id)
+        host.executions.create(f"{name}.bad", {})
+    failed = next(e for e in host.executions.list() if e.workflow == f"{name}.bad")
+    again = host.executions.resume(failed.id)
     assert (again.state, again.error) == (failed.state, failed.error)
 
 
@@ -201,7 +201,7 @@ def _family(host: Host, tmp_path: Path) -> tuple[str, str, Any, Path]:
     name = _install(host, tmp_path, SUB)
     log = tmp_path / "log"
     ident, gate = _start(host, tmp_path, f"{name}.wf", log=str(log))
-    children = [e for e in host.list_executions() if e.parent_id == ident]
+    children = [e for e in host.executions.list() if e.parent_id == ident]
     assert len(children) == 1
     return ident, children[0].id, gate, log
 
@@ -214,15 +214,15 @@ def test_cancel_parent_workflow(host: Host, tmp_path: Path, where: str) -> None:
     _cancel(host, tmp_path, parent, where)
     _ended(host, gate)
     for ident in (parent, child):
-        done = host.get_execution(ident)
+        done = host.executions.get(ident)
         assert (done.state, done.state_info) == ("CANCELLED", MSG)
     # taskx, whose sub-workflow was cancelled, reads CANCELLED with its message
     assert _task_states(host, parent) == {"taskx": ("CANCELLED", MSG)}
     assert _task_states(host, child) == {"task1": ("SUCCESS", None)}
     assert _effects(log) == [] and gate.calls == 1
-    assert host.resume_execution(child).state == "CANCELLED"
-    assert host.resume_execution(parent).state == "CANCELLED"
-    host._runner().wait_background(60)
+    assert host.executions.resume(child).state == "CANCELLED"
+    assert host.executions.resume(parent).state == "CANCELLED"
+    host._session.runner().wait_background(60)
     assert _effects(log) == [] and gate.calls == 1
 
 
@@ -233,9 +233,9 @@ def test_cancel_child_workflow(host: Host, tmp_path: Path, where: str) -> None:
     parent, child, gate, log = _family(host, tmp_path)
     _cancel(host, tmp_path, child, where)
     _ended(host, gate)
-    sub = host.get_execution(child)
+    sub = host.executions.get(child)
     assert (sub.state, sub.state_info) == ("CANCELLED", MSG)
-    top = host.get_execution(parent)
+    top = host.executions.get(parent)
     assert (top.state, top.state_info) == ("CANCELLED", "Cancelled tasks: taskx")
     assert _task_states(host, parent) == {"taskx": ("CANCELLED", MSG)}
     assert _effects(log) == [] and gate.calls == 1
@@ -249,11 +249,11 @@ def test_cancel_with_items_parent_workflow(host: Host, tmp_path: Path) -> None:
         "        taskx:\n", "        taskx:\n          with-items: i in [1, 2]\n"))
     log = tmp_path / "log"
     ident, gate = _start(host, tmp_path, f"{name}.wf", log=str(log))
-    host.cancel_execution(ident, MSG)
+    host.executions.cancel(ident, MSG)
     _ended(host, gate)
-    children = [e for e in host.list_executions() if e.parent_id == ident]
+    children = [e for e in host.executions.list() if e.parent_id == ident]
     assert len(children) == 2
-    for done in (host.get_execution(ident), *children):
+    for done in (host.executions.get(ident), *children):
         assert (done.state, done.state_info) == ("CANCELLED", MSG)
         assert done.finished_at is not None
     ((state, info),) = _task_states(host, ident).values()
@@ -261,7 +261,7 @@ def test_cancel_with_items_parent_workflow(host: Host, tmp_path: Path) -> None:
     assert _effects(log) == []
     # A sub-workflow that starts as its parent is cancelled (an item's child the
     # parent's task starts meanwhile) stops at once, cancelled with it, not PAUSED.
-    runner = host._runner()
+    runner = host._session.runner()
     late = runner.start(f"{name}.subwf", {"log": str(log), "gate": uuid.uuid4().hex},
                         execution_id=str(uuid.uuid4()),
                         parent={"parent_id": ident, "parent_task": "taskx"})
@@ -275,12 +275,12 @@ def test_a_cancel_is_refused_to_what_is_not_text(host: Host, tmp_path: Path) -> 
     name = _install(host, tmp_path, _wf(False))
     ident, gate = _start(host, tmp_path, f"{name}.wf", log=str(tmp_path / "log"))
     with pytest.raises(exceptions.InvalidInput, match="must be text"):
-        host.cancel_execution(ident, {"no": "text"})  # type: ignore[arg-type]
-    assert host.get_execution(ident).state == "RUNNING"
+        host.executions.cancel(ident, {"no": "text"})  # type: ignore[arg-type]
+    assert host.executions.get(ident).state == "RUNNING"
     with pytest.raises(exceptions.ExecutionNotFound):
-        host.cancel_execution("no-such-execution")
+        host.executions.cancel("no-such-execution")
     _ended(host, gate)
-    assert host.get_execution(ident).state == "SUCCESS"
+    assert host.executions.get(ident).state == "SUCCESS"
 
 
 @WHERE
@@ -300,25 +300,25 @@ def test_cancel_workflow_with_a_waiting_task(host: Host, tmp_path: Path, where: 
               action: test.record path=<% $.log %> value="after"
         """)
     log = tmp_path / "log"
-    ident = host.run_workflow(f"{name}.wf", {"log": str(log)}, wait=False).id
+    ident = host.executions.create(f"{name}.wf", {"log": str(log)}, wait=False).id
     _waiting_for_client(host, ident, "wait")
     assert _task_states(host, ident) == {"wait": ("RUNNING", None)}
     _cancel(host, tmp_path, ident, where)
-    assert host.follow_execution(ident, timeout=60).state == "CANCELLED"
-    host._runner().wait_background(60)
+    assert host.executions.follow(ident, timeout=60).state == "CANCELLED"
+    host._session.runner().wait_background(60)
     assert _task_states(host, ident) == {"wait": ("CANCELLED", MSG)}
     with pytest.raises(exceptions.Conflict, match="does not wait"):
-        host.complete_task(ident, "wait", "SUCCESS", "late")
-    assert host.resume_execution(ident).state == "CANCELLED"
-    host._runner().wait_background(60)
+        host.tasks.complete(ident, "wait", "SUCCESS", "late")
+    assert host.executions.resume(ident).state == "CANCELLED"
+    host._session.runner().wait_background(60)
     assert _task_states(host, ident) == {"wait": ("CANCELLED", MSG)}
     assert _effects(log) == []
 
 
 def _waiting_for_client(host: Host, ident: str, task: str) -> None:
     deadline = time.monotonic() + 60
-    while not any(t.name == task and t.waiting for t in host.execution_tasks(ident)):
-        assert time.monotonic() < deadline, host.execution_tasks(ident)
+    while not any(t.name == task and t.waiting for t in host.tasks.list(ident)):
+        assert time.monotonic() < deadline, host.tasks.list(ident)
         time.sleep(0.05)
 
 
@@ -361,23 +361,23 @@ def test_cancel_with_items_child_workflow(host: Host, tmp_path: Path, fail: bool
     name = _install(host, tmp_path, ITEMS)
     log = tmp_path / "log"
     first, second = (uuid.uuid4().hex for _ in range(2))
-    ident = host.run_workflow(f"{name}.wf", {"log": str(log), "gates": [first, second],
-                                             "fails": [False, fail]}, wait=False).id
+    ident = host.executions.create(f"{name}.wf", {"log": str(log), "gates": [first, second],
+                                                  "fails": [False, fail]}, wait=False).id
     assert gate_of(first).reached.wait(60) and gate_of(second).reached.wait(60)
-    children = {e.input["gate"]: e.id for e in host.list_executions()
+    children = {e.input["gate"]: e.id for e in host.executions.list()
                 if e.parent_id == ident}
-    asked = host.cancel_execution(children[first], MSG)
+    asked = host.executions.cancel(children[first], MSG)
     assert (asked.state, asked.state_info) == ("CANCELLED", MSG)
-    assert host.get_execution(ident).state == "RUNNING"  # its other branch goes on
-    assert host.get_execution(children[second]).state == "RUNNING"
+    assert host.executions.get(ident).state == "RUNNING"  # its other branch goes on
+    assert host.executions.get(children[second]).state == "RUNNING"
     gate_of(first).opened.set()
     gate_of(second).opened.set()
-    assert host.follow_execution(ident, timeout=60).state == "CANCELLED"
-    host._runner().wait_background(60)
-    cancelled, other = (host.get_execution(children[g]) for g in (first, second))
+    assert host.executions.follow(ident, timeout=60).state == "CANCELLED"
+    host._session.runner().wait_background(60)
+    cancelled, other = (host.executions.get(children[g]) for g in (first, second))
     assert (cancelled.state, cancelled.state_info) == ("CANCELLED", MSG)
     assert other.state == ("ERROR" if fail else "SUCCESS")
-    top = host.get_execution(ident)
+    top = host.executions.get(ident)
     assert (top.state, top.state_info) == ("CANCELLED", "Cancelled tasks: taskx")
     ((state, info),) = _task_states(host, ident).values()
     assert state == "CANCELLED" and "1 of 2" in str(info) and "cancelled" in str(info)
@@ -394,17 +394,17 @@ def cancel_child_then_end(host: Host, tmp_path: Path, workflow: str, where: str,
     gate2 = uuid.uuid4().hex
     ident, gate = _start(host, tmp_path, workflow, gate2=gate2, **inputs)
     assert gate_of(gate2).reached.wait(60)
-    (child,) = [e.id for e in host.list_executions() if e.parent_id == ident]
+    (child,) = [e.id for e in host.executions.list() if e.parent_id == ident]
     _cancel(host, tmp_path, child, where)
     gate.opened.set()
     _until("taskx cancelled", lambda: _task_states(host, ident).get("taskx", ("",))[0]
            == "CANCELLED")
     assert _task_states(host, ident)["taskx"] == ("CANCELLED", MSG)
-    assert host.get_execution(ident).state == "RUNNING"  # other still holds
+    assert host.executions.get(ident).state == "RUNNING"  # other still holds
     gate_of(gate2).opened.set()
-    assert host.follow_execution(ident, timeout=60).state == "CANCELLED"
-    host._runner().wait_background(60)
-    top = host.get_execution(ident)
+    assert host.executions.follow(ident, timeout=60).state == "CANCELLED"
+    host._session.runner().wait_background(60)
+    top = host.executions.get(ident)
     assert (top.state, top.state_info) == ("CANCELLED", "Cancelled tasks: taskx")
     return ident
 
@@ -438,5 +438,5 @@ def test_cancel_child_workflow_lets_the_other_branches_end(host: Host, tmp_path:
     assert {n: s for n, (s, _info) in _task_states(host, ident).items()} == {
         "taskx": "CANCELLED", "other": "SUCCESS", "next": "SUCCESS"}
     assert _effects(log) == [f"do {MSG}"]
-    assert host.resume_execution(ident).state == "CANCELLED"
+    assert host.executions.resume(ident).state == "CANCELLED"
     assert _effects(log) == [f"do {MSG}"]

@@ -38,7 +38,7 @@ class ErrorOrResult(Action):
 def host(tmp_path: Path) -> Iterator[Host]:
     host = Host(tmp_path / "data", {**ACTIONS, "test.error_or_result": ErrorOrResult})
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 class Run:
@@ -46,24 +46,24 @@ class Run:
 
     def __init__(self, host: Host, tmp_path: Path, text: str, **inputs: Any) -> None:
         tmp_path.mkdir(parents=True, exist_ok=True)
-        name = f"conformance_{len(host.list_workbooks())}"
+        name = f"conformance_{len(host.workbooks.list())}"
         path = tmp_path / f"{name}.yaml"
         path.write_text(f"version: '2.0'\nname: {name}\nworkflows:\n"
                         + textwrap.indent(textwrap.dedent(text), "  "))
-        host.create_workbook(path)
+        host.workbooks.create(path)
         self.error: exceptions.WorkflowFailed | None = None
         try:
-            execution = host.run_workflow(f"{name}.wf", inputs)
+            execution = host.executions.create(f"{name}.wf", inputs)
         except exceptions.WorkflowFailed as exc:
             self.error = exc
-            execution = host.list_executions()[-1]
+            execution = host.executions.list()[-1]
         self.state = execution.state
-        self.output = host.get_execution(execution.id).output
+        self.output = host.executions.get(execution.id).output
         #: The tasks that started (a task no transition chose is SKIPPED or PENDING).
-        self.tasks = {t.name: t.state for t in host.execution_tasks(execution.id)
+        self.tasks = {t.name: t.state for t in host.tasks.list(execution.id)
                       if t.state not in ("SKIPPED", "PENDING")}
-        self.published = {t.name: t.published for t in host.execution_tasks(execution.id)}
-        self.results = {t.name: t.result for t in host.execution_tasks(execution.id)}
+        self.published = {t.name: t.published for t in host.tasks.list(execution.id)}
+        self.results = {t.name: t.result for t in host.tasks.list(execution.id)}
 
 
 #: A failed execution reads ERROR, as Mistral's (its undo: its record's ``reverted``).
@@ -483,11 +483,11 @@ def test_an_unhandled_error_still_fails_the_workflow_after_a_resume(
                 input: {path: <% $.log %>, value: cleanup}
                 pause-before: true
         """))
-    host.create_workbook(path)
-    execution = host.run_workflow("paused.wf", {"log": str(log)})
+    host.workbooks.create(path)
+    execution = host.executions.create("paused.wf", {"log": str(log)})
     assert execution.state == "PAUSED"
     with pytest.raises(exceptions.WorkflowFailed) as info:
-        host.resume_execution(execution.id)
+        host.executions.resume(execution.id)
     assert info.value.task == "task1" and "disk full" in str(info.value)
     assert log.read_text().splitlines() == ["do cleanup", "undo cleanup"]
 

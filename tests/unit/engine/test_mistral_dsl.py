@@ -16,11 +16,11 @@ def host(tmp_path: Path) -> Any:
     host = Host(tmp_path / "data")
     host.install("mistral_dsl")
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 def run(host: Any, name: str, **inputs: Any) -> Any:
-    return host.run_workflow(f"mistral_dsl.{name}", inputs)
+    return host.executions.create(f"mistral_dsl.{name}", inputs)
 
 
 def fails(host: Any, name: str, **inputs: Any) -> str:
@@ -79,7 +79,7 @@ def test_advanced_transitions_publish_to_branch_and_global_scopes(host: Any) -> 
     execution = run(host, "scopes")
     assert execution.output == {"branch_value": 3, "global_value": 6, "atomic_value": "set",
                                 "seen": 6, "global_in_context": 6}
-    states = {t.name: t.state for t in host.execution_tasks(execution.id)}
+    states = {t.name: t.state for t in host.tasks.list(execution.id)}
     assert states == {"count": "SUCCESS", "report": "SUCCESS", "never": "SKIPPED"}
 
 
@@ -99,20 +99,20 @@ def test_env_is_the_executions_environment_and_survives_a_resume(
         host: Any, tmp_path: Path) -> None:
     log = tmp_path / "log"
     env = {"who": "ann", "greeting": {"text": "hi"}}
-    execution = host.run_workflow("mistral_dsl.with_env", {"log": str(log)}, env=env)
+    execution = host.executions.create("mistral_dsl.with_env", {"log": str(log)}, env=env)
     assert execution.state == "PAUSED" and execution.env == env
-    execution = host.resume_execution(execution.id)  # a new engine, env read back
+    execution = host.executions.resume(execution.id)  # a new engine, env read back
     assert execution.state == "SUCCESS"
     assert execution.output == {"greeting": "hi", "env": env}
     assert log.read_text().splitlines() == ["do ann"]
     with pytest.raises(exceptions.InvalidInput, match="env must be a JSON object"):
-        host.run_workflow("mistral_dsl.with_env", {"log": str(log)}, env=["who"])
+        host.executions.create("mistral_dsl.with_env", {"log": str(log)}, env=["who"])
 
 
 def test_keep_result_false_keeps_only_what_is_published(host: Any) -> None:
     execution = run(host, "keep_result")
     assert execution.output == {"kept": "a large value"}
-    [task] = host.execution_tasks(execution.id)
+    [task] = host.tasks.list(execution.id)
     assert task.result is None and task.published == {"kept": "a large value"}
 
 
@@ -121,29 +121,29 @@ def test_pause_and_pause_before_stop_until_resumed(host: Any, tmp_path: Path) ->
     execution = run(host, "pausing", log=str(log))
     assert execution.state == "PAUSED"
     assert log.read_text().splitlines() == ["do a"]
-    assert host.get_execution(execution.id).state == "PAUSED"
-    execution = host.resume_execution(execution.id)
+    assert host.executions.get(execution.id).state == "PAUSED"
+    execution = host.executions.resume(execution.id)
     assert execution.state == "PAUSED"  # pause-before of c
     assert log.read_text().splitlines() == ["do a", "do b"]
-    execution = host.resume_execution(execution.id)
+    execution = host.executions.resume(execution.id)
     assert execution.state == "SUCCESS"
     assert log.read_text().splitlines() == ["do a", "do b", "do c"]
-    assert [t.name for t in host.execution_tasks(execution.id)] == ["a", "b", "c"]
+    assert [t.name for t in host.tasks.list(execution.id)] == ["a", "b", "c"]
 
 
 def test_adhoc_actions_wrap_a_base_action(tmp_path: Path) -> None:
     host = Host(tmp_path / "data")
     try:
         host.install("adhoc_actions")
-        execution = host.run_workflow("adhoc_actions.greetings", {"name": "Ann"})
+        execution = host.executions.create("adhoc_actions.greetings", {"name": "Ann"})
         assert execution.output == {"plain": "HELLO, ANN!", "custom": "GOOD MORNING, ANN!"}
         log = tmp_path / "log"
         with pytest.raises(exceptions.WorkflowFailed):
-            host.run_workflow("adhoc_actions.undone", {"log": str(log)})
+            host.executions.create("adhoc_actions.undone", {"log": str(log)})
         # the base action's revert ran with the inputs the ad-hoc action derived
         assert log.read_text().splitlines() == ["do remember-this", "undo remember-this"]
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
 
 
 
@@ -207,9 +207,9 @@ def test_validate_reports_every_problem_of_the_new_clauses_at_once(
     path.write_text(text)
     host = Host(tmp_path / "data")
     try:
-        problems = [str(p) for p in host.validate_workbooks([path])]
+        problems = [str(p) for p in host.workbooks.validate([path])]
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
     report = "\n".join(problems)
     for line in expected:
         assert line in report, report

@@ -25,7 +25,7 @@ from tripleo_flow.common import secret_masking
 def host(tmp_path: Path) -> Iterator[Host]:
     host = Host(tmp_path / "data", {**ACTIONS, "test.error_or_result": ErrorOrResult})
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 # -- execution records: ordinary data is kept, secrets are masked --------------
@@ -166,8 +166,8 @@ def test_succeed_with_a_message_written_as_a_call(host: Host, tmp_path: Path) ->
     run = Run(host, tmp_path, COMMANDS_WITH_MSG, my_var=2)
     assert run.state == "SUCCESS"
     assert run.tasks == {"task1": "SUCCESS"}
-    [execution] = host.list_executions()
-    assert host.get_execution(execution.id).state_info == "my_var value is 2"
+    [execution] = host.executions.list()
+    assert host.executions.get(execution.id).state_info == "my_var value is 2"
 
 
 def test_a_call_whose_message_is_a_whole_expression(host: Host, tmp_path: Path) -> None:
@@ -210,11 +210,11 @@ def test_pause_with_a_message_written_as_a_call(host: Host, tmp_path: Path) -> N
     resumed execution runs task2 (the target after 'pause') and ends SUCCESS."""
     run = Run(host, tmp_path, COMMANDS_WITH_MSG, my_var=3)
     assert run.state == "PAUSED"
-    [execution] = host.list_executions()
-    assert host.get_execution(execution.id).state_info == "my_var value is 3"
-    assert host.resume_execution(execution.id).state == "SUCCESS"
-    assert host.get_execution(execution.id).state_info is None
-    assert {t.name: t.state for t in host.execution_tasks(execution.id)} == {
+    [execution] = host.executions.list()
+    assert host.executions.get(execution.id).state_info == "my_var value is 3"
+    assert host.executions.resume(execution.id).state == "SUCCESS"
+    assert host.executions.get(execution.id).state_info is None
+    assert {t.name: t.state for t in host.tasks.list(execution.id)} == {
         "task1": "SUCCESS", "task2": "SUCCESS"}
 
 
@@ -407,7 +407,7 @@ def test_vars_that_cannot_be_evaluated_refuse_the_run_and_record_nothing(
                 t:
                   action: std.noop
             """)
-    assert host.list_executions() == []
+    assert host.executions.list() == []
 
 
 # -- task-defaults never make a task its own successor or requirement ---------------
@@ -529,7 +529,7 @@ actions:
 def _adhoc_workbook(host: Host, tmp_path: Path, base: str) -> str:
     path = tmp_path / "my_wb.yaml"
     path.write_text(ADHOC.replace("{base}", base))
-    host.create_workbook(path)
+    host.workbooks.create(path)
     return "my_wb"
 
 
@@ -538,10 +538,10 @@ def test_an_adhoc_action_based_on_another(host: Host, tmp_path: Path, base: str)
     """Ported from test_adhoc_actions.py: test_run_nested_adhoc_with_output (the base
     by its full name, as there, or by its short name in its own workbook)."""
     wb = _adhoc_workbook(host, tmp_path, base)
-    execution = host.run_workflow(f"{wb}.wf5", {})
+    execution = host.executions.create(f"{wb}.wf5", {})
     assert execution.state == "SUCCESS"
     assert execution.output == {"workflow_result": {"nested_concat": "a+b and a+b"}}
-    execution = host.run_workflow(f"{wb}.wf1", {"str1": "a", "str2": "b"})
+    execution = host.executions.create(f"{wb}.wf1", {"str1": "a", "str2": "b"})
     assert execution.output == {"workflow_result": "a+b and a+b",
                                 "concat_task_result": "a+b and a+b"}
 
@@ -549,7 +549,7 @@ def test_an_adhoc_action_based_on_another(host: Host, tmp_path: Path, base: str)
 def test_env_in_an_adhoc_actions_base_input(host: Host, tmp_path: Path) -> None:
     """Ported from test_adhoc_actions.py: test_run_adhoc_action_with_env."""
     wb = _adhoc_workbook(host, tmp_path, "concat_twice")
-    execution = host.run_workflow(f"{wb}.wf4", {}, env={"foo": "bar"})
+    execution = host.executions.create(f"{wb}.wf4", {}, env={"foo": "bar"})
     assert execution.state == "SUCCESS"
     assert execution.output == {"workflow_result": "bar"}
 
@@ -563,7 +563,7 @@ def test_adhoc_actions_based_on_each_other_are_refused(host: Host, tmp_path: Pat
                     "  c:\n    base: missing\n  d:\n    base: c\n"
                     "workflows:\n  wf:\n    tasks:\n      t:\n        action: std.noop\n")
     with pytest.raises(exceptions.InvalidWorkbook) as refused:
-        host.create_workbook(path)
+        host.workbooks.create(path)
     text = str(refused.value)
     assert "action 'a': its base 'b' is based on it in turn" in text
     assert "action 'c': unknown base action 'missing'" in text
@@ -660,18 +660,18 @@ def test_expressions_in_env_values_are_evaluated(host: Host, tmp_path: Path) -> 
     same evaluated environment); the record keeps the environment as given."""
     path = tmp_path / "envwb.yaml"
     path.write_text(ENV_WORKBOOK)
-    host.create_workbook(path)
+    host.workbooks.create(path)
     env = {"var1": "val1", "var2": "<% env().var1 %>", "var3": "<% env().var5 %>",
            "var5": "Clyde"}
-    execution = host.run_workflow("envwb.wf", {}, env=env)
+    execution = host.executions.create("envwb.wf", {}, env=env)
     assert execution.state == "SUCCESS"
-    tasks = {t.name: t for t in host.execution_tasks(execution.id)}
+    tasks = {t.name: t for t in host.tasks.list(execution.id)}
     assert tasks["task1"].published == {"var1": "val1", "var2": "val1"}
     assert execution.output == {"sub": "Clyde"}
-    assert host.get_execution(execution.id).env == env
+    assert host.executions.get(execution.id).env == env
     with pytest.raises(exceptions.InvalidInput, match="environment holds an expression"):
-        host.run_workflow("envwb.wf", {}, env={"bad": "<% env().missing.deeper %>"})
-    assert len(host.list_executions()) == 1
+        host.executions.create("envwb.wf", {}, env={"bad": "<% env().missing.deeper %>"})
+    assert len(host.executions.list()) == 1
 
 
 def test_evaluate_env_false_keeps_the_expressions_as_text(host: Host, tmp_path: Path) -> None:
@@ -679,15 +679,15 @@ def test_evaluate_env_false_keeps_the_expressions_as_text(host: Host, tmp_path: 
     false): ``env()`` gives the values as given, in the sub-workflow too."""
     path = tmp_path / "envwb.yaml"
     path.write_text(ENV_WORKBOOK)
-    host.create_workbook(path)
+    host.workbooks.create(path)
     env = {"var1": "val1", "var2": "<% env().var1 %>", "var3": "<% env().var5 %>",
            "var5": "Clyde", "bad": "<% env().missing.deeper %>"}
-    execution = host.run_workflow("envwb.wf", {}, env=env, evaluate_env=False)
+    execution = host.executions.create("envwb.wf", {}, env=env, evaluate_env=False)
     assert execution.state == "SUCCESS"
-    tasks = {t.name: t for t in host.execution_tasks(execution.id)}
+    tasks = {t.name: t for t in host.tasks.list(execution.id)}
     assert tasks["task1"].published == {"var1": "val1", "var2": "<% env().var1 %>"}
     assert execution.output == {"sub": "<% env().var5 %>"}  # the sub-workflow's too
-    fd = host._runner().store.flow_detail(execution.id)
+    fd = host._session.runner().store.flow_detail(execution.id)
     assert fd.meta["evaluate_env"] is False and fd.meta["env"] == env
 
 
@@ -729,7 +729,7 @@ def test_with_items_without_concurrency_runs_every_item_at_once(tmp_path: Path) 
                     result: <% task().result %>
             """)
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
     assert run.state == "SUCCESS", run.error
     assert run.output == {"result": ["Ivan", "John", "Mistral"]}
 
@@ -749,7 +749,7 @@ def test_with_items_with_concurrency_1_runs_one_item_at_a_time(tmp_path: Path) -
                   action: test.meet name=<% $.name %>
             """)
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
     assert run.state == "ERROR" and "item a ran alone" in str(run.error)
 
 
@@ -846,6 +846,6 @@ def test_a_dynamic_action_name_is_refused_where_server_paths_are_checked(
             task1:
               action: <% $.name %>
         """, name="std.noop")
-    workflow = host.get_workflow(f"conformance_{len(host.list_workbooks()) - 1}.wf")
+    workflow = host.workflows.get(f"conformance_{len(host.workbooks.list()) - 1}.wf")
     with pytest.raises(exceptions.PathNotAllowed, match="names its action with an expression"):
-        paths.path_inputs(workflow, host._catalog(), host.action_registry.get)
+        paths.path_inputs(workflow, host._session.catalog(), host._session.action_registry.get)

@@ -74,7 +74,7 @@ OTHER_WF2 = """
 def host(tmp_path: Path) -> Iterator[Host]:
     host = Host(tmp_path / "data", ACTIONS)
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 def install(host: Host, tmp_path: Path, name: str, text: str) -> None:
@@ -82,12 +82,12 @@ def install(host: Host, tmp_path: Path, name: str, text: str) -> None:
     path = tmp_path / f"{name}.yaml"
     path.write_text(f"version: '2.0'\nname: {name}\nworkflows:\n"
                     + textwrap.indent(textwrap.dedent(text), "  "))
-    host.create_workbook(path)
+    host.workbooks.create(path)
 
 
 def workbook(host: Host, run: Run) -> str:
     """The workbook of the workflow ``run`` ran."""
-    return host.get_execution(run.id).workflow.rsplit(".", 1)[0]
+    return host.executions.get(run.id).workflow.rsplit(".", 1)[0]
 
 
 def test_dynamic_subworkflow_wf2(host: Host, tmp_path: Path) -> None:
@@ -296,14 +296,14 @@ def test_refused_where_server_paths_are_checked(host: Host, tmp_path: Path) -> N
     """Stricter than Mistral, as for action names (module docstring): the HTTP API's
     check of server paths refuses the workflow before anything runs."""
     install(host, tmp_path, "dyn", DYNAMIC.format(input=""))
-    workflow = host.get_workflow("dyn.wf")
+    workflow = host.workflows.get("dyn.wf")
     with pytest.raises(exceptions.PathNotAllowed,
                        match="names its workflow with an expression"):
-        paths.path_inputs(workflow, host._catalog(), host.action_registry.get)
+        paths.path_inputs(workflow, host._session.catalog(), host._session.action_registry.get)
     # What the HTTP API's start does: nothing is recorded, nothing runs.
     with pytest.raises(exceptions.PathNotAllowed, match="names its workflow"):
-        host.run_workflow("dyn.wf", {"wf_name": "wf2"},
-                          paths=ServerPaths.for_data_dir(tmp_path / "data"), api_user=True)
-    assert host.list_executions() == []
+        host.executions.create("dyn.wf", {"wf_name": "wf2"},
+                               paths=ServerPaths.for_data_dir(tmp_path / "data"), api_user=True)
+    assert host.executions.list() == []
     # The CLI and the Python API run it.
-    assert host.run_workflow("dyn.wf", {"wf_name": "wf2"}).state == "SUCCESS"
+    assert host.executions.create("dyn.wf", {"wf_name": "wf2"}).state == "SUCCESS"

@@ -29,7 +29,7 @@ from tripleo_flow.http import media
 def host(tmp_path: Path) -> Iterator[Host]:
     host = Host(tmp_path / "data", ACTIONS)
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 #: A start task that makes a workflow run on the state machine (a join).
@@ -339,11 +339,11 @@ workflows:
       broken:
         action: std.fail error_data="disk full"
 """)
-    host.create_workbook(path)
-    execution = host.run_workflow("pending.wf", {"log": str(log)})
+    host.workbooks.create(path)
+    execution = host.executions.create("pending.wf", {"log": str(log)})
     assert execution.state == "PAUSED"
     with pytest.raises(exceptions.WorkflowFailed) as info:
-        host.resume_execution(execution.id)
+        host.executions.resume(execution.id)
     assert info.value.task == "broken" and "disk full" in str(info.value)
     assert log.read_text().splitlines() == ["do later", "undo later"]
 
@@ -366,8 +366,8 @@ def test_a_failed_task_reads_error_its_undo_kept_apart(host: Host, tmp_path: Pat
               action: std.fail error_data="disk full"
         """)
     assert run.state == FAILED and run.error is not None
-    (execution,) = host.list_executions()
-    tasks = {t.name: t for t in host.execution_tasks(execution.id)}
+    (execution,) = host.executions.list()
+    tasks = {t.name: t for t in host.tasks.list(execution.id)}
     assert [(t.state, t.reverted) for t in (tasks["task1"], tasks["task2"])] == [
         (UNDONE, True), (TASK_FAILED, True)]
     assert "disk full" in (tasks["task2"].error or "")

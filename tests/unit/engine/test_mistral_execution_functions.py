@@ -166,9 +166,9 @@ EXPECTED: dict[str, Any] = {
 
 def _run(host: Host, workflow: str, inputs: dict[str, Any] | None = None) -> Any:
     try:
-        return host.run_workflow(workflow, inputs or {})
+        return host.executions.create(workflow, inputs or {})
     except exceptions.WorkflowFailed:
-        return [e for e in host.list_executions() if e.workflow == workflow][-1]
+        return [e for e in host.executions.list() if e.workflow == workflow][-1]
 
 
 def test_tasks_function(host: Host, tmp_path: Path) -> None:
@@ -186,9 +186,9 @@ def test_tasks_function(host: Host, tmp_path: Path) -> None:
              "  input: [wf1, wf2, wf3, wf4, wf5]\n"
              "  tasks:\n    main_task:\n      action: std.noop\n      publish:\n"
              + publish)
-    done = host.run_workflow("probe.test_tasks_function",
-                             {k: e.id for k, e in ran.items()})
-    (main,) = host.execution_tasks(done.id)
+    done = host.executions.create("probe.test_tasks_function",
+                                  {k: e.id for k, e in ran.items()})
+    (main,) = host.tasks.list(done.id)
     for key, expected in EXPECTED.items():
         for language in ("yaql", "jinja"):
             published = main.published[f"{key}_{language}"]
@@ -235,16 +235,16 @@ def test_executions_and_their_filters(host: Host, tmp_path: Path) -> None:
     too), one by id, a sub-workflow's by its root, by state, by creation time."""
     install(host, tmp_path, "ex", EXECUTIONS)
     parent = _run(host, "ex.parent")
-    (child,) = [e for e in host.list_executions() if e.parent_id == parent.id]
+    (child,) = [e for e in host.executions.list() if e.parent_id == parent.id]
     time.sleep(1.1)
     middle = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
     failed = _run(host, "ex.probe", {"query": "not a mapping"})  # fails: .get of a string
     assert failed.state == "ERROR"
 
     def probe(**query: Any) -> list[list[str]]:
-        return list(host.run_workflow("ex.probe", {"query": query}).output["found"])
+        return list(host.executions.create("ex.probe", {"query": query}).output["found"])
 
-    everything = host.run_workflow("ex.probe", {"query": {}}).output["found"]
+    everything = host.executions.create("ex.probe", {"query": {}}).output["found"]
     ids = [row[0] for row in everything]
     assert ids[:3] == [parent.id, child.id, failed.id]
     assert everything[3][1] == "RUNNING" and len(everything) == 4  # the probe itself
@@ -269,7 +269,7 @@ secretive:
     nothing:
       action: std.noop
 """)
-    secret = host.run_workflow("ex.secretive", {"AdminPassword": "s3cret"})
+    secret = host.executions.create("ex.secretive", {"AdminPassword": "s3cret"})
     install(host, tmp_path, "look", """
 read:
   input: [other]
@@ -279,12 +279,12 @@ read:
     nothing:
       action: std.noop
 """)
-    seen = host.run_workflow("look.read", {"other": secret.id}).output["seen"]
+    seen = host.executions.create("look.read", {"other": secret.id}).output["seen"]
     assert seen["AdminPassword"] != "s3cret"
     monkeypatch.setattr(Runner, "_expression_limits",
                         lambda self: expressions.Limits(max_items=2))
     with pytest.raises(exceptions.WorkflowFailed, match="expression_max_items"):
-        host.run_workflow("ex.probe", {"query": {}})
+        host.executions.create("ex.probe", {"query": {}})
 
 
 def test_reading_many_executions_stops_at_the_expression_s_time_limit() -> None:

@@ -30,13 +30,13 @@ from tripleo_flow.actions.base import Rerun
 def host(tmp_path: Path) -> Iterator[Host]:
     host = Host(tmp_path / "data", {**ACTIONS, "std.mistral_http": std_remote.MistralHttp})
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 def _task_ids(host: Host) -> dict[str, str]:
     """Task name -> the id of its task execution (its atom detail), as stored."""
-    execution = host.list_executions()[-1]
-    fd = host._runner().store.flow_detail(execution.id)
+    execution = host.executions.list()[-1]
+    fd = host._session.runner().store.flow_detail(execution.id)
     return {ad.name: ad.uuid for ad in fd}
 
 
@@ -170,7 +170,7 @@ def test_execution_function(host: Host, tmp_path: Path) -> None:
     assert spec["version"] == "2.0" and spec["name"] == "wf" and len(spec["tasks"]) == 1
     assert execution["input"] == {"k1": "v1", "k2": "v2_default"}
     assert execution["params"] == {}
-    record = host.list_executions()[-1]
+    record = host.executions.list()[-1]
     assert execution["id"] == record.id
     assert execution["created_at"] is not None and record.created_at is not None
     assert execution["created_at"] == time.strftime("%Y-%m-%d %H:%M:%S",
@@ -252,7 +252,7 @@ def test_mistral_http_sends_the_execution_headers(host: Host, tmp_path: Path,
     assert run.state == "SUCCESS", run.error
     assert run.published["call"] == {"status": 200}
     [seen] = _Recorder.headers_seen
-    record = host.list_executions()[-1]
+    record = host.executions.list()[-1]
     task_id = _task_ids(host)["call"]
     assert seen["X-Mine"] == "kept"
     assert seen["Mistral-Workflow-Name"] == record.workflow
@@ -266,13 +266,13 @@ def test_an_api_user_cannot_run_mistral_http_unless_the_server_allows_it(
     path = tmp_path / "api.yaml"
     path.write_text("version: '2.0'\nname: api\nworkflows:\n" + "\n".join(
         "  " + line[4:] for line in MISTRAL_HTTP.strip("\n").splitlines()) + "\n")
-    host.create_workbook(path)
+    host.workbooks.create(path)
     with pytest.raises(exceptions.WorkflowFailed, match=r"\[api\] allow_outbound_actions"):
-        host.run_workflow("api.wf", {"url": server}, api_user=True)
+        host.executions.create("api.wf", {"url": server}, api_user=True)
     assert _Recorder.headers_seen == []
-    host.close_workflows()
+    host._session.close_workflows()
     host.conf.set_override("allow_outbound_actions", True, group="api")
-    assert host.run_workflow("api.wf", {"url": server}, api_user=True).state == "SUCCESS"
+    assert host.executions.create("api.wf", {"url": server}, api_user=True).state == "SUCCESS"
     assert len(_Recorder.headers_seen) == 1
 
 

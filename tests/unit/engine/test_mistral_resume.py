@@ -88,7 +88,7 @@ def _install(host: Host, tmp_path: Path, text: str, join: bool) -> str:
     body = textwrap.dedent(text).replace("{join}", "join: all" if join else "")
     path.write_text(f"version: '2.0'\nname: {name}\nworkflows:\n"
                     + textwrap.indent(body, "  "))
-    host.create_workbook(path)
+    host.workbooks.create(path)
     return name
 
 
@@ -105,35 +105,35 @@ def test_resume_direct(host: Host, tmp_path: Path, join: bool) -> None:
     unchanged.  (Both engines: such a workflow runs on the state machine; a graph
     paused before task2 started.)"""
     name = _install(host, tmp_path, RESUME_WORKBOOK, join)
-    paused = host.run_workflow(f"{name}.wf1", {})
+    paused = host.executions.create(f"{name}.wf1", {})
     assert paused.state == "PAUSED"
     assert _tasks(host, paused.id) == {"task1": "SUCCESS", "task2": "SUCCESS"}
-    done = host.resume_execution(paused.id)
+    done = host.executions.resume(paused.id)
     assert done.state == "SUCCESS"
     assert _tasks(host, paused.id) == {"task1": "SUCCESS", "task2": "SUCCESS"}
-    assert host.resume_execution(paused.id).state == "SUCCESS"  # unchanged, no error
+    assert host.executions.resume(paused.id).state == "SUCCESS"  # unchanged, no error
 
 
 @ENGINES
 def test_resume_two_branches(host: Host, tmp_path: Path, join: bool) -> None:
     name = _install(host, tmp_path, WORKBOOK_TWO_BRANCHES, join)
-    paused = host.run_workflow(f"{name}.wf1", {})
+    paused = host.executions.create(f"{name}.wf1", {})
     assert paused.state == "PAUSED"
-    done = host.resume_execution(paused.id)
+    done = host.executions.resume(paused.id)
     assert done.state == "SUCCESS"
     assert _ran(host, paused.id) == {"task1", "task2", "task3"}
-    again = host.resume_execution(paused.id)  # ended: unchanged, as Mistral's
+    again = host.executions.resume(paused.id)  # ended: unchanged, as Mistral's
     assert (again.state, _ran(host, paused.id)) == ("SUCCESS", {"task1", "task2", "task3"})
 
 
 @ENGINES
 def test_resume_two_start_tasks(host: Host, tmp_path: Path, join: bool) -> None:
     name = _install(host, tmp_path, WORKBOOK_TWO_START_TASKS, join)
-    paused = host.run_workflow(f"{name}.wf1", {})
+    paused = host.executions.create(f"{name}.wf1", {})
     assert paused.state == "PAUSED"
     assert {"task1", "task2"} <= _ran(host, paused.id)
-    done = host.resume_execution(paused.id)
+    done = host.executions.resume(paused.id)
     assert done.state == "SUCCESS"
     assert _ran(host, paused.id) == {"task1", "task2", "task3"}
-    again = host.resume_execution(paused.id)  # ended: unchanged, as Mistral's
+    again = host.executions.resume(paused.id)  # ended: unchanged, as Mistral's
     assert (again.state, _ran(host, paused.id)) == ("SUCCESS", {"task1", "task2", "task3"})

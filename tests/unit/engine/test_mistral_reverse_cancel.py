@@ -66,7 +66,7 @@ def test_cancel_child_of_a_reverse_workflow(host: Host, tmp_path: Path, where: s
     log = tmp_path / "log"
     ident = cancel_child_then_end(host, tmp_path, f"{name}.wf", where, log=str(log),
                                   fail=fail)
-    top = host.get_execution(ident)
+    top = host.executions.get(ident)
     states = {n: s for n, (s, _info) in _task_states(host, ident).items()}
     assert states["taskx"] == "CANCELLED" and states.get("after_x", "SKIPPED") == "SKIPPED"
     if fail:
@@ -76,6 +76,6 @@ def test_cancel_child_of_a_reverse_workflow(host: Host, tmp_path: Path, where: s
         assert states["other"] == states["next"] == "SUCCESS"
         assert _effects(log) == ["do next"]
     before = _effects(log)
-    assert host.resume_execution(ident).state == "CANCELLED"
-    host._runner().wait_background(60)
+    assert host.executions.resume(ident).state == "CANCELLED"
+    host._session.runner().wait_background(60)
     assert _effects(log) == before

@@ -69,7 +69,7 @@ RECORDING = """
 def host(tmp_path: Path) -> Iterator[Host]:
     host = Host(tmp_path / "data", ACTIONS)
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 def test_subworkflow_success(host: Host, tmp_path: Path) -> None:
@@ -82,7 +82,7 @@ def test_subworkflow_success(host: Host, tmp_path: Path) -> None:
     assert child.input == {"param1": "Bonnie", "param2": "Clyde"}
     assert child.target == "task2" and child.parent_task == "task1"
     assert child.output == {"final_result": "'Bonnie & Clyde'"}
-    assert {t.name for t in host.execution_tasks(child.id)} == {"task1", "task2"}
+    assert {t.name for t in host.tasks.list(child.id)} == {"task1", "task2"}
 
 
 @pytest.mark.parametrize("target, ran", [

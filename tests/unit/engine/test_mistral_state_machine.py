@@ -29,7 +29,7 @@ from tripleo_flow import exceptions
 def host(tmp_path: Path) -> Iterator[Host]:
     host = Host(tmp_path / "data", ACTIONS)
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 def _install(host: Host, tmp_path: Path, name: str, workflows: str) -> None:
@@ -37,7 +37,7 @@ def _install(host: Host, tmp_path: Path, name: str, workflows: str) -> None:
     tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / f"{name}.yaml"
     path.write_text(f"version: '2.0'\nname: {name}\nworkflows:\n{workflows}")
-    host.create_workbook(path)
+    host.workbooks.create(path)
 
 
 def _runs(run: Run, task: str) -> list[str]:
@@ -378,15 +378,15 @@ def test_pause_command_then_resume(host: Host, tmp_path: Path) -> None:
       task2:
         action: std.echo output=2
 """)
-    execution = host.run_workflow("paused.wf", {})
+    execution = host.executions.create("paused.wf", {})
     assert execution.state == "PAUSED"
-    assert [t.name for t in host.execution_tasks(execution.id)] == ["start", "task1"]
-    execution = host.resume_execution(execution.id)
+    assert [t.name for t in host.tasks.list(execution.id)] == ["start", "task1"]
+    execution = host.executions.resume(execution.id)
     assert execution.state == "PAUSED"
-    execution = host.resume_execution(execution.id)
+    execution = host.executions.resume(execution.id)
     assert execution.state == "SUCCESS"
     assert execution.output == {"n": 2}
-    assert [t.name for t in host.execution_tasks(execution.id)] == \
+    assert [t.name for t in host.tasks.list(execution.id)] == \
         ["start", "task1", "task1[2]", "task2"]
 
 
@@ -552,7 +552,7 @@ def test_progress_events_name_each_task_execution(host: Host, tmp_path: Path) ->
           - count: <% $.n < 2 %>
 """)
     heard: list[tuple[str, str, object]] = []
-    execution = host.run_workflow("events.wf", {}, listeners=[
+    execution = host.executions.create("events.wf", {}, listeners=[
         lambda event: heard.append((event.task, event.event, event.result))])
     assert execution.state == "SUCCESS"
     assert [(task, event) for task, event, _ in heard] == [
@@ -581,13 +581,13 @@ def test_pause_before_inside_a_loop(host: Host, tmp_path: Path) -> None:
         on-success:
           - count: <% $.n < 3 %>
 """)
-    execution = host.run_workflow("gate.wf", {})
+    execution = host.executions.create("gate.wf", {})
     assert execution.state == "PAUSED"
-    assert [(t.name, t.state) for t in host.execution_tasks(execution.id)] == [
+    assert [(t.name, t.state) for t in host.tasks.list(execution.id)] == [
         ("start", "SUCCESS"), ("count", "SUCCESS"), ("count[2]", "PENDING")]
-    done = host.resume_execution(execution.id)
+    done = host.executions.resume(execution.id)
     assert done.state == "SUCCESS" and done.output == {"n": 3}
-    assert [t.name for t in host.execution_tasks(execution.id)] == [
+    assert [t.name for t in host.tasks.list(execution.id)] == [
         "start", "count", "count[2]", "count[3]"]
 
 

@@ -43,12 +43,12 @@ WHERE = pytest.mark.parametrize("where", ["here", "elsewhere"])
 def _stop(host: Host, tmp_path: Path, ident: str, state: str, message: str | None,
           where: str = "here") -> Any:
     if where == "here":
-        return host.stop_execution(ident, state, message)
+        return host.executions.stop(ident, state, message)
     other = Host(tmp_path / "data", ACTIONS)
     try:
-        return other.stop_execution(ident, state, message)
+        return other.executions.stop(ident, state, message)
     finally:
-        other.close_workflows()
+        other._session.close_workflows()
 
 
 @ENGINES
@@ -63,17 +63,17 @@ def test_stop_failed(host: Host, tmp_path: Path, join: bool, where: str) -> None
     asked = _stop(host, tmp_path, ident, "SUCCESS", "Force stop", where)
     assert (asked.state, asked.state_info, asked.error) == ("SUCCESS", "Force stop", None)
     _ended(host, gate)
-    done = host.get_execution(ident)
+    done = host.executions.get(ident)
     assert (done.state, done.state_info, done.output) == ("SUCCESS", "Force stop", {})
     assert done.finished_at is not None
     tasks = _tasks(host, ident)
     assert tasks["task1"] == "SUCCESS" and tasks.get("task2", "PENDING") == "PENDING"
     assert _effects(log) == []
-    assert host.resume_execution(ident).state == "SUCCESS"
-    host._runner().wait_background(60)
+    assert host.executions.resume(ident).state == "SUCCESS"
+    host._session.runner().wait_background(60)
     assert _effects(log) == [] and gate.calls == 1
     with pytest.raises(exceptions.Conflict, match="has already ended"):
-        host.pause_execution(ident)
+        host.executions.pause(ident)
 
 
 @ENGINES
@@ -88,12 +88,12 @@ def test_stop_succeeded(host: Host, tmp_path: Path, join: bool, where: str) -> N
     asked = _stop(host, tmp_path, ident, "ERROR", "Failure", where)
     assert (asked.state, asked.state_info, asked.error) == ("ERROR", "Failure", "Failure")
     _ended(host, gate)
-    done = host.get_execution(ident)
+    done = host.executions.get(ident)
     assert (done.state, done.state_info, done.error, done.output) == (
         "ERROR", "Failure", "Failure", {"result": "Failure"})
     assert _tasks(host, ident).get("task2", "PENDING") == "PENDING"
-    assert host.resume_execution(ident).state == "ERROR"
-    host._runner().wait_background(60)
+    assert host.executions.resume(ident).state == "ERROR"
+    host._session.runner().wait_background(60)
     assert _effects(log) == [] and gate.calls == 1
 
 
@@ -104,14 +104,14 @@ def test_stop_of_a_paused_execution(host: Host, tmp_path: Path) -> None:
     name = _install(host, tmp_path, _wf(False))
     log = tmp_path / "log"
     ident, gate = _start(host, tmp_path, f"{name}.wf", log=str(log))
-    host.pause_execution(ident)
+    host.executions.pause(ident)
     with pytest.raises(exceptions.InvalidInput,
                        match="cannot be stopped with state SUCCESS"):
-        host.stop_execution(ident, "SUCCESS", "no")
-    assert host.stop_execution(ident, "ERROR", "no").state == "PAUSED"
+        host.executions.stop(ident, "SUCCESS", "no")
+    assert host.executions.stop(ident, "ERROR", "no").state == "PAUSED"
     _ended(host, gate)
-    assert host.get_execution(ident).state == "PAUSED"
-    assert host.resume_execution(ident).state == "SUCCESS"
+    assert host.executions.get(ident).state == "PAUSED"
+    assert host.executions.resume(ident).state == "SUCCESS"
     assert _effects(log) == ["do task2"]
 
 
@@ -123,12 +123,12 @@ def test_stop_of_an_ended_execution(host: Host, tmp_path: Path) -> None:
             task1:
               action: std.echo output="Echo"
         """)
-    done = host.run_workflow(f"{name}.wf", {})
+    done = host.executions.create(f"{name}.wf", {})
     with pytest.raises(exceptions.InvalidInput, match="SUCCESS"):  # Mistral's 400
-        host.stop_execution(done.id, "SUCCESS", "again")
-    assert host.stop_execution(done.id, "ERROR", "late") == done
-    assert host.update_execution(done.id, "CANCELLED", "late") == done
-    assert host.get_execution(done.id) == done
+        host.executions.stop(done.id, "SUCCESS", "again")
+    assert host.executions.stop(done.id, "ERROR", "late") == done
+    assert host.executions.update(done.id, "CANCELLED", "late") == done
+    assert host.executions.get(done.id) == done
 
 
 @pytest.mark.parametrize("end", ["ERROR", "SUCCESS"])
@@ -150,11 +150,11 @@ def test_a_stopped_sub_workflow_ends_its_parent_task(host: Host, tmp_path: Path,
     name = _install(host, tmp_path, SUB.replace(call, call + handlers))
     log = tmp_path / "log"
     ident, gate = _start(host, tmp_path, f"{name}.wf", log=str(log))
-    (child,) = [e.id for e in host.list_executions() if e.parent_id == ident]
-    host.stop_execution(child, end, "Stopped by user")
+    (child,) = [e.id for e in host.executions.list() if e.parent_id == ident]
+    host.executions.stop(child, end, "Stopped by user")
     _ended(host, gate)
-    assert host.get_execution(child).state == end
-    top = host.follow_execution(ident, timeout=60)
+    assert host.executions.get(child).state == end
+    top = host.executions.follow(ident, timeout=60)
     assert top.state == "SUCCESS"
     if end == "ERROR":
         assert _tasks(host, ident) == {"taskx": "ERROR", "handled": "SUCCESS"}
@@ -178,14 +178,14 @@ def test_update_runs_the_operation_its_state_names(host: Host, tmp_path: Path) -
         {"env": "text"}]
     for asked in bad:
         with pytest.raises(exceptions.InvalidInput):
-            host.update_execution(ident, **asked)
-    assert host.get_execution(ident).state == "RUNNING"
+            host.executions.update(ident, **asked)
+    assert host.executions.get(ident).state == "RUNNING"
     with pytest.raises(exceptions.Conflict, match="only a paused or failed execution"):
-        host.update_execution(ident, env={"a": 1})
-    assert host.update_execution(ident, "PAUSED").state == "PAUSED"
+        host.executions.update(ident, env={"a": 1})
+    assert host.executions.update(ident, "PAUSED").state == "PAUSED"
     _ended(host, gate)
-    host.update_execution(ident, "RUNNING")  # in the background
-    assert host.follow_execution(ident, timeout=60).state == "SUCCESS"
+    host.executions.update(ident, "RUNNING")  # in the background
+    assert host.executions.follow(ident, timeout=60).state == "SUCCESS"
     assert _effects(log) == ["do task2"]
 
 
@@ -203,14 +203,14 @@ def test_resume_diff_env_vars(host: Host, tmp_path: Path) -> None:
             task3: {action: std.echo output=<% env().var2 %>}
         """)
     env = {"var1": "fee fi fo fum", "var2": "foobar", "kept": {"a": 1, "b": 2}}
-    ident = host.run_workflow(f"{name}.wf1", {}, env=env).id
-    assert host.get_execution(ident).state == "PAUSED"
+    ident = host.executions.create(f"{name}.wf1", {}, env=env).id
+    assert host.executions.get(ident).state == "PAUSED"
     updated = {"var1": "Task 2", "var2": "Task 3", "kept": {"b": 3}}
-    host.update_execution(ident, "RUNNING", env=updated)
-    done = host.follow_execution(ident, timeout=60)
+    host.executions.update(ident, "RUNNING", env=updated)
+    done = host.executions.follow(ident, timeout=60)
     assert done.state == "SUCCESS"
     assert done.env == {"var1": "Task 2", "var2": "Task 3", "kept": {"a": 1, "b": 3}}
-    results = {t.name: t.result for t in host.execution_tasks(ident)}
+    results = {t.name: t.result for t in host.tasks.list(ident)}
     assert (results["task2"], results["task3"]) == ("Task 2", "Task 3")
 
 
@@ -230,17 +230,17 @@ def test_env_update_of_a_failed_execution(host: Host, tmp_path: Path) -> None:
               action: std.fail
         """)
     with pytest.raises(exceptions.WorkflowFailed):
-        host.run_workflow(f"{name}.wf", {"fail": True}, env={"a": 1, "b": {"c": 1}})
-    (failed,) = [e for e in host.list_executions() if e.state != "SUCCESS"]
+        host.executions.create(f"{name}.wf", {"fail": True}, env={"a": 1, "b": {"c": 1}})
+    (failed,) = [e for e in host.executions.list() if e.state != "SUCCESS"]
     assert failed.state == "ERROR"
-    shown = host.update_execution(failed.id, env={"b": {"d": 2}})
+    shown = host.executions.update(failed.id, env={"b": {"d": 2}})
     assert shown.state == failed.state
-    assert host.get_execution(failed.id).env == {"a": 1, "b": {"c": 1, "d": 2}}
-    done = host.run_workflow(f"{name}.wf", {"fail": False}, env={"a": 1})
+    assert host.executions.get(failed.id).env == {"a": 1, "b": {"c": 1, "d": 2}}
+    done = host.executions.create(f"{name}.wf", {"fail": False}, env={"a": 1})
     assert done.state == "SUCCESS"
     with pytest.raises(exceptions.Conflict, match="paused or failed"):
-        host.update_execution(done.id, env={"a": 2})
-    assert host.get_execution(done.id).env == {"a": 1}
+        host.executions.update(done.id, env={"a": 2})
+    assert host.executions.get(done.id).env == {"a": 1}
 
 
 def test_description_update(host: Host, tmp_path: Path) -> None:
@@ -253,14 +253,14 @@ def test_description_update(host: Host, tmp_path: Path) -> None:
             task1:
               action: std.echo output="Echo"
         """)
-    done = host.run_workflow(f"{name}.wf", {})
+    done = host.executions.create(f"{name}.wf", {})
     assert done.description is None
     for asked in ({"state": "ERROR", "description": "d"}, {"description": 3},
                   {"description": "d" * 256}):
         with pytest.raises(exceptions.InvalidInput, match="description"):
-            host.update_execution(done.id, **asked)
-    assert host.get_execution(done.id) == done
-    shown = host.update_execution(done.id, description="first run")
+            host.executions.update(done.id, **asked)
+    assert host.executions.get(done.id) == done
+    shown = host.executions.update(done.id, description="first run")
     assert (shown.state, shown.description) == ("SUCCESS", "first run")
-    assert host.get_execution(done.id).description == "first run"
-    assert host.update_execution(done.id, description="d" * 255).description == "d" * 255
+    assert host.executions.get(done.id).description == "first run"
+    assert host.executions.update(done.id, description="d" * 255).description == "d" * 255

@@ -78,17 +78,17 @@ def _stopped(host: Host, tmp_path: Path, clauses: str, state: str,
     ident = _start(host, tmp_path, text, who="me")
     until("held waits, ended ended", lambda: (lambda found: found.get("ended") == (
         "SUCCESS") and found.get("held") == "RUNNING")(
-        {t.name: t.state for t in host.execution_tasks(ident)}))
-    return ident, host.stop_execution(ident, state, message)
+        {t.name: t.state for t in host.tasks.list(ident)}))
+    return ident, host.executions.stop(ident, state, message)
 
 
 def _finished(host: Host, ident: str, complete: bool = False) -> Any:
     """The record of ``ident`` once its end is recorded (``complete``: once ``held``
     was completed)."""
     if complete:
-        host.complete_task(ident, "held", "SUCCESS", "late")
+        host.tasks.complete(ident, "held", "SUCCESS", "late")
     return until("its end recorded", lambda: (lambda done: done if done.finished_at
-                                              else None)(host.get_execution(ident)))
+                                              else None)(host.executions.get(ident)))
 
 
 @pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
@@ -106,7 +106,7 @@ def test_success_evaluates_the_output_over_the_final_context(host: Host, tmp_pat
     assert (asked.state, asked.state_info, asked.output) == ("SUCCESS", "Stopped", want)
     done = _finished(host, ident)
     assert (done.state, done.state_info, done.output) == ("SUCCESS", "Stopped", want)
-    assert "after" not in {t.name for t in host.execution_tasks(ident)}
+    assert "after" not in {t.name for t in host.tasks.list(ident)}
 
 
 def test_success_without_an_output_gives_the_final_context(host: Host,
@@ -125,10 +125,10 @@ def test_success_whose_output_fails_changes_nothing(host: Host, tmp_path: Path) 
     clauses = "output:\n          bad: <% $.who.nothing.here %>"
     with pytest.raises(exceptions.InvalidInput, match="output cannot be evaluated"):
         _stopped(host, tmp_path, clauses, "SUCCESS")
-    (ident,) = [e.id for e in host.list_executions()]
-    assert host.get_execution(ident).state == "RUNNING"
+    (ident,) = [e.id for e in host.executions.list()]
+    assert host.executions.get(ident).state == "RUNNING"
     assert _finished(host, ident, complete=True).state != "SUCCESS"
-    assert {t.name: t.state for t in host.execution_tasks(ident)}["after"] == "SUCCESS"
+    assert {t.name: t.state for t in host.tasks.list(ident)}["after"] == "SUCCESS"
 
 
 def test_error_merges_output_on_error(host: Host, tmp_path: Path) -> None:
@@ -178,12 +178,12 @@ def test_a_stopped_parent_lets_its_sub_workflow_run_on(host: Host, tmp_path: Pat
     parent, child, gate, log = _family(host, tmp_path)
     asked = _stop(host, tmp_path, parent, state, "Stopped", where)
     assert asked.state == state
-    assert host.get_execution(child).state == "RUNNING"
+    assert host.executions.get(child).state == "RUNNING"
     _ended(host, gate)
-    top = host.get_execution(parent)
+    top = host.executions.get(parent)
     assert (top.state, top.state_info) == (asked.state, "Stopped")
     assert top.finished_at is not None
-    sub = host.get_execution(child)
+    sub = host.executions.get(child)
     assert (sub.state, sub.state_info) == ("SUCCESS", None)
     assert _task_states(host, child) == {"task1": ("SUCCESS", None),
                                          "task2": ("SUCCESS", None)}
@@ -204,11 +204,11 @@ def test_a_sub_workflow_stopped_with_success_gives_its_output_to_its_task(
     name = _install(host, tmp_path, text)
     log = tmp_path / "log"
     ident, gate = _held(host, tmp_path, f"{name}.wf", log=str(log))
-    (child,) = [e.id for e in host.list_executions() if e.parent_id == ident]
-    assert host.stop_execution(child, "SUCCESS").output == {"stopped": str(log)}
+    (child,) = [e.id for e in host.executions.list() if e.parent_id == ident]
+    assert host.executions.stop(child, "SUCCESS").output == {"stopped": str(log)}
     _ended(host, gate)
-    assert host.follow_execution(ident, timeout=60).state == "SUCCESS"
-    (taskx,) = host.execution_tasks(ident)
+    assert host.executions.follow(ident, timeout=60).state == "SUCCESS"
+    (taskx,) = host.tasks.list(ident)
     assert (taskx.name, taskx.state, taskx.result) == ("taskx", "SUCCESS",
                                                       {"stopped": str(log)})
     assert _effects(log) == []
@@ -228,18 +228,18 @@ def test_a_completion_after_the_stop_is_recorded(host: Host, tmp_path: Path, joi
     ``after`` never runs (``continue_workflow`` of a completed workflow)."""
     ident, _asked = _stopped(host, tmp_path, "", stop, join=join)
     before = _finished(host, ident)
-    assert {t.name: t.state for t in host.execution_tasks(ident)}["held"] == "RUNNING"
-    done = host.complete_task(ident, "held", completion, "late")
+    assert {t.name: t.state for t in host.tasks.list(ident)}["held"] == "RUNNING"
+    done = host.tasks.complete(ident, "held", completion, "late")
     assert (done.state, done.output) == (completion, "late")
-    held = {t.name: t for t in host.execution_tasks(ident)}["held"]
+    held = {t.name: t for t in host.tasks.list(ident)}["held"]
     assert (held.state, held.result, held.waiting) == (task, "late", [])
     assert held.state_info == (None if task == "SUCCESS" else "late")
     # Mistral's ``Task.complete`` publishes into the task execution (a SUCCESS
     # completion: ``publish``; an ERROR one: ``publish-on-error``, none here); the
     # workflow's output is not changed by it.
     assert held.published == ({"z": 1} if task == "SUCCESS" else {})
-    after = host.get_execution(ident)
+    after = host.executions.get(ident)
     assert (after.state, after.output) == (before.state, before.output)
-    assert "after" not in {t.name for t in host.execution_tasks(ident)}
+    assert "after" not in {t.name for t in host.tasks.list(ident)}
     with pytest.raises(exceptions.Conflict, match="does not wait"):
-        host.complete_task(ident, "held", "SUCCESS", "again")  # completed once only
+        host.tasks.complete(ident, "held", "SUCCESS", "again")  # completed once only

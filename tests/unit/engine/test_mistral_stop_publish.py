@@ -64,23 +64,23 @@ def _stopped(host: Host, tmp_path: Path, state: str, publish: str = PUBLISH,
     ident = _start(host, tmp_path, WORKBOOK.format(
         publish=publish, items=items, join="join: all\n            " if join else ""),
         who=who)
-    until("held waits", lambda: {t.name: t.state for t in host.execution_tasks(ident)}
+    until("held waits", lambda: {t.name: t.state for t in host.tasks.list(ident)}
           .get("held") == "RUNNING" and bool(_held(host, ident).waiting))
-    host.stop_execution(ident, state, "Stopped")
+    host.executions.stop(ident, state, "Stopped")
     return ident, until("its end recorded", lambda: (lambda done: done if done.finished_at
-                                                     else None)(host.get_execution(ident)))
+                                                     else None)(host.executions.get(ident)))
 
 
 def _held(host: Host, ident: str) -> Any:
-    return {t.name: t for t in host.execution_tasks(ident)}["held"]
+    return {t.name: t for t in host.tasks.list(ident)}["held"]
 
 
 def _unchanged(host: Host, ident: str, before: Any) -> None:
     """The workflow keeps the state and output the stop gave it; ``after`` never ran."""
-    after = host.get_execution(ident)
+    after = host.executions.get(ident)
     assert (after.state, after.state_info, after.output) == (
         before.state, before.state_info, before.output)
-    assert "after" not in {t.name for t in host.execution_tasks(ident)}
+    assert "after" not in {t.name for t in host.tasks.list(ident)}
 
 
 @pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
@@ -90,7 +90,7 @@ def test_a_completion_after_the_stop_publishes(host: Host, tmp_path: Path,
     its inbound context (``started``'s ``y``, the input)."""
     ident, before = _stopped(host, tmp_path, "SUCCESS", join=join)
     assert _held(host, ident).published == {}
-    host.complete_task(ident, "held", "SUCCESS", {"a": 1})
+    host.tasks.complete(ident, "held", "SUCCESS", {"a": 1})
     held = _held(host, ident)
     assert (held.state, held.result, held.state_info) == ("SUCCESS", {"a": 1}, None)
     assert held.published == {"got": {"a": 1}, "seen": "started", "who": "me",
@@ -103,7 +103,7 @@ def test_an_error_completion_after_the_stop_publishes_on_error(host: Host, tmp_p
                                                               join: bool) -> None:
     """An ERROR completion: ``publish-on-error`` (``task().result`` is the error)."""
     ident, before = _stopped(host, tmp_path, "ERROR", join=join)
-    host.complete_task(ident, "held", "ERROR", "boom")
+    host.tasks.complete(ident, "held", "ERROR", "boom")
     held = _held(host, ident)
     assert (held.state, held.result, held.state_info) == ("ERROR", "boom", "boom")
     assert held.published == {"err": "boom", "state": "ERROR", "seen": "started"}
@@ -121,7 +121,7 @@ def test_a_publish_that_fails_after_the_stop_fails_the_task(host: Host, tmp_path
     HTTP API see carries no server internals)."""
     ident, before = _stopped(host, tmp_path, "SUCCESS", "bad: <% $.who.nothing %>",
                              join=join)
-    done = host.complete_task(ident, "held", "SUCCESS", "late")
+    done = host.tasks.complete(ident, "held", "SUCCESS", "late")
     assert (done.state, done.output) == ("SUCCESS", "late")
     held = _held(host, ident)
     assert (held.state, held.result, held.published) == ("ERROR", "late", {})
@@ -137,10 +137,10 @@ def test_a_with_items_task_publishes_once_every_item_was_completed(
     completed; ``task().result`` lists their outputs in item order."""
     ident, before = _stopped(host, tmp_path, "SUCCESS", "got: <% task().result %>",
                              items="with-items: i in <% [1, 2] %>\n            ")
-    host.complete_task(ident, "held", "SUCCESS", "second", item=1)
+    host.tasks.complete(ident, "held", "SUCCESS", "second", item=1)
     held = _held(host, ident)
     assert (held.state, held.published) == ("RUNNING", {})
-    host.complete_task(ident, "held", "SUCCESS", "first", item=0)
+    host.tasks.complete(ident, "held", "SUCCESS", "first", item=0)
     held = _held(host, ident)
     assert (held.state, held.published) == ("SUCCESS", {"got": ["first", "second"]})
     _unchanged(host, ident, before)
@@ -150,9 +150,9 @@ def test_what_it_publishes_is_masked_as_every_record(host: Host, tmp_path: Path)
     """A known secret in its inbound context reads ``<secret>`` in what it published, as
     in every record of the executions database."""
     secret = "s3cret-value-4711"
-    host._runner().store.backend.redactor.learn([secret])
+    host._session.runner().store.backend.redactor.learn([secret])
     ident, _before = _stopped(host, tmp_path, "SUCCESS", "pw: <% $.who %>", who=secret)
-    host.complete_task(ident, "held", "SUCCESS", "late")
+    host.tasks.complete(ident, "held", "SUCCESS", "late")
     assert _held(host, ident).published == {"pw": "<secret>"}
 
 
@@ -165,16 +165,16 @@ def test_a_completion_as_the_stop_ends_the_engine_publishes(host: Host, tmp_path
         publish="got: <% task().result %>", items="",
         join="join: all\n            " if join else ""), who="me")
     until("held waits", lambda: any(t.name == "held" and t.waiting
-                                    for t in host.execution_tasks(ident)))
-    asked = host.stop_execution(ident, "SUCCESS", "Stopped")
-    host.complete_task(ident, "held", "SUCCESS", "late")
+                                    for t in host.tasks.list(ident)))
+    asked = host.executions.stop(ident, "SUCCESS", "Stopped")
+    host.tasks.complete(ident, "held", "SUCCESS", "late")
     done = until("its end recorded", lambda: (lambda found: found if found.finished_at
-                                              else None)(host.get_execution(ident)))
+                                              else None)(host.executions.get(ident)))
     assert (done.state, done.output) == ("SUCCESS", asked.output)
     held = until("held completed", lambda: (lambda found: found if found.state != "RUNNING"
                                             else None)(_held(host, ident)))
     assert (held.state, held.result, held.published) == ("SUCCESS", "late", {"got": "late"})
-    assert "after" not in {t.name for t in host.execution_tasks(ident)}
+    assert "after" not in {t.name for t in host.tasks.list(ident)}
 
 
 def test_a_completion_killed_before_its_publish_is_repaired_by_a_retry(
@@ -183,12 +183,12 @@ def test_a_completion_killed_before_its_publish_is_repaired_by_a_retry(
     (the task reads RUNNING, as before a completion): asking the completion again is
     refused, the task no longer waiting, and repairs it: it reads SUCCESS, published."""
     ident, before = _stopped(host, tmp_path, "SUCCESS")
-    store = host._runner().store
+    store = host._session.runner().store
     [waiting] = store.async_actions.of_task(ident, "held")
     store.async_actions.complete(waiting.id, "SUCCESS", {"a": 1})  # then a kill -9
     assert _held(host, ident).state == "RUNNING"
     with pytest.raises(exceptions.Conflict, match=r"does not wait for a client \(it is SUCCESS"):
-        host.complete_task(ident, "held", "SUCCESS", {"a": 2})
+        host.tasks.complete(ident, "held", "SUCCESS", {"a": 2})
     held = _held(host, ident)
     assert (held.state, held.result) == ("SUCCESS", {"a": 1})
     assert held.published["got"] == {"a": 1}
@@ -212,13 +212,13 @@ def test_a_with_items_task_with_concurrency_starts_its_next_items_after_the_stop
     ident, before = _stopped(host, tmp_path, "SUCCESS", "got: <% task().result %>",
                              items=ONE_AT_A_TIME)
     assert _waiting_items(host, ident) == [0]
-    host.complete_task(ident, "held", "SUCCESS", "first")
+    host.tasks.complete(ident, "held", "SUCCESS", "first")
     held = _held(host, ident)
     assert (held.state, held.published) == ("RUNNING", {})
     assert _waiting_items(host, ident) == [1]
-    host.complete_task(ident, "held", "SUCCESS", "second")
+    host.tasks.complete(ident, "held", "SUCCESS", "second")
     assert _waiting_items(host, ident) == [2]
-    host.complete_task(ident, "held", "SUCCESS", "third")
+    host.tasks.complete(ident, "held", "SUCCESS", "third")
     held = _held(host, ident)
     assert (held.state, held.result) == ("SUCCESS", ["first", "second", "third"])
     assert held.published == {"got": ["first", "second", "third"]}
@@ -232,10 +232,10 @@ def test_a_with_items_task_whose_item_failed_after_the_stop_runs_its_other_items
     item was completed, publishing on error."""
     ident, before = _stopped(host, tmp_path, "ERROR", "got: <% task().result %>",
                              items=ONE_AT_A_TIME)
-    host.complete_task(ident, "held", "ERROR", "boom")
+    host.tasks.complete(ident, "held", "ERROR", "boom")
     assert _waiting_items(host, ident) == [1]
-    host.complete_task(ident, "held", "SUCCESS", "second")
-    host.complete_task(ident, "held", "SUCCESS", "third")
+    host.tasks.complete(ident, "held", "SUCCESS", "second")
+    host.tasks.complete(ident, "held", "SUCCESS", "third")
     held = _held(host, ident)
     assert (held.state, held.result) == ("ERROR", ["boom", "second", "third"])
     assert held.published == {"err": ["boom", "second", "third"], "state": "ERROR",
@@ -255,7 +255,7 @@ def test_a_timeout_after_the_stop_fails_the_task_and_publishes_on_error(
     assert held.state == "ERROR" and "timed out after 1 s" in (held.state_info or "")
     assert held.published == {"err": held.state_info, "state": "ERROR", "seen": "started"}
     with pytest.raises(exceptions.Conflict, match="does not wait"):
-        host.complete_task(ident, "held", "SUCCESS", "too late")
+        host.tasks.complete(ident, "held", "SUCCESS", "too late")
     assert _held(host, ident).published == held.published
     _unchanged(host, ident, before)
 
@@ -265,11 +265,11 @@ def test_a_timeout_after_the_stop_is_seen_by_a_late_completion(
     """A completion asked after the timeout passed, before anyone read the task: it is
     refused (the task timed out) and the task has published on error."""
     ident, before = _stopped(host, tmp_path, "ERROR", items="timeout: 1\n            ")
-    store = host._runner().store
+    store = host._session.runner().store
     [waiting] = store.async_actions.of_task(ident, "held")
     until("its deadline passed", lambda: time.time() > (waiting.deadline or 0) + 0.05)
     with pytest.raises(exceptions.Conflict, match="timed out"):
-        host.complete_task(ident, "held", "SUCCESS", "too late")
+        host.tasks.complete(ident, "held", "SUCCESS", "too late")
     meta = next(ad for ad in store.flow_detail(ident) if ad.name == "held").meta or {}
     assert meta["stopped_publish"]["published"]["state"] == "ERROR"
     _unchanged(host, ident, before)
@@ -277,7 +277,7 @@ def test_a_timeout_after_the_stop_is_seen_by_a_late_completion(
 
 def _as_an_older_version_kept_it(host: Host, ident: str) -> None:
     """The atom metadata of ``held`` as a version that kept no inbound context wrote it."""
-    store = host._runner().store
+    store = host._session.runner().store
     ad = next(ad for ad in store.flow_detail(ident) if ad.name == "held")
     ad.meta.pop("wait_ctx")
     store.update_atom_meta(ad)
@@ -294,7 +294,7 @@ def test_a_task_that_waited_under_an_older_version_fails_its_publish(
     Mistral's.  The workflow stays as stopped."""
     ident, before = _stopped(host, tmp_path, "SUCCESS")
     _as_an_older_version_kept_it(host, ident)
-    host.complete_task(ident, "held", "SUCCESS", "late")
+    host.tasks.complete(ident, "held", "SUCCESS", "late")
     held = _held(host, ident)
     assert (held.state, held.result, held.published) == ("ERROR", "late", {})
     assert "older tripleo-flow" in (held.state_info or "")
@@ -303,7 +303,7 @@ def test_a_task_that_waited_under_an_older_version_fails_its_publish(
     # evaluated), it completes as Mistral's: SUCCESS.
     ident, before = _stopped(host, tmp_path, "SUCCESS", publish="{}")
     _as_an_older_version_kept_it(host, ident)
-    host.complete_task(ident, "held", "SUCCESS", "late")
+    host.tasks.complete(ident, "held", "SUCCESS", "late")
     held = _held(host, ident)
     assert (held.state, held.result, held.published, held.state_info) == (
         "SUCCESS", "late", {}, None)
@@ -338,13 +338,13 @@ def test_an_adhoc_action_reshapes_the_completions_after_the_stop(
     completion after the stop, runs the ad-hoc action."""
     ident = _start(host, tmp_path, ADHOC)
     until("two items wait", lambda: len(_held(host, ident).waiting) == 2
-          if host.execution_tasks(ident) else False)
-    host.stop_execution(ident, "SUCCESS", "Stopped")
-    until("its end recorded", lambda: host.get_execution(ident).finished_at)
-    host.complete_task(ident, "held", "SUCCESS", "a", item=1)
+          if host.tasks.list(ident) else False)
+    host.executions.stop(ident, "SUCCESS", "Stopped")
+    until("its end recorded", lambda: host.executions.get(ident).finished_at)
+    host.tasks.complete(ident, "held", "SUCCESS", "a", item=1)
     assert _waiting_items(host, ident) == [0, 2]
-    host.complete_task(ident, "held", "SUCCESS", "b", item=0)
-    host.complete_task(ident, "held", "SUCCESS", "c", item=2)
+    host.tasks.complete(ident, "held", "SUCCESS", "b", item=0)
+    host.tasks.complete(ident, "held", "SUCCESS", "c", item=2)
     held = _held(host, ident)
     assert (held.state, held.result) == ("SUCCESS", [["b"], ["a"], ["c"]])
     assert held.published == {"got": [["b"], ["a"], ["c"]]}

@@ -32,50 +32,50 @@ def host(tmp_path: Path) -> Iterator[Host]:
     host = Host(tmp_path / "data", ACTIONS)
     yield host
     # A test that failed may leave async actions waiting: completed, its runs can end.
-    for execution in host.list_executions():
-        for task in host.execution_tasks(execution.id):
+    for execution in host.executions.list():
+        for task in host.tasks.list(execution.id):
             if task.waiting:
                 try:
-                    host.complete_task(execution.id, task.name, "ERROR", "the test ended")
+                    host.tasks.complete(execution.id, task.name, "ERROR", "the test ended")
                 except exceptions.TripleoFlowError:
                     pass
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 def _install(host: Host, tmp_path: Path, text: str) -> str:
     """Install a workbook of ``text``'s workflows; its name (``NAME.wf1``...)."""
-    name = f"pause_{len(host.list_workbooks())}"
+    name = f"pause_{len(host.workbooks.list())}"
     path = tmp_path / f"{name}.yaml"
     path.write_text(f"version: '2.0'\nname: {name}\nworkflows:\n"
                     + textwrap.indent(textwrap.dedent(text), "  "))
-    host.create_workbook(path)
+    host.workbooks.create(path)
     return name
 
 
 def _state(host: Host, execution_id: str, state: str) -> Execution:
-    return until(f"{execution_id} {state} (now {host.get_execution(execution_id).state})",
-                  lambda: (e := host.get_execution(execution_id)).state == state and e)
+    return until(f"{execution_id} {state} (now {host.executions.get(execution_id).state})",
+                 lambda: (e := host.executions.get(execution_id)).state == state and e)
 
 
 def _child(host: Host, parent_id: str, workflow: str) -> Execution:
     return until(f"a child {workflow} of {parent_id}", lambda: next(
-        (e for e in host.list_executions()
+        (e for e in host.executions.list()
          if e.parent_id == parent_id and e.workflow.endswith("." + workflow)), None))
 
 
 def _waits(host: Host, execution_id: str, task: str) -> None:
     until(f"{task} of {execution_id} waiting for its client", lambda: any(
-        t.name == task and t.waiting for t in host.execution_tasks(execution_id)))
+        t.name == task and t.waiting for t in host.tasks.list(execution_id)))
 
 
 def _tasks(host: Host, execution_id: str) -> dict[str, str]:
-    return {t.name: t.state for t in host.execution_tasks(execution_id)}
+    return {t.name: t.state for t in host.tasks.list(execution_id)}
 
 
 def _ended(host: Host, execution_id: str) -> Execution:
     execution = until(f"the end of {execution_id}", lambda: (
-        e := host.get_execution(execution_id)).finished_at is not None and e)
-    host._runner().wait_background(10)
+        e := host.executions.get(execution_id)).finished_at is not None and e)
+    host._session.runner().wait_background(10)
     return execution
 
 
@@ -108,11 +108,11 @@ wf1:
 def _cascade(host: Host, tmp_path: Path) -> tuple[str, str, str]:
     """Start CASCADE's wf1; its id and its children's (wf2, wf3) once both wait."""
     name = _install(host, tmp_path, CASCADE)
-    wf1 = host.run_workflow(f"{name}.wf1", {}, wait=False).id
+    wf1 = host.executions.create(f"{name}.wf1", {}, wait=False).id
     wf2, wf3 = _child(host, wf1, "wf2").id, _child(host, wf1, "wf3").id
     _waits(host, wf2, "task1")
     _waits(host, wf3, "task1")
-    assert host.get_execution(wf1).state == "RUNNING"
+    assert host.executions.get(wf1).state == "RUNNING"
     assert _tasks(host, wf1) == {"task1": "RUNNING", "task2": "RUNNING"}
     assert _tasks(host, wf2) == _tasks(host, wf3) == {"task1": "RUNNING"}
     return wf1, wf2, wf3
@@ -122,11 +122,11 @@ def _finish_cascade(host: Host, wf1: str, wf2: str, wf3: str) -> None:
     """Complete both children's async task1: the three executions end SUCCESS."""
     _waits(host, wf2, "task1")
     _waits(host, wf3, "task1")
-    host.complete_task(wf2, "task1", "SUCCESS", {"result": "foobar"})
-    host.complete_task(wf3, "task1", "SUCCESS", {"result": "foobar"})
+    host.tasks.complete(wf2, "task1", "SUCCESS", {"result": "foobar"})
+    host.tasks.complete(wf3, "task1", "SUCCESS", {"result": "foobar"})
     assert _ended(host, wf1).state == "SUCCESS"
     for child in (wf2, wf3):
-        assert host.get_execution(child).state == "SUCCESS"
+        assert host.executions.get(child).state == "SUCCESS"
         assert _tasks(host, child) == {"task1": "SUCCESS", "task2": "SUCCESS"}
     assert _tasks(host, wf1) == {"task1": "SUCCESS", "task2": "SUCCESS", "task3": "SUCCESS"}
 
@@ -136,13 +136,13 @@ def test_pause_resume_cascade_down_to_subworkflow(host: Host, tmp_path: Path) ->
     (their async task1 stays RUNNING); resuming wf1 resumes them; once their actions
     are completed, all three end SUCCESS with every task SUCCESS."""
     wf1, wf2, wf3 = _cascade(host, tmp_path)
-    host.pause_execution(wf1)
+    host.executions.pause(wf1)
     _state(host, wf1, "PAUSED")
-    assert host.get_execution(wf2).state == host.get_execution(wf3).state == "PAUSED"
+    assert host.executions.get(wf2).state == host.executions.get(wf3).state == "PAUSED"
     assert _tasks(host, wf2) == _tasks(host, wf3) == {"task1": "RUNNING"}
     # Task that were creating subwf inherit the wf state (Mistral's words).
     assert _tasks(host, wf1) == {"task1": "PAUSED", "task2": "PAUSED"}
-    host.resume_execution(wf1, wait=False)
+    host.executions.resume(wf1, wait=False)
     _state(host, wf1, "RUNNING")
     _state(host, wf2, "RUNNING")
     _state(host, wf3, "RUNNING")
@@ -154,16 +154,16 @@ def test_pause_resume_cascade_up_from_subworkflow(host: Host, tmp_path: Path) ->
     parent wf1 and, through it, wf3; resuming wf2 resumes wf1 and wf3; all end
     SUCCESS."""
     wf1, wf2, wf3 = _cascade(host, tmp_path)
-    host.pause_execution(wf2)
+    host.executions.pause(wf2)
     _state(host, wf2, "PAUSED")
     _state(host, wf1, "PAUSED")
     _state(host, wf3, "PAUSED")
     # Readers show the family PAUSED at once; the pause spreads up and down in the
     # background (pausing): the tasks are read, and the resume asked, once it settled.
     for ident in (wf1, wf2, wf3):
-        until(f"{ident} paused for good", lambda i=ident: not host.get_execution(i).pausing)
+        until(f"{ident} paused for good", lambda i=ident: not host.executions.get(i).pausing)
     assert _tasks(host, wf1) == {"task1": "PAUSED", "task2": "PAUSED"}
-    host.resume_execution(wf2, wait=False)
+    host.executions.resume(wf2, wait=False)
     _state(host, wf1, "RUNNING")
     _state(host, wf2, "RUNNING")
     _state(host, wf3, "RUNNING")
@@ -206,10 +206,10 @@ sub:
 
 def _paused_by_its_child(host: Host, tmp_path: Path) -> tuple[str, str]:
     name = _install(host, tmp_path, PAUSING_CHILD)
-    parent = host.run_workflow(f"{name}.wf", {"name": "John"})
+    parent = host.executions.create(f"{name}.wf", {"name": "John"})
     child = _child(host, parent.id, "sub")
     assert parent.state == "PAUSED", parent
-    assert host.get_execution(child.id).state == "PAUSED"
+    assert host.executions.get(child.id).state == "PAUSED"
     tasks = _tasks(host, child.id)  # a graph lists 'bye' PENDING; Mistral: not yet
     assert tasks["hello"] == "SUCCESS" and tasks.get("bye", "PENDING") == "PENDING"
     assert _tasks(host, parent.id) == {"call": "PAUSED"}
@@ -219,11 +219,11 @@ def _paused_by_its_child(host: Host, tmp_path: Path) -> tuple[str, str]:
 def _ended_with_the_child(host: Host, parent: Execution, child: str) -> None:
     assert parent.state == "SUCCESS", parent
     assert parent.output == {"greeting": "Hello, John", "after": "after the child"}
-    record = host.get_execution(child)
+    record = host.executions.get(child)
     assert (record.state, record.output) == ("SUCCESS", {"greeting": "Hello, John"})
     assert _tasks(host, child) == {"hello": "SUCCESS", "bye": "SUCCESS"}
     assert _tasks(host, parent.id) == {"call": "SUCCESS", "after": "SUCCESS"}
-    assert [e.id for e in host.list_executions() if e.parent_id == parent.id] == [child]
+    assert [e.id for e in host.executions.list() if e.parent_id == parent.id] == [child]
 
 
 def test_a_pause_command_in_the_child_pauses_the_parent(host: Host, tmp_path: Path) -> None:
@@ -232,17 +232,17 @@ def test_a_pause_command_in_the_child_pauses_the_parent(host: Host, tmp_path: Pa
     PAUSED, its task PAUSED; resuming the parent resumes the child from after the
     command (``bye``), then the parent goes on; the outputs are the child's."""
     parent_id, child_id = _paused_by_its_child(host, tmp_path)
-    parent = host.resume_execution(parent_id)
-    _ended_with_the_child(host, host.get_execution(parent.id), child_id)
+    parent = host.executions.resume(parent_id)
+    _ended_with_the_child(host, host.executions.get(parent.id), child_id)
 
 
 def test_resuming_the_paused_child_continues_the_parent(host: Host, tmp_path: Path) -> None:
     """Resuming the child (not its parent) resumes the parent too, as Mistral does:
     both end SUCCESS with the child's output published by the parent."""
     parent_id, child_id = _paused_by_its_child(host, tmp_path)
-    returned = host.resume_execution(child_id)
+    returned = host.executions.resume(child_id)
     assert returned.id == child_id and returned.state == "SUCCESS"
-    _ended_with_the_child(host, host.get_execution(parent_id), child_id)
+    _ended_with_the_child(host, host.executions.get(parent_id), child_id)
 
 
 def test_a_task_not_safe_to_rerun_goes_on_with_its_paused_child(host: Host,
@@ -252,10 +252,10 @@ def test_a_task_not_safe_to_rerun_goes_on_with_its_paused_child(host: Host,
     name = _install(host, tmp_path, PAUSING_CHILD.replace(
         "      workflow: sub name=<% $.name %>\n",
         "      workflow: sub name=<% $.name %>\n      safe-rerun: false\n"))
-    parent = host.run_workflow(f"{name}.wf", {"name": "John"})
+    parent = host.executions.create(f"{name}.wf", {"name": "John"})
     assert parent.state == "PAUSED"
     child = _child(host, parent.id, "sub").id
-    _ended_with_the_child(host, host.resume_execution(parent.id), child)
+    _ended_with_the_child(host, host.executions.resume(parent.id), child)
 
 
 def test_a_child_that_fails_once_resumed_fails_the_parent_task(host: Host,
@@ -286,16 +286,16 @@ def test_a_child_that_fails_once_resumed_fails_the_parent_task(host: Host,
             broken:
               action: std.fail
     """)
-    parent = host.run_workflow(f"{name}.wf", {})
+    parent = host.executions.create(f"{name}.wf", {})
     assert parent.state == "PAUSED"
     child = _child(host, parent.id, "sub")
-    assert host.get_execution(child.id).state == "PAUSED"
-    ended = host.resume_execution(parent.id)
+    assert host.executions.get(child.id).state == "PAUSED"
+    ended = host.executions.resume(parent.id)
     assert ended.state == "SUCCESS" and ended.output == {"handled": "handled"}
-    assert host.get_execution(child.id).state == "ERROR"  # Mistral: ERROR
-    tasks = {t.name: t for t in host.execution_tasks(parent.id)}
+    assert host.executions.get(child.id).state == "ERROR"  # Mistral: ERROR
+    tasks = {t.name: t for t in host.tasks.list(parent.id)}
     # The task's error is the child's, as Mistral's task state_info is its sub-workflow's.
-    failed = host.get_execution(child.id).error
+    failed = host.executions.get(child.id).error
     assert tasks["call"].state == "ERROR" and failed and tasks["call"].error == failed
     assert tasks["handle"].state == "SUCCESS"
 
@@ -332,23 +332,23 @@ def test_with_items_over_sub_workflows_one_child_pauses(host: Host, tmp_path: Pa
             t2:
               action: std.noop
     """)
-    parent = host.run_workflow(f"{name}.wf", {"numbers": [1, 2, 3]})
+    parent = host.executions.create(f"{name}.wf", {"numbers": [1, 2, 3]})
     assert parent.state == "PAUSED", parent
     assert _tasks(host, parent.id) == {"task1": "PAUSED"}
-    store = host._runner().store
+    store = host._session.runner().store
     by_item = {(store.flow_detail(e.id, lazy=True).meta or {}).get("item"): e.id
-               for e in host.list_executions() if e.parent_id == parent.id}
+               for e in host.executions.list() if e.parent_id == parent.id}
     assert sorted(by_item) == [0, 1, 2]
-    assert host.get_execution(by_item[1]).state == "PAUSED"
+    assert host.executions.get(by_item[1]).state == "PAUSED"
     # The others ended, or were paused with their parent while running (Mistral too).
-    assert {host.get_execution(by_item[i]).state for i in (0, 2)} <= {"SUCCESS", "PAUSED"}
+    assert {host.executions.get(by_item[i]).state for i in (0, 2)} <= {"SUCCESS", "PAUSED"}
     children = [by_item[i] for i in (0, 1, 2)]
-    ended = host.resume_execution(parent.id)
+    ended = host.executions.resume(parent.id)
     assert ended.state == "SUCCESS", ended
     assert ended.output == {"result": [{"v": 10}, {"v": 20}, {"v": 30}]}
-    after = [host.get_execution(ident) for ident in children]
+    after = [host.executions.get(ident) for ident in children]
     assert [e.state for e in after] == ["SUCCESS"] * 3
-    assert len({e.id for e in host.list_executions() if e.parent_id == parent.id}) == 3
+    assert len({e.id for e in host.executions.list() if e.parent_id == parent.id}) == 3
     for child in after:
         assert _tasks(host, child.id) == {"t1": "SUCCESS", "t2": "SUCCESS"}
 
@@ -363,9 +363,9 @@ def test_pausing_an_execution_not_running_here_is_refused(host: Host,
             task1:
               action: std.noop
     """)
-    done = host.run_workflow(f"{name}.wf", {})
+    done = host.executions.create(f"{name}.wf", {})
     with pytest.raises(exceptions.Conflict, match=r"has already ended \(SUCCESS\)"):
-        host.pause_execution(done.id)
-    assert host.get_execution(done.id).state == "SUCCESS"
+        host.executions.pause(done.id)
+    assert host.executions.get(done.id).state == "SUCCESS"
     with pytest.raises(exceptions.ExecutionNotFound):
-        host.pause_execution("no-such-execution")
+        host.executions.pause("no-such-execution")

@@ -25,9 +25,9 @@ from typing import Any
 
 import pytest
 
-from tests.engine_helpers import ACTIONS
+from tests.engine_helpers import ACTIONS, Host
 from tests.unit.engine.test_mistral_cancel import _install
-from tests.unit.engine.test_mistral_task_rerun import RerunHost, _calls
+from tests.unit.engine.test_mistral_task_rerun import _calls
 from tripleo_flow import exceptions
 
 WAYS = pytest.mark.parametrize("way", ["inline", "apart", "state-machine"])
@@ -35,9 +35,9 @@ WAYS = pytest.mark.parametrize("way", ["inline", "apart", "state-machine"])
 
 @pytest.fixture
 def host(tmp_path: Path) -> Any:
-    made = RerunHost(tmp_path / "data", ACTIONS)
+    made = Host(tmp_path / "data", ACTIONS)
     yield made
-    made.close_workflows()
+    made._session.close_workflows()
 
 
 def _subflow(way: str) -> str:
@@ -70,9 +70,9 @@ def _subflow(way: str) -> str:
 def _failed(host: Any, workflow: str, inputs: dict[str, Any]) -> str:
     """Run ``workflow``, which fails; its execution's id (the top one)."""
     with pytest.raises(exceptions.WorkflowFailed):
-        host.run_workflow(workflow, inputs)
-    (ident,) = [e.id for e in host.list_executions() if e.parent_id is None]
-    assert host.get_execution(ident).state == "ERROR"  # Mistral's ERROR
+        host.executions.create(workflow, inputs)
+    (ident,) = [e.id for e in host.executions.list() if e.parent_id is None]
+    assert host.executions.get(ident).state == "ERROR"  # Mistral's ERROR
     return ident
 
 
@@ -81,11 +81,11 @@ def _counts(base: Path) -> tuple[int, int, int]:
 
 
 def _children(host: Any, parent: str) -> list[Any]:
-    return [e for e in host.list_executions() if e.parent_id == parent]
+    return [e for e in host.executions.list() if e.parent_id == parent]
 
 
 def _tasks(host: Any, ident: str) -> dict[str, str]:
-    return {t.name: t.state for t in host.execution_tasks(ident)}
+    return {t.name: t.state for t in host.tasks.list(ident)}
 
 
 @WAYS
@@ -98,7 +98,7 @@ def test_rerun_subflow(host: Any, tmp_path: Path, way: str) -> None:
     base = tmp_path / "c"
     ident = _failed(host, f"{name}.wf", {"c": str(base)})
     assert _counts(base) == (1, 1, 0)
-    done = host.rerun_task(ident, "t2")
+    done = host.tasks.rerun(ident, "t2")
     assert (done.state, done.error) == ("SUCCESS", None)
     assert _counts(base) == (1, 2, 1)
     assert {"t1": "SUCCESS", "t2": "SUCCESS", "t3": "SUCCESS"}.items() <= \
@@ -112,7 +112,7 @@ def test_rerun_subflow(host: Any, tmp_path: Path, way: str) -> None:
     assert {c.parent_task for c in children} == {"t2"}
     ok = next(c for c in children if c.state == "SUCCESS")
     assert _tasks(host, ok.id) == {"s1": "SUCCESS"}
-    assert host.get_execution(ok.id).output == {"result": 2}
+    assert host.executions.get(ok.id).output == {"result": 2}
 
 
 @WAYS
@@ -124,19 +124,19 @@ def test_rerun_subflow_task(host: Any, tmp_path: Path, way: str) -> None:
     base = tmp_path / "c"
     ident = _failed(host, f"{name}.wf", {"c": str(base)})
     if way == "inline":
-        done = host.rerun_task(ident, "t2/s1")
+        done = host.tasks.rerun(ident, "t2/s1")
         assert (done.state, done.error) == ("SUCCESS", None)
         assert _children(host, ident) == []
     else:
         (child,) = _children(host, ident)
         assert child.state == "ERROR"
-        done = host.rerun_task(child.id, "s1")
+        done = host.tasks.rerun(child.id, "s1")
         assert (done.id, done.state, done.error) == (child.id, "SUCCESS", None)
         (again,) = _children(host, ident)  # the same child, no new one
         assert (again.id, again.state) == (child.id, "SUCCESS")
-        assert host.get_execution(child.id).output == {"result": 2}
+        assert host.executions.get(child.id).output == {"result": 2}
     assert _counts(base) == (1, 2, 1)
-    parent = host.get_execution(ident)
+    parent = host.executions.get(ident)
     assert (parent.state, parent.error, parent.failed_task) == ("SUCCESS", None, None)
     assert {"t1": "SUCCESS", "t2": "SUCCESS", "t3": "SUCCESS"}.items() <= \
         _tasks(host, ident).items()
@@ -169,17 +169,17 @@ def test_rerun_sub_workflow(host: Any, tmp_path: Path, apart: bool) -> None:
         """)
     counter = tmp_path / "c"
     top = _failed(host, f"{name}.wf1", {"c": str(counter)})
-    executions = host.list_executions()
+    executions = host.executions.list()
     if not apart:
         assert [e.id for e in executions] == [top]
-        done = host.rerun_task(top, "task1/task2/task3")
+        done = host.tasks.rerun(top, "task1/task2/task3")
     else:
         assert sorted(e.state for e in executions) == ["ERROR"] * 3
         (wf3,) = [e for e in executions if e.workflow.endswith(".wf3")]
-        done = host.rerun_task(wf3.id, "task3")
+        done = host.tasks.rerun(wf3.id, "task3")
     assert done.state == "SUCCESS"
     assert _calls(counter) == 2
-    after = host.list_executions()
+    after = host.executions.list()
     assert sorted(e.id for e in after) == sorted(e.id for e in executions)
     assert {e.state for e in after} == {"SUCCESS"}
 
@@ -192,10 +192,10 @@ def test_a_child_task_is_rerun_only_while_its_parent_has_failed(host: Any,
     base = tmp_path / "c"
     ident = _failed(host, f"{name}.wf", {"c": str(base)})
     (old,) = _children(host, ident)
-    assert host.rerun_task(ident, "t2").state == "SUCCESS"
+    assert host.tasks.rerun(ident, "t2").state == "SUCCESS"
     with pytest.raises(exceptions.Conflict, match="which is SUCCESS"):
-        host.rerun_task(old.id, "s1")
-    assert host.get_execution(old.id).state == "ERROR"
+        host.tasks.rerun(old.id, "s1")
+    assert host.executions.get(old.id).state == "ERROR"
     assert _counts(base) == (1, 2, 1)
 
 
@@ -204,5 +204,5 @@ def test_an_inline_sub_workflow_s_enter_atom_is_no_task(host: Any, tmp_path: Pat
     name = _install(host, tmp_path, _subflow("inline"))
     ident = _failed(host, f"{name}.wf", {"c": str(tmp_path / "c")})
     with pytest.raises(exceptions.NotFound, match="no task execution"):
-        host.rerun_task(ident, "t2/__enter__")
-    assert host.get_execution(ident).state == "ERROR"
+        host.tasks.rerun(ident, "t2/__enter__")
+    assert host.executions.get(ident).state == "ERROR"

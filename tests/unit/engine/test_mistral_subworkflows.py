@@ -30,31 +30,31 @@ FAILED = "ERROR"
 def host(tmp_path: Path) -> Iterator[Host]:
     host = Host(tmp_path / "data", ACTIONS)
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 class Run:
     """How one execution of workflow ``wf`` ended, and its child executions."""
 
     def __init__(self, host: Host, tmp_path: Path, text: str, **inputs: Any) -> None:
-        name = f"subwf_{len(host.list_workbooks())}"
+        name = f"subwf_{len(host.workbooks.list())}"
         path = tmp_path / f"{name}.yaml"
         path.write_text(f"version: '2.0'\nname: {name}\nworkflows:\n"
                         + textwrap.indent(textwrap.dedent(text), "  "))
-        host.create_workbook(path)
+        host.workbooks.create(path)
         self.error: exceptions.WorkflowFailed | None = None
         try:
-            execution = host.run_workflow(f"{name}.wf", inputs)
+            execution = host.executions.create(f"{name}.wf", inputs)
         except exceptions.WorkflowFailed as exc:
             self.error = exc
-            execution = next(e for e in reversed(host.list_executions())
+            execution = next(e for e in reversed(host.executions.list())
                              if e.parent_id is None)
         self.id = execution.id
-        execution = host.get_execution(execution.id)
+        execution = host.executions.get(execution.id)
         self.state = execution.state
         self.output = execution.output
-        self.tasks = {t.name: t for t in host.execution_tasks(execution.id)}
-        self.children = [e for e in host.list_executions() if e.parent_id == execution.id]
+        self.tasks = {t.name: t for t in host.tasks.list(execution.id)}
+        self.children = [e for e in host.executions.list() if e.parent_id == execution.id]
 
 
 def test_with_items_over_a_sub_workflow_keeps_item_order(host: Host, tmp_path: Path) -> None:
@@ -313,7 +313,7 @@ def test_a_recursive_sub_workflow_with_a_stop_condition(host: Host, tmp_path: Pa
     assert run.state == "SUCCESS", run.error
     assert run.output == {"value": 120}
     assert len(run.children) == 1  # its child has one child, and so on
-    everything = host.list_executions()
+    everything = host.executions.list()
     assert len(everything) == 5
 
 
@@ -381,7 +381,7 @@ def test_a_signal_during_a_child_execution_stops_the_parent(host: Host,
               handler:
                 action: test.record path=<% $.log %> value='handler'
         """))
-    host.create_workbook(tmp_path / "sig.yaml")
+    host.workbooks.create(tmp_path / "sig.yaml")
     stop = StopRequest("Run of sig.wf")
 
     def press(event: Any) -> None:
@@ -389,8 +389,8 @@ def test_a_signal_during_a_child_execution_stops_the_parent(host: Host,
             stop.received = signal.SIGINT
 
     with pytest.raises(exceptions.WorkflowFailed, match="interrupted by SIGINT"):
-        host._runner().run("sig.wf", {"log": str(log)}, listeners=[press], stop=stop)
+        host._session.runner().run("sig.wf", {"log": str(log)}, listeners=[press], stop=stop)
     assert log.read_text().split("\n")[:-1] == ["do one", "undo one"]
-    [parent] = [e for e in host.list_executions() if e.parent_id is None]
-    [child] = [e for e in host.list_executions() if e.parent_id == parent.id]
+    [parent] = [e for e in host.executions.list() if e.parent_id is None]
+    [child] = [e for e in host.executions.list() if e.parent_id == parent.id]
     assert (parent.state, child.state) == (FAILED, FAILED)

@@ -103,7 +103,7 @@ def test_task_function_reads_a_sibling_that_runs(host: Host, tmp_path: Path,
             break
         time.sleep(0.05)
     assert _states(host, execution_id) == wanted
-    host.complete_task(execution_id, "waiter", "SUCCESS", "done")
+    host.tasks.complete(execution_id, "waiter", "SUCCESS", "done")
     execution = _ended(host, execution_id)
     assert execution.state == "SUCCESS", execution.state_info
     assert execution.output == {"seen": {"name": "waiter", "state": "RUNNING",
@@ -113,8 +113,8 @@ def test_task_function_reads_a_sibling_that_runs(host: Host, tmp_path: Path,
 def test_task_function_reverse_not_required(host: Host, tmp_path: Path) -> None:
     """A reverse workflow (always compiled to the graph): ``task3`` requires ``task1``
     only; ``task2`` (not required, so never run) reads null there, as Mistral's."""
-    execution_id = host.run_workflow(_install_reverse(host, tmp_path), {},
-                                     wait=False, target="task3").id
+    execution_id = host.executions.create(_install_reverse(host, tmp_path), {},
+                                          wait=False, target="task3").id
     execution = _ended(host, execution_id)
     assert execution.state == "SUCCESS", execution.state_info
     assert execution.output == {"other": None}

@@ -27,28 +27,23 @@ import pytest
 from tests.engine_helpers import ACTIONS, Host
 from tests.unit.engine.test_mistral_cancel import _install
 from tripleo_flow import exceptions
-from tripleo_flow.client.task_reruns import TaskRerunsMixin
 
 ENGINES = pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
 
 
-class RerunHost(Host, TaskRerunsMixin):
-    """The test host with the task rerun of :class:`~tripleo_flow.client.Client`."""
-
-
 @pytest.fixture
 def host(tmp_path: Path) -> Any:
-    made = RerunHost(tmp_path / "data", ACTIONS)
+    made = Host(tmp_path / "data", ACTIONS)
     yield made
-    made.close_workflows()
+    made._session.close_workflows()
 
 
 def _failed(host: Host, workflow: str, inputs: dict[str, Any],
             env: dict[str, Any] | None = None) -> str:
     with pytest.raises(exceptions.WorkflowFailed):
-        host.run_workflow(workflow, inputs, env=env)
-    (ident,) = [e.id for e in host.list_executions()]
-    assert host.get_execution(ident).state == "ERROR"  # Mistral's ERROR
+        host.executions.create(workflow, inputs, env=env)
+    (ident,) = [e.id for e in host.executions.list()]
+    assert host.executions.get(ident).state == "ERROR"  # Mistral's ERROR
     return ident
 
 
@@ -57,11 +52,11 @@ def _calls(path: Path) -> int:
 
 
 def _results(host: Host, ident: str) -> dict[str, tuple[str, Any]]:
-    return {t.name: (t.state, t.result) for t in host.execution_tasks(ident)}
+    return {t.name: (t.state, t.result) for t in host.tasks.list(ident)}
 
 
 def _results_errors(host: Host, ident: str) -> dict[str, str | None]:
-    return {t.name: t.error for t in host.execution_tasks(ident)}
+    return {t.name: t.error for t in host.tasks.list(ident)}
 
 
 def _simple(join: bool) -> str:
@@ -89,9 +84,9 @@ def test_rerun(host: Host, tmp_path: Path, join: bool) -> None:
     name = _install(host, tmp_path, _simple(join))
     c1, c2, c3 = (tmp_path / n for n in ("c1", "c2", "c3"))
     ident = _failed(host, f"{name}.wf", {"c1": str(c1), "c2": str(c2), "c3": str(c3)})
-    failed = host.get_execution(ident)
+    failed = host.executions.get(ident)
     assert (failed.failed_task, failed.error) == ("t2", "flaky call 1")
-    done = host.rerun_task(ident, "t2")
+    done = host.tasks.rerun(ident, "t2")
     assert (done.state, done.error, done.failed_task) == ("SUCCESS", None, None)
     assert (_calls(c1), _calls(c2), _calls(c3)) == (1, 2, 1)
     assert _results(host, ident) == {"t1": ("SUCCESS", 1), "t2": ("SUCCESS", 2),
@@ -103,10 +98,10 @@ def test_rerun_by_task_id_in_the_background(host: Host, tmp_path: Path) -> None:
     name = _install(host, tmp_path, _simple(False))
     paths = {n: str(tmp_path / n) for n in ("c1", "c2", "c3")}
     ident = _failed(host, f"{name}.wf", paths)
-    task_id = next(t.id for t in host.execution_tasks(ident) if t.name == "t2")
-    host.rerun_task(ident, task_id, wait=False)
-    host._runner().wait_background(60)
-    assert host.get_execution(ident).state == "SUCCESS"
+    task_id = next(t.id for t in host.tasks.list(ident) if t.name == "t2")
+    host.tasks.rerun(ident, task_id, wait=False)
+    host._session.runner().wait_background(60)
+    assert host.executions.get(ident).state == "SUCCESS"
 
 
 def test_rerun_reverse_workflow(host: Host, tmp_path: Path) -> None:
@@ -128,10 +123,10 @@ def test_rerun_reverse_workflow(host: Host, tmp_path: Path) -> None:
         """)
     c1, c2, c3 = (tmp_path / n for n in ("c1", "c2", "c3"))
     with pytest.raises(exceptions.WorkflowFailed):
-        host.run_workflow(f"{name}.wf", {"c1": str(c1), "c2": str(c2), "c3": str(c3)},
-                          target="t3")
-    (ident,) = [e.id for e in host.list_executions()]
-    assert host.rerun_task(ident, "t2").state == "SUCCESS"
+        host.executions.create(f"{name}.wf", {"c1": str(c1), "c2": str(c2), "c3": str(c3)},
+                               target="t3")
+    (ident,) = [e.id for e in host.executions.list()]
+    assert host.tasks.rerun(ident, "t2").state == "SUCCESS"
     assert (_calls(c1), _calls(c2), _calls(c3)) == (1, 2, 1)
 
 
@@ -158,9 +153,9 @@ def test_rerun_diff_env_vars(host: Host, tmp_path: Path) -> None:
     counter = str(tmp_path / "c21")
     env = {"counter": counter, "var2": "mirror mirror", "var3": "heigh-ho heigh-ho"}
     ident = _failed(host, f"{name}.wf", {}, env=env)
-    assert host.get_execution(ident).env == env
+    assert host.executions.get(ident).env == env
     updated = {"var2": "Task 22", "var3": "Task 30"}
-    done = host.rerun_task(ident, "t21", env=updated)
+    done = host.tasks.rerun(ident, "t21", env=updated)
     assert done.state == "SUCCESS"
     assert done.env == {**env, **updated}
     assert _results(host, ident) == {
@@ -191,8 +186,8 @@ def test_rerun_on_join_task(host: Host, tmp_path: Path) -> None:
     ident = _failed(host, f"{name}.wf", {"c1": str(c1), "c2": str(c2)})
     assert "join 't3' can no longer fire" in (_results_errors(host, ident)["t3"] or "")
     with pytest.raises(exceptions.InvalidInput, match="rerun that task"):
-        host.rerun_task(ident, "t3")  # the join failed for t2: t2 is what reruns
-    assert host.rerun_task(ident, "t2").state == "SUCCESS"
+        host.tasks.rerun(ident, "t3")  # the join failed for t2: t2 is what reruns
+    assert host.tasks.rerun(ident, "t2").state == "SUCCESS"
     assert (_calls(c1), _calls(c2)) == (1, 2)
     assert _results(host, ident)["t3"] == ("SUCCESS", "Task 3")
 
@@ -226,7 +221,7 @@ def test_rerun_with_items(host: Host, tmp_path: Path, join: bool, reset: bool) -
     ident = _failed(host, f"{name}.wf", {"counters": [str(c) for c in counters],
                                          "failures": [1, 0, 1]})
     assert [_calls(c) for c in counters] == [1, 1, 1]
-    done = host.rerun_task(ident, "t1", reset=reset)
+    done = host.tasks.rerun(ident, "t1", reset=reset)
     assert done.state == "SUCCESS"
     expected = [2, 2, 2] if reset else [2, 1, 2]
     assert [_calls(c) for c in counters] == expected
@@ -251,7 +246,7 @@ def test_rerun_with_items_that_undo(host: Host, tmp_path: Path) -> None:
     assert log.read_text().splitlines() == ["do item", "undo item"]
     # The second item fails again: the first ran again (it was undone), then undone.
     with pytest.raises(exceptions.WorkflowFailed):
-        host.rerun_task(ident, "t1", reset=False)
+        host.tasks.rerun(ident, "t1", reset=False)
     assert log.read_text().splitlines() == ["do item", "undo item"] * 2
 
 
@@ -262,8 +257,8 @@ def test_rerun_from_prev_step(host: Host, tmp_path: Path) -> None:
     paths = {n: str(tmp_path / n) for n in ("c1", "c2", "c3")}
     ident = _failed(host, f"{name}.wf", paths)
     with pytest.raises(exceptions.InvalidInput, match="only a failed task can be rerun"):
-        host.rerun_task(ident, "t1")
-    assert host.get_execution(ident).state == "ERROR"
+        host.tasks.rerun(ident, "t1")
+    assert host.executions.get(ident).state == "ERROR"
     assert _calls(tmp_path / "c1") == 1
 
 
@@ -274,15 +269,15 @@ def test_refusals(host: Host, tmp_path: Path) -> None:
     paths = {n: str(tmp_path / n) for n in ("c1", "c2", "c3")}
     ident = _failed(host, f"{name}.wf", paths)
     with pytest.raises(exceptions.InvalidInput, match="only a with-items task"):
-        host.rerun_task(ident, "t2", reset=False)
+        host.tasks.rerun(ident, "t2", reset=False)
     with pytest.raises(exceptions.NotFound, match="no task execution 'nope'"):
-        host.rerun_task(ident, "nope")
+        host.tasks.rerun(ident, "nope")
     with pytest.raises(exceptions.InvalidInput, match="env must be a JSON object"):
-        host.rerun_task(ident, "t2", env=["x"])  # type: ignore[arg-type]
-    assert host.get_execution(ident).state == "ERROR"
-    assert host.rerun_task(ident, "t2").state == "SUCCESS"
+        host.tasks.rerun(ident, "t2", env=["x"])  # type: ignore[arg-type]
+    assert host.executions.get(ident).state == "ERROR"
+    assert host.tasks.rerun(ident, "t2").state == "SUCCESS"
     with pytest.raises(exceptions.Conflict, match="is SUCCESS: only a task of a failed"):
-        host.rerun_task(ident, "t2")
+        host.tasks.rerun(ident, "t2")
     assert _calls(tmp_path / "c2") == 2
 
 
@@ -305,8 +300,8 @@ def test_refused_when_a_completed_task_was_undone(host: Host, tmp_path: Path) ->
     ident = _failed(host, f"{name}.wf", {"log": str(log), "c2": str(tmp_path / "c2")})
     assert log.read_text().splitlines() == ["do t1", "undo t1"]
     with pytest.raises(exceptions.InvalidInput, match=r"task\(s\) t1 were undone"):
-        host.rerun_task(ident, "t2")
-    assert host.get_execution(ident).state == "ERROR"
+        host.tasks.rerun(ident, "t2")
+    assert host.executions.get(ident).state == "ERROR"
     assert log.read_text().splitlines() == ["do t1", "undo t1"]
     assert _calls(tmp_path / "c2") == 1
 
@@ -332,9 +327,9 @@ def test_rerun_of_a_task_whose_on_complete_ran(host: Host, tmp_path: Path, join:
     assert (_calls(c1), _calls(c2)) == (1, 1)
     if join:
         with pytest.raises(exceptions.InvalidInput, match="on-complete transitions ran"):
-            host.rerun_task(ident, "t1")
-        assert host.get_execution(ident).state == "ERROR"
+            host.tasks.rerun(ident, "t1")
+        assert host.executions.get(ident).state == "ERROR"
         assert (_calls(c1), _calls(c2)) == (1, 1)
         return
-    assert host.rerun_task(ident, "t1").state == "SUCCESS"
+    assert host.tasks.rerun(ident, "t1").state == "SUCCESS"
     assert (_calls(c1), _calls(c2)) == (2, 2)

@@ -38,7 +38,7 @@ def test_a_running_task_shows_when_it_started(host: Host, tmp_path: Path, join: 
     before = time.time()
     ident, gate = _start(host, tmp_path, f"{name}.wf")
     try:
-        tasks = {t.name: t for t in host.execution_tasks(ident)}
+        tasks = {t.name: t for t in host.tasks.list(ident)}
         held = tasks["held"]
         assert held.state == "RUNNING"
         assert held.started_at is not None and before <= held.started_at <= time.time()
@@ -48,10 +48,10 @@ def test_a_running_task_shows_when_it_started(host: Host, tmp_path: Path, join: 
     finally:
         gate.opened.set()
     deadline = time.time() + 60
-    while host.get_execution(ident).state not in ("SUCCESS", "ERROR"):
+    while host.executions.get(ident).state not in ("SUCCESS", "ERROR"):
         assert time.time() < deadline, "the execution did not end"
         time.sleep(0.05)
-    ended = {t.name: t for t in host.execution_tasks(ident)}["held"]
+    ended = {t.name: t for t in host.tasks.list(ident)}["held"]
     assert ended.state == "SUCCESS"
     assert ended.started_at == pytest.approx(held.started_at, abs=1.0)
     assert ended.finished_at is not None and ended.finished_at >= ended.started_at
@@ -73,8 +73,8 @@ def test_a_skipped_task_shows_no_start(host: Host, tmp_path: Path) -> None:
             passed_over:
               action: std.noop
         """)
-    ident = host.run_workflow(f"{name}.wf", {}).id
-    tasks = {t.name: t for t in host.execution_tasks(ident)}
+    ident = host.executions.create(f"{name}.wf", {}).id
+    tasks = {t.name: t for t in host.tasks.list(ident)}
     assert tasks["passed_over"].state == "SKIPPED"
     assert tasks["passed_over"].started_at is None
     assert tasks["chosen"].state == "SUCCESS" and tasks["chosen"].started_at is not None

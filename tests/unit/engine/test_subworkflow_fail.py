@@ -25,7 +25,7 @@ from tests.unit.engine.test_mistral_conformance import Run
 def host(tmp_path: Path) -> Iterator[Host]:
     host = Host(tmp_path / "data", ACTIONS)
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 def test_fail_in_an_inlined_sub_workflow_starts_none_of_its_other_tasks(
@@ -62,8 +62,8 @@ def test_fail_in_an_inlined_sub_workflow_starts_none_of_its_other_tasks(
     assert run.state == "SUCCESS", run.error
     assert run.output == {"handled": "ERROR"}
     assert run.tasks["call"] == "ERROR"
-    [execution] = host.list_executions()  # inlined: no child execution
-    tasks = {t.name: t.state for t in host.execution_tasks(execution.id)}
+    [execution] = host.executions.list()  # inlined: no child execution
+    tasks = {t.name: t.state for t in host.tasks.list(execution.id)}
     assert tasks["call/slow"] == "SUCCESS"  # it was running: it ends
     assert tasks.get("call/after", "PENDING") in ("PENDING", "SKIPPED")
     # 'after' never starts: the sub-workflow had ended ERROR when 'slow' finished.

@@ -3,7 +3,7 @@
 The workbooks come from tripleo-common's PyPI sdist, fetched once into a cache by
 ``tools/fetch_sdist.py tripleo-common 11.3.0`` (``tools/run-tests.sh`` does it).
 Every file is checked with the API call ``tripleo-flow workbook validate`` makes
-(:meth:`~tripleo_flow.client.workflows.WorkflowsMixin.validate_workbooks`, the real
+(:meth:`~tripleo_flow.client.catalog.WorkbookManager.validate`, the real
 action registry).  The OpenStack and TripleO actions we do not have (``swift.*``,
 ``nova.*``, ``tripleo.deployment.config`` ...) are unknown actions, left out here;
 every other problem is listed below with the reason we differ from Mistral, so a
@@ -178,7 +178,7 @@ def workbooks_dir() -> Path:
 def problems_of(tmp_path: Path, files: list[Path]) -> tuple[set[tuple[str, ...]], list[str]]:
     """The problems of ``files`` (unknown actions left out) and the unknown actions."""
     host = Host(tmp_path, ActionRegistry.load().classes())
-    found = host.validate_workbooks(files)
+    found = host.workbooks.validate(files)
     unknown = [p.message for p in found if UNKNOWN_ACTION.match(p.message)]
     rest = {(Path(p.path).name, p.workflow or "", p.task or "", p.message) for p in found
             if not UNKNOWN_ACTION.match(p.message)}

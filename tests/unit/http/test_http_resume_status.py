@@ -21,19 +21,26 @@ class Record:
     state: str
 
 
-class Client:
-    """A Python API whose resumed run ends before its record is read back."""
+class Executions:
+    """Executions whose resumed run ends before its record is read back."""
 
     def __init__(self, before: str) -> None:
         self.before = before
         self.resumed: list[str] = []
 
-    def get_execution(self, execution_id: str) -> Record:
+    def get(self, execution_id: str) -> Record:
         return Record(execution_id, self.before)
 
-    def resume_execution(self, execution_id: str, wait: bool, api_user: bool) -> Record:
+    def resume(self, execution_id: str, wait: bool, api_user: bool) -> Record:
         self.resumed.append(execution_id)
         return Record(execution_id, "SUCCESS")
+
+
+class Client:
+    """A Python API with those executions."""
+
+    def __init__(self, before: str) -> None:
+        self.executions = Executions(before)
 
 
 def answer(before: str) -> falcon.testing.Result:

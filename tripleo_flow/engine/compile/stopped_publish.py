@@ -13,7 +13,7 @@ workflow does nothing to a completed one.  The workflow's state and output stay 
 the stop gave them, and no task starts.
 
 Here the stopped execution's engine no longer runs, so :func:`settle` (called by the
-completion, :mod:`tripleo_flow.client.completions`, and by the runner as it records the
+completion, :mod:`tripleo_flow.client.tasks`, and by the runner as it records the
 end of a stopped execution, for a completion made meanwhile) evaluates it: over the
 inbound context the task persisted as its action first waited
 (:data:`~.execution_scope.WAIT_CONTEXT`), the global variables its execution had

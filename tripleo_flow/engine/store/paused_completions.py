@@ -4,7 +4,7 @@ Mistral completes such a task at once (``on_action_complete``): it reads SUCCESS
 (or ERROR) with its result and published variables while the workflow stays
 PAUSED; its transitions wait for the resume.  Here the engine of a paused
 execution has stopped, so :func:`settle` (called by the completion,
-:mod:`tripleo_flow.client.completions`) continues the execution with its pause held:
+:mod:`tripleo_flow.client.tasks`) continues the execution with its pause held:
 the state machine runs again only the task executions whose action executions
 were all completed (:meth:`~.machine_waits.ClientWaits._answered`), records
 them, starts nothing else and stops PAUSED again.  The resume then replays those

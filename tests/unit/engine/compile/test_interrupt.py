@@ -92,15 +92,15 @@ def host(tmp_path: Path) -> Any:
                      {**ACTIONS, "test.signal": Signal, "test.follow": Follow})
     book = tmp_path / "stopping.yaml"
     book.write_text(WORKBOOK)
-    host.create_workbook(book)
+    host.workbooks.create(book)
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 def _run(host: Any, workflow: str, inputs: dict[str, Any]) -> exceptions.Interrupted:
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     with pytest.raises(exceptions.Interrupted) as err:
-        host.run_operation(f"stopping.{workflow}", inputs, interruptible="Test run")
+        host._session.run_operation(f"stopping.{workflow}", inputs, interruptible="Test run")
     for sig, handler in previous.items():  # handlers restored
         assert signal.getsignal(sig) is handler
     return err.value
@@ -116,7 +116,7 @@ def test_a_signal_fails_the_next_task_and_the_run_reverts(host: Any, tmp_path: P
     assert error.task == "two" and error.signal_name == signal.Signals(sig).name
     assert str(error).startswith(f"Test run was interrupted by {signal.Signals(sig).name}")
     assert exceptions.exit_code(error) == 130
-    [execution] = host.list_executions()
+    [execution] = host.executions.list()
     assert execution.state == "ERROR" and "interrupted by" in execution.error
 
 
@@ -124,7 +124,8 @@ def test_a_running_task_that_looks_stops_at_its_next_look(host: Any, tmp_path: P
     log = tmp_path / "log"
     with pytest.raises(exceptions.Interrupted) as err:
         with _signal_once(Path(f"{log}.following"), signal.SIGINT):
-            host.run_operation("stopping.follow", {"log": str(log)}, interruptible="Test run")
+            host._session.run_operation("stopping.follow", {"log": str(log)},
+                                        interruptible="Test run")
     assert err.value.task == "wait"
     # stopped at a look, not followed to the end (20 s), and the first task undone
     assert log.read_text().splitlines() == ["do one", "undo one"]
@@ -145,8 +146,8 @@ def test_without_interruptible_a_signal_is_not_taken_over(host: Any, tmp_path: P
     got: list[int] = []
     previous = signal.signal(signal.SIGUSR1, lambda signum, frame: got.append(signum))
     try:
-        host.run_operation("stopping.three", {"log": str(tmp_path / "log"),
-                                              "sig": signal.SIGUSR1, "in_revert": False})
+        host._session.run_operation("stopping.three", {"log": str(tmp_path / "log"),
+                                                       "sig": signal.SIGUSR1, "in_revert": False})
     finally:
         signal.signal(signal.SIGUSR1, previous)
     assert got == [signal.SIGUSR1]  # one sent it (two only would, in a revert)

@@ -74,32 +74,32 @@ class Run:
         if join is not None:  # else installed already
             path = tmp_path / "pending.yaml"
             path.write_text(_workbook(join))
-            host.create_workbook(path)
+            host.workbooks.create(path)
         self.host = host
         self.log = tmp_path / "effects.log"
         name = uuid.uuid4().hex
         self.gate = gate_of(name)
-        self.id = host.run_workflow(f"pending.{workflow}", {"log": str(self.log),
-                                                              "gate": name}, wait=False).id
+        self.id = host.executions.create(f"pending.{workflow}", {"log": str(self.log),
+                                                                 "gate": name}, wait=False).id
         assert self.gate.reached.wait(60), "the held task did not start"
 
     def end(self) -> Any:
         """Open the gate; the execution's record once its run in this process ended."""
         self.gate.opened.set()
-        self.host._runner().wait_background(60)
-        return self.host.get_execution(self.id)
+        self.host._session.runner().wait_background(60)
+        return self.host.executions.get(self.id)
 
 
 def _pause(host: Host, tmp_path: Path, execution_id: str, where: str) -> None:
     """Pause it from this process, or from another one (its own host and runner)."""
     if where == "here":
-        asked = host.pause_execution(execution_id)
+        asked = host.executions.pause(execution_id)
     else:
         other = Host(tmp_path / "data", ACTIONS)
         try:
-            asked = other.pause_execution(execution_id)
+            asked = other.executions.pause(execution_id)
         finally:
-            other.close_workflows()
+            other._session.close_workflows()
     assert (asked.state, asked.pausing) == ("PAUSED", True)
 
 
@@ -125,14 +125,14 @@ def test_a_command_or_an_error_met_while_pausing_waits_for_the_resume(
     held = {"succeeds": "SUCCESS", "fails": "SUCCESS", "errs": "ERROR"}[workflow]
     assert _tasks(host, run.id) == {"first": "SUCCESS", "held": held}  # here or elsewhere
     if workflow == "succeeds":
-        assert host.resume_execution(run.id).state == "SUCCESS"
+        assert host.executions.resume(run.id).state == "SUCCESS"
         assert _effects(run.log) == ["do first"]
         assert _tasks(host, run.id) == {"first": "SUCCESS", "held": "SUCCESS"}
         assert run.gate.calls == 1
         return
     with pytest.raises(exceptions.WorkflowFailed):
-        host.resume_execution(run.id)
-    resumed = host.get_execution(run.id)
+        host.executions.resume(run.id)
+    resumed = host.executions.get(run.id)
     assert (resumed.state, resumed.failed_task) == ("ERROR", "held")
     assert _effects(run.log) == ["do first", "undo first"]
     assert run.gate.calls == 1  # the held task did not run again
@@ -147,15 +147,15 @@ def test_the_tasks_listed_before_fail_start_once_resumed(host: Host, tmp_path: P
     unpaused.mkdir()
     first = Run(host, unpaused, "fails_after", join=False)
     first.gate.opened.set()
-    host._runner().wait_background(60)
-    assert host.get_execution(first.id).state == "ERROR"
+    host._session.runner().wait_background(60)
+    assert host.executions.get(first.id).state == "ERROR"
     run = Run(host, tmp_path, "fails_after", join=None)
     _pause(host, tmp_path, run.id, "elsewhere")
     assert run.end().state == "PAUSED"
     assert _effects(run.log) == ["do first"]
     with pytest.raises(exceptions.WorkflowFailed):
-        host.resume_execution(run.id)
-    assert host.get_execution(run.id).state == "ERROR"
+        host.executions.resume(run.id)
+    assert host.executions.get(run.id).state == "ERROR"
     assert _effects(run.log) == _effects(first.log)
     assert "do after" in _effects(run.log)
 
@@ -174,7 +174,7 @@ def test_a_pause_command_met_while_pausing_starts_nothing_before_the_resume(
     assert run.end().state == "PAUSED"
     assert _effects(run.log) == ["do first"]
     assert _tasks(host, run.id).get("after", "PENDING") == "PENDING"
-    assert host.resume_execution(run.id).state == "SUCCESS"
+    assert host.executions.resume(run.id).state == "SUCCESS"
     assert _effects(run.log) == ["do first", "do after"]
     assert _tasks(host, run.id) == {"first": "SUCCESS", "held": "SUCCESS", "after": "SUCCESS"}
 
@@ -193,10 +193,10 @@ def test_a_pause_asked_as_the_last_task_ends_keeps_the_run_paused(
     _pause(host, tmp_path, run.id, "elsewhere")
     ended = run.end()
     assert (ended.state, ended.pausing) == ("PAUSED", False)
-    assert host.resume_execution(run.id).state == "SUCCESS"
+    assert host.executions.resume(run.id).state == "SUCCESS"
     assert _effects(run.log) == ["do first"]
     assert _tasks(host, run.id) == {"first": "SUCCESS", "held": "SUCCESS"}
-    assert host._runner().store.pause_requests.pending() == []
+    assert host._session.runner().store.pause_requests.pending() == []
 
 
 @ENGINES
@@ -222,10 +222,10 @@ def test_a_pause_asked_right_after_the_last_check_lets_the_run_succeed(
     ended = run.end()
     assert landed == ["asked"], "the engine did not look for a request at its end"
     assert (ended.state, ended.pausing) == ("SUCCESS", False)
-    assert host._runner().store.pause_requests.pending() == []
+    assert host._session.runner().store.pause_requests.pending() == []
     with pytest.raises(exceptions.Conflict, match=r"has already ended \(SUCCESS\)"):
-        host.pause_execution(run.id)
-    assert host.resume_execution(run.id).state == "SUCCESS"  # unchanged, as Mistral's
+        host.executions.pause(run.id)
+    assert host.executions.resume(run.id).state == "SUCCESS"  # unchanged, as Mistral's
     assert _effects(run.log) == ["do first"]
 
 
@@ -243,18 +243,18 @@ def test_a_resume_while_pausing_is_accepted_at_once_and_goes_on_once_paused(
     monkeypatch.setattr(resumes, "PAUSE_SETTLE", 0.5)
     run = Run(host, tmp_path, "ends", join)
     _pause(host, tmp_path, run.id, "here")
-    accepted = host.resume_execution(run.id, wait=False)
+    accepted = host.executions.resume(run.id, wait=False)
     assert not run.gate.opened.is_set()
     assert (accepted.state, accepted.pausing) == ("PAUSED", True)  # as readers show it
-    shown = host.get_execution(run.id)
+    shown = host.executions.get(run.id)
     assert (shown.state, shown.pausing) == ("PAUSED", True)
     with pytest.raises(exceptions.Conflict, match="being resumed already"):
-        host.resume_execution(run.id, wait=False)
+        host.executions.resume(run.id, wait=False)
     ended = run.end()
     assert (ended.state, ended.pausing) == ("SUCCESS", False)
     assert _tasks(host, run.id) == {"first": "SUCCESS", "held": "SUCCESS"}
     assert _effects(run.log) == ["do first"] and run.gate.calls == 1
-    assert host._runner().store.pause_requests.pending() == []
+    assert host._session.runner().store.pause_requests.pending() == []
 
 
 def test_a_resume_waiting_for_the_pause_starts_once_the_pause_is_recorded(
@@ -264,7 +264,7 @@ def test_a_resume_waiting_for_the_pause_starts_once_the_pause_is_recorded(
     resumed (and ended) execution back to PAUSED for good.  Staged: the paused run's
     record waits (up to 3 s) for the resumed run to end, which must not happen
     meanwhile."""
-    runner = host._runner()
+    runner = host._session.runner()
     resumed_ended = threading.Event()
     recorded: list[str] = []
     succeeded = runner.succeeded
@@ -282,7 +282,7 @@ def test_a_resume_waiting_for_the_pause_starts_once_the_pause_is_recorded(
     monkeypatch.setattr(runner, "succeeded", recording)
     run = Run(host, tmp_path, "ends", join=False)
     _pause(host, tmp_path, run.id, "here")
-    assert host.resume_execution(run.id, wait=False).pausing
+    assert host.executions.resume(run.id, wait=False).pausing
     ended = run.end()
     assert recorded == ["paused"]
     assert (ended.state, ended.pausing) == ("SUCCESS", False)

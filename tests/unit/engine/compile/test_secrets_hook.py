@@ -73,10 +73,10 @@ def test_an_execution_masks_a_secret_option_its_task_echoes(tmp_path: Path) -> N
                     publish:
                       got: <% task().result %>
             """)
-        done = host.run_workflow(name, {})
+        done = host.executions.create(name, {})
         assert done.state == "SUCCESS"
-        records = str(host.execution_tasks(done.id)) + str(host.get_execution(done.id))
+        records = str(host.tasks.list(done.id)) + str(host.executions.get(done.id))
         assert "swift-key-0123" not in records
         assert "<secret>" in records or "***" in records
     finally:
-        host.close_workflows()
+        host._session.close_workflows()

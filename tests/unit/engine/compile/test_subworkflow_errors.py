@@ -64,14 +64,14 @@ def _workbook(machine: bool, call: str = "timeout: 60") -> str:
 def _install(host: Host, tmp_path: Path, text: str) -> None:
     path = tmp_path / "kinds.yaml"
     path.write_text(text)
-    host.create_workbook(path)
+    host.workbooks.create(path)
 
 
 def _parent_and_child(host: Host) -> tuple[Any, Any]:
-    executions = host.list_executions()
+    executions = host.executions.list()
     [parent] = [e for e in executions if e.parent_id is None]
     children = [e for e in executions if e.parent_id == parent.id]
-    return host.get_execution(parent.id), children
+    return host.executions.get(parent.id), children
 
 
 def _check_kept(host: Host, cause: BaseException | None, message: str) -> None:
@@ -85,7 +85,7 @@ def _check_kept(host: Host, cause: BaseException | None, message: str) -> None:
     assert (parent.state, parent.failed_task) == ("ERROR", "call")
     assert parent.error == message and parent.hints == STEPS
     assert "POST /v1/plans?name=nowhere" in (parent.error_api or "")
-    call = next(t for t in host.execution_tasks(parent.id) if t.name == "call")
+    call = next(t for t in host.tasks.list(parent.id) if t.name == "call")
     assert call.error == message  # Mistral: the task's state_info is the child's
 
 
@@ -94,7 +94,7 @@ def test_a_failed_child_fails_its_task_with_its_kind(host: Host, tmp_path: Path,
                                                      machine: bool) -> None:
     _install(host, tmp_path, _workbook(machine))
     with pytest.raises(exceptions.WorkflowFailed) as failed:
-        host.run_workflow("kinds.wf", {"plans": []})
+        host.executions.create("kinds.wf", {"plans": []})
     _parent, [child] = _parent_and_child(host)
     assert child.state == "ERROR" and child.hints == STEPS
     # The parent task's error is the child's, as Mistral's state_info.
@@ -107,7 +107,7 @@ def test_with_items_over_children_keeps_the_failed_child_s_kind(host: Host, tmp_
     _install(host, tmp_path, _workbook(machine, "with-items: plan in <% $.plans %>\n"
                                                 "        input: {plan: <% $.plan %>}"))
     with pytest.raises(exceptions.WorkflowFailed) as failed:
-        host.run_workflow("kinds.wf", {"plans": ["nowhere"]})
+        host.executions.create("kinds.wf", {"plans": ["nowhere"]})
     _parent, [child] = _parent_and_child(host)
     message = f"task 'call', one of 1 items failed: {child.error}"
     _check_kept(host, failed.value.__cause__, message)
@@ -121,7 +121,7 @@ def test_a_child_that_fails_by_fail_lets_its_parent_s_task_retry(host: Host,
         "action: test.missing_plan plan=<% $.plan %>",
         "action: std.noop\n        on-success: [fail]"))
     with pytest.raises(exceptions.WorkflowFailed) as failed:
-        host.run_workflow("kinds.wf", {"plans": []})
+        host.executions.create("kinds.wf", {"plans": []})
     assert type(failed.value.__cause__) is exceptions.TaskFailed
     _parent, children = _parent_and_child(host)
     assert len(children) == 2  # both attempts ran a child
@@ -153,10 +153,10 @@ def test_an_action_s_error_data_stays_with_the_child_s_task(host: Host,
               inner:
                 action: std.fail error_data="disk full"
         """))
-    execution = host.run_workflow("kinds.wf", {"plans": []})
+    execution = host.executions.create("kinds.wf", {"plans": []})
     _parent, [child] = _parent_and_child(host)
     assert child.error == "std.fail was called: disk full"
-    assert host.get_execution(execution.id).output == {"seen": child.error}
+    assert host.executions.get(execution.id).output == {"seen": child.error}
 
 
 @pytest.mark.parametrize("machine", [False, True], ids=["graph", "state-machine"])
@@ -166,7 +166,7 @@ def test_a_child_that_ended_before_its_task_ran_again(host: Host, tmp_path: Path
     in another process before this one resumed the parent): the task's error is
     rebuilt from the child's record alone."""
     _install(host, tmp_path, _workbook(machine))
-    runner = host._runner()
+    runner = host._session.runner()
     parent = runner.start("kinds.wf", {"plans": []})
     ident = subworkflow.child_id(parent.uuid, "call", 1, None)
     child = runner.start("kinds.failing", {}, execution_id=ident, parent={
@@ -174,8 +174,8 @@ def test_a_child_that_ended_before_its_task_ran_again(host: Host, tmp_path: Path
         "depth": 1})
     with pytest.raises(exceptions.WorkflowFailed):
         runner.execute(child)
-    assert host.get_execution(ident).state == "ERROR"
+    assert host.executions.get(ident).state == "ERROR"
     with pytest.raises(exceptions.WorkflowFailed) as failed:
         runner.execute(runner.store.flow_detail(parent.uuid))
-    assert [e.id for e in host.list_executions() if e.parent_id == parent.uuid] == [ident]
-    _check_kept(host, failed.value.__cause__, host.get_execution(ident).error or "")
+    assert [e.id for e in host.executions.list() if e.parent_id == parent.uuid] == [ident]
+    _check_kept(host, failed.value.__cause__, host.executions.get(ident).error or "")

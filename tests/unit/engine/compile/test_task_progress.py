@@ -46,14 +46,14 @@ def _progress_of(host: Any, execution_id: str, task: str, deadline: float) -> An
     """The progress task ``task`` shows once it shows one (None at the deadline)."""
     progress = None
     while progress is None and time.monotonic() < deadline:
-        tasks = {t.name: t for t in host.execution_tasks(execution_id)}
+        tasks = {t.name: t for t in host.tasks.list(execution_id)}
         progress = tasks[task].progress if task in tasks else None
         time.sleep(0.05)
     return progress
 
 
 def _ended(host: Any, execution_id: str, deadline: float) -> None:
-    while host.get_execution(execution_id).state not in ("SUCCESS", "ERROR"):
+    while host.executions.get(execution_id).state not in ("SUCCESS", "ERROR"):
         assert time.monotonic() < deadline
         time.sleep(0.05)
 
@@ -62,12 +62,12 @@ def test_progress_is_stored_while_the_task_runs(tmp_path: Path) -> None:
     host: Any = Host(tmp_path / "data", {**ACTIONS, "test.report": Report})
     book = tmp_path / "progress_report.yaml"
     book.write_text(WORKBOOK)
-    host.create_workbook(book)
+    host.workbooks.create(book)
     gate = tmp_path / "gate"
     heard: list[Any] = []
     try:
-        execution = host.run_workflow("report", {"gate": str(gate)}, wait=False,
-                                      listeners=[heard.append])
+        execution = host.executions.create("report", {"gate": str(gate)}, wait=False,
+                                           listeners=[heard.append])
         deadline = time.monotonic() + 30
         progress = _progress_of(host, execution.id, "report", deadline)
         # The stack report came last: it is what the task shows now.
@@ -76,7 +76,7 @@ def test_progress_is_stored_while_the_task_runs(tmp_path: Path) -> None:
                             "status": "CREATE_IN_PROGRESS", "share": round(5 / 12, 4)}
         gate.touch()
         _ended(host, execution.id, deadline)
-        [task] = host.execution_tasks(execution.id)
+        [task] = host.tasks.list(execution.id)
         assert task.state == "SUCCESS" and task.progress is None
         # Listeners in this process hear each typed report as well (a stack's events).
         reports = [(e.progress, e.report) for e in heard if e.event == "progress"]
@@ -87,7 +87,7 @@ def test_progress_is_stored_while_the_task_runs(tmp_path: Path) -> None:
               "share": round(5 / 12, 4)}, STACK)]
     finally:
         gate.touch()
-        host.close_workflows()
+        host._session.close_workflows()
 
 
 JOINED = textwrap.dedent("""\
@@ -116,18 +116,18 @@ def test_progress_is_stored_on_the_state_machine_too(tmp_path: Path) -> None:
     host: Any = Host(tmp_path / "data", {**ACTIONS, "test.report": Report})
     book = tmp_path / "progress_joined.yaml"
     book.write_text(JOINED)
-    host.create_workbook(book)
+    host.workbooks.create(book)
     gate = tmp_path / "gate"
     try:
-        execution = host.run_workflow("progress_joined.report", {"gate": str(gate)},
-                                      wait=False)
+        execution = host.executions.create("progress_joined.report", {"gate": str(gate)},
+                                           wait=False)
         deadline = time.monotonic() + 30
         progress = _progress_of(host, execution.id, "report", deadline)
         assert progress == {"stage": "stack", "done": 5, "total": 12,
                             "status": "CREATE_IN_PROGRESS", "share": round(5 / 12, 4)}
         gate.touch()
         _ended(host, execution.id, deadline)
-        assert {t.name: t.progress for t in host.execution_tasks(execution.id)}["report"] is None
+        assert {t.name: t.progress for t in host.tasks.list(execution.id)}["report"] is None
     finally:
         gate.touch()
-        host.close_workflows()
+        host._session.close_workflows()

@@ -73,15 +73,15 @@ def test_no_backend_url_means_in_process(tmp_path: Any) -> None:
     conf = _conf()
     conf.set_override("data_dir", str(tmp_path))
     assert BoardSettings.from_conf(conf) is None
-    assert Client(conf).locks.url == f"file://{tmp_path / 'locks'}"
+    assert Client(conf)._session.locks.url == f"file://{tmp_path / 'locks'}"
 
 
 def test_plan_locks_default_to_the_board_service(tmp_path: Any) -> None:
     conf = _conf(backend_url="redis://127.0.0.1:6399")
     conf.set_override("data_dir", str(tmp_path))
-    assert Client(conf).locks.url == "redis://127.0.0.1:6399"
+    assert Client(conf)._session.locks.url == "redis://127.0.0.1:6399"
     conf.set_override("lock_url", "file:///elsewhere", group="plan_store")
-    assert Client(conf).locks.url == "file:///elsewhere"
+    assert Client(conf)._session.locks.url == "file:///elsewhere"
 
 
 def test_a_client_with_a_bad_jobboard_setting_is_refused(tmp_path: Any) -> None:

@@ -122,16 +122,16 @@ workflows:
 @pytest.fixture
 def train_client(tmp_path: Path) -> Iterator[Client]:
     client = make_client(tmp_path, LocalStore(tmp_path / "plans"))
-    client.create_plan("overcloud", write_tree(tmp_path / "templates", basic_tree()))
+    client.plans.create("overcloud", write_tree(tmp_path / "templates", basic_tree()))
     workbook = tmp_path / "train_inputs.yaml"
     workbook.write_text(TRIPLEO_INPUTS)
-    client.create_workbook(workbook)
+    client.workbooks.create(workbook)
     yield client
     client.close()
 
 
 def _env(client: Client) -> dict[str, Any]:
-    return PlanRepository(client.store).environment("overcloud")
+    return PlanRepository(client._session.store).environment("overcloud")
 
 
 def _changed(before: dict[str, Any], after: dict[str, Any]) -> set[str]:
@@ -140,7 +140,7 @@ def _changed(before: dict[str, Any], after: dict[str, Any]) -> set[str]:
 
 def test_generate_passwords_rotates_only_the_listed_passwords(train_client: Client) -> None:
     before = _env(train_client)["passwords"]
-    done = train_client.run_workflow("train_inputs.rotate", {"names": ["AdminPassword"]})
+    done = train_client.executions.create("train_inputs.rotate", {"names": ["AdminPassword"]})
     assert done.state == "SUCCESS", done.error
     after = _env(train_client)["passwords"]
     assert _changed(before, after) == {"AdminPassword"} and set(after) == set(before)
@@ -148,7 +148,7 @@ def test_generate_passwords_rotates_only_the_listed_passwords(train_client: Clie
 
 def test_generate_passwords_rotates_every_rotatable_password(train_client: Client) -> None:
     before = _env(train_client)["passwords"]
-    done = train_client.run_workflow("train_inputs.rotate", {"names": []})
+    done = train_client.executions.create("train_inputs.rotate", {"names": []})
     assert done.state == "SUCCESS", done.error
     changed = _changed(before, _env(train_client)["passwords"])
     assert changed == set(before) - set(passwords.DO_NOT_ROTATE)
@@ -158,8 +158,8 @@ def test_generate_passwords_rotates_every_rotatable_password(train_client: Clien
 def test_a_failed_workflow_puts_the_rotated_passwords_back(train_client: Client) -> None:
     before = _env(train_client)["passwords"]
     with pytest.raises(exceptions.WorkflowFailed, match="at task 'boom'"):
-        train_client.run_workflow("train_inputs.rotate",
-                                  {"names": ["AdminPassword"], "then_fail": True})
+        train_client.executions.create("train_inputs.rotate",
+                                       {"names": ["AdminPassword"], "then_fail": True})
     assert _env(train_client)["passwords"] == before
 
 
@@ -173,18 +173,18 @@ def test_generate_passwords_refusals_change_nothing(train_client: Client, workfl
                                                     names: list[str], expected: str) -> None:
     before = _env(train_client)
     with pytest.raises(exceptions.WorkflowFailed, match=expected):
-        train_client.run_workflow(f"train_inputs.{workflow}", {"names": names})
+        train_client.executions.create(f"train_inputs.{workflow}", {"names": names})
     assert _env(train_client) == before
 
 
 def test_generate_passwords_without_rotation_keeps_every_password(
         train_client: Client) -> None:
-    env = PlanRepository(train_client.store)
+    env = PlanRepository(train_client._session.store)
     current = _env(train_client)
     current["passwords"] = {k: v for k, v in current["passwords"].items()
                             if k != "AdminPassword"}
     env.save_environment("overcloud", current)
-    done = train_client.run_workflow("train_inputs.generate", {})
+    done = train_client.executions.create("train_inputs.generate", {})
     assert done.state == "SUCCESS", done.error
     after = _env(train_client)["passwords"]
     assert {k: after[k] for k in current["passwords"]} == current["passwords"]
@@ -193,9 +193,9 @@ def test_generate_passwords_without_rotation_keeps_every_password(
 
 def test_update_capabilities_purge_missing_keeps_only_the_given_environments(
         train_client: Client) -> None:
-    train_client.update_capabilities("overcloud", {"environments/storage.yaml": True})
+    train_client.capabilities.update("overcloud", {"environments/storage.yaml": True})
     assert {"path": "environments/storage.yaml"} in _env(train_client)["environments"]
-    done = train_client.run_workflow("train_inputs.purge", {})
+    done = train_client.executions.create("train_inputs.purge", {})
     assert done.state == "SUCCESS", done.error
     paths = [e.get("path") for e in _env(train_client)["environments"]]
     assert "environments/other.yaml" in paths
@@ -203,8 +203,8 @@ def test_update_capabilities_purge_missing_keeps_only_the_given_environments(
 
 
 def test_reset_parameters_key_names_the_section(train_client: Client) -> None:
-    train_client.set_parameters("overcloud", {"Dropped": "default section"})
-    done = train_client.run_workflow("train_inputs.sections", {"key": "parameters"})
+    train_client.parameters.set("overcloud", {"Dropped": "default section"})
+    done = train_client.executions.create("train_inputs.sections", {"key": "parameters"})
     assert done.state == "SUCCESS", done.error
     env = _env(train_client)
     assert env["parameters"] == {"Kept": 1}
@@ -215,7 +215,7 @@ def test_reset_parameters_refuses_a_section_ours_does_not_keep(train_client: Cli
     before = _env(train_client)
     with pytest.raises(exceptions.WorkflowFailed,
                        match="Unknown parameter section 'derived_parameters'"):
-        train_client.run_workflow("train_inputs.sections", {"key": "derived_parameters"})
+        train_client.executions.create("train_inputs.sections", {"key": "derived_parameters"})
     after = _env(train_client)  # the update before it is undone (its section left empty)
     assert after.pop("parameters") == {} and "parameters" not in before
     assert after == before

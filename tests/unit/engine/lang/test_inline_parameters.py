@@ -56,14 +56,14 @@ def test_what_mistral_would_ignore_is_left_unread(text: str, unread: str) -> Non
 def host(tmp_path: Path) -> Iterator[Host]:
     host = Host(tmp_path / "data")
     yield host
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 def install(host: Host, tmp_path: Path, workflows: str) -> None:
     path = tmp_path / "inline.yaml"
     path.write_text("version: '2.0'\nname: inline\n"
                     + textwrap.dedent(workflows))
-    host.create_workbook(path)
+    host.workbooks.create(path)
 
 
 def test_a_json_list_with_spaces_is_one_value(host: Host, tmp_path: Path) -> None:
@@ -79,9 +79,9 @@ def test_a_json_list_with_spaces_is_one_value(host: Host, tmp_path: Path) -> Non
                   hi: <% task(task1).result %>
                 keep-result: false
         """)
-    execution = host.run_workflow("inline.wf", {})
+    execution = host.executions.create("inline.wf", {})
     assert execution.state == "SUCCESS"
-    [task] = host.execution_tasks(execution.id)
+    [task] = host.tasks.list(execution.id)
     assert task.published == {"hi": ["Hi", "John Doe!"]} and task.result is None
 
 
@@ -119,7 +119,7 @@ def test_inline_parameters_of_workflows_and_ad_hoc_bases(host: Host, tmp_path: P
               noop:
                 action: std.noop
         """)
-    execution = host.run_workflow("inline.wf", {})
+    execution = host.executions.create("inline.wf", {})
     assert execution.output == {"person": ["John Doe", 32, None, False], "shouted": "HELLO",
                                 "echoed": "inline"}
 
@@ -144,7 +144,7 @@ def test_text_mistral_would_ignore_is_refused_at_validation(host: Host, tmp_path
               b:
                 workflow: other size=1.5
         """))
-    report = "\n".join(str(p) for p in host.validate_workbooks([path]))
+    report = "\n".join(str(p) for p in host.workbooks.validate([path]))
     for line in ["action 'hello': 'base' 'std.echo output=Hi there': cannot read "
                  "'output=Hi there' as a parameter",
                  "task 'a': 'action' 'std.echo output=Hello': cannot read 'output=Hello'",

@@ -51,7 +51,7 @@ def test_broken_workbook_is_reported(path: Path) -> None:
 def test_validate_api_raises_invalid_workbook(path: Path, tmp_path: Path) -> None:
     host = Host(tmp_path)
     with pytest.raises(exceptions.InvalidWorkbook) as info:
-        host.check_workbooks([path])
+        host.workbooks.check([path])
     assert _expectations(path)["expect"] in str(info.value)
     assert exceptions.exit_code(info.value) == 2
 

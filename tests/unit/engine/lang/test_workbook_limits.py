@@ -63,24 +63,24 @@ def test_create_and_update_refuse_a_workbook_past_the_limit(client: Client,
     path = tmp_path / "big.yaml"
     path.write_text(workbook(11))
     with pytest.raises(exceptions.InvalidWorkbook, match="workbook_max_tasks"):
-        client.create_workbook(path)
-    assert not (client.workbooks_dir / "big.yaml").exists()
+        client.workbooks.create(path)
+    assert not (client._session.workbooks_dir / "big.yaml").exists()
     path.write_text(workbook(3))
-    client.create_workbook(path)
+    client.workbooks.create(path)
     path.write_text(workbook(12))
     with pytest.raises(exceptions.InvalidWorkbook, match="has 12 tasks"):
-        client.update_workbook(path)
-    assert len(client.get_workflow("big.chain").tasks) == 3  # left as it was
+        client.workbooks.update(path)
+    assert len(client.workflows.get("big.chain").tasks) == 3  # left as it was
 
 
 def test_a_loaded_workbook_past_the_limit_is_listed_not_run(client: Client) -> None:
-    client.workbooks_dir.mkdir(parents=True, exist_ok=True)
-    (client.workbooks_dir / "big.yaml").write_text(workbook(11))
-    assert not any(w.workbook == "big" for w in client.list_workflows())
-    entry = next(e for e in client.list_workbooks() if e.path.name == "big.yaml")
+    client._session.workbooks_dir.mkdir(parents=True, exist_ok=True)
+    (client._session.workbooks_dir / "big.yaml").write_text(workbook(11))
+    assert not any(w.workbook == "big" for w in client.workflows.list())
+    entry = next(e for e in client.workbooks.list() if e.path.name == "big.yaml")
     assert entry.workbook is None and "workbook_max_tasks" in str(entry.problems[0])
     assert any(w.full_name == "tripleo.plan.create_deployment_plan"
-               for w in client.list_workflows())
+               for w in client.workflows.list())
 
 
 def test_cli_workbook_create_past_the_limit_exits_2(tmp_path: Path) -> None:
@@ -108,8 +108,8 @@ workflows:
       noop:
         action: std.noop
 """)
-    client.create_workbook(path)
-    assert client.run_workflow("grow.grow", {"n": 10}).output == {"text": "ab" * 10}
+    client.workbooks.create(path)
+    assert client.executions.create("grow.grow", {"n": 10}).output == {"text": "ab" * 10}
     client.conf.set_override("render_max_size", 100, group="limits")
     with pytest.raises(exceptions.WorkflowFailed, match=r"render_max_size"):
-        client.run_workflow("grow.grow", {"n": 60})
+        client.executions.create("grow.grow", {"n": 60})

@@ -53,11 +53,11 @@ def test_reading_lists_the_workflows_the_checked_catalog_lists(tmp_path: Path) -
 
 def test_listing_workflows_runs_no_check(tmp_path: Path) -> None:
     host = Host(tmp_path / "data", ACTIONS)
-    shutil.copytree(_user_dir(tmp_path), host.workbooks_dir)
+    shutil.copytree(_user_dir(tmp_path), host._session.workbooks_dir)
     try:
-        listed = host.list_workflows()
-        assert "catalog" not in host._wf_state()  # nothing was checked for it
-        assert listed == sorted(host._catalog().workflows(), key=lambda w: w.full_name)
-        assert host.list_workflows() == listed  # from the checked catalog, up to date
+        listed = host.workflows.list()
+        assert "catalog" not in host._session.opened()  # nothing was checked for it
+        assert listed == sorted(host._session.catalog().workflows(), key=lambda w: w.full_name)
+        assert host.workflows.list() == listed  # from the checked catalog, up to date
     finally:
-        host.close_workflows()
+        host._session.close_workflows()

@@ -75,12 +75,12 @@ def _every_state(store: ExecutionStore) -> None:
 def databases(tmp_path: Path) -> Iterator[tuple[ExecutionStore, ExecutionReader]]:
     """The store and the reader of one database with executions in every state."""
     host = Host(tmp_path / "data", ACTIONS)
-    store = host._execution_store()
+    store = host._session.execution_store()
     _every_state(store)
     reader = execution_reader.open_file(tmp_path / "data" / "executions.sqlite")
     assert reader is not None
     yield store, reader
-    host.close_workflows()
+    host._session.close_workflows()
 
 
 def _pages(source: Any, limit: int, workflow: str | None, descending: bool,
@@ -156,19 +156,19 @@ def test_the_reader_refuses_a_page_as_the_store_does(
 
 def test_the_api_reads_with_the_reader_alone_and_shows_the_same(tmp_path: Path) -> None:
     writer = Host(tmp_path / "data", ACTIONS)
-    _every_state(writer._execution_store())
+    _every_state(writer._session.execution_store())
     fresh = Host(tmp_path / "data", ACTIONS)
     try:
-        assert isinstance(fresh._execution_reader(), ExecutionReader)
-        assert fresh.page_executions(4, sort_dir="desc") == \
-            writer.page_executions(4, sort_dir="desc")
-        assert fresh.list_executions() == writer.list_executions()
-        for execution in writer.list_executions():
-            assert fresh.get_execution(execution.id) == writer.get_execution(execution.id)
-        assert "store" not in fresh._wf_state()  # it never built TaskFlow's backend
+        assert isinstance(fresh._session.execution_reader(), ExecutionReader)
+        assert fresh.executions.page(4, sort_dir="desc") == \
+            writer.executions.page(4, sort_dir="desc")
+        assert fresh.executions.list() == writer.executions.list()
+        for execution in writer.executions.list():
+            assert fresh.executions.get(execution.id) == writer.executions.get(execution.id)
+        assert "store" not in fresh._session.opened()  # it never built TaskFlow's backend
     finally:
-        writer.close_workflows()
-        fresh.close_workflows()
+        writer._session.close_workflows()
+        fresh._session.close_workflows()
 
 
 def test_a_write_in_progress_neither_blocks_nor_shows(
@@ -193,17 +193,17 @@ def test_a_database_not_made_yet_is_left_to_the_store(tmp_path: Path) -> None:
     assert not path.exists()  # the reader creates nothing
     host = Host(tmp_path / "data", ACTIONS)
     try:
-        assert host.page_executions(5) == ([], None)
+        assert host.executions.page(5) == ([], None)
         assert path.exists()  # the store made it, as before
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
 
 
 def test_an_older_schema_is_left_to_the_store_which_upgrades_it(tmp_path: Path) -> None:
     old = Host(tmp_path / "data", ACTIONS)
-    _every_state(old._execution_store())
-    expected = old.list_executions()
-    old.close_workflows()
+    _every_state(old._session.execution_store())
+    expected = old.executions.list()
+    old._session.close_workflows()
     path = tmp_path / "data" / "executions.sqlite"
     with sqlite3.connect(path) as db:  # the cancels table of an older release
         db.execute("ALTER TABLE tripleo_flow_cancels DROP COLUMN output")
@@ -212,15 +212,15 @@ def test_an_older_schema_is_left_to_the_store_which_upgrades_it(tmp_path: Path) 
     assert path.read_bytes() == before  # nothing written by the look
     host = Host(tmp_path / "data", ACTIONS)
     try:
-        listed = host.list_executions()
-        assert "store" in host._wf_state()
+        listed = host.executions.list()
+        assert "store" in host._session.opened()
         stopped = {e.id: e for e in expected if e.workflow == "wb.stop"}
         # The column a stop's output was kept in is gone: Mistral's default output.
         assert [e for e in listed if e.id not in stopped] == \
             [e for e in expected if e.id not in stopped]
         assert execution_reader.open_file(path) is not None  # upgraded by the store
     finally:
-        host.close_workflows()
+        host._session.close_workflows()
 
 
 @pytest.mark.parametrize("url,found", [
