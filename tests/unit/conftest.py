@@ -12,9 +12,8 @@ is used as it is.
 Once the tests are collected, every object made so far (the modules imported, the
 collected tests: most of the heap, for as long as the session runs) is moved out of the
 garbage collector's sight (:func:`gc.freeze`): each full collection would otherwise
-walk them all again.  Garbage
-made by the tests is collected as before; nothing a test checks depends on when a
-collection runs.
+walk them all again.  Garbage made by the tests is collected as before; nothing a test
+checks depends on when a collection runs.
 """
 
 from __future__ import annotations
