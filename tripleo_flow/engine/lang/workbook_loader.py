@@ -28,7 +28,6 @@ from tripleo_flow.engine.lang.action import Action
 # functions that check: reading workbooks to list their workflows loads no YAQL.
 from tripleo_flow.engine.lang.workbook_model import (
     Problem,
-    TaskSpec,
     Workbook,
     WorkflowSpec,
     parse_workbook,
@@ -235,8 +234,8 @@ def validate(workbooks: Iterable[Workbook], catalog: Catalog,
 
     # Mistral lets a workflow call itself; a cycle of calls made by tasks each
     # workflow starts with can never stop, and is refused.
-    calls = {wf.full_name: [child.full_name for t in _first_tasks(wf) if t.workflow
-                            for child in [catalog.lookup(t.workflow, wf.workbook)] if child]
+    calls = {wf.full_name: [child.full_name for ref in workbook_validator.first_calls(wf)
+                            for child in [catalog.lookup(ref, wf.workbook)] if child]
              for wf in catalog.workflows()}
     result: dict[str, list[Problem]] = {}
     for workbook in workbooks:
@@ -252,18 +251,6 @@ def validate(workbooks: Iterable[Workbook], catalog: Catalog,
                                         + " -> ".join(cycle), workflow.name))
         result[workbook.name] = problems
     return result
-
-
-def _first_tasks(workflow: WorkflowSpec) -> list[TaskSpec]:
-    """The tasks of ``workflow`` that run whenever it runs: a direct workflow's start
-    tasks, every task of a reverse one."""
-    from tripleo_flow.engine.lang import workbook_validator
-
-    if workflow.type == "reverse":
-        return list(workflow.tasks.values())
-    reached = {t for targets in workbook_validator.successors(workflow).values()
-               for t in targets}
-    return [spec for name, spec in workflow.tasks.items() if name not in reached]
 
 
 def _call_cycle(start: str, calls: Mapping[str, list[str]]) -> list[str] | None:

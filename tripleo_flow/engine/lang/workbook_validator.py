@@ -79,14 +79,101 @@ def find_cycle(graph: Mapping[str, list[str]]) -> list[str] | None:
 
 def validate_workflow(workflow: WorkflowSpec, actions: Mapping[str, type[Action]],
                       broken: Mapping[str, str], lookup: WorkflowLookup) -> list[Problem]:
-    """Every problem of ``workflow`` (empty when it can run)."""
+    """Every problem of ``workflow`` (empty when it can run).
+
+    The problems of its calls are a function of the workflow and of what its calls find
+    (:class:`_Answers`): a workflow checked before, whose calls all find what they found
+    then, has the problems it had then, which are not worked out again
+    (:data:`_CHECKED`)."""
     local = _local_problems(workflow)
+    answers = _Answers(actions, broken, lookup, workflow.workbook)
+    with _LOCAL_LOCK:
+        known = _CHECKED.get(id(workflow))
+    if known is not None and known.workflow() is workflow and known.local is local \
+            and answers.same(known.answers):
+        with _LOCAL_LOCK:
+            if _CHECKED.get(id(workflow)) is known:
+                _CHECKED.move_to_end(id(workflow))
+        return list(known.problems)
     problems = list(local.head)
     for name, spec in workflow.tasks.items():
-        messages = local.tasks[name] + _check_calls(workflow, spec, actions, broken, lookup)
+        messages = local.tasks[name] + _check_calls(workflow, spec, answers)
         problems += [Problem(workflow.path, message, workflow.name, name)
                      for message in messages]
-    return problems + local.tail
+    problems += local.tail
+    with _LOCAL_LOCK:
+        _CHECKED[id(workflow)] = _Checked(weakref.ref(workflow), local, dict(answers.found),
+                                          tuple(problems))
+        while len(_CHECKED) > LOCAL_KEPT:
+            _CHECKED.popitem(last=False)
+    return problems
+
+
+#: What a call of a task found, as its checks read it: a workflow (None: unknown), or
+#: for an action ``("broken", why)``, ``("unknown", hint)`` or
+#: ``("known", ((input, required), ...), takes_any_keyword, undoes)``.
+Answer = Any
+
+
+class _Answers:
+    """What the calls of one workflow's tasks find around it (each asked once): the
+    actions by name (``actions``, ``broken``) and the workflows by reference
+    (``lookup`` near the workflow's workbook)."""
+
+    def __init__(self, actions: Mapping[str, type[Action]], broken: Mapping[str, str],
+                 lookup: WorkflowLookup, near: str) -> None:
+        self._actions = actions
+        self._broken = broken
+        self._lookup = lookup
+        self._near = near
+        #: ``("action", name)`` or ``("workflow", reference)`` -> its answer
+        self.found: dict[tuple[str, str], Answer] = {}
+
+    def action(self, name: str) -> Answer:
+        key = ("action", name)
+        if key not in self.found:
+            self.found[key] = _action_answer(name, self._actions, self._broken)
+        return self.found[key]
+
+    def workflow(self, reference: str) -> WorkflowSpec | None:
+        key = ("workflow", reference)
+        if key not in self.found:
+            self.found[key] = self._lookup(reference, self._near)
+        return self.found[key]  # type: ignore[no-any-return]
+
+    def same(self, before: Mapping[tuple[str, str], Answer]) -> bool:
+        """Whether every question asked ``before`` has the same answer now (a workflow:
+        the same parsed object, which no reader changes)."""
+        for (kind, name), then in before.items():
+            if kind == "workflow":
+                if self.workflow(name) is not then:
+                    return False
+            elif self.action(name) != then:
+                return False
+        return True
+
+
+def _action_answer(name: str, actions: Mapping[str, type[Action]],
+                   broken: Mapping[str, str]) -> Answer:
+    if name in broken:
+        return ("broken", broken[name])
+    cls = actions.get(name)
+    if cls is None:
+        return ("unknown", adhoc_actions.LIST_ACTIONS.words())
+    inputs, takes_any = _signature(cls)
+    return ("known", tuple((pname, bool(required)) for pname, _type, required, _d in inputs),
+            takes_any, bool(cls.has_revert()))
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """A workflow checked before: its own problems, what its calls found, and all its
+    problems then."""
+
+    workflow: weakref.ref[WorkflowSpec]
+    local: _Local
+    answers: dict[tuple[str, str], Answer]
+    problems: tuple[Problem, ...]
 
 
 @dataclass(frozen=True)
@@ -98,6 +185,9 @@ class _Local:
     head: list[Problem]
     tasks: dict[str, list[str]]
     tail: list[Problem]
+    #: The workflows named by the tasks that run whenever it runs (a direct workflow's
+    #: start tasks, every task of a reverse one), as written.
+    first_calls: tuple[str, ...] = ()
 
 
 #: :class:`_Local` of the workflows checked lately, by id (with a weak reference to the
@@ -107,8 +197,13 @@ class _Local:
 #: checks every workflow again with what changed around it.
 _LOCAL: OrderedDict[int, tuple[weakref.ref[WorkflowSpec], _Local]] = OrderedDict()
 _LOCAL_LOCK = threading.Lock()
-#: How many workflows :data:`_LOCAL` keeps (the least recently checked go first).
+#: How many workflows :data:`_LOCAL` and :data:`_CHECKED` keep (the least recently
+#: checked go first).
 LOCAL_KEPT = 1024
+#: The workflows checked lately, by id (:class:`_Checked`): a catalog read checks every
+#: shipped workflow again, and it finds what it found before unless a workbook or an
+#: action changed what one of its calls names.
+_CHECKED: OrderedDict[int, _Checked] = OrderedDict()
 
 
 def _local_problems(workflow: WorkflowSpec) -> _Local:
@@ -158,7 +253,15 @@ def _check_local(workflow: WorkflowSpec) -> _Local:
     if cycle and workflow.type == "reverse":
         add(tail, f"cycle {' -> '.join(cycle)}: a task cannot require itself, "
             "even through other tasks", cycle[0])
-    return _Local(head, tasks, tail)
+    first = workflow.tasks.values() if workflow.type == "reverse" else (
+        workflow.tasks[name] for name in starts)
+    return _Local(head, tasks, tail, tuple(spec.workflow for spec in first if spec.workflow))
+
+
+def first_calls(workflow: WorkflowSpec) -> tuple[str, ...]:
+    """The workflows named by the tasks of ``workflow`` that run whenever it runs (a
+    direct workflow's start tasks, every task of a reverse one), as written."""
+    return _local_problems(workflow).first_calls
 
 
 def _check_task(workflow: WorkflowSpec, spec: TaskSpec) -> list[str]:
@@ -214,16 +317,15 @@ def _check_task(workflow: WorkflowSpec, spec: TaskSpec) -> list[str]:
     return out
 
 
-def _check_calls(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, type[Action]],
-                 broken: Mapping[str, str], lookup: WorkflowLookup) -> list[str]:
+def _check_calls(workflow: WorkflowSpec, spec: TaskSpec, answers: _Answers) -> list[str]:
     """The problems of what ``spec`` calls: its action, or its sub-workflow."""
     out: list[str] = []
     if spec.action is not None:
-        out += _check_action_inputs(spec, actions, broken)
+        out += _check_action_inputs(spec, answers)
     elif spec.workflow is not None and not expressions.has_expression(spec.workflow):
         # A workflow named by an expression is known when the task runs (Mistral's
         # dynamic sub-workflow): only the expression (above) is checked here.
-        child = lookup(spec.workflow, workflow.workbook)
+        child = answers.workflow(spec.workflow)
         if child is None:
             out.append(f"unknown workflow {spec.workflow!r}")
         else:
@@ -246,29 +348,28 @@ def _check_calls(workflow: WorkflowSpec, spec: TaskSpec, actions: Mapping[str, t
     return out
 
 
-def _check_action_inputs(spec: TaskSpec, actions: Mapping[str, type[Action]],
-                         broken: Mapping[str, str]) -> list[str]:
+def _check_action_inputs(spec: TaskSpec, answers: _Answers) -> list[str]:
     name = spec.action or ""
     if expressions.has_expression(name):
         # Its action is known when the task runs (Mistral's dynamic action name): the
         # name must then give a known action, which takes the task's input.
         return [f"action {name!r}: {problem}" for problem in expressions.check(name)]
-    if name in broken:
-        return [f"action {name!r} cannot be loaded: {broken[name]}"]
-    cls = actions.get(name)
-    if cls is None:
-        return [f"unknown action {name!r}{adhoc_actions.LIST_ACTIONS.words()}"]
+    answer = answers.action(name)
+    if answer[0] == "broken":
+        return [f"action {name!r} cannot be loaded: {answer[1]}"]
+    if answer[0] == "unknown":
+        return [f"unknown action {name!r}{answer[1]}"]
+    _known, inputs, takes_any, undoes = answer
     out = []
-    inputs, takes_any = _signature(cls)
-    known = {item[0] for item in inputs}
+    known = {pname for pname, _required in inputs}
     if not takes_any:
         for key in sorted(set(spec.input) - known):
             out.append(f"unexpected input {key!r} for action {name!r} "
                        f"(its inputs: {', '.join(sorted(known)) or 'none'})")
-    for pname, _type, required, _default in inputs:
+    for pname, required in inputs:
         if required and pname not in spec.input and spec.input_expr is None:
             out.append(f"missing required input {pname!r} of action {name!r}")
-    if spec.keep_result is False and cls.has_revert():
+    if spec.keep_result is False and undoes:
         out.append(f"'keep-result: false' cannot be used with action {name!r}: undoing it "
                    "needs its result")
     return out
