@@ -18,7 +18,13 @@ from pathlib import Path
 import pytest
 
 from tests.engine_helpers import Host
-from tests.unit.engine.test_mistral_async_actions import _ended, _start, _states, _waiting
+from tests.unit.engine.test_mistral_async_actions import (
+    _ended,
+    _install,
+    _start,
+    _states,
+    _waiting,
+)
 from tests.unit.engine.test_mistral_async_actions import host as host  # the fixture
 from tests.unit.engine.test_mistral_stop_publish import ONE_AT_A_TIME, _held, _stopped
 
@@ -166,3 +172,60 @@ def test_after_a_stop_the_next_items_have_the_task_s_deadline(
     host.complete_task(ident, "held", "SUCCESS", "first")
     (second,) = _held(host, ident).waiting
     assert second["item"] == 1 and second["deadline"] == first["deadline"]
+
+
+def test_a_reverse_workflow_s_items_wait_after_one_failed(host: Host, tmp_path: Path) -> None:
+    """The same in a compiled graph (a reverse workflow's task waits in its thread): the
+    item left waiting is still completed, then the task and the workflow fail."""
+    text = """
+    workflows:
+      wf:
+        type: reverse
+        tasks:
+          approve:
+            action: std.async_noop
+            with-items: i in [1, 2]
+          deploy:
+            action: std.echo output="deployed"
+            requires: [approve]
+    """
+    name = _install(host, tmp_path, text)
+    execution_id = host.run_workflow(name, {}, wait=False, target="deploy").id
+    _waiting(host, execution_id, "approve", count=2)
+    host.complete_task(execution_id, "approve", "ERROR", "refused", item=1)
+    (left,) = _waiting(host, execution_id, "approve").waiting
+    assert left["item"] == 0
+    host.complete_task(execution_id, "approve", "SUCCESS", "approved", item=0)
+    execution = _ended(host, execution_id)
+    assert execution.state == "ERROR" and "refused" in (execution.error or "")
+    states = _states(host, execution_id)
+    assert states["approve"] == "ERROR" and states.get("deploy") != "SUCCESS"
+
+
+def test_the_timeout_of_sub_workflow_items_counts_from_the_task_s_start(
+        host: Host, tmp_path: Path) -> None:
+    """The same for a ``workflow:`` task (Mistral's TimeoutPolicy is a task policy):
+    four child executions of 0.4 s one at a time outlast the task's ``timeout: 1``."""
+    text = """
+    workflows:
+      wf:
+        tasks:
+          task1:
+            with-items: i in [1, 2, 3, 4]
+            workflow: nap
+            concurrency: 1
+            timeout: 1
+            on-error: task2
+          task2:
+            action: std.echo output="With-items failed"
+      nap:
+        tasks:
+          sleep:
+            action: std.sleep
+            input:
+              seconds: 0.4
+    """
+    execution_id = _start(host, tmp_path, text)
+    assert _ended(host, execution_id).state == "SUCCESS"
+    assert _states(host, execution_id) == {"task1": "ERROR", "task2": "SUCCESS"}
+    assert "timed out after 1 s" in (_task(host, execution_id, "task1").error or "")
