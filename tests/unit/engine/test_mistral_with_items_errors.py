@@ -136,27 +136,35 @@ def test_the_timeout_of_waiting_items_counts_from_the_task_s_start(
     assert _task(host, execution_id, "task1").result == ["one", "two", "three"]
 
 
-def test_the_timeout_of_ordinary_items_counts_from_the_task_s_start(
-        host: Host, tmp_path: Path) -> None:
-    """policies.py TimeoutPolicy: four items of 0.4 s one at a time take longer than the
-    task's ``timeout: 1`` although each takes less: the task fails (timed out), its
-    ``on-error`` runs."""
-    text = """
+#: ``task1`` runs four items of 0.4 s one at a time within ``timeout: 1``.
+SLOW_ITEMS = """
     workflows:
       wf:
         tasks:
           task1:
             with-items: i in [1, 2, 3, 4]
-            action: std.sleep
-            input:
-              seconds: 0.4
+            {run}
             concurrency: 1
             timeout: 1
             on-error: task2
           task2:
             action: std.echo output="With-items failed"
+      nap:
+        tasks:
+          sleep:
+            action: std.sleep
+            input:
+              seconds: 0.4
     """
-    execution_id = _start(host, tmp_path, text)
+
+
+@pytest.mark.parametrize("run", ["action: std.sleep seconds=<% 0.4 %>", "workflow: nap"])
+def test_the_timeout_of_ordinary_items_counts_from_the_task_s_start(
+        host: Host, tmp_path: Path, run: str) -> None:
+    """policies.py TimeoutPolicy (a task policy, for a ``workflow:`` task too): four
+    items of 0.4 s one at a time take longer than the task's ``timeout: 1`` although
+    each takes less: the task fails (timed out), its ``on-error`` runs."""
+    execution_id = _start(host, tmp_path, SLOW_ITEMS.format(run=run))
     assert _ended(host, execution_id).state == "SUCCESS"
     assert _states(host, execution_id) == {"task1": "ERROR", "task2": "SUCCESS"}
     assert "timed out after 1 s" in (_task(host, execution_id, "task1").error or "")
@@ -182,12 +190,12 @@ def test_a_reverse_workflow_s_items_wait_after_one_failed(host: Host, tmp_path: 
       wf:
         type: reverse
         tasks:
-          approve:
-            action: std.async_noop
-            with-items: i in [1, 2]
           deploy:
-            action: std.echo output="deployed"
             requires: [approve]
+            action: std.echo output="deployed"
+          approve:
+            with-items: i in [1, 2]
+            action: std.async_noop
     """
     name = _install(host, tmp_path, text)
     execution_id = host.run_workflow(name, {}, wait=False, target="deploy").id
@@ -201,31 +209,3 @@ def test_a_reverse_workflow_s_items_wait_after_one_failed(host: Host, tmp_path: 
     states = _states(host, execution_id)
     assert states["approve"] == "ERROR" and states.get("deploy") != "SUCCESS"
 
-
-def test_the_timeout_of_sub_workflow_items_counts_from_the_task_s_start(
-        host: Host, tmp_path: Path) -> None:
-    """The same for a ``workflow:`` task (Mistral's TimeoutPolicy is a task policy):
-    four child executions of 0.4 s one at a time outlast the task's ``timeout: 1``."""
-    text = """
-    workflows:
-      wf:
-        tasks:
-          task1:
-            with-items: i in [1, 2, 3, 4]
-            workflow: nap
-            concurrency: 1
-            timeout: 1
-            on-error: task2
-          task2:
-            action: std.echo output="With-items failed"
-      nap:
-        tasks:
-          sleep:
-            action: std.sleep
-            input:
-              seconds: 0.4
-    """
-    execution_id = _start(host, tmp_path, text)
-    assert _ended(host, execution_id).state == "SUCCESS"
-    assert _states(host, execution_id) == {"task1": "ERROR", "task2": "SUCCESS"}
-    assert "timed out after 1 s" in (_task(host, execution_id, "task1").error or "")
