@@ -38,6 +38,7 @@ ASYNC_ITEMS = """
             {concurrency}
             publish-on-error:
               state: <% task().state %>
+              got: <% task().result %>
             on-error: [task2]
           task2:
             action: std.echo output="With-items failed"
@@ -67,7 +68,9 @@ def test_an_item_completed_with_error_leaves_the_other_items_running(
     assert execution.state == "SUCCESS"
     assert _states(host, execution_id) == {"task1": "ERROR", "task2": "SUCCESS"}
     task1 = _task(host, execution_id, "task1")
-    assert "boom" in (task1.error or "") and task1.published == {"state": "ERROR"}
+    assert "boom" in (task1.error or "")
+    # data_flow.get_task_execution_result: each item's output, the failed one's too.
+    assert task1.published == {"state": "ERROR", "got": ["boom", "two", "three"]}
 
 
 def test_an_item_completed_with_error_still_starts_the_next_items(
@@ -88,6 +91,8 @@ def test_an_item_completed_with_error_still_starts_the_next_items(
     actions = host._runner().store.async_actions.of_task(execution_id, "task1")
     assert [(a.item, a.state) for a in actions] == [(0, "ERROR"), (1, "SUCCESS"),
                                                    (2, "SUCCESS")]
+    assert _task(host, execution_id, "task1").published == {
+        "state": "ERROR", "got": ["boom", "item 1", "item 2"]}
 
 
 @pytest.mark.parametrize("concurrency", [1, 2])

@@ -450,7 +450,9 @@ def _accepted(func: Callable[..., Any]) -> set[str] | None:
 def _error_data(exc: BaseException) -> Any:
     """The error data an action gave with its error (``std.fail error_data=...``), which
     ``task().result`` reads after the error as in Mistral; None: it gave none."""
-    return exc.data if isinstance(exc, exceptions.ActionFailed) else None
+    if isinstance(exc, exceptions.ActionFailed):
+        return exc.data
+    return item_results.result_of(exc)  # a with-items task's: each item's output
 
 
 def _describe(exc: BaseException) -> str:

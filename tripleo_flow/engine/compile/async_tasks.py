@@ -33,7 +33,12 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from tripleo_flow.engine.compile import async_actions, execution_scope, stopped_items
+from tripleo_flow.engine.compile import (
+    async_actions,
+    execution_scope,
+    item_results,
+    stopped_items,
+)
 from tripleo_flow.engine.compile.async_actions import (
     ERROR,
     RUNNING,
@@ -107,6 +112,7 @@ def _step(atom: ActionAtom, all_inputs: list[dict[str, Any]], items: bool,
     free = (width or len(keys)) - sum(1 for row in rows.values() if row.state == RUNNING)
     results: list[Any] = [None] * len(keys)
     done: list[int] = []
+    outputs: dict[int, Any] = {}  # of the completed items: their results or errors
     waiting: list[ActionExecution] = []
     unstarted = False
     error: str | None = None
@@ -129,13 +135,16 @@ def _step(atom: ActionAtom, all_inputs: list[dict[str, Any]], items: bool,
                 free -= 1
             waiting.append(row)
         elif row.state == SUCCESS:
-            results[index] = action.completed(row.output)
+            results[index] = outputs[index] = action.completed(row.output)
             done.append(index)
         elif stopped_completions.timed_out(row):
+            outputs[index] = row.output
             if late is None:
                 late, data = _error_text(row.output), row.output
-        elif error is None:  # Mistral's with-items task goes on with its other items
-            error, data = _error_text(row.output), row.output
+        else:  # Mistral's with-items task goes on with its other items
+            outputs[index] = row.output
+            if error is None:
+                error, data = _error_text(row.output), row.output
     if expired and unstarted and late is None:
         late = data = async_actions.timed_out(atom.name, timeout or 0.0)
     if late is not None or (error is not None and not waiting):
@@ -145,8 +154,9 @@ def _step(atom: ActionAtom, all_inputs: list[dict[str, Any]], items: bool,
             atom._undo(all_inputs[index], results[index])
         error = late or error
         if items:
-            raise TaskFailed(f"task {atom.spec.name!r}, one of {len(keys)} items failed: "
-                             f"{error}")
+            raise item_results.with_result(
+                TaskFailed(f"task {atom.spec.name!r}, one of {len(keys)} items failed: "
+                           f"{error}"), [outputs[index] for index in sorted(outputs)])
         raise ActionFailed(error, data=data)
     if waiting:
         deadlines = [row.deadline for row in waiting if row.deadline is not None]
