@@ -110,12 +110,16 @@ def test_with_items_concurrency_fail(host: Host, tmp_path: Path, concurrency: in
             with-items: i in [1, 2, 3, 4]
             action: test.record path="{log}" value=<% $.i %> fail=<% $.i = 1 %>
             concurrency: {concurrency}
+            publish-on-error:
+              got: <% task().result %>
             on-error: task2
           task2:
             action: std.echo output="With-items failed"
     """
     execution_id = _start(host, tmp_path, text)
     assert _ended(host, execution_id).state == "SUCCESS"
+    # data_flow.get_task_execution_result: each item's output, the failed one's too.
+    assert _task(host, execution_id, "task1").published == {"got": ["boom 1", 2, 3, 4]}
     lines = log.read_text().splitlines()
     assert sorted(line for line in lines if line.startswith("do ")) == ["do 2", "do 3",
                                                                          "do 4"]

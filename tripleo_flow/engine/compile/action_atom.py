@@ -189,9 +189,10 @@ class ActionAtom(_WorkbookAtom):
         done: list[int] = list(kept)
         all_inputs_run = [(i, inputs) for i, inputs in enumerate(all_inputs) if i not in kept]
         width = min(width or len(items), len(items), MAX_ITEM_THREADS)
+        failed: dict[int, BaseException] = {}
         first_error, cancelled = item_runs.run(
             lambda inputs, index, until: self._call(inputs, timeout, index, until),
-            all_inputs_run, width, item_runs.deadline(timeout), results, done)
+            all_inputs_run, width, item_runs.deadline(timeout), results, done, failed)
         if isinstance(first_error, exceptions.ChildCancelled) and len(items) > 1:
             raise exceptions.ChildCancelled(  # Mistral's with-items task: CANCELLED
                 self.name, first_error.execution_id,
@@ -206,6 +207,7 @@ class ActionAtom(_WorkbookAtom):
                 f"task {self.spec.name!r}, one of {len(items)} items failed: ", first_error)
             if done and not self._get_action().has_revert():  # for a rerun without reset
                 item_results.attach(error, {index: results[index] for index in done})
+            item_results.with_result(error, item_runs.outputs(results, done, failed))
             raise error from first_error
         return results, all_inputs
 

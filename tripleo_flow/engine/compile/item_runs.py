@@ -42,12 +42,13 @@ def left(until: float | None) -> float | None:
 
 
 def run(call: Call, todo: list[tuple[int, dict[str, Any]]], width: int,
-        until: float | None, results: list[Any], done: list[int]
+        until: float | None, results: list[Any], done: list[int],
+        failed: dict[int, BaseException]
         ) -> tuple[BaseException | None, list[BaseException]]:
     """Run the items ``todo`` (index, inputs) with ``call``, ``width`` at once, within
     the task's deadline ``until``; each result goes to ``results[index]`` and its
-    index to ``done``.  The task's error (None: every item succeeded) and the errors of
-    the items whose sub-workflow was cancelled."""
+    index to ``done``, each error to ``failed[index]``.  The task's error (None: every
+    item succeeded) and the errors of the items whose sub-workflow was cancelled."""
     first: BaseException | None = None
     cancelled: list[BaseException] = []
     if width <= 1:
@@ -56,6 +57,7 @@ def run(call: Call, todo: list[tuple[int, dict[str, Any]]], width: int,
                 results[index] = call(inputs, index, until)
                 done.append(index)
             except Exception as exc:
+                failed[index] = exc
                 first = worse(first, exc, cancelled)
                 if _stops(exc, until):
                     break
@@ -76,6 +78,7 @@ def run(call: Call, todo: list[tuple[int, dict[str, Any]]], width: int,
                     results[index] = fut.result()
                     done.append(index)
                 except Exception as exc:
+                    failed[index] = exc
                     first = worse(first, exc, cancelled)
                     stopped = stopped or _stops(exc, until)
         for fut, index in pending.items():  # the running ones end first
@@ -83,10 +86,24 @@ def run(call: Call, todo: list[tuple[int, dict[str, Any]]], width: int,
                 results[index] = fut.result()
                 done.append(index)
             except Exception as exc:
+                failed[index] = exc
                 first = worse(first, exc, cancelled)
     finally:
         pool.shutdown(wait=False)
     return first, cancelled
+
+
+def outputs(results: list[Any], done: list[int], failed: dict[int, BaseException]
+            ) -> list[Any]:
+    """What a failed ``with-items`` task reads as ``task().result`` after its error (as
+    Mistral's ``get_task_execution_result``): the output of each item that ran, in item
+    order; a failed item's is its error data (``std.fail error_data=...``) or its
+    error."""
+    ended: dict[int, Any] = {index: results[index] for index in done}
+    for index, exc in failed.items():
+        data = exc.data if isinstance(exc, exceptions.ActionFailed) else None
+        ended[index] = (str(exc) or type(exc).__name__) if data is None else data
+    return [ended[index] for index in sorted(ended)]
 
 
 def _stops(exc: BaseException, until: float | None) -> bool:
@@ -109,4 +126,4 @@ def worse(first: BaseException | None, exc: BaseException,
     return first or exc
 
 
-__all__ = ["deadline", "left", "run", "worse"]
+__all__ = ["deadline", "left", "outputs", "run", "worse"]
