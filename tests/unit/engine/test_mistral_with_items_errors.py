@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine_helpers import Host
+from tests.engine_helpers import Host, until
 from tests.unit.engine.test_mistral_async_actions import (
     _ended,
     _install,
@@ -191,9 +191,10 @@ def test_after_a_stop_the_next_items_have_the_task_s_deadline(
     assert second["item"] == 1 and second["deadline"] == first["deadline"]
 
 
-def test_a_reverse_workflow_s_items_wait_after_one_failed(host: Host, tmp_path: Path) -> None:
-    """The same in a compiled graph (a reverse workflow's task waits in its thread): the
-    item left waiting is still completed, then the task and the workflow fail."""
+def test_a_reverse_workflow_s_items_go_on_after_one_failed(host: Host, tmp_path: Path) -> None:
+    """The same in a compiled graph (a reverse workflow's task waits in its thread):
+    with ``concurrency: 1`` the first item's ERROR starts the second, which is still
+    completed; then the task and the workflow fail."""
     text = """
     workflows:
       wf:
@@ -204,17 +205,20 @@ def test_a_reverse_workflow_s_items_wait_after_one_failed(host: Host, tmp_path: 
             action: std.echo output="deployed"
           approve:
             with-items: i in [1, 2]
+            concurrency: 1
             action: std.async_noop
     """
     name = _install(host, tmp_path, text)
     execution_id = host.run_workflow(name, {}, wait=False, target="deploy").id
-    _waiting(host, execution_id, "approve", count=2)
-    host.complete_task(execution_id, "approve", "ERROR", "refused", item=1)
-    (left,) = _waiting(host, execution_id, "approve").waiting
-    assert left["item"] == 0
-    host.complete_task(execution_id, "approve", "SUCCESS", "approved", item=0)
+    (first,) = _waiting(host, execution_id, "approve").waiting
+    assert first["item"] == 0
+    host.complete_task(execution_id, "approve", "ERROR", "refused")
+    until("the second item waits", lambda: [a["item"] for a in _task(
+        host, execution_id, "approve").waiting] == [1])
+    host.complete_task(execution_id, "approve", "SUCCESS", "approved")
     execution = _ended(host, execution_id)
     assert execution.state == "ERROR" and "refused" in (execution.error or "")
     states = _states(host, execution_id)
     assert states["approve"] == "ERROR" and states.get("deploy") != "SUCCESS"
+
 
