@@ -51,16 +51,23 @@ def run(call: Call, todo: list[tuple[int, dict[str, Any]]], width: int,
     item succeeded) and the errors of the items whose sub-workflow was cancelled."""
     first: BaseException | None = None
     cancelled: list[BaseException] = []
+
+    def settle(index: int, get: Callable[[], Any]) -> bool:
+        """Keep what item ``index`` gave (``get``); whether it stops the others."""
+        nonlocal first
+        try:
+            results[index] = get()
+            done.append(index)
+            return False
+        except Exception as exc:
+            failed[index] = exc
+            first = worse(first, exc, cancelled)
+            return _stops(exc, until)
+
     if width <= 1:
         for index, inputs in todo:
-            try:
-                results[index] = call(inputs, index, until)
-                done.append(index)
-            except Exception as exc:
-                failed[index] = exc
-                first = worse(first, exc, cancelled)
-                if _stops(exc, until):
-                    break
+            if settle(index, lambda: call(inputs, index, until)):  # noqa: B023 (run now)
+                break
         return first, cancelled
     pool = futures.ThreadPoolExecutor(max_workers=width, thread_name_prefix="tripleo-flow-item")
     pending: dict[futures.Future[Any], int] = {}
@@ -73,21 +80,9 @@ def run(call: Call, todo: list[tuple[int, dict[str, Any]]], width: int,
                 pending[pool.submit(call, inputs, index, until)] = index
             finished, _ = futures.wait(pending, return_when=futures.FIRST_COMPLETED)
             for fut in finished:
-                index = pending.pop(fut)
-                try:
-                    results[index] = fut.result()
-                    done.append(index)
-                except Exception as exc:
-                    failed[index] = exc
-                    first = worse(first, exc, cancelled)
-                    stopped = stopped or _stops(exc, until)
+                stopped = settle(pending.pop(fut), fut.result) or stopped
         for fut, index in pending.items():  # the running ones end first
-            try:
-                results[index] = fut.result()
-                done.append(index)
-            except Exception as exc:
-                failed[index] = exc
-                first = worse(first, exc, cancelled)
+            settle(index, fut.result)
     finally:
         pool.shutdown(wait=False)
     return first, cancelled
