@@ -24,6 +24,7 @@ from tripleo_flow.engine.compile import (
     execution_scope,
     graph_cancels,
     item_results,
+    item_runs,
     task_progress,
 )
 from tripleo_flow.engine.compile.atoms import ERROR, INPUTS, SUCCESS, Links, Runtime, _WorkbookAtom
@@ -121,7 +122,9 @@ class ActionAtom(_WorkbookAtom):
         return inputs
 
     def _call(self, inputs: dict[str, Any], timeout: float | None,
-              item: int | None = None) -> Any:
+              item: int | None = None, until: float | None = None) -> Any:
+        """Run the action with ``inputs`` within ``timeout`` seconds, or until the
+        deadline ``until`` of its task (an item of a ``with-items`` task)."""
         action = self._get_action()
         attempt = self._attempt_no
 
@@ -132,9 +135,12 @@ class ActionAtom(_WorkbookAtom):
 
         if timeout is None:
             return execute()
+        wait = timeout if until is None else item_runs.left(until)
+        if wait is not None and wait <= 0:  # its task timed out before it started
+            raise TaskFailed(f"task {self.spec.name!r} timed out after {timeout:g} s")
         future = self.runtime.executor.submit(execute)
         try:
-            return future.result(timeout=timeout)
+            return future.result(timeout=wait)
         except futures.TimeoutError:
             raise TaskFailed(f"task {self.spec.name!r} timed out after {timeout:g} s") from None
 
@@ -182,42 +188,11 @@ class ActionAtom(_WorkbookAtom):
             results[index] = result
         done: list[int] = list(kept)
         all_inputs_run = [(i, inputs) for i, inputs in enumerate(all_inputs) if i not in kept]
-        first_error: BaseException | None = None
-        cancelled: list[BaseException] = []  # items whose sub-workflow was cancelled
         width = min(width or len(items), len(items), MAX_ITEM_THREADS)
-        if width <= 1:
-            for index, inputs in all_inputs_run:
-                try:
-                    results[index] = self._call(inputs, timeout, index)
-                    done.append(index)
-                except Exception as exc:
-                    first_error = _worse(None, exc, cancelled)
-                    break
-        else:
-            # A pool of the task's own: its items wait for their timeouts on the shared one.
-            pool = futures.ThreadPoolExecutor(max_workers=width,
-                                              thread_name_prefix="tripleo-flow-item")
-            pending: dict[futures.Future[Any], int] = {}
-            queue = list(all_inputs_run)
-            while (queue or pending) and first_error is None:
-                while queue and len(pending) < width:
-                    index, inputs = queue.pop(0)
-                    pending[pool.submit(self._call, inputs, timeout, index)] = index
-                finished, _ = futures.wait(pending, return_when=futures.FIRST_COMPLETED)
-                for fut in finished:
-                    index = pending.pop(fut)
-                    try:
-                        results[index] = fut.result()
-                        done.append(index)
-                    except Exception as exc:
-                        first_error = _worse(first_error, exc, cancelled)
-            for fut, index in pending.items():
-                try:
-                    results[index] = fut.result()
-                    done.append(index)
-                except Exception as exc:
-                    first_error = _worse(first_error, exc, cancelled)
-            pool.shutdown(wait=False)
+        failed: dict[int, BaseException] = {}
+        first_error, cancelled = item_runs.run(
+            lambda inputs, index, until: self._call(inputs, timeout, index, until),
+            all_inputs_run, width, item_runs.deadline(timeout), results, done, failed)
         if isinstance(first_error, exceptions.ChildCancelled) and len(items) > 1:
             raise exceptions.ChildCancelled(  # Mistral's with-items task: CANCELLED
                 self.name, first_error.execution_id,
@@ -232,6 +207,7 @@ class ActionAtom(_WorkbookAtom):
                 f"task {self.spec.name!r}, one of {len(items)} items failed: ", first_error)
             if done and not self._get_action().has_revert():  # for a rerun without reset
                 item_results.attach(error, {index: results[index] for index in done})
+            item_results.with_result(error, item_runs.outputs(results, done, failed))
             raise error from first_error
         return results, all_inputs
 
@@ -476,19 +452,9 @@ def _accepted(func: Callable[..., Any]) -> set[str] | None:
 def _error_data(exc: BaseException) -> Any:
     """The error data an action gave with its error (``std.fail error_data=...``), which
     ``task().result`` reads after the error as in Mistral; None: it gave none."""
-    return exc.data if isinstance(exc, exceptions.ActionFailed) else None
-
-
-def _worse(first: BaseException | None, exc: BaseException,
-           cancelled: list[BaseException]) -> BaseException:
-    """The error a ``with-items`` task ends with once another item raised ``exc``
-    (noted in ``cancelled`` when its sub-workflow was cancelled): the first, unless a
-    cancelled sub-workflow came after it (Mistral's task is then CANCELLED)."""
-    if isinstance(exc, exceptions.ChildCancelled):
-        cancelled.append(exc)
-        if not isinstance(first, exceptions.ChildCancelled):
-            return exc
-    return first or exc
+    if isinstance(exc, exceptions.ActionFailed):
+        return exc.data
+    return item_results.result_of(exc)  # a with-items task's: each item's output
 
 
 def _describe(exc: BaseException) -> str:

@@ -20,7 +20,9 @@ database, beside the execution's flow detail:
   as every other record of an execution (:mod:`.redaction`); what the task
   then publishes is what the database kept;
 * the task's ``timeout`` is a deadline kept in the row, so it holds across a
-  restart: a completion after it is refused and the task fails as timed out.
+  restart: a completion after it is refused and the task fails as timed out; the
+  action executions of one task (one attempt) share it, counted from the first's
+  start, as Mistral's ``TimeoutPolicy`` counts from the task's.
 
 Waiting costs no worker thread: :mod:`.state_machine` parks a task execution
 whose action waits (:class:`Waiting`) and runs it again when one of its rows
@@ -190,17 +192,22 @@ class AsyncActions:
             return {row[0]: (row[1], row[2]) for row in rows}
 
     def start(self, execution_id: str, task: str, task_id: str, attempt: int,
-              item: int | None, timeout: float | None) -> ActionExecution:
+              item: int | None, timeout: float | None, deadline: float | None = None
+              ) -> ActionExecution:
         """Record a RUNNING action execution (once: a second call finds the first),
-        completed by a client within ``timeout`` seconds (None: any time)."""
+        completed by a client within ``timeout`` seconds (None: any time), or by
+        ``deadline`` (:func:`time.time`) when given: its task's, which its first item's
+        action execution set (Mistral's timeout counts from the task's start)."""
         ident = action_execution_id(execution_id, task, attempt, item)
         now = time.time()
+        if deadline is None and timeout is not None:
+            deadline = now + timeout
         try:
             with self._engine.begin() as conn:
                 conn.execute(sa.insert(TABLE).values(
                     id=ident, execution_id=execution_id, task=task, task_id=task_id,
                     attempt=attempt, item=item, state=RUNNING, output=None,
-                    deadline=None if timeout is None else now + timeout, created_at=now,
+                    deadline=deadline, created_at=now,
                     updated_at=now))
         except sa.exc.IntegrityError:
             pass  # recorded already (a run again after a crash)
@@ -248,11 +255,15 @@ class AsyncActions:
         once its deadline has passed; True when this call did."""
         now = time.time()
         with self._engine.begin() as conn:
-            row = conn.execute(sa.select(TABLE.c.task, TABLE.c.created_at, TABLE.c.deadline)
-                               .where(TABLE.c.id == ident)).first()
+            row = conn.execute(sa.select(TABLE).where(TABLE.c.id == ident)).first()
             if row is None or row.deadline is None or row.deadline > now:
                 return False
-            message = timed_out(row.task, row.deadline - row.created_at)
+            # Its task's timeout: from the first action execution given that deadline.
+            began = conn.execute(sa.select(sa.func.min(TABLE.c.created_at)).where(
+                (TABLE.c.execution_id == row.execution_id) & (TABLE.c.task == row.task)
+                & (TABLE.c.attempt == row.attempt) & (TABLE.c.deadline == row.deadline))
+            ).scalar()
+            message = timed_out(row.task, row.deadline - (began or row.created_at))
             return bool(conn.execute(sa.update(TABLE).where(
                 (TABLE.c.id == ident) & (TABLE.c.state == RUNNING)).values(
                     state=ERROR, updated_at=row.deadline,  # when it timed out

@@ -10,7 +10,12 @@ at least once as any action); a RUNNING one whose deadline (the task's
 ``timeout``) passed is recorded as timed out; a completed one gives its result
 (the action's :meth:`~tripleo_flow.actions.base.Action.completed` of the
 client's output) or its error.  ``with-items`` starts one action execution per
-item, at most ``concurrency`` of them RUNNING at once, as Mistral does.
+item, at most ``concurrency`` of them RUNNING at once, as Mistral does; as
+Mistral's ``WithItemsTask``, an item completed with ERROR stops nothing: the other
+items go on (the next ones start as places free up) and the task fails once every
+item was completed.  Its ``timeout`` is one deadline for the task (Mistral's
+``TimeoutPolicy``), set as its first item starts: once passed, the task fails at
+once and starts no more items.
 
 While any is RUNNING the run raises :class:`~.async_actions.Waiting`: the state
 machine (:mod:`.state_machine`) parks the task execution and runs it again once
@@ -28,10 +33,21 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from tripleo_flow.engine.compile import async_actions, execution_scope, stopped_items
-from tripleo_flow.engine.compile.async_actions import RUNNING, SUCCESS, ActionExecution, Waiting
-from tripleo_flow.engine.store import undo_journal
-from tripleo_flow.exceptions import ActionFailed, TaskFailed
+from tripleo_flow.engine.compile import (
+    async_actions,
+    execution_scope,
+    item_results,
+    stopped_items,
+)
+from tripleo_flow.engine.compile.async_actions import (
+    ERROR,
+    RUNNING,
+    SUCCESS,
+    ActionExecution,
+    Waiting,
+)
+from tripleo_flow.engine.store import stopped_completions, undo_journal
+from tripleo_flow.exceptions import ActionFailed, Conflict, TaskFailed
 
 if TYPE_CHECKING:
     from tripleo_flow.engine.compile.action_atom import ActionAtom
@@ -78,6 +94,8 @@ def started_before(atom: ActionAtom) -> float | None:
 
 def _step(atom: ActionAtom, all_inputs: list[dict[str, Any]], items: bool,
           timeout: float | None, width: int) -> list[Any]:
+    """One look at the task's action executions: time out the late ones, start the
+    next items, and give the results once every item was completed."""
     store = atom.runtime.async_actions
     if store is None:
         raise TaskFailed(f"task {atom.spec.name!r}: an asynchronous action needs the "
@@ -87,11 +105,18 @@ def _step(atom: ActionAtom, all_inputs: list[dict[str, Any]], items: bool,
     keys: list[int | None] = list(range(len(all_inputs))) if items else [None]
     rows = {row.item: row for row in store.of_task(atom.runtime.scope.execution_id, atom.name)
             if row.attempt == attempt}
+    # Mistral's TimeoutPolicy: one deadline for the task, from its first action.
+    deadline = min((row.deadline for row in rows.values() if row.deadline is not None),
+                   default=None)
+    expired = deadline is not None and deadline <= time.time()
     free = (width or len(keys)) - sum(1 for row in rows.values() if row.state == RUNNING)
     results: list[Any] = [None] * len(keys)
     done: list[int] = []
+    outputs: dict[int, Any] = {}  # of the completed items: their results or errors
     waiting: list[ActionExecution] = []
+    unstarted = False
     error: str | None = None
+    late: str | None = None  # the task's timeout's error
     data: Any = None  # the output a client completed it in ERROR with
     for index, key in enumerate(keys):
         row = rows.get(key)
@@ -100,28 +125,38 @@ def _step(atom: ActionAtom, all_inputs: list[dict[str, Any]], items: bool,
             store.time_out(row.id)
             row = store.get(row.id) or row
         if row is None:
-            if free <= 0 or error is not None:
+            if free <= 0 or expired:
+                unstarted = True
                 continue  # it starts once another item's action is completed
-            try:
-                row = _start(atom, all_inputs[index], attempt, key, timeout)
-            except Exception as exc:
-                error = str(exc) or type(exc).__name__
-                continue
-            free -= 1
+            row = _start(atom, all_inputs[index], attempt, key, timeout, deadline)
+            deadline = row.deadline if deadline is None else deadline
         if row.state == RUNNING:
+            if key not in rows:
+                free -= 1
             waiting.append(row)
         elif row.state == SUCCESS:
-            results[index] = action.completed(row.output)
+            results[index] = outputs[index] = action.completed(row.output)
             done.append(index)
-        elif error is None:
-            error, data = _error_text(row.output), row.output
-    if error is not None:
-        store.cancel([row.id for row in waiting], "another item of its task failed")
+        elif stopped_completions.timed_out(row):
+            outputs[index] = row.output
+            if late is None:
+                late, data = _error_text(row.output), row.output
+        else:  # Mistral's with-items task goes on with its other items
+            outputs[index] = row.output
+            if error is None:
+                error, data = _error_text(row.output), row.output
+    if expired and unstarted and late is None:
+        late = data = async_actions.timed_out(atom.name, timeout or 0.0)
+    if late is not None or (error is not None and not waiting):
+        # Every item was completed (one failed), or the task timed out.
+        store.cancel([row.id for row in waiting], "its task timed out")
         for index in sorted(done, reverse=True):
             atom._undo(all_inputs[index], results[index])
+        error = late or error
         if items:
-            raise TaskFailed(f"task {atom.spec.name!r}, one of {len(keys)} items failed: "
-                             f"{error}")
+            raise item_results.with_result(
+                TaskFailed(f"task {atom.spec.name!r}, one of {len(keys)} items failed: "
+                           f"{error}"), [outputs[index] for index in sorted(outputs)])
         raise ActionFailed(error, data=data)
     if waiting:
         deadlines = [row.deadline for row in waiting if row.deadline is not None]
@@ -130,16 +165,30 @@ def _step(atom: ActionAtom, all_inputs: list[dict[str, Any]], items: bool,
 
 
 def _start(atom: ActionAtom, inputs: Mapping[str, Any], attempt: int, item: int | None,
-           timeout: float | None) -> ActionExecution:
-    """Start the work (the action's ``execute``), then record its RUNNING execution."""
+           timeout: float | None, deadline: float | None) -> ActionExecution:
+    """Start the work (the action's ``execute``), then record its RUNNING execution,
+    due by the task's ``deadline`` (None: ``timeout`` from now, its first item); an
+    action that cannot start is recorded failed, as an item whose action failed."""
     action = atom._get_action()
     scope = atom.runtime.scope
-    with undo_journal.ExecutionUndoJournal.running(atom.name, attempt, item), \
-            execution_scope.acting_in(scope.env):
-        action.execute(**inputs)
+    error: str | None = None
+    try:
+        with undo_journal.ExecutionUndoJournal.running(atom.name, attempt, item), \
+                execution_scope.acting_in(scope.env):
+            action.execute(**inputs)
+    except Exception as exc:
+        error = str(exc) or type(exc).__name__
+        if item is None:
+            raise ActionFailed(error) from exc  # the task's own error
     store = atom.runtime.async_actions
-    return store.start(scope.execution_id, atom.name, scope.atom_id(atom.name), attempt,
-                       item, timeout)
+    row = store.start(scope.execution_id, atom.name, scope.atom_id(atom.name), attempt,
+                      item, timeout, deadline=deadline)
+    if error is not None and row.state == RUNNING:
+        try:
+            return store.complete(row.id, ERROR, error)
+        except Conflict:  # its task's deadline passed meanwhile: timed out
+            return store.get(row.id) or row
+    return row
 
 
 def _error_text(output: Any) -> str:

@@ -26,6 +26,7 @@ RERUN = "items_kept"
 #: new child executions' ids count them: :func:`.subworkflow.child_id`).
 CHILD_RERUNS = "child_reruns"
 _ATTRIBUTE = "tripleo_flow_items_done"
+_DATA = "tripleo_flow_items_data"
 
 
 def attach(error: BaseException, done: Mapping[int, Any]) -> BaseException:
@@ -39,6 +40,19 @@ def of(error: BaseException | None) -> list[list[Any]] | None:
     return getattr(error, _ATTRIBUTE, None) if error is not None else None
 
 
+def with_result(error: BaseException, result: list[Any]) -> BaseException:
+    """``error`` carrying the result its failed ``with-items`` task reads after the error
+    (``task().result`` in ``on-error`` and ``publish-on-error``): as Mistral's, the
+    output of each item that completed, in item order, a failed one's error too."""
+    setattr(error, _DATA, result)
+    return error
+
+
+def result_of(error: BaseException) -> Any:
+    """What :func:`with_result` gave ``error`` (None: nothing)."""
+    return getattr(error, _DATA, None)
+
+
 def kept(pairs: Any) -> dict[int, Any]:
     """``[index, result]`` pairs as a mapping (anything else: none)."""
     if not isinstance(pairs, list):
@@ -47,4 +61,5 @@ def kept(pairs: Any) -> dict[int, Any]:
             if isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], int)}
 
 
-__all__ = ["CHILD_RERUNS", "DONE", "RERUN", "attach", "kept", "of"]
+__all__ = ["CHILD_RERUNS", "DONE", "RERUN", "attach", "kept", "of", "result_of",
+           "with_result"]

@@ -22,7 +22,8 @@ its deadline; the task then reads ERROR with the timeout's error:
 are started from the inputs, width and timeout the task kept as it first waited
 (:data:`~tripleo_flow.engine.store.stopped_completions.WAIT_ITEMS`, written by
 :func:`keep`), as the running task starts them (the action's ``execute``, then its
-RUNNING row, each item with its own deadline as here).  An item whose kept inputs
+RUNNING row, due by the task's deadline, which its first item's set: Mistral's
+``TimeoutPolicy`` counts from the task's start).  An item whose kept inputs
 lost a secret to masking is not run with the mask: it fails, as a resumed task
 would (:class:`~tripleo_flow.exceptions.SecretNotPersisted`).
 
@@ -86,15 +87,18 @@ def _start_next(runner: Runner, fd: Any, ad: Any, actions: list[Any],
     started = {a.item for a in mine}
     free = int(kept.get("width") or len(inputs)) - sum(1 for a in mine if a.state == RUNNING)
     todo = [i for i in range(len(inputs)) if i not in started][:max(0, free)]
+    # Mistral's TimeoutPolicy: the task's deadline, set as its first item started.
+    deadline = min((a.deadline for a in mine if a.deadline is not None), default=None)
     for item in todo:
-        _start(runner, fd, ad, kept, attempt, item, inputs[item])
+        _start(runner, fd, ad, kept, attempt, item, inputs[item], deadline)
     return bool(todo)
 
 
 def _start(runner: Runner, fd: Any, ad: Any, kept: Mapping[str, Any], attempt: int,
-           item: int, inputs: Mapping[str, Any]) -> None:
-    """Start item ``item``: the action's ``execute``, then its RUNNING row; one that
-    cannot start (a masked secret, ``execute`` raised) is recorded failed."""
+           item: int, inputs: Mapping[str, Any], deadline: float | None) -> None:
+    """Start item ``item``: the action's ``execute``, then its RUNNING row, due by the
+    task's ``deadline``; one that cannot start (a masked secret, ``execute`` raised) is
+    recorded failed."""
     store = runner.store.async_actions
     timeout = kept.get("timeout")
     error: str | None = None
@@ -110,7 +114,7 @@ def _start(runner: Runner, fd: Any, ad: Any, kept: Mapping[str, Any], attempt: i
         except Exception as exc:  # Mistral's _schedule_actions: the task fails with it
             error = str(exc) or type(exc).__name__
     row = store.start(fd.uuid, ad.name, ad.uuid, attempt, item,
-                      None if timeout is None else float(timeout))
+                      None if timeout is None else float(timeout), deadline=deadline)
     if error is not None:
         store.complete(row.id, ERROR, error)
 

@@ -53,7 +53,7 @@ from taskflow import states
 from taskflow.types import failure
 
 from tripleo_flow import exceptions
-from tripleo_flow.engine.compile import action_atom, child_errors
+from tripleo_flow.engine.compile import action_atom, child_errors, item_runs
 from tripleo_flow.engine.compile.interrupt import StopRequest
 from tripleo_flow.engine.lang import expressions, workbook_validator
 from tripleo_flow.engine.lang.workbook_model import TaskSpec, WorkflowSpec
@@ -184,8 +184,11 @@ class SubWorkflowAtom(action_atom.ActionAtom):
         return outcome
 
     def _call(self, inputs: dict[str, Any], timeout: float | None,
-              item: int | None = None) -> Any:
+              item: int | None = None, until: float | None = None) -> Any:
         children: ChildRuns | None = self.runtime.children
+        wait = timeout if until is None else item_runs.left(until)  # the task's deadline
+        if wait is not None and wait <= 0:
+            raise TaskFailed(f"task {self.spec.name!r} timed out after {timeout:g} s")
         if children is None:
             raise TaskFailed(f"task {self.spec.name!r}: sub-workflow executions need the "
                              "runner's executions store")
@@ -197,7 +200,7 @@ class SubWorkflowAtom(action_atom.ActionAtom):
         self._started.append((item, ident))
         name = self._child.full_name if self._child else self.spec.workflow or ""
         return children.run(self.name, name, inputs, self._attempt_no, item, timeout, target,
-                            rerun)
+                            rerun, wait)
 
     def _undo(self, inputs: dict[str, Any], result: Any,
               flow_failures: Mapping[str, Any] | None = None) -> None:
@@ -263,11 +266,12 @@ class ChildRuns:
 
     def run(self, task_atom: str, workflow: str, inputs: dict[str, Any], attempt: int,
             item: int | None, timeout: float | None, target: str | None = None,
-            rerun: int = 0) -> Any:
+            rerun: int = 0, wait: float | None = None) -> Any:
         """The output of the child execution of ``task_atom`` for ``attempt`` and
         ``item`` (of a reverse workflow: run to ``target``; of the task's ``rerun``):
         started, resumed or (completed before) read back; one made ready to go on by a
-        rerun of its failed task (SUSPENDED, :mod:`.task_reruns`) goes on."""
+        rerun of its failed task (SUSPENDED, :mod:`.task_reruns`) goes on.  It times out
+        after ``wait`` seconds (what is left of its task's ``timeout``; None: all)."""
         ident = child_id(self.parent_id, task_atom, attempt, item, rerun)
         fd = self._existing(ident)
         if fd is not None:
@@ -301,7 +305,7 @@ class ChildRuns:
 
         thread = threading.Thread(target=run, name=f"execution-{ident}", daemon=True)
         thread.start()
-        thread.join(timeout)
+        thread.join(timeout if wait is None else wait)
         if thread.is_alive():
             deadline.received = signal.SIGALRM
             raise TaskFailed(f"task {task_atom!r} timed out after {timeout:g} s")
