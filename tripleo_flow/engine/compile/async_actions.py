@@ -44,6 +44,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import mysql
 
 from tripleo_flow import exceptions
+from tripleo_flow.engine.store import side_tables
 from tripleo_flow.engine.store.redaction import Redactor
 
 RUNNING, SUCCESS, ERROR, CANCELLED = "RUNNING", "SUCCESS", "ERROR", "CANCELLED"
@@ -68,9 +69,9 @@ TABLE = sa.Table(
     sa.Column("item", sa.Integer, nullable=True),
     sa.Column("state", sa.String(16), nullable=False),
     sa.Column("output", sa.Text().with_variant(mysql.LONGTEXT(), "mysql"), nullable=True),
-    sa.Column("deadline", sa.Float, nullable=True),
-    sa.Column("created_at", sa.Float, nullable=False),
-    sa.Column("updated_at", sa.Float, nullable=False),
+    sa.Column("deadline", sa.Double, nullable=True),
+    sa.Column("created_at", sa.Double, nullable=False),
+    sa.Column("updated_at", sa.Double, nullable=False),
 )
 
 
@@ -114,11 +115,7 @@ def action_execution_id(execution_id: str, task: str, attempt: int, item: int | 
 def create_table(engine: sa.engine.Engine) -> None:
     """Create the table when the database has none (the executions backend calls this
     with its own tables)."""
-    try:
-        _METADATA.create_all(engine, checkfirst=True)
-    except sa.exc.OperationalError:
-        if not sa.inspect(engine).has_table(TABLE.name):  # another process made it
-            raise
+    side_tables.create_missing(TABLE, engine)
 
 
 # -- waking a waiting execution in this process ------------------------------------

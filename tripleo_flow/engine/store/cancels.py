@@ -71,7 +71,7 @@ TABLE = sa.Table(
     "tripleo_flow_cancels", _METADATA,
     sa.Column("execution_id", sa.String(36), primary_key=True),
     sa.Column("state_info", sa.Text, nullable=True),
-    sa.Column("cancelled_at", sa.Float, nullable=False),
+    sa.Column("cancelled_at", sa.Double, nullable=False),
     #: The end state: CANCELLED (NULL, as rows written before stops had states),
     #: FAILURE or SUCCESS.
     sa.Column("state", sa.String(16), nullable=True),

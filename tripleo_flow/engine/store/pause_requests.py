@@ -39,7 +39,7 @@ _METADATA = sa.MetaData()
 TABLE = sa.Table(
     "tripleo_flow_pause_requests", _METADATA,
     sa.Column("execution_id", sa.String(36), primary_key=True),
-    sa.Column("requested_at", sa.Float, nullable=False),
+    sa.Column("requested_at", sa.Double, nullable=False),
 )
 
 

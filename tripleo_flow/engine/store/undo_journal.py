@@ -43,7 +43,7 @@ TABLE = sa.Table(
     #: ``attempt/item/part`` within the task
     sa.Column("entry", sa.String(255), primary_key=True),
     sa.Column("record", sa.Text().with_variant(mysql.LONGTEXT(), "mysql"), nullable=False),
-    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("created_at", sa.Double, nullable=False),
 )
 
 #: The task whose action runs in this thread: ``(task, attempt/item)``.
