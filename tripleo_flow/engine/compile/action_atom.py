@@ -250,13 +250,15 @@ class ActionAtom(_WorkbookAtom):
             raise TaskFailed(f"task {self.spec.name!r}: 'keep-result: false' cannot be used "
                              f"with action {self._action_label()!r}: undoing it needs its "
                              "result")
-        if self._first_start is None:
+        attempt, attempts = self._attempt(kwargs, evaluator)
+        if self._first_start is None and attempt == 1:
+            # Once per task execution, as Mistral's WaitBeforePolicy (before_task_start):
+            # a retry continues the task execution without waiting before it again.
             self._wait("wait-before", self.spec.wait_before, evaluator)
         timeout = self._policy("timeout", self.spec.timeout, evaluator) or None  # 0: none
         concurrency = self.spec.with_items.concurrency if self.spec.with_items else None
         # Unset (or 0): every item at once, as Mistral (up to MAX_ITEM_THREADS here).
         width = int(self._policy("concurrency", concurrency, evaluator, whole=True) or 0)
-        attempt, attempts = self._attempt(kwargs, evaluator)
         self._last_attempt = attempt >= attempts
         self._attempt_no = attempt
         policy = self.spec.retry
