@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.engine_helpers import Host
-from tests.unit.engine.test_mistral_async_actions import _install
+from tests.unit.engine.test_mistral_async_actions import _ended, _install, _waiting
 from tripleo_flow.engine.compile import atoms
 
 
@@ -109,3 +109,52 @@ def test_each_retry_has_the_whole_timeout(host: Host, tmp_path: Path,
         """)
     assert host.executions.create(name, {"counter": str(counter)}).state == "SUCCESS"
     assert given == [30, 30, 30]
+
+
+@pytest.mark.parametrize("action", ["test.count counter=<% $.counter %>",
+                                    "std.async_noop"])
+def test_the_timeout_counts_from_the_task_executions_start_wait_before_included(
+        host: Host, tmp_path: Path, action: str) -> None:
+    """Mistral's TimeoutPolicy schedules its check as the task execution starts, with
+    the wait-before delay: a task whose wait-before outlasts its timeout times out
+    before its action starts (synchronous or waiting for a client: no action execution
+    is recorded), as test_policies.py's timeout tests word it ("timed out")."""
+    counter = tmp_path / "calls"
+    name = _install(host, tmp_path, f"""\
+        workflows:
+          wf:
+            input: [counter]
+            tasks:
+              late:
+                action: {action}
+                wait-before: 0.3
+                timeout: 0.1
+        """)
+    done = host.executions.create(name, {"counter": str(counter)}, wait=False)
+    ended = _ended(host, done.id)
+    assert ended.state == "ERROR"
+    assert "timed out" in (ended.error or "")
+    assert not counter.exists()
+    assert host._session.runner().store.async_actions.of_execution(done.id) == []
+
+
+def test_a_client_has_what_the_wait_before_left_of_the_timeout(host: Host,
+                                                               tmp_path: Path) -> None:
+    """The deadline of an action waiting for a client is the task execution's start
+    plus its timeout, so the wait-before took its part (it was the timeout from the
+    action's start)."""
+    name = _install(host, tmp_path, """\
+        workflows:
+          wf:
+            tasks:
+              held:
+                action: std.async_noop
+                wait-before: 0.3
+                timeout: 30
+        """)
+    done = host.executions.create(name, {}, wait=False)
+    row = _waiting(host, done.id, "held")
+    action = host._session.runner().store.async_actions.get(row.waiting[0]["id"])
+    assert action is not None and action.deadline is not None and action.created_at
+    assert action.deadline - action.created_at <= 29.8
+    host.executions.stop(done.id, "SUCCESS", "done")

@@ -54,6 +54,10 @@ class ActionAtom(_WorkbookAtom):
         self._attempt_no = 1
         #: When its asynchronous action was first started (a task execution run again).
         self._first_start: float | None = None
+        #: When this attempt times out (time.time()): its task execution's start plus
+        #: its timeout on a first attempt (a wait-before counts, as Mistral's timeout
+        #: starts with the task execution); None: from when its action starts.
+        self._task_deadline: float | None = None
 
     def execute(self, **kwargs: Any) -> dict[str, Any]:
         outcome = super().execute(**kwargs)
@@ -144,6 +148,13 @@ class ActionAtom(_WorkbookAtom):
         except futures.TimeoutError:
             raise TaskFailed(f"task {self.spec.name!r} timed out after {timeout:g} s") from None
 
+    def _until(self) -> float | None:
+        """The attempt's deadline on the :func:`time.monotonic` clock, when it counts
+        from the task execution's start (None: the timeout counts from the action's)."""
+        if self._task_deadline is None:
+            return None
+        return time.monotonic() + (self._task_deadline - time.time())
+
     def _undo(self, inputs: dict[str, Any], result: Any,
               flow_failures: Mapping[str, Any] | None = None) -> None:
         """Revert the action (nothing when it defines no revert); ``flow_failures`` (what
@@ -165,6 +176,9 @@ class ActionAtom(_WorkbookAtom):
         """Run the action (once per item): its result(s), and the inputs it was given
         (a list per item), kept with the outcome so a revert gets those very inputs."""
         items = self._items(evaluator)
+        until = self._until()
+        if until is not None and until <= time.monotonic():  # timed out while it waited
+            raise TaskFailed(f"task {self.spec.name!r} timed out after {timeout:g} s")
         if self._get_action().asynchronous:
             return async_tasks.run(self, [self._inputs(ctx, kwargs, None)] if items is None
                                    else [self._inputs(ctx, kwargs, item) for item in items],
@@ -172,7 +186,7 @@ class ActionAtom(_WorkbookAtom):
         if items is None:
             inputs = self._inputs(ctx, kwargs, None)
             try:
-                return self._call(inputs, timeout), inputs
+                return self._call(inputs, timeout, None, until), inputs
             except (TaskFailed, exceptions.ChildPaused):
                 raise  # a paused child: nothing to undo, the task goes on once resumed
             except Exception as exc:
@@ -192,7 +206,7 @@ class ActionAtom(_WorkbookAtom):
         failed: dict[int, BaseException] = {}
         first_error, cancelled = item_runs.run(
             lambda inputs, index, until: self._call(inputs, timeout, index, until),
-            all_inputs_run, width, item_runs.deadline(timeout), results, done, failed)
+            all_inputs_run, width, until or item_runs.deadline(timeout), results, done, failed)
         if isinstance(first_error, exceptions.ChildCancelled) and len(items) > 1:
             raise exceptions.ChildCancelled(  # Mistral's with-items task: CANCELLED
                 self.name, first_error.execution_id,
@@ -251,11 +265,13 @@ class ActionAtom(_WorkbookAtom):
                              f"with action {self._action_label()!r}: undoing it needs its "
                              "result")
         attempt, attempts = self._attempt(kwargs, evaluator)
-        if self._first_start is None and attempt == 1:
+        began = time.time() if self._first_start is None and attempt == 1 else None
+        if began is not None:
             # Once per task execution, as Mistral's WaitBeforePolicy (before_task_start):
             # a retry continues the task execution without waiting before it again.
             self._wait("wait-before", self.spec.wait_before, evaluator)
         timeout = self._policy("timeout", self.spec.timeout, evaluator) or None  # 0: none
+        self._task_deadline = None if timeout is None or began is None else began + timeout
         concurrency = self.spec.with_items.concurrency if self.spec.with_items else None
         # Unset (or 0): every item at once, as Mistral (up to MAX_ITEM_THREADS here).
         width = int(self._policy("concurrency", concurrency, evaluator, whole=True) or 0)
@@ -297,6 +313,7 @@ class ActionAtom(_WorkbookAtom):
                 attempt += 1
                 self._last_attempt = attempt >= attempts
                 self._attempt_no = attempt
+                self._task_deadline = None  # each retry its whole timeout
                 time.sleep(max(0.0, delay))
                 continue
             outcome = self._after(ctx, kwargs, result, None, inputs)

@@ -70,6 +70,9 @@ TABLE = sa.Table(
     sa.Column("state", sa.String(16), nullable=False),
     sa.Column("output", sa.Text().with_variant(mysql.LONGTEXT(), "mysql"), nullable=True),
     sa.Column("deadline", sa.Double, nullable=True),
+    #: The task's timeout (s) the deadline came from, which a timed-out one names (its
+    #: deadline counts from the task execution's start, a wait-before included).
+    sa.Column("timeout", sa.Double, nullable=True),
     sa.Column("created_at", sa.Double, nullable=False),
     sa.Column("updated_at", sa.Double, nullable=False),
 )
@@ -116,6 +119,7 @@ def create_table(engine: sa.engine.Engine) -> None:
     """Create the table when the database has none (the executions backend calls this
     with its own tables)."""
     side_tables.create_missing(TABLE, engine)
+    side_tables.add_missing_columns(TABLE, engine)
 
 
 # -- waking a waiting execution in this process ------------------------------------
@@ -204,7 +208,7 @@ class AsyncActions:
                 conn.execute(sa.insert(TABLE).values(
                     id=ident, execution_id=execution_id, task=task, task_id=task_id,
                     attempt=attempt, item=item, state=RUNNING, output=None,
-                    deadline=deadline, created_at=now,
+                    deadline=deadline, timeout=timeout, created_at=now,
                     updated_at=now))
         except sa.exc.IntegrityError:
             pass  # recorded already (a run again after a crash)
@@ -260,7 +264,8 @@ class AsyncActions:
                 (TABLE.c.execution_id == row.execution_id) & (TABLE.c.task == row.task)
                 & (TABLE.c.attempt == row.attempt) & (TABLE.c.deadline == row.deadline))
             ).scalar()
-            message = timed_out(row.task, row.deadline - (began or row.created_at))
+            message = timed_out(row.task, row.timeout if row.timeout is not None
+                                else row.deadline - (began or row.created_at))
             return bool(conn.execute(sa.update(TABLE).where(
                 (TABLE.c.id == ident) & (TABLE.c.state == RUNNING)).values(
                     state=ERROR, updated_at=row.deadline,  # when it timed out

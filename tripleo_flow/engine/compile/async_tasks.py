@@ -107,7 +107,7 @@ def _step(atom: ActionAtom, all_inputs: list[dict[str, Any]], items: bool,
             if row.attempt == attempt}
     # Mistral's TimeoutPolicy: one deadline for the task, from its first action.
     deadline = min((row.deadline for row in rows.values() if row.deadline is not None),
-                   default=None)
+                   default=atom._task_deadline)  # none started: from the task's start
     expired = deadline is not None and deadline <= time.time()
     free = (width or len(keys)) - sum(1 for row in rows.values() if row.state == RUNNING)
     results: list[Any] = [None] * len(keys)
