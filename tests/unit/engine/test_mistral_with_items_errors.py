@@ -222,3 +222,24 @@ def test_a_reverse_workflow_s_items_go_on_after_one_failed(host: Host, tmp_path:
     assert states["approve"] == "ERROR" and states.get("deploy") != "SUCCESS"
 
 
+
+
+def test_a_failed_with_items_task_names_its_failed_item(host: Host, tmp_path: Path) -> None:
+    """Deliberately different wording: Mistral's failed with-items task reads "One or
+    more actions had failed." (``WithItemsTask._get_with_items_state_info``); ours
+    names how many items there were and the first failure with its own error, which
+    is what an operator reading ``execution show`` needs to act on."""
+    execution_id = _start(host, tmp_path, """\
+        workflows:
+          wf:
+            tasks:
+              task1:
+                with-items: x in [1, 2, 3]
+                action: std.fail error_data=<% $.x %>
+        """)
+    ended = _ended(host, execution_id)
+    assert ended.state == "ERROR"
+    record = next(t for t in host.tasks.list(execution_id) if t.name == "task1")
+    assert record.state == "ERROR"
+    assert "task 'task1', one of 3 items failed: " in (record.error or "")
+    assert "One or more actions had failed" not in (record.error or "")
