@@ -16,7 +16,6 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -78,37 +77,40 @@ def test_a_workflow_start_during_a_restore_is_refused(
         assert client.executions.create("naps.quick").state == "SUCCESS"
 
 
-class HeldStart(Client):
-    """A client whose workflow start stops before its execution is recorded."""
+#: A workflow start of :func:`held_start`'s client reached its hold / may go on.
+START_REACHED, START_GOES = threading.Event(), threading.Event()
 
-    reached = threading.Event()
-    go = threading.Event()
 
-    def _start(self, name: str, inputs: dict[str, Any], wait: bool,
-               listeners: Iterable[Any] | None, target: str | None, detach: bool,
-               origin: str | None, env: Mapping[str, Any] | None,
-               evaluate_env: bool) -> Execution:
-        self.reached.set()
-        assert self.go.wait(60)
-        return super()._start(name, inputs, wait, listeners, target, detach, origin, env,
-                              evaluate_env)
+def held_start(conf: Any) -> Client:
+    """A client whose workflow start stops before its execution is recorded (its
+    executions manager's ``_start`` held until :data:`START_GOES`)."""
+    client = Client(conf)
+    start = client.executions._start
+
+    def held(*args: Any, **kwargs: Any) -> Execution:
+        START_REACHED.set()
+        assert START_GOES.wait(60)
+        return start(*args, **kwargs)
+
+    client.executions._start = held  # type: ignore[method-assign]
+    return client
 
 
 def test_a_restore_during_a_workflow_start_is_refused(used: tuple[Path, Path]) -> None:
     data, archive = used
     started: list[Execution] = []
-    with HeldStart(make_client(data).conf) as starter, make_client(data) as restorer:
+    with held_start(make_client(data).conf) as starter, make_client(data) as restorer:
         thread = threading.Thread(target=lambda: started.append(
             starter.executions.create("naps.quick")))
         thread.start()
         try:
-            assert HeldStart.reached.wait(60)
+            assert START_REACHED.wait(60)
             before = tree_state(data.parent)
             with pytest.raises(exceptions.Conflict, match="while a workflow is starting"):
                 restorer.backups.restore(archive, force=True)
             assert tree_state(data.parent) == before
         finally:
-            HeldStart.go.set()
+            START_GOES.set()
             thread.join()
         assert started[0].state == "SUCCESS"
         assert len(starter.executions.list()) == 3  # recorded where it was started
@@ -119,17 +121,17 @@ WRITER = textwrap.dedent("""
     from tests.functional.test_backup import make_client
     from tripleo_flow.client import Client
 
-    class Stopped(Client):
-        seen = 0
+    with Client(make_client(sys.argv[1]).conf) as client:
+        check_quiet, seen = client.backups._check_quiet, []
 
-        def _check_quiet(self):  # the second look comes once the archive is written
-            self.seen += 1
-            if self.seen == 2:
+        def stopped():  # the second look comes once the archive is written
+            seen.append(1)
+            if len(seen) == 2:
                 print("written", flush=True)
                 sys.stdin.readline()
-            return super()._check_quiet()
+            return check_quiet()
 
-    with Stopped(make_client(sys.argv[1]).conf) as client:
+        client.backups._check_quiet = stopped
         client.backups.store("a long enough passphrase")
 """)
 
