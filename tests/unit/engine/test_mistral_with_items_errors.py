@@ -100,7 +100,11 @@ def test_with_items_concurrency_fail(host: Host, tmp_path: Path, concurrency: in
     """Ported from test_with_items.py: test_with_items_concurrency_2_fail, its action
     failing for the first item only: Mistral runs every one of the 4 items (each
     completion schedules the next), then the task fails and task2 runs.  (Our
-    difference: the failed task undoes what its items did, ``test.record``'s revert.)"""
+    differences: the failed task undoes what its items did, ``test.record``'s revert;
+    and a failed item's output is its action's own message, ``boom 1``, where
+    Mistral's executor wraps it as ``The action raised an exception [action=<the
+    action object's repr>, action_ex_id=<its id>, msg='boom 1']``: an object's repr
+    and an internal id, which nothing in a workbook can use.)"""
     log = tmp_path / "log"
     text = f"""
     workflows:
