@@ -348,3 +348,35 @@ def test_an_adhoc_action_reshapes_the_completions_after_the_stop(
     held = _held(host, ident)
     assert (held.state, held.result) == ("SUCCESS", [["b"], ["a"], ["c"]])
     assert held.published == {"got": [["b"], ["a"], ["c"]]}
+
+
+def test_a_timeout_after_the_stop_is_applied_when_the_task_is_next_looked_at(
+        host: Host, tmp_path: Path) -> None:
+    """Deliberately different timing: Mistral's scheduler service fires the timeout of
+    a stopped execution's waiting task at its deadline.  A stopped execution here has
+    no process that owns it (no server need run beside a single machine's CLI), so
+    the timeout is applied when the task is next looked at through the client (its
+    task list, a completion): until then, another execution's ``tasks()`` reads the
+    records as they are, the task RUNNING past its deadline.  What the client shows,
+    and what the task publishes, are Mistral's."""
+    from tests.unit.engine.test_mistral_async_actions import _install
+
+    ident, before = _stopped(host, tmp_path, "SUCCESS", items="timeout: 1\n            ")
+    store = host._session.runner().store
+    [waiting] = store.async_actions.of_task(ident, "held")
+    until("its deadline passed", lambda: time.time() > (waiting.deadline or 0) + 0.05)
+    probe = _install(host, tmp_path, """\
+        workflows:
+          wf:
+            input: [id]
+            tasks:
+              look:
+                action: std.noop
+                publish:
+                  seen: <% tasks($.id).where($.name = 'held').select($.state) %>
+        """)
+    looked = host.executions.create(probe, {"id": ident})
+    (look,) = host.tasks.list(looked.id)
+    assert look.published == {"seen": ["RUNNING"]}
+    assert _held(host, ident).state == "ERROR"  # the client's list applies it
+    _unchanged(host, ident, before)
