@@ -67,7 +67,10 @@ def test_a_chain_killed_at_any_moment_resumes_after_its_last_committed_task(
     assert run.returncode == -signal.SIGKILL, err[-2000:]
     rows = _committed_rows(data_dir)
     committed = [name for name in TASKS if rows[name]["state"] == "SUCCESS"]
-    assert committed == TASKS[:len(committed)] and committed  # a prefix of the chain
+    assert committed == TASKS[:len(committed)]  # a prefix of the chain
+    # One task runs at a time: at most the one running when killed has its effect done
+    # without its result saved (killed after the first effect, possibly none saved).
+    assert len(committed) >= after - 1
     for name in committed:  # each completed task's row whole: its result and progress
         assert rows[name]["results"]["state"] == "SUCCESS"  # type: ignore[index]
         assert rows[name]["meta"]["progress"] == 1.0  # type: ignore[index]
