@@ -64,12 +64,31 @@ def _empty_account(store: SwiftStore) -> None:
 
 
 @pytest.fixture
-def swift_store(swift_server: SwiftServer) -> Iterator[SwiftStore]:
-    """A SwiftStore on an empty account; every container is deleted afterwards."""
+def swift_account(swift_server: SwiftServer) -> Iterator[tuple[str, str]]:
+    """(user, key) of an empty account: one of the server's spare accounts, left as the
+    test left it (the server's directory goes at the session's end), or once they are
+    all used, the shared account emptied before and after the test."""
+    user = swift_server.new_account()
+    if user is not None:
+        yield user, swift_server.key
+        return
     store = SwiftStore(swift_server.auth_url, swift_server.user, swift_server.key)
-    _empty_account(store)
+    try:
+        _empty_account(store)
+        yield swift_server.user, swift_server.key
+        _empty_account(store)
+    finally:
+        store.close()
+
+
+@pytest.fixture
+def swift_store(swift_server: SwiftServer, swift_account: tuple[str, str],
+                ) -> Iterator[SwiftStore]:
+    """A SwiftStore on an empty account of its own (:func:`swift_account`)."""
+    user, key = swift_account
+    store = SwiftStore(swift_server.auth_url, user, key)
+    assert store.list_containers() == [], f"account {user} is not empty"
     yield store
-    _empty_account(store)
     store.close()
 
 

@@ -48,6 +48,10 @@ from types import TracebackType
 BIN_ENV = "TRIPLEO_FLOW_SWIFT_BIN"
 USER = "test:tester"
 KEY = "testing"
+#: tempauth accounts besides ``test``, one per test that asks for an empty account
+#: (:meth:`SwiftServer.new_account`): emptying a used one costs a DELETE per object
+#: version, half a minute after a THT plan's tests.
+SPARE_ACCOUNTS = 1500
 INSTALL_HINT = (
     f"Install Swift in a venv and point {BIN_ENV} at its bin directory: "
     "python3 -m venv /opt/swift && /opt/swift/bin/pip install swift==2.38.3 && "
@@ -182,6 +186,7 @@ class SwiftServer:
         self.log_level = log_level
         self.ports: dict[str, int] = {}
         self._procs: dict[str, subprocess.Popen[bytes]] = {}
+        self._accounts_given = 0
 
     # -- public ------------------------------------------------------------
 
@@ -205,6 +210,14 @@ class SwiftServer:
     @property
     def key(self) -> str:
         return KEY
+
+    def new_account(self) -> str | None:
+        """The user of a tempauth account no one used yet (key :attr:`key`), or None
+        when they are all given out or the proxy authenticates with Keystone."""
+        if self.keystone is not None or self._accounts_given >= SPARE_ACCOUNTS:
+            return None
+        self._accounts_given += 1
+        return f"t{self._accounts_given - 1}:tester"
 
     @property
     def bin_dir(self) -> Path:
@@ -321,8 +334,9 @@ class SwiftServer:
             auth_filters = self.keystone.filters()
         else:
             auth = "tempauth"
-            auth_filters = {"filter:tempauth": {"use": "egg:swift#tempauth",
-                                                "user_test_tester": f"{KEY} .admin"}}
+            users = {"user_test_tester": f"{KEY} .admin"}
+            users.update({f"user_t{n}_tester": f"{KEY} .admin" for n in range(SPARE_ACCOUNTS)})
+            auth_filters = {"filter:tempauth": {"use": "egg:swift#tempauth", **users}}
         proxy_conf = etc / "proxy-server.conf"
         proxy_conf.touch(mode=0o600)  # the Keystone filter holds a password
         proxy_conf.write_text(_ini({

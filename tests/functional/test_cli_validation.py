@@ -68,8 +68,9 @@ def cli(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Cli]:
     if request.param == "swift":
         store = request.getfixturevalue("swift_store")
         server = request.getfixturevalue("swift_server")
+        user, key = request.getfixturevalue("swift_account")  # the store's
         text += (f"[plan_store]\nbackend = swift\n[swift]\nauth_url = {server.auth_url}\n"
-                 f"user = {server.user}\nkey = {server.key}\n")
+                 f"user = {user}\nkey = {key}\n")
     else:
         store = LocalStore(tmp_path / "xdg/tripleo-flow/plans")
     conf.write_text(text)

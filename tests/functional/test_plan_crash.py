@@ -67,8 +67,9 @@ def _cli(request: pytest.FixtureRequest, tmp_path: Path, kind: str) -> Iterator[
     else:
         store = request.getfixturevalue("swift_store")
         server: SwiftServer = request.getfixturevalue("swift_server")
+        user, key = request.getfixturevalue("swift_account")  # the store's
         text += (f"[plan_store]\nbackend = swift\n[swift]\nauth_url = {server.auth_url}\n"
-                 f"user = {server.user}\nkey = {server.key}\n")
+                 f"user = {user}\nkey = {key}\n")
     conf.write_text(text)
     client = make_client(tmp_path, store, lock_url=f"file://{tmp_path / 'data' / 'locks'}")
     env = {k: v for k, v in os.environ.items() if k != CRASH_ENV}
