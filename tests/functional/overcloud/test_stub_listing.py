@@ -1,7 +1,7 @@
 """The ``TripleODeployment`` stubs that save_outputs reads from Heat's database are
 the ones Heat's API lists, in the same order, on the real THT 18.0.0 stack (created,
 and updated by the redeploy, which adds a post-deploy software deployment on each
-compute).  The order of a long listing is checked on another ``OS::Heat::Value`` of
+compute); and THT 12.1.0's on native heat-all's SQLite database.  The order of a long listing is checked on another ``OS::Heat::Value`` of
 THT, ``RoleParametersValue``, which each of the services' nested stacks has."""
 
 from __future__ import annotations
@@ -57,13 +57,13 @@ def _both_listings(deployment: Deployment) -> Listings:
     return found
 
 
-def _check_same(found: Listings, stubs: int) -> None:
+def _check_same(found: Listings, stubs: int, many: int = 50) -> None:
     for name, (api, read) in found.items():
         assert read is not None, f"the database reading of {name} left this stack to Heat"
         assert [_seen(s) for s in read] == [_seen(s) for s in api], name
     api, read = found[core_deployments.RESOURCE_NAME]
     assert len(api) == stubs
-    assert len(found[MANY][0]) > 50  # 75 on THT 18.0.0
+    assert len(found[MANY][0]) > many  # 75 on THT 18.0.0
     servers = {str(s["attributes"]["value"]["server"]): f"server-{n}"
                for n, s in enumerate(api)}
     assert core_deployments.found_in(read or [], servers) == \
@@ -78,3 +78,9 @@ def test_the_created_stack_stubs_read_from_the_database_are_heats_listing(
 def test_the_updated_stack_stubs_read_from_the_database_are_heats_listing(
         tht18_redeployment: Redeployment) -> None:
     _check_same(_both_listings(tht18_redeployment.after), stubs=2)  # one on each compute
+
+
+def test_native_heats_sqlite_stubs_read_from_the_database_are_heats_listing(
+        tht12_deployment: Deployment) -> None:
+    """THT 12.1.0 on native heat-all: its SQLite database."""
+    _check_same(_both_listings(tht12_deployment), stubs=0, many=20)
