@@ -8,6 +8,7 @@ import contextlib
 import logging
 import shutil
 import sys
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -38,21 +39,22 @@ from tripleo_flow.workspace import git as git_dir
 LOG = logging.getLogger(__name__)
 
 
-def _stubs(client: heat_client.HeatClient, db: HeatDatabase | None, plan: str,
-           stack_id: str) -> list[dict[str, Any]]:
+def _stubs(client: heat_client.HeatClient, database: Callable[[], HeatDatabase | None],
+           plan: str, stack_id: str) -> list[dict[str, Any]]:
     """The stack's ``TripleODeployment`` resources with details: read from the database
-    of a Heat we launched (:mod:`~tripleo_flow.heat.db_listing`: one query, where Heat's
-    listing loads every nested stack in one engine for seconds), else listed by Heat
-    (``installed``, or a tree that reading leaves to Heat)."""
-    if db is not None:
-        try:
-            found = db_listing.resources_named(db, stack_id, core_deployments.RESOURCE_NAME,
-                                               core_deployments.NESTED_DEPTH)
-        except exceptions.HeatError as exc:
-            LOG.warning("Listing the deployments through Heat's API: %s", exc)
-            found = None
-        if found is not None:
-            return found
+    of a Heat we launched (``database()``; :mod:`~tripleo_flow.heat.db_listing`: one
+    query, where Heat's listing loads every nested stack in one engine for seconds),
+    else listed by Heat (``installed``, a tree that reading leaves to Heat, or a
+    database that cannot be read)."""
+    try:
+        db = database()
+        found = None if db is None else db_listing.resources_named(
+            db, stack_id, core_deployments.RESOURCE_NAME, core_deployments.NESTED_DEPTH)
+    except exceptions.TripleoFlowError as exc:
+        LOG.warning("Listing the deployments through Heat's API: %s", exc)
+        found = None
+    if found is not None:
+        return found
     return client.resources(plan, stack_id, core_deployments.NESTED_DEPTH, with_detail=True,
                             resource_name=core_deployments.RESOURCE_NAME)
 
@@ -79,8 +81,9 @@ class SaveStackOutputs(Action):
         # The two slowest reads (the nested stacks' deployment stubs, several seconds
         # on THT; the environment) go on while the servers' deployments are read.
         with ThreadPoolExecutor(2, thread_name_prefix="save-outputs") as reads:
-            stubs_read = reads.submit(_stubs, client, heat_database(self.context, work_dir, heat),
-                                      plan, stack["id"])
+            stubs_read = reads.submit(
+                _stubs, client, lambda: heat_database(self.context, work_dir, heat), plan,
+                stack["id"])
             environment_read = reads.submit(client.environment, plan, stack["id"])
             configs: dict[str, dict[str, Any]] = {}
 

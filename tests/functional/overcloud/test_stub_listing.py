@@ -1,8 +1,9 @@
 """The ``TripleODeployment`` stubs that save_outputs reads from Heat's database are
 the ones Heat's API lists, in the same order, on the real THT 18.0.0 stack (created,
 and updated by the redeploy, which adds a post-deploy software deployment on each
-compute); and THT 12.1.0's on native heat-all's SQLite database.  The order of a long listing is checked on another ``OS::Heat::Value`` of
-THT, ``RoleParametersValue``, which each of the services' nested stacks has."""
+compute), and on THT 12.1.0's in native heat-all's SQLite database.  The order of a
+long listing is checked on another ``OS::Heat::Value`` of THT, ``RoleParametersValue``,
+which most of the services' nested stacks have."""
 
 from __future__ import annotations
 

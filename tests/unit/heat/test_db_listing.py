@@ -168,7 +168,8 @@ class _Client:
         return [{"resource_name": NAME, "from": "api"}]
 
 
-@pytest.mark.parametrize("source", ["database", "no database", "unsure", "unreadable"])
+@pytest.mark.parametrize("source", ["database", "no database", "unsure", "unreadable",
+                                    "not found"])
 def test_save_outputs_reads_the_database_and_asks_heat_otherwise(
         tree: Tree, tmp_path: Path, source: str) -> None:
     from tripleo_flow.actions.deploy_outputs import _stubs
@@ -182,7 +183,13 @@ def test_save_outputs_reads_the_database_and_asks_heat_otherwise(
         db = None
     elif source == "unreadable":
         db = SqliteDatabase(tmp_path / "missing.sqlite")
-    found = _stubs(client, db, "oc", "root")  # type: ignore[arg-type]
+
+    def database() -> SqliteDatabase | None:
+        if source == "not found":  # e.g. the run record names another heat type
+            raise exceptions.InvalidInput("The Heat of work was launched with --heat-type pod")
+        return db
+
+    found = _stubs(client, database, "oc", "root")  # type: ignore[arg-type]
     if source == "database":
         assert [r["physical_resource_id"] for r in found] == \
             ["oc-One-stub", "oc-Two-stub", "oc-Innermost-stub"]
