@@ -34,6 +34,7 @@ Usage: TRIPLEO_FLOW_HEAT_VENV=... python bench/overcloud_bench.py [--variants na
        [--baremetal-deployment FILE]   (default: tripleo_flow/examples/baremetal-deployment.yaml)
        [--sample]                      (the shipped sample plan instead, no baremetal file:
                                         about a minute a variant, to try a variant out)
+       [--tasks]                       (each deploy task's start and duration too)
 Each variant takes about ten minutes on a 2-core machine.
 """
 
@@ -77,8 +78,10 @@ class Phases:
 
 def deploy(base: Path, templates: Path | None, baremetal: Path | None, heat_type: str,
            venv: Path, podman_url: str, image: str, workers: int,
-           paced: bool) -> dict[str, float]:
-    """One deploy of ``templates`` (None: the sample plan) on ``heat_type``."""
+           paced: bool, show_tasks: bool = False) -> dict[str, float]:
+    """One deploy of ``templates`` (None: the sample plan) on ``heat_type``; with
+    ``show_tasks``, print when each task of the deploy and of its steps after the stack
+    started and how long it took."""
     client = make_client(base, venv, podman_url, image, workers, pace_leaves=paced)
     try:
         if templates is None:
@@ -91,6 +94,9 @@ def deploy(base: Path, templates: Path | None, baremetal: Path | None, heat_type
                                            progress=phases, baremetal_deployment=baremetal)
         end = time.monotonic()
         posted = stack_task_time(client)
+        if show_tasks:
+            for line in task_times(client):
+                print(line, flush=True)
     finally:
         client.close()
     assert result["deployment_status"] == "DEPLOY_SUCCESS", result
@@ -107,6 +113,23 @@ def stack_task_time(client: Any) -> float:
     task = next(t for t in client.tasks.list(deploys[-1].id) if t.name == "deploy_stack")
     assert task.started_at is not None and task.finished_at is not None
     return float(task.finished_at - task.started_at)
+
+
+def task_times(client: Any) -> list[str]:
+    """Each task of the last deploy and of its steps after the stack: its start from the
+    deploy's first task, and its duration."""
+    timed = []
+    for workflow in ("tripleo.deploy.deploy", "tripleo.deploy.config_download_deploy"):
+        executions = list(client.executions.list(workflow))
+        if executions:
+            timed += [(workflow.rsplit(".", 1)[-1], t) for t in
+                      client.tasks.list(executions[-1].id) if t.started_at is not None]
+    if not timed:
+        return []
+    origin = min(float(t.started_at) for _, t in timed)
+    return [f"  {workflow:22} {task.name:22} at {float(task.started_at) - origin:7.1f} s"
+            f"  took {float(task.finished_at or task.started_at) - float(task.started_at):6.1f} s"
+            for workflow, task in sorted(timed, key=lambda wt: float(wt[1].started_at))]
 
 
 def floor(base: Path, request_file: Path, venv: Path) -> dict[str, float]:
@@ -145,6 +168,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variants", default="native-paced,floor,native,processes4")
     parser.add_argument("--baremetal-deployment", type=Path, default=BAREMETAL)
+    parser.add_argument("--tasks", action="store_true",
+                        help="print each task's start and duration (where own steps go)")
     parser.add_argument("--sample", action="store_true",
                         help="deploy the shipped sample plan instead of THT 18.0.0")
     parser.add_argument("--image", default=os.environ.get("TRIPLEO_FLOW_HEAT_IMAGE",
@@ -178,7 +203,8 @@ def main() -> None:
                     with podman_api.connect(None, root / "podman"):
                         pass
                 results[variant] = deploy(base, templates, baremetal, heat_type,
-                                          venv, podman_url, args.image, workers, paced)
+                                          venv, podman_url, args.image, workers, paced,
+                                          show_tasks=args.tasks)
             figures = ", ".join(f"{k} {v:.1f} s" for k, v in results[variant].items())
             print(f"{variant:16}: {figures}", flush=True)
     if "native" in results:

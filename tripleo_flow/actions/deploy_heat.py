@@ -14,6 +14,7 @@ from tripleo_flow.actions.base import Action, ActionContext, Rerun
 from tripleo_flow.engine.lang.action import WorkDir
 from tripleo_flow.heat import make_launcher
 from tripleo_flow.heat.client import HeatClient
+from tripleo_flow.heat.database import HeatDatabase
 from tripleo_flow.heat.workdir import HeatDir
 from tripleo_flow.plans.plan import PlanRepository
 from tripleo_flow.workspace import owner
@@ -56,6 +57,15 @@ def live_heat(context: ActionContext, plan: str, work_dir: str,
             "with it;", hints=[exceptions.Hint(
                 "deploy again", "deploy", {"plan": plan})])
     return HeatClient(endpoint.endpoint)
+
+
+def heat_database(context: ActionContext, work_dir: str,
+                  heat: dict[str, Any]) -> HeatDatabase | None:
+    """The database of the work dir's running Heat when it is one we launched and own
+    (native, processes, container, pod: to read), else None (``installed``)."""
+    launcher = make_launcher(context.conf, heat.get("heat_type") or None, work_dir)
+    reader = getattr(launcher, "running_database", None)
+    return reader() if reader is not None else None
 
 
 class LaunchDeploymentHeat(Action):

@@ -5,8 +5,10 @@ committed (git, one commit per run)."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import shutil
 import sys
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,7 @@ from tripleo_flow.actions.deploy import (
     read_pointer,
     timestamp,
 )
-from tripleo_flow.actions.deploy_heat import live_heat
+from tripleo_flow.actions.deploy_heat import heat_database, live_heat
 from tripleo_flow.actions.deploy_stack import load_request
 from tripleo_flow.common import safe_yaml
 from tripleo_flow.core.deploy import config_download, network_config
@@ -29,8 +31,32 @@ from tripleo_flow.core.deploy import deployments as core_deployments
 from tripleo_flow.core.plan import stack_request as requests
 from tripleo_flow.engine.lang.action import InputPath, WorkDir
 from tripleo_flow.heat import client as heat_client
+from tripleo_flow.heat import db_listing
+from tripleo_flow.heat.database import HeatDatabase
 from tripleo_flow.workspace import files as private_files
 from tripleo_flow.workspace import git as git_dir
+
+LOG = logging.getLogger(__name__)
+
+
+def _stubs(client: heat_client.HeatClient, database: Callable[[], HeatDatabase | None],
+           plan: str, stack_id: str) -> list[dict[str, Any]]:
+    """The stack's ``TripleODeployment`` resources with details: read from the database
+    of a Heat we launched (``database()``; :mod:`~tripleo_flow.heat.db_listing`: one
+    query, where Heat's listing loads every nested stack in one engine for seconds),
+    else listed by Heat (``installed``, a tree that reading leaves to Heat, or a
+    database that cannot be read)."""
+    try:
+        db = database()
+        found = None if db is None else db_listing.resources_named(
+            db, stack_id, core_deployments.RESOURCE_NAME, core_deployments.NESTED_DEPTH)
+    except exceptions.TripleoFlowError as exc:
+        LOG.warning("Listing the deployments through Heat's API: %s", exc)
+        found = None
+    if found is not None:
+        return found
+    return client.resources(plan, stack_id, core_deployments.NESTED_DEPTH, with_detail=True,
+                            resource_name=core_deployments.RESOURCE_NAME)
 
 
 class SaveStackOutputs(Action):
@@ -56,8 +82,8 @@ class SaveStackOutputs(Action):
         # on THT; the environment) go on while the servers' deployments are read.
         with ThreadPoolExecutor(2, thread_name_prefix="save-outputs") as reads:
             stubs_read = reads.submit(
-                client.resources, plan, stack["id"], core_deployments.NESTED_DEPTH,
-                with_detail=True, resource_name=core_deployments.RESOURCE_NAME)
+                _stubs, client, lambda: heat_database(self.context, work_dir, heat), plan,
+                stack["id"])
             environment_read = reads.submit(client.environment, plan, stack["id"])
             configs: dict[str, dict[str, Any]] = {}
 

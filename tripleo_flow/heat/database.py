@@ -63,6 +63,13 @@ class HeatDatabase(Protocol):
     def record(self) -> dict[str, Any]:
         """What the run record needs to find this database again."""
 
+    def read(self, *queries: tuple[str, tuple[Any, ...]]) -> list[list[tuple[Any, ...]]]:
+        """The rows of each ``(query, args)`` (``?`` placeholders), all read in one
+        read-only transaction (one snapshot of the database).
+
+        :raises HeatError: the database cannot be read
+        """
+
 
 #: ``revision = '...'`` and ``down_revision = ...`` (None, a name or a tuple of names)
 #: in an alembic migration file, with or without a type annotation.

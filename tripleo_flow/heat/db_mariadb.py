@@ -186,6 +186,27 @@ class MariaDBDatabase:
         finally:
             conn.close()
 
+    def read(self, *queries: tuple[str, tuple[Any, ...]]) -> list[list[tuple[Any, ...]]]:
+        """The rows of each query, as Heat's user, in one read-only transaction
+        (InnoDB: one consistent snapshot); ``?`` placeholders."""
+        import pymysql
+
+        conn = self._connect(admin=False, database=self.name)
+        try:
+            with conn.cursor() as cur:
+                cur.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY")
+                results = []
+                for sql, args in queries:
+                    cur.execute(sql.replace("?", "%s"), args or None)
+                    results.append([tuple(row) for row in cur.fetchall()])
+                cur.execute("COMMIT")
+                return results
+        except pymysql.MySQLError as exc:
+            raise exceptions.HeatError(
+                f"Cannot read Heat's database {self.name!r}: {exc}") from exc
+        finally:
+            conn.close()
+
     # -- dump and restore --------------------------------------------------------
 
     @contextlib.contextmanager

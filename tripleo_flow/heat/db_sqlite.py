@@ -173,6 +173,22 @@ class SqliteDatabase:
             return set()
         return {str(row[0]) for row in rows}
 
+    def read(self, *queries: tuple[str, tuple[Any, ...]]) -> list[list[tuple[Any, ...]]]:
+        """The rows of each query, read-only, in one transaction (one snapshot)."""
+        try:
+            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30,
+                                   isolation_level=None)
+            try:
+                conn.execute("BEGIN")
+                results = [[tuple(row) for row in conn.execute(sql, args).fetchall()]
+                           for sql, args in queries]
+                conn.execute("COMMIT")
+                return results
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            raise exceptions.HeatError(f"Cannot read Heat's database {self.path}: {exc}") from exc
+
 
 _ID_COLUMN = re.compile(r"^(\s*)id INTEGER NOT NULL,", re.MULTILINE)
 _ID_KEY = re.compile(r",\s*(?:CONSTRAINT \w+ )?PRIMARY KEY \(id\)")

@@ -468,6 +468,13 @@ class NativeLauncher:
                           render.endpoint_url(HOST, port), answers,
                           record["database"]["kind"], dump, detail)
 
+    def running_database(self) -> HeatDatabase | None:
+        """The database of this heat-dir's running Heat (to read), None when none runs."""
+        record = self._read_run()
+        if record is None or not self._running(record):
+            return None
+        return self._database(record["database"])
+
     def dump_db(self) -> Path:
         with self.work.locked():
             record = self._read_run()
