@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from tests.functional.heat.conftest import OpenStack, check_create_progress
-from tests.functional.overcloud import playbooks, testhosts
+from tests.functional.overcloud import playbooks, test_stub_listing, testhosts
 from tests.functional.overcloud.conftest import (
     PROGRESS_FILE,
     Deployment,
@@ -73,28 +73,33 @@ def test_config_download_has_both_servers_on_their_ctlplane_ips(
     assert (cd / "deploy_steps_playbook.yaml").is_file()
 
 
-def _restored(deployment: Deployment, heat_venv: Path) -> tuple[list[Any], dict[str, Any]]:
+def _restored(deployment: Deployment, heat_venv: Path,
+              ) -> tuple[list[Any], dict[str, Any], test_stub_listing.Listings]:
     """``openstack stack list`` and ``stack show`` on a fresh Heat restored from the
-    deployment's kept dump."""
+    deployment's kept dump, and the stubs save_outputs reads from its database beside
+    Heat's listing of them (:mod:`.test_stub_listing`)."""
     client = deployment.client()
     heat_dir = str(deployment.work_dir)
     osc = OpenStack(heat_venv, str(deployment.root / "clouds.yaml"))
     try:
-        client.heat.launch(heat_dir, restore_db=True)  # the type the dump was made by
+        endpoint = client.heat.launch(heat_dir, restore_db=True)  # the dump's Heat type
         listed = json.loads(osc("stack", "list", "-f", "json"))
         shown = json.loads(osc("stack", "show", deployment.plan, "-f", "json"))
+        stubs = test_stub_listing.listings(deployment, endpoint)
     finally:
         client.heat.kill(heat_dir)
         client.close()
-    return [(s["Stack Name"], s["Stack Status"]) for s in listed], shown
+    return [(s["Stack Name"], s["Stack Status"]) for s in listed], shown, stubs
 
 
 def test_the_dump_restores_and_the_stack_is_listed(tht18_deployment: Deployment,
                                                    heat_venv: Path) -> None:
-    """The kept dump restores on a fresh Heat: ``openstack stack list`` shows the stack."""
-    listed, shown = _restored(tht18_deployment, heat_venv)
+    """The kept dump restores on a fresh Heat: ``openstack stack list`` shows the stack;
+    the deployment stubs read from its database are Heat's listing of them."""
+    listed, shown, stubs = _restored(tht18_deployment, heat_venv)
     assert listed == [("overcloud18", "CREATE_COMPLETE")]
     assert shown["parameters"]["ComputeCount"] == "1"
+    test_stub_listing.check_same(stubs, stubs=0)  # no software deployment
 
 
 def _ctlplane_hosts(deployment: Deployment) -> dict[str, str]:
@@ -141,9 +146,11 @@ def test_a_redeploy_keeps_the_addresses_and_gives_the_new_compute_one(
 
 def test_the_redeployed_dump_lists_the_updated_stack(tht18_redeployment: Redeployment,
                                                     heat_venv: Path) -> None:
-    listed, shown = _restored(tht18_redeployment.after, heat_venv)
+    """... and the stubs read from its database are Heat's listing of them."""
+    listed, shown, stubs = _restored(tht18_redeployment.after, heat_venv)
     assert listed == [("overcloud18", "UPDATE_COMPLETE")]
     assert shown["parameters"]["ComputeCount"] == "2"
+    test_stub_listing.check_same(stubs, stubs=2)  # one on each compute
 
 
 def test_every_playbook_passes_ansible_syntax_check_with_tripleo_ansible(
