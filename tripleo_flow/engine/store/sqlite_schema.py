@@ -57,7 +57,13 @@ def prepare(engine: sa.engine.Engine) -> str:
     :data:`OTHER`: the caller then makes or upgrades them its full way."""
     if engine.dialect.name != "sqlite":
         return OTHER
-    kept = _KEPT
+    try:
+        return _prepare(engine, _KEPT)
+    except (sa.exc.SQLAlchemyError, engine.dialect.loaded_dbapi.Error):
+        return OTHER  # the full way then says what is wrong with it, in its words
+
+
+def _prepare(engine: sa.engine.Engine, kept: tuple[str, ...] | None) -> str:
     with _raw(engine) as raw:
         cursor = raw.cursor()
         try:
@@ -91,12 +97,15 @@ def keep(engine: sa.engine.Engine) -> None:
     with _LOCK:
         if _KEPT is not None:
             return
-        with _raw(engine) as raw:
-            cursor = raw.cursor()
-            try:
-                _KEPT = _statements(cursor)
-            finally:
-                cursor.close()
+        try:
+            with _raw(engine) as raw:
+                cursor = raw.cursor()
+                try:
+                    _KEPT = _statements(cursor)
+                finally:
+                    cursor.close()
+        except (sa.exc.SQLAlchemyError, engine.dialect.loaded_dbapi.Error):
+            pass  # nothing kept: the next new file is made the full way too
 
 
 def forget() -> None:

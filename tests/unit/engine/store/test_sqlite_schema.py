@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from tripleo_flow.engine.store import cancels, sqlite_schema, undo_journal
+from tripleo_flow import exceptions
+from tripleo_flow.engine.store import cancels, execution_backend, sqlite_schema, undo_journal
 from tripleo_flow.engine.store.executions import ExecutionBackend, ExecutionStore
 
 
@@ -87,3 +88,16 @@ def test_only_an_empty_file_s_tables_are_kept(tmp_path: Path, nothing_kept: None
     _open(tmp_path / "new.db").backend.close()  # the full way: nothing was kept
     _open(tmp_path / "newer.db").backend.close()  # from the new file's statements
     assert _tables(tmp_path / "newer.db") == _tables(tmp_path / "new.db") != _tables(older)
+
+
+def test_a_file_it_cannot_write_is_refused_as_before(tmp_path: Path, nothing_kept: None,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """An empty file opened read-only, once tables were kept: the executions database's
+    own refusal, naming the option, not SQLite's error."""
+    _open(tmp_path / "first.db").backend.close()
+    monkeypatch.setattr(execution_backend, "_UPGRADE_ATTEMPTS", 1)  # no retry to wait for
+    (tmp_path / "ro.db").touch()
+    backend = ExecutionBackend(f"sqlite:///file:{tmp_path / 'ro.db'}?mode=ro&uri=true")
+    with pytest.raises(exceptions.BackendUnavailable, match=r"Check \[workflows\] connection"):
+        backend.get_connection()
+    backend.close()
