@@ -2,7 +2,8 @@
 
 A suite adds to :data:`CASES` under its own name; the pytest plugin hook below
 prints the totals (``fuzz cases: <suite> <count>``) in the terminal summary, so
-a CI log says how much was tried, not only that nothing failed.
+a CI log says how much was tried, not only that nothing failed; under pytest-xdist
+(``-n 2``) each worker sends its counts to the controlling process, which prints them.
 """
 
 from __future__ import annotations
@@ -10,12 +11,28 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import pytest
+
 #: Cases run so far, by suite name.
 CASES: Counter[str] = Counter()
 
 
 def count(suite: str, n: int = 1) -> None:
     CASES[suite] += n
+
+
+def pytest_sessionfinish(session: Any) -> None:
+    """In a pytest-xdist worker: its counts go back to the controlling process."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["fuzz_cases"] = dict(CASES)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """In pytest-xdist's controlling process: a worker's counts added (the hook is
+    only called there; without pytest-xdist, never)."""
+    CASES.update(getattr(node, "workeroutput", {}).get("fuzz_cases", {}))
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

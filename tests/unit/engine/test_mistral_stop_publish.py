@@ -183,7 +183,11 @@ def test_a_completion_killed_before_its_publish_is_repaired_by_a_retry(
     (the task reads RUNNING, as before a completion): asking the completion again is
     refused, the task no longer waiting, and repairs it: it reads SUCCESS, published."""
     ident, before = _stopped(host, tmp_path, "SUCCESS")
-    store = host._session.runner().store
+    runner = host._session.runner()
+    # No engine left to see the completion (the stop's record can come first): as after
+    # a kill -9, nothing but a client's retry evaluates its publish.
+    until("its engine let go", lambda: ident not in runner._live)
+    store = runner.store
     [waiting] = store.async_actions.of_task(ident, "held")
     store.async_actions.complete(waiting.id, "SUCCESS", {"a": 1})  # then a kill -9
     assert _held(host, ident).state == "RUNNING"

@@ -23,7 +23,10 @@ again either way.  The engine's first save of a flow holds all its atoms: they
 are inserted with one statement.  On a SQLite file a task's UPDATEs run and
 commit straight on the kept connection's DBAPI connection.  A new execution is
 added to the logbook without reading the others (TaskFlow's save read every
-execution and all their atoms first).  MariaDB URLs work unchanged.
+execution and all their atoms first).  On SQLite the tables a process made on a
+new file are made again from their statements on its next new files, and a file
+holding exactly them is not checked again (:mod:`.sqlite_schema`).  MariaDB URLs
+work unchanged.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from taskflow import exceptions as tf_exc
 
 from tripleo_flow import exceptions
 from tripleo_flow.engine.compile import async_actions
-from tripleo_flow.engine.store import cancels, pause_requests, undo_journal
+from tripleo_flow.engine.store import cancels, pause_requests, sqlite_schema, undo_journal
 from tripleo_flow.engine.store.batching_connection import BatchingConnection
 from tripleo_flow.engine.store.redaction import Redactor
 from tripleo_flow.engine.store.taskflow_persistence import impl_sqlalchemy
@@ -86,7 +89,8 @@ class ExecutionBackend(impl_sqlalchemy.SQLAlchemyBackend):  # type: ignore[misc]
         with self._lock:
             if self._connection is None:
                 conn = BatchingConnection(self, upgrade_lock=self._upgrade_lock)
-                for attempt in range(_UPGRADE_ATTEMPTS):
+                found = sqlite_schema.prepare(self._own_engine)
+                for attempt in range(0 if found == sqlite_schema.READY else _UPGRADE_ATTEMPTS):
                     try:
                         conn.validate(max_retries=0)
                         with self._schema_lock():
@@ -107,6 +111,8 @@ class ExecutionBackend(impl_sqlalchemy.SQLAlchemyBackend):  # type: ignore[misc]
                                 f"{_safe_url(self.engine.url)}: {exc}. Check [workflows] "
                                 "connection.") from exc
                         time.sleep(0.5 * (attempt + 1))
+                if found == sqlite_schema.EMPTY:
+                    sqlite_schema.keep(self._own_engine)
                 self._connection = conn
             return self._connection
 
