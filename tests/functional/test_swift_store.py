@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures_plans import make_client
+from tests.plan_trees import basic_tree, write_tree
 from tests.swift_server import SwiftNotInstalled, SwiftServer, find_bin_dir
 from tripleo_flow import exceptions
 from tripleo_flow.plans.plan import PlanRepository
@@ -158,3 +160,23 @@ def test_whether_a_plan_exists_is_one_request(swift_store: SwiftStore, asked: li
     assert [repo.exists("overcloud"), repo.exists("other"), repo.exists("absent")] == [
         True, False, False]
     assert asked == ["read container"] * 3
+
+
+def test_a_plan_create_turns_versioning_on_after_rendering(swift_store: SwiftStore,
+                                                           tmp_path: Path) -> None:
+    """The templates and their rendered files are written before versioning (on Swift
+    a versioned write stores the object twice); the plan-environment's history still
+    holds the plan-environment as uploaded, and later writes keep history."""
+    client = make_client(tmp_path, swift_store)
+    try:
+        client.plans.create("overcloud", write_tree(tmp_path / "templates", basic_tree()))
+    finally:
+        client.close()
+    rendered = PlanRepository(swift_store).manifest("overcloud").rendered
+    assert rendered
+    for name in rendered:
+        assert [(v.version_id, v.is_latest)
+                for v in swift_store.list_versions("overcloud", name)] == [("null", True)]
+    assert len(swift_store.list_versions("overcloud", "plan-environment.yaml")) == 2
+    swift_store.put_object("overcloud", rendered[0], b"changed")
+    assert len(swift_store.list_versions("overcloud", rendered[0])) == 2

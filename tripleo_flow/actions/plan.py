@@ -101,13 +101,13 @@ class CreatePlan(Action):
             self._claim(repo, plan)
             try:
                 repo.begin_create(plan, create_id)
-                # Versioning is turned on after the first upload: on Swift it costs
-                # 2.5x on a template tree, and only later changes need history.
+                # Versioning is turned on once the templates are rendered (the create's
+                # process_templates: PlanRepository.start_history): on Swift it costs
+                # 2.5x per write, and only later changes need history.
                 self.context.store.put_objects(plan, files,
                                                plan_stage(listener, plan, "upload"))
                 crashpoints.reached("plan.create:uploaded")
                 repo.save_manifest(plan, manifest)
-                self.context.store.set_versioning(plan, True)
             except BaseException:
                 if repo.plan_id(plan) == create_id:
                     self.context.store.delete_container(plan)
@@ -164,7 +164,10 @@ class PublishPlan(Action):
         with self.context.locks.hold(plan):
             creating = repo.creating(plan)
             if creating is not None:
-                if creating not in OWN_CREATES or not repo.publish(plan, creating):
+                if creating not in OWN_CREATES:
+                    raise exceptions.PlanNotFound(plan)
+                repo.start_history(plan)  # a create that rendered nothing
+                if not repo.publish(plan, creating):
                     raise exceptions.PlanNotFound(plan)
                 self.context.locks.end_lease(_lease(plan))
         repo.require(plan)

@@ -61,6 +61,7 @@ class ProcessTemplates(Action):
             repo.save_manifest(plan, manifest)
             if unrendered is not None:
                 repo.clear_unrendered(plan)
+            repo.start_history(plan)  # a create's history starts with its rendered tree
         return {"files": sorted(rendered), "written": sorted(changed), "removed": stale,
                 **undo}
 

@@ -258,6 +258,14 @@ class PlanRepository:
             OWN_CREATES.discard(create_id)
             raise
 
+    def start_history(self, plan: str) -> None:
+        """Turn versioning on for ``plan`` while it is being created (nothing for a
+        complete plan, already versioned): what the create wrote before (templates,
+        their rendered files: new objects) needs no history and costs less
+        unversioned (on Swift every versioned write stores the object twice)."""
+        if self.creating(plan) is not None:
+            self.store.set_versioning(plan, True)
+
     def publish(self, plan: str, create_id: str) -> bool:
         """Make the plan created by ``create_id`` a complete plan; False when
         ``plan`` is not that create's (anymore)."""

@@ -66,6 +66,21 @@ def test_introspect_of_named_nodes_lists_them_once(node_client: Client,
         assert now["provision_state"] == "manageable" and now["inspection_finished_at"]
 
 
+
+def test_introspect_asks_nothing_more_of_nodes_already_manageable(
+        node_client: Client, requests: list[tuple[str, str]]) -> None:
+    names = [f"node-{i}" for i in range(COUNT)]
+    node_client.nodes.register(fake_nodes(COUNT))  # leaves them manageable
+    requests.clear()
+    node_client.nodes.introspect(names)
+    # Before the first inspect request: the selection's one listing, nothing per node
+    # (by hand one would just inspect them).
+    first_put = next(i for i, (method, _) in enumerate(requests) if method == "PUT")
+    assert [(method, path.split("?")[0]) for method, path in requests[:first_put]] == [
+        ("GET", "/nodes")]
+    assert sorted(path for method, path in requests if method == "PUT") == sorted(
+        f"/nodes/{name}/states/provision" for name in names)
+
 def test_import_reads_the_final_states_in_one_listing(node_client: Client,
                                                       requests: list[tuple[str, str]]) -> None:
     done = node_client.nodes.register(fake_nodes(COUNT))
