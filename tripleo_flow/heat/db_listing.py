@@ -2,10 +2,11 @@
 Heat we launched (one read-only transaction) instead of asked of heat-engine.
 
 ``GET /stacks/<stack>/resources?nested_depth=N&name=X&with_detail=true`` makes one
-heat-engine worker load every nested stack of the tree (several seconds of one core
-on THT 18.0.0), whatever the filter.  :func:`resources_named` gives the same list from
-two queries: the resources in the order heat-engine lists them (its walk is rebuilt
-here: a stack's resources of that name first, then each of its resources' nested
+heat-engine worker load every nested stack of the tree (several seconds of one core on
+THT 18.0.0), whatever the filter. :func:`resources_named` gives the same list from three
+queries in one read-only transaction (the tree's stacks, their resources, the named ones
+with their stored data): the resources in the order heat-engine lists them (its walk is
+rebuilt here: a stack's resources of that name first, then each of its resources' nested
 stacks in turn, down to ``N`` levels; Heat keeps the named resources of the whole tree
 in its request cache, and a stack that holds one is listed from that cache: only those
 resources, so the walk does not go below it) with the fields a listing with details
@@ -122,7 +123,8 @@ def resources_named(db: HeatDatabase, root_stack_id: str, name: str,
         cached = bool(named.get(stack_id))
         if not cached and name in by_stack.get(stack_id, {}):
             raise _Unsure("a named resource of another tree")
-        for row in [by_stack[stack_id][name]] if cached else []:
+        if cached:
+            row = by_stack[stack_id][name]
             loaded(stack_id, row)
             detail = details[int(row[0])]
             found.append({
@@ -133,7 +135,8 @@ def resources_named(db: HeatDatabase, root_stack_id: str, name: str,
                    if stacks[stack_id][2] else {}),
                 "attributes": {"value": _value(detail)},
             })
-        if cached or depth == 0:
+            return
+        if depth == 0:
             return
         for row in by_stack.get(stack_id, {}).values():
             loaded(stack_id, row)
