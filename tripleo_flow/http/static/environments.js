@@ -1,7 +1,9 @@
-// A plan's Environments tab: its capabilities map's environments, each group's
-// choice (one of a mutually exclusive group) applied at once.
+// A plan's Environments tab: its environments in order with the user's own (added and
+// removed: userenvs.js), then its capabilities map's environments, each group's choice
+// (one of a mutually exclusive group) applied at once.
 import { call } from "/gui/api.js";
 import { enc, errorText, h, say, uid } from "/gui/dom.js";
+import { userEnvironmentsSection } from "/gui/userenvs.js";
 
 function environmentChoice(name, group, env, apply) {
   const id = uid("env");
@@ -27,6 +29,7 @@ function environmentChoice(name, group, env, apply) {
 export async function environmentsTab(name, body) {
   const problem = h("p", { class: "error", role: "alert", id: "environments-error" });
   const list = h("div", {});
+  const users = await userEnvironmentsSection(name);
   const apply = async (changes) => {
     problem.textContent = "";
     try {
@@ -36,6 +39,7 @@ export async function environmentsTab(name, body) {
       problem.textContent = errorText(error);
     }
     await render();
+    await users.refresh();
   };
   const render = async () => {
     const topics = await call("GET", `/v1/plans/${enc(name)}/capabilities`);
@@ -55,5 +59,5 @@ export async function environmentsTab(name, body) {
       }))));
   };
   await render();
-  body.append(problem, list);
+  body.append(users, problem, list);
 }

@@ -1,7 +1,9 @@
 // The Executions pages: the executions, newest first, a page at a time; one
 // execution's task graph and tasks followed live, with its Resume, Pause, Cancel,
-// Fail and Succeed, and the Rerun of a failed task.
+// Fail and Succeed, the Rerun of a failed task and the completion of an action a task
+// waits for.
 import { call, events } from "/gui/api.js";
+import { completeForms } from "/gui/complete.js";
 import { enc, errorText, h, say, state, when } from "/gui/dom.js";
 import { drawGraph } from "/gui/graph.js";
 
@@ -118,6 +120,7 @@ export async function executionView(app, id) {
   const succeed = execution.state === "RUNNING" ? verbButton("succeed", "Succeed", stopped("SUCCESS"), "SUCCESS") : null;
   const tasksBody = h("tbody", {});
   const tasks = new Map();
+  const completions = completeForms(id);
   let failed = FAILED.has(execution.state);
   // Mistral's task rerun of a failed task (PUT /v1/executions/ID/tasks/NAME): the
   // completed tasks keep their results, the execution goes on (drawn again, followed).
@@ -189,7 +192,7 @@ export async function executionView(app, id) {
       h("td", {}, task.name, childLinks(task, children.get(task.name) || [])),
       h("td", { text: when(task.started_at) }),
       h("td", {}, state(task.state), task.reverted ? " (undone)" : null,
-        failed && task.error ? [" ", rerunButton(task)] : null),
+        failed && task.error ? [" ", rerunButton(task)] : null, completions(task)),
       h("td", {}, task.error ? h("pre", { class: "error", text: task.error }) : null,
         Object.keys(task.published || {}).length ? h("pre", { text: JSON.stringify(task.published, null, 2) }) : null));
     if (tasks.has(task.name)) tasks.get(task.name).replaceWith(row);

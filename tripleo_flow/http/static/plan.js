@@ -125,7 +125,42 @@ async function historyTab(name, body) {
       h("th", { text: "" }), h("th", { text: "Actions" }))), list)));
 }
 
-const rolesTab = (name, body) => rolesPage({ h, errorText, say }, name, body);
+// The roles and networks, then the plan's j2 templates rendered again (after its files
+// changed), as `tripleo-flow plan render` does: the workflow
+// tripleo.plan.render_deployment_plan, followed live.
+async function rolesTab(name, body, app) {
+  await rolesPage({ h, errorText, say }, name, body);
+  const progress = h("div", { id: "render-progress", "aria-live": "polite" });
+  // (a refusal of the start; how a started rendering ended shows in its progress)
+  const problem = h("p", { class: "error", role: "alert", id: "render-problem" });
+  const done = h("p", { id: "render-done" });
+  const button = h("button", { type: "button", id: "render-plan", text: "Render templates",
+    onclick: async () => {
+      button.disabled = true;
+      problem.textContent = "";
+      done.textContent = "";
+      try {
+        const execution = await call("POST", "/v1/workflows/tripleo.plan.render_deployment_plan/executions",
+                                     { json: { input: { plan: name } } });
+        const ended = await app.follow(execution, progress)
+          || await call("GET", `/v1/executions/${enc(execution.id)}`);
+        if (ended.state !== "SUCCESS") return;  // its end and error are shown followed
+        const out = ended.output || {};
+        done.textContent = `Rendered ${out.rendered} template(s): ${out.written} written, ` +
+          `${out.removed} removed.`;
+        say(`The templates of ${name} were rendered again.`);
+      } catch (error) {
+        if (error.name !== "AbortError") problem.textContent = errorText(error);
+      } finally {
+        button.disabled = false;
+      }
+    } });
+  body.append(h("section", { "aria-labelledby": "render-h" },
+    h("h2", { id: "render-h", text: "Templates" }),
+    h("p", { class: "muted", text: "Render the plan's j2 templates again (after its roles, " +
+      "networks or files were changed), as plan render does." }),
+    h("p", {}, button), problem, progress, done));
+}
 
 const passwordsTab = (name, body, app) => passwordsPage({ h, errorText, say, follow: app.follow },
                                                         name, body);

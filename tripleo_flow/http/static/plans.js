@@ -1,4 +1,4 @@
-// The Plans page: the plans, each one's export and delete, and a new plan's creation.
+// The Plans page: the plans, each one's export, update and delete, and a new plan's creation.
 import { ApiError, call } from "/gui/api.js";
 import { download, enc, errorText, h, say, state } from "/gui/dom.js";
 
@@ -54,6 +54,41 @@ function createPlanForm(onCreated) {
   return form;
 }
 
+// A plan's templates replaced by an archive's, as `plan update NAME DIR|TARBALL` does:
+// its parameter values, passwords and user files are kept (PUT /v1/plans/NAME).
+function updatePlanForm(plans) {
+  const choice = h("select", { id: "update-plan-name" },
+    plans.map((p) => h("option", { value: p.name, text: p.name })));
+  const file = h("input", { id: "update-plan-file", type: "file", accept: ".tar.gz,.tgz,application/gzip" });
+  const problem = h("p", { class: "error", role: "alert", id: "update-plan-error" });
+  const button = h("button", { type: "submit", text: "Update plan" });
+  const form = h("form", { "aria-label": "Update a plan's templates" },
+    h("div", { class: "form-row" }, h("label", { for: "update-plan-name", text: "Plan" }), choice,
+      h("label", { for: "update-plan-file", text: "templates (.tar.gz)" }), file),
+    h("p", { class: "muted", text: "The plan's templates are replaced by the archive's; its " +
+      "parameter values, passwords and user environments are kept, as plan update does." }),
+    problem, button);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    problem.textContent = "";
+    if (!file.files.length) {
+      problem.textContent = "Choose a .tar.gz of the plan's templates.";
+      return;
+    }
+    button.disabled = true;
+    try {
+      await call("PUT", `/v1/plans/${enc(choice.value)}`, { body: file.files[0], type: "application/gzip" });
+      say(`Plan ${choice.value} updated.`);
+      file.value = "";
+    } catch (error) {
+      problem.textContent = errorText(error);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return form;
+}
+
 // app: draw (the view's show) and fail (an error shown in the page).
 export async function plansView(app) {
   const plans = await call("GET", "/v1/plans");
@@ -76,5 +111,7 @@ export async function plansView(app) {
         h("th", { text: "Description" }), h("th", { text: "Deployment" }), h("th", { text: "Actions" }))),
         h("tbody", {}, rows)) : h("p", { class: "muted", text: "No plans yet." })),
     h("section", { "aria-labelledby": "create-h" }, h("h2", { id: "create-h", text: "Create a plan" }),
-      createPlanForm(() => plansView(app).catch(app.fail))));
+      createPlanForm(() => plansView(app).catch(app.fail))),
+    plans.length ? h("section", { "aria-labelledby": "update-h" },
+      h("h2", { id: "update-h", text: "Update a plan's templates" }), updatePlanForm(plans)) : null);
 }
