@@ -275,19 +275,26 @@ class Fuzzers:
     @contextlib.contextmanager
     def _make(self, kind: str, swift: SwiftServer | None) -> Iterator[Fuzzer]:
         tmp = self.tmp_path_factory.mktemp(f"fuzz-{kind}")
+        spare: str | None = None
         if swift is None:
             store: PlanStore = LocalStore(tmp / "plans")
             watcher: PlanStore = store
         else:
-            store = SwiftStore(swift.auth_url, swift.user, swift.key)
-            watcher = SwiftStore(swift.auth_url, swift.user, swift.key)
-            _empty_account(store)
+            # A spare account of its own (nothing to empty before or after), or once
+            # they are all used the shared one, emptied before and after.
+            spare = swift.new_account()
+            user = spare or swift.user
+            store = SwiftStore(swift.auth_url, user, swift.key)
+            watcher = SwiftStore(swift.auth_url, user, swift.key)
+            if spare is None:
+                _empty_account(store)
         try:
             for api in _serve(store, tmp):
                 yield Fuzzer(api, watcher, kind)
         finally:
             if isinstance(store, SwiftStore):
-                _empty_account(store)
+                if spare is None:
+                    _empty_account(store)
                 watcher.close()
 
 
