@@ -176,8 +176,9 @@ class ProcessesLauncher(NativeLauncher):
             "epmd": epmd,
             "rabbitmq": self._spawn(record, "rabbitmq", svc.rabbitmq_command(), svc.marker,
                                     env=svc.rabbitmq_env())}
-        # heat-engine and heat-api import Heat now, beside the servers' start, and
-        # start for real once _start_heat writes the start file.
+        # heat-engine and heat-api import Heat now, beside the servers' start (heat-engine
+        # also reads its configuration and loads its plugins), and start for real once
+        # _start_heat writes the start file.
         self.start_file.unlink(missing_ok=True)
         self._ahead = {part: self._spawn_heat(record, part, ahead=True)
                        for part in HEAT_PARTS if self._through_runner(part)}
