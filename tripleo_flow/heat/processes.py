@@ -132,7 +132,7 @@ class ProcessesLauncher(NativeLauncher):
         return proc
 
     def _wait(self, probe: Callable[[], bool], what: str, proc: subprocess.Popen[bytes],
-              log: str) -> None:
+              log: str, pause: float = 0.1) -> None:
         deadline = time.monotonic() + SERVICE_TIMEOUT
         while not probe():
             code = proc.poll()
@@ -144,7 +144,7 @@ class ProcessesLauncher(NativeLauncher):
                 raise exceptions.HeatError(
                     f"{what} did not start within {SERVICE_TIMEOUT:g} s. "
                     f"See {self.work.log_dir / log}.")
-            time.sleep(0.1)
+            time.sleep(pause)
 
     # -- hooks ---------------------------------------------------------------------
 
@@ -168,12 +168,17 @@ class ProcessesLauncher(NativeLauncher):
         if self.work.root not in svc.root.parents:  # on the tmpfs: named for a later sweep
             shm_orphans.write_note(svc.root, self.work)
         svc.write_rabbitmq_files(secrets.token_hex(20))
+        epmd = self._spawn(record, "epmd", svc.epmd_command(), str(svc.ports["epmd"]))
+        # The broker's node registers with it as it boots (services.NODE: -sname).
+        self._wait(lambda: services.port_open(svc.ports["epmd"]), "epmd", epmd, "epmd.out",
+                   pause=0.005)
         self._servers = {
-            "epmd": self._spawn(record, "epmd", svc.epmd_command(), str(svc.ports["epmd"])),
+            "epmd": epmd,
             "rabbitmq": self._spawn(record, "rabbitmq", svc.rabbitmq_command(), svc.marker,
                                     env=svc.rabbitmq_env())}
-        # heat-engine and heat-api import Heat now, beside the servers' start, and
-        # start for real once _start_heat writes the start file.
+        # heat-engine and heat-api import Heat now, beside the servers' start (heat-engine
+        # also reads its configuration and loads its plugins), and start for real once
+        # _start_heat writes the start file.
         self.start_file.unlink(missing_ok=True)
         self._ahead = {part: self._spawn_heat(record, part, ahead=True)
                        for part in HEAT_PARTS if self._through_runner(part)}

@@ -33,8 +33,11 @@ couple of seconds of CPU; the ``processes`` launcher starts heat-api and heat-en
 while its MariaDB and RabbitMQ are still starting, and this runner imports the
 service, then waits until ``FILE`` exists (the launcher writes it once the database
 has its schema and the broker takes connections) before the service starts for
-real.  It gives up, exit 3, when no ``FILE`` comes within :data:`START_TIMEOUT`
-seconds (a launcher killed meanwhile).
+real.  heat-engine goes further ahead: it reads its configuration and loads its
+plugins and resource types (a second or two of CPU more, none of it touching the
+database or the broker) and waits where it would fork its workers, at oslo.service's
+``launch`` (:func:`launch_when`).  It gives up, exit 3, when no ``FILE`` comes within
+:data:`START_TIMEOUT` seconds (a launcher killed meanwhile).
 
 Everything else is Heat's own, and the stack Heat creates is the same.
 """
@@ -160,13 +163,39 @@ def main() -> int:
         changed.append("quick RPC replies")
     sys.argv[0] = f"heat-{service}"
     sys.stderr.write(f"tripleo-flow: heat-{service} with {', '.join(changed) or 'no change'}\n")
-    if start_when is not None:
-        if not wait_for(start_when):
-            sys.stderr.write(f"tripleo-flow: {start_when} did not appear within "
-                             f"{START_TIMEOUT:g} s: heat-{service} not started.\n")
+    if start_when is not None and not (service in ENGINES
+                                       and launch_when(command, service, start_when)):
+        if not started(service, start_when):
             return 3
-        sys.stderr.write(f"tripleo-flow: heat-{service} starts ({start_when})\n")
     return command.main() or 0
+
+
+def started(service: str, start_when: str) -> bool:
+    """Wait for the start file ``start_when`` of ``service``; whether it came."""
+    if not wait_for(start_when):
+        sys.stderr.write(f"tripleo-flow: {start_when} did not appear within "
+                         f"{START_TIMEOUT:g} s: heat-{service} not started.\n")
+        return False
+    sys.stderr.write(f"tripleo-flow: heat-{service} starts ({start_when})\n")
+    return True
+
+
+def launch_when(command: Any, service: str, start_when: str) -> bool:
+    """Make the ``launch`` of oslo.service that ``command`` (``heat.cmd.engine``) calls
+    once its configuration, plugins and resource types are loaded wait for the start
+    file first (exit 3 when it does not come); False when ``command`` has no such call."""
+    module = getattr(command, "service", None)
+    real = getattr(module, "launch", None)
+    if not callable(real):
+        return False
+
+    def launch(*args: Any, **kwargs: Any) -> Any:
+        if not started(service, start_when):
+            sys.exit(3)
+        return real(*args, **kwargs)
+
+    module.launch = launch  # type: ignore[union-attr]
+    return True
 
 
 if __name__ == "__main__":

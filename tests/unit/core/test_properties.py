@@ -144,3 +144,10 @@ def test_parameter_values_refused_clearly(values: dict[str, Any]) -> None:
               "Flag": {"type": "boolean"}, "Map": {"type": "json"},
               "List": {"type": "comma_delimited_list"}}
     refused_or_ok(parameter_schema.check_values, "overcloud", schema, values)
+
+
+def test_a_multi_line_string_holding_a_next_line_character_round_trips() -> None:
+    """A NEL (U+0085) is a line break to YAML: a multi-line string holding one cannot be
+    written as a literal block, and is written in double quotes instead."""
+    value = {"config": "line one\x85still line one\nline two\n", "tail": "end\n\x85"}
+    assert safe_yaml.load_yaml(safe_yaml.dump_yaml(value), "outputs.yaml") == value

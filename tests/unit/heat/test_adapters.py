@@ -85,6 +85,11 @@ def test_failed_sqlite_dump_raises_and_keeps_old_dump(tmp_path: Path) -> None:
     (b"CREATE TABLE `stack` (\n);\n", {"stack"}, "incomplete"),
     (b"CREATE TABLE `stack` (\n);\n-- Dump completed\n", {"stack", "resource"}, "resource"),
     (b"", set(), "incomplete"),
+    # Only a line opening with it defines a table (not a row's text, not an empty name).
+    (b"-- x\nCREATE TABLE `stack` (\n);\nINSERT 'CREATE TABLE `resource`'\n"
+     b"CREATE TABLE `` (\n-- Dump completed\n", {"stack", "resource"}, "resource"),
+    (b"-- x\nCREATE TABLE `stack` (\n);\nCREATE TABLE `resource` (\n);\n"
+     b"-- Dump completed\n", {"stack", "resource"}, None),
 ])
 def test_mariadb_dump_check(tmp_path: Path, text: bytes, tables: set[str],
                             error: str | None) -> None:

@@ -5,6 +5,9 @@ tests/functional/heat/test_leaf_pacing.py and test_quick_replies.py)."""
 from __future__ import annotations
 
 import itertools
+import sys
+import threading
+import types
 from pathlib import Path
 
 import pytest
@@ -75,3 +78,41 @@ def test_the_runner_refuses_a_start_flag_without_its_file(monkeypatch: pytest.Mo
     monkeypatch.setattr("sys.argv", ["unpaced.py", "engine", unpaced.START_WHEN])
     assert unpaced.main() == 2
     assert "needs a file" in capsys.readouterr().err
+
+
+def test_heat_engine_started_ahead_prepares_then_waits_to_launch_its_workers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """heat-engine reads its configuration and loads its plugins before the start file
+    comes (its main runs at once); only oslo.service's launch (the fork of its workers,
+    the first use of the database and the broker) waits for the file."""
+    start = tmp_path / "heat-start"
+    seen: list[tuple[str, bool]] = []
+    in_main = threading.Event()
+
+    def launcher() -> None:  # writes the start file once main runs (at the latest in 5 s)
+        in_main.wait(5.0)
+        start.write_text("")
+
+    def launch(conf: str, service: str, workers: int = 1) -> str:
+        seen.append(("launch", start.exists()))
+        return f"{service} x{workers}"
+
+    def main() -> int:
+        seen.append(("main", start.exists()))
+        in_main.set()
+        assert command.service.launch("conf", "engine-service", workers=4) == \
+            "engine-service x4"
+        return 0
+
+    command = types.ModuleType("fake_heat_engine")
+    command.service = types.SimpleNamespace(launch=launch)  # type: ignore[attr-defined]
+    command.main = main  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, command.__name__, command)
+    monkeypatch.setitem(unpaced.SERVICES, "engine", command.__name__)
+    monkeypatch.setattr("sys.argv", ["unpaced.py", "engine", unpaced.PACED,
+                                     unpaced.SLOW_REPLIES, unpaced.START_WHEN, str(start)])
+    writer = threading.Thread(target=launcher)
+    writer.start()
+    assert unpaced.main() == 0
+    writer.join()
+    assert seen == [("main", False), ("launch", True)]
