@@ -34,6 +34,7 @@ from tripleo_flow.actions.base import Action, Rerun, reverter
 from tripleo_flow.actions.parameters import UpdateParameters
 from tripleo_flow.actions.registry import ActionRegistry
 from tripleo_flow.client import Client
+from tripleo_flow.common import clock
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.lock import PlanLocks
 
@@ -43,12 +44,12 @@ WORKBOOKS = Path(__file__).parent / "workbooks"
 def until(what: str, check: Callable[[], Any], timeout: float = 60) -> Any:
     """What ``check`` gives once it is true (asked every 0.05 s); AssertionError
     naming ``what`` after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    deadline = clock.monotonic() + timeout
+    while clock.monotonic() < deadline:
         found = check()
         if found:
             return found
-        time.sleep(0.05)
+        clock.sleep(0.05)
     raise AssertionError(f"timed out waiting for {what}")
 
 

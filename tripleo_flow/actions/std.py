@@ -9,7 +9,6 @@ revert could undo, so their reverts do nothing.
 from __future__ import annotations
 
 import json
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -17,6 +16,7 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action, Rerun
+from tripleo_flow.common import clock
 from tripleo_flow.exceptions import ActionFailed
 
 
@@ -46,7 +46,7 @@ class Echo(Action):
     rerun = Rerun.READS
 
     def execute(self, output: Any = None, delay: float = 0) -> Any:
-        time.sleep(_seconds("std.echo", "delay", delay))
+        clock.sleep(_seconds("std.echo", "delay", delay))
         return output
 
 
@@ -80,7 +80,7 @@ class Sleep(Action):
     rerun = Rerun.READS
 
     def execute(self, seconds: float = 1) -> None:
-        time.sleep(max(0.0, float(seconds)))
+        clock.sleep(max(0.0, float(seconds)))
 
 
 def _seconds(action: str, name: str, value: Any) -> float:

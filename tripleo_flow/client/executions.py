@@ -11,7 +11,6 @@ and :meth:`ExecutionManager.follow` reads its record until it ends.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +18,7 @@ from tripleo_flow import exceptions
 from tripleo_flow.client import execution_updates
 from tripleo_flow.client.base import Manager
 from tripleo_flow.client.jobs import ENDED, _emit
-from tripleo_flow.common import jsonvalues
+from tripleo_flow.common import clock, jsonvalues
 from tripleo_flow.core.deploy import lifecycle_options
 from tripleo_flow.engine.store.execution_pages import UUID_PATTERN, check_page
 from tripleo_flow.engine.store.states import CANCELLED
@@ -319,7 +318,7 @@ class ExecutionManager(Manager):
         store = self._session.runner().store
         listeners = tuple(listeners)
         seen: dict[str, tuple[str, Any, bool]] = {}
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = None if timeout is None else clock.monotonic() + timeout
         while True:
             execution = store.get(execution_id)
             if listeners:
@@ -327,12 +326,12 @@ class ExecutionManager(Manager):
                     _emit(execution, task, seen, listeners)
             if execution.state in (*ENDED, CANCELLED) and execution.finished_at is not None:
                 break
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline is not None and clock.monotonic() > deadline:
                 raise exceptions.Conflict(
                     f"Execution {execution_id!r} has not ended after {timeout:g} s "
                     f"({execution.state});", hints=[exceptions.Hint(
                         "follow it with", "execution.show", {"execution": execution_id})])
-            time.sleep(poll)
+            clock.sleep(poll)
         if execution.state not in ("SUCCESS", CANCELLED):  # cancelled: not a failure
             raise exceptions.WorkflowFailed(execution.workflow, execution.failed_task,
                                             execution.error or execution.state,

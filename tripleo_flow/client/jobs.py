@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import functools
 import socket
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.client.base import Manager
+from tripleo_flow.common import clock
 from tripleo_flow.engine.jobs import jobboard
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def _emit(execution: Execution, task: TaskRecord, seen: dict[str, tuple[str, Any
     if before == now:
         return
     seen[task.name] = now
-    at = time.time()
+    at = clock.time()
     events = []
     if before is None or before[0] != task.state:
         events.append(_task_events().get(task.state))

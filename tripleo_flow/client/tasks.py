@@ -17,14 +17,13 @@ takes the item too.
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.client.base import Manager
 from tripleo_flow.client.execution_updates import merged
-from tripleo_flow.common import jsonvalues
+from tripleo_flow.common import clock, jsonvalues
 from tripleo_flow.engine.store.states import ERROR
 
 if TYPE_CHECKING:
@@ -54,7 +53,7 @@ class TaskManager(Manager):
 
         store = self._session.execution_store()
         tasks = store.tasks(execution_id)
-        now = time.time()
+        now = clock.time()
         if any((w.get("deadline") or now) < now for t in tasks for w in t.waiting):
             from tripleo_flow.engine.compile import stopped_publish
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.engine_helpers import Host
+from tests.virtual_clock import VirtualClock
 from tripleo_flow import exceptions
 
 
@@ -194,9 +195,21 @@ def test_succeed_in_a_subworkflow_ends_only_that_one(host: Any, log: Path) -> No
     assert lines(log) == ["do first", "do after-call"]
 
 
+@pytest.mark.real_clock
 def test_timeout_fails_the_task(host: Any) -> None:
+    """On the real clock (the one engine test that waits a timeout out): the action
+    sleeps 1 s, its task's 0.2 s timeout fails it."""
     with pytest.raises(exceptions.WorkflowFailed, match="timed out after 0.2 s"):
         host.executions.create("slow", {})
+
+
+def test_a_timeout_is_waited_on_the_engine_s_clock(host: Any,
+                                                    virtual_clock: VirtualClock) -> None:
+    """The same run on the virtual clock: the timeout fires as on the real one, its
+    seconds skipped rather than waited (the engine waits through its clock)."""
+    with pytest.raises(exceptions.WorkflowFailed, match="timed out after 0.2 s"):
+        host.executions.create("slow", {})
+    assert virtual_clock.skipped > 0
 
 
 @pytest.mark.parametrize("inputs, message", [

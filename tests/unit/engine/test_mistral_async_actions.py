@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import textwrap
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ import pytest
 
 from tests.engine_helpers import ACTIONS, Host
 from tripleo_flow import exceptions
+from tripleo_flow.common import clock
 from tripleo_flow.engine.store.executions import Execution, TaskRecord
 
 
@@ -49,24 +49,24 @@ def _start(host: Host, tmp_path: Path, text: str, **inputs: Any) -> str:
 def _waiting(host: Host, execution_id: str, task: str, count: int = 1,
              timeout: float = 30) -> TaskRecord:
     """Task execution ``task`` once it waits for ``count`` action executions."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    deadline = clock.monotonic() + timeout
+    while clock.monotonic() < deadline:
         found = {t.name: t for t in host.tasks.list(execution_id)}
         if task in found and len(found[task].waiting) == count:
             return found[task]
-        time.sleep(0.05)
+        clock.sleep(0.05)
     raise AssertionError(f"{task} does not wait for {count}: "
                          f"{host.tasks.list(execution_id)}")
 
 
 def _ended(host: Host, execution_id: str, timeout: float = 30) -> Execution:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    deadline = clock.monotonic() + timeout
+    while clock.monotonic() < deadline:
         execution = host.executions.get(execution_id)
         if execution.finished_at is not None:
             host._session.runner().wait_background(10)
             return host.executions.get(execution_id)
-        time.sleep(0.05)
+        clock.sleep(0.05)
     raise AssertionError(f"execution {execution_id} did not end: "
                          f"{host.executions.get(execution_id)}")
 
@@ -100,7 +100,7 @@ def test_the_task_waits_running_until_a_client_completes_it(host: Host,
     start; once completed, task1 publishes the output and task2 runs."""
     execution_id = _start(host, tmp_path, ON_SUCCESS)
     task1 = _waiting(host, execution_id, "task1")
-    time.sleep(0.3)
+    clock.sleep(0.3)
     assert host.executions.get(execution_id).state == "RUNNING"
     assert _states(host, execution_id) == {"task1": "RUNNING"}
     assert task1.id and task1.started_at is not None
@@ -230,11 +230,11 @@ def test_timeout_policy(host: Host, tmp_path: Path) -> None:
     an input as test_timeout_policy_from_var): no client completes task1 within its
     timeout, so it fails and its on-error task2 runs; a completion after that is
     refused."""
-    started = time.monotonic()
+    started = clock.monotonic()
     execution_id = _start(host, tmp_path, TIMEOUT_WB)
     execution = _ended(host, execution_id)
     assert execution.state == "SUCCESS"
-    assert 1.0 <= time.monotonic() - started < 10
+    assert 1.0 <= clock.monotonic() - started < 10
     tasks = {t.name: t for t in host.tasks.list(execution_id)}
     assert tasks["task1"].state == "ERROR" and "timed out after 1 s" in (tasks["task1"].error
                                                                           or "")
@@ -259,7 +259,7 @@ def test_timeout_policy_without_on_error_fails_the_workflow(host: Host,
     execution = _ended(host, execution_id)
     assert execution.state == "ERROR" and execution.failed_task == "task1"
     assert "timed out" in (execution.error or "")
-    time.sleep(1)
+    clock.sleep(1)
     assert list(_states(host, execution_id)) == ["task1"]
 
 
@@ -356,12 +356,12 @@ def test_retry_async_action(host: Host, tmp_path: Path) -> None:
     execution_id = _start(host, tmp_path, text)
     (first,) = _waiting(host, execution_id, "async_task").waiting
     host.tasks.complete(execution_id, "async_task", "ERROR", "mock")
-    deadline = time.monotonic() + 30
+    deadline = clock.monotonic() + 30
     while True:
         (second,) = _waiting(host, execution_id, "async_task").waiting
-        if second["id"] != first["id"] or time.monotonic() > deadline:
+        if second["id"] != first["id"] or clock.monotonic() > deadline:
             break
-        time.sleep(0.05)
+        clock.sleep(0.05)
     assert second["attempt"] == 2 and second["id"] != first["id"]
     store = host._session.runner().store.async_actions
     with pytest.raises(exceptions.Conflict, match="is ERROR"):
@@ -402,7 +402,7 @@ def test_parallel_async_branches_join(host: Host, tmp_path: Path) -> None:
     _waiting(host, execution_id, "left")
     _waiting(host, execution_id, "right")
     host.tasks.complete(execution_id, "right", "SUCCESS", "R")
-    time.sleep(0.3)
+    clock.sleep(0.3)
     assert "together" not in _states(host, execution_id)
     host.tasks.complete(execution_id, "left", "SUCCESS", "L")
     execution = _ended(host, execution_id)
@@ -494,10 +494,10 @@ def test_the_output_is_masked_as_other_records(host: Host, tmp_path: Path) -> No
 
 def _until_paused(host: Host, execution_id: str) -> None:
     """Once ``execution_id`` is PAUSED and its engine stopped."""
-    deadline = time.monotonic() + 30
+    deadline = clock.monotonic() + 30
     while host.executions.get(execution_id).state != "PAUSED":
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+        assert clock.monotonic() < deadline
+        clock.sleep(0.05)
     host._session.runner().wait_background(10)
 
 

@@ -13,7 +13,6 @@ second host on the same executions database: a request its engine reads).
 from __future__ import annotations
 
 import textwrap
-import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from tests.engine_helpers import ACTIONS, Host, gate_of
 from tests.pause_helpers import _effects, _tasks
 from tests.pause_helpers import host as host  # the fixture
 from tripleo_flow import exceptions
+from tripleo_flow.common import clock
 
 ENGINES = pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
 WHERE = pytest.mark.parametrize("where", ["here", "elsewhere"])
@@ -316,10 +316,10 @@ def test_cancel_workflow_with_a_waiting_task(host: Host, tmp_path: Path, where: 
 
 
 def _waiting_for_client(host: Host, ident: str, task: str) -> None:
-    deadline = time.monotonic() + 60
+    deadline = clock.monotonic() + 60
     while not any(t.name == task and t.waiting for t in host.tasks.list(ident)):
-        assert time.monotonic() < deadline, host.tasks.list(ident)
-        time.sleep(0.05)
+        assert clock.monotonic() < deadline, host.tasks.list(ident)
+        clock.sleep(0.05)
 
 
 ITEMS = """\
@@ -345,10 +345,10 @@ ITEMS = """\
 
 
 def _until(what: str, check: Any) -> None:
-    deadline = time.monotonic() + 60
+    deadline = clock.monotonic() + 60
     while not check():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.05)
+        assert clock.monotonic() < deadline, what
+        clock.sleep(0.05)
 
 
 @pytest.mark.parametrize("fail", [False, True], ids=["then-succeed", "then-fail"])

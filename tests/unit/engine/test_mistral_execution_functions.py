@@ -25,6 +25,7 @@ from tests.engine_helpers import Host
 from tests.unit.engine.test_mistral_dynamic_subworkflows import host as host  # the fixture
 from tests.unit.engine.test_mistral_dynamic_subworkflows import install
 from tripleo_flow import exceptions
+from tripleo_flow.common import clock
 from tripleo_flow.engine.compile.runner import Runner
 from tripleo_flow.engine.lang import expressions
 
@@ -236,8 +237,8 @@ def test_executions_and_their_filters(host: Host, tmp_path: Path) -> None:
     install(host, tmp_path, "ex", EXECUTIONS)
     parent = _run(host, "ex.parent")
     (child,) = [e for e in host.executions.list() if e.parent_id == parent.id]
-    time.sleep(1.1)
-    middle = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
+    clock.sleep(1.1)
+    middle = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(clock.time()))
     failed = _run(host, "ex.probe", {"query": "not a mapping"})  # fails: .get of a string
     assert failed.state == "ERROR"
 

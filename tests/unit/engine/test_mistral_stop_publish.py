@@ -16,7 +16,6 @@ starts.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from tests.engine_helpers import Host, until
 from tests.unit.engine.test_mistral_async_actions import _start
 from tests.unit.engine.test_mistral_async_actions import host as host  # the fixture
 from tripleo_flow import exceptions
+from tripleo_flow.common import clock
 
 #: ``started`` publishes ``y`` and fires ``held``, which waits for a client.
 WORKBOOK = """\
@@ -271,7 +271,7 @@ def test_a_timeout_after_the_stop_is_seen_by_a_late_completion(
     ident, before = _stopped(host, tmp_path, "ERROR", items="timeout: 1\n            ")
     store = host._session.runner().store
     [waiting] = store.async_actions.of_task(ident, "held")
-    until("its deadline passed", lambda: time.time() > (waiting.deadline or 0) + 0.05)
+    until("its deadline passed", lambda: clock.time() > (waiting.deadline or 0) + 0.05)
     with pytest.raises(exceptions.Conflict, match="timed out"):
         host.tasks.complete(ident, "held", "SUCCESS", "too late")
     meta = next(ad for ad in store.flow_detail(ident) if ad.name == "held").meta or {}
@@ -368,7 +368,7 @@ def test_a_timeout_after_the_stop_is_applied_when_the_task_is_next_looked_at(
     ident, before = _stopped(host, tmp_path, "SUCCESS", items="timeout: 1\n            ")
     store = host._session.runner().store
     [waiting] = store.async_actions.of_task(ident, "held")
-    until("its deadline passed", lambda: time.time() > (waiting.deadline or 0) + 0.05)
+    until("its deadline passed", lambda: clock.time() > (waiting.deadline or 0) + 0.05)
     probe = _install(host, tmp_path, """\
         workflows:
           wf:

@@ -12,7 +12,6 @@ loaded (``test_workbook_validator``).  The direct cases run on both engines
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -26,6 +25,7 @@ from tests.unit.engine.test_mistral_async_actions import (
     _waiting,
 )
 from tests.unit.engine.test_mistral_async_actions import host as host  # the fixture
+from tripleo_flow.common import clock
 
 ENGINES = pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
 
@@ -101,7 +101,7 @@ def test_task_function_reads_a_sibling_that_runs(host: Host, tmp_path: Path,
     for _ in range(1200):  # reader runs beside the waiting waiter
         if _states(host, execution_id) == wanted:
             break
-        time.sleep(0.05)
+        clock.sleep(0.05)
     assert _states(host, execution_id) == wanted
     host.tasks.complete(execution_id, "waiter", "SUCCESS", "done")
     execution = _ended(host, execution_id)

@@ -9,7 +9,6 @@ Both engines (a ``join`` makes a workflow run on the state machine).
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ import pytest
 from tests.engine_helpers import Host
 from tests.pause_helpers import host as host  # the fixture
 from tests.unit.engine.test_mistral_cancel import _install, _start
+from tripleo_flow.common import clock
 
 ENGINES = pytest.mark.parametrize("join", [False, True], ids=["graph", "state-machine"])
 
@@ -35,22 +35,22 @@ def test_a_running_task_shows_when_it_started(host: Host, tmp_path: Path, join: 
               {"join: all" if join else ""}
               action: test.hold gate=<% $.gate %>
         """)
-    before = time.time()
+    before = clock.time()
     ident, gate = _start(host, tmp_path, f"{name}.wf")
     try:
         tasks = {t.name: t for t in host.tasks.list(ident)}
         held = tasks["held"]
         assert held.state == "RUNNING"
-        assert held.started_at is not None and before <= held.started_at <= time.time()
+        assert held.started_at is not None and before <= held.started_at <= clock.time()
         assert held.finished_at is None
         assert tasks["first"].started_at is not None
         assert tasks["first"].started_at <= held.started_at
     finally:
         gate.opened.set()
-    deadline = time.time() + 60
+    deadline = clock.time() + 60
     while host.executions.get(ident).state not in ("SUCCESS", "ERROR"):
-        assert time.time() < deadline, "the execution did not end"
-        time.sleep(0.05)
+        assert clock.time() < deadline, "the execution did not end"
+        clock.sleep(0.05)
     ended = {t.name: t for t in host.tasks.list(ident)}["held"]
     assert ended.state == "SUCCESS"
     assert ended.started_at == pytest.approx(held.started_at, abs=1.0)

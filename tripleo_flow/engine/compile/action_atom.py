@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent import futures
 from typing import Any
 
 from taskflow import retry, task
 from taskflow.types import failure
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import clock
 from tripleo_flow.engine.compile import (
     async_tasks,
     atoms,
@@ -54,7 +53,7 @@ class ActionAtom(_WorkbookAtom):
         self._attempt_no = 1
         #: When its asynchronous action was first started (a task execution run again).
         self._first_start: float | None = None
-        #: When this attempt times out (time.time()): its task execution's start plus
+        #: When this attempt times out (clock.time()): its task execution's start plus
         #: its timeout on a first attempt (a wait-before counts, as Mistral's timeout
         #: starts with the task execution); None: from when its action starts.
         self._task_deadline: float | None = None
@@ -143,17 +142,16 @@ class ActionAtom(_WorkbookAtom):
         if wait is not None and wait <= 0:  # its task timed out before it started
             raise TaskFailed(f"task {self.spec.name!r} timed out after {timeout:g} s")
         future = self.runtime.executor.submit(execute)
-        try:
-            return future.result(timeout=wait)
-        except futures.TimeoutError:
-            raise TaskFailed(f"task {self.spec.name!r} timed out after {timeout:g} s") from None
+        if not clock.wait_futures([future], wait).done:
+            raise TaskFailed(f"task {self.spec.name!r} timed out after {timeout:g} s")
+        return future.result()
 
     def _until(self) -> float | None:
         """The attempt's deadline on the :func:`time.monotonic` clock, when it counts
         from the task execution's start (None: the timeout counts from the action's)."""
         if self._task_deadline is None:
             return None
-        return time.monotonic() + (self._task_deadline - time.time())
+        return clock.monotonic() + (self._task_deadline - clock.time())
 
     def _undo(self, inputs: dict[str, Any], result: Any,
               flow_failures: Mapping[str, Any] | None = None) -> None:
@@ -177,7 +175,7 @@ class ActionAtom(_WorkbookAtom):
         (a list per item), kept with the outcome so a revert gets those very inputs."""
         items = self._items(evaluator)
         until = self._until()
-        if until is not None and until <= time.monotonic():  # timed out while it waited
+        if until is not None and until <= clock.monotonic():  # timed out while it waited
             raise TaskFailed(f"task {self.spec.name!r} timed out after {timeout:g} s")
         if self._get_action().asynchronous:
             return async_tasks.run(self, [self._inputs(ctx, kwargs, None)] if items is None
@@ -265,7 +263,7 @@ class ActionAtom(_WorkbookAtom):
                              f"with action {self._action_label()!r}: undoing it needs its "
                              "result")
         attempt, attempts = self._attempt(kwargs, evaluator)
-        began = time.time() if self._first_start is None and attempt == 1 else None
+        began = clock.time() if self._first_start is None and attempt == 1 else None
         if began is not None:
             # Once per task execution, as Mistral's WaitBeforePolicy (before_task_start):
             # a retry continues the task execution without waiting before it again.
@@ -282,7 +280,7 @@ class ActionAtom(_WorkbookAtom):
         if policy is not None:
             delay = self._policy("retry delay", policy.delay, evaluator) or 0.0
             if attempt > 1 and isinstance(policy.delay, str):  # the controller waits a number
-                time.sleep(max(0.0, delay))
+                clock.sleep(max(0.0, delay))
         while True:
             try:
                 result, inputs = self._run_items(ctx, kwargs, evaluator, timeout, width)
@@ -314,7 +312,7 @@ class ActionAtom(_WorkbookAtom):
                 self._last_attempt = attempt >= attempts
                 self._attempt_no = attempt
                 self._task_deadline = None  # each retry its whole timeout
-                time.sleep(max(0.0, delay))
+                clock.sleep(max(0.0, delay))
                 continue
             outcome = self._after(ctx, kwargs, result, None, inputs)
             if not keep_result:
@@ -457,7 +455,7 @@ class DelayedTimes(retry.Times):  # type: ignore[misc]
 
     def execute(self, history: Any, *args: Any, **kwargs: Any) -> int:
         if len(history) and self.delay:
-            time.sleep(self.delay)
+            clock.sleep(self.delay)
         return int(super().execute(history, *args, **kwargs))
 
 

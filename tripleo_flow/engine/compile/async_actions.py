@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -44,6 +43,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import mysql
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import clock
 from tripleo_flow.engine.store import side_tables
 from tripleo_flow.engine.store.redaction import Redactor
 
@@ -200,7 +200,7 @@ class AsyncActions:
         ``deadline`` (:func:`time.time`) when given: its task's, which its first item's
         action execution set (Mistral's timeout counts from the task's start)."""
         ident = action_execution_id(execution_id, task, attempt, item)
-        now = time.time()
+        now = clock.time()
         if deadline is None and timeout is not None:
             deadline = now + timeout
         try:
@@ -231,7 +231,7 @@ class AsyncActions:
         if state == ERROR and output in (None, ""):
             output = UNKNOWN_ERROR  # as Mistral words an error given without one
         text = json.dumps(self._redactor.value(output), sort_keys=True)
-        now = time.time()
+        now = clock.time()
         with self._engine.begin() as conn:
             done = conn.execute(sa.update(TABLE).where(
                 (TABLE.c.id == ident) & (TABLE.c.state == RUNNING)
@@ -254,7 +254,7 @@ class AsyncActions:
     def time_out(self, ident: str) -> bool:
         """Record RUNNING action execution ``ident`` as failed by its task's timeout,
         once its deadline has passed; True when this call did."""
-        now = time.time()
+        now = clock.time()
         with self._engine.begin() as conn:
             row = conn.execute(sa.select(TABLE).where(TABLE.c.id == ident)).first()
             if row is None or row.deadline is None or row.deadline > now:
@@ -279,7 +279,7 @@ class AsyncActions:
         with self._engine.begin() as conn:
             conn.execute(sa.update(TABLE).where(
                 TABLE.c.id.in_(wanted) & (TABLE.c.state == RUNNING)).values(
-                    state=CANCELLED, output=json.dumps(reason), updated_at=time.time()))
+                    state=CANCELLED, output=json.dumps(reason), updated_at=clock.time()))
 
     def cancel_execution(self, execution_id: str, reason: str) -> None:
         """Cancel every RUNNING action execution of ``execution_id`` (it ended)."""

@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from tripleo_flow.common import clock
 from tripleo_flow.engine.compile import (
     async_actions,
     execution_scope,
@@ -108,7 +108,7 @@ def _step(atom: ActionAtom, all_inputs: list[dict[str, Any]], items: bool,
     # Mistral's TimeoutPolicy: one deadline for the task, from its first action.
     deadline = min((row.deadline for row in rows.values() if row.deadline is not None),
                    default=atom._task_deadline)  # none started: from the task's start
-    expired = deadline is not None and deadline <= time.time()
+    expired = deadline is not None and deadline <= clock.time()
     free = (width or len(keys)) - sum(1 for row in rows.values() if row.state == RUNNING)
     results: list[Any] = [None] * len(keys)
     done: list[int] = []
@@ -121,7 +121,7 @@ def _step(atom: ActionAtom, all_inputs: list[dict[str, Any]], items: bool,
     for index, key in enumerate(keys):
         row = rows.get(key)
         if row is not None and row.state == RUNNING and row.deadline is not None \
-                and row.deadline <= time.time():
+                and row.deadline <= clock.time():
             store.time_out(row.id)
             row = store.get(row.id) or row
         if row is None:
@@ -215,11 +215,11 @@ def _block(atom: ActionAtom, waiting: Waiting) -> None:
                 return
             pause = async_actions.POLL_INTERVAL
             if waiting.deadline is not None:
-                left = waiting.deadline - time.time()
+                left = waiting.deadline - clock.time()
                 if left <= 0:
                     return
                 pause = min(pause, left + 0.01)
-            event.wait(pause)
+            clock.wait(event, pause)
             event.clear()
     finally:
         async_actions.unregister(execution_id, event)

@@ -19,7 +19,6 @@ reverse order and the failed task is never undone twice.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent import futures
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from typing import Any
 
 from taskflow import task
 
+from tripleo_flow.common import clock
 from tripleo_flow.engine.compile import execution_scope
 from tripleo_flow.engine.compile.signatures import CachedSignatures
 from tripleo_flow.engine.lang import expressions, workbook_clauses
@@ -192,9 +192,9 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
         runtime.scope.task_specs.setdefault(links.prefix + spec.name, spec)
 
     def execute(self, **kwargs: Any) -> dict[str, Any]:
-        started = time.time()
+        started = clock.time()
         outcome = self._run(**kwargs)
-        outcome["started_at"], outcome["finished_at"] = started, time.time()
+        outcome["started_at"], outcome["finished_at"] = started, clock.time()
         return outcome
 
     def _run(self, **kwargs: Any) -> dict[str, Any]:
@@ -328,7 +328,7 @@ class _WorkbookAtom(CachedSignatures, task.Task):  # type: ignore[misc]
     def _wait(self, key: str, value: Any, evaluator: expressions.Evaluator) -> None:
         seconds = self._policy(key, value, evaluator)
         if seconds:
-            time.sleep(seconds)
+            clock.sleep(seconds)
 
     def _policy(self, key: str, value: Any, evaluator: expressions.Evaluator,
                 whole: bool = False) -> float | None:

@@ -55,7 +55,6 @@ from concurrent import futures
 from typing import Any
 
 import taskflow.engines
-from futurist import waiters
 from taskflow import states as st
 from taskflow.engines.action_engine import builder as bu
 from taskflow.engines.action_engine import compiler as co
@@ -63,6 +62,7 @@ from taskflow.engines.action_engine import deciders
 from taskflow.engines.action_engine import selector as se
 from taskflow.types import graph as tf_graph
 
+from tripleo_flow.common import clock
 from tripleo_flow.engine.store import engine_storage
 
 
@@ -286,7 +286,7 @@ class HeldExecutor(futures.Executor):
         else:
             for item in held:
                 self._pool.submit(_run, *item)
-        return waiters.wait_for_any(fs, timeout)
+        return clock.wait_futures(fs, timeout)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """Nothing: the pool is not this executor's."""

@@ -20,10 +20,10 @@ sub-workflow execution would end CANCELLED, and its task with it).
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import clock
 from tripleo_flow.engine.compile import atoms, workflow_atoms
 from tripleo_flow.engine.store.states import CANCELLED, CANCELLED_INFO
 
@@ -31,7 +31,7 @@ from tripleo_flow.engine.store.states import CANCELLED, CANCELLED_INFO
 def outcome(ctx: dict[str, Any], cancelled: exceptions.ChildCancelled) -> dict[str, Any]:
     """The outcome of a task whose sub-workflow was cancelled: CANCELLED with the
     child's message, choosing no task after it."""
-    now = time.time()
+    now = clock.time()
     return {"state": CANCELLED, CANCELLED_INFO: cancelled.state_info, "ctx": ctx,
             "published": {}, "result": None, "started_at": now, "finished_at": now,
             atoms.STEPS: [], "next": []}

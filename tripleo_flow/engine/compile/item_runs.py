@@ -19,12 +19,12 @@ The items already running then end first; the first error is the task's
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from concurrent import futures
 from typing import Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import clock
 
 #: Calls one item: ``(inputs, item index, deadline)`` -> its result.
 Call = Callable[[dict[str, Any], int, "float | None"], Any]
@@ -33,12 +33,12 @@ Call = Callable[[dict[str, Any], int, "float | None"], Any]
 def deadline(timeout: float | None) -> float | None:
     """When a task starting now with ``timeout`` (None: none) times out, on the
     :func:`time.monotonic` clock."""
-    return None if timeout is None else time.monotonic() + timeout
+    return None if timeout is None else clock.monotonic() + timeout
 
 
 def left(until: float | None) -> float | None:
     """Seconds left until ``until`` (None: no deadline; 0 at most: passed)."""
-    return None if until is None else until - time.monotonic()
+    return None if until is None else until - clock.monotonic()
 
 
 def run(call: Call, todo: list[tuple[int, dict[str, Any]]], width: int,
@@ -106,7 +106,7 @@ def _stops(exc: BaseException, until: float | None) -> bool:
     deadline passed, a sub-workflow was paused or cancelled, a stop was asked."""
     if isinstance(exc, (exceptions.ChildPaused, exceptions.Interrupted)):
         return True
-    return until is not None and time.monotonic() >= until
+    return until is not None and clock.monotonic() >= until
 
 
 def worse(first: BaseException | None, exc: BaseException,

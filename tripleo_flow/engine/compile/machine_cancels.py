@@ -17,12 +17,12 @@ Split from the machine, whose state these methods read and change.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from taskflow import states
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import clock
 from tripleo_flow.engine.compile import atoms
 from tripleo_flow.engine.store.states import CANCELLED, CANCELLED_INFO
 
@@ -43,7 +43,7 @@ class Cancels:
 
     def _cancel_task(self, tex: Any, cancelled: exceptions.ChildCancelled) -> None:
         """``tex``'s sub-workflow was cancelled: it completes CANCELLED, firing nothing."""
-        now = time.time()
+        now = clock.time()
         self._complete(tex, {"state": CANCELLED, CANCELLED_INFO: cancelled.state_info,
                              "ctx": tex.ctx, "published": {}, "started_at": now,
                              "finished_at": now, atoms.STEPS: [], "next": []}, live=True)

@@ -8,9 +8,9 @@ executions) these methods read and change.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
+from tripleo_flow.common import clock
 from tripleo_flow.engine.compile import atoms, join_rule
 from tripleo_flow.engine.lang.workbook_model import WorkflowSpec
 from tripleo_flow.exceptions import JoinFailed
@@ -93,5 +93,5 @@ class Joins:
             self.runtime.scope.keep_error_context(join.name, outcome["ctx"])
             self._fail_task(join, JoinFailed(error))
             return
-        outcome["started_at"] = outcome["finished_at"] = time.time()
+        outcome["started_at"] = outcome["finished_at"] = clock.time()
         self._complete(join, outcome, live=True)

@@ -16,13 +16,13 @@ Split from the machine, whose state these methods read and change.
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 from taskflow import states
 from taskflow.types import failure
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import clock
 from tripleo_flow.engine.compile import async_actions, atoms
 from tripleo_flow.exceptions import TaskFailed
 
@@ -100,8 +100,8 @@ class ClientWaits:
         pause = async_actions.POLL_INTERVAL
         deadlines = [tex.deadline for tex in self._waiting if tex.deadline is not None]
         if deadlines:
-            pause = min(pause, max(0.0, min(deadlines) - time.time()) + 0.01)
-        self._wake.wait(pause)
+            pause = min(pause, max(0.0, min(deadlines) - clock.time()) + 0.01)
+        clock.wait(self._wake, pause)
         self._wake.clear()
         if self.pause_check is not None and self.pause_check():
             self.suspend()  # a pause asked by another process: they wait again once resumed
@@ -112,7 +112,7 @@ class ClientWaits:
         whose deadline passed; a stop request (Ctrl-C) fails them."""
         store = self.runtime.async_actions
         found = store.states([i for tex in self._waiting for i in tex.waiting])
-        now = time.time()
+        now = clock.time()
         for tex in list(self._waiting):
             if self.runtime.stop_check is not None:
                 try:

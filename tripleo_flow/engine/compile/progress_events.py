@@ -4,7 +4,6 @@ progress."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 from taskflow import states
 from taskflow.types import failure, notifier
 
+from tripleo_flow.common import clock
 from tripleo_flow.engine.compile import atoms, execution_scope, task_progress
 
 
@@ -59,7 +59,7 @@ def listen(engine: Any, execution_id: str, workflow: str,
             elif result["state"] == atoms.ERROR:
                 event, error = "failed", result.get("error")
             result = result.get("result")
-        progress = ProgressEvent(execution_id, workflow, name, event, time.time(),
+        progress = ProgressEvent(execution_id, workflow, name, event, clock.time(),
                                  result, error)
         for listener in listeners:
             listener(progress)

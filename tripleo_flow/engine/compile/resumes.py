@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from taskflow import states
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import clock
 from tripleo_flow.engine.compile.progress_events import Listener
 from tripleo_flow.engine.store import pause_requests, pause_views
 from tripleo_flow.engine.store.executions import Execution
@@ -118,10 +118,10 @@ def settle_pause(runner: Runner, execution_id: str, limit: float | None) -> None
     while an execution this process runs is still pausing (its engine lets its
     running tasks end).  Another process's execution is not waited for
     (:func:`resumable` refuses it while it pauses)."""
-    deadline = None if limit is None else time.monotonic() + limit
+    deadline = None if limit is None else clock.monotonic() + limit
     while execution_id in runner._live and not runner._closing and (
-            deadline is None or time.monotonic() < deadline):
-        time.sleep(0.02)
+            deadline is None or clock.monotonic() < deadline):
+        clock.sleep(0.02)
 
 
 def resumable(runner: Runner, execution_id: str, origin: str | None = None) -> Any:

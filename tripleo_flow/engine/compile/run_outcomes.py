@@ -5,7 +5,6 @@ gives it) and the output of one stopped by a client (:func:`stopped_output`)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +12,7 @@ from taskflow import states
 from taskflow.types import failure
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import clock
 from tripleo_flow.engine.compile import (
     atoms,
     child_errors,
@@ -38,11 +38,11 @@ def succeeded(runner: Runner, fd: Any, engine: Any) -> Execution:
         if runner._closing:  # this process stops: SUSPENDED, as a conductor leaves it
             runner.store.update_meta(fd)
         else:
-            runner.store.update_meta(fd, paused_at=time.time(),
+            runner.store.update_meta(fd, paused_at=clock.time(),
                                    state_info=command_message(fd, ended=False))
         return runner.store.get(fd.uuid)
     output = (engine.storage.fetch(atoms.OUTPUT_SYMBOL) or {}).get("result")
-    runner.store.update_meta(fd, output=output, finished_at=time.time(), error=None,
+    runner.store.update_meta(fd, output=output, finished_at=clock.time(), error=None,
                            failed_task=None,
                            state_info=command_message(fd, ended=True))
     runner._journal(fd.uuid).forget()
@@ -79,7 +79,7 @@ def record_failure(runner: Runner, fd: Any, exc: BaseException) -> tuple[str | N
     if isinstance(exc, exceptions.TripleoFlowError) and getattr(exc, "several", False):
         cause = str(exc)  # several tasks' errors, each named (:mod:`.error_records`)
     runner.store.update_meta(
-        fd, error=cause, failed_task=failed_task, finished_at=time.time(),
+        fd, error=cause, failed_task=failed_task, finished_at=clock.time(),
         output=output_on_error(runner, fresh, cause),
         error_record=child_errors.kept(exc))  # its parent's task raises it again
     return failed_task, cause, reverted

@@ -24,13 +24,12 @@ import logging
 import os
 import socket
 import threading
-import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent import futures
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.common import value_limits
+from tripleo_flow.common import clock, value_limits
 from tripleo_flow.engine.compile import (
     atoms,
     compiler,
@@ -340,7 +339,7 @@ class Runner:
         def on_progress(task_name: str, details: dict[str, Any],
                         typed: task_progress.Progress) -> None:
             event = ProgressEvent(fd.uuid, workflow.full_name, task_name, "progress",
-                                  time.time(), progress=dict(details), report=typed)
+                                  clock.time(), progress=dict(details), report=typed)
             for listener in listeners:
                 listener(event)
 
@@ -452,7 +451,7 @@ class Runner:
     def wait_background(self, timeout: float | None = None) -> None:
         """Wait for executions started with ``wait=False`` (tests, shutdown)."""
         for thread in list(self._background):
-            thread.join(timeout)
+            clock.join(thread, timeout)
         self._background = [t for t in self._background if t.is_alive()]
 
     def close(self) -> None:

@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import functools
 import threading
-import time
 from collections.abc import Callable, Generator, Iterator, Mapping
 from concurrent import futures
 from dataclasses import dataclass, field
@@ -69,6 +68,7 @@ from taskflow import states, task
 from taskflow.types import notifier
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import clock
 from tripleo_flow.engine.compile import (
     action_atom,
     async_actions,
@@ -259,9 +259,8 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
                 if self._pause_asked_at_end():
                     continue  # suspended: it ends once resumed
                 break
-            done, _ = futures.wait(list(running), return_when=futures.FIRST_COMPLETED,
-                                   timeout=async_actions.POLL_INTERVAL if self._waiting
-                                   else None)
+            done, _ = clock.wait_futures(
+                list(running), async_actions.POLL_INTERVAL if self._waiting else None)
             for fut in [f for f in running if f in done]:
                 tex = running.pop(fut)
                 exc = fut.exception()
@@ -335,7 +334,7 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
             tex.attempt = int((detail.meta or {}).get("attempt") or 1)
         detail.state = states.RUNNING
         detail.failure = None
-        detail.meta = {**(detail.meta or {}), STARTED_AT: time.time()}
+        detail.meta = {**(detail.meta or {}), STARTED_AT: clock.time()}
         self.storage.save(detail)
         self.atom_notifier.notify(states.RUNNING, {"task_name": tex.name,
                                                    "task_uuid": detail.uuid, "result": None})
@@ -403,7 +402,7 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
                 attempt += 1
                 delay = spec.retry.delay if spec.retry is not None else 0
                 if isinstance(delay, (int, float)) and delay:
-                    time.sleep(delay)
+                    clock.sleep(delay)
 
     @staticmethod
     def _retries(spec: TaskSpec, exc: Exception, attempt: int) -> bool:

@@ -34,10 +34,10 @@ action transforms its output as it completes, and as the running task does.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from tripleo_flow.common import clock
 from tripleo_flow.engine.compile import execution_scope
 from tripleo_flow.engine.compile.async_actions import ERROR, RUNNING, SUCCESS
 from tripleo_flow.engine.lang.action import ExecutionInfo, with_run
@@ -64,7 +64,7 @@ def advance(runner: Runner, fd: Any, ad: Any, actions: list[Any]) -> list[Any]:
     detail ``fd``) once its timeout was applied and its next items were started
     (``actions``, its action executions, as read before)."""
     store = runner.store.async_actions
-    now = time.time()
+    now = clock.time()
     late = [a.id for a in actions if a.state == RUNNING and a.deadline is not None
             and a.deadline <= now]
     changed = any([store.time_out(ident) for ident in late])

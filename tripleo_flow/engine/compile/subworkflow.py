@@ -53,6 +53,7 @@ from taskflow import states
 from taskflow.types import failure
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import clock
 from tripleo_flow.engine.compile import action_atom, child_errors, item_runs
 from tripleo_flow.engine.compile.interrupt import StopRequest
 from tripleo_flow.engine.lang import expressions, workbook_validator
@@ -305,7 +306,7 @@ class ChildRuns:
 
         thread = threading.Thread(target=run, name=f"execution-{ident}", daemon=True)
         thread.start()
-        thread.join(timeout if wait is None else wait)
+        clock.join(thread, timeout if wait is None else wait)
         if thread.is_alive():
             deadline.received = signal.SIGALRM
             raise TaskFailed(f"task {task_atom!r} timed out after {timeout:g} s")

@@ -39,7 +39,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +50,7 @@ from taskflow.types import notifier
 from taskflow.types import timing as tt
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import clock
 from tripleo_flow.engine.compile import engine as tf_engine
 from tripleo_flow.engine.compile.runner import Runner
 from tripleo_flow.engine.jobs import jobboard
@@ -66,7 +66,7 @@ class _Claim:
     lost: bool = False
     backend: FenceableBackend | None = None
     #: When the claim was last known held (claimed, or renewed by the heartbeat).
-    held_at: float = field(default_factory=time.monotonic)
+    held_at: float = field(default_factory=clock.monotonic)
     #: Taken (after the engine's storage lock) to find the claim lost, once.
     lock: Any = field(default_factory=threading.RLock)
 
@@ -119,7 +119,7 @@ class _Poll(tt.Timeout):  # type: ignore[misc]
         self._wake.set()
 
     def wait(self) -> None:
-        self._wake.wait(self.value)
+        clock.wait(self._wake, self.value)
         self._wake.clear()
 
 
@@ -150,7 +150,7 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
         if renew is None:  # ZooKeeper: the session keeps the claims
             return
         interval, expiry = self._settings.heartbeat_interval, self._settings.claim_expiry
-        while not self._heart_stop.wait(interval):
+        while not clock.wait(self._heart_stop, interval):
             with self._claims_lock:
                 claims = [c for c in self._claims.values() if not c.lost]
             for claim in claims:
@@ -163,7 +163,7 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
                 if not kept:
                     self._lose(claim)
                 else:
-                    claim.held_at = time.monotonic()
+                    claim.held_at = clock.monotonic()
 
     def _lose(self, claim: _Claim) -> None:
         """The job is no longer ours: suspend its engine at the next task boundary,
@@ -203,7 +203,7 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
         board answers, or fails to answer."""
         if claim.lost or getattr(self._jobboard, "renew", None) is None:
             return
-        if time.monotonic() - claim.held_at > self._settings.claim_expiry:
+        if clock.monotonic() - claim.held_at > self._settings.claim_expiry:
             # Not renewed for longer than a claim lasts (this process stalled, or the
             # board did not answer): it may be another's already; the board need not say.
             self._lose(claim)

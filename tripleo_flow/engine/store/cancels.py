@@ -48,13 +48,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import sqlalchemy as sa
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import clock
 from tripleo_flow.engine.store import pause_requests, side_tables, stopped_completions
 from tripleo_flow.engine.store.cancel_views import (
     FAILURE,
@@ -106,7 +106,7 @@ class Cancels:
                     return False
                 conn.execute(sa.insert(TABLE).values(execution_id=execution_id,
                                                      state_info=state_info,
-                                                     cancelled_at=time.time(),
+                                                     cancelled_at=clock.time(),
                                                      state=state,
                                                      output=None if output is None
                                                      else json.dumps(output)))
@@ -212,7 +212,7 @@ def finish(store: Any, fd: Any, journal: Any = None) -> bool:
             return False
         store.cancels.record(fd.uuid, above.state_info)
         found = store.cancels.of([fd.uuid])[fd.uuid]
-    store.update_meta(fd, finished_at=time.time(), paused_at=None,
+    store.update_meta(fd, finished_at=clock.time(), paused_at=None,
                       state_info=found.state_info,
                       error=found.state_info if found.state == FAILURE else None,
                       output=output_of(found))
@@ -282,7 +282,7 @@ def cancel(store: Any, execution_id: str, message: str | None, live: Any,
     if elsewhere:
         # An engine trusts a look that found no request for CHECK_INTERVAL s: once that
         # passed, each of them reads the request before it starts another task.
-        time.sleep(pause_requests.CHECK_INTERVAL + 0.05)
+        clock.sleep(pause_requests.CHECK_INTERVAL + 0.05)
     return store.get(execution_id)
 
 

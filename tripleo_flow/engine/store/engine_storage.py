@@ -31,7 +31,6 @@ next one: a ``kill -9`` at any moment resumes after the last completed task.
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 from taskflow import exceptions as tf_exc
@@ -40,6 +39,7 @@ from taskflow import storage as tf_storage
 from taskflow.engines.action_engine.actions import task as task_action
 from taskflow.persistence import models
 
+from tripleo_flow.common import clock
 from tripleo_flow.engine.store.states import STARTED_AT
 
 #: ``result`` of :meth:`EngineStorage.change_task` when none is saved (a state change).
@@ -85,7 +85,7 @@ class EngineStorage(tf_storage.Storage):  # type: ignore[misc]
             except tf_exc.StorageFailure:
                 if attempt + 1 == tf_storage.RETRY_ATTEMPTS:
                     raise
-                time.sleep(tf_storage.RETRY_WAIT_TIMEOUT)
+                clock.sleep(tf_storage.RETRY_WAIT_TIMEOUT)
         return original_atom_detail  # not reached: the last attempt returns or raises
 
     def _detail(self, atom_name: str) -> Any:
@@ -146,7 +146,7 @@ class EngineStorage(tf_storage.Storage):  # type: ignore[misc]
             if progress is not None:  # always saved, as TaskFlow saves a progress
                 clone.meta = {**(clone.meta or {}), tf_storage.META_PROGRESS: progress}
                 if state == states.RUNNING and clone.intention == states.EXECUTE:
-                    clone.meta[STARTED_AT] = time.time()
+                    clone.meta[STARTED_AT] = clock.time()
                 changed = True
             if changed:
                 self._with_connection(self._save_atom_detail, source, clone)

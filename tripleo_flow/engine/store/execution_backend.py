@@ -34,7 +34,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -42,6 +41,7 @@ import sqlalchemy as sa
 from taskflow import exceptions as tf_exc
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import clock
 from tripleo_flow.engine.compile import async_actions
 from tripleo_flow.engine.store import cancels, pause_requests, sqlite_schema, undo_journal
 from tripleo_flow.engine.store.batching_connection import BatchingConnection
@@ -110,7 +110,7 @@ class ExecutionBackend(impl_sqlalchemy.SQLAlchemyBackend):  # type: ignore[misc]
                                 f"Cannot open the executions database "
                                 f"{_safe_url(self.engine.url)}: {exc}. Check [workflows] "
                                 "connection.") from exc
-                        time.sleep(0.5 * (attempt + 1))
+                        clock.sleep(0.5 * (attempt + 1))
                 if found == sqlite_schema.EMPTY:
                     sqlite_schema.keep(self._own_engine)
                 self._connection = conn

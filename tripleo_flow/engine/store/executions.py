@@ -13,7 +13,6 @@ import dataclasses
 import math
 import os
 import socket
-import time
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from taskflow.persistence import models
 from taskflow.types import failure
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import clock
 from tripleo_flow.engine.compile import execution_scope
 from tripleo_flow.engine.compile.async_actions import RUNNING as ACTION_RUNNING
 from tripleo_flow.engine.compile.async_actions import AsyncActions
@@ -242,7 +242,7 @@ class ExecutionStore:
         :param parent: a sub-workflow's link to its parent (``parent_id``,
             ``parent_task``, ``attempt``, ``item``), kept in its meta
         """
-        now = time.time()
+        now = clock.time()
         fd = models.FlowDetail(workflow, uuid=execution_id or str(uuid.uuid4()))
         fd.state = states.PENDING
         fd.meta = {"workflow": workflow, "input": inputs, "target": target, "origin": origin,
@@ -267,7 +267,7 @@ class ExecutionStore:
 
     def update_meta(self, fd: Any, **values: Any) -> None:
         """Save ``values`` into the execution's meta (not touching its tasks)."""
-        fd.meta = {**(fd.meta or {}), **values, "updated_at": time.time()}
+        fd.meta = {**(fd.meta or {}), **values, "updated_at": clock.time()}
         with self._conn() as conn:
             conn.update_flow_details(fd.copy(retain_contents=False))
 
@@ -282,7 +282,7 @@ class ExecutionStore:
 
     def save_flow(self, fd: Any) -> None:
         """Save the flow detail ``fd`` with its atoms (a reverted child execution)."""
-        fd.meta = {**(fd.meta or {}), "updated_at": time.time()}
+        fd.meta = {**(fd.meta or {}), "updated_at": clock.time()}
         with self._conn() as conn:
             conn.update_flow_details(fd)
 

@@ -23,13 +23,13 @@ task ended keeps the run PAUSED, as Mistral's paused workflow does not complete.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import sqlalchemy as sa
 
 from tripleo_flow import exceptions
+from tripleo_flow.common import clock
 from tripleo_flow.engine.store import side_tables
 
 #: How long a check that found no request is trusted (s).
@@ -63,7 +63,7 @@ class PauseRequests:
                     TABLE.c.execution_id == execution_id)).first()
                 if found is None:
                     conn.execute(sa.insert(TABLE).values(execution_id=execution_id,
-                                                         requested_at=time.time()))
+                                                         requested_at=clock.time()))
         except sa.exc.IntegrityError:
             pass  # another client asked between the look and the insert: asked already
 
@@ -184,7 +184,7 @@ class PauseCheck:
         with self._lock:
             if self.fired:
                 return True
-            now = time.monotonic()
+            now = clock.monotonic()
             if now < self._next and not fresh:
                 return False
             self._next = now + self._interval

@@ -23,13 +23,13 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import json
-import time
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import mysql
 
+from tripleo_flow.common import clock
 from tripleo_flow.engine.store import side_tables
 from tripleo_flow.engine.store.redaction import Redactor
 
@@ -97,7 +97,7 @@ class ExecutionUndoJournal:
         with self._engine.begin() as conn:
             conn.execute(sa.insert(TABLE).values(
                 execution_id=self.execution_id, task=task, entry=entry, record=text,
-                created_at=time.time()))
+                created_at=clock.time()))
         return json.loads(text)  # what a re-run gets: the same JSON
 
     def forget(self) -> None:

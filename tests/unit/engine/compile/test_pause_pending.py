@@ -31,6 +31,7 @@ from tests.engine_helpers import ACTIONS, Host, gate_of
 from tests.pause_helpers import _effects, _tasks
 from tests.pause_helpers import host as host  # the fixture
 from tripleo_flow import exceptions
+from tripleo_flow.common import clock
 from tripleo_flow.engine.compile import resumes
 from tripleo_flow.engine.store import pause_requests
 
@@ -275,7 +276,7 @@ def test_a_resume_waiting_for_the_pause_starts_once_the_pause_is_recorded(
                 return succeeded(fd, engine)
             finally:
                 resumed_ended.set()
-        resumed_ended.wait(3)
+        clock.wait(resumed_ended, 3)
         recorded.append("paused")
         return succeeded(fd, engine)
 
