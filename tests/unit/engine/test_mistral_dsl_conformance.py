@@ -18,7 +18,7 @@ from tests.engine_helpers import ACTIONS, Host
 from tests.unit.engine.test_mistral_conformance import ErrorOrResult, Run
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
-from tripleo_flow.common import secret_masking
+from tripleo_flow.common import clock, secret_masking
 
 
 @pytest.fixture
@@ -694,18 +694,24 @@ def test_evaluate_env_false_keeps_the_expressions_as_text(host: Host, tmp_path: 
 # -- with-items without 'concurrency' runs every item at once ----------------------
 
 class Meet(Action):
-    """Wait until every item of the task is running (a barrier of ``parties``):
-    only items that run at the same time get past it."""
+    """Wait until every item of the task is running (a barrier of ``parties``, waited
+    on the engine's clock): only items that run at the same time get past it."""
 
-    barrier: threading.Barrier | None = None
+    parties = 0
+    arrived: list[str] = []
+    met = threading.Event()
     timeout = 20.0
 
+    @classmethod
+    def expect(cls, parties: int, timeout: float) -> None:
+        cls.parties, cls.arrived, cls.met, cls.timeout = parties, [], threading.Event(), timeout
+
     def execute(self, name: str) -> str:
-        assert Meet.barrier is not None
-        try:
-            Meet.barrier.wait(timeout=Meet.timeout)
-        except threading.BrokenBarrierError:
-            raise exceptions.ActionFailed(f"item {name} ran alone") from None
+        Meet.arrived.append(name)
+        if len(Meet.arrived) == Meet.parties:
+            Meet.met.set()
+        if not clock.wait(Meet.met, Meet.timeout):
+            raise exceptions.ActionFailed(f"item {name} ran alone")
         return name
 
 
@@ -713,7 +719,7 @@ def test_with_items_without_concurrency_runs_every_item_at_once(tmp_path: Path) 
     """Ported from test_with_items.py: test_with_items_action_context (its three
     action executions all run before any completes; the result keeps the item order)."""
     host = Host(tmp_path / "data", {**ACTIONS, "test.meet": Meet})
-    Meet.barrier, Meet.timeout = threading.Barrier(3), 20.0
+    Meet.expect(3, 20.0)
     try:
         run = Run(host, tmp_path, """
             wf:
@@ -738,7 +744,7 @@ def test_with_items_with_concurrency_1_runs_one_item_at_a_time(tmp_path: Path) -
     """Ported from test_with_items.py (concurrency 1): the barrier of two never
     opens, so the first item fails the task."""
     host = Host(tmp_path / "data", {**ACTIONS, "test.meet": Meet})
-    Meet.barrier, Meet.timeout = threading.Barrier(2), 1.0
+    Meet.expect(2, 1.0)
     try:
         run = Run(host, tmp_path, """
             wf:
