@@ -157,11 +157,11 @@ class VirtualClock:
         frames = sys._current_frames()
         seen = []
         for thread in threading.enumerate():
-            if thread is self._runner or thread in self._unwatched or thread.ident is None:
+            if thread is self._runner or thread in self._unwatched:
                 continue
-            frame = frames.get(thread.ident)
-            if frame is None:
-                continue  # ended meanwhile
+            frame = None if thread.ident is None else frames.get(thread.ident)
+            if frame is None:  # starting (its starter waits for it) or ending
+                return None
             if thread.ident in on_clock:  # it looks again every SLICE: answered() tells
                 seen.append((thread.ident, "clock"))
                 continue

@@ -109,3 +109,17 @@ def test_a_timeout_fires_before_a_longer_sleep_ends(virtual: VirtualClock) -> No
         pool.shutdown()
     assert order == ["timed out", "action ended"]
     assert virtual.skipped > 4  # neither wait took its seconds
+
+
+
+def test_a_thread_being_started_holds_the_time_back(virtual: VirtualClock) -> None:
+    """A thread that is starting (threading keeps it in ``_limbo``, with no ident yet,
+    while the thread that starts it waits with no timeout) counts as running: the
+    time does not jump meanwhile, so the wait here ends by the real clock."""
+    starting = threading.Thread(target=lambda: None)
+    threading._limbo[starting] = starting  # type: ignore[attr-defined]
+    try:
+        assert clock.wait(threading.Event(), 0.05) is False
+    finally:
+        del threading._limbo[starting]  # type: ignore[attr-defined]
+    assert virtual.jumps == 0
