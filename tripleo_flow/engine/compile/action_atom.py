@@ -147,8 +147,9 @@ class ActionAtom(_WorkbookAtom):
         return future.result()
 
     def _until(self) -> float | None:
-        """The attempt's deadline on the :func:`time.monotonic` clock, when it counts
-        from the task execution's start (None: the timeout counts from the action's)."""
+        """The attempt's deadline on the :func:`~tripleo_flow.common.clock.monotonic`
+        clock, when it counts from the task execution's start (None: the timeout counts
+        from the action's)."""
         if self._task_deadline is None:
             return None
         return clock.monotonic() + (self._task_deadline - clock.time())

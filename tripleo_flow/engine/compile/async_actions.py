@@ -197,8 +197,9 @@ class AsyncActions:
               ) -> ActionExecution:
         """Record a RUNNING action execution (once: a second call finds the first),
         completed by a client within ``timeout`` seconds (None: any time), or by
-        ``deadline`` (:func:`time.time`) when given: its task's, which its first item's
-        action execution set (Mistral's timeout counts from the task's start)."""
+        ``deadline`` (:func:`~tripleo_flow.common.clock.time`) when given: its task's,
+        which its first item's action execution set (Mistral's timeout counts from the
+        task's start)."""
         ident = action_execution_id(execution_id, task, attempt, item)
         now = clock.time()
         if deadline is None and timeout is not None:

@@ -32,7 +32,7 @@ Call = Callable[[dict[str, Any], int, "float | None"], Any]
 
 def deadline(timeout: float | None) -> float | None:
     """When a task starting now with ``timeout`` (None: none) times out, on the
-    :func:`time.monotonic` clock."""
+    :func:`~tripleo_flow.common.clock.monotonic` clock."""
     return None if timeout is None else clock.monotonic() + timeout
 
 

@@ -24,6 +24,6 @@ UPDATE_STATES = ("RUNNING", "PAUSED", "SUCCESS", "ERROR", "CANCELLED")
 #: succeeded, it failed, or it was skipped (a condition or join left it out).
 SUCCESS, ERROR, SKIPPED = "SUCCESS", "ERROR", "SKIPPED"
 
-#: The atom metadata key of the time (``time.time()``) a task last started running
+#: The atom metadata key of the time (``clock.time()``) a task last started running
 #: (:class:`~.engine_storage.OneSaveTaskAction` writes it with the RUNNING state).
 STARTED_AT = "started_at"
