@@ -1,9 +1,9 @@
 """The action registry: every action registered under ``tripleo_flow.actions``.
 
-Actions are found through stevedore.  The registry :meth:`ActionRegistry.load`
-makes reads the namespace's entry points and loads each by name when it is first
-used (stevedore's :class:`~stevedore.named.NamedExtensionManager`): a workflow run
-imports the modules of its own actions, not all thirty.  An entry point that
+Actions are found through stevedore.  The registry made by
+:meth:`ActionRegistry.load` reads the namespace's entry points and loads each by
+name when it is first used (stevedore's :class:`~stevedore.named.NamedExtensionManager`):
+a workflow run imports the modules of its own actions, not all thirty.  An entry point that
 cannot be imported (a missing module, a syntax error, a class that is not an
 :class:`~tripleo_flow.actions.base.Action`) is kept as a *broken* action: it is
 listed with its error, and using it raises :class:`ActionNotFound` naming the
@@ -97,10 +97,11 @@ class ActionRegistry:
         return cls(listing, pending={ep.name: _target(ep)
                                      for ep in listing.list_entry_points()})
 
-    def _load(self, names: Iterable[str]) -> None:
-        """Load the entry points ``names`` that are not loaded yet."""
+    def _load(self, names: Iterable[str] | None = None) -> None:
+        """Load the entry points ``names`` (None: all) that are not loaded yet."""
         with self._lock:
-            wanted = [name for name in names if name in self._pending]
+            wanted = [name for name in (self._pending if names is None else names)
+                      if name in self._pending]
             if not wanted:
                 return
             broken: dict[str, tuple[str, str]] = {}
@@ -136,12 +137,12 @@ class ActionRegistry:
 
     def classes(self) -> dict[str, type[Action]]:
         """The loadable actions by name (every entry point loaded)."""
-        self._load(list(self._pending))
+        self._load()
         return dict(self._classes)
 
     def broken(self) -> dict[str, str]:
         """Error message of each entry point that failed to load (every one loaded)."""
-        self._load(list(self._pending))
+        self._load()
         return {name: error for name, (_target, error) in self._broken.items()}
 
     def loaded(self) -> Mapping[str, type[Action]]:
