@@ -9,11 +9,13 @@ executions (not timed), then runs each command ``--repeat`` times, interleaved
 :data:`WRAPPER`; ``--tree`` names another checkout): ``--help``, ``help``, ``plan
 list --help``, ``plan list``, ``plan show``, ``parameters show``, ``execution
 list``, ``execution show``, ``workflow list``, and ``parameters set`` and ``password
-rotate`` (commands that run a workflow).  The baselines run in the same loop: ``python -c
-pass`` (the interpreter alone) and ``openstack --version`` (the command TripleO
-operators know, from the virtualenv of this Python), or, when the openstack client
-is not installed there, ``python -c 'import yaml'``.  ``--against`` runs every
-command of another checkout (the tree before a change) in the same loop too, on the
+rotate`` (commands that run a workflow).  The baselines run in the same loop:
+``python -c pass`` (the interpreter alone); ``openstack --version`` (the command
+TripleO operators know, from the virtualenv of this Python) or, when the openstack
+client is not installed there, ``python -c 'import yaml'``; and the floor of a command
+that runs a workflow (:data:`ENGINE_FLOOR`: importing TaskFlow's engine, SQLAlchemy
+and networkx).  ``--against`` runs every command of another checkout (the tree
+before a change) in the same loop too, on the
 same store, and prints each command's ratio to its run there.
 
 Bytecode is cached as for an installed package (``PYTHONDONTWRITEBYTECODE`` is
@@ -81,15 +83,25 @@ COMMANDS: dict[str, tuple[str, ...]] = {
 SETUP_RUNS = 3
 
 
+#: What a command that runs a workflow cannot do without: TaskFlow's engine with its
+#: SQLAlchemy persistence (alembic left unloaded, as the engine's store does) and
+#: networkx, exiting as the console script does (no teardown).
+ENGINE_FLOOR = ("import taskflow.engines.action_engine.engine, taskflow.patterns.graph_flow, "
+                "sqlalchemy, networkx, tripleo_flow.engine.store.taskflow_persistence, os; "
+                "os._exit(0)")
+
+
 def baselines(python: str) -> dict[str, list[str]]:
     """The baseline commands: the interpreter alone, then ``openstack --version`` (or
-    ``import yaml`` when the openstack client is not beside ``python``)."""
+    ``import yaml`` when the openstack client is not beside ``python``), then the
+    :data:`ENGINE_FLOOR` of a workflow-running command."""
     found = {"python -c pass": [python, "-c", "pass"]}
     openstack = shutil.which("openstack", path=os.path.dirname(python))
     if openstack:
         found["openstack --version"] = [openstack, "--version"]
     else:
         found["python -c 'import yaml'"] = [python, "-c", "import yaml"]
+    found["engine floor (TaskFlow, SQLAlchemy, networkx)"] = [python, "-c", ENGINE_FLOOR]
     return found
 
 
