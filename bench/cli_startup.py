@@ -101,7 +101,7 @@ def baselines(python: str) -> dict[str, list[str]]:
         found["openstack --version"] = [openstack, "--version"]
     else:
         found["python -c 'import yaml'"] = [python, "-c", "import yaml"]
-    found["engine floor (TaskFlow, SQLAlchemy, networkx)"] = [python, "-c", ENGINE_FLOOR]
+    found["engine floor (TaskFlow+SQLAlchemy)"] = [python, "-c", ENGINE_FLOOR]
     return found
 
 

@@ -6,8 +6,9 @@ action module imported: each process that runs a workflow did it all again, for
 workbook files that had not changed.  After a check that found no problem, the
 session writes the catalog's *key* here: a SHA-256 of what the check's result
 depends on (:func:`catalog_key`): every workbook file's name and bytes, the
-workbook limits, the actions registered (entry point names and targets), and the
-bytes of the code that checks and of the actions, with tripleo-flow's version.  A
+workbook limits, the actions registered (entry point names and targets), the bytes
+of the code that checks and of the actions, with the versions of tripleo-flow,
+Python, yaql, Jinja and PyYAML.  A
 process that computes the same key skips the check (it loads only the actions its
 workflows use); any other key, and any record it cannot trust, means the check
 runs again.
@@ -44,8 +45,9 @@ SECRET = "secret"
 #: The version of the key's layout.
 FORMAT = 1
 #: The package directories whose code decides a check's result: the workbook
-#: language (parsing, checking) and the actions (their inputs).
-CODE_DIRS = ("engine/lang", "actions")
+#: language (parsing, checking), the actions (their inputs), the YAML reader and the
+#: expressions' sandboxes (common).
+CODE_DIRS = ("engine/lang", "actions", "common")
 _PACKAGE = Path(__file__).resolve().parents[1]
 
 
@@ -64,7 +66,14 @@ def catalog_key(files: Iterable[tuple[Path, bool]], limits: tuple[int, int],
             data = part.encode("utf-8", "surrogateescape") if isinstance(part, str) else part
             digest.update(len(data).to_bytes(8, "big") + data)
 
-    add(str(FORMAT), __version__, sys.version.split()[0], repr(limits))
+    import collections.abc  # noqa: F401  (yaql 3.2 uses collections.abc without importing it)
+
+    import jinja2
+    import yaml
+    import yaql
+
+    add(str(FORMAT), __version__, sys.version.split()[0], repr(limits), yaql.__version__,
+        jinja2.__version__, yaml.__version__)
     for name, target in actions:
         add("action", name, target)
     for directory in CODE_DIRS:
