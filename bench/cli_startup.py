@@ -5,15 +5,17 @@
 
 Makes a local store in a temporary directory with the sample plan and a few
 executions (not timed), then runs each command ``--repeat`` times, interleaved
-(A B C ... A B C ...), as separate processes of this tree (``python -m
-tripleo_flow.cli.main``; ``--tree`` names another checkout): ``--help``, ``help``,
-``plan list --help``, ``plan list``, ``plan show``, ``parameters show``,
-``execution list``, ``execution show``, ``workflow list`` and ``parameters set`` (a
-command that runs a workflow).  The baselines run in the same loop: ``python -c
-pass`` (the interpreter alone) and ``openstack --version`` (the command TripleO
-operators know, from the virtualenv of this Python), or, when the openstack client
-is not installed there, ``python -c 'import yaml'``.  ``--against`` runs every
-command of another checkout (the tree before a change) in the same loop too, on the
+(A B C ... A B C ...), as separate processes of this tree (through
+:data:`WRAPPER`; ``--tree`` names another checkout): ``--help``, ``help``, ``plan
+list --help``, ``plan list``, ``plan show``, ``parameters show``, ``execution
+list``, ``execution show``, ``workflow list``, and ``parameters set`` and ``password
+rotate`` (commands that run a workflow).  The baselines run in the same loop:
+``python -c pass`` (the interpreter alone); ``openstack --version`` (the command
+TripleO operators know, from the virtualenv of this Python) or, when the openstack
+client is not installed there, ``python -c 'import yaml'``; and the floor of a command
+that runs a workflow (:data:`ENGINE_FLOOR`: importing TaskFlow's engine, SQLAlchemy
+and networkx).  ``--against`` runs every command of another checkout (the tree
+before a change) in the same loop too, on the
 same store, and prints each command's ratio to its run there.
 
 Bytecode is cached as for an installed package (``PYTHONDONTWRITEBYTECODE`` is
@@ -25,16 +27,26 @@ directory first, here the temporary one, which stays unchanged once the store is
 made; timed by hand from a directory others write to, such as /tmp, a command may
 rebuild it every run: 0.17 s more of CPU here).
 
-Prints every run's wall-clock and CPU seconds (user + system, of the child), then
-the medians and each median's ratio to the baseline's.  A command that reads a plan
-should cost about what ``openstack --version`` costs (the issue's goal: under 0.3 s
-of CPU on an idle machine); ``tests/functional/cli/test_cli_startup.py`` keeps the workflow
-engine out of such commands, this measures what they still cost.
+Each command runs through :data:`WRAPPER`, a ``python -c`` program that runs the
+CLI as its console script does, having noted the process's CPU seconds when cliff
+enters the command's ``run`` (which calls its ``take_action``): the command's
+*start-up*, everything before its own work (the interpreter, cliff, the command's
+module, parsing its arguments).  ``--help`` and a command's ``--help`` never
+enter a command: they are start-up alone, and so are the baselines.
+
+Prints every run's wall-clock and CPU seconds (user + system, of the child) and
+start-up CPU, then the medians and each median's ratio to the baseline's CPU (and,
+with ``--against``, to the same command of the other tree).  Every command's
+start-up should cost about what ``openstack --version`` costs (the issue's goal:
+under 0.3 s of CPU on an idle machine); ``tests/functional/cli/test_cli_startup.py``
+keeps the workflow engine out of the commands that do not run a workflow, this
+measures what they still cost.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import resource
 import shutil
@@ -45,6 +57,7 @@ import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -62,26 +75,80 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "workflow list": ("workflow", "list", "-f", "json"),
     "parameters set (workflow)": ("parameters", "set", "--plan", "overcloud",
                                   "ComputeCount=1", "-f", "json"),
+    "password rotate (workflow)": ("password", "rotate", "--plan", "overcloud",
+                                   "-f", "json"),
 }
 
 #: Executions made before timing (besides the plan's creation).
 SETUP_RUNS = 3
 
 
+#: What a command that runs a workflow cannot do without: TaskFlow's engine with its
+#: SQLAlchemy persistence (alembic left unloaded, as the engine's store does) and
+#: networkx, exiting as the console script does (no teardown).
+ENGINE_FLOOR = ("import taskflow.engines.action_engine.engine, taskflow.patterns.graph_flow, "
+                "sqlalchemy, networkx, tripleo_flow.engine.store.taskflow_persistence, os; "
+                "os._exit(0)")
+
+
 def baselines(python: str) -> dict[str, list[str]]:
     """The baseline commands: the interpreter alone, then ``openstack --version`` (or
-    ``import yaml`` when the openstack client is not beside ``python``)."""
+    ``import yaml`` when the openstack client is not beside ``python``), then the
+    :data:`ENGINE_FLOOR` of a workflow-running command."""
     found = {"python -c pass": [python, "-c", "pass"]}
     openstack = shutil.which("openstack", path=os.path.dirname(python))
     if openstack:
         found["openstack --version"] = [openstack, "--version"]
     else:
         found["python -c 'import yaml'"] = [python, "-c", "import yaml"]
+    found["engine floor (TaskFlow+SQLAlchemy)"] = [python, "-c", ENGINE_FLOOR]
     return found
 
 
-def timed(argv: Sequence[str], env: Mapping[str, str]) -> tuple[float, float]:
-    """Run ``argv`` to its end; its wall-clock and CPU (user + system) seconds."""
+#: Runs ``tripleo-flow`` (arguments after the first) as its console script does; at
+#: exit writes to the file named by the first argument the CPU seconds (user +
+#: system) the process had used when cliff entered the command's ``run``, or
+#: nothing when no command ran (``--help``, a command's ``--help``).
+WRAPPER = """
+import atexit, resource, sys
+from cliff import app
+out = sys.argv.pop(1)
+entered = []
+def note(cmd):
+    run = cmd.run
+    def noted(parsed_args):
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        entered.append(usage.ru_utime + usage.ru_stime)
+        return run(parsed_args)
+    cmd.run = noted
+def write():
+    with open(out, "w") as f:
+        f.write(repr(entered[0]) if entered else "")
+atexit.register(write)
+prepare = app.App.prepare_to_run_command
+def prepare_noted(self, cmd):
+    note(cmd)
+    return prepare(self, cmd)
+app.App.prepare_to_run_command = prepare_noted
+from tripleo_flow.cli.main import console_main
+console_main()
+"""
+
+
+class Run(NamedTuple):
+    """One run: wall-clock, CPU and start-up CPU seconds (the whole CPU when the
+    command's own work never began)."""
+
+    wall: float
+    cpu: float
+    startup: float
+
+
+def timed(argv: Sequence[str], env: Mapping[str, str], noted: Path | None = None) -> Run:
+    """Run ``argv`` to its end; its wall-clock and CPU (user + system) seconds, and
+    the start-up CPU seconds a :data:`WRAPPER` wrote to ``noted``."""
+    if noted is not None:
+        noted.unlink(missing_ok=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL,
@@ -91,42 +158,50 @@ def timed(argv: Sequence[str], env: Mapping[str, str]) -> tuple[float, float]:
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} exited {done.returncode}: {done.stderr}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
+    text = noted.read_text() if noted is not None else ""
+    return Run(wall, cpu, float(ast.literal_eval(text)) if text else cpu)
 
 
-def compare(variants: Mapping[str, tuple[Sequence[str], Mapping[str, str]]],
-            repeat: int) -> dict[str, list[tuple[float, float]]]:
-    """Time each variant (its argv and environment) ``repeat`` times, interleaved;
-    name -> [(wall, cpu)] in run order."""
-    timings: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
+#: A variant: its argv, environment and the file its start-up is noted in (None: a
+#: baseline, all start-up).
+Variant = tuple[Sequence[str], Mapping[str, str], Path | None]
+
+
+def compare(variants: Mapping[str, Variant], repeat: int) -> dict[str, list[Run]]:
+    """Time each variant ``repeat`` times, interleaved; name -> its runs in order."""
+    timings: dict[str, list[Run]] = {name: [] for name in variants}
     for rep in range(repeat):
-        for name, (argv, env) in variants.items():
-            wall, cpu = timed(argv, env)
-            timings[name].append((wall, cpu))
-            print(f"  {name:<40} run {rep + 1}: wall {wall:6.3f} s  cpu {cpu:6.3f} s",
-                  flush=True)
+        for name, (argv, env, noted) in variants.items():
+            run = timed(argv, env, noted)
+            timings[name].append(run)
+            print(f"  {name:<40} run {rep + 1}: wall {run.wall:6.3f} s  cpu {run.cpu:6.3f} s"
+                  f"  start-up {run.startup:6.3f} s", flush=True)
     return timings
 
 
-def print_report(timings: Mapping[str, list[tuple[float, float]]], baseline: str,
+def print_report(timings: Mapping[str, list[Run]], baseline: str,
                  against: Mapping[str, str] | None = None) -> None:
-    """Medians of wall and CPU seconds, and each one's ratio to ``baseline``'s (and,
-    for a command of this tree, to its CPU median in the other tree: ``against`` maps
-    its name to that variant's)."""
-    base_wall = statistics.median(w for w, _ in timings[baseline])
-    base_cpu = statistics.median(c for _, c in timings[baseline])
-    print(f"\n{'command':<42}{'wall s':>8}{'ratio':>7}{'cpu s':>8}{'ratio':>7}"
-          f"{'min cpu':>9}{'/other':>8}")
-    for name, values in timings.items():
-        wall = statistics.median(w for w, _ in values)
-        cpu = statistics.median(c for _, c in values)
-        other = ""
+    """Medians of wall, CPU and start-up CPU seconds, each one's ratio to
+    ``baseline``'s CPU (wall to its wall) and, for a command of this tree, the CPU
+    and start-up ratios to the same command in the other tree (``against`` maps its
+    name to that variant's)."""
+    def median(name: str, field: str) -> float:
+        return statistics.median(getattr(run, field) for run in timings[name])
+
+    base_wall, base_cpu = median(baseline, "wall"), median(baseline, "cpu")
+    print(f"\n{'command':<38}{'wall s':>7}{'ratio':>6}{'cpu s':>7}{'ratio':>6}"
+          f"{'/other':>7}{'start-up s':>11}{'ratio':>6}{'/other':>7}")
+    for name in timings:
+        wall, cpu, startup = (median(name, f) for f in ("wall", "cpu", "startup"))
+        other_cpu = other_startup = ""
         if against and name in against:
-            other = f"{cpu / statistics.median(c for _, c in timings[against[name]]):>8.2f}"
-        print(f"{name:<42}{wall:>8.3f}{wall / base_wall:>7.2f}{cpu:>8.3f}"
-              f"{cpu / base_cpu:>7.2f}{min(c for _, c in values):>9.3f}{other}")
-    print(f"(ratios against {baseline}; /other: CPU against the same command of the "
-          "other tree)" if against else f"(ratios against {baseline})")
+            other_cpu = f"{cpu / median(against[name], 'cpu'):>7.2f}"
+            other_startup = f"{startup / median(against[name], 'startup'):>7.2f}"
+        print(f"{name:<38}{wall:>7.3f}{wall / base_wall:>6.2f}{cpu:>7.3f}{cpu / base_cpu:>6.2f}"
+              f"{other_cpu:>7}{startup:>11.3f}{startup / base_cpu:>6.2f}{other_startup:>7}")
+    print(f"(medians of {len(timings[baseline])} runs; ratios against {baseline}'s wall and "
+          "CPU" + ("; /other: against the same command of the other tree)" if against
+                   else ")"))
 
 
 def tree_env(base: Mapping[str, str], tree: Path) -> dict[str, str]:
@@ -160,6 +235,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="cli-startup-") as tmp:
         conf = Path(tmp) / "tripleo-flow.conf"
         conf.write_text(f"[DEFAULT]\ndata_dir = {Path(tmp) / 'data'}\n")
+        # The start-ups are noted in a directory of their own: the temporary one is
+        # first on the path, and stevedore's cache is rebuilt when its time changes.
+        notes = Path(tmp) / "start-ups"
+        notes.mkdir()
         base = dict(os.environ, HOME=str(Path(tmp) / "home"),
                     PYTHONPYCACHEPREFIX=str(Path(tmp) / "pycache"))
         base.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -169,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         here = os.getcwd()
         os.chdir(tmp)
         cli = [args.python, "-m", "tripleo_flow.cli.main", "--config-file", str(conf)]
+        wrapped = [args.python, "-c", WRAPPER]
         print("creating the sample plan and a few executions (not timed) ...", flush=True)
         timed([*cli, "plan", "create", "overcloud", "--sample"], env)
         for count in range(SETUP_RUNS):
@@ -176,19 +256,21 @@ def main(argv: list[str] | None = None) -> int:
                   env)
         execution = first_execution(cli, env)
 
-        variants: dict[str, tuple[Sequence[str], Mapping[str, str]]] = {
-            name: (argv, env) for name, argv in baselines(args.python).items()}
+        variants: dict[str, Variant] = {
+            name: (argv, env, None) for name, argv in baselines(args.python).items()}
         trees = [("", env)] + ([(" [other]", tree_env(base, args.against))]
                                if args.against else [])
         against = {}
-        for name, command in COMMANDS.items():
-            argv = [*cli, *(a.format(execution=execution) for a in command)]
+        for number, (name, command) in enumerate(COMMANDS.items()):
             for suffix, tree in trees:
-                variants[f"{name}{suffix}"] = (argv, tree)
+                noted = notes / f"{number}{suffix.strip(' []')}"
+                argv = [*wrapped, str(noted), "--config-file", str(conf),
+                        *(a.format(execution=execution) for a in command)]
+                variants[f"{name}{suffix}"] = (argv, tree, noted)
                 if suffix:
                     against[name] = f"{name}{suffix}"
-        for argv, variant_env in variants.values():  # untimed: bytecode written, files cached
-            timed(argv, variant_env)
+        for variant in variants.values():  # untimed: bytecode written, files cached
+            timed(*variant)
         timings = compare(variants, args.repeat)
         os.chdir(here)
     print_report(timings, list(variants)[1], against)

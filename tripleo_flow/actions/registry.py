@@ -1,7 +1,10 @@
 """The action registry: every action registered under ``tripleo_flow.actions``.
 
-Actions are found through stevedore.  An entry point that cannot be imported
-(a missing module, a syntax error, a class that is not an
+Actions are found through stevedore.  The registry made by
+:meth:`ActionRegistry.load` reads the namespace's entry points and loads each by
+name when it is first used (stevedore's :class:`~stevedore.named.NamedExtensionManager`):
+a workflow run imports the modules of its own actions, not all thirty.  An entry point that
+cannot be imported (a missing module, a syntax error, a class that is not an
 :class:`~tripleo_flow.actions.base.Action`) is kept as a *broken* action: it is
 listed with its error, and using it raises :class:`ActionNotFound` naming the
 cause, so one bad plugin never hides the others.
@@ -9,11 +12,12 @@ cause, so one bad plugin never hides the others.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from stevedore import extension
+from stevedore import extension, named
 
 from tripleo_flow import exceptions
 from tripleo_flow.actions.base import Action
@@ -57,13 +61,22 @@ class BrokenAction(exceptions.ActionNotFound):
 
 
 class ActionRegistry:
-    """Loaded actions by name, plus the entry points that failed to load."""
+    """Loaded actions by name, the entry points that failed to load, and those not
+    loaded yet."""
 
     def __init__(self, manager: extension.ExtensionManager,
-                 broken: Mapping[str, tuple[str, str]] | None = None) -> None:
+                 broken: Mapping[str, tuple[str, str]] | None = None,
+                 pending: Mapping[str, str] | None = None) -> None:
         self._classes: dict[str, type[Action]] = {}
         self._targets: dict[str, str] = {}
         self._broken: dict[str, tuple[str, str]] = dict(broken or {})
+        #: name -> target of the entry points not loaded yet (:meth:`load`)
+        self._pending: dict[str, str] = dict(pending or {})
+        self._namespace = manager.namespace
+        self._lock = threading.Lock()
+        self._add(manager)
+
+    def _add(self, manager: extension.ExtensionManager) -> None:
         for ext in manager:
             target = _target(ext.entry_point)
             plugin = ext.plugin
@@ -77,15 +90,39 @@ class ActionRegistry:
 
     @classmethod
     def load(cls, namespace: str = NAMESPACE) -> ActionRegistry:
-        """Load every entry point of ``namespace``; broken ones are recorded."""
-        broken: dict[str, tuple[str, str]] = {}
+        """The entry points of ``namespace``, each loaded on first use; broken ones
+        are recorded then."""
+        listing: named.NamedExtensionManager[Any] = named.NamedExtensionManager(
+            namespace, [], on_missing_entrypoints_callback=None)
+        return cls(listing, pending={ep.name: _target(ep)
+                                     for ep in listing.list_entry_points()})
 
-        def on_failure(_manager: Any, entry_point: Any, exc: BaseException) -> None:
-            broken[entry_point.name] = (_target(entry_point), f"{type(exc).__name__}: {exc}")
+    def _load(self, names: Iterable[str] | None = None) -> None:
+        """Load the entry points ``names`` (None: all) that are not loaded yet."""
+        with self._lock:
+            wanted = [name for name in (self._pending if names is None else names)
+                      if name in self._pending]
+            if not wanted:
+                return
+            broken: dict[str, tuple[str, str]] = {}
 
-        manager = extension.ExtensionManager(
-            namespace, invoke_on_load=False, on_load_failure_callback=on_failure)
-        return cls(manager, broken)
+            def on_failure(_manager: Any, entry_point: Any, exc: BaseException) -> None:
+                broken[entry_point.name] = (_target(entry_point),
+                                            f"{type(exc).__name__}: {exc}")
+
+            manager = named.NamedExtensionManager(
+                self._namespace, wanted, invoke_on_load=False,
+                on_load_failure_callback=on_failure, on_missing_entrypoints_callback=None)
+            self._broken.update(broken)
+            self._add(manager)
+            for name in wanted:
+                del self._pending[name]
+
+    def entry_points(self) -> dict[str, str]:
+        """name -> target of every entry point (loaded or not; none for actions given
+        as classes)."""
+        return {**{name: target for name, (target, _e) in self._broken.items()},
+                **self._targets, **self._pending}
 
     @classmethod
     def from_classes(cls, classes: Mapping[str, type[Action]]) -> ActionRegistry:
@@ -96,21 +133,28 @@ class ActionRegistry:
 
     def names(self) -> list[str]:
         """Every registered name, loadable or not, sorted."""
-        return sorted(set(self._classes) | set(self._broken))
+        return sorted(set(self._classes) | set(self._broken) | set(self._pending))
 
     def classes(self) -> dict[str, type[Action]]:
-        """The loadable actions by name."""
+        """The loadable actions by name (every entry point loaded)."""
+        self._load()
         return dict(self._classes)
 
     def broken(self) -> dict[str, str]:
-        """Error message of each entry point that failed to load."""
+        """Error message of each entry point that failed to load (every one loaded)."""
+        self._load()
         return {name: error for name, (_target, error) in self._broken.items()}
 
+    def loaded(self) -> Mapping[str, type[Action]]:
+        """The loadable actions by name, each loaded when it is looked up."""
+        return LoadedActions(self)
+
     def __contains__(self, name: object) -> bool:
-        return name in self._classes or name in self._broken
+        return name in self._classes or name in self._broken or name in self._pending
 
     def get(self, name: str) -> type[Action]:
         """The action class ``name``; ActionNotFound when unknown or broken."""
+        self._load([name])
         if name in self._classes:
             return self._classes[name]
         if name in self._broken:
@@ -120,6 +164,7 @@ class ActionRegistry:
 
     def info(self, name: str) -> ActionInfo:
         """Description and inputs of ``name`` (with the load error if broken)."""
+        self._load([name])
         if name in self._broken:
             target, error = self._broken[name]
             return ActionInfo(name, "", (), target, error)
@@ -130,6 +175,28 @@ class ActionRegistry:
     def infos(self, names: Iterable[str] | None = None) -> list[ActionInfo]:
         """:meth:`info` of every action (or of ``names``)."""
         return [self.info(name) for name in (self.names() if names is None else names)]
+
+
+class LoadedActions(Mapping[str, type[Action]]):
+    """The loadable actions of a registry as a mapping, each loaded when it is looked
+    up (iterating loads them all)."""
+
+    def __init__(self, registry: ActionRegistry) -> None:
+        self._registry = registry
+
+    def __getitem__(self, name: str) -> type[Action]:
+        if name not in self._registry:
+            raise KeyError(name)
+        try:
+            return self._registry.get(name)
+        except exceptions.ActionNotFound:
+            raise KeyError(name) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._registry.classes())
+
+    def __len__(self) -> int:
+        return len(self._registry.classes())
 
 
 def _target(entry_point: Any) -> str:

@@ -28,6 +28,10 @@ A backup is named only by that id (32 hex digits), never by a path, and is serve
 directory is never inside a backup and moves along when one is restored
 (:data:`~tripleo_flow.workspace.backup_archive.REBUILT`).  The partial file of a backup
 whose writer was killed (kill -9) is removed at the next backup made or listed.
+
+The archive's code, and the cryptography that seals it, are imported by the methods
+that use them: a command that makes no backup loads neither
+(tests/functional/cli/test_cli_startup.py).
 """
 
 from __future__ import annotations
@@ -41,8 +45,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from tripleo_flow import exceptions
 from tripleo_flow.client.base import Manager
-from tripleo_flow.common import sealing
-from tripleo_flow.workspace import backup_archive, start_gate
+from tripleo_flow.workspace import start_gate
 
 if TYPE_CHECKING:
     import builtins
@@ -81,6 +84,8 @@ class BackupManager(Manager):
 
     def _check_embedded(self, doing: str) -> None:
         """Refuse a configuration whose state is not all in the data directory."""
+        from tripleo_flow.workspace import backup_archive
+
         conf = self._session.conf
         outside: list[str] = []
         if conf.plan_store.backend == "swift":
@@ -110,6 +115,8 @@ class BackupManager(Manager):
     def _check_quiet(self) -> list[tuple[str, str, Any]]:
         """Refuse while an execution or a launched service runs; return the executions'
         (id, state, updated_at) to compare after the copy."""
+        from tripleo_flow.workspace import backup_archive
+
         executions = self._executions.list()
         active = [e for e in executions if e.state in _ACTIVE or e.pausing]
         if active:
@@ -151,6 +158,8 @@ class BackupManager(Manager):
 
     def _write_backup(self, target: Path, passphrase: str | None) -> dict[str, Any]:
         """:meth:`create` to ``target`` (an absolute path, checked by the caller)."""
+        from tripleo_flow.workspace import backup_archive
+
         self._check_embedded("back up")
         if not self._session.data_dir.is_dir():
             raise exceptions.NotFound(
@@ -205,6 +214,8 @@ class BackupManager(Manager):
         :raises Conflict: the data directory is not empty and ``force`` is not given,
             or executions or a launched Heat or Ironic run in it.
         """
+        from tripleo_flow.workspace import backup_archive
+
         self._check_embedded("restore")
         source = Path(archive).expanduser()
         if not source.is_file():
@@ -227,6 +238,8 @@ class BackupManager(Manager):
     def _replace(self, target: Path, source: Path, files: dict[str, bytes],
                  manifest: dict[str, Any], force: bool) -> Path | None:
         """Swap the checked archive's ``files`` in as ``target`` (the start gate held)."""
+        from tripleo_flow.workspace import backup_archive
+
         if target.is_dir() and any(target.iterdir()):
             kept, _ = backup_archive.sort_entries(target)
             # An executions database without executions (a server made it) holds nothing.
@@ -282,6 +295,8 @@ class BackupManager(Manager):
         return {**self._describe(backup_id), **made}
 
     def _describe(self, backup_id: str) -> dict[str, Any]:
+        from tripleo_flow.common import sealing
+
         path = self._backup_file(backup_id)
         with open(path, "rb") as stream:
             head = stream.read(len(sealing.MAGIC))
@@ -305,6 +320,8 @@ class BackupManager(Manager):
     def _sweep(self) -> builtins.list[str]:
         """Remove the partial files of backups whose writing was killed (their process
         ended, or older than ``[api] stale_backup_age``)."""
+        from tripleo_flow.workspace import backup_archive
+
         return backup_archive.sweep_partials(self._session.backups_dir,
                                              self._session.conf.api.stale_backup_age)
 
@@ -324,6 +341,8 @@ class BackupManager(Manager):
         :raises NotFound: no such backup
         :raises Conflict: it is not encrypted (put there by hand): never served
         """
+        from tripleo_flow.common import sealing
+
         path = self._backup_file(backup_id)
         stream = open(path, "rb")  # noqa: SIM115 (returned open)
         try:

@@ -31,7 +31,7 @@ from tripleo_flow.engine.lang.action import INPUT_PATH, OUTPUT_PATH, WORK_DIR
 from tripleo_flow.exceptions import operations
 from tripleo_flow.plans.lock import PlanLocks
 from tripleo_flow.plans.store import PlanStore
-from tripleo_flow.workspace import backup_archive, start_gate
+from tripleo_flow.workspace import start_gate
 
 if TYPE_CHECKING:
     from tripleo_flow.actions.registry import ActionRegistry
@@ -126,7 +126,10 @@ class Session:
         return directories, stamp
 
     def catalog(self) -> Catalog:
-        """The catalog, re-read only when a workbook file changed."""
+        """The catalog, re-read only when a workbook file changed, and checked only
+        when no earlier check of the same files passed
+        (:mod:`~tripleo_flow.client.catalog_checks`)."""
+        from tripleo_flow.client import catalog_checks
         from tripleo_flow.engine.lang import workbook_loader
 
         directories, stamp = self.catalog_files()
@@ -135,9 +138,28 @@ class Session:
         if cached is not None and cached[0] == stamp:
             return cached[1]  # type: ignore[no-any-return]
         registry = self.action_registry
-        catalog = workbook_loader.load_catalog(directories, registry.classes(),
-                                               registry.broken(),
-                                               limits=self.workbook_limits())
+        limits = self.workbook_limits()
+        record = catalog_checks.CheckRecord(self.data_dir)
+
+        def key() -> str | None:
+            files = [(path, shipped) for directory, shipped in directories
+                     for path in workbook_loader.workbook_files(directory)]
+            return catalog_checks.catalog_key(files, (limits.max_size, limits.max_tasks),
+                                              registry.entry_points().items())
+
+        before = key()
+        catalog = None
+        if before is not None and record.holds(before):
+            catalog = workbook_loader.load_catalog(directories, registry.loaded(),
+                                                   limits=limits, passed=True)
+            if key() != before:  # a file changed meanwhile: check what was read
+                catalog = None
+        if catalog is None:
+            catalog = workbook_loader.load_catalog(directories, registry.classes(),
+                                                   registry.broken(), limits=limits)
+            if before is not None and key() == before and not any(
+                    entry.problems for entry in catalog.entries.values()):
+                record.write(before)
         state["catalog"] = (stamp, catalog)
         return catalog
 
@@ -351,5 +373,7 @@ class Session:
     @property
     def backups_dir(self) -> Path:
         """``<data_dir>/backups``."""
+        from tripleo_flow.workspace import backup_archive
+
         return self.data_dir.absolute() / backup_archive.BACKUPS
 

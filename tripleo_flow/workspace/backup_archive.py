@@ -57,7 +57,7 @@ BACKUPS = "backups"
 #: database's side files.
 REBUILT = ("locks", "uploads", "downloads", BACKUPS, "parameters-heat", "podman", "heat-venv",
            "ironic-venv", "heat-install.log", f"{EXECUTIONS_DB}-wal", f"{EXECUTIONS_DB}-shm",
-           f"{EXECUTIONS_DB}-journal")
+           f"{EXECUTIONS_DB}-journal", "checks")
 
 
 #: How a backup being written is named: ``.<name>.<pid>-<random><PARTIAL>`` beside it.

@@ -1,12 +1,16 @@
 """Commands that read a plan start without the workflow engine: ``tripleo-flow plan
 list``, ``plan show`` and ``parameters show``, run as real subprocesses against a
 local store, import neither TaskFlow nor networkx, SQLAlchemy or alembic (what made
-every command cost seconds of CPU); a command that runs a workflow still runs it.
+every command cost seconds of CPU), nor the backups' archive code and cryptography; a
+command that runs a workflow still runs it.
 ``tripleo-flow --help`` (and ``help``, and a command's ``--help``) import no other
 command's module and no heavy library; listing executions compiles no workflow (no
 YAQL, no workbook, no TaskFlow engine) and reads the executions database without
 TaskFlow's persistence (SQLAlchemy, alembic); listing workflows checks no workbook
-(no action registry, no YAQL).
+(no action registry, no YAQL).  A command that runs a workflow checks the workbooks
+once for the files as they are (a record of the check it trusts only when it is
+authentic: :mod:`tripleo_flow.client.catalog_checks`), then loads only the actions
+its workflow uses.
 
 The speed itself is measured by ``bench/cli_startup.py``, never asserted here.  Each
 command runs in a fresh Python process (what it imports is the point), hence a
@@ -114,6 +118,9 @@ def test_a_command_that_reads_a_plan_loads_no_workflow_engine(
     out, loaded = cli(*args, "-f", "json")
     assert check(json.loads(out)), out
     assert sorted(set(ENGINE) & packages(loaded)) == []
+    # Nor the backups' archive code and the cryptography sealing one.
+    assert "cryptography" not in packages(loaded)
+    assert "tripleo_flow.workspace.backup_archive" not in loaded
     assert "packages_distributions()" not in cli.scans
 
 
@@ -181,6 +188,107 @@ def test_a_workflow_run_on_sqlite_loads_no_migrations(cli: Cli) -> None:
     # ... whose SQLite tables TaskFlow creates directly: alembic (MariaDB's migrations),
     # with its templates' and highlighting libraries, is left unloaded.
     assert sorted({"alembic", "mako", "pygments"} & packages(loaded)) == []
+
+
+#: Action modules no plan-parameters workflow uses: loaded only when every action is,
+#: to check the workbooks.
+UNUSED_ACTIONS = ("tripleo_flow.actions.nodes", "tripleo_flow.actions.deploy_heat",
+                  "tripleo_flow.actions.ansible")
+
+
+def checked(loaded: list[str]) -> bool:
+    """Whether a command that loaded ``loaded`` checked the workbooks (every action
+    loaded) rather than trusting the record of an earlier check."""
+    found = set(UNUSED_ACTIONS) & set(loaded)
+    assert found in (set(), set(UNUSED_ACTIONS)), found
+    return bool(found)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Cli:
+    """A store of its own for the tests that change the plan and the workbooks."""
+    cli = Cli(tmp_path_factory.mktemp("runs"))
+    cli("plan", "create", "overcloud", "--sample")
+    return cli
+
+
+def set_compute(cli: Cli, count: int) -> list[str]:
+    """Run the parameters' workflow (it succeeds); the modules it loaded."""
+    return cli("parameters", "set", "--plan", "overcloud", f"ComputeCount={count}")[1]
+
+
+def user_workbook(cli: Cli, name: str, action: str) -> Path:
+    """Add the user workbook ``name``: a workflow ``hello`` whose one task runs
+    ``action``."""
+    path = cli.tmp_path / "data" / "workbooks" / f"{name}.yaml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(f"version: '2.0'\nname: {name}\nworkflows:\n  hello:\n    tasks:\n"
+                    f"      say:\n        action: {action}\n")
+    return path
+
+
+def test_a_workflow_run_does_not_check_an_unchanged_catalog_again(runs: Cli) -> None:
+    set_compute(runs, 4)  # the catalog as it is now is checked at most here ...
+    loaded = set_compute(runs, 5)
+    assert not checked(loaded)  # ... not again: only the workflow's own actions load
+    assert "tripleo_flow.actions.parameters" in loaded
+
+
+def test_a_changed_workbook_file_is_checked_again(runs: Cli) -> None:
+    set_compute(runs, 4)
+    mine = user_workbook(runs, "mine", "std.echo output=1")
+    try:
+        assert checked(set_compute(runs, 5))
+        assert not checked(set_compute(runs, 6))
+        mine.write_text(mine.read_text().replace("output=1", "output=2"))
+        assert checked(set_compute(runs, 7))
+    finally:
+        mine.unlink()
+    assert checked(set_compute(runs, 8))  # a file fewer: another catalog
+
+
+@pytest.mark.parametrize("record", [b"", b"not json", b"[]", b'{"key": 1, "mac": 2}',
+                                    b'{"key": "KEY", "mac": "0"}'])
+def test_a_corrupt_record_of_a_check_is_ignored(runs: Cli, record: bytes) -> None:
+    set_compute(runs, 4)
+    path = runs.tmp_path / "data" / "checks" / "catalog"
+    key = json.loads(path.read_text())["key"]
+    path.write_bytes(record.replace(b"KEY", key.encode()))
+    assert checked(set_compute(runs, 5))  # checked again, and recorded again
+    assert json.loads(path.read_text())["key"] == key
+    assert not checked(set_compute(runs, 6))
+
+
+def test_a_forged_record_cannot_make_an_invalid_workbook_run(runs: Cli) -> None:
+    import hashlib
+    import hmac
+
+    from tripleo_flow.actions.registry import ActionRegistry
+    from tripleo_flow.client import catalog_checks
+    from tripleo_flow.engine.lang import workbook_loader
+
+    bad = user_workbook(runs, "bad", "no.such_action")
+    workbooks = bad.parent
+    try:
+        # The key of this very catalog, authenticated with a secret of one's own.
+        files = [(path, shipped) for directory, shipped in
+                 [(workbook_loader.SHIPPED_DIR, True), (workbooks, False)]
+                 for path in workbook_loader.workbook_files(directory)]
+        limits = workbook_loader.WorkbookLimits()
+        key = catalog_checks.catalog_key(files, (limits.max_size, limits.max_tasks),
+                                         ActionRegistry.load().entry_points().items())
+        assert key is not None
+        record = runs.tmp_path / "data" / "checks" / "catalog"
+        record.write_text(json.dumps({"key": key, "mac": hmac.new(
+            b"not the secret", key.encode(), hashlib.sha256).hexdigest()}))
+        done = subprocess.run(
+            [sys.executable, "-m", "tripleo_flow.cli.main", "--config-file", str(runs.conf),
+             "workflow", "run", "bad.hello"], capture_output=True, text=True, timeout=300,
+            env=dict(os.environ, HOME=str(runs.tmp_path / "home")))
+        assert done.returncode != 0
+        assert "Invalid workbook" in done.stderr and "no.such_action" in done.stderr
+    finally:
+        bad.unlink()
 
 
 def test_the_ended_states_spelt_out_are_taskflow_s_as_records_read_them() -> None:

@@ -46,7 +46,7 @@ from yaql.language import exceptions as yaql_exc
 
 from tripleo_flow.common import safe_yaml, time_budget, yaql_compat
 from tripleo_flow.common.template_sandbox import DEFAULT_MAX_SIZE, TemplateSandbox
-from tripleo_flow.engine.lang import yaql_fast
+from tripleo_flow.engine.lang import yaql_fast, yaql_tables
 from tripleo_flow.exceptions import ExpressionError
 
 #: Default of ``[limits] expression_max_items``.
@@ -87,7 +87,7 @@ DEFAULT_LIMITS = Limits()
 
 @functools.cache
 def _yaql_engine(limits: Limits = DEFAULT_LIMITS) -> Any:
-    return factory.YaqlFactory().create(options={
+    return yaql_tables.create(factory.YaqlFactory(), options={
         "yaql.limitIterators": limits.max_items, "yaql.memoryQuota": limits.max_size})
 
 

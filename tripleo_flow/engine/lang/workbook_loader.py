@@ -329,14 +329,22 @@ def read_catalog(directories: Iterable[tuple[Path, bool]], extra_files: Iterable
 def load_catalog(directories: Iterable[tuple[Path, bool]], actions: Mapping[str, type[Action]],
                  broken: Mapping[str, str] | None = None,
                  extra_files: Iterable[Path] = (),
-                 limits: WorkbookLimits = WorkbookLimits()) -> Catalog:
+                 limits: WorkbookLimits = WorkbookLimits(), passed: bool = False) -> Catalog:
     """Read and check every workbook of ``directories`` (``(dir, shipped)`` pairs); a
-    user file past ``limits`` is listed with that problem (shipped ones are trusted)."""
+    user file past ``limits`` is listed with that problem (shipped ones are trusted).
+
+    :param passed: these very files passed every check before, with these actions
+        (:mod:`tripleo_flow.client.catalog_checks`): the catalog and its ad-hoc
+        actions are made, nothing is checked again (``actions`` may then load each
+        action when it is looked up: only those the aliases and ad-hoc actions are
+        based on are)."""
     from tripleo_flow.engine.lang import action_aliases
 
     catalog = read_catalog(directories, extra_files, limits)
     catalog.adhoc.update(action_aliases.alias_classes(actions))
     _build_adhoc(catalog, actions)
+    if passed:
+        return catalog
     checked = validate([e.workbook for e in catalog.entries.values() if e.workbook],
                        catalog, {**actions, **catalog.adhoc}, broken or {})
     for entry in catalog.entries.values():
