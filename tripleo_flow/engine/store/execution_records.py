@@ -69,6 +69,13 @@ class Execution:
 def _state(fd: Any) -> str:
     meta = fd.meta or {}
     state = fd.state or "PENDING"
+    if state in ("SUCCESS", *STORED_FAILED) and meta.get("pid") \
+            and meta.get("finished_at") is None:
+        # TaskFlow saved the flow's end; the execution's own end (its output, or its
+        # error, and the time: run_outcomes) is the next write.  Until then it is still
+        # ending, as Mistral shows no ended execution without its output; its process
+        # gone before that write, it reads INTERRUPTED, as any run whose process died.
+        state = "RUNNING"
     if state in ("RUNNING", "PENDING") and meta.get("pid"):
         if meta.get("host") == socket.gethostname() and not _alive(int(meta["pid"])):
             # A PENDING one stays PENDING when a jobboard holds it (another conductor
