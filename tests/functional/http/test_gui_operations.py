@@ -10,6 +10,9 @@ Screenshots go to the test's tmp dir, and to ``$TRIPLEO_FLOW_SCREENSHOTS`` when 
 
 from __future__ import annotations
 
+import io
+import shutil
+import tarfile
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +27,7 @@ from tests.functional.http.test_gui_browser import (
     console_errors,
     log_in,
 )
+from tripleo_flow.client.plans import sample_plan_dir
 
 pytestmark = pytest.mark.functional
 
@@ -249,13 +253,7 @@ def test_the_gui_adds_and_removes_a_plans_user_environments(api: Api, tmp_path: 
 
 def _archive(folder: Path, extra: dict[str, str]) -> Path:
     """The sample plan's templates with ``extra`` files, as a .tar.gz."""
-    import tarfile
-
-    from tripleo_flow.client.plans import sample_plan_dir
-
     tree = folder / "tree"
-    import shutil
-
     shutil.copytree(sample_plan_dir(), tree)
     for name, text in extra.items():
         (tree / name).write_text(text)
@@ -268,9 +266,6 @@ def _archive(folder: Path, extra: dict[str, str]) -> Path:
 
 def _plan_files(api: Api, plan: str) -> list[str]:
     """The files of ``plan``, from its export."""
-    import io
-    import tarfile
-
     exported = api("GET", f"/v1/plans/{plan}/export")
     assert exported.status_code == 200, exported.text
     with tarfile.open(fileobj=io.BytesIO(exported.content), mode="r:gz") as tar:
