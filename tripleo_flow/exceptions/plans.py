@@ -34,10 +34,17 @@ class InvalidTemplate(InvalidInput):
 
 
 class InvalidArchive(InvalidInput):
-    def __init__(self, source: str, reason: str) -> None:
-        super().__init__(f"Refusing archive {source!r}: {reason}")
+    """An archive that cannot be a plan's tree; ``label`` names it as its sender knows
+    it (an upload that the server wrote to a file of its own), else its ``source``."""
+
+    def __init__(self, source: str, reason: str, label: str | None = None) -> None:
+        super().__init__(f"Refusing {label or f'archive {source!r}'}: {reason}")
         self.source = source
         self.reason = reason
+
+    def labelled(self, label: str) -> InvalidArchive:
+        """The same refusal naming the archive ``label``."""
+        return InvalidArchive(self.source, self.reason, label)
 
 
 class InvalidRoles(InvalidInput):

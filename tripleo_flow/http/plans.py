@@ -35,6 +35,9 @@ from tripleo_flow.plans import sources
 if TYPE_CHECKING:
     from tripleo_flow.client import Client
 
+#: How a refusal names the plan archive of a request body.
+UPLOADED = "the uploaded archive"
+
 #: Query parameters naming a file of the uploaded tree to use as the plan's roles,
 #: networks or VIP data (the CLI's -r, -n and --vip-file), and the plan file each becomes.
 DATA_FILE_PARAMS = {"roles_file": "roles_data.yaml", "networks_file": "network_data.yaml",
@@ -44,12 +47,18 @@ DATA_FILE_PARAMS = {"roles_file": "roles_data.yaml", "networks_file": "network_d
 @contextmanager
 def uploaded_tarball(req: falcon.Request, limit: int) -> Iterator[Path]:
     """Write the request body (a .tar.gz of at most ``limit`` bytes, 0: any size) to a
-    private temporary file, removed when the block ends."""
+    private temporary file, removed when the block ends.  A refusal of that file names
+    it "the uploaded archive", never by the server's file name."""
     with tempfile.TemporaryDirectory(prefix="tripleo-flow-upload-") as tmp:
         path = Path(tmp) / "plan.tar.gz"
         save_body(req, path, limit, "Send the plan as a .tar.gz request body "
                                     "(Content-Type: application/gzip).")
-        yield path
+        try:
+            yield path
+        except exceptions.InvalidArchive as exc:
+            if exc.source not in (str(path), path.name):
+                raise
+            raise exc.labelled(UPLOADED) from None
 
 
 class DataFiles(TypedDict, total=False):

@@ -236,3 +236,36 @@ def test_a_template_escaping_the_sandbox_is_refused_over_http(api: Api, tmp_path
         assert not pwned.exists()
         assert state_diff(before, store_state(api.client._session.store)) == []
     assert [plan["name"] for plan in api("GET", "/v1/plans").json()] == ["p"]
+
+
+@pytest.mark.parametrize("method, path", [("POST", "/v1/plans?name=q"), ("PUT", "/v1/plans/p")])
+@pytest.mark.parametrize("data, words", [
+    (b"not a tarball at all", "not a readable tar archive"),
+    (None, "points outside the archive"),
+])
+def test_a_refused_upload_is_named_as_the_user_sent_it(api: Api, tmp_path: Path, method: str,
+                                                        path: str, data: bytes | None,
+                                                        words: str) -> None:
+    """A broken or unsafe plan archive is refused as "the uploaded archive", never by the
+    temporary file the server wrote it to (masked or not).  (The execution it recorded
+    keeps its input and error with server paths masked, as every record does.)"""
+    import io
+    import tarfile
+
+    if data is None:  # a member that climbs out of the tree
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+            member = tarfile.TarInfo("../escape.yaml")
+            member.size = 2
+            archive.addfile(member, io.BytesIO(b"{}"))
+        data = buffer.getvalue()
+    assert api("POST", "/v1/plans?name=p&sample=true").status_code == 201
+    response = api(method, path, data=data, headers={"Content-Type": "application/gzip"})
+    assert response.status_code == 400, response.text
+    message = response.json()["error"]["message"]
+    assert words in message and "the uploaded archive" in message, message
+    assert "tripleo-flow-upload" not in response.text and "<tmp>" not in response.text
+    assert "plan.tar.gz" not in response.text
+    [failed] = [e for e in api("GET", "/v1/executions").json() if e["state"] == "ERROR"]
+    assert words in failed["error"] and "/tripleo-flow-upload-" not in failed["error"].split(
+        "<tmp>", 1)[0], failed["error"]  # masked
