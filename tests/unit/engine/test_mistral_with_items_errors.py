@@ -247,3 +247,36 @@ def test_a_failed_with_items_task_names_its_failed_item(host: Host, tmp_path: Pa
     assert record.state == "ERROR"
     assert "task 'task1', one of 3 items failed: " in (record.error or "")
     assert "One or more actions had failed" not in (record.error or "")
+
+
+
+@pytest.mark.parametrize("action", ["std.async_noop", "std.fail"])
+def test_a_failed_with_items_task_keeps_when_it_started_and_ended(
+        host: Host, tmp_path: Path, action: str) -> None:
+    """Mistral's task execution keeps its ``created_at`` and ``updated_at`` whatever its
+    end: a with-items task whose error ended the execution shows when it started (as
+    it did while RUNNING, for the one a client completes) and when it ended, on the
+    state machine (an asynchronous action) and on TaskFlow's graph alike."""
+    execution_id = _start(host, tmp_path, f"""
+    workflows:
+      wf:
+        tasks:
+          task1:
+            action: {action}
+            with-items: i in [1, 2]
+    """)
+    running = None
+    if action == "std.async_noop":
+        running = _waiting(host, execution_id, "task1", count=2)
+        assert running.started_at is not None
+        for item in range(2):
+            host.tasks.complete(execution_id, "task1", "ERROR", f"boom {item}", item=item)
+    execution = _ended(host, execution_id)
+    assert execution.state == "ERROR"
+    task1 = _task(host, execution_id, "task1")
+    assert task1.state == "ERROR" and "items failed" in (task1.error or "")
+    assert task1.started_at is not None, task1
+    if running is not None:
+        assert task1.started_at == running.started_at
+    assert task1.finished_at is not None and task1.finished_at >= task1.started_at
+    assert execution.finished_at is None or task1.finished_at <= execution.finished_at

@@ -84,7 +84,7 @@ from tripleo_flow.engine.compile import (
 )
 from tripleo_flow.engine.lang import workbook_validator
 from tripleo_flow.engine.lang.workbook_model import TaskSpec, WorkflowSpec
-from tripleo_flow.engine.store.states import STARTED_AT
+from tripleo_flow.engine.store.states import FAILED_AT, STARTED_AT
 from tripleo_flow.exceptions import FailCommand
 
 #: Outcome key of a task execution's place in the machine: ``{"order": completion index}``.
@@ -474,6 +474,8 @@ class Machine(machine_errors.Errors, machine_joins.Joins, machine_waits.ClientWa
         tex.detail.state = state
         for key, value in values.items():
             setattr(tex.detail, key, value)
+        if state == states.FAILURE:  # no outcome (its times) but the failure is kept
+            tex.detail.meta = {**(tex.detail.meta or {}), FAILED_AT: clock.time()}
         self.storage.save(tex.detail)
         self.atom_notifier.notify(state, {"task_name": tex.name, "task_uuid": tex.detail.uuid,
                                           "result": result})

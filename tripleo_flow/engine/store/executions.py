@@ -44,7 +44,7 @@ from tripleo_flow.engine.store.execution_records import PAUSED as PAUSED
 from tripleo_flow.engine.store.execution_records import masked as _masked
 from tripleo_flow.engine.store.pause_requests import PauseRequests
 from tripleo_flow.engine.store.redaction import SECRET_RESULT
-from tripleo_flow.engine.store.states import CANCELLED_INFO, STARTED_AT
+from tripleo_flow.engine.store.states import CANCELLED_INFO, FAILED_AT, STARTED_AT
 from tripleo_flow.engine.store.states import ERROR as TASK_ERROR
 from tripleo_flow.engine.store.states import SKIPPED as TASK_SKIPPED
 from tripleo_flow.engine.store.states import SUCCESS as TASK_SUCCESS
@@ -153,8 +153,10 @@ def task_records(fd: Any) -> list[TaskRecord]:
         elif state == states.REVERTED and outcome == TASK_SUCCESS:
             state = TASK_SUCCESS  # it completed, then was undone: Mistral's SUCCESS
         error_api = _api_words(error, result_record, ad.meta)
-        if started is None and state == states.RUNNING:
-            started = (ad.meta or {}).get(STARTED_AT)  # it runs now
+        if started is None and state in (states.RUNNING, TASK_ERROR):
+            started = (ad.meta or {}).get(STARTED_AT)  # it runs now, or it raised
+        if finished is None and state == TASK_ERROR:
+            finished = (ad.meta or {}).get(FAILED_AT)
         reported = (ad.meta or {}).get("progress_details") or {}
         progress = (dict(reported["details"])
                     if reported.get("details") and state == states.RUNNING else None)

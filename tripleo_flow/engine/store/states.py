@@ -27,3 +27,6 @@ SUCCESS, ERROR, SKIPPED = "SUCCESS", "ERROR", "SKIPPED"
 #: The atom metadata key of the time (``clock.time()``) a task last started running
 #: (:class:`~.engine_storage.OneSaveTaskAction` writes it with the RUNNING state).
 STARTED_AT = "started_at"
+#: The atom metadata key of the time a task ended in a failure, which TaskFlow keeps
+#: instead of a result (so without the outcome's ``finished_at``).
+FAILED_AT = "failed_at"
