@@ -32,6 +32,23 @@ export function errorText(error) {
   return error instanceof ApiError ? error.message : String(error.message || error);
 }
 
+// A form's submit: ``work()`` runs with ``button`` disabled; what it throws is shown
+// in ``problem`` (cleared as it starts).
+export function onSubmit(form, button, problem, work) {
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    problem.textContent = "";
+    button.disabled = true;
+    try {
+      await work();
+    } catch (error) {
+      problem.textContent = errorText(error);
+    } finally {
+      button.disabled = false;
+    }
+  });
+}
+
 export function state(value) { return h("span", { class: `state-${value}`, text: value }); }
 
 export function when(seconds) { return seconds ? new Date(seconds * 1000).toLocaleString() : ""; }

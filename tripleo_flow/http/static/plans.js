@@ -1,6 +1,6 @@
 // The Plans page: the plans, each one's export, update and delete, and a new plan's creation.
 import { ApiError, call } from "/gui/api.js";
-import { download, enc, errorText, h, say, state } from "/gui/dom.js";
+import { download, enc, errorText, h, onSubmit, say, state } from "/gui/dom.js";
 
 async function deletePlan(plan, row) {
   if (!confirm(`Delete plan ${plan.name} and all its files?`)) return;
@@ -31,25 +31,16 @@ function createPlanForm(onCreated) {
     h("div", { class: "form-row" }, sample, h("label", { for: "plan-sample", text: "The shipped sample plan" })),
     h("div", { class: "form-row" }, h("label", { for: "plan-file", text: "or templates (.tar.gz)" }), file),
     problem, button);
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    problem.textContent = "";
+  onSubmit(form, button, problem, async () => {
     const query = `name=${enc(name.value)}&description=${enc(description.value)}`;
-    button.disabled = true;
-    try {
-      if (sample.checked) {
-        await call("POST", `/v1/plans?${query}&sample=true`);
-      } else {
-        if (!file.files.length) throw new Error("Choose a .tar.gz of the plan's templates.");
-        await call("POST", `/v1/plans?${query}`, { body: file.files[0], type: "application/gzip" });
-      }
-      say(`Plan ${name.value} created.`);
-      onCreated();
-    } catch (error) {
-      problem.textContent = errorText(error);
-    } finally {
-      button.disabled = false;
+    if (sample.checked) {
+      await call("POST", `/v1/plans?${query}&sample=true`);
+    } else {
+      if (!file.files.length) throw new Error("Choose a .tar.gz of the plan's templates.");
+      await call("POST", `/v1/plans?${query}`, { body: file.files[0], type: "application/gzip" });
     }
+    say(`Plan ${name.value} created.`);
+    onCreated();
   });
   return form;
 }
@@ -68,23 +59,11 @@ function updatePlanForm(plans) {
     h("p", { class: "muted", text: "The plan's templates are replaced by the archive's; its " +
       "parameter values, passwords and user environments are kept, as plan update does." }),
     problem, button);
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    problem.textContent = "";
-    if (!file.files.length) {
-      problem.textContent = "Choose a .tar.gz of the plan's templates.";
-      return;
-    }
-    button.disabled = true;
-    try {
-      await call("PUT", `/v1/plans/${enc(choice.value)}`, { body: file.files[0], type: "application/gzip" });
-      say(`Plan ${choice.value} updated.`);
-      file.value = "";
-    } catch (error) {
-      problem.textContent = errorText(error);
-    } finally {
-      button.disabled = false;
-    }
+  onSubmit(form, button, problem, async () => {
+    if (!file.files.length) throw new Error("Choose a .tar.gz of the plan's templates.");
+    await call("PUT", `/v1/plans/${enc(choice.value)}`, { body: file.files[0], type: "application/gzip" });
+    say(`Plan ${choice.value} updated.`);
+    file.value = "";
   });
   return form;
 }
