@@ -289,3 +289,36 @@ def test_pausing_an_execution_a_conductor_runs(host: Any, conductors: Conductors
     assert host.executions.follow(execution.id, timeout=60).state == "SUCCESS"
     assert log.read_text().splitlines() == EFFECTS
     assert host._session.runner().store.pause_requests.pending() == []
+
+
+@pytest.mark.parametrize("settings", ["redis"], indirect=True)
+def test_a_failure_killed_before_its_record_is_recorded_not_run_again(
+        host: Any, conductors: Conductors, tmp_path: Path) -> None:
+    """A conductor killed after TaskFlow saved a failed flow's end, before the
+    execution's record (made here as such a kill leaves it: no crash point sits
+    there): the execution reads INTERRUPTED; its resume posts a job, and the next
+    conductor records the failure as the first run would have, without running the
+    flow again (TaskFlow would run a REVERTED flow from its start)."""
+    log = tmp_path / "log"
+    conductors.start("c1", concurrency=1)
+    execution = host.executions.create("jobs_demo.fails", {"log": str(log)}, wait=False)
+    with pytest.raises(exceptions.WorkflowFailed):
+        host.executions.follow(execution.id, timeout=60)
+    first = host.executions.get(execution.id)
+    assert first.state == "ERROR" and first.failed_task == "boom", first
+    assert log.read_text().splitlines() == ["do first", "undo first"]
+    store = host._session.runner().store
+    fd = store.flow_detail(execution.id)
+    fd.meta = {k: v for k, v in fd.meta.items()
+               if k not in ("finished_at", "output", "error", "failed_task", "error_record")}
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    store.update_meta(fd, pid=dead.pid)
+    assert host.executions.get(execution.id).state == "INTERRUPTED"
+    assert host.executions.resume(execution.id, wait=False).state == "INTERRUPTED"
+    with pytest.raises(exceptions.WorkflowFailed):
+        host.executions.follow(execution.id, timeout=60)
+    done = host.executions.get(execution.id)
+    assert (done.state, done.failed_task, done.error) == ("ERROR", "boom", first.error)
+    assert done.finished_at is not None
+    assert log.read_text().splitlines() == ["do first", "undo first"]  # not run again

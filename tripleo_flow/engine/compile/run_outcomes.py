@@ -21,7 +21,7 @@ from tripleo_flow.engine.compile import (
     workflow_outputs,
 )
 from tripleo_flow.engine.lang import workbook_model
-from tripleo_flow.engine.store import cancels
+from tripleo_flow.engine.store import cancels, error_records
 from tripleo_flow.engine.store.executions import ENTER, Execution, command_message
 
 if TYPE_CHECKING:
@@ -85,6 +85,27 @@ def record_failure(runner: Runner, fd: Any, exc: BaseException) -> tuple[str | N
     return failed_task, cause, reverted
 
 
+#: TaskFlow's states of a flow whose run failed.
+FAILED = (states.FAILURE, states.REVERTED, states.REVERT_FAILURE)
+
+
+def unrecorded_failure(runner: Runner, fd: Any) -> BaseException | None:
+    """The error of an execution whose run failed but whose end is not recorded (its
+    process was killed after TaskFlow saved the flow's end, before
+    :func:`record_failure`): the failed task's error as it raised it; None for any
+    other execution.  Its resume records that end, as its run would have, rather than
+    run a flow that ended (TaskFlow runs a REVERTED flow again from its start)."""
+    if fd.state not in FAILED or (fd.meta or {}).get("finished_at") is not None:
+        return None
+    for ad in runner.store.flow_detail(fd.uuid):
+        if ad.failure is not None and "#retry" not in ad.name:
+            cause = ad.failure.exception_str if isinstance(ad.failure, failure.Failure) \
+                else str(ad.failure)
+            return error_records.rebuild((ad.meta or {}).get(error_records.ERROR_RECORD)) \
+                or exceptions.TaskFailed(cause)
+    return exceptions.TaskFailed(f"the workflow ended {fd.state}")
+
+
 def output_on_error(runner: Runner, fresh: Any, cause: str) -> Any:
     """The output of a failed execution, as Mistral gives it: ``{"result": the
     error}`` merged with the workflow's ``output-on-error`` (without one, with the
@@ -120,4 +141,5 @@ def stopped_output(runner: Runner, execution_id: str, state: str, message: str |
     return runner.store.backend.redactor.value(output)  # kept beside the records
 
 
-__all__ = ["output_on_error", "record_failure", "stopped_output", "succeeded"]
+__all__ = ["FAILED", "output_on_error", "record_failure", "stopped_output", "succeeded",
+           "unrecorded_failure"]

@@ -294,6 +294,8 @@ class Runner:
     def execute(self, fd: Any, listeners: Iterable[Listener] = (),
                 stop: StopRequest | None = None) -> Execution:
         """Run (or continue) the execution of flow detail ``fd`` to its end."""
+        if (failed := run_outcomes.unrecorded_failure(self, fd)) is not None:
+            return self._failed(fd, str(fd.meta["workflow"]), failed)  # ended: recorded
         with tf_engine.fewer_collections():
             engine, workflow = self.load(fd, listeners, stop)
             self._live[fd.uuid] = engine
@@ -437,6 +439,14 @@ class Runner:
     def _failed(self, fd: Any, workflow: str, exc: BaseException) -> Execution:
         failed_task, cause, reverted = self.record_failure(fd, exc)
         raise exceptions.WorkflowFailed(workflow, failed_task, cause, reverted) from exc
+
+    def recorded_unrecorded_failure(self, fd: Any) -> bool:
+        """Whether ``fd`` is an execution whose run failed, its end not recorded
+        (:func:`.run_outcomes.unrecorded_failure`), and its end is now recorded."""
+        failed = run_outcomes.unrecorded_failure(self, fd)
+        if failed is not None:
+            self.record_failure(fd, failed)
+        return failed is not None
 
     def record_failure(self, fd: Any, exc: BaseException) -> tuple[str | None, str, bool]:
         """Record why the engine of ``fd`` failed: ``(failed task, cause, reverted)``

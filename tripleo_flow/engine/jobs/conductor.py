@@ -270,6 +270,9 @@ class Conductor(impl_nonblocking.NonBlockingConductor):  # type: ignore[misc]
         with self._claims_lock:
             self._claims[job.uuid] = claim
         try:
+            ran = self._runner.store.flow_detail(jobboard.execution_of(job), lazy=True)
+            if self._runner.recorded_unrecorded_failure(ran):
+                return True  # it failed before a kill: its end is recorded, not run again
             with tf_engine.fewer_collections():
                 consume = bool(super()._dispatch_job(job))
         except exceptions.ExecutionNotFound:
