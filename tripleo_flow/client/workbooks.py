@@ -26,8 +26,8 @@ UPGRADE_PREPARE = "tripleo.upgrade.prepare"
 UPGRADE_RUN = "tripleo.upgrade.run"
 UPGRADE_CONVERGE = "tripleo.upgrade.converge"
 EXTERNAL_UPGRADE_RUN = "tripleo.upgrade.external_run"
-#: The workbooks of the plan workflows (``workbooks/plan.yaml``, and the parameters'
-#: one-action workflows).
+#: The workbooks of the plan workflows (``workbooks/plan.yaml`` and one-action
+#: workflows).
 PLAN = "tripleo.plan"
 PARAMETERS = "tripleo.parameters"
 
@@ -61,7 +61,7 @@ _RESULT = _result("result")
 
 #: The shipped workflows that run one action: each an action execution under the name
 #: (and with the inputs, task name and output keys) of the workflow it was before
-#: (``workbooks/heat.yaml``, ``parameters.yaml`` and eight of ``plan.yaml``), made by
+#: (the workbooks heat.yaml and parameters.yaml, and eight of plan.yaml), made by
 #: the engine (:mod:`tripleo_flow.engine.lang.action_workflows`).
 ACTION_WORKFLOWS = (
     _alias(heat_workflow("launch"), "heat.launch", (*_HEAT_INPUTS, ("restore_db", False)),
@@ -109,7 +109,7 @@ ACTION_WORKFLOWS = (
                                  "removed": "<% len(task().result.removed) %>"},
            "Render a plan's j2 templates again (after its roles, networks or files were "
            "edited); this also completes a template update that stopped before rendering. "
-           "What `tripleo-flow plan render` and Client.plans.render run."),
+           "What the plan render operation and Client.plans.render run."),
     # output: over the HTTP API a plain file name, written to the server's download
     # area; secrets: over the HTTP API it must stay false (plan.export's SecretsOut).
     _alias(plan_workflow("export_deployment_plan"), "plan.export",
