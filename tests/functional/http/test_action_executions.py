@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import io
 import tarfile
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.functional.http.conftest import Api, finished
+from tests.functional.http.conftest import Api, finished, running_api
 
 START = "/v1/action_executions"
 
@@ -105,3 +106,17 @@ def test_the_openapi_document_declares_the_route_and_its_body(api: Api) -> None:
     post = document["paths"]["/v1/action_executions"]["post"]
     schema = post["requestBody"]["content"]["application/json"]["schema"]
     assert schema["required"] == ["name"] and "202" in post["responses"]
+
+
+def test_a_one_action_workflow_runs_only_while_its_action_is_allowed(tmp_path: Path) -> None:
+    with running_api(tmp_path, {"api": {"action_executions_allowed": ["plan.delete"]}}) as api:
+        assert api("POST", "/v1/plans?name=p&sample=true").status_code == 201
+        refused = api("POST", "/v1/workflows/tripleo.plan.render_deployment_plan/executions",
+                      json={"input": {"plan": "p"}})
+        assert refused.status_code == 400, refused.text
+        assert "'templates.process' may not be run" in refused.json()["error"]["message"]
+        assert _executions(api) == [e["id"] for e in api("GET", "/v1/executions").json()
+                                    if e["workflow"] == "tripleo.plan.create_deployment_plan"]
+        deleted = api("POST", START, json={"name": "plan.delete", "input": {"plan": "p"}})
+        assert deleted.status_code == 202, deleted.text
+        assert finished(api, deleted.json()["id"])["output"] == {"result": "p"}
