@@ -91,13 +91,24 @@ class ActionWorkflow:
                 "tasks": {self.task or self.short_name: task}}
 
 
+#: The workflows made from declarations, by the declaration's id (kept with it): a
+#: catalog is read again whenever a workbook file changes, the declarations never do.
+_MADE: dict[int, tuple[ActionWorkflow, WorkflowSpec]] = {}
+
+
 def spec(workflow: ActionWorkflow) -> WorkflowSpec:
-    """The workflow ``workflow`` declares."""
+    """The workflow ``workflow`` declares (a frozen value every catalog shares)."""
     from tripleo_flow.engine.lang import workbook_model
 
-    made = workbook_model.parse_workflow(workflow.short_name, workflow.document(),
-                                         workflow.workbook, MADE_PATH)
-    return _with_action(made, workflow.action)
+    known = _MADE.get(id(workflow))
+    if known is not None and known[0] is workflow:
+        return known[1]
+    made = _with_action(workbook_model.parse_workflow(
+        workflow.short_name, workflow.document(), workflow.workbook, MADE_PATH),
+        workflow.action)
+    if len(_MADE) < 1024:  # declarations are few; a caller making them anew keeps none
+        _MADE[id(workflow)] = (workflow, made)
+    return made
 
 
 def for_action(name: str, action: type[Action]) -> WorkflowSpec:
