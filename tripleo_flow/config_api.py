@@ -85,7 +85,8 @@ API_OPTS = [
                "thread; a further stream gets 503."),
     cfg.IntOpt("launched_heats_max", default=2, min=0,
                help="Most Heats that workflows started over the HTTP API launch to run on "
-               "after their execution (tripleo.heat.launch, tripleo.heat.restore_db) "
+               "after their execution (tripleo.heat.launch, tripleo.heat.restore_db, and "
+               "the action executions of heat.launch and heat.restore_db) "
                "running at once on this server; each holds memory (330 MB for native, "
                "more for processes) until tripleo.heat.kill. A further start is refused "
                "(409) naming the Heats that run. 0 refuses every such launch over HTTP. "
