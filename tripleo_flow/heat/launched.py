@@ -9,7 +9,8 @@ out of memory.  The heat-dirs of those launches are noted in ``<data_dir>/api-he
 crashed) is dropped when counted.  A launch counts, launches and notes under that
 directory's lock, so two starts at once cannot both take the last place; launches from
 the CLI or the Python API, and the Heats deployments own (they stop with their
-execution), are neither counted nor limited."""
+execution), are neither counted nor limited.
+"""
 
 from __future__ import annotations
 
