@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.engine_helpers import ACTIONS, Host
+from tests.engine_helpers import ACTIONS, Host, until
 from tests.fixtures_plans import make_client
 from tests.plan_trees import basic_tree, write_tree
 from tripleo_flow import exceptions
@@ -264,3 +264,23 @@ def test_the_tests_actions_run_as_executions_by_their_names() -> None:
     catalog = workbook_loader.load_catalog([], ACTIONS, {})
     for name in ("std.echo", "std.noop", "std.fail"):
         assert catalog.get(action_workflows.execution_name(name)).runs_action == name
+
+
+def test_an_action_execution_recorded_but_never_run_is_resumed(host: Host) -> None:
+    """As one whose process died before its task: resumed, it runs to its end."""
+    recorded = host._session.runner().start(action_workflows.execution_name("std.echo"),
+                                            {"output": "late"})
+    done = host.executions.resume(recorded.uuid)
+    assert (done.workflow, done.state, done.output) == (
+        "action:std.echo", "SUCCESS", {"result": "late"})
+
+
+def test_an_asynchronous_action_s_execution_ends_when_a_client_completes_it(
+        host: Host) -> None:
+    started = host.action_executions.create("std.async_noop", {}, wait=False)
+    [task] = until("its task waits for a client", lambda: [
+        t for t in host.tasks.list(started.id) if t.waiting])
+    host.tasks.complete(started.id, task.name, "SUCCESS", {"made": 1})
+    done = until("it ends", lambda: (lambda e: e if e.finished_at else None)(
+        host.executions.get(started.id)))
+    assert (done.state, done.output) == ("SUCCESS", {"result": {"made": 1}})
