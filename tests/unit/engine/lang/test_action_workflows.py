@@ -284,3 +284,16 @@ def test_an_asynchronous_action_s_execution_ends_when_a_client_completes_it(
     done = until("it ends", lambda: (lambda e: e if e.finished_at else None)(
         host.executions.get(started.id)))
     assert (done.state, done.output) == ("SUCCESS", {"result": {"made": 1}})
+
+
+def test_an_action_execution_keeps_no_secret(api_client: Client) -> None:
+    """Masked as a workflow's: what it returns and what its record holds on disk."""
+    before = api_client.passwords.get("oc")
+    shown = api_client.action_executions.create("passwords.get", {"plan": "oc"})
+    api_client.action_executions.create("passwords.rotate", {"plan": "oc"})
+    after = api_client.passwords.get("oc")
+    assert set(shown.output["result"].values()) == {"<secret>"}
+    database = (api_client._session.data_dir / "executions.sqlite").read_bytes()
+    secrets = {v for v in [*before.values(), *after.values()] if isinstance(v, str)
+               and len(v) >= 8}
+    assert secrets and not [v for v in secrets if v.encode() in database]
