@@ -8,6 +8,13 @@ from oslo_config import cfg
 
 #: The default of ``[api] executions_page_max`` (the OpenAPI schema of ``limit`` says it).
 EXECUTIONS_PAGE_MAX = 1000
+#: The default of ``[api] action_executions_allowed``: the actions of the shipped
+#: one-action workflows (``tripleo_flow.client.workbooks.ACTION_WORKFLOWS``).
+ACTION_EXECUTIONS_ALLOWED = (
+    "heat.launch", "heat.kill", "heat.dump_db", "heat.restore_db", "parameters.update",
+    "parameters.reset", "passwords.rotate", "plan.delete", "plan.restore",
+    "templates.process", "plan.export", "capabilities.update", "environments.add",
+    "environments.remove", "deployed_servers.update")
 
 API_OPTS = [
     cfg.HostAddressOpt("host", default="127.0.0.1",
@@ -78,7 +85,8 @@ API_OPTS = [
                "thread; a further stream gets 503."),
     cfg.IntOpt("launched_heats_max", default=2, min=0,
                help="Most Heats that workflows started over the HTTP API launch to run on "
-               "after their execution (tripleo.heat.launch, tripleo.heat.restore_db) "
+               "after their execution (tripleo.heat.launch, tripleo.heat.restore_db, and "
+               "the action executions of heat.launch and heat.restore_db) "
                "running at once on this server; each holds memory (330 MB for native, "
                "more for processes) until tripleo.heat.kill. A further start is refused "
                "(409) naming the Heats that run. 0 refuses every such launch over HTTP. "
@@ -131,6 +139,15 @@ API_OPTS = [
                 "own network, services on localhost). Off (the default), such an "
                 "execution is refused before the action runs. The CLI and the Python API "
                 "are not concerned."),
+    cfg.ListOpt("action_executions_allowed", default=list(ACTION_EXECUTIONS_ALLOWED),
+                help="The actions an HTTP API user may run as an action execution (POST "
+                "/v1/action_executions, or a shipped workflow that runs one action, such "
+                "as tripleo.heat.launch); any other is refused (400) before anything "
+                "starts. The default lists those the shipped one-action workflows run. "
+                "Every input of a listed action that names a server path is checked as a "
+                "workflow's (uploads, the work and download areas, allowed_paths); std.* "
+                "actions are refused whatever this says. The CLI and the Python API are "
+                "not concerned."),
 ]
 
 LIMITS_OPTS = [

@@ -1,4 +1,4 @@
-"""``tripleo-flow action list`` / ``action show``."""
+"""``tripleo-flow action list`` / ``action show`` / ``action execution run``."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from cliff.show import ShowOne
 
 from tripleo_flow.cli._format import data
 from tripleo_flow.cli.common import ClientMixin
+from tripleo_flow.common import jsonvalues
+from tripleo_flow.exceptions import InvalidInput
 
 
 def _inputs(info: Any) -> str:
@@ -41,3 +43,32 @@ class ShowAction(ClientMixin, ShowOne):
             for i in info.inputs)
         return (("Name", "Description", "Input", "Entry point", "Error"),
                 (info.name, info.description, inputs, info.target, info.error or ""))
+
+
+class RunActionExecution(ClientMixin, ShowOne):
+    """Run an action as an execution of its own (recorded as action:NAME) and show it."""
+
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = super().get_parser(prog_name)
+        parser.add_argument("name", metavar="NAME", help="The action (see action list).")
+        parser.add_argument("--input", default="{}", metavar="JSON",
+                            help="The action's inputs, a JSON object (as Mistral's action "
+                            "execution run).")
+        parser.add_argument("--no-wait", "--async", action="store_true", dest="no_wait",
+                            help="Start it in the background (with [jobboard] backend_url: "
+                            "post it for a conductor) and print its execution.")
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace) -> tuple[Any, Any]:
+        from tripleo_flow.cli.workflows import execution_row
+
+        limits = self.client.conf.limits
+        try:
+            inputs = jsonvalues.loads(parsed_args.input, limits.yaml_max_depth,
+                                      limits.yaml_max_nodes)
+        except InvalidInput as exc:  # worded for a request body
+            raise InvalidInput(f"--input: {exc}") from None
+        if not isinstance(inputs, dict):
+            raise InvalidInput("--input must be a JSON object of the action's inputs.")
+        return execution_row(self.client.action_executions.create(
+            parsed_args.name, inputs, wait=not parsed_args.no_wait))

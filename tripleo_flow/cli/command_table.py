@@ -97,6 +97,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "action list": ("actions:ListActions", "List actions with their inputs and description"),
     "action show": ("actions:ShowAction",
         "Show an action: description, inputs (type, default) and where it comes from"),
+    "action execution run": ("actions:RunActionExecution",
+        "Run an action as an execution of its own (recorded as action:NAME) and show it"),
     "execution list": ("executions:ListExecutions",
         "List a page of executions, oldest first"),
     "execution show": ("executions:ShowExecution",

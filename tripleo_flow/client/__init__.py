@@ -23,6 +23,7 @@ from typing import Any
 from oslo_config import cfg
 
 from tripleo_flow import config
+from tripleo_flow.client.action_executions import ActionExecutionManager
 from tripleo_flow.client.backup import BackupManager
 from tripleo_flow.client.catalog import ActionManager, WorkbookManager
 from tripleo_flow.client.deploy import DeploymentManager
@@ -73,6 +74,7 @@ class Client:
         self.workflows = WorkflowManager(session)
         self.executions = ExecutionManager(session)
         self.tasks = TaskManager(session, self.executions)
+        self.action_executions = ActionExecutionManager(session, self.executions)
         self.conductors = ConductorManager(session)
         # services, nodes, deployments
         self.heat = HeatManager(session)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tripleo_flow import exceptions
+from tripleo_flow.client import workbooks
 from tripleo_flow.client.base import Manager
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ class WorkbookManager(Manager):
         catalog = workbook_loader.load_catalog(
             [], registry.classes(), registry.broken(),
             extra_files=[f for f in others if f.resolve() not in resolved] + files,
-            limits=limits)
+            limits=limits, made=workbooks.ACTION_WORKFLOWS)
         problems: list[Problem] = []
         for entry in catalog.entries.values():
             if entry.path.resolve() in resolved:

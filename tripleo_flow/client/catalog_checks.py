@@ -48,6 +48,8 @@ FORMAT = 1
 #: language (parsing, checking), the actions (their inputs), the YAML reader and the
 #: expressions' sandboxes (common).
 CODE_DIRS = ("engine/lang", "actions", "common")
+#: And the shipped one-action workflows (made from data, not read from a workbook).
+CODE_FILES = ("client/workbooks.py",)
 _PACKAGE = Path(__file__).resolve().parents[1]
 
 
@@ -79,6 +81,8 @@ def catalog_key(files: Iterable[tuple[Path, bool]], limits: tuple[int, int],
     for directory in CODE_DIRS:
         for source in sorted((_PACKAGE / directory).glob("*.py")):
             add("code", source.name, source.read_bytes())
+    for name in CODE_FILES:
+        add("code", name, (_PACKAGE / name).read_bytes())
     for path, shipped in files:
         add("workbook", str(path), str(shipped), path.read_bytes())
     return digest.hexdigest()

@@ -78,7 +78,8 @@ class EnvironmentManager(Manager):
                                           {"plan": name, "paths": list(paths)})
 
     def _environments_changed(self, workflow: str, inputs: dict[str, Any]) -> builtins.list[str]:
-        """Run ``workflow`` of ``workbooks/plan.yaml``; the plan paths it changed."""
+        """Run ``workflow`` (``tripleo.plan.*``, one action as an execution); the plan
+        paths it changed."""
         execution = self._session.run_operation(workbooks.plan_workflow(workflow), inputs)
         return list((execution.output or {})["result"]["paths"])
 

@@ -66,6 +66,9 @@ class ExecutionManager(Manager):
             (Mistral's ``evaluate_env`` start parameter)
         :raises PathNotAllowed: with ``paths``, an input names a server path it does not
             allow, or an action gets a path from something else than a workflow input
+        :raises InvalidInput: with ``api_user``, an action execution (``action:NAME``) or
+            a one-action workflow of an action ``[api] action_executions_allowed`` does
+            not list (:mod:`~tripleo_flow.client.action_executions`)
         :raises WorkflowFailed: when it failed (its completed tasks were reverted)
         :raises InvalidInput: ``inputs`` nest deeper than ``[limits] yaml_max_depth``, hold
             more than ``yaml_max_nodes`` values, a non-finite number or a lone surrogate,
@@ -83,16 +86,20 @@ class ExecutionManager(Manager):
             jsonvalues.check_value(dict(env), self._session.limit("yaml_max_depth"),
                                    self._session.limit("yaml_max_nodes"),
                                    "The execution's env")
+        origin = ORIGIN_API if api_user or paths is not None else None
+        action = None
+        if origin == ORIGIN_API:  # before any server path is read or made
+            from tripleo_flow.client.action_executions import check_api_start
+
+            action = check_api_start(self._session, name)
         if paths is not None:
             inputs = self._session.server_inputs(name, inputs or {}, paths)
         else:
             inputs = self._session.absolute_paths(name, inputs or {})
-        origin = ORIGIN_API if api_user or paths is not None else None
         if origin == ORIGIN_API:
             from tripleo_flow.client.heat import check_heat_launch_place
 
-            check_heat_launch_place(self._session.conf,
-                                    self._session.get_workflow(name).full_name, inputs)
+            check_heat_launch_place(self._session.conf, action, inputs)
         with start_gate.starting(self._session.data_dir):  # no restore swaps the database meanwhile
             return self._start(name, inputs, wait, listeners, target, detach, origin, env,
                                evaluate_env)

@@ -1,7 +1,8 @@
 """The ephemeral Heats of the Python API (``client.heat``).
 
-Each change of a Heat (launch, kill, dump, restore) runs a one-task workflow of
-``workbooks/heat.yaml`` (``tripleo.heat.*``) with
+Each change of a Heat (launch, kill, dump, restore) runs its action as an execution,
+under the name of its shipped one-action workflow (``tripleo.heat.*``:
+:data:`~tripleo_flow.client.workbooks.ACTION_WORKFLOWS`), with
 :meth:`~tripleo_flow.client.session.Session.run_operation`: a named,
 recorded execution, as every other operation; a refusal is recorded ERROR and
 raised with its kind (the CLI's exit code).  A launched Heat is not tied to the
@@ -27,20 +28,23 @@ if TYPE_CHECKING:
 
 
 
-#: The shipped workflows whose Heat runs on after their execution ends.
-LEAVES_HEAT_RUNNING = frozenset(workbooks.heat_workflow(n) for n in ("launch", "restore_db"))
+#: The actions whose Heat runs on after their execution ends (run by the shipped
+#: workflows tripleo.heat.launch and restore_db, or as action executions).
+LEAVES_HEAT_RUNNING = frozenset(workbooks.ALIAS_ACTIONS[workbooks.heat_workflow(n)]
+                                for n in ("launch", "restore_db"))
 
 
-def check_heat_launch_place(conf: cfg.ConfigOpts, workflow: str,
+def check_heat_launch_place(conf: cfg.ConfigOpts, action: str | None,
                             inputs: Mapping[str, Any]) -> None:
-    """Refuse starting a shipped workflow that leaves a Heat running after it
-    (:data:`LEAVES_HEAT_RUNNING`) for an HTTP API user when ``[api]
-    launched_heats_max`` such Heats run already: a 409 before anything starts.
-    (The action checks again under a lock, for any workflow that reaches it.)
+    """Refuse starting an action execution (or a shipped workflow) of an action that
+    leaves a Heat running after it (:data:`LEAVES_HEAT_RUNNING`) for an HTTP API user
+    when ``[api] launched_heats_max`` such Heats run already: a 409 before anything
+    starts.  (The action checks again under a lock, for any workflow that reaches it.)
 
+    :param action: the action the execution runs (None: a workbook's workflow)
     :raises TooManyLaunchedHeats: no place left
     """
-    if workflow not in LEAVES_HEAT_RUNNING:
+    if action not in LEAVES_HEAT_RUNNING:
         return
     from tripleo_flow.heat import launched
 

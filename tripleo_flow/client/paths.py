@@ -45,6 +45,10 @@ DOWNLOAD_ID = re.compile(r"^[0-9a-f]{32}$")
 PLAIN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
+#: The kinds whose values make a directory once checked, in the order they are placed.
+_MAKES = {WORK_DIR: 1, OUTPUT_PATH: 2}
+
+
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
@@ -111,7 +115,9 @@ class ServerPaths:
         :raises PathNotAllowed: a value is not a place this server lets HTTP use
         """
         result = dict(values)
-        for name, kind in sorted(kinds.items()):
+        # What only checks first: a refusal leaves no download directory made.
+        for name, kind in sorted(kinds.items(), key=lambda item: (_MAKES.get(item[1], 0),
+                                                                   item[0])):
             value = values.get(name)
             if kind == SECRETS_OUT:
                 if value not in (None, False):

@@ -1,8 +1,9 @@
 """What a plan holds besides its templates, each its own manager: ``client.capabilities``
 (the environments it offers), ``client.roles``, ``client.networks``,
 ``client.passwords`` and ``client.parameters``.  A method that reads runs one
-action; one that changes the plan runs a workflow of ``workbooks/plan.yaml`` or
-``parameters.yaml`` (a named, persisted execution).
+action; one that changes the plan runs a shipped workflow (``tripleo.plan.*``,
+``tripleo.parameters.*``: a named, persisted execution), most of them one action run
+as an execution (:data:`~tripleo_flow.client.workbooks.ACTION_WORKFLOWS`).
 
 The actions and the workflow engine are imported by the methods that use them
 (``tests/functional/cli/test_cli_startup.py``).

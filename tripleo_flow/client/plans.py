@@ -1,8 +1,10 @@
 """Plan operations of the Python API: plans, capabilities, roles, networks,
 passwords and parameters.  A method that reads runs one action, or reads the plan
 repository itself (listing and showing plans, their parameters); one that changes
-a plan runs a workflow of ``workbooks/plan.yaml`` or ``parameters.yaml`` (a named,
-persisted execution, as when the HTTP API or ``workflow run`` starts it).
+a plan runs a shipped workflow (``tripleo.plan.*``: a named, persisted execution, as
+when the HTTP API or ``workflow run`` starts it); a change that is one action runs it
+as an execution under that workflow's name
+(:data:`~tripleo_flow.client.workbooks.ACTION_WORKFLOWS`).
 
 The actions and the workflow engine are imported by the methods
 that use them: a command that reads a plan loads neither TaskFlow nor SQLAlchemy

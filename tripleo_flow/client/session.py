@@ -24,6 +24,7 @@ from oslo_config import cfg
 
 from tripleo_flow import config, exceptions
 from tripleo_flow.actions.context import ActionContext
+from tripleo_flow.client import workbooks
 from tripleo_flow.common import jsonvalues
 from tripleo_flow.engine.compile.interrupt import StopRequest
 from tripleo_flow.engine.jobs import jobboard
@@ -151,12 +152,14 @@ class Session:
         catalog = None
         if before is not None and record.holds(before):
             catalog = workbook_loader.load_catalog(directories, registry.loaded(),
-                                                   limits=limits, passed=True)
+                                                   limits=limits, passed=True,
+                                                   made=workbooks.ACTION_WORKFLOWS)
             if key() != before:  # a file changed meanwhile: check what was read
                 catalog = None
         if catalog is None:
             catalog = workbook_loader.load_catalog(directories, registry.classes(),
-                                                   registry.broken(), limits=limits)
+                                                   registry.broken(), limits=limits,
+                                                   made=workbooks.ACTION_WORKFLOWS)
             if before is not None and key() == before and not any(
                     entry.problems for entry in catalog.entries.values()):
                 record.write(before)
@@ -179,7 +182,8 @@ class Session:
         cached = self.opened().get("catalog")
         if cached is not None and cached[0] == stamp:
             return cached[1]  # type: ignore[no-any-return]
-        return workbook_loader.read_catalog(directories, limits=self.workbook_limits())
+        return workbook_loader.read_catalog(directories, limits=self.workbook_limits(),
+                                            made=workbooks.ACTION_WORKFLOWS)
 
     # -- wiring -----------------------------------------------------------------
 

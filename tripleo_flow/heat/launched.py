@@ -1,15 +1,15 @@
 """The Heats workflows started over the HTTP API leave running: at most ``[api]
 launched_heats_max`` at once.
 
-``tripleo.heat.launch`` (and ``restore_db``) leave a Heat running after their
-execution, until ``tripleo.heat.kill``: each holds hundreds of MB, so an API user
-could otherwise start them until the server runs out of memory.  The heat-dirs of
-those launches are noted in ``<data_dir>/api-heats/`` (one file each, named after
-the heat-dir); a note whose Heat no longer runs (killed, crashed) is dropped when
-counted.  A launch counts, launches and notes under that directory's lock, so two
-starts at once cannot both take the last place; launches from the CLI or the
-Python API, and the Heats deployments own (they stop with their execution), are
-neither counted nor limited.
+``tripleo.heat.launch`` (and ``restore_db``, and the action executions of their
+actions) leave a Heat running after their execution, until ``tripleo.heat.kill``: each
+holds hundreds of MB, so an API user could otherwise start them until the server runs
+out of memory.  The heat-dirs of those launches are noted in ``<data_dir>/api-heats/``
+(one file each, named after the heat-dir); a note whose Heat no longer runs (killed,
+crashed) is dropped when counted.  A launch counts, launches and notes under that
+directory's lock, so two starts at once cannot both take the last place; launches from
+the CLI or the Python API, and the Heats deployments own (they stop with their
+execution), are neither counted nor limited.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ import tripleo_flow
 from tripleo_flow.client.paths import ServerPaths, purge_downloads
 from tripleo_flow.common.path_redaction import PathRedactor, server_roots
 from tripleo_flow.http import (
+    action_executions,
     auth,
     backups,
     bodies,
@@ -50,7 +51,8 @@ if TYPE_CHECKING:
 ROUTES: list[Route] = [
     *spec.ROUTES, *login.ROUTES, *plans.ROUTES, *nodes.ROUTES, *validations.ROUTES,
     *backups.ROUTES, *uploads.ROUTES, *downloads.ROUTES, *workflows.WORKFLOW_ROUTES,
-    *workbooks.ROUTES, *stackheat.ROUTES, *workflows.EXECUTION_ROUTES,
+    *workbooks.ROUTES, *stackheat.ROUTES, *action_executions.ROUTES,
+    *workflows.EXECUTION_ROUTES,
 ]
 
 

@@ -124,7 +124,7 @@ class Workbook:
     def on_get(self, req: falcon.Request, resp: falcon.Response, workbook: str) -> None:
         entry = self._entry(workbook)
         resp.media = {**entry_body(entry),
-                      "definition": entry.path.read_text(encoding="utf-8", errors="replace")}
+                      "definition": entry.definition()}
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, workbook: str) -> None:
         self.client.workbooks.delete(workbook)

@@ -105,12 +105,17 @@ class WorkflowExecutions:
             execution = self.client.executions.create_once(
                 key, name, inputs, target=target, env=env, paths=self.paths, api_user=True,
                 owner=getattr(req.context, "user_id", ""), evaluate_env=evaluate_env)
-        resp.status = falcon.HTTP_202
-        resp.location = f"/v1/executions/{execution.id}"
-        resp.media = execution_body(execution)
-        if self.paths is not None:
-            made = {k: self.paths.download_id(v) for k, v in execution.input.items()}
-            resp.media["downloads"] = {k: f"/v1/downloads/{d}" for k, d in made.items() if d}
+        started(resp, execution, self.paths)
+
+
+def started(resp: falcon.Response, execution: Any, paths: ServerPaths | None) -> None:
+    """Answer 202 with ``execution`` as it starts (and its output paths' downloads)."""
+    resp.status = falcon.HTTP_202
+    resp.location = f"/v1/executions/{execution.id}"
+    resp.media = execution_body(execution)
+    if paths is not None:
+        made = {k: paths.download_id(v) for k, v in execution.input.items()}
+        resp.media["downloads"] = {k: f"/v1/downloads/{d}" for k, d in made.items() if d}
 
 
 class Executions:
@@ -297,6 +302,11 @@ class ExecutionEvents:
 
 
 TAGS = ("workflows",)
+#: The header a retried start sends again.
+IDEMPOTENCY_PARAM = Param(IDEMPOTENCY_HEADER, {"type": "string", "maxLength": 255},
+                          where="header",
+                          description="A retried start with the same key returns the same "
+                                      "execution.")
 #: The body of ``POST /v1/executions/{id}/pause``: empty, {} or Mistral's.
 PAUSE_BODY = {"type": "object", "additionalProperties": False, "properties": {
     "state": {"type": "string", "enum": ["PAUSED"],
@@ -346,10 +356,7 @@ WORKFLOW_ROUTES = [
                   body={"type": "object", "properties": {
                       "input": OBJECT, "target": STRING, "env": OBJECT,
                       "evaluate_env": {"type": "boolean"}}},
-                  params=(Param(IDEMPOTENCY_HEADER, {"type": "string", "maxLength": 255},
-                                where="header",
-                                description="A retried start with the same key returns the "
-                                            "same execution."),))}),
+                  params=(IDEMPOTENCY_PARAM,))}),
 ]
 
 EXECUTION_ROUTES = [

@@ -36,7 +36,8 @@ from tests.plan_trees import basic_tree, write_tree
 from tripleo_flow import config, exceptions
 from tripleo_flow.actions.base import Action, ActionContext, Rerun
 from tripleo_flow.actions.registry import ActionRegistry
-from tripleo_flow.engine.lang import workbook_loader, workbook_model
+from tripleo_flow.client import workbooks
+from tripleo_flow.engine.lang import action_workflows, workbook_loader, workbook_model
 from tripleo_flow.plans.local import LocalStore
 from tripleo_flow.plans.lock import PlanLocks
 from tripleo_flow.plans.plan import OWN_CREATES
@@ -383,16 +384,22 @@ def _shipped_tasks() -> list[tuple[str, Any]]:
         assert book is not None and not problems, problems
         tasks += [(f"{wf.full_name}.{task.name}", task) for wf in book.workflows.values()
                   for task in wf.tasks.values()]
-    return tasks
+    made = [action_workflows.spec(workflow) for workflow in workbooks.ACTION_WORKFLOWS]
+    return tasks + [(f"{wf.full_name}.{task.name}", task) for wf in made
+                    for task in wf.tasks.values()]
 
 
 def test_a_task_that_must_not_run_twice_stops_a_resumed_execution() -> None:
     """Rerun.ONCE actions (passwords.rotate) are run by tasks marked ``safe-rerun:
-    false`` in every shipped workbook."""
+    false`` in every shipped workbook and one-action workflow, and in its own action
+    execution."""
     assert ONCE == {"passwords.rotate"}
     users = [(name, task) for name, task in _shipped_tasks() if task.action in ONCE]
     assert users, "no shipped workflow runs a Rerun.ONCE action"
     assert [name for name, task in users if task.safe_rerun is not False] == []
+    for name in ONCE:
+        [task] = action_workflows.for_action(name, REGISTRY.get(name)).tasks.values()
+        assert task.action == name and task.safe_rerun is False
 
 
 @pytest.mark.parametrize("name", sorted(ONCE))

@@ -15,9 +15,10 @@ from tripleo_flow.client import TOP_LEVEL, Client
 from tripleo_flow.client.base import Manager
 
 MANAGERS = {
-    "actions", "backups", "capabilities", "conductors", "deployments", "environments",
-    "executions", "heat", "ironic", "networks", "nodes", "parameters", "passwords", "plans",
-    "roles", "tasks", "updates", "upgrades", "validations", "workbooks", "workflows",
+    "action_executions", "actions", "backups", "capabilities", "conductors", "deployments",
+    "environments", "executions", "heat", "ironic", "networks", "nodes", "parameters",
+    "passwords", "plans", "roles", "tasks", "updates", "upgrades", "validations",
+    "workbooks", "workflows",
 }
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from tripleo_flow.actions.base import Action
 from tripleo_flow.actions.registry import ActionRegistry
+from tripleo_flow.client import workbooks
 from tripleo_flow.engine.lang import workbook_loader
 
 
@@ -35,7 +36,8 @@ SIGNATURES = {name: _signature(action) for name, action in REGISTRY.classes().it
 
 def _catalog(actions: dict[str, type[Action]],
              broken: dict[str, str] | None = None) -> workbook_loader.Catalog:
-    return workbook_loader.load_catalog([(workbook_loader.SHIPPED_DIR, True)], actions, broken)
+    return workbook_loader.load_catalog([(workbook_loader.SHIPPED_DIR, True)], actions, broken,
+                                        made=workbooks.ACTION_WORKFLOWS)
 
 
 def test_shipped_workbooks_are_valid() -> None:

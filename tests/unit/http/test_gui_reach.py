@@ -66,6 +66,10 @@ REACHED: dict[str, tuple[str, str]] = {
     # (the list shows each action's description and input)
     "action list": ("workflows.js", 'call("GET", "/v1/actions")'),
     "action show": ("workflows.js", 'call("GET", "/v1/actions")'),
+    # The GUI runs the allowed actions (each one-action workflow: tripleo.heat.launch,
+    # tripleo.plan.export_deployment_plan ...) from the Workflows page by those names,
+    # which run the same action execution as POST /v1/action_executions.
+    "action execution run": ("workflows.js", "/v1/workflows/${enc(wf.name)}/executions"),
     "execution list": ("executions.js", '"/v1/executions?sort_dir=desc"'),
     "execution show": ("executions.js", 'call("GET", `/v1/executions/${enc(id)}`)'),
     "execution tasks": ("executions.js", 'call("GET", `/v1/executions/${enc(id)}/tasks`)'),

@@ -17,9 +17,14 @@ from collections.abc import Mapping
 from tripleo_flow.core.plan import validation
 
 #: Inputs of shipped workflows whose action refuses a value over ``[limits]
-#: parameters_max_size``: (workflow, input) -> what the value is, as the action says.
+#: parameters_max_size``: (workflow, input) -> what the value is, as the action says;
+#: the action's own execution (``action:NAME``) too.
 PARAMETER_SIZED = {("tripleo.parameters.update_parameters", "parameters"):
-                   "The parameter values"}
+                   "The parameter values",
+                   ("action:parameters.update", "parameters"): "The parameter values"}
+#: The workflows whose ``user_environments`` input is checked: the shipped ones and
+#: every action execution.
+CHECKED_PREFIXES = ("tripleo.", "action:")
 
 #: Shipped workflows' input whose items are user environment files (each within
 #: ``[limits] parameters_max_size``, with the files it brings).
@@ -37,7 +42,7 @@ def check_parameter_sizes(workflow: str, inputs: Mapping[str, object],
         if workflow == name and key in inputs:
             validation.check_size(inputs[key], parameters_max_size, what)
     environments = inputs.get(USER_ENVIRONMENTS)
-    if workflow.startswith("tripleo.") and isinstance(environments, list):
+    if workflow.startswith(CHECKED_PREFIXES) and isinstance(environments, list):
         for index, item in enumerate(environments, start=1):
             validation.check_size(item, parameters_max_size,
                                   f"Environment file {index} (with the files it brings)")

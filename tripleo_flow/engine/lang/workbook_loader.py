@@ -21,8 +21,9 @@ import yaml
 
 from tripleo_flow import exceptions
 from tripleo_flow.common import safe_yaml
-from tripleo_flow.engine.lang import adhoc_actions
+from tripleo_flow.engine.lang import action_workflows, adhoc_actions
 from tripleo_flow.engine.lang.action import Action
+from tripleo_flow.engine.lang.action_workflows import ActionWorkflow
 
 # What checks a workbook (its expressions, its actions' aliases) is imported by the
 # functions that check: reading workbooks to list their workflows loads no YAQL.
@@ -144,6 +145,13 @@ class Entry:
     workbook: Workbook | None
     problems: list[Problem] = field(default_factory=list)
 
+    def definition(self) -> str:
+        """The workbook's text: its file's, or for one the engine made
+        (:mod:`.action_workflows`) its workflows written as YAML."""
+        if str(self.path) == action_workflows.MADE_PATH and self.workbook is not None:
+            return safe_yaml.dump_yaml(self.workbook.source).decode("utf-8")
+        return self.path.read_text(encoding="utf-8", errors="replace")
+
 
 def shadowed(workbook: Workbook, shipped: Iterable[str]) -> list[str]:
     """The workflows of ``workbook`` whose full names are among ``shipped`` (a user
@@ -185,6 +193,11 @@ class Catalog:
                 self.entries[entry.name] = entry
         #: The workbooks' ad-hoc actions as Action classes, by full name.
         self.adhoc: dict[str, type[Action]] = {}
+        #: The registered actions an ``action:NAME`` execution may run (set by
+        #: :func:`load_catalog`), and the workflows made for them so far.
+        self.registered: Mapping[str, type[Action]] = {}
+        self._for_actions: dict[str, WorkflowSpec] = {}
+        self._made_entry = Entry("", Path(action_workflows.MADE_PATH), True, None)
 
     def action_lookup(self, registered: Callable[[str], type[Action]]
                       ) -> Callable[[str], type[Action]]:
@@ -196,7 +209,11 @@ class Catalog:
                 for wf in e.workbook.workflows.values()]
 
     def lookup(self, name: str, near: str | None = None) -> WorkflowSpec | None:
-        """The workflow ``name`` (full, or short within ``near``, or a unique short name)."""
+        """The workflow ``name`` (full, or short within ``near``, or a unique short name;
+        ``action:NAME``: the one that runs action NAME, an action execution)."""
+        action = action_workflows.action_of(name)
+        if action is not None:
+            return self._for_action(action)
         if near:
             entry = self.entries.get(near)
             if entry and entry.workbook and name in entry.workbook.workflows:
@@ -208,12 +225,25 @@ class Catalog:
             candidates = [wf for wf in candidates if self.entry_of(wf).shipped] or candidates
         return candidates[0] if len(candidates) == 1 else None
 
+    def _for_action(self, action: str) -> WorkflowSpec | None:
+        made = self._for_actions.get(action)
+        if made is None:
+            try:
+                found = self.adhoc.get(action) or self.registered[action]
+            except KeyError:
+                return None
+            made = self._for_actions[action] = action_workflows.for_action(action, found)
+        return made
+
     def entry_of(self, workflow: WorkflowSpec) -> Entry:
-        return self.entries[workflow.workbook]
+        return self.entries[workflow.workbook] if workflow.workbook else self._made_entry
 
     def get(self, name: str) -> WorkflowSpec:
-        """The workflow ``name``; WorkflowNotFound / InvalidWorkbook when it cannot run."""
+        """The workflow ``name``; WorkflowNotFound / InvalidWorkbook when it cannot run
+        (ActionNotFound for the execution of an unknown action)."""
         found = self.lookup(name)
+        if found is None and action_workflows.action_of(name) is not None:
+            raise exceptions.ActionNotFound(str(action_workflows.action_of(name)))
         if found is None:
             matches = [wf.full_name for wf in self.workflows() if wf.name == name]
             if len(matches) > 1:
@@ -308,13 +338,42 @@ def _build_adhoc(catalog: Catalog, actions: Mapping[str, type[Action]]) -> None:
         waiting = later
 
 
+def _with_made(entries: list[Entry], made: Iterable[ActionWorkflow]) -> list[Entry]:
+    """``entries`` with each made workflow in its workbook: added to the shipped file's
+    of that name (whose own workflow of the same name wins), else in a shipped
+    workbook of their own, written nowhere."""
+    by_workbook: dict[str, dict[str, WorkflowSpec]] = {}
+    for workflow in made:
+        by_workbook.setdefault(workflow.workbook, {})[workflow.short_name] = \
+            action_workflows.spec(workflow)
+    result = []
+    for entry in entries:
+        extra = by_workbook.pop(entry.name, None) if entry.shipped else None
+        if extra and entry.workbook is not None:
+            workbook = dataclasses.replace(
+                entry.workbook, workflows={**extra, **entry.workbook.workflows})
+            entry = dataclasses.replace(entry, workbook=workbook)
+        result.append(entry)
+    for name, workflows in by_workbook.items():
+        source = {"version": "2.0", "name": name,
+                  "workflows": {short: {k: v for k, v in wf.raw.items() if k != "name"}
+                                for short, wf in workflows.items()}}
+        result.append(Entry(name, Path(action_workflows.MADE_PATH), True,
+                            Workbook(name, action_workflows.MADE_PATH, "", workflows, source)))
+    return result
+
+
 def read_catalog(directories: Iterable[tuple[Path, bool]], extra_files: Iterable[Path] = (),
-                 limits: WorkbookLimits = WorkbookLimits()) -> Catalog:
+                 limits: WorkbookLimits = WorkbookLimits(),
+                 made: Iterable[ActionWorkflow] = ()) -> Catalog:
     """Read every workbook of ``directories`` (``(dir, shipped)`` pairs) without checking
     them against the actions and each other (:func:`load_catalog` does): its entries
     hold only the problems of reading them, and :meth:`Catalog.workflows` lists the
     same workflows as a checked catalog's (a check's problems leave a workflow
-    listed: running it raises them), which is all a listing needs."""
+    listed: running it raises them), which is all a listing needs.
+
+    :param made: named one-task workflows to show in their workbooks, as if shipped
+        (:mod:`.action_workflows`)"""
     entries = []
     sources = [(path, shipped) for directory, shipped in directories
                for path in workbook_files(directory)]
@@ -323,13 +382,14 @@ def read_catalog(directories: Iterable[tuple[Path, bool]], extra_files: Iterable
         workbook, problems = read_file(path, TRUSTED if shipped else limits)
         name = workbook.name if workbook else path.stem
         entries.append(Entry(name, path, shipped, workbook, problems))
-    return Catalog(entries)
+    return Catalog(_with_made(entries, made))
 
 
 def load_catalog(directories: Iterable[tuple[Path, bool]], actions: Mapping[str, type[Action]],
                  broken: Mapping[str, str] | None = None,
                  extra_files: Iterable[Path] = (),
-                 limits: WorkbookLimits = WorkbookLimits(), passed: bool = False) -> Catalog:
+                 limits: WorkbookLimits = WorkbookLimits(), passed: bool = False,
+                 made: Iterable[ActionWorkflow] = ()) -> Catalog:
     """Read and check every workbook of ``directories`` (``(dir, shipped)`` pairs); a
     user file past ``limits`` is listed with that problem (shipped ones are trusted).
 
@@ -340,7 +400,8 @@ def load_catalog(directories: Iterable[tuple[Path, bool]], actions: Mapping[str,
         based on are)."""
     from tripleo_flow.engine.lang import action_aliases
 
-    catalog = read_catalog(directories, extra_files, limits)
+    catalog = read_catalog(directories, extra_files, limits, made)
+    catalog.registered = actions
     catalog.adhoc.update(action_aliases.alias_classes(actions))
     _build_adhoc(catalog, actions)
     if passed:

@@ -139,6 +139,9 @@ class WorkflowSpec:
     vars: Mapping[str, Any] = field(default_factory=dict)
     #: The workflow as written: ``execution().spec``, as Mistral's.
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    #: The action it was made to run, for a workflow no workbook wrote: an action
+    #: execution or a named one-task workflow (:mod:`.action_workflows`).
+    runs_action: str | None = None
 
     @property
     def full_name(self) -> str:
@@ -189,6 +192,17 @@ def parse_workbook(document: Any, path: str) -> tuple[Workbook | None, list[Prob
                 workflow.tasks[task_name] = replace(task, action=actions[task.action].name)
     return Workbook(name, path, str(document.get("description") or ""), workflows,
                     document, {spec.name: spec for spec in actions.values()}), []
+
+
+def parse_workflow(name: str, raw: Mapping[str, Any], workbook: str, path: str) -> WorkflowSpec:
+    """One workflow made by the engine, not read from a file (its ``name`` may be any
+    text: ``action:NAME``); InvalidWorkbook naming its problems, if any."""
+    out = Collector(path)
+    made = _parse_workflow("made", dict(raw), workbook, out)
+    if out.problems or made is None:
+        raise exceptions.InvalidWorkbook("Invalid workflow " + repr(name) + ": " + "; ".join(
+            p.message for p in out.problems))
+    return replace(made, name=name, raw={**made.raw, "name": name})
 
 
 def _parse_workflow(name: str, raw: Any, workbook: str, out: Collector) -> WorkflowSpec | None:

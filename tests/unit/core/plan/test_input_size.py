@@ -12,6 +12,7 @@ import pytest
 from tripleo_flow import exceptions
 from tripleo_flow.common import value_limits
 from tripleo_flow.core.plan import input_size
+from tripleo_flow.engine.lang import action_workflows
 
 
 @pytest.mark.parametrize("value", [
@@ -40,6 +41,10 @@ def test_the_input_and_the_environment_are_each_within_the_limit() -> None:
 @pytest.mark.parametrize(("workflow", "inputs"), [
     ("tripleo.parameters.update_parameters", {"parameters": {"P": "x" * 100}}),
     ("tripleo.deploy.deploy", {"user_environments": [{"name": "a"}, {"f": "x" * 100}]}),
+    # The actions' own executions (POST /v1/action_executions) are checked the same.
+    (action_workflows.execution_name("parameters.update"), {"parameters": {"P": "x" * 100}}),
+    (action_workflows.execution_name("environments.add"),
+     {"user_environments": [{"name": "a"}, {"f": "x" * 100}]}),
 ])
 def test_shipped_workflows_inputs_are_within_their_actions_limit(
         workflow: str, inputs: dict[str, Any]) -> None:
