@@ -15,6 +15,10 @@ Measured (seconds per node, best of the rounds):
 Printed: seconds per node for each, and the workflow / baseline ratio (below 1:
 the parallel workflow beats doing it by hand).  fake-hardware inspection is
 instantaneous on Ironic's side, so this measures our overhead and polling.
+Then, for the last round, the Ironic requests of each path by kind (counted in
+this process, where the workflow's actions run too) and the CPU seconds the
+single Ironic process spent serving each path: one process is one core, so a
+request the by-hand path does not make is time the workflow pays.
 
 Usage: TRIPLEO_FLOW_IRONIC_VENV=... python bench/nodes_bench.py [--nodes 50] [--rounds 2]
        [--concurrency 8]
@@ -23,7 +27,9 @@ Usage: TRIPLEO_FLOW_IRONIC_VENV=... python bench/nodes_bench.py [--nodes 50] [--
 from __future__ import annotations
 
 import argparse
+import collections
 import os
+import re
 import sys
 import tempfile
 import time
@@ -40,6 +46,47 @@ from tripleo_flow.ironic.launcher import IronicLauncher  # noqa: E402
 DEFAULT_VENV = Path.home() / ".local/share/tripleo-flow/ironic-venv"
 
 
+#: Requests by kind (method and path shape) since the last :func:`_counted` reset.
+COUNTS: collections.Counter[str] = collections.Counter()
+
+
+def _kind(method: str, path: str) -> str:
+    path, _, query = path.partition("?")
+    shape = re.sub(r"^/(nodes|ports)/[^/]+", r"/\1/{id}", path)
+    return f"{method} {shape}" + (" (list)" if method == "GET" and shape in
+                                  ("/nodes", "/ports") else "")
+
+
+def _count_requests() -> None:
+    """Count every request an :class:`IronicClient` of this process makes."""
+    call = IronicClient._call
+
+    def counted(self: IronicClient, method: str, path: str, *args: Any, **kwargs: Any) -> Any:
+        COUNTS[_kind(method, path)] += 1
+        return call(self, method, path, *args, **kwargs)
+
+    IronicClient._call = counted  # type: ignore[method-assign]
+
+
+def _stat(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def _cpu(pid: int) -> float:
+    """CPU seconds (user + system) process ``pid`` and its children have used (the
+    launched pid is a tether; Ironic is its child)."""
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = _stat(int(entry.name))
+            except OSError:
+                continue  # gone meanwhile
+            if int(entry.name) == pid or int(fields[1]) == pid:
+                total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def _wipe(ironic: IronicClient) -> None:
     for node in ironic.list_nodes(("uuid",)):
         ironic.delete_node(node["uuid"])
@@ -54,7 +101,24 @@ def _wait(ironic: IronicClient, name: str) -> None:
         time.sleep(0.02)
 
 
-def by_hand(ironic: IronicClient, document: dict[str, Any]) -> tuple[float, float]:
+class Phases:
+    """Requests by kind and Ironic CPU seconds of each phase of one path's run."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.seen: list[tuple[collections.Counter[str], float]] = []
+        self.mark()
+
+    def mark(self) -> None:
+        self.seen.append((collections.Counter(COUNTS), _cpu(self.pid)))
+
+    def phase(self, index: int) -> tuple[collections.Counter[str], float]:
+        (before, cpu0), (after, cpu1) = self.seen[index], self.seen[index + 1]
+        return after - before, cpu1 - cpu0
+
+
+def by_hand(ironic: IronicClient, document: dict[str, Any],
+            phases: Phases) -> tuple[float, float]:
     """Register + manage, then inspect each node sequentially; (import s, introspect s)."""
     start = time.monotonic()
     for entry in document["nodes"]:
@@ -64,20 +128,37 @@ def by_hand(ironic: IronicClient, document: dict[str, Any]) -> tuple[float, floa
         ironic.set_provision_state(entry["name"], "manage")
         _wait(ironic, entry["name"])
     registered = time.monotonic() - start
+    phases.mark()
     start = time.monotonic()
     for entry in document["nodes"]:
         ironic.set_provision_state(entry["name"], "inspect")
         _wait(ironic, entry["name"])
-    return registered, time.monotonic() - start
+    inspected = time.monotonic() - start
+    phases.mark()
+    return registered, inspected
 
 
-def with_workflows(client: Client, document: dict[str, Any]) -> tuple[float, float]:
+def with_workflows(client: Client, document: dict[str, Any],
+                   phases: Phases) -> tuple[float, float]:
     start = time.monotonic()
     client.nodes.register(document)
     registered = time.monotonic() - start
+    phases.mark()
     start = time.monotonic()
     client.nodes.introspect([n["name"] for n in document["nodes"]])
-    return registered, time.monotonic() - start
+    inspected = time.monotonic() - start
+    phases.mark()
+    return registered, inspected
+
+
+def _print_counts(last: dict[str, Phases]) -> None:
+    print("Last round, Ironic requests by kind and Ironic CPU seconds:")
+    for index, label in enumerate(("import", "introspect")):
+        for name, phases in last.items():
+            counts, cpu = phases.phase(index)
+            kinds = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+            print(f"  {label:11}{name:9}{cpu:6.2f} CPU-s  {sum(counts.values()):4} requests: "
+                  f"{kinds}")
 
 
 def main() -> int:
@@ -98,12 +179,15 @@ def main() -> int:
                                           ironic__endpoint=ready.endpoint,
                                           ironic__concurrency=args.concurrency)
         best: dict[str, list[float]] = {"hand": [1e9, 1e9], "workflow": [1e9, 1e9]}
+        last: dict[str, Phases] = {}
+        _count_requests()
         try:
             for _ in range(args.rounds):
-                for name, run in (("hand", lambda: by_hand(ironic, document)),
-                                  ("workflow", lambda: with_workflows(client, document))):
+                for name, run in (("hand", by_hand), ("workflow", with_workflows)):
                     _wipe(ironic)
-                    reg, intro = run()
+                    last[name] = Phases(ready.pid)
+                    reg, intro = run(ironic if name == "hand" else client,  # type: ignore[operator]
+                                     document, last[name])
                     best[name] = [min(best[name][0], reg), min(best[name][1], intro)]
         finally:
             client.close()
@@ -117,6 +201,7 @@ def main() -> int:
     total = sum(best["workflow"]) / count
     print(f"import + introspect with workflows: {total:.3f} s per node "
           f"(concurrency {args.concurrency})")
+    _print_counts(last)
     return 0
 
 

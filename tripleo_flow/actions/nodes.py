@@ -58,7 +58,8 @@ class NodeAction(Action):
     def _move(self, node: str, target: str, wanted: str, **extra: Any) -> dict[str, Any]:
         """Ask for ``target`` and wait until the node rests in ``wanted``; its result."""
         progress = self._progress(node)
-        self._client().set_provision_state(node, target, **extra)
+        with watch.watcher(ironic.endpoint(self._conf())).requesting():
+            self._client().set_provision_state(node, target, **extra)
         if progress is not None:
             progress(f"{target} requested")
         return _result(self._wait(node, wanted))

@@ -11,13 +11,21 @@ several are, then wakes the waiters whose node changed.  The delay starts short
 new waiter arrives.  :meth:`NodeWatcher.read` asks for a node's fields as the next
 poll finds them, at once: concurrent reads (a ``with-items`` task over nodes already
 in the state it wants) share one listing.
+
+No poll goes out while a state change this process asked for is on its way
+(:meth:`NodeWatcher.requesting`, up to ``max_interval``): a single-process Ironic
+would serve the poll instead of that request, and find that node still moving.  The
+waiters of a ``with-items`` task then share one poll per batch of its requests: at
+the short delay (every new waiter resets it) they took one listing every ~80 ms, a
+fifth of Ironic's time, throughout the task.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,6 +59,19 @@ class NodeWatcher:
         self._poller: threading.Thread | None = None
         self._delay = min_interval
         self._kick = False  # a read awaits the next poll: no sleep before it
+        self._asking = 0  # state changes of this process on their way to Ironic
+
+    @contextlib.contextmanager
+    def requesting(self) -> Iterator[None]:
+        """Around a request that moves a node: no poll goes out meanwhile."""
+        with self._cond:
+            self._asking += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._asking -= 1
+                self._cond.notify_all()
 
     def wait_for(self, ident: str, wanted: str, timeout: float,
                  progress: Callable[[str], None] | None = None) -> dict[str, Any]:
@@ -64,6 +85,7 @@ class NodeWatcher:
         reported = None
         with self._cond:
             self._waiters.append(waiter)
+            self._kick = self._kick or not wanted  # a read: the next poll at once
             self._delay = self.min_interval
             self._cond.notify_all()  # a poller asleep for a read (``_kick``) starts now
             if self._poller is None:
@@ -99,14 +121,14 @@ class NodeWatcher:
 
         :raises NodeNotFound: when Ironic has no such node.
         """
-        with self._cond:
-            self._kick = True
         return self.wait_for(ident, "", timeout)
 
     def _poll(self) -> None:
         while True:
             with self._cond:
+                self._cond.wait_for(lambda: not self._asking, timeout=self.max_interval)
                 waiting = list(self._waiters)
+                self._kick = False  # this poll serves the reads asked for so far
                 if not waiting:
                     self._poller = None
                     return
@@ -134,7 +156,6 @@ class NodeWatcher:
                 delay = self._delay
                 self._delay = min(self._delay * 1.6, self.max_interval)
                 self._cond.wait_for(lambda: self._kick, timeout=delay)
-                self._kick = False
 
 
 def _done(ident: str, node: dict[str, Any], wanted: str) -> bool:
