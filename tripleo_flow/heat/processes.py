@@ -211,7 +211,7 @@ class ProcessesLauncher(NativeLauncher):
     def _start_heat(self, record: dict[str, Any]) -> Callable[[], str | None]:
         svc = self._load()
         self._wait(lambda: services.port_open(svc.ports["amqp"]), "RabbitMQ",
-                   self._servers["rabbitmq"], "rabbitmq.out")
+                   self._servers["rabbitmq"], "rabbitmq.out", pause=0.02)
         started = dict(self._ahead)
         self.work.write_private(self.start_file, "")  # the ones started ahead go on
         for part in HEAT_PARTS:

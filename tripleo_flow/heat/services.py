@@ -23,7 +23,8 @@ its own credentials, and reads no file under /etc.
   node is distributed from its boot (``-sname``, on its own distribution port), so it
   registers with that epmd, which is thus started first, and its prelaunch does not
   start a second Erlang VM to make sure an epmd runs (a fraction of a second of a
-  launch's start).
+  launch's start).  Its schedulers are not bound to cores (``+stbt u``): it boots
+  beside heat-engine and heat-api on a machine they share.
 
 Every command line names the directory (``--datadir``, or a ``-tripleo_flow_heat``
 flag Erlang ignores), so a stray server is found by :func:`process.find_naming`.
@@ -259,6 +260,11 @@ class Services:
             # Distributed from its boot (on the dist port, registered with our epmd, which
             # must be up before it), its prelaunch starts no second Erlang VM to check that
             # epmd runs (as it does for a node that boots undistributed).
+            # Its schedulers not bound to cores (Erlang's own default; RabbitMQ's scripts
+            # bind them, +stbt db): a bound scheduler waits for its core while heat-engine
+            # and heat-api, started beside the broker, keep it busy, though the other core
+            # may be free.
+            "RABBITMQ_SCHEDULER_BIND_TYPE": "u",
             "RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS":
                 f"-sname {NODE} -kernel inet_dist_use_interface {{127,0,0,1}} "
                 f"inet_dist_listen_min {self.ports['dist']} "
