@@ -257,14 +257,14 @@ class Services:
             "RABBITMQ_LOG_BASE": str(self.log_dir / "rabbitmq"),
             "ERL_EPMD_ADDRESS": HOST,
             "ERL_EPMD_PORT": str(self.ports["epmd"]),
-            # Distributed from its boot (on the dist port, registered with our epmd, which
-            # must be up before it), its prelaunch starts no second Erlang VM to check that
-            # epmd runs (as it does for a node that boots undistributed).
             # Its schedulers not bound to cores (Erlang's own default; RabbitMQ's scripts
             # bind them, +stbt db): a bound scheduler waits for its core while heat-engine
             # and heat-api, started beside the broker, keep it busy, though the other core
             # may be free.
             "RABBITMQ_SCHEDULER_BIND_TYPE": "u",
+            # Distributed from its boot (on the dist port, registered with our epmd, which
+            # must be up before it), its prelaunch starts no second Erlang VM to check that
+            # epmd runs (as it does for a node that boots undistributed).
             "RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS":
                 f"-sname {NODE} -kernel inet_dist_use_interface {{127,0,0,1}} "
                 f"inet_dist_listen_min {self.ports['dist']} "
