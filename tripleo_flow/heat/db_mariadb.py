@@ -11,6 +11,7 @@ file that is removed afterwards, never through the command line.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import os
 import secrets
 import shutil
@@ -43,6 +44,16 @@ class ServerAddress:
         self.port = parts.port or 3306
         self.user = unquote(parts.username or "root")
         self.password = unquote(parts.password or "")
+
+    @property
+    def loopback(self) -> bool:
+        """Whether the server is on this machine's loopback interface."""
+        if self.host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:  # a host name
+            return False
 
 
 def _tool(*names: str) -> str:
@@ -85,9 +96,12 @@ class MariaDBDatabase:
         user, password = ((self.server.user, self.server.password) if admin
                           else (self.user, self.password))
         try:
+            # TLS on loopback protects nothing, and PyMySQL's default (TLS if the server
+            # offers it) builds a context with the system's CA certificates at every
+            # connection: 20 ms of CPU, 17 times in a processes launch.
             return pymysql.connect(host=self.server.host, port=self.server.port, user=user,
                                    password=password, database=database, connect_timeout=5,
-                                   autocommit=True)
+                                   autocommit=True, ssl_disabled=self.server.loopback)
         except pymysql.MySQLError as exc:
             raise exceptions.HeatError(
                 f"Cannot connect to MariaDB at {self.server.host}:{self.server.port} as "

@@ -191,7 +191,7 @@ def wait_ready(host: str, port: int, engines_before: set[str], engines: Callable
                 "Raise [heat] api_timeout if the machine is just slow."
             )
         time.sleep(delay)
-        delay = min(delay * 1.5, 0.25)
+        delay = min(delay * 1.5, 0.1)  # a look costs a few ms: readiness seen soon
 
 
 def _see(log_file: Path | None) -> str:

@@ -81,6 +81,8 @@ class ProcessesLauncher(NativeLauncher):
         self._servers: dict[str, subprocess.Popen[bytes]] = {}
         #: heat-api and heat-engine started ahead, waiting for the start file.
         self._ahead: dict[str, subprocess.Popen[bytes]] = {}
+        #: Watches the broker for heat-engine's consumer (readiness).
+        self._consumers: services.EngineConsumers | None = None
 
     # -- pieces --------------------------------------------------------------------
 
@@ -211,7 +213,7 @@ class ProcessesLauncher(NativeLauncher):
     def _start_heat(self, record: dict[str, Any]) -> Callable[[], str | None]:
         svc = self._load()
         self._wait(lambda: services.port_open(svc.ports["amqp"]), "RabbitMQ",
-                   self._servers["rabbitmq"], "rabbitmq.out")
+                   self._servers["rabbitmq"], "rabbitmq.out", pause=0.02)
         started = dict(self._ahead)
         self.work.write_private(self.start_file, "")  # the ones started ahead go on
         for part in HEAT_PARTS:
@@ -233,13 +235,13 @@ class ProcessesLauncher(NativeLauncher):
         return alive
 
     def _engines(self, db: HeatDatabase) -> Callable[[], set[str]]:
-        python = self._binary("python")
+        consumers = self._consumers = services.EngineConsumers(self._binary("python"),
+                                                               self._load())
 
         def probe() -> set[str]:
+            consumed = consumers.found()  # its watcher started at once (the broker is up)
             ids = db.engine_ids()
-            if len(ids) < self.want_engines:
-                return ids
-            return ids if services.engine_consumers(python, self._load()) > 0 else set()
+            return ids if consumed or len(ids) < self.want_engines else set()
 
         return probe
 
@@ -273,6 +275,9 @@ class ProcessesLauncher(NativeLauncher):
         stopped += self._kill_parts(record, SERVER_PARTS, svc.marker)
         self.start_file.unlink(missing_ok=True)
         self._ahead = {}
+        if self._consumers is not None:
+            self._consumers.stop()
+            self._consumers = None
         _release(self._marker())
         if self._tether_read is not None:
             os.close(self._tether_read)

@@ -23,7 +23,8 @@ its own credentials, and reads no file under /etc.
   node is distributed from its boot (``-sname``, on its own distribution port), so it
   registers with that epmd, which is thus started first, and its prelaunch does not
   start a second Erlang VM to make sure an epmd runs (a fraction of a second of a
-  launch's start).
+  launch's start).  Its schedulers are not bound to cores (``+stbt u``): it boots
+  beside heat-engine and heat-api on a machine they share.
 
 Every command line names the directory (``--datadir``, or a ``-tripleo_flow_heat``
 flag Erlang ignores), so a stray server is found by :func:`process.find_naming`.
@@ -256,6 +257,11 @@ class Services:
             "RABBITMQ_LOG_BASE": str(self.log_dir / "rabbitmq"),
             "ERL_EPMD_ADDRESS": HOST,
             "ERL_EPMD_PORT": str(self.ports["epmd"]),
+            # Its schedulers not bound to cores (Erlang's own default; RabbitMQ's scripts
+            # bind them, +stbt db): a bound scheduler waits for its core while heat-engine
+            # and heat-api, started beside the broker, keep it busy, though the other core
+            # may be free.
+            "RABBITMQ_SCHEDULER_BIND_TYPE": "u",
             # Distributed from its boot (on the dist port, registered with our epmd, which
             # must be up before it), its prelaunch starts no second Erlang VM to check that
             # epmd runs (as it does for a node that boots undistributed).
@@ -277,38 +283,77 @@ class Services:
         return True
 
 
-#: Run with the Heat virtualenv's Python (its ``amqp`` library): the number of consumers
-#: of queue ``engine``, credentials read from stdin, 0 when the queue is not there yet.
+#: Run with the Heat virtualenv's Python (its ``amqp`` library): looks at the consumers of
+#: queue ``engine`` every 20 ms (credentials and a deadline read from stdin) and prints
+#: their number once there is one, or at the deadline (0: none, or no such queue yet).
 ENGINE_CONSUMERS = """\
-import json, sys
+import json, sys, time
 import amqp
 args = json.load(sys.stdin)
+deadline = time.monotonic() + args["seconds"]
 conn = amqp.Connection(host=args["host"], userid=args["user"], password=args["password"],
                        connect_timeout=2)
 try:
     conn.connect()
-    try:
-        print(conn.channel().queue_declare("engine", passive=True).consumer_count)
-    except amqp.exceptions.NotFound:
-        print(0)
+    while True:
+        try:
+            count = conn.channel().queue_declare("engine", passive=True).consumer_count
+        except amqp.exceptions.NotFound:  # the broker closed that channel
+            count = 0
+        if count or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
+    print(count)
 finally:
     conn.collect()
 """
 
 
-def engine_consumers(python: str, services: Services) -> int:
-    """Consumers of the broker's ``engine`` queue (0 when it cannot tell)."""
-    import json
+class EngineConsumers:
+    """Whether the broker's ``engine`` queue has had a consumer, watched by one process
+    (:data:`ENGINE_CONSUMERS`) started at the first look and left to poll the broker
+    while heat-engine's workers start: its own start (a Python importing ``amqp``) is
+    not paid again at each look, nor after the engines registered."""
 
-    args = {"host": f"{HOST}:{services.ports['amqp']}", "user": "tfheat",
-            "password": services.rabbit_password}
-    try:
-        proc = subprocess.run([python, "-c", ENGINE_CONSUMERS], input=json.dumps(args),
-                              capture_output=True, text=True, timeout=30, check=False)
-    except subprocess.TimeoutExpired:
-        return 0
-    text = proc.stdout.strip()
-    return int(text) if proc.returncode == 0 and text.isdigit() else 0
+    def __init__(self, python: str, services: Services, seconds: float = 10.0) -> None:
+        self._command = [python, "-c", ENGINE_CONSUMERS]
+        self._args = {"host": f"{HOST}:{services.ports['amqp']}", "user": "tfheat",
+                      "password": services.rabbit_password, "seconds": seconds}
+        self._proc: subprocess.Popen[str] | None = None
+        self._seen = False
+
+    def found(self) -> bool:
+        """True once the watcher saw a consumer; a watcher that stopped without one (its
+        deadline, a failed connection) is started again at the next look."""
+        import json
+
+        if self._seen:
+            return True
+        if self._proc is None:
+            self._proc = subprocess.Popen(
+                self._command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL, text=True)
+            assert self._proc.stdin is not None
+            with self._proc.stdin:
+                self._proc.stdin.write(json.dumps(self._args))
+        if self._proc.poll() is None:
+            return False
+        proc, self._proc = self._proc, None
+        assert proc.stdout is not None
+        with proc.stdout:
+            text = proc.stdout.read().strip()
+        code = proc.returncode
+        self._seen = code == 0 and text.isdigit() and int(text) > 0
+        return self._seen
+
+    def stop(self) -> None:
+        """Kill a watcher still running (a launch given up)."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
 
 
 def _write_private(path: Path, text: str) -> None:

@@ -94,6 +94,8 @@ def test_processes_life_cycle(tmp_path: Path, heat_venv: Path) -> None:
         # Its node was distributed from its boot (on the distribution port checked above),
         # so its prelaunch started no second Erlang VM to make sure an epmd runs.
         assert b"\0-sname\0rabbit@localhost\0" in Path(f"/proc/{beam[0]}/cmdline").read_bytes()
+        # Its schedulers were left unbound (RabbitMQ's scripts bind them to cores).
+        assert b"\0-stbt\0u\0" in Path(f"/proc/{beam[0]}/cmdline").read_bytes()
         # Heat's empty MariaDB schema is kept in the venv for the next fresh launch.
         heads = database.schema_heads(heat_venv)
         assert (heat_venv / native.SCHEMA_DIR /

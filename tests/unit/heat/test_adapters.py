@@ -11,7 +11,7 @@ import pytest
 
 from tripleo_flow import config, exceptions
 from tripleo_flow.heat import HEAT_TYPES, make_launcher, workdir
-from tripleo_flow.heat.db_mariadb import ServerAddress, _check_dump
+from tripleo_flow.heat.db_mariadb import MariaDBDatabase, ServerAddress, _check_dump
 from tripleo_flow.heat.db_sqlite import SqliteDatabase, autoincrement_sql
 from tripleo_flow.heat.ports import PortHold
 from tripleo_flow.heat.workdir import HeatDir
@@ -109,6 +109,27 @@ def test_mariadb_dump_check(tmp_path: Path, text: bytes, tables: set[str],
 def test_server_address(url: str, expected: tuple[str, int, str, str]) -> None:
     addr = ServerAddress(url)
     assert (addr.host, addr.port, addr.user, addr.password) == expected
+
+
+@pytest.mark.parametrize(("host", "loopback"), [
+    ("127.0.0.1", True), ("127.3.2.1", True), ("localhost", True), ("[::1]", True),
+    ("10.0.0.5", False), ("db.example.com", False), ("[::2]", False),
+])
+def test_server_address_loopback(host: str, loopback: bool) -> None:
+    assert ServerAddress(f"mysql+pymysql://u:p@{host}:3306").loopback is loopback
+
+
+@pytest.mark.parametrize(("host", "tls_off"), [("127.0.0.1", True), ("db.example.com", False)])
+def test_mariadb_connections_skip_tls_on_loopback(monkeypatch: pytest.MonkeyPatch, host: str,
+                                                   tls_off: bool) -> None:
+    """PyMySQL's default (TLS when the server offers it) builds a TLS context with the
+    system's CA certificates at each connection: off for a server on loopback only."""
+    import pymysql
+
+    seen: list[dict[str, object]] = []
+    monkeypatch.setattr(pymysql, "connect", lambda **kwargs: seen.append(kwargs))
+    MariaDBDatabase(f"mysql+pymysql://root:pw@{host}:3306", "heat_x")._connect(admin=True)
+    assert seen and seen[0]["ssl_disabled"] is tls_off
 
 
 def test_server_address_rejects_other_schemes() -> None:
