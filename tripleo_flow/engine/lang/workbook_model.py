@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.engine.lang import adhoc_actions
+from tripleo_flow.engine.lang import action_workflows, adhoc_actions
 from tripleo_flow.engine.lang.workbook_clauses import (
     INLINE_FORMS,
     Collector,
@@ -469,15 +469,18 @@ def apply_inputs(workflow: WorkflowSpec, given: Mapping[str, Any]) -> dict[str, 
     """The initial context of ``workflow``: ``given`` plus defaults; errors name the input."""
     declared = {i.name for i in workflow.inputs}
     unexpected = sorted(set(given) - declared)
+    # An action run as an execution (``action:NAME``) is refused in its own name.
+    action = action_workflows.action_of(workflow.full_name)
+    named = f"Action {action!r}" if action else f"Workflow {workflow.full_name!r}"
     if unexpected:
         raise exceptions.InvalidInput(
-            f"Workflow {workflow.full_name!r} has no input {', '.join(map(repr, unexpected))}; "
+            f"{named} has no input {', '.join(map(repr, unexpected))}; "
             f"its inputs are: {', '.join(sorted(declared)) or '(none)'}.")
     missing = [i.name for i in workflow.inputs if i.required and i.name not in given]
     if missing:
         example = missing[0]
         raise exceptions.InvalidInput(
-            f"Workflow {workflow.full_name!r} needs input {', '.join(map(repr, missing))}.",
+            f"{named} needs input {', '.join(map(repr, missing))}.",
             hints=[exceptions.Hint(
                 "Pass it with", "workflow.run_with_input",
                 {"workflow": workflow.full_name, "input": example}, tail=".")])

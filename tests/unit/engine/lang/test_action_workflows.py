@@ -211,8 +211,9 @@ def _api_start(client: Client, action: str, inputs: dict[str, Any]) -> Any:
     ("no.such", {}, exceptions.InvalidInput, "'no.such' may not be run"),
     # allowed, but its inputs are not
     ("plan.delete", {"plan": "oc", "purge": True}, exceptions.InvalidInput,
-     "has no input 'purge'; its inputs are: force, plan"),
-    ("plan.restore", {"plan": "oc"}, exceptions.InvalidInput, "needs input 'version'"),
+     "Action 'plan.delete' has no input 'purge'; its inputs are: force, plan"),
+    ("plan.restore", {"plan": "oc"}, exceptions.InvalidInput,
+     "Action 'plan.restore' needs input 'version'"),
     ("plan.export", {"plan": "oc", "output": "/tmp/x.tar.gz"}, exceptions.PathNotAllowed,
      "input 'output' ('/tmp/x.tar.gz') must be a plain file name"),
     ("plan.export", {"plan": "oc", "output": "x.tar.gz", "secrets": True},
