@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from tripleo_flow import exceptions
+from tripleo_flow.engine.lang.action_workflows import PREFIX as ACTION_RUN
 
 #: An execution id (what a marker must be).
 UUID_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
@@ -83,8 +84,10 @@ def flow_page(conn: Any, book_uuid: str, limit: int, marker: str | None = None,
     table = conn._tables.flowdetails
     query = sa.select(table).where(table.c.parent_uuid == book_uuid)
     if workflow:
-        query = query.where(sa.or_(table.c.name == workflow,
-                                   table.c.name.endswith("." + workflow, autoescape=True)))
+        # a short name is no part of an action run's name (action:heat.launch)
+        query = query.where(sa.or_(table.c.name == workflow, sa.and_(
+            table.c.name.endswith("." + workflow, autoescape=True),
+            sa.not_(table.c.name.startswith(ACTION_RUN, autoescape=True)))))
     with conn._engine.connect() as db:
         if marker is not None:
             after = db.execute(sa.select(table.c.created_at, table.c.uuid).where(

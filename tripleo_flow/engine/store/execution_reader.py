@@ -32,7 +32,12 @@ from typing import Any
 
 from tripleo_flow import exceptions
 from tripleo_flow.engine.store import cancel_views
-from tripleo_flow.engine.store.execution_pages import check_request, marker_not_found, within
+from tripleo_flow.engine.store.execution_pages import (
+    ACTION_RUN,
+    check_request,
+    marker_not_found,
+    within,
+)
 from tripleo_flow.engine.store.execution_records import BOOK_UUID, Execution, to_execution
 from tripleo_flow.engine.store.states import CANCELLED
 
@@ -169,8 +174,9 @@ class ExecutionReader:
         check_request(limit, marker)
         where, args = ["parent_uuid = ?"], [BOOK_UUID]
         if workflow:
-            where.append("(name = ? OR name LIKE ? ESCAPE '/')")
-            args += [workflow, "%" + _escaped("." + workflow)]
+            # a short name is no part of an action run's name (action:heat.launch)
+            where.append("(name = ? OR (name LIKE ? ESCAPE '/' AND name NOT LIKE ? ESCAPE '/'))")
+            args += [workflow, "%" + _escaped("." + workflow), _escaped(ACTION_RUN) + "%"]
         order, beyond = ("DESC", "<") if descending else ("ASC", ">")
         with self.read() as db:
             if marker is not None:

@@ -52,6 +52,7 @@ def _every_state(store: ExecutionStore) -> None:
     _add(store, "wb.undone", "REVERTED", error="boom", failed_task="t", finished_at=time.time())
     _add(store, "wb.axb", "RUNNING", **here)
     _add(store, "wb.axb", "RUNNING", pid=_dead_pid(), host=socket.gethostname())
+    _add(store, "action:wb.axb", "SUCCESS", output={"result": 1}, finished_at=time.time())
     _add(store, "wb.pending", "PENDING")
     _add(store, "wb.paused", "SUSPENDED", paused_at=time.time(), state_info="held")
     # A running family a pause was asked of: parent and child read PAUSED (pausing).
@@ -104,6 +105,19 @@ def test_the_reader_pages_as_the_store_does(
         for limit in (1, 3, 100):
             assert _pages(reader, limit, workflow, descending) == \
                 _pages(store, limit, workflow, descending)
+
+
+@pytest.mark.parametrize("workflow, found", [
+    ("axb", ["wb.axb", "wb.axb"]), ("wb.axb", ["wb.axb", "wb.axb"]),
+    ("action:wb.axb", ["action:wb.axb"]), ("wb.axb.x", [])])
+def test_a_short_name_is_no_part_of_an_action_run(
+        databases: tuple[ExecutionStore, ExecutionReader], workflow: str,
+        found: list[str]) -> None:
+    # action:wb.axb runs the action wb.axb: no workbook holds it, so "axb" (a short
+    # name) and "wb.axb" (a workflow's full name) do not name it; its own name does.
+    for source in databases:
+        page, more = source.page(100, None, workflow)
+        assert [e.workflow for e in page] == found and not more
 
 
 @pytest.mark.parametrize("max_bytes", [1, 2000, 5000, 1 << 20])
