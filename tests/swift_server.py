@@ -228,7 +228,13 @@ class SwiftServer:
     @property
     def pids(self) -> list[int]:
         """Process ids of the running Swift servers."""
-        return [proc.pid for proc in self._procs.values() if proc.poll() is None]
+        return list(self.server_pids.values())
+
+    @property
+    def server_pids(self) -> dict[str, int]:
+        """Process id of each running Swift server by name (``proxy``, ``object``,
+        ``container``, ``account``)."""
+        return {name: proc.pid for name, proc in self._procs.items() if proc.poll() is None}
 
     @property
     def devices(self) -> Path:
