@@ -233,7 +233,7 @@ def _parse_yaql(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
 @functools.lru_cache(maxsize=4096)
 def _fast_yaql(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     """The expression compiled to Python when it is simple (:mod:`.yaql_fast`), or None."""
-    return yaql_fast.compile(_parse_yaql(text, limits))
+    return yaql_fast.compile(_parse_yaql(text, limits), limits.max_items)
 
 
 @functools.cache

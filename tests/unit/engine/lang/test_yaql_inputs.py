@@ -98,7 +98,7 @@ def test_the_items_of_a_with_items_task_do_not_copy_the_rest_of_the_context(
                 action: std.echo
                 with-items: thing in <% $.things %>
                 input:
-                  output: <% $.thing %>
+                  output: <% [$.thing] %>
                 publish:
                   got: <% task().result %>
             output:
@@ -122,5 +122,5 @@ def test_the_items_of_a_with_items_task_do_not_copy_the_rest_of_the_context(
         sys.setprofile(None)
         threading.setprofile(None)  # type: ignore[arg-type]
         host._session.close_workflows()
-    assert execution.output == {"got": things}
+    assert execution.output == {"got": [[thing] for thing in things]}
     assert copies == 0
