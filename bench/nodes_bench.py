@@ -18,7 +18,10 @@ instantaneous on Ironic's side, so this measures our overhead and polling.
 Then, for the last round, the Ironic requests of each path by kind (counted in
 this process, where the workflow's actions run too) and the CPU seconds the
 single Ironic process spent serving each path: one process is one core, so a
-request the by-hand path does not make is time the workflow pays.
+request the by-hand path does not make is time the workflow pays.  And the
+seconds Ironic sat idle meanwhile (neither running nor waiting for a core, from
+its ``/proc/PID/schedstat``): time it waited for us, which the machine's load
+inflates far less than the seconds per node.
 
 Usage: TRIPLEO_FLOW_IRONIC_VENV=... python bench/nodes_bench.py [--nodes 50] [--rounds 2]
        [--concurrency 8]
@@ -72,19 +75,24 @@ def _stat(pid: int) -> list[str]:
     return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
 
 
-def _cpu(pid: int) -> float:
+def _cpu(pid: int) -> tuple[float, float]:
     """CPU seconds (user + system) process ``pid`` and its children have used (the
-    launched pid is a tether; Ironic is its child)."""
+    launched pid is a tether; Ironic is its child), and the seconds their threads
+    were not idle (running, or runnable waiting for a core: schedstat)."""
     total = 0
+    busy = 0
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 fields = _stat(int(entry.name))
+                if int(entry.name) == pid or int(fields[1]) == pid:
+                    running, waiting = (Path(f"/proc/{entry.name}/schedstat")
+                                        .read_text().split()[:2])
+                    total += int(fields[11]) + int(fields[12])
+                    busy += int(running) + int(waiting)
             except OSError:
                 continue  # gone meanwhile
-            if int(entry.name) == pid or int(fields[1]) == pid:
-                total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
+    return total / os.sysconf("SC_CLK_TCK"), busy / 1e9
 
 
 def _wipe(ironic: IronicClient) -> None:
@@ -106,15 +114,17 @@ class Phases:
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
-        self.seen: list[tuple[collections.Counter[str], float]] = []
+        self.seen: list[tuple[collections.Counter[str], float, float, float]] = []
         self.mark()
 
     def mark(self) -> None:
-        self.seen.append((collections.Counter(COUNTS), _cpu(self.pid)))
+        self.seen.append((collections.Counter(COUNTS), *_cpu(self.pid), time.monotonic()))
 
-    def phase(self, index: int) -> tuple[collections.Counter[str], float]:
-        (before, cpu0), (after, cpu1) = self.seen[index], self.seen[index + 1]
-        return after - before, cpu1 - cpu0
+    def phase(self, index: int) -> tuple[collections.Counter[str], float, float]:
+        """Requests by kind, Ironic's CPU seconds and its idle seconds in phase ``index``."""
+        (before, cpu0, busy0, at0), (after, cpu1, busy1, at1) = \
+            self.seen[index], self.seen[index + 1]
+        return after - before, cpu1 - cpu0, max(0.0, (at1 - at0) - (busy1 - busy0))
 
 
 def by_hand(ironic: IronicClient, document: dict[str, Any],
@@ -152,13 +162,13 @@ def with_workflows(client: Client, document: dict[str, Any],
 
 
 def _print_counts(last: dict[str, Phases]) -> None:
-    print("Last round, Ironic requests by kind and Ironic CPU seconds:")
+    print("Last round, Ironic CPU seconds, seconds idle, and requests by kind:")
     for index, label in enumerate(("import", "introspect")):
         for name, phases in last.items():
-            counts, cpu = phases.phase(index)
+            counts, cpu, idle = phases.phase(index)
             kinds = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
-            print(f"  {label:11}{name:9}{cpu:6.2f} CPU-s  {sum(counts.values()):4} requests: "
-                  f"{kinds}")
+            print(f"  {label:11}{name:9}{cpu:6.2f} CPU-s {idle:5.2f} idle-s "
+                  f"{sum(counts.values()):4} requests: {kinds}")
 
 
 def main() -> int:

@@ -46,7 +46,7 @@ from yaql.language import exceptions as yaql_exc
 
 from tripleo_flow.common import safe_yaml, time_budget, yaql_compat
 from tripleo_flow.common.template_sandbox import DEFAULT_MAX_SIZE, TemplateSandbox
-from tripleo_flow.engine.lang import yaql_fast, yaql_tables
+from tripleo_flow.engine.lang import yaql_fast, yaql_inputs, yaql_tables
 from tripleo_flow.exceptions import ExpressionError
 
 #: Default of ``[limits] expression_max_items``.
@@ -233,7 +233,7 @@ def _parse_yaql(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
 @functools.lru_cache(maxsize=4096)
 def _fast_yaql(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     """The expression compiled to Python when it is simple (:mod:`.yaql_fast`), or None."""
-    return yaql_fast.compile(_parse_yaql(text, limits))
+    return yaql_fast.compile(_parse_yaql(text, limits), limits.max_items)
 
 
 @functools.cache
@@ -413,7 +413,9 @@ class Evaluator:
         context["$__evaluator"] = self
         try:
             with time_budget.limit(self.limits.timeout, TIMEOUT_OPTION):
-                return expression.evaluate(data=self.data, context=context)
+                # ``data=self.data`` would copy all of it first, whatever is read
+                context["$"] = yaql_inputs.freeze(self.data)
+                return expression.evaluate(context=context)
         except ExpressionError:
             raise
         except time_budget.TimeLimitExceeded as exc:

@@ -13,10 +13,17 @@ Python function.  It computes what YAQL computes in the cases where the one
 overload YAQL picks is plain Python: a key present in a plain ``dict``, numbers
 (never a bool) with numbers for arithmetic and ordering, plain values (text,
 numbers, booleans, null) for equality, truth and ``and``/``or``.  Anything else
-(a missing key, a list, null in an ordering, a bool in arithmetic, a value over
-YAQL's memory quota, a container as the result: YAQL would give a converted
-copy) gives :data:`UNSURE`, and the caller evaluates the expression with YAQL,
-which gives its own result or error.
+(a missing key, a list as an operand, null in an ordering, a bool in arithmetic, a
+value over YAQL's memory quota) gives :data:`UNSURE`, and the caller evaluates the
+expression with YAQL, which gives its own result or error.
+
+A container read whole (``<% $.specs %>``, ``<% $.node %>``: a ``with-items``
+task's input per item) is what YAQL gives too, given the limits
+(:func:`compile`'s ``max_items``): YAQL's copy (a new ``dict`` or ``list`` at every
+level, the same plain values), when every mapping in it is a plain ``dict`` of text
+keys, every sequence a plain ``list``, every other value plain, no container
+holds more than ``max_items`` entries (YAQL's ``CollectionTooLargeException``)
+and none is near the memory quota (YAQL checks each container it walks).
 """
 
 from __future__ import annotations
@@ -52,10 +59,14 @@ class _NotSimple(Exception):
     """Raised while compiling: the expression is outside the simple subset."""
 
 
-def compile(expression: Any) -> Callable[[Any, int], Any] | None:
+def compile(expression: Any, max_items: int | None = None
+            ) -> Callable[[Any, int], Any] | None:
     """A function ``(data, memory quota) -> value or UNSURE`` computing the parsed
     YAQL ``expression`` over ``data`` as YAQL does, or None when the expression is
-    not of the simple kind (see the module)."""
+    not of the simple kind (see the module).
+
+    :param max_items: YAQL's ``yaql.limitIterators`` (negative: none); None: a
+        container as the result is left to YAQL"""
     if not isinstance(expression, yx.Statement):
         return None
     try:
@@ -65,11 +76,38 @@ def compile(expression: Any) -> Callable[[Any, int], Any] | None:
 
     def run(data: Any, quota: int) -> Any:
         try:
-            return _plain(node(data, quota), quota)
-        except _Unsure:
+            value = node(data, quota)
+            if type(value) in _CONTAINERS and max_items is not None:
+                return _copy(value, quota, max_items)
+            return _plain(value, quota)
+        except (_Unsure, RecursionError):
             return UNSURE
 
     return run
+
+
+#: The containers a result may be (exact types).
+_CONTAINERS: frozenset[type] = frozenset({dict, list})
+#: Bytes per entry, and per container, above a container's size as YAQL measures it
+#: (``sys.getsizeof`` of its tuple, FrozenDict, items or output ``dict``/``list``: at
+#: most 64 per entry plus 120 on CPython 3.11, from 0 to 5,000 entries).
+_ENTRY_BYTES, _CONTAINER_BYTES = 64, 256
+
+
+def _copy(value: Any, quota: int, max_items: int) -> Any:
+    """YAQL's output for the container ``value`` read from the data (a copy of it),
+    or raises _Unsure (see the module)."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind not in _CONTAINERS or 0 <= max_items < len(value) or (
+            quota > 0 and _ENTRY_BYTES * len(value) + _CONTAINER_BYTES > quota):
+        raise _Unsure
+    if kind is list:
+        return [_copy(item, quota, max_items) for item in value]
+    if any(type(key) is not str for key in value):
+        raise _Unsure
+    return {key: _copy(item, quota, max_items) for key, item in value.items()}
 
 
 def _plain(value: Any, quota: int) -> Any:
@@ -113,7 +151,8 @@ def _binary(node: Any) -> _Node:
             if type(mapping) is not dict or key not in mapping:
                 raise _Unsure
             value = mapping[key]
-            return value if type(value) is dict else _plain(value, quota)
+            # A container goes on to the next ``.`` (a dict) or is the result (run).
+            return value if type(value) in _CONTAINERS else _plain(value, quota)
 
         return attribute
     left, right = _compile(left_node), _compile(right_node)

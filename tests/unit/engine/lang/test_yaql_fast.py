@@ -115,3 +115,65 @@ def test_a_simple_expression_runs_none_of_yaqls_function_calls() -> None:
     assert evaluator.evaluate("<% $.i %>") == 3
     with pytest.raises(expressions.ExpressionError, match="expression_timeout"):
         evaluator.evaluate("<% $.l.len() %>")
+
+
+#: Containers read whole: every kind YAQL copies differently (tuples, sets, keys that
+#: are not text, nesting), as the data and inside it.
+CONTAINERS: list[Any] = [
+    *DATA,
+    {"n": {"a": [1, {"b": (1, 2)}], "c": None}, "k": {1: "int key"}, "s": {1, 2},
+     "t": (1,), "x": {"y": [{"z": [None, 1.5, "z", True, -0.0]}], "w": []},
+     "f": frozenset({1}), "u": {"v": {"w": {"x": {}}}}},
+    {"l": [[[[]]]], "d": {"": {"": ""}}},
+]
+WHOLE = ["$", "$.n", "$.n.a", "$.k", "$.s", "$.t", "$.x", "$.x.y", "$.f", "$.u", "$.u.v",
+         "$.l", "$.d", "$.e", "$.o", "$.d.d"]
+
+
+@pytest.mark.parametrize("text", WHOLE)
+def test_a_container_read_whole_is_yaqls_copy_of_it_or_left_to_yaql(text: str) -> None:
+    fast = yaql_fast.compile(expressions._parse_yaql(text),
+                             expressions.DEFAULT_LIMITS.max_items)
+    assert fast is not None
+    for data in CONTAINERS:
+        got = fast(data, expressions.DEFAULT_LIMITS.max_size)
+        if got is yaql_fast.UNSURE:
+            continue
+        assert (type(got).__name__, got) == _by_yaql(text, data), (text, data)
+        assert repr(got) == repr(_by_yaql(text, data)[1])  # lists, not tuples, all down
+
+
+def test_plain_containers_read_whole_are_computed_directly_as_copies() -> None:
+    data = CONTAINERS[-1] | {"x": {"y": [{"z": [None, 1.5, "z"]}]}}
+    for text in ("$", "$.l", "$.d", "$.x", "$.x.y"):
+        fast = yaql_fast.compile(expressions._parse_yaql(text),
+                                 expressions.DEFAULT_LIMITS.max_items)
+        assert fast is not None
+        got = fast(data, expressions.DEFAULT_LIMITS.max_size)
+        assert got is not yaql_fast.UNSURE, text
+        assert got == _by_yaql(text, data)[1]
+    got = expressions.Evaluator(data).evaluate("<% $.x %>")
+    got["y"][0]["z"].append("mine")  # a copy: the data is left as it was
+    assert data["x"] == {"y": [{"z": [None, 1.5, "z"]}]}
+
+
+def test_a_container_over_the_limits_is_left_to_yaql() -> None:
+    """YAQL's limits on what it walks (``[limits] expression_max_items``) and on each
+    container's size (``[limits] render_max_size``) give its error, not a value."""
+    data = {"many": list(range(50)), "deep": {"in": [list(range(50))]}, "few": [1, 2]}
+    quota = expressions.DEFAULT_LIMITS.max_size
+    for text, expected in (("$.few", [1, 2]), ("$.many", yaql_fast.UNSURE),
+                           ("$.deep", yaql_fast.UNSURE)):
+        fast = yaql_fast.compile(expressions._parse_yaql(text), 10)
+        assert fast is not None and fast(data, quota) == expected, text
+    fast = yaql_fast.compile(expressions._parse_yaql("$.many"), 100)
+    assert fast is not None and fast(data, 300) is yaql_fast.UNSURE
+    items = expressions.Evaluator(data, limits=expressions.Limits(max_items=10))
+    assert items.evaluate("<% $.few %>") == [1, 2]
+    for text in ("<% $.many %>", "<% $.deep %>"):
+        with pytest.raises(expressions.ExpressionError, match="expression_max_items"):
+            items.evaluate(text)
+    size = expressions.Evaluator(data, limits=expressions.Limits(max_size=300))
+    assert size.evaluate("<% $.few %>") == [1, 2]
+    with pytest.raises(expressions.ExpressionError, match="render_max_size"):
+        size.evaluate("<% $.many %>")
