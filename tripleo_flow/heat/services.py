@@ -17,7 +17,12 @@ its own credentials, and reads no file under /etc.
   ``.app`` dependencies, :func:`broker_applications`), not Debian's 70 plugins: with
   every plugin on the code path, finding modules, config schemas and boot steps took
   most of its start (9-10 s to the AMQP port on this machine kind; about 4.5 s with
-  the broker's own 20).  Its port mapper (``epmd``) is started
+  the broker's own 20).  Nor are the Erlang/OTP applications plain AMQP on loopback
+  does without (TLS, HTTP, XML, OS monitoring, code tools: :data:`UNSTARTED`) loaded as
+  applications: the ``.app`` files naming them are rewritten in that home
+  (:func:`without_applications`), since the broker reads the attributes of every module
+  of every loaded application at its boot (958 modules loaded; 733 without them, about
+  0.6 s less CPU to the AMQP port).  Its port mapper (``epmd``) is started
   by us in the foreground on a private port (``-start_epmd false``): the one Erlang
   starts by itself daemonises out of our process group and outlives the broker.  The
   node is distributed from its boot (``-sname``, on its own distribution port), so it
@@ -84,6 +89,30 @@ def _app_dependencies(app_file: Path) -> list[str]:
         if match:
             names += re.findall(r"[a-z][a-zA-Z0-9_]*", match.group(1))
     return names
+
+
+#: Erlang/OTP applications that ``rabbit``, ``rabbit_common`` and ``ranch`` list but
+#: that a broker of plain AMQP on loopback has no use for: TLS (ssl, public_key), HTTP
+#: (inets), XML (xmerl), OS monitoring (os_mon), code tools (tools, syntax_tools,
+#: compiler).  Listed, each is loaded and started, and the boot steps' search loads every
+#: module of every loaded application to read its attributes (ssl and inets alone 132
+#: modules).  Left out of those lists (:func:`without_applications`), they are not loaded
+#: as applications; the few functions the broker calls from their modules (``compile``
+#: for the feature flags' registry, ``erl_syntax``, ``xmerl_ucs``) still load from
+#: Erlang's code path when called.
+UNSTARTED = ("compiler", "inets", "os_mon", "public_key", "ssl", "syntax_tools", "tools",
+             "xmerl")
+
+
+def without_applications(app_text: str, names: tuple[str, ...]) -> str:
+    """The text of an Erlang ``.app`` file with ``names`` left out of its
+    ``applications`` list (the same text when it names none of them)."""
+    def lean(match: re.Match[str]) -> str:
+        listed = re.findall(r"[a-z][a-zA-Z0-9_]*", match.group(2))
+        kept = [n for n in listed if n not in names]
+        return match.group(0) if kept == listed else match.group(1) + ",".join(kept) + "]"
+
+    return re.sub(r"(\{\s*applications\s*,\s*\[)([^\]]*)\]", lean, app_text, count=1)
 
 
 def broker_applications(plugins: Path) -> dict[str, Path]:
@@ -227,7 +256,23 @@ class Services:
             (home / "sbin" / script.name).symlink_to(script)
         (home / "escript").symlink_to(lib / "escript")
         for path in broker_applications(lib / "plugins").values():
-            (home / "plugins" / path.name).symlink_to(path)
+            name = path.name.rsplit("-", 1)[0]
+            app_file = path / "ebin" / f"{name}.app"
+            text = app_file.read_text(errors="replace") if app_file.is_file() else ""
+            lean = without_applications(text, UNSTARTED)
+            if lean == text:
+                (home / "plugins" / path.name).symlink_to(path)
+                continue
+            # Its own directory: links to the application's files, its .app rewritten.
+            own = home / "plugins" / path.name
+            (own / "ebin").mkdir(mode=0o700, parents=True)
+            for item in path.iterdir():
+                if item.name != "ebin":
+                    (own / item.name).symlink_to(item)
+            for item in (path / "ebin").iterdir():
+                if item != app_file:
+                    (own / "ebin" / item.name).symlink_to(item)
+            (own / "ebin" / app_file.name).write_text(lean)
 
     def epmd_command(self) -> list[str]:
         return [program("epmd"), "-port", str(self.ports["epmd"]), "-address", HOST]

@@ -4,9 +4,12 @@ as child processes (Debian's mariadb-server and rabbitmq-server, no container im
 from __future__ import annotations
 
 import json
+import re
 import socket
 import struct
+import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,7 +17,7 @@ from tests.functional.heat.conftest import OpenStack, heat_processes, make_conf
 from tests.functional.heat.test_container import eventually, kill_owner_after_launch
 from tripleo_flow import exceptions
 from tripleo_flow.client import Client
-from tripleo_flow.heat import database, native, process
+from tripleo_flow.heat import database, native, process, services
 from tripleo_flow.heat.workdir import HeatDir
 
 pytestmark = pytest.mark.functional
@@ -49,6 +52,19 @@ def _leftovers(work: HeatDir, record: dict[str, object]) -> dict[str, object]:
     return {"heat": heat_processes(work.conf_file), "servers": process.find_naming(root),
             "ports": {p: _listening(p) for p in _ports(record) if _listening(p)},
             "data": Path(root).exists()}
+
+
+def _broker_applications(record: dict[str, Any], work: HeatDir) -> set[str]:
+    """The Erlang applications loaded in the running broker of ``record`` (rabbitmqctl)."""
+    given = record["services"]
+    svc = services.Services(root=Path(given["root"]), log_dir=work.log_dir,
+                            ports=given["ports"], admin_password=given["admin_password"],
+                            rabbit_password=given["rabbit_password"])
+    out = subprocess.run(
+        [str(Path(services.RABBITMQ_SERVER).with_name("rabbitmqctl")), "-n", services.NODE,
+         "eval", "[A || {A, _, _} <- application:loaded_applications()]."],
+        env=svc.rabbitmq_env(), capture_output=True, text=True, check=True, timeout=60).stdout
+    return set(re.findall(r"[a-z][a-z0-9_]*", out))
 
 
 NOTHING = {"heat": [], "servers": [], "ports": {}, "data": False}
@@ -96,6 +112,10 @@ def test_processes_life_cycle(tmp_path: Path, heat_venv: Path) -> None:
         assert b"\0-sname\0rabbit@localhost\0" in Path(f"/proc/{beam[0]}/cmdline").read_bytes()
         # Its schedulers were left unbound (RabbitMQ's scripts bind them to cores).
         assert b"\0-stbt\0u\0" in Path(f"/proc/{beam[0]}/cmdline").read_bytes()
+        # It loaded none of the Erlang applications plain AMQP does without (ssl, inets...).
+        loaded = _broker_applications(record, work)
+        assert {"rabbit", "ranch", "mnesia", "crypto"} <= loaded
+        assert not loaded & set(services.UNSTARTED), loaded
         # Heat's empty MariaDB schema is kept in the venv for the next fresh launch.
         heads = database.schema_heads(heat_venv)
         assert (heat_venv / native.SCHEMA_DIR /

@@ -79,7 +79,15 @@ def test_deploy_workflow_takes_plan_heat_type_work_dir_and_runs_the_deploy_actio
     steps = catalog.get("config_download_deploy")
     assert [t.action for t in steps.tasks.values()] == [
         "deploy.check_inputs", "ansible.check", "deploy.save_outputs",
-        "deploy.config_download", "heat.kill", "deploy.run_ansible", "deploy.finish"]
+        "deploy.config_download", "heat.kill", "std.noop", "deploy.run_ansible",
+        "deploy.finish"]
+    # config-download is written from the saved outputs while Heat is dumped and stopped;
+    # the playbook and the status wait for both.
+    after = {name: [s.target for s in t.on_success] for name, t in steps.tasks.items()}
+    assert after["save_outputs"] == ["config_download", "kill_heat"]
+    assert after["config_download"] == after["kill_heat"] == ["written_and_stopped"]
+    assert steps.tasks["written_and_stopped"].join == "all"
+    assert after["written_and_stopped"] == ["run_ansible", "finish"]
     for calling in (workflow, only):
         finish = calling.tasks["finish"]
         assert finish.workflow == "config_download_deploy"

@@ -42,3 +42,46 @@ def test_no_rabbit_is_not_installed(tmp_path: Path) -> None:
     with pytest.raises(exceptions.HeatNotInstalled):
         services.broker_applications(plugins)
 
+
+
+@pytest.mark.parametrize(("listed", "kept"), [
+    ("kernel, stdlib, ssl, ranch,\n\txmerl, rabbit_common", "kernel,stdlib,ranch,rabbit_common"),
+    ("kernel,stdlib,ssl", "kernel,stdlib"),
+    ("os_mon,inets,compiler,public_key,syntax_tools,tools", ""),
+])
+def test_unstarted_applications_left_out_of_the_list(listed: str, kept: str) -> None:
+    text = (f"{{application, rabbit,\n [{{vsn, \"3.10.8\"}},\n  {{applications, [{listed}]}},"
+            "\n  {env, [{ssl_listeners, []}, {ssl_options, [ssl]}]}]}.\n")
+    lean = services.without_applications(text, services.UNSTARTED)
+    assert f"{{applications, [{kept}]}}" in lean
+    assert lean.replace(f"{{applications, [{kept}]}}", "") == text.replace(
+        f"{{applications, [{listed}]}}", "")  # the rest as it was (env included)
+
+
+def test_an_app_naming_none_of_them_is_unchanged() -> None:
+    text = "{application, ra, [{applications, [kernel, stdlib, aten]}]}.\n"
+    assert services.without_applications(text, services.UNSTARTED) == text
+
+
+def test_broker_home_lists_no_unstarted_application(tmp_path: Path) -> None:
+    lib = tmp_path / "rabbitmq_server-3.10.8"
+    (lib / "sbin").mkdir(parents=True)
+    (lib / "sbin" / "rabbitmq-server").write_text("#!/bin/sh\n")
+    (lib / "escript").mkdir()
+    plugins = lib / "plugins"
+    _app(plugins, "rabbit", "3.10.8", "kernel, stdlib, os_mon, inets, ssl, ra")
+    _app(plugins, "ra", "2.2.0", "kernel, stdlib")
+    (plugins / "rabbit-3.10.8" / "ebin" / "rabbit.beam").write_bytes(b"FOR1")
+    (plugins / "rabbit-3.10.8" / "priv").mkdir()
+    svc = services.Services(root=tmp_path / "svc", log_dir=tmp_path / "log", ports={},
+                            admin_password="a", rabbit_password="r")
+    svc._link_server_home(lib)
+    home = svc.server_home / "plugins"
+    rabbit, installed = home / "rabbit-3.10.8", plugins / "rabbit-3.10.8"
+    # its own directory: links to the installed files, its .app rewritten
+    assert not rabbit.is_symlink() and (rabbit / "priv").resolve() == installed / "priv"
+    assert (rabbit / "ebin" / "rabbit.beam").resolve() == installed / "ebin" / "rabbit.beam"
+    app = rabbit / "ebin" / "rabbit.app"
+    assert not app.is_symlink() and "{applications, [kernel,stdlib,ra]}" in app.read_text()
+    assert (home / "ra-2.2.0").is_symlink()  # it names none of them: linked as it is
+    assert "ssl" in (installed / "ebin" / "rabbit.app").read_text()  # the installed one kept
