@@ -46,7 +46,7 @@ from tripleo_flow.heat.database import HeatDatabase
 from tripleo_flow.heat.db_mariadb import MariaDBDatabase
 from tripleo_flow.heat.db_sqlite import default_dir
 from tripleo_flow.heat.launcher import KillResult
-from tripleo_flow.heat.native import NativeLauncher
+from tripleo_flow.heat.native import SCHEMA_DIR, NativeLauncher
 from tripleo_flow.heat.services import Services
 
 #: Write ends of the tether pipes of the launches this process owns, by heat-dir.
@@ -184,7 +184,7 @@ class ProcessesLauncher(NativeLauncher):
         self.start_file.unlink(missing_ok=True)
         self._ahead = {part: self._spawn_heat(record, part, ahead=True)
                        for part in HEAT_PARTS if self._through_runner(part)}
-        svc.install_mariadb()
+        svc.install_mariadb(keep_in=self.venv / SCHEMA_DIR)
         mariadb = self._spawn(record, "mariadb", svc.mariadb_command(), svc.marker)
         # exists() answers (True or False) once the server takes connections.
         self._wait(lambda: self._answers(), "MariaDB", mariadb, "mariadb.out")

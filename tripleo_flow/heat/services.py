@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tripleo_flow import exceptions
+from tripleo_flow.heat import mariadb_datadir
 from tripleo_flow.heat.db_move import NOTE_SUFFIX
 
 HOST = "127.0.0.1"
@@ -56,6 +57,12 @@ RABBITMQ_SERVER = "/usr/lib/rabbitmq/bin/rabbitmq-server"
 INSTALL = "apt-get install mariadb-server mariadb-client rabbitmq-server"
 #: The server programs a launch needs, and where Debian puts them when PATH lacks sbin.
 PROGRAMS = ("mariadbd", "mariadb-install-db", "epmd")
+#: The size of MariaDB's redo log: small (a Heat's database is), and made that size by
+#: the install (a server started on a log of another size first remakes it).
+LOG_FILE_SIZE = "32M"
+#: ``mariadb-install-db``'s options (besides the data directory).
+INSTALL_OPTIONS = ("--user=root", "--auth-root-authentication-method=socket",
+                   "--skip-test-db", f"--innodb-log-file-size={LOG_FILE_SIZE}")
 
 
 def free_port() -> int:
@@ -185,20 +192,30 @@ class Services:
 
     # -- MariaDB ---------------------------------------------------------------
 
-    def install_mariadb(self) -> None:
-        """Create the data directory (``mariadb-install-db``) and the init file."""
-        self.datadir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    def install_mariadb(self, keep_in: Path | None = None) -> None:
+        """Create the data directory and the init file.
+
+        :param keep_in: where the first data directory ``mariadb-install-db`` made for
+            this server is kept and copied from (:mod:`.mariadb_datadir`); None: always
+            installed.
+        """
+        server = program("mariadbd")
+        mariadb_datadir.make(self.datadir, self._install_datadir, keep_in,
+                             mariadb_datadir.template_name(server, INSTALL_OPTIONS))
+        self.write_init_file()
+
+    def _install_datadir(self, datadir: Path) -> None:
+        datadir.mkdir(mode=0o700, parents=True, exist_ok=True)
         log = self.log_dir / "mariadb-install.log"
         with open(log, "ab") as out:
             rc = subprocess.run(
-                [program("mariadb-install-db"), "--no-defaults", f"--datadir={self.datadir}",
-                 "--user=root", "--auth-root-authentication-method=socket", "--skip-test-db"],
+                [program("mariadb-install-db"), "--no-defaults", f"--datadir={datadir}",
+                 *INSTALL_OPTIONS],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                 check=False).returncode
         if rc != 0:
             raise exceptions.HeatError(
-                f"mariadb-install-db failed (exit {rc}) in {self.datadir}. See {log}.")
-        self.write_init_file()
+                f"mariadb-install-db failed (exit {rc}) in {datadir}. See {log}.")
 
     def write_init_file(self) -> None:
         """The file MariaDB runs at start: the admin user of ``[heat]``'s adapter."""
@@ -215,7 +232,7 @@ class Services:
                 f"--bind-address={HOST}", "--user=root", "--skip-name-resolve",
                 f"--pid-file={self.root / 'mariadbd.pid'}",
                 f"--init-file={self.root / 'mariadb-init.sql'}",
-                "--innodb-flush-log-at-trx-commit=2", "--innodb-log-file-size=32M",
+                "--innodb-flush-log-at-trx-commit=2", f"--innodb-log-file-size={LOG_FILE_SIZE}",
                 "--max-connections=2000"]
 
     # -- RabbitMQ --------------------------------------------------------------
