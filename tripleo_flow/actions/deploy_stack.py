@@ -22,6 +22,7 @@ from tripleo_flow.core.plan import stack_request as requests
 from tripleo_flow.engine.lang.action import WorkDir
 from tripleo_flow.heat.client import HeatClient
 from tripleo_flow.heat.workdir import HeatDir
+from tripleo_flow.plans import render_record
 from tripleo_flow.plans.plan import PlanRepository
 from tripleo_flow.workspace import files as private_files
 
@@ -120,6 +121,10 @@ class CheckPlan(Action):
     """Render a plan, compute its container image and deploy parameters, check that every
     parameter of its stack tree has a value, and save the stack request in the work dir.
 
+    The plan's rendered files are taken as they are when the record of its last render
+    says they are what rendering its files now gives
+    (:mod:`~tripleo_flow.plans.render_record`).
+
     The result points at ``stack-request.json`` (path and sha256): the request
     holds every password.
     """
@@ -135,15 +140,23 @@ class CheckPlan(Action):
         plan_env = dict(repo.environment(plan))
         plan_env["environments"] = update.sent_environments(
             plan_env.get("environments") or [], lifecycle)
-        files = dict(repo.read_all(plan))
-        files.update(rendering.render_plan(
-            files, max_size=self.context.limit("render_max_size"),
-            timeout=self.context.seconds("render_timeout")))
+        files = repo.files(plan)  # each read once, when the check or the request needs it
+        max_size = self.context.limit("render_max_size")
+        record = repo.manifest(plan).render
+        files.prefetch(render_record.names(record))
+        # The rendered files the plan holds, when its last render's record says they
+        # are what rendering these files gives; else a fresh render (as before).
+        rendered: dict[str, bytes] = {}
+        if not render_record.holds(record, files, max_size):
+            files.prefetch(rendering.render_inputs(files))
+            rendered = rendering.render_plan(
+                files, max_size=max_size, timeout=self.context.seconds("render_timeout"))
         # The stack exists when the work dir holds a Heat dump (the launch restores it).
         action = "UPDATE" if HeatDir(work_dir).dump_file.exists() else "CREATE"
         # The same DeployIdentifier on a re-run (a resumed job): the same request.
         identifier = self.context.once(lambda: int(time.time()), part="deploy_identifier")
-        checked = requests.deploy_request(plan, files, plan_env, identifier, action)
+        checked = requests.deploy_request(plan, rendering.Rendered(files, rendered),
+                                          plan_env, identifier, action)
         for warning in [*checked.images.warnings, *checked.risky]:
             LOG.warning("%s", warning)
         if checked.missing:

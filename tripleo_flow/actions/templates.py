@@ -8,6 +8,7 @@ from tripleo_flow.actions.base import Action, Rerun, encode_blobs
 from tripleo_flow.actions.undo import restore_objects
 from tripleo_flow.common import crashpoints
 from tripleo_flow.core.plan import rendering
+from tripleo_flow.plans import render_record
 from tripleo_flow.plans.plan import MANIFEST, UNRENDERED, PlanRepository
 
 
@@ -29,9 +30,11 @@ class ProcessTemplates(Action):
             files = repo.files(plan)
             manifest = repo.manifest(plan)
             files.prefetch(rendering.render_inputs(files))  # one request each, at once
+            reads: set[str] = set()
+            max_size = self.context.limit("render_max_size")
             rendered = rendering.render_plan(
-                files, max_size=self.context.limit("render_max_size"),
-            timeout=self.context.seconds("render_timeout"))
+                files, max_size=max_size, timeout=self.context.seconds("render_timeout"),
+                reads=reads)
             existing = set(files)
             stale = sorted(p for p in manifest.rendered if p not in rendered and p in existing)
             backup: dict[str, bytes] = {MANIFEST: manifest.to_bytes()}
@@ -55,6 +58,10 @@ class ProcessTemplates(Action):
                 "backup": encode_blobs(backup),
                 "previous_rendered": list(manifest.rendered)})
             manifest.rendered = sorted(rendered)
+            # Its record, when the render read none of what it changes (then the
+            # files written render the same: a reader may take the outputs as they are).
+            manifest.render = (None if reads & (set(changed) | set(stale))
+                               else render_record.make(files, reads, rendered, max_size))
             store.put_objects(plan, changed)
             crashpoints.reached("templates.process:written")
             store.delete_objects(plan, stale)

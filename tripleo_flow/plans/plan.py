@@ -3,7 +3,8 @@
 A plan is a container tagged ``usage-tripleo: plan`` holding the template tree,
 ``plan-environment.yaml`` and a manifest (``.tripleo-flow/manifest.json``) that
 records which objects came from the templates (with their SHA-256) and which
-were rendered, so an update can tell the user's own files from the templates'.
+were rendered, so an update can tell the user's own files from the templates', and
+what the last render read and wrote (:mod:`~tripleo_flow.plans.render_record`).
 The deployment status lives in the sibling container ``<plan>-messages``.
 
 Crash safety:
@@ -133,15 +134,22 @@ class Manifest:
 
     templates: dict[str, str] = field(default_factory=dict)
     rendered: list[str] = field(default_factory=list)
+    #: What the last render read and wrote, when its outputs are the render of the
+    #: files the plan holds (:mod:`~tripleo_flow.plans.render_record`).
+    render: dict[str, Any] | None = None
 
     def to_bytes(self) -> bytes:
-        return json.dumps({"templates": self.templates, "rendered": sorted(self.rendered)},
-                          sort_keys=True).encode()
+        raw: dict[str, Any] = {"templates": self.templates, "rendered": sorted(self.rendered)}
+        if self.render is not None:
+            raw["render"] = self.render
+        return json.dumps(raw, sort_keys=True).encode()
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Manifest:
         raw = json.loads(data)
-        return cls(dict(raw.get("templates", {})), list(raw.get("rendered", [])))
+        render = raw.get("render")
+        return cls(dict(raw.get("templates", {})), list(raw.get("rendered", [])),
+                   render if isinstance(render, dict) else None)
 
 
 @dataclass

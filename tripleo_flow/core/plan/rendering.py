@@ -34,7 +34,7 @@ from __future__ import annotations
 import copy
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import TracebackType
 from typing import Any, NoReturn
 
@@ -139,9 +139,12 @@ def load_excludes(files: Mapping[str, bytes], path: str = EXCLUDES_FILE) -> set[
 class PlanLoader(jinja2.BaseLoader):
     """Resolve includes from the plan's files: the template's directory, then the root."""
 
-    def __init__(self, files: Mapping[str, bytes], directory: str) -> None:
+    def __init__(self, files: Mapping[str, bytes], directory: str,
+                 looked: set[str] | None = None) -> None:
         self.files = files
         self.searchpath = [directory, ""] if directory else [""]
+        #: Every path looked for, found or not (None: not kept).
+        self.looked = looked
 
     def get_source(
         self, environment: jinja2.Environment, template: str
@@ -149,6 +152,8 @@ class PlanLoader(jinja2.BaseLoader):
         pieces = jinja2.loaders.split_template_path(template)
         for base in self.searchpath:
             path = posixpath.join(base, *pieces) if base else posixpath.join(*pieces)
+            if self.looked is not None:
+                self.looked.add(path)
             if path in self.files:
                 return _decode(self.files[path], path), path, lambda: True
         raise jinja2.TemplateNotFound(template)
@@ -170,9 +175,11 @@ def _template_line(tb: TracebackType | None, files: Mapping[str, bytes]) -> tupl
 
 
 class _Renderer:
-    def __init__(self, files: Mapping[str, bytes], max_size: int = DEFAULT_MAX_SIZE) -> None:
+    def __init__(self, files: Mapping[str, bytes], max_size: int = DEFAULT_MAX_SIZE,
+                 looked: set[str] | None = None) -> None:
         self.files = files
         self.max_size = max_size
+        self.looked = looked
         self._environments: dict[str, TemplateSandbox] = {}
         self._templates: dict[str, jinja2.Template] = {}
 
@@ -180,7 +187,7 @@ class _Renderer:
         env = self._environments.get(directory)
         if env is None:
             env = TemplateSandbox(
-                loader=PlanLoader(self.files, directory),
+                loader=PlanLoader(self.files, directory, self.looked),
                 keep_trailing_newline=True,
                 max_size=self.max_size,
             )
@@ -309,14 +316,36 @@ def _prepare_networks(networks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return prepared
 
 
+def templates(names: Iterable[str]) -> list[str]:
+    """The templates :func:`render_plan` renders among a plan's files ``names``."""
+    return sorted(n for n in names if n.endswith(J2_SUFFIX) and not _hidden(n))
+
+
 def render_inputs(names: Iterable[str], *, roles_file: str = ROLES_FILE,
                   networks_file: str = NETWORKS_FILE,
                   excludes_file: str = EXCLUDES_FILE) -> list[str]:
     """Which of a plan's files ``names`` :func:`render_plan` reads (its templates'
     includes aside): the data files and every template it renders."""
+    names = list(names)
     data = {roles_file, networks_file, excludes_file}
-    return sorted(n for n in names
-                  if n in data or (n.endswith(J2_SUFFIX) and not _hidden(n)))
+    return sorted({n for n in names if n in data} | set(templates(names)))
+
+
+class Rendered(Mapping[str, bytes]):
+    """A plan's files with the outputs of a render in place of the ones it holds
+    (read from ``files`` only when asked for)."""
+
+    def __init__(self, files: Mapping[str, bytes], outputs: Mapping[str, bytes]) -> None:
+        self.files, self.outputs = files, outputs
+
+    def __getitem__(self, name: str) -> bytes:
+        return self.outputs[name] if name in self.outputs else self.files[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted({*self.files, *self.outputs}))
+
+    def __len__(self) -> int:
+        return len({*self.files, *self.outputs})
 
 
 def render_plan(
@@ -327,6 +356,7 @@ def render_plan(
     excludes_file: str = EXCLUDES_FILE,
     max_size: int = DEFAULT_MAX_SIZE,
     timeout: float = DEFAULT_TIMEOUT,
+    reads: set[str] | None = None,
 ) -> dict[str, bytes]:
     """Render every j2 template of a plan.
 
@@ -339,25 +369,33 @@ def render_plan(
         may build (``[limits] render_max_size``).
     :param timeout: seconds the whole render may take (``[limits] render_timeout``;
         0: no limit).
+    :param reads: filled (when given) with the name of every file whose content or
+        absence the render depended on: the data files, every template it rendered,
+        every path an include or import looked for.  Files with the same names and
+        contents render the same, whatever else the plan holds.
     :returns: the rendered files, path -> content.
     :raises InvalidTemplate: naming the file at fault, for malformed data
         files, jinja2 errors (with their line), missing includes, outputs
         that are not valid YAML, what the sandbox refuses (with its line), and
         a render that runs past ``timeout``.
     """
+    looked = set() if reads is None else reads
+    looked.add(roles_file)
     if roles_file not in files:
         return {}
     with time_budget.limit(timeout, "[limits] render_timeout"):
-        return _render_all(files, roles_file, networks_file, excludes_file, max_size)
+        return _render_all(files, roles_file, networks_file, excludes_file, max_size,
+                           looked)
 
 
 def _render_all(files: Mapping[str, bytes], roles_file: str, networks_file: str,
-                excludes_file: str, max_size: int) -> dict[str, bytes]:
+                excludes_file: str, max_size: int, looked: set[str]) -> dict[str, bytes]:
+    looked.update((networks_file, excludes_file))
     roles = copy.deepcopy(load_roles(files, roles_file))
     networks = _prepare_networks(load_networks(files, networks_file))
     enabled = enabled_networks(networks)
     excludes = load_excludes(files, excludes_file)
-    renderer = _Renderer(files, max_size)
+    renderer = _Renderer(files, max_size, looked)
     outputs: dict[str, bytes] = {}
     origin: dict[str, str] = {}
 
@@ -372,9 +410,8 @@ def _render_all(files: Mapping[str, bytes], roles_file: str, networks_file: str,
         # each template gets its own copy: one cannot change what the next sees
         outputs[out_path] = renderer.render(source, out_path, copy.deepcopy(data))
 
-    for source in sorted(files):
-        if _hidden(source) or not source.endswith(J2_SUFFIX):
-            continue
+    for source in templates(files):
+        looked.add(source)
         if source.endswith(ROLE_SUFFIX):
             text = _decode(files[source], source)
             by_mapping = bool(_ROLE_ATTRIBUTE.search(text))
