@@ -45,13 +45,42 @@ def load_checked_tree(plan: str, templates: str, listener: PlanProgressListener 
     :param data_files: YAML text replacing the tree's ``roles_data.yaml``,
         ``network_data.yaml`` or ``vip_data.yaml`` (:func:`roles.with_data_files`).
     """
+    files = _read_tree(templates, conf, data_files)
+    validation.check_yaml_files(files, plan_stage(listener, plan, "check"))
+    _check_data(files, conf)
+    return files
+
+
+def load_tree(templates: str, conf: cfg.ConfigOpts,
+              data_files: dict[str, str] | None = None) -> dict[str, bytes]:
+    """Read a template tree and check it as :func:`load_checked_tree` does, all but the
+    YAML syntax of the files its data files do not name (a
+    :class:`~tripleo_flow.core.plan.validation.YamlCheck` of the tree, left to the caller).
+
+    A tree that fails here gets the error :func:`load_checked_tree` raises: a bad YAML
+    file anywhere in it comes before a bad data file.
+    """
+    files = _read_tree(templates, conf, data_files)
+    try:
+        _check_data(files, conf)
+    except exceptions.TripleoFlowError:
+        validation.check_yaml_files(files)
+        raise
+    return files
+
+
+def _read_tree(templates: str, conf: cfg.ConfigOpts,
+               data_files: dict[str, str] | None) -> dict[str, bytes]:
     files = sources.read_templates(templates, max_size=conf.limits.archive_max_size,
                                    max_members=conf.limits.archive_max_members)
     if not files:
         raise exceptions.InvalidInput(f"Templates {templates!r} hold no files.")
-    files = roles.with_data_files(
+    return roles.with_data_files(
         files, {k: str(v).encode("utf-8") for k, v in (data_files or {}).items()})
-    validation.check_yaml_files(files, plan_stage(listener, plan, "check"))
+
+
+def _check_data(files: dict[str, bytes], conf: cfg.ConfigOpts) -> None:
+    """Check the plan-environment, roles, networks, VIPs and capabilities map."""
     if PLAN_ENV in files:
         planenv.parse_plan_environment(files[PLAN_ENV], PLAN_ENV)
     if "roles_data.yaml" in files:
@@ -65,7 +94,6 @@ def load_checked_tree(plan: str, templates: str, listener: PlanProgressListener 
     if capabilities.CAPABILITIES_MAP in files:
         capabilities.check_capabilities_map(safe_yaml.load_yaml(
             files[capabilities.CAPABILITIES_MAP], capabilities.CAPABILITIES_MAP))
-    return files
 
 
 class CreatePlan(Action):
@@ -75,6 +103,17 @@ class CreatePlan(Action):
     :class:`PublishPlan`, the last task of a create, publishes it; while it runs
     the create holds a lease, so a create killed half-way is told apart from
     one still running, and the next create of the same name removes its remains.
+
+    The archive limits and the data files (plan-environment, roles, networks,
+    VIPs, capabilities map) are checked before anything is written; the YAML
+    syntax of the rest of the tree is checked part by part as the parts upload
+    (each part once it passed), so the check and the upload overlap.  A bad
+    file still fails the create with the error of a check before the upload
+    (the first bad file in sorted order), after about the time of the check,
+    not of the upload; what was written by then (the parts uploaded during the
+    check) goes with the container, which is removed as for any failed create.
+    A create killed half-way leaves a leased, incomplete container, as before:
+    the next create of the same name removes it.
     """
 
     rerun = Rerun.CONVERGES
@@ -86,7 +125,8 @@ class CreatePlan(Action):
         if repo.exists(plan):
             raise exceptions.PlanExists(plan)
         listener = self.context.reporter
-        files = load_checked_tree(plan, templates, listener, self.context.conf, data_files)
+        files = load_tree(templates, self.context.conf, data_files)
+        check = validation.YamlCheck(files, plan_stage(listener, plan, "check"))
         if PLAN_ENV in files:
             env = planenv.parse_plan_environment(files[PLAN_ENV], PLAN_ENV)
             env["name"] = plan
@@ -103,9 +143,11 @@ class CreatePlan(Action):
                 repo.begin_create(plan, create_id)
                 # Versioning is turned on once the templates are rendered (the create's
                 # process_templates: PlanRepository.start_history): on Swift it costs
-                # 2.5x per write, and only later changes need history.
+                # 2.5x per write, and only later changes need history.  The YAML check
+                # of each part of the tree runs while the parts before it upload: a bad
+                # file stops the upload and the container is removed below.
                 self.context.store.put_objects(plan, files,
-                                               plan_stage(listener, plan, "upload"))
+                                               plan_stage(listener, plan, "upload"), check)
                 crashpoints.reached("plan.create:uploaded")
                 repo.save_manifest(plan, manifest)
             except BaseException:

@@ -34,6 +34,7 @@ from tripleo_flow.plans.store import (
     DEFAULT_HISTORY_MAX,
     ContainerInfo,
     ObjectVersion,
+    PartCheck,
     check_container_name,
     check_metadata,
     check_object_name,
@@ -241,10 +242,13 @@ class LocalStore:
             ) from exc
 
     def put_objects(self, container: str, objects: Mapping[str, bytes],
-                    progress: CountListener | None = None) -> None:
+                    progress: CountListener | None = None,
+                    check: PartCheck | None = None) -> None:
         path = self._existing(container)
         for name in objects:  # refuse the whole batch before writing anything
             self._object_path(path, name)
+        if check is not None:  # one part: the writes here are one after another
+            check(objects)
         meter = TransferMeter(sum(len(d) for d in objects.values()), progress)
         for name, data in objects.items():
             self.put_object(container, name, data)

@@ -27,7 +27,7 @@ Rules every adapter follows:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -44,6 +44,8 @@ MAX_OBJECT_NAME = 1024
 MAX_NAME_SEGMENT = 255
 #: Versions of each object a versioned container keeps (``[limits] plan_history_max``).
 DEFAULT_HISTORY_MAX = 100
+#: The ``check`` of :meth:`PlanStore.put_objects`: refuses a part of the upload by raising.
+PartCheck = Callable[[Mapping[str, bytes]], None]
 
 
 def _encoded(kind: str, name: object) -> bytes:
@@ -201,10 +203,16 @@ class PlanStore(Protocol):
     def put_object(self, container: str, name: str, data: bytes) -> None: ...
 
     def put_objects(self, container: str, objects: Mapping[str, bytes],
-                    progress: CountListener | None = None) -> None:
+                    progress: CountListener | None = None,
+                    check: PartCheck | None = None) -> None:
         """Upload many objects at once (the fast path for template trees).
 
-        :param progress: called with ``(bytes done, bytes total)`` as the upload goes.
+        :param progress: called with ``(bytes done, bytes total)`` as the upload goes;
+            with ``check``, only once every part is checked.
+        :param check: called with parts of ``objects`` (together all of them, each
+            once) before any object of the part is written, which it may refuse by
+            raising: then no further part is written, the writes under way are
+            waited for and the error is raised (what was written stays).
         """
         ...
 

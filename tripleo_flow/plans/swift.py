@@ -21,7 +21,7 @@ write to a versioned container, versions of the written objects past
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NoReturn
 from urllib.parse import quote
 
@@ -270,11 +270,14 @@ class SwiftStore:
             raise exceptions.ContainerNotFound(container) from exc
 
     def put_objects(self, container: str, objects: Mapping[str, bytes],
-                    progress: CountListener | None = None) -> None:
+                    progress: CountListener | None = None,
+                    check: _store.PartCheck | None = None) -> None:
         """Upload ``objects`` as tar archives, one parallel chunk per upload thread.
 
         :param progress: called with ``(bytes sent, bytes total)``; the bytes are
             those of the archives (objects plus their tar headers).
+        :param check: called with each chunk before its upload starts, in the
+            calling thread, while the chunks before it upload.
         :raises PlanStoreError: naming the objects Swift did not store.
         """
         for name in objects:
@@ -284,13 +287,26 @@ class SwiftStore:
         if not objects:
             return
         if "bulk_upload" not in self.session.capabilities():
+            if check is not None:
+                check(objects)
             self.put_objects_single(container, objects, progress)
             return
         parts = [(chunk, make_tar(chunk)) for chunk in split_evenly(objects, self.upload_threads)]
-        meter = TransferMeter(sum(len(archive) for _, archive in parts), progress)
+        meter = TransferMeter(sum(len(archive) for _, archive in parts), progress,
+                              held=check is not None)
+
+        def checked() -> Iterator[tuple[dict[str, bytes], bytes]]:
+            if check is None:
+                yield from parts
+                return
+            for part in parts:
+                check(part[0])
+                yield part
+            meter.release()
+
         failures = self.session.parallel(
             lambda part: upload_archive(self.session, container, part[0], part[1],
-                                        meter.part(id(part[1]))), parts)
+                                        meter.part(id(part[1]))), checked())
         raise_failures("upload", container, failures)
         if versioned:
             _versions.prune(self.session, container, list(objects), self.history_max)

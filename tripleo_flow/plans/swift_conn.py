@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -160,13 +160,24 @@ class SwiftSession:
                 self._caps = {}  # no /info: fall back to single requests
         return self._caps
 
-    def parallel(self, func: Callable[[_T], Failures], items: list[_T]) -> Failures:
-        """``func`` on each item, up to ``upload_threads`` at a time; all their failures."""
-        if len(items) <= 1:
+    def parallel(self, func: Callable[[_T], Failures], items: Iterable[_T]) -> Failures:
+        """``func`` on each item, up to ``upload_threads`` at a time; all their failures.
+
+        Each item starts as soon as ``items`` yields it, so a generator can check an
+        item while earlier ones run.  When ``items`` raises, no further item starts:
+        the calls under way are waited for, their failures dropped, and the error raised.
+        """
+        if isinstance(items, list) and len(items) <= 1:
             return [failure for item in items for failure in func(item)]
-        with ThreadPoolExecutor(min(self.upload_threads, len(items)),
-                                thread_name_prefix="swift-store") as pool:
-            return [failure for result in pool.map(func, items) for failure in result]
+        with ThreadPoolExecutor(self.upload_threads, thread_name_prefix="swift-store") as pool:
+            futures = []
+            try:
+                for item in items:
+                    futures.append(pool.submit(func, item))
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+            return [failure for future in futures for failure in future.result()]
 
 
 def options_from_conf(conf: cfg.ConfigOpts) -> dict[str, Any]:

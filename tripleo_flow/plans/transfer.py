@@ -16,11 +16,16 @@ from tripleo_flow.core.deploy.progress import CountListener
 
 
 class TransferMeter:
-    """Bytes done of ``total`` over parts that report their own position."""
+    """Bytes done of ``total`` over parts that report their own position.
 
-    def __init__(self, total: int, listener: CountListener | None) -> None:
+    A meter made ``held`` tells its listener nothing until :meth:`release`.
+    """
+
+    def __init__(self, total: int, listener: CountListener | None,
+                 held: bool = False) -> None:
         self.total = total
         self._listener = listener
+        self._held = held
         self._lock = threading.Lock()
         self._positions: dict[Hashable, int] = {}
 
@@ -43,9 +48,16 @@ class TransferMeter:
             done = sum(self._positions.values())
         self._report(done)
 
+    def release(self) -> None:
+        """Start telling the listener, first the bytes done so far."""
+        with self._lock:
+            self._held = False
+            done = sum(self._positions.values())
+        self._report(done)
+
     def _report(self, done: int) -> None:
         crashpoints.uploaded(done, self.total)
-        if self._listener is not None:
+        if self._listener is not None and not self._held:
             self._listener(min(done, self.total), self.total)
 
     def part(self, part: Hashable) -> Callable[[int], None]:

@@ -59,9 +59,45 @@ def check_yaml_files(files: Mapping[str, bytes],
     :param progress: called with ``(files checked, files to check)`` after each file.
     :returns: how many files were checked.
     """
-    paths = [p for p in sorted(files) if p.endswith(_YAML_SUFFIXES) and not is_j2(p)]
-    for checked, path in enumerate(paths, 1):
-        safe_yaml.check_yaml(files[path], path)
-        if progress is not None:
-            progress(checked, len(paths))
-    return len(paths)
+    check = YamlCheck(files, progress)
+    check(files)
+    return check.total
+
+
+class YamlCheck:
+    """The check of :func:`check_yaml_files`, run part by part of a tree.
+
+    A plan create uploads each part of its tree once that part passed (the
+    ``check`` of :meth:`~tripleo_flow.plans.store.PlanStore.put_objects`), so
+    the check of the next part runs while earlier parts upload.  The error is
+    the one :func:`check_yaml_files` raises for the whole tree: when a part
+    holds a bad file, the files not checked yet that sort before it are checked
+    first, so the file named is the first bad one in sorted order.
+    """
+
+    def __init__(self, files: Mapping[str, bytes],
+                 progress: Callable[[int, int], None] | None = None) -> None:
+        """:param files: the whole tree.
+        :param progress: called with ``(files checked, files to check)`` after each file.
+        """
+        self._files = files
+        self._progress = progress
+        self._unchecked = {p for p in files if p.endswith(_YAML_SUFFIXES) and not is_j2(p)}
+        #: how many files the whole check parses
+        self.total = len(self._unchecked)
+
+    def __call__(self, part: Mapping[str, bytes]) -> None:
+        """Check the files of ``part`` (some of the tree) not checked yet, in sorted order.
+
+        :raises InvalidTemplate: naming the first bad file of the tree before the
+            first bad file of ``part``, or else that one.
+        """
+        for path in sorted(p for p in part if p in self._unchecked):
+            try:
+                safe_yaml.check_yaml(part[path], path)
+            except exceptions.InvalidTemplate:
+                check_yaml_files({p: self._files[p] for p in self._unchecked if p < path})
+                raise
+            self._unchecked.discard(path)
+            if self._progress is not None:
+                self._progress(self.total - len(self._unchecked), self.total)
