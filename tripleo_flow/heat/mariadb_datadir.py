@@ -25,6 +25,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from tripleo_flow.common import pids
+
 LOG = logging.getLogger(__name__)
 #: How a kept data directory is named (``<PREFIX><key>``).
 PREFIX = "mariadb-datadir-"
@@ -78,15 +80,5 @@ def _remove_abandoned(template: Path) -> None:
     """Remove the temporary copies of ``template`` whose process is gone."""
     for left in template.parent.glob(f"{template.name}{_TEMPORARY}*"):
         pid = left.name.rsplit(_TEMPORARY, 1)[1]
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isdigit() and not pids.alive(int(pid)):
             shutil.rmtree(left, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's
-        return True
-    return True

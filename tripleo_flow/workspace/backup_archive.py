@@ -40,7 +40,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from tripleo_flow import __version__, exceptions
-from tripleo_flow.common import sealing
+from tripleo_flow.common import pids, sealing
 from tripleo_flow.plans.sources import read_tarball
 from tripleo_flow.workspace.files import DIR_MODE, FILE_MODE, make_dirs
 
@@ -65,16 +65,6 @@ PARTIAL = ".partial"
 _PARTIAL_NAME = re.compile(r"^\..+\.(?P<pid>[0-9]+)-[0-9a-f]{8}\.partial$")
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
-
-
 def sweep_partials(directory: Path, max_age: float) -> list[str]:
     """Remove from ``directory`` the partial backups (:data:`PARTIAL`) left by a writer
     that was killed: those whose process has ended, and any older than ``max_age``
@@ -92,7 +82,7 @@ def sweep_partials(directory: Path, max_age: float) -> list[str]:
         path = directory / name
         try:
             age = now - path.lstat().st_mtime
-            if _alive(int(match["pid"])) and age <= max_age:
+            if pids.alive(int(match["pid"])) and age <= max_age:
                 continue
             path.unlink()
         except FileNotFoundError:  # published or removed meanwhile

@@ -8,7 +8,6 @@ columns (a flow detail's ``uuid``, ``name``, ``state`` and ``meta``).
 
 from __future__ import annotations
 
-import os
 import socket
 import uuid
 from collections.abc import Mapping
@@ -16,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tripleo_flow import exceptions
-from tripleo_flow.common import secret_masking
+from tripleo_flow.common import pids, secret_masking
 from tripleo_flow.engine.store import error_records
 from tripleo_flow.engine.store.states import ERROR, PAUSED, STORED_FAILED
 
@@ -77,7 +76,7 @@ def _state(fd: Any) -> str:
         # gone before that write, it reads INTERRUPTED, as any run whose process died.
         state = "RUNNING"
     if state in ("RUNNING", "PENDING") and meta.get("pid"):
-        if meta.get("host") == socket.gethostname() and not _alive(int(meta["pid"])):
+        if meta.get("host") == socket.gethostname() and not pids.alive(int(meta["pid"])):
             # A PENDING one stays PENDING when a jobboard holds it (another conductor
             # takes it); one this host was to run never starts now: interrupted.
             if state == "RUNNING" or meta.get("local"):
@@ -89,16 +88,6 @@ def _state(fd: Any) -> str:
     if state in STORED_FAILED:
         return ERROR  # Mistral's name; the undo is ``reverted``
     return str(state)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def to_execution(fd: Any) -> Execution:
